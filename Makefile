@@ -1,0 +1,52 @@
+# childproof — make targets. `make demo` runs the main job on the shipped
+# examples; `make test` is what CI runs.
+GO      ?= go
+BIN     := bin/childproof
+SHARED  ?= ../shared
+FUZZTIME ?= 60s
+
+.PHONY: all build test unit vet fmtcheck acceptance demo bench fuzz fuzz-ci clean
+
+all: build
+
+build:
+	$(GO) build -o $(BIN) ./cmd/childproof
+
+vet:
+	$(GO) vet ./...
+
+fmtcheck:
+	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
+	if [ -n "$$out" ]; then echo "gofmt needed on:"; echo "$$out"; exit 1; fi
+
+unit:
+	$(GO) test -race -count=1 ./...
+
+acceptance: build
+	@if [ -d $(SHARED)/acceptance/lint ]; then \
+		python3 $(SHARED)/acceptance/run-lint.py ./$(BIN) $(SHARED)/acceptance/lint; \
+	else echo "acceptance: $(SHARED)/acceptance not found, skipped"; fi
+
+test: vet fmtcheck unit acceptance fuzz-ci
+
+# Each fuzz target briefly (about 10 s each in CI; set FUZZTIME for longer runs with `make fuzz`).
+FUZZ_TARGETS = $(shell grep -rl --include='*_test.go' '^func Fuzz' . | xargs -n1 dirname | sort -u)
+fuzz-ci:
+	@$(MAKE) --no-print-directory fuzz FUZZTIME=10s
+
+fuzz:
+	@for d in $(FUZZ_TARGETS); do \
+		for f in $$(grep -h '^func Fuzz' $$d/*_test.go | sed 's/func \(Fuzz[A-Za-z0-9_]*\).*/\1/'); do \
+			echo "fuzz $$d $$f ($(FUZZTIME))"; \
+			$(GO) test -run '^$$' -fuzz "^$$f$$" -fuzztime $(FUZZTIME) $$d >/dev/null || { $(GO) test -run '^$$' -fuzz "^$$f$$" -fuzztime 1s $$d; exit 1; }; \
+		done; \
+	done
+
+demo: build
+	@./examples/demo.sh ./$(BIN)
+
+bench: build
+	@./bench/run.sh ./$(BIN)
+
+clean:
+	rm -rf bin

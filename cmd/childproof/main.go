@@ -1,0 +1,159 @@
+// Command childproof launches a process from a declarative HCL spec and proves,
+// from the kernel's own records, that the launch did what the spec said.
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/spf13/cobra"
+)
+
+// Exit codes, contract §2.
+const (
+	exitOK       = 0
+	exitFindings = 1 // lint/check found an error; run refused to launch
+	exitUsage    = 2 // usage error, invalid spec, unreadable or unparsable script
+	exitVerify   = 3 // verification failed on the worker
+	exitForeign  = 4 // the port is held by a process childproof did not start
+	exitExited   = 5 // the worker exited or never appeared before it was ready
+	exitLocked   = 6 // another launch of the same name holds the lock
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	os.Exit(run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+}
+
+// exitError carries an exit code up to run. A nil err means the command
+// already reported what went wrong and only the code remains.
+type exitError struct {
+	code int
+	err  error
+	hint string
+}
+
+func (e *exitError) Error() string {
+	if e.err == nil {
+		return fmt.Sprintf("exit %d", e.code)
+	}
+	return e.err.Error()
+}
+
+func (e *exitError) Unwrap() error { return e.err }
+
+// exitf returns an exitError with a formatted message.
+func exitf(code int, format string, args ...any) error {
+	return &exitError{code: code, err: fmt.Errorf(format, args...)}
+}
+
+// silentExit returns an exitError whose message was already printed.
+func silentExit(code int) error { return &exitError{code: code} }
+
+// app holds what every subcommand shares: the streams and the common flags.
+type app struct {
+	stdin          io.Reader
+	stdout, stderr io.Writer
+
+	format     string
+	stateDir   string
+	showValues bool
+	noColor    bool
+}
+
+// commands lists the constructors of the subcommands; each command's file
+// adds itself in an init function so that files never conflict.
+var commands []func(*app) *cobra.Command
+
+func register(f func(*app) *cobra.Command) { commands = append(commands, f) }
+
+// run is main without the process: it parses args, runs one command and
+// returns the exit code. Tests call it directly.
+func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	a := &app{stdin: stdin, stdout: stdout, stderr: stderr}
+	root := newRootCmd(a)
+	root.SetArgs(args)
+	root.SetIn(stdin)
+	root.SetOut(stdout)
+	root.SetErr(stderr)
+	err := root.ExecuteContext(ctx)
+	if err == nil {
+		return exitOK
+	}
+	var ee *exitError
+	if errors.As(err, &ee) {
+		if ee.err != nil {
+			fmt.Fprintf(stderr, "childproof: error: %v\n", ee.err)
+		}
+		if ee.hint != "" {
+			fmt.Fprintf(stderr, "childproof: hint: %s\n", ee.hint)
+		}
+		return ee.code
+	}
+	// Anything else comes from flag or argument parsing: a usage error.
+	fmt.Fprintf(stderr, "childproof: error: %v\n", err)
+	fmt.Fprintf(stderr, "childproof: hint: run 'childproof %s --help' for usage\n", commandName(root, args))
+	return exitUsage
+}
+
+func commandName(root *cobra.Command, args []string) string {
+	c, _, err := root.Find(args)
+	if err != nil || c == root {
+		return "help"
+	}
+	return c.Name()
+}
+
+func newRootCmd(a *app) *cobra.Command {
+	root := &cobra.Command{
+		Use:   "childproof",
+		Short: "launch a process from an HCL spec and prove it from /proc",
+		Long: `childproof launches a process from a declarative HCL spec and then proves, from the
+kernel's own records, that the launch did what the spec said: the required environment
+reached the process that does the work, that very process owns the port, and no login
+shell, .env re-source or stale listener got in between. It also reviews dispatch shell
+scripts statically, before anything runs.`,
+		SilenceErrors: true,
+		SilenceUsage:  true,
+	}
+	root.CompletionOptions.HiddenDefaultCmd = false
+	pf := root.PersistentFlags()
+	pf.StringVar(&a.format, "format", "text", "output format: text or json (lint and check: also sarif, github)")
+	pf.StringVar(&a.stateDir, "state-dir", "", "state directory (default $CHILDPROOF_STATE_DIR, $XDG_STATE_HOME/childproof or ~/.local/state/childproof)")
+	pf.BoolVar(&a.showValues, "show-values", false, "show environment values instead of keyed digests")
+	pf.BoolVar(&a.noColor, "no-color", false, "never colour output (also honours NO_COLOR)")
+	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return err })
+	for _, f := range commands {
+		root.AddCommand(f(a))
+	}
+	return root
+}
+
+// checkFormat reports a usage error when the --format value is not one of allowed.
+func (a *app) checkFormat(allowed ...string) error {
+	for _, f := range allowed {
+		if a.format == f {
+			return nil
+		}
+	}
+	return exitf(exitUsage, "unknown --format %q (want one of %v)", a.format, allowed)
+}
+
+// color reports whether w should get ANSI colour.
+func (a *app) color(w io.Writer) bool {
+	if a.noColor || os.Getenv("NO_COLOR") != "" {
+		return false
+	}
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	fi, err := f.Stat()
+	return err == nil && fi.Mode()&os.ModeCharDevice != 0
+}

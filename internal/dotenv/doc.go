@@ -1,0 +1,9 @@
+// Package dotenv reads env files: KEY=VALUE lines as a POSIX shell would
+// source them, without running anything.
+//
+// It understands comments, blank lines, an optional "export " keyword,
+// single quotes (literal), double quotes (backslash escapes, may span lines)
+// and unquoted values (trailing " #comment" removed). A value that a shell
+// would expand ($NAME, ${…}, $(…), backquotes) is marked Dynamic: its text is
+// kept, but the value at run time is unknown to a static reader.
+package dotenv

@@ -1,0 +1,246 @@
+package dotenv
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Entry is one assignment in an env file.
+type Entry struct {
+	// Name is the variable name.
+	Name string
+	// Value is the assigned value with quotes removed and escapes applied.
+	Value string
+	// Line and Col locate the start of the name, 1-based (Col counts bytes).
+	Line, Col int
+	// Export reports whether the line started with "export ".
+	Export bool
+	// Dynamic reports whether a shell would expand part of the value, so
+	// Value is not what a sourcing shell would assign.
+	Dynamic bool
+}
+
+// SyntaxError is a malformed line in an env file.
+type SyntaxError struct {
+	File      string
+	Line, Col int
+	Msg       string
+}
+
+func (e *SyntaxError) Error() string {
+	return fmt.Sprintf("%s:%d:%d: %s", e.File, e.Line, e.Col, e.Msg)
+}
+
+// Parse reads the env file data, named file in errors. It returns every
+// well-formed assignment in order, and the first syntax error, if any; the
+// entries before that error are still returned.
+func Parse(file string, data []byte) ([]Entry, error) {
+	p := &parser{file: file, src: string(data), line: 1, col: 1}
+	var out []Entry
+	for {
+		p.skipBlank()
+		if p.eof() {
+			return out, nil
+		}
+		e, ok, err := p.entry()
+		if err != nil {
+			return out, err
+		}
+		if ok {
+			out = append(out, e)
+		}
+	}
+}
+
+// Map returns the final value of each name in entries: a later assignment wins.
+func Map(entries []Entry) map[string]Entry {
+	m := make(map[string]Entry, len(entries))
+	for _, e := range entries {
+		m[e.Name] = e
+	}
+	return m
+}
+
+// Names returns the distinct names assigned in entries, in first-seen order.
+func Names(entries []Entry) []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, e := range entries {
+		if !seen[e.Name] {
+			seen[e.Name] = true
+			out = append(out, e.Name)
+		}
+	}
+	return out
+}
+
+type parser struct {
+	file      string
+	src       string
+	pos       int
+	line, col int
+}
+
+func (p *parser) eof() bool { return p.pos >= len(p.src) }
+
+func (p *parser) peek() byte { return p.src[p.pos] }
+
+func (p *parser) advance() byte {
+	c := p.src[p.pos]
+	p.pos++
+	if c == '\n' {
+		p.line++
+		p.col = 1
+	} else {
+		p.col++
+	}
+	return c
+}
+
+func (p *parser) errorf(format string, args ...any) error {
+	return &SyntaxError{File: p.file, Line: p.line, Col: p.col, Msg: fmt.Sprintf(format, args...)}
+}
+
+// skipBlank skips whitespace, empty lines and comment lines.
+func (p *parser) skipBlank() {
+	for !p.eof() {
+		switch c := p.peek(); {
+		case c == ' ' || c == '\t' || c == '\r' || c == '\n':
+			p.advance()
+		case c == '#':
+			p.skipLine()
+		default:
+			return
+		}
+	}
+}
+
+func (p *parser) skipLine() {
+	for !p.eof() && p.peek() != '\n' {
+		p.advance()
+	}
+}
+
+func (p *parser) skipSpaces() {
+	for !p.eof() && (p.peek() == ' ' || p.peek() == '\t') {
+		p.advance()
+	}
+}
+
+func isNameStart(c byte) bool { return c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' }
+func isNameByte(c byte) bool  { return isNameStart(c) || c >= '0' && c <= '9' }
+
+func (p *parser) name() string {
+	start := p.pos
+	if p.eof() || !isNameStart(p.peek()) {
+		return ""
+	}
+	for !p.eof() && isNameByte(p.peek()) {
+		p.advance()
+	}
+	return p.src[start:p.pos]
+}
+
+// entry reads one line's assignment. ok is false for a line that assigns
+// nothing ("export NAME").
+func (p *parser) entry() (e Entry, ok bool, err error) {
+	e, err = p.assignment()
+	return e, err == nil && e.Name != "", err
+}
+
+func (p *parser) assignment() (Entry, error) {
+	e := Entry{Line: p.line, Col: p.col}
+	name := p.name()
+	if name == "" {
+		return e, p.errorf("expected a variable name, found %q", p.peek())
+	}
+	if name == "export" && !p.eof() && (p.peek() == ' ' || p.peek() == '\t') {
+		p.skipSpaces()
+		e.Export = true
+		e.Line, e.Col = p.line, p.col
+		if name = p.name(); name == "" {
+			if p.eof() {
+				return e, p.errorf("expected a variable name after export")
+			}
+			return e, p.errorf("expected a variable name after export, found %q", p.peek())
+		}
+	}
+	e.Name = name
+	if p.eof() || p.peek() != '=' {
+		if e.Export && (p.eof() || p.peek() == '\n' || p.peek() == ' ' || p.peek() == '\t' || p.peek() == '\r' || p.peek() == '#') {
+			// "export NAME" alone marks a name exported; it assigns nothing.
+			p.skipLine()
+			return Entry{}, nil
+		}
+		return e, p.errorf("expected '=' after %s", name)
+	}
+	p.advance() // '='
+	var b strings.Builder
+	for !p.eof() {
+		c := p.peek()
+		switch {
+		case c == '\n' || c == '\r':
+			e.Value = strings.TrimRight(b.String(), " \t")
+			p.skipLine()
+			return e, nil
+		case c == ' ' || c == '\t':
+			// Unquoted whitespace ends the value; a comment may follow.
+			e.Value = b.String()
+			p.skipSpaces()
+			if !p.eof() && p.peek() != '#' && p.peek() != '\n' && p.peek() != '\r' {
+				return e, p.errorf("unquoted space in the value of %s", name)
+			}
+			p.skipLine()
+			return e, nil
+		case c == '\'':
+			p.advance()
+			for {
+				if p.eof() {
+					return e, p.errorf("unterminated single quote in the value of %s", name)
+				}
+				if c := p.advance(); c == '\'' {
+					break
+				} else {
+					b.WriteByte(c)
+				}
+			}
+		case c == '"':
+			p.advance()
+			for {
+				if p.eof() {
+					return e, p.errorf("unterminated double quote in the value of %s", name)
+				}
+				c := p.advance()
+				if c == '"' {
+					break
+				}
+				if c == '\\' && !p.eof() {
+					switch n := p.peek(); n {
+					case '"', '\\', '$', '`':
+						b.WriteByte(p.advance())
+						continue
+					case '\n':
+						p.advance()
+						continue
+					}
+				}
+				if c == '$' || c == '`' {
+					e.Dynamic = true
+				}
+				b.WriteByte(c)
+			}
+		case c == '\\':
+			p.advance()
+			if !p.eof() {
+				b.WriteByte(p.advance())
+			}
+		default:
+			if c == '$' || c == '`' || c == ';' || c == '&' || c == '|' || c == '(' || c == ')' || c == '<' || c == '>' {
+				e.Dynamic = true
+			}
+			b.WriteByte(p.advance())
+		}
+	}
+	e.Value = b.String()
+	return e, nil
+}

@@ -1,0 +1,187 @@
+package schema
+
+import (
+	"time"
+
+	"github.com/hashicorp/hcl/v2"
+)
+
+// DefaultInherit is the list of caller variables a launch passes through when
+// its spec names none.
+var DefaultInherit = []string{"PATH", "HOME", "LANG"}
+
+// DefaultForbidWrappers is the list of wrapper rules a launch forbids when its
+// spec names none.
+var DefaultForbidWrappers = []string{"login-shell", "interactive-shell", "env-reset"}
+
+// BuiltinAliases maps known no-op alias names to the variable that does the
+// work. Spec alias blocks add to it.
+var BuiltinAliases = map[string]string{"HF_XET_DISABLE": "HF_HUB_DISABLE_XET"}
+
+// File is one decoded spec file.
+type File struct {
+	// Path is the spec file's path as given to Load.
+	Path string
+	// Launches are the file's launch blocks, in source order.
+	Launches []*Launch
+	// Aliases maps alias names to the real variable (alias blocks only;
+	// see BuiltinAliases for the built-in ones).
+	Aliases map[string]string
+	// Hash is the hex SHA-256 of the spec file's bytes.
+	Hash string
+}
+
+// Launch is one launch block: what to start and what to prove about it.
+type Launch struct {
+	// Name is the launch block's label. It names the launch in the state dir.
+	Name string
+	// SpecPath is the absolute path of the spec file; empty for a Launch built in Go.
+	SpecPath string
+
+	// Command is the argv exec'd directly, without a shell. Exactly one of
+	// Command and Dispatch is set.
+	Command []string
+	// Dispatch is a script and its arguments, run with
+	// bash --noprofile --norc; it must exec the worker.
+	Dispatch []string
+	// Dir is the absolute working directory. Empty means the spec file's
+	// directory (or the caller's working directory for a Launch built in Go).
+	Dir string
+	// EnvFile is the absolute path of an env file loaded first. Empty: none.
+	EnvFile string
+	// Inherit names the caller variables passed through. Nil means
+	// DefaultInherit; an empty non-nil slice passes nothing.
+	Inherit []string
+	// Env holds the overrides; they win over EnvFile and Inherit.
+	Env map[string]string
+	// Require names variables that must be present and non-empty on the worker.
+	Require []string
+	// ForbidWrappers names wrapper rules that must not appear in the live
+	// chain. Nil means DefaultForbidWrappers.
+	ForbidWrappers []string
+
+	// Worker selects the process that does the work. The zero value means
+	// the port's owner, else the launched process.
+	Worker Worker
+	// Ports are the declared listening ports. Nil: no port is checked.
+	Ports []Port
+	// Ready says how readiness is established. The zero value means a TCP
+	// connect to each port (after ownership is established), 10s timeout.
+	Ready Ready
+
+	// Attempts is how many times a launch is retried on a race (port grabbed,
+	// worker not yet there). Zero means 1.
+	Attempts int
+	// OnStale is "replace" (stop our own recorded previous instance holding
+	// the port) or "fail". Empty means "fail".
+	OnStale string
+
+	// Aliases maps no-op alias names to the real variable: BuiltinAliases
+	// plus the file's alias blocks.
+	Aliases map[string]string
+
+	// Ranges locate the spec's parts for diagnostics; zero for a Launch
+	// built in Go.
+	Ranges Ranges
+}
+
+// Ranges holds source ranges of a launch block's parts. A zero hcl.Range
+// means the part was not written in the spec.
+type Ranges struct {
+	Block    hcl.Range
+	Command  hcl.Range
+	Dispatch hcl.Range
+	EnvFile  hcl.Range
+	Env      map[string]hcl.Range
+	Require  hcl.Range
+	Ports    []hcl.Range
+}
+
+// Worker selects the worker process. At most one field is set.
+type Worker struct {
+	// Comm is the exact /proc/PID/comm (at most 15 bytes). Empty: not used.
+	Comm string
+	// Exe is the absolute path of the worker's executable. Empty: not used.
+	Exe string
+}
+
+// Port is a declared listening port.
+type Port struct {
+	// Name is the port block's label.
+	Name string
+	// Number is the TCP port, 1–65535.
+	Number int
+	// Address is the bind address the worker must use. Empty means 127.0.0.1.
+	Address string
+	// AllowAllInterfaces permits 0.0.0.0 or :: as Address.
+	AllowAllInterfaces bool
+}
+
+// Ready describes the readiness check.
+type Ready struct {
+	// HTTP is a path for a GET that must answer 2xx. Empty: a TCP connect.
+	HTTP string
+	// Timeout bounds the wait for readiness. Zero means 10s.
+	Timeout time.Duration
+}
+
+// Protected returns the launch's protected variables: the keys of Env plus
+// Require, sorted, without duplicates.
+func (l *Launch) Protected() []string {
+	seen := map[string]bool{}
+	var out []string
+	for k := range l.Env {
+		if !seen[k] {
+			seen[k] = true
+			out = append(out, k)
+		}
+	}
+	for _, k := range l.Require {
+		if !seen[k] {
+			seen[k] = true
+			out = append(out, k)
+		}
+	}
+	sortStrings(out)
+	return out
+}
+
+// EffectiveInherit returns Inherit, or DefaultInherit when it is nil.
+func (l *Launch) EffectiveInherit() []string {
+	if l.Inherit == nil {
+		return DefaultInherit
+	}
+	return l.Inherit
+}
+
+// EffectiveForbidWrappers returns ForbidWrappers, or DefaultForbidWrappers when it is nil.
+func (l *Launch) EffectiveForbidWrappers() []string {
+	if l.ForbidWrappers == nil {
+		return DefaultForbidWrappers
+	}
+	return l.ForbidWrappers
+}
+
+// ReadyTimeout returns Ready.Timeout, or 10s when it is zero.
+func (l *Launch) ReadyTimeout() time.Duration {
+	if l.Ready.Timeout <= 0 {
+		return 10 * time.Second
+	}
+	return l.Ready.Timeout
+}
+
+// EffectiveAttempts returns Attempts, or 1 when it is zero or negative.
+func (l *Launch) EffectiveAttempts() int {
+	if l.Attempts < 1 {
+		return 1
+	}
+	return l.Attempts
+}
+
+// PortAddress returns p.Address, or 127.0.0.1 when it is empty.
+func (p Port) PortAddress() string {
+	if p.Address == "" {
+		return "127.0.0.1"
+	}
+	return p.Address
+}

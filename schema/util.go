@@ -1,0 +1,5 @@
+package schema
+
+import "sort"
+
+func sortStrings(s []string) { sort.Strings(s) }
