@@ -1,0 +1,282 @@
+package proc
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"syscall"
+)
+
+// FS reads process records below a /proc root.
+type FS struct {
+	// Root is the proc mount, "/proc" when empty.
+	Root string
+}
+
+// Default is the FS of the running system.
+var Default = FS{Root: "/proc"}
+
+// ErrGone reports that the process no longer exists (or is a zombie whose
+// records are gone).
+var ErrGone = errors.New("process is gone")
+
+func (p FS) root() string {
+	if p.Root == "" {
+		return "/proc"
+	}
+	return p.Root
+}
+
+// Path returns the path of name below the directory of pid.
+func (p FS) Path(pid int, name ...string) string {
+	return filepath.Join(append([]string{p.root(), strconv.Itoa(pid)}, name...)...)
+}
+
+func (p FS) read(pid int, name string) ([]byte, error) {
+	b, err := os.ReadFile(p.Path(pid, name))
+	if err != nil {
+		return nil, wrapErr(pid, name, err)
+	}
+	return b, nil
+}
+
+// wrapErr maps "no such process" shapes to ErrGone, keeping the cause.
+func wrapErr(pid int, name string, err error) error {
+	if errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ESRCH) {
+		return fmt.Errorf("pid %d: %s: %w (%w)", pid, name, ErrGone, err)
+	}
+	return fmt.Errorf("pid %d: %s: %w", pid, name, err)
+}
+
+// Environ returns the environment block the process was exec'd with, in
+// order. It is frozen at exec: a shell's later export or unset never shows.
+func (p FS) Environ(pid int) ([]Var, error) {
+	b, err := p.read(pid, "environ")
+	if err != nil {
+		return nil, err
+	}
+	return ParseEnviron(b), nil
+}
+
+// EnvironRaw returns the raw environ bytes.
+func (p FS) EnvironRaw(pid int) ([]byte, error) { return p.read(pid, "environ") }
+
+// Stat returns the parsed /proc/PID/stat.
+func (p FS) Stat(pid int) (Stat, error) {
+	b, err := p.read(pid, "stat")
+	if err != nil {
+		return Stat{}, err
+	}
+	s, err := ParseStat(b)
+	if err != nil {
+		return Stat{}, fmt.Errorf("pid %d: stat: %w", pid, err)
+	}
+	return s, nil
+}
+
+// Status returns the fields of /proc/PID/status childproof uses.
+func (p FS) Status(pid int) (Status, error) {
+	b, err := p.read(pid, "status")
+	if err != nil {
+		return Status{}, err
+	}
+	s, err := ParseStatus(b)
+	if err != nil {
+		return Status{}, fmt.Errorf("pid %d: status: %w", pid, err)
+	}
+	return s, nil
+}
+
+// Exe returns the target of /proc/PID/exe. An unlinked binary ends in
+// " (deleted)"; a script's exe is its interpreter.
+func (p FS) Exe(pid int) (string, error) {
+	s, err := os.Readlink(p.Path(pid, "exe"))
+	if err != nil {
+		return "", wrapErr(pid, "exe", err)
+	}
+	return s, nil
+}
+
+// Comm returns /proc/PID/comm without its newline (at most 15 bytes).
+func (p FS) Comm(pid int) (string, error) {
+	b, err := p.read(pid, "comm")
+	if err != nil {
+		return "", err
+	}
+	return strings.TrimSuffix(string(b), "\n"), nil
+}
+
+// Cmdline returns the argv of the process. A zombie's is empty.
+func (p FS) Cmdline(pid int) ([]string, error) {
+	b, err := p.read(pid, "cmdline")
+	if err != nil {
+		return nil, err
+	}
+	return ParseCmdline(b), nil
+}
+
+// ParseCmdline splits a NUL-separated argv block.
+func ParseCmdline(b []byte) []string {
+	if len(b) == 0 {
+		return nil
+	}
+	s := strings.TrimSuffix(string(b), "\x00")
+	return strings.Split(s, "\x00")
+}
+
+// SocketInodes returns the inodes of the sockets in the process's fd table.
+func (p FS) SocketInodes(pid int) ([]uint64, error) {
+	dir := p.Path(pid, "fd")
+	f, err := os.Open(dir)
+	if err != nil {
+		return nil, wrapErr(pid, "fd", err)
+	}
+	names, err := f.Readdirnames(-1)
+	f.Close()
+	if err != nil {
+		return nil, wrapErr(pid, "fd", err)
+	}
+	var out []uint64
+	buf := make([]byte, 0, 64)
+	for _, n := range names {
+		buf = append(buf[:0], dir...)
+		buf = append(buf, '/')
+		buf = append(buf, n...)
+		t, err := os.Readlink(string(buf))
+		if err != nil {
+			continue // closed meanwhile
+		}
+		if ino, ok := SocketInode(t); ok {
+			out = append(out, ino)
+		}
+	}
+	return out, nil
+}
+
+// HasSocket reports whether the process holds the socket inode in its fds.
+func (p FS) HasSocket(pid int, inode uint64) (bool, error) {
+	inos, err := p.SocketInodes(pid)
+	if err != nil {
+		return false, err
+	}
+	for _, i := range inos {
+		if i == inode {
+			return true, nil
+		}
+	}
+	return false, nil
+}
+
+// SocketInode parses a "socket:[INODE]" link target.
+func SocketInode(target string) (uint64, bool) {
+	if !strings.HasPrefix(target, "socket:[") || !strings.HasSuffix(target, "]") {
+		return 0, false
+	}
+	n, err := strconv.ParseUint(target[len("socket:["):len(target)-1], 10, 64)
+	return n, err == nil
+}
+
+// Children returns the direct children of pid: the union over all of its
+// threads' task/TID/children lists (a Go program's children are spread over
+// its threads), sorted.
+func (p FS) Children(pid int) ([]int, error) {
+	tasks, err := os.ReadDir(p.Path(pid, "task"))
+	if err != nil {
+		return nil, wrapErr(pid, "task", err)
+	}
+	seen := map[int]bool{}
+	var out []int
+	for _, t := range tasks {
+		b, err := os.ReadFile(filepath.Join(p.Path(pid, "task"), t.Name(), "children"))
+		if err != nil {
+			continue
+		}
+		for _, f := range strings.Fields(string(b)) {
+			c, err := strconv.Atoi(f)
+			if err == nil && !seen[c] {
+				seen[c] = true
+				out = append(out, c)
+			}
+		}
+	}
+	sort.Ints(out)
+	return out, nil
+}
+
+// Descendants returns every descendant of pid, breadth first (parents
+// before their children). pid itself is not included.
+func (p FS) Descendants(pid int) []int {
+	var out []int
+	queue := []int{pid}
+	seen := map[int]bool{pid: true}
+	for len(queue) > 0 {
+		cur := queue[0]
+		queue = queue[1:]
+		kids, _ := p.Children(cur)
+		for _, k := range kids {
+			if !seen[k] {
+				seen[k] = true
+				out = append(out, k)
+				queue = append(queue, k)
+			}
+		}
+	}
+	return out
+}
+
+// Pids lists every numeric entry of the root.
+func (p FS) Pids() ([]int, error) {
+	f, err := os.Open(p.root())
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	names, err := f.Readdirnames(-1)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]int, 0, len(names))
+	for _, n := range names {
+		if n[0] < '0' || n[0] > '9' {
+			continue
+		}
+		if pid, err := strconv.Atoi(n); err == nil {
+			out = append(out, pid)
+		}
+	}
+	sort.Ints(out)
+	return out, nil
+}
+
+// FindSocketOwners returns the pids among candidates (all of /proc when
+// candidates is nil) that hold inode in their fd tables.
+func (p FS) FindSocketOwners(inode uint64, candidates []int) []int {
+	if candidates == nil {
+		candidates, _ = p.Pids()
+	}
+	var out []int
+	for _, pid := range candidates {
+		if ok, _ := p.HasSocket(pid, inode); ok {
+			out = append(out, pid)
+		}
+	}
+	return out
+}
+
+// Uptime returns the seconds since boot from /proc/uptime.
+func (p FS) Uptime() (float64, error) {
+	b, err := os.ReadFile(filepath.Join(p.root(), "uptime"))
+	if err != nil {
+		return 0, err
+	}
+	f := strings.Fields(string(b))
+	if len(f) == 0 {
+		return 0, errors.New("uptime: empty")
+	}
+	return strconv.ParseFloat(f[0], 64)
+}

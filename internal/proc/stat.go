@@ -1,0 +1,116 @@
+package proc
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+// Stat holds the fields of /proc/PID/stat childproof uses.
+type Stat struct {
+	Pid     int
+	Comm    string // without the parentheses; may contain spaces and ')'
+	State   byte
+	PPid    int
+	Pgrp    int
+	Session int
+	// StartTime is the start time in clock ticks since boot (field 22).
+	StartTime uint64
+}
+
+// ErrStatSyntax is a malformed stat line.
+var ErrStatSyntax = errors.New("malformed stat")
+
+// ParseStat parses a /proc/PID/stat line. comm is found between the first
+// '(' and the LAST ')', since comm itself may hold spaces and parentheses.
+func ParseStat(b []byte) (Stat, error) {
+	open := bytes.IndexByte(b, '(')
+	cl := bytes.LastIndexByte(b, ')')
+	if open < 1 || cl < open {
+		return Stat{}, fmt.Errorf("%w: no (comm)", ErrStatSyntax)
+	}
+	var s Stat
+	pid, err := strconv.Atoi(strings.TrimSpace(string(b[:open])))
+	if err != nil {
+		return Stat{}, fmt.Errorf("%w: pid: %v", ErrStatSyntax, err)
+	}
+	s.Pid = pid
+	s.Comm = string(b[open+1 : cl])
+	rest := strings.Fields(string(b[cl+1:]))
+	// rest[0] is field 3 (state); field N is rest[N-3].
+	if len(rest) < 20 {
+		return Stat{}, fmt.Errorf("%w: %d fields after comm", ErrStatSyntax, len(rest))
+	}
+	if len(rest[0]) != 1 {
+		return Stat{}, fmt.Errorf("%w: state %q", ErrStatSyntax, rest[0])
+	}
+	s.State = rest[0][0]
+	ints := []*int{&s.PPid, &s.Pgrp, &s.Session}
+	for i, p := range ints {
+		v, err := strconv.Atoi(rest[1+i])
+		if err != nil {
+			return Stat{}, fmt.Errorf("%w: field %d: %v", ErrStatSyntax, 4+i, err)
+		}
+		*p = v
+	}
+	st, err := strconv.ParseUint(rest[19], 10, 64)
+	if err != nil {
+		return Stat{}, fmt.Errorf("%w: starttime: %v", ErrStatSyntax, err)
+	}
+	s.StartTime = st
+	return s, nil
+}
+
+// Status holds the fields of /proc/PID/status childproof uses.
+type Status struct {
+	Name string
+	// UID is the real uid; EUID the effective one.
+	UID, EUID int
+	PPid      int
+	// NSpid lists the pid in each nested pid namespace (outermost first).
+	NSpid []int
+}
+
+// ParseStatus parses /proc/PID/status.
+func ParseStatus(b []byte) (Status, error) {
+	var s Status
+	haveUID := false
+	for _, line := range strings.Split(string(b), "\n") {
+		k, v, ok := strings.Cut(line, ":")
+		if !ok {
+			continue
+		}
+		v = strings.TrimSpace(v)
+		switch k {
+		case "Name":
+			s.Name = v
+		case "Uid":
+			f := strings.Fields(v)
+			if len(f) < 2 {
+				return Status{}, errors.New("malformed Uid line")
+			}
+			var err1, err2 error
+			s.UID, err1 = strconv.Atoi(f[0])
+			s.EUID, err2 = strconv.Atoi(f[1])
+			if err1 != nil || err2 != nil {
+				return Status{}, errors.New("malformed Uid line")
+			}
+			haveUID = true
+		case "PPid":
+			s.PPid, _ = strconv.Atoi(v)
+		case "NSpid":
+			for _, f := range strings.Fields(v) {
+				n, err := strconv.Atoi(f)
+				if err == nil {
+					s.NSpid = append(s.NSpid, n)
+				}
+			}
+		}
+	}
+	if !haveUID {
+		return Status{}, errors.New("no Uid line")
+	}
+	return s, nil
+}

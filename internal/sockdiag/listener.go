@@ -1,0 +1,34 @@
+package sockdiag
+
+import (
+	"fmt"
+	"net/netip"
+)
+
+// Listener is one listening TCP socket.
+type Listener struct {
+	// Addr is the local (bind) address; 0.0.0.0 or :: for all interfaces.
+	Addr netip.Addr
+	// Port is the local port.
+	Port uint16
+	// Inode is the socket inode, as in /proc/PID/fd's "socket:[INODE]".
+	Inode uint64
+	// UID is the socket owner's uid.
+	UID uint32
+}
+
+// AddrPort returns the listener's address and port.
+func (l Listener) AddrPort() netip.AddrPort { return netip.AddrPortFrom(l.Addr, l.Port) }
+
+func (l Listener) String() string {
+	return fmt.Sprintf("%s inode %d uid %d", l.AddrPort(), l.Inode, l.UID)
+}
+
+// AllInterfaces reports whether the listener accepts on every interface.
+func (l Listener) AllInterfaces() bool { return l.Addr.IsUnspecified() }
+
+// Matches reports whether the listener's bind address is addr. An
+// IPv4-mapped IPv6 address matches its IPv4 form.
+func (l Listener) Matches(addr netip.Addr) bool {
+	return l.Addr.Unmap() == addr.Unmap()
+}

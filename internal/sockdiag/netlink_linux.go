@@ -1,0 +1,166 @@
+package sockdiag
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"net/netip"
+	"os"
+	"syscall"
+
+	"golang.org/x/sys/unix"
+)
+
+const (
+	tcpListen           = 10
+	inetDiagReqBytecode = 1
+	inetDiagBCSEQ       = 11 // INET_DIAG_BC_S_EQ, Linux 4.16+
+	inetDiagBCSGE       = 2
+	inetDiagBCSLE       = 3
+	sizeofNlmsghdr      = 16
+	sizeofReqV2         = 56
+	sizeofDiagMsg       = 72
+)
+
+// ErrUnsupported means the kernel has no NETLINK_INET_DIAG for TCP.
+var ErrUnsupported = errors.New("sock_diag not available")
+
+// Listeners returns the TCP sockets in LISTEN state on port, IPv4 and IPv6,
+// from one filtered sock_diag query per family. port 0 means every port.
+func Listeners(port uint16) ([]Listener, error) {
+	fd, err := unix.Socket(unix.AF_NETLINK, unix.SOCK_DGRAM|unix.SOCK_CLOEXEC, unix.NETLINK_INET_DIAG)
+	if err != nil {
+		return nil, fmt.Errorf("sock_diag: %w: %w", ErrUnsupported, err)
+	}
+	defer unix.Close(fd)
+	if err := unix.Bind(fd, &unix.SockaddrNetlink{Family: unix.AF_NETLINK}); err != nil {
+		return nil, fmt.Errorf("sock_diag: bind: %w", err)
+	}
+	var out []Listener
+	buf := make([]byte, 32<<10)
+	for _, fam := range []uint8{unix.AF_INET, unix.AF_INET6} {
+		ls, err := query(fd, fam, port, buf)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, ls...)
+	}
+	return out, nil
+}
+
+var seq uint32
+
+func request(fam uint8, port uint16) []byte {
+	var bc []byte
+	if port != 0 {
+		// yes: jump 8 (to the end: accept); no: jump 12 (past the end: reject).
+		bc = make([]byte, 8)
+		bc[0], bc[1] = inetDiagBCSEQ, 8
+		binary.NativeEndian.PutUint16(bc[2:], 12)
+		binary.NativeEndian.PutUint16(bc[6:], port)
+	}
+	attrLen := 0
+	if bc != nil {
+		attrLen = 4 + len(bc)
+	}
+	total := sizeofNlmsghdr + sizeofReqV2 + attrLen
+	b := make([]byte, total)
+	seq++
+	binary.NativeEndian.PutUint32(b[0:], uint32(total))
+	binary.NativeEndian.PutUint16(b[4:], unix.SOCK_DIAG_BY_FAMILY)
+	binary.NativeEndian.PutUint16(b[6:], unix.NLM_F_REQUEST|unix.NLM_F_DUMP)
+	binary.NativeEndian.PutUint32(b[8:], seq)
+	r := b[sizeofNlmsghdr:]
+	r[0] = fam
+	r[1] = unix.IPPROTO_TCP
+	binary.NativeEndian.PutUint32(r[4:], 1<<tcpListen)
+	// id: sport/dport etc. left zero; cookie = INET_DIAG_NOCOOKIE.
+	binary.NativeEndian.PutUint32(r[48:], ^uint32(0))
+	binary.NativeEndian.PutUint32(r[52:], ^uint32(0))
+	if bc != nil {
+		a := b[sizeofNlmsghdr+sizeofReqV2:]
+		binary.NativeEndian.PutUint16(a[0:], uint16(attrLen))
+		binary.NativeEndian.PutUint16(a[2:], inetDiagReqBytecode)
+		copy(a[4:], bc)
+	}
+	return b
+}
+
+func query(fd int, fam uint8, port uint16, buf []byte) ([]Listener, error) {
+	req := request(fam, port)
+	mySeq := binary.NativeEndian.Uint32(req[8:])
+	if err := unix.Sendto(fd, req, 0, &unix.SockaddrNetlink{Family: unix.AF_NETLINK}); err != nil {
+		return nil, fmt.Errorf("sock_diag: send: %w", err)
+	}
+	var out []Listener
+	for {
+		n, _, err := unix.Recvfrom(fd, buf, 0)
+		if err != nil {
+			if errors.Is(err, syscall.EINTR) {
+				continue
+			}
+			return nil, fmt.Errorf("sock_diag: recv: %w", err)
+		}
+		done, ls, err := parseMessages(buf[:n], mySeq)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, ls...)
+		if done {
+			return out, nil
+		}
+	}
+}
+
+// parseMessages decodes one datagram of netlink messages.
+func parseMessages(b []byte, wantSeq uint32) (done bool, out []Listener, err error) {
+	for len(b) >= sizeofNlmsghdr {
+		l := int(binary.NativeEndian.Uint32(b[0:]))
+		typ := binary.NativeEndian.Uint16(b[4:])
+		s := binary.NativeEndian.Uint32(b[8:])
+		if l < sizeofNlmsghdr || l > len(b) {
+			return true, out, errors.New("sock_diag: truncated message")
+		}
+		msg := b[sizeofNlmsghdr:l]
+		b = b[(l+3)&^3:]
+		if s != wantSeq {
+			continue
+		}
+		switch typ {
+		case unix.NLMSG_DONE:
+			return true, out, nil
+		case unix.NLMSG_ERROR:
+			if len(msg) >= 4 {
+				e := int32(binary.NativeEndian.Uint32(msg))
+				if e != 0 {
+					return true, out, fmt.Errorf("sock_diag: %w", os.NewSyscallError("netlink", syscall.Errno(-e)))
+				}
+			}
+			return true, out, nil
+		case unix.SOCK_DIAG_BY_FAMILY:
+			if len(msg) < sizeofDiagMsg {
+				continue
+			}
+			out = append(out, decodeDiagMsg(msg))
+		}
+	}
+	return false, out, nil
+}
+
+func decodeDiagMsg(m []byte) Listener {
+	fam := m[0]
+	id := m[4:52]
+	port := binary.BigEndian.Uint16(id[0:])
+	var addr netip.Addr
+	if fam == unix.AF_INET {
+		addr = netip.AddrFrom4([4]byte(id[4:8]))
+	} else {
+		addr = netip.AddrFrom16([16]byte(id[4:20]))
+	}
+	return Listener{
+		Addr:  addr,
+		Port:  port,
+		UID:   binary.NativeEndian.Uint32(m[64:]),
+		Inode: uint64(binary.NativeEndian.Uint32(m[68:])),
+	}
+}
