@@ -46,7 +46,9 @@ demo: build
 	@./examples/demo.sh ./$(BIN)
 
 bench: build
-	@./bench/run.sh ./$(BIN)
+	$(GO) build -o bin/mock-llm ./examples/mock-llm
+	@command -v shellcheck >/dev/null || (apt-get update -qq && apt-get install -y -qq shellcheck) || true
+	$(GO) run ./bench -bin $(BIN) -server bin/mock-llm
 
 clean:
 	rm -rf bin

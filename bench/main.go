@@ -1,0 +1,477 @@
+// Command bench runs childproof's end-to-end benchmarks side by side with
+// their peers (shellcheck, a bare Go fork/exec + connect loop, a bash launcher
+// polling ss), prints a table of medians and ratios, and writes it to
+// docs/benchmarks.md. Run it with `make bench`.
+package main
+
+import (
+	"bytes"
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/childproof/childproof/internal/benchcorpus"
+)
+
+type row struct {
+	name, value, note string
+}
+
+type bench struct {
+	bin, server, work string
+	rows              []row
+	quick             bool
+}
+
+func main() {
+	bin := flag.String("bin", "bin/childproof", "childproof binary")
+	server := flag.String("server", "bin/mock-llm", "example server binary")
+	out := flag.String("out", "docs/benchmarks.md", "markdown file to write")
+	quick := flag.Bool("quick", false, "fewer repetitions (for a smoke run)")
+	flag.Parse()
+	b := &bench{quick: *quick}
+	var err error
+	if b.bin, err = filepath.Abs(*bin); err == nil {
+		b.server, err = filepath.Abs(*server)
+	}
+	if err == nil {
+		b.work, err = os.MkdirTemp("", "childproof-bench-")
+	}
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "bench:", err)
+		os.Exit(1)
+	}
+	defer os.RemoveAll(b.work)
+	start := time.Now()
+	for _, step := range []struct {
+		name string
+		f    func() error
+	}{
+		{"lint", b.lint},
+		{"launch", b.launch},
+		{"verify", b.verify},
+		{"memory", b.memory},
+	} {
+		if err := step.f(); err != nil {
+			b.add(step.name, "error", err.Error())
+		}
+	}
+	goBench := b.goBenchmarks()
+	md := b.markdown(goBench, time.Since(start))
+	fmt.Print(md)
+	if err := os.WriteFile(*out, []byte(md), 0o644); err != nil {
+		fmt.Fprintln(os.Stderr, "bench:", err)
+		os.Exit(1)
+	}
+}
+
+func (b *bench) add(name, value, note string) { b.rows = append(b.rows, row{name, value, note}) }
+
+func (b *bench) reps(n int) int {
+	if b.quick {
+		return max(3, n/5)
+	}
+	return n
+}
+
+func median(d []time.Duration) time.Duration {
+	s := slices.Clone(d)
+	slices.Sort(s)
+	return s[len(s)/2]
+}
+
+func ms(d time.Duration) string { return fmt.Sprintf("%.2f ms", float64(d)/1e6) }
+
+// timeCmd runs argv pinned to core 0 and returns its wall time and peak RSS in KiB.
+func (b *bench) timeCmd(dir string, env []string, argv ...string) (time.Duration, int64, []byte, error) {
+	cmd := exec.Command("taskset", append([]string{"-c", "0"}, argv...)...)
+	cmd.Dir = dir
+	cmd.Env = env
+	var out bytes.Buffer
+	cmd.Stdout = &out
+	cmd.Stderr = io.Discard
+	t := time.Now()
+	err := cmd.Run()
+	d := time.Since(t)
+	var rss int64
+	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok && cmd.ProcessState != nil {
+		rss = ru.Maxrss
+	}
+	if ee, ok := err.(*exec.ExitError); ok && ee.ExitCode() == 1 {
+		err = nil // findings
+	}
+	return d, rss, out.Bytes(), err
+}
+
+func (b *bench) lint() error {
+	dir := filepath.Join(b.work, "corpus")
+	paths, err := benchcorpus.Write(dir, 1000)
+	if err != nil {
+		return err
+	}
+	rel := make([]string, len(paths))
+	for i, p := range paths {
+		rel[i], _ = filepath.Rel(dir, p)
+	}
+	// shellcheck takes minutes on the whole corpus (superlinear on long
+	// files): both tools are timed on the same stratified sample, every 10th
+	// script (100 files spanning 10–2,000 lines); childproof also on all.
+	var sample []string
+	lines := 0
+	for i := 0; i < len(rel); i += 10 {
+		sample = append(sample, rel[i])
+		lines += benchcorpus.Size(i, len(rel))
+	}
+	var cp []time.Duration
+	for range b.reps(5) {
+		d, _, _, err := b.timeCmd(dir, os.Environ(), append([]string{b.bin, "lint", "--format", "json"}, sample...)...)
+		if err != nil {
+			return fmt.Errorf("childproof lint: %w", err)
+		}
+		cp = append(cp, d)
+	}
+	var all []time.Duration
+	for range b.reps(3) {
+		d, _, _, err := b.timeCmd(dir, os.Environ(), append([]string{b.bin, "lint", "--format", "json"}, rel...)...)
+		if err != nil {
+			return fmt.Errorf("childproof lint: %w", err)
+		}
+		all = append(all, d)
+	}
+	b.add("lint: childproof, 1,000 scripts (376k lines), one process", ms(median(all)), "median of runs, pinned to one core")
+	b.add(fmt.Sprintf("lint: childproof, sample of %d scripts (%d lines)", len(sample), lines), ms(median(cp)), "")
+	if _, err := exec.LookPath("shellcheck"); err != nil {
+		b.add("lint: shellcheck -x, same sample", "n/a", "shellcheck not installed (apt-get install shellcheck)")
+	} else {
+		// One run: shellcheck alone takes tens of seconds on the sample.
+		d, _, _, err := b.timeCmd(dir, os.Environ(), append([]string{"shellcheck", "-x", "-f", "json"}, sample...)...)
+		if err != nil {
+			return fmt.Errorf("shellcheck: %w", err)
+		}
+		sc := []time.Duration{d}
+		b.add("lint: shellcheck -x, same sample", ms(median(sc)), "")
+		b.add("lint: speed-up over shellcheck", fmt.Sprintf("%.0f×", float64(median(sc))/float64(median(cp))), "target ≥ 20×")
+	}
+	big := filepath.Join(dir, "big.sh")
+	if err := os.WriteFile(big, []byte(benchcorpus.Script(42, 10000)), 0o755); err != nil {
+		return err
+	}
+	var bd []time.Duration
+	var rss int64
+	for range b.reps(10) {
+		d, r, _, err := b.timeCmd(dir, os.Environ(), b.bin, "lint", "--format", "json", "big.sh")
+		if err != nil {
+			return fmt.Errorf("childproof lint big.sh: %w", err)
+		}
+		bd = append(bd, d)
+		rss = max(rss, r)
+	}
+	b.add("lint: one 10,000-line script, whole process", ms(median(bd)), "target < 100 ms")
+	b.add("memory: peak RSS of lint on the 10,000-line script", fmt.Sprintf("%.1f MB", float64(rss)/1024), "")
+	return nil
+}
+
+func isExit(err error) bool { _, ok := err.(*exec.ExitError); return ok }
+
+func freePort() (int, error) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return 0, err
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port, nil
+}
+
+// startServer starts the example server as a plain child (the floor), polls
+// connect every millisecond until it answers, and returns the process and
+// the time it took.
+func (b *bench) startServer(port int) (*exec.Cmd, time.Duration, error) {
+	cmd := exec.Command(b.server, "--addr", fmt.Sprintf("127.0.0.1:%d", port))
+	cmd.Env = []string{"MOCK_LLM_KEY=bench-key", "PATH=/usr/bin:/bin"}
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	t := time.Now()
+	if err := cmd.Start(); err != nil {
+		return nil, 0, err
+	}
+	addr := fmt.Sprintf("127.0.0.1:%d", port)
+	for time.Since(t) < 10*time.Second {
+		c, err := net.DialTimeout("tcp", addr, time.Second)
+		if err == nil {
+			c.Close()
+			return cmd, time.Since(t), nil
+		}
+		time.Sleep(time.Millisecond)
+	}
+	stopOwn(cmd)
+	return nil, 0, fmt.Errorf("server did not answer on %s", addr)
+}
+
+// stopOwn ends a process this program started, by its handle, and reaps it.
+func stopOwn(cmd *exec.Cmd) {
+	_ = cmd.Process.Signal(syscall.SIGTERM)
+	done := make(chan struct{})
+	go func() { cmd.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(5 * time.Second):
+		_ = cmd.Process.Kill()
+		<-done
+	}
+}
+
+func (b *bench) writeSpec(port int) (string, error) {
+	dir := filepath.Join(b.work, "launch")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return "", err
+	}
+	spec := fmt.Sprintf(`launch "bench" {
+  command = [%q, "--addr", "127.0.0.1:%d"]
+  env     = { MOCK_LLM_KEY = "bench-key" }
+  require = ["MOCK_LLM_KEY"]
+  port "http" {
+    number = %d
+  }
+}
+`, b.server, port, port)
+	p := filepath.Join(dir, "childproof.hcl")
+	return p, os.WriteFile(p, []byte(spec), 0o644)
+}
+
+func (b *bench) cpEnv() []string {
+	return append(os.Environ(), "CHILDPROOF_STATE_DIR="+filepath.Join(b.work, "state"))
+}
+
+func (b *bench) launch() error {
+	if _, err := os.Stat(b.server); err != nil {
+		return fmt.Errorf("example server not built: %w", err)
+	}
+	port, err := freePort()
+	if err != nil {
+		return err
+	}
+	var floor []time.Duration
+	for range b.reps(30) {
+		cmd, d, err := b.startServer(port)
+		if err != nil {
+			return err
+		}
+		floor = append(floor, d)
+		stopOwn(cmd)
+	}
+	spec, err := b.writeSpec(port)
+	if err != nil {
+		return err
+	}
+	var cp []time.Duration
+	for range b.reps(30) {
+		t := time.Now()
+		run := exec.Command(b.bin, "run", spec, "--detach", "--format", "json")
+		run.Env = b.cpEnv()
+		out, err := run.CombinedOutput()
+		d := time.Since(t)
+		if err != nil {
+			return fmt.Errorf("childproof run --detach: %v: %s", err, firstLine(out))
+		}
+		cp = append(cp, d)
+		stop := exec.Command(b.bin, "stop", "bench")
+		stop.Env = b.cpEnv()
+		if out, err := stop.CombinedOutput(); err != nil {
+			return fmt.Errorf("childproof stop: %v: %s", err, firstLine(out))
+		}
+	}
+	script := filepath.Join(b.work, "launch.sh")
+	sh := fmt.Sprintf(`#!/bin/bash
+MOCK_LLM_KEY=bench-key %q --addr 127.0.0.1:%d >/dev/null 2>&1 &
+pid=$!
+until ss -Hltn "sport = :%d" | grep -q LISTEN; do sleep 0.1; done
+echo $pid
+`, b.server, port, port)
+	if err := os.WriteFile(script, []byte(sh), 0o755); err != nil {
+		return err
+	}
+	var bash []time.Duration
+	for range b.reps(15) {
+		t := time.Now()
+		out, err := exec.Command("bash", script).Output()
+		d := time.Since(t)
+		if err != nil {
+			return fmt.Errorf("bash launcher: %w", err)
+		}
+		bash = append(bash, d)
+		if pid, err := strconv.Atoi(strings.TrimSpace(string(out))); err == nil {
+			// The bash launcher's server is this program's own grandchild:
+			// its pid was printed by the script this program ran.
+			if p, err := os.FindProcess(pid); err == nil {
+				_ = p.Signal(syscall.SIGTERM)
+			}
+			waitPortFree(port)
+		}
+	}
+	mf, mc, mb := median(floor), median(cp), median(bash)
+	b.add("launch: bare Go fork/exec + 1 ms connect poll (floor)", ms(mf), "")
+	b.add("launch: childproof run --detach (verified)", ms(mc), fmt.Sprintf("overhead over floor %.2f ms (target ≤ 5 ms)", float64(mc-mf)/1e6))
+	b.add("launch: bash launcher polling ss with sleep 0.1", ms(mb), fmt.Sprintf("childproof is %.0f× faster (target ≥ 20×)", float64(mb)/float64(mc)))
+	return nil
+}
+
+func waitPortFree(port int) {
+	for range 500 {
+		c, err := net.DialTimeout("tcp", fmt.Sprintf("127.0.0.1:%d", port), 100*time.Millisecond)
+		if err != nil {
+			return
+		}
+		c.Close()
+		time.Sleep(2 * time.Millisecond)
+	}
+}
+
+func firstLine(b []byte) string {
+	s, _, _ := strings.Cut(strings.TrimSpace(string(b)), "\n")
+	return s
+}
+
+func (b *bench) verify() error {
+	port, err := freePort()
+	if err != nil {
+		return err
+	}
+	srv, _, err := b.startServer(port)
+	if err != nil {
+		return err
+	}
+	defer stopOwn(srv)
+	pid := strconv.Itoa(srv.Process.Pid)
+	timeVerify := func() (time.Duration, error) {
+		var ds []time.Duration
+		for range b.reps(30) {
+			d, _, out, err := b.timeCmd("", b.cpEnv(), b.bin, "verify", "--pid", pid, "--port", strconv.Itoa(port), "--env", "MOCK_LLM_KEY", "--format", "json")
+			if err != nil {
+				return 0, fmt.Errorf("verify --pid: %v: %s", err, firstLine(out))
+			}
+			ds = append(ds, d)
+		}
+		return median(ds), nil
+	}
+	d0, err := timeVerify()
+	if err != nil {
+		return err
+	}
+	// 2,000 idle processes of this program's own, ended by handle afterwards.
+	var idle []*exec.Cmd
+	defer func() {
+		for _, c := range idle {
+			_ = c.Process.Kill()
+			_ = c.Wait()
+		}
+	}()
+	for range 2000 {
+		c := exec.Command("sleep", "600")
+		if err := c.Start(); err != nil {
+			return fmt.Errorf("starting idle processes: %w", err)
+		}
+		idle = append(idle, c)
+	}
+	d2, err := timeVerify()
+	if err != nil {
+		return err
+	}
+	b.add("verify --pid, whole process, 0 extra processes", ms(d0), "")
+	b.add("verify --pid, whole process, 2,000 extra idle processes", ms(d2), "target < 5 ms")
+	return nil
+}
+
+func (b *bench) memory() error {
+	port, err := freePort()
+	if err != nil {
+		return err
+	}
+	spec, err := b.writeSpec(port)
+	if err != nil {
+		return err
+	}
+	run := exec.Command(b.bin, "run", spec, "--format", "json")
+	run.Env = b.cpEnv()
+	stdout, err := run.StdoutPipe()
+	if err != nil {
+		return err
+	}
+	if err := run.Start(); err != nil {
+		return err
+	}
+	defer func() {
+		_ = run.Process.Signal(syscall.SIGTERM) // childproof forwards it to its worker
+		_ = run.Wait()
+	}()
+	// The report is printed once verified.
+	buf := make([]byte, 1)
+	deadline := time.Now().Add(15 * time.Second)
+	for time.Now().Before(deadline) {
+		if n, _ := stdout.Read(buf); n == 1 && buf[0] == '\n' {
+			break
+		}
+	}
+	go io.Copy(io.Discard, stdout)
+	time.Sleep(300 * time.Millisecond) // a few supervision cycles
+	status, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", run.Process.Pid))
+	if err != nil {
+		return err
+	}
+	for _, line := range strings.Split(string(status), "\n") {
+		if strings.HasPrefix(line, "VmHWM:") {
+			kb, _ := strconv.Atoi(strings.Fields(line)[1])
+			b.add("memory: peak RSS of the supervisor (run, foreground)", fmt.Sprintf("%.1f MB", float64(kb)/1024), "target < 15 MB")
+		}
+	}
+	return nil
+}
+
+func (b *bench) goBenchmarks() string {
+	if b.quick {
+		return "(skipped with -quick)\n"
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, "go", "test", "-run", "^$", "-bench", ".", "-benchmem", "-count", "3", "-benchtime", "200ms", "./...")
+	out, _ := cmd.CombinedOutput()
+	var keep []string
+	for _, l := range strings.Split(string(out), "\n") {
+		if strings.HasPrefix(l, "Benchmark") || strings.HasPrefix(l, "pkg:") || strings.HasPrefix(l, "goos:") || strings.HasPrefix(l, "goarch:") || strings.HasPrefix(l, "cpu:") || strings.HasPrefix(l, "FAIL") {
+			keep = append(keep, l)
+		}
+	}
+	return strings.Join(keep, "\n") + "\n"
+}
+
+func (b *bench) markdown(goBench string, took time.Duration) string {
+	var s strings.Builder
+	s.WriteString("# Benchmarks\n\nWritten by `make bench` (bench/main.go). Shared machines are noisy: the ratios,\nmeasured side by side in one run, are the figures; absolute times are context.\n\n")
+	kernel, _ := os.ReadFile("/proc/sys/kernel/osrelease")
+	sc, _ := exec.Command("shellcheck", "--version").Output()
+	scv := "not installed"
+	for _, l := range strings.Split(string(sc), "\n") {
+		if strings.HasPrefix(l, "version:") {
+			scv = strings.TrimSpace(strings.TrimPrefix(l, "version:"))
+		}
+	}
+	fmt.Fprintf(&s, "Machine: Linux %s, %d cores, %s; shellcheck %s; run on %s, took %s.\n\n",
+		strings.TrimSpace(string(kernel)), runtime.NumCPU(), runtime.Version(), scv, time.Now().UTC().Format("2006-01-02 15:04 UTC"), took.Round(time.Second))
+	s.WriteString("| measurement | median | note |\n|---|---|---|\n")
+	for _, r := range b.rows {
+		fmt.Fprintf(&s, "| %s | %s | %s |\n", r.name, r.value, r.note)
+	}
+	s.WriteString("\n## Go benchmarks (benchstat-friendly)\n\n```\n")
+	s.WriteString(goBench)
+	s.WriteString("```\n")
+	return s.String()
+}
