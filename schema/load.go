@@ -1,25 +1,272 @@
 package schema
 
 import (
-	"errors"
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"unicode/utf8"
 
 	"github.com/hashicorp/hcl/v2"
+	"github.com/hashicorp/hcl/v2/hclparse"
+	"github.com/zclconf/go-cty/cty"
 )
+
+// MaxFileSize bounds the spec file, env files and file() reads: anything
+// larger is refused with a diagnostic instead of being read into memory.
+const MaxFileSize = 1 << 20
 
 // LoadOptions tunes Load. The zero value reads variables' defaults only and
 // the process environment for env().
 type LoadOptions struct {
 	// Vars are --var K=V assignments, as raw strings; a value that parses as
-	// a number or bool takes that type.
+	// a number or bool takes that type (unless the variable's default is a
+	// string, then it stays a string).
 	Vars map[string]string
 	// LookupEnv answers env(NAME). Nil means os.LookupEnv.
 	LookupEnv func(string) (string, bool)
 }
 
+var rootSchema = &hcl.BodySchema{
+	Blocks: []hcl.BlockHeaderSchema{
+		{Type: "variable", LabelNames: []string{"name"}},
+		{Type: "launch", LabelNames: []string{"name"}},
+		{Type: "alias", LabelNames: []string{"name"}},
+	},
+}
+
 // Load reads, decodes and validates the spec file at path. The returned
 // map holds every parsed file's bytes so diagnostics can show snippets.
-//
-// This placeholder is replaced by the decoder.
+// The File is nil when the diagnostics hold an error; warnings may come
+// with a valid File.
 func Load(path string, opts LoadOptions) (*File, map[string]*hcl.File, hcl.Diagnostics) {
-	return nil, nil, hcl.Diagnostics{{Severity: hcl.DiagError, Summary: errors.New("schema: decoder not built yet").Error()}}
+	src, diags := readSpec(path)
+	if diags.HasErrors() {
+		return nil, map[string]*hcl.File{}, diags
+	}
+	p := hclparse.NewParser()
+	f, pd := p.ParseHCL(src, path)
+	files := p.Files()
+	diags = append(diags, pd...)
+	if diags.HasErrors() || f == nil {
+		return nil, files, diags
+	}
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return nil, files, append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Cannot resolve spec path", Detail: err.Error()})
+	}
+	lookup := opts.LookupEnv
+	if lookup == nil {
+		lookup = os.LookupEnv
+	}
+	l := &loader{path: path, abs: abs, dir: filepath.Dir(abs), lookup: lookup, opts: opts}
+	out := l.load(f.Body)
+	diags = append(diags, l.diags...)
+	if diags.HasErrors() {
+		return nil, files, diags
+	}
+	sum := sha256.Sum256(src)
+	out.Hash = hex.EncodeToString(sum[:])
+	return out, files, diags
+}
+
+// readSpec reads path, refusing what is not a small text file with a
+// one-line diagnostic (no source range).
+func readSpec(path string) ([]byte, hcl.Diagnostics) {
+	fail := func(summary, detail string) ([]byte, hcl.Diagnostics) {
+		return nil, hcl.Diagnostics{{Severity: hcl.DiagError, Summary: summary, Detail: detail}}
+	}
+	fi, err := os.Stat(path)
+	if err != nil {
+		return fail("Cannot read spec", oneLineErr(err))
+	}
+	if fi.IsDir() {
+		return fail("Cannot read spec", fmt.Sprintf("%s is a directory, not a spec file", path))
+	}
+	if !fi.Mode().IsRegular() {
+		return fail("Cannot read spec", fmt.Sprintf("%s is not a regular file", path))
+	}
+	src, err := readLimited(path)
+	if err != nil {
+		return fail("Cannot read spec", oneLineErr(err))
+	}
+	if i := bytes.IndexByte(src, 0); i >= 0 {
+		return fail("Spec is not a text file", fmt.Sprintf("%s has a NUL byte at offset %d; a spec is HCL text", path, i))
+	}
+	if !utf8.Valid(src) {
+		return fail("Spec is not a text file", fmt.Sprintf("%s is not valid UTF-8; a spec is HCL text", path))
+	}
+	if len(bytes.TrimSpace(src)) == 0 {
+		return fail("Spec is empty", fmt.Sprintf("%s is empty; a spec needs at least one launch block", path))
+	}
+	return src, nil
+}
+
+// readLimited reads a regular file of at most MaxFileSize bytes.
+func readLimited(path string) ([]byte, error) {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return nil, err
+	}
+	if fi.IsDir() {
+		return nil, fmt.Errorf("%s is a directory", path)
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s is not a regular file", path)
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	b, err := io.ReadAll(io.LimitReader(f, MaxFileSize+1))
+	if err != nil {
+		return nil, err
+	}
+	if len(b) > MaxFileSize {
+		return nil, fmt.Errorf("%s is larger than %d bytes", path, MaxFileSize)
+	}
+	return b, nil
+}
+
+// oneLineErr strips the Go wrapping noise a *PathError adds, keeping the
+// path and the reason.
+func oneLineErr(err error) string {
+	if pe, ok := err.(*os.PathError); ok {
+		return pe.Path + ": " + pe.Err.Error()
+	}
+	return strings.ReplaceAll(err.Error(), "\n", " ")
+}
+
+// loader holds the state of one Load.
+type loader struct {
+	path   string // as given
+	abs    string // absolute
+	dir    string // absolute directory of the spec
+	lookup func(string) (string, bool)
+	opts   LoadOptions
+	diags  hcl.Diagnostics
+	ctx    *hcl.EvalContext
+}
+
+func (l *loader) errorf(rng *hcl.Range, summary, format string, args ...any) {
+	l.diags = append(l.diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: summary, Detail: fmt.Sprintf(format, args...), Subject: rng})
+}
+
+func (l *loader) warnf(rng *hcl.Range, summary, format string, args ...any) {
+	l.diags = append(l.diags, &hcl.Diagnostic{Severity: hcl.DiagWarning, Summary: summary, Detail: fmt.Sprintf(format, args...), Subject: rng})
+}
+
+func (l *loader) load(body hcl.Body) *File {
+	content, d := body.Content(rootSchema)
+	l.diags = append(l.diags, d...)
+	if content == nil {
+		return nil
+	}
+	var vars, launches, aliases []*hcl.Block
+	for _, b := range content.Blocks {
+		switch b.Type {
+		case "variable":
+			vars = append(vars, b)
+		case "launch":
+			launches = append(launches, b)
+		case "alias":
+			aliases = append(aliases, b)
+		}
+	}
+	l.ctx = &hcl.EvalContext{Functions: l.functions()}
+	values := l.variables(vars)
+	l.ctx = &hcl.EvalContext{
+		Variables: map[string]cty.Value{"var": cty.ObjectVal(values)},
+		Functions: l.functions(),
+	}
+	out := &File{Path: l.path, Aliases: l.aliases(aliases)}
+	all := map[string]string{}
+	for k, v := range BuiltinAliases {
+		all[k] = v
+	}
+	for k, v := range out.Aliases {
+		all[k] = v
+	}
+	seen := map[string]hcl.Range{}
+	for _, b := range launches {
+		name := b.Labels[0]
+		if prev, dup := seen[name]; dup {
+			l.errorf(rangePtr(b.LabelRanges[0]), "Duplicate launch name",
+				"a launch named %q is already defined at %s; launch names must be unique in a spec", name, shortRange(prev))
+			continue
+		}
+		seen[name] = b.LabelRanges[0]
+		if la := l.launch(b, all); la != nil {
+			out.Launches = append(out.Launches, la)
+		}
+	}
+	if len(launches) == 0 && !l.diags.HasErrors() {
+		l.errorf(nil, "No launch block", "%s has no launch block; a spec needs at least one", l.path)
+	}
+	return out
+}
+
+// aliases decodes alias blocks: alias "NAME" { use = "REAL" }.
+func (l *loader) aliases(blocks []*hcl.Block) map[string]string {
+	out := map[string]string{}
+	seen := map[string]hcl.Range{}
+	sch := &hcl.BodySchema{Attributes: []hcl.AttributeSchema{{Name: "use", Required: true}}}
+	for _, b := range blocks {
+		name := b.Labels[0]
+		lr := b.LabelRanges[0]
+		if !envNameRE.MatchString(name) {
+			l.errorf(&lr, "Invalid alias name", "%q is not a valid environment variable name (letters, digits and _, not starting with a digit)", name)
+			continue
+		}
+		if prev, dup := seen[name]; dup {
+			l.errorf(&lr, "Duplicate alias", "alias %q is already defined at %s", name, shortRange(prev))
+			continue
+		}
+		seen[name] = lr
+		c, d := b.Body.Content(sch)
+		l.diags = append(l.diags, d...)
+		if c == nil {
+			continue
+		}
+		a, ok := c.Attributes["use"]
+		if !ok {
+			continue
+		}
+		v, ok := l.str(a)
+		if !ok {
+			continue
+		}
+		r := a.Expr.Range()
+		switch {
+		case !envNameRE.MatchString(v):
+			l.errorf(&r, "Invalid alias target", "%q is not a valid environment variable name", v)
+		case v == name:
+			l.errorf(&r, "Invalid alias target", "alias %q points at itself", name)
+		default:
+			out[name] = v
+		}
+	}
+	return out
+}
+
+func rangePtr(r hcl.Range) *hcl.Range { return &r }
+
+// shortRange renders r as file:line:col.
+func shortRange(r hcl.Range) string {
+	return fmt.Sprintf("%s:%d:%d", r.Filename, r.Start.Line, r.Start.Column)
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
 }

@@ -83,6 +83,12 @@ type Launch struct {
 	// Ranges locate the spec's parts for diagnostics; zero for a Launch
 	// built in Go.
 	Ranges Ranges
+
+	// Sensitive names the parts whose value came from the caller's
+	// environment or a file (env(), file()), by the same keys as
+	// Ranges.Parts ("command[2]", "dir", "worker.exe"…). A command that
+	// prints the launch must redact them. Env values are never printed.
+	Sensitive map[string]bool
 }
 
 // Ranges holds source ranges of a launch block's parts. A zero hcl.Range
@@ -95,6 +101,10 @@ type Ranges struct {
 	Env      map[string]hcl.Range
 	Require  hcl.Range
 	Ports    []hcl.Range
+	// Parts holds the range of every part written in the spec, keyed by
+	// path: "command", "command[0]", "dir", "env[NAME]", "require[1]",
+	// "worker.comm", "port[0]", "port[0].number", "ready.timeout"…
+	Parts map[string]hcl.Range
 }
 
 // Worker selects the worker process. At most one field is set.

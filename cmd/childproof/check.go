@@ -1,0 +1,305 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+
+	"github.com/childproof/childproof/envres"
+	"github.com/childproof/childproof/schema"
+	"github.com/spf13/cobra"
+)
+
+func init() { register(newCheckCmd) }
+
+func newCheckCmd(a *app) *cobra.Command {
+	var vars []string
+	var strict bool
+	c := &cobra.Command{
+		Use:   "check SPEC[:NAME]",
+		Short: "validate a spec and lint its dispatch chain; nothing runs",
+		Long: `check parses and validates an HCL spec, prints a short summary of what each launch
+would run (argv or dispatch script, directory, environment variable NAMES with their
+source, protected variables, ports, worker selector, readiness), and lints the dispatch
+chain with the launch's protected variables. Environment values are never printed.
+
+SPEC:NAME checks one launch of a file with several.
+
+Exit status: 0 ok (warnings allowed unless --strict), 1 a lint finding of severity
+error, 2 an invalid spec or an unparsable script (file:line:col diagnostics on stderr).`,
+		Example: `  childproof check examples/01-login-shell/childproof.hcl
+  childproof check examples/01-login-shell/childproof.hcl:login-shell-fixed
+  childproof check --var port=18090 childproof.hcl
+  childproof check --format json childproof.hcl:api
+  childproof check --format sarif childproof.hcl > childproof.sarif`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(c *cobra.Command, args []string) error {
+			if err := a.checkFormat("text", "json", "sarif", "github"); err != nil {
+				return err
+			}
+			return a.check(c.Context(), args[0], vars, strict)
+		},
+		ValidArgsFunction: func(c *cobra.Command, args []string, toComplete string) ([]string, cobra.ShellCompDirective) {
+			if len(args) > 0 {
+				return nil, cobra.ShellCompDirectiveNoFileComp
+			}
+			return []string{"hcl"}, cobra.ShellCompDirectiveFilterFileExt
+		},
+	}
+	addVarFlag(c, &vars)
+	c.Flags().BoolVar(&strict, "strict", false, "exit 1 on warnings too")
+	return c
+}
+
+func (a *app) check(ctx context.Context, arg string, vars []string, strict bool) error {
+	f, launches, err := a.loadLaunches(ctx, arg, vars)
+	if err != nil {
+		return err
+	}
+	text := a.format == "text"
+	var results []*envres.Result
+	skipped := false
+	for i, l := range launches {
+		if text {
+			if i > 0 {
+				fmt.Fprintln(a.stdout)
+			}
+			a.writeSummary(a.stdout, f, l)
+		}
+		res, err := a.lintLaunch(ctx, l)
+		switch {
+		case errors.Is(err, errLintSkipped):
+			skipped = true
+			if text {
+				fmt.Fprintf(a.stdout, "  %-10s skipped: the envres analyzer is not built yet\n", "lint")
+			}
+			continue
+		case err != nil:
+			var pe *envres.ParseError
+			if errors.As(err, &pe) {
+				loc := pe.File
+				if pe.Line > 0 {
+					loc = fmt.Sprintf("%s:%d:%d", pe.File, pe.Line, pe.Col)
+				}
+				return exitf(exitUsage, "launch %q: %s: %s", l.Name, loc, pe.Msg)
+			}
+			return exitf(exitUsage, "launch %q: lint: %v", l.Name, err)
+		}
+		results = append(results, res)
+		if text {
+			e, w := countSeverities(res)
+			if e+w == 0 {
+				fmt.Fprintf(a.stdout, "  %-10s ok (%s)\n", "lint", strings.Join(res.Files, ", "))
+			} else {
+				fmt.Fprintf(a.stdout, "  %-10s %s, %s\n", "lint", plural(e, "error"), plural(w, "warning"))
+				if err := a.writeLint(a.stdout, "text", res); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	merged := mergeResults(results)
+	if !text {
+		if err := a.writeLint(a.stdout, a.format, merged); err != nil {
+			return err
+		}
+	}
+	errs, warns := countSeverities(merged)
+	if text {
+		fmt.Fprintln(a.stdout)
+		status := "ok"
+		switch {
+		case errs > 0:
+			status = "FAILED"
+		case warns > 0 && strict:
+			status = "FAILED (--strict)"
+		}
+		lint := fmt.Sprintf("%s, %s", plural(errs, "lint error"), plural(warns, "lint warning"))
+		if skipped {
+			lint = "lint skipped"
+		}
+		fmt.Fprintf(a.stdout, "%s: %s: %s checked, %s\n", f.Path, status, plural(len(launches), "launch"), lint)
+	}
+	if errs > 0 || (strict && warns > 0) {
+		return silentExit(exitFindings)
+	}
+	return nil
+}
+
+// writeSummary prints what a launch would run. Names only, never values.
+func (a *app) writeSummary(w io.Writer, f *schema.File, l *schema.Launch) {
+	row := func(key, format string, args ...any) {
+		fmt.Fprintf(w, "  %-10s %s\n", key, fmt.Sprintf(format, args...))
+	}
+	at := ""
+	if r := l.Ranges.Block; r.Filename != "" {
+		at = fmt.Sprintf(" (%s:%d)", r.Filename, r.Start.Line)
+	}
+	fmt.Fprintf(w, "launch %q%s\n", l.Name, at)
+	if len(l.Dispatch) > 0 {
+		row("dispatch", "bash --noprofile --norc %s", argvString(l.Dispatch, "dispatch", l.Sensitive))
+	} else {
+		row("command", "%s", argvString(l.Command, "command", l.Sensitive))
+	}
+	row("dir", "%s", displayPath(l.Dir, l.Sensitive["dir"]))
+	if l.EnvFile != "" {
+		row("env_file", "%s", displayPath(l.EnvFile, l.Sensitive["env_file"]))
+	}
+	a.writeEnvSources(w, l)
+	if p := l.Protected(); len(p) > 0 {
+		row("protected", "%s", strings.Join(p, ", "))
+	}
+	if len(l.Require) > 0 {
+		row("require", "%s", strings.Join(l.Require, ", "))
+	}
+	for _, p := range l.Ports {
+		extra := ""
+		if p.AllowAllInterfaces {
+			extra = " (all interfaces allowed)"
+		}
+		row("port", "%s %s%s", p.Name, hostPort(p.PortAddress(), p.Number), extra)
+	}
+	if len(l.Ports) == 0 {
+		row("port", "none declared: no port is checked")
+	}
+	switch {
+	case l.Worker.Comm != "":
+		row("worker", "comm %s", redact(l.Worker.Comm, l.Sensitive["worker.comm"]))
+	case l.Worker.Exe != "":
+		row("worker", "exe %s", redact(l.Worker.Exe, l.Sensitive["worker.exe"]))
+	case len(l.Ports) > 0:
+		row("worker", "the owner of port %d", l.Ports[0].Number)
+	default:
+		row("worker", "the launched process")
+	}
+	if l.Ready.HTTP != "" {
+		row("ready", "GET %s answers 2xx, within %s", redact(l.Ready.HTTP, l.Sensitive["ready.http"]), l.ReadyTimeout())
+	} else if len(l.Ports) > 0 {
+		row("ready", "the worker owns the port and accepts a TCP connect, within %s", l.ReadyTimeout())
+	} else {
+		row("ready", "the worker is found and verified, within %s", l.ReadyTimeout())
+	}
+	onStale := l.OnStale
+	if onStale == "" {
+		onStale = "fail"
+	}
+	row("attempts", "%d", l.EffectiveAttempts())
+	row("on_stale", "%s", onStale)
+	row("forbid", "%s", strings.Join(l.EffectiveForbidWrappers(), ", "))
+}
+
+// writeEnvSources lists every variable name the launch passes, with its
+// source. Precedence: override > env_file > inherit.
+func (a *app) writeEnvSources(w io.Writer, l *schema.Launch) {
+	sources := map[string][]string{}
+	add := func(name, src string) {
+		if !slices.Contains(sources[name], src) {
+			sources[name] = append(sources[name], src)
+		}
+	}
+	for _, n := range sortedNames(l.Env) {
+		add(n, "override")
+	}
+	fileNames, err := l.EnvFileNames()
+	if err != nil {
+		fmt.Fprintf(w, "  %-10s %v\n", "env", err)
+	}
+	for _, n := range fileNames {
+		add(n, "env_file")
+	}
+	for _, n := range l.EffectiveInherit() {
+		add(n, "inherit")
+	}
+	names := sortedNames(sources)
+	if len(names) == 0 {
+		fmt.Fprintf(w, "  %-10s none: the worker starts with an empty environment\n", "env")
+		return
+	}
+	width := 0
+	for _, n := range names {
+		width = max(width, len(n))
+	}
+	for i, n := range names {
+		src := sources[n]
+		desc := src[0]
+		if len(src) > 1 {
+			desc += " (over " + strings.Join(src[1:], ", ") + ")"
+		}
+		if len(src) == 1 && src[0] == "inherit" {
+			if _, ok := os.LookupEnv(n); !ok {
+				desc += " (unset here: not passed)"
+			}
+		}
+		if n == "BASH_ENV" || n == "ENV" {
+			desc += " — removed before launch"
+		}
+		key := ""
+		if i == 0 {
+			key = "env"
+		}
+		fmt.Fprintf(w, "  %-10s %-*s  %s\n", key, width, n, desc)
+	}
+}
+
+var plainArg = regexp.MustCompile(`^[A-Za-z0-9_@%+=:,./-]+$`)
+
+// argvString renders argv shell-quoted, with values from env() or file()
+// replaced by a placeholder.
+func argvString(argv []string, key string, sensitive map[string]bool) string {
+	parts := make([]string, len(argv))
+	for i, s := range argv {
+		switch {
+		case sensitive[fmt.Sprintf("%s[%d]", key, i)]:
+			parts[i] = "<from env>"
+		case plainArg.MatchString(s):
+			parts[i] = s
+		default:
+			parts[i] = "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+		}
+	}
+	return strings.Join(parts, " ")
+}
+
+func redact(s string, sensitive bool) string {
+	if sensitive {
+		return "<from env>"
+	}
+	return s
+}
+
+// displayPath shows p relative to the working directory when it lies
+// below it.
+func displayPath(p string, sensitive bool) string {
+	if sensitive {
+		return "<from env>"
+	}
+	if wd, err := os.Getwd(); err == nil {
+		if rel, err := filepath.Rel(wd, p); err == nil && !strings.HasPrefix(rel, "..") {
+			return rel
+		}
+	}
+	return p
+}
+
+func hostPort(addr string, port int) string {
+	if strings.Contains(addr, ":") {
+		return fmt.Sprintf("[%s]:%d", addr, port)
+	}
+	return fmt.Sprintf("%s:%d", addr, port)
+}
+
+func plural(n int, word string) string {
+	if n == 1 {
+		return fmt.Sprintf("1 %s", word)
+	}
+	if strings.HasSuffix(word, "h") {
+		return fmt.Sprintf("%d %ses", n, word)
+	}
+	return fmt.Sprintf("%d %ss", n, word)
+}

@@ -1,0 +1,266 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"unicode"
+
+	"github.com/childproof/childproof/schema"
+	"github.com/hashicorp/hcl/v2"
+	"github.com/spf13/cobra"
+)
+
+// This file holds what every command that takes a SPEC argument shares:
+// parsing SPEC[:NAME], the --var flag, loading the spec and reporting its
+// diagnostics.
+
+// specArg is a parsed SPEC[:NAME] argument.
+type specArg struct {
+	// Path is the spec file's path as given.
+	Path string
+	// Name is the selected launch, empty for none.
+	Name string
+}
+
+// parseSpecArg splits SPEC[:NAME]. An argument that names an existing file
+// is a path, even when it holds a ':'. Otherwise it splits at the last ':'
+// when what follows looks like a launch name (no '/').
+func parseSpecArg(arg string) specArg {
+	if _, err := os.Stat(arg); err == nil {
+		return specArg{Path: arg}
+	}
+	i := strings.LastIndexByte(arg, ':')
+	if i <= 0 || i == len(arg)-1 || strings.ContainsRune(arg[i+1:], '/') {
+		return specArg{Path: arg}
+	}
+	return specArg{Path: arg[:i], Name: arg[i+1:]}
+}
+
+// addVarFlag registers --var K=V (repeatable) on c.
+func addVarFlag(c *cobra.Command, vars *[]string) {
+	c.Flags().StringArrayVar(vars, "var", nil, "set a spec variable, `K=V` (repeatable; a number stays a number)")
+}
+
+// parseVars turns K=V strings into a map; a malformed one is a usage error.
+func parseVars(vars []string) (map[string]string, error) {
+	out := map[string]string{}
+	for _, kv := range vars {
+		k, v, ok := strings.Cut(kv, "=")
+		if !ok || k == "" {
+			return nil, &exitError{code: exitUsage, err: fmt.Errorf("--var %q: want K=V", kv), hint: "for example --var port=18090"}
+		}
+		out[k] = v
+	}
+	return out, nil
+}
+
+// loadSpec parses arg (SPEC[:NAME]), loads the spec and reports its
+// diagnostics: text on stderr, or with --format json a JSON list on
+// stdout when there are errors. Errors return silentExit(2).
+func (a *app) loadSpec(ctx context.Context, arg string, vars []string) (*schema.File, specArg, error) {
+	sa := parseSpecArg(arg)
+	if err := ctx.Err(); err != nil {
+		return nil, sa, err
+	}
+	vm, err := parseVars(vars)
+	if err != nil {
+		return nil, sa, err
+	}
+	f, files, diags := schema.Load(sa.Path, schema.LoadOptions{Vars: vm})
+	if diags.HasErrors() {
+		if a.format == "json" {
+			a.writeDiagnosticsJSON(a.stdout, diags)
+		} else {
+			a.writeDiagnostics(a.stderr, files, diags)
+		}
+		if fi, err := os.Stat(sa.Path); err == nil && fi.IsDir() {
+			if _, err := os.Stat(filepath.Join(sa.Path, "childproof.hcl")); err == nil {
+				fmt.Fprintf(a.stderr, "childproof: hint: did you mean %s?\n", filepath.Join(sa.Path, "childproof.hcl"))
+			}
+		}
+		return nil, sa, silentExit(exitUsage)
+	}
+	a.writeDiagnostics(a.stderr, files, diags) // warnings
+	return f, sa, nil
+}
+
+// loadLaunches loads the spec named by arg and returns the selected launch,
+// or every launch when arg names none.
+func (a *app) loadLaunches(ctx context.Context, arg string, vars []string) (*schema.File, []*schema.Launch, error) {
+	f, sa, err := a.loadSpec(ctx, arg, vars)
+	if err != nil {
+		return nil, nil, err
+	}
+	if sa.Name == "" {
+		return f, f.Launches, nil
+	}
+	l, err := f.Launch(sa.Name)
+	if err != nil {
+		return nil, nil, exitf(exitUsage, "%v", err)
+	}
+	return f, []*schema.Launch{l}, nil
+}
+
+// loadLaunch loads the spec named by arg and returns exactly one launch:
+// the one named, or the only one in the file.
+func (a *app) loadLaunch(ctx context.Context, arg string, vars []string) (*schema.File, *schema.Launch, error) {
+	f, sa, err := a.loadSpec(ctx, arg, vars)
+	if err != nil {
+		return nil, nil, err
+	}
+	l, err := f.Launch(sa.Name)
+	if err != nil {
+		var ne *schema.LaunchNameError
+		if errors.As(err, &ne) && ne.Name == "" {
+			return nil, nil, &exitError{code: exitUsage, err: err, hint: fmt.Sprintf("for example %s:%s", sa.Path, ne.Names[0])}
+		}
+		return nil, nil, exitf(exitUsage, "%v", err)
+	}
+	return f, l, nil
+}
+
+// maxDiagnostics bounds how many diagnostics text output shows.
+const maxDiagnostics = 20
+
+// writeDiagnostics renders diags as text: "file:line:col: severity:
+// summary", the source line with the range underlined, then the detail.
+// A diagnostic without a range is one line: "childproof: error: …".
+func (a *app) writeDiagnostics(w io.Writer, files map[string]*hcl.File, diags hcl.Diagnostics) {
+	color := a.color(w)
+	paint := func(code, s string) string {
+		if !color {
+			return s
+		}
+		return "\x1b[" + code + "m" + s + "\x1b[0m"
+	}
+	bw := bufio.NewWriter(w)
+	defer bw.Flush()
+	for i, d := range diags {
+		if i == maxDiagnostics {
+			fmt.Fprintf(bw, "childproof: … and %d more diagnostics\n", len(diags)-i)
+			break
+		}
+		sev, code := "error", "1;31"
+		if d.Severity == hcl.DiagWarning {
+			sev, code = "warning", "1;33"
+		}
+		if d.Subject == nil {
+			msg := lowerFirst(d.Summary)
+			if d.Detail != "" {
+				msg += ": " + d.Detail
+			}
+			fmt.Fprintf(bw, "childproof: %s: %s\n", paint(code, sev), oneLine(msg))
+			continue
+		}
+		r := d.Subject
+		fmt.Fprintf(bw, "%s:%d:%d: %s: %s\n", r.Filename, r.Start.Line, r.Start.Column, paint(code, sev), oneLine(d.Summary))
+		if f := files[r.Filename]; f != nil {
+			if line, ok := sourceLine(f.Bytes, r.Start.Line); ok {
+				num := fmt.Sprint(r.Start.Line)
+				pad := strings.Repeat(" ", len(num))
+				fmt.Fprintf(bw, "  %s | %s\n", num, expandTabs(line))
+				start := r.Start.Column - 1
+				end := r.End.Column - 1
+				if r.End.Line != r.Start.Line || end > len([]rune(line)) {
+					end = len([]rune(line))
+				}
+				if start > len([]rune(line)) {
+					start = len([]rune(line))
+				}
+				if end <= start {
+					end = start + 1
+				}
+				prefix := []rune(line)[:start]
+				fmt.Fprintf(bw, "  %s | %s%s\n", pad, blankOut(prefix), paint(code, strings.Repeat("^", end-start)))
+			}
+		}
+		if d.Detail != "" {
+			fmt.Fprintf(bw, "  %s\n", oneLine(d.Detail))
+		}
+	}
+}
+
+// jsonDiagnostic is one diagnostic in --format json output.
+type jsonDiagnostic struct {
+	Severity  string `json:"severity"`
+	Summary   string `json:"summary"`
+	Detail    string `json:"detail,omitempty"`
+	File      string `json:"file,omitempty"`
+	Line      int    `json:"line,omitempty"`
+	Column    int    `json:"column,omitempty"`
+	EndLine   int    `json:"end_line,omitempty"`
+	EndColumn int    `json:"end_column,omitempty"`
+}
+
+// writeDiagnosticsJSON writes {"diagnostics":[…]}.
+func (a *app) writeDiagnosticsJSON(w io.Writer, diags hcl.Diagnostics) {
+	out := struct {
+		Diagnostics []jsonDiagnostic `json:"diagnostics"`
+	}{Diagnostics: []jsonDiagnostic{}}
+	for _, d := range diags {
+		j := jsonDiagnostic{Severity: "error", Summary: d.Summary, Detail: d.Detail}
+		if d.Severity == hcl.DiagWarning {
+			j.Severity = "warning"
+		}
+		if r := d.Subject; r != nil {
+			j.File, j.Line, j.Column, j.EndLine, j.EndColumn = r.Filename, r.Start.Line, r.Start.Column, r.End.Line, r.End.Column
+		}
+		out.Diagnostics = append(out.Diagnostics, j)
+	}
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	_ = enc.Encode(out)
+}
+
+// sourceLine returns line n (1-based) of src without its newline.
+func sourceLine(src []byte, n int) (string, bool) {
+	for i := 1; i < n; i++ {
+		j := bytes.IndexByte(src, '\n')
+		if j < 0 {
+			return "", false
+		}
+		src = src[j+1:]
+	}
+	if j := bytes.IndexByte(src, '\n'); j >= 0 {
+		src = src[:j]
+	}
+	return strings.TrimRight(string(src), "\r"), true
+}
+
+// expandTabs keeps columns aligned with the caret line.
+func expandTabs(s string) string { return strings.ReplaceAll(s, "\t", " ") }
+
+// blankOut turns a line prefix into spaces of the same width.
+func blankOut(r []rune) string {
+	var b strings.Builder
+	for _, c := range r {
+		if c == '\t' {
+			b.WriteByte(' ')
+		} else if unicode.IsPrint(c) {
+			b.WriteByte(' ')
+		}
+	}
+	return b.String()
+}
+
+func oneLine(s string) string { return strings.ReplaceAll(s, "\n", " ") }
+
+func lowerFirst(s string) string {
+	if s == "" {
+		return s
+	}
+	r := []rune(s)
+	if len(r) > 1 && unicode.IsUpper(r[1]) {
+		return s // an acronym
+	}
+	r[0] = unicode.ToLower(r[0])
+	return string(r)
+}

@@ -1,0 +1,185 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+
+	"github.com/childproof/childproof/envres"
+	"github.com/childproof/childproof/schema"
+)
+
+// errLintSkipped is returned by lintLaunch while the envres analyzer is not
+// built yet; callers report the lint as skipped instead of failing.
+var errLintSkipped = fmt.Errorf("lint skipped: the envres analyzer is not built yet")
+
+// lintLaunch lints a launch's dispatch chain (or its command, as if a
+// script exec'd it) with the launch's protected variables. An unparsable
+// script comes back as a wrapped *envres.ParseError.
+func (a *app) lintLaunch(ctx context.Context, l *schema.Launch) (*envres.Result, error) {
+	cfg := lintConfig(l)
+	res, err := envres.Lint(ctx, cfg)
+	if err != nil && strings.Contains(err.Error(), "analyzer not built yet") {
+		return nil, errLintSkipped
+	}
+	return res, err
+}
+
+// lintConfig is the envres configuration for a launch.
+func lintConfig(l *schema.Launch) envres.Config {
+	cfg := envres.Config{Dir: l.Dir, Require: l.Require, Aliases: l.Aliases}
+	if len(l.Dispatch) > 0 {
+		cfg.Scripts = l.Dispatch[:1]
+		cfg.Args = l.Dispatch[1:]
+	} else {
+		cfg.Argv = l.Command
+	}
+	for _, k := range sortedNames(l.Env) {
+		cfg.Overrides = append(cfg.Overrides, envres.Override{Name: k, Value: l.Env[k], Known: true})
+	}
+	return cfg
+}
+
+// mergeResults joins several launches' lint results into one, without
+// duplicate findings or files, findings sorted by file, line, column, rule.
+func mergeResults(results []*envres.Result) *envres.Result {
+	out := &envres.Result{Findings: []envres.Finding{}, Files: []string{}}
+	seenFile := map[string]bool{}
+	seenFinding := map[string]bool{}
+	for _, r := range results {
+		if r == nil {
+			continue
+		}
+		for _, f := range r.Files {
+			if !seenFile[f] {
+				seenFile[f] = true
+				out.Files = append(out.Files, f)
+			}
+		}
+		for _, f := range r.Findings {
+			key := fmt.Sprintf("%s\x00%d\x00%d\x00%s\x00%s", f.File, f.Line, f.Column, f.Rule, f.Message)
+			if !seenFinding[key] {
+				seenFinding[key] = true
+				out.Findings = append(out.Findings, f)
+			}
+		}
+	}
+	sort.SliceStable(out.Findings, func(i, j int) bool {
+		a, b := out.Findings[i], out.Findings[j]
+		if a.File != b.File {
+			return a.File < b.File
+		}
+		if a.Line != b.Line {
+			return a.Line < b.Line
+		}
+		if a.Column != b.Column {
+			return a.Column < b.Column
+		}
+		return a.Rule < b.Rule
+	})
+	return out
+}
+
+// countSeverities counts error and warning findings.
+func countSeverities(res *envres.Result) (errs, warns int) {
+	if res == nil {
+		return 0, 0
+	}
+	for _, f := range res.Findings {
+		switch f.Severity {
+		case "error":
+			errs++
+		case "warning":
+			warns++
+		}
+	}
+	return errs, warns
+}
+
+// writeLint writes a lint result in format. It stands in for
+// internal/report until that package lands.
+func (a *app) writeLint(w io.Writer, format string, res *envres.Result) error {
+	switch format {
+	case "json":
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", "  ")
+		return enc.Encode(res)
+	case "github":
+		for _, f := range res.Findings {
+			level := "warning"
+			if f.Severity == "error" {
+				level = "error"
+			}
+			fmt.Fprintf(w, "::%s file=%s,line=%d,col=%d,title=%s::%s\n", level, f.File, f.Line, f.Column, f.Rule, f.Message)
+		}
+		return nil
+	case "sarif":
+		return writeSARIF(w, res)
+	}
+	for _, f := range res.Findings {
+		fmt.Fprintf(w, "%s:%d:%d: %s: %s [%s]\n", f.File, f.Line, f.Column, f.Severity, f.Message, f.Rule)
+	}
+	return nil
+}
+
+func writeSARIF(w io.Writer, res *envres.Result) error {
+	type loc struct {
+		PhysicalLocation struct {
+			ArtifactLocation struct {
+				URI string `json:"uri"`
+			} `json:"artifactLocation"`
+			Region struct {
+				StartLine   int `json:"startLine"`
+				StartColumn int `json:"startColumn"`
+			} `json:"region"`
+		} `json:"physicalLocation"`
+	}
+	type result struct {
+		RuleID  string `json:"ruleId"`
+		Level   string `json:"level"`
+		Message struct {
+			Text string `json:"text"`
+		} `json:"message"`
+		Locations []loc `json:"locations"`
+	}
+	var results []result
+	for _, f := range res.Findings {
+		r := result{RuleID: f.Rule, Level: f.Severity}
+		if r.Level != "error" {
+			r.Level = "warning"
+		}
+		r.Message.Text = f.Message
+		var l loc
+		l.PhysicalLocation.ArtifactLocation.URI = f.File
+		l.PhysicalLocation.Region.StartLine = f.Line
+		l.PhysicalLocation.Region.StartColumn = f.Column
+		r.Locations = []loc{l}
+		results = append(results, r)
+	}
+	if results == nil {
+		results = []result{}
+	}
+	doc := map[string]any{
+		"version": "2.1.0",
+		"$schema": "https://json.schemastore.org/sarif-2.1.0.json",
+		"runs": []any{map[string]any{
+			"tool":    map[string]any{"driver": map[string]any{"name": "childproof"}},
+			"results": results,
+		}},
+	}
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(doc)
+}
+
+func sortedNames[V any](m map[string]V) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}

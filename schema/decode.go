@@ -1,0 +1,224 @@
+package schema
+
+import (
+	"fmt"
+	"math"
+	"strings"
+
+	"github.com/hashicorp/hcl/v2"
+	"github.com/zclconf/go-cty/cty"
+	"github.com/zclconf/go-cty/cty/convert"
+)
+
+// eval evaluates an attribute and converts it to ty. ok is false when the
+// attribute is null (treated as not written) or wrong; wrong values add a
+// diagnostic at the expression. secret lists the paths inside the value
+// that came from env() or file().
+func (l *loader) eval(a *hcl.Attribute, ty cty.Type) (v cty.Value, secret []cty.Path, ok bool) {
+	raw, d := a.Expr.Value(l.ctx)
+	l.diags = append(l.diags, d...)
+	if d.HasErrors() {
+		return cty.NilVal, nil, false
+	}
+	r := a.Expr.Range()
+	if !raw.IsWhollyKnown() {
+		l.errorf(&r, "Unknown value", "the value of %q is not known when the spec is read", a.Name)
+		return cty.NilVal, nil, false
+	}
+	raw, pvm := raw.UnmarkDeepWithPaths()
+	for _, p := range pvm {
+		if p.Marks.Has(sensitive) {
+			secret = append(secret, p.Path)
+		}
+	}
+	if raw.IsNull() {
+		return cty.NilVal, nil, false
+	}
+	cv, err := convert.Convert(raw, ty)
+	if err != nil {
+		l.errorf(&r, "Incorrect attribute value type", "Inappropriate value for attribute %q: %s.", a.Name, convertMessage(err, ty))
+		return cty.NilVal, nil, false
+	}
+	if ty.IsListType() || ty.IsMapType() {
+		for it := cv.ElementIterator(); it.Next(); {
+			k, e := it.Element()
+			if e.IsNull() {
+				what := "element"
+				if ty.IsMapType() {
+					what = "key " + k.AsString()
+				} else {
+					what = "element " + k.AsBigFloat().String()
+				}
+				l.errorf(&r, "Invalid value", "%s of %q is null; it needs a string", what, a.Name)
+				return cty.NilVal, nil, false
+			}
+		}
+	}
+	return cv, secret, true
+}
+
+func convertMessage(err error, ty cty.Type) string {
+	msg := err.Error()
+	switch {
+	case ty == cty.String:
+		return "a string is required"
+	case ty == cty.Number:
+		return "a number is required"
+	case ty == cty.Bool:
+		return "a bool (true or false) is required"
+	case ty.IsListType():
+		return "a list of strings is required, like [\"a\", \"b\"]; " + msg
+	case ty.IsMapType():
+		return "a map of strings is required, like { NAME = \"value\" }; " + msg
+	}
+	return msg
+}
+
+// str decodes a string attribute.
+func (l *loader) str(a *hcl.Attribute) (string, bool) {
+	v, _, ok := l.eval(a, cty.String)
+	if !ok {
+		return "", false
+	}
+	return v.AsString(), true
+}
+
+// strSecret decodes a string attribute and reports whether it came from
+// env() or file().
+func (l *loader) strSecret(a *hcl.Attribute) (string, bool, bool) {
+	v, secret, ok := l.eval(a, cty.String)
+	if !ok {
+		return "", false, false
+	}
+	return v.AsString(), len(secret) > 0, true
+}
+
+// strList decodes a list of strings; secret holds the indexes of elements
+// that came from env() or file() (all of them when the whole list did).
+func (l *loader) strList(a *hcl.Attribute) (out []string, secret map[int]bool, ok bool) {
+	v, paths, ok := l.eval(a, cty.List(cty.String))
+	if !ok {
+		return nil, nil, false
+	}
+	out = []string{}
+	for it := v.ElementIterator(); it.Next(); {
+		_, e := it.Element()
+		out = append(out, e.AsString())
+	}
+	secret = map[int]bool{}
+	for _, p := range paths {
+		if len(p) == 0 {
+			for i := range out {
+				secret[i] = true
+			}
+			continue
+		}
+		if ix, ok := p[0].(cty.IndexStep); ok && ix.Key.Type() == cty.Number {
+			if i, acc := ix.Key.AsBigFloat().Int64(); acc == 0 && i >= 0 {
+				secret[int(i)] = true
+			}
+		}
+	}
+	return out, secret, true
+}
+
+// strMap decodes a map of strings.
+func (l *loader) strMap(a *hcl.Attribute) (map[string]string, bool) {
+	v, _, ok := l.eval(a, cty.Map(cty.String))
+	if !ok {
+		return nil, false
+	}
+	out := map[string]string{}
+	for k, e := range v.AsValueMap() {
+		out[k] = e.AsString()
+	}
+	return out, true
+}
+
+// integer decodes a whole number. Values beyond the int32 range are
+// clamped so that range checks still report them as out of range.
+func (l *loader) integer(a *hcl.Attribute) (int, bool) {
+	v, _, ok := l.eval(a, cty.Number)
+	if !ok {
+		return 0, false
+	}
+	bf := v.AsBigFloat()
+	r := a.Expr.Range()
+	if !bf.IsInt() {
+		l.errorf(&r, "Invalid value", "%q must be a whole number, got %s", a.Name, bf.Text('g', 10))
+		return 0, false
+	}
+	i, _ := bf.Int64()
+	if i > math.MaxInt32 {
+		i = math.MaxInt32
+	}
+	if i < math.MinInt32 {
+		i = math.MinInt32
+	}
+	return int(i), true
+}
+
+// boolean decodes a bool.
+func (l *loader) boolean(a *hcl.Attribute) (bool, bool) {
+	v, _, ok := l.eval(a, cty.Bool)
+	if !ok {
+		return false, false
+	}
+	return v.True(), true
+}
+
+// elementRanges returns the ranges of a static list's elements, or nil.
+func elementRanges(e hcl.Expression) []hcl.Range {
+	exprs, d := hcl.ExprList(e)
+	if d.HasErrors() {
+		return nil
+	}
+	out := make([]hcl.Range, len(exprs))
+	for i, x := range exprs {
+		out[i] = x.Range()
+	}
+	return out
+}
+
+// keyRanges returns the ranges of a static object's keys by key name.
+func (l *loader) keyRanges(e hcl.Expression) map[string]hcl.Range {
+	pairs, d := hcl.ExprMap(e)
+	if d.HasErrors() {
+		return nil
+	}
+	out := map[string]hcl.Range{}
+	for _, p := range pairs {
+		k, d := p.Key.Value(nil)
+		if d.HasErrors() || !k.IsKnown() || k.IsNull() {
+			// A key like var.x needs the context.
+			k, d = p.Key.Value(l.ctx)
+			if d.HasErrors() || !k.IsWhollyKnown() || k.IsNull() {
+				continue
+			}
+		}
+		k, _ = k.UnmarkDeep()
+		ks, err := convert.Convert(k, cty.String)
+		if err != nil {
+			continue
+		}
+		out[ks.AsString()] = p.Key.Range()
+	}
+	return out
+}
+
+// ns joins namespace parts: ns("port", 0, "number") = "port[0].number".
+func ns(parts ...any) string {
+	var b strings.Builder
+	for _, p := range parts {
+		switch p := p.(type) {
+		case int:
+			fmt.Fprintf(&b, "[%d]", p)
+		case string:
+			if b.Len() > 0 {
+				b.WriteByte('.')
+			}
+			b.WriteString(p)
+		}
+	}
+	return b.String()
+}

@@ -1,0 +1,414 @@
+package schema
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/childproof/childproof/internal/dotenv"
+	"github.com/hashicorp/hcl/v2"
+)
+
+var launchSchema = &hcl.BodySchema{
+	Attributes: []hcl.AttributeSchema{
+		{Name: "command"}, {Name: "dispatch"}, {Name: "dir"}, {Name: "env_file"},
+		{Name: "inherit"}, {Name: "env"}, {Name: "require"}, {Name: "forbid_wrappers"},
+		{Name: "attempts"}, {Name: "on_stale"},
+	},
+	Blocks: []hcl.BlockHeaderSchema{
+		{Type: "worker"},
+		{Type: "port", LabelNames: []string{"name"}},
+		{Type: "ready"},
+	},
+}
+
+var workerSchema = &hcl.BodySchema{Attributes: []hcl.AttributeSchema{{Name: "comm"}, {Name: "exe"}}}
+
+var portSchema = &hcl.BodySchema{Attributes: []hcl.AttributeSchema{
+	{Name: "number", Required: true}, {Name: "address"}, {Name: "allow_all_interfaces"},
+}}
+
+var readySchema = &hcl.BodySchema{Attributes: []hcl.AttributeSchema{{Name: "http"}, {Name: "timeout"}}}
+
+// removedVars are dropped from a dispatch script's environment whatever
+// the spec says: bash would source the files they name.
+var removedVars = []string{"BASH_ENV", "ENV"}
+
+// launchState collects one launch block's parts while it is decoded.
+type launchState struct {
+	raw    rawLaunch
+	parts  map[string]hcl.Range
+	secret map[string]bool
+	block  hcl.Range
+}
+
+func (s *launchState) rng(ns string) *hcl.Range {
+	for {
+		if r, ok := s.parts[ns]; ok {
+			return &r
+		}
+		switch {
+		case ns == "":
+			r := s.block
+			return &r
+		case strings.HasSuffix(ns, "]"):
+			ns = ns[:strings.LastIndexByte(ns, '[')]
+		case strings.Contains(ns, "."):
+			ns = ns[:strings.LastIndexByte(ns, '.')]
+		default:
+			ns = ""
+		}
+	}
+}
+
+// launch decodes and validates one launch block. It returns nil when the
+// block has errors.
+func (l *loader) launch(b *hcl.Block, aliases map[string]string) *Launch {
+	before := len(l.diags)
+	s := &launchState{parts: map[string]hcl.Range{}, secret: map[string]bool{}, block: b.DefRange}
+	s.raw.Name = b.Labels[0]
+	s.parts["name"] = b.LabelRanges[0]
+	c, d := b.Body.Content(launchSchema)
+	l.diags = append(l.diags, d...)
+	if c == nil {
+		return nil
+	}
+	attr := func(name string) (*hcl.Attribute, bool) {
+		a, ok := c.Attributes[name]
+		if ok {
+			s.parts[name] = a.Expr.Range()
+		}
+		return a, ok
+	}
+	list := func(name string, dst *[]string) {
+		a, ok := attr(name)
+		if !ok {
+			return
+		}
+		v, secret, ok := l.strList(a)
+		if !ok {
+			return
+		}
+		*dst = v
+		for i, r := range elementRanges(a.Expr) {
+			s.parts[ns(name, i)] = r
+		}
+		for i := range secret {
+			s.secret[ns(name, i)] = true
+		}
+	}
+	str := func(name string, dst *string) {
+		if a, ok := attr(name); ok {
+			if v, secret, ok := l.strSecret(a); ok {
+				*dst = v
+				s.secret[name] = secret
+			}
+		}
+	}
+	list("command", &s.raw.Command)
+	list("dispatch", &s.raw.Dispatch)
+	str("dir", &s.raw.Dir)
+	str("env_file", &s.raw.EnvFile)
+	list("inherit", &s.raw.Inherit)
+	list("require", &s.raw.Require)
+	list("forbid_wrappers", &s.raw.ForbidWrappers)
+	str("on_stale", &s.raw.OnStale)
+	if a, ok := attr("env"); ok {
+		if m, ok := l.strMap(a); ok {
+			s.raw.Env = m
+			for k, r := range l.keyRanges(a.Expr) {
+				s.parts[fmt.Sprintf("env[%s]", k)] = r
+			}
+		}
+	}
+	if a, ok := attr("attempts"); ok {
+		if n, ok := l.integer(a); ok {
+			s.raw.Attempts = &n
+		}
+	}
+	for _, blk := range c.Blocks {
+		switch blk.Type {
+		case "worker":
+			if s.raw.Worker != nil {
+				l.errorf(rangePtr(blk.DefRange), "Duplicate worker block", "a launch has at most one worker block; the first is at %s", shortRange(s.parts["worker"]))
+				continue
+			}
+			s.parts["worker"] = blk.DefRange
+			s.raw.Worker = &rawWorker{}
+			l.worker(blk, s)
+		case "ready":
+			if s.raw.Ready != nil {
+				l.errorf(rangePtr(blk.DefRange), "Duplicate ready block", "a launch has at most one ready block; the first is at %s", shortRange(s.parts["ready"]))
+				continue
+			}
+			s.parts["ready"] = blk.DefRange
+			s.raw.Ready = &rawReady{}
+			l.ready(blk, s)
+		case "port":
+			l.port(blk, s)
+		}
+	}
+	if len(l.diags) > before && l.diags[before:].HasErrors() {
+		return nil
+	}
+	for _, p := range validateLaunch(&s.raw) {
+		l.errorf(s.rng(p.ns), p.summary, "%s", p.detail)
+	}
+	if l.diags[before:].HasErrors() {
+		return nil
+	}
+	return l.finish(s, aliases, before)
+}
+
+func (l *loader) worker(blk *hcl.Block, s *launchState) {
+	c, d := blk.Body.Content(workerSchema)
+	l.diags = append(l.diags, d...)
+	if c == nil {
+		return
+	}
+	for _, name := range []string{"comm", "exe"} {
+		a, ok := c.Attributes[name]
+		if !ok {
+			continue
+		}
+		s.parts["worker."+name] = a.Expr.Range()
+		v, secret, ok := l.strSecret(a)
+		if !ok {
+			continue
+		}
+		s.secret["worker."+name] = secret
+		if name == "comm" {
+			s.raw.Worker.Comm = v
+		} else {
+			s.raw.Worker.Exe = v
+		}
+	}
+}
+
+func (l *loader) ready(blk *hcl.Block, s *launchState) {
+	c, d := blk.Body.Content(readySchema)
+	l.diags = append(l.diags, d...)
+	if c == nil {
+		return
+	}
+	if a, ok := c.Attributes["http"]; ok {
+		s.parts["ready.http"] = a.Expr.Range()
+		if v, secret, ok := l.strSecret(a); ok {
+			s.raw.Ready.HTTP = v
+			s.secret["ready.http"] = secret
+		}
+	}
+	if a, ok := c.Attributes["timeout"]; ok {
+		s.parts["ready.timeout"] = a.Expr.Range()
+		if v, ok := l.str(a); ok {
+			s.raw.Ready.Timeout = v
+		}
+	}
+}
+
+func (l *loader) port(blk *hcl.Block, s *launchState) {
+	i := len(s.raw.Ports)
+	p := rawPort{Name: blk.Labels[0]}
+	s.parts[ns("port", i)] = blk.DefRange
+	s.parts[ns("port", i, "name")] = blk.LabelRanges[0]
+	c, d := blk.Body.Content(portSchema)
+	l.diags = append(l.diags, d...)
+	if c != nil {
+		if a, ok := c.Attributes["number"]; ok {
+			s.parts[ns("port", i, "number")] = a.Expr.Range()
+			if n, ok := l.integer(a); ok {
+				p.Number = n
+			}
+		}
+		if a, ok := c.Attributes["address"]; ok {
+			s.parts[ns("port", i, "address")] = a.Expr.Range()
+			if v, ok := l.str(a); ok {
+				p.Address = v
+			}
+		}
+		if a, ok := c.Attributes["allow_all_interfaces"]; ok {
+			s.parts[ns("port", i, "allow_all_interfaces")] = a.Expr.Range()
+			if v, ok := l.boolean(a); ok {
+				p.AllowAllInterfaces = v
+			}
+		}
+	}
+	s.raw.Ports = append(s.raw.Ports, p)
+}
+
+// finish runs the checks that need more than one field or the file
+// system, and builds the Launch.
+func (l *loader) finish(s *launchState, aliases map[string]string, before int) *Launch {
+	r := &s.raw
+	la := &Launch{
+		Name:           r.Name,
+		SpecPath:       l.abs,
+		Command:        r.Command,
+		Dispatch:       r.Dispatch,
+		Dir:            l.dir,
+		Inherit:        r.Inherit,
+		Env:            r.Env,
+		Require:        r.Require,
+		ForbidWrappers: r.ForbidWrappers,
+		OnStale:        r.OnStale,
+		Aliases:        aliases,
+	}
+	if la.Env == nil {
+		la.Env = map[string]string{}
+	}
+	if r.Attempts != nil {
+		la.Attempts = *r.Attempts
+	}
+	if r.Worker != nil {
+		la.Worker = Worker{Comm: r.Worker.Comm, Exe: r.Worker.Exe}
+	}
+	if r.Ready != nil {
+		la.Ready.HTTP = r.Ready.HTTP
+		if r.Ready.Timeout != "" {
+			la.Ready.Timeout, _ = time.ParseDuration(r.Ready.Timeout)
+		}
+	}
+	// Directory.
+	if r.Dir != "" {
+		d := r.Dir
+		if !filepath.IsAbs(d) {
+			d = filepath.Join(l.dir, d)
+		}
+		la.Dir = filepath.Clean(d)
+		if fi, err := os.Stat(la.Dir); err != nil || !fi.IsDir() {
+			l.errorf(s.rng("dir"), "Directory not found", "dir %q (%s) is not a directory", r.Dir, la.Dir)
+		}
+	}
+	// Env file.
+	envFileNames := map[string]bool{}
+	if r.EnvFile != "" {
+		p := r.EnvFile
+		if !filepath.IsAbs(p) {
+			p = filepath.Join(l.dir, p)
+		}
+		la.EnvFile = filepath.Clean(p)
+		data, err := readLimited(la.EnvFile)
+		if err != nil {
+			l.errorf(s.rng("env_file"), "Cannot read env_file", "%s", oneLineErr(err))
+		} else {
+			entries, err := dotenv.Parse(r.EnvFile, data)
+			if err != nil {
+				l.errorf(s.rng("env_file"), "Invalid env_file", "%v", err)
+			}
+			for _, n := range dotenv.Names(entries) {
+				envFileNames[n] = true
+			}
+		}
+	}
+	// Ports: unique names and numbers.
+	names, numbers := map[string]int{}, map[int]int{}
+	for i, p := range r.Ports {
+		if j, dup := names[p.Name]; dup {
+			l.errorf(s.rng(ns("port", i, "name")), "Duplicate port name", "port %q is already declared at %s", p.Name, shortRange(*s.rng(ns("port", j))))
+			continue
+		}
+		names[p.Name] = i
+		if j, dup := numbers[p.Number]; dup {
+			l.errorf(s.rng(ns("port", i, "number")), "Duplicate port number", "port %d is already declared at %s", p.Number, shortRange(*s.rng(ns("port", j))))
+			continue
+		}
+		numbers[p.Number] = i
+		la.Ports = append(la.Ports, Port{Name: p.Name, Number: p.Number, Address: p.Address, AllowAllInterfaces: p.AllowAllInterfaces})
+	}
+	// Dispatch script must exist; a command's program should.
+	if len(la.Dispatch) > 0 {
+		script := la.Dispatch[0]
+		if !filepath.IsAbs(script) {
+			script = filepath.Join(la.Dir, script)
+		}
+		if fi, err := os.Stat(script); err != nil || !fi.Mode().IsRegular() {
+			l.errorf(s.rng("dispatch[0]"), "Dispatch script not found", "%q (%s) is not a file; dispatch[0] is a script path relative to dir", la.Dispatch[0], script)
+		}
+	}
+	if len(la.Command) > 0 {
+		prog := la.Command[0]
+		if strings.Contains(prog, "/") {
+			p := prog
+			if !filepath.IsAbs(p) {
+				p = filepath.Join(la.Dir, p)
+			}
+			if fi, err := os.Stat(p); err != nil || fi.IsDir() || fi.Mode()&0o111 == 0 {
+				l.warnf(s.rng("command[0]"), "Program not found", "%q (%s) is not an executable file yet; run will fail unless it exists by then", prog, p)
+			}
+		} else if _, err := exec.LookPath(prog); err != nil {
+			l.warnf(s.rng("command[0]"), "Program not found", "%q is not on this PATH; command[0] is exec'd directly, without a shell", prog)
+		}
+	}
+	// Require: each name needs a source.
+	inherit := la.EffectiveInherit()
+	for i, name := range la.Require {
+		v, inEnv := la.Env[name]
+		switch {
+		case inEnv && v == "":
+			l.errorf(s.rng(ns("require", i)), "Required variable set empty", "%s is required to be non-empty on the worker, but env sets it to an empty string", name)
+		case inEnv, envFileNames[name], slices.Contains(inherit, name):
+		default:
+			detail := fmt.Sprintf("%s is required on the worker but no source provides it: it is not a key of env, not in inherit (%s)", name, strings.Join(inherit, ", "))
+			if la.EnvFile != "" {
+				detail += ", and " + r.EnvFile + " does not set it"
+			} else {
+				detail += ", and there is no env_file"
+			}
+			detail += "; add it to inherit to pass the caller's value, or to env"
+			l.errorf(s.rng(ns("require", i)), "Required variable has no source", "%s", detail)
+		}
+	}
+	// Warnings: removed variables and no-op aliases.
+	for i, name := range la.Inherit {
+		if slices.Contains(removedVars, name) {
+			l.warnf(s.rng(ns("inherit", i)), "Variable will be removed", "%s is removed before a dispatch script runs (bash would source the file it names), even when inherit lists it", name)
+		}
+	}
+	for _, name := range sortedKeys(la.Env) {
+		if slices.Contains(removedVars, name) {
+			l.warnf(s.rng(fmt.Sprintf("env[%s]", name)), "Variable will be removed", "%s is removed before a dispatch script runs (bash would source the file it names)", name)
+		}
+		if real, ok := aliases[name]; ok {
+			l.warnf(s.rng(fmt.Sprintf("env[%s]", name)), "No-op alias", "%s is a known no-op alias: setting it does nothing; the variable that takes effect is %s", name, real)
+		}
+	}
+	for i, name := range la.Require {
+		if real, ok := aliases[name]; ok {
+			l.warnf(s.rng(ns("require", i)), "No-op alias", "%s is a known no-op alias: requiring it proves nothing; the variable that takes effect is %s", name, real)
+		}
+	}
+	if l.diags[before:].HasErrors() {
+		return nil
+	}
+	la.Ranges = ranges(s)
+	for k, v := range s.secret {
+		if v {
+			if la.Sensitive == nil {
+				la.Sensitive = map[string]bool{}
+			}
+			la.Sensitive[k] = true
+		}
+	}
+	return la
+}
+
+func ranges(s *launchState) Ranges {
+	out := Ranges{Block: s.block, Parts: s.parts, Env: map[string]hcl.Range{}}
+	out.Command = s.parts["command"]
+	out.Dispatch = s.parts["dispatch"]
+	out.EnvFile = s.parts["env_file"]
+	out.Require = s.parts["require"]
+	for i := range s.raw.Ports {
+		out.Ports = append(out.Ports, s.parts[ns("port", i)])
+	}
+	for k, r := range s.parts {
+		if strings.HasPrefix(k, "env[") {
+			out.Env[strings.TrimSuffix(strings.TrimPrefix(k, "env["), "]")] = r
+		}
+	}
+	return out
+}
