@@ -1,0 +1,131 @@
+package launcher
+
+import (
+	"fmt"
+	"os"
+	"sort"
+	"strings"
+
+	"github.com/childproof/childproof/internal/dotenv"
+	"github.com/childproof/childproof/schema"
+)
+
+// alwaysRemoved are never passed to a launch: bash runs $BASH_ENV (and sh
+// runs $ENV) before any script, which would bring rc files back.
+var alwaysRemoved = []string{"BASH_ENV", "ENV"}
+
+// Env is the resolved environment of a launch.
+type Env struct {
+	// Vars maps every name passed to the launched process to its value.
+	Vars map[string]string
+	// Overrides are the spec's env plus Options.Set: the values the worker
+	// must have.
+	Overrides map[string]string
+	// Require names variables that must be non-empty on the worker.
+	Require []string
+	// Removed lists names dropped although a source provided them.
+	Removed []string
+}
+
+// List returns Vars as sorted NAME=VALUE strings for exec.
+func (e *Env) List() []string {
+	out := make([]string, 0, len(e.Vars))
+	for k, v := range e.Vars {
+		out = append(out, k+"="+v)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// ResolveEnv computes a launch's environment: the inherit names from the
+// caller (lookup, os.LookupEnv when nil), then the env file, then the
+// overrides (spec env, then set). BASH_ENV and ENV are always removed.
+func ResolveEnv(l *schema.Launch, set map[string]string, lookup func(string) (string, bool)) (*Env, error) {
+	if lookup == nil {
+		lookup = os.LookupEnv
+	}
+	e := &Env{Vars: map[string]string{}, Overrides: map[string]string{}}
+	for _, n := range l.EffectiveInherit() {
+		if v, ok := lookup(n); ok {
+			e.Vars[n] = v
+		}
+	}
+	if l.EnvFile != "" {
+		data, err := os.ReadFile(l.EnvFile)
+		if err != nil {
+			return nil, &Error{Code: CodeUsage, Kind: "usage", Msg: "env_file", Err: err}
+		}
+		entries, err := dotenv.Parse(l.EnvFile, data)
+		if err != nil {
+			return nil, &Error{Code: CodeUsage, Kind: "usage", Msg: "env_file", Err: err}
+		}
+		for _, en := range entries {
+			e.Vars[en.Name] = en.Value
+		}
+	}
+	for k, v := range l.Env {
+		e.Vars[k] = v
+		e.Overrides[k] = v
+	}
+	for k, v := range set {
+		if strings.ContainsAny(k, "=\x00") || k == "" {
+			return nil, errorf(CodeUsage, "usage", "invalid variable name %q", k)
+		}
+		e.Vars[k] = v
+		e.Overrides[k] = v
+	}
+	for _, n := range alwaysRemoved {
+		if _, ok := e.Vars[n]; ok {
+			e.Removed = append(e.Removed, n)
+			delete(e.Vars, n)
+		}
+		delete(e.Overrides, n)
+	}
+	e.Require = append([]string(nil), l.Require...)
+	for k, v := range e.Vars {
+		if strings.IndexByte(v, 0) >= 0 {
+			return nil, errorf(CodeUsage, "usage", "variable %s: value holds a NUL byte", k)
+		}
+	}
+	return e, nil
+}
+
+// Expect is what verification checks in a worker's environ.
+type Expect struct {
+	// Values maps names to the value the worker must have (compared as digests).
+	Values map[string]string
+	// Digests maps names to the digest the worker's value must have (used
+	// when only a recorded digest is known).
+	Digests map[string]string
+	// Require names variables that must be present and non-empty.
+	Require []string
+}
+
+// Expect returns the environ expectations of e.
+func (e *Env) Expect() Expect {
+	return Expect{Values: e.Overrides, Require: e.Require}
+}
+
+func (x Expect) names() []string {
+	seen := map[string]bool{}
+	var out []string
+	add := func(n string) {
+		if !seen[n] {
+			seen[n] = true
+			out = append(out, n)
+		}
+	}
+	for n := range x.Values {
+		add(n)
+	}
+	for n := range x.Digests {
+		add(n)
+	}
+	for _, n := range x.Require {
+		add(n)
+	}
+	sort.Strings(out)
+	return out
+}
+
+func (x Expect) String() string { return fmt.Sprint(x.names()) }

@@ -1,0 +1,140 @@
+package launcher
+
+import (
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/childproof/childproof/internal/proc"
+	"golang.org/x/sys/unix"
+)
+
+// Fingerprint identifies one process across time. pid + start time repeat
+// within a clock tick after pid reuse; the pidfs inode does not.
+type Fingerprint struct {
+	Pid       int    `json:"pid"`
+	StartTime uint64 `json:"start_time"`
+	UID       int    `json:"uid"`
+	Exe       string `json:"exe"`
+	Comm      string `json:"comm"`
+	// PidfsInode is fstat(pidfd).st_ino where the kernel has pidfs (6.9+);
+	// 0 when unknown.
+	PidfsInode uint64 `json:"pidfs_inode,omitempty"`
+}
+
+// Liveness is what became of a fingerprinted process.
+type Liveness string
+
+const (
+	Alive   Liveness = "alive"
+	Gone    Liveness = "gone"
+	Reused  Liveness = "pid reused"
+	Unknown Liveness = "unknown"
+	clkTck           = 100
+)
+
+// TakeFingerprint fingerprints the process pid.
+func TakeFingerprint(p proc.FS, pid int) (Fingerprint, error) {
+	fd, err := unix.PidfdOpen(pid, 0)
+	if err != nil {
+		return Fingerprint{}, fmt.Errorf("pid %d: pidfd: %w", pid, err)
+	}
+	defer unix.Close(fd)
+	return fingerprintFD(p, pid, fd)
+}
+
+// fingerprintFD fingerprints pid, whose pidfd is fd. Reading the records
+// after the pidfd is open and checking the pidfd still refers to a live
+// process pins them to that very process.
+func fingerprintFD(p proc.FS, pid, fd int) (Fingerprint, error) {
+	fp := Fingerprint{Pid: pid}
+	var st unix.Stat_t
+	if err := unix.Fstat(fd, &st); err == nil {
+		fp.PidfsInode = st.Ino
+	}
+	s, err := p.Stat(pid)
+	if err != nil {
+		return fp, err
+	}
+	fp.StartTime = s.StartTime
+	fp.Comm = s.Comm
+	ss, err := p.Status(pid)
+	if err != nil {
+		return fp, err
+	}
+	fp.UID = ss.UID
+	fp.Exe, _ = p.Exe(pid) // EACCES for another uid when not root
+	if err := unix.PidfdSendSignal(fd, 0, nil, 0); err != nil {
+		return fp, fmt.Errorf("pid %d: %w", pid, proc.ErrGone)
+	}
+	if s.State == 'Z' {
+		return fp, fmt.Errorf("pid %d: zombie: %w", pid, proc.ErrGone)
+	}
+	return fp, nil
+}
+
+// Matches reports whether b is the same process as a.
+func (a Fingerprint) Matches(b Fingerprint) bool {
+	if a.Pid != b.Pid || a.StartTime != b.StartTime || a.UID != b.UID {
+		return false
+	}
+	if a.Exe != "" && b.Exe != "" && a.Exe != b.Exe {
+		return false
+	}
+	if a.PidfsInode != 0 && b.PidfsInode != 0 && a.PidfsInode != b.PidfsInode {
+		return false
+	}
+	return true
+}
+
+// Open returns a pidfd of the fingerprinted process, or the liveness that
+// says why there is none (Gone, or Reused when another process has the pid).
+// Signals sent through the returned pidfd reach exactly this process.
+func (a Fingerprint) Open(p proc.FS) (int, Liveness, error) {
+	if a.Pid <= 0 {
+		return -1, Gone, errors.New("no pid recorded")
+	}
+	fd, err := unix.PidfdOpen(a.Pid, 0)
+	if err != nil {
+		if errors.Is(err, unix.ESRCH) {
+			return -1, Gone, nil
+		}
+		return -1, Unknown, fmt.Errorf("pid %d: pidfd: %w", a.Pid, err)
+	}
+	now, err := fingerprintFD(p, a.Pid, fd)
+	if err != nil {
+		unix.Close(fd)
+		if errors.Is(err, proc.ErrGone) {
+			return -1, Gone, nil
+		}
+		return -1, Unknown, err
+	}
+	if !a.Matches(now) {
+		unix.Close(fd)
+		return -1, Reused, nil
+	}
+	return fd, Alive, nil
+}
+
+// Check returns the liveness of the fingerprinted process.
+func (a Fingerprint) Check(p proc.FS) Liveness {
+	fd, l, _ := a.Open(p)
+	if fd >= 0 {
+		unix.Close(fd)
+	}
+	return l
+}
+
+// Age returns how long ago a process with start time st (clock ticks since
+// boot) started.
+func Age(p proc.FS, st uint64) time.Duration {
+	up, err := p.Uptime()
+	if err != nil {
+		return 0
+	}
+	d := time.Duration((up - float64(st)/clkTck) * float64(time.Second))
+	if d < 0 {
+		return 0
+	}
+	return d.Round(time.Second)
+}

@@ -1,0 +1,104 @@
+package launcher
+
+import (
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"os/signal"
+	"path/filepath"
+	"strconv"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/childproof/childproof/internal/proc"
+)
+
+// TestMain lets the test binary be the launched server: argv[1] == "helper"
+// selects a mode (the helper-process pattern).
+func TestMain(m *testing.M) {
+	if len(os.Args) > 2 && os.Args[1] == "helper" {
+		os.Exit(helper(os.Args[2], os.Args[3:]))
+	}
+	os.Exit(m.Run())
+}
+
+func helper(mode string, args []string) int {
+	switch mode {
+	case "serve": // serve ADDR: HTTP with /healthz, until a signal
+		ln, err := net.Listen("tcp", args[0])
+		if err != nil {
+			fmt.Println("listen:", err)
+			return 2
+		}
+		fmt.Println("listening on", ln.Addr())
+		mux := http.NewServeMux()
+		mux.HandleFunc("/healthz", func(w http.ResponseWriter, r *http.Request) { fmt.Fprintln(w, "ok") })
+		go http.Serve(ln, mux)
+		select {}
+	case "die": // die CODE LINE…
+		for _, l := range args[1:] {
+			fmt.Println(l)
+		}
+		code, _ := strconv.Atoi(args[0])
+		return code
+	case "spawn": // spawn PROG ARGS…: start a child and wait for it
+		c := exec.Command(args[0], args[1:]...)
+		c.Stdout, c.Stderr = os.Stdout, os.Stderr
+		if err := c.Start(); err != nil {
+			return 2
+		}
+		sig := make(chan os.Signal, 1)
+		signal.Notify(sig, syscall.SIGTERM)
+		go func() { <-sig; c.Process.Signal(syscall.SIGTERM); os.Exit(143) }()
+		c.Wait()
+		return 0
+	case "sleep":
+		time.Sleep(time.Hour)
+	}
+	return 1
+}
+
+// helperBin copies the test binary to a world-readable directory under
+// names (symlinks), so that other uids can run it and each name has its
+// own comm. It returns the directory.
+func helperBin(t testing.TB, names ...string) string {
+	t.Helper()
+	dir, err := os.MkdirTemp("", "childproof-test-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	os.Chmod(dir, 0o755)
+	self, _ := os.Executable()
+	data, err := os.ReadFile(self)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bin := filepath.Join(dir, "helper")
+	if err := os.WriteFile(bin, data, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, n := range names {
+		if err := os.Symlink(bin, filepath.Join(dir, n)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
+}
+
+var procDefault = proc.Default
+
+// freePort returns a port nothing listens on right now.
+func freePort(t testing.TB) int {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := ln.Addr().(*net.TCPAddr).Port
+	ln.Close()
+	return p
+}

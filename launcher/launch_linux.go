@@ -1,0 +1,851 @@
+package launcher
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/childproof/childproof/internal/proc"
+	"github.com/childproof/childproof/schema"
+	"golang.org/x/sys/unix"
+)
+
+// Options tune Start.
+type Options struct {
+	// StateDir is the state directory; "" means DefaultStateDir. State,
+	// when set, is used instead.
+	StateDir string
+	State    *State
+	// Detach leaves the tree running when Start returns, in a session of
+	// its own and without the parent-death signal; the launch lock is
+	// released. Otherwise the caller supervises (Wait, Stop).
+	Detach bool
+	// Subreaper makes the calling process a child subreaper so that
+	// double-forked descendants stay in the tree (the CLI sets it).
+	Subreaper bool
+	// Set are extra overrides (run --set), applied after the spec's env.
+	Set map[string]string
+	// LookupEnv answers the caller's environment; nil means os.LookupEnv.
+	LookupEnv func(string) (string, bool)
+	// ShowValues puts values into reports (never into records or logs).
+	ShowValues bool
+	// NoCgroup disables the per-launch cgroup even where it would work.
+	NoCgroup bool
+	// Proc is the /proc reader; the zero value reads /proc.
+	Proc proc.FS
+}
+
+// Launch is a started and verified tree.
+type Launch struct {
+	// Spec is the launch spec it was started from.
+	Spec *schema.Launch
+	// Report is the verification report of the start.
+	Report *Report
+	// Record is what was written to the state dir.
+	Record *Record
+	// Env is the resolved environment (values: never print them).
+	Env *Env
+	// State is the state dir.
+	State *State
+
+	opts   Options
+	p      proc.FS
+	lock   *Lock
+	cmd    *exec.Cmd
+	pidfd  int
+	root   Fingerprint
+	worker Fingerprint
+	pgid   int
+	cgroup string
+	log    string
+
+	done     chan struct{}
+	exitCode int
+	stopOnce sync.Once
+	mu       sync.Mutex
+	finished bool
+}
+
+// Start resolves the environment, preflights the ports, launches the tree
+// without rc files, finds the worker, verifies on it and records the
+// launch. On failure everything it started is stopped and the error is an
+// *Error whose Code is the contract's exit code and whose Report holds the
+// evidence.
+func Start(ctx context.Context, l *schema.Launch, opts Options) (*Launch, error) {
+	if l == nil || l.Name == "" {
+		return nil, errorf(CodeUsage, "usage", "launch has no name")
+	}
+	if (len(l.Command) == 0) == (len(l.Dispatch) == 0) {
+		return nil, errorf(CodeUsage, "usage", "launch %q: exactly one of command and dispatch must be set", l.Name)
+	}
+	st := opts.State
+	if st == nil {
+		var err error
+		if st, err = OpenState(opts.StateDir); err != nil {
+			return nil, &Error{Code: CodeUsage, Kind: "state", Msg: "state dir", Err: err}
+		}
+	}
+	lock, err := st.Lock(l.Name)
+	if err != nil {
+		return nil, err
+	}
+	env, err := ResolveEnv(l, opts.Set, opts.LookupEnv)
+	if err != nil {
+		lock.Unlock()
+		return nil, err
+	}
+	if opts.Subreaper {
+		unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
+	}
+	v := &Verifier{Proc: opts.Proc, State: st, ShowValues: opts.ShowValues}
+	if err := preflight(ctx, v, st, l); err != nil {
+		lock.Unlock()
+		return nil, err
+	}
+	var last *Error
+	for attempt := 1; attempt <= l.EffectiveAttempts(); attempt++ {
+		la := &Launch{Spec: l, Env: env, State: st, opts: opts, p: opts.Proc, lock: lock, pidfd: -1, done: make(chan struct{})}
+		err := la.launch(ctx, v, attempt)
+		if err == nil {
+			if opts.Detach {
+				lock.Unlock()
+				la.lock = nil
+			}
+			return la, nil
+		}
+		la.abort()
+		var e *Error
+		if !errors.As(err, &e) {
+			lock.Unlock()
+			return nil, err
+		}
+		if e.Report != nil {
+			e.Report.Attempts = attempt
+		}
+		last = e
+		if !e.race() || ctx.Err() != nil {
+			break
+		}
+	}
+	lock.Unlock()
+	return nil, last
+}
+
+// race reports whether a failure is one that attempts retry: the port was
+// grabbed meanwhile, or the worker never appeared (never a wrong environment).
+func (e *Error) race() bool { return e.Kind == "race" }
+
+// preflight fails with exit 4 when a declared port is held by anything but
+// our own recorded previous instance, which it stops when on_stale = replace.
+func preflight(ctx context.Context, v *Verifier, st *State, l *schema.Launch) error {
+	for _, pt := range l.Ports {
+		hs, err := holders(v.Proc, pt.Number, nil)
+		if err != nil {
+			return &Error{Code: CodeUsage, Kind: "usage", Msg: fmt.Sprintf("port %d: socket table", pt.Number), Err: err}
+		}
+		for _, h := range hs {
+			rec, _ := st.Load(l.Name)
+			if rec != nil && rec.Stopped == nil && slices.Contains(h.Pids, rec.Worker.Pid) && rec.Worker.Check(v.Proc) == Alive {
+				if l.OnStale == "replace" {
+					if _, err := StopRecord(ctx, v.Proc, st, rec, 10*time.Second); err != nil {
+						return err
+					}
+					continue
+				}
+				r := newReport(l.Name)
+				r.add(KindPortForeign, "port %d is held by our own previous launch of %q (pid %d) and on_stale is %q: %s", pt.Number, l.Name, rec.Worker.Pid, "fail", h.Census(v.Proc))
+				r.ExitCode = CodeForeign
+				return &Error{Code: CodeForeign, Kind: KindPortForeign, Report: r,
+					Msg:  fmt.Sprintf("port %d is held by the previous launch of %q (pid %d)", pt.Number, l.Name, rec.Worker.Pid),
+					Hint: "stop it with 'childproof stop " + l.Name + "', or set on_stale = \"replace\""}
+			}
+			r := newReport(l.Name)
+			r.add(KindPortForeign, "%s", h.Census(v.Proc))
+			r.ExitCode = CodeForeign
+			return &Error{Code: CodeForeign, Kind: KindPortForeign, Report: r,
+				Msg:  fmt.Sprintf("port %d is held by a process childproof did not start: %s", pt.Number, h.Census(v.Proc)),
+				Hint: "childproof never signals a process it did not start; stop that process yourself or pick another port"}
+		}
+	}
+	return nil
+}
+
+// argv returns the argv to exec and its resolved program path.
+func (la *Launch) argv() ([]string, string, error) {
+	l := la.Spec
+	if len(l.Dispatch) > 0 {
+		bash, err := exec.LookPath("bash")
+		if err != nil {
+			bash = "/bin/bash"
+		}
+		script := l.Dispatch[0]
+		argv := append([]string{"bash", "--noprofile", "--norc", script}, l.Dispatch[1:]...)
+		return argv, bash, nil
+	}
+	prog := l.Command[0]
+	if !strings.Contains(prog, "/") {
+		path := la.Env.Vars["PATH"]
+		found := ""
+		for _, d := range filepath.SplitList(path) {
+			if d == "" {
+				d = "."
+			}
+			c := filepath.Join(d, prog)
+			if !filepath.IsAbs(c) {
+				c = filepath.Join(la.dir(), c)
+			}
+			if fi, err := os.Stat(c); err == nil && fi.Mode().IsRegular() && fi.Mode()&0o111 != 0 {
+				found = c
+				break
+			}
+		}
+		if found == "" {
+			if p, err := exec.LookPath(prog); err == nil {
+				found = p
+			}
+		}
+		if found == "" {
+			return nil, "", fmt.Errorf("%s: not found in PATH", prog)
+		}
+		return l.Command, found, nil
+	}
+	if !filepath.IsAbs(prog) {
+		prog = filepath.Join(la.dir(), prog)
+	}
+	return l.Command, prog, nil
+}
+
+func (la *Launch) dir() string {
+	if la.Spec.Dir != "" {
+		return la.Spec.Dir
+	}
+	if la.Spec.SpecPath != "" {
+		return filepath.Dir(la.Spec.SpecPath)
+	}
+	d, _ := os.Getwd()
+	return d
+}
+
+// exitedError is the exit-5 failure: the worker or root exited before ready.
+func (la *Launch) exitedError(r *Report, what string) *Error {
+	r.Tail = tail(la.log, 10)
+	r.add(KindExited, "%s", what)
+	r.ExitCode = CodeExited
+	r.Ready = false
+	msg := what
+	if len(r.Tail) > 0 {
+		msg += "; last lines it printed:\n  | " + strings.Join(r.Tail, "\n  | ")
+	}
+	return &Error{Code: CodeExited, Kind: KindExited, Msg: msg, Report: r, Hint: "its whole output is in " + la.log}
+}
+
+// launch runs one attempt: start the tree, find the worker, verify.
+func (la *Launch) launch(ctx context.Context, v *Verifier, attempt int) error {
+	l := la.Spec
+	r := newReport(l.Name)
+	r.Attempts = attempt
+	la.log = la.State.LogPath(l.Name)
+	r.Log = la.log
+	if _, err := os.Stat(la.log); err == nil {
+		os.Rename(la.log, la.log+".1")
+	}
+	logf, err := os.OpenFile(la.log, os.O_WRONLY|os.O_CREATE|os.O_TRUNC|os.O_APPEND, 0o600)
+	if err != nil {
+		return &Error{Code: CodeUsage, Kind: "state", Msg: "log", Err: err}
+	}
+	defer logf.Close()
+	argv, prog, err := la.argv()
+	if err != nil {
+		return la.exitedError(r, fmt.Sprintf("the worker never appeared: %v", err))
+	}
+	devnull, err := os.Open(os.DevNull)
+	if err != nil {
+		return err
+	}
+	defer devnull.Close()
+	cmd := &exec.Cmd{Path: prog, Args: argv, Env: la.Env.List(), Dir: la.dir(), Stdin: devnull, Stdout: logf, Stderr: logf}
+	sys := &syscall.SysProcAttr{PidFD: &la.pidfd}
+	if la.opts.Detach {
+		sys.Setsid = true
+	} else {
+		sys.Setpgid = true
+		sys.Pdeathsig = syscall.SIGKILL
+	}
+	var cgf *os.File
+	if !la.opts.NoCgroup {
+		la.cgroup, cgf = newCgroup(l.Name)
+		if cgf != nil {
+			sys.UseCgroupFD = true
+			sys.CgroupFD = int(cgf.Fd())
+		}
+	}
+	cmd.SysProcAttr = sys
+	if !la.opts.Detach {
+		// Pdeathsig fires when the forking thread exits: keep it alive.
+		runtime_LockOSThread()
+		defer runtime_UnlockOSThread()
+	}
+	err = cmd.Start()
+	if err != nil && cgf != nil {
+		cgf.Close()
+		removeCgroup(la.cgroup)
+		la.cgroup, cgf = "", nil
+		sys.UseCgroupFD, sys.CgroupFD = false, 0
+		cmd = &exec.Cmd{Path: prog, Args: argv, Env: la.Env.List(), Dir: la.dir(), Stdin: devnull, Stdout: logf, Stderr: logf, SysProcAttr: sys}
+		err = cmd.Start()
+	}
+	if cgf != nil {
+		cgf.Close()
+	}
+	if err != nil {
+		return la.exitedError(r, fmt.Sprintf("the worker never appeared: %v", err))
+	}
+	la.cmd = cmd
+	la.pgid = cmd.Process.Pid
+	go func() {
+		cmd.Wait()
+		la.exitCode = exitCodeOf(cmd.ProcessState)
+		close(la.done)
+	}()
+	if fp, err := TakeFingerprint(la.p, cmd.Process.Pid); err == nil {
+		la.root = fp
+	} else {
+		la.root = Fingerprint{Pid: cmd.Process.Pid}
+	}
+	return la.findAndVerify(ctx, v, r)
+}
+
+// findAndVerify polls (1 ms) until the worker is found and owns its ports,
+// then verifies it and waits for readiness.
+func (la *Launch) findAndVerify(ctx context.Context, v *Verifier, r *Report) error {
+	l := la.Spec
+	deadline := time.Now().Add(l.ReadyTimeout())
+	root := la.cmd.Process.Pid
+	var worker int
+	var wfd = -1
+	defer func() {
+		if wfd >= 0 {
+			unix.Close(wfd)
+		}
+	}()
+	for {
+		if err := ctx.Err(); err != nil {
+			r.add(KindNotReady, "interrupted: %v", err)
+			r.ExitCode = CodeExited
+			return &Error{Code: CodeExited, Kind: KindNotReady, Msg: "interrupted before the worker was ready", Report: r, Err: err}
+		}
+		tree := la.tree()
+		rootExited := la.exited()
+		if worker != 0 && wfd >= 0 && pidfdExited(wfd) {
+			return la.exitedError(r, la.exitWhat(worker))
+		}
+		if worker == 0 {
+			worker = la.pickWorker(tree)
+			if worker != 0 {
+				fp, err := TakeFingerprint(la.p, worker)
+				if err != nil {
+					worker = 0
+				} else if fd, live, _ := fp.Open(la.p); live == Alive {
+					la.worker, wfd = fp, fd
+				} else {
+					worker = 0
+				}
+			}
+		}
+		if worker == 0 && rootExited && len(tree) == 0 {
+			return la.exitedError(r, la.exitWhat(root))
+		}
+		if worker != 0 {
+			owned, foreign := la.portState(v, worker, tree)
+			if foreign != nil {
+				if rootExited || pidfdExited(wfd) {
+					// Our server lost the bind to a newcomer: a race.
+					r.add(KindPortForeign, "%s", foreign.Census(la.p))
+					r.ExitCode = CodeForeign
+					return &Error{Code: CodeForeign, Kind: "race", Report: r, Msg: fmt.Sprintf("port %d was taken by a process childproof did not start: %s", foreign.Listener.Port, foreign.Census(la.p))}
+				}
+			}
+			if owned {
+				return la.verifyAndReady(ctx, v, r, worker, wfd, deadline)
+			}
+		}
+		if time.Now().After(deadline) {
+			if worker == 0 {
+				return la.exitedError(r, fmt.Sprintf("the worker never appeared within %s", l.ReadyTimeout()))
+			}
+			r.add(KindNotReady, "the worker (pid %d) did not listen on its ports within %s", worker, l.ReadyTimeout())
+			// A listener held by someone else is the real story.
+			v.checkPorts(r, Check{Ports: l.Ports}, worker, tree)
+			r.ExitCode = r.code()
+			if r.ExitCode == CodeOK {
+				r.ExitCode = CodeExited
+			}
+			r.Tail = tail(la.log, 10)
+			return &Error{Code: r.ExitCode, Kind: KindNotReady, Report: r, Msg: r.Problems[0].Message}
+		}
+		time.Sleep(time.Millisecond)
+	}
+}
+
+// pickWorker chooses the worker among tree once it has exec'd.
+func (la *Launch) pickWorker(tree []int) int {
+	l := la.Spec
+	if l.Worker.Comm != "" || l.Worker.Exe != "" {
+		return matchWorker(la.p, tree, l.Worker.Comm, l.Worker.Exe)
+	}
+	for _, pt := range l.Ports {
+		hs, err := holders(la.p, pt.Number, tree)
+		if err != nil {
+			continue
+		}
+		for _, h := range hs {
+			if h.InTree {
+				return deepest(la.p, h.Pids, tree)
+			}
+		}
+	}
+	if len(l.Ports) > 0 {
+		return 0 // wait for the listener
+	}
+	if len(l.Dispatch) > 0 {
+		// The script must exec the worker: wait until bash is gone from the root.
+		if c, _ := la.p.Comm(la.cmd.Process.Pid); c == "bash" {
+			return 0
+		}
+	}
+	if slices.Contains(tree, la.cmd.Process.Pid) {
+		return la.cmd.Process.Pid
+	}
+	return 0
+}
+
+// portState reports whether the worker holds a listener on every declared
+// port, and a foreign holder of one if there is one.
+func (la *Launch) portState(v *Verifier, worker int, tree []int) (bool, *Holder) {
+	owned := true
+	var foreign *Holder
+	for _, pt := range la.Spec.Ports {
+		hs, err := holders(la.p, pt.Number, tree)
+		if err != nil {
+			return false, nil
+		}
+		has := false
+		for i, h := range hs {
+			if slices.Contains(h.Pids, worker) {
+				has = true
+			} else if !h.InTree && foreign == nil {
+				foreign = &hs[i]
+			} else if h.InTree {
+				has = true // another member holds it: verification says so
+			}
+		}
+		if !has {
+			owned = false
+		}
+	}
+	return owned, foreign
+}
+
+func (la *Launch) verifyAndReady(ctx context.Context, v *Verifier, r *Report, worker, wfd int, deadline time.Time) error {
+	l := la.Spec
+	c := CheckFromSpec(l, la.Env)
+	c.Root = la.cmd.Process.Pid
+	c.Worker = worker
+	c.Tree = la.tree()
+	c.NoReady = true
+	vr := v.Verify(ctx, c)
+	vr.Attempts, vr.Log = r.Attempts, r.Log
+	*r = *vr
+	r.Ready = false
+	if len(r.Problems) > 0 {
+		r.Verified = false
+		r.ExitCode = r.code()
+		return &Error{Code: r.ExitCode, Kind: r.Problems[0].Kind, Report: r, Msg: "verification failed on the worker: " + r.Problems[0].Message}
+	}
+	// Readiness: the socket table already says the worker owns the port,
+	// so a connect cannot be answered by anyone else (nor by itself).
+	var lastErr error
+	for len(l.Ports) > 0 {
+		if pidfdExited(wfd) {
+			return la.exitedError(r, la.exitWhat(worker))
+		}
+		pctx, cancel := context.WithTimeout(ctx, 500*time.Millisecond)
+		lastErr = probeAll(pctx, c, 500*time.Millisecond)
+		cancel()
+		if lastErr == nil {
+			break
+		}
+		if time.Now().After(deadline) || ctx.Err() != nil {
+			r.add(KindNotReady, "not ready within %s: %v", l.ReadyTimeout(), lastErr)
+			r.ExitCode = CodeExited
+			r.Tail = tail(la.log, 10)
+			return &Error{Code: CodeExited, Kind: KindNotReady, Report: r, Msg: r.Problems[len(r.Problems)-1].Message}
+		}
+		time.Sleep(time.Millisecond)
+	}
+	// The answer is no evidence by itself: the owner must still be the worker.
+	r2 := newReport("")
+	if len(l.Ports) > 0 && !v.checkPorts(r2, c, worker, la.tree()) || len(r2.Problems) > 0 {
+		r.Problems = append(r.Problems, r2.Problems...)
+		r.ExitCode = r.code()
+		return &Error{Code: r.ExitCode, Kind: r.Problems[0].Kind, Report: r, Msg: "after readiness: " + r.Problems[0].Message}
+	}
+	if pidfdExited(wfd) {
+		return la.exitedError(r, la.exitWhat(worker))
+	}
+	r.Ready, r.Verified, r.ExitCode = true, true, CodeOK
+	la.Report = r
+	return la.record(worker)
+}
+
+func (la *Launch) record(worker int) error {
+	l := la.Spec
+	rec := &Record{
+		Name: l.Name, SpecPath: l.SpecPath, Argv: la.cmd.Args, Dir: la.dir(), Started: time.Now().UTC(),
+		Detached: la.opts.Detach, Root: la.root, Worker: la.worker, Pgid: la.pgid, Cgroup: la.cgroup,
+		Env: map[string]string{}, WorkerEnv: map[string]string{}, Log: la.log,
+	}
+	if !la.opts.Detach {
+		rec.Supervisor = os.Getpid()
+	}
+	for _, pt := range l.Ports {
+		rec.Ports = append(rec.Ports, RecordPort{Number: pt.Number, Address: pt.PortAddress()})
+	}
+	for _, n := range l.Protected() {
+		if v, ok := la.Env.Overrides[n]; ok {
+			rec.Env[n] = la.State.Digest(n, v)
+		} else {
+			rec.Env[n] = ""
+		}
+	}
+	for n, v := range la.Env.Overrides {
+		rec.Env[n] = la.State.Digest(n, v)
+	}
+	if vars, err := readEnviron(la.p, worker); err == nil {
+		for _, v := range vars {
+			if _, seen := rec.WorkerEnv[v.Name]; !seen {
+				rec.WorkerEnv[v.Name] = la.State.Digest(v.Name, v.Value)
+			}
+		}
+	}
+	if err := la.State.Save(rec); err != nil {
+		return &Error{Code: CodeUsage, Kind: "state", Msg: "cannot record the launch", Err: err}
+	}
+	la.Record = rec
+	return nil
+}
+
+// exitWhat describes how pid ended, with the root's status when known.
+func (la *Launch) exitWhat(pid int) string {
+	select {
+	case <-la.done:
+	case <-time.After(200 * time.Millisecond):
+	}
+	who := fmt.Sprintf("the worker (pid %d)", pid)
+	if pid == la.cmd.Process.Pid {
+		who = fmt.Sprintf("the launched process (pid %d)", pid)
+	}
+	if la.exited() && la.cmd.ProcessState != nil {
+		return fmt.Sprintf("%s exited before it was ready: %s", who, describeState(la.cmd.ProcessState))
+	}
+	return who + " exited before it was ready"
+}
+
+func describeState(ps *os.ProcessState) string {
+	ws, ok := ps.Sys().(syscall.WaitStatus)
+	if ok && ws.Signaled() {
+		return fmt.Sprintf("killed by signal %d (%s)", int(ws.Signal()), ws.Signal())
+	}
+	return fmt.Sprintf("exit status %d", ps.ExitCode())
+}
+
+func exitCodeOf(ps *os.ProcessState) int {
+	if ps == nil {
+		return 0
+	}
+	if ws, ok := ps.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+		return 128 + int(ws.Signal())
+	}
+	return ps.ExitCode()
+}
+
+func (la *Launch) exited() bool {
+	select {
+	case <-la.done:
+		return true
+	default:
+		return false
+	}
+}
+
+func pidfdExited(fd int) bool {
+	if fd < 0 {
+		return false
+	}
+	fds := []unix.PollFd{{Fd: int32(fd), Events: unix.POLLIN}}
+	n, err := unix.Poll(fds, 0)
+	return err == nil && n > 0
+}
+
+// tree lists the launch's live processes, root first: the cgroup's members
+// where there is one, else the root's descendants plus re-parented
+// orphans of the same process group.
+func (la *Launch) tree() []int {
+	root := la.cmd.Process.Pid
+	var out []int
+	if la.cgroup != "" {
+		if pids, err := cgroupPids(la.cgroup); err == nil {
+			if slices.Contains(pids, root) {
+				out = append(out, root)
+			}
+			for _, p := range pids {
+				if p != root {
+					out = append(out, p)
+				}
+			}
+			return out
+		}
+	}
+	if !la.exited() {
+		out = append(out, root)
+		out = append(out, la.p.Descendants(root)...)
+	}
+	kids, _ := la.p.Children(os.Getpid())
+	for _, k := range kids {
+		if k == root || slices.Contains(out, k) {
+			continue
+		}
+		if s, err := la.p.Stat(k); err == nil && s.Pgrp == la.pgid {
+			out = append(out, k)
+			out = append(out, la.p.Descendants(k)...)
+		}
+	}
+	return out
+}
+
+// signalTree sends sig to the tree: the process group through the root's
+// pidfd, then every member through its own pidfd (members that left the
+// group), never through a bare pid.
+func (la *Launch) signalTree(sig unix.Signal) {
+	if la.pidfd >= 0 {
+		unix.PidfdSendSignal(la.pidfd, sig, nil, unix.PIDFD_SIGNAL_PROCESS_GROUP)
+	}
+	for _, pid := range la.tree() {
+		fd, err := unix.PidfdOpen(pid, 0)
+		if err != nil {
+			continue
+		}
+		if la.member(pid) {
+			unix.PidfdSendSignal(fd, sig, nil, 0)
+		}
+		unix.Close(fd)
+	}
+	if sig == unix.SIGKILL && la.cgroup != "" {
+		cgroupKill(la.cgroup)
+	}
+}
+
+// member re-checks, after the pidfd is open, that pid is still ours.
+func (la *Launch) member(pid int) bool {
+	if la.cgroup != "" {
+		return inCgroup(la.p, pid, la.cgroup)
+	}
+	s, err := la.p.Stat(pid)
+	return err == nil && (s.Pgrp == la.pgid || pid == la.cmd.Process.Pid || slices.Contains(la.p.Descendants(la.cmd.Process.Pid), pid))
+}
+
+// reapOrphans waits for re-parented zombies of our group.
+func (la *Launch) reapOrphans() {
+	kids, _ := la.p.Children(os.Getpid())
+	for _, k := range kids {
+		if la.cmd != nil && k == la.cmd.Process.Pid {
+			continue
+		}
+		s, err := la.p.Stat(k)
+		if err != nil || s.State != 'Z' {
+			continue
+		}
+		if s.Pgrp == la.pgid || la.cgroup != "" && la.member(k) {
+			var ws unix.WaitStatus
+			unix.Wait4(k, &ws, unix.WNOHANG, nil)
+		}
+	}
+}
+
+// abort stops everything a failed attempt started.
+func (la *Launch) abort() {
+	if la.cmd == nil {
+		la.closeFD()
+		removeCgroup(la.cgroup)
+		return
+	}
+	la.terminate(2 * time.Second)
+}
+
+// terminate SIGTERMs the tree, waits up to grace, SIGKILLs what is left,
+// reaps and cleans up. It returns once the root is reaped.
+func (la *Launch) terminate(grace time.Duration) {
+	la.mu.Lock()
+	defer la.mu.Unlock()
+	if la.finished {
+		return
+	}
+	if len(la.tree()) > 0 {
+		la.signalTree(unix.SIGTERM)
+		end := time.Now().Add(grace)
+		for time.Now().Before(end) {
+			la.reapOrphans()
+			if la.exited() && len(la.liveTree()) == 0 {
+				break
+			}
+			time.Sleep(2 * time.Millisecond)
+		}
+	}
+	if len(la.liveTree()) > 0 || !la.exited() {
+		la.signalTree(unix.SIGKILL)
+	}
+	<-la.done
+	for range 500 {
+		la.reapOrphans()
+		if len(la.tree()) == 0 {
+			break
+		}
+		time.Sleep(2 * time.Millisecond)
+	}
+	la.closeFD()
+	removeCgroup(la.cgroup)
+	la.finished = true
+}
+
+// liveTree is tree without zombies.
+func (la *Launch) liveTree() []int {
+	var out []int
+	for _, p := range la.tree() {
+		if s, err := la.p.Stat(p); err == nil && s.State != 'Z' {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+func (la *Launch) closeFD() {
+	if la.pidfd >= 0 {
+		unix.Close(la.pidfd)
+		la.pidfd = -1
+	}
+}
+
+// Pid returns the worker's pid.
+func (la *Launch) Pid() int { return la.worker.Pid }
+
+// Worker returns the worker's fingerprint.
+func (la *Launch) Worker() Fingerprint { return la.worker }
+
+// Root returns the launch root's fingerprint.
+func (la *Launch) Root() Fingerprint { return la.root }
+
+// LogPath returns the path of the tree's log.
+func (la *Launch) LogPath() string { return la.log }
+
+// Done is closed when the launched root process has exited and been reaped.
+func (la *Launch) Done() <-chan struct{} { return la.done }
+
+// Signal forwards sig to the launch's process group (through the root's
+// pidfd) and to members that left it; never to the caller.
+func (la *Launch) Signal(sig syscall.Signal) {
+	la.mu.Lock()
+	defer la.mu.Unlock()
+	if !la.finished {
+		la.signalTree(unix.Signal(sig))
+	}
+}
+
+// Wait waits for the launched root to exit, stops whatever it left behind,
+// releases the lock, marks the record stopped and returns the exit code
+// (128+signal when killed).
+func (la *Launch) Wait() int {
+	<-la.done
+	la.finish(2 * time.Second)
+	return la.exitCode
+}
+
+// ExitCode returns the root's exit code once Done is closed.
+func (la *Launch) ExitCode() int { return la.exitCode }
+
+// Stop SIGTERMs the tree, waits until it is gone or ctx is done (10s
+// without a deadline), then SIGKILLs what is left. It returns once the
+// root is reaped.
+func (la *Launch) Stop(ctx context.Context) error {
+	grace := 10 * time.Second
+	if d, ok := ctx.Deadline(); ok {
+		grace = max(time.Until(d), 0)
+	}
+	la.finish(grace)
+	return nil
+}
+
+func (la *Launch) finish(grace time.Duration) {
+	la.stopOnce.Do(func() {
+		la.terminate(grace)
+		if la.Record != nil {
+			now := time.Now().UTC()
+			la.Record.Stopped = &now
+			la.State.Save(la.Record)
+		}
+		la.lock.Unlock()
+	})
+}
+
+// Verify re-verifies the running launch on its worker.
+func (la *Launch) Verify(ctx context.Context) (*Report, error) {
+	v := &Verifier{Proc: la.p, State: la.State, ShowValues: la.opts.ShowValues}
+	if la.worker.Check(la.p) != Alive {
+		r := newReport(la.Spec.Name)
+		r.add(KindExited, "the worker (pid %d) is %s", la.worker.Pid, la.worker.Check(la.p))
+		r.ExitCode = CodeExited
+		return r, &Error{Code: CodeExited, Kind: KindExited, Report: r, Msg: r.Problems[0].Message}
+	}
+	c := CheckFromSpec(la.Spec, la.Env)
+	c.Root, c.Worker, c.Tree = la.root.Pid, la.worker.Pid, la.tree()
+	r := v.Verify(ctx, c)
+	if !r.Verified {
+		return r, &Error{Code: r.ExitCode, Kind: r.Problems[0].Kind, Report: r, Msg: "verification failed on the worker: " + r.Problems[0].Message}
+	}
+	return r, nil
+}
+
+// tail returns the last n lines of the file at path.
+func tail(path string, n int) []string {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil
+	}
+	off := max(fi.Size()-8192, 0)
+	f.Seek(off, io.SeekStart)
+	b, _ := io.ReadAll(f)
+	lines := strings.Split(strings.TrimRight(string(b), "\n"), "\n")
+	if off > 0 && len(lines) > 1 {
+		lines = lines[1:]
+	}
+	if len(lines) == 1 && lines[0] == "" {
+		return nil
+	}
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	return lines
+}

@@ -1,0 +1,378 @@
+package launcher
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/childproof/childproof/internal/sockdiag"
+	"github.com/childproof/childproof/schema"
+)
+
+const secret = "s3cr3t-value-never-printed"
+
+type fixture struct {
+	bin   string // helper dir
+	state *State
+	port  int
+}
+
+func newFixture(t *testing.T, names ...string) *fixture {
+	t.Helper()
+	st, err := OpenState(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &fixture{bin: helperBin(t, append([]string{"mock-srv"}, names...)...), state: st, port: freePort(t)}
+}
+
+func (f *fixture) spec(name string) *schema.Launch {
+	return &schema.Launch{
+		Name:    name,
+		Command: []string{filepath.Join(f.bin, "mock-srv"), "helper", "serve", "127.0.0.1:" + strconv.Itoa(f.port)},
+		Env:     map[string]string{"MOCK_LLM_KEY": secret},
+		Require: []string{"MOCK_LLM_KEY"},
+		Worker:  schema.Worker{Comm: "mock-srv"},
+		Ports:   []schema.Port{{Name: "http", Number: f.port, Address: "127.0.0.1"}},
+		Ready:   schema.Ready{HTTP: "/healthz", Timeout: 5 * time.Second},
+	}
+}
+
+func (f *fixture) start(t *testing.T, l *schema.Launch, detach bool) (*Launch, error) {
+	t.Helper()
+	la, err := Start(context.Background(), l, Options{State: f.state, Detach: detach})
+	if la != nil {
+		t.Cleanup(func() { la.Stop(context.Background()) })
+	}
+	return la, err
+}
+
+func wantCode(t *testing.T, err error, code int, kind string) *Error {
+	t.Helper()
+	var e *Error
+	if !errors.As(err, &e) {
+		t.Fatalf("err = %v, want *Error with code %d", err, code)
+	}
+	if e.Code != code {
+		t.Fatalf("code = %d (%v), want %d", e.Code, err, code)
+	}
+	if kind != "" && (e.Report == nil || !e.Report.has(kind)) {
+		t.Fatalf("report lacks problem %s: %+v (err %v)", kind, e.Report, err)
+	}
+	return e
+}
+
+func noListener(t *testing.T, port int) {
+	t.Helper()
+	ls, err := sockdiag.Listeners(uint16(port))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ls) != 0 {
+		t.Errorf("a listener is left on port %d: %v", port, ls)
+	}
+}
+
+func TestStartVerifyStop(t *testing.T) {
+	f := newFixture(t)
+	la, err := f.start(t, f.spec("ok"), false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := la.Report
+	if !r.Verified || r.Worker == nil || r.Worker.Comm != "mock-srv" || !r.Ready || r.Port == nil || !r.Port.Owned {
+		t.Fatalf("report = %+v", r)
+	}
+	if r.Worker.Pid != la.Root().Pid {
+		t.Errorf("worker %d != root %d for a direct command", r.Worker.Pid, la.Root().Pid)
+	}
+	if len(r.Env) != 1 || !r.Env[0].Matches || r.Env[0].Digest != f.state.Digest("MOCK_LLM_KEY", secret) {
+		t.Errorf("env = %+v", r.Env)
+	}
+	if fp := la.Worker(); fp.PidfsInode == 0 {
+		t.Logf("no pidfs inode on this kernel")
+	}
+	r2, err := la.Verify(context.Background())
+	if err != nil || !r2.Verified {
+		t.Fatalf("Verify = %+v, %v", r2, err)
+	}
+	rec, err := f.state.Load("ok")
+	if err != nil || rec.Worker.Pid != r.Worker.Pid || rec.WorkerEnv["MOCK_LLM_KEY"] == "" {
+		t.Fatalf("record = %+v, %v", rec, err)
+	}
+	assertNoSecret(t, f.state.Dir)
+	if err := la.Stop(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if l := rec.Worker.Check(la.p); l != Gone {
+		t.Errorf("after Stop the worker is %s", l)
+	}
+	noListener(t, f.port)
+	if rec, _ := f.state.Load("ok"); rec.Stopped == nil {
+		t.Error("record not marked stopped")
+	}
+}
+
+// assertNoSecret fails when any file under dir holds the secret value.
+func assertNoSecret(t *testing.T, dir string) {
+	t.Helper()
+	filepath.Walk(dir, func(p string, fi os.FileInfo, err error) error {
+		if err == nil && fi.Mode().IsRegular() {
+			b, _ := os.ReadFile(p)
+			if strings.Contains(string(b), secret) {
+				t.Errorf("%s stores the secret value", p)
+			}
+		}
+		return nil
+	})
+	fi, err := os.Stat(dir)
+	if err != nil || fi.Mode().Perm() != 0o700 {
+		t.Errorf("state dir mode = %v, want 0700", fi.Mode().Perm())
+	}
+	if fi, err := os.Stat(filepath.Join(dir, "key")); err != nil || fi.Mode().Perm() != 0o600 {
+		t.Errorf("key mode wrong: %v", err)
+	}
+}
+
+func TestWorkerDiesBeforeReady(t *testing.T) {
+	f := newFixture(t)
+	l := f.spec("dies")
+	l.Command = []string{filepath.Join(f.bin, "mock-srv"), "helper", "die", "3", "starting", "LLM_PROVIDER_NOT_CONFIGURED: MOCK_LLM_KEY missing"}
+	l.Ready.Timeout = 30 * time.Second
+	t0 := time.Now()
+	_, err := f.start(t, l, false)
+	e := wantCode(t, err, CodeExited, KindExited)
+	if d := time.Since(t0); d > 3*time.Second {
+		t.Errorf("took %s: exit 5 must come at once, not at the time-out", d)
+	}
+	if !strings.Contains(err.Error(), "exit status 3") || !strings.Contains(err.Error(), "LLM_PROVIDER_NOT_CONFIGURED") {
+		t.Errorf("error lacks status or last lines: %v", err)
+	}
+	if len(e.Report.Tail) == 0 {
+		t.Error("report has no tail")
+	}
+}
+
+func TestMissingRequiredEnv(t *testing.T) {
+	f := newFixture(t)
+	l := f.spec("missing")
+	l.Require = []string{"MOCK_LLM_KEY", "OTHER_KEY"}
+	_, err := f.start(t, l, false)
+	wantCode(t, err, CodeVerify, KindEnvMissing)
+	noListener(t, f.port)
+}
+
+func TestWrongBindAddress(t *testing.T) {
+	f := newFixture(t)
+	l := f.spec("bind")
+	l.Command[len(l.Command)-1] = "0.0.0.0:" + strconv.Itoa(f.port)
+	_, err := f.start(t, l, false)
+	wantCode(t, err, CodeVerify, KindBindAddress)
+	noListener(t, f.port)
+}
+
+func TestListenerGrabbedByTreeMember(t *testing.T) {
+	f := newFixture(t, "wrapper", "grabber")
+	l := f.spec("grab")
+	// The worker (comm wrapper) starts a child (comm grabber) that takes the port.
+	l.Command = []string{filepath.Join(f.bin, "wrapper"), "helper", "spawn", filepath.Join(f.bin, "grabber"), "helper", "serve", "127.0.0.1:" + strconv.Itoa(f.port)}
+	l.Worker.Comm = "wrapper"
+	_, err := f.start(t, l, false)
+	wantCode(t, err, CodeVerify, KindPortNotOwned)
+	noListener(t, f.port)
+}
+
+func TestConcurrentLaunchLocked(t *testing.T) {
+	f := newFixture(t)
+	la, err := f.start(t, f.spec("twice"), false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = f.start(t, f.spec("twice"), false)
+	e := wantCode(t, err, CodeLocked, "")
+	if !errors.Is(e, ErrLocked) {
+		t.Errorf("err %v does not wrap ErrLocked", err)
+	}
+	if la.Worker().Check(la.p) != Alive {
+		t.Error("the first launch was disturbed")
+	}
+}
+
+func TestStaleInstance(t *testing.T) {
+	f := newFixture(t)
+	first, err := f.start(t, f.spec("stale"), true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = f.start(t, f.spec("stale"), false)
+	wantCode(t, err, CodeForeign, KindPortForeign)
+	if first.Worker().Check(first.p) != Alive {
+		t.Fatal("on_stale=fail stopped the previous instance")
+	}
+	l := f.spec("stale")
+	l.OnStale = "replace"
+	second, err := f.start(t, l, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if first.Worker().Check(first.p) == Alive {
+		t.Error("the previous instance still runs")
+	}
+	if second.Worker().Pid == first.Worker().Pid {
+		t.Error("same worker")
+	}
+}
+
+func TestStrangerOnPort(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("needs root to run a stranger as uid 65534")
+	}
+	f := newFixture(t)
+	stranger := exec.Command(filepath.Join(f.bin, "helper"), "helper", "serve", "127.0.0.1:"+strconv.Itoa(f.port))
+	stranger.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 65534, Gid: 65534}}
+	out, _ := stranger.StdoutPipe()
+	if err := stranger.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { stranger.Process.Kill(); stranger.Wait() }() // our own helper, by its handle
+	buf := make([]byte, 64)
+	out.Read(buf)
+	l := f.spec("stranger")
+	l.OnStale = "replace"
+	_, err := f.start(t, l, false)
+	e := wantCode(t, err, CodeForeign, KindPortForeign)
+	if !strings.Contains(e.Error(), "uid 65534") || !strings.Contains(e.Error(), fmt.Sprintf("pid %d", stranger.Process.Pid)) {
+		t.Errorf("census lacks the stranger: %v", e)
+	}
+	if err := stranger.Process.Signal(syscall.Signal(0)); err != nil {
+		t.Errorf("the stranger was signalled: %v", err)
+	}
+}
+
+func TestDispatchIgnoresRcFiles(t *testing.T) {
+	f := newFixture(t)
+	home := t.TempDir()
+	hostile := "unset MOCK_LLM_KEY\nexport MOCK_LLM_KEY=\n"
+	for _, n := range []string{".bash_profile", ".bashrc", ".profile", "bash_env"} {
+		os.WriteFile(filepath.Join(home, n), []byte(hostile), 0o644)
+	}
+	script := filepath.Join(home, "dispatch.sh")
+	os.WriteFile(script, []byte("exec \"$1\" helper serve \"$2\"\n"), 0o755)
+	l := f.spec("dispatch")
+	l.Command = nil
+	l.Dispatch = []string{script, filepath.Join(f.bin, "mock-srv"), "127.0.0.1:" + strconv.Itoa(f.port)}
+	l.Inherit = []string{"PATH", "HOME", "BASH_ENV", "ENV"}
+	env := map[string]string{"PATH": os.Getenv("PATH"), "HOME": home, "BASH_ENV": filepath.Join(home, "bash_env"), "ENV": filepath.Join(home, "bash_env")}
+	lookup := func(n string) (string, bool) { v, ok := env[n]; return v, ok }
+	la, err := Start(context.Background(), l, Options{State: f.state, LookupEnv: lookup})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer la.Stop(context.Background())
+	if !la.Report.Verified {
+		t.Fatalf("report %+v", la.Report)
+	}
+	if got := la.Env.Removed; len(got) != 2 {
+		t.Errorf("Removed = %v, want BASH_ENV and ENV", got)
+	}
+
+	// The same script through a login interactive shell loses the key.
+	la.Stop(context.Background())
+	os.WriteFile(script, []byte("bash -lic \"\\\"$1\\\" helper serve $2; true\"\n"), 0o755)
+	_, err = Start(context.Background(), l, Options{State: f.state, LookupEnv: lookup})
+	e := wantCode(t, err, CodeVerify, KindEnvMissing)
+	if !e.Report.has(KindWrapper) {
+		t.Errorf("the login shell in the chain is not reported: %+v", e.Report.Problems)
+	}
+	noListener(t, f.port)
+}
+
+func TestForegroundSignalAndExitCode(t *testing.T) {
+	f := newFixture(t)
+	la, err := f.start(t, f.spec("fg"), false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	la.Signal(syscall.SIGTERM)
+	if code := la.Wait(); code != 128+int(syscall.SIGTERM) {
+		t.Errorf("Wait = %d, want 143", code)
+	}
+	noListener(t, f.port)
+}
+
+func TestVerifyPidBelowWrapper(t *testing.T) {
+	f := newFixture(t, "wrapper")
+	l := f.spec("wrapped")
+	l.Command = []string{filepath.Join(f.bin, "wrapper"), "helper", "spawn", filepath.Join(f.bin, "mock-srv"), "helper", "serve", "127.0.0.1:" + strconv.Itoa(f.port)}
+	la, err := f.start(t, l, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if la.Worker().Pid == la.Root().Pid || len(la.Report.Chain) != 1 {
+		t.Fatalf("worker %d root %d chain %+v", la.Worker().Pid, la.Root().Pid, la.Report.Chain)
+	}
+	v := &Verifier{State: f.state}
+	r := v.Verify(context.Background(), Check{Name: "x", Root: la.Root().Pid, Expect: Expect{Values: map[string]string{"MOCK_LLM_KEY": secret}},
+		Ports: []schema.Port{{Number: f.port}}, AnyAddress: true})
+	if !r.Verified || r.Worker.Pid != la.Worker().Pid {
+		t.Fatalf("verify --pid on the wrapper: %+v", r)
+	}
+	r = v.Verify(context.Background(), Check{Name: "x", Root: la.Root().Pid, Expect: Expect{Values: map[string]string{"MOCK_LLM_KEY": "other"}}})
+	if r.Verified || !r.has(KindEnvMismatch) {
+		t.Fatalf("mismatch not found: %+v", r)
+	}
+}
+
+func TestPidReuse(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("needs root to write /proc/sys/kernel/ns_last_pid")
+	}
+	f := newFixture(t)
+	a := exec.Command(filepath.Join(f.bin, "helper"), "helper", "sleep")
+	if err := a.Start(); err != nil {
+		t.Fatal(err)
+	}
+	fp, err := TakeFingerprint(procDefault, a.Process.Pid)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a.Process.Kill()
+	a.Wait()
+	var b *exec.Cmd
+	for range 20 {
+		os.WriteFile("/proc/sys/kernel/ns_last_pid", []byte(strconv.Itoa(fp.Pid-1)), 0)
+		c := exec.Command(filepath.Join(f.bin, "helper"), "helper", "sleep")
+		if err := c.Start(); err != nil {
+			t.Fatal(err)
+		}
+		if c.Process.Pid == fp.Pid {
+			b = c
+			break
+		}
+		c.Process.Kill()
+		c.Wait()
+	}
+	if b == nil {
+		t.Skip("could not place a process on the old pid")
+	}
+	defer func() { b.Process.Kill(); b.Wait() }()
+	if l := fp.Check(procDefault); l != Reused {
+		t.Fatalf("Check = %s, want pid reused", l)
+	}
+	rec := &Record{Name: "reused", Root: fp, Worker: fp, Pgid: fp.Pid}
+	res, err := StopRecord(context.Background(), procDefault, f.state, rec, time.Second)
+	if err != nil || res.Signalled || res.Worker != Reused {
+		t.Fatalf("StopRecord = %+v, %v", res, err)
+	}
+	if err := b.Process.Signal(syscall.Signal(0)); err != nil {
+		t.Error("the newcomer on the reused pid was signalled")
+	}
+}

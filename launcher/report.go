@@ -1,0 +1,193 @@
+package launcher
+
+import (
+	"fmt"
+	"io"
+	"strings"
+)
+
+// Report is the evidence of one run or verify (contract §5).
+type Report struct {
+	Name     string       `json:"name"`
+	Verified bool         `json:"verified"`
+	ExitCode int          `json:"exit_code"`
+	Worker   *WorkerInfo  `json:"worker"`
+	Chain    []ChainEntry `json:"chain"`
+	Env      []EnvCheck   `json:"env"`
+	Port     *PortCheck   `json:"port"`
+	Ready    bool         `json:"ready"`
+	Attempts int          `json:"attempts"`
+	Problems []Problem    `json:"problems"`
+
+	// Ports holds every declared port's check; Port is the first of them.
+	Ports []PortCheck `json:"-"`
+	// Log is the path of the tree's log (run only).
+	Log string `json:"-"`
+	// Tail holds the last lines the tree printed when it exited early.
+	Tail []string `json:"-"`
+}
+
+// WorkerInfo identifies the worker in a report.
+type WorkerInfo struct {
+	Pid       int    `json:"pid"`
+	Comm      string `json:"comm"`
+	Exe       string `json:"exe"`
+	StartTime uint64 `json:"start_time"`
+	UID       int    `json:"uid"`
+}
+
+// ChainEntry is one process from the launch root down to the worker's parent.
+type ChainEntry struct {
+	Pid  int      `json:"pid"`
+	Comm string   `json:"comm"`
+	Argv []string `json:"argv"`
+}
+
+// EnvCheck is one checked variable on the worker. Value is set only when
+// the caller asked to show values.
+type EnvCheck struct {
+	Name    string  `json:"name"`
+	Present bool    `json:"present"`
+	Matches bool    `json:"matches"`
+	Digest  string  `json:"digest"`
+	Value   *string `json:"value,omitempty"`
+}
+
+// PortCheck is one checked port.
+type PortCheck struct {
+	Number   int    `json:"number"`
+	Address  string `json:"address"`
+	OwnerPid int    `json:"owner_pid"`
+	Owned    bool   `json:"owned"`
+}
+
+// Problem is one failed check.
+type Problem struct {
+	Kind    string `json:"kind"`
+	Message string `json:"message"`
+}
+
+// Problem kinds (contract §5).
+const (
+	KindEnvMissing   = "env-missing"
+	KindEnvMismatch  = "env-mismatch"
+	KindPortNotOwned = "port-not-owned"
+	KindPortForeign  = "port-foreign"
+	KindBindAddress  = "bind-address"
+	KindWrapper      = "wrapper"
+	KindExited       = "exited"
+	KindNotReady     = "not-ready"
+	KindDelta        = "delta"
+)
+
+func newReport(name string) *Report {
+	return &Report{Name: name, Chain: []ChainEntry{}, Env: []EnvCheck{}, Problems: []Problem{}}
+}
+
+func (r *Report) add(kind, format string, args ...any) {
+	r.Problems = append(r.Problems, Problem{Kind: kind, Message: fmt.Sprintf(format, args...)})
+}
+
+// has reports whether r has a problem of one of kinds.
+func (r *Report) has(kinds ...string) bool {
+	for _, p := range r.Problems {
+		for _, k := range kinds {
+			if p.Kind == k {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// code returns the exit code r's problems call for.
+func (r *Report) code() int {
+	switch {
+	case len(r.Problems) == 0:
+		return CodeOK
+	case r.has(KindExited):
+		return CodeExited
+	case r.has(KindPortForeign):
+		return CodeForeign
+	case r.has(KindEnvMissing, KindEnvMismatch, KindPortNotOwned, KindBindAddress, KindWrapper, KindDelta):
+		return CodeVerify
+	case r.has(KindNotReady):
+		return CodeExited
+	}
+	return CodeVerify
+}
+
+// WriteText writes the human form of r.
+func (r *Report) WriteText(w io.Writer) {
+	if r.Verified {
+		fmt.Fprintf(w, "verified %s", r.Name)
+	} else {
+		fmt.Fprintf(w, "NOT verified %s", r.Name)
+	}
+	if r.Worker != nil {
+		fmt.Fprintf(w, ": worker pid %d (%s) uid %d %s\n", r.Worker.Pid, r.Worker.Comm, r.Worker.UID, r.Worker.Exe)
+	} else {
+		fmt.Fprintln(w, ": no worker")
+	}
+	if len(r.Chain) > 0 {
+		var parts []string
+		for _, c := range r.Chain {
+			parts = append(parts, fmt.Sprintf("%d %s", c.Pid, strings.Join(c.Argv, " ")))
+		}
+		if r.Worker != nil {
+			parts = append(parts, fmt.Sprintf("%d %s", r.Worker.Pid, r.Worker.Comm))
+		}
+		fmt.Fprintf(w, "  chain:   %s\n", strings.Join(parts, " -> "))
+	}
+	for _, e := range r.Env {
+		state := "missing"
+		switch {
+		case e.Present && e.Matches:
+			state = "present, matches"
+		case e.Present:
+			state = "present, DIFFERS"
+		}
+		val := e.Digest
+		if e.Value != nil {
+			val = fmt.Sprintf("%q", *e.Value)
+		}
+		if val == "" {
+			fmt.Fprintf(w, "  env:     %s %s\n", e.Name, state)
+		} else {
+			fmt.Fprintf(w, "  env:     %s %s (%s)\n", e.Name, state, shortDigest(val))
+		}
+	}
+	for _, p := range r.Ports {
+		if p.Owned {
+			fmt.Fprintf(w, "  port:    %s:%d owned by the worker (pid %d)\n", p.Address, p.Number, p.OwnerPid)
+		} else if p.OwnerPid != 0 {
+			fmt.Fprintf(w, "  port:    %s:%d NOT owned by the worker (holder pid %d)\n", p.Address, p.Number, p.OwnerPid)
+		} else {
+			fmt.Fprintf(w, "  port:    %s:%d NOT owned by the worker\n", p.Address, p.Number)
+		}
+	}
+	ready := "no"
+	if r.Ready {
+		ready = "yes"
+	}
+	fmt.Fprintf(w, "  ready:   %s (attempt %d)\n", ready, max(r.Attempts, 1))
+	if r.Log != "" {
+		fmt.Fprintf(w, "  log:     %s\n", r.Log)
+	}
+	for _, p := range r.Problems {
+		fmt.Fprintf(w, "  problem: %s: %s\n", p.Kind, p.Message)
+	}
+	if len(r.Tail) > 0 {
+		fmt.Fprintf(w, "  last lines it printed:\n")
+		for _, l := range r.Tail {
+			fmt.Fprintf(w, "    | %s\n", l)
+		}
+	}
+}
+
+func shortDigest(d string) string {
+	if strings.HasPrefix(d, "hmac-sha256:") && len(d) > len("hmac-sha256:")+16 {
+		return d[:len("hmac-sha256:")+16] + "…"
+	}
+	return d
+}

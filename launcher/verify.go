@@ -1,0 +1,467 @@
+package launcher
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/netip"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/childproof/childproof/internal/proc"
+	"github.com/childproof/childproof/schema"
+)
+
+// Check says what to verify on a running tree.
+type Check struct {
+	Name string
+	// Root is the launch root (or the pid the user gave).
+	Root int
+	// Worker is the worker; 0 means find it below Root (Comm/Exe, else the
+	// port's owner, else Root).
+	Worker int
+	// Tree is where to look for socket owners first; nil means Root and
+	// its descendants.
+	Tree   []int
+	Comm   string
+	Exe    string
+	Expect Expect
+	Ports  []schema.Port
+	// AnyAddress skips the bind-address check (verify --pid --port).
+	AnyAddress bool
+	Forbid     []string
+	// ReadyHTTP is a path to GET (2xx); empty: a TCP connect. NoReady skips.
+	ReadyHTTP string
+	NoReady   bool
+}
+
+// Verifier runs checks against the kernel's records.
+type Verifier struct {
+	Proc       proc.FS
+	State      *State // digests; required
+	ShowValues bool
+}
+
+// CheckFromSpec returns the check a spec asks for, with expectations from env.
+func CheckFromSpec(l *schema.Launch, env *Env) Check {
+	return Check{
+		Name: l.Name, Comm: l.Worker.Comm, Exe: l.Worker.Exe,
+		Expect: env.Expect(), Ports: l.Ports, Forbid: l.EffectiveForbidWrappers(),
+		ReadyHTTP: l.Ready.HTTP,
+	}
+}
+
+// Verify runs c once and returns the report; Verified is set when there is
+// no problem.
+func (v *Verifier) Verify(ctx context.Context, c Check) *Report {
+	r := newReport(c.Name)
+	r.Attempts = 1
+	tree := c.Tree
+	if tree == nil {
+		tree = append([]int{c.Root}, v.Proc.Descendants(c.Root)...)
+	}
+	worker := c.Worker
+	if worker == 0 {
+		worker = v.findWorker(c, tree)
+	}
+	if worker == 0 {
+		r.add(KindExited, "no worker found below pid %d", c.Root)
+		r.ExitCode = r.code()
+		return r
+	}
+	fp, err := TakeFingerprint(v.Proc, worker)
+	if err != nil {
+		r.add(KindExited, "worker pid %d: %v", worker, err)
+		r.ExitCode = r.code()
+		return r
+	}
+	r.Worker = &WorkerInfo{Pid: fp.Pid, Comm: fp.Comm, Exe: fp.Exe, StartTime: fp.StartTime, UID: fp.UID}
+	v.checkChain(r, c, worker)
+	v.checkEnv(r, c.Expect, worker)
+	owned := v.checkPorts(r, c, worker, tree)
+	if !c.NoReady && owned {
+		if err := probeAll(ctx, c, 2*time.Second); err != nil {
+			r.add(KindNotReady, "%v", err)
+		} else {
+			// The answer proves nothing by itself: the owner must still be the worker.
+			before := len(r.Problems)
+			r2 := newReport("")
+			v.checkPorts(r2, c, worker, tree)
+			for _, p := range r2.Problems {
+				if !slices.Contains(r.Problems, p) {
+					r.Problems = append(r.Problems, p)
+				}
+			}
+			r.Ready = len(r.Problems) == before
+		}
+	} else if c.NoReady {
+		r.Ready = owned
+	}
+	r.Verified = len(r.Problems) == 0
+	r.ExitCode = r.code()
+	return r
+}
+
+// findWorker picks the worker among tree: Comm or Exe, else the owner of a
+// declared port, else the root.
+func (v *Verifier) findWorker(c Check, tree []int) int {
+	if c.Comm != "" || c.Exe != "" {
+		return matchWorker(v.Proc, tree, c.Comm, c.Exe)
+	}
+	for _, pt := range c.Ports {
+		hs, err := holders(v.Proc, pt.Number, tree)
+		if err != nil {
+			continue
+		}
+		for _, h := range hs {
+			if h.InTree {
+				return deepest(v.Proc, h.Pids, tree)
+			}
+		}
+	}
+	return c.Root
+}
+
+// matchWorker returns the first process of tree (parents first) whose comm
+// or exe is the wanted one, preferring the deepest on ties.
+func matchWorker(p proc.FS, tree []int, comm, exe string) int {
+	var found []int
+	for _, pid := range tree {
+		if comm != "" {
+			if c, err := p.Comm(pid); err == nil && c == comm {
+				found = append(found, pid)
+			}
+			continue
+		}
+		if e, err := p.Exe(pid); err == nil && (e == exe || strings.TrimSuffix(e, " (deleted)") == exe) {
+			found = append(found, pid)
+		}
+	}
+	if len(found) == 0 {
+		return 0
+	}
+	return deepest(p, found, tree)
+}
+
+// deepest returns the pid of pids that is furthest from the root: the one
+// whose ancestors include the most of the others (a socket inherited by a
+// parent and its child belongs to the child that does the work).
+func deepest(p proc.FS, pids, tree []int) int {
+	best, bestDepth := pids[0], -1
+	for _, pid := range pids {
+		d := len(ancestors(p, pid, 0))
+		if d > bestDepth {
+			best, bestDepth = pid, d
+		}
+	}
+	return best
+}
+
+// ancestors returns pid's ancestors, nearest first, stopping after stop
+// (inclusive) or at pid 1.
+func ancestors(p proc.FS, pid, stop int) []int {
+	var out []int
+	cur := pid
+	for range 4096 {
+		s, err := p.Stat(cur)
+		if err != nil || s.PPid <= 0 {
+			break
+		}
+		out = append(out, s.PPid)
+		if s.PPid == stop || s.PPid == 1 {
+			break
+		}
+		cur = s.PPid
+	}
+	return out
+}
+
+// chain returns the processes from root down to worker's parent, root
+// first. When worker is not below root (re-parented), it returns the
+// ancestors below the first one that is not ours.
+func chain(p proc.FS, root, worker int) []int {
+	if root == worker {
+		return nil
+	}
+	anc := ancestors(p, worker, root)
+	if i := slices.Index(anc, root); i >= 0 {
+		anc = anc[:i+1]
+	} else {
+		return nil
+	}
+	slices.Reverse(anc)
+	return anc
+}
+
+func (v *Verifier) checkChain(r *Report, c Check, worker int) {
+	for _, pid := range chain(v.Proc, c.Root, worker) {
+		argv, _ := v.Proc.Cmdline(pid)
+		comm, _ := v.Proc.Comm(pid)
+		if argv == nil {
+			argv = []string{}
+		}
+		r.Chain = append(r.Chain, ChainEntry{Pid: pid, Comm: comm, Argv: argv})
+		for _, rule := range WrapperRules(argv) {
+			if slices.Contains(c.Forbid, rule) {
+				r.add(KindWrapper, "pid %d (%s) between the launch root and the worker is a %s: %s", pid, comm, rule, strings.Join(argv, " "))
+			}
+		}
+	}
+}
+
+// WrapperRules returns the wrapper rules (login-shell, interactive-shell,
+// env-reset) a live process with argv breaks.
+func WrapperRules(argv []string) []string {
+	if len(argv) == 0 {
+		return nil
+	}
+	var out []string
+	a0 := argv[0]
+	base := filepath.Base(strings.TrimPrefix(a0, "-"))
+	switch base {
+	case "bash", "sh", "dash", "zsh", "ksh", "mksh", "ash", "posh", "yash":
+		login := strings.HasPrefix(a0, "-")
+		inter := false
+	args:
+		for i := 1; i < len(argv); i++ {
+			a := argv[i]
+			switch {
+			case a == "--":
+				break args
+			case a == "--login":
+				login = true
+			case a == "--noprofile", a == "--norc", a == "--posix", a == "--noediting", a == "--restricted", a == "--verbose":
+			case a == "--rcfile", a == "--init-file":
+				i++
+			case strings.HasPrefix(a, "--"):
+			case a == "-o" || a == "+o" || a == "-O" || a == "+O":
+				i++
+			case strings.HasPrefix(a, "-") && len(a) > 1:
+				if strings.Contains(a[1:], "l") {
+					login = true
+				}
+				if strings.Contains(a[1:], "i") {
+					inter = true
+				}
+				if strings.Contains(a[1:], "c") {
+					break args
+				}
+			case strings.HasPrefix(a, "+"):
+			default:
+				break args
+			}
+		}
+		if login {
+			out = append(out, "login-shell")
+		}
+		if inter {
+			out = append(out, "interactive-shell")
+		}
+	case "su", "runuser":
+		out = append(out, "env-reset")
+		for _, a := range argv[1:] {
+			if a == "-" || a == "-l" || a == "--login" {
+				out = append(out, "login-shell")
+				break
+			}
+		}
+	case "sudo":
+		keep := false
+		for _, a := range argv[1:] {
+			if a == "-E" || strings.HasPrefix(a, "--preserve-env") {
+				keep = true
+			}
+			if a == "-i" || a == "--login" {
+				out = append(out, "login-shell")
+			}
+		}
+		if !keep {
+			out = append(out, "env-reset")
+		}
+	}
+	return out
+}
+
+// readEnviron reads the worker's environ, retrying briefly while it is
+// empty (right after exec the kernel may not show it yet).
+func readEnviron(p proc.FS, pid int) ([]proc.Var, error) {
+	var last error
+	for i := range 200 {
+		vars, err := p.Environ(pid)
+		if err == nil && len(vars) > 0 {
+			return vars, nil
+		}
+		last = err
+		if err != nil && errors.Is(err, proc.ErrGone) {
+			return nil, err
+		}
+		if i < 20 {
+			time.Sleep(50 * time.Microsecond)
+		} else {
+			time.Sleep(time.Millisecond)
+		}
+	}
+	return nil, last
+}
+
+func (v *Verifier) checkEnv(r *Report, x Expect, worker int) {
+	names := x.names()
+	if len(names) == 0 {
+		return
+	}
+	vars, err := readEnviron(v.Proc, worker)
+	if err != nil {
+		for _, n := range names {
+			r.Env = append(r.Env, EnvCheck{Name: n})
+		}
+		r.add(KindEnvMissing, "cannot read the worker's environ (pid %d): %v", worker, err)
+		return
+	}
+	for _, n := range names {
+		val, present := proc.Lookup(vars, n)
+		ec := EnvCheck{Name: n, Present: present, Matches: true}
+		if present {
+			ec.Digest = v.State.Digest(n, val)
+			if v.ShowValues {
+				s := val
+				ec.Value = &s
+			}
+		}
+		required := slices.Contains(x.Require, n)
+		want, hasWant := x.Values[n]
+		wantDigest, hasDigest := x.Digests[n]
+		if hasWant {
+			wantDigest, hasDigest = v.State.Digest(n, want), true
+		}
+		switch {
+		case !present && (required || hasDigest):
+			ec.Matches = false
+			r.add(KindEnvMissing, "%s is not set on the worker (pid %d)", n, worker)
+		case required && val == "":
+			ec.Matches = false
+			r.add(KindEnvMissing, "%s is empty on the worker (pid %d)", n, worker)
+		case hasDigest && ec.Digest != wantDigest:
+			ec.Matches = false
+			r.add(KindEnvMismatch, "%s on the worker (pid %d) differs from the intended value (digest %s, want %s)", n, worker, shortDigest(ec.Digest), shortDigest(wantDigest))
+		}
+		r.Env = append(r.Env, ec)
+	}
+}
+
+// checkPorts checks every declared port; it reports whether the worker
+// owns all of them.
+func (v *Verifier) checkPorts(r *Report, c Check, worker int, tree []int) bool {
+	all := true
+	for _, pt := range c.Ports {
+		pc := PortCheck{Number: pt.Number, Address: pt.PortAddress()}
+		if c.AnyAddress {
+			pc.Address = ""
+		}
+		hs, err := holders(v.Proc, pt.Number, tree)
+		if err != nil {
+			r.add(KindPortNotOwned, "port %d: %v", pt.Number, err)
+			all = false
+			r.Ports = append(r.Ports, pc)
+			continue
+		}
+		if len(hs) == 0 {
+			r.add(KindPortNotOwned, "nothing listens on port %d", pt.Number)
+		}
+		declared, _ := netip.ParseAddr(pt.PortAddress())
+		for _, h := range hs {
+			if slices.Contains(h.Pids, worker) {
+				pc.Owned = true
+				pc.OwnerPid = worker
+				if c.AnyAddress {
+					pc.Address = h.Listener.Addr.Unmap().String()
+				} else if !h.Listener.Matches(declared) {
+					r.add(KindBindAddress, "the worker (pid %d) listens on %s, declared %s", worker, h.Listener.AddrPort(), netip.AddrPortFrom(declared, uint16(pt.Number)))
+				}
+				continue
+			}
+			if pc.OwnerPid == 0 && len(h.Pids) > 0 {
+				pc.OwnerPid = h.Pids[0]
+			}
+			if h.InTree {
+				r.add(KindPortNotOwned, "%s is held by another member of the launched tree, not the worker (pid %d): %s", h.Listener.AddrPort(), worker, h.Census(v.Proc))
+			} else {
+				r.add(KindPortForeign, "%s", h.Census(v.Proc))
+			}
+		}
+		if !pc.Owned {
+			all = false
+		}
+		r.Ports = append(r.Ports, pc)
+	}
+	if len(r.Ports) > 0 {
+		p := r.Ports[0]
+		r.Port = &p
+	}
+	return all
+}
+
+// connectAddr is where a readiness probe connects for a declared port.
+func connectAddr(pt schema.Port) string {
+	a, err := netip.ParseAddr(pt.PortAddress())
+	if err != nil {
+		a = netip.MustParseAddr("127.0.0.1")
+	}
+	if a.IsUnspecified() {
+		if a.Is4() {
+			a = netip.MustParseAddr("127.0.0.1")
+		} else {
+			a = netip.IPv6Loopback()
+		}
+	}
+	return net.JoinHostPort(a.String(), strconv.Itoa(pt.Number))
+}
+
+// probeAll runs one readiness probe per port within timeout.
+func probeAll(ctx context.Context, c Check, timeout time.Duration) error {
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	for _, pt := range c.Ports {
+		if err := probe(ctx, connectAddr(pt), c.ReadyHTTP); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+var probeClient = &http.Client{Transport: &http.Transport{DisableKeepAlives: true, Proxy: nil}}
+
+// probe does one readiness check: GET path expecting 2xx, else a TCP connect.
+func probe(ctx context.Context, addr, path string) error {
+	if path == "" {
+		var d net.Dialer
+		c, err := d.DialContext(ctx, "tcp", addr)
+		if err != nil {
+			return fmt.Errorf("connect %s: %w", addr, err)
+		}
+		c.Close()
+		return nil
+	}
+	if !strings.HasPrefix(path, "/") {
+		path = "/" + path
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, "http://"+addr+path, nil)
+	if err != nil {
+		return err
+	}
+	resp, err := probeClient.Do(req)
+	if err != nil {
+		return fmt.Errorf("GET %s: %w", path, err)
+	}
+	io.Copy(io.Discard, io.LimitReader(resp.Body, 1<<16))
+	resp.Body.Close()
+	if resp.StatusCode < 200 || resp.StatusCode > 299 {
+		return fmt.Errorf("GET %s: %s", path, resp.Status)
+	}
+	return nil
+}
