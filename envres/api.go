@@ -3,6 +3,10 @@ package envres
 import (
 	"context"
 	"errors"
+	"fmt"
+	"path/filepath"
+	"sort"
+	"strings"
 )
 
 // Override is a protected variable the launcher sets before the script runs.
@@ -36,6 +40,9 @@ type Config struct {
 	Aliases map[string]string
 }
 
+// CommandFile is the file name findings on Config.Argv are reported in.
+const CommandFile = "<command>"
+
 // ChainLink is one step of the source/exec chain that led to a finding.
 type ChainLink struct {
 	File string `json:"file"`
@@ -44,10 +51,12 @@ type ChainLink struct {
 
 // Finding is one lint finding (contract §5).
 type Finding struct {
-	Rule      string      `json:"rule"`
-	Severity  string      `json:"severity"`
-	File      string      `json:"file"`
-	Line      int         `json:"line"`
+	Rule     string `json:"rule"`
+	Severity string `json:"severity"`
+	File     string `json:"file"`
+	Line     int    `json:"line"`
+	// Column is 1-based and counts bytes, as gcc and mvdan.cc/sh do; the
+	// SARIF writer converts it to UTF-16 code units.
 	Column    int         `json:"column"`
 	Message   string      `json:"message"`
 	Variables []string    `json:"variables,omitempty"`
@@ -59,6 +68,20 @@ type Result struct {
 	Findings []Finding `json:"findings"`
 	// Files are every file read, in the order first read.
 	Files []string `json:"files"`
+	// Sources holds the text of each file in Files (and of CommandFile),
+	// for snippets and column conversion; never serialised.
+	Sources map[string][]byte `json:"-"`
+}
+
+// Errors reports whether res has a finding of severity error (or, with
+// strict, of any severity).
+func (res *Result) Errors(strict bool) bool {
+	for _, f := range res.Findings {
+		if f.Severity == SeverityError || strict {
+			return true
+		}
+	}
+	return false
 }
 
 // ParseError is a script that cannot be read or parsed (exit 2 in the CLI).
@@ -66,14 +89,110 @@ type ParseError struct {
 	File      string
 	Line, Col int
 	Msg       string
+	// Err is the underlying error, if any.
+	Err error
 }
 
-func (e *ParseError) Error() string { return e.File + ": " + e.Msg }
+func (e *ParseError) Error() string {
+	if e.Line > 0 {
+		return fmt.Sprintf("%s:%d:%d: %s", e.File, e.Line, e.Col, e.Msg)
+	}
+	return e.File + ": " + e.Msg
+}
+
+func (e *ParseError) Unwrap() error { return e.Err }
+
+// ErrBadConfig is returned (wrapped) for an invalid Config.
+var ErrBadConfig = errors.New("envres: invalid configuration")
 
 // Lint analyses cfg's scripts. It returns a *ParseError (wrapped) when a
-// top-level script cannot be read or parsed.
-//
-// This placeholder is replaced by the analyzer.
+// script cannot be read or parsed, and the context's error when ctx ends.
 func Lint(ctx context.Context, cfg Config) (*Result, error) {
-	return nil, errors.New("envres: analyzer not built yet")
+	dir := cfg.Dir
+	if dir == "" {
+		dir = "."
+	}
+	absDir, err := filepath.Abs(dir)
+	if err != nil {
+		return nil, fmt.Errorf("%w: dir: %v", ErrBadConfig, err)
+	}
+	a := newAnalyzer(ctx, cfg, absDir)
+	for _, o := range cfg.Overrides {
+		if !validName(o.Name) {
+			return nil, fmt.Errorf("%w: invalid variable name %q", ErrBadConfig, o.Name)
+		}
+	}
+	for _, r := range cfg.Require {
+		if !validName(r) {
+			return nil, fmt.Errorf("%w: invalid variable name %q", ErrBadConfig, r)
+		}
+	}
+	for _, s := range cfg.Scripts {
+		if err := a.lintScript(s); err != nil {
+			return nil, err
+		}
+		if a.fatal != nil {
+			return nil, a.fatal
+		}
+	}
+	if len(cfg.Argv) > 0 {
+		if err := a.lintArgv(cfg.Argv); err != nil {
+			return nil, err
+		}
+	}
+	if a.fatal != nil {
+		return nil, a.fatal
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	return a.result(), nil
+}
+
+func validName(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i, c := range s {
+		if c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || i > 0 && c >= '0' && c <= '9' {
+			continue
+		}
+		return false
+	}
+	return true
+}
+
+func (a *analyzer) result() *Result {
+	res := &Result{Findings: []Finding{}, Files: a.files, Sources: a.sources}
+	if res.Files == nil {
+		res.Files = []string{}
+	}
+	for _, f := range a.findings {
+		if a.suppressed(f) {
+			continue
+		}
+		res.Findings = append(res.Findings, *f)
+	}
+	SortFindings(res.Findings)
+	return res
+}
+
+// SortFindings sorts by file, line, column, rule (contract §5).
+func SortFindings(fs []Finding) {
+	sort.SliceStable(fs, func(i, j int) bool {
+		a, b := fs[i], fs[j]
+		if a.File != b.File {
+			return a.File < b.File
+		}
+		if a.Line != b.Line {
+			return a.Line < b.Line
+		}
+		if a.Column != b.Column {
+			return a.Column < b.Column
+		}
+		if a.Rule != b.Rule {
+			return a.Rule < b.Rule
+		}
+		return strings.Join(a.Variables, ",") < strings.Join(b.Variables, ",")
+	})
 }

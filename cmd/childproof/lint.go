@@ -1,0 +1,94 @@
+package main
+
+import (
+	"errors"
+	"runtime/debug"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/childproof/childproof/envres"
+	"github.com/childproof/childproof/internal/report"
+)
+
+func init() { register(newLintCmd) }
+
+func newLintCmd(a *app) *cobra.Command {
+	var (
+		overrides []string
+		requires  []string
+		dir       string
+		strict    bool
+	)
+	cmd := &cobra.Command{
+		Use:   "lint [--override NAME[=VALUE]]… [--require NAME]… [--dir DIR] [--strict] SCRIPT… [-- ARG…]",
+		Short: "statically check launcher/dispatch scripts for what they do to protected variables",
+		Long: `lint reads each launcher or dispatch script, and every script it sources or execs,
+without running anything, and reports each statement that would change or drop a protected
+variable on the way to the worker: env files loaded into the exported environment, assignments,
+unset, env -i, sudo, su, login and interactive shells, background launches, pidfiles,
+all-interfaces binds and no-op aliases.
+
+Protected variables are the --override names (with the launcher's value, or without one)
+and the --require names. ARGs after -- are the scripts' positional parameters.
+
+Exit status: 0 when no finding is an error, 1 when one is (with --strict, any finding),
+2 for a usage error or a script that cannot be read or parsed.
+
+Suppress a finding with a comment on its line or the line before:
+  # childproof disable=RULE[,RULE]`,
+		Example: `  childproof lint --override HF_HUB_ENABLE_HF_TRANSFER=0 launch.sh
+  childproof lint --require MOCK_LLM_KEY --format sarif scripts/start.sh > lint.sarif
+  childproof lint --override API_MODE=test run.sh -- --arm 2`,
+		Args: cobra.ArbitraryArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := a.checkFormat(report.Formats...); err != nil {
+				return err
+			}
+			scripts, scriptArgs := args, []string(nil)
+			if at := cmd.ArgsLenAtDash(); at >= 0 {
+				scripts, scriptArgs = args[:at], args[at:]
+			}
+			if len(scripts) == 0 {
+				return &exitError{code: exitUsage, err: errors.New("lint needs at least one SCRIPT"), hint: "run 'childproof lint --help' for usage"}
+			}
+			cfg := envres.Config{Dir: dir, Scripts: scripts, Args: scriptArgs, Require: requires}
+			for _, o := range overrides {
+				name, value, known := strings.Cut(o, "=")
+				cfg.Overrides = append(cfg.Overrides, envres.Override{Name: name, Value: value, Known: known})
+			}
+			res, err := envres.Lint(cmd.Context(), cfg)
+			if err != nil {
+				var pe *envres.ParseError
+				switch {
+				case errors.As(err, &pe):
+					return exitf(exitUsage, "%v", pe)
+				case errors.Is(err, envres.ErrBadConfig):
+					return exitf(exitUsage, "%v", strings.TrimPrefix(err.Error(), "envres: "))
+				}
+				return exitf(exitUsage, "%v", err)
+			}
+			if err := report.Write(a.stdout, a.format, res, report.Options{Color: a.color(a.stdout), Dir: dir, ToolVersion: lintToolVersion()}); err != nil {
+				return exitf(exitUsage, "writing the report: %v", err)
+			}
+			if res.Errors(strict) {
+				return silentExit(exitFindings)
+			}
+			return nil
+		},
+	}
+	f := cmd.Flags()
+	f.StringArrayVar(&overrides, "override", nil, "protected variable `NAME[=VALUE]` the launcher sets (repeatable)")
+	f.StringArrayVar(&requires, "require", nil, "variable `NAME` that must reach the worker (repeatable)")
+	f.StringVar(&dir, "dir", "", "directory scripts are resolved against and reported relative to (default: current)")
+	f.BoolVar(&strict, "strict", false, "exit 1 on warnings too")
+	return cmd
+}
+
+// lintToolVersion is the module version for SARIF's tool.driver.version.
+func lintToolVersion() string {
+	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
+		return bi.Main.Version
+	}
+	return ""
+}

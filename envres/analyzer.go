@@ -1,0 +1,479 @@
+package envres
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+
+	"mvdan.cc/sh/v3/syntax"
+)
+
+// Limits that keep the analysis bounded on any input.
+const (
+	maxFileSize  = 32 << 20 // bytes read of one file
+	maxDepth     = 24       // nested sources, execs and function calls
+	maxSteps     = 2_000_000
+	maxLoopItems = 16
+	maxFindings  = 10_000
+)
+
+// protVar is a protected variable.
+type protVar struct {
+	name     string
+	value    string
+	known    bool
+	override bool // an override (value matters), not only required
+}
+
+// parsedFile is a file read and parsed once.
+type parsedFile struct {
+	abs, name string
+	src       []byte
+	file      *syntax.File
+	posix     bool
+	err       error // *ParseError
+}
+
+// fileCtx is the file statements come from; embedded strings (bash -c,
+// eval) map their positions into the file that holds them.
+type fileCtx struct {
+	name     string
+	abs      string
+	embedded bool
+	line     int // position of the embedded string's first byte
+	col      int
+	posix    bool
+}
+
+func (fc *fileCtx) pos(p syntax.Pos) (int, int) {
+	l, c := int(p.Line()), int(p.Col())
+	if !fc.embedded {
+		if l == 0 {
+			l = 1
+		}
+		if c == 0 {
+			c = 1
+		}
+		return l, c
+	}
+	if l <= 1 {
+		return fc.line, fc.col + max(c, 1) - 1
+	}
+	return fc.line + l - 1, max(c, 1)
+}
+
+type bodyRef struct {
+	stmt *syntax.Stmt
+	fc   *fileCtx
+	name string
+}
+
+type findKey struct {
+	rule, file string
+	line, col  int
+}
+
+type analyzer struct {
+	ctx      context.Context
+	cfg      Config
+	dir      string
+	prot     map[string]*protVar
+	protList []*protVar
+	aliases  map[string]string
+
+	findings map[findKey]*Finding
+	files    []string
+	sources  map[string][]byte
+	parsed   map[string]*parsedFile
+	sup      map[string]map[int][]string
+
+	steps     int
+	depth     int
+	stack     []string // files being sourced or exec'd (recursion guard)
+	calls     []*bodyRef
+	stopped   bool
+	lastCheck int
+	fatal     error                  // a nested script that does not parse
+	frames    []map[string]*varState // values saved by local, per call
+}
+
+func newAnalyzer(ctx context.Context, cfg Config, dir string) *analyzer {
+	a := &analyzer{
+		ctx: ctx, cfg: cfg, dir: dir,
+		prot:     map[string]*protVar{},
+		aliases:  map[string]string{},
+		findings: map[findKey]*Finding{},
+		sources:  map[string][]byte{},
+		parsed:   map[string]*parsedFile{},
+		sup:      map[string]map[int][]string{},
+	}
+	for k, v := range BuiltinAliases {
+		a.aliases[k] = v
+	}
+	for k, v := range cfg.Aliases {
+		a.aliases[k] = v
+	}
+	for _, o := range cfg.Overrides {
+		a.prot[o.Name] = &protVar{name: o.Name, value: o.Value, known: o.Known, override: true}
+	}
+	for _, r := range cfg.Require {
+		if a.prot[r] == nil {
+			a.prot[r] = &protVar{name: r}
+		}
+	}
+	for _, p := range a.prot {
+		a.protList = append(a.protList, p)
+	}
+	sort.Slice(a.protList, func(i, j int) bool { return a.protList[i].name < a.protList[j].name })
+	return a
+}
+
+// tick counts one step of work and reports whether to go on.
+func (a *analyzer) tick() bool {
+	if a.stopped {
+		return false
+	}
+	a.steps++
+	if a.steps > maxSteps {
+		a.stopped = true
+		return false
+	}
+	if a.steps-a.lastCheck >= 4096 {
+		a.lastCheck = a.steps
+		if a.ctx.Err() != nil {
+			a.stopped = true
+			return false
+		}
+	}
+	return true
+}
+
+// display returns how a path is reported: relative to the lint directory
+// when inside it, else as is.
+func (a *analyzer) display(abs string) string {
+	if rel, err := filepath.Rel(a.dir, abs); err == nil && rel != ".." && !strings.HasPrefix(rel, "../") {
+		return rel
+	}
+	return abs
+}
+
+func (a *analyzer) noteFile(name string, src []byte) {
+	if _, ok := a.sources[name]; ok {
+		return
+	}
+	a.sources[name] = src
+	a.files = append(a.files, name)
+	a.indexSuppressions(name, src)
+}
+
+var errNotFound = errors.New("no such file")
+
+// readFile reads a file by absolute path, once.
+func (a *analyzer) readFile(abs string) ([]byte, error) {
+	fi, err := os.Stat(abs)
+	if err != nil {
+		return nil, errNotFound
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, fmt.Errorf("not a regular file")
+	}
+	f, err := os.Open(abs)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	buf := make([]byte, 0, min(fi.Size()+1, maxFileSize))
+	var b bytes.Buffer
+	b.Grow(cap(buf))
+	n, err := b.ReadFrom(&limitedReader{f, maxFileSize})
+	_ = n
+	if err != nil {
+		return nil, err
+	}
+	return b.Bytes(), nil
+}
+
+type limitedReader struct {
+	f *os.File
+	n int64
+}
+
+func (l *limitedReader) Read(p []byte) (int, error) {
+	if l.n <= 0 {
+		return 0, fmt.Errorf("file larger than %d bytes", maxFileSize)
+	}
+	if int64(len(p)) > l.n {
+		p = p[:l.n]
+	}
+	n, err := l.f.Read(p)
+	l.n -= int64(n)
+	return n, err
+}
+
+// binaryAt returns the 1-based line and column of the first NUL byte, or 0.
+func binaryAt(src []byte) (int, int) {
+	i := bytes.IndexByte(src, 0)
+	if i < 0 {
+		return 0, 0
+	}
+	line := 1 + bytes.Count(src[:i], []byte{'\n'})
+	col := i - bytes.LastIndexByte(src[:i], '\n')
+	return line, col
+}
+
+// shebangPOSIX reports whether the first line names sh or dash.
+func shebangPOSIX(src []byte) bool {
+	if !bytes.HasPrefix(src, []byte("#!")) {
+		return false
+	}
+	line := src
+	if i := bytes.IndexByte(src, '\n'); i >= 0 {
+		line = src[:i]
+	}
+	fs := strings.Fields(string(line[2:]))
+	if len(fs) == 0 {
+		return false
+	}
+	interp := filepath.Base(fs[0])
+	if interp == "env" {
+		for _, f := range fs[1:] {
+			if !strings.HasPrefix(f, "-") {
+				interp = filepath.Base(f)
+				break
+			}
+		}
+	}
+	return interp == "sh" || interp == "dash" || interp == "ash" || interp == "posh"
+}
+
+// shebangShell reports whether a file starts with a shell shebang.
+func shebangShell(src []byte) bool {
+	if !bytes.HasPrefix(src, []byte("#!")) {
+		return false
+	}
+	line := src
+	if i := bytes.IndexByte(src, '\n'); i >= 0 {
+		line = src[:i]
+	}
+	fs := strings.Fields(string(line[2:]))
+	for i, f := range fs {
+		b := filepath.Base(f)
+		if i > 0 && strings.HasPrefix(f, "-") {
+			continue
+		}
+		switch b {
+		case "sh", "bash", "dash", "ash", "ksh", "mksh", "zsh", "posh":
+			return true
+		case "env":
+			continue
+		}
+		return false
+	}
+	return false
+}
+
+// parse reads and parses a script. The error is a *ParseError.
+func (a *analyzer) parse(abs string) *parsedFile {
+	if pf, ok := a.parsed[abs]; ok {
+		return pf
+	}
+	name := a.display(abs)
+	pf := &parsedFile{abs: abs, name: name}
+	a.parsed[abs] = pf
+	src, err := a.readFile(abs)
+	if err != nil {
+		pf.err = &ParseError{File: name, Msg: "cannot read: " + err.Error(), Err: err}
+		return pf
+	}
+	pf.src = src
+	a.noteFile(name, src)
+	if l, c := binaryAt(src); l > 0 {
+		pf.err = &ParseError{File: name, Line: l, Col: c, Msg: "binary file (NUL byte), not a shell script"}
+		return pf
+	}
+	pf.posix = shebangPOSIX(src)
+	pf.file, pf.err = parseSrc(name, src, pf.posix)
+	if pf.err != nil && pf.posix {
+		// dash accepts more than strict POSIX; try bash before giving up.
+		if f, err := parseSrc(name, src, false); err == nil {
+			pf.file, pf.err = f, nil
+		}
+	}
+	return pf
+}
+
+func parseSrc(name string, src []byte, posix bool) (*syntax.File, error) {
+	lang := syntax.LangBash
+	if posix {
+		lang = syntax.LangPOSIX
+	}
+	p := syntax.NewParser(syntax.Variant(lang))
+	f, err := p.Parse(bytes.NewReader(src), name)
+	if err != nil {
+		return nil, toParseError(name, err)
+	}
+	return f, nil
+}
+
+func toParseError(name string, err error) error {
+	var pe syntax.ParseError
+	if errors.As(err, &pe) {
+		return &ParseError{File: name, Line: int(pe.Pos.Line()), Col: int(pe.Pos.Col()), Msg: pe.Text, Err: err}
+	}
+	var le syntax.LangError
+	if errors.As(err, &le) {
+		return &ParseError{File: name, Line: int(le.Pos.Line()), Col: int(le.Pos.Col()), Msg: fmt.Sprintf("%s is not supported in this shell", le.Feature), Err: err}
+	}
+	return &ParseError{File: name, Line: 1, Col: 1, Msg: err.Error(), Err: err}
+}
+
+var suppressRe = regexp.MustCompile(`#\s*childproof\s+disable\s*=\s*([A-Za-z0-9_,\- ]+)`)
+
+func (a *analyzer) indexSuppressions(name string, src []byte) {
+	if !bytes.Contains(src, []byte("childproof")) {
+		return
+	}
+	m := map[int][]string{}
+	for i, line := range bytes.Split(src, []byte{'\n'}) {
+		if !bytes.Contains(line, []byte("childproof")) {
+			continue
+		}
+		for _, sm := range suppressRe.FindAllSubmatch(line, -1) {
+			for _, r := range strings.Split(string(sm[1]), ",") {
+				if r = strings.TrimSpace(r); r != "" {
+					if sp := strings.IndexByte(r, ' '); sp >= 0 {
+						r = r[:sp]
+					}
+					m[i+1] = append(m[i+1], r)
+				}
+			}
+		}
+	}
+	if len(m) > 0 {
+		a.sup[name] = m
+	}
+}
+
+func (a *analyzer) suppressed(f *Finding) bool {
+	m := a.sup[f.File]
+	if m == nil {
+		return false
+	}
+	for _, l := range []int{f.Line, f.Line - 1} {
+		for _, r := range m[l] {
+			if r == f.Rule || r == "all" {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// report records a finding at s; findings at the same place and rule are
+// merged (their variables joined).
+func (a *analyzer) report(r *Rule, s site, msg string, vars ...string) {
+	k := findKey{r.Name, s.file, s.line, s.col}
+	if f, ok := a.findings[k]; ok {
+		for _, v := range vars {
+			if !contains(f.Variables, v) {
+				f.Variables = append(f.Variables, v)
+			}
+		}
+		sort.Strings(f.Variables)
+		return
+	}
+	if len(a.findings) >= maxFindings {
+		return
+	}
+	vs := append([]string(nil), vars...)
+	sort.Strings(vs)
+	chain := append(append([]ChainLink(nil), s.chain...), ChainLink{File: s.file, Line: s.line})
+	a.findings[k] = &Finding{Rule: r.Name, Severity: r.Severity, File: s.file, Line: s.line, Column: s.col,
+		Message: msg, Variables: vs, Chain: chain}
+}
+
+func contains(ss []string, s string) bool {
+	for _, x := range ss {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// siteAt builds a site for a position in fc under st's chain.
+func (a *analyzer) siteAt(st *state, fc *fileCtx, p syntax.Pos) site {
+	l, c := fc.pos(p)
+	return site{file: fc.name, line: l, col: c, chain: st.chain}
+}
+
+// initialState is the state a top-level script starts in.
+func (a *analyzer) initialState(cwd string) *state {
+	st := &state{vars: &layer{m: map[string]varState{}}, cwd: cwd}
+	for _, p := range a.protList {
+		st.vars.m[p.name] = varState{v: value{k: vOrig, s: p.name}, exp: triYes}
+	}
+	for _, s := range a.cfg.Args {
+		st.args = append(st.args, field{s: s, known: true, v: lit(s)})
+	}
+	return st
+}
+
+// lintScript lints one top-level script.
+func (a *analyzer) lintScript(script string) error {
+	abs := script
+	if !filepath.IsAbs(abs) {
+		abs = filepath.Join(a.dir, script)
+	}
+	abs = filepath.Clean(abs)
+	pf := a.parse(abs)
+	if pf.err != nil {
+		return pf.err
+	}
+	st := a.initialState(a.dir)
+	st.dollar0, st.source = abs, abs
+	fc := &fileCtx{name: pf.name, abs: abs, posix: pf.posix}
+	a.stack = append(a.stack, abs)
+	a.stmts(st, fc, pf.file.Stmts)
+	a.stack = a.stack[:len(a.stack)-1]
+	a.processEnd(st, fc, true)
+	return nil
+}
+
+// lintArgv lints cfg.Argv as if a script said `exec ARGV…`.
+func (a *analyzer) lintArgv(argv []string) error {
+	src := []byte(quoteArgv(argv) + "\n")
+	a.noteFile(CommandFile, src)
+	st := a.initialState(a.dir)
+	fc := &fileCtx{name: CommandFile, abs: ""}
+	var fs []field
+	col := 1
+	for i, s := range argv {
+		f := litField(s, syntax.NewPos(uint(col-1), 1, uint(col)))
+		fs = append(fs, f)
+		col += len(quoteArgv(argv[i:i+1])) + 1
+	}
+	a.command(st, fc, nil, fs, callExec, nil)
+	return nil
+}
+
+func quoteArgv(argv []string) string {
+	var b strings.Builder
+	for i, s := range argv {
+		if i > 0 {
+			b.WriteByte(' ')
+		}
+		q, err := syntax.Quote(s, syntax.LangBash)
+		if err != nil {
+			q = s
+		}
+		b.WriteString(q)
+	}
+	return b.String()
+}

@@ -1,0 +1,288 @@
+package envres
+
+import (
+	"strconv"
+	"strings"
+
+	"mvdan.cc/sh/v3/syntax"
+)
+
+// declArg is one operand of export/declare/local/readonly.
+type declArg struct {
+	name   string
+	v      value
+	hasVal bool
+	append bool
+	pos    syntax.Pos
+	flag   string // an option such as -x, +x, -n
+	dyn    *field // an operand with a command substitution (export $(…))
+	pid    bool
+}
+
+func (a *analyzer) declClause(st *state, fc *fileCtx, s *syntax.Stmt, c *syntax.DeclClause) {
+	ev := &evaluator{a: a, st: st, fc: fc}
+	var args []declArg
+	for _, as := range c.Args {
+		switch {
+		case as.Naked && as.Name != nil:
+			args = append(args, declArg{name: as.Name.Value, pos: as.Pos()})
+		case as.Naked && as.Value != nil:
+			f := ev.word(as.Value)
+			args = append(args, a.declFromField(ev, f))
+		case as.Name != nil:
+			d := declArg{name: as.Name.Value, hasVal: true, append: as.Append, pos: as.Pos(), v: lit("")}
+			if as.Array != nil || as.Index != nil {
+				d.v = unknownValue
+			} else if as.Value != nil {
+				f := ev.word(as.Value)
+				d.v, d.pid = f.v, f.pid
+			}
+			args = append(args, d)
+		}
+	}
+	a.declare(st, fc, c.Variant.Value, c.Variant.Pos(), args)
+}
+
+// declFromField turns a word operand into a declArg.
+func (a *analyzer) declFromField(ev *evaluator, f field) declArg {
+	if !f.known {
+		if len(f.substs) > 0 {
+			ff := f
+			return declArg{dyn: &ff, pos: f.pos}
+		}
+		if i := strings.IndexByte(f.s, '='); i > 0 && validName(f.s[:i]) {
+			return declArg{name: f.s[:i], hasVal: true, v: unknownValue, pos: f.pos, pid: f.pid}
+		}
+		return declArg{pos: f.pos}
+	}
+	if strings.HasPrefix(f.s, "-") || strings.HasPrefix(f.s, "+") {
+		return declArg{flag: f.s, pos: f.pos}
+	}
+	if i := strings.IndexByte(f.s, '='); i > 0 {
+		n := f.s[:i]
+		app := strings.HasSuffix(n, "+")
+		n = strings.TrimSuffix(n, "+")
+		if validName(n) {
+			d := declArg{name: n, hasVal: true, v: lit(f.s[i+1:]), pos: f.pos, append: app, pid: f.pid}
+			if vf := valueAfterEq(ev, f.word, n); vf != nil {
+				d.v = vf.v
+			}
+			return d
+		}
+		return declArg{pos: f.pos}
+	}
+	if validName(f.s) {
+		return declArg{name: f.s, pos: f.pos}
+	}
+	return declArg{pos: f.pos}
+}
+
+// declare runs export, declare, typeset, local and readonly.
+func (a *analyzer) declare(st *state, fc *fileCtx, variant string, vpos syntax.Pos, args []declArg) {
+	export, unexport, funcs := variant == "export", false, false
+	if variant == "nameref" {
+		return
+	}
+	for _, d := range args {
+		if d.flag == "" {
+			continue
+		}
+		on := d.flag[0] == '-'
+		for _, ch := range d.flag[1:] {
+			switch ch {
+			case 'x':
+				if variant != "export" {
+					export, unexport = on, !on
+				}
+			case 'n':
+				if variant == "export" && on {
+					unexport, export = true, false
+				}
+			case 'f', 'F':
+				funcs = true
+			case 'p':
+			}
+		}
+	}
+	if funcs {
+		return
+	}
+	site := a.siteAt(st, fc, vpos)
+	for _, d := range args {
+		switch {
+		case d.dyn != nil:
+			if export || variant == "declare" || variant == "typeset" {
+				a.substLoads(st, fc, site, *d.dyn, export)
+			}
+		case d.name == "":
+		case variant == "local" && len(a.frames) > 0:
+			frame := a.frames[len(a.frames)-1]
+			if _, seen := frame[d.name]; !seen {
+				if old, ok := st.get(d.name); ok {
+					o := old
+					frame[d.name] = &o
+				} else {
+					frame[d.name] = nil
+				}
+			}
+			fallthrough
+		default:
+			if unexport {
+				if d.hasVal {
+					a.assign(st, fc, d.name, d.v, false, d.pos, d.append)
+				}
+				a.exportName(st, d.name, false, a.siteAt(st, fc, d.pos))
+				continue
+			}
+			if d.hasVal {
+				a.assign(st, fc, d.name, d.v, export, d.pos, d.append)
+				st.markPid(d.name, d.pid)
+			} else if export {
+				a.exportName(st, d.name, true, site)
+				if real, ok := a.aliases[d.name]; ok {
+					if vs, _ := st.get(d.name); vs.v.k != vUnset {
+						a.report(NoopAlias, a.siteAt(st, fc, d.pos), d.name+" is a no-op alias: nothing reads it; the variable that is read is "+real, d.name)
+					}
+				}
+			}
+		}
+	}
+}
+
+// builtin runs a shell builtin.
+func (a *analyzer) builtin(st *state, fc *fileCtx, s *syntax.Stmt, fs []field) {
+	name := fs[0].s
+	site := a.siteAt(st, fc, fs[0].pos)
+	ops := fs[1:]
+	ev := &evaluator{a: a, st: st, fc: fc}
+	switch name {
+	case ".", "source":
+		a.sourceCmd(st, fc, site, ops)
+	case "eval":
+		a.evalCmd(st, fc, site, ops)
+	case "export", "declare", "typeset", "local", "readonly":
+		var args []declArg
+		for _, f := range ops {
+			args = append(args, a.declFromField(ev, f))
+		}
+		a.declare(st, fc, name, fs[0].pos, args)
+	case "unset":
+		fn := false
+		for _, f := range ops {
+			if !f.known {
+				continue
+			}
+			switch {
+			case f.s == "-f":
+				fn = true
+			case f.s == "-v" || f.s == "-n":
+			case strings.HasPrefix(f.s, "-"):
+			case !fn && validName(f.s):
+				a.unsetName(st, f.s, a.siteAt(st, fc, f.pos))
+			}
+		}
+	case "set":
+		a.setCmd(st, ops)
+	case "shift":
+		n := 1
+		if len(ops) > 0 && ops[0].known {
+			if v, err := strconv.Atoi(ops[0].s); err == nil {
+				n = v
+			}
+		}
+		if n <= len(st.args) && n >= 0 {
+			st.args = st.args[n:]
+		} else {
+			st.args = nil
+		}
+	case "cd", "pushd":
+		var dir *field
+		for i := range ops {
+			if ops[i].known && strings.HasPrefix(ops[i].s, "-") && ops[i].s != "-" {
+				continue
+			}
+			dir = &ops[i]
+			break
+		}
+		switch {
+		case dir == nil || !dir.known || dir.s == "-":
+			st.cwd = ""
+		default:
+			st.cwd = joinPath(st.cwd, dir.s)
+		}
+	case "popd":
+		st.cwd = ""
+	case "wait":
+		st.bg = nil
+	case "exit":
+		a.processEnd(st, fc, !st.subshell)
+		st.dead = true
+	case "return":
+		st.returning = true
+	case "read", "mapfile", "readarray", "getopts":
+		skip := false
+		for i, f := range ops {
+			if skip {
+				skip = false
+				continue
+			}
+			if !f.known {
+				continue
+			}
+			if strings.HasPrefix(f.s, "-") {
+				if len(f.s) == 2 && strings.ContainsRune("adinNptuCcOs", rune(f.s[1])) {
+					skip = true
+				}
+				continue
+			}
+			if name == "getopts" && i == 0 {
+				continue
+			}
+			if validName(f.s) {
+				a.assign(st, fc, f.s, unknownValue, false, f.pos, false)
+			}
+		}
+	case "printf":
+		for i := 0; i+1 < len(ops); i++ {
+			if ops[i].known && ops[i].s == "-v" && ops[i+1].known && validName(ops[i+1].s) {
+				a.assign(st, fc, ops[i+1].s, unknownValue, false, ops[i+1].pos, false)
+			}
+		}
+	}
+}
+
+// setCmd handles set -a/+a, -o/+o allexport and set -- ARGS.
+func (a *analyzer) setCmd(st *state, ops []field) {
+	for i := 0; i < len(ops); i++ {
+		f := ops[i]
+		if !f.known {
+			return
+		}
+		o := f.s
+		switch {
+		case o == "--":
+			st.args = append([]field(nil), ops[i+1:]...)
+			return
+		case o == "-o" || o == "+o":
+			if i+1 < len(ops) && ops[i+1].known && ops[i+1].s == "allexport" {
+				st.allexport = o == "-o"
+			}
+			i++
+		case len(o) > 1 && (o[0] == '-' || o[0] == '+'):
+			for _, ch := range o[1:] {
+				if ch == 'a' {
+					st.allexport = o[0] == '-'
+				}
+			}
+			if strings.HasSuffix(o, "o") && i+1 < len(ops) {
+				if ops[i+1].known && ops[i+1].s == "allexport" {
+					st.allexport = o[0] == '-'
+				}
+				i++
+			}
+		default:
+			st.args = append([]field(nil), ops[i:]...)
+			return
+		}
+	}
+}

@@ -1,0 +1,912 @@
+package envres
+
+import (
+	"bytes"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"mvdan.cc/sh/v3/syntax"
+)
+
+// prefixAssign is a NAME=VALUE before a command, or an env NAME=VALUE.
+type prefixAssign struct {
+	name string
+	v    value
+	pos  syntax.Pos
+}
+
+func (a *analyzer) callExpr(st *state, fc *fileCtx, s *syntax.Stmt, c *syntax.CallExpr, mode callMode) {
+	ev := &evaluator{a: a, st: st, fc: fc}
+	if len(c.Args) == 0 {
+		for _, as := range c.Assigns {
+			a.assignNode(st, fc, ev, as, false)
+		}
+		return
+	}
+	var pre []prefixAssign
+	for _, as := range c.Assigns {
+		if as.Name == nil {
+			continue
+		}
+		v := unknownValue
+		if as.Value != nil && as.Array == nil && as.Index == nil {
+			v = ev.word(as.Value).v
+		} else if as.Value == nil && as.Array == nil {
+			v = lit("")
+		}
+		pre = append(pre, prefixAssign{name: as.Name.Value, v: v, pos: as.Pos()})
+	}
+	fs := ev.fields(c.Args)
+	a.checkPidfile(st, fc, s, fs)
+	a.command(st, fc, s, fs, mode, pre)
+}
+
+// assignNode performs a NAME=VALUE assignment node.
+func (a *analyzer) assignNode(st *state, fc *fileCtx, ev *evaluator, as *syntax.Assign, export bool) {
+	if as.Name == nil {
+		return
+	}
+	v := lit("")
+	pid := false
+	switch {
+	case as.Array != nil || as.Index != nil:
+		v = unknownValue
+	case as.Value != nil:
+		f := ev.word(as.Value)
+		v, pid = f.v, f.pid
+	}
+	a.assign(st, fc, as.Name.Value, v, export, as.Pos(), as.Append)
+	st.markPid(as.Name.Value, pid)
+}
+
+// assign sets a variable, recording where (or which load) set it.
+func (a *analyzer) assign(st *state, fc *fileCtx, name string, v value, exportNow bool, pos syntax.Pos, appendOp bool) {
+	old, ok := st.get(name)
+	if !ok {
+		old = defaultVar()
+	}
+	if appendOp {
+		switch {
+		case old.v.k == vLit && v.k == vLit:
+			v = lit(old.v.s + v.s)
+		case old.v.k == vUnset:
+		default:
+			v = unknownValue
+		}
+	}
+	ns := varState{v: v, exp: old.exp}
+	if exportNow || st.allexport {
+		ns.exp = triYes
+	}
+	var ev *event
+	if st.load != nil {
+		ev = st.load.ev
+		st.loaded = true
+		if st.load.exportAll {
+			ns.exp = triYes
+		}
+		ns.loadExp = ns.exp == triYes
+	} else {
+		ev = &event{kind: evAssign, site: a.siteAt(st, fc, pos)}
+	}
+	ns.origins = []*event{ev}
+	st.set(name, ns)
+	if real, ok := a.aliases[name]; ok {
+		a.report(NoopAlias, ev.site, name+" is a no-op alias: nothing reads it; the variable that is read is "+real, name)
+	}
+}
+
+// assignDefault is ${NAME:=value}.
+func (a *analyzer) assignDefault(st *state, fc *fileCtx, name string, v value, known bool, pos syntax.Pos) {
+	if !known {
+		v = unknownValue
+	}
+	a.assign(st, fc, name, v, false, pos, false)
+}
+
+func (a *analyzer) exportName(st *state, name string, on bool, s site) {
+	old, ok := st.get(name)
+	if !ok {
+		old = defaultVar()
+	}
+	if on {
+		old.exp = triYes
+		if old.v.k == vUnknown && len(old.origins) == 0 {
+			// export of a name never set here: the caller's value, if any.
+		}
+		st.set(name, old)
+		return
+	}
+	old.exp = triNo
+	old.loadExp = false
+	old.origins = []*event{{kind: evUnexport, site: s}}
+	st.set(name, old)
+}
+
+func (a *analyzer) unsetName(st *state, name string, s site) {
+	st.set(name, varState{v: value{k: vUnset}, exp: triNo, origins: []*event{{kind: evUnset, site: s}}})
+	st.markPid(name, false)
+}
+
+// checkPidfile reports $! written to a file.
+func (a *analyzer) checkPidfile(st *state, fc *fileCtx, s *syntax.Stmt, fs []field) {
+	if s == nil {
+		return
+	}
+	pid := false
+	for _, f := range fs[1:] {
+		if f.pid {
+			pid = true
+		}
+	}
+	if !pid {
+		return
+	}
+	for _, r := range s.Redirs {
+		switch r.Op {
+		case syntax.RdrOut, syntax.AppOut, syntax.RdrClob, syntax.RdrAll, syntax.AppAll:
+			if r.Word == nil {
+				continue
+			}
+			if w := r.Word.Lit(); strings.HasPrefix(w, "/dev/") || strings.HasPrefix(w, "&") {
+				continue
+			}
+			a.report(Pidfile, a.siteAt(st, fc, s.Pos()), "$! is written to a file: a pid is a bare number the kernel reuses, so a later kill may hit an unrelated process")
+			return
+		}
+	}
+	if len(fs) > 0 && fs[0].known && fs[0].s == "tee" {
+		a.report(Pidfile, a.siteAt(st, fc, s.Pos()), "$! is written to a file: a pid is a bare number the kernel reuses, so a later kill may hit an unrelated process")
+	}
+}
+
+var shells = map[string]bool{"bash": true, "sh": true, "dash": true, "zsh": true, "ksh": true, "mksh": true, "ash": true, "posh": true}
+
+// trivial commands are never taken for the worker.
+var trivial = map[string]bool{
+	"mkdir": true, "rm": true, "cp": true, "mv": true, "touch": true, "chmod": true, "chown": true, "ln": true,
+	"cat": true, "sleep": true, "echo": true, "printf": true, "test": true, "[": true, "true": true, "false": true,
+	"date": true, "tee": true, "grep": true, "sed": true, "awk": true, "logger": true, "kill": true, "pkill": true,
+	"ls": true, "env": true, "id": true, "whoami": true, "hostname": true, "uname": true, "which": true,
+	"command": true, "type": true, "wait": true, "sync": true, "dirname": true, "basename": true, "realpath": true,
+	"readlink": true, "mktemp": true, "head": true, "tail": true, "wc": true, "sort": true, "uniq": true, "cut": true,
+	"tr": true, "xargs": true, "find": true, "stat": true, "exit": true, ":": true, "ps": true, "pgrep": true,
+}
+
+var builtins = map[string]bool{
+	".": true, "source": true, "eval": true, "export": true, "declare": true, "typeset": true, "local": true,
+	"readonly": true, "unset": true, "set": true, "shift": true, "cd": true, "pushd": true, "popd": true,
+	"wait": true, "exit": true, "return": true, "read": true, ":": true, "true": true, "false": true,
+	"echo": true, "printf": true, "test": true, "[": true, "trap": true, "alias": true, "unalias": true,
+	"shopt": true, "umask": true, "ulimit": true, "hash": true, "type": true, "getopts": true, "let": true,
+	"kill": true, "break": true, "continue": true, "jobs": true, "disown": true, "mapfile": true,
+	"readarray": true, "builtin": true, "command": true, "enable": true, "help": true, "times": true, "bind": true,
+	"complete": true, "compgen": true, "fg": true, "bg": true, "suspend": true, "logout": true, "caller": true, "dirs": true,
+}
+
+// command handles one simple command: wrappers, builtins, functions,
+// shells, scripts and external commands.
+func (a *analyzer) command(st *state, fc *fileCtx, s *syntax.Stmt, fs []field, mode callMode, pre []prefixAssign) {
+	cst := st // the environment the command runs with
+	fork := func() {
+		if cst == st {
+			cst = st.fork()
+		}
+	}
+	if len(pre) > 0 {
+		fork()
+		for _, p := range pre {
+			a.assign(cst, fc, p.name, p.v, true, p.pos, false)
+		}
+	}
+	nohup := false
+	first := true
+	startSite := site{}
+	if len(fs) > 0 {
+		startSite = a.siteAt(st, fc, fs[0].pos)
+	}
+loop:
+	for len(fs) > 0 && fs[0].known {
+		name := fs[0].s
+		switch filepath.Base(name) {
+		case "exec":
+			if !first {
+				break loop
+			}
+			i := 1
+			for i < len(fs) && fs[i].known && strings.HasPrefix(fs[i].s, "-") && fs[i].s != "-" {
+				if fs[i].s == "--" {
+					i++
+					break
+				}
+				for _, ch := range fs[i].s[1:] {
+					switch ch {
+					case 'c':
+						a.report(EnvReset, a.siteAt(st, fc, fs[0].pos), "exec -c runs the command with an empty environment: every protected variable is dropped")
+						fork()
+						cst.reset = true
+					case 'l':
+						a.report(LoginShell, a.siteAt(st, fc, fs[0].pos), "exec -l starts the command as a login shell: profile files run before the worker")
+					case 'a':
+						i++
+					}
+				}
+				i++
+			}
+			fs = fs[i:]
+			if len(fs) == 0 {
+				return // exec with redirections only
+			}
+			mode = callExec
+		case "command", "builtin":
+			if len(fs) > 1 && fs[1].known && (fs[1].s == "-v" || fs[1].s == "-V") {
+				return
+			}
+			i := 1
+			for i < len(fs) && fs[i].known && fs[i].s == "-p" {
+				i++
+			}
+			fs = fs[i:]
+		case "nohup":
+			nohup = true
+			fs = fs[1:]
+		case "setsid", "nice", "ionice", "stdbuf", "taskset", "chrt", "timeout", "time", "unbuffer", "chronic",
+			"numactl", "flock", "caffeinate", "xvfb-run", "prlimit", "systemd-inhibit", "dumb-init", "tini", "catchsegv", "strace", "ltrace", "gdbserver", "valgrind", "authbind", "cgexec", "firejail":
+			fs = stripWrapper(filepath.Base(name), fs)
+		case "env":
+			var done bool
+			fs, done = a.envWrapper(st, &cst, fc, fs, fork)
+			if done {
+				return
+			}
+		case "sudo", "doas":
+			fs = a.sudoWrapper(st, &cst, fc, fs, fork)
+		case "su", "runuser":
+			var done bool
+			fs, done = a.suWrapper(st, &cst, fc, s, fs, mode, fork)
+			if done {
+				if mode == callExec {
+					a.endBg(st)
+					st.dead = true
+				}
+				return
+			}
+		default:
+			break loop
+		}
+		first = false
+	}
+	if len(fs) == 0 {
+		return
+	}
+	name := fs[0].s
+	if !fs[0].known {
+		a.external(st, cst, fc, fs, mode, nohup)
+		return
+	}
+	if fd := st.funcs[name]; fd != nil && mode != callExec {
+		a.callFunc(st, fc, fd, fs)
+		if mode == callBackground {
+			st.launched = &bgLaunch{site: startSite, nohup: nohup}
+		}
+		return
+	}
+	if builtins[name] && mode != callExec {
+		a.builtin(st, fc, s, fs)
+		return
+	}
+	base := filepath.Base(name)
+	if shells[base] {
+		a.shellCall(st, cst, fc, fs, mode, nohup)
+		a.fixLaunch(st, startSite)
+		return
+	}
+	if strings.Contains(name, "/") {
+		abs := joinPath(cst.cwd, name)
+		if abs != "" && isShellScript(abs) {
+			a.runChild(st, cst, fc, fs[0].pos, abs, nil, fs[1:], mode, nohup, false)
+			a.fixLaunch(st, startSite)
+			return
+		}
+	}
+	a.external(st, cst, fc, fs, mode, nohup)
+	a.fixLaunch(st, startSite)
+}
+
+// fixLaunch reports a background launch at the start of its command line
+// (nohup, setsid, …) rather than at the worker's name.
+func (a *analyzer) fixLaunch(st *state, s site) {
+	if st.launched != nil && s.file != "" {
+		st.launched.site = s
+	}
+}
+
+// isShellScript reports whether a file starts with a shell shebang, or is
+// a text file named *.sh without one.
+func isShellScript(abs string) bool {
+	f, err := openHead(abs)
+	if err != nil {
+		return false
+	}
+	if shebangShell(f) {
+		return true
+	}
+	return !bytes.HasPrefix(f, []byte("#!")) && strings.HasSuffix(abs, ".sh") && bytes.IndexByte(f, 0) < 0
+}
+
+// stripWrapper drops a command wrapper and its options.
+func stripWrapper(name string, fs []field) []field {
+	i := 1
+	// Options that take a value.
+	withArg := map[string]string{
+		"nice": "n", "ionice": "cnp", "stdbuf": "ioe", "taskset": "", "chrt": "", "timeout": "sk",
+		"numactl": "CNmpi", "flock": "wE", "prlimit": "p", "strace": "eopsuE", "ltrace": "eopsuE", "valgrind": "",
+		"xvfb-run": "nsfe", "cgexec": "g",
+	}[name]
+	for i < len(fs) && fs[i].known && strings.HasPrefix(fs[i].s, "-") && fs[i].s != "-" {
+		o := fs[i].s
+		i++
+		if o == "--" {
+			break
+		}
+		if !strings.HasPrefix(o, "--") && len(o) == 2 && strings.ContainsRune(withArg, rune(o[1])) {
+			i++
+		}
+	}
+	// Positional operands before the command.
+	switch name {
+	case "timeout", "flock", "cgexec":
+		i++
+	case "taskset", "chrt":
+		if i < len(fs) && fs[i].known {
+			if _, err := strconv.ParseUint(strings.TrimPrefix(fs[i].s, "0x"), 16, 64); err == nil || strings.ContainsAny(fs[i].s, ",-") {
+				i++
+			}
+		}
+	case "gdbserver":
+		i++
+	}
+	if i > len(fs) {
+		i = len(fs)
+	}
+	return fs[i:]
+}
+
+// external is a command that is not a shell, a script, a builtin or a
+// function: in exec or background position, it is a worker.
+func (a *analyzer) external(st, cst *state, fc *fileCtx, fs []field, mode callMode, nohup bool) {
+	ref := a.cmdRef(st, fc, fs)
+	switch mode {
+	case callExec:
+		a.workerPoint(cst, ref)
+		a.endBg(st)
+		st.dead = true
+	case callBackground:
+		a.workerPoint(cst, ref)
+		st.launched = &bgLaunch{site: ref.site, nohup: nohup}
+	default:
+		if fs[0].known && trivial[filepath.Base(fs[0].s)] {
+			return
+		}
+		st.lastCmd = ref
+		if cst != st {
+			// NAME=VALUE cmd: the command runs with the assignment.
+			a.workerPoint(cst, ref)
+		}
+	}
+}
+
+func (a *analyzer) cmdRef(st *state, fc *fileCtx, fs []field) *cmdRef {
+	ref := &cmdRef{site: a.siteAt(st, fc, fs[0].pos)}
+	for _, f := range fs[1:] {
+		if f.known && allInterfaces(f.s) {
+			ref.binds = append(ref.binds, a.siteAt(st, fc, f.pos))
+		}
+	}
+	return ref
+}
+
+// allInterfaces reports whether an argument binds every interface.
+func allInterfaces(s string) bool {
+	if i := strings.LastIndexByte(s, '='); i >= 0 {
+		s = s[i+1:]
+	}
+	if i := strings.Index(s, "://"); i >= 0 {
+		s = s[i+3:]
+	}
+	switch {
+	case s == "0.0.0.0", strings.HasPrefix(s, "0.0.0.0:"), strings.HasPrefix(s, "0.0.0.0/"):
+		return true
+	case s == "::", s == "[::]", strings.HasPrefix(s, "[::]:"), s == ":::" || strings.HasPrefix(s, ":::") && isDigits(s[3:]):
+		return true
+	}
+	return false
+}
+
+func isDigits(s string) bool {
+	if s == "" {
+		return false
+	}
+	for _, c := range s {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	return true
+}
+
+// envWrapper handles env [-i] [-u NAME] [NAME=VALUE]… [$(cat .env)] CMD.
+func (a *analyzer) envWrapper(st *state, cst **state, fc *fileCtx, fs []field, fork func()) ([]field, bool) {
+	i := 1
+	envSite := a.siteAt(st, fc, fs[0].pos)
+	for i < len(fs) {
+		x := fs[i]
+		if !x.known {
+			if len(x.substs) > 0 {
+				fork()
+				a.substLoads(*cst, fc, envSite, x, true)
+				i++
+				continue
+			}
+			break
+		}
+		o := x.s
+		switch {
+		case o == "-i" || o == "-" || o == "--ignore-environment":
+			a.report(EnvReset, envSite, "env -i starts the command with an empty environment: every protected variable is dropped")
+			fork()
+			(*cst).reset = true
+			i++
+		case o == "-u" || o == "--unset":
+			if i+1 < len(fs) && fs[i+1].known {
+				fork()
+				a.unsetName(*cst, fs[i+1].s, a.siteAt(st, fc, fs[i+1].pos))
+			}
+			i += 2
+		case strings.HasPrefix(o, "--unset="):
+			fork()
+			a.unsetName(*cst, strings.TrimPrefix(o, "--unset="), a.siteAt(st, fc, x.pos))
+			i++
+		case strings.HasPrefix(o, "-u") && len(o) > 2 && !strings.HasPrefix(o, "--"):
+			fork()
+			a.unsetName(*cst, o[2:], a.siteAt(st, fc, x.pos))
+			i++
+		case o == "-C" || o == "--chdir":
+			if i+1 < len(fs) {
+				fork()
+				if fs[i+1].known {
+					(*cst).cwd = joinPath((*cst).cwd, fs[i+1].s)
+				} else {
+					(*cst).cwd = ""
+				}
+			}
+			i += 2
+		case o == "--":
+			i++
+			return fs[i:], i >= len(fs)
+		case strings.HasPrefix(o, "-"):
+			i++
+		case strings.Contains(o, "=") && validName(o[:strings.IndexByte(o, '=')]):
+			fork()
+			n := o[:strings.IndexByte(o, '=')]
+			v := lit(o[len(n)+1:])
+			if f := valueAfterEq(&evaluator{a: a, st: st, fc: fc}, x.word, n); f != nil {
+				v = f.v
+			}
+			a.assign(*cst, fc, n, v, true, x.pos, false)
+			i++
+		default:
+			return fs[i:], false
+		}
+	}
+	if i >= len(fs) {
+		return nil, true
+	}
+	return fs[i:], false
+}
+
+// valueAfterEq evaluates the value part of a NAME=VALUE word when it is a
+// single expansion, to keep "the caller's value".
+func valueAfterEq(ev *evaluator, w *syntax.Word, name string) *field {
+	if w == nil || len(w.Parts) != 2 {
+		return nil
+	}
+	l, ok := w.Parts[0].(*syntax.Lit)
+	if !ok || l.Value != name+"=" {
+		return nil
+	}
+	f := ev.word(&syntax.Word{Parts: w.Parts[1:]})
+	return &f
+}
+
+// sudoWrapper handles sudo's options; without -E/--preserve-env it resets
+// the environment.
+func (a *analyzer) sudoWrapper(st *state, cst **state, fc *fileCtx, fs []field, fork func()) []field {
+	site := a.siteAt(st, fc, fs[0].pos)
+	preserve, login := false, false
+	var list []string
+	hasList := false
+	i := 1
+	var assigns []field
+	withArg := "ugCDhprtUT"
+loop:
+	for i < len(fs) && fs[i].known {
+		o := fs[i].s
+		switch {
+		case o == "--":
+			i++
+			break loop
+		case o == "-E" || o == "--preserve-env":
+			preserve = true
+			i++
+		case strings.HasPrefix(o, "--preserve-env="):
+			hasList = true
+			list = append(list, strings.Split(strings.TrimPrefix(o, "--preserve-env="), ",")...)
+			i++
+		case o == "-i" || o == "--login":
+			login = true
+			i++
+		case strings.HasPrefix(o, "--"):
+			if !strings.Contains(o, "=") {
+				switch o {
+				case "--user", "--group", "--chdir", "--host", "--prompt", "--role", "--type", "--other-user", "--command-timeout", "--close-from":
+					i++
+				}
+			}
+			i++
+		case strings.HasPrefix(o, "-") && len(o) > 1:
+			i++
+			for j, ch := range o[1:] {
+				switch ch {
+				case 'E':
+					preserve = true
+				case 'i':
+					login = true
+				}
+				if strings.ContainsRune(withArg, ch) {
+					if j == len(o)-2 {
+						i++
+					}
+					break
+				}
+			}
+		case strings.Contains(o, "=") && validName(o[:strings.IndexByte(o, '=')]):
+			assigns = append(assigns, fs[i])
+			i++
+		default:
+			break loop
+		}
+	}
+	if login {
+		a.report(LoginShell, site, "sudo -i runs the target user's login shell: profile files run before the worker and the environment is reset")
+		fork()
+		(*cst).reset = true
+	}
+	if !preserve && !login {
+		if hasList {
+			var lost []string
+			for _, p := range a.protList {
+				if !contains(list, p.name) {
+					lost = append(lost, p.name)
+				}
+			}
+			if len(lost) > 0 {
+				a.report(EnvReset, site, "sudo --preserve-env=LIST keeps only the listed names: other protected variables are dropped", lost...)
+				fork()
+				(*cst).reset = true
+			}
+		} else {
+			a.report(EnvReset, site, "sudo resets the environment (env_reset) unless -E or --preserve-env is given: protected variables are dropped")
+			fork()
+			(*cst).reset = true
+		}
+	}
+	for _, f := range assigns {
+		fork()
+		n := f.s[:strings.IndexByte(f.s, '=')]
+		a.assign(*cst, fc, n, lit(f.s[len(n)+1:]), true, f.pos, false)
+	}
+	return fs[i:]
+}
+
+// suWrapper handles su and runuser. It reports done when it analysed the
+// command itself (su -c STRING).
+func (a *analyzer) suWrapper(st *state, cst **state, fc *fileCtx, s *syntax.Stmt, fs []field, mode callMode, fork func()) ([]field, bool) {
+	site := a.siteAt(st, fc, fs[0].pos)
+	base := filepath.Base(fs[0].s)
+	login, preserve := false, false
+	var cmd *field
+	var direct []field
+	i := 1
+loop:
+	for i < len(fs) && fs[i].known {
+		o := fs[i].s
+		switch {
+		case o == "-" || o == "-l" || o == "--login":
+			login = true
+			i++
+		case o == "-m" || o == "-p" || o == "--preserve-environment":
+			preserve = true
+			i++
+		case o == "-c" || o == "--command":
+			if i+1 < len(fs) {
+				c := fs[i+1]
+				cmd = &c
+			}
+			i += 2
+		case strings.HasPrefix(o, "--command="):
+			c := fs[i]
+			c.s = strings.TrimPrefix(o, "--command=")
+			cmd = &c
+			i++
+		case o == "-u" && base == "runuser":
+			i += 2
+			if i < len(fs) && fs[i].known && fs[i].s == "--" {
+				i++
+			}
+			direct = fs[i:]
+			break loop
+		case o == "-s" || o == "--shell" || o == "-g" || o == "--group" || o == "-G" || o == "--supp-group" || o == "-w" || o == "--whitelist-environment":
+			i += 2
+		case o == "--":
+			i++
+		case strings.HasPrefix(o, "-") && len(o) > 1:
+			for _, ch := range o[1:] {
+				switch ch {
+				case 'l':
+					login = true
+				case 'm', 'p':
+					preserve = true
+				}
+			}
+			i++
+		default:
+			i++ // the user
+		}
+	}
+	if login {
+		a.report(LoginShell, site, base+" with a login flag starts a login shell: the environment is reset and profile files run before the worker")
+	} else if !preserve {
+		a.report(EnvReset, site, base+" starts the command with a reset environment: protected variables are dropped")
+	}
+	if login || !preserve {
+		fork()
+		(*cst).reset = true
+	}
+	if direct != nil {
+		return direct, false
+	}
+	if cmd != nil {
+		a.runEmbedded(st, *cst, fc, *cmd, nil, mode, false, false)
+	}
+	return nil, true
+}
+
+// shellCall handles bash/sh/… with their options: -l, -i, -c STRING, or a
+// script file.
+func (a *analyzer) shellCall(st, cst *state, fc *fileCtx, fs []field, mode callMode, nohup bool) {
+	login, inter, cmdMode, allexp := false, false, false, false
+	i := 1
+	for i < len(fs) && fs[i].known {
+		o := fs[i].s
+		if o == "--" || o == "-" {
+			i++
+			break
+		}
+		if strings.HasPrefix(o, "--") {
+			switch o {
+			case "--login":
+				login = true
+			case "--rcfile", "--init-file":
+				i++
+			}
+			i++
+			continue
+		}
+		if (o[0] == '-' || o[0] == '+') && len(o) > 1 {
+			i++
+			if o[0] == '+' {
+				if o == "+o" || o == "+O" {
+					i++
+				}
+				continue
+			}
+			for _, ch := range o[1:] {
+				switch ch {
+				case 'l':
+					login = true
+				case 'i':
+					inter = true
+				case 'c':
+					cmdMode = true
+				case 'a':
+					allexp = true
+				case 'o', 'O':
+					i++
+				}
+			}
+			continue
+		}
+		break
+	}
+	site := a.siteAt(st, fc, fs[0].pos)
+	sh := filepath.Base(fs[0].s)
+	if login {
+		a.report(LoginShell, site, sh+" -l starts a login shell: /etc/profile and ~/.profile run before the worker and may reset or re-source protected variables")
+	}
+	if inter {
+		a.report(InteractiveShell, site, sh+" -i starts an interactive shell: ~/.bashrc (or $ENV) runs before the worker and may change protected variables")
+	}
+	rest := fs[min(i, len(fs)):]
+	if cmdMode {
+		if len(rest) == 0 {
+			return
+		}
+		a.runEmbedded(st, cst, fc, rest[0], rest[1:], mode, nohup, allexp)
+		return
+	}
+	if len(rest) == 0 {
+		a.external(st, cst, fc, fs, mode, nohup)
+		return
+	}
+	if !rest[0].known {
+		a.report(DynamicSource, a.siteAt(st, fc, rest[0].pos), "the script run by "+sh+" cannot be resolved statically: what it does to the environment is not checked")
+		a.external(st, cst, fc, fs, mode, nohup)
+		return
+	}
+	abs := joinPath(cst.cwd, rest[0].s)
+	if abs == "" || !isFile(abs) {
+		a.report(DynamicSource, a.siteAt(st, fc, rest[0].pos), "the script run by "+sh+" cannot be found from here ("+rest[0].s+"): what it does to the environment is not checked")
+		a.external(st, cst, fc, fs, mode, nohup)
+		return
+	}
+	a.runChild(st, cst, fc, fs[0].pos, abs, nil, rest[1:], mode, nohup, allexp)
+}
+
+// childSrc is an embedded script (bash -c STRING).
+type childSrc struct {
+	file *syntax.File
+	fc   *fileCtx
+}
+
+// runEmbedded analyses a bash -c / su -c string as a child process.
+func (a *analyzer) runEmbedded(st, cst *state, fc *fileCtx, str field, args []field, mode callMode, nohup, allexp bool) {
+	if !str.known {
+		a.report(DynamicSource, a.siteAt(st, fc, str.pos), "the command string cannot be resolved statically: what it does to the environment is not checked")
+		a.external(st, cst, fc, []field{str}, mode, nohup)
+		return
+	}
+	efc := a.embeddedCtx(fc, str)
+	f, err := parseSrc(fc.name, []byte(str.s), fc.posix)
+	if err != nil {
+		pe, _ := err.(*ParseError)
+		msg := "the command string does not parse"
+		if pe != nil {
+			msg += ": " + pe.Msg
+		}
+		a.report(DynamicSource, a.siteAt(st, fc, str.pos), msg)
+		return
+	}
+	a.runChild(st, cst, fc, str.pos, "", &childSrc{file: f, fc: efc}, args, mode, nohup, allexp)
+}
+
+// embeddedCtx maps positions inside a string word to the file.
+func (a *analyzer) embeddedCtx(fc *fileCtx, str field) *fileCtx {
+	l, c := fc.pos(str.pos)
+	if str.word != nil && len(str.word.Parts) == 1 {
+		switch str.word.Parts[0].(type) {
+		case *syntax.SglQuoted, *syntax.DblQuoted:
+			c++
+		}
+	}
+	return &fileCtx{name: fc.name, abs: fc.abs, embedded: true, line: l, col: c, posix: fc.posix}
+}
+
+// runChild analyses a script run as a new process (bash F, ./F, bash -c):
+// it inherits only exported variables.
+func (a *analyzer) runChild(st, cst *state, fc *fileCtx, callPos syntax.Pos, abs string, emb *childSrc, args []field, mode callMode, nohup, allexp bool) {
+	callSite := a.siteAt(st, fc, callPos)
+	finish := func() {
+		switch mode {
+		case callExec:
+			a.endBg(st)
+			st.dead = true
+		case callBackground:
+			st.launched = &bgLaunch{site: callSite, nohup: nohup}
+		default:
+			st.lastCmd = nil
+		}
+	}
+	if a.depth >= maxDepth || (abs != "" && a.onStack(abs)) {
+		finish()
+		return
+	}
+	var cfc *fileCtx
+	var stmts []*syntax.Stmt
+	if emb != nil {
+		cfc, stmts = emb.fc, emb.file.Stmts
+	} else {
+		pf := a.parse(abs)
+		if pf.err != nil {
+			if a.fatal == nil {
+				a.fatal = pf.err
+			}
+			a.stopped = true
+			return
+		}
+		cfc = &fileCtx{name: pf.name, abs: abs, posix: pf.posix}
+		stmts = pf.file.Stmts
+	}
+	ch := &state{vars: &layer{m: map[string]varState{}}, cwd: cst.cwd, args: args, reset: cst.reset, allexport: allexp}
+	for k, v := range cst.vars.all() {
+		if v.exp != triNo {
+			ch.vars.m[k] = v
+		} else if a.prot[k] != nil {
+			ch.vars.m[k] = v
+		}
+	}
+	ch.chain = append(st.chain[:len(st.chain):len(st.chain)], ChainLink{File: callSite.file, Line: callSite.line})
+	if emb != nil {
+		ch.dollar0 = "bash"
+		if len(args) > 0 {
+			ch.dollar0 = args[0].s
+			ch.args = args[1:]
+		}
+		ch.source = st.source
+		ch.chain = st.chain // same file: the link is the finding itself
+	} else {
+		ch.dollar0, ch.source = abs, abs
+		a.stack = append(a.stack, abs)
+		defer func() { a.stack = a.stack[:len(a.stack)-1] }()
+	}
+	a.depth++
+	a.stmts(ch, cfc, stmts)
+	a.depth--
+	a.processEnd(ch, cfc, true)
+	finish()
+}
+
+func (a *analyzer) onStack(abs string) bool {
+	for _, s := range a.stack {
+		if s == abs {
+			return true
+		}
+	}
+	return false
+}
+
+// callFunc walks a function's body where it is called.
+func (a *analyzer) callFunc(st *state, fc *fileCtx, fd *funcDef, fs []field) {
+	if a.depth >= maxDepth {
+		return
+	}
+	for _, c := range a.calls {
+		if c == fd.body {
+			return // recursion
+		}
+	}
+	site := a.siteAt(st, fc, fs[0].pos)
+	saveArgs, saveChain := st.args, st.chain
+	st.args = fs[1:]
+	st.chain = append(st.chain[:len(st.chain):len(st.chain)], ChainLink{File: site.file, Line: site.line})
+	a.calls = append(a.calls, fd.body)
+	a.frames = append(a.frames, map[string]*varState{})
+	a.depth++
+	a.stmt(st, fd.body.fc, fd.body.stmt)
+	a.depth--
+	frame := a.frames[len(a.frames)-1]
+	a.frames = a.frames[:len(a.frames)-1]
+	a.calls = a.calls[:len(a.calls)-1]
+	if !st.dead {
+		for name, old := range frame {
+			if old == nil {
+				st.set(name, defaultVar())
+			} else {
+				st.set(name, *old)
+			}
+		}
+	}
+	st.returning = false
+	st.args, st.chain = saveArgs, saveChain
+}

@@ -1,0 +1,536 @@
+package envres
+
+import (
+	"path"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"mvdan.cc/sh/v3/syntax"
+)
+
+// field is one evaluated word (or one field of "$@").
+type field struct {
+	s     string // the value; when !known, the parts that are known
+	known bool
+	// v is the abstract value when the word is exactly one parameter
+	// expansion or a literal, so that X=$SAVED keeps "the caller's value".
+	v      value
+	pos    syntax.Pos
+	word   *syntax.Word
+	substs []*syntax.CmdSubst
+	procs  []*syntax.ProcSubst
+	pid    bool // mentions $! or a variable holding it
+	quoted bool
+}
+
+func litField(s string, pos syntax.Pos) field {
+	return field{s: s, known: true, v: lit(s), pos: pos}
+}
+
+// evaluator evaluates words against a state.
+type evaluator struct {
+	a  *analyzer
+	st *state
+	fc *fileCtx
+}
+
+// fields evaluates the words of a command, expanding "$@".
+func (e *evaluator) fields(words []*syntax.Word) []field {
+	out := make([]field, 0, len(words))
+	for _, w := range words {
+		if at := atWord(w); at {
+			for _, f := range e.st.args {
+				f.pos = w.Pos()
+				f.word = w
+				out = append(out, f)
+			}
+			continue
+		}
+		out = append(out, e.word(w))
+	}
+	return out
+}
+
+// atWord reports whether w is "$@", $@, "${@}" or $*.
+func atWord(w *syntax.Word) bool {
+	if len(w.Parts) != 1 {
+		return false
+	}
+	p := w.Parts[0]
+	if dq, ok := p.(*syntax.DblQuoted); ok && len(dq.Parts) == 1 {
+		p = dq.Parts[0]
+	}
+	pe, ok := p.(*syntax.ParamExp)
+	return ok && pe.Param != nil && (pe.Param.Value == "@" || pe.Param.Value == "*") && pe.Exp == nil && !pe.Length && pe.Index == nil && pe.Slice == nil && pe.Repl == nil
+}
+
+func (e *evaluator) word(w *syntax.Word) field {
+	f := field{known: true, pos: w.Pos(), word: w}
+	var b strings.Builder
+	e.parts(w.Parts, &b, &f, false)
+	f.s = b.String()
+	if f.known {
+		f.v = lit(f.s)
+	} else {
+		f.v = unknownValue
+	}
+	// A word that is exactly one expansion of a variable carries its value.
+	if len(w.Parts) == 1 {
+		p := w.Parts[0]
+		if dq, ok := p.(*syntax.DblQuoted); ok && len(dq.Parts) == 1 {
+			p = dq.Parts[0]
+		}
+		if pe, ok := p.(*syntax.ParamExp); ok && simpleParam(pe) {
+			if vs, ok := e.st.get(pe.Param.Value); ok && vs.v.k == vOrig {
+				f.v = vs.v
+			}
+		}
+	}
+	return f
+}
+
+func simpleParam(pe *syntax.ParamExp) bool {
+	return pe.Param != nil && pe.Exp == nil && !pe.Length && !pe.Excl && pe.Index == nil && pe.Slice == nil && pe.Repl == nil && pe.NestedParam == nil
+}
+
+func (e *evaluator) parts(parts []syntax.WordPart, b *strings.Builder, f *field, inDq bool) {
+	for _, p := range parts {
+		switch p := p.(type) {
+		case *syntax.Lit:
+			v := p.Value
+			if !inDq {
+				v = unescapeLit(v)
+				if strings.HasPrefix(v, "~") && b.Len() == 0 {
+					f.known = false
+				}
+			} else {
+				v = unescapeDq(v)
+			}
+			b.WriteString(v)
+		case *syntax.SglQuoted:
+			f.quoted = true
+			if p.Dollar {
+				b.WriteString(ansiC(p.Value))
+			} else {
+				b.WriteString(p.Value)
+			}
+		case *syntax.DblQuoted:
+			f.quoted = true
+			e.parts(p.Parts, b, f, true)
+		case *syntax.ParamExp:
+			s, ok := e.param(p, f)
+			if !ok {
+				f.known = false
+			}
+			b.WriteString(s)
+		case *syntax.CmdSubst:
+			f.substs = append(f.substs, p)
+			s, ok := e.a.substEval(e.st, e.fc, p.Stmts)
+			if !ok {
+				f.known = false
+			}
+			b.WriteString(s)
+		case *syntax.ProcSubst:
+			f.procs = append(f.procs, p)
+			f.known = false
+		default:
+			f.known = false
+		}
+	}
+}
+
+func unescapeLit(s string) string {
+	if !strings.Contains(s, "\\") {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		if s[i] == '\\' && i+1 < len(s) {
+			i++
+			if s[i] == '\n' {
+				continue
+			}
+		}
+		b.WriteByte(s[i])
+	}
+	return b.String()
+}
+
+func unescapeDq(s string) string {
+	if !strings.Contains(s, "\\") {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		if s[i] == '\\' && i+1 < len(s) {
+			switch s[i+1] {
+			case '"', '\\', '$', '`':
+				i++
+			case '\n':
+				i++
+				continue
+			}
+		}
+		b.WriteByte(s[i])
+	}
+	return b.String()
+}
+
+func ansiC(s string) string {
+	if uq, err := strconv.Unquote(`"` + strings.ReplaceAll(s, `"`, `\"`) + `"`); err == nil {
+		return uq
+	}
+	return s
+}
+
+// param evaluates a parameter expansion.
+func (e *evaluator) param(pe *syntax.ParamExp, f *field) (string, bool) {
+	if pe.Param == nil || pe.Excl || pe.Length || pe.NestedParam != nil || pe.Slice != nil || pe.Repl != nil || pe.Names != 0 {
+		return "", false
+	}
+	name := pe.Param.Value
+	if pe.Index != nil && name != "BASH_SOURCE" {
+		return "", false
+	}
+	var cur string
+	var set, known bool
+	switch name {
+	case "!":
+		f.pid = true
+		return "", false
+	case "0":
+		cur, set, known = e.st.dollar0, true, e.st.dollar0 != ""
+	case "BASH_SOURCE":
+		if pe.Index != nil {
+			if w, ok := pe.Index.(*syntax.Word); !ok || w.Lit() != "0" {
+				return "", false
+			}
+		}
+		cur, set, known = e.st.source, true, e.st.source != ""
+	case "PWD":
+		cur, set, known = e.st.cwd, true, e.st.cwd != ""
+	case "@", "*":
+		var parts []string
+		known = true
+		for _, a := range e.st.args {
+			parts = append(parts, a.s)
+			known = known && a.known
+		}
+		cur, set = strings.Join(parts, " "), true
+	case "#":
+		cur, set, known = strconv.Itoa(len(e.st.args)), true, true
+	case "?", "$", "-", "RANDOM", "LINENO", "SECONDS":
+		return "", false
+	default:
+		if n, err := strconv.Atoi(name); err == nil {
+			if n-1 < len(e.st.args) {
+				a := e.st.args[n-1]
+				cur, set, known = a.s, true, a.known
+			} else {
+				cur, set, known = "", false, true
+			}
+			break
+		}
+		if e.st.pidVars[name] {
+			f.pid = true
+		}
+		vs, ok := e.st.get(name)
+		if !ok {
+			vs = defaultVar()
+		}
+		switch vs.v.k {
+		case vLit:
+			cur, set, known = vs.v.s, true, true
+		case vUnset:
+			cur, set, known = "", false, true
+		default:
+			known = false
+		}
+	}
+	if pe.Exp == nil {
+		return cur, known
+	}
+	op := pe.Exp.Op
+	arg := func() (string, bool) {
+		if pe.Exp.Word == nil {
+			return "", true
+		}
+		af := e.word(pe.Exp.Word)
+		if af.pid {
+			f.pid = true
+		}
+		return af.s, af.known
+	}
+	switch op {
+	case syntax.DefaultUnset, syntax.DefaultUnsetOrNull, syntax.AssignUnset, syntax.AssignUnsetOrNull, syntax.ErrorUnset, syntax.ErrorUnsetOrNull:
+		empty := !set || (cur == "" && (op == syntax.DefaultUnsetOrNull || op == syntax.AssignUnsetOrNull || op == syntax.ErrorUnsetOrNull))
+		if known && !empty {
+			return cur, true
+		}
+		if op == syntax.ErrorUnset || op == syntax.ErrorUnsetOrNull {
+			return cur, known
+		}
+		d, dk := arg()
+		assign := op == syntax.AssignUnset || op == syntax.AssignUnsetOrNull
+		if known && empty {
+			if assign && syntax.ValidName(name) {
+				e.a.assignDefault(e.st, e.fc, name, value{k: vLit, s: d}, dk, pe.Pos())
+			}
+			return d, dk
+		}
+		// Not known whether set: a protected name is set by the launcher.
+		if vs, ok := e.st.get(name); ok && vs.v.k == vOrig {
+			if p := e.a.prot[name]; p != nil && !(p.known && p.value == "") {
+				return cur, false
+			}
+		}
+		if assign && syntax.ValidName(name) {
+			e.a.assignDefault(e.st, e.fc, name, unknownValue, false, pe.Pos())
+		}
+		return "", false
+	case syntax.AlternateUnset, syntax.AlternateUnsetOrNull:
+		if !known {
+			return "", false
+		}
+		if !set || (cur == "" && op == syntax.AlternateUnsetOrNull) {
+			return "", true
+		}
+		return arg()
+	case syntax.RemSmallSuffix, syntax.RemLargeSuffix, syntax.RemSmallPrefix, syntax.RemLargePrefix:
+		pat, pk := arg()
+		if !known || !pk {
+			return "", false
+		}
+		return trimPattern(cur, pat, op), true
+	}
+	return "", false
+}
+
+// trimPattern implements ${x%p}, ${x%%p}, ${x#p} and ${x##p}.
+func trimPattern(s, pat string, op syntax.ParExpOperator) string {
+	match := func(t string) bool {
+		ok, err := path.Match(pat, t)
+		if err != nil {
+			return t == pat
+		}
+		if ok {
+			return true
+		}
+		// path.Match's * does not cross '/'; the shell's does.
+		if strings.Contains(pat, "*") && strings.Contains(t, "/") {
+			return globAny(pat, t)
+		}
+		return false
+	}
+	n := len(s)
+	switch op {
+	case syntax.RemSmallSuffix:
+		for i := n; i >= 0; i-- {
+			if match(s[i:]) {
+				return s[:i]
+			}
+		}
+	case syntax.RemLargeSuffix:
+		for i := 0; i <= n; i++ {
+			if match(s[i:]) {
+				return s[:i]
+			}
+		}
+	case syntax.RemSmallPrefix:
+		for i := 0; i <= n; i++ {
+			if match(s[:i]) {
+				return s[i:]
+			}
+		}
+	case syntax.RemLargePrefix:
+		for i := n; i >= 0; i-- {
+			if match(s[:i]) {
+				return s[i:]
+			}
+		}
+	}
+	return s
+}
+
+// globAny matches a pattern of literals, '*' and '?' where '*' matches
+// any string including '/'.
+func globAny(pat, s string) bool {
+	if pat == "" {
+		return s == ""
+	}
+	switch pat[0] {
+	case '*':
+		for i := 0; i <= len(s); i++ {
+			if globAny(pat[1:], s[i:]) {
+				return true
+			}
+		}
+		return false
+	case '?':
+		return s != "" && globAny(pat[1:], s[1:])
+	case '[', '\\':
+		ok, _ := path.Match(pat, s)
+		return ok
+	}
+	return s != "" && s[0] == pat[0] && globAny(pat[1:], s[1:])
+}
+
+// substEval evaluates the command substitutions scripts use to find their
+// own directory: dirname, basename, pwd, cd, realpath, readlink -f, echo,
+// printf '%s', joined by && or ;. Anything else is unknown.
+func (a *analyzer) substEval(st *state, fc *fileCtx, stmts []*syntax.Stmt) (string, bool) {
+	cwd := st.cwd
+	out, ok := "", true
+	var run func(s *syntax.Stmt) bool
+	run = func(s *syntax.Stmt) bool {
+		switch c := s.Cmd.(type) {
+		case *syntax.BinaryCmd:
+			if c.Op != syntax.AndStmt {
+				return false
+			}
+			return run(c.X) && run(c.Y)
+		case *syntax.CallExpr:
+			if len(c.Args) == 0 || len(c.Assigns) > 0 {
+				return false
+			}
+			sub := *st
+			sub.cwd = cwd
+			ev := &evaluator{a: a, st: &sub, fc: fc}
+			fs := ev.fields(c.Args)
+			for _, f := range fs {
+				if !f.known {
+					return false
+				}
+			}
+			name := fs[0].s
+			args := []string{}
+			for _, f := range fs[1:] {
+				args = append(args, f.s)
+			}
+			nonFlag := func() []string {
+				var r []string
+				dd := false
+				for _, x := range args {
+					if !dd && x == "--" {
+						dd = true
+						continue
+					}
+					if !dd && strings.HasPrefix(x, "-") && x != "-" {
+						continue
+					}
+					r = append(r, x)
+				}
+				return r
+			}
+			switch name {
+			case "cd":
+				p := nonFlag()
+				if len(p) != 1 {
+					return false
+				}
+				if cwd = joinPath(cwd, p[0]); cwd == "" {
+					return false
+				}
+				out = ""
+			case "pwd":
+				if cwd == "" {
+					return false
+				}
+				out = cwd
+			case "dirname":
+				p := nonFlag()
+				if len(p) != 1 {
+					return false
+				}
+				out = shellDirname(p[0])
+			case "basename":
+				p := nonFlag()
+				if len(p) < 1 {
+					return false
+				}
+				out = path.Base(p[0])
+				if len(p) > 1 {
+					out = strings.TrimSuffix(out, p[1])
+				}
+			case "realpath", "readlink":
+				p := nonFlag()
+				if len(p) != 1 || (name == "readlink" && len(p) == len(args)) {
+					return false
+				}
+				j := joinPath(cwd, p[0])
+				if j == "" {
+					return false
+				}
+				if r, err := filepath.EvalSymlinks(j); err == nil {
+					j = r
+				}
+				out = j
+			case "echo":
+				out = strings.Join(nonFlag(), " ")
+			case "printf":
+				if len(args) == 2 && args[0] == "%s" {
+					out = args[1]
+				} else if len(args) == 1 && !strings.ContainsAny(args[0], "%\\") {
+					out = args[0]
+				} else {
+					return false
+				}
+			default:
+				return false
+			}
+			return true
+		}
+		return false
+	}
+	if len(stmts) == 0 {
+		return "", true
+	}
+	for _, s := range stmts {
+		if s.Background || s.Negated {
+			return "", false
+		}
+		if !run(s) {
+			ok = false
+			break
+		}
+	}
+	if !ok {
+		return "", false
+	}
+	return strings.TrimRight(out, "\n"), true
+}
+
+// shellDirname is dirname(1).
+func shellDirname(p string) string {
+	if p == "" {
+		return "."
+	}
+	t := strings.TrimRight(p, "/")
+	if t == "" {
+		return "/"
+	}
+	i := strings.LastIndex(t, "/")
+	if i < 0 {
+		return "."
+	}
+	d := strings.TrimRight(t[:i], "/")
+	if d == "" {
+		return "/"
+	}
+	return d
+}
+
+// joinPath resolves p against the directory cwd ("" when unknown).
+func joinPath(cwd, p string) string {
+	if p == "" {
+		return ""
+	}
+	if filepath.IsAbs(p) {
+		return filepath.Clean(p)
+	}
+	if cwd == "" {
+		return ""
+	}
+	return filepath.Join(cwd, p)
+}

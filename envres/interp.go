@@ -1,0 +1,251 @@
+package envres
+
+import (
+	"path"
+
+	"mvdan.cc/sh/v3/syntax"
+)
+
+// The analysis is a flow-sensitive abstract interpretation over the AST
+// (see docs/lint.md): every path is walked once, branches are forked and
+// merged, subshells are forked and dropped, functions are walked where they
+// are called, and exec ends a path.
+
+type callMode uint8
+
+const (
+	callNormal callMode = iota
+	callExec
+	callBackground
+)
+
+func (a *analyzer) stmts(st *state, fc *fileCtx, list []*syntax.Stmt) {
+	for _, s := range list {
+		if st.dead || st.returning || !a.tick() {
+			return
+		}
+		a.stmt(st, fc, s)
+	}
+}
+
+func (a *analyzer) stmt(st *state, fc *fileCtx, s *syntax.Stmt) {
+	if s.Background || s.Coprocess {
+		sub := st.fork()
+		sub.subshell = true
+		sub.launched = nil
+		sub.bg = nil
+		a.cmd(sub, fc, s, callBackground)
+		if sub.launched != nil {
+			st.bg = append(st.bg[:len(st.bg):len(st.bg)], *sub.launched)
+		}
+		a.endBg(sub)
+		return
+	}
+	a.cmd(st, fc, s, callNormal)
+}
+
+func (a *analyzer) cmd(st *state, fc *fileCtx, s *syntax.Stmt, mode callMode) {
+	switch c := s.Cmd.(type) {
+	case *syntax.CallExpr:
+		a.callExpr(st, fc, s, c, mode)
+	case *syntax.DeclClause:
+		a.declClause(st, fc, s, c)
+	case *syntax.Block:
+		a.stmts(st, fc, c.Stmts)
+	case *syntax.Subshell:
+		sub := st.fork()
+		sub.subshell = true
+		sub.bg = nil
+		a.stmts(sub, fc, c.Stmts)
+		a.processEnd(sub, fc, false)
+	case *syntax.IfClause:
+		a.ifClause(st, fc, c)
+	case *syntax.WhileClause:
+		a.whileClause(st, fc, s, c)
+	case *syntax.ForClause:
+		a.forClause(st, fc, c)
+	case *syntax.CaseClause:
+		a.caseClause(st, fc, c)
+	case *syntax.BinaryCmd:
+		switch c.Op {
+		case syntax.AndStmt, syntax.OrStmt:
+			a.stmt(st, fc, c.X)
+			if st.dead || st.returning {
+				return
+			}
+			y := st.fork()
+			a.stmt(y, fc, c.Y)
+			st.merge(y, st.fork())
+		default: // pipes: every part runs in a subshell
+			for _, part := range []*syntax.Stmt{c.X, c.Y} {
+				sub := st.fork()
+				sub.subshell = true
+				sub.bg = nil
+				a.stmt(sub, fc, part)
+				if sub.lastCmd != nil && sub.lastCmd != st.lastCmd {
+					st.lastCmd = sub.lastCmd
+				}
+				a.endBg(sub)
+			}
+		}
+	case *syntax.FuncDecl:
+		if c.Name != nil && c.Body != nil {
+			st.defineFunc(c.Name.Value, &funcDef{body: &bodyRef{stmt: c.Body, fc: fc, name: c.Name.Value}})
+		}
+	case *syntax.TimeClause:
+		if c.Stmt != nil {
+			a.stmt(st, fc, c.Stmt)
+		}
+	case *syntax.CoprocClause:
+		if c.Stmt != nil {
+			sub := st.fork()
+			sub.subshell = true
+			a.stmt(sub, fc, c.Stmt)
+		}
+	}
+}
+
+func (a *analyzer) ifClause(st *state, fc *fileCtx, c *syntax.IfClause) {
+	a.stmts(st, fc, c.Cond)
+	if st.dead || st.returning {
+		return
+	}
+	th := st.fork()
+	a.stmts(th, fc, c.Then)
+	el := st.fork()
+	if c.Else != nil {
+		if !c.Else.ThenPos.IsValid() { // plain else
+			a.stmts(el, fc, c.Else.Then)
+		} else {
+			a.ifClause(el, fc, c.Else)
+		}
+	}
+	st.merge(th, el)
+}
+
+func (a *analyzer) whileClause(st *state, fc *fileCtx, s *syntax.Stmt, c *syntax.WhileClause) {
+	a.whileReadLoad(st, fc, s, c)
+	a.stmts(st, fc, c.Cond)
+	if st.dead || st.returning {
+		return
+	}
+	body := st.fork()
+	a.stmts(body, fc, c.Do)
+	body.returning = body.returning && !body.dead
+	st.merge(body, st.fork())
+}
+
+func (a *analyzer) forClause(st *state, fc *fileCtx, c *syntax.ForClause) {
+	wi, ok := c.Loop.(*syntax.WordIter)
+	if ok {
+		ev := &evaluator{a: a, st: st, fc: fc}
+		var items []field
+		if wi.InPos.IsValid() {
+			items = ev.fields(wi.Items)
+		} else {
+			items = st.args
+		}
+		allKnown := len(items) <= maxLoopItems
+		for _, it := range items {
+			if !it.known {
+				allKnown = false
+			}
+		}
+		if allKnown {
+			// Walk every iteration in order: precise for short literal lists.
+			for _, it := range items {
+				if st.dead || st.returning {
+					return
+				}
+				a.assign(st, fc, wi.Name.Value, it.v, false, wi.Name.Pos(), false)
+				a.stmts(st, fc, c.Do)
+			}
+			return
+		}
+		body := st.fork()
+		a.assign(body, fc, wi.Name.Value, unknownValue, false, wi.Name.Pos(), false)
+		a.stmts(body, fc, c.Do)
+		st.merge(body, st.fork())
+		return
+	}
+	body := st.fork()
+	a.stmts(body, fc, c.Do)
+	st.merge(body, st.fork())
+}
+
+func (a *analyzer) caseClause(st *state, fc *fileCtx, c *syntax.CaseClause) {
+	ev := &evaluator{a: a, st: st, fc: fc}
+	w := ev.word(c.Word)
+	if w.known {
+		// Take the first item whose pattern matches a known word.
+		for i, it := range c.Items {
+			matched, certain := false, true
+			for _, p := range it.Patterns {
+				pf := ev.word(p)
+				if !pf.known {
+					certain = false
+					continue
+				}
+				if ok, err := path.Match(pf.s, w.s); err == nil && ok || pf.s == w.s || globAny(pf.s, w.s) {
+					matched = true
+					break
+				}
+			}
+			if matched {
+				a.stmts(st, fc, it.Stmts)
+				// ;& and ;;& fall into the next items: walk them too.
+				for j := i; j < len(c.Items)-1 && c.Items[j].Op != syntax.Break; j++ {
+					a.stmts(st, fc, c.Items[j+1].Stmts)
+				}
+				return
+			}
+			if !certain {
+				break
+			}
+		}
+		allKnown := true
+		for _, it := range c.Items {
+			for _, p := range it.Patterns {
+				if !ev.word(p).known {
+					allKnown = false
+				}
+			}
+		}
+		if allKnown {
+			return // no item matches
+		}
+	}
+	branches := make([]*state, 0, len(c.Items)+1)
+	for _, it := range c.Items {
+		b := st.fork()
+		a.stmts(b, fc, it.Stmts)
+		branches = append(branches, b)
+	}
+	branches = append(branches, st.fork())
+	st.merge(branches...)
+}
+
+// processEnd is the end of a shell process along a path: a script's end is
+// a worker point (its last command ran with this environment), and every
+// background launch not waited for is reported.
+func (a *analyzer) processEnd(st *state, fc *fileCtx, script bool) {
+	if st.dead {
+		return
+	}
+	if script {
+		a.workerPoint(st, st.lastCmd)
+	}
+	a.endBg(st)
+}
+
+// endBg reports the background launches of a process that ends.
+func (a *analyzer) endBg(st *state) {
+	for _, b := range st.bg {
+		msg := "the worker is started in the background with & and not waited for: the launcher returns before it is up"
+		if b.nohup {
+			msg = "the worker is started with nohup … & and not waited for: the launcher returns before it is up and nobody supervises it"
+		}
+		a.report(BackgroundLaunch, b.site, msg)
+	}
+	st.bg = nil
+}

@@ -1,0 +1,424 @@
+package envres
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"mvdan.cc/sh/v3/syntax"
+
+	"github.com/childproof/childproof/internal/dotenv"
+)
+
+func isFile(abs string) bool {
+	fi, err := os.Stat(abs)
+	return err == nil && fi.Mode().IsRegular()
+}
+
+// openHead reads the first bytes of a file.
+func openHead(abs string) ([]byte, error) {
+	f, err := os.Open(abs)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil || !fi.Mode().IsRegular() {
+		return nil, errors.New("not a regular file")
+	}
+	buf := make([]byte, 512)
+	n, _ := f.Read(buf)
+	return buf[:n], nil
+}
+
+// isEnvLike reports whether a sourced file only assigns and exports.
+func isEnvLike(f *syntax.File) bool {
+	for _, s := range f.Stmts {
+		switch c := s.Cmd.(type) {
+		case *syntax.CallExpr:
+			if len(c.Args) == 0 {
+				continue
+			}
+			if w := c.Args[0].Lit(); w == "export" {
+				continue
+			}
+			return false
+		case *syntax.DeclClause:
+			if c.Variant.Value != "export" && c.Variant.Value != "declare" {
+				return false
+			}
+		default:
+			return false
+		}
+		if s.Background || len(s.Redirs) > 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// sourceCmd is `. FILE` / `source FILE [ARGS]`.
+func (a *analyzer) sourceCmd(st *state, fc *fileCtx, s site, ops []field) {
+	if len(ops) == 0 {
+		return
+	}
+	p := ops[0]
+	if len(p.procs) > 0 {
+		// source <(…): a load of the file the substitution reads.
+		for _, ps := range p.procs {
+			a.streamLoad(st, fc, s, ps.Stmts, false)
+		}
+		return
+	}
+	if !p.known {
+		a.unresolved(st, s, p.s, false)
+		return
+	}
+	abs := joinPath(st.cwd, p.s)
+	if abs == "" {
+		a.unresolved(st, s, p.s, false)
+		return
+	}
+	a.sourceFile(st, s, abs, ops[1:], false, false)
+}
+
+// unresolved records a source or load whose file is not known statically.
+func (a *analyzer) unresolved(st *state, s site, what string, isLoad bool) {
+	if isLoad || st.allexport {
+		ev := &event{kind: evLoad, site: s, what: what, unresolved: true}
+		if len(st.pending) < maxPending {
+			st.pending = append(st.pending[:len(st.pending):len(st.pending)], ev)
+		}
+		return
+	}
+	msg := "the sourced path cannot be resolved statically: what it does to the environment is not checked"
+	if what != "" && !strings.Contains(what, "\x00") {
+		msg = "the sourced path cannot be resolved statically (" + what + "…): what it does to the environment is not checked"
+	}
+	a.report(DynamicSource, s, msg)
+}
+
+// sourceFile walks a sourced file in the current shell. With forceLoad
+// (eval "$(cat F)", source <(…)) or under set -a, or when the file only
+// assigns, it is an env-file load: its assignments are reported at s.
+func (a *analyzer) sourceFile(st *state, s site, abs string, args []field, forceLoad, exportAll bool) {
+	if a.onStack(abs) || a.depth >= maxDepth {
+		return // a file that sources itself: once is enough
+	}
+	pf := a.parse(abs)
+	if pf.err != nil {
+		var pe *ParseError
+		errors.As(pf.err, &pe)
+		switch {
+		case pf.src == nil:
+			if forceLoad || st.allexport {
+				a.unresolved(st, s, a.display(abs), true)
+			} else {
+				a.report(DynamicSource, s, "the sourced file "+a.display(abs)+" cannot be read: what it does to the environment is not checked")
+			}
+		default:
+			// Not shell: read it as an env file.
+			entries, derr := dotenv.Parse(pf.name, pf.src)
+			if derr != nil && len(entries) == 0 {
+				a.report(DynamicSource, s, "the sourced file "+pe.Error()+": what it does to the environment is not checked")
+				return
+			}
+			a.entriesLoad(st, s, pf.name, entries, exportAll)
+		}
+		return
+	}
+	load := forceLoad || st.allexport || isEnvLike(pf.file)
+	prevLoad := st.load
+	if load && st.load == nil {
+		st.load = &loadCtx{ev: &event{kind: evLoad, site: s, what: pf.name}, exportAll: exportAll}
+	}
+	saveArgs, saveSource, saveChain := st.args, st.source, st.chain
+	if len(args) > 0 {
+		st.args = args
+	}
+	st.source = abs
+	st.chain = append(st.chain[:len(st.chain):len(st.chain)], ChainLink{File: s.file, Line: s.line})
+	a.stack = append(a.stack, abs)
+	a.depth++
+	a.stmts(st, &fileCtx{name: pf.name, abs: abs, posix: pf.posix}, pf.file.Stmts)
+	a.depth--
+	a.stack = a.stack[:len(a.stack)-1]
+	st.returning = false
+	st.args, st.source, st.chain = saveArgs, saveSource, saveChain
+	st.load = prevLoad
+}
+
+// entriesLoad applies env-file entries as a load at s.
+func (a *analyzer) entriesLoad(st *state, s site, what string, entries []dotenv.Entry, exportAll bool) {
+	prev := st.load
+	st.load = &loadCtx{ev: &event{kind: evLoad, site: s, what: what}, exportAll: exportAll}
+	for _, e := range entries {
+		v := lit(e.Value)
+		if e.Dynamic {
+			v = unknownValue
+		}
+		a.assign(st, nil, e.Name, v, e.Export, syntax.Pos{}, false)
+	}
+	st.load = prev
+}
+
+// dotenvLoad reads an env file with internal/dotenv (export $(…), while
+// read …, env $(…)) and applies it as a load at s.
+func (a *analyzer) dotenvLoad(st *state, s site, abs string, exportAll bool) {
+	name := a.display(abs)
+	src, err := a.readFile(abs)
+	if err != nil {
+		a.unresolved(st, s, name, true)
+		return
+	}
+	a.noteFile(name, src)
+	if l, _ := binaryAt(src); l > 0 {
+		a.unresolved(st, s, name, true)
+		return
+	}
+	entries, derr := dotenv.Parse(name, src)
+	if derr != nil {
+		a.report(EnvFileLoad, s, "the env file loaded here does not parse ("+derr.Error()+"): the rest of it is not checked")
+	}
+	a.entriesLoad(st, s, name, entries, exportAll)
+}
+
+// loadFile is the file a substitution reads, if it can be found.
+type loadFile struct {
+	abs     string // the file, when it exists
+	name    string // what to call it in messages
+	found   bool
+	cands   bool // the substitution names at least one file-like operand
+	exports bool // the substitution's text mentions export (sed 's/^/export /')
+}
+
+// findLoadFile finds which file a command or process substitution reads:
+// cat F, grep … F, sed … F, xargs < F, cut … F, awk … F.
+func (a *analyzer) findLoadFile(st *state, fc *fileCtx, stmts []*syntax.Stmt) loadFile {
+	var res loadFile
+	ev := &evaluator{a: a, st: st, fc: fc}
+	var cands []field
+	for _, s := range stmts {
+		syntax.Walk(s, func(n syntax.Node) bool {
+			switch n := n.(type) {
+			case *syntax.Stmt:
+				for _, r := range n.Redirs {
+					if r.Op == syntax.RdrIn && r.Word != nil {
+						cands = append(cands, ev.word(r.Word))
+					}
+				}
+			case *syntax.SglQuoted:
+				if strings.Contains(n.Value, "export") {
+					res.exports = true
+				}
+			case *syntax.Lit:
+				if strings.Contains(n.Value, "export") {
+					res.exports = true
+				}
+			case *syntax.CallExpr:
+				if len(n.Args) < 2 {
+					return true
+				}
+				fs := ev.fields(n.Args)
+				cands = append(cands, fileOperands(fs)...)
+			}
+			return true
+		})
+	}
+	for _, c := range cands {
+		if !c.known {
+			res.cands = true
+			if res.name == "" && c.s != "" {
+				res.name = c.s
+			}
+			continue
+		}
+		res.cands = true
+		abs := joinPath(st.cwd, c.s)
+		if abs != "" && isFile(abs) {
+			res.abs, res.name, res.found = abs, a.display(abs), true
+			return res
+		}
+		if res.name == "" {
+			res.name = c.s
+		}
+	}
+	return res
+}
+
+// fileOperands returns the operands of a filter command that name files.
+func fileOperands(fs []field) []field {
+	if !fs[0].known {
+		return nil
+	}
+	cmd := filepath.Base(fs[0].s)
+	var withArg string
+	skipFirst := false
+	switch cmd {
+	case "cat", "tac", "head", "tail", "sort", "uniq", "envsubst", "dos2unix", "strings", "nl":
+		withArg = "nc"
+	case "grep", "egrep", "fgrep", "rg", "ggrep":
+		withArg, skipFirst = "efmABCd", true
+	case "sed", "gsed":
+		withArg, skipFirst = "efl", true
+	case "awk", "gawk", "mawk", "nawk":
+		withArg, skipFirst = "fvF", true
+	case "cut":
+		withArg = "dfcb"
+	case "jq":
+		withArg, skipFirst = "", true
+	default:
+		return nil
+	}
+	var out []field
+	for i := 1; i < len(fs); i++ {
+		f := fs[i]
+		if f.known && strings.HasPrefix(f.s, "-") && len(f.s) > 1 {
+			if f.s == "--" {
+				continue
+			}
+			if len(f.s) == 2 && strings.ContainsRune(withArg, rune(f.s[1])) {
+				if f.s[1] == 'e' || f.s[1] == 'f' && cmd != "cut" {
+					skipFirst = false
+				}
+				i++
+			}
+			continue
+		}
+		if skipFirst {
+			skipFirst = false
+			continue
+		}
+		out = append(out, f)
+	}
+	return out
+}
+
+// substLoads handles the command substitutions of an operand of export,
+// declare or env: export $(grep -v '^#' .env | xargs).
+func (a *analyzer) substLoads(st *state, fc *fileCtx, s site, f field, exportAll bool) {
+	for _, cs := range f.substs {
+		lf := a.findLoadFile(st, fc, cs.Stmts)
+		switch {
+		case lf.found:
+			a.dotenvLoad(st, s, lf.abs, exportAll)
+		case lf.cands:
+			a.unresolved(st, s, lf.name, true)
+		default:
+			a.unresolved(st, s, "", true)
+		}
+	}
+}
+
+// streamLoad is source <(…) or eval "$(…)": the file the substitution
+// reads is run as shell in the current process.
+func (a *analyzer) streamLoad(st *state, fc *fileCtx, s site, stmts []*syntax.Stmt, quiet bool) {
+	lf := a.findLoadFile(st, fc, stmts)
+	switch {
+	case lf.found:
+		a.sourceFile(st, s, lf.abs, nil, true, lf.exports)
+	case lf.cands:
+		a.unresolved(st, s, lf.name, true)
+	case !quiet:
+		a.unresolved(st, s, "", true)
+	}
+}
+
+// evalCmd is eval: eval "$(cat .env)" is a load; a literal string is
+// walked as shell.
+func (a *analyzer) evalCmd(st *state, fc *fileCtx, s site, ops []field) {
+	var substs []*syntax.CmdSubst
+	known := true
+	for _, f := range ops {
+		substs = append(substs, f.substs...)
+		known = known && f.known
+	}
+	if len(substs) > 0 {
+		for _, cs := range substs {
+			a.streamLoad(st, fc, s, cs.Stmts, true)
+		}
+		return
+	}
+	if !known || len(ops) == 0 {
+		return
+	}
+	var parts []string
+	for _, f := range ops {
+		parts = append(parts, f.s)
+	}
+	f, err := parseSrc(fc.name, []byte(strings.Join(parts, " ")), fc.posix)
+	if err != nil {
+		return
+	}
+	if a.depth >= maxDepth {
+		return
+	}
+	efc := a.embeddedCtx(fc, ops[0])
+	a.depth++
+	a.stmts(st, efc, f.Stmts)
+	a.depth--
+}
+
+// whileReadLoad is `while read …; do export …; done < FILE`.
+func (a *analyzer) whileReadLoad(st *state, fc *fileCtx, s *syntax.Stmt, c *syntax.WhileClause) {
+	if len(s.Redirs) == 0 || c.Until {
+		return
+	}
+	reads, exports := false, false
+	for _, cs := range c.Cond {
+		syntax.Walk(cs, func(n syntax.Node) bool {
+			if ce, ok := n.(*syntax.CallExpr); ok && len(ce.Args) > 0 && ce.Args[0].Lit() == "read" {
+				reads = true
+			}
+			return true
+		})
+	}
+	for _, ds := range c.Do {
+		syntax.Walk(ds, func(n syntax.Node) bool {
+			switch n := n.(type) {
+			case *syntax.CallExpr:
+				if len(n.Args) > 0 && (n.Args[0].Lit() == "export" || n.Args[0].Lit() == "eval") {
+					exports = true
+				}
+			case *syntax.DeclClause:
+				if n.Variant.Value == "export" {
+					exports = true
+				}
+			}
+			return true
+		})
+	}
+	if !reads || !exports {
+		return
+	}
+	ev := &evaluator{a: a, st: st, fc: fc}
+	site := a.siteAt(st, fc, s.Pos())
+	for _, r := range s.Redirs {
+		if r.Op != syntax.RdrIn || r.Word == nil {
+			continue
+		}
+		f := ev.word(r.Word)
+		if len(f.procs) > 0 {
+			for _, ps := range f.procs {
+				lf := a.findLoadFile(st, fc, ps.Stmts)
+				if lf.found {
+					a.dotenvLoad(st, site, lf.abs, true)
+				} else {
+					a.unresolved(st, site, lf.name, true)
+				}
+			}
+			continue
+		}
+		if !f.known {
+			a.unresolved(st, site, f.s, true)
+			continue
+		}
+		abs := joinPath(st.cwd, f.s)
+		if abs == "" || !isFile(abs) {
+			a.unresolved(st, site, f.s, true)
+			continue
+		}
+		a.dotenvLoad(st, site, abs, true)
+	}
+}

@@ -1,0 +1,134 @@
+package envres
+
+// Severity of a rule's findings.
+const (
+	SeverityError   = "error"
+	SeverityWarning = "warning"
+)
+
+// A Rule is one lint check, in the style of golang.org/x/tools/go/analysis:
+// a value with a stable name, a severity and documentation. Rules report; the
+// driver (internal/report) formats. The names are fixed by the contract (§4).
+type Rule struct {
+	// Name is the stable rule name, also the SARIF ruleId and the word in
+	// suppression comments.
+	Name string
+	// Severity is SeverityError or SeverityWarning.
+	Severity string
+	// Short is a one-line description.
+	Short string
+	// Doc explains what the rule finds, why it matters and how to fix it
+	// (SARIF help text).
+	Doc string
+}
+
+// The rules, contract §4.
+var (
+	EnvFileClobber = &Rule{
+		Name: "env-file-clobber", Severity: SeverityError,
+		Short: "an env file loaded into the exported environment changes a protected variable",
+		Doc: `An env file is loaded into the exported environment (set -a + source, export $(… .env …),
+eval "$(cat .env)", source <(…), while read … export, env $(cat .env) CMD, or a plain source that
+reassigns a name the caller exported) and assigns a protected variable a value other than the
+override's, or a value that cannot be known statically. The worker then runs with the file's value,
+while the launcher's own environ still shows the override. Fix: load the file before the override
+is applied, remove the name from the file, or re-export the override after the load.`,
+	}
+	EnvFileLoad = &Rule{
+		Name: "env-file-load", Severity: SeverityWarning,
+		Short: "an env file is loaded into the exported environment",
+		Doc: `An env file is loaded into the exported environment of the worker, so every name it sets
+overrides whatever the caller exported; or the file of a load cannot be resolved statically (a
+dynamic path, a missing file), so what it changes is unknown. The finding lists the names the load
+sets that reach the worker. Fix: load only the names you need, or make the path static.`,
+	}
+	AssignClobber = &Rule{
+		Name: "assign-clobber", Severity: SeverityError,
+		Short: "the script assigns an exported protected variable a different value",
+		Doc: `The script itself assigns a protected (overridden) variable that is exported a different
+value — or a value that may differ — before the worker runs. Fix: drop the assignment, or guard it
+with : "${NAME:=default}" so that it only fills an unset name.`,
+	}
+	UnsetProtected = &Rule{
+		Name: "unset-protected", Severity: SeverityError,
+		Short: "a protected variable is unset or un-exported before the worker",
+		Doc: `unset NAME, env -u NAME or export -n NAME removes a protected or required variable from the
+environment the worker inherits. Fix: remove the statement or scope it to the command that needs it.`,
+	}
+	EnvReset = &Rule{
+		Name: "env-reset", Severity: SeverityError,
+		Short: "the environment is reset before the worker",
+		Doc: `env -i, exec -c, sudo without -E/--preserve-env, su and runuser start the next command with a
+fresh environment: every protected variable is dropped on the way to the worker. Fix: pass the
+variables explicitly (sudo --preserve-env=NAME, env -i NAME="$NAME" …) or avoid the wrapper.`,
+	}
+	LoginShell = &Rule{
+		Name: "login-shell", Severity: SeverityError,
+		Short: "a login shell runs profile files before the worker",
+		Doc: `bash -l/--login, sh -l, su -/-l/--login, sudo -i, runuser -l and exec -l start a login shell,
+which runs /etc/profile and ~/.profile (or ~/.bash_profile): those files may export, reset or
+source anything, including an env file. Fix: run the command directly, or bash --noprofile --norc.`,
+	}
+	InteractiveShell = &Rule{
+		Name: "interactive-shell", Severity: SeverityError,
+		Short: "an interactive shell runs rc files before the worker",
+		Doc: `bash -i (and -ic, -lic) or sh -i starts an interactive shell, which runs ~/.bashrc (or $ENV):
+anything it exports wins over the launcher's overrides. Fix: drop -i; use bash --norc -c.`,
+	}
+	BackgroundLaunch = &Rule{
+		Name: "background-launch", Severity: SeverityWarning,
+		Short: "the worker is started in the background and not waited for",
+		Doc: `The worker is started with & (often under nohup) and the script does not wait for it: the
+launcher returns before the worker is up, so nobody supervises it and its exit status is lost.
+Fix: exec the worker in the foreground and let a supervisor (childproof run) own it.`,
+	}
+	Pidfile = &Rule{
+		Name: "pidfile", Severity: SeverityWarning,
+		Short: "$! is written to a pidfile",
+		Doc: `$! is written to a file. A pid is a bare number that the kernel reuses: a later kill $(cat
+pidfile) may signal an unrelated process. Fix: let a supervisor that holds a pidfd or a cgroup own
+the process (childproof run / stop).`,
+	}
+	AllInterfaces = &Rule{
+		Name: "all-interfaces", Severity: SeverityWarning,
+		Short: "the worker binds all interfaces",
+		Doc: `The worker's arguments bind 0.0.0.0, :: or [::]: the port is reachable from every network the
+machine is on. Fix: bind 127.0.0.1 (or the one address that must serve).`,
+	}
+	NoopAlias = &Rule{
+		Name: "noop-alias", Severity: SeverityWarning,
+		Short: "a known no-op alias is set",
+		Doc: `The script sets a variable name that looks like a real setting but is read by nothing (for
+example HF_XET_DISABLE, whose real name is HF_HUB_DISABLE_XET): the change looks applied and does
+nothing. Fix: set the real name.`,
+	}
+	DynamicSource = &Rule{
+		Name: "dynamic-source", Severity: SeverityWarning,
+		Short: "a sourced or exec'd path cannot be resolved statically",
+		Doc: `source, . or exec names a path that cannot be resolved statically (it depends on a variable,
+a command's output or a directory that is not known), or the file is missing: what it does to the
+environment is not checked. Fix: use a literal path relative to $(dirname "$0") or
+${BASH_SOURCE%/*}.`,
+	}
+)
+
+// Rules returns every rule, in the order of the contract's table.
+func Rules() []*Rule {
+	return []*Rule{EnvFileClobber, EnvFileLoad, AssignClobber, UnsetProtected, EnvReset, LoginShell,
+		InteractiveShell, BackgroundLaunch, Pidfile, AllInterfaces, NoopAlias, DynamicSource}
+}
+
+// RuleByName returns the rule with that name, or nil.
+func RuleByName(name string) *Rule {
+	for _, r := range Rules() {
+		if r.Name == name {
+			return r
+		}
+	}
+	return nil
+}
+
+// BuiltinAliases maps known no-op alias names to the variable that is read.
+var BuiltinAliases = map[string]string{
+	"HF_XET_DISABLE": "HF_HUB_DISABLE_XET",
+}

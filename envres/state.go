@@ -1,0 +1,403 @@
+package envres
+
+import (
+	"sort"
+)
+
+// vkind is the kind of an abstract value.
+type vkind uint8
+
+const (
+	vUnknown vkind = iota // any value, or not known whether set
+	vUnset                // certainly unset
+	vLit                  // a known string
+	vOrig                 // the caller's value of the variable named in s
+)
+
+// value is the abstract value of a shell variable.
+type value struct {
+	k vkind
+	s string
+}
+
+var unknownValue = value{k: vUnknown}
+
+func lit(s string) value { return value{k: vLit, s: s} }
+
+// tri is a three-valued truth: no, yes, or maybe (after a merge).
+type tri uint8
+
+const (
+	triNo tri = iota
+	triYes
+	triMaybe
+)
+
+// evKind says what an event did to a variable.
+type evKind uint8
+
+const (
+	evAssign   evKind = iota // a plain or export assignment in the script
+	evLoad                   // an env-file load
+	evUnset                  // unset, env -u
+	evUnexport               // export -n
+)
+
+// site is a place in a file, with the chain that led there.
+type site struct {
+	file  string
+	line  int
+	col   int
+	chain []ChainLink
+}
+
+// event is a statement that changed a variable; findings are reported at
+// its site when the change reaches a worker.
+type event struct {
+	kind evKind
+	site site
+	// what describes the load's file for messages (env-file loads).
+	what string
+	// unresolved marks a load whose file could not be resolved.
+	unresolved bool
+}
+
+// varState is what is known of one variable.
+type varState struct {
+	v       value
+	exp     tri
+	origins []*event
+	// loadExp is set when an env-file load exported the current value.
+	loadExp bool
+}
+
+const maxOrigins = 8
+
+func joinOrigins(a, b []*event) []*event {
+	if len(b) == 0 {
+		return a
+	}
+	if len(a) == 0 {
+		return b
+	}
+	out := append([]*event(nil), a...)
+	for _, e := range b {
+		found := false
+		for _, f := range out {
+			if f == e {
+				found = true
+				break
+			}
+		}
+		if !found && len(out) < maxOrigins {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+func joinVar(a, b varState) varState {
+	out := a
+	if a.v != b.v {
+		out.v = unknownValue
+	}
+	if a.exp != b.exp {
+		out.exp = triMaybe
+	}
+	out.origins = joinOrigins(a.origins, b.origins)
+	out.loadExp = a.loadExp || b.loadExp
+	return out
+}
+
+// layer is one copy-on-write layer of variables: a fork adds a layer on
+// top of its base, and a merge writes the keys its branches changed back
+// into the base. Lookups walk to the bottom.
+type layer struct {
+	parent *layer
+	m      map[string]varState
+}
+
+func (l *layer) get(name string) (varState, bool) {
+	for ; l != nil; l = l.parent {
+		if v, ok := l.m[name]; ok {
+			return v, true
+		}
+	}
+	return varState{}, false
+}
+
+// all returns every variable visible from l, innermost winning.
+func (l *layer) all() map[string]varState {
+	var layers []*layer
+	for ; l != nil; l = l.parent {
+		layers = append(layers, l)
+	}
+	out := map[string]varState{}
+	for i := len(layers) - 1; i >= 0; i-- {
+		for k, v := range layers[i].m {
+			out[k] = v
+		}
+	}
+	return out
+}
+
+// funcDef is a function definition with the file it was defined in.
+type funcDef struct {
+	body *bodyRef
+}
+
+// state is the abstract state of one shell process along one path.
+type state struct {
+	vars      *layer
+	allexport bool
+	cwd       string // absolute; "" when unknown
+	funcs     map[string]*funcDef
+	funcsOwn  bool // funcs may be written without copying
+	args      []field
+	dollar0   string
+	source    string // BASH_SOURCE[0], absolute
+	chain     []ChainLink
+	dead      bool // the path ended (exec, exit)
+	returning bool // return/exit from a function or sourced file
+	// reset is set in a process started with a fresh environment (env -i,
+	// sudo, su): env-reset was already reported, protected checks are off.
+	reset bool
+	// load is the env-file load being walked, if any.
+	load *loadCtx
+	// pending holds unresolved env-file loads not yet reported.
+	pending []*event
+	// bg holds background launches not yet waited for.
+	bg []bgLaunch
+	// loaded is set once an env-file load happened on this path.
+	loaded bool
+	// lastCmd is the last external command run in the foreground.
+	lastCmd *cmdRef
+	// pidVars are variables holding $!.
+	pidVars map[string]bool
+	// subshell is set in a forked subshell (its end is not a worker point).
+	subshell bool
+	// launched is the background launch made by the command being walked.
+	launched *bgLaunch
+}
+
+type bgLaunch struct {
+	site  site
+	nohup bool
+}
+
+// cmdRef is an external command, for the all-interfaces check.
+type cmdRef struct {
+	site  site
+	binds []site // arguments that bind all interfaces
+}
+
+// loadCtx marks that the statements being walked come from an env file.
+type loadCtx struct {
+	ev        *event
+	exportAll bool
+}
+
+func (s *state) get(name string) (varState, bool) { return s.vars.get(name) }
+
+func (s *state) set(name string, v varState) {
+	if s.vars.m == nil {
+		s.vars.m = map[string]varState{}
+	}
+	s.vars.m[name] = v
+}
+
+// fork returns a copy of s for a branch or a subshell; s must not change
+// until the fork is merged or dropped.
+func (s *state) fork() *state {
+	c := *s
+	c.vars = &layer{parent: s.vars}
+	c.funcsOwn = false
+	c.pending = s.pending[:len(s.pending):len(s.pending)]
+	c.bg = s.bg[:len(s.bg):len(s.bg)]
+	c.chain = s.chain[:len(s.chain):len(s.chain)]
+	if s.pidVars != nil {
+		c.pidVars = s.pidVars
+	}
+	return &c
+}
+
+func (s *state) defineFunc(name string, f *funcDef) {
+	if !s.funcsOwn {
+		m := make(map[string]*funcDef, len(s.funcs)+1)
+		for k, v := range s.funcs {
+			m[k] = v
+		}
+		s.funcs = m
+		s.funcsOwn = true
+	}
+	s.funcs[name] = f
+}
+
+func (s *state) markPid(name string, on bool) {
+	if !on && !s.pidVars[name] {
+		return
+	}
+	m := make(map[string]bool, len(s.pidVars)+1)
+	for k, v := range s.pidVars {
+		m[k] = v
+	}
+	if on {
+		m[name] = true
+	} else {
+		delete(m, name)
+	}
+	s.pidVars = m
+}
+
+// merge joins the branches (forks of s) back into s.
+func (s *state) merge(branches ...*state) {
+	var alive []*state
+	for _, b := range branches {
+		if !b.dead {
+			alive = append(alive, b)
+		}
+	}
+	if len(alive) == 0 {
+		s.dead = true
+		// keep findings-relevant lists from the dead branches out: they
+		// were reported at their own process ends.
+		return
+	}
+	first := alive[0]
+	// Variables: the keys written in any branch's top layer.
+	keys := map[string]struct{}{}
+	for _, b := range alive {
+		for k := range b.vars.m {
+			keys[k] = struct{}{}
+		}
+	}
+	names := make([]string, 0, len(keys))
+	for k := range keys {
+		names = append(names, k)
+	}
+	sort.Strings(names)
+	for _, k := range names {
+		var acc varState
+		accSet := false
+		for _, b := range alive {
+			v, ok := b.get(k)
+			if !ok {
+				v = defaultVar()
+			}
+			if !accSet {
+				acc, accSet = v, true
+			} else {
+				acc = joinVar(acc, v)
+			}
+		}
+		s.set(k, acc)
+	}
+	s.allexport = false
+	s.loaded = false
+	s.returning = false
+	for _, b := range alive {
+		s.allexport = s.allexport || b.allexport
+		s.loaded = s.loaded || b.loaded
+	}
+	// All alive branches returning means the function returns here.
+	allRet := true
+	for _, b := range alive {
+		if !b.returning {
+			allRet = false
+		}
+	}
+	s.returning = allRet
+	s.cwd = first.cwd
+	for _, b := range alive[1:] {
+		if b.cwd != s.cwd {
+			s.cwd = ""
+		}
+	}
+	s.funcs, s.funcsOwn = first.funcs, false
+	for _, b := range alive[1:] {
+		if len(b.funcs) == 0 || sameFuncs(b.funcs, s.funcs) {
+			continue
+		}
+		m := map[string]*funcDef{}
+		for k, v := range s.funcs {
+			m[k] = v
+		}
+		for k, v := range b.funcs {
+			m[k] = v
+		}
+		s.funcs, s.funcsOwn = m, true
+	}
+	s.pending = first.pending
+	s.bg = first.bg
+	for _, b := range alive[1:] {
+		s.pending = joinEvents(s.pending, b.pending)
+		s.bg = joinBg(s.bg, b.bg)
+	}
+	s.lastCmd = first.lastCmd
+	for _, b := range alive[1:] {
+		if b.lastCmd != nil && s.lastCmd == nil {
+			s.lastCmd = b.lastCmd
+		}
+	}
+	s.pidVars = first.pidVars
+	for _, b := range alive[1:] {
+		for k := range b.pidVars {
+			if !s.pidVars[k] {
+				s.markPid(k, true)
+			}
+		}
+	}
+	s.args = first.args
+}
+
+func sameFuncs(a, b map[string]*funcDef) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for k, v := range a {
+		if b[k] != v {
+			return false
+		}
+	}
+	return true
+}
+
+const maxPending = 64
+
+func joinEvents(a, b []*event) []*event {
+	out := a[:len(a):len(a)]
+	for _, e := range b {
+		found := false
+		for _, f := range a {
+			if f == e {
+				found = true
+				break
+			}
+		}
+		if !found && len(out) < maxPending {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+func joinBg(a, b []bgLaunch) []bgLaunch {
+	out := a[:len(a):len(a)]
+	for _, e := range b {
+		found := false
+		for _, f := range a {
+			if f.site.file == e.site.file && f.site.line == e.site.line && f.site.col == e.site.col {
+				found = true
+				break
+			}
+		}
+		if !found && len(out) < maxPending {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// defaultVar is what an untracked name is: set or not by the caller,
+// maybe exported.
+func defaultVar() varState { return varState{v: unknownValue, exp: triMaybe} }

@@ -1,0 +1,111 @@
+package envres
+
+import (
+	"sort"
+	"strings"
+)
+
+// workerPoint checks the environment a worker starts with: an exec'd or
+// background command, or the last command of a script (cmd may be nil).
+func (a *analyzer) workerPoint(st *state, cmd *cmdRef) {
+	if cmd != nil {
+		for _, b := range cmd.binds {
+			a.report(AllInterfaces, b, "the worker binds all interfaces (0.0.0.0 or ::): the port is reachable from every network; bind 127.0.0.1")
+		}
+	}
+	if !st.reset {
+		for _, p := range a.protList {
+			vs, ok := st.get(p.name)
+			if !ok {
+				vs = defaultVar()
+			}
+			a.checkProtected(p, vs)
+		}
+	}
+	if st.loaded {
+		groups := map[*event][]string{}
+		for name, vs := range st.vars.all() {
+			if !vs.loadExp || vs.exp == triNo || a.prot[name] != nil {
+				continue
+			}
+			for _, ev := range vs.origins {
+				if ev.kind == evLoad {
+					groups[ev] = append(groups[ev], name)
+				}
+			}
+		}
+		evs := make([]*event, 0, len(groups))
+		for ev := range groups {
+			evs = append(evs, ev)
+		}
+		sort.Slice(evs, func(i, j int) bool { return evs[i].site.line < evs[j].site.line })
+		for _, ev := range evs {
+			names := groups[ev]
+			sort.Strings(names)
+			a.report(EnvFileLoad, ev.site, ev.what+" is loaded into the exported environment: it sets "+
+				strings.Join(names, ", ")+" for the worker, over anything the caller exported", names...)
+		}
+	}
+	for _, ev := range st.pending {
+		what := "the env file loaded here"
+		if ev.what != "" {
+			what = "the env file loaded here (" + ev.what + ")"
+		}
+		a.report(EnvFileLoad, ev.site, what+" cannot be resolved statically: the names it sets reach the worker unchecked")
+	}
+}
+
+// checkProtected reports what changed a protected variable on the way to
+// the worker.
+func (a *analyzer) checkProtected(p *protVar, vs varState) {
+	ok := false
+	desc := "a different value"
+	switch vs.v.k {
+	case vOrig:
+		ok = vs.v.s == p.name
+		if q := a.prot[vs.v.s]; !ok && q != nil && p.known && q.known && p.value == q.value {
+			ok = true
+		}
+		if !ok {
+			desc = "the value of " + vs.v.s
+		}
+	case vLit:
+		if p.override {
+			ok = p.known && vs.v.s == p.value
+			if !p.known {
+				desc = "a value that may differ from the override's"
+			}
+		} else {
+			ok = vs.v.s != ""
+			desc = "an empty value"
+		}
+	case vUnknown:
+		ok = !p.override
+		desc = "a value that cannot be known statically"
+	}
+	if vs.exp == triNo {
+		ok = false
+	}
+	if ok && vs.exp == triYes {
+		return
+	}
+	for _, ev := range vs.origins {
+		switch ev.kind {
+		case evUnset:
+			a.report(UnsetProtected, ev.site, "unset removes protected variable "+p.name+" before the worker", p.name)
+		case evUnexport:
+			a.report(UnsetProtected, ev.site, "export -n removes protected variable "+p.name+" from the worker's environment", p.name)
+		case evLoad:
+			if ok || ev.unresolved {
+				continue
+			}
+			a.report(EnvFileClobber, ev.site, ev.what+" is loaded into the exported environment and assigns protected variable "+
+				p.name+" "+desc+": the worker gets the file's value, not the override", p.name)
+		case evAssign:
+			if ok {
+				continue
+			}
+			a.report(AssignClobber, ev.site, "the script assigns exported protected variable "+p.name+" "+desc+" before the worker: the override is lost", p.name)
+		}
+	}
+}

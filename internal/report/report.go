@@ -1,0 +1,207 @@
+package report
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"unicode/utf16"
+	"unicode/utf8"
+
+	"github.com/childproof/childproof/envres"
+)
+
+// Formats lists the format names Write accepts.
+var Formats = []string{"text", "json", "sarif", "github"}
+
+// ErrUnknownFormat is returned (wrapped) for a format not in Formats.
+var ErrUnknownFormat = errors.New("unknown format")
+
+// Options tune the output.
+type Options struct {
+	// Color turns on ANSI colour in the text format.
+	Color bool
+	// Dir is the directory the findings' relative paths are relative to;
+	// SARIF uses it as the %SRCROOT% base and to read sources missing
+	// from the result. Empty means the current directory.
+	Dir string
+	// ToolVersion is reported in SARIF.
+	ToolVersion string
+}
+
+// Write writes res to w in format.
+func Write(w io.Writer, format string, res *envres.Result, opts Options) error {
+	if res == nil {
+		res = &envres.Result{}
+	}
+	switch format {
+	case "text":
+		return writeText(w, res, opts)
+	case "json":
+		return writeJSON(w, res)
+	case "sarif":
+		return writeSARIF(w, res, opts)
+	case "github":
+		return writeGitHub(w, res)
+	}
+	return fmt.Errorf("%w %q", ErrUnknownFormat, format)
+}
+
+// sourceLine returns line n (1-based) of file, without its newline.
+func sourceLine(res *envres.Result, opts Options, file string, n int) (string, bool) {
+	src, ok := res.Sources[file]
+	if !ok {
+		p := file
+		if !filepath.IsAbs(p) && opts.Dir != "" {
+			p = filepath.Join(opts.Dir, p)
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return "", false
+		}
+		src = b
+	}
+	for i := 1; i < n; i++ {
+		j := bytes.IndexByte(src, '\n')
+		if j < 0 {
+			return "", false
+		}
+		src = src[j+1:]
+	}
+	if j := bytes.IndexByte(src, '\n'); j >= 0 {
+		src = src[:j]
+	}
+	return strings.TrimSuffix(string(src), "\r"), true
+}
+
+func writeJSON(w io.Writer, res *envres.Result) error {
+	out := struct {
+		Findings []envres.Finding `json:"findings"`
+		Files    []string         `json:"files"`
+	}{res.Findings, res.Files}
+	if out.Findings == nil {
+		out.Findings = []envres.Finding{}
+	}
+	if out.Files == nil {
+		out.Files = []string{}
+	}
+	for i := range out.Findings {
+		if out.Findings[i].Variables == nil {
+			// omitted by the struct tag; keep as is
+			continue
+		}
+	}
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(out)
+}
+
+const (
+	ansiReset  = "\x1b[0m"
+	ansiBold   = "\x1b[1m"
+	ansiRed    = "\x1b[1;31m"
+	ansiPurple = "\x1b[1;35m"
+	ansiGreen  = "\x1b[1;32m"
+	ansiCyan   = "\x1b[36m"
+)
+
+func writeText(w io.Writer, res *envres.Result, opts Options) error {
+	var b strings.Builder
+	paint := func(code, s string) string {
+		if !opts.Color {
+			return s
+		}
+		return code + s + ansiReset
+	}
+	errs, warns := 0, 0
+	for _, f := range res.Findings {
+		sev := paint(ansiPurple, "warning:")
+		if f.Severity == envres.SeverityError {
+			sev = paint(ansiRed, "error:")
+			errs++
+		} else {
+			warns++
+		}
+		fmt.Fprintf(&b, "%s %s %s %s\n", paint(ansiBold, fmt.Sprintf("%s:%d:%d:", f.File, f.Line, f.Column)), sev,
+			f.Message, paint(ansiCyan, "["+f.Rule+"]"))
+		if line, ok := sourceLine(res, opts, f.File, f.Line); ok && !binaryish(line) {
+			fmt.Fprintf(&b, "    %s\n", line)
+			fmt.Fprintf(&b, "    %s\n", paint(ansiGreen, caretPrefix(line, f.Column)+"^"))
+		}
+		if len(f.Chain) > 1 {
+			var parts []string
+			for _, c := range f.Chain {
+				parts = append(parts, fmt.Sprintf("%s:%d", c.File, c.Line))
+			}
+			fmt.Fprintf(&b, "    via %s\n", strings.Join(parts, " → "))
+		}
+	}
+	if len(res.Findings) > 0 {
+		fmt.Fprintf(&b, "%d error(s), %d warning(s)\n", errs, warns)
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+func binaryish(s string) bool { return !utf8.ValidString(s) || strings.ContainsRune(s, 0) }
+
+// caretPrefix returns the blanks that put a caret under byte column col,
+// keeping tabs so that the caret lines up in a terminal.
+func caretPrefix(line string, col int) string {
+	if col < 1 {
+		col = 1
+	}
+	if col-1 > len(line) {
+		col = len(line) + 1
+	}
+	var b strings.Builder
+	for _, r := range line[:col-1] {
+		if r == '\t' {
+			b.WriteByte('\t')
+		} else {
+			b.WriteByte(' ')
+		}
+	}
+	return b.String()
+}
+
+// utf16Column converts a 1-based byte column on line to a 1-based column
+// in UTF-16 code units (SARIF's default columnKind).
+func utf16Column(line string, col int) int {
+	if col < 1 {
+		return 1
+	}
+	if col-1 > len(line) {
+		return len(utf16.Encode([]rune(line))) + 1 + (col - 1 - len(line))
+	}
+	n := 0
+	for _, r := range line[:col-1] {
+		n += utf16.RuneLen(r)
+		if r == utf8.RuneError {
+			n += 0
+		}
+	}
+	return n + 1
+}
+
+// runeColumn converts a byte column to a 1-based character column.
+func runeColumn(line string, col int) int {
+	if col < 1 {
+		return 1
+	}
+	if col-1 > len(line) {
+		return utf8.RuneCountInString(line) + 1 + (col - 1 - len(line))
+	}
+	return utf8.RuneCountInString(line[:col-1]) + 1
+}
+
+func sortedRules() []*envres.Rule {
+	rs := envres.Rules()
+	sort.SliceStable(rs, func(i, j int) bool { return false })
+	return rs
+}
