@@ -41,6 +41,7 @@ var removedVars = []string{"BASH_ENV", "ENV"}
 // launchState collects one launch block's parts while it is decoded.
 type launchState struct {
 	raw    rawLaunch
+	failed map[string]bool // top-level names whose decoding failed
 	parts  map[string]hcl.Range
 	secret map[string]bool
 	block  hcl.Range
@@ -69,13 +70,18 @@ func (s *launchState) rng(ns string) *hcl.Range {
 // block has errors.
 func (l *loader) launch(b *hcl.Block, aliases map[string]string) *Launch {
 	before := len(l.diags)
-	s := &launchState{parts: map[string]hcl.Range{}, secret: map[string]bool{}, block: b.DefRange}
+	s := &launchState{parts: map[string]hcl.Range{}, secret: map[string]bool{}, failed: map[string]bool{}, block: b.DefRange}
 	s.raw.Name = b.Labels[0]
 	s.parts["name"] = b.LabelRanges[0]
 	c, d := b.Body.Content(launchSchema)
 	l.diags = append(l.diags, d...)
 	if c == nil {
 		return nil
+	}
+	if d.HasErrors() {
+		// A misspelt attribute may be the command: do not also claim
+		// that the launch has none.
+		s.failed["command"] = true
 	}
 	attr := func(name string) (*hcl.Attribute, bool) {
 		a, ok := c.Attributes[name]
@@ -84,11 +90,18 @@ func (l *loader) launch(b *hcl.Block, aliases map[string]string) *Launch {
 		}
 		return a, ok
 	}
+	// mark records name as failed when decoding it added an error.
+	mark := func(name string, n int) {
+		if l.diags[n:].HasErrors() {
+			s.failed[name] = true
+		}
+	}
 	list := func(name string, dst *[]string) {
 		a, ok := attr(name)
 		if !ok {
 			return
 		}
+		defer mark(name, len(l.diags))
 		v, secret, ok := l.strList(a)
 		if !ok {
 			return
@@ -103,6 +116,7 @@ func (l *loader) launch(b *hcl.Block, aliases map[string]string) *Launch {
 	}
 	str := func(name string, dst *string) {
 		if a, ok := attr(name); ok {
+			defer mark(name, len(l.diags))
 			if v, secret, ok := l.strSecret(a); ok {
 				*dst = v
 				s.secret[name] = secret
@@ -118,19 +132,24 @@ func (l *loader) launch(b *hcl.Block, aliases map[string]string) *Launch {
 	list("forbid_wrappers", &s.raw.ForbidWrappers)
 	str("on_stale", &s.raw.OnStale)
 	if a, ok := attr("env"); ok {
+		n := len(l.diags)
 		if m, ok := l.strMap(a); ok {
 			s.raw.Env = m
 			for k, r := range l.keyRanges(a.Expr) {
 				s.parts[fmt.Sprintf("env[%s]", k)] = r
 			}
 		}
+		mark("env", n)
 	}
 	if a, ok := attr("attempts"); ok {
-		if n, ok := l.integer(a); ok {
-			s.raw.Attempts = &n
+		n := len(l.diags)
+		if v, ok := l.integer(a); ok {
+			s.raw.Attempts = &v
 		}
+		mark("attempts", n)
 	}
 	for _, blk := range c.Blocks {
+		n := len(l.diags)
 		switch blk.Type {
 		case "worker":
 			if s.raw.Worker != nil {
@@ -151,12 +170,21 @@ func (l *loader) launch(b *hcl.Block, aliases map[string]string) *Launch {
 		case "port":
 			l.port(blk, s)
 		}
+		mark(blk.Type, n)
 	}
-	if len(l.diags) > before && l.diags[before:].HasErrors() {
-		return nil
-	}
+	decodeFailed := l.diags[before:].HasErrors()
 	for _, p := range validateLaunch(&s.raw) {
+		root := p.ns
+		if i := strings.IndexAny(root, "[."); i >= 0 {
+			root = root[:i]
+		}
+		if s.failed[root] || (root == "command" || root == "dispatch") && (s.failed["command"] || s.failed["dispatch"]) {
+			continue // already reported while decoding
+		}
 		l.errorf(s.rng(p.ns), p.summary, "%s", p.detail)
+	}
+	if decodeFailed {
+		return nil
 	}
 	if l.diags[before:].HasErrors() {
 		return nil

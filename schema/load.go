@@ -66,7 +66,7 @@ func Load(path string, opts LoadOptions) (*File, map[string]*hcl.File, hcl.Diagn
 	}
 	l := &loader{path: path, abs: abs, dir: filepath.Dir(abs), lookup: lookup, opts: opts}
 	out := l.load(f.Body)
-	diags = append(diags, l.diags...)
+	diags = append(diags, sortDiags(l.diags)...)
 	if diags.HasErrors() {
 		return nil, files, diags
 	}
@@ -269,4 +269,19 @@ func sortedKeys[V any](m map[string]V) []string {
 	}
 	sort.Strings(out)
 	return out
+}
+
+// sortDiags orders diagnostics by position; those without a range first.
+func sortDiags(d hcl.Diagnostics) hcl.Diagnostics {
+	sort.SliceStable(d, func(i, j int) bool {
+		a, b := d[i].Subject, d[j].Subject
+		switch {
+		case a == nil || b == nil:
+			return a == nil && b != nil
+		case a.Filename != b.Filename:
+			return a.Filename < b.Filename
+		}
+		return a.Start.Byte < b.Start.Byte
+	})
+	return d
 }

@@ -1,0 +1,62 @@
+package schema
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// FuzzLoad decodes arbitrary bytes as a spec: it must never panic, and
+// every diagnostic's range must lie inside the input.
+func FuzzLoad(f *testing.F) {
+	seeds, _ := filepath.Glob("../examples/*/*.hcl")
+	for _, s := range seeds {
+		if b, err := os.ReadFile(s); err == nil {
+			f.Add(b)
+		}
+	}
+	f.Add([]byte(contractSpec))
+	f.Add([]byte(""))
+	f.Add([]byte("launch \"a\" {\n  comand = [\"x\"]\n}\n"))
+	f.Add([]byte("variable \"p\" {}\nlaunch \"a\" { command = [env(\"X\"), var.p] }"))
+	f.Add([]byte("launch \"a\" { dispatch = [\"s.sh\"]\n port \"p\" { number = 0 }\n ready { timeout = \"x\" } }"))
+	lookup := lookupFrom(map[string]string{"HOME": "/root", "X": "1"})
+	// One file per worker process, rewritten for each input.
+	path := filepath.Join(f.TempDir(), "s.hcl")
+	f.Fuzz(func(t *testing.T, data []byte) {
+		if err := os.WriteFile(path, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		file, files, diags := Load(path, LoadOptions{LookupEnv: lookup, Vars: map[string]string{"p": "1"}})
+		if diags.HasErrors() && file != nil {
+			t.Fatal("a file with errors")
+		}
+		if !diags.HasErrors() && file == nil {
+			t.Fatal("no file and no error")
+		}
+		if files == nil {
+			t.Fatal("nil file map")
+		}
+		for _, d := range diags {
+			if d.Subject == nil {
+				continue
+			}
+			r := *d.Subject
+			if r.Filename != path {
+				t.Fatalf("diagnostic %q in %q, not %q", d.Summary, r.Filename, path)
+			}
+			if r.Start.Byte < 0 || r.Start.Byte > r.End.Byte || r.End.Byte > len(data) {
+				t.Fatalf("diagnostic %q range %d-%d outside input of %d bytes", d.Summary, r.Start.Byte, r.End.Byte, len(data))
+			}
+			if r.Start.Line < 1 || r.Start.Column < 1 {
+				t.Fatalf("diagnostic %q at %d:%d", d.Summary, r.Start.Line, r.Start.Column)
+			}
+		}
+		if file != nil {
+			for _, l := range file.Launches {
+				_ = l.Protected()
+				_, _ = l.EnvFileNames()
+			}
+		}
+	})
+}
