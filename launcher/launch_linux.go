@@ -42,6 +42,8 @@ type Options struct {
 	NoCgroup bool
 	// Proc is the /proc reader; the zero value reads /proc.
 	Proc proc.FS
+	// SpecHash is recorded with the launch (schema.File.Hash).
+	SpecHash string
 }
 
 // Launch is a started and verified tree.
@@ -409,7 +411,7 @@ func (la *Launch) pickWorker(tree []int) int {
 		}
 		for _, h := range hs {
 			if h.InTree {
-				return deepest(la.p, h.Pids, tree)
+				return shallowest(la.p, h.Pids)
 			}
 		}
 	}
@@ -510,7 +512,7 @@ func (la *Launch) verifyAndReady(ctx context.Context, v *Verifier, r *Report, wo
 func (la *Launch) record(worker int) error {
 	l := la.Spec
 	rec := &Record{
-		Name: l.Name, SpecPath: l.SpecPath, Argv: la.cmd.Args, Dir: la.dir(), Started: time.Now().UTC(),
+		Name: l.Name, SpecPath: l.SpecPath, SpecHash: la.opts.SpecHash, Argv: la.cmd.Args, Dir: la.dir(), Started: time.Now().UTC(),
 		Detached: la.opts.Detach, Root: la.root, Worker: la.worker, Pgid: la.pgid, Cgroup: la.cgroup,
 		Env: map[string]string{}, WorkerEnv: map[string]string{}, Log: la.log,
 	}

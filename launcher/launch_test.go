@@ -376,3 +376,28 @@ func TestPidReuse(t *testing.T) {
 		t.Error("the newcomer on the reused pid was signalled")
 	}
 }
+
+func TestCgroupOwnsTree(t *testing.T) {
+	if os.Geteuid() != 0 || cgroup2Root() == "" {
+		t.Skip("needs root and cgroup v2")
+	}
+	f := newFixture(t, "wrapper")
+	l := f.spec("cg")
+	l.Command = []string{filepath.Join(f.bin, "wrapper"), "helper", "spawn", filepath.Join(f.bin, "mock-srv"), "helper", "serve", "127.0.0.1:" + strconv.Itoa(f.port)}
+	la, err := f.start(t, l, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if la.cgroup == "" {
+		t.Fatal("no cgroup although root on cgroup v2")
+	}
+	pids, _ := cgroupPids(la.cgroup)
+	if len(pids) != 2 {
+		t.Errorf("cgroup.procs = %v, want wrapper and worker", pids)
+	}
+	dir := la.cgroup
+	la.Stop(context.Background())
+	if _, err := os.Stat(dir); err == nil {
+		t.Errorf("cgroup %s left behind", dir)
+	}
+}

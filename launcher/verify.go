@@ -39,6 +39,9 @@ type Check struct {
 	// ReadyHTTP is a path to GET (2xx); empty: a TCP connect. NoReady skips.
 	ReadyHTTP string
 	NoReady   bool
+	// Deepest picks the deepest descendant of Root as the worker when no
+	// selector or port names one (verify --pid on a wrapper).
+	Deepest bool
 }
 
 // Verifier runs checks against the kernel's records.
@@ -121,15 +124,18 @@ func (v *Verifier) findWorker(c Check, tree []int) int {
 		}
 		for _, h := range hs {
 			if h.InTree {
-				return deepest(v.Proc, h.Pids, tree)
+				return shallowest(v.Proc, h.Pids)
 			}
 		}
+	}
+	if c.Deepest {
+		return deepestDescendant(v.Proc, c.Root)
 	}
 	return c.Root
 }
 
-// matchWorker returns the first process of tree (parents first) whose comm
-// or exe is the wanted one, preferring the deepest on ties.
+// matchWorker returns the process of tree whose comm or exe is the wanted
+// one, the one nearest the root when several match.
 func matchWorker(p proc.FS, tree []int, comm, exe string) int {
 	var found []int
 	for _, pid := range tree {
@@ -146,17 +152,17 @@ func matchWorker(p proc.FS, tree []int, comm, exe string) int {
 	if len(found) == 0 {
 		return 0
 	}
-	return deepest(p, found, tree)
+	return shallowest(p, found)
 }
 
-// deepest returns the pid of pids that is furthest from the root: the one
-// whose ancestors include the most of the others (a socket inherited by a
-// parent and its child belongs to the child that does the work).
-func deepest(p proc.FS, pids, tree []int) int {
+// shallowest returns the pid of pids that is nearest to the root. A child
+// that was forked but has not exec'd yet looks like its parent (same comm,
+// exe and inherited sockets) for a moment; the stable process is the parent.
+func shallowest(p proc.FS, pids []int) int {
 	best, bestDepth := pids[0], -1
 	for _, pid := range pids {
 		d := len(ancestors(p, pid, 0))
-		if d > bestDepth {
+		if bestDepth < 0 || d < bestDepth {
 			best, bestDepth = pid, d
 		}
 	}

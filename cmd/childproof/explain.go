@@ -1,0 +1,145 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/childproof/childproof/launcher"
+	"github.com/spf13/cobra"
+)
+
+func init() { register(newExplainCmd) }
+
+func newExplainCmd(a *app) *cobra.Command {
+	var vars []string
+	var pid int
+	c := &cobra.Command{
+		Use:   "explain --pid PID NAME… | explain SPEC[:NAME] NAME…",
+		Short: "show a variable on every process from the launch root down to the worker",
+		Long: `explain shows, for each NAME, its state in the environ of every process from the
+launch root down to the worker, the root's ancestors above it and any other
+descendant: unset, empty, or set (as a keyed digest; the value only with
+--show-values), and marks where it changes from the parent.
+
+With SPEC it explains the recorded launch of the spec's launch name and shows the value
+the spec intends (as a digest). With --pid it starts at PID and takes the deepest
+descendant as the worker.
+
+An environ is the block a process was exec'd with, frozen at that exec: a shell's later
+export or unset never shows there. A wrapper's environ is no evidence for the worker.`,
+		Example: `  childproof explain --pid 2800 MOCK_LLM_KEY
+  childproof explain examples/03-dispatch-resource-env/childproof.hcl:resource-env-fixed HF_HUB_ENABLE_HF_TRANSFER`,
+		Args: cobra.MinimumNArgs(1),
+		RunE: func(c *cobra.Command, args []string) error {
+			if err := a.checkFormat("text", "json"); err != nil {
+				return err
+			}
+			return a.explain(c.Context(), pid, vars, args)
+		},
+	}
+	addVarFlag(c, &vars)
+	c.Flags().IntVar(&pid, "pid", 0, "start at process `PID` instead of a recorded launch")
+	return c
+}
+
+func (a *app) explain(ctx context.Context, pid int, vars, args []string) error {
+	st, err := a.openState()
+	if err != nil {
+		return err
+	}
+	v := &launcher.Verifier{State: st, ShowValues: a.showValues}
+	intended := map[string]string{}
+	root, worker := pid, 0
+	names := args
+	title := fmt.Sprintf("pid %d", pid)
+	if pid == 0 {
+		if len(args) < 2 {
+			return exitf(exitUsage, "explain SPEC NAME…: name at least one variable")
+		}
+		_, l, err := a.loadLaunch(ctx, args[0], vars)
+		if err != nil {
+			return err
+		}
+		names = args[1:]
+		rec, err := st.Load(l.Name)
+		if err != nil {
+			return &exitError{code: exitExited, err: fmt.Errorf("no launch of %q is recorded in %s", l.Name, st.Dir)}
+		}
+		if live := rec.Worker.Check(v.Proc); live != launcher.Alive {
+			return exitf(exitExited, "the recorded worker of %q (pid %d) is %s", l.Name, rec.Worker.Pid, live)
+		}
+		root, worker = rec.Worker.Pid, rec.Worker.Pid
+		if rec.Root.Pid != rec.Worker.Pid && rec.Root.Check(v.Proc) == launcher.Alive {
+			root = rec.Root.Pid
+		}
+		if env, err := launcher.ResolveEnv(l, nil, nil); err == nil {
+			for _, n := range names {
+				if val, ok := env.Overrides[n]; ok {
+					intended[n] = st.Digest(n, val)
+				}
+			}
+		}
+		title = l.Name
+	} else if _, err := launcher.TakeFingerprint(v.Proc, pid); err != nil {
+		return exitf(exitExited, "no such process: %v", err)
+	}
+	rows := v.Explain(root, worker, names)
+	if a.format == "json" {
+		out := struct {
+			Launch    string                `json:"launch"`
+			Intended  map[string]string     `json:"intended"`
+			Processes []launcher.ExplainRow `json:"processes"`
+			Note      string                `json:"note"`
+		}{title, intended, rows, launcher.FrozenNote}
+		enc := json.NewEncoder(a.stdout)
+		enc.SetIndent("", "  ")
+		return enc.Encode(out)
+	}
+	writeExplain(a.stdout, title, names, intended, rows)
+	return nil
+}
+
+func writeExplain(w io.Writer, title string, names []string, intended map[string]string, rows []launcher.ExplainRow) {
+	for i, n := range names {
+		if i > 0 {
+			fmt.Fprintln(w)
+		}
+		fmt.Fprintf(w, "%s in %s", n, title)
+		if d, ok := intended[n]; ok {
+			fmt.Fprintf(w, " (intended: %s)", short(d))
+		}
+		fmt.Fprintln(w)
+		for _, r := range rows {
+			ev := r.Vars[i]
+			state := ev.State
+			if ev.Value != nil {
+				state += fmt.Sprintf(" %q", *ev.Value)
+			} else if ev.Digest != "" {
+				state += " " + short(ev.Digest)
+			}
+			mark := ""
+			if ev.Changed {
+				mark = "   <- changes here"
+			}
+			if d, ok := intended[n]; ok && r.Role == "worker" && ev.Digest != d {
+				mark += "   <- NOT the intended value"
+			}
+			argv := strings.Join(r.Argv, " ")
+			if len(argv) > 60 {
+				argv = argv[:60] + "…"
+			}
+			fmt.Fprintf(w, "  %-10s pid %-7d %-16s %-36s %s%s\n", r.Role, r.Pid, r.Comm, state, argv, mark)
+		}
+	}
+	fmt.Fprintf(w, "note: %s\n", launcher.FrozenNote)
+}
+
+func short(d string) string {
+	if len(d) > len("hmac-sha256:")+16 {
+		return d[:len("hmac-sha256:")+16] + "…"
+	}
+	return d
+}

@@ -1,0 +1,58 @@
+package main
+
+import (
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"strconv"
+	"syscall"
+	"time"
+)
+
+// The launch scripts need a real server: when the test binary runs with
+// CHILDPROOF_TEST_SERVE=ADDR in its environment (passed through a spec's
+// env), it is that server instead of childproof. CHILDPROOF_TEST_DIE=CODE
+// makes it print two lines and exit with CODE before listening.
+// CHILDPROOF_TEST_PIDFILE names a file it writes its pid to.
+func init() {
+	addr := os.Getenv("CHILDPROOF_TEST_SERVE")
+	if addr == "" {
+		return
+	}
+	if f := os.Getenv("CHILDPROOF_TEST_PIDFILE"); f != "" {
+		os.WriteFile(f, []byte(strconv.Itoa(os.Getpid())), 0o644)
+	}
+	if code := os.Getenv("CHILDPROOF_TEST_DIE"); code != "" {
+		fmt.Println("starting test server")
+		fmt.Println("FATAL: refusing to start without a provider")
+		n, _ := strconv.Atoi(code)
+		os.Exit(n)
+	}
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		fmt.Println("listen:", err)
+		os.Exit(1)
+	}
+	fmt.Println("listening on", ln.Addr())
+	mux := http.NewServeMux()
+	mux.HandleFunc("/healthz", func(w http.ResponseWriter, r *http.Request) { fmt.Fprintln(w, "ok") })
+	go http.Serve(ln, mux)
+	// A script that fails half-way leaves detached servers behind: each
+	// exits once its testscript work directory is removed.
+	if wd, err := os.Getwd(); err == nil {
+		go func() {
+			for {
+				time.Sleep(200 * time.Millisecond)
+				if _, err := os.Stat(wd); err != nil {
+					os.Exit(0)
+				}
+			}
+		}()
+	}
+	sig := make(chan os.Signal, 1)
+	signal.Notify(sig, syscall.SIGTERM, syscall.SIGINT)
+	<-sig
+	os.Exit(0)
+}

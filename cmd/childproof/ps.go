@@ -1,0 +1,69 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"github.com/childproof/childproof/internal/proc"
+	"github.com/childproof/childproof/launcher"
+	"github.com/spf13/cobra"
+)
+
+func init() { register(newPsCmd) }
+
+func newPsCmd(a *app) *cobra.Command {
+	var all bool
+	c := &cobra.Command{
+		Use:   "ps [--all]",
+		Short: "census of recorded launches: alive, gone, pid reused, port holder",
+		Long: `ps lists the launches recorded in the state dir and checks each against the kernel:
+alive (the recorded worker's fingerprint — pid, start time, uid, exe, pidfs inode —
+still matches), gone, or pid reused (another process has the pid now), and who holds
+each recorded port now: the worker, nobody, or another process (pid, uid, cmdline, age).
+Launches stopped by childproof are shown with --all.`,
+		Example: `  childproof ps
+  childproof ps --all --format json`,
+		Args: cobra.NoArgs,
+		RunE: func(c *cobra.Command, args []string) error {
+			if err := a.checkFormat("text", "json"); err != nil {
+				return err
+			}
+			st, err := a.openState()
+			if err != nil {
+				return err
+			}
+			es, err := launcher.Census(proc.Default, st, all)
+			if err != nil {
+				return exitf(exitUsage, "%v", err)
+			}
+			if a.format == "json" {
+				if es == nil {
+					es = []launcher.CensusEntry{}
+				}
+				enc := json.NewEncoder(a.stdout)
+				enc.SetIndent("", "  ")
+				return enc.Encode(map[string]any{"launches": es})
+			}
+			if len(es) == 0 {
+				fmt.Fprintln(a.stdout, "no recorded launches")
+				return nil
+			}
+			fmt.Fprintf(a.stdout, "%-20s %-11s %-8s %-16s %-10s %s\n", "NAME", "STATUS", "PID", "COMM", "AGE", "PORTS")
+			for _, e := range es {
+				ports := ""
+				for i, p := range e.Ports {
+					if i > 0 {
+						ports += "; "
+					}
+					ports += fmt.Sprintf("%s:%d %s", p.Address, p.Number, p.Holder)
+				}
+				age := time.Since(e.Started).Round(time.Second).String()
+				fmt.Fprintf(a.stdout, "%-20s %-11s %-8d %-16s %-10s %s\n", e.Name, e.Status, e.Worker.Pid, e.Worker.Comm, age, ports)
+			}
+			return nil
+		},
+	}
+	c.Flags().BoolVar(&all, "all", false, "also list launches childproof stopped")
+	return c
+}

@@ -1,0 +1,132 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/childproof/childproof/envres"
+	"github.com/childproof/childproof/launcher"
+	"github.com/childproof/childproof/schema"
+	"github.com/spf13/cobra"
+)
+
+func init() { register(newRunCmd) }
+
+func newRunCmd(a *app) *cobra.Command {
+	var vars, sets []string
+	var detach, noLint bool
+	c := &cobra.Command{
+		Use:   "run SPEC[:NAME]",
+		Short: "launch without rc files, verify on the worker, then supervise or detach",
+		Long: `run lints the launch's dispatch chain (refusing on an error unless --no-lint),
+resolves its environment (inherit, then env_file, then env and --set; BASH_ENV and ENV
+are always removed), checks that nothing holds its ports, starts the command directly
+(a dispatch script under bash --noprofile --norc) in a process group of its own, finds
+the worker, and proves on the worker's own /proc records that the required variables
+are there, that it owns the declared port on the declared address, and that no login
+or interactive shell sits between the launch and the worker. The tree's output goes to
+a log in the state dir.
+
+With --detach, run returns once the worker is verified. Otherwise it supervises:
+SIGINT, SIGTERM and SIGHUP are forwarded to the worker's process group, and run exits
+with the worker's status (128+signal when it was killed). If childproof itself dies,
+the kernel kills the launched process.
+
+Exit status: 0 verified (foreground: the worker's own status), 1 lint refused, 2 usage
+or invalid spec, 3 verification failed, 4 the port is held by a process childproof did
+not start, 5 the worker exited or never became ready, 6 another launch of the same
+name holds the lock. A failed launch leaves no process and no listener behind.`,
+		Example: `  childproof run --detach examples/01-login-shell/childproof.hcl:login-shell-fixed
+  childproof run --format json --detach childproof.hcl:api
+  childproof run --set HF_HUB_ENABLE_HF_TRANSFER=0 childproof.hcl:job`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(c *cobra.Command, args []string) error {
+			if err := a.checkFormat("text", "json"); err != nil {
+				return err
+			}
+			return a.run(c.Context(), args[0], vars, sets, detach, noLint)
+		},
+	}
+	addVarFlag(c, &vars)
+	c.Flags().StringArrayVar(&sets, "set", nil, "an extra override, `NAME=VALUE` (repeatable); wins over the spec's env")
+	c.Flags().BoolVar(&detach, "detach", false, "return once the worker is verified; leave it running")
+	c.Flags().BoolVar(&noLint, "no-lint", false, "launch even when the dispatch chain's lint finds an error")
+	return c
+}
+
+func (a *app) run(ctx context.Context, arg string, vars, sets []string, detach, noLint bool) error {
+	set, err := parseAssignments("--set", sets)
+	if err != nil {
+		return err
+	}
+	f, l, err := a.loadLaunch(ctx, arg, vars)
+	if err != nil {
+		return err
+	}
+	if !noLint {
+		if err := a.lintBeforeRun(ctx, l); err != nil {
+			return err
+		}
+	}
+	st, err := a.openState()
+	if err != nil {
+		return err
+	}
+	opts := launcher.Options{State: st, Detach: detach, Subreaper: !detach, Set: set, ShowValues: a.showValues}
+	if f != nil {
+		opts.SpecHash = f.Hash
+	}
+	la, err := launcher.Start(ctx, l, opts)
+	if err != nil {
+		return a.launchErr(err)
+	}
+	a.writeReport(a.stdout, la.Report)
+	if detach {
+		fmt.Fprintf(a.stderr, "childproof: %s runs detached (worker pid %d); stop it with: childproof stop %s\n", l.Name, la.Pid(), l.Name)
+		return nil
+	}
+	sigs := make(chan os.Signal, 4)
+	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)
+	defer signal.Stop(sigs)
+	go func() {
+		for {
+			select {
+			case s := <-sigs:
+				la.Signal(s.(syscall.Signal))
+			case <-la.Done():
+				return
+			}
+		}
+	}()
+	code := la.Wait()
+	if code != 0 {
+		return silentExit(code)
+	}
+	return nil
+}
+
+// lintBeforeRun refuses (exit 1) when the launch's chain has an error finding.
+func (a *app) lintBeforeRun(ctx context.Context, l *schema.Launch) error {
+	res, err := a.lintLaunch(ctx, l)
+	if errors.Is(err, errLintSkipped) {
+		return nil
+	}
+	if err != nil {
+		var pe *envres.ParseError
+		if errors.As(err, &pe) {
+			return exitf(exitUsage, "%v", err)
+		}
+		return exitf(exitUsage, "lint: %v", err)
+	}
+	errs, _ := countSeverities(res)
+	if errs == 0 {
+		return nil
+	}
+	a.writeLint(a.stderr, "text", res)
+	return &exitError{code: exitFindings, err: fmt.Errorf("run refused: the launch's dispatch chain has %d lint error(s)", errs),
+		hint: "fix the script, or launch anyway with --no-lint (verification on the worker still runs)"}
+}

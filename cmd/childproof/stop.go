@@ -1,0 +1,84 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/childproof/childproof/internal/proc"
+	"github.com/childproof/childproof/launcher"
+	"github.com/spf13/cobra"
+)
+
+func init() { register(newStopCmd) }
+
+func newStopCmd(a *app) *cobra.Command {
+	var timeout time.Duration
+	var vars []string
+	c := &cobra.Command{
+		Use:   "stop NAME|SPEC[:NAME] [--timeout 10s]",
+		Short: "stop a recorded launch: SIGTERM its group, wait, then SIGKILL",
+		Long: `stop sends SIGTERM to the recorded worker's process group (through the root's pidfd),
+to the worker and to every member of the launch's cgroup (each through its own pidfd),
+waits up to --timeout for the worker to exit, then sends SIGKILL.
+
+It signals nothing unless the recorded worker's fingerprint (pid, start time, uid, exe,
+pidfs inode) still matches: a pid now used by another process is reported and left
+alone. A worker that is already gone is reported too. Both exit 0.`,
+		Example: `  childproof stop mock-llm
+  childproof stop --timeout 30s examples/01-login-shell/childproof.hcl:login-shell-fixed`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(c *cobra.Command, args []string) error {
+			if err := a.checkFormat("text", "json"); err != nil {
+				return err
+			}
+			name := args[0]
+			if isSpecArg(name) {
+				_, l, err := a.loadLaunch(c.Context(), name, vars)
+				if err != nil {
+					return err
+				}
+				name = l.Name
+			}
+			return a.stop(c.Context(), name, timeout)
+		},
+	}
+	addVarFlag(c, &vars)
+	c.Flags().DurationVar(&timeout, "timeout", 10*time.Second, "how long to wait after SIGTERM before SIGKILL")
+	return c
+}
+
+// isSpecArg reports whether arg names a spec file (SPEC or SPEC:NAME)
+// rather than a launch name.
+func isSpecArg(arg string) bool {
+	sa := parseSpecArg(arg)
+	if strings.HasSuffix(sa.Path, ".hcl") {
+		return true
+	}
+	fi, err := os.Stat(sa.Path)
+	return err == nil && !fi.IsDir()
+}
+
+func (a *app) stop(ctx context.Context, name string, timeout time.Duration) error {
+	st, err := a.openState()
+	if err != nil {
+		return err
+	}
+	rec, err := st.Load(name)
+	if err != nil {
+		return &exitError{code: exitUsage, err: fmt.Errorf("no launch %q is recorded in %s", name, st.Dir), hint: "'childproof ps --all' lists the recorded launches"}
+	}
+	res, err := launcher.StopRecord(ctx, proc.Default, st, rec, timeout)
+	if err != nil {
+		return a.launchErr(err)
+	}
+	if a.format == "json" {
+		fmt.Fprintf(a.stdout, "{\"name\": %q, \"worker\": %q, \"signalled\": %t, \"killed\": %t, \"exited\": %t, \"message\": %q}\n",
+			rec.Name, res.Worker, res.Signalled, res.Killed, res.Exited, res.Message)
+		return nil
+	}
+	fmt.Fprintln(a.stdout, res.Message)
+	return nil
+}

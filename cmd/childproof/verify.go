@@ -1,0 +1,142 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+
+	"github.com/childproof/childproof/launcher"
+	"github.com/childproof/childproof/schema"
+	"github.com/spf13/cobra"
+)
+
+func init() { register(newVerifyCmd) }
+
+func newVerifyCmd(a *app) *cobra.Command {
+	var vars, envs []string
+	var pid, port int
+	var comm string
+	c := &cobra.Command{
+		Use:   "verify SPEC[:NAME] | verify --pid PID [--env NAME[=VALUE]]… [--port N] [--comm C]",
+		Short: "verify an already running tree on its worker, read-only",
+		Long: `verify runs run's proof on a tree that is already running, without starting or
+signalling anything.
+
+verify SPEC checks the launch recorded under the spec's launch name: the recorded worker
+must still be the same process (pid, start time, uid, exe, pidfs inode), and its own
+/proc/PID/environ, fds and the kernel's socket table must satisfy the spec.
+
+verify --pid PID checks the process PID or, when PID is a wrapper (a shell, a
+dispatcher), the worker below it: the process named by --comm, else the owner of
+--port, else the deepest descendant. --env NAME requires NAME non-empty; --env
+NAME=VALUE requires that value (compared as keyed digests, never printed).
+
+Exit status: 0 verified, 3 verification failed, 4 the port is held by a process that
+is not the worker's tree, 5 the worker is gone or there is none.`,
+		Example: `  childproof verify examples/01-login-shell/childproof.hcl:login-shell-fixed
+  childproof verify --pid 2800 --env MOCK_LLM_KEY --port 18081 --comm mock-llm
+  childproof verify --format json --pid 2800 --env HF_HUB_ENABLE_HF_TRANSFER=0`,
+		Args: cobra.MaximumNArgs(1),
+		RunE: func(c *cobra.Command, args []string) error {
+			if err := a.checkFormat("text", "json"); err != nil {
+				return err
+			}
+			if (len(args) == 1) == (pid != 0) {
+				return exitf(exitUsage, "verify takes either SPEC or --pid PID")
+			}
+			if pid != 0 {
+				return a.verifyPid(c.Context(), pid, envs, port, comm)
+			}
+			if len(envs) > 0 || port != 0 || comm != "" {
+				return exitf(exitUsage, "--env, --port and --comm go with --pid; a SPEC says them itself")
+			}
+			return a.verifySpec(c.Context(), args[0], vars)
+		},
+	}
+	addVarFlag(c, &vars)
+	c.Flags().IntVar(&pid, "pid", 0, "verify the running process `PID` (or the worker below it)")
+	c.Flags().StringArrayVar(&envs, "env", nil, "require `NAME` non-empty, or NAME=VALUE at that value (repeatable)")
+	c.Flags().IntVar(&port, "port", 0, "require the worker to own the listener on port `N`")
+	c.Flags().StringVar(&comm, "comm", "", "the worker's exact /proc/PID/comm below PID")
+	return c
+}
+
+func (a *app) verifyPid(ctx context.Context, pid int, envs []string, port int, comm string) error {
+	st, err := a.openState()
+	if err != nil {
+		return err
+	}
+	x := launcher.Expect{Values: map[string]string{}}
+	for _, e := range envs {
+		if k, v, ok := cutAssign(e); ok {
+			x.Values[k] = v
+		} else {
+			x.Require = append(x.Require, k)
+		}
+	}
+	chk := launcher.Check{Name: "pid " + strconv.Itoa(pid), Root: pid, Comm: comm, Expect: x,
+		AnyAddress: true, Forbid: schema.DefaultForbidWrappers, Deepest: true}
+	if port != 0 {
+		if port < 1 || port > 65535 {
+			return exitf(exitUsage, "--port %d: outside 1-65535", port)
+		}
+		chk.Ports = []schema.Port{{Number: port}}
+	}
+	v := &launcher.Verifier{State: st, ShowValues: a.showValues}
+	if _, err := launcher.TakeFingerprint(v.Proc, pid); err != nil {
+		return exitf(exitExited, "no such process: %v", err)
+	}
+	r := v.Verify(ctx, chk)
+	return a.finishVerify(r)
+}
+
+func cutAssign(s string) (string, string, bool) {
+	for i := 0; i < len(s); i++ {
+		if s[i] == '=' {
+			return s[:i], s[i+1:], true
+		}
+	}
+	return s, "", false
+}
+
+func (a *app) finishVerify(r *launcher.Report) error {
+	a.writeReport(a.stdout, r)
+	if r.Verified {
+		return nil
+	}
+	msg := "verification failed"
+	if len(r.Problems) > 0 {
+		msg = fmt.Sprintf("verification failed on the worker: %s", r.Problems[0].Message)
+	}
+	return exitf(r.ExitCode, "%s", msg)
+}
+
+func (a *app) verifySpec(ctx context.Context, arg string, vars []string) error {
+	_, l, err := a.loadLaunch(ctx, arg, vars)
+	if err != nil {
+		return err
+	}
+	st, err := a.openState()
+	if err != nil {
+		return err
+	}
+	rec, err := st.Load(l.Name)
+	if err != nil {
+		return &exitError{code: exitExited, err: fmt.Errorf("no launch of %q is recorded in %s", l.Name, st.Dir), hint: "start it with 'childproof run --detach " + arg + "'"}
+	}
+	v := &launcher.Verifier{State: st, ShowValues: a.showValues}
+	if live := rec.Worker.Check(v.Proc); live != launcher.Alive {
+		return exitf(exitExited, "the recorded worker of %q (pid %d) is %s", l.Name, rec.Worker.Pid, live)
+	}
+	env, err := launcher.ResolveEnv(l, nil, nil)
+	if err != nil {
+		return a.launchErr(err)
+	}
+	chk := launcher.CheckFromSpec(l, env)
+	chk.Root, chk.Worker = rec.Worker.Pid, rec.Worker.Pid
+	if rec.Root.Pid != rec.Worker.Pid && rec.Root.Check(v.Proc) == launcher.Alive {
+		chk.Root = rec.Root.Pid
+	}
+	r := v.Verify(ctx, chk)
+	return a.finishVerify(r)
+}

@@ -1,0 +1,79 @@
+package launcher
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/childproof/childproof/internal/proc"
+)
+
+// CensusEntry is one recorded launch as it stands now.
+type CensusEntry struct {
+	Name string `json:"name"`
+	// Status is "alive", "gone", "pid reused", "stopped" or "unknown".
+	Status   string       `json:"status"`
+	Worker   Fingerprint  `json:"worker"`
+	Started  time.Time    `json:"started"`
+	Detached bool         `json:"detached"`
+	Ports    []CensusPort `json:"ports"`
+	Log      string       `json:"log"`
+	SpecPath string       `json:"spec_path,omitempty"`
+}
+
+// CensusPort says who holds a recorded port now.
+type CensusPort struct {
+	Number  int    `json:"number"`
+	Address string `json:"address"`
+	// Holder is "worker", "none", or a census line of another holder.
+	Holder    string `json:"holder"`
+	HolderPid int    `json:"holder_pid,omitempty"`
+}
+
+// Census checks every record of st; stopped ones only when all is set.
+func Census(p proc.FS, st *State, all bool) ([]CensusEntry, error) {
+	recs, err := st.Records()
+	if err != nil {
+		return nil, err
+	}
+	var out []CensusEntry
+	for _, r := range recs {
+		e := CensusEntry{Name: r.Name, Worker: r.Worker, Started: r.Started, Detached: r.Detached, Log: r.Log, SpecPath: r.SpecPath, Ports: []CensusPort{}}
+		live := r.Worker.Check(p)
+		e.Status = string(live)
+		if r.Stopped != nil && live != Alive {
+			if !all {
+				continue
+			}
+			e.Status = "stopped"
+		}
+		for _, rp := range r.Ports {
+			cp := CensusPort{Number: rp.Number, Address: rp.Address, Holder: "none"}
+			hs, err := holders(p, rp.Number, nil)
+			if err != nil {
+				cp.Holder = fmt.Sprintf("unknown: %v", err)
+			}
+			for _, h := range hs {
+				if live == Alive && contains(h.Pids, r.Worker.Pid) {
+					cp.Holder, cp.HolderPid = "worker", r.Worker.Pid
+					break
+				}
+				cp.Holder = h.Census(p)
+				if len(h.Pids) > 0 {
+					cp.HolderPid = h.Pids[0]
+				}
+			}
+			e.Ports = append(e.Ports, cp)
+		}
+		out = append(out, e)
+	}
+	return out, nil
+}
+
+func contains(s []int, v int) bool {
+	for _, x := range s {
+		if x == v {
+			return true
+		}
+	}
+	return false
+}

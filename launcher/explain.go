@@ -1,0 +1,123 @@
+package launcher
+
+import (
+	"slices"
+
+	"github.com/childproof/childproof/internal/proc"
+)
+
+// FrozenNote is the reminder explain prints: an environ is frozen at exec.
+const FrozenNote = "/proc/PID/environ is the block a process was exec'd with, frozen at its exec: a shell's later export or unset never shows there, so only the worker's own record is evidence"
+
+// ExplainRow is one process and the state of each asked name in its environ.
+type ExplainRow struct {
+	Pid  int          `json:"pid"`
+	PPid int          `json:"ppid"`
+	Comm string       `json:"comm"`
+	Argv []string     `json:"argv"`
+	Role string       `json:"role"` // ancestor, root, chain, worker, descendant
+	Vars []ExplainVar `json:"vars"`
+}
+
+// ExplainVar is NAME's state in one process's environ.
+type ExplainVar struct {
+	Name string `json:"name"`
+	// State is "set", "empty", "unset" or "unreadable".
+	State  string  `json:"state"`
+	Digest string  `json:"digest,omitempty"`
+	Value  *string `json:"value,omitempty"`
+	// Changed is set when the state differs from the parent's.
+	Changed bool `json:"changed"`
+}
+
+// Explain lists root's ancestors (outermost first), root, the chain down to
+// worker and the other descendants, with each name's state in each environ.
+// worker 0 means the deepest descendant of root.
+func (v *Verifier) Explain(root, worker int, names []string) []ExplainRow {
+	p := v.Proc
+	if worker == 0 {
+		worker = deepestDescendant(p, root)
+	}
+	anc := ancestors(p, root, 0)
+	slices.Reverse(anc)
+	var pids []int
+	roles := map[int]string{}
+	for _, a := range anc {
+		pids = append(pids, a)
+		roles[a] = "ancestor"
+	}
+	pids = append(pids, root)
+	roles[root] = "root"
+	for _, c := range chain(p, root, worker) {
+		if c != root {
+			pids = append(pids, c)
+			roles[c] = "chain"
+		}
+	}
+	if worker != root {
+		pids = append(pids, worker)
+	}
+	roles[worker] = "worker"
+	for _, d := range p.Descendants(root) {
+		if !slices.Contains(pids, d) {
+			pids = append(pids, d)
+			roles[d] = "descendant"
+		}
+	}
+	rows := make([]ExplainRow, 0, len(pids))
+	byPid := map[int]int{}
+	for _, pid := range pids {
+		row := ExplainRow{Pid: pid, Role: roles[pid]}
+		if s, err := p.Stat(pid); err == nil {
+			row.PPid, row.Comm = s.PPid, s.Comm
+		}
+		row.Argv, _ = p.Cmdline(pid)
+		if row.Argv == nil {
+			row.Argv = []string{}
+		}
+		vars, err := p.Environ(pid)
+		for _, n := range names {
+			ev := ExplainVar{Name: n, State: "unreadable"}
+			if err == nil {
+				if val, ok := proc.Lookup(vars, n); ok {
+					ev.State = "set"
+					if val == "" {
+						ev.State = "empty"
+					}
+					ev.Digest = v.State.Digest(n, val)
+					if v.ShowValues {
+						s := val
+						ev.Value = &s
+					}
+				} else {
+					ev.State = "unset"
+				}
+			}
+			if i, ok := byPid[row.PPid]; ok {
+				for _, pv := range rows[i].Vars {
+					if pv.Name == n && pv.State != "unreadable" && ev.State != "unreadable" && (pv.State != ev.State || pv.Digest != ev.Digest) {
+						ev.Changed = true
+					}
+				}
+			}
+			row.Vars = append(row.Vars, ev)
+		}
+		byPid[pid] = len(rows)
+		rows = append(rows, row)
+	}
+	return rows
+}
+
+// deepestDescendant returns the deepest process below root, following the
+// first child at each level; root itself when it has no children.
+func deepestDescendant(p proc.FS, root int) int {
+	cur := root
+	for range 1024 {
+		kids, err := p.Children(cur)
+		if err != nil || len(kids) == 0 {
+			return cur
+		}
+		cur = kids[0]
+	}
+	return cur
+}
