@@ -97,8 +97,8 @@ func (a *app) check(ctx context.Context, arg string, vars []string, strict bool)
 			if e+w == 0 {
 				fmt.Fprintf(a.stdout, "  %-10s ok (%s)\n", "lint", strings.Join(res.Files, ", "))
 			} else {
-				fmt.Fprintf(a.stdout, "  %-10s %s, %s\n", "lint", plural(e, "error"), plural(w, "warning"))
-				if err := a.writeLint(a.stdout, "text", res); err != nil {
+				fmt.Fprintf(a.stdout, "  %-10s %s, %s in %s\n", "lint", plural(e, "error"), plural(w, "warning"), strings.Join(res.Files, ", "))
+				if err := a.writeLintDir(a.stdout, "text", res, l.Dir); err != nil {
 					return err
 				}
 			}
@@ -106,7 +106,11 @@ func (a *app) check(ctx context.Context, arg string, vars []string, strict bool)
 	}
 	merged := mergeResults(results)
 	if !text {
-		if err := a.writeLint(a.stdout, a.format, merged); err != nil {
+		dir := ""
+		if len(launches) > 0 {
+			dir = launches[0].Dir
+		}
+		if err := a.writeLintDir(a.stdout, a.format, merged, dir); err != nil {
 			return err
 		}
 	}

@@ -2,13 +2,13 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"sort"
 	"strings"
 
 	"github.com/childproof/childproof/envres"
+	"github.com/childproof/childproof/internal/report"
 	"github.com/childproof/childproof/schema"
 )
 
@@ -59,6 +59,14 @@ func mergeResults(results []*envres.Result) *envres.Result {
 				out.Files = append(out.Files, f)
 			}
 		}
+		for k, v := range r.Sources {
+			if out.Sources == nil {
+				out.Sources = map[string][]byte{}
+			}
+			if _, ok := out.Sources[k]; !ok {
+				out.Sources[k] = v
+			}
+		}
 		for _, f := range r.Findings {
 			key := fmt.Sprintf("%s\x00%d\x00%d\x00%s\x00%s", f.File, f.Line, f.Column, f.Rule, f.Message)
 			if !seenFinding[key] {
@@ -99,80 +107,15 @@ func countSeverities(res *envres.Result) (errs, warns int) {
 	return errs, warns
 }
 
-// writeLint writes a lint result in format. It stands in for
-// internal/report until that package lands.
+// writeLint writes a lint result in format (internal/report), paths
+// relative to the current directory.
 func (a *app) writeLint(w io.Writer, format string, res *envres.Result) error {
-	switch format {
-	case "json":
-		enc := json.NewEncoder(w)
-		enc.SetIndent("", "  ")
-		return enc.Encode(res)
-	case "github":
-		for _, f := range res.Findings {
-			level := "warning"
-			if f.Severity == "error" {
-				level = "error"
-			}
-			fmt.Fprintf(w, "::%s file=%s,line=%d,col=%d,title=%s::%s\n", level, f.File, f.Line, f.Column, f.Rule, f.Message)
-		}
-		return nil
-	case "sarif":
-		return writeSARIF(w, res)
-	}
-	for _, f := range res.Findings {
-		fmt.Fprintf(w, "%s:%d:%d: %s: %s [%s]\n", f.File, f.Line, f.Column, f.Severity, f.Message, f.Rule)
-	}
-	return nil
+	return a.writeLintDir(w, format, res, "")
 }
 
-func writeSARIF(w io.Writer, res *envres.Result) error {
-	type loc struct {
-		PhysicalLocation struct {
-			ArtifactLocation struct {
-				URI string `json:"uri"`
-			} `json:"artifactLocation"`
-			Region struct {
-				StartLine   int `json:"startLine"`
-				StartColumn int `json:"startColumn"`
-			} `json:"region"`
-		} `json:"physicalLocation"`
-	}
-	type result struct {
-		RuleID  string `json:"ruleId"`
-		Level   string `json:"level"`
-		Message struct {
-			Text string `json:"text"`
-		} `json:"message"`
-		Locations []loc `json:"locations"`
-	}
-	var results []result
-	for _, f := range res.Findings {
-		r := result{RuleID: f.Rule, Level: f.Severity}
-		if r.Level != "error" {
-			r.Level = "warning"
-		}
-		r.Message.Text = f.Message
-		var l loc
-		l.PhysicalLocation.ArtifactLocation.URI = f.File
-		l.PhysicalLocation.Region.StartLine = f.Line
-		l.PhysicalLocation.Region.StartColumn = f.Column
-		r.Locations = []loc{l}
-		results = append(results, r)
-	}
-	if results == nil {
-		results = []result{}
-	}
-	doc := map[string]any{
-		"version": "2.1.0",
-		"$schema": "https://json.schemastore.org/sarif-2.1.0.json",
-		"runs": []any{map[string]any{
-			"tool":    map[string]any{"driver": map[string]any{"name": "childproof"}},
-			"results": results,
-		}},
-	}
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	return enc.Encode(doc)
+// writeLintDir writes a lint result whose relative paths are relative to dir.
+func (a *app) writeLintDir(w io.Writer, format string, res *envres.Result, dir string) error {
+	return report.Write(w, format, res, report.Options{Color: a.color(w), Dir: dir, ToolVersion: lintToolVersion()})
 }
 
 func sortedNames[V any](m map[string]V) []string {
