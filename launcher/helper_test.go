@@ -1,7 +1,9 @@
 package launcher
 
 import (
+	"context"
 	"fmt"
+	"github.com/childproof/childproof/schema"
 	"net"
 	"net/http"
 	"os"
@@ -55,11 +57,27 @@ func helper(mode string, args []string) int {
 		go func() { <-sig; c.Process.Signal(syscall.SIGTERM); os.Exit(143) }()
 		c.Wait()
 		return 0
+	case "supervise": // supervise STATEDIR BIN PORT: a foreground launch, then wait
+		st, err := OpenState(args[0])
+		if err != nil {
+			return 2
+		}
+		l := &schema.Launch{Name: "sup", Command: []string{args[1], "helper", "serve", "127.0.0.1:" + args[2]},
+			Ports: []schema.Port{{Number: atoi(args[2])}}}
+		la, err := Start(context.Background(), l, Options{State: st, Subreaper: true})
+		if err != nil {
+			fmt.Println("error:", err)
+			return ExitCode(err)
+		}
+		fmt.Println(la.Pid())
+		return la.Wait()
 	case "sleep":
 		time.Sleep(time.Hour)
 	}
 	return 1
 }
+
+func atoi(s string) int { n, _ := strconv.Atoi(s); return n }
 
 // helperBin copies the test binary to a world-readable directory under
 // names (symlinks), so that other uids can run it and each name has its

@@ -401,3 +401,54 @@ func TestCgroupOwnsTree(t *testing.T) {
 		t.Errorf("cgroup %s left behind", dir)
 	}
 }
+
+// TestSupervisorKilled: SIGKILL of a foreground supervisor takes its worker
+// with it (parent-death signal), leaving no listener.
+func TestSupervisorKilled(t *testing.T) {
+	f := newFixture(t)
+	sup := exec.Command(filepath.Join(f.bin, "helper"), "helper", "supervise", f.state.Dir, filepath.Join(f.bin, "mock-srv"), strconv.Itoa(f.port))
+	out, _ := sup.StdoutPipe()
+	if err := sup.Start(); err != nil {
+		t.Fatal(err)
+	}
+	buf := make([]byte, 64)
+	n, _ := out.Read(buf)
+	pid, err := strconv.Atoi(strings.TrimSpace(string(buf[:n])))
+	if err != nil {
+		sup.Process.Kill()
+		sup.Wait()
+		t.Fatalf("supervisor said %q", buf[:n])
+	}
+	fp, err := TakeFingerprint(procDefault, pid)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sup.Process.Kill() // our own helper, through its pidfd
+	sup.Wait()
+	for i := 0; fp.Check(procDefault) == Alive && i < 200; i++ {
+		time.Sleep(5 * time.Millisecond)
+	}
+	if l := fp.Check(procDefault); l == Alive {
+		t.Fatalf("the worker survived its supervisor's SIGKILL")
+	}
+	noListener(t, f.port)
+}
+
+// TestSupervisorTerm: SIGTERM to a foreground supervisor (run) is forwarded
+// to the worker's group; the supervisor exits with the worker's status.
+func TestSupervisorTerm(t *testing.T) {
+	f := newFixture(t)
+	sup := exec.Command(filepath.Join(f.bin, "helper"), "helper", "supervise", f.state.Dir, filepath.Join(f.bin, "mock-srv"), strconv.Itoa(f.port))
+	out, _ := sup.StdoutPipe()
+	if err := sup.Start(); err != nil {
+		t.Fatal(err)
+	}
+	buf := make([]byte, 64)
+	out.Read(buf)
+	// The library does not install handlers: the supervisor here dies of
+	// SIGTERM itself, and its worker follows through the parent-death signal.
+	sup.Process.Signal(syscall.SIGTERM)
+	sup.Wait()
+	time.Sleep(50 * time.Millisecond)
+	noListener(t, f.port)
+}
