@@ -1,0 +1,108 @@
+#!/usr/bin/env bash
+# childproof demo: the five field failures of docs/background, on the shipped
+# examples. Usage: examples/demo.sh BINARY   (make demo builds and runs it)
+#
+# Every step states what it expects. A step that fails on purpose (a broken
+# launcher caught by `check`) is shown loudly and the demo goes on; the demo
+# exits non-zero only when a step's outcome differs from what it expects.
+set -uo pipefail
+
+if [ $# -lt 1 ]; then
+	echo "usage: $0 BINARY" >&2
+	exit 2
+fi
+CP=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+cd "$ROOT" || exit 2
+[ -x "$CP" ] || { echo "demo: $CP is not an executable" >&2; exit 2; }
+
+# The examples run bin/mock-llm; make build builds it. Build it here when
+# the demo is run on its own.
+if [ ! -x bin/mock-llm ] && command -v go >/dev/null; then
+	go build -o bin/mock-llm ./examples/mock-llm || exit 2
+fi
+
+if [ -t 1 ] && [ -z "${NO_COLOR:-}" ]; then
+	B=$'\e[1m' R=$'\e[1;31m' G=$'\e[1;32m' Y=$'\e[1;33m' D=$'\e[2m' N=$'\e[0m'
+else
+	B= R= G= Y= D= N=
+fi
+
+unexpected=0
+declare -a summary
+
+# step EXPECTED_EXIT TITLE -- ARGS… : run childproof ARGS, show its output
+# indented, and compare the exit status with EXPECTED_EXIT.
+step() {
+	local want=$1 title=$2
+	shift 3
+	printf '\n%s━━ %s%s\n' "$B" "$title" "$N"
+	printf '%s$ childproof %s%s\n' "$D" "$*" "$N"
+	local out rc
+	out=$("$CP" "$@" 2>&1)
+	rc=$?
+	printf '%s\n' "$out" | sed 's/^/    /'
+	if [ "$rc" -eq "$want" ]; then
+		if [ "$want" -eq 0 ]; then
+			printf '%s✔ exit %d, as expected%s\n' "$G" "$rc" "$N"
+		else
+			printf '%s✘ exit %d — EXPECTED: childproof refuses this one%s\n' "$Y" "$rc" "$N"
+		fi
+		summary+=("ok        exit $rc (want $want)  $title")
+	else
+		printf '%s!! exit %d, but this step expects %d%s\n' "$R" "$rc" "$want" "$N"
+		summary+=("UNEXPECTED exit $rc (want $want)  $title")
+		unexpected=$((unexpected + 1))
+	fi
+}
+
+E=examples
+printf '%schildproof demo%s — %s\n' "$B" "$N" "$("$CP" version 2>/dev/null)"
+printf 'Each example is one field failure; "broken" launches are the way it went wrong,\n'
+printf '"fixed" launches the way childproof runs it. Nothing runs in this part: check only.\n'
+
+step 1 "1. login shell: bash -lic in the launcher is caught" -- check $E/01-login-shell/childproof.hcl:login-shell-broken
+step 0 "1. login shell: exec the binary directly" -- check $E/01-login-shell/childproof.hcl:login-shell-fixed
+step 0 "2. stale listener: the spec refuses strangers and stale instances" -- check $E/02-stale-listener/childproof.hcl
+step 1 "3. dispatcher re-sources .env: the clobber is found before launch" -- check $E/03-dispatch-resource-env/childproof.hcl:resource-env-broken
+step 0 "3. dispatcher re-sources .env: env_file loaded by childproof, overrides win" -- check $E/03-dispatch-resource-env/childproof.hcl:resource-env-fixed
+step 0 "4. borrowed box: nohup &, a pidfile and 0.0.0.0 are warnings" -- check $E/04-borrowed-box/childproof.hcl:ghosts-broken
+step 1 "4. borrowed box: … and failures with --strict" -- check --strict $E/04-borrowed-box/childproof.hcl:ghosts-broken
+step 0 "4. borrowed box: loopback, fingerprinted, our own stale instance replaced" -- check $E/04-borrowed-box/childproof.hcl:ghosts-fixed
+step 2 "4. borrowed box: a spec asking for 0.0.0.0 without saying so is invalid" -- check $E/04-borrowed-box/bad-bind.hcl
+step 0 "5. surplus signal: a stoppable server and a worker that exits early" -- check $E/05-surplus-signal/childproof.hcl
+step 0 "machine-readable: check --format json" -- check --format json $E/01-login-shell/childproof.hcl:login-shell-fixed
+
+# Any other spec under examples/ is checked too, with no expectation.
+for spec in $E/*/*.hcl; do
+	case $spec in
+	$E/01-login-shell/childproof.hcl | $E/02-stale-listener/childproof.hcl | \
+		$E/03-dispatch-resource-env/childproof.hcl | $E/04-borrowed-box/childproof.hcl | \
+		$E/04-borrowed-box/bad-bind.hcl | $E/05-surplus-signal/childproof.hcl) continue ;;
+	esac
+	printf '\n%s━━ other example: %s%s\n' "$B" "$spec" "$N"
+	"$CP" check "$spec" 2>&1 | sed 's/^/    /'
+	summary+=("checked   exit ${PIPESTATUS[0]}  $spec")
+done
+
+# ────────────────────────────────────────────────────────────────────────────
+# RUN / EXPLAIN / STOP STEPS — owned by the launcher engineer.
+# Add steps below with the same helper, e.g.
+#   step 0 "1. login shell: run, verified on the worker" -- run --detach $E/01-login-shell/childproof.hcl:login-shell-fixed
+# Every process a step starts must be stopped by a later step.
+# ────────────────────────────────────────────────────────────────────────────
+
+# ── END OF RUN / EXPLAIN / STOP STEPS ───────────────────────────────────────
+
+printf '\n%sSummary%s\n' "$B" "$N"
+for line in "${summary[@]}"; do
+	case $line in
+	UNEXPECTED*) printf '  %s%s%s\n' "$R" "$line" "$N" ;;
+	*) printf '  %s\n' "$line" ;;
+	esac
+done
+if [ "$unexpected" -gt 0 ]; then
+	printf '%s%d step(s) did not do what they expect%s\n' "$R" "$unexpected" "$N"
+	exit 1
+fi
+printf '%sall steps did what they expect%s\n' "$G" "$N"
