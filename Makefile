@@ -11,6 +11,7 @@ all: build
 
 build:
 	$(GO) build -o $(BIN) ./cmd/childproof
+	$(GO) build -o bin/mock-llm ./examples/mock-llm
 
 vet:
 	$(GO) vet ./...
@@ -46,7 +47,6 @@ demo: build
 	@./examples/demo.sh ./$(BIN)
 
 bench: build
-	$(GO) build -o bin/mock-llm ./examples/mock-llm
 	@command -v shellcheck >/dev/null || (apt-get update -qq && apt-get install -y -qq shellcheck) || true
 	$(GO) run ./bench -bin $(BIN) -server bin/mock-llm
 
