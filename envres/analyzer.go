@@ -100,6 +100,8 @@ type analyzer struct {
 	stopped   bool
 	lastCheck int
 	fatal     error                  // a nested script that does not parse
+	funcSite  *site                  // the outermost function call being walked
+	funcName  string
 	frames    []map[string]*varState // values saved by local, per call
 }
 
@@ -405,6 +407,18 @@ func contains(ss []string, s string) bool {
 		}
 	}
 	return false
+}
+
+// newEvent makes an event at s. Inside a function call, a change to the
+// environment takes effect where the function is called: the event is
+// moved to the outermost call, and notes the line inside the function.
+func (a *analyzer) newEvent(kind evKind, s site, what string) *event {
+	ev := &event{kind: kind, site: s, what: what}
+	if fs := a.funcSite; fs != nil && (s.file != fs.file || s.line != fs.line) {
+		ev.note = fmt.Sprintf(" (in function %s, %s:%d)", a.funcName, s.file, s.line)
+		ev.site = *fs
+	}
+	return ev
 }
 
 // siteAt builds a site for a position in fc under st's chain.

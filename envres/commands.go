@@ -88,7 +88,7 @@ func (a *analyzer) assign(st *state, fc *fileCtx, name string, v value, exportNo
 		}
 		ns.loadExp = ns.exp == triYes
 	} else {
-		ev = &event{kind: evAssign, site: a.siteAt(st, fc, pos)}
+		ev = a.newEvent(evAssign, a.siteAt(st, fc, pos), "")
 	}
 	ns.origins = []*event{ev}
 	st.set(name, ns)
@@ -120,12 +120,12 @@ func (a *analyzer) exportName(st *state, name string, on bool, s site) {
 	}
 	old.exp = triNo
 	old.loadExp = false
-	old.origins = []*event{{kind: evUnexport, site: s}}
+	old.origins = []*event{a.newEvent(evUnexport, s, "")}
 	st.set(name, old)
 }
 
 func (a *analyzer) unsetName(st *state, name string, s site) {
-	st.set(name, varState{v: value{k: vUnset}, exp: triNo, origins: []*event{{kind: evUnset, site: s}}})
+	st.set(name, varState{v: value{k: vUnset}, exp: triNo, origins: []*event{a.newEvent(evUnset, s, "")}})
 	st.markPid(name, false)
 }
 
@@ -860,10 +860,13 @@ func (a *analyzer) runChild(st, cst *state, fc *fileCtx, callPos syntax.Pos, abs
 		a.stack = append(a.stack, abs)
 		defer func() { a.stack = a.stack[:len(a.stack)-1] }()
 	}
+	saveSite, saveName := a.funcSite, a.funcName
+	a.funcSite, a.funcName = nil, ""
 	a.depth++
 	a.stmts(ch, cfc, stmts)
 	a.depth--
 	a.processEnd(ch, cfc, true)
+	a.funcSite, a.funcName = saveSite, saveName
 	finish()
 }
 
@@ -890,6 +893,11 @@ func (a *analyzer) callFunc(st *state, fc *fileCtx, fd *funcDef, fs []field) {
 	saveArgs, saveChain := st.args, st.chain
 	st.args = fs[1:]
 	st.chain = append(st.chain[:len(st.chain):len(st.chain)], ChainLink{File: site.file, Line: site.line})
+	if a.funcSite == nil {
+		fsite := site
+		a.funcSite, a.funcName = &fsite, fd.body.name
+		defer func() { a.funcSite, a.funcName = nil, "" }()
+	}
 	a.calls = append(a.calls, fd.body)
 	a.frames = append(a.frames, map[string]*varState{})
 	a.depth++

@@ -281,8 +281,14 @@ func (e *evaluator) param(pe *syntax.ParamExp, f *field) (string, bool) {
 		}
 		// Not known whether set: a protected name is set by the launcher.
 		if vs, ok := e.st.get(name); ok && vs.v.k == vOrig {
-			if p := e.a.prot[name]; p != nil && !(p.known && p.value == "") {
+			p := e.a.prot[vs.v.s]
+			if p != nil && !(p.known && p.value == "") {
 				return cur, false
+			}
+			if p != nil && assign && syntax.ValidName(name) {
+				// An empty override is replaced.
+				e.a.assignDefault(e.st, e.fc, name, value{k: vLit, s: d}, dk, pe.Pos())
+				return d, dk
 			}
 		}
 		if assign && syntax.ValidName(name) {

@@ -86,7 +86,8 @@ func (a *analyzer) sourceCmd(st *state, fc *fileCtx, s site, ops []field) {
 // unresolved records a source or load whose file is not known statically.
 func (a *analyzer) unresolved(st *state, s site, what string, isLoad bool) {
 	if isLoad || st.allexport {
-		ev := &event{kind: evLoad, site: s, what: what, unresolved: true}
+		ev := a.newEvent(evLoad, s, what)
+		ev.unresolved = true
 		if len(st.pending) < maxPending {
 			st.pending = append(st.pending[:len(st.pending):len(st.pending)], ev)
 		}
@@ -131,7 +132,7 @@ func (a *analyzer) sourceFile(st *state, s site, abs string, args []field, force
 	load := forceLoad || st.allexport || isEnvLike(pf.file)
 	prevLoad := st.load
 	if load && st.load == nil {
-		st.load = &loadCtx{ev: &event{kind: evLoad, site: s, what: pf.name}, exportAll: exportAll}
+		st.load = &loadCtx{ev: a.newEvent(evLoad, s, pf.name), exportAll: exportAll}
 	}
 	saveArgs, saveSource, saveChain := st.args, st.source, st.chain
 	if len(args) > 0 {
@@ -152,7 +153,7 @@ func (a *analyzer) sourceFile(st *state, s site, abs string, args []field, force
 // entriesLoad applies env-file entries as a load at s.
 func (a *analyzer) entriesLoad(st *state, s site, what string, entries []dotenv.Entry, exportAll bool) {
 	prev := st.load
-	st.load = &loadCtx{ev: &event{kind: evLoad, site: s, what: what}, exportAll: exportAll}
+	st.load = &loadCtx{ev: a.newEvent(evLoad, s, what), exportAll: exportAll}
 	for _, e := range entries {
 		v := lit(e.Value)
 		if e.Dynamic {

@@ -60,6 +60,9 @@ type event struct {
 	what string
 	// unresolved marks a load whose file could not be resolved.
 	unresolved bool
+	// note says where inside a function the change was made, when the
+	// site is the function's call.
+	note string
 }
 
 // varState is what is known of one variable.

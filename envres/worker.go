@@ -43,7 +43,7 @@ func (a *analyzer) workerPoint(st *state, cmd *cmdRef) {
 			names := groups[ev]
 			sort.Strings(names)
 			a.report(EnvFileLoad, ev.site, ev.what+" is loaded into the exported environment: it sets "+
-				strings.Join(names, ", ")+" for the worker, over anything the caller exported", names...)
+				strings.Join(names, ", ")+" for the worker, over anything the caller exported"+ev.note, names...)
 		}
 	}
 	for _, ev := range st.pending {
@@ -51,7 +51,7 @@ func (a *analyzer) workerPoint(st *state, cmd *cmdRef) {
 		if ev.what != "" {
 			what = "the env file loaded here (" + ev.what + ")"
 		}
-		a.report(EnvFileLoad, ev.site, what+" cannot be resolved statically: the names it sets reach the worker unchecked")
+		a.report(EnvFileLoad, ev.site, what+" cannot be resolved statically: the names it sets reach the worker unchecked"+ev.note)
 	}
 }
 
@@ -92,20 +92,20 @@ func (a *analyzer) checkProtected(p *protVar, vs varState) {
 	for _, ev := range vs.origins {
 		switch ev.kind {
 		case evUnset:
-			a.report(UnsetProtected, ev.site, "unset removes protected variable "+p.name+" before the worker", p.name)
+			a.report(UnsetProtected, ev.site, "unset removes protected variable "+p.name+" before the worker"+ev.note, p.name)
 		case evUnexport:
-			a.report(UnsetProtected, ev.site, "export -n removes protected variable "+p.name+" from the worker's environment", p.name)
+			a.report(UnsetProtected, ev.site, "export -n removes protected variable "+p.name+" from the worker's environment"+ev.note, p.name)
 		case evLoad:
 			if ok || ev.unresolved {
 				continue
 			}
 			a.report(EnvFileClobber, ev.site, ev.what+" is loaded into the exported environment and assigns protected variable "+
-				p.name+" "+desc+": the worker gets the file's value, not the override", p.name)
+				p.name+" "+desc+": the worker gets the file's value, not the override"+ev.note, p.name)
 		case evAssign:
 			if ok {
 				continue
 			}
-			a.report(AssignClobber, ev.site, "the script assigns exported protected variable "+p.name+" "+desc+" before the worker: the override is lost", p.name)
+			a.report(AssignClobber, ev.site, "the script assigns exported protected variable "+p.name+" "+desc+" before the worker: the override is lost"+ev.note, p.name)
 		}
 	}
 }
