@@ -99,8 +99,8 @@ type analyzer struct {
 	calls     []*bodyRef
 	stopped   bool
 	lastCheck int
-	fatal     error                  // a nested script that does not parse
-	funcSite  *site                  // the outermost function call being walked
+	fatal     error // a nested script that does not parse
+	funcSite  *site // the outermost function call being walked
 	funcName  string
 	frames    []map[string]*varState // values saved by local, per call
 }
