@@ -64,8 +64,8 @@ func fingerprintFD(p proc.FS, pid, fd int) (Fingerprint, error) {
 	}
 	fp.UID = ss.UID
 	fp.Exe, _ = p.Exe(pid) // EACCES for another uid when not root
-	if err := unix.PidfdSendSignal(fd, 0, nil, 0); err != nil {
-		return fp, fmt.Errorf("pid %d: %w", pid, proc.ErrGone)
+	if pidfdExited(fd) {
+		return fp, fmt.Errorf("pid %d: exited: %w", pid, proc.ErrGone)
 	}
 	if s.State == 'Z' {
 		return fp, fmt.Errorf("pid %d: zombie: %w", pid, proc.ErrGone)

@@ -431,6 +431,12 @@ func TestSupervisorKilled(t *testing.T) {
 	if l := fp.Check(procDefault); l == Alive {
 		t.Fatalf("the worker survived its supervisor's SIGKILL")
 	}
+	for i := 0; i < 200; i++ {
+		if ls, _ := sockdiag.Listeners(uint16(f.port)); len(ls) == 0 {
+			break
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
 	noListener(t, f.port)
 }
 

@@ -1,0 +1,100 @@
+package launcher
+
+import (
+	"context"
+	"net"
+	"os/exec"
+	"testing"
+	"time"
+
+	"github.com/childproof/childproof/schema"
+)
+
+// BenchmarkVerify is the hot path of verify: worker fingerprint, environ,
+// socket table, fds, chain and a readiness connect on a running launch.
+func BenchmarkVerify(b *testing.B) {
+	f := benchFixture(b)
+	l := f.spec("bench-verify")
+	la, err := Start(context.Background(), l, Options{State: f.state})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer la.Stop(context.Background())
+	ctx := context.Background()
+	b.ResetTimer()
+	for b.Loop() {
+		if r, err := la.Verify(ctx); err != nil || !r.Verified {
+			b.Fatal(r, err)
+		}
+	}
+}
+
+// BenchmarkVerifyNoReady is the same proof without the readiness connect.
+func BenchmarkVerifyNoReady(b *testing.B) {
+	f := benchFixture(b)
+	la, err := Start(context.Background(), f.spec("bench-noready"), Options{State: f.state})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer la.Stop(context.Background())
+	v := &Verifier{State: f.state}
+	c := CheckFromSpec(la.Spec, la.Env)
+	c.Root, c.Worker, c.NoReady = la.Root().Pid, la.Worker().Pid, true
+	ctx := context.Background()
+	for b.Loop() {
+		if r := v.Verify(ctx, c); !r.Verified {
+			b.Fatal(r.Problems)
+		}
+	}
+}
+
+// BenchmarkStartVerified measures Start (detached) until the worker is
+// verified ready; the stop is not timed.
+func BenchmarkStartVerified(b *testing.B) {
+	f := benchFixture(b)
+	l := f.spec("bench-start")
+	l.Ready = schema.Ready{} // a TCP connect after the socket table says the worker owns the port
+	for b.Loop() {
+		la, err := Start(context.Background(), l, Options{State: f.state, Detach: true})
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.StopTimer()
+		la.Stop(context.Background())
+		b.StartTimer()
+	}
+}
+
+func benchFixture(b *testing.B) *fixture {
+	st, err := OpenState(b.TempDir())
+	if err != nil {
+		b.Fatal(err)
+	}
+	return &fixture{bin: helperBin(b, "mock-srv"), state: st, port: freePort(b)}
+}
+
+// BenchmarkBareForkExecConnect is the floor StartVerified is compared with:
+// fork/exec the same server and poll connect() every millisecond.
+func BenchmarkBareForkExecConnect(b *testing.B) {
+	f := benchFixture(b)
+	l := f.spec("bare")
+	addr := connectAddr(l.Ports[0])
+	for b.Loop() {
+		cmd := exec.Command(l.Command[0], l.Command[1:]...)
+		if err := cmd.Start(); err != nil {
+			b.Fatal(err)
+		}
+		for {
+			c, err := net.Dial("tcp", addr)
+			if err == nil {
+				c.Close()
+				break
+			}
+			time.Sleep(time.Millisecond)
+		}
+		b.StopTimer()
+		cmd.Process.Kill()
+		cmd.Wait()
+		b.StartTimer()
+	}
+}
