@@ -92,6 +92,42 @@ done
 # Every process a step starts must be stopped by a later step.
 # ────────────────────────────────────────────────────────────────────────────
 
+# The launch steps keep their records and logs in a state dir of their own.
+export CHILDPROOF_STATE_DIR=${CHILDPROOF_DEMO_STATE:-$(mktemp -d "${TMPDIR:-/tmp}/childproof-demo.XXXXXX")}
+export MOCK_LLM_KEY=${MOCK_LLM_KEY:-demo-key}
+printf '\n%sThe main job: launch, prove on the worker, explain, stop.%s State dir: %s\n' "$B" "$N" "$CHILDPROOF_STATE_DIR"
+
+L1=$E/01-login-shell/childproof.hcl:login-shell-fixed
+step 0 "1. run --detach: exec'd directly, verified on the worker's own /proc records" -- run --detach $L1
+step 0 "1. verify again, read-only, as contract JSON" -- verify --format json $L1
+step 0 "1. explain MOCK_LLM_KEY on every process down to the worker (digests, never values)" -- explain $L1 MOCK_LLM_KEY
+step 0 "census: ps" -- ps
+step 4 "1. a second launch finds our own instance on the port (on_stale = fail)" -- run --detach $L1
+step 0 "1. stop: SIGTERM the group through a pidfd, only if the fingerprint matches" -- stop login-shell-fixed
+
+# Story 2: a stale server childproof did not start holds the port.
+if [ -x bin/mock-llm ]; then
+	MOCK_LLM_KEY=stale-key bin/mock-llm --addr 127.0.0.1:18082 >/dev/null 2>&1 &
+	stale=$!
+	for _ in $(seq 100); do "$CP" ps >/dev/null 2>&1; (exec 3<>/dev/tcp/127.0.0.1/18082) 2>/dev/null && break; sleep 0.05; done
+	step 4 "2. a stranger holds the port: exit 4 with a census line, and it is left alone" -- run --detach $E/02-stale-listener/childproof.hcl
+	kill "$stale" 2>/dev/null # the demo's own stale server, by its own pid
+	wait "$stale" 2>/dev/null
+fi
+
+# Story 3: the dispatcher that re-sources .env.
+L3=$E/03-dispatch-resource-env/childproof.hcl
+step 1 "3. run refuses the clobbering dispatcher before anything starts (lint)" -- run --detach $L3:resource-env-broken
+step 3 "3. ... and with --no-lint the worker's own environ proves it: env-mismatch, tree stopped" -- run --no-lint --detach $L3:resource-env-broken
+step 0 "3. the fixed launch: env_file loaded by childproof, the override wins on the worker" -- run --detach $L3:resource-env-fixed
+step 0 "3. explain HF_HUB_ENABLE_HF_TRANSFER: intended value vs every process" -- explain $L3:resource-env-fixed HF_HUB_ENABLE_HF_TRANSFER
+step 0 "3. stop it" -- stop $L3:resource-env-fixed
+
+# Story 5: a worker that exits before it is ready is exit 5 at once, with its last lines.
+step 5 "5. the worker exits before ready: its status and last lines, not a time-out" -- run $E/05-surplus-signal/childproof.hcl:surplus-early-exit
+step 0 "census: ps --all" -- ps --all
+[ -z "${CHILDPROOF_DEMO_STATE:-}" ] && rm -rf "$CHILDPROOF_STATE_DIR"
+
 # ── END OF RUN / EXPLAIN / STOP STEPS ───────────────────────────────────────
 
 printf '\n%sSummary%s\n' "$B" "$N"
