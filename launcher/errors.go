@@ -25,6 +25,9 @@ type Error struct {
 	Hint   string
 	Report *Report
 	Err    error // the cause, if any
+	// Retry marks a race (the port taken meanwhile, the worker not there
+	// yet): the only failures Launch.Attempts retries.
+	Retry bool
 }
 
 func (e *Error) Error() string {

@@ -144,7 +144,7 @@ func Start(ctx context.Context, l *schema.Launch, opts Options) (*Launch, error)
 
 // race reports whether a failure is one that attempts retry: the port was
 // grabbed meanwhile, or the worker never appeared (never a wrong environment).
-func (e *Error) race() bool { return e.Kind == "race" }
+func (e *Error) race() bool { return e.Retry }
 
 // preflight fails with exit 4 when a declared port is held by anything but
 // our own recorded previous instance, which it stops when on_stale = replace.
@@ -373,7 +373,7 @@ func (la *Launch) findAndVerify(ctx context.Context, v *Verifier, r *Report) err
 					// Our server lost the bind to a newcomer: a race.
 					r.add(KindPortForeign, "%s", foreign.Census(la.p))
 					r.ExitCode = CodeForeign
-					return &Error{Code: CodeForeign, Kind: "race", Report: r, Msg: fmt.Sprintf("port %d was taken by a process childproof did not start: %s", foreign.Listener.Port, foreign.Census(la.p))}
+					return &Error{Code: CodeForeign, Kind: KindPortForeign, Retry: true, Report: r, Msg: fmt.Sprintf("port %d was taken by a process childproof did not start: %s", foreign.Listener.Port, foreign.Census(la.p))}
 				}
 			}
 			if owned {
@@ -382,7 +382,9 @@ func (la *Launch) findAndVerify(ctx context.Context, v *Verifier, r *Report) err
 		}
 		if time.Now().After(deadline) {
 			if worker == 0 {
-				return la.exitedError(r, fmt.Sprintf("the worker never appeared within %s", l.ReadyTimeout()))
+				e := la.exitedError(r, fmt.Sprintf("the worker never appeared within %s", l.ReadyTimeout()))
+				e.Retry = true
+				return e
 			}
 			r.add(KindNotReady, "the worker (pid %d) did not listen on its ports within %s", worker, l.ReadyTimeout())
 			// A listener held by someone else is the real story.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -13,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/childproof/childproof/internal/proc"
 	"github.com/childproof/childproof/internal/sockdiag"
 	"github.com/childproof/childproof/schema"
 )
@@ -456,5 +458,45 @@ func TestSupervisorTerm(t *testing.T) {
 	sup.Process.Signal(syscall.SIGTERM)
 	sup.Wait()
 	time.Sleep(50 * time.Millisecond)
+	noListener(t, f.port)
+}
+
+// TestPreflightInvisibleHolder: a listener whose holder no visible process
+// has (another pid namespace, unreadable fds) is exit 4, never "free".
+func TestPreflightInvisibleHolder(t *testing.T) {
+	f := newFixture(t)
+	ln, err := net.Listen("tcp", "127.0.0.1:"+strconv.Itoa(f.port))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	empty := proc.FS{Root: t.TempDir()} // a /proc in which no process is visible
+	err = preflight(context.Background(), &Verifier{Proc: empty, State: f.state}, f.state, f.spec("invisible"))
+	e := wantCode(t, err, CodeForeign, KindPortForeign)
+	if !strings.Contains(e.Error(), "no visible process") {
+		t.Errorf("census = %v", e)
+	}
+}
+
+// TestAttemptsRetryOnlyRaces: a wrong environment is not retried.
+func TestAttemptsRetryOnlyRaces(t *testing.T) {
+	f := newFixture(t)
+	l := f.spec("once")
+	l.Attempts = 3
+	l.Require = append(l.Require, "NOT_THERE")
+	_, err := f.start(t, l, false)
+	e := wantCode(t, err, CodeVerify, KindEnvMissing)
+	if e.Report.Attempts != 1 {
+		t.Errorf("attempts = %d, want 1: an env mismatch is never retried", e.Report.Attempts)
+	}
+	l = f.spec("never")
+	l.Attempts = 2
+	l.Worker.Comm = "no-such-comm"
+	l.Ready.Timeout = 100 * time.Millisecond
+	_, err = f.start(t, l, false)
+	e = wantCode(t, err, CodeExited, KindExited)
+	if e.Report.Attempts != 2 {
+		t.Errorf("attempts = %d, want 2: a worker that never appeared is a race", e.Report.Attempts)
+	}
 	noListener(t, f.port)
 }

@@ -89,6 +89,7 @@ func (a *app) run(ctx context.Context, arg string, vars, sets []string, detach, 
 		fmt.Fprintf(a.stderr, "childproof: %s runs detached (worker pid %d); stop it with: childproof stop %s\n", l.Name, la.Pid(), l.Name)
 		return nil
 	}
+	shrinkForSupervision()
 	sigs := make(chan os.Signal, 4)
 	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)
 	defer signal.Stop(sigs)
