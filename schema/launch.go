@@ -2,6 +2,7 @@ package schema
 
 import (
 	"fmt"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -283,7 +284,7 @@ func (l *loader) finish(s *launchState, aliases map[string]string, before int) *
 		Require:        r.Require,
 		ForbidWrappers: r.ForbidWrappers,
 		OnStale:        r.OnStale,
-		Aliases:        aliases,
+		Aliases:        maps.Clone(aliases),
 	}
 	if la.Env == nil {
 		la.Env = map[string]string{}

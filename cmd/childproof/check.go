@@ -45,12 +45,7 @@ error, 2 an invalid spec or an unparsable script (file:line:col diagnostics on s
 			}
 			return a.check(c.Context(), args[0], vars, strict)
 		},
-		ValidArgsFunction: func(c *cobra.Command, args []string, toComplete string) ([]string, cobra.ShellCompDirective) {
-			if len(args) > 0 {
-				return nil, cobra.ShellCompDirectiveNoFileComp
-			}
-			return []string{"hcl"}, cobra.ShellCompDirectiveFilterFileExt
-		},
+		ValidArgsFunction: completeSpec,
 	}
 	addVarFlag(c, &vars)
 	c.Flags().BoolVar(&strict, "strict", false, "exit 1 on warnings too")

@@ -1,0 +1,119 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/hashicorp/hcl/v2"
+)
+
+func TestParseSpecArg(t *testing.T) {
+	dir := t.TempDir()
+	withColon := filepath.Join(dir, "a:b.hcl")
+	if err := os.WriteFile(withColon, []byte("x"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct {
+		in   string
+		want specArg
+	}{
+		{"spec.hcl", specArg{Path: "spec.hcl"}},
+		{"spec.hcl:api", specArg{Path: "spec.hcl", Name: "api"}},
+		{"dir/spec.hcl:api", specArg{Path: "dir/spec.hcl", Name: "api"}},
+		{"a:b/spec.hcl", specArg{Path: "a:b/spec.hcl"}},
+		{"spec.hcl:", specArg{Path: "spec.hcl:"}},
+		{":api", specArg{Path: ":api"}},
+		{withColon, specArg{Path: withColon}},
+		{withColon + ":web", specArg{Path: withColon, Name: "web"}},
+	}
+	for _, c := range cases {
+		if diff := cmp.Diff(c.want, parseSpecArg(c.in)); diff != "" {
+			t.Errorf("parseSpecArg(%q) (-want +got):\n%s", c.in, diff)
+		}
+	}
+}
+
+func TestParseVars(t *testing.T) {
+	got, err := parseVars([]string{"port=18081", "name=a=b", "empty="})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(map[string]string{"port": "18081", "name": "a=b", "empty": ""}, got); diff != "" {
+		t.Error(diff)
+	}
+	for _, bad := range []string{"port", "=1"} {
+		var ee *exitError
+		if _, err := parseVars([]string{bad}); !errors.As(err, &ee) || ee.code != exitUsage {
+			t.Errorf("parseVars(%q) = %v, want a usage error", bad, err)
+		}
+	}
+}
+
+func TestLoadLaunch(t *testing.T) {
+	dir := t.TempDir()
+	multi := filepath.Join(dir, "multi.hcl")
+	one := filepath.Join(dir, "one.hcl")
+	os.WriteFile(multi, []byte("launch \"a\" {\n  command = [\"true\"]\n}\nlaunch \"b\" {\n  command = [\"true\"]\n}\n"), 0o644)
+	os.WriteFile(one, []byte("launch \"only\" {\n  command = [\"true\"]\n}\n"), 0o644)
+	var stdout, stderr bytes.Buffer
+	a := &app{stdout: &stdout, stderr: &stderr, format: "text"}
+	ctx := context.Background()
+
+	if _, l, err := a.loadLaunch(ctx, one, nil); err != nil || l.Name != "only" {
+		t.Errorf("single launch: %v, %v", l, err)
+	}
+	if _, l, err := a.loadLaunch(ctx, multi+":b", nil); err != nil || l.Name != "b" {
+		t.Errorf("SPEC:NAME: %v, %v", l, err)
+	}
+	_, _, err := a.loadLaunch(ctx, multi, nil)
+	var ee *exitError
+	if !errors.As(err, &ee) || ee.code != exitUsage || !strings.Contains(err.Error(), "a, b") || !strings.Contains(ee.hint, ":a") {
+		t.Errorf("several launches without NAME: %#v", err)
+	}
+	if _, ls, err := a.loadLaunches(ctx, multi, nil); err != nil || len(ls) != 2 {
+		t.Errorf("loadLaunches: %d launches, %v", len(ls), err)
+	}
+	if _, _, err := a.loadLaunches(ctx, multi+":c", nil); !errors.As(err, &ee) || ee.code != exitUsage {
+		t.Errorf("unknown NAME: %v", err)
+	}
+	stderr.Reset()
+	if _, _, err := a.loadLaunch(ctx, filepath.Join(dir, "missing.hcl"), nil); !errors.As(err, &ee) || ee.code != exitUsage || ee.err != nil {
+		t.Errorf("missing spec: %v", err)
+	}
+	if !strings.HasPrefix(stderr.String(), "childproof: error: cannot read spec: ") || strings.Count(stderr.String(), "\n") != 1 {
+		t.Errorf("missing spec stderr: %q", stderr.String())
+	}
+}
+
+func TestWriteDiagnostics(t *testing.T) {
+	src := []byte("launch \"a\" {\n\tcomand = [\"é\", \"x\"]\n}\n")
+	files := map[string]*hcl.File{"s.hcl": {Bytes: src}}
+	diags := hcl.Diagnostics{
+		{Severity: hcl.DiagError, Summary: "Unsupported argument", Detail: "Did you mean \"command\"?",
+			Subject: &hcl.Range{Filename: "s.hcl", Start: hcl.Pos{Line: 2, Column: 2, Byte: 14}, End: hcl.Pos{Line: 2, Column: 8, Byte: 20}}},
+		{Severity: hcl.DiagWarning, Summary: "Program not found", Detail: "multi\nline",
+			Subject: &hcl.Range{Filename: "s.hcl", Start: hcl.Pos{Line: 2, Column: 13}, End: hcl.Pos{Line: 3, Column: 2}}},
+		{Severity: hcl.DiagError, Summary: "Cannot read spec", Detail: "x.hcl: no such file or directory"},
+	}
+	var b bytes.Buffer
+	(&app{noColor: true}).writeDiagnostics(&b, files, diags)
+	want := `s.hcl:2:2: error: Unsupported argument
+  2 |  comand = ["é", "x"]
+    |  ^^^^^^
+  Did you mean "command"?
+s.hcl:2:13: warning: Program not found
+  2 |  comand = ["é", "x"]
+    |             ^^^^^^^^
+  multi line
+childproof: error: cannot read spec: x.hcl: no such file or directory
+`
+	if diff := cmp.Diff(want, b.String()); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
+	}
+}
