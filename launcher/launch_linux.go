@@ -64,6 +64,7 @@ type Launch struct {
 	lock   *Lock
 	cmd    *exec.Cmd
 	pidfd  int
+	wfd    int // the worker's pidfd once verified, else -1
 	root   Fingerprint
 	worker Fingerprint
 	pgid   int
@@ -115,7 +116,7 @@ func Start(ctx context.Context, l *schema.Launch, opts Options) (*Launch, error)
 	}
 	var last *Error
 	for attempt := 1; attempt <= l.EffectiveAttempts(); attempt++ {
-		la := &Launch{Spec: l, Env: env, State: st, opts: opts, p: opts.Proc, lock: lock, pidfd: -1, done: make(chan struct{})}
+		la := &Launch{Spec: l, Env: env, State: st, opts: opts, p: opts.Proc, lock: lock, pidfd: -1, wfd: -1, done: make(chan struct{})}
 		err := la.launch(ctx, v, attempt)
 		if err == nil {
 			if opts.Detach {
@@ -335,8 +336,10 @@ func (la *Launch) findAndVerify(ctx context.Context, v *Verifier, r *Report) err
 	var worker int
 	var wfd = -1
 	defer func() {
-		if wfd >= 0 {
+		if wfd >= 0 && la.Report == nil {
 			unix.Close(wfd)
+		} else if wfd >= 0 {
+			la.wfd = wfd // kept: Wait watches the worker through it
 		}
 	}()
 	for {
@@ -668,10 +671,12 @@ func (la *Launch) member(pid int) bool {
 }
 
 // reapOrphans waits for re-parented zombies of our group.
-func (la *Launch) reapOrphans() {
+func (la *Launch) reapOrphans() { la.reapOrphansExcept(0) }
+
+func (la *Launch) reapOrphansExcept(keep int) {
 	kids, _ := la.p.Children(os.Getpid())
 	for _, k := range kids {
-		if la.cmd != nil && k == la.cmd.Process.Pid {
+		if la.cmd != nil && k == la.cmd.Process.Pid || k == keep {
 			continue
 		}
 		s, err := la.p.Stat(k)
@@ -746,6 +751,10 @@ func (la *Launch) closeFD() {
 		unix.Close(la.pidfd)
 		la.pidfd = -1
 	}
+	if la.wfd >= 0 {
+		unix.Close(la.wfd)
+		la.wfd = -1
+	}
 }
 
 // Pid returns the worker's pid.
@@ -776,10 +785,54 @@ func (la *Launch) Signal(sig syscall.Signal) {
 // Wait waits for the launched root to exit, stops whatever it left behind,
 // releases the lock, marks the record stopped and returns the exit code
 // (128+signal when killed).
+//
+// When the worker is not the launched process (a wrapper that did not
+// exec, or a worker started in the background), Wait waits for the worker:
+// its status comes from wait4 when it was re-parented to the caller (a
+// subreaper), else from the root.
 func (la *Launch) Wait() int {
-	<-la.done
+	la.mu.Lock()
+	wfd, worker := la.wfd, la.worker.Pid
+	la.mu.Unlock()
+	if wfd < 0 || worker == la.root.Pid {
+		<-la.done
+		la.finish(2 * time.Second)
+		return la.exitCode
+	}
+	for !pidfdExited(wfd) {
+		fds := []unix.PollFd{{Fd: int32(wfd), Events: unix.POLLIN}}
+		unix.Poll(fds, 200)
+		la.mu.Lock()
+		if !la.finished {
+			la.reapOrphansExcept(worker)
+		}
+		la.mu.Unlock()
+	}
+	code, known := -1, false
+	if s, err := la.p.Stat(worker); err == nil && s.PPid == os.Getpid() {
+		var ws unix.WaitStatus
+		if pid, err := unix.Wait4(worker, &ws, 0, nil); err == nil && pid == worker {
+			code, known = waitCode(ws), true
+		}
+	}
+	if !known {
+		select {
+		case <-la.done:
+		case <-time.After(2 * time.Second):
+		}
+	}
 	la.finish(2 * time.Second)
+	if known {
+		return code
+	}
 	return la.exitCode
+}
+
+func waitCode(ws unix.WaitStatus) int {
+	if ws.Signaled() {
+		return 128 + int(ws.Signal())
+	}
+	return ws.ExitStatus()
 }
 
 // ExitCode returns the root's exit code once Done is closed.

@@ -500,3 +500,38 @@ func TestAttemptsRetryOnlyRaces(t *testing.T) {
 	}
 	noListener(t, f.port)
 }
+
+// TestWaitForBackgroundWorker: a root that starts the worker in the
+// background and exits at once does not end supervision: Wait waits for
+// the worker and returns its status.
+func TestWaitForBackgroundWorker(t *testing.T) {
+	f := newFixture(t)
+	l := f.spec("bg")
+	l.Command = []string{"sh", "-c", "\"$0\" helper serve \"$1\" & exit 0", filepath.Join(f.bin, "mock-srv"), "127.0.0.1:" + strconv.Itoa(f.port)}
+	la, err := Start(context.Background(), l, Options{State: f.state, Subreaper: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer la.Stop(context.Background())
+	<-la.Done() // the root has exited with 0 …
+	if la.Worker().Check(procDefault) != Alive {
+		t.Fatal("the worker died with its root")
+	}
+	got := make(chan int, 1)
+	go func() { got <- la.Wait() }()
+	select {
+	case c := <-got:
+		t.Fatalf("Wait returned %d while the worker runs", c)
+	case <-time.After(100 * time.Millisecond):
+	}
+	la.Signal(syscall.SIGTERM)
+	select {
+	case c := <-got:
+		if c != 128+int(syscall.SIGTERM) {
+			t.Errorf("Wait = %d, want the worker's 143", c)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("Wait did not return after the worker's exit")
+	}
+	noListener(t, f.port)
+}
