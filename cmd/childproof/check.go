@@ -79,10 +79,14 @@ func (a *app) check(ctx context.Context, arg string, vars []string, strict bool)
 			var pe *envres.ParseError
 			if errors.As(err, &pe) {
 				loc := pe.File
-				if pe.Line > 0 {
-					loc = fmt.Sprintf("%s:%d:%d", pe.File, pe.Line, pe.Col)
+				if loc != "" && !filepath.IsAbs(loc) {
+					loc = displayPath(filepath.Join(l.Dir, loc), false)
 				}
-				return exitf(exitUsage, "launch %q: %s: %s", l.Name, loc, pe.Msg)
+				if pe.Line > 0 {
+					loc = fmt.Sprintf("%s:%d:%d", loc, pe.Line, pe.Col)
+				}
+				fmt.Fprintf(a.stderr, "%s: error: %s (in the dispatch chain of launch %q)\n", loc, pe.Msg, l.Name)
+				return silentExit(exitUsage)
 			}
 			return exitf(exitUsage, "launch %q: lint: %v", l.Name, err)
 		}
