@@ -237,3 +237,11 @@ func BenchmarkEnvironSelf(b *testing.B) {
 		}
 	}
 }
+
+func FuzzParseStatus(f *testing.F) {
+	f.Add([]byte("Name:\tx\nUid:\t0\t0\t0\t0\nNSpid:\t1 2\n"))
+	f.Add([]byte("Uid:\n"))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		ParseStatus(b)
+	})
+}

@@ -122,7 +122,7 @@ func parseMessages(b []byte, wantSeq uint32) (done bool, out []Listener, err err
 			return true, out, errors.New("sock_diag: truncated message")
 		}
 		msg := b[sizeofNlmsghdr:l]
-		b = b[(l+3)&^3:]
+		b = b[min((l+3)&^3, len(b)):]
 		if s != wantSeq {
 			continue
 		}

@@ -1,0 +1,54 @@
+package sockdiag
+
+import (
+	"encoding/binary"
+	"testing"
+
+	"golang.org/x/sys/unix"
+)
+
+func diagMsg(seq uint32, fam uint8, port uint16, inode uint32) []byte {
+	b := make([]byte, sizeofNlmsghdr+sizeofDiagMsg)
+	binary.NativeEndian.PutUint32(b[0:], uint32(len(b)))
+	binary.NativeEndian.PutUint16(b[4:], unix.SOCK_DIAG_BY_FAMILY)
+	binary.NativeEndian.PutUint32(b[8:], seq)
+	m := b[sizeofNlmsghdr:]
+	m[0], m[1] = fam, tcpListen
+	binary.BigEndian.PutUint16(m[4:], port)
+	m[8], m[11] = 127, 1
+	binary.NativeEndian.PutUint32(m[64:], 1000)
+	binary.NativeEndian.PutUint32(m[68:], inode)
+	return b
+}
+
+func TestParseMessages(t *testing.T) {
+	done := make([]byte, sizeofNlmsghdr+4)
+	binary.NativeEndian.PutUint32(done[0:], uint32(len(done)))
+	binary.NativeEndian.PutUint16(done[4:], unix.NLMSG_DONE)
+	binary.NativeEndian.PutUint32(done[8:], 7)
+	in := append(append(diagMsg(7, unix.AF_INET, 8080, 42), diagMsg(6, unix.AF_INET, 1, 1)...), done...)
+	fin, ls, err := parseMessages(in, 7)
+	if err != nil || !fin || len(ls) != 1 {
+		t.Fatalf("parseMessages = %v %v %v", fin, ls, err)
+	}
+	if l := ls[0]; l.Port != 8080 || l.Inode != 42 || l.UID != 1000 || l.Addr.String() != "127.0.0.1" {
+		t.Errorf("listener = %v", l)
+	}
+	// A kernel error comes back as an error.
+	e := make([]byte, sizeofNlmsghdr+4)
+	binary.NativeEndian.PutUint32(e[0:], uint32(len(e)))
+	binary.NativeEndian.PutUint16(e[4:], unix.NLMSG_ERROR)
+	binary.NativeEndian.PutUint32(e[8:], 7)
+	binary.NativeEndian.PutUint32(e[16:], uint32(0xffffffff-uint32(unix.EINVAL)+1))
+	if _, _, err := parseMessages(e, 7); err == nil {
+		t.Error("NLMSG_ERROR: want error")
+	}
+}
+
+func FuzzParseMessages(f *testing.F) {
+	f.Add(diagMsg(1, unix.AF_INET6, 443, 9), uint32(1))
+	f.Add([]byte{17, 0, 0, 0, 3, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0}, uint32(1))
+	f.Fuzz(func(t *testing.T, b []byte, seq uint32) {
+		parseMessages(b, seq)
+	})
+}
