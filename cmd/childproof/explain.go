@@ -75,11 +75,9 @@ func (a *app) explain(ctx context.Context, pid int, vars, args []string) error {
 		if rec.Root.Pid != rec.Worker.Pid && rec.Root.Check(v.Proc) == launcher.Alive {
 			root = rec.Root.Pid
 		}
-		if env, err := launcher.ResolveEnv(l, nil, nil); err == nil {
-			for _, n := range names {
-				if val, ok := env.Overrides[n]; ok {
-					intended[n] = st.Digest(n, val)
-				}
+		for _, n := range names {
+			if d := rec.Env[n]; d != "" {
+				intended[n] = d // what the launch was started with
 			}
 		}
 		title = l.Name

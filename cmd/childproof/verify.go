@@ -128,11 +128,16 @@ func (a *app) verifySpec(ctx context.Context, arg string, vars []string) error {
 	if live := rec.Worker.Check(v.Proc); live != launcher.Alive {
 		return exitf(exitExited, "the recorded worker of %q (pid %d) is %s", l.Name, rec.Worker.Pid, live)
 	}
-	env, err := launcher.ResolveEnv(l, nil, nil)
-	if err != nil {
-		return a.launchErr(err)
-	}
+	// The intended values are the ones the launch was started with (spec
+	// env and run --set), recorded as digests.
+	env := &launcher.Env{Require: l.Require}
 	chk := launcher.CheckFromSpec(l, env)
+	chk.Expect.Digests = map[string]string{}
+	for n, d := range rec.Env {
+		if d != "" {
+			chk.Expect.Digests[n] = d
+		}
+	}
 	chk.Root, chk.Worker = rec.Worker.Pid, rec.Worker.Pid
 	if rec.Root.Pid != rec.Worker.Pid && rec.Root.Check(v.Proc) == launcher.Alive {
 		chk.Root = rec.Root.Pid
