@@ -12,6 +12,7 @@ import (
 
 	"github.com/childproof/childproof/internal/dotenv"
 	"github.com/hashicorp/hcl/v2"
+	"github.com/hashicorp/hcl/v2/hclsyntax"
 )
 
 var launchSchema = &hcl.BodySchema{
@@ -46,6 +47,7 @@ type launchState struct {
 	parts  map[string]hcl.Range
 	secret map[string]bool
 	block  hcl.Range
+	whole  hcl.Range
 }
 
 func (s *launchState) rng(ns string) *hcl.Range {
@@ -73,6 +75,10 @@ func (l *loader) launch(b *hcl.Block, aliases map[string]string) *Launch {
 	before := len(l.diags)
 	s := &launchState{parts: map[string]hcl.Range{}, secret: map[string]bool{}, failed: map[string]bool{}, block: b.DefRange}
 	s.raw.Name = b.Labels[0]
+	s.whole = b.DefRange
+	if sb, ok := b.Body.(*hclsyntax.Body); ok {
+		s.whole = hcl.RangeBetween(b.DefRange, sb.SrcRange)
+	}
 	s.parts["name"] = b.LabelRanges[0]
 	c, d := b.Body.Content(launchSchema)
 	l.diags = append(l.diags, d...)
@@ -426,7 +432,7 @@ func (l *loader) finish(s *launchState, aliases map[string]string, before int) *
 }
 
 func ranges(s *launchState) Ranges {
-	out := Ranges{Block: s.block, Parts: s.parts, Env: map[string]hcl.Range{}}
+	out := Ranges{Block: s.block, Whole: s.whole, Parts: s.parts, Env: map[string]hcl.Range{}}
 	out.Command = s.parts["command"]
 	out.Dispatch = s.parts["dispatch"]
 	out.EnvFile = s.parts["env_file"]

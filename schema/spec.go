@@ -94,7 +94,10 @@ type Launch struct {
 // Ranges holds source ranges of a launch block's parts. A zero hcl.Range
 // means the part was not written in the spec.
 type Ranges struct {
-	Block    hcl.Range
+	// Block is the launch block's header (`launch "NAME" {`).
+	Block hcl.Range
+	// Whole spans the launch block from its type to its closing brace.
+	Whole    hcl.Range
 	Command  hcl.Range
 	Dispatch hcl.Range
 	EnvFile  hcl.Range

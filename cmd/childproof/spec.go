@@ -10,6 +10,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"unicode"
 
@@ -71,17 +72,26 @@ func parseVars(vars []string) (map[string]string, error) {
 	return out, nil
 }
 
-// loadSpec parses arg (SPEC[:NAME]), loads the spec and reports its
-// diagnostics: text on stderr, or with --format json a JSON list on
-// stdout when there are errors. Errors return silentExit(2).
-func (a *app) loadSpec(ctx context.Context, arg string, vars []string) (*schema.File, specArg, error) {
+// loadedSpec is a loaded spec with its warnings, not yet printed.
+type loadedSpec struct {
+	file     *schema.File
+	arg      specArg
+	files    map[string]*hcl.File
+	warnings hcl.Diagnostics
+}
+
+// loadSpec parses arg (SPEC[:NAME]) and loads the spec. Errors are
+// reported here: text on stderr, or with --format json a JSON list on
+// stdout; they return silentExit(2). Warnings are left to the caller
+// (see warn), which knows which launches were selected.
+func (a *app) loadSpec(ctx context.Context, arg string, vars []string) (*loadedSpec, error) {
 	sa := parseSpecArg(arg)
 	if err := ctx.Err(); err != nil {
-		return nil, sa, err
+		return nil, err
 	}
 	vm, err := parseVars(vars)
 	if err != nil {
-		return nil, sa, err
+		return nil, err
 	}
 	f, files, diags := schema.Load(sa.Path, schema.LoadOptions{Vars: vm})
 	if diags.HasErrors() {
@@ -95,45 +105,74 @@ func (a *app) loadSpec(ctx context.Context, arg string, vars []string) (*schema.
 				fmt.Fprintf(a.stderr, "childproof: hint: did you mean %s?\n", filepath.Join(sa.Path, "childproof.hcl"))
 			}
 		}
-		return nil, sa, silentExit(exitUsage)
+		return nil, silentExit(exitUsage)
 	}
-	a.writeDiagnostics(a.stderr, files, diags) // warnings
-	return f, sa, nil
+	return &loadedSpec{file: f, arg: sa, files: files, warnings: diags}, nil
+}
+
+// warn prints the spec's warnings that concern the selected launches:
+// those inside a launch block that was not selected are left out.
+func (a *app) warn(ls *loadedSpec, selected []*schema.Launch) {
+	var out hcl.Diagnostics
+	for _, d := range ls.warnings {
+		keep := true
+		if d.Subject != nil {
+			for _, l := range ls.file.Launches {
+				if within(*d.Subject, l.Ranges.Whole) {
+					keep = slices.Contains(selected, l)
+					break
+				}
+			}
+		}
+		if keep {
+			out = append(out, d)
+		}
+	}
+	a.writeDiagnostics(a.stderr, ls.files, out)
+}
+
+// within reports whether r lies inside outer.
+func within(r, outer hcl.Range) bool {
+	return r.Filename == outer.Filename && outer.Start.Byte <= r.Start.Byte && r.End.Byte <= outer.End.Byte
 }
 
 // loadLaunches loads the spec named by arg and returns the selected launch,
 // or every launch when arg names none.
 func (a *app) loadLaunches(ctx context.Context, arg string, vars []string) (*schema.File, []*schema.Launch, error) {
-	f, sa, err := a.loadSpec(ctx, arg, vars)
+	ls, err := a.loadSpec(ctx, arg, vars)
 	if err != nil {
 		return nil, nil, err
 	}
-	if sa.Name == "" {
+	f := ls.file
+	if ls.arg.Name == "" {
+		a.warn(ls, f.Launches)
 		return f, f.Launches, nil
 	}
-	l, err := f.Launch(sa.Name)
+	l, err := f.Launch(ls.arg.Name)
 	if err != nil {
 		return nil, nil, exitf(exitUsage, "%v", err)
 	}
+	a.warn(ls, []*schema.Launch{l})
 	return f, []*schema.Launch{l}, nil
 }
 
 // loadLaunch loads the spec named by arg and returns exactly one launch:
 // the one named, or the only one in the file.
 func (a *app) loadLaunch(ctx context.Context, arg string, vars []string) (*schema.File, *schema.Launch, error) {
-	f, sa, err := a.loadSpec(ctx, arg, vars)
+	ls, err := a.loadSpec(ctx, arg, vars)
 	if err != nil {
 		return nil, nil, err
 	}
-	l, err := f.Launch(sa.Name)
+	l, err := ls.file.Launch(ls.arg.Name)
 	if err != nil {
 		var ne *schema.LaunchNameError
 		if errors.As(err, &ne) && ne.Name == "" {
-			return nil, nil, &exitError{code: exitUsage, err: err, hint: fmt.Sprintf("for example %s:%s", sa.Path, ne.Names[0])}
+			return nil, nil, &exitError{code: exitUsage, err: err, hint: fmt.Sprintf("for example %s:%s", ls.arg.Path, ne.Names[0])}
 		}
 		return nil, nil, exitf(exitUsage, "%v", err)
 	}
-	return f, l, nil
+	a.warn(ls, []*schema.Launch{l})
+	return ls.file, l, nil
 }
 
 // maxDiagnostics bounds how many diagnostics text output shows.
