@@ -90,14 +90,15 @@ func (a *app) check(ctx context.Context, arg string, vars []string, strict bool)
 			}
 			return exitf(exitUsage, "launch %q: lint: %v", l.Name, err)
 		}
+		res = relativeTo(res, l.Dir)
 		results = append(results, res)
 		if text {
 			e, w := countSeverities(res)
 			if e+w == 0 {
 				fmt.Fprintf(a.stdout, "  %-10s ok (%s)\n", "lint", strings.Join(res.Files, ", "))
 			} else {
-				fmt.Fprintf(a.stdout, "  %-10s %s, %s in %s\n", "lint", plural(e, "error"), plural(w, "warning"), strings.Join(res.Files, ", "))
-				if err := a.writeLintDir(a.stdout, "text", res, l.Dir); err != nil {
+				fmt.Fprintf(a.stdout, "  %-10s %s, %s\n", "lint", plural(e, "error"), plural(w, "warning"))
+				if err := a.writeLint(a.stdout, "text", res); err != nil {
 					return err
 				}
 			}
@@ -105,11 +106,7 @@ func (a *app) check(ctx context.Context, arg string, vars []string, strict bool)
 	}
 	merged := mergeResults(results)
 	if !text {
-		dir := ""
-		if len(launches) > 0 {
-			dir = launches[0].Dir
-		}
-		if err := a.writeLintDir(a.stdout, a.format, merged, dir); err != nil {
+		if err := a.writeLint(a.stdout, a.format, merged); err != nil {
 			return err
 		}
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"path/filepath"
 	"sort"
 	"strings"
 
@@ -41,6 +42,44 @@ func lintConfig(l *schema.Launch) envres.Config {
 		cfg.Overrides = append(cfg.Overrides, envres.Override{Name: k, Value: l.Env[k], Known: true})
 	}
 	return cfg
+}
+
+// relativeTo rewrites a launch's lint result so that its paths, relative
+// to the launch's dir, are relative to the current directory (absolute when
+// outside it), as the spec path the user typed is. envres.CommandFile stays.
+func relativeTo(res *envres.Result, dir string) *envres.Result {
+	if res == nil || dir == "" {
+		return res
+	}
+	fix := func(p string) string {
+		if p == "" || p == envres.CommandFile || filepath.IsAbs(p) {
+			return p
+		}
+		return displayPath(filepath.Join(dir, p), false)
+	}
+	out := &envres.Result{Findings: make([]envres.Finding, len(res.Findings)), Files: make([]string, len(res.Files))}
+	for i, f := range res.Files {
+		out.Files[i] = fix(f)
+	}
+	for i, f := range res.Findings {
+		f.File = fix(f.File)
+		chain := make([]envres.ChainLink, len(f.Chain))
+		for j, c := range f.Chain {
+			chain[j] = envres.ChainLink{File: fix(c.File), Line: c.Line}
+		}
+		if f.Chain == nil {
+			chain = nil
+		}
+		f.Chain = chain
+		out.Findings[i] = f
+	}
+	if res.Sources != nil {
+		out.Sources = map[string][]byte{}
+		for k, v := range res.Sources {
+			out.Sources[fix(k)] = v
+		}
+	}
+	return out
 }
 
 // mergeResults joins several launches' lint results into one, without
