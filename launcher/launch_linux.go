@@ -116,6 +116,13 @@ func Start(ctx context.Context, l *schema.Launch, opts Options) (*Launch, error)
 	}
 	var last *Error
 	for attempt := 1; attempt <= l.EffectiveAttempts(); attempt++ {
+		if attempt > 1 {
+			// A newcomer that still holds the port is no race: exit 4 now.
+			if err := preflight(ctx, v, st, l); err != nil {
+				lock.Unlock()
+				return nil, err
+			}
+		}
 		la := &Launch{Spec: l, Env: env, State: st, opts: opts, p: opts.Proc, lock: lock, pidfd: -1, wfd: -1, done: make(chan struct{})}
 		err := la.launch(ctx, v, attempt)
 		if err == nil {
@@ -367,16 +374,16 @@ func (la *Launch) findAndVerify(ctx context.Context, v *Verifier, r *Report) err
 			}
 		}
 		if worker == 0 && rootExited && len(tree) == 0 {
+			if h := la.foreignHolder(tree); h != nil {
+				return la.raceError(r, h)
+			}
 			return la.exitedError(r, la.exitWhat(root))
 		}
 		if worker != 0 {
 			owned, foreign := la.portState(v, worker, tree)
 			if foreign != nil {
 				if rootExited || pidfdExited(wfd) {
-					// Our server lost the bind to a newcomer: a race.
-					r.add(KindPortForeign, "%s", foreign.Census(la.p))
-					r.ExitCode = CodeForeign
-					return &Error{Code: CodeForeign, Kind: KindPortForeign, Retry: true, Report: r, Msg: fmt.Sprintf("port %d was taken by a process childproof did not start: %s", foreign.Listener.Port, foreign.Census(la.p))}
+					return la.raceError(r, foreign)
 				}
 			}
 			if owned {
@@ -384,8 +391,22 @@ func (la *Launch) findAndVerify(ctx context.Context, v *Verifier, r *Report) err
 			}
 		}
 		if time.Now().After(deadline) {
+			if h := la.foreignHolder(tree); h != nil {
+				return la.raceError(r, h)
+			}
 			if worker == 0 {
-				e := la.exitedError(r, fmt.Sprintf("the worker never appeared within %s", l.ReadyTimeout()))
+				what := fmt.Sprintf("the worker never appeared within %s", l.ReadyTimeout())
+				switch {
+				case l.Worker.Comm != "":
+					what += fmt.Sprintf(": no process with comm %q in the launched tree", l.Worker.Comm)
+				case l.Worker.Exe != "":
+					what += fmt.Sprintf(": no process with exe %q in the launched tree", l.Worker.Exe)
+				case len(l.Ports) > 0:
+					what += fmt.Sprintf(": nothing in the launched tree listens on port %d", l.Ports[0].Number)
+				case len(l.Dispatch) > 0:
+					what += ": the dispatch script did not exec a worker (declare worker { comm } or a port)"
+				}
+				e := la.exitedError(r, what)
 				e.Retry = true
 				return e
 			}
@@ -401,6 +422,34 @@ func (la *Launch) findAndVerify(ctx context.Context, v *Verifier, r *Report) err
 		}
 		time.Sleep(time.Millisecond)
 	}
+}
+
+// foreignHolder returns a listener on a declared port that no member of
+// tree holds, if there is one.
+func (la *Launch) foreignHolder(tree []int) *Holder {
+	for _, pt := range la.Spec.Ports {
+		hs, err := holders(la.p, pt.Number, tree)
+		if err != nil {
+			continue
+		}
+		for i := range hs {
+			if !hs[i].InTree {
+				return &hs[i]
+			}
+		}
+	}
+	return nil
+}
+
+// raceError is the failure of an attempt whose port a newcomer took
+// between the preflight and our worker's bind: exit 4, retried.
+func (la *Launch) raceError(r *Report, h *Holder) *Error {
+	r.add(KindPortForeign, "%s", h.Census(la.p))
+	r.ExitCode = CodeForeign
+	r.Tail = tail(la.log, 10)
+	return &Error{Code: CodeForeign, Kind: KindPortForeign, Retry: true, Report: r,
+		Msg:  fmt.Sprintf("port %d was taken by a process childproof did not start: %s", h.Listener.Port, h.Census(la.p)),
+		Hint: "childproof never signals a process it did not start; stop that process yourself or pick another port"}
 }
 
 // pickWorker chooses the worker among tree once it has exec'd.

@@ -535,3 +535,36 @@ func TestWaitForBackgroundWorker(t *testing.T) {
 	}
 	noListener(t, f.port)
 }
+
+// TestPortGrabbedAfterPreflight: a newcomer takes the port between the
+// preflight and the worker's bind. The attempt fails as a race; the retry's
+// preflight finds the newcomer still there: exit 4, and it is left alone.
+func TestPortGrabbedAfterPreflight(t *testing.T) {
+	f := newFixture(t)
+	l := f.spec("grabbed")
+	l.Command = []string{"sh", "-c", "sleep 0.3; exec \"$0\" helper serve \"$1\"", filepath.Join(f.bin, "mock-srv"), "127.0.0.1:" + strconv.Itoa(f.port)}
+	l.Worker = schema.Worker{}
+	l.Attempts = 3
+	grabbed := make(chan net.Listener, 1)
+	go func() {
+		time.Sleep(100 * time.Millisecond)
+		ln, err := net.Listen("tcp", "127.0.0.1:"+strconv.Itoa(f.port))
+		if err != nil {
+			t.Error(err)
+		}
+		grabbed <- ln
+	}()
+	_, err := f.start(t, l, false)
+	ln := <-grabbed
+	if ln == nil {
+		t.Fatal("could not grab the port")
+	}
+	defer ln.Close()
+	e := wantCode(t, err, CodeForeign, KindPortForeign)
+	if !strings.Contains(e.Error(), fmt.Sprintf("pid %d", os.Getpid())) {
+		t.Errorf("the newcomer is not named: %v", e)
+	}
+	if _, err := net.Dial("tcp", ln.Addr().String()); err != nil {
+		t.Errorf("the newcomer's listener was disturbed: %v", err)
+	}
+}

@@ -56,7 +56,7 @@ func OpenState(dir string) (*State, error) {
 			return nil, fmt.Errorf("state dir: %w", err)
 		}
 	}
-	if err := os.Chmod(dir, 0o700); err != nil {
+	if err := tighten(dir); err != nil {
 		return nil, fmt.Errorf("state dir: %w", err)
 	}
 	s := &State{Dir: dir}
@@ -66,6 +66,26 @@ func OpenState(dir string) (*State, error) {
 	}
 	s.key = key
 	return s, nil
+}
+
+// tighten makes dir mode 0700 when it holds nothing but childproof's own
+// entries; a directory with other contents (a mistaken --state-dir $HOME)
+// keeps its mode — what childproof puts there is 0700/0600 anyway.
+func tighten(dir string) error {
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return err
+	}
+	for _, e := range ents {
+		switch e.Name() {
+		case "key", "records", "logs", "locks":
+		default:
+			if !strings.HasPrefix(e.Name(), "key.") {
+				return nil
+			}
+		}
+	}
+	return os.Chmod(dir, 0o700)
 }
 
 func loadKey(path string) ([]byte, error) {
