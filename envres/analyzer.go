@@ -178,6 +178,9 @@ var errNotFound = errors.New("no such file")
 
 // readFile reads a file by absolute path, once.
 func (a *analyzer) readFile(abs string) ([]byte, error) {
+	if pseudoFile(abs) {
+		return nil, errNotFound
+	}
 	fi, err := os.Stat(abs)
 	if err != nil {
 		return nil, errNotFound
@@ -216,6 +219,24 @@ func (l *limitedReader) Read(p []byte) (int, error) {
 	n, err := l.f.Read(p)
 	l.n -= int64(n)
 	return n, err
+}
+
+// pseudoFile reports whether a path is under /proc, /sys or /dev, whose
+// files are never read: some block or never end.
+func pseudoFile(abs string) bool {
+	for _, p := range []string{"/proc", "/sys", "/dev"} {
+		if abs == p || strings.HasPrefix(abs, p+"/") {
+			return true
+		}
+	}
+	if r, err := filepath.EvalSymlinks(abs); err == nil && r != abs {
+		for _, p := range []string{"/proc", "/sys", "/dev"} {
+			if r == p || strings.HasPrefix(r, p+"/") {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // binaryAt returns the 1-based line and column of the first NUL byte, or 0.

@@ -68,7 +68,7 @@ func (a *analyzer) assign(st *state, fc *fileCtx, name string, v value, exportNo
 	}
 	if appendOp {
 		switch {
-		case old.v.k == vLit && v.k == vLit:
+		case old.v.k == vLit && v.k == vLit && len(old.v.s)+len(v.s) <= maxValueLen:
 			v = lit(old.v.s + v.s)
 		case old.v.k == vUnset:
 		default:
@@ -285,7 +285,7 @@ loop:
 		a.external(st, cst, fc, fs, mode, nohup)
 		return
 	}
-	if fd := st.funcs[name]; fd != nil && mode != callExec {
+	if fd := st.funcs.get(name); fd != nil && mode != callExec {
 		a.callFunc(st, fc, fd, fs)
 		if mode == callBackground {
 			st.launched = &bgLaunch{site: startSite, nohup: nohup}

@@ -9,6 +9,10 @@ import (
 	"mvdan.cc/sh/v3/syntax"
 )
 
+// maxValueLen bounds the strings the analysis tracks; longer values are
+// unknown.
+const maxValueLen = 4096
+
 // field is one evaluated word (or one field of "$@").
 type field struct {
 	s     string // the value; when !known, the parts that are known
@@ -70,6 +74,10 @@ func (e *evaluator) word(w *syntax.Word) field {
 	var b strings.Builder
 	e.parts(w.Parts, &b, &f, false)
 	f.s = b.String()
+	if len(f.s) > maxValueLen {
+		// Values built by doubling would blow up memory: forget them.
+		f.s, f.known = f.s[:maxValueLen], false
+	}
 	if f.known {
 		f.v = lit(f.s)
 	} else {
@@ -305,7 +313,7 @@ func (e *evaluator) param(pe *syntax.ParamExp, f *field) (string, bool) {
 		return arg()
 	case syntax.RemSmallSuffix, syntax.RemLargeSuffix, syntax.RemSmallPrefix, syntax.RemLargePrefix:
 		pat, pk := arg()
-		if !known || !pk {
+		if !known || !pk || len(cur) > 1024 || len(pat) > 256 {
 			return "", false
 		}
 		return trimPattern(cur, pat, op), true
@@ -360,26 +368,34 @@ func trimPattern(s, pat string, op syntax.ParExpOperator) string {
 }
 
 // globAny matches a pattern of literals, '*' and '?' where '*' matches
-// any string including '/'.
+// any string including '/', in O(len(pat)·len(s)) (no backtracking blowup).
+// Bracket expressions fall back to path.Match.
 func globAny(pat, s string) bool {
-	if pat == "" {
-		return s == ""
-	}
-	switch pat[0] {
-	case '*':
-		for i := 0; i <= len(s); i++ {
-			if globAny(pat[1:], s[i:]) {
-				return true
-			}
-		}
-		return false
-	case '?':
-		return s != "" && globAny(pat[1:], s[1:])
-	case '[', '\\':
+	if strings.ContainsAny(pat, "[\\") {
 		ok, _ := path.Match(pat, s)
 		return ok
 	}
-	return s != "" && s[0] == pat[0] && globAny(pat[1:], s[1:])
+	p, i, star, mark := 0, 0, -1, 0
+	for i < len(s) {
+		switch {
+		case p < len(pat) && (pat[p] == '?' || pat[p] == s[i]):
+			p++
+			i++
+		case p < len(pat) && pat[p] == '*':
+			star, mark = p, i
+			p++
+		case star >= 0:
+			p = star + 1
+			mark++
+			i = mark
+		default:
+			return false
+		}
+	}
+	for p < len(pat) && pat[p] == '*' {
+		p++
+	}
+	return p == len(pat)
 }
 
 // substEval evaluates the command substitutions scripts use to find their

@@ -12,12 +12,18 @@ import (
 )
 
 func isFile(abs string) bool {
+	if pseudoFile(abs) {
+		return false
+	}
 	fi, err := os.Stat(abs)
 	return err == nil && fi.Mode().IsRegular()
 }
 
 // openHead reads the first bytes of a file.
 func openHead(abs string) ([]byte, error) {
+	if pseudoFile(abs) {
+		return nil, errors.New("not a regular file")
+	}
 	f, err := os.Open(abs)
 	if err != nil {
 		return nil, err

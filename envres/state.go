@@ -154,7 +154,7 @@ type state struct {
 	vars      *layer
 	allexport bool
 	cwd       string // absolute; "" when unknown
-	funcs     map[string]*funcDef
+	funcs     *funcTable
 	funcsOwn  bool // funcs may be written without copying
 	args      []field
 	dollar0   string
@@ -224,16 +224,38 @@ func (s *state) fork() *state {
 	return &c
 }
 
-func (s *state) defineFunc(name string, f *funcDef) {
-	if !s.funcsOwn {
-		m := make(map[string]*funcDef, len(s.funcs)+1)
-		for k, v := range s.funcs {
+// funcTable holds the functions defined on a path; it is shared by forks
+// until one of them defines a function, so that merges compare pointers.
+type funcTable struct {
+	m map[string]*funcDef
+}
+
+func (t *funcTable) get(name string) *funcDef {
+	if t == nil {
+		return nil
+	}
+	return t.m[name]
+}
+
+func (t *funcTable) copyMap() map[string]*funcDef {
+	m := map[string]*funcDef{}
+	if t != nil {
+		for k, v := range t.m {
 			m[k] = v
 		}
-		s.funcs = m
+	}
+	return m
+}
+
+func (s *state) defineFunc(name string, f *funcDef) {
+	if s.funcs.get(name) == f {
+		return
+	}
+	if !s.funcsOwn {
+		s.funcs = &funcTable{m: s.funcs.copyMap()}
 		s.funcsOwn = true
 	}
-	s.funcs[name] = f
+	s.funcs.m[name] = f
 }
 
 func (s *state) markPid(name string, on bool) {
@@ -316,19 +338,18 @@ func (s *state) merge(branches ...*state) {
 			s.cwd = ""
 		}
 	}
-	s.funcs, s.funcsOwn = first.funcs, false
+	if first.funcs != s.funcs {
+		s.funcs, s.funcsOwn = first.funcs, false
+	}
 	for _, b := range alive[1:] {
-		if len(b.funcs) == 0 || sameFuncs(b.funcs, s.funcs) {
+		if b.funcs == nil || b.funcs == s.funcs {
 			continue
 		}
-		m := map[string]*funcDef{}
-		for k, v := range s.funcs {
+		m := s.funcs.copyMap()
+		for k, v := range b.funcs.m {
 			m[k] = v
 		}
-		for k, v := range b.funcs {
-			m[k] = v
-		}
-		s.funcs, s.funcsOwn = m, true
+		s.funcs, s.funcsOwn = &funcTable{m: m}, true
 	}
 	s.pending = first.pending
 	s.bg = first.bg
@@ -353,17 +374,6 @@ func (s *state) merge(branches ...*state) {
 	s.args = first.args
 }
 
-func sameFuncs(a, b map[string]*funcDef) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for k, v := range a {
-		if b[k] != v {
-			return false
-		}
-	}
-	return true
-}
 
 const maxPending = 64
 
