@@ -374,7 +374,6 @@ func (s *state) merge(branches ...*state) {
 	s.args = first.args
 }
 
-
 const maxPending = 64
 
 func joinEvents(a, b []*event) []*event {
