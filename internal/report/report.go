@@ -8,7 +8,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"sort"
 	"strings"
 	"unicode/utf16"
 	"unicode/utf8"
@@ -89,12 +88,6 @@ func writeJSON(w io.Writer, res *envres.Result) error {
 	}
 	if out.Files == nil {
 		out.Files = []string{}
-	}
-	for i := range out.Findings {
-		if out.Findings[i].Variables == nil {
-			// omitted by the struct tag; keep as is
-			continue
-		}
 	}
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
@@ -181,10 +174,9 @@ func utf16Column(line string, col int) int {
 	}
 	n := 0
 	for _, r := range line[:col-1] {
+		// An invalid byte decodes as U+FFFD: one code unit, as a SARIF
+		// consumer that decodes the file leniently counts it.
 		n += utf16.RuneLen(r)
-		if r == utf8.RuneError {
-			n += 0
-		}
 	}
 	return n + 1
 }
@@ -200,8 +192,6 @@ func runeColumn(line string, col int) int {
 	return utf8.RuneCountInString(line[:col-1]) + 1
 }
 
-func sortedRules() []*envres.Rule {
-	rs := envres.Rules()
-	sort.SliceStable(rs, func(i, j int) bool { return false })
-	return rs
-}
+// sortedRules returns the rules in a stable order (the contract's), so
+// that ruleIndex values do not change between runs.
+func sortedRules() []*envres.Rule { return envres.Rules() }
