@@ -21,7 +21,7 @@ func sample() *envres.Result {
 		},
 		Files: []string{"launch.sh", "scripts/dispatch.sh", "naïve, dir/run:é.sh"},
 		Sources: map[string][]byte{
-			"scripts/dispatch.sh":  []byte("#!/bin/bash\ncd x\nset -a; . ./.env; set +a\n"),
+			"scripts/dispatch.sh": []byte("#!/bin/bash\ncd x\nset -a; . ./.env; set +a\n"),
 			"naïve, dir/run:é.sh": []byte("#!/bin/bash\n# é😀 x=0.0.0.0\n"),
 		},
 	}
