@@ -98,16 +98,17 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	}
 	// Anything else comes from flag or argument parsing: a usage error.
 	fmt.Fprintf(stderr, "childproof: error: %v\n", err)
-	fmt.Fprintf(stderr, "childproof: hint: run 'childproof %s --help' for usage\n", commandName(root, args))
+	fmt.Fprintf(stderr, "childproof: hint: run '%s' for usage\n", helpCommand(root, args))
 	return exitUsage
 }
 
-func commandName(root *cobra.Command, args []string) string {
+// helpCommand names the help invocation for the command args select.
+func helpCommand(root *cobra.Command, args []string) string {
 	c, _, err := root.Find(args)
 	if err != nil || c == root {
-		return "help"
+		return "childproof --help"
 	}
-	return c.Name()
+	return c.CommandPath() + " --help"
 }
 
 func newRootCmd(a *app) *cobra.Command {
