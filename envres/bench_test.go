@@ -68,3 +68,19 @@ func TestLintLargeBounded(t *testing.T) {
 		t.Fatal("no file read")
 	}
 }
+
+// TestWriteCorpus writes the benchmark corpus to $ENVRES_WRITE_CORPUS, for
+// comparisons with other linters (docs/lint.md, "Speed").
+func TestWriteCorpus(t *testing.T) {
+	dir := os.Getenv("ENVRES_WRITE_CORPUS")
+	if dir == "" {
+		t.Skip("set ENVRES_WRITE_CORPUS=DIR to write the corpus")
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	writeCorpus(t, dir, 1000, 60)
+	if err := os.WriteFile(filepath.Join(dir, "large.sh"), []byte(genDispatch(10_000, 1)), 0o755); err != nil {
+		t.Fatal(err)
+	}
+}

@@ -215,7 +215,10 @@ func (a *analyzer) builtin(st *state, fc *fileCtx, s *syntax.Stmt, fs []field) {
 	case "wait":
 		st.bg = nil
 	case "exit":
-		a.processEnd(st, fc, !st.subshell)
+		// exit 1 (or any known non-zero status) is a failure path: no
+		// worker runs there.
+		failure := len(ops) > 0 && ops[0].known && ops[0].s != "0"
+		a.processEnd(st, fc, !st.subshell && !failure)
 		st.dead = true
 	case "return":
 		st.returning = true

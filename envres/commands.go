@@ -91,6 +91,12 @@ func (a *analyzer) assign(st *state, fc *fileCtx, name string, v value, exportNo
 		ev = a.newEvent(evAssign, a.siteAt(st, fc, pos), "")
 	}
 	ns.origins = []*event{ev}
+	if a.prot[name] != nil {
+		if ev.vals == nil {
+			ev.vals = map[string]value{}
+		}
+		ev.vals[name] = v
+	}
 	st.set(name, ns)
 	if real, ok := a.aliases[name]; ok {
 		a.report(NoopAlias, ev.site, name+" is a no-op alias: nothing reads it; the variable that is read is "+real, name)

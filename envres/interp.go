@@ -226,13 +226,14 @@ func (a *analyzer) caseClause(st *state, fc *fileCtx, c *syntax.CaseClause) {
 }
 
 // processEnd is the end of a shell process along a path: a script's end is
-// a worker point (its last command ran with this environment), and every
-// background launch not waited for is reported.
+// a worker point when it ran an external command in the foreground (the
+// last one ran with this environment), and every background launch not
+// waited for is reported.
 func (a *analyzer) processEnd(st *state, fc *fileCtx, script bool) {
 	if st.dead {
 		return
 	}
-	if script {
+	if script && st.lastCmd != nil {
 		a.workerPoint(st, st.lastCmd)
 	}
 	a.endBg(st)

@@ -60,6 +60,8 @@ type event struct {
 	what string
 	// unresolved marks a load whose file could not be resolved.
 	unresolved bool
+	// vals holds the values the event gave protected variables.
+	vals map[string]value
 	// note says where inside a function the change was made, when the
 	// site is the function's call.
 	note string

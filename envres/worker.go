@@ -55,6 +55,37 @@ func (a *analyzer) workerPoint(st *state, cmd *cmdRef) {
 	}
 }
 
+// describe says what value an event gave p, from the value the event
+// assigned; when paths merged, it says that the change happens on some.
+func (a *analyzer) describe(p *protVar, ev *event, vs varState, merged string) string {
+	v, ok := ev.vals[p.name]
+	if !ok {
+		return merged
+	}
+	d := merged
+	switch v.k {
+	case vLit:
+		switch {
+		case p.override && p.known && v.s == p.value:
+			return merged
+		case p.override && !p.known:
+			d = "a value that may differ from the override's"
+		case !p.override && v.s == "":
+			d = "an empty value"
+		default:
+			d = "a different value"
+		}
+	case vUnknown:
+		d = "a value that cannot be known statically"
+	case vOrig:
+		d = "the value of " + v.s
+	}
+	if vs.v != v {
+		d += " on some paths"
+	}
+	return d
+}
+
 // checkProtected reports what changed a protected variable on the way to
 // the worker.
 func (a *analyzer) checkProtected(p *protVar, vs varState) {
@@ -100,12 +131,13 @@ func (a *analyzer) checkProtected(p *protVar, vs varState) {
 				continue
 			}
 			a.report(EnvFileClobber, ev.site, ev.what+" is loaded into the exported environment and assigns protected variable "+
-				p.name+" "+desc+": the worker gets the file's value, not the override"+ev.note, p.name)
+				p.name+" "+a.describe(p, ev, vs, desc)+": the worker gets the file's value, not the override"+ev.note, p.name)
 		case evAssign:
 			if ok {
 				continue
 			}
-			a.report(AssignClobber, ev.site, "the script assigns exported protected variable "+p.name+" "+desc+" before the worker: the override is lost"+ev.note, p.name)
+			a.report(AssignClobber, ev.site, "the script assigns exported protected variable "+p.name+" "+a.describe(p, ev, vs, desc)+
+				" before the worker: the override is lost"+ev.note, p.name)
 		}
 	}
 }
