@@ -692,10 +692,18 @@ func (la *Launch) tree() []int {
 // pidfd, then every member through its own pidfd (members that left the
 // group), never through a bare pid.
 func (la *Launch) signalTree(sig unix.Signal) {
+	grouped := false
 	if la.pidfd >= 0 {
-		unix.PidfdSendSignal(la.pidfd, sig, nil, unix.PIDFD_SIGNAL_PROCESS_GROUP)
+		grouped = unix.PidfdSendSignal(la.pidfd, sig, nil, unix.PIDFD_SIGNAL_PROCESS_GROUP) == nil
 	}
 	for _, pid := range la.tree() {
+		if grouped {
+			// One signal each: a second SIGINT can land after a graceful
+			// handler is gone and kill the worker with 128+2.
+			if s, err := la.p.Stat(pid); err == nil && s.Pgrp == la.pgid {
+				continue
+			}
+		}
 		fd, err := unix.PidfdOpen(pid, 0)
 		if err != nil {
 			continue
@@ -750,31 +758,59 @@ func (la *Launch) abort() {
 }
 
 // terminate SIGTERMs the tree, waits up to grace, SIGKILLs what is left,
-// reaps and cleans up. It returns once the root is reaped.
+// reaps and cleans up. It returns once the root is reaped and every member
+// seen is gone — also members re-parented away from us (no subreaper),
+// which it watches through pidfds opened before the first signal.
 func (la *Launch) terminate(grace time.Duration) {
 	la.mu.Lock()
 	defer la.mu.Unlock()
 	if la.finished {
 		return
 	}
-	if len(la.tree()) > 0 {
+	var watched []int
+	for _, pid := range la.tree() {
+		if fd, err := unix.PidfdOpen(pid, 0); err == nil {
+			if la.member(pid) {
+				watched = append(watched, fd)
+			} else {
+				unix.Close(fd)
+			}
+		}
+	}
+	defer func() {
+		for _, fd := range watched {
+			unix.Close(fd)
+		}
+	}()
+	allGone := func() bool {
+		for _, fd := range watched {
+			if !pidfdExited(fd) {
+				return false
+			}
+		}
+		return la.exited() && len(la.liveTree()) == 0
+	}
+	if !allGone() {
 		la.signalTree(unix.SIGTERM)
 		end := time.Now().Add(grace)
 		for time.Now().Before(end) {
 			la.reapOrphans()
-			if la.exited() && len(la.liveTree()) == 0 {
+			if allGone() {
 				break
 			}
 			time.Sleep(2 * time.Millisecond)
 		}
 	}
-	if len(la.liveTree()) > 0 || !la.exited() {
+	if !allGone() {
 		la.signalTree(unix.SIGKILL)
+		for _, fd := range watched {
+			unix.PidfdSendSignal(fd, unix.SIGKILL, nil, 0)
+		}
 	}
 	<-la.done
-	for range 500 {
+	for range 1000 {
 		la.reapOrphans()
-		if len(la.tree()) == 0 {
+		if allGone() {
 			break
 		}
 		time.Sleep(2 * time.Millisecond)

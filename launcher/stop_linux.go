@@ -56,13 +56,23 @@ func StopRecord(ctx context.Context, p proc.FS, st *State, rec *Record, timeout 
 		rfd = wfd // the worker is the root and leads the group
 	}
 	send := func(sig unix.Signal) {
+		grouped := false
 		if rfd >= 0 {
-			unix.PidfdSendSignal(rfd, sig, nil, unix.PIDFD_SIGNAL_PROCESS_GROUP)
+			grouped = unix.PidfdSendSignal(rfd, sig, nil, unix.PIDFD_SIGNAL_PROCESS_GROUP) == nil
 		}
-		unix.PidfdSendSignal(wfd, sig, nil, 0)
+		inGroup := func(pid int) bool {
+			s, err := p.Stat(pid)
+			return grouped && err == nil && s.Pgrp == rec.Pgid
+		}
+		if !inGroup(rec.Worker.Pid) {
+			unix.PidfdSendSignal(wfd, sig, nil, 0)
+		}
 		if rec.Cgroup != "" {
 			pids, _ := cgroupPids(rec.Cgroup)
 			for _, pid := range pids {
+				if inGroup(pid) {
+					continue // one signal each
+				}
 				if fd, err := unix.PidfdOpen(pid, 0); err == nil {
 					if inCgroup(p, pid, rec.Cgroup) {
 						unix.PidfdSendSignal(fd, sig, nil, 0)

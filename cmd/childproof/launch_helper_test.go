@@ -16,7 +16,26 @@ import (
 // env), it is that server instead of childproof. CHILDPROOF_TEST_DIE=CODE
 // makes it print two lines and exit with CODE before listening.
 // CHILDPROOF_TEST_PIDFILE names a file it writes its pid to.
+//
+// `childproof test-free-port` (test binary only) writes a port nothing
+// listens on to ./port, so that scripts run concurrently (and several
+// engineers' test runs on one machine) do not collide; specs read it with
+// file("port").
 func init() {
+	if len(os.Args) == 2 && os.Args[1] == "test-free-port" {
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		port := ln.Addr().(*net.TCPAddr).Port
+		ln.Close()
+		if err := os.WriteFile("port", []byte(strconv.Itoa(port)), 0o644); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		os.Exit(0)
+	}
 	addr := os.Getenv("CHILDPROOF_TEST_SERVE")
 	if addr == "" {
 		return

@@ -80,6 +80,13 @@ func (a *app) run(ctx context.Context, arg string, vars, sets []string, detach, 
 	if f != nil {
 		opts.SpecHash = f.Hash
 	}
+	// Catch the signals before the launch: one that arrives between the
+	// verification and the supervision loop is forwarded, not lost.
+	sigs := make(chan os.Signal, 4)
+	if !detach {
+		signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)
+		defer signal.Stop(sigs)
+	}
 	la, err := launcher.Start(ctx, l, opts)
 	if err != nil {
 		return a.launchErr(err)
@@ -90,9 +97,6 @@ func (a *app) run(ctx context.Context, arg string, vars, sets []string, detach, 
 		return nil
 	}
 	shrinkForSupervision()
-	sigs := make(chan os.Signal, 4)
-	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)
-	defer signal.Stop(sigs)
 	go func() {
 		for {
 			select {
