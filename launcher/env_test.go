@@ -1,0 +1,117 @@
+package launcher
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/childproof/childproof/schema"
+	"github.com/google/go-cmp/cmp"
+)
+
+func TestResolveEnv(t *testing.T) {
+	dir := t.TempDir()
+	envFile := filepath.Join(dir, ".env")
+	os.WriteFile(envFile, []byte("FROM_FILE=f\nHF_HUB_ENABLE_HF_TRANSFER=1\nBASH_ENV=/evil\nexport PATH=/file/bin\n"), 0o644)
+	caller := map[string]string{"PATH": "/usr/bin", "HOME": "/home/me", "SECRET": "s", "ENV": "/evil2", "LANG": "C"}
+	lookup := func(n string) (string, bool) { v, ok := caller[n]; return v, ok }
+	tests := []struct {
+		name    string
+		l       schema.Launch
+		set     map[string]string
+		want    map[string]string
+		removed []string
+	}{
+		{name: "default inherit", l: schema.Launch{},
+			want: map[string]string{"PATH": "/usr/bin", "HOME": "/home/me", "LANG": "C"}},
+		{name: "empty inherit passes nothing", l: schema.Launch{Inherit: []string{}},
+			want: map[string]string{}},
+		{name: "file over inherit, overrides over file, set over env",
+			l: schema.Launch{Inherit: []string{"PATH", "ENV"}, EnvFile: envFile,
+				Env: map[string]string{"HF_HUB_ENABLE_HF_TRANSFER": "0", "K": "spec"}},
+			set:     map[string]string{"K": "set"},
+			want:    map[string]string{"PATH": "/file/bin", "FROM_FILE": "f", "HF_HUB_ENABLE_HF_TRANSFER": "0", "K": "set"},
+			removed: []string{"BASH_ENV", "ENV"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			e, err := ResolveEnv(&tt.l, tt.set, lookup)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if d := cmp.Diff(tt.want, e.Vars); d != "" {
+				t.Errorf("Vars (-want +got):\n%s", d)
+			}
+			if len(tt.removed) > 0 || len(e.Removed) > 0 {
+				if d := cmp.Diff(tt.removed, e.Removed); d != "" {
+					t.Errorf("Removed (-want +got):\n%s", d)
+				}
+			}
+		})
+	}
+	if _, err := ResolveEnv(&schema.Launch{EnvFile: filepath.Join(dir, "missing")}, nil, lookup); ExitCode(err) != CodeUsage {
+		t.Errorf("missing env_file: %v, want exit 2", err)
+	}
+	if _, err := ResolveEnv(&schema.Launch{}, map[string]string{"A=B": "x"}, lookup); ExitCode(err) != CodeUsage {
+		t.Errorf("bad --set name: %v, want exit 2", err)
+	}
+}
+
+func TestState(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "state")
+	st, err := OpenState(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st2, err := OpenState(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Digest("A", "v") != st2.Digest("A", "v") {
+		t.Error("the key changed between opens")
+	}
+	if st.Digest("A", "v") == st.Digest("B", "v") || st.Digest("A", "v") == st.Digest("A", "w") {
+		t.Error("digests collide")
+	}
+	other, _ := OpenState(t.TempDir())
+	if other.Digest("A", "v") == st.Digest("A", "v") {
+		t.Error("two state dirs share a key")
+	}
+	for p, mode := range map[string]os.FileMode{dir: 0o700, filepath.Join(dir, "key"): 0o600, filepath.Join(dir, "records"): 0o700} {
+		if fi, err := os.Stat(p); err != nil || fi.Mode().Perm() != mode {
+			t.Errorf("%s: mode %v, want %v (%v)", p, fi.Mode().Perm(), mode, err)
+		}
+	}
+	rec := &Record{Name: "n", Env: map[string]string{"A": st.Digest("A", "v")}}
+	if err := st.Save(rec); err != nil {
+		t.Fatal(err)
+	}
+	got, err := st.Load("n")
+	if err != nil || got.Env["A"] != rec.Env["A"] {
+		t.Fatalf("Load = %+v, %v", got, err)
+	}
+	if fi, _ := os.Stat(filepath.Join(dir, "records", "n.json")); fi.Mode().Perm() != 0o600 {
+		t.Errorf("record mode %v", fi.Mode().Perm())
+	}
+	l1, err := st.Lock("n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := st2.Lock("n"); ExitCode(err) != CodeLocked {
+		t.Errorf("second lock: %v, want exit 6", err)
+	}
+	l1.Unlock()
+	l2, err := st2.Lock("n")
+	if err != nil {
+		t.Errorf("lock after unlock: %v", err)
+	}
+	l2.Unlock()
+	// A mistaken --state-dir with other contents keeps its mode.
+	home := t.TempDir()
+	os.Chmod(home, 0o755)
+	os.WriteFile(filepath.Join(home, "notes.txt"), nil, 0o644)
+	OpenState(home)
+	if fi, _ := os.Stat(home); fi.Mode().Perm() != 0o755 {
+		t.Errorf("a foreign directory was chmod'ed to %v", fi.Mode().Perm())
+	}
+}
