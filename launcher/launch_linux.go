@@ -880,7 +880,20 @@ func (la *Launch) Wait() int {
 	wfd, worker := la.wfd, la.worker.Pid
 	la.mu.Unlock()
 	if wfd < 0 || worker == la.root.Pid {
-		<-la.done
+		tick := time.NewTicker(time.Second)
+		defer tick.Stop()
+		for !la.exited() {
+			select {
+			case <-la.done:
+			case <-tick.C:
+				// Double-forked orphans re-parented to a subreaper caller.
+				la.mu.Lock()
+				if !la.finished {
+					la.reapOrphans()
+				}
+				la.mu.Unlock()
+			}
+		}
 		la.finish(2 * time.Second)
 		return la.exitCode
 	}

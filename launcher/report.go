@@ -119,14 +119,17 @@ func (r *Report) code() int {
 
 // WriteText writes the human form of r.
 func (r *Report) WriteText(w io.Writer) {
-	if r.Verified {
+	switch {
+	case r.Verified:
 		fmt.Fprintf(w, "verified %s", r.Name)
-	} else {
+	case r.Worker == nil && r.has(KindPortForeign):
+		fmt.Fprintf(w, "NOT started %s: its port is held by a process childproof did not start\n", r.Name)
+	default:
 		fmt.Fprintf(w, "NOT verified %s", r.Name)
 	}
 	if r.Worker != nil {
 		fmt.Fprintf(w, ": worker pid %d (%s) uid %d %s\n", r.Worker.Pid, r.Worker.Comm, r.Worker.UID, r.Worker.Exe)
-	} else {
+	} else if r.Verified || !r.has(KindPortForeign) {
 		fmt.Fprintln(w, ": no worker")
 	}
 	if len(r.Chain) > 0 {
