@@ -472,7 +472,8 @@ func (a *analyzer) lintScript(script string) error {
 		return pf.err
 	}
 	st := a.initialState(a.dir)
-	st.dollar0, st.source = abs, abs
+	// $0 and BASH_SOURCE are the path as given, as bash sets them.
+	st.dollar0, st.source = dotSlash(script), dotSlash(script)
 	fc := &fileCtx{name: pf.name, abs: abs, posix: pf.posix}
 	a.stack = append(a.stack, abs)
 	a.stmts(st, fc, pf.file.Stmts)
@@ -511,4 +512,14 @@ func quoteArgv(argv []string) string {
 		b.WriteString(q)
 	}
 	return b.String()
+}
+
+// dotSlash returns a path as $0 and BASH_SOURCE hold it, with "./" added
+// when it has no slash: bash would leave "run.sh", and ${0%/*} would then
+// not be a directory; the script's author means the directory it is in.
+func dotSlash(p string) string {
+	if p == "" || strings.Contains(p, "/") {
+		return p
+	}
+	return "./" + p
 }

@@ -311,7 +311,7 @@ loop:
 	if strings.Contains(name, "/") {
 		abs := joinPath(cst.cwd, name)
 		if abs != "" && isShellScript(abs) {
-			a.runChild(st, cst, fc, fs[0].pos, abs, nil, fs[1:], mode, nohup, false)
+			a.runChild(st, cst, fc, fs[0].pos, abs, name, nil, fs[1:], mode, nohup, false)
 			a.fixLaunch(st, startSite)
 			return
 		}
@@ -767,7 +767,7 @@ func (a *analyzer) shellCall(st, cst *state, fc *fileCtx, fs []field, mode callM
 		a.external(st, cst, fc, fs, mode, nohup)
 		return
 	}
-	a.runChild(st, cst, fc, fs[0].pos, abs, nil, rest[1:], mode, nohup, allexp)
+	a.runChild(st, cst, fc, fs[0].pos, abs, rest[0].s, nil, rest[1:], mode, nohup, allexp)
 }
 
 // childSrc is an embedded script (bash -c STRING).
@@ -794,7 +794,7 @@ func (a *analyzer) runEmbedded(st, cst *state, fc *fileCtx, str field, args []fi
 		a.report(DynamicSource, a.siteAt(st, fc, str.pos), msg)
 		return
 	}
-	a.runChild(st, cst, fc, str.pos, "", &childSrc{file: f, fc: efc}, args, mode, nohup, allexp)
+	a.runChild(st, cst, fc, str.pos, "", "", &childSrc{file: f, fc: efc}, args, mode, nohup, allexp)
 }
 
 // embeddedCtx maps positions inside a string word to the file.
@@ -811,7 +811,7 @@ func (a *analyzer) embeddedCtx(fc *fileCtx, str field) *fileCtx {
 
 // runChild analyses a script run as a new process (bash F, ./F, bash -c):
 // it inherits only exported variables.
-func (a *analyzer) runChild(st, cst *state, fc *fileCtx, callPos syntax.Pos, abs string, emb *childSrc, args []field, mode callMode, nohup, allexp bool) {
+func (a *analyzer) runChild(st, cst *state, fc *fileCtx, callPos syntax.Pos, abs, given string, emb *childSrc, args []field, mode callMode, nohup, allexp bool) {
 	callSite := a.siteAt(st, fc, callPos)
 	finish := func() {
 		switch mode {
@@ -862,7 +862,7 @@ func (a *analyzer) runChild(st, cst *state, fc *fileCtx, callPos syntax.Pos, abs
 		ch.source = st.source
 		ch.chain = st.chain // same file: the link is the finding itself
 	} else {
-		ch.dollar0, ch.source = abs, abs
+		ch.dollar0, ch.source = dotSlash(given), dotSlash(given)
 		a.stack = append(a.stack, abs)
 		defer func() { a.stack = a.stack[:len(a.stack)-1] }()
 	}

@@ -86,7 +86,7 @@ func (a *analyzer) sourceCmd(st *state, fc *fileCtx, s site, ops []field) {
 		a.unresolved(st, s, p.s, false)
 		return
 	}
-	a.sourceFile(st, s, abs, ops[1:], false, false)
+	a.sourceFile(st, s, abs, p.s, ops[1:], false, false)
 }
 
 // unresolved records a source or load whose file is not known statically.
@@ -109,7 +109,7 @@ func (a *analyzer) unresolved(st *state, s site, what string, isLoad bool) {
 // sourceFile walks a sourced file in the current shell. With forceLoad
 // (eval "$(cat F)", source <(…)) or under set -a, or when the file only
 // assigns, it is an env-file load: its assignments are reported at s.
-func (a *analyzer) sourceFile(st *state, s site, abs string, args []field, forceLoad, exportAll bool) {
+func (a *analyzer) sourceFile(st *state, s site, abs, given string, args []field, forceLoad, exportAll bool) {
 	if a.onStack(abs) || a.depth >= maxDepth {
 		return // a file that sources itself: once is enough
 	}
@@ -144,7 +144,7 @@ func (a *analyzer) sourceFile(st *state, s site, abs string, args []field, force
 	if len(args) > 0 {
 		st.args = args
 	}
-	st.source = abs
+	st.source = dotSlash(given)
 	st.chain = append(st.chain[:len(st.chain):len(st.chain)], ChainLink{File: s.file, Line: s.line})
 	a.stack = append(a.stack, abs)
 	a.depth++
@@ -324,7 +324,7 @@ func (a *analyzer) streamLoad(st *state, fc *fileCtx, s site, stmts []*syntax.St
 	lf := a.findLoadFile(st, fc, stmts)
 	switch {
 	case lf.found:
-		a.sourceFile(st, s, lf.abs, nil, true, lf.exports)
+		a.sourceFile(st, s, lf.abs, lf.abs, nil, true, lf.exports)
 	case lf.cands:
 		a.unresolved(st, s, lf.name, true)
 	case !quiet:
