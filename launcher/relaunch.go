@@ -1,0 +1,325 @@
+package launcher
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/childproof/childproof/internal/dotenv"
+	"github.com/childproof/childproof/schema"
+)
+
+// DeltaName is one name whose digest differs between the recorded worker's
+// environ and the relaunched worker's.
+type DeltaName struct {
+	Name string `json:"name"`
+	// How is "changed", "added" (absent before) or "removed" (absent now).
+	How string `json:"how"`
+	// Declared is set when the name was one of the --set names.
+	Declared bool `json:"declared"`
+	// Source says where the name comes from, as far as the spec tells:
+	// "set", "env", "env_file", "inherit", "previous set" (a --set of the
+	// recorded launch), or "chain" (the dispatch chain or nothing known).
+	Source string `json:"source"`
+}
+
+// Delta compares the recorded worker's environment with the relaunched
+// worker's, by keyed digest only.
+type Delta struct {
+	// Declared are the --set names, sorted.
+	Declared []string `json:"declared"`
+	// Changed lists every name whose digest differs, sorted by name.
+	Changed []DeltaName `json:"changed"`
+	// Unexpected are the changed names that were not declared.
+	Unexpected []DeltaName `json:"unexpected"`
+	// Unchanged are declared names whose digest did not change: the
+	// recorded worker already had that value.
+	Unchanged []string `json:"unchanged"`
+}
+
+// OK reports whether the delta is exactly the declared names.
+func (d *Delta) OK() bool { return len(d.Unexpected) == 0 && len(d.Unchanged) == 0 }
+
+// CompareEnv compares two name → digest maps (Record.WorkerEnv) and checks
+// that the names whose digest differs are exactly declared.
+func CompareEnv(before, after map[string]string, declared []string) *Delta {
+	d := &Delta{Declared: slices.Sorted(slices.Values(declared)), Changed: []DeltaName{}, Unexpected: []DeltaName{}, Unchanged: []string{}}
+	d.Declared = append([]string{}, slices.Compact(d.Declared)...)
+	names := map[string]bool{}
+	for n := range before {
+		names[n] = true
+	}
+	for n := range after {
+		names[n] = true
+	}
+	changed := map[string]bool{}
+	for _, n := range slices.Sorted(func(yield func(string) bool) {
+		for n := range names {
+			if !yield(n) {
+				return
+			}
+		}
+	}) {
+		b, inB := before[n]
+		a, inA := after[n]
+		how := ""
+		switch {
+		case inB && !inA:
+			how = "removed"
+		case !inB && inA:
+			how = "added"
+		case a != b:
+			how = "changed"
+		default:
+			continue
+		}
+		changed[n] = true
+		dn := DeltaName{Name: n, How: how, Declared: slices.Contains(d.Declared, n)}
+		d.Changed = append(d.Changed, dn)
+		if !dn.Declared {
+			d.Unexpected = append(d.Unexpected, dn)
+		}
+	}
+	for _, n := range d.Declared {
+		if !changed[n] {
+			d.Unchanged = append(d.Unchanged, n)
+		}
+	}
+	return d
+}
+
+// RelaunchResult is what Relaunch did besides the new launch.
+type RelaunchResult struct {
+	// Previous is the recorded launch that was replaced.
+	Previous *Record
+	// Stopped says what became of the previous launch (nil when its record
+	// was already marked stopped).
+	Stopped *StopResult
+	// Delta is the comparison of the new worker's environment with the
+	// previous worker's (nil when the new launch failed before it was
+	// verified).
+	Delta *Delta
+}
+
+// RelaunchOptions tune Relaunch.
+type RelaunchOptions struct {
+	Options
+	// StopTimeout bounds the wait after SIGTERM to the previous launch
+	// before SIGKILL; zero means 10s.
+	StopTimeout time.Duration
+}
+
+// Relaunch is a crash-fix round: it stops the recorded launch of l.Name
+// (only if its worker's fingerprint still matches; a gone or reused worker
+// is left alone), starts l again with opts.Set as extra overrides, verifies
+// the new worker as Start does, and then compares the new worker's
+// environment with the recorded worker's, digest by digest. The names whose
+// digest differs must be exactly the names of opts.Set. Anything else — an
+// env file edited meanwhile, a dispatcher clobbering the mitigation, a
+// variable dropped or added — is an *Error with Code 3 and one KindDelta
+// problem per unexpected name; the new tree is then stopped and the
+// previous record is kept as the baseline for the next round.
+//
+// No value is compared or stored: only keyed digests of the state dir.
+// Checks that need no process (a missing record, a bad --set) fail before
+// the previous launch is touched.
+func Relaunch(ctx context.Context, l *schema.Launch, opts RelaunchOptions) (*Launch, *RelaunchResult, error) {
+	if l == nil || l.Name == "" {
+		return nil, nil, errorf(CodeUsage, "usage", "launch has no name")
+	}
+	st := opts.State
+	if st == nil {
+		var err error
+		if st, err = OpenState(opts.StateDir); err != nil {
+			return nil, nil, &Error{Code: CodeUsage, Kind: "state", Msg: "state dir", Err: err}
+		}
+		opts.State = st
+	}
+	prev, err := st.Load(l.Name)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, nil, &Error{Code: CodeUsage, Kind: "usage", Err: err,
+				Msg:  fmt.Sprintf("no launch of %q is recorded in %s: nothing to relaunch", l.Name, st.Dir),
+				Hint: "start it first with 'childproof run'"}
+		}
+		return nil, nil, &Error{Code: CodeUsage, Kind: "state", Msg: "record", Err: err}
+	}
+	res := &RelaunchResult{Previous: prev}
+	if len(prev.WorkerEnv) == 0 {
+		return nil, res, &Error{Code: CodeUsage, Kind: "state",
+			Msg: fmt.Sprintf("the record of %q holds no digests of its worker's environment: there is nothing to compare a relaunch with", l.Name),
+			Hint: "start it with 'childproof run' (this childproof records them)"}
+	}
+	// A bad --set or an unreadable env file fails before anything is stopped.
+	if _, err := ResolveEnv(l, opts.Set, opts.LookupEnv); err != nil {
+		return nil, res, err
+	}
+	baseline := *prev
+	p := opts.Proc
+
+	lock, lerr := st.Lock(l.Name)
+	supervised := false
+	if lerr != nil {
+		// A foreground run supervising the recorded launch holds the lock
+		// until its worker is gone; anything else is a launch in progress.
+		if prev.Supervisor == 0 || prev.Stopped != nil || prev.Worker.Check(p) != Alive {
+			return nil, res, lerr
+		}
+		supervised = true
+	}
+	lock.Unlock()
+
+	timeout := opts.StopTimeout
+	if timeout <= 0 {
+		timeout = 10 * time.Second
+	}
+	if prev.Stopped == nil {
+		sr, err := StopRecord(ctx, p, st, prev, timeout)
+		if err != nil {
+			return nil, res, err
+		}
+		res.Stopped = sr
+	}
+	if supervised {
+		// The supervisor releases the lock once it has seen the worker go.
+		end := time.Now().Add(timeout)
+		for {
+			lk, err := st.Lock(l.Name)
+			if err == nil {
+				lk.Unlock()
+				break
+			}
+			if time.Now().After(end) || ctx.Err() != nil {
+				return nil, res, err
+			}
+			time.Sleep(5 * time.Millisecond)
+		}
+	}
+
+	la, err := Start(ctx, l, opts.Options)
+	if err != nil {
+		var e *Error
+		if errors.As(err, &e) && e.Report != nil {
+			// A --set value that did not reach the worker is a failed delta too.
+			for _, pr := range slices.Clone(e.Report.Problems) {
+				if pr.Kind != KindEnvMismatch && pr.Kind != KindEnvMissing {
+					continue
+				}
+				for n := range opts.Set {
+					if strings.HasPrefix(pr.Message, n+" ") || strings.HasPrefix(pr.Message, n+":") {
+						e.Report.add(KindDelta, "%s: the --set value did not reach the worker (something in the launch chain overrides it)", n)
+					}
+				}
+			}
+		}
+		return nil, res, err
+	}
+	declared := make([]string, 0, len(opts.Set))
+	for n := range opts.Set {
+		declared = append(declared, n)
+	}
+	d := CompareEnv(baseline.WorkerEnv, la.Record.WorkerEnv, declared)
+	res.Delta = d
+	sources := deltaSources(l, opts.Set, &baseline)
+	for i := range d.Changed {
+		d.Changed[i].Source = sources(d.Changed[i].Name)
+	}
+	for i := range d.Unexpected {
+		d.Unexpected[i].Source = sources(d.Unexpected[i].Name)
+	}
+	if d.OK() {
+		return la, res, nil
+	}
+	r := la.Report
+	for _, u := range d.Unexpected {
+		r.add(KindDelta, "%s", u.message(l))
+	}
+	for _, n := range d.Unchanged {
+		r.add(KindDelta, "%s: declared with --set but unchanged on the worker: the recorded worker already had this value", n)
+	}
+	r.Verified = false
+	r.ExitCode = CodeVerify
+	// Stop the new tree, then keep the previous record as the baseline
+	// of the next round (Stop has just saved the refused one).
+	la.Stop(context.Background())
+	if baseline.Stopped == nil {
+		now := time.Now().UTC()
+		baseline.Stopped = &now
+	}
+	if err := st.Save(&baseline); err != nil {
+		return nil, res, &Error{Code: CodeUsage, Kind: "state", Msg: "cannot restore the previous record", Err: err}
+	}
+	names := make([]string, 0, len(d.Unexpected)+len(d.Unchanged))
+	for _, u := range d.Unexpected {
+		names = append(names, u.Name)
+	}
+	names = append(names, d.Unchanged...)
+	msg := fmt.Sprintf("unexpected environment delta on the worker: %s (declared: %s); the new launch was stopped",
+		strings.Join(names, ", "), listOrNone(d.Declared))
+	return nil, res, &Error{Code: CodeVerify, Kind: KindDelta, Report: r, Msg: msg,
+		Hint: "a relaunch must change exactly the --set names; declare each intended change with --set, or undo the others (the previous record stays the baseline)"}
+}
+
+func listOrNone(s []string) string {
+	if len(s) == 0 {
+		return "none"
+	}
+	return strings.Join(s, ", ")
+}
+
+func (u DeltaName) message(l *schema.Launch) string {
+	what := map[string]string{"changed": "changed", "added": "appeared", "removed": "disappeared"}[u.How]
+	msg := fmt.Sprintf("%s %s on the worker but is not a --set name", u.Name, what)
+	switch u.Source {
+	case "env_file":
+		msg += fmt.Sprintf(" (it comes from env_file %s: edited since the recorded launch?)", l.EnvFile)
+	case "env":
+		msg += " (it is in the spec's env: the spec was edited since the recorded launch?)"
+	case "inherit":
+		msg += " (inherited from the caller: relaunch from the same environment as the recorded launch)"
+	case "previous set":
+		msg += " (a --set of the recorded launch: repeat it to keep it)"
+	default:
+		msg += " (set or removed by the launch chain, or by the caller)"
+	}
+	return msg
+}
+
+// deltaSources returns a function naming where a variable comes from.
+func deltaSources(l *schema.Launch, set map[string]string, prev *Record) func(string) string {
+	fromFile := map[string]bool{}
+	if l.EnvFile != "" {
+		if data, err := os.ReadFile(l.EnvFile); err == nil {
+			if entries, err := dotenv.Parse(l.EnvFile, data); err == nil {
+				for _, e := range entries {
+					fromFile[e.Name] = true
+				}
+			}
+		}
+	}
+	return func(n string) string {
+		switch {
+		case hasKey(set, n):
+			return "set"
+		case hasKey(l.Env, n):
+			return "env"
+		case fromFile[n]:
+			return "env_file"
+		case hasKey(prev.Env, n) && prev.Env[n] != "" && !slices.Contains(l.Require, n):
+			return "previous set"
+		case slices.Contains(l.EffectiveInherit(), n):
+			return "inherit"
+		}
+		return "chain"
+	}
+}
+
+func hasKey[V any](m map[string]V, k string) bool {
+	_, ok := m[k]
+	return ok
+}
