@@ -152,7 +152,7 @@ func Relaunch(ctx context.Context, l *schema.Launch, opts RelaunchOptions) (*Lau
 	res := &RelaunchResult{Previous: prev}
 	if len(prev.WorkerEnv) == 0 {
 		return nil, res, &Error{Code: CodeUsage, Kind: "state",
-			Msg: fmt.Sprintf("the record of %q holds no digests of its worker's environment: there is nothing to compare a relaunch with", l.Name),
+			Msg:  fmt.Sprintf("the record of %q holds no digests of its worker's environment: there is nothing to compare a relaunch with", l.Name),
 			Hint: "start it with 'childproof run' (this childproof records them)"}
 	}
 	// A bad --set or an unreadable env file fails before anything is stopped.
