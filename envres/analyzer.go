@@ -193,12 +193,9 @@ func (a *analyzer) readFile(abs string) ([]byte, error) {
 		return nil, err
 	}
 	defer f.Close()
-	buf := make([]byte, 0, min(fi.Size()+1, maxFileSize))
 	var b bytes.Buffer
-	b.Grow(cap(buf))
-	n, err := b.ReadFrom(&limitedReader{f, maxFileSize})
-	_ = n
-	if err != nil {
+	b.Grow(int(min(fi.Size()+1, maxFileSize)))
+	if _, err := b.ReadFrom(&limitedReader{f, maxFileSize}); err != nil {
 		return nil, err
 	}
 	return b.Bytes(), nil

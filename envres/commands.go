@@ -118,9 +118,6 @@ func (a *analyzer) exportName(st *state, name string, on bool, s site) {
 	}
 	if on {
 		old.exp = triYes
-		if old.v.k == vUnknown && len(old.origins) == 0 {
-			// export of a name never set here: the caller's value, if any.
-		}
 		st.set(name, old)
 		return
 	}

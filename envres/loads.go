@@ -372,7 +372,7 @@ func (a *analyzer) whileReadLoad(st *state, fc *fileCtx, s *syntax.Stmt, c *synt
 	if len(s.Redirs) == 0 || c.Until {
 		return
 	}
-	reads, exports := false, false
+	reads, exports, evals := false, false, false
 	for _, cs := range c.Cond {
 		syntax.Walk(cs, func(n syntax.Node) bool {
 			if ce, ok := n.(*syntax.CallExpr); ok && len(ce.Args) > 0 && ce.Args[0].Lit() == "read" {
@@ -385,8 +385,11 @@ func (a *analyzer) whileReadLoad(st *state, fc *fileCtx, s *syntax.Stmt, c *synt
 		syntax.Walk(ds, func(n syntax.Node) bool {
 			switch n := n.(type) {
 			case *syntax.CallExpr:
-				if len(n.Args) > 0 && (n.Args[0].Lit() == "export" || n.Args[0].Lit() == "eval") {
+				if len(n.Args) > 0 && n.Args[0].Lit() == "export" {
 					exports = true
+				}
+				if len(n.Args) > 0 && n.Args[0].Lit() == "eval" {
+					evals = true
 				}
 			case *syntax.DeclClause:
 				if n.Variant.Value == "export" {
@@ -396,7 +399,7 @@ func (a *analyzer) whileReadLoad(st *state, fc *fileCtx, s *syntax.Stmt, c *synt
 			return true
 		})
 	}
-	if !reads || !exports {
+	if !reads || !exports && !evals {
 		return
 	}
 	ev := &evaluator{a: a, st: st, fc: fc}
@@ -410,7 +413,7 @@ func (a *analyzer) whileReadLoad(st *state, fc *fileCtx, s *syntax.Stmt, c *synt
 			for _, ps := range f.procs {
 				lf := a.findLoadFile(st, fc, ps.Stmts)
 				if lf.found {
-					a.dotenvLoad(st, site, lf.abs, true)
+					a.dotenvLoad(st, site, lf.abs, exports)
 				} else {
 					a.unresolved(st, site, lf.name, true)
 				}
@@ -426,6 +429,6 @@ func (a *analyzer) whileReadLoad(st *state, fc *fileCtx, s *syntax.Stmt, c *synt
 			a.unresolved(st, site, f.s, true)
 			continue
 		}
-		a.dotenvLoad(st, site, abs, true)
+		a.dotenvLoad(st, site, abs, exports)
 	}
 }
