@@ -525,7 +525,7 @@ func (la *Launch) verifyAndReady(ctx context.Context, v *Verifier, r *Report, wo
 	if len(r.Problems) > 0 {
 		r.Verified = false
 		r.ExitCode = r.code()
-		return &Error{Code: r.ExitCode, Kind: r.Problems[0].Kind, Report: r, Msg: "verification failed on the worker: " + r.Problems[0].Message}
+		return &Error{Code: r.ExitCode, Kind: r.Problems[0].Kind, Report: r, Msg: "verification failed on the worker: " + r.Problems[0].Message, Hint: hintFor(r)}
 	}
 	// Readiness: the socket table already says the worker owns the port,
 	// so a connect cannot be answered by anyone else (nor by itself).
@@ -598,6 +598,21 @@ func (la *Launch) record(worker int) error {
 	}
 	la.Record = rec
 	return nil
+}
+
+// hintFor says where to look for the cause of a failed verification.
+func hintFor(r *Report) string {
+	switch {
+	case r.has(KindEnvMismatch, KindEnvMissing):
+		return "childproof set it when it started the launch: something between the launch and the worker changed it (an env file re-sourced, an rc file, a wrapper); 'childproof check' lints the dispatch chain, 'childproof explain' shows the name on each live process"
+	case r.has(KindWrapper):
+		return "exec the worker directly, without a login or interactive shell or an environment-resetting wrapper"
+	case r.has(KindBindAddress):
+		return "bind the worker to the declared address, or declare the one it uses (0.0.0.0 or :: only with allow_all_interfaces = true)"
+	case r.has(KindPortNotOwned):
+		return "the process that listens is not the worker: check worker { comm | exe }, or let the worker be the port's owner"
+	}
+	return ""
 }
 
 // exitWhat describes how pid ended, with the root's status when known.

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"slices"
 	"strings"
@@ -156,8 +157,19 @@ func Relaunch(ctx context.Context, l *schema.Launch, opts RelaunchOptions) (*Lau
 			Hint: "start it with 'childproof run' (this childproof records them)"}
 	}
 	// A bad --set or an unreadable env file fails before anything is stopped.
-	if _, err := ResolveEnv(l, opts.Set, opts.LookupEnv); err != nil {
+	env, err := ResolveEnv(l, opts.Set, opts.LookupEnv)
+	if err != nil {
 		return nil, res, err
+	}
+	// So does a delta that is certain before launch: an override (which
+	// verification proves reaches the worker verbatim) that is not a --set
+	// name but differs from the recorded worker's value, or an override of
+	// the recorded launch (a --set of its round) that nothing sets now.
+	if r := predictDelta(st, prev, env, opts.Set); r != nil {
+		r.Name = l.Name
+		return nil, res, &Error{Code: CodeVerify, Kind: KindDelta, Report: r,
+			Msg:  "the relaunch would change more than the --set names: " + r.Problems[0].Message + "; nothing was stopped",
+			Hint: "declare each intended change with --set (repeat the recorded launch's --set values to keep them)"}
 	}
 	baseline := *prev
 	p := opts.Proc
@@ -322,4 +334,31 @@ func deltaSources(l *schema.Launch, set map[string]string, prev *Record) func(st
 func hasKey[V any](m map[string]V, k string) bool {
 	_, ok := m[k]
 	return ok
+}
+
+// predictDelta returns a report of the deltas certain before launch, or nil.
+func predictDelta(st *State, prev *Record, env *Env, set map[string]string) *Report {
+	r := newReport(prev.Name)
+	for _, n := range slices.Sorted(maps.Keys(env.Overrides)) {
+		if hasKey(set, n) {
+			continue
+		}
+		if d, ok := prev.WorkerEnv[n]; ok && d != st.Digest(n, env.Overrides[n]) {
+			r.add(KindDelta, "%s would change on the worker but is not a --set name (the spec's env gives another value than the recorded worker had)", n)
+		}
+	}
+	for _, n := range slices.Sorted(maps.Keys(prev.Env)) {
+		if prev.Env[n] == "" || hasKey(env.Overrides, n) {
+			continue
+		}
+		if v, ok := env.Vars[n]; ok && st.Digest(n, v) == prev.WorkerEnv[n] {
+			continue
+		}
+		r.add(KindDelta, "%s was an override of the recorded launch (a --set of its round?) and nothing sets it now: repeat --set %s=… to keep it", n, n)
+	}
+	if len(r.Problems) == 0 {
+		return nil
+	}
+	r.ExitCode = CodeVerify
+	return r
 }
