@@ -403,11 +403,12 @@ func (a *analyzer) whileReadLoad(st *state, fc *fileCtx, s *syntax.Stmt, c *synt
 		return
 	}
 	ev := &evaluator{a: a, st: st, fc: fc}
-	site := a.siteAt(st, fc, s.Pos())
 	for _, r := range s.Redirs {
 		if r.Op != syntax.RdrIn || r.Word == nil {
 			continue
 		}
+		// Reported where the file is named: the "done < .env" line.
+		site := a.siteAt(st, fc, r.OpPos)
 		f := ev.word(r.Word)
 		if len(f.procs) > 0 {
 			for _, ps := range f.procs {
