@@ -98,3 +98,42 @@ func BenchmarkBareForkExecConnect(b *testing.B) {
 		b.StartTimer()
 	}
 }
+
+// BenchmarkVerifyPidCrowded is verify --pid's work with 2,000 unrelated
+// processes on the machine: the socket table is filtered in the kernel and
+// only the tree's fds are read, so the crowd costs nothing.
+func BenchmarkVerifyPidCrowded(b *testing.B) {
+	if testing.Short() {
+		b.Skip("starts 2,000 processes")
+	}
+	f := benchFixture(b)
+	la, err := Start(context.Background(), f.spec("bench-crowd"), Options{State: f.state})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer la.Stop(context.Background())
+	var crowd []*exec.Cmd
+	defer func() {
+		for _, c := range crowd {
+			c.Process.Kill()
+			c.Wait()
+		}
+	}()
+	for range 2000 {
+		c := exec.Command("sleep", "300")
+		if err := c.Start(); err != nil {
+			b.Fatal(err)
+		}
+		crowd = append(crowd, c)
+	}
+	v := &Verifier{State: f.state}
+	c := Check{Name: "pid", Root: la.Root().Pid, Deepest: true, AnyAddress: true,
+		Expect: Expect{Require: []string{"MOCK_LLM_KEY"}}, Ports: la.Spec.Ports}
+	ctx := context.Background()
+	b.ResetTimer()
+	for b.Loop() {
+		if r := v.Verify(ctx, c); !r.Verified {
+			b.Fatal(r.Problems)
+		}
+	}
+}
