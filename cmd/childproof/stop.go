@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"strings"
@@ -75,9 +76,8 @@ func (a *app) stop(ctx context.Context, name string, timeout time.Duration) erro
 		return a.launchErr(err)
 	}
 	if a.format == "json" {
-		fmt.Fprintf(a.stdout, "{\"name\": %q, \"worker\": %q, \"signalled\": %t, \"killed\": %t, \"exited\": %t, \"message\": %q}\n",
-			rec.Name, res.Worker, res.Signalled, res.Killed, res.Exited, res.Message)
-		return nil
+		return json.NewEncoder(a.stdout).Encode(map[string]any{"name": rec.Name, "worker": string(res.Worker),
+			"signalled": res.Signalled, "killed": res.Killed, "exited": res.Exited, "message": res.Message})
 	}
 	fmt.Fprintln(a.stdout, res.Message)
 	return nil
