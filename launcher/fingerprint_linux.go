@@ -3,6 +3,7 @@ package launcher
 import (
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/childproof/childproof/internal/proc"
@@ -78,7 +79,8 @@ func (a Fingerprint) Matches(b Fingerprint) bool {
 	if a.Pid != b.Pid || a.StartTime != b.StartTime || a.UID != b.UID {
 		return false
 	}
-	if a.Exe != "" && b.Exe != "" && a.Exe != b.Exe {
+	// A binary rebuilt while it runs shows as "PATH (deleted)": the same process.
+	if a.Exe != "" && b.Exe != "" && strings.TrimSuffix(a.Exe, " (deleted)") != strings.TrimSuffix(b.Exe, " (deleted)") {
 		return false
 	}
 	if a.PidfsInode != 0 && b.PidfsInode != 0 && a.PidfsInode != b.PidfsInode {

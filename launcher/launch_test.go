@@ -568,3 +568,31 @@ func TestPortGrabbedAfterPreflight(t *testing.T) {
 		t.Errorf("the newcomer's listener was disturbed: %v", err)
 	}
 }
+
+// TestRebuiltBinaryStillOurs: replacing the worker's binary while it runs
+// (exe becomes "PATH (deleted)") does not make it a stranger.
+func TestRebuiltBinaryStillOurs(t *testing.T) {
+	f := newFixture(t)
+	l := f.spec("rebuilt")
+	la, err := f.start(t, l, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// mock-srv is a symlink to helper: replace helper, as go build does.
+	helper := filepath.Join(f.bin, "helper")
+	data, _ := os.ReadFile(helper)
+	os.Remove(helper)
+	os.WriteFile(helper, data, 0o755)
+	if exe, _ := procDefault.Exe(la.Worker().Pid); !strings.HasSuffix(exe, " (deleted)") {
+		t.Fatalf("exe = %q, want a deleted binary", exe)
+	}
+	if l := la.Worker().Check(procDefault); l != Alive {
+		t.Fatalf("after a rebuild the worker is %s", l)
+	}
+	rec, _ := f.state.Load("rebuilt")
+	res, err := StopRecord(context.Background(), procDefault, f.state, rec, 5*time.Second)
+	if err != nil || !res.Signalled || !res.Exited {
+		t.Fatalf("StopRecord = %+v, %v", res, err)
+	}
+	noListener(t, f.port)
+}
