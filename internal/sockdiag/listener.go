@@ -28,7 +28,18 @@ func (l Listener) String() string {
 func (l Listener) AllInterfaces() bool { return l.Addr.IsUnspecified() }
 
 // Matches reports whether the listener's bind address is addr. An
-// IPv4-mapped IPv6 address matches its IPv4 form.
+// IPv4-mapped IPv6 address matches its IPv4 form; 0.0.0.0 and :: match
+// each other (Go's net.Listen("tcp", "0.0.0.0:N") is one dual-stack [::]
+// socket), and so do the loopback addresses 127.0.0.0/8 and ::1.
 func (l Listener) Matches(addr netip.Addr) bool {
-	return l.Addr.Unmap() == addr.Unmap()
+	a, b := l.Addr.Unmap(), addr.Unmap()
+	switch {
+	case a == b:
+		return true
+	case a.IsUnspecified() && b.IsUnspecified():
+		return true
+	case a.IsLoopback() && b.IsLoopback():
+		return true
+	}
+	return false
 }

@@ -153,3 +153,27 @@ func BenchmarkProcListeners(b *testing.B) {
 		}
 	}
 }
+
+func TestListenerMatches(t *testing.T) {
+	tests := []struct {
+		listener, declared string
+		want               bool
+	}{
+		{"127.0.0.1", "127.0.0.1", true},
+		{"::1", "127.0.0.1", true},
+		{"::ffff:127.0.0.1", "127.0.0.1", true},
+		{"::", "0.0.0.0", true},
+		{"0.0.0.0", "::", true},
+		{"0.0.0.0", "127.0.0.1", false},
+		{"::", "127.0.0.1", false},
+		{"127.0.0.1", "0.0.0.0", false},
+		{"10.0.0.5", "127.0.0.1", false},
+		{"10.0.0.5", "10.0.0.5", true},
+	}
+	for _, tt := range tests {
+		l := Listener{Addr: netip.MustParseAddr(tt.listener)}
+		if got := l.Matches(netip.MustParseAddr(tt.declared)); got != tt.want {
+			t.Errorf("%s matches %s = %v, want %v", tt.listener, tt.declared, got, tt.want)
+		}
+	}
+}
