@@ -454,6 +454,9 @@ func (a *analyzer) initialState(cwd string) *state {
 	for _, s := range a.cfg.Args {
 		st.args = append(st.args, field{s: s, known: true, v: lit(s)})
 	}
+	if a.cfg.ArgsUnknown {
+		st.args = unknownArgs
+	}
 	return st
 }
 

@@ -28,6 +28,10 @@ type Config struct {
 	Scripts []string
 	// Args are the scripts' positional parameters ($1…).
 	Args []string
+	// ArgsUnknown says that the positional parameters are not known (the
+	// CLI without "--"): Args is ignored, "$1" and "$@" are unknown and a
+	// case over them walks every arm.
+	ArgsUnknown bool
 	// Argv, when set, is linted as if a script said `exec ARGV…` (a spec's
 	// command); it is reported as file "<command>".
 	Argv []string

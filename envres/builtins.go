@@ -190,6 +190,9 @@ func (a *analyzer) builtin(st *state, fc *fileCtx, s *syntax.Stmt, fs []field) {
 				n = v
 			}
 		}
+		if !argsKnown(st.args[:min(max(n, 0), len(st.args))]) {
+			break
+		}
 		if n <= len(st.args) && n >= 0 {
 			st.args = st.args[n:]
 		} else {

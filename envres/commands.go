@@ -285,7 +285,11 @@ loop:
 	}
 	name := fs[0].s
 	if !fs[0].known {
+		if mode == callExec {
+			a.report(DynamicSource, a.siteAt(st, fc, fs[0].pos), "the command exec'd cannot be resolved statically: if it is a script, what it does to the environment is not checked")
+		}
 		a.external(st, cst, fc, fs, mode, nohup)
+		a.fixLaunch(st, startSite)
 		return
 	}
 	if fd := st.funcs.get(name); fd != nil && mode != callExec {

@@ -26,6 +26,21 @@ type field struct {
 	procs  []*syntax.ProcSubst
 	pid    bool // mentions $! or a variable holding it
 	quoted bool
+	// splat stands for zero or more unknown positional parameters.
+	splat bool
+}
+
+// unknownArgs are positional parameters that are not known.
+var unknownArgs = []field{{splat: true, v: unknownValue}}
+
+// argsKnown reports whether every positional parameter is known in number.
+func argsKnown(args []field) bool {
+	for _, a := range args {
+		if a.splat {
+			return false
+		}
+	}
+	return true
 }
 
 func litField(s string, pos syntax.Pos) field {
@@ -227,11 +242,14 @@ func (e *evaluator) param(pe *syntax.ParamExp, f *field) (string, bool) {
 		}
 		cur, set = strings.Join(parts, " "), true
 	case "#":
-		cur, set, known = strconv.Itoa(len(e.st.args)), true, true
+		cur, set, known = strconv.Itoa(len(e.st.args)), true, argsKnown(e.st.args)
 	case "?", "$", "-", "RANDOM", "LINENO", "SECONDS":
 		return "", false
 	default:
 		if n, err := strconv.Atoi(name); err == nil {
+			if !argsKnown(e.st.args[:min(n, len(e.st.args))]) {
+				return "", false
+			}
 			if n-1 < len(e.st.args) {
 				a := e.st.args[n-1]
 				cur, set, known = a.s, true, a.known

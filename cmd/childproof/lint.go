@@ -52,7 +52,9 @@ Suppress a finding with a comment on its line or the line before:
 			if len(scripts) == 0 {
 				return &exitError{code: exitUsage, err: errors.New("lint needs at least one SCRIPT"), hint: "run 'childproof lint --help' for usage"}
 			}
-			cfg := envres.Config{Dir: dir, Scripts: scripts, Args: scriptArgs, Require: requires}
+			// Without "--" the positional parameters are unknown: a case over
+			// "$1" is then walked on every arm.
+			cfg := envres.Config{Dir: dir, Scripts: scripts, Args: scriptArgs, ArgsUnknown: cmd.ArgsLenAtDash() < 0, Require: requires}
 			for _, o := range overrides {
 				name, value, known := strings.Cut(o, "=")
 				cfg.Overrides = append(cfg.Overrides, envres.Override{Name: name, Value: value, Known: known})
