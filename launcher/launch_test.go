@@ -596,3 +596,19 @@ func TestRebuiltBinaryStillOurs(t *testing.T) {
 	}
 	noListener(t, f.port)
 }
+
+// TestAllInterfacesAllowed: a declared 0.0.0.0 with allow_all_interfaces
+// accepts Go's dual-stack [::] socket, and readiness connects to loopback.
+func TestAllInterfacesAllowed(t *testing.T) {
+	f := newFixture(t)
+	l := f.spec("all")
+	l.Command[len(l.Command)-1] = "0.0.0.0:" + strconv.Itoa(f.port)
+	l.Ports[0].Address, l.Ports[0].AllowAllInterfaces = "0.0.0.0", true
+	la, err := f.start(t, l, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !la.Report.Verified || !la.Report.Ready {
+		t.Fatalf("report = %+v", la.Report)
+	}
+}

@@ -39,8 +39,12 @@ type Delta struct {
 	// Unexpected are the changed names that were not declared.
 	Unexpected []DeltaName `json:"unexpected"`
 	// Unchanged are declared names whose digest did not change: the
-	// recorded worker already had that value.
+	// recorded worker already had that value, so the --set does nothing.
 	Unchanged []string `json:"unchanged"`
+	// Carried are declared names whose digest did not change because the
+	// recorded launch had the same override: a --set of the previous
+	// round, repeated to keep it. They are not a failure.
+	Carried []string `json:"carried"`
 }
 
 // OK reports whether the delta is exactly the declared names.
@@ -49,7 +53,7 @@ func (d *Delta) OK() bool { return len(d.Unexpected) == 0 && len(d.Unchanged) ==
 // CompareEnv compares two name → digest maps (Record.WorkerEnv) and checks
 // that the names whose digest differs are exactly declared.
 func CompareEnv(before, after map[string]string, declared []string) *Delta {
-	d := &Delta{Declared: slices.Sorted(slices.Values(declared)), Changed: []DeltaName{}, Unexpected: []DeltaName{}, Unchanged: []string{}}
+	d := &Delta{Declared: slices.Sorted(slices.Values(declared)), Changed: []DeltaName{}, Unexpected: []DeltaName{}, Unchanged: []string{}, Carried: []string{}}
 	d.Declared = append([]string{}, slices.Compact(d.Declared)...)
 	names := map[string]bool{}
 	for n := range before {
@@ -237,6 +241,15 @@ func Relaunch(ctx context.Context, l *schema.Launch, opts RelaunchOptions) (*Lau
 	}
 	d := CompareEnv(baseline.WorkerEnv, la.Record.WorkerEnv, declared)
 	res.Delta = d
+	var unchanged []string
+	for _, n := range d.Unchanged {
+		if dg := baseline.Env[n]; dg != "" && dg == la.Record.Env[n] {
+			d.Carried = append(d.Carried, n)
+		} else {
+			unchanged = append(unchanged, n)
+		}
+	}
+	d.Unchanged = append([]string{}, unchanged...)
 	sources := deltaSources(l, opts.Set, &baseline)
 	for i := range d.Changed {
 		d.Changed[i].Source = sources(d.Changed[i].Name)

@@ -412,28 +412,35 @@ func (v *Verifier) checkPorts(r *Report, c Check, worker int, tree []int) bool {
 	return all
 }
 
-// connectAddr is where a readiness probe connects for a declared port.
-func connectAddr(pt schema.Port) string {
+// connectAddrs are where a readiness probe connects for a declared port:
+// the declared address, or for an all-interfaces bind both loopbacks (a
+// 0.0.0.0 socket answers only on 127.0.0.1, a v6-only :: only on ::1).
+func connectAddrs(pt schema.Port) []string {
 	a, err := netip.ParseAddr(pt.PortAddress())
 	if err != nil {
 		a = netip.MustParseAddr("127.0.0.1")
 	}
+	port := strconv.Itoa(pt.Number)
 	if a.IsUnspecified() {
-		if a.Is4() {
-			a = netip.MustParseAddr("127.0.0.1")
-		} else {
-			a = netip.IPv6Loopback()
-		}
+		return []string{net.JoinHostPort("127.0.0.1", port), net.JoinHostPort("::1", port)}
 	}
-	return net.JoinHostPort(a.String(), strconv.Itoa(pt.Number))
+	return []string{net.JoinHostPort(a.String(), port)}
 }
+
+func connectAddr(pt schema.Port) string { return connectAddrs(pt)[0] }
 
 // probeAll runs one readiness probe per port within timeout.
 func probeAll(ctx context.Context, c Check, timeout time.Duration) error {
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	for _, pt := range c.Ports {
-		if err := probe(ctx, connectAddr(pt), c.ReadyHTTP); err != nil {
+		var err error
+		for _, addr := range connectAddrs(pt) {
+			if err = probe(ctx, addr, c.ReadyHTTP); err == nil {
+				break
+			}
+		}
+		if err != nil {
 			return err
 		}
 	}
