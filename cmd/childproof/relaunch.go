@@ -1,0 +1,255 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"maps"
+	"os"
+	"os/signal"
+	"slices"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/childproof/childproof/launcher"
+	"github.com/childproof/childproof/schema"
+	"github.com/spf13/cobra"
+)
+
+func init() { register(newRelaunchCmd) }
+
+func newRelaunchCmd(a *app) *cobra.Command {
+	var vars, sets []string
+	var detach, noLint bool
+	var timeout time.Duration
+	c := &cobra.Command{
+		Use:   "relaunch NAME|SPEC[:NAME] --set NAME=VALUE…",
+		Short: "relaunch a recorded launch with exactly this delta, and prove it on the worker",
+		Long: `relaunch is a crash-fix round: relaunch a recorded launch with one mitigation and know
+that it engaged on the worker and that nothing else changed.
+
+It loads the launch's spec (the SPEC given, or the spec path of the record of NAME),
+lints its dispatch chain with the --set names protected (refusing on an error unless
+--no-lint), stops the recorded launch if it still runs and its worker's fingerprint
+still matches (a gone or reused pid is left alone), launches the same spec with the
+--set values as extra overrides, and verifies the new worker as run does. Then it
+compares the new worker's environment with the recorded worker's, name by name, as
+keyed digests: the names whose digest differs must be exactly the --set names.
+
+Anything else — an env_file edited meanwhile, a dispatcher clobbering the mitigation,
+a variable dropped or added, a --set that changes nothing — is exit 3 with a "delta"
+problem naming each unexpected name, and the new tree is stopped; the previous record
+stays the baseline of the next round. No value is printed or stored.
+
+A --set of the recorded round is not remembered (values are never stored): repeat it.
+A --set of a known no-op alias (HF_XET_DISABLE, or a spec alias block) warns and names
+the variable that takes effect.
+
+Exit status as run: 0 verified and exactly the declared delta (foreground: the worker's
+own status), 1 lint refused, 2 usage or no such record, 3 verification failed or an
+unexpected delta, 4 port held by a stranger, 5 the worker exited before ready, 6 locked.`,
+		Example: `  childproof relaunch resource-env-fixed --set HF_HUB_DOWNLOAD_TIMEOUT=60 --detach
+  childproof relaunch examples/03-dispatch-resource-env/childproof.hcl:resource-env-fixed --set LOG_LEVEL=debug
+  childproof relaunch --format json job --set HF_HUB_ENABLE_HF_TRANSFER=0`,
+		Args:              cobra.ExactArgs(1),
+		ValidArgsFunction: completeSpec,
+		RunE: func(c *cobra.Command, args []string) error {
+			if err := a.checkFormat("text", "json"); err != nil {
+				return err
+			}
+			return a.relaunch(c.Context(), args[0], vars, sets, detach, noLint, timeout)
+		},
+	}
+	addVarFlag(c, &vars)
+	c.Flags().StringArrayVar(&sets, "set", nil, "the delta, `NAME=VALUE` (repeatable): an extra override, and the only names allowed to change on the worker")
+	c.Flags().BoolVar(&detach, "detach", false, "return once the worker is verified; leave it running")
+	c.Flags().BoolVar(&noLint, "no-lint", false, "relaunch even when the dispatch chain's lint finds an error")
+	c.Flags().DurationVar(&timeout, "timeout", 10*time.Second, "how long to wait after SIGTERM to the previous launch before SIGKILL")
+	return c
+}
+
+func (a *app) relaunch(ctx context.Context, arg string, vars, sets []string, detach, noLint bool, timeout time.Duration) error {
+	set, err := parseAssignments("--set", sets)
+	if err != nil {
+		return err
+	}
+	st, err := a.openState()
+	if err != nil {
+		return err
+	}
+	var rec *launcher.Record
+	if !isSpecArg(arg) {
+		rec, err = st.Load(arg)
+		if err != nil {
+			return &exitError{code: exitUsage, err: fmt.Errorf("no launch %q is recorded in %s", arg, st.Dir),
+				hint: "'childproof ps --all' lists the recorded launches; a first launch is 'childproof run SPEC'"}
+		}
+		if rec.SpecPath == "" {
+			return &exitError{code: exitUsage, err: fmt.Errorf("the record of %q names no spec file", arg), hint: "pass the spec: childproof relaunch SPEC:" + arg}
+		}
+		arg = rec.SpecPath + ":" + rec.Name
+	}
+	f, l, err := a.loadLaunch(ctx, arg, vars)
+	if err != nil {
+		return err
+	}
+	if rec == nil {
+		rec, _ = st.Load(l.Name)
+	}
+	if rec != nil && f != nil && rec.SpecHash != "" && rec.SpecHash != f.Hash {
+		fmt.Fprintf(a.stderr, "childproof: warning: %s changed since the recorded launch of %s: any change it makes on the worker is an unexpected delta\n", displayPath(l.SpecPath, false), l.Name)
+	}
+	a.warnSetAliases(l, set)
+	if !noLint {
+		if err := a.lintBeforeRun(ctx, withSet(l, set)); err != nil {
+			return err
+		}
+	}
+	opts := launcher.RelaunchOptions{StopTimeout: timeout,
+		Options: launcher.Options{State: st, Detach: detach, Subreaper: !detach, Set: set, ShowValues: a.showValues}}
+	if f != nil {
+		opts.SpecHash = f.Hash
+	}
+	sigs := make(chan os.Signal, 4)
+	if !detach {
+		signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)
+		defer signal.Stop(sigs)
+	}
+	la, res, err := launcher.Relaunch(ctx, l, opts)
+	if res != nil && res.Stopped != nil {
+		fmt.Fprintf(a.stderr, "childproof: relaunch: %s\n", res.Stopped.Message)
+	}
+	if err != nil {
+		var le *launcher.Error
+		if !errors.As(err, &le) {
+			return exitf(exitUsage, "%v", err)
+		}
+		if le.Report != nil {
+			a.writeRelaunch(a.stdout, le.Report, res)
+		}
+		msg := le.Error()
+		if le.Report != nil && len(le.Report.Tail) > 0 && a.format == "text" {
+			msg, _, _ = strings.Cut(msg, "; last lines it printed:")
+		}
+		return &exitError{code: le.Code, err: errors.New(msg), hint: le.Hint}
+	}
+	a.writeRelaunch(a.stdout, la.Report, res)
+	if detach {
+		fmt.Fprintf(a.stderr, "childproof: %s runs detached (worker pid %d); stop it with: childproof stop %s\n", l.Name, la.Pid(), l.Name)
+		return nil
+	}
+	shrinkForSupervision()
+	go func() {
+		for {
+			select {
+			case s := <-sigs:
+				la.Signal(s.(syscall.Signal))
+			case <-la.Done():
+				return
+			}
+		}
+	}()
+	if code := la.Wait(); code != 0 {
+		return silentExit(code)
+	}
+	return nil
+}
+
+// withSet returns l with set added to its env, so that the lint protects
+// the --set names too (a dispatcher that re-sources .env clobbers them).
+func withSet(l *schema.Launch, set map[string]string) *schema.Launch {
+	if len(set) == 0 {
+		return l
+	}
+	c := *l
+	c.Env = maps.Clone(l.Env)
+	if c.Env == nil {
+		c.Env = map[string]string{}
+	}
+	maps.Copy(c.Env, set)
+	return &c
+}
+
+// warnSetAliases warns about --set names that are known no-op aliases.
+func (a *app) warnSetAliases(l *schema.Launch, set map[string]string) {
+	aliases := maps.Clone(schema.BuiltinAliases)
+	maps.Copy(aliases, l.Aliases)
+	for _, n := range slices.Sorted(maps.Keys(set)) {
+		if real, ok := aliases[n]; ok {
+			fmt.Fprintf(a.stderr, "childproof: warning: --set %s: %s is a known no-op alias: setting it does nothing; the variable that takes effect is %s\n", n, n, real)
+		}
+	}
+}
+
+// writeRelaunch prints a relaunch's report and its delta: text, or the
+// run/verify JSON object with "delta" and "previous" added.
+func (a *app) writeRelaunch(w io.Writer, r *launcher.Report, res *launcher.RelaunchResult) {
+	var d *launcher.Delta
+	var prev *launcher.Record
+	if res != nil {
+		d, prev = res.Delta, res.Previous
+	}
+	if a.format == "json" {
+		type previous struct {
+			Worker  launcher.Fingerprint `json:"worker"`
+			Stopped string               `json:"stopped,omitempty"`
+		}
+		out := struct {
+			*launcher.Report
+			Delta    *launcher.Delta `json:"delta"`
+			Previous *previous       `json:"previous,omitempty"`
+		}{Report: r, Delta: d}
+		if prev != nil {
+			out.Previous = &previous{Worker: prev.Worker}
+			if res.Stopped != nil {
+				out.Previous.Stopped = res.Stopped.Message
+			}
+		}
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", "  ")
+		enc.Encode(out)
+		return
+	}
+	r.WriteText(w)
+	if d == nil {
+		return
+	}
+	against := ""
+	if prev != nil {
+		against = fmt.Sprintf(" (against the recorded worker, pid %d)", prev.Worker.Pid)
+	}
+	for _, c := range d.Changed {
+		how := "NOT declared"
+		if c.Declared {
+			how = "declared with --set"
+		}
+		fmt.Fprintf(w, "  delta:   %s %s, %s\n", c.Name, c.How, how)
+	}
+	for _, n := range d.Carried {
+		fmt.Fprintf(w, "  delta:   %s unchanged, declared with --set as in the recorded launch\n", n)
+	}
+	for _, n := range d.Unchanged {
+		fmt.Fprintf(w, "  delta:   %s unchanged, although declared with --set\n", n)
+	}
+	if d.OK() {
+		if len(d.Changed) == 0 {
+			fmt.Fprintf(w, "  delta:   none: the worker's environment is identical%s\n", against)
+		} else {
+			changed := make([]string, 0, len(d.Changed))
+			for _, c := range d.Changed {
+				changed = append(changed, c.Name)
+			}
+			fmt.Fprintf(w, "  delta:   exactly %s changed on the worker%s\n", listOrNone(changed), against)
+		}
+	}
+}
+
+func listOrNone(s []string) string {
+	if len(s) == 0 {
+		return "none"
+	}
+	return strings.Join(s, ", ")
+}
