@@ -67,8 +67,9 @@ func (a *app) run(ctx context.Context, arg string, vars, sets []string, detach, 
 	if err != nil {
 		return err
 	}
+	a.warnSetAliases(l, set)
 	if !noLint {
-		if err := a.lintBeforeRun(ctx, l); err != nil {
+		if err := a.lintBeforeRun(ctx, withSet(l, set)); err != nil {
 			return err
 		}
 	}
