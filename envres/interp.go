@@ -2,6 +2,8 @@ package envres
 
 import (
 	"path"
+	"path/filepath"
+	"strings"
 
 	"mvdan.cc/sh/v3/syntax"
 )
@@ -141,7 +143,9 @@ func (a *analyzer) forClause(st *state, fc *fileCtx, c *syntax.ForClause) {
 		ev := &evaluator{a: a, st: st, fc: fc}
 		var items []field
 		if wi.InPos.IsValid() {
-			items = ev.fields(wi.Items)
+			for _, it := range ev.fields(wi.Items) {
+				items = append(items, globField(st.cwd, it)...)
+			}
 		} else {
 			items = st.args
 		}
@@ -171,6 +175,37 @@ func (a *analyzer) forClause(st *state, fc *fileCtx, c *syntax.ForClause) {
 	body := st.fork()
 	a.stmts(body, fc, c.Do)
 	st.merge(body, st.fork())
+}
+
+// globField expands an unquoted literal word with glob characters against
+// the files on disk, as the shell does (no match: the word stays).
+func globField(cwd string, f field) []field {
+	if !f.known || f.quoted || !strings.ContainsAny(f.s, "*?[") {
+		return []field{f}
+	}
+	pat := f.s
+	if !filepath.IsAbs(pat) {
+		if cwd == "" {
+			return []field{f}
+		}
+		pat = filepath.Join(cwd, pat)
+	}
+	matches, err := filepath.Glob(pat)
+	if err != nil || len(matches) == 0 {
+		return []field{f}
+	}
+	out := make([]field, 0, len(matches))
+	for _, m := range matches {
+		if !filepath.IsAbs(f.s) {
+			if rel, err := filepath.Rel(cwd, m); err == nil {
+				m = rel
+			}
+		}
+		g := f
+		g.s, g.v = m, lit(m)
+		out = append(out, g)
+	}
+	return out
 }
 
 func (a *analyzer) caseClause(st *state, fc *fileCtx, c *syntax.CaseClause) {
