@@ -17,7 +17,7 @@ func newExplainCmd(a *app) *cobra.Command {
 	var vars []string
 	var pid int
 	c := &cobra.Command{
-		Use:   "explain --pid PID NAME… | explain SPEC[:NAME] NAME…",
+		Use:   "explain --pid PID NAME[=VALUE]… | explain SPEC[:NAME] NAME…",
 		Short: "show a variable on every process from the launch root down to the worker",
 		Long: `explain shows, for each NAME, its state in the environ of every process from the
 launch root down to the worker, the root's ancestors above it and any other
@@ -25,12 +25,17 @@ descendant: unset, empty, or set (as a keyed digest; the value only with
 --show-values), and marks where it changes from the parent.
 
 With SPEC it explains the recorded launch of the spec's launch name and shows the value
-the spec intends (as a digest). With --pid it starts at PID and takes the deepest
-descendant as the worker.
+the launch intends (the spec's env and run --set, as a digest). With --pid it starts at
+PID and takes the deepest descendant as the worker; NAME=VALUE gives the intended value
+there (compared as a digest, never printed).
+
+For a name with an intended value, explain answers the crash-fix question directly:
+which process, from the launch root down to the worker, first differs from it.
 
 An environ is the block a process was exec'd with, frozen at that exec: a shell's later
 export or unset never shows there. A wrapper's environ is no evidence for the worker.`,
 		Example: `  childproof explain --pid 2800 MOCK_LLM_KEY
+  childproof explain --pid 2800 HF_HUB_ENABLE_HF_TRANSFER=0
   childproof explain examples/03-dispatch-resource-env/childproof.hcl:resource-env-fixed HF_HUB_ENABLE_HF_TRANSFER`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
@@ -83,15 +88,43 @@ func (a *app) explain(ctx context.Context, pid int, vars, args []string) error {
 		title = l.Name
 	} else if _, err := launcher.TakeFingerprint(v.Proc, pid); err != nil {
 		return exitf(exitExited, "no such process: %v", err)
+	} else {
+		// NAME=VALUE asks where the chain first differs from VALUE
+		// (compared as a digest; the value is never printed).
+		names = make([]string, len(args))
+		for i, arg := range args {
+			n, val, ok := strings.Cut(arg, "=")
+			if ok {
+				if n == "" {
+					return exitf(exitUsage, "explain: %q: want NAME or NAME=VALUE", arg)
+				}
+				intended[n] = st.Digest(n, val)
+			}
+			names[i] = n
+		}
 	}
 	rows := v.Explain(root, worker, names)
 	if a.format == "json" {
+		// first_differs answers, for each name with an intended value,
+		// which process from the root down to the worker first lacks it
+		// (null: none does).
+		first := map[string]*launcher.ExplainRow{}
+		for i, n := range names {
+			if d, ok := intended[n]; ok {
+				if r, found := launcher.FirstDiffer(rows, i, d); found {
+					first[n] = &r
+				} else {
+					first[n] = nil
+				}
+			}
+		}
 		out := struct {
-			Launch    string                `json:"launch"`
-			Intended  map[string]string     `json:"intended"`
-			Processes []launcher.ExplainRow `json:"processes"`
-			Note      string                `json:"note"`
-		}{title, intended, rows, launcher.FrozenNote}
+			Launch       string                          `json:"launch"`
+			Intended     map[string]string               `json:"intended"`
+			FirstDiffers map[string]*launcher.ExplainRow `json:"first_differs"`
+			Processes    []launcher.ExplainRow           `json:"processes"`
+			Note         string                          `json:"note"`
+		}{title, intended, first, rows, launcher.FrozenNote}
 		enc := json.NewEncoder(a.stdout)
 		enc.SetIndent("", "  ")
 		return enc.Encode(out)
@@ -130,6 +163,13 @@ func writeExplain(w io.Writer, title string, names []string, intended map[string
 				argv = argv[:60] + "…"
 			}
 			fmt.Fprintf(w, "  %-10s pid %-7d %-16s %-36s %s%s\n", r.Role, r.Pid, r.Comm, state, argv, mark)
+		}
+		if d, ok := intended[n]; ok {
+			if r, found := launcher.FirstDiffer(rows, i, d); found {
+				fmt.Fprintf(w, "  answer:  %s first differs from the intended value at pid %d (%s, %s)\n", n, r.Pid, r.Role, r.Comm)
+			} else {
+				fmt.Fprintf(w, "  answer:  %s has the intended value on every process from the root to the worker\n", n)
+			}
 		}
 	}
 	fmt.Fprintf(w, "note: %s\n", launcher.FrozenNote)
