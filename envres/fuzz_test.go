@@ -50,39 +50,22 @@ var inlineSeeds = []string{
 	"#!/bin/bash\necho ${!x} ${x:1:2} ${x/a/b} ${#x} $((1+2)) \"${@:2}\"\n",
 }
 
-// fuzzDir is one directory per fuzz worker, rewritten for every input:
-// a fresh TempDir per input makes the fuzzer crawl.
-var fuzzDir dirOnce
-
-type dirOnce struct {
-	mu  sync.Mutex
-	dir string
-}
-
-func (d *dirOnce) get(t *testing.T) string {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	if d.dir == "" {
-		dir, err := os.MkdirTemp("", "envres-fuzz-")
-		if err != nil {
-			t.Fatal(err)
-		}
-		d.dir = dir
-	}
-	return d.dir
-}
-
 // FuzzLint checks that no input panics the analyzer and that every
 // finding names a rule and a position inside the input.
 func FuzzLint(f *testing.F) {
 	for _, s := range append(acceptanceSeeds(f), inlineSeeds...) {
 		f.Add(s, ".env body\nAPI_MODE=prod\n")
 	}
+	// One directory per fuzz process, rewritten for every input: a fresh
+	// TempDir per input makes the fuzzer crawl. Inputs run one at a time.
+	dir := f.TempDir()
+	var mu sync.Mutex
 	f.Fuzz(func(t *testing.T, script, envFile string) {
 		if len(script) > 1<<16 || len(envFile) > 1<<14 {
 			return
 		}
-		dir := fuzzDir.get(t)
+		mu.Lock()
+		defer mu.Unlock()
 		if err := os.WriteFile(filepath.Join(dir, "run.sh"), []byte(script), 0o755); err != nil {
 			t.Fatal(err)
 		}
