@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/netip"
 	"os"
+	"sync/atomic"
 	"syscall"
 
 	"golang.org/x/sys/unix"
@@ -48,7 +49,8 @@ func Listeners(port uint16) ([]Listener, error) {
 	return out, nil
 }
 
-var seq uint32
+// seq numbers requests; Listeners may run concurrently (parallel tests).
+var seq atomic.Uint32
 
 func request(fam uint8, port uint16) []byte {
 	var bc []byte
@@ -65,11 +67,10 @@ func request(fam uint8, port uint16) []byte {
 	}
 	total := sizeofNlmsghdr + sizeofReqV2 + attrLen
 	b := make([]byte, total)
-	seq++
 	binary.NativeEndian.PutUint32(b[0:], uint32(total))
 	binary.NativeEndian.PutUint16(b[4:], unix.SOCK_DIAG_BY_FAMILY)
 	binary.NativeEndian.PutUint16(b[6:], unix.NLM_F_REQUEST|unix.NLM_F_DUMP)
-	binary.NativeEndian.PutUint32(b[8:], seq)
+	binary.NativeEndian.PutUint32(b[8:], seq.Add(1))
 	r := b[sizeofNlmsghdr:]
 	r[0] = fam
 	r[1] = unix.IPPROTO_TCP
