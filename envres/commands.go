@@ -305,7 +305,7 @@ loop:
 	}
 	base := filepath.Base(name)
 	if shells[base] {
-		a.shellCall(st, cst, fc, fs, mode, nohup)
+		a.shellCall(st, cst, fc, s, fs, mode, nohup)
 		a.fixLaunch(st, startSite)
 		return
 	}
@@ -692,7 +692,7 @@ loop:
 
 // shellCall handles bash/sh/… with their options: -l, -i, -c STRING, or a
 // script file.
-func (a *analyzer) shellCall(st, cst *state, fc *fileCtx, fs []field, mode callMode, nohup bool) {
+func (a *analyzer) shellCall(st, cst *state, fc *fileCtx, s *syntax.Stmt, fs []field, mode callMode, nohup bool) {
 	login, inter, cmdMode, allexp := false, false, false, false
 	i := 1
 	for i < len(fs) && fs[i].known {
@@ -754,6 +754,16 @@ func (a *analyzer) shellCall(st, cst *state, fc *fileCtx, fs []field, mode callM
 		return
 	}
 	if len(rest) == 0 {
+		// bash <<'EOF' … EOF: the here-document is the script.
+		if hd := heredoc(s); hd != nil {
+			ev := &evaluator{a: a, st: st, fc: fc}
+			body := ev.word(hd)
+			if body.known {
+				body.word = nil // positions: the body starts a line
+				a.runEmbedded(st, cst, fc, body, nil, mode, nohup, allexp)
+				return
+			}
+		}
 		a.external(st, cst, fc, fs, mode, nohup)
 		return
 	}
@@ -769,6 +779,19 @@ func (a *analyzer) shellCall(st, cst *state, fc *fileCtx, fs []field, mode callM
 		return
 	}
 	a.runChild(st, cst, fc, fs[0].pos, abs, rest[0].s, nil, rest[1:], mode, nohup, allexp)
+}
+
+// heredoc returns the here-document a statement feeds to stdin, if any.
+func heredoc(s *syntax.Stmt) *syntax.Word {
+	if s == nil {
+		return nil
+	}
+	for _, r := range s.Redirs {
+		if (r.Op == syntax.Hdoc || r.Op == syntax.DashHdoc) && r.Hdoc != nil && len(r.Hdoc.Parts) > 0 {
+			return r.Hdoc
+		}
+	}
+	return nil
 }
 
 // childSrc is an embedded script (bash -c STRING).
