@@ -1,0 +1,192 @@
+package library_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/childproof/childproof/launcher"
+	"github.com/childproof/childproof/launcher/launchertest"
+	"github.com/childproof/childproof/schema"
+)
+
+// mockLLM is the example server, built once for the whole test binary.
+var mockLLM string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "childproof-library-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	mockLLM = filepath.Join(dir, "mock-llm")
+	build := exec.Command("go", "build", "-o", mockLLM, "../mock-llm")
+	if out, err := build.CombinedOutput(); err != nil {
+		fmt.Fprintf(os.Stderr, "build examples/mock-llm: %v\n%s", err, out)
+		os.RemoveAll(dir)
+		os.Exit(1)
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+// mockSpec is a launch spec built in Go, without HCL: mock-llm on port,
+// with its key, proven on the worker and ready when /healthz answers.
+func mockSpec(port int, key string) *schema.Launch {
+	return &schema.Launch{
+		Name:    "mock-llm",
+		Command: []string{mockLLM, "--addr", fmt.Sprintf("127.0.0.1:%d", port)},
+		Env:     map[string]string{"MOCK_LLM_KEY": key},
+		Require: []string{"MOCK_LLM_KEY"},
+		Worker:  schema.Worker{Comm: "mock-llm"},
+		Ports:   []schema.Port{{Name: "http", Number: port}},
+		Ready:   schema.Ready{HTTP: "/healthz", Timeout: 10 * time.Second},
+	}
+}
+
+func freePort() int {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		panic(err)
+	}
+	defer ln.Close()
+	return ln.Addr().(*net.TCPAddr).Port
+}
+
+// Start mock-llm through the library, check it, stop it.
+func Example() {
+	ctx := context.Background()
+	stateDir, _ := os.MkdirTemp("", "childproof-example-")
+	defer os.RemoveAll(stateDir)
+	port := freePort()
+
+	la, err := launcher.Start(ctx, mockSpec(port, "example-key"), launcher.Options{StateDir: stateDir})
+	if err != nil {
+		// An *launcher.Error: Code is the CLI's exit code, Report the evidence.
+		fmt.Println("launch failed:", err)
+		return
+	}
+	defer la.Stop(ctx) // a no-op once stopped
+
+	fmt.Println("verified on the worker:", la.Report.Verified)
+	for _, e := range la.Report.Env {
+		fmt.Printf("  %s present=%t matches=%t\n", e.Name, e.Present, e.Matches)
+	}
+	fmt.Println("  port owned by the worker:", la.Report.Port.Owned && la.Report.Port.OwnerPid == la.Pid())
+
+	resp, err := http.Post(fmt.Sprintf("http://127.0.0.1:%d/v1/complete", port), "application/json", strings.NewReader("{}"))
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	fmt.Println("complete:", resp.StatusCode, strings.TrimSpace(string(body)))
+
+	// Stop signals the launched process group (never this process) and
+	// returns once the worker is reaped.
+	la.Stop(ctx)
+	select {
+	case <-la.Done():
+		fmt.Println("stopped, exit code", la.ExitCode())
+	default:
+		fmt.Println("still running")
+	}
+	// Output:
+	// verified on the worker: true
+	//   MOCK_LLM_KEY present=true matches=true
+	//   port owned by the worker: true
+	// complete: 200 {"model":"mock","text":"hello from mock-llm"}
+	// stopped, exit code 0
+}
+
+// TestMockLLM is what a test suite writes with launchertest: one call,
+// cleanup included, safe under t.Parallel and -count=N.
+func TestMockLLM(t *testing.T) {
+	t.Parallel()
+	port := launchertest.FreePort(t)
+	la := launchertest.Start(t, mockSpec(port, "test-key"), launcher.Options{})
+
+	resp, err := http.Get(fmt.Sprintf("http://127.0.0.1:%d/healthz", port))
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("/healthz: %s", resp.Status)
+	}
+	// Re-verify at any time: the worker's own environ, fds and socket table.
+	if _, err := la.Verify(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestMockLLMFromSpec starts the server from an HCL spec file.
+func TestMockLLMFromSpec(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	spec := filepath.Join(dir, "childproof.hcl")
+	err := os.WriteFile(spec, []byte(`
+variable "port" {
+  default = 18081
+}
+launch "mock-llm" {
+  command = ["`+mockLLM+`", "--addr", "127.0.0.1:${var.port}"]
+  env = {
+    MOCK_LLM_KEY = "spec-key"
+  }
+  require = ["MOCK_LLM_KEY"]
+  worker {
+    comm = "mock-llm"
+  }
+  port "http" {
+    number = var.port
+  }
+  ready {
+    http = "/healthz"
+  }
+}
+`), 0o644)
+	if err != nil {
+		t.Fatal(err)
+	}
+	port := launchertest.FreePort(t)
+	la := launchertest.StartFile(t, spec, "mock-llm", map[string]string{"port": fmt.Sprint(port)}, launcher.Options{})
+	if got := la.Report.Port.Number; got != port {
+		t.Errorf("port %d, want %d", got, port)
+	}
+}
+
+// TestMockLLMWithoutKey: a worker that dies before it is ready is exit 5
+// at once, with its exit status and the last lines it printed.
+func TestMockLLMWithoutKey(t *testing.T) {
+	t.Parallel()
+	port := launchertest.FreePort(t)
+	l := mockSpec(port, "")
+	l.Env = nil
+	l.Inherit = []string{} // nothing from the caller: no key
+	start := time.Now()
+	_, err := launcher.Start(context.Background(), l, launcher.Options{StateDir: t.TempDir()})
+	var e *launcher.Error
+	if !errors.As(err, &e) || e.Code != launcher.CodeExited {
+		t.Fatalf("got %v, want exit 5", err)
+	}
+	for _, want := range []string{"exit status 1", "LLM_PROVIDER_NOT_CONFIGURED: MOCK_LLM_KEY missing"} {
+		if !strings.Contains(e.Error(), want) {
+			t.Errorf("the error does not say %q: %v", want, e)
+		}
+	}
+	if d := time.Since(start); d > 5*time.Second {
+		t.Errorf("took %s: an early exit is reported at once, not after a time-out", d)
+	}
+}
