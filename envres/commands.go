@@ -68,12 +68,19 @@ func (a *analyzer) assign(st *state, fc *fileCtx, name string, v value, exportNo
 	}
 	if appendOp {
 		switch {
+		case v.k == vLit && v.s == "" && old.v.k != vUnset:
+			v = old.v // X+= appends nothing
 		case old.v.k == vLit && v.k == vLit && len(old.v.s)+len(v.s) <= maxValueLen:
 			v = lit(old.v.s + v.s)
 		case old.v.k == vUnset:
 		default:
 			v = unknownValue
 		}
+	}
+	if p := a.prot[name]; p != nil && p.known && v.k == vLit && v.s == p.value {
+		// The override's own value: the same abstract value as the
+		// caller's, so that paths that re-assign it merge cleanly.
+		v = value{k: vOrig, s: name}
 	}
 	ns := varState{v: v, exp: old.exp}
 	if exportNow || st.allexport {

@@ -104,13 +104,32 @@ func (e *evaluator) word(w *syntax.Word) field {
 		if dq, ok := p.(*syntax.DblQuoted); ok && len(dq.Parts) == 1 {
 			p = dq.Parts[0]
 		}
-		if pe, ok := p.(*syntax.ParamExp); ok && simpleParam(pe) {
+		if pe, ok := p.(*syntax.ParamExp); ok && (simpleParam(pe) || e.keepsOwnValue(pe)) {
 			if vs, ok := e.st.get(pe.Param.Value); ok && vs.v.k == vOrig {
 				f.v = vs.v
 			}
 		}
 	}
 	return f
+}
+
+// keepsOwnValue reports whether ${X:-d}, ${X:=d} or ${X:?m} yields X's own
+// value: X is a protected variable the launcher sets to a non-empty value.
+func (e *evaluator) keepsOwnValue(pe *syntax.ParamExp) bool {
+	if pe.Param == nil || pe.Exp == nil || pe.Length || pe.Excl || pe.Index != nil || pe.Slice != nil || pe.Repl != nil || pe.NestedParam != nil {
+		return false
+	}
+	switch pe.Exp.Op {
+	case syntax.DefaultUnset, syntax.DefaultUnsetOrNull, syntax.AssignUnset, syntax.AssignUnsetOrNull, syntax.ErrorUnset, syntax.ErrorUnsetOrNull:
+	default:
+		return false
+	}
+	vs, ok := e.st.get(pe.Param.Value)
+	if !ok || vs.v.k != vOrig {
+		return false
+	}
+	p := e.a.prot[vs.v.s]
+	return p != nil && !(p.known && p.value == "")
 }
 
 func simpleParam(pe *syntax.ParamExp) bool {

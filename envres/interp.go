@@ -75,6 +75,12 @@ func (a *analyzer) cmd(st *state, fc *fileCtx, s *syntax.Stmt, mode callMode) {
 			if st.dead || st.returning {
 				return
 			}
+			if ok, known := a.condStatus(st, fc, c.X); known {
+				if ok == (c.Op == syntax.AndStmt) {
+					a.stmt(st, fc, c.Y)
+				}
+				return
+			}
 			y := st.fork()
 			a.stmt(y, fc, c.Y)
 			st.merge(y, st.fork())
@@ -107,10 +113,121 @@ func (a *analyzer) cmd(st *state, fc *fileCtx, s *syntax.Stmt, mode callMode) {
 	}
 }
 
+// condStatus reports the exit status of a condition when it is known
+// statically: true, false, :, and [ / test / [[ ]] with -n, -z, = and !=
+// over known words. A protected variable the launcher sets to a non-empty
+// value is non-empty ([ -z "$X" ] && export X=… does not run).
+func (a *analyzer) condStatus(st *state, fc *fileCtx, s *syntax.Stmt) (ok, known bool) {
+	if s.Background || len(s.Redirs) > 0 {
+		return false, false
+	}
+	ok, known = a.condCmd(st, fc, s.Cmd)
+	if s.Negated {
+		ok = !ok
+	}
+	return ok, known
+}
+
+func (a *analyzer) condCmd(st *state, fc *fileCtx, cmd syntax.Command) (ok, known bool) {
+	ev := &evaluator{a: a, st: st, fc: fc}
+	// operand evaluates a test operand: its string, and whether it is
+	// known to be empty or not.
+	type operand struct {
+		s        string
+		known    bool
+		nonEmpty bool // known non-empty even when the string is not known
+	}
+	eval := func(w *syntax.Word) operand {
+		f := ev.word(w)
+		o := operand{s: f.s, known: f.known, nonEmpty: f.known && f.s != ""}
+		if f.v.k == vOrig && len(w.Parts) == 1 {
+			if p := a.prot[f.v.s]; p != nil && p.known {
+				// Compared only, never shown.
+				o.s, o.known, o.nonEmpty = p.value, true, p.value != ""
+			} else if p != nil && !p.known {
+				o.nonEmpty = true
+			}
+		}
+		return o
+	}
+	test := func(args []*syntax.Word) (bool, bool) {
+		switch len(args) {
+		case 1:
+			o := eval(args[0])
+			if o.known || o.nonEmpty {
+				return o.nonEmpty, true
+			}
+		case 2:
+			op := args[0].Lit()
+			o := eval(args[1])
+			if op != "-n" && op != "-z" || !o.known && !o.nonEmpty {
+				return false, false
+			}
+			return o.nonEmpty == (op == "-n"), true
+		case 3:
+			op := args[1].Lit()
+			if op != "=" && op != "==" && op != "!=" {
+				return false, false
+			}
+			x, y := eval(args[0]), eval(args[2])
+			if !x.known || !y.known {
+				return false, false
+			}
+			return (x.s == y.s) == (op != "!="), true
+		}
+		return false, false
+	}
+	switch c := cmd.(type) {
+	case *syntax.CallExpr:
+		if len(c.Assigns) > 0 || len(c.Args) == 0 {
+			return false, false
+		}
+		switch c.Args[0].Lit() {
+		case "true", ":":
+			return len(c.Args) == 1, len(c.Args) == 1
+		case "false":
+			return false, len(c.Args) == 1
+		case "test":
+			return test(c.Args[1:])
+		case "[":
+			if n := len(c.Args); n >= 2 && c.Args[n-1].Lit() == "]" {
+				return test(c.Args[1 : n-1])
+			}
+		}
+	case *syntax.TestClause:
+		switch x := c.X.(type) {
+		case *syntax.Word:
+			return test([]*syntax.Word{x})
+		case *syntax.UnaryTest:
+			w, isWord := x.X.(*syntax.Word)
+			if !isWord || x.Op != syntax.TsNempStr && x.Op != syntax.TsEmpStr {
+				return false, false
+			}
+			op := &syntax.Word{Parts: []syntax.WordPart{&syntax.Lit{Value: x.Op.String()}}}
+			return test([]*syntax.Word{op, w})
+		}
+	}
+	return false, false
+}
+
 func (a *analyzer) ifClause(st *state, fc *fileCtx, c *syntax.IfClause) {
 	a.stmts(st, fc, c.Cond)
 	if st.dead || st.returning {
 		return
+	}
+	if len(c.Cond) == 1 {
+		if ok, known := a.condStatus(st, fc, c.Cond[0]); known {
+			switch {
+			case ok:
+				a.stmts(st, fc, c.Then)
+			case c.Else == nil:
+			case !c.Else.ThenPos.IsValid():
+				a.stmts(st, fc, c.Else.Then)
+			default:
+				a.ifClause(st, fc, c.Else)
+			}
+			return
+		}
 	}
 	th := st.fork()
 	a.stmts(th, fc, c.Then)

@@ -1,0 +1,107 @@
+package envres
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"math/rand"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// diffStmts are straight-line statements whose effect on X bash decides
+// deterministically; the analysis must agree with bash on whether the
+// worker (printenv) gets X=ovr.
+var diffStmts = []string{
+	"export X=ovr", "export X=other", "X=other", "X=ovr", "unset X", "export -n X", "export X",
+	"set -a", "set +a", "set -o allexport", "set +o allexport",
+	". ./a.env", ". ./b.env", ". ./c.env", "source ./a.env",
+	"S=$X", "X=$S", "export X=\"$S\"", "T=$S",
+	"( export X=other )", "( unset X )", "f", "g", "h",
+	": \"${X:=dflt}\"", "export $(cat a.env | xargs)", "eval \"$(cat a.env)\"", "eval \"$(cat b.env)\"",
+	"env X=other true", "X=other true", "{ export X=ovr; }", "declare -x X=other", "declare +x X",
+	"export X+=", "local_f", "export X+=x", "readonly R=1", "typeset -x X=ovr", "declare X=other",
+	"bash -c 'export X=other'", "X=other bash -c true", "while read -r l; do export \"$l\"; done < a.env",
+	"source <(cat a.env)", "[ -n \"$X\" ] && export X=ovr", "true || export X=other", "false && unset X",
+	"if true; then export X=ovr; fi", "for v in 1 2; do export X=ovr; done", ". ./d.sh", "set -- a b", "shift",
+	"X=${X:-dflt}", "export X=${X}", "unset -v X", "unset -f X", "set -xa", "set +x", "[ -z \"$X\" ] && export X=other", "[ \"$X\" = ovr ] || export X=other", "test -n \"$X\" || unset X",
+}
+
+const diffPrelude = `f() { export X=other; }
+g() { . ./a.env; }
+h() { export X=ovr; }
+local_f() { local X=other; }
+`
+
+func TestDifferentialBash(t *testing.T) {
+	bash, err := exec.LookPath("bash")
+	if err != nil {
+		t.Skip("bash not installed")
+	}
+	dir := t.TempDir()
+	files := map[string]string{"a.env": "X=fromfile\nY=1\n", "b.env": "Y=2\n", "c.env": "export X=ovr\n",
+		"d.sh": "if true; then\n  export X=ovr\nfi\n"}
+	for n, b := range files {
+		if err := os.WriteFile(filepath.Join(dir, n), []byte(b), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	r := rand.New(rand.NewSource(7))
+	n := 400
+	if s := os.Getenv("ENVRES_DIFF_N"); s != "" {
+		fmt.Sscan(s, &n)
+	}
+	if testing.Short() {
+		n = 50
+	}
+	for i := 0; i < n; i++ {
+		var b strings.Builder
+		b.WriteString("#!/bin/bash\n" + diffPrelude)
+		k := 1 + r.Intn(6)
+		for j := 0; j < k; j++ {
+			b.WriteString(diffStmts[r.Intn(len(diffStmts))] + "\n")
+		}
+		b.WriteString("exec printenv\n")
+		script := b.String()
+		if err := os.WriteFile(filepath.Join(dir, "run.sh"), []byte(script), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		cmd := exec.Command(bash, "--noprofile", "--norc", "run.sh")
+		cmd.Dir = dir
+		cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "X=ovr"}
+		out, err := cmd.Output()
+		if err != nil {
+			t.Fatalf("bash: %v\n%s", err, script)
+		}
+		got := "absent"
+		for _, l := range bytes.Split(out, []byte("\n")) {
+			if v, ok := bytes.CutPrefix(l, []byte("X=")); ok {
+				got = "X=" + string(v)
+			}
+		}
+		res, err := Lint(context.Background(), Config{Dir: dir, Scripts: []string{"run.sh"},
+			Overrides: []Override{{Name: "X", Value: "ovr", Known: true}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var rules []string
+		for _, f := range res.Findings {
+			switch f.Rule {
+			case "env-file-clobber", "assign-clobber", "unset-protected":
+				rules = append(rules, fmt.Sprintf("%s@%d", f.Rule, f.Line))
+			}
+		}
+		// A condition over a value the analysis does not know is walked
+		// both ways: there, only a missed change is an error.
+		conditional := strings.Contains(script, "[ ") || strings.Contains(script, "test ")
+		switch {
+		case got != "X=ovr" && len(rules) == 0:
+			t.Errorf("bash gives the worker %s, the lint says nothing:\n%s", got, script)
+		case got == "X=ovr" && len(rules) > 0 && !conditional:
+			t.Errorf("bash gives the worker X=ovr, the lint says %v:\n%s", rules, script)
+		}
+	}
+}
