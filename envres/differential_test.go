@@ -27,13 +27,16 @@ var diffStmts = []string{
 	"bash -c 'export X=other'", "X=other bash -c true", "while read -r l; do export \"$l\"; done < a.env",
 	"source <(cat a.env)", "[ -n \"$X\" ] && export X=ovr", "true || export X=other", "false && unset X",
 	"if true; then export X=ovr; fi", "for v in 1 2; do export X=ovr; done", ". ./d.sh", "set -- a b", "shift",
-	"X=${X:-dflt}", "export X=${X}", "unset -v X", "unset -f X", "set -xa", "set +x", "[ -z \"$X\" ] && export X=other", "[ \"$X\" = ovr ] || export X=other", "test -n \"$X\" || unset X",
+	"X=${X:-dflt}", "export X=${X}", "unset -v X", "unset -f X", "set -xa", "set +x", "[ -z \"$X\" ] && export X=other", "exec bash ./child1.sh", "exec bash ./child2.sh", "exec ./child2.sh",
+	"exec env -u X printenv", "exec env X=ovr printenv", "exec env X=other printenv", ". ./lib.sh", "r", "sh -c 'unset X'",
+	"exec bash -c 'set -a; . ./a.env; exec printenv'", "cd sub && . ./e.env; cd ..", "[ \"$X\" = ovr ] || export X=other", "test -n \"$X\" || unset X",
 }
 
 const diffPrelude = `f() { export X=other; }
 g() { . ./a.env; }
 h() { export X=ovr; }
 local_f() { local X=other; }
+r() { return; export X=other; }
 `
 
 func TestDifferentialBash(t *testing.T) {
@@ -43,9 +46,13 @@ func TestDifferentialBash(t *testing.T) {
 	}
 	dir := t.TempDir()
 	files := map[string]string{"a.env": "X=fromfile\nY=1\n", "b.env": "Y=2\n", "c.env": "export X=ovr\n",
-		"d.sh": "if true; then\n  export X=ovr\nfi\n"}
+		"d.sh": "if true; then\n  export X=ovr\nfi\n", "child1.sh": "#!/bin/bash\nexport X=other\nexec printenv\n",
+		"child2.sh": "#!/bin/bash\nexec printenv\n", "lib.sh": "if true; then export X=other; fi\n", "sub/e.env": "X=sub\n"}
+	if err := os.MkdirAll(filepath.Join(dir, "sub"), 0o755); err != nil {
+		t.Fatal(err)
+	}
 	for n, b := range files {
-		if err := os.WriteFile(filepath.Join(dir, n), []byte(b), 0o644); err != nil {
+		if err := os.WriteFile(filepath.Join(dir, n), []byte(b), 0o755); err != nil {
 			t.Fatal(err)
 		}
 	}
