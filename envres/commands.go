@@ -211,6 +211,14 @@ func (a *analyzer) command(st *state, fc *fileCtx, s *syntax.Stmt, fs []field, m
 		}
 	}
 	nohup := false
+	forked := false // setsid -f: the launch goes to the background
+	defer func() {
+		if forked && st.launched != nil {
+			st.launched.forked = true
+			st.bg = append(st.bg[:len(st.bg):len(st.bg)], *st.launched)
+			st.launched = nil
+		}
+	}()
 	first := true
 	startSite := site{}
 	if len(fs) > 0 {
@@ -261,7 +269,21 @@ loop:
 		case "nohup":
 			nohup = true
 			fs = fs[1:]
-		case "setsid", "nice", "ionice", "stdbuf", "taskset", "chrt", "timeout", "time", "unbuffer", "chronic",
+		case "setsid":
+			// setsid -f/--fork returns at once: a background launch.
+			for _, o := range fs[1:] {
+				if !o.known || !strings.HasPrefix(o.s, "-") {
+					break
+				}
+				if o.s == "-f" || o.s == "--fork" || strings.HasPrefix(o.s, "-") && !strings.HasPrefix(o.s, "--") && strings.Contains(o.s, "f") {
+					if mode == callNormal {
+						mode = callBackground
+						forked = true
+					}
+				}
+			}
+			fs = stripWrapper("setsid", fs)
+		case "nice", "ionice", "stdbuf", "taskset", "chrt", "timeout", "time", "unbuffer", "chronic",
 			"numactl", "flock", "caffeinate", "xvfb-run", "prlimit", "systemd-inhibit", "dumb-init", "tini", "catchsegv", "strace", "ltrace", "gdbserver", "valgrind", "authbind", "cgexec", "firejail":
 			fs = stripWrapper(filepath.Base(name), fs)
 		case "env":

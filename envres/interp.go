@@ -398,6 +398,9 @@ func (a *analyzer) endBg(st *state) {
 		if b.nohup {
 			msg = "the worker is started with nohup … & and not waited for: the launcher returns before it is up and nobody supervises it"
 		}
+		if b.forked {
+			msg = "the worker is started with setsid -f, which returns at once: the launcher returns before it is up and nobody supervises it"
+		}
 		a.report(BackgroundLaunch, b.site, msg)
 	}
 	st.bg = nil

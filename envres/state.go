@@ -186,8 +186,9 @@ type state struct {
 }
 
 type bgLaunch struct {
-	site  site
-	nohup bool
+	site   site
+	nohup  bool
+	forked bool // setsid -f
 }
 
 // cmdRef is an external command, for the all-interfaces check.
