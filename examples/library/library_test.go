@@ -190,3 +190,35 @@ func TestMockLLMWithoutKey(t *testing.T) {
 		t.Errorf("took %s: an early exit is reported at once, not after a time-out", d)
 	}
 }
+
+// TestExample runs Example on every -count iteration (go test runs
+// examples once) and checks its output. It is not parallel: it owns
+// os.Stdout while it runs.
+func TestExample(t *testing.T) {
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stdout := os.Stdout
+	os.Stdout = w
+	done := make(chan []byte)
+	go func() {
+		b, _ := io.ReadAll(r)
+		done <- b
+	}()
+	func() {
+		defer func() { os.Stdout = stdout }()
+		Example()
+	}()
+	w.Close()
+	got := string(<-done)
+	want := `verified on the worker: true
+  MOCK_LLM_KEY present=true matches=true
+  port owned by the worker: true
+complete: 200 {"model":"mock","text":"hello from mock-llm"}
+stopped, exit code 0
+`
+	if got != want {
+		t.Errorf("Example printed:\n%s\nwant:\n%s", got, want)
+	}
+}

@@ -7,6 +7,7 @@ import (
 	"net"
 	"os"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -75,16 +76,33 @@ func StartFile(tb testing.TB, path, name string, vars map[string]string, opts la
 }
 
 // FreePort returns a TCP port on 127.0.0.1 that nothing listens on right
-// now (the kernel's choice for port 0).
+// now (the kernel's choice for port 0), and never the same port twice in
+// one test binary: the kernel readily hands a port it just freed to the
+// next caller, and parallel tests would then collide on it.
 func FreePort(tb testing.TB) int {
 	tb.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		tb.Fatalf("launchertest: free port: %v", err)
+	portsMu.Lock()
+	defer portsMu.Unlock()
+	for range 1000 {
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			tb.Fatalf("launchertest: free port: %v", err)
+		}
+		port := ln.Addr().(*net.TCPAddr).Port
+		ln.Close()
+		if !ports[port] {
+			ports[port] = true
+			return port
+		}
 	}
-	defer ln.Close()
-	return ln.Addr().(*net.TCPAddr).Port
+	tb.Fatalf("launchertest: free port: every port the kernel offered was handed out already")
+	return 0
 }
+
+var (
+	portsMu sync.Mutex
+	ports   = map[int]bool{}
+)
 
 // failure describes a failed launch for a test log.
 func failure(name string, err error) string {
