@@ -5,7 +5,7 @@ BIN     := bin/childproof
 SHARED  ?= ../shared
 FUZZTIME ?= 60s
 
-.PHONY: all build test unit vet fmtcheck acceptance demo bench fuzz fuzz-ci clean
+.PHONY: all build test unit library vet fmtcheck acceptance demo bench fuzz fuzz-ci clean
 
 all: build
 
@@ -28,7 +28,12 @@ acceptance: build
 		python3 $(SHARED)/acceptance/run-lint.py ./$(BIN) $(SHARED)/acceptance/lint; \
 	else echo "acceptance: $(SHARED)/acceptance not found, skipped"; fi
 
-test: vet fmtcheck unit acceptance fuzz-ci
+# The library example (a real server through package launcher) must not
+# flake: twenty times under the race detector, tests in parallel.
+library:
+	$(GO) test -race -count=20 ./examples/library ./launcher/launchertest
+
+test: vet fmtcheck unit library acceptance fuzz-ci
 
 # Each fuzz target briefly (about 10 s each in CI; set FUZZTIME for longer runs with `make fuzz`).
 FUZZ_TARGETS = $(shell grep -rl --include='*_test.go' '^func Fuzz' . | xargs -n1 dirname | sort -u)
