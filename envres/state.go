@@ -1,9 +1,5 @@
 package envres
 
-import (
-	"sort"
-)
-
 // vkind is the kind of an abstract value.
 type vkind uint8
 
@@ -293,18 +289,14 @@ func (s *state) merge(branches ...*state) {
 	}
 	first := alive[0]
 	// Variables: the keys written in any branch's top layer.
+	// (The order does not matter: each key is joined on its own.)
 	keys := map[string]struct{}{}
 	for _, b := range alive {
 		for k := range b.vars.m {
 			keys[k] = struct{}{}
 		}
 	}
-	names := make([]string, 0, len(keys))
 	for k := range keys {
-		names = append(names, k)
-	}
-	sort.Strings(names)
-	for _, k := range names {
 		var acc varState
 		accSet := false
 		for _, b := range alive {
