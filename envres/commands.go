@@ -341,6 +341,7 @@ loop:
 	if strings.Contains(name, "/") {
 		abs := joinPath(cst.cwd, name)
 		if abs != "" && isShellScript(abs) {
+			a.shebangFlags(st, fc, fs[0].pos, abs)
 			a.runChild(st, cst, fc, fs[0].pos, abs, name, nil, fs[1:], mode, nohup, false)
 			a.fixLaunch(st, startSite)
 			return
@@ -355,6 +356,54 @@ loop:
 func (a *analyzer) fixLaunch(st *state, s site) {
 	if st.launched != nil && s.file != "" {
 		st.launched.site = s
+	}
+}
+
+// shebangFlags reports a script run by its path whose shebang starts a
+// login or interactive shell (#!/bin/bash -l, #!/usr/bin/env -S bash -li),
+// at the shebang, with the call in the chain.
+func (a *analyzer) shebangFlags(st *state, fc *fileCtx, callPos syntax.Pos, abs string) {
+	head, err := openHead(abs)
+	if err != nil || !bytes.HasPrefix(head, []byte("#!")) {
+		return
+	}
+	if i := bytes.IndexByte(head, '\n'); i >= 0 {
+		head = head[:i]
+	}
+	fields := strings.Fields(string(head[2:]))
+	login, inter := false, false
+	shell := ""
+	for _, f := range fields[min(1, len(fields)):] {
+		switch {
+		case f == "--login":
+			login = true
+		case strings.HasPrefix(f, "-") && !strings.HasPrefix(f, "--") && shell != "":
+			login = login || strings.ContainsRune(f, 'l')
+			inter = inter || strings.ContainsRune(f, 'i')
+		case shells[filepath.Base(f)]:
+			shell = filepath.Base(f)
+		}
+	}
+	if len(fields) > 0 && shells[filepath.Base(fields[0])] {
+		shell = filepath.Base(fields[0])
+		for _, f := range fields[1:] {
+			if strings.HasPrefix(f, "-") && !strings.HasPrefix(f, "--") {
+				login = login || strings.ContainsRune(f, 'l')
+				inter = inter || strings.ContainsRune(f, 'i')
+			}
+		}
+	}
+	if !login && !inter {
+		return
+	}
+	call := a.siteAt(st, fc, callPos)
+	s := site{file: a.display(abs), line: 1, col: 1,
+		chain: append(st.chain[:len(st.chain):len(st.chain)], ChainLink{File: call.file, Line: call.line})}
+	if login {
+		a.report(LoginShell, s, "the shebang starts "+shell+" as a login shell: profile files run before the script and may reset protected variables")
+	}
+	if inter {
+		a.report(InteractiveShell, s, "the shebang starts "+shell+" as an interactive shell: rc files run before the script and may change protected variables")
 	}
 }
 
