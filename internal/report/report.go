@@ -78,13 +78,33 @@ func sourceLine(res *envres.Result, opts Options, file string, n int) (string, b
 	return strings.TrimSuffix(string(src), "\r"), true
 }
 
+// jsonFinding is envres.Finding with every key present (contract §5):
+// variables and chain are lists, empty rather than absent.
+type jsonFinding struct {
+	Rule      string             `json:"rule"`
+	Severity  string             `json:"severity"`
+	File      string             `json:"file"`
+	Line      int                `json:"line"`
+	Column    int                `json:"column"`
+	Message   string             `json:"message"`
+	Variables []string           `json:"variables"`
+	Chain     []envres.ChainLink `json:"chain"`
+}
+
 func writeJSON(w io.Writer, res *envres.Result) error {
 	out := struct {
-		Findings []envres.Finding `json:"findings"`
-		Files    []string         `json:"files"`
-	}{res.Findings, res.Files}
-	if out.Findings == nil {
-		out.Findings = []envres.Finding{}
+		Findings []jsonFinding `json:"findings"`
+		Files    []string      `json:"files"`
+	}{Findings: []jsonFinding{}, Files: res.Files}
+	for _, f := range res.Findings {
+		jf := jsonFinding{f.Rule, f.Severity, f.File, f.Line, f.Column, f.Message, f.Variables, f.Chain}
+		if jf.Variables == nil {
+			jf.Variables = []string{}
+		}
+		if jf.Chain == nil {
+			jf.Chain = []envres.ChainLink{{File: f.File, Line: f.Line}}
+		}
+		out.Findings = append(out.Findings, jf)
 	}
 	if out.Files == nil {
 		out.Files = []string{}

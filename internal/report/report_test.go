@@ -52,6 +52,9 @@ func TestJSONShape(t *testing.T) {
 		t.Fatal(err)
 	}
 	s := sample()
+	// Every key is present: empty variables and a chain of the finding itself.
+	s.Findings[1].Variables = []string{}
+	s.Findings[1].Chain = []envres.ChainLink{{File: s.Findings[1].File, Line: 2}}
 	if d := cmp.Diff(s.Findings, res.Findings); d != "" {
 		t.Errorf("findings (-want +got):\n%s", d)
 	}
