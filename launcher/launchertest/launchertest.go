@@ -118,7 +118,7 @@ func failure(name string, err error) string {
 				fmt.Fprintf(&b, "\n  problem: %s: %s", p.Kind, p.Message)
 			}
 		}
-		if e.Report.Log != "" {
+		if e.Report.Log != "" && !strings.Contains(e.Hint, e.Report.Log) {
 			fmt.Fprintf(&b, "\n  log: %s", e.Report.Log)
 		}
 	}
