@@ -117,8 +117,10 @@ func Start(ctx context.Context, l *schema.Launch, opts Options) (*Launch, error)
 	var last *Error
 	for attempt := 1; attempt <= l.EffectiveAttempts(); attempt++ {
 		if attempt > 1 {
-			// A newcomer that still holds the port is no race: exit 4 now.
-			if err := preflight(ctx, v, st, l); err != nil {
+			// A newcomer that took the port gets a moment to let go of it
+			// (a port probe, a short-lived listener); one that still
+			// holds it then is no race: exit 4.
+			if err := preflightRetry(ctx, v, st, l); err != nil {
 				lock.Unlock()
 				return nil, err
 			}
@@ -139,7 +141,9 @@ func Start(ctx context.Context, l *schema.Launch, opts Options) (*Launch, error)
 			return nil, err
 		}
 		if e.Report != nil {
-			e.Report.Attempts = attempt
+			// A failed launch is never verified, whatever passed before
+			// the failure (the worker killed while readiness was probed).
+			e.Report.Attempts, e.Report.Verified = attempt, false
 		}
 		last = e
 		if !e.race() || ctx.Err() != nil {
@@ -153,6 +157,25 @@ func Start(ctx context.Context, l *schema.Launch, opts Options) (*Launch, error)
 // race reports whether a failure is one that attempts retry: the port was
 // grabbed meanwhile, or the worker never appeared (never a wrong environment).
 func (e *Error) race() bool { return e.Retry }
+
+// raceGrace bounds how long a retry waits for a newcomer on a declared
+// port to leave before the launch is exit 4.
+const raceGrace = time.Second
+
+// preflightRetry is the preflight of a retry: while a foreign holder is
+// on a port, it polls (10 ms) for up to raceGrace (at most the ready
+// timeout), then fails as preflight does.
+func preflightRetry(ctx context.Context, v *Verifier, st *State, l *schema.Launch) error {
+	end := time.Now().Add(min(raceGrace, l.ReadyTimeout()))
+	for {
+		err := preflight(ctx, v, st, l)
+		var e *Error
+		if err == nil || !errors.As(err, &e) || e.Code != CodeForeign || !time.Now().Before(end) || ctx.Err() != nil {
+			return err
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
 
 // preflight fails with exit 4 when a declared port is held by anything but
 // our own recorded previous instance, which it stops when on_stale = replace.
