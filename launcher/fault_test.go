@@ -1,0 +1,298 @@
+package launcher
+
+// The fault suite, library half: faults injected into real launches of the
+// test binary (the helper-process pattern). The CLI half — the supervisor
+// killed, the state dir read-only, full or corrupt, two shells at once —
+// is cmd/childproof/fault_test.go. Every process a test starts is cleaned
+// up by its pidfd or by the launch that owns it.
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// faultHelper modes run before TestMain: `fault MODE ARGS…`.
+func init() {
+	if len(os.Args) > 2 && os.Args[1] == "fault" {
+		os.Exit(faultHelper(os.Args[2], os.Args[3:]))
+	}
+}
+
+func faultHelper(mode string, args []string) int {
+	switch mode {
+	case "unready": // unready ADDR PIDFILE: listen; /healthz answers 503; the pid is written at the first probe
+		ln, err := net.Listen("tcp", args[0])
+		if err != nil {
+			fmt.Println("listen:", err)
+			return 2
+		}
+		var probes atomic.Int32
+		http.Serve(ln, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if probes.Add(1) == 1 {
+				os.WriteFile(args[1]+".tmp", []byte(strconv.Itoa(os.Getpid())), 0o644)
+				os.Rename(args[1]+".tmp", args[1])
+			}
+			w.WriteHeader(http.StatusServiceUnavailable)
+		}))
+	}
+	return 1
+}
+
+// waitFile waits for path to exist and returns its contents.
+func waitFile(t *testing.T, path string, within time.Duration) string {
+	t.Helper()
+	end := time.Now().Add(within)
+	for time.Now().Before(end) {
+		if b, err := os.ReadFile(path); err == nil && len(b) > 0 {
+			return string(b)
+		}
+		time.Sleep(2 * time.Millisecond)
+	}
+	t.Fatalf("%s did not appear within %s", path, within)
+	return ""
+}
+
+// ourChildren lists the live (non-zombie) children of the test process.
+func ourChildren(t *testing.T) []int {
+	t.Helper()
+	kids, _ := procDefault.Children(os.Getpid())
+	var out []int
+	for _, k := range kids {
+		if s, err := procDefault.Stat(k); err == nil && s.State != 'Z' {
+			out = append(out, k)
+		}
+	}
+	return out
+}
+
+func countFDs(t *testing.T) int {
+	t.Helper()
+	ents, err := os.ReadDir("/proc/self/fd")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return len(ents)
+}
+
+// TestFaultWorkerKilledBeforeReady: the worker is verified (environ, port
+// owned) and is answering readiness probes with 503 when it is killed.
+// Start fails with exit 5 at once, with the signal; nothing is left: no
+// process, no listener, no record.
+func TestFaultWorkerKilledBeforeReady(t *testing.T) {
+	f := newFixture(t)
+	pidfile := filepath.Join(t.TempDir(), "pid")
+	l := f.spec("killed-before-ready")
+	l.Command = []string{filepath.Join(f.bin, "mock-srv"), "fault", "unready", "127.0.0.1:" + strconv.Itoa(f.port), pidfile}
+	l.Ready.Timeout = 20 * time.Second
+	type result struct {
+		la  *Launch
+		err error
+	}
+	done := make(chan result, 1)
+	go func() {
+		la, err := Start(context.Background(), l, Options{State: f.state})
+		done <- result{la, err}
+	}()
+	// The first probe proves verification passed: readiness runs only then.
+	pid, _ := strconv.Atoi(waitFile(t, pidfile, 10*time.Second))
+	fd, err := unix.PidfdOpen(pid, 0)
+	if err != nil {
+		t.Fatalf("pidfd of the worker %d: %v", pid, err)
+	}
+	defer unix.Close(fd)
+	if s, err := procDefault.Stat(pid); err != nil || s.PPid != os.Getpid() {
+		t.Fatalf("pid %d is not the worker this test launched (%+v, %v)", pid, s, err)
+	}
+	killed := time.Now()
+	if err := unix.PidfdSendSignal(fd, unix.SIGKILL, nil, 0); err != nil {
+		t.Fatal(err)
+	}
+	var res result
+	select {
+	case res = <-done:
+	case <-time.After(10 * time.Second):
+		t.Fatal("Start did not return after its worker was killed")
+	}
+	if res.la != nil {
+		res.la.Stop(context.Background())
+		t.Fatal("Start succeeded with a killed worker")
+	}
+	if d := time.Since(killed); d > 3*time.Second {
+		t.Errorf("exit 5 came %s after the kill: it must come at once, not at the time-out", d)
+	}
+	e := wantCode(t, res.err, CodeExited, KindExited)
+	if !strings.Contains(e.Error(), "signal 9") {
+		t.Errorf("error lacks the signal: %v", e)
+	}
+	if e.Report.Ready || e.Report.Verified {
+		t.Errorf("report says ready/verified: %+v", e.Report)
+	}
+	if !pidfdExited(fd) {
+		t.Error("the worker is still alive")
+	}
+	noListener(t, f.port)
+	if kids := ourChildren(t); len(kids) != 0 {
+		t.Errorf("processes left behind: %v", kids)
+	}
+	if _, err := f.state.Load(l.Name); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("a failed launch left a record (err %v)", err)
+	}
+}
+
+// TestFaultPortTakenThenFreed: a newcomer takes the port between the
+// preflight and our worker's bind; the worker loses the bind and exits.
+// The attempt is a race: the retry waits for the newcomer to let go, then
+// launches again and verifies (attempts = 2). The newcomer, never ours,
+// is never signalled — it leaves on its own.
+func TestFaultPortTakenThenFreed(t *testing.T) {
+	f := newFixture(t)
+	dir := t.TempDir()
+	mark := filepath.Join(dir, "started")
+	l := f.spec("taken-then-freed")
+	// The worker binds 300 ms after it starts; the newcomer binds first.
+	l.Command = []string{"sh", "-c", `echo started >> "$2"; sleep 0.3; exec "$0" helper serve "$1"`,
+		filepath.Join(f.bin, "mock-srv"), "127.0.0.1:" + strconv.Itoa(f.port), mark}
+	l.Attempts = 3
+	type result struct {
+		la  *Launch
+		err error
+	}
+	done := make(chan result, 1)
+	go func() {
+		la, err := Start(context.Background(), l, Options{State: f.state})
+		done <- result{la, err}
+	}()
+	waitFile(t, mark, 10*time.Second)
+	ln, err := net.Listen("tcp", "127.0.0.1:"+strconv.Itoa(f.port))
+	if err != nil {
+		t.Fatalf("the newcomer could not take the port: %v", err)
+	}
+	// Hold the port until our worker has lost the bind, and a little longer
+	// (childproof must see the newcomer to call it a race), then let go.
+	end := time.Now().Add(10 * time.Second)
+	for time.Now().Before(end) {
+		if b, _ := os.ReadFile(f.state.LogPath(l.Name)); strings.Contains(string(b), "listen:") {
+			break
+		}
+		time.Sleep(2 * time.Millisecond)
+	}
+	time.Sleep(200 * time.Millisecond)
+	ln.Close()
+	res := <-done
+	if res.err != nil {
+		t.Fatalf("no verified launch after the newcomer left: %v", res.err)
+	}
+	defer res.la.Stop(context.Background())
+	r := res.la.Report
+	if !r.Verified || !r.Ready || r.Port == nil || !r.Port.Owned {
+		t.Fatalf("report = %+v", r)
+	}
+	if r.Attempts != 2 {
+		t.Errorf("attempts = %d, want 2 (one lost race, one verified launch)", r.Attempts)
+	}
+	if b, _ := os.ReadFile(mark); strings.Count(string(b), "started") != 2 {
+		t.Errorf("the worker was started %d times, want 2", strings.Count(string(b), "started"))
+	}
+	res.la.Stop(context.Background())
+	noListener(t, f.port)
+}
+
+// TestFaultLaunchStopLoop: 50 launches and stops leave no process, fd,
+// goroutine, record, temp file or cgroup behind. Half are supervised
+// (Start, Stop), half detached and stopped from their record as `childproof
+// stop` does.
+func TestFaultLaunchStopLoop(t *testing.T) {
+	f := newFixture(t)
+	l := f.spec("loop")
+	l.Ready.HTTP = "" // a TCP connect: the loop is about lifecycles, not HTTP
+	// Warm up once so that lazily opened fds (netlink, epoll) exist before counting.
+	la, err := Start(context.Background(), l, Options{State: f.state})
+	if err != nil {
+		t.Fatal(err)
+	}
+	la.Stop(context.Background())
+	runtime.GC()
+	fds, goroutines := countFDs(t), runtime.NumGoroutine()
+	cgBefore := childproofCgroups()
+	const n = 50
+	for i := range n {
+		detach := i%2 == 1
+		la, err := Start(context.Background(), l, Options{State: f.state, Detach: detach})
+		if err != nil {
+			t.Fatalf("launch %d: %v", i, err)
+		}
+		w := la.Worker()
+		if detach {
+			rec, err := f.state.Load(l.Name)
+			if err != nil {
+				t.Fatal(err)
+			}
+			res, err := StopRecord(context.Background(), procDefault, f.state, rec, 5*time.Second)
+			if err != nil || !res.Exited {
+				t.Fatalf("stop %d: %+v, %v", i, res, err)
+			}
+		}
+		if err := la.Stop(context.Background()); err != nil {
+			t.Fatalf("stop %d: %v", i, err)
+		}
+		if live := w.Check(procDefault); live == Alive {
+			t.Fatalf("launch %d: the worker %d is still alive after the stop", i, w.Pid)
+		}
+	}
+	noListener(t, f.port)
+	if kids := ourChildren(t); len(kids) != 0 {
+		t.Errorf("processes left behind: %v", kids)
+	}
+	// The Wait goroutine of the last launch may still be finishing.
+	for i := 0; i < 100 && runtime.NumGoroutine() > goroutines; i++ {
+		time.Sleep(10 * time.Millisecond)
+	}
+	if g := runtime.NumGoroutine(); g > goroutines {
+		t.Errorf("goroutines: %d before, %d after %d launches", goroutines, g, n)
+	}
+	if got := countFDs(t); got != fds {
+		t.Errorf("fds: %d before, %d after %d launches", fds, got, n)
+	}
+	for _, sub := range []string{"records", "logs", "locks"} {
+		ents, _ := os.ReadDir(filepath.Join(f.state.Dir, sub))
+		var names []string
+		for _, e := range ents {
+			names = append(names, e.Name())
+		}
+		want := map[string]string{"records": "loop.json", "logs": "loop.log loop.log.1", "locks": "loop.lock"}[sub]
+		if strings.Join(names, " ") != want {
+			t.Errorf("%s/ holds %v, want %s", sub, names, want)
+		}
+	}
+	es, err := Census(procDefault, f.state, false)
+	if err != nil || len(es) != 0 {
+		t.Errorf("census after the loop: %+v, %v (want nothing alive)", es, err)
+	}
+	if cg := childproofCgroups(); cg != cgBefore {
+		t.Errorf("cgroups: %d before, %d after the loop", cgBefore, cg)
+	}
+}
+
+// childproofCgroups counts the launch cgroups below ours.
+func childproofCgroups() int {
+	base := cgroup2Root()
+	if base == "" {
+		return 0
+	}
+	m, _ := filepath.Glob(filepath.Join(base, "childproof-*"))
+	return len(m)
+}
