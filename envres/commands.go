@@ -946,7 +946,8 @@ func (a *analyzer) runChild(st, cst *state, fc *fileCtx, callPos syntax.Pos, abs
 		cfc = &fileCtx{name: pf.name, abs: abs, posix: pf.posix}
 		stmts = pf.file.Stmts
 	}
-	ch := &state{vars: &layer{m: map[string]varState{}}, cwd: cst.cwd, args: args, reset: cst.reset, allexport: allexp}
+	ch := &state{vars: &layer{m: map[string]varState{}}, cwd: cst.cwd, args: args, reset: cst.reset, allexport: allexp,
+		loaded: cst.loaded, pending: cst.pending[:len(cst.pending):len(cst.pending)]}
 	for k, v := range cst.vars.all() {
 		if v.exp != triNo {
 			ch.vars.m[k] = v

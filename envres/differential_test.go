@@ -83,10 +83,13 @@ func TestDifferentialBash(t *testing.T) {
 		if err != nil {
 			t.Fatalf("bash: %v\n%s", err, script)
 		}
-		got := "absent"
+		got, gotY := "absent", false
 		for _, l := range bytes.Split(out, []byte("\n")) {
 			if v, ok := bytes.CutPrefix(l, []byte("X=")); ok {
 				got = "X=" + string(v)
+			}
+			if bytes.HasPrefix(l, []byte("Y=")) {
+				gotY = true
 			}
 		}
 		res, err := Lint(context.Background(), Config{Dir: dir, Scripts: []string{"run.sh"},
@@ -95,7 +98,13 @@ func TestDifferentialBash(t *testing.T) {
 			t.Fatal(err)
 		}
 		var rules []string
+		loadY := false
 		for _, f := range res.Findings {
+			if f.Rule == "env-file-load" {
+				for _, v := range f.Variables {
+					loadY = loadY || v == "Y"
+				}
+			}
 			switch f.Rule {
 			case "env-file-clobber", "assign-clobber", "unset-protected":
 				rules = append(rules, fmt.Sprintf("%s@%d", f.Rule, f.Line))
@@ -109,6 +118,11 @@ func TestDifferentialBash(t *testing.T) {
 			t.Errorf("bash gives the worker %s, the lint says nothing:\n%s", got, script)
 		case got == "X=ovr" && len(rules) > 0 && !conditional:
 			t.Errorf("bash gives the worker X=ovr, the lint says %v:\n%s", rules, script)
+		}
+		// Y is only ever set by the env files: the worker has it exactly
+		// when an env-file-load finding names it.
+		if gotY != loadY && !(conditional && loadY) {
+			t.Errorf("bash gives the worker Y: %v; the lint's env-file-load names Y: %v:\n%s", gotY, loadY, script)
 		}
 	}
 }
