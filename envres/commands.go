@@ -525,8 +525,39 @@ func isDigits(s string) bool {
 func (a *analyzer) envWrapper(st *state, cst **state, fc *fileCtx, fs []field, fork func()) ([]field, bool) {
 	i := 1
 	envSite := a.siteAt(st, fc, fs[0].pos)
+	reset := false
+	passed := map[string]bool{}
+	// env -i NAME="$NAME" … passes names on: only the protected names it
+	// does not pass are dropped.
+	defer func() {
+		if !reset {
+			return
+		}
+		var lost []string
+		for _, p := range a.protList {
+			if !passed[p.name] {
+				lost = append(lost, p.name)
+			}
+		}
+		if len(lost) > 0 || len(a.protList) == 0 {
+			a.report(EnvReset, envSite, "env -i starts the command with an empty environment: protected variables are dropped", lost...)
+			(*cst).reset = true
+		}
+	}()
 	for i < len(fs) {
 		x := fs[i]
+		if n := assignName(x); n != "" && !x.known {
+			// NAME="$NAME": a value not known statically.
+			fork()
+			v := unknownValue
+			if f := valueAfterEq(&evaluator{a: a, st: st, fc: fc}, x.word, n); f != nil {
+				v = f.v
+			}
+			a.assign(*cst, fc, n, v, true, x.pos, false)
+			passed[n] = true
+			i++
+			continue
+		}
 		if !x.known {
 			if len(x.substs) > 0 {
 				fork()
@@ -539,9 +570,16 @@ func (a *analyzer) envWrapper(st *state, cst **state, fc *fileCtx, fs []field, f
 		o := x.s
 		switch {
 		case o == "-i" || o == "-" || o == "--ignore-environment":
-			a.report(EnvReset, envSite, "env -i starts the command with an empty environment: every protected variable is dropped")
 			fork()
-			(*cst).reset = true
+			if !reset {
+				// Only what env itself passes is left.
+				for name, v := range (*cst).vars.all() {
+					if v.exp != triNo {
+						(*cst).set(name, varState{v: value{k: vUnset}, exp: triNo})
+					}
+				}
+			}
+			reset = true
 			i++
 		case o == "-u" || o == "--unset":
 			if i+1 < len(fs) && fs[i+1].known {
@@ -580,6 +618,7 @@ func (a *analyzer) envWrapper(st *state, cst **state, fc *fileCtx, fs []field, f
 				v = f.v
 			}
 			a.assign(*cst, fc, n, v, true, x.pos, false)
+			passed[n] = true
 			i++
 		default:
 			return fs[i:], false
@@ -589,6 +628,22 @@ func (a *analyzer) envWrapper(st *state, cst **state, fc *fileCtx, fs []field, f
 		return nil, true
 	}
 	return fs[i:], false
+}
+
+// assignName returns NAME when a word starts with a literal NAME=.
+func assignName(f field) string {
+	if f.word == nil || len(f.word.Parts) == 0 {
+		return ""
+	}
+	l, ok := f.word.Parts[0].(*syntax.Lit)
+	if !ok {
+		return ""
+	}
+	i := strings.IndexByte(l.Value, '=')
+	if i <= 0 || !validName(l.Value[:i]) {
+		return ""
+	}
+	return l.Value[:i]
 }
 
 // valueAfterEq evaluates the value part of a NAME=VALUE word when it is a
@@ -616,9 +671,12 @@ func (a *analyzer) sudoWrapper(st *state, cst **state, fc *fileCtx, fs []field, 
 	var assigns []field
 	withArg := "ugCDhprtUT"
 loop:
-	for i < len(fs) && fs[i].known {
+	for i < len(fs) && (fs[i].known || assignName(fs[i]) != "") {
 		o := fs[i].s
 		switch {
+		case !fs[i].known || assignName(fs[i]) != "" && !strings.HasPrefix(o, "-"):
+			assigns = append(assigns, fs[i])
+			i++
 		case o == "--":
 			i++
 			break loop
@@ -668,29 +726,41 @@ loop:
 		fork()
 		(*cst).reset = true
 	}
+	// sudo NAME=VALUE … passes NAME on, like --preserve-env=NAME.
+	for _, f := range assigns {
+		list = append(list, assignName(f))
+	}
 	if !preserve && !login {
-		if hasList {
-			var lost []string
-			for _, p := range a.protList {
-				if !contains(list, p.name) {
-					lost = append(lost, p.name)
-				}
+		var lost []string
+		for _, p := range a.protList {
+			if !contains(list, p.name) {
+				lost = append(lost, p.name)
 			}
-			if len(lost) > 0 {
-				a.report(EnvReset, site, "sudo --preserve-env=LIST keeps only the listed names: other protected variables are dropped", lost...)
-				fork()
-				(*cst).reset = true
-			}
-		} else {
-			a.report(EnvReset, site, "sudo resets the environment (env_reset) unless -E or --preserve-env is given: protected variables are dropped")
+		}
+		switch {
+		case len(lost) == 0 && len(a.protList) > 0:
+		case hasList:
+			a.report(EnvReset, site, "sudo --preserve-env=LIST keeps only the listed names: other protected variables are dropped", lost...)
+			fork()
+			(*cst).reset = true
+		default:
+			a.report(EnvReset, site, "sudo resets the environment (env_reset) unless -E or --preserve-env is given: protected variables are dropped", lost...)
 			fork()
 			(*cst).reset = true
 		}
 	}
+	ev := &evaluator{a: a, st: st, fc: fc}
 	for _, f := range assigns {
 		fork()
-		n := f.s[:strings.IndexByte(f.s, '=')]
-		a.assign(*cst, fc, n, lit(f.s[len(n)+1:]), true, f.pos, false)
+		n := assignName(f)
+		v := lit(strings.TrimPrefix(f.s, n+"="))
+		if !f.known {
+			v = unknownValue
+		}
+		if vf := valueAfterEq(ev, f.word, n); vf != nil {
+			v = vf.v
+		}
+		a.assign(*cst, fc, n, v, true, f.pos, false)
 	}
 	return fs[i:]
 }

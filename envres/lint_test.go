@@ -76,7 +76,7 @@ func TestLintTable(t *testing.T) {
 		{"require emptied", map[string]string{"run.sh": sh + "export KEY=\nexec ./api\n"},
 			Config{Require: []string{"KEY"}}, []at{{"assign-clobber", "run.sh", 2, "KEY"}}},
 		{"argv env -i", nil, Config{Argv: []string{"env", "-i", "./api", "--addr", "0.0.0.0:8080"}, Require: []string{"KEY"}},
-			[]at{{"env-reset", CommandFile, 1, ""}, {"all-interfaces", CommandFile, 1, ""}}},
+			[]at{{"env-reset", CommandFile, 1, "KEY"}, {"all-interfaces", CommandFile, 1, ""}}},
 		{"argv bash -lc", nil, Config{Argv: []string{"bash", "-lc", "exec ./api"}},
 			[]at{{"login-shell", CommandFile, 1, ""}}},
 		{"argv script", map[string]string{"run.sh": sh + "export API_MODE=prod\nexec ./api\n"}, Config{Argv: []string{"./run.sh"}, Overrides: apiTest},

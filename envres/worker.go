@@ -22,6 +22,9 @@ func (a *analyzer) workerPoint(st *state, cmd *cmdRef) {
 			a.checkProtected(p, vs)
 		}
 	}
+	if st.reset {
+		return // the environment was reset on the way: env-reset says so
+	}
 	if st.loaded {
 		groups := map[*event][]string{}
 		for name, vs := range st.vars.all() {
