@@ -64,9 +64,22 @@ func newCgroup(name string) (string, *os.File) {
 	if _, err := os.Stat(filepath.Join(base, "cgroup.procs")); err != nil {
 		return "", nil
 	}
+	// Empty cgroups of this name left by a childproof that was killed
+	// (nobody removed them) go now: we hold the name's lock, and rmdir
+	// fails on a cgroup that still has processes.
+	prefix := "childproof-" + safeName(name) + "-"
+	if ents, err := os.ReadDir(base); err == nil {
+		for _, e := range ents {
+			if rest, ok := strings.CutPrefix(e.Name(), prefix); ok && len(rest) == 8 && e.IsDir() {
+				if _, err := hex.DecodeString(rest); err == nil {
+					os.Remove(filepath.Join(base, e.Name()))
+				}
+			}
+		}
+	}
 	rnd := make([]byte, 4)
 	rand.Read(rnd)
-	dir := filepath.Join(base, "childproof-"+safeName(name)+"-"+hex.EncodeToString(rnd))
+	dir := filepath.Join(base, prefix+hex.EncodeToString(rnd))
 	if err := os.Mkdir(dir, 0o755); err != nil {
 		return "", nil
 	}
