@@ -85,6 +85,10 @@ func tighten(dir string) error {
 			}
 		}
 	}
+	// Only when needed: a read-only state dir must still serve ps and stop.
+	if fi, err := os.Stat(dir); err == nil && fi.Mode().Perm() == 0o700 {
+		return nil
+	}
 	return os.Chmod(dir, 0o700)
 }
 
