@@ -2,6 +2,7 @@ package launcher
 
 import (
 	"fmt"
+	"sort"
 	"time"
 
 	"github.com/childproof/childproof/internal/proc"
@@ -10,7 +11,8 @@ import (
 // CensusEntry is one recorded launch as it stands now.
 type CensusEntry struct {
 	Name string `json:"name"`
-	// Status is "alive", "gone", "pid reused", "stopped" or "unknown".
+	// Status is "alive", "gone", "pid reused", "stopped" or "unknown" (an
+	// unreadable record).
 	Status   string       `json:"status"`
 	Worker   Fingerprint  `json:"worker"`
 	Started  time.Time    `json:"started"`
@@ -18,6 +20,8 @@ type CensusEntry struct {
 	Ports    []CensusPort `json:"ports"`
 	Log      string       `json:"log"`
 	SpecPath string       `json:"spec_path,omitempty"`
+	// Error says why a record is unreadable (Status "unknown").
+	Error string `json:"error,omitempty"`
 }
 
 // CensusPort says who holds a recorded port now.
@@ -31,11 +35,14 @@ type CensusPort struct {
 
 // Census checks every record of st; stopped ones only when all is set.
 func Census(p proc.FS, st *State, all bool) ([]CensusEntry, error) {
-	recs, err := st.Records()
+	recs, bad, err := st.scan()
 	if err != nil {
 		return nil, err
 	}
 	var out []CensusEntry
+	for _, b := range bad {
+		out = append(out, CensusEntry{Name: b.name, Status: string(Unknown), Ports: []CensusPort{}, Error: b.err.Error()})
+	}
 	for _, r := range recs {
 		e := CensusEntry{Name: r.Name, Worker: r.Worker, Started: r.Started, Detached: r.Detached, Log: r.Log, SpecPath: r.SpecPath, Ports: []CensusPort{}}
 		live := r.Worker.Check(p)
@@ -66,6 +73,7 @@ func Census(p proc.FS, st *State, all bool) ([]CensusEntry, error) {
 		}
 		out = append(out, e)
 	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].Name < out[j].Name })
 	return out, nil
 }
 

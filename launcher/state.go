@@ -269,13 +269,27 @@ func (s *State) Load(name string) (*Record, error) {
 	return &r, nil
 }
 
-// Records returns every record, sorted by name.
+// Records returns every record, sorted by name. Records that cannot be
+// read or parsed are left out (Census names them).
 func (s *State) Records() ([]*Record, error) {
+	recs, _, err := s.scan()
+	return recs, err
+}
+
+// badRecord is a record file that cannot be read or parsed.
+type badRecord struct {
+	name string
+	err  error
+}
+
+// scan reads every record, sorted by name, and lists the unreadable ones.
+func (s *State) scan() ([]*Record, []badRecord, error) {
 	ents, err := os.ReadDir(filepath.Join(s.Dir, "records"))
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	var out []*Record
+	var bad []badRecord
 	for _, e := range ents {
 		n := e.Name()
 		if strings.HasPrefix(n, ".") || !strings.HasSuffix(n, ".json") {
@@ -283,10 +297,11 @@ func (s *State) Records() ([]*Record, error) {
 		}
 		r, err := s.Load(strings.TrimSuffix(n, ".json"))
 		if err != nil {
+			bad = append(bad, badRecord{strings.TrimSuffix(n, ".json"), err})
 			continue
 		}
 		out = append(out, r)
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
-	return out, nil
+	return out, bad, nil
 }

@@ -19,7 +19,8 @@ func newPsCmd(a *app) *cobra.Command {
 		Short: "census of recorded launches: alive, gone, pid reused, port holder",
 		Long: `ps lists the launches recorded in the state dir and checks each against the kernel:
 alive (the recorded worker's fingerprint — pid, start time, uid, exe, pidfs inode —
-still matches), gone, or pid reused (another process has the pid now), and who holds
+still matches), gone, pid reused (another process has the pid now) or unknown (an
+unreadable record), and who holds
 each recorded port now: the worker, nobody, or another process (pid, uid, cmdline, age).
 Launches stopped by childproof are shown with --all.`,
 		Example: `  childproof ps
@@ -36,6 +37,11 @@ Launches stopped by childproof are shown with --all.`,
 			es, err := launcher.Census(proc.Default, st, all)
 			if err != nil {
 				return exitf(exitUsage, "%v", err)
+			}
+			for _, e := range es {
+				if e.Error != "" {
+					fmt.Fprintf(a.stderr, "childproof: warning: the record of %q is unreadable: %s\n", e.Name, e.Error)
+				}
 			}
 			if a.format == "json" {
 				if es == nil {
@@ -59,6 +65,9 @@ Launches stopped by childproof are shown with --all.`,
 					ports += fmt.Sprintf("%s:%d %s", p.Address, p.Number, p.Holder)
 				}
 				age := time.Since(e.Started).Round(time.Second).String()
+				if e.Started.IsZero() {
+					age = "-"
+				}
 				fmt.Fprintf(a.stdout, "%-20s %-11s %-8d %-16s %-10s %s\n", e.Name, e.Status, e.Worker.Pid, e.Worker.Comm, age, ports)
 			}
 			return nil

@@ -3,7 +3,9 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"strings"
 	"time"
@@ -68,6 +70,10 @@ func (a *app) stop(ctx context.Context, name string, timeout time.Duration) erro
 		return err
 	}
 	rec, err := st.Load(name)
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return &exitError{code: exitUsage, err: fmt.Errorf("the record of %q is unreadable, nothing was signalled: %w", name, err),
+			hint: "'childproof ps' shows the state dir's records; a new launch of " + name + " replaces it"}
+	}
 	if err != nil {
 		return &exitError{code: exitUsage, err: fmt.Errorf("no launch %q is recorded in %s", name, st.Dir), hint: "'childproof ps --all' lists the recorded launches"}
 	}
