@@ -2,7 +2,6 @@ package main
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -14,6 +13,7 @@ import (
 	"strings"
 	"unicode"
 
+	"github.com/childproof/childproof/internal/report"
 	"github.com/childproof/childproof/schema"
 	"github.com/hashicorp/hcl/v2"
 	"github.com/spf13/cobra"
@@ -211,7 +211,7 @@ func (a *app) writeDiagnostics(w io.Writer, files map[string]*hcl.File, diags hc
 		r := d.Subject
 		fmt.Fprintf(bw, "%s:%d:%d: %s: %s\n", r.Filename, r.Start.Line, r.Start.Column, paint(code, sev), oneLine(d.Summary))
 		if f := files[r.Filename]; f != nil {
-			if line, ok := sourceLine(f.Bytes, r.Start.Line); ok {
+			if line, ok := report.Line(f.Bytes, r.Start.Line); ok {
 				num := fmt.Sprint(r.Start.Line)
 				pad := strings.Repeat(" ", len(num))
 				fmt.Fprintf(bw, "  %s | %s\n", num, expandTabs(line))
@@ -266,21 +266,6 @@ func (a *app) writeDiagnosticsJSON(w io.Writer, diags hcl.Diagnostics) {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	_ = enc.Encode(out)
-}
-
-// sourceLine returns line n (1-based) of src without its newline.
-func sourceLine(src []byte, n int) (string, bool) {
-	for i := 1; i < n; i++ {
-		j := bytes.IndexByte(src, '\n')
-		if j < 0 {
-			return "", false
-		}
-		src = src[j+1:]
-	}
-	if j := bytes.IndexByte(src, '\n'); j >= 0 {
-		src = src[:j]
-	}
-	return strings.TrimRight(string(src), "\r"), true
 }
 
 // expandTabs keeps columns aligned with the caret line.

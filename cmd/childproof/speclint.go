@@ -114,19 +114,7 @@ func mergeResults(results []*envres.Result) *envres.Result {
 			}
 		}
 	}
-	sort.SliceStable(out.Findings, func(i, j int) bool {
-		a, b := out.Findings[i], out.Findings[j]
-		if a.File != b.File {
-			return a.File < b.File
-		}
-		if a.Line != b.Line {
-			return a.Line < b.Line
-		}
-		if a.Column != b.Column {
-			return a.Column < b.Column
-		}
-		return a.Rule < b.Rule
-	})
+	envres.SortFindings(out.Findings)
 	return out
 }
 

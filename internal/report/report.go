@@ -65,6 +65,11 @@ func sourceLine(res *envres.Result, opts Options, file string, n int) (string, b
 		}
 		src = b
 	}
+	return Line(src, n)
+}
+
+// Line returns line n (1-based) of src without its line ending.
+func Line(src []byte, n int) (string, bool) {
 	for i := 1; i < n; i++ {
 		j := bytes.IndexByte(src, '\n')
 		if j < 0 {
