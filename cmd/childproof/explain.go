@@ -2,11 +2,11 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"strings"
 
+	"github.com/childproof/childproof/internal/report"
 	"github.com/childproof/childproof/launcher"
 	"github.com/spf13/cobra"
 )
@@ -125,9 +125,7 @@ func (a *app) explain(ctx context.Context, pid int, vars, args []string) error {
 			Processes    []launcher.ExplainRow           `json:"processes"`
 			Note         string                          `json:"note"`
 		}{title, intended, first, rows, launcher.FrozenNote}
-		enc := json.NewEncoder(a.stdout)
-		enc.SetIndent("", "  ")
-		return enc.Encode(out)
+		return report.JSON(a.stdout, out)
 	}
 	writeExplain(a.stdout, title, names, intended, rows)
 	return nil

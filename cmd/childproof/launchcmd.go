@@ -1,12 +1,12 @@
 package main
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"strings"
 
+	"github.com/childproof/childproof/internal/report"
 	"github.com/childproof/childproof/launcher"
 )
 
@@ -24,9 +24,7 @@ func (a *app) openState() (*launcher.State, error) {
 // writeReport prints a run/verify report: JSON (contract §5) on stdout, or text.
 func (a *app) writeReport(w io.Writer, r *launcher.Report) {
 	if a.format == "json" {
-		enc := json.NewEncoder(w)
-		enc.SetIndent("", "  ")
-		enc.Encode(r)
+		report.JSON(w, r)
 		return
 	}
 	r.WriteText(w)

@@ -1,11 +1,11 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 	"time"
 
 	"github.com/childproof/childproof/internal/proc"
+	"github.com/childproof/childproof/internal/report"
 	"github.com/childproof/childproof/launcher"
 	"github.com/spf13/cobra"
 )
@@ -19,8 +19,9 @@ func newPsCmd(a *app) *cobra.Command {
 		Short: "census of recorded launches: alive, gone, pid reused, port holder",
 		Long: `ps lists the launches recorded in the state dir and checks each against the kernel:
 alive (the recorded worker's fingerprint — pid, start time, uid, exe, pidfs inode —
-still matches), gone, pid reused (another process has the pid now) or unknown (an
-unreadable record), and who holds
+still matches), gone, pid reused (another process has the pid now), unverified (a tree
+that runs but was never verified: a launch under way, or one whose childproof was
+killed mid-launch) or unknown (an unreadable record), and who holds
 each recorded port now: the worker, nobody, or another process (pid, uid, cmdline, age).
 Launches stopped by childproof are shown with --all.`,
 		Example: `  childproof ps
@@ -47,9 +48,7 @@ Launches stopped by childproof are shown with --all.`,
 				if es == nil {
 					es = []launcher.CensusEntry{}
 				}
-				enc := json.NewEncoder(a.stdout)
-				enc.SetIndent("", "  ")
-				return enc.Encode(map[string]any{"launches": es})
+				return report.JSON(a.stdout, map[string]any{"launches": es})
 			}
 			if len(es) == 0 {
 				fmt.Fprintln(a.stdout, "no recorded launches")
@@ -67,6 +66,9 @@ Launches stopped by childproof are shown with --all.`,
 				age := time.Since(e.Started).Round(time.Second).String()
 				if e.Started.IsZero() {
 					age = "-"
+				}
+				if e.Pending {
+					ports += " (never verified)"
 				}
 				fmt.Fprintf(a.stdout, "%-20s %-11s %-8d %-16s %-10s %s\n", e.Name, e.Status, e.Worker.Pid, e.Worker.Comm, age, ports)
 			}

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -14,6 +13,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/childproof/childproof/internal/report"
 	"github.com/childproof/childproof/launcher"
 	"github.com/childproof/childproof/schema"
 	"github.com/spf13/cobra"
@@ -208,9 +208,7 @@ func (a *app) writeRelaunch(w io.Writer, r *launcher.Report, res *launcher.Relau
 				out.Previous.Stopped = res.Stopped.Message
 			}
 		}
-		enc := json.NewEncoder(w)
-		enc.SetIndent("", "  ")
-		enc.Encode(out)
+		report.JSON(w, out)
 		return
 	}
 	r.WriteText(w)

@@ -3,7 +3,6 @@ package main
 import (
 	"bufio"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -263,9 +262,7 @@ func (a *app) writeDiagnosticsJSON(w io.Writer, diags hcl.Diagnostics) {
 		}
 		out.Diagnostics = append(out.Diagnostics, j)
 	}
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	_ = enc.Encode(out)
+	_ = report.JSON(w, out)
 }
 
 // expandTabs keeps columns aligned with the caret line.

@@ -2,7 +2,6 @@ package report
 
 import (
 	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -114,9 +113,7 @@ func writeJSON(w io.Writer, res *envres.Result) error {
 	if out.Files == nil {
 		out.Files = []string{}
 	}
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	return enc.Encode(out)
+	return JSON(w, out)
 }
 
 const (
