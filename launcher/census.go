@@ -11,8 +11,9 @@ import (
 // CensusEntry is one recorded launch as it stands now.
 type CensusEntry struct {
 	Name string `json:"name"`
-	// Status is "alive", "gone", "pid reused", "stopped" or "unknown" (an
-	// unreadable record).
+	// Status is "alive", "gone", "pid reused", "stopped", "unknown" (an
+	// unreadable record) or "unverified" (a tree that runs but was never
+	// verified: a launch under way, or one whose childproof died mid-launch).
 	Status   string       `json:"status"`
 	Worker   Fingerprint  `json:"worker"`
 	Started  time.Time    `json:"started"`
@@ -20,6 +21,9 @@ type CensusEntry struct {
 	Ports    []CensusPort `json:"ports"`
 	Log      string       `json:"log"`
 	SpecPath string       `json:"spec_path,omitempty"`
+	// Pending is set when the launch was never verified: it is under way,
+	// or its childproof died mid-launch. Worker is then the launch root.
+	Pending bool `json:"pending,omitempty"`
 	// Error says why a record is unreadable (Status "unknown").
 	Error string `json:"error,omitempty"`
 }
@@ -44,9 +48,14 @@ func Census(p proc.FS, st *State, all bool) ([]CensusEntry, error) {
 		out = append(out, CensusEntry{Name: b.name, Status: string(Unknown), Ports: []CensusPort{}, Error: b.err.Error()})
 	}
 	for _, r := range recs {
-		e := CensusEntry{Name: r.Name, Worker: r.Worker, Started: r.Started, Detached: r.Detached, Log: r.Log, SpecPath: r.SpecPath, Ports: []CensusPort{}}
+		e := CensusEntry{Name: r.Name, Worker: r.Worker, Started: r.Started, Detached: r.Detached, Log: r.Log, SpecPath: r.SpecPath, Ports: []CensusPort{}, Pending: r.Pending}
 		live := r.Worker.Check(p)
 		e.Status = string(live)
+		if r.Pending && live == Alive {
+			// Its tree runs but was never verified: not "alive", which
+			// scripts read as verified and running.
+			e.Status = "unverified"
+		}
 		if r.Stopped != nil && live != Alive {
 			if !all {
 				continue

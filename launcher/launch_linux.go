@@ -59,17 +59,19 @@ type Launch struct {
 	// State is the state dir.
 	State *State
 
-	opts   Options
-	p      proc.FS
-	lock   *Lock
-	cmd    *exec.Cmd
-	pidfd  int
-	wfd    int // the worker's pidfd once verified, else -1
-	root   Fingerprint
-	worker Fingerprint
-	pgid   int
-	cgroup string
-	log    string
+	opts Options
+	p    proc.FS
+	lock *Lock
+	cmd  *exec.Cmd
+	// pending is set while the provisional record stands in the state dir.
+	pending bool
+	pidfd   int
+	wfd     int // the worker's pidfd once verified, else -1
+	root    Fingerprint
+	worker  Fingerprint
+	pgid    int
+	cgroup  string
+	log     string
 
 	done     chan struct{}
 	exitCode int
@@ -114,6 +116,11 @@ func Start(ctx context.Context, l *schema.Launch, opts Options) (*Launch, error)
 		lock.Unlock()
 		return nil, err
 	}
+	// The record file as it was: a failed launch puts it back.
+	prevRecord, err := os.ReadFile(st.recordPath(l.Name))
+	if err != nil {
+		prevRecord = nil
+	}
 	var last *Error
 	for attempt := 1; attempt <= l.EffectiveAttempts(); attempt++ {
 		if attempt > 1 {
@@ -135,6 +142,7 @@ func Start(ctx context.Context, l *schema.Launch, opts Options) (*Launch, error)
 			return la, nil
 		}
 		la.abort()
+		la.restoreRecord(prevRecord)
 		var e *Error
 		if !errors.As(err, &e) {
 			lock.Unlock()
@@ -354,6 +362,7 @@ func (la *Launch) launch(ctx context.Context, v *Verifier, attempt int) error {
 	} else {
 		la.root = Fingerprint{Pid: cmd.Process.Pid}
 	}
+	la.recordPending()
 	return la.findAndVerify(ctx, v, r)
 }
 
@@ -586,6 +595,46 @@ func (la *Launch) verifyAndReady(ctx context.Context, v *Verifier, r *Report, wo
 	return la.record(worker)
 }
 
+// recordPending writes the provisional record (Record.Pending) once the
+// tree exists, so that a childproof killed mid-launch — whose detached
+// tree lives on — leaves a record that ps reports and stop acts on.
+func (la *Launch) recordPending() {
+	// The root may still exec (a dispatch script, sh -c … exec): without
+	// its exe the fingerprint is pid, start time, uid and pidfs inode,
+	// which exec keeps.
+	root := la.root
+	root.Exe = ""
+	rec := &Record{
+		Name: la.Spec.Name, SpecPath: la.Spec.SpecPath, SpecHash: la.opts.SpecHash, Argv: la.cmd.Args, Dir: la.dir(), Started: time.Now().UTC(),
+		Detached: la.opts.Detach, Root: root, Worker: root, Pgid: la.pgid, Cgroup: la.cgroup,
+		Env: map[string]string{}, WorkerEnv: map[string]string{}, Log: la.log, Pending: true,
+	}
+	if !la.opts.Detach {
+		rec.Supervisor = os.Getpid()
+	}
+	for _, pt := range la.Spec.Ports {
+		rec.Ports = append(rec.Ports, RecordPort{Number: pt.Number, Address: pt.PortAddress()})
+	}
+	if la.State.savePending(rec) == nil {
+		la.pending = true
+	}
+}
+
+// restoreRecord puts back the record file as it was before a failed
+// launch wrote its provisional record (prev nil: there was none).
+func (la *Launch) restoreRecord(prev []byte) {
+	if !la.pending {
+		return
+	}
+	path := la.State.recordPath(la.Spec.Name)
+	if prev == nil {
+		os.Remove(path)
+	} else {
+		writeAtomic(path, prev)
+	}
+	la.pending = false
+}
+
 func (la *Launch) record(worker int) error {
 	l := la.Spec
 	rec := &Record{
@@ -619,6 +668,7 @@ func (la *Launch) record(worker int) error {
 	if err := la.State.Save(rec); err != nil {
 		return &Error{Code: CodeUsage, Kind: "state", Msg: "cannot record the launch", Err: err}
 	}
+	la.pending = false
 	la.Record = rec
 	return nil
 }

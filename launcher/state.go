@@ -208,6 +208,12 @@ type Record struct {
 	Log       string            `json:"log"`
 	// Stopped is set when childproof stopped the launch.
 	Stopped *time.Time `json:"stopped,omitempty"`
+	// Pending marks the provisional record written as soon as the tree
+	// exists, before the worker is found and verified: Worker is then the
+	// launch root. It stays only when childproof died mid-launch (a
+	// detached tree outlives it); the verified record replaces it, and a
+	// failed launch restores the previous record.
+	Pending bool `json:"pending,omitempty"`
 }
 
 // RecordPort is a recorded port.
@@ -227,6 +233,33 @@ func (s *State) Save(r *Record) error {
 		return err
 	}
 	return writeAtomic(s.recordPath(r.Name), append(b, '\n'))
+}
+
+// savePending writes a provisional record without fsync: it guards
+// against childproof's own death, not the machine's, and sits on the
+// launch's hot path.
+func (s *State) savePending(r *Record) error {
+	b, err := json.Marshal(r)
+	if err != nil {
+		return err
+	}
+	path := s.recordPath(r.Name)
+	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
+	if err != nil {
+		return fmt.Errorf("record: %w", err)
+	}
+	_, err = f.Write(append(b, '\n'))
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(f.Name(), path)
+	}
+	if err != nil {
+		os.Remove(f.Name())
+		return fmt.Errorf("record: %w", err)
+	}
+	return nil
 }
 
 func writeAtomic(path string, data []byte) error {
