@@ -21,7 +21,7 @@ fmtcheck:
 	if [ -n "$$out" ]; then echo "gofmt needed on:"; echo "$$out"; exit 1; fi
 
 unit:
-	$(GO) test -race -count=1 ./...
+	GORACE=atexit_sleep_ms=0 $(GO) test -race -count=1 ./...
 
 acceptance: build
 	@if [ -d $(SHARED)/acceptance/lint ]; then \

@@ -21,6 +21,9 @@ func TestScript(t *testing.T) {
 		Dir: "testdata/script",
 		Setup: func(env *testscript.Env) error {
 			env.Setenv("CHILDPROOF_STATE_DIR", env.WorkDir+"/.state")
+			// A -race binary sleeps 1 s at exit by default; each script
+			// runs childproof many times.
+			env.Setenv("GORACE", "atexit_sleep_ms=0")
 			return nil
 		},
 	})
