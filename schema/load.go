@@ -220,7 +220,7 @@ func (l *loader) aliases(blocks []*hcl.Block) map[string]string {
 	for _, b := range blocks {
 		name := b.Labels[0]
 		lr := b.LabelRanges[0]
-		if !envNameRE.MatchString(name) {
+		if !isEnvName(name) {
 			l.errorf(&lr, "Invalid alias name", "%q is not a valid environment variable name (letters, digits and _, not starting with a digit)", name)
 			continue
 		}
@@ -244,7 +244,7 @@ func (l *loader) aliases(blocks []*hcl.Block) map[string]string {
 		}
 		r := a.Expr.Range()
 		switch {
-		case !envNameRE.MatchString(v):
+		case !isEnvName(v):
 			l.errorf(&r, "Invalid alias target", "%q is not a valid environment variable name", v)
 		case v == name:
 			l.errorf(&r, "Invalid alias target", "alias %q points at itself", name)

