@@ -1,13 +1,14 @@
 package launcher
 
 import (
+	"bufio"
 	"context"
 	"errors"
 	"fmt"
 	"io"
 	"net"
-	"net/http"
 	"net/netip"
+	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -447,34 +448,73 @@ func probeAll(ctx context.Context, c Check, timeout time.Duration) error {
 	return nil
 }
 
-var probeClient = &http.Client{Transport: &http.Transport{DisableKeepAlives: true, Proxy: nil}}
-
 // probe does one readiness check: GET path expecting 2xx, else a TCP connect.
 func probe(ctx context.Context, addr, path string) error {
-	if path == "" {
-		var d net.Dialer
-		c, err := d.DialContext(ctx, "tcp", addr)
-		if err != nil {
+	var d net.Dialer
+	c, err := d.DialContext(ctx, "tcp", addr)
+	if err != nil {
+		if path == "" {
 			return fmt.Errorf("connect %s: %w", addr, err)
 		}
-		c.Close()
+		return fmt.Errorf("GET %s: %w", path, err)
+	}
+	defer c.Close()
+	if path == "" {
 		return nil
 	}
 	if !strings.HasPrefix(path, "/") {
 		path = "/" + path
 	}
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, "http://"+addr+path, nil)
-	if err != nil {
-		return err
-	}
-	resp, err := probeClient.Do(req)
+	status, err := httpGet(ctx, c, addr, path)
 	if err != nil {
 		return fmt.Errorf("GET %s: %w", path, err)
 	}
-	io.Copy(io.Discard, io.LimitReader(resp.Body, 1<<16))
-	resp.Body.Close()
-	if resp.StatusCode < 200 || resp.StatusCode > 299 {
-		return fmt.Errorf("GET %s: %s", path, resp.Status)
+	if code, _, _ := strings.Cut(status, " "); len(code) != 3 || code[0] != '2' {
+		return fmt.Errorf("GET %s: %s", path, status)
 	}
 	return nil
+}
+
+// httpGet sends one HTTP/1.1 GET for path over c and returns the status
+// of the answer ("200 OK"), reading at most 64 KiB of the body. It is a
+// few lines instead of net/http, whose package initialisation (TLS, HTTP/2)
+// would cost every childproof command a fraction of a millisecond.
+func httpGet(ctx context.Context, c net.Conn, host, path string) (string, error) {
+	if dl, ok := ctx.Deadline(); ok {
+		c.SetDeadline(dl)
+	}
+	stop := context.AfterFunc(ctx, func() { c.SetDeadline(time.Unix(1, 0)) })
+	defer stop()
+	req := "GET " + path + " HTTP/1.1\r\nHost: " + host + "\r\nUser-Agent: childproof\r\nAccept: */*\r\nConnection: close\r\n\r\n"
+	if _, err := io.WriteString(c, req); err != nil {
+		return "", ctxErr(ctx, err)
+	}
+	br := bufio.NewReaderSize(c, 1024)
+	line, err := br.ReadSlice('\n')
+	if err != nil {
+		if err == io.EOF {
+			err = io.ErrUnexpectedEOF
+		}
+		return "", ctxErr(ctx, err)
+	}
+	proto, status, ok := strings.Cut(strings.TrimRight(string(line), "\r\n"), " ")
+	if !ok || !strings.HasPrefix(proto, "HTTP/1.") || len(status) < 3 {
+		return "", fmt.Errorf("malformed HTTP response %q", strings.TrimRight(string(line), "\r\n"))
+	}
+	if _, err := strconv.Atoi(status[:3]); err != nil || (len(status) > 3 && status[3] != ' ') {
+		return "", fmt.Errorf("malformed HTTP status %q", status)
+	}
+	io.Copy(io.Discard, io.LimitReader(br, 1<<16))
+	return status, nil
+}
+
+// ctxErr prefers the context's error when it ended the exchange.
+func ctxErr(ctx context.Context, err error) error {
+	if ctx.Err() != nil {
+		return ctx.Err()
+	}
+	if errors.Is(err, os.ErrDeadlineExceeded) {
+		return context.DeadlineExceeded
+	}
+	return err
 }
