@@ -1,17 +1,12 @@
 package schema
 
 import (
-	"errors"
 	"fmt"
 	"net/netip"
 	"path/filepath"
-	"reflect"
-	"strconv"
+	"sort"
 	"strings"
-	"sync"
 	"time"
-
-	"github.com/go-playground/validator/v10"
 )
 
 // WrapperRules are the rule names forbid_wrappers accepts.
@@ -44,8 +39,11 @@ func isLaunchName(s string) bool {
 	return true
 }
 
-// The raw structs mirror the HCL blocks; their validate tags carry the
-// constraints, their hcl tags the names diagnostics use.
+// The raw structs mirror the HCL blocks; their hcl tags are the names
+// diagnostics use, their validate tags document the constraints that
+// validateLaunch checks (in the notation of go-playground/validator, which
+// checked them until its package initialisation — 0.8 ms of country-code
+// tables and regexps — was found to dominate the start of every command).
 type rawLaunch struct {
 	Name           string            `hcl:"name" validate:"launchname"`
 	Command        []string          `hcl:"command" validate:"required_without=Dispatch,excluded_with=Dispatch,omitnil,min=1,dive,required,nonul"`
@@ -80,85 +78,192 @@ type rawReady struct {
 	Timeout string `hcl:"timeout" validate:"omitempty,duration"`
 }
 
-var validate = sync.OnceValue(func() *validator.Validate {
-	v := validator.New(validator.WithRequiredStructEnabled())
-	v.RegisterTagNameFunc(func(f reflect.StructField) string { return f.Tag.Get("hcl") })
-	must := func(err error) {
-		if err != nil {
-			panic(err)
-		}
-	}
-	must(v.RegisterValidation("envname", func(fl validator.FieldLevel) bool { return isEnvName(fl.Field().String()) }))
-	must(v.RegisterValidation("launchname", func(fl validator.FieldLevel) bool { return isLaunchName(fl.Field().String()) }))
-	must(v.RegisterValidation("nonul", func(fl validator.FieldLevel) bool { return !strings.ContainsRune(fl.Field().String(), 0) }))
-	must(v.RegisterValidation("abspath", func(fl validator.FieldLevel) bool { return filepath.IsAbs(fl.Field().String()) }))
-	must(v.RegisterValidation("maxbytes", func(fl validator.FieldLevel) bool {
-		n, err := strconv.Atoi(fl.Param())
-		return err == nil && len(fl.Field().String()) <= n
-	}))
-	must(v.RegisterValidation("duration", func(fl validator.FieldLevel) bool {
-		d, err := time.ParseDuration(fl.Field().String())
-		return err == nil && d > 0
-	}))
-	must(v.RegisterValidation("ipaddr", func(fl validator.FieldLevel) bool {
-		a, err := netip.ParseAddr(fl.Field().String())
-		return err == nil && a.Zone() == ""
-	}))
-	must(v.RegisterValidation("wrapperrule", func(fl validator.FieldLevel) bool {
-		s := fl.Field().String()
-		for _, r := range WrapperRules {
-			if s == r {
-				return true
-			}
-		}
-		return false
-	}))
-	v.RegisterStructValidation(func(sl validator.StructLevel) {
-		p := sl.Current().Interface().(rawPort)
-		if a, err := netip.ParseAddr(p.Address); err == nil && a.IsUnspecified() && !p.AllowAllInterfaces {
-			sl.ReportError(p.Address, "address", "Address", "allinterfaces", "")
-		}
-	}, rawPort{})
-	return v
-})
-
 // fieldProblem is one failed constraint, located by its namespace
 // ("port[0].number") and explained in words.
 type fieldProblem struct {
 	ns, summary, detail string
 }
 
-// validateLaunch runs the validator over r and explains each failure.
-func validateLaunch(r *rawLaunch) []fieldProblem {
-	err := validate().Struct(r)
-	if err == nil {
-		return nil
+// fieldFail is one failed constraint before it is explained: the
+// namespace, the field's hcl name (with [i] for list elements), the
+// constraint's tag and the offending value.
+type fieldFail struct {
+	ns, field, tag string
+	val            any
+}
+
+// constraints collects failures in the order of the fields.
+type constraints []fieldFail
+
+func (c *constraints) fail(ns, field, tag string, val any) {
+	*c = append(*c, fieldFail{ns: ns, field: field, tag: tag, val: val})
+}
+
+// strings checks a list attribute: present (non-nil) lists need at least
+// one element when min1, and every element must be non-empty when
+// required, and pass each of elem's checks (the first failure per element
+// is reported).
+func (c *constraints) list(name string, v []string, min1, required bool, elem ...func(string) (string, bool)) {
+	if min1 && v != nil && len(v) == 0 {
+		c.fail(name, name, "min", v)
+		return
 	}
-	var verrs validator.ValidationErrors
-	if !errors.As(err, &verrs) {
-		return []fieldProblem{{summary: "Invalid launch", detail: err.Error()}}
+	for i, e := range v {
+		f := fmt.Sprintf("%s[%d]", name, i)
+		if required && e == "" {
+			c.fail(f, f, "required", e)
+			continue
+		}
+		for _, check := range elem {
+			if tag, ok := check(e); !ok {
+				c.fail(f, f, tag, e)
+				break
+			}
+		}
+	}
+}
+
+func noNUL(s string) (string, bool)       { return "nonul", !strings.Contains(s, "\x00") }
+func envName(s string) (string, bool)     { return "envname", isEnvName(s) }
+func wrapperRule(s string) (string, bool) { return "wrapperrule", isWrapperRule(s) }
+
+func isWrapperRule(s string) bool {
+	for _, r := range WrapperRules {
+		if s == r {
+			return true
+		}
+	}
+	return false
+}
+
+func isPrintASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] < 0x20 || s[i] > 0x7e {
+			return false
+		}
+	}
+	return true
+}
+
+// validateLaunch checks r's constraints (the validate tags of the raw
+// structs) and explains each failure, in the order of the fields.
+func validateLaunch(r *rawLaunch) []fieldProblem {
+	var c constraints
+	if !isLaunchName(r.Name) {
+		c.fail("name", "name", "launchname", r.Name)
+	}
+	switch {
+	case r.Command == nil && r.Dispatch == nil:
+		c.fail("command", "command", "required_without", r.Command)
+	case r.Command != nil && r.Dispatch != nil:
+		c.fail("command", "command", "excluded_with", r.Command)
+	default:
+		c.list("command", r.Command, true, true, noNUL)
+	}
+	c.list("dispatch", r.Dispatch, true, true, noNUL)
+	if _, ok := noNUL(r.Dir); !ok {
+		c.fail("dir", "dir", "nonul", r.Dir)
+	}
+	if _, ok := noNUL(r.EnvFile); !ok {
+		c.fail("env_file", "env_file", "nonul", r.EnvFile)
+	}
+	c.list("inherit", r.Inherit, false, false, envName)
+	keys := make([]string, 0, len(r.Env))
+	for k := range r.Env {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		f := "env[" + k + "]"
+		if !isEnvName(k) {
+			c.fail(f, f, "envname", k)
+		}
+		if _, ok := noNUL(r.Env[k]); !ok {
+			c.fail(f, f, "nonul", r.Env[k])
+		}
+	}
+	c.list("require", r.Require, false, false, envName)
+	c.list("forbid_wrappers", r.ForbidWrappers, false, false, wrapperRule)
+	if a := r.Attempts; a != nil && *a < 1 {
+		c.fail("attempts", "attempts", "min", a)
+	} else if a != nil && *a > 100 {
+		c.fail("attempts", "attempts", "max", a)
+	}
+	if r.OnStale != "" && r.OnStale != "replace" && r.OnStale != "fail" {
+		c.fail("on_stale", "on_stale", "oneof", r.OnStale)
+	}
+	if w := r.Worker; w != nil {
+		if w.Comm != "" {
+			if len(w.Comm) > 15 {
+				c.fail("worker.comm", "comm", "maxbytes", w.Comm)
+			} else if _, ok := noNUL(w.Comm); !ok {
+				c.fail("worker.comm", "comm", "nonul", w.Comm)
+			}
+		}
+		if w.Exe != "" {
+			switch {
+			case w.Comm != "":
+				c.fail("worker.exe", "exe", "excluded_with", w.Exe)
+			case !filepath.IsAbs(w.Exe):
+				c.fail("worker.exe", "exe", "abspath", w.Exe)
+			case strings.Contains(w.Exe, "\x00"):
+				c.fail("worker.exe", "exe", "nonul", w.Exe)
+			}
+		}
+	}
+	for i, p := range r.Ports {
+		ns := fmt.Sprintf("port[%d].", i)
+		if !isLaunchName(p.Name) {
+			c.fail(ns+"name", "name", "launchname", p.Name)
+		}
+		if p.Number < 1 {
+			c.fail(ns+"number", "number", "min", p.Number)
+		} else if p.Number > 65535 {
+			c.fail(ns+"number", "number", "max", p.Number)
+		}
+		if p.Address != "" {
+			if a, err := netip.ParseAddr(p.Address); err != nil || a.Zone() != "" {
+				c.fail(ns+"address", "address", "ipaddr", p.Address)
+			}
+		}
+		if a, err := netip.ParseAddr(p.Address); err == nil && a.IsUnspecified() && !p.AllowAllInterfaces {
+			c.fail(ns+"address", "address", "allinterfaces", p.Address)
+		}
+	}
+	if rd := r.Ready; rd != nil {
+		if h := rd.HTTP; h != "" {
+			switch {
+			case !strings.HasPrefix(h, "/"):
+				c.fail("ready.http", "http", "startswith", h)
+			case !isPrintASCII(h):
+				c.fail("ready.http", "http", "printascii", h)
+			case strings.Contains(h, " "):
+				c.fail("ready.http", "http", "excludes", h)
+			}
+		}
+		if t := rd.Timeout; t != "" {
+			if d, err := time.ParseDuration(t); err != nil || d <= 0 {
+				c.fail("ready.timeout", "timeout", "duration", t)
+			}
+		}
 	}
 	var out []fieldProblem
-	for _, fe := range verrs {
-		ns := fe.Namespace()
-		if i := strings.IndexByte(ns, '.'); i >= 0 {
-			ns = ns[i+1:]
-		}
-		s, d := explain(ns, fe)
-		out = append(out, fieldProblem{ns: ns, summary: s, detail: d})
+	for _, f := range c {
+		s, d := explain(f)
+		out = append(out, fieldProblem{ns: f.ns, summary: s, detail: d})
 	}
 	return out
 }
 
-// explain turns a validator failure into a diagnostic summary and detail.
-func explain(ns string, fe validator.FieldError) (string, string) {
-	field := fe.Field() // the hcl name, with [i] for dive elements
-	base := field
+// explain turns a failed constraint into a diagnostic summary and detail.
+func explain(fe fieldFail) (string, string) {
+	ns := fe.ns
+	base := fe.field // the hcl name, with [i] for list elements
 	if i := strings.IndexByte(base, '['); i >= 0 {
 		base = base[:i]
 	}
-	val := fe.Value()
-	switch fe.Tag() {
+	val := fe.val
+	switch fe.tag {
 	case "required_without":
 		return "Missing command or dispatch", "a launch needs exactly one of command (an argv, exec'd directly) or dispatch (a script run with bash --noprofile --norc); it has neither"
 	case "excluded_with":
@@ -204,7 +309,7 @@ func explain(ns string, fe validator.FieldError) (string, string) {
 	case "startswith", "printascii", "excludes":
 		return "Invalid readiness path", fmt.Sprintf("ready.http %q must be a URL path starting with / (printable ASCII, no spaces)", val)
 	}
-	return "Invalid value", fmt.Sprintf("%s fails the %q constraint", ns, fe.Tag())
+	return "Invalid value", fmt.Sprintf("%s fails the %q constraint", ns, fe.tag)
 }
 
 func deref(v any) any {
