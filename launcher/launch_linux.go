@@ -382,6 +382,9 @@ func (la *Launch) findAndVerify(ctx context.Context, v *Verifier, r *Report) err
 			la.wfd = wfd // kept: Wait watches the worker through it
 		}
 	}()
+	// seenForeign is the last listener on a declared port held outside the
+	// tree while this attempt waited for its worker.
+	var seenForeign *Holder
 	for {
 		if err := ctx.Err(); err != nil {
 			r.add(KindNotReady, "interrupted: %v", err)
@@ -391,6 +394,11 @@ func (la *Launch) findAndVerify(ctx context.Context, v *Verifier, r *Report) err
 		tree := la.tree()
 		rootExited := la.exited()
 		if worker != 0 && wfd >= 0 && pidfdExited(wfd) {
+			if seenForeign != nil {
+				// A stranger held the port while our worker tried to bind:
+				// a lost race, even if the stranger has left by now.
+				return la.raceError(r, seenForeign)
+			}
 			return la.exitedError(r, la.exitWhat(worker))
 		}
 		if worker == 0 {
@@ -410,11 +418,15 @@ func (la *Launch) findAndVerify(ctx context.Context, v *Verifier, r *Report) err
 			if h := la.foreignHolder(tree); h != nil {
 				return la.raceError(r, h)
 			}
+			if seenForeign != nil {
+				return la.raceError(r, seenForeign)
+			}
 			return la.exitedError(r, la.exitWhat(root))
 		}
 		if worker != 0 {
 			owned, foreign := la.portState(v, worker, tree)
 			if foreign != nil {
+				seenForeign = foreign
 				if rootExited || pidfdExited(wfd) {
 					return la.raceError(r, foreign)
 				}
