@@ -356,9 +356,14 @@ echo $pid
 		bash = append(bash, d)
 		if pid, err := strconv.Atoi(strings.TrimSpace(string(out))); err == nil {
 			// The bash launcher's server is this program's own grandchild:
-			// its pid was printed by the script this program ran.
+			// its pid was printed by the script this program ran. Open a
+			// pidfd (os.FindProcess does), then check it is still our server
+			// before signalling through it.
 			if p, err := os.FindProcess(pid); err == nil {
-				_ = p.Signal(syscall.SIGTERM)
+				if exe, _ := os.Readlink(fmt.Sprintf("/proc/%d/exe", pid)); exe == b.server {
+					_ = p.Signal(syscall.SIGTERM)
+				}
+				_ = p.Release()
 			}
 			waitPortFree(port)
 		}
