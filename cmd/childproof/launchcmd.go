@@ -4,7 +4,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
+	"os/signal"
 	"strings"
+	"syscall"
 
 	"github.com/childproof/childproof/internal/report"
 	"github.com/childproof/childproof/launcher"
@@ -32,12 +35,17 @@ func (a *app) writeReport(w io.Writer, r *launcher.Report) {
 
 // launchErr turns a launcher error into an exitError, printing its report first.
 func (a *app) launchErr(err error) error {
+	return a.launchErrWith(err, func(r *launcher.Report) { a.writeReport(a.stdout, r) })
+}
+
+// launchErrWith is launchErr with the report written by write.
+func (a *app) launchErrWith(err error, write func(*launcher.Report)) error {
 	var le *launcher.Error
 	if !errors.As(err, &le) {
 		return exitf(exitUsage, "%v", err)
 	}
 	if le.Report != nil {
-		a.writeReport(a.stdout, le.Report)
+		write(le.Report)
 	}
 	msg := le.Error()
 	if le.Report != nil && len(le.Report.Tail) > 0 && a.format == "text" {
@@ -58,4 +66,40 @@ func parseAssignments(flag string, kvs []string) (map[string]string, error) {
 		out[k] = v
 	}
 	return out, nil
+}
+
+// forwardSignals starts catching SIGINT, SIGTERM and SIGHUP for a
+// foreground launch (before it starts, so that none is lost); supervise
+// forwards them. Call the returned stop when done.
+func forwardSignals(detach bool) (chan os.Signal, func()) {
+	sigs := make(chan os.Signal, 4)
+	if detach {
+		return sigs, func() {}
+	}
+	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)
+	return sigs, func() { signal.Stop(sigs) }
+}
+
+// supervise returns at once for a detached launch; otherwise it forwards
+// sigs to the launch's process group and exits with the worker's status.
+func (a *app) supervise(la *launcher.Launch, name string, detach bool, sigs chan os.Signal) error {
+	if detach {
+		fmt.Fprintf(a.stderr, "childproof: %s runs detached (worker pid %d); stop it with: childproof stop %s\n", name, la.Pid(), name)
+		return nil
+	}
+	shrinkForSupervision()
+	go func() {
+		for {
+			select {
+			case s := <-sigs:
+				la.Signal(s.(syscall.Signal))
+			case <-la.Done():
+				return
+			}
+		}
+	}()
+	if code := la.Wait(); code != 0 {
+		return silentExit(code)
+	}
+	return nil
 }

@@ -2,15 +2,11 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"maps"
-	"os"
-	"os/signal"
 	"slices"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/childproof/childproof/internal/report"
@@ -113,49 +109,17 @@ func (a *app) relaunch(ctx context.Context, arg string, vars, sets []string, det
 	if f != nil {
 		opts.SpecHash = f.Hash
 	}
-	sigs := make(chan os.Signal, 4)
-	if !detach {
-		signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)
-		defer signal.Stop(sigs)
-	}
+	sigs, stopSigs := forwardSignals(detach)
+	defer stopSigs()
 	la, res, err := launcher.Relaunch(ctx, l, opts)
 	if res != nil && res.Stopped != nil {
 		fmt.Fprintf(a.stderr, "childproof: relaunch: %s\n", res.Stopped.Message)
 	}
 	if err != nil {
-		var le *launcher.Error
-		if !errors.As(err, &le) {
-			return exitf(exitUsage, "%v", err)
-		}
-		if le.Report != nil {
-			a.writeRelaunch(a.stdout, le.Report, res)
-		}
-		msg := le.Error()
-		if le.Report != nil && len(le.Report.Tail) > 0 && a.format == "text" {
-			msg, _, _ = strings.Cut(msg, "; last lines it printed:")
-		}
-		return &exitError{code: le.Code, err: errors.New(msg), hint: le.Hint}
+		return a.launchErrWith(err, func(r *launcher.Report) { a.writeRelaunch(a.stdout, r, res) })
 	}
 	a.writeRelaunch(a.stdout, la.Report, res)
-	if detach {
-		fmt.Fprintf(a.stderr, "childproof: %s runs detached (worker pid %d); stop it with: childproof stop %s\n", l.Name, la.Pid(), l.Name)
-		return nil
-	}
-	shrinkForSupervision()
-	go func() {
-		for {
-			select {
-			case s := <-sigs:
-				la.Signal(s.(syscall.Signal))
-			case <-la.Done():
-				return
-			}
-		}
-	}()
-	if code := la.Wait(); code != 0 {
-		return silentExit(code)
-	}
-	return nil
+	return a.supervise(la, l.Name, detach, sigs)
 }
 
 // withSet returns l with set added to its env, so that the lint protects

@@ -4,9 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
-	"os/signal"
-	"syscall"
 
 	"github.com/childproof/childproof/envres"
 	"github.com/childproof/childproof/launcher"
@@ -83,36 +80,14 @@ func (a *app) run(ctx context.Context, arg string, vars, sets []string, detach, 
 	}
 	// Catch the signals before the launch: one that arrives between the
 	// verification and the supervision loop is forwarded, not lost.
-	sigs := make(chan os.Signal, 4)
-	if !detach {
-		signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)
-		defer signal.Stop(sigs)
-	}
+	sigs, stopSigs := forwardSignals(detach)
+	defer stopSigs()
 	la, err := launcher.Start(ctx, l, opts)
 	if err != nil {
 		return a.launchErr(err)
 	}
 	a.writeReport(a.stdout, la.Report)
-	if detach {
-		fmt.Fprintf(a.stderr, "childproof: %s runs detached (worker pid %d); stop it with: childproof stop %s\n", l.Name, la.Pid(), l.Name)
-		return nil
-	}
-	shrinkForSupervision()
-	go func() {
-		for {
-			select {
-			case s := <-sigs:
-				la.Signal(s.(syscall.Signal))
-			case <-la.Done():
-				return
-			}
-		}
-	}()
-	code := la.Wait()
-	if code != 0 {
-		return silentExit(code)
-	}
-	return nil
+	return a.supervise(la, l.Name, detach, sigs)
 }
 
 // lintBeforeRun refuses (exit 1) when the launch's chain has an error finding.
