@@ -202,7 +202,6 @@ func (b *bench) lint() error {
 	return nil
 }
 
-func isExit(err error) bool { _, ok := err.(*exec.ExitError); return ok }
 
 func freePort() (int, error) {
 	l, err := net.Listen("tcp", "127.0.0.1:0")

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-	"time"
 
 	"github.com/childproof/childproof/internal/proc"
 	"github.com/childproof/childproof/internal/sockdiag"
@@ -82,5 +81,3 @@ func describePid(p proc.FS, pid int) string {
 	}
 	return fmt.Sprintf("pid %d uid %s age %s: %s", pid, uid, age, cmd)
 }
-
-func describeDuration(d time.Duration) string { return d.Round(time.Millisecond).String() }

@@ -159,7 +159,7 @@ func TestRelaunchExampleDispatchJob(t *testing.T) {
 		t.Fatal(err)
 	}
 	opts.Set = map[string]string{"LOG_LEVEL": "warn"}
-	la, res, err := Relaunch(ctx, l, opts)
+	la, _, err := Relaunch(ctx, l, opts)
 	var e *Error
 	if la != nil || !errors.As(err, &e) || e.Code != CodeVerify || e.Kind != KindDelta {
 		t.Fatalf("relaunch with .env edited: got %v, %v; want a delta error (exit 3)", la, err)
