@@ -202,7 +202,6 @@ func (b *bench) lint() error {
 	return nil
 }
 
-
 func freePort() (int, error) {
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
