@@ -267,7 +267,9 @@ func TestFaultLaunchStopLoop(t *testing.T) {
 	if g := runtime.NumGoroutine(); g > goroutines {
 		t.Errorf("goroutines: %d before, %d after %d launches", goroutines, g, n)
 	}
-	if got := countFDs(t); got != fds {
+	// Fewer is fine: an fd of an earlier test in this process (a finalizer,
+	// an idle connection) may close meanwhile; more is a leak.
+	if got := countFDs(t); got > fds {
 		t.Errorf("fds: %d before, %d after %d launches", fds, got, n)
 	}
 	for _, sub := range []string{"records", "logs", "locks"} {
