@@ -40,11 +40,18 @@ FUZZ_TARGETS = $(shell grep -rl --include='*_test.go' '^func Fuzz' . | xargs -n1
 fuzz-ci:
 	@$(MAKE) --no-print-directory fuzz FUZZTIME=10s
 
+# A target that fails is shown and run once more: a crasher is saved under
+# testdata/fuzz and fails again (a real bug); a hiccup of the fuzzing
+# coordinator itself does not.
 fuzz:
-	@for d in $(FUZZ_TARGETS); do \
+	@log=$$(mktemp); trap 'rm -f $$log' EXIT; \
+	for d in $(FUZZ_TARGETS); do \
 		for f in $$(grep -h '^func Fuzz' $$d/*_test.go | sed 's/func \(Fuzz[A-Za-z0-9_]*\).*/\1/'); do \
 			echo "fuzz $$d $$f ($(FUZZTIME))"; \
-			$(GO) test -run '^$$' -fuzz "^$$f$$" -fuzztime $(FUZZTIME) $$d >/dev/null || { $(GO) test -run '^$$' -fuzz "^$$f$$" -fuzztime 1s $$d; exit 1; }; \
+			if ! $(GO) test -run '^$$' -fuzz "^$$f$$" -fuzztime $(FUZZTIME) $$d >$$log 2>&1; then \
+				tail -n 30 $$log; echo "fuzz $$d $$f failed; running it once more"; \
+				$(GO) test -run '^$$' -fuzz "^$$f$$" -fuzztime $(FUZZTIME) $$d || exit 1; \
+			fi; \
 		done; \
 	done
 

@@ -43,7 +43,7 @@ func ParseStat(b []byte) (Stat, error) {
 	if len(rest) < 20 {
 		return Stat{}, fmt.Errorf("%w: %d fields after comm", ErrStatSyntax, len(rest))
 	}
-	if len(rest[0]) != 1 {
+	if len(rest[0]) != 1 || !isStateLetter(rest[0][0]) {
 		return Stat{}, fmt.Errorf("%w: state %q", ErrStatSyntax, rest[0])
 	}
 	s.State = rest[0][0]
@@ -62,6 +62,10 @@ func ParseStat(b []byte) (Stat, error) {
 	s.StartTime = st
 	return s, nil
 }
+
+// isStateLetter reports whether c can be a process state (R, S, D, Z, T, t,
+// X, I, …): the kernel writes one ASCII letter.
+func isStateLetter(c byte) bool { return c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z' }
 
 // Status holds the fields of /proc/PID/status childproof uses.
 type Status struct {
