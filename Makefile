@@ -40,17 +40,20 @@ FUZZ_TARGETS = $(shell grep -rl --include='*_test.go' '^func Fuzz' . | xargs -n1
 fuzz-ci:
 	@$(MAKE) --no-print-directory fuzz FUZZTIME=10s
 
-# A target that fails is shown and run once more: a crasher is saved under
-# testdata/fuzz and fails again (a real bug); a hiccup of the fuzzing
-# coordinator itself does not.
+# A failing target fails the run, except for Go 1.26's fuzz-coordinator race
+# at the -fuzztime boundary (go.dev/issue/75804, fixed in Go 1.27): a bare
+# "context deadline exceeded" with no failing input written is reported and
+# tolerated. A real finding always writes its input under testdata/fuzz.
 fuzz:
 	@log=$$(mktemp); trap 'rm -f $$log' EXIT; \
 	for d in $(FUZZ_TARGETS); do \
 		for f in $$(grep -h '^func Fuzz' $$d/*_test.go | sed 's/func \(Fuzz[A-Za-z0-9_]*\).*/\1/'); do \
 			echo "fuzz $$d $$f ($(FUZZTIME))"; \
 			if ! $(GO) test -run '^$$' -fuzz "^$$f$$" -fuzztime $(FUZZTIME) $$d >$$log 2>&1; then \
-				tail -n 30 $$log; echo "fuzz $$d $$f failed; running it once more"; \
-				$(GO) test -run '^$$' -fuzz "^$$f$$" -fuzztime $(FUZZTIME) $$d || exit 1; \
+				tail -n 30 $$log; \
+				if grep -q 'context deadline exceeded' $$log && ! grep -q 'Failing input written' $$log; then \
+					echo "fuzz $$d $$f: the -fuzztime boundary race of Go's fuzz coordinator (go.dev/issue/75804), no failing input: tolerated"; \
+				else exit 1; fi; \
 			fi; \
 		done; \
 	done
