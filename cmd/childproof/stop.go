@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -11,6 +10,7 @@ import (
 	"time"
 
 	"github.com/childproof/childproof/internal/proc"
+	"github.com/childproof/childproof/internal/report"
 	"github.com/childproof/childproof/launcher"
 	"github.com/spf13/cobra"
 )
@@ -82,7 +82,9 @@ func (a *app) stop(ctx context.Context, name string, timeout time.Duration) erro
 		return a.launchErr(err)
 	}
 	if a.format == "json" {
-		return json.NewEncoder(a.stdout).Encode(map[string]any{"name": rec.Name, "worker": string(res.Worker),
+		// status_before: what the census said of the recorded worker
+		// before stopping (alive, gone, pid reused, …).
+		return report.JSON(a.stdout, map[string]any{"name": rec.Name, "status_before": string(res.Worker),
 			"signalled": res.Signalled, "killed": res.Killed, "exited": res.Exited, "message": res.Message})
 	}
 	fmt.Fprintln(a.stdout, res.Message)
