@@ -159,7 +159,7 @@ func (a *analyzer) tick() bool {
 // display returns how a path is reported: relative to the lint directory
 // when inside it, else as is.
 func (a *analyzer) display(abs string) string {
-	if rel, err := filepath.Rel(a.dir, abs); err == nil && rel != ".." && !strings.HasPrefix(rel, "../") {
+	if rel, err := filepath.Rel(a.dir, abs); err == nil && rel != "." && rel != ".." && !strings.HasPrefix(rel, "../") {
 		return rel
 	}
 	return abs
