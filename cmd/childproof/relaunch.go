@@ -100,7 +100,7 @@ func (a *app) relaunch(ctx context.Context, arg string, vars, sets []string, det
 	}
 	a.warnSetAliases(l, set)
 	if !noLint {
-		if err := a.lintBeforeRun(ctx, withSet(l, set)); err != nil {
+		if err := a.lintBeforeRun(ctx, "relaunch", withSet(l, set)); err != nil {
 			return err
 		}
 	}

@@ -66,7 +66,7 @@ func (a *app) run(ctx context.Context, arg string, vars, sets []string, detach, 
 	}
 	a.warnSetAliases(l, set)
 	if !noLint {
-		if err := a.lintBeforeRun(ctx, withSet(l, set)); err != nil {
+		if err := a.lintBeforeRun(ctx, "run", withSet(l, set)); err != nil {
 			return err
 		}
 	}
@@ -90,8 +90,9 @@ func (a *app) run(ctx context.Context, arg string, vars, sets []string, detach, 
 	return a.supervise(la, l.Name, detach, sigs)
 }
 
-// lintBeforeRun refuses (exit 1) when the launch's chain has an error finding.
-func (a *app) lintBeforeRun(ctx context.Context, l *schema.Launch) error {
+// lintBeforeRun refuses (exit 1) when the launch's chain has an error
+// finding; cmd names the refusing command (run, relaunch).
+func (a *app) lintBeforeRun(ctx context.Context, cmd string, l *schema.Launch) error {
 	res, err := a.lintLaunch(ctx, l)
 	if errors.Is(err, errLintSkipped) {
 		return nil
@@ -108,6 +109,6 @@ func (a *app) lintBeforeRun(ctx context.Context, l *schema.Launch) error {
 		return nil
 	}
 	a.writeLint(a.stderr, "text", res)
-	return &exitError{code: exitFindings, err: fmt.Errorf("run refused: the launch's dispatch chain has %d lint error(s)", errs),
+	return &exitError{code: exitFindings, err: fmt.Errorf("%s refused: the launch's dispatch chain has %d lint error(s)", cmd, errs),
 		hint: "fix the script, or launch anyway with --no-lint (verification on the worker still runs)"}
 }
