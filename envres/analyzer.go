@@ -247,10 +247,12 @@ func binaryAt(src []byte) (int, int) {
 	return line, col
 }
 
-// shebangPOSIX reports whether the first line names sh or dash.
-func shebangPOSIX(src []byte) bool {
+// shebangInterp returns the base name of the interpreter a "#!" line names,
+// looking through env and its flags ("#!/usr/bin/env -S bash" → "bash"),
+// or "" when src has no shebang.
+func shebangInterp(src []byte) string {
 	if !bytes.HasPrefix(src, []byte("#!")) {
-		return false
+		return ""
 	}
 	line := src
 	if i := bytes.IndexByte(src, '\n'); i >= 0 {
@@ -258,42 +260,33 @@ func shebangPOSIX(src []byte) bool {
 	}
 	fs := strings.Fields(string(line[2:]))
 	if len(fs) == 0 {
-		return false
+		return ""
 	}
 	interp := filepath.Base(fs[0])
 	if interp == "env" {
 		for _, f := range fs[1:] {
 			if !strings.HasPrefix(f, "-") {
-				interp = filepath.Base(f)
-				break
+				return filepath.Base(f)
 			}
 		}
 	}
-	return interp == "sh" || interp == "dash" || interp == "ash" || interp == "posh"
+	return interp
+}
+
+// shebangPOSIX reports whether the first line names a POSIX shell (sh, dash, …).
+func shebangPOSIX(src []byte) bool {
+	switch shebangInterp(src) {
+	case "sh", "dash", "ash", "posh":
+		return true
+	}
+	return false
 }
 
 // shebangShell reports whether a file starts with a shell shebang.
 func shebangShell(src []byte) bool {
-	if !bytes.HasPrefix(src, []byte("#!")) {
-		return false
-	}
-	line := src
-	if i := bytes.IndexByte(src, '\n'); i >= 0 {
-		line = src[:i]
-	}
-	fs := strings.Fields(string(line[2:]))
-	for i, f := range fs {
-		b := filepath.Base(f)
-		if i > 0 && strings.HasPrefix(f, "-") {
-			continue
-		}
-		switch b {
-		case "sh", "bash", "dash", "ash", "ksh", "mksh", "zsh", "posh":
-			return true
-		case "env":
-			continue
-		}
-		return false
+	switch shebangInterp(src) {
+	case "sh", "bash", "dash", "ash", "ksh", "mksh", "zsh", "posh":
+		return true
 	}
 	return false
 }
