@@ -512,19 +512,8 @@ func (la *Launch) raceError(r *Report, h *Holder) *Error {
 // pickWorker chooses the worker among tree once it has exec'd.
 func (la *Launch) pickWorker(tree []int) int {
 	l := la.Spec
-	if l.Worker.Comm != "" || l.Worker.Exe != "" {
-		return matchWorker(la.p, tree, l.Worker.Comm, l.Worker.Exe)
-	}
-	for _, pt := range l.Ports {
-		hs, err := holders(la.p, pt.Number, tree)
-		if err != nil {
-			continue
-		}
-		for _, h := range hs {
-			if h.InTree {
-				return shallowest(la.p, h.Pids)
-			}
-		}
+	if pid, decided := declaredWorker(la.p, tree, l.Worker.Comm, l.Worker.Exe, l.Ports); decided || pid != 0 {
+		return pid
 	}
 	if len(l.Ports) > 0 {
 		return 0 // wait for the listener

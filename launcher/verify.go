@@ -115,24 +115,34 @@ func (v *Verifier) Verify(ctx context.Context, c Check) *Report {
 // findWorker picks the worker among tree: Comm or Exe, else the owner of a
 // declared port, else the root.
 func (v *Verifier) findWorker(c Check, tree []int) int {
-	if c.Comm != "" || c.Exe != "" {
-		return matchWorker(v.Proc, tree, c.Comm, c.Exe)
-	}
-	for _, pt := range c.Ports {
-		hs, err := holders(v.Proc, pt.Number, tree)
-		if err != nil {
-			continue
-		}
-		for _, h := range hs {
-			if h.InTree {
-				return shallowest(v.Proc, h.Pids)
-			}
-		}
+	if pid, decided := declaredWorker(v.Proc, tree, c.Comm, c.Exe, c.Ports); decided || pid != 0 {
+		return pid
 	}
 	if c.Deepest {
 		return deepestDescendant(v.Proc, c.Root)
 	}
 	return c.Root
+}
+
+// declaredWorker finds the worker the spec points at: the process matching
+// comm or exe (decided is true then, even when none matches yet), else the
+// in-tree owner of a declared port (the one nearest the root), else 0.
+func declaredWorker(p proc.FS, tree []int, comm, exe string, ports []schema.Port) (pid int, decided bool) {
+	if comm != "" || exe != "" {
+		return matchWorker(p, tree, comm, exe), true
+	}
+	for _, pt := range ports {
+		hs, err := holders(p, pt.Number, tree)
+		if err != nil {
+			continue
+		}
+		for _, h := range hs {
+			if h.InTree {
+				return shallowest(p, h.Pids), false
+			}
+		}
+	}
+	return 0, false
 }
 
 // matchWorker returns the process of tree whose comm or exe is the wanted
