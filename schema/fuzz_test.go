@@ -20,6 +20,7 @@ func FuzzLoad(f *testing.F) {
 	f.Add([]byte("launch \"a\" {\n  comand = [\"x\"]\n}\n"))
 	f.Add([]byte("variable \"p\" {}\nlaunch \"a\" { command = [env(\"X\"), var.p] }"))
 	f.Add([]byte("launch \"a\" { dispatch = [\"s.sh\"]\n port \"p\" { number = 0 }\n ready { timeout = \"x\" } }"))
+	f.Add([]byte("launch \"a\" { command = [\"x\"]\n restart { policy = \"always\"\n max = 3\n backoff = \"2s\" }\n slurm { partition = \"gpu\"\n gres = \"gpu:1\"\n time = \"1-00:00\" } }"))
 	lookup := lookupFrom(map[string]string{"HOME": "/root", "X": "1"})
 	// One file per worker process, rewritten for each input.
 	path := filepath.Join(f.TempDir(), "s.hcl")

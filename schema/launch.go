@@ -25,6 +25,8 @@ var launchSchema = &hcl.BodySchema{
 		{Type: "worker"},
 		{Type: "port", LabelNames: []string{"name"}},
 		{Type: "ready"},
+		{Type: "restart"},
+		{Type: "slurm"},
 	},
 }
 
@@ -35,6 +37,14 @@ var portSchema = &hcl.BodySchema{Attributes: []hcl.AttributeSchema{
 }}
 
 var readySchema = &hcl.BodySchema{Attributes: []hcl.AttributeSchema{{Name: "http"}, {Name: "timeout"}}}
+
+var restartSchema = &hcl.BodySchema{Attributes: []hcl.AttributeSchema{
+	{Name: "policy", Required: true}, {Name: "max"}, {Name: "backoff"},
+}}
+
+var slurmSchema = &hcl.BodySchema{Attributes: []hcl.AttributeSchema{
+	{Name: "partition"}, {Name: "gres"}, {Name: "time"},
+}}
 
 // removedVars are dropped from a dispatch script's environment whatever
 // the spec says: bash would source the files they name.
@@ -174,6 +184,22 @@ func (l *loader) launch(b *hcl.Block, aliases map[string]string) *Launch {
 			s.parts["ready"] = blk.DefRange
 			s.raw.Ready = &rawReady{}
 			l.ready(blk, s)
+		case "restart":
+			if s.raw.Restart != nil {
+				l.errorf(rangePtr(blk.DefRange), "Duplicate restart block", "a launch has at most one restart block; the first is at %s", shortRange(s.parts["restart"]))
+				continue
+			}
+			s.parts["restart"] = blk.DefRange
+			s.raw.Restart = &rawRestart{}
+			l.restart(blk, s)
+		case "slurm":
+			if s.raw.Slurm != nil {
+				l.errorf(rangePtr(blk.DefRange), "Duplicate slurm block", "a launch has at most one slurm block; the first is at %s", shortRange(s.parts["slurm"]))
+				continue
+			}
+			s.parts["slurm"] = blk.DefRange
+			s.raw.Slurm = &rawSlurm{}
+			l.slurm(blk, s)
 		case "port":
 			l.port(blk, s)
 		}
@@ -245,6 +271,48 @@ func (l *loader) ready(blk *hcl.Block, s *launchState) {
 	}
 }
 
+func (l *loader) restart(blk *hcl.Block, s *launchState) {
+	c, d := blk.Body.Content(restartSchema)
+	l.diags = append(l.diags, d...)
+	if c == nil {
+		return
+	}
+	if a, ok := c.Attributes["policy"]; ok {
+		s.parts["restart.policy"] = a.Expr.Range()
+		if v, ok := l.str(a); ok {
+			s.raw.Restart.Policy = v
+		}
+	}
+	if a, ok := c.Attributes["max"]; ok {
+		s.parts["restart.max"] = a.Expr.Range()
+		if v, ok := l.integer(a); ok {
+			s.raw.Restart.Max = &v
+		}
+	}
+	if a, ok := c.Attributes["backoff"]; ok {
+		s.parts["restart.backoff"] = a.Expr.Range()
+		if v, ok := l.str(a); ok {
+			s.raw.Restart.Backoff = v
+		}
+	}
+}
+
+func (l *loader) slurm(blk *hcl.Block, s *launchState) {
+	c, d := blk.Body.Content(slurmSchema)
+	l.diags = append(l.diags, d...)
+	if c == nil {
+		return
+	}
+	for name, dst := range map[string]*string{"partition": &s.raw.Slurm.Partition, "gres": &s.raw.Slurm.Gres, "time": &s.raw.Slurm.Time} {
+		if a, ok := c.Attributes[name]; ok {
+			s.parts["slurm."+name] = a.Expr.Range()
+			if v, ok := l.str(a); ok {
+				*dst = v
+			}
+		}
+	}
+}
+
 func (l *loader) port(blk *hcl.Block, s *launchState) {
 	i := len(s.raw.Ports)
 	p := rawPort{Name: blk.Labels[0]}
@@ -306,6 +374,20 @@ func (l *loader) finish(s *launchState, aliases map[string]string, before int) *
 		if r.Ready.Timeout != "" {
 			la.Ready.Timeout, _ = time.ParseDuration(r.Ready.Timeout)
 		}
+	}
+	if rs := r.Restart; rs != nil {
+		la.Restart.Policy = rs.Policy
+		la.Restart.Max = 5
+		if rs.Max != nil {
+			la.Restart.Max = *rs.Max
+		}
+		la.Restart.Backoff = time.Second
+		if rs.Backoff != "" {
+			la.Restart.Backoff, _ = time.ParseDuration(rs.Backoff)
+		}
+	}
+	if sl := r.Slurm; sl != nil {
+		la.Slurm = Slurm{Partition: sl.Partition, Gres: sl.Gres, Time: sl.Time}
 	}
 	// Directory.
 	if r.Dir != "" {

@@ -481,6 +481,59 @@ launch "a" {
   }
   require = ["MY_ALIAS"]
 }`, nil, []string{"7:5 warning: No-op alias", "8:5 warning: No-op alias", "10:14 warning: No-op alias"}},
+		{"restart bad policy", `launch "a" {
+  command = ["true"]
+  restart {
+    policy = "sometimes"
+  }
+}`, nil, []string{"4:14 error: Invalid restart policy"}},
+		{"restart without policy", `launch "a" {
+  command = ["true"]
+  restart {
+    max = 3
+  }
+}`, nil, []string{"3:11 error: Missing required argument"}},
+		{"restart bad max", `launch "a" {
+  command = ["true"]
+  restart {
+    policy = "always"
+    max    = 0
+  }
+}`, nil, []string{"5:14 error: Invalid restart max"}},
+		{"restart bad backoff", `launch "a" {
+  command = ["true"]
+  restart {
+    policy  = "on-failure"
+    backoff = "soon"
+  }
+}`, nil, []string{"5:15 error: Invalid duration"}},
+		{"duplicate restart", `launch "a" {
+  command = ["true"]
+  restart {
+    policy = "always"
+  }
+  restart {
+    policy = "never"
+  }
+}`, nil, []string{"6:3 error: Duplicate restart block"}},
+		{"slurm bad time", `launch "a" {
+  command = ["true"]
+  slurm {
+    time = "2h"
+  }
+}`, nil, []string{"4:12 error: Invalid slurm time"}},
+		{"slurm partition with space", `launch "a" {
+  command = ["true"]
+  slurm {
+    partition = "gpu\n#SBATCH --x"
+  }
+}`, nil, []string{"4:17 error: Invalid slurm partition"}},
+		{"slurm unknown attribute", `launch "a" {
+  command = ["true"]
+  slurm {
+    nodes = 2
+  }
+}`, nil, []string{"4:5 error: Unsupported argument"}},
 		{"alias without use", `alias "A" {
 }
 launch "a" {
@@ -511,6 +564,50 @@ launch "a" {
 				}
 			}
 		})
+	}
+}
+
+func TestLoadRestartSlurm(t *testing.T) {
+	cases := []struct {
+		name        string
+		block       string
+		wantRestart Restart
+		wantSlurm   Slurm
+	}{
+		{"none", "", Restart{}, Slurm{}},
+		{"restart defaults", "restart {\n policy = \"on-failure\"\n}", Restart{Policy: "on-failure", Max: 5, Backoff: time.Second}, Slurm{}},
+		{"restart full", "restart {\n policy = \"always\"\n max = 7\n backoff = \"250ms\"\n}", Restart{Policy: "always", Max: 7, Backoff: 250 * time.Millisecond}, Slurm{}},
+		{"slurm", "slurm {\n partition = \"gpu,debug\"\n gres = \"gpu:a100:2\"\n time = \"1-02:30:00\"\n}", Restart{}, Slurm{Partition: "gpu,debug", Gres: "gpu:a100:2", Time: "1-02:30:00"}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			dir := writeTree(t, map[string]string{"s.hcl": "launch \"a\" {\n command = [\"true\"]\n" + c.block + "\n}\n"})
+			f, _, diags := Load(filepath.Join(dir, "s.hcl"), LoadOptions{})
+			if diags.HasErrors() {
+				t.Fatal(diags)
+			}
+			la := f.Launches[0]
+			if diff := cmp.Diff(c.wantRestart, la.Restart); diff != "" {
+				t.Errorf("restart (-want +got):\n%s", diff)
+			}
+			if diff := cmp.Diff(c.wantSlurm, la.Slurm); diff != "" {
+				t.Errorf("slurm (-want +got):\n%s", diff)
+			}
+		})
+	}
+	if got := (Restart{}); got.EffectivePolicy() != "never" || got.EffectiveMax() != 5 || got.EffectiveBackoff() != time.Second {
+		t.Errorf("zero Restart's effective values: %q %d %v", got.EffectivePolicy(), got.EffectiveMax(), got.EffectiveBackoff())
+	}
+}
+
+func TestIsSlurmTime(t *testing.T) {
+	for s, want := range map[string]bool{
+		"30": true, "30:00": true, "2:30:00": true, "1-0": true, "1-2:30": true, "1-02:30:00": true,
+		"": false, "2h": false, "1:2:3:4": false, "1-": false, "-1": false, "1-2:3:4:5": false, "1--2": false, "a": false, "1:": false,
+	} {
+		if got := isSlurmTime(s); got != want {
+			t.Errorf("isSlurmTime(%q) = %v, want %v", s, got, want)
+		}
 	}
 }
 

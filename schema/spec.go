@@ -76,6 +76,13 @@ type Launch struct {
 	// the port) or "fail". Empty means "fail".
 	OnStale string
 
+	// Restart says what foreground supervision does when the worker exits.
+	// The zero value means policy "never".
+	Restart Restart
+	// Slurm holds the #SBATCH settings `export --to slurm` writes. The zero
+	// value writes none.
+	Slurm Slurm
+
 	// Aliases maps no-op alias names to the real variable: BuiltinAliases
 	// plus the file's alias blocks.
 	Aliases map[string]string
@@ -136,6 +143,65 @@ type Ready struct {
 	HTTP string
 	// Timeout bounds the wait for readiness. Zero means 10s.
 	Timeout time.Duration
+}
+
+// Restart policies, the values of restart.policy.
+const (
+	RestartNever     = "never"
+	RestartOnFailure = "on-failure"
+	RestartAlways    = "always"
+)
+
+// RestartPolicies lists the values restart.policy accepts.
+var RestartPolicies = []string{RestartNever, RestartOnFailure, RestartAlways}
+
+// Restart is the restart block: what foreground supervision (run, up) does
+// when the verified worker exits. Each restart is verified on its new
+// worker and recorded.
+type Restart struct {
+	// Policy is "never", "on-failure" (restart after a non-zero exit or a
+	// signal) or "always". Empty means "never".
+	Policy string
+	// Max bounds the number of restarts, 1–1000. Zero means 5.
+	Max int
+	// Backoff is the wait before a restart. Zero means 1s.
+	Backoff time.Duration
+}
+
+// EffectivePolicy returns Policy, or "never" when it is empty.
+func (r Restart) EffectivePolicy() string {
+	if r.Policy == "" {
+		return RestartNever
+	}
+	return r.Policy
+}
+
+// EffectiveMax returns Max, or 5 when it is zero or negative.
+func (r Restart) EffectiveMax() int {
+	if r.Max < 1 {
+		return 5
+	}
+	return r.Max
+}
+
+// EffectiveBackoff returns Backoff, or 1s when it is zero or negative.
+func (r Restart) EffectiveBackoff() time.Duration {
+	if r.Backoff <= 0 {
+		return time.Second
+	}
+	return r.Backoff
+}
+
+// Slurm is the slurm block: settings for `export --to slurm`, written as
+// #SBATCH lines. Empty fields are not written.
+type Slurm struct {
+	// Partition is the partition (or comma-separated partitions) to run in.
+	Partition string
+	// Gres is the generic resources, like "gpu:1" or "gpu:a100:2".
+	Gres string
+	// Time is the time limit in SLURM's notation: "MM", "MM:SS",
+	// "HH:MM:SS", "D-HH", "D-HH:MM" or "D-HH:MM:SS".
+	Time string
 }
 
 // Protected returns the launch's protected variables: the keys of Env plus

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net/netip"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -59,6 +60,20 @@ type rawLaunch struct {
 	Worker         *rawWorker        `hcl:"worker" validate:"omitnil"`
 	Ports          []rawPort         `hcl:"port" validate:"dive"`
 	Ready          *rawReady         `hcl:"ready" validate:"omitnil"`
+	Restart        *rawRestart       `hcl:"restart" validate:"omitnil"`
+	Slurm          *rawSlurm         `hcl:"slurm" validate:"omitnil"`
+}
+
+type rawRestart struct {
+	Policy  string `hcl:"policy" validate:"required,oneof=never on-failure always"`
+	Max     *int   `hcl:"max" validate:"omitnil,min=1,max=1000"`
+	Backoff string `hcl:"backoff" validate:"omitempty,duration"`
+}
+
+type rawSlurm struct {
+	Partition string `hcl:"partition" validate:"omitempty,printascii,excludes= "`
+	Gres      string `hcl:"gres" validate:"omitempty,printascii,excludes= "`
+	Time      string `hcl:"time" validate:"omitempty,slurmtime"`
 }
 
 type rawWorker struct {
@@ -134,6 +149,36 @@ func isWrapperRule(s string) bool {
 		}
 	}
 	return false
+}
+
+// isSlurmTime reports whether s is a SLURM time limit: MM, MM:SS,
+// HH:MM:SS, D-HH, D-HH:MM or D-HH:MM:SS, each part one or more digits.
+func isSlurmTime(s string) bool {
+	digits := func(p string) bool {
+		if p == "" || len(p) > 9 {
+			return false
+		}
+		for i := 0; i < len(p); i++ {
+			if p[i] < '0' || p[i] > '9' {
+				return false
+			}
+		}
+		return true
+	}
+	all := func(ps []string) bool {
+		for _, p := range ps {
+			if !digits(p) {
+				return false
+			}
+		}
+		return true
+	}
+	if day, rest, ok := strings.Cut(s, "-"); ok {
+		ps := strings.Split(rest, ":")
+		return digits(day) && len(ps) <= 3 && all(ps)
+	}
+	ps := strings.Split(s, ":")
+	return len(ps) <= 3 && all(ps)
 }
 
 func isPrintASCII(s string) bool {
@@ -247,6 +292,31 @@ func validateLaunch(r *rawLaunch) []fieldProblem {
 			}
 		}
 	}
+	if rs := r.Restart; rs != nil {
+		if !slices.Contains(RestartPolicies, rs.Policy) {
+			c.fail("restart.policy", "policy", "oneof", rs.Policy)
+		}
+		if m := rs.Max; m != nil && *m < 1 {
+			c.fail("restart.max", "max", "min", m)
+		} else if m != nil && *m > 1000 {
+			c.fail("restart.max", "max", "max", m)
+		}
+		if t := rs.Backoff; t != "" {
+			if d, err := time.ParseDuration(t); err != nil || d <= 0 {
+				c.fail("restart.backoff", "backoff", "duration", t)
+			}
+		}
+	}
+	if sl := r.Slurm; sl != nil {
+		for _, f := range []struct{ name, v string }{{"partition", sl.Partition}, {"gres", sl.Gres}} {
+			if f.v != "" && (!isPrintASCII(f.v) || strings.Contains(f.v, " ")) {
+				c.fail("slurm."+f.name, f.name, "sbatchword", f.v)
+			}
+		}
+		if sl.Time != "" && !isSlurmTime(sl.Time) {
+			c.fail("slurm.time", "time", "slurmtime", sl.Time)
+		}
+	}
 	var out []fieldProblem
 	for _, f := range c {
 		s, d := explain(f)
@@ -277,6 +347,8 @@ func explain(fe fieldFail) (string, string) {
 			return "Invalid port number", fmt.Sprintf("port number %v is outside 1–65535", val)
 		case "attempts":
 			return "Invalid attempts", fmt.Sprintf("attempts must be between 1 and 100, got %v", deref(val))
+		case "max":
+			return "Invalid restart max", fmt.Sprintf("restart max must be between 1 and 1000, got %v", deref(val))
 		default:
 			return "Empty " + base, fmt.Sprintf("%s must not be empty", base)
 		}
@@ -295,7 +367,14 @@ func explain(fe fieldFail) (string, string) {
 	case "wrapperrule":
 		return "Unknown wrapper rule", fmt.Sprintf("%q is not a wrapper rule; forbid_wrappers takes %s", val, strings.Join(WrapperRules, ", "))
 	case "oneof":
+		if base == "policy" {
+			return "Invalid restart policy", fmt.Sprintf("restart policy must be \"never\", \"on-failure\" or \"always\", got %q", val)
+		}
 		return "Invalid on_stale", fmt.Sprintf("on_stale must be \"replace\" or \"fail\", got %q", val)
+	case "sbatchword":
+		return "Invalid slurm " + base, fmt.Sprintf("slurm %s %q must be one word of printable ASCII (it is written on an #SBATCH line)", base, val)
+	case "slurmtime":
+		return "Invalid slurm time", fmt.Sprintf("slurm time %q is not a SLURM time limit: MM, MM:SS, HH:MM:SS, D-HH, D-HH:MM or D-HH:MM:SS (digits only)", val)
 	case "maxbytes":
 		return "Worker comm too long", fmt.Sprintf("comm %q is %d bytes; the kernel keeps only the first 15 bytes of /proc/PID/comm, so it could never match — use the first 15 bytes or exe", val, len(fmt.Sprint(val)))
 	case "abspath":
@@ -305,7 +384,7 @@ func explain(fe fieldFail) (string, string) {
 	case "allinterfaces":
 		return "Bind to all interfaces", fmt.Sprintf("address %s listens on every interface; write allow_all_interfaces = true in this port block if that is meant, or use 127.0.0.1", val)
 	case "duration":
-		return "Invalid duration", fmt.Sprintf("timeout %q is not a positive Go duration like 10s, 1m30s or 500ms", val)
+		return "Invalid duration", fmt.Sprintf("%s %q is not a positive Go duration like 10s, 1m30s or 500ms", base, val)
 	case "startswith", "printascii", "excludes":
 		return "Invalid readiness path", fmt.Sprintf("ready.http %q must be a URL path starting with / (printable ASCII, no spaces)", val)
 	}

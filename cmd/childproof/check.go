@@ -192,6 +192,9 @@ func (a *app) writeSummary(w io.Writer, f *schema.File, l *schema.Launch) {
 	row("attempts", "%d", l.EffectiveAttempts())
 	row("on_stale", "%s", onStale)
 	row("forbid", "%s", strings.Join(l.EffectiveForbidWrappers(), ", "))
+	if r := l.Restart; r.EffectivePolicy() != schema.RestartNever {
+		row("restart", "%s, at most %d, %s apart", r.EffectivePolicy(), r.EffectiveMax(), r.EffectiveBackoff())
+	}
 }
 
 // writeEnvSources lists every variable name the launch passes, with its
