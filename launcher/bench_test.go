@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/childproof/childproof/schema"
+	"github.com/childproof/childproof/verify"
 )
 
 // BenchmarkVerify is the hot path of verify: worker fingerprint, environ,
@@ -37,8 +38,8 @@ func BenchmarkVerifyNoReady(b *testing.B) {
 		b.Fatal(err)
 	}
 	defer la.Stop(context.Background())
-	v := &Verifier{State: f.state}
-	c := CheckFromSpec(la.Spec, la.Env)
+	v := &verify.Verifier{State: f.state}
+	c := verify.CheckFromSpec(la.Spec, la.Env.Expect())
 	c.Root, c.Worker, c.NoReady = la.Root().Pid, la.Worker().Pid, true
 	ctx := context.Background()
 	for b.Loop() {
@@ -78,7 +79,7 @@ func benchFixture(b *testing.B) *fixture {
 func BenchmarkBareForkExecConnect(b *testing.B) {
 	f := benchFixture(b)
 	l := f.spec("bare")
-	addr := connectAddr(l.Ports[0])
+	addr := verify.ConnectAddr(l.Ports[0])
 	for b.Loop() {
 		cmd := exec.Command(l.Command[0], l.Command[1:]...)
 		if err := cmd.Start(); err != nil {
@@ -126,9 +127,9 @@ func BenchmarkVerifyPidCrowded(b *testing.B) {
 		}
 		crowd = append(crowd, c)
 	}
-	v := &Verifier{State: f.state}
-	c := Check{Name: "pid", Root: la.Root().Pid, Deepest: true, AnyAddress: true,
-		Expect: Expect{Require: []string{"MOCK_LLM_KEY"}}, Ports: la.Spec.Ports}
+	v := &verify.Verifier{State: f.state}
+	c := verify.Check{Name: "pid", Root: la.Root().Pid, Deepest: true, AnyAddress: true,
+		Expect: verify.Expect{Require: []string{"MOCK_LLM_KEY"}}, Ports: la.Spec.Ports}
 	ctx := context.Background()
 	b.ResetTimer()
 	for b.Loop() {

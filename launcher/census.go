@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/childproof/childproof/internal/proc"
+	"github.com/childproof/childproof/verify"
 )
 
 // CensusEntry is one recorded launch as it stands now.
@@ -14,13 +15,13 @@ type CensusEntry struct {
 	// Status is "alive", "gone", "pid reused", "stopped", "unknown" (an
 	// unreadable record) or "unverified" (a tree that runs but was never
 	// verified: a launch under way, or one whose childproof died mid-launch).
-	Status   string       `json:"status"`
-	Worker   Fingerprint  `json:"worker"`
-	Started  time.Time    `json:"started"`
-	Detached bool         `json:"detached"`
-	Ports    []CensusPort `json:"ports"`
-	Log      string       `json:"log"`
-	SpecPath string       `json:"spec_path,omitempty"`
+	Status   string             `json:"status"`
+	Worker   verify.Fingerprint `json:"worker"`
+	Started  time.Time          `json:"started"`
+	Detached bool               `json:"detached"`
+	Ports    []CensusPort       `json:"ports"`
+	Log      string             `json:"log"`
+	SpecPath string             `json:"spec_path,omitempty"`
 	// Pending is set when the launch was never verified: it is under way,
 	// or its childproof died mid-launch. Worker is then the launch root.
 	Pending bool `json:"pending,omitempty"`
@@ -45,18 +46,18 @@ func Census(p proc.FS, st *State, all bool) ([]CensusEntry, error) {
 	}
 	var out []CensusEntry
 	for _, b := range bad {
-		out = append(out, CensusEntry{Name: b.name, Status: string(Unknown), Ports: []CensusPort{}, Error: b.err.Error()})
+		out = append(out, CensusEntry{Name: b.name, Status: string(verify.Unknown), Ports: []CensusPort{}, Error: b.err.Error()})
 	}
 	for _, r := range recs {
 		e := CensusEntry{Name: r.Name, Worker: r.Worker, Started: r.Started, Detached: r.Detached, Log: r.Log, SpecPath: r.SpecPath, Ports: []CensusPort{}, Pending: r.Pending}
 		live := r.Worker.Check(p)
 		e.Status = string(live)
-		if r.Pending && live == Alive {
+		if r.Pending && live == verify.Alive {
 			// Its tree runs but was never verified: not "alive", which
 			// scripts read as verified and running.
 			e.Status = "unverified"
 		}
-		if r.Stopped != nil && live != Alive {
+		if r.Stopped != nil && live != verify.Alive {
 			if !all {
 				continue
 			}
@@ -64,12 +65,12 @@ func Census(p proc.FS, st *State, all bool) ([]CensusEntry, error) {
 		}
 		for _, rp := range r.Ports {
 			cp := CensusPort{Number: rp.Number, Address: rp.Address, Holder: "none"}
-			hs, err := holders(p, rp.Number, nil)
+			hs, err := verify.Holders(p, rp.Number, nil)
 			if err != nil {
 				cp.Holder = fmt.Sprintf("unknown: %v", err)
 			}
 			for _, h := range hs {
-				if live == Alive && contains(h.Pids, r.Worker.Pid) {
+				if live == verify.Alive && contains(h.Pids, r.Worker.Pid) {
 					cp.Holder, cp.HolderPid = "worker", r.Worker.Pid
 					break
 				}

@@ -1,7 +1,7 @@
-// Package launcher starts a process from a launch spec without rc files,
-// finds the worker that does the work, proves from the kernel's own records
-// that the spec reached it (environ, socket table, fds, process chain), and
-// supervises, records, verifies and stops it.
+// Package launcher starts a process tree from a launch spec without rc
+// files, supervises it, records it in the state dir, relaunches it with a
+// declared delta and stops it. Whether a start worked is decided by package
+// verify, on the worker's own kernel records, before Start returns.
 //
 // A Go test can use it without HCL:
 //

@@ -1,13 +1,13 @@
 package launcher
 
 import (
-	"fmt"
 	"os"
 	"sort"
 	"strings"
 
 	"github.com/childproof/childproof/internal/dotenv"
 	"github.com/childproof/childproof/schema"
+	"github.com/childproof/childproof/verify"
 )
 
 // alwaysRemoved are never passed to a launch: bash runs $BASH_ENV (and sh
@@ -90,42 +90,7 @@ func ResolveEnv(l *schema.Launch, set map[string]string, lookup func(string) (st
 	return e, nil
 }
 
-// Expect is what verification checks in a worker's environ.
-type Expect struct {
-	// Values maps names to the value the worker must have (compared as digests).
-	Values map[string]string
-	// Digests maps names to the digest the worker's value must have (used
-	// when only a recorded digest is known).
-	Digests map[string]string
-	// Require names variables that must be present and non-empty.
-	Require []string
-}
-
 // Expect returns the environ expectations of e.
-func (e *Env) Expect() Expect {
-	return Expect{Values: e.Overrides, Require: e.Require}
+func (e *Env) Expect() verify.Expect {
+	return verify.Expect{Values: e.Overrides, Require: e.Require}
 }
-
-func (x Expect) names() []string {
-	seen := map[string]bool{}
-	var out []string
-	add := func(n string) {
-		if !seen[n] {
-			seen[n] = true
-			out = append(out, n)
-		}
-	}
-	for n := range x.Values {
-		add(n)
-	}
-	for n := range x.Digests {
-		add(n)
-	}
-	for _, n := range x.Require {
-		add(n)
-	}
-	sort.Strings(out)
-	return out
-}
-
-func (x Expect) String() string { return fmt.Sprint(x.names()) }

@@ -3,16 +3,18 @@ package launcher
 import (
 	"errors"
 	"fmt"
+
+	"github.com/childproof/childproof/verify"
 )
 
 // Exit codes of contract §2, carried by Error.Code.
 const (
-	CodeOK      = 0
+	CodeOK      = verify.CodeOK
 	CodeLint    = 1
 	CodeUsage   = 2
-	CodeVerify  = 3
-	CodeForeign = 4
-	CodeExited  = 5
+	CodeVerify  = verify.CodeVerify
+	CodeForeign = verify.CodeForeign
+	CodeExited  = verify.CodeExited
 	CodeLocked  = 6
 )
 
@@ -23,7 +25,7 @@ type Error struct {
 	Kind   string // a problem kind of contract §5, or "locked", "usage", "state"
 	Msg    string
 	Hint   string
-	Report *Report
+	Report *verify.Report
 	Err    error // the cause, if any
 	// Retry marks a race (the port taken meanwhile, the worker not there
 	// yet): the only failures Launch.Attempts retries.

@@ -23,6 +23,9 @@ import (
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/childproof/childproof/internal/proc"
+	"github.com/childproof/childproof/verify"
 )
 
 // faultHelper modes run before TestMain: `fault MODE ARGS…`.
@@ -134,14 +137,14 @@ func TestFaultWorkerKilledBeforeReady(t *testing.T) {
 	if d := time.Since(killed); d > 3*time.Second {
 		t.Errorf("exit 5 came %s after the kill: it must come at once, not at the time-out", d)
 	}
-	e := wantCode(t, res.err, CodeExited, KindExited)
+	e := wantCode(t, res.err, CodeExited, verify.KindExited)
 	if !strings.Contains(e.Error(), "signal 9") {
 		t.Errorf("error lacks the signal: %v", e)
 	}
 	if e.Report.Ready || e.Report.Verified {
 		t.Errorf("report says ready/verified: %+v", e.Report)
 	}
-	if !pidfdExited(fd) {
+	if !proc.PidfdExited(fd) {
 		t.Error("the worker is still alive")
 	}
 	noListener(t, f.port)
@@ -252,7 +255,7 @@ func TestFaultLaunchStopLoop(t *testing.T) {
 		if err := la.Stop(context.Background()); err != nil {
 			t.Fatalf("stop %d: %v", i, err)
 		}
-		if live := w.Check(procDefault); live == Alive {
+		if live := w.Check(procDefault); live == verify.Alive {
 			t.Fatalf("launch %d: the worker %d is still alive after the stop", i, w.Pid)
 		}
 	}

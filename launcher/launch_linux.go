@@ -16,6 +16,7 @@ import (
 
 	"github.com/childproof/childproof/internal/proc"
 	"github.com/childproof/childproof/schema"
+	"github.com/childproof/childproof/verify"
 	"golang.org/x/sys/unix"
 )
 
@@ -51,7 +52,7 @@ type Launch struct {
 	// Spec is the launch spec it was started from.
 	Spec *schema.Launch
 	// Report is the verification report of the start.
-	Report *Report
+	Report *verify.Report
 	// Record is what was written to the state dir.
 	Record *Record
 	// Env is the resolved environment (values: never print them).
@@ -67,8 +68,8 @@ type Launch struct {
 	pending bool
 	pidfd   int
 	wfd     int // the worker's pidfd once verified, else -1
-	root    Fingerprint
-	worker  Fingerprint
+	root    verify.Fingerprint
+	worker  verify.Fingerprint
 	pgid    int
 	cgroup  string
 	log     string
@@ -111,7 +112,7 @@ func Start(ctx context.Context, l *schema.Launch, opts Options) (*Launch, error)
 	if opts.Subreaper {
 		unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
 	}
-	v := &Verifier{Proc: opts.Proc, State: st, ShowValues: opts.ShowValues}
+	v := &verify.Verifier{Proc: opts.Proc, State: st, ShowValues: opts.ShowValues}
 	if err := preflight(ctx, v, st, l); err != nil {
 		lock.Unlock()
 		return nil, err
@@ -173,7 +174,7 @@ const raceGrace = time.Second
 // preflightRetry is the preflight of a retry: while a foreign holder is
 // on a port, it polls (10 ms) for up to raceGrace (at most the ready
 // timeout), then fails as preflight does.
-func preflightRetry(ctx context.Context, v *Verifier, st *State, l *schema.Launch) error {
+func preflightRetry(ctx context.Context, v *verify.Verifier, st *State, l *schema.Launch) error {
 	end := time.Now().Add(min(raceGrace, l.ReadyTimeout()))
 	for {
 		err := preflight(ctx, v, st, l)
@@ -187,32 +188,32 @@ func preflightRetry(ctx context.Context, v *Verifier, st *State, l *schema.Launc
 
 // preflight fails with exit 4 when a declared port is held by anything but
 // our own recorded previous instance, which it stops when on_stale = replace.
-func preflight(ctx context.Context, v *Verifier, st *State, l *schema.Launch) error {
+func preflight(ctx context.Context, v *verify.Verifier, st *State, l *schema.Launch) error {
 	for _, pt := range l.Ports {
-		hs, err := holders(v.Proc, pt.Number, nil)
+		hs, err := verify.Holders(v.Proc, pt.Number, nil)
 		if err != nil {
 			return &Error{Code: CodeUsage, Kind: "usage", Msg: fmt.Sprintf("port %d: socket table", pt.Number), Err: err}
 		}
 		for _, h := range hs {
 			rec, _ := st.Load(l.Name)
-			if rec != nil && rec.Stopped == nil && slices.Contains(h.Pids, rec.Worker.Pid) && rec.Worker.Check(v.Proc) == Alive {
+			if rec != nil && rec.Stopped == nil && slices.Contains(h.Pids, rec.Worker.Pid) && rec.Worker.Check(v.Proc) == verify.Alive {
 				if l.OnStale == "replace" {
 					if _, err := StopRecord(ctx, v.Proc, st, rec, 10*time.Second); err != nil {
 						return err
 					}
 					continue
 				}
-				r := newReport(l.Name)
-				r.add(KindPortForeign, "port %d is held by our own previous launch of %q (pid %d) and on_stale is %q: %s", pt.Number, l.Name, rec.Worker.Pid, "fail", h.Census(v.Proc))
+				r := verify.NewReport(l.Name)
+				r.Add(verify.KindPortForeign, "port %d is held by our own previous launch of %q (pid %d) and on_stale is %q: %s", pt.Number, l.Name, rec.Worker.Pid, "fail", h.Census(v.Proc))
 				r.ExitCode = CodeForeign
-				return &Error{Code: CodeForeign, Kind: KindPortForeign, Report: r,
+				return &Error{Code: CodeForeign, Kind: verify.KindPortForeign, Report: r,
 					Msg:  fmt.Sprintf("port %d is held by the previous launch of %q (pid %d)", pt.Number, l.Name, rec.Worker.Pid),
 					Hint: "stop it with 'childproof stop " + l.Name + "', or set on_stale = \"replace\""}
 			}
-			r := newReport(l.Name)
-			r.add(KindPortForeign, "%s", h.Census(v.Proc))
+			r := verify.NewReport(l.Name)
+			r.Add(verify.KindPortForeign, "%s", h.Census(v.Proc))
 			r.ExitCode = CodeForeign
-			return &Error{Code: CodeForeign, Kind: KindPortForeign, Report: r,
+			return &Error{Code: CodeForeign, Kind: verify.KindPortForeign, Report: r,
 				Msg:  fmt.Sprintf("port %d is held by a process childproof did not start: %s", pt.Number, h.Census(v.Proc)),
 				Hint: "childproof never signals a process it did not start; stop that process yourself or pick another port"}
 		}
@@ -277,22 +278,22 @@ func (la *Launch) dir() string {
 }
 
 // exitedError is the exit-5 failure: the worker or root exited before ready.
-func (la *Launch) exitedError(r *Report, what string) *Error {
+func (la *Launch) exitedError(r *verify.Report, what string) *Error {
 	r.Tail = tail(la.log, 10)
-	r.add(KindExited, "%s", what)
+	r.Add(verify.KindExited, "%s", what)
 	r.ExitCode = CodeExited
 	r.Ready = false
 	msg := what
 	if len(r.Tail) > 0 {
 		msg += "; last lines it printed:\n  | " + strings.Join(r.Tail, "\n  | ")
 	}
-	return &Error{Code: CodeExited, Kind: KindExited, Msg: msg, Report: r, Hint: "its whole output is in " + la.log}
+	return &Error{Code: CodeExited, Kind: verify.KindExited, Msg: msg, Report: r, Hint: "its whole output is in " + la.log}
 }
 
 // launch runs one attempt: start the tree, find the worker, verify.
-func (la *Launch) launch(ctx context.Context, v *Verifier, attempt int) error {
+func (la *Launch) launch(ctx context.Context, v *verify.Verifier, attempt int) error {
 	l := la.Spec
-	r := newReport(l.Name)
+	r := verify.NewReport(l.Name)
 	r.Attempts = attempt
 	la.log = la.State.LogPath(l.Name)
 	r.Log = la.log
@@ -357,10 +358,10 @@ func (la *Launch) launch(ctx context.Context, v *Verifier, attempt int) error {
 		la.exitCode = exitCodeOf(cmd.ProcessState)
 		close(la.done)
 	}()
-	if fp, err := TakeFingerprint(la.p, cmd.Process.Pid); err == nil {
+	if fp, err := verify.TakeFingerprint(la.p, cmd.Process.Pid); err == nil {
 		la.root = fp
 	} else {
-		la.root = Fingerprint{Pid: cmd.Process.Pid}
+		la.root = verify.Fingerprint{Pid: cmd.Process.Pid}
 	}
 	la.recordPending()
 	return la.findAndVerify(ctx, v, r)
@@ -368,7 +369,7 @@ func (la *Launch) launch(ctx context.Context, v *Verifier, attempt int) error {
 
 // findAndVerify polls (1 ms) until the worker is found and owns its ports,
 // then verifies it and waits for readiness.
-func (la *Launch) findAndVerify(ctx context.Context, v *Verifier, r *Report) error {
+func (la *Launch) findAndVerify(ctx context.Context, v *verify.Verifier, r *verify.Report) error {
 	l := la.Spec
 	polling := time.Now()
 	deadline := polling.Add(l.ReadyTimeout())
@@ -384,16 +385,16 @@ func (la *Launch) findAndVerify(ctx context.Context, v *Verifier, r *Report) err
 	}()
 	// seenForeign is the last listener on a declared port held outside the
 	// tree while this attempt waited for its worker.
-	var seenForeign *Holder
+	var seenForeign *verify.Holder
 	for {
 		if err := ctx.Err(); err != nil {
-			r.add(KindNotReady, "interrupted: %v", err)
+			r.Add(verify.KindNotReady, "interrupted: %v", err)
 			r.ExitCode = CodeExited
-			return &Error{Code: CodeExited, Kind: KindNotReady, Msg: "interrupted before the worker was ready", Report: r, Err: err}
+			return &Error{Code: CodeExited, Kind: verify.KindNotReady, Msg: "interrupted before the worker was ready", Report: r, Err: err}
 		}
 		tree := la.tree()
 		rootExited := la.exited()
-		if worker != 0 && wfd >= 0 && pidfdExited(wfd) {
+		if worker != 0 && wfd >= 0 && proc.PidfdExited(wfd) {
 			if seenForeign != nil {
 				// A stranger held the port while our worker tried to bind:
 				// a lost race, even if the stranger has left by now.
@@ -404,10 +405,10 @@ func (la *Launch) findAndVerify(ctx context.Context, v *Verifier, r *Report) err
 		if worker == 0 {
 			worker = la.pickWorker(tree)
 			if worker != 0 {
-				fp, err := TakeFingerprint(la.p, worker)
+				fp, err := verify.TakeFingerprint(la.p, worker)
 				if err != nil {
 					worker = 0
-				} else if fd, live, _ := fp.Open(la.p); live == Alive {
+				} else if fd, live, _ := fp.Open(la.p); live == verify.Alive {
 					la.worker, wfd = fp, fd
 				} else {
 					worker = 0
@@ -427,7 +428,7 @@ func (la *Launch) findAndVerify(ctx context.Context, v *Verifier, r *Report) err
 			owned, foreign := la.portState(v, worker, tree)
 			if foreign != nil {
 				seenForeign = foreign
-				if rootExited || pidfdExited(wfd) {
+				if rootExited || proc.PidfdExited(wfd) {
 					return la.raceError(r, foreign)
 				}
 			}
@@ -455,15 +456,15 @@ func (la *Launch) findAndVerify(ctx context.Context, v *Verifier, r *Report) err
 				e.Retry = true
 				return e
 			}
-			r.add(KindNotReady, "the worker (pid %d) did not listen on its ports within %s", worker, l.ReadyTimeout())
+			r.Add(verify.KindNotReady, "the worker (pid %d) did not listen on its ports within %s", worker, l.ReadyTimeout())
 			// A listener held by someone else is the real story.
-			v.checkPorts(r, Check{Ports: l.Ports}, worker, tree)
-			r.ExitCode = r.code()
+			v.CheckPorts(r, verify.Check{Ports: l.Ports}, worker, tree)
+			r.ExitCode = r.Code()
 			if r.ExitCode == CodeOK {
 				r.ExitCode = CodeExited
 			}
 			r.Tail = tail(la.log, 10)
-			return &Error{Code: r.ExitCode, Kind: KindNotReady, Report: r, Msg: r.Problems[0].Message}
+			return &Error{Code: r.ExitCode, Kind: verify.KindNotReady, Report: r, Msg: r.Problems[0].Message}
 		}
 		pollPause(time.Since(polling))
 	}
@@ -483,9 +484,9 @@ func pollPause(waited time.Duration) {
 
 // foreignHolder returns a listener on a declared port that no member of
 // tree holds, if there is one.
-func (la *Launch) foreignHolder(tree []int) *Holder {
+func (la *Launch) foreignHolder(tree []int) *verify.Holder {
 	for _, pt := range la.Spec.Ports {
-		hs, err := holders(la.p, pt.Number, tree)
+		hs, err := verify.Holders(la.p, pt.Number, tree)
 		if err != nil {
 			continue
 		}
@@ -500,11 +501,11 @@ func (la *Launch) foreignHolder(tree []int) *Holder {
 
 // raceError is the failure of an attempt whose port a newcomer took
 // between the preflight and our worker's bind: exit 4, retried.
-func (la *Launch) raceError(r *Report, h *Holder) *Error {
-	r.add(KindPortForeign, "%s", h.Census(la.p))
+func (la *Launch) raceError(r *verify.Report, h *verify.Holder) *Error {
+	r.Add(verify.KindPortForeign, "%s", h.Census(la.p))
 	r.ExitCode = CodeForeign
 	r.Tail = tail(la.log, 10)
-	return &Error{Code: CodeForeign, Kind: KindPortForeign, Retry: true, Report: r,
+	return &Error{Code: CodeForeign, Kind: verify.KindPortForeign, Retry: true, Report: r,
 		Msg:  fmt.Sprintf("port %d was taken by a process childproof did not start: %s", h.Listener.Port, h.Census(la.p)),
 		Hint: "childproof never signals a process it did not start; stop that process yourself or pick another port"}
 }
@@ -512,7 +513,7 @@ func (la *Launch) raceError(r *Report, h *Holder) *Error {
 // pickWorker chooses the worker among tree once it has exec'd.
 func (la *Launch) pickWorker(tree []int) int {
 	l := la.Spec
-	if pid, decided := declaredWorker(la.p, tree, l.Worker.Comm, l.Worker.Exe, l.Ports); decided || pid != 0 {
+	if pid, decided := verify.DeclaredWorker(la.p, tree, l.Worker.Comm, l.Worker.Exe, l.Ports); decided || pid != 0 {
 		return pid
 	}
 	if len(l.Ports) > 0 {
@@ -532,11 +533,11 @@ func (la *Launch) pickWorker(tree []int) int {
 
 // portState reports whether the worker holds a listener on every declared
 // port, and a foreign holder of one if there is one.
-func (la *Launch) portState(v *Verifier, worker int, tree []int) (bool, *Holder) {
+func (la *Launch) portState(v *verify.Verifier, worker int, tree []int) (bool, *verify.Holder) {
 	owned := true
-	var foreign *Holder
+	var foreign *verify.Holder
 	for _, pt := range la.Spec.Ports {
-		hs, err := holders(la.p, pt.Number, tree)
+		hs, err := verify.Holders(la.p, pt.Number, tree)
 		if err != nil {
 			return false, nil
 		}
@@ -557,9 +558,9 @@ func (la *Launch) portState(v *Verifier, worker int, tree []int) (bool, *Holder)
 	return owned, foreign
 }
 
-func (la *Launch) verifyAndReady(ctx context.Context, v *Verifier, r *Report, worker, wfd int, deadline time.Time) error {
+func (la *Launch) verifyAndReady(ctx context.Context, v *verify.Verifier, r *verify.Report, worker, wfd int, deadline time.Time) error {
 	l := la.Spec
-	c := CheckFromSpec(l, la.Env)
+	c := verify.CheckFromSpec(l, la.Env.Expect())
 	c.Root = la.cmd.Process.Pid
 	c.Worker = worker
 	c.Tree = la.tree()
@@ -570,38 +571,38 @@ func (la *Launch) verifyAndReady(ctx context.Context, v *Verifier, r *Report, wo
 	r.Ready = false
 	if len(r.Problems) > 0 {
 		r.Verified = false
-		r.ExitCode = r.code()
+		r.ExitCode = r.Code()
 		return &Error{Code: r.ExitCode, Kind: r.Problems[0].Kind, Report: r, Msg: "verification failed on the worker: " + r.Problems[0].Message, Hint: hintFor(r)}
 	}
 	// Readiness: the socket table already says the worker owns the port,
 	// so a connect cannot be answered by anyone else (nor by itself).
 	var lastErr error
 	for len(l.Ports) > 0 {
-		if pidfdExited(wfd) {
+		if proc.PidfdExited(wfd) {
 			return la.exitedError(r, la.exitWhat(worker))
 		}
 		pctx, cancel := context.WithTimeout(ctx, 500*time.Millisecond)
-		lastErr = probeAll(pctx, c, 500*time.Millisecond)
+		lastErr = verify.ProbeAll(pctx, c, 500*time.Millisecond)
 		cancel()
 		if lastErr == nil {
 			break
 		}
 		if time.Now().After(deadline) || ctx.Err() != nil {
-			r.add(KindNotReady, "not ready within %s: %v", l.ReadyTimeout(), lastErr)
+			r.Add(verify.KindNotReady, "not ready within %s: %v", l.ReadyTimeout(), lastErr)
 			r.ExitCode = CodeExited
 			r.Tail = tail(la.log, 10)
-			return &Error{Code: CodeExited, Kind: KindNotReady, Report: r, Msg: r.Problems[len(r.Problems)-1].Message}
+			return &Error{Code: CodeExited, Kind: verify.KindNotReady, Report: r, Msg: r.Problems[len(r.Problems)-1].Message}
 		}
 		time.Sleep(time.Millisecond)
 	}
 	// The answer is no evidence by itself: the owner must still be the worker.
-	r2 := newReport("")
-	if len(l.Ports) > 0 && !v.checkPorts(r2, c, worker, la.tree()) || len(r2.Problems) > 0 {
+	r2 := verify.NewReport("")
+	if len(l.Ports) > 0 && !v.CheckPorts(r2, c, worker, la.tree()) || len(r2.Problems) > 0 {
 		r.Problems = append(r.Problems, r2.Problems...)
-		r.ExitCode = r.code()
+		r.ExitCode = r.Code()
 		return &Error{Code: r.ExitCode, Kind: r.Problems[0].Kind, Report: r, Msg: "after readiness: " + r.Problems[0].Message}
 	}
-	if pidfdExited(wfd) {
+	if proc.PidfdExited(wfd) {
 		return la.exitedError(r, la.exitWhat(worker))
 	}
 	r.Ready, r.Verified, r.ExitCode = true, true, CodeOK
@@ -672,7 +673,7 @@ func (la *Launch) record(worker int) error {
 	for n, v := range la.Env.Overrides {
 		rec.Env[n] = la.State.Digest(n, v)
 	}
-	if vars, err := readEnviron(la.p, worker); err == nil {
+	if vars, err := verify.ReadEnviron(la.p, worker); err == nil {
 		for _, v := range vars {
 			if _, seen := rec.WorkerEnv[v.Name]; !seen {
 				rec.WorkerEnv[v.Name] = la.State.Digest(v.Name, v.Value)
@@ -688,15 +689,15 @@ func (la *Launch) record(worker int) error {
 }
 
 // hintFor says where to look for the cause of a failed verification.
-func hintFor(r *Report) string {
+func hintFor(r *verify.Report) string {
 	switch {
-	case r.has(KindEnvMismatch, KindEnvMissing):
+	case r.Has(verify.KindEnvMismatch, verify.KindEnvMissing):
 		return "childproof set it when it started the launch: something between the launch and the worker changed it (an env file re-sourced, an rc file, a wrapper); 'childproof check' lints the dispatch chain, 'childproof explain' shows the name on each live process"
-	case r.has(KindWrapper):
+	case r.Has(verify.KindWrapper):
 		return "exec the worker directly, without a login or interactive shell or an environment-resetting wrapper"
-	case r.has(KindBindAddress):
+	case r.Has(verify.KindBindAddress):
 		return "bind the worker to the declared address, or declare the one it uses (0.0.0.0 or :: only with allow_all_interfaces = true)"
-	case r.has(KindPortNotOwned):
+	case r.Has(verify.KindPortNotOwned):
 		return "the process that listens is not the worker: check worker { comm | exe }, or let the worker be the port's owner"
 	}
 	return ""
@@ -743,15 +744,6 @@ func (la *Launch) exited() bool {
 	default:
 		return false
 	}
-}
-
-func pidfdExited(fd int) bool {
-	if fd < 0 {
-		return false
-	}
-	fds := []unix.PollFd{{Fd: int32(fd), Events: unix.POLLIN}}
-	n, err := unix.Poll(fds, 0)
-	return err == nil && n > 0
 }
 
 // tree lists the launch's live processes, root first: the cgroup's members
@@ -886,7 +878,7 @@ func (la *Launch) terminate(grace time.Duration) {
 	}()
 	allGone := func() bool {
 		for _, fd := range watched {
-			if !pidfdExited(fd) {
+			if !proc.PidfdExited(fd) {
 				return false
 			}
 		}
@@ -948,10 +940,10 @@ func (la *Launch) closeFD() {
 func (la *Launch) Pid() int { return la.worker.Pid }
 
 // Worker returns the worker's fingerprint.
-func (la *Launch) Worker() Fingerprint { return la.worker }
+func (la *Launch) Worker() verify.Fingerprint { return la.worker }
 
 // Root returns the launch root's fingerprint.
-func (la *Launch) Root() Fingerprint { return la.root }
+func (la *Launch) Root() verify.Fingerprint { return la.root }
 
 // LogPath returns the path of the tree's log.
 func (la *Launch) LogPath() string { return la.log }
@@ -999,7 +991,7 @@ func (la *Launch) Wait() int {
 		la.finish(2 * time.Second)
 		return la.exitCode
 	}
-	for !pidfdExited(wfd) {
+	for !proc.PidfdExited(wfd) {
 		fds := []unix.PollFd{{Fd: int32(wfd), Events: unix.POLLIN}}
 		unix.Poll(fds, 200)
 		la.mu.Lock()
@@ -1063,15 +1055,15 @@ func (la *Launch) finish(grace time.Duration) {
 }
 
 // Verify re-verifies the running launch on its worker.
-func (la *Launch) Verify(ctx context.Context) (*Report, error) {
-	v := &Verifier{Proc: la.p, State: la.State, ShowValues: la.opts.ShowValues}
-	if la.worker.Check(la.p) != Alive {
-		r := newReport(la.Spec.Name)
-		r.add(KindExited, "the worker (pid %d) is %s", la.worker.Pid, la.worker.Check(la.p))
+func (la *Launch) Verify(ctx context.Context) (*verify.Report, error) {
+	v := &verify.Verifier{Proc: la.p, State: la.State, ShowValues: la.opts.ShowValues}
+	if la.worker.Check(la.p) != verify.Alive {
+		r := verify.NewReport(la.Spec.Name)
+		r.Add(verify.KindExited, "the worker (pid %d) is %s", la.worker.Pid, la.worker.Check(la.p))
 		r.ExitCode = CodeExited
-		return r, &Error{Code: CodeExited, Kind: KindExited, Report: r, Msg: r.Problems[0].Message}
+		return r, &Error{Code: CodeExited, Kind: verify.KindExited, Report: r, Msg: r.Problems[0].Message}
 	}
-	c := CheckFromSpec(la.Spec, la.Env)
+	c := verify.CheckFromSpec(la.Spec, la.Env.Expect())
 	c.Root, c.Worker, c.Tree = la.root.Pid, la.worker.Pid, la.tree()
 	r := v.Verify(ctx, c)
 	if !r.Verified {

@@ -17,6 +17,7 @@ import (
 	"github.com/childproof/childproof/internal/proc"
 	"github.com/childproof/childproof/internal/sockdiag"
 	"github.com/childproof/childproof/schema"
+	"github.com/childproof/childproof/verify"
 )
 
 const secret = "s3cr3t-value-never-printed"
@@ -66,7 +67,7 @@ func wantCode(t *testing.T, err error, code int, kind string) *Error {
 	if e.Code != code {
 		t.Fatalf("code = %d (%v), want %d", e.Code, err, code)
 	}
-	if kind != "" && (e.Report == nil || !e.Report.has(kind)) {
+	if kind != "" && (e.Report == nil || !e.Report.Has(kind)) {
 		t.Fatalf("report lacks problem %s: %+v (err %v)", kind, e.Report, err)
 	}
 	return e
@@ -114,7 +115,7 @@ func TestStartVerifyStop(t *testing.T) {
 	if err := la.Stop(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	if l := rec.Worker.Check(la.p); l != Gone {
+	if l := rec.Worker.Check(la.p); l != verify.Gone {
 		t.Errorf("after Stop the worker is %s", l)
 	}
 	noListener(t, f.port)
@@ -151,7 +152,7 @@ func TestWorkerDiesBeforeReady(t *testing.T) {
 	l.Ready.Timeout = 30 * time.Second
 	t0 := time.Now()
 	_, err := f.start(t, l, false)
-	e := wantCode(t, err, CodeExited, KindExited)
+	e := wantCode(t, err, CodeExited, verify.KindExited)
 	if d := time.Since(t0); d > 3*time.Second {
 		t.Errorf("took %s: exit 5 must come at once, not at the time-out", d)
 	}
@@ -168,7 +169,7 @@ func TestMissingRequiredEnv(t *testing.T) {
 	l := f.spec("missing")
 	l.Require = []string{"MOCK_LLM_KEY", "OTHER_KEY"}
 	_, err := f.start(t, l, false)
-	wantCode(t, err, CodeVerify, KindEnvMissing)
+	wantCode(t, err, CodeVerify, verify.KindEnvMissing)
 	noListener(t, f.port)
 }
 
@@ -177,7 +178,7 @@ func TestWrongBindAddress(t *testing.T) {
 	l := f.spec("bind")
 	l.Command[len(l.Command)-1] = "0.0.0.0:" + strconv.Itoa(f.port)
 	_, err := f.start(t, l, false)
-	wantCode(t, err, CodeVerify, KindBindAddress)
+	wantCode(t, err, CodeVerify, verify.KindBindAddress)
 	noListener(t, f.port)
 }
 
@@ -188,7 +189,7 @@ func TestListenerGrabbedByTreeMember(t *testing.T) {
 	l.Command = []string{filepath.Join(f.bin, "wrapper"), "helper", "spawn", filepath.Join(f.bin, "grabber"), "helper", "serve", "127.0.0.1:" + strconv.Itoa(f.port)}
 	l.Worker.Comm = "wrapper"
 	_, err := f.start(t, l, false)
-	wantCode(t, err, CodeVerify, KindPortNotOwned)
+	wantCode(t, err, CodeVerify, verify.KindPortNotOwned)
 	noListener(t, f.port)
 }
 
@@ -203,7 +204,7 @@ func TestConcurrentLaunchLocked(t *testing.T) {
 	if !errors.Is(e, ErrLocked) {
 		t.Errorf("err %v does not wrap ErrLocked", err)
 	}
-	if la.Worker().Check(la.p) != Alive {
+	if la.Worker().Check(la.p) != verify.Alive {
 		t.Error("the first launch was disturbed")
 	}
 }
@@ -215,8 +216,8 @@ func TestStaleInstance(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, err = f.start(t, f.spec("stale"), false)
-	wantCode(t, err, CodeForeign, KindPortForeign)
-	if first.Worker().Check(first.p) != Alive {
+	wantCode(t, err, CodeForeign, verify.KindPortForeign)
+	if first.Worker().Check(first.p) != verify.Alive {
 		t.Fatal("on_stale=fail stopped the previous instance")
 	}
 	l := f.spec("stale")
@@ -225,7 +226,7 @@ func TestStaleInstance(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if first.Worker().Check(first.p) == Alive {
+	if first.Worker().Check(first.p) == verify.Alive {
 		t.Error("the previous instance still runs")
 	}
 	if second.Worker().Pid == first.Worker().Pid {
@@ -250,7 +251,7 @@ func TestStrangerOnPort(t *testing.T) {
 	l := f.spec("stranger")
 	l.OnStale = "replace"
 	_, err := f.start(t, l, false)
-	e := wantCode(t, err, CodeForeign, KindPortForeign)
+	e := wantCode(t, err, CodeForeign, verify.KindPortForeign)
 	if !strings.Contains(e.Error(), "uid 65534") || !strings.Contains(e.Error(), fmt.Sprintf("pid %d", stranger.Process.Pid)) {
 		t.Errorf("census lacks the stranger: %v", e)
 	}
@@ -290,8 +291,8 @@ func TestDispatchIgnoresRcFiles(t *testing.T) {
 	la.Stop(context.Background())
 	os.WriteFile(script, []byte("bash -lic \"\\\"$1\\\" helper serve $2; true\"\n"), 0o755)
 	_, err = Start(context.Background(), l, Options{State: f.state, LookupEnv: lookup})
-	e := wantCode(t, err, CodeVerify, KindEnvMissing)
-	if !e.Report.has(KindWrapper) {
+	e := wantCode(t, err, CodeVerify, verify.KindEnvMissing)
+	if !e.Report.Has(verify.KindWrapper) {
 		t.Errorf("the login shell in the chain is not reported: %+v", e.Report.Problems)
 	}
 	noListener(t, f.port)
@@ -321,14 +322,14 @@ func TestVerifyPidBelowWrapper(t *testing.T) {
 	if la.Worker().Pid == la.Root().Pid || len(la.Report.Chain) != 1 {
 		t.Fatalf("worker %d root %d chain %+v", la.Worker().Pid, la.Root().Pid, la.Report.Chain)
 	}
-	v := &Verifier{State: f.state}
-	r := v.Verify(context.Background(), Check{Name: "x", Root: la.Root().Pid, Expect: Expect{Values: map[string]string{"MOCK_LLM_KEY": secret}},
+	v := &verify.Verifier{State: f.state}
+	r := v.Verify(context.Background(), verify.Check{Name: "x", Root: la.Root().Pid, Expect: verify.Expect{Values: map[string]string{"MOCK_LLM_KEY": secret}},
 		Ports: []schema.Port{{Number: f.port}}, AnyAddress: true})
 	if !r.Verified || r.Worker.Pid != la.Worker().Pid {
 		t.Fatalf("verify --pid on the wrapper: %+v", r)
 	}
-	r = v.Verify(context.Background(), Check{Name: "x", Root: la.Root().Pid, Expect: Expect{Values: map[string]string{"MOCK_LLM_KEY": "other"}}})
-	if r.Verified || !r.has(KindEnvMismatch) {
+	r = v.Verify(context.Background(), verify.Check{Name: "x", Root: la.Root().Pid, Expect: verify.Expect{Values: map[string]string{"MOCK_LLM_KEY": "other"}}})
+	if r.Verified || !r.Has(verify.KindEnvMismatch) {
 		t.Fatalf("mismatch not found: %+v", r)
 	}
 }
@@ -342,7 +343,7 @@ func TestPidReuse(t *testing.T) {
 	if err := a.Start(); err != nil {
 		t.Fatal(err)
 	}
-	fp, err := TakeFingerprint(procDefault, a.Process.Pid)
+	fp, err := verify.TakeFingerprint(procDefault, a.Process.Pid)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -366,12 +367,12 @@ func TestPidReuse(t *testing.T) {
 		t.Skip("could not place a process on the old pid")
 	}
 	defer func() { b.Process.Kill(); b.Wait() }()
-	if l := fp.Check(procDefault); l != Reused {
+	if l := fp.Check(procDefault); l != verify.Reused {
 		t.Fatalf("Check = %s, want pid reused", l)
 	}
 	rec := &Record{Name: "reused", Root: fp, Worker: fp, Pgid: fp.Pid}
 	res, err := StopRecord(context.Background(), procDefault, f.state, rec, time.Second)
-	if err != nil || res.Signalled || res.Worker != Reused {
+	if err != nil || res.Signalled || res.Worker != verify.Reused {
 		t.Fatalf("StopRecord = %+v, %v", res, err)
 	}
 	if err := b.Process.Signal(syscall.Signal(0)); err != nil {
@@ -421,16 +422,16 @@ func TestSupervisorKilled(t *testing.T) {
 		sup.Wait()
 		t.Fatalf("supervisor said %q", buf[:n])
 	}
-	fp, err := TakeFingerprint(procDefault, pid)
+	fp, err := verify.TakeFingerprint(procDefault, pid)
 	if err != nil {
 		t.Fatal(err)
 	}
 	sup.Process.Kill() // our own helper, through its pidfd
 	sup.Wait()
-	for i := 0; fp.Check(procDefault) == Alive && i < 200; i++ {
+	for i := 0; fp.Check(procDefault) == verify.Alive && i < 200; i++ {
 		time.Sleep(5 * time.Millisecond)
 	}
-	if l := fp.Check(procDefault); l == Alive {
+	if l := fp.Check(procDefault); l == verify.Alive {
 		t.Fatalf("the worker survived its supervisor's SIGKILL")
 	}
 	for i := 0; i < 200; i++ {
@@ -471,8 +472,8 @@ func TestPreflightInvisibleHolder(t *testing.T) {
 	}
 	defer ln.Close()
 	empty := proc.FS{Root: t.TempDir()} // a /proc in which no process is visible
-	err = preflight(context.Background(), &Verifier{Proc: empty, State: f.state}, f.state, f.spec("invisible"))
-	e := wantCode(t, err, CodeForeign, KindPortForeign)
+	err = preflight(context.Background(), &verify.Verifier{Proc: empty, State: f.state}, f.state, f.spec("invisible"))
+	e := wantCode(t, err, CodeForeign, verify.KindPortForeign)
 	if !strings.Contains(e.Error(), "no visible process") {
 		t.Errorf("census = %v", e)
 	}
@@ -485,7 +486,7 @@ func TestAttemptsRetryOnlyRaces(t *testing.T) {
 	l.Attempts = 3
 	l.Require = append(l.Require, "NOT_THERE")
 	_, err := f.start(t, l, false)
-	e := wantCode(t, err, CodeVerify, KindEnvMissing)
+	e := wantCode(t, err, CodeVerify, verify.KindEnvMissing)
 	if e.Report.Attempts != 1 {
 		t.Errorf("attempts = %d, want 1: an env mismatch is never retried", e.Report.Attempts)
 	}
@@ -494,7 +495,7 @@ func TestAttemptsRetryOnlyRaces(t *testing.T) {
 	l.Worker.Comm = "no-such-comm"
 	l.Ready.Timeout = 100 * time.Millisecond
 	_, err = f.start(t, l, false)
-	e = wantCode(t, err, CodeExited, KindExited)
+	e = wantCode(t, err, CodeExited, verify.KindExited)
 	if e.Report.Attempts != 2 {
 		t.Errorf("attempts = %d, want 2: a worker that never appeared is a race", e.Report.Attempts)
 	}
@@ -514,7 +515,7 @@ func TestWaitForBackgroundWorker(t *testing.T) {
 	}
 	defer la.Stop(context.Background())
 	<-la.Done() // the root has exited with 0 …
-	if la.Worker().Check(procDefault) != Alive {
+	if la.Worker().Check(procDefault) != verify.Alive {
 		t.Fatal("the worker died with its root")
 	}
 	got := make(chan int, 1)
@@ -560,7 +561,7 @@ func TestPortGrabbedAfterPreflight(t *testing.T) {
 		t.Fatal("could not grab the port")
 	}
 	defer ln.Close()
-	e := wantCode(t, err, CodeForeign, KindPortForeign)
+	e := wantCode(t, err, CodeForeign, verify.KindPortForeign)
 	if !strings.Contains(e.Error(), fmt.Sprintf("pid %d", os.Getpid())) {
 		t.Errorf("the newcomer is not named: %v", e)
 	}
@@ -586,7 +587,7 @@ func TestRebuiltBinaryStillOurs(t *testing.T) {
 	if exe, _ := procDefault.Exe(la.Worker().Pid); !strings.HasSuffix(exe, " (deleted)") {
 		t.Fatalf("exe = %q, want a deleted binary", exe)
 	}
-	if l := la.Worker().Check(procDefault); l != Alive {
+	if l := la.Worker().Check(procDefault); l != verify.Alive {
 		t.Fatalf("after a rebuild the worker is %s", l)
 	}
 	rec, _ := f.state.Load("rebuilt")

@@ -13,6 +13,7 @@ import (
 
 	"github.com/childproof/childproof/internal/dotenv"
 	"github.com/childproof/childproof/schema"
+	"github.com/childproof/childproof/verify"
 )
 
 // DeltaName is one name whose digest differs between the recorded worker's
@@ -171,7 +172,7 @@ func Relaunch(ctx context.Context, l *schema.Launch, opts RelaunchOptions) (*Lau
 	// the recorded launch (a --set of its round) that nothing sets now.
 	if r := predictDelta(st, prev, env, opts.Set); r != nil {
 		r.Name = l.Name
-		return nil, res, &Error{Code: CodeVerify, Kind: KindDelta, Report: r,
+		return nil, res, &Error{Code: CodeVerify, Kind: verify.KindDelta, Report: r,
 			Msg:  "the relaunch would change more than the --set names: " + r.Problems[0].Message + "; nothing was stopped",
 			Hint: "declare each intended change with --set (repeat the recorded launch's --set values to keep them)"}
 	}
@@ -183,7 +184,7 @@ func Relaunch(ctx context.Context, l *schema.Launch, opts RelaunchOptions) (*Lau
 	if lerr != nil {
 		// A foreground run supervising the recorded launch holds the lock
 		// until its worker is gone; anything else is a launch in progress.
-		if prev.Supervisor == 0 || prev.Stopped != nil || prev.Worker.Check(p) != Alive {
+		if prev.Supervisor == 0 || prev.Stopped != nil || prev.Worker.Check(p) != verify.Alive {
 			return nil, res, lerr
 		}
 		supervised = true
@@ -223,12 +224,12 @@ func Relaunch(ctx context.Context, l *schema.Launch, opts RelaunchOptions) (*Lau
 		if errors.As(err, &e) && e.Report != nil {
 			// A --set value that did not reach the worker is a failed delta too.
 			for _, pr := range slices.Clone(e.Report.Problems) {
-				if pr.Kind != KindEnvMismatch && pr.Kind != KindEnvMissing {
+				if pr.Kind != verify.KindEnvMismatch && pr.Kind != verify.KindEnvMissing {
 					continue
 				}
 				for n := range opts.Set {
 					if strings.HasPrefix(pr.Message, n+" ") || strings.HasPrefix(pr.Message, n+":") {
-						e.Report.add(KindDelta, "%s: the --set value did not reach the worker (something in the launch chain overrides it)", n)
+						e.Report.Add(verify.KindDelta, "%s: the --set value did not reach the worker (something in the launch chain overrides it)", n)
 					}
 				}
 			}
@@ -262,10 +263,10 @@ func Relaunch(ctx context.Context, l *schema.Launch, opts RelaunchOptions) (*Lau
 	}
 	r := la.Report
 	for _, u := range d.Unexpected {
-		r.add(KindDelta, "%s", u.message(l))
+		r.Add(verify.KindDelta, "%s", u.message(l))
 	}
 	for _, n := range d.Unchanged {
-		r.add(KindDelta, "%s: declared with --set but unchanged on the worker: the recorded worker already had this value", n)
+		r.Add(verify.KindDelta, "%s: declared with --set but unchanged on the worker: the recorded worker already had this value", n)
 	}
 	r.Verified = false
 	r.ExitCode = CodeVerify
@@ -286,7 +287,7 @@ func Relaunch(ctx context.Context, l *schema.Launch, opts RelaunchOptions) (*Lau
 	names = append(names, d.Unchanged...)
 	msg := fmt.Sprintf("unexpected environment delta on the worker: %s (declared: %s); the new launch was stopped",
 		strings.Join(names, ", "), listOrNone(d.Declared))
-	return nil, res, &Error{Code: CodeVerify, Kind: KindDelta, Report: r, Msg: msg,
+	return nil, res, &Error{Code: CodeVerify, Kind: verify.KindDelta, Report: r, Msg: msg,
 		Hint: "a relaunch must change exactly the --set names; declare each intended change with --set, or undo the others (the previous record stays the baseline)"}
 }
 
@@ -350,14 +351,14 @@ func hasKey[V any](m map[string]V, k string) bool {
 }
 
 // predictDelta returns a report of the deltas certain before launch, or nil.
-func predictDelta(st *State, prev *Record, env *Env, set map[string]string) *Report {
-	r := newReport(prev.Name)
+func predictDelta(st *State, prev *Record, env *Env, set map[string]string) *verify.Report {
+	r := verify.NewReport(prev.Name)
 	for _, n := range slices.Sorted(maps.Keys(env.Overrides)) {
 		if hasKey(set, n) {
 			continue
 		}
 		if d, ok := prev.WorkerEnv[n]; ok && d != st.Digest(n, env.Overrides[n]) {
-			r.add(KindDelta, "%s would change on the worker but is not a --set name (the spec's env gives another value than the recorded worker had)", n)
+			r.Add(verify.KindDelta, "%s would change on the worker but is not a --set name (the spec's env gives another value than the recorded worker had)", n)
 		}
 	}
 	for _, n := range slices.Sorted(maps.Keys(prev.Env)) {
@@ -367,7 +368,7 @@ func predictDelta(st *State, prev *Record, env *Env, set map[string]string) *Rep
 		if v, ok := env.Vars[n]; ok && st.Digest(n, v) == prev.WorkerEnv[n] {
 			continue
 		}
-		r.add(KindDelta, "%s was an override of the recorded launch (a --set of its round?) and nothing sets it now: repeat --set %s=… to keep it", n, n)
+		r.Add(verify.KindDelta, "%s was an override of the recorded launch (a --set of its round?) and nothing sets it now: repeat --set %s=… to keep it", n, n)
 	}
 	if len(r.Problems) == 0 {
 		return nil

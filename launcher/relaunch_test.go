@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/childproof/childproof/schema"
+	"github.com/childproof/childproof/verify"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -97,9 +98,9 @@ func exampleJob(t *testing.T, name string) (*schema.Launch, string, int) {
 }
 
 // goneOrReused reports whether the fingerprinted process no longer runs.
-func goneOrReused(w *WorkerInfo) bool {
-	fp := Fingerprint{Pid: w.Pid, StartTime: w.StartTime, UID: w.UID, Exe: w.Exe, Comm: w.Comm}
-	return fp.Check(procDefault) != Alive
+func goneOrReused(w *verify.WorkerInfo) bool {
+	fp := verify.Fingerprint{Pid: w.Pid, StartTime: w.StartTime, UID: w.UID, Exe: w.Exe, Comm: w.Comm}
+	return fp.Check(procDefault) != verify.Alive
 }
 
 func TestRelaunchExampleDispatchJob(t *testing.T) {
@@ -141,7 +142,7 @@ func TestRelaunchExampleDispatchJob(t *testing.T) {
 	if res.Stopped == nil || !res.Stopped.Exited {
 		t.Errorf("the previous worker was not stopped: %+v", res.Stopped)
 	}
-	if first.Worker().Check(procDefault) == Alive {
+	if first.Worker().Check(procDefault) == verify.Alive {
 		t.Errorf("the previous worker (pid %d) still runs", first.Pid())
 	}
 	want := []DeltaName{{Name: "LOG_LEVEL", How: "changed", Declared: true, Source: "set"}}
@@ -161,12 +162,12 @@ func TestRelaunchExampleDispatchJob(t *testing.T) {
 	opts.Set = map[string]string{"LOG_LEVEL": "warn"}
 	la, _, err := Relaunch(ctx, l, opts)
 	var e *Error
-	if la != nil || !errors.As(err, &e) || e.Code != CodeVerify || e.Kind != KindDelta {
+	if la != nil || !errors.As(err, &e) || e.Code != CodeVerify || e.Kind != verify.KindDelta {
 		t.Fatalf("relaunch with .env edited: got %v, %v; want a delta error (exit 3)", la, err)
 	}
 	var deltas []string
 	for _, p := range e.Report.Problems {
-		if p.Kind == KindDelta {
+		if p.Kind == verify.KindDelta {
 			deltas = append(deltas, p.Message)
 		}
 	}
@@ -179,10 +180,10 @@ func TestRelaunchExampleDispatchJob(t *testing.T) {
 	if e.Report.Worker == nil || !goneOrReused(e.Report.Worker) {
 		t.Errorf("the refused worker still runs: %+v", e.Report.Worker)
 	}
-	if second.Worker().Check(procDefault) == Alive {
+	if second.Worker().Check(procDefault) == verify.Alive {
 		t.Errorf("the previous worker still runs")
 	}
-	if hs, err := holders(procDefault, port, nil); err != nil || len(hs) != 0 {
+	if hs, err := verify.Holders(procDefault, port, nil); err != nil || len(hs) != 0 {
 		t.Errorf("port %d still has a listener after the refusal: %+v %v", port, hs, err)
 	}
 	rec, err := st.Load(l.Name)
@@ -220,7 +221,7 @@ func TestRelaunchExampleDispatchJob(t *testing.T) {
 	if err := fifth.Stop(ctx); err != nil {
 		t.Fatal(err)
 	}
-	if fifth.Worker().Check(procDefault) == Alive {
+	if fifth.Worker().Check(procDefault) == verify.Alive {
 		t.Errorf("the worker survived Stop")
 	}
 }
@@ -243,7 +244,7 @@ func TestRelaunchBadSetTouchesNothing(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rec := &Record{Name: "job", Worker: Fingerprint{Pid: os.Getpid()}, WorkerEnv: map[string]string{"A": "x"}}
+	rec := &Record{Name: "job", Worker: verify.Fingerprint{Pid: os.Getpid()}, WorkerEnv: map[string]string{"A": "x"}}
 	if err := st.Save(rec); err != nil {
 		t.Fatal(err)
 	}

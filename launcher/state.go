@@ -17,6 +17,8 @@ import (
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/childproof/childproof/verify"
 )
 
 // DefaultStateDir returns $CHILDPROOF_STATE_DIR, else
@@ -194,12 +196,12 @@ type Record struct {
 	Detached bool      `json:"detached"`
 	// Supervisor is the pid of the childproof that supervises in the
 	// foreground (0 when detached).
-	Supervisor int          `json:"supervisor,omitempty"`
-	Root       Fingerprint  `json:"root"`
-	Worker     Fingerprint  `json:"worker"`
-	Pgid       int          `json:"pgid"`
-	Cgroup     string       `json:"cgroup,omitempty"`
-	Ports      []RecordPort `json:"ports,omitempty"`
+	Supervisor int                `json:"supervisor,omitempty"`
+	Root       verify.Fingerprint `json:"root"`
+	Worker     verify.Fingerprint `json:"worker"`
+	Pgid       int                `json:"pgid"`
+	Cgroup     string             `json:"cgroup,omitempty"`
+	Ports      []RecordPort       `json:"ports,omitempty"`
 	// Env maps the protected names to the digest of the intended value
 	// ("" for require-only names).
 	Env map[string]string `json:"env"`

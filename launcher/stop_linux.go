@@ -3,17 +3,17 @@ package launcher
 import (
 	"context"
 	"fmt"
-	"os"
 	"time"
 
 	"github.com/childproof/childproof/internal/proc"
+	"github.com/childproof/childproof/verify"
 	"golang.org/x/sys/unix"
 )
 
 // StopResult says what StopRecord did.
 type StopResult struct {
 	// Worker is what had become of the recorded worker before the stop.
-	Worker Liveness
+	Worker verify.Liveness
 	// Signalled is set when SIGTERM was sent; Killed when SIGKILL was needed.
 	Signalled, Killed bool
 	// Exited is set when the worker is gone afterwards.
@@ -31,24 +31,24 @@ func StopRecord(ctx context.Context, p proc.FS, st *State, rec *Record, timeout 
 	wfd, live, err := rec.Worker.Open(p)
 	res.Worker = live
 	switch live {
-	case Gone:
+	case verify.Gone:
 		res.Exited = true
 		res.Message = fmt.Sprintf("%s: the worker (pid %d) is already gone", rec.Name, rec.Worker.Pid)
 		markStopped(st, rec)
 		removeCgroup(rec.Cgroup)
 		return res, nil
-	case Reused:
+	case verify.Reused:
 		res.Message = fmt.Sprintf("%s: pid %d now belongs to another process (%s); its fingerprint does not match the recorded worker, so it was left alone",
-			rec.Name, rec.Worker.Pid, describePid(p, rec.Worker.Pid))
+			rec.Name, rec.Worker.Pid, verify.DescribePid(p, rec.Worker.Pid))
 		markStopped(st, rec)
 		return res, nil
-	case Unknown:
+	case verify.Unknown:
 		return res, &Error{Code: CodeVerify, Kind: "state", Msg: fmt.Sprintf("%s: cannot identify the worker (pid %d)", rec.Name, rec.Worker.Pid), Err: err}
 	}
 	defer unix.Close(wfd)
 	rfd := -1
 	if rec.Root.Pid != rec.Worker.Pid && rec.Root.Pid == rec.Pgid {
-		if fd, l, _ := rec.Root.Open(p); l == Alive {
+		if fd, l, _ := rec.Root.Open(p); l == verify.Alive {
 			rfd = fd
 			defer unix.Close(rfd)
 		}
@@ -87,15 +87,15 @@ func StopRecord(ctx context.Context, p proc.FS, st *State, rec *Record, timeout 
 	}
 	send(unix.SIGTERM)
 	res.Signalled = true
-	if !waitPidfd(ctx, wfd, timeout) {
+	if !proc.WaitPidfd(ctx, wfd, timeout) {
 		send(unix.SIGKILL)
 		res.Killed = true
-		waitPidfd(context.Background(), wfd, 5*time.Second)
+		proc.WaitPidfd(context.Background(), wfd, 5*time.Second)
 	}
 	if rfd >= 0 && rfd != wfd {
-		waitPidfd(context.Background(), rfd, 2*time.Second)
+		proc.WaitPidfd(context.Background(), rfd, 2*time.Second)
 	}
-	res.Exited = pidfdExited(wfd)
+	res.Exited = proc.PidfdExited(wfd)
 	if rec.Cgroup != "" {
 		for range 500 {
 			if pids, err := cgroupPids(rec.Cgroup); err != nil || len(pids) == 0 {
@@ -122,21 +122,3 @@ func markStopped(st *State, rec *Record) {
 	rec.Stopped = &now
 	st.Save(rec)
 }
-
-// waitPidfd waits until the pidfd's process exits, ctx ends or timeout passes.
-func waitPidfd(ctx context.Context, fd int, timeout time.Duration) bool {
-	end := time.Now().Add(timeout)
-	for {
-		ms := int(time.Until(end) / time.Millisecond)
-		if ms <= 0 || ctx.Err() != nil {
-			return pidfdExited(fd)
-		}
-		fds := []unix.PollFd{{Fd: int32(fd), Events: unix.POLLIN}}
-		n, err := unix.Poll(fds, min(ms, 50))
-		if err == nil && n > 0 {
-			return true
-		}
-	}
-}
-
-var _ = os.Getpid

@@ -7,7 +7,7 @@ import (
 	"strings"
 
 	"github.com/childproof/childproof/internal/report"
-	"github.com/childproof/childproof/launcher"
+	"github.com/childproof/childproof/verify"
 	"github.com/spf13/cobra"
 )
 
@@ -55,7 +55,7 @@ func (a *app) explain(ctx context.Context, pid int, vars, args []string) error {
 	if err != nil {
 		return err
 	}
-	v := &launcher.Verifier{State: st, ShowValues: a.showValues}
+	v := &verify.Verifier{State: st, ShowValues: a.showValues}
 	intended := map[string]string{}
 	root, worker := pid, 0
 	names := args
@@ -73,11 +73,11 @@ func (a *app) explain(ctx context.Context, pid int, vars, args []string) error {
 		if err != nil {
 			return &exitError{code: exitExited, err: fmt.Errorf("no launch of %q is recorded in %s", l.Name, st.Dir)}
 		}
-		if live := rec.Worker.Check(v.Proc); live != launcher.Alive {
+		if live := rec.Worker.Check(v.Proc); live != verify.Alive {
 			return exitf(exitExited, "the recorded worker of %q (pid %d) is %s", l.Name, rec.Worker.Pid, live)
 		}
 		root, worker = rec.Worker.Pid, rec.Worker.Pid
-		if rec.Root.Pid != rec.Worker.Pid && rec.Root.Check(v.Proc) == launcher.Alive {
+		if rec.Root.Pid != rec.Worker.Pid && rec.Root.Check(v.Proc) == verify.Alive {
 			root = rec.Root.Pid
 		}
 		for _, n := range names {
@@ -86,7 +86,7 @@ func (a *app) explain(ctx context.Context, pid int, vars, args []string) error {
 			}
 		}
 		title = l.Name
-	} else if _, err := launcher.TakeFingerprint(v.Proc, pid); err != nil {
+	} else if _, err := verify.TakeFingerprint(v.Proc, pid); err != nil {
 		return exitf(exitExited, "no such process: %v", err)
 	} else {
 		// NAME=VALUE asks where the chain first differs from VALUE
@@ -108,10 +108,10 @@ func (a *app) explain(ctx context.Context, pid int, vars, args []string) error {
 		// first_differs answers, for each name with an intended value,
 		// which process from the root down to the worker first lacks it
 		// (null: none does).
-		first := map[string]*launcher.ExplainRow{}
+		first := map[string]*verify.ExplainRow{}
 		for i, n := range names {
 			if d, ok := intended[n]; ok {
-				if r, found := launcher.FirstDiffer(rows, i, d); found {
+				if r, found := verify.FirstDiffer(rows, i, d); found {
 					first[n] = &r
 				} else {
 					first[n] = nil
@@ -119,19 +119,19 @@ func (a *app) explain(ctx context.Context, pid int, vars, args []string) error {
 			}
 		}
 		out := struct {
-			Launch       string                          `json:"launch"`
-			Intended     map[string]string               `json:"intended"`
-			FirstDiffers map[string]*launcher.ExplainRow `json:"first_differs"`
-			Processes    []launcher.ExplainRow           `json:"processes"`
-			Note         string                          `json:"note"`
-		}{title, intended, first, rows, launcher.FrozenNote}
+			Launch       string                        `json:"launch"`
+			Intended     map[string]string             `json:"intended"`
+			FirstDiffers map[string]*verify.ExplainRow `json:"first_differs"`
+			Processes    []verify.ExplainRow           `json:"processes"`
+			Note         string                        `json:"note"`
+		}{title, intended, first, rows, verify.FrozenNote}
 		return report.JSON(a.stdout, out)
 	}
 	writeExplain(a.stdout, title, names, intended, rows)
 	return nil
 }
 
-func writeExplain(w io.Writer, title string, names []string, intended map[string]string, rows []launcher.ExplainRow) {
+func writeExplain(w io.Writer, title string, names []string, intended map[string]string, rows []verify.ExplainRow) {
 	for i, n := range names {
 		if i > 0 {
 			fmt.Fprintln(w)
@@ -163,14 +163,14 @@ func writeExplain(w io.Writer, title string, names []string, intended map[string
 			fmt.Fprintf(w, "  %-10s pid %-7d %-16s %-36s %s%s\n", r.Role, r.Pid, r.Comm, state, argv, mark)
 		}
 		if d, ok := intended[n]; ok {
-			if r, found := launcher.FirstDiffer(rows, i, d); found {
+			if r, found := verify.FirstDiffer(rows, i, d); found {
 				fmt.Fprintf(w, "  answer:  %s first differs from the intended value at pid %d (%s, %s)\n", n, r.Pid, r.Role, r.Comm)
 			} else {
 				fmt.Fprintf(w, "  answer:  %s has the intended value on every process from the root to the worker\n", n)
 			}
 		}
 	}
-	fmt.Fprintf(w, "note: %s\n", launcher.FrozenNote)
+	fmt.Fprintf(w, "note: %s\n", verify.FrozenNote)
 }
 
 func short(d string) string {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/childproof/childproof/internal/report"
 	"github.com/childproof/childproof/launcher"
+	"github.com/childproof/childproof/verify"
 )
 
 // This file holds what run, verify, explain, ps and stop share.
@@ -25,7 +26,7 @@ func (a *app) openState() (*launcher.State, error) {
 }
 
 // writeReport prints a run/verify report: JSON (contract §5) on stdout, or text.
-func (a *app) writeReport(w io.Writer, r *launcher.Report) {
+func (a *app) writeReport(w io.Writer, r *verify.Report) {
 	if a.format == "json" {
 		report.JSON(w, r)
 		return
@@ -35,11 +36,11 @@ func (a *app) writeReport(w io.Writer, r *launcher.Report) {
 
 // launchErr turns a launcher error into an exitError, printing its report first.
 func (a *app) launchErr(err error) error {
-	return a.launchErrWith(err, func(r *launcher.Report) { a.writeReport(a.stdout, r) })
+	return a.launchErrWith(err, func(r *verify.Report) { a.writeReport(a.stdout, r) })
 }
 
 // launchErrWith is launchErr with the report written by write.
-func (a *app) launchErrWith(err error, write func(*launcher.Report)) error {
+func (a *app) launchErrWith(err error, write func(*verify.Report)) error {
 	var le *launcher.Error
 	if !errors.As(err, &le) {
 		return exitf(exitUsage, "%v", err)

@@ -12,6 +12,7 @@ import (
 	"github.com/childproof/childproof/internal/report"
 	"github.com/childproof/childproof/launcher"
 	"github.com/childproof/childproof/schema"
+	"github.com/childproof/childproof/verify"
 	"github.com/spf13/cobra"
 )
 
@@ -116,7 +117,7 @@ func (a *app) relaunch(ctx context.Context, arg string, vars, sets []string, det
 		fmt.Fprintf(a.stderr, "childproof: relaunch: %s\n", res.Stopped.Message)
 	}
 	if err != nil {
-		return a.launchErrWith(err, func(r *launcher.Report) { a.writeRelaunch(a.stdout, r, res) })
+		return a.launchErrWith(err, func(r *verify.Report) { a.writeRelaunch(a.stdout, r, res) })
 	}
 	a.writeRelaunch(a.stdout, la.Report, res)
 	return a.supervise(la, l.Name, detach, sigs)
@@ -150,7 +151,7 @@ func (a *app) warnSetAliases(l *schema.Launch, set map[string]string) {
 
 // writeRelaunch prints a relaunch's report and its delta: text, or the
 // run/verify JSON object with "delta" and "previous" added.
-func (a *app) writeRelaunch(w io.Writer, r *launcher.Report, res *launcher.RelaunchResult) {
+func (a *app) writeRelaunch(w io.Writer, r *verify.Report, res *launcher.RelaunchResult) {
 	var d *launcher.Delta
 	var prev *launcher.Record
 	if res != nil {
@@ -158,11 +159,11 @@ func (a *app) writeRelaunch(w io.Writer, r *launcher.Report, res *launcher.Relau
 	}
 	if a.format == "json" {
 		type previous struct {
-			Worker  launcher.Fingerprint `json:"worker"`
-			Stopped string               `json:"stopped,omitempty"`
+			Worker  verify.Fingerprint `json:"worker"`
+			Stopped string             `json:"stopped,omitempty"`
 		}
 		out := struct {
-			*launcher.Report
+			*verify.Report
 			Delta    *launcher.Delta `json:"delta"`
 			Previous *previous       `json:"previous,omitempty"`
 		}{Report: r, Delta: d}

@@ -5,8 +5,8 @@ import (
 	"fmt"
 	"strconv"
 
-	"github.com/childproof/childproof/launcher"
 	"github.com/childproof/childproof/schema"
+	"github.com/childproof/childproof/verify"
 	"github.com/spf13/cobra"
 )
 
@@ -66,7 +66,7 @@ func (a *app) verifyPid(ctx context.Context, pid int, envs []string, port int, c
 	if err != nil {
 		return err
 	}
-	x := launcher.Expect{Values: map[string]string{}}
+	x := verify.Expect{Values: map[string]string{}}
 	for _, e := range envs {
 		if k, v, ok := cutAssign(e); ok {
 			x.Values[k] = v
@@ -74,7 +74,7 @@ func (a *app) verifyPid(ctx context.Context, pid int, envs []string, port int, c
 			x.Require = append(x.Require, k)
 		}
 	}
-	chk := launcher.Check{Name: "pid " + strconv.Itoa(pid), Root: pid, Comm: comm, Expect: x,
+	chk := verify.Check{Name: "pid " + strconv.Itoa(pid), Root: pid, Comm: comm, Expect: x,
 		AnyAddress: true, Forbid: schema.DefaultForbidWrappers, Deepest: true}
 	if port != 0 {
 		if port < 1 || port > 65535 {
@@ -82,8 +82,8 @@ func (a *app) verifyPid(ctx context.Context, pid int, envs []string, port int, c
 		}
 		chk.Ports = []schema.Port{{Number: port}}
 	}
-	v := &launcher.Verifier{State: st, ShowValues: a.showValues}
-	if _, err := launcher.TakeFingerprint(v.Proc, pid); err != nil {
+	v := &verify.Verifier{State: st, ShowValues: a.showValues}
+	if _, err := verify.TakeFingerprint(v.Proc, pid); err != nil {
 		return exitf(exitExited, "no such process: %v", err)
 	}
 	r := v.Verify(ctx, chk)
@@ -99,7 +99,7 @@ func cutAssign(s string) (string, string, bool) {
 	return s, "", false
 }
 
-func (a *app) finishVerify(r *launcher.Report) error {
+func (a *app) finishVerify(r *verify.Report) error {
 	a.writeReport(a.stdout, r)
 	if r.Verified {
 		return nil
@@ -124,14 +124,13 @@ func (a *app) verifySpec(ctx context.Context, arg string, vars []string) error {
 	if err != nil {
 		return &exitError{code: exitExited, err: fmt.Errorf("no launch of %q is recorded in %s", l.Name, st.Dir), hint: "start it with 'childproof run --detach " + arg + "'"}
 	}
-	v := &launcher.Verifier{State: st, ShowValues: a.showValues}
-	if live := rec.Worker.Check(v.Proc); live != launcher.Alive {
+	v := &verify.Verifier{State: st, ShowValues: a.showValues}
+	if live := rec.Worker.Check(v.Proc); live != verify.Alive {
 		return exitf(exitExited, "the recorded worker of %q (pid %d) is %s", l.Name, rec.Worker.Pid, live)
 	}
 	// The intended values are the ones the launch was started with (spec
 	// env and run --set), recorded as digests.
-	env := &launcher.Env{Require: l.Require}
-	chk := launcher.CheckFromSpec(l, env)
+	chk := verify.CheckFromSpec(l, verify.Expect{Require: l.Require})
 	chk.Expect.Digests = map[string]string{}
 	for n, d := range rec.Env {
 		if d != "" {
@@ -139,7 +138,7 @@ func (a *app) verifySpec(ctx context.Context, arg string, vars []string) error {
 		}
 	}
 	chk.Root, chk.Worker = rec.Worker.Pid, rec.Worker.Pid
-	if rec.Root.Pid != rec.Worker.Pid && rec.Root.Check(v.Proc) == launcher.Alive {
+	if rec.Root.Pid != rec.Worker.Pid && rec.Root.Check(v.Proc) == verify.Alive {
 		chk.Root = rec.Root.Pid
 	}
 	r := v.Verify(ctx, chk)

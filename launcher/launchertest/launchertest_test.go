@@ -12,6 +12,7 @@ import (
 	"github.com/childproof/childproof/internal/proc"
 	"github.com/childproof/childproof/launcher"
 	"github.com/childproof/childproof/schema"
+	"github.com/childproof/childproof/verify"
 )
 
 // TestMain lets the test binary be the server: "serve ADDR".
@@ -47,7 +48,7 @@ func serverSpec(t *testing.T) *schema.Launch {
 
 func TestStartAndCleanup(t *testing.T) {
 	for i := range 4 {
-		var worker launcher.Fingerprint
+		var worker verify.Fingerprint
 		t.Run(fmt.Sprint("parallel", i), func(t *testing.T) {
 			t.Parallel()
 			l := serverSpec(t)
@@ -66,13 +67,13 @@ func TestStartAndCleanup(t *testing.T) {
 			}
 			t.Cleanup(func() {
 				// Registered after Start's: runs first, the worker still alive.
-				if la.Worker().Check(proc.Default) != launcher.Alive {
+				if la.Worker().Check(proc.Default) != verify.Alive {
 					t.Errorf("the worker died before the cleanup")
 				}
 			})
 		})
 		t.Cleanup(func() {
-			if worker.Pid != 0 && worker.Check(proc.Default) == launcher.Alive {
+			if worker.Pid != 0 && worker.Check(proc.Default) == verify.Alive {
 				t.Errorf("worker pid %d survived its test's cleanup", worker.Pid)
 			}
 		})

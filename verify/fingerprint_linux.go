@@ -1,4 +1,4 @@
-package launcher
+package verify
 
 import (
 	"errors"
@@ -65,7 +65,7 @@ func fingerprintFD(p proc.FS, pid, fd int) (Fingerprint, error) {
 	}
 	fp.UID = ss.UID
 	fp.Exe, _ = p.Exe(pid) // EACCES for another uid when not root
-	if pidfdExited(fd) {
+	if proc.PidfdExited(fd) {
 		return fp, fmt.Errorf("pid %d: exited: %w", pid, proc.ErrGone)
 	}
 	if s.State == 'Z' {

@@ -1,4 +1,4 @@
-package launcher
+package verify
 
 import (
 	"fmt"
@@ -67,6 +67,14 @@ type Problem struct {
 	Message string `json:"message"`
 }
 
+// Exit codes a report calls for (Report.ExitCode, and the CLI's exit status).
+const (
+	CodeOK      = 0
+	CodeVerify  = 3
+	CodeForeign = 4
+	CodeExited  = 5
+)
+
 // Problem kinds (contract §5).
 const (
 	KindEnvMissing   = "env-missing"
@@ -80,16 +88,16 @@ const (
 	KindDelta        = "delta"
 )
 
-func newReport(name string) *Report {
+func NewReport(name string) *Report {
 	return &Report{Name: name, Chain: []ChainEntry{}, Env: []EnvCheck{}, Problems: []Problem{}}
 }
 
-func (r *Report) add(kind, format string, args ...any) {
+func (r *Report) Add(kind, format string, args ...any) {
 	r.Problems = append(r.Problems, Problem{Kind: kind, Message: fmt.Sprintf(format, args...)})
 }
 
 // has reports whether r has a problem of one of kinds.
-func (r *Report) has(kinds ...string) bool {
+func (r *Report) Has(kinds ...string) bool {
 	for _, p := range r.Problems {
 		for _, k := range kinds {
 			if p.Kind == k {
@@ -101,17 +109,17 @@ func (r *Report) has(kinds ...string) bool {
 }
 
 // code returns the exit code r's problems call for.
-func (r *Report) code() int {
+func (r *Report) Code() int {
 	switch {
 	case len(r.Problems) == 0:
 		return CodeOK
-	case r.has(KindExited):
+	case r.Has(KindExited):
 		return CodeExited
-	case r.has(KindPortForeign):
+	case r.Has(KindPortForeign):
 		return CodeForeign
-	case r.has(KindEnvMissing, KindEnvMismatch, KindPortNotOwned, KindBindAddress, KindWrapper, KindDelta):
+	case r.Has(KindEnvMissing, KindEnvMismatch, KindPortNotOwned, KindBindAddress, KindWrapper, KindDelta):
 		return CodeVerify
-	case r.has(KindNotReady):
+	case r.Has(KindNotReady):
 		return CodeExited
 	}
 	return CodeVerify
@@ -122,14 +130,14 @@ func (r *Report) WriteText(w io.Writer) {
 	switch {
 	case r.Verified:
 		fmt.Fprintf(w, "verified %s", r.Name)
-	case r.Worker == nil && r.has(KindPortForeign):
+	case r.Worker == nil && r.Has(KindPortForeign):
 		fmt.Fprintf(w, "NOT started %s: its port is held by a process childproof did not start\n", r.Name)
 	default:
 		fmt.Fprintf(w, "NOT verified %s", r.Name)
 	}
 	if r.Worker != nil {
 		fmt.Fprintf(w, ": worker pid %d (%s) uid %d %s\n", r.Worker.Pid, r.Worker.Comm, r.Worker.UID, r.Worker.Exe)
-	} else if r.Verified || !r.has(KindPortForeign) {
+	} else if r.Verified || !r.Has(KindPortForeign) {
 		fmt.Fprintln(w, ": no worker")
 	}
 	if len(r.Chain) > 0 {

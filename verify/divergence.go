@@ -1,4 +1,4 @@
-package launcher
+package verify
 
 // FirstDiffer answers the crash-fix question for the i-th name of an
 // Explain: which process, from the launch root down to the worker, is the

@@ -1,4 +1,4 @@
-package launcher
+package verify
 
 import (
 	"bufio"
@@ -45,18 +45,25 @@ type Check struct {
 	Deepest bool
 }
 
+// Digester computes the keyed digest of a variable's value: the only form
+// in which a value leaves a report unless values are asked for.
+type Digester interface {
+	Digest(name, value string) string
+}
+
 // Verifier runs checks against the kernel's records.
 type Verifier struct {
 	Proc       proc.FS
-	State      *State // digests; required
+	State      Digester // the state dir's keyed digests; required
 	ShowValues bool
 }
 
-// CheckFromSpec returns the check a spec asks for, with expectations from env.
-func CheckFromSpec(l *schema.Launch, env *Env) Check {
+// CheckFromSpec returns the check a spec asks for, expecting x in the
+// worker's environ.
+func CheckFromSpec(l *schema.Launch, x Expect) Check {
 	return Check{
 		Name: l.Name, Comm: l.Worker.Comm, Exe: l.Worker.Exe,
-		Expect: env.Expect(), Ports: l.Ports, Forbid: l.EffectiveForbidWrappers(),
+		Expect: x, Ports: l.Ports, Forbid: l.EffectiveForbidWrappers(),
 		ReadyHTTP: l.Ready.HTTP,
 	}
 }
@@ -64,7 +71,7 @@ func CheckFromSpec(l *schema.Launch, env *Env) Check {
 // Verify runs c once and returns the report; Verified is set when there is
 // no problem.
 func (v *Verifier) Verify(ctx context.Context, c Check) *Report {
-	r := newReport(c.Name)
+	r := NewReport(c.Name)
 	r.Attempts = 1
 	tree := c.Tree
 	if tree == nil {
@@ -75,28 +82,28 @@ func (v *Verifier) Verify(ctx context.Context, c Check) *Report {
 		worker = v.findWorker(c, tree)
 	}
 	if worker == 0 {
-		r.add(KindExited, "no worker found below pid %d", c.Root)
-		r.ExitCode = r.code()
+		r.Add(KindExited, "no worker found below pid %d", c.Root)
+		r.ExitCode = r.Code()
 		return r
 	}
 	fp, err := TakeFingerprint(v.Proc, worker)
 	if err != nil {
-		r.add(KindExited, "worker pid %d: %v", worker, err)
-		r.ExitCode = r.code()
+		r.Add(KindExited, "worker pid %d: %v", worker, err)
+		r.ExitCode = r.Code()
 		return r
 	}
 	r.Worker = &WorkerInfo{Pid: fp.Pid, Comm: fp.Comm, Exe: fp.Exe, StartTime: fp.StartTime, UID: fp.UID}
 	v.checkChain(r, c, worker)
 	v.checkEnv(r, c.Expect, worker)
-	owned := v.checkPorts(r, c, worker, tree)
+	owned := v.CheckPorts(r, c, worker, tree)
 	if !c.NoReady && owned {
-		if err := probeAll(ctx, c, 2*time.Second); err != nil {
-			r.add(KindNotReady, "%v", err)
+		if err := ProbeAll(ctx, c, 2*time.Second); err != nil {
+			r.Add(KindNotReady, "%v", err)
 		} else {
 			// The answer proves nothing by itself: the owner must still be the worker.
 			before := len(r.Problems)
-			r2 := newReport("")
-			v.checkPorts(r2, c, worker, tree)
+			r2 := NewReport("")
+			v.CheckPorts(r2, c, worker, tree)
 			for _, p := range r2.Problems {
 				if !slices.Contains(r.Problems, p) {
 					r.Problems = append(r.Problems, p)
@@ -108,14 +115,14 @@ func (v *Verifier) Verify(ctx context.Context, c Check) *Report {
 		r.Ready = owned
 	}
 	r.Verified = len(r.Problems) == 0
-	r.ExitCode = r.code()
+	r.ExitCode = r.Code()
 	return r
 }
 
 // findWorker picks the worker among tree: Comm or Exe, else the owner of a
 // declared port, else the root.
 func (v *Verifier) findWorker(c Check, tree []int) int {
-	if pid, decided := declaredWorker(v.Proc, tree, c.Comm, c.Exe, c.Ports); decided || pid != 0 {
+	if pid, decided := DeclaredWorker(v.Proc, tree, c.Comm, c.Exe, c.Ports); decided || pid != 0 {
 		return pid
 	}
 	if c.Deepest {
@@ -127,12 +134,12 @@ func (v *Verifier) findWorker(c Check, tree []int) int {
 // declaredWorker finds the worker the spec points at: the process matching
 // comm or exe (decided is true then, even when none matches yet), else the
 // in-tree owner of a declared port (the one nearest the root), else 0.
-func declaredWorker(p proc.FS, tree []int, comm, exe string, ports []schema.Port) (pid int, decided bool) {
+func DeclaredWorker(p proc.FS, tree []int, comm, exe string, ports []schema.Port) (pid int, decided bool) {
 	if comm != "" || exe != "" {
 		return matchWorker(p, tree, comm, exe), true
 	}
 	for _, pt := range ports {
-		hs, err := holders(p, pt.Number, tree)
+		hs, err := Holders(p, pt.Number, tree)
 		if err != nil {
 			continue
 		}
@@ -226,7 +233,7 @@ func (v *Verifier) checkChain(r *Report, c Check, worker int) {
 		r.Chain = append(r.Chain, ChainEntry{Pid: pid, Comm: comm, Argv: argv})
 		for _, rule := range WrapperRules(argv) {
 			if slices.Contains(c.Forbid, rule) {
-				r.add(KindWrapper, "pid %d (%s) between the launch root and the worker is a %s: %s", pid, comm, rule, strings.Join(argv, " "))
+				r.Add(KindWrapper, "pid %d (%s) between the launch root and the worker is a %s: %s", pid, comm, rule, strings.Join(argv, " "))
 			}
 		}
 	}
@@ -307,7 +314,7 @@ func WrapperRules(argv []string) []string {
 
 // readEnviron reads the worker's environ, retrying briefly while it is
 // empty (right after exec the kernel may not show it yet).
-func readEnviron(p proc.FS, pid int) ([]proc.Var, error) {
+func ReadEnviron(p proc.FS, pid int) ([]proc.Var, error) {
 	var last error
 	for i := range 200 {
 		vars, err := p.Environ(pid)
@@ -332,12 +339,12 @@ func (v *Verifier) checkEnv(r *Report, x Expect, worker int) {
 	if len(names) == 0 {
 		return
 	}
-	vars, err := readEnviron(v.Proc, worker)
+	vars, err := ReadEnviron(v.Proc, worker)
 	if err != nil {
 		for _, n := range names {
 			r.Env = append(r.Env, EnvCheck{Name: n})
 		}
-		r.add(KindEnvMissing, "cannot read the worker's environ (pid %d): %v", worker, err)
+		r.Add(KindEnvMissing, "cannot read the worker's environ (pid %d): %v", worker, err)
 		return
 	}
 	for _, n := range names {
@@ -359,13 +366,13 @@ func (v *Verifier) checkEnv(r *Report, x Expect, worker int) {
 		switch {
 		case !present && (required || hasDigest):
 			ec.Matches = false
-			r.add(KindEnvMissing, "%s is not set on the worker (pid %d)", n, worker)
+			r.Add(KindEnvMissing, "%s is not set on the worker (pid %d)", n, worker)
 		case required && val == "":
 			ec.Matches = false
-			r.add(KindEnvMissing, "%s is empty on the worker (pid %d)", n, worker)
+			r.Add(KindEnvMissing, "%s is empty on the worker (pid %d)", n, worker)
 		case hasDigest && ec.Digest != wantDigest:
 			ec.Matches = false
-			r.add(KindEnvMismatch, "%s on the worker (pid %d) differs from the intended value (digest %s, want %s)", n, worker, shortDigest(ec.Digest), shortDigest(wantDigest))
+			r.Add(KindEnvMismatch, "%s on the worker (pid %d) differs from the intended value (digest %s, want %s)", n, worker, shortDigest(ec.Digest), shortDigest(wantDigest))
 		}
 		r.Env = append(r.Env, ec)
 	}
@@ -373,22 +380,22 @@ func (v *Verifier) checkEnv(r *Report, x Expect, worker int) {
 
 // checkPorts checks every declared port; it reports whether the worker
 // owns all of them.
-func (v *Verifier) checkPorts(r *Report, c Check, worker int, tree []int) bool {
+func (v *Verifier) CheckPorts(r *Report, c Check, worker int, tree []int) bool {
 	all := true
 	for _, pt := range c.Ports {
 		pc := PortCheck{Number: pt.Number, Address: pt.PortAddress()}
 		if c.AnyAddress {
 			pc.Address = ""
 		}
-		hs, err := holders(v.Proc, pt.Number, tree)
+		hs, err := Holders(v.Proc, pt.Number, tree)
 		if err != nil {
-			r.add(KindPortNotOwned, "port %d: %v", pt.Number, err)
+			r.Add(KindPortNotOwned, "port %d: %v", pt.Number, err)
 			all = false
 			r.Ports = append(r.Ports, pc)
 			continue
 		}
 		if len(hs) == 0 {
-			r.add(KindPortNotOwned, "nothing listens on port %d", pt.Number)
+			r.Add(KindPortNotOwned, "nothing listens on port %d", pt.Number)
 		}
 		declared, _ := netip.ParseAddr(pt.PortAddress())
 		for _, h := range hs {
@@ -398,7 +405,7 @@ func (v *Verifier) checkPorts(r *Report, c Check, worker int, tree []int) bool {
 				if c.AnyAddress {
 					pc.Address = h.Listener.Addr.Unmap().String()
 				} else if !h.Listener.Matches(declared) {
-					r.add(KindBindAddress, "the worker (pid %d) listens on %s, declared %s", worker, h.Listener.AddrPort(), netip.AddrPortFrom(declared, uint16(pt.Number)))
+					r.Add(KindBindAddress, "the worker (pid %d) listens on %s, declared %s", worker, h.Listener.AddrPort(), netip.AddrPortFrom(declared, uint16(pt.Number)))
 				}
 				continue
 			}
@@ -406,9 +413,9 @@ func (v *Verifier) checkPorts(r *Report, c Check, worker int, tree []int) bool {
 				pc.OwnerPid = h.Pids[0]
 			}
 			if h.InTree {
-				r.add(KindPortNotOwned, "%s is held by another member of the launched tree, not the worker (pid %d): %s", h.Listener.AddrPort(), worker, h.Census(v.Proc))
+				r.Add(KindPortNotOwned, "%s is held by another member of the launched tree, not the worker (pid %d): %s", h.Listener.AddrPort(), worker, h.Census(v.Proc))
 			} else {
-				r.add(KindPortForeign, "%s", h.Census(v.Proc))
+				r.Add(KindPortForeign, "%s", h.Census(v.Proc))
 			}
 		}
 		if !pc.Owned {
@@ -438,10 +445,10 @@ func connectAddrs(pt schema.Port) []string {
 	return []string{net.JoinHostPort(a.String(), port)}
 }
 
-func connectAddr(pt schema.Port) string { return connectAddrs(pt)[0] }
+func ConnectAddr(pt schema.Port) string { return connectAddrs(pt)[0] }
 
 // probeAll runs one readiness probe per port within timeout.
-func probeAll(ctx context.Context, c Check, timeout time.Duration) error {
+func ProbeAll(ctx context.Context, c Check, timeout time.Duration) error {
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	for _, pt := range c.Ports {

@@ -1,4 +1,4 @@
-package launcher
+package verify
 
 import (
 	"errors"
@@ -31,7 +31,7 @@ func listeners(p proc.FS, port int) ([]sockdiag.Listener, error) {
 
 // holders finds who holds each listener on port: the fds of tree first,
 // all of /proc only when none of tree holds it.
-func holders(p proc.FS, port int, tree []int) ([]Holder, error) {
+func Holders(p proc.FS, port int, tree []int) ([]Holder, error) {
 	ls, err := listeners(p, port)
 	if err != nil {
 		return nil, err
@@ -60,12 +60,12 @@ func (h Holder) Census(p proc.FS) string {
 	}
 	var parts []string
 	for _, pid := range h.Pids {
-		parts = append(parts, describePid(p, pid))
+		parts = append(parts, DescribePid(p, pid))
 	}
 	return fmt.Sprintf("%s held by %s", h.Listener.AddrPort(), strings.Join(parts, "; "))
 }
 
-func describePid(p proc.FS, pid int) string {
+func DescribePid(p proc.FS, pid int) string {
 	uid := "?"
 	if s, err := p.Status(pid); err == nil {
 		uid = fmt.Sprint(s.UID)

@@ -1,0 +1,41 @@
+package verify
+
+import (
+	"fmt"
+	"sort"
+)
+
+// Expect is what verification checks in a worker's environ.
+type Expect struct {
+	// Values maps names to the value the worker must have (compared as digests).
+	Values map[string]string
+	// Digests maps names to the digest the worker's value must have (used
+	// when only a recorded digest is known).
+	Digests map[string]string
+	// Require names variables that must be present and non-empty.
+	Require []string
+}
+
+func (x Expect) names() []string {
+	seen := map[string]bool{}
+	var out []string
+	add := func(n string) {
+		if !seen[n] {
+			seen[n] = true
+			out = append(out, n)
+		}
+	}
+	for n := range x.Values {
+		add(n)
+	}
+	for n := range x.Digests {
+		add(n)
+	}
+	for _, n := range x.Require {
+		add(n)
+	}
+	sort.Strings(out)
+	return out
+}
+
+func (x Expect) String() string { return fmt.Sprint(x.names()) }
