@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/childproof/childproof/internal/dotenv"
+	"github.com/childproof/childproof/internal/redact"
 	"github.com/childproof/childproof/schema"
 	"github.com/childproof/childproof/verify"
 )
@@ -25,6 +26,29 @@ type Env struct {
 	Require []string
 	// Removed lists names dropped although a source provided them.
 	Removed []string
+
+	secrets *redact.Set
+}
+
+// Secrets returns the launch's secret values (contract §6): those of the
+// spec (schema.Launch.Secrets: env(), file(), the env file, the secret
+// list's env values), the resolved value of every name in the secret list,
+// and those marked with MarkSecret. Every output of the launch masks them.
+func (e *Env) Secrets() *redact.Set {
+	if e.secrets == nil {
+		e.secrets = redact.New()
+	}
+	return e.secrets
+}
+
+// MarkSecret makes the values of names (from Vars) secret, as
+// --set-secret does.
+func (e *Env) MarkSecret(names ...string) {
+	for _, n := range names {
+		if v, ok := e.Vars[n]; ok {
+			e.Secrets().Add(n, v)
+		}
+	}
 }
 
 // List returns Vars as sorted NAME=VALUE strings for exec.
@@ -82,6 +106,8 @@ func ResolveEnv(l *schema.Launch, set map[string]string, lookup func(string) (st
 		delete(e.Overrides, n)
 	}
 	e.Require = append([]string(nil), l.Require...)
+	e.secrets = l.Secrets()
+	e.MarkSecret(l.Secret...)
 	for k, v := range e.Vars {
 		if strings.IndexByte(v, 0) >= 0 {
 			return nil, errorf(CodeUsage, "usage", "variable %s: value holds a NUL byte", k)

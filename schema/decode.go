@@ -27,7 +27,7 @@ func (l *loader) eval(a *hcl.Attribute, ty cty.Type) (v cty.Value, secret []cty.
 	}
 	raw, pvm := raw.UnmarkDeepWithPaths()
 	for _, p := range pvm {
-		if p.Marks.Has(sensitive) {
+		if _, ok := markName(p.Marks); ok {
 			secret = append(secret, p.Path)
 		}
 	}

@@ -2,17 +2,35 @@ package schema
 
 import (
 	"path/filepath"
+
+	"github.com/childproof/childproof/internal/redact"
 	"unicode/utf8"
 
 	"github.com/zclconf/go-cty/cty"
 	"github.com/zclconf/go-cty/cty/function"
 )
 
-// sensitive marks cty values that came from the caller's environment or a
-// file: commands must not print them.
-type sensitiveMark struct{}
+// sensitiveMark marks cty values that came from the caller's environment
+// or a file: commands must not print them. name is what the value is shown
+// as (<name>): the variable's name for env(), "file:PATH" for file().
+type sensitiveMark struct{ name string }
 
-var sensitive = sensitiveMark{}
+// markName returns the name of the first sensitive mark in marks.
+func markName(marks cty.ValueMarks) (string, bool) {
+	for m := range marks {
+		if sm, ok := m.(sensitiveMark); ok {
+			return sm.name, true
+		}
+	}
+	return "", false
+}
+
+// secretValue remembers a value env() or file() returned, so that every
+// output of the file's launches can mask it (see Launch.SecretValues).
+func (l *loader) secretValue(name, value string) cty.Value {
+	l.secrets = append(l.secrets, redact.Secret{Name: name, Value: value})
+	return cty.StringVal(value).Mark(sensitiveMark{name: name})
+}
 
 // functions returns the spec's functions: env(NAME[, DEFAULT]) and file(PATH).
 func (l *loader) functions() map[string]function.Function {
@@ -40,7 +58,7 @@ func (l *loader) envFunc() function.Function {
 				if !utf8.ValidString(v) {
 					return cty.NilVal, function.NewArgErrorf(0, "the value of %s is not valid UTF-8", name)
 				}
-				return cty.StringVal(v).Mark(sensitive), nil
+				return l.secretValue(name, v), nil
 			}
 			if len(args) == 2 {
 				return args[1], nil
@@ -70,7 +88,7 @@ func (l *loader) fileFunc() function.Function {
 			if !utf8.Valid(b) {
 				return cty.NilVal, function.NewArgErrorf(0, "%s is not valid UTF-8 text", p)
 			}
-			return cty.StringVal(string(b)).Mark(sensitive), nil
+			return l.secretValue("file:"+args[0].AsString(), string(b)), nil
 		},
 	})
 }

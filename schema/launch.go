@@ -19,7 +19,7 @@ var launchSchema = &hcl.BodySchema{
 	Attributes: []hcl.AttributeSchema{
 		{Name: "command"}, {Name: "dispatch"}, {Name: "dir"}, {Name: "env_file"},
 		{Name: "inherit"}, {Name: "env"}, {Name: "require"}, {Name: "forbid_wrappers"},
-		{Name: "attempts"}, {Name: "on_stale"},
+		{Name: "attempts"}, {Name: "on_stale"}, {Name: "secret"},
 	},
 	Blocks: []hcl.BlockHeaderSchema{
 		{Type: "worker"},
@@ -147,6 +147,7 @@ func (l *loader) launch(b *hcl.Block, aliases map[string]string) *Launch {
 	list("inherit", &s.raw.Inherit)
 	list("require", &s.raw.Require)
 	list("forbid_wrappers", &s.raw.ForbidWrappers)
+	list("secret", &s.raw.Secret)
 	str("on_stale", &s.raw.OnStale)
 	if a, ok := attr("env"); ok {
 		n := len(l.diags)
@@ -358,6 +359,7 @@ func (l *loader) finish(s *launchState, aliases map[string]string, before int) *
 		Require:        r.Require,
 		ForbidWrappers: r.ForbidWrappers,
 		OnStale:        r.OnStale,
+		Secret:         r.Secret,
 		Aliases:        maps.Clone(aliases),
 	}
 	if la.Env == nil {

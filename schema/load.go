@@ -12,6 +12,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/childproof/childproof/internal/redact"
 	"github.com/hashicorp/hcl/v2"
 	"github.com/hashicorp/hcl/v2/hclparse"
 	"github.com/zclconf/go-cty/cty"
@@ -69,6 +70,9 @@ func Load(path string, opts LoadOptions) (*File, map[string]*hcl.File, hcl.Diagn
 	diags = append(diags, sortDiags(l.diags)...)
 	if diags.HasErrors() {
 		return nil, files, diags
+	}
+	for _, la := range out.Launches {
+		la.SecretValues = l.secrets
 	}
 	sum := sha256.Sum256(src)
 	out.Hash = hex.EncodeToString(sum[:])
@@ -152,6 +156,8 @@ type loader struct {
 	opts   LoadOptions
 	diags  hcl.Diagnostics
 	ctx    *hcl.EvalContext
+	// secrets are the values env() and file() returned while loading.
+	secrets []redact.Secret
 }
 
 func (l *loader) errorf(rng *hcl.Range, summary, format string, args ...any) {

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/childproof/childproof/internal/redact"
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 	"github.com/hashicorp/hcl/v2"
@@ -125,6 +126,7 @@ func TestLoadContractExample(t *testing.T) {
 		Ready:          Ready{HTTP: "/healthz", Timeout: 10 * time.Second},
 		Attempts:       3,
 		OnStale:        "replace",
+		SecretValues:   []redact.Secret{{Name: "MOCK_LLM_KEY", Value: "k"}},
 		Aliases:        map[string]string{"HF_XET_DISABLE": "HF_HUB_DISABLE_XET", "HF_XET_DISABLE2": "HF_HUB_DISABLE_XET"},
 		Sensitive:      map[string]bool{},
 	}

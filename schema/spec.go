@@ -3,6 +3,7 @@ package schema
 import (
 	"time"
 
+	"github.com/childproof/childproof/internal/redact"
 	"github.com/hashicorp/hcl/v2"
 )
 
@@ -82,6 +83,15 @@ type Launch struct {
 	// Slurm holds the #SBATCH settings `export --to slurm` writes. The zero
 	// value writes none.
 	Slurm Slurm
+	// Secret names variables whose value is secret wherever it comes from
+	// (the spec's secret list): it is masked in every output and never
+	// stored, even when it comes from --set.
+	Secret []string
+	// SecretValues are the values env() and file() returned while the
+	// spec file was read, each with the name shown in its place (the
+	// variable's name, or "file:PATH"). Every output masks them; see
+	// Secrets for the whole definition.
+	SecretValues []redact.Secret
 
 	// Aliases maps no-op alias names to the real variable: BuiltinAliases
 	// plus the file's alias blocks.

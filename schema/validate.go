@@ -55,6 +55,7 @@ type rawLaunch struct {
 	Env            map[string]string `hcl:"env" validate:"dive,keys,envname,endkeys,nonul"`
 	Require        []string          `hcl:"require" validate:"dive,envname"`
 	ForbidWrappers []string          `hcl:"forbid_wrappers" validate:"dive,wrapperrule"`
+	Secret         []string          `hcl:"secret" validate:"dive,envname"`
 	Attempts       *int              `hcl:"attempts" validate:"omitnil,min=1,max=100"`
 	OnStale        string            `hcl:"on_stale" validate:"omitempty,oneof=replace fail"`
 	Worker         *rawWorker        `hcl:"worker" validate:"omitnil"`
@@ -229,6 +230,7 @@ func validateLaunch(r *rawLaunch) []fieldProblem {
 	}
 	c.list("require", r.Require, false, false, envName)
 	c.list("forbid_wrappers", r.ForbidWrappers, false, false, wrapperRule)
+	c.list("secret", r.Secret, false, false, envName)
 	if a := r.Attempts; a != nil && *a < 1 {
 		c.fail("attempts", "attempts", "min", a)
 	} else if a != nil && *a > 100 {

@@ -158,6 +158,9 @@ func (a *app) writeSummary(w io.Writer, f *schema.File, l *schema.Launch) {
 	if len(l.Require) > 0 {
 		row("require", "%s", strings.Join(l.Require, ", "))
 	}
+	if len(l.Secret) > 0 {
+		row("secret", "%s", strings.Join(l.Secret, ", "))
+	}
 	for _, p := range l.Ports {
 		extra := ""
 		if p.AllowAllInterfaces {

@@ -1,0 +1,131 @@
+package redact
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+func TestArgv(t *testing.T) {
+	s := New()
+	s.Add("API_KEY", "s3cr3t-canary")
+	s.Add("PIN", "1234")
+	s.Add("TOKEN", "tok-line-one\ntok-line-two\n")
+	s.AddMatcher("REMOTE", func(v string) bool { return v == "remote-value" })
+	tests := []struct {
+		name string
+		in   []string
+		want []string
+	}{
+		{"equal", []string{"srv", "--key", "s3cr3t-canary"}, []string{"srv", "--key", "<API_KEY>"}},
+		{"contains", []string{"--key=s3cr3t-canary", "x"}, []string{"--key=<API_KEY>", "x"}},
+		{"short equal is left", []string{"--pin", "1234"}, []string{"--pin", "1234"}},
+		{"short inside is left", []string{"--port=12345"}, []string{"--port=12345"}},
+		{"file whole", []string{"tok-line-one\ntok-line-two\n"}, []string{"<TOKEN>"}},
+		{"file line", []string{"--t=tok-line-two"}, []string{"--t=<TOKEN>"}},
+		{"matcher equal", []string{"remote-value"}, []string{"<REMOTE>"}},
+		{"matcher after =", []string{"--r=remote-value"}, []string{"--r=<REMOTE>"}},
+		{"empty", []string{""}, []string{""}},
+		{"nil", nil, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if diff := cmp.Diff(tt.want, s.Argv(tt.in)); diff != "" {
+				t.Errorf("Argv (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestTextLongestFirst(t *testing.T) {
+	s := New()
+	s.Add("SHORT", "abcdef")
+	s.Add("LONG", "abcdefghij")
+	if got, want := s.Text("x abcdefghij y abcdef"), "x <LONG> y <SHORT>"; got != want {
+		t.Errorf("Text = %q, want %q", got, want)
+	}
+}
+
+func TestNilSet(t *testing.T) {
+	var s *Set
+	if got := s.Text("abcdefgh"); got != "abcdefgh" {
+		t.Errorf("nil Text = %q", got)
+	}
+	if got := s.Arg("abcdefgh"); got != "abcdefgh" {
+		t.Errorf("nil Arg = %q", got)
+	}
+	if !s.Empty() {
+		t.Error("nil set not empty")
+	}
+	s.Add("X", "y") // must not panic
+}
+
+func TestFirstNameWins(t *testing.T) {
+	s := New()
+	s.Add("A", "same-value")
+	s.Add("B", "same-value")
+	if got := s.Arg("same-value"); got != "<A>" {
+		t.Errorf("Arg = %q, want <A>", got)
+	}
+	if diff := cmp.Diff([]string{"A"}, s.Names()); diff != "" {
+		t.Errorf("Names (-want +got):\n%s", diff)
+	}
+}
+
+func TestWriter(t *testing.T) {
+	s := New()
+	s.Add("K", "canary-value")
+	var b bytes.Buffer
+	w := s.Writer(&b)
+	for _, chunk := range []string{"line one canary-", "value\nsecond line ", "canary-val", "ue and no newline"} {
+		if _, err := w.Write([]byte(chunk)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	want := "line one <K>\nsecond line <K> and no newline"
+	if b.String() != want {
+		t.Errorf("Writer wrote %q, want %q", b.String(), want)
+	}
+}
+
+func TestWriterLongLine(t *testing.T) {
+	s := New()
+	s.Add("K", "canary-value")
+	var b bytes.Buffer
+	w := s.Writer(&b)
+	long := strings.Repeat("x", maxPending) + "canary-value"
+	w.Write([]byte(long))
+	w.Close()
+	if strings.Contains(b.String(), "canary-value") {
+		t.Error("long line leaked the value")
+	}
+}
+
+func FuzzText(f *testing.F) {
+	f.Add("secret-value", "a secret-value b", "OTHER", "secret")
+	f.Add("abcdefgh", "abcdefghabcdefgh", "defghabc", "x")
+	f.Fuzz(func(t *testing.T, v1, text, v2, v3 string) {
+		s := New()
+		s.Add("A", v1)
+		s.Add("B", v2)
+		s.Add("C", v3)
+		out := s.Text(text)
+		arg := s.Arg(text)
+		for _, v := range []string{v1, v2, v3} {
+			if len(v) < MinLen || strings.ContainsAny(v, "<>") {
+				continue
+			}
+			if strings.Contains(out, v) {
+				t.Fatalf("Text(%q) = %q still holds %q", text, out, v)
+			}
+			if strings.Contains(arg, v) {
+				t.Fatalf("Arg(%q) = %q still holds %q", text, arg, v)
+			}
+		}
+	})
+}

@@ -1,0 +1,39 @@
+package schema
+
+import (
+	"slices"
+
+	"github.com/childproof/childproof/internal/dotenv"
+	"github.com/childproof/childproof/internal/redact"
+)
+
+// Secrets returns the launch's secret values known without launching it,
+// as a redact.Set (contract §6): what env() and file() returned while the
+// spec was read, every value of the env file, and the spec's env value of
+// each name in the secret list. The launcher adds the resolved values of
+// secret names and --set-secret values (launcher.Env.Secrets).
+func (l *Launch) Secrets() *redact.Set {
+	s := redact.New()
+	for _, sec := range l.SecretValues {
+		s.Add(sec.Name, sec.Value)
+	}
+	for _, name := range sortedKeys(l.Env) {
+		if l.IsSecret(name) {
+			s.Add(name, l.Env[name])
+		}
+	}
+	if l.EnvFile != "" {
+		if data, err := readLimited(l.EnvFile); err == nil {
+			entries, _ := dotenv.Parse(l.EnvFile, data)
+			for _, e := range entries {
+				s.Add(e.Name, e.Value)
+			}
+		}
+	}
+	return s
+}
+
+// IsSecret reports whether name is in the launch's secret list.
+func (l *Launch) IsSecret(name string) bool {
+	return slices.Contains(l.Secret, name)
+}
