@@ -464,6 +464,9 @@ func (a *analyzer) lintScript(script string) error {
 	if pf.err != nil {
 		return pf.err
 	}
+	if !a.cfg.IgnoreShebang {
+		a.reportShebang(pf.src, site{file: pf.name, line: 1, col: 1})
+	}
 	st := a.initialState(a.dir)
 	// $0 and BASH_SOURCE are the path as given, as bash sets them.
 	st.dollar0, st.source = dotSlash(script), dotSlash(script)

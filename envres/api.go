@@ -39,6 +39,12 @@ type Config struct {
 	Overrides []Override
 	// Require names variables that must reach the worker.
 	Require []string
+	// IgnoreShebang says that the scripts are run by a shell named on the
+	// command line (a spec's dispatch runs under bash --noprofile --norc),
+	// not by their path: their shebang's options do not apply. Without it,
+	// a top-level script's shebang is its invocation (#!/bin/bash -l is a
+	// login shell, reported at line 1).
+	IgnoreShebang bool
 	// Aliases maps extra no-op alias names to the real variable, on top of
 	// the built-in ones.
 	Aliases map[string]string

@@ -17,6 +17,7 @@ type declArg struct {
 	flag   string // an option such as -x, +x, -n
 	dyn    *field // an operand with a command substitution (export $(…))
 	pid    bool
+	self   bool // NAME=${NAME:-d}: keeps a value NAME has
 }
 
 func (a *analyzer) declClause(st *state, fc *fileCtx, s *syntax.Stmt, c *syntax.DeclClause) {
@@ -35,7 +36,7 @@ func (a *analyzer) declClause(st *state, fc *fileCtx, s *syntax.Stmt, c *syntax.
 				d.v = unknownValue
 			} else if as.Value != nil {
 				f := ev.word(as.Value)
-				d.v, d.pid = f.v, f.pid
+				d.v, d.pid, d.self = f.v, f.pid, f.self == as.Name.Value && !as.Append
 			}
 			args = append(args, d)
 		}
@@ -65,7 +66,7 @@ func (a *analyzer) declFromField(ev *evaluator, f field) declArg {
 		if validName(n) {
 			d := declArg{name: n, hasVal: true, v: lit(f.s[i+1:]), pos: f.pos, append: app, pid: f.pid}
 			if vf := valueAfterEq(ev, f.word, n); vf != nil {
-				d.v = vf.v
+				d.v, d.self = vf.v, vf.self == n && !app
 			}
 			return d
 		}
@@ -135,7 +136,11 @@ func (a *analyzer) declare(st *state, fc *fileCtx, variant string, vpos syntax.P
 				continue
 			}
 			if d.hasVal {
-				a.assign(st, fc, d.name, d.v, export, d.pos, d.append)
+				if d.self {
+					a.assignSelf(st, fc, d.name, d.v, export, d.pos)
+				} else {
+					a.assign(st, fc, d.name, d.v, export, d.pos, d.append)
+				}
 				st.markPid(d.name, d.pid)
 			} else if export {
 				a.exportName(st, d.name, true, site)

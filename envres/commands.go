@@ -48,16 +48,39 @@ func (a *analyzer) assignNode(st *state, fc *fileCtx, ev *evaluator, as *syntax.
 		return
 	}
 	v := lit("")
-	pid := false
+	pid, self := false, false
 	switch {
 	case as.Array != nil || as.Index != nil:
 		v = unknownValue
 	case as.Value != nil:
 		f := ev.word(as.Value)
-		v, pid = f.v, f.pid
+		v, pid, self = f.v, f.pid, f.self == as.Name.Value && !as.Append
 	}
-	a.assign(st, fc, as.Name.Value, v, export, as.Pos(), as.Append)
+	if self {
+		a.assignSelf(st, fc, as.Name.Value, v, export, as.Pos())
+	} else {
+		a.assign(st, fc, as.Name.Value, v, export, as.Pos(), as.Append)
+	}
 	st.markPid(as.Name.Value, pid)
+}
+
+// assignSelf is X=${X:-d} (or X=$X): where X already has a value (known
+// non-empty, or the caller's), the assignment keeps it, so what gave X
+// that value stays the cause (the load before it, not this line).
+func (a *analyzer) assignSelf(st *state, fc *fileCtx, name string, v value, export bool, pos syntax.Pos) {
+	old, ok := st.get(name)
+	if !ok {
+		old = defaultVar()
+	}
+	a.assign(st, fc, name, v, export, pos, false)
+	keeps := old.v.k == vOrig || old.v.k == vLit && old.v.s != ""
+	if !keeps || len(old.origins) == 0 {
+		return
+	}
+	ns, _ := st.get(name)
+	ns.origins = old.origins
+	ns.loadExp = ns.loadExp || old.loadExp
+	st.set(name, ns)
 }
 
 // assign sets a variable, recording where (or which load) set it.
@@ -243,7 +266,7 @@ loop:
 					case 'c':
 						a.report(EnvReset, a.siteAt(st, fc, fs[0].pos), "exec -c runs the command with an empty environment: every protected variable is dropped")
 						fork()
-						cst.reset = true
+						a.markReset(cst, nil)
 					case 'l':
 						a.report(LoginShell, a.siteAt(st, fc, fs[0].pos), "exec -l starts the command as a login shell: profile files run before the worker")
 					case 'a':
@@ -305,6 +328,11 @@ loop:
 				return
 			}
 		default:
+			if mech, rest := activationRunner(fs); mech != "" {
+				a.reportActivation(a.siteAt(st, fc, fs[0].pos), mech)
+				fs = rest
+				break
+			}
 			break loop
 		}
 		first = false
@@ -313,6 +341,10 @@ loop:
 		return
 	}
 	name := fs[0].s
+	if mech := activationCmd(fs); mech != "" && st.funcs.get(name) == nil {
+		a.reportActivation(a.siteAt(st, fc, fs[0].pos), mech)
+		return
+	}
 	if !fs[0].known {
 		if mode == callExec {
 			a.report(DynamicSource, a.siteAt(st, fc, fs[0].pos), "the command exec'd cannot be resolved statically: if it is a script, what it does to the environment is not checked")
@@ -356,54 +388,6 @@ loop:
 func (a *analyzer) fixLaunch(st *state, s site) {
 	if st.launched != nil && s.file != "" {
 		st.launched.site = s
-	}
-}
-
-// shebangFlags reports a script run by its path whose shebang starts a
-// login or interactive shell (#!/bin/bash -l, #!/usr/bin/env -S bash -li),
-// at the shebang, with the call in the chain.
-func (a *analyzer) shebangFlags(st *state, fc *fileCtx, callPos syntax.Pos, abs string) {
-	head, err := openHead(abs)
-	if err != nil || !bytes.HasPrefix(head, []byte("#!")) {
-		return
-	}
-	if i := bytes.IndexByte(head, '\n'); i >= 0 {
-		head = head[:i]
-	}
-	fields := strings.Fields(string(head[2:]))
-	login, inter := false, false
-	shell := ""
-	for _, f := range fields[min(1, len(fields)):] {
-		switch {
-		case f == "--login":
-			login = true
-		case strings.HasPrefix(f, "-") && !strings.HasPrefix(f, "--") && shell != "":
-			login = login || strings.ContainsRune(f, 'l')
-			inter = inter || strings.ContainsRune(f, 'i')
-		case shells[filepath.Base(f)]:
-			shell = filepath.Base(f)
-		}
-	}
-	if len(fields) > 0 && shells[filepath.Base(fields[0])] {
-		shell = filepath.Base(fields[0])
-		for _, f := range fields[1:] {
-			if strings.HasPrefix(f, "-") && !strings.HasPrefix(f, "--") {
-				login = login || strings.ContainsRune(f, 'l')
-				inter = inter || strings.ContainsRune(f, 'i')
-			}
-		}
-	}
-	if !login && !inter {
-		return
-	}
-	call := a.siteAt(st, fc, callPos)
-	s := site{file: a.display(abs), line: 1, col: 1,
-		chain: append(st.chain[:len(st.chain):len(st.chain)], ChainLink{File: call.file, Line: call.line})}
-	if login {
-		a.report(LoginShell, s, "the shebang starts "+shell+" as a login shell: profile files run before the script and may reset protected variables")
-	}
-	if inter {
-		a.report(InteractiveShell, s, "the shebang starts "+shell+" as an interactive shell: rc files run before the script and may change protected variables")
 	}
 }
 
@@ -526,6 +510,7 @@ func (a *analyzer) envWrapper(st *state, cst **state, fc *fileCtx, fs []field, f
 	i := 1
 	envSite := a.siteAt(st, fc, fs[0].pos)
 	reset := false
+	var snap map[string]varState // protected names before -i
 	passed := map[string]bool{}
 	// env -i NAME="$NAME" … passes names on: only the protected names it
 	// does not pass are dropped.
@@ -541,7 +526,7 @@ func (a *analyzer) envWrapper(st *state, cst **state, fc *fileCtx, fs []field, f
 		}
 		if len(lost) > 0 || len(a.protList) == 0 {
 			a.report(EnvReset, envSite, "env -i starts the command with an empty environment: protected variables are dropped", lost...)
-			(*cst).reset = true
+			a.markReset(*cst, snap)
 		}
 	}()
 	for i < len(fs) {
@@ -572,6 +557,7 @@ func (a *analyzer) envWrapper(st *state, cst **state, fc *fileCtx, fs []field, f
 		case o == "-i" || o == "-" || o == "--ignore-environment":
 			fork()
 			if !reset {
+				snap = a.protSnapshot(*cst)
 				// Only what env itself passes is left.
 				for name, v := range (*cst).vars.all() {
 					if v.exp != triNo {
@@ -724,7 +710,7 @@ loop:
 	if login {
 		a.report(LoginShell, site, "sudo -i runs the target user's login shell: profile files run before the worker and the environment is reset")
 		fork()
-		(*cst).reset = true
+		a.markReset(*cst, nil)
 	}
 	// sudo NAME=VALUE … passes NAME on, like --preserve-env=NAME.
 	for _, f := range assigns {
@@ -742,11 +728,11 @@ loop:
 		case hasList:
 			a.report(EnvReset, site, "sudo --preserve-env=LIST keeps only the listed names: other protected variables are dropped", lost...)
 			fork()
-			(*cst).reset = true
+			a.markReset(*cst, nil)
 		default:
 			a.report(EnvReset, site, "sudo resets the environment (env_reset) unless -E or --preserve-env is given: protected variables are dropped", lost...)
 			fork()
-			(*cst).reset = true
+			a.markReset(*cst, nil)
 		}
 	}
 	ev := &evaluator{a: a, st: st, fc: fc}
@@ -827,7 +813,7 @@ loop:
 	}
 	if login || !preserve {
 		fork()
-		(*cst).reset = true
+		a.markReset(*cst, nil)
 	}
 	if direct != nil {
 		return direct, false
@@ -1016,7 +1002,7 @@ func (a *analyzer) runChild(st, cst *state, fc *fileCtx, callPos syntax.Pos, abs
 		cfc = &fileCtx{name: pf.name, abs: abs, posix: pf.posix}
 		stmts = pf.file.Stmts
 	}
-	ch := &state{vars: &layer{m: map[string]varState{}}, cwd: cst.cwd, args: args, reset: cst.reset, allexport: allexp,
+	ch := &state{vars: &layer{m: map[string]varState{}}, cwd: cst.cwd, args: args, reset: cst.reset, preReset: cst.preReset, allexport: allexp,
 		loaded: cst.loaded, pending: cst.pending[:len(cst.pending):len(cst.pending)]}
 	for k, v := range cst.vars.all() {
 		if v.exp != triNo {

@@ -33,6 +33,7 @@ var diffStmts = []string{
 	"exec env $(cat a.env) printenv", "exec env $(cat b.env) printenv", "source <(cat b.env)", "export $(cat b.env | xargs)",
 	"while read -r l; do eval \"$l\"; done < b.env", "set -a; g; set +a", "export Y", "unset Y", "export -n Y",
 	"exec env -i printenv", "exec -c printenv", "exec env -i X=ovr printenv", "exec env - PATH=/bin printenv", "[ \"$X\" = ovr ] || export X=other", "test -n \"$X\" || unset X",
+	"export X=${X:-dflt}", "X=${X-dflt}", "export X=\"$X\"", "exec env -i X=\"$X\" printenv", "exec env -i PATH=\"$PATH\" printenv",
 }
 
 const diffPrelude = `f() { export X=other; }

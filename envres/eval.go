@@ -25,6 +25,9 @@ type field struct {
 	substs []*syntax.CmdSubst
 	procs  []*syntax.ProcSubst
 	pid    bool // mentions $! or a variable holding it
+	// self names the variable when the word is exactly $X, ${X:-d},
+	// ${X-d}, ${X:=d} or ${X:?m}: X=${X:-d} keeps a value X has.
+	self   string
 	quoted bool
 	// splat stands for zero or more unknown positional parameters.
 	splat bool
@@ -109,6 +112,9 @@ func (e *evaluator) word(w *syntax.Word) field {
 				f.v = vs.v
 			}
 		}
+		if pe, ok := p.(*syntax.ParamExp); ok && selfDefault(pe) {
+			f.self = pe.Param.Value
+		}
 	}
 	return f
 }
@@ -130,6 +136,22 @@ func (e *evaluator) keepsOwnValue(pe *syntax.ParamExp) bool {
 	}
 	p := e.a.prot[vs.v.s]
 	return p != nil && !(p.known && p.value == "")
+}
+
+// selfDefault reports whether pe is $X or ${X:-d} (and the -, :=, =, :?,
+// ? forms): its value is X's own whenever X is set (and non-empty).
+func selfDefault(pe *syntax.ParamExp) bool {
+	if pe.Param == nil || pe.Length || pe.Excl || pe.Index != nil || pe.Slice != nil || pe.Repl != nil || pe.NestedParam != nil {
+		return false
+	}
+	if pe.Exp == nil {
+		return true
+	}
+	switch pe.Exp.Op {
+	case syntax.DefaultUnset, syntax.DefaultUnsetOrNull, syntax.AssignUnset, syntax.AssignUnsetOrNull, syntax.ErrorUnset, syntax.ErrorUnsetOrNull:
+		return true
+	}
+	return false
 }
 
 func simpleParam(pe *syntax.ParamExp) bool {

@@ -77,6 +77,14 @@ func (a *analyzer) sourceCmd(st *state, fc *fileCtx, s site, ops []field) {
 		}
 		return
 	}
+	if activatePath(p.s) {
+		what := p.s
+		if p.word != nil {
+			what = nodeText(p.word)
+		}
+		a.reportActivation(s, "source "+what)
+		return
+	}
 	if !p.known {
 		a.unresolved(st, s, p.s, false)
 		return
@@ -343,6 +351,10 @@ func (a *analyzer) evalCmd(st *state, fc *fileCtx, s site, ops []field) {
 	}
 	if len(substs) > 0 {
 		for _, cs := range substs {
+			if mech := activationEval(cs.Stmts); mech != "" {
+				a.reportActivation(s, "eval \"$("+mech+")\"")
+				continue
+			}
 			a.streamLoad(st, fc, s, cs.Stmts, true)
 		}
 		return

@@ -112,10 +112,22 @@ ${BASH_SOURCE%/*}.`,
 	}
 )
 
+// EnvActivate is an activation that runs scripts lint does not follow.
+var EnvActivate = &Rule{
+	Name: "env-activate", Severity: SeverityWarning,
+	Short: "an environment activation runs scripts this lint does not follow",
+	Doc: `conda activate (and eval "$(conda shell.bash hook)"), source venv/bin/activate, module load / ml
+(Lmod, Environment Modules), spack load, eval "$(direnv export bash)", pyenv activate and the like
+run activation scripts that are not part of the repository (activate.d hooks, modulefiles, .envrc):
+they can set, unset or re-source any variable, protected ones included, and this lint cannot see
+which. Fix: activate before the override is applied (in the caller), or call the environment's
+interpreter by its path (/opt/conda/envs/NAME/bin/python, .venv/bin/python) instead of activating.`,
+}
+
 // Rules returns every rule, in the order of the contract's table.
 func Rules() []*Rule {
 	return []*Rule{EnvFileClobber, EnvFileLoad, AssignClobber, UnsetProtected, EnvReset, LoginShell,
-		InteractiveShell, BackgroundLaunch, Pidfile, AllInterfaces, NoopAlias, DynamicSource}
+		InteractiveShell, BackgroundLaunch, Pidfile, AllInterfaces, NoopAlias, DynamicSource, EnvActivate}
 }
 
 // RuleByName returns the rule with that name, or nil.

@@ -163,6 +163,10 @@ type state struct {
 	// reset is set in a process started with a fresh environment (env -i,
 	// sudo, su): env-reset was already reported, protected checks are off.
 	reset bool
+	// preReset holds the protected variables as they were before the
+	// reset, so that what changed them earlier on the path is still
+	// reported at the worker: one finding must not hide others.
+	preReset map[string]varState
 	// load is the env-file load being walked, if any.
 	load *loadCtx
 	// pending holds unresolved env-file loads not yet reported.

@@ -23,7 +23,14 @@ func (a *analyzer) workerPoint(st *state, cmd *cmdRef) {
 		}
 	}
 	if st.reset {
-		return // the environment was reset on the way: env-reset says so
+		// The environment was reset on the way (env-reset says so); what
+		// changed the protected names before the reset is still reported.
+		for _, p := range a.protList {
+			if vs, ok := st.preReset[p.name]; ok {
+				a.checkProtected(p, vs)
+			}
+		}
+		return
 	}
 	if st.loaded {
 		groups := map[*event][]string{}
@@ -143,4 +150,29 @@ func (a *analyzer) checkProtected(p *protVar, vs varState) {
 				" before the worker: the override is lost"+ev.note, p.name)
 		}
 	}
+}
+
+// protSnapshot returns the protected variables of st.
+func (a *analyzer) protSnapshot(st *state) map[string]varState {
+	m := make(map[string]varState, len(a.protList))
+	for _, p := range a.protList {
+		vs, ok := st.get(p.name)
+		if !ok {
+			vs = defaultVar()
+		}
+		m[p.name] = vs
+	}
+	return m
+}
+
+// markReset marks st as started with a fresh environment, keeping the
+// protected variables as they were before (snap, or st's own).
+func (a *analyzer) markReset(st *state, snap map[string]varState) {
+	if st.reset {
+		return
+	}
+	if snap == nil {
+		snap = a.protSnapshot(st)
+	}
+	st.reset, st.preReset = true, snap
 }

@@ -34,6 +34,7 @@ func lintConfig(l *schema.Launch) envres.Config {
 	cfg := envres.Config{Dir: l.Dir, Require: l.Require, Aliases: l.Aliases}
 	if len(l.Dispatch) > 0 {
 		cfg.Scripts = l.Dispatch[:1]
+		cfg.IgnoreShebang = true // run as bash --noprofile --norc SCRIPT
 		cfg.Args = l.Dispatch[1:]
 	} else {
 		cfg.Argv = l.Command

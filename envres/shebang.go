@@ -1,0 +1,89 @@
+package envres
+
+import (
+	"bytes"
+	"path/filepath"
+	"strings"
+
+	"mvdan.cc/sh/v3/syntax"
+)
+
+// shebangOpts is what a "#!" line asks of the shell it starts: the kernel
+// runs the interpreter with the line's options before the script's first
+// line, so #!/bin/bash -l is a login shell as much as bash -l script is.
+type shebangOpts struct {
+	shell       string // base name of the shell, "" when not a shell
+	login       bool   // -l, --login
+	interactive bool   // -i
+}
+
+// shebangInvocation reads the options of src's shebang, looking through
+// env and its -S ("#!/usr/bin/env -S bash -li").
+func shebangInvocation(src []byte) shebangOpts {
+	var o shebangOpts
+	if !bytes.HasPrefix(src, []byte("#!")) {
+		return o
+	}
+	line := src
+	if i := bytes.IndexByte(src, '\n'); i >= 0 {
+		line = src[:i]
+	}
+	fields := strings.Fields(string(line[2:]))
+	if len(fields) == 0 {
+		return o
+	}
+	rest := fields[1:]
+	if filepath.Base(fields[0]) == "env" {
+		// env [-S] [-i] [NAME=VALUE]… SHELL [OPTS]
+		for i, f := range rest {
+			if strings.HasPrefix(f, "-") || strings.Contains(f, "=") {
+				continue
+			}
+			fields, rest = rest[i:], rest[i+1:]
+			break
+		}
+	}
+	if !shells[filepath.Base(fields[0])] {
+		return o
+	}
+	o.shell = filepath.Base(fields[0])
+	for _, f := range rest {
+		switch {
+		case f == "--login":
+			o.login = true
+		case f == "--":
+			return o
+		case strings.HasPrefix(f, "--"):
+		case strings.HasPrefix(f, "-"):
+			o.login = o.login || strings.ContainsRune(f, 'l')
+			o.interactive = o.interactive || strings.ContainsRune(f, 'i')
+		default:
+			return o
+		}
+	}
+	return o
+}
+
+// reportShebang reports a shebang that starts a login or interactive
+// shell, at line 1 of the script, with s's chain.
+func (a *analyzer) reportShebang(src []byte, s site) {
+	o := shebangInvocation(src)
+	if o.login {
+		a.report(LoginShell, s, "the shebang starts "+o.shell+" as a login shell: profile files run before the script's first line and may reset protected variables")
+	}
+	if o.interactive {
+		a.report(InteractiveShell, s, "the shebang starts "+o.shell+" as an interactive shell: rc files run before the script's first line and may change protected variables")
+	}
+}
+
+// shebangFlags reports a script run by its path (./F) whose shebang starts
+// a login or interactive shell, at the shebang, with the call in the chain.
+func (a *analyzer) shebangFlags(st *state, fc *fileCtx, callPos syntax.Pos, abs string) {
+	head, err := openHead(abs)
+	if err != nil {
+		return
+	}
+	call := a.siteAt(st, fc, callPos)
+	a.reportShebang(head, site{file: a.display(abs), line: 1, col: 1,
+		chain: append(st.chain[:len(st.chain):len(st.chain)], ChainLink{File: call.file, Line: call.line})})
+}
