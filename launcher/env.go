@@ -1,6 +1,7 @@
 package launcher
 
 import (
+	"fmt"
 	"os"
 	"sort"
 	"strings"
@@ -64,14 +65,42 @@ func (e *Env) List() []string {
 // ResolveEnv computes a launch's environment: the inherit names from the
 // caller (lookup, os.LookupEnv when nil), then the env file, then the
 // overrides (spec env, then set). BASH_ENV and ENV are always removed.
+//
+// inherit entries may be glob patterns ("CUDA_*", "*"): a pattern passes
+// every caller variable it matches, listed by os.Environ (the names are
+// then looked up through lookup).
 func ResolveEnv(l *schema.Launch, set map[string]string, lookup func(string) (string, bool)) (*Env, error) {
+	return ResolveEnvFrom(l, set, lookup, nil)
+}
+
+// ResolveEnvFrom is ResolveEnv with the caller's environment listed by
+// environ (NAME=VALUE entries; nil: os.Environ), which inherit patterns
+// are matched against.
+func ResolveEnvFrom(l *schema.Launch, set map[string]string, lookup func(string) (string, bool), environ func() []string) (*Env, error) {
 	if lookup == nil {
 		lookup = os.LookupEnv
 	}
 	e := &Env{Vars: map[string]string{}, Overrides: map[string]string{}}
 	for _, n := range l.EffectiveInherit() {
+		if schema.IsInheritPattern(n) {
+			continue
+		}
 		if v, ok := lookup(n); ok {
 			e.Vars[n] = v
+		}
+	}
+	if !l.InheritIsLiteral() {
+		if environ == nil {
+			environ = os.Environ
+		}
+		for _, kv := range environ() {
+			n, _, ok := strings.Cut(kv, "=")
+			if !ok || n == "" || !l.Inherits(n) {
+				continue
+			}
+			if v, ok := lookup(n); ok {
+				e.Vars[n] = v
+			}
 		}
 	}
 	if l.EnvFile != "" {
@@ -108,6 +137,27 @@ func ResolveEnv(l *schema.Launch, set map[string]string, lookup func(string) (st
 	e.Require = append([]string(nil), l.Require...)
 	e.secrets = l.Secrets()
 	e.MarkSecret(l.Secret...)
+	// A required name that no source gave is refused before anything
+	// starts: the worker could only fail verification.
+	var missing []string
+	for _, n := range l.Require {
+		if _, ok := e.Vars[n]; !ok {
+			missing = append(missing, n)
+		}
+	}
+	if len(missing) > 0 {
+		from := "inherit passes it from the caller, and it is not set here"
+		hint := "export " + missing[0] + " before launching, or give it a value in env"
+		if len(missing) > 1 {
+			from = "inherit passes them from the caller, and they are not set here"
+			hint = "export " + strings.Join(missing, ", ") + " before launching, or give them values in env"
+		}
+		msg := fmt.Sprintf("required %s %s: %s; nothing was started", plural(len(missing), "variable"), strings.Join(missing, ", "), from)
+		r := verify.NewReport(l.Name)
+		r.Add(verify.KindEnvMissing, "%s", msg)
+		r.ExitCode = CodeUsage
+		return nil, &Error{Code: CodeUsage, Kind: verify.KindEnvMissing, Msg: msg, Hint: hint, Report: r}
+	}
 	for k, v := range e.Vars {
 		if strings.IndexByte(v, 0) >= 0 {
 			return nil, errorf(CodeUsage, "usage", "variable %s: value holds a NUL byte", k)
@@ -119,4 +169,11 @@ func ResolveEnv(l *schema.Launch, set map[string]string, lookup func(string) (st
 // Expect returns the environ expectations of e.
 func (e *Env) Expect() verify.Expect {
 	return verify.Expect{Values: e.Overrides, Require: e.Require}
+}
+
+func plural(n int, word string) string {
+	if n == 1 {
+		return word
+	}
+	return word + "s"
 }

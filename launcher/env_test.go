@@ -49,6 +49,32 @@ func TestResolveEnv(t *testing.T) {
 			}
 		})
 	}
+	// inherit patterns match the caller's names; "*" passes all but BASH_ENV and ENV.
+	gpu := map[string]string{"PATH": "/usr/bin", "CUDA_VISIBLE_DEVICES": "1", "CUDA_HOME": "/cuda", "NCCL_DEBUG": "INFO", "ENV": "/evil", "BASH_ENV": "/evil", "XCUDA_A": "x"}
+	gpuLookup := func(n string) (string, bool) { v, ok := gpu[n]; return v, ok }
+	gpuEnviron := func() []string {
+		var out []string
+		for k, v := range gpu {
+			out = append(out, k+"="+v)
+		}
+		return out
+	}
+	for _, tc := range []struct {
+		inherit []string
+		want    map[string]string
+	}{
+		{[]string{"PATH", "CUDA_*"}, map[string]string{"PATH": "/usr/bin", "CUDA_VISIBLE_DEVICES": "1", "CUDA_HOME": "/cuda"}},
+		{[]string{"NCCL_?EBUG", "CUDA_V*"}, map[string]string{"NCCL_DEBUG": "INFO", "CUDA_VISIBLE_DEVICES": "1"}},
+		{[]string{"*"}, map[string]string{"PATH": "/usr/bin", "CUDA_VISIBLE_DEVICES": "1", "CUDA_HOME": "/cuda", "NCCL_DEBUG": "INFO", "XCUDA_A": "x"}},
+	} {
+		e, err := ResolveEnvFrom(&schema.Launch{Inherit: tc.inherit}, nil, gpuLookup, gpuEnviron)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d := cmp.Diff(tc.want, e.Vars); d != "" {
+			t.Errorf("inherit %q (-want +got):\n%s", tc.inherit, d)
+		}
+	}
 	if _, err := ResolveEnv(&schema.Launch{EnvFile: filepath.Join(dir, "missing")}, nil, lookup); ExitCode(err) != CodeUsage {
 		t.Errorf("missing env_file: %v, want exit 2", err)
 	}

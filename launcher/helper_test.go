@@ -40,6 +40,25 @@ func helper(mode string, args []string) int {
 		mux.HandleFunc("/healthz", func(w http.ResponseWriter, r *http.Request) { fmt.Fprintln(w, "ok") })
 		go http.Serve(ln, mux)
 		select {}
+	case "busy": // busy ADDR DURATION: /healthz answers 503 for DURATION, then 200; logs each probe
+		ln, err := net.Listen("tcp", args[0])
+		if err != nil {
+			fmt.Println("listen:", err)
+			return 2
+		}
+		busy, _ := time.ParseDuration(args[1])
+		ready := time.Now().Add(busy)
+		mux := http.NewServeMux()
+		mux.HandleFunc("/healthz", func(w http.ResponseWriter, r *http.Request) {
+			if time.Now().Before(ready) {
+				fmt.Println("probe 503")
+				w.WriteHeader(http.StatusServiceUnavailable)
+				return
+			}
+			fmt.Println("probe 200")
+		})
+		go http.Serve(ln, mux)
+		select {}
 	case "die": // die CODE LINE…
 		for _, l := range args[1:] {
 			fmt.Println(l)

@@ -37,6 +37,9 @@ type Options struct {
 	Set map[string]string
 	// LookupEnv answers the caller's environment; nil means os.LookupEnv.
 	LookupEnv func(string) (string, bool)
+	// Environ lists the caller's environment for inherit patterns; nil
+	// means os.Environ.
+	Environ func() []string
 	// ShowValues puts values into reports (never into records or logs).
 	ShowValues bool
 	// NoCgroup disables the per-launch cgroup even where it would work.
@@ -104,7 +107,7 @@ func Start(ctx context.Context, l *schema.Launch, opts Options) (*Launch, error)
 	if err != nil {
 		return nil, err
 	}
-	env, err := ResolveEnv(l, opts.Set, opts.LookupEnv)
+	env, err := ResolveEnvFrom(l, opts.Set, opts.LookupEnv, opts.Environ)
 	if err != nil {
 		lock.Unlock()
 		return nil, err
@@ -482,6 +485,24 @@ func pollPause(waited time.Duration) {
 	unix.Nanosleep(&unix.Timespec{Nsec: ns}, nil)
 }
 
+// probePause returns the pauses between readiness probes. A TCP connect
+// to a socket the worker is already known to own costs the server nothing
+// (the kernel completes it from the backlog): 1 ms. An HTTP probe is a
+// request the server handles and logs, and a model server may answer 503
+// for minutes: 10 ms, doubling up to 1 s (a server busy for 3 s gets
+// about a dozen probes).
+func probePause(http bool) func() time.Duration {
+	if !http {
+		return func() time.Duration { return time.Millisecond }
+	}
+	next := 10 * time.Millisecond
+	return func() time.Duration {
+		d := next
+		next = min(2*next, time.Second)
+		return d
+	}
+}
+
 // foreignHolder returns a listener on a declared port that no member of
 // tree holds, if there is one.
 func (la *Launch) foreignHolder(tree []int) *verify.Holder {
@@ -577,6 +598,7 @@ func (la *Launch) verifyAndReady(ctx context.Context, v *verify.Verifier, r *ver
 	// Readiness: the socket table already says the worker owns the port,
 	// so a connect cannot be answered by anyone else (nor by itself).
 	var lastErr error
+	pause := probePause(l.Ready.HTTP != "")
 	for len(l.Ports) > 0 {
 		if proc.PidfdExited(wfd) {
 			return la.exitedError(r, la.exitWhat(worker))
@@ -593,7 +615,9 @@ func (la *Launch) verifyAndReady(ctx context.Context, v *verify.Verifier, r *ver
 			r.Tail = tail(la.log, 10)
 			return &Error{Code: CodeExited, Kind: verify.KindNotReady, Report: r, Msg: r.Problems[len(r.Problems)-1].Message}
 		}
-		time.Sleep(time.Millisecond)
+		// Wait for the next probe, waking at once if the worker exits.
+		d := min(pause(), time.Until(deadline))
+		unix.Poll([]unix.PollFd{{Fd: int32(wfd), Events: unix.POLLIN}}, max(int(d/time.Millisecond), 1))
 	}
 	// The answer is no evidence by itself: the owner must still be the worker.
 	r2 := verify.NewReport("")

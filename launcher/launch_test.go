@@ -164,11 +164,33 @@ func TestWorkerDiesBeforeReady(t *testing.T) {
 	}
 }
 
+// TestMissingRequiredEnv: a required name that only inherit could give
+// and the caller lacks is refused before anything starts (exit 2); one
+// that was passed but that the worker lacks is exit 3 on the worker.
 func TestMissingRequiredEnv(t *testing.T) {
 	f := newFixture(t)
 	l := f.spec("missing")
 	l.Require = []string{"MOCK_LLM_KEY", "OTHER_KEY"}
+	l.Inherit = []string{"PATH", "OTHER_*"}
+	t0 := time.Now()
 	_, err := f.start(t, l, false)
+	e := wantCode(t, err, CodeUsage, "")
+	if e.Kind != verify.KindEnvMissing || !strings.Contains(e.Error(), "OTHER_KEY") || !strings.Contains(e.Error(), "nothing was started") {
+		t.Errorf("error = %v (kind %s)", e, e.Kind)
+	}
+	if d := time.Since(t0); d > time.Second {
+		t.Errorf("took %s: refused before starting", d)
+	}
+	if _, err := os.Stat(f.state.LogPath("missing")); err == nil {
+		t.Error("a log was written: something started")
+	}
+	noListener(t, f.port)
+
+	l = f.spec("dropped")
+	l.Env["OTHER_KEY"] = "passed-but-dropped"
+	l.Require = []string{"MOCK_LLM_KEY", "OTHER_KEY"}
+	l.Command = append([]string{"/usr/bin/env", "-u", "OTHER_KEY"}, l.Command...)
+	_, err = f.start(t, l, false)
 	wantCode(t, err, CodeVerify, verify.KindEnvMissing)
 	noListener(t, f.port)
 }
@@ -484,7 +506,9 @@ func TestAttemptsRetryOnlyRaces(t *testing.T) {
 	f := newFixture(t)
 	l := f.spec("once")
 	l.Attempts = 3
+	l.Env["NOT_THERE"] = "x"
 	l.Require = append(l.Require, "NOT_THERE")
+	l.Command = append([]string{"/usr/bin/env", "-u", "NOT_THERE"}, l.Command...)
 	_, err := f.start(t, l, false)
 	e := wantCode(t, err, CodeVerify, verify.KindEnvMissing)
 	if e.Report.Attempts != 1 {

@@ -162,7 +162,7 @@ func Relaunch(ctx context.Context, l *schema.Launch, opts RelaunchOptions) (*Lau
 			Hint: "start it with 'childproof run' (this childproof records them)"}
 	}
 	// A bad --set or an unreadable env file fails before anything is stopped.
-	env, err := ResolveEnv(l, opts.Set, opts.LookupEnv)
+	env, err := ResolveEnvFrom(l, opts.Set, opts.LookupEnv, opts.Environ)
 	if err != nil {
 		return nil, res, err
 	}
@@ -338,7 +338,7 @@ func deltaSources(l *schema.Launch, set map[string]string, prev *Record) func(st
 			return "env_file"
 		case hasKey(prev.Env, n) && prev.Env[n] != "" && !slices.Contains(l.Require, n):
 			return "previous set"
-		case slices.Contains(l.EffectiveInherit(), n):
+		case l.Inherits(n):
 			return "inherit"
 		}
 		return "chain"

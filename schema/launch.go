@@ -469,7 +469,7 @@ func (l *loader) finish(s *launchState, aliases map[string]string, before int) *
 		switch {
 		case inEnv && v == "":
 			l.errorf(s.rng(ns("require", i)), "Required variable set empty", "%s is required to be non-empty on the worker, but env sets it to an empty string", name)
-		case inEnv, envFileNames[name], slices.Contains(inherit, name):
+		case inEnv, envFileNames[name], la.Inherits(name):
 		default:
 			detail := fmt.Sprintf("%s is required on the worker but no source provides it: it is not a key of env, not in inherit (%s)", name, strings.Join(inherit, ", "))
 			if la.EnvFile != "" {
@@ -483,7 +483,7 @@ func (l *loader) finish(s *launchState, aliases map[string]string, before int) *
 	}
 	// Warnings: removed variables and no-op aliases.
 	for i, name := range la.Inherit {
-		if slices.Contains(removedVars, name) {
+		if slices.Contains(removedVars, name) { // a pattern ("*") never passes them: no warning
 			l.warnf(s.rng(ns("inherit", i)), "Variable will be removed", "%s is removed before a dispatch script runs (bash would source the file it names), even when inherit lists it", name)
 		}
 	}
@@ -502,6 +502,13 @@ func (l *loader) finish(s *launchState, aliases map[string]string, before int) *
 	}
 	if l.diags[before:].HasErrors() {
 		return nil
+	}
+	if environ := l.environ(); environ != nil {
+		if dropped := la.DroppedRuntimeVars(environ); len(dropped) > 0 {
+			l.warnf(s.rng("inherit"), "Runtime variables dropped",
+				"%s %s set in this environment but the launch does not pass %s (inherit: %s): the worker runs without %s; add %s to inherit (a pattern such as \"CUDA_*\" works) or to env",
+				strings.Join(dropped, ", "), isAre(len(dropped)), itThem(len(dropped)), strings.Join(la.EffectiveInherit(), ", "), itThem(len(dropped)), itThem(len(dropped)))
+		}
 	}
 	la.Ranges = ranges(s)
 	for k, v := range s.secret {
@@ -530,4 +537,30 @@ func ranges(s *launchState) Ranges {
 		}
 	}
 	return out
+}
+
+// environ returns the caller's environment for the dropped-runtime-variable
+// warning, or nil when it is not known (see LoadOptions.Environ).
+func (l *loader) environ() []string {
+	switch {
+	case l.opts.Environ != nil:
+		return l.opts.Environ()
+	case l.opts.LookupEnv == nil:
+		return os.Environ()
+	}
+	return nil
+}
+
+func isAre(n int) string {
+	if n == 1 {
+		return "is"
+	}
+	return "are"
+}
+
+func itThem(n int) string {
+	if n == 1 {
+		return "it"
+	}
+	return "them"
 }

@@ -31,6 +31,11 @@ type LoadOptions struct {
 	Vars map[string]string
 	// LookupEnv answers env(NAME). Nil means os.LookupEnv.
 	LookupEnv func(string) (string, bool)
+	// Environ lists the caller's environment (NAME=VALUE), for the warning
+	// about well-known runtime variables a launch would drop
+	// (RuntimeVars). Nil means os.Environ when LookupEnv is nil too, and
+	// no such warning otherwise.
+	Environ func() []string
 }
 
 var rootSchema = &hcl.BodySchema{

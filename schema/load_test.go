@@ -309,9 +309,12 @@ func TestLoadBadSpecs(t *testing.T) {
 		{"empty command", `launch "a" {
   command = []
 }`, nil, []string{"2:13 error: Empty command"}},
-		{"empty argv element", `launch "a" {
-  command = ["true", ""]
-}`, nil, []string{"2:22 error: Empty command element"}},
+		{"empty program", `launch "a" {
+  command = ["", "x"]
+}`, nil, []string{"2:14 error: Empty program"}},
+		{"empty dispatch script", `launch "a" {
+  dispatch = [""]
+}`, nil, []string{"2:15 error: Empty program"}},
 		{"relative exe", `launch "a" {
   command = ["true"]
   worker {
@@ -441,7 +444,16 @@ launch "a" {
 		{"bad inherit name", `launch "a" {
   command = ["true"]
   inherit = ["PATH", "A-B"]
-}`, nil, []string{"3:22 error: Invalid variable name"}},
+}`, nil, []string{"3:22 error: Invalid inherit entry"}},
+		{"bad inherit pattern", `launch "a" {
+  command = ["true"]
+  inherit = ["CUDA_[", "X/*"]
+}`, nil, []string{"3:14 error: Invalid inherit entry", "3:24 error: Invalid inherit entry"}},
+		{"require only a pattern gives", `launch "a" {
+  command = ["true"]
+  inherit = ["PATH", "CUDA_*"]
+  require = ["CUDA_VISIBLE_DEVICES", "NCCL_DEBUG"]
+}`, nil, []string{"4:38 error: Required variable has no source"}},
 		{"bad launch name", `launch "a b" {
   command = ["true"]
 }`, nil, []string{"1:8 error: Invalid launch name"}},

@@ -139,9 +139,10 @@ func (c *constraints) list(name string, v []string, min1, required bool, elem ..
 	}
 }
 
-func noNUL(s string) (string, bool)       { return "nonul", !strings.Contains(s, "\x00") }
-func envName(s string) (string, bool)     { return "envname", isEnvName(s) }
-func wrapperRule(s string) (string, bool) { return "wrapperrule", isWrapperRule(s) }
+func noNUL(s string) (string, bool)        { return "nonul", !strings.Contains(s, "\x00") }
+func envName(s string) (string, bool)      { return "envname", isEnvName(s) }
+func inheritEntry(s string) (string, bool) { return "inheritentry", isInheritEntry(s) }
+func wrapperRule(s string) (string, bool)  { return "wrapperrule", isWrapperRule(s) }
 
 func isWrapperRule(s string) bool {
 	for _, r := range WrapperRules {
@@ -204,16 +205,24 @@ func validateLaunch(r *rawLaunch) []fieldProblem {
 	case r.Command != nil && r.Dispatch != nil:
 		c.fail("command", "command", "excluded_with", r.Command)
 	default:
-		c.list("command", r.Command, true, true, noNUL)
+		c.list("command", r.Command, true, false, noNUL)
+		if len(r.Command) > 0 && r.Command[0] == "" {
+			c.fail("command[0]", "command[0]", "required", "")
+		}
 	}
-	c.list("dispatch", r.Dispatch, true, true, noNUL)
+	// An empty argument is legitimate (redis-server --save ""); only the
+	// program (element 0) needs a value.
+	c.list("dispatch", r.Dispatch, true, false, noNUL)
+	if len(r.Dispatch) > 0 && r.Dispatch[0] == "" {
+		c.fail("dispatch[0]", "dispatch[0]", "required", "")
+	}
 	if _, ok := noNUL(r.Dir); !ok {
 		c.fail("dir", "dir", "nonul", r.Dir)
 	}
 	if _, ok := noNUL(r.EnvFile); !ok {
 		c.fail("env_file", "env_file", "nonul", r.EnvFile)
 	}
-	c.list("inherit", r.Inherit, false, false, envName)
+	c.list("inherit", r.Inherit, false, false, inheritEntry)
 	keys := make([]string, 0, len(r.Env))
 	for k := range r.Env {
 		keys = append(keys, k)
@@ -355,11 +364,16 @@ func explain(fe fieldFail) (string, string) {
 			return "Empty " + base, fmt.Sprintf("%s must not be empty", base)
 		}
 	case "required":
+		if base == "command" || base == "dispatch" {
+			return "Empty program", fmt.Sprintf("%s is empty: the first element names the program to run (later elements may be empty strings)", ns)
+		}
 		return "Empty " + base + " element", fmt.Sprintf("%s has an empty string; every element needs a value", ns)
 	case "nonul":
 		return "Invalid value", fmt.Sprintf("%s contains a NUL byte", ns)
 	case "envname":
 		return "Invalid variable name", fmt.Sprintf("%q is not a valid environment variable name (letters, digits and _, not starting with a digit)", val)
+	case "inheritentry":
+		return "Invalid inherit entry", fmt.Sprintf("%q is neither a variable name nor a glob pattern over names (\"CUDA_*\", \"NCCL_*\", \"*\")", val)
 	case "launchname":
 		what := "launch"
 		if strings.HasPrefix(ns, "port") {

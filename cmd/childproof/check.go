@@ -220,6 +220,17 @@ func (a *app) writeEnvSources(w io.Writer, l *schema.Launch) {
 		add(n, "env_file")
 	}
 	for _, n := range l.EffectiveInherit() {
+		if schema.IsInheritPattern(n) {
+			// A pattern: how many of the caller's names it passes now.
+			count := 0
+			for _, kv := range os.Environ() {
+				if name, _, ok := strings.Cut(kv, "="); ok && name != "BASH_ENV" && name != "ENV" && schema.MatchInherit(n, name) {
+					count++
+				}
+			}
+			add(n, fmt.Sprintf("inherit pattern (%s here)", plural(count, "match")))
+			continue
+		}
 		add(n, "inherit")
 	}
 	names := sortedNames(sources)

@@ -175,6 +175,9 @@ func TestMockLLMWithoutKey(t *testing.T) {
 	l := mockSpec(port, "")
 	l.Env = nil
 	l.Inherit = []string{} // nothing from the caller: no key
+	// Not required here: a required name the caller lacks is refused
+	// before anything starts; this test wants the server's own refusal.
+	l.Require = nil
 	start := time.Now()
 	_, err := launcher.Start(context.Background(), l, launcher.Options{StateDir: t.TempDir()})
 	var e *launcher.Error
