@@ -115,7 +115,7 @@ func TestStartVerifyStop(t *testing.T) {
 	if err := la.Stop(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	if l := rec.Worker.Check(la.p); l != verify.Gone {
+	if l := rec.Worker.Check(la.opts.Proc); l != verify.Gone {
 		t.Errorf("after Stop the worker is %s", l)
 	}
 	noListener(t, f.port)
@@ -226,7 +226,7 @@ func TestConcurrentLaunchLocked(t *testing.T) {
 	if !errors.Is(e, ErrLocked) {
 		t.Errorf("err %v does not wrap ErrLocked", err)
 	}
-	if la.Worker().Check(la.p) != verify.Alive {
+	if la.Worker().Check(la.opts.Proc) != verify.Alive {
 		t.Error("the first launch was disturbed")
 	}
 }
@@ -239,7 +239,7 @@ func TestStaleInstance(t *testing.T) {
 	}
 	_, err = f.start(t, f.spec("stale"), false)
 	wantCode(t, err, CodeForeign, verify.KindPortForeign)
-	if first.Worker().Check(first.p) != verify.Alive {
+	if first.Worker().Check(first.opts.Proc) != verify.Alive {
 		t.Fatal("on_stale=fail stopped the previous instance")
 	}
 	l := f.spec("stale")
@@ -248,7 +248,7 @@ func TestStaleInstance(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if first.Worker().Check(first.p) == verify.Alive {
+	if first.Worker().Check(first.opts.Proc) == verify.Alive {
 		t.Error("the previous instance still runs")
 	}
 	if second.Worker().Pid == first.Worker().Pid {
@@ -413,14 +413,14 @@ func TestCgroupOwnsTree(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if la.cgroup == "" {
+	if la.tree.cgroup == "" {
 		t.Fatal("no cgroup although root on cgroup v2")
 	}
-	pids, _ := cgroupPids(la.cgroup)
+	pids, _ := cgroupPids(la.tree.cgroup)
 	if len(pids) != 2 {
 		t.Errorf("cgroup.procs = %v, want wrapper and worker", pids)
 	}
-	dir := la.cgroup
+	dir := la.tree.cgroup
 	la.Stop(context.Background())
 	if _, err := os.Stat(dir); err == nil {
 		t.Errorf("cgroup %s left behind", dir)

@@ -46,54 +46,19 @@ func StopRecord(ctx context.Context, p proc.FS, st *State, rec *Record, timeout 
 		return res, &Error{Code: CodeVerify, Kind: "state", Msg: fmt.Sprintf("%s: cannot identify the worker (pid %d)", rec.Name, rec.Worker.Pid), Err: err}
 	}
 	defer unix.Close(wfd)
-	rfd := -1
+	t := &procTree{p: p, leader: -1, pgid: rec.Pgid, cgroup: rec.Cgroup, pinned: map[int]int{rec.Worker.Pid: wfd}}
 	if rec.Root.Pid != rec.Worker.Pid && rec.Root.Pid == rec.Pgid {
 		if fd, l, _ := rec.Root.Open(p); l == verify.Alive {
-			rfd = fd
-			defer unix.Close(rfd)
+			t.leader = fd
+			defer unix.Close(fd)
 		}
 	} else if rec.Root.Pid == rec.Pgid {
-		rfd = wfd // the worker is the root and leads the group
+		t.leader = wfd // the worker is the root and leads the group
 	}
-	send := func(sig unix.Signal) {
-		grouped := false
-		if rfd >= 0 {
-			grouped = unix.PidfdSendSignal(rfd, sig, nil, unix.PIDFD_SIGNAL_PROCESS_GROUP) == nil
-		}
-		inGroup := func(pid int) bool {
-			s, err := p.Stat(pid)
-			return grouped && err == nil && s.Pgrp == rec.Pgid
-		}
-		if !inGroup(rec.Worker.Pid) {
-			unix.PidfdSendSignal(wfd, sig, nil, 0)
-		}
-		if rec.Cgroup != "" {
-			pids, _ := cgroupPids(rec.Cgroup)
-			for _, pid := range pids {
-				if inGroup(pid) {
-					continue // one signal each
-				}
-				if fd, err := unix.PidfdOpen(pid, 0); err == nil {
-					if inCgroup(p, pid, rec.Cgroup) {
-						unix.PidfdSendSignal(fd, sig, nil, 0)
-					}
-					unix.Close(fd)
-				}
-			}
-			if sig == unix.SIGKILL {
-				cgroupKill(rec.Cgroup)
-			}
-		}
-	}
-	send(unix.SIGTERM)
-	res.Signalled = true
-	if !proc.WaitPidfd(ctx, wfd, timeout) {
-		send(unix.SIGKILL)
-		res.Killed = true
-		proc.WaitPidfd(context.Background(), wfd, 5*time.Second)
-	}
-	if rfd >= 0 && rfd != wfd {
-		proc.WaitPidfd(context.Background(), rfd, 2*time.Second)
+	res.Signalled, res.Killed = t.Terminate(ctx, timeout, 5*time.Second, func() bool { return proc.PidfdExited(wfd) })
+	t.unwatch()
+	if t.leader >= 0 && t.leader != wfd {
+		proc.WaitPidfd(context.Background(), t.leader, 2*time.Second)
 	}
 	res.Exited = proc.PidfdExited(wfd)
 	if rec.Cgroup != "" {

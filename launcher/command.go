@@ -1,0 +1,69 @@
+package launcher
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+)
+
+// argv returns the argv to exec and its resolved program path: a dispatch
+// script runs under bash without rc files; a command's program is searched
+// in the launch's own PATH, relative to its directory.
+func (la *Launch) argv() ([]string, string, error) {
+	l := la.Spec
+	if len(l.Dispatch) > 0 {
+		bash, err := exec.LookPath("bash")
+		if err != nil {
+			bash = "/bin/bash"
+		}
+		script := l.Dispatch[0]
+		argv := append([]string{"bash", "--noprofile", "--norc", script}, l.Dispatch[1:]...)
+		return argv, bash, nil
+	}
+	prog := l.Command[0]
+	if !strings.Contains(prog, "/") {
+		path := la.Env.Vars["PATH"]
+		found := ""
+		for _, d := range filepath.SplitList(path) {
+			if d == "" {
+				d = "."
+			}
+			c := filepath.Join(d, prog)
+			if !filepath.IsAbs(c) {
+				c = filepath.Join(la.dir(), c)
+			}
+			if fi, err := os.Stat(c); err == nil && fi.Mode().IsRegular() && fi.Mode()&0o111 != 0 {
+				found = c
+				break
+			}
+		}
+		if found == "" {
+			if p, err := exec.LookPath(prog); err == nil {
+				found = p
+			}
+		}
+		if found == "" {
+			return nil, "", fmt.Errorf("%s: not found in PATH", prog)
+		}
+		return l.Command, found, nil
+	}
+	if !filepath.IsAbs(prog) {
+		prog = filepath.Join(la.dir(), prog)
+	}
+	return l.Command, prog, nil
+}
+
+// dir is the launch's working directory: Dir, else the spec file's
+// directory, else the caller's.
+func (la *Launch) dir() string {
+	if la.Spec.Dir != "" {
+		return la.Spec.Dir
+	}
+	if la.Spec.SpecPath != "" {
+		return filepath.Dir(la.Spec.SpecPath)
+	}
+	d, _ := os.Getwd()
+	return d
+}

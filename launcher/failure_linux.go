@@ -1,0 +1,109 @@
+package launcher
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/childproof/childproof/verify"
+)
+
+// exitedError is the exit-5 failure: the worker or root exited before ready.
+func (la *Launch) exitedError(r *verify.Report, what string) *Error {
+	r.Tail = tail(la.LogPath(), 10)
+	r.Add(verify.KindExited, "%s", what)
+	r.ExitCode = CodeExited
+	r.Ready = false
+	msg := what
+	if len(r.Tail) > 0 {
+		msg += "; last lines it printed:\n  | " + strings.Join(r.Tail, "\n  | ")
+	}
+	return &Error{Code: CodeExited, Kind: verify.KindExited, Msg: msg, Report: r, Hint: "its whole output is in " + la.LogPath()}
+}
+
+// exitWhat describes how pid ended, with the root's status when known.
+func (la *Launch) exitWhat(pid int) string {
+	root := la.tree.root
+	select {
+	case <-root.done:
+	case <-time.After(200 * time.Millisecond):
+	}
+	who := fmt.Sprintf("the worker (pid %d)", pid)
+	if pid == root.pid() {
+		who = fmt.Sprintf("the launched process (pid %d)", pid)
+	}
+	if root.exited() && root.cmd.ProcessState != nil {
+		return fmt.Sprintf("%s exited before it was ready: %s", who, describeState(root.cmd.ProcessState))
+	}
+	return who + " exited before it was ready"
+}
+
+// hintFor says where to look for the cause of a failed verification.
+func hintFor(r *verify.Report) string {
+	switch {
+	case r.Has(verify.KindEnvMismatch, verify.KindEnvMissing):
+		return "childproof set it when it started the launch: something between the launch and the worker changed it (an env file re-sourced, an rc file, a wrapper); 'childproof check' lints the dispatch chain, 'childproof explain' shows the name on each live process"
+	case r.Has(verify.KindWrapper):
+		return "exec the worker directly, without a login or interactive shell or an environment-resetting wrapper"
+	case r.Has(verify.KindBindAddress):
+		return "bind the worker to the declared address, or declare the one it uses (0.0.0.0 or :: only with allow_all_interfaces = true)"
+	case r.Has(verify.KindPortNotOwned):
+		return "the process that listens is not the worker: check worker { comm | exe }, or let the worker be the port's owner"
+	}
+	return ""
+}
+
+func describeState(ps *os.ProcessState) string {
+	ws, ok := ps.Sys().(syscall.WaitStatus)
+	if ok && ws.Signaled() {
+		return fmt.Sprintf("killed by signal %d (%s)", int(ws.Signal()), ws.Signal())
+	}
+	return fmt.Sprintf("exit status %d", ps.ExitCode())
+}
+
+func exitCodeOf(ps *os.ProcessState) int {
+	if ps == nil {
+		return 0
+	}
+	if ws, ok := ps.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+		return 128 + int(ws.Signal())
+	}
+	return ps.ExitCode()
+}
+
+func waitCode(ws syscall.WaitStatus) int {
+	if ws.Signaled() {
+		return 128 + int(ws.Signal())
+	}
+	return ws.ExitStatus()
+}
+
+// tail returns the last n lines of the file at path.
+func tail(path string, n int) []string {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil
+	}
+	off := max(fi.Size()-8192, 0)
+	f.Seek(off, io.SeekStart)
+	b, _ := io.ReadAll(f)
+	lines := strings.Split(strings.TrimRight(string(b), "\n"), "\n")
+	if off > 0 && len(lines) > 1 {
+		lines = lines[1:]
+	}
+	if len(lines) == 1 && lines[0] == "" {
+		return nil
+	}
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	return lines
+}

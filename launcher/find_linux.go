@@ -1,0 +1,255 @@
+package launcher
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/childproof/childproof/internal/proc"
+	"github.com/childproof/childproof/verify"
+	"golang.org/x/sys/unix"
+)
+
+// findAndVerify polls (1 ms) until the worker is found and owns its ports,
+// then verifies it and waits for readiness.
+func (la *Launch) findAndVerify(ctx context.Context, v *verify.Verifier, r *verify.Report) error {
+	l := la.Spec
+	polling := time.Now()
+	deadline := polling.Add(l.ReadyTimeout())
+	root := la.tree.root.pid()
+	var worker int
+	var wfd = -1
+	defer func() {
+		if wfd >= 0 && la.Report == nil {
+			unix.Close(wfd)
+		} else if wfd >= 0 {
+			la.wfd = wfd // kept: Wait watches the worker through it
+		}
+	}()
+	// seenForeign is the last listener on a declared port held outside the
+	// tree while this attempt waited for its worker.
+	var seenForeign *verify.Holder
+	for {
+		if err := ctx.Err(); err != nil {
+			r.Add(verify.KindNotReady, "interrupted: %v", err)
+			r.ExitCode = CodeExited
+			return &Error{Code: CodeExited, Kind: verify.KindNotReady, Msg: "interrupted before the worker was ready", Report: r, Err: err}
+		}
+		tree := la.tree.members()
+		rootExited := la.tree.root.exited()
+		if worker != 0 && wfd >= 0 && proc.PidfdExited(wfd) {
+			if seenForeign != nil {
+				// A stranger held the port while our worker tried to bind:
+				// a lost race, even if the stranger has left by now.
+				return la.raceError(r, seenForeign)
+			}
+			return la.exitedError(r, la.exitWhat(worker))
+		}
+		if worker == 0 {
+			worker = pickWorker(la.opts.Proc, l, root, tree)
+			if worker != 0 {
+				fp, err := verify.TakeFingerprint(la.opts.Proc, worker)
+				if err != nil {
+					worker = 0
+				} else if fd, live, _ := fp.Open(la.opts.Proc); live == verify.Alive {
+					la.worker, wfd = fp, fd
+				} else {
+					worker = 0
+				}
+			}
+		}
+		if worker == 0 && rootExited && len(tree) == 0 {
+			if h := la.foreignHolder(tree); h != nil {
+				return la.raceError(r, h)
+			}
+			if seenForeign != nil {
+				return la.raceError(r, seenForeign)
+			}
+			return la.exitedError(r, la.exitWhat(root))
+		}
+		if worker != 0 {
+			owned, foreign := la.portState(v, worker, tree)
+			if foreign != nil {
+				seenForeign = foreign
+				if rootExited || proc.PidfdExited(wfd) {
+					return la.raceError(r, foreign)
+				}
+			}
+			if owned {
+				return la.verifyAndReady(ctx, v, r, worker, wfd, deadline)
+			}
+		}
+		if time.Now().After(deadline) {
+			if h := la.foreignHolder(tree); h != nil {
+				return la.raceError(r, h)
+			}
+			if worker == 0 {
+				what := fmt.Sprintf("the worker never appeared within %s", l.ReadyTimeout())
+				switch {
+				case l.Worker.Comm != "":
+					what += fmt.Sprintf(": no process with comm %q in the launched tree", l.Worker.Comm)
+				case l.Worker.Exe != "":
+					what += fmt.Sprintf(": no process with exe %q in the launched tree", l.Worker.Exe)
+				case len(l.Ports) > 0:
+					what += fmt.Sprintf(": nothing in the launched tree listens on port %d", l.Ports[0].Number)
+				case len(l.Dispatch) > 0:
+					what += ": the dispatch script did not exec a worker (declare worker { comm } or a port)"
+				}
+				e := la.exitedError(r, what)
+				e.Retry = true
+				return e
+			}
+			r.Add(verify.KindNotReady, "the worker (pid %d) did not listen on its ports within %s", worker, l.ReadyTimeout())
+			// A listener held by someone else is the real story.
+			v.CheckPorts(r, verify.Check{Ports: l.Ports}, worker, tree)
+			r.ExitCode = r.Code()
+			if r.ExitCode == CodeOK {
+				r.ExitCode = CodeExited
+			}
+			r.Tail = tail(la.LogPath(), 10)
+			return &Error{Code: r.ExitCode, Kind: verify.KindNotReady, Report: r, Msg: r.Problems[0].Message}
+		}
+		pollPause(time.Since(polling))
+	}
+}
+
+// pollPause waits between two looks for the worker and its listener:
+// 200 µs for the first 50 ms, when a server that binds at once shows up,
+// then 1 ms so that a slow starter does not cost a fifth of a core.
+// unix.Nanosleep, because time.Sleep never returns in under ~1 ms.
+func pollPause(waited time.Duration) {
+	ns := int64(time.Millisecond)
+	if waited < 50*time.Millisecond {
+		ns = int64(200 * time.Microsecond)
+	}
+	unix.Nanosleep(&unix.Timespec{Nsec: ns}, nil)
+}
+
+// probePause returns the pauses between readiness probes. A TCP connect
+// to a socket the worker is already known to own costs the server nothing
+// (the kernel completes it from the backlog): 1 ms. An HTTP probe is a
+// request the server handles and logs, and a model server may answer 503
+// for minutes: 10 ms, doubling up to 1 s (a server busy for 3 s gets
+// about a dozen probes).
+func probePause(http bool) func() time.Duration {
+	if !http {
+		return func() time.Duration { return time.Millisecond }
+	}
+	next := 10 * time.Millisecond
+	return func() time.Duration {
+		d := next
+		next = min(2*next, time.Second)
+		return d
+	}
+}
+
+// foreignHolder returns a listener on a declared port that no member of
+// tree holds, if there is one.
+func (la *Launch) foreignHolder(tree []int) *verify.Holder {
+	for _, pt := range la.Spec.Ports {
+		hs, err := verify.Holders(la.opts.Proc, pt.Number, tree)
+		if err != nil {
+			continue
+		}
+		for i := range hs {
+			if !hs[i].InTree {
+				return &hs[i]
+			}
+		}
+	}
+	return nil
+}
+
+// raceError is the failure of an attempt whose port a newcomer took
+// between the preflight and our worker's bind: exit 4, retried.
+func (la *Launch) raceError(r *verify.Report, h *verify.Holder) *Error {
+	r.Add(verify.KindPortForeign, "%s", h.Census(la.opts.Proc))
+	r.ExitCode = CodeForeign
+	r.Tail = tail(la.LogPath(), 10)
+	return &Error{Code: CodeForeign, Kind: verify.KindPortForeign, Retry: true, Report: r,
+		Msg:  fmt.Sprintf("port %d was taken by a process childproof did not start: %s", h.Listener.Port, h.Census(la.opts.Proc)),
+		Hint: "childproof never signals a process it did not start; stop that process yourself or pick another port"}
+}
+
+// portState reports whether the worker holds a listener on every declared
+// port, and a foreign holder of one if there is one.
+func (la *Launch) portState(v *verify.Verifier, worker int, tree []int) (bool, *verify.Holder) {
+	owned := true
+	var foreign *verify.Holder
+	for _, pt := range la.Spec.Ports {
+		hs, err := verify.Holders(la.opts.Proc, pt.Number, tree)
+		if err != nil {
+			return false, nil
+		}
+		has := false
+		for i, h := range hs {
+			if slices.Contains(h.Pids, worker) {
+				has = true
+			} else if !h.InTree && foreign == nil {
+				foreign = &hs[i]
+			} else if h.InTree {
+				has = true // another member holds it: verification says so
+			}
+		}
+		if !has {
+			owned = false
+		}
+	}
+	return owned, foreign
+}
+
+func (la *Launch) verifyAndReady(ctx context.Context, v *verify.Verifier, r *verify.Report, worker, wfd int, deadline time.Time) error {
+	l := la.Spec
+	c := verify.CheckFromSpec(l, la.Env.Expect())
+	c.Root = la.tree.root.pid()
+	c.Worker = worker
+	c.Tree = la.tree.members()
+	c.NoReady = true
+	vr := v.Verify(ctx, c)
+	vr.Attempts, vr.Log = r.Attempts, r.Log
+	*r = *vr
+	r.Ready = false
+	if len(r.Problems) > 0 {
+		r.Verified = false
+		r.ExitCode = r.Code()
+		return &Error{Code: r.ExitCode, Kind: r.Problems[0].Kind, Report: r, Msg: "verification failed on the worker: " + r.Problems[0].Message, Hint: hintFor(r)}
+	}
+	// Readiness: the socket table already says the worker owns the port,
+	// so a connect cannot be answered by anyone else (nor by itself).
+	var lastErr error
+	pause := probePause(l.Ready.HTTP != "")
+	for len(l.Ports) > 0 {
+		if proc.PidfdExited(wfd) {
+			return la.exitedError(r, la.exitWhat(worker))
+		}
+		pctx, cancel := context.WithTimeout(ctx, 500*time.Millisecond)
+		lastErr = verify.ProbeAll(pctx, c, 500*time.Millisecond)
+		cancel()
+		if lastErr == nil {
+			break
+		}
+		if time.Now().After(deadline) || ctx.Err() != nil {
+			r.Add(verify.KindNotReady, "not ready within %s: %v", l.ReadyTimeout(), lastErr)
+			r.ExitCode = CodeExited
+			r.Tail = tail(la.LogPath(), 10)
+			return &Error{Code: CodeExited, Kind: verify.KindNotReady, Report: r, Msg: r.Problems[len(r.Problems)-1].Message}
+		}
+		// Wait for the next probe, waking at once if the worker exits.
+		d := min(pause(), time.Until(deadline))
+		unix.Poll([]unix.PollFd{{Fd: int32(wfd), Events: unix.POLLIN}}, max(int(d/time.Millisecond), 1))
+	}
+	// The answer is no evidence by itself: the owner must still be the worker.
+	r2 := verify.NewReport("")
+	if len(l.Ports) > 0 && !v.CheckPorts(r2, c, worker, la.tree.members()) || len(r2.Problems) > 0 {
+		r.Problems = append(r.Problems, r2.Problems...)
+		r.ExitCode = r.Code()
+		return &Error{Code: r.ExitCode, Kind: r.Problems[0].Kind, Report: r, Msg: "after readiness: " + r.Problems[0].Message}
+	}
+	if proc.PidfdExited(wfd) {
+		return la.exitedError(r, la.exitWhat(worker))
+	}
+	r.Ready, r.Verified, r.ExitCode = true, true, CodeOK
+	la.Report = r
+	return la.record(worker)
+}

@@ -1,0 +1,33 @@
+package launcher
+
+import "github.com/childproof/childproof/internal/proc"
+
+// Options tune Start.
+type Options struct {
+	// StateDir is the state directory; "" means DefaultStateDir. State,
+	// when set, is used instead.
+	StateDir string
+	State    *State
+	// Detach leaves the tree running when Start returns, in a session of
+	// its own and without the parent-death signal; the launch lock is
+	// released. Otherwise the caller supervises (Wait, Stop).
+	Detach bool
+	// Subreaper makes the calling process a child subreaper so that
+	// double-forked descendants stay in the tree (the CLI sets it).
+	Subreaper bool
+	// Set are extra overrides (run --set), applied after the spec's env.
+	Set map[string]string
+	// LookupEnv answers the caller's environment; nil means os.LookupEnv.
+	LookupEnv func(string) (string, bool)
+	// Environ lists the caller's environment for inherit patterns; nil
+	// means os.Environ.
+	Environ func() []string
+	// ShowValues puts values into reports (never into records or logs).
+	ShowValues bool
+	// NoCgroup disables the per-launch cgroup even where it would work.
+	NoCgroup bool
+	// Proc is the /proc reader; the zero value reads /proc.
+	Proc proc.FS
+	// SpecHash is recorded with the launch (schema.File.Hash).
+	SpecHash string
+}

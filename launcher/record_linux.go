@@ -1,0 +1,87 @@
+package launcher
+
+import (
+	"os"
+	"time"
+
+	"github.com/childproof/childproof/verify"
+)
+
+// newRecord is the record of this launch with worker as its worker: a
+// provisional one (pending) stands until the worker is verified.
+func (la *Launch) newRecord(worker verify.Fingerprint, pending bool) *Record {
+	l, t := la.Spec, la.tree
+	rec := &Record{
+		Name: l.Name, SpecPath: l.SpecPath, SpecHash: la.opts.SpecHash, Argv: t.root.cmd.Args, Dir: la.dir(), Started: time.Now().UTC(),
+		Detached: la.opts.Detach, Root: t.root.fp, Worker: worker, Pgid: t.pgid, Cgroup: t.cgroup,
+		Env: map[string]string{}, WorkerEnv: map[string]string{}, Log: la.LogPath(), Pending: pending,
+	}
+	if !la.opts.Detach {
+		rec.Supervisor = os.Getpid()
+	}
+	for _, pt := range l.Ports {
+		rec.Ports = append(rec.Ports, RecordPort{Number: pt.Number, Address: pt.PortAddress()})
+	}
+	return rec
+}
+
+// recordPending writes the provisional record (Record.Pending) once the
+// tree exists, so that a childproof killed mid-launch — whose detached
+// tree lives on — leaves a record that ps reports and stop acts on.
+func (la *Launch) recordPending() {
+	// The root may still exec (a dispatch script, sh -c … exec): without
+	// its exe the fingerprint is pid, start time, uid and pidfs inode,
+	// which exec keeps.
+	root := la.tree.root.fp
+	root.Exe = ""
+	rec := la.newRecord(root, true)
+	rec.Root = root
+	if la.State.savePending(rec) == nil {
+		la.pending = true
+	}
+}
+
+// restoreRecord puts back the record file as it was before a failed
+// launch wrote its provisional record (prev nil: there was none).
+func (la *Launch) restoreRecord(prev []byte) {
+	if !la.pending {
+		return
+	}
+	path := la.State.recordPath(la.Spec.Name)
+	if prev == nil {
+		os.Remove(path)
+	} else {
+		writeAtomic(path, prev)
+	}
+	la.pending = false
+}
+
+// record writes the launch's record once its worker is verified: digests
+// of the overrides and of the worker's whole environ, never values.
+func (la *Launch) record(worker int) error {
+	l := la.Spec
+	rec := la.newRecord(la.worker, false)
+	for _, n := range l.Protected() {
+		if v, ok := la.Env.Overrides[n]; ok {
+			rec.Env[n] = la.State.Digest(n, v)
+		} else {
+			rec.Env[n] = ""
+		}
+	}
+	for n, v := range la.Env.Overrides {
+		rec.Env[n] = la.State.Digest(n, v)
+	}
+	if vars, err := verify.ReadEnviron(la.opts.Proc, worker); err == nil {
+		for _, v := range vars {
+			if _, seen := rec.WorkerEnv[v.Name]; !seen {
+				rec.WorkerEnv[v.Name] = la.State.Digest(v.Name, v.Value)
+			}
+		}
+	}
+	if err := la.State.Save(rec); err != nil {
+		return &Error{Code: CodeUsage, Kind: "state", Msg: "cannot record the launch", Err: err}
+	}
+	la.pending = false
+	la.Record = rec
+	return nil
+}

@@ -1,0 +1,173 @@
+package launcher
+
+import (
+	"context"
+	"os"
+	"syscall"
+	"time"
+
+	"github.com/childproof/childproof/internal/proc"
+	"github.com/childproof/childproof/verify"
+	"golang.org/x/sys/unix"
+)
+
+// Signal forwards sig to the launch's process group (through the root's
+// pidfd) and to members that left it; never to the caller.
+func (la *Launch) Signal(sig syscall.Signal) {
+	t := la.tree
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if !t.finished {
+		t.Signal(unix.Signal(sig))
+	}
+}
+
+// Wait waits for the launched root to exit, stops whatever it left behind,
+// releases the lock, marks the record stopped and returns the exit code
+// (128+signal when killed).
+//
+// When the worker is not the launched process (a wrapper that did not
+// exec, or a worker started in the background), Wait waits for the worker:
+// its status comes from wait4 when it was re-parented to the caller (a
+// subreaper), else from the root.
+func (la *Launch) Wait() int {
+	t := la.tree
+	t.mu.Lock()
+	wfd, worker := la.wfd, la.worker.Pid
+	t.mu.Unlock()
+	if wfd < 0 || worker == t.root.fp.Pid {
+		tick := time.NewTicker(time.Second)
+		defer tick.Stop()
+		for !t.root.exited() {
+			select {
+			case <-t.root.done:
+			case <-tick.C:
+				// Double-forked orphans re-parented to a subreaper caller.
+				t.mu.Lock()
+				if !t.finished {
+					t.reapOrphans(0)
+				}
+				t.mu.Unlock()
+			}
+		}
+		la.finish(2 * time.Second)
+		return t.root.code
+	}
+	for !proc.PidfdExited(wfd) {
+		fds := []unix.PollFd{{Fd: int32(wfd), Events: unix.POLLIN}}
+		unix.Poll(fds, 200)
+		t.mu.Lock()
+		if !t.finished {
+			t.reapOrphans(worker)
+		}
+		t.mu.Unlock()
+	}
+	code, known := -1, false
+	if s, err := t.p.Stat(worker); err == nil && s.PPid == os.Getpid() {
+		var ws unix.WaitStatus
+		if pid, err := unix.Wait4(worker, &ws, 0, nil); err == nil && pid == worker {
+			code, known = waitCode(syscall.WaitStatus(ws)), true
+		}
+	}
+	if !known {
+		select {
+		case <-t.root.done:
+		case <-time.After(2 * time.Second):
+		}
+	}
+	la.finish(2 * time.Second)
+	if known {
+		return code
+	}
+	return t.root.code
+}
+
+// Stop SIGTERMs the tree, waits until it is gone or ctx is done (10s
+// without a deadline), then SIGKILLs what is left. It returns once the
+// root is reaped.
+func (la *Launch) Stop(ctx context.Context) error {
+	grace := 10 * time.Second
+	if d, ok := ctx.Deadline(); ok {
+		grace = max(time.Until(d), 0)
+	}
+	la.finish(grace)
+	return nil
+}
+
+// finish terminates the tree once, marks the record stopped and releases
+// the lock.
+func (la *Launch) finish(grace time.Duration) {
+	la.stopOnce.Do(func() {
+		la.terminate(grace)
+		if la.Record != nil {
+			now := time.Now().UTC()
+			la.Record.Stopped = &now
+			la.State.Save(la.Record)
+		}
+		la.lock.Unlock()
+	})
+}
+
+// abort stops everything a failed attempt started.
+func (la *Launch) abort() {
+	if la.tree == nil || la.tree.root == nil {
+		la.closeFDs()
+		if la.tree != nil {
+			removeCgroup(la.tree.cgroup)
+		}
+		return
+	}
+	la.terminate(2 * time.Second)
+}
+
+// terminate SIGTERMs the tree, waits up to grace, SIGKILLs what is left,
+// reaps and cleans up. It returns once the root is reaped and every member
+// seen is gone — also members re-parented away from us (no subreaper).
+func (la *Launch) terminate(grace time.Duration) {
+	t := la.tree
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.finished {
+		return
+	}
+	allGone := func() bool {
+		return t.watchedGone() && t.root.exited() && len(t.live()) == 0
+	}
+	t.Terminate(context.Background(), grace, 0, allGone)
+	<-t.root.done
+	t.waitGone(context.Background(), 2*time.Second, allGone)
+	t.unwatch()
+	la.closeFDs()
+	removeCgroup(t.cgroup)
+	t.finished = true
+}
+
+func (la *Launch) closeFDs() {
+	if la.tree != nil && la.tree.leader >= 0 {
+		unix.Close(la.tree.leader)
+		la.tree.leader = -1
+	}
+	if la.wfd >= 0 {
+		unix.Close(la.wfd)
+		la.wfd = -1
+	}
+}
+
+// Verify re-verifies the running launch on its worker.
+func (la *Launch) Verify(ctx context.Context) (*verify.Report, error) {
+	p := la.opts.Proc
+	v := &verify.Verifier{Proc: p, State: la.State, ShowValues: la.opts.ShowValues}
+	if la.worker.Check(p) != verify.Alive {
+		r := verify.NewReport(la.Spec.Name)
+		r.Add(verify.KindExited, "the worker (pid %d) is %s", la.worker.Pid, la.worker.Check(p))
+		r.ExitCode = CodeExited
+		return r, &Error{Code: CodeExited, Kind: verify.KindExited, Report: r, Msg: r.Problems[0].Message}
+	}
+	c := verify.CheckFromSpec(la.Spec, la.Env.Expect())
+	c.Root, c.Worker, c.Tree = la.tree.root.fp.Pid, la.worker.Pid, la.tree.members()
+	r := v.Verify(ctx, c)
+	if !r.Verified {
+		return r, &Error{Code: r.ExitCode, Kind: r.Problems[0].Kind, Report: r, Msg: "verification failed on the worker: " + r.Problems[0].Message}
+	}
+	return r, nil
+}

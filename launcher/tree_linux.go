@@ -1,0 +1,240 @@
+package launcher
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/childproof/childproof/internal/proc"
+	"github.com/childproof/childproof/verify"
+	"golang.org/x/sys/unix"
+)
+
+// procTree is a launch's processes as something to signal: its process
+// group (through the group leader's pidfd), its cgroup, and members held
+// through their own pidfds. The supervisor's tree has the launched root as
+// a child (root); stop's tree is rebuilt from a record (root nil) and
+// reaches the group, the recorded worker and the cgroup's members only.
+// It never signals through a bare pid: a member's pidfd is opened first
+// and membership re-checked through it.
+type procTree struct {
+	p      proc.FS
+	root   *rootProc // the launched root, nil for a recorded tree
+	leader int       // pidfd of the process-group leader, -1 when none
+	pgid   int
+	cgroup string
+	// pinned maps pids to pidfds held since they were fingerprinted
+	// (stop: the recorded worker); they are signalled through those.
+	pinned map[int]int
+	// watched are pidfds of the members seen before the first signal.
+	watched []int
+
+	mu       sync.Mutex
+	finished bool // signals and reaping are over (Terminate returned)
+}
+
+// rootProc is the process the supervisor exec'd.
+type rootProc struct {
+	cmd  *exec.Cmd
+	fp   verify.Fingerprint
+	done chan struct{} // closed once it is reaped
+	code int           // its exit code (128+signal) once done is closed
+}
+
+func (r *rootProc) pid() int { return r.cmd.Process.Pid }
+
+func (r *rootProc) exited() bool {
+	select {
+	case <-r.done:
+		return true
+	default:
+		return false
+	}
+}
+
+// members lists the tree's live processes, root first: the cgroup's
+// members where there is one; for a launched tree without one, the root's
+// descendants plus re-parented orphans of the same process group.
+func (t *procTree) members() []int {
+	var out []int
+	root := 0
+	if t.root != nil {
+		root = t.root.pid()
+	}
+	if t.cgroup != "" {
+		if pids, err := cgroupPids(t.cgroup); err == nil {
+			if root != 0 && slices.Contains(pids, root) {
+				out = append(out, root)
+			}
+			for _, p := range pids {
+				if p != root {
+					out = append(out, p)
+				}
+			}
+			return out
+		}
+	}
+	if t.root == nil {
+		return nil
+	}
+	if !t.root.exited() {
+		out = append(out, root)
+		out = append(out, t.p.Descendants(root)...)
+	}
+	kids, _ := t.p.Children(os.Getpid())
+	for _, k := range kids {
+		if k == root || slices.Contains(out, k) {
+			continue
+		}
+		if s, err := t.p.Stat(k); err == nil && s.Pgrp == t.pgid {
+			out = append(out, k)
+			out = append(out, t.p.Descendants(k)...)
+		}
+	}
+	return out
+}
+
+// member re-checks, after its pidfd is open, that pid is still ours.
+func (t *procTree) member(pid int) bool {
+	if t.cgroup != "" {
+		return inCgroup(t.p, pid, t.cgroup)
+	}
+	if t.root == nil {
+		return false
+	}
+	root := t.root.pid()
+	s, err := t.p.Stat(pid)
+	return err == nil && (s.Pgrp == t.pgid || pid == root || slices.Contains(t.p.Descendants(root), pid))
+}
+
+// Signal sends sig to the tree: the process group through the leader's
+// pidfd, then each member that left the group through its own pidfd (one
+// signal each: a second SIGINT can land after a graceful handler is gone
+// and kill the worker with 128+2). SIGKILL also kills the cgroup.
+func (t *procTree) Signal(sig unix.Signal) {
+	grouped := false
+	if t.leader >= 0 {
+		grouped = unix.PidfdSendSignal(t.leader, sig, nil, unix.PIDFD_SIGNAL_PROCESS_GROUP) == nil
+	}
+	inGroup := func(pid int) bool {
+		s, err := t.p.Stat(pid)
+		return grouped && err == nil && s.Pgrp == t.pgid
+	}
+	for pid, fd := range t.pinned {
+		if !inGroup(pid) {
+			unix.PidfdSendSignal(fd, sig, nil, 0)
+		}
+	}
+	for _, pid := range t.members() {
+		if _, ok := t.pinned[pid]; ok || inGroup(pid) {
+			continue
+		}
+		fd, err := unix.PidfdOpen(pid, 0)
+		if err != nil {
+			continue
+		}
+		if t.member(pid) {
+			unix.PidfdSendSignal(fd, sig, nil, 0)
+		}
+		unix.Close(fd)
+	}
+	if sig == unix.SIGKILL && t.cgroup != "" {
+		cgroupKill(t.cgroup)
+	}
+}
+
+// Terminate SIGTERMs the tree unless gone already says it is gone, waits
+// up to grace (or until ctx ends) for gone, then SIGKILLs the tree and
+// every watched member and waits up to killWait. Members are watched
+// through pidfds opened before the first signal, so that one re-parented
+// away from us is still seen to exit. It reports what it sent.
+func (t *procTree) Terminate(ctx context.Context, grace, killWait time.Duration, gone func() bool) (signalled, killed bool) {
+	for _, pid := range t.members() {
+		if fd, err := unix.PidfdOpen(pid, 0); err == nil {
+			if t.member(pid) {
+				t.watched = append(t.watched, fd)
+			} else {
+				unix.Close(fd)
+			}
+		}
+	}
+	if gone() {
+		return false, false
+	}
+	t.Signal(unix.SIGTERM)
+	if t.waitGone(ctx, grace, gone) {
+		return true, false
+	}
+	t.Signal(unix.SIGKILL)
+	for _, fd := range t.watched {
+		unix.PidfdSendSignal(fd, unix.SIGKILL, nil, 0)
+	}
+	t.waitGone(context.Background(), killWait, gone)
+	return true, true
+}
+
+// waitGone polls (2 ms), reaping orphans, until gone, d passes or ctx ends.
+func (t *procTree) waitGone(ctx context.Context, d time.Duration, gone func() bool) bool {
+	end := time.Now().Add(d)
+	for time.Now().Before(end) && ctx.Err() == nil {
+		t.reapOrphans(0)
+		if gone() {
+			return true
+		}
+		time.Sleep(2 * time.Millisecond)
+	}
+	return gone()
+}
+
+// watchedGone reports whether every watched member has exited.
+func (t *procTree) watchedGone() bool {
+	for _, fd := range t.watched {
+		if !proc.PidfdExited(fd) {
+			return false
+		}
+	}
+	return true
+}
+
+// reapOrphans waits for re-parented zombies of a launched tree (but keep).
+func (t *procTree) reapOrphans(keep int) {
+	if t.root == nil {
+		return
+	}
+	kids, _ := t.p.Children(os.Getpid())
+	for _, k := range kids {
+		if k == t.root.pid() || k == keep {
+			continue
+		}
+		s, err := t.p.Stat(k)
+		if err != nil || s.State != 'Z' {
+			continue
+		}
+		if s.Pgrp == t.pgid || t.cgroup != "" && t.member(k) {
+			var ws unix.WaitStatus
+			unix.Wait4(k, &ws, unix.WNOHANG, nil)
+		}
+	}
+}
+
+// live is members without zombies.
+func (t *procTree) live() []int {
+	var out []int
+	for _, p := range t.members() {
+		if s, err := t.p.Stat(p); err == nil && s.State != 'Z' {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// unwatch closes the watched members' pidfds.
+func (t *procTree) unwatch() {
+	for _, fd := range t.watched {
+		unix.Close(fd)
+	}
+	t.watched = nil
+}

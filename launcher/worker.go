@@ -1,0 +1,32 @@
+package launcher
+
+import (
+	"slices"
+
+	"github.com/childproof/childproof/internal/proc"
+	"github.com/childproof/childproof/schema"
+	"github.com/childproof/childproof/verify"
+)
+
+// pickWorker chooses the worker of launch l among tree (its live
+// processes, as p shows them; root is the launched process): the process
+// its worker selector names, else the in-tree owner of a declared port;
+// with neither, the root once it has exec'd (a dispatch script's bash must
+// exec the worker). It returns 0 while the worker is not there yet.
+func pickWorker(p proc.FS, l *schema.Launch, root int, tree []int) int {
+	if pid, decided := verify.DeclaredWorker(p, tree, l.Worker.Comm, l.Worker.Exe, l.Ports); decided || pid != 0 {
+		return pid
+	}
+	if len(l.Ports) > 0 {
+		return 0 // wait for the listener
+	}
+	if len(l.Dispatch) > 0 {
+		if c, _ := p.Comm(root); c == "bash" {
+			return 0
+		}
+	}
+	if slices.Contains(tree, root) {
+		return root
+	}
+	return 0
+}

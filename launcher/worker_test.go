@@ -1,0 +1,79 @@
+package launcher
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/childproof/childproof/internal/proc"
+	"github.com/childproof/childproof/schema"
+)
+
+// fakeProc writes a /proc snapshot: each process's stat, comm, exe link
+// and children, from (pid, ppid, comm, exe) rows.
+func fakeProc(t *testing.T, rows ...[4]any) proc.FS {
+	t.Helper()
+	root := t.TempDir()
+	kids := map[int][]int{}
+	for _, r := range rows {
+		pid, ppid, comm, exe := r[0].(int), r[1].(int), r[2].(string), r[3].(string)
+		dir := filepath.Join(root, fmt.Sprint(pid))
+		must(t, os.MkdirAll(filepath.Join(dir, "task", fmt.Sprint(pid)), 0o755))
+		stat := fmt.Sprintf("%d (%s) S %d %d %d 0 -1 0 0 0 0 0 0 0 0 0 20 0 1 0 %d 0 0\n", pid, comm, ppid, ppid, ppid, 1000+pid)
+		must(t, os.WriteFile(filepath.Join(dir, "stat"), []byte(stat), 0o644))
+		must(t, os.WriteFile(filepath.Join(dir, "comm"), []byte(comm+"\n"), 0o644))
+		must(t, os.Symlink(exe, filepath.Join(dir, "exe")))
+		kids[ppid] = append(kids[ppid], pid)
+	}
+	for _, r := range rows {
+		pid := r[0].(int)
+		var b []byte
+		for _, k := range kids[pid] {
+			b = fmt.Appendf(b, "%d ", k)
+		}
+		must(t, os.WriteFile(filepath.Join(root, fmt.Sprint(pid), "task", fmt.Sprint(pid), "children"), b, 0o644))
+	}
+	return proc.FS{Root: root}
+}
+
+func must(t *testing.T, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestPickWorker runs worker discovery over /proc snapshots.
+func TestPickWorker(t *testing.T) {
+	wrapped := [][4]any{
+		{100, 1, "bash", "/usr/bin/bash"},
+		{101, 100, "python3", "/usr/bin/python3.12"},
+		{102, 101, "srv", "/opt/srv (deleted)"},
+		{103, 101, "srv", "/opt/srv"},
+	}
+	tree := []int{100, 101, 102, 103}
+	tests := []struct {
+		name string
+		rows [][4]any
+		tree []int
+		l    schema.Launch
+		want int
+	}{
+		{"comm picks the one nearest the root", wrapped, tree, schema.Launch{Command: []string{"x"}, Worker: schema.Worker{Comm: "srv"}}, 102},
+		{"exe matches a rebuilt binary", wrapped, tree, schema.Launch{Command: []string{"x"}, Worker: schema.Worker{Exe: "/opt/srv"}}, 102},
+		{"a selector that matches nothing waits", wrapped, tree, schema.Launch{Command: []string{"x"}, Worker: schema.Worker{Comm: "nginx"}}, 0},
+		{"no selector: the root", wrapped, tree, schema.Launch{Command: []string{"x"}}, 100},
+		{"a dispatch script's bash has not exec'd yet", wrapped, tree, schema.Launch{Dispatch: []string{"d.sh"}}, 0},
+		{"a dispatch script that exec'd", [][4]any{{100, 1, "srv", "/opt/srv"}}, []int{100}, schema.Launch{Dispatch: []string{"d.sh"}}, 100},
+		{"the root is gone", wrapped, []int{101, 102}, schema.Launch{Command: []string{"x"}}, 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p := fakeProc(t, tt.rows...)
+			if got := pickWorker(p, &tt.l, 100, tt.tree); got != tt.want {
+				t.Errorf("pickWorker = %d, want %d", got, tt.want)
+			}
+		})
+	}
+}
