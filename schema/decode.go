@@ -122,17 +122,37 @@ func (l *loader) strList(a *hcl.Attribute) (out []string, secret map[int]bool, o
 	return out, secret, true
 }
 
-// strMap decodes a map of strings.
-func (l *loader) strMap(a *hcl.Attribute) (map[string]string, bool) {
-	v, _, ok := l.eval(a, cty.Map(cty.String))
+// strMap decodes a map of strings; secret holds the keys whose values
+// came from env() or file() (all of them when the whole map did).
+func (l *loader) strMap(a *hcl.Attribute) (out map[string]string, secret map[string]bool, ok bool) {
+	v, paths, ok := l.eval(a, cty.Map(cty.String))
 	if !ok {
-		return nil, false
+		return nil, nil, false
 	}
-	out := map[string]string{}
+	out = map[string]string{}
 	for k, e := range v.AsValueMap() {
 		out[k] = e.AsString()
 	}
-	return out, true
+	secret = map[string]bool{}
+	for _, p := range paths {
+		if len(p) == 0 {
+			for k := range out {
+				secret[k] = true
+			}
+			continue
+		}
+		// An object literal's attributes are GetAttr steps; a map's are
+		// Index steps.
+		switch st := p[0].(type) {
+		case cty.GetAttrStep:
+			secret[st.Name] = true
+		case cty.IndexStep:
+			if st.Key.Type() == cty.String {
+				secret[st.Key.AsString()] = true
+			}
+		}
+	}
+	return out, secret, true
 }
 
 // integer decodes a whole number. Values beyond the int32 range are

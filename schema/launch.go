@@ -151,8 +151,11 @@ func (l *loader) launch(b *hcl.Block, aliases map[string]string) *Launch {
 	str("on_stale", &s.raw.OnStale)
 	if a, ok := attr("env"); ok {
 		n := len(l.diags)
-		if m, ok := l.strMap(a); ok {
+		if m, secret, ok := l.strMap(a); ok {
 			s.raw.Env = m
+			for k := range secret {
+				s.secret[fmt.Sprintf("env[%s]", k)] = true
+			}
 			for k, r := range l.keyRanges(a.Expr) {
 				s.parts[fmt.Sprintf("env[%s]", k)] = r
 			}

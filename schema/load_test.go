@@ -250,8 +250,35 @@ func TestLoadFunctions(t *testing.T) {
 	if diff := cmp.Diff(map[string]string{"K": "fallback", "F": "from-file"}, l.Env); diff != "" {
 		t.Error(diff)
 	}
-	if diff := cmp.Diff(map[string]bool{"command[1]": true, "command[2]": true}, l.Sensitive); diff != "" {
+	// K took env()'s default, not the caller's value: not sensitive.
+	if diff := cmp.Diff(map[string]bool{"command[1]": true, "command[2]": true, "env[F]": true}, l.Sensitive); diff != "" {
 		t.Errorf("sensitive (-want +got):\n%s", diff)
+	}
+}
+
+func TestLoadEnvSensitive(t *testing.T) {
+	dir := writeTree(t, map[string]string{"s.hcl": `launch "a" {
+  command = ["true"]
+  env = {
+    KEY   = env("KEY")
+    MIXED = "x-${env("KEY")}"
+    PLAIN = "0"
+  }
+}
+launch "b" {
+  command = ["true"]
+  env     = { for k in ["A", "B"] : k => env("KEY") }
+}
+`})
+	f, _, diags := Load(filepath.Join(dir, "s.hcl"), LoadOptions{LookupEnv: lookupFrom(map[string]string{"KEY": "v"})})
+	if len(diags) > 0 {
+		t.Fatalf("diagnostics: %v", diagLines(diags))
+	}
+	if diff := cmp.Diff(map[string]bool{"env[KEY]": true, "env[MIXED]": true}, f.Launches[0].Sensitive); diff != "" {
+		t.Errorf("a: sensitive (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff(map[string]bool{"env[A]": true, "env[B]": true}, f.Launches[1].Sensitive); diff != "" {
+		t.Errorf("b: sensitive (-want +got):\n%s", diff)
 	}
 }
 

@@ -103,8 +103,9 @@ type Launch struct {
 
 	// Sensitive names the parts whose value came from the caller's
 	// environment or a file (env(), file()), by the same keys as
-	// Ranges.Parts ("command[2]", "dir", "worker.exe"…). A command that
-	// prints the launch must redact them. Env values are never printed.
+	// Ranges.Parts ("command[2]", "dir", "worker.exe", "env[NAME]"…). A
+	// command that prints the launch must redact them. Env values are never
+	// printed; export writes an env value only when it is not sensitive.
 	Sensitive map[string]bool
 }
 
