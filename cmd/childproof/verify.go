@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strconv"
+	"time"
 
 	"github.com/childproof/childproof/schema"
 	"github.com/childproof/childproof/verify"
@@ -16,8 +17,9 @@ func newVerifyCmd(a *app) *cobra.Command {
 	var vars, envs []string
 	var pid, port int
 	var comm string
+	var wait time.Duration
 	c := &cobra.Command{
-		Use:   "verify SPEC[:NAME] | verify --pid PID [--env NAME[=VALUE]]… [--port N] [--comm C]",
+		Use:   "verify SPEC[:NAME] | verify --pid PID [--env NAME[=VALUE]]… [--port N] [--comm C] [--wait D]",
 		Short: "verify an already running tree on its worker, read-only",
 		Long: `verify runs run's proof on a tree that is already running, without starting or
 signalling anything.
@@ -30,6 +32,9 @@ verify --pid PID checks the process PID or, when PID is a wrapper (a shell, a
 dispatcher), the worker below it: the process named by --comm, else the owner of
 --port, else the deepest descendant. --env NAME requires NAME non-empty; --env
 NAME=VALUE requires that value (compared as keyed digests, never printed).
+--wait D repeats the check every 100 ms until it passes or D has passed, for a
+check that runs right after the start (systemd ExecStartPost=); it stops early
+when PID exits.
 
 Exit status: 0 verified, 3 verification failed, 4 the port is held by a process that
 is not the worker's tree, 5 the worker is gone or there is none.`,
@@ -45,10 +50,10 @@ is not the worker's tree, 5 the worker is gone or there is none.`,
 				return exitf(exitUsage, "verify takes either SPEC or --pid PID")
 			}
 			if pid != 0 {
-				return a.verifyPid(c.Context(), pid, envs, port, comm)
+				return a.verifyPid(c.Context(), pid, envs, port, comm, wait)
 			}
-			if len(envs) > 0 || port != 0 || comm != "" {
-				return exitf(exitUsage, "--env, --port and --comm go with --pid; a SPEC says them itself")
+			if len(envs) > 0 || port != 0 || comm != "" || wait != 0 {
+				return exitf(exitUsage, "--env, --port, --comm and --wait go with --pid; a SPEC says them itself")
 			}
 			return a.verifySpec(c.Context(), args[0], vars)
 		},
@@ -58,10 +63,14 @@ is not the worker's tree, 5 the worker is gone or there is none.`,
 	c.Flags().StringArrayVar(&envs, "env", nil, "require `NAME` non-empty, or NAME=VALUE at that value (repeatable)")
 	c.Flags().IntVar(&port, "port", 0, "require the worker to own the listener on port `N`")
 	c.Flags().StringVar(&comm, "comm", "", "the worker's exact /proc/PID/comm below PID")
+	c.Flags().DurationVar(&wait, "wait", 0, "with --pid: retry every 100ms for up to `D` (like 10s) until verified")
 	return c
 }
 
-func (a *app) verifyPid(ctx context.Context, pid int, envs []string, port int, comm string) error {
+func (a *app) verifyPid(ctx context.Context, pid int, envs []string, port int, comm string, wait time.Duration) error {
+	if wait < 0 {
+		return exitf(exitUsage, "--wait %s: must not be negative", wait)
+	}
 	st, err := a.openState()
 	if err != nil {
 		return err
@@ -83,11 +92,26 @@ func (a *app) verifyPid(ctx context.Context, pid int, envs []string, port int, c
 		chk.Ports = []schema.Port{{Number: port}}
 	}
 	v := &verify.Verifier{State: st, ShowValues: a.showValues}
-	if _, err := verify.TakeFingerprint(v.Proc, pid); err != nil {
+	fp, err := verify.TakeFingerprint(v.Proc, pid)
+	if err != nil {
 		return exitf(exitExited, "no such process: %v", err)
 	}
-	r := v.Verify(ctx, chk)
-	return a.finishVerify(r)
+	deadline := time.Now().Add(wait)
+	for {
+		r := v.Verify(ctx, chk)
+		if r.Verified || !time.Now().Before(deadline) {
+			return a.finishVerify(r)
+		}
+		// The process the check is about must still be the one it started with.
+		if now, err := verify.TakeFingerprint(v.Proc, pid); err != nil || now.StartTime != fp.StartTime {
+			return a.finishVerify(r)
+		}
+		select {
+		case <-ctx.Done():
+			return a.finishVerify(r)
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
 }
 
 func cutAssign(s string) (string, string, bool) {
