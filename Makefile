@@ -10,7 +10,7 @@ FUZZTIME ?= 60s
 all: build
 
 build:
-	CGO_ENABLED=0 $(GO) build -trimpath -o $(BIN) ./cmd/childproof
+	CGO_ENABLED=0 $(GO) build -buildvcs=auto -trimpath -o $(BIN) ./cmd/childproof
 	$(GO) build -o bin/mock-llm ./examples/mock-llm
 
 vet:

@@ -22,7 +22,7 @@ func newCheckCmd(a *app) *cobra.Command {
 	var vars []string
 	var strict bool
 	c := &cobra.Command{
-		Use:   "check SPEC[:NAME]",
+		Use:   "check [SPEC[:NAME]]",
 		Short: "validate a spec and lint its dispatch chain; nothing runs",
 		Long: `check parses and validates an HCL spec, prints a short summary of what each launch
 would run (argv or dispatch script, directory, environment variable NAMES with their
@@ -38,12 +38,16 @@ error, 2 an invalid spec or an unparsable script (file:line:col diagnostics on s
   childproof check --var port=18090 childproof.hcl
   childproof check --format json childproof.hcl:api
   childproof check --format sarif childproof.hcl > childproof.sarif`,
-		Args: cobra.ExactArgs(1),
+		Args: cobra.MaximumNArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
 			if err := a.checkFormat("text", "json", "sarif", "github"); err != nil {
 				return err
 			}
-			return a.check(c.Context(), args[0], vars, strict)
+			spec, err := specOrDefault(args)
+			if err != nil {
+				return err
+			}
+			return a.check(c.Context(), spec, vars, strict)
 		},
 		ValidArgsFunction: completeSpec,
 	}

@@ -130,6 +130,10 @@ scripts statically, before anything runs.`,
 	pf.BoolVar(&a.showValues, "show-values", false, "show environment values instead of keyed digests")
 	pf.BoolVar(&a.noColor, "no-color", false, "never colour output (also honours NO_COLOR)")
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return err })
+	root.RegisterFlagCompletionFunc("format", completeFormat)
+	root.PersistentPreRunE = func(c *cobra.Command, args []string) error { return a.checkFormatFlag(c) }
+	root.Version = buildVersion()
+	root.SetVersionTemplate("childproof {{.Version}}\n")
 	for _, f := range commands {
 		root.AddCommand(f(a))
 	}

@@ -51,13 +51,17 @@ unexpected delta, 4 port held by a stranger, 5 the worker exited before ready, 6
 		Example: `  childproof relaunch resource-env-fixed --set HF_HUB_DOWNLOAD_TIMEOUT=60 --detach
   childproof relaunch examples/03-dispatch-resource-env/childproof.hcl:resource-env-fixed --set LOG_LEVEL=debug
   childproof relaunch --format json job --set HF_HUB_ENABLE_HF_TRANSFER=0`,
-		Args:              cobra.ExactArgs(1),
-		ValidArgsFunction: completeSpec,
+		Args:              cobra.MaximumNArgs(1),
+		ValidArgsFunction: a.completeLaunchName,
 		RunE: func(c *cobra.Command, args []string) error {
 			if err := a.checkFormat("text", "json"); err != nil {
 				return err
 			}
-			return a.relaunch(c.Context(), args[0], vars, sets, detach, noLint, timeout)
+			arg, err := specOrDefault(args)
+			if err != nil {
+				return err
+			}
+			return a.relaunch(c.Context(), arg, vars, sets, detach, noLint, timeout)
 		},
 	}
 	addVarFlag(c, &vars)

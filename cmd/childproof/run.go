@@ -17,7 +17,7 @@ func newRunCmd(a *app) *cobra.Command {
 	var vars, sets []string
 	var detach, noLint bool
 	c := &cobra.Command{
-		Use:   "run SPEC[:NAME]",
+		Use:   "run [SPEC[:NAME]]",
 		Short: "launch without rc files, verify on the worker, then supervise or detach",
 		Long: `run lints the launch's dispatch chain (refusing on an error unless --no-lint),
 resolves its environment (inherit, then env_file, then env and --set; BASH_ENV and ENV
@@ -40,12 +40,17 @@ name holds the lock. A failed launch leaves no process and no listener behind.`,
 		Example: `  childproof run --detach examples/01-login-shell/childproof.hcl:login-shell-fixed
   childproof run --format json --detach childproof.hcl:api
   childproof run --set HF_HUB_ENABLE_HF_TRANSFER=0 childproof.hcl:job`,
-		Args: cobra.ExactArgs(1),
+		Args:              cobra.MaximumNArgs(1),
+		ValidArgsFunction: completeSpec,
 		RunE: func(c *cobra.Command, args []string) error {
 			if err := a.checkFormat("text", "json"); err != nil {
 				return err
 			}
-			return a.run(c.Context(), args[0], vars, sets, detach, noLint)
+			spec, err := specOrDefault(args)
+			if err != nil {
+				return err
+			}
+			return a.run(c.Context(), spec, vars, sets, detach, noLint)
 		},
 	}
 	addVarFlag(c, &vars)

@@ -49,15 +49,6 @@ func addVarFlag(c *cobra.Command, vars *[]string) {
 	c.Flags().StringArrayVar(vars, "var", nil, "set a spec variable, `K=V` (repeatable; a number stays a number)")
 }
 
-// completeSpec completes a SPEC argument with .hcl files; use it as the
-// ValidArgsFunction of commands whose first argument is a SPEC.
-func completeSpec(c *cobra.Command, args []string, toComplete string) ([]string, cobra.ShellCompDirective) {
-	if len(args) > 0 {
-		return nil, cobra.ShellCompDirectiveNoFileComp
-	}
-	return []string{"hcl"}, cobra.ShellCompDirectiveFilterFileExt
-}
-
 // parseVars turns K=V strings into a map; a malformed one is a usage error.
 func parseVars(vars []string) (map[string]string, error) {
 	out := map[string]string{}

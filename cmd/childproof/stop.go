@@ -32,12 +32,16 @@ pidfs inode) still matches: a pid now used by another process is reported and le
 alone. A worker that is already gone is reported too. Both exit 0.`,
 		Example: `  childproof stop mock-llm
   childproof stop --timeout 30s examples/01-login-shell/childproof.hcl:login-shell-fixed`,
-		Args: cobra.ExactArgs(1),
+		Args:              cobra.MaximumNArgs(1),
+		ValidArgsFunction: a.completeLaunchName,
 		RunE: func(c *cobra.Command, args []string) error {
 			if err := a.checkFormat("text", "json"); err != nil {
 				return err
 			}
-			name := args[0]
+			name, err := specOrDefault(args)
+			if err != nil {
+				return err
+			}
 			if isSpecArg(name) {
 				_, l, err := a.loadLaunch(c.Context(), name, vars)
 				if err != nil {

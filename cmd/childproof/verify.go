@@ -41,12 +41,13 @@ is not the worker's tree, 5 the worker is gone or there is none.`,
 		Example: `  childproof verify examples/01-login-shell/childproof.hcl:login-shell-fixed
   childproof verify --pid 2800 --env MOCK_LLM_KEY --port 18081 --comm mock-llm
   childproof verify --format json --pid 2800 --env HF_HUB_ENABLE_HF_TRANSFER=0`,
-		Args: cobra.MaximumNArgs(1),
+		Args:              cobra.MaximumNArgs(1),
+		ValidArgsFunction: a.completeLaunchName,
 		RunE: func(c *cobra.Command, args []string) error {
 			if err := a.checkFormat("text", "json"); err != nil {
 				return err
 			}
-			if (len(args) == 1) == (pid != 0) {
+			if len(args) == 1 && pid != 0 {
 				return exitf(exitUsage, "verify takes either SPEC or --pid PID")
 			}
 			if pid != 0 {
@@ -55,7 +56,11 @@ is not the worker's tree, 5 the worker is gone or there is none.`,
 			if len(envs) > 0 || port != 0 || comm != "" || wait != 0 {
 				return exitf(exitUsage, "--env, --port, --comm and --wait go with --pid; a SPEC says them itself")
 			}
-			return a.verifySpec(c.Context(), args[0], vars)
+			spec, err := specOrDefault(args)
+			if err != nil {
+				return err
+			}
+			return a.verifySpec(c.Context(), spec, vars)
 		},
 	}
 	addVarFlag(c, &vars)
