@@ -6,14 +6,12 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
-	"slices"
-	"strings"
 	"time"
 
 	"github.com/childproof/childproof/internal/logtail"
 	"github.com/childproof/childproof/internal/proc"
 	"github.com/childproof/childproof/launcher"
+	"github.com/childproof/childproof/verify"
 	"github.com/spf13/cobra"
 )
 
@@ -64,9 +62,6 @@ mode 0600.`,
 	return c
 }
 
-// textMasker hides secret values in a line of worker output.
-type textMasker interface{ Text(string) string }
-
 func (a *app) logs(ctx context.Context, name string, n int, follow bool) error {
 	st, err := a.openState()
 	if err != nil {
@@ -83,7 +78,7 @@ func (a *app) logs(ctx context.Context, name string, n int, follow bool) error {
 	}
 	defer t.Close()
 	rec, _ := st.Load(name)
-	m := a.logMasker(st, rec)
+	m := logSecrets(st, rec)
 	w := bufio.NewWriter(a.stdout)
 	emit := func(line string) {
 		w.WriteString(m.Text(line))
@@ -135,52 +130,5 @@ func running(st *launcher.State, name string) bool {
 	if err != nil || rec.Stopped != nil {
 		return false
 	}
-	return rec.Worker.Check(proc.Default) == launcher.Alive
-}
-
-// digestMasker masks the values of the caller's environment that the
-// recorded launch set on its worker: any value here whose digest under a
-// protected name is the recorded one (env("K") puts the caller's K under
-// another name). It stands in until the shared redaction set (secret
-// names, env files, --set-secret) is available to commands that launch
-// nothing.
-type digestMasker struct{ rep *strings.Replacer }
-
-func (a *app) logMasker(st *launcher.State, rec *launcher.Record) textMasker {
-	m := &digestMasker{}
-	if rec == nil {
-		return m
-	}
-	var values []string
-	for _, kv := range os.Environ() {
-		_, v, _ := strings.Cut(kv, "=")
-		if len(v) < 6 {
-			continue
-		}
-		for name, d := range rec.Env {
-			if d != "" && st.Digest(name, v) == d {
-				values = append(values, v, "<"+name+">")
-				break
-			}
-		}
-	}
-	// Longest first, so that a value inside another is not masked first.
-	pairs := make([][2]string, 0, len(values)/2)
-	for i := 0; i < len(values); i += 2 {
-		pairs = append(pairs, [2]string{values[i], values[i+1]})
-	}
-	slices.SortFunc(pairs, func(x, y [2]string) int { return len(y[0]) - len(x[0]) })
-	var flat []string
-	for _, p := range pairs {
-		flat = append(flat, p[0], p[1])
-	}
-	m.rep = strings.NewReplacer(flat...)
-	return m
-}
-
-func (m *digestMasker) Text(s string) string {
-	if m.rep == nil {
-		return s
-	}
-	return m.rep.Replace(s)
+	return rec.Worker.Check(proc.Default) == verify.Alive
 }
