@@ -103,6 +103,7 @@ type analyzer struct {
 	funcSite  *site // the outermost function call being walked
 	funcName  string
 	frames    []map[string]*varState // values saved by local, per call
+	plan      *planner               // set by Plan: records where workers start
 }
 
 func newAnalyzer(ctx context.Context, cfg Config, dir string) *analyzer {

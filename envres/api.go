@@ -118,6 +118,11 @@ var ErrBadConfig = errors.New("envres: invalid configuration")
 // Lint analyses cfg's scripts. It returns a *ParseError (wrapped) when a
 // script cannot be read or parsed, and the context's error when ctx ends.
 func Lint(ctx context.Context, cfg Config) (*Result, error) {
+	return analyze(ctx, cfg, nil)
+}
+
+// analyze is Lint; a non-nil p also records where workers start (Plan).
+func analyze(ctx context.Context, cfg Config, p *planner) (*Result, error) {
 	dir := cfg.Dir
 	if dir == "" {
 		dir = "."
@@ -127,6 +132,9 @@ func Lint(ctx context.Context, cfg Config) (*Result, error) {
 		return nil, fmt.Errorf("%w: dir: %v", ErrBadConfig, err)
 	}
 	a := newAnalyzer(ctx, cfg, absDir)
+	if p != nil {
+		a.plan, p.a = p, a
+	}
 	for _, o := range cfg.Overrides {
 		if !validName(o.Name) {
 			return nil, fmt.Errorf("%w: invalid variable name %q", ErrBadConfig, o.Name)

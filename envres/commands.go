@@ -128,6 +128,9 @@ func (a *analyzer) assign(st *state, fc *fileCtx, name string, v value, exportNo
 		ev.vals[name] = v
 	}
 	st.set(name, ns)
+	if a.plan != nil {
+		a.plan.assigned(name, ns, ev)
+	}
 	if real, ok := a.aliases[name]; ok {
 		a.report(NoopAlias, ev.site, name+" is a no-op alias: nothing reads it; the variable that is read is "+real, name)
 	}
@@ -446,6 +449,7 @@ func stripWrapper(name string, fs []field) []field {
 // function: in exec or background position, it is a worker.
 func (a *analyzer) external(st, cst *state, fc *fileCtx, fs []field, mode callMode, nohup bool) {
 	ref := a.cmdRef(st, fc, fs)
+	ref.mode, ref.nohup = mode, nohup
 	switch mode {
 	case callExec:
 		a.workerPoint(cst, ref)
@@ -467,7 +471,7 @@ func (a *analyzer) external(st, cst *state, fc *fileCtx, fs []field, mode callMo
 }
 
 func (a *analyzer) cmdRef(st *state, fc *fileCtx, fs []field) *cmdRef {
-	ref := &cmdRef{site: a.siteAt(st, fc, fs[0].pos)}
+	ref := &cmdRef{site: a.siteAt(st, fc, fs[0].pos), fs: fs, fc: fc}
 	for _, f := range fs[1:] {
 		if f.known && allInterfaces(f.s) {
 			ref.binds = append(ref.binds, a.siteAt(st, fc, f.pos))

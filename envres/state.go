@@ -195,6 +195,11 @@ type bgLaunch struct {
 type cmdRef struct {
 	site  site
 	binds []site // arguments that bind all interfaces
+	// fs, fc, mode and nohup describe the command for Plan (plan.go).
+	fs    []field
+	fc    *fileCtx
+	mode  callMode
+	nohup bool
 }
 
 // loadCtx marks that the statements being walked come from an env file.

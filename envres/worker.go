@@ -8,6 +8,9 @@ import (
 // workerPoint checks the environment a worker starts with: an exec'd or
 // background command, or the last command of a script (cmd may be nil).
 func (a *analyzer) workerPoint(st *state, cmd *cmdRef) {
+	if a.plan != nil && cmd != nil {
+		a.plan.worker(st, cmd)
+	}
 	if cmd != nil {
 		for _, b := range cmd.binds {
 			a.report(AllInterfaces, b, "the worker binds all interfaces (0.0.0.0 or ::): the port is reachable from every network; bind 127.0.0.1")

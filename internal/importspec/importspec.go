@@ -1,0 +1,186 @@
+package importspec
+
+import (
+	"fmt"
+	"maps"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/childproof/childproof/envres"
+	"github.com/hashicorp/hcl/v2/hclwrite"
+)
+
+// Options say how to write the spec.
+type Options struct {
+	// Name is the launch block's name; empty: derived from the script's
+	// file name.
+	Name string
+	// Script is the script as given, for the header and the default name.
+	Script string
+	// SpecDir is the absolute directory the spec is written in: dir and
+	// env_file are written relative to it.
+	SpecDir string
+	// DefaultInherit is the inherit list a spec has when it names none.
+	DefaultInherit []string
+}
+
+// Note is one "# childproof import:" comment.
+type Note struct {
+	// File, Line and Col locate what the note is about in the scripts
+	// (File as in envres.Result.Files); File is empty for a note about the
+	// script as a whole.
+	File      string
+	Line, Col int
+	Text      string
+	// Todo is set when a human must finish the spec there; otherwise the
+	// spec replaces what the script did.
+	Todo bool
+}
+
+// Spec is a written spec.
+type Spec struct {
+	// Name is the launch block's name.
+	Name string
+	// Text is the spec, formatted.
+	Text []byte
+	// Notes are the spec's "# childproof import:" comments, in the order
+	// they appear in it.
+	Notes []Note
+}
+
+// Todo reports whether a human must finish the spec.
+func (s *Spec) Todo() bool {
+	for _, n := range s.Notes {
+		if n.Todo {
+			return true
+		}
+	}
+	return false
+}
+
+// section is a part of the launch block a note is written above.
+type section int
+
+const (
+	secHead section = iota
+	secCommand
+	secDir
+	secEnvFile
+	secInherit
+	secEnv
+	secWorker
+	secPort
+	secReady
+	secOnStale
+	nSections
+)
+
+type builder struct {
+	plan  *envres.LaunchPlan
+	opt   Options
+	notes [nSections][]Note
+	vars  map[string]string // caller variable → spec variable
+	// varDefault holds each spec variable's default, as HCL.
+	varDefault map[string]string
+	ready      *readyInfo // from a readiness loop
+	replace    bool       // a kill cleanup: on_stale = "replace"
+}
+
+func (b *builder) note(sec section, file string, line, col int, todo bool, format string, args ...any) {
+	b.notes[sec] = append(b.notes[sec], Note{File: file, Line: line, Col: col, Text: fmt.Sprintf(format, args...), Todo: todo})
+}
+
+// pollers are what a readiness loop runs: never the worker.
+var pollers = map[string]bool{"curl": true, "wget": true, "nc": true, "ncat": true, "sleep": true, "ss": true,
+	"netstat": true, "lsof": true, "http": true, "timeout": true}
+
+// interpreters start the worker under their own name: comm is theirs.
+var interpreters = []string{"python", "node", "java", "ruby", "perl", "php", "bash", "sh", "uv", "uvx",
+	"poetry", "npm", "npx", "yarn", "pnpm", "deno", "bun", "dotnet", "go", "conda", "pipenv", "R", "Rscript"}
+
+func isInterpreter(base string) bool {
+	for _, i := range interpreters {
+		if base == i || strings.HasPrefix(base, i) && strings.Trim(base[len(i):], "0123456789.") == "" {
+			return true
+		}
+	}
+	return false
+}
+
+// pick chooses the worker: the last exec'd command, else the last
+// background launch, else the last foreground command.
+func pick(starts []*envres.Start) *envres.Start {
+	for _, how := range []envres.How{envres.HowExec, envres.HowBackground, envres.HowForeground} {
+		for i := len(starts) - 1; i >= 0; i-- {
+			s := starts[i]
+			if s.How != how || len(s.Argv) == 0 {
+				continue
+			}
+			if v, ok := s.Argv[0].Literal(); ok && pollers[filepath.Base(v)] {
+				continue
+			}
+			return s
+		}
+	}
+	return nil
+}
+
+// launchName derives a launch name from a script's file name.
+func launchName(script string) string {
+	base := filepath.Base(script)
+	if i := strings.IndexByte(base, '.'); i > 0 {
+		base = base[:i]
+	}
+	var b strings.Builder
+	for i := 0; i < len(base) && b.Len() < 64; i++ {
+		c := base[i]
+		switch {
+		case 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z', '0' <= c && c <= '9':
+			b.WriteByte(c)
+		case b.Len() > 0 && (c == '_' || c == '-' || c == '.'):
+			b.WriteByte(c)
+		case b.Len() > 0:
+			b.WriteByte('-')
+		}
+	}
+	if b.Len() == 0 {
+		return "imported"
+	}
+	return b.String()
+}
+
+// Build writes the spec for plan.
+func Build(plan *envres.LaunchPlan, opt Options) *Spec {
+	b := &builder{plan: plan, opt: opt, vars: map[string]string{}, varDefault: map[string]string{}}
+	name := opt.Name
+	if name == "" {
+		name = launchName(opt.Script)
+	}
+	w := pick(plan.Starts)
+	b.findings()
+	b.constructs()
+	var body strings.Builder
+	if w == nil {
+		b.note(secCommand, "", 0, 0, true, "no command that starts a worker was found in the script: write the worker's argv here")
+		b.section(&body, secHead)
+		b.section(&body, secCommand)
+		body.WriteString("command = []\n")
+	} else {
+		b.others(w)
+		b.write(&body, w)
+	}
+	var out strings.Builder
+	fmt.Fprintf(&out, "# Written by childproof import from %s.\n", opt.Script)
+	out.WriteString("# Each \"# childproof import:\" comment says what the script did that this spec\n")
+	out.WriteString("# replaces (note) or cannot express (TODO: a human must finish it there).\n\n")
+	for _, v := range slices.Sorted(maps.Keys(b.varDefault)) {
+		fmt.Fprintf(&out, "variable %s {\n  default = %s\n}\n\n", quote(v), b.varDefault[v])
+	}
+	fmt.Fprintf(&out, "launch %s {\n%s}\n", quote(name), body.String())
+	spec := &Spec{Name: name, Text: hclwrite.Format([]byte(out.String()))}
+	for _, ns := range b.notes {
+		spec.Notes = append(spec.Notes, ns...)
+	}
+	return spec
+}

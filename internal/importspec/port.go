@@ -1,0 +1,159 @@
+package importspec
+
+import (
+	"net"
+	"net/netip"
+	"strconv"
+	"strings"
+
+	"github.com/childproof/childproof/envres"
+)
+
+// portInfo is the port block read from the worker's arguments.
+type portInfo struct {
+	number   string // HCL expression
+	address  string
+	allowAll bool
+}
+
+// Flags that name the worker's port or bind address.
+var (
+	portFlags = map[string]bool{"--port": true, "-p": true, "--http-port": true, "--listen-port": true, "--server-port": true}
+	addrFlags = map[string]bool{"--addr": true, "--address": true, "--bind": true, "-b": true, "--listen": true,
+		"--listen-addr": true, "--listen-address": true, "--http-addr": true, "--web.listen-address": true}
+	hostFlags = map[string]bool{"--host": true, "-H": true, "--bind-address": true}
+)
+
+// flagValue splits an argument into a flag and its value: "--port=8080",
+// or "--port" followed by the next argument.
+func flagValue(argv []envres.Word, i int) (flag string, val envres.Word, ok bool) {
+	w := argv[i]
+	if !w.Resolved() || len(w.Parts) == 0 || w.Parts[0].Env != "" || !strings.HasPrefix(w.Parts[0].Lit, "-") {
+		return "", envres.Word{}, false
+	}
+	first := w.Parts[0].Lit
+	if j := strings.IndexByte(first, '='); j > 0 {
+		rest := append([]envres.Part{{Lit: first[j+1:]}}, w.Parts[1:]...)
+		return first[:j], envres.Word{Parts: rest, Text: w.Text}, true
+	}
+	if len(w.Parts) != 1 || i+1 >= len(argv) {
+		return "", envres.Word{}, false
+	}
+	return first, argv[i+1], true
+}
+
+// sample returns a word's value with each caller variable at its default,
+// and the variables used; ok is false when a variable has no default.
+func sample(w envres.Word) (s string, envs []envres.Part, ok bool) {
+	if !w.Resolved() {
+		return "", nil, false
+	}
+	var b strings.Builder
+	for _, p := range w.Parts {
+		if p.Env == "" {
+			b.WriteString(p.Lit)
+			continue
+		}
+		if !p.HasDefault {
+			return "", nil, false
+		}
+		envs = append(envs, p)
+		b.WriteString(p.Default)
+	}
+	return b.String(), envs, true
+}
+
+// findPort reads the port block from the worker's arguments: --port N,
+// -p N, --addr/--bind/--listen HOST:PORT, --host H.
+func (b *builder) findPort(w *envres.Start) *portInfo {
+	var portW, addrW, hostW *envres.Word
+	for i := 1; i < len(w.Argv); i++ {
+		flag, val, ok := flagValue(w.Argv, i)
+		if !ok {
+			continue
+		}
+		v := val
+		switch {
+		case portFlags[flag]:
+			portW = &v
+		case addrFlags[flag]:
+			addrW = &v
+		case hostFlags[flag]:
+			hostW = &v
+		}
+	}
+	var number, host string
+	hostKnown := false
+	var numberEnvs []envres.Part
+	bad := func(what string, v *envres.Word) {
+		b.note(secPort, w.File, w.Line, w.Col, true, "the worker's %s (%s) cannot be resolved statically: write the port block by hand", what, v.Text)
+	}
+	if addrW != nil {
+		s, envs, ok := sample(*addrW)
+		if !ok {
+			bad("address", addrW)
+		} else {
+			if i := strings.Index(s, "://"); i >= 0 {
+				s = s[i+3:]
+			}
+			s = strings.TrimSuffix(s, "/")
+			if h, p, err := net.SplitHostPort(s); err == nil {
+				host, hostKnown, number, numberEnvs = h, true, p, envs
+			} else {
+				host, hostKnown = strings.Trim(s, "[]"), true
+			}
+		}
+	}
+	if hostW != nil {
+		if s, _, ok := sample(*hostW); ok {
+			host, hostKnown = s, true
+		} else {
+			bad("host", hostW)
+		}
+	}
+	if portW != nil {
+		if s, envs, ok := sample(*portW); ok {
+			number, numberEnvs = s, envs
+		} else {
+			bad("port", portW)
+		}
+	}
+	n, err := strconv.Atoi(number)
+	if err != nil || n < 1 || n > 65535 {
+		if number == "" && addrW == nil && portW == nil {
+			b.note(secPort, "", 0, 0, false, "no port in the worker's arguments (--port, -p, --addr, --bind, --listen): add a port block if it listens; without one no port is checked")
+		} else if number != "" {
+			b.note(secPort, w.File, w.Line, w.Col, true, "the worker's port %q is not a number from 1 to 65535: write the port block by hand", number)
+		}
+		return nil
+	}
+	pi := &portInfo{number: strconv.Itoa(n)}
+	for _, e := range numberEnvs {
+		if e.Default == number {
+			// ${PORT:-8080}: a spec variable, set with --var port=N.
+			b.vars[e.Env] = "port"
+			b.varDefault["port"] = pi.number
+			pi.number = "var.port"
+			b.note(secPort, w.File, w.Line, w.Col, false, "the script reads the port from $%s (default %s): here it is the variable port, set with --var port=N", e.Env, e.Default)
+			break
+		}
+	}
+	switch {
+	case !hostKnown:
+		b.note(secPort, w.File, w.Line, w.Col, false, "the worker's arguments do not name its bind address: the spec expects 127.0.0.1; set address if it binds another")
+	case host == "":
+		b.note(secPort, w.File, w.Line, w.Col, true, "the worker binds %q: an empty host is every interface for most servers; set address (with allow_all_interfaces = true for 0.0.0.0 or ::), or bind 127.0.0.1", ":"+number)
+	case host == "localhost":
+		pi.address = "127.0.0.1"
+		b.note(secPort, w.File, w.Line, w.Col, false, "the worker binds localhost: the spec expects 127.0.0.1; use ::1 if localhost resolves to it")
+	default:
+		a, err := netip.ParseAddr(host)
+		if err != nil {
+			b.note(secPort, w.File, w.Line, w.Col, true, "the worker binds %q, not an IP address: set address to the address it resolves to", host)
+			break
+		}
+		pi.address = a.String()
+		pi.allowAll = a.IsUnspecified()
+	}
+	return pi
+}

@@ -1,0 +1,283 @@
+package importspec
+
+import (
+	"fmt"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/childproof/childproof/envres"
+)
+
+// section writes the notes of sec as comments.
+func (b *builder) section(out *strings.Builder, sec section) {
+	for _, n := range b.notes[sec] {
+		out.WriteString("# childproof import: ")
+		if n.Todo {
+			out.WriteString("TODO ")
+		}
+		if n.File != "" {
+			f := n.File
+			if !filepath.IsAbs(f) {
+				f = filepath.Join(b.plan.Dir, f)
+			}
+			fmt.Fprintf(out, "%s:%d: ", b.rel(f), n.Line)
+		}
+		out.WriteString(oneLine(n.Text))
+		out.WriteByte('\n')
+	}
+}
+
+func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+// rel returns p relative to the spec's directory ("." for the directory
+// itself), or absolute when the two share no top-level directory.
+func (b *builder) rel(p string) string {
+	top := func(s string) string {
+		s = strings.TrimPrefix(filepath.Clean(s), "/")
+		t, _, _ := strings.Cut(s, "/")
+		return t
+	}
+	if top(p) != top(b.opt.SpecDir) || top(p) == "" {
+		return p
+	}
+	if r, err := filepath.Rel(b.opt.SpecDir, p); err == nil {
+		return filepath.ToSlash(r)
+	}
+	return p
+}
+
+// write writes the launch block's body for the worker start w.
+func (b *builder) write(out *strings.Builder, w *envres.Start) {
+	port := b.findPort(w)
+	// export X="${X:?msg}": X must reach the worker. (Elsewhere, env("X")
+	// without a default already refuses to launch when X is unset.)
+	var require []string
+	need := func(name string, parts []envres.Part) {
+		for _, p := range parts {
+			if p.Required && !slices.Contains(require, name) {
+				require = append(require, name)
+			}
+		}
+	}
+
+	// command
+	var argv []string
+	for i, word := range w.Argv {
+		if !word.Resolved() {
+			b.note(secCommand, w.File, w.Line, w.Col, true, "command[%d] is %s in the script, which cannot be resolved statically: it is written as the script's text; replace it", i, word.Text)
+			argv = append(argv, quote(word.Text))
+			continue
+		}
+		argv = append(argv, expr(word.Parts, b.vars))
+	}
+	how := map[envres.How]string{envres.HowExec: "exec'd", envres.HowBackground: "started in the background", envres.HowForeground: "run"}[w.How]
+	b.section(out, secHead)
+	b.notes[secCommand] = append([]Note{{File: w.File, Line: w.Line, Col: w.Col,
+		Text: "the worker, " + how + " here; the spec execs it directly, with no shell"}}, b.notes[secCommand]...)
+	b.section(out, secCommand)
+	fmt.Fprintf(out, "command = [%s]\n", strings.Join(argv, ", "))
+
+	// dir
+	if w.Dir == "" {
+		b.note(secDir, w.File, w.Line, w.Col, true, "the directory the worker starts in cannot be resolved statically: set dir (relative to this file)")
+	}
+	b.section(out, secDir)
+	if w.Dir != "" {
+		fmt.Fprintf(out, "dir = %s\n", quote(b.rel(w.Dir)))
+	}
+
+	// env_file
+	for i, f := range w.EnvFiles {
+		if i > 0 {
+			b.note(secEnvFile, "", 0, 0, true, "the script also loads %s into the exported environment: a spec loads one env_file; move its names into env or into %s", b.rel(f), b.rel(w.EnvFiles[0]))
+		}
+	}
+	b.section(out, secEnvFile)
+	if len(w.EnvFiles) > 0 {
+		fmt.Fprintf(out, "env_file = %s\n", quote(b.rel(w.EnvFiles[0])))
+	}
+
+	// inherit
+	inherit := slices.Clone(b.opt.DefaultInherit)
+	for _, n := range w.Inherit {
+		if !slices.Contains(inherit, n) {
+			inherit = append(inherit, n)
+		}
+	}
+	b.note(secInherit, "", 0, 0, false, "the script passed the caller's whole environment on; the spec passes only inherit (default %s) and env: add any other name the worker reads", strings.Join(b.opt.DefaultInherit, ", "))
+	b.section(out, secInherit)
+	if len(w.Inherit) > 0 {
+		q := make([]string, len(inherit))
+		for i, n := range inherit {
+			q[i] = quote(n)
+		}
+		fmt.Fprintf(out, "inherit = [%s]\n", strings.Join(q, ", "))
+	}
+
+	// env
+	var env []string
+	for _, e := range w.Env {
+		v := quote(e.Value.Text)
+		if e.Value.Resolved() {
+			need(e.Name, e.Value.Parts)
+			v = expr(e.Value.Parts, nil)
+		} else {
+			b.note(secEnv, e.File, e.Line, 0, true, "%s is set to %s, which cannot be resolved statically: it is written as the script's text; replace it", e.Name, e.Value.Text)
+		}
+		if e.Clobbered {
+			b.note(secEnv, e.File, e.Line, 0, false, "%s was exported here, then an env file loaded later assigned it again, so the worker got the file's value; in the spec env wins over env_file: the worker gets this value", e.Name)
+		}
+		env = append(env, fmt.Sprintf("%s = %s", e.Name, v))
+	}
+	for _, u := range w.Unresolved {
+		b.note(secEnv, u.File, u.Line, u.Col, true, "%s: add what it sets to env or env_file", u.Text)
+	}
+	b.section(out, secEnv)
+	if len(env) > 0 {
+		fmt.Fprintf(out, "env = {\n%s\n}\n", strings.Join(env, "\n"))
+	}
+	if len(require) > 0 {
+		slices.Sort(require)
+		q := make([]string, len(require))
+		for i, n := range require {
+			q[i] = quote(n)
+		}
+		fmt.Fprintf(out, "require = [%s]\n", strings.Join(q, ", "))
+	}
+
+	// worker
+	comm := ""
+	if len(w.Argv) > 0 {
+		if a0, ok := w.Argv[0].Literal(); ok {
+			base := filepath.Base(a0)
+			if isInterpreter(base) {
+				b.note(secWorker, w.File, w.Line, w.Col, false, "the worker is run by %s: its comm would be the interpreter's, so the spec selects the worker as the port's owner", base)
+			} else {
+				comm = base
+				if len(comm) > 15 {
+					comm = comm[:15] // the kernel keeps 15 bytes of comm
+				}
+			}
+		}
+	}
+	b.section(out, secWorker)
+	if comm != "" {
+		fmt.Fprintf(out, "\nworker {\n  comm = %s\n}\n", quote(comm))
+	}
+
+	// port
+	b.section(out, secPort)
+	if port != nil {
+		fmt.Fprintf(out, "\nport %s {\n  number = %s\n", quote("main"), port.number)
+		if port.address != "" {
+			fmt.Fprintf(out, "  address = %s\n", quote(port.address))
+		}
+		if port.allowAll {
+			out.WriteString("  allow_all_interfaces = true\n")
+		}
+		out.WriteString("}\n")
+	}
+
+	// ready
+	b.section(out, secReady)
+	if b.ready != nil {
+		out.WriteString("\nready {\n")
+		if b.ready.http != "" {
+			fmt.Fprintf(out, "  http = %s\n", quote(b.ready.http))
+		}
+		out.WriteString("}\n")
+	}
+
+	// on_stale
+	b.section(out, secOnStale)
+	if b.replace {
+		out.WriteString("\non_stale = \"replace\"\n")
+	}
+}
+
+// findings turns the lint findings of the walk into notes.
+func (b *builder) findings() {
+	for _, f := range b.plan.Lint.Findings {
+		switch f.Rule {
+		case "login-shell", "interactive-shell":
+			b.note(secCommand, f.File, f.Line, f.Column, false, "%s (%s); the spec execs the worker directly: no profile or rc file runs", strings.TrimSuffix(f.Message, "."), f.Rule)
+		case "background-launch":
+			b.note(secCommand, f.File, f.Line, f.Column, false, "%s (%s); childproof run supervises the worker in the foreground, or verifies and records it with --detach", f.Message, f.Rule)
+		case "pidfile":
+			b.note(secOnStale, f.File, f.Line, f.Column, false, "$! is written to a pidfile (%s); childproof records the worker's fingerprint in its state dir instead: stop it with childproof stop", f.Rule)
+		case "all-interfaces":
+			b.note(secPort, f.File, f.Line, f.Column, false, "the worker binds all interfaces (%s): kept, with allow_all_interfaces = true; bind 127.0.0.1 in command and address unless other machines must reach it", f.Rule)
+		case "env-file-load":
+			b.note(secEnvFile, f.File, f.Line, f.Column, false, "%s (%s); the spec loads it with env_file, first, and env wins over it", f.Message, f.Rule)
+		case "env-reset", "dynamic-source", "env-activate":
+			b.note(secHead, f.File, f.Line, f.Column, true, "%s (%s)", f.Message, f.Rule)
+		default:
+			b.note(secHead, f.File, f.Line, f.Column, false, "%s (%s)", f.Message, f.Rule)
+		}
+	}
+}
+
+// constructs turns readiness loops, kill cleanups and conditionals into notes.
+func (b *builder) constructs() {
+	for _, c := range b.plan.Constructs {
+		switch c.Kind {
+		case envres.ReadinessLoop:
+			r := &readyInfo{http: urlPath(c.URL)}
+			if b.ready == nil || b.ready.http == "" {
+				b.ready = r
+			}
+			b.note(secReady, c.File, c.Line, c.Col, false, "a readiness loop (%s): replaced by ready {}, which counts only once the verified worker owns the port", c.Text)
+		case envres.KillCleanup:
+			b.replace = true
+			b.note(secOnStale, c.File, c.Line, c.Col, false, "a cleanup that kills by name or by a pid read from a file (%s), which may hit a stranger: replaced by on_stale = \"replace\", which stops only childproof's own recorded previous instance and leaves a stranger on the port alone", c.Text)
+		case envres.Conditional:
+			if c.Affects {
+				b.note(secHead, c.File, c.Line, c.Col, true, "a conditional (%s): a spec has one path, and this one follows what the analysis could resolve; check that it is the branch you want", c.Text)
+			} else {
+				b.note(secHead, c.File, c.Line, c.Col, false, "a conditional (%s) that changes nothing the worker gets: dropped", c.Text)
+			}
+		}
+	}
+}
+
+// others notes the worker starts not chosen.
+func (b *builder) others(w *envres.Start) {
+	for _, s := range b.plan.Starts {
+		if s == w || len(s.Argv) == 0 {
+			continue
+		}
+		a0, ok := s.Argv[0].Literal()
+		if ok && pollers[filepath.Base(a0)] {
+			continue
+		}
+		if !ok {
+			a0 = s.Argv[0].Text
+		}
+		b.note(secHead, s.File, s.Line, s.Col, true, "the script also runs %s here: a launch block starts one worker; add a launch block for it if it must keep running, or drop it", a0)
+	}
+}
+
+type readyInfo struct{ http string }
+
+// urlPath returns the path of an http URL written in a script, "" when
+// there is none or it is not literal.
+func urlPath(u string) string {
+	i := strings.Index(u, "://")
+	if i < 0 {
+		return ""
+	}
+	rest := u[i+3:]
+	j := strings.IndexByte(rest, '/')
+	if j < 0 {
+		return "/"
+	}
+	p := rest[j:]
+	if k := strings.IndexAny(p, "?#\"' "); k >= 0 {
+		p = p[:k]
+	}
+	if strings.ContainsAny(p, "$`\\") {
+		return ""
+	}
+	return p
+}
