@@ -13,7 +13,8 @@ import (
 type CensusEntry struct {
 	Name string `json:"name"`
 	// Status is "alive", "gone", "pid reused", "stopped", "unknown" (an
-	// unreadable record) or "unverified" (a tree that runs but was never
+	// unreadable record), "untrusted" (a record that fails authentication:
+	// never checked against the kernel, never acted on) or "unverified" (a tree that runs but was never
 	// verified: a launch under way, or one whose childproof died mid-launch).
 	Status   string             `json:"status"`
 	Worker   verify.Fingerprint `json:"worker"`
@@ -38,6 +39,10 @@ type CensusPort struct {
 	HolderPid int    `json:"holder_pid,omitempty"`
 }
 
+// StatusUntrusted is the census status of a record that fails
+// authentication.
+const StatusUntrusted = "untrusted"
+
 // Census checks every record of st; stopped ones only when all is set.
 func Census(p proc.FS, st *State, all bool) ([]CensusEntry, error) {
 	recs, bad, err := st.scan()
@@ -46,7 +51,11 @@ func Census(p proc.FS, st *State, all bool) ([]CensusEntry, error) {
 	}
 	var out []CensusEntry
 	for _, b := range bad {
-		out = append(out, CensusEntry{Name: b.name, Status: string(verify.Unknown), Ports: []CensusPort{}, Error: b.err.Error()})
+		status := string(verify.Unknown)
+		if b.untrusted() {
+			status = StatusUntrusted
+		}
+		out = append(out, CensusEntry{Name: b.name, Status: status, Ports: []CensusPort{}, Error: b.err.Error()})
 	}
 	for _, r := range recs {
 		e := CensusEntry{Name: r.Name, Worker: r.Worker, Started: r.Started, Detached: r.Detached, Log: r.Log, SpecPath: r.SpecPath, Ports: []CensusPort{}, Pending: r.Pending}

@@ -9,13 +9,33 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/childproof/childproof/internal/proc"
+	"golang.org/x/sys/unix"
 )
 
 // cgroup2Root returns the cgroup v2 directory of this process, or "".
 func cgroup2Root() string {
+	mnt := cgroup2Mount()
+	if mnt == "" {
+		return ""
+	}
+	b, err := os.ReadFile("/proc/self/cgroup")
+	if err != nil {
+		return ""
+	}
+	for _, l := range strings.Split(string(b), "\n") {
+		if rest, ok := strings.CutPrefix(l, "0::"); ok {
+			return filepath.Join(mnt, rest)
+		}
+	}
+	return ""
+}
+
+// cgroup2Mount returns where the cgroup v2 hierarchy is mounted, or "".
+var cgroup2Mount = sync.OnceValue(func() string {
 	f, err := os.Open("/proc/self/mountinfo")
 	if err != nil {
 		return ""
@@ -36,19 +56,46 @@ func cgroup2Root() string {
 			break
 		}
 	}
-	if mnt == "" {
+	return mnt
+})
+
+// isCgroupName reports whether base has the shape of the cgroups
+// childproof creates for launch name: childproof-NAME-XXXXXXXX (8 lower
+// hex digits).
+func isCgroupName(base, name string) bool {
+	rest, ok := strings.CutPrefix(base, "childproof-"+safeName(name)+"-")
+	if !ok || len(rest) != 8 {
+		return false
+	}
+	_, err := hex.DecodeString(rest)
+	return err == nil && strings.ToLower(rest) == rest
+}
+
+// trustedCgroup returns dir when a record's cgroup path is one childproof
+// could have created for launch name — an absolute, clean path inside the
+// cgroup v2 hierarchy, named childproof-NAME-XXXXXXXX, a real directory
+// on a cgroup2 file system — and "" otherwise. Nothing else is ever read,
+// written to or removed as a launch's cgroup.
+func trustedCgroup(dir, name string) string {
+	if dir == "" || !filepath.IsAbs(dir) || filepath.Clean(dir) != dir {
 		return ""
 	}
-	b, err := os.ReadFile("/proc/self/cgroup")
-	if err != nil {
+	mnt := cgroup2Mount()
+	if mnt == "" || !strings.HasPrefix(dir, strings.TrimSuffix(mnt, "/")+"/") {
 		return ""
 	}
-	for _, l := range strings.Split(string(b), "\n") {
-		if rest, ok := strings.CutPrefix(l, "0::"); ok {
-			return filepath.Join(mnt, rest)
-		}
+	if !isCgroupName(filepath.Base(dir), name) {
+		return ""
 	}
-	return ""
+	fi, err := os.Lstat(dir)
+	if err != nil || !fi.IsDir() {
+		return ""
+	}
+	var sfs unix.Statfs_t
+	if err := unix.Statfs(dir, &sfs); err != nil || sfs.Type != unix.CGROUP2_SUPER_MAGIC {
+		return ""
+	}
+	return dir
 }
 
 // newCgroup creates a child cgroup for a launch and opens it; it returns
@@ -70,10 +117,8 @@ func newCgroup(name string) (string, *os.File) {
 	prefix := "childproof-" + safeName(name) + "-"
 	if ents, err := os.ReadDir(base); err == nil {
 		for _, e := range ents {
-			if rest, ok := strings.CutPrefix(e.Name(), prefix); ok && len(rest) == 8 && e.IsDir() {
-				if _, err := hex.DecodeString(rest); err == nil {
-					os.Remove(filepath.Join(base, e.Name()))
-				}
+			if isCgroupName(e.Name(), name) && e.IsDir() {
+				os.Remove(filepath.Join(base, e.Name()))
 			}
 		}
 	}
@@ -128,6 +173,14 @@ func removeCgroup(dir string) {
 	}
 }
 
+// removeEmptyCgroup removes cgroup dir if it is empty (one try; rmdir
+// fails on a cgroup that still has processes).
+func removeEmptyCgroup(dir string) {
+	if dir != "" {
+		os.Remove(dir)
+	}
+}
+
 // inCgroup reports whether pid's cgroup v2 path is the one of dir.
 func inCgroup(p proc.FS, pid int, dir string) bool {
 	b, err := os.ReadFile(p.Path(pid, "cgroup"))
@@ -136,7 +189,7 @@ func inCgroup(p proc.FS, pid int, dir string) bool {
 	}
 	for _, l := range strings.Split(string(b), "\n") {
 		if rest, ok := strings.CutPrefix(l, "0::"); ok && rest != "/" && rest != "" {
-			return strings.HasSuffix(dir, rest)
+			return filepath.Join(cgroup2Mount(), rest) == dir
 		}
 	}
 	return false

@@ -2,7 +2,6 @@ package launcher
 
 import (
 	"fmt"
-	"io"
 	"os"
 	"strings"
 	"syscall"
@@ -13,7 +12,7 @@ import (
 
 // exitedError is the exit-5 failure: the worker or root exited before ready.
 func (la *Launch) exitedError(r *verify.Report, what string) *Error {
-	r.Tail = tail(la.LogPath(), 10)
+	r.Tail = Tail(la.LogPath(), 10)
 	r.Add(verify.KindExited, "%s", what)
 	r.ExitCode = CodeExited
 	r.Ready = false
@@ -79,31 +78,4 @@ func waitCode(ws syscall.WaitStatus) int {
 		return 128 + int(ws.Signal())
 	}
 	return ws.ExitStatus()
-}
-
-// tail returns the last n lines of the file at path.
-func tail(path string, n int) []string {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil
-	}
-	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return nil
-	}
-	off := max(fi.Size()-8192, 0)
-	f.Seek(off, io.SeekStart)
-	b, _ := io.ReadAll(f)
-	lines := strings.Split(strings.TrimRight(string(b), "\n"), "\n")
-	if off > 0 && len(lines) > 1 {
-		lines = lines[1:]
-	}
-	if len(lines) == 1 && lines[0] == "" {
-		return nil
-	}
-	if len(lines) > n {
-		lines = lines[len(lines)-n:]
-	}
-	return lines
 }

@@ -107,7 +107,7 @@ func (la *Launch) findAndVerify(ctx context.Context, v *verify.Verifier, r *veri
 			if r.ExitCode == CodeOK {
 				r.ExitCode = CodeExited
 			}
-			r.Tail = tail(la.LogPath(), 10)
+			r.Tail = Tail(la.LogPath(), 10)
 			return &Error{Code: r.ExitCode, Kind: verify.KindNotReady, Report: r, Msg: r.Problems[0].Message}
 		}
 		pollPause(time.Since(polling))
@@ -166,7 +166,7 @@ func (la *Launch) foreignHolder(tree []int) *verify.Holder {
 func (la *Launch) raceError(r *verify.Report, h *verify.Holder) *Error {
 	r.Add(verify.KindPortForeign, "%s", h.Census(la.opts.Proc))
 	r.ExitCode = CodeForeign
-	r.Tail = tail(la.LogPath(), 10)
+	r.Tail = Tail(la.LogPath(), 10)
 	return &Error{Code: CodeForeign, Kind: verify.KindPortForeign, Retry: true, Report: r,
 		Msg:  fmt.Sprintf("port %d was taken by a process childproof did not start: %s", h.Listener.Port, h.Census(la.opts.Proc)),
 		Hint: "childproof never signals a process it did not start; stop that process yourself or pick another port"}
@@ -232,7 +232,7 @@ func (la *Launch) verifyAndReady(ctx context.Context, v *verify.Verifier, r *ver
 		if time.Now().After(deadline) || ctx.Err() != nil {
 			r.Add(verify.KindNotReady, "not ready within %s: %v", l.ReadyTimeout(), lastErr)
 			r.ExitCode = CodeExited
-			r.Tail = tail(la.LogPath(), 10)
+			r.Tail = Tail(la.LogPath(), 10)
 			return &Error{Code: CodeExited, Kind: verify.KindNotReady, Report: r, Msg: r.Problems[len(r.Problems)-1].Message}
 		}
 		// Wait for the next probe, waking at once if the worker exits.

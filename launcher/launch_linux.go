@@ -75,8 +75,15 @@ func Start(ctx context.Context, l *schema.Launch, opts Options) (*Launch, error)
 	if st == nil {
 		var err error
 		if st, err = OpenState(opts.StateDir); err != nil {
+			var e *Error
+			if errors.As(err, &e) {
+				return nil, err
+			}
 			return nil, &Error{Code: CodeUsage, Kind: "state", Msg: "state dir", Err: err}
 		}
+	}
+	if err := st.KeyErr(); err != nil {
+		return nil, err
 	}
 	lock, err := st.Lock(l.Name)
 	if err != nil {
@@ -96,10 +103,7 @@ func Start(ctx context.Context, l *schema.Launch, opts Options) (*Launch, error)
 		return nil, err
 	}
 	// The record file as it was: a failed launch puts it back.
-	prevRecord, err := os.ReadFile(st.recordPath(l.Name))
-	if err != nil {
-		prevRecord = nil
-	}
+	prevRecord := st.readRecordFile(l.Name)
 	var last *Error
 	for attempt := 1; attempt <= l.EffectiveAttempts(); attempt++ {
 		if attempt > 1 {
@@ -206,11 +210,12 @@ func (la *Launch) launch(ctx context.Context, v *verify.Verifier, attempt int) e
 	r.Attempts = attempt
 	log := la.LogPath()
 	r.Log = log
-	if _, err := os.Stat(log); err == nil {
-		os.Rename(log, log+".1")
-	}
-	logf, err := os.OpenFile(log, os.O_WRONLY|os.O_CREATE|os.O_TRUNC|os.O_APPEND, 0o600)
+	logf, err := la.State.OpenLog(l.Name)
 	if err != nil {
+		var e *Error
+		if errors.As(err, &e) {
+			return err
+		}
 		return &Error{Code: CodeUsage, Kind: "state", Msg: "log", Err: err}
 	}
 	defer logf.Close()

@@ -142,12 +142,22 @@ func Relaunch(ctx context.Context, l *schema.Launch, opts RelaunchOptions) (*Lau
 	if st == nil {
 		var err error
 		if st, err = OpenState(opts.StateDir); err != nil {
+			var e *Error
+			if errors.As(err, &e) {
+				return nil, nil, err
+			}
 			return nil, nil, &Error{Code: CodeUsage, Kind: "state", Msg: "state dir", Err: err}
 		}
 		opts.State = st
 	}
+	if err := st.KeyErr(); err != nil {
+		return nil, nil, err
+	}
 	prev, err := st.Load(l.Name)
 	if err != nil {
+		if errors.Is(err, ErrUntrusted) {
+			return nil, nil, err
+		}
 		if errors.Is(err, fs.ErrNotExist) {
 			return nil, nil, &Error{Code: CodeUsage, Kind: "usage", Err: err,
 				Msg:  fmt.Sprintf("no launch of %q is recorded in %s: nothing to relaunch", l.Name, st.Dir),

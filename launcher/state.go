@@ -5,20 +5,15 @@ import (
 	"crypto/rand"
 	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
-	"sort"
 	"strings"
-	"syscall"
-	"time"
 
 	"golang.org/x/sys/unix"
-
-	"github.com/childproof/childproof/verify"
 )
 
 // DefaultStateDir returns $CHILDPROOF_STATE_DIR, else
@@ -41,10 +36,21 @@ func DefaultStateDir() (string, error) {
 type State struct {
 	Dir string
 	key []byte
+	// keyErr says why the key is unusable (empty, corrupt): ps and stop
+	// work without it; what needs a digest fails with it.
+	keyErr error
 }
 
+// stateSubdirs are the directories childproof keeps in its state dir.
+var stateSubdirs = []string{"records", "logs", "locks"}
+
 // OpenState opens (creating, mode 0700) the state dir; dir "" means
-// DefaultStateDir. It creates the random digest key (mode 0600) on first use.
+// DefaultStateDir. Like OpenSSH's StrictModes, the state dir and its
+// directories must be owned by the effective uid and not writable by group
+// or others, else an *Error with Code 2 names the path and the fix. It
+// creates the random digest key (mode 0600, fsync'd) on first use; a key
+// that is empty or corrupt does not fail OpenState (ps and stop need no
+// digest): KeyErr reports it, and records cannot be authenticated.
 func OpenState(dir string) (*State, error) {
 	if dir == "" {
 		d, err := DefaultStateDir()
@@ -53,22 +59,43 @@ func OpenState(dir string) (*State, error) {
 		}
 		dir = d
 	}
-	for _, sub := range []string{"", "records", "logs", "locks"} {
-		if err := os.MkdirAll(filepath.Join(dir, sub), 0o700); err != nil {
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return nil, fmt.Errorf("state dir: %w", err)
+	}
+	// The state dir itself may be reached through a symlink the user made
+	// (~/.local/state on another disk); nothing inside it may be one.
+	if err := checkStateDir(dir, true); err != nil {
+		return nil, err
+	}
+	for _, sub := range stateSubdirs {
+		p := filepath.Join(dir, sub)
+		if err := os.Mkdir(p, 0o700); err != nil && !errors.Is(err, fs.ErrExist) {
 			return nil, fmt.Errorf("state dir: %w", err)
+		}
+		if err := checkStateDir(p, false); err != nil {
+			return nil, err
 		}
 	}
 	if err := tighten(dir); err != nil {
 		return nil, fmt.Errorf("state dir: %w", err)
 	}
 	s := &State{Dir: dir}
-	key, err := loadKey(filepath.Join(dir, "key"))
-	if err != nil {
-		return nil, err
+	s.key, s.keyErr = loadKey(filepath.Join(dir, "key"))
+	if s.keyErr != nil {
+		s.key = make([]byte, 32)
+		rand.Read(s.key)
 	}
-	s.key = key
+	var strict *Error
+	if errors.As(s.keyErr, &strict) && strict.Kind == "state" {
+		// A key owned by someone else, writable by others or not a
+		// regular file: the whole state dir is refused.
+		return nil, s.keyErr
+	}
 	return s, nil
 }
+
+// KeyErr says why the state dir's digest key is unusable, or nil.
+func (s *State) KeyErr() error { return s.keyErr }
 
 // tighten makes dir mode 0700 when it holds nothing but childproof's own
 // entries; a directory with other contents (a mistaken --state-dir $HOME)
@@ -94,45 +121,10 @@ func tighten(dir string) error {
 	return os.Chmod(dir, 0o700)
 }
 
-func loadKey(path string) ([]byte, error) {
-	for range 3 {
-		b, err := os.ReadFile(path)
-		if err == nil && len(b) == 64 {
-			k, err := hex.DecodeString(string(b))
-			if err == nil {
-				return k, nil
-			}
-		}
-		if err != nil && !errors.Is(err, fs.ErrNotExist) {
-			return nil, fmt.Errorf("digest key: %w", err)
-		}
-		if err == nil {
-			// Another process is writing it right now (or it is corrupt).
-			time.Sleep(10 * time.Millisecond)
-			continue
-		}
-		k := make([]byte, 32)
-		if _, err := rand.Read(k); err != nil {
-			return nil, fmt.Errorf("digest key: %w", err)
-		}
-		tmp := fmt.Sprintf("%s.%d.tmp", path, os.Getpid())
-		if err := os.WriteFile(tmp, []byte(hex.EncodeToString(k)), 0o600); err != nil {
-			return nil, fmt.Errorf("digest key: %w", err)
-		}
-		// link fails if another process created the key first: then use theirs.
-		err = os.Link(tmp, path)
-		os.Remove(tmp)
-		if err == nil {
-			return k, nil
-		}
-		if !errors.Is(err, fs.ErrExist) {
-			return nil, fmt.Errorf("digest key: %w", err)
-		}
-	}
-	return nil, errors.New("digest key: unreadable")
-}
-
 // Digest returns the keyed digest of NAME's value: "hmac-sha256:HEX".
+// When the key is unusable (KeyErr) digests are made under a key of this
+// process only: they compare among themselves but never match a recorded
+// one. Start and Relaunch refuse to launch without the key.
 func (s *State) Digest(name, value string) string {
 	m := hmac.New(sha256.New, s.key)
 	m.Write([]byte(name))
@@ -147,8 +139,12 @@ type Lock struct{ f *os.File }
 // Lock takes the lock of launch name without waiting. Another holder is an
 // *Error with Code 6 wrapping ErrLocked.
 func (s *State) Lock(name string) (*Lock, error) {
-	f, err := os.OpenFile(filepath.Join(s.Dir, "locks", safeName(name)+".lock"), os.O_RDWR|os.O_CREATE|syscall.O_CLOEXEC, 0o600)
+	f, err := openStateFile(filepath.Join(s.Dir, "locks", safeName(name)+".lock"), unix.O_RDWR|unix.O_CREAT, 0o600)
 	if err != nil {
+		var e *Error
+		if errors.As(err, &e) {
+			return nil, err
+		}
 		return nil, fmt.Errorf("lock: %w", err)
 	}
 	if err := unix.Flock(int(f.Fd()), unix.LOCK_EX|unix.LOCK_NB); err != nil {
@@ -184,159 +180,47 @@ func (s *State) LogPath(name string) string {
 	return filepath.Join(s.Dir, "logs", safeName(name)+".log")
 }
 
-// Record is what the state dir keeps of a launch. It never holds a value:
-// environment entries are names and keyed digests.
-type Record struct {
-	Name     string    `json:"name"`
-	SpecPath string    `json:"spec_path,omitempty"`
-	SpecHash string    `json:"spec_hash,omitempty"`
-	Argv     []string  `json:"argv"`
-	Dir      string    `json:"dir"`
-	Started  time.Time `json:"started"`
-	Detached bool      `json:"detached"`
-	// Supervisor is the pid of the childproof that supervises in the
-	// foreground (0 when detached).
-	Supervisor int                `json:"supervisor,omitempty"`
-	Root       verify.Fingerprint `json:"root"`
-	Worker     verify.Fingerprint `json:"worker"`
-	Pgid       int                `json:"pgid"`
-	Cgroup     string             `json:"cgroup,omitempty"`
-	Ports      []RecordPort       `json:"ports,omitempty"`
-	// Env maps the protected names to the digest of the intended value
-	// ("" for require-only names).
-	Env map[string]string `json:"env"`
-	// WorkerEnv maps every name in the worker's environ to its digest.
-	WorkerEnv map[string]string `json:"worker_env"`
-	Log       string            `json:"log"`
-	// Stopped is set when childproof stopped the launch.
-	Stopped *time.Time `json:"stopped,omitempty"`
-	// Pending marks the provisional record written as soon as the tree
-	// exists, before the worker is found and verified: Worker is then the
-	// launch root. It stays only when childproof died mid-launch (a
-	// detached tree outlives it); the verified record replaces it, and a
-	// failed launch restores the previous record.
-	Pending bool `json:"pending,omitempty"`
-}
-
-// RecordPort is a recorded port.
-type RecordPort struct {
-	Number  int    `json:"number"`
-	Address string `json:"address"`
-}
-
-func (s *State) recordPath(name string) string {
-	return filepath.Join(s.Dir, "records", safeName(name)+".json")
-}
-
-// Save writes r atomically (temp file, fsync, rename).
-func (s *State) Save(r *Record) error {
-	b, err := json.MarshalIndent(r, "", "  ")
-	if err != nil {
-		return err
-	}
-	return writeAtomic(s.recordPath(r.Name), append(b, '\n'))
-}
-
-// savePending writes a provisional record without fsync: it guards
-// against childproof's own death, not the machine's, and sits on the
-// launch's hot path.
-func (s *State) savePending(r *Record) error {
-	b, err := json.Marshal(r)
-	if err != nil {
-		return err
-	}
-	path := s.recordPath(r.Name)
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
-	if err != nil {
-		return fmt.Errorf("record: %w", err)
-	}
-	_, err = f.Write(append(b, '\n'))
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(f.Name(), path)
-	}
-	if err != nil {
-		os.Remove(f.Name())
-		return fmt.Errorf("record: %w", err)
-	}
-	return nil
-}
-
-func writeAtomic(path string, data []byte) error {
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
-	if err != nil {
-		return fmt.Errorf("record: %w", err)
-	}
-	tmp := f.Name()
-	_, err = f.Write(data)
-	if err == nil {
-		err = f.Sync()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(tmp, path)
-	}
-	if err != nil {
-		os.Remove(tmp)
-		return fmt.Errorf("record: %w", err)
-	}
-	if d, err := os.Open(filepath.Dir(path)); err == nil {
-		d.Sync()
-		d.Close()
-	}
-	return nil
-}
-
-// Load reads the record of launch name. A missing record wraps fs.ErrNotExist.
-func (s *State) Load(name string) (*Record, error) {
-	b, err := os.ReadFile(s.recordPath(name))
-	if err != nil {
-		return nil, fmt.Errorf("no record of launch %q: %w", name, err)
-	}
-	var r Record
-	if err := json.Unmarshal(b, &r); err != nil {
-		return nil, fmt.Errorf("record of %q: %w", name, err)
-	}
-	return &r, nil
-}
-
-// Records returns every record, sorted by name. Records that cannot be
-// read or parsed are left out (Census names them).
-func (s *State) Records() ([]*Record, error) {
-	recs, _, err := s.scan()
-	return recs, err
-}
-
-// badRecord is a record file that cannot be read or parsed.
-type badRecord struct {
-	name string
-	err  error
-}
-
-// scan reads every record, sorted by name, and lists the unreadable ones.
-func (s *State) scan() ([]*Record, []badRecord, error) {
-	ents, err := os.ReadDir(filepath.Join(s.Dir, "records"))
-	if err != nil {
-		return nil, nil, err
-	}
-	var out []*Record
-	var bad []badRecord
-	for _, e := range ents {
-		n := e.Name()
-		if strings.HasPrefix(n, ".") || !strings.HasSuffix(n, ".json") {
-			continue
+// OpenLog starts the log of launch name: the previous log becomes
+// NAME.log.1, and a new one is created (mode 0600) without following a
+// symlink planted in its place.
+func (s *State) OpenLog(name string) (*os.File, error) {
+	path := s.LogPath(name)
+	if fi, err := os.Lstat(path); err == nil {
+		if !fi.Mode().IsRegular() {
+			return nil, strictModeError(path, "is not a regular file", "remove it; childproof never follows links in its state dir")
 		}
-		r, err := s.Load(strings.TrimSuffix(n, ".json"))
-		if err != nil {
-			bad = append(bad, badRecord{strings.TrimSuffix(n, ".json"), err})
-			continue
+		if err := os.Rename(path, path+".1"); err != nil {
+			return nil, fmt.Errorf("log: %w", err)
 		}
-		out = append(out, r)
 	}
-	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
-	return out, bad, nil
+	return openStateFile(path, unix.O_WRONLY|unix.O_CREAT|unix.O_TRUNC|unix.O_APPEND, 0o600)
+}
+
+// Tail returns the last n lines of the log at path (a state dir log),
+// read without following a symlink and at most 8 KiB from its end; nil
+// when it cannot be read.
+func Tail(path string, n int) []string {
+	f, err := openStateFile(path, unix.O_RDONLY, 0)
+	if err != nil {
+		return nil
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil
+	}
+	off := max(fi.Size()-8192, 0)
+	f.Seek(off, io.SeekStart)
+	b, _ := io.ReadAll(io.LimitReader(f, 8192))
+	lines := strings.Split(strings.TrimRight(string(b), "\n"), "\n")
+	if off > 0 && len(lines) > 1 {
+		lines = lines[1:]
+	}
+	if len(lines) == 1 && lines[0] == "" {
+		return nil
+	}
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	return lines
 }

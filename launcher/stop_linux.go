@@ -28,6 +28,9 @@ type StopResult struct {
 // worker's fingerprint still matches; a reused pid is reported and left alone.
 func StopRecord(ctx context.Context, p proc.FS, st *State, rec *Record, timeout time.Duration) (*StopResult, error) {
 	res := &StopResult{}
+	// A cgroup path from the record is used only when it is one
+	// childproof could have made for this launch.
+	cgroup := trustedCgroup(rec.Cgroup, rec.Name)
 	wfd, live, err := rec.Worker.Open(p)
 	res.Worker = live
 	switch live {
@@ -35,18 +38,19 @@ func StopRecord(ctx context.Context, p proc.FS, st *State, rec *Record, timeout 
 		res.Exited = true
 		res.Message = fmt.Sprintf("%s: the worker (pid %d) is already gone", rec.Name, rec.Worker.Pid)
 		markStopped(st, rec)
-		removeCgroup(rec.Cgroup)
+		removeCgroup(cgroup)
 		return res, nil
 	case verify.Reused:
 		res.Message = fmt.Sprintf("%s: pid %d now belongs to another process (%s); its fingerprint does not match the recorded worker, so it was left alone",
 			rec.Name, rec.Worker.Pid, verify.DescribePid(p, rec.Worker.Pid))
 		markStopped(st, rec)
+		removeEmptyCgroup(cgroup)
 		return res, nil
 	case verify.Unknown:
 		return res, &Error{Code: CodeVerify, Kind: "state", Msg: fmt.Sprintf("%s: cannot identify the worker (pid %d)", rec.Name, rec.Worker.Pid), Err: err}
 	}
 	defer unix.Close(wfd)
-	t := &procTree{p: p, leader: -1, pgid: rec.Pgid, cgroup: rec.Cgroup, pinned: map[int]int{rec.Worker.Pid: wfd}}
+	t := &procTree{p: p, leader: -1, pgid: rec.Pgid, cgroup: cgroup, pinned: map[int]int{rec.Worker.Pid: wfd}}
 	if rec.Root.Pid != rec.Worker.Pid && rec.Root.Pid == rec.Pgid {
 		if fd, l, _ := rec.Root.Open(p); l == verify.Alive {
 			t.leader = fd
@@ -61,14 +65,14 @@ func StopRecord(ctx context.Context, p proc.FS, st *State, rec *Record, timeout 
 		proc.WaitPidfd(context.Background(), t.leader, 2*time.Second)
 	}
 	res.Exited = proc.PidfdExited(wfd)
-	if rec.Cgroup != "" {
+	if cgroup != "" {
 		for range 500 {
-			if pids, err := cgroupPids(rec.Cgroup); err != nil || len(pids) == 0 {
+			if pids, err := cgroupPids(cgroup); err != nil || len(pids) == 0 {
 				break
 			}
 			time.Sleep(2 * time.Millisecond)
 		}
-		removeCgroup(rec.Cgroup)
+		removeCgroup(cgroup)
 	}
 	how := "SIGTERM"
 	if res.Killed {

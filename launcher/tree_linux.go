@@ -110,13 +110,16 @@ func (t *procTree) member(pid int) bool {
 	return err == nil && (s.Pgrp == t.pgid || pid == root || slices.Contains(t.p.Descendants(root), pid))
 }
 
-// Signal sends sig to the tree: the process group through the leader's
-// pidfd, then each member that left the group through its own pidfd (one
-// signal each: a second SIGINT can land after a graceful handler is gone
-// and kill the worker with 128+2). SIGKILL also kills the cgroup.
+// Signal sends sig to the tree: without a cgroup the process group
+// through the leader's pidfd, then each member that left the group through
+// its own pidfd (one signal each: a second SIGINT can land after a
+// graceful handler is gone and kill the worker with 128+2). With a cgroup
+// only its members are signalled, each through its own pidfd: a stranger
+// in the caller's session can move itself into the launch's process
+// group, never into its cgroup. SIGKILL also kills the cgroup.
 func (t *procTree) Signal(sig unix.Signal) {
 	grouped := false
-	if t.leader >= 0 {
+	if t.leader >= 0 && t.cgroup == "" {
 		grouped = unix.PidfdSendSignal(t.leader, sig, nil, unix.PIDFD_SIGNAL_PROCESS_GROUP) == nil
 	}
 	inGroup := func(pid int) bool {

@@ -83,7 +83,10 @@ func (a Fingerprint) Matches(b Fingerprint) bool {
 	if a.Exe != "" && b.Exe != "" && strings.TrimSuffix(a.Exe, " (deleted)") != strings.TrimSuffix(b.Exe, " (deleted)") {
 		return false
 	}
-	if a.PidfsInode != 0 && b.PidfsInode != 0 && a.PidfsInode != b.PidfsInode {
+	// pid + start time repeat within a clock tick after pid reuse: where
+	// the kernel gives a pidfs inode, a fingerprint without one (or with
+	// another) is not the same process.
+	if a.PidfsInode != b.PidfsInode {
 		return false
 	}
 	return true

@@ -2,7 +2,9 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"github.com/childproof/childproof/launcher"
 	"io"
 	"strings"
 
@@ -70,6 +72,9 @@ func (a *app) explain(ctx context.Context, pid int, vars, args []string) error {
 		}
 		names = args[1:]
 		rec, err := st.Load(l.Name)
+		if errors.Is(err, launcher.ErrUntrusted) {
+			return a.launchErr(err)
+		}
 		if err != nil {
 			return &exitError{code: exitExited, err: fmt.Errorf("no launch of %q is recorded in %s", l.Name, st.Dir)}
 		}

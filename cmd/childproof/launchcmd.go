@@ -20,6 +20,10 @@ import (
 func (a *app) openState() (*launcher.State, error) {
 	st, err := launcher.OpenState(a.stateDir)
 	if err != nil {
+		var le *launcher.Error
+		if errors.As(err, &le) {
+			return nil, &exitError{code: le.Code, err: errors.New(le.Error()), hint: le.Hint}
+		}
 		return nil, exitf(exitUsage, "%v", err)
 	}
 	return st, nil

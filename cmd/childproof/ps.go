@@ -35,12 +35,18 @@ Launches stopped by childproof are shown with --all.`,
 			if err != nil {
 				return err
 			}
+			if err := st.KeyErr(); err != nil {
+				fmt.Fprintf(a.stderr, "childproof: warning: %v\n", err)
+			}
 			es, err := launcher.Census(proc.Default, st, all)
 			if err != nil {
 				return exitf(exitUsage, "%v", err)
 			}
 			for _, e := range es {
-				if e.Error != "" {
+				switch {
+				case e.Status == launcher.StatusUntrusted:
+					fmt.Fprintf(a.stderr, "childproof: warning: %s\n", e.Error)
+				case e.Error != "":
 					fmt.Fprintf(a.stderr, "childproof: warning: the record of %q is unreadable: %s\n", e.Name, e.Error)
 				}
 			}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"maps"
@@ -84,6 +85,9 @@ func (a *app) relaunch(ctx context.Context, arg string, vars, sets []string, det
 	var rec *launcher.Record
 	if !isSpecArg(arg) {
 		rec, err = st.Load(arg)
+		if errors.Is(err, launcher.ErrUntrusted) {
+			return a.launchErr(err)
+		}
 		if err != nil {
 			return &exitError{code: exitUsage, err: fmt.Errorf("no launch %q is recorded in %s", arg, st.Dir),
 				hint: "'childproof ps --all' lists the recorded launches; a first launch is 'childproof run SPEC'"}

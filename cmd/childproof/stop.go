@@ -12,6 +12,7 @@ import (
 	"github.com/childproof/childproof/internal/proc"
 	"github.com/childproof/childproof/internal/report"
 	"github.com/childproof/childproof/launcher"
+	"github.com/childproof/childproof/verify"
 	"github.com/spf13/cobra"
 )
 
@@ -74,6 +75,13 @@ func (a *app) stop(ctx context.Context, name string, timeout time.Duration) erro
 		return err
 	}
 	rec, err := st.Load(name)
+	if errors.Is(err, launcher.ErrUntrusted) {
+		return a.launchErrWith(err, func(r *verify.Report) {
+			if a.format == "json" {
+				a.writeReport(a.stdout, r)
+			}
+		})
+	}
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return &exitError{code: exitUsage, err: fmt.Errorf("the record of %q is unreadable, nothing was signalled: %w", name, err),
 			hint: "'childproof ps' shows the state dir's records; a new launch of " + name + " replaces it"}

@@ -2,7 +2,9 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"github.com/childproof/childproof/launcher"
 	"strconv"
 	"time"
 
@@ -150,6 +152,9 @@ func (a *app) verifySpec(ctx context.Context, arg string, vars []string) error {
 		return err
 	}
 	rec, err := st.Load(l.Name)
+	if errors.Is(err, launcher.ErrUntrusted) {
+		return a.launchErr(err)
+	}
 	if err != nil {
 		return &exitError{code: exitExited, err: fmt.Errorf("no launch of %q is recorded in %s", l.Name, st.Dir), hint: "start it with 'childproof run --detach " + arg + "'"}
 	}

@@ -1,0 +1,120 @@
+package launcher
+
+import (
+	"crypto/hmac"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// keyHexLen is the size of the key file: 32 random bytes in hex.
+const keyHexLen = 64
+
+// loadKey reads the state dir's digest key, creating it when missing. A
+// new key is written to a temporary file, fsync'd, linked into place
+// (another childproof creating it first wins) and the directory fsync'd,
+// all before it is used: a crash cannot leave an empty key behind records
+// made under it. An empty or corrupt key is an *Error naming the path and
+// what to do; it is never replaced silently (the records made under it
+// would all become untrusted).
+func loadKey(path string) ([]byte, error) {
+	for range 3 {
+		b, err := readStateFile(path, maxKeySize)
+		if err == nil {
+			s := strings.TrimSpace(string(b))
+			if k, derr := hex.DecodeString(s); derr == nil && len(s) == keyHexLen {
+				return k, nil
+			}
+			// A key being written by another childproof is never seen
+			// here: it is linked into place only once complete.
+			what := "corrupt"
+			if len(s) == 0 {
+				what = "empty"
+			}
+			return nil, &Error{Code: CodeUsage, Kind: "key", Msg: fmt.Sprintf("the digest key %s is %s (%d bytes; want %d hex digits)", path, what, len(b), keyHexLen),
+				Hint: "records made under it can no longer be authenticated; remove " + path + " to start a new key (ps and stop still work, and show those records as untrusted)"}
+		}
+		if !errors.Is(err, fs.ErrNotExist) {
+			var e *Error
+			if errors.As(err, &e) {
+				return nil, err
+			}
+			return nil, fmt.Errorf("digest key: %w", err)
+		}
+		k, err := createKey(path)
+		if err == nil {
+			return k, nil
+		}
+		if !errors.Is(err, fs.ErrExist) {
+			return nil, fmt.Errorf("digest key: %w", err)
+		}
+		time.Sleep(time.Millisecond)
+	}
+	return nil, fmt.Errorf("digest key %s: unreadable", path)
+}
+
+// createKey writes a new random key at path; fs.ErrExist when another
+// process created one first.
+func createKey(path string) ([]byte, error) {
+	k := make([]byte, 32)
+	if _, err := rand.Read(k); err != nil {
+		return nil, err
+	}
+	f, err := os.CreateTemp(filepath.Dir(path), ".key.*")
+	if err != nil {
+		return nil, err
+	}
+	tmp := f.Name()
+	defer os.Remove(tmp)
+	_, err = f.WriteString(hex.EncodeToString(k))
+	if err == nil {
+		err = f.Chmod(0o600)
+	}
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return nil, err
+	}
+	if err := os.Link(tmp, path); err != nil {
+		return nil, err
+	}
+	if err := syncDir(filepath.Dir(path)); err != nil {
+		return nil, err
+	}
+	return k, nil
+}
+
+// syncDir fsyncs a directory, making a rename or link in it durable.
+func syncDir(dir string) error {
+	fd, err := unix.Open(dir, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return &fs.PathError{Op: "open", Path: dir, Err: err}
+	}
+	defer unix.Close(fd)
+	if err := unix.Fsync(fd); err != nil {
+		return &fs.PathError{Op: "fsync", Path: dir, Err: err}
+	}
+	return nil
+}
+
+// recordKey derives the key that authenticates records from the digest
+// key, so that no env digest childproof prints can stand for a record's
+// MAC.
+func (s *State) recordKey() []byte {
+	m := hmac.New(sha256.New, s.key)
+	m.Write([]byte("childproof record authentication v1"))
+	return m.Sum(nil)
+}

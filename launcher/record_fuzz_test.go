@@ -1,0 +1,60 @@
+package launcher
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// FuzzRecord reads arbitrary record files, authenticated and not. A record
+// is accepted only with a MAC that verifies under the state key; a record
+// childproof sealed is always accepted and reads back the same.
+func FuzzRecord(f *testing.F) {
+	dir := f.TempDir()
+	os.WriteFile(filepath.Join(dir, "key"), []byte(strings.Repeat("5a", 32)), 0o600)
+	st, err := OpenState(dir)
+	if err != nil {
+		f.Fatal(err)
+	}
+	sealed := &Record{Name: "a", Argv: []string{"srv", "\xff<K>"}, Env: map[string]string{"K": "hmac-sha256:00"}, Cgroup: "/sys/fs/cgroup/childproof-a-0123abcd"}
+	b, _ := st.seal(sealed, true)
+	f.Add(b, false)
+	f.Add(b, true)
+	f.Add([]byte(`{"name":"a","mac":"hmac-sha256:00"}`), false)
+	f.Add([]byte(`{"name":"a","argv":["x"],"worker":{"pid":1}}`), true)
+	f.Add([]byte(`{"name":"a","name":"b"}`), false)
+	f.Fuzz(func(t *testing.T, data []byte, seal bool) {
+		if seal {
+			var r Record
+			if json.Unmarshal(data, &r) != nil {
+				return
+			}
+			r.Name = "a"
+			out, err := st.seal(&r, false)
+			if err != nil {
+				return
+			}
+			got, err := st.parseRecord("a", "a.json", out)
+			if err != nil {
+				t.Fatalf("a sealed record is refused: %v\n%s", err, out)
+			}
+			again, _ := st.seal(got, false)
+			if !bytes.Equal(out, again) {
+				t.Fatalf("a sealed record reads back different:\n%s\n%s", out, again)
+			}
+			return
+		}
+		r, err := st.parseRecord("a", "a.json", data)
+		if err != nil {
+			return
+		}
+		mac := r.MAC
+		want, err := st.mac(r)
+		if err != nil || want != mac {
+			t.Fatalf("accepted a record whose MAC does not verify: %s", data)
+		}
+	})
+}

@@ -1,0 +1,315 @@
+package launcher
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/childproof/childproof/schema"
+	"github.com/childproof/childproof/verify"
+	"golang.org/x/sys/unix"
+)
+
+// wantStrict fails unless err is a state dir refusal (exit 2) naming path.
+func wantStrict(t *testing.T, err error, path, why string) {
+	t.Helper()
+	var e *Error
+	if !errors.As(err, &e) || e.Code != CodeUsage || e.Kind != "state" {
+		t.Fatalf("err = %v, want a state dir refusal (code 2)", err)
+	}
+	if !strings.Contains(e.Msg, path) || !strings.Contains(e.Msg, why) || e.Hint == "" {
+		t.Errorf("refusal %q (hint %q) should name %s and say %q, with a fix", e.Msg, e.Hint, path, why)
+	}
+}
+
+func TestStateDirStrictModes(t *testing.T) {
+	t.Run("world-writable", func(t *testing.T) {
+		dir := t.TempDir()
+		os.Chmod(dir, 0o777)
+		// OpenState's tighten used to fix this silently only when the
+		// dir held nothing else; a planted entry kept it 0777 and accepted.
+		os.WriteFile(filepath.Join(dir, "other"), nil, 0o600)
+		_, err := OpenState(dir)
+		wantStrict(t, err, dir, "writable by group or others")
+	})
+	t.Run("records writable", func(t *testing.T) {
+		dir := t.TempDir()
+		os.Mkdir(filepath.Join(dir, "records"), 0o777)
+		os.Chmod(filepath.Join(dir, "records"), 0o777)
+		_, err := OpenState(dir)
+		wantStrict(t, err, filepath.Join(dir, "records"), "writable by group or others")
+	})
+	t.Run("logs symlink", func(t *testing.T) {
+		dir := t.TempDir()
+		os.Symlink(t.TempDir(), filepath.Join(dir, "logs"))
+		_, err := OpenState(dir)
+		wantStrict(t, err, filepath.Join(dir, "logs"), "symbolic link")
+	})
+	t.Run("key symlink", func(t *testing.T) {
+		dir := t.TempDir()
+		planted := filepath.Join(t.TempDir(), "known-key")
+		os.WriteFile(planted, []byte(strings.Repeat("ab", 32)), 0o600)
+		os.Symlink(planted, filepath.Join(dir, "key"))
+		_, err := OpenState(dir)
+		wantStrict(t, err, filepath.Join(dir, "key"), "symbolic link")
+	})
+	t.Run("other owner", func(t *testing.T) {
+		if os.Geteuid() != 0 {
+			t.Skip("needs root to chown")
+		}
+		dir := t.TempDir()
+		os.Chown(dir, 65534, 65534)
+		_, err := OpenState(dir)
+		wantStrict(t, err, dir, "owned by uid 65534")
+	})
+}
+
+func TestStateFileNotRegular(t *testing.T) {
+	dir := t.TempDir()
+	st, err := OpenState(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A FIFO made ps hang forever; a link to /dev/zero ran it out of memory.
+	if err := unix.Mkfifo(filepath.Join(dir, "records", "fifo.json"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	os.Symlink("/dev/zero", filepath.Join(dir, "records", "zero.json"))
+	big := filepath.Join(dir, "records", "big.json")
+	os.WriteFile(big, make([]byte, maxRecordSize+10), 0o600)
+	done := make(chan []CensusEntry, 1)
+	go func() {
+		es, _ := Census(procDefault, st, true)
+		done <- es
+	}()
+	select {
+	case es := <-done:
+		if len(es) != 3 {
+			t.Fatalf("census = %+v, want 3 unreadable entries", es)
+		}
+		for _, e := range es {
+			if e.Status != string(verify.Unknown) || e.Error == "" {
+				t.Errorf("%s: status %q error %q, want unknown with a reason", e.Name, e.Status, e.Error)
+			}
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("census hangs on a FIFO in records/")
+	}
+}
+
+func TestLogSymlinkRefused(t *testing.T) {
+	f := newFixture(t)
+	target := filepath.Join(t.TempDir(), "victim")
+	os.WriteFile(target, []byte("untouched\n"), 0o644)
+	os.Symlink(target, f.state.LogPath("ok"))
+	_, err := f.start(t, f.spec("ok"), true)
+	wantStrict(t, err, f.state.LogPath("ok"), "not a regular file")
+	if b, _ := os.ReadFile(target); string(b) != "untouched\n" {
+		t.Errorf("the symlink's target was written: %q", b)
+	}
+	noListener(t, f.port)
+}
+
+func TestKeyDurableAndCorrupt(t *testing.T) {
+	dir := t.TempDir()
+	st, err := OpenState(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(filepath.Join(dir, "key"))
+	if err != nil || len(b) != keyHexLen {
+		t.Fatalf("key = %q, %v", b, err)
+	}
+	rec := &Record{Name: "a", Worker: verify.Fingerprint{Pid: 1 << 22}, Root: verify.Fingerprint{Pid: 1 << 22}}
+	if err := st.Save(rec); err != nil {
+		t.Fatal(err)
+	}
+	for _, corrupt := range []string{"", "not hex at all", strings.Repeat("ab", 31)} {
+		os.WriteFile(filepath.Join(dir, "key"), []byte(corrupt), 0o600)
+		st, err := OpenState(dir)
+		if err != nil {
+			t.Fatalf("key %q: OpenState = %v; ps and stop must keep working", corrupt, err)
+		}
+		if err := st.KeyErr(); err == nil || !strings.Contains(err.Error(), filepath.Join(dir, "key")) {
+			t.Errorf("key %q: KeyErr = %v, want one naming the key's path", corrupt, err)
+		}
+		es, err := Census(procDefault, st, true)
+		if err != nil || len(es) != 1 || es[0].Status != StatusUntrusted {
+			t.Errorf("key %q: census = %+v, %v; want the record shown untrusted", corrupt, es, err)
+		}
+		_, err = Start(context.Background(), &schema.Launch{Name: "k", Command: []string{"true"}}, Options{State: st, Detach: true})
+		if e := (*Error)(nil); !errors.As(err, &e) || e.Kind != "key" {
+			t.Errorf("key %q: Start = %v, want the key error", corrupt, err)
+		}
+	}
+}
+
+// stranger starts a process this test owns but no launch recorded.
+func stranger(t *testing.T) (*exec.Cmd, verify.Fingerprint) {
+	t.Helper()
+	c := exec.Command("sleep", "60")
+	if err := c.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Process.Kill(); c.Wait() })
+	var fp verify.Fingerprint
+	var err error
+	for range 100 {
+		if fp, err = verify.TakeFingerprint(procDefault, c.Process.Pid); err == nil && fp.Comm == "sleep" {
+			return c, fp
+		}
+		time.Sleep(time.Millisecond)
+	}
+	t.Fatalf("fingerprint: %v", err)
+	return nil, fp
+}
+
+func alive(c *exec.Cmd) bool { return c.Process.Signal(syscall.Signal(0)) == nil }
+
+func TestForgedRecordRefused(t *testing.T) {
+	dir := t.TempDir()
+	st, err := OpenState(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, fp := stranger(t)
+	victim := filepath.Join(t.TempDir(), "victim")
+	os.WriteFile(victim, nil, 0o600)
+	forged := Record{Name: "forged", Root: fp, Worker: fp, Pgid: fp.Pid, Cgroup: victim}
+	write := func(r Record) {
+		b, _ := json.Marshal(r)
+		os.WriteFile(st.recordPath(r.Name), b, 0o600)
+	}
+	// 1. No MAC at all: what anyone who could write a record wrote.
+	write(forged)
+	// 2. A MAC from a sealed record of ours, then the pid edited.
+	own := Record{Name: "edited", Root: verify.Fingerprint{Pid: 1 << 22}, Worker: verify.Fingerprint{Pid: 1 << 22}}
+	if err := st.Save(&own); err != nil {
+		t.Fatal(err)
+	}
+	edited := own
+	edited.Root, edited.Worker, edited.Pgid = fp, fp, fp.Pid
+	write(edited)
+	// 3. A record sealed under another state dir's key.
+	other, _ := OpenState(t.TempDir())
+	moved := forged
+	moved.Name = "moved"
+	other.Save(&moved)
+	b, _ := os.ReadFile(other.recordPath("moved"))
+	os.WriteFile(st.recordPath("moved"), b, 0o600)
+
+	for _, name := range []string{"forged", "edited", "moved"} {
+		_, err := st.Load(name)
+		e := wantCode(t, err, CodeVerify, KindUntrusted)
+		if !errors.Is(err, ErrUntrusted) || e.Kind != KindUntrusted {
+			t.Errorf("%s: Load = %v, want untrusted-record", name, err)
+		}
+	}
+	es, err := Census(procDefault, st, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range es {
+		if e.Status != StatusUntrusted {
+			t.Errorf("census %s = %q, want untrusted", e.Name, e.Status)
+		}
+	}
+	if !alive(c) {
+		t.Fatal("the stranger was signalled")
+	}
+	if _, err := os.Stat(victim); err != nil {
+		t.Fatal("the file a forged record named as its cgroup was removed")
+	}
+}
+
+func TestRecordCgroupOnlyOurShape(t *testing.T) {
+	st, err := OpenState(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	victim := filepath.Join(t.TempDir(), "childproof-x-0123abcd")
+	os.Mkdir(victim, 0o755)
+	gone := verify.Fingerprint{Pid: 1 << 22, StartTime: 1}
+	for _, cg := range []string{victim, "/sys/fs/cgroup/../../" + victim, "/etc/passwd"} {
+		rec := &Record{Name: "x", Root: gone, Worker: gone, Cgroup: cg}
+		if _, err := StopRecord(context.Background(), procDefault, st, rec, time.Second); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := os.Stat(victim); err != nil {
+		t.Error("stop removed a directory outside the cgroup hierarchy named in a record")
+	}
+	if _, err := os.Stat("/etc/passwd"); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		base, name string
+		ok         bool
+	}{
+		{"childproof-x-0123abcd", "x", true},
+		{"childproof-x-0123ABCD", "x", false},
+		{"childproof-x-0123abc", "x", false},
+		{"childproof-y-0123abcd", "x", false},
+		{"childproof-x-0123abcd.x", "x", false},
+	} {
+		if got := isCgroupName(tc.base, tc.name); got != tc.ok {
+			t.Errorf("isCgroupName(%q, %q) = %v", tc.base, tc.name, got)
+		}
+	}
+}
+
+func TestMissingPidfsInodeIsMismatch(t *testing.T) {
+	_, fp := stranger(t)
+	if fp.PidfsInode == 0 {
+		t.Skip("no pidfs inode on this kernel")
+	}
+	noInode := fp
+	noInode.PidfsInode = 0
+	if l := noInode.Check(procDefault); l != verify.Reused {
+		t.Errorf("a recorded fingerprint without pidfs inode is %s, want pid reused", l)
+	}
+	if l := fp.Check(procDefault); l != verify.Alive {
+		t.Errorf("the full fingerprint is %s, want alive", l)
+	}
+}
+
+// TestForegroundSignalsSkipStrangerInGroup: a process that moves itself
+// into a foreground launch's process group is not signalled when the
+// launch has a cgroup.
+func TestForegroundSignalsSkipStrangerInGroup(t *testing.T) {
+	if os.Geteuid() != 0 || cgroup2Root() == "" || os.Getenv("CHILDPROOF_NO_CGROUP") != "" {
+		t.Skip("needs root and cgroup v2 (and CHILDPROOF_NO_CGROUP unset)")
+	}
+	f := newFixture(t)
+	la, err := Start(context.Background(), f.spec("grp"), Options{State: f.state})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { la.Stop(context.Background()) })
+	if la.tree.cgroup == "" {
+		t.Fatal("no cgroup although root on cgroup v2")
+	}
+	c := exec.Command("sleep", "60")
+	c.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pgid: la.tree.pgid}
+	if err := c.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { c.Process.Kill(); c.Wait() }()
+	la.Signal(syscall.SIGTERM)
+	select {
+	case <-la.Done():
+	case <-time.After(5 * time.Second):
+		t.Fatal("the worker did not stop on SIGTERM")
+	}
+	time.Sleep(20 * time.Millisecond)
+	if !alive(c) {
+		t.Error("a process that joined the launch's process group was signalled")
+	}
+}
