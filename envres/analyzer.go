@@ -37,7 +37,17 @@ type parsedFile struct {
 	src       []byte
 	file      *syntax.File
 	posix     bool
+	crlf      bool  // lines end in \r\n
 	err       error // *ParseError
+}
+
+// ctx is the file context of statements parsed from pf.
+func (pf *parsedFile) ctx() *fileCtx {
+	fc := &fileCtx{name: pf.name, abs: pf.abs, posix: pf.posix}
+	if pf.crlf {
+		fc.crlfSrc = pf.src
+	}
+	return fc
 }
 
 // fileCtx is the file statements come from; embedded strings (bash -c,
@@ -49,6 +59,24 @@ type fileCtx struct {
 	line     int // position of the embedded string's first byte
 	col      int
 	posix    bool
+	// crlfSrc is the file's text when its lines end in \r\n: bash keeps
+	// the \r in a word that ends a line, the parser drops it.
+	crlfSrc []byte
+}
+
+// crAt reports whether bash would read a carriage return as the last
+// byte of a word ending at byte offset end: the parser consumed and
+// dropped it (the byte before end), or it follows the word right before
+// the newline.
+func (fc *fileCtx) crAt(end uint) bool {
+	src := fc.crlfSrc
+	if src == nil || fc.embedded || end == 0 || int(end) > len(src) {
+		return false
+	}
+	if src[end-1] == '\r' {
+		return true
+	}
+	return int(end) < len(src) && src[end] == '\r' && (int(end)+1 == len(src) || src[end+1] == '\n')
 }
 
 func (fc *fileCtx) pos(p syntax.Pos) (int, int) {
@@ -104,6 +132,8 @@ type analyzer struct {
 	funcName  string
 	frames    []map[string]*varState // values saved by local, per call
 	plan      *planner               // set by Plan: records where workers start
+	// fileArrays are arrays filled from a file, by name (loops.go).
+	fileArrays map[string]fileArray
 }
 
 func newAnalyzer(ctx context.Context, cfg Config, dir string) *analyzer {
@@ -115,6 +145,8 @@ func newAnalyzer(ctx context.Context, cfg Config, dir string) *analyzer {
 		sources:  map[string][]byte{},
 		parsed:   map[string]*parsedFile{},
 		sup:      map[string]map[int][]string{},
+
+		fileArrays: map[string]fileArray{},
 	}
 	for k, v := range BuiltinAliases {
 		a.aliases[k] = v
@@ -312,6 +344,7 @@ func (a *analyzer) parse(abs string) *parsedFile {
 		return pf
 	}
 	pf.posix = shebangPOSIX(src)
+	pf.crlf = bytes.Contains(src, []byte("\r\n"))
 	pf.file, pf.err = parseSrc(name, src, pf.posix)
 	if pf.err != nil && pf.posix {
 		// dash accepts more than strict POSIX; try bash before giving up.
@@ -471,7 +504,7 @@ func (a *analyzer) lintScript(script string) error {
 	st := a.initialState(a.dir)
 	// $0 and BASH_SOURCE are the path as given, as bash sets them.
 	st.dollar0, st.source = dotSlash(script), dotSlash(script)
-	fc := &fileCtx{name: pf.name, abs: abs, posix: pf.posix}
+	fc := pf.ctx()
 	a.stack = append(a.stack, abs)
 	a.stmts(st, fc, pf.file.Stmts)
 	a.stack = a.stack[:len(a.stack)-1]

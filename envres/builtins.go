@@ -37,6 +37,9 @@ func (a *analyzer) declClause(st *state, fc *fileCtx, s *syntax.Stmt, c *syntax.
 			} else if as.Value != nil {
 				f := ev.word(as.Value)
 				d.v, d.pid, d.self = f.v, f.pid, f.self == as.Name.Value && !as.Append
+				d.v = crValue(fc, as.Value.End(), d.v)
+			} else {
+				d.v = crValue(fc, as.End(), d.v)
 			}
 			args = append(args, d)
 		}
@@ -162,7 +165,7 @@ func (a *analyzer) builtin(st *state, fc *fileCtx, s *syntax.Stmt, fs []field) {
 	ev := &evaluator{a: a, st: st, fc: fc}
 	switch name {
 	case ".", "source":
-		a.sourceCmd(st, fc, site, ops)
+		a.sourceCmd(st, fc, s, site, ops)
 	case "eval":
 		a.evalCmd(st, fc, site, ops)
 	case "export", "declare", "typeset", "local", "readonly":
@@ -231,6 +234,24 @@ func (a *analyzer) builtin(st *state, fc *fileCtx, s *syntax.Stmt, fs []field) {
 	case "return":
 		st.returning = true
 	case "read", "mapfile", "readarray", "getopts":
+		if name != "getopts" {
+			arr := ""
+			if name != "read" {
+				arr = "MAPFILE"
+			}
+			for i, f := range ops {
+				switch {
+				case !f.known:
+				case name == "read" && (f.s == "-a" || f.s == "-ra" || f.s == "-ar") && i+1 < len(ops) && ops[i+1].known:
+					arr = ops[i+1].s
+				case name != "read" && validName(f.s) && (i == 0 || !ops[i-1].known || len(ops[i-1].s) != 2 || !strings.ContainsRune("dnOsuCc", rune(ops[i-1].s[1]))):
+					arr = f.s
+				}
+			}
+			if arr != "" {
+				a.noteFileArray(st, fc, s, arr)
+			}
+		}
 		skip := false
 		for i, f := range ops {
 			if skip {

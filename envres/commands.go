@@ -52,9 +52,13 @@ func (a *analyzer) assignNode(st *state, fc *fileCtx, ev *evaluator, as *syntax.
 	switch {
 	case as.Array != nil || as.Index != nil:
 		v = unknownValue
+		a.noteArrayAssign(st, fc, as)
 	case as.Value != nil:
 		f := ev.word(as.Value)
 		v, pid, self = f.v, f.pid, f.self == as.Name.Value && !as.Append
+		v = crValue(fc, as.Value.End(), v)
+	default:
+		v = crValue(fc, as.End(), v)
 	}
 	if self {
 		a.assignSelf(st, fc, as.Name.Value, v, export, as.Pos())
@@ -62,6 +66,18 @@ func (a *analyzer) assignNode(st *state, fc *fileCtx, ev *evaluator, as *syntax.
 		a.assign(st, fc, as.Name.Value, v, export, as.Pos(), as.Append)
 	}
 	st.markPid(as.Name.Value, pid)
+}
+
+// crValue is v with the carriage return bash keeps when the word ends a
+// CRLF line (X=1\r\n assigns "1\r").
+func crValue(fc *fileCtx, end syntax.Pos, v value) value {
+	if fc == nil || fc.crlfSrc == nil || !fc.crAt(end.Offset()) {
+		return v
+	}
+	if v.k == vLit && len(v.s) < maxValueLen {
+		return lit(v.s + "\r")
+	}
+	return unknownValue
 }
 
 // assignSelf is X=${X:-d} (or X=$X): where X already has a value (known
@@ -105,6 +121,10 @@ func (a *analyzer) assign(st *state, fc *fileCtx, name string, v value, exportNo
 		// caller's, so that paths that re-assign it merge cleanly.
 		v = value{k: vOrig, s: name}
 	}
+	fill := st.load != nil && st.load.fill != fillNone
+	if fill && a.fillKeeps(old, st.load.fill) {
+		return // a fill-only load leaves a name that has a value
+	}
 	ns := varState{v: v, exp: old.exp}
 	if exportNow || st.allexport {
 		ns.exp = triYes
@@ -116,7 +136,8 @@ func (a *analyzer) assign(st *state, fc *fileCtx, name string, v value, exportNo
 		if st.load.exportAll {
 			ns.exp = triYes
 		}
-		ns.loadExp = ns.exp == triYes
+		// A fill-only load overrides no caller export: no env-file-load.
+		ns.loadExp = ns.exp == triYes && !fill
 	} else {
 		ev = a.newEvent(evAssign, a.siteAt(st, fc, pos), "")
 	}
@@ -330,6 +351,14 @@ loop:
 				}
 				return
 			}
+		case "dotenv", "dotenvx", "uv":
+			l, ok := parseEnvLoader(fs)
+			if !ok {
+				break loop
+			}
+			fork()
+			a.envLoaderLoad(st, cst, fc, fs, l)
+			fs = l.rest
 		default:
 			if mech, rest := activationRunner(fs); mech != "" {
 				a.reportActivation(a.siteAt(st, fc, fs[0].pos), mech)
@@ -344,6 +373,10 @@ loop:
 		return
 	}
 	name := fs[0].s
+	if l, ok := parseEnvLoader(fs); ok && (name == "node" || name == "nodejs") {
+		fork()
+		a.envLoaderLoad(st, cst, fc, fs, l)
+	}
 	if mech := activationCmd(fs); mech != "" && st.funcs.get(name) == nil {
 		a.reportActivation(a.siteAt(st, fc, fs[0].pos), mech)
 		return
@@ -1003,7 +1036,7 @@ func (a *analyzer) runChild(st, cst *state, fc *fileCtx, callPos syntax.Pos, abs
 			a.stopped = true
 			return
 		}
-		cfc = &fileCtx{name: pf.name, abs: abs, posix: pf.posix}
+		cfc = pf.ctx()
 		stmts = pf.file.Stmts
 	}
 	ch := &state{vars: &layer{m: map[string]varState{}}, cwd: cst.cwd, args: args, reset: cst.reset, preReset: cst.preReset, allexport: allexp,

@@ -256,6 +256,9 @@ func (a *analyzer) whileClause(st *state, fc *fileCtx, s *syntax.Stmt, c *syntax
 
 func (a *analyzer) forClause(st *state, fc *fileCtx, c *syntax.ForClause) {
 	wi, ok := c.Loop.(*syntax.WordIter)
+	if ok && wi.InPos.IsValid() {
+		a.forLoad(st, fc, c, wi)
+	}
 	if ok {
 		ev := &evaluator{a: a, st: st, fc: fc}
 		var items []field

@@ -65,11 +65,34 @@ func isEnvLike(f *syntax.File) bool {
 }
 
 // sourceCmd is `. FILE` / `source FILE [ARGS]`.
-func (a *analyzer) sourceCmd(st *state, fc *fileCtx, s site, ops []field) {
+func (a *analyzer) sourceCmd(st *state, fc *fileCtx, stmt *syntax.Stmt, s site, ops []field) {
 	if len(ops) == 0 {
 		return
 	}
 	p := ops[0]
+	if p.known && (p.s == "/dev/stdin" || p.s == "/dev/fd/0" || p.s == "/proc/self/fd/0") && stmt != nil {
+		// source /dev/stdin <<< "$(grep … .env)", or <<EOF … $(…) … EOF.
+		for _, r := range stmt.Redirs {
+			if r.Op != syntax.WordHdoc && r.Op != syntax.Hdoc && r.Op != syntax.DashHdoc {
+				continue
+			}
+			w := r.Word
+			if r.Op != syntax.WordHdoc {
+				w = r.Hdoc
+			}
+			if w == nil {
+				continue
+			}
+			syntax.Walk(w, func(n syntax.Node) bool {
+				if cs, ok := n.(*syntax.CmdSubst); ok {
+					a.streamLoad(st, fc, s, cs.Stmts, false)
+					return false
+				}
+				return true
+			})
+			return
+		}
+	}
 	if len(p.procs) > 0 {
 		// source <(…): a load of the file the substitution reads.
 		for _, ps := range p.procs {
@@ -94,7 +117,7 @@ func (a *analyzer) sourceCmd(st *state, fc *fileCtx, s site, ops []field) {
 		a.unresolved(st, s, p.s, false)
 		return
 	}
-	a.sourceFile(st, s, abs, p.s, ops[1:], false, false)
+	a.sourceFile(st, s, abs, p.s, ops[1:], false, false, false)
 }
 
 // unresolved records a source or load whose file is not known statically.
@@ -117,7 +140,7 @@ func (a *analyzer) unresolved(st *state, s site, what string, isLoad bool) {
 // sourceFile walks a sourced file in the current shell. With forceLoad
 // (eval "$(cat F)", source <(…)) or under set -a, or when the file only
 // assigns, it is an env-file load: its assignments are reported at s.
-func (a *analyzer) sourceFile(st *state, s site, abs, given string, args []field, forceLoad, exportAll bool) {
+func (a *analyzer) sourceFile(st *state, s site, abs, given string, args []field, forceLoad, exportAll, stripCR bool) {
 	if a.onStack(abs) || a.depth >= maxDepth {
 		return // a file that sources itself: once is enough
 	}
@@ -134,19 +157,23 @@ func (a *analyzer) sourceFile(st *state, s site, abs, given string, args []field
 			}
 		default:
 			// Not shell: read it as an env file.
-			entries, derr := dotenv.Parse(pf.name, pf.src)
+			entries, derr := envEntries(pf.name, pf.src, dialectShell, false)
 			if derr != nil && len(entries) == 0 {
 				a.report(DynamicSource, s, "the sourced file "+pe.Error()+": what it does to the environment is not checked")
 				return
 			}
-			a.entriesLoad(st, s, pf.name, entries, exportAll)
+			a.entriesLoad(st, s, pf.name, entries, loadOpts{exportAll: exportAll})
 		}
 		return
 	}
 	load := forceLoad || st.allexport || isEnvLike(pf.file)
 	prevLoad := st.load
 	if load && st.load == nil {
-		st.load = &loadCtx{ev: a.newEvent(evLoad, s, pf.name), exportAll: exportAll}
+		what := pf.name
+		if pf.crlf && !stripCR {
+			what += " (CRLF line endings: bash keeps the \\r at the end of each value)"
+		}
+		st.load = &loadCtx{ev: a.newEvent(evLoad, s, what), exportAll: exportAll}
 	}
 	saveArgs, saveSource, saveChain := st.args, st.source, st.chain
 	if len(args) > 0 {
@@ -156,7 +183,11 @@ func (a *analyzer) sourceFile(st *state, s site, abs, given string, args []field
 	st.chain = append(st.chain[:len(st.chain):len(st.chain)], ChainLink{File: s.file, Line: s.line})
 	a.stack = append(a.stack, abs)
 	a.depth++
-	a.stmts(st, &fileCtx{name: pf.name, abs: abs, posix: pf.posix}, pf.file.Stmts)
+	fc := pf.ctx()
+	if stripCR {
+		fc.crlfSrc = nil
+	}
+	a.stmts(st, fc, pf.file.Stmts)
 	a.depth--
 	a.stack = a.stack[:len(a.stack)-1]
 	st.returning = false
@@ -164,10 +195,21 @@ func (a *analyzer) sourceFile(st *state, s site, abs, given string, args []field
 	st.load = prevLoad
 }
 
+// loadOpts says how a loader applies a file's entries.
+type loadOpts struct {
+	exportAll bool       // every name is exported
+	fill      fillMode   // only names without a value are assigned
+	dialect   envDialect // how the loader reads the file
+	stripCR   bool       // the loader's pipeline removes carriage returns
+	by        string     // the loader, for messages ("dotenv run")
+}
+
 // entriesLoad applies env-file entries as a load at s.
-func (a *analyzer) entriesLoad(st *state, s site, what string, entries []dotenv.Entry, exportAll bool) {
+func (a *analyzer) entriesLoad(st *state, s site, what string, entries []dotenv.Entry, o loadOpts) {
 	prev := st.load
-	st.load = &loadCtx{ev: a.newEvent(evLoad, s, what), exportAll: exportAll}
+	ev := a.newEvent(evLoad, s, what)
+	ev.fill = o.fill
+	st.load = &loadCtx{ev: ev, exportAll: o.exportAll, fill: o.fill}
 	for _, e := range entries {
 		v := lit(e.Value)
 		if e.Dynamic {
@@ -180,7 +222,7 @@ func (a *analyzer) entriesLoad(st *state, s site, what string, entries []dotenv.
 
 // dotenvLoad reads an env file with internal/dotenv (export $(…), while
 // read …, env $(…)) and applies it as a load at s.
-func (a *analyzer) dotenvLoad(st *state, s site, abs string, exportAll bool) {
+func (a *analyzer) dotenvLoad(st *state, s site, abs string, o loadOpts) {
 	name := a.display(abs)
 	src, err := a.readFile(abs)
 	if err != nil {
@@ -192,11 +234,15 @@ func (a *analyzer) dotenvLoad(st *state, s site, abs string, exportAll bool) {
 		a.unresolved(st, s, name, true)
 		return
 	}
-	entries, derr := dotenv.Parse(name, src)
+	entries, derr := envEntries(name, src, o.dialect, o.stripCR)
 	if derr != nil {
 		a.report(EnvFileLoad, s, "the env file loaded here does not parse ("+derr.Error()+"): the rest of it is not checked")
 	}
-	a.entriesLoad(st, s, name, entries, exportAll)
+	what := name
+	if o.by != "" {
+		what += " (" + o.by + ")"
+	}
+	a.entriesLoad(st, s, what, entries, o)
 }
 
 // loadFile is the file a substitution reads, if it can be found.
@@ -206,6 +252,18 @@ type loadFile struct {
 	found   bool
 	cands   bool // the substitution names at least one file-like operand
 	exports bool // the substitution's text mentions export (sed 's/^/export /')
+	stripCR bool // the pipeline removes carriage returns (sed 's/\r$//', tr -d '\r', dos2unix)
+	xargs   bool // the pipeline ends in xargs, which removes quotes (not with -d or -0)
+}
+
+// wordsDialect is how the words of $(… F …) reach export, env or a for
+// loop: through xargs, unquoted as the shell reads them; else word-split
+// with the quotes kept.
+func (lf loadFile) wordsDialect() envDialect {
+	if lf.xargs {
+		return dialectShell
+	}
+	return dialectWords
 }
 
 // findLoadFile finds which file a command or process substitution reads:
@@ -227,11 +285,25 @@ func (a *analyzer) findLoadFile(st *state, fc *fileCtx, stmts []*syntax.Stmt) lo
 				if strings.Contains(n.Value, "export") {
 					res.exports = true
 				}
+				if strings.Contains(n.Value, `\r`) {
+					res.stripCR = true
+				}
 			case *syntax.Lit:
 				if strings.Contains(n.Value, "export") {
 					res.exports = true
 				}
+				if strings.Contains(n.Value, `\r`) || n.Value == "dos2unix" {
+					res.stripCR = true
+				}
 			case *syntax.CallExpr:
+				if len(n.Args) > 0 && n.Args[0].Lit() == "xargs" {
+					res.xargs = true
+					for _, w := range n.Args[1:] {
+						if l := w.Lit(); strings.HasPrefix(l, "-d") || l == "-0" || l == "--null" || strings.HasPrefix(l, "--delimiter") {
+							res.xargs = false
+						}
+					}
+				}
 				if len(n.Args) < 2 {
 					return true
 				}
@@ -244,6 +316,9 @@ func (a *analyzer) findLoadFile(st *state, fc *fileCtx, stmts []*syntax.Stmt) lo
 	for _, c := range cands {
 		if !c.known {
 			res.cands = true
+			if res.name == "" && c.word != nil {
+				res.name = nodeText(c.word)
+			}
 			if res.name == "" && c.s != "" {
 				res.name = c.s
 			}
@@ -317,7 +392,7 @@ func (a *analyzer) substLoads(st *state, fc *fileCtx, s site, f field, exportAll
 		lf := a.findLoadFile(st, fc, cs.Stmts)
 		switch {
 		case lf.found:
-			a.dotenvLoad(st, s, lf.abs, exportAll)
+			a.dotenvLoad(st, s, lf.abs, loadOpts{exportAll: exportAll, stripCR: lf.stripCR, dialect: lf.wordsDialect()})
 		case lf.cands:
 			a.unresolved(st, s, lf.name, true)
 		default:
@@ -332,7 +407,7 @@ func (a *analyzer) streamLoad(st *state, fc *fileCtx, s site, stmts []*syntax.St
 	lf := a.findLoadFile(st, fc, stmts)
 	switch {
 	case lf.found:
-		a.sourceFile(st, s, lf.abs, lf.abs, nil, true, lf.exports)
+		a.sourceFile(st, s, lf.abs, lf.abs, nil, true, lf.exports, lf.stripCR)
 	case lf.cands:
 		a.unresolved(st, s, lf.name, true)
 	case !quiet:
@@ -414,6 +489,11 @@ func (a *analyzer) whileReadLoad(st *state, fc *fileCtx, s *syntax.Stmt, c *synt
 	if !reads || !exports && !evals {
 		return
 	}
+	// export "$line" takes each line verbatim; eval "$line" reads it as shell.
+	o := loadOpts{exportAll: exports, fill: loopFill(c.Do), dialect: dialectLines}
+	if evals && !exports {
+		o.dialect = dialectShell
+	}
 	ev := &evaluator{a: a, st: st, fc: fc}
 	for _, r := range s.Redirs {
 		if r.Op != syntax.RdrIn || r.Word == nil {
@@ -426,7 +506,9 @@ func (a *analyzer) whileReadLoad(st *state, fc *fileCtx, s *syntax.Stmt, c *synt
 			for _, ps := range f.procs {
 				lf := a.findLoadFile(st, fc, ps.Stmts)
 				if lf.found {
-					a.dotenvLoad(st, site, lf.abs, exports)
+					o := o
+					o.stripCR = lf.stripCR
+					a.dotenvLoad(st, site, lf.abs, o)
 				} else {
 					a.unresolved(st, site, lf.name, true)
 				}
@@ -442,6 +524,6 @@ func (a *analyzer) whileReadLoad(st *state, fc *fileCtx, s *syntax.Stmt, c *synt
 			a.unresolved(st, site, f.s, true)
 			continue
 		}
-		a.dotenvLoad(st, site, abs, exports)
+		a.dotenvLoad(st, site, abs, o)
 	}
 }

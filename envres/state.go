@@ -61,6 +61,8 @@ type event struct {
 	// note says where inside a function the change was made, when the
 	// site is the function's call.
 	note string
+	// fill marks a fill-only load (it assigns only unset or empty names).
+	fill fillMode
 }
 
 // varState is what is known of one variable.
@@ -206,6 +208,7 @@ type cmdRef struct {
 type loadCtx struct {
 	ev        *event
 	exportAll bool
+	fill      fillMode
 }
 
 func (s *state) get(name string) (varState, bool) { return s.vars.get(name) }

@@ -143,6 +143,11 @@ func (a *analyzer) checkProtected(p *protVar, vs varState) {
 			if ok || ev.unresolved {
 				continue
 			}
+			if ev.fill == fillUnsetOrEmpty && p.known && p.value == "" {
+				a.report(EnvFileClobber, ev.site, ev.what+" is loaded only into names that are unset or empty, and the override of protected variable "+
+					p.name+" is empty: the worker gets the file's value, not the override"+ev.note, p.name)
+				continue
+			}
 			a.report(EnvFileClobber, ev.site, ev.what+" is loaded into the exported environment and assigns protected variable "+
 				p.name+" "+a.describe(p, ev, vs, desc)+": the worker gets the file's value, not the override"+ev.note, p.name)
 		case evAssign:

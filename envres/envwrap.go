@@ -1,0 +1,213 @@
+package envres
+
+import (
+	"path/filepath"
+	"strings"
+)
+
+// Env-loading wrappers of the worker read an env file into the
+// environment of the command they run. Whether the file's values win over
+// the caller's depends on the tool:
+//
+//	dotenv run CMD              python-dotenv: overrides (unless --no-override)
+//	dotenv [-e F] [-o] -- CMD   dotenv-cli: only with -o/--override
+//	dotenvx run [-f F] [-o] --  only with -o/--overload
+//	uv run --env-file F CMD     never (the caller's environment wins)
+//	node --env-file=F script    never
+//
+// A wrapper that does not override is a fill-only load: no finding.
+
+// envLoader is a parsed env-loading wrapper.
+type envLoader struct {
+	by       string   // the tool, for messages
+	files    []string // env files, as given
+	override bool
+	dialect  envDialect
+	rest     []field // the command it runs (node: itself)
+	named    bool    // a file was named (a missing default file is no finding)
+}
+
+// parseEnvLoader recognises an env-loading wrapper at fs[0].
+func parseEnvLoader(fs []field) (envLoader, bool) {
+	if len(fs) < 2 || !fs[0].known {
+		return envLoader{}, false
+	}
+	arg := func(i int) string {
+		if i < len(fs) && fs[i].known {
+			return fs[i].s
+		}
+		return ""
+	}
+	switch base := filepath.Base(fs[0].s); base {
+	case "dotenv":
+		// python-dotenv has a "run" subcommand; dotenv-cli does not.
+		for i := 1; i < len(fs) && strings.HasPrefix(arg(i), "-") || arg(i) == "run"; i++ {
+			if arg(i) == "run" {
+				return parsePythonDotenv(fs, arg)
+			}
+			switch arg(i) {
+			case "-f", "--file", "-q", "--quote", "-e", "--export":
+				i++
+			}
+		}
+		l := envLoader{by: "dotenv-cli", dialect: dialectDotenv}
+		i := 1
+		for ; i < len(fs); i++ {
+			o := arg(i)
+			switch {
+			case o == "--":
+				i++
+				l.rest = fs[i:]
+				return l.withDefault(".env"), true
+			case o == "-e":
+				l.files = append(l.files, arg(i+1))
+				l.named = true
+				i++
+			case o == "-o" || o == "--override":
+				l.override = true
+			case o == "-v" || o == "-p" || o == "-c":
+				i++
+			case strings.HasPrefix(o, "-"):
+			default:
+				l.rest = fs[i:]
+				return l.withDefault(".env"), true
+			}
+		}
+		return envLoader{}, false
+	case "dotenvx":
+		if arg(1) != "run" {
+			return envLoader{}, false
+		}
+		l := envLoader{by: "dotenvx run", dialect: dialectDotenv}
+		for i := 2; i < len(fs); i++ {
+			o := arg(i)
+			switch {
+			case o == "--":
+				l.rest = fs[i+1:]
+				return l.withDefault(".env"), true
+			case o == "-f" || o == "--env-file":
+				l.files = append(l.files, arg(i+1))
+				l.named = true
+				i++
+			case o == "-o" || o == "--overload" || o == "--override":
+				l.override = true
+			case o == "--env" || o == "--convention" || o == "-fk" || o == "--env-keys-file":
+				i++
+			case strings.HasPrefix(o, "-"):
+			default:
+				l.rest = fs[i:]
+				return l.withDefault(".env"), true
+			}
+		}
+		return envLoader{}, false
+	case "uv":
+		if arg(1) != "run" {
+			return envLoader{}, false
+		}
+		l := envLoader{by: "uv run --env-file", dialect: dialectDotenv}
+		for i := 2; i < len(fs); i++ {
+			o := arg(i)
+			switch {
+			case o == "--":
+				l.rest = fs[i+1:]
+				return l, len(l.files) > 0
+			case o == "--env-file":
+				l.files = append(l.files, arg(i+1))
+				i++
+			case strings.HasPrefix(o, "--env-file="):
+				l.files = append(l.files, strings.TrimPrefix(o, "--env-file="))
+			case uvValueOpt[o]:
+				i++
+			case strings.HasPrefix(o, "-"):
+			default:
+				l.rest = fs[i:]
+				return l, len(l.files) > 0
+			}
+		}
+	case "node", "nodejs":
+		l := envLoader{by: "node --env-file", dialect: dialectDotenv, rest: fs}
+		for i := 1; i < len(fs); i++ {
+			o := arg(i)
+			switch {
+			case o == "--env-file" || o == "--env-file-if-exists":
+				l.files = append(l.files, arg(i+1))
+				i++
+			case strings.HasPrefix(o, "--env-file="):
+				l.files = append(l.files, strings.TrimPrefix(o, "--env-file="))
+			case strings.HasPrefix(o, "--env-file-if-exists="):
+				l.files = append(l.files, strings.TrimPrefix(o, "--env-file-if-exists="))
+			case !strings.HasPrefix(o, "-"):
+				return l, len(l.files) > 0 // the script: its own arguments follow
+			}
+		}
+		return l, len(l.files) > 0
+	}
+	return envLoader{}, false
+}
+
+// uvValueOpt are uv run's options that take a value.
+var uvValueOpt = map[string]bool{
+	"--with": true, "-w": true, "--with-editable": true, "--with-requirements": true, "-p": true, "--python": true,
+	"--project": true, "--directory": true, "--package": true, "--extra": true, "--group": true, "--only-group": true,
+	"--no-group": true, "--index": true, "--default-index": true, "-i": true, "--index-url": true,
+	"--extra-index-url": true, "-f": true, "--find-links": true, "--cache-dir": true, "--config-file": true,
+	"--python-platform": true, "--no-extra": true, "--index-strategy": true, "--keyring-provider": true,
+	"--resolution": true, "--prerelease": true, "--exclude-newer": true, "--link-mode": true, "--refresh-package": true,
+	"--reinstall-package": true, "--upgrade-package": true, "-P": true, "-C": true, "--config-setting": true,
+}
+
+// parsePythonDotenv is python-dotenv's CLI: dotenv [-f F] run [--no-override] CMD.
+func parsePythonDotenv(fs []field, arg func(int) string) (envLoader, bool) {
+	l := envLoader{by: "dotenv run", override: true, dialect: dialectPython}
+	i := 1
+	for ; i < len(fs) && arg(i) != "run"; i++ {
+		if arg(i) == "-f" || arg(i) == "--file" {
+			l.files = append(l.files, arg(i+1))
+			l.named = true
+			i++
+		} else if arg(i) == "-q" || arg(i) == "--quote" || arg(i) == "-e" || arg(i) == "--export" {
+			i++
+		}
+	}
+	for i++; i < len(fs); i++ {
+		switch o := arg(i); {
+		case o == "--override":
+			l.override = true
+		case o == "--no-override":
+			l.override = false
+		case o == "--":
+			l.rest = fs[i+1:]
+			return l.withDefault(".env"), true
+		case strings.HasPrefix(o, "-"):
+		default:
+			l.rest = fs[i:]
+			return l.withDefault(".env"), true
+		}
+	}
+	return envLoader{}, false
+}
+
+func (l envLoader) withDefault(f string) envLoader {
+	if len(l.files) == 0 {
+		l.files = []string{f}
+	}
+	return l
+}
+
+// envLoaderLoad applies the wrapper's env files to the command's state.
+func (a *analyzer) envLoaderLoad(st, cst *state, fc *fileCtx, fs []field, l envLoader) {
+	s := a.siteAt(st, fc, fs[0].pos)
+	o := loadOpts{exportAll: true, dialect: l.dialect, by: l.by}
+	if !l.override {
+		o.fill = fillUnset
+	}
+	for _, f := range l.files {
+		abs := joinPath(cst.cwd, f)
+		switch {
+		case abs != "" && isFile(abs):
+			a.dotenvLoad(cst, s, abs, o)
+		case l.override && (l.named || abs == ""):
+			a.unresolved(cst, s, f, true)
+		}
+	}
+}
