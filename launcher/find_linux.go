@@ -80,6 +80,14 @@ func (la *Launch) findAndVerify(ctx context.Context, v *verify.Verifier, r *veri
 				return la.verifyAndReady(ctx, v, r, worker, wfd, deadline)
 			}
 		}
+		if la.opts.Progress != nil {
+			p := la.progressBase(r.Attempts, polling)
+			p.Phase, p.Worker = PhaseWorker, worker
+			if worker != 0 {
+				p.Phase, p.Comm = PhaseListen, la.worker.Comm
+			}
+			la.progress(p)
+		}
 		if time.Now().After(deadline) {
 			if h := la.foreignHolder(tree); h != nil {
 				return la.raceError(r, h)
@@ -235,6 +243,9 @@ func (la *Launch) verifyAndReady(ctx context.Context, v *verify.Verifier, r *ver
 			r.Tail = Tail(la.LogPath(), 10)
 			return &Error{Code: CodeExited, Kind: verify.KindNotReady, Report: r, Msg: r.Problems[len(r.Problems)-1].Message}
 		}
+		p := la.progressBase(r.Attempts, deadline.Add(-l.ReadyTimeout()))
+		p.Phase, p.Worker, p.Comm, p.Last = PhaseReady, worker, la.worker.Comm, lastErr.Error()
+		la.progress(p)
 		// Wait for the next probe, waking at once if the worker exits.
 		d := min(pause(), time.Until(deadline))
 		unix.Poll([]unix.PollFd{{Fd: int32(wfd), Events: unix.POLLIN}}, max(int(d/time.Millisecond), 1))

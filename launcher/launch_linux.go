@@ -39,6 +39,8 @@ type Launch struct {
 	// pending is set while the provisional record stands in the state dir.
 	pending  bool
 	stopOnce sync.Once
+	// lastProgress is what Options.Progress was told last.
+	lastProgress Progress
 }
 
 // Pid returns the worker's pid.

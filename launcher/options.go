@@ -30,4 +30,7 @@ type Options struct {
 	Proc proc.FS
 	// SpecHash is recorded with the launch (schema.File.Hash).
 	SpecHash string
+	// Progress, when set, is called (from Start's goroutine) each time
+	// what the launch waits for changes.
+	Progress func(Progress)
 }

@@ -155,10 +155,5 @@ func (a *app) color(w io.Writer) bool {
 	if a.noColor || os.Getenv("NO_COLOR") != "" {
 		return false
 	}
-	f, ok := w.(*os.File)
-	if !ok {
-		return false
-	}
-	fi, err := f.Stat()
-	return err == nil && fi.Mode()&os.ModeCharDevice != 0
+	return isTerminal(w)
 }

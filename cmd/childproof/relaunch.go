@@ -62,18 +62,24 @@ unexpected delta, 4 port held by a stranger, 5 the worker exited before ready, 6
 			if err != nil {
 				return err
 			}
-			return a.relaunch(c.Context(), arg, vars, sets, detach, noLint, timeout)
+			// Without --detach (or --detach=false), relaunch runs the way
+			// the recorded launch ran.
+			var detachFlag *bool
+			if c.Flags().Changed("detach") {
+				detachFlag = &detach
+			}
+			return a.relaunch(c.Context(), arg, vars, sets, detachFlag, noLint, timeout)
 		},
 	}
 	addVarFlag(c, &vars)
 	c.Flags().StringArrayVar(&sets, "set", nil, "the delta, `NAME=VALUE` (repeatable): an extra override, and the only names allowed to change on the worker")
-	c.Flags().BoolVar(&detach, "detach", false, "return once the worker is verified; leave it running")
+	c.Flags().BoolVar(&detach, "detach", false, "return once the worker is verified; leave it running (default: as the recorded launch ran; --detach=false for the foreground)")
 	c.Flags().BoolVar(&noLint, "no-lint", false, "relaunch even when the dispatch chain's lint finds an error")
 	c.Flags().DurationVar(&timeout, "timeout", 10*time.Second, "how long to wait after SIGTERM to the previous launch before SIGKILL")
 	return c
 }
 
-func (a *app) relaunch(ctx context.Context, arg string, vars, sets []string, detach, noLint bool, timeout time.Duration) error {
+func (a *app) relaunch(ctx context.Context, arg string, vars, sets []string, detachFlag *bool, noLint bool, timeout time.Duration) error {
 	set, err := parseAssignments("--set", sets)
 	if err != nil {
 		return err
@@ -107,6 +113,10 @@ func (a *app) relaunch(ctx context.Context, arg string, vars, sets []string, det
 	if rec != nil && f != nil && rec.SpecHash != "" && rec.SpecHash != f.Hash {
 		fmt.Fprintf(a.stderr, "childproof: warning: %s changed since the recorded launch of %s: any change it makes on the worker is an unexpected delta\n", displayPath(l.SpecPath, false), l.Name)
 	}
+	detach := rec != nil && rec.Detached
+	if detachFlag != nil {
+		detach = *detachFlag
+	}
 	a.warnSetAliases(l, set)
 	if !noLint {
 		if err := a.lintBeforeRun(ctx, "relaunch", withSet(l, set)); err != nil {
@@ -120,7 +130,12 @@ func (a *app) relaunch(ctx context.Context, arg string, vars, sets []string, det
 	}
 	sigs, stopSigs := forwardSignals(detach)
 	defer stopSigs()
+	lc := a.newConsole(false)
+	defer lc.close()
+	view := lc.view(l, detach)
+	opts.Progress = view.progress()
 	la, res, err := launcher.Relaunch(ctx, l, opts)
+	view.started(la)
 	if res != nil && res.Stopped != nil {
 		fmt.Fprintf(a.stderr, "childproof: relaunch: %s\n", res.Stopped.Message)
 	}

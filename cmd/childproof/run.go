@@ -87,7 +87,12 @@ func (a *app) run(ctx context.Context, arg string, vars, sets []string, detach, 
 	// verification and the supervision loop is forwarded, not lost.
 	sigs, stopSigs := forwardSignals(detach)
 	defer stopSigs()
+	lc := a.newConsole(false)
+	defer lc.close()
+	view := lc.view(l, detach)
+	opts.Progress = view.progress()
 	la, err := launcher.Start(ctx, l, opts)
+	view.started(la)
 	if err != nil {
 		return a.launchErr(err)
 	}
