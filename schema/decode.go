@@ -31,6 +31,7 @@ func (l *loader) eval(a *hcl.Attribute, ty cty.Type) (v cty.Value, secret []cty.
 			secret = append(secret, p.Path)
 		}
 	}
+	l.noteSecret(a.Expr, secret)
 	if raw.IsNull() {
 		return cty.NilVal, nil, false
 	}
@@ -165,7 +166,11 @@ func (l *loader) integer(a *hcl.Attribute) (int, bool) {
 	bf := v.AsBigFloat()
 	r := a.Expr.Range()
 	if !bf.IsInt() {
-		l.errorf(&r, "Invalid value", "%q must be a whole number, got %s", a.Name, bf.Text('g', 10))
+		got := bf.Text('g', 10)
+		if l.hiddenAt(r) {
+			got = hiddenValue{r}.String()
+		}
+		l.errorf(&r, "Invalid value", "%q must be a whole number, got %s", a.Name, got)
 		return 0, false
 	}
 	i, _ := bf.Int64()
@@ -242,3 +247,60 @@ func ns(parts ...any) string {
 	}
 	return b.String()
 }
+
+// noteSecret remembers which parts of an attribute's value came from env()
+// or file() (secret, by their paths in the value): the whole expression,
+// list elements and map entries, by source range. Diagnostics about those
+// parts name the range, never the value (see hiddenAt).
+func (l *loader) noteSecret(e hcl.Expression, secret []cty.Path) {
+	if len(secret) == 0 {
+		return
+	}
+	if l.sensitive == nil {
+		l.sensitive = map[hcl.Range]bool{}
+	}
+	elems := elementRanges(e)
+	var keys map[string]hcl.Range
+	for _, p := range secret {
+		if len(p) == 0 {
+			l.sensitive[e.Range()] = true
+			continue
+		}
+		ix, ok := p[0].(cty.IndexStep)
+		if !ok {
+			l.sensitive[e.Range()] = true
+			continue
+		}
+		switch ix.Key.Type() {
+		case cty.Number:
+			if i, acc := ix.Key.AsBigFloat().Int64(); acc == 0 && i >= 0 && int(i) < len(elems) {
+				l.sensitive[elems[i]] = true
+				continue
+			}
+		case cty.String:
+			if keys == nil {
+				keys = l.keyRanges(e)
+			}
+			if r, ok := keys[ix.Key.AsString()]; ok {
+				l.sensitive[r] = true
+				continue
+			}
+		}
+		l.sensitive[e.Range()] = true
+	}
+}
+
+// hiddenAt reports whether the value written at r came from env() or
+// file().
+func (l *loader) hiddenAt(r hcl.Range) bool { return l.sensitive[r] }
+
+// hiddenValue stands for a secret value in a diagnostic: it names where
+// the value is written, never the value. It prints the same for %v, %s
+// and %q.
+type hiddenValue struct{ at hcl.Range }
+
+func (h hiddenValue) String() string {
+	return fmt.Sprintf("(the value from env() or file() at %s, not shown)", shortRange(h.at))
+}
+
+func (h hiddenValue) Format(f fmt.State, verb rune) { fmt.Fprint(f, h.String()) }

@@ -1,6 +1,7 @@
 package schema
 
 import (
+	"fmt"
 	"path/filepath"
 
 	"github.com/childproof/childproof/internal/redact"
@@ -71,24 +72,44 @@ func (l *loader) envFunc() function.Function {
 func (l *loader) fileFunc() function.Function {
 	return function.New(&function.Spec{
 		Description: "The contents of a file, relative to the spec file's directory.",
-		Params:      []function.Parameter{{Name: "path", Type: cty.String}},
+		Params:      []function.Parameter{{Name: "path", Type: cty.String, AllowMarked: true}},
 		Type:        function.StaticReturnType(cty.String),
 		Impl: func(args []cty.Value, _ cty.Type) (cty.Value, error) {
-			p := args[0].AsString()
-			if p == "" {
-				return cty.NilVal, function.NewArgErrorf(0, "file() needs a path")
+			arg, marks := args[0].Unmark()
+			p := arg.AsString()
+			if src, secret := markName(marks); secret {
+				// A path from env() or file() is itself secret: errors
+				// name where it came from, and the contents are masked
+				// under that name.
+				v, err := l.readFile(p)
+				if err != nil {
+					return cty.NilVal, function.NewArgErrorf(0, "cannot read the file named by %s", src)
+				}
+				return l.secretValue("file:"+src, v).WithMarks(marks), nil
 			}
-			if !filepath.IsAbs(p) {
-				p = filepath.Join(l.dir, p)
-			}
-			b, err := readLimited(p)
+			v, err := l.readFile(p)
 			if err != nil {
-				return cty.NilVal, function.NewArgErrorf(0, "cannot read %s", oneLineErr(err))
+				return cty.NilVal, function.NewArgErrorf(0, "%s", err)
 			}
-			if !utf8.Valid(b) {
-				return cty.NilVal, function.NewArgErrorf(0, "%s is not valid UTF-8 text", p)
-			}
-			return l.secretValue("file:"+args[0].AsString(), string(b)), nil
+			return l.secretValue("file:"+p, v), nil
 		},
 	})
+}
+
+// readFile reads file()'s path, relative to the spec's directory.
+func (l *loader) readFile(p string) (string, error) {
+	if p == "" {
+		return "", fmt.Errorf("file() needs a path")
+	}
+	if !filepath.IsAbs(p) {
+		p = filepath.Join(l.dir, p)
+	}
+	b, err := readLimited(p)
+	if err != nil {
+		return "", fmt.Errorf("cannot read %s", oneLineErr(err))
+	}
+	if !utf8.Valid(b) {
+		return "", fmt.Errorf("%s is not valid UTF-8 text", p)
+	}
+	return string(b), nil
 }

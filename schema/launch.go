@@ -60,6 +60,34 @@ type launchState struct {
 	whole  hcl.Range
 }
 
+// hidden reports whether the part ns (or the list or map it belongs to)
+// came from env() or file(), with the range a diagnostic names instead of
+// its value.
+func (l *loader) hidden(s *launchState, ns string) (hcl.Range, bool) {
+	for {
+		if r, ok := s.parts[ns]; ok && l.hiddenAt(r) {
+			return r, true
+		}
+		switch {
+		case strings.HasSuffix(ns, "]"):
+			ns = ns[:strings.LastIndexByte(ns, '[')]
+		case strings.Contains(ns, "."):
+			ns = ns[:strings.LastIndexByte(ns, '.')]
+		default:
+			return hcl.Range{}, false
+		}
+	}
+}
+
+// shown is v, or a hiddenValue naming the range of part ns when it came
+// from env() or file().
+func (l *loader) shown(s *launchState, ns string, v string) any {
+	if r, ok := l.hidden(s, ns); ok {
+		return hiddenValue{r}
+	}
+	return v
+}
+
 func (s *launchState) rng(ns string) *hcl.Range {
 	for {
 		if r, ok := s.parts[ns]; ok {
@@ -210,7 +238,7 @@ func (l *loader) launch(b *hcl.Block, aliases map[string]string) *Launch {
 		mark(blk.Type, n)
 	}
 	decodeFailed := l.diags[before:].HasErrors()
-	for _, p := range validateLaunch(&s.raw) {
+	for _, p := range validateLaunch(&s.raw, func(ns string) (hcl.Range, bool) { return l.hidden(s, ns) }) {
 		root := p.ns
 		if i := strings.IndexAny(root, "[."); i >= 0 {
 			root = root[:i]
@@ -402,7 +430,11 @@ func (l *loader) finish(s *launchState, aliases map[string]string, before int) *
 		}
 		la.Dir = filepath.Clean(d)
 		if fi, err := os.Stat(la.Dir); err != nil || !fi.IsDir() {
-			l.errorf(s.rng("dir"), "Directory not found", "dir %q (%s) is not a directory", r.Dir, la.Dir)
+			if h, ok := l.hidden(s, "dir"); ok {
+				l.errorf(s.rng("dir"), "Directory not found", "dir %v is not a directory", hiddenValue{h})
+			} else {
+				l.errorf(s.rng("dir"), "Directory not found", "dir %q (%s) is not a directory", r.Dir, la.Dir)
+			}
 		}
 	}
 	// Env file.
@@ -413,11 +445,19 @@ func (l *loader) finish(s *launchState, aliases map[string]string, before int) *
 			p = filepath.Join(l.dir, p)
 		}
 		la.EnvFile = filepath.Clean(p)
+		shownName := r.EnvFile
+		h, hide := l.hidden(s, "env_file")
+		if hide {
+			shownName = hiddenValue{h}.String()
+		}
 		data, err := readLimited(la.EnvFile)
-		if err != nil {
+		switch {
+		case err != nil && hide:
+			l.errorf(s.rng("env_file"), "Cannot read env_file", "env_file %s cannot be read", shownName)
+		case err != nil:
 			l.errorf(s.rng("env_file"), "Cannot read env_file", "%s", oneLineErr(err))
-		} else {
-			entries, err := dotenv.Parse(r.EnvFile, data)
+		default:
+			entries, err := dotenv.Parse(shownName, data)
 			if err != nil {
 				l.errorf(s.rng("env_file"), "Invalid env_file", "%v", err)
 			}
@@ -448,10 +488,16 @@ func (l *loader) finish(s *launchState, aliases map[string]string, before int) *
 			script = filepath.Join(la.Dir, script)
 		}
 		if fi, err := os.Stat(script); err != nil || !fi.Mode().IsRegular() {
-			l.errorf(s.rng("dispatch[0]"), "Dispatch script not found", "%q (%s) is not a file; dispatch[0] is a script path relative to dir", la.Dispatch[0], script)
+			if h, ok := l.hidden(s, "dispatch[0]"); ok {
+				l.errorf(s.rng("dispatch[0]"), "Dispatch script not found", "%v is not a file; dispatch[0] is a script path relative to dir", hiddenValue{h})
+			} else {
+				l.errorf(s.rng("dispatch[0]"), "Dispatch script not found", "%q (%s) is not a file; dispatch[0] is a script path relative to dir", la.Dispatch[0], script)
+			}
 		}
 	}
-	if len(la.Command) > 0 {
+	// A program named by env() or file() is not looked up here: the
+	// warning would have to name it.
+	if _, hide := l.hidden(s, "command[0]"); !hide && len(la.Command) > 0 {
 		prog := la.Command[0]
 		if strings.Contains(prog, "/") {
 			p := prog
@@ -471,12 +517,22 @@ func (l *loader) finish(s *launchState, aliases map[string]string, before int) *
 		v, inEnv := la.Env[name]
 		switch {
 		case inEnv && v == "":
-			l.errorf(s.rng(ns("require", i)), "Required variable set empty", "%s is required to be non-empty on the worker, but env sets it to an empty string", name)
+			l.errorf(s.rng(ns("require", i)), "Required variable set empty", "%v is required to be non-empty on the worker, but env sets it to an empty string", l.shown(s, ns("require", i), name))
 		case inEnv, envFileNames[name], la.Inherits(name):
 		default:
-			detail := fmt.Sprintf("%s is required on the worker but no source provides it: it is not a key of env, not in inherit (%s)", name, strings.Join(inherit, ", "))
+			shownInherit := make([]string, len(inherit))
+			for j, n := range inherit {
+				shownInherit[j] = n
+				if la.Inherit != nil {
+					if h, ok := l.hidden(s, ns("inherit", j)); ok {
+						shownInherit[j] = hiddenValue{h}.String()
+					}
+				}
+			}
+			shownName := fmt.Sprint(l.shown(s, ns("require", i), name))
+			detail := fmt.Sprintf("%s is required on the worker but no source provides it: it is not a key of env, not in inherit (%s)", shownName, strings.Join(shownInherit, ", "))
 			if la.EnvFile != "" {
-				detail += ", and " + r.EnvFile + " does not set it"
+				detail += ", and " + fmt.Sprint(l.shown(s, "env_file", r.EnvFile)) + " does not set it"
 			} else {
 				detail += ", and there is no env_file"
 			}

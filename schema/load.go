@@ -163,6 +163,9 @@ type loader struct {
 	ctx    *hcl.EvalContext
 	// secrets are the values env() and file() returned while loading.
 	secrets []redact.Secret
+	// sensitive holds the source ranges whose value came from env() or
+	// file(): an attribute, a list element or a map key.
+	sensitive map[hcl.Range]bool
 }
 
 func (l *loader) errorf(rng *hcl.Range, summary, format string, args ...any) {
@@ -254,9 +257,13 @@ func (l *loader) aliases(blocks []*hcl.Block) map[string]string {
 			continue
 		}
 		r := a.Expr.Range()
+		var shown any = v
+		if l.hiddenAt(r) {
+			shown = hiddenValue{r}
+		}
 		switch {
 		case !isEnvName(v):
-			l.errorf(&r, "Invalid alias target", "%q is not a valid environment variable name", v)
+			l.errorf(&r, "Invalid alias target", "%q is not a valid environment variable name", shown)
 		case v == name:
 			l.errorf(&r, "Invalid alias target", "alias %q points at itself", name)
 		default:

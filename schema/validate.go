@@ -2,6 +2,7 @@ package schema
 
 import (
 	"fmt"
+	"github.com/hashicorp/hcl/v2"
 	"net/netip"
 	"path/filepath"
 	"slices"
@@ -193,8 +194,10 @@ func isPrintASCII(s string) bool {
 }
 
 // validateLaunch checks r's constraints (the validate tags of the raw
-// structs) and explains each failure, in the order of the fields.
-func validateLaunch(r *rawLaunch) []fieldProblem {
+// structs) and explains each failure, in the order of the fields. A value
+// for which hide returns true came from env() or file(): the explanation
+// names its source range instead (nil hides nothing).
+func validateLaunch(r *rawLaunch, hide func(ns string) (hcl.Range, bool)) []fieldProblem {
 	var c constraints
 	if !isLaunchName(r.Name) {
 		c.fail("name", "name", "launchname", r.Name)
@@ -330,6 +333,11 @@ func validateLaunch(r *rawLaunch) []fieldProblem {
 	}
 	var out []fieldProblem
 	for _, f := range c {
+		if hide != nil {
+			if rng, ok := hide(f.ns); ok {
+				f.val = hiddenValue{rng}
+			}
+		}
 		s, d := explain(f)
 		out = append(out, fieldProblem{ns: f.ns, summary: s, detail: d})
 	}
@@ -392,6 +400,9 @@ func explain(fe fieldFail) (string, string) {
 	case "slurmtime":
 		return "Invalid slurm time", fmt.Sprintf("slurm time %q is not a SLURM time limit: MM, MM:SS, HH:MM:SS, D-HH, D-HH:MM or D-HH:MM:SS (digits only)", val)
 	case "maxbytes":
+		if _, hidden := val.(hiddenValue); hidden {
+			return "Worker comm too long", fmt.Sprintf("comm %v is longer than 15 bytes; the kernel keeps only the first 15 bytes of /proc/PID/comm, so it could never match — use the first 15 bytes or exe", val)
+		}
 		return "Worker comm too long", fmt.Sprintf("comm %q is %d bytes; the kernel keeps only the first 15 bytes of /proc/PID/comm, so it could never match — use the first 15 bytes or exe", val, len(fmt.Sprint(val)))
 	case "abspath":
 		return "Relative worker exe", fmt.Sprintf("exe %q must be an absolute path: /proc/PID/exe is always absolute", val)

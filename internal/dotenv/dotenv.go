@@ -36,6 +36,17 @@ func (e *SyntaxError) Error() string {
 // entries before that error are still returned.
 func Parse(file string, data []byte) ([]Entry, error) {
 	p := &parser{file: file, src: string(data), line: 1, col: 1}
+	if strings.HasPrefix(p.src, "\xef\xbb\xbf") {
+		// A shell sourcing the file would run "\ufeffNAME=…" as a command.
+		return nil, p.errorf("the file starts with a UTF-8 byte order mark (EF BB BF), which a shell does not skip; save it without one")
+	}
+	if i := strings.IndexByte(p.src, 0); i >= 0 {
+		// No process can receive it (execve ends a value there): check
+		// and run refuse it alike.
+		line := 1 + strings.Count(p.src[:i], "\n")
+		col := i - strings.LastIndexByte(p.src[:i], '\n')
+		return nil, &SyntaxError{File: file, Line: line, Col: col, Msg: "a NUL byte, which no environment variable can hold"}
+	}
 	var out []Entry
 	for {
 		p.skipBlank()
@@ -152,7 +163,7 @@ func (p *parser) assignment() (Entry, error) {
 	e := Entry{Line: p.line, Col: p.col}
 	name := p.name()
 	if name == "" {
-		return e, p.errorf("expected a variable name, found %q", p.peek())
+		return e, p.errorf("expected a variable name, found %s", showByte(p.peek()))
 	}
 	if name == "export" && !p.eof() && (p.peek() == ' ' || p.peek() == '\t') {
 		p.skipSpaces()
@@ -162,7 +173,7 @@ func (p *parser) assignment() (Entry, error) {
 			if p.eof() {
 				return e, p.errorf("expected a variable name after export")
 			}
-			return e, p.errorf("expected a variable name after export, found %q", p.peek())
+			return e, p.errorf("expected a variable name after export, found %s", showByte(p.peek()))
 		}
 	}
 	e.Name = name
@@ -193,10 +204,11 @@ func (p *parser) assignment() (Entry, error) {
 			p.skipLine()
 			return e, nil
 		case c == '\'':
+			line, col := p.line, p.col
 			p.advance()
 			for {
 				if p.eof() {
-					return e, p.errorf("unterminated single quote in the value of %s", name)
+					return e, &SyntaxError{File: p.file, Line: line, Col: col, Msg: fmt.Sprintf("unterminated single quote in the value of %s: the quote opened here is never closed", name)}
 				}
 				if c := p.advance(); c == '\'' {
 					break
@@ -205,10 +217,11 @@ func (p *parser) assignment() (Entry, error) {
 				}
 			}
 		case c == '"':
+			line, col := p.line, p.col
 			p.advance()
 			for {
 				if p.eof() {
-					return e, p.errorf("unterminated double quote in the value of %s", name)
+					return e, &SyntaxError{File: p.file, Line: line, Col: col, Msg: fmt.Sprintf("unterminated double quote in the value of %s: the quote opened here is never closed", name)}
 				}
 				c := p.advance()
 				if c == '"' {
@@ -243,4 +256,13 @@ func (p *parser) assignment() (Entry, error) {
 	}
 	e.Value = b.String()
 	return e, nil
+}
+
+// showByte renders an unexpected byte for a message: printable ASCII
+// quoted, anything else as its hex value (never a run of a value).
+func showByte(c byte) string {
+	if c >= 0x20 && c < 0x7f {
+		return fmt.Sprintf("%q", rune(c))
+	}
+	return fmt.Sprintf("byte 0x%02x", c)
 }

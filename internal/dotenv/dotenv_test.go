@@ -69,3 +69,21 @@ func FuzzParse(f *testing.F) {
 		}
 	})
 }
+
+func TestParseTrustErrors(t *testing.T) {
+	for _, tc := range []struct{ name, src, want string }{
+		{"bom", "\xef\xbb\xbfA=1\n", "f:1:1: the file starts with a UTF-8 byte order mark (EF BB BF), which a shell does not skip; save it without one"},
+		{"nul", "A=1\nB=x\x00y\n", "f:2:4: a NUL byte, which no environment variable can hold"},
+		{"nul quoted", "A='x\x00'\n", "f:1:5: a NUL byte, which no environment variable can hold"},
+		{"unterminated double", "A=1\nB=\"open\nC=3\nD=4\n", "f:2:3: unterminated double quote in the value of B: the quote opened here is never closed"},
+		{"unterminated single", "A='x\n\n", "f:1:3: unterminated single quote in the value of A: the quote opened here is never closed"},
+		{"non-ascii start", "\xc3\xa9=1\n", "f:1:1: expected a variable name, found byte 0xc3"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := Parse("f", []byte(tc.src))
+			if err == nil || err.Error() != tc.want {
+				t.Errorf("Parse = %v, want %s", err, tc.want)
+			}
+		})
+	}
+}
