@@ -49,14 +49,37 @@ func init() {
 		n, _ := strconv.Atoi(code)
 		os.Exit(n)
 	}
+	// CHILDPROOF_TEST_SLOW=N: a slow start, N steps of 500 ms, each
+	// printing a line, before listening.
+	if n, _ := strconv.Atoi(os.Getenv("CHILDPROOF_TEST_SLOW")); n > 0 {
+		fmt.Println("loading weights")
+		for i := 1; i <= n; i++ {
+			time.Sleep(500 * time.Millisecond)
+			fmt.Printf("shard %d/%d\n", i, n)
+		}
+	}
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		fmt.Println("listen:", err)
 		os.Exit(1)
 	}
 	fmt.Println("listening on", ln.Addr())
+	// CHILDPROOF_TEST_503=D: /healthz answers 503 for D after listening
+	// (never, with "forever").
+	busy := time.Now()
+	if d := os.Getenv("CHILDPROOF_TEST_503"); d == "forever" {
+		busy = busy.Add(100 * time.Hour)
+	} else if d, err := time.ParseDuration(d); err == nil {
+		busy = busy.Add(d)
+	}
 	mux := http.NewServeMux()
-	mux.HandleFunc("/healthz", func(w http.ResponseWriter, r *http.Request) { fmt.Fprintln(w, "ok") })
+	mux.HandleFunc("/healthz", func(w http.ResponseWriter, r *http.Request) {
+		if time.Now().Before(busy) {
+			http.Error(w, "loading", http.StatusServiceUnavailable)
+			return
+		}
+		fmt.Fprintln(w, "ok")
+	})
 	go http.Serve(ln, mux)
 	// A script that fails half-way leaves detached servers behind: each
 	// exits once its testscript work directory is removed.
