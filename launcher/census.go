@@ -26,6 +26,9 @@ type CensusEntry struct {
 	// Pending is set when the launch was never verified: it is under way,
 	// or its childproof died mid-launch. Worker is then the launch root.
 	Pending bool `json:"pending,omitempty"`
+	// Restarts and LastExit are the record's (restart policies).
+	Restarts int  `json:"restarts,omitempty"`
+	LastExit *int `json:"last_exit,omitempty"`
 	// Error says why a record is unreadable (Status "unknown").
 	Error string `json:"error,omitempty"`
 }
@@ -58,7 +61,8 @@ func Census(p proc.FS, st *State, all bool) ([]CensusEntry, error) {
 		out = append(out, CensusEntry{Name: b.name, Status: status, Ports: []CensusPort{}, Error: b.err.Error()})
 	}
 	for _, r := range recs {
-		e := CensusEntry{Name: r.Name, Worker: r.Worker, Started: r.Started, Detached: r.Detached, Log: r.Log, SpecPath: r.SpecPath, Ports: []CensusPort{}, Pending: r.Pending}
+		e := CensusEntry{Name: r.Name, Worker: r.Worker, Started: r.Started, Detached: r.Detached, Log: r.Log, SpecPath: r.SpecPath, Ports: []CensusPort{}, Pending: r.Pending,
+			Restarts: r.Restarts, LastExit: r.LastExit}
 		live := r.Worker.Check(p)
 		e.Status = string(live)
 		if r.Pending && live == verify.Alive {

@@ -48,6 +48,11 @@ type Record struct {
 	// detached tree outlives it); the verified record replaces it, and a
 	// failed launch restores the previous record.
 	Pending bool `json:"pending,omitempty"`
+	// Restarts counts the restarts foreground supervision (run, up) made
+	// by the launch's restart policy; each one was verified on its new
+	// worker. LastExit is the status the previous worker exited with.
+	Restarts int  `json:"restarts,omitempty"`
+	LastExit *int `json:"last_exit,omitempty"`
 	// MAC authenticates the record: HMAC-SHA256 under a key derived from
 	// the state dir's key, over the record's canonical JSON with MAC
 	// empty. A record without a valid MAC is never acted on.

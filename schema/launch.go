@@ -19,7 +19,7 @@ var launchSchema = &hcl.BodySchema{
 	Attributes: []hcl.AttributeSchema{
 		{Name: "command"}, {Name: "dispatch"}, {Name: "dir"}, {Name: "env_file"},
 		{Name: "inherit"}, {Name: "env"}, {Name: "require"}, {Name: "forbid_wrappers"},
-		{Name: "attempts"}, {Name: "on_stale"}, {Name: "secret"},
+		{Name: "attempts"}, {Name: "on_stale"}, {Name: "secret"}, {Name: "depends_on"},
 	},
 	Blocks: []hcl.BlockHeaderSchema{
 		{Type: "worker"},
@@ -175,6 +175,7 @@ func (l *loader) launch(b *hcl.Block, aliases map[string]string) *Launch {
 	list("inherit", &s.raw.Inherit)
 	list("require", &s.raw.Require)
 	list("forbid_wrappers", &s.raw.ForbidWrappers)
+	list("depends_on", &s.raw.DependsOn)
 	list("secret", &s.raw.Secret)
 	str("on_stale", &s.raw.OnStale)
 	if a, ok := attr("env"); ok {
@@ -389,6 +390,7 @@ func (l *loader) finish(s *launchState, aliases map[string]string, before int) *
 		Env:            r.Env,
 		Require:        r.Require,
 		ForbidWrappers: r.ForbidWrappers,
+		DependsOn:      r.DependsOn,
 		OnStale:        r.OnStale,
 		Secret:         r.Secret,
 		Aliases:        maps.Clone(aliases),

@@ -220,6 +220,7 @@ func (l *loader) load(body hcl.Body) *File {
 			out.Launches = append(out.Launches, la)
 		}
 	}
+	l.dependencies(out, seen)
 	if len(launches) == 0 && !l.diags.HasErrors() {
 		l.errorf(nil, "No launch block", "%s has no launch block; a spec needs at least one", l.path)
 	}

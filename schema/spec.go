@@ -77,6 +77,10 @@ type Launch struct {
 	// the port) or "fail". Empty means "fail".
 	OnStale string
 
+	// DependsOn names launches of the same file that `up` starts and
+	// verifies before this one (and `down` stops after it).
+	DependsOn []string
+
 	// Restart says what foreground supervision does when the worker exits.
 	// The zero value means policy "never".
 	Restart Restart

@@ -57,6 +57,7 @@ type rawLaunch struct {
 	Require        []string          `hcl:"require" validate:"dive,envname"`
 	ForbidWrappers []string          `hcl:"forbid_wrappers" validate:"dive,wrapperrule"`
 	Secret         []string          `hcl:"secret" validate:"dive,envname"`
+	DependsOn      []string          `hcl:"depends_on"` // checked against the file's launches (depends.go)
 	Attempts       *int              `hcl:"attempts" validate:"omitnil,min=1,max=100"`
 	OnStale        string            `hcl:"on_stale" validate:"omitempty,oneof=replace fail"`
 	Worker         *rawWorker        `hcl:"worker" validate:"omitnil"`

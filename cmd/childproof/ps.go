@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"sort"
 	"time"
 
 	"github.com/childproof/childproof/internal/proc"
@@ -60,8 +61,23 @@ Launches stopped by childproof are shown with --all.`,
 				fmt.Fprintln(a.stdout, "no recorded launches")
 				return nil
 			}
+			// Launches of one spec file together (up starts several).
+			sort.SliceStable(es, func(i, j int) bool { return es[i].SpecPath < es[j].SpecPath })
+			groups := 0
+			for i, e := range es {
+				if i == 0 || e.SpecPath != es[i-1].SpecPath {
+					groups++
+				}
+			}
 			fmt.Fprintf(a.stdout, "%-20s %-11s %-8s %-16s %-10s %s\n", "NAME", "STATUS", "PID", "COMM", "AGE", "PORTS")
-			for _, e := range es {
+			for i, e := range es {
+				if groups > 1 && (i == 0 || e.SpecPath != es[i-1].SpecPath) {
+					spec := e.SpecPath
+					if spec == "" {
+						spec = "(no spec file)"
+					}
+					fmt.Fprintf(a.stdout, "# %s\n", displayPath(spec, false))
+				}
 				ports := ""
 				for i, p := range e.Ports {
 					if i > 0 {
@@ -75,6 +91,13 @@ Launches stopped by childproof are shown with --all.`,
 				}
 				if e.Pending {
 					ports += " (never verified)"
+				}
+				if e.Restarts > 0 || e.LastExit != nil {
+					ports += fmt.Sprintf(" (%s", plural(e.Restarts, "restart"))
+					if e.LastExit != nil {
+						ports += fmt.Sprintf(", last exit status %d", *e.LastExit)
+					}
+					ports += ")"
 				}
 				fmt.Fprintf(a.stdout, "%-20s %-11s %-8d %-16s %-10s %s\n", e.Name, e.Status, e.Worker.Pid, e.Worker.Comm, age, ports)
 			}

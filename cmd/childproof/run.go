@@ -97,6 +97,9 @@ func (a *app) run(ctx context.Context, arg string, vars, sets []string, detach, 
 		return a.launchErr(err)
 	}
 	a.writeReport(a.stdout, la.Report)
+	if !detach && l.Restart.EffectivePolicy() != schema.RestartNever {
+		return a.superviseRestarts(ctx, la, opts, sigs)
+	}
 	return a.supervise(la, l.Name, detach, sigs)
 }
 

@@ -1,0 +1,112 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"path/filepath"
+	"time"
+
+	"github.com/childproof/childproof/internal/proc"
+	"github.com/childproof/childproof/internal/report"
+	"github.com/childproof/childproof/launcher"
+	"github.com/spf13/cobra"
+)
+
+func init() { register(newDownCmd) }
+
+func newDownCmd(a *app) *cobra.Command {
+	var vars []string
+	var timeout time.Duration
+	c := &cobra.Command{
+		Use:   "down [SPEC [NAME…]] [--timeout 10s]",
+		Short: "stop the launches of a spec in reverse depends_on order",
+		Long: `down stops every recorded launch of SPEC — or the NAMEs given and, transitively, the
+launches that depend on them — in reverse depends_on order: a launch is stopped before
+the launches it depends on. Each is stopped as stop does (SIGTERM to its process group,
+wait up to --timeout, then SIGKILL), and only if its recorded worker's fingerprint still
+matches; a launch with no record, one recorded from another spec file, or one already
+gone is reported and skipped.
+
+Exit status: 0 when every launch is stopped or was not running, 2 for a usage error or
+an invalid spec, or the exit status of the first stop that failed.`,
+		Example: `  childproof down childproof.hcl
+  childproof down childproof.hcl model-server`,
+		Args:              cobra.ArbitraryArgs,
+		ValidArgsFunction: completeSpec,
+		RunE: func(c *cobra.Command, args []string) error {
+			if err := a.checkFormat("text", "json"); err != nil {
+				return err
+			}
+			spec, err := specOrDefault(args)
+			if err != nil {
+				return err
+			}
+			var names []string
+			if len(args) > 1 {
+				names = args[1:]
+			}
+			return a.down(c.Context(), spec, names, vars, timeout)
+		},
+	}
+	addVarFlag(c, &vars)
+	c.Flags().DurationVar(&timeout, "timeout", 10*time.Second, "how long to wait after SIGTERM before SIGKILL, per launch")
+	return c
+}
+
+func (a *app) down(ctx context.Context, arg string, names, vars []string, timeout time.Duration) error {
+	_, launches, err := a.loadOrder(ctx, arg, names, vars, true)
+	if err != nil {
+		return err
+	}
+	st, err := a.openState()
+	if err != nil {
+		return err
+	}
+	type result struct {
+		Name    string `json:"name"`
+		Status  string `json:"status_before"`
+		Stopped bool   `json:"stopped"`
+		Message string `json:"message"`
+	}
+	var results []result
+	var first error
+	for _, l := range launches {
+		rec, err := st.Load(l.Name)
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+			results = append(results, result{Name: l.Name, Status: "none", Message: l.Name + ": not recorded, nothing to stop"})
+			continue
+		case err != nil:
+			results = append(results, result{Name: l.Name, Status: "unknown", Message: fmt.Sprintf("%s: the record is unreadable, nothing was signalled: %v", l.Name, err)})
+			if first == nil {
+				first = silentExit(exitUsage)
+			}
+			continue
+		}
+		if rec.SpecPath != "" && l.SpecPath != "" && filepath.Clean(rec.SpecPath) != filepath.Clean(l.SpecPath) {
+			results = append(results, result{Name: l.Name, Status: "other spec", Message: fmt.Sprintf("%s: recorded from %s, not this spec: left alone", l.Name, rec.SpecPath)})
+			continue
+		}
+		res, err := launcher.StopRecord(ctx, proc.Default, st, rec, timeout)
+		if err != nil {
+			if first == nil {
+				first = a.launchErr(err)
+			}
+			continue
+		}
+		results = append(results, result{Name: l.Name, Status: string(res.Worker), Stopped: res.Exited && res.Signalled, Message: l.Name + ": " + res.Message})
+	}
+	if a.format == "json" {
+		if results == nil {
+			results = []result{}
+		}
+		report.JSON(a.stdout, map[string]any{"launches": results})
+	} else {
+		for _, r := range results {
+			fmt.Fprintln(a.stdout, r.Message)
+		}
+	}
+	return first
+}

@@ -1,0 +1,92 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"sync/atomic"
+	"syscall"
+	"time"
+
+	"github.com/childproof/childproof/launcher"
+	"github.com/childproof/childproof/schema"
+)
+
+// maxBackoff caps the exponential restart backoff (unless the spec's
+// backoff is longer: then that is the wait every time).
+const maxBackoff = 30 * time.Second
+
+// restartAfter decides, by the launch's restart policy, whether a worker
+// that exited with code is started again after n restarts so far, and how
+// long to wait first: backoff, doubled after each restart, capped at
+// maxBackoff. stopping is set when the exit was asked for (a signal, up
+// stopping): then nothing restarts.
+func restartAfter(r schema.Restart, code, n int, stopping bool) (time.Duration, bool) {
+	if stopping || n >= r.EffectiveMax() {
+		return 0, false
+	}
+	switch r.EffectivePolicy() {
+	case schema.RestartAlways:
+	case schema.RestartOnFailure:
+		if code == 0 {
+			return 0, false
+		}
+	default:
+		return 0, false
+	}
+	base := r.EffectiveBackoff()
+	d := base
+	for i := 0; i < n && d < maxBackoff; i++ {
+		d *= 2
+	}
+	return min(d, max(maxBackoff, base)), true
+}
+
+// superviseRestarts is run's foreground supervision for a launch with a
+// restart policy: signals are forwarded as supervise does (and a SIGINT or
+// SIGTERM means no restart); when the worker exits, the policy may start
+// the launch again, verified exactly as the first start and recorded.
+// The exit status is the last worker's.
+func (a *app) superviseRestarts(ctx context.Context, la *launcher.Launch, opts launcher.Options, sigs chan os.Signal) error {
+	l := la.Spec
+	var stopping atomic.Bool
+	ctx = context.WithoutCancel(ctx)
+	for n := 0; ; n++ {
+		done := make(chan struct{})
+		go func(la *launcher.Launch) {
+			for {
+				select {
+				case s := <-sigs:
+					if s != syscall.SIGHUP {
+						stopping.Store(true)
+					}
+					la.Signal(s.(syscall.Signal))
+				case <-done:
+					return
+				}
+			}
+		}(la)
+		code := la.Wait()
+		close(done)
+		d, again := restartAfter(l.Restart, code, n, stopping.Load())
+		if !again {
+			a.recordLastExit(opts.State, l.Name, code)
+			if code != 0 && n > 0 && n >= l.Restart.EffectiveMax() {
+				fmt.Fprintf(a.stderr, "childproof: %s exited with status %d after %s: giving up (max %d)\n", l.Name, code, plural(n, "restart"), l.Restart.EffectiveMax())
+			}
+			if code != 0 {
+				return silentExit(code)
+			}
+			return nil
+		}
+		fmt.Fprintf(a.stderr, "childproof: %s exited with status %d; restart %d of %d in %s\n", l.Name, code, n+1, l.Restart.EffectiveMax(), d)
+		if _, ok := sleepOrSignal(d, sigs); !ok {
+			return silentExit(code)
+		}
+		next, err := a.restart(ctx, l, opts, n+1, code)
+		if err != nil {
+			return err
+		}
+		la = next
+	}
+}

@@ -1,0 +1,289 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/childproof/childproof/launcher"
+	"github.com/childproof/childproof/schema"
+	"github.com/spf13/cobra"
+)
+
+func init() { register(newUpCmd) }
+
+func newUpCmd(a *app) *cobra.Command {
+	var vars []string
+	var detach, noLint bool
+	c := &cobra.Command{
+		Use:   "up [SPEC [NAME…]] [--detach]",
+		Short: "start the launches of a spec in depends_on order, each verified before its dependents",
+		Long: `up starts every launch of SPEC — or the NAMEs given and, transitively, the launches
+they depend on — in depends_on order. Each one is launched and verified exactly as run
+does (environment, port, readiness, on the worker) before any launch that depends on it
+starts. Every launch's dispatch chain is linted first: a lint error refuses the whole
+up before anything starts (unless --no-lint).
+
+In the foreground, up supervises them all: their output is shown with a "NAME | "
+prefix (secret values masked), SIGHUP is forwarded to every launch, and SIGINT or
+SIGTERM stops everything up started, in reverse depends_on order. A launch whose worker
+exits is restarted as its restart block says (each restart verified like the first
+start); otherwise a non-zero exit stops everything up started, in reverse order, and
+up exits with that status. With --detach, up returns once every launch is verified.
+
+A launch that fails to start stops everything this up started, in reverse order; the
+exit status is that launch's (see run).`,
+		Example: `  childproof up childproof.hcl
+  childproof up --detach childproof.hcl router
+  childproof down childproof.hcl`,
+		Args:              cobra.ArbitraryArgs,
+		ValidArgsFunction: completeSpec,
+		RunE: func(c *cobra.Command, args []string) error {
+			if err := a.checkFormat("text", "json"); err != nil {
+				return err
+			}
+			spec, err := specOrDefault(args)
+			if err != nil {
+				return err
+			}
+			var names []string
+			if len(args) > 1 {
+				names = args[1:]
+			}
+			return a.up(c.Context(), spec, names, vars, detach, noLint)
+		},
+	}
+	addVarFlag(c, &vars)
+	c.Flags().BoolVar(&detach, "detach", false, "return once every launch is verified; leave them running")
+	c.Flags().BoolVar(&noLint, "no-lint", false, "launch even when a dispatch chain's lint finds an error")
+	return c
+}
+
+// loadOrder loads SPEC and returns the launches named (SPEC:NAME or NAMEs,
+// default all) in start order (stop, for down).
+func (a *app) loadOrder(ctx context.Context, arg string, names, vars []string, stop bool) (*schema.File, []*schema.Launch, error) {
+	sa := parseSpecArg(arg)
+	if sa.Name != "" {
+		names = append([]string{sa.Name}, names...)
+		arg = sa.Path
+	}
+	ls, err := a.loadSpec(ctx, arg, vars)
+	if err != nil {
+		return nil, nil, err
+	}
+	order := ls.file.StartOrder
+	if stop {
+		order = ls.file.StopOrder
+	}
+	launches, err := order(names...)
+	if err != nil {
+		return nil, nil, exitf(exitUsage, "%v", err)
+	}
+	a.warn(ls, launches)
+	return ls.file, launches, nil
+}
+
+// upMember is one launch up started.
+type upMember struct {
+	l        *schema.Launch
+	la       *launcher.Launch
+	restarts int
+	running  bool
+}
+
+type upExit struct {
+	m    *upMember
+	la   *launcher.Launch
+	code int
+}
+
+func (a *app) up(ctx context.Context, arg string, names, vars []string, detach, noLint bool) error {
+	f, launches, err := a.loadOrder(ctx, arg, names, vars, false)
+	if err != nil {
+		return err
+	}
+	if !noLint {
+		for _, l := range launches {
+			if err := a.lintBeforeRun(ctx, "up", l); err != nil {
+				return err
+			}
+		}
+	}
+	st, err := a.openState()
+	if err != nil {
+		return err
+	}
+	opts := launcher.Options{State: st, Detach: detach, Subreaper: !detach, ShowValues: a.showValues, SpecHash: f.Hash}
+	sigs, stopSigs := forwardSignals(detach)
+	defer stopSigs()
+	var members []*upMember
+	stopAll := func() {
+		for i := len(members) - 1; i >= 0; i-- {
+			if m := members[i]; m.la != nil {
+				sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+				m.la.Stop(sctx)
+				cancel()
+			}
+		}
+	}
+	for _, l := range launches {
+		deps := ""
+		if len(l.DependsOn) > 0 {
+			deps = " (after " + strings.Join(l.DependsOn, ", ") + ")"
+		}
+		fmt.Fprintf(a.stderr, "childproof: up: starting %s%s\n", l.Name, deps)
+		la, err := launcher.Start(ctx, l, opts)
+		if err != nil {
+			if len(members) > 0 {
+				fmt.Fprintf(a.stderr, "childproof: up: %s failed to start: stopping the %s this up started, in reverse order\n", l.Name, plural(len(members), "launch"))
+			}
+			stopAll()
+			return a.launchErr(err)
+		}
+		a.writeReport(a.stdout, la.Report)
+		members = append(members, &upMember{l: l, la: la, running: true})
+	}
+	if detach {
+		fmt.Fprintf(a.stderr, "childproof: up: %s verified and running detached; stop them with: childproof down %s\n", plural(len(members), "launch"), arg)
+		return nil
+	}
+	return a.upSupervise(ctx, members, opts, sigs, stopAll)
+}
+
+// upSupervise supervises up's launches in the foreground until every one
+// has exited: output multiplexed, signals handled, restart policies applied.
+func (a *app) upSupervise(ctx context.Context, members []*upMember, opts launcher.Options, sigs chan os.Signal, stopAll func()) error {
+	out := newMux(a.stdout, members)
+	defer out.close()
+	exits := make(chan upExit, len(members))
+	watch := func(m *upMember) {
+		la := m.la
+		out.follow(m.l.Name, la)
+		go func() { exits <- upExit{m: m, la: la, code: la.Wait()} }()
+	}
+	for _, m := range members {
+		watch(m)
+	}
+	supCtx := context.WithoutCancel(ctx)
+	active := len(members)
+	stopping := false
+	var result error
+	stop := func(why string) {
+		if stopping {
+			return
+		}
+		stopping = true
+		fmt.Fprintf(a.stderr, "childproof: up: %s: stopping everything this up started, in reverse order\n", why)
+		stopAll()
+	}
+	for active > 0 {
+		select {
+		case s := <-sigs:
+			if s == syscall.SIGHUP {
+				for _, m := range members {
+					if m.running {
+						m.la.Signal(syscall.SIGHUP)
+					}
+				}
+				continue
+			}
+			stop(s.String())
+		case e := <-exits:
+			m := e.m
+			if e.la != m.la {
+				continue
+			}
+			m.running = false
+			active--
+			code := e.code
+			if stopping {
+				continue
+			}
+			d, again := restartAfter(m.l.Restart, code, m.restarts, false)
+			if !again {
+				a.recordLastExit(opts.State, m.l.Name, code)
+				if code != 0 {
+					fmt.Fprintf(a.stderr, "childproof: up: %s exited with status %d%s\n", m.l.Name, code, gaveUp(m))
+					result = silentExit(code)
+					stop(m.l.Name + " failed")
+					continue
+				}
+				fmt.Fprintf(a.stderr, "childproof: up: %s exited with status 0\n", m.l.Name)
+				continue
+			}
+			fmt.Fprintf(a.stderr, "childproof: up: %s exited with status %d; restart %d of %d in %s\n", m.l.Name, code, m.restarts+1, m.l.Restart.EffectiveMax(), d)
+			if s, ok := sleepOrSignal(d, sigs); !ok {
+				stop(s.String())
+				continue
+			}
+			la, err := a.restart(supCtx, m.l, opts, m.restarts+1, code)
+			if err != nil {
+				result = err
+				stop(m.l.Name + "'s restart failed")
+				continue
+			}
+			m.la, m.running = la, true
+			m.restarts++
+			active++
+			watch(m)
+		}
+	}
+	return result
+}
+
+// gaveUp says that the restart policy is exhausted, when it is.
+func gaveUp(m *upMember) string {
+	if m.l.Restart.EffectivePolicy() != schema.RestartNever && m.restarts >= m.l.Restart.EffectiveMax() {
+		return fmt.Sprintf(" after %s: giving up (max %d)", plural(m.restarts, "restart"), m.l.Restart.EffectiveMax())
+	}
+	return ""
+}
+
+// sleepOrSignal waits d, or until a signal arrives (reported, not ok).
+// SIGHUP is ignored while waiting: there is nothing to forward it to.
+func sleepOrSignal(d time.Duration, sigs chan os.Signal) (os.Signal, bool) {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	for {
+		select {
+		case <-t.C:
+			return nil, true
+		case s := <-sigs:
+			if s != syscall.SIGHUP {
+				return s, false
+			}
+		}
+	}
+}
+
+// restart starts a launch again after its worker exited with code, the
+// n-th restart: verified exactly as a first start, and recorded with the
+// restart count and the previous exit status.
+func (a *app) restart(ctx context.Context, l *schema.Launch, opts launcher.Options, n, code int) (*launcher.Launch, error) {
+	la, err := launcher.Start(ctx, l, opts)
+	if err != nil {
+		fmt.Fprintf(a.stderr, "childproof: restart %d of %s failed\n", n, l.Name)
+		return nil, a.launchErr(err)
+	}
+	if la.Record != nil {
+		la.Record.Restarts, la.Record.LastExit = n, &code
+		la.State.Save(la.Record)
+	}
+	fmt.Fprintf(a.stderr, "childproof: restart %d of %s verified (worker pid %d)\n", n, l.Name, la.Pid())
+	a.writeReport(a.stdout, la.Report)
+	return la, nil
+}
+
+// recordLastExit writes the status a supervised worker exited with into
+// its record, once nothing restarts it.
+func (a *app) recordLastExit(st *launcher.State, name string, code int) {
+	rec, err := st.Load(name)
+	if err != nil || rec == nil {
+		return
+	}
+	rec.LastExit = &code
+	st.Save(rec)
+}
