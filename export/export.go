@@ -1,0 +1,279 @@
+package export
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/childproof/childproof/schema"
+)
+
+// Engine names, the values of --to.
+const (
+	Systemd    = "systemd"
+	Kubernetes = "k8s"
+	Slurm      = "slurm"
+	Nomad      = "nomad"
+)
+
+// Engines lists the engines Render knows, in the order the docs name them.
+var Engines = []string{Systemd, Kubernetes, Slurm, Nomad}
+
+// Options says how to render a launch.
+type Options struct {
+	// Engine is one of Engines.
+	Engine string
+	// Dir rebases the spec's directory: every path under it (dir, the
+	// program, the dispatch script, the env file, the spec itself) is
+	// written under Dir instead, for a target that keeps the project
+	// elsewhere. Empty: paths are written as they are here.
+	Dir string
+	// Childproof is the childproof program the check runs on the target.
+	// Empty means "childproof", found in the target's PATH.
+	Childproof string
+	// Image is the container image (Kubernetes; required there).
+	Image string
+	// Kind is the Kubernetes object: "deployment" (the default) or "pod".
+	Kind string
+	// ChildproofImage is an image holding /usr/local/bin/childproof; when
+	// set, an init container copies it into a shared volume for the
+	// probes (Kubernetes). Empty: the image itself must have childproof.
+	ChildproofImage string
+}
+
+// UnsupportedError reports a spec feature the engine cannot express.
+type UnsupportedError struct {
+	// Engine is the engine's name (Options.Engine).
+	Engine string
+	// Feature names the spec part, as a spec path ("inherit[1]",
+	// "restart.policy", "command[2]").
+	Feature string
+	// Reason says why, and what to do instead.
+	Reason string
+}
+
+func (e *UnsupportedError) Error() string {
+	return fmt.Sprintf("%s cannot express %s: %s", e.Engine, e.Feature, e.Reason)
+}
+
+// ErrUnknownEngine is returned (wrapped) for an Options.Engine that is not
+// one of Engines.
+var ErrUnknownEngine = errors.New("unknown engine")
+
+// Render renders the launch l for o.Engine. The output ends with a newline.
+func Render(ctx context.Context, l *schema.Launch, o Options) ([]byte, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	p, err := newPlan(l, o)
+	if err != nil {
+		return nil, err
+	}
+	switch o.Engine {
+	case Systemd:
+		return p.systemd()
+	case Kubernetes:
+		return p.kubernetes()
+	case Slurm:
+		return p.slurm()
+	case Nomad:
+		return p.nomad()
+	}
+	return nil, fmt.Errorf("%w %q: --to takes %s", ErrUnknownEngine, o.Engine, strings.Join(Engines, ", "))
+}
+
+// envVar is one environment variable the engine sets itself.
+type envVar struct {
+	Name, Value string
+}
+
+// plan is what every engine needs, resolved once: paths rebased, argv
+// built, the environment split into what may be written and what must be
+// a reference, and the check's arguments.
+type plan struct {
+	l *schema.Launch
+	o Options
+
+	spec string   // the spec file's path on the target
+	dir  string   // the working directory on the target
+	argv []string // what the engine runs
+
+	// literal are the env overrides that may be written (no secret), by name.
+	literal []envVar
+	// secrets are the env override names whose value is a secret, sorted.
+	secrets []string
+	// envFile is the env file's path on the target, empty for none;
+	// envFileNames are the names it assigns.
+	envFile      string
+	envFileNames []string
+
+	// verify are the arguments of `childproof verify` after the pid.
+	verify []string
+	// notes are extra lines for the output's header comment.
+	notes []string
+}
+
+func newPlan(l *schema.Launch, o Options) (*plan, error) {
+	p := &plan{l: l, o: o}
+	if !slices.Contains(Engines, o.Engine) {
+		return nil, fmt.Errorf("%w %q: --to takes %s", ErrUnknownEngine, o.Engine, strings.Join(Engines, ", "))
+	}
+	if o.Dir != "" && !filepath.IsAbs(o.Dir) {
+		return nil, fmt.Errorf("--dir %q: must be an absolute path on the target", o.Dir)
+	}
+	if l.SpecPath != "" {
+		p.spec = p.path(l.SpecPath)
+	}
+	p.dir = p.path(l.Dir)
+	unsupported := func(feature, reason string) error {
+		return &UnsupportedError{Engine: o.Engine, Feature: feature, Reason: reason}
+	}
+	// The SLURM step runs childproof itself, which reads the spec there:
+	// secrets and paths stay the spec's business.
+	if o.Engine != Slurm {
+		if parts := sensitiveParts(l); len(parts) > 0 {
+			return nil, unsupported(parts[0], "its value comes from env() or file(), a secret, and would have to be written into the output; pass the secret through env (it becomes a reference) or write the value in the spec")
+		}
+	}
+	if len(l.Dispatch) > 0 {
+		script := l.Dispatch[0]
+		if !filepath.IsAbs(script) {
+			script = filepath.Join(l.Dir, script)
+		}
+		p.argv = append([]string{"/bin/bash", "--noprofile", "--norc", p.path(script)}, l.Dispatch[1:]...)
+	} else {
+		prog := l.Command[0]
+		if strings.Contains(prog, "/") && !filepath.IsAbs(prog) {
+			prog = filepath.Join(l.Dir, prog)
+		}
+		if filepath.IsAbs(prog) {
+			prog = p.path(prog)
+		}
+		p.argv = append([]string{prog}, l.Command[1:]...)
+	}
+	for _, name := range sortedKeys(l.Env) {
+		if isSecretEnv(l, name) {
+			p.secrets = append(p.secrets, name)
+		} else {
+			p.literal = append(p.literal, envVar{Name: name, Value: l.Env[name]})
+		}
+	}
+	if l.EnvFile != "" {
+		names, err := l.EnvFileNames()
+		if err != nil {
+			return nil, err
+		}
+		p.envFile = p.path(l.EnvFile)
+		p.envFileNames = names
+	}
+	// The check: every protected name, with its value where it may be
+	// written; the first port; the worker's comm.
+	for _, name := range l.Protected() {
+		if v, ok := l.Env[name]; ok && !isSecretEnv(l, name) {
+			p.verify = append(p.verify, "--env", name+"="+v)
+		} else {
+			p.verify = append(p.verify, "--env", name)
+		}
+	}
+	if len(l.Ports) > 0 {
+		p.verify = append(p.verify, "--port", strconv.Itoa(l.Ports[0].Number))
+		if len(l.Ports) > 1 {
+			var rest []string
+			for _, pt := range l.Ports[1:] {
+				rest = append(rest, strconv.Itoa(pt.Number))
+			}
+			p.notes = append(p.notes, fmt.Sprintf("The check verifies port %d; verify --pid takes one port, so %s %s not checked.", l.Ports[0].Number, strings.Join(rest, ", "), plural(len(rest), "is", "are")))
+		}
+	}
+	if l.Worker.Comm != "" {
+		p.verify = append(p.verify, "--comm", l.Worker.Comm)
+	}
+	if l.Worker.Exe != "" {
+		p.notes = append(p.notes, "The check finds the worker by its port (or as the deepest process); verify --pid has no --exe, so worker.exe is not compared.")
+	}
+	return p, nil
+}
+
+// path rebases an absolute path under the spec's directory onto o.Dir.
+func (p *plan) path(abs string) string {
+	if p.o.Dir == "" || p.l.SpecPath == "" {
+		return abs
+	}
+	rel, err := filepath.Rel(filepath.Dir(p.l.SpecPath), abs)
+	if err != nil || rel == ".." || strings.HasPrefix(rel, "../") {
+		return abs
+	}
+	return filepath.Join(p.o.Dir, rel)
+}
+
+// childproof returns the program the check runs.
+func (p *plan) childproof() string {
+	if p.o.Childproof != "" {
+		return p.o.Childproof
+	}
+	return "childproof"
+}
+
+// shadowed returns the env file's names that an override replaces.
+func (p *plan) shadowed() []string {
+	var out []string
+	for _, n := range p.envFileNames {
+		if _, ok := p.l.Env[n]; ok {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+// isSecretEnv reports whether the override of name is a secret: its value
+// came from env() or file(), or the name is in the launch's secret list.
+func isSecretEnv(l *schema.Launch, name string) bool {
+	return l.Sensitive["env["+name+"]"] || l.IsSecret(name)
+}
+
+// sensitiveParts lists the launch's parts other than env values whose
+// value came from env() or file(), sorted.
+func sensitiveParts(l *schema.Launch) []string {
+	var out []string
+	for k, v := range l.Sensitive {
+		if v && !strings.HasPrefix(k, "env[") {
+			out = append(out, k)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}
+
+// specRef returns the spec path and launch name as a SPEC:NAME argument.
+func (p *plan) specRef() string {
+	return p.spec + ":" + p.l.Name
+}
+
+// LookupEnv answers env(NAME) while a spec is loaded for export (pass it as
+// schema.LoadOptions.LookupEnv): every name is "set" to a placeholder, so
+// every env() — with or without a default — is a secret reference the
+// engine resolves, and no value of the caller's environment is read.
+func LookupEnv(name string) (string, bool) {
+	return "<env " + name + ">", true
+}

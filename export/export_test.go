@@ -1,0 +1,151 @@
+package export
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/childproof/childproof/schema"
+)
+
+// canary is planted in the caller's environment and in secret sources:
+// no output may contain it.
+const canary = "export-canary-3f9c1b"
+
+// writeTree writes files (path → content) under a fresh directory and
+// returns it; paths under bin/ and ending in .sh are executable.
+func writeTree(t testing.TB, files map[string]string) string {
+	t.Helper()
+	dir := t.TempDir()
+	for p, c := range files {
+		full := filepath.Join(dir, p)
+		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		mode := os.FileMode(0o644)
+		if strings.HasSuffix(p, ".sh") || strings.HasPrefix(p, "bin/") {
+			mode = 0o755
+		}
+		if err := os.WriteFile(full, []byte(c), mode); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
+}
+
+// load loads dir/spec.hcl the way the export command does and returns the
+// named launch.
+func load(t testing.TB, dir, name string) *schema.Launch {
+	t.Helper()
+	f, _, diags := schema.Load(filepath.Join(dir, "spec.hcl"), schema.LoadOptions{LookupEnv: LookupEnv})
+	if diags.HasErrors() {
+		t.Fatalf("load: %v", diags)
+	}
+	l, err := f.Launch(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return l
+}
+
+// render renders l for engine and checks that no secret leaked.
+func render(t testing.TB, l *schema.Launch, o Options) string {
+	t.Helper()
+	out, err := Render(context.Background(), l, o)
+	if err != nil {
+		t.Fatalf("render %s: %v", o.Engine, err)
+	}
+	s := string(out)
+	if strings.Contains(s, canary) || strings.Contains(s, "<env ") {
+		t.Fatalf("%s output holds a secret value:\n%s", o.Engine, s)
+	}
+	if !strings.HasSuffix(s, "\n") {
+		t.Errorf("%s output does not end with a newline", o.Engine)
+	}
+	return s
+}
+
+// storySpec is story 3's launch: an env file that sets the mitigation to 1,
+// an override that sets it to 0, a key from the caller, a secret-list name.
+const storySpec = `
+variable "port" {
+  default = 18081
+}
+
+launch "mock-llm" {
+  command  = ["bin/mock-llm", "--addr", "127.0.0.1:${var.port}", "--greeting", "100% \"ok\" $HOME; it's"]
+  env_file = ".env"
+  inherit  = ["PATH", "HOME", "LANG"]
+  env = {
+    MOCK_LLM_KEY              = env("MOCK_LLM_KEY", "demo-key")
+    HF_HUB_ENABLE_HF_TRANSFER = "0"
+    LOG_LEVEL                 = "debug"
+    TOKEN                     = "written-in-the-spec"
+  }
+  secret  = ["TOKEN"]
+  require = ["MOCK_LLM_KEY"]
+
+  worker {
+    comm = "mock-llm"
+  }
+  port "http" {
+    number  = var.port
+    address = "127.0.0.1"
+  }
+  ready {
+    http    = "/healthz"
+    timeout = "5s"
+  }
+  restart {
+    policy  = "on-failure"
+    max     = 3
+    backoff = "2s"
+  }
+  slurm {
+    partition = "gpu"
+    gres      = "gpu:1"
+    time      = "02:00:00"
+  }
+}
+
+launch "dispatched" {
+  dispatch = ["run.sh", "--arm", "2"]
+  env = {
+    MODE = "fast"
+  }
+}
+`
+
+func storyTree(t testing.TB) string {
+	t.Setenv("MOCK_LLM_KEY", canary)
+	return writeTree(t, map[string]string{
+		"spec.hcl":     storySpec,
+		".env":         "HF_HUB_ENABLE_HF_TRANSFER=1\nMODEL=" + canary + "\n",
+		"bin/mock-llm": "#!/bin/sh\nexit 0\n",
+		"run.sh":       "#!/bin/bash\nexec sleep 1000\n",
+	})
+}
+
+func TestRenderUnknownEngine(t *testing.T) {
+	l := load(t, storyTree(t), "mock-llm")
+	_, err := Render(context.Background(), l, Options{Engine: "docker"})
+	if err == nil || !strings.Contains(err.Error(), `unknown engine "docker"`) {
+		t.Fatalf("err = %v", err)
+	}
+}
+
+func TestRenderSecretPart(t *testing.T) {
+	dir := writeTree(t, map[string]string{"spec.hcl": `launch "a" {
+  command = ["sleep", env("ARG")]
+}`})
+	l := load(t, dir, "a")
+	for _, e := range []string{Systemd, Kubernetes, Nomad} {
+		_, err := Render(context.Background(), l, Options{Engine: e, Image: "img"})
+		var ue *UnsupportedError
+		if !asUnsupported(err, &ue) || ue.Feature != "command[1]" {
+			t.Errorf("%s: err = %v, want an UnsupportedError for command[1]", e, err)
+		}
+	}
+}

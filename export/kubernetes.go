@@ -1,0 +1,281 @@
+package export
+
+import (
+	"fmt"
+	"math"
+	"strings"
+
+	"github.com/childproof/childproof/schema"
+)
+
+// The Kubernetes objects below carry only the fields export writes, under
+// the JSON names of k8s.io/api (apps/v1 Deployment, core/v1 Pod); the
+// tests decode every output strictly into those types.
+
+type k8sMeta struct {
+	Name        string            `json:"name,omitempty"`
+	Labels      map[string]string `json:"labels,omitempty"`
+	Annotations map[string]string `json:"annotations,omitempty"`
+}
+
+type k8sDeployment struct {
+	APIVersion string            `json:"apiVersion"`
+	Kind       string            `json:"kind"`
+	Metadata   k8sMeta           `json:"metadata"`
+	Spec       k8sDeploymentSpec `json:"spec"`
+}
+
+type k8sDeploymentSpec struct {
+	Replicas int            `json:"replicas"`
+	Selector k8sSelector    `json:"selector"`
+	Template k8sPodTemplate `json:"template"`
+}
+
+type k8sSelector struct {
+	MatchLabels map[string]string `json:"matchLabels"`
+}
+
+type k8sPodTemplate struct {
+	Metadata k8sMeta    `json:"metadata"`
+	Spec     k8sPodSpec `json:"spec"`
+}
+
+type k8sPod struct {
+	APIVersion string     `json:"apiVersion"`
+	Kind       string     `json:"kind"`
+	Metadata   k8sMeta    `json:"metadata"`
+	Spec       k8sPodSpec `json:"spec"`
+}
+
+type k8sPodSpec struct {
+	RestartPolicy  string         `json:"restartPolicy"`
+	InitContainers []k8sContainer `json:"initContainers,omitempty"`
+	Containers     []k8sContainer `json:"containers"`
+	Volumes        []k8sVolume    `json:"volumes,omitempty"`
+}
+
+type k8sContainer struct {
+	Name           string       `json:"name"`
+	Image          string       `json:"image"`
+	Command        []string     `json:"command,omitempty"`
+	Args           []string     `json:"args,omitempty"`
+	WorkingDir     string       `json:"workingDir,omitempty"`
+	Ports          []k8sPort    `json:"ports,omitempty"`
+	EnvFrom        []k8sEnvFrom `json:"envFrom,omitempty"`
+	Env            []k8sEnv     `json:"env,omitempty"`
+	VolumeMounts   []k8sMount   `json:"volumeMounts,omitempty"`
+	StartupProbe   *k8sProbe    `json:"startupProbe,omitempty"`
+	ReadinessProbe *k8sProbe    `json:"readinessProbe,omitempty"`
+}
+
+type k8sPort struct {
+	Name          string `json:"name,omitempty"`
+	ContainerPort int    `json:"containerPort"`
+	Protocol      string `json:"protocol"`
+}
+
+type k8sEnvFrom struct {
+	SecretRef k8sLocalRef `json:"secretRef"`
+}
+
+type k8sLocalRef struct {
+	Name string `json:"name"`
+}
+
+type k8sEnv struct {
+	Name      string        `json:"name"`
+	Value     string        `json:"value,omitempty"`
+	ValueFrom *k8sEnvSource `json:"valueFrom,omitempty"`
+}
+
+type k8sEnvSource struct {
+	SecretKeyRef k8sKeyRef `json:"secretKeyRef"`
+}
+
+type k8sKeyRef struct {
+	Name string `json:"name"`
+	Key  string `json:"key"`
+}
+
+type k8sMount struct {
+	Name      string `json:"name"`
+	MountPath string `json:"mountPath"`
+}
+
+type k8sVolume struct {
+	Name     string   `json:"name"`
+	EmptyDir struct{} `json:"emptyDir"`
+}
+
+type k8sProbe struct {
+	Exec             k8sExec `json:"exec"`
+	PeriodSeconds    int     `json:"periodSeconds"`
+	TimeoutSeconds   int     `json:"timeoutSeconds"`
+	FailureThreshold int     `json:"failureThreshold"`
+}
+
+type k8sExec struct {
+	Command []string `json:"command"`
+}
+
+// Kubernetes object kinds, the values of Options.Kind.
+const (
+	KindDeployment = "deployment"
+	KindPod        = "pod"
+)
+
+// k8sVolumeDir is where the pod's shared volume is mounted: the state dir
+// the probes use and, with Options.ChildproofImage, the childproof binary.
+const k8sVolumeDir = "/childproof"
+
+// kubernetes renders a Deployment (or a Pod).
+func (p *plan) kubernetes() ([]byte, error) {
+	l := p.l
+	kind := p.o.Kind
+	if kind == "" {
+		kind = KindDeployment
+	}
+	if kind != KindDeployment && kind != KindPod {
+		return nil, fmt.Errorf("--kind %q: want %s or %s", kind, KindDeployment, KindPod)
+	}
+	if p.o.Image == "" {
+		return nil, fmt.Errorf("--to k8s needs --image IMAGE: the container image that holds %s", p.argv[0])
+	}
+	unsupported := func(feature, reason string) error {
+		return &UnsupportedError{Engine: Kubernetes, Feature: feature, Reason: reason}
+	}
+	if !isDNSLabel(l.Name) {
+		return nil, unsupported(fmt.Sprintf("launch name %q", l.Name), "object and container names are DNS labels (lower-case letters, digits and '-', at most 63); rename the launch")
+	}
+	restart := "Always"
+	switch pol := l.Restart.Policy; {
+	case kind == KindDeployment && pol != "" && pol != schema.RestartAlways:
+		return nil, unsupported(fmt.Sprintf("restart.policy %q", pol), "a Deployment's pods always restart; use --kind pod, whose restartPolicy can be Never or OnFailure")
+	case kind == KindPod && (pol == "" || pol == schema.RestartNever):
+		restart = "Never"
+	case kind == KindPod && pol == schema.RestartOnFailure:
+		restart = "OnFailure"
+	}
+	var notes []string
+	notes = append(notes, p.notes...)
+	if l.Restart.Policy != "" && l.Restart.Policy != schema.RestartNever {
+		notes = append(notes, fmt.Sprintf("restart max %d and backoff %s are not expressible: the kubelet restarts with its own back-off (10s doubling to 5m), without a limit.", l.Restart.EffectiveMax(), l.Restart.EffectiveBackoff()))
+	}
+
+	c := k8sContainer{Name: l.Name, Image: p.o.Image, Command: p.argv[:1], Args: p.argv[1:], WorkingDir: p.dir}
+	for _, pt := range l.Ports {
+		kp := k8sPort{ContainerPort: pt.Number, Protocol: "TCP"}
+		if isPortName(pt.Name) {
+			kp.Name = pt.Name
+		}
+		c.Ports = append(c.Ports, kp)
+		if a := pt.PortAddress(); a == "127.0.0.1" || a == "::1" {
+			notes = append(notes, fmt.Sprintf("port %q binds %s: only the pod itself reaches it; a Service needs the worker on the pod's address (0.0.0.0 with allow_all_interfaces = true).", pt.Name, a))
+		}
+	}
+	envFileSecret := l.Name + "-env-file"
+	if p.envFile != "" {
+		c.EnvFrom = append(c.EnvFrom, k8sEnvFrom{SecretRef: k8sLocalRef{Name: envFileSecret}})
+		notes = append(notes, fmt.Sprintf("The env file becomes the Secret %s (env wins over envFrom, as overrides win over the env file):", envFileSecret),
+			fmt.Sprintf("  kubectl create secret generic %s --from-env-file=%s", envFileSecret, p.envFile),
+			"  (kubectl reads NAME=VALUE lines literally: no quotes, no export.)")
+	}
+	for _, v := range p.literal {
+		c.Env = append(c.Env, k8sEnv{Name: v.Name, Value: v.Value})
+	}
+	for _, n := range p.secrets {
+		c.Env = append(c.Env, k8sEnv{Name: n, ValueFrom: &k8sEnvSource{SecretKeyRef: k8sKeyRef{Name: l.Name, Key: n}}})
+	}
+	if len(p.secrets) > 0 {
+		notes = append(notes, fmt.Sprintf("Secrets are references to the Secret %s, keys %s; create it from a file of NAME=VALUE lines:", l.Name, strings.Join(p.secrets, ", ")),
+			fmt.Sprintf("  kubectl create secret generic %s --from-env-file=FILE", l.Name))
+	}
+	sortEnv(c.Env)
+	// The probes: childproof verify on pid 1, the container's process.
+	prog := p.childproof()
+	var inits []k8sContainer
+	if p.o.ChildproofImage != "" {
+		prog = k8sVolumeDir + "/childproof"
+		inits = append(inits, k8sContainer{
+			Name: "childproof", Image: p.o.ChildproofImage,
+			Command:      []string{"cp", "/usr/local/bin/childproof", prog},
+			VolumeMounts: []k8sMount{{Name: "childproof", MountPath: k8sVolumeDir}},
+		})
+	} else {
+		notes = append(notes, fmt.Sprintf("The probes run %s from the image: add it to the image (COPY childproof /usr/local/bin/), or export with --childproof-image to copy it in with an init container.", prog))
+	}
+	c.VolumeMounts = []k8sMount{{Name: "childproof", MountPath: k8sVolumeDir}}
+	check := append([]string{prog, "verify", "--state-dir", k8sVolumeDir + "/state", "--pid", "1"}, p.verify...)
+	timeout := l.ReadyTimeout().Seconds()
+	c.StartupProbe = &k8sProbe{Exec: k8sExec{Command: check}, PeriodSeconds: 1, TimeoutSeconds: 5, FailureThreshold: max(1, int(math.Ceil(timeout)))}
+	c.ReadinessProbe = &k8sProbe{Exec: k8sExec{Command: check}, PeriodSeconds: 10, TimeoutSeconds: 5, FailureThreshold: 1}
+	if len(l.Dispatch) > 0 {
+		notes = append(notes, "The dispatch script runs under bash --noprofile --norc; BASH_ENV and ENV must not be set in the image (a pod cannot unset an image's variable).")
+	}
+	inherit := l.EffectiveInherit()
+	notes = append(notes, fmt.Sprintf("inherit (%s): a container has no caller; these come from the image's environment.", strings.Join(inherit, ", ")))
+
+	spec := k8sPodSpec{RestartPolicy: restart, InitContainers: inits, Containers: []k8sContainer{c},
+		Volumes: []k8sVolume{{Name: "childproof"}}}
+	labels := map[string]string{"app.kubernetes.io/name": l.Name, "app.kubernetes.io/managed-by": "childproof"}
+	meta := k8sMeta{Name: l.Name, Labels: labels}
+	var obj any
+	if kind == KindPod {
+		obj = k8sPod{APIVersion: "v1", Kind: "Pod", Metadata: meta, Spec: spec}
+	} else {
+		obj = k8sDeployment{APIVersion: "apps/v1", Kind: "Deployment", Metadata: meta, Spec: k8sDeploymentSpec{
+			Replicas: 1,
+			Selector: k8sSelector{MatchLabels: map[string]string{"app.kubernetes.io/name": l.Name}},
+			Template: k8sPodTemplate{Metadata: k8sMeta{Labels: labels}, Spec: spec},
+		}}
+	}
+	y, err := toYAML(obj)
+	if err != nil {
+		return nil, err
+	}
+	var b strings.Builder
+	line := func(s string) { b.WriteString(strings.TrimRight("# "+s, " ") + "\n") }
+	line(fmt.Sprintf("Generated by childproof export --to k8s from %s.", p.specRef()))
+	line("The startup and readiness probes run childproof verify on pid 1, the worker, from its own /proc record.")
+	for _, n := range notes {
+		line(n)
+	}
+	line("Then: kubectl apply -f THIS_FILE")
+	b.WriteString("---\n")
+	b.Write(y)
+	return []byte(b.String()), nil
+}
+
+func sortEnv(env []k8sEnv) {
+	for i := 1; i < len(env); i++ {
+		for j := i; j > 0 && env[j].Name < env[j-1].Name; j-- {
+			env[j], env[j-1] = env[j-1], env[j]
+		}
+	}
+}
+
+// isDNSLabel reports whether s is an RFC 1123 label: at most 63 lower-case
+// letters, digits and '-', starting and ending with a letter or digit.
+func isDNSLabel(s string) bool {
+	if s == "" || len(s) > 63 {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		alnum := 'a' <= c && c <= 'z' || '0' <= c && c <= '9'
+		if !alnum && (c != '-' || i == 0 || i == len(s)-1) {
+			return false
+		}
+	}
+	return true
+}
+
+// isPortName reports whether s is a valid container port name (IANA
+// service name: at most 15 of a-z, 0-9 and '-', a letter among them, no
+// leading, trailing or double '-').
+func isPortName(s string) bool {
+	if len(s) > 15 || !isDNSLabel(s) || strings.Contains(s, "--") {
+		return false
+	}
+	return strings.ContainsAny(s, "abcdefghijklmnopqrstuvwxyz")
+}

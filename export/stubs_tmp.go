@@ -1,0 +1,3 @@
+package export
+
+func (p *plan) nomad() ([]byte, error) { return nil, nil }

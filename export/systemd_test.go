@@ -1,0 +1,128 @@
+package export
+
+import (
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func asUnsupported(err error, target **UnsupportedError) bool { return errors.As(err, target) }
+
+// systemdVerify runs systemd-analyze verify on unit; it skips the test
+// when systemd-analyze is not installed (Debian's systemd package; .ci/run
+// installs it).
+func systemdVerify(t *testing.T, name, unit string) {
+	t.Helper()
+	sa, err := exec.LookPath("systemd-analyze")
+	if err != nil {
+		t.Skip("systemd-analyze not found (apt-get install systemd): the unit is not verified")
+	}
+	path := filepath.Join(t.TempDir(), name+".service")
+	if err := os.WriteFile(path, []byte(unit), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(sa, "verify", path)
+	cmd.Env = append(os.Environ(), "SYSTEMD_LOG_LEVEL=notice")
+	out, err := cmd.CombinedOutput()
+	// Unknown keys and bad values are only logged, so any output fails.
+	if err != nil || len(strings.TrimSpace(string(out))) > 0 {
+		t.Fatalf("systemd-analyze verify: %v\n%s\nunit:\n%s", err, out, unit)
+	}
+}
+
+func TestSystemdStory(t *testing.T) {
+	dir := storyTree(t)
+	l := load(t, dir, "mock-llm")
+	unit := render(t, l, Options{Engine: Systemd, Childproof: "/bin/true"})
+	for _, want := range []string{
+		"ExecStart=" + dir + `/bin/mock-llm --addr 127.0.0.1:18081 --greeting "100%% \"ok\" $$HOME; it\'s"`,
+		"WorkingDirectory=" + dir + "\n",
+		"EnvironmentFile=" + dir + "/.env\nEnvironmentFile=/etc/childproof/mock-llm.env\n",
+		`Environment="LOG_LEVEL=debug"`,
+		"PassEnvironment=PATH HOME LANG\n",
+		"ExecStartPost=/bin/true verify --pid $MAINPID --env HF_HUB_ENABLE_HF_TRANSFER=0 --env LOG_LEVEL=debug --env MOCK_LLM_KEY --env TOKEN --port 18081 --comm mock-llm --wait 5s\n",
+		"#   HF_HUB_ENABLE_HF_TRANSFER=0\n#   MOCK_LLM_KEY=<secret>\n#   TOKEN=<secret>\n",
+		"KillMode=control-group\n",
+		"Restart=on-failure\nRestartSec=2s\n",
+		"StartLimitBurst=4\n",
+	} {
+		if !strings.Contains(unit, want) {
+			t.Errorf("unit lacks %q:\n%s", want, unit)
+		}
+	}
+	// The override the env file also sets is not an Environment= line:
+	// the env file would win over it.
+	if strings.Contains(unit, "Environment=\"HF_HUB") || strings.Contains(unit, "written-in-the-spec") {
+		t.Errorf("unit:\n%s", unit)
+	}
+	systemdVerify(t, l.Name, unit)
+}
+
+func TestSystemdDispatchAndDir(t *testing.T) {
+	dir := storyTree(t)
+	l := load(t, dir, "dispatched")
+	unit := render(t, l, Options{Engine: Systemd, Childproof: "/bin/true"})
+	for _, want := range []string{
+		"ExecStart=/bin/bash --noprofile --norc " + dir + "/run.sh --arm 2\n",
+		"UnsetEnvironment=BASH_ENV ENV\n",
+		"Restart=no\n",
+		`Environment="MODE=fast"`,
+		"ExecStartPost=/bin/true verify --pid $MAINPID --env MODE=fast --wait 10s\n",
+	} {
+		if !strings.Contains(unit, want) {
+			t.Errorf("unit lacks %q:\n%s", want, unit)
+		}
+	}
+	if strings.Contains(unit, "/etc/childproof/") {
+		t.Errorf("a launch without secrets needs no secret env file:\n%s", unit)
+	}
+	systemdVerify(t, l.Name, unit)
+
+	// --dir rebases the spec's directory.
+	unit = render(t, l, Options{Engine: Systemd, Dir: "/opt/app"})
+	for _, want := range []string{"WorkingDirectory=/opt/app\n", "/bin/bash --noprofile --norc /opt/app/run.sh --arm 2\n", "ExecStartPost=childproof verify"} {
+		if !strings.Contains(unit, want) {
+			t.Errorf("unit lacks %q:\n%s", want, unit)
+		}
+	}
+}
+
+func TestSystemdRefusesInheritPattern(t *testing.T) {
+	dir := writeTree(t, map[string]string{"spec.hcl": `launch "a" {
+  command = ["sleep", "1"]
+  inherit = ["PATH", "CUDA_*"]
+}`})
+	_, err := Render(t.Context(), load(t, dir, "a"), Options{Engine: Systemd})
+	var ue *UnsupportedError
+	if !asUnsupported(err, &ue) || !strings.Contains(err.Error(), `systemd cannot express inherit[1] "CUDA_*": PassEnvironment= passes variables by name only`) {
+		t.Fatalf("err = %v", err)
+	}
+}
+
+func TestQuoteSystemd(t *testing.T) {
+	for _, c := range []struct {
+		in   string
+		cmd  bool
+		want string
+	}{
+		{"plain", true, "plain"},
+		{"", true, `""`},
+		{"a b", true, `"a b"`},
+		{"$X", true, "$$X"},
+		{"$X", false, `"$X"`},
+		{"50%", true, "50%%"},
+		{`back\slash`, true, `back\\slash`},
+		{"line\nbreak", true, `"line\nbreak"`},
+		{";", true, `\;`},
+		{"a;b", true, "a;b"},
+		{"K=v w", false, `"K=v w"`},
+		{"\x01", true, `"\x01"`},
+	} {
+		if got := quoteSystemd(c.in, c.cmd); got != c.want {
+			t.Errorf("quoteSystemd(%q, %v) = %s, want %s", c.in, c.cmd, got, c.want)
+		}
+	}
+}
