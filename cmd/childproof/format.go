@@ -12,6 +12,7 @@ var formatValues = map[string][]string{
 	"lint":       {"text", "json", "sarif", "github"},
 	"check":      {"text", "json", "sarif", "github"},
 	"logs":       {"text"},
+	"export":     {"text"},
 	"version":    {"text"},
 	"completion": {"text"},
 	"help":       {"text"},

@@ -65,6 +65,11 @@ type app struct {
 	stateDir   string
 	showValues bool
 	noColor    bool
+
+	// lookupEnv answers the spec's env() while a command loads a spec; nil
+	// means the caller's environment (export sets its own: see
+	// export.LookupEnv).
+	lookupEnv func(string) (string, bool)
 }
 
 // commands lists the constructors of the subcommands; each command's file

@@ -83,7 +83,7 @@ func (a *app) loadSpec(ctx context.Context, arg string, vars []string) (*loadedS
 	if err != nil {
 		return nil, err
 	}
-	f, files, diags := schema.Load(sa.Path, schema.LoadOptions{Vars: vm})
+	f, files, diags := schema.Load(sa.Path, schema.LoadOptions{Vars: vm, LookupEnv: a.lookupEnv})
 	if diags.HasErrors() {
 		if a.format == "json" {
 			a.writeDiagnosticsJSON(a.stdout, diags)

@@ -1,0 +1,91 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"path/filepath"
+	"strings"
+
+	"github.com/childproof/childproof/export"
+	"github.com/spf13/cobra"
+)
+
+func init() { register(newExportCmd) }
+
+func newExportCmd(a *app) *cobra.Command {
+	var vars []string
+	var o export.Options
+	var output string
+	c := &cobra.Command{
+		Use:   "export --to systemd|k8s|slurm|nomad SPEC[:NAME] [--image IMAGE] [-o FILE]",
+		Short: "render a launch for systemd, Kubernetes, SLURM or Nomad, with childproof verify as its check",
+		Long: `export renders one launch of the spec for another engine and puts childproof verify
+in the engine's own check slot, so the proof travels with the launch:
+
+  systemd  a .service unit; ExecStartPost= runs childproof verify --pid $MAINPID … --wait
+  k8s      a Deployment (or --kind pod); startup and readiness probes exec
+           childproof verify --pid 1 …; needs --image
+  slurm    an sbatch script whose step is srun childproof run SPEC:NAME (the spec ships
+           beside it); #SBATCH lines from the spec's slurm block
+  nomad    a job (exec driver, private pid namespace) whose service has a script check
+           running childproof verify --pid 1 …
+
+No secret value is ever written. A value from env() or file(), a name in the launch's
+secret list and the env file's values become references the engine resolves (systemd:
+an EnvironmentFile= under /etc/childproof; k8s: Secrets; Nomad: a template reading Nomad
+variables; SLURM: the job's environment), and the output's header says what to create.
+env() is always such a reference here, even when it has a default or the caller has the
+variable: export reads no value of the caller's environment.
+
+Paths are this machine's; --dir rebases the spec's directory for a target that keeps the
+project elsewhere. A spec feature the engine cannot express is an error naming it (exit 2).
+See docs/export.md.`,
+		Example: `  childproof export --to systemd examples/01-login-shell/childproof.hcl:login-shell-fixed -o mock-llm.service
+  childproof export --to k8s childproof.hcl:api --image registry.example/api:1.4 --childproof-image registry.example/childproof:1
+  childproof export --to slurm childproof.hcl:train -o train.sbatch
+  childproof export --to nomad childproof.hcl:api --dir /opt/api`,
+		Args:              cobra.ExactArgs(1),
+		ValidArgsFunction: completeSpec,
+		RunE: func(c *cobra.Command, args []string) error {
+			if o.Engine == "" {
+				return &exitError{code: exitUsage, err: errors.New("export needs --to ENGINE"), hint: "--to takes " + strings.Join(export.Engines, ", ")}
+			}
+			a.lookupEnv = export.LookupEnv
+			_, l, err := a.loadLaunch(c.Context(), args[0], vars)
+			if err != nil {
+				return err
+			}
+			if o.Dir != "" && !filepath.IsAbs(o.Dir) {
+				return exitf(exitUsage, "--dir %q: must be an absolute path on the target", o.Dir)
+			}
+			out, err := export.Render(c.Context(), l, o)
+			if err != nil {
+				var ue *export.UnsupportedError
+				if errors.As(err, &ue) {
+					return &exitError{code: exitUsage, err: err, hint: fmt.Sprintf("change the spec, or export it to another engine (--to takes %s)", strings.Join(export.Engines, ", "))}
+				}
+				return exitf(exitUsage, "%v", err)
+			}
+			if output == "" {
+				_, err := a.stdout.Write(out)
+				return err
+			}
+			if err := writeFileAtomic(output, out); err != nil {
+				return exitf(exitUsage, "cannot write %s: %v", output, err)
+			}
+			return nil
+		},
+	}
+	addVarFlag(c, &vars)
+	f := c.Flags()
+	f.StringVar(&o.Engine, "to", "", "the engine: `systemd`, k8s, slurm or nomad")
+	f.StringVarP(&output, "output", "o", "", "write to `FILE` (atomically; default: stdout)")
+	f.StringVar(&o.Image, "image", "", "k8s: the container `IMAGE` that holds the worker")
+	f.StringVar(&o.Kind, "kind", "", "k8s: `deployment` (default) or pod")
+	f.StringVar(&o.ChildproofImage, "childproof-image", "", "k8s: an `IMAGE` holding /usr/local/bin/childproof, copied in by an init container")
+	f.StringVar(&o.Dir, "dir", "", "write the spec's directory as `DIR` (an absolute path on the target)")
+	f.StringVar(&o.Childproof, "childproof", "", "the childproof `PROGRAM` the check runs on the target (default: childproof, from PATH)")
+	_ = c.RegisterFlagCompletionFunc("to", cobra.FixedCompletions(export.Engines, cobra.ShellCompDirectiveNoFileComp))
+	_ = c.RegisterFlagCompletionFunc("kind", cobra.FixedCompletions([]string{export.KindDeployment, export.KindPod}, cobra.ShellCompDirectiveNoFileComp))
+	return c
+}

@@ -1,3 +1,0 @@
-package export
-
-func (p *plan) nomad() ([]byte, error) { return nil, nil }
