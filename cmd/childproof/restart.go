@@ -47,7 +47,7 @@ func restartAfter(r schema.Restart, code, n int, stopping bool) (time.Duration, 
 // SIGTERM means no restart); when the worker exits, the policy may start
 // the launch again, verified exactly as the first start and recorded.
 // The exit status is the last worker's.
-func (a *app) superviseRestarts(ctx context.Context, la *launcher.Launch, opts launcher.Options, sigs chan os.Signal) error {
+func (a *app) superviseRestarts(ctx context.Context, la *launcher.Launch, opts launcher.Options, view *launchView, sigs chan os.Signal) error {
 	l := la.Spec
 	var stopping atomic.Bool
 	ctx = context.WithoutCancel(ctx)
@@ -83,7 +83,7 @@ func (a *app) superviseRestarts(ctx context.Context, la *launcher.Launch, opts l
 		if _, ok := sleepOrSignal(d, sigs); !ok {
 			return silentExit(code)
 		}
-		next, err := a.restart(ctx, l, opts, n+1, code)
+		next, err := a.restart(ctx, l, opts, view, n+1, code)
 		if err != nil {
 			return err
 		}

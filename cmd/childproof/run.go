@@ -98,7 +98,7 @@ func (a *app) run(ctx context.Context, arg string, vars, sets []string, detach, 
 	}
 	a.writeReport(a.stdout, la.Report)
 	if !detach && l.Restart.EffectivePolicy() != schema.RestartNever {
-		return a.superviseRestarts(ctx, la, opts, sigs)
+		return a.superviseRestarts(ctx, la, opts, view, sigs)
 	}
 	return a.supervise(la, l.Name, detach, sigs)
 }

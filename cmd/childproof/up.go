@@ -90,6 +90,8 @@ func (a *app) loadOrder(ctx context.Context, arg string, names, vars []string, s
 type upMember struct {
 	l        *schema.Launch
 	la       *launcher.Launch
+	view     *launchView
+	opts     launcher.Options
 	restarts int
 	running  bool
 }
@@ -119,6 +121,10 @@ func (a *app) up(ctx context.Context, arg string, names, vars []string, detach, 
 	opts := launcher.Options{State: st, Detach: detach, Subreaper: !detach, ShowValues: a.showValues, SpecHash: f.Hash}
 	sigs, stopSigs := forwardSignals(detach)
 	defer stopSigs()
+	// Status lines while each launch waits; in the foreground, every
+	// launch's output as "NAME | line", masked.
+	lc := a.newConsole(true)
+	defer lc.close()
 	var members []*upMember
 	stopAll := func() {
 		for i := len(members) - 1; i >= 0; i-- {
@@ -135,7 +141,11 @@ func (a *app) up(ctx context.Context, arg string, names, vars []string, detach, 
 			deps = " (after " + strings.Join(l.DependsOn, ", ") + ")"
 		}
 		fmt.Fprintf(a.stderr, "childproof: up: starting %s%s\n", l.Name, deps)
-		la, err := launcher.Start(ctx, l, opts)
+		view := lc.view(l, detach)
+		lopts := opts
+		lopts.Progress = view.progress()
+		la, err := launcher.Start(ctx, l, lopts)
+		view.started(la)
 		if err != nil {
 			if len(members) > 0 {
 				fmt.Fprintf(a.stderr, "childproof: up: %s failed to start: stopping the %s this up started, in reverse order\n", l.Name, plural(len(members), "launch"))
@@ -144,24 +154,22 @@ func (a *app) up(ctx context.Context, arg string, names, vars []string, detach, 
 			return a.launchErr(err)
 		}
 		a.writeReport(a.stdout, la.Report)
-		members = append(members, &upMember{l: l, la: la, running: true})
+		members = append(members, &upMember{l: l, la: la, view: view, opts: lopts, running: true})
 	}
 	if detach {
 		fmt.Fprintf(a.stderr, "childproof: up: %s verified and running detached; stop them with: childproof down %s\n", plural(len(members), "launch"), arg)
 		return nil
 	}
-	return a.upSupervise(ctx, members, opts, sigs, stopAll)
+	return a.upSupervise(ctx, members, sigs, stopAll)
 }
 
 // upSupervise supervises up's launches in the foreground until every one
-// has exited: output multiplexed, signals handled, restart policies applied.
-func (a *app) upSupervise(ctx context.Context, members []*upMember, opts launcher.Options, sigs chan os.Signal, stopAll func()) error {
-	out := newMux(a.stdout, members)
-	defer out.close()
+// has exited: signals handled, restart policies applied (the console
+// shows their output).
+func (a *app) upSupervise(ctx context.Context, members []*upMember, sigs chan os.Signal, stopAll func()) error {
 	exits := make(chan upExit, len(members))
 	watch := func(m *upMember) {
 		la := m.la
-		out.follow(m.l.Name, la)
 		go func() { exits <- upExit{m: m, la: la, code: la.Wait()} }()
 	}
 	for _, m := range members {
@@ -204,7 +212,7 @@ func (a *app) upSupervise(ctx context.Context, members []*upMember, opts launche
 			}
 			d, again := restartAfter(m.l.Restart, code, m.restarts, false)
 			if !again {
-				a.recordLastExit(opts.State, m.l.Name, code)
+				a.recordLastExit(m.opts.State, m.l.Name, code)
 				if code != 0 {
 					fmt.Fprintf(a.stderr, "childproof: up: %s exited with status %d%s\n", m.l.Name, code, gaveUp(m))
 					result = silentExit(code)
@@ -219,7 +227,7 @@ func (a *app) upSupervise(ctx context.Context, members []*upMember, opts launche
 				stop(s.String())
 				continue
 			}
-			la, err := a.restart(supCtx, m.l, opts, m.restarts+1, code)
+			la, err := a.restart(supCtx, m.l, m.opts, m.view, m.restarts+1, code)
 			if err != nil {
 				result = err
 				stop(m.l.Name + "'s restart failed")
@@ -262,8 +270,10 @@ func sleepOrSignal(d time.Duration, sigs chan os.Signal) (os.Signal, bool) {
 // restart starts a launch again after its worker exited with code, the
 // n-th restart: verified exactly as a first start, and recorded with the
 // restart count and the previous exit status.
-func (a *app) restart(ctx context.Context, l *schema.Launch, opts launcher.Options, n, code int) (*launcher.Launch, error) {
+func (a *app) restart(ctx context.Context, l *schema.Launch, opts launcher.Options, view *launchView, n, code int) (*launcher.Launch, error) {
+	opts.Progress = view.progress()
 	la, err := launcher.Start(ctx, l, opts)
+	view.started(la)
 	if err != nil {
 		fmt.Fprintf(a.stderr, "childproof: restart %d of %s failed\n", n, l.Name)
 		return nil, a.launchErr(err)

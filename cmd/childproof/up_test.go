@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"sync"
@@ -164,8 +165,11 @@ func TestUpForeground(t *testing.T) {
 	})
 	_, dbFD := nextPid(t, dbPid, 0)
 	_, apiFD := nextPid(t, apiPid, 0)
-	waitFor(t, &out, "db  | listening on 127.0.0.1:"+strconv.Itoa(dbPort), 20*time.Second)
+	waitFor(t, &out, " | listening on 127.0.0.1:"+strconv.Itoa(dbPort), 20*time.Second)
 	waitFor(t, &out, "api | listening on 127.0.0.1:"+strconv.Itoa(apiPort), 20*time.Second)
+	if !regexp.MustCompile(`(?m)^db +\| listening on 127\.0\.0\.1:` + strconv.Itoa(dbPort)).MatchString(out.String()) {
+		t.Fatalf("db's output is not prefixed with its name:\n%s", out.String())
+	}
 	c.Process.Signal(syscall.SIGINT) // the up this test started
 	if err := c.Wait(); err != nil {
 		t.Fatalf("up after SIGINT: %v\n%s", err, out.String())
