@@ -130,6 +130,28 @@ step 0 "census: ps --all" -- ps --all
 
 # ── END OF RUN / EXPLAIN / STOP STEPS ───────────────────────────────────────
 
+# ── EXPORT ──────────────────────────────────────────────────────────────────
+# Story 3's fixed launch rendered for other engines, with childproof verify in each
+# engine's check slot. The files under examples/03-dispatch-resource-env/exported/ are
+# these outputs (docs/export.md walks through them); cmd/childproof's TestExportedExamples
+# fails when they are stale. --dir writes the paths as if the repository were in
+# /opt/childproof, so the files do not depend on this checkout's location.
+X=$E/03-dispatch-resource-env
+XO=(--dir /opt/childproof/examples/03-dispatch-resource-env --childproof /usr/local/bin/childproof)
+mkdir -p "$X/exported"
+step 0 "export: a systemd unit (ExecStartPost= verify; secrets in an EnvironmentFile= you create)" -- export --to systemd $X/childproof.hcl:resource-env-fixed "${XO[@]}" -o $X/exported/resource-env-fixed.service
+sed -n '/^\[Service\]/,/^$/p' "$X/exported/resource-env-fixed.service" | sed 's/^/    /'
+step 0 "export: a Kubernetes Deployment (startup/readiness probes exec verify --pid 1; secrets as secretKeyRefs)" -- export --to k8s $X/childproof.hcl:resource-env-fixed "${XO[@]}" --image registry.example/mock-llm:demo --childproof-image registry.example/childproof:demo -o $X/exported/resource-env-fixed.k8s.yaml
+step 0 "export: a SLURM batch script (the step is srun childproof run)" -- export --to slurm $X/childproof.hcl:resource-env-fixed "${XO[@]}" -o $X/exported/resource-env-fixed.sbatch
+step 0 "export: a Nomad job (a script check runs verify; secrets from Nomad variables)" -- export --to nomad $X/childproof.hcl:resource-env-fixed "${XO[@]}" -o $X/exported/resource-env-fixed.nomad.hcl
+if command -v systemd-analyze >/dev/null; then
+	printf '%s$ systemd-analyze verify %s%s
+' "$D" "$X/exported/resource-env-fixed.service" "$N"
+	# The unit's paths are /opt/childproof's; systemd-analyze checks that its programs exist.
+	systemd-analyze verify "$X/exported/resource-env-fixed.service" 2>&1 | grep -v 'is not executable: No such file or directory' | sed 's/^/    /'
+fi
+# ── END OF EXPORT ───────────────────────────────────────────────────────────
+
 printf '\n%sSummary%s\n' "$B" "$N"
 for line in "${summary[@]}"; do
 	case $line in
