@@ -89,6 +89,10 @@ func (l *loader) dependencies(f *File, declared map[string]hcl.Range) {
 	}
 }
 
+// IsLaunchName reports whether s is a valid launch name:
+// ^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$.
+func IsLaunchName(s string) bool { return isLaunchName(s) }
+
 func quoteAll(ss []string) []string {
 	out := make([]string, len(ss))
 	for i, s := range ss {

@@ -39,13 +39,9 @@ an invalid spec, or the exit status of the first stop that failed.`,
 			if err := a.checkFormat("text", "json"); err != nil {
 				return err
 			}
-			spec, err := specOrDefault(args)
+			spec, names, err := specAndNames(args)
 			if err != nil {
 				return err
-			}
-			var names []string
-			if len(args) > 1 {
-				names = args[1:]
 			}
 			return a.down(c.Context(), spec, names, vars, timeout)
 		},

@@ -64,7 +64,7 @@ read or parsed.`,
 }
 
 func (a *app) importScript(ctx context.Context, script string, args []string, output, name string) error {
-	if name != "" && !validLaunchName(name) {
+	if name != "" && !schema.IsLaunchName(name) {
 		return exitf(exitUsage, "--name %q is not a launch name (letters, digits, '_', '.', '-'; at most 64)", name)
 	}
 	plan, err := envres.Plan(ctx, envres.Config{Scripts: []string{script}, Args: args})
@@ -190,18 +190,4 @@ func writeFileAtomic(path string, data []byte) error {
 		return err
 	}
 	return os.Rename(tmp.Name(), path)
-}
-
-// validLaunchName matches the spec's launch names: ^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$.
-func validLaunchName(s string) bool {
-	if s == "" || len(s) > 64 {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if !('A' <= c && c <= 'Z' || 'a' <= c && c <= 'z' || '0' <= c && c <= '9' || i > 0 && (c == '_' || c == '.' || c == '-')) {
-			return false
-		}
-	}
-	return true
 }

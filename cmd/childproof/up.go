@@ -45,13 +45,9 @@ exit status is that launch's (see run).`,
 			if err := a.checkFormat("text", "json"); err != nil {
 				return err
 			}
-			spec, err := specOrDefault(args)
+			spec, names, err := specAndNames(args)
 			if err != nil {
 				return err
-			}
-			var names []string
-			if len(args) > 1 {
-				names = args[1:]
 			}
 			return a.up(c.Context(), spec, names, vars, detach, noLint)
 		},
@@ -60,6 +56,16 @@ exit status is that launch's (see run).`,
 	c.Flags().BoolVar(&detach, "detach", false, "return once every launch is verified; leave them running")
 	c.Flags().BoolVar(&noLint, "no-lint", false, "launch even when a dispatch chain's lint finds an error")
 	return c
+}
+
+// specAndNames splits up's and down's arguments: SPEC (default
+// childproof.hcl) and launch NAMEs.
+func specAndNames(args []string) (string, []string, error) {
+	spec, err := specOrDefault(args)
+	if len(args) < 2 {
+		return spec, nil, err
+	}
+	return spec, args[1:], err
 }
 
 // loadOrder loads SPEC and returns the launches named (SPEC:NAME or NAMEs,

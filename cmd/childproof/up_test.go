@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strconv"
@@ -65,6 +66,25 @@ func serverLaunch(name string, port int, pidfile, extra string) string {
   }
 %s}
 `, name, port, pidfile, port, extra)
+}
+
+// supervisor starts a foreground childproof (up, run) whose output the
+// test reads as it comes, and makes sure it is gone at the end.
+func (e *faultEnv) supervisor(args ...string) (*exec.Cmd, *syncBuffer) {
+	e.t.Helper()
+	c := e.command(args...)
+	out := &syncBuffer{}
+	c.Stdout, c.Stderr = out, out
+	if err := c.Start(); err != nil {
+		e.t.Fatal(err)
+	}
+	e.t.Cleanup(func() {
+		if c.ProcessState == nil {
+			c.Process.Kill() // our own child
+			c.Wait()
+		}
+	})
+	return c, out
 }
 
 // nextPid waits for the pid file to name a process other than prev and
@@ -151,22 +171,11 @@ func TestUpForeground(t *testing.T) {
 	spec := filepath.Join(e.dir, "stack.hcl")
 	src := serverLaunch("db", dbPort, dbPid, "") + serverLaunch("api", apiPort, apiPid, "  depends_on = [\"db\"]\n")
 	os.WriteFile(spec, []byte(src), 0o644)
-	c := e.command("up", spec)
-	var out syncBuffer
-	c.Stdout, c.Stderr = &out, &out
-	if err := c.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		if c.ProcessState == nil {
-			c.Process.Kill()
-			c.Wait()
-		}
-	})
+	c, out := e.supervisor("up", spec)
 	_, dbFD := nextPid(t, dbPid, 0)
 	_, apiFD := nextPid(t, apiPid, 0)
-	waitFor(t, &out, " | listening on 127.0.0.1:"+strconv.Itoa(dbPort), 20*time.Second)
-	waitFor(t, &out, "api | listening on 127.0.0.1:"+strconv.Itoa(apiPort), 20*time.Second)
+	waitFor(t, out, " | listening on 127.0.0.1:"+strconv.Itoa(dbPort), 20*time.Second)
+	waitFor(t, out, "api | listening on 127.0.0.1:"+strconv.Itoa(apiPort), 20*time.Second)
 	if !regexp.MustCompile(`(?m)^db +\| listening on 127\.0\.0\.1:` + strconv.Itoa(dbPort)).MatchString(out.String()) {
 		t.Fatalf("db's output is not prefixed with its name:\n%s", out.String())
 	}
@@ -202,26 +211,15 @@ func testRestart(t *testing.T, cmd string) {
     backoff = "50ms"
   }
 `)), 0o644)
-	c := e.command(cmd, spec)
-	var out syncBuffer
-	c.Stdout, c.Stderr = &out, &out
-	if err := c.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		if c.ProcessState == nil {
-			c.Process.Kill()
-			c.Wait()
-		}
-	})
+	c, out := e.supervisor(cmd, spec)
 	pid := 0
 	for i := 1; i <= 3; i++ {
 		var fd int
 		pid, fd = nextPid(t, pidfile, pid)
 		if i == 1 {
-			waitFor(t, &out, "verified srv", 20*time.Second)
+			waitFor(t, out, "verified srv", 20*time.Second)
 		} else {
-			waitFor(t, &out, fmt.Sprintf("restart %d of srv verified (worker pid %d)", i-1, pid), 20*time.Second)
+			waitFor(t, out, fmt.Sprintf("restart %d of srv verified (worker pid %d)", i-1, pid), 20*time.Second)
 		}
 		// The worker, started by this test's up, killed through its pidfd.
 		if err := unix.PidfdSendSignal(fd, unix.SIGKILL, nil, 0); err != nil {
