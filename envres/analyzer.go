@@ -529,6 +529,21 @@ func (a *analyzer) lintArgv(argv []string) error {
 	return nil
 }
 
+// ArgvIndex returns the index of the argument of argv that a finding in
+// CommandFile at byte column col points at (the file is argv shell-quoted
+// on one line), or -1.
+func ArgvIndex(argv []string, col int) int {
+	c := 1
+	for i := range argv {
+		n := len(quoteArgv(argv[i : i+1]))
+		if col >= c && col < c+n {
+			return i
+		}
+		c += n + 1
+	}
+	return -1
+}
+
 func quoteArgv(argv []string) string {
 	var b strings.Builder
 	for i, s := range argv {

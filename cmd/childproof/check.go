@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/childproof/childproof/envres"
+	"github.com/childproof/childproof/internal/report"
 	"github.com/childproof/childproof/schema"
 	"github.com/spf13/cobra"
 )
@@ -110,7 +111,8 @@ func (a *app) check(ctx context.Context, arg string, vars []string, strict bool)
 	}
 	merged := mergeResults(results)
 	if !text {
-		if err := a.writeLint(a.stdout, a.format, merged); err != nil {
+		opts := report.Options{Color: a.color(a.stdout), ToolVersion: lintToolVersion(), Diagnostics: reportDiagnostics(a.specWarnings)}
+		if err := report.Write(a.stdout, a.format, merged, opts); err != nil {
 			return err
 		}
 	}

@@ -2,7 +2,6 @@ package main
 
 import (
 	"errors"
-	"runtime/debug"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -87,10 +86,6 @@ Suppress a finding with a comment on its line or the line before:
 	return cmd
 }
 
-// lintToolVersion is the module version for SARIF's tool.driver.version.
-func lintToolVersion() string {
-	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
-		return bi.Main.Version
-	}
-	return ""
-}
+// lintToolVersion is SARIF's tool.driver.version: the version the
+// version command prints (module version, or the commit of a checkout).
+func lintToolVersion() string { return buildVersion() }

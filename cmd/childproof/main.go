@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/hashicorp/hcl/v2"
 	"io"
 	"os"
 	"os/signal"
@@ -70,6 +71,10 @@ type app struct {
 	// means the caller's environment (export sets its own: see
 	// export.LookupEnv).
 	lookupEnv func(string) (string, bool)
+
+	// specWarnings are the spec warnings warn printed for the selected
+	// launches; check writes them in its machine formats too.
+	specWarnings hcl.Diagnostics
 }
 
 // commands lists the constructors of the subcommands; each command's file

@@ -85,9 +85,17 @@ func (a *app) loadSpec(ctx context.Context, arg string, vars []string) (*loadedS
 	}
 	f, files, diags := schema.Load(sa.Path, schema.LoadOptions{Vars: vm, LookupEnv: a.lookupEnv})
 	if diags.HasErrors() {
-		if a.format == "json" {
+		switch a.format {
+		case "json":
 			a.writeDiagnosticsJSON(a.stdout, diags)
-		} else {
+		case "sarif", "github":
+			// check and lint: the spec's problems are results with ranges,
+			// so that code scanning and annotations show them.
+			_ = report.Write(a.stdout, a.format, nil, report.Options{Diagnostics: reportDiagnostics(diags), ToolVersion: lintToolVersion()})
+			if a.format == "sarif" {
+				a.writeDiagnostics(a.stderr, files, diags)
+			}
+		default:
 			a.writeDiagnostics(a.stderr, files, diags)
 		}
 		if fi, err := os.Stat(sa.Path); err == nil && fi.IsDir() {
@@ -118,6 +126,7 @@ func (a *app) warn(ls *loadedSpec, selected []*schema.Launch) {
 			out = append(out, d)
 		}
 	}
+	a.specWarnings = out
 	a.writeDiagnostics(a.stderr, ls.files, out)
 }
 
@@ -254,6 +263,26 @@ func (a *app) writeDiagnosticsJSON(w io.Writer, diags hcl.Diagnostics) {
 		out.Diagnostics = append(out.Diagnostics, j)
 	}
 	_ = report.JSON(w, out)
+}
+
+// reportDiagnostics converts HCL diagnostics for internal/report: a no-op
+// alias is the noop-alias rule, anything else the spec rule.
+func reportDiagnostics(diags hcl.Diagnostics) []report.Diagnostic {
+	var out []report.Diagnostic
+	for _, d := range diags {
+		rd := report.Diagnostic{Rule: report.SpecRule, Severity: "error", Summary: d.Summary, Detail: d.Detail}
+		if d.Severity == hcl.DiagWarning {
+			rd.Severity = "warning"
+		}
+		if d.Summary == "No-op alias" {
+			rd.Rule = "noop-alias"
+		}
+		if r := d.Subject; r != nil {
+			rd.File, rd.Line, rd.Column, rd.EndLine, rd.EndColumn = r.Filename, r.Start.Line, r.Start.Column, r.End.Line, r.End.Column
+		}
+		out = append(out, rd)
+	}
+	return out
 }
 
 // expandTabs keeps columns aligned with the caret line.

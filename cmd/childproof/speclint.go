@@ -26,7 +26,62 @@ func (a *app) lintLaunch(ctx context.Context, l *schema.Launch) (*envres.Result,
 	if err != nil && strings.Contains(err.Error(), "analyzer not built yet") {
 		return nil, errLintSkipped
 	}
+	if err == nil {
+		res = commandToSpec(res, l)
+	}
 	return res, err
+}
+
+// commandToSpec points the findings about a launch's command (reported in
+// the pseudo-file envres.CommandFile) at the spec: the line of the
+// argument's element in the command attribute, or of the attribute. The
+// spec's path becomes absolute, relativeTo makes it relative again.
+func commandToSpec(res *envres.Result, l *schema.Launch) *envres.Result {
+	attr := l.Ranges.Command
+	if res == nil || attr.Filename == "" {
+		return res
+	}
+	spec, err := filepath.Abs(attr.Filename)
+	if err != nil {
+		return res
+	}
+	at := func(col int) (int, int) {
+		r := attr
+		if i := envres.ArgvIndex(l.Command, col); i >= 0 {
+			if er, ok := l.Ranges.Parts[fmt.Sprintf("command[%d]", i)]; ok && er.Filename != "" {
+				r = er
+			}
+		}
+		return r.Start.Line, r.Start.Column
+	}
+	moved := false
+	for i := range res.Findings {
+		f := &res.Findings[i]
+		if f.File != envres.CommandFile {
+			continue
+		}
+		moved = true
+		f.File = spec
+		f.Line, f.Column = at(f.Column)
+		for j := range f.Chain {
+			if f.Chain[j].File == envres.CommandFile {
+				f.Chain[j] = envres.ChainLink{File: spec, Line: f.Line}
+			}
+		}
+	}
+	files := res.Files[:0:0]
+	for _, f := range res.Files {
+		if f == envres.CommandFile {
+			if !moved {
+				continue
+			}
+			f = spec
+		}
+		files = append(files, f)
+	}
+	res.Files = files
+	delete(res.Sources, envres.CommandFile)
+	return res
 }
 
 // lintConfig is the envres configuration for a launch.
@@ -53,8 +108,11 @@ func relativeTo(res *envres.Result, dir string) *envres.Result {
 		return res
 	}
 	fix := func(p string) string {
-		if p == "" || p == envres.CommandFile || filepath.IsAbs(p) {
+		if p == "" || p == envres.CommandFile {
 			return p
+		}
+		if filepath.IsAbs(p) {
+			return displayPath(p, false)
 		}
 		return displayPath(filepath.Join(dir, p), false)
 	}

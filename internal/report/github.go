@@ -22,8 +22,19 @@ func escapeProperty(s string) string {
 	return strings.ReplaceAll(s, ",", "%2C")
 }
 
-func writeGitHub(w io.Writer, res *envres.Result) error {
+func writeGitHub(w io.Writer, res *envres.Result, opts Options) error {
 	var b strings.Builder
+	for _, d := range opts.Diagnostics {
+		props := ""
+		if d.File != "" {
+			props = fmt.Sprintf("file=%s,line=%d,col=%d,", escapeProperty(d.File), max(d.Line, 1), max(d.Column, 1))
+			if d.EndLine > 0 {
+				props += fmt.Sprintf("endLine=%d,endColumn=%d,", d.EndLine, max(d.EndColumn, 1))
+			}
+		}
+		fmt.Fprintf(&b, "::%s %stitle=%s::%s\n", d.Severity, props, escapeProperty("childproof "+d.rule()),
+			escapeData(d.message()+" ["+d.rule()+"]"))
+	}
 	for _, f := range res.Findings {
 		cmd := "warning"
 		if f.Severity == envres.SeverityError {

@@ -30,6 +30,9 @@ type Options struct {
 	Dir string
 	// ToolVersion is reported in SARIF.
 	ToolVersion string
+	// Diagnostics are the spec's problems (check), written in every
+	// format but text, where the caller prints them.
+	Diagnostics []Diagnostic
 }
 
 // Write writes res to w in format.
@@ -41,11 +44,11 @@ func Write(w io.Writer, format string, res *envres.Result, opts Options) error {
 	case "text":
 		return writeText(w, res, opts)
 	case "json":
-		return writeJSON(w, res)
+		return writeJSON(w, res, opts)
 	case "sarif":
 		return writeSARIF(w, res, opts)
 	case "github":
-		return writeGitHub(w, res)
+		return writeGitHub(w, res, opts)
 	}
 	return fmt.Errorf("%w %q", ErrUnknownFormat, format)
 }
@@ -95,11 +98,12 @@ type jsonFinding struct {
 	Chain     []envres.ChainLink `json:"chain"`
 }
 
-func writeJSON(w io.Writer, res *envres.Result) error {
+func writeJSON(w io.Writer, res *envres.Result, opts Options) error {
 	out := struct {
-		Findings []jsonFinding `json:"findings"`
-		Files    []string      `json:"files"`
-	}{Findings: []jsonFinding{}, Files: res.Files}
+		Findings    []jsonFinding `json:"findings"`
+		Files       []string      `json:"files"`
+		Diagnostics []Diagnostic  `json:"diagnostics,omitempty"`
+	}{Findings: []jsonFinding{}, Files: res.Files, Diagnostics: opts.Diagnostics}
 	for _, f := range res.Findings {
 		jf := jsonFinding{f.Rule, f.Severity, f.File, f.Line, f.Column, f.Message, f.Variables, f.Chain}
 		if jf.Variables == nil {

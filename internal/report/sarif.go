@@ -1,6 +1,9 @@
 package report
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
 	"io"
 	"net/url"
 	"path/filepath"
@@ -67,6 +70,8 @@ type sarifArtifact struct {
 type sarifRegion struct {
 	StartLine   int `json:"startLine"`
 	StartColumn int `json:"startColumn,omitempty"`
+	EndLine     int `json:"endLine,omitempty"`
+	EndColumn   int `json:"endColumn,omitempty"`
 }
 
 type sarifPhysical struct {
@@ -85,77 +90,128 @@ type sarifResult struct {
 	RuleIndex        int             `json:"ruleIndex"`
 	Level            string          `json:"level"`
 	Message          sarifText       `json:"message"`
-	Locations        []sarifLocation `json:"locations"`
+	Locations        []sarifLocation `json:"locations,omitempty"`
 	RelatedLocations []sarifLocation `json:"relatedLocations,omitempty"`
-	Properties       map[string]any  `json:"properties,omitempty"`
+	// PartialFingerprints let code scanning track an alert across commits.
+	PartialFingerprints map[string]string `json:"partialFingerprints,omitempty"`
+	Properties          map[string]any    `json:"properties,omitempty"`
 }
 
 const srcRoot = "%SRCROOT%"
 
-// artifactLoc makes a relative URI under %SRCROOT% (absolute paths become
-// file URIs).
-func artifactLoc(file string) sarifArtifactLoc {
+// artifactLoc makes a URI relative to %SRCROOT% (the repository's root),
+// or an absolute file URI for a file outside it.
+func (l locator) artifactLoc(file string) sarifArtifactLoc {
 	if file == envres.CommandFile {
 		return sarifArtifactLoc{URI: url.PathEscape(file), URIBaseID: srcRoot}
 	}
-	if filepath.IsAbs(file) {
-		return sarifArtifactLoc{URI: (&url.URL{Scheme: "file", Path: filepath.ToSlash(file)}).String()}
+	rel := l.rel(file)
+	if rel == "" {
+		abs := file
+		if !filepath.IsAbs(abs) {
+			abs = filepath.Join(l.dir, abs)
+		}
+		return sarifArtifactLoc{URI: (&url.URL{Scheme: "file", Path: filepath.ToSlash(abs)}).String()}
 	}
-	parts := strings.Split(filepath.ToSlash(file), "/")
+	parts := strings.Split(rel, "/")
 	for i, p := range parts {
 		parts[i] = url.PathEscape(p)
 	}
 	return sarifArtifactLoc{URI: strings.Join(parts, "/"), URIBaseID: srcRoot}
 }
 
+// fingerprintKey names childproof's partialFingerprints entry: a hash of
+// the rule, the repository-relative file, the text of the finding's line
+// and its variables (not the line number), so that code scanning keeps
+// tracking an alert when lines above it move.
+const fingerprintKey = "childproofFindingHash/v1"
+
+func fingerprint(seen map[string]int, parts ...string) string {
+	h := sha256.Sum256([]byte(strings.Join(parts, "\x00")))
+	k := hex.EncodeToString(h[:12])
+	seen[k]++
+	return fmt.Sprintf("%s:%d", k, seen[k])
+}
+
+func sarifLevel(severity string) string {
+	if severity == envres.SeverityError {
+		return "error"
+	}
+	return "warning"
+}
+
 func writeSARIF(w io.Writer, res *envres.Result, opts Options) error {
 	rules := sortedRules()
 	index := map[string]int{}
 	driver := sarifDriver{Name: "childproof", InformationURI: "https://github.com/childproof/childproof", Version: opts.ToolVersion}
-	for i, r := range rules {
-		index[r.Name] = i
-		level := "warning"
-		if r.Severity == envres.SeverityError {
-			level = "error"
-		}
-		doc := strings.Join(strings.Fields(r.Doc), " ")
+	addRule := func(name, severity, short, doc string) {
+		index[name] = len(driver.Rules)
+		level := sarifLevel(severity)
+		doc = strings.Join(strings.Fields(doc), " ")
 		driver.Rules = append(driver.Rules, sarifRule{
-			ID: r.Name, Name: r.Name,
-			ShortDescription:     sarifText{Text: r.Short},
+			ID: name, Name: name,
+			ShortDescription:     sarifText{Text: short},
 			FullDescription:      sarifText{Text: doc},
-			Help:                 sarifText{Text: doc, Markdown: "**" + r.Name + "**: " + doc},
+			Help:                 sarifText{Text: doc, Markdown: "**" + name + "**: " + doc},
 			DefaultConfiguration: sarifRuleConfig{Level: level},
 			Properties:           map[string]any{"tags": []string{"shell", "environment"}, "problem.severity": level},
 		})
 	}
-	dir := opts.Dir
-	if dir == "" {
-		dir = "."
+	for _, r := range rules {
+		addRule(r.Name, r.Severity, r.Short, r.Doc)
 	}
+	addRule(SpecRule, envres.SeverityError, "the spec is invalid or has a problem",
+		`A problem of the childproof spec itself (an HCL diagnostic): an unknown attribute, a wrong type, a
+port out of range, a name that will be removed before launch. The result points at the range in the
+.hcl file; its message is the diagnostic's summary and detail.`)
+	loc := newLocator(opts.Dir)
 	run := sarifRun{Tool: sarifTool{Driver: driver}, Artifacts: []sarifArtifact{}, Results: []sarifResult{}, ColumnKind: "utf16CodeUnits"}
-	if abs, err := filepath.Abs(dir); err == nil {
-		u := (&url.URL{Scheme: "file", Path: filepath.ToSlash(abs) + "/"}).String()
-		run.OriginalURIBaseIDs = map[string]sarifArtifactLoc{srcRoot: {URI: u}}
+	run.OriginalURIBaseIDs = map[string]sarifArtifactLoc{srcRoot: {URI: (&url.URL{Scheme: "file", Path: filepath.ToSlash(loc.root) + "/"}).String()}}
+	seenArtifact := map[string]bool{}
+	addArtifact := func(f string) {
+		a := loc.artifactLoc(f)
+		if !seenArtifact[a.URI] {
+			seenArtifact[a.URI] = true
+			run.Artifacts = append(run.Artifacts, sarifArtifact{Location: a})
+		}
 	}
 	for _, f := range res.Files {
-		run.Artifacts = append(run.Artifacts, sarifArtifact{Location: artifactLoc(f)})
+		addArtifact(f)
+	}
+	seen := map[string]int{}
+	for _, d := range opts.Diagnostics {
+		r := sarifResult{RuleID: d.rule(), Level: sarifLevel(d.Severity), Message: sarifText{Text: d.message()}}
+		if i, ok := index[r.RuleID]; ok {
+			r.RuleIndex = i
+		} else {
+			r.RuleID, r.RuleIndex = SpecRule, index[SpecRule]
+		}
+		if d.File != "" {
+			addArtifact(d.File)
+			reg := sarifRegion{StartLine: max(d.Line, 1), StartColumn: max(d.Column, 1)}
+			if d.EndLine >= d.Line && d.EndLine > 0 {
+				reg.EndLine, reg.EndColumn = d.EndLine, max(d.EndColumn, 1)
+			}
+			r.Locations = []sarifLocation{{PhysicalLocation: sarifPhysical{ArtifactLocation: loc.artifactLoc(d.File), Region: reg}}}
+		}
+		r.PartialFingerprints = map[string]string{fingerprintKey: fingerprint(seen, r.RuleID, loc.rel(d.File), d.Summary, d.Detail)}
+		run.Results = append(run.Results, r)
 	}
 	for _, f := range res.Findings {
 		col := f.Column
+		text := ""
 		if line, ok := sourceLine(res, opts, f.File, f.Line); ok {
 			col = utf16Column(line, f.Column)
-		}
-		level := "warning"
-		if f.Severity == envres.SeverityError {
-			level = "error"
+			text = strings.TrimSpace(line)
 		}
 		r := sarifResult{
-			RuleID: f.Rule, RuleIndex: index[f.Rule], Level: level,
+			RuleID: f.Rule, RuleIndex: index[f.Rule], Level: sarifLevel(f.Severity),
 			Message: sarifText{Text: f.Message},
 			Locations: []sarifLocation{{PhysicalLocation: sarifPhysical{
-				ArtifactLocation: artifactLoc(f.File),
+				ArtifactLocation: loc.artifactLoc(f.File),
 				Region:           sarifRegion{StartLine: max(f.Line, 1), StartColumn: max(col, 1)},
 			}}},
+			PartialFingerprints: map[string]string{fingerprintKey: fingerprint(seen, f.Rule, loc.rel(f.File), text, strings.Join(f.Variables, ","))},
 		}
 		if len(f.Variables) > 0 {
 			r.Properties = map[string]any{"variables": f.Variables}
@@ -165,7 +221,7 @@ func writeSARIF(w io.Writer, res *envres.Result, opts Options) error {
 				r.RelatedLocations = append(r.RelatedLocations, sarifLocation{
 					ID: i + 1,
 					PhysicalLocation: sarifPhysical{
-						ArtifactLocation: artifactLoc(c.File),
+						ArtifactLocation: loc.artifactLoc(c.File),
 						Region:           sarifRegion{StartLine: max(c.Line, 1)},
 					},
 					Message: &sarifText{Text: "reached from here"},

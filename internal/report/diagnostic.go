@@ -1,0 +1,37 @@
+package report
+
+// Diagnostic is a problem of a spec (an HCL diagnostic) that `check`
+// writes in every format next to the lint findings: SARIF and GitHub
+// annotations carry its range, JSON lists it under "diagnostics".
+type Diagnostic struct {
+	// Rule is the SARIF rule: "spec" for problems of the spec itself, or a
+	// lint rule's name (a spec's no-op alias is "noop-alias").
+	Rule     string `json:"rule"`
+	Severity string `json:"severity"` // "error" or "warning"
+	Summary  string `json:"summary"`
+	Detail   string `json:"detail,omitempty"`
+	// File, Line and Column locate the start (1-based; columns count
+	// characters, as HCL does); zero when the diagnostic has no range.
+	File      string `json:"file,omitempty"`
+	Line      int    `json:"line,omitempty"`
+	Column    int    `json:"column,omitempty"`
+	EndLine   int    `json:"end_line,omitempty"`
+	EndColumn int    `json:"end_column,omitempty"`
+}
+
+// SpecRule is the SARIF rule of a spec problem that is no lint rule.
+const SpecRule = "spec"
+
+func (d Diagnostic) message() string {
+	if d.Detail == "" {
+		return d.Summary
+	}
+	return d.Summary + ": " + d.Detail
+}
+
+func (d Diagnostic) rule() string {
+	if d.Rule == "" {
+		return SpecRule
+	}
+	return d.Rule
+}
