@@ -81,8 +81,8 @@ type sarifOut struct {
 	Runs []struct {
 		Base    map[string]struct{ URI string } `json:"originalUriBaseIds"`
 		Results []struct {
-			RuleID    string            `json:"ruleId"`
-			Level     string            `json:"level"`
+			RuleID    string `json:"ruleId"`
+			Level     string `json:"level"`
 			Message   struct{ Text string }
 			Finger    map[string]string `json:"partialFingerprints"`
 			Locations []struct {
