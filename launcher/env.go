@@ -121,8 +121,8 @@ func ResolveEnvFrom(l *schema.Launch, set map[string]string, lookup func(string)
 		e.Overrides[k] = v
 	}
 	for k, v := range set {
-		if strings.ContainsAny(k, "=\x00") || k == "" {
-			return nil, errorf(CodeUsage, "usage", "invalid variable name %q", k)
+		if !schema.IsEnvName(k) {
+			return nil, errorf(CodeUsage, "usage", "%q is not a valid environment variable name (letters, digits and _, not starting with a digit), the same rule as a spec's env", k)
 		}
 		e.Vars[k] = v
 		e.Overrides[k] = v

@@ -65,8 +65,19 @@ func (la *Launch) ExitCode() int { return la.tree.root.code }
 // without rc files, finds the worker, verifies on it and records the
 // launch. On failure everything it started is stopped and the error is an
 // *Error whose Code is the contract's exit code and whose Report holds the
-// evidence.
+// evidence. Secret values (contract §6) are masked in the report, the
+// error and the record.
 func Start(ctx context.Context, l *schema.Launch, opts Options) (*Launch, error) {
+	var env *Env
+	la, err := start(ctx, l, opts, &env)
+	secrets := launchSecrets(l, env, opts.Set)
+	if la != nil {
+		la.Report.Mask(secrets)
+	}
+	return la, maskErr(err, secrets)
+}
+
+func start(ctx context.Context, l *schema.Launch, opts Options, envOut **Env) (*Launch, error) {
 	if l == nil || l.Name == "" {
 		return nil, errorf(CodeUsage, "usage", "launch has no name")
 	}
@@ -92,6 +103,7 @@ func Start(ctx context.Context, l *schema.Launch, opts Options) (*Launch, error)
 		return nil, err
 	}
 	env, err := ResolveEnvFrom(l, opts.Set, opts.LookupEnv, opts.Environ)
+	*envOut = env
 	if err != nil {
 		lock.Unlock()
 		return nil, err

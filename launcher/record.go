@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/childproof/childproof/internal/redact"
 	"github.com/childproof/childproof/verify"
 )
 
@@ -53,6 +54,10 @@ type Record struct {
 	// worker. LastExit is the status the previous worker exited with.
 	Restarts int  `json:"restarts,omitempty"`
 	LastExit *int `json:"last_exit,omitempty"`
+	// Secrets holds a keyed digest of each secret value of the launch
+	// (contract §6), under its name: commands that launch nothing mask
+	// what they print with it when the caller lacks the values.
+	Secrets []RecordSecret `json:"secrets,omitempty"`
 	// MAC authenticates the record: HMAC-SHA256 under a key derived from
 	// the state dir's key, over the record's canonical JSON with MAC
 	// empty. A record without a valid MAC is never acted on.
@@ -63,6 +68,27 @@ type Record struct {
 type RecordPort struct {
 	Number  int    `json:"number"`
 	Address string `json:"address"`
+}
+
+// RecordSecret is the digest of one secret value: State.Digest(Name, value).
+type RecordSecret struct {
+	Name   string `json:"name"`
+	Digest string `json:"digest"`
+}
+
+// Masker returns the redaction set of a recorded launch for a command that
+// does not know the secret values: each recorded secret digest becomes a
+// matcher (argv elements and words equal to the value are masked).
+func (s *State) Masker(rec *Record) *redact.Set {
+	set := redact.New()
+	if rec == nil || s.keyErr != nil {
+		return set
+	}
+	for _, sec := range rec.Secrets {
+		sec := sec
+		set.AddMatcher(sec.Name, func(v string) bool { return s.Digest(sec.Name, v) == sec.Digest })
+	}
+	return set
 }
 
 func (s *State) recordPath(name string) string {

@@ -2,6 +2,7 @@ package launcher
 
 import (
 	"os"
+	"strings"
 	"time"
 
 	"github.com/childproof/childproof/verify"
@@ -11,14 +12,28 @@ import (
 // provisional one (pending) stands until the worker is verified.
 func (la *Launch) newRecord(worker verify.Fingerprint, pending bool) *Record {
 	l, t := la.Spec, la.tree
+	secrets := la.Env.Secrets()
 	rec := &Record{
-		Name: l.Name, SpecPath: l.SpecPath, SpecHash: la.opts.SpecHash, Argv: t.root.cmd.Args, Dir: la.dir(), Started: time.Now().UTC(),
+		Name: l.Name, SpecPath: l.SpecPath, SpecHash: la.opts.SpecHash, Argv: secrets.Argv(t.root.cmd.Args), Dir: secrets.Text(la.dir()), Started: time.Now().UTC(),
 		Detached: la.opts.Detach, Root: t.root.fp, Worker: worker, Pgid: t.pgid, Cgroup: t.cgroup,
 		Env: map[string]string{}, WorkerEnv: map[string]string{}, Log: la.LogPath(), Pending: pending,
 	}
 	if !la.opts.Detach {
 		rec.Supervisor = os.Getpid()
 	}
+	seen := map[RecordSecret]bool{}
+	secrets.Each(func(name, value string) {
+		for _, v := range []string{value, strings.TrimSpace(value)} {
+			if v == "" {
+				continue
+			}
+			rs := RecordSecret{Name: name, Digest: la.State.Digest(name, v)}
+			if !seen[rs] {
+				seen[rs] = true
+				rec.Secrets = append(rec.Secrets, rs)
+			}
+		}
+	})
 	for _, pt := range l.Ports {
 		rec.Ports = append(rec.Ports, RecordPort{Number: pt.Number, Address: pt.PortAddress()})
 	}

@@ -135,6 +135,15 @@ type RelaunchOptions struct {
 // Checks that need no process (a missing record, a bad --set) fail before
 // the previous launch is touched.
 func Relaunch(ctx context.Context, l *schema.Launch, opts RelaunchOptions) (*Launch, *RelaunchResult, error) {
+	la, res, err := relaunch(ctx, l, opts)
+	secrets := launchSecrets(l, nil, opts.Set)
+	if la != nil {
+		secrets = la.Env.Secrets()
+	}
+	return la, res, maskErr(err, secrets)
+}
+
+func relaunch(ctx context.Context, l *schema.Launch, opts RelaunchOptions) (*Launch, *RelaunchResult, error) {
 	if l == nil || l.Name == "" {
 		return nil, nil, errorf(CodeUsage, "usage", "launch has no name")
 	}

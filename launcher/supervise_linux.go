@@ -166,6 +166,7 @@ func (la *Launch) Verify(ctx context.Context) (*verify.Report, error) {
 	c := verify.CheckFromSpec(la.Spec, la.Env.Expect())
 	c.Root, c.Worker, c.Tree = la.tree.root.fp.Pid, la.worker.Pid, la.tree.members()
 	r := v.Verify(ctx, c)
+	r.Mask(la.Env.Secrets())
 	if !r.Verified {
 		return r, &Error{Code: r.ExitCode, Kind: r.Problems[0].Kind, Report: r, Msg: "verification failed on the worker: " + r.Problems[0].Message}
 	}

@@ -12,8 +12,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/childproof/childproof/internal/redact"
 	"github.com/childproof/childproof/schema"
 	"github.com/childproof/childproof/verify"
+	"github.com/google/go-cmp/cmp"
 	"golang.org/x/sys/unix"
 )
 
@@ -311,5 +313,50 @@ func TestForegroundSignalsSkipStrangerInGroup(t *testing.T) {
 	time.Sleep(20 * time.Millisecond)
 	if !alive(c) {
 		t.Error("a process that joined the launch's process group was signalled")
+	}
+}
+
+// TestArgvSecretMasked: an argv element from env() is stored and reported
+// as <NAME>, and a worker printing a secret before it dies has it masked
+// in the error and the report's last lines.
+func TestArgvSecretMasked(t *testing.T) {
+	f := newFixture(t)
+	l := f.spec("argv")
+	l.Command = append(l.Command, "--api-key", secret, "--pin", "42")
+	l.SecretValues = []redact.Secret{{Name: "API_KEY", Value: secret}, {Name: "PIN", Value: "42"}}
+	l.Sensitive = map[string]bool{"command[5]": true, "command[7]": true}
+	la, err := f.start(t, l, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec, err := f.state.Load("argv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := append(append([]string{}, l.Command[:5]...), "<API_KEY>", "--pin", "<PIN>")
+	if diff := cmp.Diff(want, rec.Argv); diff != "" {
+		t.Errorf("recorded argv (-want +got):\n%s", diff)
+	}
+	if len(rec.Secrets) == 0 {
+		t.Error("the record keeps no secret digests")
+	}
+	m := f.state.Masker(rec)
+	if got := m.Arg(secret); got != "<API_KEY>" {
+		t.Errorf("a masker from the record gives %q for the secret", got)
+	}
+	assertNoSecret(t, f.state.Dir)
+	la.Stop(context.Background())
+
+	d := f.spec("dies")
+	d.Command = []string{filepath.Join(f.bin, "mock-srv"), "helper", "die", "3", "key is " + secret}
+	d.Env = map[string]string{"MOCK_LLM_KEY": secret}
+	d.Secret = []string{"MOCK_LLM_KEY"}
+	_, err = f.start(t, d, false)
+	e := wantCode(t, err, CodeExited, verify.KindExited)
+	if strings.Contains(err.Error(), secret) || strings.Contains(strings.Join(e.Report.Tail, "\n"), secret) {
+		t.Errorf("the worker's last lines leak the secret: %v / %q", err, e.Report.Tail)
+	}
+	if !strings.Contains(err.Error(), "key is <MOCK_LLM_KEY>") {
+		t.Errorf("error = %v, want the masked last line", err)
 	}
 }

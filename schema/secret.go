@@ -1,7 +1,9 @@
 package schema
 
 import (
+	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/childproof/childproof/internal/dotenv"
 	"github.com/childproof/childproof/internal/redact"
@@ -20,6 +22,26 @@ func (l *Launch) Secrets() *redact.Set {
 	for _, name := range sortedKeys(l.Env) {
 		if l.IsSecret(name) {
 			s.Add(name, l.Env[name])
+		}
+	}
+	// An argv element taken from env() or file() is secret by where it
+	// came from, however short: masked where it stands whole.
+	for _, argv := range []struct {
+		key  string
+		args []string
+	}{{"command", l.Command}, {"dispatch", l.Dispatch}} {
+		for i, a := range argv.args {
+			if !l.Sensitive[fmt.Sprintf("%s[%d]", argv.key, i)] || s.Arg(a) != a {
+				continue // not secret, or masked by its content already
+			}
+			name := "secret"
+			for _, sec := range l.SecretValues {
+				if strings.Contains(a, sec.Value) {
+					name = sec.Name
+					break
+				}
+			}
+			s.AddExact(name, a)
 		}
 	}
 	if l.EnvFile != "" {

@@ -17,7 +17,12 @@ var WrapperRules = []string{"login-shell", "interactive-shell", "env-reset"}
 // isEnvName reports whether s matches ^[A-Za-z_][A-Za-z0-9_]*$. It and
 // isLaunchName are loops rather than regexps: compiling the {0,63} repeat
 // at package init cost every childproof command 0.4 ms.
-func isEnvName(s string) bool {
+func isEnvName(s string) bool { return IsEnvName(s) }
+
+// IsEnvName reports whether s is a valid environment variable name,
+// ^[A-Za-z_][A-Za-z0-9_]*$: the one rule for env keys, inherit, require,
+// secret, alias names and --set.
+func IsEnvName(s string) bool {
 	for i := 0; i < len(s); i++ {
 		c := s[i]
 		if !(c == '_' || 'A' <= c && c <= 'Z' || 'a' <= c && c <= 'z' || i > 0 && '0' <= c && c <= '9') {

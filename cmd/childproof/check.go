@@ -179,16 +179,16 @@ func (a *app) writeSummary(w io.Writer, f *schema.File, l *schema.Launch) {
 	}
 	switch {
 	case l.Worker.Comm != "":
-		row("worker", "comm %s", redact(l.Worker.Comm, l.Sensitive["worker.comm"]))
+		row("worker", "comm %s", hideIf(l.Worker.Comm, l.Sensitive["worker.comm"]))
 	case l.Worker.Exe != "":
-		row("worker", "exe %s", redact(l.Worker.Exe, l.Sensitive["worker.exe"]))
+		row("worker", "exe %s", hideIf(l.Worker.Exe, l.Sensitive["worker.exe"]))
 	case len(l.Ports) > 0:
 		row("worker", "the owner of port %d", l.Ports[0].Number)
 	default:
 		row("worker", "the launched process")
 	}
 	if l.Ready.HTTP != "" {
-		row("ready", "GET %s answers 2xx, within %s", redact(l.Ready.HTTP, l.Sensitive["ready.http"]), l.ReadyTimeout())
+		row("ready", "GET %s answers 2xx, within %s", hideIf(l.Ready.HTTP, l.Sensitive["ready.http"]), l.ReadyTimeout())
 	} else if len(l.Ports) > 0 {
 		row("ready", "the worker owns the port and accepts a TCP connect, within %s", l.ReadyTimeout())
 	} else {
@@ -289,7 +289,7 @@ func argvString(argv []string, key string, sensitive map[string]bool) string {
 	return strings.Join(parts, " ")
 }
 
-func redact(s string, sensitive bool) string {
+func hideIf(s string, sensitive bool) string {
 	if sensitive {
 		return "<from env>"
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/childproof/childproof/internal/redact"
 	"github.com/childproof/childproof/launcher"
 	"io"
 	"strings"
@@ -59,6 +60,7 @@ func (a *app) explain(ctx context.Context, pid int, vars, args []string) error {
 	}
 	v := &verify.Verifier{State: st, ShowValues: a.showValues}
 	intended := map[string]string{}
+	var mask *redact.Set
 	root, worker := pid, 0
 	names := args
 	title := fmt.Sprintf("pid %d", pid)
@@ -91,6 +93,7 @@ func (a *app) explain(ctx context.Context, pid int, vars, args []string) error {
 			}
 		}
 		title = l.Name
+		mask = maskFor(st, l, rec)
 	} else if _, err := verify.TakeFingerprint(v.Proc, pid); err != nil {
 		return exitf(exitExited, "no such process: %v", err)
 	} else {
@@ -109,6 +112,14 @@ func (a *app) explain(ctx context.Context, pid int, vars, args []string) error {
 		}
 	}
 	rows := v.Explain(root, worker, names)
+	if mask == nil {
+		var pids []int
+		for _, r := range rows {
+			pids = append(pids, r.Pid)
+		}
+		mask = maskFor(st, nil, nil, pids...)
+	}
+	verify.MaskRows(rows, mask)
 	if a.format == "json" {
 		// first_differs answers, for each name with an intended value,
 		// which process from the root down to the worker first lacks it

@@ -3,9 +3,12 @@ package main
 import (
 	"errors"
 	"fmt"
+	"github.com/childproof/childproof/internal/redact"
+	"github.com/childproof/childproof/schema"
 	"io"
 	"os"
 	"os/signal"
+	"slices"
 	"strings"
 	"syscall"
 
@@ -60,13 +63,21 @@ func (a *app) launchErrWith(err error, write func(*verify.Report)) error {
 	return &exitError{code: le.Code, err: errors.New(msg), hint: le.Hint}
 }
 
-// parseAssignments parses repeatable NAME=VALUE flags.
+// parseAssignments parses repeatable NAME=VALUE flags. NAME follows the
+// spec's rule for variable names. An error never repeats the argument: it
+// may be a value (a secret) given without its name.
 func parseAssignments(flag string, kvs []string) (map[string]string, error) {
 	out := map[string]string{}
-	for _, kv := range kvs {
+	for i, kv := range kvs {
 		k, v, ok := strings.Cut(kv, "=")
-		if !ok || k == "" {
-			return nil, &exitError{code: exitUsage, err: fmt.Errorf("%s %q: want NAME=VALUE", flag, kv)}
+		switch {
+		case !ok:
+			return nil, &exitError{code: exitUsage, err: fmt.Errorf("%s (argument %d of %s): no '=', want NAME=VALUE; the argument is not shown, it may be a value", flag, i+1, flag),
+				hint: "for example " + flag + " HF_HUB_ENABLE_HF_TRANSFER=0"}
+		case k == "":
+			return nil, &exitError{code: exitUsage, err: fmt.Errorf("%s (argument %d of %s): a value without a name, want NAME=VALUE; the value is not shown", flag, i+1, flag)}
+		case !schema.IsEnvName(k):
+			return nil, &exitError{code: exitUsage, err: fmt.Errorf("%s: %q is not a valid environment variable name (letters, digits and _, not starting with a digit), the same rule as a spec's env", flag, k)}
 		}
 		out[k] = v
 	}
@@ -107,4 +118,25 @@ func (a *app) supervise(la *launcher.Launch, name string, detach bool, sigs chan
 		return silentExit(code)
 	}
 	return nil
+}
+
+// maskFor returns the redaction set of a command that launches nothing:
+// the secrets of the spec as it reads here (l may be nil), the recorded
+// secret digests of rec (may be nil), and those of every trusted record
+// whose root or worker is one of pids.
+func maskFor(st *launcher.State, l *schema.Launch, rec *launcher.Record, pids ...int) *redact.Set {
+	s := redact.New()
+	if l != nil {
+		s.Merge(l.Secrets())
+	}
+	s.Merge(st.Masker(rec))
+	if len(pids) > 0 {
+		recs, _ := st.Records()
+		for _, r := range recs {
+			if r != rec && (slices.Contains(pids, r.Worker.Pid) || slices.Contains(pids, r.Root.Pid)) {
+				s.Merge(st.Masker(r))
+			}
+		}
+	}
+	return s
 }

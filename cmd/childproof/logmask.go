@@ -25,7 +25,7 @@ import (
 // digest, with the recorded digests.
 func logSecrets(st *launcher.State, rec *launcher.Record) *logMasker {
 	s := redactpkg.New()
-	m := &logMasker{set: s, st: st}
+	m := &logMasker{set: s}
 	if rec == nil {
 		return m
 	}
@@ -63,58 +63,20 @@ func logSecrets(st *launcher.State, rec *launcher.Record) *logMasker {
 	}
 	for _, name := range slices.Sorted(maps.Keys(digests)) {
 		if !found[name] {
-			m.unknown = append(m.unknown, [2]string{name, digests[name]})
+			name, d := name, digests[name]
+			s.AddMatcher(name, func(v string) bool { return st.Digest(name, v) == d })
 		}
 	}
+	s.Merge(st.Masker(rec))
 	return m
 }
 
-// logMasker masks a line of worker output: the known values through the
-// shared redaction set, the unknown ones word by word through digests.
+// logMasker masks a line of worker output through the shared redaction
+// set: known values anywhere, values known only by digest where they
+// stand as a word of their own.
 type logMasker struct {
-	set     *redactpkg.Set
-	st      *launcher.State
-	unknown [][2]string // name, recorded digest
+	set *redactpkg.Set
 }
 
 // Text masks line.
-func (m *logMasker) Text(line string) string {
-	line = m.set.Text(line)
-	if len(m.unknown) == 0 {
-		return line
-	}
-	var b strings.Builder
-	start := -1
-	flush := func(end int) {
-		if start < 0 {
-			return
-		}
-		b.WriteString(m.word(line[start:end]))
-		start = -1
-	}
-	for i, r := range line {
-		if strings.ContainsRune(wordDelims, r) {
-			flush(i)
-			b.WriteRune(r)
-		} else if start < 0 {
-			start = i
-		}
-	}
-	flush(len(line))
-	return b.String()
-}
-
-// wordDelims end a word that may be a secret value.
-const wordDelims = " \t\"'`=:,;()[]{}<>"
-
-func (m *logMasker) word(w string) string {
-	if len(w) < redactpkg.MinLen {
-		return w
-	}
-	for _, u := range m.unknown {
-		if m.st.Digest(u[0], w) == u[1] {
-			return redactpkg.Placeholder(u[0])
-		}
-	}
-	return w
-}
+func (m *logMasker) Text(line string) string { return m.set.Text(line) }

@@ -52,10 +52,11 @@ func addVarFlag(c *cobra.Command, vars *[]string) {
 // parseVars turns K=V strings into a map; a malformed one is a usage error.
 func parseVars(vars []string) (map[string]string, error) {
 	out := map[string]string{}
-	for _, kv := range vars {
+	for i, kv := range vars {
 		k, v, ok := strings.Cut(kv, "=")
 		if !ok || k == "" {
-			return nil, &exitError{code: exitUsage, err: fmt.Errorf("--var %q: want K=V", kv), hint: "for example --var port=18090"}
+			// Not repeated: the argument may be a value.
+			return nil, &exitError{code: exitUsage, err: fmt.Errorf("--var (argument %d of --var): want K=V; the argument is not shown, it may be a value", i+1), hint: "for example --var port=18090"}
 		}
 		out[k] = v
 	}

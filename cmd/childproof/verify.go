@@ -106,6 +106,14 @@ func (a *app) verifyPid(ctx context.Context, pid int, envs []string, port int, c
 	deadline := time.Now().Add(wait)
 	for {
 		r := v.Verify(ctx, chk)
+		pids := []int{pid}
+		for _, c := range r.Chain {
+			pids = append(pids, c.Pid)
+		}
+		if r.Worker != nil {
+			pids = append(pids, r.Worker.Pid)
+		}
+		r.Mask(maskFor(st, nil, nil, pids...))
 		if r.Verified || !time.Now().Before(deadline) {
 			return a.finishVerify(r)
 		}
@@ -176,5 +184,6 @@ func (a *app) verifySpec(ctx context.Context, arg string, vars []string) error {
 		chk.Root = rec.Root.Pid
 	}
 	r := v.Verify(ctx, chk)
+	r.Mask(maskFor(st, l, rec))
 	return a.finishVerify(r)
 }

@@ -32,6 +32,8 @@ type matcher struct {
 // are empty sets: every method passes its input through unchanged.
 type Set struct {
 	byValue  map[string]string // value (or a line of it) → name
+	exact    map[string]string // argv elements secret by provenance → name
+	whole    []Secret          // the values as added, for Each
 	ordered  []Secret          // maskable in text, longest value first
 	matchers []matcher
 	rep      *strings.Replacer
@@ -66,6 +68,9 @@ func (s *Set) Add(name, value string) {
 			s.ordered = append(s.ordered, Secret{Name: name, Value: v})
 		}
 	}
+	if _, dup := s.byValue[value]; !dup {
+		s.whole = append(s.whole, Secret{Name: name, Value: value})
+	}
 	add(value)
 	add(strings.TrimSpace(value))
 	if strings.ContainsAny(value, "\r\n") {
@@ -75,6 +80,35 @@ func (s *Set) Add(name, value string) {
 		}
 	}
 	s.rep = nil
+}
+
+// AddExact records an argv element known to be secret by where it came
+// from (an env() in a spec's command): an argv element equal to it is
+// shown as <NAME> whatever its length. Longer values are also added as
+// by Add.
+func (s *Set) AddExact(name, value string) {
+	if s == nil || value == "" {
+		return
+	}
+	if s.exact == nil {
+		s.exact = map[string]string{}
+	}
+	if _, dup := s.exact[value]; !dup {
+		s.exact[value] = name
+	}
+	s.Add(name, value)
+}
+
+// Each calls f with each secret value as it was added (not the lines and
+// trimmed forms Add also masks), in the order added. Matchers have no
+// value and are left out.
+func (s *Set) Each(f func(name, value string)) {
+	if s == nil {
+		return
+	}
+	for _, sec := range s.whole {
+		f(sec.Name, sec.Value)
+	}
 }
 
 // AddMatcher records a secret known only by a test of its value (for
@@ -93,15 +127,18 @@ func (s *Set) Merge(o *Set) {
 	if s == nil || o == nil {
 		return
 	}
-	for v, n := range o.byValue {
-		s.Add(n, v)
+	for _, sec := range o.whole {
+		s.Add(sec.Name, sec.Value)
+	}
+	for v, n := range o.exact {
+		s.AddExact(n, v)
 	}
 	s.matchers = append(s.matchers, o.matchers...)
 }
 
 // Empty reports whether the set holds no secret.
 func (s *Set) Empty() bool {
-	return s == nil || len(s.byValue) == 0 && len(s.matchers) == 0
+	return s == nil || len(s.byValue) == 0 && len(s.matchers) == 0 && len(s.exact) == 0
 }
 
 // Names returns the distinct names of the set's secrets, sorted.
@@ -144,19 +181,66 @@ func (s *Set) replacer() *strings.Replacer {
 	return s.rep
 }
 
-// Text masks every secret value of at least MinLen bytes in x.
+// WordDelims end a word that Text compares with the matchers.
+const WordDelims = " \t\r\n\"'`=:,;()[]{}<>"
+
+// Text masks every secret value of at least MinLen bytes in x. A secret
+// known only by a matcher is masked where it stands as a word of its own
+// (between WordDelims).
 func (s *Set) Text(x string) string {
-	if s == nil || len(s.ordered) == 0 {
+	if s == nil {
 		return x
 	}
-	return s.replacer().Replace(x)
+	if len(s.ordered) > 0 {
+		x = s.replacer().Replace(x)
+	}
+	if len(s.matchers) == 0 {
+		return x
+	}
+	var b strings.Builder
+	start := -1
+	flush := func(end int) {
+		if start >= 0 {
+			b.WriteString(s.word(x[start:end]))
+			start = -1
+		}
+	}
+	for i, r := range x {
+		if strings.ContainsRune(WordDelims, r) {
+			flush(i)
+			b.WriteRune(r)
+		} else if start < 0 {
+			start = i
+		}
+	}
+	flush(len(x))
+	return b.String()
+}
+
+// word masks w when a matcher recognises it.
+func (s *Set) word(w string) string {
+	if len(w) < MinLen {
+		return w
+	}
+	for _, m := range s.matchers {
+		if m.equal(w) {
+			return Placeholder(m.name)
+		}
+	}
+	return w
 }
 
 // Arg masks one argv element: an element equal to a secret value becomes
 // <NAME>; secret values inside it are masked as in Text. Values shorter
 // than MinLen are left alone.
 func (s *Set) Arg(a string) string {
-	if s == nil || len(a) < MinLen {
+	if s == nil {
+		return a
+	}
+	if n, ok := s.exact[a]; ok {
+		return Placeholder(n)
+	}
+	if len(a) < MinLen {
 		return a
 	}
 	if n, ok := s.byValue[a]; ok {

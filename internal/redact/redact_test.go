@@ -129,3 +129,26 @@ func FuzzText(f *testing.F) {
 		}
 	})
 }
+
+func TestExactAndMatcherText(t *testing.T) {
+	s := New()
+	s.AddExact("W", "4")
+	s.AddMatcher("REMOTE", func(v string) bool { return v == "remote-value" })
+	if diff := cmp.Diff([]string{"srv", "<W>", "14"}, s.Argv([]string{"srv", "4", "14"})); diff != "" {
+		t.Errorf("Argv (-want +got):\n%s", diff)
+	}
+	if got, want := s.Text(`key="remote-value" other=remote-value-x 4`), `key="<REMOTE>" other=remote-value-x 4`; got != want {
+		t.Errorf("Text = %q, want %q", got, want)
+	}
+	var each []Secret
+	s.Add("K", " spaced-value\n")
+	s.Each(func(n, v string) { each = append(each, Secret{n, v}) })
+	if diff := cmp.Diff([]Secret{{"W", "4"}, {"K", " spaced-value\n"}}, each); diff != "" {
+		t.Errorf("Each (-want +got):\n%s", diff)
+	}
+	m := New()
+	m.Merge(s)
+	if got := m.Arg("4"); got != "<W>" {
+		t.Errorf("merged exact: Arg = %q", got)
+	}
+}

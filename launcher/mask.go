@@ -1,0 +1,54 @@
+package launcher
+
+import (
+	"errors"
+
+	"github.com/childproof/childproof/internal/redact"
+	"github.com/childproof/childproof/schema"
+)
+
+// launchSecrets is the redaction set of a launch: the resolved env's
+// secrets when the env was resolved, else what the spec and the --set
+// values of secret names give.
+func launchSecrets(l *schema.Launch, env *Env, set map[string]string) *redact.Set {
+	if env != nil {
+		return env.Secrets()
+	}
+	s := redact.New()
+	if l == nil {
+		return s
+	}
+	s.Merge(l.Secrets())
+	for _, n := range l.Secret {
+		if v, ok := set[n]; ok {
+			s.Add(n, v)
+		}
+	}
+	return s
+}
+
+// maskErr hides secret values in err's message, hint and report.
+func maskErr(err error, s *redact.Set) error {
+	var e *Error
+	if err == nil || s.Empty() || !errors.As(err, &e) {
+		return err
+	}
+	e.Msg = s.Text(e.Msg)
+	e.Hint = s.Text(e.Hint)
+	e.Report.Mask(s)
+	if e.Err != nil {
+		if m := s.Text(e.Err.Error()); m != e.Err.Error() {
+			e.Err = &maskedError{msg: m, err: e.Err}
+		}
+	}
+	return err
+}
+
+// maskedError is a cause whose message held a secret value.
+type maskedError struct {
+	msg string
+	err error
+}
+
+func (m *maskedError) Error() string { return m.msg }
+func (m *maskedError) Unwrap() error { return m.err }
