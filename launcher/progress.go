@@ -2,8 +2,7 @@ package launcher
 
 import (
 	"fmt"
-	"net"
-	"strconv"
+
 	"strings"
 	"time"
 )
@@ -90,28 +89,4 @@ func lastAnswer(err string) string {
 		}
 	}
 	return err
-}
-
-// progress reports p through Options.Progress when it differs from what
-// was reported last.
-func (la *Launch) progress(p Progress) {
-	if la.opts.Progress == nil || p == la.lastProgress {
-		return
-	}
-	la.lastProgress = p
-	la.opts.Progress(p)
-}
-
-// progressBase is the Progress of this attempt with Phase and the
-// worker left to fill in.
-func (la *Launch) progressBase(attempt int, started time.Time) Progress {
-	l := la.Spec
-	p := Progress{Name: l.Name, Attempt: attempt, HTTP: l.Ready.HTTP, Started: started, Timeout: l.ReadyTimeout(), Log: la.LogPath()}
-	if la.tree != nil && la.tree.root != nil {
-		p.Root = la.tree.root.pid()
-	}
-	if len(l.Ports) > 0 {
-		p.Address = net.JoinHostPort(l.Ports[0].PortAddress(), strconv.Itoa(l.Ports[0].Number))
-	}
-	return p
 }

@@ -315,3 +315,14 @@ func lowerFirst(s string) string {
 	r[0] = unicode.ToLower(r[0])
 	return string(r)
 }
+
+// isSpecArg reports whether arg names a spec file (SPEC or SPEC:NAME)
+// rather than a launch name.
+func isSpecArg(arg string) bool {
+	sa := parseSpecArg(arg)
+	if strings.HasSuffix(sa.Path, ".hcl") {
+		return true
+	}
+	fi, err := os.Stat(sa.Path)
+	return err == nil && !fi.IsDir()
+}

@@ -1,9 +1,14 @@
 package sockdiag
 
 import (
+	"errors"
 	"fmt"
 	"net/netip"
 )
+
+// ErrUnsupported means the kernel has no NETLINK_INET_DIAG for TCP (or
+// the system is not Linux).
+var ErrUnsupported = errors.New("sock_diag not available")
 
 // Listener is one listening TCP socket.
 type Listener struct {

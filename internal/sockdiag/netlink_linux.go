@@ -23,9 +23,6 @@ const (
 	sizeofDiagMsg       = 72
 )
 
-// ErrUnsupported means the kernel has no NETLINK_INET_DIAG for TCP.
-var ErrUnsupported = errors.New("sock_diag not available")
-
 // Listeners returns the TCP sockets in LISTEN state on port, IPv4 and IPv6,
 // from one filtered sock_diag query per family. port 0 means every port.
 func Listeners(port uint16) ([]Listener, error) {

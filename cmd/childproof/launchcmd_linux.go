@@ -19,19 +19,6 @@ import (
 
 // This file holds what run, verify, explain, ps and stop share.
 
-// openState opens the state dir of --state-dir (or the default).
-func (a *app) openState() (*launcher.State, error) {
-	st, err := launcher.OpenState(a.stateDir)
-	if err != nil {
-		var le *launcher.Error
-		if errors.As(err, &le) {
-			return nil, &exitError{code: le.Code, err: errors.New(le.Error()), hint: le.Hint}
-		}
-		return nil, exitf(exitUsage, "%v", err)
-	}
-	return st, nil
-}
-
 // writeReport prints a run/verify report: JSON (contract §5) on stdout, or text.
 func (a *app) writeReport(w io.Writer, r *verify.Report) {
 	if a.format == "json" {

@@ -5,8 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
-	"strings"
 	"time"
 
 	"github.com/childproof/childproof/internal/proc"
@@ -56,17 +54,6 @@ alone. A worker that is already gone is reported too. Both exit 0.`,
 	addVarFlag(c, &vars)
 	c.Flags().DurationVar(&timeout, "timeout", 10*time.Second, "how long to wait after SIGTERM before SIGKILL")
 	return c
-}
-
-// isSpecArg reports whether arg names a spec file (SPEC or SPEC:NAME)
-// rather than a launch name.
-func isSpecArg(arg string) bool {
-	sa := parseSpecArg(arg)
-	if strings.HasSuffix(sa.Path, ".hcl") {
-		return true
-	}
-	fi, err := os.Stat(sa.Path)
-	return err == nil && !fi.IsDir()
 }
 
 func (a *app) stop(ctx context.Context, name string, timeout time.Duration) error {

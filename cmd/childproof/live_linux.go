@@ -198,9 +198,3 @@ func openWhenThere(ctx context.Context, path string) (*logtail.Tail, error) {
 		}
 	}
 }
-
-// isTerminal reports whether w is a terminal.
-func isTerminal(w io.Writer) bool {
-	f, ok := w.(*os.File)
-	return ok && term.IsTerminal(int(f.Fd()))
-}

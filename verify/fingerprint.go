@@ -1,0 +1,64 @@
+package verify
+
+import (
+	"strings"
+	"time"
+
+	"github.com/childproof/childproof/internal/proc"
+)
+
+// Fingerprint identifies one process across time. pid + start time repeat
+// within a clock tick after pid reuse; the pidfs inode does not.
+type Fingerprint struct {
+	Pid       int    `json:"pid"`
+	StartTime uint64 `json:"start_time"`
+	UID       int    `json:"uid"`
+	Exe       string `json:"exe"`
+	Comm      string `json:"comm"`
+	// PidfsInode is fstat(pidfd).st_ino where the kernel has pidfs (6.9+);
+	// 0 when unknown.
+	PidfsInode uint64 `json:"pidfs_inode,omitempty"`
+}
+
+// Liveness is what became of a fingerprinted process.
+type Liveness string
+
+const (
+	Alive   Liveness = "alive"
+	Gone    Liveness = "gone"
+	Reused  Liveness = "pid reused"
+	Unknown Liveness = "unknown"
+	clkTck           = 100
+)
+
+// Matches reports whether b is the same process as a.
+func (a Fingerprint) Matches(b Fingerprint) bool {
+	if a.Pid != b.Pid || a.StartTime != b.StartTime || a.UID != b.UID {
+		return false
+	}
+	// A binary rebuilt while it runs shows as "PATH (deleted)": the same process.
+	if a.Exe != "" && b.Exe != "" && strings.TrimSuffix(a.Exe, " (deleted)") != strings.TrimSuffix(b.Exe, " (deleted)") {
+		return false
+	}
+	// pid + start time repeat within a clock tick after pid reuse: where
+	// the kernel gives a pidfs inode, a fingerprint without one (or with
+	// another) is not the same process.
+	if a.PidfsInode != b.PidfsInode {
+		return false
+	}
+	return true
+}
+
+// Age returns how long ago a process with start time st (clock ticks since
+// boot) started.
+func Age(p proc.FS, st uint64) time.Duration {
+	up, err := p.Uptime()
+	if err != nil {
+		return 0
+	}
+	d := time.Duration((up - float64(st)/clkTck) * float64(time.Second))
+	if d < 0 {
+		return 0
+	}
+	return d.Round(time.Second)
+}

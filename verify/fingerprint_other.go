@@ -1,0 +1,22 @@
+//go:build !linux
+
+package verify
+
+import (
+	"errors"
+
+	"github.com/childproof/childproof/internal/proc"
+)
+
+// errNeedsLinux is what fingerprinting says outside Linux: it needs pidfds
+// and /proc.
+var errNeedsLinux = errors.New("fingerprinting a process needs Linux (pidfds and /proc)")
+
+// TakeFingerprint needs Linux.
+func TakeFingerprint(p proc.FS, pid int) (Fingerprint, error) { return Fingerprint{}, errNeedsLinux }
+
+// Open needs Linux: the liveness is Unknown.
+func (a Fingerprint) Open(p proc.FS) (int, Liveness, error) { return -1, Unknown, errNeedsLinux }
+
+// Check needs Linux: the liveness is Unknown.
+func (a Fingerprint) Check(p proc.FS) Liveness { return Unknown }
