@@ -31,6 +31,8 @@ type CensusEntry struct {
 	LastExit *int `json:"last_exit,omitempty"`
 	// Error says why a record is unreadable (Status "unknown").
 	Error string `json:"error,omitempty"`
+	// Round is the recorded launch's round in the history (0: none).
+	Round int `json:"round,omitempty"`
 }
 
 // CensusPort says who holds a recorded port now.
@@ -63,8 +65,12 @@ func Census(p proc.FS, st *State, all bool) ([]CensusEntry, error) {
 	for _, r := range recs {
 		e := CensusEntry{Name: r.Name, Worker: r.Worker, Started: r.Started, Detached: r.Detached, Log: r.Log, SpecPath: r.SpecPath, Ports: []CensusPort{}, Pending: r.Pending,
 			Restarts: r.Restarts, LastExit: r.LastExit}
+		e.Round = r.Round
 		live := r.Worker.Check(p)
 		e.Status = string(live)
+		if (live == verify.Gone || live == verify.Reused) && !r.Pending && r.Stopped == nil {
+			st.noteGone(r)
+		}
 		if r.Pending && live == verify.Alive {
 			// Its tree runs but was never verified: not "alive", which
 			// scripts read as verified and running.

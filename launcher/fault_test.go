@@ -281,10 +281,23 @@ func TestFaultLaunchStopLoop(t *testing.T) {
 		for _, e := range ents {
 			names = append(names, e.Name())
 		}
-		want := map[string]string{"records": name + ".json", "logs": name + ".log " + name + ".log.1", "locks": name + ".lock"}[sub]
+		want := map[string]string{"records": name + ".json", "logs": name + ".log " + name + ".log.1", "locks": name + ".history.lock " + name + ".lock"}[sub]
 		if strings.Join(names, " ") != want {
 			t.Errorf("%s/ holds %v, want %s", sub, names, want)
 		}
+	}
+	// One round per launch, each ended; the last keptRoundLogs keep their log.
+	rounds, err := f.state.Rounds(name)
+	if err != nil || len(rounds) != n+1 {
+		t.Errorf("history: %d rounds, %v; want %d", len(rounds), err, n+1)
+	}
+	for _, r := range rounds {
+		if r.Outcome != "verified" || r.End == nil {
+			t.Errorf("round %d: outcome %q, end %+v; want verified and ended", r.N, r.Outcome, r.End)
+		}
+	}
+	if logs, _ := filepath.Glob(filepath.Join(f.state.historyDir(name), "*.log")); len(logs) != keptRoundLogs {
+		t.Errorf("history keeps %d round logs, want %d", len(logs), keptRoundLogs)
 	}
 	es, err := Census(procDefault, f.state, false)
 	if err != nil || len(es) != 0 {

@@ -41,6 +41,10 @@ type Launch struct {
 	stopOnce sync.Once
 	// lastProgress is what Options.Progress was told last.
 	lastProgress Progress
+	// round is the launch's round in the state dir's history (nil when
+	// it could not be written); endNoted is set once its end is recorded.
+	round    *Round
+	endNoted bool
 }
 
 // Pid returns the worker's pid.
@@ -108,6 +112,7 @@ func start(ctx context.Context, l *schema.Launch, opts Options, envOut **Env) (*
 		lock.Unlock()
 		return nil, err
 	}
+	env.MarkSecret(opts.SecretSet...)
 	if opts.Subreaper {
 		unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
 	}
@@ -116,6 +121,8 @@ func start(ctx context.Context, l *schema.Launch, opts Options, envOut **Env) (*
 		lock.Unlock()
 		return nil, err
 	}
+	rd := st.beginRound(l, opts)
+	var lastLa *Launch
 	// The record file as it was: a failed launch puts it back.
 	prevRecord := st.readRecordFile(l.Name)
 	var last *Error
@@ -125,13 +132,16 @@ func start(ctx context.Context, l *schema.Launch, opts Options, envOut **Env) (*
 			// (a port probe, a short-lived listener); one that still
 			// holds it then is no race: exit 4.
 			if err := preflightRetry(ctx, v, st, l); err != nil {
+				st.finishRound(rd, lastLa, err)
 				lock.Unlock()
 				return nil, err
 			}
 		}
-		la := &Launch{Spec: l, Env: env, State: st, opts: opts, lock: lock, wfd: -1}
+		la := &Launch{Spec: l, Env: env, State: st, opts: opts, lock: lock, wfd: -1, round: rd}
+		lastLa = la
 		err := la.launch(ctx, v, attempt)
 		if err == nil {
+			st.finishRound(rd, la, nil)
 			if opts.Detach {
 				lock.Unlock()
 				la.lock = nil
@@ -142,6 +152,7 @@ func start(ctx context.Context, l *schema.Launch, opts Options, envOut **Env) (*
 		la.restoreRecord(prevRecord)
 		var e *Error
 		if !errors.As(err, &e) {
+			st.finishRound(rd, la, err)
 			lock.Unlock()
 			return nil, err
 		}
@@ -155,6 +166,7 @@ func start(ctx context.Context, l *schema.Launch, opts Options, envOut **Env) (*
 			break
 		}
 	}
+	st.finishRound(rd, lastLa, last)
 	lock.Unlock()
 	return nil, last
 }
@@ -286,6 +298,7 @@ func (la *Launch) launch(ctx context.Context, v *verify.Verifier, attempt int) e
 	go func() {
 		cmd.Wait()
 		root.code = exitCodeOf(cmd.ProcessState)
+		root.state = cmd.ProcessState
 		close(root.done)
 	}()
 	if fp, err := verify.TakeFingerprint(la.opts.Proc, cmd.Process.Pid); err == nil {

@@ -33,4 +33,12 @@ type Options struct {
 	// Progress, when set, is called (from Start's goroutine) each time
 	// what the launch waits for changes.
 	Progress func(Progress)
+	// SecretSet names the Set entries whose values are secret
+	// (--set-secret): the round history keeps only their digests.
+	SecretSet []string
+	// Command names the command in the round history ("run"); "" is "start".
+	Command string
+
+	// plan is Relaunch's round plan: carried overrides and the delta.
+	plan *roundPlan
 }

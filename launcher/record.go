@@ -58,6 +58,9 @@ type Record struct {
 	// (contract §6), under its name: commands that launch nothing mask
 	// what they print with it when the caller lacks the values.
 	Secrets []RecordSecret `json:"secrets,omitempty"`
+	// Round is the launch's round in the state dir's history (0: a record
+	// written before rounds were kept).
+	Round int `json:"round,omitempty"`
 	// MAC authenticates the record: HMAC-SHA256 under a key derived from
 	// the state dir's key, over the record's canonical JSON with MAC
 	// empty. A record without a valid MAC is never acted on.

@@ -16,7 +16,7 @@ func (la *Launch) newRecord(worker verify.Fingerprint, pending bool) *Record {
 	rec := &Record{
 		Name: l.Name, SpecPath: l.SpecPath, SpecHash: la.opts.SpecHash, Argv: secrets.Argv(t.root.cmd.Args), Dir: secrets.Text(la.dir()), Started: time.Now().UTC(),
 		Detached: la.opts.Detach, Root: t.root.fp, Worker: worker, Pgid: t.pgid, Cgroup: t.cgroup,
-		Env: map[string]string{}, WorkerEnv: map[string]string{}, Log: la.LogPath(), Pending: pending,
+		Env: map[string]string{}, WorkerEnv: map[string]string{}, Log: la.LogPath(), Pending: pending, Round: la.roundN(),
 	}
 	if !la.opts.Detach {
 		rec.Supervisor = os.Getpid()

@@ -42,6 +42,13 @@ type Delta struct {
 	// Unchanged are declared names whose digest did not change: the
 	// recorded worker already had that value, so the --set does nothing.
 	Unchanged []string `json:"unchanged"`
+	// Dropped are overrides of the baseline round that this round drops
+	// (--unset, or absent from the round replayed with --round): they may
+	// change on the worker, and need not.
+	Dropped []string `json:"dropped"`
+	// Forward are overrides carried forward from earlier rounds without
+	// being given again: they must not change.
+	Forward []string `json:"carried_forward"`
 	// Carried are declared names whose digest did not change because the
 	// recorded launch had the same override: a --set of the previous
 	// round, repeated to keep it. They are not a failure.
@@ -54,7 +61,7 @@ func (d *Delta) OK() bool { return len(d.Unexpected) == 0 && len(d.Unchanged) ==
 // CompareEnv compares two name → digest maps (Record.WorkerEnv) and checks
 // that the names whose digest differs are exactly declared.
 func CompareEnv(before, after map[string]string, declared []string) *Delta {
-	d := &Delta{Declared: slices.Sorted(slices.Values(declared)), Changed: []DeltaName{}, Unexpected: []DeltaName{}, Unchanged: []string{}, Carried: []string{}}
+	d := &Delta{Declared: slices.Sorted(slices.Values(declared)), Changed: []DeltaName{}, Unexpected: []DeltaName{}, Unchanged: []string{}, Carried: []string{}, Dropped: []string{}, Forward: []string{}}
 	d.Declared = append([]string{}, slices.Compact(d.Declared)...)
 	names := map[string]bool{}
 	for n := range before {
@@ -115,6 +122,11 @@ type RelaunchResult struct {
 // RelaunchOptions tune Relaunch.
 type RelaunchOptions struct {
 	Options
+	// Unset drops overrides carried forward from the baseline round.
+	Unset []string
+	// Round replays round N's overrides (secret ones must be in Set
+	// again) instead of carrying the baseline round's forward.
+	Round int
 	// StopTimeout bounds the wait after SIGTERM to the previous launch
 	// before SIGKILL; zero means 10s.
 	StopTimeout time.Duration
@@ -180,6 +192,20 @@ func relaunch(ctx context.Context, l *schema.Launch, opts RelaunchOptions) (*Lau
 			Msg:  fmt.Sprintf("the record of %q holds no digests of its worker's environment: there is nothing to compare a relaunch with", l.Name),
 			Hint: "start it with 'childproof run' (this childproof records them)"}
 	}
+	// The overrides in effect: the baseline round's (or --round N's)
+	// carried forward, minus --unset, plus --set. A secret one that is not
+	// given again fails here, before anything is stopped.
+	plan, set, must, may, err := planRelaunch(st, l, prev, opts)
+	if err != nil {
+		return nil, res, err
+	}
+	explicit := opts.Set
+	opts.Set, opts.plan = set, plan
+	declaredAll := append(slices.Clone(must), may...)
+	allowed := map[string]string{}
+	for _, n := range declaredAll {
+		allowed[n] = ""
+	}
 	// A bad --set or an unreadable env file fails before anything is stopped.
 	env, err := ResolveEnvFrom(l, opts.Set, opts.LookupEnv, opts.Environ)
 	if err != nil {
@@ -189,7 +215,7 @@ func relaunch(ctx context.Context, l *schema.Launch, opts RelaunchOptions) (*Lau
 	// verification proves reaches the worker verbatim) that is not a --set
 	// name but differs from the recorded worker's value, or an override of
 	// the recorded launch (a --set of its round) that nothing sets now.
-	if r := predictDelta(st, prev, env, opts.Set); r != nil {
+	if r := predictDelta(st, prev, env, allowed); r != nil {
 		r.Name = l.Name
 		return nil, res, &Error{Code: CodeVerify, Kind: verify.KindDelta, Report: r,
 			Msg:  "the relaunch would change more than the --set names: " + r.Problems[0].Message + "; nothing was stopped",
@@ -246,7 +272,7 @@ func relaunch(ctx context.Context, l *schema.Launch, opts RelaunchOptions) (*Lau
 				if pr.Kind != verify.KindEnvMismatch && pr.Kind != verify.KindEnvMissing {
 					continue
 				}
-				for n := range opts.Set {
+				for n := range explicit {
 					if strings.HasPrefix(pr.Message, n+" ") || strings.HasPrefix(pr.Message, n+":") {
 						e.Report.Add(verify.KindDelta, "%s: the --set value did not reach the worker (something in the launch chain overrides it)", n)
 					}
@@ -255,14 +281,20 @@ func relaunch(ctx context.Context, l *schema.Launch, opts RelaunchOptions) (*Lau
 		}
 		return nil, res, err
 	}
-	declared := make([]string, 0, len(opts.Set))
-	for n := range opts.Set {
-		declared = append(declared, n)
-	}
-	d := CompareEnv(baseline.WorkerEnv, la.Record.WorkerEnv, declared)
+	d := CompareEnv(baseline.WorkerEnv, la.Record.WorkerEnv, declaredAll)
 	res.Delta = d
 	var unchanged []string
+	d.Dropped = append(d.Dropped, may...)
+	for n := range set {
+		if !slices.Contains(declaredAll, n) {
+			d.Forward = append(d.Forward, n)
+		}
+	}
+	slices.Sort(d.Forward)
 	for _, n := range d.Unchanged {
+		if slices.Contains(may, n) {
+			continue // a dropped override need not change
+		}
 		if dg := baseline.Env[n]; dg != "" && dg == la.Record.Env[n] {
 			d.Carried = append(d.Carried, n)
 		} else {
@@ -280,6 +312,7 @@ func relaunch(ctx context.Context, l *schema.Launch, opts RelaunchOptions) (*Lau
 	if d.OK() {
 		return la, res, nil
 	}
+	defer st.refuseRound(la)
 	r := la.Report
 	for _, u := range d.Unexpected {
 		r.Add(verify.KindDelta, "%s", u.message(l))
@@ -381,7 +414,7 @@ func predictDelta(st *State, prev *Record, env *Env, set map[string]string) *ver
 		}
 	}
 	for _, n := range slices.Sorted(maps.Keys(prev.Env)) {
-		if prev.Env[n] == "" || hasKey(env.Overrides, n) {
+		if prev.Env[n] == "" || hasKey(env.Overrides, n) || hasKey(set, n) {
 			continue
 		}
 		if v, ok := env.Vars[n]; ok && st.Digest(n, v) == prev.WorkerEnv[n] {

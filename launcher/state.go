@@ -42,7 +42,7 @@ type State struct {
 }
 
 // stateSubdirs are the directories childproof keeps in its state dir.
-var stateSubdirs = []string{"records", "logs", "locks"}
+var stateSubdirs = []string{"records", "logs", "locks", "history"}
 
 // OpenState opens (creating, mode 0700) the state dir; dir "" means
 // DefaultStateDir. Like OpenSSH's StrictModes, the state dir and its
@@ -107,7 +107,7 @@ func tighten(dir string) error {
 	}
 	for _, e := range ents {
 		switch e.Name() {
-		case "key", "records", "logs", "locks":
+		case "key", "records", "logs", "locks", "history":
 		default:
 			if !strings.HasPrefix(e.Name(), "key.") {
 				return nil

@@ -37,13 +37,13 @@ func StopRecord(ctx context.Context, p proc.FS, st *State, rec *Record, timeout 
 	case verify.Gone:
 		res.Exited = true
 		res.Message = fmt.Sprintf("%s: the worker (pid %d) is already gone", rec.Name, rec.Worker.Pid)
-		markStopped(st, rec)
+		markStopped(st, rec, res)
 		removeCgroup(cgroup)
 		return res, nil
 	case verify.Reused:
 		res.Message = fmt.Sprintf("%s: pid %d now belongs to another process (%s); its fingerprint does not match the recorded worker, so it was left alone",
 			rec.Name, rec.Worker.Pid, verify.DescribePid(p, rec.Worker.Pid))
-		markStopped(st, rec)
+		markStopped(st, rec, res)
 		removeEmptyCgroup(cgroup)
 		return res, nil
 	case verify.Unknown:
@@ -79,11 +79,12 @@ func StopRecord(ctx context.Context, p proc.FS, st *State, rec *Record, timeout 
 		how = "SIGKILL after " + timeout.String()
 	}
 	res.Message = fmt.Sprintf("%s: stopped the worker (pid %d) and its process group with %s", rec.Name, rec.Worker.Pid, how)
-	markStopped(st, rec)
+	markStopped(st, rec, res)
 	return res, nil
 }
 
-func markStopped(st *State, rec *Record) {
+func markStopped(st *State, rec *Record, res *StopResult) {
+	st.noteStopped(rec, res)
 	if rec.Stopped != nil {
 		return
 	}

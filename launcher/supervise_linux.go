@@ -51,6 +51,7 @@ func (la *Launch) Wait() int {
 			}
 		}
 		la.finish(2 * time.Second)
+		la.noteEnd(la.rootStatus())
 		return t.root.code
 	}
 	for !proc.PidfdExited(wfd) {
@@ -63,8 +64,8 @@ func (la *Launch) Wait() int {
 		t.mu.Unlock()
 	}
 	code, known := -1, false
+	var ws unix.WaitStatus
 	if s, err := t.p.Stat(worker); err == nil && s.PPid == os.Getpid() {
-		var ws unix.WaitStatus
 		if pid, err := unix.Wait4(worker, &ws, 0, nil); err == nil && pid == worker {
 			code, known = waitCode(syscall.WaitStatus(ws)), true
 		}
@@ -77,8 +78,11 @@ func (la *Launch) Wait() int {
 	}
 	la.finish(2 * time.Second)
 	if known {
+		sws := syscall.WaitStatus(ws)
+		la.noteEnd(&sws)
 		return code
 	}
+	la.noteEnd(la.rootStatus())
 	return t.root.code
 }
 
@@ -91,6 +95,7 @@ func (la *Launch) Stop(ctx context.Context) error {
 		grace = max(time.Until(d), 0)
 	}
 	la.finish(grace)
+	la.noteEnd(nil)
 	return nil
 }
 

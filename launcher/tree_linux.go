@@ -42,6 +42,8 @@ type rootProc struct {
 	fp   verify.Fingerprint
 	done chan struct{} // closed once it is reaped
 	code int           // its exit code (128+signal) once done is closed
+	// state is its wait status once done is closed.
+	state *os.ProcessState
 }
 
 func (r *rootProc) pid() int { return r.cmd.Process.Pid }

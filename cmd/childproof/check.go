@@ -13,6 +13,7 @@ import (
 
 	"github.com/childproof/childproof/envres"
 	"github.com/childproof/childproof/internal/report"
+	"github.com/childproof/childproof/launcher"
 	"github.com/childproof/childproof/schema"
 	"github.com/spf13/cobra"
 )
@@ -164,8 +165,21 @@ func (a *app) writeSummary(w io.Writer, f *schema.File, l *schema.Launch) {
 	if len(l.Require) > 0 {
 		row("require", "%s", strings.Join(l.Require, ", "))
 	}
-	if len(l.Secret) > 0 {
+	// Secret names: the secret list, and env values from env()/file()
+	// (a --set of either is never stored in the round history).
+	var fromEnv []string
+	for _, n := range sortedNames(l.Env) {
+		if !l.IsSecret(n) && launcher.SecretName(l, n) {
+			fromEnv = append(fromEnv, n)
+		}
+	}
+	switch {
+	case len(l.Secret) > 0 && len(fromEnv) > 0:
+		row("secret", "%s; from env()/file(): %s", strings.Join(l.Secret, ", "), strings.Join(fromEnv, ", "))
+	case len(l.Secret) > 0:
 		row("secret", "%s", strings.Join(l.Secret, ", "))
+	case len(fromEnv) > 0:
+		row("secret", "from env()/file(): %s", strings.Join(fromEnv, ", "))
 	}
 	for _, p := range l.Ports {
 		extra := ""

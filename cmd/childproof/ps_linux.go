@@ -69,7 +69,7 @@ Launches stopped by childproof are shown with --all.`,
 					groups++
 				}
 			}
-			fmt.Fprintf(a.stdout, "%-20s %-11s %-8s %-16s %-10s %s\n", "NAME", "STATUS", "PID", "COMM", "AGE", "PORTS")
+			fmt.Fprintf(a.stdout, "%-20s %-11s %-8s %-16s %-10s %-5s %s\n", "NAME", "STATUS", "PID", "COMM", "AGE", "ROUND", "PORTS")
 			for i, e := range es {
 				if groups > 1 && (i == 0 || e.SpecPath != es[i-1].SpecPath) {
 					spec := e.SpecPath
@@ -89,6 +89,10 @@ Launches stopped by childproof are shown with --all.`,
 				if e.Started.IsZero() {
 					age = "-"
 				}
+				round := "-"
+				if e.Round > 0 {
+					round = fmt.Sprint(e.Round)
+				}
 				if e.Pending {
 					ports += " (never verified)"
 				}
@@ -99,7 +103,7 @@ Launches stopped by childproof are shown with --all.`,
 					}
 					ports += ")"
 				}
-				fmt.Fprintf(a.stdout, "%-20s %-11s %-8d %-16s %-10s %s\n", e.Name, e.Status, e.Worker.Pid, e.Worker.Comm, age, ports)
+				fmt.Fprintf(a.stdout, "%-20s %-11s %-8d %-16s %-10s %-5s %s\n", e.Name, e.Status, e.Worker.Pid, e.Worker.Comm, age, round, ports)
 			}
 			return nil
 		},

@@ -20,9 +20,10 @@ import (
 func init() { register(newRelaunchCmd) }
 
 func newRelaunchCmd(a *app) *cobra.Command {
-	var vars, sets []string
+	var vars, sets, secrets, unsets []string
 	var detach, noLint bool
 	var timeout time.Duration
+	var round int
 	c := &cobra.Command{
 		Use:   "relaunch NAME|SPEC[:NAME] --set NAME=VALUE…",
 		Short: "relaunch a recorded launch with exactly this delta, and prove it on the worker",
@@ -68,21 +69,42 @@ unexpected delta, 4 port held by a stranger, 5 the worker exited before ready, 6
 			if c.Flags().Changed("detach") {
 				detachFlag = &detach
 			}
-			return a.relaunch(c.Context(), arg, vars, sets, detachFlag, noLint, timeout)
+			return a.relaunch(c.Context(), arg, relaunchArgs{vars: vars, sets: sets, secrets: secrets, unsets: unsets, round: round, detach: detachFlag, noLint: noLint, timeout: timeout})
 		},
 	}
 	addVarFlag(c, &vars)
 	c.Flags().StringArrayVar(&sets, "set", nil, "the delta, `NAME=VALUE` (repeatable): an extra override, and the only names allowed to change on the worker")
+	c.Flags().StringArrayVar(&secrets, "set-secret", nil, "a secret delta, `NAME` (repeatable): the value comes from the caller's environment and is never stored")
+	c.Flags().StringArrayVar(&unsets, "unset", nil, "drop an override carried forward from an earlier round, `NAME` (repeatable)")
+	c.Flags().IntVar(&round, "round", 0, "replay round `N`'s overrides exactly (secret ones given again with --set-secret), as a new round")
 	c.Flags().BoolVar(&detach, "detach", false, "return once the worker is verified; leave it running (default: as the recorded launch ran; --detach=false for the foreground)")
 	c.Flags().BoolVar(&noLint, "no-lint", false, "relaunch even when the dispatch chain's lint finds an error")
 	c.Flags().DurationVar(&timeout, "timeout", 10*time.Second, "how long to wait after SIGTERM to the previous launch before SIGKILL")
 	return c
 }
 
-func (a *app) relaunch(ctx context.Context, arg string, vars, sets []string, detachFlag *bool, noLint bool, timeout time.Duration) error {
-	set, err := parseAssignments("--set", sets)
+// relaunchArgs are relaunch's flags; detach nil means as the recorded
+// launch ran.
+type relaunchArgs struct {
+	vars, sets, secrets, unsets []string
+	round                       int
+	detach                      *bool
+	noLint                      bool
+	timeout                     time.Duration
+}
+
+func (a *app) relaunch(ctx context.Context, arg string, ra relaunchArgs) error {
+	vars, detachFlag, noLint, timeout := ra.vars, ra.detach, ra.noLint, ra.timeout
+	set, err := parseAssignments("--set", ra.sets)
 	if err != nil {
 		return err
+	}
+	secretSet, err := a.parseSecretSets(ra.secrets, set)
+	if err != nil {
+		return err
+	}
+	if ra.round < 0 {
+		return exitf(exitUsage, "--round %d: rounds are numbered from 1", ra.round)
 	}
 	st, err := a.openState()
 	if err != nil {
@@ -118,13 +140,14 @@ func (a *app) relaunch(ctx context.Context, arg string, vars, sets []string, det
 		detach = *detachFlag
 	}
 	a.warnSetAliases(l, set)
+	a.warnSecretSets(l, set, secretSet)
 	if !noLint {
 		if err := a.lintBeforeRun(ctx, "relaunch", withSet(l, set)); err != nil {
 			return err
 		}
 	}
-	opts := launcher.RelaunchOptions{StopTimeout: timeout,
-		Options: launcher.Options{State: st, Detach: detach, Subreaper: !detach, Set: set, ShowValues: a.showValues}}
+	opts := launcher.RelaunchOptions{StopTimeout: timeout, Unset: ra.unsets, Round: ra.round,
+		Options: launcher.Options{State: st, Detach: detach, Subreaper: !detach, Set: set, SecretSet: secretSet, ShowValues: a.showValues, Command: "relaunch"}}
 	if f != nil {
 		opts.SpecHash = f.Hash
 	}
@@ -140,9 +163,9 @@ func (a *app) relaunch(ctx context.Context, arg string, vars, sets []string, det
 		fmt.Fprintf(a.stderr, "childproof: relaunch: %s\n", res.Stopped.Message)
 	}
 	if err != nil {
-		return a.launchErrWith(err, func(r *verify.Report) { a.writeRelaunch(a.stdout, r, res) })
+		return a.launchErrWith(err, func(r *verify.Report) { a.writeRelaunch(a.stdout, r, res, 0) })
 	}
-	a.writeRelaunch(a.stdout, la.Report, res)
+	a.writeRelaunch(a.stdout, la.Report, res, la.Round())
 	return a.supervise(la, l.Name, detach, sigs)
 }
 
@@ -174,7 +197,7 @@ func (a *app) warnSetAliases(l *schema.Launch, set map[string]string) {
 
 // writeRelaunch prints a relaunch's report and its delta: text, or the
 // run/verify JSON object with "delta" and "previous" added.
-func (a *app) writeRelaunch(w io.Writer, r *verify.Report, res *launcher.RelaunchResult) {
+func (a *app) writeRelaunch(w io.Writer, r *verify.Report, res *launcher.RelaunchResult, round int) {
 	var d *launcher.Delta
 	var prev *launcher.Record
 	if res != nil {
@@ -187,9 +210,10 @@ func (a *app) writeRelaunch(w io.Writer, r *verify.Report, res *launcher.Relaunc
 		}
 		out := struct {
 			*verify.Report
+			Round    int             `json:"round,omitempty"`
 			Delta    *launcher.Delta `json:"delta"`
 			Previous *previous       `json:"previous,omitempty"`
-		}{Report: r, Delta: d}
+		}{Report: r, Round: round, Delta: d}
 		if prev != nil {
 			out.Previous = &previous{Worker: prev.Worker}
 			if res.Stopped != nil {
@@ -209,7 +233,10 @@ func (a *app) writeRelaunch(w io.Writer, r *verify.Report, res *launcher.Relaunc
 	}
 	for _, c := range d.Changed {
 		how := "NOT declared"
-		if c.Declared {
+		switch {
+		case slices.Contains(d.Dropped, c.Name):
+			how = "dropped (--unset, or not in the round replayed)"
+		case c.Declared:
 			how = "declared with --set"
 		}
 		fmt.Fprintf(w, "  delta:   %s %s, %s\n", c.Name, c.How, how)
@@ -219,6 +246,14 @@ func (a *app) writeRelaunch(w io.Writer, r *verify.Report, res *launcher.Relaunc
 	}
 	for _, n := range d.Unchanged {
 		fmt.Fprintf(w, "  delta:   %s unchanged, although declared with --set\n", n)
+	}
+	if len(d.Forward) > 0 {
+		fmt.Fprintf(w, "  delta:   carried forward, unchanged: %s\n", strings.Join(d.Forward, ", "))
+	}
+	for _, n := range d.Dropped {
+		if !slices.ContainsFunc(d.Changed, func(c launcher.DeltaName) bool { return c.Name == n }) {
+			fmt.Fprintf(w, "  delta:   %s dropped, unchanged on the worker (its value without the override is the same)\n", n)
+		}
 	}
 	if d.OK() {
 		if len(d.Changed) == 0 {
@@ -230,6 +265,9 @@ func (a *app) writeRelaunch(w io.Writer, r *verify.Report, res *launcher.Relaunc
 			}
 			fmt.Fprintf(w, "  delta:   exactly %s changed on the worker%s\n", listOrNone(changed), against)
 		}
+	}
+	if round > 0 {
+		fmt.Fprintf(w, "  round:   %d (childproof history %s)\n", round, r.Name)
 	}
 }
 

@@ -16,7 +16,7 @@ import (
 func init() { register(newRunCmd) }
 
 func newRunCmd(a *app) *cobra.Command {
-	var vars, sets []string
+	var vars, sets, secrets []string
 	var detach, noLint bool
 	c := &cobra.Command{
 		Use:   "run [SPEC[:NAME]]",
@@ -52,18 +52,23 @@ name holds the lock. A failed launch leaves no process and no listener behind.`,
 			if err != nil {
 				return err
 			}
-			return a.run(c.Context(), spec, vars, sets, detach, noLint)
+			return a.run(c.Context(), spec, vars, sets, secrets, detach, noLint)
 		},
 	}
 	addVarFlag(c, &vars)
 	c.Flags().StringArrayVar(&sets, "set", nil, "an extra override, `NAME=VALUE` (repeatable); wins over the spec's env")
+	c.Flags().StringArrayVar(&secrets, "set-secret", nil, "a secret override, `NAME` (repeatable): the value comes from the caller's environment and is never stored")
 	c.Flags().BoolVar(&detach, "detach", false, "return once the worker is verified; leave it running")
 	c.Flags().BoolVar(&noLint, "no-lint", false, "launch even when the dispatch chain's lint finds an error")
 	return c
 }
 
-func (a *app) run(ctx context.Context, arg string, vars, sets []string, detach, noLint bool) error {
+func (a *app) run(ctx context.Context, arg string, vars, sets, secrets []string, detach, noLint bool) error {
 	set, err := parseAssignments("--set", sets)
+	if err != nil {
+		return err
+	}
+	secretSet, err := a.parseSecretSets(secrets, set)
 	if err != nil {
 		return err
 	}
@@ -72,6 +77,7 @@ func (a *app) run(ctx context.Context, arg string, vars, sets []string, detach, 
 		return err
 	}
 	a.warnSetAliases(l, set)
+	a.warnSecretSets(l, set, secretSet)
 	if !noLint {
 		if err := a.lintBeforeRun(ctx, "run", withSet(l, set)); err != nil {
 			return err
@@ -81,7 +87,7 @@ func (a *app) run(ctx context.Context, arg string, vars, sets []string, detach, 
 	if err != nil {
 		return err
 	}
-	opts := launcher.Options{State: st, Detach: detach, Subreaper: !detach, Set: set, ShowValues: a.showValues}
+	opts := launcher.Options{State: st, Detach: detach, Subreaper: !detach, Set: set, SecretSet: secretSet, ShowValues: a.showValues, Command: "run"}
 	if f != nil {
 		opts.SpecHash = f.Hash
 	}
@@ -98,7 +104,7 @@ func (a *app) run(ctx context.Context, arg string, vars, sets []string, detach, 
 	if err != nil {
 		return a.launchErr(err)
 	}
-	a.writeReport(a.stdout, la.Report)
+	a.writeRunReport(a.stdout, la.Report, la.Round())
 	if !detach && l.Restart.EffectivePolicy() != schema.RestartNever {
 		return a.superviseRestarts(ctx, la, opts, view, sigs)
 	}

@@ -124,7 +124,7 @@ func (a *app) up(ctx context.Context, arg string, names, vars []string, detach, 
 	if err != nil {
 		return err
 	}
-	opts := launcher.Options{State: st, Detach: detach, Subreaper: !detach, ShowValues: a.showValues, SpecHash: f.Hash}
+	opts := launcher.Options{State: st, Detach: detach, Subreaper: !detach, ShowValues: a.showValues, SpecHash: f.Hash, Command: "up"}
 	sigs, stopSigs := forwardSignals(detach)
 	defer stopSigs()
 	// Status lines while each launch waits; in the foreground, every
@@ -278,6 +278,7 @@ func sleepOrSignal(d time.Duration, sigs chan os.Signal) (os.Signal, bool) {
 // restart count and the previous exit status.
 func (a *app) restart(ctx context.Context, l *schema.Launch, opts launcher.Options, view *launchView, n, code int) (*launcher.Launch, error) {
 	opts.Progress = view.progress()
+	opts.Command = "restart" // a round of its own, with the same overrides and no delta
 	la, err := launcher.Start(ctx, l, opts)
 	view.started(la)
 	if err != nil {

@@ -1,0 +1,402 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"maps"
+	"os"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/childproof/childproof/internal/proc"
+	"github.com/childproof/childproof/internal/report"
+	"github.com/childproof/childproof/launcher"
+	"github.com/childproof/childproof/schema"
+	"github.com/childproof/childproof/verify"
+	"github.com/spf13/cobra"
+)
+
+func init() { register(newHistoryCmd) }
+
+func newHistoryCmd(a *app) *cobra.Command {
+	var diff bool
+	var vars []string
+	c := &cobra.Command{
+		Use:   "history NAME|SPEC[:NAME] [--diff A B]",
+		Short: "the launch's crash-fix rounds: delta, outcome, how each worker ended",
+		Long: `history lists the crash-fix rounds of a launch: every run and relaunch of the name is
+a round, numbered from 1. For each: when it started, its delta (+NAME for a --set,
+-NAME for a dropped override; values only with --show-values, and never a secret
+one), its outcome (verified, failed with the problem kinds, refused because of an
+unexpected delta), how its worker ended (exit status or signal, stopped by childproof,
+or gone with the status unknown) and its uptime.
+
+A foreground run or relaunch sees its worker end and records the status. A detached
+launch's end is seen by nobody: the first command that finds its worker gone
+(history, ps, run, relaunch, stop) records "gone" with the uptime as an upper bound.
+
+With --diff A B it names the variables whose digests differ between the workers of
+rounds A and B.
+
+The history lives in the state dir (history/NAME/, mode 0600), one file per round,
+each written atomically, with the round's log kept beside it (the last 20 rounds).`,
+		Example: `  childproof history job
+  childproof history job --format json
+  childproof history job --diff 2 4`,
+		Args: func(c *cobra.Command, args []string) error {
+			if diff && len(args) != 3 {
+				return fmt.Errorf("history NAME --diff A B: want a name and two round numbers, got %d argument(s)", len(args))
+			}
+			if !diff && len(args) != 1 {
+				return fmt.Errorf("history takes one NAME (or --diff A B), got %d arguments", len(args))
+			}
+			return nil
+		},
+		RunE: func(c *cobra.Command, args []string) error {
+			if err := a.checkFormat("text", "json"); err != nil {
+				return err
+			}
+			name := args[0]
+			if isSpecArg(name) {
+				_, l, err := a.loadLaunch(c.Context(), name, vars)
+				if err != nil {
+					return err
+				}
+				name = l.Name
+			}
+			if diff {
+				ra, err1 := strconv.Atoi(args[1])
+				rb, err2 := strconv.Atoi(args[2])
+				if err1 != nil || err2 != nil || ra < 1 || rb < 1 {
+					return exitf(exitUsage, "--diff %s %s: want two round numbers", args[1], args[2])
+				}
+				return a.historyDiff(name, ra, rb)
+			}
+			return a.history(c.Context(), name)
+		},
+	}
+	addVarFlag(c, &vars)
+	c.Flags().BoolVar(&diff, "diff", false, "name the variables whose digests differ between the workers of rounds A and B")
+	return c
+}
+
+func (a *app) history(_ context.Context, name string) error {
+	st, err := a.openState()
+	if err != nil {
+		return err
+	}
+	rounds, err := launcher.FillRoundEnds(proc.Default, st, name)
+	if err != nil {
+		fmt.Fprintf(a.stderr, "childproof: warning: %v\n", err)
+	}
+	if len(rounds) == 0 {
+		return &exitError{code: exitUsage, err: fmt.Errorf("no round of %q is recorded in %s", name, st.Dir),
+			hint: "every 'childproof run' and 'relaunch' of a launch is a round; 'childproof ps --all' lists the recorded launches"}
+	}
+	current := 0
+	if rec, err := st.Load(name); err == nil {
+		current = rec.Round
+	}
+	// A round still launching while no launch is under way was cut short.
+	for i, r := range rounds {
+		if r.Outcome == "launching" && (i < len(rounds)-1 || !st.Launching(name)) {
+			r.Outcome = "interrupted"
+		}
+	}
+	if a.format == "json" {
+		out := make([]roundJSON, 0, len(rounds))
+		for _, r := range rounds {
+			out = append(out, a.roundOut(r))
+		}
+		return report.JSON(a.stdout, map[string]any{"name": name, "current": current, "rounds": out})
+	}
+	w := a.stdout
+	fmt.Fprintf(w, "%-5s %-19s %-8s %-16s %-26s %-10s %s\n", "ROUND", "WHEN", "COMMAND", "OUTCOME", "ENDED", "UPTIME", "DELTA")
+	for _, r := range rounds {
+		mark := ""
+		if r.N == current {
+			mark = "*"
+		}
+		fmt.Fprintf(w, "%-5s %-19s %-8s %-16s %-26s %-10s %s\n", strconv.Itoa(r.N)+mark, r.Started.Local().Format("2006-01-02 15:04:05"),
+			r.Command, outcomeText(r), endText(r), uptimeText(r), a.deltaText(r))
+	}
+	if current > 0 {
+		fmt.Fprintf(w, "* the recorded launch (the baseline of the next relaunch): round %d\n", current)
+	}
+	return nil
+}
+
+// roundJSON is a round as history --format json prints it: values only
+// with --show-values, no worker environment (history --diff compares it).
+type roundJSON struct {
+	*launcher.Round
+	WorkerEnv any `json:"worker_env,omitempty"`
+}
+
+func (a *app) roundOut(r *launcher.Round) roundJSON {
+	c := *r
+	strip := func(os []launcher.Override) []launcher.Override {
+		out := slices.Clone(os)
+		for i := range out {
+			if !a.showValues || out[i].Secret {
+				out[i].Value = nil
+			}
+		}
+		return out
+	}
+	c.Overrides = strip(r.Overrides)
+	c.Delta.Set = strip(r.Delta.Set)
+	c.WorkerEnv = nil
+	return roundJSON{Round: &c}
+}
+
+// deltaText is a round's delta: +NAME per set name (+NAME=VALUE with
+// --show-values, never for a secret), -NAME per dropped override.
+func (a *app) deltaText(r *launcher.Round) string {
+	var parts []string
+	if r.ReplayOf > 0 {
+		parts = append(parts, fmt.Sprintf("(round %d)", r.ReplayOf))
+	}
+	for _, o := range r.Delta.Set {
+		switch {
+		case o.Secret:
+			parts = append(parts, "+"+o.Name+"=<secret>")
+		case a.showValues && o.Value != nil:
+			parts = append(parts, "+"+o.Name+"="+*o.Value)
+		default:
+			parts = append(parts, "+"+o.Name)
+		}
+	}
+	for _, n := range r.Delta.Unset {
+		parts = append(parts, "-"+n)
+	}
+	if len(parts) == 0 {
+		return "-"
+	}
+	return strings.Join(parts, " ")
+}
+
+func outcomeText(r *launcher.Round) string {
+	switch r.Outcome {
+	case "verified", "launching":
+		return r.Outcome
+	}
+	if len(r.Problems) > 0 {
+		return r.Outcome + " (" + strings.Join(r.Problems, ",") + ")"
+	}
+	return r.Outcome
+}
+
+func endText(r *launcher.Round) string {
+	e := r.End
+	if e == nil {
+		switch r.Outcome {
+		case "verified":
+			return "running"
+		case "launching":
+			return "-"
+		}
+		return "-"
+	}
+	var s string
+	switch e.How {
+	case "exited":
+		s = "exit " + strconv.Itoa(*e.ExitStatus)
+	case "signaled":
+		s = "killed by " + e.Signal
+	case "stopped":
+		s = "stopped by childproof"
+	case "gone":
+		s = "gone, status unknown"
+	default:
+		s = e.How
+	}
+	if e.StoppedBy != "" && e.How != "stopped" {
+		s += " (stopped)"
+	}
+	return s
+}
+
+func uptimeText(r *launcher.Round) string {
+	if r.End == nil {
+		if r.Outcome == "verified" {
+			return time.Since(r.Started).Round(time.Second).String() + " so far"
+		}
+		return "-"
+	}
+	u := r.End.Uptime()
+	if u > time.Minute {
+		u = u.Round(time.Second)
+	} else {
+		u = u.Round(10 * time.Millisecond)
+	}
+	if r.End.UptimeAtMost {
+		return "<=" + u.String()
+	}
+	return u.String()
+}
+
+// historyDiff names the variables whose digests differ between the
+// workers of rounds ra and rb.
+func (a *app) historyDiff(name string, ra, rb int) error {
+	st, err := a.openState()
+	if err != nil {
+		return err
+	}
+	load := func(n int) (*launcher.Round, error) {
+		r, err := st.LoadRound(name, n)
+		if err != nil {
+			return nil, &exitError{code: exitUsage, err: fmt.Errorf("no round %d of %q is recorded in %s", n, name, st.Dir),
+				hint: "'childproof history " + name + "' lists the rounds"}
+		}
+		if r.WorkerEnv == nil {
+			return nil, &exitError{code: exitUsage, err: fmt.Errorf("round %d of %q has no verified worker (%s): there is no environment to compare", n, name, outcomeText(r))}
+		}
+		return r, nil
+	}
+	x, err := load(ra)
+	if err != nil {
+		return err
+	}
+	y, err := load(rb)
+	if err != nil {
+		return err
+	}
+	type diffName struct {
+		Name string `json:"name"`
+		// How is "changed", "only in A" or "only in B".
+		How string `json:"how"`
+		A   string `json:"a,omitempty"`
+		B   string `json:"b,omitempty"`
+		// Override says where the name is a --set override.
+		Override string `json:"override,omitempty"`
+	}
+	overrides := func(r *launcher.Round) map[string]launcher.Override {
+		m := map[string]launcher.Override{}
+		for _, o := range r.Overrides {
+			m[o.Name] = o
+		}
+		return m
+	}
+	ox, oy := overrides(x), overrides(y)
+	names := map[string]bool{}
+	for n := range x.WorkerEnv {
+		names[n] = true
+	}
+	for n := range y.WorkerEnv {
+		names[n] = true
+	}
+	out := []diffName{}
+	for _, n := range slices.Sorted(maps.Keys(names)) {
+		dx, inX := x.WorkerEnv[n]
+		dy, inY := y.WorkerEnv[n]
+		d := diffName{Name: n, A: dx, B: dy}
+		switch {
+		case inX && !inY:
+			d.How = fmt.Sprintf("only in round %d", ra)
+		case !inX && inY:
+			d.How = fmt.Sprintf("only in round %d", rb)
+		case dx != dy:
+			d.How = "changed"
+		default:
+			continue
+		}
+		var where []string
+		for _, s := range []struct {
+			n int
+			m map[string]launcher.Override
+		}{{ra, ox}, {rb, oy}} {
+			if o, ok := s.m[n]; ok {
+				v := ""
+				if o.Secret {
+					v = "=<secret>"
+				} else if a.showValues && o.Value != nil {
+					v = "=" + *o.Value
+				}
+				where = append(where, fmt.Sprintf("--set%s in round %d (since round %d)", v, s.n, o.Round))
+			}
+		}
+		d.Override = strings.Join(where, "; ")
+		out = append(out, d)
+	}
+	if a.format == "json" {
+		return report.JSON(a.stdout, map[string]any{"name": name, "a": ra, "b": rb, "differ": out})
+	}
+	w := a.stdout
+	if len(out) == 0 {
+		fmt.Fprintf(w, "rounds %d and %d of %s: the workers' environments are identical (every digest equal)\n", ra, rb, name)
+		return nil
+	}
+	verb := "differ"
+	if len(out) == 1 {
+		verb = "differs"
+	}
+	fmt.Fprintf(w, "rounds %d and %d of %s: %s %s on the worker\n", ra, rb, name, plural(len(out), "name"), verb)
+	width := 0
+	for _, d := range out {
+		width = max(width, len(d.Name))
+	}
+	for _, d := range out {
+		extra := ""
+		if d.Override != "" {
+			extra = "  " + d.Override
+		}
+		fmt.Fprintf(w, "  %-*s  %s%s\n", width, d.Name, d.How, extra)
+	}
+	return nil
+}
+
+// parseSecretSets reads each --set-secret NAME's value from the caller's
+// environment into set, and returns the names.
+func (a *app) parseSecretSets(names []string, set map[string]string) ([]string, error) {
+	var out []string
+	for _, n := range names {
+		if strings.Contains(n, "=") {
+			return nil, &exitError{code: exitUsage, err: fmt.Errorf("--set-secret %s: takes a NAME, not NAME=VALUE", strings.SplitN(n, "=", 2)[0]),
+				hint: "export the value and pass its name: a command line is visible to every user of the machine (ps)"}
+		}
+		if n == "" {
+			return nil, exitf(exitUsage, "--set-secret: empty name")
+		}
+		if _, dup := set[n]; dup {
+			return nil, exitf(exitUsage, "--set %s and --set-secret %s: give one of them", n, n)
+		}
+		v, ok := os.LookupEnv(n)
+		if !ok {
+			return nil, &exitError{code: exitUsage, err: fmt.Errorf("--set-secret %s: %s is not set in the caller's environment", n, n),
+				hint: "export " + n + " first: --set-secret takes the value from the environment, never from the command line"}
+		}
+		set[n] = v
+		out = append(out, n)
+	}
+	return out, nil
+}
+
+// warnSecretSets warns about a --set of a name the spec makes secret:
+// its value is not stored, and it was on the command line.
+func (a *app) warnSecretSets(l *schema.Launch, set map[string]string, secret []string) {
+	for _, n := range slices.Sorted(maps.Keys(set)) {
+		if launcher.SecretName(l, n) && !slices.Contains(secret, n) {
+			fmt.Fprintf(a.stderr, "childproof: warning: --set %s: the spec makes %s secret: its value is not stored in the round history, and a command line is visible to every user (ps); prefer --set-secret %s\n", n, n, n)
+		}
+	}
+}
+
+// writeRunReport prints run's report with its round: the JSON object of
+// contract §5 plus "round", or the text report plus a round line.
+func (a *app) writeRunReport(w io.Writer, r *verify.Report, round int) {
+	if a.format == "json" {
+		report.JSON(w, struct {
+			*verify.Report
+			Round int `json:"round,omitempty"`
+		}{r, round})
+		return
+	}
+	r.WriteText(w)
+	if round > 0 {
+		fmt.Fprintf(w, "  round:   %d (childproof history %s)\n", round, r.Name)
+	}
+}
