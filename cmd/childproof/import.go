@@ -111,8 +111,12 @@ func (a *app) importScript(ctx context.Context, script string, args []string, ou
 			return exitf(exitUsage, "%v", err)
 		}
 	}
-	todo := 0
+	todo, listed := 0, 0
 	for _, n := range spec.Notes {
+		if n.Where {
+			continue
+		}
+		listed++
 		loc := script
 		if n.File != "" {
 			loc = fmt.Sprintf("%s:%d:%d", n.File, n.Line, max(n.Col, 1))
@@ -128,7 +132,7 @@ func (a *app) importScript(ctx context.Context, script string, args []string, ou
 	if output != "" {
 		where = output
 	}
-	fmt.Fprintf(a.stderr, "childproof: import: wrote launch %q to %s: %s, %d to finish by hand", spec.Name, where, plural(len(spec.Notes), "note"), todo)
+	fmt.Fprintf(a.stderr, "childproof: import: wrote launch %q to %s: %s, %d to finish by hand", spec.Name, where, plural(listed, "note"), todo)
 	if !checked {
 		fmt.Fprintf(a.stderr, "; it does not pass check yet")
 	}

@@ -36,6 +36,9 @@ type Note struct {
 	// Todo is set when a human must finish the spec there; otherwise the
 	// spec replaces what the script did.
 	Todo bool
+	// Where marks the comment that only says where the worker starts in
+	// the script: it is no finding to list.
+	Where bool
 }
 
 // Spec is a written spec.
@@ -126,11 +129,20 @@ func pick(starts []*envres.Start) *envres.Start {
 	return nil
 }
 
-// launchName derives a launch name from a script's file name.
+// genericNames are script names that say nothing of what they launch:
+// the launch is named after the script's directory instead.
+var genericNames = map[string]bool{"launch": true, "start": true, "run": true, "serve": true, "server": true,
+	"dispatch": true, "entrypoint": true, "main": true, "up": true, "boot": true}
+
+// launchName derives a launch name from a script's file name (or its
+// directory's, for launch.sh, start.sh, run.sh …).
 func launchName(script string) string {
 	base := filepath.Base(script)
 	if i := strings.IndexByte(base, '.'); i > 0 {
 		base = base[:i]
+	}
+	if dir := filepath.Base(filepath.Dir(script)); genericNames[strings.ToLower(base)] && dir != "." && dir != "/" {
+		base = dir
 	}
 	var b strings.Builder
 	for i := 0; i < len(base) && b.Len() < 64; i++ {

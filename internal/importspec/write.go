@@ -74,7 +74,7 @@ func (b *builder) write(out *strings.Builder, w *envres.Start) {
 	how := map[envres.How]string{envres.HowExec: "exec'd", envres.HowBackground: "started in the background", envres.HowForeground: "run"}[w.How]
 	b.section(out, secHead)
 	b.notes[secCommand] = append([]Note{{File: w.File, Line: w.Line, Col: w.Col,
-		Text: "the worker, " + how + " here; the spec execs it directly, with no shell"}}, b.notes[secCommand]...)
+		Text: "the worker, " + how + " here; the spec execs it directly, with no shell", Where: true}}, b.notes[secCommand]...)
 	b.section(out, secCommand)
 	fmt.Fprintf(out, "command = [%s]\n", strings.Join(argv, ", "))
 
