@@ -71,6 +71,7 @@ step 1 "4. borrowed box: … and failures with --strict" -- check --strict $E/04
 step 0 "4. borrowed box: loopback, fingerprinted, our own stale instance replaced" -- check $E/04-borrowed-box/childproof.hcl:ghosts-fixed
 step 2 "4. borrowed box: a spec asking for 0.0.0.0 without saying so is invalid" -- check $E/04-borrowed-box/bad-bind.hcl
 step 0 "5. surplus signal: a stoppable server and a worker that exits early" -- check $E/05-surplus-signal/childproof.hcl
+step 0 "many launches: depends_on and a restart policy" -- check $E/06-up-depends/childproof.hcl
 step 0 "machine-readable: check --format json" -- check --format json $E/01-login-shell/childproof.hcl:login-shell-fixed
 
 # Any other spec under examples/ is checked too, with no expectation.
@@ -78,7 +79,8 @@ for spec in $E/*/*.hcl; do
 	case $spec in
 	$E/01-login-shell/childproof.hcl | $E/02-stale-listener/childproof.hcl | \
 		$E/03-dispatch-resource-env/childproof.hcl | $E/04-borrowed-box/childproof.hcl | \
-		$E/04-borrowed-box/bad-bind.hcl | $E/05-surplus-signal/childproof.hcl) continue ;;
+		$E/04-borrowed-box/bad-bind.hcl | $E/05-surplus-signal/childproof.hcl | \
+		$E/06-up-depends/childproof.hcl) continue ;;
 	esac
 	printf '\n%s━━ other example: %s%s\n' "$B" "$spec" "$N"
 	"$CP" check "$spec" 2>&1 | sed 's/^/    /'
@@ -125,6 +127,14 @@ step 0 "3. stop it" -- stop $L3:resource-env-fixed
 
 # Story 5: a worker that exits before it is ready is exit 5 at once, with its last lines.
 step 5 "5. the worker exits before ready: its status and last lines, not a time-out" -- run $E/05-surplus-signal/childproof.hcl:surplus-early-exit
+# Many launches: up starts model, verifies it, then router (depends_on); down stops router first.
+L6=$E/06-up-depends/childproof.hcl
+step 0 "many launches: up --detach, each verified before what depends on it" -- up --detach $L6
+step 0 "census: ps shows the file's launches together" -- ps
+step 0 "down: reverse depends_on order, each only if its fingerprint matches" -- down $L6
+
+# Migration: a spec from story 3's hand-written launcher, without the script.
+step 0 "import: story 3's launch.sh as a spec (env_file loaded by childproof, the export wins)" -- import $E/03-dispatch-resource-env/launch.sh -- --arm 2
 step 0 "census: ps --all" -- ps --all
 [ -z "${CHILDPROOF_DEMO_STATE:-}" ] && rm -rf "$CHILDPROOF_STATE_DIR"
 
