@@ -2,11 +2,14 @@ package main
 
 import (
 	"errors"
+	"fmt"
+	"path/filepath"
 	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/childproof/childproof/envres"
+	"github.com/childproof/childproof/internal/gitdiff"
 	"github.com/childproof/childproof/internal/report"
 )
 
@@ -18,9 +21,10 @@ func newLintCmd(a *app) *cobra.Command {
 		requires  []string
 		dir       string
 		strict    bool
+		diffBase  string
 	)
 	cmd := &cobra.Command{
-		Use:   "lint [--override NAME[=VALUE]]… [--require NAME]… [--dir DIR] [--strict] SCRIPT… [-- ARG…]",
+		Use:   "lint [--override NAME[=VALUE]]… [--require NAME]… [--dir DIR] [--strict] [--diff-base REF] SCRIPT… [-- ARG…]",
 		Short: "statically check launcher/dispatch scripts for what they do to protected variables",
 		Long: `lint reads each launcher or dispatch script, and every script it sources or execs,
 without running anything, and reports each statement that would change or drop a protected
@@ -38,7 +42,8 @@ Suppress a finding with a comment on its line or the line before:
   # childproof disable=RULE[,RULE]`,
 		Example: `  childproof lint --override HF_HUB_ENABLE_HF_TRANSFER=0 launch.sh
   childproof lint --require MOCK_LLM_KEY --format sarif scripts/start.sh > lint.sarif
-  childproof lint --override API_MODE=test run.sh -- --arm 2`,
+  childproof lint --override API_MODE=test run.sh -- --arm 2
+  childproof lint --diff-base origin/main --format github scripts/*.sh`,
 		Args: cobra.ArbitraryArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := a.checkFormat(report.Formats...); err != nil {
@@ -58,6 +63,19 @@ Suppress a finding with a comment on its line or the line before:
 				name, value, known := strings.Cut(o, "=")
 				cfg.Overrides = append(cfg.Overrides, envres.Override{Name: name, Value: value, Known: known})
 			}
+			var changes *gitdiff.Changes
+			if diffBase != "" {
+				d := dir
+				if d == "" {
+					d = "."
+				}
+				c, err := gitdiff.Since(cmd.Context(), d, diffBase)
+				if err != nil {
+					return &exitError{code: exitUsage, err: fmt.Errorf("--diff-base: %w", err),
+						hint: "give a git revision of the repository the scripts are in, e.g. --diff-base origin/main"}
+				}
+				changes = c
+			}
 			res, err := envres.Lint(cmd.Context(), cfg)
 			if err != nil {
 				var pe *envres.ParseError
@@ -68,6 +86,9 @@ Suppress a finding with a comment on its line or the line before:
 					return exitf(exitUsage, "%v", strings.TrimPrefix(err.Error(), "envres: "))
 				}
 				return exitf(exitUsage, "%v", err)
+			}
+			if changes != nil {
+				res = onChangedLines(res, changes, dir)
 			}
 			if err := report.Write(a.stdout, a.format, res, report.Options{Color: a.color(a.stdout), Dir: dir, ToolVersion: lintToolVersion()}); err != nil {
 				return exitf(exitUsage, "writing the report: %v", err)
@@ -83,7 +104,34 @@ Suppress a finding with a comment on its line or the line before:
 	f.StringArrayVar(&requires, "require", nil, "variable `NAME` that must reach the worker (repeatable)")
 	f.StringVar(&dir, "dir", "", "directory scripts are resolved against and reported relative to (default: current)")
 	f.BoolVar(&strict, "strict", false, "exit 1 on warnings too")
+	f.StringVar(&diffBase, "diff-base", "", "report only findings on lines changed since the git revision `REF` (or reached through a changed line)")
 	return cmd
+}
+
+// onChangedLines keeps the findings whose line, or a link of whose chain,
+// changed; paths are relative to dir.
+func onChangedLines(res *envres.Result, c *gitdiff.Changes, dir string) *envres.Result {
+	abs := func(p string) string {
+		if !filepath.IsAbs(p) {
+			p = filepath.Join(dir, p)
+		}
+		if a, err := filepath.Abs(p); err == nil {
+			return a
+		}
+		return p
+	}
+	out := *res
+	out.Findings = []envres.Finding{}
+	for _, f := range res.Findings {
+		keep := c.Changed(abs(f.File), f.Line)
+		for _, l := range f.Chain {
+			keep = keep || c.Changed(abs(l.File), l.Line)
+		}
+		if keep {
+			out.Findings = append(out.Findings, f)
+		}
+	}
+	return &out
 }
 
 // lintToolVersion is SARIF's tool.driver.version: the version the
