@@ -7,6 +7,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/childproof/childproof/schema"
 	"github.com/childproof/childproof/verify"
 )
 
@@ -40,11 +41,17 @@ func (la *Launch) exitWhat(pid int) string {
 	return who + " exited before it was ready"
 }
 
-// hintFor says where to look for the cause of a failed verification.
-func hintFor(r *verify.Report) string {
+// hintFor says where to look for the cause of a failed verification of
+// launch l. The failed tree is stopped: a command it names must work on
+// what is left (the spec), not on the tree.
+func hintFor(r *verify.Report, l *schema.Launch) string {
 	switch {
 	case r.Has(verify.KindEnvMismatch, verify.KindEnvMissing):
-		return "childproof set it when it started the launch: something between the launch and the worker changed it (an env file re-sourced, an rc file, a wrapper); 'childproof check' lints the dispatch chain, 'childproof explain' shows the name on each live process"
+		h := "childproof set it when it started the launch: something between the launch and the worker changed it (an env file re-sourced, an rc file, a wrapper)"
+		if l.SpecPath != "" {
+			h += "; 'childproof check " + l.SpecPath + ":" + l.Name + "' lints the dispatch chain for such a line"
+		}
+		return h
 	case r.Has(verify.KindWrapper):
 		return "exec the worker directly, without a login or interactive shell or an environment-resetting wrapper"
 	case r.Has(verify.KindBindAddress):

@@ -94,31 +94,25 @@ func (la *Launch) findAndVerify(ctx context.Context, v *verify.Verifier, r *veri
 			if h := la.foreignHolder(tree); h != nil {
 				return la.raceError(r, h)
 			}
+			// (A listener held by someone else was the real story: a
+			// race, above.)
 			if worker == 0 {
-				what := fmt.Sprintf("the worker never appeared within %s", l.ReadyTimeout())
+				what := "the worker never appeared"
 				switch {
 				case l.Worker.Comm != "":
 					what += fmt.Sprintf(": no process with comm %q in the launched tree", l.Worker.Comm)
 				case l.Worker.Exe != "":
 					what += fmt.Sprintf(": no process with exe %q in the launched tree", l.Worker.Exe)
 				case len(l.Ports) > 0:
-					what += fmt.Sprintf(": nothing in the launched tree listens on port %d", l.Ports[0].Number)
+					what = fmt.Sprintf("nothing in the launched tree listens on port %d", l.Ports[0].Number)
 				case len(l.Dispatch) > 0:
 					what += ": the dispatch script did not exec a worker (declare worker { comm } or a port)"
 				}
-				e := la.exitedError(r, what)
+				e := la.notReadyError(r, what)
 				e.Retry = true
 				return e
 			}
-			r.Add(verify.KindNotReady, "the worker (pid %d) did not listen on its ports within %s", worker, l.ReadyTimeout())
-			// A listener held by someone else is the real story.
-			v.CheckPorts(r, verify.Check{Ports: l.Ports}, worker, tree)
-			r.ExitCode = r.Code()
-			if r.ExitCode == CodeOK {
-				r.ExitCode = CodeExited
-			}
-			r.Tail = Tail(la.LogPath(), 10)
-			return &Error{Code: r.ExitCode, Kind: verify.KindNotReady, Report: r, Msg: r.Problems[0].Message}
+			return la.notReadyError(r, fmt.Sprintf("the worker (pid %d, %s) did not listen on %s", worker, la.worker.Comm, portList(l)))
 		}
 		pollPause(time.Since(polling))
 	}
@@ -223,7 +217,7 @@ func (la *Launch) verifyAndReady(ctx context.Context, v *verify.Verifier, r *ver
 	if len(r.Problems) > 0 {
 		r.Verified = false
 		r.ExitCode = r.Code()
-		return &Error{Code: r.ExitCode, Kind: r.Problems[0].Kind, Report: r, Msg: "verification failed on the worker: " + r.Problems[0].Message, Hint: hintFor(r)}
+		return &Error{Code: r.ExitCode, Kind: r.Problems[0].Kind, Report: r, Msg: "verification failed on the worker: " + r.Problems[0].Message, Hint: hintFor(r, l)}
 	}
 	// Readiness: the socket table already says the worker owns the port,
 	// so a connect cannot be answered by anyone else (nor by itself).
@@ -240,10 +234,7 @@ func (la *Launch) verifyAndReady(ctx context.Context, v *verify.Verifier, r *ver
 			break
 		}
 		if time.Now().After(deadline) || ctx.Err() != nil {
-			r.Add(verify.KindNotReady, "not ready within %s: %v", l.ReadyTimeout(), lastErr)
-			r.ExitCode = CodeExited
-			r.Tail = Tail(la.LogPath(), 10)
-			return &Error{Code: CodeExited, Kind: verify.KindNotReady, Report: r, Msg: r.Problems[len(r.Problems)-1].Message}
+			return la.notReadyError(r, lastErr.Error())
 		}
 		p := la.progressBase(r.Attempts, deadline.Add(-l.ReadyTimeout()))
 		p.Phase, p.Worker, p.Comm, p.Last = PhaseReady, worker, la.worker.Comm, lastErr.Error()
@@ -251,6 +242,9 @@ func (la *Launch) verifyAndReady(ctx context.Context, v *verify.Verifier, r *ver
 		// Wait for the next probe, waking at once if the worker exits.
 		d := min(pause(), time.Until(deadline))
 		unix.Poll([]unix.PollFd{{Fd: int32(wfd), Events: unix.POLLIN}}, max(int(d/time.Millisecond), 1))
+	}
+	if len(l.Ports) == 0 {
+		la.settleWorker(wfd, deadline.Add(-l.ReadyTimeout()))
 	}
 	// The answer is no evidence by itself: the owner must still be the worker.
 	r2 := verify.NewReport("")

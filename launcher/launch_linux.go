@@ -117,7 +117,7 @@ func start(ctx context.Context, l *schema.Launch, opts Options, envOut **Env) (*
 		unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
 	}
 	v := &verify.Verifier{Proc: opts.Proc, State: st, ShowValues: opts.ShowValues}
-	if err := preflight(ctx, v, st, l); err != nil {
+	if err := preflight(ctx, v, st, l, opts.Notify); err != nil {
 		lock.Unlock()
 		return nil, err
 	}
@@ -185,7 +185,7 @@ const raceGrace = time.Second
 func preflightRetry(ctx context.Context, v *verify.Verifier, st *State, l *schema.Launch) error {
 	end := time.Now().Add(min(raceGrace, l.ReadyTimeout()))
 	for {
-		err := preflight(ctx, v, st, l)
+		err := preflight(ctx, v, st, l, nil)
 		var e *Error
 		if err == nil || !errors.As(err, &e) || e.Code != CodeForeign || !time.Now().Before(end) || ctx.Err() != nil {
 			return err
@@ -196,7 +196,7 @@ func preflightRetry(ctx context.Context, v *verify.Verifier, st *State, l *schem
 
 // preflight fails with exit 4 when a declared port is held by anything but
 // our own recorded previous instance, which it stops when on_stale = replace.
-func preflight(ctx context.Context, v *verify.Verifier, st *State, l *schema.Launch) error {
+func preflight(ctx context.Context, v *verify.Verifier, st *State, l *schema.Launch, notify func(string)) error {
 	for _, pt := range l.Ports {
 		hs, err := verify.Holders(v.Proc, pt.Number, nil)
 		if err != nil {
@@ -206,8 +206,12 @@ func preflight(ctx context.Context, v *verify.Verifier, st *State, l *schema.Lau
 			rec, _ := st.Load(l.Name)
 			if rec != nil && rec.Stopped == nil && slices.Contains(h.Pids, rec.Worker.Pid) && rec.Worker.Check(v.Proc) == verify.Alive {
 				if l.OnStale == "replace" {
-					if _, err := StopRecord(ctx, v.Proc, st, rec, 10*time.Second); err != nil {
+					res, err := StopRecord(ctx, v.Proc, st, rec, 10*time.Second)
+					if err != nil {
 						return err
+					}
+					if notify != nil {
+						notify(fmt.Sprintf("on_stale = \"replace\": port %d was held by the previous launch of %q; %s", pt.Number, l.Name, res.Message))
 					}
 					continue
 				}

@@ -494,7 +494,7 @@ func TestPreflightInvisibleHolder(t *testing.T) {
 	}
 	defer ln.Close()
 	empty := proc.FS{Root: t.TempDir()} // a /proc in which no process is visible
-	err = preflight(context.Background(), &verify.Verifier{Proc: empty, State: f.state}, f.state, f.spec("invisible"))
+	err = preflight(context.Background(), &verify.Verifier{Proc: empty, State: f.state}, f.state, f.spec("invisible"), nil)
 	e := wantCode(t, err, CodeForeign, verify.KindPortForeign)
 	if !strings.Contains(e.Error(), "no visible process") {
 		t.Errorf("census = %v", e)
@@ -519,7 +519,7 @@ func TestAttemptsRetryOnlyRaces(t *testing.T) {
 	l.Worker.Comm = "no-such-comm"
 	l.Ready.Timeout = 100 * time.Millisecond
 	_, err = f.start(t, l, false)
-	e = wantCode(t, err, CodeExited, verify.KindExited)
+	e = wantCode(t, err, CodeExited, verify.KindNotReady)
 	if e.Report.Attempts != 2 {
 		t.Errorf("attempts = %d, want 2: a worker that never appeared is a race", e.Report.Attempts)
 	}

@@ -30,6 +30,9 @@ type Options struct {
 	Proc proc.FS
 	// SpecHash is recorded with the launch (schema.File.Hash).
 	SpecHash string
+	// Notify, when set, is told what the launch did besides launching
+	// (on_stale = "replace" stopped the previous launch), in words.
+	Notify func(string)
 	// Progress, when set, is called (from Start's goroutine) each time
 	// what the launch waits for changes.
 	Progress func(Progress)

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"maps"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -507,10 +506,10 @@ func (l *loader) finish(s *launchState, aliases map[string]string, before int) *
 				p = filepath.Join(la.Dir, p)
 			}
 			if fi, err := os.Stat(p); err != nil || fi.IsDir() || fi.Mode()&0o111 == 0 {
-				l.warnf(s.rng("command[0]"), "Program not found", "%q (%s) is not an executable file yet; run will fail unless it exists by then", prog, p)
+				l.programf(s.rng("command[0]"), "Program not found", "%q (%s) is not an executable file; command[0] is a path relative to dir, or a program on PATH", prog, p)
 			}
-		} else if _, err := exec.LookPath(prog); err != nil {
-			l.warnf(s.rng("command[0]"), "Program not found", "%q is not on this PATH; command[0] is exec'd directly, without a shell", prog)
+		} else if !l.onPath(prog, la) {
+			l.programf(s.rng("command[0]"), "Program not found", "%q is on neither the launch's PATH nor this one; command[0] is exec'd directly, without a shell", prog)
 		}
 	}
 	// Require: each name needs a source.

@@ -31,6 +31,10 @@ type LoadOptions struct {
 	Vars map[string]string
 	// LookupEnv answers env(NAME). Nil means os.LookupEnv.
 	LookupEnv func(string) (string, bool)
+	// MissingProgramOK makes a command[0] that cannot be found here a
+	// warning instead of an error: for a spec checked on one machine and
+	// run on another (import writes one for a script's machine).
+	MissingProgramOK bool
 	// Environ lists the caller's environment (NAME=VALUE), for the warning
 	// about well-known runtime variables a launch would drop
 	// (RuntimeVars). Nil means os.Environ when LookupEnv is nil too, and

@@ -449,9 +449,16 @@ launch "a" {
 		{"missing dispatch script", `launch "a" {
   dispatch = ["nope.sh"]
 }`, nil, []string{"2:15 error: Dispatch script not found"}},
-		{"missing program is a warning", `launch "a" {
+		{"missing program", `launch "a" {
   command = ["./nope"]
-}`, nil, []string{"2:14 warning: Program not found"}},
+}`, nil, []string{"2:14 error: Program not found"}},
+		{"program not on PATH", `launch "a" {
+  command = ["vllmm", "serve"]
+}`, nil, []string{"2:14 error: Program not found"}},
+		{"program on the launch's PATH", `launch "a" {
+  command = ["tool"]
+  env     = { PATH = "bin:/usr/bin" }
+}`, map[string]string{"bin/tool": "#!/bin/sh\n"}, nil},
 		{"unknown wrapper rule", `launch "a" {
   command = ["true"]
   forbid_wrappers = ["login-shell", "sudo"]

@@ -131,7 +131,9 @@ func (r *Report) WriteText(w io.Writer) {
 	case r.Verified:
 		fmt.Fprintf(w, "verified %s", r.Name)
 	case r.Worker == nil && r.Has(KindPortForeign):
-		fmt.Fprintf(w, "NOT started %s: its port is held by a process childproof did not start\n", r.Name)
+		// Who holds it (a stranger, our own previous launch) is the
+		// problem line's to say.
+		fmt.Fprintf(w, "NOT started %s: a declared port is already held\n", r.Name)
 	default:
 		fmt.Fprintf(w, "NOT verified %s", r.Name)
 	}

@@ -153,7 +153,7 @@ func (a *app) importCheck(ctx context.Context, path string) bool {
 		}
 		return "unset-here", true
 	}
-	f, files, diags := schema.Load(path, schema.LoadOptions{LookupEnv: lookup})
+	f, files, diags := schema.Load(path, schema.LoadOptions{LookupEnv: lookup, MissingProgramOK: true})
 	if diags.HasErrors() {
 		a.writeDiagnostics(a.stderr, files, diags)
 		return false

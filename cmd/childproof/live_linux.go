@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"io/fs"
 	"os"
@@ -121,6 +122,12 @@ func (v *launchView) progress() func(launcher.Progress) {
 		st.Set(p.String(), p.Started, p.Timeout)
 		v.follow(p.Log)
 	}
+}
+
+// notify is the launch's Options.Notify: what it did besides launching,
+// said once on stderr.
+func (v *launchView) notify(msg string) {
+	fmt.Fprintf(v.lc.a.stderr, "childproof: %s\n", msg)
 }
 
 // started ends the wait of a launch: the status line goes; a verified

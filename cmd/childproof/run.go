@@ -37,7 +37,7 @@ the kernel kills the launched process.
 
 Exit status: 0 verified (foreground: the worker's own status), 1 lint refused, 2 usage
 or invalid spec, 3 verification failed, 4 the port is held by a process childproof did
-not start, 5 the worker exited or never became ready, 6 another launch of the same
+not start, 5 the worker exited, or was not ready within ready.timeout, 6 another launch of the same
 name holds the lock. A failed launch leaves no process and no listener behind.`,
 		Example: `  childproof run --detach examples/01-login-shell/childproof.hcl:login-shell-fixed
   childproof run --format json --detach childproof.hcl:api
@@ -98,7 +98,7 @@ func (a *app) run(ctx context.Context, arg string, vars, sets, secrets []string,
 	lc := a.newConsole(false)
 	defer lc.close()
 	view := lc.view(l, detach)
-	opts.Progress = view.progress()
+	opts.Progress, opts.Notify = view.progress(), view.notify
 	la, err := launcher.Start(ctx, l, opts)
 	view.started(la)
 	if err != nil {

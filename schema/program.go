@@ -1,0 +1,44 @@
+package schema
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+
+	"github.com/hashicorp/hcl/v2"
+)
+
+// onPath reports whether a bare program name will be found when the
+// launch runs: on the launch's own PATH (its env's PATH, else the
+// caller's, which inherit passes by default), relative entries taken from
+// dir, or else on the caller's PATH, as the launcher looks it up.
+func (l *loader) onPath(prog string, la *Launch) bool {
+	path, ok := la.Env["PATH"]
+	if !ok {
+		path, _ = l.lookup("PATH")
+	}
+	for _, d := range filepath.SplitList(path) {
+		if d == "" {
+			d = "."
+		}
+		c := filepath.Join(d, prog)
+		if !filepath.IsAbs(c) {
+			c = filepath.Join(la.Dir, c)
+		}
+		if fi, err := os.Stat(c); err == nil && fi.Mode().IsRegular() && fi.Mode()&0o111 != 0 {
+			return true
+		}
+	}
+	_, err := exec.LookPath(prog)
+	return err == nil
+}
+
+// programf reports a command[0] that cannot be found: an error, or a
+// warning under LoadOptions.MissingProgramOK.
+func (l *loader) programf(rng *hcl.Range, summary, format string, args ...any) {
+	if l.opts.MissingProgramOK {
+		l.warnf(rng, summary, format, args...)
+		return
+	}
+	l.errorf(rng, summary, format, args...)
+}
