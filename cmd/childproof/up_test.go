@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -246,5 +247,43 @@ func testRestart(t *testing.T, cmd string) {
 	}
 	if l := ps.Launches[0]; l.Restarts != 2 || l.LastExit == nil || *l.LastExit != 137 {
 		t.Fatalf("ps: restarts %d, last exit %v; want 2 and 137\n%s", l.Restarts, l.LastExit, stdout)
+	}
+}
+
+// TestRestartRefused: a restart is a full launch. Once the worker is
+// killed, this test takes the port itself; the restart's preflight finds a
+// process childproof did not start on it and fails (exit 4) instead of
+// counting as a restart, and the test's listener is left alone.
+func TestRestartRefused(t *testing.T) {
+	e := newFaultEnv(t)
+	port := freeTCPPort(t)
+	pidfile := filepath.Join(e.dir, "srv.pid")
+	spec := filepath.Join(e.dir, "srv.hcl")
+	os.WriteFile(spec, []byte(serverLaunch("srv", port, pidfile, `  restart {
+    policy  = "always"
+    backoff = "300ms"
+  }
+`)), 0o644)
+	c, out := e.supervisor("run", spec)
+	_, fd := nextPid(t, pidfile, 0)
+	waitFor(t, out, "verified srv", 20*time.Second)
+	unix.PidfdSendSignal(fd, unix.SIGKILL, nil, 0)
+	if !waitExited(fd, 5*time.Second) {
+		t.Fatal("the worker did not exit")
+	}
+	var ln net.Listener
+	for end := time.Now().Add(2 * time.Second); ln == nil && time.Now().Before(end); time.Sleep(5 * time.Millisecond) {
+		ln, _ = net.Listen("tcp", fmt.Sprintf("127.0.0.1:%d", port))
+	}
+	if ln == nil {
+		t.Fatal("could not take the port after the worker died")
+	}
+	defer ln.Close()
+	c.Wait()
+	if code := c.ProcessState.ExitCode(); code != 4 {
+		t.Fatalf("run: exit %d, want 4\n%s", code, out.String())
+	}
+	if !strings.Contains(out.String(), "restart 1 of srv failed") || strings.Contains(out.String(), "restart 1 of srv verified") {
+		t.Fatalf("output:\n%s", out.String())
 	}
 }
