@@ -10,7 +10,11 @@ import (
 // quote returns s as an HCL quoted string: quotes, backslashes and control
 // characters escaped, and "${" / "%{" doubled so that nothing in s is read
 // as a template.
+//
+// HCL text is UTF-8: a byte that is not is written as U+FFFD (the builder
+// notes a TODO where a value has one).
 func quote(s string) string {
+	s = strings.ToValidUTF8(s, "\uFFFD")
 	var b strings.Builder
 	b.WriteByte('"')
 	for i := 0; i < len(s); i++ {

@@ -190,7 +190,9 @@ func Build(plan *envres.LaunchPlan, opt Options) *Spec {
 		fmt.Fprintf(&out, "variable %s {\n  default = %s\n}\n\n", quote(v), b.varDefault[v])
 	}
 	fmt.Fprintf(&out, "launch %s {\n%s}\n", quote(name), body.String())
-	spec := &Spec{Name: name, Text: hclwrite.Format([]byte(out.String()))}
+	// Comments quote the scripts, which need not be UTF-8; HCL text must be.
+	text := strings.ToValidUTF8(out.String(), "\uFFFD")
+	spec := &Spec{Name: name, Text: hclwrite.Format([]byte(text))}
 	for _, ns := range b.notes {
 		spec.Notes = append(spec.Notes, ns...)
 	}

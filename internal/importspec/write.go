@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/childproof/childproof/envres"
 )
@@ -69,6 +70,7 @@ func (b *builder) write(out *strings.Builder, w *envres.Start) {
 			argv = append(argv, quote(word.Text))
 			continue
 		}
+		b.checkUTF8(secCommand, w, fmt.Sprintf("command[%d]", i), word.Parts)
 		argv = append(argv, expr(word.Parts, b.vars))
 	}
 	how := map[envres.How]string{envres.HowExec: "exec'd", envres.HowBackground: "started in the background", envres.HowForeground: "run"}[w.How]
@@ -121,6 +123,7 @@ func (b *builder) write(out *strings.Builder, w *envres.Start) {
 		v := quote(e.Value.Text)
 		if e.Value.Resolved() {
 			need(e.Name, e.Value.Parts)
+			b.checkUTF8(secEnv, w, "env["+e.Name+"]", e.Value.Parts)
 			v = expr(e.Value.Parts, nil)
 		} else {
 			b.note(secEnv, e.File, e.Line, 0, true, "%s is set to %s, which cannot be resolved statically: it is written as the script's text; replace it", e.Name, e.Value.Text)
@@ -193,6 +196,17 @@ func (b *builder) write(out *strings.Builder, w *envres.Start) {
 	b.section(out, secOnStale)
 	if b.replace {
 		out.WriteString("\non_stale = \"replace\"\n")
+	}
+}
+
+// checkUTF8 notes a TODO for a value that is not UTF-8: HCL cannot hold
+// it, and the spec has U+FFFD in its place.
+func (b *builder) checkUTF8(sec section, w *envres.Start, what string, parts []envres.Part) {
+	for _, p := range parts {
+		if !utf8.ValidString(p.Lit) || !utf8.ValidString(p.Default) {
+			b.note(sec, w.File, w.Line, w.Col, true, "%s holds bytes that are not UTF-8, which a spec cannot hold: they are written as U+FFFD; fix the value", what)
+			return
+		}
 	}
 }
 
