@@ -23,6 +23,7 @@ var linuxOnly = []struct{ use, short string }{
 	{"stop", "stop a recorded launch: SIGTERM its group, wait, then SIGKILL"},
 	{"up", "start the launches of a spec in depends_on order, each verified before its dependents"},
 	{"down", "stop the launches of a spec in reverse depends_on order"},
+	{"history", "the launch's crash-fix rounds: delta, outcome, how each worker ended"},
 }
 
 func init() {

@@ -1,0 +1,691 @@
+//go:build linux
+
+package launcher
+
+import (
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"maps"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/childproof/childproof/internal/proc"
+	"github.com/childproof/childproof/schema"
+	"github.com/childproof/childproof/verify"
+	"golang.org/x/sys/unix"
+)
+
+func (s *State) historyDir(name string) string {
+	return filepath.Join(s.Dir, "history", safeName(name))
+}
+
+func (s *State) roundPath(name string, n int) string {
+	return filepath.Join(s.historyDir(name), fmt.Sprintf("%06d.json", n))
+}
+
+// RoundNumbers lists the round numbers of launch name, ascending.
+func (s *State) RoundNumbers(name string) ([]int, error) {
+	ents, err := os.ReadDir(s.historyDir(name))
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("history of %q: %w", name, err)
+	}
+	var out []int
+	for _, e := range ents {
+		base, ok := strings.CutSuffix(e.Name(), ".json")
+		if !ok || strings.HasPrefix(base, ".") {
+			continue
+		}
+		if n, err := strconv.Atoi(base); err == nil && n > 0 {
+			out = append(out, n)
+		}
+	}
+	slices.Sort(out)
+	return out, nil
+}
+
+// LoadRound reads round n of launch name. A missing round wraps fs.ErrNotExist.
+func (s *State) LoadRound(name string, n int) (*Round, error) {
+	b, err := readStateFile(s.roundPath(name, n), maxRoundFile)
+	if err != nil {
+		return nil, fmt.Errorf("round %d of %q: %w", n, name, err)
+	}
+	var r Round
+	if err := json.Unmarshal(b, &r); err != nil {
+		return nil, fmt.Errorf("round %d of %q: %w", n, name, err)
+	}
+	why := ""
+	switch want, err := s.roundMAC(&r); {
+	case s.keyErr != nil:
+		why = s.keyErr.Error()
+	case r.MAC == "":
+		why = "it has no MAC"
+	case err != nil || !hmac.Equal([]byte(want), []byte(r.MAC)):
+		why = "its MAC does not match its contents"
+	case r.N != n || safeName(r.Name) != safeName(name):
+		why = fmt.Sprintf("it says it is round %d of %q", r.N, r.Name)
+	}
+	if why != "" {
+		return nil, &Error{Code: CodeVerify, Kind: KindUntrusted, Err: ErrUntrusted,
+			Msg:  fmt.Sprintf("round %d of %q fails authentication (%s)", n, name, why),
+			Hint: "childproof replays only rounds it wrote under this state dir's key; remove " + s.roundPath(name, n)}
+	}
+	return &r, nil
+}
+
+// roundMAC is the MAC of a round file: HMAC-SHA256 under the record key
+// over its JSON with MAC empty (after one decode round trip), with a
+// domain prefix of its own.
+func (s *State) roundMAC(r *Round) (string, error) {
+	c := *r
+	c.MAC = ""
+	b, err := json.Marshal(&c)
+	if err != nil {
+		return "", err
+	}
+	var rt Round
+	if err := json.Unmarshal(b, &rt); err != nil {
+		return "", err
+	}
+	if b, err = json.Marshal(&rt); err != nil {
+		return "", err
+	}
+	m := hmac.New(sha256.New, s.recordKey())
+	m.Write([]byte("childproof round v1\x00"))
+	m.Write(b)
+	return "hmac-sha256:" + hex.EncodeToString(m.Sum(nil)), nil
+}
+
+// Rounds reads every round of launch name, ascending. Unreadable rounds
+// are left out and named in the error (the readable ones are returned).
+func (s *State) Rounds(name string) ([]*Round, error) {
+	ns, err := s.RoundNumbers(name)
+	if err != nil {
+		return nil, err
+	}
+	var out []*Round
+	var errs []error
+	for _, n := range ns {
+		r, err := s.LoadRound(name, n)
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		out = append(out, r)
+	}
+	return out, errors.Join(errs...)
+}
+
+// saveRound writes r atomically, mode 0600; sync also fsyncs it (the
+// launching version skips that: it guards against childproof's own
+// death, not the machine's, and sits on the launch's hot path).
+func (s *State) saveRound(r *Round, sync bool) error {
+	if s.keyErr != nil {
+		return fmt.Errorf("history: %w", s.keyErr)
+	}
+	dir := s.historyDir(r.Name)
+	if err := os.Mkdir(dir, 0o700); err != nil && !errors.Is(err, fs.ErrExist) {
+		return fmt.Errorf("history: %w", err)
+	}
+	if err := checkStateDir(dir, false); err != nil {
+		return err
+	}
+	mac, err := s.roundMAC(r)
+	if err != nil {
+		return err
+	}
+	r.MAC = mac
+	b, err := json.MarshalIndent(r, "", "  ")
+	if err != nil {
+		return err
+	}
+	b = append(b, '\n')
+	path := s.roundPath(r.Name, r.N)
+	if sync {
+		return writeAtomic(path, b)
+	}
+	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".*")
+	if err != nil {
+		return fmt.Errorf("history: %w", err)
+	}
+	_, err = f.Write(b)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(f.Name(), path)
+	}
+	if err != nil {
+		os.Remove(f.Name())
+		return fmt.Errorf("history: %w", err)
+	}
+	return nil
+}
+
+// updateRound applies f to round n of name under the history lock and
+// saves it when f returns true.
+func (s *State) updateRound(name string, n int, f func(*Round) bool) error {
+	unlock, err := s.lockHistory(name)
+	if err != nil {
+		return err
+	}
+	defer unlock()
+	r, err := s.LoadRound(name, n)
+	if err != nil {
+		return err
+	}
+	if !f(r) {
+		return nil
+	}
+	return s.saveRound(r, true)
+}
+
+// lockHistory takes the history lock of name (waiting for it): every
+// read-modify-write of a round holds it.
+func (s *State) lockHistory(name string) (func(), error) {
+	f, err := openStateFile(filepath.Join(s.Dir, "locks", safeName(name)+".history.lock"), unix.O_RDWR|unix.O_CREAT, 0o600)
+	if err != nil {
+		return nil, fmt.Errorf("history lock: %w", err)
+	}
+	for {
+		err = unix.Flock(int(f.Fd()), unix.LOCK_EX)
+		if !errors.Is(err, unix.EINTR) {
+			break
+		}
+	}
+	if err != nil {
+		f.Close()
+		return nil, fmt.Errorf("history lock: %w", err)
+	}
+	return func() { f.Close() }, nil
+}
+
+// beginRound numbers the launch's new round and writes it as "launching".
+// The caller holds the launch lock, so no other launch numbers one.
+func (s *State) beginRound(l *schema.Launch, opts Options) *Round {
+	// The previous round's detached worker may have ended unseen.
+	if rec, err := s.Load(l.Name); err == nil && rec.Round > 0 && rec.Stopped == nil && !rec.Pending {
+		if live := rec.Worker.Check(opts.Proc); live == verify.Gone || live == verify.Reused {
+			s.noteGone(rec)
+		}
+	}
+	ns, _ := s.RoundNumbers(l.Name)
+	n := 1
+	if len(ns) > 0 {
+		n = ns[len(ns)-1] + 1
+	}
+	r := &Round{N: n, Name: l.Name, Command: opts.Command, Started: time.Now().UTC(), SpecHash: opts.SpecHash,
+		Outcome: "launching", Delta: RoundDelta{Set: []Override{}, Unset: []string{}}, Overrides: []Override{}}
+	if r.Command == "" {
+		r.Command = "start"
+	}
+	plan := opts.plan
+	if plan == nil {
+		plan = &roundPlan{overrides: map[string]Override{}}
+		for _, k := range slices.Sorted(maps.Keys(opts.Set)) {
+			plan.set = append(plan.set, k)
+			plan.overrides[k] = s.override(l, opts, k, opts.Set[k])
+		}
+	}
+	if plan.command != "" {
+		r.Command = plan.command
+	}
+	r.Baseline, r.ReplayOf = plan.baseline, plan.replayOf
+	for _, k := range slices.Sorted(maps.Keys(plan.overrides)) {
+		o := plan.overrides[k]
+		if o.Round == 0 {
+			o.Round = n
+		}
+		r.Overrides = append(r.Overrides, o)
+		if slices.Contains(plan.set, k) {
+			r.Delta.Set = append(r.Delta.Set, o)
+		}
+	}
+	r.Delta.Unset = append(r.Delta.Unset, plan.unset...)
+	if r.Command == "restart" {
+		// A restart by the restart policy changes nothing: its delta is
+		// empty, its overrides those of the launch it restarts.
+		r.Delta.Set = []Override{}
+		if rec, err := s.Load(l.Name); err == nil {
+			r.Baseline = rec.Round
+		}
+	}
+	if err := s.saveRound(r, false); err != nil {
+		return nil
+	}
+	return r
+}
+
+// override describes --set k=v of this round; its value is kept unless
+// it is secret (Options.SecretSet, or a name the spec makes secret).
+func (s *State) override(l *schema.Launch, opts Options, k, v string) Override {
+	o := Override{Name: k, Digest: s.Digest(k, v)}
+	if slices.Contains(opts.SecretSet, k) || SecretName(l, k) {
+		o.Secret = true
+	} else {
+		o.Value = &v
+	}
+	return o
+}
+
+// finishRound records the outcome of Start: la is the last attempt (nil
+// when none started a tree), err its error.
+func (s *State) finishRound(r *Round, la *Launch, err error) {
+	if r == nil {
+		return
+	}
+	unlock, lerr := s.lockHistory(r.Name)
+	if lerr != nil {
+		return
+	}
+	defer unlock()
+	if la != nil && la.tree != nil && la.tree.root != nil {
+		r.Log = s.keepRoundLog(r.Name, r.N)
+		if la.worker.Pid != 0 {
+			w := la.worker
+			r.Worker = &w
+		}
+	}
+	if err == nil {
+		r.Outcome = "verified"
+		if la.Record != nil {
+			r.WorkerEnv = la.Record.WorkerEnv
+		}
+		s.saveRound(r, true)
+		return
+	}
+	r.Outcome = "failed"
+	r.ExitCode = CodeUsage
+	var e *Error
+	if errors.As(err, &e) {
+		r.ExitCode = e.Code
+		if e.Report != nil {
+			for _, p := range e.Report.Problems {
+				if !slices.Contains(r.Problems, p.Kind) {
+					r.Problems = append(r.Problems, p.Kind)
+				}
+			}
+		}
+		if len(r.Problems) == 0 && e.Kind != "" {
+			r.Problems = []string{e.Kind}
+		}
+	}
+	if la != nil && la.tree != nil && la.tree.root != nil {
+		end := &RoundEnd{At: time.Now().UTC(), Seen: "launch", Log: r.Log}
+		if ws := la.rootStatus(); ws != nil && r.ExitCode == CodeExited {
+			end.setStatus(*ws)
+		} else {
+			end.How, end.StoppedBy = "stopped", "childproof: the launch failed"
+		}
+		end.UptimeSeconds = end.At.Sub(r.Started).Seconds()
+		s.tailDigest(end, r.Log)
+		r.End = end
+	}
+	s.saveRound(r, true)
+}
+
+// keepRoundLog hard-links the launch's log as the round's kept log and
+// removes the kept log of the round keptRoundLogs before it.
+func (s *State) keepRoundLog(name string, n int) string {
+	kept := filepath.Join(s.historyDir(name), fmt.Sprintf("%06d.log", n))
+	os.Remove(kept)
+	if err := os.Link(s.LogPath(name), kept); err != nil {
+		return ""
+	}
+	if n > keptRoundLogs {
+		os.Remove(filepath.Join(s.historyDir(name), fmt.Sprintf("%06d.log", n-keptRoundLogs)))
+	}
+	return kept
+}
+
+// tailDigest fills the end's digest of the log's last lines.
+func (s *State) tailDigest(e *RoundEnd, log string) {
+	if log == "" {
+		return
+	}
+	lines := Tail(log, 10)
+	e.LastLines = len(lines)
+	if len(lines) > 0 {
+		e.TailDigest = s.Digest("log-tail", strings.Join(lines, "\n"))
+	}
+}
+
+// setStatus fills How, ExitStatus and Signal from a wait status.
+func (e *RoundEnd) setStatus(ws syscall.WaitStatus) {
+	switch {
+	case ws.Signaled():
+		e.How, e.Signal = "signaled", unix.SignalName(ws.Signal())
+	case ws.Exited():
+		c := ws.ExitStatus()
+		e.How, e.ExitStatus = "exited", &c
+	default:
+		e.How = "gone"
+	}
+}
+
+// endRound records how the round's worker ended, as the foreground
+// supervisor (seen "supervisor") or Stop saw it. A supervisor's status
+// wins over an earlier finding; the stopper's note is kept.
+func (s *State) endRound(name string, n int, started time.Time, end *RoundEnd) {
+	if n == 0 {
+		return
+	}
+	s.updateRound(name, n, func(r *Round) bool {
+		if r.End != nil && r.End.Seen == "supervisor" {
+			return false
+		}
+		if r.End != nil && end.StoppedBy == "" {
+			end.StoppedBy = r.End.StoppedBy
+		}
+		end.UptimeSeconds = end.At.Sub(r.Started).Seconds()
+		end.Log = r.Log
+		if r.Log == "" {
+			end.Log = s.LogPath(name)
+		}
+		s.tailDigest(end, end.Log)
+		r.End = end
+		return true
+	})
+}
+
+// noteStopped records that StopRecord stopped (or found gone) the worker
+// of rec's round.
+func (s *State) noteStopped(rec *Record, res *StopResult) {
+	if rec.Round == 0 {
+		return
+	}
+	end := &RoundEnd{At: time.Now().UTC(), Seen: "stop"}
+	switch {
+	case res.Signalled:
+		end.How = "stopped"
+		end.StoppedBy = "childproof sent SIGTERM"
+		if res.Killed {
+			end.StoppedBy = "childproof sent SIGTERM, then SIGKILL"
+		}
+	default:
+		end.How, end.UptimeAtMost = "gone", true
+	}
+	s.updateRound(rec.Name, rec.Round, func(r *Round) bool {
+		if r.End != nil && (r.End.Seen == "supervisor" || !res.Signalled) {
+			return false
+		}
+		end.UptimeSeconds = end.At.Sub(r.Started).Seconds()
+		end.Log = r.Log
+		s.tailDigest(end, r.Log)
+		r.End = end
+		return true
+	})
+}
+
+// FillRoundEnds records, for every verified round of name whose end is
+// not known yet and whose worker is gone, that it was found gone now
+// (status unknown, uptime an upper bound). Detached launches end unseen:
+// this is how their end gets into the history, when a later command
+// (history, ps, run, relaunch) looks. It returns the rounds.
+func FillRoundEnds(p proc.FS, st *State, name string) ([]*Round, error) {
+	rounds, err := st.Rounds(name)
+	var open []*Round
+	for _, r := range rounds {
+		if r.End == nil && r.Outcome == "verified" && r.Worker != nil {
+			open = append(open, r)
+		}
+	}
+	if len(open) == 0 {
+		return rounds, err
+	}
+	unlock, lerr := st.lockHistory(name)
+	if lerr != nil {
+		return rounds, errors.Join(err, lerr)
+	}
+	defer unlock()
+	for _, r := range open {
+		live := r.Worker.Check(p)
+		if live != verify.Gone && live != verify.Reused {
+			continue
+		}
+		cur, lerr := st.LoadRound(name, r.N)
+		if lerr != nil || cur.End != nil {
+			if cur != nil {
+				*r = *cur
+			}
+			continue
+		}
+		end := &RoundEnd{At: time.Now().UTC(), How: "gone", Seen: "census", UptimeAtMost: true, Log: r.Log}
+		end.UptimeSeconds = end.At.Sub(r.Started).Seconds()
+		st.tailDigest(end, r.Log)
+		r.End = end
+		st.saveRound(r, true)
+	}
+	return rounds, err
+}
+
+// roundN is the launch's round number (0: none).
+func (la *Launch) roundN() int {
+	if la.round == nil {
+		return 0
+	}
+	return la.round.N
+}
+
+// Round returns the number of the launch's round in the history (0 when
+// none could be written).
+func (la *Launch) Round() int { return la.roundN() }
+
+// rootStatus is the launched root's wait status, nil while unknown.
+func (la *Launch) rootStatus() *syscall.WaitStatus {
+	if la.tree == nil || la.tree.root == nil || !la.tree.root.exited() || la.tree.root.state == nil {
+		return nil
+	}
+	ws, ok := la.tree.root.state.Sys().(syscall.WaitStatus)
+	if !ok {
+		return nil
+	}
+	return &ws
+}
+
+// noteEnd records in the round how the verified worker ended: ws is the
+// status the supervisor saw, nil when childproof stopped it without
+// seeing one. Only the first note counts.
+func (la *Launch) noteEnd(ws *syscall.WaitStatus) {
+	la.tree.mu.Lock()
+	noted := la.endNoted
+	la.endNoted = true
+	la.tree.mu.Unlock()
+	if noted || la.round == nil || la.Record == nil {
+		return
+	}
+	end := &RoundEnd{At: time.Now().UTC(), Seen: "supervisor"}
+	if ws != nil {
+		end.setStatus(*ws)
+	} else {
+		end.How, end.Seen, end.StoppedBy = "stopped", "stop", "childproof stopped the launch"
+	}
+	la.State.endRound(la.Spec.Name, la.round.N, la.round.Started, end)
+}
+
+// planRelaunch works out a relaunch's overrides: the baseline round's
+// (prev.Round) or, with opts.Round, round N's; minus opts.Unset; plus
+// opts.Set. It returns the plan, the overrides' values (to launch with),
+// the names that must change on the worker (this round's --set names, and
+// with --round the overrides that differ from the baseline's) and the
+// names that may change (dropped overrides). A secret override of the
+// round carried or replayed that is not given again is a usage error
+// naming every such name.
+func planRelaunch(st *State, l *schema.Launch, prev *Record, opts RelaunchOptions) (plan *roundPlan, set map[string]string, must, may []string, err error) {
+	plan = &roundPlan{command: opts.Command, baseline: prev.Round, replayOf: opts.Round, overrides: map[string]Override{}}
+	if plan.command == "" {
+		plan.command = "relaunch"
+	}
+	base := map[string]Override{}
+	if prev.Round > 0 {
+		br, lerr := st.LoadRound(l.Name, prev.Round)
+		if e := (*Error)(nil); errors.As(lerr, &e) && opts.Round == 0 {
+			return nil, nil, nil, nil, e
+		}
+		if lerr != nil && opts.Round == 0 {
+			return nil, nil, nil, nil, &Error{Code: CodeUsage, Kind: "state", Err: lerr,
+				Msg:  fmt.Sprintf("the baseline round %d of %q is unreadable: its overrides cannot be carried forward", prev.Round, l.Name),
+				Hint: fmt.Sprintf("replay a readable round with --round N ('childproof history %s' lists them)", l.Name)}
+		}
+		if br != nil {
+			for _, o := range br.Overrides {
+				base[o.Name] = o
+			}
+		}
+	}
+	from := fmt.Sprintf("round %d", prev.Round)
+	target := maps.Clone(base)
+	if opts.Round > 0 {
+		rn, lerr := st.LoadRound(l.Name, opts.Round)
+		if e := (*Error)(nil); errors.As(lerr, &e) {
+			return nil, nil, nil, nil, e
+		}
+		if lerr != nil {
+			return nil, nil, nil, nil, &Error{Code: CodeUsage, Kind: "usage", Err: lerr,
+				Msg:  fmt.Sprintf("--round %d: no readable round %d of %q", opts.Round, opts.Round, l.Name),
+				Hint: fmt.Sprintf("'childproof history %s' lists the rounds", l.Name)}
+		}
+		from = fmt.Sprintf("round %d", opts.Round)
+		target = map[string]Override{}
+		for _, o := range rn.Overrides {
+			target[o.Name] = o
+		}
+	}
+	for _, n := range slices.Compact(slices.Sorted(slices.Values(opts.Unset))) {
+		if _, ok := opts.Set[n]; ok {
+			return nil, nil, nil, nil, errorf(CodeUsage, "usage", "--unset %s and --set %s: give one of them", n, n)
+		}
+		if _, ok := target[n]; !ok {
+			have := slices.Sorted(maps.Keys(target))
+			return nil, nil, nil, nil, &Error{Code: CodeUsage, Kind: "usage",
+				Msg:  fmt.Sprintf("--unset %s: %s is not an override of %s (its overrides: %s)", n, n, from, listOrNone(have)),
+				Hint: "--unset drops an override carried from an earlier round's --set"}
+		}
+		delete(target, n)
+	}
+	lopts := opts.Options
+	var explicit []string
+	for _, n := range slices.Sorted(maps.Keys(opts.Set)) {
+		target[n] = st.override(l, lopts, n, opts.Set[n])
+		explicit = append(explicit, n)
+	}
+	var missing []string
+	set = map[string]string{}
+	for n, o := range target {
+		switch {
+		case hasKey(opts.Set, n):
+			set[n] = opts.Set[n]
+		case o.Secret || o.Value == nil:
+			missing = append(missing, n)
+		default:
+			set[n] = *o.Value
+		}
+	}
+	if len(missing) > 0 {
+		slices.Sort(missing)
+		flags := make([]string, 0, len(missing))
+		for _, n := range missing {
+			flags = append(flags, "--set-secret "+n)
+		}
+		return nil, nil, nil, nil, &Error{Code: CodeUsage, Kind: "usage",
+			Msg: fmt.Sprintf("%s has secret override(s) %s: their values are never stored, so they must be given again; nothing was stopped",
+				from, strings.Join(missing, ", ")),
+			Hint: fmt.Sprintf("export them and add %s (or drop them with --unset NAME)", strings.Join(flags, " "))}
+	}
+	plan.overrides = target
+	must = append(must, explicit...)
+	for n, o := range target {
+		if hasKey(opts.Set, n) {
+			continue
+		}
+		if b, ok := base[n]; !ok || b.Digest != o.Digest {
+			must = append(must, n)
+		}
+	}
+	for n := range base {
+		if _, ok := target[n]; !ok {
+			may = append(may, n)
+		}
+	}
+	slices.Sort(must)
+	slices.Sort(may)
+	// The round's delta: what changes against the baseline round's
+	// overrides (a --set repeated with the same value keeps its round),
+	// and what it drops.
+	for _, n := range must {
+		if b, ok := base[n]; ok && b.Digest == target[n].Digest {
+			o := target[n]
+			o.Round = b.Round
+			target[n] = o
+			continue
+		}
+		plan.set = append(plan.set, n)
+	}
+	plan.unset = may
+	return plan, set, must, may, nil
+}
+
+// refuseRound marks la's round refused: verified, then stopped because
+// the relaunch's delta was not exactly the declared one.
+func (s *State) refuseRound(la *Launch) {
+	if la.round == nil {
+		return
+	}
+	s.updateRound(la.Spec.Name, la.round.N, func(r *Round) bool {
+		r.Outcome, r.Problems, r.ExitCode = "refused", []string{verify.KindDelta}, CodeVerify
+		if r.End == nil {
+			r.End = &RoundEnd{At: time.Now().UTC(), How: "stopped", Seen: "stop", Log: r.Log}
+			r.End.UptimeSeconds = r.End.At.Sub(r.Started).Seconds()
+		}
+		r.End.StoppedBy = "childproof: unexpected delta, the relaunch was refused"
+		return true
+	})
+}
+
+// noteGone records, when its end is not known yet, that the worker of
+// rec's round was found gone now (Census calls it). A record's round file
+// is read only for a gone worker.
+func (s *State) noteGone(rec *Record) {
+	if rec.Round == 0 {
+		return
+	}
+	r, err := s.LoadRound(rec.Name, rec.Round)
+	if err != nil || r.End != nil || r.Outcome != "verified" {
+		return
+	}
+	end := &RoundEnd{At: time.Now().UTC(), How: "gone", Seen: "census", UptimeAtMost: true}
+	s.updateRound(rec.Name, rec.Round, func(r *Round) bool {
+		if r.End != nil {
+			return false
+		}
+		end.UptimeSeconds = end.At.Sub(r.Started).Seconds()
+		end.Log = r.Log
+		s.tailDigest(end, r.Log)
+		r.End = end
+		return true
+	})
+}
+
+// Launching reports whether a launch of name is under way: its launch
+// lock is held. A round still "launching" while none is was cut short:
+// childproof died mid-launch.
+func (s *State) Launching(name string) bool {
+	l, err := s.Lock(name)
+	if err != nil {
+		return errors.Is(err, ErrLocked)
+	}
+	l.Unlock()
+	return false
+}
