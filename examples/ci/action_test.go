@@ -34,7 +34,7 @@ type action struct {
 	Description string            `json:"description"`
 	Author      string            `json:"author"`
 	Branding    map[string]string `json:"branding"`
-	Inputs map[string]struct {
+	Inputs      map[string]struct {
 		Description string `json:"description"`
 		Default     string `json:"default"`
 		Required    bool   `json:"required"`
@@ -90,7 +90,7 @@ func (r *runner) expr(s string) string {
 }
 
 // cond evaluates the step conditions action.yml uses: always(),
-// comparisons of inputs with literals, &&, and hashFiles(…) != ''.
+// comparisons of inputs with literals, &&, and hashFiles(…) != ”.
 func (r *runner) cond(c string) bool {
 	if c == "" {
 		return r.failed == ""
