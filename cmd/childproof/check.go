@@ -49,6 +49,7 @@ error, 2 an invalid spec or an unparsable script (file:line:col diagnostics on s
 			if err != nil {
 				return err
 			}
+			a.needPrograms = true
 			return a.check(c.Context(), spec, vars, strict)
 		},
 		ValidArgsFunction: completeSpec,

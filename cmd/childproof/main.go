@@ -71,6 +71,10 @@ type app struct {
 	// means the caller's environment (export sets its own: see
 	// export.LookupEnv).
 	lookupEnv func(string) (string, bool)
+	// needPrograms makes a command[0] that cannot be found here a spec
+	// error (check and the commands that launch); elsewhere (stop, logs,
+	// export, …) it is a warning.
+	needPrograms bool
 
 	// specWarnings are the spec warnings warn printed for the selected
 	// launches; check writes them in its machine formats too.

@@ -63,6 +63,7 @@ unexpected delta, 4 port held by a stranger, 5 the worker exited before ready, 6
 			if err != nil {
 				return err
 			}
+			a.needPrograms = true
 			// Without --detach (or --detach=false), relaunch runs the way
 			// the recorded launch ran.
 			var detachFlag *bool

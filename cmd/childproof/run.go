@@ -52,6 +52,7 @@ name holds the lock. A failed launch leaves no process and no listener behind.`,
 			if err != nil {
 				return err
 			}
+			a.needPrograms = true
 			return a.run(c.Context(), spec, vars, sets, secrets, detach, noLint)
 		},
 	}

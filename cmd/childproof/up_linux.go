@@ -49,6 +49,7 @@ exit status is that launch's (see run).`,
 			if err != nil {
 				return err
 			}
+			a.needPrograms = true
 			return a.up(c.Context(), spec, names, vars, detach, noLint)
 		},
 	}
