@@ -158,6 +158,9 @@ func (p *plan) kubernetes() ([]byte, error) {
 	}
 	var notes []string
 	notes = append(notes, p.notes...)
+	if len(l.DependsOn) > 0 {
+		notes = append(notes, fmt.Sprintf("depends_on (%s): Kubernetes does not order Deployments; export and apply them too, and let the worker retry until they are ready.", strings.Join(l.DependsOn, ", ")))
+	}
 	if l.Restart.Policy != "" && l.Restart.Policy != schema.RestartNever {
 		notes = append(notes, fmt.Sprintf("restart max %d and backoff %s are not expressible: the kubelet restarts with its own back-off (10s doubling to 5m), without a limit.", l.Restart.EffectiveMax(), l.Restart.EffectiveBackoff()))
 	}

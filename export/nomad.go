@@ -142,6 +142,12 @@ func (p *plan) nomad() ([]byte, error) {
 		line("The dispatch script runs under bash --noprofile --norc; BASH_ENV and ENV must not reach the task.")
 	}
 	line(fmt.Sprintf("inherit (%s): a task has no caller; Nomad builds its environment.", strings.Join(l.EffectiveInherit(), ", ")))
+	if len(l.DependsOn) > 0 {
+		line(fmt.Sprintf("depends_on (%s): separate jobs are not ordered; export and run them first.", strings.Join(l.DependsOn, ", ")))
+	}
+	if r.EffectivePolicy() != schema.RestartNever {
+		line("Nomad waits delay before every restart; childproof run doubles the wait up to 30s.")
+	}
 	for _, n := range p.notes {
 		line(n)
 	}

@@ -51,6 +51,9 @@ func (p *plan) slurm() ([]byte, error) {
 			line(n)
 		}
 	}
+	if len(l.DependsOn) > 0 {
+		line(fmt.Sprintf("depends_on (%s): not started by this step; start them first (childproof up on the node starts them in order).", strings.Join(l.DependsOn, ", ")))
+	}
 	line("Then: sbatch THIS_FILE [--var K=V]…  (arguments after the file name go to childproof run)")
 	fmt.Fprintf(&b, "exec srun --ntasks=1 %s run %s \"$@\"\n", shellQuote(p.childproof()), shellQuote(p.specRef()))
 	return []byte(b.String()), nil

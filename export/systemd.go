@@ -61,12 +61,29 @@ func (p *plan) systemd() ([]byte, error) {
 			comment("wins over Environment=, whatever the order.)")
 		}
 	}
+	if len(l.DependsOn) > 0 {
+		comment("depends_on: export %s too; Requires= and After= start each, verified, before this one.", strings.Join(l.DependsOn, ", "))
+	}
+	if l.Restart.EffectivePolicy() != schema.RestartNever {
+		comment("systemd waits RestartSec= before every restart; childproof run doubles the wait up to 30s.")
+	}
 	for _, n := range p.notes {
 		comment("%s", n)
 	}
 	b.WriteString("\n[Unit]\n")
 	fmt.Fprintf(&b, "Description=%s\n", specifierEscape("childproof launch "+l.Name))
-	b.WriteString("After=network.target\n")
+	// A dependency's unit is started, and verified by its ExecStartPost=,
+	// before this one starts (Type=exec: active once ExecStartPost= passed).
+	after := []string{"network.target"}
+	if len(l.DependsOn) > 0 {
+		var units []string
+		for _, d := range l.DependsOn {
+			units = append(units, d+".service")
+		}
+		fmt.Fprintf(&b, "Requires=%s\n", specifierEscape(strings.Join(units, " ")))
+		after = append(after, units...)
+	}
+	fmt.Fprintf(&b, "After=%s\n", specifierEscape(strings.Join(after, " ")))
 	r := l.Restart
 	if r.EffectivePolicy() != schema.RestartNever {
 		// At most max restarts: the first start plus max, over any time.

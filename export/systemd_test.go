@@ -18,23 +18,29 @@ func asUnsupported(err error, target **UnsupportedError) bool { return errors.As
 // installs it).
 func systemdVerify(t *testing.T, name, unit string) {
 	t.Helper()
-	systemdVerifyMissing(t, name, unit, nil)
+	systemdVerifyUnits(t, map[string]string{name: unit}, nil)
 }
 
-// systemdVerifyMissing is systemdVerify, except that systemd-analyze's
-// complaint that one of the programs in missing does not exist (yet) is
-// accepted: the examples run bin/mock-llm, which make build builds.
-func systemdVerifyMissing(t *testing.T, name, unit string, missing []string) {
+// systemdVerifyUnits verifies units (name → unit text) together, so that
+// one may require another. systemd-analyze's complaint that one of the
+// programs in missing does not exist (yet) is accepted: the examples run
+// bin/mock-llm, which make build builds.
+func systemdVerifyUnits(t *testing.T, units map[string]string, missing []string) {
 	t.Helper()
 	sa, err := exec.LookPath("systemd-analyze")
 	if err != nil {
 		t.Skip("systemd-analyze not found (apt-get install systemd): the unit is not verified")
 	}
-	path := filepath.Join(t.TempDir(), name+".service")
-	if err := os.WriteFile(path, []byte(unit), 0o644); err != nil {
-		t.Fatal(err)
+	dir := t.TempDir()
+	args := []string{"verify"}
+	for name, unit := range units {
+		path := filepath.Join(dir, name+".service")
+		if err := os.WriteFile(path, []byte(unit), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		args = append(args, path)
 	}
-	cmd := exec.Command(sa, "verify", path)
+	cmd := exec.Command(sa, args...)
 	cmd.Env = append(os.Environ(), "SYSTEMD_LOG_LEVEL=notice")
 	out, err := cmd.CombinedOutput()
 	var rest []string
@@ -49,7 +55,7 @@ func systemdVerifyMissing(t *testing.T, name, unit string, missing []string) {
 	}
 	// Unknown keys and bad values are only logged, so any output fails.
 	if len(rest) > 0 || err != nil && len(missing) == 0 {
-		t.Fatalf("systemd-analyze verify: %v\n%s\nunit:\n%s", err, out, unit)
+		t.Fatalf("systemd-analyze verify: %v\n%s\nunits:\n%v", err, out, units)
 	}
 }
 
@@ -123,10 +129,12 @@ func TestSystemdExamples(t *testing.T) {
 		if diags.HasErrors() {
 			continue // an example of a bad spec
 		}
-		for _, l := range f.Launches {
-			t.Run(filepath.Base(filepath.Dir(spec))+"/"+l.Name, func(t *testing.T) {
-				unit := render(t, l, Options{Engine: Systemd, Childproof: "/bin/true"})
-				var missing []string
+		// A file's launches together: one may require another (depends_on).
+		t.Run(filepath.Base(filepath.Dir(spec))+"/"+filepath.Base(spec), func(t *testing.T) {
+			units := map[string]string{}
+			var missing []string
+			for _, l := range f.Launches {
+				units[l.Name] = render(t, l, Options{Engine: Systemd, Childproof: "/bin/true"})
 				if len(l.Command) > 0 {
 					if prog := l.Command[0]; strings.Contains(prog, "/") {
 						if !filepath.IsAbs(prog) {
@@ -137,14 +145,30 @@ func TestSystemdExamples(t *testing.T) {
 						}
 					}
 				}
-				systemdVerifyMissing(t, l.Name, unit, missing)
-				verified++
-			})
-		}
+			}
+			systemdVerifyUnits(t, units, missing)
+			verified += len(units)
+		})
 	}
 	if verified < 5 {
 		t.Errorf("only %d example launches verified", verified)
 	}
+}
+
+func TestSystemdDependsOn(t *testing.T) {
+	dir := writeTree(t, map[string]string{"spec.hcl": `launch "db" {
+  command = ["/bin/sleep", "100"]
+}
+launch "api" {
+  command    = ["/bin/sleep", "100"]
+  depends_on = ["db"]
+}`})
+	unit := render(t, load(t, dir, "api"), Options{Engine: Systemd, Childproof: "/bin/true"})
+	if !strings.Contains(unit, "Requires=db.service\nAfter=network.target db.service\n") || !strings.Contains(unit, "# depends_on: export db too") {
+		t.Errorf("unit:\n%s", unit)
+	}
+	db := render(t, load(t, dir, "db"), Options{Engine: Systemd, Childproof: "/bin/true"})
+	systemdVerifyUnits(t, map[string]string{"api": unit, "db": db}, nil)
 }
 
 func TestSystemdRefusesInheritPattern(t *testing.T) {
