@@ -152,5 +152,16 @@ func jsonString(s string) string {
 	enc := json.NewEncoder(&b)
 	enc.SetEscapeHTML(false)
 	_ = enc.Encode(s) // a string always encodes
-	return strings.TrimSuffix(b.String(), "\n")
+	q := strings.TrimSuffix(b.String(), "\n")
+	// JSON leaves DEL, the C1 controls and a few non-characters raw; YAML
+	// does not allow them raw, but reads the same \u escapes.
+	var out strings.Builder
+	for _, r := range q {
+		if r == 0x7f || 0x80 <= r && r <= 0x9f || r == 0xfeff || r == 0xfffe || r == 0xffff {
+			fmt.Fprintf(&out, `\u%04x`, r)
+			continue
+		}
+		out.WriteRune(r)
+	}
+	return out.String()
 }
