@@ -50,6 +50,8 @@ See docs/export.md.`,
 			if o.Engine == "" {
 				return &exitError{code: exitUsage, err: errors.New("export needs --to ENGINE"), hint: "--to takes " + strings.Join(export.Engines, ", ")}
 			}
+			// The spec runs on the target: no caller value is read (and
+			// its program need not exist here: a warning, see needPrograms).
 			a.lookupEnv = export.LookupEnv
 			_, l, err := a.loadLaunch(c.Context(), args[0], vars)
 			if err != nil {
