@@ -496,6 +496,9 @@ func (a *analyzer) external(st, cst *state, fc *fileCtx, fs []field, mode callMo
 			return
 		}
 		st.lastCmd = ref
+		if a.plan != nil {
+			a.plan.ran(ref)
+		}
 		if cst != st {
 			// NAME=VALUE cmd: the command runs with the assignment.
 			a.workerPoint(cst, ref)

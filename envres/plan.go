@@ -2,6 +2,7 @@ package envres
 
 import (
 	"context"
+	"net"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -23,8 +24,20 @@ type LaunchPlan struct {
 	// Constructs are statements of the scripts read that a spec replaces
 	// or cannot express: readiness loops, kill cleanups, conditionals.
 	Constructs []Construct
+	// Commands are the external commands the scripts run in the
+	// foreground and wait for (a migration, a build step), other than
+	// trivial ones (echo, mkdir, sleep …), in the order reached.
+	Commands []Command
 	// Dir is the absolute directory the Config's paths are relative to.
 	Dir string
+}
+
+// Command is an external command run in the foreground.
+type Command struct {
+	File      string
+	Line, Col int
+	// Name is the program as written (argv[0]), or "" when not known.
+	Name string
 }
 
 // How says how a worker starts.
@@ -149,7 +162,8 @@ type Construct struct {
 	Line, Col int
 	// Text is the statement's first line as written.
 	Text string
-	// URL is the address a readiness loop polls, when written literally.
+	// URL is the address a readiness loop polls, when written literally:
+	// http(s)://… for curl or wget, tcp://HOST:PORT for nc -z HOST PORT.
 	URL string
 	// Affects is set on a conditional that assigns, exports, loads,
 	// changes directory or execs in one of its branches.
@@ -164,7 +178,7 @@ func Plan(ctx context.Context, cfg Config) (*LaunchPlan, error) {
 	if err != nil {
 		return nil, err
 	}
-	out := &LaunchPlan{Lint: res, Starts: p.starts, Dir: p.a.dir}
+	out := &LaunchPlan{Lint: res, Starts: p.starts, Commands: p.commands, Dir: p.a.dir}
 	out.Constructs = p.constructs()
 	return out, nil
 }
@@ -175,6 +189,27 @@ type planner struct {
 	starts  []*Start
 	bySite  map[string]int
 	exports map[string]exportRec // the last exported script assignment of each name
+	// commands are the foreground commands run, once per place.
+	commands []Command
+	ranAt    map[string]bool
+}
+
+// ran is called for every non-trivial external command run in the
+// foreground.
+func (p *planner) ran(ref *cmdRef) {
+	key := ref.site.file + ":" + itoa(ref.site.line) + ":" + itoa(ref.site.col)
+	if p.ranAt == nil {
+		p.ranAt = map[string]bool{}
+	}
+	if p.ranAt[key] {
+		return
+	}
+	p.ranAt[key] = true
+	c := Command{File: ref.site.file, Line: ref.site.line, Col: ref.site.col}
+	if len(ref.fs) > 0 && ref.fs[0].known {
+		c.Name = ref.fs[0].s
+	}
+	p.commands = append(p.commands, c)
 }
 
 type exportRec struct {
@@ -627,9 +662,28 @@ func callNames(n syntax.Node) map[string]bool {
 	return m
 }
 
-// findURL returns the first http(s) URL written under n.
-func findURL(n syntax.Node) string {
-	url := ""
+// findURL returns the first http(s) URL written under n, else the
+// tcp://HOST:PORT an nc -z HOST PORT polls.
+func findURL(n syntax.Node) (url string) {
+	defer func() {
+		if url != "" {
+			return
+		}
+		syntax.Walk(n, func(n syntax.Node) bool {
+			c, ok := n.(*syntax.CallExpr)
+			if !ok || url != "" || len(c.Args) < 3 {
+				return url == ""
+			}
+			if a0 := filepath.Base(c.Args[0].Lit()); a0 != "nc" && a0 != "ncat" {
+				return true
+			}
+			host, port := c.Args[len(c.Args)-2].Lit(), c.Args[len(c.Args)-1].Lit()
+			if host != "" && port != "" && !strings.HasPrefix(host, "-") {
+				url = "tcp://" + net.JoinHostPort(host, port)
+			}
+			return true
+		})
+	}()
 	syntax.Walk(n, func(n syntax.Node) bool {
 		if url != "" {
 			return false

@@ -112,10 +112,12 @@ func (a *app) importScript(ctx context.Context, script string, args []string, ou
 		}
 	}
 	todo, listed := 0, 0
+	seen := map[importspec.Note]bool{}
 	for _, n := range spec.Notes {
-		if n.Where {
-			continue
+		if n.Where || seen[n] {
+			continue // a note repeated in each launch block is listed once
 		}
+		seen[n] = true
 		listed++
 		loc := script
 		if n.File != "" {

@@ -88,6 +88,12 @@ type builder struct {
 	varDefault map[string]string
 	ready      *readyInfo // from a readiness loop
 	replace    bool       // a kill cleanup: on_stale = "replace"
+	// portVar names the spec variable a port read from ${PORT:-N} becomes.
+	portVar string
+	port    *portInfo // read from the worker's arguments by prepare
+	// dependsOn names the launch blocks written for the workers the script
+	// starts in the background before this one.
+	dependsOn []string
 }
 
 func (b *builder) note(sec section, file string, line, col int, todo bool, format string, args ...any) {
@@ -162,9 +168,22 @@ func launchName(script string) string {
 	return b.String()
 }
 
-// Build writes the spec for plan.
+// extraLaunch is a worker the script starts in the background before the
+// main one: it gets a launch block of its own, which the main one
+// depends_on.
+type extraLaunch struct {
+	name string
+	b    *builder
+	w    *envres.Start
+}
+
+// Build writes the spec for plan: a launch block for the worker (the last
+// exec'd command, else the last background launch, else the last
+// foreground command), and one for each other worker the script leaves
+// running in the background, which the main block depends_on.
 func Build(plan *envres.LaunchPlan, opt Options) *Spec {
-	b := &builder{plan: plan, opt: opt, vars: map[string]string{}, varDefault: map[string]string{}}
+	shared := map[string]string{}
+	b := &builder{plan: plan, opt: opt, vars: map[string]string{}, varDefault: shared, portVar: "port"}
 	name := opt.Name
 	if name == "" {
 		name = launchName(opt.Script)
@@ -172,6 +191,7 @@ func Build(plan *envres.LaunchPlan, opt Options) *Spec {
 	w := pick(plan.Starts)
 	b.findings()
 	b.constructs()
+	var extras []extraLaunch
 	var body strings.Builder
 	if w == nil {
 		b.note(secCommand, "", 0, 0, true, "no command that starts a worker was found in the script: write the worker's argv here")
@@ -179,7 +199,23 @@ func Build(plan *envres.LaunchPlan, opt Options) *Spec {
 		b.section(&body, secCommand)
 		body.WriteString("command = []\n")
 	} else {
-		b.others(w)
+		used := map[string]bool{name: true}
+		for _, s := range b.background(w) {
+			a0, _ := s.Argv[0].Literal()
+			n := launchName(a0)
+			for i := 2; used[n]; i++ {
+				n = fmt.Sprintf("%s-%d", launchName(a0), i)
+			}
+			used[n] = true
+			eb := &builder{plan: plan, opt: opt, vars: b.vars, varDefault: shared, portVar: identifier(n) + "_port"}
+			eb.prepare(s)
+			extras = append(extras, extraLaunch{name: n, b: eb, w: s})
+			b.dependsOn = append(b.dependsOn, n)
+		}
+		b.prepare(w)
+		b.giveNotes(extras)
+		b.giveReady(extras)
+		b.others(w, extras)
 		b.write(&body, w)
 	}
 	var out strings.Builder
@@ -189,12 +225,54 @@ func Build(plan *envres.LaunchPlan, opt Options) *Spec {
 	for _, v := range slices.Sorted(maps.Keys(b.varDefault)) {
 		fmt.Fprintf(&out, "variable %s {\n  default = %s\n}\n\n", quote(v), b.varDefault[v])
 	}
+	var notes []Note
+	for _, e := range extras {
+		var eb strings.Builder
+		e.b.write(&eb, e.w)
+		fmt.Fprintf(&out, "launch %s {\n%s}\n\n", quote(e.name), eb.String())
+		for _, ns := range e.b.notes {
+			notes = append(notes, ns...)
+		}
+	}
 	fmt.Fprintf(&out, "launch %s {\n%s}\n", quote(name), body.String())
 	// Comments quote the scripts, which need not be UTF-8; HCL text must be.
 	text := strings.ToValidUTF8(out.String(), "\uFFFD")
-	spec := &Spec{Name: name, Text: hclwrite.Format([]byte(text))}
+	spec := &Spec{Name: name, Text: hclwrite.Format([]byte(text)), Notes: notes}
 	for _, ns := range b.notes {
 		spec.Notes = append(spec.Notes, ns...)
 	}
 	return spec
+}
+
+// identifier turns a launch name into an HCL variable name.
+func identifier(name string) string {
+	var b strings.Builder
+	for i := 0; i < len(name); i++ {
+		c := name[i]
+		if c == '-' || c == '.' {
+			c = '_'
+		}
+		if i == 0 && '0' <= c && c <= '9' {
+			b.WriteByte('_')
+		}
+		b.WriteByte(c)
+	}
+	return b.String()
+}
+
+// background returns the workers the script starts in the background
+// before w and leaves running: each gets a launch block of its own.
+func (b *builder) background(w *envres.Start) []*envres.Start {
+	var out []*envres.Start
+	for _, s := range b.plan.Starts {
+		if s == w || s.How != envres.HowBackground || len(s.Argv) == 0 {
+			continue
+		}
+		a0, ok := s.Argv[0].Literal()
+		if !ok || pollers[filepath.Base(a0)] {
+			continue
+		}
+		out = append(out, s)
+	}
+	return out
 }

@@ -11,6 +11,7 @@ import (
 
 // portInfo is the port block read from the worker's arguments.
 type portInfo struct {
+	n        int
 	number   string // HCL expression
 	address  string
 	allowAll bool
@@ -127,14 +128,14 @@ func (b *builder) findPort(w *envres.Start) *portInfo {
 		}
 		return nil
 	}
-	pi := &portInfo{number: strconv.Itoa(n)}
+	pi := &portInfo{n: n, number: strconv.Itoa(n)}
 	for _, e := range numberEnvs {
 		if e.Default == number {
 			// ${PORT:-8080}: a spec variable, set with --var port=N.
-			b.vars[e.Env] = "port"
-			b.varDefault["port"] = pi.number
-			pi.number = "var.port"
-			b.note(secPort, w.File, w.Line, w.Col, false, "the script reads the port from $%s (default %s): here it is the variable port, set with --var port=N", e.Env, e.Default)
+			b.vars[e.Env] = b.portVar
+			b.varDefault[b.portVar] = pi.number
+			pi.number = "var." + b.portVar
+			b.note(secPort, w.File, w.Line, w.Col, false, "the script reads the port from $%s (default %s): here it is the variable %s, set with --var %s=N", e.Env, e.Default, b.portVar, b.portVar)
 			break
 		}
 	}

@@ -2,8 +2,10 @@ package importspec
 
 import (
 	"fmt"
+	"net"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 
@@ -50,7 +52,7 @@ func (b *builder) rel(p string) string {
 
 // write writes the launch block's body for the worker start w.
 func (b *builder) write(out *strings.Builder, w *envres.Start) {
-	port := b.findPort(w)
+	port := b.port
 	// export X="${X:?msg}": X must reach the worker. (Elsewhere, env("X")
 	// without a default already refuses to launch when X is unset.)
 	var require []string
@@ -87,6 +89,14 @@ func (b *builder) write(out *strings.Builder, w *envres.Start) {
 	b.section(out, secDir)
 	if w.Dir != "" {
 		fmt.Fprintf(out, "dir = %s\n", quote(b.rel(w.Dir)))
+	}
+	if len(b.dependsOn) > 0 {
+		q := make([]string, len(b.dependsOn))
+		for i, n := range b.dependsOn {
+			q[i] = quote(n)
+		}
+		fmt.Fprintf(out, "# childproof import: the script starts %s in the background first: each is a launch of its own here, which up starts and verifies before this one\n", strings.Join(b.dependsOn, ", "))
+		fmt.Fprintf(out, "depends_on = [%s]\n", strings.Join(q, ", "))
 	}
 
 	// env_file
@@ -184,12 +194,11 @@ func (b *builder) write(out *strings.Builder, w *envres.Start) {
 
 	// ready
 	b.section(out, secReady)
-	if b.ready != nil {
-		out.WriteString("\nready {\n")
-		if b.ready.http != "" {
-			fmt.Fprintf(out, "  http = %s\n", quote(b.ready.http))
-		}
-		out.WriteString("}\n")
+	switch {
+	case b.ready != nil && b.ready.http != "":
+		fmt.Fprintf(out, "\nready {\n  http = %s\n}\n", quote(b.ready.http))
+	case b.ready != nil:
+		out.WriteString("\nready {}\n")
 	}
 
 	// on_stale
@@ -237,7 +246,7 @@ func (b *builder) constructs() {
 	for _, c := range b.plan.Constructs {
 		switch c.Kind {
 		case envres.ReadinessLoop:
-			r := &readyInfo{http: urlPath(c.URL)}
+			r := &readyInfo{http: urlPath(c.URL), url: c.URL}
 			if b.ready == nil || b.ready.http == "" {
 				b.ready = r
 			}
@@ -255,10 +264,51 @@ func (b *builder) constructs() {
 	}
 }
 
-// others notes the worker starts not chosen.
-func (b *builder) others(w *envres.Start) {
+// prepare reads the port from the worker's arguments.
+func (b *builder) prepare(w *envres.Start) { b.port = b.findPort(w) }
+
+// giveNotes moves the notes about an extra launch's start (its
+// background-launch finding, …) to its own block.
+func (b *builder) giveNotes(extras []extraLaunch) {
+	for _, e := range extras {
+		for sec := range b.notes {
+			keep := b.notes[sec][:0]
+			for _, n := range b.notes[sec] {
+				if n.File == e.w.File && n.Line == e.w.Line {
+					e.b.notes[sec] = append(e.b.notes[sec], n)
+				} else {
+					keep = append(keep, n)
+				}
+			}
+			b.notes[sec] = keep
+		}
+	}
+}
+
+// giveReady moves the readiness loop's ready block to the background
+// launch whose port the loop polls.
+func (b *builder) giveReady(extras []extraLaunch) {
+	if b.ready == nil {
+		return
+	}
+	p := urlPort(b.ready.url)
+	if p == 0 {
+		return
+	}
+	for _, e := range extras {
+		if e.b.port != nil && e.b.port.n == p {
+			e.b.ready, b.ready = b.ready, nil
+			e.b.notes[secReady], b.notes[secReady] = b.notes[secReady], nil
+			return
+		}
+	}
+}
+
+// others notes the worker starts not chosen and not written as launches
+// of their own.
+func (b *builder) others(w *envres.Start, extras []extraLaunch) {
 	for _, s := range b.plan.Starts {
-		if s == w || len(s.Argv) == 0 {
+		if s == w || len(s.Argv) == 0 || slices.ContainsFunc(extras, func(e extraLaunch) bool { return e.w == s }) {
 			continue
 		}
 		a0, ok := s.Argv[0].Literal()
@@ -270,15 +320,47 @@ func (b *builder) others(w *envres.Start) {
 		}
 		b.note(secHead, s.File, s.Line, s.Col, true, "the script also runs %s here: a launch block starts one worker; add a launch block for it if it must keep running, or drop it", a0)
 	}
+	for _, c := range b.plan.Commands {
+		if c.File == w.File && c.Line == w.Line && c.Col == w.Col || pollers[filepath.Base(c.Name)] {
+			continue
+		}
+		if slices.ContainsFunc(b.plan.Starts, func(s *envres.Start) bool { return s.File == c.File && s.Line == c.Line && s.Col == c.Col }) {
+			continue // noted above
+		}
+		name := c.Name
+		if name == "" {
+			name = "a command that cannot be resolved statically"
+		}
+		b.note(secHead, c.File, c.Line, c.Col, true, "the script runs %s here and waits for it before the worker starts; the spec does not run it: run it before childproof run/up, or drop it", name)
+	}
 }
 
-type readyInfo struct{ http string }
+type readyInfo struct{ http, url string }
+
+// urlPort returns the port of a literal URL or HOST:PORT, 0 when there is none.
+func urlPort(u string) int {
+	if i := strings.Index(u, "://"); i >= 0 {
+		u = u[i+3:]
+	}
+	if i := strings.IndexAny(u, "/?#"); i >= 0 {
+		u = u[:i]
+	}
+	_, p, err := net.SplitHostPort(u)
+	if err != nil {
+		return 0
+	}
+	n, err := strconv.Atoi(p)
+	if err != nil {
+		return 0
+	}
+	return n
+}
 
 // urlPath returns the path of an http URL written in a script, "" when
 // there is none or it is not literal.
 func urlPath(u string) string {
 	i := strings.Index(u, "://")
-	if i < 0 {
+	if i < 0 || !strings.HasPrefix(u, "http") {
 		return ""
 	}
 	rest := u[i+3:]
