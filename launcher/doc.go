@@ -6,7 +6,7 @@
 // A Go test can use it without HCL:
 //
 //	l, err := launcher.Start(ctx, &schema.Launch{Name: "srv", Command: []string{"./srv"}, …}, launcher.Options{})
-//	if err != nil { … }            // *launcher.Error: Code is the CLI exit code, Report the evidence
+//	if err != nil { … }            // *launcher.Error: its Outcome, and Report the evidence
 //	defer l.Stop(context.Background())
 //	r, err := l.Verify(ctx)        // re-check at any time
 package launcher

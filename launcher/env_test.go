@@ -75,10 +75,10 @@ func TestResolveEnv(t *testing.T) {
 			t.Errorf("inherit %q (-want +got):\n%s", tc.inherit, d)
 		}
 	}
-	if _, err := ResolveEnv(&schema.Launch{EnvFile: filepath.Join(dir, "missing")}, nil, lookup); ExitCode(err) != CodeUsage {
+	if _, err := ResolveEnv(&schema.Launch{EnvFile: filepath.Join(dir, "missing")}, nil, lookup); outcome(err) != Invalid {
 		t.Errorf("missing env_file: %v, want exit 2", err)
 	}
-	if _, err := ResolveEnv(&schema.Launch{}, map[string]string{"A=B": "x"}, lookup); ExitCode(err) != CodeUsage {
+	if _, err := ResolveEnv(&schema.Launch{}, map[string]string{"A=B": "x"}, lookup); outcome(err) != Invalid {
 		t.Errorf("bad --set name: %v, want exit 2", err)
 	}
 }
@@ -123,7 +123,7 @@ func TestState(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := st2.Lock("n"); ExitCode(err) != CodeLocked {
+	if _, err := st2.Lock("n"); outcome(err) != Locked {
 		t.Errorf("second lock: %v, want exit 6", err)
 	}
 	l1.Unlock()

@@ -7,22 +7,49 @@ import (
 	"github.com/childproof/childproof/verify"
 )
 
-// Exit codes of contract §2, carried by Error.Code.
+// Outcome classifies a failure of Start, Relaunch or StopRecord. The CLI
+// exits with one status per outcome; a library caller switches on it.
+type Outcome int
+
 const (
-	CodeOK      = verify.CodeOK
-	CodeLint    = 1
-	CodeUsage   = 2
-	CodeVerify  = verify.CodeVerify
-	CodeForeign = verify.CodeForeign
-	CodeExited  = verify.CodeExited
-	CodeLocked  = 6
+	// Invalid: the launch, an argument, an env file or the state dir
+	// cannot be used; nothing was started.
+	Invalid Outcome = iota + 1
+	// Unproven: the worker's own records do not show what the launch
+	// declared (or a record cannot be trusted or identified).
+	Unproven
+	// Foreign: a declared port is held by a process childproof did not start.
+	Foreign
+	// Exited: the worker exited, never appeared or was not ready in time.
+	Exited
+	// Locked: another launch of the same name holds the lock.
+	Locked
 )
 
-// Error is a launch or verification failure. Code is the CLI exit code;
-// Report, when set, holds the evidence gathered up to the failure.
+var outcomeNames = map[Outcome]string{Invalid: "invalid", Unproven: "unproven", Foreign: "foreign", Exited: "exited", Locked: "locked"}
+
+func (o Outcome) String() string { return outcomeNames[o] }
+
+// outcomeOf is the outcome a report's exit code stands for.
+func outcomeOf(r *verify.Report) Outcome {
+	switch r.ExitCode {
+	case verify.CodeUsage:
+		return Invalid
+	case verify.CodeForeign:
+		return Foreign
+	case verify.CodeExited:
+		return Exited
+	}
+	return Unproven
+}
+
+// Error is a launch or verification failure: its Outcome, and the Report
+// with the evidence gathered up to the failure when there is one.
 type Error struct {
-	Code   int
-	Kind   string // a problem kind of contract §5, or "locked", "usage", "state"
+	Outcome Outcome
+	// Kind is a report's problem kind (verify.KindExited, …) or what
+	// else failed: "usage", "state", "key", "locked", KindUntrusted.
+	Kind   string
 	Msg    string
 	Hint   string
 	Report *verify.Report
@@ -44,23 +71,10 @@ func (e *Error) Error() string {
 
 func (e *Error) Unwrap() error { return e.Err }
 
-func errorf(code int, kind, format string, args ...any) *Error {
-	return &Error{Code: code, Kind: kind, Msg: fmt.Sprintf(format, args...)}
+func errorf(o Outcome, kind, format string, args ...any) *Error {
+	return &Error{Outcome: o, Kind: kind, Msg: fmt.Sprintf(format, args...)}
 }
 
 // ErrLocked is wrapped by the Error returned when another launch of the
 // same name holds the lock.
 var ErrLocked = errors.New("launch is locked")
-
-// ExitCode returns the contract exit code for err: 0 for nil, Error.Code
-// for an *Error, 2 otherwise.
-func ExitCode(err error) int {
-	if err == nil {
-		return CodeOK
-	}
-	var e *Error
-	if errors.As(err, &e) {
-		return e.Code
-	}
-	return CodeUsage
-}

@@ -15,13 +15,13 @@ import (
 func (la *Launch) exitedError(r *verify.Report, what string) *Error {
 	r.Tail = Tail(la.LogPath(), 10)
 	r.Add(verify.KindExited, "%s", what)
-	r.ExitCode = CodeExited
+	r.ExitCode = verify.CodeExited
 	r.Ready = false
 	msg := what
 	if len(r.Tail) > 0 {
 		msg += "; last lines it printed:\n  | " + strings.Join(r.Tail, "\n  | ")
 	}
-	return &Error{Code: CodeExited, Kind: verify.KindExited, Msg: msg, Report: r, Hint: "its whole output is in " + la.LogPath()}
+	return &Error{Outcome: Exited, Kind: verify.KindExited, Msg: msg, Report: r, Hint: "its whole output is in " + la.LogPath()}
 }
 
 // exitWhat describes how pid ended, with the root's status when known.

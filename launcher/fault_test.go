@@ -137,7 +137,7 @@ func TestFaultWorkerKilledBeforeReady(t *testing.T) {
 	if d := time.Since(killed); d > 3*time.Second {
 		t.Errorf("exit 5 came %s after the kill: it must come at once, not at the time-out", d)
 	}
-	e := wantCode(t, res.err, CodeExited, verify.KindExited)
+	e := wantCode(t, res.err, Exited, verify.KindExited)
 	if !strings.Contains(e.Error(), "signal 9") {
 		t.Errorf("error lacks the signal: %v", e)
 	}

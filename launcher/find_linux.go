@@ -35,8 +35,8 @@ func (la *Launch) findAndVerify(ctx context.Context, v *verify.Verifier, r *veri
 	for {
 		if err := ctx.Err(); err != nil {
 			r.Add(verify.KindNotReady, "interrupted: %v", err)
-			r.ExitCode = CodeExited
-			return &Error{Code: CodeExited, Kind: verify.KindNotReady, Msg: "interrupted before the worker was ready", Report: r, Err: err}
+			r.ExitCode = verify.CodeExited
+			return &Error{Outcome: Exited, Kind: verify.KindNotReady, Msg: "interrupted before the worker was ready", Report: r, Err: err}
 		}
 		tree := la.tree.members()
 		rootExited := la.tree.root.exited()
@@ -169,9 +169,9 @@ func (la *Launch) foreignHolder(tree []int) *verify.Holder {
 // between the preflight and our worker's bind: exit 4, retried.
 func (la *Launch) raceError(r *verify.Report, h *verify.Holder) *Error {
 	r.Add(verify.KindPortForeign, "%s", h.Census(la.opts.Proc))
-	r.ExitCode = CodeForeign
+	r.ExitCode = verify.CodeForeign
 	r.Tail = Tail(la.LogPath(), 10)
-	return &Error{Code: CodeForeign, Kind: verify.KindPortForeign, Retry: true, Report: r,
+	return &Error{Outcome: Foreign, Kind: verify.KindPortForeign, Retry: true, Report: r,
 		Msg:  fmt.Sprintf("port %d was taken by a process childproof did not start: %s", h.Listener.Port, h.Census(la.opts.Proc)),
 		Hint: "childproof never signals a process it did not start; stop that process yourself or pick another port"}
 }
@@ -217,7 +217,7 @@ func (la *Launch) verifyAndReady(ctx context.Context, v *verify.Verifier, r *ver
 	if len(r.Problems) > 0 {
 		r.Verified = false
 		r.ExitCode = r.Code()
-		return &Error{Code: r.ExitCode, Kind: r.Problems[0].Kind, Report: r, Msg: "verification failed on the worker: " + r.Problems[0].Message, Hint: hintFor(r, l)}
+		return &Error{Outcome: outcomeOf(r), Kind: r.Problems[0].Kind, Report: r, Msg: "verification failed on the worker: " + r.Problems[0].Message, Hint: hintFor(r, l)}
 	}
 	// Readiness: the socket table already says the worker owns the port,
 	// so a connect cannot be answered by anyone else (nor by itself).
@@ -251,12 +251,12 @@ func (la *Launch) verifyAndReady(ctx context.Context, v *verify.Verifier, r *ver
 	if len(l.Ports) > 0 && !v.CheckPorts(r2, c, worker, la.tree.members()) || len(r2.Problems) > 0 {
 		r.Problems = append(r.Problems, r2.Problems...)
 		r.ExitCode = r.Code()
-		return &Error{Code: r.ExitCode, Kind: r.Problems[0].Kind, Report: r, Msg: "after readiness: " + r.Problems[0].Message}
+		return &Error{Outcome: outcomeOf(r), Kind: r.Problems[0].Kind, Report: r, Msg: "after readiness: " + r.Problems[0].Message}
 	}
 	if proc.PidfdExited(wfd) {
 		return la.exitedError(r, la.exitWhat(worker))
 	}
-	r.Ready, r.Verified, r.ExitCode = true, true, CodeOK
+	r.Ready, r.Verified, r.ExitCode = true, true, verify.CodeOK
 	la.Report = r
 	return la.record(worker)
 }

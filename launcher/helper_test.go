@@ -86,7 +86,7 @@ func helper(mode string, args []string) int {
 		la, err := Start(context.Background(), l, Options{State: st, Subreaper: true})
 		if err != nil {
 			fmt.Println("error:", err)
-			return ExitCode(err)
+			return 10 + int(outcome(err))
 		}
 		fmt.Println(la.Pid())
 		return la.Wait()

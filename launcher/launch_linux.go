@@ -8,7 +8,6 @@ import (
 	"os/exec"
 	"runtime"
 	"slices"
-	"sync"
 	"syscall"
 	"time"
 
@@ -16,54 +15,6 @@ import (
 	"github.com/childproof/childproof/verify"
 	"golang.org/x/sys/unix"
 )
-
-// Launch is a started and verified tree.
-type Launch struct {
-	// Spec is the launch spec it was started from.
-	Spec *schema.Launch
-	// Report is the verification report of the start.
-	Report *verify.Report
-	// Record is what was written to the state dir.
-	Record *Record
-	// Env is the resolved environment (values: never print them).
-	Env *Env
-	// State is the state dir.
-	State *State
-
-	opts Options
-	lock *Lock
-	// tree is the launched processes (nil until the exec).
-	tree   *procTree
-	worker verify.Fingerprint
-	wfd    int // the worker's pidfd once verified, else -1
-	// pending is set while the provisional record stands in the state dir.
-	pending  bool
-	stopOnce sync.Once
-	// lastProgress is what Options.Progress was told last.
-	lastProgress Progress
-	// round is the launch's round in the state dir's history (nil when
-	// it could not be written); endNoted is set once its end is recorded.
-	round    *Round
-	endNoted bool
-}
-
-// Pid returns the worker's pid.
-func (la *Launch) Pid() int { return la.worker.Pid }
-
-// Worker returns the worker's fingerprint.
-func (la *Launch) Worker() verify.Fingerprint { return la.worker }
-
-// Root returns the launch root's fingerprint.
-func (la *Launch) Root() verify.Fingerprint { return la.tree.root.fp }
-
-// LogPath returns the path of the tree's log.
-func (la *Launch) LogPath() string { return la.State.LogPath(la.Spec.Name) }
-
-// Done is closed when the launched root process has exited and been reaped.
-func (la *Launch) Done() <-chan struct{} { return la.tree.root.done }
-
-// ExitCode returns the root's exit code once Done is closed.
-func (la *Launch) ExitCode() int { return la.tree.root.code }
 
 // Start resolves the environment, preflights the ports, launches the tree
 // without rc files, finds the worker, verifies on it and records the
@@ -83,10 +34,10 @@ func Start(ctx context.Context, l *schema.Launch, opts Options) (*Launch, error)
 
 func start(ctx context.Context, l *schema.Launch, opts Options, envOut **Env) (*Launch, error) {
 	if l == nil || l.Name == "" {
-		return nil, errorf(CodeUsage, "usage", "launch has no name")
+		return nil, errorf(Invalid, "usage", "launch has no name")
 	}
 	if (len(l.Command) == 0) == (len(l.Dispatch) == 0) {
-		return nil, errorf(CodeUsage, "usage", "launch %q: exactly one of command and dispatch must be set", l.Name)
+		return nil, errorf(Invalid, "usage", "launch %q: exactly one of command and dispatch must be set", l.Name)
 	}
 	st := opts.State
 	if st == nil {
@@ -96,7 +47,7 @@ func start(ctx context.Context, l *schema.Launch, opts Options, envOut **Env) (*
 			if errors.As(err, &e) {
 				return nil, err
 			}
-			return nil, &Error{Code: CodeUsage, Kind: "state", Msg: "state dir", Err: err}
+			return nil, &Error{Outcome: Invalid, Kind: "state", Msg: "state dir", Err: err}
 		}
 	}
 	if err := st.KeyErr(); err != nil {
@@ -187,7 +138,7 @@ func preflightRetry(ctx context.Context, v *verify.Verifier, st *State, l *schem
 	for {
 		err := preflight(ctx, v, st, l, nil)
 		var e *Error
-		if err == nil || !errors.As(err, &e) || e.Code != CodeForeign || !time.Now().Before(end) || ctx.Err() != nil {
+		if err == nil || !errors.As(err, &e) || e.Outcome != Foreign || !time.Now().Before(end) || ctx.Err() != nil {
 			return err
 		}
 		time.Sleep(10 * time.Millisecond)
@@ -200,7 +151,7 @@ func preflight(ctx context.Context, v *verify.Verifier, st *State, l *schema.Lau
 	for _, pt := range l.Ports {
 		hs, err := verify.Holders(v.Proc, pt.Number, nil)
 		if err != nil {
-			return &Error{Code: CodeUsage, Kind: "usage", Msg: fmt.Sprintf("port %d: socket table", pt.Number), Err: err}
+			return &Error{Outcome: Invalid, Kind: "usage", Msg: fmt.Sprintf("port %d: socket table", pt.Number), Err: err}
 		}
 		for _, h := range hs {
 			rec, _ := st.Load(l.Name)
@@ -217,15 +168,15 @@ func preflight(ctx context.Context, v *verify.Verifier, st *State, l *schema.Lau
 				}
 				r := verify.NewReport(l.Name)
 				r.Add(verify.KindPortForeign, "port %d is held by our own previous launch of %q (pid %d) and on_stale is %q: %s", pt.Number, l.Name, rec.Worker.Pid, "fail", h.Census(v.Proc))
-				r.ExitCode = CodeForeign
-				return &Error{Code: CodeForeign, Kind: verify.KindPortForeign, Report: r,
+				r.ExitCode = verify.CodeForeign
+				return &Error{Outcome: Foreign, Kind: verify.KindPortForeign, Report: r,
 					Msg:  fmt.Sprintf("port %d is held by the previous launch of %q (pid %d)", pt.Number, l.Name, rec.Worker.Pid),
 					Hint: "stop it with 'childproof stop " + l.Name + "', or set on_stale = \"replace\""}
 			}
 			r := verify.NewReport(l.Name)
 			r.Add(verify.KindPortForeign, "%s", h.Census(v.Proc))
-			r.ExitCode = CodeForeign
-			return &Error{Code: CodeForeign, Kind: verify.KindPortForeign, Report: r,
+			r.ExitCode = verify.CodeForeign
+			return &Error{Outcome: Foreign, Kind: verify.KindPortForeign, Report: r,
 				Msg:  fmt.Sprintf("port %d is held by a process childproof did not start: %s", pt.Number, h.Census(v.Proc)),
 				Hint: "childproof never signals a process it did not start; stop that process yourself or pick another port"}
 		}
@@ -246,7 +197,7 @@ func (la *Launch) launch(ctx context.Context, v *verify.Verifier, attempt int) e
 		if errors.As(err, &e) {
 			return err
 		}
-		return &Error{Code: CodeUsage, Kind: "state", Msg: "log", Err: err}
+		return &Error{Outcome: Invalid, Kind: "state", Msg: "log", Err: err}
 	}
 	defer logf.Close()
 	argv, prog, err := la.argv()

@@ -58,14 +58,23 @@ func (f *fixture) start(t *testing.T, l *schema.Launch, detach bool) (*Launch, e
 	return la, err
 }
 
-func wantCode(t *testing.T, err error, code int, kind string) *Error {
+// outcome is err's Outcome, 0 when it is not an *Error.
+func outcome(err error) Outcome {
+	var e *Error
+	if errors.As(err, &e) {
+		return e.Outcome
+	}
+	return 0
+}
+
+func wantCode(t *testing.T, err error, o Outcome, kind string) *Error {
 	t.Helper()
 	var e *Error
 	if !errors.As(err, &e) {
-		t.Fatalf("err = %v, want *Error with code %d", err, code)
+		t.Fatalf("err = %v, want *Error with outcome %s", err, o)
 	}
-	if e.Code != code {
-		t.Fatalf("code = %d (%v), want %d", e.Code, err, code)
+	if e.Outcome != o {
+		t.Fatalf("outcome = %s (%v), want %s", e.Outcome, err, o)
 	}
 	if kind != "" && (e.Report == nil || !e.Report.Has(kind)) {
 		t.Fatalf("report lacks problem %s: %+v (err %v)", kind, e.Report, err)
@@ -152,7 +161,7 @@ func TestWorkerDiesBeforeReady(t *testing.T) {
 	l.Ready.Timeout = 30 * time.Second
 	t0 := time.Now()
 	_, err := f.start(t, l, false)
-	e := wantCode(t, err, CodeExited, verify.KindExited)
+	e := wantCode(t, err, Exited, verify.KindExited)
 	if d := time.Since(t0); d > 3*time.Second {
 		t.Errorf("took %s: exit 5 must come at once, not at the time-out", d)
 	}
@@ -174,7 +183,7 @@ func TestMissingRequiredEnv(t *testing.T) {
 	l.Inherit = []string{"PATH", "OTHER_*"}
 	t0 := time.Now()
 	_, err := f.start(t, l, false)
-	e := wantCode(t, err, CodeUsage, "")
+	e := wantCode(t, err, Invalid, "")
 	if e.Kind != verify.KindEnvMissing || !strings.Contains(e.Error(), "OTHER_KEY") || !strings.Contains(e.Error(), "nothing was started") {
 		t.Errorf("error = %v (kind %s)", e, e.Kind)
 	}
@@ -191,7 +200,7 @@ func TestMissingRequiredEnv(t *testing.T) {
 	l.Require = []string{"MOCK_LLM_KEY", "OTHER_KEY"}
 	l.Command = append([]string{"/usr/bin/env", "-u", "OTHER_KEY"}, l.Command...)
 	_, err = f.start(t, l, false)
-	wantCode(t, err, CodeVerify, verify.KindEnvMissing)
+	wantCode(t, err, Unproven, verify.KindEnvMissing)
 	noListener(t, f.port)
 }
 
@@ -200,7 +209,7 @@ func TestWrongBindAddress(t *testing.T) {
 	l := f.spec("bind")
 	l.Command[len(l.Command)-1] = "0.0.0.0:" + strconv.Itoa(f.port)
 	_, err := f.start(t, l, false)
-	wantCode(t, err, CodeVerify, verify.KindBindAddress)
+	wantCode(t, err, Unproven, verify.KindBindAddress)
 	noListener(t, f.port)
 }
 
@@ -211,7 +220,7 @@ func TestListenerGrabbedByTreeMember(t *testing.T) {
 	l.Command = []string{filepath.Join(f.bin, "wrapper"), "helper", "spawn", filepath.Join(f.bin, "grabber"), "helper", "serve", "127.0.0.1:" + strconv.Itoa(f.port)}
 	l.Worker.Comm = "wrapper"
 	_, err := f.start(t, l, false)
-	wantCode(t, err, CodeVerify, verify.KindPortNotOwned)
+	wantCode(t, err, Unproven, verify.KindPortNotOwned)
 	noListener(t, f.port)
 }
 
@@ -222,7 +231,7 @@ func TestConcurrentLaunchLocked(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, err = f.start(t, f.spec("twice"), false)
-	e := wantCode(t, err, CodeLocked, "")
+	e := wantCode(t, err, Locked, "")
 	if !errors.Is(e, ErrLocked) {
 		t.Errorf("err %v does not wrap ErrLocked", err)
 	}
@@ -238,7 +247,7 @@ func TestStaleInstance(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, err = f.start(t, f.spec("stale"), false)
-	wantCode(t, err, CodeForeign, verify.KindPortForeign)
+	wantCode(t, err, Foreign, verify.KindPortForeign)
 	if first.Worker().Check(first.opts.Proc) != verify.Alive {
 		t.Fatal("on_stale=fail stopped the previous instance")
 	}
@@ -273,7 +282,7 @@ func TestStrangerOnPort(t *testing.T) {
 	l := f.spec("stranger")
 	l.OnStale = "replace"
 	_, err := f.start(t, l, false)
-	e := wantCode(t, err, CodeForeign, verify.KindPortForeign)
+	e := wantCode(t, err, Foreign, verify.KindPortForeign)
 	if !strings.Contains(e.Error(), "uid 65534") || !strings.Contains(e.Error(), fmt.Sprintf("pid %d", stranger.Process.Pid)) {
 		t.Errorf("census lacks the stranger: %v", e)
 	}
@@ -313,7 +322,7 @@ func TestDispatchIgnoresRcFiles(t *testing.T) {
 	la.Stop(context.Background())
 	os.WriteFile(script, []byte("bash -lic \"\\\"$1\\\" helper serve $2; true\"\n"), 0o755)
 	_, err = Start(context.Background(), l, Options{State: f.state, LookupEnv: lookup})
-	e := wantCode(t, err, CodeVerify, verify.KindEnvMissing)
+	e := wantCode(t, err, Unproven, verify.KindEnvMissing)
 	if !e.Report.Has(verify.KindWrapper) {
 		t.Errorf("the login shell in the chain is not reported: %+v", e.Report.Problems)
 	}
@@ -495,7 +504,7 @@ func TestPreflightInvisibleHolder(t *testing.T) {
 	defer ln.Close()
 	empty := proc.FS{Root: t.TempDir()} // a /proc in which no process is visible
 	err = preflight(context.Background(), &verify.Verifier{Proc: empty, State: f.state}, f.state, f.spec("invisible"), nil)
-	e := wantCode(t, err, CodeForeign, verify.KindPortForeign)
+	e := wantCode(t, err, Foreign, verify.KindPortForeign)
 	if !strings.Contains(e.Error(), "no visible process") {
 		t.Errorf("census = %v", e)
 	}
@@ -510,7 +519,7 @@ func TestAttemptsRetryOnlyRaces(t *testing.T) {
 	l.Require = append(l.Require, "NOT_THERE")
 	l.Command = append([]string{"/usr/bin/env", "-u", "NOT_THERE"}, l.Command...)
 	_, err := f.start(t, l, false)
-	e := wantCode(t, err, CodeVerify, verify.KindEnvMissing)
+	e := wantCode(t, err, Unproven, verify.KindEnvMissing)
 	if e.Report.Attempts != 1 {
 		t.Errorf("attempts = %d, want 1: an env mismatch is never retried", e.Report.Attempts)
 	}
@@ -519,7 +528,7 @@ func TestAttemptsRetryOnlyRaces(t *testing.T) {
 	l.Worker.Comm = "no-such-comm"
 	l.Ready.Timeout = 100 * time.Millisecond
 	_, err = f.start(t, l, false)
-	e = wantCode(t, err, CodeExited, verify.KindNotReady)
+	e = wantCode(t, err, Exited, verify.KindNotReady)
 	if e.Report.Attempts != 2 {
 		t.Errorf("attempts = %d, want 2: a worker that never appeared is a race", e.Report.Attempts)
 	}
@@ -585,7 +594,7 @@ func TestPortGrabbedAfterPreflight(t *testing.T) {
 		t.Fatal("could not grab the port")
 	}
 	defer ln.Close()
-	e := wantCode(t, err, CodeForeign, verify.KindPortForeign)
+	e := wantCode(t, err, Foreign, verify.KindPortForeign)
 	if !strings.Contains(e.Error(), fmt.Sprintf("pid %d", os.Getpid())) {
 		t.Errorf("the newcomer is not named: %v", e)
 	}

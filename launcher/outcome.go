@@ -17,10 +17,10 @@ import (
 func (la *Launch) notReadyError(r *verify.Report, what string) *Error {
 	l := la.Spec
 	r.Add(verify.KindNotReady, "not ready within %s: %s", l.ReadyTimeout(), what)
-	r.ExitCode = CodeExited
+	r.ExitCode = verify.CodeExited
 	r.Ready, r.Verified = false, false
 	r.Tail = Tail(la.LogPath(), 10)
-	return &Error{Code: CodeExited, Kind: verify.KindNotReady, Report: r,
+	return &Error{Outcome: Exited, Kind: verify.KindNotReady, Report: r,
 		Msg: r.Problems[len(r.Problems)-1].Message, Hint: notReadyHint(l)}
 }
 

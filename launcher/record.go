@@ -257,8 +257,8 @@ func (s *State) parseRecord(name, path string, b []byte) (*Record, error) {
 		msg := fmt.Sprintf("the record of %q fails authentication (%s)", name, why)
 		r := verify.NewReport(name)
 		r.Add(KindUntrusted, "%s: not acted on", msg)
-		r.ExitCode = CodeVerify
-		return nil, &Error{Code: CodeVerify, Kind: KindUntrusted, Msg: msg, Hint: hint, Err: ErrUntrusted, Report: r}
+		r.ExitCode = verify.CodeVerify
+		return nil, &Error{Outcome: Unproven, Kind: KindUntrusted, Msg: msg, Hint: hint, Err: ErrUntrusted, Report: r}
 	}
 	if s.keyErr != nil {
 		return untrusted("")

@@ -94,7 +94,7 @@ func (la *Launch) record(worker int) error {
 		}
 	}
 	if err := la.State.Save(rec); err != nil {
-		return &Error{Code: CodeUsage, Kind: "state", Msg: "cannot record the launch", Err: err}
+		return &Error{Outcome: Invalid, Kind: "state", Msg: "cannot record the launch", Err: err}
 	}
 	la.pending = false
 	la.Record = rec

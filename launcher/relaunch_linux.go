@@ -157,7 +157,7 @@ func Relaunch(ctx context.Context, l *schema.Launch, opts RelaunchOptions) (*Lau
 
 func relaunch(ctx context.Context, l *schema.Launch, opts RelaunchOptions) (*Launch, *RelaunchResult, error) {
 	if l == nil || l.Name == "" {
-		return nil, nil, errorf(CodeUsage, "usage", "launch has no name")
+		return nil, nil, errorf(Invalid, "usage", "launch has no name")
 	}
 	st := opts.State
 	if st == nil {
@@ -167,7 +167,7 @@ func relaunch(ctx context.Context, l *schema.Launch, opts RelaunchOptions) (*Lau
 			if errors.As(err, &e) {
 				return nil, nil, err
 			}
-			return nil, nil, &Error{Code: CodeUsage, Kind: "state", Msg: "state dir", Err: err}
+			return nil, nil, &Error{Outcome: Invalid, Kind: "state", Msg: "state dir", Err: err}
 		}
 		opts.State = st
 	}
@@ -180,15 +180,15 @@ func relaunch(ctx context.Context, l *schema.Launch, opts RelaunchOptions) (*Lau
 			return nil, nil, err
 		}
 		if errors.Is(err, fs.ErrNotExist) {
-			return nil, nil, &Error{Code: CodeUsage, Kind: "usage", Err: err,
+			return nil, nil, &Error{Outcome: Invalid, Kind: "usage", Err: err,
 				Msg:  fmt.Sprintf("no launch of %q is recorded in %s: nothing to relaunch", l.Name, st.Dir),
 				Hint: "start it first with 'childproof run'"}
 		}
-		return nil, nil, &Error{Code: CodeUsage, Kind: "state", Msg: "record", Err: err}
+		return nil, nil, &Error{Outcome: Invalid, Kind: "state", Msg: "record", Err: err}
 	}
 	res := &RelaunchResult{Previous: prev}
 	if len(prev.WorkerEnv) == 0 {
-		return nil, res, &Error{Code: CodeUsage, Kind: "state",
+		return nil, res, &Error{Outcome: Invalid, Kind: "state",
 			Msg:  fmt.Sprintf("the record of %q holds no digests of its worker's environment: there is nothing to compare a relaunch with", l.Name),
 			Hint: "start it with 'childproof run' (this childproof records them)"}
 	}
@@ -217,7 +217,7 @@ func relaunch(ctx context.Context, l *schema.Launch, opts RelaunchOptions) (*Lau
 	// the recorded launch (a --set of its round) that nothing sets now.
 	if r := predictDelta(st, prev, env, allowed); r != nil {
 		r.Name = l.Name
-		return nil, res, &Error{Code: CodeVerify, Kind: verify.KindDelta, Report: r,
+		return nil, res, &Error{Outcome: Unproven, Kind: verify.KindDelta, Report: r,
 			Msg:  "the relaunch would change more than the --set names: " + r.Problems[0].Message + "; nothing was stopped",
 			Hint: "declare each intended change with --set (repeat the recorded launch's --set values to keep them)"}
 	}
@@ -321,7 +321,7 @@ func relaunch(ctx context.Context, l *schema.Launch, opts RelaunchOptions) (*Lau
 		r.Add(verify.KindDelta, "%s: declared with --set but unchanged on the worker: the recorded worker already had this value", n)
 	}
 	r.Verified = false
-	r.ExitCode = CodeVerify
+	r.ExitCode = verify.CodeVerify
 	// Stop the new tree, then keep the previous record as the baseline
 	// of the next round (Stop has just saved the refused one).
 	la.Stop(context.Background())
@@ -330,7 +330,7 @@ func relaunch(ctx context.Context, l *schema.Launch, opts RelaunchOptions) (*Lau
 		baseline.Stopped = &now
 	}
 	if err := st.Save(&baseline); err != nil {
-		return nil, res, &Error{Code: CodeUsage, Kind: "state", Msg: "cannot restore the previous record", Err: err}
+		return nil, res, &Error{Outcome: Invalid, Kind: "state", Msg: "cannot restore the previous record", Err: err}
 	}
 	names := make([]string, 0, len(d.Unexpected)+len(d.Unchanged))
 	for _, u := range d.Unexpected {
@@ -339,7 +339,7 @@ func relaunch(ctx context.Context, l *schema.Launch, opts RelaunchOptions) (*Lau
 	names = append(names, d.Unchanged...)
 	msg := fmt.Sprintf("unexpected environment delta on the worker: %s (declared: %s); the new launch was stopped",
 		strings.Join(names, ", "), listOrNone(d.Declared))
-	return nil, res, &Error{Code: CodeVerify, Kind: verify.KindDelta, Report: r, Msg: msg,
+	return nil, res, &Error{Outcome: Unproven, Kind: verify.KindDelta, Report: r, Msg: msg,
 		Hint: "a relaunch must change exactly the --set names; declare each intended change with --set, or undo the others (the previous record stays the baseline)"}
 }
 
@@ -425,6 +425,6 @@ func predictDelta(st *State, prev *Record, env *Env, set map[string]string) *ver
 	if len(r.Problems) == 0 {
 		return nil
 	}
-	r.ExitCode = CodeVerify
+	r.ExitCode = verify.CodeVerify
 	return r
 }

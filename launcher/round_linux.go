@@ -78,7 +78,7 @@ func (s *State) LoadRound(name string, n int) (*Round, error) {
 		why = fmt.Sprintf("it says it is round %d of %q", r.N, r.Name)
 	}
 	if why != "" {
-		return nil, &Error{Code: CodeVerify, Kind: KindUntrusted, Err: ErrUntrusted,
+		return nil, &Error{Outcome: Unproven, Kind: KindUntrusted, Err: ErrUntrusted,
 			Msg:  fmt.Sprintf("round %d of %q fails authentication (%s)", n, name, why),
 			Hint: "childproof replays only rounds it wrote under this state dir's key; remove " + s.roundPath(name, n)}
 	}
@@ -307,11 +307,11 @@ func (s *State) finishRound(r *Round, la *Launch, err error) {
 		return
 	}
 	r.Outcome = "failed"
-	r.ExitCode = CodeUsage
+	r.ExitCode = verify.CodeUsage
 	var e *Error
 	if errors.As(err, &e) {
-		r.ExitCode = e.Code
 		if e.Report != nil {
+			r.ExitCode = e.Report.ExitCode
 			for _, p := range e.Report.Problems {
 				if !slices.Contains(r.Problems, p.Kind) {
 					r.Problems = append(r.Problems, p.Kind)
@@ -324,7 +324,7 @@ func (s *State) finishRound(r *Round, la *Launch, err error) {
 	}
 	if la != nil && la.tree != nil && la.tree.root != nil {
 		end := &RoundEnd{At: time.Now().UTC(), Seen: "launch", Log: r.Log}
-		if ws := la.rootStatus(); ws != nil && r.ExitCode == CodeExited {
+		if ws := la.rootStatus(); ws != nil && r.ExitCode == verify.CodeExited {
 			end.setStatus(*ws)
 		} else {
 			end.How, end.StoppedBy = "stopped", "childproof: the launch failed"
@@ -535,7 +535,7 @@ func planRelaunch(st *State, l *schema.Launch, prev *Record, opts RelaunchOption
 			return nil, nil, nil, nil, e
 		}
 		if lerr != nil && opts.Round == 0 {
-			return nil, nil, nil, nil, &Error{Code: CodeUsage, Kind: "state", Err: lerr,
+			return nil, nil, nil, nil, &Error{Outcome: Invalid, Kind: "state", Err: lerr,
 				Msg:  fmt.Sprintf("the baseline round %d of %q is unreadable: its overrides cannot be carried forward", prev.Round, l.Name),
 				Hint: fmt.Sprintf("replay a readable round with --round N ('childproof history %s' lists them)", l.Name)}
 		}
@@ -553,7 +553,7 @@ func planRelaunch(st *State, l *schema.Launch, prev *Record, opts RelaunchOption
 			return nil, nil, nil, nil, e
 		}
 		if lerr != nil {
-			return nil, nil, nil, nil, &Error{Code: CodeUsage, Kind: "usage", Err: lerr,
+			return nil, nil, nil, nil, &Error{Outcome: Invalid, Kind: "usage", Err: lerr,
 				Msg:  fmt.Sprintf("--round %d: no readable round %d of %q", opts.Round, opts.Round, l.Name),
 				Hint: fmt.Sprintf("'childproof history %s' lists the rounds", l.Name)}
 		}
@@ -565,11 +565,11 @@ func planRelaunch(st *State, l *schema.Launch, prev *Record, opts RelaunchOption
 	}
 	for _, n := range slices.Compact(slices.Sorted(slices.Values(opts.Unset))) {
 		if _, ok := opts.Set[n]; ok {
-			return nil, nil, nil, nil, errorf(CodeUsage, "usage", "--unset %s and --set %s: give one of them", n, n)
+			return nil, nil, nil, nil, errorf(Invalid, "usage", "--unset %s and --set %s: give one of them", n, n)
 		}
 		if _, ok := target[n]; !ok {
 			have := slices.Sorted(maps.Keys(target))
-			return nil, nil, nil, nil, &Error{Code: CodeUsage, Kind: "usage",
+			return nil, nil, nil, nil, &Error{Outcome: Invalid, Kind: "usage",
 				Msg:  fmt.Sprintf("--unset %s: %s is not an override of %s (its overrides: %s)", n, n, from, listOrNone(have)),
 				Hint: "--unset drops an override carried from an earlier round's --set"}
 		}
@@ -599,7 +599,7 @@ func planRelaunch(st *State, l *schema.Launch, prev *Record, opts RelaunchOption
 		for _, n := range missing {
 			flags = append(flags, "--set-secret "+n)
 		}
-		return nil, nil, nil, nil, &Error{Code: CodeUsage, Kind: "usage",
+		return nil, nil, nil, nil, &Error{Outcome: Invalid, Kind: "usage",
 			Msg: fmt.Sprintf("%s has secret override(s) %s: their values are never stored, so they must be given again; nothing was stopped",
 				from, strings.Join(missing, ", ")),
 			Hint: fmt.Sprintf("export them and add %s (or drop them with --unset NAME)", strings.Join(flags, " "))}
@@ -644,7 +644,7 @@ func (s *State) refuseRound(la *Launch) {
 		return
 	}
 	s.updateRound(la.Spec.Name, la.round.N, func(r *Round) bool {
-		r.Outcome, r.Problems, r.ExitCode = "refused", []string{verify.KindDelta}, CodeVerify
+		r.Outcome, r.Problems, r.ExitCode = "refused", []string{verify.KindDelta}, verify.CodeVerify
 		if r.End == nil {
 			r.End = &RoundEnd{At: time.Now().UTC(), How: "stopped", Seen: "stop", Log: r.Log}
 			r.End.UptimeSeconds = r.End.At.Sub(r.Started).Seconds()

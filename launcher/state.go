@@ -150,7 +150,7 @@ func (s *State) Lock(name string) (*Lock, error) {
 	if err := unix.Flock(int(f.Fd()), unix.LOCK_EX|unix.LOCK_NB); err != nil {
 		f.Close()
 		if errors.Is(err, unix.EWOULDBLOCK) {
-			return nil, &Error{Code: CodeLocked, Kind: "locked", Msg: fmt.Sprintf("another childproof launch of %q holds the lock", name), Err: ErrLocked,
+			return nil, &Error{Outcome: Locked, Kind: "locked", Msg: fmt.Sprintf("another childproof launch of %q holds the lock", name), Err: ErrLocked,
 				Hint: "wait for it to finish, or stop it with 'childproof stop " + name + "'"}
 		}
 		return nil, fmt.Errorf("lock: %w", err)

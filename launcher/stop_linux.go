@@ -10,18 +10,6 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// StopResult says what StopRecord did.
-type StopResult struct {
-	// Worker is what had become of the recorded worker before the stop.
-	Worker verify.Liveness
-	// Signalled is set when SIGTERM was sent; Killed when SIGKILL was needed.
-	Signalled, Killed bool
-	// Exited is set when the worker is gone afterwards.
-	Exited bool
-	// Message describes the outcome for a user.
-	Message string
-}
-
 // StopRecord stops a recorded launch: SIGTERM to its process group through
 // the root's pidfd (and to the worker and cgroup members through their own
 // pidfds), wait up to timeout, then SIGKILL. It signals nothing unless the
@@ -47,7 +35,7 @@ func StopRecord(ctx context.Context, p proc.FS, st *State, rec *Record, timeout 
 		removeEmptyCgroup(cgroup)
 		return res, nil
 	case verify.Unknown:
-		return res, &Error{Code: CodeVerify, Kind: "state", Msg: fmt.Sprintf("%s: cannot identify the worker (pid %d)", rec.Name, rec.Worker.Pid), Err: err}
+		return res, &Error{Outcome: Unproven, Kind: "state", Msg: fmt.Sprintf("%s: cannot identify the worker (pid %d)", rec.Name, rec.Worker.Pid), Err: err}
 	}
 	defer unix.Close(wfd)
 	t := &procTree{p: p, leader: -1, pgid: rec.Pgid, cgroup: cgroup, pinned: map[int]int{rec.Worker.Pid: wfd}}

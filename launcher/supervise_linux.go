@@ -165,15 +165,15 @@ func (la *Launch) Verify(ctx context.Context) (*verify.Report, error) {
 	if la.worker.Check(p) != verify.Alive {
 		r := verify.NewReport(la.Spec.Name)
 		r.Add(verify.KindExited, "the worker (pid %d) is %s", la.worker.Pid, la.worker.Check(p))
-		r.ExitCode = CodeExited
-		return r, &Error{Code: CodeExited, Kind: verify.KindExited, Report: r, Msg: r.Problems[0].Message}
+		r.ExitCode = verify.CodeExited
+		return r, &Error{Outcome: Exited, Kind: verify.KindExited, Report: r, Msg: r.Problems[0].Message}
 	}
 	c := verify.CheckFromSpec(la.Spec, la.Env.Expect())
 	c.Root, c.Worker, c.Tree = la.tree.root.fp.Pid, la.worker.Pid, la.tree.members()
 	r := v.Verify(ctx, c)
 	r.Mask(la.Env.Secrets())
 	if !r.Verified {
-		return r, &Error{Code: r.ExitCode, Kind: r.Problems[0].Kind, Report: r, Msg: "verification failed on the worker: " + r.Problems[0].Message}
+		return r, &Error{Outcome: outcomeOf(r), Kind: r.Problems[0].Kind, Report: r, Msg: "verification failed on the worker: " + r.Problems[0].Message}
 	}
 	return r, nil
 }

@@ -23,7 +23,7 @@ import (
 func wantStrict(t *testing.T, err error, path, why string) {
 	t.Helper()
 	var e *Error
-	if !errors.As(err, &e) || e.Code != CodeUsage || e.Kind != "state" {
+	if !errors.As(err, &e) || e.Outcome != Invalid || e.Kind != "state" {
 		t.Fatalf("err = %v, want a state dir refusal (code 2)", err)
 	}
 	if !strings.Contains(e.Msg, path) || !strings.Contains(e.Msg, why) || e.Hint == "" {
@@ -209,7 +209,7 @@ func TestForgedRecordRefused(t *testing.T) {
 
 	for _, name := range []string{"forged", "edited", "moved"} {
 		_, err := st.Load(name)
-		e := wantCode(t, err, CodeVerify, KindUntrusted)
+		e := wantCode(t, err, Unproven, KindUntrusted)
 		if !errors.Is(err, ErrUntrusted) || e.Kind != KindUntrusted {
 			t.Errorf("%s: Load = %v, want untrusted-record", name, err)
 		}
@@ -352,7 +352,7 @@ func TestArgvSecretMasked(t *testing.T) {
 	d.Env = map[string]string{"MOCK_LLM_KEY": secret}
 	d.Secret = []string{"MOCK_LLM_KEY"}
 	_, err = f.start(t, d, false)
-	e := wantCode(t, err, CodeExited, verify.KindExited)
+	e := wantCode(t, err, Exited, verify.KindExited)
 	if strings.Contains(err.Error(), secret) || strings.Contains(strings.Join(e.Report.Tail, "\n"), secret) {
 		t.Errorf("the worker's last lines leak the secret: %v / %q", err, e.Report.Tail)
 	}

@@ -67,9 +67,11 @@ type Problem struct {
 	Message string `json:"message"`
 }
 
-// Exit codes a report calls for (Report.ExitCode, and the CLI's exit status).
+// Exit codes a report calls for: Report.ExitCode, which is the status the
+// CLI exits with (CodeUsage: a launch refused before it started).
 const (
 	CodeOK      = 0
+	CodeUsage   = 2
 	CodeVerify  = 3
 	CodeForeign = 4
 	CodeExited  = 5

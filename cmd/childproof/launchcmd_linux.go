@@ -47,7 +47,7 @@ func (a *app) launchErrWith(err error, write func(*verify.Report)) error {
 		// The text report already shows the last lines.
 		msg, _, _ = strings.Cut(msg, "; last lines it printed:")
 	}
-	return &exitError{code: le.Code, err: errors.New(msg), hint: le.Hint}
+	return &exitError{code: exitCode(le), err: errors.New(msg), hint: le.Hint}
 }
 
 // parseAssignments parses repeatable NAME=VALUE flags. NAME follows the

@@ -12,19 +12,41 @@ import (
 	"os/signal"
 	"syscall"
 
+	"github.com/childproof/childproof/launcher"
+	"github.com/childproof/childproof/verify"
 	"github.com/spf13/cobra"
 )
 
-// Exit codes, contract §2.
+// Exit codes. A verification report's exit_code is the status the CLI
+// exits with, so those values are the report's.
 const (
-	exitOK       = 0
-	exitFindings = 1 // lint/check found an error; run refused to launch
-	exitUsage    = 2 // usage error, invalid spec, unreadable or unparsable script
-	exitVerify   = 3 // verification failed on the worker
-	exitForeign  = 4 // the port is held by a process childproof did not start
-	exitExited   = 5 // the worker exited or never appeared before it was ready
-	exitLocked   = 6 // another launch of the same name holds the lock
+	exitOK       = verify.CodeOK
+	exitFindings = 1                  // lint/check found an error; run refused to launch
+	exitUsage    = verify.CodeUsage   // usage error, invalid spec, unreadable or unparsable script
+	exitVerify   = verify.CodeVerify  // verification failed on the worker
+	exitForeign  = verify.CodeForeign // the port is held by a process childproof did not start
+	exitExited   = verify.CodeExited  // the worker exited or never appeared before it was ready
+	exitLocked   = 6                  // another launch of the same name holds the lock
 )
+
+// exitCode is the exit status for a library error: its report's exit code
+// when it carries one, else its outcome's.
+func exitCode(le *launcher.Error) int {
+	if le.Report != nil {
+		return le.Report.ExitCode
+	}
+	switch le.Outcome {
+	case launcher.Unproven:
+		return exitVerify
+	case launcher.Foreign:
+		return exitForeign
+	case launcher.Exited:
+		return exitExited
+	case launcher.Locked:
+		return exitLocked
+	}
+	return exitUsage
+}
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)

@@ -12,10 +12,6 @@ import (
 	"github.com/childproof/childproof/schema"
 )
 
-// maxBackoff caps the exponential restart backoff (unless the spec's
-// backoff is longer: then that is the wait every time).
-const maxBackoff = 30 * time.Second
-
 // restartAfter decides, by the launch's restart policy, whether a worker
 // that exited with code is started again after n restarts so far, and how
 // long to wait first: backoff, doubled after each restart, capped at

@@ -181,7 +181,7 @@ func TestMockLLMWithoutKey(t *testing.T) {
 	start := time.Now()
 	_, err := launcher.Start(context.Background(), l, launcher.Options{StateDir: t.TempDir()})
 	var e *launcher.Error
-	if !errors.As(err, &e) || e.Code != launcher.CodeExited {
+	if !errors.As(err, &e) || e.Outcome != launcher.Exited {
 		t.Fatalf("got %v, want exit 5", err)
 	}
 	for _, want := range []string{"exit status 1", "LLM_PROVIDER_NOT_CONFIGURED: MOCK_LLM_KEY missing"} {

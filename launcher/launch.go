@@ -1,0 +1,56 @@
+package launcher
+
+import (
+	"sync"
+
+	"github.com/childproof/childproof/schema"
+	"github.com/childproof/childproof/verify"
+)
+
+// Launch is a started and verified tree.
+type Launch struct {
+	// Spec is the launch spec it was started from.
+	Spec *schema.Launch
+	// Report is the verification report of the start.
+	Report *verify.Report
+	// Record is what was written to the state dir.
+	Record *Record
+	// Env is the resolved environment (values: never print them).
+	Env *Env
+	// State is the state dir.
+	State *State
+
+	opts Options
+	lock *Lock
+	// tree is the launched processes (nil until the exec).
+	tree   *procTree
+	worker verify.Fingerprint
+	wfd    int // the worker's pidfd once verified, else -1
+	// pending is set while the provisional record stands in the state dir.
+	pending  bool
+	stopOnce sync.Once
+	// lastProgress is what Options.Progress was told last.
+	lastProgress Progress
+	// round is the launch's round in the state dir's history (nil when
+	// it could not be written); endNoted is set once its end is recorded.
+	round    *Round
+	endNoted bool
+}
+
+// Pid returns the worker's pid.
+func (la *Launch) Pid() int { return la.worker.Pid }
+
+// Worker returns the worker's fingerprint.
+func (la *Launch) Worker() verify.Fingerprint { return la.worker }
+
+// Root returns the launch root's fingerprint.
+func (la *Launch) Root() verify.Fingerprint { return la.tree.root.fp }
+
+// LogPath returns the path of the tree's log.
+func (la *Launch) LogPath() string { return la.State.LogPath(la.Spec.Name) }
+
+// Done is closed when the launched root process has exited and been reaped.
+func (la *Launch) Done() <-chan struct{} { return la.tree.root.done }
+
+// ExitCode returns the root's exit code once Done is closed.
+func (la *Launch) ExitCode() int { return la.tree.root.code }

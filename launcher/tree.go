@@ -1,0 +1,54 @@
+package launcher
+
+import (
+	"os"
+	"os/exec"
+	"sync"
+
+	"github.com/childproof/childproof/internal/proc"
+	"github.com/childproof/childproof/verify"
+)
+
+// procTree is a launch's processes as something to signal: its process
+// group (through the group leader's pidfd), its cgroup, and members held
+// through their own pidfds. The supervisor's tree has the launched root as
+// a child (root); stop's tree is rebuilt from a record (root nil) and
+// reaches the group, the recorded worker and the cgroup's members only.
+// It never signals through a bare pid: a member's pidfd is opened first
+// and membership re-checked through it.
+type procTree struct {
+	p      proc.FS
+	root   *rootProc // the launched root, nil for a recorded tree
+	leader int       // pidfd of the process-group leader, -1 when none
+	pgid   int
+	cgroup string
+	// pinned maps pids to pidfds held since they were fingerprinted
+	// (stop: the recorded worker); they are signalled through those.
+	pinned map[int]int
+	// watched are pidfds of the members seen before the first signal.
+	watched []int
+
+	mu       sync.Mutex
+	finished bool // signals and reaping are over (Terminate returned)
+}
+
+// rootProc is the process the supervisor exec'd.
+type rootProc struct {
+	cmd  *exec.Cmd
+	fp   verify.Fingerprint
+	done chan struct{} // closed once it is reaped
+	code int           // its exit code (128+signal) once done is closed
+	// state is its wait status once done is closed.
+	state *os.ProcessState
+}
+
+func (r *rootProc) pid() int { return r.cmd.Process.Pid }
+
+func (r *rootProc) exited() bool {
+	select {
+	case <-r.done:
+		return true
+	default:
+		return false
+	}
+}
