@@ -105,8 +105,12 @@ type plan struct {
 
 	// literal are the env overrides that may be written (no secret), by name.
 	literal []envVar
-	// secrets are the env override names whose value is a secret, sorted.
+	// secrets are the names the engine must supply from a secret store,
+	// sorted: the env overrides whose value is a secret, and fromCaller.
 	secrets []string
+	// fromCaller are the required names only inherit provides: the caller's
+	// values, which a service does not have.
+	fromCaller []string
 	// envFile is the env file's path on the target, empty for none;
 	// envFileNames are the names it assigns.
 	envFile      string
@@ -171,6 +175,16 @@ func newPlan(l *schema.Launch, o Options) (*plan, error) {
 		p.envFile = p.path(l.EnvFile)
 		p.envFileNames = names
 	}
+	// A required name only inherit provides comes from the caller, and a
+	// service has none: it becomes a reference like a secret.
+	for _, name := range l.Require {
+		if _, ok := l.Env[name]; ok || slices.Contains(p.envFileNames, name) || slices.Contains(p.secrets, name) {
+			continue
+		}
+		p.secrets = append(p.secrets, name)
+		p.fromCaller = append(p.fromCaller, name)
+	}
+	slices.Sort(p.secrets)
 	// The check: every protected name, with its value where it may be
 	// written; the first port; the worker's comm.
 	for _, name := range l.Protected() {

@@ -149,3 +149,26 @@ func TestRenderSecretPart(t *testing.T) {
 		}
 	}
 }
+
+// A required name only inherit provides has no source in a service: it
+// becomes a reference, like a secret.
+func TestRequiredFromInherit(t *testing.T) {
+	dir := writeTree(t, map[string]string{"spec.hcl": `launch "api" {
+  command = ["sleep", "1"]
+  inherit = ["PATH", "HF_TOKEN"]
+  require = ["HF_TOKEN"]
+}`})
+	l := load(t, dir, "api")
+	unit := render(t, l, Options{Engine: Systemd})
+	if !strings.Contains(unit, "#   HF_TOKEN=<required; the caller's value under run (inherit)>\n") || !strings.Contains(unit, "EnvironmentFile=/etc/childproof/api.env\n") {
+		t.Errorf("unit:\n%s", unit)
+	}
+	manifest := render(t, l, Options{Engine: Kubernetes, Image: "img"})
+	if !strings.Contains(manifest, "- name: HF_TOKEN\n") || !strings.Contains(manifest, "key: HF_TOKEN\n") {
+		t.Errorf("manifest:\n%s", manifest)
+	}
+	job := render(t, l, Options{Engine: Nomad})
+	if !strings.Contains(job, "HF_TOKEN={{ .HF_TOKEN }}") {
+		t.Errorf("job:\n%s", job)
+	}
+}

@@ -37,7 +37,11 @@ func (p *plan) systemd() ([]byte, error) {
 		env = append(env, v)
 	}
 	for _, n := range p.secrets {
-		viaFile = append(viaFile, n+"=<secret>")
+		if slices.Contains(p.fromCaller, n) {
+			viaFile = append(viaFile, n+"=<required; the caller's value under run (inherit)>")
+		} else {
+			viaFile = append(viaFile, n+"=<secret>")
+		}
 	}
 	slices.Sort(viaFile)
 
