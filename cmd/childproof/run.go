@@ -88,6 +88,7 @@ func (a *app) run(ctx context.Context, arg string, vars, sets, secrets []string,
 	if err != nil {
 		return err
 	}
+	a.warnDependencies(st, l)
 	opts := launcher.Options{State: st, Detach: detach, Subreaper: !detach, Set: set, SecretSet: secretSet, ShowValues: a.showValues, Command: "run"}
 	if f != nil {
 		opts.SpecHash = f.Hash

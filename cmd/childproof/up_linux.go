@@ -8,8 +8,10 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/childproof/childproof/internal/proc"
 	"github.com/childproof/childproof/launcher"
 	"github.com/childproof/childproof/schema"
+	"github.com/childproof/childproof/verify"
 	"github.com/spf13/cobra"
 )
 
@@ -304,4 +306,25 @@ func (a *app) recordLastExit(st *launcher.State, name string, code int) {
 	}
 	rec.LastExit = &code
 	st.Save(rec)
+}
+
+// warnDependencies warns, for run, when a launch depends on launches that
+// are not running: run starts only the one launch.
+func (a *app) warnDependencies(st *launcher.State, l *schema.Launch) {
+	var down []string
+	for _, d := range l.DependsOn {
+		rec, err := st.Load(d)
+		if err != nil || rec.Stopped != nil || rec.Worker.Check(proc.Default) != verify.Alive {
+			down = append(down, d)
+		}
+	}
+	if len(down) == 0 {
+		return
+	}
+	verb := "is"
+	if len(down) > 1 {
+		verb = "are"
+	}
+	fmt.Fprintf(a.stderr, "childproof: warning: %s depends on %s, which %s not running; run starts %s alone (up starts its dependencies first)\n",
+		l.Name, strings.Join(down, ", "), verb, l.Name)
 }
