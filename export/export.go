@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"path/filepath"
 	"slices"
 	"sort"
@@ -160,7 +161,7 @@ func newPlan(l *schema.Launch, o Options) (*plan, error) {
 		}
 		p.argv = append([]string{prog}, l.Command[1:]...)
 	}
-	for _, name := range sortedKeys(l.Env) {
+	for _, name := range slices.Sorted(maps.Keys(l.Env)) {
 		if isSecretEnv(l, name) {
 			p.secrets = append(p.secrets, name)
 		} else {
@@ -258,15 +259,6 @@ func sensitiveParts(l *schema.Launch) []string {
 		if v && !strings.HasPrefix(k, "env[") {
 			out = append(out, k)
 		}
-	}
-	sort.Strings(out)
-	return out
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
 	}
 	sort.Strings(out)
 	return out

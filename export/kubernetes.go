@@ -3,6 +3,7 @@ package export
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 
 	"github.com/childproof/childproof/schema"
@@ -193,7 +194,7 @@ func (p *plan) kubernetes() ([]byte, error) {
 		notes = append(notes, fmt.Sprintf("Secrets are references to the Secret %s, keys %s; create it from a file of NAME=VALUE lines:", l.Name, strings.Join(p.secrets, ", ")),
 			fmt.Sprintf("  kubectl create secret generic %s --from-env-file=FILE", l.Name))
 	}
-	sortEnv(c.Env)
+	slices.SortFunc(c.Env, func(a, b k8sEnv) int { return strings.Compare(a.Name, b.Name) })
 	// The probes: childproof verify on pid 1, the container's process.
 	prog := p.childproof()
 	var inits []k8sContainer
@@ -247,14 +248,6 @@ func (p *plan) kubernetes() ([]byte, error) {
 	b.WriteString("---\n")
 	b.Write(y)
 	return []byte(b.String()), nil
-}
-
-func sortEnv(env []k8sEnv) {
-	for i := 1; i < len(env); i++ {
-		for j := i; j > 0 && env[j].Name < env[j-1].Name; j-- {
-			env[j], env[j-1] = env[j-1], env[j]
-		}
-	}
 }
 
 // isDNSLabel reports whether s is an RFC 1123 label: at most 63 lower-case

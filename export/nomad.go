@@ -2,6 +2,7 @@ package export
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -43,11 +44,11 @@ func (p *plan) nomad() ([]byte, error) {
 	fromVars = append(fromVars, p.secrets...)
 	shadowed := p.shadowed()
 	for _, n := range p.envFileNames {
-		if !contains(shadowed, n) && !contains(fromVars, n) {
+		if !slices.Contains(shadowed, n) && !slices.Contains(fromVars, n) {
 			fromVars = append(fromVars, n)
 		}
 	}
-	sortStrings(fromVars)
+	slices.Sort(fromVars)
 
 	f := hclwrite.NewEmptyFile()
 	root := f.Body()
@@ -182,21 +183,4 @@ func argvPart(l *schema.Launch, i int) string {
 		return fmt.Sprintf("dispatch[%d]", i-3)
 	}
 	return fmt.Sprintf("command[%d]", i)
-}
-
-func contains(ss []string, s string) bool {
-	for _, x := range ss {
-		if x == s {
-			return true
-		}
-	}
-	return false
-}
-
-func sortStrings(ss []string) {
-	for i := 1; i < len(ss); i++ {
-		for j := i; j > 0 && ss[j] < ss[j-1]; j-- {
-			ss[j], ss[j-1] = ss[j-1], ss[j]
-		}
-	}
 }

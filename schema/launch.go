@@ -197,39 +197,41 @@ func (l *loader) launch(b *hcl.Block, aliases map[string]string) *Launch {
 		}
 		mark("attempts", n)
 	}
+	// once reports a second block of a kind a launch has at most one of;
+	// the first is recorded in s.parts.
+	once := func(blk *hcl.Block) bool {
+		if first, dup := s.parts[blk.Type]; dup {
+			l.errorf(rangePtr(blk.DefRange), "Duplicate "+blk.Type+" block", "a launch has at most one %s block; the first is at %s", blk.Type, shortRange(first))
+			return false
+		}
+		s.parts[blk.Type] = blk.DefRange
+		return true
+	}
 	for _, blk := range c.Blocks {
 		n := len(l.diags)
 		switch blk.Type {
 		case "worker":
-			if s.raw.Worker != nil {
-				l.errorf(rangePtr(blk.DefRange), "Duplicate worker block", "a launch has at most one worker block; the first is at %s", shortRange(s.parts["worker"]))
+			if !once(blk) {
 				continue
 			}
-			s.parts["worker"] = blk.DefRange
 			s.raw.Worker = &rawWorker{}
 			l.worker(blk, s)
 		case "ready":
-			if s.raw.Ready != nil {
-				l.errorf(rangePtr(blk.DefRange), "Duplicate ready block", "a launch has at most one ready block; the first is at %s", shortRange(s.parts["ready"]))
+			if !once(blk) {
 				continue
 			}
-			s.parts["ready"] = blk.DefRange
 			s.raw.Ready = &rawReady{}
 			l.ready(blk, s)
 		case "restart":
-			if s.raw.Restart != nil {
-				l.errorf(rangePtr(blk.DefRange), "Duplicate restart block", "a launch has at most one restart block; the first is at %s", shortRange(s.parts["restart"]))
+			if !once(blk) {
 				continue
 			}
-			s.parts["restart"] = blk.DefRange
 			s.raw.Restart = &rawRestart{}
 			l.restart(blk, s)
 		case "slurm":
-			if s.raw.Slurm != nil {
-				l.errorf(rangePtr(blk.DefRange), "Duplicate slurm block", "a launch has at most one slurm block; the first is at %s", shortRange(s.parts["slurm"]))
+			if !once(blk) {
 				continue
 			}
-			s.parts["slurm"] = blk.DefRange
 			s.raw.Slurm = &rawSlurm{}
 			l.slurm(blk, s)
 		case "port":
