@@ -21,6 +21,9 @@ func (l *loader) eval(a *hcl.Attribute, ty cty.Type) (v cty.Value, secret []cty.
 		return cty.NilVal, nil, false
 	}
 	r := a.Expr.Range()
+	if !raw.IsWhollyKnown() && l.opts.LaunchesNothing {
+		raw = l.settleUnknown(a.Expr, raw)
+	}
 	if !raw.IsWhollyKnown() {
 		l.errorf(&r, "Unknown value", "the value of %q is not known when the spec is read", a.Name)
 		return cty.NilVal, nil, false
@@ -266,6 +269,15 @@ func (l *loader) noteSecret(e hcl.Expression, secret []cty.Path) {
 			l.sensitive[e.Range()] = true
 			continue
 		}
+		if ga, ok := p[0].(cty.GetAttrStep); ok {
+			if keys == nil {
+				keys = l.keyRanges(e)
+			}
+			if r, ok := keys[ga.Name]; ok {
+				l.sensitive[r] = true
+				continue
+			}
+		}
 		ix, ok := p[0].(cty.IndexStep)
 		if !ok {
 			l.sensitive[e.Range()] = true
@@ -304,3 +316,57 @@ func (h hiddenValue) String() string {
 }
 
 func (h hiddenValue) Format(f fmt.State, verb rune) { fmt.Fprint(f, h.String()) }
+
+// settleUnknown replaces each unknown string in v (an unset env() with
+// LaunchesNothing) by "" and remembers its source range (the whole
+// expression, or the list element or map key that holds it) as unknown.
+// Unknowns of other types stay: a number or bool from an unset env() is
+// still an error.
+func (l *loader) settleUnknown(e hcl.Expression, v cty.Value) cty.Value {
+	if l.unknown == nil {
+		l.unknown = map[hcl.Range]bool{}
+	}
+	var elems []hcl.Range
+	var keys map[string]hcl.Range
+	out, _ := cty.Transform(v, func(p cty.Path, v cty.Value) (cty.Value, error) {
+		if v.IsKnown() || !v.Type().Equals(cty.String) {
+			return v, nil
+		}
+		r := e.Range()
+		if len(p) > 0 {
+			if ga, ok := p[0].(cty.GetAttrStep); ok {
+				if keys == nil {
+					keys = l.keyRanges(e)
+				}
+				if kr, ok := keys[ga.Name]; ok {
+					r = kr
+				}
+			}
+			if ix, ok := p[0].(cty.IndexStep); ok {
+				switch ix.Key.Type() {
+				case cty.Number:
+					if elems == nil {
+						elems = elementRanges(e)
+					}
+					if i, acc := ix.Key.AsBigFloat().Int64(); acc == 0 && i >= 0 && int(i) < len(elems) {
+						r = elems[i]
+					}
+				case cty.String:
+					if keys == nil {
+						keys = l.keyRanges(e)
+					}
+					if kr, ok := keys[ix.Key.AsString()]; ok {
+						r = kr
+					}
+				}
+			}
+		}
+		l.unknown[r] = true
+		_, marks := v.Unmark()
+		return cty.StringVal("").WithMarks(marks), nil
+	})
+	return out
+}
+
+// unknownAt reports whether the value written at r is an unset env().
+func (l *loader) unknownAt(r hcl.Range) bool { return l.unknown[r] }

@@ -64,6 +64,10 @@ func (l *loader) envFunc() function.Function {
 			if len(args) == 2 {
 				return args[1], nil
 			}
+			if l.opts.LaunchesNothing {
+				// From the caller, not set here: unknown, and secret.
+				return cty.UnknownVal(cty.String).Mark(sensitiveMark{name: name}), nil
+			}
 			return cty.NilVal, function.NewArgErrorf(0, "environment variable %s is not set and env() has no default; export it, or write env(%q, \"DEFAULT\")", name, name)
 		},
 	})

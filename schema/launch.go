@@ -78,6 +78,27 @@ func (l *loader) hidden(s *launchState, ns string) (hcl.Range, bool) {
 	}
 }
 
+// unknown reports whether part ns (or the list or map it belongs to) is an
+// unset env() (LoadOptions.LaunchesNothing).
+func (l *loader) isUnknown(s *launchState, ns string) bool {
+	if len(l.unknown) == 0 {
+		return false
+	}
+	for {
+		if r, ok := s.parts[ns]; ok && l.unknownAt(r) {
+			return true
+		}
+		switch {
+		case strings.HasSuffix(ns, "]"):
+			ns = ns[:strings.LastIndexByte(ns, '[')]
+		case strings.Contains(ns, "."):
+			ns = ns[:strings.LastIndexByte(ns, '.')]
+		default:
+			return false
+		}
+	}
+}
+
 // shown is v, or a hiddenValue naming the range of part ns when it came
 // from env() or file().
 func (l *loader) shown(s *launchState, ns string, v string) any {
@@ -247,6 +268,9 @@ func (l *loader) launch(b *hcl.Block, aliases map[string]string) *Launch {
 		}
 		if s.failed[root] || (root == "command" || root == "dispatch") && (s.failed["command"] || s.failed["dispatch"]) {
 			continue // already reported while decoding
+		}
+		if l.isUnknown(s, p.ns) {
+			continue // from the caller, not set here: nothing to check
 		}
 		l.errorf(s.rng(p.ns), p.summary, "%s", p.detail)
 	}
@@ -426,7 +450,7 @@ func (l *loader) finish(s *launchState, aliases map[string]string, before int) *
 		la.Slurm = Slurm{Partition: sl.Partition, Gres: sl.Gres, Time: sl.Time}
 	}
 	// Directory.
-	if r.Dir != "" {
+	if r.Dir != "" && !l.isUnknown(s, "dir") {
 		d := r.Dir
 		if !filepath.IsAbs(d) {
 			d = filepath.Join(l.dir, d)
@@ -442,7 +466,7 @@ func (l *loader) finish(s *launchState, aliases map[string]string, before int) *
 	}
 	// Env file.
 	envFileNames := map[string]bool{}
-	if r.EnvFile != "" {
+	if r.EnvFile != "" && !l.isUnknown(s, "env_file") {
 		p := r.EnvFile
 		if !filepath.IsAbs(p) {
 			p = filepath.Join(l.dir, p)
@@ -485,7 +509,7 @@ func (l *loader) finish(s *launchState, aliases map[string]string, before int) *
 		la.Ports = append(la.Ports, Port{Name: p.Name, Number: p.Number, Address: p.Address, AllowAllInterfaces: p.AllowAllInterfaces})
 	}
 	// Dispatch script must exist; a command's program should.
-	if len(la.Dispatch) > 0 {
+	if len(la.Dispatch) > 0 && !l.isUnknown(s, "dispatch[0]") {
 		script := la.Dispatch[0]
 		if !filepath.IsAbs(script) {
 			script = filepath.Join(la.Dir, script)
@@ -500,7 +524,7 @@ func (l *loader) finish(s *launchState, aliases map[string]string, before int) *
 	}
 	// A program named by env() or file() is not looked up here: the
 	// warning would have to name it.
-	if _, hide := l.hidden(s, "command[0]"); !hide && len(la.Command) > 0 {
+	if _, hide := l.hidden(s, "command[0]"); !hide && len(la.Command) > 0 && !l.isUnknown(s, "command[0]") {
 		prog := la.Command[0]
 		if strings.Contains(prog, "/") {
 			p := prog
@@ -519,7 +543,7 @@ func (l *loader) finish(s *launchState, aliases map[string]string, before int) *
 	for i, name := range la.Require {
 		v, inEnv := la.Env[name]
 		switch {
-		case inEnv && v == "":
+		case inEnv && v == "" && !l.isUnknown(s, fmt.Sprintf("env[%s]", name)):
 			l.errorf(s.rng(ns("require", i)), "Required variable set empty", "%v is required to be non-empty on the worker, but env sets it to an empty string", l.shown(s, ns("require", i), name))
 		case inEnv, envFileNames[name], la.Inherits(name):
 		default:
@@ -570,6 +594,14 @@ func (l *loader) finish(s *launchState, aliases map[string]string, before int) *
 			l.warnf(s.rng("inherit"), "Runtime variables dropped",
 				"%s %s set in this environment but the launch does not pass %s (inherit: %s): the worker runs without %s; add %s to inherit (a pattern such as \"CUDA_*\" works) or to env",
 				strings.Join(dropped, ", "), isAre(len(dropped)), itThem(len(dropped)), strings.Join(la.EffectiveInherit(), ", "), itThem(len(dropped)), itThem(len(dropped)))
+		}
+	}
+	for k, r := range s.parts {
+		if l.unknownAt(r) {
+			if la.Unknown == nil {
+				la.Unknown = map[string]bool{}
+			}
+			la.Unknown[k] = true
 		}
 	}
 	la.Ranges = ranges(s)

@@ -40,6 +40,12 @@ type LoadOptions struct {
 	// (RuntimeVars). Nil means os.Environ when LookupEnv is nil too, and
 	// no such warning otherwise.
 	Environ func() []string
+	// LaunchesNothing is set by commands that launch nothing (check,
+	// verify, explain, stop, logs): there an env() whose variable is unset
+	// (and has no default) is an unknown value — the launch's secrets are
+	// not needed to read its spec — instead of an error. Parts that hold
+	// one are listed in Launch.Unknown and not validated.
+	LaunchesNothing bool
 }
 
 var rootSchema = &hcl.BodySchema{
@@ -170,6 +176,9 @@ type loader struct {
 	// sensitive holds the source ranges whose value came from env() or
 	// file(): an attribute, a list element or a map key.
 	sensitive map[hcl.Range]bool
+	// unknown holds the source ranges whose value is an unset env() (with
+	// LaunchesNothing).
+	unknown map[hcl.Range]bool
 }
 
 func (l *loader) errorf(rng *hcl.Range, summary, format string, args ...any) {

@@ -56,3 +56,38 @@ func TestSecretListNames(t *testing.T) {
 		t.Errorf("(-want +got):\n%s", diff)
 	}
 }
+
+// TestLaunchesNothingUnsetEnv: for a command that launches nothing an
+// unset env() is an unknown value, not an error; parts holding one are
+// listed in Unknown and not validated.
+func TestLaunchesNothingUnsetEnv(t *testing.T) {
+	dir := writeTree(t, map[string]string{"s.hcl": `launch "a" {
+  command = ["true", "--key", env("API_KEY"), "--x=${env("X")}"]
+  dir     = env("WORKDIR")
+  env = {
+    API_KEY = env("API_KEY")
+    PLAIN   = "p"
+  }
+  require = ["API_KEY"]
+  ready {
+    timeout = env("TIMEOUT")
+  }
+}
+`})
+	path := filepath.Join(dir, "s.hcl")
+	if _, _, diags := Load(path, LoadOptions{LookupEnv: lookupFrom(nil)}); !diags.HasErrors() {
+		t.Fatal("a command that launches must refuse an unset env()")
+	}
+	f, _, diags := Load(path, LoadOptions{LookupEnv: lookupFrom(nil), LaunchesNothing: true})
+	if diags.HasErrors() {
+		t.Fatalf("diagnostics: %v", diagLines(diags))
+	}
+	l := f.Launches[0]
+	want := map[string]bool{"command[2]": true, "command[3]": true, "dir": true, "env[API_KEY]": true, "ready.timeout": true}
+	if diff := cmp.Diff(want, l.Unknown); diff != "" {
+		t.Errorf("Unknown (-want +got):\n%s", diff)
+	}
+	if l.Dir != dir || l.Env["PLAIN"] != "p" {
+		t.Errorf("dir %q env %v", l.Dir, l.Env)
+	}
+}

@@ -105,6 +105,12 @@ type Launch struct {
 	// built in Go.
 	Ranges Ranges
 
+	// Unknown names the parts (by the keys of Sensitive) whose value is
+	// an env() the caller did not set, for a command that launches
+	// nothing (LoadOptions.LaunchesNothing): their value reads as "" and
+	// was not validated; a command must not act on it.
+	Unknown map[string]bool
+
 	// Sensitive names the parts whose value came from the caller's
 	// environment or a file (env(), file()), by the same keys as
 	// Ranges.Parts ("command[2]", "dir", "worker.exe", "env[NAME]"…). A

@@ -42,6 +42,7 @@ error, 2 an invalid spec or an unparsable script (file:line:col diagnostics on s
   childproof check --format sarif childproof.hcl > childproof.sarif`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
+			a.launchesNothing = true
 			if err := a.checkFormat("text", "json", "sarif", "github"); err != nil {
 				return err
 			}
@@ -151,9 +152,9 @@ func (a *app) writeSummary(w io.Writer, f *schema.File, l *schema.Launch) {
 	}
 	fmt.Fprintf(w, "launch %q%s\n", l.Name, at)
 	if len(l.Dispatch) > 0 {
-		row("dispatch", "bash --noprofile --norc %s", argvString(l.Dispatch, "dispatch", l.Sensitive))
+		row("dispatch", "bash --noprofile --norc %s", argvString(l.Dispatch, "dispatch", l.Sensitive, l.Unknown))
 	} else {
-		row("command", "%s", argvString(l.Command, "command", l.Sensitive))
+		row("command", "%s", argvString(l.Command, "command", l.Sensitive, l.Unknown))
 	}
 	row("dir", "%s", displayPath(l.Dir, l.Sensitive["dir"]))
 	if l.EnvFile != "" {
@@ -272,6 +273,9 @@ func (a *app) writeEnvSources(w io.Writer, l *schema.Launch) {
 		if len(src) > 1 {
 			desc += " (over " + strings.Join(src[1:], ", ") + ")"
 		}
+		if src[0] == "override" && l.Unknown["env["+n+"]"] {
+			desc += " (from the caller, not set here)"
+		}
 		if len(src) == 1 && src[0] == "inherit" {
 			if _, ok := os.LookupEnv(n); !ok {
 				desc += " (unset here: not passed)"
@@ -292,10 +296,12 @@ var plainArg = regexp.MustCompile(`^[A-Za-z0-9_@%+=:,./-]+$`)
 
 // argvString renders argv shell-quoted, with values from env() or file()
 // replaced by a placeholder.
-func argvString(argv []string, key string, sensitive map[string]bool) string {
+func argvString(argv []string, key string, sensitive, unknown map[string]bool) string {
 	parts := make([]string, len(argv))
 	for i, s := range argv {
 		switch {
+		case unknown[fmt.Sprintf("%s[%d]", key, i)]:
+			parts[i] = "<from the caller, not set here>"
 		case sensitive[fmt.Sprintf("%s[%d]", key, i)]:
 			parts[i] = "<from env>"
 		case plainArg.MatchString(s):

@@ -39,6 +39,7 @@ mode 0600.`,
 		Args:              cobra.MaximumNArgs(1),
 		ValidArgsFunction: a.completeLaunchName,
 		RunE: func(c *cobra.Command, args []string) error {
+			a.launchesNothing = true
 			if err := a.checkFormat("text"); err != nil {
 				return err
 			}

@@ -98,6 +98,11 @@ type app struct {
 	// export, …) it is a warning.
 	needPrograms bool
 
+	// launchesNothing is set by the commands that launch nothing (check,
+	// verify, explain, stop, logs): there an unset env() in the spec is an
+	// unknown value, "from the caller, not set here", not an error.
+	launchesNothing bool
+
 	// specWarnings are the spec warnings warn printed for the selected
 	// launches; check writes them in its machine formats too.
 	specWarnings hcl.Diagnostics

@@ -84,7 +84,7 @@ func (a *app) loadSpec(ctx context.Context, arg string, vars []string) (*loadedS
 	if err != nil {
 		return nil, err
 	}
-	f, files, diags := schema.Load(sa.Path, schema.LoadOptions{Vars: vm, LookupEnv: a.lookupEnv, MissingProgramOK: !a.needPrograms})
+	f, files, diags := schema.Load(sa.Path, schema.LoadOptions{Vars: vm, LookupEnv: a.lookupEnv, MissingProgramOK: !a.needPrograms, LaunchesNothing: a.launchesNothing})
 	if diags.HasErrors() {
 		switch a.format {
 		case "json":

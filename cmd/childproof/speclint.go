@@ -95,7 +95,7 @@ func lintConfig(l *schema.Launch) envres.Config {
 		cfg.Argv = l.Command
 	}
 	for _, k := range sortedNames(l.Env) {
-		cfg.Overrides = append(cfg.Overrides, envres.Override{Name: k, Value: l.Env[k], Known: true})
+		cfg.Overrides = append(cfg.Overrides, envres.Override{Name: k, Value: l.Env[k], Known: !l.Unknown["env["+k+"]"]})
 	}
 	return cfg
 }

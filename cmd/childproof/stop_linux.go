@@ -34,6 +34,7 @@ alone. A worker that is already gone is reported too. Both exit 0.`,
 		Args:              cobra.MaximumNArgs(1),
 		ValidArgsFunction: a.completeLaunchName,
 		RunE: func(c *cobra.Command, args []string) error {
+			a.launchesNothing = true
 			if err := a.checkFormat("text", "json"); err != nil {
 				return err
 			}
