@@ -211,8 +211,11 @@ var errNotFound = errors.New("no such file")
 
 // readFile reads a file by absolute path, once.
 func (a *analyzer) readFile(abs string) ([]byte, error) {
+	if abs == os.DevNull {
+		return []byte{}, nil // an empty script, as a shell reads it
+	}
 	if pseudoFile(abs) {
-		return nil, errNotFound
+		return nil, fmt.Errorf("under /proc, /sys or /dev: not read (such files may block or never end)")
 	}
 	fi, err := os.Stat(abs)
 	if err != nil {

@@ -233,6 +233,7 @@ func (la *Launch) launch(ctx context.Context, v *verify.Verifier, attempt int) e
 		runtime.LockOSThread()
 		defer runtime.UnlockOSThread()
 	}
+	closeInherited()
 	err = cmd.Start()
 	if err != nil && cgf != nil {
 		cgf.Close()

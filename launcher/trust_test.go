@@ -360,3 +360,38 @@ func TestArgvSecretMasked(t *testing.T) {
 		t.Errorf("error = %v, want the masked last line", err)
 	}
 }
+
+// TestNoInheritedDescriptors: a descriptor the caller left without
+// close-on-exec (a pipe) does not reach the worker: the pipe's reader sees
+// EOF once the caller closes its end, although a detached worker runs.
+func TestNoInheritedDescriptors(t *testing.T) {
+	f := newFixture(t)
+	var p [2]int
+	if err := unix.Pipe(p[:]); err != nil { // no O_CLOEXEC: as a shell leaves it
+		t.Fatal(err)
+	}
+	r := os.NewFile(uintptr(p[0]), "r")
+	defer r.Close()
+	unix.CloseOnExec(p[0])
+	la, err := f.start(t, f.spec("fds"), true)
+	if err != nil {
+		unix.Close(p[1])
+		t.Fatal(err)
+	}
+	fds, _ := os.ReadDir(procDefault.Path(la.Pid(), "fd"))
+	unix.Close(p[1])
+	done := make(chan error, 1)
+	go func() {
+		var b [1]byte
+		_, err := r.Read(b[:])
+		done <- err
+	}()
+	select {
+	case err := <-done:
+		if err == nil {
+			t.Error("read data from the pipe")
+		}
+	case <-time.After(3 * time.Second):
+		t.Fatalf("the worker holds the caller's pipe (its fds: %d entries)", len(fds))
+	}
+}

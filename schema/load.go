@@ -123,7 +123,42 @@ func readSpec(path string) ([]byte, hcl.Diagnostics) {
 	if len(bytes.TrimSpace(src)) == 0 {
 		return fail("Spec is empty", fmt.Sprintf("%s is empty; a spec needs at least one launch block", path))
 	}
+	if line, col, deep := tooDeep(src); deep {
+		r := hcl.Range{Filename: path, Start: hcl.Pos{Line: line, Column: col, Byte: 0}, End: hcl.Pos{Line: line, Column: col + 1}}
+		return nil, hcl.Diagnostics{{Severity: hcl.DiagError, Summary: "Nesting too deep",
+			Detail:  fmt.Sprintf("brackets, braces and parentheses nest more than %d deep here; the spec is refused before it is parsed", MaxNesting),
+			Subject: &r}}
+	}
 	return src, nil
+}
+
+// MaxNesting bounds how deep (, [ and { may nest in a spec. HCL's parser
+// recurses on each level: ~65,000 levels overflowed the Go stack (a fatal
+// error, not a diagnostic). Counted over the raw text, strings included,
+// which only errs towards refusing a spec no person writes.
+const MaxNesting = 256
+
+// tooDeep reports the 1-based line and column (in bytes) where src first
+// nests deeper than MaxNesting.
+func tooDeep(src []byte) (line, col int, deep bool) {
+	depth := 0
+	line, start := 1, 0
+	for i, c := range src {
+		switch c {
+		case '\n':
+			line, start = line+1, i+1
+		case '(', '[', '{':
+			depth++
+			if depth > MaxNesting {
+				return line, i - start + 1, true
+			}
+		case ')', ']', '}':
+			if depth > 0 {
+				depth--
+			}
+		}
+	}
+	return 0, 0, false
 }
 
 // readLimited reads a regular file of at most MaxFileSize bytes.

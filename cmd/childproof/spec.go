@@ -214,9 +214,10 @@ func (a *app) writeDiagnostics(w io.Writer, files map[string]*hcl.File, diags hc
 			if line, ok := report.Line(f.Bytes, r.Start.Line); ok {
 				num := fmt.Sprint(r.Start.Line)
 				pad := strings.Repeat(" ", len(num))
+				line, col := report.Clip(line, r.Start.Column)
 				fmt.Fprintf(bw, "  %s | %s\n", num, expandTabs(line))
-				start := r.Start.Column - 1
-				end := r.End.Column - 1
+				start := col - 1
+				end := start + (r.End.Column - r.Start.Column)
 				if r.End.Line != r.Start.Line || end > len([]rune(line)) {
 					end = len([]rune(line))
 				}

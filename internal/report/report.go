@@ -149,8 +149,9 @@ func writeText(w io.Writer, res *envres.Result, opts Options) error {
 		fmt.Fprintf(&b, "%s %s %s %s\n", paint(ansiBold, fmt.Sprintf("%s:%d:%d:", f.File, f.Line, f.Column)), sev,
 			f.Message, paint(ansiCyan, "["+f.Rule+"]"))
 		if line, ok := sourceLine(res, opts, f.File, f.Line); ok && !binaryish(line) {
+			line, col := Clip(line, byteToRuneCol(line, f.Column))
 			fmt.Fprintf(&b, "    %s\n", line)
-			fmt.Fprintf(&b, "    %s\n", paint(ansiGreen, caretPrefix(line, f.Column)+"^"))
+			fmt.Fprintf(&b, "    %s\n", paint(ansiGreen, caretPrefix(line, runeToByteCol(line, col))+"^"))
 		}
 		if len(f.Chain) > 1 {
 			var parts []string

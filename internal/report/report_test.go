@@ -199,3 +199,20 @@ func TestText(t *testing.T) {
 		t.Error("unknown format accepted")
 	}
 }
+
+func TestClip(t *testing.T) {
+	long := strings.Repeat("a", 1000) + "X" + strings.Repeat("b", 20_000)
+	got, col := Clip(long, 1001)
+	if len([]rune(got)) > MaxSnippet+40 {
+		t.Errorf("clipped line has %d runes", len([]rune(got)))
+	}
+	if r := []rune(got); r[col-1] != 'X' {
+		t.Errorf("col %d points at %q, want X", col, r[col-1])
+	}
+	if !strings.HasPrefix(got, "…") || !strings.HasSuffix(got, "… [line cut: 21001 bytes]") {
+		t.Errorf("markers missing: %q…%q", got[:10], got[len(got)-30:])
+	}
+	if got, col := Clip("short", 3); got != "short" || col != 3 {
+		t.Errorf("short line changed: %q %d", got, col)
+	}
+}
