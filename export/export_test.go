@@ -148,6 +148,28 @@ func TestRenderSecretPart(t *testing.T) {
 			t.Errorf("%s: err = %v, want an UnsupportedError for command[1]", e, err)
 		}
 	}
+	// SLURM's step runs childproof, which reads the spec on the node.
+	script := render(t, l, Options{Engine: Slurm})
+	if !strings.Contains(script, "export ARG in the shell") {
+		t.Errorf("script:\n%s", script)
+	}
+}
+
+// A value file() read is a secret too: a reference, never the contents.
+func TestRenderFileValue(t *testing.T) {
+	dir := writeTree(t, map[string]string{
+		"key.txt": canary,
+		"spec.hcl": `launch "a" {
+  command = ["sleep", "1"]
+  env     = { KEY = file("key.txt") }
+}`})
+	l := load(t, dir, "a")
+	for _, e := range Engines {
+		out := render(t, l, Options{Engine: e, Image: "img"})
+		if e != Slurm && !strings.Contains(out, "KEY") {
+			t.Errorf("%s: KEY is not referenced:\n%s", e, out)
+		}
+	}
 }
 
 // A required name only inherit provides has no source in a service: it

@@ -8,6 +8,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/util/validation"
 	"sigs.k8s.io/yaml"
 )
 
@@ -178,5 +179,38 @@ func TestToYAML(t *testing.T) {
 	}
 	if diff := cmp.Diff(in, back); diff != "" {
 		t.Errorf("round trip (-in +out):\n%s\n%s", diff, out)
+	}
+}
+
+// TestNameCheckers compares the name checks with Kubernetes' own
+// validation on every short string over an alphabet that covers each
+// character class and its boundaries, and on long ones.
+func TestNameCheckers(t *testing.T) {
+	alphabet := []byte("az09-_.A ")
+	var walk func(b []byte, depth int)
+	walk = func(b []byte, depth int) {
+		s := string(b)
+		if got, want := isDNSLabel(s), len(validation.IsDNS1123Label(s)) == 0; got != want {
+			t.Errorf("isDNSLabel(%q) = %v, Kubernetes says %v", s, got, want)
+		}
+		if got, want := isPortName(s), len(validation.IsValidPortName(s)) == 0; got != want {
+			t.Errorf("isPortName(%q) = %v, Kubernetes says %v", s, got, want)
+		}
+		if depth == 0 {
+			return
+		}
+		for _, c := range alphabet {
+			walk(append(b, c), depth-1)
+		}
+	}
+	walk(nil, 4)
+	for _, n := range []int{14, 15, 16, 62, 63, 64} {
+		s := strings.Repeat("a", n)
+		if got, want := isDNSLabel(s), len(validation.IsDNS1123Label(s)) == 0; got != want {
+			t.Errorf("isDNSLabel(%d a's) = %v, Kubernetes says %v", n, got, want)
+		}
+		if got, want := isPortName(s), len(validation.IsValidPortName(s)) == 0; got != want {
+			t.Errorf("isPortName(%d a's) = %v, Kubernetes says %v", n, got, want)
+		}
 	}
 }
