@@ -114,9 +114,13 @@ func (p *plan) systemd() ([]byte, error) {
 		// bash would source the files these name.
 		b.WriteString("UnsetEnvironment=BASH_ENV ENV\n")
 	}
-	check := append([]string{p.childproof(), "verify", "--pid", "$MAINPID"}, p.verify...)
+	// The check's state (its digest key) lives in the unit's own state
+	// directory, %S/childproof (/var/lib/childproof for a system unit): a
+	// service may have no HOME.
+	b.WriteString("StateDirectory=childproof\nStateDirectoryMode=0700\n")
+	check := append([]string{p.childproof(), "verify", "--state-dir", "%S/childproof", "--pid", "$MAINPID"}, p.verify...)
 	check = append(check, "--wait", durationString(l.ReadyTimeout()))
-	fmt.Fprintf(&b, "ExecStartPost=%s\n", execLineRaw(check, 3))
+	fmt.Fprintf(&b, "ExecStartPost=%s\n", execLineRaw(check, 3, 5))
 	b.WriteString("KillMode=control-group\n")
 	switch r.EffectivePolicy() {
 	case schema.RestartNever:
@@ -136,15 +140,15 @@ func (p *plan) systemd() ([]byte, error) {
 // execLine renders an argv for ExecStart=: each word quoted where needed,
 // $ and % escaped so that systemd passes it through unchanged.
 func execLine(argv []string) string {
-	return execLineRaw(argv, -1)
+	return execLineRaw(argv)
 }
 
-// execLineRaw is execLine, except that argv[raw] is written as it is (a
-// $MAINPID systemd must expand).
-func execLineRaw(argv []string, raw int) string {
+// execLineRaw is execLine, except that the words at the indexes raw are
+// written as they are (a $MAINPID or %S systemd must expand).
+func execLineRaw(argv []string, raw ...int) string {
 	words := make([]string, len(argv))
 	for i, a := range argv {
-		if i == raw {
+		if slices.Contains(raw, i) {
 			words[i] = a
 			continue
 		}

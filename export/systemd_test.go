@@ -69,7 +69,7 @@ func TestSystemdStory(t *testing.T) {
 		"EnvironmentFile=" + dir + "/.env\nEnvironmentFile=/etc/childproof/mock-llm.env\n",
 		`Environment="LOG_LEVEL=debug"`,
 		"PassEnvironment=PATH HOME LANG\n",
-		"ExecStartPost=/bin/true verify --pid $MAINPID --env HF_HUB_ENABLE_HF_TRANSFER=0 --env LOG_LEVEL=debug --env MOCK_LLM_KEY --env TOKEN --port 18081 --comm mock-llm --wait 5s\n",
+		"ExecStartPost=/bin/true verify --state-dir %S/childproof --pid $MAINPID --env HF_HUB_ENABLE_HF_TRANSFER=0 --env LOG_LEVEL=debug --env MOCK_LLM_KEY --env TOKEN --port 18081 --comm mock-llm --wait 5s\n",
 		"#   HF_HUB_ENABLE_HF_TRANSFER=0\n#   MOCK_LLM_KEY=<secret>\n#   TOKEN=<secret>\n",
 		"KillMode=control-group\n",
 		"Restart=on-failure\nRestartSec=2s\n",
@@ -96,7 +96,7 @@ func TestSystemdDispatchAndDir(t *testing.T) {
 		"UnsetEnvironment=BASH_ENV ENV\n",
 		"Restart=no\n",
 		`Environment="MODE=fast"`,
-		"ExecStartPost=/bin/true verify --pid $MAINPID --env MODE=fast --wait 10s\n",
+		"ExecStartPost=/bin/true verify --state-dir %S/childproof --pid $MAINPID --env MODE=fast --wait 10s\n",
 	} {
 		if !strings.Contains(unit, want) {
 			t.Errorf("unit lacks %q:\n%s", want, unit)
@@ -109,7 +109,7 @@ func TestSystemdDispatchAndDir(t *testing.T) {
 
 	// --dir rebases the spec's directory.
 	unit = render(t, l, Options{Engine: Systemd, Dir: "/opt/app"})
-	for _, want := range []string{"WorkingDirectory=/opt/app\n", "/bin/bash --noprofile --norc /opt/app/run.sh --arm 2\n", "ExecStartPost=childproof verify"} {
+	for _, want := range []string{"WorkingDirectory=/opt/app\n", "/bin/bash --noprofile --norc /opt/app/run.sh --arm 2\n", "ExecStartPost=childproof verify --state-dir %S/childproof --pid $MAINPID"} {
 		if !strings.Contains(unit, want) {
 			t.Errorf("unit lacks %q:\n%s", want, unit)
 		}
