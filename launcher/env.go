@@ -31,7 +31,7 @@ type Env struct {
 	secrets *redact.Set
 }
 
-// Secrets returns the launch's secret values (contract §6): those of the
+// Secrets returns the launch's secret values (never printed or stored): those of the
 // spec (schema.Launch.Secrets: env(), file(), the env file, the secret
 // list's env values), the resolved value of every name in the secret list,
 // and those marked with MarkSecret. Every output of the launch masks them.

@@ -28,13 +28,7 @@ import (
 	"github.com/childproof/childproof/verify"
 )
 
-// faultHelper modes run before TestMain: `fault MODE ARGS…`.
-func init() {
-	if len(os.Args) > 2 && os.Args[1] == "fault" {
-		os.Exit(faultHelper(os.Args[2], os.Args[3:]))
-	}
-}
-
+// faultHelper runs `fault MODE ARGS…` (TestMain dispatches to it).
 func faultHelper(mode string, args []string) int {
 	switch mode {
 	case "unready": // unready ADDR PIDFILE: listen; /healthz answers 503; the pid is written at the first probe

@@ -18,11 +18,14 @@ import (
 	"github.com/childproof/childproof/internal/proc"
 )
 
-// TestMain lets the test binary be the launched server: argv[1] == "helper"
-// selects a mode (the helper-process pattern).
+// TestMain lets the test binary be the launched server: argv[1] ==
+// "helper" or "fault" selects a mode (the helper-process pattern).
 func TestMain(m *testing.M) {
 	if len(os.Args) > 2 && os.Args[1] == "helper" {
 		os.Exit(helper(os.Args[2], os.Args[3:]))
+	}
+	if len(os.Args) > 2 && os.Args[1] == "fault" {
+		os.Exit(faultHelper(os.Args[2], os.Args[3:]))
 	}
 	os.Exit(m.Run())
 }

@@ -19,9 +19,9 @@ import (
 // Start resolves the environment, preflights the ports, launches the tree
 // without rc files, finds the worker, verifies on it and records the
 // launch. On failure everything it started is stopped and the error is an
-// *Error whose Code is the contract's exit code and whose Report holds the
-// evidence. Secret values (contract §6) are masked in the report, the
-// error and the record.
+// *Error whose Outcome says what failed and whose Report holds the
+// evidence. Secret values are masked in the report, the error and the
+// record.
 func Start(ctx context.Context, l *schema.Launch, opts Options) (*Launch, error) {
 	var env *Env
 	la, err := start(ctx, l, opts, &env)

@@ -55,7 +55,7 @@ type Record struct {
 	Restarts int  `json:"restarts,omitempty"`
 	LastExit *int `json:"last_exit,omitempty"`
 	// Secrets holds a keyed digest of each secret value of the launch
-	// (contract §6), under its name: commands that launch nothing mask
+	// (never the value), under its name: commands that launch nothing mask
 	// what they print with it when the caller lacks the values.
 	Secrets []RecordSecret `json:"secrets,omitempty"`
 	// Round is the launch's round in the state dir's history (0: a record
@@ -98,8 +98,7 @@ func (s *State) recordPath(name string) string {
 	return filepath.Join(s.Dir, "records", safeName(name)+".json")
 }
 
-// KindUntrusted is the problem kind of a record that fails authentication
-// (contract §5).
+// KindUntrusted is the problem kind of a record that fails authentication.
 const KindUntrusted = "untrusted-record"
 
 // ErrUntrusted is wrapped by the error Load returns for a record whose MAC

@@ -10,7 +10,7 @@ import (
 )
 
 // Secrets returns the launch's secret values known without launching it,
-// as a redact.Set (contract §6): what env() and file() returned while the
+// as a redact.Set (values never printed, logged or stored): what env() and file() returned while the
 // spec was read, every value of the env file, and the spec's env value of
 // each name in the secret list. The launcher adds the resolved values of
 // secret names and --set-secret values (launcher.Env.Secrets).

@@ -6,7 +6,8 @@ import (
 	"strings"
 )
 
-// Report is the evidence of one run or verify (contract §5).
+// Report is the evidence of one run or verify; its JSON form is the
+// documented output of run and verify (docs/launcher.md).
 type Report struct {
 	Name     string       `json:"name"`
 	Verified bool         `json:"verified"`
@@ -77,7 +78,7 @@ const (
 	CodeExited  = 5
 )
 
-// Problem kinds (contract §5).
+// Problem kinds: stable names that scripts match on.
 const (
 	KindEnvMissing   = "env-missing"
 	KindEnvMismatch  = "env-mismatch"

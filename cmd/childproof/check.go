@@ -67,7 +67,6 @@ func (a *app) check(ctx context.Context, arg string, vars []string, strict bool)
 	}
 	text := a.format == "text"
 	var results []*envres.Result
-	skipped := false
 	for i, l := range launches {
 		if text {
 			if i > 0 {
@@ -76,14 +75,7 @@ func (a *app) check(ctx context.Context, arg string, vars []string, strict bool)
 			a.writeSummary(a.stdout, f, l)
 		}
 		res, err := a.lintLaunch(ctx, l)
-		switch {
-		case errors.Is(err, errLintSkipped):
-			skipped = true
-			if text {
-				fmt.Fprintf(a.stdout, "  %-10s skipped: the envres analyzer is not built yet\n", "lint")
-			}
-			continue
-		case err != nil:
+		if err != nil {
 			var pe *envres.ParseError
 			if errors.As(err, &pe) {
 				loc := pe.File
@@ -130,9 +122,6 @@ func (a *app) check(ctx context.Context, arg string, vars []string, strict bool)
 			status = "FAILED (--strict)"
 		}
 		lint := fmt.Sprintf("%s, %s", plural(errs, "lint error"), plural(warns, "lint warning"))
-		if skipped {
-			lint = "lint skipped"
-		}
 		fmt.Fprintf(a.stdout, "%s: %s: %s checked, %s\n", f.Path, status, plural(len(launches), "launch"), lint)
 	}
 	if errs > 0 || (strict && warns > 0) {

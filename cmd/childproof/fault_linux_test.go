@@ -28,23 +28,6 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// A worker launched with CHILDPROOF_FAULT_PIDFILE writes its pid there
-// first; CHILDPROOF_FAULT_DELAY makes it wait that long before it serves
-// (CHILDPROOF_TEST_SERVE, launch_helper_test.go, whose init runs after
-// this file's).
-func init() {
-	if os.Getenv("CHILDPROOF_TEST_SERVE") == "" {
-		return
-	}
-	if f := os.Getenv("CHILDPROOF_FAULT_PIDFILE"); f != "" {
-		os.WriteFile(f+".tmp", []byte(strconv.Itoa(os.Getpid())), 0o644)
-		os.Rename(f+".tmp", f)
-	}
-	if d, err := time.ParseDuration(os.Getenv("CHILDPROOF_FAULT_DELAY")); err == nil {
-		time.Sleep(d)
-	}
-}
-
 // faultEnv is one test's spec dir, state dir and ports.
 type faultEnv struct {
 	t     *testing.T

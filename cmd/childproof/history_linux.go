@@ -387,8 +387,8 @@ func (a *app) warnSecretSets(l *schema.Launch, set map[string]string, secret []s
 	}
 }
 
-// writeRunReport prints run's report with its round: the JSON object of
-// contract §5 plus "round", or the text report plus a round line.
+// writeRunReport prints run's report with its round: the report's JSON
+// object (docs/launcher.md) plus "round", or the text report plus a round line.
 func (a *app) writeRunReport(w io.Writer, r *verify.Report, round int) {
 	if a.format == "json" {
 		report.JSON(w, struct {

@@ -40,6 +40,15 @@ func init() {
 	if addr == "" {
 		return
 	}
+	// CHILDPROOF_FAULT_PIDFILE: write the pid there first (atomically);
+	// CHILDPROOF_FAULT_DELAY: wait that long before serving.
+	if f := os.Getenv("CHILDPROOF_FAULT_PIDFILE"); f != "" {
+		os.WriteFile(f+".tmp", []byte(strconv.Itoa(os.Getpid())), 0o644)
+		os.Rename(f+".tmp", f)
+	}
+	if d, err := time.ParseDuration(os.Getenv("CHILDPROOF_FAULT_DELAY")); err == nil {
+		time.Sleep(d)
+	}
 	if f := os.Getenv("CHILDPROOF_TEST_PIDFILE"); f != "" {
 		os.WriteFile(f, []byte(strconv.Itoa(os.Getpid())), 0o644)
 	}

@@ -19,7 +19,7 @@ import (
 
 // This file holds what run, verify, explain, ps and stop share.
 
-// writeReport prints a run/verify report: JSON (contract §5) on stdout, or text.
+// writeReport prints a run/verify report: JSON (the shape docs/launcher.md documents) on stdout, or text.
 func (a *app) writeReport(w io.Writer, r *verify.Report) {
 	if a.format == "json" {
 		report.JSON(w, r)

@@ -117,9 +117,6 @@ func (a *app) run(ctx context.Context, arg string, vars, sets, secrets []string,
 // finding; cmd names the refusing command (run, relaunch).
 func (a *app) lintBeforeRun(ctx context.Context, cmd string, l *schema.Launch) error {
 	res, err := a.lintLaunch(ctx, l)
-	if errors.Is(err, errLintSkipped) {
-		return nil
-	}
 	if err != nil {
 		var pe *envres.ParseError
 		if errors.As(err, &pe) {

@@ -6,16 +6,11 @@ import (
 	"io"
 	"path/filepath"
 	"sort"
-	"strings"
 
 	"github.com/childproof/childproof/envres"
 	"github.com/childproof/childproof/internal/report"
 	"github.com/childproof/childproof/schema"
 )
-
-// errLintSkipped is returned by lintLaunch while the envres analyzer is not
-// built yet; callers report the lint as skipped instead of failing.
-var errLintSkipped = fmt.Errorf("lint skipped: the envres analyzer is not built yet")
 
 // lintLaunch lints a launch's dispatch chain (or its command, as if a
 // script exec'd it) with the launch's protected variables. An unparsable
@@ -23,9 +18,6 @@ var errLintSkipped = fmt.Errorf("lint skipped: the envres analyzer is not built 
 func (a *app) lintLaunch(ctx context.Context, l *schema.Launch) (*envres.Result, error) {
 	cfg := lintConfig(l)
 	res, err := envres.Lint(ctx, cfg)
-	if err != nil && strings.Contains(err.Error(), "analyzer not built yet") {
-		return nil, errLintSkipped
-	}
 	if err == nil {
 		res = commandToSpec(res, l)
 	}

@@ -1,7 +1,7 @@
 // Package redact is childproof's one definition of how a secret value is kept
 // out of everything it prints or stores: argv elements, diagnostics, worker
-// output and log tails all go through a Set. What counts as secret (contract
-// §6: values from env(), file(), an env file, --set-secret, or of a name in a
+// output and log tails all go through a Set. What counts as secret (values
+// from env(), file(), an env file, --set-secret, or of a name in a
 // launch's secret list) is decided by the caller that fills the Set; how it
 // is hidden is decided here.
 package redact
