@@ -208,6 +208,9 @@ func newPlan(l *schema.Launch, o Options) (*plan, error) {
 	if l.Worker.Comm != "" {
 		p.verify = append(p.verify, "--comm", l.Worker.Comm)
 	}
+	if l.Ready.HTTP != "" && len(l.Ports) > 0 {
+		p.notes = append(p.notes, fmt.Sprintf("The check connects to port %d; verify --pid has no HTTP check, so ready.http (GET %s) is not part of it.", l.Ports[0].Number, l.Ready.HTTP))
+	}
 	if l.Worker.Exe != "" {
 		p.notes = append(p.notes, "The check finds the worker by its port (or as the deepest process); verify --pid has no --exe, so worker.exe is not compared.")
 	}

@@ -7,6 +7,7 @@
 # Create it first: nomad var put nomad/jobs/resource-env-fixed LOG_LEVEL=… MOCK_LLM_KEY=… MODEL_NAME=…
 # The dispatch script runs under bash --noprofile --norc; BASH_ENV and ENV must not reach the task.
 # inherit (PATH, HOME, LANG): a task has no caller; Nomad builds its environment.
+# The check connects to port 18083; verify --pid has no HTTP check, so ready.http (GET /healthz) is not part of it.
 # Then: nomad job run THIS_FILE
 
 job "resource-env-fixed" {
