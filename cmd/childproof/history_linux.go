@@ -152,6 +152,7 @@ func (a *app) roundOut(r *launcher.Round) roundJSON {
 	c.Overrides = strip(r.Overrides)
 	c.Delta.Set = strip(r.Delta.Set)
 	c.WorkerEnv = nil
+	c.MAC = ""
 	return roundJSON{Round: &c}
 }
 
