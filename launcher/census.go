@@ -71,6 +71,11 @@ func Census(p proc.FS, st *State, all bool) ([]CensusEntry, error) {
 		if (live == verify.Gone || live == verify.Reused) && !r.Pending && r.Stopped == nil {
 			st.noteGone(r)
 		}
+		if live != verify.Alive && live != verify.Unknown {
+			// Empty cgroups of a launch that ended without childproof
+			// (a SIGKILLed supervisor, a pid-reuse stop) go now.
+			st.sweepCgroups(r)
+		}
 		if r.Pending && live == verify.Alive {
 			// Its tree runs but was never verified: not "alive", which
 			// scripts read as verified and running.

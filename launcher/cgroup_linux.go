@@ -77,14 +77,7 @@ func isCgroupName(base, name string) bool {
 // on a cgroup2 file system — and "" otherwise. Nothing else is ever read,
 // written to or removed as a launch's cgroup.
 func trustedCgroup(dir, name string) string {
-	if dir == "" || !filepath.IsAbs(dir) || filepath.Clean(dir) != dir {
-		return ""
-	}
-	mnt := cgroup2Mount()
-	if mnt == "" || !strings.HasPrefix(dir, strings.TrimSuffix(mnt, "/")+"/") {
-		return ""
-	}
-	if !isCgroupName(filepath.Base(dir), name) {
+	if !cgroupShape(dir, name) {
 		return ""
 	}
 	fi, err := os.Lstat(dir)
@@ -159,6 +152,20 @@ func cgroupKill(dir string) error {
 	return os.WriteFile(filepath.Join(dir, "cgroup.kill"), []byte("1"), 0)
 }
 
+// cgroupShape reports whether dir has the shape of a cgroup childproof
+// creates for launch name: an absolute, clean path inside the cgroup v2
+// mount, named childproof-NAME-XXXXXXXX.
+func cgroupShape(dir, name string) bool {
+	if dir == "" || !filepath.IsAbs(dir) || filepath.Clean(dir) != dir {
+		return false
+	}
+	mnt := cgroup2Mount()
+	if mnt == "" || !strings.HasPrefix(dir, strings.TrimSuffix(mnt, "/")+"/") {
+		return false
+	}
+	return isCgroupName(filepath.Base(dir), name)
+}
+
 // removeCgroup removes an emptied cgroup, retrying while exiting tasks
 // still pin it.
 func removeCgroup(dir string) {
@@ -193,4 +200,31 @@ func inCgroup(p proc.FS, pid int, dir string) bool {
 		}
 	}
 	return false
+}
+
+// sweepCgroups removes the empty cgroups childproof made for the
+// recorded launch rec — its own, when trusted, and siblings of the same
+// name left by a childproof that was SIGKILLed — unless a launch of that
+// name is under way (its lock is held): an empty cgroup is then about to
+// receive its process. rmdir fails on a cgroup that has processes, so a
+// live launch's cgroup stays.
+func (s *State) sweepCgroups(rec *Record) {
+	if !cgroupShape(rec.Cgroup, rec.Name) {
+		return
+	}
+	lock, err := s.Lock(rec.Name)
+	if err != nil {
+		return
+	}
+	defer lock.Unlock()
+	parent := filepath.Dir(rec.Cgroup)
+	ents, err := os.ReadDir(parent)
+	if err != nil {
+		return
+	}
+	for _, e := range ents {
+		if e.IsDir() && isCgroupName(e.Name(), rec.Name) {
+			removeEmptyCgroup(trustedCgroup(filepath.Join(parent, e.Name()), rec.Name))
+		}
+	}
 }

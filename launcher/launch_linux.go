@@ -25,7 +25,7 @@ import (
 func Start(ctx context.Context, l *schema.Launch, opts Options) (*Launch, error) {
 	var env *Env
 	la, err := start(ctx, l, opts, &env)
-	secrets := launchSecrets(l, env, opts.Set)
+	secrets := launchSecrets(l, env, opts)
 	if la != nil {
 		la.Report.Mask(secrets)
 	}

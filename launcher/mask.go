@@ -2,6 +2,7 @@ package launcher
 
 import (
 	"errors"
+	"slices"
 
 	"github.com/childproof/childproof/internal/redact"
 	"github.com/childproof/childproof/schema"
@@ -10,7 +11,7 @@ import (
 // launchSecrets is the redaction set of a launch: the resolved env's
 // secrets when the env was resolved, else what the spec and the --set
 // values of secret names give.
-func launchSecrets(l *schema.Launch, env *Env, set map[string]string) *redact.Set {
+func launchSecrets(l *schema.Launch, env *Env, opts Options) *redact.Set {
 	if env != nil {
 		return env.Secrets()
 	}
@@ -19,8 +20,8 @@ func launchSecrets(l *schema.Launch, env *Env, set map[string]string) *redact.Se
 		return s
 	}
 	s.Merge(l.Secrets())
-	for _, n := range l.Secret {
-		if v, ok := set[n]; ok {
+	for _, n := range append(slices.Clone(l.Secret), opts.SecretSet...) {
+		if v, ok := opts.Set[n]; ok {
 			s.Add(n, v)
 		}
 	}

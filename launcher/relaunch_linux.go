@@ -148,7 +148,7 @@ type RelaunchOptions struct {
 // the previous launch is touched.
 func Relaunch(ctx context.Context, l *schema.Launch, opts RelaunchOptions) (*Launch, *RelaunchResult, error) {
 	la, res, err := relaunch(ctx, l, opts)
-	secrets := launchSecrets(l, nil, opts.Set)
+	secrets := launchSecrets(l, nil, opts.Options)
 	if la != nil {
 		secrets = la.Env.Secrets()
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -393,5 +394,51 @@ func TestNoInheritedDescriptors(t *testing.T) {
 		}
 	case <-time.After(3 * time.Second):
 		t.Fatalf("the worker holds the caller's pipe (its fds: %d entries)", len(fds))
+	}
+}
+
+// TestEmptyCgroupsSwept: ps (Census) removes the empty cgroups a launch
+// left when it ended without childproof (a SIGKILLed supervisor), and a
+// pid-reuse stop removes the record's.
+func TestEmptyCgroupsSwept(t *testing.T) {
+	if os.Geteuid() != 0 || cgroup2Root() == "" || os.Getenv("CHILDPROOF_NO_CGROUP") != "" {
+		t.Skip("needs root and cgroup v2 (and CHILDPROOF_NO_CGROUP unset)")
+	}
+	st, err := OpenState(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	mk := func() string {
+		n++
+		dir := filepath.Join(cgroup2Root(), fmt.Sprintf("childproof-sweep-test-%08x", os.Getpid()<<4+n))
+		if err := os.Mkdir(dir, 0o755); err != nil {
+			t.Skipf("cannot create a cgroup here: %v", err)
+		}
+		t.Cleanup(func() { os.Remove(dir) })
+		return dir
+	}
+	own, sibling := mk(), mk()
+	gone := verify.Fingerprint{Pid: 1 << 22, StartTime: 1}
+	if err := st.Save(&Record{Name: "sweep-test", Root: gone, Worker: gone, Cgroup: own}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Census(procDefault, st, true); err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range []string{own, sibling} {
+		if _, err := os.Stat(d); err == nil {
+			t.Errorf("ps left the empty cgroup %s", d)
+		}
+	}
+	_, fp := stranger(t)
+	reused := fp
+	reused.StartTime++ // the recorded worker is gone, another process has its pid
+	cg := mk()
+	if _, err := StopRecord(context.Background(), procDefault, st, &Record{Name: "sweep-test", Root: reused, Worker: reused, Cgroup: cg}, time.Second); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(cg); err == nil {
+		t.Errorf("a pid-reuse stop left the empty cgroup %s", cg)
 	}
 }
