@@ -46,6 +46,8 @@ func (la *Launch) exitWhat(pid int) string {
 // what is left (the spec), not on the tree.
 func hintFor(r *verify.Report, l *schema.Launch) string {
 	switch {
+	case r.Has(verify.KindEnvUnreadable):
+		return "the worker wrote a process title over its environment block (setproctitle); childproof reads the block at the worker's exec while it watches the launch — leave exec-time capture on (CHILDPROOF_NO_EXEC_CAPTURE unset), and let nothing else trace the launch"
 	case r.Has(verify.KindEnvMismatch, verify.KindEnvMissing):
 		h := "childproof set it when it started the launch: something between the launch and the worker changed it (an env file re-sourced, an rc file, a wrapper)"
 		if l.SpecPath != "" {

@@ -49,7 +49,7 @@ func (la *Launch) findAndVerify(ctx context.Context, v *verify.Verifier, r *veri
 			return la.exitedError(r, la.exitWhat(worker))
 		}
 		if worker == 0 {
-			worker = pickWorker(la.opts.Proc, l, root, tree)
+			worker = pickWorker(la.opts.Proc, l, root, tree, la.watch.execComm)
 			if worker != 0 {
 				fp, err := verify.TakeFingerprint(la.opts.Proc, worker)
 				if err != nil {
@@ -210,7 +210,14 @@ func (la *Launch) verifyAndReady(ctx context.Context, v *verify.Verifier, r *ver
 	c.Worker = worker
 	c.Tree = la.tree.members()
 	c.NoReady = true
+	if ev, ok := la.watch.evidence(worker); ok {
+		c.ExecEnv = &verify.ExecEnv{Vars: ev.Vars, Exe: ev.Exe}
+		la.execEnv = c.ExecEnv
+	}
 	vr := v.Verify(ctx, c)
+	// The worker is verified on its exec-time evidence: stop tracing
+	// before readiness, which may take minutes.
+	la.watch.detach()
 	vr.Attempts, vr.Log = r.Attempts, r.Log
 	*r = *vr
 	r.Ready = false
@@ -254,6 +261,17 @@ func (la *Launch) verifyAndReady(ctx context.Context, v *verify.Verifier, r *ver
 		return &Error{Outcome: outcomeOf(r), Kind: r.Problems[0].Kind, Report: r, Msg: "after readiness: " + r.Problems[0].Message}
 	}
 	if proc.PidfdExited(wfd) {
+		return la.exitedError(r, la.exitWhat(worker))
+	}
+	// exe, comm and uid are taken now that the worker is verified: it may
+	// have exec'd since it was picked (a shim, a dispatcher that execs
+	// twice) — the same process, known by pid, start time and pidfs inode.
+	if fp, err := verify.TakeFingerprint(la.opts.Proc, worker); err == nil && la.worker.Matches(fp) {
+		la.worker = fp
+		if r.Worker != nil {
+			r.Worker.Comm, r.Worker.Exe, r.Worker.UID = fp.Comm, fp.Exe, fp.UID
+		}
+	} else {
 		return la.exitedError(r, la.exitWhat(worker))
 	}
 	r.Ready, r.Verified, r.ExitCode = true, true, verify.CodeOK

@@ -26,6 +26,11 @@ type Launch struct {
 	tree   *procTree
 	worker verify.Fingerprint
 	wfd    int // the worker's pidfd once verified, else -1
+	// watch captures exec-time env evidence while the launch is in
+	// progress (nil: not traced).
+	watch *execWatch
+	// execEnv is the worker's exec-time evidence, once verified on it.
+	execEnv *verify.ExecEnv
 	// pending is set while the provisional record stands in the state dir.
 	pending  bool
 	stopOnce sync.Once

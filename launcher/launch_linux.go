@@ -53,6 +53,10 @@ func start(ctx context.Context, l *schema.Launch, opts Options, envOut **Env) (*
 	if err := st.KeyErr(); err != nil {
 		return nil, err
 	}
+	if err := schema.ExeNeverMatches(l.Worker.Exe); err != nil {
+		// Say so now instead of waiting out the ready timeout.
+		return nil, &Error{Outcome: Invalid, Kind: "usage", Msg: fmt.Sprintf("launch %q: %v", l.Name, err), Hint: "fix worker { exe }, or select the worker by comm or by its port"}
+	}
 	lock, err := st.Lock(l.Name)
 	if err != nil {
 		return nil, err
@@ -234,14 +238,42 @@ func (la *Launch) launch(ctx context.Context, v *verify.Verifier, attempt int) e
 		defer runtime.UnlockOSThread()
 	}
 	closeInherited()
-	err = cmd.Start()
+	root := &rootProc{done: make(chan struct{})}
+	reap := func() {
+		go func() {
+			root.cmd.Wait()
+			root.code = exitCodeOf(root.cmd.ProcessState)
+			root.state = root.cmd.ProcessState
+			close(root.done)
+		}()
+	}
+	// start starts cmd, traced for exec-time evidence unless that is off
+	// or refused (a seccomp policy, or a tracer already on us).
+	start := func(cmd *exec.Cmd) error {
+		root.cmd = cmd
+		if !la.noExecCapture() {
+			w, err := startWatched(cmd, reap, root.done)
+			if err == nil {
+				la.watch = w
+				return nil
+			}
+			sys.Ptrace = false
+			*cmd = exec.Cmd{Path: prog, Args: argv, Env: la.Env.List(), Dir: la.dir(), Stdin: devnull, Stdout: logf, Stderr: logf, SysProcAttr: sys}
+		}
+		if err := cmd.Start(); err != nil {
+			return err
+		}
+		reap()
+		return nil
+	}
+	err = start(cmd)
 	if err != nil && cgf != nil {
 		cgf.Close()
 		removeCgroup(t.cgroup)
 		t.cgroup, cgf = "", nil
 		sys.UseCgroupFD, sys.CgroupFD = false, 0
 		cmd = &exec.Cmd{Path: prog, Args: argv, Env: la.Env.List(), Dir: la.dir(), Stdin: devnull, Stdout: logf, Stderr: logf, SysProcAttr: sys}
-		err = cmd.Start()
+		err = start(cmd)
 	}
 	if cgf != nil {
 		cgf.Close()
@@ -249,14 +281,7 @@ func (la *Launch) launch(ctx context.Context, v *verify.Verifier, attempt int) e
 	if err != nil {
 		return la.exitedError(r, fmt.Sprintf("the worker never appeared: %v", err))
 	}
-	root := &rootProc{cmd: cmd, done: make(chan struct{})}
 	t.root, t.pgid = root, cmd.Process.Pid
-	go func() {
-		cmd.Wait()
-		root.code = exitCodeOf(cmd.ProcessState)
-		root.state = cmd.ProcessState
-		close(root.done)
-	}()
 	if fp, err := verify.TakeFingerprint(la.opts.Proc, cmd.Process.Pid); err == nil {
 		root.fp = fp
 	} else {

@@ -26,6 +26,9 @@ type Options struct {
 	ShowValues bool
 	// NoCgroup disables the per-launch cgroup even where it would work.
 	NoCgroup bool
+	// NoExecCapture launches untraced: no exec-time environment evidence
+	// is captured (also CHILDPROOF_NO_EXEC_CAPTURE=1). See execWatch.
+	NoExecCapture bool
 	// Proc is the /proc reader; the zero value reads /proc.
 	Proc proc.FS
 	// SpecHash is recorded with the launch (schema.File.Hash).

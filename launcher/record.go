@@ -38,9 +38,17 @@ type Record struct {
 	// Env maps the protected names to the digest of the intended value
 	// ("" for require-only names).
 	Env map[string]string `json:"env"`
-	// WorkerEnv maps every name in the worker's environ to its digest.
+	// WorkerEnv maps every name in the worker's environ to its digest:
+	// the block captured at its exec when there is one, else its live
+	// environ when it was verified.
 	WorkerEnv map[string]string `json:"worker_env"`
-	Log       string            `json:"log"`
+	// ExecEnv is set when the launch captured the worker's environment at
+	// its exec (see execWatch): every name to its digest. A later verify
+	// judges the worker by it while the worker still runs ExecExe (the
+	// program it exec'd then), whatever its live block says now.
+	ExecEnv map[string]string `json:"exec_env,omitempty"`
+	ExecExe string            `json:"exec_exe,omitempty"`
+	Log     string            `json:"log"`
 	// Stopped is set when childproof stopped the launch.
 	Stopped *time.Time `json:"stopped,omitempty"`
 	// Pending marks the provisional record written as soon as the tree

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/childproof/childproof/internal/proc"
 	"github.com/childproof/childproof/verify"
 )
 
@@ -86,10 +87,21 @@ func (la *Launch) record(worker int) error {
 	for n, v := range la.Env.Overrides {
 		rec.Env[n] = la.State.Digest(n, v)
 	}
-	if vars, err := verify.ReadEnviron(la.opts.Proc, worker); err == nil {
-		for _, v := range vars {
-			if _, seen := rec.WorkerEnv[v.Name]; !seen {
-				rec.WorkerEnv[v.Name] = la.State.Digest(v.Name, v.Value)
+	// The worker's environment: the block captured at its exec where
+	// there is one (its live block may be a process title by now).
+	var vars []proc.Var
+	if la.execEnv != nil {
+		vars = la.execEnv.Vars
+		rec.ExecExe = la.execEnv.Exe
+		rec.ExecEnv = map[string]string{}
+	} else if live, err := verify.ReadEnviron(la.opts.Proc, worker); err == nil {
+		vars = live
+	}
+	for _, v := range vars {
+		if _, seen := rec.WorkerEnv[v.Name]; !seen {
+			rec.WorkerEnv[v.Name] = la.State.Digest(v.Name, v.Value)
+			if rec.ExecEnv != nil {
+				rec.ExecEnv[v.Name] = rec.WorkerEnv[v.Name]
 			}
 		}
 	}

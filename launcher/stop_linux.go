@@ -47,7 +47,9 @@ func StopRecord(ctx context.Context, p proc.FS, st *State, rec *Record, timeout 
 	} else if rec.Root.Pid == rec.Pgid {
 		t.leader = wfd // the worker is the root and leads the group
 	}
-	res.Signalled, res.Killed = t.Terminate(ctx, timeout, 5*time.Second, func() bool { return proc.PidfdExited(wfd) })
+	// Stopped means the whole tree: the worker and every member seen
+	// before the first signal (a pre-fork server's workers, as any uid).
+	res.Signalled, res.Killed = t.Terminate(ctx, timeout, 5*time.Second, func() bool { return proc.PidfdExited(wfd) && t.watchedGone() })
 	t.unwatch()
 	if t.leader >= 0 && t.leader != wfd {
 		proc.WaitPidfd(context.Background(), t.leader, 2*time.Second)

@@ -33,7 +33,14 @@ func (t *procTree) members() []int {
 		}
 	}
 	if t.root == nil {
-		return nil
+		// A recorded tree without a cgroup: the pinned processes (the
+		// recorded worker) and their descendants — a pre-fork server's
+		// workers, whatever uid they run as.
+		for pid := range t.pinned {
+			out = append(out, pid)
+			out = append(out, t.p.Descendants(pid)...)
+		}
+		return out
 	}
 	if !t.root.exited() {
 		out = append(out, root)
@@ -58,6 +65,11 @@ func (t *procTree) member(pid int) bool {
 		return inCgroup(t.p, pid, t.cgroup)
 	}
 	if t.root == nil {
+		for pinned := range t.pinned {
+			if pid == pinned || slices.Contains(t.p.Descendants(pinned), pid) {
+				return true
+			}
+		}
 		return false
 	}
 	root := t.root.pid()

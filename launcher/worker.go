@@ -13,8 +13,11 @@ import (
 // its worker selector names, else the in-tree owner of a declared port;
 // with neither, the root once it has exec'd (a dispatch script's bash must
 // exec the worker). It returns 0 while the worker is not there yet.
-func pickWorker(p proc.FS, l *schema.Launch, root int, tree []int) int {
-	if pid, decided := verify.DeclaredWorker(p, tree, l.Worker.Comm, l.Worker.Exe, l.Ports); decided || pid != 0 {
+//
+// execComm, when not nil, gives a process's comm at its last exec (from
+// the exec-time capture), which a comm selector also matches.
+func pickWorker(p proc.FS, l *schema.Launch, root int, tree []int, execComm func(int) string) int {
+	if pid, decided := verify.DeclaredWorkerExec(p, tree, l.Worker.Comm, l.Worker.Exe, l.Ports, execComm); decided || pid != 0 {
 		return pid
 	}
 	if len(l.Ports) > 0 {

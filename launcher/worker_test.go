@@ -71,7 +71,7 @@ func TestPickWorker(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			p := fakeProc(t, tt.rows...)
-			if got := pickWorker(p, &tt.l, 100, tt.tree); got != tt.want {
+			if got := pickWorker(p, &tt.l, 100, tt.tree, nil); got != tt.want {
 				t.Errorf("pickWorker = %d, want %d", got, tt.want)
 			}
 		})

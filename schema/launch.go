@@ -1,6 +1,7 @@
 package schema
 
 import (
+	"errors"
 	"fmt"
 	"maps"
 	"os"
@@ -566,6 +567,12 @@ func (l *loader) finish(s *launchState, aliases map[string]string, before int) *
 			detail += "; add it to inherit to pass the caller's value, or to env"
 			l.errorf(s.rng(ns("require", i)), "Required variable has no source", "%s", detail)
 		}
+	}
+	// A worker exe that no process can ever have.
+	if err := ExeNeverMatches(la.Worker.Exe); errors.Is(err, ErrExeMissing) {
+		l.warnf(s.rng("worker.exe"), "Worker exe not found", "%v; run refuses it unless it exists by then", err)
+	} else if err != nil {
+		l.errorf(s.rng("worker.exe"), "Worker exe can never match", "%v", err)
 	}
 	// Warnings: removed variables and no-op aliases.
 	for i, name := range la.Inherit {

@@ -32,18 +32,26 @@ const (
 )
 
 // Matches reports whether b is the same process as a.
+//
+// A process's identity is pid + start time + pidfs inode (contract §6):
+// none of them changes when it execs or changes its uid, and the inode
+// differs between two processes that reuse one pid within a clock tick
+// (where the kernel gives a pidfs inode, a fingerprint without one, or
+// with another, is not the same process). exe and uid are compared only
+// on a kernel without pidfs: a shim that exec'd the real program in the
+// same pid, or a server that dropped privileges, is still the same process.
 func (a Fingerprint) Matches(b Fingerprint) bool {
-	if a.Pid != b.Pid || a.StartTime != b.StartTime || a.UID != b.UID {
+	if a.Pid != b.Pid || a.StartTime != b.StartTime || a.PidfsInode != b.PidfsInode {
+		return false
+	}
+	if a.PidfsInode != 0 {
+		return true
+	}
+	if a.UID != b.UID {
 		return false
 	}
 	// A binary rebuilt while it runs shows as "PATH (deleted)": the same process.
 	if a.Exe != "" && b.Exe != "" && strings.TrimSuffix(a.Exe, " (deleted)") != strings.TrimSuffix(b.Exe, " (deleted)") {
-		return false
-	}
-	// pid + start time repeat within a clock tick after pid reuse: where
-	// the kernel gives a pidfs inode, a fingerprint without one (or with
-	// another) is not the same process.
-	if a.PidfsInode != b.PidfsInode {
 		return false
 	}
 	return true

@@ -26,7 +26,19 @@ type Report struct {
 	Log string `json:"-"`
 	// Tail holds the last lines the tree printed when it exited early.
 	Tail []string `json:"-"`
+	// EnvEvidence says which block the env checks read: EvidenceExec (the
+	// block captured at the worker's exec) or EvidenceLive (its
+	// /proc/PID/environ now); empty when no variable was checked.
+	EnvEvidence string `json:"env_evidence,omitempty"`
+	// EnvNote explains the evidence when it is not the plain live block.
+	EnvNote string `json:"env_note,omitempty"`
 }
+
+// Env evidence sources (Report.EnvEvidence).
+const (
+	EvidenceExec = "exec"
+	EvidenceLive = "live"
+)
 
 // WorkerInfo identifies the worker in a report.
 type WorkerInfo struct {
@@ -89,6 +101,9 @@ const (
 	KindExited       = "exited"
 	KindNotReady     = "not-ready"
 	KindDelta        = "delta"
+	// KindEnvUnreadable: the worker rewrote its environment block and no
+	// exec-time evidence exists, so a name cannot be judged.
+	KindEnvUnreadable = "env-unreadable"
 )
 
 func NewReport(name string) *Report {
@@ -120,7 +135,7 @@ func (r *Report) Code() int {
 		return CodeExited
 	case r.Has(KindPortForeign):
 		return CodeForeign
-	case r.Has(KindEnvMissing, KindEnvMismatch, KindPortNotOwned, KindBindAddress, KindWrapper, KindDelta):
+	case r.Has(KindEnvMissing, KindEnvMismatch, KindEnvUnreadable, KindPortNotOwned, KindBindAddress, KindWrapper, KindDelta):
 		return CodeVerify
 	case r.Has(KindNotReady):
 		return CodeExited
@@ -172,6 +187,9 @@ func (r *Report) WriteText(w io.Writer) {
 		} else {
 			fmt.Fprintf(w, "  env:     %s %s (%s)\n", e.Name, state, shortDigest(val))
 		}
+	}
+	if r.EnvNote != "" {
+		fmt.Fprintf(w, "  evidence: %s\n", r.EnvNote)
 	}
 	for _, p := range r.Ports {
 		if p.Owned {

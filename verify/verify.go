@@ -43,6 +43,10 @@ type Check struct {
 	// Deepest picks the deepest descendant of Root as the worker when no
 	// selector or port names one (verify --pid on a wrapper).
 	Deepest bool
+	// ExecEnv is exec-time evidence of the worker's environment (nil:
+	// none); while it holds, the worker is judged by it, not by its live
+	// block, which the worker may have rewritten (setproctitle).
+	ExecEnv *ExecEnv
 }
 
 // Digester computes the keyed digest of a variable's value: the only form
@@ -94,7 +98,7 @@ func (v *Verifier) Verify(ctx context.Context, c Check) *Report {
 	}
 	r.Worker = &WorkerInfo{Pid: fp.Pid, Comm: fp.Comm, Exe: fp.Exe, StartTime: fp.StartTime, UID: fp.UID}
 	v.checkChain(r, c, worker)
-	v.checkEnv(r, c.Expect, worker)
+	v.checkEnv(r, c, worker)
 	owned := v.CheckPorts(r, c, worker, tree)
 	if !c.NoReady && owned {
 		if err := ProbeAll(ctx, c, 2*time.Second); err != nil {
@@ -135,8 +139,17 @@ func (v *Verifier) findWorker(c Check, tree []int) int {
 // comm or exe (decided is true then, even when none matches yet), else the
 // in-tree owner of a declared port (the one nearest the root), else 0.
 func DeclaredWorker(p proc.FS, tree []int, comm, exe string, ports []schema.Port) (pid int, decided bool) {
+	return DeclaredWorkerExec(p, tree, comm, exe, ports, nil)
+}
+
+// DeclaredWorkerExec is DeclaredWorker where a comm selector also matches
+// the comm a process had at its last exec (execComm, from the launcher's
+// exec-time capture): a server that renames itself right after start
+// (setproctitle also sets comm: "gunicorn" becomes "gunicorn: maste") is
+// still the process the selector named.
+func DeclaredWorkerExec(p proc.FS, tree []int, comm, exe string, ports []schema.Port, execComm func(pid int) string) (pid int, decided bool) {
 	if comm != "" || exe != "" {
-		return matchWorker(p, tree, comm, exe), true
+		return matchWorker(p, tree, comm, exe, execComm), true
 	}
 	for _, pt := range ports {
 		hs, err := Holders(p, pt.Number, tree)
@@ -154,17 +167,23 @@ func DeclaredWorker(p proc.FS, tree []int, comm, exe string, ports []schema.Port
 
 // matchWorker returns the process of tree whose comm or exe is the wanted
 // one, the one nearest the root when several match.
-func matchWorker(p proc.FS, tree []int, comm, exe string) int {
+func matchWorker(p proc.FS, tree []int, comm, exe string, execComm func(int) string) int {
 	var found []int
+	resolved := schema.ResolveExe(exe)
 	for _, pid := range tree {
 		if comm != "" {
-			if c, err := p.Comm(pid); err == nil && c == comm {
+			if c, err := p.Comm(pid); err == nil && c == comm || execComm != nil && execComm(pid) == comm {
 				found = append(found, pid)
 			}
 			continue
 		}
-		if e, err := p.Exe(pid); err == nil && (e == exe || strings.TrimSuffix(e, " (deleted)") == exe) {
-			found = append(found, pid)
+		if e, err := p.Exe(pid); err == nil {
+			// /proc/PID/exe is the resolved path: compare with the
+			// selector resolved too (/usr/bin/python3 → python3.11).
+			e = strings.TrimSuffix(e, " (deleted)")
+			if e == exe || e == resolved {
+				found = append(found, pid)
+			}
 		}
 	}
 	if len(found) == 0 {
@@ -334,29 +353,62 @@ func ReadEnviron(p proc.FS, pid int) ([]proc.Var, error) {
 	return nil, last
 }
 
-func (v *Verifier) checkEnv(r *Report, x Expect, worker int) {
+func (v *Verifier) checkEnv(r *Report, c Check, worker int) {
+	x := c.Expect
 	names := x.names()
 	if len(names) == 0 {
 		return
 	}
-	vars, err := ReadEnviron(v.Proc, worker)
-	if err != nil {
+	live, err := ReadLiveEnv(v.Proc, worker)
+	ev := c.ExecEnv
+	if !ev.usable(v.Proc, worker) {
+		ev = nil
+	}
+	if err != nil && ev == nil {
 		for _, n := range names {
 			r.Env = append(r.Env, EnvCheck{Name: n})
 		}
 		r.Add(KindEnvMissing, "cannot read the worker's environ (pid %d): %v", worker, err)
 		return
 	}
-	for _, n := range names {
-		val, present := proc.Lookup(vars, n)
-		ec := EnvCheck{Name: n, Present: present, Matches: true}
-		if present {
-			ec.Digest = v.State.Digest(n, val)
-			if v.ShowValues {
-				s := val
-				ec.Value = &s
-			}
+	// lookup answers a name from the evidence: the exec-time block while
+	// it holds, else the live one.
+	lookup := func(n string) (digest string, present bool, value *string) {
+		vars := live.Vars
+		if ev != nil && ev.Vars == nil {
+			d, ok := ev.Digests[n]
+			return d, ok, nil
 		}
+		if ev != nil {
+			vars = ev.Vars
+		}
+		val, ok := proc.Lookup(vars, n)
+		if !ok {
+			return "", false, nil
+		}
+		return v.State.Digest(n, val), true, &val
+	}
+	switch {
+	case ev != nil:
+		r.EnvEvidence = EvidenceExec
+		if live.Rewritten != "" {
+			r.EnvNote = fmt.Sprintf("the worker rewrote its environment block after its exec (%s); judged by the block captured at its exec", live.Rewritten)
+		} else {
+			r.EnvNote = "judged by the block captured at the worker's exec"
+		}
+	case live.Rewritten != "":
+		r.EnvEvidence = EvidenceLive
+		r.EnvNote = fmt.Sprintf("the worker rewrote its environment block after its exec (%s) and no exec-time evidence was captured", live.Rewritten)
+	default:
+		r.EnvEvidence = EvidenceLive
+	}
+	for _, n := range names {
+		digest, present, val := lookup(n)
+		ec := EnvCheck{Name: n, Present: present, Matches: true, Digest: digest}
+		if present && v.ShowValues && val != nil {
+			ec.Value = val
+		}
+		empty := present && digest == v.State.Digest(n, "")
 		required := slices.Contains(x.Require, n)
 		want, hasWant := x.Values[n]
 		wantDigest, hasDigest := x.Digests[n]
@@ -364,10 +416,13 @@ func (v *Verifier) checkEnv(r *Report, x Expect, worker int) {
 			wantDigest, hasDigest = v.State.Digest(n, want), true
 		}
 		switch {
+		case !present && (required || hasDigest) && ev == nil && live.Rewritten != "":
+			ec.Matches = false
+			r.Add(KindEnvUnreadable, "%s cannot be read on the worker (pid %d): it rewrote its environment block after its exec (%s), and no exec-time evidence was captured", n, worker, live.Rewritten)
 		case !present && (required || hasDigest):
 			ec.Matches = false
 			r.Add(KindEnvMissing, "%s is not set on the worker (pid %d)", n, worker)
-		case required && val == "":
+		case required && empty:
 			ec.Matches = false
 			r.Add(KindEnvMissing, "%s is empty on the worker (pid %d)", n, worker)
 		case hasDigest && ec.Digest != wantDigest:

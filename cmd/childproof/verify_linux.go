@@ -181,6 +181,11 @@ func (a *app) verifySpec(ctx context.Context, arg string, vars []string) error {
 		}
 	}
 	chk.Root, chk.Worker = rec.Worker.Pid, rec.Worker.Pid
+	if rec.ExecEnv != nil {
+		// The environment captured at the worker's exec: run judged it by
+		// that, and so does verify (its live block may be a title now).
+		chk.ExecEnv = &verify.ExecEnv{Digests: rec.ExecEnv, Exe: rec.ExecExe}
+	}
 	if rec.Root.Pid != rec.Worker.Pid && rec.Root.Check(v.Proc) == verify.Alive {
 		chk.Root = rec.Root.Pid
 	}

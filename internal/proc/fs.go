@@ -120,6 +120,11 @@ func (p FS) Cmdline(pid int) ([]string, error) {
 	return ParseCmdline(b), nil
 }
 
+// CmdlineRaw returns /proc/PID/cmdline as the kernel gives it. It runs
+// past the argv area (Stat.ArgEnd-ArgStart) when a process title was
+// written over the end of argv into the environment area (setproctitle).
+func (p FS) CmdlineRaw(pid int) ([]byte, error) { return p.read(pid, "cmdline") }
+
 // ParseCmdline splits a NUL-separated argv block.
 func ParseCmdline(b []byte) []string {
 	if len(b) == 0 {

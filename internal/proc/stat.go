@@ -18,6 +18,10 @@ type Stat struct {
 	Session int
 	// StartTime is the start time in clock ticks since boot (field 22).
 	StartTime uint64
+	// ArgStart, ArgEnd, EnvStart and EnvEnd (fields 48–51) bound the argv
+	// and environment areas in the process's memory; 0 when the kernel
+	// does not show them (an older kernel, or no ptrace access to it).
+	ArgStart, ArgEnd, EnvStart, EnvEnd uint64
 }
 
 // ErrStatSyntax is a malformed stat line.
@@ -60,6 +64,15 @@ func ParseStat(b []byte) (Stat, error) {
 		return Stat{}, fmt.Errorf("%w: starttime: %v", ErrStatSyntax, err)
 	}
 	s.StartTime = st
+	if len(rest) >= 49 {
+		for i, p := range []*uint64{&s.ArgStart, &s.ArgEnd, &s.EnvStart, &s.EnvEnd} {
+			v, err := strconv.ParseUint(rest[45+i], 10, 64)
+			if err != nil {
+				return Stat{}, fmt.Errorf("%w: field %d: %v", ErrStatSyntax, 48+i, err)
+			}
+			*p = v
+		}
+	}
 	return s, nil
 }
 

@@ -1,0 +1,474 @@
+package launcher
+
+import (
+	"errors"
+	"os"
+	"os/exec"
+	"runtime"
+	"sync"
+	"time"
+	"unsafe"
+
+	"github.com/childproof/childproof/internal/proc"
+	"golang.org/x/sys/unix"
+)
+
+// execWatch captures exec-time environment evidence while a launch is in
+// progress. The launched root is started traced (PTRACE_TRACEME: it stops
+// right after its execve, before its first instruction), and with
+// PTRACE_O_TRACEEXEC|TRACEFORK|TRACEVFORK|TRACECLONE every process and
+// thread of the tree is traced from birth and stops at each execve. At
+// each exec stop the tracee's /proc/PID/environ is read: that is the block
+// the kernel copied at that execve, before the new program ran a single
+// instruction — and so before a setproctitle can write a process title
+// over it. Once the worker is verified the tracer detaches from every
+// tracee; nothing stays traced.
+//
+// A process can have one tracer at a time, and a setuid program exec'd
+// under a tracer without CAP_SYS_PTRACE runs without its privileges: set
+// CHILDPROOF_NO_EXEC_CAPTURE=1 (Options.NoExecCapture) to launch untraced;
+// the worker's live environ is then the only evidence.
+type execWatch struct {
+	root int
+
+	envMu sync.Mutex
+	env   map[int]execEnv // by pid (thread-group id): its last exec
+
+	// mu guards ts, ending, rootExited and polling (the tracer loop and
+	// the goroutine that stops every tracee for the detach).
+	mu sync.Mutex
+
+	endOnce sync.Once
+	end     chan struct{} // closed: detach from everything
+	done    chan struct{} // closed once nothing is traced any more
+	// rootExited is set when the tracer saw the root exit (its status is
+	// left for exec.Cmd.Wait: peeked with WNOWAIT, never consumed).
+	rootExited bool
+	// ts are the traced threads (under mu); ending is set once detaching.
+	ts     map[int]*tracee
+	ending bool
+	// polling: waitAny saw a child of the tracer thread that is not ours;
+	// from then on each tracee is polled by its own pid.
+	polling bool
+
+	// Events counts the stops handled; Stopped is the time tracees spent
+	// stopped waiting for the tracer (a measure of the capture's cost).
+	events  int
+	stopped time.Duration
+}
+
+// execEnv is one process's environment as the kernel set it at its exec.
+type execEnv struct {
+	Vars []proc.Var
+	// Exe is /proc/PID/exe at the exec stop: the program that was exec'd.
+	Exe string
+	// Comm is its comm then: the exec'd file's name (a script's own name),
+	// before any rename (setproctitle sets comm too).
+	Comm string
+}
+
+// noExecCapture reports whether exec-time capture is off for this launch.
+func (la *Launch) noExecCapture() bool {
+	return la.opts.NoExecCapture || os.Getenv("CHILDPROOF_NO_EXEC_CAPTURE") == "1"
+}
+
+// startWatched starts cmd traced, on a goroutine locked to its OS thread:
+// ptrace requests must come from the tracer thread, and the parent-death
+// signal is tied to the thread that forked. afterTrace runs once nothing
+// is traced any more (exec.Cmd.Wait must not run while the root is
+// traced: a wait for it would also see its ptrace stops); it must arrange
+// for rootDone to be closed once the root is reaped. The thread then stays
+// with the root until rootDone and ends with the goroutine: it is never
+// handed back to the runtime's pool, so a tracer thread has no child but
+// its own root, and no later launch inherits a thread that has one.
+func startWatched(cmd *exec.Cmd, afterTrace func(), rootDone <-chan struct{}) (*execWatch, error) {
+	w := &execWatch{env: map[int]execEnv{}, end: make(chan struct{}), done: make(chan struct{})}
+	errc := make(chan error, 1)
+	go func() {
+		runtime.LockOSThread()
+		cmd.SysProcAttr.Ptrace = true
+		err := cmd.Start()
+		cmd.SysProcAttr.Ptrace = false
+		errc <- err
+		if err != nil {
+			close(w.done)
+			runtime.UnlockOSThread() // nothing was forked from it
+			return
+		}
+		w.root = cmd.Process.Pid
+		w.run()
+		close(w.done)
+		afterTrace()
+		<-rootDone
+		// Returning while locked ends the thread.
+	}()
+	return w, <-errc
+}
+
+// evidence returns what the tracer captured at pid's last exec.
+func (w *execWatch) evidence(pid int) (execEnv, bool) {
+	if w == nil {
+		return execEnv{}, false
+	}
+	w.envMu.Lock()
+	defer w.envMu.Unlock()
+	e, ok := w.env[pid]
+	return e, ok
+}
+
+// detach asks the tracer to let go of every tracee and waits (up to 5 s)
+// until it has: a tracee left with our SIGSTOP pending would stop for
+// good once untraced.
+func (w *execWatch) detach() {
+	if w == nil {
+		return
+	}
+	w.endOnce.Do(func() { close(w.end) })
+	select {
+	case <-w.done:
+	case <-time.After(5 * time.Second):
+	}
+}
+
+// tracee is the tracer's view of one traced thread.
+type tracee struct {
+	// fresh: auto-attached, its first stop (a SIGSTOP) not seen yet.
+	fresh bool
+	// stopping: we sent it SIGSTOP to detach it.
+	stopping bool
+	// held: it is in a group-stop (someone stopped it) and stays stopped.
+	held bool
+}
+
+const (
+	ptraceOptions    = unix.PTRACE_O_TRACEEXEC | unix.PTRACE_O_TRACEFORK | unix.PTRACE_O_TRACEVFORK | unix.PTRACE_O_TRACECLONE
+	ptraceGetSiginfo = 0x4202
+	waitAll          = 0x40000000 // __WALL: threads and non-SIGCHLD children too
+	waitNoThread     = 0x20000000 // __WNOTHREAD: this thread's children and tracees only
+)
+
+// run is the tracer loop; it returns once nothing is traced.
+//
+// It blocks in waitid(P_ALL, …, __WNOTHREAD) on the tracer thread: that
+// sees only this thread's own children (the root) and its own tracees —
+// never another launch's processes, nor the caller's other children — and
+// wakes as soon as one of them stops or exits, without a poll. Statuses
+// are peeked (WNOWAIT) first: the root's exit is left to exec.Cmd.Wait.
+// A detach request makes a second goroutine SIGSTOP every tracee, which
+// wakes the tracer; each is then detached at that stop.
+func (w *execWatch) run() {
+	w.ts = map[int]*tracee{}
+	// The root's first stop: SIGTRAP right after its execve.
+	if !w.firstStop(w.ts) {
+		return
+	}
+	stopperDone := make(chan struct{})
+	defer close(stopperDone)
+	go func() {
+		select {
+		case <-w.end:
+			w.mu.Lock()
+			w.ending = true
+			w.stopAll(w.ts)
+			w.mu.Unlock()
+		case <-stopperDone:
+		}
+	}()
+	for {
+		w.mu.Lock()
+		n := len(w.ts)
+		w.mu.Unlock()
+		if n == 0 {
+			return
+		}
+		if w.rootExited {
+			w.drain()
+			return
+		}
+		if w.polling {
+			w.pollOnce()
+			continue
+		}
+		pid, code, ok := waitAny()
+		if !ok {
+			return // ECHILD: nothing of ours is left
+		}
+		w.mu.Lock()
+		_, known := w.ts[pid]
+		w.mu.Unlock()
+		if pid != w.root && !known && code != cldTrapped {
+			// A child of this thread that is not ours (a thread the
+			// runtime reused, or the process's main thread adopting
+			// orphans): never touch its status; poll our tracees instead.
+			w.polling = true
+			continue
+		}
+		if pid == w.root && code != cldTrapped {
+			// The root exited: its status is exec.Cmd.Wait's. Detach from
+			// the rest of the tree, polling it (a peek of P_ALL would see
+			// the root's status again and again).
+			w.mu.Lock()
+			w.rootExited = true
+			delete(w.ts, pid)
+			w.ending = true
+			w.stopAll(w.ts)
+			w.mu.Unlock()
+			continue
+		}
+		w.consume(pid)
+	}
+}
+
+// drain detaches from what is still traced once the root has exited,
+// polling each tracee.
+func (w *execWatch) drain() {
+	for {
+		w.mu.Lock()
+		w.ending = true
+		w.stopAll(w.ts)
+		n := len(w.ts)
+		w.mu.Unlock()
+		if n == 0 {
+			return
+		}
+		w.pollOnce()
+	}
+}
+
+// pollOnce consumes what each tracee has pending, by its own pid (never
+// another process's status), then pauses 100 µs.
+func (w *execWatch) pollOnce() {
+	w.mu.Lock()
+	pids := make([]int, 0, len(w.ts))
+	for pid := range w.ts {
+		if pid != w.root || !w.rootExited {
+			pids = append(pids, pid)
+		}
+	}
+	w.mu.Unlock()
+	for _, pid := range pids {
+		if pid == w.root {
+			// Peek first: the root's exit is exec.Cmd.Wait's.
+			if code, _, ok := peek(pid, true); ok && code != cldTrapped {
+				w.mu.Lock()
+				w.rootExited = true
+				delete(w.ts, pid)
+				w.mu.Unlock()
+				continue
+			}
+		}
+		w.consume(pid)
+	}
+	unix.Nanosleep(&unix.Timespec{Nsec: int64(100 * time.Microsecond)}, nil)
+}
+
+// consume takes pid's pending stop or exit (if any) and handles it.
+func (w *execWatch) consume(pid int) {
+	var ws unix.WaitStatus
+	n, err := unix.Wait4(pid, &ws, waitAll|waitNoThread|unix.WNOHANG, nil)
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if err != nil {
+		if errors.Is(err, unix.ECHILD) {
+			delete(w.ts, pid) // gone (a thread replaced by an exec)
+		}
+		return
+	}
+	if n != pid {
+		return
+	}
+	w.events++
+	if ws.Exited() || ws.Signaled() {
+		delete(w.ts, pid)
+		return
+	}
+	if !ws.Stopped() {
+		return
+	}
+	t := w.ts[pid]
+	if t == nil {
+		// Seen before its parent's fork event: an auto-attached tracee.
+		t = &tracee{fresh: true}
+		w.ts[pid] = t
+	}
+	w.handleStop(w.ts, pid, t, ws, w.ending)
+}
+
+// waitAny blocks until one of the tracer thread's children or tracees
+// has a stop or exit to report, and returns it without consuming it.
+func waitAny() (pid, code int, ok bool) {
+	var info unix.Siginfo
+	for {
+		err := unix.Waitid(unix.P_ALL, 0, &info, unix.WEXITED|unix.WSTOPPED|unix.WNOWAIT|waitAll|waitNoThread, nil)
+		if err == unix.EINTR {
+			continue
+		}
+		if err != nil {
+			return 0, 0, false
+		}
+		break
+	}
+	raw := (*[32]byte)(unsafe.Pointer(&info))
+	spid := int(*(*int32)(unsafe.Pointer(&raw[16])))
+	return spid, int(info.Code), spid > 0
+}
+
+// firstStop waits for the root's post-exec SIGTRAP, captures its environ,
+// sets the tracing options and lets it run.
+func (w *execWatch) firstStop(ts map[int]*tracee) bool {
+	t0 := time.Now()
+	for {
+		code, _, ok := peek(w.root, false)
+		if !ok {
+			return false
+		}
+		if code != cldTrapped {
+			// It died before its first instruction: leave the status to Wait.
+			w.rootExited = true
+			return false
+		}
+		var ws unix.WaitStatus
+		if n, err := unix.Wait4(w.root, &ws, waitAll|waitNoThread, nil); err != nil || n != w.root {
+			return false
+		}
+		if !ws.Stopped() {
+			continue
+		}
+		w.capture(w.root)
+		unix.PtraceSetOptions(w.root, ptraceOptions)
+		ts[w.root] = &tracee{}
+		w.stopped += time.Since(t0)
+		w.events++
+		unix.PtraceCont(w.root, 0)
+		return true
+	}
+}
+
+func (w *execWatch) handleStop(ts map[int]*tracee, pid int, t *tracee, ws unix.WaitStatus, ending bool) {
+	t0 := time.Now()
+	defer func() { w.stopped += time.Since(t0) }()
+	sig := ws.StopSignal()
+	if ending && !t.stopping && !t.fresh {
+		// Traced after the detach began: ask it to stop too.
+		t.stopping = true
+		unix.Syscall(unix.SYS_TKILL, uintptr(pid), uintptr(unix.SIGSTOP), 0)
+	}
+	if sig == unix.SIGTRAP && ws.TrapCause() > 0 {
+		switch ws.TrapCause() {
+		case unix.PTRACE_EVENT_EXEC:
+			w.capture(pid)
+		case unix.PTRACE_EVENT_FORK, unix.PTRACE_EVENT_VFORK, unix.PTRACE_EVENT_CLONE:
+			if msg, err := unix.PtraceGetEventMsg(pid); err == nil && msg > 0 {
+				if _, known := ts[int(msg)]; !known {
+					ts[int(msg)] = &tracee{fresh: true}
+				}
+			}
+		}
+		unix.PtraceCont(pid, 0)
+		return
+	}
+	if sig == unix.SIGSTOP && (t.fresh || t.stopping) {
+		// Its attach stop, or the stop we asked for to detach it: suppress.
+		t.fresh = false
+		if ending || t.stopping {
+			unix.PtraceDetach(pid)
+			delete(ts, pid)
+			return
+		}
+		unix.PtraceCont(pid, 0)
+		return
+	}
+	if isStopSignal(sig) && groupStop(pid) {
+		// A group-stop (someone stopped the process): it stays stopped.
+		if ending {
+			unix.PtraceDetach(pid)
+			delete(ts, pid)
+			return
+		}
+		t.held = true
+		return
+	}
+	// A signal on its way to the tracee: deliver it.
+	unix.PtraceCont(pid, int(sig))
+}
+
+// stopAll asks every running tracee to stop so it can be detached. A
+// tracee's tid cannot be reused while we trace it (its tracer must reap
+// it first), so tkill reaches exactly that thread.
+func (w *execWatch) stopAll(ts map[int]*tracee) {
+	for pid, t := range ts {
+		if t.held {
+			// Stopped in a ptrace-stop already: detach it as it is.
+			unix.PtraceDetach(pid)
+			delete(ts, pid)
+			continue
+		}
+		if t.stopping || t.fresh {
+			continue // a fresh tracee has its SIGSTOP pending already
+		}
+		t.stopping = true
+		unix.Syscall(unix.SYS_TKILL, uintptr(pid), uintptr(unix.SIGSTOP), 0)
+	}
+}
+
+// capture reads pid's environ at its exec stop.
+func (w *execWatch) capture(pid int) {
+	var fs proc.FS
+	b, err := fs.EnvironRaw(pid)
+	if err != nil {
+		return
+	}
+	exe, _ := fs.Exe(pid)
+	comm, _ := fs.Comm(pid)
+	w.envMu.Lock()
+	w.env[pid] = execEnv{Vars: proc.ParseEnviron(b), Exe: exe, Comm: comm}
+	w.envMu.Unlock()
+}
+
+// execComm returns pid's comm at its last exec, or "".
+func (w *execWatch) execComm(pid int) string {
+	e, _ := w.evidence(pid)
+	return e.Comm
+}
+
+const cldTrapped = 4 // CLD_TRAPPED
+
+// peek looks at pid's pending wait state without consuming it (WNOWAIT):
+// the siginfo code (CLD_EXITED, CLD_TRAPPED, …) and status. ok is false
+// when there is nothing (with nohang) or on error.
+func peek(pid int, nohang bool) (code, status int, ok bool) {
+	var info unix.Siginfo
+	opts := unix.WEXITED | unix.WSTOPPED | unix.WNOWAIT | waitAll
+	if nohang {
+		opts |= unix.WNOHANG
+	}
+	for {
+		err := unix.Waitid(unix.P_PID, pid, &info, opts, nil)
+		if err == unix.EINTR {
+			continue
+		}
+		if err != nil {
+			return 0, 0, false
+		}
+		break
+	}
+	// siginfo_t for SIGCHLD: si_signo, si_errno, si_code, pad, si_pid, si_uid, si_status.
+	raw := (*[32]byte)(unsafe.Pointer(&info))
+	spid := *(*int32)(unsafe.Pointer(&raw[16]))
+	if spid == 0 {
+		return 0, 0, false
+	}
+	return int(info.Code), int(*(*int32)(unsafe.Pointer(&raw[24]))), true
+}
+
+func isStopSignal(s unix.Signal) bool {
+	return s == unix.SIGSTOP || s == unix.SIGTSTP || s == unix.SIGTTIN || s == unix.SIGTTOU
+}
+
+// groupStop reports whether pid's stop is a group-stop rather than a
+// signal-delivery-stop: PTRACE_GETSIGINFO fails with EINVAL then.
+func groupStop(pid int) bool {
+	var info unix.Siginfo
+	_, _, e := unix.Syscall6(unix.SYS_PTRACE, ptraceGetSiginfo, uintptr(pid), 0, uintptr(unsafe.Pointer(&info)), 0, 0)
+	return e == unix.EINVAL
+}

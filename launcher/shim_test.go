@@ -1,0 +1,63 @@
+package launcher
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strconv"
+	"testing"
+
+	"github.com/childproof/childproof/verify"
+)
+
+// TestShimWorker: a pyenv/asdf-style shim (a script named like the server
+// that execs it in the same pid, here through env: two execs) selected by
+// comm. The record holds the exe the worker has once verified, not the
+// shim's; ps, verify, relaunch and stop recognise it by pid, start time
+// and pidfs inode.
+func TestShimWorker(t *testing.T) {
+	f := newFixture(t)
+	shims := t.TempDir()
+	shim := filepath.Join(shims, "mock-srv")
+	os.WriteFile(shim, []byte("#!/bin/bash\nexec /usr/bin/env "+filepath.Join(f.bin, "mock-srv")+" \"$@\"\n"), 0o755)
+	l := f.spec("shim")
+	l.Command = []string{shim, "helper", "serve", "127.0.0.1:" + strconv.Itoa(f.port)}
+	la, err := Start(context.Background(), l, Options{State: f.state, Detach: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec := la.Record
+	t.Cleanup(func() { StopRecord(context.Background(), procDefault, f.state, rec, 0) })
+	self, _ := os.Executable()
+	if rec.Worker.Exe == "/usr/bin/bash" || rec.Worker.Exe == "/usr/bin/env" || rec.Worker.Exe == "" {
+		t.Errorf("recorded exe %q: the shim's, not the server's (%s)", rec.Worker.Exe, self)
+	}
+	if rec.Worker.Pid != la.Record.Root.Pid {
+		t.Errorf("worker %d, root %d: the shim execs in the same pid", rec.Worker.Pid, rec.Root.Pid)
+	}
+	loaded, err := f.state.Load("shim")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if live := loaded.Worker.Check(procDefault); live != verify.Alive {
+		t.Fatalf("ps: the recorded worker is %s", live)
+	}
+	entries, _ := Census(procDefault, f.state, false)
+	if len(entries) != 1 || entries[0].Status != "alive" {
+		t.Errorf("census: %+v", entries)
+	}
+	// relaunch: the previous worker is stopped (not left on the port).
+	la2, _, err := Relaunch(context.Background(), l, RelaunchOptions{Options: Options{State: f.state, Detach: true, Set: map[string]string{"LOG_LEVEL": "debug"}}})
+	if err != nil {
+		t.Fatalf("relaunch: %v", err)
+	}
+	rec = la2.Record
+	if loaded.Worker.Check(procDefault) == verify.Alive {
+		t.Error("relaunch left the previous shim worker running")
+	}
+	res, err := StopRecord(context.Background(), procDefault, f.state, rec, 0)
+	if err != nil || !res.Signalled || !res.Exited {
+		t.Fatalf("stop: %+v %v", res, err)
+	}
+	noListener(t, f.port)
+}

@@ -1,0 +1,13 @@
+// Package realservers is the suite that launches real third-party servers
+// — gunicorn (with setproctitle), uvicorn, nginx (a root master with
+// www-data workers), redis-server and Node.js, plus a pyenv-style shim —
+// through the childproof command, with a required variable on a loopback
+// ephemeral port, with the worker selector a user would write first and
+// with none. Each test checks that run --detach verifies, that the worker
+// owns the port, that verify passes at once and after the server settled,
+// that ps says alive, that stop ends every process of the tree and frees
+// the port, and that the variable's value appears in no output.
+//
+// The servers come from Debian packages that .ci/run installs; a test
+// whose server is missing here skips, saying which package to install.
+package realservers

@@ -1,0 +1,449 @@
+package realservers
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/childproof/childproof/internal/proc"
+	"github.com/childproof/childproof/internal/sockdiag"
+	"golang.org/x/sys/unix"
+)
+
+// bin is the childproof binary built for this run.
+var bin string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "childproof-realservers-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(2)
+	}
+	bin = filepath.Join(dir, "childproof")
+	_, file, _, _ := runtime.Caller(0)
+	build := exec.Command("go", "build", "-o", bin, "./cmd/childproof")
+	build.Dir = filepath.Join(filepath.Dir(file), "..")
+	if out, err := build.CombinedOutput(); err != nil {
+		fmt.Fprintf(os.Stderr, "building childproof: %v\n%s", err, out)
+		os.Exit(2)
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+// server is one real server to launch.
+type server struct {
+	name string
+	// need lists the programs it runs, with the Debian package of each.
+	need map[string]string
+	// files are written to the launch's directory ({{PORT}} replaced).
+	files map[string]string
+	// command is the argv ({{PORT}}, {{DIR}} replaced).
+	command []string
+	// selector is the worker { } block a user would write first.
+	selector string
+	// ready is the readiness path ("" for a TCP connect).
+	ready string
+	// minTree is the fewest processes the tree has once settled.
+	minTree int
+}
+
+const canary = "canary-APP-TOKEN-7f3c9a1e"
+
+func servers() []server {
+	root := os.Geteuid() == 0
+	nginxUser := ""
+	if root {
+		nginxUser = "user www-data;"
+	}
+	return []server{
+		{
+			name: "gunicorn",
+			need: map[string]string{"gunicorn": "gunicorn", "/usr/lib/python3/dist-packages/setproctitle": "python3-setproctitle"},
+			files: map[string]string{"app.py": `import os
+if not os.environ.get("APP_TOKEN"):
+    raise SystemExit("APP_TOKEN missing")
+def app(environ, start_response):
+    start_response("200 OK", [("Content-Type", "text/plain")])
+    return [b"ok\n"]
+`},
+			command:  []string{"gunicorn", "--bind", "127.0.0.1:{{PORT}}", "--workers", "2", "app:app"},
+			selector: `worker { comm = "gunicorn" }`,
+			ready:    "/",
+			minTree:  3,
+		},
+		{
+			name: "uvicorn",
+			need: map[string]string{"uvicorn": "uvicorn"},
+			files: map[string]string{"app.py": `import os
+if not os.environ.get("APP_TOKEN"):
+    raise SystemExit("APP_TOKEN missing")
+async def app(scope, receive, send):
+    if scope["type"] != "http":
+        return
+    await send({"type": "http.response.start", "status": 200, "headers": [(b"content-type", b"text/plain")]})
+    await send({"type": "http.response.body", "body": b"ok\n"})
+`},
+			command:  []string{"uvicorn", "--host", "127.0.0.1", "--port", "{{PORT}}", "app:app"},
+			selector: `worker { comm = "uvicorn" }`,
+			ready:    "/",
+			minTree:  1,
+		},
+		{
+			name: "nginx",
+			need: map[string]string{"/usr/sbin/nginx": "nginx"},
+			files: map[string]string{"nginx.conf": `daemon off;
+master_process on;
+worker_processes 2;
+` + nginxUser + `
+pid {{DIR}}/nginx.pid;
+error_log stderr;
+events { worker_connections 64; }
+http {
+  access_log off;
+  client_body_temp_path {{DIR}}/body;
+  proxy_temp_path {{DIR}}/proxy;
+  fastcgi_temp_path {{DIR}}/fastcgi;
+  uwsgi_temp_path {{DIR}}/uwsgi;
+  scgi_temp_path {{DIR}}/scgi;
+  server {
+    listen 127.0.0.1:{{PORT}};
+    location / { return 200 "ok\n"; }
+  }
+}
+`},
+			command:  []string{"/usr/sbin/nginx", "-e", "stderr", "-p", "{{DIR}}", "-c", "{{DIR}}/nginx.conf"},
+			selector: `worker { exe = "/usr/sbin/nginx" }`,
+			ready:    "/",
+			minTree:  3,
+		},
+		{
+			name: "redis",
+			need: map[string]string{"redis-server": "redis-server"},
+			// --save "": an empty argv element.
+			command:  []string{"redis-server", "--port", "{{PORT}}", "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--dir", "{{DIR}}"},
+			selector: `worker { exe = "/usr/bin/redis-server" }`, // a symlink to redis-check-rdb
+			minTree:  1,
+		},
+		{
+			name: "node",
+			need: map[string]string{"node": "nodejs"},
+			files: map[string]string{"server.js": `if (!process.env.APP_TOKEN) { console.error("APP_TOKEN missing"); process.exit(1); }
+process.title = "node-api-server";
+require("http").createServer((req, res) => { res.end("ok\n"); }).listen(Number(process.argv[2]), "127.0.0.1");
+`},
+			command:  []string{"node", "server.js", "{{PORT}}"},
+			selector: `worker { comm = "node" }`,
+			ready:    "/",
+			minTree:  1,
+		},
+		{
+			// A pyenv/asdf-style shim: a script named python3 that execs
+			// the real interpreter in the same pid, through env (two execs).
+			name: "shim",
+			need: map[string]string{"/usr/bin/python3": "python3"},
+			files: map[string]string{"shims/python3": "#!/bin/bash\nexec /usr/bin/env /usr/bin/python3 \"$@\"\n",
+				"serve.py": `import os, sys, http.server
+if not os.environ.get("APP_TOKEN"):
+    raise SystemExit("APP_TOKEN missing")
+http.server.HTTPServer(("127.0.0.1", int(sys.argv[1])), http.server.SimpleHTTPRequestHandler).serve_forever()
+`},
+			command:  []string{"{{DIR}}/shims/python3", "serve.py", "{{PORT}}"},
+			selector: `worker { comm = "python3" }`,
+			ready:    "/",
+			minTree:  1,
+		},
+	}
+}
+
+func TestRealServers(t *testing.T) {
+	for _, s := range servers() {
+		for _, withSelector := range []bool{true, false} {
+			name := s.name + "/no-selector"
+			if withSelector {
+				name = s.name + "/selector"
+			}
+			t.Run(name, func(t *testing.T) {
+				for prog, pkg := range s.need {
+					if _, err := exec.LookPath(prog); err != nil {
+						if _, err := os.Stat(prog); err != nil {
+							t.Skipf("%s is not installed here (Debian package %s; .ci/run installs it)", prog, pkg)
+						}
+					}
+				}
+				runServer(t, s, withSelector)
+			})
+		}
+	}
+}
+
+// cli runs childproof with args in dir; it returns stdout, stderr and the
+// exit code, and fails the test if the canary appears in either.
+func cli(t *testing.T, dir string, env []string, args ...string) (string, string, int) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	c := exec.CommandContext(ctx, bin, args...)
+	c.Dir, c.Env = dir, env
+	var out, errb bytes.Buffer
+	c.Stdout, c.Stderr = &out, &errb
+	err := c.Run()
+	code := 0
+	if ee, ok := err.(*exec.ExitError); ok {
+		code = ee.ExitCode()
+	} else if err != nil {
+		t.Fatalf("childproof %v: %v", args, err)
+	}
+	if strings.Contains(out.String()+errb.String(), canary) {
+		t.Errorf("childproof %v printed the value of APP_TOKEN", args)
+	}
+	return out.String(), errb.String(), code
+}
+
+func freePort(t *testing.T) int {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	return ln.Addr().(*net.TCPAddr).Port
+}
+
+type runReport struct {
+	Verified bool `json:"verified"`
+	Worker   *struct {
+		Pid  int    `json:"pid"`
+		Comm string `json:"comm"`
+		Exe  string `json:"exe"`
+	} `json:"worker"`
+	Env []struct {
+		Name    string `json:"name"`
+		Present bool   `json:"present"`
+		Matches bool   `json:"matches"`
+	} `json:"env"`
+	Port *struct {
+		OwnerPid int  `json:"owner_pid"`
+		Owned    bool `json:"owned"`
+	} `json:"port"`
+	EnvEvidence string `json:"env_evidence"`
+	Problems    []struct {
+		Kind, Message string
+	} `json:"problems"`
+}
+
+func runServer(t *testing.T, s server, withSelector bool) {
+	dir := t.TempDir()
+	os.Chmod(dir, 0o755) // nginx's www-data workers read below it
+	state := filepath.Join(t.TempDir(), "state")
+	port := freePort(t)
+	subst := func(x string) string {
+		return strings.NewReplacer("{{PORT}}", strconv.Itoa(port), "{{DIR}}", dir).Replace(x)
+	}
+	for name, body := range s.files {
+		p := filepath.Join(dir, name)
+		os.MkdirAll(filepath.Dir(p), 0o755)
+		if err := os.WriteFile(p, []byte(subst(body)), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var argv []string
+	for _, a := range s.command {
+		argv = append(argv, strconv.Quote(subst(a)))
+	}
+	sel := ""
+	if withSelector {
+		sel = s.selector
+	}
+	ready := ""
+	if s.ready != "" {
+		ready = fmt.Sprintf("ready {\n    http = %q\n    timeout = \"30s\"\n  }", s.ready)
+	} else {
+		ready = "ready {\n    timeout = \"30s\"\n  }"
+	}
+	spec := fmt.Sprintf(`launch %q {
+  command = [%s]
+  env = {
+    APP_TOKEN = env("APP_TOKEN")
+  }
+  require = ["APP_TOKEN"]
+  %s
+  port "main" {
+    number = %d
+  }
+  %s
+}
+`, s.name, strings.Join(argv, ", "), sel, port, ready)
+	if err := os.WriteFile(filepath.Join(dir, "childproof.hcl"), []byte(spec), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	env := []string{"PATH=" + os.Getenv("PATH"), "HOME=" + dir, "LANG=C.UTF-8", "APP_TOKEN=" + canary, "CHILDPROOF_STATE_DIR=" + state, "NO_COLOR=1"}
+	stopped := false
+	t.Cleanup(func() {
+		if !stopped {
+			cli(t, dir, env, "stop", s.name)
+		}
+	})
+
+	out, errOut, code := cli(t, dir, env, "run", "--detach", "--format", "json", "childproof.hcl")
+	var r runReport
+	if err := json.Unmarshal([]byte(out), &r); err != nil || code != 0 || !r.Verified || r.Worker == nil {
+		log, _ := os.ReadFile(filepath.Join(state, "logs", s.name+".log"))
+		t.Fatalf("run --detach: exit %d, verified %v\nstdout: %s\nstderr: %s\nlog:\n%s", code, r.Verified, out, errOut, log)
+	}
+	worker := r.Worker.Pid
+	t.Logf("worker pid %d comm %q exe %s, env evidence %q", worker, r.Worker.Comm, r.Worker.Exe, r.EnvEvidence)
+	if r.Port == nil || !r.Port.Owned || r.Port.OwnerPid != worker {
+		t.Errorf("port: %+v, want owned by the worker (pid %d)", r.Port, worker)
+	}
+	if len(r.Env) != 1 || !r.Env[0].Present || !r.Env[0].Matches {
+		t.Errorf("env: %+v", r.Env)
+	}
+	// The worker holds the listening socket in its own fds.
+	if !ownsPort(t, worker, port) {
+		t.Errorf("the worker (pid %d) holds no listener on port %d", worker, port)
+	}
+
+	verifyOK := func(when string) {
+		out, errOut, code := cli(t, dir, env, "verify", "childproof.hcl")
+		if code != 0 || !strings.HasPrefix(out, "verified "+s.name) {
+			t.Errorf("verify %s: exit %d\n%s%s", when, code, out, errOut)
+		}
+	}
+	verifyOK("at once")
+	time.Sleep(1500 * time.Millisecond) // workers booted, titles set
+	verifyOK("after the server settled")
+
+	out, _, code = cli(t, dir, env, "ps", "--format", "json")
+	var ps struct {
+		Launches []struct {
+			Name, Status string
+			Worker       struct{ Pid int }
+		}
+	}
+	if err := json.Unmarshal([]byte(out), &ps); err != nil || code != 0 || len(ps.Launches) != 1 || ps.Launches[0].Status != "alive" || ps.Launches[0].Worker.Pid != worker {
+		t.Errorf("ps: exit %d %s", code, out)
+	}
+
+	// Every process of the tree, pinned by pidfd before the stop.
+	tree := treeOf(t, worker)
+	if len(tree) < s.minTree {
+		t.Errorf("tree %v: %d processes, want at least %d", tree, len(tree), s.minTree)
+	}
+	var fds []int
+	for _, pid := range tree {
+		if fd, err := unix.PidfdOpen(pid, 0); err == nil {
+			fds = append(fds, fd)
+			defer unix.Close(fd)
+		}
+	}
+	out, errOut, code = cli(t, dir, env, "stop", s.name)
+	stopped = true
+	if code != 0 {
+		t.Errorf("stop: exit %d\n%s%s", code, out, errOut)
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for i, fd := range fds {
+		for !proc.PidfdExited(fd) && time.Now().Before(deadline) {
+			time.Sleep(10 * time.Millisecond)
+		}
+		if !proc.PidfdExited(fd) {
+			t.Errorf("pid %d of the tree still runs after stop", tree[i])
+		}
+	}
+	for time.Now().Before(deadline) {
+		if ls, err := sockdiag.Listeners(uint16(port)); err == nil && len(ls) == 0 {
+			break
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	if ls, _ := sockdiag.Listeners(uint16(port)); len(ls) > 0 {
+		t.Errorf("port %d still has a listener after stop", port)
+	}
+	// Nothing the launch wrote holds the value.
+	filepath.Walk(state, func(p string, fi os.FileInfo, err error) error {
+		if err == nil && fi.Mode().IsRegular() && !strings.Contains(p, string(filepath.Separator)+"logs"+string(filepath.Separator)) {
+			if b, _ := os.ReadFile(p); bytes.Contains(b, []byte(canary)) {
+				t.Errorf("%s holds the value of APP_TOKEN", p)
+			}
+		}
+		return nil
+	})
+}
+
+// ownsPort reports whether pid holds a LISTEN socket on port.
+func ownsPort(t *testing.T, pid, port int) bool {
+	ls, err := sockdiag.Listeners(uint16(port))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var fs proc.FS
+	inodes, _ := fs.SocketInodes(pid)
+	for _, l := range ls {
+		if slices.Contains(inodes, l.Inode) {
+			return true
+		}
+	}
+	return false
+}
+
+// treeOf lists worker and its descendants, and the members of its
+// process group.
+func treeOf(t *testing.T, worker int) []int {
+	var fs proc.FS
+	out := append([]int{worker}, fs.Descendants(worker)...)
+	ws, err := fs.Stat(worker)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pids, _ := fs.Pids()
+	for _, p := range pids {
+		if s, err := fs.Stat(p); err == nil && s.Pgrp == ws.Pgrp && s.State != 'Z' && !slices.Contains(out, p) {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// TestNoEvidenceIsUnreadable: launched untraced (no exec-time evidence), a
+// server that rewrote its environment block is env-unreadable, exit 3 —
+// never "not set".
+func TestNoEvidenceIsUnreadable(t *testing.T) {
+	if _, err := exec.LookPath("redis-server"); err != nil {
+		t.Skip("redis-server is not installed here (Debian package redis-server; .ci/run installs it)")
+	}
+	dir := t.TempDir()
+	port := freePort(t)
+	spec := fmt.Sprintf(`launch "redis" {
+  command = ["redis-server", "--port", "%d", "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--dir", %q]
+  env = {
+    APP_TOKEN = env("APP_TOKEN")
+  }
+  require = ["APP_TOKEN"]
+  port "main" {
+    number = %d
+  }
+}
+`, port, dir, port)
+	os.WriteFile(filepath.Join(dir, "childproof.hcl"), []byte(spec), 0o644)
+	env := []string{"PATH=" + os.Getenv("PATH"), "HOME=" + dir, "APP_TOKEN=" + canary, "CHILDPROOF_STATE_DIR=" + filepath.Join(t.TempDir(), "s"), "CHILDPROOF_NO_EXEC_CAPTURE=1"}
+	t.Cleanup(func() { cli(t, dir, env, "stop", "redis") })
+	out, errOut, code := cli(t, dir, env, "run", "--detach", "--format", "json", "childproof.hcl")
+	var r runReport
+	json.Unmarshal([]byte(out), &r)
+	if code != 3 || len(r.Problems) == 0 || r.Problems[0].Kind != "env-unreadable" || strings.Contains(out+errOut, "not set") {
+		t.Fatalf("exit %d, problems %+v\n%s%s", code, r.Problems, out, errOut)
+	}
+	t.Logf("%s", r.Problems[0].Message)
+}

@@ -1,0 +1,60 @@
+package schema
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestExeNeverMatches(t *testing.T) {
+	dir := t.TempDir()
+	bin := filepath.Join(dir, "srv")
+	os.WriteFile(bin, []byte("\x7fELF not really"), 0o755)
+	os.Symlink(bin, filepath.Join(dir, "srv-link"))
+	script := filepath.Join(dir, "shim")
+	os.WriteFile(script, []byte("#!/bin/sh\nexec srv\n"), 0o755)
+	os.Symlink(script, filepath.Join(dir, "python3"))
+	os.WriteFile(filepath.Join(dir, "data"), []byte("x"), 0o644)
+	for _, tc := range []struct {
+		exe, want string
+	}{
+		{bin, ""},
+		{filepath.Join(dir, "srv-link"), ""},
+		{filepath.Join(dir, "missing"), "does not exist"},
+		{script, "is a script"},
+		{filepath.Join(dir, "python3"), "is a script"},
+		{filepath.Join(dir, "data"), "not an executable file"},
+		{dir, "not an executable file"},
+	} {
+		err := ExeNeverMatches(tc.exe)
+		if tc.want == "" && err != nil || tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want)) {
+			t.Errorf("ExeNeverMatches(%s) = %v, want %q", tc.exe, err, tc.want)
+		}
+	}
+	if err := ExeNeverMatches(filepath.Join(dir, "missing")); !errors.Is(err, ErrExeMissing) {
+		t.Errorf("missing: %v, want ErrExeMissing", err)
+	}
+	if got := ResolveExe(filepath.Join(dir, "srv-link")); got != bin {
+		t.Errorf("ResolveExe = %s, want %s", got, bin)
+	}
+}
+
+func TestLoadExeSelector(t *testing.T) {
+	dir := t.TempDir()
+	script := filepath.Join(dir, "shim")
+	os.WriteFile(script, []byte("#!/bin/sh\n"), 0o755)
+	p := filepath.Join(dir, "s.hcl")
+	write := func(exe string) {
+		os.WriteFile(p, []byte("launch \"a\" {\n  command = [\"true\"]\n  worker {\n    exe = \""+exe+"\"\n  }\n}\n"), 0o644)
+	}
+	write(script)
+	if _, _, diags := Load(p, LoadOptions{}); !diags.HasErrors() || diags[0].Summary != "Worker exe can never match" {
+		t.Errorf("a script exe: %v", diags)
+	}
+	write(filepath.Join(dir, "not-built-yet"))
+	if f, _, diags := Load(p, LoadOptions{}); f == nil || len(diags) != 1 || diags[0].Summary != "Worker exe not found" {
+		t.Errorf("a missing exe: %v", diags)
+	}
+}
