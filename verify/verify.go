@@ -393,8 +393,6 @@ func (v *Verifier) checkEnv(r *Report, c Check, worker int) {
 		r.EnvEvidence = EvidenceExec
 		if live.Rewritten != "" {
 			r.EnvNote = fmt.Sprintf("the worker rewrote its environment block after its exec (%s); judged by the block captured at its exec", live.Rewritten)
-		} else {
-			r.EnvNote = "judged by the block captured at the worker's exec"
 		}
 	case live.Rewritten != "":
 		r.EnvEvidence = EvidenceLive
