@@ -12,6 +12,9 @@ import (
 	"strings"
 
 	"mvdan.cc/sh/v3/syntax"
+
+	"github.com/childproof/childproof/internal/wrapper"
+	"github.com/childproof/childproof/schema"
 )
 
 // Limits that keep the analysis bounded on any input.
@@ -148,7 +151,7 @@ func newAnalyzer(ctx context.Context, cfg Config, dir string) *analyzer {
 
 		fileArrays: map[string]fileArray{},
 	}
-	for k, v := range BuiltinAliases {
+	for k, v := range schema.BuiltinAliases {
 		a.aliases[k] = v
 	}
 	for k, v := range cfg.Aliases {
@@ -310,21 +313,12 @@ func shebangInterp(src []byte) string {
 }
 
 // shebangPOSIX reports whether the first line names a POSIX shell (sh, dash, …).
-func shebangPOSIX(src []byte) bool {
-	switch shebangInterp(src) {
-	case "sh", "dash", "ash", "posh":
-		return true
-	}
-	return false
-}
+func shebangPOSIX(src []byte) bool { return wrapper.IsPOSIXShell(shebangInterp(src)) }
 
 // shebangShell reports whether a file starts with a shell shebang.
 func shebangShell(src []byte) bool {
-	switch shebangInterp(src) {
-	case "sh", "bash", "dash", "ash", "ksh", "mksh", "zsh", "posh":
-		return true
-	}
-	return false
+	i := shebangInterp(src)
+	return i != "" && wrapper.IsShell(i)
 }
 
 // parse reads and parses a script. The error is a *ParseError.

@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+
+	"github.com/childproof/childproof/schema"
 )
 
 // Override is a protected variable the launcher sets before the script runs.
@@ -167,18 +169,8 @@ func analyze(ctx context.Context, cfg Config, p *planner) (*Result, error) {
 	return a.result(), nil
 }
 
-func validName(s string) bool {
-	if s == "" {
-		return false
-	}
-	for i, c := range s {
-		if c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || i > 0 && c >= '0' && c <= '9' {
-			continue
-		}
-		return false
-	}
-	return true
-}
+// validName is the environment-variable name rule of specs (schema.IsEnvName).
+func validName(s string) bool { return schema.IsEnvName(s) }
 
 func (a *analyzer) result() *Result {
 	res := &Result{Findings: []Finding{}, Files: a.files, Sources: a.sources}

@@ -7,6 +7,8 @@ import (
 	"strings"
 
 	"mvdan.cc/sh/v3/syntax"
+
+	"github.com/childproof/childproof/internal/wrapper"
 )
 
 // prefixAssign is a NAME=VALUE before a command, or an env NAME=VALUE.
@@ -218,8 +220,6 @@ func (a *analyzer) checkPidfile(st *state, fc *fileCtx, s *syntax.Stmt, fs []fie
 	}
 }
 
-var shells = map[string]bool{"bash": true, "sh": true, "dash": true, "zsh": true, "ksh": true, "mksh": true, "ash": true, "posh": true}
-
 // trivial commands are never taken for the worker.
 var trivial = map[string]bool{
 	"mkdir": true, "rm": true, "cp": true, "mv": true, "touch": true, "chmod": true, "chown": true, "ln": true,
@@ -401,7 +401,7 @@ loop:
 		return
 	}
 	base := filepath.Base(name)
-	if shells[base] {
+	if wrapper.IsShell(base) {
 		a.shellCall(st, cst, fc, s, fs, mode, nohup)
 		a.fixLaunch(st, startSite)
 		return

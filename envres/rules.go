@@ -1,5 +1,7 @@
 package envres
 
+import "github.com/childproof/childproof/internal/wrapper"
+
 // Severity of a rule's findings.
 const (
 	SeverityError   = "error"
@@ -56,21 +58,21 @@ with : "${NAME:=default}" so that it only fills an unset name.`,
 environment the worker inherits. Fix: remove the statement or scope it to the command that needs it.`,
 	}
 	EnvReset = &Rule{
-		Name: "env-reset", Severity: SeverityError,
+		Name: wrapper.EnvReset, Severity: SeverityError,
 		Short: "the environment is reset before the worker",
 		Doc: `env -i, exec -c, sudo without -E/--preserve-env, su and runuser start the next command with a
 fresh environment: every protected variable is dropped on the way to the worker. Fix: pass the
 variables explicitly (sudo --preserve-env=NAME, env -i NAME="$NAME" …) or avoid the wrapper.`,
 	}
 	LoginShell = &Rule{
-		Name: "login-shell", Severity: SeverityError,
+		Name: wrapper.LoginShell, Severity: SeverityError,
 		Short: "a login shell runs profile files before the worker",
 		Doc: `bash -l/--login, sh -l, su -/-l/--login, sudo -i, runuser -l and exec -l start a login shell,
 which runs /etc/profile and ~/.profile (or ~/.bash_profile): those files may export, reset or
 source anything, including an env file. Fix: run the command directly, or bash --noprofile --norc.`,
 	}
 	InteractiveShell = &Rule{
-		Name: "interactive-shell", Severity: SeverityError,
+		Name: wrapper.InteractiveShell, Severity: SeverityError,
 		Short: "an interactive shell runs rc files before the worker",
 		Doc: `bash -i (and -ic, -lic) or sh -i starts an interactive shell, which runs ~/.bashrc (or $ENV):
 anything it exports wins over the launcher's overrides. Fix: drop -i; use bash --norc -c.`,
@@ -138,9 +140,4 @@ func RuleByName(name string) *Rule {
 		}
 	}
 	return nil
-}
-
-// BuiltinAliases maps known no-op alias names to the variable that is read.
-var BuiltinAliases = map[string]string{
-	"HF_XET_DISABLE": "HF_HUB_DISABLE_XET",
 }

@@ -6,6 +6,8 @@ import (
 	"strings"
 
 	"mvdan.cc/sh/v3/syntax"
+
+	"github.com/childproof/childproof/internal/wrapper"
 )
 
 // shebangOpts is what a "#!" line asks of the shell it starts: the kernel
@@ -43,7 +45,7 @@ func shebangInvocation(src []byte) shebangOpts {
 			break
 		}
 	}
-	if !shells[filepath.Base(fields[0])] {
+	if !wrapper.IsShell(fields[0]) {
 		return o
 	}
 	o.shell = filepath.Base(fields[0])

@@ -52,7 +52,7 @@ func (l *loader) envFunc() function.Function {
 				return cty.NilVal, function.NewArgErrorf(2, "env takes a name and at most one default")
 			}
 			name := args[0].AsString()
-			if !isEnvName(name) {
+			if !IsEnvName(name) {
 				return cty.NilVal, function.NewArgErrorf(0, "%q is not a valid environment variable name", name)
 			}
 			if v, ok := l.lookup(name); ok {

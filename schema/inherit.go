@@ -33,7 +33,7 @@ func IsInheritPattern(s string) bool { return strings.ContainsAny(s, "*?[") }
 // characters of variable names.
 func isInheritEntry(s string) bool {
 	if !IsInheritPattern(s) {
-		return isEnvName(s)
+		return IsEnvName(s)
 	}
 	for i := 0; i < len(s); i++ {
 		c := s[i]

@@ -283,7 +283,7 @@ func (l *loader) aliases(blocks []*hcl.Block) map[string]string {
 	for _, b := range blocks {
 		name := b.Labels[0]
 		lr := b.LabelRanges[0]
-		if !isEnvName(name) {
+		if !IsEnvName(name) {
 			l.errorf(&lr, "Invalid alias name", "%q is not a valid environment variable name (letters, digits and _, not starting with a digit)", name)
 			continue
 		}
@@ -311,7 +311,7 @@ func (l *loader) aliases(blocks []*hcl.Block) map[string]string {
 			shown = hiddenValue{r}
 		}
 		switch {
-		case !isEnvName(v):
+		case !IsEnvName(v):
 			l.errorf(&r, "Invalid alias target", "%q is not a valid environment variable name", shown)
 		case v == name:
 			l.errorf(&r, "Invalid alias target", "alias %q points at itself", name)

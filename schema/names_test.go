@@ -15,8 +15,8 @@ func TestNameMatchers(t *testing.T) {
 	var walk func(b []byte, depth int)
 	walk = func(b []byte, depth int) {
 		s := string(b)
-		if got, want := isEnvName(s), envRE.MatchString(s); got != want {
-			t.Errorf("isEnvName(%q) = %v, want %v", s, got, want)
+		if got, want := IsEnvName(s), envRE.MatchString(s); got != want {
+			t.Errorf("IsEnvName(%q) = %v, want %v", s, got, want)
 		}
 		if got, want := isLaunchName(s), launchRE.MatchString(s); got != want {
 			t.Errorf("isLaunchName(%q) = %v, want %v", s, got, want)

@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/childproof/childproof/internal/redact"
+	"github.com/childproof/childproof/internal/wrapper"
 	"github.com/hashicorp/hcl/v2"
 )
 
@@ -13,7 +14,7 @@ var DefaultInherit = []string{"PATH", "HOME", "LANG"}
 
 // DefaultForbidWrappers is the list of wrapper rules a launch forbids when its
 // spec names none.
-var DefaultForbidWrappers = []string{"login-shell", "interactive-shell", "env-reset"}
+var DefaultForbidWrappers = []string{wrapper.LoginShell, wrapper.InteractiveShell, wrapper.EnvReset}
 
 // BuiltinAliases maps known no-op alias names to the variable that does the
 // work. Spec alias blocks add to it.

@@ -2,22 +2,19 @@ package schema
 
 import (
 	"fmt"
-	"github.com/hashicorp/hcl/v2"
 	"net/netip"
 	"path/filepath"
 	"slices"
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/childproof/childproof/internal/wrapper"
+	"github.com/hashicorp/hcl/v2"
 )
 
 // WrapperRules are the rule names forbid_wrappers accepts.
-var WrapperRules = []string{"login-shell", "interactive-shell", "env-reset"}
-
-// isEnvName reports whether s matches ^[A-Za-z_][A-Za-z0-9_]*$. It and
-// isLaunchName are loops rather than regexps: compiling the {0,63} repeat
-// at package init cost every childproof command 0.4 ms.
-func isEnvName(s string) bool { return IsEnvName(s) }
+var WrapperRules = wrapper.Rules
 
 // IsEnvName reports whether s is a valid environment variable name,
 // ^[A-Za-z_][A-Za-z0-9_]*$: the one rule for env keys, inherit, require,
@@ -46,11 +43,11 @@ func isLaunchName(s string) bool {
 	return true
 }
 
-// The raw structs mirror the HCL blocks; their hcl tags are the names
-// diagnostics use, their validate tags document the constraints that
-// validateLaunch checks (in the notation of go-playground/validator, which
-// checked them until its package initialisation — 0.8 ms of country-code
-// tables and regexps — was found to dominate the start of every command).
+// The raw structs mirror the HCL blocks: their hcl tags name the
+// attributes diagnostics point at, their validate tags state each field's
+// constraints in go-playground/validator's notation. validateLaunch checks
+// exactly those, by hand: a validator's package initialisation would run
+// before every command, including the ones that read no spec.
 type rawLaunch struct {
 	Name           string            `hcl:"name" validate:"launchname"`
 	Command        []string          `hcl:"command" validate:"required_without=Dispatch,excluded_with=Dispatch,omitnil,min=1,dive,required,nonul"`
@@ -147,18 +144,9 @@ func (c *constraints) list(name string, v []string, min1, required bool, elem ..
 }
 
 func noNUL(s string) (string, bool)        { return "nonul", !strings.Contains(s, "\x00") }
-func envName(s string) (string, bool)      { return "envname", isEnvName(s) }
+func envName(s string) (string, bool)      { return "envname", IsEnvName(s) }
 func inheritEntry(s string) (string, bool) { return "inheritentry", isInheritEntry(s) }
-func wrapperRule(s string) (string, bool)  { return "wrapperrule", isWrapperRule(s) }
-
-func isWrapperRule(s string) bool {
-	for _, r := range WrapperRules {
-		if s == r {
-			return true
-		}
-	}
-	return false
-}
+func wrapperRule(s string) (string, bool)  { return "wrapperrule", wrapper.IsRule(s) }
 
 // isSlurmTime reports whether s is a SLURM time limit: MM, MM:SS,
 // HH:MM:SS, D-HH, D-HH:MM or D-HH:MM:SS, each part one or more digits.
@@ -239,7 +227,7 @@ func validateLaunch(r *rawLaunch, hide func(ns string) (hcl.Range, bool)) []fiel
 	sort.Strings(keys)
 	for _, k := range keys {
 		f := "env[" + k + "]"
-		if !isEnvName(k) {
+		if !IsEnvName(k) {
 			c.fail(f, f, "envname", k)
 		}
 		if _, ok := noNUL(r.Env[k]); !ok {

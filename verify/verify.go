@@ -9,13 +9,13 @@ import (
 	"net"
 	"net/netip"
 	"os"
-	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/childproof/childproof/internal/proc"
+	"github.com/childproof/childproof/internal/wrapper"
 	"github.com/childproof/childproof/schema"
 )
 
@@ -250,85 +250,12 @@ func (v *Verifier) checkChain(r *Report, c Check, worker int) {
 			argv = []string{}
 		}
 		r.Chain = append(r.Chain, ChainEntry{Pid: pid, Comm: comm, Argv: argv})
-		for _, rule := range WrapperRules(argv) {
+		for _, rule := range wrapper.Classify(argv) {
 			if slices.Contains(c.Forbid, rule) {
 				r.Add(KindWrapper, "pid %d (%s) between the launch root and the worker is a %s: %s", pid, comm, rule, strings.Join(argv, " "))
 			}
 		}
 	}
-}
-
-// WrapperRules returns the wrapper rules (login-shell, interactive-shell,
-// env-reset) a live process with argv breaks.
-func WrapperRules(argv []string) []string {
-	if len(argv) == 0 {
-		return nil
-	}
-	var out []string
-	a0 := argv[0]
-	base := filepath.Base(strings.TrimPrefix(a0, "-"))
-	switch base {
-	case "bash", "sh", "dash", "zsh", "ksh", "mksh", "ash", "posh", "yash":
-		login := strings.HasPrefix(a0, "-")
-		inter := false
-	args:
-		for i := 1; i < len(argv); i++ {
-			a := argv[i]
-			switch {
-			case a == "--":
-				break args
-			case a == "--login":
-				login = true
-			case a == "--noprofile", a == "--norc", a == "--posix", a == "--noediting", a == "--restricted", a == "--verbose":
-			case a == "--rcfile", a == "--init-file":
-				i++
-			case strings.HasPrefix(a, "--"):
-			case a == "-o" || a == "+o" || a == "-O" || a == "+O":
-				i++
-			case strings.HasPrefix(a, "-") && len(a) > 1:
-				if strings.Contains(a[1:], "l") {
-					login = true
-				}
-				if strings.Contains(a[1:], "i") {
-					inter = true
-				}
-				if strings.Contains(a[1:], "c") {
-					break args
-				}
-			case strings.HasPrefix(a, "+"):
-			default:
-				break args
-			}
-		}
-		if login {
-			out = append(out, "login-shell")
-		}
-		if inter {
-			out = append(out, "interactive-shell")
-		}
-	case "su", "runuser":
-		out = append(out, "env-reset")
-		for _, a := range argv[1:] {
-			if a == "-" || a == "-l" || a == "--login" {
-				out = append(out, "login-shell")
-				break
-			}
-		}
-	case "sudo":
-		keep := false
-		for _, a := range argv[1:] {
-			if a == "-E" || strings.HasPrefix(a, "--preserve-env") {
-				keep = true
-			}
-			if a == "-i" || a == "--login" {
-				out = append(out, "login-shell")
-			}
-		}
-		if !keep {
-			out = append(out, "env-reset")
-		}
-	}
-	return out
 }
 
 // readEnviron reads the worker's environ, retrying briefly while it is

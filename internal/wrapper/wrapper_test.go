@@ -1,4 +1,4 @@
-package verify
+package wrapper
 
 import (
 	"testing"
@@ -6,7 +6,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 )
 
-func TestWrapperRules(t *testing.T) {
+func TestClassify(t *testing.T) {
 	tests := []struct {
 		argv []string
 		want []string
@@ -29,8 +29,8 @@ func TestWrapperRules(t *testing.T) {
 		{nil, nil},
 	}
 	for _, tt := range tests {
-		if got := WrapperRules(tt.argv); !cmp.Equal(got, tt.want) {
-			t.Errorf("WrapperRules(%q) = %q, want %q", tt.argv, got, tt.want)
+		if got := Classify(tt.argv); !cmp.Equal(got, tt.want) {
+			t.Errorf("Classify(%q) = %q, want %q", tt.argv, got, tt.want)
 		}
 	}
 }
