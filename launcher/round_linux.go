@@ -62,6 +62,11 @@ func (s *State) LoadRound(name string, n int) (*Round, error) {
 	if err != nil {
 		return nil, fmt.Errorf("round %d of %q: %w", n, name, err)
 	}
+	return s.parseRound(name, n, b)
+}
+
+// parseRound decodes and authenticates the bytes of round n of name.
+func (s *State) parseRound(name string, n int, b []byte) (*Round, error) {
 	var r Round
 	if err := json.Unmarshal(b, &r); err != nil {
 		return nil, fmt.Errorf("round %d of %q: %w", n, name, err)
@@ -83,6 +88,20 @@ func (s *State) LoadRound(name string, n int) (*Round, error) {
 			Hint: "childproof replays only rounds it wrote under this state dir's key; remove " + s.roundPath(name, n)}
 	}
 	return &r, nil
+}
+
+// sealRound sets r.MAC and returns the round file's bytes.
+func (s *State) sealRound(r *Round) ([]byte, error) {
+	mac, err := s.roundMAC(r)
+	if err != nil {
+		return nil, err
+	}
+	r.MAC = mac
+	b, err := json.MarshalIndent(r, "", "  ")
+	if err != nil {
+		return nil, err
+	}
+	return append(b, '\n'), nil
 }
 
 // roundMAC is the MAC of a round file: HMAC-SHA256 under the record key
@@ -142,16 +161,10 @@ func (s *State) saveRound(r *Round, sync bool) error {
 	if err := checkStateDir(dir, false); err != nil {
 		return err
 	}
-	mac, err := s.roundMAC(r)
+	b, err := s.sealRound(r)
 	if err != nil {
 		return err
 	}
-	r.MAC = mac
-	b, err := json.MarshalIndent(r, "", "  ")
-	if err != nil {
-		return err
-	}
-	b = append(b, '\n')
 	path := s.roundPath(r.Name, r.N)
 	if sync {
 		return writeAtomic(path, b)
