@@ -135,6 +135,7 @@ func (a *app) up(ctx context.Context, arg string, names, vars []string, detach, 
 	lc := a.newConsole(true)
 	defer lc.close()
 	var members []*upMember
+	adopted := 0
 	stopAll := func() {
 		for i := len(members) - 1; i >= 0; i-- {
 			if m := members[i]; m.la != nil {
@@ -148,6 +149,13 @@ func (a *app) up(ctx context.Context, arg string, names, vars []string, detach, 
 		deps := ""
 		if len(l.DependsOn) > 0 {
 			deps = " (after " + strings.Join(l.DependsOn, ", ") + ")"
+		}
+		if r, ok := a.alreadyUp(ctx, st, l, f.Hash); ok {
+			// Not ours to supervise or stop: this up did not start it.
+			fmt.Fprintf(a.stderr, "childproof: up: %s is already running from this spec and verifies (worker pid %d): left as it is\n", l.Name, r.Worker.Pid)
+			a.writeReport(a.stdout, r)
+			adopted++
+			continue
 		}
 		fmt.Fprintf(a.stderr, "childproof: up: starting %s%s\n", l.Name, deps)
 		view := lc.view(l, detach)
@@ -165,11 +173,37 @@ func (a *app) up(ctx context.Context, arg string, names, vars []string, detach, 
 		a.writeReport(a.stdout, la.Report)
 		members = append(members, &upMember{l: l, la: la, view: view, opts: lopts, running: true})
 	}
-	if detach {
-		fmt.Fprintf(a.stderr, "childproof: up: %s verified and running detached; stop them with: childproof down %s\n", plural(len(members), "launch"), arg)
+	if detach || len(members) == 0 {
+		fmt.Fprintf(a.stderr, "childproof: up: %s verified and running detached; stop them with: childproof down %s\n", plural(len(members)+adopted, "launch"), arg)
 		return nil
 	}
 	return a.upSupervise(ctx, members, sigs, stopAll)
+}
+
+// alreadyUp reports whether launch l already runs from this very spec (the
+// same file, unchanged) and verifies now against what this up would give
+// it: then up leaves it as it is instead of starting it again.
+func (a *app) alreadyUp(ctx context.Context, st *launcher.State, l *schema.Launch, hash string) (*verify.Report, bool) {
+	rec, err := st.Load(l.Name)
+	if err != nil || rec.Stopped != nil || rec.Pending || rec.SpecPath != l.SpecPath || rec.SpecHash != hash || hash == "" {
+		return nil, false
+	}
+	v := &verify.Verifier{State: st, ShowValues: a.showValues}
+	if rec.Worker.Check(v.Proc) != verify.Alive {
+		return nil, false
+	}
+	env, err := launcher.ResolveEnv(l, nil, nil)
+	if err != nil {
+		return nil, false
+	}
+	chk := verify.CheckFromSpec(l, env.Expect())
+	chk.Root, chk.Worker = rec.Worker.Pid, rec.Worker.Pid
+	if rec.Root.Pid != rec.Worker.Pid && rec.Root.Check(v.Proc) == verify.Alive {
+		chk.Root = rec.Root.Pid
+	}
+	r := v.Verify(ctx, chk)
+	r.Mask(maskFor(st, l, rec))
+	return r, r.Verified
 }
 
 // upSupervise supervises up's launches in the foreground until every one
