@@ -70,6 +70,7 @@ demo: build
 
 bench: build
 	@command -v shellcheck >/dev/null || (apt-get update -qq && apt-get install -y -qq shellcheck) || true
+	@command -v shfmt >/dev/null || (apt-get update -qq && apt-get install -y -qq shfmt) || true
 	$(GO) run ./bench -bin $(BIN) -server bin/mock-llm
 
 clean:

@@ -137,6 +137,14 @@ type analyzer struct {
 	plan      *planner               // set by Plan: records where workers start
 	// fileArrays are arrays filled from a file, by name (loops.go).
 	fileArrays map[string]fileArray
+	// fcache and dcache hold what the file system said of a path and of a
+	// directory's symlinks (fscache.go).
+	fcache map[string]*fileFacts
+	dcache map[string]string
+	// parsers are the bash and the POSIX parser, reused.
+	parsers [2]*syntax.Parser
+	// fieldBuf is the chunk fieldSlice cuts evaluated words from.
+	fieldBuf []field
 }
 
 func newAnalyzer(ctx context.Context, cfg Config, dir string) *analyzer {
@@ -150,6 +158,8 @@ func newAnalyzer(ctx context.Context, cfg Config, dir string) *analyzer {
 		sup:      map[string]map[int][]string{},
 
 		fileArrays: map[string]fileArray{},
+		fcache:     map[string]*fileFacts{},
+		dcache:     map[string]string{},
 	}
 	for k, v := range schema.BuiltinAliases {
 		a.aliases[k] = v
@@ -170,6 +180,19 @@ func newAnalyzer(ctx context.Context, cfg Config, dir string) *analyzer {
 	}
 	sort.Slice(a.protList, func(i, j int) bool { return a.protList[i].name < a.protList[j].name })
 	return a
+}
+
+// forget drops what one top-level script's analysis built and the next
+// does not need: the syntax trees (a script's tree is several times its
+// size; a 1,000-script run would keep them all) and the arrays read from
+// files. Sources stay, for snippets; a file is parsed again if another
+// script reaches it.
+func (a *analyzer) forget() {
+	if a.plan != nil {
+		return // Plan's facts point into the trees
+	}
+	clear(a.parsed)
+	clear(a.fileArrays)
 }
 
 // tick counts one step of work and reports whether to go on.
@@ -217,7 +240,7 @@ func (a *analyzer) readFile(abs string) ([]byte, error) {
 	if abs == os.DevNull {
 		return []byte{}, nil // an empty script, as a shell reads it
 	}
-	if pseudoFile(abs) {
+	if a.facts(abs).pseudo {
 		return nil, fmt.Errorf("under /proc, /sys or /dev: not read (such files may block or never end)")
 	}
 	fi, err := os.Stat(abs)
@@ -255,24 +278,6 @@ func (l *limitedReader) Read(p []byte) (int, error) {
 	n, err := l.f.Read(p)
 	l.n -= int64(n)
 	return n, err
-}
-
-// pseudoFile reports whether a path is under /proc, /sys or /dev, whose
-// files are never read: some block or never end.
-func pseudoFile(abs string) bool {
-	for _, p := range []string{"/proc", "/sys", "/dev"} {
-		if abs == p || strings.HasPrefix(abs, p+"/") {
-			return true
-		}
-	}
-	if r, err := filepath.EvalSymlinks(abs); err == nil && r != abs {
-		for _, p := range []string{"/proc", "/sys", "/dev"} {
-			if r == p || strings.HasPrefix(r, p+"/") {
-				return true
-			}
-		}
-	}
-	return false
 }
 
 // binaryAt returns the 1-based line and column of the first NUL byte, or 0.
@@ -342,23 +347,27 @@ func (a *analyzer) parse(abs string) *parsedFile {
 	}
 	pf.posix = shebangPOSIX(src)
 	pf.crlf = bytes.Contains(src, []byte("\r\n"))
-	pf.file, pf.err = parseSrc(name, src, pf.posix)
+	pf.file, pf.err = a.parseSrc(name, src, pf.posix)
 	if pf.err != nil && pf.posix {
 		// dash accepts more than strict POSIX; try bash before giving up.
-		if f, err := parseSrc(name, src, false); err == nil {
+		if f, err := a.parseSrc(name, src, false); err == nil {
 			pf.file, pf.err = f, nil
 		}
 	}
 	return pf
 }
 
-func parseSrc(name string, src []byte, posix bool) (*syntax.File, error) {
-	lang := syntax.LangBash
+// parseSrc parses src as bash or POSIX sh, with one parser of each kind
+// per analysis (a parser's buffers are reused from file to file).
+func (a *analyzer) parseSrc(name string, src []byte, posix bool) (*syntax.File, error) {
+	i, lang := 0, syntax.LangBash
 	if posix {
-		lang = syntax.LangPOSIX
+		i, lang = 1, syntax.LangPOSIX
 	}
-	p := syntax.NewParser(syntax.Variant(lang))
-	f, err := p.Parse(bytes.NewReader(src), name)
+	if a.parsers[i] == nil {
+		a.parsers[i] = syntax.NewParser(syntax.Variant(lang))
+	}
+	f, err := a.parsers[i].Parse(bytes.NewReader(src), name)
 	if err != nil {
 		return nil, toParseError(name, err)
 	}

@@ -154,6 +154,7 @@ func analyze(ctx context.Context, cfg Config, p *planner) (*Result, error) {
 		if a.fatal != nil {
 			return nil, a.fatal
 		}
+		a.forget()
 	}
 	if len(cfg.Argv) > 0 {
 		if err := a.lintArgv(cfg.Argv); err != nil {

@@ -84,3 +84,18 @@ func TestWriteCorpus(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// BenchmarkLintCorpusOneRun lints the 1,000 scripts in one Lint call, as
+// `childproof lint scripts/*.sh` does.
+func BenchmarkLintCorpusOneRun(b *testing.B) {
+	dir := b.TempDir()
+	names := writeCorpus(b, dir, 1000, 60)
+	b.ReportAllocs()
+	b.ResetTimer()
+	for b.Loop() {
+		cfg := Config{Dir: dir, Scripts: names, Overrides: benchOverrides}
+		if _, err := Lint(context.Background(), cfg); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -50,7 +50,7 @@ func (a *analyzer) declClause(st *state, fc *fileCtx, s *syntax.Stmt, c *syntax.
 // declFromField turns a word operand into a declArg.
 func (a *analyzer) declFromField(ev *evaluator, f field) declArg {
 	if !f.known {
-		if len(f.substs) > 0 {
+		if len(f.substs()) > 0 {
 			ff := f
 			return declArg{dyn: &ff, pos: f.pos}
 		}

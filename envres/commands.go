@@ -1,7 +1,6 @@
 package envres
 
 import (
-	"bytes"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -408,7 +407,7 @@ loop:
 	}
 	if strings.Contains(name, "/") {
 		abs := joinPath(cst.cwd, name)
-		if abs != "" && isShellScript(abs) {
+		if abs != "" && a.isShellScript(abs) {
 			a.shebangFlags(st, fc, fs[0].pos, abs)
 			a.runChild(st, cst, fc, fs[0].pos, abs, name, nil, fs[1:], mode, nohup, false)
 			a.fixLaunch(st, startSite)
@@ -425,19 +424,6 @@ func (a *analyzer) fixLaunch(st *state, s site) {
 	if st.launched != nil && s.file != "" {
 		st.launched.site = s
 	}
-}
-
-// isShellScript reports whether a file starts with a shell shebang, or is
-// a text file named *.sh without one.
-func isShellScript(abs string) bool {
-	f, err := openHead(abs)
-	if err != nil {
-		return false
-	}
-	if shebangShell(f) {
-		return true
-	}
-	return !bytes.HasPrefix(f, []byte("#!")) && strings.HasSuffix(abs, ".sh") && bytes.IndexByte(f, 0) < 0
 }
 
 // stripWrapper drops a command wrapper and its options.
@@ -584,7 +570,7 @@ func (a *analyzer) envWrapper(st *state, cst **state, fc *fileCtx, fs []field, f
 			continue
 		}
 		if !x.known {
-			if len(x.substs) > 0 {
+			if len(x.substs()) > 0 {
 				fork()
 				a.substLoads(*cst, fc, envSite, x, true)
 				i++
@@ -947,7 +933,7 @@ func (a *analyzer) shellCall(st, cst *state, fc *fileCtx, s *syntax.Stmt, fs []f
 		return
 	}
 	abs := joinPath(cst.cwd, rest[0].s)
-	if abs == "" || !isFile(abs) {
+	if abs == "" || !a.isFile(abs) {
 		a.report(DynamicSource, a.siteAt(st, fc, rest[0].pos), "the script run by "+sh+" cannot be found from here ("+rest[0].s+"): what it does to the environment is not checked")
 		a.external(st, cst, fc, fs, mode, nohup)
 		return
@@ -982,7 +968,7 @@ func (a *analyzer) runEmbedded(st, cst *state, fc *fileCtx, str field, args []fi
 		return
 	}
 	efc := a.embeddedCtx(fc, str)
-	f, err := parseSrc(fc.name, []byte(str.s), fc.posix)
+	f, err := a.parseSrc(fc.name, []byte(str.s), fc.posix)
 	if err != nil {
 		pe, _ := err.(*ParseError)
 		msg := "the command string does not parse"

@@ -204,7 +204,7 @@ func (a *analyzer) envLoaderLoad(st, cst *state, fc *fileCtx, fs []field, l envL
 	for _, f := range l.files {
 		abs := joinPath(cst.cwd, f)
 		switch {
-		case abs != "" && isFile(abs):
+		case abs != "" && a.isFile(abs):
 			a.dotenvLoad(cst, s, abs, o)
 		case l.override && (l.named || abs == ""):
 			a.unresolved(cst, s, f, true)

@@ -1,6 +1,7 @@
 package envres
 
 import (
+	"errors"
 	"path"
 	"path/filepath"
 	"strconv"
@@ -22,8 +23,7 @@ type field struct {
 	v      value
 	pos    syntax.Pos
 	word   *syntax.Word
-	substs []*syntax.CmdSubst
-	procs  []*syntax.ProcSubst
+	subs   *wordSubsts // the word's command and process substitutions, if any
 	pid    bool // mentions $! or a variable holding it
 	// self names the variable when the word is exactly $X, ${X:-d},
 	// ${X-d}, ${X:=d} or ${X:?m}: X=${X:-d} keeps a value X has.
@@ -31,6 +31,29 @@ type field struct {
 	quoted bool
 	// splat stands for zero or more unknown positional parameters.
 	splat bool
+}
+
+// wordSubsts are a word's substitutions; most words have none, so a
+// field holds them behind a pointer.
+type wordSubsts struct {
+	cmd  []*syntax.CmdSubst
+	proc []*syntax.ProcSubst
+}
+
+// substs returns the word's command substitutions.
+func (f *field) substs() []*syntax.CmdSubst {
+	if f.subs == nil {
+		return nil
+	}
+	return f.subs.cmd
+}
+
+// procs returns the word's process substitutions.
+func (f *field) procs() []*syntax.ProcSubst {
+	if f.subs == nil {
+		return nil
+	}
+	return f.subs.proc
 }
 
 // unknownArgs are positional parameters that are not known.
@@ -59,7 +82,7 @@ type evaluator struct {
 
 // fields evaluates the words of a command, expanding "$@".
 func (e *evaluator) fields(words []*syntax.Word) []field {
-	out := make([]field, 0, len(words))
+	out := e.a.fieldSlice(len(words))
 	for _, w := range words {
 		if at := atWord(w); at {
 			for _, f := range e.st.args {
@@ -72,6 +95,25 @@ func (e *evaluator) fields(words []*syntax.Word) []field {
 		out = append(out, e.word(w))
 	}
 	return out
+}
+
+// fieldChunk is how many fields fieldSlice allocates at once.
+const fieldChunk = 512
+
+// fieldSlice returns an empty slice with room for n fields, cut from a
+// chunk shared by many commands: one allocation for hundreds of commands
+// instead of one each. The slices are never reused, so keeping one (as
+// positional parameters) is safe; appending past n copies as usual.
+func (a *analyzer) fieldSlice(n int) []field {
+	if n > fieldChunk/4 {
+		return make([]field, 0, n)
+	}
+	if len(a.fieldBuf)+n > cap(a.fieldBuf) {
+		a.fieldBuf = make([]field, 0, fieldChunk)
+	}
+	s := a.fieldBuf[len(a.fieldBuf) : len(a.fieldBuf) : len(a.fieldBuf)+n]
+	a.fieldBuf = a.fieldBuf[:len(a.fieldBuf)+n]
+	return s
 }
 
 // atWord reports whether w is "$@", $@, "${@}" or $*.
@@ -189,14 +231,20 @@ func (e *evaluator) parts(parts []syntax.WordPart, b *strings.Builder, f *field,
 			}
 			b.WriteString(s)
 		case *syntax.CmdSubst:
-			f.substs = append(f.substs, p)
+			if f.subs == nil {
+				f.subs = &wordSubsts{}
+			}
+			f.subs.cmd = append(f.subs.cmd, p)
 			s, ok := e.a.substEval(e.st, e.fc, p.Stmts)
 			if !ok {
 				f.known = false
 			}
 			b.WriteString(s)
 		case *syntax.ProcSubst:
-			f.procs = append(f.procs, p)
+			if f.subs == nil {
+				f.subs = &wordSubsts{}
+			}
+			f.subs.proc = append(f.subs.proc, p)
 			f.known = false
 		default:
 			f.known = false
@@ -287,7 +335,7 @@ func (e *evaluator) param(pe *syntax.ParamExp, f *field) (string, bool) {
 	case "?", "$", "-", "RANDOM", "LINENO", "SECONDS":
 		return "", false
 	default:
-		if n, err := strconv.Atoi(name); err == nil {
+		if n, err := atoiDigits(name); err == nil {
 			if !argsKnown(e.st.args[:min(n, len(e.st.args))]) {
 				return "", false
 			}
@@ -614,4 +662,15 @@ func joinPath(cwd, p string) string {
 		return ""
 	}
 	return filepath.Join(cwd, p)
+}
+
+var errNotDigits = errors.New("not a number")
+
+// atoiDigits is strconv.Atoi for names made of digits only ($1, ${10}),
+// without building an error for every other variable name.
+func atoiDigits(s string) (int, error) {
+	if !isDigits(s) {
+		return 0, errNotDigits
+	}
+	return strconv.Atoi(s)
 }

@@ -2,7 +2,6 @@ package envres
 
 import (
 	"errors"
-	"os"
 	"path/filepath"
 	"strings"
 
@@ -10,33 +9,6 @@ import (
 
 	"github.com/childproof/childproof/internal/dotenv"
 )
-
-func isFile(abs string) bool {
-	if pseudoFile(abs) {
-		return false
-	}
-	fi, err := os.Stat(abs)
-	return err == nil && fi.Mode().IsRegular()
-}
-
-// openHead reads the first bytes of a file.
-func openHead(abs string) ([]byte, error) {
-	if pseudoFile(abs) {
-		return nil, errors.New("not a regular file")
-	}
-	f, err := os.Open(abs)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil || !fi.Mode().IsRegular() {
-		return nil, errors.New("not a regular file")
-	}
-	buf := make([]byte, 512)
-	n, _ := f.Read(buf)
-	return buf[:n], nil
-}
 
 // isEnvLike reports whether a sourced file only assigns and exports.
 func isEnvLike(f *syntax.File) bool {
@@ -93,9 +65,9 @@ func (a *analyzer) sourceCmd(st *state, fc *fileCtx, stmt *syntax.Stmt, s site, 
 			return
 		}
 	}
-	if len(p.procs) > 0 {
+	if len(p.procs()) > 0 {
 		// source <(…): a load of the file the substitution reads.
-		for _, ps := range p.procs {
+		for _, ps := range p.procs() {
 			a.streamLoad(st, fc, s, ps.Stmts, false)
 		}
 		return
@@ -326,7 +298,7 @@ func (a *analyzer) findLoadFile(st *state, fc *fileCtx, stmts []*syntax.Stmt) lo
 		}
 		res.cands = true
 		abs := joinPath(st.cwd, c.s)
-		if abs != "" && isFile(abs) {
+		if abs != "" && a.isFile(abs) {
 			res.abs, res.name, res.found = abs, a.display(abs), true
 			return res
 		}
@@ -388,7 +360,7 @@ func fileOperands(fs []field) []field {
 // substLoads handles the command substitutions of an operand of export,
 // declare or env: export $(grep -v '^#' .env | xargs).
 func (a *analyzer) substLoads(st *state, fc *fileCtx, s site, f field, exportAll bool) {
-	for _, cs := range f.substs {
+	for _, cs := range f.substs() {
 		lf := a.findLoadFile(st, fc, cs.Stmts)
 		switch {
 		case lf.found:
@@ -421,7 +393,7 @@ func (a *analyzer) evalCmd(st *state, fc *fileCtx, s site, ops []field) {
 	var substs []*syntax.CmdSubst
 	known := true
 	for _, f := range ops {
-		substs = append(substs, f.substs...)
+		substs = append(substs, f.substs()...)
 		known = known && f.known
 	}
 	if len(substs) > 0 {
@@ -441,7 +413,7 @@ func (a *analyzer) evalCmd(st *state, fc *fileCtx, s site, ops []field) {
 	for _, f := range ops {
 		parts = append(parts, f.s)
 	}
-	f, err := parseSrc(fc.name, []byte(strings.Join(parts, " ")), fc.posix)
+	f, err := a.parseSrc(fc.name, []byte(strings.Join(parts, " ")), fc.posix)
 	if err != nil {
 		return
 	}
@@ -502,8 +474,8 @@ func (a *analyzer) whileReadLoad(st *state, fc *fileCtx, s *syntax.Stmt, c *synt
 		// Reported where the file is named: the "done < .env" line.
 		site := a.siteAt(st, fc, r.OpPos)
 		f := ev.word(r.Word)
-		if len(f.procs) > 0 {
-			for _, ps := range f.procs {
+		if len(f.procs()) > 0 {
+			for _, ps := range f.procs() {
 				lf := a.findLoadFile(st, fc, ps.Stmts)
 				if lf.found {
 					o := o
@@ -520,7 +492,7 @@ func (a *analyzer) whileReadLoad(st *state, fc *fileCtx, s *syntax.Stmt, c *synt
 			continue
 		}
 		abs := joinPath(st.cwd, f.s)
-		if abs == "" || !isFile(abs) {
+		if abs == "" || !a.isFile(abs) {
 			a.unresolved(st, site, f.s, true)
 			continue
 		}

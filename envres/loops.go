@@ -169,9 +169,9 @@ func (a *analyzer) noteArrayAssign(st *state, fc *fileCtx, as *syntax.Assign) {
 func (a *analyzer) wordFile(st *state, fc *fileCtx, w *syntax.Word) loadFile {
 	ev := &evaluator{a: a, st: st, fc: fc}
 	f := ev.word(w)
-	if len(f.procs) > 0 {
+	if len(f.procs()) > 0 {
 		var stmts []*syntax.Stmt
-		for _, ps := range f.procs {
+		for _, ps := range f.procs() {
 			stmts = append(stmts, ps.Stmts...)
 		}
 		return a.findLoadFile(st, fc, stmts)
@@ -180,7 +180,7 @@ func (a *analyzer) wordFile(st *state, fc *fileCtx, w *syntax.Word) loadFile {
 		return loadFile{cands: true, name: nodeText(w)}
 	}
 	abs := joinPath(st.cwd, f.s)
-	if abs != "" && isFile(abs) {
+	if abs != "" && a.isFile(abs) {
 		return loadFile{abs: abs, name: a.display(abs), found: true, cands: true}
 	}
 	return loadFile{cands: true, name: f.s}

@@ -81,7 +81,7 @@ func (a *analyzer) reportShebang(src []byte, s site) {
 // shebangFlags reports a script run by its path (./F) whose shebang starts
 // a login or interactive shell, at the shebang, with the call in the chain.
 func (a *analyzer) shebangFlags(st *state, fc *fileCtx, callPos syntax.Pos, abs string) {
-	head, err := openHead(abs)
+	head, err := a.openHead(abs)
 	if err != nil {
 		return
 	}
