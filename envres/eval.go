@@ -20,11 +20,11 @@ type field struct {
 	known bool
 	// v is the abstract value when the word is exactly one parameter
 	// expansion or a literal, so that X=$SAVED keeps "the caller's value".
-	v      value
-	pos    syntax.Pos
-	word   *syntax.Word
-	subs   *wordSubsts // the word's command and process substitutions, if any
-	pid    bool // mentions $! or a variable holding it
+	v    value
+	pos  syntax.Pos
+	word *syntax.Word
+	subs *wordSubsts // the word's command and process substitutions, if any
+	pid  bool        // mentions $! or a variable holding it
 	// self names the variable when the word is exactly $X, ${X:-d},
 	// ${X-d}, ${X:=d} or ${X:?m}: X=${X:-d} keeps a value X has.
 	self   string
