@@ -110,6 +110,9 @@ func (p *plan) nomad() ([]byte, error) {
 		tmpl := task.AppendNewBlock("template", nil).Body()
 		tmpl.SetAttributeValue("destination", cty.StringVal(NomadSecretsFile))
 		tmpl.SetAttributeValue("env", cty.True)
+		// A key missing from the variable would render as "<no value>",
+		// present and non-empty: fail instead.
+		tmpl.SetAttributeValue("error_on_missing_key", cty.True)
 		tmpl.SetAttributeValue("data", cty.StringVal(data.String()))
 	}
 	service := task.AppendNewBlock("service", nil).Body()

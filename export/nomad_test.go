@@ -254,7 +254,7 @@ func TestNomadStory(t *testing.T) {
 	}
 	tm := task.Templates[0]
 	wantData := "{{ with nomadVar \"nomad/jobs/mock-llm\" }}\nMOCK_LLM_KEY={{ .MOCK_LLM_KEY }}\nMODEL={{ .MODEL }}\nTOKEN={{ .TOKEN }}\n{{ end }}\n"
-	if *tm.DestPath != NomadSecretsFile || !*tm.Envvars || *tm.EmbeddedTmpl != wantData {
+	if *tm.DestPath != NomadSecretsFile || !*tm.Envvars || *tm.EmbeddedTmpl != wantData || tm.ErrMissingKey == nil || !*tm.ErrMissingKey {
 		t.Errorf("template: %q %v %q", *tm.DestPath, *tm.Envvars, *tm.EmbeddedTmpl)
 	}
 	if len(task.Services) != 1 || len(task.Services[0].Checks) != 1 {

@@ -44,9 +44,10 @@ job "resource-env-fixed" {
         HF_HUB_ENABLE_HF_TRANSFER = "0"
       }
       template {
-        destination = "secrets/childproof.env"
-        env         = true
-        data        = "{{ with nomadVar \"nomad/jobs/resource-env-fixed\" }}\nLOG_LEVEL={{ .LOG_LEVEL }}\nMOCK_LLM_KEY={{ .MOCK_LLM_KEY }}\nMODEL_NAME={{ .MODEL_NAME }}\n{{ end }}\n"
+        destination          = "secrets/childproof.env"
+        env                  = true
+        error_on_missing_key = true
+        data                 = "{{ with nomadVar \"nomad/jobs/resource-env-fixed\" }}\nLOG_LEVEL={{ .LOG_LEVEL }}\nMOCK_LLM_KEY={{ .MOCK_LLM_KEY }}\nMODEL_NAME={{ .MODEL_NAME }}\n{{ end }}\n"
       }
       service {
         name     = "resource-env-fixed"
