@@ -5,6 +5,7 @@ import (
 	"net"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 
 	"mvdan.cc/sh/v3/syntax"
@@ -197,7 +198,7 @@ type planner struct {
 // ran is called for every non-trivial external command run in the
 // foreground.
 func (p *planner) ran(ref *cmdRef) {
-	key := ref.site.file + ":" + itoa(ref.site.line) + ":" + itoa(ref.site.col)
+	key := ref.site.file + ":" + strconv.Itoa(ref.site.line) + ":" + strconv.Itoa(ref.site.col)
 	if p.ranAt == nil {
 		p.ranAt = map[string]bool{}
 	}
@@ -243,27 +244,13 @@ func (p *planner) worker(st *state, cmd *cmdRef) {
 		s.Argv = append(s.Argv, p.fieldWord(ev, f))
 	}
 	p.env(ev, st, s)
-	key := s.File + ":" + itoa(s.Line) + ":" + itoa(s.Col)
+	key := s.File + ":" + strconv.Itoa(s.Line) + ":" + strconv.Itoa(s.Col)
 	if i, ok := p.bySite[key]; ok {
 		p.starts[i] = s
 		return
 	}
 	p.bySite[key] = len(p.starts)
 	p.starts = append(p.starts, s)
-}
-
-func itoa(n int) string {
-	var b [20]byte
-	i := len(b)
-	if n == 0 {
-		return "0"
-	}
-	for n > 0 {
-		i--
-		b[i] = byte('0' + n%10)
-		n /= 10
-	}
-	return string(b[i:])
 }
 
 // text returns a word as written.
