@@ -253,7 +253,7 @@ func (p *planner) worker(st *state, cmd *cmdRef) {
 	p.starts = append(p.starts, s)
 }
 
-// text returns a word as written.
+// wordText returns a word as written.
 func wordText(w *syntax.Word) string {
 	if w == nil {
 		return ""
