@@ -547,7 +547,9 @@ func planRelaunch(st *State, l *schema.Launch, prev *Record, opts RelaunchOption
 		if e := (*Error)(nil); errors.As(lerr, &e) && opts.Round == 0 {
 			return nil, nil, nil, nil, e
 		}
-		if lerr != nil && opts.Round == 0 {
+		// A history removed by hand carries nothing: the record's
+		// digests still catch an override that is not given again.
+		if lerr != nil && opts.Round == 0 && !errors.Is(lerr, fs.ErrNotExist) {
 			return nil, nil, nil, nil, &Error{Outcome: Invalid, Kind: "state", Err: lerr,
 				Msg:  fmt.Sprintf("the baseline round %d of %q is unreadable: its overrides cannot be carried forward", prev.Round, l.Name),
 				Hint: fmt.Sprintf("replay a readable round with --round N ('childproof history %s' lists them)", l.Name)}
