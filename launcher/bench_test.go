@@ -66,6 +66,24 @@ func BenchmarkStartVerified(b *testing.B) {
 	}
 }
 
+// BenchmarkStartVerifiedNoCapture is BenchmarkStartVerified launched
+// untraced (Options.NoExecCapture): the difference is what exec-time env
+// capture costs on the launch path.
+func BenchmarkStartVerifiedNoCapture(b *testing.B) {
+	f := benchFixture(b)
+	l := f.spec("bench-start-nocapture")
+	l.Ready = schema.Ready{}
+	for b.Loop() {
+		la, err := Start(context.Background(), l, Options{State: f.state, Detach: true, NoExecCapture: true})
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.StopTimer()
+		la.Stop(context.Background())
+		b.StartTimer()
+	}
+}
+
 func benchFixture(b *testing.B) *fixture {
 	st, err := OpenState(b.TempDir())
 	if err != nil {

@@ -2,9 +2,12 @@ package launcher
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"runtime"
+	"strconv"
+	"strings"
 	"sync"
 	"time"
 	"unsafe"
@@ -16,8 +19,9 @@ import (
 // execWatch captures exec-time environment evidence while a launch is in
 // progress. The launched root is started traced (PTRACE_TRACEME: it stops
 // right after its execve, before its first instruction), and with
-// PTRACE_O_TRACEEXEC|TRACEFORK|TRACEVFORK|TRACECLONE every process and
-// thread of the tree is traced from birth and stops at each execve. At
+// PTRACE_O_TRACEEXEC|TRACEFORK|TRACEVFORK every process of the tree (not
+// its threads: see ptraceOptions) is traced from birth and stops at each
+// execve. At
 // each exec stop the tracee's /proc/PID/environ is read: that is the block
 // the kernel copied at that execve, before the new program ran a single
 // instruction — and so before a setproctitle can write a process title
@@ -40,13 +44,19 @@ type execWatch struct {
 
 	endOnce sync.Once
 	end     chan struct{} // closed: detach from everything
-	done    chan struct{} // closed once nothing is traced any more
+	// detached is closed once nothing is traced (the tracer loop may
+	// still wait for the untraced root's exit).
+	detachedOnce sync.Once
+	detached     chan struct{}
+	done         chan struct{} // closed once nothing is traced any more
 	// rootExited is set when the tracer saw the root exit (its status is
 	// left for exec.Cmd.Wait: peeked with WNOWAIT, never consumed).
 	rootExited bool
 	// ts are the traced threads (under mu); ending is set once detaching.
 	ts     map[int]*tracee
 	ending bool
+	// tracer is the tracer thread's tid (TracerPid of each tracee).
+	tracer int
 	// polling: waitAny saw a child of the tracer thread that is not ours;
 	// from then on each tracee is polled by its own pid.
 	polling bool
@@ -82,10 +92,11 @@ func (la *Launch) noExecCapture() bool {
 // handed back to the runtime's pool, so a tracer thread has no child but
 // its own root, and no later launch inherits a thread that has one.
 func startWatched(cmd *exec.Cmd, afterTrace func(), rootDone <-chan struct{}) (*execWatch, error) {
-	w := &execWatch{env: map[int]execEnv{}, end: make(chan struct{}), done: make(chan struct{})}
+	w := &execWatch{env: map[int]execEnv{}, end: make(chan struct{}), done: make(chan struct{}), detached: make(chan struct{})}
 	errc := make(chan error, 1)
 	go func() {
 		runtime.LockOSThread()
+		w.tracer = unix.Gettid()
 		cmd.SysProcAttr.Ptrace = true
 		err := cmd.Start()
 		cmd.SysProcAttr.Ptrace = false
@@ -126,7 +137,18 @@ func (w *execWatch) detach() {
 	w.endOnce.Do(func() { close(w.end) })
 	select {
 	case <-w.done:
+	case <-w.detached:
 	case <-time.After(5 * time.Second):
+	}
+}
+
+// noteDetached closes detached once the detach has let go of every
+// tracee (call with mu held). The tracer loop may still be blocked
+// waiting for the root, which is no longer traced; it returns when the
+// root exits.
+func (w *execWatch) noteDetached() {
+	if w.ending && len(w.ts) == 0 {
+		w.detachedOnce.Do(func() { close(w.detached) })
 	}
 }
 
@@ -141,7 +163,15 @@ type tracee struct {
 }
 
 const (
-	ptraceOptions    = unix.PTRACE_O_TRACEEXEC | unix.PTRACE_O_TRACEFORK | unix.PTRACE_O_TRACEVFORK | unix.PTRACE_O_TRACECLONE
+	// Processes, not threads: PTRACE_O_TRACECLONE would stop every thread
+	// a server starts three times (its clone, its first stop, the detach),
+	// and measured it nearly doubled a Go server's launch on a loaded
+	// machine, while capture without it cost about what no capture costs.
+	// The price: an execve from a thread other than the main one escapes
+	// (the kernel drops the old leader's tracing); its evidence then names
+	// the previous program and is not used (ExecEnv.Exe), and the process
+	// is never signalled for the detach (tracedByUs).
+	ptraceOptions    = unix.PTRACE_O_TRACEEXEC | unix.PTRACE_O_TRACEFORK | unix.PTRACE_O_TRACEVFORK
 	ptraceGetSiginfo = 0x4202
 	waitAll          = 0x40000000 // __WALL: threads and non-SIGCHLD children too
 	waitNoThread     = 0x20000000 // __WNOTHREAD: this thread's children and tracees only
@@ -170,6 +200,7 @@ func (w *execWatch) run() {
 			w.mu.Lock()
 			w.ending = true
 			w.stopAll(w.ts)
+			w.noteDetached()
 			w.mu.Unlock()
 		case <-stopperDone:
 		}
@@ -204,14 +235,22 @@ func (w *execWatch) run() {
 			continue
 		}
 		if pid == w.root && code != cldTrapped {
-			// The root exited: its status is exec.Cmd.Wait's. Detach from
-			// the rest of the tree, polling it (a peek of P_ALL would see
-			// the root's status again and again).
 			w.mu.Lock()
-			w.rootExited = true
 			delete(w.ts, pid)
-			w.ending = true
-			w.stopAll(w.ts)
+			if code == cldStopped || code == cldContinued {
+				// The root is no longer traced (an exec from another
+				// thread dropped it) and was stopped or continued: its
+				// statuses are exec.Cmd.Wait's; poll the rest by pid.
+				w.polling = true
+			} else {
+				// The root exited: its status is exec.Cmd.Wait's. Detach
+				// from the rest of the tree, polling it (a peek of P_ALL
+				// would see the root's status again and again).
+				w.rootExited = true
+				w.ending = true
+				w.stopAll(w.ts)
+			}
+			w.noteDetached()
 			w.mu.Unlock()
 			continue
 		}
@@ -280,6 +319,7 @@ func (w *execWatch) consume(pid int) {
 	w.events++
 	if ws.Exited() || ws.Signaled() {
 		delete(w.ts, pid)
+		w.noteDetached()
 		return
 	}
 	if !ws.Stopped() {
@@ -292,6 +332,7 @@ func (w *execWatch) consume(pid int) {
 		w.ts[pid] = t
 	}
 	w.handleStop(w.ts, pid, t, ws, w.ending)
+	w.noteDetached()
 }
 
 // waitAny blocks until one of the tracer thread's children or tracees
@@ -406,9 +447,30 @@ func (w *execWatch) stopAll(ts map[int]*tracee) {
 		if t.stopping || t.fresh {
 			continue // a fresh tracee has its SIGSTOP pending already
 		}
+		if !w.tracedByUs(pid) {
+			// Not ours any more (an exec from an untraced thread): never
+			// signal it.
+			delete(ts, pid)
+			continue
+		}
 		t.stopping = true
 		unix.Syscall(unix.SYS_TKILL, uintptr(pid), uintptr(unix.SIGSTOP), 0)
 	}
+}
+
+// tracedByUs reports whether pid's tracer is the tracer thread.
+func (w *execWatch) tracedByUs(pid int) bool {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		return false
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if v, ok := strings.CutPrefix(line, "TracerPid:"); ok {
+			n, err := strconv.Atoi(strings.TrimSpace(v))
+			return err == nil && n == w.tracer
+		}
+	}
+	return false
 }
 
 // capture reads pid's environ at its exec stop.
@@ -431,7 +493,11 @@ func (w *execWatch) execComm(pid int) string {
 	return e.Comm
 }
 
-const cldTrapped = 4 // CLD_TRAPPED
+const (
+	cldTrapped   = 4 // CLD_TRAPPED
+	cldStopped   = 5 // CLD_STOPPED
+	cldContinued = 6 // CLD_CONTINUED
+)
 
 // peek looks at pid's pending wait state without consuming it (WNOWAIT):
 // the siginfo code (CLD_EXITED, CLD_TRAPPED, …) and status. ok is false

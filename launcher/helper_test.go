@@ -10,12 +10,14 @@ import (
 	"os/exec"
 	"os/signal"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/childproof/childproof/internal/proc"
+	"golang.org/x/sys/unix"
 )
 
 // TestMain lets the test binary be the launched server: argv[1] ==
@@ -62,6 +64,19 @@ func helper(mode string, args []string) int {
 		})
 		go http.Serve(ln, mux)
 		select {}
+	case "thread-exec": // thread-exec ADDR: exec "serve ADDR" from a thread other than the main one
+		self, _ := os.Executable()
+		for {
+			done := make(chan struct{})
+			go func() {
+				runtime.LockOSThread()
+				if unix.Gettid() != os.Getpid() {
+					syscall.Exec(self, []string{os.Args[0], "helper", "serve", args[0]}, os.Environ())
+				}
+				close(done)
+			}()
+			<-done
+		}
 	case "die": // die CODE LINE…
 		for _, l := range args[1:] {
 			fmt.Println(l)

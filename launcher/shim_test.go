@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"testing"
+	"time"
 
 	"github.com/childproof/childproof/verify"
 )
@@ -60,4 +61,28 @@ func TestShimWorker(t *testing.T) {
 		t.Fatalf("stop: %+v %v", res, err)
 	}
 	noListener(t, f.port)
+}
+
+// TestExecFromThread: an execve from a thread other than the main one
+// escapes the capture (threads are not traced); the launch still verifies
+// on the live block, and the detach never stops the untraced process.
+func TestExecFromThread(t *testing.T) {
+	f := newFixture(t)
+	l := f.spec("thread-exec")
+	l.Command = []string{filepath.Join(f.bin, "mock-srv"), "helper", "thread-exec", "127.0.0.1:" + strconv.Itoa(f.port)}
+	la, err := Start(context.Background(), l, Options{State: f.state, Detach: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec := la.Record
+	t.Cleanup(func() { StopRecord(context.Background(), procDefault, f.state, rec, 0) })
+	for range 20 {
+		if s, err := procDefault.Stat(rec.Worker.Pid); err != nil || s.State == 'T' || s.State == 't' {
+			t.Fatalf("worker state %q (%v): stopped by the detach", s.State, err)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	if r, err := la.Verify(context.Background()); err != nil || !r.Verified {
+		t.Fatalf("verify: %v %+v", err, r)
+	}
 }

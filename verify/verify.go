@@ -288,7 +288,10 @@ func (v *Verifier) checkEnv(r *Report, c Check, worker int) {
 	}
 	live, err := ReadLiveEnv(v.Proc, worker)
 	ev := c.ExecEnv
-	if !ev.usable(v.Proc, worker) {
+	if !ev.usable(v.Proc, worker) || err == nil && live.Rewritten == "" {
+		// An intact live block is the block of the worker's last exec:
+		// it is the evidence (and newer than a capture that an exec the
+		// tracer did not see would have made stale).
 		ev = nil
 	}
 	if err != nil && ev == nil {
