@@ -39,6 +39,9 @@ func start(ctx context.Context, l *schema.Launch, opts Options, envOut **Env) (*
 	if (len(l.Command) == 0) == (len(l.Dispatch) == 0) {
 		return nil, errorf(Invalid, "usage", "launch %q: exactly one of command and dispatch must be set", l.Name)
 	}
+	if err := l.Validate(); err != nil {
+		return nil, &Error{Outcome: Invalid, Kind: "usage", Err: err}
+	}
 	st := opts.State
 	if st == nil {
 		var err error

@@ -6,8 +6,9 @@ import (
 	"testing"
 )
 
-// FuzzLoad decodes arbitrary bytes as a spec: it must never panic, and
-// every diagnostic's range must lie inside the input.
+// FuzzLoad decodes arbitrary bytes as a spec (Parse: nothing is written
+// to disk): it must never panic, and every diagnostic's range must lie
+// inside the input.
 func FuzzLoad(f *testing.F) {
 	seeds, _ := filepath.Glob("../examples/*/*.hcl")
 	for _, s := range seeds {
@@ -22,13 +23,9 @@ func FuzzLoad(f *testing.F) {
 	f.Add([]byte("launch \"a\" { dispatch = [\"s.sh\"]\n port \"p\" { number = 0 }\n ready { timeout = \"x\" } }"))
 	f.Add([]byte("launch \"a\" { command = [\"x\"]\n restart { policy = \"always\"\n max = 3\n backoff = \"2s\" }\n slurm { partition = \"gpu\"\n gres = \"gpu:1\"\n time = \"1-00:00\" } }"))
 	lookup := lookupFrom(map[string]string{"HOME": "/root", "X": "1"})
-	// One file per worker process, rewritten for each input.
 	path := filepath.Join(f.TempDir(), "s.hcl")
 	f.Fuzz(func(t *testing.T, data []byte) {
-		if err := os.WriteFile(path, data, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		file, files, diags := Load(path, LoadOptions{LookupEnv: lookup, Vars: map[string]string{"p": "1"}})
+		file, files, diags := Parse(data, path, LoadOptions{LookupEnv: lookup, Vars: map[string]string{"p": "1"}})
 		if diags.HasErrors() && file != nil {
 			t.Fatal("a file with errors")
 		}

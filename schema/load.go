@@ -65,6 +65,18 @@ func Load(path string, opts LoadOptions) (*File, map[string]*hcl.File, hcl.Diagn
 	if diags.HasErrors() {
 		return nil, map[string]*hcl.File{}, diags
 	}
+	return Parse(src, path, opts)
+}
+
+// Parse decodes and validates a spec held in memory, as Load does for a
+// file: filename names it in diagnostics, and relative paths in it (dir,
+// env_file, file(), command[0]) are resolved against its directory.
+func Parse(src []byte, filename string, opts LoadOptions) (*File, map[string]*hcl.File, hcl.Diagnostics) {
+	if diags := checkText(src, filename); diags.HasErrors() {
+		return nil, map[string]*hcl.File{}, diags
+	}
+	var diags hcl.Diagnostics
+	path := filename
 	p := hclparse.NewParser()
 	f, pd := p.ParseHCL(src, path)
 	files := p.Files()
@@ -114,6 +126,18 @@ func readSpec(path string) ([]byte, hcl.Diagnostics) {
 	if err != nil {
 		return fail("Cannot read spec", oneLineErr(err))
 	}
+	return src, nil
+}
+
+// checkText refuses what is not HCL text a person writes: NUL bytes,
+// invalid UTF-8, nothing at all, or nesting too deep to parse safely.
+func checkText(src []byte, path string) hcl.Diagnostics {
+	fail := func(summary, detail string) hcl.Diagnostics {
+		return hcl.Diagnostics{{Severity: hcl.DiagError, Summary: summary, Detail: detail}}
+	}
+	if len(src) > MaxFileSize {
+		return fail("Cannot read spec", fmt.Sprintf("%s is larger than %d bytes", path, MaxFileSize))
+	}
 	if i := bytes.IndexByte(src, 0); i >= 0 {
 		return fail("Spec is not a text file", fmt.Sprintf("%s has a NUL byte at offset %d; a spec is HCL text", path, i))
 	}
@@ -125,11 +149,11 @@ func readSpec(path string) ([]byte, hcl.Diagnostics) {
 	}
 	if line, col, deep := tooDeep(src); deep {
 		r := hcl.Range{Filename: path, Start: hcl.Pos{Line: line, Column: col, Byte: 0}, End: hcl.Pos{Line: line, Column: col + 1}}
-		return nil, hcl.Diagnostics{{Severity: hcl.DiagError, Summary: "Nesting too deep",
+		return hcl.Diagnostics{{Severity: hcl.DiagError, Summary: "Nesting too deep",
 			Detail:  fmt.Sprintf("brackets, braces and parentheses nest more than %d deep here; the spec is refused before it is parsed", MaxNesting),
 			Subject: &r}}
 	}
-	return src, nil
+	return nil
 }
 
 // MaxNesting bounds how deep (, [ and { may nest in a spec. HCL's parser

@@ -1,0 +1,53 @@
+package schema
+
+import (
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// TestValidate checks a Launch built in Go by the spec language's rules.
+func TestValidate(t *testing.T) {
+	ok := func() *Launch {
+		return &Launch{Name: "srv", Command: []string{"./srv"}, Env: map[string]string{"K": "v"}, Require: []string{"K"},
+			Ports: []Port{{Number: 8080}}, Ready: Ready{HTTP: "/healthz", Timeout: 5 * time.Second}}
+	}
+	tests := []struct {
+		name   string
+		change func(*Launch)
+		want   []string // the fields of the problems, in order
+	}{
+		{"valid", func(*Launch) {}, nil},
+		{"zero values are defaults", func(l *Launch) { l.Ready, l.Ports, l.Attempts = Ready{}, nil, 0 }, nil},
+		{"bad env name", func(l *Launch) { l.Env["1X"] = "v" }, []string{"env[1X]"}},
+		{"port out of range and all interfaces", func(l *Launch) { l.Ports = []Port{{Number: 70000}, {Number: 1, Address: "0.0.0.0"}} },
+			[]string{"port[0].number", "port[1].address"}},
+		{"negative timeout", func(l *Launch) { l.Ready.Timeout = -time.Second }, []string{"ready.timeout"}},
+		{"comm too long, unknown wrapper rule", func(l *Launch) {
+			l.Worker.Comm = "a-very-long-command-name"
+			l.ForbidWrappers = []string{"nohup"}
+		}, []string{"forbid_wrappers[0]", "worker.comm"}},
+		{"both command and dispatch", func(l *Launch) { l.Dispatch = []string{"d.sh"} }, []string{"command"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			l := ok()
+			tt.change(l)
+			err := l.Validate()
+			var got []string
+			var ie *InvalidError
+			if errors.As(err, &ie) {
+				for _, p := range ie.Problems {
+					got = append(got, p.Field)
+				}
+			} else if err != nil {
+				t.Fatalf("err = %T %v, want *InvalidError", err, err)
+			}
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("problems (-want +got):\n%s\n%v", diff, err)
+			}
+		})
+	}
+}
