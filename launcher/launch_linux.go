@@ -199,6 +199,9 @@ func (la *Launch) launch(ctx context.Context, v *verify.Verifier, attempt int) e
 	log := la.LogPath()
 	r.Log = log
 	logf, err := la.State.OpenLog(l.Name)
+	if err == nil {
+		err = la.State.saveLogMask(l.Name, la.Env.Secrets())
+	}
 	if err != nil {
 		var e *Error
 		if errors.As(err, &e) {

@@ -2,7 +2,6 @@ package launcher
 
 import (
 	"os"
-	"strings"
 	"time"
 
 	"github.com/childproof/childproof/internal/proc"
@@ -22,19 +21,7 @@ func (la *Launch) newRecord(worker verify.Fingerprint, pending bool) *Record {
 	if !la.opts.Detach {
 		rec.Supervisor = os.Getpid()
 	}
-	seen := map[RecordSecret]bool{}
-	secrets.Each(func(name, value string) {
-		for _, v := range []string{value, strings.TrimSpace(value)} {
-			if v == "" {
-				continue
-			}
-			rs := RecordSecret{Name: name, Digest: la.State.Digest(name, v)}
-			if !seen[rs] {
-				seen[rs] = true
-				rec.Secrets = append(rec.Secrets, rs)
-			}
-		}
-	})
+	rec.Secrets = la.State.secretDigests(secrets)
 	for _, pt := range l.Ports {
 		rec.Ports = append(rec.Ports, RecordPort{Number: pt.Number, Address: pt.PortAddress()})
 	}

@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/signal"
 	"strconv"
+	"strings"
 	"syscall"
 	"time"
 )
@@ -51,6 +52,14 @@ func init() {
 	}
 	if f := os.Getenv("CHILDPROOF_TEST_PIDFILE"); f != "" {
 		os.WriteFile(f, []byte(strconv.Itoa(os.Getpid())), 0o644)
+	}
+	if os.Getenv("CHILDPROOF_TEST_PRINTENV") != "" {
+		// A worker that prints its whole environment and argv (the
+		// canary test: childproof must mask what it quotes of this).
+		for _, kv := range os.Environ() {
+			fmt.Println("env:", kv)
+		}
+		fmt.Println("argv:", strings.Join(os.Args, " "))
 	}
 	if code := os.Getenv("CHILDPROOF_TEST_DIE"); code != "" {
 		fmt.Println("starting test server")

@@ -23,9 +23,12 @@ import (
 // masked where it stands as a word of its own (delimited by space, quotes,
 // '=', ':', ',' and brackets): each such word is compared, as a keyed
 // digest, with the recorded digests.
-func logSecrets(st *launcher.State, rec *launcher.Record) *logMasker {
+func logSecrets(st *launcher.State, name string, rec *launcher.Record) *logMasker {
 	s := redactpkg.New()
 	m := &logMasker{set: s}
+	// The digests written as the last launch of name started: they
+	// cover a launch that failed and left no record.
+	s.Merge(st.LogMasker(name))
 	if rec == nil {
 		return m
 	}

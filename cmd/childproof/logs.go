@@ -79,7 +79,7 @@ func (a *app) logs(ctx context.Context, name string, n int, follow bool) error {
 	}
 	defer t.Close()
 	rec, _ := st.Load(name)
-	m := logSecrets(st, rec)
+	m := logSecrets(st, name, rec)
 	w := bufio.NewWriter(a.stdout)
 	emit := func(line string) {
 		w.WriteString(m.Text(line))
