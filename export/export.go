@@ -56,6 +56,10 @@ type UnsupportedError struct {
 	Feature string
 	// Reason says why, and what to do instead.
 	Reason string
+	// Part is the spec part at fault as a key of the launch's
+	// Ranges.Parts ("inherit[1]", "restart.policy", "name"), for a
+	// diagnostic at its source range; empty when no part of the spec is.
+	Part string
 }
 
 func (e *UnsupportedError) Error() string {
@@ -136,7 +140,7 @@ func newPlan(l *schema.Launch, o Options) (*plan, error) {
 	}
 	p.dir = p.path(l.Dir)
 	unsupported := func(feature, reason string) error {
-		return &UnsupportedError{Engine: o.Engine, Feature: feature, Reason: reason}
+		return &UnsupportedError{Engine: o.Engine, Feature: feature, Reason: reason, Part: feature}
 	}
 	// The SLURM step runs childproof itself, which reads the spec there:
 	// secrets and paths stay the spec's business.

@@ -142,16 +142,16 @@ func (p *plan) kubernetes() ([]byte, error) {
 	if p.o.Image == "" {
 		return nil, fmt.Errorf("--to k8s needs --image IMAGE: the container image that holds %s", p.argv[0])
 	}
-	unsupported := func(feature, reason string) error {
-		return &UnsupportedError{Engine: Kubernetes, Feature: feature, Reason: reason}
+	unsupported := func(part, feature, reason string) error {
+		return &UnsupportedError{Engine: Kubernetes, Feature: feature, Reason: reason, Part: part}
 	}
 	if !isDNSLabel(l.Name) {
-		return nil, unsupported(fmt.Sprintf("launch name %q", l.Name), "object and container names are DNS labels (lower-case letters, digits and '-', at most 63); rename the launch")
+		return nil, unsupported("name", fmt.Sprintf("launch name %q", l.Name), "object and container names are DNS labels (lower-case letters, digits and '-', at most 63); rename the launch")
 	}
 	restart := "Always"
 	switch pol := l.Restart.Policy; {
 	case kind == KindDeployment && pol != "" && pol != schema.RestartAlways:
-		return nil, unsupported(fmt.Sprintf("restart.policy %q", pol), "a Deployment's pods always restart; use --kind pod, whose restartPolicy can be Never or OnFailure")
+		return nil, unsupported("restart.policy", fmt.Sprintf("restart.policy %q", pol), "a Deployment's pods always restart; use --kind pod, whose restartPolicy can be Never or OnFailure")
 	case kind == KindPod && (pol == "" || pol == schema.RestartNever):
 		restart = "Never"
 	case kind == KindPod && pol == schema.RestartOnFailure:

@@ -28,13 +28,13 @@ func (p *plan) nomad() ([]byte, error) {
 	l := p.l
 	for i, a := range p.argv {
 		if strings.Contains(a, "${") {
-			return nil, &UnsupportedError{Engine: Nomad, Feature: argvPart(l, i),
+			return nil, &UnsupportedError{Engine: Nomad, Feature: argvPart(l, i), Part: argvPart(l, i),
 				Reason: "Nomad interpolates ${…} in a task's args before launching it; write the argument without ${"}
 		}
 	}
 	for _, v := range p.literal {
 		if strings.Contains(v.Value, "${") {
-			return nil, &UnsupportedError{Engine: Nomad, Feature: fmt.Sprintf("env[%s]", v.Name),
+			return nil, &UnsupportedError{Engine: Nomad, Feature: fmt.Sprintf("env[%s]", v.Name), Part: fmt.Sprintf("env[%s]", v.Name),
 				Reason: "Nomad interpolates ${…} in env values; write the value without ${"}
 		}
 	}

@@ -19,7 +19,7 @@ func (p *plan) systemd() ([]byte, error) {
 	l := p.l
 	for i, name := range l.EffectiveInherit() {
 		if schema.IsInheritPattern(name) {
-			return nil, &UnsupportedError{Engine: Systemd, Feature: fmt.Sprintf("inherit[%d] %q", i, name),
+			return nil, &UnsupportedError{Engine: Systemd, Feature: fmt.Sprintf("inherit[%d] %q", i, name), Part: fmt.Sprintf("inherit[%d]", i),
 				Reason: "PassEnvironment= passes variables by name only; list the names"}
 		}
 	}

@@ -7,6 +7,8 @@ import (
 	"strings"
 
 	"github.com/childproof/childproof/export"
+	"github.com/hashicorp/hcl/v2"
+	"github.com/hashicorp/hcl/v2/hclparse"
 	"github.com/spf13/cobra"
 )
 
@@ -64,7 +66,17 @@ See docs/export.md.`,
 			if err != nil {
 				var ue *export.UnsupportedError
 				if errors.As(err, &ue) {
-					return &exitError{code: exitUsage, err: err, hint: fmt.Sprintf("change the spec, or export it to another engine (--to takes %s)", strings.Join(export.Engines, ", "))}
+					hint := fmt.Sprintf("change the spec, or export it to another engine (--to takes %s)", strings.Join(export.Engines, ", "))
+					if rng, ok := l.Ranges.Parts[ue.Part]; ok && ue.Part != "" {
+						// A spec problem: a diagnostic at the part, with its line.
+						a.writeDiagnostics(a.stderr, sourceFiles(rng.Filename), hcl.Diagnostics{{
+							Severity: hcl.DiagError, Summary: fmt.Sprintf("%s cannot express %s", ue.Engine, ue.Feature),
+							Detail: ue.Reason, Subject: &rng,
+						}})
+						fmt.Fprintf(a.stderr, "childproof: hint: %s\n", hint)
+						return silentExit(exitUsage)
+					}
+					return &exitError{code: exitUsage, err: err, hint: hint}
 				}
 				return exitf(exitUsage, "%v", err)
 			}
@@ -90,4 +102,12 @@ See docs/export.md.`,
 	_ = c.RegisterFlagCompletionFunc("to", cobra.FixedCompletions(export.Engines, cobra.ShellCompDirectiveNoFileComp))
 	_ = c.RegisterFlagCompletionFunc("kind", cobra.FixedCompletions([]string{export.KindDeployment, export.KindPod}, cobra.ShellCompDirectiveNoFileComp))
 	return c
+}
+
+// sourceFiles parses the spec file again for a diagnostic's source line;
+// a file that does not parse (changed meanwhile) gives no snippet.
+func sourceFiles(path string) map[string]*hcl.File {
+	p := hclparse.NewParser()
+	_, _ = p.ParseHCLFile(path)
+	return p.Files()
 }
