@@ -22,7 +22,8 @@ type ExplainRow struct {
 // ExplainVar is NAME's state in one process's environ.
 type ExplainVar struct {
 	Name string `json:"name"`
-	// State is "set", "empty", "unset" or "unreadable".
+	// State is "set", "empty", "unset" or "unreadable" (the block cannot
+	// be read, or the process wrote a title over it: setproctitle).
 	State  string  `json:"state"`
 	Digest string  `json:"digest,omitempty"`
 	Value  *string `json:"value,omitempty"`
@@ -75,7 +76,11 @@ func (v *Verifier) Explain(root, worker int, names []string) []ExplainRow {
 		if row.Argv == nil {
 			row.Argv = []string{}
 		}
-		vars, err := p.Environ(pid)
+		raw, err := p.EnvironRaw(pid)
+		vars := proc.ParseEnviron(raw)
+		// A name missing from a block the process wrote a title over
+		// (setproctitle) is unreadable, not unset.
+		rewrote := err == nil && rewritten(p, pid, raw, vars) != ""
 		for _, n := range names {
 			ev := ExplainVar{Name: n, State: "unreadable"}
 			if err == nil {
@@ -89,7 +94,7 @@ func (v *Verifier) Explain(root, worker int, names []string) []ExplainRow {
 						s := val
 						ev.Value = &s
 					}
-				} else {
+				} else if !rewrote {
 					ev.State = "unset"
 				}
 			}
