@@ -184,33 +184,23 @@ func (s *State) savePending(r *Record) error {
 	if err != nil {
 		return err
 	}
-	path := s.recordPath(r.Name)
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
-	if err != nil {
-		return fmt.Errorf("record: %w", err)
-	}
-	_, err = f.Write(b)
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(f.Name(), path)
-	}
-	if err != nil {
-		os.Remove(f.Name())
-		return fmt.Errorf("record: %w", err)
-	}
-	return nil
+	return writeFile(s.recordPath(r.Name), b, false)
 }
 
-func writeAtomic(path string, data []byte) error {
+func writeAtomic(path string, data []byte) error { return writeFile(path, data, true) }
+
+// writeFile writes a state file atomically: a temporary file in the same
+// directory renamed into place. With durable it is fsync'd first and the
+// directory after; without, it guards against childproof's own death, not
+// the machine's (the launch's hot path).
+func writeFile(path string, data []byte, durable bool) error {
 	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
 	if err != nil {
 		return fmt.Errorf("record: %w", err)
 	}
 	tmp := f.Name()
 	_, err = f.Write(data)
-	if err == nil {
+	if err == nil && durable {
 		err = f.Sync()
 	}
 	if cerr := f.Close(); err == nil {
@@ -223,7 +213,9 @@ func writeAtomic(path string, data []byte) error {
 		os.Remove(tmp)
 		return fmt.Errorf("record: %w", err)
 	}
-	syncDir(filepath.Dir(path))
+	if durable {
+		syncDir(filepath.Dir(path))
+	}
 	return nil
 }
 

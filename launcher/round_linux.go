@@ -165,26 +165,7 @@ func (s *State) saveRound(r *Round, sync bool) error {
 	if err != nil {
 		return err
 	}
-	path := s.roundPath(r.Name, r.N)
-	if sync {
-		return writeAtomic(path, b)
-	}
-	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".*")
-	if err != nil {
-		return fmt.Errorf("history: %w", err)
-	}
-	_, err = f.Write(b)
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(f.Name(), path)
-	}
-	if err != nil {
-		os.Remove(f.Name())
-		return fmt.Errorf("history: %w", err)
-	}
-	return nil
+	return writeFile(s.roundPath(r.Name, r.N), b, sync)
 }
 
 // updateRound applies f to round n of name under the history lock and
