@@ -2,9 +2,7 @@ package launcher
 
 import (
 	"fmt"
-	"os"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/childproof/childproof/schema"
@@ -36,7 +34,7 @@ func (la *Launch) exitWhat(pid int) string {
 		who = fmt.Sprintf("the launched process (pid %d)", pid)
 	}
 	if root.exited() && root.cmd.ProcessState != nil {
-		return fmt.Sprintf("%s exited before it was ready: %s", who, describeState(root.cmd.ProcessState))
+		return fmt.Sprintf("%s exited before it was ready: %s", who, processStatus(root.cmd.ProcessState))
 	}
 	return who + " exited before it was ready"
 }
@@ -62,29 +60,4 @@ func hintFor(r *verify.Report, l *schema.Launch) string {
 		return "the process that listens is not the worker: check worker { comm | exe }, or let the worker be the port's owner"
 	}
 	return ""
-}
-
-func describeState(ps *os.ProcessState) string {
-	ws, ok := ps.Sys().(syscall.WaitStatus)
-	if ok && ws.Signaled() {
-		return fmt.Sprintf("killed by signal %d (%s)", int(ws.Signal()), ws.Signal())
-	}
-	return fmt.Sprintf("exit status %d", ps.ExitCode())
-}
-
-func exitCodeOf(ps *os.ProcessState) int {
-	if ps == nil {
-		return 0
-	}
-	if ws, ok := ps.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
-		return 128 + int(ws.Signal())
-	}
-	return ps.ExitCode()
-}
-
-func waitCode(ws syscall.WaitStatus) int {
-	if ws.Signaled() {
-		return 128 + int(ws.Signal())
-	}
-	return ws.ExitStatus()
 }

@@ -246,7 +246,7 @@ func TestFaultLaunchStopLoop(t *testing.T) {
 				t.Fatalf("stop %d: %+v, %v", i, res, err)
 			}
 		}
-		if err := la.Stop(context.Background()); err != nil {
+		if _, err := la.Stop(context.Background()); err != nil {
 			t.Fatalf("stop %d: %v", i, err)
 		}
 		if live := w.Check(procDefault); live == verify.Alive {

@@ -107,7 +107,7 @@ func helper(mode string, args []string) int {
 			return 10 + int(outcome(err))
 		}
 		fmt.Println(la.Pid())
-		return la.Wait()
+		return la.Wait().ExitCode()
 	case "sleep":
 		time.Sleep(time.Hour)
 	}

@@ -58,4 +58,4 @@ func (la *Launch) LogPath() string { return la.State.LogPath(la.Spec.Name) }
 func (la *Launch) Done() <-chan struct{} { return la.tree.root.done }
 
 // ExitCode returns the root's exit code once Done is closed.
-func (la *Launch) ExitCode() int { return la.tree.root.code }
+func (la *Launch) ExitCode() int { return la.tree.root.status.ExitCode() }

@@ -248,7 +248,7 @@ func (la *Launch) launch(ctx context.Context, v *verify.Verifier, attempt int) e
 	reap := func() {
 		go func() {
 			root.cmd.Wait()
-			root.code = exitCodeOf(root.cmd.ProcessState)
+			root.status = processStatus(root.cmd.ProcessState)
 			root.state = root.cmd.ProcessState
 			close(root.done)
 		}()

@@ -121,7 +121,11 @@ func TestStartVerifyStop(t *testing.T) {
 		t.Fatalf("record = %+v, %v", rec, err)
 	}
 	assertNoSecret(t, f.state.Dir)
-	if err := la.Stop(context.Background()); err != nil {
+	res, err := la.Stop(context.Background())
+	if err != nil || !res.Signalled || res.Killed || !res.Exited || res.Worker != verify.Alive {
+		t.Errorf("Stop = %+v, %v; want SIGTERM enough, the worker alive before", res, err)
+	}
+	if err != nil {
 		t.Fatal(err)
 	}
 	if l := rec.Worker.Check(la.opts.Proc); l != verify.Gone {
@@ -336,8 +340,14 @@ func TestForegroundSignalAndExitCode(t *testing.T) {
 		t.Fatal(err)
 	}
 	la.Signal(syscall.SIGTERM)
-	if code := la.Wait(); code != 128+int(syscall.SIGTERM) {
-		t.Errorf("Wait = %d, want 143", code)
+	st := la.Wait()
+	if st != (ExitStatus{Code: -1, Signal: syscall.SIGTERM}) || st.ExitCode() != 143 {
+		t.Errorf("Wait = %+v (%s), want killed by SIGTERM, 143", st, st)
+	}
+	// Stop after Wait says what stopping did: the tree was already gone.
+	res, err := la.Stop(context.Background())
+	if err != nil || res.Signalled || res.Killed || !res.Exited {
+		t.Errorf("Stop after Wait = %+v, %v; want nothing sent, exited", res, err)
 	}
 	noListener(t, f.port)
 }
@@ -552,7 +562,7 @@ func TestWaitForBackgroundWorker(t *testing.T) {
 		t.Fatal("the worker died with its root")
 	}
 	got := make(chan int, 1)
-	go func() { got <- la.Wait() }()
+	go func() { got <- la.Wait().ExitCode() }()
 	select {
 	case c := <-got:
 		t.Fatalf("Wait returned %d while the worker runs", c)

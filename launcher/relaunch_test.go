@@ -218,7 +218,7 @@ func TestRelaunchExampleDispatchJob(t *testing.T) {
 		t.Fatalf("relaunch: %v", err)
 	}
 	supervise(fifth)
-	if err := fifth.Stop(ctx); err != nil {
+	if _, err := fifth.Stop(ctx); err != nil {
 		t.Fatal(err)
 	}
 	if fifth.Worker().Check(procDefault) == verify.Alive {

@@ -2,6 +2,7 @@ package launcher
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"syscall"
 	"time"
@@ -23,14 +24,13 @@ func (la *Launch) Signal(sig syscall.Signal) {
 }
 
 // Wait waits for the launched root to exit, stops whatever it left behind,
-// releases the lock, marks the record stopped and returns the exit code
-// (128+signal when killed).
+// releases the lock, marks the record stopped and returns how it ended.
 //
 // When the worker is not the launched process (a wrapper that did not
 // exec, or a worker started in the background), Wait waits for the worker:
 // its status comes from wait4 when it was re-parented to the caller (a
 // subreaper), else from the root.
-func (la *Launch) Wait() int {
+func (la *Launch) Wait() ExitStatus {
 	t := la.tree
 	t.mu.Lock()
 	wfd, worker := la.wfd, la.worker.Pid
@@ -52,7 +52,7 @@ func (la *Launch) Wait() int {
 		}
 		la.finish(2 * time.Second)
 		la.noteEnd(la.rootStatus())
-		return t.root.code
+		return t.root.status
 	}
 	for !proc.PidfdExited(wfd) {
 		fds := []unix.PollFd{{Fd: int32(wfd), Events: unix.POLLIN}}
@@ -63,11 +63,12 @@ func (la *Launch) Wait() int {
 		}
 		t.mu.Unlock()
 	}
-	code, known := -1, false
+	var status ExitStatus
+	known := false
 	var ws unix.WaitStatus
 	if s, err := t.p.Stat(worker); err == nil && s.PPid == os.Getpid() {
 		if pid, err := unix.Wait4(worker, &ws, 0, nil); err == nil && pid == worker {
-			code, known = waitCode(syscall.WaitStatus(ws)), true
+			status, known = waitStatus(syscall.WaitStatus(ws)), true
 		}
 	}
 	if !known {
@@ -80,23 +81,28 @@ func (la *Launch) Wait() int {
 	if known {
 		sws := syscall.WaitStatus(ws)
 		la.noteEnd(&sws)
-		return code
+		return status
 	}
 	la.noteEnd(la.rootStatus())
-	return t.root.code
+	return t.root.status
 }
 
 // Stop SIGTERMs the tree, waits until it is gone or ctx is done (10s
 // without a deadline), then SIGKILLs what is left. It returns once the
-// root is reaped.
-func (la *Launch) Stop(ctx context.Context) error {
+// root is reaped, saying what it did; a second Stop (or one after Wait)
+// says what the first did.
+func (la *Launch) Stop(ctx context.Context) (*StopResult, error) {
 	grace := 10 * time.Second
 	if d, ok := ctx.Deadline(); ok {
 		grace = max(time.Until(d), 0)
 	}
 	la.finish(grace)
 	la.noteEnd(nil)
-	return nil
+	t := la.tree
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	res := *t.stopped
+	return &res, nil
 }
 
 // finish terminates the tree once, marks the record stopped and releases
@@ -139,13 +145,23 @@ func (la *Launch) terminate(grace time.Duration) {
 	allGone := func() bool {
 		return t.watchedGone() && t.root.exited() && len(t.live()) == 0
 	}
-	t.Terminate(context.Background(), grace, 0, allGone)
+	before := la.worker.Check(t.p)
+	signalled, killed := t.Terminate(context.Background(), grace, 0, allGone)
 	<-t.root.done
 	t.waitGone(context.Background(), 2*time.Second, allGone)
 	t.unwatch()
 	la.closeFDs()
 	removeCgroup(t.cgroup)
 	t.finished = true
+	how := "it had already exited"
+	switch {
+	case killed:
+		how = fmt.Sprintf("SIGKILL after %s", grace)
+	case signalled:
+		how = "SIGTERM"
+	}
+	t.stopped = &StopResult{Worker: before, Signalled: signalled, Killed: killed, Exited: true,
+		Message: fmt.Sprintf("%s: stopped the worker (pid %d) and its process group: %s; the launched process: %s", la.Spec.Name, la.worker.Pid, how, t.root.status)}
 }
 
 func (la *Launch) closeFDs() {

@@ -29,15 +29,16 @@ type procTree struct {
 	watched []int
 
 	mu       sync.Mutex
-	finished bool // signals and reaping are over (Terminate returned)
+	finished bool        // signals and reaping are over (Terminate returned)
+	stopped  *StopResult // what stopping it did, once finished
 }
 
 // rootProc is the process the supervisor exec'd.
 type rootProc struct {
-	cmd  *exec.Cmd
-	fp   verify.Fingerprint
-	done chan struct{} // closed once it is reaped
-	code int           // its exit code (128+signal) once done is closed
+	cmd    *exec.Cmd
+	fp     verify.Fingerprint
+	done   chan struct{} // closed once it is reaped
+	status ExitStatus    // how it ended, once done is closed
 	// state is its wait status once done is closed.
 	state *os.ProcessState
 }

@@ -101,7 +101,7 @@ func (a *app) supervise(la *launcher.Launch, name string, detach bool, sigs chan
 			}
 		}
 	}()
-	if code := la.Wait(); code != 0 {
+	if code := la.Wait().ExitCode(); code != 0 {
 		return silentExit(code)
 	}
 	return nil

@@ -62,7 +62,7 @@ func (a *app) superviseRestarts(ctx context.Context, la *launcher.Launch, opts l
 				}
 			}
 		}(la)
-		code := la.Wait()
+		code := la.Wait().ExitCode()
 		close(done)
 		d, again := restartAfter(l.Restart, code, n, stopping.Load())
 		if !again {

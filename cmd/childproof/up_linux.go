@@ -213,7 +213,7 @@ func (a *app) upSupervise(ctx context.Context, members []*upMember, sigs chan os
 	exits := make(chan upExit, len(members))
 	watch := func(m *upMember) {
 		la := m.la
-		go func() { exits <- upExit{m: m, la: la, code: la.Wait()} }()
+		go func() { exits <- upExit{m: m, la: la, code: la.Wait().ExitCode()} }()
 	}
 	for _, m := range members {
 		watch(m)
