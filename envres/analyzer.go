@@ -145,6 +145,8 @@ type analyzer struct {
 	parsers [2]*syntax.Parser
 	// fieldBuf is the chunk fieldSlice cuts evaluated words from.
 	fieldBuf []field
+	// pass collects the facts the rules with a Run report from.
+	pass Pass
 }
 
 func newAnalyzer(ctx context.Context, cfg Config, dir string) *analyzer {

@@ -174,6 +174,7 @@ func analyze(ctx context.Context, cfg Config, p *planner) (*Result, error) {
 func validName(s string) bool { return schema.IsEnvName(s) }
 
 func (a *analyzer) result() *Result {
+	a.runRules()
 	res := &Result{Findings: []Finding{}, Files: a.files, Sources: a.sources}
 	if res.Files == nil {
 		res.Files = []string{}

@@ -149,7 +149,7 @@ func (a *analyzer) declare(st *state, fc *fileCtx, variant string, vpos syntax.P
 				a.exportName(st, d.name, true, site)
 				if real, ok := a.aliases[d.name]; ok {
 					if vs, _ := st.get(d.name); vs.v.k != vUnset {
-						a.report(NoopAlias, a.siteAt(st, fc, d.pos), d.name+" is a no-op alias: nothing reads it; the variable that is read is "+real, d.name)
+						a.pass.AliasSets = fact(a.pass.AliasSets, AliasSet{At: a.siteAt(st, fc, d.pos).exported(), Name: d.name, Real: real})
 					}
 				}
 			}

@@ -154,7 +154,7 @@ func (a *analyzer) assign(st *state, fc *fileCtx, name string, v value, exportNo
 		a.plan.assigned(name, ns, ev)
 	}
 	if real, ok := a.aliases[name]; ok {
-		a.report(NoopAlias, ev.site, name+" is a no-op alias: nothing reads it; the variable that is read is "+real, name)
+		a.pass.AliasSets = fact(a.pass.AliasSets, AliasSet{At: ev.site.exported(), Name: name, Real: real})
 	}
 }
 
@@ -210,12 +210,12 @@ func (a *analyzer) checkPidfile(st *state, fc *fileCtx, s *syntax.Stmt, fs []fie
 			if w := r.Word.Lit(); strings.HasPrefix(w, "/dev/") || strings.HasPrefix(w, "&") {
 				continue
 			}
-			a.report(Pidfile, a.siteAt(st, fc, s.Pos()), "$! is written to a file: a pid is a bare number the kernel reuses, so a later kill may hit an unrelated process")
+			a.pass.Pidfiles = fact(a.pass.Pidfiles, a.siteAt(st, fc, s.Pos()).exported())
 			return
 		}
 	}
 	if len(fs) > 0 && fs[0].known && fs[0].s == "tee" {
-		a.report(Pidfile, a.siteAt(st, fc, s.Pos()), "$! is written to a file: a pid is a bare number the kernel reuses, so a later kill may hit an unrelated process")
+		a.pass.Pidfiles = fact(a.pass.Pidfiles, a.siteAt(st, fc, s.Pos()).exported())
 	}
 }
 

@@ -397,14 +397,7 @@ func (a *analyzer) processEnd(st *state, fc *fileCtx, script bool) {
 // endBg reports the background launches of a process that ends.
 func (a *analyzer) endBg(st *state) {
 	for _, b := range st.bg {
-		msg := "the worker is started in the background with & and not waited for: the launcher returns before it is up"
-		if b.nohup {
-			msg = "the worker is started with nohup … & and not waited for: the launcher returns before it is up and nobody supervises it"
-		}
-		if b.forked {
-			msg = "the worker is started with setsid -f, which returns at once: the launcher returns before it is up and nobody supervises it"
-		}
-		a.report(BackgroundLaunch, b.site, msg)
+		a.pass.Background = fact(a.pass.Background, Background{At: b.site.exported(), Nohup: b.nohup, Forked: b.forked})
 	}
 	st.bg = nil
 }

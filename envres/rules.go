@@ -22,6 +22,9 @@ type Rule struct {
 	// Doc explains what the rule finds, why it matters and how to fix it
 	// (SARIF help text).
 	Doc string
+	// Run reports the rule's findings from the facts of the walk (pass.go);
+	// nil for the flow rules, which the walk reports where it finds them.
+	Run func(*Pass)
 }
 
 // The rules, contract §4.
@@ -77,33 +80,6 @@ source anything, including an env file. Fix: run the command directly, or bash -
 		Doc: `bash -i (and -ic, -lic) or sh -i starts an interactive shell, which runs ~/.bashrc (or $ENV):
 anything it exports wins over the launcher's overrides. Fix: drop -i; use bash --norc -c.`,
 	}
-	BackgroundLaunch = &Rule{
-		Name: "background-launch", Severity: SeverityWarning,
-		Short: "the worker is started in the background and not waited for",
-		Doc: `The worker is started with & (often under nohup) and the script does not wait for it: the
-launcher returns before the worker is up, so nobody supervises it and its exit status is lost.
-Fix: exec the worker in the foreground and let a supervisor (childproof run) own it.`,
-	}
-	Pidfile = &Rule{
-		Name: "pidfile", Severity: SeverityWarning,
-		Short: "$! is written to a pidfile",
-		Doc: `$! is written to a file. A pid is a bare number that the kernel reuses: a later kill $(cat
-pidfile) may signal an unrelated process. Fix: let a supervisor that holds a pidfd or a cgroup own
-the process (childproof run / stop).`,
-	}
-	AllInterfaces = &Rule{
-		Name: "all-interfaces", Severity: SeverityWarning,
-		Short: "the worker binds all interfaces",
-		Doc: `The worker's arguments bind 0.0.0.0, :: or [::]: the port is reachable from every network the
-machine is on. Fix: bind 127.0.0.1 (or the one address that must serve).`,
-	}
-	NoopAlias = &Rule{
-		Name: "noop-alias", Severity: SeverityWarning,
-		Short: "a known no-op alias is set",
-		Doc: `The script sets a variable name that looks like a real setting but is read by nothing (for
-example HF_XET_DISABLE, whose real name is HF_HUB_DISABLE_XET): the change looks applied and does
-nothing. Fix: set the real name.`,
-	}
 	DynamicSource = &Rule{
 		Name: "dynamic-source", Severity: SeverityWarning,
 		Short: "a sourced or exec'd path cannot be resolved statically",
@@ -113,18 +89,6 @@ environment is not checked. Fix: use a literal path relative to $(dirname "$0") 
 ${BASH_SOURCE%/*}.`,
 	}
 )
-
-// EnvActivate is an activation that runs scripts lint does not follow.
-var EnvActivate = &Rule{
-	Name: "env-activate", Severity: SeverityWarning,
-	Short: "an environment activation runs scripts this lint does not follow",
-	Doc: `conda activate (and eval "$(conda shell.bash hook)"), source venv/bin/activate, module load / ml
-(Lmod, Environment Modules), spack load, eval "$(direnv export bash)", pyenv activate and the like
-run activation scripts that are not part of the repository (activate.d hooks, modulefiles, .envrc):
-they can set, unset or re-source any variable, protected ones included, and this lint cannot see
-which. Fix: activate before the override is applied (in the caller), or call the environment's
-interpreter by its path (/opt/conda/envs/NAME/bin/python, .venv/bin/python) instead of activating.`,
-}
 
 // Rules returns every rule, in the order of the contract's table.
 func Rules() []*Rule {

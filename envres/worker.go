@@ -13,7 +13,7 @@ func (a *analyzer) workerPoint(st *state, cmd *cmdRef) {
 	}
 	if cmd != nil {
 		for _, b := range cmd.binds {
-			a.report(AllInterfaces, b, "the worker binds all interfaces (0.0.0.0 or ::): the port is reachable from every network; bind 127.0.0.1")
+			a.pass.Binds = fact(a.pass.Binds, b.exported())
 		}
 	}
 	if !st.reset {
