@@ -6,6 +6,7 @@ import (
 	"net"
 	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/childproof/childproof/internal/proc"
@@ -222,6 +223,13 @@ func (la *Launch) verifyAndReady(ctx context.Context, v *verify.Verifier, r *ver
 	*r = *vr
 	r.Ready = false
 	if len(r.Problems) > 0 {
+		if proc.PidfdExited(wfd) && onlyGone(r.Problems) {
+			// The worker exited while it was being read: a check that
+			// found it gone, or its port closed, is no finding about
+			// it; it exited before it was ready.
+			r.Problems = nil
+			return la.exitedError(r, la.exitWhat(worker))
+		}
 		r.Verified = false
 		r.ExitCode = r.Code()
 		return &Error{Outcome: outcomeOf(r), Kind: r.Problems[0].Kind, Report: r, Msg: "verification failed on the worker: " + r.Problems[0].Message, Hint: hintFor(r, l)}
@@ -301,4 +309,20 @@ func (la *Launch) progressBase(attempt int, started time.Time) Progress {
 		p.Address = net.JoinHostPort(l.Ports[0].PortAddress(), strconv.Itoa(l.Ports[0].Number))
 	}
 	return p
+}
+
+// onlyGone reports whether every problem is what reading an exited worker
+// yields: an environ that could not be read because the process is gone,
+// or a port it no longer holds. A value read before it exited is evidence
+// and stays a finding.
+func onlyGone(ps []verify.Problem) bool {
+	for _, p := range ps {
+		switch {
+		case p.Kind == verify.KindPortNotOwned:
+		case p.Kind == verify.KindEnvMissing && strings.Contains(p.Message, proc.ErrGone.Error()):
+		default:
+			return false
+		}
+	}
+	return true
 }
