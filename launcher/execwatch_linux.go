@@ -338,20 +338,29 @@ func (w *execWatch) consume(pid int) {
 // waitAny blocks until one of the tracer thread's children or tracees
 // has a stop or exit to report, and returns it without consuming it.
 func waitAny() (pid, code int, ok bool) {
+	pid, code, _, ok = waitPeek(unix.P_ALL, 0, unix.WEXITED|unix.WSTOPPED|unix.WNOWAIT|waitAll|waitNoThread)
+	return pid, code, ok
+}
+
+// waitPeek runs waitid(idType, id, options) and returns the reported pid,
+// siginfo code (CLD_EXITED, CLD_TRAPPED, …) and status; ok is false when
+// nothing was reported (WNOHANG) or on error.
+func waitPeek(idType, id, options int) (pid, code, status int, ok bool) {
 	var info unix.Siginfo
 	for {
-		err := unix.Waitid(unix.P_ALL, 0, &info, unix.WEXITED|unix.WSTOPPED|unix.WNOWAIT|waitAll|waitNoThread, nil)
+		err := unix.Waitid(idType, id, &info, options, nil)
 		if err == unix.EINTR {
 			continue
 		}
 		if err != nil {
-			return 0, 0, false
+			return 0, 0, 0, false
 		}
 		break
 	}
+	// siginfo_t for SIGCHLD: si_signo, si_errno, si_code, pad, si_pid, si_uid, si_status.
 	raw := (*[32]byte)(unsafe.Pointer(&info))
-	spid := int(*(*int32)(unsafe.Pointer(&raw[16])))
-	return spid, int(info.Code), spid > 0
+	pid = int(*(*int32)(unsafe.Pointer(&raw[16])))
+	return pid, int(info.Code), int(*(*int32)(unsafe.Pointer(&raw[24]))), pid > 0
 }
 
 // firstStop waits for the root's post-exec SIGTRAP, captures its environ,
@@ -503,28 +512,12 @@ const (
 // the siginfo code (CLD_EXITED, CLD_TRAPPED, …) and status. ok is false
 // when there is nothing (with nohang) or on error.
 func peek(pid int, nohang bool) (code, status int, ok bool) {
-	var info unix.Siginfo
 	opts := unix.WEXITED | unix.WSTOPPED | unix.WNOWAIT | waitAll
 	if nohang {
 		opts |= unix.WNOHANG
 	}
-	for {
-		err := unix.Waitid(unix.P_PID, pid, &info, opts, nil)
-		if err == unix.EINTR {
-			continue
-		}
-		if err != nil {
-			return 0, 0, false
-		}
-		break
-	}
-	// siginfo_t for SIGCHLD: si_signo, si_errno, si_code, pad, si_pid, si_uid, si_status.
-	raw := (*[32]byte)(unsafe.Pointer(&info))
-	spid := *(*int32)(unsafe.Pointer(&raw[16]))
-	if spid == 0 {
-		return 0, 0, false
-	}
-	return int(info.Code), int(*(*int32)(unsafe.Pointer(&raw[24]))), true
+	_, code, status, ok = waitPeek(unix.P_PID, pid, opts)
+	return code, status, ok
 }
 
 func isStopSignal(s unix.Signal) bool {
