@@ -317,15 +317,13 @@ func (s *State) finishRound(r *Round, la *Launch, err error) {
 		}
 	}
 	if la != nil && la.tree != nil && la.tree.root != nil {
-		end := &RoundEnd{At: time.Now().UTC(), Seen: "launch", Log: r.Log}
+		end := &RoundEnd{At: time.Now().UTC(), Seen: "launch"}
 		if ws := la.rootStatus(); ws != nil && r.ExitCode == verify.CodeExited {
 			end.setStatus(*ws)
 		} else {
 			end.How, end.StoppedBy = "stopped", "childproof: the launch failed"
 		}
-		end.UptimeSeconds = end.At.Sub(r.Started).Seconds()
-		s.tailDigest(end, r.Log)
-		r.End = end
+		s.setEnd(r, end)
 	}
 	s.saveRound(r, true)
 }
@@ -342,6 +340,15 @@ func (s *State) keepRoundLog(name string, n int) string {
 		os.Remove(filepath.Join(s.historyDir(name), fmt.Sprintf("%06d.log", n-keptRoundLogs)))
 	}
 	return kept
+}
+
+// setEnd records end as r's end: its uptime from r's start, r's kept log
+// and the digest of that log's last lines.
+func (s *State) setEnd(r *Round, end *RoundEnd) {
+	end.UptimeSeconds = end.At.Sub(r.Started).Seconds()
+	end.Log = r.Log
+	s.tailDigest(end, r.Log)
+	r.End = end
 }
 
 // tailDigest fills the end's digest of the log's last lines.
@@ -383,13 +390,12 @@ func (s *State) endRound(name string, n int, started time.Time, end *RoundEnd) {
 		if r.End != nil && end.StoppedBy == "" {
 			end.StoppedBy = r.End.StoppedBy
 		}
-		end.UptimeSeconds = end.At.Sub(r.Started).Seconds()
-		end.Log = r.Log
+		s.setEnd(r, end)
 		if r.Log == "" {
+			// No kept log: the live one is still this round's.
 			end.Log = s.LogPath(name)
+			s.tailDigest(end, end.Log)
 		}
-		s.tailDigest(end, end.Log)
-		r.End = end
 		return true
 	})
 }
@@ -415,10 +421,7 @@ func (s *State) noteStopped(rec *Record, res *StopResult) {
 		if r.End != nil && (r.End.Seen == "supervisor" || !res.Signalled) {
 			return false
 		}
-		end.UptimeSeconds = end.At.Sub(r.Started).Seconds()
-		end.Log = r.Log
-		s.tailDigest(end, r.Log)
-		r.End = end
+		s.setEnd(r, end)
 		return true
 	})
 }
@@ -456,10 +459,7 @@ func FillRoundEnds(p proc.FS, st *State, name string) ([]*Round, error) {
 			}
 			continue
 		}
-		end := &RoundEnd{At: time.Now().UTC(), How: "gone", Seen: "census", UptimeAtMost: true, Log: r.Log}
-		end.UptimeSeconds = end.At.Sub(r.Started).Seconds()
-		st.tailDigest(end, r.Log)
-		r.End = end
+		st.setEnd(r, &RoundEnd{At: time.Now().UTC(), How: "gone", Seen: "census", UptimeAtMost: true})
 		st.saveRound(r, true)
 	}
 	return rounds, err
@@ -642,8 +642,7 @@ func (s *State) refuseRound(la *Launch) {
 	s.updateRound(la.Spec.Name, la.round.N, func(r *Round) bool {
 		r.Outcome, r.Problems, r.ExitCode = "refused", []string{verify.KindDelta}, verify.CodeVerify
 		if r.End == nil {
-			r.End = &RoundEnd{At: time.Now().UTC(), How: "stopped", Seen: "stop", Log: r.Log}
-			r.End.UptimeSeconds = r.End.At.Sub(r.Started).Seconds()
+			s.setEnd(r, &RoundEnd{At: time.Now().UTC(), How: "stopped", Seen: "stop"})
 		}
 		r.End.StoppedBy = "childproof: unexpected delta, the relaunch was refused"
 		return true
@@ -666,10 +665,7 @@ func (s *State) noteGone(rec *Record) {
 		if r.End != nil {
 			return false
 		}
-		end.UptimeSeconds = end.At.Sub(r.Started).Seconds()
-		end.Log = r.Log
-		s.tailDigest(end, r.Log)
-		r.End = end
+		s.setEnd(r, end)
 		return true
 	})
 }
