@@ -322,12 +322,7 @@ func (l *loader) ready(blk *hcl.Block, s *launchState) {
 			s.secret["ready.http"] = secret
 		}
 	}
-	if a, ok := c.Attributes["timeout"]; ok {
-		s.parts["ready.timeout"] = a.Expr.Range()
-		if v, ok := l.str(a); ok {
-			s.raw.Ready.Timeout = v
-		}
-	}
+	l.strAttr(c, s, "ready", "timeout", &s.raw.Ready.Timeout)
 }
 
 func (l *loader) restart(blk *hcl.Block, s *launchState) {
@@ -336,24 +331,14 @@ func (l *loader) restart(blk *hcl.Block, s *launchState) {
 	if c == nil {
 		return
 	}
-	if a, ok := c.Attributes["policy"]; ok {
-		s.parts["restart.policy"] = a.Expr.Range()
-		if v, ok := l.str(a); ok {
-			s.raw.Restart.Policy = v
-		}
-	}
+	l.strAttr(c, s, "restart", "policy", &s.raw.Restart.Policy)
 	if a, ok := c.Attributes["max"]; ok {
 		s.parts["restart.max"] = a.Expr.Range()
 		if v, ok := l.integer(a); ok {
 			s.raw.Restart.Max = &v
 		}
 	}
-	if a, ok := c.Attributes["backoff"]; ok {
-		s.parts["restart.backoff"] = a.Expr.Range()
-		if v, ok := l.str(a); ok {
-			s.raw.Restart.Backoff = v
-		}
-	}
+	l.strAttr(c, s, "restart", "backoff", &s.raw.Restart.Backoff)
 }
 
 func (l *loader) slurm(blk *hcl.Block, s *launchState) {
@@ -362,13 +347,21 @@ func (l *loader) slurm(blk *hcl.Block, s *launchState) {
 	if c == nil {
 		return
 	}
-	for name, dst := range map[string]*string{"partition": &s.raw.Slurm.Partition, "gres": &s.raw.Slurm.Gres, "time": &s.raw.Slurm.Time} {
-		if a, ok := c.Attributes[name]; ok {
-			s.parts["slurm."+name] = a.Expr.Range()
-			if v, ok := l.str(a); ok {
-				*dst = v
-			}
-		}
+	l.strAttr(c, s, "slurm", "partition", &s.raw.Slurm.Partition)
+	l.strAttr(c, s, "slurm", "gres", &s.raw.Slurm.Gres)
+	l.strAttr(c, s, "slurm", "time", &s.raw.Slurm.Time)
+}
+
+// strAttr decodes the string attribute name of a block's content c into
+// dst, recording its range as the part "block.name".
+func (l *loader) strAttr(c *hcl.BodyContent, s *launchState, block, name string, dst *string) {
+	a, ok := c.Attributes[name]
+	if !ok {
+		return
+	}
+	s.parts[block+"."+name] = a.Expr.Range()
+	if v, ok := l.str(a); ok {
+		*dst = v
 	}
 }
 
