@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/childproof/childproof/internal/proc"
+	"github.com/childproof/childproof/internal/sockdiag"
 	"github.com/childproof/childproof/verify"
 )
 
@@ -54,6 +55,12 @@ func Census(p proc.FS, st *State, all bool) ([]CensusEntry, error) {
 	if err != nil {
 		return nil, err
 	}
+	// Every listener at once (one sock_diag dump), and the holders that
+	// are not their record's worker named after one pass over /proc.
+	byPort, lerr := verify.AllListeners(p)
+	inodes := map[uint64]bool{}
+	sockets := socketCache{}
+	var later []namedLater
 	var out []CensusEntry
 	for _, b := range bad {
 		status := string(verify.Unknown)
@@ -89,26 +96,68 @@ func Census(p proc.FS, st *State, all bool) ([]CensusEntry, error) {
 		}
 		for _, rp := range r.Ports {
 			cp := CensusPort{Number: rp.Number, Address: rp.Address, Holder: "none"}
-			hs, err := verify.Holders(p, rp.Number, nil)
-			if err != nil {
-				cp.Holder = fmt.Sprintf("unknown: %v", err)
+			if lerr != nil {
+				cp.Holder = fmt.Sprintf("unknown: %v", lerr)
 			}
-			for _, h := range hs {
-				if live == verify.Alive && contains(h.Pids, r.Worker.Pid) {
-					cp.Holder, cp.HolderPid = "worker", r.Worker.Pid
-					break
+			// The recorded worker's own fds first; a listener it does not
+			// hold is named after one scan of every fd table, below.
+			var others []sockdiag.Listener
+			for _, l := range byPort[rp.Number] {
+				if live == verify.Alive {
+					if sockets.has(p, r.Worker.Pid, l.Inode) {
+						cp.Holder, cp.HolderPid, others = "worker", r.Worker.Pid, nil
+						break
+					}
 				}
-				cp.Holder = h.Census(p)
-				if len(h.Pids) > 0 {
-					cp.HolderPid = h.Pids[0]
-				}
+				others = append(others, l)
+			}
+			if len(others) > 0 {
+				// The last holder is the one shown, as before.
+				l := others[len(others)-1]
+				inodes[l.Inode] = true
+				later = append(later, namedLater{entry: len(out), port: len(e.Ports), l: l})
 			}
 			e.Ports = append(e.Ports, cp)
 		}
 		out = append(out, e)
 	}
+	owners := p.SocketOwnersOf(inodes)
+	describe := verify.NewDescriber(p)
+	for _, n := range later {
+		h := verify.Holder{Listener: n.l, Pids: owners[n.l.Inode]}
+		cp := &out[n.entry].Ports[n.port]
+		cp.Holder, cp.HolderPid = h.CensusBy(describe), 0
+		if len(h.Pids) > 0 {
+			cp.HolderPid = h.Pids[0]
+		}
+	}
 	sort.SliceStable(out, func(i, j int) bool { return out[i].Name < out[j].Name })
 	return out, nil
+}
+
+// socketCache holds the socket inodes of each process read once in a
+// census (several records may name one worker; a server's fd table can
+// be long).
+type socketCache map[int]map[uint64]bool
+
+func (c socketCache) has(p proc.FS, pid int, inode uint64) bool {
+	set, ok := c[pid]
+	if !ok {
+		inos, _ := p.SocketInodes(pid)
+		set = make(map[uint64]bool, len(inos))
+		for _, i := range inos {
+			set[i] = true
+		}
+		c[pid] = set
+	}
+	return set[inode]
+}
+
+// namedLater is a census port whose holder is named once every fd table
+// has been read.
+type namedLater struct {
+	entry, port int
+	l           sockdiag.Listener
 }
 
 func contains(s []int, v int) bool {

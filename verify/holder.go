@@ -53,14 +53,37 @@ func Holders(p proc.FS, port int, tree []int) ([]Holder, error) {
 
 // Census describes a holder for a user: pid, uid, cmdline and age of each
 // process, or that no visible process holds it.
-func (h Holder) Census(p proc.FS) string {
+func (h Holder) Census(p proc.FS) string { return h.CensusBy(NewDescriber(p)) }
+
+// Describer describes processes for census lines, each pid once: a census
+// of many ports held by one process reads its /proc entries once.
+type Describer struct {
+	p    proc.FS
+	seen map[int]string
+}
+
+// NewDescriber returns a Describer reading p.
+func NewDescriber(p proc.FS) *Describer { return &Describer{p: p, seen: map[int]string{}} }
+
+// Pid is DescribePid, remembered.
+func (d *Describer) Pid(pid int) string {
+	s, ok := d.seen[pid]
+	if !ok {
+		s = DescribePid(d.p, pid)
+		d.seen[pid] = s
+	}
+	return s
+}
+
+// CensusBy is Census with processes described by d.
+func (h Holder) CensusBy(d *Describer) string {
 	if len(h.Pids) == 0 {
 		return fmt.Sprintf("%s held by uid %d with no visible process (another pid namespace, or fds unreadable) — socket inode %d",
 			h.Listener.AddrPort(), h.Listener.UID, h.Listener.Inode)
 	}
 	var parts []string
 	for _, pid := range h.Pids {
-		parts = append(parts, DescribePid(p, pid))
+		parts = append(parts, d.Pid(pid))
 	}
 	return fmt.Sprintf("%s held by %s", h.Listener.AddrPort(), strings.Join(parts, "; "))
 }
@@ -80,4 +103,18 @@ func DescribePid(p proc.FS, pid int) string {
 		cmd = cmd[:200] + "…"
 	}
 	return fmt.Sprintf("pid %d uid %s age %s: %s", pid, uid, age, cmd)
+}
+
+// AllListeners returns every TCP socket in LISTEN state, IPv4 and IPv6,
+// by port: one sock_diag dump for a census of many ports.
+func AllListeners(p proc.FS) (map[int][]sockdiag.Listener, error) {
+	ls, err := listeners(p, 0)
+	if err != nil {
+		return nil, err
+	}
+	out := map[int][]sockdiag.Listener{}
+	for _, l := range ls {
+		out[int(l.Port)] = append(out[int(l.Port)], l)
+	}
+	return out, nil
 }

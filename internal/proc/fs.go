@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -284,4 +285,27 @@ func (p FS) Uptime() (float64, error) {
 		return 0, errors.New("uptime: empty")
 	}
 	return strconv.ParseFloat(f[0], 64)
+}
+
+// SocketOwnersOf maps each of inodes to the pids holding it, in one pass
+// over every process's fd table (the cost of one FindSocketOwners(…, nil),
+// for any number of sockets).
+func (p FS) SocketOwnersOf(inodes map[uint64]bool) map[uint64][]int {
+	out := map[uint64][]int{}
+	if len(inodes) == 0 {
+		return out
+	}
+	pids, _ := p.Pids()
+	for _, pid := range pids {
+		inos, err := p.SocketInodes(pid)
+		if err != nil {
+			continue
+		}
+		for _, i := range inos {
+			if inodes[i] && !slices.Contains(out[i], pid) {
+				out[i] = append(out[i], pid)
+			}
+		}
+	}
+	return out
 }

@@ -1,0 +1,161 @@
+package main
+
+import (
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"time"
+
+	"github.com/childproof/childproof/internal/proc"
+	"github.com/childproof/childproof/launcher"
+	"github.com/childproof/childproof/verify"
+)
+
+// psRecords and psProcs are the census target's scale: ps under 50 ms
+// with 1,000 records on a machine running 10,000 processes.
+const (
+	psRecords = 1000
+	psProcs   = 10000
+)
+
+// ps times `childproof ps` over a state dir of psRecords records — 10
+// alive servers holding their recorded ports, 90 alive port-less workers,
+// 900 launches whose worker is gone and whose port is free — with psProcs
+// idle processes running; then again with one recorded port held by a
+// process that is not its worker, which ps must name (one pass over every
+// process's fd table).
+func (b *bench) ps() error {
+	dir := filepath.Join(b.work, "ps-state")
+	st, err := launcher.OpenState(dir)
+	if err != nil {
+		return err
+	}
+	var idle []*exec.Cmd
+	defer func() {
+		for _, c := range idle {
+			_ = c.Process.Kill()
+			_ = c.Wait()
+		}
+	}()
+	spawn := func(n int) error {
+		for range n {
+			c := exec.Command("sleep", "600")
+			if err := c.Start(); err != nil {
+				return fmt.Errorf("starting idle processes: %w", err)
+			}
+			idle = append(idle, c)
+		}
+		return nil
+	}
+	gone := exec.Command("true")
+	if err := gone.Run(); err != nil {
+		return err
+	}
+	goneFP := verify.Fingerprint{Pid: gone.Process.Pid, StartTime: 1, Exe: "/usr/bin/true", Comm: "true"}
+	save := func(i int, w verify.Fingerprint, port int) error {
+		rec := &launcher.Record{Name: fmt.Sprintf("launch-%04d", i), Argv: []string{"srv"}, Dir: "/", Started: time.Now(),
+			Detached: true, Root: w, Worker: w, Env: map[string]string{}, WorkerEnv: map[string]string{}}
+		if port != 0 {
+			rec.Ports = []launcher.RecordPort{{Number: port, Address: "127.0.0.1"}}
+		}
+		return st.Save(rec)
+	}
+	for i := range psRecords {
+		switch {
+		case i < 10:
+			port, err := freePort()
+			if err != nil {
+				return err
+			}
+			srv, _, err := b.startServer(port)
+			if err != nil {
+				return err
+			}
+			defer stopOwn(srv)
+			fp, err := verify.TakeFingerprint(proc.Default, srv.Process.Pid)
+			if err != nil {
+				return err
+			}
+			if err := save(i, fp, port); err != nil {
+				return err
+			}
+		case i < 100:
+			if err := spawn(1); err != nil {
+				return err
+			}
+			c := idle[len(idle)-1]
+			var fp verify.Fingerprint
+			for range 100 { // until sleep has exec'd
+				if fp, err = verify.TakeFingerprint(proc.Default, c.Process.Pid); err == nil && fp.Comm == "sleep" {
+					break
+				}
+				time.Sleep(time.Millisecond)
+			}
+			if err := save(i, fp, 0); err != nil {
+				return err
+			}
+		default:
+			port, err := freePort()
+			if err != nil {
+				return err
+			}
+			if err := save(i, goneFP, port); err != nil {
+				return err
+			}
+		}
+	}
+	have, _ := proc.Default.Pids()
+	if err := spawn(psProcs - len(have)); err != nil {
+		return err
+	}
+	env := append(b.cpEnv(), "CHILDPROOF_STATE_DIR="+dir)
+	// timePs returns the median wall time of ps and its median CPU time
+	// (user + system): on a shared machine the wall time also counts the
+	// time ps waited for a core.
+	timePs := func() (time.Duration, time.Duration, error) {
+		var ds, cs []time.Duration
+		for range b.reps(20) {
+			c := exec.Command(b.bin, "ps")
+			c.Env = env
+			t := time.Now()
+			out, err := c.Output()
+			if err != nil {
+				return 0, 0, fmt.Errorf("ps: %v: %s", err, firstLine(out))
+			}
+			ds = append(ds, time.Since(t))
+			cs = append(cs, c.ProcessState.UserTime()+c.ProcessState.SystemTime())
+		}
+		return median(ds), median(cs), nil
+	}
+	if _, _, err := timePs(); err != nil { // the first ps notes the gone workers
+		return err
+	}
+	d, cpu, err := timePs()
+	if err != nil {
+		return err
+	}
+	procs, _ := proc.Default.Pids()
+	b.add(fmt.Sprintf("ps: %d records, %d processes running", psRecords, len(procs)), ms(d), fmt.Sprintf("target < 50 ms; CPU time %s", ms(cpu)))
+	b.check(fmt.Sprintf("ps with %d records on a machine running %d processes under 50 ms", psRecords, psProcs), ms(d), d < 50*time.Millisecond,
+		"reading and authenticating each record (open, JSON, HMAC) is most of it; see BenchmarkCensus1000")
+	// One recorded port held by a stranger: ps names it.
+	rec, err := st.Load("launch-0999")
+	if err != nil {
+		return err
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:"+strconv.Itoa(rec.Ports[0].Number))
+	if err != nil {
+		return err
+	}
+	defer ln.Close()
+	d2, cpu2, err := timePs()
+	if err != nil {
+		return err
+	}
+	b.add(fmt.Sprintf("ps: the same, one recorded port held by another process (pid %d)", os.Getpid()), ms(d2),
+		fmt.Sprintf("CPU time %s; naming a holder reads every process's fd table once, whatever the number of such ports", ms(cpu2)))
+	return nil
+}

@@ -1,0 +1,95 @@
+//go:build linux
+
+package launcher
+
+import (
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"testing"
+	"time"
+
+	"github.com/childproof/childproof/internal/proc"
+	"github.com/childproof/childproof/verify"
+)
+
+// censusState writes n records: alive of them with this process as the
+// worker holding a listener on the recorded port, the rest with a worker
+// that is gone and a port held by a stranger (this process too) or free.
+func censusState(tb testing.TB, n, alive int) *State {
+	tb.Helper()
+	st, err := OpenState(tb.TempDir())
+	if err != nil {
+		tb.Fatal(err)
+	}
+	self, err := verify.TakeFingerprint(proc.Default, os.Getpid())
+	if err != nil {
+		tb.Fatal(err)
+	}
+	c := exec.Command("true")
+	if err := c.Run(); err != nil {
+		tb.Fatal(err)
+	}
+	gone := verify.Fingerprint{Pid: c.Process.Pid, StartTime: 1, Exe: "/usr/bin/true", Comm: "true"}
+	for i := range n {
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			tb.Fatal(err)
+		}
+		port := ln.Addr().(*net.TCPAddr).Port
+		if i%2 == 1 && i >= alive {
+			ln.Close() // a free port
+		} else {
+			tb.Cleanup(func() { ln.Close() })
+		}
+		w := gone
+		if i < alive {
+			w = self
+		}
+		rec := &Record{Name: fmt.Sprintf("launch-%04d", i), Argv: []string{"srv"}, Dir: "/", Started: time.Now(),
+			Detached: true, Root: w, Worker: w, Ports: []RecordPort{{Number: port, Address: "127.0.0.1"}},
+			Env: map[string]string{}, WorkerEnv: map[string]string{}}
+		if err := st.Save(rec); err != nil {
+			tb.Fatal(err)
+		}
+	}
+	return st
+}
+
+func TestCensusManyRecords(t *testing.T) {
+	st := censusState(t, 40, 10)
+	es, err := Census(proc.Default, st, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	count := map[string]int{}
+	for _, e := range es {
+		for _, p := range e.Ports {
+			switch {
+			case p.Holder == "worker":
+				count["worker"]++
+			case p.Holder == "none":
+				count["none"]++
+			case p.HolderPid == os.Getpid():
+				count["named"]++
+			default:
+				t.Errorf("%s: port %d holder %q", e.Name, p.Number, p.Holder)
+			}
+		}
+	}
+	if count["worker"] != 10 || count["none"] != 15 || count["named"] != 15 {
+		t.Errorf("holders = %v, want 10 worker, 15 none, 15 named (this process)", count)
+	}
+}
+
+// BenchmarkCensus1000 is ps's census of 1,000 records (100 alive).
+func BenchmarkCensus1000(b *testing.B) {
+	st := censusState(b, 1000, 100)
+	b.ResetTimer()
+	for range b.N {
+		if _, err := Census(proc.Default, st, false); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
