@@ -222,12 +222,6 @@ func (la *Launch) verifyAndReady(ctx context.Context, v *verify.Verifier, r *ver
 	vr.Attempts, vr.Log = r.Attempts, r.Log
 	*r = *vr
 	r.Ready = false
-	if len(r.Problems) > 0 && proc.PidfdExited(wfd) {
-		// It exited while it was being verified: that is the story, told
-		// as when it exits before or after.
-		r.Problems, r.Worker = nil, nil
-		return la.exitedError(r, la.exitWhat(worker))
-	}
 	if len(r.Problems) > 0 {
 		if proc.PidfdExited(wfd) && onlyGone(r.Problems) {
 			// The worker exited while it was being read: a check that
