@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -518,18 +519,25 @@ func (l *loader) finish(s *launchState, aliases map[string]string, before int) *
 	}
 	// A program named by env() or file() is not looked up here: the
 	// warning would have to name it.
-	if _, hide := l.hidden(s, "command[0]"); !hide && len(la.Command) > 0 && !l.isUnknown(s, "command[0]") {
+	if len(la.Command) > 0 && !l.isUnknown(s, "command[0]") {
 		prog := la.Command[0]
+		// A program named by env() or file() is checked alike; the
+		// diagnostic names where it is written, not the name.
+		h, hide := l.hidden(s, "command[0]")
 		if strings.Contains(prog, "/") {
 			p := prog
 			if !filepath.IsAbs(p) {
 				p = filepath.Join(la.Dir, p)
 			}
 			if fi, err := os.Stat(p); err != nil || fi.IsDir() || fi.Mode()&0o111 == 0 {
-				l.programf(s.rng("command[0]"), "Program not found", "%q (%s) is not an executable file; command[0] is a path relative to dir, or a program on PATH", prog, p)
+				if hide {
+					l.programf(s.rng("command[0]"), "Program not found", "%v is not an executable file; command[0] is a path relative to dir, or a program on PATH", hiddenValue{h})
+				} else {
+					l.programf(s.rng("command[0]"), "Program not found", "%q (%s) is not an executable file; command[0] is a path relative to dir, or a program on PATH", prog, p)
+				}
 			}
 		} else if !l.onPath(prog, la) {
-			l.programf(s.rng("command[0]"), "Program not found", "%q is on neither the launch's PATH nor this one; command[0] is exec'd directly, without a shell", prog)
+			l.programf(s.rng("command[0]"), "Program not found", "%v is on neither the launch's PATH nor this one; command[0] is exec'd directly, without a shell", l.shown(s, "command[0]", strconv.Quote(prog)))
 		}
 	}
 	// Require: each name needs a source.
