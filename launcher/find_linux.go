@@ -50,7 +50,7 @@ func (la *Launch) findAndVerify(ctx context.Context, v *verify.Verifier, r *veri
 			return la.exitedError(r, la.exitWhat(worker))
 		}
 		if worker == 0 {
-			worker = pickWorker(la.opts.Proc, l, root, tree, la.watch.execComm)
+			worker = pickWorker(la.opts.Proc, l, root, tree, la.exec.watch.execComm)
 			if worker != 0 {
 				fp, err := verify.TakeFingerprint(la.opts.Proc, worker)
 				if err != nil {
@@ -211,14 +211,14 @@ func (la *Launch) verifyAndReady(ctx context.Context, v *verify.Verifier, r *ver
 	c.Worker = worker
 	c.Tree = la.tree.members()
 	c.NoReady = true
-	if ev, ok := la.watch.evidence(worker); ok {
+	if ev, ok := la.exec.watch.evidence(worker); ok {
 		c.ExecEnv = &verify.ExecEnv{Vars: ev.Vars, Exe: ev.Exe}
-		la.execEnv = c.ExecEnv
+		la.exec.env = c.ExecEnv
 	}
 	vr := v.Verify(ctx, c)
 	// The worker is verified on its exec-time evidence: stop tracing
 	// before readiness, which may take minutes.
-	la.watch.detach()
+	la.exec.watch.detach()
 	vr.Attempts, vr.Log = r.Attempts, r.Log
 	*r = *vr
 	r.Ready = false
@@ -290,10 +290,10 @@ func (la *Launch) verifyAndReady(ctx context.Context, v *verify.Verifier, r *ver
 // progress reports p through Options.Progress when it differs from what
 // was reported last.
 func (la *Launch) progress(p Progress) {
-	if la.opts.Progress == nil || p == la.lastProgress {
+	if la.opts.Progress == nil || p == la.notes.lastProgress {
 		return
 	}
-	la.lastProgress = p
+	la.notes.lastProgress = p
 	la.opts.Progress(p)
 }
 

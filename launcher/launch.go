@@ -26,14 +26,25 @@ type Launch struct {
 	tree   *procTree
 	worker verify.Fingerprint
 	wfd    int // the worker's pidfd once verified, else -1
+	// exec is the exec-time environment evidence (execwatch_linux.go).
+	exec     execEvidence
+	notes    launchNotes
+	stopOnce sync.Once
+}
+
+// execEvidence is what tracing the launch's execs gave.
+type execEvidence struct {
 	// watch captures exec-time env evidence while the launch is in
 	// progress (nil: not traced).
 	watch *execWatch
-	// execEnv is the worker's exec-time evidence, once verified on it.
-	execEnv *verify.ExecEnv
+	// env is the worker's exec-time evidence, once verified on it.
+	env *verify.ExecEnv
+}
+
+// launchNotes is what a launch has told the state dir and its caller.
+type launchNotes struct {
 	// pending is set while the provisional record stands in the state dir.
-	pending  bool
-	stopOnce sync.Once
+	pending bool
 	// lastProgress is what Options.Progress was told last.
 	lastProgress Progress
 	// round is the launch's round in the state dir's history (nil when

@@ -95,7 +95,7 @@ func start(ctx context.Context, l *schema.Launch, opts Options, envOut **Env) (*
 				return nil, err
 			}
 		}
-		la := &Launch{Spec: l, Env: env, State: st, opts: opts, lock: lock, wfd: -1, round: rd}
+		la := &Launch{Spec: l, Env: env, State: st, opts: opts, lock: lock, wfd: -1, notes: launchNotes{round: rd}}
 		lastLa = la
 		err := la.launch(ctx, v, attempt)
 		if err == nil {
@@ -260,7 +260,7 @@ func (la *Launch) launch(ctx context.Context, v *verify.Verifier, attempt int) e
 		if !la.noExecCapture() {
 			w, err := startWatched(cmd, reap, root.done)
 			if err == nil {
-				la.watch = w
+				la.exec.watch = w
 				return nil
 			}
 			sys.Ptrace = false

@@ -40,14 +40,14 @@ func (la *Launch) recordPending() {
 	rec := la.newRecord(root, true)
 	rec.Root = root
 	if la.State.savePending(rec) == nil {
-		la.pending = true
+		la.notes.pending = true
 	}
 }
 
 // restoreRecord puts back the record file as it was before a failed
 // launch wrote its provisional record (prev nil: there was none).
 func (la *Launch) restoreRecord(prev []byte) {
-	if !la.pending {
+	if !la.notes.pending {
 		return
 	}
 	path := la.State.recordPath(la.Spec.Name)
@@ -56,7 +56,7 @@ func (la *Launch) restoreRecord(prev []byte) {
 	} else {
 		writeAtomic(path, prev)
 	}
-	la.pending = false
+	la.notes.pending = false
 }
 
 // record writes the launch's record once its worker is verified: digests
@@ -77,9 +77,9 @@ func (la *Launch) record(worker int) error {
 	// The worker's environment: the block captured at its exec where
 	// there is one (its live block may be a process title by now).
 	var vars []proc.Var
-	if la.execEnv != nil {
-		vars = la.execEnv.Vars
-		rec.ExecExe = la.execEnv.Exe
+	if la.exec.env != nil {
+		vars = la.exec.env.Vars
+		rec.ExecExe = la.exec.env.Exe
 		rec.ExecEnv = map[string]string{}
 	} else if live, err := verify.ReadEnviron(la.opts.Proc, worker); err == nil {
 		vars = live
@@ -95,7 +95,7 @@ func (la *Launch) record(worker int) error {
 	if err := la.State.Save(rec); err != nil {
 		return &Error{Outcome: Invalid, Kind: "state", Msg: "cannot record the launch", Err: err}
 	}
-	la.pending = false
+	la.notes.pending = false
 	la.Record = rec
 	return nil
 }

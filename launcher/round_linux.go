@@ -467,10 +467,10 @@ func FillRoundEnds(p proc.FS, st *State, name string) ([]*Round, error) {
 
 // roundN is the launch's round number (0: none).
 func (la *Launch) roundN() int {
-	if la.round == nil {
+	if la.notes.round == nil {
 		return 0
 	}
-	return la.round.N
+	return la.notes.round.N
 }
 
 // Round returns the number of the launch's round in the history (0 when
@@ -494,10 +494,10 @@ func (la *Launch) rootStatus() *syscall.WaitStatus {
 // seeing one. Only the first note counts.
 func (la *Launch) noteEnd(ws *syscall.WaitStatus) {
 	la.tree.mu.Lock()
-	noted := la.endNoted
-	la.endNoted = true
+	noted := la.notes.endNoted
+	la.notes.endNoted = true
 	la.tree.mu.Unlock()
-	if noted || la.round == nil || la.Record == nil {
+	if noted || la.notes.round == nil || la.Record == nil {
 		return
 	}
 	end := &RoundEnd{At: time.Now().UTC(), Seen: "supervisor"}
@@ -506,7 +506,7 @@ func (la *Launch) noteEnd(ws *syscall.WaitStatus) {
 	} else {
 		end.How, end.Seen, end.StoppedBy = "stopped", "stop", "childproof stopped the launch"
 	}
-	la.State.endRound(la.Spec.Name, la.round.N, la.round.Started, end)
+	la.State.endRound(la.Spec.Name, la.notes.round.N, la.notes.round.Started, end)
 }
 
 // planRelaunch works out a relaunch's overrides: the baseline round's
@@ -636,10 +636,10 @@ func planRelaunch(st *State, l *schema.Launch, prev *Record, opts RelaunchOption
 // refuseRound marks la's round refused: verified, then stopped because
 // the relaunch's delta was not exactly the declared one.
 func (s *State) refuseRound(la *Launch) {
-	if la.round == nil {
+	if la.notes.round == nil {
 		return
 	}
-	s.updateRound(la.Spec.Name, la.round.N, func(r *Round) bool {
+	s.updateRound(la.Spec.Name, la.notes.round.N, func(r *Round) bool {
 		r.Outcome, r.Problems, r.ExitCode = "refused", []string{verify.KindDelta}, verify.CodeVerify
 		if r.End == nil {
 			s.setEnd(r, &RoundEnd{At: time.Now().UTC(), How: "stopped", Seen: "stop"})

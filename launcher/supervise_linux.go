@@ -121,7 +121,7 @@ func (la *Launch) finish(grace time.Duration) {
 
 // abort stops everything a failed attempt started.
 func (la *Launch) abort() {
-	la.watch.detach()
+	la.exec.watch.detach()
 	if la.tree == nil || la.tree.root == nil {
 		la.closeFDs()
 		if la.tree != nil {
@@ -187,7 +187,7 @@ func (la *Launch) Verify(ctx context.Context) (*verify.Report, error) {
 	}
 	c := verify.CheckFromSpec(la.Spec, la.Env.Expect())
 	c.Root, c.Worker, c.Tree = la.tree.root.fp.Pid, la.worker.Pid, la.tree.members()
-	c.ExecEnv = la.execEnv
+	c.ExecEnv = la.exec.env
 	r := v.Verify(ctx, c)
 	r.Mask(la.Env.Secrets())
 	if !r.Verified {
