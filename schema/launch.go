@@ -569,6 +569,10 @@ func (l *loader) finish(s *launchState, aliases map[string]string, before int) *
 			l.errorf(s.rng(ns("require", i)), "Required variable has no source", "%s", detail)
 		}
 	}
+	// A comm is a file name (at most 15 bytes), never a path.
+	if strings.Contains(la.Worker.Comm, "/") {
+		l.warnf(s.rng("worker.comm"), "Worker comm is a path", "comm %q: /proc/PID/comm is the program's file name (a script's own name), never a path, so this can only match a process that renamed itself so; to select by path write exe = %q", la.Worker.Comm, la.Worker.Comm)
+	}
 	// A worker exe that no process can ever have.
 	if err := ExeNeverMatches(la.Worker.Exe); errors.Is(err, ErrExeMissing) {
 		l.warnf(s.rng("worker.exe"), "Worker exe not found", "%v; run refuses it unless it exists by then", err)

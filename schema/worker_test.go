@@ -58,3 +58,11 @@ func TestLoadExeSelector(t *testing.T) {
 		t.Errorf("a missing exe: %v", diags)
 	}
 }
+
+func TestLoadCommPath(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "s.hcl")
+	os.WriteFile(p, []byte("launch \"a\" {\n  command = [\"true\"]\n  worker {\n    comm = \"/usr/bin/py\"\n  }\n}\n"), 0o644)
+	if f, _, diags := Load(p, LoadOptions{}); f == nil || len(diags) != 1 || diags[0].Summary != "Worker comm is a path" {
+		t.Errorf("a comm with a path: %v", diags)
+	}
+}
