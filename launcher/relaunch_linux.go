@@ -117,6 +117,9 @@ type RelaunchResult struct {
 	// previous worker's (nil when the new launch failed before it was
 	// verified).
 	Delta *Delta
+	// Round is the new round's number once it was verified (a refused
+	// round keeps its number in the history); 0 before that.
+	Round int
 }
 
 // RelaunchOptions tune Relaunch.
@@ -313,6 +316,7 @@ func relaunch(ctx context.Context, l *schema.Launch, opts RelaunchOptions) (*Lau
 		return la, res, nil
 	}
 	defer st.refuseRound(la)
+	res.Round = la.Round()
 	r := la.Report
 	for _, u := range d.Unexpected {
 		r.Add(verify.KindDelta, "%s", u.message(l))

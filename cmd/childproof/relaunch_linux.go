@@ -164,7 +164,13 @@ func (a *app) relaunch(ctx context.Context, arg string, ra relaunchArgs) error {
 		fmt.Fprintf(a.stderr, "childproof: relaunch: %s\n", res.Stopped.Message)
 	}
 	if err != nil {
-		return a.launchErrWith(err, func(r *verify.Report) { a.writeRelaunch(a.stdout, r, res, 0) })
+		return a.launchErrWith(err, func(r *verify.Report) {
+			round := 0
+			if res != nil {
+				round = res.Round
+			}
+			a.writeRelaunch(a.stdout, r, res, round)
+		})
 	}
 	a.writeRelaunch(a.stdout, la.Report, res, la.Round())
 	return a.supervise(la, l.Name, detach, sigs)
