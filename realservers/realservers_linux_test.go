@@ -58,6 +58,9 @@ type server struct {
 	ready string
 	// minTree is the fewest processes the tree has once settled.
 	minTree int
+	// rewrites: it writes a process title over its environment block, so
+	// verify must say it judged the worker by the exec-time capture.
+	rewrites bool
 }
 
 const canary = "canary-APP-TOKEN-7f3c9a1e"
@@ -83,6 +86,7 @@ def app(environ, start_response):
 			selector: `worker { comm = "gunicorn" }`,
 			ready:    "/",
 			minTree:  3,
+			rewrites: true,
 		},
 		{
 			name: "uvicorn",
@@ -128,6 +132,7 @@ http {
 			selector: `worker { exe = "/usr/sbin/nginx" }`,
 			ready:    "/",
 			minTree:  3,
+			rewrites: true,
 		},
 		{
 			name: "redis",
@@ -136,6 +141,7 @@ http {
 			command:  []string{"redis-server", "--port", "{{PORT}}", "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--dir", "{{DIR}}"},
 			selector: `worker { exe = "/usr/bin/redis-server" }`, // a symlink to redis-check-rdb
 			minTree:  1,
+			rewrites: true,
 		},
 		{
 			name: "node",
@@ -315,15 +321,19 @@ func runServer(t *testing.T, s server, withSelector bool) {
 		t.Errorf("the worker (pid %d) holds no listener on port %d", worker, port)
 	}
 
-	verifyOK := func(when string) {
+	verifyOK := func(when string) string {
 		out, errOut, code := cli(t, dir, env, "verify", "childproof.hcl")
 		if code != 0 || !strings.HasPrefix(out, "verified "+s.name) {
 			t.Errorf("verify %s: exit %d\n%s%s", when, code, out, errOut)
 		}
+		return out
 	}
 	verifyOK("at once")
 	time.Sleep(1500 * time.Millisecond) // workers booted, titles set
-	verifyOK("after the server settled")
+	out = verifyOK("after the server settled")
+	if s.rewrites && !strings.Contains(out, "evidence: the worker rewrote its environment block") {
+		t.Errorf("the rewritten block is not reported:\n%s", out)
+	}
 
 	out, _, code = cli(t, dir, env, "ps", "--format", "json")
 	var ps struct {
