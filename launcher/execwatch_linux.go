@@ -60,11 +60,6 @@ type execWatch struct {
 	// polling: waitAny saw a child of the tracer thread that is not ours;
 	// from then on each tracee is polled by its own pid.
 	polling bool
-
-	// Events counts the stops handled; Stopped is the time tracees spent
-	// stopped waiting for the tracer (a measure of the capture's cost).
-	events  int
-	stopped time.Duration
 }
 
 // execEnv is one process's environment as the kernel set it at its exec.
@@ -316,7 +311,6 @@ func (w *execWatch) consume(pid int) {
 	if n != pid {
 		return
 	}
-	w.events++
 	if ws.Exited() || ws.Signaled() {
 		delete(w.ts, pid)
 		w.noteDetached()
@@ -366,7 +360,6 @@ func waitPeek(idType, id, options int) (pid, code, status int, ok bool) {
 // firstStop waits for the root's post-exec SIGTRAP, captures its environ,
 // sets the tracing options and lets it run.
 func (w *execWatch) firstStop(ts map[int]*tracee) bool {
-	t0 := time.Now()
 	for {
 		code, _, ok := peek(w.root, false)
 		if !ok {
@@ -387,16 +380,12 @@ func (w *execWatch) firstStop(ts map[int]*tracee) bool {
 		w.capture(w.root)
 		unix.PtraceSetOptions(w.root, ptraceOptions)
 		ts[w.root] = &tracee{}
-		w.stopped += time.Since(t0)
-		w.events++
 		unix.PtraceCont(w.root, 0)
 		return true
 	}
 }
 
 func (w *execWatch) handleStop(ts map[int]*tracee, pid int, t *tracee, ws unix.WaitStatus, ending bool) {
-	t0 := time.Now()
-	defer func() { w.stopped += time.Since(t0) }()
 	sig := ws.StopSignal()
 	if ending && !t.stopping && !t.fresh {
 		// Traced after the detach began: ask it to stop too.
