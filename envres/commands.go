@@ -143,6 +143,11 @@ func (a *analyzer) assign(st *state, fc *fileCtx, name string, v value, exportNo
 		ev = a.newEvent(evAssign, a.siteAt(st, fc, pos), "")
 	}
 	ns.origins = []*event{ev}
+	if p := a.prot[name]; p != nil && a.changes(p, old.v) && a.changes(p, v) {
+		// A change over a change: both are on the way to the worker, and
+		// fixing the last must not be what shows the first.
+		ns.earlier = joinOrigins(old.earlier, old.origins)
+	}
 	if a.prot[name] != nil {
 		if ev.vals == nil {
 			ev.vals = map[string]value{}
@@ -156,6 +161,24 @@ func (a *analyzer) assign(st *state, fc *fileCtx, name string, v value, exportNo
 	if real, ok := a.aliases[name]; ok {
 		a.pass.AliasSets = fact(a.pass.AliasSets, AliasSet{At: ev.site.exported(), Name: name, Real: real})
 	}
+}
+
+// changes reports whether a protected variable holding v at the worker
+// would be a finding: not the override (or, for a required name, empty or
+// unset).
+func (a *analyzer) changes(p *protVar, v value) bool {
+	switch v.k {
+	case vOrig:
+		return v.s != p.name
+	case vLit:
+		if p.override {
+			return !(p.known && v.s == p.value)
+		}
+		return v.s == ""
+	case vUnset:
+		return true
+	}
+	return p.override
 }
 
 // assignDefault is ${NAME:=value}.

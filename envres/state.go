@@ -72,6 +72,9 @@ type varState struct {
 	origins []*event
 	// loadExp is set when an env-file load exported the current value.
 	loadExp bool
+	// earlier are changes of a protected variable that a later change
+	// overwrote with another value that is not the override: reported too.
+	earlier []*event
 }
 
 const maxOrigins = 8
@@ -108,6 +111,7 @@ func joinVar(a, b varState) varState {
 		out.exp = triMaybe
 	}
 	out.origins = joinOrigins(a.origins, b.origins)
+	out.earlier = joinOrigins(a.earlier, b.earlier)
 	out.loadExp = a.loadExp || b.loadExp
 	return out
 }

@@ -158,6 +158,23 @@ func (a *analyzer) checkProtected(p *protVar, vs varState) {
 				" before the worker: the override is lost"+ev.note, p.name)
 		}
 	}
+	for _, ev := range vs.earlier {
+		v, known := ev.vals[p.name]
+		if !known {
+			continue
+		}
+		d := a.describe(p, ev, varState{v: v}, desc)
+		switch ev.kind {
+		case evLoad:
+			if !ev.unresolved {
+				a.report(EnvFileClobber, ev.site, ev.what+" is loaded into the exported environment and assigns protected variable "+
+					p.name+" "+d+"; a later statement changes it again"+ev.note, p.name)
+			}
+		case evAssign:
+			a.report(AssignClobber, ev.site, "the script assigns exported protected variable "+p.name+" "+d+
+				"; a later statement changes it again"+ev.note, p.name)
+		}
+	}
 }
 
 // protSnapshot returns the protected variables of st.
