@@ -25,7 +25,7 @@ func (a *app) writeReport(w io.Writer, r *verify.Report) {
 		report.JSON(w, r)
 		return
 	}
-	r.WriteText(w)
+	r.WriteText(a.painted(w, reportPaint))
 }
 
 // launchErr turns a launcher error into an exitError, printing its report first.

@@ -196,5 +196,12 @@ func (a *app) color(w io.Writer) bool {
 	if a.noColor || os.Getenv("NO_COLOR") != "" {
 		return false
 	}
+	for {
+		u, ok := w.(underlying)
+		if !ok {
+			break
+		}
+		w = u.Underlying()
+	}
 	return isTerminal(w)
 }

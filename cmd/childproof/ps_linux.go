@@ -63,20 +63,21 @@ Launches stopped by childproof are shown with --all.`,
 			}
 			// Launches of one spec file together (up starts several).
 			sort.SliceStable(es, func(i, j int) bool { return es[i].SpecPath < es[j].SpecPath })
+			w := a.painted(a.stdout, reportPaint)
 			groups := 0
 			for i, e := range es {
 				if i == 0 || e.SpecPath != es[i-1].SpecPath {
 					groups++
 				}
 			}
-			fmt.Fprintf(a.stdout, "%-20s %-11s %-8s %-16s %-10s %-5s %s\n", "NAME", "STATUS", "PID", "COMM", "AGE", "ROUND", "PORTS")
+			fmt.Fprintf(w, "%-20s %-11s %-8s %-16s %-10s %-5s %s\n", "NAME", "STATUS", "PID", "COMM", "AGE", "ROUND", "PORTS")
 			for i, e := range es {
 				if groups > 1 && (i == 0 || e.SpecPath != es[i-1].SpecPath) {
 					spec := e.SpecPath
 					if spec == "" {
 						spec = "(no spec file)"
 					}
-					fmt.Fprintf(a.stdout, "# %s\n", displayPath(spec, false))
+					fmt.Fprintf(w, "# %s\n", displayPath(spec, false))
 				}
 				ports := ""
 				for i, p := range e.Ports {
@@ -103,7 +104,7 @@ Launches stopped by childproof are shown with --all.`,
 					}
 					ports += ")"
 				}
-				fmt.Fprintf(a.stdout, "%-20s %-11s %-8d %-16s %-10s %-5s %s\n", e.Name, e.Status, e.Worker.Pid, e.Worker.Comm, age, round, ports)
+				fmt.Fprintf(w, "%-20s %-11s %-8d %-16s %-10s %-5s %s\n", e.Name, e.Status, e.Worker.Pid, e.Worker.Comm, age, round, ports)
 			}
 			return nil
 		},

@@ -230,7 +230,7 @@ func (a *app) writeRelaunch(w io.Writer, r *verify.Report, res *launcher.Relaunc
 		report.JSON(w, out)
 		return
 	}
-	r.WriteText(w)
+	r.WriteText(a.painted(w, reportPaint))
 	if d == nil {
 		return
 	}

@@ -87,6 +87,6 @@ func (a *app) stop(ctx context.Context, name string, timeout time.Duration) erro
 		return report.JSON(a.stdout, map[string]any{"name": rec.Name, "status_before": string(res.Worker),
 			"signalled": res.Signalled, "killed": res.Killed, "exited": res.Exited, "message": res.Message})
 	}
-	fmt.Fprintln(a.stdout, res.Message)
+	fmt.Fprintln(a.painted(a.stdout, reportPaint), res.Message)
 	return nil
 }

@@ -157,6 +157,9 @@ func (c *Console) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
+// Underlying returns the stream the console writes to.
+func (c *Console) Underlying() io.Writer { return c.w }
+
 // Writer returns a writer whose writes go to w with the status lines
 // erased before and drawn again after: for another stream on the same
 // terminal (stderr beside stdout).
@@ -166,6 +169,9 @@ type sideWriter struct {
 	c *Console
 	w io.Writer
 }
+
+// Underlying returns the stream the writer writes to.
+func (s *sideWriter) Underlying() io.Writer { return s.w }
 
 func (s *sideWriter) Write(p []byte) (int, error) {
 	c := s.c
