@@ -50,56 +50,14 @@ func parseEnvLoader(fs []field) (envLoader, bool) {
 				i++
 			}
 		}
-		l := envLoader{by: "dotenv-cli", dialect: dialectDotenv}
-		i := 1
-		for ; i < len(fs); i++ {
-			o := arg(i)
-			switch {
-			case o == "--":
-				i++
-				l.rest = fs[i:]
-				return l.withDefault(".env"), true
-			case o == "-e":
-				l.files = append(l.files, arg(i+1))
-				l.named = true
-				i++
-			case o == "-o" || o == "--override":
-				l.override = true
-			case o == "-v" || o == "-p" || o == "-c":
-				i++
-			case strings.HasPrefix(o, "-"):
-			default:
-				l.rest = fs[i:]
-				return l.withDefault(".env"), true
-			}
-		}
-		return envLoader{}, false
+		return loaderOpts(fs, 1, envLoader{by: "dotenv-cli", dialect: dialectDotenv},
+			optSet("-e"), optSet("-o", "--override"), optSet("-v", "-p", "-c"))
 	case "dotenvx":
 		if arg(1) != "run" {
 			return envLoader{}, false
 		}
-		l := envLoader{by: "dotenvx run", dialect: dialectDotenv}
-		for i := 2; i < len(fs); i++ {
-			o := arg(i)
-			switch {
-			case o == "--":
-				l.rest = fs[i+1:]
-				return l.withDefault(".env"), true
-			case o == "-f" || o == "--env-file":
-				l.files = append(l.files, arg(i+1))
-				l.named = true
-				i++
-			case o == "-o" || o == "--overload" || o == "--override":
-				l.override = true
-			case o == "--env" || o == "--convention" || o == "-fk" || o == "--env-keys-file":
-				i++
-			case strings.HasPrefix(o, "-"):
-			default:
-				l.rest = fs[i:]
-				return l.withDefault(".env"), true
-			}
-		}
-		return envLoader{}, false
+		return loaderOpts(fs, 2, envLoader{by: "dotenvx run", dialect: dialectDotenv},
+			optSet("-f", "--env-file"), optSet("-o", "--overload", "--override"), optSet("--env", "--convention", "-fk", "--env-keys-file"))
 	case "uv":
 		if arg(1) != "run" {
 			return envLoader{}, false
@@ -141,6 +99,48 @@ func parseEnvLoader(fs []field) (envLoader, bool) {
 			}
 		}
 		return l, len(l.files) > 0
+	}
+	return envLoader{}, false
+}
+
+func optSet(opts ...string) map[string]bool {
+	m := make(map[string]bool, len(opts))
+	for _, o := range opts {
+		m[o] = true
+	}
+	return m
+}
+
+// loaderOpts reads the options of dotenv-cli and dotenvx from fs[i:]: the
+// files (default .env), whether they override, options that take a value;
+// the command follows "--" or the first operand.
+func loaderOpts(fs []field, i int, l envLoader, file, override, withValue map[string]bool) (envLoader, bool) {
+	for ; i < len(fs); i++ {
+		o := ""
+		if fs[i].known {
+			o = fs[i].s
+		}
+		switch {
+		case o == "--":
+			l.rest = fs[i+1:]
+			return l.withDefault(".env"), true
+		case file[o]:
+			f := "" // a path not known statically: an unresolved load
+			if i+1 < len(fs) && fs[i+1].known {
+				f = fs[i+1].s
+			}
+			l.files = append(l.files, f)
+			l.named = true
+			i++
+		case override[o]:
+			l.override = true
+		case withValue[o]:
+			i++
+		case strings.HasPrefix(o, "-"):
+		default:
+			l.rest = fs[i:]
+			return l.withDefault(".env"), true
+		}
 	}
 	return envLoader{}, false
 }
