@@ -105,7 +105,8 @@ func (a *app) explain(ctx context.Context, pid int, vars, args []string) error {
 			n, val, ok := strings.Cut(arg, "=")
 			if ok {
 				if n == "" {
-					return exitf(exitUsage, "explain: %q: want NAME or NAME=VALUE", arg)
+					// Not repeated: what follows '=' is a value.
+					return exitf(exitUsage, "explain: NAME argument %d: a value without a name, want NAME or NAME=VALUE; the value is not shown", i+1)
 				}
 				intended[n] = st.Digest(n, val)
 			}
