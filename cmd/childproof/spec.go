@@ -237,32 +237,14 @@ func (a *app) writeDiagnostics(w io.Writer, files map[string]*hcl.File, diags hc
 	}
 }
 
-// jsonDiagnostic is one diagnostic in --format json output.
-type jsonDiagnostic struct {
-	Severity  string `json:"severity"`
-	Summary   string `json:"summary"`
-	Detail    string `json:"detail,omitempty"`
-	File      string `json:"file,omitempty"`
-	Line      int    `json:"line,omitempty"`
-	Column    int    `json:"column,omitempty"`
-	EndLine   int    `json:"end_line,omitempty"`
-	EndColumn int    `json:"end_column,omitempty"`
-}
-
-// writeDiagnosticsJSON writes {"diagnostics":[…]}.
+// writeDiagnosticsJSON writes {"diagnostics":[…]} (report.Diagnostic:
+// rule, severity, summary, detail and the range).
 func (a *app) writeDiagnosticsJSON(w io.Writer, diags hcl.Diagnostics) {
 	out := struct {
-		Diagnostics []jsonDiagnostic `json:"diagnostics"`
-	}{Diagnostics: []jsonDiagnostic{}}
-	for _, d := range diags {
-		j := jsonDiagnostic{Severity: "error", Summary: d.Summary, Detail: d.Detail}
-		if d.Severity == hcl.DiagWarning {
-			j.Severity = "warning"
-		}
-		if r := d.Subject; r != nil {
-			j.File, j.Line, j.Column, j.EndLine, j.EndColumn = r.Filename, r.Start.Line, r.Start.Column, r.End.Line, r.End.Column
-		}
-		out.Diagnostics = append(out.Diagnostics, j)
+		Diagnostics []report.Diagnostic `json:"diagnostics"`
+	}{Diagnostics: reportDiagnostics(diags)}
+	if out.Diagnostics == nil {
+		out.Diagnostics = []report.Diagnostic{}
 	}
 	_ = report.JSON(w, out)
 }
