@@ -275,7 +275,7 @@ func TestFaultLaunchStopLoop(t *testing.T) {
 		for _, e := range ents {
 			names = append(names, e.Name())
 		}
-		want := map[string]string{"records": name + ".json", "logs": name + ".log " + name + ".log.1 " + name + ".mask", "locks": name + ".history.lock " + name + ".lock"}[sub]
+		want := map[string]string{"records": name + ".json", "logs": name + ".log " + name + ".log.1 " + name + ".log.2 " + name + ".log.3 " + name + ".mask", "locks": name + ".history.lock " + name + ".lock"}[sub]
 		if strings.Join(names, " ") != want {
 			t.Errorf("%s/ holds %v, want %s", sub, names, want)
 		}

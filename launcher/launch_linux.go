@@ -198,7 +198,7 @@ func (la *Launch) launch(ctx context.Context, v *verify.Verifier, attempt int) e
 	r.Attempts = attempt
 	log := la.LogPath()
 	r.Log = log
-	logf, err := la.State.OpenLog(l.Name)
+	logf, err := la.State.OpenLog(l.Name, l.EffectiveLogKeep())
 	if err == nil {
 		err = la.State.saveLogMask(l.Name, la.Env.Secrets())
 	}

@@ -180,16 +180,17 @@ func (s *State) LogPath(name string) string {
 	return filepath.Join(s.Dir, "logs", safeName(name)+".log")
 }
 
-// OpenLog starts the log of launch name: the previous log becomes
-// NAME.log.1, and a new one is created (mode 0600) without following a
-// symlink planted in its place.
-func (s *State) OpenLog(name string) (*os.File, error) {
+// OpenLog starts the log of launch name, keeping keep earlier logs: the
+// previous log becomes NAME.log.1, NAME.log.1 becomes NAME.log.2, … up
+// to NAME.log.KEEP, and the oldest goes; a new log is created (mode 0600)
+// without following a symlink planted in its place.
+func (s *State) OpenLog(name string, keep int) (*os.File, error) {
 	path := s.LogPath(name)
 	if fi, err := os.Lstat(path); err == nil {
 		if !fi.Mode().IsRegular() {
 			return nil, strictModeError(path, "is not a regular file", "remove it; childproof never follows links in its state dir")
 		}
-		if err := os.Rename(path, path+".1"); err != nil {
+		if err := rotateLogs(path, keep); err != nil {
 			return nil, fmt.Errorf("log: %w", err)
 		}
 	}

@@ -26,6 +26,7 @@ var launchSchema = &hcl.BodySchema{
 		{Type: "worker"},
 		{Type: "port", LabelNames: []string{"name"}},
 		{Type: "ready"},
+		{Type: "log"},
 		{Type: "restart"},
 		{Type: "slurm"},
 	},
@@ -59,6 +60,8 @@ type launchState struct {
 	secret map[string]bool
 	block  hcl.Range
 	whole  hcl.Range
+	// logKeep is the log block's keep, nil without one.
+	logKeep *int
 }
 
 // hidden reports whether the part ns (or the list or map it belongs to)
@@ -259,6 +262,11 @@ func (l *loader) launch(b *hcl.Block, aliases map[string]string) *Launch {
 			l.slurm(blk, s)
 		case "port":
 			l.port(blk, s)
+		case "log":
+			if !once(blk) {
+				continue
+			}
+			l.logBlock(blk, s)
 		}
 		mark(blk.Type, n)
 	}
@@ -401,6 +409,7 @@ func (l *loader) port(blk *hcl.Block, s *launchState) {
 func (l *loader) finish(s *launchState, aliases map[string]string, before int) *Launch {
 	r := &s.raw
 	la := &Launch{
+		LogKeep:        s.logKeep,
 		Name:           r.Name,
 		SpecPath:       l.abs,
 		Command:        r.Command,

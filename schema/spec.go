@@ -35,6 +35,9 @@ type File struct {
 
 // Launch is one launch block: what to start and what to prove about it.
 type Launch struct {
+	// LogKeep is how many earlier logs a new launch keeps (NAME.log.1 …
+	// NAME.log.N); nil means DefaultLogKeep.
+	LogKeep *int
 	// Name is the launch block's label. It names the launch in the state dir.
 	Name string
 	// SpecPath is the absolute path of the spec file; empty for a Launch built in Go.
