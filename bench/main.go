@@ -505,19 +505,10 @@ func (b *bench) verify() error {
 		return err
 	}
 	// 2,000 idle processes of this program's own, ended by handle afterwards.
-	var idle []*exec.Cmd
-	defer func() {
-		for _, c := range idle {
-			_ = c.Process.Kill()
-			_ = c.Wait()
-		}
-	}()
-	for range 2000 {
-		c := exec.Command("sleep", "600")
-		if err := c.Start(); err != nil {
-			return fmt.Errorf("starting idle processes: %w", err)
-		}
-		idle = append(idle, c)
+	var idle idleProcs
+	defer idle.end()
+	if err := idle.spawn(2000); err != nil {
+		return err
 	}
 	d2, err := timeVerify()
 	if err != nil {

@@ -33,23 +33,8 @@ func (b *bench) ps() error {
 	if err != nil {
 		return err
 	}
-	var idle []*exec.Cmd
-	defer func() {
-		for _, c := range idle {
-			_ = c.Process.Kill()
-			_ = c.Wait()
-		}
-	}()
-	spawn := func(n int) error {
-		for range n {
-			c := exec.Command("sleep", "600")
-			if err := c.Start(); err != nil {
-				return fmt.Errorf("starting idle processes: %w", err)
-			}
-			idle = append(idle, c)
-		}
-		return nil
-	}
+	var idle idleProcs
+	defer idle.end()
 	gone := exec.Command("true")
 	if err := gone.Run(); err != nil {
 		return err
@@ -83,7 +68,7 @@ func (b *bench) ps() error {
 				return err
 			}
 		case i < 100:
-			if err := spawn(1); err != nil {
+			if err := idle.spawn(1); err != nil {
 				return err
 			}
 			c := idle[len(idle)-1]
@@ -108,7 +93,7 @@ func (b *bench) ps() error {
 		}
 	}
 	have, _ := proc.Default.Pids()
-	if err := spawn(psProcs - len(have)); err != nil {
+	if err := idle.spawn(psProcs - len(have)); err != nil {
 		return err
 	}
 	env := append(b.cpEnv(), "CHILDPROOF_STATE_DIR="+dir)
@@ -158,4 +143,26 @@ func (b *bench) ps() error {
 	b.add(fmt.Sprintf("ps: the same, one recorded port held by another process (pid %d)", os.Getpid()), ms(d2),
 		fmt.Sprintf("CPU time %s; naming a holder reads every process's fd table once, whatever the number of such ports", ms(cpu2)))
 	return nil
+}
+
+// idleProcs are idle processes of this program's own (sleep), ended by
+// handle.
+type idleProcs []*exec.Cmd
+
+func (p *idleProcs) spawn(n int) error {
+	for range n {
+		c := exec.Command("sleep", "600")
+		if err := c.Start(); err != nil {
+			return fmt.Errorf("starting idle processes: %w", err)
+		}
+		*p = append(*p, c)
+	}
+	return nil
+}
+
+func (p idleProcs) end() {
+	for _, c := range p {
+		_ = c.Process.Kill()
+		_ = c.Wait()
+	}
 }

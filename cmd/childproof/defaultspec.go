@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"io/fs"
 	"os"
@@ -26,4 +27,19 @@ func specOrDefault(args []string) (string, error) {
 			hint: "name a spec file, for example 'childproof check path/to/childproof.hcl'"}
 	}
 	return defaultSpecFile, nil
+}
+
+// launchNameArg returns the launch a NAME|SPEC[:NAME] argument names (the
+// default spec's only launch without one): a recorded name as it is, or
+// the name of the spec's selected launch.
+func (a *app) launchNameArg(ctx context.Context, args, vars []string) (string, error) {
+	name, err := specOrDefault(args)
+	if err != nil || !isSpecArg(name) {
+		return name, err
+	}
+	_, l, err := a.loadLaunch(ctx, name, vars)
+	if err != nil {
+		return "", err
+	}
+	return l.Name, nil
 }

@@ -43,16 +43,9 @@ mode 0600.`,
 			if err := a.checkFormat("text"); err != nil {
 				return err
 			}
-			name, err := specOrDefault(args)
+			name, err := a.launchNameArg(c.Context(), args, vars)
 			if err != nil {
 				return err
-			}
-			if isSpecArg(name) {
-				_, l, err := a.loadLaunch(c.Context(), name, vars)
-				if err != nil {
-					return err
-				}
-				name = l.Name
 			}
 			return a.logs(c.Context(), name, lines, follow)
 		},

@@ -38,16 +38,9 @@ alone. A worker that is already gone is reported too. Both exit 0.`,
 			if err := a.checkFormat("text", "json"); err != nil {
 				return err
 			}
-			name, err := specOrDefault(args)
+			name, err := a.launchNameArg(c.Context(), args, vars)
 			if err != nil {
 				return err
-			}
-			if isSpecArg(name) {
-				_, l, err := a.loadLaunch(c.Context(), name, vars)
-				if err != nil {
-					return err
-				}
-				name = l.Name
 			}
 			return a.stop(c.Context(), name, timeout)
 		},
