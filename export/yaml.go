@@ -103,13 +103,21 @@ func writeNode(b *strings.Builder, n *yamlNode, indent int, first bool) {
 			b.WriteString(pad)
 		}
 		if n.obj {
-			b.WriteString(yamlKey(n.keys[i]) + ":")
+			key := yamlKey(n.keys[i])
+			explicit := len(key) > maxImplicitKey
+			if explicit {
+				// YAML reads a key of more than 1024 characters only
+				// in the explicit form: "? key" then ": value".
+				b.WriteString("? " + key + "\n" + pad + ":")
+			} else {
+				b.WriteString(key + ":")
+			}
 			if s, ok := c.inline(); ok {
 				b.WriteString(" " + s + "\n")
 				continue
 			}
 			b.WriteString("\n")
-			if c.arr {
+			if c.arr && !explicit {
 				writeNode(b, c, indent, false)
 			} else {
 				writeNode(b, c, indent+2, false)
@@ -124,6 +132,10 @@ func writeNode(b *strings.Builder, n *yamlNode, indent int, first bool) {
 		writeNode(b, c, indent+2, true)
 	}
 }
+
+// maxImplicitKey is the longest key written in YAML's implicit form (the
+// spec allows 1024 Unicode characters; bytes are counted, to be safe).
+const maxImplicitKey = 1000
 
 // yamlKey writes a key or a string plain when it cannot be read as
 // anything but that string (a letter or / first, then letters, digits and
