@@ -4,8 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"net"
 	"os"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -76,13 +78,30 @@ func StartFile(tb testing.TB, path, name string, vars map[string]string, opts la
 }
 
 // FreePort returns a TCP port on 127.0.0.1 that nothing listens on right
-// now (the kernel's choice for port 0), and never the same port twice in
-// one test binary: the kernel readily hands a port it just freed to the
-// next caller, and parallel tests would then collide on it.
+// now, and never the same port twice in one test binary. The port is taken
+// from below the kernel's ephemeral range (net.ipv4.ip_local_port_range,
+// 32768–60999 by default): the kernel never hands those to a connect() or
+// to a listen on port 0, so no client socket of a concurrent test (a
+// readiness probe, an HTTP request) can take it before the launch binds it.
 func FreePort(tb testing.TB) int {
 	tb.Helper()
 	portsMu.Lock()
 	defer portsMu.Unlock()
+	if hi := ephemeralLow() - 1; hi > minPort {
+		for range 1000 {
+			port := minPort + rand.IntN(hi-minPort+1)
+			if ports[port] {
+				continue
+			}
+			ln, err := net.Listen("tcp", fmt.Sprintf("127.0.0.1:%d", port))
+			if err != nil {
+				continue
+			}
+			ln.Close()
+			ports[port] = true
+			return port
+		}
+	}
 	for range 1000 {
 		ln, err := net.Listen("tcp", "127.0.0.1:0")
 		if err != nil {
@@ -97,6 +116,27 @@ func FreePort(tb testing.TB) int {
 	}
 	tb.Fatalf("launchertest: free port: every port the kernel offered was handed out already")
 	return 0
+}
+
+// minPort is the lowest port FreePort picks (above the well-known and most
+// registered service ports).
+const minPort = 20000
+
+// ephemeralLow is the first port of the kernel's ephemeral range.
+func ephemeralLow() int {
+	b, err := os.ReadFile("/proc/sys/net/ipv4/ip_local_port_range")
+	if err != nil {
+		return 32768
+	}
+	f := strings.Fields(string(b))
+	if len(f) != 2 {
+		return 32768
+	}
+	n, err := strconv.Atoi(f[0])
+	if err != nil {
+		return 32768
+	}
+	return n
 }
 
 var (
