@@ -235,37 +235,25 @@ func (l *loader) launch(b *hcl.Block, aliases map[string]string) *Launch {
 	}
 	for _, blk := range c.Blocks {
 		n := len(l.diags)
+		if singleBlocks[blk.Type] && !once(blk) {
+			continue
+		}
 		switch blk.Type {
 		case "worker":
-			if !once(blk) {
-				continue
-			}
 			s.raw.Worker = &rawWorker{}
 			l.worker(blk, s)
 		case "ready":
-			if !once(blk) {
-				continue
-			}
 			s.raw.Ready = &rawReady{}
 			l.ready(blk, s)
 		case "restart":
-			if !once(blk) {
-				continue
-			}
 			s.raw.Restart = &rawRestart{}
 			l.restart(blk, s)
 		case "slurm":
-			if !once(blk) {
-				continue
-			}
 			s.raw.Slurm = &rawSlurm{}
 			l.slurm(blk, s)
 		case "port":
 			l.port(blk, s)
 		case "log":
-			if !once(blk) {
-				continue
-			}
 			l.logBlock(blk, s)
 		}
 		mark(blk.Type, n)
@@ -679,3 +667,6 @@ func itThem(n int) string {
 	}
 	return "them"
 }
+
+// singleBlocks are the blocks a launch has at most one of.
+var singleBlocks = map[string]bool{"worker": true, "ready": true, "restart": true, "slurm": true, "log": true}
