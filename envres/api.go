@@ -61,7 +61,8 @@ type ChainLink struct {
 	Line int    `json:"line"`
 }
 
-// Finding is one lint finding (contract §5).
+// Finding is one lint finding; its JSON form is the documented output of
+// lint and check --format json.
 type Finding struct {
 	Rule     string `json:"rule"`
 	Severity string `json:"severity"`
@@ -189,7 +190,8 @@ func (a *analyzer) result() *Result {
 	return res
 }
 
-// SortFindings sorts by file, line, column, rule (contract §5).
+// SortFindings sorts by file, line, column, rule: the documented order of
+// every output format.
 func SortFindings(fs []Finding) {
 	sort.SliceStable(fs, func(i, j int) bool {
 		a, b := fs[i], fs[j]

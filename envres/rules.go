@@ -10,7 +10,8 @@ const (
 
 // A Rule is one lint check, in the style of golang.org/x/tools/go/analysis:
 // a value with a stable name, a severity and documentation. Rules report; the
-// driver (internal/report) formats. The names are fixed by the contract (§4).
+// driver (internal/report) formats. The names are stable: scripts, suppression
+// comments and SARIF consumers match on them.
 type Rule struct {
 	// Name is the stable rule name, also the SARIF ruleId and the word in
 	// suppression comments.
@@ -27,7 +28,7 @@ type Rule struct {
 	Run func(*Pass)
 }
 
-// The rules, contract §4.
+// The rules, in the order of docs/lint.md.
 var (
 	EnvFileClobber = &Rule{
 		Name: "env-file-clobber", Severity: SeverityError,
@@ -90,7 +91,7 @@ ${BASH_SOURCE%/*}.`,
 	}
 )
 
-// Rules returns every rule, in the order of the contract's table.
+// Rules returns every rule, in the order of docs/lint.md.
 func Rules() []*Rule {
 	return []*Rule{EnvFileClobber, EnvFileLoad, AssignClobber, UnsetProtected, EnvReset, LoginShell,
 		InteractiveShell, BackgroundLaunch, Pidfile, AllInterfaces, NoopAlias, DynamicSource, EnvActivate}

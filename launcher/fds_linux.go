@@ -10,7 +10,8 @@ import (
 
 // closeInherited marks every descriptor above 2 of this process
 // close-on-exec, so that the launched process inherits none but its
-// stdin, stdout and stderr (contract §6). Go opens its own descriptors
+// stdin, stdout and stderr: a worker holds no descriptor of its caller's
+// beyond 0, 1 and 2. Go opens its own descriptors
 // close-on-exec already; what this catches are those childproof itself
 // inherited without the flag (a shell's `exec 7>file`, the pipe of a
 // `$(…)` or `| cat` around a caller): a detached worker holding such a

@@ -33,7 +33,7 @@ const (
 
 // Matches reports whether b is the same process as a.
 //
-// A process's identity is pid + start time + pidfs inode (contract §6):
+// A process's identity is pid + start time + pidfs inode:
 // none of them changes when it execs or changes its uid, and the inode
 // differs between two processes that reuse one pid within a clock tick
 // (where the kernel gives a pidfs inode, a fingerprint without one, or

@@ -14,8 +14,9 @@ import (
 // secret-list name, --set-secret, a worker that prints its environment
 // and argv (and one that then exits) — runs every command in every output
 // format, and greps what they print, the state dir and the log tails:
-// not one canary may show (contract §6). The raw log file is the one
-// exception the contract makes: it holds what the worker printed.
+// not one canary may show: no secret value appears in any output, record,
+// log tail or diagnostic. The raw log file is the one exception: it holds
+// what the worker itself printed (mode 0600; logs masks it).
 func TestCanary(t *testing.T) {
 	e := newFaultEnv(t)
 	canaries := map[string]string{

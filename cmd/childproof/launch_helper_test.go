@@ -22,7 +22,10 @@ import (
 // listens on to ./port, so that scripts run concurrently (and several
 // engineers' test runs on one machine) do not collide; specs read it with
 // file("port").
-func init() {
+//
+// TestMain calls it first, before testscript.Main, so that what the test
+// binary is does not depend on the order of init functions.
+func testHelperMain() {
 	if len(os.Args) == 2 && os.Args[1] == "test-free-port" {
 		ln, err := net.Listen("tcp", "127.0.0.1:0")
 		if err != nil {

@@ -9,6 +9,7 @@ import (
 )
 
 func TestMain(m *testing.M) {
+	testHelperMain()
 	testscript.Main(m, map[string]func(){
 		"childproof": func() { os.Exit(run(context.Background(), os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) },
 	})

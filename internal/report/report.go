@@ -85,8 +85,8 @@ func Line(src []byte, n int) (string, bool) {
 	return strings.TrimSuffix(string(src), "\r"), true
 }
 
-// jsonFinding is envres.Finding with every key present (contract §5):
-// variables and chain are lists, empty rather than absent.
+// jsonFinding is envres.Finding with every key present: variables and
+// chain are lists, empty rather than absent, so scripts need no null check.
 type jsonFinding struct {
 	Rule      string             `json:"rule"`
 	Severity  string             `json:"severity"`
@@ -219,6 +219,6 @@ func runeColumn(line string, col int) int {
 	return utf8.RuneCountInString(line[:col-1]) + 1
 }
 
-// sortedRules returns the rules in a stable order (the contract's), so
+// sortedRules returns the rules in a stable order (envres.Rules'), so
 // that ruleIndex values do not change between runs.
 func sortedRules() []*envres.Rule { return envres.Rules() }
