@@ -100,17 +100,16 @@ func (a *app) explain(ctx context.Context, pid int, vars, args []string) error {
 	} else {
 		// NAME=VALUE asks where the chain first differs from VALUE
 		// (compared as a digest; the value is never printed).
-		names = make([]string, len(args))
-		for i, arg := range args {
-			n, val, ok := strings.Cut(arg, "=")
-			if ok {
-				if n == "" {
-					// Not repeated: what follows '=' is a value.
-					return exitf(exitUsage, "explain: NAME argument %d: a value without a name, want NAME or NAME=VALUE; the value is not shown", i+1)
-				}
-				intended[n] = st.Digest(n, val)
+		as, err := explainSyntax.parse(args)
+		if err != nil {
+			return err
+		}
+		names = make([]string, len(as))
+		for i, e := range as {
+			if e.HasValue {
+				intended[e.Name] = st.Digest(e.Name, e.Value)
 			}
-			names[i] = n
+			names[i] = e.Name
 		}
 	}
 	rows := v.Explain(root, worker, names)

@@ -50,27 +50,6 @@ func (a *app) launchErrWith(err error, write func(*verify.Report)) error {
 	return &exitError{code: exitCode(le), err: errors.New(msg), hint: le.Hint}
 }
 
-// parseAssignments parses repeatable NAME=VALUE flags. NAME follows the
-// spec's rule for variable names. An error never repeats the argument: it
-// may be a value (a secret) given without its name.
-func parseAssignments(flag string, kvs []string) (map[string]string, error) {
-	out := map[string]string{}
-	for i, kv := range kvs {
-		k, v, ok := strings.Cut(kv, "=")
-		switch {
-		case !ok:
-			return nil, &exitError{code: exitUsage, err: fmt.Errorf("%s (argument %d of %s): no '=', want NAME=VALUE; the argument is not shown, it may be a value", flag, i+1, flag),
-				hint: "for example " + flag + " HF_HUB_ENABLE_HF_TRANSFER=0"}
-		case k == "":
-			return nil, &exitError{code: exitUsage, err: fmt.Errorf("%s (argument %d of %s): a value without a name, want NAME=VALUE; the value is not shown", flag, i+1, flag)}
-		case !schema.IsEnvName(k):
-			return nil, &exitError{code: exitUsage, err: fmt.Errorf("%s: %q is not a valid environment variable name (letters, digits and _, not starting with a digit), the same rule as a spec's env", flag, k)}
-		}
-		out[k] = v
-	}
-	return out, nil
-}
-
 // forwardSignals starts catching SIGINT, SIGTERM and SIGHUP for a
 // foreground launch (before it starts, so that none is lost); supervise
 // forwards them. Call the returned stop when done.

@@ -59,9 +59,12 @@ Suppress a finding with a comment on its line or the line before:
 			// Without "--" the positional parameters are unknown: a case over
 			// "$1" is then walked on every arm.
 			cfg := envres.Config{Dir: dir, Scripts: scripts, Args: scriptArgs, ArgsUnknown: cmd.ArgsLenAtDash() < 0, Require: requires}
-			for _, o := range overrides {
-				name, value, known := strings.Cut(o, "=")
-				cfg.Overrides = append(cfg.Overrides, envres.Override{Name: name, Value: value, Known: known})
+			os, err := overrideSyntax.parse(overrides)
+			if err != nil {
+				return err
+			}
+			for _, o := range os {
+				cfg.Overrides = append(cfg.Overrides, envres.Override{Name: o.Name, Value: o.Value, Known: o.HasValue})
 			}
 			var changes *gitdiff.Changes
 			if diffBase != "" {

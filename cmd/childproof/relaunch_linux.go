@@ -96,7 +96,7 @@ type relaunchArgs struct {
 
 func (a *app) relaunch(ctx context.Context, arg string, ra relaunchArgs) error {
 	vars, detachFlag, noLint, timeout := ra.vars, ra.detach, ra.noLint, ra.timeout
-	set, err := parseAssignments("--set", ra.sets)
+	set, err := setSyntax.parseMap(ra.sets)
 	if err != nil {
 		return err
 	}

@@ -65,7 +65,7 @@ name holds the lock. A failed launch leaves no process and no listener behind.`,
 }
 
 func (a *app) run(ctx context.Context, arg string, vars, sets, secrets []string, detach, noLint bool) error {
-	set, err := parseAssignments("--set", sets)
+	set, err := setSyntax.parseMap(sets)
 	if err != nil {
 		return err
 	}

@@ -49,20 +49,6 @@ func addVarFlag(c *cobra.Command, vars *[]string) {
 	c.Flags().StringArrayVar(vars, "var", nil, "set a spec variable, `K=V` (repeatable; a number stays a number)")
 }
 
-// parseVars turns K=V strings into a map; a malformed one is a usage error.
-func parseVars(vars []string) (map[string]string, error) {
-	out := map[string]string{}
-	for i, kv := range vars {
-		k, v, ok := strings.Cut(kv, "=")
-		if !ok || k == "" {
-			// Not repeated: the argument may be a value.
-			return nil, &exitError{code: exitUsage, err: fmt.Errorf("--var (argument %d of --var): want K=V; the argument is not shown, it may be a value", i+1), hint: "for example --var port=18090"}
-		}
-		out[k] = v
-	}
-	return out, nil
-}
-
 // loadedSpec is a loaded spec with its warnings, not yet printed.
 type loadedSpec struct {
 	file     *schema.File
@@ -80,7 +66,7 @@ func (a *app) loadSpec(ctx context.Context, arg string, vars []string) (*loadedS
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	vm, err := parseVars(vars)
+	vm, err := varSyntax.parseMap(vars)
 	if err != nil {
 		return nil, err
 	}

@@ -39,22 +39,6 @@ func TestParseSpecArg(t *testing.T) {
 	}
 }
 
-func TestParseVars(t *testing.T) {
-	got, err := parseVars([]string{"port=18081", "name=a=b", "empty="})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if diff := cmp.Diff(map[string]string{"port": "18081", "name": "a=b", "empty": ""}, got); diff != "" {
-		t.Error(diff)
-	}
-	for _, bad := range []string{"port", "=1"} {
-		var ee *exitError
-		if _, err := parseVars([]string{bad}); !errors.As(err, &ee) || ee.code != exitUsage {
-			t.Errorf("parseVars(%q) = %v, want a usage error", bad, err)
-		}
-	}
-}
-
 func TestLoadLaunch(t *testing.T) {
 	dir := t.TempDir()
 	multi := filepath.Join(dir, "multi.hcl")

@@ -83,12 +83,16 @@ func (a *app) verifyPid(ctx context.Context, pid int, envs []string, port int, c
 	if err != nil {
 		return err
 	}
+	as, err := envSyntax.parse(envs)
+	if err != nil {
+		return err
+	}
 	x := verify.Expect{Values: map[string]string{}}
-	for _, e := range envs {
-		if k, v, ok := cutAssign(e); ok {
-			x.Values[k] = v
+	for _, e := range as {
+		if e.HasValue {
+			x.Values[e.Name] = e.Value
 		} else {
-			x.Require = append(x.Require, k)
+			x.Require = append(x.Require, e.Name)
 		}
 	}
 	chk := verify.Check{Name: "pid " + strconv.Itoa(pid), Root: pid, Comm: comm, Expect: x,
@@ -128,15 +132,6 @@ func (a *app) verifyPid(ctx context.Context, pid int, envs []string, port int, c
 		case <-time.After(100 * time.Millisecond):
 		}
 	}
-}
-
-func cutAssign(s string) (string, string, bool) {
-	for i := 0; i < len(s); i++ {
-		if s[i] == '=' {
-			return s[:i], s[i+1:], true
-		}
-	}
-	return s, "", false
 }
 
 func (a *app) finishVerify(r *verify.Report) error {
