@@ -199,22 +199,13 @@ func (a *app) writeDiagnostics(w io.Writer, files map[string]*hcl.File, diags hc
 		if f := files[r.Filename]; f != nil {
 			if line, ok := report.Line(f.Bytes, r.Start.Line); ok {
 				num := fmt.Sprint(r.Start.Line)
-				pad := strings.Repeat(" ", len(num))
-				line, col := report.Clip(line, r.Start.Column)
-				fmt.Fprintf(bw, "  %s | %s\n", num, expandTabs(line))
-				start := col - 1
-				end := start + (r.End.Column - r.Start.Column)
-				if r.End.Line != r.Start.Line || end > len([]rune(line)) {
-					end = len([]rune(line))
+				width := r.End.Column - r.Start.Column
+				if r.End.Line != r.Start.Line {
+					width = -1
 				}
-				if start > len([]rune(line)) {
-					start = len([]rune(line))
-				}
-				if end <= start {
-					end = start + 1
-				}
-				prefix := []rune(line)[:start]
-				fmt.Fprintf(bw, "  %s | %s%s\n", pad, blankOut(prefix), paint(code, strings.Repeat("^", end-start)))
+				text, blanks, carets := report.Snippet(line, r.Start.Column, width, true)
+				fmt.Fprintf(bw, "  %s | %s\n", num, text)
+				fmt.Fprintf(bw, "  %s | %s%s\n", strings.Repeat(" ", len(num)), blanks, paint(code, carets))
 			}
 		}
 		if d.Detail != "" {
@@ -253,22 +244,6 @@ func reportDiagnostics(diags hcl.Diagnostics) []report.Diagnostic {
 		out = append(out, rd)
 	}
 	return out
-}
-
-// expandTabs keeps columns aligned with the caret line.
-func expandTabs(s string) string { return strings.ReplaceAll(s, "\t", " ") }
-
-// blankOut turns a line prefix into spaces of the same width.
-func blankOut(r []rune) string {
-	var b strings.Builder
-	for _, c := range r {
-		if c == '\t' {
-			b.WriteByte(' ')
-		} else if unicode.IsPrint(c) {
-			b.WriteByte(' ')
-		}
-	}
-	return b.String()
 }
 
 func oneLine(s string) string { return strings.ReplaceAll(s, "\n", " ") }

@@ -42,13 +42,3 @@ func byteToRuneCol(line string, col int) int {
 	}
 	return utf8.RuneCountInString(line[:col-1]) + 1
 }
-
-// runeToByteCol converts a 1-based rune column on line to a byte column.
-func runeToByteCol(line string, col int) int {
-	i := 0
-	for c := 1; c < col && i < len(line); c++ {
-		_, size := utf8.DecodeRuneInString(line[i:])
-		i += size
-	}
-	return i + 1
-}

@@ -149,9 +149,9 @@ func writeText(w io.Writer, res *envres.Result, opts Options) error {
 		fmt.Fprintf(&b, "%s %s %s %s\n", paint(ansiBold, fmt.Sprintf("%s:%d:%d:", f.File, f.Line, f.Column)), sev,
 			f.Message, paint(ansiCyan, "["+f.Rule+"]"))
 		if line, ok := sourceLine(res, opts, f.File, f.Line); ok && !binaryish(line) {
-			line, col := Clip(line, byteToRuneCol(line, f.Column))
-			fmt.Fprintf(&b, "    %s\n", line)
-			fmt.Fprintf(&b, "    %s\n", paint(ansiGreen, caretPrefix(line, runeToByteCol(line, col))+"^"))
+			text, blanks, caret := Snippet(line, byteToRuneCol(line, f.Column), 1, false)
+			fmt.Fprintf(&b, "    %s\n", text)
+			fmt.Fprintf(&b, "    %s\n", paint(ansiGreen, blanks+caret))
 		}
 		if len(f.Chain) > 1 {
 			var parts []string
@@ -169,26 +169,6 @@ func writeText(w io.Writer, res *envres.Result, opts Options) error {
 }
 
 func binaryish(s string) bool { return !utf8.ValidString(s) || strings.ContainsRune(s, 0) }
-
-// caretPrefix returns the blanks that put a caret under byte column col,
-// keeping tabs so that the caret lines up in a terminal.
-func caretPrefix(line string, col int) string {
-	if col < 1 {
-		col = 1
-	}
-	if col-1 > len(line) {
-		col = len(line) + 1
-	}
-	var b strings.Builder
-	for _, r := range line[:col-1] {
-		if r == '\t' {
-			b.WriteByte('\t')
-		} else {
-			b.WriteByte(' ')
-		}
-	}
-	return b.String()
-}
 
 // utf16Column converts a 1-based byte column on line to a 1-based column
 // in UTF-16 code units (SARIF's default columnKind).
