@@ -106,11 +106,11 @@ func ResolveEnvFrom(l *schema.Launch, set map[string]string, lookup func(string)
 	if l.EnvFile != "" {
 		data, err := os.ReadFile(l.EnvFile)
 		if err != nil {
-			return nil, &Error{Outcome: Invalid, Kind: "usage", Msg: "env_file", Err: err}
+			return nil, &Error{Outcome: Invalid, Kind: KindUsage, Msg: "env_file", Err: err}
 		}
 		entries, err := dotenv.Parse(l.EnvFile, data)
 		if err != nil {
-			return nil, &Error{Outcome: Invalid, Kind: "usage", Msg: "env_file", Err: err}
+			return nil, &Error{Outcome: Invalid, Kind: KindUsage, Msg: "env_file", Err: err}
 		}
 		for _, en := range entries {
 			e.Vars[en.Name] = en.Value
@@ -122,7 +122,7 @@ func ResolveEnvFrom(l *schema.Launch, set map[string]string, lookup func(string)
 	}
 	for k, v := range set {
 		if !schema.IsEnvName(k) {
-			return nil, errorf(Invalid, "usage", "%q is not a valid environment variable name (letters, digits and _, not starting with a digit), the same rule as a spec's env", k)
+			return nil, errorf(Invalid, KindUsage, "%q is not a valid environment variable name (letters, digits and _, not starting with a digit), the same rule as a spec's env", k)
 		}
 		e.Vars[k] = v
 		e.Overrides[k] = v
@@ -160,7 +160,7 @@ func ResolveEnvFrom(l *schema.Launch, set map[string]string, lookup func(string)
 	}
 	for k, v := range e.Vars {
 		if strings.IndexByte(v, 0) >= 0 {
-			return nil, errorf(Invalid, "usage", "variable %s: value holds a NUL byte", k)
+			return nil, errorf(Invalid, KindUsage, "variable %s: value holds a NUL byte", k)
 		}
 	}
 	return e, nil

@@ -47,9 +47,9 @@ func outcomeOf(r *verify.Report) Outcome {
 // with the evidence gathered up to the failure when there is one.
 type Error struct {
 	Outcome Outcome
-	// Kind is a report's problem kind (verify.KindExited, …) or what
-	// else failed: "usage", "state", "key", "locked", KindUntrusted.
-	Kind   string
+	// Kind is a report's problem kind (verify.KindExited, …) or one of
+	// the kinds below, for a failure no report describes.
+	Kind   verify.Kind
 	Msg    string
 	Hint   string
 	Report *verify.Report
@@ -71,7 +71,20 @@ func (e *Error) Error() string {
 
 func (e *Error) Unwrap() error { return e.Err }
 
-func errorf(o Outcome, kind, format string, args ...any) *Error {
+// Kinds of an Error that is not a report's problem: the launch was not
+// tried, or could not be recorded or identified.
+const (
+	// KindUsage: the launch, an argument or an env file cannot be used.
+	KindUsage verify.Kind = "usage"
+	// KindState: the state dir, a record or a log cannot be used.
+	KindState verify.Kind = "state"
+	// KindKey: the state dir's digest key is malformed.
+	KindKey verify.Kind = "key"
+	// KindLocked: another launch of the same name holds the lock.
+	KindLocked verify.Kind = "locked"
+)
+
+func errorf(o Outcome, kind verify.Kind, format string, args ...any) *Error {
 	return &Error{Outcome: o, Kind: kind, Msg: fmt.Sprintf(format, args...)}
 }
 

@@ -34,13 +34,13 @@ func Start(ctx context.Context, l *schema.Launch, opts Options) (*Launch, error)
 
 func start(ctx context.Context, l *schema.Launch, opts Options, envOut **Env) (*Launch, error) {
 	if l == nil || l.Name == "" {
-		return nil, errorf(Invalid, "usage", "launch has no name")
+		return nil, errorf(Invalid, KindUsage, "launch has no name")
 	}
 	if (len(l.Command) == 0) == (len(l.Dispatch) == 0) {
-		return nil, errorf(Invalid, "usage", "launch %q: exactly one of command and dispatch must be set", l.Name)
+		return nil, errorf(Invalid, KindUsage, "launch %q: exactly one of command and dispatch must be set", l.Name)
 	}
 	if err := l.Validate(); err != nil {
-		return nil, &Error{Outcome: Invalid, Kind: "usage", Err: err}
+		return nil, &Error{Outcome: Invalid, Kind: KindUsage, Err: err}
 	}
 	st := opts.State
 	if st == nil {
@@ -50,7 +50,7 @@ func start(ctx context.Context, l *schema.Launch, opts Options, envOut **Env) (*
 			if errors.As(err, &e) {
 				return nil, err
 			}
-			return nil, &Error{Outcome: Invalid, Kind: "state", Msg: "state dir", Err: err}
+			return nil, &Error{Outcome: Invalid, Kind: KindState, Msg: "state dir", Err: err}
 		}
 	}
 	if err := st.KeyErr(); err != nil {
@@ -58,7 +58,7 @@ func start(ctx context.Context, l *schema.Launch, opts Options, envOut **Env) (*
 	}
 	if err := schema.ExeNeverMatches(l.Worker.Exe); err != nil {
 		// Say so now instead of waiting out the ready timeout.
-		return nil, &Error{Outcome: Invalid, Kind: "usage", Msg: fmt.Sprintf("launch %q: %v", l.Name, err), Hint: "fix worker { exe }, or select the worker by comm or by its port"}
+		return nil, &Error{Outcome: Invalid, Kind: KindUsage, Msg: fmt.Sprintf("launch %q: %v", l.Name, err), Hint: "fix worker { exe }, or select the worker by comm or by its port"}
 	}
 	lock, err := st.Lock(l.Name)
 	if err != nil {
@@ -158,7 +158,7 @@ func preflight(ctx context.Context, v *verify.Verifier, st *State, l *schema.Lau
 	for _, pt := range l.Ports {
 		hs, err := verify.Holders(v.Proc, pt.Number, nil)
 		if err != nil {
-			return &Error{Outcome: Invalid, Kind: "usage", Msg: fmt.Sprintf("port %d: socket table", pt.Number), Err: err}
+			return &Error{Outcome: Invalid, Kind: KindUsage, Msg: fmt.Sprintf("port %d: socket table", pt.Number), Err: err}
 		}
 		for _, h := range hs {
 			rec, _ := st.Load(l.Name)
@@ -207,7 +207,7 @@ func (la *Launch) launch(ctx context.Context, v *verify.Verifier, attempt int) e
 		if errors.As(err, &e) {
 			return err
 		}
-		return &Error{Outcome: Invalid, Kind: "state", Msg: "log", Err: err}
+		return &Error{Outcome: Invalid, Kind: KindState, Msg: "log", Err: err}
 	}
 	defer logf.Close()
 	argv, prog, err := la.argv()

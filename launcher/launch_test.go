@@ -67,7 +67,7 @@ func outcome(err error) Outcome {
 	return 0
 }
 
-func wantCode(t *testing.T, err error, o Outcome, kind string) *Error {
+func wantCode(t *testing.T, err error, o Outcome, kind verify.Kind) *Error {
 	t.Helper()
 	var e *Error
 	if !errors.As(err, &e) {

@@ -108,9 +108,6 @@ func (s *State) recordPath(name string) string {
 	return filepath.Join(s.Dir, "records", safeName(name)+".json")
 }
 
-// KindUntrusted is the problem kind of a record that fails authentication.
-const KindUntrusted = "untrusted-record"
-
 // ErrUntrusted is wrapped by the error Load returns for a record whose MAC
 // does not verify.
 var ErrUntrusted = errors.New("not acted on")
@@ -250,7 +247,7 @@ func (s *State) readRecordFile(name string) []byte {
 
 // Load reads the record of launch name. A missing record wraps
 // fs.ErrNotExist. A record that fails authentication is never returned:
-// the error is an *Error with Code 3 and Kind KindUntrusted wrapping
+// the error is an *Error (Unproven, Kind verify.KindUntrustedRecord) wrapping
 // ErrUntrusted.
 func (s *State) Load(name string) (*Record, error) {
 	path := s.recordPath(name)
@@ -274,9 +271,9 @@ func (s *State) parseRecord(name, path string, b []byte) (*Record, error) {
 		}
 		msg := fmt.Sprintf("the record of %q fails authentication (%s)", name, why)
 		r := verify.NewReport(name)
-		r.Add(KindUntrusted, "%s: not acted on", msg)
+		r.Add(verify.KindUntrustedRecord, "%s: not acted on", msg)
 		r.ExitCode = verify.CodeVerify
-		return nil, &Error{Outcome: Unproven, Kind: KindUntrusted, Msg: msg, Hint: hint, Err: ErrUntrusted, Report: r}
+		return nil, &Error{Outcome: Unproven, Kind: verify.KindUntrustedRecord, Msg: msg, Hint: hint, Err: ErrUntrusted, Report: r}
 	}
 	if s.keyErr != nil {
 		return untrusted("")

@@ -93,7 +93,7 @@ func (la *Launch) record(worker int) error {
 		}
 	}
 	if err := la.State.Save(rec); err != nil {
-		return &Error{Outcome: Invalid, Kind: "state", Msg: "cannot record the launch", Err: err}
+		return &Error{Outcome: Invalid, Kind: KindState, Msg: "cannot record the launch", Err: err}
 	}
 	la.notes.pending = false
 	la.Record = rec

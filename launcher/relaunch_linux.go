@@ -160,7 +160,7 @@ func Relaunch(ctx context.Context, l *schema.Launch, opts RelaunchOptions) (*Lau
 
 func relaunch(ctx context.Context, l *schema.Launch, opts RelaunchOptions) (*Launch, *RelaunchResult, error) {
 	if l == nil || l.Name == "" {
-		return nil, nil, errorf(Invalid, "usage", "launch has no name")
+		return nil, nil, errorf(Invalid, KindUsage, "launch has no name")
 	}
 	st := opts.State
 	if st == nil {
@@ -170,7 +170,7 @@ func relaunch(ctx context.Context, l *schema.Launch, opts RelaunchOptions) (*Lau
 			if errors.As(err, &e) {
 				return nil, nil, err
 			}
-			return nil, nil, &Error{Outcome: Invalid, Kind: "state", Msg: "state dir", Err: err}
+			return nil, nil, &Error{Outcome: Invalid, Kind: KindState, Msg: "state dir", Err: err}
 		}
 		opts.State = st
 	}
@@ -183,15 +183,15 @@ func relaunch(ctx context.Context, l *schema.Launch, opts RelaunchOptions) (*Lau
 			return nil, nil, err
 		}
 		if errors.Is(err, fs.ErrNotExist) {
-			return nil, nil, &Error{Outcome: Invalid, Kind: "usage", Err: err,
+			return nil, nil, &Error{Outcome: Invalid, Kind: KindUsage, Err: err,
 				Msg:  fmt.Sprintf("no launch of %q is recorded in %s: nothing to relaunch", l.Name, st.Dir),
 				Hint: "start it first with 'childproof run'"}
 		}
-		return nil, nil, &Error{Outcome: Invalid, Kind: "state", Msg: "record", Err: err}
+		return nil, nil, &Error{Outcome: Invalid, Kind: KindState, Msg: "record", Err: err}
 	}
 	res := &RelaunchResult{Previous: prev}
 	if len(prev.WorkerEnv) == 0 {
-		return nil, res, &Error{Outcome: Invalid, Kind: "state",
+		return nil, res, &Error{Outcome: Invalid, Kind: KindState,
 			Msg:  fmt.Sprintf("the record of %q holds no digests of its worker's environment: there is nothing to compare a relaunch with", l.Name),
 			Hint: "start it with 'childproof run' (this childproof records them)"}
 	}
@@ -334,7 +334,7 @@ func relaunch(ctx context.Context, l *schema.Launch, opts RelaunchOptions) (*Lau
 		baseline.Stopped = &now
 	}
 	if err := st.Save(&baseline); err != nil {
-		return nil, res, &Error{Outcome: Invalid, Kind: "state", Msg: "cannot restore the previous record", Err: err}
+		return nil, res, &Error{Outcome: Invalid, Kind: KindState, Msg: "cannot restore the previous record", Err: err}
 	}
 	names := make([]string, 0, len(d.Unexpected)+len(d.Unchanged))
 	for _, u := range d.Unexpected {

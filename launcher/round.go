@@ -35,7 +35,7 @@ type Round struct {
 	// of an unexpected delta).
 	Outcome string `json:"outcome"`
 	// Problems are the problem kinds of a failed or refused round.
-	Problems []string `json:"problems,omitempty"`
+	Problems []verify.Kind `json:"problems,omitempty"`
 	// ExitCode is the launch's exit code (0: verified).
 	ExitCode int                 `json:"exit_code"`
 	Worker   *verify.Fingerprint `json:"worker,omitempty"`

@@ -83,7 +83,7 @@ func (s *State) parseRound(name string, n int, b []byte) (*Round, error) {
 		why = fmt.Sprintf("it says it is round %d of %q", r.N, r.Name)
 	}
 	if why != "" {
-		return nil, &Error{Outcome: Unproven, Kind: KindUntrusted, Err: ErrUntrusted,
+		return nil, &Error{Outcome: Unproven, Kind: verify.KindUntrustedRecord, Err: ErrUntrusted,
 			Msg:  fmt.Sprintf("round %d of %q fails authentication (%s)", n, name, why),
 			Hint: "childproof replays only rounds it wrote under this state dir's key; remove " + s.roundPath(name, n)}
 	}
@@ -313,7 +313,7 @@ func (s *State) finishRound(r *Round, la *Launch, err error) {
 			}
 		}
 		if len(r.Problems) == 0 && e.Kind != "" {
-			r.Problems = []string{e.Kind}
+			r.Problems = []verify.Kind{e.Kind}
 		}
 	}
 	if la != nil && la.tree != nil && la.tree.root != nil {
@@ -531,7 +531,7 @@ func planRelaunch(st *State, l *schema.Launch, prev *Record, opts RelaunchOption
 		// A history removed by hand carries nothing: the record's
 		// digests still catch an override that is not given again.
 		if lerr != nil && opts.Round == 0 && !errors.Is(lerr, fs.ErrNotExist) {
-			return nil, nil, nil, nil, &Error{Outcome: Invalid, Kind: "state", Err: lerr,
+			return nil, nil, nil, nil, &Error{Outcome: Invalid, Kind: KindState, Err: lerr,
 				Msg:  fmt.Sprintf("the baseline round %d of %q is unreadable: its overrides cannot be carried forward", prev.Round, l.Name),
 				Hint: fmt.Sprintf("replay a readable round with --round N ('childproof history %s' lists them)", l.Name)}
 		}
@@ -549,7 +549,7 @@ func planRelaunch(st *State, l *schema.Launch, prev *Record, opts RelaunchOption
 			return nil, nil, nil, nil, e
 		}
 		if lerr != nil {
-			return nil, nil, nil, nil, &Error{Outcome: Invalid, Kind: "usage", Err: lerr,
+			return nil, nil, nil, nil, &Error{Outcome: Invalid, Kind: KindUsage, Err: lerr,
 				Msg:  fmt.Sprintf("--round %d: no readable round %d of %q", opts.Round, opts.Round, l.Name),
 				Hint: fmt.Sprintf("'childproof history %s' lists the rounds", l.Name)}
 		}
@@ -561,11 +561,11 @@ func planRelaunch(st *State, l *schema.Launch, prev *Record, opts RelaunchOption
 	}
 	for _, n := range slices.Compact(slices.Sorted(slices.Values(opts.Unset))) {
 		if _, ok := opts.Set[n]; ok {
-			return nil, nil, nil, nil, errorf(Invalid, "usage", "--unset %s and --set %s: give one of them", n, n)
+			return nil, nil, nil, nil, errorf(Invalid, KindUsage, "--unset %s and --set %s: give one of them", n, n)
 		}
 		if _, ok := target[n]; !ok {
 			have := slices.Sorted(maps.Keys(target))
-			return nil, nil, nil, nil, &Error{Outcome: Invalid, Kind: "usage",
+			return nil, nil, nil, nil, &Error{Outcome: Invalid, Kind: KindUsage,
 				Msg:  fmt.Sprintf("--unset %s: %s is not an override of %s (its overrides: %s)", n, n, from, listOrNone(have)),
 				Hint: "--unset drops an override carried from an earlier round's --set"}
 		}
@@ -595,7 +595,7 @@ func planRelaunch(st *State, l *schema.Launch, prev *Record, opts RelaunchOption
 		for _, n := range missing {
 			flags = append(flags, "--set-secret "+n)
 		}
-		return nil, nil, nil, nil, &Error{Outcome: Invalid, Kind: "usage",
+		return nil, nil, nil, nil, &Error{Outcome: Invalid, Kind: KindUsage,
 			Msg: fmt.Sprintf("%s has secret override(s) %s: their values are never stored, so they must be given again; nothing was stopped",
 				from, strings.Join(missing, ", ")),
 			Hint: fmt.Sprintf("export them and add %s (or drop them with --unset NAME)", strings.Join(flags, " "))}
@@ -640,7 +640,7 @@ func (s *State) refuseRound(la *Launch) {
 		return
 	}
 	s.updateRound(la.Spec.Name, la.notes.round.N, func(r *Round) bool {
-		r.Outcome, r.Problems, r.ExitCode = "refused", []string{verify.KindDelta}, verify.CodeVerify
+		r.Outcome, r.Problems, r.ExitCode = "refused", []verify.Kind{verify.KindDelta}, verify.CodeVerify
 		if r.End == nil {
 			s.setEnd(r, &RoundEnd{At: time.Now().UTC(), How: "stopped", Seen: "stop"})
 		}

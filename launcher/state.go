@@ -86,7 +86,7 @@ func OpenState(dir string) (*State, error) {
 		rand.Read(s.key)
 	}
 	var strict *Error
-	if errors.As(s.keyErr, &strict) && strict.Kind == "state" {
+	if errors.As(s.keyErr, &strict) && strict.Kind == KindState {
 		// A key owned by someone else, writable by others or not a
 		// regular file: the whole state dir is refused.
 		return nil, s.keyErr
@@ -150,7 +150,7 @@ func (s *State) Lock(name string) (*Lock, error) {
 	if err := unix.Flock(int(f.Fd()), unix.LOCK_EX|unix.LOCK_NB); err != nil {
 		f.Close()
 		if errors.Is(err, unix.EWOULDBLOCK) {
-			return nil, &Error{Outcome: Locked, Kind: "locked", Msg: fmt.Sprintf("another childproof launch of %q holds the lock", name), Err: ErrLocked,
+			return nil, &Error{Outcome: Locked, Kind: KindLocked, Msg: fmt.Sprintf("another childproof launch of %q holds the lock", name), Err: ErrLocked,
 				Hint: "wait for it to finish, or stop it with 'childproof stop " + name + "'"}
 		}
 		return nil, fmt.Errorf("lock: %w", err)

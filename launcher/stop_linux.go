@@ -35,7 +35,7 @@ func StopRecord(ctx context.Context, p proc.FS, st *State, rec *Record, timeout 
 		removeEmptyCgroup(cgroup)
 		return res, nil
 	case verify.Unknown:
-		return res, &Error{Outcome: Unproven, Kind: "state", Msg: fmt.Sprintf("%s: cannot identify the worker (pid %d)", rec.Name, rec.Worker.Pid), Err: err}
+		return res, &Error{Outcome: Unproven, Kind: KindState, Msg: fmt.Sprintf("%s: cannot identify the worker (pid %d)", rec.Name, rec.Worker.Pid), Err: err}
 	}
 	defer unix.Close(wfd)
 	t := &procTree{p: p, leader: -1, pgid: rec.Pgid, cgroup: cgroup, pinned: map[int]int{rec.Worker.Pid: wfd}}

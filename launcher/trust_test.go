@@ -24,7 +24,7 @@ import (
 func wantStrict(t *testing.T, err error, path, why string) {
 	t.Helper()
 	var e *Error
-	if !errors.As(err, &e) || e.Outcome != Invalid || e.Kind != "state" {
+	if !errors.As(err, &e) || e.Outcome != Invalid || e.Kind != KindState {
 		t.Fatalf("err = %v, want a state dir refusal (code 2)", err)
 	}
 	if !strings.Contains(e.Msg, path) || !strings.Contains(e.Msg, why) || e.Hint == "" {
@@ -148,7 +148,7 @@ func TestKeyDurableAndCorrupt(t *testing.T) {
 			t.Errorf("key %q: census = %+v, %v; want the record shown untrusted", corrupt, es, err)
 		}
 		_, err = Start(context.Background(), &schema.Launch{Name: "k", Command: []string{"true"}}, Options{State: st, Detach: true})
-		if e := (*Error)(nil); !errors.As(err, &e) || e.Kind != "key" {
+		if e := (*Error)(nil); !errors.As(err, &e) || e.Kind != KindKey {
 			t.Errorf("key %q: Start = %v, want the key error", corrupt, err)
 		}
 	}
@@ -210,8 +210,8 @@ func TestForgedRecordRefused(t *testing.T) {
 
 	for _, name := range []string{"forged", "edited", "moved"} {
 		_, err := st.Load(name)
-		e := wantCode(t, err, Unproven, KindUntrusted)
-		if !errors.Is(err, ErrUntrusted) || e.Kind != KindUntrusted {
+		e := wantCode(t, err, Unproven, verify.KindUntrustedRecord)
+		if !errors.Is(err, ErrUntrusted) || e.Kind != verify.KindUntrustedRecord {
 			t.Errorf("%s: Load = %v, want untrusted-record", name, err)
 		}
 	}

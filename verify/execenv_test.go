@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -74,26 +75,26 @@ func TestCheckEnvEvidence(t *testing.T) {
 	for _, tc := range []struct {
 		name     string
 		ev       *ExecEnv
-		kinds    []string
+		kinds    []Kind
 		evidence string
 	}{
-		{"no evidence", nil, []string{KindEnvUnreadable, KindEnvUnreadable}, EvidenceLive},
+		{"no evidence", nil, []Kind{KindEnvUnreadable, KindEnvUnreadable}, EvidenceLive},
 		{"captured in-process", &ExecEnv{Vars: []proc.Var{{Name: "APP_TOKEN", Value: "t"}, {Name: "MODE", Value: "fast"}}, Exe: "/usr/bin/srv"}, nil, EvidenceExec},
-		{"recorded digests", &ExecEnv{Digests: map[string]string{"APP_TOKEN": "d:APP_TOKEN=t", "MODE": "d:MODE=slow"}, Exe: "/usr/bin/srv"}, []string{KindEnvMismatch}, EvidenceExec},
-		{"recorded, empty required", &ExecEnv{Digests: map[string]string{"APP_TOKEN": "d:APP_TOKEN=", "MODE": "d:MODE=fast"}}, []string{KindEnvMissing}, EvidenceExec},
-		{"stale: exec'd another program since", &ExecEnv{Vars: []proc.Var{{Name: "APP_TOKEN", Value: "t"}}, Exe: "/usr/bin/other"}, []string{KindEnvUnreadable, KindEnvUnreadable}, EvidenceLive},
+		{"recorded digests", &ExecEnv{Digests: map[string]string{"APP_TOKEN": "d:APP_TOKEN=t", "MODE": "d:MODE=slow"}, Exe: "/usr/bin/srv"}, []Kind{KindEnvMismatch}, EvidenceExec},
+		{"recorded, empty required", &ExecEnv{Digests: map[string]string{"APP_TOKEN": "d:APP_TOKEN=", "MODE": "d:MODE=fast"}}, []Kind{KindEnvMissing}, EvidenceExec},
+		{"stale: exec'd another program since", &ExecEnv{Vars: []proc.Var{{Name: "APP_TOKEN", Value: "t"}}, Exe: "/usr/bin/other"}, []Kind{KindEnvUnreadable, KindEnvUnreadable}, EvidenceLive},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			r := NewReport("t")
 			v.checkEnv(r, Check{Expect: x, ExecEnv: tc.ev}, 42)
-			var kinds []string
+			var kinds []Kind
 			for _, pr := range r.Problems {
 				kinds = append(kinds, pr.Kind)
 				if strings.Contains(pr.Message, "not set") && pr.Kind != KindEnvMissing {
 					t.Errorf("problem %q says not set", pr.Message)
 				}
 			}
-			if strings.Join(kinds, ",") != strings.Join(tc.kinds, ",") {
+			if !slices.Equal(kinds, tc.kinds) {
 				t.Errorf("problems %v, want kinds %v", r.Problems, tc.kinds)
 			}
 			if r.EnvEvidence != tc.evidence || r.EnvNote == "" { // the live block here is rewritten: always a note

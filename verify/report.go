@@ -76,7 +76,7 @@ type PortCheck struct {
 
 // Problem is one failed check.
 type Problem struct {
-	Kind    string `json:"kind"`
+	Kind    Kind   `json:"kind"`
 	Message string `json:"message"`
 }
 
@@ -90,32 +90,58 @@ const (
 	CodeExited  = 5
 )
 
-// Problem kinds: stable names that scripts match on.
+// Kind is what a Problem is about. Its string is stable: it is the "kind"
+// of the JSON output, and scripts match on it.
+type Kind string
+
+// The problem kinds.
 const (
-	KindEnvMissing   = "env-missing"
-	KindEnvMismatch  = "env-mismatch"
-	KindPortNotOwned = "port-not-owned"
-	KindPortForeign  = "port-foreign"
-	KindBindAddress  = "bind-address"
-	KindWrapper      = "wrapper"
-	KindExited       = "exited"
-	KindNotReady     = "not-ready"
-	KindDelta        = "delta"
+	// KindEnvMissing: a required or overridden variable is not set or
+	// empty on the worker, or its environ cannot be read.
+	KindEnvMissing Kind = "env-missing"
+	// KindEnvMismatch: a variable on the worker has another value than
+	// the launch gave it (compared as keyed digests).
+	KindEnvMismatch Kind = "env-mismatch"
+	// KindPortNotOwned: nothing listens on a declared port, or another
+	// process of the launched tree holds it, not the worker.
+	KindPortNotOwned Kind = "port-not-owned"
+	// KindPortForeign: a process childproof did not start (or cannot see)
+	// holds a declared port.
+	KindPortForeign Kind = "port-foreign"
+	// KindBindAddress: the worker listens on another address than the
+	// declared one.
+	KindBindAddress Kind = "bind-address"
+	// KindWrapper: a forbidden wrapper (a login or interactive shell, an
+	// environment reset) is in the live chain from the root to the worker.
+	KindWrapper Kind = "wrapper"
+	// KindExited: the worker exited, or never appeared.
+	KindExited Kind = "exited"
+	// KindNotReady: the worker did not answer its readiness probe in time.
+	KindNotReady Kind = "not-ready"
+	// KindDelta: a relaunch's environment changed in other names than
+	// the declared ones, or a declared one did not change.
+	KindDelta Kind = "delta"
 	// KindEnvUnreadable: the worker rewrote its environment block and no
 	// exec-time evidence exists, so a name cannot be judged.
-	KindEnvUnreadable = "env-unreadable"
+	KindEnvUnreadable Kind = "env-unreadable"
+	// KindUntrustedRecord: a state-dir record fails authentication; it
+	// is reported and never acted on.
+	KindUntrustedRecord Kind = "untrusted-record"
 )
 
+// NewReport returns an empty report of launch name (every list empty, not
+// nil: the JSON form has [] rather than null).
 func NewReport(name string) *Report {
 	return &Report{Name: name, Chain: []ChainEntry{}, Env: []EnvCheck{}, Problems: []Problem{}}
 }
 
-func (r *Report) Add(kind, format string, args ...any) {
+// Add appends a problem of kind with a formatted message.
+func (r *Report) Add(kind Kind, format string, args ...any) {
 	r.Problems = append(r.Problems, Problem{Kind: kind, Message: fmt.Sprintf(format, args...)})
 }
 
-// has reports whether r has a problem of one of kinds.
-func (r *Report) Has(kinds ...string) bool {
+// Has reports whether r has a problem of one of kinds.
+func (r *Report) Has(kinds ...Kind) bool {
 	for _, p := range r.Problems {
 		for _, k := range kinds {
 			if p.Kind == k {
@@ -126,7 +152,7 @@ func (r *Report) Has(kinds ...string) bool {
 	return false
 }
 
-// code returns the exit code r's problems call for.
+// Code returns the exit code r's problems call for.
 func (r *Report) Code() int {
 	switch {
 	case len(r.Problems) == 0:

@@ -188,7 +188,11 @@ func outcomeText(r *launcher.Round) string {
 		return r.Outcome
 	}
 	if len(r.Problems) > 0 {
-		return r.Outcome + " (" + strings.Join(r.Problems, ",") + ")"
+		kinds := make([]string, len(r.Problems))
+		for i, k := range r.Problems {
+			kinds[i] = string(k)
+		}
+		return r.Outcome + " (" + strings.Join(kinds, ",") + ")"
 	}
 	return r.Outcome
 }
