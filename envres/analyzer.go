@@ -133,8 +133,11 @@ type analyzer struct {
 	fatal     error // a nested script that does not parse
 	funcSite  *site // the outermost function call being walked
 	funcName  string
-	frames    []map[string]*varState // values saved by local, per call
-	plan      *planner               // set by Plan: records where workers start
+	// funcSiteBuf holds the site funcSite points at while the outermost
+	// call is walked (one per analysis, not one allocation per call).
+	funcSiteBuf site
+	frames      []map[string]*varState // values saved by local, per call
+	plan        *planner               // set by Plan: records where workers start
 	// fileArrays are arrays filled from a file, by name (loops.go).
 	fileArrays map[string]fileArray
 	// fcache and dcache hold what the file system said of a path and of a

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/childproof/childproof/internal/benchcorpus"
 )
 
 var benchOverrides = []Override{{Name: "HF_HUB_ENABLE_HF_TRANSFER", Value: "0", Known: true}, {Name: "HF_HOME", Value: "/scratch", Known: true}}
@@ -94,6 +96,27 @@ func BenchmarkLintCorpusOneRun(b *testing.B) {
 	b.ResetTimer()
 	for b.Loop() {
 		cfg := Config{Dir: dir, Scripts: names, Overrides: benchOverrides}
+		if _, err := Lint(context.Background(), cfg); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkLintBenchCorpus lints the 1,000 scripts of internal/benchcorpus
+// (`make bench`'s lint rows, 376k lines) in one Lint call, as the bench's
+// `childproof lint scripts/*.sh` does, without overrides.
+func BenchmarkLintBenchCorpus(b *testing.B) {
+	dir := b.TempDir()
+	paths, err := benchcorpus.Write(dir, 1000)
+	if err != nil {
+		b.Fatal(err)
+	}
+	for i, p := range paths {
+		paths[i], _ = filepath.Rel(dir, p)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		cfg := Config{Dir: dir, Scripts: paths}
 		if _, err := Lint(context.Background(), cfg); err != nil {
 			b.Fatal(err)
 		}

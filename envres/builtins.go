@@ -121,6 +121,10 @@ func (a *analyzer) declare(st *state, fc *fileCtx, variant string, vpos syntax.P
 		case d.name == "":
 		case variant == "local" && len(a.frames) > 0:
 			frame := a.frames[len(a.frames)-1]
+			if frame == nil {
+				frame = map[string]*varState{}
+				a.frames[len(a.frames)-1] = frame
+			}
 			if _, seen := frame[d.name]; !seen {
 				if old, ok := st.get(d.name); ok {
 					o := old

@@ -1074,13 +1074,13 @@ func (a *analyzer) runChild(st, cst *state, fc *fileCtx, callPos syntax.Pos, abs
 		a.stack = append(a.stack, abs)
 		defer func() { a.stack = a.stack[:len(a.stack)-1] }()
 	}
-	saveSite, saveName := a.funcSite, a.funcName
+	saveSite, saveName, saveBuf := a.funcSite, a.funcName, a.funcSiteBuf
 	a.funcSite, a.funcName = nil, ""
 	a.depth++
 	a.stmts(ch, cfc, stmts)
 	a.depth--
 	a.processEnd(ch, cfc, true)
-	a.funcSite, a.funcName = saveSite, saveName
+	a.funcSite, a.funcName, a.funcSiteBuf = saveSite, saveName, saveBuf
 	finish()
 }
 
@@ -1107,13 +1107,13 @@ func (a *analyzer) callFunc(st *state, fc *fileCtx, fd *funcDef, fs []field) {
 	saveArgs, saveChain := st.args, st.chain
 	st.args = fs[1:]
 	st.chain = append(st.chain[:len(st.chain):len(st.chain)], ChainLink{File: site.file, Line: site.line})
-	if a.funcSite == nil {
-		fsite := site
-		a.funcSite, a.funcName = &fsite, fd.body.name
-		defer func() { a.funcSite, a.funcName = nil, "" }()
+	outer := a.funcSite == nil
+	if outer {
+		a.funcSiteBuf = site
+		a.funcSite, a.funcName = &a.funcSiteBuf, fd.body.name
 	}
 	a.calls = append(a.calls, fd.body)
-	a.frames = append(a.frames, map[string]*varState{})
+	a.frames = append(a.frames, nil) // made by the first local
 	a.depth++
 	a.stmt(st, fd.body.fc, fd.body.stmt)
 	a.depth--
@@ -1131,4 +1131,7 @@ func (a *analyzer) callFunc(st *state, fc *fileCtx, fd *funcDef, fs []field) {
 	}
 	st.returning = false
 	st.args, st.chain = saveArgs, saveChain
+	if outer {
+		a.funcSite, a.funcName = nil, ""
+	}
 }

@@ -16,18 +16,19 @@ const maxValueLen = 4096
 
 // field is one evaluated word (or one field of "$@").
 type field struct {
-	s     string // the value; when !known, the parts that are known
-	known bool
+	s string // the value; when !known, the parts that are known
 	// v is the abstract value when the word is exactly one parameter
 	// expansion or a literal, so that X=$SAVED keeps "the caller's value".
 	v    value
 	pos  syntax.Pos
 	word *syntax.Word
 	subs *wordSubsts // the word's command and process substitutions, if any
-	pid  bool        // mentions $! or a variable holding it
 	// self names the variable when the word is exactly $X, ${X:-d},
 	// ${X-d}, ${X:=d} or ${X:?m}: X=${X:-d} keeps a value X has.
-	self   string
+	self  string
+	known bool
+	pid   bool // mentions $! or a variable holding it
+	// (the booleans last: the struct is 88 bytes, not 104.)
 	quoted bool
 	// splat stands for zero or more unknown positional parameters.
 	splat bool
@@ -131,7 +132,7 @@ func atWord(w *syntax.Word) bool {
 
 func (e *evaluator) word(w *syntax.Word) field {
 	f := field{known: true, pos: w.Pos(), word: w}
-	var b strings.Builder
+	var b wordBuf
 	e.parts(w.Parts, &b, &f, false)
 	f.s = b.String()
 	if len(f.s) > maxValueLen {
@@ -200,7 +201,7 @@ func simpleParam(pe *syntax.ParamExp) bool {
 	return pe.Param != nil && pe.Exp == nil && !pe.Length && !pe.Excl && pe.Index == nil && pe.Slice == nil && pe.Repl == nil && pe.NestedParam == nil
 }
 
-func (e *evaluator) parts(parts []syntax.WordPart, b *strings.Builder, f *field, inDq bool) {
+func (e *evaluator) parts(parts []syntax.WordPart, b *wordBuf, f *field, inDq bool) {
 	for _, p := range parts {
 		switch p := p.(type) {
 		case *syntax.Lit:
@@ -250,6 +251,45 @@ func (e *evaluator) parts(parts []syntax.WordPart, b *strings.Builder, f *field,
 			f.known = false
 		}
 	}
+}
+
+// wordBuf builds an evaluated word; a word of one piece (most words)
+// is that piece's string, not a copy.
+type wordBuf struct {
+	first string
+	n     int
+	b     strings.Builder
+}
+
+func (w *wordBuf) WriteString(s string) {
+	if s == "" {
+		return
+	}
+	switch w.n {
+	case 0:
+		w.first = s
+	case 1:
+		w.b.Grow(len(w.first) + len(s) + 16)
+		w.b.WriteString(w.first)
+		w.b.WriteString(s)
+	default:
+		w.b.WriteString(s)
+	}
+	w.n++
+}
+
+func (w *wordBuf) Len() int {
+	if w.n <= 1 {
+		return len(w.first)
+	}
+	return w.b.Len()
+}
+
+func (w *wordBuf) String() string {
+	if w.n <= 1 {
+		return w.first
+	}
+	return w.b.String()
 }
 
 func unescapeLit(s string) string {
@@ -505,6 +545,9 @@ func globAny(pat, s string) bool {
 	return p == len(pat)
 }
 
+// substCmds are the commands substEval evaluates.
+var substCmds = map[string]bool{"cd": true, "pwd": true, "dirname": true, "basename": true, "realpath": true, "readlink": true, "echo": true, "printf": true}
+
 // substEval evaluates the command substitutions scripts use to find their
 // own directory: dirname, basename, pwd, cd, realpath, readlink -f, echo,
 // printf '%s', joined by && or ;. Anything else is unknown.
@@ -523,10 +566,17 @@ func (a *analyzer) substEval(st *state, fc *fileCtx, stmts []*syntax.Stmt) (stri
 			if len(c.Args) == 0 || len(c.Assigns) > 0 {
 				return false
 			}
-			sub := *st
-			sub.cwd = cwd
-			ev := &evaluator{a: a, st: &sub, fc: fc}
+			if n := c.Args[0].Lit(); n != "" && !substCmds[n] && !strings.Contains(n, "\\") {
+				// A command this evaluation does not know: its output is
+				// unknown, whatever its arguments are.
+				return false
+			}
+			// The words are evaluated in the substitution's directory.
+			saveCwd := st.cwd
+			st.cwd = cwd
+			ev := evaluator{a: a, st: st, fc: fc}
 			fs := ev.fields(c.Args)
+			st.cwd = saveCwd
 			for _, f := range fs {
 				if !f.known {
 					return false

@@ -263,8 +263,17 @@ func (a *analyzer) forClause(st *state, fc *fileCtx, c *syntax.ForClause) {
 		ev := &evaluator{a: a, st: st, fc: fc}
 		var items []field
 		if wi.InPos.IsValid() {
-			for _, it := range ev.fields(wi.Items) {
-				items = append(items, globField(st.cwd, it)...)
+			items = ev.fields(wi.Items)
+			for i, it := range items {
+				if globbable(it) {
+					// Expand from here on, into a slice of its own.
+					out := append([]field(nil), items[:i]...)
+					for _, it := range items[i:] {
+						out = append(out, globField(st.cwd, it)...)
+					}
+					items = out
+					break
+				}
 			}
 		} else {
 			items = st.args
@@ -297,10 +306,16 @@ func (a *analyzer) forClause(st *state, fc *fileCtx, c *syntax.ForClause) {
 	st.merge(body, st.fork())
 }
 
+// globbable reports whether f is an unquoted literal word with glob
+// characters.
+func globbable(f field) bool {
+	return f.known && !f.quoted && strings.ContainsAny(f.s, "*?[")
+}
+
 // globField expands an unquoted literal word with glob characters against
 // the files on disk, as the shell does (no match: the word stays).
 func globField(cwd string, f field) []field {
-	if !f.known || f.quoted || !strings.ContainsAny(f.s, "*?[") {
+	if !globbable(f) {
 		return []field{f}
 	}
 	pat := f.s

@@ -336,7 +336,7 @@ func joinLits(ps []Part) []Part {
 // tryParts evaluates one word part as the analysis does, on a copy of the
 // state (${X:=d} assigns).
 func tryParts(ev *evaluator, wp syntax.WordPart, inDq bool) (string, bool) {
-	var b strings.Builder
+	var b wordBuf
 	f := field{known: true}
 	tmp := &evaluator{a: ev.a, st: ev.st.fork(), fc: ev.fc}
 	tmp.parts([]syntax.WordPart{wp}, &b, &f, inDq)
