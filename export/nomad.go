@@ -6,9 +6,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/childproof/childproof/internal/hcltext"
 	"github.com/childproof/childproof/schema"
-	"github.com/hashicorp/hcl/v2/hclwrite"
-	"github.com/zclconf/go-cty/cty"
 )
 
 // NomadSecretsFile is where the task's template writes the secret
@@ -50,54 +49,59 @@ func (p *plan) nomad() ([]byte, error) {
 	}
 	slices.Sort(fromVars)
 
-	f := hclwrite.NewEmptyFile()
-	root := f.Body()
-	job := root.AppendNewBlock("job", []string{l.Name}).Body()
+	var w hcltext.Writer
+	w.Block("job", l.Name)
 	r := l.Restart
 	jobType := "batch" // runs once; a clean exit completes it
 	if r.EffectivePolicy() == schema.RestartAlways {
 		jobType = "service"
 	}
-	job.SetAttributeValue("type", cty.StringVal(jobType))
-	job.AppendNewline()
-	group := job.AppendNewBlock("group", []string{l.Name}).Body()
-	group.SetAttributeValue("count", cty.NumberIntVal(1))
-	restart := group.AppendNewBlock("restart", nil).Body()
+	w.Attr("type", hcltext.Quote(jobType))
+	w.Blank()
+	w.Block("group", l.Name)
+	w.Attr("count", hcltext.Int(1))
+	w.Block("restart")
 	attempts := 0
 	if r.EffectivePolicy() != schema.RestartNever {
 		attempts = r.EffectiveMax()
 	}
-	restart.SetAttributeValue("attempts", cty.NumberIntVal(int64(attempts)))
-	restart.SetAttributeValue("delay", cty.StringVal(durationString(r.EffectiveBackoff())))
+	w.Attr("attempts", hcltext.Int(attempts))
+	w.Attr("delay", hcltext.Quote(durationString(r.EffectiveBackoff())))
 	// childproof's max counts every restart, Nomad's attempts those within
 	// interval: a long interval makes them the same.
-	restart.SetAttributeValue("interval", cty.StringVal("8760h"))
-	restart.SetAttributeValue("mode", cty.StringVal("fail"))
-	resched := group.AppendNewBlock("reschedule", nil).Body()
-	resched.SetAttributeValue("attempts", cty.NumberIntVal(0))
-	resched.SetAttributeValue("unlimited", cty.False)
+	w.Attr("interval", hcltext.Quote("8760h"))
+	w.Attr("mode", hcltext.Quote("fail"))
+	w.End()
+	w.Block("reschedule")
+	w.Attr("attempts", hcltext.Int(0))
+	w.Attr("unlimited", hcltext.Bool(false))
+	w.End()
 	if len(l.Ports) > 0 {
-		network := group.AppendNewBlock("network", nil).Body()
+		w.Block("network")
 		for _, pt := range l.Ports {
-			port := network.AppendNewBlock("port", []string{pt.Name}).Body()
-			port.SetAttributeValue("static", cty.NumberIntVal(int64(pt.Number)))
+			w.Block("port", pt.Name)
+			w.Attr("static", hcltext.Int(pt.Number))
+			w.End()
 		}
+		w.End()
 	}
-	group.AppendNewline()
-	task := group.AppendNewBlock("task", []string{l.Name}).Body()
-	task.SetAttributeValue("driver", cty.StringVal("exec"))
-	config := task.AppendNewBlock("config", nil).Body()
-	config.SetAttributeValue("command", cty.StringVal(p.argv[0]))
+	w.Blank()
+	w.Block("task", l.Name)
+	w.Attr("driver", hcltext.Quote("exec"))
+	w.Block("config")
+	w.Attr("command", hcltext.Quote(p.argv[0]))
 	if len(p.argv) > 1 {
-		config.SetAttributeValue("args", stringList(p.argv[1:]))
+		w.Attr("args", hcltext.List(p.argv[1:]))
 	}
-	config.SetAttributeValue("work_dir", cty.StringVal(p.dir))
-	config.SetAttributeValue("pid_mode", cty.StringVal("private"))
+	w.Attr("work_dir", hcltext.Quote(p.dir))
+	w.Attr("pid_mode", hcltext.Quote("private"))
+	w.End()
 	if len(p.literal) > 0 {
-		env := task.AppendNewBlock("env", nil).Body()
+		w.Block("env")
 		for _, v := range p.literal {
-			env.SetAttributeValue(v.Name, cty.StringVal(v.Value))
+			w.Attr(v.Name, hcltext.Quote(v.Value))
 		}
+		w.End()
 	}
 	varPath := "nomad/jobs/" + l.Name
 	if len(fromVars) > 0 {
@@ -107,29 +111,35 @@ func (p *plan) nomad() ([]byte, error) {
 			fmt.Fprintf(&data, "%s={{ .%s }}\n", n, n)
 		}
 		data.WriteString("{{ end }}\n")
-		tmpl := task.AppendNewBlock("template", nil).Body()
-		tmpl.SetAttributeValue("destination", cty.StringVal(NomadSecretsFile))
-		tmpl.SetAttributeValue("env", cty.True)
+		w.Block("template")
+		w.Attr("destination", hcltext.Quote(NomadSecretsFile))
+		w.Attr("env", hcltext.Bool(true))
 		// A key missing from the variable would render as "<no value>",
 		// present and non-empty: fail instead.
-		tmpl.SetAttributeValue("error_on_missing_key", cty.True)
-		tmpl.SetAttributeValue("data", cty.StringVal(data.String()))
+		w.Attr("error_on_missing_key", hcltext.Bool(true))
+		w.Attr("data", hcltext.Quote(data.String()))
+		w.End()
 	}
-	service := task.AppendNewBlock("service", nil).Body()
-	service.SetAttributeValue("name", cty.StringVal(l.Name))
+	w.Block("service")
+	w.Attr("name", hcltext.Quote(l.Name))
 	if len(l.Ports) > 0 {
-		service.SetAttributeValue("port", cty.StringVal(l.Ports[0].Name))
+		w.Attr("port", hcltext.Quote(l.Ports[0].Name))
 	}
 	// Nomad's own service provider has no script checks; Consul's does.
-	service.SetAttributeValue("provider", cty.StringVal("consul"))
-	check := service.AppendNewBlock("check", nil).Body()
-	check.SetAttributeValue("name", cty.StringVal("childproof verify"))
-	check.SetAttributeValue("type", cty.StringVal("script"))
-	check.SetAttributeValue("command", cty.StringVal(p.childproof()))
+	w.Attr("provider", hcltext.Quote("consul"))
+	w.Block("check")
+	w.Attr("name", hcltext.Quote("childproof verify"))
+	w.Attr("type", hcltext.Quote("script"))
+	w.Attr("command", hcltext.Quote(p.childproof()))
 	args := append([]string{"verify", "--state-dir", nomadStateDir, "--pid", "1"}, p.verify...)
-	check.SetAttributeValue("args", stringList(args))
-	check.SetAttributeValue("interval", cty.StringVal("10s"))
-	check.SetAttributeValue("timeout", cty.StringVal(durationString(max(5*time.Second, l.ReadyTimeout()))))
+	w.Attr("args", hcltext.List(args))
+	w.Attr("interval", hcltext.Quote("10s"))
+	w.Attr("timeout", hcltext.Quote(durationString(max(5*time.Second, l.ReadyTimeout()))))
+	w.End() // check
+	w.End() // service
+	w.End() // task
+	w.End() // group
+	w.End() // job
 
 	var b strings.Builder
 	line := func(s string) { b.WriteString(strings.TrimRight("# "+s, " ") + "\n") }
@@ -157,7 +167,7 @@ func (p *plan) nomad() ([]byte, error) {
 	}
 	line("Then: nomad job run THIS_FILE")
 	b.WriteString("\n")
-	b.Write(hclwrite.Format(f.Bytes()))
+	b.Write(w.Bytes())
 	return []byte(b.String()), nil
 }
 
@@ -167,14 +177,6 @@ func putArgs(names []string) string {
 		out = append(out, n+"=…")
 	}
 	return strings.Join(out, " ")
-}
-
-func stringList(ss []string) cty.Value {
-	vs := make([]cty.Value, len(ss))
-	for i, s := range ss {
-		vs[i] = cty.StringVal(s)
-	}
-	return cty.ListVal(vs)
 }
 
 // argvPart names argv element i in the spec's terms.

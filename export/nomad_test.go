@@ -10,6 +10,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/hashicorp/hcl/v2"
 	"github.com/hashicorp/hcl/v2/hclsyntax"
+	"github.com/hashicorp/hcl/v2/hclwrite"
 	"github.com/hashicorp/nomad/api"
 	"github.com/zclconf/go-cty/cty"
 	"github.com/zclconf/go-cty/cty/convert"
@@ -22,6 +23,10 @@ import (
 // attribute, or a value of the wrong type, is an error.
 func decodeNomad(t *testing.T, src string) *api.Job {
 	t.Helper()
+	// The job is laid out as nomad fmt (hclwrite) lays it out.
+	if canon := string(hclwrite.Format([]byte(src))); canon != src {
+		t.Errorf("the job is not canonical HCL: (-want +got):\n%s", cmp.Diff(canon, src))
+	}
 	f, diags := hclsyntax.ParseConfig([]byte(src), "job.nomad.hcl", hcl.InitialPos)
 	if diags.HasErrors() {
 		t.Fatalf("parse: %v\n%s", diags, src)

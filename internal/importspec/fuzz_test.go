@@ -1,6 +1,7 @@
 package importspec
 
 import (
+	"bytes"
 	"context"
 	"os"
 	"path/filepath"
@@ -10,6 +11,7 @@ import (
 
 	"github.com/hashicorp/hcl/v2"
 	"github.com/hashicorp/hcl/v2/hclsyntax"
+	"github.com/hashicorp/hcl/v2/hclwrite"
 
 	"github.com/childproof/childproof/envres"
 )
@@ -49,6 +51,9 @@ func FuzzImport(f *testing.F) {
 		spec := Build(plan, Options{Script: "run.sh", SpecDir: dir, DefaultInherit: []string{"PATH"}})
 		if _, diags := hclsyntax.ParseConfig(spec.Text, "spec.hcl", hcl.InitialPos); diags.HasErrors() {
 			t.Fatalf("the spec written does not parse: %v\n%s", diags, spec.Text)
+		}
+		if canon := hclwrite.Format(spec.Text); !bytes.Equal(canon, spec.Text) {
+			t.Fatalf("the spec written is not laid out as hclwrite.Format lays it out:\n%s\nwant\n%s", spec.Text, canon)
 		}
 	})
 }

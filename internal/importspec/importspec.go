@@ -8,7 +8,7 @@ import (
 	"strings"
 
 	"github.com/childproof/childproof/envres"
-	"github.com/hashicorp/hcl/v2/hclwrite"
+	"github.com/childproof/childproof/internal/hcltext"
 )
 
 // Options say how to write the spec.
@@ -223,21 +223,21 @@ func Build(plan *envres.LaunchPlan, opt Options) *Spec {
 	out.WriteString("# Each \"# childproof import:\" comment says what the script did that this spec\n")
 	out.WriteString("# replaces (note) or cannot express (TODO: a human must finish it there).\n\n")
 	for _, v := range slices.Sorted(maps.Keys(b.varDefault)) {
-		fmt.Fprintf(&out, "variable %s {\n  default = %s\n}\n\n", quote(v), b.varDefault[v])
+		fmt.Fprintf(&out, "variable %s {\n  default = %s\n}\n\n", hcltext.Quote(v), b.varDefault[v])
 	}
 	var notes []Note
 	for _, e := range extras {
 		var eb strings.Builder
 		e.b.write(&eb, e.w)
-		fmt.Fprintf(&out, "launch %s {\n%s}\n\n", quote(e.name), eb.String())
+		fmt.Fprintf(&out, "launch %s {\n%s}\n\n", hcltext.Quote(e.name), eb.String())
 		for _, ns := range e.b.notes {
 			notes = append(notes, ns...)
 		}
 	}
-	fmt.Fprintf(&out, "launch %s {\n%s}\n", quote(name), body.String())
+	fmt.Fprintf(&out, "launch %s {\n%s}\n", hcltext.Quote(name), body.String())
 	// Comments quote the scripts, which need not be UTF-8; HCL text must be.
 	text := strings.ToValidUTF8(out.String(), "\uFFFD")
-	spec := &Spec{Name: name, Text: hclwrite.Format([]byte(text)), Notes: notes}
+	spec := &Spec{Name: name, Text: hcltext.Format([]byte(text)), Notes: notes}
 	for _, ns := range b.notes {
 		spec.Notes = append(spec.Notes, ns...)
 	}

@@ -10,6 +10,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/childproof/childproof/envres"
+	"github.com/childproof/childproof/internal/hcltext"
 )
 
 // section writes the notes of sec as comments.
@@ -69,7 +70,7 @@ func (b *builder) write(out *strings.Builder, w *envres.Start) {
 	for i, word := range w.Argv {
 		if !word.Resolved() {
 			b.note(secCommand, w.File, w.Line, w.Col, true, "command[%d] is %s in the script, which cannot be resolved statically: it is written as the script's text; replace it", i, word.Text)
-			argv = append(argv, quote(word.Text))
+			argv = append(argv, hcltext.Quote(word.Text))
 			continue
 		}
 		b.checkUTF8(secCommand, w, fmt.Sprintf("command[%d]", i), word.Parts)
@@ -88,15 +89,11 @@ func (b *builder) write(out *strings.Builder, w *envres.Start) {
 	}
 	b.section(out, secDir)
 	if w.Dir != "" {
-		fmt.Fprintf(out, "dir = %s\n", quote(b.rel(w.Dir)))
+		fmt.Fprintf(out, "dir = %s\n", hcltext.Quote(b.rel(w.Dir)))
 	}
 	if len(b.dependsOn) > 0 {
-		q := make([]string, len(b.dependsOn))
-		for i, n := range b.dependsOn {
-			q[i] = quote(n)
-		}
 		fmt.Fprintf(out, "# childproof import: the script starts %s in the background first: each is a launch of its own here, which up starts and verifies before this one\n", strings.Join(b.dependsOn, ", "))
-		fmt.Fprintf(out, "depends_on = [%s]\n", strings.Join(q, ", "))
+		fmt.Fprintf(out, "depends_on = %s\n", hcltext.List(b.dependsOn))
 	}
 
 	// env_file
@@ -107,7 +104,7 @@ func (b *builder) write(out *strings.Builder, w *envres.Start) {
 	}
 	b.section(out, secEnvFile)
 	if len(w.EnvFiles) > 0 {
-		fmt.Fprintf(out, "env_file = %s\n", quote(b.rel(w.EnvFiles[0])))
+		fmt.Fprintf(out, "env_file = %s\n", hcltext.Quote(b.rel(w.EnvFiles[0])))
 	}
 
 	// inherit
@@ -120,17 +117,13 @@ func (b *builder) write(out *strings.Builder, w *envres.Start) {
 	b.note(secInherit, "", 0, 0, false, "the script passed the caller's whole environment on; the spec passes only inherit (default %s) and env: add any other name the worker reads", strings.Join(b.opt.DefaultInherit, ", "))
 	b.section(out, secInherit)
 	if len(w.Inherit) > 0 {
-		q := make([]string, len(inherit))
-		for i, n := range inherit {
-			q[i] = quote(n)
-		}
-		fmt.Fprintf(out, "inherit = [%s]\n", strings.Join(q, ", "))
+		fmt.Fprintf(out, "inherit = %s\n", hcltext.List(inherit))
 	}
 
 	// env
 	var env []string
 	for _, e := range w.Env {
-		v := quote(e.Value.Text)
+		v := hcltext.Quote(e.Value.Text)
 		if e.Value.Resolved() {
 			need(e.Name, e.Value.Parts)
 			b.checkUTF8(secEnv, w, "env["+e.Name+"]", e.Value.Parts)
@@ -152,11 +145,7 @@ func (b *builder) write(out *strings.Builder, w *envres.Start) {
 	}
 	if len(require) > 0 {
 		slices.Sort(require)
-		q := make([]string, len(require))
-		for i, n := range require {
-			q[i] = quote(n)
-		}
-		fmt.Fprintf(out, "require = [%s]\n", strings.Join(q, ", "))
+		fmt.Fprintf(out, "require = %s\n", hcltext.List(require))
 	}
 
 	// worker
@@ -176,15 +165,15 @@ func (b *builder) write(out *strings.Builder, w *envres.Start) {
 	}
 	b.section(out, secWorker)
 	if comm != "" {
-		fmt.Fprintf(out, "\nworker {\n  comm = %s\n}\n", quote(comm))
+		fmt.Fprintf(out, "\nworker {\n  comm = %s\n}\n", hcltext.Quote(comm))
 	}
 
 	// port
 	b.section(out, secPort)
 	if port != nil {
-		fmt.Fprintf(out, "\nport %s {\n  number = %s\n", quote("main"), port.number)
+		fmt.Fprintf(out, "\nport %s {\n  number = %s\n", hcltext.Quote("main"), port.number)
 		if port.address != "" {
-			fmt.Fprintf(out, "  address = %s\n", quote(port.address))
+			fmt.Fprintf(out, "  address = %s\n", hcltext.Quote(port.address))
 		}
 		if port.allowAll {
 			out.WriteString("  allow_all_interfaces = true\n")
@@ -196,7 +185,7 @@ func (b *builder) write(out *strings.Builder, w *envres.Start) {
 	b.section(out, secReady)
 	switch {
 	case b.ready != nil && b.ready.http != "":
-		fmt.Fprintf(out, "\nready {\n  http = %s\n}\n", quote(b.ready.http))
+		fmt.Fprintf(out, "\nready {\n  http = %s\n}\n", hcltext.Quote(b.ready.http))
 	case b.ready != nil:
 		out.WriteString("\nready {}\n")
 	}
