@@ -20,12 +20,17 @@ fmtcheck:
 	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
 	if [ -n "$$out" ]; then echo "gofmt needed on:"; echo "$$out"; exit 1; fi
 
-# lint and check run on reviewers' macOS laptops: the binary
-# must build there; its launching commands exit 2 with "needs Linux".
+# lint, check, import and export run on reviewers' macOS and Windows
+# machines: the binary must build there (its launching commands exit 2 with
+# "needs Linux"), and every package and test file must compile there too
+# (vet type-checks the tests; Linux-only tests live in _linux_test.go files).
 cross:
+	@echo "== cross: build for darwin/arm64, darwin/amd64, windows/amd64; vet for darwin and windows"
 	GOOS=darwin GOARCH=arm64 CGO_ENABLED=0 $(GO) build -o /dev/null ./cmd/childproof
 	GOOS=darwin GOARCH=amd64 CGO_ENABLED=0 $(GO) build -o /dev/null ./cmd/childproof
-	GOOS=darwin GOARCH=arm64 $(GO) build ./...
+	GOOS=windows GOARCH=amd64 CGO_ENABLED=0 $(GO) build -o /dev/null ./cmd/childproof
+	GOOS=darwin GOARCH=arm64 $(GO) vet ./...
+	GOOS=windows GOARCH=amd64 $(GO) vet ./...
 
 unit:
 	@echo "== unit: every package's tests under the race detector (one line per package)"

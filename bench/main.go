@@ -1,7 +1,10 @@
+//go:build linux
+
 // Command bench runs childproof's end-to-end benchmarks side by side with
 // their peers (shellcheck, a bare Go fork/exec + connect loop, a bash launcher
 // polling ss), prints a table of medians and ratios, and writes it to
 // docs/benchmarks.md. Run it with `make bench`.
+// It measures launches, so it is built on Linux only.
 package main
 
 import (

@@ -1,8 +1,10 @@
 package launcher
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
+	"runtime"
 	"testing"
 
 	"github.com/childproof/childproof/schema"
@@ -84,6 +86,9 @@ func TestResolveEnv(t *testing.T) {
 }
 
 func TestState(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("the state dir needs a Unix system (owner and mode checks, flock)")
+	}
 	dir := filepath.Join(t.TempDir(), "state")
 	st, err := OpenState(dir)
 	if err != nil {
@@ -140,4 +145,13 @@ func TestState(t *testing.T) {
 	if fi, _ := os.Stat(home); fi.Mode().Perm() != 0o755 {
 		t.Errorf("a foreign directory was chmod'ed to %v", fi.Mode().Perm())
 	}
+}
+
+// outcome is err's Outcome, 0 when it is not an *Error.
+func outcome(err error) Outcome {
+	var e *Error
+	if errors.As(err, &e) {
+		return e.Outcome
+	}
+	return 0
 }

@@ -12,8 +12,6 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
-
-	"golang.org/x/sys/unix"
 )
 
 // keyHexLen is the size of the key file: 32 random bytes in hex.
@@ -95,19 +93,6 @@ func createKey(path string) ([]byte, error) {
 		return nil, err
 	}
 	return k, nil
-}
-
-// syncDir fsyncs a directory, making a rename or link in it durable.
-func syncDir(dir string) error {
-	fd, err := unix.Open(dir, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
-	if err != nil {
-		return &fs.PathError{Op: "open", Path: dir, Err: err}
-	}
-	defer unix.Close(fd)
-	if err := unix.Fsync(fd); err != nil {
-		return &fs.PathError{Op: "fsync", Path: dir, Err: err}
-	}
-	return nil
 }
 
 // recordKey derives the key that authenticates records from the digest

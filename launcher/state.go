@@ -12,8 +12,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-
-	"golang.org/x/sys/unix"
 )
 
 // DefaultStateDir returns $CHILDPROOF_STATE_DIR, else
@@ -139,7 +137,7 @@ type Lock struct{ f *os.File }
 // Lock takes the lock of launch name without waiting. Another holder is an
 // *Error with Code 6 wrapping ErrLocked.
 func (s *State) Lock(name string) (*Lock, error) {
-	f, err := openStateFile(filepath.Join(s.Dir, "locks", safeName(name)+".lock"), unix.O_RDWR|unix.O_CREAT, 0o600)
+	f, err := openStateFile(filepath.Join(s.Dir, "locks", safeName(name)+".lock"), os.O_RDWR|os.O_CREATE, 0o600)
 	if err != nil {
 		var e *Error
 		if errors.As(err, &e) {
@@ -147,9 +145,9 @@ func (s *State) Lock(name string) (*Lock, error) {
 		}
 		return nil, fmt.Errorf("lock: %w", err)
 	}
-	if err := unix.Flock(int(f.Fd()), unix.LOCK_EX|unix.LOCK_NB); err != nil {
+	if err := tryLock(f); err != nil {
 		f.Close()
-		if errors.Is(err, unix.EWOULDBLOCK) {
+		if errors.Is(err, errWouldBlock) {
 			return nil, &Error{Outcome: Locked, Kind: KindLocked, Msg: fmt.Sprintf("another childproof launch of %q holds the lock", name), Err: ErrLocked,
 				Hint: "wait for it to finish, or stop it with 'childproof stop " + name + "'"}
 		}
@@ -194,14 +192,14 @@ func (s *State) OpenLog(name string, keep int) (*os.File, error) {
 			return nil, fmt.Errorf("log: %w", err)
 		}
 	}
-	return openStateFile(path, unix.O_WRONLY|unix.O_CREAT|unix.O_TRUNC|unix.O_APPEND, 0o600)
+	return openStateFile(path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC|os.O_APPEND, 0o600)
 }
 
 // Tail returns the last n lines of the log at path (a state dir log),
 // read without following a symlink and at most 8 KiB from its end; nil
 // when it cannot be read.
 func Tail(path string, n int) []string {
-	f, err := openStateFile(path, unix.O_RDONLY, 0)
+	f, err := openStateFile(path, os.O_RDONLY, 0)
 	if err != nil {
 		return nil
 	}

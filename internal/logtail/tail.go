@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"syscall"
 	"time"
 )
 
@@ -22,7 +21,7 @@ const chunk = 64 << 10
 type Tail struct {
 	path    string
 	f       *os.File
-	ino     uint64
+	fi      os.FileInfo // of f, to tell when the path names another file
 	off     int64
 	partial []byte
 }
@@ -33,32 +32,28 @@ var ErrNotRegular = errors.New("not a regular file")
 // Open opens the log at path without following a symlink, and only when
 // it is a regular file.
 func Open(path string) (*Tail, error) {
-	f, ino, err := open(path)
+	f, fi, err := open(path)
 	if err != nil {
 		return nil, err
 	}
-	return &Tail{path: path, f: f, ino: ino}, nil
+	return &Tail{path: path, f: f, fi: fi}, nil
 }
 
-func open(path string) (*os.File, uint64, error) {
-	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
+func open(path string) (*os.File, os.FileInfo, error) {
+	f, err := os.OpenFile(path, os.O_RDONLY|noFollow, 0)
 	if err != nil {
-		return nil, 0, err
+		return nil, nil, err
 	}
 	fi, err := f.Stat()
 	if err != nil {
 		f.Close()
-		return nil, 0, err
+		return nil, nil, err
 	}
 	if !fi.Mode().IsRegular() {
 		f.Close()
-		return nil, 0, fmt.Errorf("%s: %w", path, ErrNotRegular)
+		return nil, nil, fmt.Errorf("%s: %w", path, ErrNotRegular)
 	}
-	var ino uint64
-	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
-		ino = st.Ino
-	}
-	return f, ino, nil
+	return f, fi, nil
 }
 
 // Close closes the file.
@@ -222,11 +217,10 @@ func (t *Tail) reopen(emit func(string)) error {
 	if err != nil {
 		return nil // between the rename and the new file: look again later
 	}
-	st, ok := fi.Sys().(*syscall.Stat_t)
-	if !ok || st.Ino == t.ino {
+	if os.SameFile(fi, t.fi) {
 		return nil
 	}
-	f, ino, err := open(t.path)
+	f, nfi, err := open(t.path)
 	if err != nil {
 		return nil
 	}
@@ -237,6 +231,6 @@ func (t *Tail) reopen(emit func(string)) error {
 	}
 	t.flush(emit)
 	t.f.Close()
-	t.f, t.ino, t.off = f, ino, 0
+	t.f, t.fi, t.off = f, nfi, 0
 	return nil
 }

@@ -58,15 +58,6 @@ func (f *fixture) start(t *testing.T, l *schema.Launch, detach bool) (*Launch, e
 	return la, err
 }
 
-// outcome is err's Outcome, 0 when it is not an *Error.
-func outcome(err error) Outcome {
-	var e *Error
-	if errors.As(err, &e) {
-		return e.Outcome
-	}
-	return 0
-}
-
 func wantCode(t *testing.T, err error, o Outcome, kind verify.Kind) *Error {
 	t.Helper()
 	var e *Error

@@ -1,0 +1,31 @@
+//go:build !unix
+
+package launcher
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"runtime"
+)
+
+// errNoStateDir is what the state dir says off Unix: its trust checks
+// (owner, mode, no symlinks, flock) are Unix ones, and nothing launches
+// there, so there is nothing to record.
+var errNoStateDir = fmt.Errorf("the state dir needs Linux (it holds the records of launches, which only run there); this is %s", runtime.GOOS)
+
+// errWouldBlock is never returned off Unix: tryLock always fails with errNoStateDir.
+var errWouldBlock = errors.New("lock held")
+
+func checkStateDir(path string, follow bool) error {
+	return &Error{Outcome: Invalid, Kind: KindState, Err: errNoStateDir}
+}
+
+func openStateFile(path string, flag int, perm uint32) (*os.File, error) {
+	return nil, &fs.PathError{Op: "open", Path: path, Err: errNoStateDir}
+}
+
+func syncDir(dir string) error { return &fs.PathError{Op: "fsync", Path: dir, Err: errNoStateDir} }
+
+func tryLock(f *os.File) error { return errNoStateDir }
