@@ -7,8 +7,9 @@ import (
 )
 
 // FuzzLoad decodes arbitrary bytes as a spec (Parse: nothing is written
-// to disk): it must never panic, and every diagnostic's range must lie
-// inside the input.
+// to disk): it must never panic, every diagnostic's range must lie
+// inside the input, and the constraint engine must say what the oracle
+// it replaced says (loadBoth).
 func FuzzLoad(f *testing.F) {
 	seeds, _ := filepath.Glob("../examples/*/*.hcl")
 	for _, s := range seeds {
@@ -25,7 +26,11 @@ func FuzzLoad(f *testing.F) {
 	lookup := lookupFrom(map[string]string{"HOME": "/root", "X": "1"})
 	path := filepath.Join(f.TempDir(), "s.hcl")
 	f.Fuzz(func(t *testing.T, data []byte) {
-		file, files, diags := Parse(data, path, LoadOptions{LookupEnv: lookup, Vars: map[string]string{"p": "1"}})
+		opts := LoadOptions{LookupEnv: lookup, Vars: map[string]string{"p": "1"}}
+		file, files, diags := Parse(data, path, opts)
+		if diff := loadBoth(data, path, opts, true); diff != "" {
+			t.Fatal(diff)
+		}
 		if diags.HasErrors() && file != nil {
 			t.Fatal("a file with errors")
 		}

@@ -259,7 +259,7 @@ func (l *loader) launch(b *hcl.Block, aliases map[string]string) *Launch {
 		mark(blk.Type, n)
 	}
 	decodeFailed := l.diags[before:].HasErrors()
-	for _, p := range validateLaunch(&s.raw, func(ns string) (hcl.Range, bool) { return l.hidden(s, ns) }) {
+	for _, p := range l.validate(&s.raw, func(ns string) (hcl.Range, bool) { return l.hidden(s, ns) }) {
 		root := p.ns
 		if i := strings.IndexAny(root, "[."); i >= 0 {
 			root = root[:i]
