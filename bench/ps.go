@@ -11,8 +11,8 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/childproof/childproof/internal/proc"
 	"github.com/childproof/childproof/launcher"
+	"github.com/childproof/childproof/proc"
 	"github.com/childproof/childproof/verify"
 )
 

@@ -5,8 +5,9 @@ import (
 	"sort"
 	"time"
 
-	"github.com/childproof/childproof/internal/proc"
+	"github.com/childproof/childproof/internal/inspect"
 	"github.com/childproof/childproof/internal/sockdiag"
+	"github.com/childproof/childproof/proc"
 	"github.com/childproof/childproof/verify"
 )
 
@@ -57,7 +58,7 @@ func Census(p proc.FS, st *State, all bool) ([]CensusEntry, error) {
 	}
 	// Every listener at once (one sock_diag dump), and the holders that
 	// are not their record's worker named after one pass over /proc.
-	byPort, lerr := verify.AllListeners(p)
+	byPort, lerr := inspect.AllListeners(p)
 	inodes := map[uint64]bool{}
 	sockets := socketCache{}
 	var later []namedLater
@@ -122,13 +123,13 @@ func Census(p proc.FS, st *State, all bool) ([]CensusEntry, error) {
 		out = append(out, e)
 	}
 	owners := p.SocketOwnersOf(inodes)
-	describe := verify.NewDescriber(p)
+	describe := inspect.NewDescriber(p)
 	for _, n := range later {
-		h := verify.Holder{Listener: n.l, Pids: owners[n.l.Inode]}
+		pids := owners[n.l.Inode]
 		cp := &out[n.entry].Ports[n.port]
-		cp.Holder, cp.HolderPid = h.CensusBy(describe), 0
-		if len(h.Pids) > 0 {
-			cp.HolderPid = h.Pids[0]
+		cp.Holder, cp.HolderPid = describe.Holder(n.l, pids), 0
+		if len(pids) > 0 {
+			cp.HolderPid = pids[0]
 		}
 	}
 	sort.SliceStable(out, func(i, j int) bool { return out[i].Name < out[j].Name })

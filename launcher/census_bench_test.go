@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/childproof/childproof/internal/proc"
+	"github.com/childproof/childproof/proc"
 	"github.com/childproof/childproof/verify"
 )
 

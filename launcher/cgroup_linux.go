@@ -12,7 +12,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/childproof/childproof/internal/proc"
+	"github.com/childproof/childproof/proc"
 	"golang.org/x/sys/unix"
 )
 

@@ -7,7 +7,7 @@ import (
 	"strings"
 
 	"github.com/childproof/childproof/internal/dotenv"
-	"github.com/childproof/childproof/internal/redact"
+	"github.com/childproof/childproof/redact"
 	"github.com/childproof/childproof/schema"
 	"github.com/childproof/childproof/verify"
 )

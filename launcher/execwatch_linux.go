@@ -12,7 +12,7 @@ import (
 	"time"
 	"unsafe"
 
-	"github.com/childproof/childproof/internal/proc"
+	"github.com/childproof/childproof/proc"
 	"golang.org/x/sys/unix"
 )
 

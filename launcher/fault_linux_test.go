@@ -22,10 +22,9 @@ import (
 	"testing"
 	"time"
 
-	"golang.org/x/sys/unix"
-
-	"github.com/childproof/childproof/internal/proc"
+	"github.com/childproof/childproof/internal/pidfd"
 	"github.com/childproof/childproof/verify"
+	"golang.org/x/sys/unix"
 )
 
 // faultHelper runs `fault MODE ARGS…` (TestMain dispatches to it).
@@ -138,7 +137,7 @@ func TestFaultWorkerKilledBeforeReady(t *testing.T) {
 	if e.Report.Ready || e.Report.Verified {
 		t.Errorf("report says ready/verified: %+v", e.Report)
 	}
-	if !proc.PidfdExited(fd) {
+	if !pidfd.Exited(fd) {
 		t.Error("the worker is still alive")
 	}
 	noListener(t, f.port)

@@ -9,7 +9,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/childproof/childproof/internal/proc"
+	"github.com/childproof/childproof/internal/inspect"
+	"github.com/childproof/childproof/internal/pidfd"
+	"github.com/childproof/childproof/proc"
 	"github.com/childproof/childproof/verify"
 	"golang.org/x/sys/unix"
 )
@@ -41,7 +43,7 @@ func (la *Launch) findAndVerify(ctx context.Context, v *verify.Verifier, r *veri
 		}
 		tree := la.tree.members()
 		rootExited := la.tree.root.exited()
-		if worker != 0 && wfd >= 0 && proc.PidfdExited(wfd) {
+		if worker != 0 && wfd >= 0 && pidfd.Exited(wfd) {
 			if seenForeign != nil {
 				// A stranger held the port while our worker tried to bind:
 				// a lost race, even if the stranger has left by now.
@@ -75,7 +77,7 @@ func (la *Launch) findAndVerify(ctx context.Context, v *verify.Verifier, r *veri
 			owned, foreign := la.portState(v, worker, tree)
 			if foreign != nil {
 				seenForeign = foreign
-				if rootExited || proc.PidfdExited(wfd) {
+				if rootExited || pidfd.Exited(wfd) {
 					return la.raceError(r, foreign)
 				}
 			}
@@ -173,7 +175,7 @@ func (la *Launch) raceError(r *verify.Report, h *verify.Holder) *Error {
 	r.ExitCode = verify.CodeForeign
 	r.Tail = Tail(la.LogPath(), 10)
 	return &Error{Outcome: Foreign, Kind: verify.KindPortForeign, Retry: true, Report: r,
-		Msg:  fmt.Sprintf("port %d was taken by a process childproof did not start: %s", h.Listener.Port, h.Census(la.opts.Proc)),
+		Msg:  fmt.Sprintf("port %d was taken by a process childproof did not start: %s", h.Addr.Port(), h.Census(la.opts.Proc)),
 		Hint: "childproof never signals a process it did not start; stop that process yourself or pick another port"}
 }
 
@@ -223,7 +225,7 @@ func (la *Launch) verifyAndReady(ctx context.Context, v *verify.Verifier, r *ver
 	*r = *vr
 	r.Ready = false
 	if len(r.Problems) > 0 {
-		if proc.PidfdExited(wfd) && onlyGone(r.Problems) {
+		if pidfd.Exited(wfd) && onlyGone(r.Problems) {
 			// The worker exited while it was being read: a check that
 			// found it gone, or its port closed, is no finding about
 			// it; it exited before it was ready.
@@ -239,11 +241,11 @@ func (la *Launch) verifyAndReady(ctx context.Context, v *verify.Verifier, r *ver
 	var lastErr error
 	pause := probePause(l.Ready.HTTP != "")
 	for len(l.Ports) > 0 {
-		if proc.PidfdExited(wfd) {
+		if pidfd.Exited(wfd) {
 			return la.exitedError(r, la.exitWhat(worker))
 		}
 		pctx, cancel := context.WithTimeout(ctx, 500*time.Millisecond)
-		lastErr = verify.ProbeAll(pctx, c, 500*time.Millisecond)
+		lastErr = inspect.Probe(pctx, c.Ports, c.ReadyHTTP, 500*time.Millisecond)
 		cancel()
 		if lastErr == nil {
 			break
@@ -268,7 +270,7 @@ func (la *Launch) verifyAndReady(ctx context.Context, v *verify.Verifier, r *ver
 		r.ExitCode = r.Code()
 		return &Error{Outcome: outcomeOf(r), Kind: r.Problems[0].Kind, Report: r, Msg: "after readiness: " + r.Problems[0].Message}
 	}
-	if proc.PidfdExited(wfd) {
+	if pidfd.Exited(wfd) {
 		return la.exitedError(r, la.exitWhat(worker))
 	}
 	// exe, comm and uid are taken now that the worker is verified: it may

@@ -3,7 +3,6 @@ package launcher
 import (
 	"context"
 	"fmt"
-	"github.com/childproof/childproof/schema"
 	"net"
 	"net/http"
 	"os"
@@ -16,7 +15,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/childproof/childproof/internal/proc"
+	"github.com/childproof/childproof/proc"
+	"github.com/childproof/childproof/schema"
 	"golang.org/x/sys/unix"
 )
 

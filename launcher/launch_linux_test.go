@@ -14,8 +14,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/childproof/childproof/internal/proc"
 	"github.com/childproof/childproof/internal/sockdiag"
+	"github.com/childproof/childproof/proc"
 	"github.com/childproof/childproof/schema"
 	"github.com/childproof/childproof/verify"
 )

@@ -8,7 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/childproof/childproof/internal/redact"
+	"github.com/childproof/childproof/redact"
 )
 
 // secretDigests returns a keyed digest of each secret value of set (and

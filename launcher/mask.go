@@ -4,7 +4,7 @@ import (
 	"errors"
 	"slices"
 
-	"github.com/childproof/childproof/internal/redact"
+	"github.com/childproof/childproof/redact"
 	"github.com/childproof/childproof/schema"
 )
 

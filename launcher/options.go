@@ -1,6 +1,6 @@
 package launcher
 
-import "github.com/childproof/childproof/internal/proc"
+import "github.com/childproof/childproof/proc"
 
 // Options tune Start.
 type Options struct {

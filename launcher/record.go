@@ -15,7 +15,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/childproof/childproof/internal/redact"
+	"github.com/childproof/childproof/redact"
 	"github.com/childproof/childproof/verify"
 )
 

@@ -4,7 +4,8 @@ import (
 	"os"
 	"time"
 
-	"github.com/childproof/childproof/internal/proc"
+	"github.com/childproof/childproof/internal/inspect"
+	"github.com/childproof/childproof/proc"
 	"github.com/childproof/childproof/verify"
 )
 
@@ -81,7 +82,7 @@ func (la *Launch) record(worker int) error {
 		vars = la.exec.env.Vars
 		rec.ExecExe = la.exec.env.Exe
 		rec.ExecEnv = map[string]string{}
-	} else if live, err := verify.ReadEnviron(la.opts.Proc, worker); err == nil {
+	} else if live, err := inspect.ReadEnviron(la.opts.Proc, worker); err == nil {
 		vars = live
 	}
 	for _, v := range vars {

@@ -19,7 +19,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/childproof/childproof/internal/proc"
+	"github.com/childproof/childproof/proc"
 	"github.com/childproof/childproof/schema"
 	"github.com/childproof/childproof/verify"
 	"golang.org/x/sys/unix"

@@ -5,7 +5,9 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/childproof/childproof/internal/proc"
+	"github.com/childproof/childproof/internal/inspect"
+	"github.com/childproof/childproof/internal/pidfd"
+	"github.com/childproof/childproof/proc"
 	"github.com/childproof/childproof/verify"
 	"golang.org/x/sys/unix"
 )
@@ -30,7 +32,7 @@ func StopRecord(ctx context.Context, p proc.FS, st *State, rec *Record, timeout 
 		return res, nil
 	case verify.Reused:
 		res.Message = fmt.Sprintf("%s: pid %d now belongs to another process (%s); its fingerprint does not match the recorded worker, so it was left alone",
-			rec.Name, rec.Worker.Pid, verify.DescribePid(p, rec.Worker.Pid))
+			rec.Name, rec.Worker.Pid, inspect.DescribePid(p, rec.Worker.Pid))
 		markStopped(st, rec, res)
 		removeEmptyCgroup(cgroup)
 		return res, nil
@@ -49,12 +51,12 @@ func StopRecord(ctx context.Context, p proc.FS, st *State, rec *Record, timeout 
 	}
 	// Stopped means the whole tree: the worker and every member seen
 	// before the first signal (a pre-fork server's workers, as any uid).
-	res.Signalled, res.Killed = t.Terminate(ctx, timeout, 5*time.Second, func() bool { return proc.PidfdExited(wfd) && t.watchedGone() })
+	res.Signalled, res.Killed = t.Terminate(ctx, timeout, 5*time.Second, func() bool { return pidfd.Exited(wfd) && t.watchedGone() })
 	t.unwatch()
 	if t.leader >= 0 && t.leader != wfd {
-		proc.WaitPidfd(context.Background(), t.leader, 2*time.Second)
+		pidfd.Wait(context.Background(), t.leader, 2*time.Second)
 	}
-	res.Exited = proc.PidfdExited(wfd)
+	res.Exited = pidfd.Exited(wfd)
 	if cgroup != "" {
 		for range 500 {
 			if pids, err := cgroupPids(cgroup); err != nil || len(pids) == 0 {

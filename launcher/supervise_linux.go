@@ -7,7 +7,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/childproof/childproof/internal/proc"
+	"github.com/childproof/childproof/internal/pidfd"
 	"github.com/childproof/childproof/verify"
 	"golang.org/x/sys/unix"
 )
@@ -54,7 +54,7 @@ func (la *Launch) Wait() ExitStatus {
 		la.noteEnd(la.rootStatus())
 		return t.root.status
 	}
-	for !proc.PidfdExited(wfd) {
+	for !pidfd.Exited(wfd) {
 		fds := []unix.PollFd{{Fd: int32(wfd), Events: unix.POLLIN}}
 		unix.Poll(fds, 200)
 		t.mu.Lock()

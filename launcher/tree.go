@@ -5,7 +5,7 @@ import (
 	"os/exec"
 	"sync"
 
-	"github.com/childproof/childproof/internal/proc"
+	"github.com/childproof/childproof/proc"
 	"github.com/childproof/childproof/verify"
 )
 

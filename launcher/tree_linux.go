@@ -6,7 +6,7 @@ import (
 	"slices"
 	"time"
 
-	"github.com/childproof/childproof/internal/proc"
+	"github.com/childproof/childproof/internal/pidfd"
 	"golang.org/x/sys/unix"
 )
 
@@ -162,7 +162,7 @@ func (t *procTree) waitGone(ctx context.Context, d time.Duration, gone func() bo
 // watchedGone reports whether every watched member has exited.
 func (t *procTree) watchedGone() bool {
 	for _, fd := range t.watched {
-		if !proc.PidfdExited(fd) {
+		if !pidfd.Exited(fd) {
 			return false
 		}
 	}

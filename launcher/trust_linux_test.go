@@ -13,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/childproof/childproof/internal/redact"
+	"github.com/childproof/childproof/redact"
 	"github.com/childproof/childproof/schema"
 	"github.com/childproof/childproof/verify"
 	"github.com/google/go-cmp/cmp"

@@ -6,7 +6,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/childproof/childproof/internal/proc"
+	"github.com/childproof/childproof/proc"
 	"github.com/childproof/childproof/schema"
 )
 

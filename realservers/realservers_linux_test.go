@@ -16,8 +16,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/childproof/childproof/internal/proc"
+	"github.com/childproof/childproof/internal/pidfd"
 	"github.com/childproof/childproof/internal/sockdiag"
+	"github.com/childproof/childproof/proc"
 	"golang.org/x/sys/unix"
 )
 
@@ -365,10 +366,10 @@ func runServer(t *testing.T, s server, withSelector bool) {
 	}
 	deadline := time.Now().Add(5 * time.Second)
 	for i, fd := range fds {
-		for !proc.PidfdExited(fd) && time.Now().Before(deadline) {
+		for !pidfd.Exited(fd) && time.Now().Before(deadline) {
 			time.Sleep(10 * time.Millisecond)
 		}
-		if !proc.PidfdExited(fd) {
+		if !pidfd.Exited(fd) {
 			t.Errorf("pid %d of the tree still runs after stop", tree[i])
 		}
 	}

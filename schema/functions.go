@@ -3,10 +3,9 @@ package schema
 import (
 	"fmt"
 	"path/filepath"
-
-	"github.com/childproof/childproof/internal/redact"
 	"unicode/utf8"
 
+	"github.com/childproof/childproof/redact"
 	"github.com/zclconf/go-cty/cty"
 	"github.com/zclconf/go-cty/cty/function"
 )

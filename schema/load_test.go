@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/childproof/childproof/internal/redact"
+	"github.com/childproof/childproof/redact"
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 	"github.com/hashicorp/hcl/v2"

@@ -6,7 +6,7 @@ import (
 	"strings"
 
 	"github.com/childproof/childproof/internal/dotenv"
-	"github.com/childproof/childproof/internal/redact"
+	"github.com/childproof/childproof/redact"
 )
 
 // Secrets returns the launch's secret values known without launching it,

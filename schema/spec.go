@@ -3,8 +3,8 @@ package schema
 import (
 	"time"
 
-	"github.com/childproof/childproof/internal/redact"
 	"github.com/childproof/childproof/internal/wrapper"
+	"github.com/childproof/childproof/redact"
 	"github.com/hashicorp/hcl/v2"
 )
 

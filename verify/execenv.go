@@ -1,13 +1,9 @@
 package verify
 
 import (
-	"bytes"
-	"errors"
-	"fmt"
 	"strings"
-	"time"
 
-	"github.com/childproof/childproof/internal/proc"
+	"github.com/childproof/childproof/proc"
 )
 
 // ExecEnv is exec-time evidence of a worker's environment: the block the
@@ -26,77 +22,6 @@ type ExecEnv struct {
 	// only while the worker still runs that program: a later exec (in the
 	// same pid) replaced its environment.
 	Exe string
-}
-
-// LiveEnv is a worker's live /proc/PID/environ.
-type LiveEnv struct {
-	Vars []proc.Var
-	// Rewritten says why the block is no longer the one the kernel set at
-	// exec ("" when nothing shows it was rewritten).
-	Rewritten string
-}
-
-// ReadLiveEnv reads pid's environ, retrying briefly while it reads empty
-// (right after an exec), and tells whether the process rewrote it.
-func ReadLiveEnv(p proc.FS, pid int) (LiveEnv, error) {
-	var raw []byte
-	var err error
-	for i := range 200 {
-		raw, err = p.EnvironRaw(pid)
-		if err == nil && len(raw) > 0 {
-			break
-		}
-		if err != nil && errors.Is(err, proc.ErrGone) {
-			return LiveEnv{}, err
-		}
-		if i < 20 {
-			time.Sleep(50 * time.Microsecond)
-		} else {
-			time.Sleep(time.Millisecond)
-		}
-	}
-	if err != nil {
-		return LiveEnv{}, err
-	}
-	le := LiveEnv{Vars: proc.ParseEnviron(raw)}
-	le.Rewritten = rewritten(p, pid, raw, le.Vars)
-	return le, nil
-}
-
-// rewritten names the sign that pid wrote over its environment block, or
-// returns "". The signs (docs/launcher.md, "Exec-time evidence"):
-//   - the block is NUL bytes only (nginx pads its title with NULs to the end
-//     of the environment area);
-//   - an entry is not NAME=VALUE (a title: no '=', or a name with spaces);
-//   - /proc/PID/cmdline runs past the argv area (stat fields 48–49) into
-//     the environment area.
-func rewritten(p proc.FS, pid int, raw []byte, vars []proc.Var) string {
-	if len(raw) > 0 && len(bytes.Trim(raw, "\x00")) == 0 {
-		return fmt.Sprintf("its %d-byte environment block holds only NUL bytes", len(raw))
-	}
-	for i, v := range vars {
-		if !validEntry(raw, v) {
-			return fmt.Sprintf("entry %d of its environment block is not NAME=VALUE (a process title written over it)", i+1)
-		}
-	}
-	if s, err := p.Stat(pid); err == nil && s.ArgEnd > s.ArgStart {
-		if cl, err := p.CmdlineRaw(pid); err == nil && uint64(len(cl)) > s.ArgEnd-s.ArgStart {
-			return fmt.Sprintf("its command line (%d bytes) runs past its %d-byte argv area into the environment area", len(cl), s.ArgEnd-s.ArgStart)
-		}
-	}
-	return ""
-}
-
-// validEntry reports whether v came from a NAME=VALUE entry with a
-// plausible name: a title chunk has no '=' or spaces in what precedes it.
-func validEntry(raw []byte, v proc.Var) bool {
-	if v.Name == "" || strings.ContainsAny(v.Name, " \t\n") {
-		return false
-	}
-	if v.Value != "" {
-		return true
-	}
-	return bytes.Contains(raw, []byte("\x00"+v.Name+"=")) || bytes.HasPrefix(raw, []byte(v.Name+"="))
 }
 
 // usable reports whether the evidence still describes pid: it runs the

@@ -8,7 +8,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/childproof/childproof/internal/proc"
+	"github.com/childproof/childproof/internal/inspect"
+	"github.com/childproof/childproof/proc"
 )
 
 type digester struct{}
@@ -55,7 +56,7 @@ func TestRewritten(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			p := fakeWorker(t, tc.environ, tc.cmdline, tc.argLen)
-			le, err := ReadLiveEnv(p, 42)
+			le, err := inspect.ReadLiveEnv(p, 42)
 			if err != nil {
 				t.Fatal(err)
 			}

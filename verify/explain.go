@@ -3,7 +3,8 @@ package verify
 import (
 	"slices"
 
-	"github.com/childproof/childproof/internal/proc"
+	"github.com/childproof/childproof/internal/inspect"
+	"github.com/childproof/childproof/proc"
 )
 
 // FrozenNote is the reminder explain prints: an environ is frozen at exec.
@@ -39,7 +40,7 @@ func (v *Verifier) Explain(root, worker int, names []string) []ExplainRow {
 	if worker == 0 {
 		worker = deepestDescendant(p, root)
 	}
-	anc := ancestors(p, root, 0)
+	anc := inspect.Ancestors(p, root, 0)
 	slices.Reverse(anc)
 	var pids []int
 	roles := map[int]string{}
@@ -80,7 +81,7 @@ func (v *Verifier) Explain(root, worker int, names []string) []ExplainRow {
 		vars := proc.ParseEnviron(raw)
 		// A name missing from a block the process wrote a title over
 		// (setproctitle) is unreadable, not unset.
-		rewrote := err == nil && rewritten(p, pid, raw, vars) != ""
+		rewrote := err == nil && inspect.Rewritten(p, pid, raw, vars) != ""
 		for _, n := range names {
 			ev := ExplainVar{Name: n, State: "unreadable"}
 			if err == nil {

@@ -2,9 +2,6 @@ package verify
 
 import (
 	"strings"
-	"time"
-
-	"github.com/childproof/childproof/internal/proc"
 )
 
 // Fingerprint identifies one process across time. pid + start time repeat
@@ -28,7 +25,6 @@ const (
 	Gone    Liveness = "gone"
 	Reused  Liveness = "pid reused"
 	Unknown Liveness = "unknown"
-	clkTck           = 100
 )
 
 // Matches reports whether b is the same process as a.
@@ -55,18 +51,4 @@ func (a Fingerprint) Matches(b Fingerprint) bool {
 		return false
 	}
 	return true
-}
-
-// Age returns how long ago a process with start time st (clock ticks since
-// boot) started.
-func Age(p proc.FS, st uint64) time.Duration {
-	up, err := p.Uptime()
-	if err != nil {
-		return 0
-	}
-	d := time.Duration((up - float64(st)/clkTck) * float64(time.Second))
-	if d < 0 {
-		return 0
-	}
-	return d.Round(time.Second)
 }

@@ -4,7 +4,8 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/childproof/childproof/internal/proc"
+	"github.com/childproof/childproof/internal/pidfd"
+	"github.com/childproof/childproof/proc"
 	"golang.org/x/sys/unix"
 )
 
@@ -39,7 +40,7 @@ func fingerprintFD(p proc.FS, pid, fd int) (Fingerprint, error) {
 	}
 	fp.UID = ss.UID
 	fp.Exe, _ = p.Exe(pid) // EACCES for another uid when not root
-	if proc.PidfdExited(fd) {
+	if pidfd.Exited(fd) {
 		return fp, fmt.Errorf("pid %d: exited: %w", pid, proc.ErrGone)
 	}
 	if s.State == 'Z' {

@@ -5,7 +5,7 @@ package verify
 import (
 	"errors"
 
-	"github.com/childproof/childproof/internal/proc"
+	"github.com/childproof/childproof/proc"
 )
 
 // errNeedsLinux is what fingerprinting says outside Linux: it needs pidfds

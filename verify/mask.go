@@ -1,6 +1,6 @@
 package verify
 
-import "github.com/childproof/childproof/internal/redact"
+import "github.com/childproof/childproof/redact"
 
 // Mask hides the secret values of s in everything r prints or stores
 // that does not come from a digest: the chain's argv (an element that is
@@ -20,16 +20,5 @@ func (r *Report) Mask(s *redact.Set) {
 	r.Tail = s.Lines(r.Tail)
 	if r.Worker != nil {
 		r.Worker.Exe = s.Text(r.Worker.Exe)
-	}
-}
-
-// MaskRows hides the secret values of s in explain rows' argv (values
-// shown with --show-values stay).
-func MaskRows(rows []ExplainRow, s *redact.Set) {
-	if s.Empty() {
-		return
-	}
-	for i := range rows {
-		rows[i].Argv = s.Argv(rows[i].Argv)
 	}
 }

@@ -1,21 +1,16 @@
 package verify
 
 import (
-	"bufio"
 	"context"
-	"errors"
 	"fmt"
-	"io"
-	"net"
 	"net/netip"
-	"os"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 
-	"github.com/childproof/childproof/internal/proc"
+	"github.com/childproof/childproof/internal/inspect"
 	"github.com/childproof/childproof/internal/wrapper"
+	"github.com/childproof/childproof/proc"
 	"github.com/childproof/childproof/schema"
 )
 
@@ -101,7 +96,7 @@ func (v *Verifier) Verify(ctx context.Context, c Check) *Report {
 	v.checkEnv(r, c, worker)
 	owned := v.CheckPorts(r, c, worker, tree)
 	if !c.NoReady && owned {
-		if err := ProbeAll(ctx, c, 2*time.Second); err != nil {
+		if err := inspect.Probe(ctx, c.Ports, c.ReadyHTTP, 2*time.Second); err != nil {
 			r.Add(KindNotReady, "%v", err)
 		} else {
 			// The answer proves nothing by itself: the owner must still be the worker.
@@ -126,103 +121,13 @@ func (v *Verifier) Verify(ctx context.Context, c Check) *Report {
 // findWorker picks the worker among tree: Comm or Exe, else the owner of a
 // declared port, else the root.
 func (v *Verifier) findWorker(c Check, tree []int) int {
-	if pid, decided := DeclaredWorker(v.Proc, tree, c.Comm, c.Exe, c.Ports); decided || pid != 0 {
+	if pid, decided := inspect.DeclaredWorker(v.Proc, tree, c.Comm, c.Exe, c.Ports, nil); decided || pid != 0 {
 		return pid
 	}
 	if c.Deepest {
 		return deepestDescendant(v.Proc, c.Root)
 	}
 	return c.Root
-}
-
-// declaredWorker finds the worker the spec points at: the process matching
-// comm or exe (decided is true then, even when none matches yet), else the
-// in-tree owner of a declared port (the one nearest the root), else 0.
-func DeclaredWorker(p proc.FS, tree []int, comm, exe string, ports []schema.Port) (pid int, decided bool) {
-	return DeclaredWorkerExec(p, tree, comm, exe, ports, nil)
-}
-
-// DeclaredWorkerExec is DeclaredWorker where a comm selector also matches
-// the comm a process had at its last exec (execComm, from the launcher's
-// exec-time capture): a server that renames itself right after start
-// (setproctitle also sets comm: "gunicorn" becomes "gunicorn: maste") is
-// still the process the selector named.
-func DeclaredWorkerExec(p proc.FS, tree []int, comm, exe string, ports []schema.Port, execComm func(pid int) string) (pid int, decided bool) {
-	if comm != "" || exe != "" {
-		return matchWorker(p, tree, comm, exe, execComm), true
-	}
-	for _, pt := range ports {
-		hs, err := Holders(p, pt.Number, tree)
-		if err != nil {
-			continue
-		}
-		for _, h := range hs {
-			if h.InTree {
-				return shallowest(p, h.Pids), false
-			}
-		}
-	}
-	return 0, false
-}
-
-// matchWorker returns the process of tree whose comm or exe is the wanted
-// one, the one nearest the root when several match.
-func matchWorker(p proc.FS, tree []int, comm, exe string, execComm func(int) string) int {
-	var found []int
-	resolved := schema.ResolveExe(exe)
-	for _, pid := range tree {
-		if comm != "" {
-			if c, err := p.Comm(pid); err == nil && c == comm || execComm != nil && execComm(pid) == comm {
-				found = append(found, pid)
-			}
-			continue
-		}
-		if e, err := p.Exe(pid); err == nil {
-			// /proc/PID/exe is the resolved path: compare with the
-			// selector resolved too (/usr/bin/python3 → python3.11).
-			e = strings.TrimSuffix(e, " (deleted)")
-			if e == exe || e == resolved {
-				found = append(found, pid)
-			}
-		}
-	}
-	if len(found) == 0 {
-		return 0
-	}
-	return shallowest(p, found)
-}
-
-// shallowest returns the pid of pids that is nearest to the root. A child
-// that was forked but has not exec'd yet looks like its parent (same comm,
-// exe and inherited sockets) for a moment; the stable process is the parent.
-func shallowest(p proc.FS, pids []int) int {
-	best, bestDepth := pids[0], -1
-	for _, pid := range pids {
-		d := len(ancestors(p, pid, 0))
-		if bestDepth < 0 || d < bestDepth {
-			best, bestDepth = pid, d
-		}
-	}
-	return best
-}
-
-// ancestors returns pid's ancestors, nearest first, stopping after stop
-// (inclusive) or at pid 1.
-func ancestors(p proc.FS, pid, stop int) []int {
-	var out []int
-	cur := pid
-	for range 4096 {
-		s, err := p.Stat(cur)
-		if err != nil || s.PPid <= 0 {
-			break
-		}
-		out = append(out, s.PPid)
-		if s.PPid == stop || s.PPid == 1 {
-			break
-		}
-		cur = s.PPid
-	}
-	return out
 }
 
 // chain returns the processes from root down to worker's parent, root
@@ -232,7 +137,7 @@ func chain(p proc.FS, root, worker int) []int {
 	if root == worker {
 		return nil
 	}
-	anc := ancestors(p, worker, root)
+	anc := inspect.Ancestors(p, worker, root)
 	if i := slices.Index(anc, root); i >= 0 {
 		anc = anc[:i+1]
 	} else {
@@ -258,35 +163,13 @@ func (v *Verifier) checkChain(r *Report, c Check, worker int) {
 	}
 }
 
-// readEnviron reads the worker's environ, retrying briefly while it is
-// empty (right after exec the kernel may not show it yet).
-func ReadEnviron(p proc.FS, pid int) ([]proc.Var, error) {
-	var last error
-	for i := range 200 {
-		vars, err := p.Environ(pid)
-		if err == nil && len(vars) > 0 {
-			return vars, nil
-		}
-		last = err
-		if err != nil && errors.Is(err, proc.ErrGone) {
-			return nil, err
-		}
-		if i < 20 {
-			time.Sleep(50 * time.Microsecond)
-		} else {
-			time.Sleep(time.Millisecond)
-		}
-	}
-	return nil, last
-}
-
 func (v *Verifier) checkEnv(r *Report, c Check, worker int) {
 	x := c.Expect
 	names := x.names()
 	if len(names) == 0 {
 		return
 	}
-	live, err := ReadLiveEnv(v.Proc, worker)
+	live, err := inspect.ReadLiveEnv(v.Proc, worker)
 	ev := c.ExecEnv
 	if !ev.usable(v.Proc, worker) || err == nil && live.Rewritten == "" {
 		// An intact live block is the block of the worker's last exec:
@@ -361,8 +244,9 @@ func (v *Verifier) checkEnv(r *Report, c Check, worker int) {
 	}
 }
 
-// checkPorts checks every declared port; it reports whether the worker
-// owns all of them.
+// CheckPorts checks every declared port of c on worker, looking for the
+// holders in tree first, and adds what it finds to r; it reports whether
+// the worker owns all of them.
 func (v *Verifier) CheckPorts(r *Report, c Check, worker int, tree []int) bool {
 	all := true
 	for _, pt := range c.Ports {
@@ -386,9 +270,9 @@ func (v *Verifier) CheckPorts(r *Report, c Check, worker int, tree []int) bool {
 				pc.Owned = true
 				pc.OwnerPid = worker
 				if c.AnyAddress {
-					pc.Address = h.Listener.Addr.Unmap().String()
-				} else if !h.Listener.Matches(declared) {
-					r.Add(KindBindAddress, "the worker (pid %d) listens on %s, declared %s", worker, h.Listener.AddrPort(), netip.AddrPortFrom(declared, uint16(pt.Number)))
+					pc.Address = h.Addr.Addr().Unmap().String()
+				} else if !h.listener().Matches(declared) {
+					r.Add(KindBindAddress, "the worker (pid %d) listens on %s, declared %s", worker, h.Addr, netip.AddrPortFrom(declared, uint16(pt.Number)))
 				}
 				continue
 			}
@@ -396,7 +280,7 @@ func (v *Verifier) CheckPorts(r *Report, c Check, worker int, tree []int) bool {
 				pc.OwnerPid = h.Pids[0]
 			}
 			if h.InTree {
-				r.Add(KindPortNotOwned, "%s is held by another member of the launched tree, not the worker (pid %d): %s", h.Listener.AddrPort(), worker, h.Census(v.Proc))
+				r.Add(KindPortNotOwned, "%s is held by another member of the launched tree, not the worker (pid %d): %s", h.Addr, worker, h.Census(v.Proc))
 			} else {
 				r.Add(KindPortForeign, "%s", h.Census(v.Proc))
 			}
@@ -411,110 +295,4 @@ func (v *Verifier) CheckPorts(r *Report, c Check, worker int, tree []int) bool {
 		r.Port = &p
 	}
 	return all
-}
-
-// connectAddrs are where a readiness probe connects for a declared port:
-// the declared address, or for an all-interfaces bind both loopbacks (a
-// 0.0.0.0 socket answers only on 127.0.0.1, a v6-only :: only on ::1).
-func connectAddrs(pt schema.Port) []string {
-	a, err := netip.ParseAddr(pt.PortAddress())
-	if err != nil {
-		a = netip.MustParseAddr("127.0.0.1")
-	}
-	port := strconv.Itoa(pt.Number)
-	if a.IsUnspecified() {
-		return []string{net.JoinHostPort("127.0.0.1", port), net.JoinHostPort("::1", port)}
-	}
-	return []string{net.JoinHostPort(a.String(), port)}
-}
-
-func ConnectAddr(pt schema.Port) string { return connectAddrs(pt)[0] }
-
-// probeAll runs one readiness probe per port within timeout.
-func ProbeAll(ctx context.Context, c Check, timeout time.Duration) error {
-	ctx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
-	for _, pt := range c.Ports {
-		var err error
-		for _, addr := range connectAddrs(pt) {
-			if err = probe(ctx, addr, c.ReadyHTTP); err == nil {
-				break
-			}
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// probe does one readiness check: GET path expecting 2xx, else a TCP connect.
-func probe(ctx context.Context, addr, path string) error {
-	var d net.Dialer
-	c, err := d.DialContext(ctx, "tcp", addr)
-	if err != nil {
-		if path == "" {
-			return fmt.Errorf("connect %s: %w", addr, err)
-		}
-		return fmt.Errorf("GET %s: %w", path, err)
-	}
-	defer c.Close()
-	if path == "" {
-		return nil
-	}
-	if !strings.HasPrefix(path, "/") {
-		path = "/" + path
-	}
-	status, err := httpGet(ctx, c, addr, path)
-	if err != nil {
-		return fmt.Errorf("GET %s: %w", path, err)
-	}
-	if code, _, _ := strings.Cut(status, " "); len(code) != 3 || code[0] != '2' {
-		return fmt.Errorf("GET %s: %s", path, status)
-	}
-	return nil
-}
-
-// httpGet sends one HTTP/1.1 GET for path over c and returns the status
-// of the answer ("200 OK"), reading at most 64 KiB of the body. It is a
-// few lines instead of net/http, whose package initialisation (TLS, HTTP/2)
-// would cost every childproof command a fraction of a millisecond.
-func httpGet(ctx context.Context, c net.Conn, host, path string) (string, error) {
-	if dl, ok := ctx.Deadline(); ok {
-		c.SetDeadline(dl)
-	}
-	stop := context.AfterFunc(ctx, func() { c.SetDeadline(time.Unix(1, 0)) })
-	defer stop()
-	req := "GET " + path + " HTTP/1.1\r\nHost: " + host + "\r\nUser-Agent: childproof\r\nAccept: */*\r\nConnection: close\r\n\r\n"
-	if _, err := io.WriteString(c, req); err != nil {
-		return "", ctxErr(ctx, err)
-	}
-	br := bufio.NewReaderSize(c, 1024)
-	line, err := br.ReadSlice('\n')
-	if err != nil {
-		if err == io.EOF {
-			err = io.ErrUnexpectedEOF
-		}
-		return "", ctxErr(ctx, err)
-	}
-	proto, status, ok := strings.Cut(strings.TrimRight(string(line), "\r\n"), " ")
-	if !ok || !strings.HasPrefix(proto, "HTTP/1.") || len(status) < 3 {
-		return "", fmt.Errorf("malformed HTTP response %q", strings.TrimRight(string(line), "\r\n"))
-	}
-	if _, err := strconv.Atoi(status[:3]); err != nil || (len(status) > 3 && status[3] != ' ') {
-		return "", fmt.Errorf("malformed HTTP status %q", status)
-	}
-	io.Copy(io.Discard, io.LimitReader(br, 1<<16))
-	return status, nil
-}
-
-// ctxErr prefers the context's error when it ended the exchange.
-func ctxErr(ctx context.Context, err error) error {
-	if ctx.Err() != nil {
-		return ctx.Err()
-	}
-	if errors.Is(err, os.ErrDeadlineExceeded) {
-		return context.DeadlineExceeded
-	}
-	return err
 }

@@ -4,12 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/childproof/childproof/internal/redact"
-	"github.com/childproof/childproof/launcher"
 	"io"
 	"strings"
 
 	"github.com/childproof/childproof/internal/report"
+	"github.com/childproof/childproof/launcher"
+	"github.com/childproof/childproof/redact"
 	"github.com/childproof/childproof/verify"
 	"github.com/spf13/cobra"
 )
@@ -120,7 +120,7 @@ func (a *app) explain(ctx context.Context, pid int, vars, args []string) error {
 		}
 		mask = maskFor(st, nil, nil, pids...)
 	}
-	verify.MaskRows(rows, mask)
+	maskRows(rows, mask)
 	if a.format == "json" {
 		// first_differs answers, for each name with an intended value,
 		// which process from the root down to the worker first lacks it
@@ -195,4 +195,15 @@ func short(d string) string {
 		return d[:len("hmac-sha256:")+16] + "…"
 	}
 	return d
+}
+
+// maskRows hides the secret values of s in explain rows' argv (values
+// shown with --show-values stay).
+func maskRows(rows []verify.ExplainRow, s *redact.Set) {
+	if s.Empty() {
+		return
+	}
+	for i := range rows {
+		rows[i].Argv = s.Argv(rows[i].Argv)
+	}
 }

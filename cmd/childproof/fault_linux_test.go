@@ -23,8 +23,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/childproof/childproof/internal/proc"
 	"github.com/childproof/childproof/internal/sockdiag"
+	"github.com/childproof/childproof/proc"
 	"golang.org/x/sys/unix"
 )
 

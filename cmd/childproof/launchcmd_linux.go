@@ -3,8 +3,6 @@ package main
 import (
 	"errors"
 	"fmt"
-	"github.com/childproof/childproof/internal/redact"
-	"github.com/childproof/childproof/schema"
 	"io"
 	"os"
 	"os/signal"
@@ -14,6 +12,8 @@ import (
 
 	"github.com/childproof/childproof/internal/report"
 	"github.com/childproof/childproof/launcher"
+	"github.com/childproof/childproof/redact"
+	"github.com/childproof/childproof/schema"
 	"github.com/childproof/childproof/verify"
 )
 

@@ -12,8 +12,8 @@ import (
 
 	"github.com/childproof/childproof/internal/console"
 	"github.com/childproof/childproof/internal/logtail"
-	redactpkg "github.com/childproof/childproof/internal/redact"
 	"github.com/childproof/childproof/launcher"
+	redactpkg "github.com/childproof/childproof/redact"
 	"github.com/childproof/childproof/schema"
 	"golang.org/x/term"
 )

@@ -6,8 +6,8 @@ import (
 	"slices"
 	"strings"
 
-	redactpkg "github.com/childproof/childproof/internal/redact"
 	"github.com/childproof/childproof/launcher"
+	redactpkg "github.com/childproof/childproof/redact"
 	"github.com/childproof/childproof/schema"
 )
 

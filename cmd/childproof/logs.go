@@ -9,8 +9,8 @@ import (
 	"time"
 
 	"github.com/childproof/childproof/internal/logtail"
-	"github.com/childproof/childproof/internal/proc"
 	"github.com/childproof/childproof/launcher"
+	"github.com/childproof/childproof/proc"
 	"github.com/childproof/childproof/verify"
 	"github.com/spf13/cobra"
 )

@@ -7,9 +7,9 @@ import (
 	"io/fs"
 	"time"
 
-	"github.com/childproof/childproof/internal/proc"
 	"github.com/childproof/childproof/internal/report"
 	"github.com/childproof/childproof/launcher"
+	"github.com/childproof/childproof/proc"
 	"github.com/childproof/childproof/verify"
 	"github.com/spf13/cobra"
 )

@@ -8,8 +8,8 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/childproof/childproof/internal/proc"
 	"github.com/childproof/childproof/launcher"
+	"github.com/childproof/childproof/proc"
 	"github.com/childproof/childproof/schema"
 	"github.com/childproof/childproof/verify"
 	"github.com/spf13/cobra"

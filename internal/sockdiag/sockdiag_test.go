@@ -6,7 +6,7 @@ import (
 	"os"
 	"testing"
 
-	"github.com/childproof/childproof/internal/proc"
+	"github.com/childproof/childproof/proc"
 	"github.com/google/go-cmp/cmp"
 )
 

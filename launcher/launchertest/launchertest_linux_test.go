@@ -9,8 +9,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/childproof/childproof/internal/proc"
 	"github.com/childproof/childproof/launcher"
+	"github.com/childproof/childproof/proc"
 	"github.com/childproof/childproof/schema"
 	"github.com/childproof/childproof/verify"
 )

@@ -1,4 +1,4 @@
-package proc
+package pidfd
 
 import (
 	"context"
@@ -7,9 +7,9 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// PidfdExited reports whether the process behind pidfd fd has exited; a
+// Exited reports whether the process behind pidfd fd has exited; a
 // negative fd never has.
-func PidfdExited(fd int) bool {
+func Exited(fd int) bool {
 	if fd < 0 {
 		return false
 	}
@@ -18,14 +18,14 @@ func PidfdExited(fd int) bool {
 	return err == nil && n > 0
 }
 
-// WaitPidfd waits until the process behind pidfd fd exits, ctx ends or
+// Wait waits until the process behind pidfd fd exits, ctx ends or
 // timeout passes; it reports whether the process exited.
-func WaitPidfd(ctx context.Context, fd int, timeout time.Duration) bool {
+func Wait(ctx context.Context, fd int, timeout time.Duration) bool {
 	end := time.Now().Add(timeout)
 	for {
 		ms := int(time.Until(end) / time.Millisecond)
 		if ms <= 0 || ctx.Err() != nil {
-			return PidfdExited(fd)
+			return Exited(fd)
 		}
 		fds := []unix.PollFd{{Fd: int32(fd), Events: unix.POLLIN}}
 		n, err := unix.Poll(fds, min(ms, 50))

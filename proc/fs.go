@@ -157,7 +157,7 @@ func (p FS) SocketInodes(pid int) ([]uint64, error) {
 		if err != nil {
 			continue // closed meanwhile
 		}
-		if ino, ok := SocketInode(t); ok {
+		if ino, ok := socketInode(t); ok {
 			out = append(out, ino)
 		}
 	}
@@ -178,8 +178,8 @@ func (p FS) HasSocket(pid int, inode uint64) (bool, error) {
 	return false, nil
 }
 
-// SocketInode parses a "socket:[INODE]" link target.
-func SocketInode(target string) (uint64, bool) {
+// socketInode parses a "socket:[INODE]" link target.
+func socketInode(target string) (uint64, bool) {
 	if !strings.HasPrefix(target, "socket:[") || !strings.HasSuffix(target, "]") {
 		return 0, false
 	}

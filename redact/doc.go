@@ -4,4 +4,9 @@
 // from env(), file(), an env file, --set-secret, or of a name in a
 // launch's secret list) is decided by the caller that fills the Set; how it
 // is hidden is decided here.
+//
+// It is public because a library user prints what a launch printed too: a
+// Go test that shows a worker's last lines (launcher.Tail) on failure masks
+// them with the launch's Set (launcher.Env.Secrets, schema.Launch.Secrets),
+// exactly as the CLI does.
 package redact

@@ -1,0 +1,99 @@
+package inspect
+
+import (
+	"strings"
+
+	"github.com/childproof/childproof/proc"
+	"github.com/childproof/childproof/schema"
+)
+
+// DeclaredWorker finds the worker a launch's selector points at among tree:
+// the process matching comm or exe (decided is true then, even when none
+// matches yet), else the in-tree owner of a declared port (the one nearest
+// the root), else 0.
+//
+// execComm, when not nil, gives the comm a process had at its last exec
+// (the launcher's exec-time capture), which a comm selector also matches:
+// a server that renames itself right after start (setproctitle also sets
+// comm: "gunicorn" becomes "gunicorn: maste") is still the process the
+// selector named.
+func DeclaredWorker(p proc.FS, tree []int, comm, exe string, ports []schema.Port, execComm func(pid int) string) (pid int, decided bool) {
+	if comm != "" || exe != "" {
+		return matchWorker(p, tree, comm, exe, execComm), true
+	}
+	if len(tree) == 0 {
+		return 0, false
+	}
+	for _, pt := range ports {
+		ls, err := Listeners(p, pt.Number)
+		if err != nil {
+			continue
+		}
+		for _, l := range ls {
+			if pids := p.FindSocketOwners(l.Inode, tree); len(pids) > 0 {
+				return Shallowest(p, pids), false
+			}
+		}
+	}
+	return 0, false
+}
+
+// matchWorker returns the process of tree whose comm or exe is the wanted
+// one, the one nearest the root when several match.
+func matchWorker(p proc.FS, tree []int, comm, exe string, execComm func(int) string) int {
+	var found []int
+	resolved := schema.ResolveExe(exe)
+	for _, pid := range tree {
+		if comm != "" {
+			if c, err := p.Comm(pid); err == nil && c == comm || execComm != nil && execComm(pid) == comm {
+				found = append(found, pid)
+			}
+			continue
+		}
+		if e, err := p.Exe(pid); err == nil {
+			// /proc/PID/exe is the resolved path: compare with the
+			// selector resolved too (/usr/bin/python3 → python3.11).
+			e = strings.TrimSuffix(e, " (deleted)")
+			if e == exe || e == resolved {
+				found = append(found, pid)
+			}
+		}
+	}
+	if len(found) == 0 {
+		return 0
+	}
+	return Shallowest(p, found)
+}
+
+// Shallowest returns the pid of pids that is nearest to the root. A child
+// that was forked but has not exec'd yet looks like its parent (same comm,
+// exe and inherited sockets) for a moment; the stable process is the parent.
+func Shallowest(p proc.FS, pids []int) int {
+	best, bestDepth := pids[0], -1
+	for _, pid := range pids {
+		d := len(Ancestors(p, pid, 0))
+		if bestDepth < 0 || d < bestDepth {
+			best, bestDepth = pid, d
+		}
+	}
+	return best
+}
+
+// Ancestors returns pid's ancestors, nearest first, stopping after stop
+// (inclusive) or at pid 1.
+func Ancestors(p proc.FS, pid, stop int) []int {
+	var out []int
+	cur := pid
+	for range 4096 {
+		s, err := p.Stat(cur)
+		if err != nil || s.PPid <= 0 {
+			break
+		}
+		out = append(out, s.PPid)
+		if s.PPid == stop || s.PPid == 1 {
+			break
+		}
+		cur = s.PPid
+	}
+	return out
+}
