@@ -212,11 +212,11 @@ func (s *State) sweepCgroups(rec *Record) {
 	if !cgroupShape(rec.Cgroup, rec.Name) {
 		return
 	}
-	lock, err := s.Lock(rec.Name)
+	lock, err := s.lock(rec.Name)
 	if err != nil {
 		return
 	}
-	defer lock.Unlock()
+	defer lock.unlock()
 	parent := filepath.Dir(rec.Cgroup)
 	ents, err := os.ReadDir(parent)
 	if err != nil {

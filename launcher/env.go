@@ -34,7 +34,7 @@ type Env struct {
 // Secrets returns the launch's secret values (never printed or stored): those of the
 // spec (schema.Launch.Secrets: env(), file(), the env file, the secret
 // list's env values), the resolved value of every name in the secret list,
-// and those marked with MarkSecret. Every output of the launch masks them.
+// and those marked with markSecret. Every output of the launch masks them.
 func (e *Env) Secrets() *redact.Set {
 	if e.secrets == nil {
 		e.secrets = redact.New()
@@ -42,9 +42,9 @@ func (e *Env) Secrets() *redact.Set {
 	return e.secrets
 }
 
-// MarkSecret makes the values of names (from Vars) secret, as
+// markSecret makes the values of names (from Vars) secret, as
 // --set-secret does.
-func (e *Env) MarkSecret(names ...string) {
+func (e *Env) markSecret(names ...string) {
 	for _, n := range names {
 		if v, ok := e.Vars[n]; ok {
 			e.Secrets().Add(n, v)
@@ -70,13 +70,13 @@ func (e *Env) List() []string {
 // every caller variable it matches, listed by os.Environ (the names are
 // then looked up through lookup).
 func ResolveEnv(l *schema.Launch, set map[string]string, lookup func(string) (string, bool)) (*Env, error) {
-	return ResolveEnvFrom(l, set, lookup, nil)
+	return resolveEnvFrom(l, set, lookup, nil)
 }
 
-// ResolveEnvFrom is ResolveEnv with the caller's environment listed by
+// resolveEnvFrom is ResolveEnv with the caller's environment listed by
 // environ (NAME=VALUE entries; nil: os.Environ), which inherit patterns
 // are matched against.
-func ResolveEnvFrom(l *schema.Launch, set map[string]string, lookup func(string) (string, bool), environ func() []string) (*Env, error) {
+func resolveEnvFrom(l *schema.Launch, set map[string]string, lookup func(string) (string, bool), environ func() []string) (*Env, error) {
 	if lookup == nil {
 		lookup = os.LookupEnv
 	}
@@ -136,7 +136,7 @@ func ResolveEnvFrom(l *schema.Launch, set map[string]string, lookup func(string)
 	}
 	e.Require = append([]string(nil), l.Require...)
 	e.secrets = l.Secrets()
-	e.MarkSecret(l.Secret...)
+	e.markSecret(l.Secret...)
 	// A required name that no source gave is refused before anything
 	// starts: the worker could only fail verification.
 	var missing []string

@@ -69,7 +69,7 @@ func TestResolveEnv(t *testing.T) {
 		{[]string{"NCCL_?EBUG", "CUDA_V*"}, map[string]string{"NCCL_DEBUG": "INFO", "CUDA_VISIBLE_DEVICES": "1"}},
 		{[]string{"*"}, map[string]string{"PATH": "/usr/bin", "CUDA_VISIBLE_DEVICES": "1", "CUDA_HOME": "/cuda", "NCCL_DEBUG": "INFO", "XCUDA_A": "x"}},
 	} {
-		e, err := ResolveEnvFrom(&schema.Launch{Inherit: tc.inherit}, nil, gpuLookup, gpuEnviron)
+		e, err := resolveEnvFrom(&schema.Launch{Inherit: tc.inherit}, nil, gpuLookup, gpuEnviron)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -124,19 +124,19 @@ func TestState(t *testing.T) {
 	if fi, _ := os.Stat(filepath.Join(dir, "records", "n.json")); fi.Mode().Perm() != 0o600 {
 		t.Errorf("record mode %v", fi.Mode().Perm())
 	}
-	l1, err := st.Lock("n")
+	l1, err := st.lock("n")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := st2.Lock("n"); outcome(err) != Locked {
+	if _, err := st2.lock("n"); outcome(err) != Locked {
 		t.Errorf("second lock: %v, want exit 6", err)
 	}
-	l1.Unlock()
-	l2, err := st2.Lock("n")
+	l1.unlock()
+	l2, err := st2.lock("n")
 	if err != nil {
 		t.Errorf("lock after unlock: %v", err)
 	}
-	l2.Unlock()
+	l2.unlock()
 	// A mistaken --state-dir with other contents keeps its mode.
 	home := t.TempDir()
 	os.Chmod(home, 0o755)

@@ -280,7 +280,7 @@ func TestFaultLaunchStopLoop(t *testing.T) {
 		}
 	}
 	// One round per launch, each ended; the last keptRoundLogs keep their log.
-	rounds, err := f.state.Rounds(name)
+	rounds, err := f.state.rounds(name)
 	if err != nil || len(rounds) != n+1 {
 		t.Errorf("history: %d rounds, %v; want %d", len(rounds), err, n+1)
 	}

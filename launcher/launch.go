@@ -21,7 +21,7 @@ type Launch struct {
 	State *State
 
 	opts Options
-	lock *Lock
+	lock *launchLock
 	// tree is the launched processes (nil until the exec).
 	tree   *procTree
 	worker verify.Fingerprint

@@ -60,23 +60,23 @@ func start(ctx context.Context, l *schema.Launch, opts Options, envOut **Env) (*
 		// Say so now instead of waiting out the ready timeout.
 		return nil, &Error{Outcome: Invalid, Kind: KindUsage, Msg: fmt.Sprintf("launch %q: %v", l.Name, err), Hint: "fix worker { exe }, or select the worker by comm or by its port"}
 	}
-	lock, err := st.Lock(l.Name)
+	lock, err := st.lock(l.Name)
 	if err != nil {
 		return nil, err
 	}
-	env, err := ResolveEnvFrom(l, opts.Set, opts.LookupEnv, opts.Environ)
+	env, err := resolveEnvFrom(l, opts.Set, opts.LookupEnv, opts.Environ)
 	*envOut = env
 	if err != nil {
-		lock.Unlock()
+		lock.unlock()
 		return nil, err
 	}
-	env.MarkSecret(opts.SecretSet...)
+	env.markSecret(opts.SecretSet...)
 	if opts.Subreaper {
 		unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
 	}
 	v := &verify.Verifier{Proc: opts.Proc, State: st, ShowValues: opts.ShowValues}
 	if err := preflight(ctx, v, st, l, opts.Notify); err != nil {
-		lock.Unlock()
+		lock.unlock()
 		return nil, err
 	}
 	rd := st.beginRound(l, opts)
@@ -91,7 +91,7 @@ func start(ctx context.Context, l *schema.Launch, opts Options, envOut **Env) (*
 			// holds it then is no race: exit 4.
 			if err := preflightRetry(ctx, v, st, l); err != nil {
 				st.finishRound(rd, lastLa, err)
-				lock.Unlock()
+				lock.unlock()
 				return nil, err
 			}
 		}
@@ -101,7 +101,7 @@ func start(ctx context.Context, l *schema.Launch, opts Options, envOut **Env) (*
 		if err == nil {
 			st.finishRound(rd, la, nil)
 			if opts.Detach {
-				lock.Unlock()
+				lock.unlock()
 				la.lock = nil
 			}
 			return la, nil
@@ -111,7 +111,7 @@ func start(ctx context.Context, l *schema.Launch, opts Options, envOut **Env) (*
 		var e *Error
 		if !errors.As(err, &e) {
 			st.finishRound(rd, la, err)
-			lock.Unlock()
+			lock.unlock()
 			return nil, err
 		}
 		if e.Report != nil {
@@ -125,7 +125,7 @@ func start(ctx context.Context, l *schema.Launch, opts Options, envOut **Env) (*
 		}
 	}
 	st.finishRound(rd, lastLa, last)
-	lock.Unlock()
+	lock.unlock()
 	return nil, last
 }
 
@@ -198,7 +198,7 @@ func (la *Launch) launch(ctx context.Context, v *verify.Verifier, attempt int) e
 	r.Attempts = attempt
 	log := la.LogPath()
 	r.Log = log
-	logf, err := la.State.OpenLog(l.Name, l.EffectiveLogKeep())
+	logf, err := la.State.openLog(l.Name, l.EffectiveLogKeep())
 	if err == nil {
 		err = la.State.saveLogMask(l.Name, la.Env.Secrets())
 	}

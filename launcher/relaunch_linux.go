@@ -210,7 +210,7 @@ func relaunch(ctx context.Context, l *schema.Launch, opts RelaunchOptions) (*Lau
 		allowed[n] = ""
 	}
 	// A bad --set or an unreadable env file fails before anything is stopped.
-	env, err := ResolveEnvFrom(l, opts.Set, opts.LookupEnv, opts.Environ)
+	env, err := resolveEnvFrom(l, opts.Set, opts.LookupEnv, opts.Environ)
 	if err != nil {
 		return nil, res, err
 	}
@@ -227,7 +227,7 @@ func relaunch(ctx context.Context, l *schema.Launch, opts RelaunchOptions) (*Lau
 	baseline := *prev
 	p := opts.Proc
 
-	lock, lerr := st.Lock(l.Name)
+	lock, lerr := st.lock(l.Name)
 	supervised := false
 	if lerr != nil {
 		// A foreground run supervising the recorded launch holds the lock
@@ -237,7 +237,7 @@ func relaunch(ctx context.Context, l *schema.Launch, opts RelaunchOptions) (*Lau
 		}
 		supervised = true
 	}
-	lock.Unlock()
+	lock.unlock()
 
 	timeout := opts.StopTimeout
 	if timeout <= 0 {
@@ -254,9 +254,9 @@ func relaunch(ctx context.Context, l *schema.Launch, opts RelaunchOptions) (*Lau
 		// The supervisor releases the lock once it has seen the worker go.
 		end := time.Now().Add(timeout)
 		for {
-			lk, err := st.Lock(l.Name)
+			lk, err := st.lock(l.Name)
 			if err == nil {
-				lk.Unlock()
+				lk.unlock()
 				break
 			}
 			if time.Now().After(end) || ctx.Err() != nil {

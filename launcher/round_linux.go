@@ -33,8 +33,8 @@ func (s *State) roundPath(name string, n int) string {
 	return filepath.Join(s.historyDir(name), fmt.Sprintf("%06d.json", n))
 }
 
-// RoundNumbers lists the round numbers of launch name, ascending.
-func (s *State) RoundNumbers(name string) ([]int, error) {
+// roundNumbers lists the round numbers of launch name, ascending.
+func (s *State) roundNumbers(name string) ([]int, error) {
 	ents, err := os.ReadDir(s.historyDir(name))
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
@@ -127,10 +127,10 @@ func (s *State) roundMAC(r *Round) (string, error) {
 	return "hmac-sha256:" + hex.EncodeToString(m.Sum(nil)), nil
 }
 
-// Rounds reads every round of launch name, ascending. Unreadable rounds
+// rounds reads every round of launch name, ascending. Unreadable rounds
 // are left out and named in the error (the readable ones are returned).
-func (s *State) Rounds(name string) ([]*Round, error) {
-	ns, err := s.RoundNumbers(name)
+func (s *State) rounds(name string) ([]*Round, error) {
+	ns, err := s.roundNumbers(name)
 	if err != nil {
 		return nil, err
 	}
@@ -215,7 +215,7 @@ func (s *State) beginRound(l *schema.Launch, opts Options) *Round {
 			s.noteGone(rec)
 		}
 	}
-	ns, _ := s.RoundNumbers(l.Name)
+	ns, _ := s.roundNumbers(l.Name)
 	n := 1
 	if len(ns) > 0 {
 		n = ns[len(ns)-1] + 1
@@ -432,7 +432,7 @@ func (s *State) noteStopped(rec *Record, res *StopResult) {
 // this is how their end gets into the history, when a later command
 // (history, ps, run, relaunch) looks. It returns the rounds.
 func FillRoundEnds(p proc.FS, st *State, name string) ([]*Round, error) {
-	rounds, err := st.Rounds(name)
+	rounds, err := st.rounds(name)
 	var open []*Round
 	for _, r := range rounds {
 		if r.End == nil && r.Outcome == "verified" && r.Worker != nil {
@@ -674,10 +674,10 @@ func (s *State) noteGone(rec *Record) {
 // lock is held. A round still "launching" while none is was cut short:
 // childproof died mid-launch.
 func (s *State) Launching(name string) bool {
-	l, err := s.Lock(name)
+	l, err := s.lock(name)
 	if err != nil {
 		return errors.Is(err, ErrLocked)
 	}
-	l.Unlock()
+	l.unlock()
 	return false
 }

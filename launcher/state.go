@@ -131,12 +131,12 @@ func (s *State) Digest(name, value string) string {
 	return "hmac-sha256:" + hex.EncodeToString(m.Sum(nil))
 }
 
-// Lock is a held launch lock.
-type Lock struct{ f *os.File }
+// launchLock is a held launch lock.
+type launchLock struct{ f *os.File }
 
-// Lock takes the lock of launch name without waiting. Another holder is an
-// *Error with Code 6 wrapping ErrLocked.
-func (s *State) Lock(name string) (*Lock, error) {
+// lock takes the lock of launch name without waiting. Another holder is an
+// *Error (Locked) wrapping ErrLocked.
+func (s *State) lock(name string) (*launchLock, error) {
 	f, err := openStateFile(filepath.Join(s.Dir, "locks", safeName(name)+".lock"), os.O_RDWR|os.O_CREATE, 0o600)
 	if err != nil {
 		var e *Error
@@ -153,11 +153,11 @@ func (s *State) Lock(name string) (*Lock, error) {
 		}
 		return nil, fmt.Errorf("lock: %w", err)
 	}
-	return &Lock{f: f}, nil
+	return &launchLock{f: f}, nil
 }
 
-// Unlock releases the lock; it is safe on nil and twice.
-func (l *Lock) Unlock() {
+// unlock releases the lock; it is safe on nil and twice.
+func (l *launchLock) unlock() {
 	if l == nil || l.f == nil {
 		return
 	}
@@ -178,11 +178,11 @@ func (s *State) LogPath(name string) string {
 	return filepath.Join(s.Dir, "logs", safeName(name)+".log")
 }
 
-// OpenLog starts the log of launch name, keeping keep earlier logs: the
+// openLog starts the log of launch name, keeping keep earlier logs: the
 // previous log becomes NAME.log.1, NAME.log.1 becomes NAME.log.2, … up
 // to NAME.log.KEEP, and the oldest goes; a new log is created (mode 0600)
 // without following a symlink planted in its place.
-func (s *State) OpenLog(name string, keep int) (*os.File, error) {
+func (s *State) openLog(name string, keep int) (*os.File, error) {
 	path := s.LogPath(name)
 	if fi, err := os.Lstat(path); err == nil {
 		if !fi.Mode().IsRegular() {

@@ -115,7 +115,7 @@ func (la *Launch) finish(grace time.Duration) {
 			la.Record.Stopped = &now
 			la.State.Save(la.Record)
 		}
-		la.lock.Unlock()
+		la.lock.unlock()
 	})
 }
 
