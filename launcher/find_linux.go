@@ -221,6 +221,7 @@ func (la *Launch) verifyAndReady(ctx context.Context, v *verify.Verifier, r *ver
 	// The worker is verified on its exec-time evidence: stop tracing
 	// before readiness, which may take minutes.
 	la.exec.watch.detach()
+	released := time.Now()
 	vr.Attempts, vr.Log = r.Attempts, r.Log
 	*r = *vr
 	r.Ready = false
@@ -261,7 +262,7 @@ func (la *Launch) verifyAndReady(ctx context.Context, v *verify.Verifier, r *ver
 		unix.Poll([]unix.PollFd{{Fd: int32(wfd), Events: unix.POLLIN}}, max(int(d/time.Millisecond), 1))
 	}
 	if len(l.Ports) == 0 {
-		la.settleWorker(wfd, deadline.Add(-l.ReadyTimeout()))
+		la.settleWorker(worker, wfd, released, deadline)
 	}
 	// The answer is no evidence by itself: the owner must still be the worker.
 	r2 := verify.NewReport("")

@@ -13,12 +13,41 @@ import (
 // and detached.
 const settle = 100 * time.Millisecond
 
-// settleWorker waits until the worker has run for settle since started
-// (at most the ready timeout), returning early if it exits.
-func (la *Launch) settleWorker(wfd int, started time.Time) {
-	d := time.Until(started.Add(min(settle, la.Spec.ReadyTimeout())))
-	if d <= 0 {
-		return
+// settleWorker waits until the worker has run for settle since it was
+// released (the exec tracer let go of it: a worker stopped at its exec
+// for the capture has not run its program yet), returning early if it
+// exits. Wall-clock time alone is no evidence that it ran: on a loaded
+// machine a program that exits at once may not have been scheduled yet.
+// So it also waits, polling, until the worker has shown that it is
+// running its program: it sleeps (state S, as a server waiting for work
+// does), or it has used a clock tick of CPU (a busy job). It gives up
+// waiting at the ready deadline, as readiness does.
+func (la *Launch) settleWorker(worker, wfd int, released, deadline time.Time) {
+	wait := func(until time.Time) bool {
+		d := time.Until(until)
+		if d <= 0 {
+			return false
+		}
+		n, _ := unix.Poll([]unix.PollFd{{Fd: int32(wfd), Events: unix.POLLIN}}, max(int(d/time.Millisecond), 1))
+		return n == 0 // false: it exited
 	}
-	unix.Poll([]unix.PollFd{{Fd: int32(wfd), Events: unix.POLLIN}}, max(int(d/time.Millisecond), 1))
+	first := released.Add(settle)
+	if deadline.Before(first) {
+		first = deadline
+	}
+	if !wait(first) && time.Now().Before(first) {
+		return // it exited
+	}
+	for time.Now().Before(deadline) {
+		st, err := la.opts.Proc.Stat(worker)
+		if err != nil || st.State == 'Z' || st.State == 'X' {
+			return
+		}
+		if st.State == 'S' || st.CPUTicks > 0 {
+			return
+		}
+		if !wait(time.Now().Add(5 * time.Millisecond)) {
+			return
+		}
+	}
 }

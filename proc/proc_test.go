@@ -43,6 +43,8 @@ func TestParseStat(t *testing.T) {
 			want: Stat{Pid: 42, Comm: "sleep", State: 'S', PPid: 1, Pgrp: 42, Session: 42, StartTime: 12345}},
 		{name: "comm with spaces and parens", in: "7 (a) b (c) R 2 3 4 0 -1 0 0 0 0 0 0 0 0 0 20 0 1 0 99 0 0",
 			want: Stat{Pid: 7, Comm: "a) b (c", State: 'R', PPid: 2, Pgrp: 3, Session: 4, StartTime: 99}},
+		{name: "cpu ticks are utime plus stime", in: "8 (busy) R 2 3 4 0 -1 0 0 0 0 0 250 17 0 0 20 0 1 0 99 0 0",
+			want: Stat{Pid: 8, Comm: "busy", State: 'R', PPid: 2, Pgrp: 3, Session: 4, CPUTicks: 267, StartTime: 99}},
 		{name: "empty comm", in: "7 () Z 2 3 4 0 -1 0 0 0 0 0 0 0 0 0 20 0 1 0 5 0 0",
 			want: Stat{Pid: 7, State: 'Z', PPid: 2, Pgrp: 3, Session: 4, StartTime: 5}},
 		{name: "truncated", in: "7 (x) S 1 2", bad: true},

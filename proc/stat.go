@@ -16,6 +16,9 @@ type Stat struct {
 	PPid    int
 	Pgrp    int
 	Session int
+	// CPUTicks is the CPU time the process has used, user and system
+	// (fields 14 and 15), in clock ticks.
+	CPUTicks uint64
 	// StartTime is the start time in clock ticks since boot (field 22).
 	StartTime uint64
 	// ArgStart, ArgEnd, EnvStart and EnvEnd (fields 48–51) bound the argv
@@ -58,6 +61,13 @@ func ParseStat(b []byte) (Stat, error) {
 			return Stat{}, fmt.Errorf("%w: field %d: %v", ErrStatSyntax, 4+i, err)
 		}
 		*p = v
+	}
+	for _, i := range []int{11, 12} {
+		v, err := strconv.ParseUint(rest[i], 10, 64)
+		if err != nil {
+			return Stat{}, fmt.Errorf("%w: field %d: %v", ErrStatSyntax, i+3, err)
+		}
+		s.CPUTicks += v
 	}
 	st, err := strconv.ParseUint(rest[19], 10, 64)
 	if err != nil {
