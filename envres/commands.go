@@ -876,50 +876,15 @@ loop:
 // shellCall handles bash/sh/… with their options: -l, -i, -c STRING, or a
 // script file.
 func (a *analyzer) shellCall(st, cst *state, fc *fileCtx, s *syntax.Stmt, fs []field, mode callMode, nohup bool) {
-	login, inter, cmdMode, allexp := false, false, false, false
-	i := 1
-	for i < len(fs) && fs[i].known {
-		o := fs[i].s
-		if o == "--" || o == "-" {
-			i++
-			break
+	args := make([]string, len(fs)-1)
+	for k, f := range fs[1:] {
+		if f.known {
+			args[k] = f.s // an unknown word stays "": an operand
 		}
-		if strings.HasPrefix(o, "--") {
-			switch o {
-			case "--login":
-				login = true
-			case "--rcfile", "--init-file":
-				i++
-			}
-			i++
-			continue
-		}
-		if (o[0] == '-' || o[0] == '+') && len(o) > 1 {
-			i++
-			if o[0] == '+' {
-				if o == "+o" || o == "+O" {
-					i++
-				}
-				continue
-			}
-			for _, ch := range o[1:] {
-				switch ch {
-				case 'l':
-					login = true
-				case 'i':
-					inter = true
-				case 'c':
-					cmdMode = true
-				case 'a':
-					allexp = true
-				case 'o', 'O':
-					i++
-				}
-			}
-			continue
-		}
-		break
 	}
+	opts, n := wrapper.ParseShellArgs(args)
+	login, inter, cmdMode, allexp := opts.Login, opts.Interactive, opts.Command, opts.AllExport
+	i := 1 + n
 	site := a.siteAt(st, fc, fs[0].pos)
 	sh := filepath.Base(fs[0].s)
 	if login {

@@ -49,20 +49,8 @@ func shebangInvocation(src []byte) shebangOpts {
 		return o
 	}
 	o.shell = filepath.Base(fields[0])
-	for _, f := range rest {
-		switch {
-		case f == "--login":
-			o.login = true
-		case f == "--":
-			return o
-		case strings.HasPrefix(f, "--"):
-		case strings.HasPrefix(f, "-"):
-			o.login = o.login || strings.ContainsRune(f, 'l')
-			o.interactive = o.interactive || strings.ContainsRune(f, 'i')
-		default:
-			return o
-		}
-	}
+	so, _ := wrapper.ParseShellArgs(rest)
+	o.login, o.interactive = so.Login, so.Interactive
 	return o
 }
 

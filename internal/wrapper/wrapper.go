@@ -46,6 +46,66 @@ func IsPOSIXShell(prog string) bool {
 	return false
 }
 
+// ShellOptions are what a shell's options ask for.
+type ShellOptions struct {
+	Login       bool // -l, --login: profile files run
+	Interactive bool // -i: rc files run
+	Command     bool // -c: the first operand is a command string, not a script
+	AllExport   bool // -a: every variable assigned is exported
+}
+
+// ParseShellArgs reads the options of a shell's arguments (argv without
+// argv[0]) as bash, sh and the other shells do: clusters of one-letter
+// options ("-lic"), "+" clusters that turn them off, -o/-O and --rcfile
+// with a value, other long options, up to the first operand or "--" / "-".
+// It returns the options and the index in args of the first operand,
+// which is past the end when the last option wants a value it lacks. An
+// empty string is an operand: a caller that cannot read an argument
+// statically passes "" for it.
+func ParseShellArgs(args []string) (ShellOptions, int) {
+	var o ShellOptions
+	i := 0
+	for i < len(args) {
+		a := args[i]
+		switch {
+		case a == "--" || a == "-":
+			return o, i + 1
+		case strings.HasPrefix(a, "--"):
+			switch a {
+			case "--login":
+				o.Login = true
+			case "--rcfile", "--init-file":
+				i++
+			}
+			i++
+		case strings.HasPrefix(a, "+") && len(a) > 1:
+			i++
+			if a == "+o" || a == "+O" {
+				i++
+			}
+		case strings.HasPrefix(a, "-") && len(a) > 1:
+			i++
+			for _, c := range a[1:] {
+				switch c {
+				case 'l':
+					o.Login = true
+				case 'i':
+					o.Interactive = true
+				case 'c':
+					o.Command = true
+				case 'a':
+					o.AllExport = true
+				case 'o', 'O':
+					i++
+				}
+			}
+		default:
+			return o, i
+		}
+	}
+	return o, i
+}
+
 // Classify returns the wrapper rules a process with argv breaks: a shell
 // started as a login (argv[0] "-bash", -l, --login) or interactive (-i)
 // shell, and su, runuser and sudo, which reset the environment (sudo keeps
@@ -59,41 +119,11 @@ func Classify(argv []string) []string {
 	base := filepath.Base(strings.TrimPrefix(a0, "-"))
 	switch {
 	case IsShell(base):
-		login := strings.HasPrefix(a0, "-")
-		inter := false
-	args:
-		for i := 1; i < len(argv); i++ {
-			a := argv[i]
-			switch {
-			case a == "--":
-				break args
-			case a == "--login":
-				login = true
-			case a == "--noprofile", a == "--norc", a == "--posix", a == "--noediting", a == "--restricted", a == "--verbose":
-			case a == "--rcfile", a == "--init-file":
-				i++
-			case strings.HasPrefix(a, "--"):
-			case a == "-o" || a == "+o" || a == "-O" || a == "+O":
-				i++
-			case strings.HasPrefix(a, "-") && len(a) > 1:
-				if strings.Contains(a[1:], "l") {
-					login = true
-				}
-				if strings.Contains(a[1:], "i") {
-					inter = true
-				}
-				if strings.Contains(a[1:], "c") {
-					break args
-				}
-			case strings.HasPrefix(a, "+"):
-			default:
-				break args
-			}
-		}
-		if login {
+		o, _ := ParseShellArgs(argv[1:])
+		if o.Login || strings.HasPrefix(a0, "-") {
 			out = append(out, LoginShell)
 		}
-		if inter {
+		if o.Interactive {
 			out = append(out, InteractiveShell)
 		}
 	case base == "su" || base == "runuser":

@@ -26,11 +26,41 @@ func TestClassify(t *testing.T) {
 		{[]string{"su", "-", "app"}, []string{"env-reset", "login-shell"}},
 		{[]string{"runuser", "-u", "app", "srv"}, []string{"env-reset"}},
 		{[]string{"python3", "-l"}, nil},
+		{[]string{"yash", "-l"}, []string{"login-shell"}},
+		{[]string{"bash", "-c", "-l", "srv"}, []string{"login-shell"}},
+		{[]string{"bash", "-eo", "pipefail", "-i"}, []string{"interactive-shell"}},
+		{[]string{"bash", "+o", "-l", "-i"}, []string{"interactive-shell"}},
+		{[]string{"bash", "-", "-l"}, nil},
 		{nil, nil},
 	}
 	for _, tt := range tests {
 		if got := Classify(tt.argv); !cmp.Equal(got, tt.want) {
 			t.Errorf("Classify(%q) = %q, want %q", tt.argv, got, tt.want)
+		}
+	}
+}
+
+func TestParseShellArgs(t *testing.T) {
+	tests := []struct {
+		args    []string
+		want    ShellOptions
+		operand int
+	}{
+		{nil, ShellOptions{}, 0},
+		{[]string{"script.sh", "-l"}, ShellOptions{}, 0},
+		{[]string{"-lic", "exec srv"}, ShellOptions{Login: true, Interactive: true, Command: true}, 1},
+		{[]string{"--login", "--noprofile", "-a", "x.sh"}, ShellOptions{Login: true, AllExport: true}, 3},
+		{[]string{"--rcfile", "-l", "x.sh"}, ShellOptions{}, 2},
+		{[]string{"-o", "pipefail", "+e", "x.sh"}, ShellOptions{}, 3},
+		{[]string{"-eo", "pipefail", "-c", "cmd"}, ShellOptions{Command: true}, 3},
+		{[]string{"--", "-l"}, ShellOptions{}, 1},
+		{[]string{"-l", "", "-i"}, ShellOptions{Login: true}, 1}, // "": a word not known statically
+		{[]string{"-o"}, ShellOptions{}, 2},
+	}
+	for _, tt := range tests {
+		got, n := ParseShellArgs(tt.args)
+		if got != tt.want || n != tt.operand {
+			t.Errorf("ParseShellArgs(%q) = %+v, %d; want %+v, %d", tt.args, got, n, tt.want, tt.operand)
 		}
 	}
 }
