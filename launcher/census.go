@@ -52,7 +52,7 @@ const StatusUntrusted = "untrusted"
 
 // Census checks every record of st; stopped ones only when all is set.
 func Census(p proc.FS, st *State, all bool) ([]CensusEntry, error) {
-	recs, bad, err := st.scan()
+	recs, bad, err := st.summaries()
 	if err != nil {
 		return nil, err
 	}
@@ -77,12 +77,12 @@ func Census(p proc.FS, st *State, all bool) ([]CensusEntry, error) {
 		live := r.Worker.Check(p)
 		e.Status = string(live)
 		if (live == verify.Gone || live == verify.Reused) && !r.Pending && r.Stopped == nil {
-			st.noteGone(r)
+			st.noteGone(r.Name, r.Round)
 		}
 		if live != verify.Alive && live != verify.Unknown {
 			// Empty cgroups of a launch that ended without childproof
 			// (a SIGKILLed supervisor, a pid-reuse stop) go now.
-			st.sweepCgroups(r)
+			st.sweepCgroups(r.Name, r.Cgroup)
 		}
 		if r.Pending && live == verify.Alive {
 			// Its tree runs but was never verified: not "alive", which

@@ -203,28 +203,28 @@ func inCgroup(p proc.FS, pid int, dir string) bool {
 }
 
 // sweepCgroups removes the empty cgroups childproof made for the
-// recorded launch rec — its own, when trusted, and siblings of the same
+// recorded launch name (cgroup: its recorded one) — its own, when trusted, and siblings of the same
 // name left by a childproof that was SIGKILLed — unless a launch of that
 // name is under way (its lock is held): an empty cgroup is then about to
 // receive its process. rmdir fails on a cgroup that has processes, so a
 // live launch's cgroup stays.
-func (s *State) sweepCgroups(rec *Record) {
-	if !cgroupShape(rec.Cgroup, rec.Name) {
+func (s *State) sweepCgroups(name, cgroup string) {
+	if !cgroupShape(cgroup, name) {
 		return
 	}
-	lock, err := s.lock(rec.Name)
+	lock, err := s.lock(name)
 	if err != nil {
 		return
 	}
 	defer lock.unlock()
-	parent := filepath.Dir(rec.Cgroup)
+	parent := filepath.Dir(cgroup)
 	ents, err := os.ReadDir(parent)
 	if err != nil {
 		return
 	}
 	for _, e := range ents {
-		if e.IsDir() && isCgroupName(e.Name(), rec.Name) {
-			removeEmptyCgroup(trustedCgroup(filepath.Join(parent, e.Name()), rec.Name))
+		if e.IsDir() && isCgroupName(e.Name(), name) {
+			removeEmptyCgroup(trustedCgroup(filepath.Join(parent, e.Name()), name))
 		}
 	}
 }

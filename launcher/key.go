@@ -95,11 +95,14 @@ func createKey(path string) ([]byte, error) {
 	return k, nil
 }
 
-// recordKey derives the key that authenticates records from the digest
-// key, so that no env digest childproof prints can stand for a record's
-// MAC.
-func (s *State) recordKey() []byte {
-	m := hmac.New(sha256.New, s.key)
+// recordKey is the key that authenticates records (and rounds and log
+// masks), derived from the digest key so that no env digest childproof
+// prints can stand for a record's MAC.
+func (s *State) recordKey() []byte { return s.recKey }
+
+// deriveRecordKey derives recordKey from the state dir's digest key.
+func deriveRecordKey(key []byte) []byte {
+	m := hmac.New(sha256.New, key)
 	m.Write([]byte("childproof record authentication v1"))
 	return m.Sum(nil)
 }

@@ -1,6 +1,7 @@
 package launcher
 
 import (
+	"bytes"
 	"crypto/hmac"
 	"crypto/sha256"
 	"encoding/hex"
@@ -72,8 +73,11 @@ type Record struct {
 	// written before rounds were kept).
 	Round int `json:"round,omitempty"`
 	// MAC authenticates the record: HMAC-SHA256 under a key derived from
-	// the state dir's key, over the record's canonical JSON with MAC
-	// empty. A record without a valid MAC is never acted on.
+	// the state dir's key. In a record file of format v2 (written since
+	// session 3) it is in the file's first line and covers the bytes of
+	// the lines after it; in a v1 file it is this field, over the
+	// record's canonical JSON with MAC empty. A record without a valid
+	// MAC is never acted on.
 	MAC string `json:"mac,omitempty"`
 }
 
@@ -112,38 +116,10 @@ func (s *State) recordPath(name string) string {
 // does not verify.
 var ErrUntrusted = errors.New("not acted on")
 
-// canonical returns the bytes a record's MAC covers: its JSON with MAC
-// empty, after one decode round trip (which settles what JSON cannot
-// keep, such as invalid UTF-8 in an argv), with a domain prefix.
-func canonical(r *Record) ([]byte, error) {
-	c := *r
-	c.MAC = ""
-	b, err := json.Marshal(&c)
-	if err != nil {
-		return nil, err
-	}
-	var rt Record
-	if err := json.Unmarshal(b, &rt); err != nil {
-		return nil, err
-	}
-	b, err = json.Marshal(&rt)
-	if err != nil {
-		return nil, err
-	}
-	return append([]byte("childproof record v1\x00"), b...), nil
-}
-
-func (s *State) mac(r *Record) (string, error) {
-	b, err := canonical(r)
-	if err != nil {
-		return "", err
-	}
-	return s.macOf(b), nil
-}
-
-// macParsed is mac for a record that was just decoded from JSON: one
-// encoding is already canonical (decoding again changes nothing), which
-// halves the cost of authenticating a thousand records for ps.
+// macParsed is the MAC of a v1 record that was just decoded from its
+// file: the v1 MAC covers the record's canonical JSON with MAC empty (its
+// encoding after one decode round trip, so one encoding of a decoded
+// record is canonical) after a domain prefix.
 func (s *State) macParsed(r *Record) (string, error) {
 	c := *r
 	c.MAC = ""
@@ -160,32 +136,125 @@ func (s *State) macOf(b []byte) string {
 	return "hmac-sha256:" + hex.EncodeToString(m.Sum(nil))
 }
 
-// seal sets r.MAC and returns the record file's bytes.
-func (s *State) seal(r *Record, indent bool) ([]byte, error) {
+// The v2 record file is three lines, each one JSON value:
+//
+//	{"format":"childproof record v2","mac":"hmac-sha256:HEX"}
+//	SUMMARY (recordSummary: what ps needs)
+//	RECORD (the whole Record, without its MAC)
+//
+// The MAC covers the bytes after the first line as they are in the file,
+// so a reader checks it before decoding anything, and ps decodes only the
+// summary line. v1 files (one JSON object whose "mac" covers its
+// canonical re-encoding) are still read.
+const (
+	recordV2Head   = `{"format":"childproof record v2","mac":"hmac-sha256:`
+	recordV2Domain = "childproof record v2\x00"
+	macHexLen      = 64
+)
+
+// tornV2 says what is wrong with a v2 record file that splitV2 refuses:
+// the JSON error of its first line that is cut short or missing.
+func tornV2(b []byte) error {
+	lines := bytes.SplitN(b, []byte{'\n'}, 4)
+	for i := range 3 {
+		var line []byte
+		if i < len(lines) {
+			line = lines[i]
+		}
+		var v json.RawMessage
+		if err := json.Unmarshal(line, &v); err != nil {
+			return err
+		}
+	}
+	return errors.New("not a record file of format v2")
+}
+
+// recordSummary is the part of a record that the census (ps) reads: the
+// v2 file's second line, written from the same Record as the third.
+type recordSummary struct {
+	Name     string             `json:"name"`
+	SpecPath string             `json:"spec_path,omitempty"`
+	Started  time.Time          `json:"started"`
+	Detached bool               `json:"detached"`
+	Worker   verify.Fingerprint `json:"worker"`
+	Cgroup   string             `json:"cgroup,omitempty"`
+	Ports    []RecordPort       `json:"ports,omitempty"`
+	Log      string             `json:"log"`
+	Stopped  *time.Time         `json:"stopped,omitempty"`
+	Pending  bool               `json:"pending,omitempty"`
+	Restarts int                `json:"restarts,omitempty"`
+	LastExit *int               `json:"last_exit,omitempty"`
+	Round    int                `json:"round,omitempty"`
+}
+
+func summarize(r *Record) recordSummary {
+	return recordSummary{Name: r.Name, SpecPath: r.SpecPath, Started: r.Started, Detached: r.Detached, Worker: r.Worker, Cgroup: r.Cgroup,
+		Ports: r.Ports, Log: r.Log, Stopped: r.Stopped, Pending: r.Pending, Restarts: r.Restarts, LastExit: r.LastExit, Round: r.Round}
+}
+
+// seal sets r.MAC and returns the record file's bytes (format v2).
+func (s *State) seal(r *Record) ([]byte, error) {
 	if s.keyErr != nil {
 		return nil, fmt.Errorf("record: %w", s.keyErr)
 	}
-	mac, err := s.mac(r)
+	// One decode round trip settles what JSON cannot keep (invalid UTF-8
+	// in an argv): the record read back is the record sealed.
+	c := *r
+	c.MAC = ""
+	b, err := json.Marshal(&c)
 	if err != nil {
 		return nil, err
 	}
-	r.MAC = mac
-	var b []byte
-	if indent {
-		b, err = json.MarshalIndent(r, "", "  ")
-	} else {
-		b, err = json.Marshal(r)
+	var rt Record
+	if err := json.Unmarshal(b, &rt); err != nil {
+		return nil, err
 	}
+	rec, err := json.Marshal(&rt)
 	if err != nil {
 		return nil, err
 	}
-	return append(b, '\n'), nil
+	sum, err := json.Marshal(summarize(&rt))
+	if err != nil {
+		return nil, err
+	}
+	body := make([]byte, 0, len(sum)+len(rec)+2)
+	body = append(append(body, sum...), '\n')
+	body = append(append(body, rec...), '\n')
+	r.MAC = s.macV2(body)
+	out := make([]byte, 0, len(recordV2Head)+macHexLen+3+len(body))
+	out = append(out, recordV2Head...)
+	out = append(out, r.MAC[len("hmac-sha256:"):]...)
+	out = append(out, "\"}\n"...)
+	return append(out, body...), nil
+}
+
+// macV2 is the MAC of a v2 record file's body (the bytes after its first
+// line).
+func (s *State) macV2(body []byte) string {
+	m := hmac.New(sha256.New, s.recordKey())
+	m.Write([]byte(recordV2Domain))
+	m.Write(body)
+	return "hmac-sha256:" + hex.EncodeToString(m.Sum(nil))
+}
+
+// splitV2 splits a v2 record file into its MAC and the summary and record
+// lines; ok is false when b is not a well-formed v2 file.
+func splitV2(b []byte) (mac string, body, sum, rec []byte, ok bool) {
+	head, body, found := bytes.Cut(b, []byte{'\n'})
+	if !found || len(head) != len(recordV2Head)+macHexLen+2 || !bytes.HasPrefix(head, []byte(recordV2Head)) || !bytes.HasSuffix(head, []byte(`"}`)) {
+		return "", nil, nil, nil, false
+	}
+	sum, rec, found = bytes.Cut(body, []byte{'\n'})
+	if !found || len(rec) == 0 || rec[len(rec)-1] != '\n' {
+		return "", nil, nil, nil, false
+	}
+	return "hmac-sha256:" + string(head[len(recordV2Head):len(recordV2Head)+macHexLen]), body, sum, rec[:len(rec)-1], true
 }
 
 // Save writes r atomically (temp file, fsync, rename, fsync of the
 // directory), authenticated with the state key.
 func (s *State) Save(r *Record) error {
-	b, err := s.seal(r, true)
+	b, err := s.seal(r)
 	if err != nil {
 		return err
 	}
@@ -196,7 +265,7 @@ func (s *State) Save(r *Record) error {
 // against childproof's own death, not the machine's, and sits on the
 // launch's hot path.
 func (s *State) savePending(r *Record) error {
-	b, err := s.seal(r, false)
+	b, err := s.seal(r)
 	if err != nil {
 		return err
 	}
@@ -261,19 +330,75 @@ func (s *State) Load(name string) (*Record, error) {
 // parseRecord decodes and authenticates a record file's bytes.
 func (s *State) parseRecord(name, path string, b []byte) (*Record, error) {
 	var r Record
-	if err := json.Unmarshal(b, &r); err != nil {
-		return nil, fmt.Errorf("record of %q: %w", name, err)
+	if err := s.readRecord(name, path, b, &r, nil); err != nil {
+		return nil, err
 	}
-	untrusted := func(why string) (*Record, error) {
+	return &r, nil
+}
+
+// parseSummary authenticates a record file's bytes and decodes only the
+// summary of a v2 file (the whole of a v1 file).
+func (s *State) parseSummary(name, path string, b []byte) (recordSummary, error) {
+	var sum recordSummary
+	var r Record
+	if err := s.readRecord(name, path, b, &r, &sum); err != nil {
+		return sum, err
+	}
+	if sum.Name == "" { // a v1 file
+		sum = summarize(&r)
+	}
+	return sum, nil
+}
+
+// readRecord authenticates the record file bytes b of launch name and
+// decodes them: into sum when it is not nil and b is a v2 file (then r
+// stays empty), else into r.
+func (s *State) readRecord(name, path string, b []byte, r *Record, sum *recordSummary) error {
+	untrusted := func(why string) error {
 		hint := "childproof acts only on records it wrote under this state dir's key; check the process yourself, then remove " + path
 		if s.keyErr != nil {
 			why = s.keyErr.Error()
 		}
 		msg := fmt.Sprintf("the record of %q fails authentication (%s)", name, why)
-		r := verify.NewReport(name)
-		r.Add(verify.KindUntrustedRecord, "%s: not acted on", msg)
-		r.ExitCode = verify.CodeVerify
-		return nil, &Error{Outcome: Unproven, Kind: verify.KindUntrustedRecord, Msg: msg, Hint: hint, Err: ErrUntrusted, Report: r}
+		rep := verify.NewReport(name)
+		rep.Add(verify.KindUntrustedRecord, "%s: not acted on", msg)
+		rep.ExitCode = verify.CodeVerify
+		return &Error{Outcome: Unproven, Kind: verify.KindUntrustedRecord, Msg: msg, Hint: hint, Err: ErrUntrusted, Report: rep}
+	}
+	named := func(got string) error {
+		if got != name && safeName(got) != name {
+			return untrusted(fmt.Sprintf("it names launch %q", got))
+		}
+		return nil
+	}
+	if bytes.HasPrefix(b, []byte(recordV2Head)) {
+		// v2: the MAC over the raw bytes first, then decode what is needed.
+		mac, body, sumLine, recLine, ok := splitV2(b)
+		if !ok {
+			// Cut short (records are replaced by rename: only damage
+			// does this): unreadable, as a torn v1 record is.
+			return fmt.Errorf("record of %q: %w", name, tornV2(b))
+		}
+		if s.keyErr != nil {
+			return untrusted("")
+		}
+		if !hmac.Equal([]byte(s.macV2(body)), []byte(mac)) {
+			return untrusted("its MAC does not match its contents")
+		}
+		if sum != nil {
+			if err := json.Unmarshal(sumLine, sum); err != nil {
+				return fmt.Errorf("record of %q: %w", name, err)
+			}
+			return named(sum.Name)
+		}
+		if err := json.Unmarshal(recLine, r); err != nil {
+			return fmt.Errorf("record of %q: %w", name, err)
+		}
+		r.MAC = mac
+		return named(r.Name)
+	}
+	if err := json.Unmarshal(b, r); err != nil {
+		return fmt.Errorf("record of %q: %w", name, err)
 	}
 	if s.keyErr != nil {
 		return untrusted("")
@@ -281,20 +406,21 @@ func (s *State) parseRecord(name, path string, b []byte) (*Record, error) {
 	if r.MAC == "" {
 		return untrusted("it has no MAC")
 	}
-	want, err := s.macParsed(&r)
+	want, err := s.macParsed(r)
 	if err != nil || !hmac.Equal([]byte(want), []byte(r.MAC)) {
 		return untrusted("its MAC does not match its contents")
 	}
-	if r.Name != name && safeName(r.Name) != name {
-		return untrusted(fmt.Sprintf("it names launch %q", r.Name))
-	}
-	return &r, nil
+	return named(r.Name)
 }
 
 // Records returns every record, sorted by name. Records that cannot be
 // read, parsed or authenticated are left out (Census names them).
 func (s *State) Records() ([]*Record, error) {
-	recs, _, err := s.scan()
+	recs, _, err := scan(s, s.Load)
+	if err != nil {
+		return nil, err
+	}
+	sort.Slice(recs, func(i, j int) bool { return recs[i].Name < recs[j].Name })
 	return recs, err
 }
 
@@ -307,10 +433,24 @@ type badRecord struct {
 // untrusted reports whether the record failed authentication.
 func (b badRecord) untrusted() bool { return errors.Is(b.err, ErrUntrusted) }
 
-// scan reads every record, sorted by name, and lists the bad ones. The
-// files are read and authenticated by a few goroutines at once: with a
-// thousand records, ps waits mostly on open(2).
-func (s *State) scan() ([]*Record, []badRecord, error) {
+// summaries reads the summary of every record, sorted by name, and lists
+// the bad ones.
+func (s *State) summaries() ([]recordSummary, []badRecord, error) {
+	sums, bad, err := scan(s, func(name string) (recordSummary, error) {
+		path := s.recordPath(name)
+		b, err := readStateFile(path, maxRecordSize)
+		if err != nil {
+			return recordSummary{}, fmt.Errorf("no record of launch %q: %w", name, err)
+		}
+		return s.parseSummary(name, path, b)
+	})
+	sort.Slice(sums, func(i, j int) bool { return sums[i].Name < sums[j].Name })
+	return sums, bad, err
+}
+
+// scan loads every record file of s with load and lists the bad ones.
+// The files are read and authenticated by a few goroutines at once.
+func scan[T any](s *State, load func(name string) (T, error)) ([]T, []badRecord, error) {
 	ents, err := os.ReadDir(filepath.Join(s.Dir, "records"))
 	if err != nil {
 		return nil, nil, err
@@ -323,7 +463,7 @@ func (s *State) scan() ([]*Record, []badRecord, error) {
 		}
 		names = append(names, strings.TrimSuffix(n, ".json"))
 	}
-	recs := make([]*Record, len(names))
+	recs := make([]T, len(names))
 	errs := make([]error, len(names))
 	var next atomic.Int64
 	var wg sync.WaitGroup
@@ -332,12 +472,12 @@ func (s *State) scan() ([]*Record, []badRecord, error) {
 		go func() {
 			defer wg.Done()
 			for i := int(next.Add(1)) - 1; i < len(names); i = int(next.Add(1)) - 1 {
-				recs[i], errs[i] = s.Load(names[i])
+				recs[i], errs[i] = load(names[i])
 			}
 		}()
 	}
 	wg.Wait()
-	var out []*Record
+	var out []T
 	var bad []badRecord
 	for i, n := range names {
 		if errs[i] != nil {
@@ -346,7 +486,6 @@ func (s *State) scan() ([]*Record, []badRecord, error) {
 		}
 		out = append(out, recs[i])
 	}
-	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
 	return out, bad, nil
 }
 

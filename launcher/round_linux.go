@@ -212,7 +212,7 @@ func (s *State) beginRound(l *schema.Launch, opts Options) *Round {
 	// The previous round's detached worker may have ended unseen.
 	if rec, err := s.Load(l.Name); err == nil && rec.Round > 0 && rec.Stopped == nil && !rec.Pending {
 		if live := rec.Worker.Check(opts.Proc); live == verify.Gone || live == verify.Reused {
-			s.noteGone(rec)
+			s.noteGone(rec.Name, rec.Round)
 		}
 	}
 	ns, _ := s.roundNumbers(l.Name)
@@ -650,18 +650,18 @@ func (s *State) refuseRound(la *Launch) {
 }
 
 // noteGone records, when its end is not known yet, that the worker of
-// rec's round was found gone now (Census calls it). A record's round file
+// round round of launch name was found gone now (Census calls it). A record's round file
 // is read only for a gone worker.
-func (s *State) noteGone(rec *Record) {
-	if rec.Round == 0 {
+func (s *State) noteGone(name string, round int) {
+	if round == 0 {
 		return
 	}
-	r, err := s.LoadRound(rec.Name, rec.Round)
+	r, err := s.LoadRound(name, round)
 	if err != nil || r.End != nil || r.Outcome != "verified" {
 		return
 	}
 	end := &RoundEnd{At: time.Now().UTC(), How: "gone", Seen: "census", UptimeAtMost: true}
-	s.updateRound(rec.Name, rec.Round, func(r *Round) bool {
+	s.updateRound(name, round, func(r *Round) bool {
 		if r.End != nil {
 			return false
 		}

@@ -37,6 +37,8 @@ type State struct {
 	// keyErr says why the key is unusable (empty, corrupt): ps and stop
 	// work without it; what needs a digest fails with it.
 	keyErr error
+	// recKey is recordKey's, derived once.
+	recKey []byte
 }
 
 // stateSubdirs are the directories childproof keeps in its state dir.
@@ -83,6 +85,7 @@ func OpenState(dir string) (*State, error) {
 		s.key = make([]byte, 32)
 		rand.Read(s.key)
 	}
+	s.recKey = deriveRecordKey(s.key)
 	var strict *Error
 	if errors.As(s.keyErr, &strict) && strict.Kind == KindState {
 		// A key owned by someone else, writable by others or not a
@@ -166,12 +169,15 @@ func (l *launchLock) unlock() {
 }
 
 func safeName(name string) string {
-	r := strings.NewReplacer("/", "_", "\x00", "_", "..", "__")
 	if name == "" {
 		return "_"
 	}
-	return r.Replace(name)
+	return nameReplacer.Replace(name)
 }
+
+// nameReplacer makes a launch name a file name (built once: ps names a
+// thousand record files).
+var nameReplacer = strings.NewReplacer("/", "_", "\x00", "_", "..", "__")
 
 // LogPath returns the log file of launch name.
 func (s *State) LogPath(name string) string {

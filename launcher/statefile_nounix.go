@@ -26,6 +26,10 @@ func openStateFile(path string, flag int, perm uint32) (*os.File, error) {
 	return nil, &fs.PathError{Op: "open", Path: path, Err: errNoStateDir}
 }
 
+func readStateFile(path string, limit int64) ([]byte, error) {
+	return nil, &fs.PathError{Op: "open", Path: path, Err: errNoStateDir}
+}
+
 func syncDir(dir string) error { return &fs.PathError{Op: "fsync", Path: dir, Err: errNoStateDir} }
 
 func tryLock(f *os.File) error { return errNoStateDir }

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"sync"
 
 	"golang.org/x/sys/unix"
 )
@@ -15,7 +16,7 @@ import (
 // uid or is writable by group or others (as OpenSSH's StrictModes does):
 // whoever can write it can make childproof act on what they wrote.
 func checkOwner(path string, st *unix.Stat_t) error {
-	euid := os.Geteuid()
+	euid := geteuid()
 	if int(st.Uid) != euid {
 		return strictModeError(path, fmt.Sprintf("is owned by uid %d, not by uid %d who runs childproof", st.Uid, euid),
 			fmt.Sprintf("if it is yours, chown %d %s", euid, path))
@@ -50,28 +51,16 @@ func checkStateDir(path string, follow bool) error {
 	return checkOwner(path, &st)
 }
 
+// geteuid is the effective uid, asked once: checkOwner runs for every
+// state file ps reads.
+var geteuid = sync.OnceValue(os.Geteuid)
+
 // openStateFile opens a file of the state dir without following a
 // symlink and without blocking on a FIFO, and keeps it only when it is a
 // regular file that passes checkOwner.
 func openStateFile(path string, flag int, perm uint32) (*os.File, error) {
-	fd, err := unix.Open(path, flag|unix.O_NOFOLLOW|unix.O_NONBLOCK|unix.O_CLOEXEC, perm)
+	fd, _, err := openStateFD(path, flag, perm)
 	if err != nil {
-		if errors.Is(err, unix.ELOOP) {
-			return nil, strictModeError(path, "is a symbolic link", "remove it; childproof never follows links in its state dir")
-		}
-		return nil, &fs.PathError{Op: "open", Path: path, Err: err}
-	}
-	var st unix.Stat_t
-	if err := unix.Fstat(fd, &st); err != nil {
-		unix.Close(fd)
-		return nil, &fs.PathError{Op: "stat", Path: path, Err: err}
-	}
-	if st.Mode&unix.S_IFMT != unix.S_IFREG {
-		unix.Close(fd)
-		return nil, strictModeError(path, "is not a regular file", "remove it")
-	}
-	if err := checkOwner(path, &st); err != nil {
-		unix.Close(fd)
 		return nil, err
 	}
 	// Back to blocking mode: O_NONBLOCK only guarded the open.
@@ -79,6 +68,82 @@ func openStateFile(path string, flag int, perm uint32) (*os.File, error) {
 		unix.FcntlInt(uintptr(fd), unix.F_SETFL, fl&^unix.O_NONBLOCK)
 	}
 	return os.NewFile(uintptr(fd), path), nil
+}
+
+// openStateFD is openStateFile's check on a bare descriptor, with the
+// file's fstat.
+func openStateFD(path string, flag int, perm uint32) (int, *unix.Stat_t, error) {
+	fd, err := unix.Open(path, flag|unix.O_NOFOLLOW|unix.O_NONBLOCK|unix.O_CLOEXEC, perm)
+	if err != nil {
+		if errors.Is(err, unix.ELOOP) {
+			return -1, nil, strictModeError(path, "is a symbolic link", "remove it; childproof never follows links in its state dir")
+		}
+		return -1, nil, &fs.PathError{Op: "open", Path: path, Err: err}
+	}
+	st := new(unix.Stat_t)
+	if err := unix.Fstat(fd, st); err != nil {
+		unix.Close(fd)
+		return -1, nil, &fs.PathError{Op: "stat", Path: path, Err: err}
+	}
+	if st.Mode&unix.S_IFMT != unix.S_IFREG {
+		unix.Close(fd)
+		return -1, nil, strictModeError(path, "is not a regular file", "remove it")
+	}
+	if err := checkOwner(path, st); err != nil {
+		unix.Close(fd)
+		return -1, nil, err
+	}
+	return fd, st, nil
+}
+
+// readStateFile reads a state file checked as openStateFile checks it,
+// refusing one larger than limit bytes. It reads the descriptor directly
+// (O_NONBLOCK does not affect a regular file), into a buffer of the size
+// fstat gave: ps reads a thousand records with four system calls each.
+func readStateFile(path string, limit int64) ([]byte, error) {
+	fd, st, err := openStateFD(path, unix.O_RDONLY, 0)
+	if err != nil {
+		return nil, err
+	}
+	defer unix.Close(fd)
+	tooBig := func() error {
+		return strictModeError(path, fmt.Sprintf("is larger than %d bytes", limit), "remove it")
+	}
+	if st.Size > limit {
+		return nil, tooBig()
+	}
+	// One byte more than fstat said, to see a file that grows meanwhile;
+	// state files are replaced by rename, never written in place, so a
+	// read that returns the whole fstat size is the whole file.
+	b := make([]byte, st.Size+1)
+	n := 0
+	for n < len(b) {
+		m, err := unix.Read(fd, b[n:])
+		if err == unix.EINTR {
+			continue
+		}
+		if err != nil {
+			return nil, &fs.PathError{Op: "read", Path: path, Err: err}
+		}
+		if m == 0 {
+			break
+		}
+		n += m
+		if n == int(st.Size) {
+			break
+		}
+		if n == len(b) {
+			// It grew: read on, within the limit.
+			if int64(len(b)) > limit {
+				return nil, tooBig()
+			}
+			b = append(b, make([]byte, len(b))...)
+		}
+	}
+	if int64(n) > limit {
+		return nil, tooBig()
+	}
+	return b[:n], nil
 }
 
 // syncDir fsyncs a directory, making a rename or link in it durable.

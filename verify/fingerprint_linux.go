@@ -63,6 +63,19 @@ func (a Fingerprint) Open(p proc.FS) (int, Liveness, error) {
 		}
 		return -1, Unknown, fmt.Errorf("pid %d: pidfd: %w", a.Pid, err)
 	}
+	var st unix.Stat_t
+	if unix.Fstat(fd, &st) == nil && (st.Ino != 0 || a.PidfsInode != 0) {
+		// A kernel with pidfs: identity is pid + start time + pidfs inode
+		// (Matches), read with one fstat and /proc/PID/stat, no more —
+		// ps checks a thousand recorded workers, many of whose pids now
+		// name other processes.
+		l, err := a.checkPidfs(p, fd, st.Ino)
+		if l != Alive {
+			unix.Close(fd)
+			return -1, l, err
+		}
+		return fd, Alive, nil
+	}
 	now, err := fingerprintFD(p, a.Pid, fd)
 	if err != nil {
 		unix.Close(fd)
@@ -76,6 +89,31 @@ func (a Fingerprint) Open(p proc.FS) (int, Liveness, error) {
 		return -1, Reused, nil
 	}
 	return fd, Alive, nil
+}
+
+// checkPidfs is Open's check of the process behind pidfd fd, whose pidfs
+// inode is ino, against a, on a kernel with pidfs: the decision of
+// Matches without reading status or exe, which it does not compare then.
+func (a Fingerprint) checkPidfs(p proc.FS, fd int, ino uint64) (Liveness, error) {
+	if ino != a.PidfsInode {
+		// Another process has the pid (pidfs inodes are never reused).
+		if pidfd.Exited(fd) {
+			return Gone, nil
+		}
+		return Reused, nil
+	}
+	s, err := p.Stat(a.Pid)
+	switch {
+	case err != nil && errors.Is(err, proc.ErrGone):
+		return Gone, nil
+	case err != nil:
+		return Unknown, err
+	case pidfd.Exited(fd) || s.State == 'Z':
+		return Gone, nil
+	case s.StartTime != a.StartTime:
+		return Reused, nil
+	}
+	return Alive, nil
 }
 
 // Check returns the liveness of the fingerprinted process.

@@ -1,7 +1,9 @@
 package main
 
 import (
+	"bufio"
 	"fmt"
+	"runtime/debug"
 	"sort"
 	"time"
 
@@ -32,6 +34,11 @@ Launches stopped by childproof are shown with --all.`,
 			if err := a.checkFormat("text", "json"); err != nil {
 				return err
 			}
+			// ps is short and allocates a few MB for a thousand records:
+			// no collection until it has used 64 MiB (one cycle costs
+			// more than the census at this size); as it was afterwards.
+			defer debug.SetGCPercent(debug.SetGCPercent(-1))
+			defer debug.SetMemoryLimit(debug.SetMemoryLimit(64 << 20))
 			st, err := a.openState()
 			if err != nil {
 				return err
@@ -63,7 +70,9 @@ Launches stopped by childproof are shown with --all.`,
 			}
 			// Launches of one spec file together (up starts several).
 			sort.SliceStable(es, func(i, j int) bool { return es[i].SpecPath < es[j].SpecPath })
-			w := a.painted(a.stdout, reportPaint)
+			// One write for the table, not one per launch.
+			w := bufio.NewWriter(a.painted(a.stdout, reportPaint))
+			defer w.Flush()
 			groups := 0
 			for i, e := range es {
 				if i == 0 || e.SpecPath != es[i-1].SpecPath {
