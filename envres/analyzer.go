@@ -42,6 +42,9 @@ type parsedFile struct {
 	posix     bool
 	crlf      bool  // lines end in \r\n
 	err       error // *ParseError
+	// top marks a script given to lint; kept marks a file whose tree
+	// forget keeps for the next scripts.
+	top, kept bool
 }
 
 // ctx is the file context of statements parsed from pf.
@@ -146,8 +149,11 @@ type analyzer struct {
 	dcache map[string]string
 	// parsers are the bash and the POSIX parser, reused.
 	parsers [2]*syntax.Parser
+	// keptSrc counts the source bytes of the trees forget keeps.
+	keptSrc int
 	// fieldBuf is the chunk fieldSlice cuts evaluated words from.
 	fieldBuf []field
+	fieldGen int // counts the chunks fieldBuf was cut from
 	// pass collects the facts the rules with a Run report from.
 	pass Pass
 }
@@ -192,13 +198,34 @@ func newAnalyzer(ctx context.Context, cfg Config, dir string) *analyzer {
 // size; a 1,000-script run would keep them all) and the arrays read from
 // files. Sources stay, for snippets; a file is parsed again if another
 // script reaches it.
+//
+// The trees of small files that scripts source or run (a .env, a lib.sh)
+// are kept, up to keptSrcMax bytes of source in all: the next script
+// that reaches one does not read and parse it again.
 func (a *analyzer) forget() {
 	if a.plan != nil {
 		return // Plan's facts point into the trees
 	}
-	clear(a.parsed)
+	for abs, pf := range a.parsed {
+		if pf.kept {
+			continue
+		}
+		if !pf.top && len(pf.src) <= keptFileMax && a.keptSrc+len(pf.src) <= keptSrcMax {
+			pf.kept = true
+			a.keptSrc += len(pf.src)
+			continue
+		}
+		delete(a.parsed, abs)
+	}
 	clear(a.fileArrays)
 }
+
+// What forget keeps of the files that scripts reach: each at most
+// keptFileMax bytes, keptSrcMax bytes in all.
+const (
+	keptFileMax = 64 << 10
+	keptSrcMax  = 4 << 20
+)
 
 // tick counts one step of work and reports whether to go on.
 func (a *analyzer) tick() bool {
@@ -506,6 +533,7 @@ func (a *analyzer) lintScript(script string) error {
 	}
 	abs = filepath.Clean(abs)
 	pf := a.parse(abs)
+	pf.top = true
 	if pf.err != nil {
 		return pf.err
 	}

@@ -130,6 +130,8 @@ func (a *analyzer) assign(st *state, fc *fileCtx, name string, v value, exportNo
 	if exportNow || st.allexport {
 		ns.exp = triYes
 	}
+	prot := a.prot[name]
+	real, alias := a.aliases[name]
 	var ev *event
 	if st.load != nil {
 		ev = st.load.ev
@@ -139,16 +141,21 @@ func (a *analyzer) assign(st *state, fc *fileCtx, name string, v value, exportNo
 		}
 		// A fill-only load overrides no caller export: no env-file-load.
 		ns.loadExp = ns.exp == triYes && !fill
-	} else {
+	} else if prot != nil || alias || a.plan != nil {
 		ev = a.newEvent(evAssign, a.siteAt(st, fc, pos), "")
 	}
-	ns.origins = []*event{ev}
-	if p := a.prot[name]; p != nil && a.changes(p, old.v) && a.changes(p, v) {
+	// An assignment in the script to a name that is not protected is no
+	// origin any finding reports (only loads and changes of protected
+	// names are), and Plan is off: no event is made for it.
+	if ev != nil {
+		ns.origins = []*event{ev}
+	}
+	if prot != nil && a.changes(prot, old.v) && a.changes(prot, v) {
 		// A change over a change: both are on the way to the worker, and
 		// fixing the last must not be what shows the first.
 		ns.earlier = joinOrigins(old.earlier, old.origins)
 	}
-	if a.prot[name] != nil {
+	if prot != nil {
 		if ev.vals == nil {
 			ev.vals = map[string]value{}
 		}
@@ -158,7 +165,7 @@ func (a *analyzer) assign(st *state, fc *fileCtx, name string, v value, exportNo
 	if a.plan != nil {
 		a.plan.assigned(name, ns, ev)
 	}
-	if real, ok := a.aliases[name]; ok {
+	if alias {
 		a.pass.AliasSets = fact(a.pass.AliasSets, AliasSet{At: ev.site.exported(), Name: name, Real: real})
 	}
 }
@@ -516,7 +523,10 @@ func (a *analyzer) external(st, cst *state, fc *fileCtx, fs []field, mode callMo
 }
 
 func (a *analyzer) cmdRef(st *state, fc *fileCtx, fs []field) *cmdRef {
-	ref := &cmdRef{site: a.siteAt(st, fc, fs[0].pos), fs: fs, fc: fc}
+	ref := &cmdRef{site: a.siteAt(st, fc, fs[0].pos), fc: fc}
+	if a.plan != nil {
+		ref.fs = fs // Plan reads them (and gives no fields back)
+	}
 	for _, f := range fs[1:] {
 		if f.known && allInterfaces(f.s) {
 			ref.binds = append(ref.binds, a.siteAt(st, fc, f.pos))

@@ -103,18 +103,42 @@ const fieldChunk = 512
 
 // fieldSlice returns an empty slice with room for n fields, cut from a
 // chunk shared by many commands: one allocation for hundreds of commands
-// instead of one each. The slices are never reused, so keeping one (as
-// positional parameters) is safe; appending past n copies as usual.
+// instead of one each. The chunk is a stack: stmt gives back what the
+// statement's words took when it ends (releaseFields), so the same memory
+// serves the next statement. Nothing keeps a []field past its statement:
+// set -- copies, a function's or sourced file's arguments are restored
+// when it returns, and a cmdRef keeps its fields only for Plan, which
+// gives nothing back. Appending past n copies as usual.
 func (a *analyzer) fieldSlice(n int) []field {
 	if n > fieldChunk/4 {
 		return make([]field, 0, n)
 	}
 	if len(a.fieldBuf)+n > cap(a.fieldBuf) {
+		// A new chunk; the old one stays with the slices cut from it.
 		a.fieldBuf = make([]field, 0, fieldChunk)
+		a.fieldGen++
 	}
 	s := a.fieldBuf[len(a.fieldBuf) : len(a.fieldBuf) : len(a.fieldBuf)+n]
 	a.fieldBuf = a.fieldBuf[:len(a.fieldBuf)+n]
 	return s
+}
+
+// fieldMark is how far the field stack was taken.
+type fieldMark struct{ n, gen int }
+
+func (a *analyzer) markFields() fieldMark { return fieldMark{len(a.fieldBuf), a.fieldGen} }
+
+// releaseFields gives back the fields taken since m. When a new chunk was
+// started since, all of it was taken since m. Plan keeps commands'
+// fields: it gives nothing back.
+func (a *analyzer) releaseFields(m fieldMark) {
+	switch {
+	case a.plan != nil:
+	case m.gen == a.fieldGen:
+		a.fieldBuf = a.fieldBuf[:m.n]
+	default:
+		a.fieldBuf = a.fieldBuf[:0]
+	}
 }
 
 // atWord reports whether w is "$@", $@, "${@}" or $*.

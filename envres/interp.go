@@ -31,6 +31,7 @@ func (a *analyzer) stmts(st *state, fc *fileCtx, list []*syntax.Stmt) {
 }
 
 func (a *analyzer) stmt(st *state, fc *fileCtx, s *syntax.Stmt) {
+	defer a.releaseFields(a.markFields())
 	if s.Background || s.Coprocess {
 		sub := st.fork()
 		sub.subshell = true
