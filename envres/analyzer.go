@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 
@@ -466,7 +467,7 @@ func (a *analyzer) report(r *Rule, s site, msg string, vars ...string) {
 	k := findKey{r.Name, s.file, s.line, s.col}
 	if f, ok := a.findings[k]; ok {
 		for _, v := range vars {
-			if !contains(f.Variables, v) {
+			if !slices.Contains(f.Variables, v) {
 				f.Variables = append(f.Variables, v)
 			}
 		}
@@ -481,15 +482,6 @@ func (a *analyzer) report(r *Rule, s site, msg string, vars ...string) {
 	chain := append(append([]ChainLink(nil), s.chain...), ChainLink{File: s.file, Line: s.line})
 	a.findings[k] = &Finding{Rule: r.Name, Severity: r.Severity, File: s.file, Line: s.line, Column: s.col,
 		Message: msg, Variables: vs, Chain: chain}
-}
-
-func contains(ss []string, s string) bool {
-	for _, x := range ss {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 // newEvent makes an event at s. Inside a function call, a change to the

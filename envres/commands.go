@@ -2,6 +2,7 @@ package envres
 
 import (
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -778,7 +779,7 @@ loop:
 	if !preserve && !login {
 		var lost []string
 		for _, p := range a.protList {
-			if !contains(list, p.name) {
+			if !slices.Contains(list, p.name) {
 				lost = append(lost, p.name)
 			}
 		}

@@ -160,12 +160,3 @@ type namedLater struct {
 	entry, port int
 	l           sockdiag.Listener
 }
-
-func contains(s []int, v int) bool {
-	for _, x := range s {
-		if x == v {
-			return true
-		}
-	}
-	return false
-}

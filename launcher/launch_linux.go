@@ -42,18 +42,8 @@ func start(ctx context.Context, l *schema.Launch, opts Options, envOut **Env) (*
 	if err := l.Validate(); err != nil {
 		return nil, &Error{Outcome: Invalid, Kind: KindUsage, Err: err}
 	}
-	st := opts.State
-	if st == nil {
-		var err error
-		if st, err = OpenState(opts.StateDir); err != nil {
-			var e *Error
-			if errors.As(err, &e) {
-				return nil, err
-			}
-			return nil, &Error{Outcome: Invalid, Kind: KindState, Msg: "state dir", Err: err}
-		}
-	}
-	if err := st.KeyErr(); err != nil {
+	st, err := launchState(opts.State, opts.StateDir)
+	if err != nil {
 		return nil, err
 	}
 	if err := schema.ExeNeverMatches(l.Worker.Exe); err != nil {

@@ -162,21 +162,11 @@ func relaunch(ctx context.Context, l *schema.Launch, opts RelaunchOptions) (*Lau
 	if l == nil || l.Name == "" {
 		return nil, nil, errorf(Invalid, KindUsage, "launch has no name")
 	}
-	st := opts.State
-	if st == nil {
-		var err error
-		if st, err = OpenState(opts.StateDir); err != nil {
-			var e *Error
-			if errors.As(err, &e) {
-				return nil, nil, err
-			}
-			return nil, nil, &Error{Outcome: Invalid, Kind: KindState, Msg: "state dir", Err: err}
-		}
-		opts.State = st
-	}
-	if err := st.KeyErr(); err != nil {
+	st, err := launchState(opts.State, opts.StateDir)
+	if err != nil {
 		return nil, nil, err
 	}
+	opts.State = st
 	prev, err := st.Load(l.Name)
 	if err != nil {
 		if errors.Is(err, ErrUntrusted) {

@@ -98,6 +98,25 @@ func OpenState(dir string) (*State, error) {
 // KeyErr says why the state dir's digest key is unusable, or nil.
 func (s *State) KeyErr() error { return s.keyErr }
 
+// launchState is the state a launch records in: st, or the state dir dir
+// opened; either way its digest key must be usable.
+func launchState(st *State, dir string) (*State, error) {
+	if st == nil {
+		var err error
+		if st, err = OpenState(dir); err != nil {
+			var e *Error
+			if errors.As(err, &e) {
+				return nil, err
+			}
+			return nil, &Error{Outcome: Invalid, Kind: KindState, Msg: "state dir", Err: err}
+		}
+	}
+	if err := st.KeyErr(); err != nil {
+		return nil, err
+	}
+	return st, nil
+}
+
 // tighten makes dir mode 0700 when it holds nothing but childproof's own
 // entries; a directory with other contents (a mistaken --state-dir $HOME)
 // keeps its mode — what childproof puts there is 0700/0600 anyway.

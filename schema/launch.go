@@ -582,7 +582,7 @@ func (l *loader) finish(s *launchState, aliases map[string]string, before int) *
 			l.warnf(s.rng(ns("inherit", i)), "Variable will be removed", "%s is removed before a dispatch script runs (bash would source the file it names), even when inherit lists it", name)
 		}
 	}
-	for _, name := range sortedKeys(la.Env) {
+	for _, name := range slices.Sorted(maps.Keys(la.Env)) {
 		if slices.Contains(removedVars, name) {
 			l.warnf(s.rng(fmt.Sprintf("env[%s]", name)), "Variable will be removed", "%s is removed before a dispatch script runs (bash would source the file it names)", name)
 		}

@@ -356,15 +356,6 @@ func shortRange(r hcl.Range) string {
 	return fmt.Sprintf("%s:%d:%d", r.Filename, r.Start.Line, r.Start.Column)
 }
 
-func sortedKeys[V any](m map[string]V) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
-}
-
 // sortDiags orders diagnostics by position; those without a range first.
 func sortDiags(d hcl.Diagnostics) hcl.Diagnostics {
 	sort.SliceStable(d, func(i, j int) bool {

@@ -2,6 +2,7 @@ package schema
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 
@@ -19,7 +20,7 @@ func (l *Launch) Secrets() *redact.Set {
 	for _, sec := range l.SecretValues {
 		s.Add(sec.Name, sec.Value)
 	}
-	for _, name := range sortedKeys(l.Env) {
+	for _, name := range slices.Sorted(maps.Keys(l.Env)) {
 		if l.IsSecret(name) {
 			s.Add(name, l.Env[name])
 		}

@@ -3,6 +3,7 @@ package schema
 import (
 	"fmt"
 	"github.com/hashicorp/hcl/v2/hclsyntax"
+	"maps"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -522,7 +523,7 @@ func (g *launchGen) spec(r *rawLaunch) ([]byte, LoadOptions) {
 	list("inherit", r.Inherit)
 	if r.Env != nil {
 		b.WriteString("  env = {\n")
-		for _, k := range sortedKeys(r.Env) {
+		for _, k := range slices.Sorted(maps.Keys(r.Env)) {
 			key := hclQuote(strings.ToValidUTF8(k, "?"))
 			fmt.Fprintf(&b, "    %s = %s\n", key, val(r.Env[k]))
 		}

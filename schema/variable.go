@@ -2,7 +2,9 @@ package schema
 
 import (
 	"fmt"
+	"maps"
 	"math/big"
+	"slices"
 	"strings"
 
 	"github.com/hashicorp/hcl/v2"
@@ -55,10 +57,10 @@ func (l *loader) variables(blocks []*hcl.Block) map[string]cty.Value {
 			defaults[name] = v
 		}
 	}
-	for _, k := range sortedKeys(l.opts.Vars) {
+	for _, k := range slices.Sorted(maps.Keys(l.opts.Vars)) {
 		raw := l.opts.Vars[k]
 		if _, ok := defs[k]; !ok {
-			declared := sortedKeys(defs)
+			declared := slices.Sorted(maps.Keys(defs))
 			detail := fmt.Sprintf("--var %s=… sets a variable the spec does not declare", k)
 			if len(declared) > 0 {
 				detail += "; declared: " + strings.Join(declared, ", ")
@@ -71,7 +73,7 @@ func (l *loader) variables(blocks []*hcl.Block) map[string]cty.Value {
 		def, hasDef := defaults[k]
 		values[k] = varValue(raw, hasDef && def.Type() == cty.String)
 	}
-	for _, name := range sortedKeys(defs) {
+	for _, name := range slices.Sorted(maps.Keys(defs)) {
 		b := defs[name]
 		if _, ok := values[name]; ok {
 			continue

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -159,7 +160,7 @@ func (a *app) writeSummary(w io.Writer, f *schema.File, l *schema.Launch) {
 	// Secret names: the secret list, and env values from env()/file()
 	// (a --set of either is never stored in the round history).
 	var fromEnv []string
-	for _, n := range sortedNames(l.Env) {
+	for _, n := range slices.Sorted(maps.Keys(l.Env)) {
 		if !l.IsSecret(n) && launcher.SecretName(l, n) {
 			fromEnv = append(fromEnv, n)
 		}
@@ -223,7 +224,7 @@ func (a *app) writeEnvSources(w io.Writer, l *schema.Launch) {
 			sources[name] = append(sources[name], src)
 		}
 	}
-	for _, n := range sortedNames(l.Env) {
+	for _, n := range slices.Sorted(maps.Keys(l.Env)) {
 		add(n, "override")
 	}
 	fileNames, err := l.EnvFileNames()
@@ -247,7 +248,7 @@ func (a *app) writeEnvSources(w io.Writer, l *schema.Launch) {
 		}
 		add(n, "inherit")
 	}
-	names := sortedNames(sources)
+	names := slices.Sorted(maps.Keys(sources))
 	if len(names) == 0 {
 		fmt.Fprintf(w, "  %-10s none: the worker starts with an empty environment\n", "env")
 		return

@@ -4,8 +4,9 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"maps"
 	"path/filepath"
-	"sort"
+	"slices"
 
 	"github.com/childproof/childproof/envres"
 	"github.com/childproof/childproof/internal/report"
@@ -86,7 +87,7 @@ func lintConfig(l *schema.Launch) envres.Config {
 	} else {
 		cfg.Argv = l.Command
 	}
-	for _, k := range sortedNames(l.Env) {
+	for _, k := range slices.Sorted(maps.Keys(l.Env)) {
 		cfg.Overrides = append(cfg.Overrides, envres.Override{Name: k, Value: l.Env[k], Known: !l.Unknown["env["+k+"]"]})
 	}
 	return cfg
@@ -194,13 +195,4 @@ func (a *app) writeLint(w io.Writer, format string, res *envres.Result) error {
 // writeLintDir writes a lint result whose relative paths are relative to dir.
 func (a *app) writeLintDir(w io.Writer, format string, res *envres.Result, dir string) error {
 	return report.Write(w, format, res, report.Options{Color: a.color(w), Dir: dir, ToolVersion: lintToolVersion()})
-}
-
-func sortedNames[V any](m map[string]V) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
 }
