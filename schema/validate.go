@@ -1,13 +1,18 @@
 package schema
 
 import (
+	"errors"
 	"fmt"
 	"net/netip"
 	"path/filepath"
+	"reflect"
 	"slices"
-	"sort"
+	"strconv"
 	"strings"
+	"sync"
 	"time"
+
+	"github.com/go-playground/validator/v10"
 
 	"github.com/childproof/childproof/internal/wrapper"
 	"github.com/hashicorp/hcl/v2"
@@ -43,41 +48,48 @@ func isLaunchName(s string) bool {
 	return true
 }
 
-// The raw structs mirror the HCL blocks: their hcl tags name the
-// attributes diagnostics point at, their validate tags state each field's
-// constraints in go-playground/validator's notation. validateLaunch checks
-// exactly those, by hand: a validator's package initialisation would run
-// before every command, including the ones that read no spec.
+// The raw structs mirror the HCL blocks. Their hcl tags name the parts
+// diagnostics point at (the validator reports a field by its hcl name, so
+// a FieldError's namespace, "port[0].number", is the part's key in the
+// loader's source ranges); their validate tags are the field constraints,
+// checked by go-playground/validator/v10 with the custom validations
+// registered in newValidator.
 type rawLaunch struct {
-	Name           string            `hcl:"name" validate:"launchname"`
-	Command        []string          `hcl:"command" validate:"required_without=Dispatch,excluded_with=Dispatch,omitnil,min=1,dive,required,nonul"`
-	Dispatch       []string          `hcl:"dispatch" validate:"omitnil,min=1,dive,required,nonul"`
-	Dir            string            `hcl:"dir" validate:"nonul"`
-	EnvFile        string            `hcl:"env_file" validate:"nonul"`
-	Inherit        []string          `hcl:"inherit" validate:"dive,envname"`
-	Env            map[string]string `hcl:"env" validate:"dive,keys,envname,endkeys,nonul"`
-	Require        []string          `hcl:"require" validate:"dive,envname"`
-	ForbidWrappers []string          `hcl:"forbid_wrappers" validate:"dive,wrapperrule"`
-	Secret         []string          `hcl:"secret" validate:"dive,envname"`
-	DependsOn      []string          `hcl:"depends_on"` // checked against the file's launches (depends.go)
-	Attempts       *int              `hcl:"attempts" validate:"omitnil,min=1,max=100"`
-	OnStale        string            `hcl:"on_stale" validate:"omitempty,oneof=replace fail"`
-	Worker         *rawWorker        `hcl:"worker" validate:"omitnil"`
-	Ports          []rawPort         `hcl:"port" validate:"dive"`
-	Ready          *rawReady         `hcl:"ready" validate:"omitnil"`
-	Restart        *rawRestart       `hcl:"restart" validate:"omitnil"`
-	Slurm          *rawSlurm         `hcl:"slurm" validate:"omitnil"`
+	Name    string   `hcl:"name" validate:"launchname"`
+	Command []string `hcl:"command" validate:"required_without=Dispatch,excluded_with=Dispatch,omitnil,min=1,dive,nonul"`
+	// CommandProgram is Command[0] when only command is set (validateLaunch
+	// fills it): an empty argument is legitimate (redis-server --save ""),
+	// only the program needs a value. A field of its own, after command's
+	// elements, so its problem comes after theirs.
+	CommandProgram  *string           `hcl:"command[0]" validate:"omitnil,program"`
+	Dispatch        []string          `hcl:"dispatch" validate:"omitnil,min=1,dive,nonul"`
+	DispatchProgram *string           `hcl:"dispatch[0]" validate:"omitnil,program"` // Dispatch[0], as CommandProgram
+	Dir             string            `hcl:"dir" validate:"nonul"`
+	EnvFile         string            `hcl:"env_file" validate:"nonul"`
+	Inherit         []string          `hcl:"inherit" validate:"dive,inheritentry"`
+	Env             map[string]string `hcl:"env" validate:"dive,keys,envname,endkeys,nonul"`
+	Require         []string          `hcl:"require" validate:"dive,envname"`
+	ForbidWrappers  []string          `hcl:"forbid_wrappers" validate:"dive,wrapperrule"`
+	Secret          []string          `hcl:"secret" validate:"dive,envname"`
+	DependsOn       []string          `hcl:"depends_on"` // checked against the file's launches (depends.go)
+	Attempts        *int              `hcl:"attempts" validate:"omitnil,min=1,max=100"`
+	OnStale         string            `hcl:"on_stale" validate:"omitempty,oneof=replace fail"`
+	Worker          *rawWorker        `hcl:"worker" validate:"omitnil"`
+	Ports           []rawPort         `hcl:"port" validate:"dive"`
+	Ready           *rawReady         `hcl:"ready" validate:"omitnil"`
+	Restart         *rawRestart       `hcl:"restart" validate:"omitnil"`
+	Slurm           *rawSlurm         `hcl:"slurm" validate:"omitnil"`
 }
 
 type rawRestart struct {
-	Policy  string `hcl:"policy" validate:"required,oneof=never on-failure always"`
+	Policy  string `hcl:"policy" validate:"oneof=never on-failure always"`
 	Max     *int   `hcl:"max" validate:"omitnil,min=1,max=1000"`
 	Backoff string `hcl:"backoff" validate:"omitempty,duration"`
 }
 
 type rawSlurm struct {
-	Partition string `hcl:"partition" validate:"omitempty,printascii,excludes= "`
-	Gres      string `hcl:"gres" validate:"omitempty,printascii,excludes= "`
+	Partition string `hcl:"partition" validate:"omitempty,sbatchword"`
+	Gres      string `hcl:"gres" validate:"omitempty,sbatchword"`
 	Time      string `hcl:"time" validate:"omitempty,slurmtime"`
 }
 
@@ -86,6 +98,8 @@ type rawWorker struct {
 	Exe  string `hcl:"exe" validate:"omitempty,excluded_with=Comm,abspath,nonul"`
 }
 
+// rawPort's address is also checked against allow_all_interfaces
+// (allInterfaces, a struct-level validation: after the fields).
 type rawPort struct {
 	Name               string `hcl:"name" validate:"launchname"`
 	Number             int    `hcl:"number" validate:"min=1,max=65535"`
@@ -96,6 +110,63 @@ type rawPort struct {
 type rawReady struct {
 	HTTP    string `hcl:"http" validate:"omitempty,startswith=/,printascii,excludes= "`
 	Timeout string `hcl:"timeout" validate:"omitempty,duration"`
+}
+
+// validate is the validator, built on first use: registering the
+// structs' tags costs every command that reads a spec, and only those.
+var validate = sync.OnceValue(newValidator)
+
+// newValidator builds the validator for the raw structs: fields named by
+// their hcl tags, and the validations the library lacks.
+func newValidator() *validator.Validate {
+	v := validator.New(validator.WithRequiredStructEnabled())
+	v.RegisterTagNameFunc(func(f reflect.StructField) string { return f.Tag.Get("hcl") })
+	str := func(ok func(string) bool) validator.Func {
+		return func(fl validator.FieldLevel) bool { return ok(fl.Field().String()) }
+	}
+	for tag, fn := range map[string]validator.Func{
+		"launchname":   str(isLaunchName),
+		"envname":      str(IsEnvName),
+		"inheritentry": str(isInheritEntry),
+		"wrapperrule":  str(wrapper.IsRule),
+		"nonul":        str(func(s string) bool { return !strings.Contains(s, "\x00") }),
+		"abspath":      str(filepath.IsAbs),
+		// program: not empty (required would pass any non-nil pointer).
+		"program":   str(func(s string) bool { return s != "" }),
+		"slurmtime": str(isSlurmTime),
+		// sbatchword: one word of printable ASCII, as an #SBATCH line needs.
+		"sbatchword": str(func(s string) bool { return isPrintASCII(s) && !strings.Contains(s, " ") }),
+		// duration: a positive Go duration.
+		"duration": str(func(s string) bool {
+			d, err := time.ParseDuration(s)
+			return err == nil && d > 0
+		}),
+		// ipaddr: an IP address without a zone.
+		"ipaddr": str(func(s string) bool {
+			a, err := netip.ParseAddr(s)
+			return err == nil && a.Zone() == ""
+		}),
+		// maxbytes=N: at most N bytes (max counts runes).
+		"maxbytes": func(fl validator.FieldLevel) bool {
+			n, err := strconv.Atoi(fl.Param())
+			return err == nil && len(fl.Field().String()) <= n
+		},
+	} {
+		if err := v.RegisterValidation(tag, fn); err != nil {
+			panic(err) // a tag name the library refuses: a programming error
+		}
+	}
+	v.RegisterStructValidation(allInterfaces, rawPort{})
+	return v
+}
+
+// allInterfaces refuses a port address that listens on every interface
+// (0.0.0.0, ::) unless the port block allows it.
+func allInterfaces(sl validator.StructLevel) {
+	p := sl.Current().Interface().(rawPort)
+	if a, err := netip.ParseAddr(p.Address); err == nil && a.IsUnspecified() && !p.AllowAllInterfaces {
+		sl.ReportError(p.Address, "address", "Address", "allinterfaces", "")
+	}
 }
 
 // validateFunc checks a raw launch's field constraints and explains each
@@ -116,42 +187,6 @@ type fieldFail struct {
 	ns, field, tag string
 	val            any
 }
-
-// constraints collects failures in the order of the fields.
-type constraints []fieldFail
-
-func (c *constraints) fail(ns, field, tag string, val any) {
-	*c = append(*c, fieldFail{ns: ns, field: field, tag: tag, val: val})
-}
-
-// strings checks a list attribute: present (non-nil) lists need at least
-// one element when min1, and every element must be non-empty when
-// required, and pass each of elem's checks (the first failure per element
-// is reported).
-func (c *constraints) list(name string, v []string, min1, required bool, elem ...func(string) (string, bool)) {
-	if min1 && v != nil && len(v) == 0 {
-		c.fail(name, name, "min", v)
-		return
-	}
-	for i, e := range v {
-		f := fmt.Sprintf("%s[%d]", name, i)
-		if required && e == "" {
-			c.fail(f, f, "required", e)
-			continue
-		}
-		for _, check := range elem {
-			if tag, ok := check(e); !ok {
-				c.fail(f, f, tag, e)
-				break
-			}
-		}
-	}
-}
-
-func noNUL(s string) (string, bool)        { return "nonul", !strings.Contains(s, "\x00") }
-func envName(s string) (string, bool)      { return "envname", IsEnvName(s) }
-func inheritEntry(s string) (string, bool) { return "inheritentry", isInheritEntry(s) }
-func wrapperRule(s string) (string, bool)  { return "wrapperrule", wrapper.IsRule(s) }
 
 // isSlurmTime reports whether s is a SLURM time limit: MM, MM:SS,
 // HH:MM:SS, D-HH, D-HH:MM or D-HH:MM:SS, each part one or more digits.
@@ -193,152 +228,68 @@ func isPrintASCII(s string) bool {
 }
 
 // validateLaunch checks r's constraints (the validate tags of the raw
-// structs) and explains each failure, in the order of the fields. A value
-// for which hide returns true came from env() or file(): the explanation
-// names its source range instead (nil hides nothing).
+// structs) and explains each failure, in the order of the fields (an env
+// map's keys sorted). A value for which hide returns true came from
+// env() or file(): the explanation names its source range instead (nil
+// hides nothing).
 func validateLaunch(r *rawLaunch, hide func(ns string) (hcl.Range, bool)) []fieldProblem {
-	var c constraints
-	if !isLaunchName(r.Name) {
-		c.fail("name", "name", "launchname", r.Name)
+	c := *r
+	c.CommandProgram, c.DispatchProgram = nil, nil
+	if len(c.Command) > 0 && c.Dispatch == nil {
+		c.CommandProgram = &c.Command[0]
 	}
-	switch {
-	case r.Command == nil && r.Dispatch == nil:
-		c.fail("command", "command", "required_without", r.Command)
-	case r.Command != nil && r.Dispatch != nil:
-		c.fail("command", "command", "excluded_with", r.Command)
-	default:
-		c.list("command", r.Command, true, false, noNUL)
-		if len(r.Command) > 0 && r.Command[0] == "" {
-			c.fail("command[0]", "command[0]", "required", "")
+	if len(c.Dispatch) > 0 {
+		c.DispatchProgram = &c.Dispatch[0]
+	}
+	err := validate().Struct(&c)
+	if err == nil {
+		return nil
+	}
+	var errs validator.ValidationErrors
+	if !errors.As(err, &errs) {
+		return []fieldProblem{{summary: "Invalid launch", detail: err.Error()}}
+	}
+	fails := make([]fieldFail, len(errs))
+	for i, fe := range errs {
+		ns := fe.Namespace()
+		ns = ns[strings.IndexByte(ns, '.')+1:] // without "rawLaunch."
+		fails[i] = fieldFail{ns: ns, field: fe.Field(), tag: fe.Tag(), val: fe.Value()}
+	}
+	// The validator visits a map in Go's random order: the problems of
+	// env's keys, which come together, are put in the keys' order.
+	envKey := func(f fieldFail) (string, bool) {
+		if k, ok := strings.CutPrefix(f.ns, "env["); ok && strings.HasSuffix(k, "]") {
+			return k[:len(k)-1], true
 		}
+		return "", false
 	}
-	// An empty argument is legitimate (redis-server --save ""); only the
-	// program (element 0) needs a value.
-	c.list("dispatch", r.Dispatch, true, false, noNUL)
-	if len(r.Dispatch) > 0 && r.Dispatch[0] == "" {
-		c.fail("dispatch[0]", "dispatch[0]", "required", "")
-	}
-	if _, ok := noNUL(r.Dir); !ok {
-		c.fail("dir", "dir", "nonul", r.Dir)
-	}
-	if _, ok := noNUL(r.EnvFile); !ok {
-		c.fail("env_file", "env_file", "nonul", r.EnvFile)
-	}
-	c.list("inherit", r.Inherit, false, false, inheritEntry)
-	keys := make([]string, 0, len(r.Env))
-	for k := range r.Env {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	for _, k := range keys {
-		f := "env[" + k + "]"
-		if !IsEnvName(k) {
-			c.fail(f, f, "envname", k)
+	for i := 0; i < len(fails); i++ {
+		if _, ok := envKey(fails[i]); !ok {
+			continue
 		}
-		if _, ok := noNUL(r.Env[k]); !ok {
-			c.fail(f, f, "nonul", r.Env[k])
-		}
-	}
-	c.list("require", r.Require, false, false, envName)
-	c.list("forbid_wrappers", r.ForbidWrappers, false, false, wrapperRule)
-	c.list("secret", r.Secret, false, false, envName)
-	if a := r.Attempts; a != nil && *a < 1 {
-		c.fail("attempts", "attempts", "min", a)
-	} else if a != nil && *a > 100 {
-		c.fail("attempts", "attempts", "max", a)
-	}
-	if r.OnStale != "" && r.OnStale != "replace" && r.OnStale != "fail" {
-		c.fail("on_stale", "on_stale", "oneof", r.OnStale)
-	}
-	if w := r.Worker; w != nil {
-		if w.Comm != "" {
-			if len(w.Comm) > 15 {
-				c.fail("worker.comm", "comm", "maxbytes", w.Comm)
-			} else if _, ok := noNUL(w.Comm); !ok {
-				c.fail("worker.comm", "comm", "nonul", w.Comm)
+		j := i
+		for j < len(fails) {
+			if _, ok := envKey(fails[j]); !ok {
+				break
 			}
+			j++
 		}
-		if w.Exe != "" {
-			switch {
-			case w.Comm != "":
-				c.fail("worker.exe", "exe", "excluded_with", w.Exe)
-			case !filepath.IsAbs(w.Exe):
-				c.fail("worker.exe", "exe", "abspath", w.Exe)
-			case strings.Contains(w.Exe, "\x00"):
-				c.fail("worker.exe", "exe", "nonul", w.Exe)
-			}
-		}
+		slices.SortStableFunc(fails[i:j], func(a, b fieldFail) int {
+			ka, _ := envKey(a)
+			kb, _ := envKey(b)
+			return strings.Compare(ka, kb)
+		})
+		i = j
 	}
-	for i, p := range r.Ports {
-		ns := fmt.Sprintf("port[%d].", i)
-		if !isLaunchName(p.Name) {
-			c.fail(ns+"name", "name", "launchname", p.Name)
-		}
-		if p.Number < 1 {
-			c.fail(ns+"number", "number", "min", p.Number)
-		} else if p.Number > 65535 {
-			c.fail(ns+"number", "number", "max", p.Number)
-		}
-		if p.Address != "" {
-			if a, err := netip.ParseAddr(p.Address); err != nil || a.Zone() != "" {
-				c.fail(ns+"address", "address", "ipaddr", p.Address)
-			}
-		}
-		if a, err := netip.ParseAddr(p.Address); err == nil && a.IsUnspecified() && !p.AllowAllInterfaces {
-			c.fail(ns+"address", "address", "allinterfaces", p.Address)
-		}
-	}
-	if rd := r.Ready; rd != nil {
-		if h := rd.HTTP; h != "" {
-			switch {
-			case !strings.HasPrefix(h, "/"):
-				c.fail("ready.http", "http", "startswith", h)
-			case !isPrintASCII(h):
-				c.fail("ready.http", "http", "printascii", h)
-			case strings.Contains(h, " "):
-				c.fail("ready.http", "http", "excludes", h)
-			}
-		}
-		if t := rd.Timeout; t != "" {
-			if d, err := time.ParseDuration(t); err != nil || d <= 0 {
-				c.fail("ready.timeout", "timeout", "duration", t)
-			}
-		}
-	}
-	if rs := r.Restart; rs != nil {
-		if !slices.Contains(RestartPolicies, rs.Policy) {
-			c.fail("restart.policy", "policy", "oneof", rs.Policy)
-		}
-		if m := rs.Max; m != nil && *m < 1 {
-			c.fail("restart.max", "max", "min", m)
-		} else if m != nil && *m > 1000 {
-			c.fail("restart.max", "max", "max", m)
-		}
-		if t := rs.Backoff; t != "" {
-			if d, err := time.ParseDuration(t); err != nil || d <= 0 {
-				c.fail("restart.backoff", "backoff", "duration", t)
-			}
-		}
-	}
-	if sl := r.Slurm; sl != nil {
-		for _, f := range []struct{ name, v string }{{"partition", sl.Partition}, {"gres", sl.Gres}} {
-			if f.v != "" && (!isPrintASCII(f.v) || strings.Contains(f.v, " ")) {
-				c.fail("slurm."+f.name, f.name, "sbatchword", f.v)
-			}
-		}
-		if sl.Time != "" && !isSlurmTime(sl.Time) {
-			c.fail("slurm.time", "time", "slurmtime", sl.Time)
-		}
-	}
-	var out []fieldProblem
-	for _, f := range c {
+	out := make([]fieldProblem, len(fails))
+	for i, f := range fails {
 		if hide != nil {
 			if rng, ok := hide(f.ns); ok {
 				f.val = hiddenValue{rng}
 			}
 		}
 		s, d := explain(f)
-		out = append(out, fieldProblem{ns: f.ns, summary: s, detail: d})
+		out[i] = fieldProblem{ns: f.ns, summary: s, detail: d}
 	}
 	return out
 }
@@ -370,11 +321,8 @@ func explain(fe fieldFail) (string, string) {
 		default:
 			return "Empty " + base, fmt.Sprintf("%s must not be empty", base)
 		}
-	case "required":
-		if base == "command" || base == "dispatch" {
-			return "Empty program", fmt.Sprintf("%s is empty: the first element names the program to run (later elements may be empty strings)", ns)
-		}
-		return "Empty " + base + " element", fmt.Sprintf("%s has an empty string; every element needs a value", ns)
+	case "program":
+		return "Empty program", fmt.Sprintf("%s is empty: the first element names the program to run (later elements may be empty strings)", ns)
 	case "nonul":
 		return "Invalid value", fmt.Sprintf("%s contains a NUL byte", ns)
 	case "envname":
