@@ -321,7 +321,7 @@ func (la *Launch) progressBase(attempt int, started time.Time) Progress {
 func onlyGone(ps []verify.Problem) bool {
 	for _, p := range ps {
 		switch {
-		case p.Kind == verify.KindPortNotOwned:
+		case p.Kind == verify.KindPortNotOwned, p.Kind == verify.KindExited:
 		case p.Kind == verify.KindEnvMissing && strings.Contains(p.Message, proc.ErrGone.Error()):
 		default:
 			return false
