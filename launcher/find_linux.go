@@ -315,8 +315,8 @@ func (la *Launch) progressBase(attempt int, started time.Time) Progress {
 }
 
 // onlyGone reports whether every problem is what reading an exited worker
-// yields: an environ that could not be read because the process is gone,
-// or a port it no longer holds. A value read before it exited is evidence
+// yields: the worker itself gone when it was read, an environ that could
+// not be read because the process is gone, or a port it no longer holds. A value read before it exited is evidence
 // and stays a finding.
 func onlyGone(ps []verify.Problem) bool {
 	for _, p := range ps {
