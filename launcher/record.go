@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"hash"
 	"os"
 	"path/filepath"
 	"sort"
@@ -237,6 +238,28 @@ func (s *State) macV2(body []byte) string {
 	return "hmac-sha256:" + hex.EncodeToString(m.Sum(nil))
 }
 
+// macChecker checks v2 MACs with one keyed HMAC state, reset for each
+// record (a goroutine of the census checks hundreds).
+type macChecker struct {
+	h         hash.Hash
+	got, want [sha256.Size]byte
+}
+
+func (s *State) newMACChecker() *macChecker {
+	return &macChecker{h: hmac.New(sha256.New, s.recordKey())}
+}
+
+// ok reports whether mac ("hmac-sha256:HEX") is the MAC of body.
+func (c *macChecker) ok(body []byte, mac string) bool {
+	if n, err := hex.Decode(c.want[:], []byte(mac[len("hmac-sha256:"):])); err != nil || n != sha256.Size {
+		return false
+	}
+	c.h.Reset()
+	c.h.Write([]byte(recordV2Domain))
+	c.h.Write(body)
+	return hmac.Equal(c.h.Sum(c.got[:0]), c.want[:])
+}
+
 // splitV2 splits a v2 record file into its MAC and the summary and record
 // lines; ok is false when b is not a well-formed v2 file.
 func splitV2(b []byte) (mac string, body, sum, rec []byte, ok bool) {
@@ -330,18 +353,19 @@ func (s *State) Load(name string) (*Record, error) {
 // parseRecord decodes and authenticates a record file's bytes.
 func (s *State) parseRecord(name, path string, b []byte) (*Record, error) {
 	var r Record
-	if err := s.readRecord(name, path, b, &r, nil); err != nil {
+	if err := s.readRecord(name, path, b, &r, nil, nil); err != nil {
 		return nil, err
 	}
 	return &r, nil
 }
 
 // parseSummary authenticates a record file's bytes and decodes only the
-// summary of a v2 file (the whole of a v1 file).
-func (s *State) parseSummary(name, path string, b []byte) (recordSummary, error) {
+// summary of a v2 file (the whole of a v1 file); mc (nil: a new one)
+// checks the MAC.
+func (s *State) parseSummary(name, path string, b []byte, mc *macChecker) (recordSummary, error) {
 	var sum recordSummary
 	var r Record
-	if err := s.readRecord(name, path, b, &r, &sum); err != nil {
+	if err := s.readRecord(name, path, b, &r, &sum, mc); err != nil {
 		return sum, err
 	}
 	if sum.Name == "" { // a v1 file
@@ -352,8 +376,8 @@ func (s *State) parseSummary(name, path string, b []byte) (recordSummary, error)
 
 // readRecord authenticates the record file bytes b of launch name and
 // decodes them: into sum when it is not nil and b is a v2 file (then r
-// stays empty), else into r.
-func (s *State) readRecord(name, path string, b []byte, r *Record, sum *recordSummary) error {
+// stays empty), else into r. mc checks a v2 MAC (nil: a new one).
+func (s *State) readRecord(name, path string, b []byte, r *Record, sum *recordSummary, mc *macChecker) error {
 	untrusted := func(why string) error {
 		hint := "childproof acts only on records it wrote under this state dir's key; check the process yourself, then remove " + path
 		if s.keyErr != nil {
@@ -382,7 +406,10 @@ func (s *State) readRecord(name, path string, b []byte, r *Record, sum *recordSu
 		if s.keyErr != nil {
 			return untrusted("")
 		}
-		if !hmac.Equal([]byte(s.macV2(body)), []byte(mac)) {
+		if mc == nil {
+			mc = s.newMACChecker()
+		}
+		if !mc.ok(body, mac) {
 			return untrusted("its MAC does not match its contents")
 		}
 		if sum != nil {
@@ -416,7 +443,7 @@ func (s *State) readRecord(name, path string, b []byte, r *Record, sum *recordSu
 // Records returns every record, sorted by name. Records that cannot be
 // read, parsed or authenticated are left out (Census names them).
 func (s *State) Records() ([]*Record, error) {
-	recs, _, err := scan(s, s.Load)
+	recs, _, err := scan(s, func() func(string) (*Record, error) { return s.Load })
 	if err != nil {
 		return nil, err
 	}
@@ -436,21 +463,34 @@ func (b badRecord) untrusted() bool { return errors.Is(b.err, ErrUntrusted) }
 // summaries reads the summary of every record, sorted by name, and lists
 // the bad ones.
 func (s *State) summaries() ([]recordSummary, []badRecord, error) {
-	sums, bad, err := scan(s, func(name string) (recordSummary, error) {
-		path := s.recordPath(name)
-		b, err := readStateFile(path, maxRecordSize)
-		if err != nil {
-			return recordSummary{}, fmt.Errorf("no record of launch %q: %w", name, err)
+	dir := filepath.Join(s.Dir, "records")
+	dfd, err := openStateDir(dir)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer closeStateDir(dfd)
+	sums, bad, err := scan(s, func() func(string) (recordSummary, error) {
+		// Each goroutine reads into one buffer and checks MACs with one
+		// HMAC state; files are opened relative to the records dir.
+		mc := s.newMACChecker()
+		var buf []byte
+		return func(name string) (recordSummary, error) {
+			b, err := readStateFileAt(dfd, dir, name+".json", maxRecordSize, buf)
+			if err != nil {
+				return recordSummary{}, fmt.Errorf("no record of launch %q: %w", name, err)
+			}
+			buf = b
+			return s.parseSummary(name, filepath.Join(dir, name+".json"), b, mc)
 		}
-		return s.parseSummary(name, path, b)
 	})
 	sort.Slice(sums, func(i, j int) bool { return sums[i].Name < sums[j].Name })
 	return sums, bad, err
 }
 
-// scan loads every record file of s with load and lists the bad ones.
-// The files are read and authenticated by a few goroutines at once.
-func scan[T any](s *State, load func(name string) (T, error)) ([]T, []badRecord, error) {
+// scan loads every record file of s and lists the bad ones. The files
+// are read and authenticated by a few goroutines at once, each with the
+// load function newLoad returns (name: the file's name without ".json").
+func scan[T any](s *State, newLoad func() func(name string) (T, error)) ([]T, []badRecord, error) {
 	ents, err := os.ReadDir(filepath.Join(s.Dir, "records"))
 	if err != nil {
 		return nil, nil, err
@@ -471,6 +511,7 @@ func scan[T any](s *State, load func(name string) (T, error)) ([]T, []badRecord,
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			load := newLoad()
 			for i := int(next.Add(1)) - 1; i < len(names); i = int(next.Add(1)) - 1 {
 				recs[i], errs[i] = load(names[i])
 			}

@@ -48,7 +48,7 @@ func FuzzRecord(f *testing.F) {
 			if !bytes.Equal(out, again) {
 				t.Fatalf("a sealed record reads back different:\n%s\n%s", out, again)
 			}
-			sum, err := st.parseSummary("a", "a.json", out)
+			sum, err := st.parseSummary("a", "a.json", out, nil)
 			if err != nil {
 				t.Fatalf("a sealed record's summary is refused: %v\n%s", err, out)
 			}
@@ -58,7 +58,7 @@ func FuzzRecord(f *testing.F) {
 			return
 		}
 		_, rerr := st.parseRecord("a", "a.json", data)
-		_, serr := st.parseSummary("a", "a.json", data)
+		_, serr := st.parseSummary("a", "a.json", data, nil)
 		if (rerr == nil || serr == nil) && !verifiesV1(st, data) && !verifiesV2(st, data) {
 			t.Fatalf("accepted a record whose MAC does not verify: %s", data)
 		}

@@ -135,24 +135,24 @@ func TestRecordFormats(t *testing.T) {
 		if _, err := st.parseRecord("srv", "p", e); !errors.Is(err, ErrUntrusted) {
 			t.Errorf("%s edited: Load error = %v, want untrusted", what, err)
 		}
-		if _, err := st.parseSummary("srv", "p", e); !errors.Is(err, ErrUntrusted) {
+		if _, err := st.parseSummary("srv", "p", e, nil); !errors.Is(err, ErrUntrusted) {
 			t.Errorf("%s edited: summary error = %v, want untrusted", what, err)
 		}
 	}
 	// A torn file is unreadable (not acted on either).
 	for _, cut := range []int{len(b) / 2, len(lines[0]) + len(lines[1]), 10} {
-		_, err := st.parseSummary("srv", "p", b[:cut])
+		_, err := st.parseSummary("srv", "p", b[:cut], nil)
 		if err == nil || errors.Is(err, ErrUntrusted) || !strings.Contains(err.Error(), "unexpected end of JSON input") {
 			t.Errorf("cut at %d: %v, want unreadable", cut, err)
 		}
 	}
 	// A file renamed to another launch's name names its own launch.
-	if _, err := st.parseSummary("other", "p", b); !errors.Is(err, ErrUntrusted) {
+	if _, err := st.parseSummary("other", "p", b, nil); !errors.Is(err, ErrUntrusted) {
 		t.Errorf("renamed record: %v, want untrusted", err)
 	}
 	// The record sealed under another key.
 	other, _ := OpenState(t.TempDir())
-	if _, err := other.parseSummary("srv", "p", b); !errors.Is(err, ErrUntrusted) {
+	if _, err := other.parseSummary("srv", "p", b, nil); !errors.Is(err, ErrUntrusted) {
 		t.Errorf("another key: %v, want untrusted", err)
 	}
 }

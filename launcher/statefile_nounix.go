@@ -30,6 +30,16 @@ func readStateFile(path string, limit int64) ([]byte, error) {
 	return nil, &fs.PathError{Op: "open", Path: path, Err: errNoStateDir}
 }
 
+func openStateDir(dir string) (int, error) {
+	return -1, &fs.PathError{Op: "open", Path: dir, Err: errNoStateDir}
+}
+
+func closeStateDir(int) {}
+
+func readStateFileAt(dirfd int, dir, name string, limit int64, buf []byte) ([]byte, error) {
+	return nil, &fs.PathError{Op: "open", Path: dir, Err: errNoStateDir}
+}
+
 func syncDir(dir string) error { return &fs.PathError{Op: "fsync", Path: dir, Err: errNoStateDir} }
 
 func tryLock(f *os.File) error { return errNoStateDir }

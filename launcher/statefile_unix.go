@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"path/filepath"
 	"sync"
 
 	"golang.org/x/sys/unix"
@@ -73,41 +74,76 @@ func openStateFile(path string, flag int, perm uint32) (*os.File, error) {
 // openStateFD is openStateFile's check on a bare descriptor, with the
 // file's fstat.
 func openStateFD(path string, flag int, perm uint32) (int, *unix.Stat_t, error) {
-	fd, err := unix.Open(path, flag|unix.O_NOFOLLOW|unix.O_NONBLOCK|unix.O_CLOEXEC, perm)
+	var st unix.Stat_t
+	fd, err := openStateAt(unix.AT_FDCWD, "", path, flag, perm, &st)
+	if err != nil {
+		return -1, nil, err
+	}
+	return fd, &st, nil
+}
+
+// openStateAt is openStateFD of the file name in the directory open as
+// dirfd, whose path is dir (for messages), filling st.
+func openStateAt(dirfd int, dir, name string, flag int, perm uint32, st *unix.Stat_t) (int, error) {
+	path := func() string {
+		if dir == "" {
+			return name
+		}
+		return filepath.Join(dir, name)
+	}
+	fd, err := unix.Openat(dirfd, name, flag|unix.O_NOFOLLOW|unix.O_NONBLOCK|unix.O_CLOEXEC, perm)
 	if err != nil {
 		if errors.Is(err, unix.ELOOP) {
-			return -1, nil, strictModeError(path, "is a symbolic link", "remove it; childproof never follows links in its state dir")
+			return -1, strictModeError(path(), "is a symbolic link", "remove it; childproof never follows links in its state dir")
 		}
-		return -1, nil, &fs.PathError{Op: "open", Path: path, Err: err}
+		return -1, &fs.PathError{Op: "open", Path: path(), Err: err}
 	}
-	st := new(unix.Stat_t)
 	if err := unix.Fstat(fd, st); err != nil {
 		unix.Close(fd)
-		return -1, nil, &fs.PathError{Op: "stat", Path: path, Err: err}
+		return -1, &fs.PathError{Op: "stat", Path: path(), Err: err}
 	}
 	if st.Mode&unix.S_IFMT != unix.S_IFREG {
 		unix.Close(fd)
-		return -1, nil, strictModeError(path, "is not a regular file", "remove it")
+		return -1, strictModeError(path(), "is not a regular file", "remove it")
 	}
-	if err := checkOwner(path, st); err != nil {
+	if err := checkOwner(path(), st); err != nil {
 		unix.Close(fd)
-		return -1, nil, err
+		return -1, err
 	}
-	return fd, st, nil
+	return fd, nil
 }
 
 // readStateFile reads a state file checked as openStateFile checks it,
-// refusing one larger than limit bytes. It reads the descriptor directly
-// (O_NONBLOCK does not affect a regular file), into a buffer of the size
-// fstat gave: ps reads a thousand records with four system calls each.
+// refusing one larger than limit bytes.
 func readStateFile(path string, limit int64) ([]byte, error) {
-	fd, st, err := openStateFD(path, unix.O_RDONLY, 0)
+	return readStateFileAt(unix.AT_FDCWD, "", path, limit, nil)
+}
+
+// openStateDir opens a directory of the state dir for readStateFileAt.
+func openStateDir(dir string) (int, error) {
+	fd, err := unix.Open(dir, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return -1, &fs.PathError{Op: "open", Path: dir, Err: err}
+	}
+	return fd, nil
+}
+
+func closeStateDir(fd int) { unix.Close(fd) }
+
+// readStateFileAt is readStateFile of the file name in the directory open
+// as dirfd (dir: its path, for messages), into buf when it is large
+// enough. It reads the descriptor directly (O_NONBLOCK does not affect a
+// regular file) into a buffer of the size fstat gave: ps reads a thousand
+// records with four system calls each and no path walk.
+func readStateFileAt(dirfd int, dir, name string, limit int64, buf []byte) ([]byte, error) {
+	var st unix.Stat_t
+	fd, err := openStateAt(dirfd, dir, name, unix.O_RDONLY, 0, &st)
 	if err != nil {
 		return nil, err
 	}
 	defer unix.Close(fd)
 	tooBig := func() error {
-		return strictModeError(path, fmt.Sprintf("is larger than %d bytes", limit), "remove it")
+		return strictModeError(filepath.Join(dir, name), fmt.Sprintf("is larger than %d bytes", limit), "remove it")
 	}
 	if st.Size > limit {
 		return nil, tooBig()
@@ -115,7 +151,11 @@ func readStateFile(path string, limit int64) ([]byte, error) {
 	// One byte more than fstat said, to see a file that grows meanwhile;
 	// state files are replaced by rename, never written in place, so a
 	// read that returns the whole fstat size is the whole file.
-	b := make([]byte, st.Size+1)
+	b := buf[:0]
+	if int64(cap(b)) < st.Size+1 {
+		b = make([]byte, st.Size+1)
+	}
+	b = b[:st.Size+1]
 	n := 0
 	for n < len(b) {
 		m, err := unix.Read(fd, b[n:])
@@ -123,7 +163,7 @@ func readStateFile(path string, limit int64) ([]byte, error) {
 			continue
 		}
 		if err != nil {
-			return nil, &fs.PathError{Op: "read", Path: path, Err: err}
+			return nil, &fs.PathError{Op: "read", Path: filepath.Join(dir, name), Err: err}
 		}
 		if m == 0 {
 			break
