@@ -3,6 +3,7 @@ package schema
 import (
 	"errors"
 	"fmt"
+	"iter"
 	"maps"
 	"os"
 	"path/filepath"
@@ -64,23 +65,33 @@ type launchState struct {
 	logKeep *int
 }
 
+// lineage yields ns and the parts it belongs to, innermost first:
+// "port[0].number", "port[0]", "port"; "env[K]", "env".
+func lineage(ns string) iter.Seq[string] {
+	return func(yield func(string) bool) {
+		for yield(ns) {
+			switch {
+			case strings.HasSuffix(ns, "]"):
+				ns = ns[:strings.LastIndexByte(ns, '[')]
+			case strings.Contains(ns, "."):
+				ns = ns[:strings.LastIndexByte(ns, '.')]
+			default:
+				return
+			}
+		}
+	}
+}
+
 // hidden reports whether the part ns (or the list or map it belongs to)
 // came from env() or file(), with the range a diagnostic names instead of
 // its value.
 func (l *loader) hidden(s *launchState, ns string) (hcl.Range, bool) {
-	for {
-		if r, ok := s.parts[ns]; ok && l.hiddenAt(r) {
+	for p := range lineage(ns) {
+		if r, ok := s.parts[p]; ok && l.hiddenAt(r) {
 			return r, true
 		}
-		switch {
-		case strings.HasSuffix(ns, "]"):
-			ns = ns[:strings.LastIndexByte(ns, '[')]
-		case strings.Contains(ns, "."):
-			ns = ns[:strings.LastIndexByte(ns, '.')]
-		default:
-			return hcl.Range{}, false
-		}
 	}
+	return hcl.Range{}, false
 }
 
 // unknown reports whether part ns (or the list or map it belongs to) is an
@@ -89,19 +100,12 @@ func (l *loader) isUnknown(s *launchState, ns string) bool {
 	if len(l.unknown) == 0 {
 		return false
 	}
-	for {
-		if r, ok := s.parts[ns]; ok && l.unknownAt(r) {
+	for p := range lineage(ns) {
+		if r, ok := s.parts[p]; ok && l.unknownAt(r) {
 			return true
 		}
-		switch {
-		case strings.HasSuffix(ns, "]"):
-			ns = ns[:strings.LastIndexByte(ns, '[')]
-		case strings.Contains(ns, "."):
-			ns = ns[:strings.LastIndexByte(ns, '.')]
-		default:
-			return false
-		}
 	}
+	return false
 }
 
 // shown is v, or a hiddenValue naming the range of part ns when it came
@@ -113,23 +117,16 @@ func (l *loader) shown(s *launchState, ns string, v string) any {
 	return v
 }
 
+// rng is the source range of part ns, or of the nearest part it belongs
+// to that was written, or the launch block's.
 func (s *launchState) rng(ns string) *hcl.Range {
-	for {
-		if r, ok := s.parts[ns]; ok {
+	for p := range lineage(ns) {
+		if r, ok := s.parts[p]; ok {
 			return &r
-		}
-		switch {
-		case ns == "":
-			r := s.block
-			return &r
-		case strings.HasSuffix(ns, "]"):
-			ns = ns[:strings.LastIndexByte(ns, '[')]
-		case strings.Contains(ns, "."):
-			ns = ns[:strings.LastIndexByte(ns, '.')]
-		default:
-			ns = ""
 		}
 	}
+	r := s.block
+	return &r
 }
 
 // launch decodes and validates one launch block. It returns nil when the

@@ -437,19 +437,12 @@ func (g *launchGen) hider(r *rawLaunch) func(string) (hcl.Range, bool) {
 		}
 	}
 	return func(ns string) (hcl.Range, bool) {
-		for {
-			if r, ok := hidden[ns]; ok {
+		for p := range lineage(ns) {
+			if r, ok := hidden[p]; ok {
 				return r, true
 			}
-			switch {
-			case strings.HasSuffix(ns, "]"):
-				ns = ns[:strings.LastIndexByte(ns, '[')]
-			case strings.Contains(ns, "."):
-				ns = ns[:strings.LastIndexByte(ns, '.')]
-			default:
-				return hcl.Range{}, false
-			}
 		}
+		return hcl.Range{}, false
 	}
 }
 
