@@ -75,7 +75,7 @@ func BenchmarkStartVerifiedNoCapture(b *testing.B) {
 	l := f.spec("bench-start-nocapture")
 	l.Ready = schema.Ready{}
 	for b.Loop() {
-		la, err := Start(context.Background(), l, Options{State: f.state, Detach: true, NoExecCapture: true})
+		la, err := Start(context.Background(), l, Options{State: f.state, Detach: true, Tracking: Tracking{NoExecCapture: true}})
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -147,8 +147,14 @@ func BenchmarkVerifyPidCrowded(b *testing.B) {
 		crowd = append(crowd, c)
 	}
 	v := &verify.Verifier{State: f.state}
-	c := verify.Check{Name: "pid", Root: la.Root().Pid, Deepest: true, AnyAddress: true,
-		Expect: verify.Expect{Require: []string{"MOCK_LLM_KEY"}}, Ports: la.Spec.Ports}
+	c := verify.Check{
+		Name:           "pid",
+		Root:           la.Root().Pid,
+		WorkerSelector: verify.WorkerSelector{Deepest: true},
+		AnyAddress:     true,
+		Expect:         verify.Expect{Require: []string{"MOCK_LLM_KEY"}},
+		Ports:          la.Spec.Ports,
+	}
 	ctx := context.Background()
 	b.ResetTimer()
 	for b.Loop() {

@@ -28,9 +28,8 @@ type CensusEntry struct {
 	// Pending is set when the launch was never verified: it is under way,
 	// or its childproof died mid-launch. Worker is then the launch root.
 	Pending bool `json:"pending,omitempty"`
-	// Restarts and LastExit are the record's (restart policies).
-	Restarts int  `json:"restarts,omitempty"`
-	LastExit *int `json:"last_exit,omitempty"`
+	// RestartCount is the record's (restart policies).
+	RestartCount
 	// Error says why a record is unreadable (Status "unknown").
 	Error string `json:"error,omitempty"`
 	// Round is the recorded launch's round in the history (0: none).
@@ -72,7 +71,7 @@ func Census(p proc.FS, st *State, all bool) ([]CensusEntry, error) {
 	}
 	for _, r := range recs {
 		e := CensusEntry{Name: r.Name, Worker: r.Worker, Started: r.Started, Detached: r.Detached, Log: r.Log, SpecPath: r.SpecPath, Ports: []CensusPort{}, Pending: r.Pending,
-			Restarts: r.Restarts, LastExit: r.LastExit}
+			RestartCount: r.RestartCount}
 		e.Round = r.Round
 		live := r.Worker.Check(p)
 		e.Status = string(live)

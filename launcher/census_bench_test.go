@@ -48,9 +48,14 @@ func censusState(tb testing.TB, n, alive int) *State {
 		if i < alive {
 			w = self
 		}
-		rec := &Record{Name: fmt.Sprintf("launch-%04d", i), Argv: []string{"srv"}, Dir: "/", Started: time.Now(),
-			Detached: true, Root: w, Worker: w, Ports: []RecordPort{{Number: port, Address: "127.0.0.1"}},
-			Env: map[string]string{}, WorkerEnv: map[string]string{}}
+		rec := &Record{
+			Name:        fmt.Sprintf("launch-%04d", i),
+			Launched:    Launched{Argv: []string{"srv"}, Dir: "/"},
+			Supervision: Supervision{Started: time.Now(), Detached: true},
+			Processes:   Processes{Root: w, Worker: w},
+			Ports:       []RecordPort{{Number: port, Address: "127.0.0.1"}},
+			EnvDigests:  EnvDigests{Env: map[string]string{}, WorkerEnv: map[string]string{}},
+		}
 		if err := st.Save(rec); err != nil {
 			tb.Fatal(err)
 		}

@@ -35,20 +35,17 @@ import (
 type execWatch struct {
 	root int
 
-	envMu sync.Mutex
-	env   map[int]execEnv // by pid (thread-group id): its last exec
+	env captures
 
 	// mu guards ts, ending, rootExited and polling (the tracer loop and
 	// the goroutine that stops every tracee for the detach).
 	mu sync.Mutex
 
-	endOnce sync.Once
-	end     chan struct{} // closed: detach from everything
+	end latch // closed: detach from everything
 	// detached is closed once nothing is traced (the tracer loop may
 	// still wait for the untraced root's exit).
-	detachedOnce sync.Once
-	detached     chan struct{}
-	done         chan struct{} // closed once nothing is traced any more
+	detached latch
+	done     chan struct{} // closed once nothing is traced any more
 	// rootExited is set when the tracer saw the root exit (its status is
 	// left for exec.Cmd.Wait: peeked with WNOWAIT, never consumed).
 	rootExited bool
@@ -61,6 +58,36 @@ type execWatch struct {
 	// from then on each tracee is polled by its own pid.
 	polling bool
 }
+
+// captures are the environments the tracer captured, by pid (thread-group
+// id): each process's last exec.
+type captures struct {
+	mu    sync.Mutex
+	byPid map[int]execEnv
+}
+
+func (c *captures) get(pid int) (execEnv, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	e, ok := c.byPid[pid]
+	return e, ok
+}
+
+func (c *captures) set(pid int, e execEnv) {
+	c.mu.Lock()
+	c.byPid[pid] = e
+	c.mu.Unlock()
+}
+
+// latch is a channel closed once, by whichever caller comes first.
+type latch struct {
+	once sync.Once
+	c    chan struct{}
+}
+
+func newLatch() latch { return latch{c: make(chan struct{})} }
+
+func (l *latch) close() { l.once.Do(func() { close(l.c) }) }
 
 // execEnv is one process's environment as the kernel set it at its exec.
 type execEnv struct {
@@ -87,7 +114,7 @@ func (la *Launch) noExecCapture() bool {
 // handed back to the runtime's pool, so a tracer thread has no child but
 // its own root, and no later launch inherits a thread that has one.
 func startWatched(cmd *exec.Cmd, afterTrace func(), rootDone <-chan struct{}) (*execWatch, error) {
-	w := &execWatch{env: map[int]execEnv{}, end: make(chan struct{}), done: make(chan struct{}), detached: make(chan struct{})}
+	w := &execWatch{env: captures{byPid: map[int]execEnv{}}, end: newLatch(), done: make(chan struct{}), detached: newLatch()}
 	errc := make(chan error, 1)
 	go func() {
 		runtime.LockOSThread()
@@ -116,10 +143,7 @@ func (w *execWatch) evidence(pid int) (execEnv, bool) {
 	if w == nil {
 		return execEnv{}, false
 	}
-	w.envMu.Lock()
-	defer w.envMu.Unlock()
-	e, ok := w.env[pid]
-	return e, ok
+	return w.env.get(pid)
 }
 
 // detach asks the tracer to let go of every tracee and waits (up to 5 s)
@@ -129,10 +153,10 @@ func (w *execWatch) detach() {
 	if w == nil {
 		return
 	}
-	w.endOnce.Do(func() { close(w.end) })
+	w.end.close()
 	select {
 	case <-w.done:
-	case <-w.detached:
+	case <-w.detached.c:
 	case <-time.After(5 * time.Second):
 	}
 }
@@ -143,7 +167,7 @@ func (w *execWatch) detach() {
 // root exits.
 func (w *execWatch) noteDetached() {
 	if w.ending && len(w.ts) == 0 {
-		w.detachedOnce.Do(func() { close(w.detached) })
+		w.detached.close()
 	}
 }
 
@@ -191,7 +215,7 @@ func (w *execWatch) run() {
 	defer close(stopperDone)
 	go func() {
 		select {
-		case <-w.end:
+		case <-w.end.c:
 			w.mu.Lock()
 			w.ending = true
 			w.stopAll(w.ts)
@@ -480,9 +504,7 @@ func (w *execWatch) capture(pid int) {
 	}
 	exe, _ := fs.Exe(pid)
 	comm, _ := fs.Comm(pid)
-	w.envMu.Lock()
-	w.env[pid] = execEnv{Vars: proc.ParseEnviron(b), Exe: exe, Comm: comm}
-	w.envMu.Unlock()
+	w.env.set(pid, execEnv{Vars: proc.ParseEnviron(b), Exe: exe, Comm: comm})
 }
 
 // execComm returns pid's comm at its last exec, or "".

@@ -101,7 +101,7 @@ func helper(mode string, args []string) int {
 		}
 		l := &schema.Launch{Name: "sup", Command: []string{args[1], "helper", "serve", "127.0.0.1:" + args[2]},
 			Ports: []schema.Port{{Number: atoi(args[2])}}}
-		la, err := Start(context.Background(), l, Options{State: st, Subreaper: true})
+		la, err := Start(context.Background(), l, Options{State: st, Tracking: Tracking{Subreaper: true}})
 		if err != nil {
 			fmt.Println("error:", err)
 			return 10 + int(outcome(err))

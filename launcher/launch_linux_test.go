@@ -301,7 +301,7 @@ func TestDispatchIgnoresRcFiles(t *testing.T) {
 	l.Inherit = []string{"PATH", "HOME", "BASH_ENV", "ENV"}
 	env := map[string]string{"PATH": os.Getenv("PATH"), "HOME": home, "BASH_ENV": filepath.Join(home, "bash_env"), "ENV": filepath.Join(home, "bash_env")}
 	lookup := func(n string) (string, bool) { v, ok := env[n]; return v, ok }
-	la, err := Start(context.Background(), l, Options{State: f.state, LookupEnv: lookup})
+	la, err := Start(context.Background(), l, Options{State: f.state, EnvInput: EnvInput{LookupEnv: lookup}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -316,7 +316,7 @@ func TestDispatchIgnoresRcFiles(t *testing.T) {
 	// The same script through a login interactive shell loses the key.
 	la.Stop(context.Background())
 	os.WriteFile(script, []byte("bash -lic \"\\\"$1\\\" helper serve $2; true\"\n"), 0o755)
-	_, err = Start(context.Background(), l, Options{State: f.state, LookupEnv: lookup})
+	_, err = Start(context.Background(), l, Options{State: f.state, EnvInput: EnvInput{LookupEnv: lookup}})
 	e := wantCode(t, err, Unproven, verify.KindEnvMissing)
 	if !e.Report.Has(verify.KindWrapper) {
 		t.Errorf("the login shell in the chain is not reported: %+v", e.Report.Problems)
@@ -402,7 +402,7 @@ func TestPidReuse(t *testing.T) {
 	if l := fp.Check(procDefault); l != verify.Reused {
 		t.Fatalf("Check = %s, want pid reused", l)
 	}
-	rec := &Record{Name: "reused", Root: fp, Worker: fp, Pgid: fp.Pid}
+	rec := &Record{Name: "reused", Processes: Processes{Root: fp, Worker: fp, Pgid: fp.Pid}}
 	res, err := StopRecord(context.Background(), procDefault, f.state, rec, time.Second)
 	if err != nil || res.Signalled || res.Worker != verify.Reused {
 		t.Fatalf("StopRecord = %+v, %v", res, err)
@@ -543,7 +543,7 @@ func TestWaitForBackgroundWorker(t *testing.T) {
 	f := newFixture(t)
 	l := f.spec("bg")
 	l.Command = []string{"sh", "-c", "\"$0\" helper serve \"$1\" & exit 0", filepath.Join(f.bin, "mock-srv"), "127.0.0.1:" + strconv.Itoa(f.port)}
-	la, err := Start(context.Background(), l, Options{State: f.state, Subreaper: true})
+	la, err := Start(context.Background(), l, Options{State: f.state, Tracking: Tracking{Subreaper: true}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -22,50 +22,17 @@ import (
 )
 
 // Record is what the state dir keeps of a launch. It never holds a value:
-// environment entries are names and keyed digests.
+// environment entries are names and keyed digests. Its parts are embedded,
+// so the record file is one flat JSON object, keys in this order.
 type Record struct {
-	Name     string    `json:"name"`
-	SpecPath string    `json:"spec_path,omitempty"`
-	SpecHash string    `json:"spec_hash,omitempty"`
-	Argv     []string  `json:"argv"`
-	Dir      string    `json:"dir"`
-	Started  time.Time `json:"started"`
-	Detached bool      `json:"detached"`
-	// Supervisor is the pid of the childproof that supervises in the
-	// foreground (0 when detached).
-	Supervisor int                `json:"supervisor,omitempty"`
-	Root       verify.Fingerprint `json:"root"`
-	Worker     verify.Fingerprint `json:"worker"`
-	Pgid       int                `json:"pgid"`
-	Cgroup     string             `json:"cgroup,omitempty"`
-	Ports      []RecordPort       `json:"ports,omitempty"`
-	// Env maps the protected names to the digest of the intended value
-	// ("" for require-only names).
-	Env map[string]string `json:"env"`
-	// WorkerEnv maps every name in the worker's environ to its digest:
-	// the block captured at its exec when there is one, else its live
-	// environ when it was verified.
-	WorkerEnv map[string]string `json:"worker_env"`
-	// ExecEnv is set when the launch captured the worker's environment at
-	// its exec (see execWatch): every name to its digest. A later verify
-	// judges the worker by it while the worker still runs ExecExe (the
-	// program it exec'd then), whatever its live block says now.
-	ExecEnv map[string]string `json:"exec_env,omitempty"`
-	ExecExe string            `json:"exec_exe,omitempty"`
-	Log     string            `json:"log"`
-	// Stopped is set when childproof stopped the launch.
-	Stopped *time.Time `json:"stopped,omitempty"`
-	// Pending marks the provisional record written as soon as the tree
-	// exists, before the worker is found and verified: Worker is then the
-	// launch root. It stays only when childproof died mid-launch (a
-	// detached tree outlives it); the verified record replaces it, and a
-	// failed launch restores the previous record.
-	Pending bool `json:"pending,omitempty"`
-	// Restarts counts the restarts foreground supervision (run, up) made
-	// by the launch's restart policy; each one was verified on its new
-	// worker. LastExit is the status the previous worker exited with.
-	Restarts int  `json:"restarts,omitempty"`
-	LastExit *int `json:"last_exit,omitempty"`
+	Name string `json:"name"`
+	Launched
+	Supervision
+	Processes
+	Ports []RecordPort `json:"ports,omitempty"`
+	EnvDigests
+	Log string `json:"log"`
+	Lifecycle
 	// Secrets holds a keyed digest of each secret value of the launch
 	// (never the value), under its name: commands that launch nothing mask
 	// what they print with it when the caller lacks the values.
@@ -80,6 +47,72 @@ type Record struct {
 	// record's canonical JSON with MAC empty. A record without a valid
 	// MAC is never acted on.
 	MAC string `json:"mac,omitempty"`
+}
+
+// Launched is what a record says was launched: from which spec, and the
+// argv and directory of the launched process.
+type Launched struct {
+	SpecPath string   `json:"spec_path,omitempty"`
+	SpecHash string   `json:"spec_hash,omitempty"`
+	Argv     []string `json:"argv"`
+	Dir      string   `json:"dir"`
+}
+
+// Supervision is when a launch started and who watches it.
+type Supervision struct {
+	Started  time.Time `json:"started"`
+	Detached bool      `json:"detached"`
+	// Supervisor is the pid of the childproof that supervises in the
+	// foreground (0 when detached).
+	Supervisor int `json:"supervisor,omitempty"`
+}
+
+// Processes identify a launch's tree: the launched root and the worker by
+// fingerprint, the process group and the cgroup ("" without one).
+type Processes struct {
+	Root   verify.Fingerprint `json:"root"`
+	Worker verify.Fingerprint `json:"worker"`
+	Pgid   int                `json:"pgid"`
+	Cgroup string             `json:"cgroup,omitempty"`
+}
+
+// EnvDigests are a launch's environment evidence, as names and keyed
+// digests.
+type EnvDigests struct {
+	// Env maps the protected names to the digest of the intended value
+	// ("" for require-only names).
+	Env map[string]string `json:"env"`
+	// WorkerEnv maps every name in the worker's environ to its digest:
+	// the block captured at its exec when there is one, else its live
+	// environ when it was verified.
+	WorkerEnv map[string]string `json:"worker_env"`
+	// ExecEnv is set when the launch captured the worker's environment at
+	// its exec (see execWatch): every name to its digest. A later verify
+	// judges the worker by it while the worker still runs ExecExe (the
+	// program it exec'd then), whatever its live block says now.
+	ExecEnv map[string]string `json:"exec_env,omitempty"`
+	ExecExe string            `json:"exec_exe,omitempty"`
+}
+
+// Lifecycle is what became of a launch since it started.
+type Lifecycle struct {
+	// Stopped is set when childproof stopped the launch.
+	Stopped *time.Time `json:"stopped,omitempty"`
+	// Pending marks the provisional record written as soon as the tree
+	// exists, before the worker is found and verified: Worker is then the
+	// launch root. It stays only when childproof died mid-launch (a
+	// detached tree outlives it); the verified record replaces it, and a
+	// failed launch restores the previous record.
+	Pending bool `json:"pending,omitempty"`
+	RestartCount
+}
+
+// RestartCount counts the restarts foreground supervision (run, up) made
+// by the launch's restart policy; each one was verified on its new worker.
+// LastExit is the status the previous worker exited with.
+type RestartCount struct {
+	Restarts int  `json:"restarts,omitempty"`
+	LastExit *int `json:"last_exit,omitempty"`
 }
 
 // RecordPort is a recorded port.
@@ -183,14 +216,13 @@ type recordSummary struct {
 	Log      string             `json:"log"`
 	Stopped  *time.Time         `json:"stopped,omitempty"`
 	Pending  bool               `json:"pending,omitempty"`
-	Restarts int                `json:"restarts,omitempty"`
-	LastExit *int               `json:"last_exit,omitempty"`
-	Round    int                `json:"round,omitempty"`
+	RestartCount
+	Round int `json:"round,omitempty"`
 }
 
 func summarize(r *Record) recordSummary {
 	return recordSummary{Name: r.Name, SpecPath: r.SpecPath, Started: r.Started, Detached: r.Detached, Worker: r.Worker, Cgroup: r.Cgroup,
-		Ports: r.Ports, Log: r.Log, Stopped: r.Stopped, Pending: r.Pending, Restarts: r.Restarts, LastExit: r.LastExit, Round: r.Round}
+		Ports: r.Ports, Log: r.Log, Stopped: r.Stopped, Pending: r.Pending, RestartCount: r.RestartCount, Round: r.Round}
 }
 
 // seal sets r.MAC and returns the record file's bytes (format v2).

@@ -55,12 +55,18 @@ func testRecord() *Record {
 	last := 137
 	stopped := time.Date(2026, 12, 1, 6, 0, 0, 0, time.UTC)
 	fp := verify.Fingerprint{Pid: 4242, StartTime: 99, UID: 1000, Exe: "/usr/bin/srv", Comm: "srv", PidfsInode: 77}
-	return &Record{Name: "srv", SpecPath: "/s/childproof.hcl", SpecHash: "sha256:ab", Argv: []string{"srv", "--addr", "127.0.0.1:1"}, Dir: "/s",
-		Started: time.Date(2026, 12, 1, 5, 0, 0, 123, time.UTC), Detached: true, Root: fp, Worker: fp, Pgid: 4242,
-		Cgroup: "/sys/fs/cgroup/childproof/srv-0123abcd", Ports: []RecordPort{{Number: 8000, Address: "127.0.0.1"}},
-		Env: map[string]string{"K": "hmac-sha256:00"}, WorkerEnv: map[string]string{"K": "hmac-sha256:00", "PATH": "hmac-sha256:11"},
-		ExecEnv: map[string]string{"K": "hmac-sha256:00"}, ExecExe: "/usr/bin/srv", Log: "/s/logs/srv.log", Stopped: &stopped,
-		Restarts: 2, LastExit: &last, Secrets: []RecordSecret{{Name: "K", Digest: "hmac-sha256:22"}}, Round: 7}
+	return &Record{
+		Name:        "srv",
+		Launched:    Launched{SpecPath: "/s/childproof.hcl", SpecHash: "sha256:ab", Argv: []string{"srv", "--addr", "127.0.0.1:1"}, Dir: "/s"},
+		Supervision: Supervision{Started: time.Date(2026, 12, 1, 5, 0, 0, 123, time.UTC), Detached: true},
+		Processes:   Processes{Root: fp, Worker: fp, Pgid: 4242, Cgroup: "/sys/fs/cgroup/childproof/srv-0123abcd"},
+		Ports:       []RecordPort{{Number: 8000, Address: "127.0.0.1"}},
+		EnvDigests:  EnvDigests{Env: map[string]string{"K": "hmac-sha256:00"}, WorkerEnv: map[string]string{"K": "hmac-sha256:00", "PATH": "hmac-sha256:11"}, ExecEnv: map[string]string{"K": "hmac-sha256:00"}, ExecExe: "/usr/bin/srv"},
+		Log:         "/s/logs/srv.log",
+		Lifecycle:   Lifecycle{Stopped: &stopped, RestartCount: RestartCount{Restarts: 2, LastExit: &last}},
+		Secrets:     []RecordSecret{{Name: "K", Digest: "hmac-sha256:22"}},
+		Round:       7,
+	}
 }
 
 // TestRecordFormats: a record is written in format v2 and read back the

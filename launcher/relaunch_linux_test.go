@@ -110,7 +110,7 @@ func TestRelaunchExampleDispatchJob(t *testing.T) {
 		t.Fatal(err)
 	}
 	ctx := context.Background()
-	opts := RelaunchOptions{Options: Options{State: st, NoCgroup: os.Getenv("CHILDPROOF_NO_CGROUP") != ""}}
+	opts := RelaunchOptions{Options: Options{State: st, Tracking: Tracking{NoCgroup: os.Getenv("CHILDPROOF_NO_CGROUP") != ""}}}
 	var last *Launch
 	t.Cleanup(func() {
 		if last != nil {
@@ -244,12 +244,12 @@ func TestRelaunchBadSetTouchesNothing(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rec := &Record{Name: "job", Worker: verify.Fingerprint{Pid: os.Getpid()}, WorkerEnv: map[string]string{"A": "x"}}
+	rec := &Record{Name: "job", Processes: Processes{Worker: verify.Fingerprint{Pid: os.Getpid()}}, EnvDigests: EnvDigests{WorkerEnv: map[string]string{"A": "x"}}}
 	if err := st.Save(rec); err != nil {
 		t.Fatal(err)
 	}
 	l := &schema.Launch{Name: "job", Command: []string{"true"}}
-	_, _, err = Relaunch(context.Background(), l, RelaunchOptions{Options: Options{State: st, Set: map[string]string{"A=B": "1"}}})
+	_, _, err = Relaunch(context.Background(), l, RelaunchOptions{Options: Options{State: st, EnvInput: EnvInput{Set: map[string]string{"A=B": "1"}}}})
 	var e *Error
 	if !errors.As(err, &e) || e.Outcome != Invalid {
 		t.Fatalf("got %v, want a usage error", err)

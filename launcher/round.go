@@ -15,6 +15,23 @@ import (
 type Round struct {
 	N    int    `json:"round"`
 	Name string `json:"name"`
+	RoundOrigin
+	// Delta is what this round changed: its --set and --set-secret
+	// overrides and its --unset names.
+	Delta RoundDelta `json:"delta"`
+	// Overrides are the --set overrides in effect, carried forward from
+	// earlier rounds or set by this one, sorted by name.
+	Overrides []Override `json:"overrides"`
+	RoundResult
+	RoundWorker
+	// MAC authenticates the round file as Record.MAC does a record: a
+	// round that fails is never replayed or carried forward.
+	MAC string `json:"mac,omitempty"`
+}
+
+// RoundOrigin is how a round came about: the command, when, from which
+// spec, and what it is measured against or replays.
+type RoundOrigin struct {
 	// Command is "run", "relaunch", or what the caller named (Options.Command).
 	Command  string    `json:"command"`
 	Started  time.Time `json:"started"`
@@ -24,12 +41,10 @@ type Round struct {
 	Baseline int `json:"baseline,omitempty"`
 	// ReplayOf is N of relaunch --round N.
 	ReplayOf int `json:"replay_of,omitempty"`
-	// Delta is what this round changed: its --set and --set-secret
-	// overrides and its --unset names.
-	Delta RoundDelta `json:"delta"`
-	// Overrides are the --set overrides in effect, carried forward from
-	// earlier rounds or set by this one, sorted by name.
-	Overrides []Override `json:"overrides"`
+}
+
+// RoundResult is what a round's launch came to.
+type RoundResult struct {
 	// Outcome is "launching" (childproof died mid-launch, or still is),
 	// "verified", "failed" or "refused" (verified, then refused because
 	// of an unexpected delta).
@@ -37,8 +52,13 @@ type Round struct {
 	// Problems are the problem kinds of a failed or refused round.
 	Problems []verify.Kind `json:"problems,omitempty"`
 	// ExitCode is the launch's exit code (0: verified).
-	ExitCode int                 `json:"exit_code"`
-	Worker   *verify.Fingerprint `json:"worker,omitempty"`
+	ExitCode int `json:"exit_code"`
+}
+
+// RoundWorker is a round's worker: who it was, its environment as
+// digests, its kept log and how it ended.
+type RoundWorker struct {
+	Worker *verify.Fingerprint `json:"worker,omitempty"`
 	// WorkerEnv maps every name in the verified worker's environ to its
 	// keyed digest (history --diff compares them).
 	WorkerEnv map[string]string `json:"worker_env,omitempty"`
@@ -47,9 +67,6 @@ type Round struct {
 	Log string `json:"log,omitempty"`
 	// End says how the worker ended, once that is known.
 	End *RoundEnd `json:"end,omitempty"`
-	// MAC authenticates the round file as Record.MAC does a record: a
-	// round that fails is never replayed or carried forward.
-	MAC string `json:"mac,omitempty"`
 }
 
 // Override is one --set override of a round.

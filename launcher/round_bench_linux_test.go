@@ -15,7 +15,7 @@ func BenchmarkRoundBookkeeping(b *testing.B) {
 		b.Fatal(err)
 	}
 	l := &schema.Launch{Name: "bench", Command: []string{"true"}}
-	opts := Options{Set: map[string]string{"A": "1", "B": "2"}, Command: "run"}
+	opts := Options{EnvInput: EnvInput{Set: map[string]string{"A": "1", "B": "2"}}, Provenance: Provenance{Command: "run"}}
 	for b.Loop() {
 		r := st.beginRound(l, opts)
 		r.Outcome = "verified"
@@ -29,7 +29,7 @@ func BenchmarkRoundBookkeeping(b *testing.B) {
 // compare BenchmarkRoundBookkeeping with.
 func BenchmarkRecordSave(b *testing.B) {
 	st, _ := OpenState(b.TempDir())
-	r := &Record{Name: "bench", Env: map[string]string{}, WorkerEnv: map[string]string{"A": "x"}}
+	r := &Record{Name: "bench", EnvDigests: EnvDigests{Env: map[string]string{}, WorkerEnv: map[string]string{"A": "x"}}}
 	for b.Loop() {
 		st.Save(r)
 	}

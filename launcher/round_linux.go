@@ -220,8 +220,14 @@ func (s *State) beginRound(l *schema.Launch, opts Options) *Round {
 	if len(ns) > 0 {
 		n = ns[len(ns)-1] + 1
 	}
-	r := &Round{N: n, Name: l.Name, Command: opts.Command, Started: time.Now().UTC(), SpecHash: opts.SpecHash,
-		Outcome: "launching", Delta: RoundDelta{Set: []Override{}, Unset: []string{}}, Overrides: []Override{}}
+	r := &Round{
+		N:           n,
+		Name:        l.Name,
+		RoundOrigin: RoundOrigin{Command: opts.Command, Started: time.Now().UTC(), SpecHash: opts.SpecHash},
+		Delta:       RoundDelta{Set: []Override{}, Unset: []string{}},
+		Overrides:   []Override{},
+		RoundResult: RoundResult{Outcome: "launching"},
+	}
 	if r.Command == "" {
 		r.Command = "start"
 	}

@@ -48,7 +48,7 @@ func TestShimWorker(t *testing.T) {
 		t.Errorf("census: %+v", entries)
 	}
 	// relaunch: the previous worker is stopped (not left on the port).
-	la2, _, err := Relaunch(context.Background(), l, RelaunchOptions{Options: Options{State: f.state, Detach: true, Set: map[string]string{"LOG_LEVEL": "debug"}}})
+	la2, _, err := Relaunch(context.Background(), l, RelaunchOptions{Options: Options{State: f.state, Detach: true, EnvInput: EnvInput{Set: map[string]string{"LOG_LEVEL": "debug"}}}})
 	if err != nil {
 		t.Fatalf("relaunch: %v", err)
 	}

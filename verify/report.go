@@ -7,7 +7,8 @@ import (
 )
 
 // Report is the evidence of one run or verify; its JSON form is the
-// documented output of run and verify (docs/launcher.md).
+// documented output of run and verify (docs/launcher.md). Its groups are
+// embedded, so the JSON is one flat object, keys in this order.
 type Report struct {
 	Name     string       `json:"name"`
 	Verified bool         `json:"verified"`
@@ -15,23 +16,38 @@ type Report struct {
 	Worker   *WorkerInfo  `json:"worker"`
 	Chain    []ChainEntry `json:"chain"`
 	Env      []EnvCheck   `json:"env"`
-	Port     *PortCheck   `json:"port"`
-	Ready    bool         `json:"ready"`
-	Attempts int          `json:"attempts"`
-	Problems []Problem    `json:"problems"`
+	PortChecks
+	Ready    bool      `json:"ready"`
+	Attempts int       `json:"attempts"`
+	Problems []Problem `json:"problems"`
+	EnvSource
+	TreeOutput
+}
 
-	// Ports holds every declared port's check; Port is the first of them.
+// PortChecks are the checks of a report's declared ports.
+type PortChecks struct {
+	// Port is the first declared port's check (the JSON has one).
+	Port *PortCheck `json:"port"`
+	// Ports holds every declared port's check.
 	Ports []PortCheck `json:"-"`
-	// Log is the path of the tree's log (run only).
-	Log string `json:"-"`
-	// Tail holds the last lines the tree printed when it exited early.
-	Tail []string `json:"-"`
-	// EnvEvidence says which block the env checks read: EvidenceExec (the
-	// block captured at the worker's exec) or EvidenceLive (its
-	// /proc/PID/environ now); empty when no variable was checked.
+}
+
+// EnvSource says which environment block a report's env checks read.
+type EnvSource struct {
+	// EnvEvidence is EvidenceExec (the block captured at the worker's
+	// exec) or EvidenceLive (its /proc/PID/environ now); empty when no
+	// variable was checked.
 	EnvEvidence string `json:"env_evidence,omitempty"`
 	// EnvNote explains the evidence when it is not the plain live block.
 	EnvNote string `json:"env_note,omitempty"`
+}
+
+// TreeOutput is what the launched tree printed (run only; not in the JSON).
+type TreeOutput struct {
+	// Log is the path of the tree's log.
+	Log string `json:"-"`
+	// Tail holds the last lines the tree printed when it exited early.
+	Tail []string `json:"-"`
 }
 
 // Env evidence sources (Report.EnvEvidence).

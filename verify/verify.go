@@ -19,29 +19,45 @@ type Check struct {
 	Name string
 	// Root is the launch root (or the pid the user gave).
 	Root int
-	// Worker is the worker; 0 means find it below Root (Comm/Exe, else the
-	// port's owner, else Root).
+	// Worker is the worker; 0 means find it below Root (Selector, else
+	// the port's owner, else Root).
 	Worker int
 	// Tree is where to look for socket owners first; nil means Root and
 	// its descendants.
-	Tree   []int
-	Comm   string
-	Exe    string
+	Tree []int
+	WorkerSelector
 	Expect Expect
 	Ports  []schema.Port
 	// AnyAddress skips the bind-address check (verify --pid --port).
 	AnyAddress bool
-	Forbid     []string
-	// ReadyHTTP is a path to GET (2xx); empty: a TCP connect. NoReady skips.
-	ReadyHTTP string
-	NoReady   bool
-	// Deepest picks the deepest descendant of Root as the worker when no
-	// selector or port names one (verify --pid on a wrapper).
-	Deepest bool
+	// Forbid are the wrapper rule names not allowed between Root and the
+	// worker.
+	Forbid []string
+	Readiness
 	// ExecEnv is exec-time evidence of the worker's environment (nil:
 	// none); while it holds, the worker is judged by it, not by its live
 	// block, which the worker may have rewritten (setproctitle).
 	ExecEnv *ExecEnv
+}
+
+// WorkerSelector names the worker below a check's root when Check.Worker
+// does not.
+type WorkerSelector struct {
+	// Comm is the worker's exact /proc/PID/comm; Exe its executable (both
+	// empty: the owner of a declared port, else Root).
+	Comm string
+	Exe  string
+	// Deepest picks the deepest descendant of Root as the worker when no
+	// selector or port names one (verify --pid on a wrapper).
+	Deepest bool
+}
+
+// Readiness is how a check probes that the worker serves.
+type Readiness struct {
+	// ReadyHTTP is a path to GET (2xx); empty: a TCP connect.
+	ReadyHTTP string
+	// NoReady skips the probe: owning the ports is ready.
+	NoReady bool
 }
 
 // Digester computes the keyed digest of a variable's value: the only form
@@ -61,9 +77,12 @@ type Verifier struct {
 // worker's environ.
 func CheckFromSpec(l *schema.Launch, x Expect) Check {
 	return Check{
-		Name: l.Name, Comm: l.Worker.Comm, Exe: l.Worker.Exe,
-		Expect: x, Ports: l.Ports, Forbid: l.EffectiveForbidWrappers(),
-		ReadyHTTP: l.Ready.HTTP,
+		Name:           l.Name,
+		WorkerSelector: WorkerSelector{Comm: l.Worker.Comm, Exe: l.Worker.Exe},
+		Expect:         x,
+		Ports:          l.Ports,
+		Forbid:         l.EffectiveForbidWrappers(),
+		Readiness:      Readiness{ReadyHTTP: l.Ready.HTTP},
 	}
 }
 

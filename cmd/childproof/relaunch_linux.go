@@ -148,7 +148,7 @@ func (a *app) relaunch(ctx context.Context, arg string, ra relaunchArgs) error {
 		}
 	}
 	opts := launcher.RelaunchOptions{StopTimeout: timeout, Unset: ra.unsets, Round: ra.round,
-		Options: launcher.Options{State: st, Detach: detach, Subreaper: !detach, Set: set, SecretSet: secretSet, ShowValues: a.showValues, Command: "relaunch"}}
+		Options: launcher.Options{State: st, Detach: detach, Tracking: launcher.Tracking{Subreaper: !detach}, EnvInput: launcher.EnvInput{Set: set, SecretSet: secretSet}, ShowValues: a.showValues, Provenance: launcher.Provenance{Command: "relaunch"}}}
 	if f != nil {
 		opts.SpecHash = f.Hash
 	}

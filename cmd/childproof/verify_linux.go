@@ -95,8 +95,14 @@ func (a *app) verifyPid(ctx context.Context, pid int, envs []string, port int, c
 			x.Require = append(x.Require, e.Name)
 		}
 	}
-	chk := verify.Check{Name: "pid " + strconv.Itoa(pid), Root: pid, Comm: comm, Expect: x,
-		AnyAddress: true, Forbid: schema.DefaultForbidWrappers, Deepest: true}
+	chk := verify.Check{
+		Name:           "pid " + strconv.Itoa(pid),
+		Root:           pid,
+		WorkerSelector: verify.WorkerSelector{Comm: comm, Deepest: true},
+		Expect:         x,
+		AnyAddress:     true,
+		Forbid:         schema.DefaultForbidWrappers,
+	}
 	if port != 0 {
 		if port < 1 || port > 65535 {
 			return exitf(exitUsage, "--port %d: outside 1-65535", port)
