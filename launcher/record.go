@@ -41,11 +41,11 @@ type Record struct {
 	// written before rounds were kept).
 	Round int `json:"round,omitempty"`
 	// MAC authenticates the record: HMAC-SHA256 under a key derived from
-	// the state dir's key. In a record file of format v2 (written since
-	// session 3) it is in the file's first line and covers the bytes of
-	// the lines after it; in a v1 file it is this field, over the
-	// record's canonical JSON with MAC empty. A record without a valid
-	// MAC is never acted on.
+	// the state dir's key. In a record file of format v2 (what Save
+	// writes) it is in the file's first line and covers the bytes of the
+	// lines after it; in a v1 file (one JSON object, still read) it is
+	// this field, over the record's canonical JSON with MAC empty. A
+	// record without a valid MAC is never acted on.
 	MAC string `json:"mac,omitempty"`
 }
 

@@ -70,7 +70,7 @@ func testRecord() *Record {
 }
 
 // TestRecordFormats: a record is written in format v2 and read back the
-// same, its summary agrees with it, a v1 record (before session 3) is
+// same, its summary agrees with it, a v1 record (one JSON object) is
 // still read, and an edit to any line of a v2 file makes it untrusted.
 func TestRecordFormats(t *testing.T) {
 	if runtime.GOOS == "windows" {
