@@ -49,12 +49,12 @@ func censusState(tb testing.TB, n, alive int) *State {
 			w = self
 		}
 		rec := &Record{
-			Name:        fmt.Sprintf("launch-%04d", i),
-			Launched:    Launched{Argv: []string{"srv"}, Dir: "/"},
-			Supervision: Supervision{Started: time.Now(), Detached: true},
-			Processes:   Processes{Root: w, Worker: w},
-			Ports:       []RecordPort{{Number: port, Address: "127.0.0.1"}},
-			EnvDigests:  EnvDigests{Env: map[string]string{}, WorkerEnv: map[string]string{}},
+			Name:       fmt.Sprintf("launch-%04d", i),
+			RecordSpec: RecordSpec{Argv: []string{"srv"}, Dir: "/"},
+			RecordRun:  RecordRun{Started: time.Now(), Detached: true},
+			RecordTree: RecordTree{Root: w, Worker: w},
+			Ports:      []RecordPort{{Number: port, Address: "127.0.0.1"}},
+			RecordEnv:  RecordEnv{Env: map[string]string{}, WorkerEnv: map[string]string{}},
 		}
 		if err := st.Save(rec); err != nil {
 			tb.Fatal(err)

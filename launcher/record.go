@@ -26,13 +26,13 @@ import (
 // so the record file is one flat JSON object, keys in this order.
 type Record struct {
 	Name string `json:"name"`
-	Launched
-	Supervision
-	Processes
+	RecordSpec
+	RecordRun
+	RecordTree
 	Ports []RecordPort `json:"ports,omitempty"`
-	EnvDigests
+	RecordEnv
 	Log string `json:"log"`
-	Lifecycle
+	RecordLife
 	// Secrets holds a keyed digest of each secret value of the launch
 	// (never the value), under its name: commands that launch nothing mask
 	// what they print with it when the caller lacks the values.
@@ -49,17 +49,17 @@ type Record struct {
 	MAC string `json:"mac,omitempty"`
 }
 
-// Launched is what a record says was launched: from which spec, and the
+// RecordSpec is what a record says was launched: from which spec, and the
 // argv and directory of the launched process.
-type Launched struct {
+type RecordSpec struct {
 	SpecPath string   `json:"spec_path,omitempty"`
 	SpecHash string   `json:"spec_hash,omitempty"`
 	Argv     []string `json:"argv"`
 	Dir      string   `json:"dir"`
 }
 
-// Supervision is when a launch started and who watches it.
-type Supervision struct {
+// RecordRun is when a launch started and who watches it.
+type RecordRun struct {
 	Started  time.Time `json:"started"`
 	Detached bool      `json:"detached"`
 	// Supervisor is the pid of the childproof that supervises in the
@@ -67,18 +67,18 @@ type Supervision struct {
 	Supervisor int `json:"supervisor,omitempty"`
 }
 
-// Processes identify a launch's tree: the launched root and the worker by
+// RecordTree identifies a launch's tree: the launched root and the worker by
 // fingerprint, the process group and the cgroup ("" without one).
-type Processes struct {
+type RecordTree struct {
 	Root   verify.Fingerprint `json:"root"`
 	Worker verify.Fingerprint `json:"worker"`
 	Pgid   int                `json:"pgid"`
 	Cgroup string             `json:"cgroup,omitempty"`
 }
 
-// EnvDigests are a launch's environment evidence, as names and keyed
+// RecordEnv is a launch's environment evidence, as names and keyed
 // digests.
-type EnvDigests struct {
+type RecordEnv struct {
 	// Env maps the protected names to the digest of the intended value
 	// ("" for require-only names).
 	Env map[string]string `json:"env"`
@@ -94,8 +94,8 @@ type EnvDigests struct {
 	ExecExe string            `json:"exec_exe,omitempty"`
 }
 
-// Lifecycle is what became of a launch since it started.
-type Lifecycle struct {
+// RecordLife is what became of a launch since it started.
+type RecordLife struct {
 	// Stopped is set when childproof stopped the launch.
 	Stopped *time.Time `json:"stopped,omitempty"`
 	// Pending marks the provisional record written as soon as the tree

@@ -15,14 +15,14 @@ func (la *Launch) newRecord(worker verify.Fingerprint, pending bool) *Record {
 	l, t := la.Spec, la.tree
 	secrets := la.Env.Secrets()
 	rec := &Record{
-		Name:        l.Name,
-		Launched:    Launched{SpecPath: l.SpecPath, SpecHash: la.opts.SpecHash, Argv: secrets.Argv(t.root.cmd.Args), Dir: secrets.Text(la.dir())},
-		Supervision: Supervision{Started: time.Now().UTC(), Detached: la.opts.Detach},
-		Processes:   Processes{Root: t.root.fp, Worker: worker, Pgid: t.pgid, Cgroup: t.cgroup},
-		EnvDigests:  EnvDigests{Env: map[string]string{}, WorkerEnv: map[string]string{}},
-		Log:         la.LogPath(),
-		Lifecycle:   Lifecycle{Pending: pending},
-		Round:       la.roundN(),
+		Name:       l.Name,
+		RecordSpec: RecordSpec{SpecPath: l.SpecPath, SpecHash: la.opts.SpecHash, Argv: secrets.Argv(t.root.cmd.Args), Dir: secrets.Text(la.dir())},
+		RecordRun:  RecordRun{Started: time.Now().UTC(), Detached: la.opts.Detach},
+		RecordTree: RecordTree{Root: t.root.fp, Worker: worker, Pgid: t.pgid, Cgroup: t.cgroup},
+		RecordEnv:  RecordEnv{Env: map[string]string{}, WorkerEnv: map[string]string{}},
+		Log:        la.LogPath(),
+		RecordLife: RecordLife{Pending: pending},
+		Round:      la.roundN(),
 	}
 	if !la.opts.Detach {
 		rec.Supervisor = os.Getpid()
