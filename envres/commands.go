@@ -710,63 +710,25 @@ func valueAfterEq(ev *evaluator, w *syntax.Word, name string) *field {
 // the environment.
 func (a *analyzer) sudoWrapper(st *state, cst **state, fc *fileCtx, fs []field, fork func()) []field {
 	site := a.siteAt(st, fc, fs[0].pos)
-	preserve, login := false, false
-	var list []string
-	hasList := false
-	i := 1
-	var assigns []field
-	withArg := "ugCDhprtUT"
-loop:
-	for i < len(fs) && (fs[i].known || assignName(fs[i]) != "") {
-		o := fs[i].s
-		switch {
-		case !fs[i].known || assignName(fs[i]) != "" && !strings.HasPrefix(o, "-"):
-			assigns = append(assigns, fs[i])
-			i++
-		case o == "--":
-			i++
-			break loop
-		case o == "-E" || o == "--preserve-env":
-			preserve = true
-			i++
-		case strings.HasPrefix(o, "--preserve-env="):
-			hasList = true
-			list = append(list, strings.Split(strings.TrimPrefix(o, "--preserve-env="), ",")...)
-			i++
-		case o == "-i" || o == "--login":
-			login = true
-			i++
-		case strings.HasPrefix(o, "--"):
-			if !strings.Contains(o, "=") {
-				switch o {
-				case "--user", "--group", "--chdir", "--host", "--prompt", "--role", "--type", "--other-user", "--command-timeout", "--close-from":
-					i++
-				}
-			}
-			i++
-		case strings.HasPrefix(o, "-") && len(o) > 1:
-			i++
-			for j, ch := range o[1:] {
-				switch ch {
-				case 'E':
-					preserve = true
-				case 'i':
-					login = true
-				}
-				if strings.ContainsRune(withArg, ch) {
-					if j == len(o)-2 {
-						i++
-					}
-					break
-				}
-			}
-		case strings.Contains(o, "=") && validName(o[:strings.IndexByte(o, '=')]):
-			assigns = append(assigns, fs[i])
-			i++
+	args := make([]string, len(fs)-1)
+	for k, f := range fs[1:] {
+		switch n := assignName(f); {
+		case !f.known && n != "":
+			args[k] = n + "=" // NAME=$x: an assignment whatever its value
+		case !f.known, n == "" && !strings.HasPrefix(f.s, "-") && strings.Contains(f.s, "=") && !validName(f.s[:strings.IndexByte(f.s, '=')]):
+			// "" is the command: a word not known statically, or one
+			// with an '=' that names no variable.
 		default:
-			break loop
+			args[k] = f.s
 		}
 	}
+	o, n := wrapper.ParseSudoArgs(args)
+	preserve, login, list, hasList := o.Preserve, o.Login, o.List, o.HasList
+	var assigns []field
+	for _, k := range o.Assigns {
+		assigns = append(assigns, fs[1+k])
+	}
+	i := min(1+n, len(fs))
 	if login {
 		a.report(LoginShell, site, "sudo -i runs the target user's login shell: profile files run before the worker and the environment is reset")
 		fork()
@@ -816,55 +778,25 @@ loop:
 func (a *analyzer) suWrapper(st *state, cst **state, fc *fileCtx, s *syntax.Stmt, fs []field, mode callMode, fork func()) ([]field, bool) {
 	site := a.siteAt(st, fc, fs[0].pos)
 	base := filepath.Base(fs[0].s)
-	login, preserve := false, false
+	args := make([]string, len(fs)-1)
+	for k, f := range fs[1:] {
+		if f.known {
+			args[k] = f.s // an unknown word stays "": reading stops there
+		}
+	}
+	o, _ := wrapper.ParseSuArgs(base, args)
+	login, preserve := o.Login, o.Preserve
 	var cmd *field
 	var direct []field
-	i := 1
-loop:
-	for i < len(fs) && fs[i].known {
-		o := fs[i].s
-		switch {
-		case o == "-" || o == "-l" || o == "--login":
-			login = true
-			i++
-		case o == "-m" || o == "-p" || o == "--preserve-environment":
-			preserve = true
-			i++
-		case o == "-c" || o == "--command":
-			if i+1 < len(fs) {
-				c := fs[i+1]
-				cmd = &c
-			}
-			i += 2
-		case strings.HasPrefix(o, "--command="):
-			c := fs[i]
-			c.s = strings.TrimPrefix(o, "--command=")
-			cmd = &c
-			i++
-		case o == "-u" && base == "runuser":
-			i += 2
-			if i < len(fs) && fs[i].known && fs[i].s == "--" {
-				i++
-			}
-			direct = fs[i:]
-			break loop
-		case o == "-s" || o == "--shell" || o == "-g" || o == "--group" || o == "-G" || o == "--supp-group" || o == "-w" || o == "--whitelist-environment":
-			i += 2
-		case o == "--":
-			i++
-		case strings.HasPrefix(o, "-") && len(o) > 1:
-			for _, ch := range o[1:] {
-				switch ch {
-				case 'l':
-					login = true
-				case 'm', 'p':
-					preserve = true
-				}
-			}
-			i++
-		default:
-			i++ // the user
+	if o.Command >= 0 {
+		c := fs[1+o.Command]
+		if o.CommandInline {
+			c.s = strings.TrimPrefix(c.s, "--command=")
 		}
+		cmd = &c
+	}
+	if o.Direct >= 0 {
+		direct = fs[1+o.Direct:]
 	}
 	if login {
 		a.report(LoginShell, site, base+" with a login flag starts a login shell: the environment is reset and profile files run before the worker")

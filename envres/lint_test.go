@@ -91,6 +91,13 @@ func TestLintTable(t *testing.T) {
 			Config{Overrides: apiTest}, []at{{"assign-clobber", "run.sh", 2, "API_MODE"}, {"assign-clobber", "run.sh", 2, "API_MODE"}}},
 		{"exec in one branch", map[string]string{"run.sh": sh + "if x; then export API_MODE=a; exec ./one; fi\nexec ./api\n"},
 			Config{Overrides: apiTest}, []at{{"assign-clobber", "run.sh", 2, "API_MODE"}}},
+		// An option that wants a value it lacks ends the line (this panicked).
+		{"sudo -u at the end", map[string]string{"run.sh": sh + "sudo -u\nexec ./api\n"},
+			Config{Overrides: apiTest}, []at{{"env-reset", "run.sh", 2, "API_MODE"}}},
+		{"runuser -u at the end", map[string]string{"run.sh": sh + "runuser -u\nexec ./api\n"},
+			Config{Overrides: apiTest}, []at{{"env-reset", "run.sh", 2, ""}}},
+		{"sudo assignments and su -c", map[string]string{"run.sh": sh + "sudo API_MODE=test -u app ./x\nsu -m app --command='exec ./api'\n"},
+			Config{Overrides: apiTest}, []at{}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			res, err := lintFiles(t, tc.files, tc.cfg)

@@ -128,23 +128,15 @@ func Classify(argv []string) []string {
 		}
 	case base == "su" || base == "runuser":
 		out = append(out, EnvReset)
-		for _, a := range argv[1:] {
-			if a == "-" || a == "-l" || a == "--login" {
-				out = append(out, LoginShell)
-				break
-			}
+		if o, _ := ParseSuArgs(base, argv[1:]); o.Login {
+			out = append(out, LoginShell)
 		}
 	case base == "sudo":
-		keep := false
-		for _, a := range argv[1:] {
-			if a == "-E" || strings.HasPrefix(a, "--preserve-env") {
-				keep = true
-			}
-			if a == "-i" || a == "--login" {
-				out = append(out, LoginShell)
-			}
+		o, _ := ParseSudoArgs(argv[1:])
+		if o.Login {
+			out = append(out, LoginShell)
 		}
-		if !keep {
+		if !o.Preserve && !o.HasList {
 			out = append(out, EnvReset)
 		}
 	}

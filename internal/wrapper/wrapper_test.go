@@ -31,6 +31,9 @@ func TestClassify(t *testing.T) {
 		{[]string{"bash", "-eo", "pipefail", "-i"}, []string{"interactive-shell"}},
 		{[]string{"bash", "+o", "-l", "-i"}, []string{"interactive-shell"}},
 		{[]string{"bash", "-", "-l"}, nil},
+		{[]string{"su", "-lm", "app"}, []string{"env-reset", "login-shell"}},
+		{[]string{"sudo", "srv", "-i"}, []string{"env-reset"}}, // -i is srv's
+		{[]string{"sudo", "-u", "app", "-i"}, []string{"login-shell", "env-reset"}},
 		{nil, nil},
 	}
 	for _, tt := range tests {
@@ -61,6 +64,52 @@ func TestParseShellArgs(t *testing.T) {
 		got, n := ParseShellArgs(tt.args)
 		if got != tt.want || n != tt.operand {
 			t.Errorf("ParseShellArgs(%q) = %+v, %d; want %+v, %d", tt.args, got, n, tt.want, tt.operand)
+		}
+	}
+}
+
+func TestParseSudoArgs(t *testing.T) {
+	tests := []struct {
+		args    []string
+		want    SudoOptions
+		command int
+	}{
+		{[]string{"srv", "-i"}, SudoOptions{}, 0},
+		{[]string{"-u", "app", "-E", "srv"}, SudoOptions{Preserve: true}, 3},
+		{[]string{"-iu", "root", "srv"}, SudoOptions{Login: true}, 2},
+		{[]string{"-uroot", "srv"}, SudoOptions{}, 1},
+		{[]string{"--preserve-env=A,B", "--user", "x", "srv"}, SudoOptions{List: []string{"A", "B"}, HasList: true}, 3},
+		{[]string{"A=1", "-u", "x", "B=2", "--", "srv"}, SudoOptions{Assigns: []int{0, 3}}, 5},
+		{[]string{"", "srv"}, SudoOptions{}, 0},
+		{[]string{"-u"}, SudoOptions{}, 2},
+	}
+	for _, tt := range tests {
+		got, n := ParseSudoArgs(tt.args)
+		if !cmp.Equal(got, tt.want) || n != tt.command {
+			t.Errorf("ParseSudoArgs(%q) = %+v, %d; want %+v, %d", tt.args, got, n, tt.want, tt.command)
+		}
+	}
+}
+
+func TestParseSuArgs(t *testing.T) {
+	tests := []struct {
+		prog string
+		args []string
+		want SuOptions
+		stop int
+	}{
+		{"su", []string{"-", "app", "-c", "exec srv"}, SuOptions{Login: true, Command: 3, Direct: -1}, 4},
+		{"su", []string{"-m", "app", "--command=exec srv"}, SuOptions{Preserve: true, Command: 2, CommandInline: true, Direct: -1}, 3},
+		{"su", []string{"-lp", "-s", "/bin/sh", "app"}, SuOptions{Login: true, Preserve: true, Command: -1, Direct: -1}, 4},
+		{"runuser", []string{"-u", "app", "--", "srv", "-l"}, SuOptions{Command: -1, Direct: 3}, 3},
+		{"runuser", []string{"-u"}, SuOptions{Command: -1, Direct: 1}, 1},
+		{"su", []string{"-u", "x"}, SuOptions{Command: -1, Direct: -1}, 2}, // -u is runuser's
+		{"su", []string{"app", "", "-l"}, SuOptions{Command: -1, Direct: -1}, 1},
+	}
+	for _, tt := range tests {
+		got, n := ParseSuArgs(tt.prog, tt.args)
+		if got != tt.want || n != tt.stop {
+			t.Errorf("ParseSuArgs(%s, %q) = %+v, %d; want %+v, %d", tt.prog, tt.args, got, n, tt.want, tt.stop)
 		}
 	}
 }
