@@ -29,7 +29,7 @@ func (la *Launch) findAndVerify(ctx context.Context, v *verify.Verifier, r *veri
 		if wfd >= 0 && la.Report == nil {
 			unix.Close(wfd)
 		} else if wfd >= 0 {
-			la.wfd = wfd // kept: Wait watches the worker through it
+			la.worker.fd = wfd // kept: Wait watches the worker through it
 		}
 	}()
 	// seenForeign is the last listener on a declared port held outside the
@@ -58,7 +58,7 @@ func (la *Launch) findAndVerify(ctx context.Context, v *verify.Verifier, r *veri
 				if err != nil {
 					worker = 0
 				} else if fd, live, _ := fp.Open(la.opts.Proc); live == verify.Alive {
-					la.worker, wfd = fp, fd
+					la.worker.Fingerprint, wfd = fp, fd
 				} else {
 					worker = 0
 				}
@@ -278,7 +278,7 @@ func (la *Launch) verifyAndReady(ctx context.Context, v *verify.Verifier, r *ver
 	// have exec'd since it was picked (a shim, a dispatcher that execs
 	// twice) — the same process, known by pid, start time and pidfs inode.
 	if fp, err := verify.TakeFingerprint(la.opts.Proc, worker); err == nil && la.worker.Matches(fp) {
-		la.worker = fp
+		la.worker.Fingerprint = fp
 		if r.Worker != nil {
 			r.Worker.Comm, r.Worker.Exe, r.Worker.UID = fp.Comm, fp.Exe, fp.UID
 		}

@@ -23,13 +23,20 @@ type Launch struct {
 	opts Options
 	lock *launchLock
 	// tree is the launched processes (nil until the exec).
-	tree   *procTree
-	worker verify.Fingerprint
-	wfd    int // the worker's pidfd once verified, else -1
+	tree *procTree
+	// worker is the worker once found (its fingerprint) and its pidfd
+	// once verified (else -1).
+	worker workerRef
 	// exec is the exec-time environment evidence (execwatch_linux.go).
 	exec     execEvidence
 	notes    launchNotes
 	stopOnce sync.Once
+}
+
+// workerRef is a launch's worker: its fingerprint, and its pidfd.
+type workerRef struct {
+	verify.Fingerprint
+	fd int
 }
 
 // execEvidence is what tracing the launch's execs gave.
@@ -57,7 +64,7 @@ type launchNotes struct {
 func (la *Launch) Pid() int { return la.worker.Pid }
 
 // Worker returns the worker's fingerprint.
-func (la *Launch) Worker() verify.Fingerprint { return la.worker }
+func (la *Launch) Worker() verify.Fingerprint { return la.worker.Fingerprint }
 
 // Root returns the launch root's fingerprint.
 func (la *Launch) Root() verify.Fingerprint { return la.tree.root.fp }

@@ -85,7 +85,7 @@ func start(ctx context.Context, l *schema.Launch, opts Options, envOut **Env) (*
 				return nil, err
 			}
 		}
-		la := &Launch{Spec: l, Env: env, State: st, opts: opts, lock: lock, wfd: -1, notes: launchNotes{round: rd}}
+		la := &Launch{Spec: l, Env: env, State: st, opts: opts, lock: lock, worker: workerRef{fd: -1}, notes: launchNotes{round: rd}}
 		lastLa = la
 		err := la.launch(ctx, v, attempt)
 		if err == nil {

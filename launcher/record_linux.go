@@ -69,7 +69,7 @@ func (la *Launch) restoreRecord(prev []byte) {
 // of the overrides and of the worker's whole environ, never values.
 func (la *Launch) record(worker int) error {
 	l := la.Spec
-	rec := la.newRecord(la.worker, false)
+	rec := la.newRecord(la.worker.Fingerprint, false)
 	for _, n := range l.Protected() {
 		if v, ok := la.Env.Overrides[n]; ok {
 			rec.Env[n] = la.State.Digest(n, v)

@@ -125,10 +125,12 @@ type RelaunchResult struct {
 // RelaunchOptions tune Relaunch.
 type RelaunchOptions struct {
 	Options
-	// Unset drops overrides carried forward from the baseline round.
+	// Unset drops overrides carried forward from the baseline round; nil:
+	// every one is carried.
 	Unset []string
 	// Round replays round N's overrides (secret ones must be in Set
-	// again) instead of carrying the baseline round's forward.
+	// again) instead of carrying the baseline round's forward; 0: carry
+	// the baseline round's.
 	Round int
 	// StopTimeout bounds the wait after SIGTERM to the previous launch
 	// before SIGKILL; zero means 10s.

@@ -294,7 +294,7 @@ func (s *State) finishRound(r *Round, la *Launch, err error) {
 	if la != nil && la.tree != nil && la.tree.root != nil {
 		r.Log = s.keepRoundLog(r.Name, r.N)
 		if la.worker.Pid != 0 {
-			w := la.worker
+			w := la.worker.Fingerprint
 			r.Worker = &w
 		}
 	}

@@ -33,7 +33,7 @@ func (la *Launch) Signal(sig syscall.Signal) {
 func (la *Launch) Wait() ExitStatus {
 	t := la.tree
 	t.mu.Lock()
-	wfd, worker := la.wfd, la.worker.Pid
+	wfd, worker := la.worker.fd, la.worker.Pid
 	t.mu.Unlock()
 	if wfd < 0 || worker == t.root.fp.Pid {
 		tick := time.NewTicker(time.Second)
@@ -169,9 +169,9 @@ func (la *Launch) closeFDs() {
 		unix.Close(la.tree.leader)
 		la.tree.leader = -1
 	}
-	if la.wfd >= 0 {
-		unix.Close(la.wfd)
-		la.wfd = -1
+	if la.worker.fd >= 0 {
+		unix.Close(la.worker.fd)
+		la.worker.fd = -1
 	}
 }
 

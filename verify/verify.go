@@ -68,8 +68,13 @@ type Digester interface {
 
 // Verifier runs checks against the kernel's records.
 type Verifier struct {
-	Proc       proc.FS
-	State      Digester // the state dir's keyed digests; required
+	// Proc is the /proc reader; the zero value reads /proc.
+	Proc proc.FS
+	// State computes the keyed digests values are compared and shown as
+	// (a launcher.State); required.
+	State Digester
+	// ShowValues puts the checked values into reports; false: digests
+	// only.
 	ShowValues bool
 }
 
