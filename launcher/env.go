@@ -6,7 +6,6 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/childproof/childproof/internal/dotenv"
 	"github.com/childproof/childproof/redact"
 	"github.com/childproof/childproof/schema"
 	"github.com/childproof/childproof/verify"
@@ -103,18 +102,12 @@ func resolveEnvFrom(l *schema.Launch, set map[string]string, lookup func(string)
 			}
 		}
 	}
-	if l.EnvFile != "" {
-		data, err := os.ReadFile(l.EnvFile)
-		if err != nil {
-			return nil, &Error{Outcome: Invalid, Kind: KindUsage, Msg: "env_file", Err: err}
-		}
-		entries, err := dotenv.Parse(l.EnvFile, data)
-		if err != nil {
-			return nil, &Error{Outcome: Invalid, Kind: KindUsage, Msg: "env_file", Err: err}
-		}
-		for _, en := range entries {
-			e.Vars[en.Name] = en.Value
-		}
+	fileVars, err := l.EnvFileVars()
+	if err != nil {
+		return nil, &Error{Outcome: Invalid, Kind: KindUsage, Err: err} // "env_file: …"
+	}
+	for n, v := range fileVars {
+		e.Vars[n] = v
 	}
 	for k, v := range l.Env {
 		e.Vars[k] = v

@@ -6,12 +6,10 @@ import (
 	"fmt"
 	"io/fs"
 	"maps"
-	"os"
 	"slices"
 	"strings"
 	"time"
 
-	"github.com/childproof/childproof/internal/dotenv"
 	"github.com/childproof/childproof/schema"
 	"github.com/childproof/childproof/verify"
 )
@@ -367,13 +365,9 @@ func (u DeltaName) message(l *schema.Launch) string {
 // deltaSources returns a function naming where a variable comes from.
 func deltaSources(l *schema.Launch, set map[string]string, prev *Record) func(string) string {
 	fromFile := map[string]bool{}
-	if l.EnvFile != "" {
-		if data, err := os.ReadFile(l.EnvFile); err == nil {
-			if entries, err := dotenv.Parse(l.EnvFile, data); err == nil {
-				for _, e := range entries {
-					fromFile[e.Name] = true
-				}
-			}
+	if names, err := l.EnvFileNames(); err == nil {
+		for _, n := range names {
+			fromFile[n] = true
 		}
 	}
 	return func(n string) string {

@@ -9,6 +9,31 @@ import (
 // EnvFileNames returns the names l.EnvFile assigns, in first-seen order;
 // nil when the launch has no env file.
 func (l *Launch) EnvFileNames() ([]string, error) {
+	entries, err := l.envFileEntries()
+	if err != nil {
+		return nil, err
+	}
+	return dotenv.Names(entries), nil
+}
+
+// EnvFileVars returns what l.EnvFile assigns, a later line winning; nil
+// when the launch has no env file. The file is read as Load reads it: a
+// regular file of at most MaxFileSize bytes.
+func (l *Launch) EnvFileVars() (map[string]string, error) {
+	entries, err := l.envFileEntries()
+	if err != nil || entries == nil {
+		return nil, err
+	}
+	vars := make(map[string]string, len(entries))
+	for _, e := range entries {
+		vars[e.Name] = e.Value
+	}
+	return vars, nil
+}
+
+// envFileEntries reads and parses l.EnvFile. On a syntax error it returns
+// the entries before it with the error, as dotenv.Parse does.
+func (l *Launch) envFileEntries() ([]dotenv.Entry, error) {
 	if l.EnvFile == "" {
 		return nil, nil
 	}
@@ -18,7 +43,7 @@ func (l *Launch) EnvFileNames() ([]string, error) {
 	}
 	entries, err := dotenv.Parse(l.EnvFile, data)
 	if err != nil {
-		return nil, fmt.Errorf("env_file: %w", err)
+		return entries, fmt.Errorf("env_file: %w", err)
 	}
-	return dotenv.Names(entries), nil
+	return entries, nil
 }

@@ -6,7 +6,6 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/childproof/childproof/internal/dotenv"
 	"github.com/childproof/childproof/redact"
 )
 
@@ -45,13 +44,9 @@ func (l *Launch) Secrets() *redact.Set {
 			s.AddExact(name, a)
 		}
 	}
-	if l.EnvFile != "" {
-		if data, err := readLimited(l.EnvFile); err == nil {
-			entries, _ := dotenv.Parse(l.EnvFile, data)
-			for _, e := range entries {
-				s.Add(e.Name, e.Value)
-			}
-		}
+	entries, _ := l.envFileEntries() // what it could read
+	for _, e := range entries {
+		s.Add(e.Name, e.Value)
 	}
 	return s
 }
