@@ -19,14 +19,13 @@ import (
 	"github.com/spf13/cobra"
 )
 
-func init() { register(newCheckCmd) }
+func init() { register("check", newCheckCmd) }
 
 func newCheckCmd(a *app) *cobra.Command {
 	var vars []string
 	var strict bool
 	c := &cobra.Command{
-		Use:   "check [SPEC[:NAME]]",
-		Short: "validate a spec and lint its dispatch chain; nothing runs",
+		Use: "check [SPEC[:NAME]]",
 		Long: `check parses and validates an HCL spec, prints a short summary of what each launch
 would run (argv or dispatch script, directory, environment variable NAMES with their
 source, protected variables, ports, worker selector, readiness), and lints the dispatch

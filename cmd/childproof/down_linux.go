@@ -14,14 +14,13 @@ import (
 	"github.com/spf13/cobra"
 )
 
-func init() { register(newDownCmd) }
+func init() { register("down", newDownCmd) }
 
 func newDownCmd(a *app) *cobra.Command {
 	var vars []string
 	var timeout time.Duration
 	c := &cobra.Command{
-		Use:   "down [SPEC [NAME…]] [--timeout 10s]",
-		Short: "stop the launches of a spec in reverse depends_on order",
+		Use: "down [SPEC [NAME…]] [--timeout 10s]",
 		Long: `down stops every recorded launch of SPEC — or the NAMEs given and, transitively, the
 launches that depend on them — in reverse depends_on order: a launch is stopped before
 the launches it depends on. Each is stopped as stop does (SIGTERM to its process group,

@@ -14,14 +14,13 @@ import (
 	"github.com/spf13/cobra"
 )
 
-func init() { register(newExplainCmd) }
+func init() { register("explain", newExplainCmd) }
 
 func newExplainCmd(a *app) *cobra.Command {
 	var vars []string
 	var pid int
 	c := &cobra.Command{
-		Use:   "explain --pid PID NAME[=VALUE]… | explain SPEC[:NAME] NAME…",
-		Short: "show a variable on every process from the launch root down to the worker",
+		Use: "explain --pid PID NAME[=VALUE]… | explain SPEC[:NAME] NAME…",
 		Long: `explain shows, for each NAME, its state in the environ of every process from the
 launch root down to the worker, the root's ancestors above it and any other
 descendant: unset, empty, or set (as a keyed digest; the value only with

@@ -12,15 +12,14 @@ import (
 	"github.com/spf13/cobra"
 )
 
-func init() { register(newExportCmd) }
+func init() { register("export", newExportCmd) }
 
 func newExportCmd(a *app) *cobra.Command {
 	var vars []string
 	var o export.Options
 	var output string
 	c := &cobra.Command{
-		Use:   "export --to systemd|k8s|slurm|nomad SPEC[:NAME] [--image IMAGE] [-o FILE]",
-		Short: "render a launch for systemd, Kubernetes, SLURM or Nomad, with childproof verify as its check",
+		Use: "export --to systemd|k8s|slurm|nomad SPEC[:NAME] [--image IMAGE] [-o FILE]",
 		Long: `export renders one launch of the spec for another engine and puts childproof verify
 in the engine's own check slot, so the proof travels with the launch:
 

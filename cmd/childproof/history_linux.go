@@ -21,14 +21,13 @@ import (
 	"github.com/spf13/cobra"
 )
 
-func init() { register(newHistoryCmd) }
+func init() { register("history", newHistoryCmd) }
 
 func newHistoryCmd(a *app) *cobra.Command {
 	var diff bool
 	var vars []string
 	c := &cobra.Command{
-		Use:   "history NAME|SPEC[:NAME] [--diff A B]",
-		Short: "the launch's crash-fix rounds: delta, outcome, how each worker ended",
+		Use: "history NAME|SPEC[:NAME] [--diff A B]",
 		Long: `history lists the crash-fix rounds of a launch: every run and relaunch of the name is
 a round, numbered from 1. For each: when it started, its delta (+NAME for a --set,
 -NAME for a dropped override; values only with --show-values, and never a secret

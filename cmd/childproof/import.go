@@ -15,13 +15,12 @@ import (
 	"github.com/childproof/childproof/schema"
 )
 
-func init() { register(newImportCmd) }
+func init() { register("import", newImportCmd) }
 
 func newImportCmd(a *app) *cobra.Command {
 	var output, name string
 	cmd := &cobra.Command{
-		Use:   "import SCRIPT [-o FILE] [--name NAME] [-- ARG…]",
-		Short: "write a spec that launches what a launch script launches, without the script",
+		Use: "import SCRIPT [-o FILE] [--name NAME] [-- ARG…]",
 		Long: `import reads a launch script (and every script it sources or execs) with the same
 static analysis as lint, nothing runs, and writes a spec that starts the same worker
 without the script: the worker's argv (static values resolved, "$@" from the ARGs after --,

@@ -13,7 +13,7 @@ import (
 	"github.com/childproof/childproof/internal/report"
 )
 
-func init() { register(newLintCmd) }
+func init() { register("lint", newLintCmd) }
 
 func newLintCmd(a *app) *cobra.Command {
 	var (
@@ -24,8 +24,7 @@ func newLintCmd(a *app) *cobra.Command {
 		diffBase  string
 	)
 	cmd := &cobra.Command{
-		Use:   "lint [--override NAME[=VALUE]]… [--require NAME]… [--dir DIR] [--strict] [--diff-base REF] SCRIPT… [-- ARG…]",
-		Short: "statically check launcher/dispatch scripts for what they do to protected variables",
+		Use: "lint [--override NAME[=VALUE]]… [--require NAME]… [--dir DIR] [--strict] [--diff-base REF] SCRIPT… [-- ARG…]",
 		Long: `lint reads each launcher or dispatch script, and every script it sources or execs,
 without running anything, and reports each statement that would change or drop a protected
 variable on the way to the worker: env files loaded into the exported environment, assignments,

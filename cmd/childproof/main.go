@@ -10,6 +10,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"runtime"
 	"syscall"
 
 	"github.com/childproof/childproof/launcher"
@@ -108,17 +109,17 @@ type app struct {
 	specWarnings hcl.Diagnostics
 }
 
-// commands lists the constructors of the subcommands; each command's file
-// adds itself in an init function so that files never conflict.
-var commands []func(*app) *cobra.Command
-
-func register(f func(*app) *cobra.Command) { commands = append(commands, f) }
-
 // run is main without the process: it parses args, runs one command and
 // returns the exit code. Tests call it directly.
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	return runOn(ctx, runtime.GOOS, args, stdin, stdout, stderr)
+}
+
+// runOn is run with the commands as they are on goos (tests simulate
+// macOS and Windows on Linux with it).
+func runOn(ctx context.Context, goos string, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	a := &app{stdin: stdin, stdout: stdout, stderr: stderr}
-	root := newRootCmd(a)
+	root := newRootCmd(a, goos)
 	root.SetArgs(args)
 	root.SetIn(stdin)
 	root.SetOut(stdout)
@@ -152,7 +153,7 @@ func helpCommand(root *cobra.Command, args []string) string {
 	return c.CommandPath() + " --help"
 }
 
-func newRootCmd(a *app) *cobra.Command {
+func newRootCmd(a *app, goos string) *cobra.Command {
 	root := &cobra.Command{
 		Use:   "childproof",
 		Short: "launch a process from an HCL spec and prove it from /proc",
@@ -175,9 +176,7 @@ scripts statically, before anything runs.`,
 	root.PersistentPreRunE = func(c *cobra.Command, args []string) error { return a.checkFormatFlag(c) }
 	root.Version = buildVersion()
 	root.SetVersionTemplate("childproof {{.Version}}\n")
-	for _, f := range commands {
-		root.AddCommand(f(a))
-	}
+	addCommands(root, a, goos)
 	return root
 }
 

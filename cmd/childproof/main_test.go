@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"os"
+	"runtime"
 	"testing"
 
 	"github.com/rogpeppe/go-internal/testscript"
@@ -11,8 +12,18 @@ import (
 func TestMain(m *testing.M) {
 	testHelperMain()
 	testscript.Main(m, map[string]func(){
-		"childproof": func() { os.Exit(run(context.Background(), os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) },
+		"childproof": func() { os.Exit(runOn(context.Background(), testGOOS(), os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) },
 	})
+}
+
+// testGOOS is the platform the test binary's childproof acts as:
+// CHILDPROOF_TEST_GOOS (scripts simulate macOS and Windows with it), else
+// this one.
+func testGOOS() string {
+	if goos := os.Getenv("CHILDPROOF_TEST_GOOS"); goos != "" {
+		return goos
+	}
+	return runtime.GOOS
 }
 
 // TestScript runs the CLI scripts in testdata/script. Each command's

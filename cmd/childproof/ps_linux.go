@@ -13,13 +13,12 @@ import (
 	"github.com/spf13/cobra"
 )
 
-func init() { register(newPsCmd) }
+func init() { register("ps", newPsCmd) }
 
 func newPsCmd(a *app) *cobra.Command {
 	var all bool
 	c := &cobra.Command{
-		Use:   "ps [--all]",
-		Short: "census of recorded launches: alive, gone, pid reused, port holder",
+		Use: "ps [--all]",
 		Long: `ps lists the launches recorded in the state dir and checks each against the kernel:
 alive (the recorded worker's fingerprint — pid, start time, uid, exe, pidfs inode —
 still matches), gone, pid reused (another process has the pid now), unverified (a tree

@@ -17,7 +17,7 @@ import (
 	"github.com/spf13/cobra"
 )
 
-func init() { register(newRelaunchCmd) }
+func init() { register("relaunch", newRelaunchCmd) }
 
 func newRelaunchCmd(a *app) *cobra.Command {
 	var vars, sets, secrets, unsets []string
@@ -25,8 +25,7 @@ func newRelaunchCmd(a *app) *cobra.Command {
 	var timeout time.Duration
 	var round int
 	c := &cobra.Command{
-		Use:   "relaunch NAME|SPEC[:NAME] --set NAME=VALUE…",
-		Short: "relaunch a recorded launch with exactly this delta, and prove it on the worker",
+		Use: "relaunch NAME|SPEC[:NAME] --set NAME=VALUE…",
 		Long: `relaunch is a crash-fix round: relaunch a recorded launch with one mitigation and know
 that it engaged on the worker and that nothing else changed.
 

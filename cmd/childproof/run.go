@@ -13,14 +13,13 @@ import (
 	"github.com/spf13/cobra"
 )
 
-func init() { register(newRunCmd) }
+func init() { register("run", newRunCmd) }
 
 func newRunCmd(a *app) *cobra.Command {
 	var vars, sets, secrets []string
 	var detach, noLint bool
 	c := &cobra.Command{
-		Use:   "run [SPEC[:NAME]]",
-		Short: "launch without rc files, verify on the worker, then supervise or detach",
+		Use: "run [SPEC[:NAME]]",
 		Long: `run lints the launch's dispatch chain (refusing on an error unless --no-lint),
 resolves its environment (inherit, then env_file, then env and --set; BASH_ENV and ENV
 are always removed), checks that nothing holds its ports, starts the command directly

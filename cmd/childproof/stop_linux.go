@@ -14,14 +14,13 @@ import (
 	"github.com/spf13/cobra"
 )
 
-func init() { register(newStopCmd) }
+func init() { register("stop", newStopCmd) }
 
 func newStopCmd(a *app) *cobra.Command {
 	var timeout time.Duration
 	var vars []string
 	c := &cobra.Command{
-		Use:   "stop NAME|SPEC[:NAME] [--timeout 10s]",
-		Short: "stop a recorded launch: SIGTERM its group, wait, then SIGKILL",
+		Use: "stop NAME|SPEC[:NAME] [--timeout 10s]",
 		Long: `stop sends SIGTERM to the recorded worker's process group (through the root's pidfd),
 to the worker and to every member of the launch's cgroup (each through its own pidfd),
 waits up to --timeout for the worker to exit, then sends SIGKILL.

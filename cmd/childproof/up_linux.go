@@ -15,14 +15,13 @@ import (
 	"github.com/spf13/cobra"
 )
 
-func init() { register(newUpCmd) }
+func init() { register("up", newUpCmd) }
 
 func newUpCmd(a *app) *cobra.Command {
 	var vars []string
 	var detach, noLint bool
 	c := &cobra.Command{
-		Use:   "up [SPEC [NAME…]] [--detach]",
-		Short: "start the launches of a spec in depends_on order, each verified before its dependents",
+		Use: "up [SPEC [NAME…]] [--detach]",
 		Long: `up starts every launch of SPEC — or the NAMEs given and, transitively, the launches
 they depend on — in depends_on order. Each one is launched and verified exactly as run
 does (environment, port, readiness, on the worker) before any launch that depends on it

@@ -13,7 +13,7 @@ import (
 	"github.com/spf13/cobra"
 )
 
-func init() { register(newVerifyCmd) }
+func init() { register("verify", newVerifyCmd) }
 
 func newVerifyCmd(a *app) *cobra.Command {
 	var vars, envs []string
@@ -21,8 +21,7 @@ func newVerifyCmd(a *app) *cobra.Command {
 	var comm string
 	var wait time.Duration
 	c := &cobra.Command{
-		Use:   "verify SPEC[:NAME] | verify --pid PID [--env NAME[=VALUE]]… [--port N] [--comm C] [--wait D]",
-		Short: "verify an already running tree on its worker, read-only",
+		Use: "verify SPEC[:NAME] | verify --pid PID [--env NAME[=VALUE]]… [--port N] [--comm C] [--wait D]",
 		Long: `verify runs run's proof on a tree that is already running, without starting or
 signalling anything.
 

@@ -8,12 +8,11 @@ import (
 	"github.com/spf13/cobra"
 )
 
-func init() { register(newVersionCmd) }
+func init() { register("version", newVersionCmd) }
 
 func newVersionCmd(a *app) *cobra.Command {
 	return &cobra.Command{
-		Use:   "version",
-		Short: "print childproof's version (also --version)",
+		Use: "version",
 		Long: `version prints the module version childproof was built from: the tag of a
 'go install github.com/childproof/childproof/cmd/childproof@VERSION' build, or for a
 build from a git checkout its pseudo-version, commit and whether the tree had

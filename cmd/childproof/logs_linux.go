@@ -15,15 +15,14 @@ import (
 	"github.com/spf13/cobra"
 )
 
-func init() { register(newLogsCmd) }
+func init() { register("logs", newLogsCmd) }
 
 func newLogsCmd(a *app) *cobra.Command {
 	var lines int
 	var follow bool
 	var vars []string
 	c := &cobra.Command{
-		Use:   "logs NAME|SPEC[:NAME] [-n N] [-f]",
-		Short: "print or follow a launch's output from its log in the state dir",
+		Use: "logs NAME|SPEC[:NAME] [-n N] [-f]",
 		Long: `logs prints the output of a recorded launch's tree (its stdout and stderr, as the
 worker wrote them) from the log in the state dir: all of it, or the last N lines
 with -n. With -f it then follows the log, printing lines as they are written, also
