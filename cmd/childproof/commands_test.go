@@ -171,7 +171,7 @@ func launchNames(t *testing.T, path string) []string {
 }
 
 // linuxOnlyPackages read /proc, pidfds or sock_diag, or launch.
-var linuxOnlyPackages = []string{"launcher", "verify", "internal/proc", "internal/sockdiag"}
+var linuxOnlyPackages = []string{"launcher", "verify", "proc", "internal/inspect", "internal/pidfd", "internal/sockdiag"}
 
 // TestPortableCommandsNoLinuxPackages: the packages that lint, check,
 // import and export do their work with reach none of the packages that
