@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"path"
 	"path/filepath"
 	"slices"
 	"sort"
@@ -132,7 +133,7 @@ func newPlan(l *schema.Launch, o Options) (*plan, error) {
 	if !slices.Contains(Engines, o.Engine) {
 		return nil, fmt.Errorf("%w %q: --to takes %s", ErrUnknownEngine, o.Engine, strings.Join(Engines, ", "))
 	}
-	if o.Dir != "" && !filepath.IsAbs(o.Dir) {
+	if o.Dir != "" && !path.IsAbs(o.Dir) { // a path on the (Linux) target, wherever export runs
 		return nil, fmt.Errorf("--dir %q: must be an absolute path on the target", o.Dir)
 	}
 	if l.SpecPath != "" {
@@ -221,16 +222,22 @@ func newPlan(l *schema.Launch, o Options) (*plan, error) {
 	return p, nil
 }
 
-// path rebases an absolute path under the spec's directory onto o.Dir.
+// path rebases an absolute local path under the spec's directory onto
+// o.Dir, a path on the target.
 func (p *plan) path(abs string) string {
 	if p.o.Dir == "" || p.l.SpecPath == "" {
 		return abs
 	}
 	rel, err := filepath.Rel(filepath.Dir(p.l.SpecPath), abs)
-	if err != nil || rel == ".." || strings.HasPrefix(rel, "../") {
+	if err != nil {
 		return abs
 	}
-	return filepath.Join(p.o.Dir, rel)
+	// rel is a local path (backslashes on Windows); o.Dir is on the target.
+	rel = filepath.ToSlash(rel)
+	if rel == ".." || strings.HasPrefix(rel, "../") {
+		return abs
+	}
+	return path.Join(p.o.Dir, rel)
 }
 
 // childproof returns the program the check runs.

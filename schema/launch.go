@@ -523,7 +523,7 @@ func (l *loader) finish(s *launchState, aliases map[string]string, before int) *
 			if !filepath.IsAbs(p) {
 				p = filepath.Join(la.Dir, p)
 			}
-			if fi, err := os.Stat(p); err != nil || fi.IsDir() || fi.Mode()&0o111 == 0 {
+			if fi, err := os.Stat(p); err != nil || fi.IsDir() || !executable(fi.Mode()) {
 				if hide {
 					l.programf(s.rng("command[0]"), "Program not found", "%v is not an executable file; command[0] is a path relative to dir, or a program on PATH", hiddenValue{h})
 				} else {

@@ -25,7 +25,7 @@ func (l *loader) onPath(prog string, la *Launch) bool {
 		if !filepath.IsAbs(c) {
 			c = filepath.Join(la.Dir, c)
 		}
-		if fi, err := os.Stat(c); err == nil && fi.Mode().IsRegular() && fi.Mode()&0o111 != 0 {
+		if fi, err := os.Stat(c); err == nil && fi.Mode().IsRegular() && executable(fi.Mode()) {
 			return true
 		}
 	}

@@ -4,7 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"net/netip"
-	"path/filepath"
+	"path"
 	"reflect"
 	"slices"
 	"strconv"
@@ -130,7 +130,9 @@ func newValidator() *validator.Validate {
 		"inheritentry": str(isInheritEntry),
 		"wrapperrule":  str(wrapper.IsRule),
 		"nonul":        str(func(s string) bool { return !strings.Contains(s, "\x00") }),
-		"abspath":      str(filepath.IsAbs),
+		// abspath: a path on the Linux machine the worker runs on, also when
+		// the spec is checked on Windows.
+		"abspath": str(path.IsAbs),
 		// program: not empty (required would pass any non-nil pointer).
 		"program":   str(func(s string) bool { return s != "" }),
 		"slurmtime": str(isSlurmTime),

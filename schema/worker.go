@@ -50,7 +50,7 @@ func ExeNeverMatches(exe string) error {
 	if r != exe {
 		shown = fmt.Sprintf("%s (%s)", exe, r)
 	}
-	if !fi.Mode().IsRegular() || fi.Mode()&0o111 == 0 {
+	if !fi.Mode().IsRegular() || !executable(fi.Mode()) {
 		return fmt.Errorf("worker exe %s is not an executable file: no process can have it as its /proc/PID/exe", shown)
 	}
 	f, err := os.Open(r)

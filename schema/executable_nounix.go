@@ -1,0 +1,10 @@
+//go:build !unix
+
+package schema
+
+import "io/fs"
+
+// executable: off Unix (check on Windows) a file has no execute bits to
+// read (Go reports 0666), so every file counts; the launch that runs on
+// Linux checks the bits again.
+func executable(fs.FileMode) bool { return true }
