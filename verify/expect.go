@@ -38,4 +38,5 @@ func (x Expect) names() []string {
 	return out
 }
 
+// String lists the names x checks, never a value.
 func (x Expect) String() string { return fmt.Sprint(x.names()) }

@@ -20,10 +20,15 @@ type Fingerprint struct {
 // Liveness is what became of a fingerprinted process.
 type Liveness string
 
+// The liveness of a fingerprinted process; the strings are ps's statuses.
 const (
-	Alive   Liveness = "alive"
-	Gone    Liveness = "gone"
-	Reused  Liveness = "pid reused"
+	// Alive: the process runs (pid, start time and pidfs inode match).
+	Alive Liveness = "alive"
+	// Gone: no process has the pid, or it is a zombie.
+	Gone Liveness = "gone"
+	// Reused: another process has the pid now.
+	Reused Liveness = "pid reused"
+	// Unknown: it cannot be told (no pidfd, unreadable records).
 	Unknown Liveness = "unknown"
 )
 
