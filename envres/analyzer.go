@@ -289,7 +289,9 @@ func (a *analyzer) readFile(abs string) ([]byte, error) {
 	}
 	defer f.Close()
 	var b bytes.Buffer
-	b.Grow(int(min(fi.Size()+1, maxFileSize)))
+	// Room for the file and the read that sees its end: bytes.Buffer
+	// doubles when less than bytes.MinRead is free.
+	b.Grow(int(min(fi.Size()+bytes.MinRead, maxFileSize+bytes.MinRead)))
 	if _, err := b.ReadFrom(&limitedReader{f, maxFileSize}); err != nil {
 		return nil, err
 	}
@@ -504,9 +506,9 @@ func (a *analyzer) siteAt(st *state, fc *fileCtx, p syntax.Pos) site {
 
 // initialState is the state a top-level script starts in.
 func (a *analyzer) initialState(cwd string) *state {
-	st := &state{vars: &layer{m: map[string]varState{}}, cwd: cwd}
+	st := &state{vars: newLayer(nil), cwd: cwd}
 	for _, p := range a.protList {
-		st.vars.m[p.name] = varState{v: value{k: vOrig, s: p.name}, exp: triYes}
+		st.set(p.name, varState{v: value{k: vOrig, s: p.name}, exp: triYes})
 	}
 	for _, s := range a.cfg.Args {
 		st.args = append(st.args, field{s: s, known: true, v: lit(s)})

@@ -959,13 +959,13 @@ func (a *analyzer) runChild(st, cst *state, fc *fileCtx, callPos syntax.Pos, abs
 		cfc = pf.ctx()
 		stmts = pf.file.Stmts
 	}
-	ch := &state{vars: &layer{m: map[string]varState{}}, cwd: cst.cwd, args: args, reset: cst.reset, preReset: cst.preReset, allexport: allexp,
+	ch := &state{vars: newLayer(nil), cwd: cst.cwd, args: args, reset: cst.reset, preReset: cst.preReset, allexport: allexp,
 		loaded: cst.loaded, pending: cst.pending[:len(cst.pending):len(cst.pending)]}
 	for k, v := range cst.vars.all() {
 		if v.exp != triNo {
-			ch.vars.m[k] = v
+			ch.set(k, v)
 		} else if a.prot[k] != nil {
-			ch.vars.m[k] = v
+			ch.set(k, v)
 		}
 	}
 	ch.chain = append(st.chain[:len(st.chain):len(st.chain)], ChainLink{File: callSite.file, Line: callSite.line})

@@ -22,7 +22,9 @@ type field struct {
 	v    value
 	pos  syntax.Pos
 	word *syntax.Word
-	subs *wordSubsts // the word's command and process substitutions, if any
+	// subw is the word whose command and process substitutions the field
+	// has (its own word, or an argument's for "$@"), nil when none.
+	subw *syntax.Word
 	// self names the variable when the word is exactly $X, ${X:-d},
 	// ${X-d}, ${X:=d} or ${X:?m}: X=${X:-d} keeps a value X has.
 	self  string
@@ -34,27 +36,46 @@ type field struct {
 	splat bool
 }
 
-// wordSubsts are a word's substitutions; most words have none, so a
-// field holds them behind a pointer.
-type wordSubsts struct {
-	cmd  []*syntax.CmdSubst
-	proc []*syntax.ProcSubst
-}
-
-// substs returns the word's command substitutions.
+// substs returns the word's command substitutions (those parts
+// evaluates: not inside another expansion's operand).
 func (f *field) substs() []*syntax.CmdSubst {
-	if f.subs == nil {
+	if f.subw == nil {
 		return nil
 	}
-	return f.subs.cmd
+	var out []*syntax.CmdSubst
+	eachSubst(f.subw.Parts, func(p syntax.WordPart) {
+		if cs, ok := p.(*syntax.CmdSubst); ok {
+			out = append(out, cs)
+		}
+	})
+	return out
 }
 
 // procs returns the word's process substitutions.
 func (f *field) procs() []*syntax.ProcSubst {
-	if f.subs == nil {
+	if f.subw == nil {
 		return nil
 	}
-	return f.subs.proc
+	var out []*syntax.ProcSubst
+	eachSubst(f.subw.Parts, func(p syntax.WordPart) {
+		if ps, ok := p.(*syntax.ProcSubst); ok {
+			out = append(out, ps)
+		}
+	})
+	return out
+}
+
+// eachSubst calls fn for each command and process substitution among
+// parts, in order, looking into double quotes as parts does.
+func eachSubst(parts []syntax.WordPart, fn func(syntax.WordPart)) {
+	for _, p := range parts {
+		switch p := p.(type) {
+		case *syntax.DblQuoted:
+			eachSubst(p.Parts, fn)
+		case *syntax.CmdSubst, *syntax.ProcSubst:
+			fn(p)
+		}
+	}
 }
 
 // unknownArgs are positional parameters that are not known.
@@ -256,20 +277,14 @@ func (e *evaluator) parts(parts []syntax.WordPart, b *wordBuf, f *field, inDq bo
 			}
 			b.WriteString(s)
 		case *syntax.CmdSubst:
-			if f.subs == nil {
-				f.subs = &wordSubsts{}
-			}
-			f.subs.cmd = append(f.subs.cmd, p)
+			f.subw = f.word
 			s, ok := e.a.substEval(e.st, e.fc, p.Stmts)
 			if !ok {
 				f.known = false
 			}
 			b.WriteString(s)
 		case *syntax.ProcSubst:
-			if f.subs == nil {
-				f.subs = &wordSubsts{}
-			}
-			f.subs.proc = append(f.subs.proc, p)
+			f.subw = f.word
 			f.known = false
 		default:
 			f.known = false

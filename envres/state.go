@@ -1,5 +1,7 @@
 package envres
 
+import "slices"
+
 // vkind is the kind of an abstract value.
 type vkind uint8
 
@@ -118,15 +120,77 @@ func joinVar(a, b varState) varState {
 
 // layer is one copy-on-write layer of variables: a fork adds a layer on
 // top of its base, and a merge writes the keys its branches changed back
-// into the base. Lookups walk to the bottom.
+// into the base. Lookups walk to the bottom. A layer holds its first few
+// names in a slice (most branches change one or two), then in a map.
 type layer struct {
 	parent *layer
-	m      map[string]varState
+	small  []layerEntry
+	m      map[string]varState // all of the layer's names, once there are more than smallLayer
+}
+
+type layerEntry struct {
+	name string
+	vs   varState
+}
+
+// smallLayer is how many names a layer holds before it makes a map.
+const smallLayer = 8
+
+func newLayer(parent *layer) *layer { return &layer{parent: parent} }
+
+// own returns the variable as this layer (not its parents) holds it.
+func (l *layer) own(name string) (varState, bool) {
+	if l.m != nil {
+		v, ok := l.m[name]
+		return v, ok
+	}
+	for i := range l.small {
+		if l.small[i].name == name {
+			return l.small[i].vs, true
+		}
+	}
+	return varState{}, false
+}
+
+func (l *layer) put(name string, v varState) {
+	if l.m != nil {
+		l.m[name] = v
+		return
+	}
+	for i := range l.small {
+		if l.small[i].name == name {
+			l.small[i].vs = v
+			return
+		}
+	}
+	if len(l.small) < smallLayer {
+		l.small = append(l.small, layerEntry{name, v})
+		return
+	}
+	l.m = make(map[string]varState, 2*smallLayer)
+	for _, e := range l.small {
+		l.m[e.name] = e.vs
+	}
+	l.small = nil
+	l.m[name] = v
+}
+
+// each calls f for every name this layer (not its parents) holds.
+func (l *layer) each(f func(name string, v varState)) {
+	if l.m != nil {
+		for k, v := range l.m {
+			f(k, v)
+		}
+		return
+	}
+	for _, e := range l.small {
+		f(e.name, e.vs)
+	}
 }
 
 func (l *layer) get(name string) (varState, bool) {
 	for ; l != nil; l = l.parent {
-		if v, ok := l.m[name]; ok {
+		if v, ok := l.own(name); ok {
 			return v, true
 		}
 	}
@@ -141,9 +205,7 @@ func (l *layer) all() map[string]varState {
 	}
 	out := map[string]varState{}
 	for i := len(layers) - 1; i >= 0; i-- {
-		for k, v := range layers[i].m {
-			out[k] = v
-		}
+		layers[i].each(func(k string, v varState) { out[k] = v })
 	}
 	return out
 }
@@ -217,18 +279,13 @@ type loadCtx struct {
 
 func (s *state) get(name string) (varState, bool) { return s.vars.get(name) }
 
-func (s *state) set(name string, v varState) {
-	if s.vars.m == nil {
-		s.vars.m = map[string]varState{}
-	}
-	s.vars.m[name] = v
-}
+func (s *state) set(name string, v varState) { s.vars.put(name, v) }
 
 // fork returns a copy of s for a branch or a subshell; s must not change
 // until the fork is merged or dropped.
 func (s *state) fork() *state {
 	c := *s
-	c.vars = &layer{parent: s.vars}
+	c.vars = newLayer(s.vars)
 	c.funcsOwn = false
 	c.pending = s.pending[:len(s.pending):len(s.pending)]
 	c.bg = s.bg[:len(s.bg):len(s.bg)]
@@ -306,13 +363,32 @@ func (s *state) merge(branches ...*state) {
 	first := alive[0]
 	// Variables: the keys written in any branch's top layer.
 	// (The order does not matter: each key is joined on its own.)
-	keys := map[string]struct{}{}
+	var keys []string
+	var keySet map[string]bool // once there are many
 	for _, b := range alive {
-		for k := range b.vars.m {
-			keys[k] = struct{}{}
-		}
+		b.vars.each(func(k string, _ varState) {
+			switch {
+			case keySet != nil:
+				if keySet[k] {
+					return
+				}
+				keySet[k] = true
+			case len(keys) >= 16:
+				keySet = make(map[string]bool, 2*len(keys))
+				for _, x := range keys {
+					keySet[x] = true
+				}
+				if keySet[k] {
+					return
+				}
+				keySet[k] = true
+			case slices.Contains(keys, k):
+				return
+			}
+			keys = append(keys, k)
+		})
 	}
-	for k := range keys {
+	for _, k := range keys {
 		var acc varState
 		accSet := false
 		for _, b := range alive {
