@@ -31,7 +31,7 @@ func DeclaredWorker(p proc.FS, tree []int, comm, exe string, ports []schema.Port
 		}
 		for _, l := range ls {
 			if pids := p.FindSocketOwners(l.Inode, tree); len(pids) > 0 {
-				return Shallowest(p, pids), false
+				return shallowest(p, pids), false
 			}
 		}
 	}
@@ -62,13 +62,13 @@ func matchWorker(p proc.FS, tree []int, comm, exe string, execComm func(int) str
 	if len(found) == 0 {
 		return 0
 	}
-	return Shallowest(p, found)
+	return shallowest(p, found)
 }
 
-// Shallowest returns the pid of pids that is nearest to the root. A child
+// shallowest returns the pid of pids that is nearest to the root. A child
 // that was forked but has not exec'd yet looks like its parent (same comm,
 // exe and inherited sockets) for a moment; the stable process is the parent.
-func Shallowest(p proc.FS, pids []int) int {
+func shallowest(p proc.FS, pids []int) int {
 	best, bestDepth := pids[0], -1
 	for _, pid := range pids {
 		d := len(Ancestors(p, pid, 0))
