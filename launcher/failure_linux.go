@@ -23,11 +23,19 @@ func (la *Launch) exitedError(r *verify.Report, what string) *Error {
 }
 
 // exitWhat describes how pid ended, with the root's status when known.
+// When pid is the root, it has exited and its status comes with the reap:
+// that is waited for up to 2 s (a loaded machine, the tracer letting go).
+// Another worker's exit may leave the root running: 200 ms, then the
+// status is left out.
 func (la *Launch) exitWhat(pid int) string {
 	root := la.tree.root
+	wait := 200 * time.Millisecond
+	if pid == root.pid() {
+		wait = 2 * time.Second
+	}
 	select {
 	case <-root.done:
-	case <-time.After(200 * time.Millisecond):
+	case <-time.After(wait):
 	}
 	who := fmt.Sprintf("the worker (pid %d)", pid)
 	if pid == root.pid() {
