@@ -490,7 +490,13 @@ func TestSupervisorTerm(t *testing.T) {
 	// SIGTERM itself, and its worker follows through the parent-death signal.
 	sup.Process.Signal(syscall.SIGTERM)
 	sup.Wait()
-	time.Sleep(50 * time.Millisecond)
+	// The worker dies of the parent-death signal: give it up to 5 s (a
+	// loaded machine) to let go of the port.
+	for end := time.Now().Add(5 * time.Second); time.Now().Before(end); time.Sleep(10 * time.Millisecond) {
+		if ls, _ := sockdiag.Listeners(uint16(f.port)); len(ls) == 0 {
+			break
+		}
+	}
 	noListener(t, f.port)
 }
 
