@@ -238,3 +238,35 @@ func TestPortableCommandsNoLinuxPackages(t *testing.T) {
 		}
 	}
 }
+
+// TestPlatformsDoc: docs/cli.md's Platforms table lists each command in
+// the row of its kind.
+func TestPlatformsDoc(t *testing.T) {
+	b, err := os.ReadFile("../../docs/cli.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var portable, linux string
+	for _, line := range strings.Split(string(b), "\n") {
+		switch {
+		case strings.HasPrefix(line, "| `check`"):
+			portable = line
+		case strings.HasPrefix(line, "| `run`"):
+			linux = line
+		}
+	}
+	if portable == "" || linux == "" {
+		t.Fatal("docs/cli.md has no Platforms table (rows starting | `check` and | `run`)")
+	}
+	for _, ci := range commandTable {
+		row, other := portable, linux
+		if ci.needsLinux {
+			row, other = linux, portable
+		}
+		cell, _, _ := strings.Cut(strings.TrimPrefix(row, "|"), "|")
+		otherCell, _, _ := strings.Cut(strings.TrimPrefix(other, "|"), "|")
+		if !strings.Contains(cell, "`"+ci.name+"`") || strings.Contains(otherCell, "`"+ci.name+"`") {
+			t.Errorf("docs/cli.md, Platforms: %s (needsLinux %v) is not listed in its row only", ci.name, ci.needsLinux)
+		}
+	}
+}
