@@ -212,17 +212,17 @@ func (b *builder) checkUTF8(sec section, w *envres.Start, what string, parts []e
 func (b *builder) findings() {
 	for _, f := range b.plan.Lint.Findings {
 		switch f.Rule {
-		case "login-shell", "interactive-shell":
+		case envres.LoginShell.Name, envres.InteractiveShell.Name:
 			b.note(secCommand, f.File, f.Line, f.Column, false, "%s (%s); the spec execs the worker directly: no profile or rc file runs", strings.TrimSuffix(f.Message, "."), f.Rule)
-		case "background-launch":
+		case envres.BackgroundLaunch.Name:
 			b.note(secCommand, f.File, f.Line, f.Column, false, "%s (%s); childproof run supervises the worker in the foreground, or verifies and records it with --detach", f.Message, f.Rule)
-		case "pidfile":
+		case envres.Pidfile.Name:
 			b.note(secOnStale, f.File, f.Line, f.Column, false, "$! is written to a pidfile (%s); childproof records the worker's fingerprint in its state dir instead: stop it with childproof stop", f.Rule)
-		case "all-interfaces":
+		case envres.AllInterfaces.Name:
 			b.note(secPort, f.File, f.Line, f.Column, false, "the worker binds all interfaces (%s): kept, with allow_all_interfaces = true; bind 127.0.0.1 in command and address unless other machines must reach it", f.Rule)
-		case "env-file-load":
+		case envres.EnvFileLoad.Name:
 			b.note(secEnvFile, f.File, f.Line, f.Column, false, "%s (%s); the spec loads it with env_file, first, and env wins over it", f.Message, f.Rule)
-		case "env-reset", "dynamic-source", "env-activate":
+		case envres.EnvReset.Name, envres.DynamicSource.Name, envres.EnvActivate.Name:
 			b.note(secHead, f.File, f.Line, f.Column, true, "%s (%s)", f.Message, f.Rule)
 		default:
 			b.note(secHead, f.File, f.Line, f.Column, false, "%s (%s)", f.Message, f.Rule)
