@@ -6,6 +6,8 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+
+	"github.com/childproof/childproof/schema"
 )
 
 // argv returns the argv to exec and its resolved program path: a dispatch
@@ -24,27 +26,8 @@ func (la *Launch) argv() ([]string, string, error) {
 	}
 	prog := l.Command[0]
 	if !strings.Contains(prog, "/") {
-		path := la.Env.Vars["PATH"]
-		found := ""
-		for _, d := range filepath.SplitList(path) {
-			if d == "" {
-				d = "."
-			}
-			c := filepath.Join(d, prog)
-			if !filepath.IsAbs(c) {
-				c = filepath.Join(la.dir(), c)
-			}
-			if fi, err := os.Stat(c); err == nil && fi.Mode().IsRegular() && fi.Mode()&0o111 != 0 {
-				found = c
-				break
-			}
-		}
-		if found == "" {
-			if p, err := exec.LookPath(prog); err == nil {
-				found = p
-			}
-		}
-		if found == "" {
+		found, ok := schema.LookPath(prog, la.Env.Vars["PATH"], la.dir())
+		if !ok {
 			return nil, "", fmt.Errorf("%s: not found in PATH", prog)
 		}
 		return l.Command, found, nil

@@ -17,20 +17,29 @@ func (l *loader) onPath(prog string, la *Launch) bool {
 	if !ok {
 		path, _ = l.lookup("PATH")
 	}
+	_, found := LookPath(prog, path, la.Dir)
+	return found
+}
+
+// LookPath finds the program a command's bare argv[0] names, as a launch
+// runs it: the first executable regular file prog in the launch's PATH
+// (path; an empty or relative entry is taken from dir), else on the
+// caller's own PATH.
+func LookPath(prog, path, dir string) (string, bool) {
 	for _, d := range filepath.SplitList(path) {
 		if d == "" {
 			d = "."
 		}
 		c := filepath.Join(d, prog)
 		if !filepath.IsAbs(c) {
-			c = filepath.Join(la.Dir, c)
+			c = filepath.Join(dir, c)
 		}
 		if fi, err := os.Stat(c); err == nil && fi.Mode().IsRegular() && executable(fi.Mode()) {
-			return true
+			return c, true
 		}
 	}
-	_, err := exec.LookPath(prog)
-	return err == nil
+	p, err := exec.LookPath(prog)
+	return p, err == nil
 }
 
 // programf reports a command[0] that cannot be found: an error, or a
