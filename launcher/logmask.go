@@ -1,6 +1,7 @@
 package launcher
 
 import (
+	"bytes"
 	"crypto/hmac"
 	"crypto/sha256"
 	"encoding/hex"
@@ -64,7 +65,13 @@ func (s *State) saveLogMask(name string, secrets *redact.Set) error {
 	if err != nil {
 		return err
 	}
-	return writeAtomic(s.logMaskPath(name), append(b, '\n'))
+	b = append(b, '\n')
+	// The same secrets as the last launch of name (a relaunch, a rerun):
+	// the mask on disk, written and fsync'd then, is this one already.
+	if old, err := readStateFile(s.logMaskPath(name), maxRecordSize); err == nil && bytes.Equal(old, b) {
+		return nil
+	}
+	return writeAtomic(s.logMaskPath(name), b)
 }
 
 // LogMasker returns matchers for the secrets of the last launch of name

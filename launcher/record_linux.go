@@ -45,7 +45,7 @@ func (la *Launch) recordPending() {
 	root.Exe = ""
 	rec := la.newRecord(root, true)
 	rec.Root = root
-	if la.State.savePending(rec) == nil {
+	if la.State.saveLaunched(rec) == nil {
 		la.notes.pending = true
 	}
 }
@@ -98,7 +98,7 @@ func (la *Launch) record(worker int) error {
 			}
 		}
 	}
-	if err := la.State.Save(rec); err != nil {
+	if err := la.State.saveLaunched(rec); err != nil {
 		return &Error{Outcome: Invalid, Kind: KindState, Msg: "cannot record the launch", Err: err}
 	}
 	la.notes.pending = false
