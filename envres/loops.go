@@ -56,6 +56,21 @@ func bodyLoads(body []*syntax.Stmt) (exports, evals bool) {
 // forLoad is a for loop over a file's words or an array read from a file
 // whose body exports or evals them: a load of the file.
 func (a *analyzer) forLoad(st *state, fc *fileCtx, c *syntax.ForClause, wi *syntax.WordIter) {
+	// Only a list with a command substitution or an array read from a
+	// file can be a load: most lists are literal, and their bodies are
+	// not looked at here.
+	maybe := false
+	for _, w := range wi.Items {
+		if arr := arrayParam(w); arr != "" {
+			_, ok := a.fileArrays[arr]
+			maybe = maybe || ok
+			continue
+		}
+		maybe = maybe || hasCmdSubst(w)
+	}
+	if !maybe {
+		return
+	}
 	exports, evals := bodyLoads(c.Do)
 	if !exports && !evals {
 		return
@@ -88,6 +103,18 @@ func (a *analyzer) forLoad(st *state, fc *fileCtx, c *syntax.ForClause, wi *synt
 			a.applyLoad(st, a.siteAt(st, fc, c.ForPos), lf, o)
 		}
 	}
+}
+
+// hasCmdSubst reports whether w holds a command substitution anywhere.
+func hasCmdSubst(w *syntax.Word) bool {
+	found := false
+	syntax.Walk(w, func(n syntax.Node) bool {
+		if _, ok := n.(*syntax.CmdSubst); ok {
+			found = true
+		}
+		return !found
+	})
+	return found
 }
 
 // applyLoad loads the file lf found, or records an unresolved load.

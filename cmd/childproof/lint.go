@@ -3,7 +3,9 @@ package main
 import (
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
+	"runtime/debug"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -78,6 +80,7 @@ Suppress a finding with a comment on its line or the line before:
 				}
 				changes = c
 			}
+			lintGC()
 			res, err := envres.Lint(cmd.Context(), cfg)
 			if err != nil {
 				var pe *envres.ParseError
@@ -139,3 +142,19 @@ func onChangedLines(res *envres.Result, c *gitdiff.Changes, dir string) *envres.
 // lintToolVersion is SARIF's tool.driver.version: the version the
 // version command prints (module version, or the commit of a checkout).
 func lintToolVersion() string { return buildVersion() }
+
+// lintGCPercent is the garbage collector's GOGC for lint: a lint run is
+// short and allocates far more than it keeps (syntax trees and evaluated
+// words, dropped script by script), so at the default 100 it collects
+// every few MB from its first milliseconds on (62 collections on make
+// bench's 1,000 scripts; 13 at 400). 400 lets the heap grow to five times
+// what is live: about 80 MB peak RSS on those scripts instead of 45 MB,
+// for about a tenth less CPU time. A 10,000-line script stays near 22 MB.
+const lintGCPercent = 400
+
+// lintGC sets lintGCPercent unless the user set GOGC.
+func lintGC() {
+	if _, set := os.LookupEnv("GOGC"); !set {
+		debug.SetGCPercent(lintGCPercent)
+	}
+}
