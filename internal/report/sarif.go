@@ -99,6 +99,16 @@ type sarifResult struct {
 
 const srcRoot = "%SRCROOT%"
 
+// fileURI is the file URI of an absolute local path: file:///a/b, and on
+// Windows file:///C:/a/b.
+func fileURI(abs string) string {
+	p := filepath.ToSlash(abs)
+	if !strings.HasPrefix(p, "/") {
+		p = "/" + p
+	}
+	return (&url.URL{Scheme: "file", Path: p}).String()
+}
+
 // artifactLoc makes a URI relative to %SRCROOT% (the repository's root),
 // or an absolute file URI for a file outside it.
 func (l locator) artifactLoc(file string) sarifArtifactLoc {
@@ -111,7 +121,7 @@ func (l locator) artifactLoc(file string) sarifArtifactLoc {
 		if !filepath.IsAbs(abs) {
 			abs = filepath.Join(l.dir, abs)
 		}
-		return sarifArtifactLoc{URI: (&url.URL{Scheme: "file", Path: filepath.ToSlash(abs)}).String()}
+		return sarifArtifactLoc{URI: fileURI(abs)}
 	}
 	parts := strings.Split(rel, "/")
 	for i, p := range parts {

@@ -205,3 +205,16 @@ func TestGitHubDiagnostics(t *testing.T) {
 		t.Errorf("github:\n%s\nwant\n%s", b.String(), want)
 	}
 }
+
+// TestFileURI: an absolute path outside the source root is a file URI
+// with three slashes, also for a Windows path with a drive letter.
+func TestFileURI(t *testing.T) {
+	for in, want := range map[string]string{
+		"/work/a b/x.sh": "file:///work/a%20b/x.sh",
+		"C:/work/x.sh":   "file:///C:/work/x.sh",
+	} {
+		if got := fileURI(in); got != want {
+			t.Errorf("fileURI(%q) = %q, want %q", in, got, want)
+		}
+	}
+}

@@ -55,8 +55,13 @@ func (l locator) rel(file string) string {
 		p = filepath.Join(l.dir, p)
 	}
 	r, err := filepath.Rel(l.root, p)
-	if err != nil || r == ".." || strings.HasPrefix(r, "../") {
+	if err != nil {
 		return ""
 	}
-	return filepath.ToSlash(r)
+	// Slashes first: on Windows Rel gives ..\x.
+	r = filepath.ToSlash(r)
+	if r == ".." || strings.HasPrefix(r, "../") {
+		return ""
+	}
+	return r
 }
