@@ -62,9 +62,32 @@ type server struct {
 	// rewrites: it writes a process title over its environment block, so
 	// verify must say it judged the worker by the exec-time capture.
 	rewrites bool
+	// preFork: several processes of the tree serve the port; the worker
+	// must be the launched process itself (the shallowest holder), and
+	// the launch is relaunched with --set X=1 before it is stopped.
+	preFork bool
 }
 
 const canary = "canary-APP-TOKEN-7f3c9a1e"
+
+// wsgiApp and asgiApp refuse to start without APP_TOKEN.
+const wsgiApp = `import os
+if not os.environ.get("APP_TOKEN"):
+    raise SystemExit("APP_TOKEN missing")
+def app(environ, start_response):
+    start_response("200 OK", [("Content-Type", "text/plain")])
+    return [b"ok\n"]
+`
+
+const asgiApp = `import os
+if not os.environ.get("APP_TOKEN"):
+    raise SystemExit("APP_TOKEN missing")
+async def app(scope, receive, send):
+    if scope["type"] != "http":
+        return
+    await send({"type": "http.response.start", "status": 200, "headers": [(b"content-type", b"text/plain")]})
+    await send({"type": "http.response.body", "body": b"ok\n"})
+`
 
 func servers() []server {
 	root := os.Geteuid() == 0
@@ -74,15 +97,9 @@ func servers() []server {
 	}
 	return []server{
 		{
-			name: "gunicorn",
-			need: map[string]string{"gunicorn": "gunicorn", "/usr/lib/python3/dist-packages/setproctitle": "python3-setproctitle"},
-			files: map[string]string{"app.py": `import os
-if not os.environ.get("APP_TOKEN"):
-    raise SystemExit("APP_TOKEN missing")
-def app(environ, start_response):
-    start_response("200 OK", [("Content-Type", "text/plain")])
-    return [b"ok\n"]
-`},
+			name:     "gunicorn",
+			need:     map[string]string{"gunicorn": "gunicorn", "/usr/lib/python3/dist-packages/setproctitle": "python3-setproctitle"},
+			files:    map[string]string{"app.py": wsgiApp},
 			command:  []string{"gunicorn", "--bind", "127.0.0.1:{{PORT}}", "--workers", "2", "app:app"},
 			selector: `worker { comm = "gunicorn" }`,
 			ready:    "/",
@@ -90,17 +107,9 @@ def app(environ, start_response):
 			rewrites: true,
 		},
 		{
-			name: "uvicorn",
-			need: map[string]string{"uvicorn": "uvicorn"},
-			files: map[string]string{"app.py": `import os
-if not os.environ.get("APP_TOKEN"):
-    raise SystemExit("APP_TOKEN missing")
-async def app(scope, receive, send):
-    if scope["type"] != "http":
-        return
-    await send({"type": "http.response.start", "status": 200, "headers": [(b"content-type", b"text/plain")]})
-    await send({"type": "http.response.body", "body": b"ok\n"})
-`},
+			name:     "uvicorn",
+			need:     map[string]string{"uvicorn": "uvicorn"},
+			files:    map[string]string{"app.py": asgiApp},
 			command:  []string{"uvicorn", "--host", "127.0.0.1", "--port", "{{PORT}}", "app:app"},
 			selector: `worker { comm = "uvicorn" }`,
 			ready:    "/",
@@ -155,6 +164,62 @@ require("http").createServer((req, res) => { res.end("ok\n"); }).listen(Number(p
 			selector: `worker { comm = "node" }`,
 			ready:    "/",
 			minTree:  1,
+		},
+		{
+			// uvicorn's supervisor binds, then spawns (multiprocessing,
+			// spawn: each worker execs python again) workers that
+			// inherit the socket, plus a resource tracker.
+			name:     "uvicorn-workers",
+			need:     map[string]string{"uvicorn": "uvicorn"},
+			files:    map[string]string{"app.py": asgiApp},
+			command:  []string{"uvicorn", "--host", "127.0.0.1", "--port", "{{PORT}}", "--workers", "2", "app:app"},
+			selector: `worker { comm = "uvicorn" }`,
+			ready:    "/",
+			minTree:  3,
+			preFork:  true,
+		},
+		{
+			// node's cluster: the primary forks workers and holds the
+			// listening socket for them (round-robin).
+			name: "node-cluster",
+			need: map[string]string{"node": "nodejs"},
+			files: map[string]string{"server.js": `const cluster = require("cluster");
+if (!process.env.APP_TOKEN) { console.error("APP_TOKEN missing"); process.exit(1); }
+if (cluster.isPrimary) {
+  for (let i = 0; i < 2; i++) cluster.fork();
+} else {
+  require("http").createServer((req, res) => { res.end("ok\n"); }).listen(Number(process.argv[2]), "127.0.0.1");
+}
+`},
+			command:  []string{"node", "server.js", "{{PORT}}"},
+			selector: `worker { comm = "node" }`,
+			ready:    "/",
+			minTree:  3,
+			preFork:  true,
+		},
+		{
+			name:     "gunicorn-workers",
+			need:     map[string]string{"gunicorn": "gunicorn", "/usr/lib/python3/dist-packages/setproctitle": "python3-setproctitle"},
+			files:    map[string]string{"app.py": wsgiApp},
+			command:  []string{"gunicorn", "--bind", "127.0.0.1:{{PORT}}", "--workers", "3", "app:app"},
+			selector: `worker { comm = "gunicorn" }`,
+			ready:    "/",
+			minTree:  4,
+			rewrites: true,
+			preFork:  true,
+		},
+		{
+			// --preload: the app is imported in the master before the
+			// workers fork.
+			name:     "gunicorn-preload",
+			need:     map[string]string{"gunicorn": "gunicorn", "/usr/lib/python3/dist-packages/setproctitle": "python3-setproctitle"},
+			files:    map[string]string{"app.py": wsgiApp},
+			command:  []string{"gunicorn", "--bind", "127.0.0.1:{{PORT}}", "--workers", "3", "--preload", "app:app"},
+			selector: `worker { comm = "gunicorn" }`,
+			ready:    "/",
+			minTree:  4,
+			rewrites: true,
+			preFork:  true,
 		},
 		{
 			// A pyenv/asdf-style shim: a script named python3 that execs
@@ -228,6 +293,12 @@ func freePort(t *testing.T) int {
 	return ln.Addr().(*net.TCPAddr).Port
 }
 
+type envEntry struct {
+	Name    string `json:"name"`
+	Present bool   `json:"present"`
+	Matches bool   `json:"matches"`
+}
+
 type runReport struct {
 	Verified bool `json:"verified"`
 	Worker   *struct {
@@ -235,15 +306,14 @@ type runReport struct {
 		Comm string `json:"comm"`
 		Exe  string `json:"exe"`
 	} `json:"worker"`
-	Env []struct {
-		Name    string `json:"name"`
-		Present bool   `json:"present"`
-		Matches bool   `json:"matches"`
-	} `json:"env"`
+	Env  []envEntry `json:"env"`
 	Port *struct {
 		OwnerPid int  `json:"owner_pid"`
 		Owned    bool `json:"owned"`
 	} `json:"port"`
+	Chain []struct {
+		Pid int `json:"pid"`
+	} `json:"chain"`
 	EnvEvidence string `json:"env_evidence"`
 	Problems    []struct {
 		Kind, Message string
@@ -347,32 +417,39 @@ func runServer(t *testing.T, s server, withSelector bool) {
 		t.Errorf("ps: exit %d %s", code, out)
 	}
 
-	// Every process of the tree, pinned by pidfd before the stop.
-	tree := treeOf(t, worker)
-	if len(tree) < s.minTree {
-		t.Errorf("tree %v: %d processes, want at least %d", tree, len(tree), s.minTree)
-	}
-	var fds []int
-	for _, pid := range tree {
-		if fd, err := unix.PidfdOpen(pid, 0); err == nil {
-			fds = append(fds, fd)
-			defer unix.Close(fd)
+	if s.preFork {
+		preForkWorker(t, worker, port, r)
+		// relaunch: a new tree verified; the old one, workers included,
+		// gone, and none of it left holding the port.
+		old := pinTree(t, worker, s.minTree)
+		out, errOut, code = cli(t, dir, env, "relaunch", s.name, "--set", "X=1")
+		if code != 0 {
+			t.Fatalf("relaunch --set X=1: exit %d\n%s%s", code, out, errOut)
 		}
+		old.wait(t, "relaunch")
+		out, errOut, code = cli(t, dir, env, "verify", "--format", "json", "childproof.hcl")
+		r = runReport{}
+		if err := json.Unmarshal([]byte(out), &r); err != nil || code != 0 || !r.Verified || r.Worker == nil || r.Worker.Pid == worker {
+			t.Fatalf("verify after relaunch: exit %d (old worker pid %d)\n%s%s", code, worker, out, errOut)
+		}
+		worker = r.Worker.Pid
+		if !slices.ContainsFunc(r.Env, func(e envEntry) bool { return e.Name == "X" && e.Present && e.Matches }) {
+			t.Errorf("verify after relaunch: X not verified on the new worker: %+v", r.Env)
+		}
+		preForkWorker(t, worker, port, r)
+		time.Sleep(1500 * time.Millisecond)
+		verifyOK("after relaunch, settled")
 	}
+
+	// Every process of the tree, pinned by pidfd before the stop.
+	tree := pinTree(t, worker, s.minTree)
 	out, errOut, code = cli(t, dir, env, "stop", s.name)
 	stopped = true
 	if code != 0 {
 		t.Errorf("stop: exit %d\n%s%s", code, out, errOut)
 	}
+	tree.wait(t, "stop")
 	deadline := time.Now().Add(5 * time.Second)
-	for i, fd := range fds {
-		for !pidfd.Exited(fd) && time.Now().Before(deadline) {
-			time.Sleep(10 * time.Millisecond)
-		}
-		if !pidfd.Exited(fd) {
-			t.Errorf("pid %d of the tree still runs after stop", tree[i])
-		}
-	}
 	for time.Now().Before(deadline) {
 		if ls, err := sockdiag.Listeners(uint16(port)); err == nil && len(ls) == 0 {
 			break
@@ -409,8 +486,9 @@ func ownsPort(t *testing.T, pid, port int) bool {
 	return false
 }
 
-// treeOf lists worker and its descendants, and the members of its
-// process group.
+// treeOf lists worker and its descendants, the members of its process
+// group and of its cgroup when it has one of childproof's (which holds
+// descendants re-parented to init or a subreaper too).
 func treeOf(t *testing.T, worker int) []int {
 	var fs proc.FS
 	out := append([]int{worker}, fs.Descendants(worker)...)
@@ -424,7 +502,91 @@ func treeOf(t *testing.T, worker int) []int {
 			out = append(out, p)
 		}
 	}
+	if b, err := os.ReadFile(fmt.Sprintf("/proc/%d/cgroup", worker)); err == nil {
+		for _, line := range strings.Split(string(b), "\n") {
+			cg, ok := strings.CutPrefix(line, "0::")
+			if !ok || !strings.Contains(cg, "/childproof-") {
+				continue
+			}
+			for _, mnt := range []string{"/sys/fs/cgroup/unified", "/sys/fs/cgroup"} {
+				procs, err := os.ReadFile(filepath.Join(mnt, cg, "cgroup.procs"))
+				if err != nil {
+					continue
+				}
+				for _, f := range strings.Fields(string(procs)) {
+					if p, err := strconv.Atoi(f); err == nil && !slices.Contains(out, p) {
+						out = append(out, p)
+					}
+				}
+				break
+			}
+		}
+	}
 	return out
+}
+
+// pinned is a tree's processes, each pinned by a pidfd.
+type pinned struct {
+	pids, fds []int
+}
+
+// pinTree pins every process of worker's tree (at least min of them).
+func pinTree(t *testing.T, worker, min int) pinned {
+	var p pinned
+	for _, pid := range treeOf(t, worker) {
+		if fd, err := unix.PidfdOpen(pid, 0); err == nil {
+			p.pids, p.fds = append(p.pids, pid), append(p.fds, fd)
+			t.Cleanup(func() { unix.Close(fd) })
+		}
+	}
+	if len(p.pids) < min {
+		t.Errorf("tree %v: %d processes, want at least %d", p.pids, len(p.pids), min)
+	}
+	return p
+}
+
+// wait fails the test for each pinned process still running 5 s after
+// what ended the tree.
+func (p pinned) wait(t *testing.T, after string) {
+	t.Helper()
+	deadline := time.Now().Add(5 * time.Second)
+	for i, fd := range p.fds {
+		for !pidfd.Exited(fd) && time.Now().Before(deadline) {
+			time.Sleep(10 * time.Millisecond)
+		}
+		if !pidfd.Exited(fd) {
+			cmd, _ := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", p.pids[i]))
+			t.Errorf("pid %d of the tree still runs after %s: %q", p.pids[i], after, bytes.ReplaceAll(cmd, []byte{0}, []byte{' '}))
+		}
+	}
+}
+
+// preForkWorker checks the pre-fork rule on a verified report: the worker
+// is the launched process itself (no chain), and every process holding
+// the port's listener is the worker or one of its descendants.
+func preForkWorker(t *testing.T, worker, port int, r runReport) {
+	t.Helper()
+	if len(r.Chain) != 0 {
+		t.Errorf("worker pid %d has a chain %+v: the launched process holds the port, it is the worker", worker, r.Chain)
+	}
+	ls, err := sockdiag.Listeners(uint16(port))
+	if err != nil {
+		t.Fatal(err)
+	}
+	inodes := map[uint64]bool{}
+	for _, l := range ls {
+		inodes[l.Inode] = true
+	}
+	var fs proc.FS
+	desc := fs.Descendants(worker)
+	for _, holders := range fs.SocketOwnersOf(inodes) {
+		for _, h := range holders {
+			if h != worker && !slices.Contains(desc, h) {
+				cmd, _ := fs.Cmdline(h)
+				t.Errorf("pid %d (%q) holds port %d and is not the worker (pid %d) or its descendant", h, cmd, port, worker)
+			}
+		}
+	}
 }
 
 // TestNoEvidenceIsUnreadable: launched untraced (no exec-time evidence), a
