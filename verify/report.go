@@ -26,10 +26,10 @@ type Report struct {
 
 // PortChecks are the checks of a report's declared ports.
 type PortChecks struct {
-	// Port is the first declared port's check (the JSON has one).
+	// Port is the first declared port's check (null without a port).
 	Port *PortCheck `json:"port"`
-	// Ports holds every declared port's check.
-	Ports []PortCheck `json:"-"`
+	// Ports holds every declared port's check, in declaration order.
+	Ports []PortCheck `json:"ports"`
 }
 
 // EnvSource says which environment block a report's env checks read.
@@ -148,7 +148,7 @@ const (
 // NewReport returns an empty report of launch name (every list empty, not
 // nil: the JSON form has [] rather than null).
 func NewReport(name string) *Report {
-	return &Report{Name: name, Chain: []ChainEntry{}, Env: []EnvCheck{}, Problems: []Problem{}}
+	return &Report{Name: name, Chain: []ChainEntry{}, Env: []EnvCheck{}, PortChecks: PortChecks{Ports: []PortCheck{}}, Problems: []Problem{}}
 }
 
 // Add appends a problem of kind with a formatted message.
@@ -234,12 +234,17 @@ func (r *Report) WriteText(w io.Writer) {
 		fmt.Fprintf(w, "  evidence: %s\n", r.EnvNote)
 	}
 	for _, p := range r.Ports {
+		// verify --pid checks no address: a port nothing listens on has none.
+		where := fmt.Sprintf("%s:%d", p.Address, p.Number)
+		if p.Address == "" {
+			where = fmt.Sprintf("port %d", p.Number)
+		}
 		if p.Owned {
-			fmt.Fprintf(w, "  port:    %s:%d owned by the worker (pid %d)\n", p.Address, p.Number, p.OwnerPid)
+			fmt.Fprintf(w, "  port:    %s owned by the worker (pid %d)\n", where, p.OwnerPid)
 		} else if p.OwnerPid != 0 {
-			fmt.Fprintf(w, "  port:    %s:%d NOT owned by the worker (holder pid %d)\n", p.Address, p.Number, p.OwnerPid)
+			fmt.Fprintf(w, "  port:    %s NOT owned by the worker (holder pid %d)\n", where, p.OwnerPid)
 		} else {
-			fmt.Fprintf(w, "  port:    %s:%d NOT owned by the worker\n", p.Address, p.Number)
+			fmt.Fprintf(w, "  port:    %s NOT owned by the worker\n", where)
 		}
 	}
 	ready := "no"

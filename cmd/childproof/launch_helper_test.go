@@ -17,16 +17,21 @@ import (
 // env), it is that server instead of childproof. CHILDPROOF_TEST_DIE=CODE
 // makes it print two lines and exit with CODE before listening.
 // CHILDPROOF_TEST_PIDFILE names a file it writes its pid to.
+// CHILDPROOF_TEST_SERVE2=ADDR makes it listen on a second address too.
 //
-// `childproof test-free-port` (test binary only) writes a port nothing
-// listens on to ./port, so that scripts run concurrently (and several
+// `childproof test-free-port [FILE]` (test binary only) writes a port
+// nothing listens on to ./port (or FILE), so that scripts run concurrently (and several
 // engineers' test runs on one machine) do not collide; specs read it with
 // file("port").
 //
 // TestMain calls it first, before testscript.Main, so that what the test
 // binary is does not depend on the order of init functions.
 func testHelperMain() {
-	if len(os.Args) == 2 && os.Args[1] == "test-free-port" {
+	if (len(os.Args) == 2 || len(os.Args) == 3) && os.Args[1] == "test-free-port" {
+		file := "port"
+		if len(os.Args) == 3 {
+			file = os.Args[2]
+		}
 		ln, err := net.Listen("tcp", "127.0.0.1:0")
 		if err != nil {
 			fmt.Fprintln(os.Stderr, err)
@@ -34,7 +39,7 @@ func testHelperMain() {
 		}
 		port := ln.Addr().(*net.TCPAddr).Port
 		ln.Close()
-		if err := os.WriteFile("port", []byte(strconv.Itoa(port)), 0o644); err != nil {
+		if err := os.WriteFile(file, []byte(strconv.Itoa(port)), 0o644); err != nil {
 			fmt.Fprintln(os.Stderr, err)
 			os.Exit(1)
 		}
@@ -102,6 +107,14 @@ func testHelperMain() {
 		fmt.Fprintln(w, "ok")
 	})
 	go http.Serve(ln, mux)
+	if addr2 := os.Getenv("CHILDPROOF_TEST_SERVE2"); addr2 != "" {
+		ln2, err := net.Listen("tcp", addr2)
+		if err != nil {
+			fmt.Println("listen:", err)
+			os.Exit(1)
+		}
+		go http.Serve(ln2, mux)
+	}
 	// A script that fails half-way leaves detached servers behind: each
 	// exits once its testscript work directory is removed.
 	if wd, err := os.Getwd(); err == nil {

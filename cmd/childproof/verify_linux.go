@@ -4,8 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/childproof/childproof/launcher"
+	"slices"
 	"strconv"
+
+	"github.com/childproof/childproof/launcher"
 	"time"
 
 	"github.com/childproof/childproof/schema"
@@ -17,11 +19,12 @@ func init() { register("verify", newVerifyCmd) }
 
 func newVerifyCmd(a *app) *cobra.Command {
 	var vars, envs []string
-	var pid, port int
+	var pid int
+	var ports []int
 	var comm string
 	var wait time.Duration
 	c := &cobra.Command{
-		Use: "verify SPEC[:NAME] | verify --pid PID [--env NAME[=VALUE]]… [--port N] [--comm C] [--wait D]",
+		Use: "verify SPEC[:NAME] | verify --pid PID [--env NAME[=VALUE]]… [--port N]… [--comm C] [--wait D]",
 		Long: `verify runs run's proof on a tree that is already running, without starting or
 signalling anything.
 
@@ -31,8 +34,10 @@ must still be the same process (pid, start time, uid, exe, pidfs inode), and its
 
 verify --pid PID checks the process PID or, when PID is a wrapper (a shell, a
 dispatcher), the worker below it: the process named by --comm, else the owner of
---port, else the deepest descendant. --env NAME requires NAME non-empty; --env
+a --port, else the deepest descendant. --env NAME requires NAME non-empty; --env
 NAME=VALUE requires that value (compared as keyed digests, never printed).
+--port N (repeatable) requires the worker to hold a listener on each port N,
+reported port by port.
 --wait D repeats the check every 100 ms until it passes or D has passed, for a
 check that runs right after the start (systemd ExecStartPost=); it stops early
 when PID exits.
@@ -41,6 +46,7 @@ Exit status: 0 verified, 3 verification failed, 4 the port is held by a process 
 is not the worker's tree, 5 the worker is gone or there is none.`,
 		Example: `  childproof verify examples/01-login-shell/childproof.hcl:login-shell-fixed
   childproof verify --pid 2800 --env MOCK_LLM_KEY --port 18081 --comm mock-llm
+  childproof verify --pid 2800 --port 18081 --port 9090
   childproof verify --format json --pid 2800 --env HF_HUB_ENABLE_HF_TRANSFER=0`,
 		Args:              cobra.MaximumNArgs(1),
 		ValidArgsFunction: a.completeLaunchName,
@@ -53,9 +59,9 @@ is not the worker's tree, 5 the worker is gone or there is none.`,
 				return exitf(exitUsage, "verify takes either SPEC or --pid PID")
 			}
 			if pid != 0 {
-				return a.verifyPid(c.Context(), pid, envs, port, comm, wait)
+				return a.verifyPid(c.Context(), pid, envs, ports, comm, wait)
 			}
-			if len(envs) > 0 || port != 0 || comm != "" || wait != 0 {
+			if len(envs) > 0 || len(ports) > 0 || comm != "" || wait != 0 {
 				return exitf(exitUsage, "--env, --port, --comm and --wait go with --pid; a SPEC says them itself")
 			}
 			spec, err := specOrDefault(args)
@@ -68,13 +74,13 @@ is not the worker's tree, 5 the worker is gone or there is none.`,
 	addVarFlag(c, &vars)
 	c.Flags().IntVar(&pid, "pid", 0, "verify the running process `PID` (or the worker below it)")
 	c.Flags().StringArrayVar(&envs, "env", nil, "require `NAME` non-empty, or NAME=VALUE at that value (repeatable)")
-	c.Flags().IntVar(&port, "port", 0, "require the worker to own the listener on port `N`")
+	c.Flags().IntSliceVar(&ports, "port", nil, "require the worker to own a listener on port `N` (repeatable)")
 	c.Flags().StringVar(&comm, "comm", "", "the worker's exact /proc/PID/comm below PID")
 	c.Flags().DurationVar(&wait, "wait", 0, "with --pid: retry every 100ms for up to `D` (like 10s) until verified")
 	return c
 }
 
-func (a *app) verifyPid(ctx context.Context, pid int, envs []string, port int, comm string, wait time.Duration) error {
+func (a *app) verifyPid(ctx context.Context, pid int, envs []string, ports []int, comm string, wait time.Duration) error {
 	if wait < 0 {
 		return exitf(exitUsage, "--wait %s: must not be negative", wait)
 	}
@@ -102,11 +108,13 @@ func (a *app) verifyPid(ctx context.Context, pid int, envs []string, port int, c
 		AnyAddress:     true,
 		Forbid:         schema.DefaultForbidWrappers,
 	}
-	if port != 0 {
+	for _, port := range ports {
 		if port < 1 || port > 65535 {
 			return exitf(exitUsage, "--port %d: outside 1-65535", port)
 		}
-		chk.Ports = []schema.Port{{Number: port}}
+		if !slices.ContainsFunc(chk.Ports, func(p schema.Port) bool { return p.Number == port }) {
+			chk.Ports = append(chk.Ports, schema.Port{Number: port})
+		}
 	}
 	v := &verify.Verifier{State: st, ShowValues: a.showValues}
 	fp, err := verify.TakeFingerprint(v.Proc, pid)
