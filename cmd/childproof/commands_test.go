@@ -17,6 +17,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/spf13/cobra"
 )
 
 // otherPlatforms are the platforms where lint, check, import and export
@@ -50,13 +51,13 @@ func TestCommandTable(t *testing.T) {
 		if ci.needsLinux {
 			continue
 		}
-		file, _ := runtime.FuncForPC(reflect.ValueOf(f).Pointer()).FileLine(reflect.ValueOf(f).Pointer())
+		file := sourceFile(f)
 		for _, goos := range otherPlatforms {
 			ctx := build.Default
 			ctx.GOOS, ctx.GOARCH = goos, "amd64"
-			if ok, err := ctx.MatchFile(filepath.Dir(file), filepath.Base(file)); err != nil || !ok {
+			if ok, err := ctx.MatchFile(".", file); err != nil || !ok {
 				t.Errorf("%s does not need Linux, but its constructor's file %s is not built on %s (%v): move it to a portable file, or mark the command needsLinux",
-					ci.name, filepath.Base(file), goos, err)
+					ci.name, file, goos, err)
 			}
 		}
 	}
@@ -65,6 +66,14 @@ func TestCommandTable(t *testing.T) {
 			t.Errorf("command %s is registered but not in commandTable: add it there, saying whether it needs Linux", name)
 		}
 	}
+}
+
+// sourceFile names the file of this package that defines f (the test
+// runs in the package's directory; the base name also holds under -trimpath).
+func sourceFile(f func(*app) *cobra.Command) string {
+	pc := reflect.ValueOf(f).Pointer()
+	file, _ := runtime.FuncForPC(pc).FileLine(pc)
+	return filepath.Base(file)
 }
 
 // TestNeedsLinuxStubs runs every command as a macOS or Windows binary
@@ -208,7 +217,7 @@ func TestPortableCommandsNoLinuxPackages(t *testing.T) {
 				continue
 			}
 			f := constructors[ci.name]
-			file, _ := runtime.FuncForPC(reflect.ValueOf(f).Pointer()).FileLine(reflect.ValueOf(f).Pointer())
+			file := sourceFile(f)
 			pf, err := parser.ParseFile(token.NewFileSet(), file, nil, parser.ImportsOnly)
 			if err != nil {
 				t.Fatal(err)
@@ -219,7 +228,7 @@ func TestPortableCommandsNoLinuxPackages(t *testing.T) {
 				p, _ := strconv.Unquote(is.Path.Value)
 				if rel, ok := strings.CutPrefix(p, module); ok && !slices.Contains(linuxOnlyPackages, rel) {
 					queue = append(queue, rel)
-					from[rel] = filepath.Base(file)
+					from[rel] = file
 				}
 			}
 			for len(queue) > 0 {
