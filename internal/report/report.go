@@ -87,13 +87,11 @@ func Line(src []byte, n int) (string, bool) {
 
 // jsonFinding is envres.Finding with every key present: variables and
 // chain are lists, empty rather than absent, so scripts need no null check.
+// (The two fields shadow the embedded ones, which omit themselves when
+// empty; encoding/json keeps the field order: rule … message, variables,
+// chain.)
 type jsonFinding struct {
-	Rule      string             `json:"rule"`
-	Severity  string             `json:"severity"`
-	File      string             `json:"file"`
-	Line      int                `json:"line"`
-	Column    int                `json:"column"`
-	Message   string             `json:"message"`
+	envres.Finding
 	Variables []string           `json:"variables"`
 	Chain     []envres.ChainLink `json:"chain"`
 }
@@ -105,7 +103,7 @@ func writeJSON(w io.Writer, res *envres.Result, opts Options) error {
 		Diagnostics []Diagnostic  `json:"diagnostics,omitempty"`
 	}{Findings: []jsonFinding{}, Files: res.Files, Diagnostics: opts.Diagnostics}
 	for _, f := range res.Findings {
-		jf := jsonFinding{f.Rule, f.Severity, f.File, f.Line, f.Column, f.Message, f.Variables, f.Chain}
+		jf := jsonFinding{Finding: f, Variables: f.Variables, Chain: f.Chain}
 		if jf.Variables == nil {
 			jf.Variables = []string{}
 		}
