@@ -50,8 +50,10 @@ type execEvidence struct {
 
 // launchNotes is what a launch has told the state dir and its caller.
 type launchNotes struct {
-	// pending is set while the provisional record stands in the state dir.
-	pending bool
+	// pending is set while the provisional record stands in the state dir
+	// (once pendingWrite, the write under way, says it was written).
+	pending      bool
+	pendingWrite chan bool
 	// lastProgress is what Options.Progress was told last.
 	lastProgress Progress
 	// round is the launch's round in the state dir's history (nil when

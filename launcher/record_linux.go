@@ -45,14 +45,26 @@ func (la *Launch) recordPending() {
 	root.Exe = ""
 	rec := la.newRecord(root, true)
 	rec.Root = root
-	if la.State.saveLaunched(rec) == nil {
-		la.notes.pending = true
+	// Sealed and written while the launch looks for its worker (the
+	// worker starts meanwhile); pendingDone joins it before the record
+	// file is touched again.
+	done := make(chan bool, 1)
+	la.notes.pendingWrite = done
+	go func() { done <- la.State.saveLaunched(rec) == nil }()
+}
+
+// pendingDone waits until the provisional record is written (or failed).
+func (la *Launch) pendingDone() {
+	if la.notes.pendingWrite != nil {
+		la.notes.pending = <-la.notes.pendingWrite
+		la.notes.pendingWrite = nil
 	}
 }
 
 // restoreRecord puts back the record file as it was before a failed
 // launch wrote its provisional record (prev nil: there was none).
 func (la *Launch) restoreRecord(prev []byte) {
+	la.pendingDone()
 	if !la.notes.pending {
 		return
 	}
@@ -68,6 +80,7 @@ func (la *Launch) restoreRecord(prev []byte) {
 // record writes the launch's record once its worker is verified: digests
 // of the overrides and of the worker's whole environ, never values.
 func (la *Launch) record(worker int) error {
+	la.pendingDone()
 	l := la.Spec
 	rec := la.newRecord(la.worker.Fingerprint, false)
 	for _, n := range l.Protected() {
