@@ -182,9 +182,32 @@ func launchNames(t *testing.T, path string) []string {
 // linuxOnlyPackages read /proc, pidfds or sock_diag, or launch.
 var linuxOnlyPackages = []string{"launcher", "verify", "proc", "internal/inspect", "internal/pidfd", "internal/sockdiag"}
 
+// linuxOnlyFiles are the files of the package in dir that Linux builds and
+// macOS does not (_linux.go files, //go:build linux).
+func linuxOnlyFiles(t *testing.T, dir string) []string {
+	files := map[string][]string{}
+	for _, goos := range []string{"linux", "darwin"} {
+		ctx := build.Default
+		ctx.GOOS, ctx.GOARCH = goos, "amd64"
+		p, err := ctx.ImportDir(dir, 0)
+		if err != nil {
+			t.Fatalf("%s on %s: %v", dir, goos, err)
+		}
+		files[goos] = p.GoFiles
+	}
+	var only []string
+	for _, f := range files["linux"] {
+		if !slices.Contains(files["darwin"], f) {
+			only = append(only, f)
+		}
+	}
+	return only
+}
+
 // TestPortableCommandsNoLinuxPackages: the packages that lint, check,
 // import and export do their work with reach none of the packages that
-// read /proc or launch, on macOS and Windows as on Linux (cmd itself
+// read /proc or launch, nor any package with Linux-only files, on macOS
+// and Windows as on Linux (cmd itself
 // uses launcher and verify only for names: exit codes, SecretName,
 // DefaultStateDir).
 func TestPortableCommandsNoLinuxPackages(t *testing.T) {
@@ -234,6 +257,9 @@ func TestPortableCommandsNoLinuxPackages(t *testing.T) {
 			for len(queue) > 0 {
 				pkg := queue[0]
 				queue = queue[1:]
+				if fs := linuxOnlyFiles(t, filepath.Join(root, pkg)); goos == "linux" && len(fs) > 0 {
+					t.Errorf("%s: %s (imported by %s) has files built on Linux only: %v", ci.name, pkg, from[pkg], fs)
+				}
 				for _, i := range imports(pkg) {
 					if slices.Contains(linuxOnlyPackages, i) {
 						t.Errorf("%s on %s: %s (imported by %s) imports %s, which reads /proc or launches", ci.name, goos, pkg, from[pkg], i)
