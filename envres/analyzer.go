@@ -46,15 +46,19 @@ type parsedFile struct {
 	// top marks a script given to lint; kept marks a file whose tree
 	// forget keeps for the next scripts.
 	top, kept bool
+	fc        *fileCtx // ctx's
 }
 
-// ctx is the file context of statements parsed from pf.
+// ctx is the file context of statements parsed from pf, made once: a
+// .env sourced a thousand times has one. Callers that change it copy it.
 func (pf *parsedFile) ctx() *fileCtx {
-	fc := &fileCtx{name: pf.name, abs: pf.abs, posix: pf.posix}
-	if pf.crlf {
-		fc.crlfSrc = pf.src
+	if pf.fc == nil {
+		pf.fc = &fileCtx{name: pf.name, abs: pf.abs, posix: pf.posix}
+		if pf.crlf {
+			pf.fc.crlfSrc = pf.src
+		}
 	}
-	return fc
+	return pf.fc
 }
 
 // fileCtx is the file statements come from; embedded strings (bash -c,

@@ -156,8 +156,10 @@ func (a *analyzer) sourceFile(st *state, s site, abs, given string, args []field
 	a.stack = append(a.stack, abs)
 	a.depth++
 	fc := pf.ctx()
-	if stripCR {
-		fc.crlfSrc = nil
+	if stripCR && fc.crlfSrc != nil {
+		c := *fc
+		c.crlfSrc = nil
+		fc = &c
 	}
 	a.stmts(st, fc, pf.file.Stmts)
 	a.depth--
@@ -439,6 +441,9 @@ func (a *analyzer) whileReadLoad(st *state, fc *fileCtx, s *syntax.Stmt, c *synt
 			}
 			return true
 		})
+	}
+	if !reads {
+		return
 	}
 	for _, ds := range c.Do {
 		syntax.Walk(ds, func(n syntax.Node) bool {

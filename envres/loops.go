@@ -107,6 +107,17 @@ func (a *analyzer) forLoad(st *state, fc *fileCtx, c *syntax.ForClause, wi *synt
 
 // hasCmdSubst reports whether w holds a command substitution anywhere.
 func hasCmdSubst(w *syntax.Word) bool {
+	literal := true
+	for _, p := range w.Parts {
+		switch p.(type) {
+		case *syntax.Lit, *syntax.SglQuoted:
+		default:
+			literal = false
+		}
+	}
+	if literal {
+		return false // the common case, without a walk
+	}
 	found := false
 	syntax.Walk(w, func(n syntax.Node) bool {
 		if _, ok := n.(*syntax.CmdSubst); ok {
