@@ -13,6 +13,7 @@ import (
 	"unsafe"
 
 	"github.com/childproof/childproof/proc"
+	"github.com/childproof/childproof/verify"
 	"golang.org/x/sys/unix"
 )
 
@@ -97,6 +98,8 @@ type execEnv struct {
 	// Comm is its comm then: the exec'd file's name (a script's own name),
 	// before any rename (setproctitle sets comm too).
 	Comm string
+	// Area is where that exec put its environment block (verify.ExecArea).
+	Area string
 }
 
 // noExecCapture reports whether exec-time capture is off for this launch.
@@ -504,7 +507,11 @@ func (w *execWatch) capture(pid int) {
 	}
 	exe, _ := fs.Exe(pid)
 	comm, _ := fs.Comm(pid)
-	w.env.set(pid, execEnv{Vars: proc.ParseEnviron(b), Exe: exe, Comm: comm})
+	var area string
+	if st, err := fs.Stat(pid); err == nil {
+		area = verify.ExecArea(st)
+	}
+	w.env.set(pid, execEnv{Vars: proc.ParseEnviron(b), Exe: exe, Comm: comm, Area: area})
 }
 
 // execComm returns pid's comm at its last exec, or "".

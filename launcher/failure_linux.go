@@ -52,6 +52,8 @@ func (la *Launch) exitWhat(pid int) string {
 // what is left (the spec), not on the tree.
 func hintFor(r *verify.Report, l *schema.Launch) string {
 	switch {
+	case r.Has(verify.KindEnvUnreadable) && strings.Contains(r.EnvNote, verify.StaleExecEvidence):
+		return "the worker exec'd from a thread other than its main one (childproof follows processes, not threads, so that exec's environment was not captured) and then rewrote its environment block: exec the worker from the main thread, or keep its environment block intact"
 	case r.Has(verify.KindEnvUnreadable):
 		return "the worker wrote a process title over its environment block (setproctitle); childproof reads the block at the worker's exec while it watches the launch — leave exec-time capture on (CHILDPROOF_NO_EXEC_CAPTURE unset), and let nothing else trace the launch"
 	case r.Has(verify.KindEnvMismatch, verify.KindEnvMissing):

@@ -214,7 +214,7 @@ func (la *Launch) verifyAndReady(ctx context.Context, v *verify.Verifier, r *ver
 	c.Tree = la.tree.members()
 	c.NoReady = true
 	if ev, ok := la.exec.watch.evidence(worker); ok {
-		c.ExecEnv = &verify.ExecEnv{Vars: ev.Vars, Exe: ev.Exe}
+		c.ExecEnv = &verify.ExecEnv{Vars: ev.Vars, Exe: ev.Exe, Area: ev.Area}
 		la.exec.env = c.ExecEnv
 	}
 	vr := v.Verify(ctx, c)

@@ -92,6 +92,9 @@ type RecordEnv struct {
 	// program it exec'd then), whatever its live block says now.
 	ExecEnv map[string]string `json:"exec_env,omitempty"`
 	ExecExe string            `json:"exec_exe,omitempty"`
+	// ExecArea is where that exec put the worker's environment block
+	// (verify.ExecArea): a later exec of the same program moves it.
+	ExecArea string `json:"exec_area,omitempty"`
 }
 
 // RecordLife is what became of a launch since it started.

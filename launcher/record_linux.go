@@ -98,7 +98,7 @@ func (la *Launch) record(worker int) error {
 	var vars []proc.Var
 	if la.exec.env != nil {
 		vars = la.exec.env.Vars
-		rec.ExecExe = la.exec.env.Exe
+		rec.ExecExe, rec.ExecArea = la.exec.env.Exe, la.exec.env.Area
 		rec.ExecEnv = map[string]string{}
 	} else if live, err := inspect.ReadEnviron(la.opts.Proc, worker); err == nil {
 		vars = live

@@ -29,6 +29,7 @@ func shapeValues() map[string]any {
 	rec.Root, rec.Worker, rec.Pgid, rec.Cgroup = fp, fp, 41, "/sys/fs/cgroup/cp"
 	rec.Ports = []RecordPort{{Number: 1, Address: "127.0.0.1"}}
 	rec.Env, rec.WorkerEnv, rec.ExecEnv, rec.ExecExe = map[string]string{"A": "d"}, map[string]string{"B": "d"}, map[string]string{"C": "d"}, "/usr/bin/srv"
+	rec.ExecArea = "7ffd1000-7ffd1100"
 	rec.Log, rec.Stopped, rec.Pending, rec.Restarts, rec.LastExit = "/l", &at, true, 2, &code
 	rec.Secrets, rec.Round, rec.MAC = []RecordSecret{{Name: "K", Digest: "d"}}, 3, "mac"
 	round := &Round{}

@@ -628,3 +628,87 @@ func TestNoEvidenceIsUnreadable(t *testing.T) {
 	}
 	t.Logf("%s", r.Problems[0].Message)
 }
+
+// threadExecPy execs itself again from a thread other than the main one
+// (the launcher traces processes, not threads, so that exec escapes the
+// exec-time capture), with APP_TOKEN changed when told to; the second
+// stage wipes its environment block when told to (as nginx and redis do),
+// then listens.
+const threadExecPy = `import os, sys, threading, socket
+mode, port = sys.argv[1], int(sys.argv[2])
+if not mode.startswith("stage2"):
+    def go():
+        env = dict(os.environ)
+        if mode == "change":
+            env["APP_TOKEN"] = "a-value-childproof-did-not-give"
+        os.execve(sys.executable, [sys.executable, __file__, "stage2-" + mode, str(port)], env)
+    t = threading.Thread(target=go)
+    t.start()
+    t.join()
+    raise SystemExit("exec failed")
+if mode == "stage2-change":
+    with open("/proc/self/stat") as f:
+        fields = f.read().rsplit(")", 1)[1].split()
+    start, end = int(fields[47]), int(fields[48])
+    with open("/proc/self/mem", "r+b", buffering=0) as m:
+        m.seek(start)
+        m.write(b"\0" * (end - start))
+s = socket.socket()
+s.bind(("127.0.0.1", port))
+s.listen()
+while True:
+    s.accept()[0].close()
+`
+
+// TestThreadExec: a worker that execs from a thread other than its main
+// one is judged honestly — never "verified" on the evidence of the exec
+// before. Changed and wiped: env-unreadable (exit 3), the tree stopped.
+// Same environment, block intact: verified from its live environ.
+func TestThreadExec(t *testing.T) {
+	if _, err := os.Stat("/usr/bin/python3"); err != nil {
+		t.Skip("/usr/bin/python3 is not installed here (Debian package python3)")
+	}
+	for _, mode := range []string{"change", "same"} {
+		t.Run(mode, func(t *testing.T) {
+			dir := t.TempDir()
+			port := freePort(t)
+			os.WriteFile(filepath.Join(dir, "te.py"), []byte(threadExecPy), 0o644)
+			spec := fmt.Sprintf(`launch "te" {
+  command = ["/usr/bin/python3", "te.py", %q, "%d"]
+  env = {
+    APP_TOKEN = env("APP_TOKEN")
+  }
+  require = ["APP_TOKEN"]
+  port "main" {
+    number = %d
+  }
+}
+`, mode, port, port)
+			os.WriteFile(filepath.Join(dir, "childproof.hcl"), []byte(spec), 0o644)
+			env := []string{"PATH=" + os.Getenv("PATH"), "HOME=" + dir, "APP_TOKEN=" + canary, "CHILDPROOF_STATE_DIR=" + filepath.Join(t.TempDir(), "s"), "NO_COLOR=1"}
+			t.Cleanup(func() { cli(t, dir, env, "stop", "te") })
+			out, errOut, code := cli(t, dir, env, "run", "--detach", "--format", "json", "childproof.hcl")
+			var r runReport
+			json.Unmarshal([]byte(out), &r)
+			if mode == "same" {
+				if code != 0 || !r.Verified || r.EnvEvidence != "live" {
+					t.Fatalf("exit %d, verified %v, evidence %q\n%s%s", code, r.Verified, r.EnvEvidence, out, errOut)
+				}
+				if out, errOut, code := cli(t, dir, env, "verify", "childproof.hcl"); code != 0 {
+					t.Errorf("verify: exit %d\n%s%s", code, out, errOut)
+				}
+				return
+			}
+			if code != 3 || r.Verified || len(r.Problems) == 0 || r.Problems[0].Kind != "env-unreadable" || strings.Contains(out+errOut, "not set") {
+				t.Fatalf("exit %d, verified %v, problems %+v\n%s%s", code, r.Verified, r.Problems, out, errOut)
+			}
+			t.Logf("%s\n%s", r.Problems[0].Message, errOut)
+			if r.Port != nil && r.Port.OwnerPid != 0 {
+				// The failed launch stopped its tree.
+				if ownsPort(t, r.Port.OwnerPid, port) {
+					t.Errorf("the worker (pid %d) still holds port %d after the failed launch", r.Port.OwnerPid, port)
+				}
+			}
+		})
+	}
+}

@@ -1,6 +1,7 @@
 package verify
 
 import (
+	"fmt"
 	"strings"
 
 	"github.com/childproof/childproof/proc"
@@ -22,20 +23,48 @@ type ExecEnv struct {
 	// only while the worker still runs that program: a later exec (in the
 	// same pid) replaced its environment.
 	Exe string
+	// Area is ExecArea of the worker's stat at that exec ("" unknown). An
+	// exec lays out a new stack, at a new random address: when the live
+	// area differs, the worker exec'd since — even the same program, from
+	// a thread the tracer did not follow — and the evidence is stale.
+	Area string
+}
+
+// StaleExecEvidence says (in Report.EnvNote and the env-unreadable
+// problems) that the worker exec'd again after the exec that was captured:
+// an exec from a thread other than its main one (the launcher traces
+// processes, not threads), or one after the launch was verified.
+const StaleExecEvidence = "the exec-time evidence is of an earlier exec: the worker exec'd again since (from a thread other than its main one, or after the launch), and that exec was not captured"
+
+// ExecArea describes where an exec put a process's environment block
+// (stat fields 50–51, env_start and env_end): "" when the kernel does not
+// show them (no ptrace access, a zombie).
+func ExecArea(s proc.Stat) string {
+	if s.EnvStart == 0 && s.EnvEnd == 0 {
+		return ""
+	}
+	return fmt.Sprintf("%x-%x", s.EnvStart, s.EnvEnd)
 }
 
 // usable reports whether the evidence still describes pid: it runs the
-// program that was exec'd then.
-func (e *ExecEnv) usable(p proc.FS, pid int) bool {
+// program that was exec'd then, from the stack laid out then. When not, why
+// says what replaced it ("" when there is no evidence).
+func (e *ExecEnv) usable(p proc.FS, pid int) (ok bool, why string) {
 	if e == nil || (e.Vars == nil && e.Digests == nil) {
-		return false
+		return false, ""
 	}
-	if e.Exe == "" {
-		return true
+	if e.Exe != "" {
+		// Unreadable (another uid): nothing says it exec'd since.
+		if exe, err := p.Exe(pid); err == nil && strings.TrimSuffix(exe, " (deleted)") != strings.TrimSuffix(e.Exe, " (deleted)") {
+			return false, fmt.Sprintf("the exec-time evidence is of %s, and the worker runs %s since a later exec", e.Exe, exe)
+		}
 	}
-	exe, err := p.Exe(pid)
-	if err != nil {
-		return true // unreadable (another uid): nothing says it exec'd since
+	if e.Area != "" {
+		if s, err := p.Stat(pid); err == nil {
+			if now := ExecArea(s); now != "" && now != e.Area {
+				return false, StaleExecEvidence
+			}
+		}
 	}
-	return strings.TrimSuffix(exe, " (deleted)") == strings.TrimSuffix(e.Exe, " (deleted)")
+	return true, ""
 }

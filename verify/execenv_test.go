@@ -84,6 +84,10 @@ func TestCheckEnvEvidence(t *testing.T) {
 		{"recorded digests", &ExecEnv{Digests: map[string]string{"APP_TOKEN": "d:APP_TOKEN=t", "MODE": "d:MODE=slow"}, Exe: "/usr/bin/srv"}, []Kind{KindEnvMismatch}, EvidenceExec},
 		{"recorded, empty required", &ExecEnv{Digests: map[string]string{"APP_TOKEN": "d:APP_TOKEN=", "MODE": "d:MODE=fast"}}, []Kind{KindEnvMissing}, EvidenceExec},
 		{"stale: exec'd another program since", &ExecEnv{Vars: []proc.Var{{Name: "APP_TOKEN", Value: "t"}}, Exe: "/usr/bin/other"}, []Kind{KindEnvUnreadable, KindEnvUnreadable}, EvidenceLive},
+		{"the same exec (its environment area)", &ExecEnv{Vars: []proc.Var{{Name: "APP_TOKEN", Value: "t"}, {Name: "MODE", Value: "fast"}}, Exe: "/usr/bin/srv", Area: "3fc-424"}, nil, EvidenceExec},
+		// The same program exec'd again, from a thread the tracer did not
+		// follow: its stack (and environment area) moved.
+		{"stale: the same program exec'd again since", &ExecEnv{Vars: []proc.Var{{Name: "APP_TOKEN", Value: "t"}, {Name: "MODE", Value: "fast"}}, Exe: "/usr/bin/srv", Area: "7ffd1000-7ffd1100"}, []Kind{KindEnvUnreadable, KindEnvUnreadable}, EvidenceLive},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			r := NewReport("t")
@@ -94,6 +98,9 @@ func TestCheckEnvEvidence(t *testing.T) {
 				if strings.Contains(pr.Message, "not set") && pr.Kind != KindEnvMissing {
 					t.Errorf("problem %q says not set", pr.Message)
 				}
+			}
+			if strings.HasPrefix(tc.name, "stale") && !strings.Contains(r.EnvNote, "exec") {
+				t.Errorf("note %q does not say the evidence is stale", r.EnvNote)
 			}
 			if !slices.Equal(kinds, tc.kinds) {
 				t.Errorf("problems %v, want kinds %v", r.Problems, tc.kinds)

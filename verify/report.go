@@ -212,8 +212,14 @@ func (r *Report) WriteText(w io.Writer) {
 		}
 		fmt.Fprintf(w, "  chain:   %s\n", strings.Join(parts, " -> "))
 	}
+	// With a rewritten block and no evidence of it, an absent name is
+	// unreadable, not missing (KindEnvUnreadable).
+	absent := "missing"
+	if r.Has(KindEnvUnreadable) {
+		absent = "unreadable"
+	}
 	for _, e := range r.Env {
-		state := "missing"
+		state := absent
 		switch {
 		case e.Present && e.Matches:
 			state = "present, matches"

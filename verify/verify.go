@@ -195,7 +195,8 @@ func (v *Verifier) checkEnv(r *Report, c Check, worker int) {
 	}
 	live, err := inspect.ReadLiveEnv(v.Proc, worker)
 	ev := c.ExecEnv
-	if !ev.usable(v.Proc, worker) || err == nil && live.Rewritten == "" {
+	usable, stale := ev.usable(v.Proc, worker)
+	if !usable || err == nil && live.Rewritten == "" {
 		// An intact live block is the block of the worker's last exec:
 		// it is the evidence (and newer than a capture that an exec the
 		// tracer did not see would have made stale).
@@ -234,6 +235,9 @@ func (v *Verifier) checkEnv(r *Report, c Check, worker int) {
 	case live.Rewritten != "":
 		r.EnvEvidence = EvidenceLive
 		r.EnvNote = fmt.Sprintf("the worker rewrote its environment block after its exec (%s) and no exec-time evidence was captured", live.Rewritten)
+		if stale != "" {
+			r.EnvNote = fmt.Sprintf("the worker rewrote its environment block after its exec (%s); %s", live.Rewritten, stale)
+		}
 	default:
 		r.EnvEvidence = EvidenceLive
 	}
@@ -253,7 +257,11 @@ func (v *Verifier) checkEnv(r *Report, c Check, worker int) {
 		switch {
 		case !present && (required || hasDigest) && ev == nil && live.Rewritten != "":
 			ec.Matches = false
-			r.Add(KindEnvUnreadable, "%s cannot be read on the worker (pid %d): it rewrote its environment block after its exec (%s), and no exec-time evidence was captured", n, worker, live.Rewritten)
+			if stale != "" {
+				r.Add(KindEnvUnreadable, "%s cannot be read on the worker (pid %d): it rewrote its environment block after its exec (%s), and %s", n, worker, live.Rewritten, stale)
+			} else {
+				r.Add(KindEnvUnreadable, "%s cannot be read on the worker (pid %d): it rewrote its environment block after its exec (%s), and no exec-time evidence was captured", n, worker, live.Rewritten)
+			}
 		case !present && (required || hasDigest):
 			ec.Matches = false
 			r.Add(KindEnvMissing, "%s is not set on the worker (pid %d)", n, worker)

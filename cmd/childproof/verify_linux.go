@@ -192,7 +192,7 @@ func (a *app) verifySpec(ctx context.Context, arg string, vars []string) error {
 	if rec.ExecEnv != nil {
 		// The environment captured at the worker's exec: run judged it by
 		// that, and so does verify (its live block may be a title now).
-		chk.ExecEnv = &verify.ExecEnv{Digests: rec.ExecEnv, Exe: rec.ExecExe}
+		chk.ExecEnv = &verify.ExecEnv{Digests: rec.ExecEnv, Exe: rec.ExecExe, Area: rec.ExecArea}
 	}
 	if rec.Root.Pid != rec.Worker.Pid && rec.Root.Check(v.Proc) == verify.Alive {
 		chk.Root = rec.Root.Pid
