@@ -10,6 +10,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 )
 
@@ -289,23 +290,44 @@ func (p FS) Uptime() (float64, error) {
 
 // SocketOwnersOf maps each of inodes to the pids holding it, in one pass
 // over every process's fd table (the cost of one FindSocketOwners(…, nil),
-// for any number of sockets).
+// for any number of sockets). The fd tables are read by a few goroutines
+// at once; each list of pids is ascending.
 func (p FS) SocketOwnersOf(inodes map[uint64]bool) map[uint64][]int {
 	out := map[uint64][]int{}
 	if len(inodes) == 0 {
 		return out
 	}
 	pids, _ := p.Pids()
-	for _, pid := range pids {
-		inos, err := p.SocketInodes(pid)
-		if err != nil {
-			continue
-		}
-		for _, i := range inos {
-			if inodes[i] && !slices.Contains(out[i], pid) {
-				out[i] = append(out[i], pid)
+	const workers = 4
+	parts := make([]map[uint64][]int, workers)
+	var wg sync.WaitGroup
+	for w := range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			found := map[uint64][]int{}
+			for i := w; i < len(pids); i += workers {
+				inos, err := p.socketInodesFast(pids[i])
+				if err != nil {
+					continue
+				}
+				for _, ino := range inos {
+					if inodes[ino] && !slices.Contains(found[ino], pids[i]) {
+						found[ino] = append(found[ino], pids[i])
+					}
+				}
 			}
+			parts[w] = found
+		}()
+	}
+	wg.Wait()
+	for _, part := range parts {
+		for ino, ps := range part {
+			out[ino] = append(out[ino], ps...)
 		}
+	}
+	for ino := range out {
+		slices.Sort(out[ino])
 	}
 	return out
 }

@@ -129,6 +129,9 @@ func TestFixtureRoot(t *testing.T) {
 	if inos, _ := p.SocketInodes(100); !cmp.Equal(inos, []uint64{777}) {
 		t.Errorf("SocketInodes = %v", inos)
 	}
+	if owners := p.SocketOwnersOf(map[uint64]bool{777: true, 778: true}); !cmp.Equal(owners, map[uint64][]int{777: {100}}) {
+		t.Errorf("SocketOwnersOf = %v", owners)
+	}
 	if exe, _ := p.Exe(100); exe != "/usr/bin/srv" {
 		t.Errorf("Exe = %q", exe)
 	}
