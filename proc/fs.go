@@ -137,33 +137,7 @@ func ParseCmdline(b []byte) []string {
 }
 
 // SocketInodes returns the inodes of the sockets in the process's fd table.
-func (p FS) SocketInodes(pid int) ([]uint64, error) {
-	dir := p.Path(pid, "fd")
-	f, err := os.Open(dir)
-	if err != nil {
-		return nil, wrapErr(pid, "fd", err)
-	}
-	names, err := f.Readdirnames(-1)
-	f.Close()
-	if err != nil {
-		return nil, wrapErr(pid, "fd", err)
-	}
-	var out []uint64
-	buf := make([]byte, 0, 64)
-	for _, n := range names {
-		buf = append(buf[:0], dir...)
-		buf = append(buf, '/')
-		buf = append(buf, n...)
-		t, err := os.Readlink(string(buf))
-		if err != nil {
-			continue // closed meanwhile
-		}
-		if ino, ok := socketInode(t); ok {
-			out = append(out, ino)
-		}
-	}
-	return out, nil
-}
+func (p FS) SocketInodes(pid int) ([]uint64, error) { return p.socketInodes(pid) }
 
 // HasSocket reports whether the process holds the socket inode in its fds.
 func (p FS) HasSocket(pid int, inode uint64) (bool, error) {
@@ -307,7 +281,7 @@ func (p FS) SocketOwnersOf(inodes map[uint64]bool) map[uint64][]int {
 			defer wg.Done()
 			found := map[uint64][]int{}
 			for i := w; i < len(pids); i += workers {
-				inos, err := p.socketInodesFast(pids[i])
+				inos, err := p.socketInodes(pids[i])
 				if err != nil {
 					continue
 				}

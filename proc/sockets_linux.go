@@ -6,10 +6,10 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// socketInodesFast is SocketInodes reading each link relative to one
-// descriptor of the fd directory (no path walk per fd): SocketOwnersOf
-// reads every fd of every process.
-func (p FS) socketInodesFast(pid int) ([]uint64, error) {
+// socketInodes is SocketInodes: each link read relative to one descriptor
+// of the fd directory (no path walk per fd; SocketOwnersOf reads every fd
+// of every process).
+func (p FS) socketInodes(pid int) ([]uint64, error) {
 	dir := p.Path(pid, "fd")
 	dfd, err := unix.Open(dir, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
 	if err != nil {
