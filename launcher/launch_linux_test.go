@@ -14,10 +14,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/childproof/childproof/internal/pidfd"
 	"github.com/childproof/childproof/internal/sockdiag"
 	"github.com/childproof/childproof/proc"
 	"github.com/childproof/childproof/schema"
 	"github.com/childproof/childproof/verify"
+	"golang.org/x/sys/unix"
 )
 
 const secret = "s3cr3t-value-never-printed"
@@ -651,5 +653,50 @@ func TestAllInterfacesAllowed(t *testing.T) {
 	}
 	if !la.Report.Verified || !la.Report.Ready {
 		t.Fatalf("report = %+v", la.Report)
+	}
+}
+
+// TestStopLeftoversOfGoneWorker: the worker killed on its own (a pre-fork
+// master that got SIGKILL) leaves a child in the launch's cgroup; stopping
+// the record ends it although the worker is gone.
+func TestStopLeftoversOfGoneWorker(t *testing.T) {
+	f := newFixture(t)
+	l := f.spec("leftover")
+	pidfile := filepath.Join(t.TempDir(), "child")
+	l.Command = append([]string{"sh", "-c", `sleep 600 & echo $! > "$0"; exec "$@"`, pidfile}, l.Command...)
+	la, err := f.start(t, l, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if la.Record.Cgroup == "" {
+		t.Skip("no cgroup for the launch here (root on cgroup v2 only): nothing identifies what the worker leaves")
+	}
+	b, _ := os.ReadFile(pidfile)
+	child, _ := strconv.Atoi(strings.TrimSpace(string(b)))
+	cfd, err := unix.PidfdOpen(child, 0)
+	if err != nil {
+		t.Fatalf("the child %q: %v", b, err)
+	}
+	defer unix.Close(cfd)
+	t.Cleanup(func() { unix.PidfdSendSignal(cfd, unix.SIGKILL, nil, 0) })
+	wfd, _, err := la.Worker().Open(procDefault)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer unix.Close(wfd)
+	unix.PidfdSendSignal(wfd, unix.SIGKILL, nil, 0) // the worker only, not its group
+	for !pidfd.Exited(wfd) {
+		time.Sleep(5 * time.Millisecond)
+	}
+	rec, _ := f.state.Load("leftover")
+	res, err := StopRecord(context.Background(), procDefault, f.state, rec, 5*time.Second)
+	if err != nil || !strings.Contains(res.Message, "already gone") || !res.Signalled {
+		t.Fatalf("StopRecord = %+v, %v", res, err)
+	}
+	for i := 0; i < 500 && !pidfd.Exited(cfd); i++ {
+		time.Sleep(10 * time.Millisecond)
+	}
+	if !pidfd.Exited(cfd) {
+		t.Errorf("the worker's child (pid %d) still runs: %s", child, res.Message)
 	}
 }

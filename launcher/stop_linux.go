@@ -27,6 +27,16 @@ func StopRecord(ctx context.Context, p proc.FS, st *State, rec *Record, timeout 
 	case verify.Gone:
 		res.Exited = true
 		res.Message = fmt.Sprintf("%s: the worker (pid %d) is already gone", rec.Name, rec.Worker.Pid)
+		if n, signalled, killed := stopLeftovers(ctx, p, rec, cgroup, timeout); n > 0 {
+			// A pre-fork master killed on its own leaves its workers
+			// (uvicorn's, with the port) in the launch's cgroup.
+			res.Signalled, res.Killed = signalled, killed
+			how := "SIGTERM"
+			if killed {
+				how = "SIGKILL after " + timeout.String()
+			}
+			res.Message += fmt.Sprintf("; stopped the %d processes of its tree left in its cgroup with %s", n, how)
+		}
 		markStopped(st, rec, res)
 		removeCgroup(cgroup)
 		return res, nil
@@ -73,6 +83,31 @@ func StopRecord(ctx context.Context, p proc.FS, st *State, rec *Record, timeout 
 	res.Message = fmt.Sprintf("%s: stopped the worker (pid %d) and its process group with %s", rec.Name, rec.Worker.Pid, how)
 	markStopped(st, rec, res)
 	return res, nil
+}
+
+// stopLeftovers ends what is left in the launch's own cgroup once its
+// worker is gone (members of a cgroup childproof made for this launch are
+// the launch's, each signalled through its own pidfd); it returns how many
+// there were. Without a cgroup nothing identifies them, and nothing is
+// signalled.
+func stopLeftovers(ctx context.Context, p proc.FS, rec *Record, cgroup string, timeout time.Duration) (n int, signalled, killed bool) {
+	if cgroup == "" {
+		return 0, false, false
+	}
+	t := &procTree{p: p, leader: -1, pgid: rec.Pgid, cgroup: cgroup, pinned: map[int]int{}}
+	n = len(t.live())
+	if n == 0 {
+		return 0, false, false
+	}
+	signalled, killed = t.Terminate(ctx, timeout, 5*time.Second, func() bool { return t.watchedGone() && len(t.live()) == 0 })
+	t.unwatch()
+	for range 500 {
+		if pids, err := cgroupPids(cgroup); err != nil || len(pids) == 0 {
+			break
+		}
+		time.Sleep(2 * time.Millisecond)
+	}
+	return n, signalled, killed
 }
 
 func markStopped(st *State, rec *Record, res *StopResult) {

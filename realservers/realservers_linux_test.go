@@ -320,10 +320,12 @@ type runReport struct {
 	} `json:"problems"`
 }
 
-func runServer(t *testing.T, s server, withSelector bool) {
+// setupServer writes s's files and childproof.hcl into a new directory;
+// it returns the directory, the environment for cli (without a state
+// dir) and the port.
+func setupServer(t *testing.T, s server, withSelector bool) (string, []string, int) {
 	dir := t.TempDir()
 	os.Chmod(dir, 0o755) // nginx's www-data workers read below it
-	state := filepath.Join(t.TempDir(), "state")
 	port := freePort(t)
 	subst := func(x string) string {
 		return strings.NewReplacer("{{PORT}}", strconv.Itoa(port), "{{DIR}}", dir).Replace(x)
@@ -365,7 +367,13 @@ func runServer(t *testing.T, s server, withSelector bool) {
 	if err := os.WriteFile(filepath.Join(dir, "childproof.hcl"), []byte(spec), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	env := []string{"PATH=" + os.Getenv("PATH"), "HOME=" + dir, "LANG=C.UTF-8", "APP_TOKEN=" + canary, "CHILDPROOF_STATE_DIR=" + state, "NO_COLOR=1"}
+	return dir, []string{"PATH=" + os.Getenv("PATH"), "HOME=" + dir, "LANG=C.UTF-8", "APP_TOKEN=" + canary, "NO_COLOR=1"}, port
+}
+
+func runServer(t *testing.T, s server, withSelector bool) {
+	dir, env, port := setupServer(t, s, withSelector)
+	state := filepath.Join(t.TempDir(), "state")
+	env = append(env, "CHILDPROOF_STATE_DIR="+state)
 	stopped := false
 	t.Cleanup(func() {
 		if !stopped {
@@ -710,5 +718,54 @@ func TestThreadExec(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestMasterKilled: uvicorn's supervisor killed on its own (SIGKILL, no
+// chance to end its workers) leaves its workers holding the port, re-
+// parented to init. `stop` must still end every process of the tree —
+// they are in the launch's own cgroup — and free the port.
+func TestMasterKilled(t *testing.T) {
+	var s server
+	for _, x := range servers() {
+		if x.name == "uvicorn-workers" {
+			s = x
+		}
+	}
+	if _, err := exec.LookPath("uvicorn"); err != nil {
+		t.Skip("uvicorn is not installed here (Debian package uvicorn; .ci/run installs it)")
+	}
+	dir, env, port := setupServer(t, s, false)
+	env = append(env, "CHILDPROOF_STATE_DIR="+filepath.Join(t.TempDir(), "state"))
+	t.Cleanup(func() { cli(t, dir, env, "stop", s.name) })
+	out, errOut, code := cli(t, dir, env, "run", "--detach", "--format", "json", "childproof.hcl")
+	var r runReport
+	if err := json.Unmarshal([]byte(out), &r); err != nil || code != 0 || r.Worker == nil {
+		t.Fatalf("run --detach: exit %d\n%s%s", code, out, errOut)
+	}
+	worker := r.Worker.Pid
+	if b, _ := os.ReadFile(fmt.Sprintf("/proc/%d/cgroup", worker)); !strings.Contains(string(b), "/childproof-") {
+		t.Skip("the launch has no cgroup here (childproof uses one as root on cgroup v2): nothing identifies the workers once their master is gone")
+	}
+	time.Sleep(1500 * time.Millisecond) // the workers started
+	tree := pinTree(t, worker, s.minTree)
+	wfd := tree.fds[slices.Index(tree.pids, worker)]
+	if err := unix.PidfdSendSignal(wfd, unix.SIGKILL, nil, 0); err != nil {
+		t.Fatal(err)
+	}
+	for !pidfd.Exited(wfd) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	if ls, _ := sockdiag.Listeners(uint16(port)); len(ls) == 0 {
+		t.Log("the workers let go of the port on their own")
+	}
+	out, errOut, code = cli(t, dir, env, "stop", s.name)
+	if code != 0 || !strings.Contains(out, "already gone") {
+		t.Errorf("stop: exit %d\n%s%s", code, out, errOut)
+	}
+	t.Logf("%s", out)
+	tree.wait(t, "stop of a launch whose master was killed")
+	if ls, _ := sockdiag.Listeners(uint16(port)); len(ls) > 0 {
+		t.Errorf("port %d still has a listener after stop", port)
 	}
 }
