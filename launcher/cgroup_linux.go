@@ -208,8 +208,17 @@ func inCgroup(p proc.FS, pid int, dir string) bool {
 // name is under way (its lock is held): an empty cgroup is then about to
 // receive its process. rmdir fails on a cgroup that has processes, so a
 // live launch's cgroup stays.
+//
+// Only while the recorded cgroup itself is still there: ps calls this for
+// every record whose worker is gone, and the lock and the listing of the
+// cgroup root cost ps 0.15 ms a record (156 ms for 900 such records),
+// every time. Siblings of a launch whose own cgroup is gone are swept by
+// the next launch of that name (newCgroup).
 func (s *State) sweepCgroups(name, cgroup string) {
 	if !cgroupShape(cgroup, name) {
+		return
+	}
+	if _, err := os.Lstat(cgroup); err != nil {
 		return
 	}
 	lock, err := s.lock(name)
