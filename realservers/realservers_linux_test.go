@@ -678,22 +678,9 @@ func TestThreadExec(t *testing.T) {
 	}
 	for _, mode := range []string{"change", "same"} {
 		t.Run(mode, func(t *testing.T) {
-			dir := t.TempDir()
-			port := freePort(t)
-			os.WriteFile(filepath.Join(dir, "te.py"), []byte(threadExecPy), 0o644)
-			spec := fmt.Sprintf(`launch "te" {
-  command = ["/usr/bin/python3", "te.py", %q, "%d"]
-  env = {
-    APP_TOKEN = env("APP_TOKEN")
-  }
-  require = ["APP_TOKEN"]
-  port "main" {
-    number = %d
-  }
-}
-`, mode, port, port)
-			os.WriteFile(filepath.Join(dir, "childproof.hcl"), []byte(spec), 0o644)
-			env := []string{"PATH=" + os.Getenv("PATH"), "HOME=" + dir, "APP_TOKEN=" + canary, "CHILDPROOF_STATE_DIR=" + filepath.Join(t.TempDir(), "s"), "NO_COLOR=1"}
+			s := server{name: "te", files: map[string]string{"te.py": threadExecPy}, command: []string{"/usr/bin/python3", "te.py", mode, "{{PORT}}"}}
+			dir, env, port := setupServer(t, s, false)
+			env = append(env, "CHILDPROOF_STATE_DIR="+filepath.Join(t.TempDir(), "s"))
 			t.Cleanup(func() { cli(t, dir, env, "stop", "te") })
 			out, errOut, code := cli(t, dir, env, "run", "--detach", "--format", "json", "childproof.hcl")
 			var r runReport
