@@ -2,6 +2,7 @@ package main
 
 import (
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -53,7 +54,10 @@ func FuzzAssignSyntax(f *testing.F) {
 	f.Add("=canary-value")
 	f.Add("BAD NAME=canary-value")
 	f.Fuzz(func(t *testing.T, arg string) {
-		_, v, ok := strings.Cut(arg, "=")
+		name, v, ok := strings.Cut(arg, "=")
+		// The name may be quoted in the error: a value that is also (in)
+		// the name ("000000=000000") is found there, not leaked.
+		unname := func(msg string) string { return strings.ReplaceAll(msg, fmt.Sprintf("%q", name), "NAME") }
 		for _, s := range []assignSyntax{varSyntax, setSyntax, envSyntax, overrideSyntax, explainSyntax} {
 			_, err := s.parse([]string{arg})
 			if err == nil || !ok || len(v) < 6 {
@@ -61,7 +65,7 @@ func FuzzAssignSyntax(f *testing.F) {
 			}
 			var ee *exitError
 			errors.As(err, &ee)
-			if strings.Contains(err.Error(), v) && !strings.Contains(s.at+s.form+s.who+"not a valid environment variable name", v) || ee != nil && strings.Contains(ee.hint, v) {
+			if strings.Contains(unname(err.Error()), v) && !strings.Contains(s.at+s.form+s.who+"not a valid environment variable name", v) || ee != nil && strings.Contains(unname(ee.hint), v) {
 				t.Errorf("%s: the error %q repeats the value %q", s.who, err, v)
 			}
 		}
