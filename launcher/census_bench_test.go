@@ -103,3 +103,35 @@ func BenchmarkCensus1000(b *testing.B) {
 		}
 	}
 }
+
+// TestCensusNotesGoneOnce: ps notes the end of a gone worker's verified
+// round once; the next census leaves the round file as it is.
+func TestCensusNotesGoneOnce(t *testing.T) {
+	st, err := OpenState(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	gone := verify.Fingerprint{Pid: 1 << 22, StartTime: 1}
+	r := &Round{N: 1, Name: "g"}
+	r.Outcome = "verified"
+	if err := st.saveRound(r, false); err != nil {
+		t.Fatal(err)
+	}
+	if err := st.Save(&Record{Name: "g", RecordTree: RecordTree{Root: gone, Worker: gone}, Round: 1}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Census(proc.Default, st, false); err != nil {
+		t.Fatal(err)
+	}
+	got, err := st.LoadRound("g", 1)
+	if err != nil || got.End == nil || got.End.Seen != "census" || got.End.How != "gone" {
+		t.Fatalf("round after the census: %+v, %v; want its end noted by the census", got, err)
+	}
+	before, _ := os.ReadFile(st.roundPath("g", 1))
+	if _, err := Census(proc.Default, st, false); err != nil {
+		t.Fatal(err)
+	}
+	if after, _ := os.ReadFile(st.roundPath("g", 1)); string(after) != string(before) {
+		t.Errorf("a second census rewrote the round:\n%s\n%s", before, after)
+	}
+}

@@ -3,6 +3,7 @@
 package launcher
 
 import (
+	"bytes"
 	"crypto/hmac"
 	"crypto/sha256"
 	"encoding/hex"
@@ -661,11 +662,22 @@ func (s *State) refuseRound(la *Launch) {
 // noteGone records, when its end is not known yet, that the worker of
 // round round of launch name was found gone now (Census calls it). A record's round file
 // is read only for a gone worker.
+//
+// ps calls it for every gone record on every run: a round whose file
+// already holds an end (the key "end" with an object: inside a JSON
+// string a quote is escaped, so no value can look like it) is left at
+// once, without decoding and authenticating it — that was 0.11 ms a
+// record, 137 ms for 900 such records. At worst a file someone forged
+// with an end is not noted; it is untrusted anyway.
 func (s *State) noteGone(name string, round int) {
 	if round == 0 {
 		return
 	}
-	r, err := s.LoadRound(name, round)
+	b, err := readStateFile(s.roundPath(name, round), maxRoundFile)
+	if err != nil || bytes.Contains(b, []byte(`"end": {`)) || bytes.Contains(b, []byte(`"end":{`)) {
+		return
+	}
+	r, err := s.parseRound(name, round, b)
 	if err != nil || r.End != nil || r.Outcome != "verified" {
 		return
 	}
