@@ -22,7 +22,8 @@ type declArg struct {
 
 func (a *analyzer) declClause(st *state, fc *fileCtx, s *syntax.Stmt, c *syntax.DeclClause) {
 	ev := &evaluator{a: a, st: st, fc: fc}
-	var args []declArg
+	var buf [4]declArg // most clauses have one or two operands
+	args := buf[:0]
 	for _, as := range c.Args {
 		switch {
 		case as.Naked && as.Name != nil:

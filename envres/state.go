@@ -164,6 +164,9 @@ func (l *layer) put(name string, v varState) {
 		}
 	}
 	if len(l.small) < smallLayer {
+		if l.small == nil {
+			l.small = make([]layerEntry, 0, 2)
+		}
 		l.small = append(l.small, layerEntry{name, v})
 		return
 	}
