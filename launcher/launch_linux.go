@@ -11,6 +11,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/childproof/childproof/proc"
 	"github.com/childproof/childproof/schema"
 	"github.com/childproof/childproof/verify"
 	"golang.org/x/sys/unix"
@@ -152,7 +153,7 @@ func preflight(ctx context.Context, v *verify.Verifier, st *State, l *schema.Lau
 		}
 		for _, h := range hs {
 			rec, _ := st.Load(l.Name)
-			if rec != nil && rec.Stopped == nil && slices.Contains(h.Pids, rec.Worker.Pid) && rec.Worker.Check(v.Proc) == verify.Alive {
+			if rec != nil && (rec.Stopped == nil && slices.Contains(h.Pids, rec.Worker.Pid) && rec.Worker.Check(v.Proc) == verify.Alive || leftOver(v.Proc, rec, h.Pids)) {
 				if l.OnStale == "replace" {
 					res, err := StopRecord(ctx, v.Proc, st, rec, 10*time.Second)
 					if err != nil {
@@ -163,11 +164,15 @@ func preflight(ctx context.Context, v *verify.Verifier, st *State, l *schema.Lau
 					}
 					continue
 				}
+				holder := rec.Worker.Pid
+				if !slices.Contains(h.Pids, holder) {
+					holder = h.Pids[0] // what the gone worker left
+				}
 				r := verify.NewReport(l.Name)
-				r.Add(verify.KindPortForeign, "port %d is held by our own previous launch of %q (pid %d) and on_stale is %q: %s", pt.Number, l.Name, rec.Worker.Pid, "fail", h.Census(v.Proc))
+				r.Add(verify.KindPortForeign, "port %d is held by our own previous launch of %q (pid %d) and on_stale is %q: %s", pt.Number, l.Name, holder, "fail", h.Census(v.Proc))
 				r.ExitCode = verify.CodeForeign
 				return &Error{Outcome: Foreign, Kind: verify.KindPortForeign, Report: r,
-					Msg:  fmt.Sprintf("port %d is held by the previous launch of %q (pid %d)", pt.Number, l.Name, rec.Worker.Pid),
+					Msg:  fmt.Sprintf("port %d is held by the previous launch of %q (pid %d)", pt.Number, l.Name, holder),
 					Hint: "stop it with 'childproof stop " + l.Name + "', or set on_stale = \"replace\""}
 			}
 			r := verify.NewReport(l.Name)
@@ -179,6 +184,23 @@ func preflight(ctx context.Context, v *verify.Verifier, st *State, l *schema.Lau
 		}
 	}
 	return nil
+}
+
+// leftOver reports whether every pid holding a port is in rec's own
+// cgroup: what a previous launch left when its worker died (a pre-fork
+// master killed on its own leaves its workers on the port). They are that
+// launch's, whatever became of its worker.
+func leftOver(p proc.FS, rec *Record, pids []int) bool {
+	cg := trustedCgroup(rec.Cgroup, rec.Name)
+	if cg == "" || len(pids) == 0 {
+		return false
+	}
+	for _, pid := range pids {
+		if !inCgroup(p, pid, cg) {
+			return false
+		}
+	}
+	return true
 }
 
 // launch runs one attempt: start the tree, find the worker, verify.

@@ -745,6 +745,13 @@ func TestMasterKilled(t *testing.T) {
 	}
 	if ls, _ := sockdiag.Listeners(uint16(port)); len(ls) == 0 {
 		t.Log("the workers let go of the port on their own")
+	} else {
+		// A new run finds the port held by the previous launch (on_stale
+		// = "fail"): exit 4, naming it as ours, never "did not start".
+		out, errOut, code = cli(t, dir, env, "run", "--detach", "childproof.hcl")
+		if code != 4 || !strings.Contains(errOut, "held by the previous launch") {
+			t.Errorf("run over the leftovers: exit %d\n%s%s", code, out, errOut)
+		}
 	}
 	out, errOut, code = cli(t, dir, env, "stop", s.name)
 	if code != 0 || !strings.Contains(out, "already gone") {
