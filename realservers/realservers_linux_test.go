@@ -586,8 +586,11 @@ func preForkWorker(t *testing.T, worker, port int, r runReport) {
 		inodes[l.Inode] = true
 	}
 	var fs proc.FS
+	owners := fs.SocketOwnersOf(inodes)
+	// The tree after the holders: a worker the master forks while the fd
+	// tables are read is then its descendant, not a stranger.
 	desc := fs.Descendants(worker)
-	for _, holders := range fs.SocketOwnersOf(inodes) {
+	for _, holders := range owners {
 		for _, h := range holders {
 			if h != worker && !slices.Contains(desc, h) {
 				cmd, _ := fs.Cmdline(h)
