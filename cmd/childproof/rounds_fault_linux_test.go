@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"os"
 	"strconv"
@@ -23,7 +24,11 @@ func TestFaultRoundsKilled(t *testing.T) {
 	arg := spec + ":" + name
 	var workers []int
 	defer func() {
-		// Trees of launches killed before they were recorded: ours.
+		// Trees of launches killed before they were recorded: ours. A
+		// worker whose launcher was killed before it wrote the pidfile is
+		// known only by its environment, which names this test's own
+		// temporary pidfile: nobody else's process has it.
+		workers = append(workers, ownWorkers(pidfile)...)
 		for _, pid := range workers {
 			if fd, err := unix.PidfdOpen(pid, 0); err == nil {
 				unix.PidfdSendSignal(fd, unix.SIGKILL, nil, 0)
@@ -89,4 +94,24 @@ func TestFaultRoundsKilled(t *testing.T) {
 		t.Fatalf("history: exit %d %s", code, stderr)
 	}
 	t.Logf("history after %d kills:\n%s", len(delays), out)
+}
+
+// ownWorkers lists the processes whose environment sets
+// CHILDPROOF_FAULT_PIDFILE to pidfile (a path under the test's own
+// temporary directory): workers this test's launches started.
+func ownWorkers(pidfile string) []int {
+	want := []byte("\x00CHILDPROOF_FAULT_PIDFILE=" + pidfile + "\x00")
+	ents, _ := os.ReadDir("/proc")
+	var pids []int
+	for _, en := range ents {
+		pid, err := strconv.Atoi(en.Name())
+		if err != nil {
+			continue
+		}
+		b, err := os.ReadFile("/proc/" + en.Name() + "/environ")
+		if err == nil && bytes.Contains(append([]byte{0}, b...), want) {
+			pids = append(pids, pid)
+		}
+	}
+	return pids
 }
