@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -18,6 +17,7 @@ import (
 
 	"github.com/childproof/childproof/internal/pidfd"
 	"github.com/childproof/childproof/internal/sockdiag"
+	"github.com/childproof/childproof/launcher/launchertest"
 	"github.com/childproof/childproof/proc"
 	"golang.org/x/sys/unix"
 )
@@ -284,15 +284,6 @@ func cli(t *testing.T, dir string, env []string, args ...string) (string, string
 	return out.String(), errb.String(), code
 }
 
-func freePort(t *testing.T) int {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	return ln.Addr().(*net.TCPAddr).Port
-}
-
 type envEntry struct {
 	Name    string `json:"name"`
 	Present bool   `json:"present"`
@@ -326,7 +317,7 @@ type runReport struct {
 func setupServer(t *testing.T, s server, withSelector bool) (string, []string, int) {
 	dir := t.TempDir()
 	os.Chmod(dir, 0o755) // nginx's www-data workers read below it
-	port := freePort(t)
+	port := launchertest.FreePort(t)
 	subst := func(x string) string {
 		return strings.NewReplacer("{{PORT}}", strconv.Itoa(port), "{{DIR}}", dir).Replace(x)
 	}
@@ -608,7 +599,7 @@ func TestNoEvidenceIsUnreadable(t *testing.T) {
 		t.Skip("redis-server is not installed here (Debian package redis-server; .ci/run installs it)")
 	}
 	dir := t.TempDir()
-	port := freePort(t)
+	port := launchertest.FreePort(t)
 	spec := fmt.Sprintf(`launch "redis" {
   command = ["redis-server", "--port", "%d", "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--dir", %q]
   env = {
