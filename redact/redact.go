@@ -292,12 +292,33 @@ func (s *Set) Contains(x string) bool {
 // newline.
 const maxPending = 64 << 10
 
-// Writer returns a writer that masks what is written to it line by line
-// before passing it to w (for following a log). Close flushes a last
-// unterminated line. A line longer than 64 KiB is masked and passed on in
-// pieces; a secret value straddling such a cut is not recognised.
+// Writer returns a writer that masks what is written to it before passing
+// it to w (for following a log): known values as Stream does (inside
+// words, across writes), and, when the set has matchers, values known
+// only by digest where they stand as a word of their own, line by line
+// (a line longer than 64 KiB is judged in pieces). Close flushes what is
+// held back; it does not close w.
 func (s *Set) Writer(w io.Writer) io.WriteCloser {
-	return &lineWriter{s: s, w: w}
+	if s == nil || len(s.matchers) == 0 {
+		return s.Stream(w)
+	}
+	lw := &lineWriter{s: s, w: w}
+	return &chain{first: s.Stream(lw), then: lw}
+}
+
+// chain is a Stream feeding a lineWriter: Close closes both, in order.
+type chain struct {
+	first, then io.WriteCloser
+}
+
+func (c *chain) Write(p []byte) (int, error) { return c.first.Write(p) }
+
+func (c *chain) Close() error {
+	err := c.first.Close()
+	if err2 := c.then.Close(); err == nil {
+		err = err2
+	}
+	return err
 }
 
 type lineWriter struct {

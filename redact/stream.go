@@ -1,0 +1,138 @@
+package redact
+
+import (
+	"bytes"
+	"io"
+	"sort"
+)
+
+// maxCarry bounds the read buffer's growth in Stream: at most this much
+// (plus the held-back carry) is masked and written in one go.
+const maxCarry = 1 << 20
+
+// Stream returns the masking sink of a byte stream: every secret value of
+// at least MinLen bytes written to it is replaced by <NAME> before the
+// bytes reach w, inside words too, and also when a value is cut across
+// Write calls (a pipe read of 64 KiB, a line split): it holds back the
+// last len(longest value)-1 bytes until more comes or Close. Its output is
+// exactly what Text's value replacement gives over the whole stream
+// (leftmost match first, the longest value at a position). Values known
+// only by a matcher are not recognised here (Writer adds that for whole
+// words); the set is read when Stream is called.
+func (s *Set) Stream(w io.Writer) io.WriteCloser {
+	st := &stream{w: w}
+	if s != nil {
+		st.secrets = make([]streamSecret, 0, len(s.ordered))
+		for _, sec := range s.ordered {
+			st.secrets = append(st.secrets, streamSecret{value: []byte(sec.Value), ph: []byte(Placeholder(sec.Name))})
+		}
+		sort.SliceStable(st.secrets, func(i, j int) bool {
+			a, b := st.secrets[i].value, st.secrets[j].value
+			if len(a) != len(b) {
+				return len(a) > len(b)
+			}
+			return bytes.Compare(a, b) < 0
+		})
+		for _, sec := range st.secrets {
+			st.maxLen = max(st.maxLen, len(sec.value))
+		}
+		st.next = make([]int, len(st.secrets))
+	}
+	return st
+}
+
+type streamSecret struct {
+	value, ph []byte
+}
+
+type stream struct {
+	w       io.Writer
+	secrets []streamSecret // longest first: the first found at a position wins
+	maxLen  int
+	next    []int // per secret, its next match at or after the scan position (-1: none in buf)
+	buf     []byte
+	out     []byte
+	err     error
+}
+
+// Write masks what it can decide of buf+p and passes it on. It reports
+// len(p) once the bytes are accepted; an error of w is returned (and
+// every later Write fails with it).
+func (st *stream) Write(p []byte) (int, error) {
+	if st.err != nil {
+		return 0, st.err
+	}
+	if len(st.secrets) == 0 {
+		if _, err := st.w.Write(p); err != nil {
+			st.err = err
+			return 0, err
+		}
+		return len(p), nil
+	}
+	total := len(p)
+	for len(p) > 0 {
+		n := min(len(p), maxCarry)
+		st.buf = append(st.buf, p[:n]...)
+		p = p[n:]
+		if err := st.flush(len(st.buf) - (st.maxLen - 1)); err != nil {
+			return 0, err
+		}
+	}
+	return total, nil
+}
+
+// flush writes the masked bytes of buf before safe (a match that starts
+// before safe lies wholly inside buf, so it is decided) and keeps the
+// rest as the carry.
+func (st *stream) flush(safe int) error {
+	if safe <= 0 {
+		return nil
+	}
+	for k, sec := range st.secrets {
+		st.next[k] = bytes.Index(st.buf, sec.value)
+	}
+	out := st.out[:0]
+	i := 0
+	for i < safe {
+		m, best := -1, -1
+		for k, sec := range st.secrets {
+			if st.next[k] >= 0 && st.next[k] < i {
+				// Overlapped by the match just replaced: look again.
+				if j := bytes.Index(st.buf[i:], sec.value); j >= 0 {
+					st.next[k] = i + j
+				} else {
+					st.next[k] = -1
+				}
+			}
+			if st.next[k] >= 0 && (m < 0 || st.next[k] < m) {
+				m, best = st.next[k], k
+			}
+		}
+		if m < 0 || m >= safe {
+			out = append(out, st.buf[i:safe]...)
+			i = safe
+			break
+		}
+		out = append(out, st.buf[i:m]...)
+		out = append(out, st.secrets[best].ph...)
+		i = m + len(st.secrets[best].value)
+	}
+	st.out = out
+	if _, err := st.w.Write(out); err != nil {
+		st.err = err
+		return err
+	}
+	st.buf = append(st.buf[:0], st.buf[i:]...)
+	return nil
+}
+
+// Close masks and writes the carry. It does not close w.
+func (st *stream) Close() error {
+	if st.err != nil {
+		return st.err
+	}
+	if len(st.buf) == 0 {
+		return nil
+	}
+	return st.flush(len(st.buf))
+}

@@ -1,0 +1,120 @@
+package redact
+
+import (
+	"bytes"
+	"io"
+	"strings"
+	"testing"
+)
+
+// streamed writes text to s.Stream in the given chunk sizes (cycled) and
+// returns what came out.
+func streamed(t *testing.T, s *Set, text string, sizes []int) string {
+	t.Helper()
+	var b bytes.Buffer
+	w := s.Stream(&b)
+	for i := 0; len(text) > 0; i++ {
+		n := len(text)
+		if len(sizes) > 0 {
+			n = min(n, max(1, sizes[i%len(sizes)]))
+		}
+		if got, err := w.Write([]byte(text[:n])); err != nil || got != n {
+			t.Fatalf("Write = %d, %v; want %d", got, err, n)
+		}
+		text = text[n:]
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return b.String()
+}
+
+func TestStream(t *testing.T) {
+	s := New()
+	s.Add("API_KEY", "canary-api-key")
+	s.Add("SHORT", "abc") // under MinLen: digest-only, never matched in text
+	s.Add("LONG", "canary-api-key-and-more")
+	tests := []struct {
+		name, in, want string
+		sizes          []int
+	}{
+		{"whole", "key=canary-api-key!", "key=<API_KEY>!", nil},
+		{"inside a word", "xxcanary-api-keyyy", "xx<API_KEY>yy", nil},
+		{"in a url", "https://u:canary-api-key@host/db?t=canary-api-key", "https://u:<API_KEY>@host/db?t=<API_KEY>", nil},
+		{"split across writes", "a canary-api-key b", "a <API_KEY> b", []int{5, 3, 1}},
+		{"byte by byte", "canary-api-key-and-more canary-api-key", "<LONG> <API_KEY>", []int{1}},
+		{"longest wins", "canary-api-key-and-more", "<LONG>", []int{16}},
+		{"short is left", "abc abc", "abc abc", nil},
+		{"prefix at the end", "tail canary-api", "tail canary-api", []int{4}},
+		{"no secret", "plain text\n", "plain text\n", []int{2}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := streamed(t, s, tt.in, tt.sizes); got != tt.want {
+				t.Errorf("Stream(%q) = %q, want %q", tt.in, got, tt.want)
+			}
+		})
+	}
+}
+
+// TestStreamAcrossReadBuffer: a worker line longer than a pipe read (64
+// KiB) with the value cut by the read boundary.
+func TestStreamAcrossReadBuffer(t *testing.T) {
+	s := New()
+	s.Add("K", "CANARY-across-the-boundary")
+	line := strings.Repeat("x", 64<<10-10) + "CANARY-across-the-boundary" + strings.Repeat("y", 64<<10) + "\n"
+	got := streamed(t, s, line, []int{64 << 10})
+	if strings.Contains(got, "CANARY") {
+		t.Fatal("the value cut by the 64 KiB boundary came out")
+	}
+	if want := strings.Repeat("x", 64<<10-10) + "<K>" + strings.Repeat("y", 64<<10) + "\n"; got != want {
+		t.Errorf("output differs from the whole-stream mask (len %d, want %d)", len(got), len(want))
+	}
+}
+
+func TestStreamEmptySet(t *testing.T) {
+	var s *Set
+	if got := streamed(t, s, "canary", []int{2}); got != "canary" {
+		t.Errorf("nil set Stream = %q", got)
+	}
+}
+
+// FuzzStream: the sink gives what one replacement over the whole stream
+// gives (strings.ReplaceAll for one value; the set's Text for several),
+// however the stream is cut.
+func FuzzStream(f *testing.F) {
+	f.Add("secret-value", "a secret-value b secret-valu", "other-value", uint8(3), uint8(7))
+	f.Add("abcdefgh", "abcdefghabcdefgh", "defghabc", uint8(1), uint8(2))
+	f.Add("aaaaaa", "aaaaaaaaaaaaa", "aaaaaaa", uint8(5), uint8(1))
+	f.Fuzz(func(t *testing.T, v1, text, v2 string, c1, c2 uint8) {
+		sizes := []int{int(c1), int(c2)}
+		one := New()
+		one.Add("A", v1)
+		if len(v1) >= MinLen && !strings.ContainsAny(v1, "\r\n") && strings.TrimSpace(v1) == v1 {
+			if got, want := streamed(t, one, text, sizes), strings.ReplaceAll(text, v1, "<A>"); got != want {
+				t.Fatalf("Stream(%q) over %q = %q, ReplaceAll = %q", text, v1, got, want)
+			}
+		}
+		two := New()
+		two.Add("A", v1)
+		two.Add("B", v2)
+		if got, want := streamed(t, two, text, sizes), two.Text(text); got != want {
+			t.Fatalf("Stream(%q) over %q, %q = %q, Text = %q", text, v1, v2, got, want)
+		}
+	})
+}
+
+// BenchmarkStream: worker-like output (log lines) through the sink with
+// ten secrets, in 64 KiB writes (a pipe read).
+func BenchmarkStream(b *testing.B) {
+	s := New()
+	for i := range 10 {
+		s.Add("S"+string(rune('A'+i)), strings.Repeat(string(rune('a'+i)), 3)+"-secret-value-"+string(rune('0'+i)))
+	}
+	chunk := []byte(strings.Repeat("2026-12-01T23:00:00Z INFO request served path=/v1/models status=200 bytes=1532\n", 64<<10/80))
+	b.SetBytes(int64(len(chunk)))
+	w := s.Stream(io.Discard)
+	for b.Loop() {
+		w.Write(chunk)
+	}
+}
