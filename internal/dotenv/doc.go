@@ -6,4 +6,6 @@
 // and unquoted values (trailing " #comment" removed). A value that a shell
 // would expand ($NAME, ${…}, $(…), backquotes) is marked Dynamic: its text is
 // kept, but the value at run time is unknown to a static reader.
+// SetValue edits one assignment in place, byte for byte (relaunch
+// --in-env-file); Edit.Undo reverses it exactly.
 package dotenv

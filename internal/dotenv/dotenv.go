@@ -35,32 +35,47 @@ func (e *SyntaxError) Error() string {
 // well-formed assignment in order, and the first syntax error, if any; the
 // entries before that error are still returned.
 func Parse(file string, data []byte) ([]Entry, error) {
+	entries, _, err := parse(file, data)
+	return entries, err
+}
+
+// parse is Parse, with the byte span of each entry's value text.
+func parse(file string, data []byte) ([]Entry, []span, error) {
 	p := &parser{file: file, src: string(data), line: 1, col: 1}
 	if strings.HasPrefix(p.src, "\xef\xbb\xbf") {
 		// A shell sourcing the file would run "\ufeffNAME=…" as a command.
-		return nil, p.errorf("the file starts with a UTF-8 byte order mark (EF BB BF), which a shell does not skip; save it without one")
+		return nil, nil, p.errorf("the file starts with a UTF-8 byte order mark (EF BB BF), which a shell does not skip; save it without one")
 	}
 	if i := strings.IndexByte(p.src, 0); i >= 0 {
 		// No process can receive it (execve ends a value there): check
 		// and run refuse it alike.
 		line := 1 + strings.Count(p.src[:i], "\n")
 		col := i - strings.LastIndexByte(p.src[:i], '\n')
-		return nil, &SyntaxError{File: file, Line: line, Col: col, Msg: "a NUL byte, which no environment variable can hold"}
+		return nil, nil, &SyntaxError{File: file, Line: line, Col: col, Msg: "a NUL byte, which no environment variable can hold"}
 	}
 	var out []Entry
+	var spans []span
 	for {
 		p.skipBlank()
 		if p.eof() {
-			return out, nil
+			return out, spans, nil
 		}
 		e, ok, err := p.entry()
 		if err != nil {
-			return out, err
+			return out, spans, err
 		}
 		if ok {
 			out = append(out, e)
+			spans = append(spans, p.last)
 		}
 	}
+}
+
+// span is where an entry's value text lies in the file: [start, end),
+// quotes included, trailing blanks and comment excluded; lineStart is
+// where its line begins (the "export " prefix, if any, is after it).
+type span struct {
+	lineStart, start, end int
 }
 
 // Map returns the final value of each name in entries: a later assignment wins.
@@ -90,6 +105,7 @@ type parser struct {
 	src       string
 	pos       int
 	line, col int
+	last      span // the value span of the last assignment read
 }
 
 func (p *parser) eof() bool { return p.pos >= len(p.src) }
@@ -161,6 +177,7 @@ func (p *parser) entry() (e Entry, ok bool, err error) {
 
 func (p *parser) assignment() (Entry, error) {
 	e := Entry{Line: p.line, Col: p.col}
+	p.last = span{lineStart: p.pos - (p.col - 1)}
 	name := p.name()
 	if name == "" {
 		return e, p.errorf("expected a variable name, found %s", showByte(p.peek()))
@@ -186,16 +203,19 @@ func (p *parser) assignment() (Entry, error) {
 		return e, p.errorf("expected '=' after %s", name)
 	}
 	p.advance() // '='
+	p.last.start = p.pos
 	var b strings.Builder
 	for !p.eof() {
 		c := p.peek()
 		switch {
 		case c == '\n' || c == '\r':
-			e.Value = strings.TrimRight(b.String(), " \t")
+			p.last.end = p.pos
+			e.Value = b.String()
 			p.skipLine()
 			return e, nil
 		case c == ' ' || c == '\t':
 			// Unquoted whitespace ends the value; a comment may follow.
+			p.last.end = p.pos
 			e.Value = b.String()
 			p.skipSpaces()
 			if !p.eof() && p.peek() != '#' && p.peek() != '\n' && p.peek() != '\r' {
@@ -254,6 +274,7 @@ func (p *parser) assignment() (Entry, error) {
 			b.WriteByte(p.advance())
 		}
 	}
+	p.last.end = p.pos
 	e.Value = b.String()
 	return e, nil
 }
