@@ -26,6 +26,10 @@ type Env struct {
 	Require []string
 	// Removed lists names dropped although a source provided them.
 	Removed []string
+	// Given maps each required name that is not an override to where
+	// its value came from ("inherit" or "env_file"): childproof knows
+	// that value too (it passed it), so the worker is compared with it.
+	Given map[string]string
 
 	secrets *redact.Set
 }
@@ -79,7 +83,8 @@ func resolveEnvFrom(l *schema.Launch, set map[string]string, lookup func(string)
 	if lookup == nil {
 		lookup = os.LookupEnv
 	}
-	e := &Env{Vars: map[string]string{}, Overrides: map[string]string{}}
+	e := &Env{Vars: map[string]string{}, Overrides: map[string]string{}, Given: map[string]string{}}
+	from := map[string]string{}
 	for _, n := range l.EffectiveInherit() {
 		if schema.IsInheritPattern(n) {
 			continue
@@ -102,12 +107,16 @@ func resolveEnvFrom(l *schema.Launch, set map[string]string, lookup func(string)
 			}
 		}
 	}
+	for n := range e.Vars {
+		from[n] = "inherit"
+	}
 	fileVars, err := l.EnvFileVars()
 	if err != nil {
 		return nil, &Error{Outcome: Invalid, Kind: KindUsage, Err: err} // "env_file: …"
 	}
 	for n, v := range fileVars {
 		e.Vars[n] = v
+		from[n] = "env_file"
 	}
 	for k, v := range l.Env {
 		e.Vars[k] = v
@@ -128,6 +137,11 @@ func resolveEnvFrom(l *schema.Launch, set map[string]string, lookup func(string)
 		delete(e.Overrides, n)
 	}
 	e.Require = append([]string(nil), l.Require...)
+	for _, n := range e.Require {
+		if _, over := e.Overrides[n]; !over && from[n] != "" && hasKey(e.Vars, n) {
+			e.Given[n] = from[n]
+		}
+	}
 	e.secrets = l.Secrets()
 	e.markSecret(l.Secret...)
 	// A required name that no source gave is refused before anything
@@ -159,9 +173,21 @@ func resolveEnvFrom(l *schema.Launch, set map[string]string, lookup func(string)
 	return e, nil
 }
 
-// Expect returns the environ expectations of e.
+// Expect returns the environ expectations of e: the overrides' values and
+// the value passed for every required name (from inherit or the env
+// file), each compared on the worker.
 func (e *Env) Expect() verify.Expect {
-	return verify.Expect{Values: e.Overrides, Require: e.Require}
+	if len(e.Given) == 0 {
+		return verify.Expect{Values: e.Overrides, Require: e.Require}
+	}
+	vals := make(map[string]string, len(e.Overrides)+len(e.Given))
+	for n, v := range e.Overrides {
+		vals[n] = v
+	}
+	for n := range e.Given {
+		vals[n] = e.Vars[n]
+	}
+	return verify.Expect{Values: vals, Require: e.Require, Sources: e.Given}
 }
 
 func plural(n int, word string) string {

@@ -99,7 +99,7 @@ func TestStartVerifyStop(t *testing.T) {
 	if r.Worker.Pid != la.Root().Pid {
 		t.Errorf("worker %d != root %d for a direct command", r.Worker.Pid, la.Root().Pid)
 	}
-	if len(r.Env) != 1 || !r.Env[0].Matches || r.Env[0].Digest != f.state.Digest("MOCK_LLM_KEY", secret) {
+	if len(r.Env) != 1 || r.Env[0].Matches == nil || !*r.Env[0].Matches || r.Env[0].Digest != f.state.Digest("MOCK_LLM_KEY", secret) {
 		t.Errorf("env = %+v", r.Env)
 	}
 	if fp := la.Worker(); fp.PidfsInode == 0 {

@@ -82,6 +82,11 @@ type RecordEnv struct {
 	// Env maps the protected names to the digest of the intended value
 	// ("" for require-only names).
 	Env map[string]string `json:"env"`
+	// Given maps each require-only name to the digest of the value
+	// childproof passed the launch root for it (inherited from the caller
+	// or read from the env file; never the value): later verifies compare
+	// the worker with it.
+	Given map[string]string `json:"given,omitempty"`
 	// WorkerEnv maps every name in the worker's environ to its digest:
 	// the block captured at its exec when there is one, else its live
 	// environ when it was verified.

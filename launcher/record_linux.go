@@ -93,6 +93,12 @@ func (la *Launch) record(worker int) error {
 	for n, v := range la.Env.Overrides {
 		rec.Env[n] = la.State.Digest(n, v)
 	}
+	for n := range la.Env.Given {
+		if rec.Given == nil {
+			rec.Given = map[string]string{}
+		}
+		rec.Given[n] = la.State.Digest(n, la.Env.Vars[n])
+	}
 	// The worker's environment: the block captured at its exec where
 	// there is one (its live block may be a process title by now).
 	var vars []proc.Var

@@ -23,3 +23,16 @@ func FirstDiffer(rows []ExplainRow, i int, intended string) (ExplainRow, bool) {
 	}
 	return ExplainRow{}, false
 }
+
+// WorkerUnreadable reports whether the i-th name of an Explain cannot be
+// judged on the worker: its row is unreadable (it rewrote its environment
+// block and no exec-time evidence holds), which verify reports as
+// env-unreadable. FirstDiffer skips such a row; an answer must not.
+func WorkerUnreadable(rows []ExplainRow, i int) bool {
+	for _, r := range rows {
+		if r.Role == "worker" && i >= 0 && i < len(r.Vars) {
+			return r.Vars[i].State == "unreadable"
+		}
+	}
+	return false
+}

@@ -14,6 +14,18 @@ type Expect struct {
 	Digests map[string]string
 	// Require names variables that must be present and non-empty.
 	Require []string
+	// Sources says where a known value of Values or Digests came from
+	// when it is not an override ("inherit", "env_file"): the value
+	// childproof passed the launch root, which the worker must still have.
+	Sources map[string]string
+}
+
+// what names the known value of n in a message.
+func (x Expect) what(n string) string {
+	if src := x.Sources[n]; src != "" {
+		return "value childproof passed the launch (" + src + ")"
+	}
+	return "intended value"
 }
 
 func (x Expect) names() []string {

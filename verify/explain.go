@@ -30,12 +30,19 @@ type ExplainVar struct {
 	Value  *string `json:"value,omitempty"`
 	// Changed is set when the state differs from the parent's.
 	Changed bool `json:"changed"`
+	// Evidence is EvidenceExec on the worker's row when its state comes
+	// from the block captured at its exec (the worker rewrote its live
+	// block since), as verify judges it; empty: the live block.
+	Evidence string `json:"evidence,omitempty"`
 }
 
 // Explain lists root's ancestors (outermost first), root, the chain down to
 // worker and the other descendants, with each name's state in each environ.
-// worker 0 means the deepest descendant of root.
-func (v *Verifier) Explain(root, worker int, names []string) []ExplainRow {
+// worker 0 means the deepest descendant of root. ev is the worker's
+// exec-time evidence (nil: none): where verify would judge the worker by it
+// (its live block was rewritten and the evidence still holds), so does the
+// worker's row, so explain never contradicts verify.
+func (v *Verifier) Explain(root, worker int, names []string, ev *ExecEnv) []ExplainRow {
 	p := v.Proc
 	if worker == 0 {
 		worker = deepestDescendant(p, root)
@@ -82,9 +89,17 @@ func (v *Verifier) Explain(root, worker int, names []string) []ExplainRow {
 		// A name missing from a block the process wrote a title over
 		// (setproctitle) is unreadable, not unset.
 		rewrote := err == nil && inspect.Rewritten(p, pid, raw, vars) != ""
+		var exec *ExecEnv
+		if pid == worker && (err != nil || rewrote) {
+			if ok, _ := ev.usable(p, pid); ok {
+				exec = ev
+			}
+		}
 		for _, n := range names {
 			ev := ExplainVar{Name: n, State: "unreadable"}
-			if err == nil {
+			if exec != nil {
+				ev = v.execVar(exec, n)
+			} else if err == nil {
 				if val, ok := proc.Lookup(vars, n); ok {
 					ev.State = "set"
 					if val == "" {
@@ -112,6 +127,30 @@ func (v *Verifier) Explain(root, worker int, names []string) []ExplainRow {
 		rows = append(rows, row)
 	}
 	return rows
+}
+
+// execVar is name n's state in exec-time evidence e.
+func (v *Verifier) execVar(e *ExecEnv, n string) ExplainVar {
+	ev := ExplainVar{Name: n, State: "unset", Evidence: EvidenceExec}
+	if e.Vars == nil {
+		if d, ok := e.Digests[n]; ok {
+			ev.State, ev.Digest = "set", d
+			if d == v.State.Digest(n, "") {
+				ev.State = "empty"
+			}
+		}
+		return ev
+	}
+	if val, ok := proc.Lookup(e.Vars, n); ok {
+		ev.State, ev.Digest = "set", v.State.Digest(n, val)
+		if val == "" {
+			ev.State = "empty"
+		}
+		if v.ShowValues {
+			ev.Value = &val
+		}
+	}
+	return ev
 }
 
 // deepestDescendant returns the deepest process below root, following the

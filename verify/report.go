@@ -73,11 +73,14 @@ type ChainEntry struct {
 }
 
 // EnvCheck is one checked variable on the worker. Value is set only when
-// the caller asked to show values.
+// the caller asked to show values. Matches is true only when the worker's
+// value was compared with a known value (the one childproof passed, or
+// the one a check names) and is equal, false when it differs, nil (JSON
+// null) when no value was known and only presence was checked.
 type EnvCheck struct {
 	Name    string  `json:"name"`
 	Present bool    `json:"present"`
-	Matches bool    `json:"matches"`
+	Matches *bool   `json:"matches"`
 	Digest  string  `json:"digest"`
 	Value   *string `json:"value,omitempty"`
 }
@@ -221,7 +224,9 @@ func (r *Report) WriteText(w io.Writer) {
 	for _, e := range r.Env {
 		state := absent
 		switch {
-		case e.Present && e.Matches:
+		case e.Present && e.Matches == nil:
+			state = "present"
+		case e.Present && *e.Matches:
 			state = "present, matches"
 		case e.Present:
 			state = "present, DIFFERS"

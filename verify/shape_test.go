@@ -20,7 +20,7 @@ func TestReportShape(t *testing.T) {
 	r.Verified, r.ExitCode, r.Ready, r.Attempts = false, 3, true, 2
 	r.Worker = &WorkerInfo{Pid: 42, Comm: "srv", Exe: "/usr/bin/srv", StartTime: 1234, UID: 1000}
 	r.Chain = []ChainEntry{{Pid: 41, Comm: "bash", Argv: []string{"bash", "--noprofile", "--norc", "d.sh"}}}
-	r.Env = []EnvCheck{{Name: "K", Present: true, Matches: false, Digest: "hmac-sha256:k", Value: &val}}
+	r.Env = []EnvCheck{{Name: "K", Present: true, Matches: ptr(false), Digest: "hmac-sha256:k", Value: &val}}
 	r.Ports = []PortCheck{{Number: 1, Address: "127.0.0.1", OwnerPid: 42, Owned: true}, {Number: 2, Address: "::1"}}
 	r.Port = &r.Ports[0]
 	r.Add(KindEnvMismatch, "K differs")

@@ -243,7 +243,7 @@ func (v *Verifier) checkEnv(r *Report, c Check, worker int) {
 	}
 	for _, n := range names {
 		digest, present, val := lookup(n)
-		ec := EnvCheck{Name: n, Present: present, Matches: true, Digest: digest}
+		ec := EnvCheck{Name: n, Present: present, Digest: digest}
 		if present && v.ShowValues && val != nil {
 			ec.Value = val
 		}
@@ -254,23 +254,25 @@ func (v *Verifier) checkEnv(r *Report, c Check, worker int) {
 		if hasWant {
 			wantDigest, hasDigest = v.State.Digest(n, want), true
 		}
+		if hasDigest {
+			// Compared with a known value: matches says how it went (an
+			// absent name differs from it). Without one, only presence
+			// was checked and matches stays null.
+			ec.Matches = ptr(present && digest == wantDigest)
+		}
 		switch {
 		case !present && (required || hasDigest) && ev == nil && live.Rewritten != "":
-			ec.Matches = false
 			if stale != "" {
 				r.Add(KindEnvUnreadable, "%s cannot be read on the worker (pid %d): it rewrote its environment block after its exec (%s), and %s", n, worker, live.Rewritten, stale)
 			} else {
 				r.Add(KindEnvUnreadable, "%s cannot be read on the worker (pid %d): it rewrote its environment block after its exec (%s), and no exec-time evidence was captured", n, worker, live.Rewritten)
 			}
 		case !present && (required || hasDigest):
-			ec.Matches = false
 			r.Add(KindEnvMissing, "%s is not set on the worker (pid %d)", n, worker)
 		case required && empty:
-			ec.Matches = false
 			r.Add(KindEnvMissing, "%s is empty on the worker (pid %d)", n, worker)
 		case hasDigest && ec.Digest != wantDigest:
-			ec.Matches = false
-			r.Add(KindEnvMismatch, "%s on the worker (pid %d) differs from the intended value (digest %s, want %s)", n, worker, shortDigest(ec.Digest), shortDigest(wantDigest))
+			r.Add(KindEnvMismatch, "%s on the worker (pid %d) differs from the %s (digest %s, want %s)", n, worker, x.what(n), shortDigest(ec.Digest), shortDigest(wantDigest))
 		}
 		r.Env = append(r.Env, ec)
 	}
@@ -328,3 +330,5 @@ func (v *Verifier) CheckPorts(r *Report, c Check, worker int, tree []int) bool {
 	}
 	return all
 }
+
+func ptr[T any](v T) *T { return &v }

@@ -62,6 +62,7 @@ func (a *app) explain(ctx context.Context, pid int, vars, args []string) error {
 	intended := map[string]string{}
 	var mask *redact.Set
 	root, worker := pid, 0
+	var ev *verify.ExecEnv
 	names := args
 	title := fmt.Sprintf("pid %d", pid)
 	if pid == 0 {
@@ -83,12 +84,12 @@ func (a *app) explain(ctx context.Context, pid int, vars, args []string) error {
 		if live := rec.Worker.Check(v.Proc); live != verify.Alive {
 			return exitf(exitExited, "the recorded worker of %q (pid %d) is %s", l.Name, rec.Worker.Pid, live)
 		}
-		root, worker = rec.Worker.Pid, rec.Worker.Pid
-		if rec.Root.Pid != rec.Worker.Pid && rec.Root.Check(v.Proc) == verify.Alive {
-			root = rec.Root.Pid
-		}
+		// The same check verify SPEC makes: its root, worker, intended
+		// digests and exec-time evidence.
+		chk := launcher.RecordedCheck(l, rec, v.Proc)
+		root, worker, ev = chk.Root, chk.Worker, chk.ExecEnv
 		for _, n := range names {
-			if d := rec.Env[n]; d != "" {
+			if d := chk.Expect.Digests[n]; d != "" {
 				intended[n] = d // what the launch was started with
 			}
 		}
@@ -111,7 +112,7 @@ func (a *app) explain(ctx context.Context, pid int, vars, args []string) error {
 			names[i] = e.Name
 		}
 	}
-	rows := v.Explain(root, worker, names)
+	rows := v.Explain(root, worker, names, ev)
 	if mask == nil {
 		var pids []int
 		for _, r := range rows {
@@ -125,7 +126,11 @@ func (a *app) explain(ctx context.Context, pid int, vars, args []string) error {
 		// which process from the root down to the worker first lacks it
 		// (null: none does).
 		first := map[string]*verify.ExplainRow{}
+		unjudged := []string{}
 		for i, n := range names {
+			if verify.WorkerUnreadable(rows, i) {
+				unjudged = append(unjudged, n)
+			}
 			if d, ok := intended[n]; ok {
 				if r, found := verify.FirstDiffer(rows, i, d); found {
 					first[n] = &r
@@ -138,9 +143,12 @@ func (a *app) explain(ctx context.Context, pid int, vars, args []string) error {
 			Launch       string                        `json:"launch"`
 			Intended     map[string]string             `json:"intended"`
 			FirstDiffers map[string]*verify.ExplainRow `json:"first_differs"`
-			Processes    []verify.ExplainRow           `json:"processes"`
-			Note         string                        `json:"note"`
-		}{title, intended, first, rows, verify.FrozenNote}
+			// Unreadable names the names the worker's row cannot
+			// judge (verify's env-unreadable).
+			Unreadable []string            `json:"unreadable_on_worker"`
+			Processes  []verify.ExplainRow `json:"processes"`
+			Note       string              `json:"note"`
+		}{title, intended, first, unjudged, rows, verify.FrozenNote}
 		return report.JSON(a.stdout, out)
 	}
 	writeExplain(a.stdout, title, names, intended, rows)
@@ -165,11 +173,17 @@ func writeExplain(w io.Writer, title string, names []string, intended map[string
 			} else if ev.Digest != "" {
 				state += " " + short(ev.Digest)
 			}
+			if ev.Evidence == verify.EvidenceExec {
+				state += " (at exec)"
+			}
 			mark := ""
 			if ev.Changed {
 				mark = "   <- changes here"
 			}
-			if d, ok := intended[n]; ok && r.Role == "worker" && ev.Digest != d {
+			switch _, ok := intended[n]; {
+			case ok && r.Role == "worker" && ev.State == "unreadable":
+				mark += "   <- cannot be judged (env-unreadable)"
+			case ok && r.Role == "worker" && ev.Digest != intended[n]:
 				mark += "   <- NOT the intended value"
 			}
 			argv := strings.Join(r.Argv, " ")
@@ -181,6 +195,8 @@ func writeExplain(w io.Writer, title string, names []string, intended map[string
 		if d, ok := intended[n]; ok {
 			if r, found := verify.FirstDiffer(rows, i, d); found {
 				fmt.Fprintf(w, "  answer:  %s first differs from the intended value at pid %d (%s, %s)\n", n, r.Pid, r.Role, r.Comm)
+			} else if verify.WorkerUnreadable(rows, i) {
+				fmt.Fprintf(w, "  answer:  %s cannot be judged on the worker: it rewrote its environment block and no exec-time evidence holds (env-unreadable, as verify says); the readable processes above it have the intended value\n", n)
 			} else {
 				fmt.Fprintf(w, "  answer:  %s has the intended value on every process from the root to the worker\n", n)
 			}

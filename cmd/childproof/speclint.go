@@ -90,7 +90,36 @@ func lintConfig(l *schema.Launch) envres.Config {
 	for _, k := range slices.Sorted(maps.Keys(l.Env)) {
 		cfg.Overrides = append(cfg.Overrides, envres.Override{Name: k, Value: l.Env[k], Known: !l.Unknown["env["+k+"]"]})
 	}
+	cfg.Overrides = append(cfg.Overrides, givenOverrides(l)...)
 	return cfg
+}
+
+// givenOverrides are the required names the launch passes from the caller
+// or its env file (not from env): childproof gives the launch root a value
+// for each and verifies the worker against it, so the chain must keep it —
+// protected, with the env file's value, else an unknown one (the caller's,
+// which the spec does not know). A chain that re-sources an env file
+// assigning one is an env-file-clobber, as for an env override.
+func givenOverrides(l *schema.Launch) []envres.Override {
+	var file map[string]string
+	var out []envres.Override
+	for _, n := range slices.Sorted(slices.Values(l.Require)) {
+		if _, over := l.Env[n]; over || slices.ContainsFunc(out, func(o envres.Override) bool { return o.Name == n }) {
+			continue
+		}
+		if file == nil {
+			file, _ = l.EnvFileVars()
+			if file == nil {
+				file = map[string]string{}
+			}
+		}
+		if v, ok := file[n]; ok {
+			out = append(out, envres.Override{Name: n, Value: v, Known: true})
+		} else if l.Inherits(n) {
+			out = append(out, envres.Override{Name: n})
+		}
+	}
+	return out
 }
 
 // relativeTo rewrites a launch's lint result so that its paths, relative

@@ -195,11 +195,11 @@ func (a *app) alreadyUp(ctx context.Context, st *launcher.State, l *schema.Launc
 	if err != nil {
 		return nil, false
 	}
-	chk := verify.CheckFromSpec(l, env.Expect())
-	chk.Root, chk.Worker = rec.Worker.Pid, rec.Worker.Pid
-	if rec.Root.Pid != rec.Worker.Pid && rec.Root.Check(v.Proc) == verify.Alive {
-		chk.Root = rec.Root.Pid
-	}
+	// The recorded worker, judged by the same evidence as verify SPEC
+	// (the block captured at its exec while it holds), against what this
+	// up would give it.
+	chk := launcher.RecordedCheck(l, rec, v.Proc)
+	chk.Expect = env.Expect()
 	r := v.Verify(ctx, chk)
 	r.Mask(maskFor(st, l, rec))
 	return r, r.Verified

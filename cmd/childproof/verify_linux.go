@@ -180,23 +180,8 @@ func (a *app) verifySpec(ctx context.Context, arg string, vars []string) error {
 		return exitf(exitExited, "the recorded worker of %q (pid %d) is %s", l.Name, rec.Worker.Pid, live)
 	}
 	// The intended values are the ones the launch was started with (spec
-	// env and run --set), recorded as digests.
-	chk := verify.CheckFromSpec(l, verify.Expect{Require: l.Require})
-	chk.Expect.Digests = map[string]string{}
-	for n, d := range rec.Env {
-		if d != "" {
-			chk.Expect.Digests[n] = d
-		}
-	}
-	chk.Root, chk.Worker = rec.Worker.Pid, rec.Worker.Pid
-	if rec.ExecEnv != nil {
-		// The environment captured at the worker's exec: run judged it by
-		// that, and so does verify (its live block may be a title now).
-		chk.ExecEnv = &verify.ExecEnv{Digests: rec.ExecEnv, Exe: rec.ExecExe, Area: rec.ExecArea}
-	}
-	if rec.Root.Pid != rec.Worker.Pid && rec.Root.Check(v.Proc) == verify.Alive {
-		chk.Root = rec.Root.Pid
-	}
+	// env, run --set, inherited required names), recorded as digests.
+	chk := launcher.RecordedCheck(l, rec, v.Proc)
 	r := v.Verify(ctx, chk)
 	r.Mask(maskFor(st, l, rec))
 	return a.finishVerify(r)

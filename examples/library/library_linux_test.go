@@ -80,7 +80,7 @@ func Example() {
 
 	fmt.Println("verified on the worker:", la.Report.Verified)
 	for _, e := range la.Report.Env {
-		fmt.Printf("  %s present=%t matches=%t\n", e.Name, e.Present, e.Matches)
+		fmt.Printf("  %s present=%t matches=%t\n", e.Name, e.Present, e.Matches != nil && *e.Matches)
 	}
 	fmt.Println("  port owned by the worker:", la.Report.Port.Owned && la.Report.Port.OwnerPid == la.Pid())
 

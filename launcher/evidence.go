@@ -1,0 +1,48 @@
+package launcher
+
+import (
+	"slices"
+
+	"github.com/childproof/childproof/proc"
+	"github.com/childproof/childproof/schema"
+	"github.com/childproof/childproof/verify"
+)
+
+// RecordedCheck returns the check of a recorded launch of l as verify SPEC,
+// explain SPEC and up's adoption make it: the recorded worker (and root,
+// while alive), the intended values as the recorded digests (the spec's env
+// and --set, and the value passed for each required name from inherit or
+// the env file), and the environment captured at the worker's exec, which
+// judges the worker while it holds (its live block may be a title now).
+func RecordedCheck(l *schema.Launch, rec *Record, p proc.FS) verify.Check {
+	chk := verify.CheckFromSpec(l, verify.Expect{Require: l.Require, Digests: map[string]string{}})
+	for n, d := range rec.Env {
+		if d != "" {
+			chk.Expect.Digests[n] = d
+		}
+	}
+	for n, d := range rec.Given {
+		if _, over := chk.Expect.Digests[n]; !over && d != "" && slices.Contains(l.Require, n) {
+			chk.Expect.Digests[n] = d
+			if chk.Expect.Sources == nil {
+				chk.Expect.Sources = map[string]string{}
+			}
+			chk.Expect.Sources[n] = "recorded at launch"
+		}
+	}
+	chk.Root, chk.Worker = rec.Worker.Pid, rec.Worker.Pid
+	chk.ExecEnv = rec.ExecEvidence()
+	if rec.Root.Pid != rec.Worker.Pid && rec.Root.Check(p) == verify.Alive {
+		chk.Root = rec.Root.Pid
+	}
+	return chk
+}
+
+// ExecEvidence returns the worker's environment as captured at its exec,
+// as a record keeps it (nil: none was captured).
+func (r *Record) ExecEvidence() *verify.ExecEnv {
+	if r.ExecEnv == nil {
+		return nil
+	}
+	return &verify.ExecEnv{Digests: r.ExecEnv, Exe: r.ExecExe, Area: r.ExecArea}
+}
