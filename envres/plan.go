@@ -141,6 +141,10 @@ type Part struct {
 	HasDefault bool
 	// Required is set for ${X:?msg}: the script refuses to go on without X.
 	Required bool
+	// Loaded names the env file Env's value was loaded from (as the load
+	// describes it), when the script read it from one: the value is not
+	// the script's text and never appears in a Part.
+	Loaded string
 }
 
 // ConstructKind names a construct of Constructs.
@@ -269,6 +273,12 @@ func wordText(w *syntax.Word) string {
 func (p *planner) fieldWord(ev *evaluator, f field) Word {
 	w := Word{Text: wordText(f.word)}
 	switch {
+	case f.known && f.word != nil && p.wordLoaded(ev, f.word, 0):
+		// Built from a value read from an env file: the value is no
+		// literal of the script; resolve it as references, or not at all.
+		if parts, ok := p.symParts(ev, f.word.Parts, false, 0); ok {
+			w.Parts = parts
+		}
 	case f.known:
 		w.Parts = []Part{{Lit: f.s}}
 		if w.Text == "" {
@@ -345,11 +355,19 @@ func tryParts(ev *evaluator, wp syntax.WordPart, inDq bool) (string, bool) {
 
 // symParam resolves one parameter expansion.
 func (p *planner) symParam(ev *evaluator, pe *syntax.ParamExp, depth int) ([]Part, bool) {
-	if s, ok := tryParts(ev, pe, true); ok {
+	simple := pe.Param != nil && !pe.Excl && !pe.Length && pe.Index == nil && pe.Slice == nil && pe.Repl == nil &&
+		pe.NestedParam == nil && pe.Names == 0 && syntax.ValidName(pe.Param.Value)
+	loaded, derived := "", false
+	if pe.Param != nil {
+		loaded, derived = p.loadedFrom(ev, pe.Param.Value, depth)
+		if (loaded != "" || derived) && !simple {
+			return nil, false // ${KEY:0:4}, ${#KEY} of a value read from an env file
+		}
+	}
+	if s, ok := tryParts(ev, pe, true); ok && loaded == "" && !derived {
 		return []Part{{Lit: s}}, true
 	}
-	if pe.Param == nil || pe.Excl || pe.Length || pe.Index != nil || pe.Slice != nil || pe.Repl != nil ||
-		pe.NestedParam != nil || pe.Names != 0 || !syntax.ValidName(pe.Param.Value) {
+	if !simple {
 		return nil, false
 	}
 	name := pe.Param.Value
@@ -357,6 +375,14 @@ func (p *planner) symParam(ev *evaluator, pe *syntax.ParamExp, depth int) ([]Par
 	var base []Part
 	caller := false
 	switch {
+	case loaded != "":
+		base, caller = []Part{{Env: name, Loaded: loaded}}, true
+	case derived:
+		sub, ok := p.fromOrigin(ev, name, vs, depth)
+		if !ok {
+			return nil, false
+		}
+		base = sub
 	case !tracked || vs.v.k == vUnknown && len(vs.origins) == 0:
 		base, caller = []Part{{Env: name}}, true
 	case vs.v.k == vOrig:
@@ -410,6 +436,28 @@ func (p *planner) fromOrigin(ev *evaluator, name string, vs varState, depth int)
 	if o.kind != evAssign || o.note != "" {
 		return nil, false
 	}
+	asg, pexp := p.originStmt(o, name)
+	if asg == nil && pexp == nil {
+		return nil, false
+	}
+	// In the statement, the name itself is the caller's value.
+	self := &evaluator{a: ev.a, st: ev.st.fork(), fc: ev.fc}
+	self.st.set(name, defaultVar())
+	switch {
+	case asg != nil && asg.Array == nil && asg.Index == nil && !asg.Append:
+		if asg.Value == nil {
+			return []Part{}, true
+		}
+		return p.symParts(self, asg.Value.Parts, false, depth+1)
+	case pexp != nil:
+		return p.symParam(self, pexp, depth+1)
+	}
+	return nil, false
+}
+
+// originStmt finds the statement of assignment event o that set name:
+// NAME=WORD, or ${NAME:=WORD}.
+func (p *planner) originStmt(o *event, name string) (*syntax.Assign, *syntax.ParamExp) {
 	var file *syntax.File
 	for _, pf := range p.a.parsed {
 		if pf.name == o.site.file && pf.file != nil {
@@ -417,7 +465,7 @@ func (p *planner) fromOrigin(ev *evaluator, name string, vs varState, depth int)
 		}
 	}
 	if file == nil {
-		return nil, false
+		return nil, nil
 	}
 	at := func(pos syntax.Pos) bool { return int(pos.Line()) == o.site.line && int(pos.Col()) == o.site.col }
 	var asg *syntax.Assign
@@ -438,19 +486,65 @@ func (p *planner) fromOrigin(ev *evaluator, name string, vs varState, depth int)
 		}
 		return true
 	})
-	// In the statement, the name itself is the caller's value.
-	self := &evaluator{a: ev.a, st: ev.st.fork(), fc: ev.fc}
-	self.st.set(name, defaultVar())
-	switch {
-	case asg != nil && asg.Array == nil && asg.Index == nil && !asg.Append:
-		if asg.Value == nil {
-			return []Part{}, true
-		}
-		return p.symParts(self, asg.Value.Parts, false, depth+1)
-	case pexp != nil:
-		return p.symParam(self, pexp, depth+1)
+	return asg, pexp
+}
+
+// loadedFrom says whether name's current value was read from an env
+// file: loaded names the file (as its load describes it) when an env-file
+// load set it; derived is set when a script assignment built it from such
+// a value (OTHER="$API_KEY", URL="https://u:${API_KEY}@host").
+func (p *planner) loadedFrom(ev *evaluator, name string, depth int) (loaded string, derived bool) {
+	vs, ok := ev.st.get(name)
+	if !ok {
+		return "", false
 	}
-	return nil, false
+	for _, o := range vs.origins {
+		if o.kind == evLoad {
+			what := o.what
+			if what == "" {
+				what = "an env file"
+			}
+			return what, false
+		}
+	}
+	if depth >= maxSymDepth || len(vs.origins) != 1 || vs.origins[0].kind != evAssign {
+		return "", false
+	}
+	asg, pexp := p.originStmt(vs.origins[0], name)
+	var n syntax.Node
+	switch {
+	case asg != nil && asg.Value != nil:
+		n = asg.Value
+	case pexp != nil && pexp.Exp != nil && pexp.Exp.Word != nil:
+		n = pexp.Exp.Word
+	default:
+		return "", false
+	}
+	return "", p.nodeLoaded(ev, n, name, depth+1)
+}
+
+// nodeLoaded reports whether a word reads a variable (other than self)
+// whose value was read from an env file.
+func (p *planner) nodeLoaded(ev *evaluator, n syntax.Node, self string, depth int) bool {
+	found := false
+	syntax.Walk(n, func(n syntax.Node) bool {
+		if found {
+			return false
+		}
+		if pe, ok := n.(*syntax.ParamExp); ok && pe.Param != nil && pe.Param.Value != self {
+			if l, d := p.loadedFrom(ev, pe.Param.Value, depth); l != "" || d {
+				found = true
+			}
+		}
+		return !found
+	})
+	return found
+}
+
+// wordLoaded reports whether a word of the script reads a value read
+// from an env file.
+func (p *planner) wordLoaded(ev *evaluator, w *syntax.Word, depth int) bool {
+	return p.nodeLoaded(ev, w, "", depth)
 }
 
 // env fills a start's environment: exported variables the scripts set,
@@ -538,6 +632,13 @@ func firstSite(evs []*event) *site {
 func (p *planner) valueWord(ev *evaluator, name string, v value, vs varState) Word {
 	switch v.k {
 	case vLit:
+		if _, derived := p.loadedFrom(ev, name, 0); derived {
+			// OTHER="$API_KEY": built from a value read from an env file.
+			if parts, ok := p.fromOrigin(ev, name, vs, 0); ok {
+				return Word{Parts: parts}
+			}
+			return Word{Text: "$" + name}
+		}
 		return Word{Parts: []Part{{Lit: v.s}}, Text: v.s}
 	case vOrig:
 		return Word{Parts: []Part{{Env: v.s}}, Text: "$" + v.s}

@@ -94,6 +94,8 @@ type builder struct {
 	// dependsOn names the launch blocks written for the workers the script
 	// starts in the background before this one.
 	dependsOn []string
+	// loaded are the names already noted as read from an env file.
+	loaded map[string]bool
 }
 
 func (b *builder) note(sec section, file string, line, col int, todo bool, format string, args ...any) {

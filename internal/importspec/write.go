@@ -74,6 +74,7 @@ func (b *builder) write(out *strings.Builder, w *envres.Start) {
 			continue
 		}
 		b.checkUTF8(secCommand, w, fmt.Sprintf("command[%d]", i), word.Parts)
+		b.noteLoaded(secCommand, w.File, w.Line, w.Col, word.Parts)
 		argv = append(argv, expr(word.Parts, b.vars))
 	}
 	how := map[envres.How]string{envres.HowExec: "exec'd", envres.HowBackground: "started in the background", envres.HowForeground: "run"}[w.How]
@@ -127,6 +128,7 @@ func (b *builder) write(out *strings.Builder, w *envres.Start) {
 		if e.Value.Resolved() {
 			need(e.Name, e.Value.Parts)
 			b.checkUTF8(secEnv, w, "env["+e.Name+"]", e.Value.Parts)
+			b.noteLoaded(secEnv, e.File, e.Line, 0, e.Value.Parts)
 			v = expr(e.Value.Parts, nil)
 		} else {
 			b.note(secEnv, e.File, e.Line, 0, true, "%s is set to %s, which cannot be resolved statically: it is written as the script's text; replace it", e.Name, e.Value.Text)
@@ -194,6 +196,22 @@ func (b *builder) write(out *strings.Builder, w *envres.Start) {
 	b.section(out, secOnStale)
 	if b.replace {
 		out.WriteString("\non_stale = \"replace\"\n")
+	}
+}
+
+// noteLoaded says, once per name, that a value the script read from an
+// env file is written as env("NAME"): import never copies a value it read
+// from a file.
+func (b *builder) noteLoaded(sec section, file string, line, col int, parts []envres.Part) {
+	for _, p := range parts {
+		if p.Loaded == "" || b.loaded[p.Env] {
+			continue
+		}
+		if b.loaded == nil {
+			b.loaded = map[string]bool{}
+		}
+		b.loaded[p.Env] = true
+		b.note(sec, file, line, col, false, "%s is read from %s by the script: the spec takes it from the caller as env(%q) (export it before childproof run, e.g. set -a; . %s; set +a) and copies no value of the file", p.Env, p.Loaded, p.Env, p.Loaded)
 	}
 }
 
