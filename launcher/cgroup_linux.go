@@ -12,6 +12,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/childproof/childproof/launcher/statedir"
 	"github.com/childproof/childproof/proc"
 	"golang.org/x/sys/unix"
 )
@@ -63,7 +64,11 @@ var cgroup2Mount = sync.OnceValue(func() string {
 // childproof creates for launch name: childproof-NAME-XXXXXXXX (8 lower
 // hex digits).
 func isCgroupName(base, name string) bool {
-	rest, ok := strings.CutPrefix(base, "childproof-"+safeName(name)+"-")
+	rest, ok := strings.CutPrefix(base, statedir.CgroupPrefix(name))
+	if !ok {
+		// A cgroup a record of the legacy naming names.
+		rest, ok = strings.CutPrefix(base, statedir.LegacyCgroupPrefix(name))
+	}
 	if !ok || len(rest) != 8 {
 		return false
 	}
@@ -107,7 +112,7 @@ func newCgroup(name string) (string, *os.File) {
 	// Empty cgroups of this name left by a childproof that was killed
 	// (nobody removed them) go now: we hold the name's lock, and rmdir
 	// fails on a cgroup that still has processes.
-	prefix := "childproof-" + safeName(name) + "-"
+	prefix := statedir.CgroupPrefix(name)
 	if ents, err := os.ReadDir(base); err == nil {
 		for _, e := range ents {
 			if isCgroupName(e.Name(), name) && e.IsDir() {

@@ -6,7 +6,6 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
-	"path/filepath"
 	"strings"
 
 	"github.com/childproof/childproof/redact"
@@ -42,7 +41,7 @@ type logMask struct {
 }
 
 func (s *State) logMaskPath(name string) string {
-	return filepath.Join(s.Dir, "logs", safeName(name)+".mask")
+	return s.files.Mask(name)
 }
 
 func (s *State) logMaskMAC(m logMask) string {

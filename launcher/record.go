@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"hash"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"sort"
@@ -17,6 +18,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/childproof/childproof/launcher/statedir"
 	"github.com/childproof/childproof/redact"
 	"github.com/childproof/childproof/verify"
 )
@@ -150,8 +152,16 @@ func (s *State) Masker(rec *Record) *redact.Set {
 	return set
 }
 
-func (s *State) recordPath(name string) string {
-	return filepath.Join(s.Dir, "records", safeName(name)+".json")
+func (s *State) recordPath(name string) string { return s.files.Record(name) }
+
+// legacyRecordPath is where a state dir of the legacy naming that could
+// not be migrated (read-only) keeps name's record, or "" when that is
+// recordPath.
+func (s *State) legacyRecordPath(name string) string {
+	if statedir.Legacy(name) == statedir.Encode(name) {
+		return ""
+	}
+	return s.files.LegacyRecord(name)
 }
 
 // ErrUntrusted is wrapped by the error Load returns for a record whose MAC
@@ -381,6 +391,20 @@ func (s *State) readRecordFile(name string) []byte {
 	return b
 }
 
+// ownRecord reports whether the record file bytes b name launch name (a
+// legacy file may be another name's: a..b and a__b shared one).
+func ownRecord(b []byte, name string) bool {
+	var sum struct {
+		Name *string `json:"name"`
+	}
+	for i, line := range bytes.SplitN(b, []byte{'\n'}, 4) {
+		if i < 3 && json.Unmarshal(line, &sum) == nil && sum.Name != nil {
+			return *sum.Name == name
+		}
+	}
+	return false
+}
+
 // Load reads the record of launch name. A missing record wraps
 // fs.ErrNotExist. A record that fails authentication is never returned:
 // the error is an *Error (Unproven, Kind verify.KindUntrustedRecord) wrapping
@@ -388,6 +412,14 @@ func (s *State) readRecordFile(name string) []byte {
 func (s *State) Load(name string) (*Record, error) {
 	path := s.recordPath(name)
 	b, err := readStateFile(path, maxRecordSize)
+	if errors.Is(err, fs.ErrNotExist) {
+		if old := s.legacyRecordPath(name); old != "" {
+			// A legacy file is name's only when it says so.
+			if ob, oerr := readStateFile(old, maxRecordSize); oerr == nil && ownRecord(ob, name) {
+				path, b, err = old, ob, nil
+			}
+		}
+	}
 	if err != nil {
 		return nil, fmt.Errorf("no record of launch %q: %w", name, err)
 	}
@@ -433,8 +465,12 @@ func (s *State) readRecord(name, path string, b []byte, r *Record, sum *recordSu
 		rep.ExitCode = verify.CodeVerify
 		return &Error{Outcome: Unproven, Kind: verify.KindUntrustedRecord, Msg: msg, Hint: hint, Err: ErrUntrusted, Report: rep}
 	}
+	stem := strings.TrimSuffix(filepath.Base(path), ".json")
 	named := func(got string) error {
-		if got != name && safeName(got) != name {
+		// The file must be the one of the launch it names (its encoded
+		// name, or its legacy one), and that launch the one asked for
+		// (name: the launch's name, or the stem when scan reads).
+		if !statedir.Names(stem, got) || name != stem && name != got {
 			return untrusted(fmt.Sprintf("it names launch %q", got))
 		}
 		return nil
@@ -487,7 +523,16 @@ func (s *State) readRecord(name, path string, b []byte, r *Record, sum *recordSu
 // Records returns every record, sorted by name. Records that cannot be
 // read, parsed or authenticated are left out (Census names them).
 func (s *State) Records() ([]*Record, error) {
-	recs, _, err := scan(s, func() func(string) (*Record, error) { return s.Load })
+	recs, _, err := scan(s, func() func(string) (*Record, error) {
+		return func(stem string) (*Record, error) {
+			path := filepath.Join(s.Dir, statedir.RecordsDir, stem+".json")
+			b, err := readStateFile(path, maxRecordSize)
+			if err != nil {
+				return nil, fmt.Errorf("no record of launch %q: %w", statedir.NameOfStem(stem), err)
+			}
+			return s.parseRecord(stem, path, b)
+		}
+	})
 	if err != nil {
 		return nil, err
 	}
@@ -521,7 +566,7 @@ func (s *State) summaries() ([]recordSummary, []badRecord, error) {
 		return func(name string) (recordSummary, error) {
 			b, err := readStateFileAt(dfd, dir, name+".json", maxRecordSize, buf)
 			if err != nil {
-				return recordSummary{}, fmt.Errorf("no record of launch %q: %w", name, err)
+				return recordSummary{}, fmt.Errorf("no record of launch %q: %w", statedir.NameOfStem(name), err)
 			}
 			buf = b
 			return s.parseSummary(name, filepath.Join(dir, name+".json"), b, mc)
@@ -542,7 +587,13 @@ func scan[T any](s *State, newLoad func() func(name string) (T, error)) ([]T, []
 	var names []string
 	for _, e := range ents {
 		n := e.Name()
-		if strings.HasPrefix(n, ".") || !strings.HasSuffix(n, ".json") {
+		if strings.HasPrefix(n, ".") {
+			// A temporary file whose writer died before its rename
+			// (SIGKILL mid-write) goes once it is old enough.
+			statedir.CleanTemp(filepath.Join(s.Dir, statedir.RecordsDir, n))
+			continue
+		}
+		if !strings.HasSuffix(n, ".json") {
 			continue
 		}
 		names = append(names, strings.TrimSuffix(n, ".json"))
@@ -566,7 +617,7 @@ func scan[T any](s *State, newLoad func() func(name string) (T, error)) ([]T, []
 	var bad []badRecord
 	for i, n := range names {
 		if errs[i] != nil {
-			bad = append(bad, badRecord{n, errs[i]})
+			bad = append(bad, badRecord{statedir.NameOfStem(n), errs[i]})
 			continue
 		}
 		out = append(out, recs[i])

@@ -20,6 +20,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/childproof/childproof/launcher/statedir"
 	"github.com/childproof/childproof/proc"
 	"github.com/childproof/childproof/schema"
 	"github.com/childproof/childproof/verify"
@@ -27,7 +28,17 @@ import (
 )
 
 func (s *State) historyDir(name string) string {
-	return filepath.Join(s.Dir, "history", safeName(name))
+	dir := s.files.History(name)
+	if statedir.Legacy(name) != statedir.Encode(name) {
+		// A state dir of the legacy naming that could not be migrated
+		// (read-only) is read as it is.
+		if _, err := os.Lstat(dir); err != nil {
+			if old := filepath.Join(s.Dir, statedir.HistoryDir, statedir.Legacy(name)); exists(old) {
+				return old
+			}
+		}
+	}
+	return dir
 }
 
 func (s *State) roundPath(name string, n int) string {
@@ -80,7 +91,7 @@ func (s *State) parseRound(name string, n int, b []byte) (*Round, error) {
 		why = "it has no MAC"
 	case err != nil || !hmac.Equal([]byte(want), []byte(r.MAC)):
 		why = "its MAC does not match its contents"
-	case r.N != n || safeName(r.Name) != safeName(name):
+	case r.N != n || r.Name != name:
 		why = fmt.Sprintf("it says it is round %d of %q", r.N, r.Name)
 	}
 	if why != "" {
@@ -190,7 +201,7 @@ func (s *State) updateRound(name string, n int, f func(*Round) bool) error {
 // lockHistory takes the history lock of name (waiting for it): every
 // read-modify-write of a round holds it.
 func (s *State) lockHistory(name string) (func(), error) {
-	f, err := openStateFile(filepath.Join(s.Dir, "locks", safeName(name)+".history.lock"), unix.O_RDWR|unix.O_CREAT, 0o600)
+	f, err := openStateFile(s.files.HistoryLock(name), unix.O_RDWR|unix.O_CREAT, 0o600)
 	if err != nil {
 		return nil, fmt.Errorf("history lock: %w", err)
 	}
@@ -701,4 +712,10 @@ func (s *State) Launching(name string) bool {
 	}
 	l.unlock()
 	return false
+}
+
+// exists reports whether path names something (not followed).
+func exists(path string) bool {
+	_, err := os.Lstat(path)
+	return err == nil
 }

@@ -12,6 +12,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/childproof/childproof/launcher/statedir"
 )
 
 // DefaultStateDir returns $CHILDPROOF_STATE_DIR, else
@@ -39,10 +41,12 @@ type State struct {
 	keyErr error
 	// recKey is recordKey's, derived once.
 	recKey []byte
+	// files names the launches' state files (statedir.Encode).
+	files statedir.Layout
 }
 
 // stateSubdirs are the directories childproof keeps in its state dir.
-var stateSubdirs = []string{"records", "logs", "locks", "history"}
+var stateSubdirs = statedir.Subdirs
 
 // OpenState opens (creating, mode 0700) the state dir; dir "" means
 // DefaultStateDir. Like OpenSSH's StrictModes, the state dir and its
@@ -79,7 +83,10 @@ func OpenState(dir string) (*State, error) {
 	if err := tighten(dir); err != nil {
 		return nil, fmt.Errorf("state dir: %w", err)
 	}
-	s := &State{Dir: dir}
+	// Files of the legacy, non-injective naming move to their encoded
+	// names once; a state dir that cannot be written is read in both.
+	statedir.Migrate(dir)
+	s := &State{Dir: dir, files: statedir.Layout{Dir: dir}}
 	s.key, s.keyErr = loadKey(filepath.Join(dir, "key"))
 	if s.keyErr != nil {
 		s.key = make([]byte, 32)
@@ -127,7 +134,7 @@ func tighten(dir string) error {
 	}
 	for _, e := range ents {
 		switch e.Name() {
-		case "key", "records", "logs", "locks", "history":
+		case "key", "records", "logs", "locks", "history", statedir.LayoutFile:
 		default:
 			if !strings.HasPrefix(e.Name(), "key.") {
 				return nil
@@ -159,7 +166,7 @@ type launchLock struct{ f *os.File }
 // lock takes the lock of launch name without waiting. Another holder is an
 // *Error (Locked) wrapping ErrLocked.
 func (s *State) lock(name string) (*launchLock, error) {
-	f, err := openStateFile(filepath.Join(s.Dir, "locks", safeName(name)+".lock"), os.O_RDWR|os.O_CREATE, 0o600)
+	f, err := openStateFile(s.files.Lock(name), os.O_RDWR|os.O_CREATE, 0o600)
 	if err != nil {
 		var e *Error
 		if errors.As(err, &e) {
@@ -167,9 +174,9 @@ func (s *State) lock(name string) (*launchLock, error) {
 		}
 		return nil, fmt.Errorf("lock: %w", err)
 	}
-	if err := tryLock(f); err != nil {
+	if err := statedir.TryLock(f); err != nil {
 		f.Close()
-		if errors.Is(err, errWouldBlock) {
+		if errors.Is(err, statedir.ErrWouldBlock) {
 			return nil, &Error{Outcome: Locked, Kind: KindLocked, Msg: fmt.Sprintf("another childproof launch of %q holds the lock", name), Err: ErrLocked,
 				Hint: "wait for it to finish, or stop it with 'childproof stop " + name + "'"}
 		}
@@ -187,20 +194,9 @@ func (l *launchLock) unlock() {
 	l.f = nil
 }
 
-func safeName(name string) string {
-	if name == "" {
-		return "_"
-	}
-	return nameReplacer.Replace(name)
-}
-
-// nameReplacer makes a launch name a file name (built once: ps names a
-// thousand record files).
-var nameReplacer = strings.NewReplacer("/", "_", "\x00", "_", "..", "__")
-
 // LogPath returns the log file of launch name.
 func (s *State) LogPath(name string) string {
-	return filepath.Join(s.Dir, "logs", safeName(name)+".log")
+	return s.files.Log(name)
 }
 
 // openLog starts the log of launch name, keeping keep earlier logs: the

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/childproof/childproof/launcher"
+	"github.com/childproof/childproof/launcher/statedir"
 	"github.com/hashicorp/hcl/v2"
 	"github.com/hashicorp/hcl/v2/hclsyntax"
 	"github.com/spf13/cobra"
@@ -71,8 +72,8 @@ func (a *app) recordedNames() []string {
 	}
 	var out []string
 	for _, e := range ents {
-		if n, ok := strings.CutSuffix(e.Name(), ".json"); ok && e.Type().IsRegular() {
-			out = append(out, n)
+		if n, ok := strings.CutSuffix(e.Name(), ".json"); ok && e.Type().IsRegular() && !strings.HasPrefix(n, ".") {
+			out = append(out, statedir.NameOfStem(n))
 		}
 	}
 	return out

@@ -1,0 +1,18 @@
+//go:build !unix
+
+package statedir
+
+// Migrated is false off Unix: there is no state dir there.
+func Migrated(dir string) bool { return false }
+
+// Migrate does nothing off Unix: there is no state dir there.
+func Migrate(dir string) error { return nil }
+
+// CleanTemps does nothing off Unix.
+func CleanTemps(dir, prefix string) int { return 0 }
+
+// IsTemp reports whether name is a temporary file's (see the Unix doc).
+func IsTemp(name, prefix string) bool { return false }
+
+// CleanTemp does nothing off Unix.
+func CleanTemp(path string) int { return 0 }
