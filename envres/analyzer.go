@@ -161,6 +161,9 @@ type analyzer struct {
 	fieldGen int // counts the chunks fieldBuf was cut from
 	// pass collects the facts the rules with a Run report from.
 	pass Pass
+	// shebangWraps are the notes of the shebang of the script runChild
+	// starts next (./F), handed over by command.
+	shebangWraps []wrapNote
 }
 
 func newAnalyzer(ctx context.Context, cfg Config, dir string) *analyzer {
@@ -502,6 +505,15 @@ func (a *analyzer) newEvent(kind evKind, s site, what string) *event {
 	return ev
 }
 
+// protNames returns the protected variables' names, sorted.
+func (a *analyzer) protNames() []string {
+	out := make([]string, len(a.protList))
+	for i, p := range a.protList {
+		out[i] = p.name
+	}
+	return out
+}
+
 // siteAt builds a site for a position in fc under st's chain.
 func (a *analyzer) siteAt(st *state, fc *fileCtx, p syntax.Pos) site {
 	l, c := fc.pos(p)
@@ -535,10 +547,10 @@ func (a *analyzer) lintScript(script string) error {
 	if pf.err != nil {
 		return pf.err
 	}
-	if !a.cfg.IgnoreShebang {
-		a.reportShebang(pf.src, site{file: pf.name, line: 1, col: 1})
-	}
 	st := a.initialState(a.dir)
+	if !a.cfg.IgnoreShebang {
+		st.wraps = shebangNotes(pf.src, site{file: pf.name, line: 1, col: 1})
+	}
 	// $0 and BASH_SOURCE are the path as given, as bash sets them.
 	st.dollar0, st.source = dotSlash(script), dotSlash(script)
 	fc := pf.ctx()

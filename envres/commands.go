@@ -3,7 +3,6 @@ package envres
 import (
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 
 	"mvdan.cc/sh/v3/syntax"
@@ -309,27 +308,24 @@ loop:
 			if !first {
 				break loop
 			}
-			i := 1
-			for i < len(fs) && fs[i].known && strings.HasPrefix(fs[i].s, "-") && fs[i].s != "-" {
-				if fs[i].s == "--" {
-					i++
-					break
+			args := make([]string, 0, len(fs)-1)
+			for _, f := range fs[1:] {
+				if !f.known {
+					break // an unknown word is the command
 				}
-				for _, ch := range fs[i].s[1:] {
-					switch ch {
-					case 'c':
-						a.report(EnvReset, a.siteAt(st, fc, fs[0].pos), "exec -c runs the command with an empty environment: every protected variable is dropped")
-						fork()
-						a.markReset(cst, nil)
-					case 'l':
-						a.report(LoginShell, a.siteAt(st, fc, fs[0].pos), "exec -l starts the command as a login shell: profile files run before the worker")
-					case 'a':
-						i++
-					}
-				}
-				i++
+				args = append(args, f.s)
 			}
-			fs = fs[i:]
+			o, n := wrapper.ParseExecArgs(args)
+			if o.Clear {
+				fork()
+				a.addWrap(cst, EnvReset, a.siteAt(st, fc, fs[0].pos), "exec -c runs the command with an empty environment: every protected variable is dropped", a.protNames()...)
+				a.markReset(cst, nil)
+			}
+			if o.Login {
+				fork()
+				a.addWrap(cst, LoginShell, a.siteAt(st, fc, fs[0].pos), "exec -l starts the command as a login shell: profile files run before the worker")
+			}
+			fs = fs[1+n:]
 			if len(fs) == 0 {
 				return // exec with redirections only
 			}
@@ -361,8 +357,16 @@ loop:
 			}
 			fs = stripWrapper("setsid", fs)
 		case "nice", "ionice", "stdbuf", "taskset", "chrt", "timeout", "time", "unbuffer", "chronic",
-			"numactl", "flock", "caffeinate", "xvfb-run", "prlimit", "systemd-inhibit", "dumb-init", "tini", "catchsegv", "strace", "ltrace", "gdbserver", "valgrind", "authbind", "cgexec", "firejail":
+			"numactl", "flock", "caffeinate", "xvfb-run", "prlimit", "systemd-inhibit", "dumb-init", "tini", "catchsegv", "strace", "ltrace", "gdbserver", "valgrind", "authbind", "cgexec", "firejail",
+			"gosu", "su-exec", "chpst", "xargs":
 			fs = stripWrapper(filepath.Base(name), fs)
+		case "setpriv":
+			if slices.ContainsFunc(fs[1:], func(f field) bool { return f.known && f.s == "--reset-env" }) {
+				fork()
+				a.addWrap(cst, EnvReset, a.siteAt(st, fc, fs[0].pos), "setpriv --reset-env clears the environment but TERM and sets HOME, SHELL, USER, LOGNAME and PATH anew: protected variables are dropped", a.protNames()...)
+				a.markReset(cst, nil)
+			}
+			fs = stripWrapper("setpriv", fs)
 		case "env":
 			var done bool
 			fs, done = a.envWrapper(st, &cst, fc, fs, fork)
@@ -439,7 +443,7 @@ loop:
 	if strings.Contains(name, "/") {
 		abs := joinPath(cst.cwd, name)
 		if abs != "" && a.isShellScript(abs) {
-			a.shebangFlags(st, fc, fs[0].pos, abs)
+			a.shebangWraps = a.shebangFlags(st, fc, fs[0].pos, abs)
 			a.runChild(st, cst, fc, fs[0].pos, abs, name, nil, fs[1:], mode, nohup, false)
 			a.fixLaunch(st, startSite)
 			return
@@ -457,42 +461,22 @@ func (a *analyzer) fixLaunch(st *state, s site) {
 	}
 }
 
-// stripWrapper drops a command wrapper and its options.
+// stripWrapper drops a transparent command wrapper (internal/wrapper's
+// table) and its options; an argument not known statically is the
+// command.
 func stripWrapper(name string, fs []field) []field {
-	i := 1
-	// Options that take a value.
-	withArg := map[string]string{
-		"nice": "n", "ionice": "cnp", "stdbuf": "ioe", "taskset": "", "chrt": "", "timeout": "sk",
-		"numactl": "CNmpi", "flock": "wE", "prlimit": "p", "strace": "eopsuE", "ltrace": "eopsuE", "valgrind": "",
-		"xvfb-run": "nsfe", "cgexec": "g",
-	}[name]
-	for i < len(fs) && fs[i].known && strings.HasPrefix(fs[i].s, "-") && fs[i].s != "-" {
-		o := fs[i].s
-		i++
-		if o == "--" {
+	args := make([]string, 0, len(fs)-1)
+	for _, f := range fs[1:] {
+		if !f.known {
 			break
 		}
-		if !strings.HasPrefix(o, "--") && len(o) == 2 && strings.ContainsRune(withArg, rune(o[1])) {
-			i++
-		}
+		args = append(args, f.s)
 	}
-	// Positional operands before the command.
-	switch name {
-	case "timeout", "flock", "cgexec":
-		i++
-	case "taskset", "chrt":
-		if i < len(fs) && fs[i].known {
-			if _, err := strconv.ParseUint(strings.TrimPrefix(fs[i].s, "0x"), 16, 64); err == nil || strings.ContainsAny(fs[i].s, ",-") {
-				i++
-			}
-		}
-	case "gdbserver":
-		i++
+	n, ok := wrapper.Skip(name, args)
+	if !ok {
+		n = 0
 	}
-	if i > len(fs) {
-		i = len(fs)
-	}
-	return fs[i:]
+	return fs[min(1+n, len(fs)):]
 }
 
 // external is a command that is not a shell, a script, a builtin or a
@@ -500,13 +484,16 @@ func stripWrapper(name string, fs []field) []field {
 func (a *analyzer) external(st, cst *state, fc *fileCtx, fs []field, mode callMode, nohup bool) {
 	ref := a.cmdRef(st, fc, fs)
 	ref.mode, ref.nohup = mode, nohup
+	ref.wraps, ref.returns = cst.wraps, returns(fs)
 	switch mode {
 	case callExec:
 		a.workerPoint(cst, ref)
+		a.reportWraps(cst.wraps, false)
 		a.endBg(st)
 		st.dead = true
 	case callBackground:
 		a.workerPoint(cst, ref)
+		a.reportWraps(cst.wraps, false)
 		st.launched = &bgLaunch{site: ref.site, nohup: nohup}
 	default:
 		if fs[0].known && trivial[filepath.Base(fs[0].s)] {
@@ -516,7 +503,7 @@ func (a *analyzer) external(st, cst *state, fc *fileCtx, fs []field, mode callMo
 		if a.plan != nil {
 			a.plan.ran(ref)
 		}
-		if cst != st {
+		if cst != st && cst.vars != st.vars {
 			// NAME=VALUE cmd: the command runs with the assignment.
 			a.workerPoint(cst, ref)
 		}
@@ -585,7 +572,7 @@ func (a *analyzer) envWrapper(st *state, cst **state, fc *fileCtx, fs []field, f
 			}
 		}
 		if len(lost) > 0 || len(a.protList) == 0 {
-			a.report(EnvReset, envSite, "env -i starts the command with an empty environment: protected variables are dropped", lost...)
+			a.addWrap(*cst, EnvReset, envSite, "env -i starts the command with an empty environment: protected variables are dropped", lost...)
 			a.markReset(*cst, snap)
 		}
 	}()
@@ -730,9 +717,13 @@ func (a *analyzer) sudoWrapper(st *state, cst **state, fc *fileCtx, fs []field, 
 	}
 	i := min(1+n, len(fs))
 	if login {
-		a.report(LoginShell, site, "sudo -i runs the target user's login shell: profile files run before the worker and the environment is reset")
 		fork()
+		a.addWrap(*cst, LoginShell, site, "sudo -i runs the target user's login shell: profile files run before the worker and the environment is reset")
 		a.markReset(*cst, nil)
+	}
+	if o.Shell && i >= len(fs) {
+		fork()
+		a.addWrap(*cst, InteractiveShell, site, "sudo -s with no command runs an interactive shell: rc files run")
 	}
 	// sudo NAME=VALUE … passes NAME on, like --preserve-env=NAME.
 	for _, f := range assigns {
@@ -748,12 +739,12 @@ func (a *analyzer) sudoWrapper(st *state, cst **state, fc *fileCtx, fs []field, 
 		switch {
 		case len(lost) == 0 && len(a.protList) > 0:
 		case hasList:
-			a.report(EnvReset, site, "sudo --preserve-env=LIST keeps only the listed names: other protected variables are dropped", lost...)
 			fork()
+			a.addWrap(*cst, EnvReset, site, "sudo --preserve-env=LIST keeps only the listed names: other protected variables are dropped", lost...)
 			a.markReset(*cst, nil)
 		default:
-			a.report(EnvReset, site, "sudo resets the environment (env_reset) unless -E or --preserve-env is given: protected variables are dropped", lost...)
 			fork()
+			a.addWrap(*cst, EnvReset, site, "sudo resets the environment (env_reset) unless -E or --preserve-env is given: protected variables are dropped", lost...)
 			a.markReset(*cst, nil)
 		}
 	}
@@ -790,22 +781,36 @@ func (a *analyzer) suWrapper(st *state, cst **state, fc *fileCtx, s *syntax.Stmt
 	var direct []field
 	if o.Command >= 0 {
 		c := fs[1+o.Command]
-		if o.CommandInline {
-			c.s = strings.TrimPrefix(c.s, "--command=")
+		if o.CommandPrefix != "" {
+			c.s = strings.TrimPrefix(c.s, o.CommandPrefix)
+			c.word = nil // positions: the string starts inside the word
 		}
 		cmd = &c
 	}
 	if o.Direct >= 0 {
 		direct = fs[1+o.Direct:]
 	}
-	if login {
-		a.report(LoginShell, site, base+" with a login flag starts a login shell: the environment is reset and profile files run before the worker")
-	} else if !preserve {
-		a.report(EnvReset, site, base+" starts the command with a reset environment: protected variables are dropped")
-	}
-	if login || !preserve {
+	switch {
+	case login:
 		fork()
+		a.addWrap(*cst, LoginShell, site, base+" with a login flag starts a login shell: the environment is reset and profile files run before the worker")
 		a.markReset(*cst, nil)
+	case !preserve:
+		// util-linux: without a login flag the environment is kept,
+		// except HOME, SHELL, USER and LOGNAME, which are set anew.
+		var lost []string
+		for _, p := range a.protList {
+			if slices.Contains(wrapper.SuChanged, p.name) {
+				lost = append(lost, p.name)
+			}
+		}
+		if len(lost) > 0 {
+			fork()
+			a.addWrap(*cst, EnvReset, site, base+" without a login flag keeps the environment but sets HOME, SHELL, USER and LOGNAME anew: protected variables among them are changed", lost...)
+			for _, n := range lost {
+				(*cst).set(n, varState{v: unknownValue, exp: triYes})
+			}
+		}
 	}
 	if direct != nil {
 		return direct, false
@@ -830,11 +835,18 @@ func (a *analyzer) shellCall(st, cst *state, fc *fileCtx, s *syntax.Stmt, fs []f
 	i := 1 + n
 	site := a.siteAt(st, fc, fs[0].pos)
 	sh := filepath.Base(fs[0].s)
+	if login || inter {
+		// A copy of the command's state that only adds the notes: the
+		// variables are the caller's (cst.vars is not written through it).
+		c := *cst
+		c.wraps = cst.wraps[:len(cst.wraps):len(cst.wraps)]
+		cst = &c
+	}
 	if login {
-		a.report(LoginShell, site, sh+" -l starts a login shell: /etc/profile and ~/.profile run before the worker and may reset or re-source protected variables")
+		a.addWrap(cst, LoginShell, site, sh+" -l starts a login shell: /etc/profile and ~/.profile run before the worker and may reset or re-source protected variables")
 	}
 	if inter {
-		a.report(InteractiveShell, site, sh+" -i starts an interactive shell: ~/.bashrc (or $ENV) runs before the worker and may change protected variables")
+		a.addWrap(cst, InteractiveShell, site, sh+" -i starts an interactive shell: ~/.bashrc (or $ENV) runs before the worker and may change protected variables")
 	}
 	rest := fs[min(i, len(fs)):]
 	if cmdMode {
@@ -928,6 +940,9 @@ func (a *analyzer) embeddedCtx(fc *fileCtx, str field) *fileCtx {
 // it inherits only exported variables.
 func (a *analyzer) runChild(st, cst *state, fc *fileCtx, callPos syntax.Pos, abs, given string, emb *childSrc, args []field, mode callMode, nohup, allexp bool) {
 	callSite := a.siteAt(st, fc, callPos)
+	shebang := a.shebangWraps
+	a.shebangWraps = nil
+	var handed *cmdRef // a foreground child's last command, for its wrappers
 	finish := func() {
 		switch mode {
 		case callExec:
@@ -936,7 +951,7 @@ func (a *analyzer) runChild(st, cst *state, fc *fileCtx, callPos syntax.Pos, abs
 		case callBackground:
 			st.launched = &bgLaunch{site: callSite, nohup: nohup}
 		default:
-			st.lastCmd = nil
+			st.lastCmd = handed
 		}
 	}
 	if a.depth >= maxDepth || (abs != "" && a.onStack(abs)) {
@@ -960,7 +975,8 @@ func (a *analyzer) runChild(st, cst *state, fc *fileCtx, callPos syntax.Pos, abs
 		stmts = pf.file.Stmts
 	}
 	ch := &state{vars: newLayer(nil), cwd: cst.cwd, args: args, reset: cst.reset, preReset: cst.preReset, allexport: allexp,
-		loaded: cst.loaded, pending: cst.pending[:len(cst.pending):len(cst.pending)]}
+		loaded: cst.loaded, pending: cst.pending[:len(cst.pending):len(cst.pending)],
+		wraps: append(cst.wraps[:len(cst.wraps):len(cst.wraps)], shebang...), fgChild: mode == callNormal}
 	for k, v := range cst.vars.all() {
 		if v.exp != triNo {
 			ch.set(k, v)
@@ -988,6 +1004,9 @@ func (a *analyzer) runChild(st, cst *state, fc *fileCtx, callPos syntax.Pos, abs
 	a.stmts(ch, cfc, stmts)
 	a.depth--
 	a.processEnd(ch, cfc, true)
+	if l := ch.lastCmd; l != nil && !ch.dead && len(l.wraps) > 0 {
+		handed = &cmdRef{site: l.site, wraps: l.wraps, returns: l.returns, wrapOnly: true}
+	}
 	a.funcSite, a.funcName, a.funcSiteBuf = saveSite, saveName, saveBuf
 	finish()
 }

@@ -405,7 +405,12 @@ func (a *analyzer) processEnd(st *state, fc *fileCtx, script bool) {
 		return
 	}
 	if script && st.lastCmd != nil {
-		a.workerPoint(st, st.lastCmd)
+		if !st.lastCmd.wrapOnly {
+			a.workerPoint(st, st.lastCmd)
+		}
+		if !st.fgChild {
+			a.reportWraps(st.lastCmd.wraps, st.lastCmd.returns)
+		}
 	}
 	a.endBg(st)
 }

@@ -54,26 +54,32 @@ func shebangInvocation(src []byte) shebangOpts {
 	return o
 }
 
-// reportShebang reports a shebang that starts a login or interactive
-// shell, at line 1 of the script, with s's chain.
-func (a *analyzer) reportShebang(src []byte, s site) {
+// shebangNotes returns the wrapper notes of a shebang that starts a login
+// or interactive shell, at line 1 of the script, with s's chain: they
+// count whenever the script launches anything (always).
+func shebangNotes(src []byte, s site) []wrapNote {
 	o := shebangInvocation(src)
+	var ws []wrapNote
 	if o.login {
-		a.report(LoginShell, s, "the shebang starts "+o.shell+" as a login shell: profile files run before the script's first line and may reset protected variables")
+		ws = append(ws, wrapNote{rule: LoginShell, site: s, always: true,
+			msg: "the shebang starts " + o.shell + " as a login shell: profile files run before the script's first line and may reset protected variables"})
 	}
 	if o.interactive {
-		a.report(InteractiveShell, s, "the shebang starts "+o.shell+" as an interactive shell: rc files run before the script's first line and may change protected variables")
+		ws = append(ws, wrapNote{rule: InteractiveShell, site: s, always: true,
+			msg: "the shebang starts " + o.shell + " as an interactive shell: rc files run before the script's first line and may change protected variables"})
 	}
+	return ws
 }
 
-// shebangFlags reports a script run by its path (./F) whose shebang starts
-// a login or interactive shell, at the shebang, with the call in the chain.
-func (a *analyzer) shebangFlags(st *state, fc *fileCtx, callPos syntax.Pos, abs string) {
+// shebangFlags returns the notes of a script run by its path (./F) whose
+// shebang starts a login or interactive shell, at the shebang, with the
+// call in the chain.
+func (a *analyzer) shebangFlags(st *state, fc *fileCtx, callPos syntax.Pos, abs string) []wrapNote {
 	head, err := a.openHead(abs)
 	if err != nil {
-		return
+		return nil
 	}
 	call := a.siteAt(st, fc, callPos)
-	a.reportShebang(head, site{file: a.display(abs), line: 1, col: 1,
+	return shebangNotes(head, site{file: a.display(abs), line: 1, col: 1,
 		chain: append(st.chain[:len(st.chain):len(st.chain)], ChainLink{File: call.file, Line: call.line})})
 }

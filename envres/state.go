@@ -254,6 +254,13 @@ type state struct {
 	subshell bool
 	// launched is the background launch made by the command being walked.
 	launched *bgLaunch
+	// wraps are the wrappers this process or command runs under, reported
+	// only where a worker starts (wraps.go).
+	wraps []wrapNote
+	// fgChild marks a child process run in the foreground (bash F, su -c
+	// …): its last command is the worker only if its caller ends next, so
+	// its wrappers are handed to the caller's last command.
+	fgChild bool
 }
 
 type bgLaunch struct {
@@ -271,6 +278,12 @@ type cmdRef struct {
 	fc    *fileCtx
 	mode  callMode
 	nohup bool
+	// wraps are the wrappers the command runs under; returns marks a
+	// program known to run and return (wraps.go); wrapOnly marks the last
+	// command of a foreground child handed to its caller for its wrappers.
+	wraps    []wrapNote
+	returns  bool
+	wrapOnly bool
 }
 
 // loadCtx marks that the statements being walked come from an env file.
@@ -293,6 +306,7 @@ func (s *state) fork() *state {
 	c.pending = s.pending[:len(s.pending):len(s.pending)]
 	c.bg = s.bg[:len(s.bg):len(s.bg)]
 	c.chain = s.chain[:len(s.chain):len(s.chain)]
+	c.wraps = s.wraps[:len(s.wraps):len(s.wraps)]
 	if s.pidVars != nil {
 		c.pidVars = s.pidVars
 	}

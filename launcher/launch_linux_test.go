@@ -700,3 +700,40 @@ func TestStopLeftoversOfGoneWorker(t *testing.T) {
 		t.Errorf("the worker's child (pid %d) still runs: %s", child, res.Message)
 	}
 }
+
+// TestRunuserKeepsEnv: runuser -u keeps the environment (only HOME, USER
+// and LOGNAME are set anew), so the live chain check does not call it an
+// env-reset when the worker has every value; runuser -l does reset it.
+func TestRunuserKeepsEnv(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("runuser needs root")
+	}
+	runuser, err := exec.LookPath("runuser")
+	if err != nil {
+		t.Skip("no runuser (util-linux)")
+	}
+	f := newFixture(t)
+	dir := t.TempDir()
+	script := filepath.Join(dir, "dispatch.sh")
+	os.WriteFile(script, []byte(runuser+" -u root -- \"$1\" helper serve \"$2\"\n"), 0o755)
+	l := f.spec("runuser")
+	l.Command = nil
+	l.Dispatch = []string{script, filepath.Join(f.bin, "mock-srv"), "127.0.0.1:" + strconv.Itoa(f.port)}
+	la, err := f.start(t, l, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !la.Report.Verified || la.Report.Has(verify.KindWrapper) {
+		t.Fatalf("runuser -u: report %+v", la.Report)
+	}
+	la.Stop(context.Background())
+	noListener(t, f.port)
+
+	os.WriteFile(script, []byte(runuser+" -l root -c \"\\\"$1\\\" helper serve $2\"\n"), 0o755)
+	_, err = f.start(t, l, false)
+	var e *Error
+	if !errors.As(err, &e) || e.Report == nil || !e.Report.Has(verify.KindWrapper) {
+		t.Fatalf("runuser -l in the chain is not reported: %v", err)
+	}
+	noListener(t, f.port)
+}

@@ -172,6 +172,10 @@ func chain(p proc.FS, root, worker int) []int {
 }
 
 func (v *Verifier) checkChain(r *Report, c Check, worker int) {
+	// A wrapper is judged by what it does to the names the worker is
+	// checked for (internal/wrapper's table): su without a login flag
+	// keeps every name but HOME, SHELL, USER and LOGNAME.
+	protected := c.Expect.names()
 	for _, pid := range chain(v.Proc, c.Root, worker) {
 		argv, _ := v.Proc.Cmdline(pid)
 		comm, _ := v.Proc.Comm(pid)
@@ -179,7 +183,7 @@ func (v *Verifier) checkChain(r *Report, c Check, worker int) {
 			argv = []string{}
 		}
 		r.Chain = append(r.Chain, ChainEntry{Pid: pid, Comm: comm, Argv: argv})
-		for _, rule := range wrapper.Classify(argv) {
+		for _, rule := range wrapper.ClassifyFor(argv, protected) {
 			if slices.Contains(c.Forbid, rule) {
 				r.Add(KindWrapper, "pid %d (%s) between the launch root and the worker is a %s: %s", pid, comm, rule, strings.Join(argv, " "))
 			}

@@ -1,6 +1,9 @@
 package wrapper
 
-import "strings"
+import (
+	"slices"
+	"strings"
+)
 
 // SudoOptions are what sudo's (or doas's) options ask for.
 type SudoOptions struct {
@@ -9,6 +12,7 @@ type SudoOptions struct {
 	List     []string // --preserve-env=A,B: only these names are kept
 	HasList  bool     // a --preserve-env=LIST was given
 	Assigns  []int    // the indexes in args of NAME=VALUE arguments, passed to the command
+	Shell    bool     // -s, --shell: $SHELL runs the command (with -c), or interactively without one
 }
 
 // sudoValue are sudo's one-letter options that take a value.
@@ -38,6 +42,9 @@ func ParseSudoArgs(args []string) (SudoOptions, int) {
 		case a == "-i" || a == "--login":
 			o.Login = true
 			i++
+		case a == "-s" || a == "--shell":
+			o.Shell = true
+			i++
 		case strings.HasPrefix(a, "--"):
 			if !strings.Contains(a, "=") {
 				switch a {
@@ -54,6 +61,8 @@ func ParseSudoArgs(args []string) (SudoOptions, int) {
 					o.Preserve = true
 				case 'i':
 					o.Login = true
+				case 's':
+					o.Shell = true
 				}
 				if strings.ContainsRune(sudoValue, c) {
 					if j == len(a)-2 {
@@ -76,63 +85,112 @@ func ParseSudoArgs(args []string) (SudoOptions, int) {
 type SuOptions struct {
 	Login    bool // -, -l, --login: a login shell, with a reset environment
 	Preserve bool // -m, -p, --preserve-environment
-	// Command is the index in args of -c's or --command's string, -1 when
-	// there is none; with CommandInline, of the --command=STRING argument.
+	// Command is the index in args of the argument holding -c's or
+	// --command's string, -1 when there is none; CommandPrefix is what
+	// precedes the string in that argument ("-c" in -cSTRING, "-lc" in
+	// -lcSTRING, "--command=" in --command=STRING; "" when the string is
+	// the whole argument).
 	Command       int
-	CommandInline bool
+	CommandPrefix string
 	// Direct is the index in args where runuser -u USER's command starts,
 	// -1 when there is none.
 	Direct int
 }
 
-// ParseSuArgs reads the options of su or runuser (prog, a base name) and
-// returns them with the index in args where reading stopped: the end, a
-// runuser -u command, or an empty string (a caller that cannot read an
-// argument statically passes "" for it). Other operands are the user.
+// suValue are su's and runuser's one-letter options that take a value
+// (util-linux: "c:fg:G:lmpPs:u:hVw:"; u is runuser's).
+const suValue = "cgGsuw"
+
+// suLongValue are their long options that take a value.
+var suLongValue = []string{"--command", "--session-command", "--group", "--supp-group", "--shell", "--whitelist-environment", "--user"}
+
+// ParseSuArgs reads the options of su or runuser (prog, a base name) as
+// getopt_long does — clustered (-lc), values attached (-c"CMD", -s/bin/sh)
+// or separate, long options with "=" or a separate value, "--", options
+// after the user (GNU permutes) — and returns them with the index in args
+// where reading stopped: the end, a runuser -u command, or an empty string
+// (a caller that cannot read an argument statically passes "" for it).
+// Other operands are the user and arguments for the shell.
 func ParseSuArgs(prog string, args []string) (SuOptions, int) {
 	o := SuOptions{Command: -1, Direct: -1}
+	user := false // runuser -u USER was given
 	i := 0
 	for i < len(args) && args[i] != "" {
 		a := args[i]
 		switch {
-		case a == "-" || a == "-l" || a == "--login":
+		case a == "-":
 			o.Login = true
 			i++
-		case a == "-m" || a == "-p" || a == "--preserve-environment":
-			o.Preserve = true
-			i++
-		case a == "-c" || a == "--command":
-			if i+1 < len(args) {
-				o.Command, o.CommandInline = i+1, false
-			}
-			i += 2
-		case strings.HasPrefix(a, "--command="):
-			o.Command, o.CommandInline = i, true
-			i++
-		case a == "-u" && prog == "runuser":
-			i += 2
-			if i < len(args) && args[i] == "--" {
-				i++
-			}
-			o.Direct = min(i, len(args))
-			return o, o.Direct
-		case a == "-s" || a == "--shell" || a == "-g" || a == "--group" || a == "-G" || a == "--supp-group" || a == "-w" || a == "--whitelist-environment":
-			i += 2
 		case a == "--":
 			i++
+			if user {
+				o.Direct = min(i, len(args))
+				return o, o.Direct
+			}
+			return o, len(args) // the rest are the user and the shell's arguments
+		case strings.HasPrefix(a, "--"):
+			name, val, eq := strings.Cut(a, "=")
+			switch name {
+			case "--login":
+				o.Login = true
+			case "--preserve-environment":
+				o.Preserve = true
+			case "--command", "--session-command":
+				switch {
+				case eq:
+					o.Command, o.CommandPrefix = i, name+"="
+				case i+1 < len(args):
+					o.Command, o.CommandPrefix = i+1, ""
+				}
+			case "--user":
+				user = user || prog == "runuser"
+			}
+			_ = val
+			i++
+			if !eq && slices.Contains(suLongValue, name) {
+				i++
+			}
 		case strings.HasPrefix(a, "-") && len(a) > 1:
-			for _, c := range a[1:] {
+			i++
+			for j := 1; j < len(a); j++ {
+				c := a[j]
 				switch c {
 				case 'l':
 					o.Login = true
 				case 'm', 'p':
 					o.Preserve = true
 				}
+				if strings.IndexByte(suValue, c) < 0 || c == 'u' && prog != "runuser" {
+					continue
+				}
+				attached := j < len(a)-1
+				if c == 'c' {
+					if attached {
+						o.Command, o.CommandPrefix = i-1, a[:j+1]
+					} else if i < len(args) {
+						o.Command, o.CommandPrefix = i, ""
+					}
+				}
+				if c == 'u' {
+					user = true
+				}
+				if !attached {
+					i++
+				}
+				break
 			}
-			i++
 		default:
-			i++ // the user
+			if user {
+				// runuser -u USER COMMAND…: every operand is the command.
+				o.Direct = i
+				return o, i
+			}
+			i++ // the user, or an argument for the shell
 		}
+	}
+	if user && o.Direct < 0 {
+		o.Direct = min(i, len(args))
+		return o, o.Direct
 	}
 	return o, i
 }

@@ -74,6 +74,8 @@ func ParseShellArgs(args []string) (ShellOptions, int) {
 			switch a {
 			case "--login":
 				o.Login = true
+			case "--interactive": // zsh, yash
+				o.Interactive = true
 			case "--rcfile", "--init-file":
 				i++
 			}
@@ -106,39 +108,8 @@ func ParseShellArgs(args []string) (ShellOptions, int) {
 	return o, i
 }
 
-// Classify returns the wrapper rules a process with argv breaks: a shell
-// started as a login (argv[0] "-bash", -l, --login) or interactive (-i)
-// shell, and su, runuser and sudo, which reset the environment (sudo keeps
-// it with -E or --preserve-env) and may start a login shell.
-func Classify(argv []string) []string {
-	if len(argv) == 0 {
-		return nil
-	}
-	var out []string
-	a0 := argv[0]
-	base := filepath.Base(strings.TrimPrefix(a0, "-"))
-	switch {
-	case IsShell(base):
-		o, _ := ParseShellArgs(argv[1:])
-		if o.Login || strings.HasPrefix(a0, "-") {
-			out = append(out, LoginShell)
-		}
-		if o.Interactive {
-			out = append(out, InteractiveShell)
-		}
-	case base == "su" || base == "runuser":
-		out = append(out, EnvReset)
-		if o, _ := ParseSuArgs(base, argv[1:]); o.Login {
-			out = append(out, LoginShell)
-		}
-	case base == "sudo":
-		o, _ := ParseSudoArgs(argv[1:])
-		if o.Login {
-			out = append(out, LoginShell)
-		}
-		if !o.Preserve && !o.HasList {
-			out = append(out, EnvReset)
-		}
-	}
-	return out
-}
+// Classify returns the wrapper rules a process with argv breaks when no
+// name is protected: a shell started as a login (argv[0] "-bash", -l,
+// --login) or interactive (-i) shell, and the wrappers of Lookup that
+// reset the environment or start a login shell (ClassifyFor).
+func Classify(argv []string) []string { return ClassifyFor(argv, nil) }

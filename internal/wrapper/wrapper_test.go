@@ -23,15 +23,22 @@ func TestClassify(t *testing.T) {
 		{[]string{"sudo", "-E", "srv"}, nil},
 		{[]string{"sudo", "--preserve-env=KEY", "srv"}, nil},
 		{[]string{"sudo", "-i", "srv"}, []string{"login-shell", "env-reset"}},
-		{[]string{"su", "-", "app"}, []string{"env-reset", "login-shell"}},
-		{[]string{"runuser", "-u", "app", "srv"}, []string{"env-reset"}},
+		{[]string{"su", "-", "app"}, []string{"login-shell", "env-reset"}},
+		{[]string{"runuser", "-u", "app", "srv"}, nil}, // keeps the environment but HOME, SHELL, USER, LOGNAME
+		{[]string{"su", "app", "-c", "srv"}, nil},
+		{[]string{"runuser", "-l", "app", "-c", "srv"}, []string{"login-shell", "env-reset"}},
+		{[]string{"env", "-i", "srv"}, []string{"env-reset"}},
+		{[]string{"env", "-i", "A=1", "srv"}, nil}, // with no protected name, a reset that passes names on is a choice
+		{[]string{"setpriv", "--reuid=1", "--reset-env", "srv"}, []string{"env-reset"}},
+		{[]string{"gosu", "app", "srv"}, nil},
+		{[]string{"sudo", "-s"}, []string{"interactive-shell", "env-reset"}},
 		{[]string{"python3", "-l"}, nil},
 		{[]string{"yash", "-l"}, []string{"login-shell"}},
 		{[]string{"bash", "-c", "-l", "srv"}, []string{"login-shell"}},
 		{[]string{"bash", "-eo", "pipefail", "-i"}, []string{"interactive-shell"}},
 		{[]string{"bash", "+o", "-l", "-i"}, []string{"interactive-shell"}},
 		{[]string{"bash", "-", "-l"}, nil},
-		{[]string{"su", "-lm", "app"}, []string{"env-reset", "login-shell"}},
+		{[]string{"su", "-lm", "app"}, []string{"login-shell", "env-reset"}},
 		{[]string{"sudo", "srv", "-i"}, []string{"env-reset"}}, // -i is srv's
 		{[]string{"sudo", "-u", "app", "-i"}, []string{"login-shell", "env-reset"}},
 		{nil, nil},
@@ -99,7 +106,14 @@ func TestParseSuArgs(t *testing.T) {
 		stop int
 	}{
 		{"su", []string{"-", "app", "-c", "exec srv"}, SuOptions{Login: true, Command: 3, Direct: -1}, 4},
-		{"su", []string{"-m", "app", "--command=exec srv"}, SuOptions{Preserve: true, Command: 2, CommandInline: true, Direct: -1}, 3},
+		{"su", []string{"-m", "app", "--command=exec srv"}, SuOptions{Preserve: true, Command: 2, CommandPrefix: "--command=", Direct: -1}, 3},
+		{"su", []string{"-c/tmp/entry.sh", "node"}, SuOptions{Command: 0, CommandPrefix: "-c", Direct: -1}, 2},
+		{"su", []string{"-lc", "srv", "app"}, SuOptions{Login: true, Command: 1, Direct: -1}, 3},
+		{"su", []string{"-mcsrv", "app"}, SuOptions{Preserve: true, Command: 0, CommandPrefix: "-mc", Direct: -1}, 2},
+		{"su", []string{"--command", "srv", "--shell=/bin/sh", "app"}, SuOptions{Command: 1, Direct: -1}, 4},
+		{"su", []string{"-s", "/bin/sh", "-c", "srv", "app"}, SuOptions{Command: 3, Direct: -1}, 5},
+		{"runuser", []string{"-uapp", "srv"}, SuOptions{Command: -1, Direct: 1}, 1},
+		{"runuser", []string{"--user=app", "--", "srv"}, SuOptions{Command: -1, Direct: 2}, 2},
 		{"su", []string{"-lp", "-s", "/bin/sh", "app"}, SuOptions{Login: true, Preserve: true, Command: -1, Direct: -1}, 4},
 		{"runuser", []string{"-u", "app", "--", "srv", "-l"}, SuOptions{Command: -1, Direct: 3}, 3},
 		{"runuser", []string{"-u"}, SuOptions{Command: -1, Direct: 1}, 1},
@@ -111,5 +125,71 @@ func TestParseSuArgs(t *testing.T) {
 		if got != tt.want || n != tt.stop {
 			t.Errorf("ParseSuArgs(%s, %q) = %+v, %d; want %+v, %d", tt.prog, tt.args, got, n, tt.want, tt.stop)
 		}
+	}
+}
+
+func TestClassifyFor(t *testing.T) {
+	tests := []struct {
+		argv []string
+		prot []string
+		want []string
+	}{
+		{[]string{"su", "app", "-c", "srv"}, []string{"KEY"}, nil},
+		{[]string{"su", "app", "-c", "srv"}, []string{"HOME"}, []string{"env-reset"}},
+		{[]string{"su", "-m", "app", "-c", "srv"}, []string{"HOME"}, nil},
+		{[]string{"sudo", "--preserve-env=KEY", "srv"}, []string{"KEY"}, nil},
+		{[]string{"sudo", "--preserve-env=KEY", "srv"}, []string{"KEY", "B"}, []string{"env-reset"}},
+		{[]string{"sudo", "KEY=1", "srv"}, []string{"KEY"}, nil},
+		{[]string{"env", "-i", "KEY=1", "srv"}, []string{"KEY"}, nil},
+		{[]string{"env", "-u", "KEY", "srv"}, []string{"KEY"}, []string{"env-reset"}},
+		{[]string{"nice", "-n", "5", "srv"}, []string{"KEY"}, nil},
+		{[]string{"srv"}, []string{"KEY"}, nil},
+	}
+	for _, tt := range tests {
+		if got := ClassifyFor(tt.argv, tt.prot); !cmp.Equal(got, tt.want) {
+			t.Errorf("ClassifyFor(%q, %q) = %q, want %q", tt.argv, tt.prot, got, tt.want)
+		}
+	}
+}
+
+func TestLookupCommand(t *testing.T) {
+	tests := []struct {
+		argv    []string
+		command int
+		script  int
+	}{
+		{[]string{"nice", "-n", "5", "srv"}, 3, -1},
+		{[]string{"nice", "-n5", "srv"}, 2, -1},
+		{[]string{"nice", "--adjustment=5", "srv"}, 2, -1},
+		{[]string{"ionice", "-c2", "-n", "7", "srv"}, 4, -1},
+		{[]string{"taskset", "-c", "0-3", "srv"}, 3, -1},
+		{[]string{"taskset", "0x3", "srv"}, 2, -1},
+		{[]string{"numactl", "--cpunodebind=0", "--membind", "0", "srv"}, 4, -1},
+		{[]string{"stdbuf", "-oL", "-e", "0", "srv"}, 4, -1},
+		{[]string{"timeout", "-k", "5", "60s", "srv"}, 4, -1},
+		{[]string{"timeout", "--signal=TERM", "60", "srv"}, 3, -1},
+		{[]string{"xargs", "-0", "-n1", "-I", "{}", "srv"}, 5, -1},
+		{[]string{"gosu", "app", "srv"}, 2, -1},
+		{[]string{"su-exec", "app:app", "srv"}, 2, -1},
+		{[]string{"setpriv", "--reuid", "1000", "--init-groups", "srv"}, 4, -1},
+		{[]string{"chpst", "-u", "app", "srv"}, 3, -1},
+		{[]string{"sudo", "-u", "app", "--", "srv"}, 4, -1},
+		{[]string{"env", "-i", "A=1", "--", "B=2", "srv"}, 5, -1},
+		{[]string{"env", "-uA", "srv"}, 2, -1},
+		{[]string{"su", "-c", "srv", "app"}, -1, 2},
+		{[]string{"su", "-c\"srv\"", "app"}, -1, 1},
+		{[]string{"runuser", "-u", "app", "--", "srv"}, 4, -1},
+		{[]string{"bash", "-lc", "srv"}, -1, 2},
+		{[]string{"nohup", "srv"}, 1, -1},
+		{[]string{"nohup"}, -1, -1},
+	}
+	for _, tt := range tests {
+		e, ok := Lookup(tt.argv)
+		if !ok || e.Command != tt.command || e.Script != tt.script {
+			t.Errorf("Lookup(%q) = %+v, %v; want command %d, script %d", tt.argv, e, ok, tt.command, tt.script)
+		}
+	}
+	if _, ok := Lookup([]string{"python3", "-m", "x"}); ok {
+		t.Error("python3 is no wrapper")
 	}
 }

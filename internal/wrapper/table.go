@@ -1,0 +1,380 @@
+package wrapper
+
+import (
+	"path/filepath"
+	"slices"
+	"strings"
+)
+
+// SuChanged are the names su and runuser set anew when they run a
+// command without a login flag and without -m/-p: util-linux su(1),
+// "the environment is not reset except HOME, SHELL, USER and LOGNAME"
+// (USER and LOGNAME for a target other than root; measured: runuser -u
+// sets HOME, USER and LOGNAME too, and keeps every other name).
+var SuChanged = []string{"HOME", "SHELL", "USER", "LOGNAME"}
+
+// Effect is what one wrapper does, by its manual, to the environment and
+// the rc files of the command it starts.
+type Effect struct {
+	// Prog is the wrapper's base name.
+	Prog string
+	// Login: a login shell runs (profile files); Interactive: an
+	// interactive shell runs (rc files).
+	Login, Interactive bool
+	// Reset: the command starts with a fresh environment; only Keep (and
+	// the names the wrapper itself sets) reach it.
+	Reset bool
+	// Keep are the names a Reset passes on: sudo --preserve-env=LIST and
+	// sudo NAME=V, env -i NAME=V.
+	Keep []string
+	// Changed are names the wrapper sets anew without a Reset (su without
+	// a login flag: HOME, SHELL, USER, LOGNAME).
+	Changed []string
+	// Unset are names env -u removes.
+	Unset []string
+	// Command is the index in argv where the wrapped command's argv
+	// starts, -1 when the wrapper runs no command of its own (a shell
+	// with -c, su -c, or nothing left).
+	Command int
+	// Script is the index in argv of a command string (su -c STRING,
+	// su -cSTRING, --command=STRING, sh -c STRING), -1 when none; with
+	// ScriptPrefix, the string is argv[Script] without that prefix.
+	Script       int
+	ScriptPrefix string
+}
+
+// Drops returns the protected names the wrapper drops or changes: with a
+// Reset every protected name it does not Keep, else those it Changes or
+// Unsets.
+func (e Effect) Drops(protected []string) []string {
+	var out []string
+	for _, p := range protected {
+		switch {
+		case e.Reset && !slices.Contains(e.Keep, p),
+			!e.Reset && (slices.Contains(e.Changed, p) || slices.Contains(e.Unset, p)):
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// Rules returns the wrapper rules the effect breaks for these protected
+// names: login-shell, interactive-shell, and env-reset when a protected
+// name is dropped — or, with no protected name at all, when the
+// environment is Reset.
+func (e Effect) Rules(protected []string) []string {
+	var out []string
+	if e.Login {
+		out = append(out, LoginShell)
+	}
+	if e.Interactive {
+		out = append(out, InteractiveShell)
+	}
+	if len(protected) == 0 && e.Reset && len(e.Keep) == 0 || len(e.Drops(protected)) > 0 {
+		out = append(out, EnvReset)
+	}
+	return out
+}
+
+// optSpec is how a transparent wrapper takes its options: the one-letter
+// options that take a value, the long ones that do (without "="), and
+// how many operands come before the command.
+type optSpec struct {
+	short    string
+	long     []string
+	operands int
+	// operand, when set, says whether an argument is the optional
+	// operand before the command (taskset's mask).
+	operand func(string) bool
+}
+
+// transparent are the wrappers that start the command with the
+// environment they were given (docs/lint.md cites each manual).
+var transparent = map[string]optSpec{
+	"nohup":    {},
+	"nice":     {short: "n", long: []string{"--adjustment"}},
+	"ionice":   {short: "cnpPu", long: []string{"--class", "--classdata", "--pid", "--pgid", "--uid"}},
+	"taskset":  {short: "", operand: func(s string) bool { return s != "" && strings.Trim(s, "0123456789abcdefABCDEFx,-:") == "" }},
+	"numactl":  {short: "CNmpiPw", long: []string{"--physcpubind", "--cpunodebind", "--membind", "--preferred", "--interleave", "--preferred-many", "--weighted-interleave"}},
+	"stdbuf":   {short: "ioe", long: []string{"--input", "--output", "--error"}},
+	"timeout":  {short: "sk", long: []string{"--signal", "--kill-after"}, operands: 1},
+	"xargs":    {short: "adEILnPs", long: []string{"--arg-file", "--delimiter", "--max-lines", "--max-args", "--max-procs", "--max-chars", "--process-slot-var"}},
+	"setpriv":  {long: []string{"--reuid", "--regid", "--groups", "--inh-caps", "--ambient-caps", "--bounding-set", "--securebits", "--pdeathsig", "--selinux-label", "--apparmor-profile", "--landlock-access", "--landlock-rule"}},
+	"gosu":     {operands: 1},
+	"su-exec":  {operands: 1},
+	"chpst":    {short: "uUbe/nlLmdofcrt"},
+	"chrt":     {short: "TPD", operand: func(s string) bool { return s != "" && strings.Trim(s, "0123456789") == "" }},
+	"setsid":   {},
+	"time":     {short: "fo", long: []string{"--format", "--output"}},
+	"flock":    {short: "wEc", long: []string{"--timeout", "--conflict-exit-code", "--command"}, operands: 1},
+	"prlimit":  {short: "p", long: []string{"--pid"}},
+	"unbuffer": {}, "chronic": {}, "caffeinate": {}, "dumb-init": {}, "tini": {}, "catchsegv": {},
+	"authbind": {}, "systemd-inhibit": {long: []string{"--what", "--who", "--why", "--mode"}},
+	"xvfb-run":  {short: "nsfe", long: []string{"--server-num", "--server-args", "--auth-file", "--error-file"}},
+	"cgexec":    {short: "g"},
+	"strace":    {short: "eopsuEaXbPI"},
+	"ltrace":    {short: "eopsuEaAnDl"},
+	"valgrind":  {},
+	"gdbserver": {operands: 1},
+	"firejail":  {},
+}
+
+// IsTransparent reports whether prog (a path or base name) is a wrapper
+// that keeps the environment (unless an option of its own resets it, as
+// setpriv --reset-env does).
+func IsTransparent(prog string) bool {
+	_, ok := transparent[filepath.Base(prog)]
+	return ok
+}
+
+// skipOptions returns the index in args of the first argument after the
+// options of spec (and its operands), reading clustered one-letter
+// options, values attached or separate, long options with "=" or a
+// separate value, and "--".
+func skipOptions(spec optSpec, args []string, empty bool) int {
+	i := 0
+	for i < len(args) {
+		a := args[i]
+		if empty && a == "" {
+			return i
+		}
+		if a == "--" {
+			i++
+			break
+		}
+		if !strings.HasPrefix(a, "-") || a == "-" {
+			break
+		}
+		i++
+		if strings.HasPrefix(a, "--") {
+			if !strings.Contains(a, "=") && slices.Contains(spec.long, a) {
+				i++
+			}
+			continue
+		}
+		for j := 1; j < len(a); j++ {
+			if strings.IndexByte(spec.short, a[j]) >= 0 && a[j] != ' ' {
+				if j == len(a)-1 {
+					i++ // the value is the next argument
+				}
+				break // the rest of the cluster is the value
+			}
+		}
+	}
+	if spec.operand != nil {
+		if i < len(args) && spec.operand(args[i]) {
+			i++
+		}
+	}
+	return min(i+spec.operands, len(args))
+}
+
+// Skip returns the index in args (argv without argv[0]) where the command
+// a transparent wrapper prog runs starts, and whether prog is one.
+func Skip(prog string, args []string) (int, bool) {
+	spec, ok := transparent[filepath.Base(prog)]
+	if !ok {
+		return 0, false
+	}
+	return skipOptions(spec, args, false), true
+}
+
+// Lookup returns the effect of argv when argv[0] is a wrapper — a shell,
+// su, runuser, sudo, doas, env, or a transparent one — and false when it
+// is not.
+func Lookup(argv []string) (Effect, bool) {
+	if len(argv) == 0 {
+		return Effect{}, false
+	}
+	a0 := argv[0]
+	base := filepath.Base(strings.TrimPrefix(a0, "-"))
+	e := Effect{Prog: base, Command: -1, Script: -1}
+	args := argv[1:]
+	switch {
+	case IsShell(base):
+		o, n := ParseShellArgs(args)
+		e.Login = o.Login || strings.HasPrefix(a0, "-")
+		e.Interactive = o.Interactive
+		if o.Command && n < len(args) {
+			e.Script = 1 + n
+		}
+	case base == "su" || base == "runuser":
+		o, n := ParseSuArgs(base, args)
+		e.Login = o.Login
+		switch {
+		case o.Login:
+			e.Reset = true
+		case !o.Preserve:
+			e.Changed = SuChanged
+		}
+		if o.Command >= 0 {
+			e.Script = 1 + o.Command
+			e.ScriptPrefix = o.CommandPrefix
+		}
+		if o.Direct >= 0 && o.Direct < len(args) {
+			e.Command = 1 + n
+		}
+	case base == "sudo" || base == "doas":
+		o, n := ParseSudoArgs(args)
+		e.Login = o.Login
+		e.Interactive = o.Shell && n >= len(args)
+		e.Reset = !o.Preserve
+		e.Keep = append(e.Keep, o.List...)
+		for _, k := range o.Assigns {
+			e.Keep = append(e.Keep, args[k][:strings.IndexByte(args[k], '=')])
+		}
+		if n < len(args) {
+			e.Command = 1 + n
+		}
+	case base == "env":
+		o, n := ParseEnvArgs(args)
+		e.Reset, e.Keep, e.Unset = o.Ignore, o.Set, o.Unset
+		if n < len(args) {
+			e.Command = 1 + n
+		}
+	case base == "setpriv":
+		n, _ := Skip(base, args)
+		e.Reset = slices.Contains(args[:n], "--reset-env")
+		if n < len(args) {
+			e.Command = 1 + n
+		}
+	default:
+		n, ok := Skip(base, args)
+		if !ok {
+			return Effect{}, false
+		}
+		if n < len(args) {
+			e.Command = 1 + n
+		}
+	}
+	return e, true
+}
+
+// EnvOptions are what env's options ask for.
+type EnvOptions struct {
+	Ignore bool     // -i, -, --ignore-environment
+	Unset  []string // -u NAME, -uNAME, --unset=NAME
+	Set    []string // NAME=VALUE operands
+	Chdir  string   // -C DIR, --chdir=DIR
+}
+
+// ParseEnvArgs reads env's options and NAME=VALUE operands and returns
+// them with the index in args where the command starts.
+func ParseEnvArgs(args []string) (EnvOptions, int) {
+	var o EnvOptions
+	i := 0
+	for i < len(args) {
+		a := args[i]
+		switch {
+		case a == "--":
+			i++
+			for i < len(args) && isAssign(args[i]) {
+				o.Set = append(o.Set, args[i][:strings.IndexByte(args[i], '=')])
+				i++
+			}
+			return o, i
+		case a == "-" || a == "--ignore-environment":
+			o.Ignore = true
+		case a == "--unset" || a == "--chdir" || a == "--split-string":
+			if i+1 < len(args) && a == "--unset" {
+				o.Unset = append(o.Unset, args[i+1])
+			} else if i+1 < len(args) && a == "--chdir" {
+				o.Chdir = args[i+1]
+			}
+			i++
+		case strings.HasPrefix(a, "--unset="):
+			o.Unset = append(o.Unset, strings.TrimPrefix(a, "--unset="))
+		case strings.HasPrefix(a, "--chdir="):
+			o.Chdir = strings.TrimPrefix(a, "--chdir=")
+		case strings.HasPrefix(a, "--"):
+		case strings.HasPrefix(a, "-") && len(a) > 1:
+			for j := 1; j < len(a); j++ {
+				c := a[j]
+				if c == 'i' {
+					o.Ignore = true
+					continue
+				}
+				if c == 'u' || c == 'C' || c == 'S' {
+					v := a[j+1:]
+					if v == "" && i+1 < len(args) {
+						i++
+						v = args[i]
+					}
+					switch c {
+					case 'u':
+						o.Unset = append(o.Unset, v)
+					case 'C':
+						o.Chdir = v
+					}
+					break
+				}
+			}
+		case isAssign(a):
+			o.Set = append(o.Set, a[:strings.IndexByte(a, '=')])
+		default:
+			return o, i
+		}
+		i++
+	}
+	return o, i
+}
+
+// isAssign reports whether a is NAME=VALUE with a valid shell name.
+func isAssign(a string) bool {
+	eq := strings.IndexByte(a, '=')
+	if eq <= 0 {
+		return false
+	}
+	for k, c := range a[:eq] {
+		if !(c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || k > 0 && c >= '0' && c <= '9') {
+			return false
+		}
+	}
+	return true
+}
+
+// ExecOptions are what bash's exec builtin options ask for.
+type ExecOptions struct {
+	Clear bool // -c: an empty environment
+	Login bool // -l: a dash before argv[0], as login does
+}
+
+// ParseExecArgs reads exec's options (-a NAME, -aNAME, -c, -l, clustered)
+// and returns them with the index in args where the command starts.
+func ParseExecArgs(args []string) (ExecOptions, int) {
+	var o ExecOptions
+	i := 0
+	for i < len(args) && strings.HasPrefix(args[i], "-") && args[i] != "-" {
+		a := args[i]
+		i++
+		if a == "--" {
+			break
+		}
+		for j := 1; j < len(a); j++ {
+			switch a[j] {
+			case 'c':
+				o.Clear = true
+			case 'l':
+				o.Login = true
+			case 'a':
+				if j == len(a)-1 {
+					i++
+				}
+				j = len(a)
+			}
+		}
+	}
+	return o, min(i, len(args))
+}
+
+// ClassifyFor returns the wrapper rules a process with argv breaks for
+// the protected names: as Classify, except that env-reset needs a
+// protected name the wrapper drops (su without a login flag only changes
+// HOME, SHELL, USER and LOGNAME) — or, with none, a reset.
+func ClassifyFor(argv []string, protected []string) []string {
+	e, ok := Lookup(argv)
+	if !ok {
+		return nil
+	}
+	return e.Rules(protected)
+}
