@@ -123,6 +123,7 @@ type analyzer struct {
 	cfg      Config
 	dir      string
 	prot     map[string]*protVar
+	written  map[string]bool // files an output redirect of the chain writes (noteWritten)
 	protList []*protVar
 	aliases  map[string]string
 
@@ -491,6 +492,40 @@ func (a *analyzer) report(r *Rule, s site, msg string, vars ...string) {
 	chain := append(append([]ChainLink(nil), s.chain...), ChainLink{File: s.file, Line: s.line})
 	a.findings[k] = &Finding{Rule: r.Name, Severity: r.Severity, File: s.file, Line: s.line, Column: s.col,
 		Message: msg, Variables: vs, Chain: chain}
+}
+
+// noteSource records on the env-file-clobber finding at ev's site which
+// file gave variable name its value.
+func (a *analyzer) noteSource(ev *event, name string, overwritten bool) {
+	f := a.findings[findKey{EnvFileClobber.Name, ev.site.file, ev.site.line, ev.site.col}]
+	if f == nil {
+		return
+	}
+	src := EnvSource{Variable: name, File: ev.file, Generated: ev.file != "" && a.written[ev.file], Overwritten: overwritten}
+	if !slices.Contains(f.Sources, src) {
+		f.Sources = append(f.Sources, src)
+	}
+}
+
+// noteWritten records the files a statement's output redirects write:
+// an env file the chain writes itself is generated, not edited by hand.
+func (a *analyzer) noteWritten(st *state, s *syntax.Stmt) {
+	for _, r := range s.Redirs {
+		switch r.Op {
+		case syntax.RdrOut, syntax.AppOut, syntax.RdrClob, syntax.RdrAll, syntax.AppAll:
+			if r.Word == nil {
+				continue
+			}
+			if w := r.Word.Lit(); w != "" && !strings.HasPrefix(w, "/dev/") {
+				if abs := joinPath(st.cwd, w); abs != "" {
+					if a.written == nil {
+						a.written = map[string]bool{}
+					}
+					a.written[abs] = true
+				}
+			}
+		}
+	}
 }
 
 // newEvent makes an event at s. Inside a function call, a change to the

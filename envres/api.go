@@ -74,6 +74,24 @@ type Finding struct {
 	Message   string      `json:"message"`
 	Variables []string    `json:"variables,omitempty"`
 	Chain     []ChainLink `json:"chain,omitempty"`
+	// Sources are, for an env-file-clobber finding, where each variable's
+	// value comes from (not serialised: relaunch --in-env-file edits the
+	// file instead of refusing).
+	Sources []EnvSource `json:"-"`
+}
+
+// EnvSource is the env file an env-file-clobber finding's variable comes from.
+type EnvSource struct {
+	Variable string
+	// File is the absolute path of the env file the load read; empty
+	// when the value does not come from a file the chain only reads.
+	File string
+	// Generated is set when the chain itself writes File (a redirect to
+	// it): an edit would be overwritten.
+	Generated bool
+	// Overwritten is set when a later statement changes the variable
+	// again: this load does not decide the worker's value.
+	Overwritten bool
 }
 
 // Result is what Lint found.

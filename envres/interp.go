@@ -32,6 +32,9 @@ func (a *analyzer) stmts(st *state, fc *fileCtx, list []*syntax.Stmt) {
 
 func (a *analyzer) stmt(st *state, fc *fileCtx, s *syntax.Stmt) {
 	defer a.releaseFields(a.markFields())
+	if len(s.Redirs) > 0 {
+		a.noteWritten(st, s)
+	}
 	if s.Background || s.Coprocess {
 		sub := st.fork()
 		sub.subshell = true

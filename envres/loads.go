@@ -134,7 +134,7 @@ func (a *analyzer) sourceFile(st *state, s site, abs, given string, args []field
 				a.report(DynamicSource, s, "the sourced file "+pe.Error()+": what it does to the environment is not checked")
 				return
 			}
-			a.entriesLoad(st, s, pf.name, entries, loadOpts{exportAll: exportAll})
+			a.entriesLoad(st, s, pf.name, entries, loadOpts{exportAll: exportAll, file: abs})
 		}
 		return
 	}
@@ -145,7 +145,9 @@ func (a *analyzer) sourceFile(st *state, s site, abs, given string, args []field
 		if pf.crlf && !stripCR {
 			what += " (CRLF line endings: bash keeps the \\r at the end of each value)"
 		}
-		st.load = &loadCtx{ev: a.newEvent(evLoad, s, what), exportAll: exportAll}
+		ev := a.newEvent(evLoad, s, what)
+		ev.file = abs
+		st.load = &loadCtx{ev: ev, exportAll: exportAll}
 	}
 	saveArgs, saveSource, saveChain := st.args, st.source, st.chain
 	if len(args) > 0 {
@@ -176,6 +178,7 @@ type loadOpts struct {
 	dialect   envDialect // how the loader reads the file
 	stripCR   bool       // the loader's pipeline removes carriage returns
 	by        string     // the loader, for messages ("dotenv run")
+	file      string     // the env file read (absolute)
 }
 
 // entriesLoad applies env-file entries as a load at s.
@@ -183,6 +186,7 @@ func (a *analyzer) entriesLoad(st *state, s site, what string, entries []dotenv.
 	prev := st.load
 	ev := a.newEvent(evLoad, s, what)
 	ev.fill = o.fill
+	ev.file = o.file
 	st.load = &loadCtx{ev: ev, exportAll: o.exportAll, fill: o.fill}
 	for _, e := range entries {
 		v := lit(e.Value)
@@ -216,6 +220,7 @@ func (a *analyzer) dotenvLoad(st *state, s site, abs string, o loadOpts) {
 	if o.by != "" {
 		what += " (" + o.by + ")"
 	}
+	o.file = abs
 	a.entriesLoad(st, s, what, entries, o)
 }
 

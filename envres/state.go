@@ -56,6 +56,8 @@ type event struct {
 	site site
 	// what describes the load's file for messages (env-file loads).
 	what string
+	// file is the env file a load read (absolute), when it read one.
+	file string
 	// unresolved marks a load whose file could not be resolved.
 	unresolved bool
 	// vals holds the values the event gave protected variables.

@@ -146,10 +146,12 @@ func (a *analyzer) checkProtected(p *protVar, vs varState) {
 			if ev.fill == fillUnsetOrEmpty && p.known && p.value == "" {
 				a.report(EnvFileClobber, ev.site, ev.what+" is loaded only into names that are unset or empty, and the override of protected variable "+
 					p.name+" is empty: the worker gets the file's value, not the override"+ev.note, p.name)
+				a.noteSource(ev, p.name, false)
 				continue
 			}
 			a.report(EnvFileClobber, ev.site, ev.what+" is loaded into the exported environment and assigns protected variable "+
 				p.name+" "+a.describe(p, ev, vs, desc)+": the worker gets the file's value, not the override"+ev.note, p.name)
+			a.noteSource(ev, p.name, false)
 		case evAssign:
 			if ok {
 				continue
@@ -169,6 +171,7 @@ func (a *analyzer) checkProtected(p *protVar, vs varState) {
 			if !ev.unresolved {
 				a.report(EnvFileClobber, ev.site, ev.what+" is loaded into the exported environment and assigns protected variable "+
 					p.name+" "+d+"; a later statement changes it again"+ev.note, p.name)
+				a.noteSource(ev, p.name, true)
 			}
 		case evAssign:
 			a.report(AssignClobber, ev.site, "the script assigns exported protected variable "+p.name+" "+d+

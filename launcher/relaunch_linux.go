@@ -118,6 +118,12 @@ type RelaunchResult struct {
 	// Round is the new round's number once it was verified (a refused
 	// round keeps its number in the history); 0 before that.
 	Round int
+	// EnvFiles are the env file edits made or undone (--in-env-file,
+	// --unset, --round); a relaunch that fails puts the files back.
+	EnvFiles []EnvFileChange
+	// EnvFilesRestored is set when a failed relaunch put its env file
+	// edits back.
+	EnvFilesRestored bool
 }
 
 // RelaunchOptions tune Relaunch.
@@ -133,6 +139,11 @@ type RelaunchOptions struct {
 	// StopTimeout bounds the wait after SIGTERM to the previous launch
 	// before SIGKILL; zero means 10s.
 	StopTimeout time.Duration
+	// InEnvFile maps a Set name to the env file (absolute path) that the
+	// dispatch chain re-sources over it (the lint's env-file-clobber
+	// finding): the value is written into that file too, in place, as part
+	// of the round (relaunch --in-env-file). --unset and Round undo it.
+	InEnvFile map[string]string
 }
 
 // Relaunch is a crash-fix round: it stops the recorded launch of l.Name
@@ -214,6 +225,26 @@ func relaunch(ctx context.Context, l *schema.Launch, opts RelaunchOptions) (*Lau
 			Msg:  "the relaunch would change more than the --set names: " + r.Problems[0].Message + "; nothing was stopped",
 			Hint: "declare each intended change with --set (repeat the recorded launch's --set values to keep them)"}
 	}
+	for n := range opts.InEnvFile {
+		if !hasKey(explicit, n) {
+			return nil, res, errorf(Invalid, KindUsage, "--in-env-file %s: %s is not a --set name of this round", n, n)
+		}
+	}
+	// The env files follow the round's overrides: --in-env-file edits, an
+	// earlier edit undone (--unset, --round). A relaunch that fails from
+	// here on puts them back.
+	changes, restoreFiles, err := st.syncEnvFiles(plan, set, opts.InEnvFile)
+	if err != nil {
+		return nil, res, err
+	}
+	res.EnvFiles = changes
+	ok := false
+	defer func() {
+		if !ok && len(changes) > 0 {
+			restoreFiles()
+			res.EnvFilesRestored = true
+		}
+	}()
 	baseline := *prev
 	p := opts.Proc
 
@@ -303,6 +334,7 @@ func relaunch(ctx context.Context, l *schema.Launch, opts RelaunchOptions) (*Lau
 		d.Unexpected[i].Source = sources(d.Unexpected[i].Name)
 	}
 	if d.OK() {
+		ok = true
 		return la, res, nil
 	}
 	defer st.refuseRound(la)

@@ -81,6 +81,37 @@ type Override struct {
 	Secret bool `json:"secret,omitempty"`
 	// Round is the round that set it.
 	Round int `json:"round"`
+	// EnvFile is set when relaunch --in-env-file wrote the value into
+	// the env file the dispatch chain re-sources.
+	EnvFile *EnvFileEdit `json:"env_file,omitempty"`
+}
+
+// EnvFileEdit is the change relaunch --in-env-file made to an env file:
+// enough to undo it byte for byte (--unset, --round N) and to see that
+// nobody changed the file since.
+type EnvFileEdit struct {
+	// File is the env file's absolute path; Line the assignment's line.
+	File string `json:"file"`
+	Line int    `json:"line"`
+	// Round is the round that made the edit.
+	Round int `json:"round"`
+	// Appended is set when the file did not assign the name and a line
+	// was added at its end.
+	Appended bool `json:"appended,omitempty"`
+	// OldDigest is the keyed digest of the value the file assigned
+	// before the edit (empty when appended).
+	OldDigest string `json:"old_digest,omitempty"`
+	// Old is the text the edit replaced (the old value as written, quotes
+	// included), kept only when the name is not secret: a secret's edit
+	// cannot be restored.
+	Old *string `json:"old,omitempty"`
+	// Offset and NewLen locate the text written in the edited file.
+	Offset int `json:"offset"`
+	NewLen int `json:"new_len"`
+	// After is the keyed digest of the whole file as the edit left it,
+	// AfterLines of each of its lines (to name what someone changed since).
+	After      string   `json:"after"`
+	AfterLines []string `json:"after_lines,omitempty"`
 }
 
 // RoundDelta is what one round changed.
@@ -138,6 +169,7 @@ type roundPlan struct {
 	baseline  int
 	replayOf  int
 	overrides map[string]Override // Round 0: set by this round
+	base      map[string]Override // the baseline round's overrides
 	set       []string            // this round's --set names
 	unset     []string
 }

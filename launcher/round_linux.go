@@ -260,6 +260,11 @@ func (s *State) beginRound(l *schema.Launch, opts Options) *Round {
 		if o.Round == 0 {
 			o.Round = n
 		}
+		if o.EnvFile != nil && o.EnvFile.Round == 0 {
+			e := *o.EnvFile
+			e.Round = n
+			o.EnvFile = &e
+		}
 		r.Overrides = append(r.Overrides, o)
 		if slices.Contains(plan.set, k) {
 			r.Delta.Set = append(r.Delta.Set, o)
@@ -621,7 +626,7 @@ func planRelaunch(st *State, l *schema.Launch, prev *Record, opts RelaunchOption
 				from, strings.Join(missing, ", ")),
 			Hint: fmt.Sprintf("export them and add %s (or drop them with --unset NAME)", strings.Join(flags, " "))}
 	}
-	plan.overrides = target
+	plan.overrides, plan.base = target, base
 	must = append(must, explicit...)
 	for n, o := range target {
 		if hasKey(opts.Set, n) {

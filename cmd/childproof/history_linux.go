@@ -145,6 +145,14 @@ func (a *app) roundOut(r *launcher.Round) roundJSON {
 			if !a.showValues || out[i].Secret {
 				out[i].Value = nil
 			}
+			if e := out[i].EnvFile; e != nil {
+				c := *e
+				c.AfterLines = nil
+				if !a.showValues {
+					c.Old = nil
+				}
+				out[i].EnvFile = &c
+			}
 		}
 		return out
 	}
@@ -163,14 +171,28 @@ func (a *app) deltaText(r *launcher.Round) string {
 		parts = append(parts, fmt.Sprintf("(round %d)", r.ReplayOf))
 	}
 	for _, o := range r.Delta.Set {
+		var p string
 		switch {
 		case o.Secret:
-			parts = append(parts, "+"+o.Name+"=<secret>")
+			p = "+" + o.Name + "=<secret>"
 		case a.showValues && o.Value != nil:
-			parts = append(parts, "+"+o.Name+"="+*o.Value)
+			p = "+" + o.Name + "=" + *o.Value
 		default:
-			parts = append(parts, "+"+o.Name)
+			p = "+" + o.Name
 		}
+		if e := o.EnvFile; e != nil {
+			p += fmt.Sprintf(" (in %s:%d", displayPath(e.File, false), e.Line)
+			switch {
+			case e.Appended:
+				p += ", appended"
+			case a.showValues && e.Old != nil:
+				p += ", was " + *e.Old
+			case e.OldDigest != "":
+				p += ", was " + short(e.OldDigest)
+			}
+			p += ")"
+		}
+		parts = append(parts, p)
 	}
 	for _, n := range r.Delta.Unset {
 		parts = append(parts, "-"+n)

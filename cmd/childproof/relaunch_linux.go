@@ -21,7 +21,7 @@ func init() { register("relaunch", newRelaunchCmd) }
 
 func newRelaunchCmd(a *app) *cobra.Command {
 	var vars, sets, secrets, unsets []string
-	var detach, noLint bool
+	var detach, noLint, inEnvFile bool
 	var timeout time.Duration
 	var round int
 	c := &cobra.Command{
@@ -69,7 +69,7 @@ unexpected delta, 4 port held by a stranger, 5 the worker exited before ready, 6
 			if c.Flags().Changed("detach") {
 				detachFlag = &detach
 			}
-			return a.relaunch(c.Context(), arg, relaunchArgs{vars: vars, sets: sets, secrets: secrets, unsets: unsets, round: round, detach: detachFlag, noLint: noLint, timeout: timeout})
+			return a.relaunch(c.Context(), arg, relaunchArgs{vars: vars, sets: sets, secrets: secrets, unsets: unsets, round: round, detach: detachFlag, noLint: noLint, inEnvFile: inEnvFile, timeout: timeout})
 		},
 	}
 	addVarFlag(c, &vars)
@@ -78,6 +78,7 @@ unexpected delta, 4 port held by a stranger, 5 the worker exited before ready, 6
 	c.Flags().StringArrayVar(&unsets, "unset", nil, "drop an override carried forward from an earlier round, `NAME` (repeatable)")
 	c.Flags().IntVar(&round, "round", 0, "replay round `N`'s overrides exactly (secret ones given again with --set-secret), as a new round")
 	c.Flags().BoolVar(&detach, "detach", false, "return once the worker is verified; leave it running (default: as the recorded launch ran; --detach=false for the foreground)")
+	c.Flags().BoolVar(&inEnvFile, "in-env-file", false, "write each --set value that an env file of the dispatch chain would clobber into that env file, in place (the lint's env-file-clobber finding names it); --unset and --round put it back")
 	c.Flags().BoolVar(&noLint, "no-lint", false, "relaunch even when the dispatch chain's lint finds an error")
 	c.Flags().DurationVar(&timeout, "timeout", 10*time.Second, "how long to wait after SIGTERM to the previous launch before SIGKILL")
 	return c
@@ -89,7 +90,7 @@ type relaunchArgs struct {
 	vars, sets, secrets, unsets []string
 	round                       int
 	detach                      *bool
-	noLint                      bool
+	noLint, inEnvFile           bool
 	timeout                     time.Duration
 }
 
@@ -141,12 +142,11 @@ func (a *app) relaunch(ctx context.Context, arg string, ra relaunchArgs) error {
 	}
 	a.warnSetAliases(l, set)
 	a.warnSecretSets(l, set, secretSet)
-	if !noLint {
-		if err := a.lintBeforeRun(ctx, "relaunch", withSet(l, set)); err != nil {
-			return err
-		}
+	inEnv, err := a.lintRelaunch(ctx, l, set, secretSet, ra.inEnvFile, noLint)
+	if err != nil {
+		return err
 	}
-	opts := launcher.RelaunchOptions{StopTimeout: timeout, Unset: ra.unsets, Round: ra.round,
+	opts := launcher.RelaunchOptions{StopTimeout: timeout, Unset: ra.unsets, Round: ra.round, InEnvFile: inEnv,
 		Options: launcher.Options{State: st, Detach: detach, Tracking: launcher.Tracking{Subreaper: !detach}, EnvInput: launcher.EnvInput{Set: set, SecretSet: secretSet}, ShowValues: a.showValues, Provenance: launcher.Provenance{Command: "relaunch"}}}
 	if f != nil {
 		opts.SpecHash = f.Hash
@@ -162,6 +162,7 @@ func (a *app) relaunch(ctx context.Context, arg string, ra relaunchArgs) error {
 	if res != nil && res.Stopped != nil {
 		fmt.Fprintf(a.stderr, "childproof: relaunch: %s\n", res.Stopped.Message)
 	}
+	a.writeEnvFileChanges(l.Name, res)
 	if err != nil {
 		return a.launchErrWith(err, func(r *verify.Report) {
 			round := 0
@@ -206,8 +207,9 @@ func (a *app) warnSetAliases(l *schema.Launch, set map[string]string) {
 func (a *app) writeRelaunch(w io.Writer, r *verify.Report, res *launcher.RelaunchResult, round int) {
 	var d *launcher.Delta
 	var prev *launcher.Record
+	var files []launcher.EnvFileChange
 	if res != nil {
-		d, prev = res.Delta, res.Previous
+		d, prev, files = res.Delta, res.Previous, res.EnvFiles
 	}
 	if a.format == "json" {
 		type previous struct {
@@ -216,10 +218,11 @@ func (a *app) writeRelaunch(w io.Writer, r *verify.Report, res *launcher.Relaunc
 		}
 		out := struct {
 			*verify.Report
-			Round    int             `json:"round,omitempty"`
-			Delta    *launcher.Delta `json:"delta"`
-			Previous *previous       `json:"previous,omitempty"`
-		}{Report: r, Round: round, Delta: d}
+			Round    int                      `json:"round,omitempty"`
+			Delta    *launcher.Delta          `json:"delta"`
+			Previous *previous                `json:"previous,omitempty"`
+			EnvFiles []launcher.EnvFileChange `json:"env_files,omitempty"`
+		}{Report: r, Round: round, Delta: d, EnvFiles: files}
 		if prev != nil {
 			out.Previous = &previous{Worker: prev.Worker}
 			if res.Stopped != nil {

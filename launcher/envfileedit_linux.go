@@ -1,0 +1,286 @@
+package launcher
+
+import (
+	"bytes"
+	"fmt"
+	"maps"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"syscall"
+
+	"github.com/childproof/childproof/internal/dotenv"
+)
+
+// maxEditedEnvFile caps an env file relaunch --in-env-file edits.
+const maxEditedEnvFile = 1 << 20
+
+// EnvFileChange is what a relaunch did to an env file (--in-env-file, or
+// the restore of an earlier round's edit).
+type EnvFileChange struct {
+	Name string `json:"name"`
+	File string `json:"file"`
+	Line int    `json:"line"`
+	// How is "edited", "appended", "restored" or "kept" (an edit that
+	// cannot be restored: its old value was secret and not kept).
+	How string `json:"how"`
+	// OldDigest is the keyed digest of the value the file assigned before
+	// (empty when the line was appended).
+	OldDigest string `json:"old_digest,omitempty"`
+}
+
+// envFileFile is an env file syncEnvFiles reads and writes.
+type envFileFile struct {
+	path     string
+	orig     []byte // the file before this relaunch touched it
+	cur      []byte
+	mode     os.FileMode
+	uid, gid int
+}
+
+// syncEnvFiles brings the env files in line with the new round's
+// overrides before anything is stopped: a --in-env-file name gets its
+// value written into its env file; an edit of the baseline round that the
+// new round no longer carries (--unset, or a --round replayed without it)
+// is undone byte for byte; an edit of a replayed round that is not in
+// effect is made again. A file changed by someone else since an edit is
+// not touched (an error naming the lines). It records each edit on its
+// override in plan and returns what it did and a function that puts every
+// file back as it was (for a relaunch that fails).
+func (s *State) syncEnvFiles(plan *roundPlan, set map[string]string, in map[string]string) ([]EnvFileChange, func(), error) {
+	files := map[string]*envFileFile{}
+	load := func(path string) (*envFileFile, error) {
+		if f := files[path]; f != nil {
+			return f, nil
+		}
+		f, err := readEnvFile(path)
+		if err != nil {
+			return nil, err
+		}
+		files[path] = f
+		return f, nil
+	}
+	var changes []EnvFileChange
+	// Undo the baseline's edits the new round does not keep.
+	for _, n := range slices.Sorted(maps.Keys(plan.base)) {
+		c := plan.base[n].EnvFile
+		if c == nil {
+			continue
+		}
+		if t, ok := plan.overrides[n]; ok && t.EnvFile != nil && *t.EnvFile.key() == *c.key() && !hasKey(in, n) {
+			continue // carried: the edit stays in effect
+		}
+		f, err := load(c.File)
+		if err != nil {
+			return nil, nil, err
+		}
+		if err := s.checkUnchanged(f, c, n); err != nil {
+			return nil, nil, err
+		}
+		if c.Old == nil {
+			changes = append(changes, EnvFileChange{Name: n, File: c.File, Line: c.Line, How: "kept", OldDigest: c.OldDigest})
+			if t, ok := plan.overrides[n]; ok && !hasKey(in, n) {
+				t.EnvFile = nil
+				plan.overrides[n] = t
+			}
+			continue
+		}
+		e := dotenv.Edit{Name: n, Offset: c.Offset, Old: *c.Old, New: string(f.cur[c.Offset : c.Offset+c.NewLen])}
+		b, err := e.Undo(f.cur)
+		if err != nil {
+			return nil, nil, fmt.Errorf("%s: %w", c.File, err)
+		}
+		f.cur = b
+		changes = append(changes, EnvFileChange{Name: n, File: c.File, Line: c.Line, How: "restored", OldDigest: c.OldDigest})
+		if t, ok := plan.overrides[n]; ok && !hasKey(in, n) {
+			t.EnvFile = nil
+			plan.overrides[n] = t
+		}
+	}
+	// Make the new round's edits: --in-env-file names, and a replayed
+	// round's edits not in effect.
+	kept := map[string]string{} // file -> name of the edit in effect there
+	for n, o := range plan.overrides {
+		if o.EnvFile != nil && !hasKey(in, n) {
+			if b, ok := plan.base[n]; ok && b.EnvFile != nil && *b.EnvFile.key() == *o.EnvFile.key() {
+				kept[o.EnvFile.File] = n
+			}
+		}
+	}
+	for _, n := range slices.Sorted(maps.Keys(plan.overrides)) {
+		o := plan.overrides[n]
+		path, ok := in[n]
+		if !ok {
+			if o.EnvFile == nil || kept[o.EnvFile.File] == n {
+				continue
+			}
+			path = o.EnvFile.File // a replayed round's edit, made again
+		}
+		if other, ok := kept[path]; ok && other != n {
+			return nil, nil, &Error{Outcome: Invalid, Kind: KindUsage,
+				Msg:  fmt.Sprintf("--in-env-file %s: %s already holds the edit of %s (round %d): one edit per env file", n, path, other, plan.overrides[other].EnvFile.Round),
+				Hint: fmt.Sprintf("drop that one first (--unset %s), or edit the file by hand", other)}
+		}
+		f, err := load(path)
+		if err != nil {
+			return nil, nil, err
+		}
+		before := dotenv.Map(mustEntries(path, f.cur))
+		out, e, err := dotenv.SetValue(path, f.cur, n, set[n])
+		if err != nil {
+			return nil, nil, &Error{Outcome: Invalid, Kind: KindUsage, Err: err, Msg: fmt.Sprintf("--in-env-file %s: cannot edit %s", n, path)}
+		}
+		ed := &EnvFileEdit{File: path, Line: e.Line, Appended: e.Appended, Offset: e.Offset, NewLen: len(e.New)}
+		if old, ok := before[n]; ok && !e.Appended {
+			ed.OldDigest = s.Digest(n, old.Value)
+		}
+		if !o.Secret {
+			old := e.Old
+			ed.Old = &old
+		}
+		f.cur = out
+		o.EnvFile = ed
+		plan.overrides[n] = o
+		kept[path] = n
+		how := "edited"
+		if e.Appended {
+			how = "appended"
+		}
+		changes = append(changes, EnvFileChange{Name: n, File: path, Line: e.Line, How: how, OldDigest: ed.OldDigest})
+	}
+	// Seal each edit with the digests of the file it leaves, then write.
+	for n, o := range plan.overrides {
+		if o.EnvFile == nil {
+			continue
+		}
+		if f := files[o.EnvFile.File]; f != nil {
+			o.EnvFile.After, o.EnvFile.AfterLines = s.fileDigests(f.cur)
+			plan.overrides[n] = o
+		}
+	}
+	var written []*envFileFile
+	restore := func() {
+		for _, f := range written {
+			if cur, err := readEnvFile(f.path); err == nil && bytes.Equal(cur.cur, f.cur) {
+				writeEnvFile(f, f.orig)
+			}
+		}
+	}
+	for _, p := range slices.Sorted(maps.Keys(files)) {
+		f := files[p]
+		if bytes.Equal(f.cur, f.orig) && !slices.ContainsFunc(changes, func(c EnvFileChange) bool { return c.File == p }) {
+			continue
+		}
+		if err := writeEnvFile(f, f.cur); err != nil {
+			restore()
+			return nil, nil, err
+		}
+		written = append(written, f)
+	}
+	return changes, restore, nil
+}
+
+// key is the part of an edit that says which edit it is.
+func (e *EnvFileEdit) key() *[2]string {
+	return &[2]string{e.File, e.After}
+}
+
+func mustEntries(path string, b []byte) []dotenv.Entry {
+	entries, _ := dotenv.Parse(path, b)
+	return entries
+}
+
+// checkUnchanged fails when f no longer holds what edit c left there,
+// naming the lines that differ.
+func (s *State) checkUnchanged(f *envFileFile, c *EnvFileEdit, name string) error {
+	round := c.Round
+	after, lines := s.fileDigests(f.cur)
+	if after == c.After {
+		return nil
+	}
+	var diff []string
+	for i := 0; i < max(len(lines), len(c.AfterLines)) && len(diff) < 5; i++ {
+		switch {
+		case i >= len(lines):
+			diff = append(diff, fmt.Sprintf("line %d removed", i+1))
+		case i >= len(c.AfterLines):
+			diff = append(diff, fmt.Sprintf("line %d added", i+1))
+		case lines[i] != c.AfterLines[i]:
+			diff = append(diff, fmt.Sprintf("line %d differs", i+1))
+		}
+	}
+	if len(diff) == 0 {
+		diff = append(diff, "its bytes differ")
+	}
+	return &Error{Outcome: Invalid, Kind: KindUsage,
+		Msg: fmt.Sprintf("%s changed since round %d wrote %s at line %d (%s): it is not overwritten; nothing was stopped",
+			f.path, round, name, c.Line, strings.Join(diff, ", ")),
+		Hint: fmt.Sprintf("put %s back as round %d left it, or edit %s at line %d yourself", f.path, round, name, c.Line)}
+}
+
+// fileDigests returns the keyed digest of b and of each of its lines.
+func (s *State) fileDigests(b []byte) (string, []string) {
+	var lines []string
+	for i, l := range bytes.SplitAfter(b, []byte{'\n'}) {
+		if len(l) == 0 || i >= 10000 {
+			break
+		}
+		lines = append(lines, s.Digest("env-file-line", string(l)))
+	}
+	return s.Digest("env-file", string(b)), lines
+}
+
+func readEnvFile(path string) (*envFileFile, error) {
+	fi, err := os.Lstat(path)
+	if err != nil {
+		return nil, fmt.Errorf("--in-env-file: %w", err)
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, &Error{Outcome: Invalid, Kind: KindUsage, Msg: fmt.Sprintf("--in-env-file: %s is not a regular file (a symlink, a pipe?): it is not edited", path)}
+	}
+	if fi.Size() > maxEditedEnvFile {
+		return nil, &Error{Outcome: Invalid, Kind: KindUsage, Msg: fmt.Sprintf("--in-env-file: %s is larger than %d bytes: it is not edited", path, maxEditedEnvFile)}
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("--in-env-file: %w", err)
+	}
+	f := &envFileFile{path: path, orig: b, cur: b, mode: fi.Mode().Perm(), uid: -1, gid: -1}
+	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
+		f.uid, f.gid = int(st.Uid), int(st.Gid)
+	}
+	return f, nil
+}
+
+// writeEnvFile replaces f's file with b atomically: a temporary file in
+// the same directory with the same mode and owner, fsync'd, renamed over it.
+func writeEnvFile(f *envFileFile, b []byte) error {
+	t, err := os.CreateTemp(filepath.Dir(f.path), "."+filepath.Base(f.path)+".childproof-*")
+	if err != nil {
+		return fmt.Errorf("--in-env-file: %w", err)
+	}
+	tmp := t.Name()
+	_, err = t.Write(b)
+	if err == nil {
+		err = t.Chmod(f.mode)
+	}
+	if err == nil && f.uid >= 0 && (f.uid != os.Geteuid() || f.gid != os.Getegid()) {
+		err = t.Chown(f.uid, f.gid)
+	}
+	if err == nil {
+		err = t.Sync()
+	}
+	if cerr := t.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(tmp, f.path)
+	}
+	if err != nil {
+		os.Remove(tmp)
+		return fmt.Errorf("--in-env-file: writing %s: %w", f.path, err)
+	}
+	syncDir(filepath.Dir(f.path))
+	return nil
+}
