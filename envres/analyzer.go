@@ -165,6 +165,9 @@ type analyzer struct {
 	// shebangWraps are the notes of the shebang of the script runChild
 	// starts next (./F), handed over by command.
 	shebangWraps []wrapNote
+	// loaded are the values env-file loads assigned: masked as ${NAME}
+	// in paths and messages.
+	loaded loadedVals
 }
 
 func newAnalyzer(ctx context.Context, cfg Config, dir string) *analyzer {
@@ -260,9 +263,9 @@ func (a *analyzer) tick() bool {
 // when inside it, else as is.
 func (a *analyzer) display(abs string) string {
 	if rel, err := filepath.Rel(a.dir, abs); err == nil && rel != "." && rel != ".." && !strings.HasPrefix(rel, "../") {
-		return rel
+		return a.loaded.mask(rel)
 	}
-	return abs
+	return a.loaded.mask(abs)
 }
 
 func (a *analyzer) noteFile(name string, src []byte) {
@@ -491,7 +494,7 @@ func (a *analyzer) report(r *Rule, s site, msg string, vars ...string) {
 	sort.Strings(vs)
 	chain := append(append([]ChainLink(nil), s.chain...), ChainLink{File: s.file, Line: s.line})
 	a.findings[k] = &Finding{Rule: r.Name, Severity: r.Severity, File: s.file, Line: s.line, Column: s.col,
-		Message: msg, Variables: vs, Chain: chain}
+		Message: a.loaded.mask(msg), Variables: vs, Chain: chain}
 }
 
 // noteSource records on the env-file-clobber finding at ev's site which

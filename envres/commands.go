@@ -136,6 +136,7 @@ func (a *analyzer) assign(st *state, fc *fileCtx, name string, v value, exportNo
 	if st.load != nil {
 		ev = st.load.ev
 		st.loaded = true
+		a.loaded.note(name, v)
 		if st.load.exportAll {
 			ns.exp = triYes
 		}

@@ -43,14 +43,23 @@ func (l *loader) functions() map[string]function.Function {
 func (l *loader) envFunc() function.Function {
 	return function.New(&function.Spec{
 		Description: "The caller's value of an environment variable; an error if unset unless a default is given.",
-		Params:      []function.Parameter{{Name: "name", Type: cty.String}},
+		Params:      []function.Parameter{{Name: "name", Type: cty.String, AllowMarked: true, AllowUnknown: true}},
 		VarParam:    &function.Parameter{Name: "default", Type: cty.String},
 		Type:        function.StaticReturnType(cty.String),
 		Impl: func(args []cty.Value, _ cty.Type) (cty.Value, error) {
 			if len(args) > 2 {
 				return cty.NilVal, function.NewArgErrorf(2, "env takes a name and at most one default")
 			}
-			name := args[0].AsString()
+			arg, marks := args[0].Unmark()
+			if src, secret := markName(marks); secret {
+				// env(env("X")): the name would be a secret value,
+				// shown in every message about it.
+				return cty.NilVal, function.NewArgErrorf(0, "the name given to env() is a secret value (from %s): a variable name must be written literally", src)
+			}
+			if !arg.IsKnown() {
+				return cty.UnknownVal(cty.String), nil
+			}
+			name := arg.AsString()
 			if !IsEnvName(name) {
 				return cty.NilVal, function.NewArgErrorf(0, "%q is not a valid environment variable name", name)
 			}

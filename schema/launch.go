@@ -169,6 +169,9 @@ func (l *loader) launch(b *hcl.Block, aliases map[string]string) *Launch {
 			return
 		}
 		defer mark(name, len(l.diags))
+		if nameAttrs[name] && !l.literalNames(a) {
+			return
+		}
 		v, secret, ok := l.strList(a)
 		if !ok {
 			return
@@ -202,7 +205,9 @@ func (l *loader) launch(b *hcl.Block, aliases map[string]string) *Launch {
 	str("on_stale", &s.raw.OnStale)
 	if a, ok := attr("env"); ok {
 		n := len(l.diags)
-		if m, secret, ok := l.strMap(a); ok {
+		if !l.literalNames(a) {
+			// keys written with env() or file(): not decoded
+		} else if m, secret, ok := l.strMap(a); ok {
 			s.raw.Env = m
 			for k := range secret {
 				s.secret[fmt.Sprintf("env[%s]", k)] = true

@@ -200,7 +200,9 @@ func (p *parser) assignment() (Entry, error) {
 			p.skipLine()
 			return Entry{}, nil
 		}
-		return e, p.errorf("expected '=' after %s", name)
+		// The word is not named: a line without '=' may be a bare
+		// value (a token pasted alone), and a value is never shown.
+		return e, p.errorf("expected '=' here, after the line's first word (a line is NAME=VALUE, export NAME=VALUE or export NAME)")
 	}
 	p.advance() // '='
 	p.last.start = p.pos

@@ -24,7 +24,8 @@ func TestParse(t *testing.T) {
 		{"crlf", "A=1\r\nB=2\r\n", []Entry{{Name: "A", Value: "1", Line: 1, Col: 1}, {Name: "B", Value: "2", Line: 2, Col: 1}}, ""},
 		{"empty value", "A=\n", []Entry{{Name: "A", Value: "", Line: 1, Col: 1}}, ""},
 		{"bad name", "1A=2\n", nil, "f:1:1: expected a variable name"},
-		{"no equals", "A 1\n", nil, "f:1:2: expected '=' after A"},
+		{"no equals", "A 1\n", nil, "f:1:2: expected '=' here, after the line's first word (a line is NAME=VALUE, export NAME=VALUE or export NAME)"},
+		{"bare value is not shown", "CANARYtoken123456\n", nil, "f:1:18: expected '=' here, after the line's first word (a line is NAME=VALUE, export NAME=VALUE or export NAME)"},
 		{"unterminated", "A='x\n", nil, "unterminated single quote"},
 		{"space in value", "A=x y\n", nil, "unquoted space"},
 	}
