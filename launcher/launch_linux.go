@@ -47,6 +47,9 @@ func start(ctx context.Context, l *schema.Launch, opts Options, envOut **Env) (*
 	if err != nil {
 		return nil, err
 	}
+	if l.Worker.N() > 1 {
+		return nil, &Error{Outcome: Invalid, Kind: KindUsage, Msg: fmt.Sprintf("launch %q: worker { count = %d }: several workers are not launched by this version yet", l.Name, l.Worker.Count), Hint: "select one worker (count = 1) for now"}
+	}
 	if err := schema.ExeNeverMatches(l.Worker.Exe); err != nil {
 		// Say so now instead of waiting out the ready timeout.
 		return nil, &Error{Outcome: Invalid, Kind: KindUsage, Msg: fmt.Sprintf("launch %q: %v", l.Name, err), Hint: "fix worker { exe }, or select the worker by comm or by its port"}

@@ -51,6 +51,24 @@ type Delta struct {
 	// recorded launch had the same override: a --set of the previous
 	// round, repeated to keep it. They are not a failure.
 	Carried []string `json:"carried"`
+	// Volatile are the changed names that the launched tree sets anew on
+	// every launch (the spec's volatile list and schema.BuiltinVolatile)
+	// and that were not declared: left out of the check.
+	Volatile []string `json:"volatile"`
+}
+
+// setVolatile moves the undeclared changed names that isVolatile calls
+// volatile from Unexpected to Volatile.
+func (d *Delta) setVolatile(isVolatile func(string) bool) {
+	keep := d.Unexpected[:0]
+	for _, u := range d.Unexpected {
+		if isVolatile(u.Name) {
+			d.Volatile = append(d.Volatile, u.Name)
+		} else {
+			keep = append(keep, u)
+		}
+	}
+	d.Unexpected = keep
 }
 
 // OK reports whether the delta is exactly the declared names.
@@ -59,7 +77,7 @@ func (d *Delta) OK() bool { return len(d.Unexpected) == 0 && len(d.Unchanged) ==
 // CompareEnv compares two name → digest maps (Record.WorkerEnv) and checks
 // that the names whose digest differs are exactly declared.
 func CompareEnv(before, after map[string]string, declared []string) *Delta {
-	d := &Delta{Declared: slices.Sorted(slices.Values(declared)), Changed: []DeltaName{}, Unexpected: []DeltaName{}, Unchanged: []string{}, Carried: []string{}, Dropped: []string{}, Forward: []string{}}
+	d := &Delta{Declared: slices.Sorted(slices.Values(declared)), Changed: []DeltaName{}, Unexpected: []DeltaName{}, Unchanged: []string{}, Carried: []string{}, Dropped: []string{}, Forward: []string{}, Volatile: []string{}}
 	d.Declared = append([]string{}, slices.Compact(d.Declared)...)
 	names := map[string]bool{}
 	for n := range before {
@@ -306,6 +324,7 @@ func relaunch(ctx context.Context, l *schema.Launch, opts RelaunchOptions) (*Lau
 		return nil, res, err
 	}
 	d := CompareEnv(baseline.WorkerEnv, la.Record.WorkerEnv, declaredAll)
+	d.setVolatile(l.IsVolatile)
 	res.Delta = d
 	var unchanged []string
 	d.Dropped = append(d.Dropped, may...)

@@ -204,7 +204,7 @@ func TestRelaunchExampleDispatchJob(t *testing.T) {
 		t.Fatalf("relaunch with an unchanged --set: %v", err)
 	}
 	if diff := cmp.Diff(&Delta{Declared: []string{"LOG_LEVEL", "MODEL_NAME"}, Changed: []DeltaName{}, Unexpected: []DeltaName{},
-		Unchanged: []string{"MODEL_NAME"}, Carried: []string{"LOG_LEVEL"}, Dropped: []string{}, Forward: []string{}}, res.Delta); diff != "" {
+		Unchanged: []string{"MODEL_NAME"}, Carried: []string{"LOG_LEVEL"}, Dropped: []string{}, Forward: []string{}, Volatile: []string{}}, res.Delta); diff != "" {
 		t.Errorf("delta (-want +got):\n%s", diff)
 	}
 	if res.Stopped != nil {

@@ -62,6 +62,9 @@ type RoundWorker struct {
 	// WorkerEnv maps every name in the verified worker's environ to its
 	// keyed digest (history --diff compares them).
 	WorkerEnv map[string]string `json:"worker_env,omitempty"`
+	// Volatile is the spec's volatile list at this round (history --diff
+	// shows those names, and schema.BuiltinVolatile, as volatile).
+	Volatile []string `json:"volatile,omitempty"`
 	// Log is the kept log file of the round (a hard link to the log the
 	// tree wrote), empty when none was kept.
 	Log string `json:"log,omitempty"`

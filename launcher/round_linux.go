@@ -320,6 +320,9 @@ func (s *State) finishRound(r *Round, la *Launch, err error) {
 		if la.Record != nil {
 			r.WorkerEnv = la.Record.WorkerEnv
 		}
+		if la.Spec != nil {
+			r.Volatile = la.Spec.Volatile
+		}
 		// Not fsync'd, as the verified record (saveLaunched): it is on
 		// the launch's hot path, and only a power loss, which ends the
 		// round's worker too, could undo the rename.

@@ -34,13 +34,16 @@ func (l *Launch) Validate() error {
 	r := &rawLaunch{
 		Name: l.Name, Command: l.Command, Dispatch: l.Dispatch, Dir: l.Dir, EnvFile: l.EnvFile,
 		Inherit: l.Inherit, Env: l.Env, Require: l.Require, ForbidWrappers: l.ForbidWrappers,
-		Secret: l.Secret, DependsOn: l.DependsOn, OnStale: l.OnStale,
+		Secret: l.Secret, DependsOn: l.DependsOn, OnStale: l.OnStale, Volatile: l.Volatile,
 	}
 	if l.Attempts != 0 {
 		r.Attempts = &l.Attempts
 	}
 	if l.Worker != (Worker{}) {
 		r.Worker = &rawWorker{Comm: l.Worker.Comm, Exe: l.Worker.Exe}
+		if l.Worker.Count != 0 {
+			r.Worker.Count = &l.Worker.Count
+		}
 	}
 	for _, p := range l.Ports {
 		name := p.Name

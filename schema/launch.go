@@ -22,6 +22,7 @@ var launchSchema = &hcl.BodySchema{
 		{Name: "command"}, {Name: "dispatch"}, {Name: "dir"}, {Name: "env_file"},
 		{Name: "inherit"}, {Name: "env"}, {Name: "require"}, {Name: "forbid_wrappers"},
 		{Name: "attempts"}, {Name: "on_stale"}, {Name: "secret"}, {Name: "depends_on"},
+		{Name: "volatile"},
 	},
 	Blocks: []hcl.BlockHeaderSchema{
 		{Type: "worker"},
@@ -33,7 +34,7 @@ var launchSchema = &hcl.BodySchema{
 	},
 }
 
-var workerSchema = &hcl.BodySchema{Attributes: []hcl.AttributeSchema{{Name: "comm"}, {Name: "exe"}}}
+var workerSchema = &hcl.BodySchema{Attributes: []hcl.AttributeSchema{{Name: "comm"}, {Name: "exe"}, {Name: "count"}}}
 
 var portSchema = &hcl.BodySchema{Attributes: []hcl.AttributeSchema{
 	{Name: "number", Required: true}, {Name: "address"}, {Name: "allow_all_interfaces"},
@@ -202,6 +203,7 @@ func (l *loader) launch(b *hcl.Block, aliases map[string]string) *Launch {
 	list("forbid_wrappers", &s.raw.ForbidWrappers)
 	list("depends_on", &s.raw.DependsOn)
 	list("secret", &s.raw.Secret)
+	list("volatile", &s.raw.Volatile)
 	str("on_stale", &s.raw.OnStale)
 	if a, ok := attr("env"); ok {
 		n := len(l.diags)
@@ -288,6 +290,12 @@ func (l *loader) worker(blk *hcl.Block, s *launchState) {
 	l.diags = append(l.diags, d...)
 	if c == nil {
 		return
+	}
+	if a, ok := c.Attributes["count"]; ok {
+		s.parts["worker.count"] = a.Expr.Range()
+		if v, ok := l.integer(a); ok {
+			s.raw.Worker.Count = &v
+		}
 	}
 	for _, name := range []string{"comm", "exe"} {
 		a, ok := c.Attributes[name]
@@ -412,6 +420,7 @@ func (l *loader) finish(s *launchState, aliases map[string]string, before int) *
 		DependsOn:      r.DependsOn,
 		OnStale:        r.OnStale,
 		Secret:         r.Secret,
+		Volatile:       r.Volatile,
 		Aliases:        maps.Clone(aliases),
 	}
 	if la.Env == nil {
@@ -422,6 +431,9 @@ func (l *loader) finish(s *launchState, aliases map[string]string, before int) *
 	}
 	if r.Worker != nil {
 		la.Worker = Worker{Comm: r.Worker.Comm, Exe: r.Worker.Exe}
+		if r.Worker.Count != nil {
+			la.Worker.Count = *r.Worker.Count
+		}
 	}
 	if r.Ready != nil {
 		la.Ready.HTTP = r.Ready.HTTP

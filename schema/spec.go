@@ -95,6 +95,10 @@ type Launch struct {
 	// (the spec's secret list): it is masked in every output and never
 	// stored, even when it comes from --set.
 	Secret []string
+	// Volatile names (or inherit-style patterns) the launched tree sets
+	// anew on every launch (a rank's TORCHELASTIC_ERROR_FILE): left out
+	// of relaunch's delta check, as the built-in BuiltinVolatile are.
+	Volatile []string
 	// SecretValues are the values env() and file() returned while the
 	// spec file was read, each with the name shown in its place (the
 	// variable's name, or "file:PATH"). Every output masks them; see
@@ -148,7 +152,14 @@ type Worker struct {
 	Comm string
 	// Exe is the absolute path of the worker's executable. Empty: not used.
 	Exe string
+	// Count is the number of worker processes of a multi-process job
+	// (torchrun, accelerate, deepspeed, mpirun ranks): the N deepest
+	// processes of the tree that match the selector. 0 means 1.
+	Count int
 }
+
+// N returns the number of workers w asks for (at least 1).
+func (w Worker) N() int { return max(w.Count, 1) }
 
 // Port is a declared listening port.
 type Port struct {

@@ -71,6 +71,7 @@ type rawLaunch struct {
 	Require         []string          `hcl:"require" validate:"dive,envname"`
 	ForbidWrappers  []string          `hcl:"forbid_wrappers" validate:"dive,wrapperrule"`
 	Secret          []string          `hcl:"secret" validate:"dive,envname"`
+	Volatile        []string          `hcl:"volatile" validate:"dive,inheritentry"`
 	DependsOn       []string          `hcl:"depends_on"` // checked against the file's launches (depends.go)
 	Attempts        *int              `hcl:"attempts" validate:"omitnil,min=1,max=100"`
 	OnStale         string            `hcl:"on_stale" validate:"omitempty,oneof=replace fail"`
@@ -96,6 +97,8 @@ type rawSlurm struct {
 type rawWorker struct {
 	Comm string `hcl:"comm" validate:"omitempty,maxbytes=15,nonul"`
 	Exe  string `hcl:"exe" validate:"omitempty,excluded_with=Comm,abspath,nonul"`
+	// Count is the number of worker processes (ranks) of the job.
+	Count *int `hcl:"count" validate:"omitnil,min=1,max=1024"`
 }
 
 // rawPort's address is also checked against allow_all_interfaces

@@ -66,3 +66,17 @@ func TestLoadCommPath(t *testing.T) {
 		t.Errorf("a comm with a path: %v", diags)
 	}
 }
+
+// TestIsVolatile: the spec's volatile list and the built-in one.
+func TestIsVolatile(t *testing.T) {
+	l := &Launch{Volatile: []string{"JOB_NONCE", "MYAPP_RUN_*"}}
+	for name, want := range map[string]bool{
+		"JOB_NONCE": true, "MYAPP_RUN_ID": true, "TORCHELASTIC_ERROR_FILE": true, "TORCHELASTIC_RUN_ID": true,
+		"SLURM_JOB_ID": true, "SLURM_STEP_ID": true, "OMPI_COMM_WORLD_RANK": true, "PMIX_NAMESPACE": true, "MASTER_PORT": true,
+		"RANK": false, "LOCAL_RANK": false, "WORLD_SIZE": false, "SLURM_CPUS_PER_TASK": false, "MY_FLAG": false, "PATH": false,
+	} {
+		if got := l.IsVolatile(name); got != want {
+			t.Errorf("IsVolatile(%s) = %t, want %t", name, got, want)
+		}
+	}
+}

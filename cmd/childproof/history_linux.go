@@ -301,6 +301,13 @@ func (a *app) historyDiff(name string, ra, rb int) error {
 		B   string `json:"b,omitempty"`
 		// Override says where the name is a --set override.
 		Override string `json:"override,omitempty"`
+		// Volatile: the launched tree sets it anew on every launch
+		// (a spec's volatile list, schema.BuiltinVolatile).
+		Volatile bool `json:"volatile,omitempty"`
+	}
+	volatile := func(n string) bool {
+		l := schema.Launch{Volatile: append(slices.Clone(x.Volatile), y.Volatile...)}
+		return l.IsVolatile(n)
 	}
 	overrides := func(r *launcher.Round) map[string]launcher.Override {
 		m := map[string]launcher.Override{}
@@ -348,6 +355,7 @@ func (a *app) historyDiff(name string, ra, rb int) error {
 			}
 		}
 		d.Override = strings.Join(where, "; ")
+		d.Volatile = volatile(n)
 		out = append(out, d)
 	}
 	if a.format == "json" {
@@ -369,8 +377,11 @@ func (a *app) historyDiff(name string, ra, rb int) error {
 	}
 	for _, d := range out {
 		extra := ""
+		if d.Volatile {
+			extra = "  volatile (set anew on every launch)"
+		}
 		if d.Override != "" {
-			extra = "  " + d.Override
+			extra += "  " + d.Override
 		}
 		fmt.Fprintf(w, "  %-*s  %s%s\n", width, d.Name, d.How, extra)
 	}

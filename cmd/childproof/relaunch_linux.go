@@ -243,6 +243,8 @@ func (a *app) writeRelaunch(w io.Writer, r *verify.Report, res *launcher.Relaunc
 	for _, c := range d.Changed {
 		how := "NOT declared"
 		switch {
+		case slices.Contains(d.Volatile, c.Name):
+			how = "volatile (set anew by the launched tree on every launch; not checked)"
 		case slices.Contains(d.Dropped, c.Name):
 			how = "dropped (--unset, or not in the round replayed)"
 		case c.Declared:
@@ -270,9 +272,14 @@ func (a *app) writeRelaunch(w io.Writer, r *verify.Report, res *launcher.Relaunc
 		} else {
 			changed := make([]string, 0, len(d.Changed))
 			for _, c := range d.Changed {
-				changed = append(changed, c.Name)
+				if !slices.Contains(d.Volatile, c.Name) {
+					changed = append(changed, c.Name)
+				}
 			}
 			fmt.Fprintf(w, "  delta:   exactly %s changed on the worker%s\n", listOrNone(changed), against)
+			if len(d.Volatile) > 0 {
+				fmt.Fprintf(w, "  delta:   volatile, not checked: %s\n", strings.Join(d.Volatile, ", "))
+			}
 		}
 	}
 	if round > 0 {
