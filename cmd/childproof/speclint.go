@@ -10,6 +10,7 @@ import (
 
 	"github.com/childproof/childproof/envres"
 	"github.com/childproof/childproof/internal/report"
+	"github.com/childproof/childproof/internal/wrapper"
 	"github.com/childproof/childproof/schema"
 )
 
@@ -20,9 +21,28 @@ func (a *app) lintLaunch(ctx context.Context, l *schema.Launch) (*envres.Result,
 	cfg := lintConfig(l)
 	res, err := envres.Lint(ctx, cfg)
 	if err == nil {
-		res = commandToSpec(res, l)
+		res = commandToSpec(allowWrappers(res, l), l)
 	}
 	return res, err
+}
+
+// allowWrappers drops the findings of the wrapper rules the launch's
+// forbid_wrappers leaves out: the spec chose to allow those wrappers
+// (contract §4), so they are no error of check or run.
+func allowWrappers(res *envres.Result, l *schema.Launch) *envres.Result {
+	if res == nil {
+		return res
+	}
+	forbid := l.EffectiveForbidWrappers()
+	kept := res.Findings[:0]
+	for _, f := range res.Findings {
+		if wrapper.IsRule(f.Rule) && !slices.Contains(forbid, f.Rule) {
+			continue
+		}
+		kept = append(kept, f)
+	}
+	res.Findings = kept
+	return res
 }
 
 // commandToSpec points the findings about a launch's command (reported in
