@@ -543,6 +543,18 @@ func (a *analyzer) newEvent(kind evKind, s site, what string) *event {
 	return ev
 }
 
+// reportParseError reports a script that cannot be read or parsed as a
+// parse-error finding at its file:line:col (line 1, column 1 when the
+// error has no place), with the chain that reached it.
+func (a *analyzer) reportParseError(err error, chain []ChainLink) {
+	pe, ok := err.(*ParseError)
+	if !ok {
+		return
+	}
+	s := site{file: pe.File, line: max(pe.Line, 1), col: max(pe.Col, 1), chain: chain}
+	a.report(ParseErrorRule, s, pe.Msg+": nothing in this file is checked")
+}
+
 // protNames returns the protected variables' names, sorted.
 func (a *analyzer) protNames() []string {
 	out := make([]string, len(a.protList))
@@ -583,6 +595,10 @@ func (a *analyzer) lintScript(script string) error {
 	pf := a.parse(abs)
 	pf.top = true
 	if pf.err != nil {
+		if a.cfg.KeepGoing {
+			a.reportParseError(pf.err, nil)
+			return nil
+		}
 		return pf.err
 	}
 	st := a.initialState(a.dir)

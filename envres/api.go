@@ -50,6 +50,11 @@ type Config struct {
 	// Aliases maps extra no-op alias names to the real variable, on top of
 	// the built-in ones.
 	Aliases map[string]string
+	// KeepGoing is whole-repository mode: a script that cannot be read or
+	// parsed — given, or run by the chain — is a parse-error finding at
+	// its file:line:col, and the other scripts are still linted, instead
+	// of Lint returning a *ParseError.
+	KeepGoing bool
 }
 
 // CommandFile is the file name findings on Config.Argv are reported in.
@@ -113,6 +118,17 @@ func (res *Result) Errors(strict bool) bool {
 		}
 	}
 	return false
+}
+
+// ParseErrors returns the parse-error findings of res (Config.KeepGoing).
+func (res *Result) ParseErrors() []Finding {
+	var out []Finding
+	for _, f := range res.Findings {
+		if f.Rule == ParseErrorRule.Name {
+			out = append(out, f)
+		}
+	}
+	return out
 }
 
 // ParseError is a script that cannot be read or parsed (exit 2 in the CLI).

@@ -966,6 +966,13 @@ func (a *analyzer) runChild(st, cst *state, fc *fileCtx, callPos syntax.Pos, abs
 	} else {
 		pf := a.parse(abs)
 		if pf.err != nil {
+			if a.cfg.KeepGoing {
+				// Whole-repository mode: the file is a finding of its
+				// own; the caller goes on as after an unknown command.
+				a.reportParseError(pf.err, append(st.chain[:len(st.chain):len(st.chain)], ChainLink{File: callSite.file, Line: callSite.line}))
+				finish()
+				return
+			}
 			if a.fatal == nil {
 				a.fatal = pf.err
 			}

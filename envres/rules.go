@@ -91,10 +91,21 @@ ${BASH_SOURCE%/*}.`,
 	}
 )
 
+// ParseErrorRule is a script that cannot be read or parsed, reported as a
+// finding of its own in whole-repository mode (Config.KeepGoing).
+var ParseErrorRule = &Rule{
+	Name: "parse-error", Severity: SeverityError,
+	Short: "a script cannot be read or parsed",
+	Doc: `A script given to lint (or found in a directory), or one the chain runs (bash F, ./F, exec F),
+cannot be read or does not parse: a real syntax error, or a construct bash accepts and the parser
+(mvdan.cc/sh) does not. Nothing in it is checked; the other scripts are. The CLI exits 2 after
+printing every finding. Fix the syntax, or run the script with bash -n to compare.`,
+}
+
 // Rules returns every rule, in the order of docs/lint.md.
 func Rules() []*Rule {
 	return []*Rule{EnvFileClobber, EnvFileLoad, AssignClobber, UnsetProtected, EnvReset, LoginShell,
-		InteractiveShell, BackgroundLaunch, Pidfile, AllInterfaces, NoopAlias, DynamicSource, EnvActivate}
+		InteractiveShell, BackgroundLaunch, Pidfile, AllInterfaces, NoopAlias, DynamicSource, EnvActivate, ParseErrorRule}
 }
 
 // RuleByName returns the rule with that name, or nil.

@@ -26,7 +26,7 @@ func newLintCmd(a *app) *cobra.Command {
 		diffBase  string
 	)
 	cmd := &cobra.Command{
-		Use: "lint [--override NAME[=VALUE]]… [--require NAME]… [--dir DIR] [--strict] [--diff-base REF] SCRIPT… [-- ARG…]",
+		Use: "lint [--override NAME[=VALUE]]… [--require NAME]… [--dir DIR] [--strict] [--diff-base REF] SCRIPT|DIRECTORY… [-- ARG…]",
 		Long: `lint reads each launcher or dispatch script, and every script it sources or execs,
 without running anything, and reports each statement that would change or drop a protected
 variable on the way to the worker: env files loaded into the exported environment, assignments,
@@ -36,15 +36,22 @@ all-interfaces binds and no-op aliases.
 Protected variables are the --override names (with the launcher's value, or without one)
 and the --require names. ARGs after -- are the scripts' positional parameters.
 
+A DIRECTORY stands for the shell scripts under it, found as shfmt -l finds them (by
+extension .sh/.bash/.mksh, or a shell shebang), skipping hidden directories (.git) and
+vendored trees (node_modules, vendor, third_party): "childproof lint ." reviews a repository.
+
 Exit status: 0 when no finding is an error, 1 when one is (with --strict, any finding),
-2 for a usage error or a script that cannot be read or parsed.
+2 for a usage error or a script that cannot be read or parsed. A script that does not parse
+is a parse-error finding at its file:line:col; the others are still linted, and the run
+exits 2 after printing every finding.
 
 Suppress a finding with a comment on its line or the line before:
   # childproof disable=RULE[,RULE]`,
 		Example: `  childproof lint --override HF_HUB_ENABLE_HF_TRANSFER=0 launch.sh
   childproof lint --require MOCK_LLM_KEY --format sarif scripts/start.sh > lint.sarif
   childproof lint --override API_MODE=test run.sh -- --arm 2
-  childproof lint --diff-base origin/main --format github scripts/*.sh`,
+  childproof lint --diff-base origin/main --format github scripts/*.sh
+  childproof lint --format sarif . > lint.sarif`,
 		Args: cobra.ArbitraryArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := a.checkFormat(report.Formats...); err != nil {
@@ -57,9 +64,14 @@ Suppress a finding with a comment on its line or the line before:
 			if len(scripts) == 0 {
 				return &exitError{code: exitUsage, err: errors.New("lint needs at least one SCRIPT"), hint: "run 'childproof lint --help' for usage"}
 			}
+			scripts, err := expandDirs(dir, scripts)
+			if err != nil {
+				return exitf(exitUsage, "%v", err)
+			}
 			// Without "--" the positional parameters are unknown: a case over
 			// "$1" is then walked on every arm.
-			cfg := envres.Config{Dir: dir, Scripts: scripts, Args: scriptArgs, ArgsUnknown: cmd.ArgsLenAtDash() < 0, Require: requires}
+			cfg := envres.Config{Dir: dir, Scripts: scripts, Args: scriptArgs, ArgsUnknown: cmd.ArgsLenAtDash() < 0, Require: requires,
+				KeepGoing: true}
 			os, err := overrideSyntax.parse(overrides)
 			if err != nil {
 				return err
@@ -98,6 +110,15 @@ Suppress a finding with a comment on its line or the line before:
 			if err := report.Write(a.stdout, a.format, res, report.Options{Color: a.color(a.stdout), Dir: dir, ToolVersion: lintToolVersion()}); err != nil {
 				return exitf(exitUsage, "writing the report: %v", err)
 			}
+			if pe := res.ParseErrors(); len(pe) > 0 {
+				// Every finding is printed; a script that does not parse
+				// still makes the run exit 2 (contract §2).
+				more := ""
+				if len(pe) > 1 {
+					more = fmt.Sprintf(" (and %d more file(s) that do not parse)", len(pe)-1)
+				}
+				return exitf(exitUsage, "%s:%d:%d: %s%s", pe[0].File, pe[0].Line, pe[0].Column, pe[0].Message, more)
+			}
 			if res.Errors(strict) {
 				return silentExit(exitFindings)
 			}
@@ -128,7 +149,9 @@ func onChangedLines(res *envres.Result, c *gitdiff.Changes, dir string) *envres.
 	out := *res
 	out.Findings = []envres.Finding{}
 	for _, f := range res.Findings {
-		keep := c.Changed(abs(f.File), f.Line)
+		// A file that does not parse is reported whatever changed: the run
+		// exits 2 for it.
+		keep := f.Rule == envres.ParseErrorRule.Name || c.Changed(abs(f.File), f.Line)
 		for _, l := range f.Chain {
 			keep = keep || c.Changed(abs(l.File), l.Line)
 		}
@@ -137,6 +160,38 @@ func onChangedLines(res *envres.Result, c *gitdiff.Changes, dir string) *envres.
 		}
 	}
 	return &out
+}
+
+// expandDirs replaces each directory among the scripts by the shell
+// scripts under it (envres.FindScripts: by extension or shebang, as shfmt
+// -l finds them, skipping .git and vendored trees). A directory is
+// resolved against dir, as scripts are, and its scripts are given as
+// they would be typed.
+func expandDirs(dir string, scripts []string) ([]string, error) {
+	var out []string
+	for _, s := range scripts {
+		p := s
+		if !filepath.IsAbs(p) && dir != "" {
+			p = filepath.Join(dir, p)
+		}
+		fi, err := os.Stat(p)
+		if err != nil || !fi.IsDir() {
+			out = append(out, s)
+			continue
+		}
+		found, err := envres.FindScripts(p)
+		if err != nil {
+			return nil, fmt.Errorf("walking %s: %w", s, err)
+		}
+		for _, f := range found {
+			rel, err := filepath.Rel(p, f)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, filepath.Join(s, rel))
+		}
+	}
+	return out, nil
 }
 
 // lintToolVersion is SARIF's tool.driver.version: the version the
