@@ -6,11 +6,13 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"runtime"
 	"slices"
 	"syscall"
 	"time"
 
+	"github.com/childproof/childproof/launcher/statedir"
 	"github.com/childproof/childproof/proc"
 	"github.com/childproof/childproof/schema"
 	"github.com/childproof/childproof/verify"
@@ -24,8 +26,16 @@ import (
 // evidence. Secret values are masked in the report, the error and the
 // record.
 func Start(ctx context.Context, l *schema.Launch, opts Options) (*Launch, error) {
+	return startHeld(ctx, l, opts, nil)
+}
+
+// startHeld is Start with the launch's lock already held (nil: Start takes
+// it): relaunch keeps the lock from the stop of the previous instance to
+// the start of the next. The lock is released (or handed to the Launch)
+// whatever happens.
+func startHeld(ctx context.Context, l *schema.Launch, opts Options, held *launchLock) (*Launch, error) {
 	var env *Env
-	la, err := start(ctx, l, opts, &env)
+	la, err := start(ctx, l, opts, &env, held)
 	secrets := launchSecrets(l, env, opts)
 	if la != nil {
 		la.Report.Mask(secrets)
@@ -33,31 +43,41 @@ func Start(ctx context.Context, l *schema.Launch, opts Options) (*Launch, error)
 	return la, maskErr(err, secrets)
 }
 
-func start(ctx context.Context, l *schema.Launch, opts Options, envOut **Env) (*Launch, error) {
+func start(ctx context.Context, l *schema.Launch, opts Options, envOut **Env, held *launchLock) (*Launch, error) {
 	if l == nil || l.Name == "" {
+		held.unlock()
 		return nil, errorf(Invalid, KindUsage, "launch has no name")
 	}
 	if (len(l.Command) == 0) == (len(l.Dispatch) == 0) {
+		held.unlock()
 		return nil, errorf(Invalid, KindUsage, "launch %q: exactly one of command and dispatch must be set", l.Name)
 	}
 	if err := l.Validate(); err != nil {
+		held.unlock()
 		return nil, &Error{Outcome: Invalid, Kind: KindUsage, Err: err}
 	}
 	st, err := launchState(opts.State, opts.StateDir)
 	if err != nil {
+		held.unlock()
 		return nil, err
 	}
 	if l.Worker.N() > 1 {
 		return nil, &Error{Outcome: Invalid, Kind: KindUsage, Msg: fmt.Sprintf("launch %q: worker { count = %d }: several workers are not launched by this version yet", l.Name, l.Worker.Count), Hint: "select one worker (count = 1) for now"}
 	}
 	if err := schema.ExeNeverMatches(l.Worker.Exe); err != nil {
+		held.unlock()
 		// Say so now instead of waiting out the ready timeout.
 		return nil, &Error{Outcome: Invalid, Kind: KindUsage, Msg: fmt.Sprintf("launch %q: %v", l.Name, err), Hint: "fix worker { exe }, or select the worker by comm or by its port"}
 	}
-	lock, err := st.lock(l.Name)
-	if err != nil {
-		return nil, err
+	lock := held
+	if lock == nil {
+		if lock, err = st.lock(l.Name); err != nil {
+			return nil, err
+		}
 	}
+	// What a writer killed between its temporary file and the rename
+	// left of this launch's record goes now (we hold the lock).
+	statedir.CleanTemps(filepath.Join(st.Dir, statedir.RecordsDir), "."+statedir.Encode(l.Name)+".json.")
 	env, err := resolveEnvFrom(l, opts.Set, opts.LookupEnv, opts.Environ)
 	*envOut = env
 	if err != nil {

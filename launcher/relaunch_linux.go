@@ -266,6 +266,8 @@ func relaunch(ctx context.Context, l *schema.Launch, opts RelaunchOptions) (*Lau
 	baseline := *prev
 	p := opts.Proc
 
+	// The lock is held from the stop of the recorded launch to the start
+	// of the next (startHeld): no run or stop gets between them.
 	lock, lerr := st.lock(l.Name)
 	supervised := false
 	if lerr != nil {
@@ -275,8 +277,13 @@ func relaunch(ctx context.Context, l *schema.Launch, opts RelaunchOptions) (*Lau
 			return nil, res, lerr
 		}
 		supervised = true
+	} else if cur, err := st.Load(l.Name); err != nil || !sameLaunch(cur, prev) {
+		// Another command changed the record since it was read.
+		lock.unlock()
+		return nil, res, &Error{Outcome: Locked, Kind: KindLocked, Err: ErrLocked,
+			Msg:  fmt.Sprintf("the record of %q changed while the relaunch prepared (another childproof launched or stopped it); nothing was stopped", l.Name),
+			Hint: "run the relaunch again"}
 	}
-	lock.unlock()
 
 	timeout := opts.StopTimeout
 	if timeout <= 0 {
@@ -285,27 +292,21 @@ func relaunch(ctx context.Context, l *schema.Launch, opts RelaunchOptions) (*Lau
 	if prev.Stopped == nil {
 		sr, err := StopRecord(ctx, p, st, prev, timeout)
 		if err != nil {
+			lock.unlock()
 			return nil, res, err
 		}
 		res.Stopped = sr
 	}
 	if supervised {
 		// The supervisor releases the lock once it has seen the worker go.
-		end := time.Now().Add(timeout)
-		for {
-			lk, err := st.lock(l.Name)
-			if err == nil {
-				lk.unlock()
-				break
-			}
-			if time.Now().After(end) || ctx.Err() != nil {
-				return nil, res, err
-			}
-			time.Sleep(5 * time.Millisecond)
+		lk, err := st.lockWait(ctx, l.Name, timeout)
+		if err != nil {
+			return nil, res, err
 		}
+		lock = lk
 	}
 
-	la, err := Start(ctx, l, opts.Options)
+	la, err := startHeld(ctx, l, opts.Options, lock)
 	if err != nil {
 		var e *Error
 		if errors.As(err, &e) && e.Report != nil {

@@ -167,6 +167,15 @@ type launchLock struct{ f *os.File }
 // *Error (Locked) wrapping ErrLocked.
 func (s *State) lock(name string) (*launchLock, error) {
 	f, err := openStateFile(s.files.Lock(name), os.O_RDWR|os.O_CREATE, 0o600)
+	if errors.Is(err, fs.ErrPermission) || errors.Is(err, errReadOnly) {
+		// A read-only state dir still serves stop: an existing lock file
+		// is locked through a read-only descriptor; without one, no other
+		// childproof can be changing the launch either (nothing can be
+		// recorded there), and the lock is a no-op.
+		if f, err = openStateFile(s.files.Lock(name), os.O_RDONLY, 0); errors.Is(err, fs.ErrNotExist) {
+			return &launchLock{}, nil
+		}
+	}
 	if err != nil {
 		var e *Error
 		if errors.As(err, &e) {

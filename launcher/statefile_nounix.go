@@ -43,3 +43,6 @@ func readStateFileAt(dirfd int, dir, name string, limit int64, buf []byte) ([]by
 func syncDir(dir string) error { return &fs.PathError{Op: "fsync", Path: dir, Err: errNoStateDir} }
 
 func tryLock(f *os.File) error { return errNoStateDir }
+
+// errReadOnly is never returned off Unix.
+var errReadOnly = errors.New("read-only file system")

@@ -206,3 +206,6 @@ var errWouldBlock = unix.EWOULDBLOCK
 func tryLock(f *os.File) error {
 	return unix.Flock(int(f.Fd()), unix.LOCK_EX|unix.LOCK_NB)
 }
+
+// errReadOnly is the error of a write to a read-only file system.
+var errReadOnly = unix.EROFS

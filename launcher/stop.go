@@ -12,4 +12,11 @@ type StopResult struct {
 	Exited bool
 	// Message describes the outcome for a user.
 	Message string
+	// RecordErr says why the record could not be marked stopped (a full
+	// disk, a read-only state dir): the processes are stopped, the record
+	// still says running.
+	RecordErr error
+	// Newer is set when the record was not marked because a newer launch
+	// of the name replaced it meanwhile.
+	Newer bool
 }

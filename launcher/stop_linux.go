@@ -2,6 +2,7 @@ package launcher
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -110,12 +111,95 @@ func stopLeftovers(ctx context.Context, p proc.FS, rec *Record, cgroup string, t
 	return n, signalled, killed
 }
 
+// markStopped marks rec stopped — only while the record file still
+// describes that launch: a record a newer launch wrote meanwhile (a
+// restart, a run after the supervisor let go) is never marked. A record
+// that cannot be written is said in res.RecordErr.
 func markStopped(st *State, rec *Record, res *StopResult) {
 	st.noteStopped(rec, res)
+	markRecord(st, rec, res)
+}
+
+// markRecord is markStopped's write of the record.
+func markRecord(st *State, rec *Record, res *StopResult) {
 	if rec.Stopped != nil {
+		return
+	}
+	if cur, err := st.Load(rec.Name); err == nil && !sameLaunch(cur, rec) {
+		res.Newer = true
+		return
+	} else if err == nil && cur.Stopped != nil {
 		return
 	}
 	now := time.Now().UTC()
 	rec.Stopped = &now
-	st.Save(rec)
+	if err := st.Save(rec); err != nil {
+		res.RecordErr = err
+	}
+}
+
+// StopLaunch is stop's lock protocol around StopRecord: it takes the
+// launch's lock (waiting up to wait for a run, relaunch or stop in
+// progress; then exit 6, nothing signalled), loads the record under it
+// and stops that launch, so it never acts on — or marks — a record a
+// concurrent launch is replacing. check (nil: none) may refuse the record
+// first (down: another spec's). A launch supervised in the foreground
+// holds its lock as long as it runs: its worker is stopped without the
+// lock, and the supervisor, seeing it go, marks the record; stop marks it
+// only if it can take the lock afterwards and the record still describes
+// the launch it stopped. A missing record wraps fs.ErrNotExist.
+func StopLaunch(ctx context.Context, p proc.FS, st *State, name string, timeout, wait time.Duration, check func(*Record) error) (*Record, *StopResult, error) {
+	lock, lerr := st.lock(name)
+	if lerr != nil && !errors.Is(lerr, ErrLocked) {
+		return nil, nil, lerr
+	}
+	if lerr != nil {
+		if rec, err := st.Load(name); err == nil && rec.Supervisor != 0 && rec.Stopped == nil && !rec.Pending && rec.Worker.Check(p) == verify.Alive {
+			if check != nil {
+				if err := check(rec); err != nil {
+					return rec, nil, err
+				}
+			}
+			res, err := stopSupervised(ctx, p, st, rec, timeout)
+			return rec, res, err
+		}
+		if lock, lerr = st.lockWait(ctx, name, wait); lerr != nil {
+			var e *Error
+			if errors.As(lerr, &e) && e.Outcome == Locked {
+				e.Msg += "; nothing was signalled"
+			}
+			return nil, nil, lerr
+		}
+	}
+	defer lock.unlock()
+	rec, err := st.Load(name)
+	if err != nil {
+		return nil, nil, err
+	}
+	if check != nil {
+		if err := check(rec); err != nil {
+			return rec, nil, err
+		}
+	}
+	res, err := StopRecord(ctx, p, st, rec, timeout)
+	return rec, res, err
+}
+
+// stopSupervised stops a launch whose foreground supervisor holds the
+// lock: the worker and its tree go as StopRecord stops them; the record
+// is marked only under the lock, once the supervisor let go of it.
+func stopSupervised(ctx context.Context, p proc.FS, st *State, rec *Record, timeout time.Duration) (*StopResult, error) {
+	unmarked := *rec
+	marked := time.Now() // StopRecord's own mark is skipped: Stopped is set
+	unmarked.Stopped = &marked
+	res, err := StopRecord(ctx, p, st, &unmarked, timeout)
+	if err != nil {
+		return res, err
+	}
+	if lock, err := st.lockWait(ctx, rec.Name, 5*time.Second); err == nil {
+		res.RecordErr, res.Newer = nil, false
+		markRecord(st, rec, res)
+		lock.unlock()
+	}
+	return res, nil
 }

@@ -69,30 +69,40 @@ func (a *app) down(ctx context.Context, arg string, names, vars []string, timeou
 	var results []result
 	var first error
 	for _, l := range launches {
-		rec, err := st.Load(l.Name)
+		otherSpec := errors.New("other spec")
+		rec, res, err := launcher.StopLaunch(ctx, proc.Default, st, l.Name, timeout, timeout, func(rec *launcher.Record) error {
+			if rec.SpecPath != "" && l.SpecPath != "" && filepath.Clean(rec.SpecPath) != filepath.Clean(l.SpecPath) {
+				return otherSpec
+			}
+			return nil
+		})
 		switch {
+		case errors.Is(err, otherSpec):
+			results = append(results, result{Name: l.Name, Status: "other spec", Message: fmt.Sprintf("%s: recorded from %s, not this spec: left alone", l.Name, rec.SpecPath)})
+			continue
 		case errors.Is(err, fs.ErrNotExist):
 			results = append(results, result{Name: l.Name, Status: "none", Message: l.Name + ": not recorded, nothing to stop"})
 			continue
-		case err != nil:
+		case rec == nil && err != nil && !errors.Is(err, launcher.ErrLocked):
 			results = append(results, result{Name: l.Name, Status: "unknown", Message: fmt.Sprintf("%s: the record is unreadable, nothing was signalled: %v", l.Name, err)})
 			if first == nil {
 				first = silentExit(exitUsage)
 			}
 			continue
-		}
-		if rec.SpecPath != "" && l.SpecPath != "" && filepath.Clean(rec.SpecPath) != filepath.Clean(l.SpecPath) {
-			results = append(results, result{Name: l.Name, Status: "other spec", Message: fmt.Sprintf("%s: recorded from %s, not this spec: left alone", l.Name, rec.SpecPath)})
-			continue
-		}
-		res, err := launcher.StopRecord(ctx, proc.Default, st, rec, timeout)
-		if err != nil {
+		case err != nil:
 			if first == nil {
 				first = a.launchErr(err)
 			}
 			continue
 		}
-		results = append(results, result{Name: l.Name, Status: string(res.Worker), Stopped: res.Exited && res.Signalled, Message: l.Name + ": " + res.Message})
+		msg := l.Name + ": " + res.Message
+		if res.RecordErr != nil {
+			msg += fmt.Sprintf("; but the record could not be marked stopped: %v", res.RecordErr)
+			if first == nil {
+				first = silentExit(exitUsage)
+			}
+		}
+		results = append(results, result{Name: l.Name, Status: string(res.Worker), Stopped: res.Exited && res.Signalled, Message: msg})
 	}
 	if a.format == "json" {
 		if results == nil {

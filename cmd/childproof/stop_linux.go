@@ -54,7 +54,15 @@ func (a *app) stop(ctx context.Context, name string, timeout time.Duration) erro
 	if err != nil {
 		return err
 	}
-	rec, err := st.Load(name)
+	// Under the launch's lock (waiting up to --timeout for a run in
+	// progress, then exit 6): the record stopped and marked is the one
+	// the lock protects.
+	rec, res, err := launcher.StopLaunch(ctx, proc.Default, st, name, timeout, timeout, nil)
+	var le *launcher.Error
+	if err != nil && (rec != nil || errors.As(err, &le) && le.Outcome == launcher.Locked) {
+		// Locked, or the stop itself failed (the record was read).
+		return a.launchErr(err)
+	}
 	if errors.Is(err, launcher.ErrUntrusted) {
 		return a.launchErrWith(err, func(r *verify.Report) {
 			if a.format == "json" {
@@ -69,16 +77,32 @@ func (a *app) stop(ctx context.Context, name string, timeout time.Duration) erro
 	if err != nil {
 		return &exitError{code: exitUsage, err: fmt.Errorf("no launch %q is recorded in %s", name, st.Dir), hint: "'childproof ps --all' lists the recorded launches"}
 	}
-	res, err := launcher.StopRecord(ctx, proc.Default, st, rec, timeout)
-	if err != nil {
-		return a.launchErr(err)
+	if res.Newer {
+		res.Message += "; a newer launch of " + rec.Name + " replaced the record meanwhile, and it was left as it is"
+	}
+	var fail error
+	if res.RecordErr != nil {
+		// The processes are stopped; the record still says running.
+		res.Message += fmt.Sprintf("; but the record could not be marked stopped: %v", res.RecordErr)
+		fail = &exitError{code: exitUsage, err: fmt.Errorf("%s: the record could not be marked stopped: %w", rec.Name, res.RecordErr),
+			hint: "free space in (or make writable) " + st.Dir + "; 'childproof ps' shows the launch as gone until then"}
 	}
 	if a.format == "json" {
 		// status_before: what the census said of the recorded worker
 		// before stopping (alive, gone, pid reused, …).
-		return report.JSON(a.stdout, map[string]any{"name": rec.Name, "status_before": string(res.Worker),
-			"signalled": res.Signalled, "killed": res.Killed, "exited": res.Exited, "message": res.Message})
+		out := map[string]any{"name": rec.Name, "status_before": string(res.Worker),
+			"signalled": res.Signalled, "killed": res.Killed, "exited": res.Exited, "message": res.Message}
+		if res.RecordErr != nil {
+			out["record_error"] = res.RecordErr.Error()
+		}
+		if err := report.JSON(a.stdout, out); err != nil {
+			return err
+		}
+		if fail != nil {
+			return silentExit(exitUsage)
+		}
+		return nil
 	}
 	fmt.Fprintln(a.painted(a.stdout, reportPaint), res.Message)
-	return nil
+	return fail
 }

@@ -1,0 +1,189 @@
+package launcher
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/childproof/childproof/proc"
+	"github.com/childproof/childproof/schema"
+	"github.com/childproof/childproof/verify"
+	"golang.org/x/sys/unix"
+)
+
+// stubborn is a portless launch whose worker ignores SIGTERM.
+func stubborn(name string) *schema.Launch {
+	return &schema.Launch{
+		Name:    name,
+		Command: []string{"sh", "-c", "trap '' TERM; while :; do sleep 0.05; done"},
+		Worker:  schema.Worker{Comm: "sh"},
+		Ready:   schema.Ready{Timeout: 5 * time.Second},
+	}
+}
+
+// waitFor polls cond every 5 ms until it holds or 10 s pass.
+func waitFor(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	end := time.Now().Add(10 * time.Second)
+	for !cond() {
+		if time.Now().After(end) {
+			t.Fatalf("timed out waiting for %s", what)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+// TestStopHoldsLock: a stop waiting for a worker that ignores SIGTERM
+// holds the launch's lock, so a run meanwhile is refused (exit 6) instead
+// of starting a worker whose record the stop then marks stopped; once
+// the stop is done, a run starts and its record says running.
+func TestStopHoldsLock(t *testing.T) {
+	st, err := OpenState(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	l := stubborn("race")
+	first, err := Start(context.Background(), l, Options{State: st, Detach: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		StopLaunch(context.Background(), proc.Default, st, l.Name, 100*time.Millisecond, time.Second, nil)
+	})
+	type stopped struct {
+		rec *Record
+		res *StopResult
+		err error
+	}
+	done := make(chan stopped, 1)
+	go func() {
+		rec, res, err := StopLaunch(context.Background(), proc.Default, st, l.Name, 700*time.Millisecond, time.Second, nil)
+		done <- stopped{rec, res, err}
+	}()
+	waitFor(t, "the stop to take the lock", func() bool { return st.Launching(l.Name) })
+	_, err = Start(context.Background(), l, Options{State: st, Detach: true})
+	wantCode(t, err, Locked, "")
+	s := <-done
+	if s.err != nil {
+		t.Fatal(s.err)
+	}
+	if !s.res.Killed || s.rec.Worker.Pid != first.Worker().Pid {
+		t.Fatalf("stop: %+v of worker %d, want SIGKILL of %d", s.res, s.rec.Worker.Pid, first.Worker().Pid)
+	}
+	second, err := Start(context.Background(), l, Options{State: st, Detach: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec, err := st.Load(l.Name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rec.Stopped != nil || !rec.Worker.Matches(second.Worker()) || rec.Worker.Check(proc.Default) != verify.Alive {
+		t.Fatalf("the record after the second run: stopped=%v worker %+v, want the running second worker %+v", rec.Stopped, rec.Worker, second.Worker())
+	}
+}
+
+// TestStopWaitsForRun: a stop while a run is under way waits for it and
+// then stops what that run started (the record it marks is that
+// launch's); with a wait shorter than the run it is refused (exit 6)
+// and signals nothing.
+func TestStopWaitsForRun(t *testing.T) {
+	st, err := OpenState(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	l := stubborn("slow")
+	// The worker appears only after 300 ms: the run holds the lock
+	// meanwhile.
+	l.Command = []string{"bash", "-c", "sleep 0.3; exec sh -c \"trap '' TERM; while :; do sleep 0.05; done\""}
+	l.Worker = schema.Worker{Comm: "sh"}
+	type started struct {
+		la  *Launch
+		err error
+	}
+	run := func() chan started {
+		c := make(chan started, 1)
+		go func() {
+			la, err := Start(context.Background(), l, Options{State: st, Detach: true})
+			c <- started{la, err}
+		}()
+		waitFor(t, "the run to take the lock", func() bool { return st.Launching(l.Name) })
+		return c
+	}
+	c := run()
+	_, _, err = StopLaunch(context.Background(), proc.Default, st, l.Name, 100*time.Millisecond, 10*time.Millisecond, nil)
+	if !errors.Is(err, ErrLocked) {
+		t.Fatalf("a stop that cannot wait: %v, want Locked", err)
+	}
+	s := <-c
+	if s.err != nil {
+		t.Fatal(s.err)
+	}
+	StopLaunch(context.Background(), proc.Default, st, l.Name, 100*time.Millisecond, time.Second, nil)
+	c = run()
+	rec, res, err := StopLaunch(context.Background(), proc.Default, st, l.Name, 100*time.Millisecond, 10*time.Second, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s = <-c
+	if s.err != nil {
+		t.Fatal(s.err)
+	}
+	if !rec.Worker.Matches(s.la.Worker()) || !res.Exited {
+		t.Fatalf("the stop stopped %+v (%+v), want the run's worker %+v", rec.Worker, res, s.la.Worker())
+	}
+	if cur, err := st.Load(l.Name); err != nil || cur.Stopped == nil {
+		t.Fatalf("record after the stop: %v, %v; want marked stopped", cur, err)
+	}
+}
+
+// TestStopRecordUnwritable: when the record cannot be marked stopped (a
+// full disk as root, a read-only records dir otherwise), the processes
+// are still stopped and the result says why the record was not marked.
+func TestStopRecordUnwritable(t *testing.T) {
+	dir := t.TempDir()
+	full := os.Geteuid() == 0
+	if full {
+		if err := unix.Mount("tmpfs", dir, "tmpfs", 0, "size=256k,mode=0700"); err != nil {
+			t.Skipf("cannot mount a small tmpfs: %v", err)
+		}
+		t.Cleanup(func() { unix.Unmount(dir, unix.MNT_DETACH) })
+	}
+	st, err := OpenState(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	l := stubborn("full")
+	la, err := Start(context.Background(), l, Options{State: st, Detach: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if full {
+		// Fill the file system.
+		f, _ := os.Create(filepath.Join(dir, "filler"))
+		buf := make([]byte, 4096)
+		for {
+			if _, err := f.Write(buf); err != nil {
+				break
+			}
+		}
+		f.Close()
+	} else {
+		os.Chmod(filepath.Join(dir, "records"), 0o500)
+		t.Cleanup(func() { os.Chmod(filepath.Join(dir, "records"), 0o700) })
+	}
+	_, res, err := StopLaunch(context.Background(), proc.Default, st, l.Name, 100*time.Millisecond, time.Second, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.Exited || la.Worker().Check(proc.Default) == verify.Alive {
+		t.Fatalf("the worker was not stopped: %+v", res)
+	}
+	if res.RecordErr == nil {
+		t.Fatal("the record could not be written, but the result does not say so")
+	}
+	t.Logf("record error: %v", res.RecordErr)
+}
