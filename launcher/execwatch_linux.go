@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -58,7 +59,14 @@ type execWatch struct {
 	// polling: waitAny saw a child of the tracer thread that is not ours;
 	// from then on each tracee is polled by its own pid.
 	polling bool
+	// start is when the root was started; signals are the signals seen
+	// on their way to a tracee (under mu), at most maxSignals.
+	start   time.Time
+	signals []verify.Signal
 }
+
+// maxSignals caps the signals a watch records.
+const maxSignals = 32
 
 // captures are the environments the tracer captured, by pid (thread-group
 // id): each process's last exec.
@@ -123,6 +131,7 @@ func startWatched(cmd *exec.Cmd, afterTrace func(), rootDone <-chan struct{}) (*
 		runtime.LockOSThread()
 		w.tracer = unix.Gettid()
 		cmd.SysProcAttr.Ptrace = true
+		w.start = time.Now()
 		err := cmd.Start()
 		cmd.SysProcAttr.Ptrace = false
 		errc <- err
@@ -454,8 +463,53 @@ func (w *execWatch) handleStop(ts map[int]*tracee, pid int, t *tracee, ws unix.W
 		t.held = true
 		return
 	}
-	// A signal on its way to the tracee: deliver it.
+	// A signal on its way to the tracee: note who sent it, deliver it.
+	if sig != unix.SIGCHLD && sig != unix.SIGURG && len(w.signals) < maxSignals {
+		w.noteSignal(pid, sig)
+	}
 	unix.PtraceCont(pid, int(sig))
+}
+
+// noteSignal records the signal pid is stopped for on its delivery
+// (call with mu held): the sender's pid and uid from PTRACE_GETSIGINFO,
+// and its comm read at once (a subshell that sent it may be gone a
+// moment later). SIGCHLD and SIGURG (a shell's children, the Go
+// runtime's preemption) are not recorded; nothing here runs unless a
+// signal is delivered.
+func (w *execWatch) noteSignal(pid int, sig unix.Signal) {
+	var info unix.Siginfo
+	if _, _, e := unix.Syscall6(unix.SYS_PTRACE, ptraceGetSiginfo, uintptr(pid), 0, uintptr(unsafe.Pointer(&info)), 0, 0); e != 0 {
+		return
+	}
+	// siginfo_t: si_signo, si_errno, si_code, pad, then si_pid, si_uid
+	// for a signal a process sent (kill, tkill, sigqueue).
+	raw := (*[32]byte)(unsafe.Pointer(&info))
+	s := verify.Signal{Signal: unix.SignalName(sig), ToPid: pid, AfterMs: time.Since(w.start).Milliseconds()}
+	switch code := info.Code; {
+	case code <= 0: // SI_USER, SI_QUEUE, SI_TKILL…: a process sent it
+		s.FromPid = int(*(*int32)(unsafe.Pointer(&raw[16])))
+		s.FromUID = int(*(*uint32)(unsafe.Pointer(&raw[20])))
+		if b, err := os.ReadFile("/proc/" + strconv.Itoa(s.FromPid) + "/comm"); err == nil {
+			s.FromComm = strings.TrimSuffix(string(b), "\n")
+		}
+	case code == 0x80: // SI_KERNEL
+		s.Kernel = "kernel"
+	case sig == unix.SIGSEGV || sig == unix.SIGBUS || sig == unix.SIGFPE || sig == unix.SIGILL || sig == unix.SIGTRAP:
+		s.Kernel = "fault"
+	default:
+		s.Kernel = "kernel"
+	}
+	w.signals = append(w.signals, s)
+}
+
+// signalsSeen returns the signals the watch recorded so far.
+func (w *execWatch) signalsSeen() []verify.Signal {
+	if w == nil {
+		return nil
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return slices.Clone(w.signals)
 }
 
 // stopAll asks every running tracee to stop so it can be detached. A

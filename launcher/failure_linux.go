@@ -2,6 +2,9 @@ package launcher
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 
@@ -12,6 +15,15 @@ import (
 // exitedError is the exit-5 failure: the worker or root exited before ready.
 func (la *Launch) exitedError(r *verify.Report, what string) *Error {
 	r.Tail = Tail(la.LogPath(), 10)
+	r.Signals = la.exec.watch.signalsSeen()
+	if la.tree != nil {
+		if n := oomKills(la.tree.cgroup); n > 0 {
+			r.Signals = append(r.Signals, verify.Signal{Signal: "SIGKILL", Kernel: "oom-kill"})
+		}
+	}
+	if len(r.Signals) > 0 {
+		what += "; the tree received " + signalsFor(r.Signals)
+	}
 	r.Add(verify.KindExited, "%s", what)
 	r.ExitCode = verify.CodeExited
 	r.Ready = false
@@ -70,4 +82,39 @@ func hintFor(r *verify.Report, l *schema.Launch) string {
 		return "the process that listens is not the worker: check worker { comm | exe }, or let the worker be the port's owner"
 	}
 	return ""
+}
+
+// signalsFor says the signals for an error message, naming a sender that
+// is this very process (a Go test that signals itself, story 5).
+func signalsFor(sigs []verify.Signal) string {
+	parts := make([]string, len(sigs))
+	for i, s := range sigs {
+		parts[i] = s.String()
+		if s.Kernel == "" && s.FromPid == os.Getpid() {
+			parts[i] += " — that is this process itself"
+		}
+		if s.ToPid != 0 {
+			parts[i] += fmt.Sprintf(", to pid %d", s.ToPid)
+		}
+	}
+	return strings.Join(parts, "; ")
+}
+
+// oomKills is the oom_kill count of cgroup dir's memory.events: how many
+// of its processes the kernel's OOM killer killed (0 without a cgroup).
+func oomKills(dir string) int {
+	if dir == "" {
+		return 0
+	}
+	b, err := os.ReadFile(filepath.Join(dir, "memory.events"))
+	if err != nil {
+		return 0
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if v, ok := strings.CutPrefix(line, "oom_kill "); ok {
+			n, _ := strconv.Atoi(strings.TrimSpace(v))
+			return n
+		}
+	}
+	return 0
 }

@@ -53,6 +53,9 @@ type RoundResult struct {
 	Problems []verify.Kind `json:"problems,omitempty"`
 	// ExitCode is the launch's exit code (0: verified).
 	ExitCode int `json:"exit_code"`
+	// Signals are the signals the tree received before its worker was
+	// ready, with their senders (a failed round's exit-5 report).
+	Signals []verify.Signal `json:"signals,omitempty"`
 }
 
 // RoundWorker is a round's worker: who it was, its environment as

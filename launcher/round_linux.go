@@ -335,6 +335,7 @@ func (s *State) finishRound(r *Round, la *Launch, err error) {
 	if errors.As(err, &e) {
 		if e.Report != nil {
 			r.ExitCode = e.Report.ExitCode
+			r.Signals = e.Report.Signals
 			for _, p := range e.Report.Problems {
 				if !slices.Contains(r.Problems, p.Kind) {
 					r.Problems = append(r.Problems, p.Kind)

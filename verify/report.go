@@ -42,12 +42,16 @@ type EnvSource struct {
 	EnvNote string `json:"env_note,omitempty"`
 }
 
-// TreeOutput is what the launched tree printed (run only; not in the JSON).
+// TreeOutput is what the launched tree printed (run only; not in the
+// JSON) and the signals it received while childproof watched its start.
 type TreeOutput struct {
 	// Log is the path of the tree's log.
 	Log string `json:"-"`
 	// Tail holds the last lines the tree printed when it exited early.
 	Tail []string `json:"-"`
+	// Signals are the signals delivered to the tree before the worker was
+	// ready (an exit-5 report only).
+	Signals []Signal `json:"signals,omitempty"`
 }
 
 // Env evidence sources (Report.EnvEvidence).
@@ -268,6 +272,9 @@ func (r *Report) WriteText(w io.Writer) {
 	}
 	for _, p := range r.Problems {
 		fmt.Fprintf(w, "  problem: %s: %s\n", p.Kind, p.Message)
+	}
+	for _, s := range r.Signals {
+		fmt.Fprintf(w, "  signal:  %s, to pid %d\n", s, s.ToPid)
 	}
 	if len(r.Tail) > 0 {
 		fmt.Fprintf(w, "  last lines it printed:\n")

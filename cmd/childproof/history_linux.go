@@ -123,6 +123,9 @@ func (a *app) history(_ context.Context, name string) error {
 		}
 		fmt.Fprintf(w, "%-5s %-19s %-8s %-16s %-26s %-10s %s\n", strconv.Itoa(r.N)+mark, r.Started.Local().Format("2006-01-02 15:04:05"),
 			r.Command, outcomeText(r), endText(r), uptimeText(r), a.deltaText(r))
+		for _, s := range r.Signals {
+			fmt.Fprintf(w, "      signal: %s, to pid %d\n", s, s.ToPid)
+		}
 	}
 	if current > 0 {
 		fmt.Fprintf(w, "* the recorded launch (the baseline of the next relaunch): round %d\n", current)
