@@ -35,6 +35,7 @@ func (la *Launch) findAndVerify(ctx context.Context, v *verify.Verifier, r *veri
 	// seenForeign is the last listener on a declared port held outside the
 	// tree while this attempt waited for its worker.
 	var seenForeign *verify.Holder
+	var selector selectorWatch
 	for {
 		if err := ctx.Err(); err != nil {
 			r.Add(verify.KindNotReady, "interrupted: %v", err)
@@ -62,6 +63,11 @@ func (la *Launch) findAndVerify(ctx context.Context, v *verify.Verifier, r *veri
 				} else {
 					worker = 0
 				}
+			}
+		}
+		if worker == 0 {
+			if e := selector.check(la, r, tree); e != nil {
+				return e
 			}
 		}
 		if worker == 0 && rootExited && len(tree) == 0 {
@@ -99,6 +105,11 @@ func (la *Launch) findAndVerify(ctx context.Context, v *verify.Verifier, r *veri
 			}
 			// (A listener held by someone else was the real story: a
 			// race, above.)
+			if worker == 0 && (l.Worker.Comm != "" || l.Worker.Exe != "") {
+				if owners := la.portOwners(tree); len(owners) > 0 {
+					return la.selectorError(r, owners, true)
+				}
+			}
 			if worker == 0 {
 				what := "the worker never appeared"
 				switch {
@@ -112,6 +123,11 @@ func (la *Launch) findAndVerify(ctx context.Context, v *verify.Verifier, r *veri
 					what += ": the dispatch script did not exec a worker (declare worker { comm } or a port)"
 				}
 				e := la.notReadyError(r, what)
+				if l.Worker.Comm != "" || l.Worker.Exe != "" {
+					if seen := la.treeComms(tree); seen != "" {
+						e.Hint = "the launched tree runs " + seen + ": if one of them is the worker, the selector is wrong, not the timeout; else " + e.Hint
+					}
+				}
 				e.Retry = true
 				return e
 			}

@@ -535,11 +535,25 @@ func TestAttemptsRetryOnlyRaces(t *testing.T) {
 	l = f.spec("never")
 	l.Attempts = 2
 	l.Worker.Comm = "no-such-comm"
+	l.Ports = nil // nothing serves: the selector cannot be judged wrong
 	l.Ready.Timeout = 100 * time.Millisecond
 	_, err = f.start(t, l, false)
 	e = wantCode(t, err, Exited, verify.KindNotReady)
 	if e.Report.Attempts != 2 {
 		t.Errorf("attempts = %d, want 2: a worker that never appeared is a race", e.Report.Attempts)
+	}
+	// The same selector while a member of the tree owns the port: the
+	// selector is wrong, told at once (not after ready.timeout), and not
+	// retried.
+	l = f.spec("wrong")
+	l.Attempts = 2
+	l.Worker.Comm = "no-such-comm"
+	l.Ready.Timeout = time.Minute
+	began := time.Now()
+	_, err = f.start(t, l, false)
+	e = wantCode(t, err, Exited, verify.KindExited)
+	if e.Report.Attempts != 1 || time.Since(began) > 30*time.Second || !strings.Contains(e.Msg, `comm "no-such-comm" matches nothing`) || !strings.Contains(e.Hint, "not the timeout") {
+		t.Errorf("wrong selector: attempts %d after %s: %s (hint %s)", e.Report.Attempts, time.Since(began), e.Msg, e.Hint)
 	}
 	noListener(t, f.port)
 }

@@ -24,17 +24,17 @@ func TestCompareEnv(t *testing.T) {
 		want     *Delta
 	}{
 		{"exactly the declared name", map[string]string{"A": "x", "B": "d2", "C": "d3", "GONE": "d4"}, []string{"A"},
-			&Delta{Declared: []string{"A"}, Changed: []DeltaName{{Name: "A", How: "changed", Declared: true}}, Unexpected: []DeltaName{}, Unchanged: []string{}, Carried: []string{}, Dropped: []string{}, Forward: []string{}}},
+			&Delta{Declared: []string{"A"}, Changed: []DeltaName{{Name: "A", How: "changed", Declared: true}}, Unexpected: []DeltaName{}, Unchanged: []string{}, Carried: []string{}, Dropped: []string{}, Forward: []string{}, Volatile: []string{}}},
 		{"a declared name added", map[string]string{"A": "d1", "B": "d2", "C": "d3", "GONE": "d4", "NEW": "n"}, []string{"NEW"},
-			&Delta{Declared: []string{"NEW"}, Changed: []DeltaName{{Name: "NEW", How: "added", Declared: true}}, Unexpected: []DeltaName{}, Unchanged: []string{}, Carried: []string{}, Dropped: []string{}, Forward: []string{}}},
+			&Delta{Declared: []string{"NEW"}, Changed: []DeltaName{{Name: "NEW", How: "added", Declared: true}}, Unexpected: []DeltaName{}, Unchanged: []string{}, Carried: []string{}, Dropped: []string{}, Forward: []string{}, Volatile: []string{}}},
 		{"an env file edit and a dropped name", map[string]string{"A": "x", "B": "y", "C": "d3"}, []string{"A"},
 			&Delta{Declared: []string{"A"},
 				Changed:    []DeltaName{{Name: "A", How: "changed", Declared: true}, {Name: "B", How: "changed"}, {Name: "GONE", How: "removed"}},
-				Unexpected: []DeltaName{{Name: "B", How: "changed"}, {Name: "GONE", How: "removed"}}, Unchanged: []string{}, Carried: []string{}, Dropped: []string{}, Forward: []string{}}},
+				Unexpected: []DeltaName{{Name: "B", How: "changed"}, {Name: "GONE", How: "removed"}}, Unchanged: []string{}, Carried: []string{}, Dropped: []string{}, Forward: []string{}, Volatile: []string{}}},
 		{"a declared name that did not change", map[string]string{"A": "d1", "B": "d2", "C": "d3", "GONE": "d4"}, []string{"A", "A"},
-			&Delta{Declared: []string{"A"}, Changed: []DeltaName{}, Unexpected: []DeltaName{}, Unchanged: []string{"A"}, Carried: []string{}, Dropped: []string{}, Forward: []string{}}},
+			&Delta{Declared: []string{"A"}, Changed: []DeltaName{}, Unexpected: []DeltaName{}, Unchanged: []string{"A"}, Carried: []string{}, Dropped: []string{}, Forward: []string{}, Volatile: []string{}}},
 		{"no declared name, nothing changed", before, nil,
-			&Delta{Declared: []string{}, Changed: []DeltaName{}, Unexpected: []DeltaName{}, Unchanged: []string{}, Carried: []string{}, Dropped: []string{}, Forward: []string{}}},
+			&Delta{Declared: []string{}, Changed: []DeltaName{}, Unexpected: []DeltaName{}, Unchanged: []string{}, Carried: []string{}, Dropped: []string{}, Forward: []string{}, Volatile: []string{}}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

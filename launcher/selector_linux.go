@@ -1,0 +1,142 @@
+package launcher
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/childproof/childproof/verify"
+)
+
+// selectorQuiet is how long a tree in which a member owns a declared port
+// but nothing matches the worker selector must stay unchanged (the same
+// processes, the same comms) before the selector is called wrong: a
+// server that binds in its supervisor and starts the selected process
+// after the bind gets this long to do so.
+const selectorQuiet = 750 * time.Millisecond
+
+// selectorWatch tells a wrong worker selector at once instead of after
+// ready.timeout: when the selector matches no process while a member of
+// the tree owns a declared port and the tree has stopped changing.
+type selectorWatch struct {
+	shape string
+	since time.Time
+}
+
+// treeShape describes the tree's processes and their comms, to see that
+// it stopped changing.
+func (la *Launch) treeShape(tree []int) string {
+	var b strings.Builder
+	for _, pid := range slices.Sorted(slices.Values(tree)) {
+		c, _ := la.opts.Proc.Comm(pid)
+		fmt.Fprintf(&b, "%d:%s ", pid, c)
+	}
+	return b.String()
+}
+
+// check returns a failure when the selector is wrong: it matches nothing,
+// a member of tree owns a declared port, and tree has been the same for
+// selectorQuiet. Nil while that is not (yet) so.
+func (w *selectorWatch) check(la *Launch, r *verify.Report, tree []int) *Error {
+	l := la.Spec
+	if l.Worker.Comm == "" && l.Worker.Exe == "" || len(l.Ports) == 0 {
+		return nil
+	}
+	owners := la.portOwners(tree)
+	if len(owners) == 0 {
+		w.shape = ""
+		return nil
+	}
+	shape := la.treeShape(tree)
+	if shape != w.shape {
+		w.shape, w.since = shape, time.Now()
+		return nil
+	}
+	if time.Since(w.since) < selectorQuiet {
+		return nil
+	}
+	return la.selectorError(r, owners, false)
+}
+
+// portOwner is a member of the tree holding a declared port.
+type portOwner struct {
+	pid, port int
+	comm, exe string
+}
+
+// portOwners lists the members of tree that hold a declared port.
+func (la *Launch) portOwners(tree []int) []portOwner {
+	var out []portOwner
+	for _, pt := range la.Spec.Ports {
+		hs, err := verify.Holders(la.opts.Proc, pt.Number, tree)
+		if err != nil {
+			continue
+		}
+		for _, h := range hs {
+			if !h.InTree {
+				continue
+			}
+			for _, pid := range h.Pids {
+				if slices.ContainsFunc(out, func(o portOwner) bool { return o.pid == pid && o.port == pt.Number }) {
+					continue
+				}
+				o := portOwner{pid: pid, port: pt.Number}
+				o.comm, _ = la.opts.Proc.Comm(pid)
+				o.exe, _ = la.opts.Proc.Exe(pid)
+				out = append(out, o)
+			}
+		}
+	}
+	return out
+}
+
+// selectorError is the failure of a launch whose worker selector matches
+// no process while others serve: exit 5, naming the candidates and the
+// selector that would find them. atTimeout says the ready timeout ran out
+// first (the message says so; the hint is still about the selector).
+func (la *Launch) selectorError(r *verify.Report, owners []portOwner, atTimeout bool) *Error {
+	l := la.Spec
+	sel := fmt.Sprintf("comm %q", l.Worker.Comm)
+	if l.Worker.Exe != "" {
+		sel = fmt.Sprintf("exe %q", l.Worker.Exe)
+	}
+	var cands []string
+	for _, o := range owners {
+		if l.Worker.Exe != "" {
+			cands = append(cands, fmt.Sprintf("%s (pid %d, %s) owns port %d", o.comm, o.pid, o.exe, o.port))
+		} else {
+			cands = append(cands, fmt.Sprintf("%s (pid %d) owns port %d", o.comm, o.pid, o.port))
+		}
+	}
+	msg := fmt.Sprintf("the worker never appeared: %s matches nothing in the launched tree; %s", sel, strings.Join(cands, ", "))
+	if atTimeout {
+		msg += fmt.Sprintf(" (after ready.timeout %s)", l.ReadyTimeout())
+	}
+	r.Add(verify.KindExited, "%s", msg)
+	r.ExitCode = verify.CodeExited
+	r.Ready, r.Verified = false, false
+	r.Tail = Tail(la.LogPath(), 10)
+	hint := fmt.Sprintf("the selector is wrong, not the timeout: select the process that serves, worker { comm = %q }", owners[0].comm)
+	if l.Worker.Exe != "" {
+		hint = fmt.Sprintf("the selector is wrong, not the timeout: select the process that serves, worker { exe = %q }", owners[0].exe)
+	}
+	hint += ", or drop the worker block to take the port's owner"
+	return &Error{Outcome: Exited, Kind: verify.KindExited, Report: r, Msg: msg, Hint: hint}
+}
+
+// treeComms names the processes of tree ("python3 (pid 12), bash (pid
+// 11)"), at most eight.
+func (la *Launch) treeComms(tree []int) string {
+	var out []string
+	for _, pid := range tree {
+		if len(out) == 8 {
+			out = append(out, "…")
+			break
+		}
+		if c, err := la.opts.Proc.Comm(pid); err == nil {
+			out = append(out, fmt.Sprintf("%s (pid %d)", c, pid))
+		}
+	}
+	return strings.Join(out, ", ")
+}
