@@ -391,6 +391,10 @@ func (a *analyzer) parse(abs string) *parsedFile {
 		pf.err = &ParseError{File: name, Line: l, Col: c, Msg: "binary file (NUL byte), not a shell script"}
 		return pf
 	}
+	if err := CheckNesting(name, src); err != nil {
+		pf.err = err
+		return pf
+	}
 	pf.posix = shebangPOSIX(src)
 	pf.crlf = bytes.Contains(src, []byte("\r\n"))
 	pf.file, pf.err = a.parseSrc(name, src, pf.posix)

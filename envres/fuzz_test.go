@@ -56,6 +56,11 @@ func FuzzLint(f *testing.F) {
 	for _, s := range append(acceptanceSeeds(f), inlineSeeds...) {
 		f.Add(s, ".env body\nAPI_MODE=prod\n")
 	}
+	// The inputs that crashed the parser, just deeper than CheckNesting
+	// allows (the fuzz function skips inputs over 64 KiB).
+	for _, s := range deepScripts(MaxNesting + 1) {
+		f.Add(s, "")
+	}
 	// One directory per fuzz process, rewritten for every input: a fresh
 	// TempDir per input makes the fuzzer crawl. Inputs run one at a time.
 	dir := f.TempDir()

@@ -23,6 +23,9 @@ func FuzzLoad(f *testing.F) {
 	f.Add([]byte("variable \"p\" {}\nlaunch \"a\" { command = [env(\"X\"), var.p] }"))
 	f.Add([]byte("launch \"a\" { dispatch = [\"s.sh\"]\n port \"p\" { number = 0 }\n ready { timeout = \"x\" } }"))
 	f.Add([]byte("launch \"a\" { command = [\"x\"]\n restart { policy = \"always\"\n max = 3\n backoff = \"2s\" }\n slurm { partition = \"gpu\"\n gres = \"gpu:1\"\n time = \"1-00:00\" } }"))
+	for _, src := range deepSpecs() {
+		f.Add([]byte(src))
+	}
 	lookup := lookupFrom(map[string]string{"HOME": "/root", "X": "1"})
 	path := filepath.Join(f.TempDir(), "s.hcl")
 	f.Fuzz(func(t *testing.T, data []byte) {

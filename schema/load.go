@@ -153,6 +153,12 @@ func checkText(src []byte, path string) hcl.Diagnostics {
 			Detail:  fmt.Sprintf("brackets, braces and parentheses nest more than %d deep here; the spec is refused before it is parsed", MaxNesting),
 			Subject: &r}}
 	}
+	if line, col, off, deep := exprTooDeep(src); deep {
+		r := hcl.Range{Filename: path, Start: hcl.Pos{Line: line, Column: col, Byte: off}, End: hcl.Pos{Line: line, Column: col + 1, Byte: off + 1}}
+		return hcl.Diagnostics{{Severity: hcl.DiagError, Summary: "Expression too deep",
+			Detail:  fmt.Sprintf("operators and brackets nest more than %d deep in this expression; the spec is refused before it is parsed", MaxExprDepth),
+			Subject: &r}}
+	}
 	return nil
 }
 
