@@ -31,20 +31,20 @@ func CheckNesting(name string, src []byte) error {
 type nestKind uint8
 
 const (
-	nFile      nestKind = iota // the script itself: never closed, not counted
-	nParen                     // ( subshell, array, <( process substitution
-	nCmdSubst                  // $(
-	nArith                     // $(( or ((: closed by ))
-	nArithB                    // $[: closed by ]
-	nArithPar                  // ( inside arithmetic
-	nBrace                     // { group }
-	nParam                     // ${
-	nDQ                        // "…"
-	nBacktick                  // `…`
-	nIf                        // if … fi
-	nLoop                      // while/until/for/select … done
-	nCase                      // case … esac
-	nHeredoc                   // an unquoted here-document's body
+	nFile     nestKind = iota // the script itself: never closed, not counted
+	nParen                    // ( subshell, array, <( process substitution
+	nCmdSubst                 // $(
+	nArith                    // $(( or ((: closed by ))
+	nArithB                   // $[: closed by ]
+	nArithPar                 // ( inside arithmetic
+	nBrace                    // { group }
+	nParam                    // ${
+	nDQ                       // "…"
+	nBacktick                 // `…`
+	nIf                       // if … fi
+	nLoop                     // while/until/for/select … done
+	nCase                     // case … esac
+	nHeredoc                  // an unquoted here-document's body
 )
 
 type nestLevel struct {
