@@ -3,6 +3,7 @@ package launcher
 import (
 	"fmt"
 	"os"
+	"slices"
 	"sort"
 	"strings"
 
@@ -73,19 +74,24 @@ func (e *Env) List() []string {
 // every caller variable it matches, listed by os.Environ (the names are
 // then looked up through lookup).
 func ResolveEnv(l *schema.Launch, set map[string]string, lookup func(string) (string, bool)) (*Env, error) {
-	return resolveEnvFrom(l, set, lookup, nil)
+	return resolveEnvFrom(l, set, lookup, nil, ForGo)
 }
 
 // resolveEnvFrom is ResolveEnv with the caller's environment listed by
 // environ (NAME=VALUE entries; nil: os.Environ), which inherit patterns
-// are matched against.
-func resolveEnvFrom(l *schema.Launch, set map[string]string, lookup func(string) (string, bool), environ func() []string) (*Env, error) {
+// are matched against. a is whom a refusal speaks to; for ForGo, a nil
+// Inherit also passes GOCOVERDIR (coverage of a `go build -cover` server).
+func resolveEnvFrom(l *schema.Launch, set map[string]string, lookup func(string) (string, bool), environ func() []string, a Audience) (*Env, error) {
 	if lookup == nil {
 		lookup = os.LookupEnv
 	}
 	e := &Env{Vars: map[string]string{}, Overrides: map[string]string{}, Given: map[string]string{}}
 	from := map[string]string{}
-	for _, n := range l.EffectiveInherit() {
+	inherit := l.EffectiveInherit()
+	if l.Inherit == nil && a == ForGo {
+		inherit = append(slices.Clone(inherit), "GOCOVERDIR")
+	}
+	for _, n := range inherit {
 		if schema.IsInheritPattern(n) {
 			continue
 		}
@@ -153,13 +159,7 @@ func resolveEnvFrom(l *schema.Launch, set map[string]string, lookup func(string)
 		}
 	}
 	if len(missing) > 0 {
-		from := "inherit passes it from the caller, and it is not set here"
-		hint := "export " + missing[0] + " before launching, or give it a value in env"
-		if len(missing) > 1 {
-			from = "inherit passes them from the caller, and they are not set here"
-			hint = "export " + strings.Join(missing, ", ") + " before launching, or give them values in env"
-		}
-		msg := fmt.Sprintf("required %s %s: %s; nothing was started", plural(len(missing), "variable"), strings.Join(missing, ", "), from)
+		msg, hint := missingMessage(l, missing, lookup, a)
 		r := verify.NewReport(l.Name)
 		r.Add(verify.KindEnvMissing, "%s", msg)
 		r.ExitCode = verify.CodeUsage
@@ -195,4 +195,69 @@ func plural(n int, word string) string {
 		return word
 	}
 	return word + "s"
+}
+
+// missingMessage says why the required names missing reached no source,
+// and what to do. A name set in the caller that inherit does not pass
+// needs inherit (or env): exporting it cannot help. A name inherit
+// passes but the caller lacks needs an export (or env). A name no source
+// names at all needs env (or inherit and an export).
+func missingMessage(l *schema.Launch, missing []string, lookup func(string) (string, bool), a Audience) (msg, hint string) {
+	var notPassed, unset, unnamed []string
+	for _, n := range missing {
+		_, set := lookup(n)
+		switch {
+		case set:
+			notPassed = append(notPassed, n)
+		case l.Inherits(n):
+			unset = append(unset, n)
+		default:
+			unnamed = append(unnamed, n)
+		}
+	}
+	inherit, env := a.say("inherit", "Inherit"), a.say("env", "Env")
+	export := a.say("export", "set (t.Setenv in a test)")
+	values := func(names []string) string {
+		if len(names) == 1 {
+			return "give it a value in " + env
+		}
+		return "give them values in " + env
+	}
+	var whys, hints []string
+	if len(notPassed) > 0 {
+		passes := strings.Join(l.EffectiveInherit(), ", ")
+		switch {
+		case len(l.EffectiveInherit()) == 0:
+			passes = "nothing"
+		case l.Inherit == nil:
+			passes += " (the default)"
+		}
+		whys = append(whys, fmt.Sprintf("%s %s set in the caller but not passed: %s passes %s", strings.Join(notPassed, ", "), isAre(len(notPassed)), inherit, passes))
+		hints = append(hints, fmt.Sprintf("add %s to %s, or %s", strings.Join(notPassed, ", "), inherit, values(notPassed)))
+	}
+	if len(unset) > 0 {
+		why := inherit + " passes it from the caller, and it is not set here"
+		if len(unset) > 1 {
+			why = inherit + " passes them from the caller, and they are not set here"
+		}
+		if len(unset) < len(missing) {
+			why = strings.Join(unset, ", ") + ": " + why
+		}
+		whys = append(whys, why)
+		hints = append(hints, fmt.Sprintf("%s %s before launching, or %s", export, strings.Join(unset, ", "), values(unset)))
+	}
+	if len(unnamed) > 0 {
+		whys = append(whys, fmt.Sprintf("%s %s in no source (%s, %s, %s) and not set in the caller", strings.Join(unnamed, ", "), isAre(len(unnamed)),
+			env, a.say("env_file", "EnvFile"), inherit))
+		hints = append(hints, fmt.Sprintf("%s, or add %s to %s and %s %s", values(unnamed), strings.Join(unnamed, ", "), inherit, export, strings.Join(unnamed, ", ")))
+	}
+	msg = fmt.Sprintf("required %s %s: %s; nothing was started", plural(len(missing), "variable"), strings.Join(missing, ", "), strings.Join(whys, "; "))
+	return msg, strings.Join(hints, "; ")
+}
+
+func isAre(n int) string {
+	if n == 1 {
+		return "is"
+	}
+	return "are"
 }

@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"strings"
 	"testing"
 
 	"github.com/childproof/childproof/schema"
@@ -69,7 +70,7 @@ func TestResolveEnv(t *testing.T) {
 		{[]string{"NCCL_?EBUG", "CUDA_V*"}, map[string]string{"NCCL_DEBUG": "INFO", "CUDA_VISIBLE_DEVICES": "1"}},
 		{[]string{"*"}, map[string]string{"PATH": "/usr/bin", "CUDA_VISIBLE_DEVICES": "1", "CUDA_HOME": "/cuda", "NCCL_DEBUG": "INFO", "XCUDA_A": "x"}},
 	} {
-		e, err := resolveEnvFrom(&schema.Launch{Inherit: tc.inherit}, nil, gpuLookup, gpuEnviron)
+		e, err := resolveEnvFrom(&schema.Launch{Inherit: tc.inherit}, nil, gpuLookup, gpuEnviron, ForCLI)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -154,4 +155,37 @@ func outcome(err error) Outcome {
 		return e.Outcome
 	}
 	return 0
+}
+
+// TestMissingMessage: why a required name reached no source, and the hint
+// that can help, per audience.
+func TestMissingMessage(t *testing.T) {
+	caller := func(n string) (string, bool) {
+		if n == "EXPORTED" {
+			return "v", true
+		}
+		return "", false
+	}
+	for _, tc := range []struct {
+		name      string
+		l         schema.Launch
+		a         Audience
+		msg, hint string
+	}{
+		{"set but not passed, Go", schema.Launch{Require: []string{"EXPORTED"}}, ForGo,
+			"EXPORTED is set in the caller but not passed: Inherit passes PATH, HOME, LANG (the default)", "add EXPORTED to Inherit, or give it a value in Env"},
+		{"set but not passed, CLI", schema.Launch{Require: []string{"EXPORTED"}, Inherit: []string{"PATH"}}, ForCLI,
+			"EXPORTED is set in the caller but not passed: inherit passes PATH", "add EXPORTED to inherit, or give it a value in env"},
+		{"inherited, unset", schema.Launch{Require: []string{"UNSET"}, Inherit: []string{"UNSET"}}, ForCLI,
+			"inherit passes it from the caller, and it is not set here", "export UNSET before launching, or give it a value in env"},
+		{"named nowhere", schema.Launch{Require: []string{"NOWHERE"}}, ForGo,
+			"NOWHERE is in no source (Env, EnvFile, Inherit) and not set in the caller", "give it a value in Env, or add NOWHERE to Inherit and set (t.Setenv in a test) NOWHERE"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			msg, hint := missingMessage(&tc.l, tc.l.Require, caller, tc.a)
+			if !strings.Contains(msg, tc.msg) || hint != tc.hint {
+				t.Errorf("got %q\nhint %q\nwant %q\nhint %q", msg, hint, tc.msg, tc.hint)
+			}
+		})
+	}
 }

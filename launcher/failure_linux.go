@@ -14,7 +14,6 @@ import (
 
 // exitedError is the exit-5 failure: the worker or root exited before ready.
 func (la *Launch) exitedError(r *verify.Report, what string) *Error {
-	r.Tail = Tail(la.LogPath(), 10)
 	r.Signals = la.exec.watch.signalsSeen()
 	if la.tree != nil {
 		if n := oomKills(la.tree.cgroup); n > 0 {
@@ -27,11 +26,7 @@ func (la *Launch) exitedError(r *verify.Report, what string) *Error {
 	r.Add(verify.KindExited, "%s", what)
 	r.ExitCode = verify.CodeExited
 	r.Ready = false
-	msg := what
-	if len(r.Tail) > 0 {
-		msg += "; last lines it printed:\n  | " + strings.Join(r.Tail, "\n  | ")
-	}
-	return &Error{Outcome: Exited, Kind: verify.KindExited, Msg: msg, Report: r, Hint: "its whole output is in " + la.LogPath()}
+	return &Error{Outcome: Exited, Kind: verify.KindExited, Msg: la.withTail(r, what), Report: r, Hint: "its whole output is in " + la.LogPath()}
 }
 
 // exitWhat describes how pid ended, with the root's status when known.
@@ -62,24 +57,28 @@ func (la *Launch) exitWhat(pid int) string {
 // hintFor says where to look for the cause of a failed verification of
 // launch l. The failed tree is stopped: a command it names must work on
 // what is left (the spec), not on the tree.
-func hintFor(r *verify.Report, l *schema.Launch) string {
+func hintFor(r *verify.Report, l *schema.Launch, a Audience) string {
 	switch {
 	case r.Has(verify.KindEnvUnreadable) && strings.Contains(r.EnvNote, verify.StaleExecEvidence):
 		return "the worker exec'd from a thread other than its main one (childproof follows processes, not threads, so that exec's environment was not captured) and then rewrote its environment block: exec the worker from the main thread, or keep its environment block intact"
 	case r.Has(verify.KindEnvUnreadable):
-		return "the worker wrote a process title over its environment block (setproctitle); childproof reads the block at the worker's exec while it watches the launch — leave exec-time capture on (CHILDPROOF_NO_EXEC_CAPTURE unset), and let nothing else trace the launch"
+		return "the worker wrote a process title over its environment block (setproctitle); childproof reads the block at the worker's exec while it watches the launch — leave exec-time capture on (" + a.say("CHILDPROOF_NO_EXEC_CAPTURE unset", "Options.NoExecCapture false, CHILDPROOF_NO_EXEC_CAPTURE unset") + "), and let nothing else trace the launch"
 	case r.Has(verify.KindEnvMismatch, verify.KindEnvMissing):
 		h := "childproof set it when it started the launch: something between the launch and the worker changed it (an env file re-sourced, an rc file, a wrapper)"
-		if l.SpecPath != "" {
+		if l.SpecPath != "" && a == ForCLI {
 			h += "; 'childproof check " + l.SpecPath + ":" + l.Name + "' lints the dispatch chain for such a line"
+		} else if len(l.Dispatch) > 0 && a == ForGo {
+			h += "; package envres lints the dispatch chain for such a line"
 		}
 		return h
 	case r.Has(verify.KindWrapper):
 		return "exec the worker directly, without a login or interactive shell or an environment-resetting wrapper"
 	case r.Has(verify.KindBindAddress):
-		return "bind the worker to the declared address, or declare the one it uses (0.0.0.0 or :: only with allow_all_interfaces = true)"
+		return a.say("bind the worker to the declared address, or declare the one it uses (0.0.0.0 or :: only with allow_all_interfaces = true)",
+			"bind the worker to the declared address, or declare the one it uses (Port.Address; 0.0.0.0 or :: only with AllowAllInterfaces: true)")
 	case r.Has(verify.KindPortNotOwned):
-		return "the process that listens is not the worker: check worker { comm | exe }, or let the worker be the port's owner"
+		return a.say("the process that listens is not the worker: check worker { comm | exe }, or let the worker be the port's owner",
+			"the process that listens is not the worker: check Worker.Comm or Worker.Exe, or leave Worker zero to let the worker be the port's owner")
 	}
 	return ""
 }

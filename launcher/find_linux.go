@@ -38,9 +38,7 @@ func (la *Launch) findAndVerify(ctx context.Context, v *verify.Verifier, r *veri
 	var selector selectorWatch
 	for {
 		if err := ctx.Err(); err != nil {
-			r.Add(verify.KindNotReady, "interrupted: %v", err)
-			r.ExitCode = verify.CodeExited
-			return &Error{Outcome: Exited, Kind: verify.KindNotReady, Msg: "interrupted before the worker was ready", Report: r, Err: err}
+			return la.interrupted(r, err)
 		}
 		tree := la.tree.members()
 		rootExited := la.tree.root.exited()
@@ -251,7 +249,7 @@ func (la *Launch) verifyAndReady(ctx context.Context, v *verify.Verifier, r *ver
 		}
 		r.Verified = false
 		r.ExitCode = r.Code()
-		return &Error{Outcome: outcomeOf(r), Kind: r.Problems[0].Kind, Report: r, Msg: "verification failed on the worker: " + r.Problems[0].Message, Hint: hintFor(r, l)}
+		return &Error{Outcome: outcomeOf(r), Kind: r.Problems[0].Kind, Report: r, Msg: la.withTail(r, "verification failed on the worker: "+r.Problems[0].Message), Hint: hintFor(r, l, la.opts.Audience)}
 	}
 	// Readiness: the socket table already says the worker owns the port,
 	// so a connect cannot be answered by anyone else (nor by itself).
@@ -262,12 +260,19 @@ func (la *Launch) verifyAndReady(ctx context.Context, v *verify.Verifier, r *ver
 			return la.exitedError(r, la.exitWhat(worker))
 		}
 		pctx, cancel := context.WithTimeout(ctx, 500*time.Millisecond)
-		lastErr = inspect.Probe(pctx, c.Ports, c.ReadyHTTP, 500*time.Millisecond)
+		var match func(int, []byte) error
+		if la.opts.Ready.Status != nil || la.opts.Ready.Body != nil {
+			match = la.opts.Ready.matchHTTP
+		}
+		lastErr = inspect.ProbeMatch(pctx, c.Ports, c.ReadyHTTP, 500*time.Millisecond, match)
 		cancel()
 		if lastErr == nil {
 			break
 		}
-		if time.Now().After(deadline) || ctx.Err() != nil {
+		if err := ctx.Err(); err != nil {
+			return la.interrupted(r, err)
+		}
+		if time.Now().After(deadline) {
 			return la.notReadyError(r, lastErr.Error())
 		}
 		p := la.progressBase(r.Attempts, deadline.Add(-l.ReadyTimeout()))
@@ -280,12 +285,15 @@ func (la *Launch) verifyAndReady(ctx context.Context, v *verify.Verifier, r *ver
 	if len(l.Ports) == 0 {
 		la.settleWorker(worker, wfd, released, deadline)
 	}
+	if err := la.waitAdded(ctx, r, worker, wfd, deadline); err != nil {
+		return err
+	}
 	// The answer is no evidence by itself: the owner must still be the worker.
 	r2 := verify.NewReport("")
 	if len(l.Ports) > 0 && !v.CheckPorts(r2, c, worker, la.tree.members()) || len(r2.Problems) > 0 {
 		r.Problems = append(r.Problems, r2.Problems...)
 		r.ExitCode = r.Code()
-		return &Error{Outcome: outcomeOf(r), Kind: r.Problems[0].Kind, Report: r, Msg: "after readiness: " + r.Problems[0].Message}
+		return &Error{Outcome: outcomeOf(r), Kind: r.Problems[0].Kind, Report: r, Msg: la.withTail(r, "after readiness: "+r.Problems[0].Message)}
 	}
 	if pidfd.Exited(wfd) {
 		return la.exitedError(r, la.exitWhat(worker))
@@ -344,4 +352,73 @@ func onlyGone(ps []verify.Problem) bool {
 		}
 	}
 	return true
+}
+
+// waitAdded waits for the readiness Options.Ready adds beyond the
+// spec's: a line of output matching Ready.Log, then Ready.Func returning
+// nil, within the same deadline; a worker that exits meanwhile is the
+// exit-5 failure at once.
+func (la *Launch) waitAdded(ctx context.Context, r *verify.Report, worker, wfd int, deadline time.Time) error {
+	rd := la.opts.Ready
+	progress := func(last string) {
+		p := la.progressBase(r.Attempts, deadline.Add(-la.Spec.ReadyTimeout()))
+		p.Phase, p.Worker, p.Comm, p.Last = PhaseReady, worker, la.worker.Comm, last
+		la.progress(p)
+	}
+	// wait pauses d, waking at once when the worker exits; it reports
+	// whether the wait may go on.
+	wait := func(d time.Duration) bool {
+		d = min(d, time.Until(deadline))
+		unix.Poll([]unix.PollFd{{Fd: int32(wfd), Events: unix.POLLIN}}, max(int(d/time.Millisecond), 1))
+		return !pidfd.Exited(wfd) && time.Now().Before(deadline) && ctx.Err() == nil
+	}
+	if rd.Log != nil {
+		what := fmt.Sprintf("no line of its output matched Options.Ready.Log %s", quoteRe(rd.Log))
+		progress(what)
+		for !la.out.hasMatched() {
+			if !wait(followEvery) {
+				if la.out.hasMatched() {
+					break
+				}
+				if pidfd.Exited(wfd) {
+					return la.exitedError(r, la.exitWhat(worker))
+				}
+				if err := ctx.Err(); err != nil {
+					return la.interrupted(r, err)
+				}
+				return la.notReadyError(r, what)
+			}
+		}
+	}
+	if rd.Func != nil {
+		fctx, cancel := context.WithDeadline(ctx, deadline)
+		defer cancel()
+		pause := probePause(true)
+		for {
+			err := rd.Func(fctx)
+			if err == nil {
+				break
+			}
+			what := "Options.Ready.Func: " + err.Error()
+			progress(what)
+			if !wait(pause()) {
+				if pidfd.Exited(wfd) {
+					return la.exitedError(r, la.exitWhat(worker))
+				}
+				if err := ctx.Err(); err != nil {
+					return la.interrupted(r, err)
+				}
+				return la.notReadyError(r, what)
+			}
+		}
+	}
+	return nil
+}
+
+// interrupted is the failure of a start whose context ended (err) before
+// the worker was ready.
+func (la *Launch) interrupted(r *verify.Report, err error) *Error {
+	r.Add(verify.KindNotReady, "interrupted: %v", err)
+	r.ExitCode = verify.CodeExited
+	return &Error{Outcome: Exited, Kind: verify.KindNotReady, Msg: la.withTail(r, "interrupted before the worker was ready"), Report: r, Err: err}
 }

@@ -28,8 +28,11 @@ type Launch struct {
 	// once verified (else -1).
 	worker workerRef
 	// exec is the exec-time environment evidence (execwatch_linux.go).
-	exec     execEvidence
-	notes    launchNotes
+	exec  execEvidence
+	notes launchNotes
+	// out follows the log for Options.Output and Ready.Log (nil: not
+	// followed).
+	out      *follower
 	stopOnce sync.Once
 }
 

@@ -25,6 +25,11 @@ import (
 // *Error whose Outcome says what failed and whose Report holds the
 // evidence. Secret values are masked in the report, the error and the
 // record.
+//
+// Errors speak to opts.Audience. In a test binary (the testing package's
+// flags registered), zero StateDir and State and no $CHILDPROOF_STATE_DIR
+// mean a state dir of the test binary's own (see testStateDir), never the
+// user's.
 func Start(ctx context.Context, l *schema.Launch, opts Options) (*Launch, error) {
 	return startHeld(ctx, l, opts, nil)
 }
@@ -35,11 +40,22 @@ func Start(ctx context.Context, l *schema.Launch, opts Options) (*Launch, error)
 // whatever happens.
 func startHeld(ctx context.Context, l *schema.Launch, opts Options, held *launchLock) (*Launch, error) {
 	var env *Env
+	if opts.State == nil && opts.StateDir == "" {
+		opts.StateDir = testStateDir()
+	}
+	if l != nil && opts.Audience == ForGo {
+		var err error
+		if l, err = withPorts(l); err != nil {
+			held.unlock()
+			return nil, err
+		}
+	}
 	la, err := start(ctx, l, opts, &env, held)
 	secrets := launchSecrets(l, env, opts)
 	if la != nil {
 		la.Report.Mask(secrets)
 	}
+	speakTo(err, opts.Audience)
 	return la, maskErr(err, secrets)
 }
 
@@ -54,7 +70,15 @@ func start(ctx context.Context, l *schema.Launch, opts Options, envOut **Env, he
 	}
 	if err := l.Validate(); err != nil {
 		held.unlock()
+		var ie *schema.InvalidError
+		if errors.As(err, &ie) && opts.Audience == ForGo {
+			ie.GoNames = true
+		}
 		return nil, &Error{Outcome: Invalid, Kind: KindUsage, Err: err}
+	}
+	if err := opts.Ready.check(l); err != nil {
+		held.unlock()
+		return nil, err
 	}
 	st, err := launchState(opts.State, opts.StateDir)
 	if err != nil {
@@ -67,7 +91,7 @@ func start(ctx context.Context, l *schema.Launch, opts Options, envOut **Env, he
 	if err := schema.ExeNeverMatches(l.Worker.Exe); err != nil {
 		held.unlock()
 		// Say so now instead of waiting out the ready timeout.
-		return nil, &Error{Outcome: Invalid, Kind: KindUsage, Msg: fmt.Sprintf("launch %q: %v", l.Name, err), Hint: "fix worker { exe }, or select the worker by comm or by its port"}
+		return nil, &Error{Outcome: Invalid, Kind: KindUsage, Msg: fmt.Sprintf("launch %q: %v", l.Name, err), Hint: opts.Audience.say("fix worker { exe }, or select the worker by comm or by its port", "fix Worker.Exe, or select the worker by Worker.Comm or by its port")}
 	}
 	lock := held
 	if lock == nil {
@@ -78,7 +102,7 @@ func start(ctx context.Context, l *schema.Launch, opts Options, envOut **Env, he
 	// What a writer killed between its temporary file and the rename
 	// left of this launch's record goes now (we hold the lock).
 	statedir.CleanTemps(filepath.Join(st.Dir, statedir.RecordsDir), "."+statedir.Encode(l.Name)+".json.")
-	env, err := resolveEnvFrom(l, opts.Set, opts.LookupEnv, opts.Environ)
+	env, err := resolveEnvFrom(l, opts.Set, opts.LookupEnv, opts.Environ, opts.Audience)
 	*envOut = env
 	if err != nil {
 		lock.unlock()
@@ -89,7 +113,7 @@ func start(ctx context.Context, l *schema.Launch, opts Options, envOut **Env, he
 		unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
 	}
 	v := &verify.Verifier{Proc: opts.Proc, State: st, ShowValues: opts.ShowValues}
-	if err := preflight(ctx, v, st, l, opts.Notify); err != nil {
+	if err := preflight(ctx, v, st, l, opts.Notify, opts.Audience); err != nil {
 		lock.unlock()
 		return nil, err
 	}
@@ -103,7 +127,7 @@ func start(ctx context.Context, l *schema.Launch, opts Options, envOut **Env, he
 			// A newcomer that took the port gets a moment to let go of it
 			// (a port probe, a short-lived listener); one that still
 			// holds it then is no race: exit 4.
-			if err := preflightRetry(ctx, v, st, l); err != nil {
+			if err := preflightRetry(ctx, v, st, l, opts.Audience); err != nil {
 				st.finishRound(rd, lastLa, err)
 				lock.unlock()
 				return nil, err
@@ -117,6 +141,7 @@ func start(ctx context.Context, l *schema.Launch, opts Options, envOut **Env, he
 			if opts.Detach {
 				lock.unlock()
 				la.lock = nil
+				la.out.stop()
 			}
 			return la, nil
 		}
@@ -154,10 +179,10 @@ const raceGrace = time.Second
 // preflightRetry is the preflight of a retry: while a foreign holder is
 // on a port, it polls (10 ms) for up to raceGrace (at most the ready
 // timeout), then fails as preflight does.
-func preflightRetry(ctx context.Context, v *verify.Verifier, st *State, l *schema.Launch) error {
+func preflightRetry(ctx context.Context, v *verify.Verifier, st *State, l *schema.Launch, a Audience) error {
 	end := time.Now().Add(min(raceGrace, l.ReadyTimeout()))
 	for {
-		err := preflight(ctx, v, st, l, nil)
+		err := preflight(ctx, v, st, l, nil, a)
 		var e *Error
 		if err == nil || !errors.As(err, &e) || e.Outcome != Foreign || !time.Now().Before(end) || ctx.Err() != nil {
 			return err
@@ -168,7 +193,7 @@ func preflightRetry(ctx context.Context, v *verify.Verifier, st *State, l *schem
 
 // preflight fails with exit 4 when a declared port is held by anything but
 // our own recorded previous instance, which it stops when on_stale = replace.
-func preflight(ctx context.Context, v *verify.Verifier, st *State, l *schema.Launch, notify func(string)) error {
+func preflight(ctx context.Context, v *verify.Verifier, st *State, l *schema.Launch, notify func(string), a Audience) error {
 	for _, pt := range l.Ports {
 		hs, err := verify.Holders(v.Proc, pt.Number, nil)
 		if err != nil {
@@ -196,7 +221,7 @@ func preflight(ctx context.Context, v *verify.Verifier, st *State, l *schema.Lau
 				r.ExitCode = verify.CodeForeign
 				return &Error{Outcome: Foreign, Kind: verify.KindPortForeign, Report: r,
 					Msg:  fmt.Sprintf("port %d is held by the previous launch of %q (pid %d)", pt.Number, l.Name, holder),
-					Hint: "stop it with 'childproof stop " + l.Name + "', or set on_stale = \"replace\""}
+					Hint: a.say("stop it with 'childproof stop "+l.Name+"', or set on_stale = \"replace\"", "stop it (its Launch's Stop, or launcher.StopRecord), or set OnStale: \"replace\"")}
 			}
 			r := verify.NewReport(l.Name)
 			r.Add(verify.KindPortForeign, "%s", h.Census(v.Proc))
@@ -245,6 +270,7 @@ func (la *Launch) launch(ctx context.Context, v *verify.Verifier, attempt int) e
 		return &Error{Outcome: Invalid, Kind: KindState, Msg: "log", Err: err}
 	}
 	defer logf.Close()
+	la.out = follow(log, la.Env.Secrets(), la.opts.Output, la.opts.Ready.Log)
 	argv, prog, err := la.argv()
 	if err != nil {
 		return la.exitedError(r, fmt.Sprintf("the worker never appeared: %v", err))

@@ -1,6 +1,15 @@
 package launcher
 
-import "github.com/childproof/childproof/proc"
+import (
+	"context"
+	"errors"
+	"io"
+	"regexp"
+	"strings"
+	"time"
+
+	"github.com/childproof/childproof/proc"
+)
 
 // Options tune Start. The zero value starts a foreground launch recorded
 // in the default state dir, with the caller's environment, a cgroup where
@@ -27,6 +36,26 @@ type Options struct {
 	ShowValues bool
 	// Proc is the /proc reader; the zero value reads /proc.
 	Proc proc.FS
+	// Audience is whom errors and hints speak to: ForGo (the zero value)
+	// names a launch's fields by their Go names (Ready.Timeout,
+	// AllowAllInterfaces) and names no childproof command; ForCLI uses
+	// the spec language's names (ready.timeout, allow_all_interfaces)
+	// and the commands, as the childproof command does.
+	Audience Audience
+	// Output, when set, gets every line the tree prints (stdout and
+	// stderr, as the log holds them), secrets masked, each with its
+	// newline, from a goroutine of the launch, one line per Write; nil:
+	// the output goes to the log only. It is written until Stop or Wait
+	// returns (a detached launch: until Start returns), and not after.
+	Output io.Writer
+	// Ready adds checks to the spec's readiness (Launch.Ready); each
+	// counts only once the verified worker owns its declared ports, and
+	// all must pass within the spec's Ready.Timeout. The zero value adds
+	// none.
+	Ready Readiness
+	// StopGrace is how long Stop waits after SIGTERM before it SIGKILLs
+	// what is left, when Stop's context has no deadline; zero: 10s.
+	StopGrace time.Duration
 	EnvInput
 	Tracking
 	Callbacks
@@ -85,4 +114,63 @@ type Provenance struct {
 	SpecHash string
 	// Command names the command in the round history ("run"); "" is "start".
 	Command string
+}
+
+// Readiness is readiness a Go caller adds to a launch's spec. Checks run
+// in this order, after the spec's (a TCP connect to each port, or the GET
+// of Ready.HTTP, whose answer Status and Body then judge).
+type Readiness struct {
+	// Status says whether the status code of the answer to the spec's
+	// Ready.HTTP GET means ready; nil: 2xx. Needs Ready.HTTP.
+	Status func(code int) bool
+	// Body must match the body of that answer (its first 64 KiB); nil:
+	// any body. Needs Ready.HTTP.
+	Body *regexp.Regexp
+	// Log must match a line the tree printed (since it started, secrets
+	// masked); nil: no wait for a line.
+	Log *regexp.Regexp
+	// Func is called, every 10 ms and then less often, until it returns
+	// nil; its last error is in the not-ready message. Its ctx ends at
+	// the readiness deadline. nil: not called.
+	Func func(ctx context.Context) error
+}
+
+// set reports whether r adds any check.
+func (r Readiness) set() bool {
+	return r.Status != nil || r.Body != nil || r.Log != nil || r.Func != nil
+}
+
+// Audience is whom a launch's errors and hints are written for.
+type Audience int
+
+const (
+	// ForGo writes for a Go caller: a launch's fields by their Go names
+	// (Ready.Timeout, Ports[0].AllowAllInterfaces), Options fields, and
+	// no childproof command.
+	ForGo Audience = iota
+	// ForCLI writes for the childproof command's user: the spec
+	// language's names (ready { timeout }, allow_all_interfaces) and
+	// childproof commands.
+	ForCLI
+)
+
+// say returns cli for ForCLI, else goText.
+func (a Audience) say(cli, goText string) string {
+	if a == ForCLI {
+		return cli
+	}
+	return goText
+}
+
+// speakTo rewrites, for a Go caller, the hints of err made where the
+// audience is not known (the state dir's, the lock's).
+func speakTo(err error, a Audience) {
+	var e *Error
+	if a != ForGo || !errors.As(err, &e) {
+		return
+	}
+	e.Hint = strings.ReplaceAll(e.Hint, "(--state-dir, CHILDPROOF_STATE_DIR)", "(Options.StateDir)")
+	if e.Kind == KindLocked {
+		e.Hint = "wait for it to finish, or stop it (its Launch's Stop, or launcher.StopRecord); a test gets a state dir of its own from launchertest.Start"
+	}
 }

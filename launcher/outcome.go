@@ -2,6 +2,8 @@ package launcher
 
 import (
 	"fmt"
+	"strings"
+	"time"
 
 	"github.com/childproof/childproof/schema"
 	"github.com/childproof/childproof/verify"
@@ -17,17 +19,20 @@ func (la *Launch) notReadyError(r *verify.Report, what string) *Error {
 	r.Add(verify.KindNotReady, "not ready within %s: %s", l.ReadyTimeout(), what)
 	r.ExitCode = verify.CodeExited
 	r.Ready, r.Verified = false, false
-	r.Tail = Tail(la.LogPath(), 10)
 	return &Error{Outcome: Exited, Kind: verify.KindNotReady, Report: r,
-		Msg: r.Problems[len(r.Problems)-1].Message, Hint: notReadyHint(l)}
+		Msg: la.withTail(r, r.Problems[len(r.Problems)-1].Message), Hint: notReadyHint(l, la.opts.Audience, la.LogPath())}
 }
 
 // notReadyHint names ready.timeout with its value and where the output
 // so far is.
-func notReadyHint(l *schema.Launch) string {
-	t := "ready.timeout is " + l.ReadyTimeout().String()
+func notReadyHint(l *schema.Launch, a Audience, log string) string {
+	t := a.say("ready.timeout", "Ready.Timeout") + " is " + l.ReadyTimeout().String()
 	if l.Ready.Timeout <= 0 {
 		t += " (the default)"
+	}
+	if a == ForGo {
+		return fmt.Sprintf("%s; a worker that needs longer to start needs a longer one (Ready.Timeout: %s, say); what it printed meanwhile is in %s",
+			t, goDuration(2*l.ReadyTimeout()), log)
 	}
 	return fmt.Sprintf("%s; a worker that needs longer to start needs a longer one: ready { timeout = \"%s\" } in the launch block; what it printed meanwhile: childproof logs %s",
 		t, (2 * l.ReadyTimeout()).String(), l.Name)
@@ -52,4 +57,28 @@ func portList(l *schema.Launch) string {
 		s += fmt.Sprint(p.Number)
 	}
 	return s
+}
+
+// goDuration writes d as a Go expression: 20 * time.Second.
+func goDuration(d time.Duration) string {
+	switch {
+	case d%time.Second == 0:
+		return fmt.Sprintf("%d * time.Second", d/time.Second)
+	case d%time.Millisecond == 0:
+		return fmt.Sprintf("%d * time.Millisecond", d/time.Millisecond)
+	}
+	return fmt.Sprintf("time.Duration(%d)", int64(d))
+}
+
+// tailMark starts the last lines in a failure's message.
+const tailMark = "; last lines it printed:"
+
+// withTail puts the log's last lines into r.Tail and returns msg followed
+// by them (every failure of a started tree says what it printed last).
+func (la *Launch) withTail(r *verify.Report, msg string) string {
+	r.Tail = Tail(la.LogPath(), 10)
+	if len(r.Tail) > 0 {
+		msg += tailMark + "\n  | " + strings.Join(r.Tail, "\n  | ")
+	}
+	return msg
 }

@@ -229,7 +229,7 @@ func relaunch(ctx context.Context, l *schema.Launch, opts RelaunchOptions) (*Lau
 		allowed[n] = ""
 	}
 	// A bad --set or an unreadable env file fails before anything is stopped.
-	env, err := resolveEnvFrom(l, opts.Set, opts.LookupEnv, opts.Environ)
+	env, err := resolveEnvFrom(l, opts.Set, opts.LookupEnv, opts.Environ, opts.Audience)
 	if err != nil {
 		return nil, res, err
 	}

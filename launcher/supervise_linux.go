@@ -87,12 +87,15 @@ func (la *Launch) Wait() ExitStatus {
 	return t.root.status
 }
 
-// Stop SIGTERMs the tree, waits until it is gone or ctx is done (10s
-// without a deadline), then SIGKILLs what is left. It returns once the
+// Stop SIGTERMs the tree, waits until it is gone or ctx is done (without
+// a deadline: Options.StopGrace, else 10s), then SIGKILLs what is left. It returns once the
 // root is reaped, saying what it did; a second Stop (or one after Wait)
 // says what the first did.
 func (la *Launch) Stop(ctx context.Context) (*StopResult, error) {
 	grace := 10 * time.Second
+	if la.opts.StopGrace > 0 {
+		grace = la.opts.StopGrace
+	}
 	if d, ok := ctx.Deadline(); ok {
 		grace = max(time.Until(d), 0)
 	}
@@ -110,6 +113,7 @@ func (la *Launch) Stop(ctx context.Context) (*StopResult, error) {
 func (la *Launch) finish(grace time.Duration) {
 	la.stopOnce.Do(func() {
 		la.terminate(grace)
+		la.out.stop()
 		if la.Record != nil {
 			now := time.Now().UTC()
 			la.Record.Stopped = &now
@@ -127,9 +131,11 @@ func (la *Launch) abort() {
 		if la.tree != nil {
 			removeCgroup(la.tree.cgroup)
 		}
+		la.out.stop()
 		return
 	}
 	la.terminate(2 * time.Second)
+	la.out.stop()
 }
 
 // terminate SIGTERMs the tree, waits up to grace, SIGKILLs what is left,

@@ -51,3 +51,22 @@ func TestValidate(t *testing.T) {
 		})
 	}
 }
+
+// TestGoField names spec field paths by Launch's Go fields.
+func TestGoField(t *testing.T) {
+	for spec, want := range map[string]string{
+		"port[0].number":               "Ports[0].Number",
+		"port[1].allow_all_interfaces": "Ports[1].AllowAllInterfaces",
+		"ready.timeout":                "Ready.Timeout",
+		"ready.http":                   "Ready.HTTP",
+		"env[API_KEY]":                 "Env[API_KEY]",
+		"worker.comm":                  "Worker.Comm",
+		"forbid_wrappers[0]":           "ForbidWrappers[0]",
+		"on_stale":                     "OnStale",
+		"depends_on[1]":                "DependsOn[1]",
+	} {
+		if got := GoField(spec); got != want {
+			t.Errorf("GoField(%q) = %q, want %q", spec, got, want)
+		}
+	}
+}

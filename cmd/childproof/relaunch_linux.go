@@ -147,7 +147,7 @@ func (a *app) relaunch(ctx context.Context, arg string, ra relaunchArgs) error {
 		return err
 	}
 	opts := launcher.RelaunchOptions{StopTimeout: timeout, Unset: ra.unsets, Round: ra.round, InEnvFile: inEnv,
-		Options: launcher.Options{State: st, Detach: detach, Tracking: launcher.Tracking{Subreaper: !detach}, EnvInput: launcher.EnvInput{Set: set, SecretSet: secretSet}, ShowValues: a.showValues, Provenance: launcher.Provenance{Command: "relaunch"}}}
+		Options: launcher.Options{Audience: launcher.ForCLI, State: st, Detach: detach, Tracking: launcher.Tracking{Subreaper: !detach}, EnvInput: launcher.EnvInput{Set: set, SecretSet: secretSet}, ShowValues: a.showValues, Provenance: launcher.Provenance{Command: "relaunch"}}}
 	if f != nil {
 		opts.SpecHash = f.Hash
 	}

@@ -37,12 +37,19 @@ func ConnectAddr(pt schema.Port) string { return connectAddrs(pt)[0] }
 // Probe runs one readiness probe per port within timeout: a GET of path
 // (expecting 2xx), or a TCP connect when path is empty.
 func Probe(ctx context.Context, ports []schema.Port, path string, timeout time.Duration) error {
+	return ProbeMatch(ctx, ports, path, timeout, nil)
+}
+
+// ProbeMatch is Probe with the answer to the GET judged by match (its
+// status code and the first 64 KiB of its body, de-chunked) instead of
+// expecting 2xx; nil match is Probe.
+func ProbeMatch(ctx context.Context, ports []schema.Port, path string, timeout time.Duration, match func(code int, body []byte) error) error {
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	for _, pt := range ports {
 		var err error
 		for _, addr := range connectAddrs(pt) {
-			if err = probe(ctx, addr, path); err == nil {
+			if err = probe(ctx, addr, path, match); err == nil {
 				break
 			}
 		}
@@ -54,7 +61,7 @@ func Probe(ctx context.Context, ports []schema.Port, path string, timeout time.D
 }
 
 // probe does one readiness check: GET path expecting 2xx, else a TCP connect.
-func probe(ctx context.Context, addr, path string) error {
+func probe(ctx context.Context, addr, path string, match func(int, []byte) error) error {
 	var d net.Dialer
 	c, err := d.DialContext(ctx, "tcp", addr)
 	if err != nil {
@@ -70,9 +77,20 @@ func probe(ctx context.Context, addr, path string) error {
 	if !strings.HasPrefix(path, "/") {
 		path = "/" + path
 	}
-	status, err := httpGet(ctx, c, addr, path)
+	var body *[]byte
+	if match != nil {
+		body = new([]byte)
+	}
+	status, err := httpGet(ctx, c, addr, path, body)
 	if err != nil {
 		return fmt.Errorf("GET %s: %w", path, err)
+	}
+	if match != nil {
+		code, _ := strconv.Atoi(status[:3])
+		if err := match(code, *body); err != nil {
+			return fmt.Errorf("GET %s: %w", path, err)
+		}
+		return nil
 	}
 	if code, _, _ := strings.Cut(status, " "); len(code) != 3 || code[0] != '2' {
 		return fmt.Errorf("GET %s: %s", path, status)
@@ -81,10 +99,11 @@ func probe(ctx context.Context, addr, path string) error {
 }
 
 // httpGet sends one HTTP/1.1 GET for path over c and returns the status
-// of the answer ("200 OK"), reading at most 64 KiB of the body. It is a
+// of the answer ("200 OK"), reading at most 64 KiB of the body (kept in
+// *body, de-chunked, when body is not nil). It is a
 // few lines instead of net/http, whose package initialisation (TLS, HTTP/2)
 // would cost every childproof command a fraction of a millisecond.
-func httpGet(ctx context.Context, c net.Conn, host, path string) (string, error) {
+func httpGet(ctx context.Context, c net.Conn, host, path string, body *[]byte) (string, error) {
 	if dl, ok := ctx.Deadline(); ok {
 		c.SetDeadline(dl)
 	}
@@ -109,7 +128,15 @@ func httpGet(ctx context.Context, c net.Conn, host, path string) (string, error)
 	if _, err := strconv.Atoi(status[:3]); err != nil || (len(status) > 3 && status[3] != ' ') {
 		return "", fmt.Errorf("malformed HTTP status %q", status)
 	}
-	io.Copy(io.Discard, io.LimitReader(br, 1<<16))
+	if body == nil {
+		io.Copy(io.Discard, io.LimitReader(br, 1<<16))
+		return status, nil
+	}
+	b, err := readBody(br, 1<<16)
+	if err != nil {
+		return "", ctxErr(ctx, err)
+	}
+	*body = b
 	return status, nil
 }
 
@@ -122,4 +149,63 @@ func ctxErr(ctx context.Context, err error) error {
 		return context.DeadlineExceeded
 	}
 	return err
+}
+
+// readBody reads an HTTP/1.1 answer's headers and up to limit bytes of its
+// body: Content-Length, chunked, or to the end of the connection.
+func readBody(br *bufio.Reader, limit int64) ([]byte, error) {
+	length, chunked := int64(-1), false
+	for {
+		line, err := br.ReadString('\n')
+		if err != nil {
+			return nil, err
+		}
+		line = strings.TrimRight(line, "\r\n")
+		if line == "" {
+			break
+		}
+		k, v, _ := strings.Cut(line, ":")
+		v = strings.TrimSpace(v)
+		switch strings.ToLower(strings.TrimSpace(k)) {
+		case "content-length":
+			if n, err := strconv.ParseInt(v, 10, 64); err == nil {
+				length = n
+			}
+		case "transfer-encoding":
+			chunked = strings.Contains(strings.ToLower(v), "chunked")
+		}
+	}
+	var r io.Reader = br
+	switch {
+	case chunked:
+		var out []byte
+		for int64(len(out)) < limit {
+			line, err := br.ReadString('\n')
+			if err != nil {
+				return out, nil
+			}
+			size, _, _ := strings.Cut(strings.TrimSpace(line), ";")
+			n, err := strconv.ParseInt(size, 16, 64)
+			if err != nil || n == 0 {
+				break
+			}
+			b := make([]byte, min(n, limit-int64(len(out))))
+			m, _ := io.ReadFull(br, b)
+			out = append(out, b[:m]...)
+			if int64(m) < n {
+				break
+			}
+			br.ReadString('\n')
+		}
+		return out, nil
+	case length >= 0:
+		r = io.LimitReader(br, min(length, limit))
+	default:
+		r = io.LimitReader(br, limit)
+	}
+	b, err := io.ReadAll(r)
+	if err != nil && len(b) == 0 && !errors.Is(err, io.EOF) {
+		return nil, err
+	}
+	return b, nil
 }

@@ -44,7 +44,7 @@ func TestProbeHTTP(t *testing.T) {
 		{"", ""}, // a TCP connect
 	} {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		err := probe(ctx, addr, tc.path)
+		err := probe(ctx, addr, tc.path, nil)
 		cancel()
 		if got := errString(err); got != tc.wantErr {
 			t.Errorf("probe(%q) = %q, want %q", tc.path, got, tc.wantErr)
@@ -78,14 +78,14 @@ func TestProbeHTTPSilentAndMalformed(t *testing.T) {
 	}()
 	addr := l.Addr().String()
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	err = probe(ctx, addr, "/garbage")
+	err = probe(ctx, addr, "/garbage", nil)
 	cancel()
 	if got := errString(err); !strings.Contains(got, "malformed HTTP response") {
 		t.Errorf("probe of a non-HTTP answer = %q", got)
 	}
 	ctx, cancel = context.WithTimeout(context.Background(), 100*time.Millisecond)
 	t0 := time.Now()
-	err = probe(ctx, addr, "/silent")
+	err = probe(ctx, addr, "/silent", nil)
 	cancel()
 	if got := errString(err); !strings.Contains(got, "deadline exceeded") || time.Since(t0) > time.Second {
 		t.Errorf("probe of a silent server = %q after %v", got, time.Since(t0))
@@ -97,4 +97,45 @@ func errString(err error) string {
 		return ""
 	}
 	return err.Error()
+}
+
+// TestProbeMatch: the matcher sees the status and the de-chunked body
+// (Content-Length, chunked, and a body larger than the 64 KiB kept).
+func TestProbeMatch(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/length":
+			w.Header().Set("Content-Length", "6")
+			w.Write([]byte("ready\n"))
+		case "/chunked":
+			w.Write([]byte("part one, "))
+			w.(http.Flusher).Flush()
+			w.Write([]byte("part two"))
+		case "/big":
+			w.(http.Flusher).Flush()
+			w.Write([]byte(strings.Repeat("y", 100000)))
+		case "/down":
+			w.WriteHeader(http.StatusServiceUnavailable)
+			w.Write([]byte("warming"))
+		}
+	}))
+	defer srv.Close()
+	addr := strings.TrimPrefix(srv.URL, "http://")
+	for _, tc := range []struct {
+		path string
+		code int
+		body string
+	}{
+		{"/length", 200, "ready\n"},
+		{"/chunked", 200, "part one, part two"},
+		{"/big", 200, strings.Repeat("y", 1<<16)},
+		{"/down", 503, "warming"},
+	} {
+		var code int
+		var body string
+		err := probe(t.Context(), addr, tc.path, func(c int, b []byte) error { code, body = c, string(b); return nil })
+		if err != nil || code != tc.code || body != tc.body {
+			t.Errorf("%s: code %d, body %.40q (%d bytes), err %v; want %d %.40q (%d bytes)", tc.path, code, body, len(body), err, tc.code, tc.body, len(tc.body))
+		}
+	}
 }

@@ -3,10 +3,13 @@ package launchertest
 import (
 	"context"
 	"errors"
+	"flag"
 	"fmt"
+	"io"
 	"math/rand/v2"
 	"net"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -17,44 +20,153 @@ import (
 	"github.com/childproof/childproof/schema"
 )
 
-// StopTimeout bounds how long the cleanup waits after SIGTERM before it
-// SIGKILLs what is left of the tree.
+// StopTimeout is the cleanup's default wait after SIGTERM before it
+// SIGKILLs what is left of the tree; Options.StopGrace sets another per
+// call (a server that ignores SIGTERM: a second, say).
 const StopTimeout = 10 * time.Second
 
-// Start starts l with launcher.Start and returns the verified launch: the
-// worker was found, its environ holds the required and overridden
-// variables, it owns the declared ports and answered the readiness check.
+// inlineMax bounds the copy of a failed launch's log printed into the
+// test log when its output was not streamed there and -artifacts is off.
+const inlineMax = 32 << 10
+
+// Start is StartContext with tb.Context(): the start is abandoned when
+// the test ends.
+func Start(tb testing.TB, l *schema.Launch, opts launcher.Options) *launcher.Launch {
+	tb.Helper()
+	return StartContext(tb.Context(), tb, l, opts)
+}
+
+// StartContext starts l with launcher.Start under ctx and returns the
+// verified launch: the worker was found, its environ holds the required
+// and overridden variables, it owns the declared ports and answered the
+// readiness check (and Options.Ready's).
 //
 // Each call gets a state dir of its own (tb.TempDir()) unless opts sets
 // State or StateDir, so calls are independent under t.Parallel() and
-// -count=N; declare ports that are free (FreePort). A cleanup registered
-// on tb stops the launched tree — SIGTERM to its process group, never to
-// the calling process — and returns only once the worker is reaped; when
-// the test failed, the cleanup logs the tree's last lines.
+// -count=N; declare ports that are free (FreePort). What the tree prints
+// is streamed into the test log, each line as "NAME| line" with secrets
+// masked, unless opts.Output is set (io.Discard: not streamed). A cleanup
+// registered on tb stops the launched tree — SIGTERM to its process
+// group, never to the calling process, SIGKILL after opts.StopGrace
+// (StopTimeout when zero) — and returns only once the worker is reaped.
 //
-// When the launch fails, Start fails the test (tb.Fatalf) with the reason:
-// for a worker that exited before it was ready, its exit status or signal
-// and the last lines it printed; otherwise the verification problems.
-func Start(tb testing.TB, l *schema.Launch, opts launcher.Options) *launcher.Launch {
+// When the launch fails, StartContext fails the test (tb.Fatalf) with the
+// reason and the last lines the tree printed; when the test fails, its
+// whole output is kept where the author can read it: copied into
+// tb.ArtifactDir() under `go test -artifacts`, else in the test log
+// (streamed, or printed at the end, at most 32 KiB of its end). The
+// failure's hint says where.
+func StartContext(ctx context.Context, tb testing.TB, l *schema.Launch, opts launcher.Options) *launcher.Launch {
 	tb.Helper()
 	if opts.State == nil && opts.StateDir == "" {
 		opts.StateDir = tb.TempDir()
 	}
-	la, err := launcher.Start(context.Background(), l, opts)
+	if opts.StopGrace == 0 {
+		opts.StopGrace = StopTimeout
+	}
+	streamed := opts.Output == nil
+	if streamed {
+		opts.Output = &prefixWriter{w: tb.Output(), prefix: []byte(l.Name + "| ")}
+	}
+	la, err := launcher.Start(ctx, l, opts)
 	if err != nil {
+		var where string
+		if log := failedLog(opts, l.Name); log != "" {
+			where = keepLog(tb, l.Name, log, streamed)
+			err = pointTo(err, log, where)
+		}
 		tb.Fatalf("%s", failure(l.Name, err))
 	}
 	tb.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), StopTimeout)
-		defer cancel()
-		la.Stop(ctx)
+		la.Stop(context.Background())
 		if tb.Failed() {
-			if lines := tail(la.LogPath(), 20); len(lines) > 0 {
-				tb.Logf("launchertest: %s (worker pid %d) printed, last lines:\n  | %s", l.Name, la.Pid(), strings.Join(lines, "\n  | "))
+			if where := keepLog(tb, l.Name, la.LogPath(), streamed); where != "" {
+				tb.Logf("launchertest: %s (worker pid %d): its whole output is in %s", l.Name, la.Pid(), where)
 			}
 		}
 	})
 	return la
+}
+
+// prefixWriter writes each line (one Write: one line) after a prefix.
+type prefixWriter struct {
+	mu     sync.Mutex
+	w      io.Writer
+	prefix []byte
+	buf    []byte
+}
+
+func (p *prefixWriter) Write(b []byte) (int, error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.buf = append(append(p.buf[:0], p.prefix...), b...)
+	if _, err := p.w.Write(p.buf); err != nil {
+		return 0, err
+	}
+	return len(b), nil
+}
+
+// failedLog is the log of the failed launch name, when it has one.
+func failedLog(opts launcher.Options, name string) string {
+	st := opts.State
+	if st == nil {
+		st = &launcher.State{Dir: opts.StateDir}
+	}
+	log := st.LogPath(name)
+	if _, err := os.Stat(log); err != nil {
+		return ""
+	}
+	return log
+}
+
+// keepLog keeps the whole log at path for the author of a failed test and
+// says where it is: a copy in tb.ArtifactDir() under -artifacts; else the
+// test log, where it was streamed or where it is printed now (its last
+// inlineMax bytes).
+func keepLog(tb testing.TB, name, path string, streamed bool) string {
+	tb.Helper()
+	if f := flag.Lookup("test.artifacts"); f != nil && f.Value.String() == "true" {
+		dst := filepath.Join(tb.ArtifactDir(), name+".log")
+		if err := copyFile(dst, path); err == nil {
+			return dst
+		}
+	}
+	if streamed {
+		return fmt.Sprintf("the test log (its lines start %q)", name+"| ")
+	}
+	data, err := os.ReadFile(path)
+	if err != nil || len(data) == 0 {
+		return ""
+	}
+	cut := ""
+	if len(data) > inlineMax {
+		data = data[len(data)-inlineMax:]
+		if i := strings.IndexByte(string(data), '\n'); i >= 0 {
+			data = data[i+1:]
+		}
+		cut = fmt.Sprintf(" (its last %d bytes)", len(data))
+	}
+	tb.Logf("launchertest: %s printed%s:\n  | %s", name, cut, strings.ReplaceAll(strings.TrimRight(string(data), "\n"), "\n", "\n  | "))
+	return "the test log, printed in full above" + cut
+}
+
+func copyFile(dst, src string) error {
+	data, err := os.ReadFile(src)
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(dst, data, 0o600)
+}
+
+// pointTo makes err's hint name where the log is kept instead of its path
+// in the state dir, which tb.TempDir()'s cleanup removes.
+func pointTo(err error, log, where string) error {
+	var e *launcher.Error
+	if where == "" || !errors.As(err, &e) {
+		return err
+	}
+	e.Hint = strings.ReplaceAll(e.Hint, log, where)
+	return err
 }
 
 // StartFile loads the launch called name (empty: the only one) from the
@@ -85,23 +197,13 @@ func StartFile(tb testing.TB, path, name string, vars map[string]string, opts la
 // readiness probe, an HTTP request) can take it before the launch binds it.
 func FreePort(tb testing.TB) int {
 	tb.Helper()
-	portsMu.Lock()
-	defer portsMu.Unlock()
 	if hi := ephemeralLow() - 1; hi > minPort {
-		for range 1000 {
-			port := minPort + rand.IntN(hi-minPort+1)
-			if ports[port] {
-				continue
-			}
-			ln, err := net.Listen("tcp", fmt.Sprintf("127.0.0.1:%d", port))
-			if err != nil {
-				continue
-			}
-			ln.Close()
-			ports[port] = true
+		if port, ok := freePortIn(minPort, hi); ok {
 			return port
 		}
 	}
+	portsMu.Lock()
+	defer portsMu.Unlock()
 	for range 1000 {
 		ln, err := net.Listen("tcp", "127.0.0.1:0")
 		if err != nil {
@@ -116,6 +218,56 @@ func FreePort(tb testing.TB) int {
 	}
 	tb.Fatalf("launchertest: free port: every port the kernel offered was handed out already")
 	return 0
+}
+
+// FreePortIn is FreePort within lo–hi (inclusive): for a server, a
+// firewall or a CI runner that accepts only some ports. A range that
+// reaches into the ephemeral range can be taken by a client socket before
+// the launch binds; a range with no free port left fails the test.
+func FreePortIn(tb testing.TB, lo, hi int) int {
+	tb.Helper()
+	if lo < 1 || hi > 65535 || lo > hi {
+		tb.Fatalf("launchertest: FreePortIn(%d, %d): not a port range (1 <= lo <= hi <= 65535)", lo, hi)
+	}
+	port, ok := freePortIn(lo, hi)
+	if !ok {
+		tb.Fatalf("launchertest: FreePortIn(%d, %d): no port of the range is free and not handed out already", lo, hi)
+	}
+	return port
+}
+
+// freePortIn picks a port of lo–hi that nothing listens on and this test
+// binary has not handed out: at random first, then every one in turn.
+func freePortIn(lo, hi int) (int, bool) {
+	portsMu.Lock()
+	defer portsMu.Unlock()
+	try := func(port int) bool {
+		if ports[port] {
+			return false
+		}
+		ln, err := net.Listen("tcp", fmt.Sprintf("127.0.0.1:%d", port))
+		if err != nil {
+			return false
+		}
+		ln.Close()
+		ports[port] = true
+		return true
+	}
+	n := hi - lo + 1
+	for range min(1000, n) {
+		if port := lo + rand.IntN(n); try(port) {
+			return port, true
+		}
+	}
+	if n <= 1<<16 {
+		start := rand.IntN(n)
+		for i := range n {
+			if port := lo + (start+i)%n; try(port) {
+				return port, true
+			}
+		}
+	}
+	return 0, false
 }
 
 // minPort is the lowest port FreePort picks (above the well-known and most
@@ -162,28 +314,9 @@ func failure(name string, err error) string {
 				fmt.Fprintf(&b, "\n  problem: %s: %s", p.Kind, p.Message)
 			}
 		}
-		if e.Report.Log != "" && !strings.Contains(e.Hint, e.Report.Log) {
-			fmt.Fprintf(&b, "\n  log: %s", e.Report.Log)
-		}
 	}
 	if e.Hint != "" {
 		fmt.Fprintf(&b, "\n  hint: %s", e.Hint)
 	}
 	return b.String()
-}
-
-// tail returns the last n lines of the file at path.
-func tail(path string, n int) []string {
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return nil
-	}
-	lines := strings.Split(strings.TrimRight(string(data), "\n"), "\n")
-	if len(lines) == 1 && lines[0] == "" {
-		return nil
-	}
-	if len(lines) > n {
-		lines = lines[len(lines)-n:]
-	}
-	return lines
 }

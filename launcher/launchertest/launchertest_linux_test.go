@@ -1,13 +1,25 @@
 package launchertest
 
 import (
+	"bytes"
+	"context"
+	"errors"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"os"
+	"os/signal"
+	"path/filepath"
+	"regexp"
 	"runtime"
+	"strconv"
 	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/childproof/childproof/launcher"
 	"github.com/childproof/childproof/proc"
@@ -18,13 +30,37 @@ import (
 // TestMain lets the test binary be the server: "serve ADDR".
 func TestMain(m *testing.M) {
 	if len(os.Args) == 3 && os.Args[1] == "serve" {
+		// SRV_IGNORE_TERM=1: SIGTERM is ignored. SRV_SAY: a line printed
+		// once listening; SRV_LATE: one printed 200 ms later.
+		// SRV_FAIL_FIRST=N: the first N requests are answered 503.
+		if os.Getenv("SRV_IGNORE_TERM") == "1" {
+			signal.Ignore(syscall.SIGTERM)
+		}
 		ln, err := net.Listen("tcp", os.Args[2])
 		if err != nil {
 			fmt.Println("listen:", err)
 			os.Exit(2)
 		}
 		fmt.Println("serving on", ln.Addr())
-		http.Serve(ln, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { fmt.Fprintln(w, "ok") }))
+		if say := os.Getenv("SRV_SAY"); say != "" {
+			fmt.Println(say)
+		}
+		if late := os.Getenv("SRV_LATE"); late != "" {
+			go func() {
+				time.Sleep(200 * time.Millisecond)
+				fmt.Println(late)
+			}()
+		}
+		failFirst, _ := strconv.Atoi(os.Getenv("SRV_FAIL_FIRST"))
+		var served atomic.Int64
+		http.Serve(ln, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if served.Add(1) <= int64(failFirst) {
+				w.WriteHeader(http.StatusServiceUnavailable)
+				fmt.Fprintln(w, "warming up")
+				return
+			}
+			fmt.Fprintln(w, "ok")
+		}))
 		os.Exit(1)
 	}
 	os.Exit(m.Run())
@@ -80,11 +116,50 @@ func TestStartAndCleanup(t *testing.T) {
 	}
 }
 
-// fakeTB records a Fatalf instead of failing the real test.
+// fakeTB records a Fatalf instead of failing the real test, and what is
+// written to its Output.
 type fakeTB struct {
 	testing.TB
 	fatal    string
 	cleanups []func()
+	mu       sync.Mutex
+	out      bytes.Buffer
+}
+
+func (f *fakeTB) Output() io.Writer { return lockedWriter{f} }
+
+type lockedWriter struct{ f *fakeTB }
+
+func (w lockedWriter) Write(b []byte) (int, error) {
+	w.f.mu.Lock()
+	defer w.f.mu.Unlock()
+	return w.f.out.Write(b)
+}
+
+func (f *fakeTB) output() string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.out.String()
+}
+
+// startFake runs Start on f and returns its launch (nil when it failed:
+// f.fatal says why).
+func startFake(f *fakeTB, l *schema.Launch, opts launcher.Options) *launcher.Launch {
+	var la *launcher.Launch
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		la = Start(f, l, opts)
+	}()
+	<-done
+	return la
+}
+
+// cleanup runs f's cleanups, last first.
+func (f *fakeTB) cleanup() {
+	for i := len(f.cleanups) - 1; i >= 0; i-- {
+		f.cleanups[i]()
+	}
 }
 
 func (f *fakeTB) Helper()           {}
@@ -132,5 +207,313 @@ func TestStartFileBadSpec(t *testing.T) {
 	<-done
 	if !strings.Contains(f.fatal, "bad.hcl:2") {
 		t.Errorf("the failure has no file:line: %s", f.fatal)
+	}
+}
+
+// TestOutputStreamedMasked: what the server prints reaches the test's
+// output as "NAME| line", its secret masked; with Output set, that writer.
+func TestOutputStreamedMasked(t *testing.T) {
+	t.Parallel()
+	l := serverSpec(t)
+	l.Secret = []string{"SERVER_KEY"}
+	l.Env["SERVER_KEY"] = "s3cr3t-value-42"
+	l.Env["SRV_SAY"] = "the key is s3cr3t-value-42"
+	f := &fakeTB{TB: t}
+	la := startFake(f, l, launcher.Options{})
+	if la == nil {
+		t.Fatal(f.fatal)
+	}
+	f.cleanup()
+	out := f.output()
+	if !strings.Contains(out, "srv| serving on 127.0.0.1:") || !strings.Contains(out, "srv| the key is <SERVER_KEY>") {
+		t.Errorf("the test output lacks the server's lines, prefixed and masked:\n%s", out)
+	}
+	if strings.Contains(out, "s3cr3t-value-42") {
+		t.Errorf("the secret reached the test output:\n%s", out)
+	}
+
+	var buf syncBuffer
+	l2 := serverSpec(t)
+	l2.Env["SRV_SAY"] = "to the writer"
+	Start(t, l2, launcher.Options{Output: &buf})
+	// The line comes once listening; Ready.Log is not asked for here, so wait for it.
+	waitFor(t, func() bool { return strings.Contains(buf.String(), "to the writer\n") })
+}
+
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// waitFor polls cond (1 ms) for up to 5 s.
+func waitFor(t *testing.T, cond func() bool) {
+	t.Helper()
+	for end := time.Now().Add(5 * time.Second); time.Now().Before(end); time.Sleep(time.Millisecond) {
+		if cond() {
+			return
+		}
+	}
+	t.Fatal("condition not met within 5s")
+}
+
+// TestFailureSaysWhereTheLogIs: an early exit's error holds the last lines
+// and points to the test log (streamed) instead of the state dir, which
+// the test's TempDir cleanup removes; not streamed, the log is printed.
+func TestFailureSaysWhereTheLogIs(t *testing.T) {
+	t.Parallel()
+	l := &schema.Launch{
+		Name:    "dies",
+		Command: []string{"sh", "-c", "echo line one; echo 'FATAL: no config' >&2; exit 3"},
+		Ports:   []schema.Port{{Number: FreePort(t)}},
+	}
+	f := &fakeTB{TB: t}
+	startFake(f, l, launcher.Options{})
+	for _, want := range []string{"FATAL: no config", `its whole output is in the test log (its lines start "dies| ")`} {
+		if !strings.Contains(f.fatal, want) {
+			t.Errorf("the failure does not say %q:\n%s", want, f.fatal)
+		}
+	}
+	if strings.Contains(f.fatal, t.TempDir()[:5]+"") && strings.Contains(f.fatal, "/logs/dies.log") {
+		t.Errorf("the failure points to the state dir's log:\n%s", f.fatal)
+	}
+	if out := f.output(); !strings.Contains(out, "dies| line one") {
+		t.Errorf("the output was not streamed before the failure:\n%s", out)
+	}
+
+	f = &fakeTB{TB: t}
+	startFake(f, l, launcher.Options{Output: io.Discard})
+	if !strings.Contains(f.fatal, "the test log, printed in full above") {
+		t.Errorf("not streamed, the failure does not point to the printed log:\n%s", f.fatal)
+	}
+}
+
+// TestNotReadyHasLastLines: a not-ready error (here Ready.Log never
+// matching) has the last lines, and speaks Go (Ready.Timeout, no CLI).
+func TestNotReadyHasLastLines(t *testing.T) {
+	t.Parallel()
+	l := serverSpec(t)
+	l.Env["SRV_SAY"] = "still loading the model"
+	l.Ready.Timeout = 300 * time.Millisecond
+	f := &fakeTB{TB: t}
+	startFake(f, l, launcher.Options{Output: io.Discard, Ready: launcher.Readiness{Log: regexp.MustCompile("never printed")}})
+	for _, want := range []string{"not ready within 300ms", `matched Options.Ready.Log "never printed"`, "| still loading the model", "Ready.Timeout is 300ms", "Ready.Timeout: 600 * time.Millisecond"} {
+		if !strings.Contains(f.fatal, want) {
+			t.Errorf("the failure does not say %q:\n%s", want, f.fatal)
+		}
+	}
+	for _, not := range []string{"childproof logs", "ready {"} {
+		if strings.Contains(f.fatal, not) {
+			t.Errorf("the failure speaks the CLI (%q):\n%s", not, f.fatal)
+		}
+	}
+}
+
+// TestCancelledHasLastLines: a start cancelled through its context says
+// so, with the last lines.
+func TestCancelledHasLastLines(t *testing.T) {
+	t.Parallel()
+	l := serverSpec(t)
+	l.Env["SRV_SAY"] = "halfway"
+	ctx, cancel := context.WithCancel(t.Context())
+	f := &fakeTB{TB: t}
+	var la *launcher.Launch
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		la = StartContext(ctx, f, l, launcher.Options{Output: io.Discard, Ready: launcher.Readiness{Func: func(ctx context.Context) error {
+			cancel()
+			return errors.New("not yet")
+		}}})
+	}()
+	<-done
+	if la != nil {
+		t.Fatal("a cancelled start returned a launch")
+	}
+	for _, want := range []string{"halfway", "context canceled"} {
+		if !strings.Contains(f.fatal, want) {
+			t.Errorf("the failure does not say %q:\n%s", want, f.fatal)
+		}
+	}
+}
+
+// TestReadyLog waits for a line printed 200 ms after the port is owned.
+func TestReadyLog(t *testing.T) {
+	t.Parallel()
+	l := serverSpec(t)
+	l.Env["SRV_LATE"] = "model loaded"
+	la := Start(t, l, launcher.Options{Ready: launcher.Readiness{Log: regexp.MustCompile(`^model loaded$`)}})
+	data, err := os.ReadFile(la.LogPath())
+	if err != nil || !strings.Contains(string(data), "model loaded") {
+		t.Fatalf("Start returned before the line was printed (%v):\n%s", err, data)
+	}
+}
+
+// TestReadyFuncAndHTTPMatcher: Func is called until it returns nil; a
+// Status matcher waits out 503s; a Body that never matches is not ready.
+func TestReadyFuncAndHTTPMatcher(t *testing.T) {
+	t.Parallel()
+	var calls atomic.Int64
+	l := serverSpec(t)
+	l.Env["SRV_FAIL_FIRST"] = "3"
+	la := Start(t, l, launcher.Options{Ready: launcher.Readiness{
+		Status: func(code int) bool { return code == 200 },
+		Body:   regexp.MustCompile(`^ok\n$`),
+		Func: func(ctx context.Context) error {
+			if calls.Add(1) < 3 {
+				return errors.New("warming")
+			}
+			return nil
+		},
+	}})
+	if calls.Load() != 3 || !la.Report.Ready {
+		t.Errorf("Func called %d times, ready %v", calls.Load(), la.Report.Ready)
+	}
+
+	l2 := serverSpec(t)
+	l2.Ready.Timeout = 300 * time.Millisecond
+	f := &fakeTB{TB: t}
+	startFake(f, l2, launcher.Options{Output: io.Discard, Ready: launcher.Readiness{Body: regexp.MustCompile("never")}})
+	if !strings.Contains(f.fatal, `does not match Options.Ready.Body "never"`) {
+		t.Errorf("the failure does not name the body matcher:\n%s", f.fatal)
+	}
+
+	l3 := serverSpec(t)
+	l3.Ready.HTTP = ""
+	f = &fakeTB{TB: t}
+	startFake(f, l3, launcher.Options{Ready: launcher.Readiness{Status: func(int) bool { return true }}})
+	if !strings.Contains(f.fatal, "Ready.HTTP is empty") {
+		t.Errorf("a status matcher without Ready.HTTP was not refused:\n%s", f.fatal)
+	}
+}
+
+// TestStopGrace: a server that ignores SIGTERM, with a 1 s grace period,
+// is cleaned up in about 1 s (SIGKILL), not StopTimeout.
+func TestStopGrace(t *testing.T) {
+	// A second of waiting, measured once per test binary (make library
+	// runs -count=20).
+	if !stopGraceOnce.CompareAndSwap(false, true) {
+		t.Skip("measured once per test binary")
+	}
+	t.Parallel()
+	l := serverSpec(t)
+	l.Env["SRV_IGNORE_TERM"] = "1"
+	f := &fakeTB{TB: t}
+	la := startFake(f, l, launcher.Options{StopGrace: time.Second})
+	if la == nil {
+		t.Fatal(f.fatal)
+	}
+	began := time.Now()
+	f.cleanup()
+	took := time.Since(began)
+	res, _ := la.Stop(t.Context())
+	t.Logf("cleanup took %s: %s", took, res.Message)
+	if !res.Killed || took < time.Second || took > 3*time.Second {
+		t.Errorf("cleanup took %s (killed %v), want about 1s and SIGKILL", took, res.Killed)
+	}
+}
+
+var stopGraceOnce atomic.Bool
+
+// TestMissingButSetInCaller: a required name exported in the caller that
+// Inherit does not pass gets the true reason and the Go hint.
+func TestMissingButSetInCaller(t *testing.T) {
+	t.Setenv("LT_API_KEY", "from-the-test")
+	l := serverSpec(t)
+	l.Require = []string{"LT_API_KEY"}
+	f := &fakeTB{TB: t}
+	startFake(f, l, launcher.Options{})
+	for _, want := range []string{"LT_API_KEY is set in the caller but not passed: Inherit passes PATH, HOME, LANG (the default)", "add LT_API_KEY to Inherit, or give it a value in Env"} {
+		if !strings.Contains(f.fatal, want) {
+			t.Errorf("the failure does not say %q:\n%s", want, f.fatal)
+		}
+	}
+	if strings.Contains(f.fatal, "export") {
+		t.Errorf("the failure hints an export:\n%s", f.fatal)
+	}
+}
+
+// TestGOCOVERDIRPassed: with Inherit nil, GOCOVERDIR reaches the server.
+func TestGOCOVERDIRPassed(t *testing.T) {
+	dir := t.TempDir()
+	t.Setenv("GOCOVERDIR", dir)
+	la := Start(t, serverSpec(t), launcher.Options{})
+	if la.Env.Vars["GOCOVERDIR"] != dir {
+		t.Errorf("GOCOVERDIR not passed: %q", la.Env.Vars["GOCOVERDIR"])
+	}
+}
+
+// TestGoNames: a broken Launch is reported by its Go field names.
+func TestGoNames(t *testing.T) {
+	t.Parallel()
+	l := serverSpec(t)
+	l.Ports = append(l.Ports, schema.Port{Name: "admin", Number: 70000}, schema.Port{Name: "all", Number: FreePort(t), Address: "0.0.0.0"})
+	_, err := launcher.Start(t.Context(), l, launcher.Options{StateDir: t.TempDir()})
+	for _, want := range []string{"Ports[1].Number", "Ports[2].Address", "AllowAllInterfaces: true"} {
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("the error does not say %q: %v", want, err)
+		}
+	}
+	_, err = launcher.Start(t.Context(), l, launcher.Options{StateDir: t.TempDir(), Audience: launcher.ForCLI})
+	if err == nil || !strings.Contains(err.Error(), "port[1].number") {
+		t.Errorf("the CLI rendering lost the spec names: %v", err)
+	}
+}
+
+// TestIsolatedStateDir: launcher.Start with zero Options in a test binary
+// uses a state dir of the test binary's own, not the user's.
+func TestIsolatedStateDir(t *testing.T) {
+	t.Setenv("CHILDPROOF_STATE_DIR", "")
+	la, err := launcher.Start(t.Context(), serverSpec(t), launcher.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer la.Stop(context.Background())
+	def, _ := launcher.DefaultStateDir()
+	if la.State.Dir == def || !strings.HasPrefix(filepath.Base(la.State.Dir), "childproof-test-") {
+		t.Errorf("state dir %s (the default is %s)", la.State.Dir, def)
+	}
+}
+
+// TestPortPlaceholderAndRange: the port is written once, in Ports, and
+// FreePortIn keeps to its range.
+func TestPortPlaceholderAndRange(t *testing.T) {
+	t.Parallel()
+	exe, _ := os.Executable()
+	port := FreePortIn(t, 21000, 21999)
+	if port < 21000 || port > 21999 {
+		t.Fatalf("FreePortIn gave %d", port)
+	}
+	l := &schema.Launch{
+		Name:    "ph",
+		Command: []string{exe, "serve", `127.0.0.1:{{port "http"}}`},
+		Ports:   []schema.Port{{Name: "http", Number: port}},
+	}
+	la := Start(t, l, launcher.Options{})
+	if la.Report.Port == nil || la.Report.Port.Number != port {
+		t.Errorf("report port: %+v", la.Report.Port)
+	}
+	l.Command[2] = `127.0.0.1:{{port "nosuch"}}`
+	if _, err := launcher.Start(t.Context(), l, launcher.Options{StateDir: t.TempDir()}); err == nil || !strings.Contains(err.Error(), `no port named "nosuch"`) {
+		t.Errorf("an unknown placeholder: %v", err)
+	}
+	seen := map[int]bool{}
+	for range 5 {
+		p := FreePortIn(t, 22000, 22999)
+		if seen[p] {
+			t.Errorf("FreePortIn handed out %d twice", p)
+		}
+		seen[p] = true
 	}
 }

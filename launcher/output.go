@@ -1,0 +1,79 @@
+package launcher
+
+import (
+	"context"
+	"io"
+	"regexp"
+	"sync"
+	"time"
+
+	"github.com/childproof/childproof/internal/logtail"
+	"github.com/childproof/childproof/redact"
+)
+
+// followEvery is how often a followed log is read for new lines.
+const followEvery = 5 * time.Millisecond
+
+// follower reads a launch's log as the tree writes it: each line, masked,
+// goes to Options.Output, and a line matching Options.Ready.Log closes
+// matched.
+type follower struct {
+	cancel  context.CancelFunc
+	done    chan struct{}
+	matched chan struct{}
+	once    sync.Once
+}
+
+// follow starts following the log at path (from its start) when out or
+// match is set; nil otherwise. secrets masks each line before out or
+// match sees it.
+func follow(path string, secrets *redact.Set, out io.Writer, match *regexp.Regexp) *follower {
+	if out == nil && match == nil {
+		return nil
+	}
+	t, err := logtail.Open(path)
+	if err != nil {
+		return nil
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	f := &follower{cancel: cancel, done: make(chan struct{}), matched: make(chan struct{})}
+	buf := make([]byte, 0, 256)
+	go func() {
+		defer close(f.done)
+		defer t.Close()
+		t.Follow(ctx, followEvery, func(line string) {
+			line = secrets.Text(line)
+			if match != nil && match.MatchString(line) {
+				f.once.Do(func() { close(f.matched) })
+			}
+			if out != nil {
+				buf = append(append(buf[:0], line...), '\n')
+				out.Write(buf)
+			}
+		})
+	}()
+	return f
+}
+
+// stop reads what is left of the log, writes it, and returns once nothing
+// more will be written. Safe on nil and twice.
+func (f *follower) stop() {
+	if f == nil {
+		return
+	}
+	f.cancel()
+	<-f.done
+}
+
+// hasMatched reports whether a line matched (nil follower: never).
+func (f *follower) hasMatched() bool {
+	if f == nil {
+		return false
+	}
+	select {
+	case <-f.matched:
+		return true
+	default:
+		return false
+	}
+}

@@ -1,0 +1,47 @@
+package launcher
+
+import (
+	"fmt"
+	"regexp"
+
+	"github.com/childproof/childproof/schema"
+)
+
+// check refuses readiness that cannot be judged for l: an HTTP matcher
+// without the GET it judges.
+func (r Readiness) check(l *schema.Launch) error {
+	if (r.Status != nil || r.Body != nil) && l.Ready.HTTP == "" {
+		return errorf(Invalid, KindUsage, "launch %q: Options.Ready.Status and Ready.Body judge the answer to the launch's Ready.HTTP GET, and Ready.HTTP is empty", l.Name).
+			withHint("set the launch's Ready.HTTP to the path to GET (\"/healthz\")")
+	}
+	if (r.Status != nil || r.Body != nil) && len(l.Ports) == 0 {
+		return errorf(Invalid, KindUsage, "launch %q: Options.Ready.Status and Ready.Body judge an HTTP answer, and the launch declares no port to GET from", l.Name).
+			withHint("declare the worker's port in Ports")
+	}
+	return nil
+}
+
+// matchHTTP judges an answer by Status (nil: 2xx) and Body.
+func (r Readiness) matchHTTP(code int, body []byte) error {
+	ok := code >= 200 && code <= 299
+	if r.Status != nil {
+		ok = r.Status(code)
+	}
+	switch {
+	case !ok && r.Status != nil:
+		return fmt.Errorf("status %d: not ready by Options.Ready.Status", code)
+	case !ok:
+		return fmt.Errorf("status %d, not 2xx", code)
+	}
+	if r.Body != nil && !r.Body.Match(body) {
+		return fmt.Errorf("status %d, and the body does not match Options.Ready.Body %s", code, quoteRe(r.Body))
+	}
+	return nil
+}
+
+func quoteRe(re *regexp.Regexp) string { return fmt.Sprintf("%q", re.String()) }
+
+func (e *Error) withHint(h string) *Error {
+	e.Hint = h
+	return e
+}
