@@ -71,7 +71,7 @@ func StartContext(ctx context.Context, tb testing.TB, l *schema.Launch, opts lau
 	la, err := launcher.Start(ctx, l, opts)
 	if err != nil {
 		var where string
-		if log := failedLog(opts, l.Name); log != "" {
+		if log := failedLog(err); log != "" {
 			where = keepLog(tb, l.Name, log, streamed)
 			err = pointTo(err, log, where)
 		}
@@ -106,17 +106,16 @@ func (p *prefixWriter) Write(b []byte) (int, error) {
 	return len(b), nil
 }
 
-// failedLog is the log of the failed launch name, when it has one.
-func failedLog(opts launcher.Options, name string) string {
-	st := opts.State
-	if st == nil {
-		st = &launcher.State{Dir: opts.StateDir}
-	}
-	log := st.LogPath(name)
-	if _, err := os.Stat(log); err != nil {
+// failedLog is the log of a failed launch, when it has one.
+func failedLog(err error) string {
+	var e *launcher.Error
+	if !errors.As(err, &e) || e.Report == nil || e.Report.Log == "" {
 		return ""
 	}
-	return log
+	if _, err := os.Stat(e.Report.Log); err != nil {
+		return ""
+	}
+	return e.Report.Log
 }
 
 // keepLog keeps the whole log at path for the author of a failed test and
