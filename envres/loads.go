@@ -366,8 +366,12 @@ func fileOperands(fs []field) []field {
 
 // substLoads handles the command substitutions of an operand of export,
 // declare or env: export $(grep -v '^#' .env | xargs).
+//
+// Only a substitution whose output becomes NAME=VALUE words loads: one
+// after the word's first '=' is a value (declare -g ${name}="$(… | head -1)",
+// a dynamic assignment, not a load).
 func (a *analyzer) substLoads(st *state, fc *fileCtx, s site, f field, exportAll bool) {
-	for _, cs := range f.substs() {
+	for _, cs := range nameSubsts(f) {
 		lf := a.findLoadFile(st, fc, cs.Stmts)
 		switch {
 		case lf.found:
@@ -378,6 +382,36 @@ func (a *analyzer) substLoads(st *state, fc *fileCtx, s site, f field, exportAll
 			a.unresolved(st, s, "", true)
 		}
 	}
+}
+
+// nameSubsts returns the command substitutions of f before the first
+// literal '=' of its word: those whose output names the variables.
+func nameSubsts(f field) []*syntax.CmdSubst {
+	if f.subw == nil {
+		return nil
+	}
+	var out []*syntax.CmdSubst
+	eq := false
+	var walk func(parts []syntax.WordPart)
+	walk = func(parts []syntax.WordPart) {
+		for _, p := range parts {
+			if eq {
+				return
+			}
+			switch p := p.(type) {
+			case *syntax.Lit:
+				eq = strings.Contains(p.Value, "=")
+			case *syntax.SglQuoted:
+				eq = strings.Contains(p.Value, "=")
+			case *syntax.DblQuoted:
+				walk(p.Parts)
+			case *syntax.CmdSubst:
+				out = append(out, p)
+			}
+		}
+	}
+	walk(f.subw.Parts)
+	return out
 }
 
 // streamLoad is source <(…) or eval "$(…)": the file the substitution
