@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/childproof/childproof/launcher"
+	"github.com/childproof/childproof/launcher/group"
 	"github.com/childproof/childproof/schema"
 )
 
@@ -86,6 +87,31 @@ func StartContext(ctx context.Context, tb testing.TB, l *schema.Launch, opts lau
 		}
 	})
 	return la
+}
+
+// Up starts several dependent launches for a test, as `childproof up`
+// does: in depends_on order (group.Order), each verified before any
+// launch that depends on it starts, all in one state dir of the test's
+// own (unless opts sets one), each as StartContext starts it (output
+// streamed as "NAME| line", failures with their last lines). Each launch
+// registers its own cleanup as it starts, so the test's cleanups stop
+// them in reverse order: dependents first. A launch that fails fails the
+// test; those started before it are stopped by their cleanups. It
+// returns the launches by name.
+func Up(tb testing.TB, opts launcher.Options, launches ...*schema.Launch) map[string]*launcher.Launch {
+	tb.Helper()
+	order, err := group.Order(launches)
+	if err != nil {
+		tb.Fatalf("launchertest: %v", err)
+	}
+	if opts.State == nil && opts.StateDir == "" {
+		opts.StateDir = tb.TempDir()
+	}
+	out := map[string]*launcher.Launch{}
+	for _, l := range order {
+		out[l.Name] = StartContext(tb.Context(), tb, l, opts)
+	}
+	return out
 }
 
 // prefixWriter writes each line (one Write: one line) after a prefix.

@@ -517,3 +517,41 @@ func TestPortPlaceholderAndRange(t *testing.T) {
 		seen[p] = true
 	}
 }
+
+// TestUp: dependent launches start in depends_on order, and the test's
+// cleanups (last registered first) stop the dependents first.
+func TestUp(t *testing.T) {
+	t.Parallel()
+	db, api := serverSpec(t), serverSpec(t)
+	db.Name, api.Name = "db", "api"
+	api.DependsOn = []string{"db"}
+	f := &fakeTB{TB: t}
+	var las map[string]*launcher.Launch
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		las = Up(f, launcher.Options{}, api, db)
+	}()
+	<-done
+	if f.fatal != "" {
+		t.Fatal(f.fatal)
+	}
+	if las["db"].Record.Started.After(las["api"].Record.Started) {
+		t.Errorf("api started before db")
+	}
+	if las["db"].State.Dir != las["api"].State.Dir {
+		t.Errorf("two state dirs: %s, %s", las["db"].State.Dir, las["api"].State.Dir)
+	}
+	if len(f.cleanups) != 2 {
+		t.Fatalf("%d cleanups", len(f.cleanups))
+	}
+	// The last cleanup registered runs first: it stops api, db still runs.
+	f.cleanups[1]()
+	if las["api"].Worker().Check(proc.Default) == verify.Alive || las["db"].Worker().Check(proc.Default) != verify.Alive {
+		t.Errorf("the first cleanup did not stop api alone")
+	}
+	f.cleanups[0]()
+	if las["db"].Worker().Check(proc.Default) == verify.Alive {
+		t.Errorf("db survived its cleanup")
+	}
+}

@@ -1,0 +1,14 @@
+// Package group starts several dependent launches from Go — what
+// `childproof up` and `down` do for a spec file's launches: Up starts
+// them in depends_on order, each verified (environment, port ownership,
+// readiness) before any launch that depends on it starts, and Down stops
+// them in the reverse order. A failed Up stops what it started, in
+// reverse order, before it returns.
+//
+//	g, err := group.Up(ctx, []*schema.Launch{api, db}, nil) // db first: api depends on it
+//	if err != nil { … }                                      // names the launch that failed
+//	defer g.Down(context.Background())
+//
+// In a test, launchertest.Up does the same with one cleanup per launch,
+// so the test's cleanups stop them in reverse order.
+package group

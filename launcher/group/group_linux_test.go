@@ -1,0 +1,134 @@
+package group_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/childproof/childproof/launcher"
+	"github.com/childproof/childproof/launcher/group"
+	"github.com/childproof/childproof/launcher/launchertest"
+	"github.com/childproof/childproof/proc"
+	"github.com/childproof/childproof/schema"
+	"github.com/childproof/childproof/verify"
+)
+
+// TestMain lets the test binary be the server: "serve ADDR [DEP_ADDR]"
+// refuses to start unless DEP_ADDR answers (a dependency that is up).
+func TestMain(m *testing.M) {
+	if len(os.Args) >= 3 && os.Args[1] == "serve" {
+		if len(os.Args) == 4 {
+			c, err := net.Dial("tcp", os.Args[3])
+			if err != nil {
+				fmt.Println("dependency down:", err)
+				os.Exit(3)
+			}
+			c.Close()
+		}
+		ln, err := net.Listen("tcp", os.Args[2])
+		if err != nil {
+			fmt.Println("listen:", err)
+			os.Exit(2)
+		}
+		http.Serve(ln, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { fmt.Fprintln(w, "ok") }))
+		os.Exit(1)
+	}
+	os.Exit(m.Run())
+}
+
+// chain is db <- api <- web, given in the wrong order; api and web
+// fail at once when the launch they depend on does not answer.
+func chain(t *testing.T) []*schema.Launch {
+	exe, _ := os.Executable()
+	p := map[string]int{"db": launchertest.FreePort(t), "api": launchertest.FreePort(t), "web": launchertest.FreePort(t)}
+	mk := func(name, dep string) *schema.Launch {
+		argv := []string{exe, "serve", `127.0.0.1:{{port}}`}
+		l := &schema.Launch{Name: name, Command: argv, Ports: []schema.Port{{Name: "http", Number: p[name]}}}
+		if dep != "" {
+			l.Command = append(l.Command, fmt.Sprintf("127.0.0.1:%d", p[dep]))
+			l.DependsOn = []string{dep}
+		}
+		return l
+	}
+	return []*schema.Launch{mk("web", "api"), mk("api", "db"), mk("db", "")}
+}
+
+func TestUpDown(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	g, err := group.Up(t.Context(), chain(t), func(*schema.Launch) launcher.Options { return launcher.Options{StateDir: dir} })
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, la := range g.Launches() {
+		names = append(names, la.Spec.Name)
+		if !la.Report.Verified {
+			t.Errorf("%s not verified", la.Spec.Name)
+		}
+	}
+	if strings.Join(names, ",") != "db,api,web" {
+		t.Errorf("start order %v", names)
+	}
+	res, err := g.Down(context.Background())
+	if err != nil || len(res) != 3 {
+		t.Fatalf("down: %v, %d results", err, len(res))
+	}
+	for i, want := range []string{"web", "api", "db"} {
+		if !strings.HasPrefix(res[i].Message, want+":") {
+			t.Errorf("stop %d: %s, want %s first", i, res[i].Message, want)
+		}
+	}
+	for _, la := range g.Launches() {
+		if la.Worker().Check(proc.Default) == verify.Alive {
+			t.Errorf("%s survived Down", la.Spec.Name)
+		}
+	}
+}
+
+// TestUpFailureStopsWhatStarted: api fails; db, started before it, is
+// stopped again, and web never starts.
+func TestUpFailureStopsWhatStarted(t *testing.T) {
+	t.Parallel()
+	ls := chain(t)
+	ls[1].Command = []string{"sh", "-c", "echo 'api: no config'; exit 4"}
+	dir := t.TempDir()
+	_, err := group.Up(t.Context(), ls, func(l *schema.Launch) launcher.Options {
+		return launcher.Options{StateDir: dir}
+	})
+	var ge *group.Error
+	var le *launcher.Error
+	if !errors.As(err, &ge) || ge.Name != "api" || ge.Started != 1 || !errors.As(err, &le) || le.Outcome != launcher.Exited {
+		t.Fatalf("err = %v", err)
+	}
+	if !strings.Contains(err.Error(), "api: no config") || !strings.Contains(err.Error(), "the launch started before it was stopped") {
+		t.Errorf("the error: %v", err)
+	}
+	st, _ := launcher.OpenState(dir)
+	rec, _ := st.Load("db")
+	if rec == nil || rec.Stopped == nil {
+		t.Errorf("db not stopped: %+v", rec)
+	}
+	if rec, _ := st.Load("web"); rec != nil {
+		t.Errorf("web started: %+v", rec)
+	}
+}
+
+func TestOrderErrors(t *testing.T) {
+	a := &schema.Launch{Name: "a", Command: []string{"true"}, DependsOn: []string{"b"}}
+	b := &schema.Launch{Name: "b", Command: []string{"true"}, DependsOn: []string{"a"}}
+	if _, err := group.Order([]*schema.Launch{a, b}); err == nil || !strings.Contains(err.Error(), "cycle") {
+		t.Errorf("cycle: %v", err)
+	}
+	if _, err := group.Order([]*schema.Launch{a}); err == nil || !strings.Contains(err.Error(), `"b"`) {
+		t.Errorf("unknown dependency: %v", err)
+	}
+	if _, err := group.Order([]*schema.Launch{b, b}); err == nil || !strings.Contains(err.Error(), "two launches") {
+		t.Errorf("duplicate: %v", err)
+	}
+}

@@ -1,0 +1,38 @@
+package group
+
+import (
+	"fmt"
+
+	"github.com/childproof/childproof/schema"
+)
+
+// Order returns launches in start order: each after the launches it
+// depends on (DependsOn), otherwise in the order given. A dependency that
+// is not among launches, a duplicate name or a cycle is an error.
+func Order(launches []*schema.Launch) ([]*schema.Launch, error) {
+	seen := map[string]bool{}
+	for _, l := range launches {
+		if l == nil || l.Name == "" {
+			return nil, fmt.Errorf("group: a launch has no name")
+		}
+		if seen[l.Name] {
+			return nil, fmt.Errorf("group: two launches are called %q", l.Name)
+		}
+		seen[l.Name] = true
+	}
+	f := &schema.File{Launches: launches}
+	out, err := f.StartOrder()
+	if err != nil {
+		return nil, fmt.Errorf("group: %w", err)
+	}
+	placed := map[string]bool{}
+	for _, l := range out {
+		for _, d := range l.DependsOn {
+			if !placed[d] {
+				return nil, fmt.Errorf("group: %q depends on %q, which depends on it (a depends_on cycle)", l.Name, d)
+			}
+		}
+		placed[l.Name] = true
+	}
+	return out, nil
+}
