@@ -514,6 +514,19 @@ func (a *analyzer) noteSource(ev *event, name string, overwritten bool) {
 	}
 }
 
+// noteReads records on the finding of rule at ev's site the env file the
+// load read.
+func (a *analyzer) noteReads(r *Rule, ev *event) {
+	if ev.file == "" {
+		return
+	}
+	f := a.findings[findKey{r.Name, ev.site.file, ev.site.line, ev.site.col}]
+	fr := FileRead{Path: ev.file, Shown: a.display(ev.file)}
+	if f != nil && !slices.Contains(f.Reads, fr) {
+		f.Reads = append(f.Reads, fr)
+	}
+}
+
 // noteWritten records the files a statement's output redirects write:
 // an env file the chain writes itself is generated, not edited by hand.
 func (a *analyzer) noteWritten(st *state, s *syntax.Stmt) {

@@ -83,6 +83,17 @@ type Finding struct {
 	// value comes from (not serialised: relaunch --in-env-file edits the
 	// file instead of refusing).
 	Sources []EnvSource `json:"-"`
+	// Reads are the env files the finding's load read (env-file-clobber,
+	// env-file-load; not serialised): lint --diff-base keeps a finding
+	// whose env file changed.
+	Reads []FileRead `json:"-"`
+}
+
+// FileRead is a file a finding depends on.
+type FileRead struct {
+	// Path is absolute; Shown is how findings name it (relative to the
+	// lint directory, loaded values masked).
+	Path, Shown string
 }
 
 // EnvSource is the env file an env-file-clobber finding's variable comes from.

@@ -57,6 +57,7 @@ func (a *analyzer) workerPoint(st *state, cmd *cmdRef) {
 			sort.Strings(names)
 			a.report(EnvFileLoad, ev.site, ev.what+" is loaded into the exported environment: it sets "+
 				strings.Join(names, ", ")+" for the worker, over anything the caller exported"+ev.note, names...)
+			a.noteReads(EnvFileLoad, ev)
 		}
 	}
 	for _, ev := range st.pending {
@@ -147,11 +148,13 @@ func (a *analyzer) checkProtected(p *protVar, vs varState) {
 				a.report(EnvFileClobber, ev.site, ev.what+" is loaded only into names that are unset or empty, and the override of protected variable "+
 					p.name+" is empty: the worker gets the file's value, not the override"+ev.note, p.name)
 				a.noteSource(ev, p.name, false)
+				a.noteReads(EnvFileClobber, ev)
 				continue
 			}
 			a.report(EnvFileClobber, ev.site, ev.what+" is loaded into the exported environment and assigns protected variable "+
 				p.name+" "+a.describe(p, ev, vs, desc)+": the worker gets the file's value, not the override"+ev.note, p.name)
 			a.noteSource(ev, p.name, false)
+			a.noteReads(EnvFileClobber, ev)
 		case evAssign:
 			if ok {
 				continue
@@ -172,6 +175,7 @@ func (a *analyzer) checkProtected(p *protVar, vs varState) {
 				a.report(EnvFileClobber, ev.site, ev.what+" is loaded into the exported environment and assigns protected variable "+
 					p.name+" "+d+"; a later statement changes it again"+ev.note, p.name)
 				a.noteSource(ev, p.name, true)
+				a.noteReads(EnvFileClobber, ev)
 			}
 		case evAssign:
 			a.report(AssignClobber, ev.site, "the script assigns exported protected variable "+p.name+" "+d+

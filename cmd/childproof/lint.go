@@ -155,6 +155,18 @@ func onChangedLines(res *envres.Result, c *gitdiff.Changes, dir string) *envres.
 		for _, l := range f.Chain {
 			keep = keep || c.Changed(abs(l.File), l.Line)
 		}
+		// A load whose env file changed: the finding stays at the load,
+		// naming the changed file.
+		var changed []string
+		for _, r := range f.Reads {
+			if c.ChangedFile(r.Path) {
+				changed = append(changed, r.Shown)
+			}
+		}
+		if !keep && len(changed) > 0 {
+			keep = true
+			f.Message += " (" + strings.Join(changed, ", ") + " changed since the --diff-base revision)"
+		}
 		if keep {
 			out.Findings = append(out.Findings, f)
 		}

@@ -133,6 +133,21 @@ func hunk(line string) (Span, error) {
 	return Span{From: c, To: c + d - 1}, nil
 }
 
+// ChangedFile reports whether any line of the file at path (absolute, or
+// relative to the root) changed.
+func (c *Changes) ChangedFile(path string) bool {
+	rel := path
+	if filepath.IsAbs(path) {
+		r, err := filepath.Rel(c.Root, path)
+		if err != nil || r == ".." || strings.HasPrefix(r, "../") {
+			return false
+		}
+		rel = r
+	}
+	_, ok := c.Files[filepath.ToSlash(rel)]
+	return ok
+}
+
 // Changed reports whether line of the file at path (absolute, or
 // relative to the root) changed. Files outside the root never changed.
 func (c *Changes) Changed(path string, line int) bool {
