@@ -82,6 +82,8 @@ const (
 	KindKey verify.Kind = "key"
 	// KindLocked: another launch of the same name holds the lock.
 	KindLocked verify.Kind = "locked"
+	// KindNotRecorded: no launch of the name is recorded in the state dir.
+	KindNotRecorded verify.Kind = "not-recorded"
 )
 
 func errorf(o Outcome, kind verify.Kind, format string, args ...any) *Error {

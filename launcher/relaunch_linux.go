@@ -202,7 +202,7 @@ func relaunch(ctx context.Context, l *schema.Launch, opts RelaunchOptions) (*Lau
 			return nil, nil, err
 		}
 		if errors.Is(err, fs.ErrNotExist) {
-			return nil, nil, &Error{Outcome: Invalid, Kind: KindUsage, Err: err,
+			return nil, nil, &Error{Outcome: Invalid, Kind: KindNotRecorded, Err: err,
 				Msg:  fmt.Sprintf("no launch of %q is recorded in %s: nothing to relaunch", l.Name, st.Dir),
 				Hint: "start it first with 'childproof run'"}
 		}

@@ -25,6 +25,7 @@ type assignSyntax struct {
 	example string // a hint's example, "" for none
 	bare    bool   // a NAME without "=VALUE" is allowed
 	envName bool   // NAME must be an environment variable name (the spec's rule)
+	once    bool   // a NAME given twice is a usage error (which one was meant?)
 }
 
 // flagAssign is the syntax of a repeatable flag taking form.
@@ -48,7 +49,7 @@ var (
 	}()
 	setSyntax = func() assignSyntax {
 		s := flagAssign("--set", "NAME=VALUE")
-		s.example, s.envName = "--set HF_HUB_ENABLE_HF_TRANSFER=0", true
+		s.example, s.envName, s.once = "--set HF_HUB_ENABLE_HF_TRANSFER=0", true, true
 		return s
 	}()
 	envSyntax      = bareAssign("--env")
@@ -60,9 +61,14 @@ var (
 // usage error.
 func (s assignSyntax) parse(args []string) ([]assignment, error) {
 	out := make([]assignment, 0, len(args))
+	first := map[string]int{}
 	for i, arg := range args {
 		k, v, ok := strings.Cut(arg, "=")
 		at := fmt.Sprintf(s.at, i+1)
+		prev, dup := first[k]
+		if !dup {
+			first[k] = i + 1
+		}
 		switch {
 		case !ok && !s.bare:
 			err := &exitError{code: exitUsage, err: fmt.Errorf("%s: no '=', want %s; the argument is not shown, it may be a value", at, s.form)}
@@ -76,6 +82,8 @@ func (s assignSyntax) parse(args []string) ([]assignment, error) {
 			return nil, &exitError{code: exitUsage, err: fmt.Errorf("%s: an empty name, want %s", at, s.form)}
 		case s.envName && !schema.IsEnvName(k):
 			return nil, &exitError{code: exitUsage, err: fmt.Errorf("%s: %q is not a valid environment variable name (letters, digits and _, not starting with a digit), the same rule as a spec's env", s.who, k)}
+		case s.once && dup:
+			return nil, &exitError{code: exitUsage, err: fmt.Errorf("%s %s given twice (arguments %d and %d of %s); give each name once", s.who, k, prev, i+1, s.who)}
 		}
 		out = append(out, assignment{Name: k, Value: v, HasValue: ok})
 	}

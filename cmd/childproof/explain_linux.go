@@ -20,13 +20,14 @@ func newExplainCmd(a *app) *cobra.Command {
 	var vars []string
 	var pid int
 	c := &cobra.Command{
-		Use: "explain --pid PID NAME[=VALUE]… | explain SPEC[:NAME] NAME…",
+		Use: "explain --pid PID NAME[=VALUE]… | explain NAME|SPEC[:NAME] VAR… | explain VAR…",
 		Long: `explain shows, for each NAME, its state in the environ of every process from the
 launch root down to the worker, the root's ancestors above it and any other
 descendant: unset, empty, or set (as a keyed digest; the value only with
 --show-values), and marks where it changes from the parent.
 
-With SPEC it explains the recorded launch of the spec's launch name and shows the value
+With SPEC (or a recorded launch NAME; with neither, childproof.hcl here) it explains
+the recorded launch of the spec's launch name and shows the value
 the launch intends (the spec's env and run --set, as a digest). With --pid it starts at
 PID and takes the deepest descendant as the worker; NAME=VALUE gives the intended value
 there (compared as a digest, never printed).
@@ -66,10 +67,22 @@ func (a *app) explain(ctx context.Context, pid int, vars, args []string) error {
 	names := args
 	title := fmt.Sprintf("pid %d", pid)
 	if pid == 0 {
-		if len(args) < 2 {
-			return exitf(exitUsage, "explain SPEC NAME…: name at least one variable")
+		if len(args) == 1 && !isSpecArg(args[0]) && !recorded(st, args[0]) {
+			// explain VAR: VAR of childproof.hcl's launch.
+			spec, err := specOrDefault(nil)
+			if err != nil {
+				return err
+			}
+			args = append([]string{spec}, args...)
 		}
-		_, l, err := a.loadLaunch(ctx, args[0], vars)
+		if len(args) < 2 {
+			return exitf(exitUsage, "explain %s: name at least one variable to explain", args[0])
+		}
+		spec, _, err := a.recordedSpecArg(st, args[0])
+		if err != nil {
+			return err
+		}
+		_, l, err := a.loadLaunch(ctx, spec, vars)
 		if err != nil {
 			return err
 		}
@@ -79,7 +92,7 @@ func (a *app) explain(ctx context.Context, pid int, vars, args []string) error {
 			return a.launchErr(err)
 		}
 		if err != nil {
-			return &exitError{code: exitExited, err: fmt.Errorf("no launch of %q is recorded in %s", l.Name, st.Dir)}
+			return &exitError{code: exitNotRecorded, err: fmt.Errorf("no launch of %q is recorded in %s", l.Name, st.Dir), hint: "'childproof ps --all' lists the recorded launches"}
 		}
 		if live := rec.Worker.Check(v.Proc); live != verify.Alive {
 			return exitf(exitExited, "the recorded worker of %q (pid %d) is %s", l.Name, rec.Worker.Pid, live)

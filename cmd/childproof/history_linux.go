@@ -94,7 +94,7 @@ func (a *app) history(_ context.Context, name string) error {
 		fmt.Fprintf(a.stderr, "childproof: warning: %v\n", err)
 	}
 	if len(rounds) == 0 {
-		return &exitError{code: exitUsage, err: fmt.Errorf("no round of %q is recorded in %s", name, st.Dir),
+		return &exitError{code: exitNotRecorded, err: fmt.Errorf("no round of %q is recorded in %s", name, st.Dir),
 			hint: "every 'childproof run' and 'relaunch' of a launch is a round; 'childproof ps --all' lists the recorded launches"}
 	}
 	current := 0
@@ -402,6 +402,9 @@ func (a *app) parseSecretSets(names []string, set map[string]string) ([]string, 
 		}
 		if n == "" {
 			return nil, exitf(exitUsage, "--set-secret: empty name")
+		}
+		if !schema.IsEnvName(n) {
+			return nil, exitf(exitUsage, "--set-secret %q: not a valid environment variable name (letters, digits and _, not starting with a digit), the same rule as a spec's env", n)
 		}
 		if _, dup := set[n]; dup {
 			return nil, exitf(exitUsage, "--set %s and --set-secret %s: give one of them", n, n)

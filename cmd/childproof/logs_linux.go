@@ -63,7 +63,7 @@ func (a *app) logs(ctx context.Context, name string, n int, follow bool) error {
 	path := st.LogPath(name)
 	t, err := logtail.Open(path)
 	if errors.Is(err, fs.ErrNotExist) {
-		return &exitError{code: exitUsage, err: fmt.Errorf("no log of a launch %q in %s", name, st.Dir),
+		return &exitError{code: exitNotRecorded, err: fmt.Errorf("no log of a launch %q in %s", name, st.Dir),
 			hint: "'childproof ps --all' lists the recorded launches"}
 	}
 	if err != nil {

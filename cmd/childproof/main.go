@@ -13,41 +13,8 @@ import (
 	"runtime"
 	"syscall"
 
-	"github.com/childproof/childproof/launcher"
-	"github.com/childproof/childproof/verify"
 	"github.com/spf13/cobra"
 )
-
-// Exit codes. A verification report's exit_code is the status the CLI
-// exits with, so those values are the report's.
-const (
-	exitOK       = verify.CodeOK
-	exitFindings = 1                  // lint/check found an error; run refused to launch
-	exitUsage    = verify.CodeUsage   // usage error, invalid spec, unreadable or unparsable script
-	exitVerify   = verify.CodeVerify  // verification failed on the worker
-	exitForeign  = verify.CodeForeign // the port is held by a process childproof did not start
-	exitExited   = verify.CodeExited  // the worker exited or never appeared before it was ready
-	exitLocked   = 6                  // another launch of the same name holds the lock
-)
-
-// exitCode is the exit status for a library error: its report's exit code
-// when it carries one, else its outcome's.
-func exitCode(le *launcher.Error) int {
-	if le.Report != nil {
-		return le.Report.ExitCode
-	}
-	switch le.Outcome {
-	case launcher.Unproven:
-		return exitVerify
-	case launcher.Foreign:
-		return exitForeign
-	case launcher.Exited:
-		return exitExited
-	case launcher.Locked:
-		return exitLocked
-	}
-	return exitUsage
-}
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
@@ -173,10 +140,17 @@ scripts statically, before anything runs.`,
 	pf.BoolVar(&a.noColor, "no-color", false, "never colour output (also honours NO_COLOR)")
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return err })
 	root.RegisterFlagCompletionFunc("format", completeFormat)
-	root.PersistentPreRunE = func(c *cobra.Command, args []string) error { return a.checkFormatFlag(c) }
+	root.PersistentPreRunE = func(c *cobra.Command, args []string) error {
+		if err := checkFlagValues(c); err != nil {
+			return err
+		}
+		return a.checkFormatFlag(c)
+	}
 	root.Version = buildVersion()
 	root.SetVersionTemplate("childproof {{.Version}}\n")
 	addCommands(root, a, goos)
+	requireCommand(root)
+	strictCompletion(root)
 	return root
 }
 

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"maps"
@@ -104,27 +103,13 @@ func (a *app) relaunch(ctx context.Context, arg string, ra relaunchArgs) error {
 	if err != nil {
 		return err
 	}
-	if ra.round < 0 {
-		return exitf(exitUsage, "--round %d: rounds are numbered from 1", ra.round)
-	}
 	st, err := a.openState()
 	if err != nil {
 		return err
 	}
-	var rec *launcher.Record
-	if !isSpecArg(arg) {
-		rec, err = st.Load(arg)
-		if errors.Is(err, launcher.ErrUntrusted) {
-			return a.launchErr(err)
-		}
-		if err != nil {
-			return &exitError{code: exitUsage, err: fmt.Errorf("no launch %q is recorded in %s", arg, st.Dir),
-				hint: "'childproof ps --all' lists the recorded launches; a first launch is 'childproof run SPEC'"}
-		}
-		if rec.SpecPath == "" {
-			return &exitError{code: exitUsage, err: fmt.Errorf("the record of %q names no spec file", arg), hint: "pass the spec: childproof relaunch SPEC:" + arg}
-		}
-		arg = rec.SpecPath + ":" + rec.Name
+	arg, rec, err := a.recordedSpecArg(st, arg)
+	if err != nil {
+		return err
 	}
 	f, l, err := a.loadLaunch(ctx, arg, vars)
 	if err != nil {

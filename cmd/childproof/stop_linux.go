@@ -75,7 +75,7 @@ func (a *app) stop(ctx context.Context, name string, timeout time.Duration) erro
 			hint: "'childproof ps' shows the state dir's records; a new launch of " + name + " replaces it"}
 	}
 	if err != nil {
-		return &exitError{code: exitUsage, err: fmt.Errorf("no launch %q is recorded in %s", name, st.Dir), hint: "'childproof ps --all' lists the recorded launches"}
+		return &exitError{code: exitNotRecorded, err: fmt.Errorf("no launch %q is recorded in %s", name, st.Dir), hint: "'childproof ps --all' lists the recorded launches"}
 	}
 	if res.Newer {
 		res.Message += "; a newer launch of " + rec.Name + " replaced the record meanwhile, and it was left as it is"

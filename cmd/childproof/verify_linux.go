@@ -24,11 +24,12 @@ func newVerifyCmd(a *app) *cobra.Command {
 	var comm string
 	var wait time.Duration
 	c := &cobra.Command{
-		Use: "verify SPEC[:NAME] | verify --pid PID [--env NAME[=VALUE]]… [--port N]… [--comm C] [--wait D]",
+		Use: "verify NAME|SPEC[:NAME] | verify --pid PID [--env NAME[=VALUE]]… [--port N]… [--comm C] [--wait D]",
 		Long: `verify runs run's proof on a tree that is already running, without starting or
 signalling anything.
 
-verify SPEC checks the launch recorded under the spec's launch name: the recorded worker
+verify SPEC checks the launch recorded under the spec's launch name (verify NAME: the
+recorded launch NAME, with the spec file its record names): the recorded worker
 must still be the same process (pid, start time, uid, exe, pidfs inode), and its own
 /proc/PID/environ, fds and the kernel's socket table must satisfy the spec.
 
@@ -160,11 +161,15 @@ func (a *app) finishVerify(r *verify.Report) error {
 }
 
 func (a *app) verifySpec(ctx context.Context, arg string, vars []string) error {
-	_, l, err := a.loadLaunch(ctx, arg, vars)
+	st, err := a.openState()
 	if err != nil {
 		return err
 	}
-	st, err := a.openState()
+	arg, _, err = a.recordedSpecArg(st, arg)
+	if err != nil {
+		return err
+	}
+	_, l, err := a.loadLaunch(ctx, arg, vars)
 	if err != nil {
 		return err
 	}
@@ -173,7 +178,7 @@ func (a *app) verifySpec(ctx context.Context, arg string, vars []string) error {
 		return a.launchErr(err)
 	}
 	if err != nil {
-		return &exitError{code: exitExited, err: fmt.Errorf("no launch of %q is recorded in %s", l.Name, st.Dir), hint: "start it with 'childproof run --detach " + arg + "'"}
+		return &exitError{code: exitNotRecorded, err: fmt.Errorf("no launch of %q is recorded in %s", l.Name, st.Dir), hint: "start it with 'childproof run --detach " + arg + "'"}
 	}
 	v := &verify.Verifier{State: st, ShowValues: a.showValues}
 	if live := rec.Worker.Check(v.Proc); live != verify.Alive {
