@@ -297,3 +297,33 @@ func (p *plan) specRef() string {
 func LookupEnv(name string) (string, bool) {
 	return "<env " + name + ">", true
 }
+
+// envRefs lists, sorted, the variables this launch's env() calls read (the
+// file's other launches' are not its business): while a spec is loaded for
+// export every env(NAME) is the placeholder LookupEnv gives, found here in
+// the launch's values.
+func (p *plan) envRefs() []string {
+	l := p.l
+	var values []string
+	for _, v := range l.Env {
+		values = append(values, v)
+	}
+	values = append(values, l.Command...)
+	values = append(values, l.Dispatch...)
+	values = append(values, l.Dir, l.EnvFile, l.Worker.Comm, l.Worker.Exe)
+	var out []string
+	for _, s := range l.SecretValues {
+		if strings.HasPrefix(s.Name, "file:") || slices.Contains(out, s.Name) {
+			continue
+		}
+		ph, _ := LookupEnv(s.Name)
+		for _, v := range values {
+			if strings.Contains(v, ph) {
+				out = append(out, s.Name)
+				break
+			}
+		}
+	}
+	slices.Sort(out)
+	return out
+}

@@ -150,7 +150,7 @@ func TestRenderSecretPart(t *testing.T) {
 	}
 	// SLURM's step runs childproof, which reads the spec on the node.
 	script := render(t, l, Options{Engine: Slurm})
-	if !strings.Contains(script, "export ARG in the shell") {
+	if !strings.Contains(script, "never written here: ARG.") || !strings.Contains(script, "for name in ARG; do") {
 		t.Errorf("script:\n%s", script)
 	}
 }

@@ -16,8 +16,11 @@ func TestSlurmStory(t *testing.T) {
 	script := render(t, l, Options{Engine: Slurm})
 	for _, want := range []string{
 		"#!/bin/bash\n#SBATCH --job-name=mock-llm\n#SBATCH --partition=gpu\n#SBATCH --gres=gpu:1\n#SBATCH --time=02:00:00\n#SBATCH --ntasks=1\n#SBATCH --chdir=" + dir + "\n",
-		"export MOCK_LLM_KEY in the shell",
-		"exec srun --ntasks=1 childproof run " + dir + "/spec.hcl:mock-llm \"$@\"\n",
+		"#SBATCH --export=CHILDPROOF_STATE_DIR,HOME,LANG,MOCK_LLM_KEY,PATH,TMPDIR\n",
+		"Read from the job's environment, never written here: MOCK_LLM_KEY.",
+		"for name in MOCK_LLM_KEY; do\n",
+		"childproof=$(command -v childproof) || {\n",
+		"exec srun --ntasks=1 --export=ALL \"$childproof\" run " + dir + "/spec.hcl:mock-llm \"$@\"\n",
 	} {
 		if !strings.Contains(script, want) {
 			t.Errorf("script lacks %q:\n%s", want, script)
@@ -35,7 +38,8 @@ func TestSlurmDirWithSpace(t *testing.T) {
 	// Without a slurm block: no partition, gres or time; --dir rebases.
 	script := render(t, l, Options{Engine: Slurm, Dir: "/scratch/app", Childproof: "/opt/child proof/childproof"})
 	if strings.Contains(script, "--partition") || !strings.Contains(script, "#SBATCH --chdir=/scratch/app\n") ||
-		!strings.Contains(script, "exec srun --ntasks=1 '/opt/child proof/childproof' run /scratch/app/spec.hcl:dispatched \"$@\"\n") {
+		!strings.Contains(script, "exec srun --ntasks=1 --export=ALL '/opt/child proof/childproof' run /scratch/app/spec.hcl:dispatched \"$@\"\n") ||
+		strings.Contains(script, "command -v childproof") || strings.Contains(script, "missing=") {
 		t.Errorf("script:\n%s", script)
 	}
 	checkScript(t, script)

@@ -113,6 +113,24 @@ func resolveEnvFrom(l *schema.Launch, set map[string]string, lookup func(string)
 			}
 		}
 	}
+	// Inside a SLURM job step the step's own variables and the devices
+	// SLURM bound to it pass too (schema.SlurmStepInherit): the
+	// allocation, not the caller's taste, decides which GPUs the worker
+	// may use.
+	if schema.InSlurmStep(lookup) {
+		if environ == nil {
+			environ = os.Environ
+		}
+		for _, kv := range environ() {
+			n, _, ok := strings.Cut(kv, "=")
+			if !ok || n == "" || !schema.IsSlurmStepVar(n) {
+				continue
+			}
+			if v, ok := lookup(n); ok {
+				e.Vars[n] = v
+			}
+		}
+	}
 	for n := range e.Vars {
 		from[n] = "inherit"
 	}

@@ -78,6 +78,35 @@ func TestResolveEnv(t *testing.T) {
 			t.Errorf("inherit %q (-want +got):\n%s", tc.inherit, d)
 		}
 	}
+	// Inside a SLURM step the step's variables and devices pass whatever
+	// inherit says; a spec override still wins; outside a step they do not.
+	step := map[string]string{"PATH": "/usr/bin", "SLURM_JOB_ID": "7", "SLURM_STEP_ID": "0", "CUDA_VISIBLE_DEVICES": "0",
+		"ROCR_VISIBLE_DEVICES": "0", "GPU_DEVICE_ORDINAL": "0", "SLURM_JOB_GPUS": "0", "OTHER": "x"}
+	stepLookup := func(n string) (string, bool) { v, ok := step[n]; return v, ok }
+	stepEnviron := func() []string {
+		var out []string
+		for k, v := range step {
+			out = append(out, k+"="+v)
+		}
+		return out
+	}
+	e, err := resolveEnvFrom(&schema.Launch{Inherit: []string{"PATH"}, Env: map[string]string{"GPU_DEVICE_ORDINAL": "3"}}, nil, stepLookup, stepEnviron, ForCLI)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]string{"PATH": "/usr/bin", "SLURM_JOB_ID": "7", "SLURM_STEP_ID": "0", "CUDA_VISIBLE_DEVICES": "0",
+		"ROCR_VISIBLE_DEVICES": "0", "GPU_DEVICE_ORDINAL": "3", "SLURM_JOB_GPUS": "0"}
+	if d := cmp.Diff(want, e.Vars); d != "" {
+		t.Errorf("in a SLURM step (-want +got):\n%s", d)
+	}
+	delete(step, "SLURM_STEP_ID") // the batch script, outside srun
+	e, err = resolveEnvFrom(&schema.Launch{Inherit: []string{"PATH"}}, nil, stepLookup, stepEnviron, ForCLI)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := cmp.Diff(map[string]string{"PATH": "/usr/bin"}, e.Vars); d != "" {
+		t.Errorf("outside a step (-want +got):\n%s", d)
+	}
 	if _, err := ResolveEnv(&schema.Launch{EnvFile: filepath.Join(dir, "missing")}, nil, lookup); outcome(err) != Invalid {
 		t.Errorf("missing env_file: %v, want exit 2", err)
 	}

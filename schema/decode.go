@@ -21,7 +21,7 @@ func (l *loader) eval(a *hcl.Attribute, ty cty.Type) (v cty.Value, secret []cty.
 		return cty.NilVal, nil, false
 	}
 	r := a.Expr.Range()
-	if !raw.IsWhollyKnown() && l.opts.LaunchesNothing {
+	if !raw.IsWhollyKnown() && l.lenient {
 		raw = l.settleUnknown(a.Expr, raw)
 	}
 	if !raw.IsWhollyKnown() {

@@ -72,7 +72,7 @@ func (l *loader) envFunc() function.Function {
 			if len(args) == 2 {
 				return args[1], nil
 			}
-			if l.opts.LaunchesNothing {
+			if l.lenient {
 				// From the caller, not set here: unknown, and secret.
 				return cty.UnknownVal(cty.String).Mark(sensitiveMark{name: name}), nil
 			}

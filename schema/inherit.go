@@ -95,13 +95,21 @@ func (l *Launch) DroppedRuntimeVars(environ []string) []string {
 	fileNames, _ := l.EnvFileNames()
 	var out []string
 	seen := map[string]bool{}
+	step := InSlurmStep(func(n string) (string, bool) {
+		for _, kv := range environ {
+			if k, v, ok := strings.Cut(kv, "="); ok && k == n {
+				return v, true
+			}
+		}
+		return "", false
+	})
 	for _, kv := range environ {
 		name, _, ok := strings.Cut(kv, "=")
 		if !ok || name == "" || seen[name] {
 			continue
 		}
 		seen[name] = true
-		if !IsRuntimeVar(name) || l.Inherits(name) {
+		if !IsRuntimeVar(name) || l.Inherits(name) || step && IsSlurmStepVar(name) {
 			continue
 		}
 		if _, inEnv := l.Env[name]; inEnv {

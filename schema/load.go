@@ -46,6 +46,13 @@ type LoadOptions struct {
 	// not needed to read its spec — instead of an error. Parts that hold
 	// one are listed in Launch.Unknown and not validated.
 	LaunchesNothing bool
+	// Launches, when set, names the launches the command starts: only
+	// they and what they depend on (depends_on, transitively) are read
+	// strictly; every other launch of the file is read as by a command
+	// that launches nothing (LaunchesNothing), so that a variable only
+	// another launch needs does not fail this one (a SLURM step runs one
+	// launch of a shipped spec).
+	Launches []string
 }
 
 var rootSchema = &hcl.BodySchema{
@@ -247,6 +254,9 @@ type loader struct {
 	// unknown holds the source ranges whose value is an unset env() (with
 	// LaunchesNothing).
 	unknown map[hcl.Range]bool
+	// lenient: an unset env() is an unknown value, not an error
+	// (LaunchesNothing, or a launch outside LoadOptions.Launches).
+	lenient bool
 }
 
 func (l *loader) errorf(rng *hcl.Range, summary, format string, args ...any) {
@@ -274,6 +284,7 @@ func (l *loader) load(body hcl.Body) *File {
 			aliases = append(aliases, b)
 		}
 	}
+	l.lenient = l.opts.LaunchesNothing
 	l.ctx = &hcl.EvalContext{Functions: l.functions()}
 	values := l.variables(vars)
 	l.ctx = &hcl.EvalContext{
@@ -289,8 +300,10 @@ func (l *loader) load(body hcl.Body) *File {
 		all[k] = v
 	}
 	seen := map[string]hcl.Range{}
+	strict := strictLaunches(launches, l.opts.Launches)
 	for _, b := range launches {
 		name := b.Labels[0]
+		l.lenient = l.opts.LaunchesNothing || strict != nil && !strict[name]
 		if prev, dup := seen[name]; dup {
 			l.errorf(rangePtr(b.LabelRanges[0]), "Duplicate launch name",
 				"a launch named %q is already defined at %s; launch names must be unique in a spec", name, shortRange(prev))
@@ -301,6 +314,7 @@ func (l *loader) load(body hcl.Body) *File {
 			out.Launches = append(out.Launches, la)
 		}
 	}
+	l.lenient = l.opts.LaunchesNothing
 	l.dependencies(out, seen)
 	if len(launches) == 0 && !l.diags.HasErrors() {
 		l.errorf(nil, "No launch block", "%s has no launch block; a spec needs at least one", l.path)
@@ -375,4 +389,52 @@ func sortDiags(d hcl.Diagnostics) hcl.Diagnostics {
 		return a.Start.Byte < b.Start.Byte
 	})
 	return d
+}
+
+// strictLaunches returns the names of the launch blocks that names (the
+// launches a command starts) and their depends_on closure need read
+// strictly, or nil when names is empty (every launch). depends_on is
+// literal (a list of strings), so it is read here without evaluating
+// anything else of the block.
+func strictLaunches(blocks []*hcl.Block, names []string) map[string]bool {
+	if len(names) == 0 {
+		return nil
+	}
+	deps := map[string][]string{}
+	sch := &hcl.BodySchema{Attributes: []hcl.AttributeSchema{{Name: "depends_on"}}}
+	for _, b := range blocks {
+		c, _, _ := b.Body.PartialContent(sch)
+		if c == nil {
+			continue
+		}
+		a, ok := c.Attributes["depends_on"]
+		if !ok {
+			continue
+		}
+		v, d := a.Expr.Value(nil)
+		if d.HasErrors() || !v.IsWhollyKnown() || v.IsNull() || !v.CanIterateElements() {
+			continue
+		}
+		for it := v.ElementIterator(); it.Next(); {
+			_, e := it.Element()
+			if e.IsKnown() && !e.IsNull() && e.Type() == cty.String {
+				deps[b.Labels[0]] = append(deps[b.Labels[0]], e.AsString())
+			}
+		}
+	}
+	out := map[string]bool{}
+	var visit func(string)
+	visit = func(n string) {
+		if out[n] {
+			return
+		}
+		out[n] = true
+		for _, d := range deps[n] {
+			visit(d)
+		}
+	}
+	for _, n := range names {
+		visit(n)
+	}
+	return out
 }

@@ -70,7 +70,13 @@ func (a *app) loadSpec(ctx context.Context, arg string, vars []string) (*loadedS
 	if err != nil {
 		return nil, err
 	}
-	f, files, diags := schema.Load(sa.Path, schema.LoadOptions{Vars: vm, LookupEnv: a.lookupEnv, MissingProgramOK: !a.needPrograms, LaunchesNothing: a.launchesNothing})
+	opts := schema.LoadOptions{Vars: vm, LookupEnv: a.lookupEnv, MissingProgramOK: !a.needPrograms, LaunchesNothing: a.launchesNothing}
+	if sa.Name != "" {
+		// SPEC:NAME reads only NAME and its depends_on strictly: another
+		// launch's missing variable does not fail this one.
+		opts.Launches = []string{sa.Name}
+	}
+	f, files, diags := schema.Load(sa.Path, opts)
 	if diags.HasErrors() {
 		switch a.format {
 		case "json":
