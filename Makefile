@@ -52,8 +52,8 @@ differential:
 # The library example (a real server through package launcher) must not
 # flake: twenty times under the race detector, tests in parallel.
 library:
-	@echo "== library: the library example and launchertest, 20 runs each under the race detector"
-	$(GO) test -race -count=20 ./examples/library ./launcher/launchertest
+	@echo "== library: the library example, launchertest and group, 20 runs each under the race detector"
+	$(GO) test -race -count=20 ./examples/library ./launcher/launchertest ./launcher/group
 
 test: vet fmtcheck cross unit differential library acceptance fuzz-ci
 

@@ -35,6 +35,10 @@ func follow(path string, secrets *redact.Set, out io.Writer, match *regexp.Regex
 	if err != nil {
 		return nil
 	}
+	// A copy of its own: a Set caches its replacer on first use, and the
+	// launch masks with secrets meanwhile.
+	mask := redact.New()
+	mask.Merge(secrets)
 	ctx, cancel := context.WithCancel(context.Background())
 	f := &follower{cancel: cancel, done: make(chan struct{}), matched: make(chan struct{})}
 	buf := make([]byte, 0, 256)
@@ -42,7 +46,7 @@ func follow(path string, secrets *redact.Set, out io.Writer, match *regexp.Regex
 		defer close(f.done)
 		defer t.Close()
 		t.Follow(ctx, followEvery, func(line string) {
-			line = secrets.Text(line)
+			line = mask.Text(line)
 			if match != nil && match.MatchString(line) {
 				f.once.Do(func() { close(f.matched) })
 			}
