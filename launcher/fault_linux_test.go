@@ -23,6 +23,7 @@ import (
 	"time"
 
 	"github.com/childproof/childproof/internal/pidfd"
+	"github.com/childproof/childproof/schema"
 	"github.com/childproof/childproof/verify"
 	"golang.org/x/sys/unix"
 )
@@ -279,7 +280,8 @@ func TestFaultLaunchStopLoop(t *testing.T) {
 			t.Errorf("%s/ holds %v, want %s", sub, names, want)
 		}
 	}
-	// One round per launch, each ended; the last keptRoundLogs keep their log.
+	// One round per launch, each ended; the last log { keep } + 1 keep their
+	// log (this round's and the default 3 before it, as logs/ does).
 	rounds, err := f.state.rounds(name)
 	if err != nil || len(rounds) != n+1 {
 		t.Errorf("history: %d rounds, %v; want %d", len(rounds), err, n+1)
@@ -289,8 +291,8 @@ func TestFaultLaunchStopLoop(t *testing.T) {
 			t.Errorf("round %d: outcome %q, end %+v; want verified and ended", r.N, r.Outcome, r.End)
 		}
 	}
-	if logs, _ := filepath.Glob(filepath.Join(f.state.historyDir(name), "*.log")); len(logs) != keptRoundLogs {
-		t.Errorf("history keeps %d round logs, want %d", len(logs), keptRoundLogs)
+	if logs, _ := filepath.Glob(filepath.Join(f.state.historyDir(name), "*.log")); len(logs) != schema.DefaultLogKeep+1 {
+		t.Errorf("history keeps %d round logs, want %d", len(logs), schema.DefaultLogKeep+1)
 	}
 	es, err := Census(procDefault, f.state, false)
 	if err != nil || len(es) != 0 {

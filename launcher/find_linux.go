@@ -187,7 +187,7 @@ func (la *Launch) foreignHolder(tree []int) *verify.Holder {
 func (la *Launch) raceError(r *verify.Report, h *verify.Holder) *Error {
 	r.Add(verify.KindPortForeign, "%s", h.Census(la.opts.Proc))
 	r.ExitCode = verify.CodeForeign
-	r.Tail = Tail(la.LogPath(), 10)
+	r.Tail = la.tail(10)
 	return &Error{Outcome: Foreign, Kind: verify.KindPortForeign, Retry: true, Report: r,
 		Msg:  fmt.Sprintf("port %d was taken by a process childproof did not start: %s", h.Addr.Port(), h.Census(la.opts.Proc)),
 		Hint: "childproof never signals a process it did not start; stop that process yourself or pick another port"}

@@ -34,6 +34,8 @@ type Launch struct {
 	// followed).
 	out      *follower
 	stopOnce sync.Once
+	// pipe is the tree's output pipe and its masking reader.
+	pipe *output
 }
 
 // workerRef is a launch's worker: its fingerprint, and its pidfd.

@@ -139,6 +139,10 @@ func start(ctx context.Context, l *schema.Launch, opts Options, envOut **Env, he
 		if err == nil {
 			st.finishRound(rd, la, nil)
 			if opts.Detach {
+				// What the tree printed so far is in the log (the relay
+				// has caught up) when run returns; the relay goes on alone.
+				la.pipe.drain(2 * time.Second)
+				la.pipe.close()
 				lock.unlock()
 				la.lock = nil
 				la.out.stop()
@@ -269,12 +273,23 @@ func (la *Launch) launch(ctx context.Context, v *verify.Verifier, attempt int) e
 		}
 		return &Error{Outcome: Invalid, Kind: KindState, Msg: "log", Err: err}
 	}
-	defer logf.Close()
 	la.out = follow(log, la.Env.Secrets(), la.opts.Output, la.opts.Ready.Log)
 	argv, prog, err := la.argv()
 	if err != nil {
+		logf.Close()
 		return la.exitedError(r, fmt.Sprintf("the worker never appeared: %v", err))
 	}
+	// Neither the relay nor the tree inherits a descriptor of the caller.
+	closeInherited()
+	// The tree writes to a pipe childproof reads and masks (at the source:
+	// the log never holds a secret); logf is the reader's from here.
+	out, err := startOutput(logf, la.Env.Secrets(), la.opts.Detach)
+	if err != nil {
+		logf.Close()
+		return &Error{Outcome: Invalid, Kind: KindState, Msg: "log", Err: err}
+	}
+	la.pipe = out
+	logw := out.w
 	devnull, err := os.Open(os.DevNull)
 	if err != nil {
 		return err
@@ -282,7 +297,7 @@ func (la *Launch) launch(ctx context.Context, v *verify.Verifier, attempt int) e
 	defer devnull.Close()
 	t := &procTree{p: la.opts.Proc, leader: -1}
 	la.tree = t
-	cmd := &exec.Cmd{Path: prog, Args: argv, Env: la.Env.List(), Dir: la.dir(), Stdin: devnull, Stdout: logf, Stderr: logf}
+	cmd := &exec.Cmd{Path: prog, Args: argv, Env: la.Env.List(), Dir: la.dir(), Stdin: devnull, Stdout: logw, Stderr: logw}
 	sys := &syscall.SysProcAttr{PidFD: &t.leader}
 	if la.opts.Detach {
 		sys.Setsid = true
@@ -325,7 +340,7 @@ func (la *Launch) launch(ctx context.Context, v *verify.Verifier, attempt int) e
 				return nil
 			}
 			sys.Ptrace = false
-			*cmd = exec.Cmd{Path: prog, Args: argv, Env: la.Env.List(), Dir: la.dir(), Stdin: devnull, Stdout: logf, Stderr: logf, SysProcAttr: sys}
+			*cmd = exec.Cmd{Path: prog, Args: argv, Env: la.Env.List(), Dir: la.dir(), Stdin: devnull, Stdout: logw, Stderr: logw, SysProcAttr: sys}
 		}
 		if err := cmd.Start(); err != nil {
 			return err
@@ -339,12 +354,13 @@ func (la *Launch) launch(ctx context.Context, v *verify.Verifier, attempt int) e
 		removeCgroup(t.cgroup)
 		t.cgroup, cgf = "", nil
 		sys.UseCgroupFD, sys.CgroupFD = false, 0
-		cmd = &exec.Cmd{Path: prog, Args: argv, Env: la.Env.List(), Dir: la.dir(), Stdin: devnull, Stdout: logf, Stderr: logf, SysProcAttr: sys}
+		cmd = &exec.Cmd{Path: prog, Args: argv, Env: la.Env.List(), Dir: la.dir(), Stdin: devnull, Stdout: logw, Stderr: logw, SysProcAttr: sys}
 		err = start(cmd)
 	}
 	if cgf != nil {
 		cgf.Close()
 	}
+	out.started()
 	if err != nil {
 		return la.exitedError(r, fmt.Sprintf("the worker never appeared: %v", err))
 	}

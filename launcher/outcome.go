@@ -76,7 +76,7 @@ const tailMark = "; last lines it printed:"
 // withTail puts the log's last lines into r.Tail and returns msg followed
 // by them (every failure of a started tree says what it printed last).
 func (la *Launch) withTail(r *verify.Report, msg string) string {
-	r.Tail = Tail(la.LogPath(), 10)
+	r.Tail = la.tail(10)
 	if len(r.Tail) > 0 {
 		msg += tailMark + "\n  | " + strings.Join(r.Tail, "\n  | ")
 	}

@@ -161,10 +161,6 @@ func (e *RoundEnd) Uptime() time.Duration {
 	return time.Duration(e.UptimeSeconds * float64(time.Second)).Round(time.Millisecond)
 }
 
-// keptRoundLogs is how many rounds keep their log file; older rounds'
-// kept logs are removed (their digest stays).
-const keptRoundLogs = 20
-
 // maxRoundFile caps a round file read from the state dir.
 const maxRoundFile = 4 << 20
 

@@ -309,7 +309,7 @@ func (s *State) finishRound(r *Round, la *Launch, err error) {
 	}
 	defer unlock()
 	if la != nil && la.tree != nil && la.tree.root != nil {
-		r.Log = s.keepRoundLog(r.Name, r.N)
+		r.Log = s.keepRoundLog(r.Name, r.N, la.Spec.EffectiveLogKeep())
 		if la.worker.Pid != 0 {
 			w := la.worker.Fingerprint
 			r.Worker = &w
@@ -359,15 +359,22 @@ func (s *State) finishRound(r *Round, la *Launch, err error) {
 }
 
 // keepRoundLog hard-links the launch's log as the round's kept log and
-// removes the kept log of the round keptRoundLogs before it.
-func (s *State) keepRoundLog(name string, n int) string {
-	kept := filepath.Join(s.historyDir(name), fmt.Sprintf("%06d.log", n))
+// removes the kept logs of older rounds beyond keep (the launch's log {
+// keep }: this round's log and the keep before it stay, as NAME.log and
+// NAME.log.1 … NAME.log.keep do).
+func (s *State) keepRoundLog(name string, n, keep int) string {
+	dir := s.historyDir(name)
+	kept := filepath.Join(dir, fmt.Sprintf("%06d.log", n))
 	os.Remove(kept)
 	if err := os.Link(s.LogPath(name), kept); err != nil {
 		return ""
 	}
-	if n > keptRoundLogs {
-		os.Remove(filepath.Join(s.historyDir(name), fmt.Sprintf("%06d.log", n-keptRoundLogs)))
+	ents, _ := os.ReadDir(dir)
+	for _, e := range ents {
+		var m int
+		if _, err := fmt.Sscanf(e.Name(), "%06d.log", &m); err == nil && e.Name() == fmt.Sprintf("%06d.log", m) && m < n-keep {
+			os.Remove(filepath.Join(dir, e.Name()))
+		}
 	}
 	return kept
 }

@@ -116,7 +116,7 @@ func (la *Launch) selectorError(r *verify.Report, owners []portOwner, atTimeout 
 	r.Add(verify.KindExited, "%s", msg)
 	r.ExitCode = verify.CodeExited
 	r.Ready, r.Verified = false, false
-	r.Tail = Tail(la.LogPath(), 10)
+	r.Tail = la.tail(10)
 	hint := fmt.Sprintf("the selector is wrong, not the timeout: select the process that serves, worker { comm = %q }", owners[0].comm)
 	if l.Worker.Exe != "" {
 		hint = fmt.Sprintf("the selector is wrong, not the timeout: select the process that serves, worker { exe = %q }", owners[0].exe)

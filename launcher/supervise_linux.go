@@ -128,6 +128,7 @@ func (la *Launch) abort() {
 	la.exec.watch.detach()
 	if la.tree == nil || la.tree.root == nil {
 		la.closeFDs()
+		la.pipe.finish(time.Second)
 		if la.tree != nil {
 			removeCgroup(la.tree.cgroup)
 		}
@@ -157,6 +158,7 @@ func (la *Launch) terminate(grace time.Duration) {
 	t.waitGone(context.Background(), 2*time.Second, allGone)
 	t.unwatch()
 	la.closeFDs()
+	la.pipe.finish(time.Second)
 	removeCgroup(t.cgroup)
 	t.finished = true
 	how := "it had already exited"

@@ -13,8 +13,9 @@ const maxCarry = 1 << 20
 // Stream returns the masking sink of a byte stream: every secret value of
 // at least MinLen bytes written to it is replaced by <NAME> before the
 // bytes reach w, inside words too, and also when a value is cut across
-// Write calls (a pipe read of 64 KiB, a line split): it holds back the
-// last len(longest value)-1 bytes until more comes or Close. Its output is
+// Write calls (a pipe read of 64 KiB, a line split): it holds back only
+// the end of what was written that is the start of a value (at most the
+// longest value's length minus one byte) until more comes or Close. Its output is
 // exactly what Text's value replacement gives over the whole stream
 // (leftmost match first, the longest value at a position). Values known
 // only by a matcher are not recognised here (Writer adds that for whole
@@ -74,11 +75,29 @@ func (st *stream) Write(p []byte) (int, error) {
 		n := min(len(p), maxCarry)
 		st.buf = append(st.buf, p[:n]...)
 		p = p[n:]
-		if err := st.flush(len(st.buf) - (st.maxLen - 1)); err != nil {
+		if err := st.flush(len(st.buf) - st.heldBack()); err != nil {
 			return 0, err
 		}
 	}
 	return total, nil
+}
+
+// heldBack returns how many bytes at the end of buf must wait for more:
+// the longest end of buf that is the start of a secret value (a value
+// may continue in the next write). Everything else is passed on now, so
+// a quiet worker's last line reaches the log without waiting.
+func (st *stream) heldBack() int {
+	k := 0
+	for _, sec := range st.secrets {
+		v := sec.value
+		for n := min(len(v)-1, len(st.buf)); n > k; n-- {
+			if st.buf[len(st.buf)-1] == v[n-1] && bytes.HasSuffix(st.buf, v[:n]) {
+				k = n
+				break
+			}
+		}
+	}
+	return k
 }
 
 // flush writes the masked bytes of buf before safe (a match that starts

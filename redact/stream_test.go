@@ -118,3 +118,25 @@ func BenchmarkStream(b *testing.B) {
 		w.Write(chunk)
 	}
 }
+
+// TestStreamPassesOnAtOnce: what cannot be the start of a value is
+// written at once (a quiet worker's last line is in the log), the start
+// of one waits.
+func TestStreamPassesOnAtOnce(t *testing.T) {
+	s := New()
+	s.Add("K", "canary-value")
+	var b bytes.Buffer
+	w := s.Stream(&b)
+	w.Write([]byte("listening\n"))
+	if b.String() != "listening\n" {
+		t.Errorf("after a line: %q, want it passed on", b.String())
+	}
+	w.Write([]byte("key=cana"))
+	if b.String() != "listening\nkey=" {
+		t.Errorf("after the start of a value: %q, want it held back", b.String())
+	}
+	w.Write([]byte("ry-value\n"))
+	if b.String() != "listening\nkey=<K>\n" {
+		t.Errorf("after the rest: %q", b.String())
+	}
+}

@@ -1,0 +1,184 @@
+package launcher
+
+import (
+	"encoding/json"
+	"os"
+	"os/exec"
+	"syscall"
+	"time"
+
+	"github.com/childproof/childproof/internal/logrelay"
+	"github.com/childproof/childproof/redact"
+	"golang.org/x/sys/unix"
+)
+
+// output is the tree's stdout and stderr: the write end of a pipe that
+// childproof reads itself (a goroutine in the foreground, the relay
+// process when detached) and masks before the log.
+type output struct {
+	w     *os.File // for the tree; closed here once the tree has it
+	r     *os.File // the read end (the goroutine's, or the relay's)
+	probe int      // a dup of the read end, for drain's FIONREAD (-1: none)
+	stats *logrelay.Stats
+	relay *exec.Cmd
+	done  chan struct{}
+	ready chan struct{} // closed once the relay process said ready (or ended)
+}
+
+// startOutput makes the tree's output pipe and starts its reader: in the
+// foreground a goroutine, detached the relay process, each writing logf
+// through the set's masking sink. logf is the reader's from now on.
+func startOutput(logf *os.File, set *redact.Set, detach bool) (*output, error) {
+	r, w, err := os.Pipe()
+	if err != nil {
+		return nil, err
+	}
+	// A bigger pipe: fewer wake-ups for a chatty worker.
+	unix.FcntlInt(w.Fd(), unix.F_SETPIPE_SZ, 1<<20)
+	o := &output{w: w, r: r, probe: -1, stats: &logrelay.Stats{}, done: make(chan struct{})}
+	if sc, err := r.SyscallConn(); err == nil {
+		sc.Control(func(fd uintptr) {
+			if d, err := unix.FcntlInt(fd, unix.F_DUPFD_CLOEXEC, 3); err == nil {
+				o.probe = d
+			}
+		})
+	}
+	if !detach {
+		go func() {
+			logrelay.Copy(r, logf, set, o.stats)
+			r.Close()
+			logf.Close()
+			close(o.done)
+		}()
+		return o, nil
+	}
+	if err := o.startRelay(logf, set); err != nil {
+		o.close()
+		r.Close()
+		return nil, err
+	}
+	r.Close() // the relay's now
+	logf.Close()
+	return o, nil
+}
+
+// startRelay starts the relay process on o's read end and logf.
+func (o *output) startRelay(logf *os.File, set *redact.Set) error {
+	var secrets []logrelay.Secret
+	set.Each(func(name, value string) { secrets = append(secrets, logrelay.Secret{Name: name, Value: value}) })
+	sr, sw, err := os.Pipe()
+	if err != nil {
+		return err
+	}
+	defer sr.Close()
+	rr, rw, err := os.Pipe()
+	if err != nil {
+		sw.Close()
+		return err
+	}
+	defer rw.Close()
+	cmd := &exec.Cmd{Path: "/proc/self/exe", Args: []string{logrelay.Comm}, Env: []string{logrelay.Env + "=" + logrelay.Mode, "GOMAXPROCS=1"},
+		Stdin: sr, Stdout: rw, ExtraFiles: []*os.File{o.r, logf}, SysProcAttr: &syscall.SysProcAttr{Setsid: true}}
+	if err := cmd.Start(); err != nil {
+		sw.Close()
+		rr.Close()
+		return err
+	}
+	o.ready = make(chan struct{})
+	go func() {
+		var b [8]byte
+		rr.Read(b[:]) // "ready", or the end when it died
+		rr.Close()
+		close(o.ready)
+	}()
+	err = json.NewEncoder(sw).Encode(secrets)
+	sw.Close()
+	if err != nil {
+		cmd.Process.Kill()
+		cmd.Wait()
+		return err
+	}
+	o.relay = cmd
+	go func() {
+		cmd.Wait()
+		close(o.done)
+	}()
+	return nil
+}
+
+// started is called once the tree has its copy of the write end.
+func (o *output) started() {
+	if o != nil && o.w != nil {
+		o.w.Close()
+		o.w = nil
+	}
+}
+
+// drain waits, up to limit, until what the tree wrote so far is in the
+// log: the reader reached the pipe's end, or the pipe is empty and the
+// reader waits for more.
+func (o *output) drain(limit time.Duration) {
+	if o == nil {
+		return
+	}
+	end := time.Now().Add(limit)
+	if o.ready != nil {
+		select {
+		case <-o.ready:
+		case <-time.After(limit):
+		}
+	}
+	for time.Now().Before(end) {
+		select {
+		case <-o.done:
+			return
+		default:
+		}
+		if o.probe < 0 {
+			return
+		}
+		n, err := unix.IoctlGetInt(o.probe, unix.TIOCINQ)
+		if err == nil && n == 0 && (o.relay != nil || o.stats.Reading.Load()) {
+			if o.relay != nil {
+				time.Sleep(5 * time.Millisecond) // its last write
+			}
+			return
+		}
+		time.Sleep(2 * time.Millisecond)
+	}
+}
+
+// finish waits, up to limit, for the reader to reach the pipe's end (the
+// tree is gone: the log is complete), then drops childproof's own hold of
+// the pipe.
+func (o *output) finish(limit time.Duration) {
+	if o == nil {
+		return
+	}
+	o.started()
+	select {
+	case <-o.done:
+	case <-time.After(limit):
+	}
+	o.close()
+}
+
+// close drops childproof's hold of the pipe (the write end if the tree
+// never got it, and the probe); the reader goes on alone.
+func (o *output) close() {
+	if o == nil {
+		return
+	}
+	o.started()
+	if o.probe >= 0 {
+		unix.Close(o.probe)
+		o.probe = -1
+	}
+}
+
+// tail returns the last n lines of the launch's log once what the tree
+// wrote so far is in it (up to 300 ms).
+func (la *Launch) tail(n int) []string {
+	la.pipe.drain(300 * time.Millisecond)
+	return Tail(la.LogPath(), n)
+}
