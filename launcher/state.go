@@ -63,6 +63,11 @@ func OpenState(dir string) (*State, error) {
 		}
 		dir = d
 	}
+	// As root, the path to it must be one only root controls: checked
+	// before anything is created through it.
+	if err := checkStatePath(dir); err != nil {
+		return nil, err
+	}
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, fmt.Errorf("state dir: %w", err)
 	}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"runtime"
 	"testing"
@@ -37,6 +38,13 @@ func TestScript(t *testing.T) {
 			// runs childproof many times.
 			env.Setenv("GORACE", "atexit_sleep_ms=0")
 			return nil
+		},
+		// [root]: the test runs as root (chown, the state path walk).
+		Condition: func(cond string) (bool, error) {
+			if cond == "root" {
+				return os.Geteuid() == 0, nil
+			}
+			return false, fmt.Errorf("unknown condition %q", cond)
 		},
 	})
 }
