@@ -204,7 +204,7 @@ func relaunch(ctx context.Context, l *schema.Launch, opts RelaunchOptions) (*Lau
 		if errors.Is(err, fs.ErrNotExist) {
 			return nil, nil, &Error{Outcome: Invalid, Kind: KindNotRecorded, Err: err,
 				Msg:  fmt.Sprintf("no launch of %q is recorded in %s: nothing to relaunch", l.Name, st.Dir),
-				Hint: "start it first with 'childproof run'"}
+				Hint: opts.Audience.say("start it first with 'childproof run'", "start it first with launcher.Start, in the same state dir")}
 		}
 		return nil, nil, &Error{Outcome: Invalid, Kind: KindState, Msg: "record", Err: err}
 	}
@@ -212,7 +212,7 @@ func relaunch(ctx context.Context, l *schema.Launch, opts RelaunchOptions) (*Lau
 	if len(prev.WorkerEnv) == 0 {
 		return nil, res, &Error{Outcome: Invalid, Kind: KindState,
 			Msg:  fmt.Sprintf("the record of %q holds no digests of its worker's environment: there is nothing to compare a relaunch with", l.Name),
-			Hint: "start it with 'childproof run' (this childproof records them)"}
+			Hint: opts.Audience.say("start it with 'childproof run' (this childproof records them)", "start it with launcher.Start (this version records them)")}
 	}
 	// The overrides in effect: the baseline round's (or --round N's)
 	// carried forward, minus --unset, plus --set. A secret one that is not

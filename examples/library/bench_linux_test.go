@@ -2,6 +2,7 @@ package library_test
 
 import (
 	"context"
+	"io"
 	"slices"
 	"sync"
 	"testing"
@@ -16,16 +17,22 @@ import (
 // and answering /healthz), one launch at a time; the cleanup (stop) is
 // outside the timing. Reported: the median, and the 90th percentile.
 func BenchmarkStartToReady(b *testing.B) {
-	startToReady(b, 1)
+	startToReady(b, 1, nil)
+}
+
+// BenchmarkStartToReadyStreamed is BenchmarkStartToReady with the
+// output followed (Options.Output, what launchertest.Start sets).
+func BenchmarkStartToReadyStreamed(b *testing.B) {
+	startToReady(b, 1, io.Discard)
 }
 
 // BenchmarkStartToReady12 is the same with 12 launches started at once
 // (12 parallel subtests), each timed on its own.
 func BenchmarkStartToReady12(b *testing.B) {
-	startToReady(b, 12)
+	startToReady(b, 12, nil)
 }
 
-func startToReady(b *testing.B, parallel int) {
+func startToReady(b *testing.B, parallel int, out io.Writer) {
 	var mu sync.Mutex
 	var took []time.Duration
 	for b.Loop() {
@@ -36,7 +43,7 @@ func startToReady(b *testing.B, parallel int) {
 				defer wg.Done()
 				port := launchertest.FreePort(b)
 				began := time.Now()
-				la, err := launcher.Start(context.Background(), mockSpec(port, "bench-key"), launcher.Options{StateDir: b.TempDir()})
+				la, err := launcher.Start(context.Background(), mockSpec(port, "bench-key"), launcher.Options{StateDir: b.TempDir(), Output: out})
 				d := time.Since(began)
 				if err != nil {
 					b.Error(err)
