@@ -2,6 +2,7 @@ package launcher
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net"
 	"slices"
@@ -36,6 +37,8 @@ func (la *Launch) findAndVerify(ctx context.Context, v *verify.Verifier, r *veri
 	// tree while this attempt waited for its worker.
 	var seenForeign *verify.Holder
 	var selector selectorWatch
+	attempts, logPath := r.Attempts, r.Log
+	var stable stability
 	for {
 		if err := ctx.Err(); err != nil {
 			return la.interrupted(r, err)
@@ -58,6 +61,7 @@ func (la *Launch) findAndVerify(ctx context.Context, v *verify.Verifier, r *veri
 					worker = 0
 				} else if fd, live, _ := fp.Open(la.opts.Proc); live == verify.Alive {
 					la.worker.Fingerprint, wfd = fp, fd
+					la.notes.picked = la.treeSignature(tree)
 				} else {
 					worker = 0
 				}
@@ -85,8 +89,47 @@ func (la *Launch) findAndVerify(ctx context.Context, v *verify.Verifier, r *veri
 					return la.raceError(r, foreign)
 				}
 			}
+			if owned && !la.holdsAll(worker, tree) {
+				// Another member holds a declared port, the worker does
+				// not (any more: a master that re-exec'd and let go of
+				// it): the worker is picked again.
+				if again := pickWorker(la.opts.Proc, l, root, tree, la.exec.watch.execComm); again != worker && again != 0 {
+					unix.Close(wfd)
+					worker, wfd = 0, -1
+					stable = stability{}
+					continue
+				}
+			}
+			if owned && la.notes.settled != la.treeSignature(tree) && la.sharesSocket(worker, tree) {
+				// A socket shared with other members: judge the worker
+				// once the tree has stopped changing (haproxy -W's
+				// master re-execs and lets go of it), picked again then.
+				switch {
+				case !stable.settled(la, tree):
+					owned = false
+				default:
+					la.notes.settled = stable.sig
+					if again := pickWorker(la.opts.Proc, l, root, tree, la.exec.watch.execComm); again != worker && again != 0 {
+						unix.Close(wfd)
+						worker, wfd = 0, -1
+						stable = stability{}
+						continue
+					}
+				}
+			}
 			if owned {
-				return la.verifyAndReady(ctx, v, r, worker, wfd, deadline)
+				err := la.verifyAndReady(ctx, v, r, worker, wfd, deadline)
+				if !errors.Is(err, errRepick) {
+					return err
+				}
+				// Another member holds the port now (the picked one
+				// re-exec'd and let it go): pick again.
+				unix.Close(wfd)
+				worker, wfd = 0, -1
+				stable = stability{}
+				*r = *verify.NewReport(l.Name)
+				r.Attempts, r.Log = attempts, logPath
+				continue
 			}
 		}
 		if la.opts.Progress != nil {
@@ -237,6 +280,11 @@ func (la *Launch) verifyAndReady(ctx context.Context, v *verify.Verifier, r *ver
 	la.exec.watch.detach()
 	released := time.Now()
 	vr.Attempts, vr.Log = r.Attempts, r.Log
+	if (movedPort(vr) || vr.Has(verify.KindPortForeign) && la.foreignHolder(la.tree.members()) == nil) && time.Now().Before(deadline) && !pidfd.Exited(wfd) {
+		// (A "foreign" holder that is a member of the tree now was
+		// forked after the tree was listed: look again.)
+		return errRepick
+	}
 	*r = *vr
 	r.Ready = false
 	if len(r.Problems) > 0 {
@@ -291,6 +339,9 @@ func (la *Launch) verifyAndReady(ctx context.Context, v *verify.Verifier, r *ver
 	// The answer is no evidence by itself: the owner must still be the worker.
 	r2 := verify.NewReport("")
 	if len(l.Ports) > 0 && !v.CheckPorts(r2, c, worker, la.tree.members()) || len(r2.Problems) > 0 {
+		if (movedPort(r2) || r2.Has(verify.KindPortForeign) && la.foreignHolder(la.tree.members()) == nil) && time.Now().Before(deadline) && !pidfd.Exited(wfd) {
+			return errRepick
+		}
 		r.Problems = append(r.Problems, r2.Problems...)
 		r.ExitCode = r.Code()
 		return &Error{Outcome: outcomeOf(r), Kind: r.Problems[0].Kind, Report: r, Msg: la.withTail(r, "after readiness: "+r.Problems[0].Message)}
@@ -309,9 +360,37 @@ func (la *Launch) verifyAndReady(ctx context.Context, v *verify.Verifier, r *ver
 	} else {
 		return la.exitedError(r, la.exitWhat(worker))
 	}
+	if la.treeMoved(worker) && time.Now().Before(deadline) {
+		return errRepick
+	}
 	r.Ready, r.Verified, r.ExitCode = true, true, verify.CodeOK
 	la.Report = r
 	return la.record(worker)
+}
+
+// errRepick says that the picked worker lost its declared port to another
+// member of the tree after it was picked (haproxy -W's master re-exec'd
+// into wait mode and let the socket go to its worker): the worker is
+// picked again, within ready.timeout.
+var errRepick = errors.New("the port moved to another member of the tree: pick the worker again")
+
+// movedPort reports whether r's only problems are declared ports held by
+// another member of the tree.
+func movedPort(r *verify.Report) bool {
+	if len(r.Problems) == 0 {
+		return false
+	}
+	for _, p := range r.Problems {
+		if p.Kind != verify.KindPortNotOwned {
+			return false
+		}
+	}
+	for _, pc := range r.Ports {
+		if !pc.Owned && pc.OwnerPid == 0 {
+			return false
+		}
+	}
+	return true
 }
 
 // progress reports p through Options.Progress when it differs from what

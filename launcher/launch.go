@@ -65,6 +65,13 @@ type launchNotes struct {
 	// it could not be written); endNoted is set once its end is recorded.
 	round    *Round
 	endNoted bool
+	// picked is the tree's signature (treeSignature) when the worker was
+	// picked: a tree that changed by the time the worker is judged is
+	// looked at again (stable_linux.go).
+	picked string
+	// settled is the signature of the tree when it was last found quiet
+	// for preforkQuiet.
+	settled string
 }
 
 // Pid returns the worker's pid.

@@ -79,6 +79,19 @@ def app(environ, start_response):
     return [b"ok\n"]
 `
 
+// haproxyCfg answers every request itself (no backend).
+const haproxyCfg = `global
+    master-worker
+defaults
+    mode http
+    timeout connect 1s
+    timeout client 5s
+    timeout server 5s
+frontend f
+    bind 127.0.0.1:{{PORT}}
+    http-request return status 200 content-type text/plain string ok
+`
+
 const asgiApp = `import os
 if not os.environ.get("APP_TOKEN"):
     raise SystemExit("APP_TOKEN missing")
@@ -91,9 +104,11 @@ async def app(scope, receive, send):
 
 func servers() []server {
 	root := os.Geteuid() == 0
-	nginxUser := ""
+	nginxUser, fpmUser, apacheUser := "", "", ""
 	if root {
 		nginxUser = "user www-data;"
+		fpmUser = "user = www-data\ngroup = www-data\n"
+		apacheUser = "User www-data\nGroup www-data\n"
 	}
 	return []server{
 		{
@@ -219,6 +234,55 @@ if (cluster.isPrimary) {
 			ready:    "/",
 			minTree:  4,
 			rewrites: true,
+			preFork:  true,
+		},
+		{
+			// haproxy -W (master-worker): the master binds, forks its
+			// worker, then re-execs itself into wait mode and lets go of
+			// the socket: the worker is the forked process, judged once
+			// the tree stopped changing (docs/launcher.md).
+			name:     "haproxy",
+			need:     map[string]string{"/usr/sbin/haproxy": "haproxy"},
+			files:    map[string]string{"haproxy.cfg": haproxyCfg},
+			command:  []string{"/usr/sbin/haproxy", "-W", "-db", "-f", "{{DIR}}/haproxy.cfg"},
+			selector: `worker { comm = "haproxy" }`,
+			ready:    "/",
+			minTree:  2,
+		},
+		{
+			// php-fpm: the master (whose title covers its environment
+			// block) holds the FastCGI socket with its pool's workers.
+			name: "php-fpm",
+			need: map[string]string{"/usr/sbin/php-fpm8.2": "php-fpm"},
+			files: map[string]string{"fpm.conf": "[global]\nerror_log = /proc/self/fd/2\ndaemonize = no\npid = {{DIR}}/fpm.pid\n[www]\n" + fpmUser +
+				"listen = 127.0.0.1:{{PORT}}\npm = static\npm.max_children = 2\n"},
+			command:  []string{"/usr/sbin/php-fpm8.2", "-F", "-y", "{{DIR}}/fpm.conf", "-p", "{{DIR}}"},
+			selector: `worker { comm = "php-fpm8.2" }`,
+			minTree:  3,
+			rewrites: true,
+			preFork:  true,
+		},
+		{
+			// Apache httpd with the prefork MPM, in the foreground.
+			name: "apache-prefork",
+			need: map[string]string{"/usr/sbin/apache2": "apache2", "/usr/lib/apache2/modules/mod_mpm_prefork.so": "apache2"},
+			files: map[string]string{"httpd.conf": `ServerRoot "{{DIR}}"
+ServerName localhost
+Listen 127.0.0.1:{{PORT}}
+LoadModule mpm_prefork_module /usr/lib/apache2/modules/mod_mpm_prefork.so
+LoadModule authz_core_module /usr/lib/apache2/modules/mod_authz_core.so
+PidFile {{DIR}}/apache.pid
+DefaultRuntimeDir {{DIR}}
+Mutex file:{{DIR}}
+ErrorLog /dev/stderr
+` + apacheUser + `DocumentRoot "{{DIR}}"
+StartServers 2
+MinSpareServers 1
+MaxSpareServers 2
+`},
+			command:  []string{"/usr/sbin/apache2", "-DFOREGROUND", "-f", "{{DIR}}/httpd.conf"},
+			selector: `worker { comm = "apache2" }`,
+			minTree:  3,
 			preFork:  true,
 		},
 		{
@@ -403,6 +467,12 @@ func runServer(t *testing.T, s server, withSelector bool) {
 	out = verifyOK("after the server settled")
 	if s.rewrites && !strings.Contains(out, "evidence: the worker rewrote its environment block") {
 		t.Errorf("the rewritten block is not reported:\n%s", out)
+	}
+	// explain judges the worker by the same evidence as verify: a
+	// verified name is never "NOT the intended value" or unreadable there.
+	out, errOut, code = cli(t, dir, env, "explain", "childproof.hcl", "APP_TOKEN")
+	if code != 0 || !strings.Contains(out, "has the intended value on every process") || strings.Contains(out, "NOT the intended value") || strings.Contains(out, "cannot be judged") {
+		t.Errorf("explain contradicts verify: exit %d\n%s%s", code, out, errOut)
 	}
 
 	out, _, code = cli(t, dir, env, "ps", "--format", "json")
@@ -755,5 +825,45 @@ func TestMasterKilled(t *testing.T) {
 	tree.wait(t, "stop of a launch whose master was killed")
 	if ls, _ := sockdiag.Listeners(uint16(port)); len(ls) > 0 {
 		t.Errorf("port %d still has a listener after stop", port)
+	}
+}
+
+// TestHaproxyMasterWorker: haproxy -W's master binds, forks its worker and
+// re-execs itself into wait mode, letting go of the socket; childproof
+// judges the tree after that last exec, so every one of 50 launches, with
+// a comm selector and without, is verified on the forked worker, and a
+// later verify agrees.
+func TestHaproxyMasterWorker(t *testing.T) {
+	if _, err := os.Stat("/usr/sbin/haproxy"); err != nil {
+		t.Skip("/usr/sbin/haproxy is not installed here (Debian package haproxy; .ci/run installs it)")
+	}
+	var s server
+	for _, x := range servers() {
+		if x.name == "haproxy" {
+			s = x
+		}
+	}
+	for i := range 50 {
+		withSelector := i%2 == 0
+		dir, env, port := setupServer(t, s, withSelector)
+		env = append(env, "CHILDPROOF_STATE_DIR="+filepath.Join(dir, ".state"))
+		out, errOut, code := cli(t, dir, env, "run", "--detach", "--format", "json", "childproof.hcl")
+		var r runReport
+		if err := json.Unmarshal([]byte(out), &r); err != nil || code != 0 || !r.Verified || r.Worker == nil {
+			t.Errorf("launch %d (selector %t): exit %d\n%s%s", i, withSelector, code, out, errOut)
+			cli(t, dir, env, "stop", s.name)
+			continue
+		}
+		if !ownsPort(t, r.Worker.Pid, port) {
+			t.Errorf("launch %d: the worker (pid %d) does not hold port %d", i, r.Worker.Pid, port)
+		}
+		if out, errOut, code := cli(t, dir, env, "verify", "childproof.hcl"); code != 0 {
+			t.Errorf("launch %d: verify after run: exit %d\n%s%s", i, code, out, errOut)
+		}
+		tree := pinTree(t, r.Worker.Pid, 1)
+		if out, errOut, code := cli(t, dir, env, "stop", s.name); code != 0 {
+			t.Errorf("launch %d: stop: exit %d\n%s%s", i, code, out, errOut)
+		}
+		tree.wait(t, "stop")
 	}
 }

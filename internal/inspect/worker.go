@@ -1,6 +1,7 @@
 package inspect
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/childproof/childproof/proc"
@@ -19,7 +20,17 @@ import (
 // selector named.
 func DeclaredWorker(p proc.FS, tree []int, comm, exe string, ports []schema.Port, execComm func(pid int) string) (pid int, decided bool) {
 	if comm != "" || exe != "" {
-		return matchWorker(p, tree, comm, exe, execComm), true
+		found := matchWorker(p, tree, comm, exe, execComm)
+		if len(found) == 0 {
+			return 0, true
+		}
+		// Of several matches, one that holds a declared port: after
+		// haproxy -W's master re-execs into wait mode, its worker holds
+		// the socket and the master none.
+		if holders := portHolders(p, found, ports); len(holders) > 0 {
+			return shallowest(p, holders), true
+		}
+		return shallowest(p, found), true
 	}
 	if len(tree) == 0 {
 		return 0, false
@@ -38,9 +49,9 @@ func DeclaredWorker(p proc.FS, tree []int, comm, exe string, ports []schema.Port
 	return 0, false
 }
 
-// matchWorker returns the process of tree whose comm or exe is the wanted
-// one, the one nearest the root when several match.
-func matchWorker(p proc.FS, tree []int, comm, exe string, execComm func(int) string) int {
+// matchWorker returns the processes of tree whose comm or exe is the
+// wanted one.
+func matchWorker(p proc.FS, tree []int, comm, exe string, execComm func(int) string) []int {
 	var found []int
 	resolved := schema.ResolveExe(exe)
 	for _, pid := range tree {
@@ -59,10 +70,30 @@ func matchWorker(p proc.FS, tree []int, comm, exe string, execComm func(int) str
 			}
 		}
 	}
-	if len(found) == 0 {
-		return 0
+	return found
+}
+
+// portHolders returns the pids of among that hold a listener on one of
+// ports.
+func portHolders(p proc.FS, among []int, ports []schema.Port) []int {
+	if len(among) < 2 {
+		return nil
 	}
-	return shallowest(p, found)
+	var out []int
+	for _, pt := range ports {
+		ls, err := Listeners(p, pt.Number)
+		if err != nil {
+			continue
+		}
+		for _, l := range ls {
+			for _, pid := range p.FindSocketOwners(l.Inode, among) {
+				if !slices.Contains(out, pid) {
+					out = append(out, pid)
+				}
+			}
+		}
+	}
+	return out
 }
 
 // shallowest returns the pid of pids that is nearest to the root. A child

@@ -1,0 +1,126 @@
+package launcher
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/childproof/childproof/internal/inspect"
+	"github.com/childproof/childproof/verify"
+)
+
+// preforkQuiet is how long a tree whose worker shares its listening socket
+// with another member (a pre-fork master and its workers, haproxy -W's
+// master before it re-execs into wait mode) must stay unchanged — no new
+// process, no exec — before its worker is judged: the master of haproxy -W
+// binds, forks its worker, then re-execs itself and lets the socket go, and
+// the worker is only known after that last exec.
+const preforkQuiet = 300 * time.Millisecond
+
+// stability watches a launched tree for the quiet that judging a shared
+// socket's worker needs.
+type stability struct {
+	sig   string
+	since time.Time
+}
+
+// treeSignature describes tree's processes, their comms and where each
+// one's last exec put its environment area (an exec moves it): it changes
+// with every fork, exit and exec.
+func (la *Launch) treeSignature(tree []int) string {
+	var b strings.Builder
+	for _, pid := range slices.Sorted(slices.Values(tree)) {
+		s, err := la.opts.Proc.Stat(pid)
+		if err != nil {
+			fmt.Fprintf(&b, "%d:? ", pid)
+			continue
+		}
+		fmt.Fprintf(&b, "%d:%s:%s ", pid, s.Comm, verify.ExecArea(s))
+	}
+	return b.String()
+}
+
+// sharesSocket reports whether another member of tree holds a listener on
+// a declared port that worker holds: the pre-fork shape, where which
+// member is the worker can change until the tree stops changing.
+func (la *Launch) sharesSocket(worker int, tree []int) bool {
+	for _, pt := range la.Spec.Ports {
+		ls, err := inspect.Listeners(la.opts.Proc, pt.Number)
+		if err != nil {
+			continue
+		}
+		for _, l := range ls {
+			pids := la.opts.Proc.FindSocketOwners(l.Inode, tree)
+			if len(pids) > 1 && slices.Contains(pids, worker) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// settled reports whether the tree has been the same for preforkQuiet
+// (false: it changed, or has not been quiet long enough yet).
+func (s *stability) settled(la *Launch, tree []int) bool {
+	sig := la.treeSignature(tree)
+	if sig != s.sig {
+		s.sig, s.since = sig, time.Now()
+		return false
+	}
+	return time.Since(s.since) >= preforkQuiet
+}
+
+// holdsAll reports whether worker itself holds a listener on every
+// declared port.
+func (la *Launch) holdsAll(worker int, tree []int) bool {
+	for _, pt := range la.Spec.Ports {
+		hs, err := verify.Holders(la.opts.Proc, pt.Number, tree)
+		if err != nil {
+			return false
+		}
+		if !slices.ContainsFunc(hs, func(h verify.Holder) bool { return slices.Contains(h.Pids, worker) }) {
+			return false
+		}
+	}
+	return true
+}
+
+// treeMoved reports whether the worker is to be judged again: the tree
+// changed since worker was picked (a fork, an exit, an exec) and either
+// worker exec'd since, or it shares its socket with members forked since
+// (haproxy -W's master, picked while it held the socket alone, forks its
+// worker and re-execs into wait mode later: judged after a quiet spell),
+// or the pick now falls on another member.
+func (la *Launch) treeMoved(worker int) bool {
+	if len(la.Spec.Ports) == 0 {
+		return false
+	}
+	tree := la.tree.members()
+	before := la.notes.picked
+	now := la.treeSignature(tree)
+	if now == before || now == la.notes.settled {
+		return false
+	}
+	if area := execAreaIn(now, worker); area != execAreaIn(before, worker) {
+		return true
+	}
+	if la.sharesSocket(worker, tree) {
+		// It forked members that hold its socket since: judged once
+		// the tree has been quiet (findAndVerify waits for that).
+		return true
+	}
+	again := pickWorker(la.opts.Proc, la.Spec, la.tree.root.pid(), tree, la.exec.watch.execComm)
+	return again != 0 && again != worker
+}
+
+// execAreaIn returns pid's comm and exec area as a treeSignature shows them.
+func execAreaIn(sig string, pid int) string {
+	prefix := fmt.Sprintf("%d:", pid)
+	for _, f := range strings.Fields(sig) {
+		if strings.HasPrefix(f, prefix) {
+			return f
+		}
+	}
+	return ""
+}
