@@ -3,7 +3,9 @@ package export
 import (
 	"fmt"
 	"math"
+	"os/user"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/childproof/childproof/schema"
@@ -67,6 +69,13 @@ type k8sContainer struct {
 	VolumeMounts   []k8sMount   `json:"volumeMounts,omitempty"`
 	StartupProbe   *k8sProbe    `json:"startupProbe,omitempty"`
 	ReadinessProbe *k8sProbe    `json:"readinessProbe,omitempty"`
+	// SecurityContext holds runAsUser/runAsGroup (the spec's user/group).
+	SecurityContext *k8sSecurityContext `json:"securityContext,omitempty"`
+}
+
+type k8sSecurityContext struct {
+	RunAsUser  *int64 `json:"runAsUser,omitempty"`
+	RunAsGroup *int64 `json:"runAsGroup,omitempty"`
 }
 
 type k8sPort struct {
@@ -167,6 +176,7 @@ func (p *plan) kubernetes() ([]byte, error) {
 	}
 
 	c := k8sContainer{Name: l.Name, Image: p.o.Image, Command: p.argv[:1], Args: p.argv[1:], WorkingDir: p.dir}
+	c.SecurityContext, notes = k8sRunAs(l, notes)
 	for _, pt := range l.Ports {
 		kp := k8sPort{ContainerPort: pt.Number, Protocol: "TCP"}
 		if isPortName(pt.Name) {
@@ -274,4 +284,51 @@ func isPortName(s string) bool {
 		return false
 	}
 	return strings.ContainsAny(s, "abcdefghijklmnopqrstuvwxyz")
+}
+
+// k8sRunAs is the container's securityContext for the spec's user and
+// group: Kubernetes takes numeric ids only, so a name is resolved on this
+// machine (with a note: the image's database may differ) or left to a note.
+func k8sRunAs(l *schema.Launch, notes []string) (*k8sSecurityContext, []string) {
+	if l.User == "" && l.Group == "" {
+		return nil, notes
+	}
+	sc := &k8sSecurityContext{}
+	id := func(what, name string, lookup func(string) (string, error)) *int64 {
+		if n, err := strconv.ParseInt(name, 10, 64); err == nil {
+			return &n
+		}
+		s, err := lookup(name)
+		if err != nil {
+			notes = append(notes, fmt.Sprintf("%s = %q does not resolve to a numeric id on this machine, and securityContext takes ids only: set %s by hand.", what, name, map[string]string{"user": "runAsUser", "group": "runAsGroup"}[what]))
+			return nil
+		}
+		n, _ := strconv.ParseInt(s, 10, 64)
+		notes = append(notes, fmt.Sprintf("%s = %q is id %d on the machine that exported this: check that the image's /etc/%s says the same.", what, name, n, map[string]string{"user": "passwd", "group": "group"}[what]))
+		return &n
+	}
+	if l.User != "" {
+		sc.RunAsUser = id("user", l.User, func(s string) (string, error) {
+			u, err := user.Lookup(s)
+			if err != nil {
+				return "", err
+			}
+			if l.Group == "" {
+				if g, err := strconv.ParseInt(u.Gid, 10, 64); err == nil {
+					sc.RunAsGroup = &g
+				}
+			}
+			return u.Uid, nil
+		})
+	}
+	if l.Group != "" {
+		sc.RunAsGroup = id("group", l.Group, func(s string) (string, error) {
+			g, err := user.LookupGroup(s)
+			if err != nil {
+				return "", err
+			}
+			return g.Gid, nil
+		})
+	}
+	return sc, notes
 }

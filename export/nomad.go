@@ -88,6 +88,9 @@ func (p *plan) nomad() ([]byte, error) {
 	w.Blank()
 	w.Block("task", l.Name)
 	w.Attr("driver", hcltext.Quote("exec"))
+	if l.User != "" {
+		w.Attr("user", hcltext.Quote(l.User))
+	}
 	w.Block("config")
 	w.Attr("command", hcltext.Quote(p.argv[0]))
 	if len(p.argv) > 1 {

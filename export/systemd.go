@@ -97,6 +97,12 @@ func (p *plan) systemd() ([]byte, error) {
 	b.WriteString("\n[Service]\n")
 	b.WriteString("Type=exec\n")
 	fmt.Fprintf(&b, "WorkingDirectory=%s\n", specifierEscape(p.dir))
+	if l.User != "" {
+		fmt.Fprintf(&b, "User=%s\n", l.User)
+	}
+	if l.Group != "" {
+		fmt.Fprintf(&b, "Group=%s\n", l.Group)
+	}
 	fmt.Fprintf(&b, "ExecStart=%s\n", execLine(p.argv))
 	if inh := l.EffectiveInherit(); len(inh) > 0 {
 		fmt.Fprintf(&b, "PassEnvironment=%s\n", strings.Join(inh, " "))

@@ -275,6 +275,9 @@ func (la *Launch) verifyAndReady(ctx context.Context, v *verify.Verifier, r *ver
 		la.exec.env = c.ExecEnv
 	}
 	vr := v.Verify(ctx, c)
+	if cred, _ := credential(l); cred != nil {
+		checkCredential(la.opts.Proc, vr, cred, worker)
+	}
 	// The worker is verified on its exec-time evidence: stop tracing
 	// before readiness, which may take minutes.
 	la.exec.watch.detach()

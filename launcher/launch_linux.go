@@ -80,6 +80,11 @@ func start(ctx context.Context, l *schema.Launch, opts Options, envOut **Env, he
 		held.unlock()
 		return nil, err
 	}
+	if _, err := credential(l); err != nil {
+		// user/group that cannot be resolved or need root: before anything starts.
+		held.unlock()
+		return nil, err
+	}
 	st, err := launchState(opts.State, opts.StateDir)
 	if err != nil {
 		held.unlock()
@@ -299,6 +304,11 @@ func (la *Launch) launch(ctx context.Context, v *verify.Verifier, attempt int) e
 	la.tree = t
 	cmd := &exec.Cmd{Path: prog, Args: argv, Env: la.Env.List(), Dir: la.dir(), Stdin: devnull, Stdout: logw, Stderr: logw}
 	sys := &syscall.SysProcAttr{PidFD: &t.leader}
+	cred, err := credential(l)
+	if err != nil {
+		return err
+	}
+	sys.Credential = cred
 	if la.opts.Detach {
 		sys.Setsid = true
 	} else {
@@ -362,6 +372,9 @@ func (la *Launch) launch(ctx context.Context, v *verify.Verifier, attempt int) e
 	}
 	out.started()
 	if err != nil {
+		if cred != nil && errors.Is(err, syscall.EACCES) {
+			return la.exitedError(r, fmt.Sprintf("the worker never appeared: %v (as %s: the program or the directory %s is not accessible to uid %d)", err, runAs(l), la.dir(), cred.Uid))
+		}
 		return la.exitedError(r, fmt.Sprintf("the worker never appeared: %v", err))
 	}
 	t.root, t.pgid = root, cmd.Process.Pid

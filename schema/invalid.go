@@ -80,6 +80,7 @@ func (l *Launch) Validate() error {
 		Name: l.Name, Command: l.Command, Dispatch: l.Dispatch, Dir: l.Dir, EnvFile: l.EnvFile,
 		Inherit: l.Inherit, Env: l.Env, Require: l.Require, ForbidWrappers: l.ForbidWrappers,
 		Secret: l.Secret, DependsOn: l.DependsOn, OnStale: l.OnStale, Volatile: l.Volatile,
+		User: l.User, Group: l.Group,
 	}
 	if l.Attempts != 0 {
 		r.Attempts = &l.Attempts

@@ -22,7 +22,7 @@ var launchSchema = &hcl.BodySchema{
 		{Name: "command"}, {Name: "dispatch"}, {Name: "dir"}, {Name: "env_file"},
 		{Name: "inherit"}, {Name: "env"}, {Name: "require"}, {Name: "forbid_wrappers"},
 		{Name: "attempts"}, {Name: "on_stale"}, {Name: "secret"}, {Name: "depends_on"},
-		{Name: "volatile"},
+		{Name: "volatile"}, {Name: "user"}, {Name: "group"},
 	},
 	Blocks: []hcl.BlockHeaderSchema{
 		{Type: "worker"},
@@ -205,6 +205,8 @@ func (l *loader) launch(b *hcl.Block, aliases map[string]string) *Launch {
 	list("secret", &s.raw.Secret)
 	list("volatile", &s.raw.Volatile)
 	str("on_stale", &s.raw.OnStale)
+	str("user", &s.raw.User)
+	str("group", &s.raw.Group)
 	if a, ok := attr("env"); ok {
 		n := len(l.diags)
 		if !l.literalNames(a) {
@@ -421,6 +423,8 @@ func (l *loader) finish(s *launchState, aliases map[string]string, before int) *
 		OnStale:        r.OnStale,
 		Secret:         r.Secret,
 		Volatile:       r.Volatile,
+		User:           r.User,
+		Group:          r.Group,
 		Aliases:        maps.Clone(aliases),
 	}
 	if la.Env == nil {

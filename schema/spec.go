@@ -81,6 +81,11 @@ type Launch struct {
 	// the port) or "fail". Empty means "fail".
 	OnStale string
 
+	// User and Group are the user and group (names or numeric ids) the
+	// launched process runs as, set by childproof at exec with the user's
+	// supplementary groups; empty: childproof's own. They need root.
+	User, Group string
+
 	// DependsOn names launches of the same file that `up` starts and
 	// verifies before this one (and `down` stops after it).
 	DependsOn []string

@@ -75,6 +75,8 @@ type rawLaunch struct {
 	DependsOn       []string          `hcl:"depends_on"` // checked against the file's launches (depends.go)
 	Attempts        *int              `hcl:"attempts" validate:"omitnil,min=1,max=100"`
 	OnStale         string            `hcl:"on_stale" validate:"omitempty,oneof=replace fail"`
+	User            string            `hcl:"user" validate:"omitempty,account"`
+	Group           string            `hcl:"group" validate:"omitempty,account"`
 	Worker          *rawWorker        `hcl:"worker" validate:"omitnil"`
 	Ports           []rawPort         `hcl:"port" validate:"dive"`
 	Ready           *rawReady         `hcl:"ready" validate:"omitnil"`
@@ -133,6 +135,7 @@ func newValidator() *validator.Validate {
 		"inheritentry": str(isInheritEntry),
 		"wrapperrule":  str(wrapper.IsRule),
 		"nonul":        str(func(s string) bool { return !strings.Contains(s, "\x00") }),
+		"account":      str(isAccount),
 		// abspath: a path on the Linux machine the worker runs on, also when
 		// the spec is checked on Windows.
 		"abspath": str(path.IsAbs),
@@ -330,6 +333,8 @@ func explain(fe fieldFail) (string, string) {
 		return "Empty program", fmt.Sprintf("%s is empty: the first element names the program to run (later elements may be empty strings)", ns)
 	case "nonul":
 		return "Invalid value", fmt.Sprintf("%s contains a NUL byte", ns)
+	case "account":
+		return "Invalid " + ns, fmt.Sprintf("%s %q is neither a user or group name (letters, digits, '_', '.', '-', at most 32, optionally ending in '$') nor a numeric id", ns, val)
 	case "envname":
 		return "Invalid variable name", fmt.Sprintf("%q is not a valid environment variable name (letters, digits and _, not starting with a digit)", val)
 	case "inheritentry":
@@ -375,4 +380,27 @@ func deref(v any) any {
 		return *p
 	}
 	return v
+}
+
+// isAccount reports whether s can name a user or group: a name as
+// useradd/groupadd accept it (at most 32 bytes, a trailing '$' for a
+// machine account), or a numeric id below 2^32-1.
+func isAccount(s string) bool {
+	if s == "" || len(s) > 32 {
+		return false
+	}
+	if n, err := strconv.ParseUint(s, 10, 32); err == nil {
+		return n < 1<<32-1
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c >= 'a' && c <= 'z', c >= 'A' && c <= 'Z', c == '_':
+		case (c >= '0' && c <= '9' || c == '.' || c == '-') && i > 0:
+		case c == '$' && i == len(s)-1 && i > 0:
+		default:
+			return false
+		}
+	}
+	return true
 }

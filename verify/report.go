@@ -137,6 +137,8 @@ const (
 	// KindWrapper: a forbidden wrapper (a login or interactive shell, an
 	// environment reset) is in the live chain from the root to the worker.
 	KindWrapper Kind = "wrapper"
+	// KindUser: the worker does not run as the spec's user or group.
+	KindUser Kind = "user"
 	// KindExited: the worker exited, or never appeared.
 	KindExited Kind = "exited"
 	// KindNotReady: the worker did not answer its readiness probe in time.
@@ -184,7 +186,7 @@ func (r *Report) Code() int {
 		return CodeExited
 	case r.Has(KindPortForeign):
 		return CodeForeign
-	case r.Has(KindEnvMissing, KindEnvMismatch, KindEnvUnreadable, KindPortNotOwned, KindBindAddress, KindWrapper, KindDelta):
+	case r.Has(KindEnvMissing, KindEnvMismatch, KindEnvUnreadable, KindPortNotOwned, KindBindAddress, KindWrapper, KindUser, KindDelta):
 		return CodeVerify
 	case r.Has(KindNotReady):
 		return CodeExited

@@ -39,7 +39,7 @@ func TestScript(t *testing.T) {
 			env.Setenv("GORACE", "atexit_sleep_ms=0")
 			return nil
 		},
-		// [root]: the test runs as root (chown, the state path walk).
+		// [root]: the test runs as root (chown, the state path walk, user = … launches).
 		Condition: func(cond string) (bool, error) {
 			if cond == "root" {
 				return os.Geteuid() == 0, nil

@@ -3,8 +3,11 @@ package main
 import (
 	"bufio"
 	"fmt"
+	"os"
+	"os/user"
 	"runtime/debug"
 	"sort"
+	"strconv"
 	"time"
 
 	"github.com/childproof/childproof/internal/report"
@@ -104,6 +107,14 @@ Launches stopped by childproof are shown with --all.`,
 				}
 				if e.Pending {
 					ports += " (never verified)"
+				}
+				if e.Worker.Pid != 0 && e.Worker.UID != os.Geteuid() {
+					// A launch with user = …: who the worker runs as.
+					who := fmt.Sprintf("uid %d", e.Worker.UID)
+					if u, err := user.LookupId(strconv.Itoa(e.Worker.UID)); err == nil {
+						who = u.Username + ", " + who
+					}
+					ports += " (as " + who + ")"
 				}
 				if e.Restarts > 0 || e.LastExit != nil {
 					ports += fmt.Sprintf(" (%s", plural(e.Restarts, "restart"))

@@ -1,0 +1,138 @@
+package launcher
+
+import (
+	"fmt"
+	"os"
+	"os/user"
+	"strconv"
+	"strings"
+	"syscall"
+
+	"github.com/childproof/childproof/proc"
+	"github.com/childproof/childproof/schema"
+	"github.com/childproof/childproof/verify"
+)
+
+// credential resolves the spec's user and group into the credential the
+// launched process is started with (SysProcAttr.Credential): the user's
+// uid, the group's gid (else the user's primary group) and the user's
+// supplementary groups from the user database, as initgroups(3) gives a
+// login. nil when the spec names neither. Anything but root asking for
+// another uid or gid is refused: nothing has started yet.
+func credential(l *schema.Launch) (*syscall.Credential, error) {
+	if l.User == "" && l.Group == "" {
+		return nil, nil
+	}
+	c := &syscall.Credential{Uid: uint32(os.Geteuid()), Gid: uint32(os.Getegid())}
+	if l.User != "" {
+		u, err := lookupUser(l.User)
+		if err != nil {
+			return nil, &Error{Outcome: Invalid, Kind: KindUsage, Err: err,
+				Msg:  fmt.Sprintf("launch %q: user = %q: no such user on this machine", l.Name, l.User),
+				Hint: "create the user, or name one that exists (getent passwd NAME)"}
+		}
+		uid, _ := strconv.ParseUint(u.Uid, 10, 32)
+		gid, _ := strconv.ParseUint(u.Gid, 10, 32)
+		c.Uid, c.Gid = uint32(uid), uint32(gid)
+		if ids, err := u.GroupIds(); err == nil {
+			for _, s := range ids {
+				if g, err := strconv.ParseUint(s, 10, 32); err == nil {
+					c.Groups = append(c.Groups, uint32(g))
+				}
+			}
+		}
+	}
+	if l.Group != "" {
+		g, err := lookupGroup(l.Group)
+		if err != nil {
+			return nil, &Error{Outcome: Invalid, Kind: KindUsage, Err: err,
+				Msg:  fmt.Sprintf("launch %q: group = %q: no such group on this machine", l.Name, l.Group),
+				Hint: "create the group, or name one that exists (getent group NAME)"}
+		}
+		c.Gid = g
+	}
+	if c.Groups == nil {
+		c.Groups = []uint32{c.Gid}
+	}
+	if os.Geteuid() != 0 && c.Uid == uint32(os.Geteuid()) && c.Gid == uint32(os.Getegid()) {
+		return nil, nil // already that user and group: nothing to set
+	}
+	if os.Geteuid() != 0 {
+		return nil, &Error{Outcome: Invalid, Kind: KindUsage,
+			Msg:  fmt.Sprintf("launch %q: %s needs root: childproof runs as uid %d, and only root can start a process as another user or group; nothing was started", l.Name, runAs(l), os.Geteuid()),
+			Hint: "run childproof as root (it sets the user at exec: no su, sudo, runuser or setpriv wrapper), or drop user/group from the spec"}
+	}
+	return c, nil
+}
+
+// runAs names the spec's user and group for a message.
+func runAs(l *schema.Launch) string {
+	var parts []string
+	if l.User != "" {
+		parts = append(parts, fmt.Sprintf("user = %q", l.User))
+	}
+	if l.Group != "" {
+		parts = append(parts, fmt.Sprintf("group = %q", l.Group))
+	}
+	return strings.Join(parts, " and ")
+}
+
+func lookupUser(s string) (*user.User, error) {
+	if _, err := strconv.ParseUint(s, 10, 32); err == nil {
+		if u, err := user.LookupId(s); err == nil {
+			return u, nil
+		}
+		// A numeric uid without a passwd entry: its own primary group.
+		return &user.User{Uid: s, Gid: s, Username: s}, nil
+	}
+	return user.Lookup(s)
+}
+
+func lookupGroup(s string) (uint32, error) {
+	if n, err := strconv.ParseUint(s, 10, 32); err == nil {
+		return uint32(n), nil
+	}
+	g, err := user.LookupGroup(s)
+	if err != nil {
+		return 0, err
+	}
+	n, err := strconv.ParseUint(g.Gid, 10, 32)
+	return uint32(n), err
+}
+
+// checkCredential adds a KindUser problem to r when the worker does not
+// run with the uid and gid childproof started the launch with.
+func checkCredential(p proc.FS, r *verify.Report, c *syscall.Credential, worker int) {
+	if c == nil {
+		return
+	}
+	uid, gid, err := procIDs(p, worker)
+	if err != nil {
+		return // gone: the caller sees it exit
+	}
+	if uid != int(c.Uid) || gid != int(c.Gid) {
+		r.Add(verify.KindUser, "the worker (pid %d) runs as uid %d gid %d, not as the spec's uid %d gid %d", worker, uid, gid, c.Uid, c.Gid)
+	}
+}
+
+// procIDs reads the real uid and gid of pid from /proc/PID/status.
+func procIDs(p proc.FS, pid int) (uid, gid int, err error) {
+	b, err := os.ReadFile(p.Path(pid, "status"))
+	if err != nil {
+		return 0, 0, err
+	}
+	uid, gid = -1, -1
+	for _, line := range strings.Split(string(b), "\n") {
+		if v, ok := strings.CutPrefix(line, "Uid:"); ok {
+			if f := strings.Fields(v); len(f) > 0 {
+				uid, _ = strconv.Atoi(f[0])
+			}
+		}
+		if v, ok := strings.CutPrefix(line, "Gid:"); ok {
+			if f := strings.Fields(v); len(f) > 0 {
+				gid, _ = strconv.Atoi(f[0])
+			}
+		}
+	}
+	return uid, gid, nil
+}
