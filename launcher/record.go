@@ -145,9 +145,30 @@ func (s *State) Masker(rec *Record) *redact.Set {
 	if rec == nil || s.keyErr != nil {
 		return set
 	}
+	digests := map[string][]string{}
+	var names []string
 	for _, sec := range rec.Secrets {
 		sec := sec
 		set.AddMatcher(sec.Name, func(v string) bool { return s.Digest(sec.Name, v) == sec.Digest })
+		if digests[sec.Name] == nil {
+			names = append(names, sec.Name)
+		}
+		digests[sec.Name] = append(digests[sec.Name], sec.Digest)
+	}
+	// An element built from a secret ("pre.${env("K")}.post", recorded as
+	// pre.<K>.post) is recognised by its recorded shape and the digest of
+	// its secret part.
+	test := func(name, v string) bool {
+		d := s.Digest(name, v)
+		for _, want := range digests[name] {
+			if d == want {
+				return true
+			}
+		}
+		return false
+	}
+	for _, a := range rec.Argv {
+		set.AddShape(a, names, test)
 	}
 	return set
 }

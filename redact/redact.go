@@ -36,6 +36,7 @@ type Set struct {
 	whole    []Secret          // the values as added, for Each
 	ordered  []Secret          // maskable in text, longest value first
 	matchers []matcher
+	shapes   []shape // argv elements built from secrets known by digest
 	rep      *strings.Replacer
 }
 
@@ -134,11 +135,12 @@ func (s *Set) Merge(o *Set) {
 		s.AddExact(n, v)
 	}
 	s.matchers = append(s.matchers, o.matchers...)
+	s.shapes = append(s.shapes, o.shapes...)
 }
 
 // Empty reports whether the set holds no secret.
 func (s *Set) Empty() bool {
-	return s == nil || len(s.byValue) == 0 && len(s.matchers) == 0 && len(s.exact) == 0
+	return s == nil || len(s.byValue) == 0 && len(s.matchers) == 0 && len(s.exact) == 0 && len(s.shapes) == 0
 }
 
 // Names returns the distinct names of the set's secrets, sorted.
@@ -194,7 +196,7 @@ func (s *Set) Text(x string) string {
 	if len(s.ordered) > 0 {
 		x = s.replacer().Replace(x)
 	}
-	if len(s.matchers) == 0 {
+	if len(s.matchers) == 0 && len(s.shapes) == 0 {
 		return x
 	}
 	var b strings.Builder
@@ -219,6 +221,9 @@ func (s *Set) Text(x string) string {
 
 // word masks w when a matcher recognises it.
 func (s *Set) word(w string) string {
+	if shown, ok := s.shaped(w); ok {
+		return shown
+	}
 	if len(w) < MinLen {
 		return w
 	}
@@ -239,6 +244,9 @@ func (s *Set) Arg(a string) string {
 	}
 	if n, ok := s.exact[a]; ok {
 		return Placeholder(n)
+	}
+	if shown, ok := s.shaped(a); ok {
+		return shown
 	}
 	if len(a) < MinLen {
 		return a

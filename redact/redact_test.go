@@ -152,3 +152,31 @@ func TestExactAndMatcherText(t *testing.T) {
 		t.Errorf("merged exact: Arg = %q", got)
 	}
 }
+
+// TestShape: an argv element built from a secret whose value this
+// command does not know is recognised by its recorded shape and the
+// digest of its secret part, in argv and in text.
+func TestShape(t *testing.T) {
+	s := New()
+	digest := map[string]string{"K": "the-k-value", "L": "l-value"}
+	test := func(name, v string) bool { return digest[name] == v }
+	s.AddShape("pre.<K>.post", []string{"K", "L"}, test)
+	s.AddShape("<K>:<L>@host", []string{"K", "L"}, test)
+	s.AddShape("--plain", []string{"K"}, test) // no placeholder: ignored
+	tests := []struct{ in, want string }{
+		{"pre.the-k-value.post", "pre.<K>.post"},
+		{"pre.other-value.post", "pre.other-value.post"}, // another value: not this secret
+		{"pre..post", "pre..post"},
+		{"the-k-value:l-value@host", "<K>:<L>@host"},
+		{"the-k-value:wrong@host", "the-k-value:wrong@host"},
+		{"--plain", "--plain"},
+	}
+	for _, tt := range tests {
+		if got := s.Arg(tt.in); got != tt.want {
+			t.Errorf("Arg(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+	if got, want := s.Text(`argv "pre.the-k-value.post" x`), `argv "<K>" x`; got == want || got != `argv "pre.<K>.post" x` {
+		t.Errorf("Text = %q", got)
+	}
+}
