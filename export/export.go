@@ -61,6 +61,9 @@ type UnsupportedError struct {
 	// Ranges.Parts ("inherit[1]", "restart.policy", "name"), for a
 	// diagnostic at its source range; empty when no part of the spec is.
 	Part string
+	// Secret is set when the part's text holds a secret value: the
+	// diagnostic names its place but shows no source line.
+	Secret bool
 }
 
 func (e *UnsupportedError) Error() string {
@@ -148,6 +151,11 @@ func newPlan(l *schema.Launch, o Options) (*plan, error) {
 	if o.Engine != Slurm {
 		if parts := sensitiveParts(l); len(parts) > 0 {
 			return nil, unsupported(parts[0], "its value comes from env() or file(), a secret, and would have to be written into the output; pass the secret through env (it becomes a reference) or write the value in the spec")
+		}
+	}
+	if o.Engine != Slurm {
+		if err := literalSecrets(l, unsupported); err != nil {
+			return nil, err
 		}
 	}
 	if len(l.Dispatch) > 0 {
@@ -263,6 +271,53 @@ func (p *plan) shadowed() []string {
 // came from env() or file(), or the name is in the launch's secret list.
 func isSecretEnv(l *schema.Launch, name string) bool {
 	return l.Sensitive["env["+name+"]"] || l.IsSecret(name)
+}
+
+// literalSecrets refuses a literal of the spec that holds a secret value
+// known from the spec itself — the env value of a name in the secret
+// list, or a value of the env file, written again in command, dispatch or
+// another env value: the output would hold it, under a header saying no
+// secret value is in the file (contract §6). The error names the part
+// and the secret, never the value.
+func literalSecrets(l *schema.Launch, unsupported func(feature, reason string) error) error {
+	sec := l.Secrets()
+	if sec.Empty() {
+		return nil
+	}
+	name := func(masked string) string {
+		if i := strings.IndexByte(masked, '<'); i >= 0 {
+			if j := strings.IndexByte(masked[i:], '>'); j > 0 {
+				return masked[i+1 : i+j]
+			}
+		}
+		return "a secret"
+	}
+	refuse := func(part, masked string) error {
+		n := name(masked)
+		err := unsupported(part, fmt.Sprintf("it holds the value of %s, a secret (a name in the secret list, or a value of the env file), which would be written into the output; write a reference instead: take it from the environment in the worker (env = { %s = … } and read $%s there, or a dispatch script that passes \"$%s\")", n, n, n, n))
+		var ue *UnsupportedError
+		if errors.As(err, &ue) {
+			ue.Secret = true
+		}
+		return err
+	}
+	for _, argv := range []struct {
+		key  string
+		args []string
+	}{{"command", l.Command}, {"dispatch", l.Dispatch}} {
+		for i, a := range argv.args {
+			key := fmt.Sprintf("%s[%d]", argv.key, i)
+			if !l.Sensitive[key] && sec.Contains(a) {
+				return refuse(key, sec.Arg(a))
+			}
+		}
+	}
+	for _, n := range slices.Sorted(maps.Keys(l.Env)) {
+		if v := l.Env[n]; !isSecretEnv(l, n) && sec.Contains(v) {
+			return refuse("env["+n+"]", sec.Arg(v))
+		}
+	}
+	return nil
 }
 
 // sensitiveParts lists the launch's parts other than env values whose

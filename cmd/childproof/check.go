@@ -15,6 +15,7 @@ import (
 	"github.com/childproof/childproof/envres"
 	"github.com/childproof/childproof/internal/report"
 	"github.com/childproof/childproof/launcher"
+	"github.com/childproof/childproof/redact"
 	"github.com/childproof/childproof/schema"
 	"github.com/spf13/cobra"
 )
@@ -140,10 +141,13 @@ func (a *app) writeSummary(w io.Writer, f *schema.File, l *schema.Launch) {
 		at = fmt.Sprintf(" (%s:%d)", r.Filename, r.Start.Line)
 	}
 	fmt.Fprintf(w, "launch %q%s\n", l.Name, at)
+	// A literal that is a secret's value too (the env value of a name in
+	// the secret list, written again in command) is shown as <NAME>.
+	sec := l.Secrets()
 	if len(l.Dispatch) > 0 {
-		row("dispatch", "bash --noprofile --norc %s", argvString(l.Dispatch, "dispatch", l.Sensitive, l.Unknown))
+		row("dispatch", "bash --noprofile --norc %s", argvString(l.Dispatch, "dispatch", l.Sensitive, l.Unknown, sec))
 	} else {
-		row("command", "%s", argvString(l.Command, "command", l.Sensitive, l.Unknown))
+		row("command", "%s", argvString(l.Command, "command", l.Sensitive, l.Unknown, sec))
 	}
 	row("dir", "%s", displayPath(l.Dir, l.Sensitive["dir"]))
 	if l.EnvFile != "" {
@@ -285,7 +289,7 @@ var plainArg = regexp.MustCompile(`^[A-Za-z0-9_@%+=:,./-]+$`)
 
 // argvString renders argv shell-quoted, with values from env() or file()
 // replaced by a placeholder.
-func argvString(argv []string, key string, sensitive, unknown map[string]bool) string {
+func argvString(argv []string, key string, sensitive, unknown map[string]bool, sec *redact.Set) string {
 	parts := make([]string, len(argv))
 	for i, s := range argv {
 		switch {
@@ -293,6 +297,8 @@ func argvString(argv []string, key string, sensitive, unknown map[string]bool) s
 			parts[i] = "<from the caller, not set here>"
 		case sensitive[fmt.Sprintf("%s[%d]", key, i)]:
 			parts[i] = "<from env>"
+		case sec.Arg(s) != s:
+			parts[i] = sec.Arg(s)
 		case plainArg.MatchString(s):
 			parts[i] = s
 		default:

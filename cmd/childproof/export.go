@@ -68,7 +68,11 @@ See docs/export.md.`,
 					hint := fmt.Sprintf("change the spec, or export it to another engine (--to takes %s)", strings.Join(export.Engines, ", "))
 					if rng, ok := l.Ranges.Parts[ue.Part]; ok && ue.Part != "" {
 						// A spec problem: a diagnostic at the part, with its line.
-						a.writeDiagnostics(a.stderr, sourceFiles(rng.Filename), hcl.Diagnostics{{
+						files := sourceFiles(rng.Filename)
+						if ue.Secret {
+							files = nil // its line holds a secret value: place only
+						}
+						a.writeDiagnostics(a.stderr, files, hcl.Diagnostics{{
 							Severity: hcl.DiagError, Summary: fmt.Sprintf("%s cannot express %s", ue.Engine, ue.Feature),
 							Detail: ue.Reason, Subject: &rng,
 						}})
