@@ -85,17 +85,56 @@ func activationRunner(fs []field) (string, []field) {
 // activationEval returns the mechanism when an eval's command substitution
 // prints a tool's activation code: eval "$(conda shell.bash hook)",
 // eval "$(direnv export bash)", eval "$(pyenv init -)", eval $(opam env).
+//
+// Any prefix inside the substitution counts: eval "$(cd "$DIR" && direnv
+// export bash)", eval "$(command direnv export bash 2>/dev/null)", a
+// pipeline, a full path: the first command of the substitution that is
+// such a tool decides.
 func activationEval(stmts []*syntax.Stmt) string {
-	if len(stmts) != 1 {
+	found := ""
+	for _, st := range stmts {
+		syntax.Walk(st, func(n syntax.Node) bool {
+			if found != "" {
+				return false
+			}
+			call, ok := n.(*syntax.CallExpr)
+			if !ok {
+				return true
+			}
+			if m := activationCall(call); m != "" {
+				found = m
+				return false
+			}
+			return true
+		})
+	}
+	return found
+}
+
+// activationCall returns the mechanism when call runs a tool that prints
+// activation code, looking past command, builtin and env prefixes.
+func activationCall(call *syntax.CallExpr) string {
+	args := call.Args
+	for len(args) > 0 {
+		switch w := filepath.Base(args[0].Lit()); {
+		case w == "command" || w == "builtin" || w == "exec":
+			args = args[1:]
+			continue
+		case w == "env":
+			args = args[1:]
+			for len(args) > 0 && (strings.HasPrefix(args[0].Lit(), "-") || strings.Contains(args[0].Lit(), "=")) {
+				args = args[1:]
+			}
+			continue
+		}
+		break
+	}
+	if len(args) < 2 {
 		return ""
 	}
-	call, ok := stmts[0].Cmd.(*syntax.CallExpr)
-	if !ok || len(call.Args) < 2 {
-		return ""
-	}
-	base := filepath.Base(call.Args[0].Lit())
-	a1 := call.Args[1].Lit()
-	ok = false
+	base := filepath.Base(args[0].Lit())
+	a1 := args[1].Lit()
+	ok := false
 	switch base {
 	case "conda", "mamba", "micromamba":
 		ok = strings.HasPrefix(a1, "shell")
@@ -115,7 +154,7 @@ func activationEval(stmts []*syntax.Stmt) string {
 	if !ok {
 		return ""
 	}
-	if t := nodeText(stmts[0]); t != "" {
+	if t := nodeText(call); t != "" {
 		return t
 	}
 	return base + " " + a1

@@ -165,6 +165,10 @@ type analyzer struct {
 	// shebangWraps are the notes of the shebang of the script runChild
 	// starts next (./F), handed over by command.
 	shebangWraps []wrapNote
+	// workerPoints counts the places a worker starts; helperEnd is set
+	// while the end of a script that starts none is checked (helperNote).
+	workerPoints int
+	helperEnd    bool
 	// loaded are the values env-file loads assigned: masked as ${NAME}
 	// in paths and messages.
 	loaded loadedVals
@@ -496,6 +500,9 @@ func (a *analyzer) report(r *Rule, s site, msg string, vars ...string) {
 	}
 	vs := append([]string(nil), vars...)
 	sort.Strings(vs)
+	if a.helperEnd {
+		msg += helperNote
+	}
 	chain := append(append([]ChainLink(nil), s.chain...), ChainLink{File: s.file, Line: s.line})
 	a.findings[k] = &Finding{Rule: r.Name, Severity: r.Severity, File: s.file, Line: s.line, Column: s.col,
 		Message: a.loaded.mask(msg), Variables: vs, Chain: chain}
@@ -626,11 +633,23 @@ func (a *analyzer) lintScript(script string) error {
 	st.dollar0, st.source = dotSlash(script), dotSlash(script)
 	fc := pf.ctx()
 	a.stack = append(a.stack, abs)
+	before := a.workerPoints
 	a.stmts(st, fc, pf.file.Stmts)
 	a.stack = a.stack[:len(a.stack)-1]
 	a.processEnd(st, fc, true)
+	if a.workerPoints == before && !st.dead && st.loaded {
+		// A helper meant to be sourced (it starts no worker) that loads
+		// an env file into the exported environment: whoever sources it
+		// is clobbered, so its end is checked as a worker's start.
+		a.helperEnd = true
+		a.workerPoint(st, nil)
+		a.helperEnd = false
+	}
 	return nil
 }
+
+// helperNote ends the load findings of a script that starts no worker.
+const helperNote = " (this file starts no worker: the load reaches whatever sources it)"
 
 // lintArgv lints cfg.Argv as if a script said `exec ARGV…`.
 func (a *analyzer) lintArgv(argv []string) error {

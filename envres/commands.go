@@ -389,11 +389,21 @@ loop:
 		case "dotenv", "dotenvx", "uv":
 			l, ok := parseEnvLoader(fs)
 			if !ok {
+				if rest, ok := packageRunner(fs); ok {
+					fs = rest // uv run CMD: CMD, which may be a loader
+					break
+				}
 				break loop
 			}
 			fork()
 			a.envLoaderLoad(st, cst, fc, fs, l)
 			fs = l.rest
+		case "uvx", "pipx", "npx", "bunx", "npm", "poetry", "pnpm", "yarn":
+			rest, ok := packageRunner(fs)
+			if !ok {
+				break loop
+			}
+			fs = rest
 		default:
 			if mech, rest := activationRunner(fs); mech != "" {
 				a.reportActivation(a.siteAt(st, fc, fs[0].pos), mech)

@@ -211,3 +211,79 @@ func (a *analyzer) envLoaderLoad(st, cst *state, fc *fileCtx, fs []field, l envL
 		}
 	}
 }
+
+// Package runners start a tool by its package name: an env-loading tool
+// behind one (uvx --from "python-dotenv[cli]" dotenv run -- CMD, npx
+// dotenv-cli -- CMD, poetry run dotenv run CMD) loads as it does on its
+// own. runnerValueOpt are their options that take a value.
+var runnerValueOpt = map[string]map[string]bool{
+	"uvx":    optSet("--from", "--with", "--with-editable", "--with-requirements", "--python", "-p", "--index", "--index-url", "-i", "--extra-index-url", "--default-index", "--find-links", "-f", "--constraints", "-c", "--overrides", "--build-constraints", "-b", "--env-file", "--directory", "--project", "--cache-dir", "--color", "--config-file"),
+	"pipx":   optSet("--spec", "--python", "--pip-args", "--index-url", "-i", "--fetch-python"),
+	"npx":    optSet("-p", "--package", "-c", "--call", "--prefix", "-w", "--workspace", "--registry", "--cache"),
+	"bunx":   optSet("-p", "--package"),
+	"poetry": optSet("-C", "--directory", "-P", "--project"),
+	"pnpm":   optSet("-C", "--dir", "--filter", "-F", "--reporter"),
+	"uv":     uvValueOpt,
+}
+
+// runnerTools maps the package names runners are given to the tool they
+// start.
+var runnerTools = map[string]string{
+	"dotenv-cli": "dotenv", "@dotenvx/dotenvx": "dotenvx", "python-dotenv": "dotenv", "python-dotenv[cli]": "dotenv",
+}
+
+// packageRunner returns the command a package runner at fs[0] starts —
+// uvx, pipx run, npx, bunx, npm exec, poetry run, uv run, pnpm exec/dlx,
+// yarn dlx — with the tool named by its command (dotenv-cli → dotenv), or
+// false when fs[0] is none.
+func packageRunner(fs []field) ([]field, bool) {
+	if len(fs) < 2 || !fs[0].known {
+		return nil, false
+	}
+	arg := func(i int) string {
+		if i < len(fs) && fs[i].known {
+			return fs[i].s
+		}
+		return ""
+	}
+	prog, i := filepath.Base(fs[0].s), 1
+	switch prog {
+	case "uvx", "npx", "bunx":
+	case "pipx", "poetry", "uv":
+		if arg(1) != "run" {
+			return nil, false
+		}
+		i = 2
+	case "npm":
+		if arg(1) != "exec" && arg(1) != "x" {
+			return nil, false
+		}
+		prog, i = "npx", 2
+	case "pnpm", "yarn":
+		if arg(1) != "exec" && arg(1) != "dlx" {
+			return nil, false
+		}
+		i = 2
+	default:
+		return nil, false
+	}
+	values := runnerValueOpt[prog]
+	for i < len(fs) && fs[i].known && strings.HasPrefix(fs[i].s, "-") {
+		o := fs[i].s
+		i++
+		if o == "--" {
+			break
+		}
+		if !strings.Contains(o, "=") && values[o] {
+			i++
+		}
+	}
+	if i >= len(fs) {
+		return nil, false
+	}
+	rest := append([]field(nil), fs[i:]...)
+	if t, ok := runnerTools[rest[0].s]; ok && rest[0].known {
+		rest[0].s = t
+	}
+	return rest, true
+}

@@ -3,6 +3,7 @@ package envres
 import (
 	"errors"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"mvdan.cc/sh/v3/syntax"
@@ -226,8 +227,9 @@ func (a *analyzer) dotenvLoad(st *state, s site, abs string, o loadOpts) {
 
 // loadFile is the file a substitution reads, if it can be found.
 type loadFile struct {
-	abs     string // the file, when it exists
-	name    string // what to call it in messages
+	abs     string   // the file, when it exists
+	more    []string // further files it reads (grep … a b, cat secrets/*), absolute
+	name    string   // what to call it in messages
 	found   bool
 	cands   bool // the substitution names at least one file-like operand
 	exports bool // the substitution's text mentions export (sed 's/^/export /')
@@ -304,16 +306,66 @@ func (a *analyzer) findLoadFile(st *state, fc *fileCtx, stmts []*syntax.Stmt) lo
 			continue
 		}
 		res.cands = true
-		abs := joinPath(st.cwd, c.s)
-		if abs != "" && a.isFile(abs) {
-			res.abs, res.name, res.found = abs, a.display(abs), true
-			return res
+		for _, abs := range a.globFiles(st.cwd, c) {
+			if !res.found {
+				res.abs, res.name, res.found = abs, a.display(abs), true
+			} else if abs != res.abs && !slices.Contains(res.more, abs) && len(res.more) < maxLoopItems {
+				res.more = append(res.more, abs)
+			}
 		}
 		if res.name == "" {
 			res.name = c.s
 		}
 	}
 	return res
+}
+
+// files returns every file the substitution reads, the first first.
+func (lf loadFile) files() []string {
+	if !lf.found {
+		return nil
+	}
+	return append([]string{lf.abs}, lf.more...)
+}
+
+// globFiles returns the existing regular files an operand names: the
+// file, or the matches of an unquoted glob (secrets/*, conf.d/*.env), in
+// the order the shell sorts them.
+func (a *analyzer) globFiles(cwd string, c field) []string {
+	abs := joinPath(cwd, c.s)
+	if abs == "" {
+		return nil
+	}
+	if !strings.ContainsAny(c.s, "*?[") || !unquotedGlob(c.word) {
+		if a.isFile(abs) {
+			return []string{abs}
+		}
+		return nil
+	}
+	ms, err := filepath.Glob(abs)
+	if err != nil {
+		return nil
+	}
+	var out []string
+	for _, m := range ms {
+		if a.isFile(m) && len(out) < maxLoopItems {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+// unquotedGlob reports whether a word has a glob character outside quotes.
+func unquotedGlob(w *syntax.Word) bool {
+	if w == nil {
+		return true // made by the analysis: literal words
+	}
+	for _, p := range w.Parts {
+		if l, ok := p.(*syntax.Lit); ok && strings.ContainsAny(l.Value, "*?[") {
+			return true
+		}
+	}
+	return false
 }
 
 // fileOperands returns the operands of a filter command that name files.
@@ -337,6 +389,30 @@ func fileOperands(fs []field) []field {
 		withArg = "dfcb"
 	case "jq":
 		withArg, skipFirst = "", true
+	case "perl":
+		// perl -ne 'PROG' FILE…, perl -pe …: the program is -e's value
+		// (the last letter of a cluster); without -e the first operand
+		// is the program's file.
+		var out []field
+		prog := true
+		for i := 1; i < len(fs); i++ {
+			f := fs[i]
+			if f.known && strings.HasPrefix(f.s, "-") && len(f.s) > 1 && f.s != "--" {
+				if strings.ContainsAny(f.s, "eE") && !strings.HasPrefix(f.s, "--") {
+					prog = false
+					if last := f.s[len(f.s)-1]; last == 'e' || last == 'E' {
+						i++
+					}
+				}
+				continue
+			}
+			if prog {
+				prog = false
+				continue
+			}
+			out = append(out, f)
+		}
+		return out
 	default:
 		return nil
 	}
@@ -375,7 +451,9 @@ func (a *analyzer) substLoads(st *state, fc *fileCtx, s site, f field, exportAll
 		lf := a.findLoadFile(st, fc, cs.Stmts)
 		switch {
 		case lf.found:
-			a.dotenvLoad(st, s, lf.abs, loadOpts{exportAll: exportAll, stripCR: lf.stripCR, dialect: lf.wordsDialect()})
+			for _, f := range lf.files() {
+				a.dotenvLoad(st, s, f, loadOpts{exportAll: exportAll, stripCR: lf.stripCR, dialect: lf.wordsDialect()})
+			}
 		case lf.cands:
 			a.unresolved(st, s, lf.name, true)
 		default:
@@ -420,7 +498,9 @@ func (a *analyzer) streamLoad(st *state, fc *fileCtx, s site, stmts []*syntax.St
 	lf := a.findLoadFile(st, fc, stmts)
 	switch {
 	case lf.found:
-		a.sourceFile(st, s, lf.abs, lf.abs, nil, true, lf.exports, lf.stripCR)
+		for _, f := range lf.files() {
+			a.sourceFile(st, s, f, f, nil, true, lf.exports, lf.stripCR)
+		}
 	case lf.cands:
 		a.unresolved(st, s, lf.name, true)
 	case !quiet:

@@ -8,6 +8,7 @@ import (
 // workerPoint checks the environment a worker starts with: an exec'd or
 // background command, or the last command of a script (cmd may be nil).
 func (a *analyzer) workerPoint(st *state, cmd *cmdRef) {
+	a.workerPoints++
 	if a.plan != nil && cmd != nil {
 		a.plan.worker(st, cmd)
 	}
