@@ -152,6 +152,7 @@ func start(ctx context.Context, l *schema.Launch, opts Options, envOut **Env, he
 				la.lock = nil
 				la.out.stop()
 			}
+			la.out.running()
 			return la, nil
 		}
 		la.abort()

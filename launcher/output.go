@@ -5,19 +5,27 @@ import (
 	"io"
 	"regexp"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/childproof/childproof/internal/logtail"
 	"github.com/childproof/childproof/redact"
 )
 
-// followEvery is how often a followed log is read for new lines.
-const followEvery = 5 * time.Millisecond
+// followEvery is how often a followed log is read for new lines while
+// the launch starts (Ready.Log waits on it); followRunning once Start has
+// returned.
+const (
+	followEvery   = 5 * time.Millisecond
+	followRunning = 50 * time.Millisecond
+)
 
 // follower reads a launch's log as the tree writes it: each line, masked,
 // goes to Options.Output, and a line matching Options.Ready.Log closes
 // matched.
 type follower struct {
+	// started is set once Start returned: the log is read less often.
+	started atomic.Bool
 	cancel  context.CancelFunc
 	done    chan struct{}
 	matched chan struct{}
@@ -45,7 +53,13 @@ func follow(path string, secrets *redact.Set, out io.Writer, match *regexp.Regex
 	go func() {
 		defer close(f.done)
 		defer t.Close()
-		t.Follow(ctx, followEvery, func(line string) {
+		every := func() time.Duration {
+			if f.started.Load() {
+				return followRunning
+			}
+			return followEvery
+		}
+		t.FollowEvery(ctx, every, func(line string) {
 			line = mask.Text(line)
 			if match != nil && match.MatchString(line) {
 				f.once.Do(func() { close(f.matched) })
@@ -57,6 +71,14 @@ func follow(path string, secrets *redact.Set, out io.Writer, match *regexp.Regex
 		})
 	}()
 	return f
+}
+
+// running says the launch is verified and ready: from now on the log is
+// read every followRunning. Safe on nil.
+func (f *follower) running() {
+	if f != nil {
+		f.started.Store(true)
+	}
 }
 
 // stop reads what is left of the log, writes it, and returns once nothing

@@ -184,8 +184,15 @@ func (t *Tail) flush(emit func(string)) {
 // start. A line still without a newline is held until its newline comes,
 // and emitted when ctx is done, after a last read.
 func (t *Tail) Follow(ctx context.Context, interval time.Duration, emit func(string)) error {
-	tick := time.NewTicker(interval)
-	defer tick.Stop()
+	return t.FollowEvery(ctx, func() time.Duration { return interval }, emit)
+}
+
+// FollowEvery is Follow with the pause before each look asked of every
+// (a follower that must be quick while a launch starts, and may look less
+// often once it runs).
+func (t *Tail) FollowEvery(ctx context.Context, every func() time.Duration, emit func(string)) error {
+	timer := time.NewTimer(every())
+	defer timer.Stop()
 	for {
 		if err := t.drain(emit, -1); err != nil {
 			return err
@@ -199,7 +206,8 @@ func (t *Tail) Follow(ctx context.Context, interval time.Duration, emit func(str
 		}
 		select {
 		case <-ctx.Done():
-		case <-tick.C:
+		case <-timer.C:
+			timer.Reset(every())
 		}
 	}
 }
