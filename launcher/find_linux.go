@@ -324,7 +324,11 @@ func (la *Launch) verifyAndReady(ctx context.Context, v *verify.Verifier, r *ver
 			return la.interrupted(r, err)
 		}
 		if time.Now().After(deadline) {
-			return la.notReadyError(r, lastErr.Error())
+			e := la.notReadyError(r, lastErr.Error())
+			if h := answeredHint(lastErr, l); h != "" {
+				e.Hint = h
+			}
+			return e
 		}
 		p := la.progressBase(r.Attempts, deadline.Add(-l.ReadyTimeout()))
 		p.Phase, p.Worker, p.Comm, p.Last = PhaseReady, worker, la.worker.Comm, lastErr.Error()

@@ -1,10 +1,12 @@
 package launcher
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 	"time"
 
+	"github.com/childproof/childproof/internal/inspect"
 	"github.com/childproof/childproof/schema"
 	"github.com/childproof/childproof/verify"
 )
@@ -36,6 +38,18 @@ func notReadyHint(l *schema.Launch, a Audience, log string) string {
 	}
 	return fmt.Sprintf("%s; a worker that needs longer to start needs a longer one: ready { timeout = \"%s\" } in the launch block; what it printed meanwhile: childproof logs %s",
 		t, (2 * l.ReadyTimeout()).String(), l.Name)
+}
+
+// answeredHint is the hint of a readiness GET that the worker answered
+// with a 4xx status: it is up and serving, so a longer timeout would not
+// help; the path (or what serves it) is what to look at. "" otherwise (a
+// 5xx, 503 while loading a model, may pass in time).
+func answeredHint(err error, l *schema.Launch) string {
+	var se *inspect.StatusError
+	if !errors.As(err, &se) || se.Code < 400 || se.Code > 499 {
+		return ""
+	}
+	return fmt.Sprintf("the worker is up and answers GET %s with %s: check ready { http = %q } (the path it serves its health check on), not the timeout", se.Path, se.Status, l.Ready.HTTP)
 }
 
 // portList names the launch's ports: "port 8000", "ports 8000 and 8001".

@@ -95,9 +95,13 @@ func (a *app) check(ctx context.Context, arg string, vars []string, strict bool)
 		results = append(results, res)
 		if text {
 			e, w := countSeverities(res)
-			if e+w == 0 {
+			switch {
+			case e+w == 0 && len(res.Files) == 0:
+				// A command launch: no script, nothing to lint but its argv.
+				fmt.Fprintf(a.stdout, "  %-10s ok (no script: a command launch)\n", "lint")
+			case e+w == 0:
 				fmt.Fprintf(a.stdout, "  %-10s ok (%s)\n", "lint", strings.Join(res.Files, ", "))
-			} else {
+			default:
 				fmt.Fprintf(a.stdout, "  %-10s %s, %s\n", "lint", plural(e, "error"), plural(w, "warning"))
 				if err := a.writeLint(a.stdout, "text", res); err != nil {
 					return err

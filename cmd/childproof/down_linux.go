@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io/fs"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/childproof/childproof/internal/report"
@@ -95,7 +96,11 @@ func (a *app) down(ctx context.Context, arg string, names, vars []string, timeou
 			}
 			continue
 		}
-		msg := l.Name + ": " + res.Message
+		// The stop's message already starts with the launch's name.
+		msg := res.Message
+		if !strings.HasPrefix(msg, l.Name+": ") {
+			msg = l.Name + ": " + msg
+		}
 		if res.RecordErr != nil {
 			msg += fmt.Sprintf("; but the record could not be marked stopped: %v", res.RecordErr)
 			if first == nil {

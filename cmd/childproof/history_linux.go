@@ -354,7 +354,13 @@ func (a *app) historyDiff(name string, ra, rb int) error {
 				} else if a.showValues && o.Value != nil {
 					v = "=" + *o.Value
 				}
-				where = append(where, fmt.Sprintf("--set%s in round %d (since round %d)", v, s.n, o.Round))
+				// Name the round that set it: a carried-forward --set was
+				// set in an earlier round, not in the one compared.
+				if o.Round == 0 || o.Round == s.n {
+					where = append(where, fmt.Sprintf("--set%s in round %d", v, s.n))
+				} else {
+					where = append(where, fmt.Sprintf("--set%s in round %d (carried forward into round %d)", v, o.Round, s.n))
+				}
 			}
 		}
 		d.Override = strings.Join(where, "; ")

@@ -51,6 +51,8 @@ mode 0600.`,
 	}
 	addVarFlag(c, &vars)
 	c.Flags().IntVarP(&lines, "lines", "n", -1, "print only the last `N` lines (default: all)")
+	// The default, -1, is "all": help says so once, not "(default -1)" too.
+	c.Flags().Lookup("lines").DefValue = "0"
 	c.Flags().BoolVarP(&follow, "follow", "f", false, "keep printing lines as they are written")
 	return c
 }

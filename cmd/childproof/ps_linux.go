@@ -67,7 +67,7 @@ Launches stopped by childproof are shown with --all.`,
 				return report.JSON(a.stdout, map[string]any{"launches": es})
 			}
 			if len(es) == 0 {
-				fmt.Fprintln(a.stdout, "no recorded launches")
+				fmt.Fprintln(a.stdout, noLaunchesLine(st, all))
 				return nil
 			}
 			// Launches of one spec file together (up starts several).
@@ -130,4 +130,23 @@ Launches stopped by childproof are shown with --all.`,
 	}
 	c.Flags().BoolVar(&all, "all", false, "also list launches childproof stopped")
 	return c
+}
+
+// noLaunchesLine is what ps prints when it lists nothing: without --all,
+// the stopped launches it left out are counted, "no running launches; 2
+// stopped (ps --all)".
+func noLaunchesLine(st *launcher.State, all bool) string {
+	if !all {
+		every, _ := launcher.Census(proc.Default, st, true)
+		stopped := 0
+		for _, e := range every {
+			if e.Status == "stopped" {
+				stopped++
+			}
+		}
+		if stopped > 0 {
+			return fmt.Sprintf("no running launches; %d stopped (ps --all)", stopped)
+		}
+	}
+	return "no recorded launches"
 }

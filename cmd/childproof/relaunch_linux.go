@@ -39,15 +39,20 @@ keyed digests: the names whose digest differs must be exactly the --set names.
 Anything else — an env_file edited meanwhile, a dispatcher clobbering the mitigation,
 a variable dropped or added, a --set that changes nothing — is exit 3 with a "delta"
 problem naming each unexpected name, and the new tree is stopped; the previous record
-stays the baseline of the next round. No value is printed or stored.
+stays the baseline of the next round. No value is printed.
 
-A --set of the recorded round is not remembered (values are never stored): repeat it.
+Rounds carry their overrides forward: every earlier round's --set is applied again
+(drop one with --unset NAME; replay round N's exactly with --round N). A non-secret
+--set value is kept in the launch's round history (mode 0600, in the state dir) for
+that; a secret one (--set-secret, a name the spec makes secret) is never stored and
+must be given again.
 A --set of a known no-op alias (HF_XET_DISABLE, or a spec alias block) warns and names
 the variable that takes effect.
 
 Exit status as run: 0 verified and exactly the declared delta (foreground: the worker's
-own status), 1 lint refused, 2 usage or no such record, 3 verification failed or an
-unexpected delta, 4 port held by a stranger, 5 the worker exited before ready, 6 locked.`,
+own status), 1 lint refused, 2 usage, 3 verification failed or an
+unexpected delta, 4 port held by a stranger, 5 the worker exited before ready or no
+launch of NAME is recorded, 6 locked.`,
 		Example: `  childproof relaunch resource-env-fixed --set HF_HUB_DOWNLOAD_TIMEOUT=60 --detach
   childproof relaunch examples/03-dispatch-resource-env/childproof.hcl:resource-env-fixed --set LOG_LEVEL=debug
   childproof relaunch --format json job --set HF_HUB_ENABLE_HF_TRANSFER=0`,

@@ -93,10 +93,20 @@ func probe(ctx context.Context, addr, path string, match func(int, []byte) error
 		return nil
 	}
 	if code, _, _ := strings.Cut(status, " "); len(code) != 3 || code[0] != '2' {
-		return fmt.Errorf("GET %s: %s", path, status)
+		n, _ := strconv.Atoi(code)
+		return &StatusError{Path: path, Status: status, Code: n}
 	}
 	return nil
 }
+
+// StatusError is a readiness GET answered with a status other than 2xx.
+type StatusError struct {
+	Path   string // "/healthz"
+	Status string // "404 Not Found"
+	Code   int    // 404
+}
+
+func (e *StatusError) Error() string { return "GET " + e.Path + ": " + e.Status }
 
 // httpGet sends one HTTP/1.1 GET for path over c and returns the status
 // of the answer ("200 OK"), reading at most 64 KiB of the body (kept in
