@@ -69,6 +69,18 @@ func testHelperMain() {
 		}
 		fmt.Println("argv:", strings.Join(os.Args, " "))
 	}
+	if os.Getenv("CHILDPROOF_TEST_ECHO") != "" {
+		// Each CNY_* value inside a URL, a path, a query, a word, and
+		// across the 64 KiB read boundary of a line longer than it.
+		for _, kv := range os.Environ() {
+			k, v, _ := strings.Cut(kv, "=")
+			if !strings.HasPrefix(k, "CNY_") {
+				continue
+			}
+			fmt.Printf("url: https://u:%s@db.example/x?token=%s&y=1 path: /var/lib/%s/data word: pre%spost\n", v, v, v, v)
+			fmt.Print(strings.Repeat("x", 64<<10-len(v)/2) + v + strings.Repeat("y", 100) + "\n")
+		}
+	}
 	if code := os.Getenv("CHILDPROOF_TEST_DIE"); code != "" {
 		fmt.Println("starting test server")
 		fmt.Println("FATAL: refusing to start without a provider")
