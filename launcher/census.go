@@ -1,6 +1,7 @@
 package launcher
 
 import (
+	"errors"
 	"fmt"
 	"sort"
 	"time"
@@ -16,7 +17,8 @@ type CensusEntry struct {
 	Name string `json:"name"`
 	// Status is "alive", "gone", "pid reused", "stopped", "unknown" (an
 	// unreadable record), "untrusted" (a record that fails authentication:
-	// never checked against the kernel, never acted on) or "unverified" (a tree that runs but was never
+	// never checked against the kernel, never acted on; Worker and Started
+	// are then what the record claims, unverified) or "unverified" (a tree that runs but was never
 	// verified: a launch under way, or one whose childproof died mid-launch).
 	Status   string             `json:"status"`
 	Worker   verify.Fingerprint `json:"worker"`
@@ -64,10 +66,17 @@ func Census(p proc.FS, st *State, all bool) ([]CensusEntry, error) {
 	var out []CensusEntry
 	for _, b := range bad {
 		status := string(verify.Unknown)
+		e := CensusEntry{Name: b.name, Ports: []CensusPort{}, Error: b.err.Error()}
 		if b.untrusted() {
 			status = StatusUntrusted
+			// What the record claims, shown as such: never checked, never acted on.
+			var c *UntrustedClaim
+			if errors.As(b.err, &c) {
+				e.Worker, e.Started = c.Worker, c.Started
+			}
 		}
-		out = append(out, CensusEntry{Name: b.name, Status: status, Ports: []CensusPort{}, Error: b.err.Error()})
+		e.Status = status
+		out = append(out, e)
 	}
 	for _, r := range recs {
 		e := CensusEntry{Name: r.Name, Worker: r.Worker, Started: r.Started, Detached: r.Detached, Log: r.Log, SpecPath: r.SpecPath, Ports: []CensusPort{}, Pending: r.Pending,

@@ -476,7 +476,12 @@ func (s *State) parseSummary(name, path string, b []byte, mc *macChecker) (recor
 // stays empty), else into r. mc checks a v2 MAC (nil: a new one).
 func (s *State) readRecord(name, path string, b []byte, r *Record, sum *recordSummary, mc *macChecker) error {
 	untrusted := func(why string) error {
+		c := claimOf(b)
 		hint := "childproof acts only on records it wrote under this state dir's key; check the process yourself, then remove " + path
+		if c.Worker.Pid > 0 {
+			hint = fmt.Sprintf("childproof acts only on records it wrote under this state dir's key; the record claims %s — unverified: check that process yourself (ls -l /proc/%d/exe; ps -o pid,lstart,args -p %d), then remove %s",
+				c.String(), c.Worker.Pid, c.Worker.Pid, path)
+		}
 		if s.keyErr != nil {
 			why = s.keyErr.Error()
 		}
@@ -484,7 +489,7 @@ func (s *State) readRecord(name, path string, b []byte, r *Record, sum *recordSu
 		rep := verify.NewReport(name)
 		rep.Add(verify.KindUntrustedRecord, "%s: not acted on", msg)
 		rep.ExitCode = verify.CodeVerify
-		return &Error{Outcome: Unproven, Kind: verify.KindUntrustedRecord, Msg: msg, Hint: hint, Err: ErrUntrusted, Report: rep}
+		return &Error{Outcome: Unproven, Kind: verify.KindUntrustedRecord, Msg: msg, Hint: hint, Err: &UntrustedClaim{Worker: c.Worker, Started: c.Started}, Report: rep}
 	}
 	stem := strings.TrimSuffix(filepath.Base(path), ".json")
 	named := func(got string) error {
@@ -648,3 +653,47 @@ func scan[T any](s *State, newLoad func() func(name string) (T, error)) ([]T, []
 
 // scanWorkers is how many record files scan reads at once.
 const scanWorkers = 8
+
+// UntrustedClaim is what a record that fails authentication says of its
+// worker: shown (ps, the hint) marked unverified, never acted on. It
+// wraps ErrUntrusted.
+type UntrustedClaim struct {
+	Worker  verify.Fingerprint
+	Started time.Time
+}
+
+func (c *UntrustedClaim) Error() string { return ErrUntrusted.Error() }
+func (c *UntrustedClaim) Unwrap() error { return ErrUntrusted }
+
+// String is the claim for a message: "worker pid 1234 (mock-llm), started
+// 2026-12-01 23:37:08 UTC (start time 123456 in clock ticks)".
+func (c *UntrustedClaim) String() string {
+	s := fmt.Sprintf("worker pid %d", c.Worker.Pid)
+	if c.Worker.Comm != "" {
+		s += fmt.Sprintf(" (%s)", c.Worker.Comm)
+	}
+	if !c.Started.IsZero() {
+		s += ", launched " + c.Started.UTC().Format("2006-01-02 15:04:05 UTC")
+	}
+	if c.Worker.StartTime != 0 {
+		s += fmt.Sprintf(", process start time %d (clock ticks after boot)", c.Worker.StartTime)
+	}
+	return s
+}
+
+// claimOf decodes what record file bytes b say of their worker, without
+// trusting them (v2: the summary line; v1: the whole file).
+func claimOf(b []byte) *UntrustedClaim {
+	var sum recordSummary
+	if bytes.HasPrefix(b, []byte(recordV2Head)) {
+		if _, _, sumLine, _, ok := splitV2(b); ok {
+			json.Unmarshal(sumLine, &sum)
+		}
+	} else {
+		var r Record
+		if json.Unmarshal(b, &r) == nil {
+			sum = summarize(&r)
+		}
+	}
+	return &UntrustedClaim{Worker: sum.Worker, Started: sum.Started}
+}

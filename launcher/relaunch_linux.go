@@ -142,6 +142,21 @@ type RelaunchResult struct {
 	// EnvFilesRestored is set when a failed relaunch put its env file
 	// edits back.
 	EnvFilesRestored bool
+	// Rollback is set when the relaunch failed after the previous launch
+	// was stopped.
+	Rollback RollbackResult
+}
+
+// RollbackResult says how a relaunch that failed after stopping the
+// previous launch can bring it back, and what RelaunchOptions.Rollback did.
+type RollbackResult struct {
+	// From is the round of the stopped launch (relaunch --round From
+	// brings it back); 0 when nothing was stopped.
+	From int
+	// Launch is the rollback's launch, verified (nil: none, or it failed
+	// with Err). It runs detached, as its own round.
+	Launch *Launch
+	Err    error
 }
 
 // RelaunchOptions tune Relaunch.
@@ -157,6 +172,10 @@ type RelaunchOptions struct {
 	// StopTimeout bounds the wait after SIGTERM to the previous launch
 	// before SIGKILL; zero means 10s.
 	StopTimeout time.Duration
+	// Rollback: when the relaunch fails after the previous launch was
+	// stopped, relaunch round RollbackResult.From again at once (its own
+	// round, detached; RelaunchResult.Rollback says how it went).
+	Rollback bool
 	// InEnvFile maps a Set name to the env file (absolute path) that the
 	// dispatch chain re-sources over it (the lint's env-file-clobber
 	// finding): the value is written into that file too, in place, as part
@@ -180,6 +199,15 @@ type RelaunchOptions struct {
 // the previous launch is touched.
 func Relaunch(ctx context.Context, l *schema.Launch, opts RelaunchOptions) (*Launch, *RelaunchResult, error) {
 	la, res, err := relaunch(ctx, l, opts)
+	if err != nil && res != nil && res.Rollback.From > 0 {
+		var e *Error
+		if errors.As(err, &e) {
+			e.Hint = joinHint(e.Hint, fmt.Sprintf("the previous launch was stopped and %q is down: 'childproof relaunch %s --round %d' brings round %d back", l.Name, l.Name, res.Rollback.From, res.Rollback.From))
+		}
+		if opts.Rollback {
+			res.Rollback.Launch, res.Rollback.Err = rollback(ctx, l, opts, res.Rollback.From)
+		}
+	}
 	secrets := launchSecrets(l, nil, opts.Options)
 	if la != nil {
 		secrets = la.Env.Secrets()
@@ -296,6 +324,10 @@ func relaunch(ctx context.Context, l *schema.Launch, opts RelaunchOptions) (*Lau
 			return nil, res, err
 		}
 		res.Stopped = sr
+		if sr.Signalled && prev.Round > 0 {
+			// From here on a failure leaves the service down.
+			res.Rollback.From = prev.Round
+		}
 	}
 	if supervised {
 		// The supervisor releases the lock once it has seen the worker go.
@@ -469,4 +501,32 @@ func predictDelta(st *State, prev *Record, env *Env, set map[string]string) *ver
 	}
 	r.ExitCode = verify.CodeVerify
 	return r
+}
+
+// rollback relaunches round n of l's history (relaunch --rollback after a
+// refusal): opts's secret values are given again, nothing else of opts's
+// delta is kept; it runs detached, as its own round.
+func rollback(ctx context.Context, l *schema.Launch, opts RelaunchOptions, n int) (*Launch, error) {
+	rb := opts
+	rb.Round, rb.Unset, rb.InEnvFile, rb.Rollback = n, nil, nil, false
+	rb.Set = map[string]string{}
+	if st, err := launchState(opts.State, opts.StateDir); err == nil {
+		if rn, err := st.LoadRound(l.Name, n); err == nil {
+			for _, o := range rn.Overrides {
+				if v, ok := opts.Set[o.Name]; ok && o.Secret {
+					rb.Set[o.Name] = v // never stored: given again
+				}
+			}
+		}
+	}
+	rb.Detach, rb.Subreaper, rb.Command = true, false, "rollback"
+	la, _, err := relaunch(ctx, l, rb)
+	return la, err
+}
+
+func joinHint(a, b string) string {
+	if a == "" {
+		return b
+	}
+	return a + "; " + b
 }

@@ -108,7 +108,14 @@ Launches stopped by childproof are shown with --all.`,
 				if e.Pending {
 					ports += " (never verified)"
 				}
-				if e.Worker.Pid != 0 && e.Worker.UID != os.Geteuid() {
+				pid := strconv.Itoa(e.Worker.Pid)
+				if e.Status == launcher.StatusUntrusted {
+					if e.Worker.Pid != 0 {
+						// What the record claims: never checked, never acted on.
+						pid += "?"
+						ports += " (claimed by the record, unverified)"
+					}
+				} else if e.Worker.Pid != 0 && e.Worker.UID != os.Geteuid() {
 					// A launch with user = …: who the worker runs as.
 					who := fmt.Sprintf("uid %d", e.Worker.UID)
 					if u, err := user.LookupId(strconv.Itoa(e.Worker.UID)); err == nil {
@@ -123,7 +130,7 @@ Launches stopped by childproof are shown with --all.`,
 					}
 					ports += ")"
 				}
-				fmt.Fprintf(w, "%-20s %-11s %-8d %-16s %-10s %-5s %s\n", e.Name, e.Status, e.Worker.Pid, e.Worker.Comm, age, round, ports)
+				fmt.Fprintf(w, "%-20s %-11s %-8s %-16s %-10s %-5s %s\n", e.Name, e.Status, pid, e.Worker.Comm, age, round, ports)
 			}
 			return nil
 		},

@@ -20,7 +20,7 @@ func init() { register("relaunch", newRelaunchCmd) }
 
 func newRelaunchCmd(a *app) *cobra.Command {
 	var vars, sets, secrets, unsets []string
-	var detach, noLint, inEnvFile bool
+	var detach, noLint, inEnvFile, rollback bool
 	var timeout time.Duration
 	var round int
 	c := &cobra.Command{
@@ -73,7 +73,7 @@ launch of NAME is recorded, 6 locked.`,
 			if c.Flags().Changed("detach") {
 				detachFlag = &detach
 			}
-			return a.relaunch(c.Context(), arg, relaunchArgs{vars: vars, sets: sets, secrets: secrets, unsets: unsets, round: round, detach: detachFlag, noLint: noLint, inEnvFile: inEnvFile, timeout: timeout})
+			return a.relaunch(c.Context(), arg, relaunchArgs{vars: vars, sets: sets, secrets: secrets, unsets: unsets, round: round, detach: detachFlag, noLint: noLint, inEnvFile: inEnvFile, rollback: rollback, timeout: timeout})
 		},
 	}
 	addVarFlag(c, &vars)
@@ -82,6 +82,7 @@ launch of NAME is recorded, 6 locked.`,
 	c.Flags().StringArrayVar(&unsets, "unset", nil, "drop an override carried forward from an earlier round, `NAME` (repeatable)")
 	c.Flags().IntVar(&round, "round", 0, "replay round `N`'s overrides exactly (secret ones given again with --set-secret), as a new round")
 	c.Flags().BoolVar(&detach, "detach", false, "return once the worker is verified; leave it running (default: as the recorded launch ran; --detach=false for the foreground)")
+	c.Flags().BoolVar(&rollback, "rollback", false, "when the relaunch fails after the previous launch was stopped, relaunch that launch's round again at once (its own round, detached)")
 	c.Flags().BoolVar(&inEnvFile, "in-env-file", false, "write each --set value that an env file of the dispatch chain would clobber into that env file, in place (the lint's env-file-clobber finding names it); --unset and --round put it back")
 	c.Flags().BoolVar(&noLint, "no-lint", false, "relaunch even when the dispatch chain's lint finds an error")
 	c.Flags().DurationVar(&timeout, "timeout", 10*time.Second, "how long to wait after SIGTERM to the previous launch before SIGKILL")
@@ -94,7 +95,7 @@ type relaunchArgs struct {
 	vars, sets, secrets, unsets []string
 	round                       int
 	detach                      *bool
-	noLint, inEnvFile           bool
+	noLint, inEnvFile, rollback bool
 	timeout                     time.Duration
 }
 
@@ -136,7 +137,7 @@ func (a *app) relaunch(ctx context.Context, arg string, ra relaunchArgs) error {
 	if err != nil {
 		return err
 	}
-	opts := launcher.RelaunchOptions{StopTimeout: timeout, Unset: ra.unsets, Round: ra.round, InEnvFile: inEnv,
+	opts := launcher.RelaunchOptions{StopTimeout: timeout, Unset: ra.unsets, Round: ra.round, InEnvFile: inEnv, Rollback: ra.rollback,
 		Options: launcher.Options{Audience: launcher.ForCLI, State: st, Detach: detach, Tracking: launcher.Tracking{Subreaper: !detach}, EnvInput: launcher.EnvInput{Set: set, SecretSet: secretSet}, ShowValues: a.showValues, Provenance: launcher.Provenance{Command: "relaunch"}}}
 	if f != nil {
 		opts.SpecHash = f.Hash
@@ -154,13 +155,17 @@ func (a *app) relaunch(ctx context.Context, arg string, ra relaunchArgs) error {
 	}
 	a.writeEnvFileChanges(l.Name, res)
 	if err != nil {
-		return a.launchErrWith(err, func(r *verify.Report) {
+		err = a.launchErrWith(err, func(r *verify.Report) {
 			round := 0
 			if res != nil {
 				round = res.Round
 			}
 			a.writeRelaunch(a.stdout, r, res, round)
 		})
+		if res != nil && ra.rollback {
+			a.writeRollback(l.Name, res.Rollback)
+		}
+		return err
 	}
 	a.writeRelaunch(a.stdout, la.Report, res, la.Round())
 	return a.supervise(la, l.Name, detach, sigs)
@@ -282,4 +287,17 @@ func listOrNone(s []string) string {
 		return "none"
 	}
 	return strings.Join(s, ", ")
+}
+
+// writeRollback says what relaunch --rollback did.
+func (a *app) writeRollback(name string, rb launcher.RollbackResult) {
+	switch {
+	case rb.From == 0:
+		fmt.Fprintf(a.stderr, "childproof: relaunch: --rollback: the previous launch was not stopped: nothing to bring back\n")
+	case rb.Launch != nil:
+		fmt.Fprintf(a.stderr, "childproof: relaunch: --rollback: round %d is back as round %d: worker pid %d verified, detached (childproof history %s; stop it with: childproof stop %s)\n",
+			rb.From, rb.Launch.Round(), rb.Launch.Pid(), name, name)
+	case rb.Err != nil:
+		fmt.Fprintf(a.stderr, "childproof: relaunch: --rollback of round %d failed too: %v\n", rb.From, rb.Err)
+	}
 }
