@@ -279,3 +279,9 @@ func isAre(n int) string {
 	}
 	return "are"
 }
+
+// hasKey reports whether m has k (env.go and the Linux relaunch use it).
+func hasKey[V any](m map[string]V, k string) bool {
+	_, ok := m[k]
+	return ok
+}

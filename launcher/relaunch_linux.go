@@ -471,11 +471,6 @@ func deltaSources(l *schema.Launch, set map[string]string, prev *Record) func(st
 	}
 }
 
-func hasKey[V any](m map[string]V, k string) bool {
-	_, ok := m[k]
-	return ok
-}
-
 // predictDelta returns a report of the deltas certain before launch, or nil.
 func predictDelta(st *State, prev *Record, env *Env, set map[string]string) *verify.Report {
 	r := verify.NewReport(prev.Name)

@@ -30,8 +30,9 @@ across a new launch of the same name (the old log is kept as NAME.log.1), until
 interrupted or, when the launch is no longer running, once everything is printed.
 
 Secret values the worker printed are masked as <NAME> (values under 6 characters
-are too common to mask in text). The raw log file keeps what the worker printed,
-mode 0600.`,
+are too common to mask in text): childproof masks the tree's output before it
+writes the log (the log file never holds a secret), so logs needs none of the
+launch's secrets in the caller's environment.`,
 		Example: `  childproof logs mock-llm
   childproof logs -n 50 -f mock-llm
   childproof logs examples/01-login-shell/childproof.hcl:login-shell-fixed`,
