@@ -465,6 +465,7 @@ func TestMissingButSetInCaller(t *testing.T) {
 
 // TestGOCOVERDIRPassed: with Inherit nil, GOCOVERDIR reaches the server.
 func TestGOCOVERDIRPassed(t *testing.T) {
+	oncePerBinary(t) // not parallel (t.Setenv): once under -count=N
 	dir := t.TempDir()
 	t.Setenv("GOCOVERDIR", dir)
 	la := Start(t, serverSpec(t), launcher.Options{})
@@ -493,6 +494,7 @@ func TestGoNames(t *testing.T) {
 // TestIsolatedStateDir: launcher.Start with zero Options in a test binary
 // uses a state dir of the test binary's own, not the user's.
 func TestIsolatedStateDir(t *testing.T) {
+	oncePerBinary(t) // not parallel (t.Setenv): once under -count=N
 	t.Setenv("CHILDPROOF_STATE_DIR", "")
 	la, err := launcher.Start(t.Context(), serverSpec(t), launcher.Options{})
 	if err != nil {
