@@ -169,6 +169,9 @@ type analyzer struct {
 	// while the end of a script that starts none is checked (helperNote).
 	workerPoints int
 	helperEnd    bool
+	// mayNote ends the wrapper findings of a command word held in a
+	// variable that has that value only on some paths (commandAlts).
+	mayNote string
 	// loaded are the values env-file loads assigned: masked as ${NAME}
 	// in paths and messages.
 	loaded loadedVals

@@ -3,6 +3,7 @@ package envres
 import (
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 
 	"mvdan.cc/sh/v3/syntax"
@@ -54,6 +55,8 @@ func (a *analyzer) assignNode(st *state, fc *fileCtx, ev *evaluator, as *syntax.
 	case as.Array != nil || as.Index != nil:
 		v = unknownValue
 		a.noteArrayAssign(st, fc, as)
+		old, _ := st.get(as.Name.Value)
+		defer a.literalArray(st, ev, as, old)
 	case as.Value != nil:
 		f := ev.word(as.Value)
 		v, pid, self = f.v, f.pid, f.self == as.Name.Value && !as.Append
@@ -67,6 +70,54 @@ func (a *analyzer) assignNode(st *state, fc *fileCtx, ev *evaluator, as *syntax.
 		a.assign(st, fc, as.Name.Value, v, export, as.Pos(), as.Append)
 	}
 	st.markPid(as.Name.Value, pid)
+}
+
+// literalArray records the elements of an array assigned only literal
+// words (CMD=(sudo -u app ./api), CMD+=(--port 80)), for a command held in
+// it ("${CMD[@]}"); anything else makes the array unknown.
+func (a *analyzer) literalArray(st *state, ev *evaluator, as *syntax.Assign, old varState) {
+	vs, ok := st.get(as.Name.Value)
+	if !ok {
+		return
+	}
+	var elems []string
+	known := as.Array != nil && as.Index == nil
+	if known && as.Append {
+		known = old.isArr
+		elems = append(elems, old.arr...)
+	}
+	if known {
+		for _, el := range as.Array.Elems {
+			if el.Index != nil || el.Value == nil {
+				known = false
+				break
+			}
+			if n := arrayAtWord(el.Value); n != "" {
+				// CMD=(sudo "${CMD[@]}"): the old elements, spliced.
+				if o := old; n == as.Name.Value && o.isArr {
+					elems = append(elems, o.arr...)
+					continue
+				}
+				if o, ok := st.get(n); ok && o.isArr && n != as.Name.Value {
+					elems = append(elems, o.arr...)
+					continue
+				}
+				known = false
+				break
+			}
+			f := ev.word(el.Value)
+			if !f.known || len(elems) >= 64 {
+				known = false
+				break
+			}
+			elems = append(elems, f.s)
+		}
+	}
+	if !known {
+		elems = nil
+	}
+	vs.arr, vs.isArr = elems, known
+	st.set(as.Name.Value, vs)
 }
 
 // crValue is v with the carriage return bash keeps when the word ends a
@@ -296,6 +347,9 @@ func (a *analyzer) command(st *state, fc *fileCtx, s *syntax.Stmt, fs []field, m
 			st.launched = nil
 		}
 	}()
+	if len(fs) > 0 && !fs[0].known && a.mayNote == "" && a.commandAlts(st, fc, s, fs, mode, pre) {
+		return
+	}
 	first := true
 	startSite := site{}
 	if len(fs) > 0 {
@@ -417,6 +471,9 @@ loop:
 	if len(fs) == 0 {
 		return
 	}
+	if !fs[0].known && cst == st && !first && a.mayNote == "" && a.commandAlts(st, fc, s, fs, mode, pre) {
+		return // exec $SUDO …: each value the word may have
+	}
 	name := fs[0].s
 	if l, ok := parseEnvLoader(fs); ok && (name == "node" || name == "nodejs") {
 		fork()
@@ -462,6 +519,62 @@ loop:
 	}
 	a.external(st, cst, fc, fs, mode, nohup)
 	a.fixLaunch(st, startSite)
+}
+
+// commandAlts walks a command whose first word is a variable known to
+// hold one of a few literal values on the paths that reach it ($SUDO set
+// to sudo in one branch and "" in another): each value as its own branch,
+// wrapper findings worded "may" (mayNote). It reports false when the word
+// is no such variable or none of its values is a word.
+func (a *analyzer) commandAlts(st *state, fc *fileCtx, s *syntax.Stmt, fs []field, mode callMode, pre []prefixAssign) bool {
+	if fs[0].word == nil {
+		return false
+	}
+	var alts [][]string
+	name, quoted := scalarWord(fs[0].word)
+	label := "$" + name
+	if name != "" {
+		vs, ok := st.get(name)
+		if !ok || vs.alts == nil || !slices.ContainsFunc(vs.alts, func(s string) bool { return strings.TrimSpace(s) != "" }) {
+			return false
+		}
+		for _, alt := range vs.alts {
+			if quoted {
+				alts = append(alts, []string{alt})
+			} else {
+				alts = append(alts, strings.Fields(alt))
+			}
+		}
+	} else if name = arrayAtWord(fs[0].word); name != "" {
+		label = "${" + name + "[@]}"
+		vs, ok := st.get(name)
+		if !ok || vs.arrAlts == nil {
+			return false
+		}
+		alts = vs.arrAlts
+	} else {
+		return false
+	}
+	var branches []*state
+	for _, ws := range alts {
+		b := st.fork()
+		var words []field
+		for _, w := range ws {
+			words = append(words, litField(w, fs[0].pos))
+		}
+		alt := strings.Join(ws, " ")
+		rest := append(words, fs[1:]...)
+		if len(rest) > 0 {
+			if strings.TrimSpace(alt) != "" {
+				a.mayNote = " (only where " + label + " is " + strconv.Quote(alt) + ": it is set so on some paths, so the command may run under it)"
+			}
+			a.command(b, fc, s, rest, mode, pre)
+			a.mayNote = ""
+		}
+		branches = append(branches, b)
+	}
+	st.merge(branches...)
+	return true
 }
 
 // fixLaunch reports a background launch at the start of its command line

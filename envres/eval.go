@@ -114,9 +114,62 @@ func (e *evaluator) fields(words []*syntax.Word) []field {
 			}
 			continue
 		}
-		out = append(out, e.word(w))
+		if name := arrayAtWord(w); name != "" {
+			if vs, ok := e.st.get(name); ok && vs.isArr {
+				// "${CMD[@]}" of an array of literal words: its words.
+				for _, el := range vs.arr {
+					out = append(out, litField(el, w.Pos()))
+				}
+				continue
+			}
+		}
+		f := e.word(w)
+		if name, quoted := scalarWord(w); name != "" && !quoted && f.known && strings.ContainsAny(f.s, " \t\n") {
+			// $SUDO holding "sudo -u app": split on IFS's default.
+			for _, s := range strings.Fields(f.s) {
+				out = append(out, litField(s, w.Pos()))
+			}
+			continue
+		}
+		out = append(out, f)
 	}
 	return out
+}
+
+// arrayAtWord returns NAME when w is "${NAME[@]}" or ${NAME[@]} (or [*]).
+func arrayAtWord(w *syntax.Word) string {
+	if len(w.Parts) != 1 {
+		return ""
+	}
+	p := w.Parts[0]
+	if dq, ok := p.(*syntax.DblQuoted); ok && len(dq.Parts) == 1 {
+		p = dq.Parts[0]
+	}
+	pe, ok := p.(*syntax.ParamExp)
+	if !ok || pe.Param == nil || pe.Exp != nil || pe.Length || pe.Excl || pe.Slice != nil || pe.Repl != nil || pe.Index == nil {
+		return ""
+	}
+	if iw, ok := pe.Index.(*syntax.Word); !ok || iw.Lit() != "@" && iw.Lit() != "*" {
+		return ""
+	}
+	return pe.Param.Value
+}
+
+// scalarWord returns NAME and whether it is quoted when w is $NAME,
+// ${NAME} or "$NAME" alone.
+func scalarWord(w *syntax.Word) (string, bool) {
+	if w == nil || len(w.Parts) != 1 {
+		return "", false
+	}
+	p, quoted := w.Parts[0], false
+	if dq, ok := p.(*syntax.DblQuoted); ok && len(dq.Parts) == 1 {
+		p, quoted = dq.Parts[0], true
+	}
+	pe, ok := p.(*syntax.ParamExp)
+	if !ok || !simpleParam(pe) {
+		return "", false
+	}
+	return pe.Param.Value, quoted
 }
 
 // fieldChunk is how many fields fieldSlice allocates at once.

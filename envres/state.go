@@ -79,6 +79,37 @@ type varState struct {
 	// earlier are changes of a protected variable that a later change
 	// overwrote with another value that is not the override: reported too.
 	earlier []*event
+	// alts are the literal values the variable has on the paths that
+	// merged into an unknown value ("" for unset), when each is known;
+	// nil otherwise (commands.go's command words held in variables).
+	alts []string
+	// arr holds the elements of an array assigned only literal words
+	// (CMD=(sudo -u app ./api)); isArr marks that it is known.
+	arr   []string
+	isArr bool
+	// arrAlts are the literal arrays it holds on the paths that merged
+	// into an unknown one, when each is known.
+	arrAlts [][]string
+}
+
+// maxAlts bounds the alternatives a variable keeps.
+const maxAlts = 8
+
+// altsOf returns the literal values v may have, and whether all are
+// known: a literal, unset, or a variable the script never set (taken as
+// unset: the alternatives serve command words such as $SUDO).
+func altsOf(v varState) ([]string, bool) {
+	switch {
+	case v.alts != nil:
+		return v.alts, true
+	case v.v.k == vLit:
+		return []string{v.v.s}, true
+	case v.v.k == vUnset:
+		return []string{""}, true
+	case v.v.k == vUnknown && len(v.origins) == 0 && v.exp == triMaybe:
+		return []string{""}, true
+	}
+	return nil, false
 }
 
 const maxOrigins = 8
@@ -110,6 +141,35 @@ func joinVar(a, b varState) varState {
 	out := a
 	if a.v != b.v {
 		out.v = unknownValue
+		out.alts = nil
+		if aa, ok := altsOf(a); ok {
+			if bb, ok := altsOf(b); ok {
+				out.alts = append([]string(nil), aa...)
+				for _, x := range bb {
+					if !slices.Contains(out.alts, x) && len(out.alts) < maxAlts {
+						out.alts = append(out.alts, x)
+					}
+				}
+			}
+		}
+	}
+	if a.isArr != b.isArr || !slices.Equal(a.arr, b.arr) {
+		out.arr, out.isArr, out.arrAlts = nil, false, nil
+		aa, bb := a.arrAlts, b.arrAlts
+		if a.isArr {
+			aa = [][]string{a.arr}
+		}
+		if b.isArr {
+			bb = [][]string{b.arr}
+		}
+		if aa != nil && bb != nil {
+			out.arrAlts = append([][]string(nil), aa...)
+			for _, x := range bb {
+				if !slices.ContainsFunc(out.arrAlts, func(y []string) bool { return slices.Equal(x, y) }) && len(out.arrAlts) < maxAlts {
+					out.arrAlts = append(out.arrAlts, x)
+				}
+			}
+		}
 	}
 	if a.exp != b.exp {
 		out.exp = triMaybe

@@ -23,6 +23,7 @@ type wrapNote struct {
 // addWrap records that the command of cst runs under a wrapper; cst must
 // be the command's own state (a fork), not the script's.
 func (a *analyzer) addWrap(cst *state, r *Rule, s site, msg string, vars ...string) {
+	msg += a.mayNote
 	cst.wraps = append(cst.wraps[:len(cst.wraps):len(cst.wraps)], wrapNote{rule: r, site: s, msg: msg, vars: vars})
 }
 

@@ -1,6 +1,7 @@
 package envres
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -90,6 +91,53 @@ func TestWrapperOnWorkerPath(t *testing.T) {
 			}
 			if d := cmp.Diff(tc.want, reduce(res)); d != "" {
 				t.Errorf("findings (-want +got):\n%s", d)
+			}
+		})
+	}
+}
+
+// TestCommandWordsInVariables: a command word held in a variable or an
+// array whose value is known (on every path, or on some: "may") is judged
+// as that word (contract §4).
+func TestCommandWordsInVariables(t *testing.T) {
+	const sh = "#!/bin/bash\n"
+	for _, tc := range []struct {
+		name  string
+		files map[string]string
+		want  []at
+		may   bool
+	}{
+		{"$SUDO set in one branch", map[string]string{"run.sh": sh + "SUDO=\"\"\nif [ \"$(id -u)\" -ne 0 ]; then SUDO=sudo; fi\nNODE=node\nexec $SUDO $NODE server.js\n"},
+			[]at{{"env-reset", "run.sh", 5, "API_MODE"}}, true},
+		{"$SUDO never set elsewhere", map[string]string{"run.sh": sh + "if [ -n \"$X\" ]; then SUDO=sudo; fi\nexec $SUDO ./api\n"},
+			[]at{{"env-reset", "run.sh", 3, "API_MODE"}}, true},
+		{"$SUDO on a command that returns", map[string]string{"run.sh": sh + "if [ -n \"$X\" ]; then SUDO=sudo; fi\n$SUDO apt-get update\nexec ./api\n"},
+			[]at{}, false},
+		{"$SUDO known on every path", map[string]string{"run.sh": sh + "SUDO='sudo -u app'\nexec $SUDO ./api\n"},
+			[]at{{"env-reset", "run.sh", 3, "API_MODE"}}, false},
+		{"array of literal words", map[string]string{"run.sh": sh + "CMD=(sudo -u app ./api)\nexec \"${CMD[@]}\"\n"},
+			[]at{{"env-reset", "run.sh", 3, "API_MODE"}}, false},
+		{"array spliced", map[string]string{"run.sh": sh + "CMD=(./api)\nCMD=(sudo \"${CMD[@]}\")\nCMD+=(--port 80)\nexec \"${CMD[@]}\"\n"},
+			[]at{{"env-reset", "run.sh", 5, "API_MODE"}}, false},
+		{"array set in one branch", map[string]string{"run.sh": sh + "CMD=(./api)\nif [ -n \"$ROOT\" ]; then CMD=(sudo \"${CMD[@]}\"); fi\nexec \"${CMD[@]}\" --port 1\n"},
+			[]at{{"env-reset", "run.sh", 4, "API_MODE"}}, true},
+		{"array of su -c", map[string]string{"run.sh": sh + "L=(su -c)\nL+=(\"exec ./api\" app)\n\"${L[@]}\"\n"},
+			[]at{}, false},
+		{"$PYTHON -m", map[string]string{"run.sh": sh + "PYTHON=python3\nexec $PYTHON -m http.server --bind 0.0.0.0\n"},
+			[]at{{"all-interfaces", "run.sh", 3, ""}}, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			res, err := lintFiles(t, tc.files, Config{Overrides: apiTest})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if d := cmp.Diff(tc.want, reduce(res)); d != "" {
+				t.Errorf("findings (-want +got):\n%s", d)
+			}
+			for _, f := range res.Findings {
+				if got := strings.Contains(f.Message, "some paths, so the command may run under it"); got != tc.may && f.Rule == "env-reset" {
+					t.Errorf("%s: may wording %v, want %v: %s", f.Rule, got, tc.may, f.Message)
+				}
 			}
 		})
 	}
