@@ -9,6 +9,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"os/exec"
 	"os/signal"
 	"path/filepath"
 	"regexp"
@@ -575,4 +576,51 @@ func TestUp(t *testing.T) {
 	if las["db"].Worker().Check(proc.Default) == verify.Alive {
 		t.Errorf("db survived its cleanup")
 	}
+}
+
+// TestArtifactsKeepTheLog runs TestHelperFailsWithArtifacts in a child
+// test binary under -artifacts: a failed test's server log is copied into
+// its artifact dir, and a failed start's hint names that copy.
+func TestArtifactsKeepTheLog(t *testing.T) {
+	t.Parallel()
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	cmd := exec.Command(exe, "-test.run=^TestHelperFailsWithArtifacts$", "-test.v", "-test.artifacts", "-test.outputdir="+dir, "-test.count=1")
+	cmd.Env = append(os.Environ(), "LAUNCHERTEST_HELPER=1")
+	out, _ := cmd.CombinedOutput()
+	got := string(out)
+	for _, want := range []struct{ name, line string }{{"srv", "artifact line"}, {"dies", "FATAL: gone"}} {
+		m := regexp.MustCompile(`(` + regexp.QuoteMeta(dir) + `/_artifacts/\S+/` + want.name + `\.log)`).FindStringSubmatch(got)
+		if m == nil {
+			t.Errorf("the output names no artifact copy of %s's log:\n%s", want.name, got)
+			continue
+		}
+		data, err := os.ReadFile(m[1])
+		if err != nil || !strings.Contains(string(data), want.line) {
+			t.Errorf("%s: %v\n%s", m[1], err, data)
+		}
+	}
+	if !strings.Contains(got, "hint: its whole output is in "+dir+"/_artifacts/") {
+		t.Errorf("the failed start's hint does not name the artifact copy:\n%s", got)
+	}
+}
+
+// TestHelperFailsWithArtifacts fails on purpose, for TestArtifactsKeepTheLog.
+func TestHelperFailsWithArtifacts(t *testing.T) {
+	if os.Getenv("LAUNCHERTEST_HELPER") != "1" {
+		t.Skip("run by TestArtifactsKeepTheLog")
+	}
+	t.Run("running", func(t *testing.T) {
+		l := serverSpec(t)
+		l.Env["SRV_SAY"] = "artifact line"
+		la := Start(t, l, launcher.Options{})
+		waitFor(t, func() bool { data, _ := os.ReadFile(la.LogPath()); return strings.Contains(string(data), "artifact line") })
+		t.Error("failing on purpose")
+	})
+	t.Run("dies", func(t *testing.T) {
+		Start(t, &schema.Launch{Name: "dies", Command: []string{"sh", "-c", "echo 'FATAL: gone'; exit 2"}, Ports: []schema.Port{{Number: FreePort(t)}}}, launcher.Options{})
+	})
 }
