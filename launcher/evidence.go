@@ -1,6 +1,7 @@
 package launcher
 
 import (
+	"context"
 	"slices"
 
 	"github.com/childproof/childproof/proc"
@@ -35,7 +36,45 @@ func RecordedCheck(l *schema.Launch, rec *Record, p proc.FS) verify.Check {
 	if rec.Root.Pid != rec.Worker.Pid && rec.Root.Check(p) == verify.Alive {
 		chk.Root = rec.Root.Pid
 	}
+	// A multi-process job: any member may hold the port (torchrun's agent
+	// holds the rendezvous port).
+	chk.AnyMember = len(rec.Ranks) > 1
 	return chk
+}
+
+// VerifyRanks verifies every recorded rank of a multi-process job but the
+// first (r is the report of chk, the first) with chk's expectations and its
+// own recorded exec-time evidence, and adds each rank and its problems to
+// r (Report.Workers); a rank that is gone or reused is a problem. A record
+// of one worker leaves r as it is.
+func VerifyRanks(ctx context.Context, v *verify.Verifier, chk verify.Check, rec *Record, r *verify.Report) {
+	if len(rec.Ranks) < 2 {
+		return
+	}
+	wc := func(x *verify.Report) verify.WorkerCheck {
+		w := verify.WorkerCheck{Env: x.Env, EnvSource: x.EnvSource}
+		if x.Worker != nil {
+			w.WorkerInfo = *x.Worker
+		}
+		return w
+	}
+	r.Workers = append(r.Workers[:0], wc(r))
+	for i := 1; i < len(rec.Ranks); i++ {
+		rk := &rec.Ranks[i]
+		if live := rk.Worker.Check(v.Proc); live != verify.Alive {
+			r.Add(verify.KindExited, "worker %d/%d: the recorded worker (pid %d) is %s", i+1, len(rec.Ranks), rk.Worker.Pid, live)
+			continue
+		}
+		rc := chk
+		rc.Worker, rc.Ports, rc.NoReady, rc.ExecEnv = rk.Worker.Pid, nil, true, rk.ExecEvidence()
+		rr := v.Verify(ctx, rc)
+		r.Workers = append(r.Workers, wc(rr))
+		for _, p := range rr.Problems {
+			r.Add(p.Kind, "worker %d/%d: %s", i+1, len(rec.Ranks), p.Message)
+		}
+	}
+	r.Verified = len(r.Problems) == 0
+	r.ExitCode = r.Code()
 }
 
 // ExecEvidence returns the worker's environment as captured at its exec,

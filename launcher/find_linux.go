@@ -53,7 +53,17 @@ func (la *Launch) findAndVerify(ctx context.Context, v *verify.Verifier, r *veri
 			}
 			return la.exitedError(r, la.exitWhat(worker))
 		}
-		if worker == 0 {
+		if worker == 0 && l.Worker.N() > 1 {
+			worker = la.pickRanks(tree)
+			if worker != 0 {
+				fp, err := verify.TakeFingerprint(la.opts.Proc, worker)
+				if fd, live, _ := fp.Open(la.opts.Proc); err == nil && live == verify.Alive {
+					la.worker.Fingerprint, wfd = fp, fd
+				} else {
+					worker = 0
+				}
+			}
+		} else if worker == 0 {
 			worker = pickWorker(la.opts.Proc, l, root, tree, la.exec.watch.execComm)
 			if worker != 0 {
 				fp, err := verify.TakeFingerprint(la.opts.Proc, worker)
@@ -89,7 +99,7 @@ func (la *Launch) findAndVerify(ctx context.Context, v *verify.Verifier, r *veri
 					return la.raceError(r, foreign)
 				}
 			}
-			if owned && !la.holdsAll(worker, tree) {
+			if owned && l.Worker.N() == 1 && !la.holdsAll(worker, tree) {
 				// Another member holds a declared port, the worker does
 				// not (any more: a master that re-exec'd and let go of
 				// it): the worker is picked again.
@@ -100,7 +110,7 @@ func (la *Launch) findAndVerify(ctx context.Context, v *verify.Verifier, r *veri
 					continue
 				}
 			}
-			if owned && la.notes.settled != la.treeSignature(tree) && la.sharesSocket(worker, tree) {
+			if owned && l.Worker.N() == 1 && la.notes.settled != la.treeSignature(tree) && la.sharesSocket(worker, tree) {
 				// A socket shared with other members: judge the worker
 				// once the tree has stopped changing (haproxy -W's
 				// master re-execs and lets go of it), picked again then.
@@ -270,6 +280,7 @@ func (la *Launch) verifyAndReady(ctx context.Context, v *verify.Verifier, r *ver
 	c.Worker = worker
 	c.Tree = la.tree.members()
 	c.NoReady = true
+	c.AnyMember = l.Worker.N() > 1
 	if ev, ok := la.exec.watch.evidence(worker); ok {
 		c.ExecEnv = &verify.ExecEnv{Vars: ev.Vars, Exe: ev.Exe, Area: ev.Area}
 		la.exec.env = c.ExecEnv
@@ -278,6 +289,7 @@ func (la *Launch) verifyAndReady(ctx context.Context, v *verify.Verifier, r *ver
 	if cred, _ := credential(l); cred != nil {
 		checkCredential(la.opts.Proc, vr, cred, worker)
 	}
+	la.verifyRanks(ctx, v, c, vr)
 	// The worker is verified on its exec-time evidence: stop tracing
 	// before readiness, which may take minutes.
 	la.exec.watch.detach()
@@ -367,8 +379,11 @@ func (la *Launch) verifyAndReady(ctx context.Context, v *verify.Verifier, r *ver
 	} else {
 		return la.exitedError(r, la.exitWhat(worker))
 	}
-	if la.treeMoved(worker) && time.Now().Before(deadline) {
+	if l.Worker.N() == 1 && la.treeMoved(worker) && time.Now().Before(deadline) {
 		return errRepick
+	}
+	if gone := la.goneRank(); gone != 0 {
+		return la.exitedError(r, fmt.Sprintf("worker pid %d of the job exited before it was ready", gone))
 	}
 	r.Ready, r.Verified, r.ExitCode = true, true, verify.CodeOK
 	la.Report = r

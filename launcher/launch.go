@@ -36,6 +36,9 @@ type Launch struct {
 	stopOnce sync.Once
 	// pipe is the tree's output pipe and its masking reader.
 	pipe *output
+	// ranks are the workers of a multi-process job (worker { count = N
+	// }), worker's first, once all N are there (ranks_linux.go).
+	ranks []rank
 }
 
 // workerRef is a launch's worker: its fingerprint, and its pidfd.

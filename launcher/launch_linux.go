@@ -90,8 +90,8 @@ func start(ctx context.Context, l *schema.Launch, opts Options, envOut **Env, he
 		held.unlock()
 		return nil, err
 	}
-	if l.Worker.N() > 1 {
-		return nil, &Error{Outcome: Invalid, Kind: KindUsage, Msg: fmt.Sprintf("launch %q: worker { count = %d }: several workers are not launched by this version yet", l.Name, l.Worker.Count), Hint: "select one worker (count = 1) for now"}
+	if l.Worker.N() > 1 && l.Worker.Comm == "" && l.Worker.Exe == "" {
+		return nil, &Error{Outcome: Invalid, Kind: KindUsage, Msg: fmt.Sprintf("launch %q: worker { count = %d } needs comm or exe: which processes are the workers", l.Name, l.Worker.Count), Hint: "name the ranks' program, worker { comm = \"python3\", count = 2 }"}
 	}
 	if err := schema.ExeNeverMatches(l.Worker.Exe); err != nil {
 		held.unlock()

@@ -102,6 +102,28 @@ type RecordEnv struct {
 	// ExecArea is where that exec put the worker's environment block
 	// (verify.ExecArea): a later exec of the same program moves it.
 	ExecArea string `json:"exec_area,omitempty"`
+	// Ranks are the workers of a multi-process job (worker { count = N
+	// }), in pid order, the first being Worker; empty for one worker.
+	Ranks []RecordRank `json:"ranks,omitempty"`
+}
+
+// RecordRank is one worker of a multi-process job: its fingerprint and
+// its environment as digests, as RecordEnv keeps the worker's.
+type RecordRank struct {
+	Worker    verify.Fingerprint `json:"worker"`
+	WorkerEnv map[string]string  `json:"worker_env"`
+	ExecEnv   map[string]string  `json:"exec_env,omitempty"`
+	ExecExe   string             `json:"exec_exe,omitempty"`
+	ExecArea  string             `json:"exec_area,omitempty"`
+}
+
+// ExecEvidence returns the rank's environment as captured at its exec
+// (nil: none was captured).
+func (r *RecordRank) ExecEvidence() *verify.ExecEnv {
+	if r.ExecEnv == nil {
+		return nil
+	}
+	return &verify.ExecEnv{Digests: r.ExecEnv, Exe: r.ExecExe, Area: r.ExecArea}
 }
 
 // RecordLife is what became of a launch since it started.

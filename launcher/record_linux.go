@@ -117,10 +117,44 @@ func (la *Launch) record(worker int) error {
 			}
 		}
 	}
+	for _, rk := range la.ranks {
+		rec.Ranks = append(rec.Ranks, la.recordRank(rk))
+	}
+	if len(rec.Ranks) > 0 {
+		// The first rank is the worker: the same evidence.
+		rec.Ranks[0].WorkerEnv, rec.Ranks[0].ExecEnv = rec.WorkerEnv, rec.ExecEnv
+		rec.Ranks[0].ExecExe, rec.Ranks[0].ExecArea = rec.ExecExe, rec.ExecArea
+	}
 	if err := la.State.saveLaunched(rec); err != nil {
 		return &Error{Outcome: Invalid, Kind: KindState, Msg: "cannot record the launch", Err: err}
 	}
 	la.notes.pending = false
 	la.Record = rec
 	return nil
+}
+
+// recordRank is the record of one rank: its environment's digests, from
+// the block captured at its exec where there is one.
+func (la *Launch) recordRank(rk rank) RecordRank {
+	out := RecordRank{Worker: rk.fp, WorkerEnv: map[string]string{}}
+	if fp, err := verify.TakeFingerprint(la.opts.Proc, rk.fp.Pid); err == nil && rk.fp.Matches(fp) {
+		out.Worker = fp
+	}
+	var vars []proc.Var
+	if rk.ev != nil {
+		vars = rk.ev.Vars
+		out.ExecExe, out.ExecArea = rk.ev.Exe, rk.ev.Area
+		out.ExecEnv = map[string]string{}
+	} else if live, err := inspect.ReadEnviron(la.opts.Proc, rk.fp.Pid); err == nil {
+		vars = live
+	}
+	for _, v := range vars {
+		if _, seen := out.WorkerEnv[v.Name]; !seen {
+			out.WorkerEnv[v.Name] = la.State.Digest(v.Name, v.Value)
+			if out.ExecEnv != nil {
+				out.ExecEnv[v.Name] = out.WorkerEnv[v.Name]
+			}
+		}
+	}
+	return out
 }

@@ -55,6 +55,69 @@ type Delta struct {
 	// every launch (the spec's volatile list and schema.BuiltinVolatile)
 	// and that were not declared: left out of the check.
 	Volatile []string `json:"volatile"`
+	// Ranks is the number of workers the delta was proven on (a
+	// multi-process job; 0: one worker).
+	Ranks int `json:"ranks,omitempty"`
+}
+
+// addRanks proves the delta on every other rank of a multi-process job
+// too: each new rank against the recorded rank of the same RANK (by
+// digest; else the same place in pid order). What differs unexpectedly on
+// any rank is unexpected; a declared name unchanged on one is unchanged.
+// Ranks counts the ranks compared (0: one worker).
+func (d *Delta) addRanks(before, after []RecordRank, declared []string, isVolatile func(string) bool) {
+	if len(after) < 2 {
+		return
+	}
+	d.Ranks = len(after)
+	for i := 1; i < len(after); i++ {
+		prev := pairRank(before, after[i], i)
+		if prev == nil {
+			d.Unexpected = append(d.Unexpected, DeltaName{Name: fmt.Sprintf("(worker %d/%d: no recorded rank to compare with)", i+1, len(after)), How: "added"})
+			continue
+		}
+		rd := CompareEnv(prev.WorkerEnv, after[i].WorkerEnv, declared)
+		rd.setVolatile(isVolatile)
+		for _, u := range rd.Unexpected {
+			if !slices.ContainsFunc(d.Unexpected, func(x DeltaName) bool { return x.Name == u.Name }) {
+				d.Unexpected = append(d.Unexpected, u)
+			}
+			if !slices.ContainsFunc(d.Changed, func(x DeltaName) bool { return x.Name == u.Name }) {
+				d.Changed = append(d.Changed, u)
+			}
+		}
+		for _, n := range rd.Unchanged {
+			if !slices.Contains(d.Unchanged, n) {
+				d.Unchanged = append(d.Unchanged, n)
+			}
+		}
+		for _, n := range rd.Volatile {
+			if !slices.Contains(d.Volatile, n) {
+				d.Volatile = append(d.Volatile, n)
+			}
+		}
+	}
+	slices.Sort(d.Volatile)
+}
+
+// pairRank returns the recorded rank that a new rank is compared with:
+// the one whose RANK (or LOCAL_RANK) has the same digest, else the i-th.
+func pairRank(before []RecordRank, now RecordRank, i int) *RecordRank {
+	for _, key := range []string{"RANK", "LOCAL_RANK", "OMPI_COMM_WORLD_RANK", "PMIX_RANK", "SLURM_PROCID"} {
+		d, ok := now.WorkerEnv[key]
+		if !ok {
+			continue
+		}
+		for j := range before {
+			if before[j].WorkerEnv[key] == d {
+				return &before[j]
+			}
+		}
+	}
+	if i < len(before) {
+		return &before[i]
+	}
+	return nil
 }
 
 // setVolatile moves the undeclared changed names that isVolatile calls
@@ -358,6 +421,7 @@ func relaunch(ctx context.Context, l *schema.Launch, opts RelaunchOptions) (*Lau
 	}
 	d := CompareEnv(baseline.WorkerEnv, la.Record.WorkerEnv, declaredAll)
 	d.setVolatile(l.IsVolatile)
+	d.addRanks(baseline.Ranks, la.Record.Ranks, declaredAll, l.IsVolatile)
 	res.Delta = d
 	var unchanged []string
 	d.Dropped = append(d.Dropped, may...)

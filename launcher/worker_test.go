@@ -4,7 +4,10 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
+
+	"github.com/childproof/childproof/internal/inspect"
 
 	"github.com/childproof/childproof/proc"
 	"github.com/childproof/childproof/schema"
@@ -73,6 +76,42 @@ func TestPickWorker(t *testing.T) {
 			p := fakeProc(t, tt.rows...)
 			if got := pickWorker(p, &tt.l, 100, tt.tree, nil); got != tt.want {
 				t.Errorf("pickWorker = %d, want %d", got, tt.want)
+			}
+		})
+	}
+}
+
+// TestWorkersOfAJob: worker { count = N } over /proc snapshots — the
+// ranks are the matching processes without a matching descendant (not
+// the agent of the same program), the N deepest, in pid order; fewer
+// than N are not all there yet.
+func TestWorkersOfAJob(t *testing.T) {
+	torchrun := [][4]any{
+		{200, 1, "python3", "/usr/bin/python3.11"}, // the agent
+		{201, 200, "python3", "/usr/bin/python3.11"},
+		{202, 200, "python3", "/usr/bin/python3.11"},
+		{203, 201, "python3", "/usr/bin/python3.11"}, // a data loader below rank 0
+		{204, 200, "bash", "/usr/bin/bash"},
+	}
+	tests := []struct {
+		name string
+		rows [][4]any
+		tree []int
+		n    int
+		want []int
+	}{
+		{"agent alone: not there yet", torchrun[:1], []int{200}, 2, []int{200}},
+		{"one rank: the agent is no rank", torchrun[:2], []int{200, 201}, 2, []int{201}},
+		{"two ranks", torchrun[:3], []int{200, 201, 202}, 2, []int{201, 202}},
+		{"a rank's child of the same program is deeper", torchrun, []int{200, 201, 202, 203, 204}, 2, []int{202, 203}},
+		{"more leaves than N: the deepest", torchrun, []int{200, 201, 202, 203, 204}, 1, []int{203}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p := fakeProc(t, tt.rows...)
+			got := inspect.Workers(p, tt.tree, "python3", "", tt.n, nil)
+			if !slices.Equal(got, tt.want) {
+				t.Errorf("Workers = %v, want %v", got, tt.want)
 			}
 		})
 	}

@@ -437,6 +437,9 @@ func (l *loader) finish(s *launchState, aliases map[string]string, before int) *
 		la.Worker = Worker{Comm: r.Worker.Comm, Exe: r.Worker.Exe}
 		if r.Worker.Count != nil {
 			la.Worker.Count = *r.Worker.Count
+			if la.Worker.Count > 1 && la.Worker.Comm == "" && la.Worker.Exe == "" {
+				l.errorf(s.rng("worker.count"), "Worker count without a selector", "worker { count = %d } needs comm or exe: they say which processes are the workers (the ranks below an agent of the same program)", la.Worker.Count)
+			}
 		}
 	}
 	if r.Ready != nil {

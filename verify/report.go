@@ -21,7 +21,17 @@ type Report struct {
 	Attempts int       `json:"attempts"`
 	Problems []Problem `json:"problems"`
 	EnvSource
+	// Workers are the job's workers when it runs several (worker {
+	// count = N }): each with its own env checks, Worker's first.
+	Workers []WorkerCheck `json:"workers,omitempty"`
 	TreeOutput
+}
+
+// WorkerCheck is one worker of a multi-process job and its env checks.
+type WorkerCheck struct {
+	WorkerInfo
+	Env []EnvCheck `json:"env"`
+	EnvSource
 }
 
 // PortChecks are the checks of a report's declared ports.
@@ -228,15 +238,7 @@ func (r *Report) WriteText(w io.Writer) {
 		absent = "unreadable"
 	}
 	for _, e := range r.Env {
-		state := absent
-		switch {
-		case e.Present && e.Matches == nil:
-			state = "present"
-		case e.Present && *e.Matches:
-			state = "present, matches"
-		case e.Present:
-			state = "present, DIFFERS"
-		}
+		state := e.state(absent)
 		val := e.Digest
 		if e.Value != nil {
 			val = fmt.Sprintf("%q", *e.Value)
@@ -249,6 +251,18 @@ func (r *Report) WriteText(w io.Writer) {
 	}
 	if r.EnvNote != "" {
 		fmt.Fprintf(w, "  evidence: %s\n", r.EnvNote)
+	}
+	if len(r.Workers) > 1 {
+		for i, wk := range r.Workers {
+			var parts []string
+			for _, e := range wk.Env {
+				parts = append(parts, e.Name+" "+e.state(absent))
+			}
+			if len(parts) == 0 {
+				parts = append(parts, "no variable checked")
+			}
+			fmt.Fprintf(w, "  worker %d/%d: pid %d (%s): %s\n", i+1, len(r.Workers), wk.Pid, wk.Comm, strings.Join(parts, ", "))
+		}
 	}
 	for _, p := range r.Ports {
 		// verify --pid checks no address: a port nothing listens on has none.
@@ -284,6 +298,20 @@ func (r *Report) WriteText(w io.Writer) {
 			fmt.Fprintf(w, "    | %s\n", l)
 		}
 	}
+}
+
+// state is e's state in the text report; absent is what an absent name is
+// ("missing", or "unreadable" where the block could not be judged).
+func (e EnvCheck) state(absent string) string {
+	switch {
+	case e.Present && e.Matches == nil:
+		return "present"
+	case e.Present && *e.Matches:
+		return "present, matches"
+	case e.Present:
+		return "present, DIFFERS"
+	}
+	return absent
 }
 
 func shortDigest(d string) string {

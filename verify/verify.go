@@ -30,6 +30,10 @@ type Check struct {
 	Ports  []schema.Port
 	// AnyAddress skips the bind-address check (verify --pid --port).
 	AnyAddress bool
+	// AnyMember accepts a declared port held by any member of Tree (a
+	// multi-process job: torchrun's agent holds the rendezvous port, not
+	// a rank), not only by the worker.
+	AnyMember bool
 	// Forbid are the wrapper rule names not allowed between Root and the
 	// worker.
 	Forbid []string
@@ -304,13 +308,21 @@ func (v *Verifier) CheckPorts(r *Report, c Check, worker int, tree []int) bool {
 		}
 		declared, _ := netip.ParseAddr(pt.PortAddress())
 		for _, h := range hs {
-			if slices.Contains(h.Pids, worker) {
+			holder := worker
+			if c.AnyMember && h.InTree && len(h.Pids) > 0 && !slices.Contains(h.Pids, worker) {
+				holder = h.Pids[0]
+			}
+			if slices.Contains(h.Pids, holder) {
 				pc.Owned = true
-				pc.OwnerPid = worker
+				pc.OwnerPid = holder
 				if c.AnyAddress {
 					pc.Address = h.Addr.Addr().Unmap().String()
 				} else if !h.listener().Matches(declared) {
-					r.Add(KindBindAddress, "the worker (pid %d) listens on %s, declared %s", worker, h.Addr, netip.AddrPortFrom(declared, uint16(pt.Number)))
+					who := fmt.Sprintf("the worker (pid %d)", worker)
+					if holder != worker {
+						who = fmt.Sprintf("pid %d of the job", holder)
+					}
+					r.Add(KindBindAddress, "%s listens on %s, declared %s%s", who, h.Addr, netip.AddrPortFrom(declared, uint16(pt.Number)), bindHint(h.Addr))
 				}
 				continue
 			}
@@ -336,3 +348,13 @@ func (v *Verifier) CheckPorts(r *Report, c Check, worker int, tree []int) bool {
 }
 
 func ptr[T any](v T) *T { return &v }
+
+// bindHint adds what is known about a listener on every interface that
+// was declared on one address: torchrun's agent binds its rendezvous port
+// on [::] whatever --master_addr says.
+func bindHint(a netip.AddrPort) string {
+	if a.Addr().IsUnspecified() {
+		return " (a launcher's rendezvous port, torchrun's agent for one, is bound on every interface whatever its --master_addr says: declare address = \"::\" with allow_all_interfaces = true for it)"
+	}
+	return ""
+}

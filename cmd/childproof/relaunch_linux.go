@@ -235,6 +235,9 @@ func (a *app) writeRelaunch(w io.Writer, r *verify.Report, res *launcher.Relaunc
 	if prev != nil {
 		against = fmt.Sprintf(" (against the recorded worker, pid %d)", prev.Worker.Pid)
 	}
+	if d.Ranks > 1 {
+		against = fmt.Sprintf(" (each of the %d workers against the recorded worker of its rank)", d.Ranks)
+	}
 	for _, c := range d.Changed {
 		how := "NOT declared"
 		switch {

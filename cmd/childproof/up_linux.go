@@ -201,6 +201,7 @@ func (a *app) alreadyUp(ctx context.Context, st *launcher.State, l *schema.Launc
 	chk := launcher.RecordedCheck(l, rec, v.Proc)
 	chk.Expect = env.Expect()
 	r := v.Verify(ctx, chk)
+	launcher.VerifyRanks(ctx, v, chk, rec, r)
 	r.Mask(maskFor(st, l, rec))
 	return r, r.Verified
 }

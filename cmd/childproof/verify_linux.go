@@ -188,6 +188,7 @@ func (a *app) verifySpec(ctx context.Context, arg string, vars []string) error {
 	// env, run --set, inherited required names), recorded as digests.
 	chk := launcher.RecordedCheck(l, rec, v.Proc)
 	r := v.Verify(ctx, chk)
+	launcher.VerifyRanks(ctx, v, chk, rec, r)
 	r.Mask(maskFor(st, l, rec))
 	return a.finishVerify(r)
 }

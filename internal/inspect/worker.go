@@ -49,6 +49,37 @@ func DeclaredWorker(p proc.FS, tree []int, comm, exe string, ports []schema.Port
 	return 0, false
 }
 
+// Workers returns the workers of a multi-process job among tree: the
+// processes matching comm or exe that have no matching descendant (the
+// ranks below an agent of the same program), the n deepest of them when
+// there are more, in pid order (ranks are started in rank order). Fewer
+// than n: not all there yet.
+func Workers(p proc.FS, tree []int, comm, exe string, n int, execComm func(pid int) string) []int {
+	found := matchWorker(p, tree, comm, exe, execComm)
+	var leaves []int
+	for _, pid := range found {
+		below := p.Descendants(pid)
+		if !slices.ContainsFunc(found, func(o int) bool { return o != pid && slices.Contains(below, o) }) {
+			leaves = append(leaves, pid)
+		}
+	}
+	if len(leaves) > n {
+		depth := map[int]int{}
+		for _, pid := range leaves {
+			depth[pid] = len(Ancestors(p, pid, 0))
+		}
+		slices.SortStableFunc(leaves, func(a, b int) int {
+			if depth[a] != depth[b] {
+				return depth[b] - depth[a]
+			}
+			return a - b
+		})
+		leaves = leaves[:n]
+	}
+	slices.Sort(leaves)
+	return leaves
+}
+
 // matchWorker returns the processes of tree whose comm or exe is the
 // wanted one.
 func matchWorker(p proc.FS, tree []int, comm, exe string, execComm func(int) string) []int {

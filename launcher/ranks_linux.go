@@ -1,0 +1,102 @@
+package launcher
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/childproof/childproof/internal/inspect"
+	"github.com/childproof/childproof/internal/pidfd"
+	"github.com/childproof/childproof/verify"
+	"golang.org/x/sys/unix"
+)
+
+// rank is one worker of a multi-process job: its fingerprint, its pidfd
+// and the exec-time evidence of its environment (nil: none).
+type rank struct {
+	fp verify.Fingerprint
+	fd int
+	ev *verify.ExecEnv
+}
+
+// pickRanks looks for the job's N workers (inspect.Workers) in tree and
+// returns the first once all N are there, 0 before; la.ranks holds them.
+func (la *Launch) pickRanks(tree []int) int {
+	l := la.Spec
+	pids := inspect.Workers(la.opts.Proc, tree, l.Worker.Comm, l.Worker.Exe, l.Worker.N(), la.exec.watch.execComm)
+	if len(pids) < l.Worker.N() {
+		return 0
+	}
+	la.closeRanks()
+	for _, pid := range pids {
+		fp, err := verify.TakeFingerprint(la.opts.Proc, pid)
+		if err != nil {
+			la.closeRanks()
+			return 0
+		}
+		fd, live, _ := fp.Open(la.opts.Proc)
+		if live != verify.Alive {
+			la.closeRanks()
+			return 0
+		}
+		la.ranks = append(la.ranks, rank{fp: fp, fd: fd})
+	}
+	return pids[0]
+}
+
+// closeRanks lets go of the ranks' pidfds.
+func (la *Launch) closeRanks() {
+	for _, r := range la.ranks {
+		if r.fd >= 0 {
+			unix.Close(r.fd)
+		}
+	}
+	la.ranks = nil
+}
+
+// verifyRanks verifies the environment of every rank but the first (which
+// vr is the report of) with c's expectations and adds each rank, its env
+// checks and its problems to vr (Report.Workers). A job of one worker has
+// no ranks: vr is left as it is.
+func (la *Launch) verifyRanks(ctx context.Context, v *verify.Verifier, c verify.Check, vr *verify.Report) {
+	if len(la.ranks) < 2 {
+		return
+	}
+	for i := range la.ranks {
+		rk := &la.ranks[i]
+		if ev, ok := la.exec.watch.evidence(rk.fp.Pid); ok {
+			rk.ev = &verify.ExecEnv{Vars: ev.Vars, Exe: ev.Exe, Area: ev.Area}
+		}
+		if i == 0 {
+			vr.Workers = append(vr.Workers, workerCheck(vr))
+			continue
+		}
+		rc := c
+		rc.Worker, rc.Ports, rc.NoReady, rc.ExecEnv = rk.fp.Pid, nil, true, rk.ev
+		rr := v.Verify(ctx, rc)
+		vr.Workers = append(vr.Workers, workerCheck(rr))
+		for _, p := range rr.Problems {
+			vr.Problems = append(vr.Problems, verify.Problem{Kind: p.Kind, Message: fmt.Sprintf("worker %d/%d: %s", i+1, len(la.ranks), p.Message)})
+		}
+	}
+	vr.Verified = len(vr.Problems) == 0
+	vr.ExitCode = vr.Code()
+}
+
+// workerCheck is the Report.Workers entry of a one-worker report.
+func workerCheck(r *verify.Report) verify.WorkerCheck {
+	wc := verify.WorkerCheck{Env: r.Env, EnvSource: r.EnvSource}
+	if r.Worker != nil {
+		wc.WorkerInfo = *r.Worker
+	}
+	return wc
+}
+
+// goneRank returns the pid of a rank that has exited, 0 when all run.
+func (la *Launch) goneRank() int {
+	for _, r := range la.ranks {
+		if r.fd >= 0 && pidfd.Exited(r.fd) {
+			return r.fp.Pid
+		}
+	}
+	return 0
+}
