@@ -617,7 +617,10 @@ func TestHelperFailsWithArtifacts(t *testing.T) {
 		l := serverSpec(t)
 		l.Env["SRV_SAY"] = "artifact line"
 		la := Start(t, l, launcher.Options{})
-		waitFor(t, func() bool { data, _ := os.ReadFile(la.LogPath()); return strings.Contains(string(data), "artifact line") })
+		waitFor(t, func() bool {
+			data, _ := os.ReadFile(la.LogPath())
+			return strings.Contains(string(data), "artifact line")
+		})
 		t.Error("failing on purpose")
 	})
 	t.Run("dies", func(t *testing.T) {
