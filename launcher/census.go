@@ -36,6 +36,11 @@ type CensusEntry struct {
 	Error string `json:"error,omitempty"`
 	// Round is the recorded launch's round in the history (0: none).
 	Round int `json:"round,omitempty"`
+	// Members are the live processes left of a launch whose worker is
+	// gone (its cgroup's, or those carrying its marker): the launch is
+	// still alive, and stop ends them. Note says so in words.
+	Members []int  `json:"members,omitempty"`
+	Note    string `json:"note,omitempty"`
 }
 
 // CensusPort says who holds a recorded port now.
@@ -64,6 +69,9 @@ func Census(p proc.FS, st *State, all bool) ([]CensusEntry, error) {
 	sockets := socketCache{}
 	var later []namedLater
 	var out []CensusEntry
+	// Records whose worker is gone and that have a marker but no cgroup:
+	// their members are found in one pass over /proc, below.
+	marked := map[string]int{}
 	for _, b := range bad {
 		status := string(verify.Unknown)
 		e := CensusEntry{Name: b.name, Ports: []CensusPort{}, Error: b.err.Error()}
@@ -103,6 +111,14 @@ func Census(p proc.FS, st *State, all bool) ([]CensusEntry, error) {
 			}
 			e.Status = "stopped"
 		}
+		if r.Stopped == nil && live != verify.Alive && live != verify.Unknown {
+			if cg := trustedCgroup(r.Cgroup, r.Name); cg != "" {
+				rec := &Record{Name: r.Name, RecordTree: RecordTree{Cgroup: r.Cgroup}}
+				e.setMembers(liveMembers(p, rec))
+			} else if r.Cgroup == "" && r.Marker != "" {
+				marked[r.Marker] = len(out)
+			}
+		}
 		for _, rp := range r.Ports {
 			cp := CensusPort{Number: rp.Number, Address: rp.Address, Holder: "none"}
 			if lerr != nil {
@@ -129,6 +145,15 @@ func Census(p proc.FS, st *State, all bool) ([]CensusEntry, error) {
 			e.Ports = append(e.Ports, cp)
 		}
 		out = append(out, e)
+	}
+	if len(marked) > 0 {
+		ms := make([]string, 0, len(marked))
+		for m := range marked {
+			ms = append(ms, m)
+		}
+		for m, pids := range markerPids(p, ms...) {
+			out[marked[m]].setMembers(pids)
+		}
 	}
 	owners := p.SocketOwnersOf(inodes)
 	describe := inspect.NewDescriber(p)
@@ -167,4 +192,17 @@ func (c socketCache) has(p proc.FS, pid int, inode uint64) bool {
 type namedLater struct {
 	entry, port int
 	l           sockdiag.Listener
+}
+
+// setMembers marks an entry whose worker is gone alive while members of
+// its tree are left.
+func (e *CensusEntry) setMembers(pids []int) {
+	if len(pids) == 0 {
+		return
+	}
+	e.Members, e.Note = pids, membersNote(pids)
+	e.Status = string(verify.Alive)
+	if e.Pending {
+		e.Status = "unverified"
+	}
 }

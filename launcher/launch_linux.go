@@ -122,6 +122,12 @@ func start(ctx context.Context, l *schema.Launch, opts Options, envOut **Env, he
 		lock.unlock()
 		return nil, err
 	}
+	// Alive is the recorded tree, not the port: a portless launch, or one
+	// whose ranks outlived their agent, is the previous instance too.
+	if err := guardPrevious(ctx, v.Proc, st, l, opts.Notify); err != nil {
+		lock.unlock()
+		return nil, err
+	}
 	rd := st.beginRound(l, opts)
 	var lastLa *Launch
 	// The record file as it was: a failed launch puts it back.
@@ -301,9 +307,10 @@ func (la *Launch) launch(ctx context.Context, v *verify.Verifier, attempt int) e
 		return err
 	}
 	defer devnull.Close()
-	t := &procTree{p: la.opts.Proc, leader: -1}
+	t := &procTree{p: la.opts.Proc, leader: -1, marker: newMarker(l.Name)}
 	la.tree = t
-	cmd := &exec.Cmd{Path: prog, Args: argv, Env: la.Env.List(), Dir: la.dir(), Stdin: devnull, Stdout: logw, Stderr: logw}
+	envList := withMarker(la.Env.List(), t.marker)
+	cmd := &exec.Cmd{Path: prog, Args: argv, Env: envList, Dir: la.dir(), Stdin: devnull, Stdout: logw, Stderr: logw}
 	sys := &syscall.SysProcAttr{PidFD: &t.leader}
 	cred, err := credential(l)
 	if err != nil {
@@ -351,7 +358,7 @@ func (la *Launch) launch(ctx context.Context, v *verify.Verifier, attempt int) e
 				return nil
 			}
 			sys.Ptrace = false
-			*cmd = exec.Cmd{Path: prog, Args: argv, Env: la.Env.List(), Dir: la.dir(), Stdin: devnull, Stdout: logw, Stderr: logw, SysProcAttr: sys}
+			*cmd = exec.Cmd{Path: prog, Args: argv, Env: envList, Dir: la.dir(), Stdin: devnull, Stdout: logw, Stderr: logw, SysProcAttr: sys}
 		}
 		if err := cmd.Start(); err != nil {
 			return err
@@ -365,7 +372,7 @@ func (la *Launch) launch(ctx context.Context, v *verify.Verifier, attempt int) e
 		removeCgroup(t.cgroup)
 		t.cgroup, cgf = "", nil
 		sys.UseCgroupFD, sys.CgroupFD = false, 0
-		cmd = &exec.Cmd{Path: prog, Args: argv, Env: la.Env.List(), Dir: la.dir(), Stdin: devnull, Stdout: logw, Stderr: logw, SysProcAttr: sys}
+		cmd = &exec.Cmd{Path: prog, Args: argv, Env: envList, Dir: la.dir(), Stdin: devnull, Stdout: logw, Stderr: logw, SysProcAttr: sys}
 		err = start(cmd)
 	}
 	if cgf != nil {

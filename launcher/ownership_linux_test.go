@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"syscall"
 	"testing"
 	"time"
 
@@ -186,4 +188,55 @@ func TestStopRecordUnwritable(t *testing.T) {
 		t.Fatal("the record could not be written, but the result does not say so")
 	}
 	t.Logf("record error: %v", res.RecordErr)
+}
+
+// TestMarkerNotGroup: without a cgroup, a stranger that joined the
+// launch's process group is not signalled by its stop, and a setsid
+// daemon the launch left (outside the group) is.
+func TestMarkerNotGroup(t *testing.T) {
+	st, err := OpenState(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	l := &schema.Launch{
+		Name:    "grp",
+		Command: []string{"bash", "-c", "( setsid tail -f /dev/null </dev/null >/dev/null 2>&1 & ); exec sleep 600"},
+		Worker:  schema.Worker{Comm: "sleep"},
+		Ready:   schema.Ready{Timeout: 5 * time.Second},
+	}
+	la, err := Start(context.Background(), l, Options{State: st, Tracking: Tracking{NoCgroup: true}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer la.Stop(context.Background())
+	marker := la.tree.marker
+	var daemon []int
+	waitFor(t, "the setsid daemon", func() bool {
+		for _, pid := range markerPids(proc.Default, marker)[marker] {
+			if c, _ := proc.Default.Comm(pid); c == "tail" {
+				daemon = append(daemon[:0], pid)
+				return true
+			}
+		}
+		return false
+	})
+	stranger := exec.Command("sleep", "600")
+	stranger.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pgid: la.tree.pgid}
+	if err := stranger.Start(); err != nil {
+		t.Fatalf("joining the launch's process group: %v", err)
+	}
+	defer stranger.Process.Kill()
+	if s, err := proc.Default.Stat(stranger.Process.Pid); err != nil || s.Pgrp != la.tree.pgid {
+		t.Fatalf("the stranger is not in the group: %+v %v", s, err)
+	}
+	if _, err := la.Stop(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if s, err := proc.Default.Stat(stranger.Process.Pid); err != nil || s.State == 'Z' {
+		t.Error("the stranger in the process group was signalled")
+	}
+	waitFor(t, "the daemon to go", func() bool {
+		s, err := proc.Default.Stat(daemon[0])
+		return err != nil || s.State == 'Z'
+	})
 }

@@ -76,6 +76,9 @@ type RecordTree struct {
 	Worker verify.Fingerprint `json:"worker"`
 	Pgid   int                `json:"pgid"`
 	Cgroup string             `json:"cgroup,omitempty"`
+	// Marker is the launch's MarkerVar value: without a cgroup, the
+	// processes whose environ carries it are the launch's tree.
+	Marker string `json:"marker,omitempty"`
 }
 
 // RecordEnv is a launch's environment evidence, as names and keyed
@@ -273,6 +276,7 @@ type recordSummary struct {
 	Detached bool               `json:"detached"`
 	Worker   verify.Fingerprint `json:"worker"`
 	Cgroup   string             `json:"cgroup,omitempty"`
+	Marker   string             `json:"marker,omitempty"`
 	Ports    []RecordPort       `json:"ports,omitempty"`
 	Log      string             `json:"log"`
 	Stopped  *time.Time         `json:"stopped,omitempty"`
@@ -282,7 +286,7 @@ type recordSummary struct {
 }
 
 func summarize(r *Record) recordSummary {
-	return recordSummary{Name: r.Name, SpecPath: r.SpecPath, Started: r.Started, Detached: r.Detached, Worker: r.Worker, Cgroup: r.Cgroup,
+	return recordSummary{Name: r.Name, SpecPath: r.SpecPath, Started: r.Started, Detached: r.Detached, Worker: r.Worker, Cgroup: r.Cgroup, Marker: r.Marker,
 		Ports: r.Ports, Log: r.Log, Stopped: r.Stopped, Pending: r.Pending, RestartCount: r.RestartCount, Round: r.Round}
 }
 

@@ -18,7 +18,7 @@ func (la *Launch) newRecord(worker verify.Fingerprint, pending bool) *Record {
 		Name:       l.Name,
 		RecordSpec: RecordSpec{SpecPath: l.SpecPath, SpecHash: la.opts.SpecHash, Argv: secrets.Argv(t.root.cmd.Args), Dir: secrets.Text(la.dir())},
 		RecordRun:  RecordRun{Started: time.Now().UTC(), Detached: la.opts.Detach},
-		RecordTree: RecordTree{Root: t.root.fp, Worker: worker, Pgid: t.pgid, Cgroup: t.cgroup},
+		RecordTree: RecordTree{Root: t.root.fp, Worker: worker, Pgid: t.pgid, Cgroup: t.cgroup, Marker: t.marker},
 		RecordEnv:  RecordEnv{Env: map[string]string{}, WorkerEnv: map[string]string{}},
 		Log:        la.LogPath(),
 		RecordLife: RecordLife{Pending: pending},
@@ -110,6 +110,11 @@ func (la *Launch) record(worker int) error {
 		vars = live
 	}
 	for _, v := range vars {
+		if v.Name == MarkerVar {
+			// childproof's own marker, new at every launch: in the
+			// record's Marker, not the launch's environment.
+			continue
+		}
 		if _, seen := rec.WorkerEnv[v.Name]; !seen {
 			rec.WorkerEnv[v.Name] = la.State.Digest(v.Name, v.Value)
 			if rec.ExecEnv != nil {

@@ -149,6 +149,9 @@ func CompareEnv(before, after map[string]string, declared []string) *Delta {
 	for n := range after {
 		names[n] = true
 	}
+	// childproof's own per-launch marker differs between any two
+	// launches and is no part of the launch's environment.
+	delete(names, MarkerVar)
 	changed := map[string]bool{}
 	for _, n := range slices.Sorted(func(yield func(string) bool) {
 		for n := range names {

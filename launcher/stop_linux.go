@@ -36,7 +36,11 @@ func StopRecord(ctx context.Context, p proc.FS, st *State, rec *Record, timeout 
 			if killed {
 				how = "SIGKILL after " + timeout.String()
 			}
-			res.Message += fmt.Sprintf("; stopped the %d processes of its tree left in its cgroup with %s", n, how)
+			where := "in its cgroup"
+			if cgroup == "" {
+				where = "carrying its marker"
+			}
+			res.Message += fmt.Sprintf("; stopped the %d processes of its tree left %s with %s", n, where, how)
 		}
 		markStopped(st, rec, res)
 		removeCgroup(cgroup)
@@ -51,7 +55,7 @@ func StopRecord(ctx context.Context, p proc.FS, st *State, rec *Record, timeout 
 		return res, &Error{Outcome: Unproven, Kind: KindState, Msg: fmt.Sprintf("%s: cannot identify the worker (pid %d)", rec.Name, rec.Worker.Pid), Err: err}
 	}
 	defer unix.Close(wfd)
-	t := &procTree{p: p, leader: -1, pgid: rec.Pgid, cgroup: cgroup, pinned: map[int]int{rec.Worker.Pid: wfd}}
+	t := &procTree{p: p, leader: -1, pgid: rec.Pgid, cgroup: cgroup, marker: rec.Marker, pinned: map[int]int{rec.Worker.Pid: wfd}}
 	if rec.Root.Pid != rec.Worker.Pid && rec.Root.Pid == rec.Pgid {
 		if fd, l, _ := rec.Root.Open(p); l == verify.Alive {
 			t.leader = fd
@@ -86,16 +90,16 @@ func StopRecord(ctx context.Context, p proc.FS, st *State, rec *Record, timeout 
 	return res, nil
 }
 
-// stopLeftovers ends what is left in the launch's own cgroup once its
-// worker is gone (members of a cgroup childproof made for this launch are
-// the launch's, each signalled through its own pidfd); it returns how many
-// there were. Without a cgroup nothing identifies them, and nothing is
-// signalled.
+// stopLeftovers ends what is left of the launch's tree once its worker is
+// gone: the members of its own cgroup, or without one the processes that
+// carry its marker (each signalled through its own pidfd); it returns how
+// many there were. A record without either (written before markers)
+// identifies none, and nothing is signalled.
 func stopLeftovers(ctx context.Context, p proc.FS, rec *Record, cgroup string, timeout time.Duration) (n int, signalled, killed bool) {
-	if cgroup == "" {
+	if cgroup == "" && rec.Marker == "" {
 		return 0, false, false
 	}
-	t := &procTree{p: p, leader: -1, pgid: rec.Pgid, cgroup: cgroup, pinned: map[int]int{}}
+	t := &procTree{p: p, leader: -1, pgid: rec.Pgid, cgroup: cgroup, marker: rec.Marker, pinned: map[int]int{}}
 	n = len(t.live())
 	if n == 0 {
 		return 0, false, false

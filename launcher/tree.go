@@ -22,6 +22,14 @@ type procTree struct {
 	leader int       // pidfd of the process-group leader, -1 when none
 	pgid   int
 	cgroup string
+	// marker is the launch's MarkerVar value: without a cgroup, the
+	// processes carrying it are the tree's (and the process group is not
+	// signalled as a whole: a stranger may have joined it).
+	marker string
+	// scan makes members look for marked processes all over /proc (a
+	// launched tree while it is signalled and stopped; finding its worker
+	// needs only its descendants).
+	scan bool
 	// pinned maps pids to pidfds held since they were fingerprinted
 	// (stop: the recorded worker); they are signalled through those.
 	pinned map[int]int

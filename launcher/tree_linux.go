@@ -35,10 +35,31 @@ func (t *procTree) members() []int {
 	if t.root == nil {
 		// A recorded tree without a cgroup: the pinned processes (the
 		// recorded worker) and their descendants — a pre-fork server's
-		// workers, whatever uid they run as.
+		// workers, whatever uid they run as — and every process that
+		// carries the launch's marker.
 		for pid := range t.pinned {
 			out = append(out, pid)
 			out = append(out, t.p.Descendants(pid)...)
+		}
+		return t.withMarked(out)
+	}
+	if t.marker != "" {
+		// Without a cgroup: the root's descendants and every process
+		// carrying the marker (a setsid daemon that left the group); a
+		// stranger in the process group is none of them.
+		if !t.root.exited() {
+			out = append(out, root)
+			out = append(out, t.p.Descendants(root)...)
+		}
+		kids, _ := t.p.Children(os.Getpid())
+		for _, k := range kids {
+			if k != root && !slices.Contains(out, k) && hasMarker(t.p, k, t.marker) {
+				out = append(out, k)
+				out = append(out, t.p.Descendants(k)...)
+			}
+		}
+		if t.scan {
+			return t.withMarked(out)
 		}
 		return out
 	}
@@ -64,6 +85,9 @@ func (t *procTree) member(pid int) bool {
 	if t.cgroup != "" {
 		return inCgroup(t.p, pid, t.cgroup)
 	}
+	if t.marker != "" && hasMarker(t.p, pid, t.marker) {
+		return true
+	}
 	if t.root == nil {
 		for pinned := range t.pinned {
 			if pid == pinned || slices.Contains(t.p.Descendants(pinned), pid) {
@@ -73,6 +97,9 @@ func (t *procTree) member(pid int) bool {
 		return false
 	}
 	root := t.root.pid()
+	if t.marker != "" {
+		return pid == root || slices.Contains(t.p.Descendants(root), pid)
+	}
 	s, err := t.p.Stat(pid)
 	return err == nil && (s.Pgrp == t.pgid || pid == root || slices.Contains(t.p.Descendants(root), pid))
 }
@@ -85,8 +112,11 @@ func (t *procTree) member(pid int) bool {
 // in the caller's session can move itself into the launch's process
 // group, never into its cgroup. SIGKILL also kills the cgroup.
 func (t *procTree) Signal(sig unix.Signal) {
+	scan := t.scan
+	t.scan = true
+	defer func() { t.scan = scan }()
 	grouped := false
-	if t.leader >= 0 && t.cgroup == "" {
+	if t.leader >= 0 && t.cgroup == "" && t.marker == "" {
 		grouped = unix.PidfdSendSignal(t.leader, sig, nil, unix.PIDFD_SIGNAL_PROCESS_GROUP) == nil
 	}
 	inGroup := func(pid int) bool {
@@ -122,6 +152,7 @@ func (t *procTree) Signal(sig unix.Signal) {
 // through pidfds opened before the first signal, so that one re-parented
 // away from us is still seen to exit. It reports what it sent.
 func (t *procTree) Terminate(ctx context.Context, grace, killWait time.Duration, gone func() bool) (signalled, killed bool) {
+	t.scan = true
 	for _, pid := range t.members() {
 		if fd, err := unix.PidfdOpen(pid, 0); err == nil {
 			if t.member(pid) {
@@ -207,4 +238,18 @@ func (t *procTree) unwatch() {
 		unix.Close(fd)
 	}
 	t.watched = nil
+}
+
+// withMarked adds to pids the processes that carry the tree's marker
+// (none without one, or with a cgroup), each once.
+func (t *procTree) withMarked(pids []int) []int {
+	if t.marker == "" || t.cgroup != "" {
+		return pids
+	}
+	for _, pid := range markerPids(t.p, t.marker)[t.marker] {
+		if !slices.Contains(pids, pid) {
+			pids = append(pids, pid)
+		}
+	}
+	return pids
 }

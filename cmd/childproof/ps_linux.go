@@ -123,6 +123,9 @@ Launches stopped by childproof are shown with --all.`,
 					}
 					ports += " (as " + who + ")"
 				}
+				if e.Note != "" {
+					ports += " (" + e.Note + ")"
+				}
 				if e.Restarts > 0 || e.LastExit != nil {
 					ports += fmt.Sprintf(" (%s", plural(e.Restarts, "restart"))
 					if e.LastExit != nil {
