@@ -115,7 +115,7 @@ func Census(p proc.FS, st *State, all bool) ([]CensusEntry, error) {
 			if cg := trustedCgroup(r.Cgroup, r.Name); cg != "" {
 				rec := &Record{Name: r.Name, RecordTree: RecordTree{Cgroup: r.Cgroup}}
 				e.setMembers(liveMembers(p, rec))
-			} else if r.Cgroup == "" && r.Marker != "" {
+			} else if r.Marker != "" {
 				marked[r.Marker] = len(out)
 			}
 		}

@@ -202,7 +202,14 @@ const (
 	// (the kernel drops the old leader's tracing); its evidence then names
 	// the previous program and is not used (ExecEnv.Exe), and the process
 	// is never signalled for the detach (tracedByUs).
-	ptraceOptions    = unix.PTRACE_O_TRACEEXEC | unix.PTRACE_O_TRACEFORK | unix.PTRACE_O_TRACEVFORK
+	//
+	// PTRACE_O_EXITKILL: a tracer that dies (childproof SIGKILLed during
+	// the start window, before the worker is verified and everything is
+	// detached) takes its tracees with it, SIGKILLed by the kernel —
+	// instead of leaving them frozen for ever in a ptrace stop (state t)
+	// or running on half-started. What was forked untraced meanwhile is
+	// still found by the launch's journal record (cgroup, marker).
+	ptraceOptions    = unix.PTRACE_O_TRACEEXEC | unix.PTRACE_O_TRACEFORK | unix.PTRACE_O_TRACEVFORK | unix.PTRACE_O_EXITKILL
 	ptraceGetSiginfo = 0x4202
 	waitAll          = 0x40000000 // __WALL: threads and non-SIGCHLD children too
 	waitNoThread     = 0x20000000 // __WNOTHREAD: this thread's children and tracees only

@@ -366,6 +366,13 @@ func (la *Launch) launch(ctx context.Context, v *verify.Verifier, attempt int) e
 		reap()
 		return nil
 	}
+	if err := la.journal(argv); err != nil {
+		if cgf != nil {
+			cgf.Close()
+			removeCgroup(t.cgroup)
+		}
+		return err
+	}
 	err = start(cmd)
 	if err != nil && cgf != nil {
 		cgf.Close()

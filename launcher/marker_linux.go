@@ -143,7 +143,7 @@ func liveMembers(p proc.FS, rec *Record) []int {
 				add(pid)
 			}
 		}
-	} else if rec.Cgroup == "" && rec.Marker != "" {
+	} else if rec.Marker != "" {
 		for _, pid := range markerPids(p, rec.Marker)[rec.Marker] {
 			add(pid)
 		}

@@ -12,13 +12,18 @@ import (
 // newRecord is the record of this launch with worker as its worker: a
 // provisional one (pending) stands until the worker is verified.
 func (la *Launch) newRecord(worker verify.Fingerprint, pending bool) *Record {
+	return la.newRecordOf(la.tree.root.cmd.Args, la.tree.root.fp, worker, pending)
+}
+
+// newRecordOf is newRecord for argv, with root as the launch root.
+func (la *Launch) newRecordOf(argv []string, root, worker verify.Fingerprint, pending bool) *Record {
 	l, t := la.Spec, la.tree
 	secrets := la.Env.Secrets()
 	rec := &Record{
 		Name:       l.Name,
-		RecordSpec: RecordSpec{SpecPath: l.SpecPath, SpecHash: la.opts.SpecHash, Argv: secrets.Argv(t.root.cmd.Args), Dir: secrets.Text(la.dir())},
+		RecordSpec: RecordSpec{SpecPath: l.SpecPath, SpecHash: la.opts.SpecHash, Argv: secrets.Argv(argv), Dir: secrets.Text(la.dir())},
 		RecordRun:  RecordRun{Started: time.Now().UTC(), Detached: la.opts.Detach},
-		RecordTree: RecordTree{Root: t.root.fp, Worker: worker, Pgid: t.pgid, Cgroup: t.cgroup, Marker: t.marker},
+		RecordTree: RecordTree{Root: root, Worker: worker, Pgid: t.pgid, Cgroup: t.cgroup, Marker: t.marker},
 		RecordEnv:  RecordEnv{Env: map[string]string{}, WorkerEnv: map[string]string{}},
 		Log:        la.LogPath(),
 		RecordLife: RecordLife{Pending: pending},
@@ -32,6 +37,21 @@ func (la *Launch) newRecord(worker verify.Fingerprint, pending bool) *Record {
 		rec.Ports = append(rec.Ports, RecordPort{Number: pt.Number, Address: pt.PortAddress()})
 	}
 	return rec
+}
+
+// journal writes the launch's record before its tree exists: pending,
+// with no root or worker yet, but with what finds and stops the tree —
+// its cgroup and its marker. From the moment the tree can outlive
+// childproof (a SIGKILL between the fork and recordPending) it is in a
+// record that ps shows and stop ends. Written synchronously: a launch
+// that cannot record itself starts nothing.
+func (la *Launch) journal(argv []string) error {
+	rec := la.newRecordOf(argv, verify.Fingerprint{}, verify.Fingerprint{}, true)
+	if err := la.State.saveLaunched(rec); err != nil {
+		return &Error{Outcome: Invalid, Kind: KindState, Msg: "cannot record the launch", Err: err}
+	}
+	la.notes.pending = true
+	return nil
 }
 
 // recordPending writes the provisional record (Record.Pending) once the
@@ -56,7 +76,8 @@ func (la *Launch) recordPending() {
 // pendingDone waits until the provisional record is written (or failed).
 func (la *Launch) pendingDone() {
 	if la.notes.pendingWrite != nil {
-		la.notes.pending = <-la.notes.pendingWrite
+		// The journal record stands even if this update failed.
+		la.notes.pending = <-la.notes.pendingWrite || la.notes.pending
 		la.notes.pendingWrite = nil
 	}
 }

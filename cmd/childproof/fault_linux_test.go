@@ -292,10 +292,11 @@ func uniqueName(prefix string) string {
 }
 
 // TestFaultDetachedRunKilled: SIGKILL of `run --detach`, once after it has
-// verified (the worker lives on, as asked) and once mid-launch (the worker,
-// in a session of its own, lives on too). Both times ps reports the
-// launch truthfully — alive, or unverified when childproof died before
-// verifying — with the worker on its port, and stop ends it.
+// verified (the worker lives on, as asked) and twice mid-launch: traced for
+// exec capture, the tree dies with its tracer (PTRACE_O_EXITKILL) and ps
+// says gone; untraced, the worker, in a session of its own, lives on. Each
+// time ps reports the launch truthfully — alive, gone, or unverified when
+// childproof died before verifying — and stop ends what runs.
 func TestFaultDetachedRunKilled(t *testing.T) {
 	e := newFaultEnv(t)
 
@@ -324,9 +325,30 @@ func TestFaultDetachedRunKilled(t *testing.T) {
 		t.Error("a listener is left on the port")
 	}
 
-	// Mid-launch: the worker is started but not yet listening; the launch
+	// Mid-launch, with exec capture (the default): the tree is traced
+	// with PTRACE_O_EXITKILL until the worker is verified, so it dies with
+	// the killed childproof — nothing runs on, nothing stays in a ptrace
+	// stop — and the journal record says what was being launched.
+	spec, port, pidfile = e.spec("traced", `CHILDPROOF_FAULT_DELAY = "1s"`)
+	c, _ = e.background("run", "--detach", spec+":traced")
+	pid, fd = e.worker(pidfile)
+	c.Process.Kill()
+	c.Wait()
+	if !waitExited(fd, 3*time.Second) {
+		t.Errorf("the traced tree %d outlived its killed tracer", pid)
+		unix.PidfdSendSignal(fd, unix.SIGKILL, nil, 0)
+	}
+	if l, ok := e.ps(true)["traced"]; !ok || l.Status != "gone" || !l.Pending {
+		t.Errorf("ps after a traced launch was killed: %+v (listed: %v), want gone and never verified", l, ok)
+	}
+	if _, stderr, code := e.run("stop", "traced"); code != 0 {
+		t.Errorf("stop: exit %d %s", code, stderr)
+	}
+
+	// Mid-launch, untraced: the worker is started but not yet listening; the launch
 	// root is a shell that execs it (the root's exe changes under the
 	// provisional record).
+	t.Setenv("CHILDPROOF_NO_EXEC_CAPTURE", "1")
 	spec, port, pidfile = e.spec("mid", `CHILDPROOF_FAULT_DELAY = "1s"`)
 	src, _ := os.ReadFile(spec)
 	os.WriteFile(spec, bytes.Replace(src, []byte(`command = ["childproof"]`), []byte(`command = ["sh", "-c", "sleep 0.2; exec childproof"]`), 1), 0o644)
