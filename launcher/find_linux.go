@@ -519,7 +519,7 @@ func (la *Launch) waitAdded(ctx context.Context, r *verify.Report, worker, wfd i
 // interrupted is the failure of a start whose context ended (err) before
 // the worker was ready.
 func (la *Launch) interrupted(r *verify.Report, err error) *Error {
-	r.Add(verify.KindNotReady, "interrupted: %v", err)
-	r.ExitCode = verify.CodeExited
-	return &Error{Outcome: Exited, Kind: verify.KindNotReady, Msg: la.withTail(r, "interrupted before the worker was ready"), Report: r, Err: err}
+	r.Add(verify.KindInterrupted, "interrupted (Ctrl-C or SIGTERM) before the worker was ready; what was started is stopped")
+	r.ExitCode = verify.CodeInterrupted
+	return &Error{Outcome: Exited, Kind: verify.KindInterrupted, Msg: la.withTail(r, "interrupted before the worker was ready; what was started is stopped"), Report: r, Err: err}
 }

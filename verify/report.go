@@ -121,6 +121,9 @@ const (
 	CodeVerify  = 3
 	CodeForeign = 4
 	CodeExited  = 5
+	// CodeInterrupted: SIGINT or SIGTERM ended the launch before its
+	// worker was verified (128+SIGINT, as a shell reports Ctrl-C).
+	CodeInterrupted = 130
 )
 
 // Kind is what a Problem is about. Its string is stable: it is the "kind"
@@ -162,6 +165,9 @@ const (
 	// KindUntrustedRecord: a state-dir record fails authentication; it
 	// is reported and never acted on.
 	KindUntrustedRecord Kind = "untrusted-record"
+	// KindInterrupted: the caller interrupted the launch (Ctrl-C, SIGTERM)
+	// before its worker was verified; what it had started is stopped.
+	KindInterrupted Kind = "interrupted"
 )
 
 // NewReport returns an empty report of launch name (every list empty, not
@@ -192,6 +198,8 @@ func (r *Report) Code() int {
 	switch {
 	case len(r.Problems) == 0:
 		return CodeOK
+	case r.Has(KindInterrupted):
+		return CodeInterrupted
 	case r.Has(KindExited):
 		return CodeExited
 	case r.Has(KindPortForeign):

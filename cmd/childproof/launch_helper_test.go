@@ -18,6 +18,7 @@ import (
 // makes it print two lines and exit with CODE before listening.
 // CHILDPROOF_TEST_PIDFILE names a file it writes its pid to.
 // CHILDPROOF_TEST_SERVE2=ADDR makes it listen on a second address too.
+// CHILDPROOF_TEST_IGNORE_INT=1 makes it ignore SIGINT (SIGTERM ends it).
 //
 // `childproof test-free-port [FILE]` (test binary only) writes a port
 // nothing listens on to ./port (or FILE), so that scripts run concurrently (and several
@@ -140,7 +141,13 @@ func testHelperMain() {
 		}()
 	}
 	sig := make(chan os.Signal, 1)
-	signal.Notify(sig, syscall.SIGTERM, syscall.SIGINT)
+	if os.Getenv("CHILDPROOF_TEST_IGNORE_INT") != "" {
+		// A worker that ignores Ctrl-C: only SIGTERM ends it.
+		signal.Ignore(syscall.SIGINT)
+		signal.Notify(sig, syscall.SIGTERM)
+	} else {
+		signal.Notify(sig, syscall.SIGTERM, syscall.SIGINT)
+	}
 	<-sig
 	os.Exit(0)
 }

@@ -70,16 +70,8 @@ func (a *app) supervise(la *launcher.Launch, name string, detach bool, sigs chan
 		return nil
 	}
 	shrinkForSupervision()
-	go func() {
-		for {
-			select {
-			case s := <-sigs:
-				la.Signal(s.(syscall.Signal))
-			case <-la.Done():
-				return
-			}
-		}
-	}()
+	f := &signalForwarder{stderr: a.stderr, name: name, la: la}
+	go f.run(sigs, la.Done())
 	if code := la.Wait().ExitCode(); code != 0 {
 		return silentExit(code)
 	}

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"fmt"
 	"os"
 	"runtime"
@@ -13,7 +12,10 @@ import (
 func TestMain(m *testing.M) {
 	testHelperMain()
 	testscript.Main(m, map[string]func(){
-		"childproof": func() { os.Exit(runOn(context.Background(), testGOOS(), os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) },
+		"childproof": func() {
+			ctx, _ := signalContext()
+			os.Exit(runOn(ctx, testGOOS(), os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+		},
 	})
 }
 

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"os"
 	"sync/atomic"
-	"syscall"
 
 	"github.com/childproof/childproof/launcher"
 )
@@ -21,19 +20,8 @@ func (a *app) superviseRestarts(ctx context.Context, la *launcher.Launch, opts l
 	ctx = context.WithoutCancel(ctx)
 	for n := 0; ; n++ {
 		done := make(chan struct{})
-		go func(la *launcher.Launch) {
-			for {
-				select {
-				case s := <-sigs:
-					if s != syscall.SIGHUP {
-						stopping.Store(true)
-					}
-					la.Signal(s.(syscall.Signal))
-				case <-done:
-					return
-				}
-			}
-		}(la)
+		f := &signalForwarder{stderr: a.stderr, name: l.Name, la: la, onStop: func() { stopping.Store(true) }}
+		go f.run(sigs, done)
 		code := la.Wait().ExitCode()
 		close(done)
 		d, again := restartAfter(l.Restart, code, n, stopping.Load())
