@@ -215,7 +215,9 @@ func StartFile(tb testing.TB, path, name string, vars map[string]string, opts la
 }
 
 // FreePort returns a TCP port on 127.0.0.1 that nothing listens on right
-// now, and never the same port twice in one test binary. The port is taken
+// now, never the same port twice in one test binary, and none that
+// another test binary running on the machine got from FreePort (each
+// port handed out is reserved until the binary exits). The port is taken
 // from below the kernel's ephemeral range (net.ipv4.ip_local_port_range,
 // 32768–60999 by default): the kernel never hands those to a connect() or
 // to a listen on port 0, so no client socket of a concurrent test (a
@@ -236,7 +238,7 @@ func FreePort(tb testing.TB) int {
 		}
 		port := ln.Addr().(*net.TCPAddr).Port
 		ln.Close()
-		if !ports[port] {
+		if !ports[port] && reserve(port) {
 			ports[port] = true
 			return port
 		}
@@ -275,6 +277,9 @@ func freePortIn(lo, hi int) (int, bool) {
 			return false
 		}
 		ln.Close()
+		if !reserve(port) {
+			return false
+		}
 		ports[port] = true
 		return true
 	}
@@ -319,7 +324,24 @@ func ephemeralLow() int {
 var (
 	portsMu sync.Mutex
 	ports   = map[int]bool{}
+	// held are the reservations of the ports handed out, open until the
+	// test binary exits.
+	held []net.Listener
 )
+
+// reserve claims port for this test binary against every other one on
+// the machine (go test ./... runs several packages' binaries at once): a
+// listener on the abstract unix socket "@childproof-port-N", which the
+// kernel releases when the process exits, however it exits; no file is
+// left. false: another test binary holds it. Called with portsMu held.
+func reserve(port int) bool {
+	ln, err := net.Listen("unix", fmt.Sprintf("@childproof-port-%d", port))
+	if err != nil {
+		return false
+	}
+	held = append(held, ln)
+	return true
+}
 
 // failure describes a failed launch for a test log.
 func failure(name string, err error) string {

@@ -627,3 +627,42 @@ func TestHelperFailsWithArtifacts(t *testing.T) {
 		Start(t, &schema.Launch{Name: "dies", Command: []string{"sh", "-c", "echo 'FATAL: gone'; exit 2"}, Ports: []schema.Port{{Number: FreePort(t)}}}, launcher.Options{})
 	})
 }
+
+// TestFreePortAcrossBinaries: a port this test binary got from
+// FreePortIn is refused to another test binary while this one runs
+// (nothing listens on it: only the reservation stops the other).
+func TestFreePortAcrossBinaries(t *testing.T) {
+	t.Parallel()
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	port := FreePortIn(t, 23000, 23999)
+	cmd := exec.Command(exe, "-test.run=^TestHelperAsksForPort$", "-test.count=1")
+	cmd.Env = append(os.Environ(), "LAUNCHERTEST_HELPER=1", fmt.Sprintf("LAUNCHERTEST_PORT=%d", port))
+	out, _ := cmd.CombinedOutput()
+	if want := fmt.Sprintf("refused: launchertest: FreePortIn(%d, %d): no port of the range is free", port, port); !strings.Contains(string(out), want) {
+		t.Errorf("the other binary was not refused the port (want %q):\n%s", want, out)
+	}
+}
+
+// TestHelperAsksForPort asks for the port LAUNCHERTEST_PORT and says
+// whether it got it, for TestFreePortAcrossBinaries.
+func TestHelperAsksForPort(t *testing.T) {
+	if os.Getenv("LAUNCHERTEST_HELPER") != "1" {
+		t.Skip("run by TestFreePortAcrossBinaries")
+	}
+	port, _ := strconv.Atoi(os.Getenv("LAUNCHERTEST_PORT"))
+	f := &fakeTB{TB: t}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		FreePortIn(f, port, port)
+	}()
+	<-done
+	if f.fatal != "" {
+		fmt.Println("refused:", f.fatal)
+	} else {
+		fmt.Println("got", port)
+	}
+}
