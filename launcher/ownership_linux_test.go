@@ -240,3 +240,46 @@ func TestMarkerNotGroup(t *testing.T) {
 		return err != nil || s.State == 'Z'
 	})
 }
+
+// TestRelaunchAfterInterrupted: a relaunch SIGKILLed mid-launch leaves its
+// journal record (pending, no worker environment) over the verified one;
+// the next relaunch stops what that record names and measures its delta
+// against the last verified round's worker, instead of failing until a
+// stop and a run.
+func TestRelaunchAfterInterrupted(t *testing.T) {
+	st, err := OpenState(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	l := stubborn("interrupted")
+	l.Command = []string{"sleep", "600"}
+	l.Worker = schema.Worker{Comm: "sleep"}
+	first, err := Start(context.Background(), l, Options{State: st, Detach: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// What a relaunch killed between its journal and its verified record
+	// leaves: the journal of a launch whose tree is the first one's.
+	rec, err := st.Load(l.Name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec.Pending, rec.WorkerEnv, rec.ExecEnv, rec.Env, rec.Round = true, nil, nil, map[string]string{}, rec.Round+1
+	if err := st.Save(rec); err != nil {
+		t.Fatal(err)
+	}
+	la, res, err := Relaunch(context.Background(), l, RelaunchOptions{Options: Options{State: st, Detach: true, EnvInput: EnvInput{Set: map[string]string{"X": "1"}}}})
+	if err != nil {
+		t.Fatalf("relaunch after an interrupted one: %v", err)
+	}
+	defer StopLaunch(context.Background(), proc.Default, st, l.Name, time.Second, time.Second, nil)
+	if first.Worker().Check(proc.Default) == verify.Alive {
+		t.Error("the interrupted launch's tree still runs")
+	}
+	if res.Delta == nil || !res.Delta.OK() {
+		t.Fatalf("delta: %+v", res.Delta)
+	}
+	if la.Worker().Check(proc.Default) != verify.Alive {
+		t.Fatal("the new worker does not run")
+	}
+}

@@ -303,7 +303,20 @@ func relaunch(ctx context.Context, l *schema.Launch, opts RelaunchOptions) (*Lau
 		return nil, nil, &Error{Outcome: Invalid, Kind: KindState, Msg: "record", Err: err}
 	}
 	res := &RelaunchResult{Previous: prev}
-	if len(prev.WorkerEnv) == 0 {
+	// base is what the relaunch's delta is measured against: the record,
+	// or — when the record is the journal of a launch cut short (a
+	// childproof SIGKILLed mid-relaunch) — its last verified round's
+	// worker. prev stays what is stopped.
+	base := prev
+	if len(prev.WorkerEnv) == 0 && prev.Pending {
+		if r := st.lastVerifiedRound(l.Name); r != nil {
+			b := *prev
+			b.WorkerEnv, b.Round = r.WorkerEnv, r.N
+			b.Env = map[string]string{}
+			base = &b
+		}
+	}
+	if len(base.WorkerEnv) == 0 {
 		return nil, res, &Error{Outcome: Invalid, Kind: KindState,
 			Msg:  fmt.Sprintf("the record of %q holds no digests of its worker's environment: there is nothing to compare a relaunch with", l.Name),
 			Hint: opts.Audience.say("start it with 'childproof run' (this childproof records them)", "start it with launcher.Start (this version records them)")}
@@ -311,7 +324,7 @@ func relaunch(ctx context.Context, l *schema.Launch, opts RelaunchOptions) (*Lau
 	// The overrides in effect: the baseline round's (or --round N's)
 	// carried forward, minus --unset, plus --set. A secret one that is not
 	// given again fails here, before anything is stopped.
-	plan, set, must, may, err := planRelaunch(st, l, prev, opts)
+	plan, set, must, may, err := planRelaunch(st, l, base, opts)
 	if err != nil {
 		return nil, res, err
 	}
@@ -331,7 +344,7 @@ func relaunch(ctx context.Context, l *schema.Launch, opts RelaunchOptions) (*Lau
 	// verification proves reaches the worker verbatim) that is not a --set
 	// name but differs from the recorded worker's value, or an override of
 	// the recorded launch (a --set of its round) that nothing sets now.
-	if r := predictDelta(st, prev, env, allowed); r != nil {
+	if r := predictDelta(st, base, env, allowed); r != nil {
 		r.Name = l.Name
 		return nil, res, &Error{Outcome: Unproven, Kind: verify.KindDelta, Report: r,
 			Msg:  "the relaunch would change more than the --set names: " + r.Problems[0].Message + "; nothing was stopped",
@@ -357,7 +370,7 @@ func relaunch(ctx context.Context, l *schema.Launch, opts RelaunchOptions) (*Lau
 			res.EnvFilesRestored = true
 		}
 	}()
-	baseline := *prev
+	baseline := *base
 	p := opts.Proc
 
 	// The lock is held from the stop of the recorded launch to the start

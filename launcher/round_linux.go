@@ -735,3 +735,15 @@ func exists(path string) bool {
 	_, err := os.Lstat(path)
 	return err == nil
 }
+
+// lastVerifiedRound is the newest round of name whose worker was verified
+// (with its environment digests), or nil.
+func (s *State) lastVerifiedRound(name string) *Round {
+	rounds, _ := s.rounds(name)
+	for i := len(rounds) - 1; i >= 0; i-- {
+		if r := rounds[i]; r.Outcome == "verified" && len(r.WorkerEnv) > 0 {
+			return r
+		}
+	}
+	return nil
+}
