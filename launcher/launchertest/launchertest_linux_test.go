@@ -373,6 +373,12 @@ func TestReadyFuncAndHTTPMatcher(t *testing.T) {
 		Status: func(code int) bool { return code == 200 },
 		Body:   regexp.MustCompile(`^ok\n$`),
 		Func: func(ctx context.Context) error {
+			// Called only once the verified worker owns its port.
+			if c, err := net.Dial("tcp", fmt.Sprintf("127.0.0.1:%d", l.Ports[0].Number)); err != nil {
+				t.Errorf("Func called before the port was owned: %v", err)
+			} else {
+				c.Close()
+			}
 			if calls.Add(1) < 3 {
 				return errors.New("warming")
 			}
