@@ -125,6 +125,11 @@ type plan struct {
 	envFile      string
 	envFileNames []string
 
+	// argRefs are the names an env() in the argv reads that no override
+	// sets: the engine supplies them like secrets (they reach the worker's
+	// environment too, which under run they would not).
+	argRefs []string
+
 	// verify are the arguments of `childproof verify` after the pid.
 	verify []string
 	// notes are extra lines for the output's header comment.
@@ -148,9 +153,17 @@ func newPlan(l *schema.Launch, o Options) (*plan, error) {
 	}
 	// The SLURM step runs childproof itself, which reads the spec there:
 	// secrets and paths stay the spec's business.
+	// An env() in an argument becomes the engine's own reference to the
+	// variable (systemd ${NAME}, Kubernetes $(NAME), Nomad ${NAME}); the
+	// engine supplies it like a secret. A file() value cannot be.
+	var argRefs []string
 	if o.Engine != Slurm {
-		if parts := sensitiveParts(l); len(parts) > 0 {
-			return nil, unsupported(parts[0], "its value comes from env() or file(), a secret, and would have to be written into the output; pass the secret through env (it becomes a reference) or write the value in the spec")
+		for _, part := range sensitiveParts(l) {
+			refs, ok := p.argEnvRefs(part)
+			if !ok {
+				return nil, unsupported(part, "its value comes from file() (or env() outside the argv), a secret, and would have to be written into the output; pass the secret through env (it becomes a reference) or write the value in the spec")
+			}
+			argRefs = append(argRefs, refs...)
 		}
 	}
 	if o.Engine != Slurm {
@@ -198,7 +211,14 @@ func newPlan(l *schema.Launch, o Options) (*plan, error) {
 		p.secrets = append(p.secrets, name)
 		p.fromCaller = append(p.fromCaller, name)
 	}
+	for _, name := range argRefs {
+		if !slices.Contains(p.secrets, name) {
+			p.secrets = append(p.secrets, name)
+			p.argRefs = append(p.argRefs, name)
+		}
+	}
 	slices.Sort(p.secrets)
+	slices.Sort(p.argRefs)
 	// The check: every protected name, with its value where it may be
 	// written; the first port; the worker's comm.
 	for _, name := range l.Protected() {
@@ -380,5 +400,84 @@ func (p *plan) envRefs() []string {
 		}
 	}
 	slices.Sort(out)
+	return out
+}
+
+// argEnvRefs reports, for a sensitive part of the launch, whether it is an
+// argv element whose secret parts are all env() references (no file()
+// contents), and the names it reads.
+func (p *plan) argEnvRefs(part string) ([]string, bool) {
+	l := p.l
+	var v string
+	var i int
+	switch {
+	case strings.HasPrefix(part, "command[") && len(l.Dispatch) == 0:
+		if _, err := fmt.Sscanf(part, "command[%d]", &i); err != nil || i < 0 || i >= len(l.Command) {
+			return nil, false
+		}
+		v = l.Command[i]
+	case strings.HasPrefix(part, "dispatch["):
+		if _, err := fmt.Sscanf(part, "dispatch[%d]", &i); err != nil || i < 1 || i >= len(l.Dispatch) {
+			return nil, false // dispatch[0] is the script: a path, written as one
+		}
+		v = l.Dispatch[i]
+	default:
+		return nil, false
+	}
+	var names []string
+	for _, s := range l.SecretValues {
+		if strings.HasPrefix(s.Name, "file:") {
+			if s.Value != "" && strings.Contains(v, s.Value) {
+				return nil, false
+			}
+			continue
+		}
+		ph, _ := LookupEnv(s.Name)
+		if strings.Contains(v, ph) {
+			names = append(names, s.Name)
+		}
+	}
+	return names, len(names) > 0
+}
+
+// argPieces splits an argv element into literal text and env() references
+// (ref non-empty), in order.
+func argPieces(s string, refs []string) []argPiece {
+	var out []argPiece
+	for s != "" {
+		best, at := "", -1
+		for _, n := range refs {
+			ph, _ := LookupEnv(n)
+			if i := strings.Index(s, ph); i >= 0 && (at < 0 || i < at) {
+				best, at = n, i
+			}
+		}
+		if at < 0 {
+			out = append(out, argPiece{lit: s})
+			break
+		}
+		if at > 0 {
+			out = append(out, argPiece{lit: s[:at]})
+		}
+		out = append(out, argPiece{ref: best})
+		ph, _ := LookupEnv(best)
+		s = s[at+len(ph):]
+	}
+	return out
+}
+
+type argPiece struct{ lit, ref string }
+
+// envReferenced returns the env() names whose placeholder is in s.
+func (p *plan) envReferenced(s string) []string {
+	var out []string
+	for _, sv := range p.l.SecretValues {
+		if strings.HasPrefix(sv.Name, "file:") || slices.Contains(out, sv.Name) {
+			continue
+		}
+		if ph, _ := LookupEnv(sv.Name); strings.Contains(s, ph) {
+			out = append(out, sv.Name)
+		}
+	}
 	return out
 }

@@ -137,21 +137,50 @@ func TestRenderUnknownEngine(t *testing.T) {
 }
 
 func TestRenderSecretPart(t *testing.T) {
-	dir := writeTree(t, map[string]string{"spec.hcl": `launch "a" {
-  command = ["sleep", env("ARG")]
+	dir := writeTree(t, map[string]string{"key.txt": canary, "spec.hcl": `launch "a" {
+  command = ["sleep", env("ARG"), "--key=${env("KEY")}/$x", "a b${env("ARG")}"]
+}
+launch "f" {
+  command = ["sleep", file("key.txt")]
 }`})
 	l := load(t, dir, "a")
-	for _, e := range []string{Systemd, Kubernetes, Nomad} {
-		_, err := Render(context.Background(), l, Options{Engine: e, Image: "img"})
-		var ue *UnsupportedError
-		if !asUnsupported(err, &ue) || ue.Feature != "command[1]" {
-			t.Errorf("%s: err = %v, want an UnsupportedError for command[1]", e, err)
+	// An env() in an argument is the engine's own reference to the
+	// variable, which the engine supplies like a secret.
+	unit := render(t, l, Options{Engine: Systemd, Childproof: "/bin/true"})
+	for _, want := range []string{
+		`ExecStart=sleep ${ARG} --key=${KEY}/$$x "a b${ARG}"` + "\n",
+		"#   ARG=<secret; ExecStart= reads it as ${ARG}>\n", "#   KEY=<secret; ExecStart= reads it as ${KEY}>\n",
+		"EnvironmentFile=/etc/childproof/a.env\n",
+	} {
+		if !strings.Contains(unit, want) {
+			t.Errorf("unit lacks %q:\n%s", want, unit)
+		}
+	}
+	systemdVerify(t, "a", unit)
+	manifest := render(t, l, Options{Engine: Kubernetes, Image: "img"})
+	for _, want := range []string{`- "$(ARG)"` + "\n", `- "--key=$(KEY)/$$x"` + "\n", `- "a b$(ARG)"` + "\n", "key: ARG\n", "key: KEY\n"} {
+		if !strings.Contains(manifest, want) {
+			t.Errorf("manifest lacks %q:\n%s", want, manifest)
+		}
+	}
+	job := render(t, l, Options{Engine: Nomad})
+	for _, want := range []string{`args     = ["$${ARG}", "--key=$${KEY}/$x", "a b$${ARG}"]`, "ARG={{", "KEY={{"} {
+		if !strings.Contains(job, want) {
+			t.Errorf("job lacks %q:\n%s", want, job)
 		}
 	}
 	// SLURM's step runs childproof, which reads the spec on the node.
 	script := render(t, l, Options{Engine: Slurm})
-	if !strings.Contains(script, "never written here: ARG.") || !strings.Contains(script, "for name in ARG; do") {
+	if !strings.Contains(script, "never written here: ARG, KEY.") || !strings.Contains(script, "for name in ARG KEY; do") {
 		t.Errorf("script:\n%s", script)
+	}
+	// file() contents cannot be a reference.
+	for _, e := range []string{Systemd, Kubernetes, Nomad} {
+		_, err := Render(context.Background(), load(t, dir, "f"), Options{Engine: e, Image: "img"})
+		var ue *UnsupportedError
+		if !asUnsupported(err, &ue) || ue.Feature != "command[1]" || strings.Contains(err.Error(), canary) {
+			t.Errorf("%s: err = %v, want an UnsupportedError for command[1]", e, err)
+		}
 	}
 }
 

@@ -175,7 +175,25 @@ func (p *plan) kubernetes() ([]byte, error) {
 		notes = append(notes, fmt.Sprintf("restart max %d and backoff %s are not expressible: the kubelet restarts with its own back-off (10s doubling to 5m), without a limit.", l.Restart.EffectiveMax(), l.Restart.EffectiveBackoff()))
 	}
 
-	c := k8sContainer{Name: l.Name, Image: p.o.Image, Command: p.argv[:1], Args: p.argv[1:], WorkingDir: p.dir}
+	// Kubernetes expands $(NAME) in command and args from the container's
+	// env (and reduces $$ to $): every $ is doubled, and an env() in an
+	// argument becomes $(NAME), supplied by a secretKeyRef.
+	argv := make([]string, len(p.argv))
+	for i, a := range p.argv {
+		var w strings.Builder
+		for _, pc := range argPieces(a, p.envReferenced(a)) {
+			if pc.ref != "" {
+				w.WriteString("$(" + pc.ref + ")")
+			} else {
+				w.WriteString(strings.ReplaceAll(pc.lit, "$", "$$"))
+			}
+		}
+		argv[i] = w.String()
+	}
+	if len(p.argRefs) > 0 {
+		notes = append(notes, fmt.Sprintf("%s: read by an argument as $(NAME), so the container's env has %s too (under childproof run only the argument would).", strings.Join(p.argRefs, ", "), plural(len(p.argRefs), "it", "them")))
+	}
+	c := k8sContainer{Name: l.Name, Image: p.o.Image, Command: argv[:1], Args: argv[1:], WorkingDir: p.dir}
 	c.SecurityContext, notes = k8sRunAs(l, notes)
 	for _, pt := range l.Ports {
 		kp := k8sPort{ContainerPort: pt.Number, Protocol: "TCP"}

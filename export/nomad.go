@@ -92,9 +92,23 @@ func (p *plan) nomad() ([]byte, error) {
 		w.Attr("user", hcltext.Quote(l.User))
 	}
 	w.Block("config")
-	w.Attr("command", hcltext.Quote(p.argv[0]))
-	if len(p.argv) > 1 {
-		w.Attr("args", hcltext.List(p.argv[1:]))
+	// An env() in an argument is Nomad's own interpolation, ${NAME}, of
+	// the task's environment (the template below sets it).
+	argv := make([]string, len(p.argv))
+	for i, a := range p.argv {
+		var s strings.Builder
+		for _, pc := range argPieces(a, p.envReferenced(a)) {
+			if pc.ref != "" {
+				s.WriteString("${" + pc.ref + "}")
+			} else {
+				s.WriteString(pc.lit)
+			}
+		}
+		argv[i] = s.String()
+	}
+	w.Attr("command", hcltext.Quote(argv[0]))
+	if len(argv) > 1 {
+		w.Attr("args", hcltext.List(argv[1:]))
 	}
 	w.Attr("work_dir", hcltext.Quote(p.dir))
 	w.Attr("pid_mode", hcltext.Quote("private"))

@@ -17,11 +17,22 @@ const SecretEnvDir = "/etc/childproof"
 // systemd renders a service unit (systemd.service(5), systemd.exec(5)).
 func (p *plan) systemd() ([]byte, error) {
 	l := p.l
-	for i, name := range l.EffectiveInherit() {
-		if schema.IsInheritPattern(name) {
-			return nil, &UnsupportedError{Engine: Systemd, Feature: fmt.Sprintf("inherit[%d] %q", i, name), Part: fmt.Sprintf("inherit[%d]", i),
-				Reason: "PassEnvironment= passes variables by name only; list the names"}
+	// PassEnvironment= passes the manager's variables by name: a pattern
+	// cannot be one, and the manager has no HOME, USER, LOGNAME or SHELL
+	// (systemd sets those only for a unit with User=).
+	var pass, patterns, unset []string
+	for _, name := range l.EffectiveInherit() {
+		switch {
+		case schema.IsInheritPattern(name):
+			patterns = append(patterns, name)
+		case slices.Contains(managerLacks, name):
+			unset = append(unset, name)
+		default:
+			pass = append(pass, name)
 		}
+	}
+	if err := p.checkSystemdEnvFile(); err != nil {
+		return nil, err
 	}
 	secretFile := SecretEnvDir + "/" + l.Name + ".env"
 	// systemd's EnvironmentFile= wins over Environment=, so an override of
@@ -37,7 +48,9 @@ func (p *plan) systemd() ([]byte, error) {
 		env = append(env, v)
 	}
 	for _, n := range p.secrets {
-		if slices.Contains(p.fromCaller, n) {
+		if slices.Contains(p.argRefs, n) {
+			viaFile = append(viaFile, n+"=<secret; ExecStart= reads it as ${"+n+"}>")
+		} else if slices.Contains(p.fromCaller, n) {
 			viaFile = append(viaFile, n+"=<required; the caller's value under run (inherit)>")
 		} else {
 			viaFile = append(viaFile, n+"=<secret>")
@@ -70,6 +83,15 @@ func (p *plan) systemd() ([]byte, error) {
 	}
 	if l.Restart.EffectivePolicy() != schema.RestartNever {
 		comment("systemd waits RestartSec= before every restart; childproof run doubles the wait up to 30s.")
+		comment("After StartLimitBurst= starts the unit stays failed: systemctl reset-failed %s before starting it again.", l.Name)
+	}
+	comment("systemctl stop sends SIGTERM to the unit's processes and SIGKILL after TimeoutStopSec= (%s, childproof stop's wait).", durationString(stopTimeout))
+	if len(patterns) > 0 {
+		comment("inherit %s: PassEnvironment= takes names, and the service manager has no such variables:", strings.Join(quoteAll(patterns), ", "))
+		comment("set the ones the worker needs in %s (read if it exists).", secretFile)
+	}
+	if len(unset) > 0 {
+		comment("inherit %s: not passed; the service manager has none (systemd sets them for a unit with User=).", strings.Join(unset, ", "))
 	}
 	for _, n := range p.notes {
 		comment("%s", n)
@@ -103,15 +125,17 @@ func (p *plan) systemd() ([]byte, error) {
 	if l.Group != "" {
 		fmt.Fprintf(&b, "Group=%s\n", l.Group)
 	}
-	fmt.Fprintf(&b, "ExecStart=%s\n", execLine(p.argv))
-	if inh := l.EffectiveInherit(); len(inh) > 0 {
-		fmt.Fprintf(&b, "PassEnvironment=%s\n", strings.Join(inh, " "))
+	fmt.Fprintf(&b, "ExecStart=%s\n", p.systemdExecStart())
+	if len(pass) > 0 {
+		fmt.Fprintf(&b, "PassEnvironment=%s\n", strings.Join(pass, " "))
 	}
 	if p.envFile != "" {
 		fmt.Fprintf(&b, "EnvironmentFile=%s\n", specifierEscape(p.envFile))
 	}
 	if len(viaFile) > 0 {
 		fmt.Fprintf(&b, "EnvironmentFile=%s\n", specifierEscape(secretFile))
+	} else if len(patterns) > 0 {
+		fmt.Fprintf(&b, "EnvironmentFile=-%s\n", specifierEscape(secretFile))
 	}
 	for _, v := range env {
 		fmt.Fprintf(&b, "Environment=%s\n", quoteSystemd(v.Name+"="+v.Value, false))
@@ -128,6 +152,7 @@ func (p *plan) systemd() ([]byte, error) {
 	check = append(check, "--wait", durationString(l.ReadyTimeout()))
 	fmt.Fprintf(&b, "ExecStartPost=%s\n", execLineRaw(check, 3, 5))
 	b.WriteString("KillMode=control-group\n")
+	fmt.Fprintf(&b, "TimeoutStopSec=%s\n", durationString(stopTimeout))
 	switch r.EffectivePolicy() {
 	case schema.RestartNever:
 		b.WriteString("Restart=no\n")
@@ -141,6 +166,55 @@ func (p *plan) systemd() ([]byte, error) {
 	}
 	b.WriteString("\n[Install]\nWantedBy=multi-user.target\n")
 	return []byte(b.String()), nil
+}
+
+// managerLacks are the inherit names a system service manager has no value
+// of: PassEnvironment= would pass nothing.
+var managerLacks = []string{"HOME", "USER", "LOGNAME", "SHELL"}
+
+// stopTimeout is the unit's TimeoutStopSec=: childproof stop's default
+// wait after SIGTERM (a spec has no stop timeout of its own).
+const stopTimeout = 10 * time.Second
+
+// systemdExecStart renders the argv for ExecStart=, an env() in an
+// argument as ${NAME} (systemd substitutes it, as one word, from the
+// unit's environment: the secret env file sets it).
+func (p *plan) systemdExecStart() string {
+	words := make([]string, len(p.argv))
+	for i, a := range p.argv {
+		refs := p.envReferenced(a)
+		if len(refs) == 0 {
+			words[i] = quoteSystemd(a, true)
+			continue
+		}
+		// Quote with plain stand-ins for the references, then put
+		// ${NAME} where they are.
+		var lit strings.Builder
+		pieces := argPieces(a, refs)
+		for j, pc := range pieces {
+			if pc.ref != "" {
+				fmt.Fprintf(&lit, "CHILDPROOFREF%dZ", j)
+			} else {
+				lit.WriteString(pc.lit)
+			}
+		}
+		w := quoteSystemd(lit.String(), true)
+		for j, pc := range pieces {
+			if pc.ref != "" {
+				w = strings.Replace(w, fmt.Sprintf("CHILDPROOFREF%dZ", j), "${"+pc.ref+"}", 1)
+			}
+		}
+		words[i] = w
+	}
+	return strings.Join(words, " ")
+}
+
+func quoteAll(ss []string) []string {
+	out := make([]string, len(ss))
+	for i, s := range ss {
+		out[i] = strconv.Quote(s)
+	}
+	return out
 }
 
 // execLine renders an argv for ExecStart=: each word quoted where needed,

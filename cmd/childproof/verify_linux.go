@@ -120,6 +120,12 @@ func (a *app) verifyPid(ctx context.Context, pid int, envs []string, ports []int
 	v := &verify.Verifier{State: st, ShowValues: a.showValues}
 	fp, err := verify.TakeFingerprint(v.Proc, pid)
 	if err != nil {
+		// A worker that could not bind a port someone else holds exits
+		// at once: name the holder (exit 4), as run does, rather than
+		// the pid that is gone (a systemd ExecStartPost= gets there).
+		if ferr := foreignPortError(v, pid, chk.Ports); ferr != nil {
+			return ferr
+		}
 		return exitf(exitExited, "no such process: %v", err)
 	}
 	deadline := time.Now().Add(wait)
@@ -138,6 +144,12 @@ func (a *app) verifyPid(ctx context.Context, pid int, envs []string, ports []int
 		}
 		// The process the check is about must still be the one it started with.
 		if now, err := verify.TakeFingerprint(v.Proc, pid); err != nil || now.StartTime != fp.StartTime {
+			if r.ExitCode != exitForeign {
+				if ferr := foreignPortError(v, pid, chk.Ports); ferr != nil {
+					a.writeReport(a.stdout, r)
+					return ferr
+				}
+			}
 			return a.finishVerify(r)
 		}
 		select {
@@ -191,4 +203,21 @@ func (a *app) verifySpec(ctx context.Context, arg string, vars []string) error {
 	launcher.VerifyRanks(ctx, v, chk, rec, r)
 	r.Mask(maskFor(st, l, rec))
 	return a.finishVerify(r)
+}
+
+// foreignPortError is exit 4 naming the holder of one of ports when pid
+// (the process verify --pid was given) is gone and someone holds the port:
+// nothing of pid's tree can, so the holder is a process this launch did
+// not start. nil when no port is held.
+func foreignPortError(v *verify.Verifier, pid int, ports []schema.Port) error {
+	for _, pt := range ports {
+		hs, err := verify.Holders(v.Proc, pt.Number, nil)
+		if err != nil || len(hs) == 0 {
+			continue
+		}
+		return &exitError{code: exitForeign,
+			err:  fmt.Errorf("port %d is held by a process this launch did not start, and pid %d is gone (it could not bind the port?): %s", pt.Number, pid, hs[0].Census(v.Proc)),
+			hint: "childproof never signals a process it did not start; stop that process yourself or pick another port"}
+	}
+	return nil
 }

@@ -30,6 +30,8 @@ type daemon struct {
 	out  *bytes.Buffer
 	done chan struct{}
 	mu   sync.Mutex
+	// grace is how long stop waits after SIGTERM (5 s when zero).
+	grace time.Duration
 }
 
 // startDaemon starts argv (with env added to this process's environment,
@@ -78,7 +80,7 @@ func (d *daemon) stop(t *testing.T) {
 	_ = syscall.Kill(pid, syscall.SIGTERM)
 	select {
 	case <-d.done:
-	case <-time.After(5 * time.Second):
+	case <-time.After(max(d.grace, 5*time.Second)):
 		_ = syscall.Kill(-pid, syscall.SIGKILL)
 		_ = syscall.Kill(pid, syscall.SIGKILL)
 		<-d.done
