@@ -867,3 +867,155 @@ func TestHaproxyMasterWorker(t *testing.T) {
 		tree.wait(t, "stop")
 	}
 }
+
+// trainPy is a two-rank CPU job: each rank refuses to start without
+// APP_TOKEN, joins the gloo group and waits.
+const trainPy = `import os, time
+if not os.environ.get("APP_TOKEN"):
+    raise SystemExit("APP_TOKEN missing")
+import torch.distributed as dist
+dist.init_process_group("gloo")
+print("rank", dist.get_rank(), "of", dist.get_world_size(), "up", flush=True)
+while True:
+    time.sleep(1)
+`
+
+// torchrunReport is what TestTorchrun reads of run's and verify's JSON.
+type torchrunReport struct {
+	runReport
+	Workers []struct {
+		Pid int        `json:"pid"`
+		Env []envEntry `json:"env"`
+	} `json:"workers"`
+	Delta *struct {
+		Unexpected []struct{ Name string } `json:"unexpected"`
+		Volatile   []string                `json:"volatile"`
+		Ranks      int                     `json:"ranks"`
+	} `json:"delta"`
+}
+
+// TestTorchrun: torchrun (Debian's python3-torch, CPU gloo) with two ranks
+// below the agent, all three python3: worker { comm = "python3", count = 2
+// } verifies on both ranks (the agent holds the rendezvous port, on [::]),
+// relaunch --set proves the delta on both (TORCHELASTIC_ERROR_FILE and the
+// run id are new each launch: volatile), and stop leaves no rank; after a
+// SIGKILL of the agent (its ranks live on) a new run leaves no rank of the
+// old launch either.
+func TestTorchrun(t *testing.T) {
+	if out, err := exec.Command("/usr/bin/python3", "-c", "import torch.distributed as d; assert d.is_gloo_available()").CombinedOutput(); err != nil {
+		t.Skipf("/usr/bin/python3 cannot import torch with gloo (Debian package python3-torch; .ci/run installs it): %v %s", err, out)
+	}
+	dir := t.TempDir()
+	os.Chmod(dir, 0o755)
+	port := launchertest.FreePort(t)
+	os.WriteFile(filepath.Join(dir, "train.py"), []byte(trainPy), 0o644)
+	spec := fmt.Sprintf(`launch "torchrun" {
+  command = ["/usr/bin/python3", "-m", "torch.distributed.run", "--nproc_per_node=2",
+             "--master_addr=127.0.0.1", "--master_port=%d", "--redirects=1", "--tee=1", "train.py"]
+  env = {
+    APP_TOKEN = env("APP_TOKEN")
+  }
+  require  = ["APP_TOKEN"]
+  on_stale = "replace"
+  worker {
+    comm  = "python3"
+    count = 2
+  }
+  port "rendezvous" {
+    number  = %d
+    address = "::"
+    allow_all_interfaces = true
+  }
+  ready {
+    timeout = "120s"
+  }
+}
+`, port, port)
+	os.WriteFile(filepath.Join(dir, "childproof.hcl"), []byte(spec), 0o644)
+	env := []string{"PATH=" + os.Getenv("PATH"), "HOME=" + dir, "LANG=C.UTF-8", "APP_TOKEN=" + canary, "NO_COLOR=1",
+		"CHILDPROOF_STATE_DIR=" + filepath.Join(dir, ".state")}
+	t.Cleanup(func() { cli(t, dir, env, "stop", "torchrun") })
+
+	run := func(args ...string) torchrunReport {
+		t.Helper()
+		out, errOut, code := cli(t, dir, env, args...)
+		var r torchrunReport
+		if err := json.Unmarshal([]byte(out), &r); err != nil || code != 0 || !r.Verified || r.Worker == nil {
+			log, _ := os.ReadFile(filepath.Join(dir, ".state", "logs", "torchrun.log"))
+			t.Fatalf("%v: exit %d\nstdout: %s\nstderr: %s\nlog:\n%s", args, code, out, errOut, log)
+		}
+		return r
+	}
+	ranksOK := func(what string, r torchrunReport, names ...string) []int {
+		t.Helper()
+		if len(r.Workers) != 2 {
+			t.Fatalf("%s: %d workers, want 2: %+v", what, len(r.Workers), r.Workers)
+		}
+		var pids []int
+		for i, w := range r.Workers {
+			pids = append(pids, w.Pid)
+			for _, n := range names {
+				if !slices.ContainsFunc(w.Env, func(e envEntry) bool { return e.Name == n && e.Present && e.Matches }) {
+					t.Errorf("%s: worker %d (pid %d): %s not verified: %+v", what, i+1, w.Pid, n, w.Env)
+				}
+			}
+			// A rank, not the agent: a child of the launched process.
+			var fs proc.FS
+			if s, err := fs.Stat(w.Pid); err != nil || s.PPid == w.Pid {
+				t.Errorf("%s: worker pid %d: %v", what, w.Pid, err)
+			}
+		}
+		return pids
+	}
+	r := run("run", "--detach", "--format", "json", "childproof.hcl")
+	ranks := ranksOK("run", r, "APP_TOKEN")
+	if r.Port == nil || !r.Port.Owned || slices.Contains(ranks, r.Port.OwnerPid) {
+		t.Errorf("port: %+v, want owned by the agent, not a rank %v", r.Port, ranks)
+	}
+	ranksOK("verify", run("verify", "--format", "json", "childproof.hcl"), "APP_TOKEN")
+
+	old := pinTree(t, ranks[0], 1)
+	rr := run("relaunch", "torchrun", "--set", "MY_FLAG=1", "--format", "json")
+	old.wait(t, "relaunch")
+	newRanks := ranksOK("relaunch", rr, "APP_TOKEN", "MY_FLAG")
+	if rr.Delta == nil || rr.Delta.Ranks != 2 || len(rr.Delta.Unexpected) != 0 || !slices.Contains(rr.Delta.Volatile, "TORCHELASTIC_ERROR_FILE") {
+		t.Errorf("relaunch delta: %+v", rr.Delta)
+	}
+	if slices.Equal(newRanks, ranks) {
+		t.Errorf("relaunch: the same ranks %v", ranks)
+	}
+
+	// stop: every rank and the agent gone.
+	all := pinTree(t, newRanks[0], 1)
+	agent := pinTree(t, rr.Worker.Pid, 1)
+	_ = agent
+	if out, errOut, code := cli(t, dir, env, "stop", "torchrun"); code != 0 {
+		t.Errorf("stop: exit %d\n%s%s", code, out, errOut)
+	}
+	all.wait(t, "stop")
+
+	// SIGKILL of the agent: its ranks live on; a new run (on_stale =
+	// "replace") stops them before it starts, and leaves none.
+	r = run("run", "--detach", "--format", "json", "childproof.hcl")
+	ranks = ranksOK("run again", r, "APP_TOKEN")
+	orphans := pinTree(t, ranks[0], 1)
+	var fs proc.FS
+	st, err := fs.Stat(ranks[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	afd, err := unix.PidfdOpen(st.PPid, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer unix.Close(afd)
+	if err := unix.PidfdSendSignal(afd, unix.SIGKILL, nil, 0); err != nil {
+		t.Fatal(err)
+	}
+	for !pidfd.Exited(afd) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	r = run("run", "--detach", "--format", "json", "childproof.hcl")
+	orphans.wait(t, "a run after its agent was killed")
+	ranksOK("run after the agent was killed", r, "APP_TOKEN")
+}
