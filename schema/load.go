@@ -257,6 +257,9 @@ type loader struct {
 	// lenient: an unset env() is an unknown value, not an error
 	// (LaunchesNothing, or a launch outside LoadOptions.Launches).
 	lenient bool
+	// programsOptional: the launch being loaded is not one the command
+	// acts on (LoadOptions.Launches): a missing program is a warning.
+	programsOptional bool
 }
 
 func (l *loader) errorf(rng *hcl.Range, summary, format string, args ...any) {
@@ -304,6 +307,8 @@ func (l *loader) load(body hcl.Body) *File {
 	for _, b := range launches {
 		name := b.Labels[0]
 		l.lenient = l.opts.LaunchesNothing || strict != nil && !strict[name]
+		// Only the launches the command acts on need their program here.
+		l.programsOptional = strict != nil && !strict[name]
 		if prev, dup := seen[name]; dup {
 			l.errorf(rangePtr(b.LabelRanges[0]), "Duplicate launch name",
 				"a launch named %q is already defined at %s; launch names must be unique in a spec", name, shortRange(prev))
@@ -315,6 +320,7 @@ func (l *loader) load(body hcl.Body) *File {
 		}
 	}
 	l.lenient = l.opts.LaunchesNothing
+	l.programsOptional = false
 	l.dependencies(out, seen)
 	if len(launches) == 0 && !l.diags.HasErrors() {
 		l.errorf(nil, "No launch block", "%s has no launch block; a spec needs at least one", l.path)

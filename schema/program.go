@@ -45,7 +45,7 @@ func LookPath(prog, path, dir string) (string, bool) {
 // programf reports a command[0] that cannot be found: an error, or a
 // warning under LoadOptions.MissingProgramOK.
 func (l *loader) programf(rng *hcl.Range, summary, format string, args ...any) {
-	if l.opts.MissingProgramOK {
+	if l.opts.MissingProgramOK || l.programsOptional {
 		l.warnf(rng, summary, format, args...)
 		return
 	}
