@@ -171,7 +171,7 @@ func (la *Launch) findAndVerify(ctx context.Context, v *verify.Verifier, r *veri
 				case len(l.Ports) > 0:
 					what = fmt.Sprintf("nothing in the launched tree listens on port %d", l.Ports[0].Number)
 				case len(l.Dispatch) > 0:
-					what += ": the dispatch script did not exec a worker (declare worker { comm } or a port)"
+					what += ": the dispatch script did not exec a worker (declare " + la.opts.Audience.say("worker { comm }", "Worker.Comm") + " or a port)"
 				}
 				e := la.notReadyError(r, what)
 				if l.Worker.Comm != "" || l.Worker.Exe != "" {

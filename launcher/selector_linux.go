@@ -114,19 +114,19 @@ func (la *Launch) selectorError(r *verify.Report, owners []portOwner, atTimeout 
 		}
 	}
 	msg := fmt.Sprintf("the worker never appeared: %s matches nothing in the launched tree; %s", sel, strings.Join(cands, ", "))
+	a := la.opts.Audience
 	if atTimeout {
-		msg += fmt.Sprintf(" (after ready.timeout %s)", l.ReadyTimeout())
+		msg += fmt.Sprintf(" (after %s %s)", a.say("ready.timeout", "Ready.Timeout"), l.ReadyTimeout())
 	}
 	r.Add(verify.KindExited, "%s", msg)
 	r.ExitCode = verify.CodeExited
 	r.Ready, r.Verified = false, false
-	r.Tail = la.tail(10)
-	hint := fmt.Sprintf("the selector is wrong, not the timeout: select the process that serves, worker { comm = %q }", owners[0].comm)
+	hint := fmt.Sprintf("the selector is wrong, not the timeout: select the process that serves, "+a.say("worker { comm = %q }", "Worker: schema.Worker{Comm: %q}"), owners[0].comm)
 	if l.Worker.Exe != "" {
-		hint = fmt.Sprintf("the selector is wrong, not the timeout: select the process that serves, worker { exe = %q }", owners[0].exe)
+		hint = fmt.Sprintf("the selector is wrong, not the timeout: select the process that serves, "+a.say("worker { exe = %q }", "Worker: schema.Worker{Exe: %q}"), owners[0].exe)
 	}
-	hint += ", or drop the worker block to take the port's owner"
-	return &Error{Outcome: Exited, Kind: verify.KindExited, Report: r, Msg: msg, Hint: hint}
+	hint += a.say(", or drop the worker block to take the port's owner", ", or leave Worker zero to take the port's owner")
+	return &Error{Outcome: Exited, Kind: verify.KindExited, Report: r, Msg: la.withTail(r, msg), Hint: hint}
 }
 
 // treeComms names the processes of tree ("python3 (pid 12), bash (pid
