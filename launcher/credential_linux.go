@@ -23,6 +23,23 @@ func credential(l *schema.Launch) (*syscall.Credential, error) {
 	if l.User == "" && l.Group == "" {
 		return nil, nil
 	}
+	c, err := resolveCredential(l)
+	if err != nil {
+		return nil, err
+	}
+	if os.Geteuid() != 0 && c.Uid == uint32(os.Geteuid()) && c.Gid == uint32(os.Getegid()) {
+		return nil, nil // already that user and group: nothing to set
+	}
+	if os.Geteuid() != 0 {
+		return nil, &Error{Outcome: Invalid, Kind: KindUsage,
+			Msg:  fmt.Sprintf("launch %q: %s needs root: childproof runs as uid %d, and only root can start a process as another user or group; nothing was started", l.Name, runAs(l), os.Geteuid()),
+			Hint: "run childproof as root (it sets the user at exec: no su, sudo, runuser or setpriv wrapper), or drop user/group from the spec"}
+	}
+	return c, nil
+}
+
+// resolveCredential looks the spec's user and group up in the user database.
+func resolveCredential(l *schema.Launch) (*syscall.Credential, error) {
 	c := &syscall.Credential{Uid: uint32(os.Geteuid()), Gid: uint32(os.Getegid())}
 	if l.User != "" {
 		u, err := lookupUser(l.User)
@@ -53,14 +70,6 @@ func credential(l *schema.Launch) (*syscall.Credential, error) {
 	}
 	if c.Groups == nil {
 		c.Groups = []uint32{c.Gid}
-	}
-	if os.Geteuid() != 0 && c.Uid == uint32(os.Geteuid()) && c.Gid == uint32(os.Getegid()) {
-		return nil, nil // already that user and group: nothing to set
-	}
-	if os.Geteuid() != 0 {
-		return nil, &Error{Outcome: Invalid, Kind: KindUsage,
-			Msg:  fmt.Sprintf("launch %q: %s needs root: childproof runs as uid %d, and only root can start a process as another user or group; nothing was started", l.Name, runAs(l), os.Geteuid()),
-			Hint: "run childproof as root (it sets the user at exec: no su, sudo, runuser or setpriv wrapper), or drop user/group from the spec"}
 	}
 	return c, nil
 }
@@ -135,4 +144,24 @@ func procIDs(p proc.FS, pid int) (uid, gid int, err error) {
 		}
 	}
 	return uid, gid, nil
+}
+
+// CheckUser adds to r a KindUser problem when the worker pid of launch l
+// does not run as l's user and group (verify SPEC, Launch.Verify); a
+// launch without user and group, or whose user does not resolve here, is
+// not checked.
+func CheckUser(p proc.FS, l *schema.Launch, pid int, r *verify.Report) {
+	if l.User == "" && l.Group == "" {
+		return
+	}
+	c, err := resolveCredential(l)
+	if err != nil {
+		return
+	}
+	n := len(r.Problems)
+	checkCredential(p, r, c, pid)
+	if len(r.Problems) > n {
+		r.Verified = false
+		r.ExitCode = r.Code()
+	}
 }

@@ -197,6 +197,7 @@ func (la *Launch) Verify(ctx context.Context) (*verify.Report, error) {
 	c.Root, c.Worker, c.Tree = la.tree.root.fp.Pid, la.worker.Pid, la.tree.members()
 	c.ExecEnv = la.exec.env
 	r := v.Verify(ctx, c)
+	CheckUser(p, la.Spec, la.worker.Pid, r)
 	r.Mask(la.Env.Secrets())
 	if !r.Verified {
 		return r, &Error{Outcome: outcomeOf(r), Kind: r.Problems[0].Kind, Report: r, Msg: "verification failed on the worker: " + r.Problems[0].Message}

@@ -201,6 +201,7 @@ func (a *app) verifySpec(ctx context.Context, arg string, vars []string) error {
 	chk := launcher.RecordedCheck(l, rec, v.Proc)
 	r := v.Verify(ctx, chk)
 	launcher.VerifyRanks(ctx, v, chk, rec, r)
+	launcher.CheckUser(v.Proc, l, rec.Worker.Pid, r)
 	r.Mask(maskFor(st, l, rec))
 	return a.finishVerify(r)
 }
