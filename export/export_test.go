@@ -219,7 +219,7 @@ func TestRequiredFromInherit(t *testing.T) {
 		t.Errorf("manifest:\n%s", manifest)
 	}
 	job := render(t, l, Options{Engine: Nomad})
-	if !strings.Contains(job, "HF_TOKEN={{ .HF_TOKEN }}") {
+	if !strings.Contains(job, "HF_TOKEN={{ .HF_TOKEN.Value | toJSON }}") {
 		t.Errorf("job:\n%s", job)
 	}
 }

@@ -159,8 +159,8 @@ func (p *plan) kubernetes() ([]byte, error) {
 	}
 	restart := "Always"
 	switch pol := l.Restart.Policy; {
-	case kind == KindDeployment && pol != "" && pol != schema.RestartAlways:
-		return nil, unsupported("restart.policy", fmt.Sprintf("restart.policy %q", pol), "a Deployment's pods always restart; use --kind pod, whose restartPolicy can be Never or OnFailure")
+	case kind == KindDeployment && pol == schema.RestartNever:
+		return nil, unsupported("restart.policy", fmt.Sprintf("restart.policy %q", pol), "a Deployment's pods always restart; use --kind pod, whose restartPolicy can be Never")
 	case kind == KindPod && (pol == "" || pol == schema.RestartNever):
 		restart = "Never"
 	case kind == KindPod && pol == schema.RestartOnFailure:
@@ -168,6 +168,9 @@ func (p *plan) kubernetes() ([]byte, error) {
 	}
 	var notes []string
 	notes = append(notes, p.notes...)
+	if kind == KindDeployment && l.Restart.Policy == schema.RestartOnFailure {
+		notes = append(notes, `restart.policy "on-failure": a Deployment restarts its pod after every exit, a clean one too (restartPolicy Always); export with --kind pod for OnFailure.`)
+	}
 	if len(l.DependsOn) > 0 {
 		notes = append(notes, fmt.Sprintf("depends_on (%s): Kubernetes does not order Deployments; export and apply them too, and let the worker retry until they are ready.", strings.Join(l.DependsOn, ", ")))
 	}
@@ -230,7 +233,9 @@ func (p *plan) kubernetes() ([]byte, error) {
 		prog = k8sVolumeDir + "/childproof"
 		inits = append(inits, k8sContainer{
 			Name: "childproof", Image: p.o.ChildproofImage,
-			Command:      []string{"cp", "/usr/local/bin/childproof", prog},
+			// childproof copies itself: a scratch or distroless image
+			// has no cp.
+			Command:      []string{"/usr/local/bin/childproof", "install", k8sVolumeDir},
 			VolumeMounts: []k8sMount{{Name: "childproof", MountPath: k8sVolumeDir}},
 		})
 	} else {
@@ -240,7 +245,10 @@ func (p *plan) kubernetes() ([]byte, error) {
 	check := append([]string{prog, "verify", "--state-dir", k8sVolumeDir + "/state", "--pid", "1"}, p.verify...)
 	timeout := l.ReadyTimeout().Seconds()
 	c.StartupProbe = &k8sProbe{Exec: k8sExec{Command: check}, PeriodSeconds: 1, TimeoutSeconds: 5, FailureThreshold: max(1, int(math.Ceil(timeout)))}
-	c.ReadinessProbe = &k8sProbe{Exec: k8sExec{Command: check}, PeriodSeconds: 10, TimeoutSeconds: 5, FailureThreshold: 1}
+	// Three failed probes in a row (Kubernetes' default), not one slow one,
+	// make the pod unready.
+	c.ReadinessProbe = &k8sProbe{Exec: k8sExec{Command: check}, PeriodSeconds: 10, TimeoutSeconds: 5, FailureThreshold: 3}
+	notes = append(notes, "The probes run as the container's user: if the worker runs as another user (a dispatch through gosu, su-exec or setpriv), reading its /proc/PID/environ needs CAP_SYS_PTRACE: add securityContext.capabilities.add: [SYS_PTRACE] to the container (not added here: it is a privilege).")
 	if len(l.Dispatch) > 0 {
 		notes = append(notes, "The dispatch script runs under bash --noprofile --norc; BASH_ENV and ENV must not be set in the image (a pod cannot unset an image's variable).")
 	}

@@ -2,6 +2,7 @@ package export
 
 import (
 	"encoding/json"
+	"slices"
 	"strings"
 	"testing"
 
@@ -64,9 +65,14 @@ func prune(m map[string]any) {
 
 func TestKubernetesDeployment(t *testing.T) {
 	l := load(t, storyTree(t), "mock-llm")
-	_, err := Render(t.Context(), l, Options{Engine: Kubernetes, Image: "registry.example/mock-llm:1"})
-	if err == nil || !strings.Contains(err.Error(), `k8s cannot express restart.policy "on-failure": a Deployment's pods always restart; use --kind pod`) {
-		t.Fatalf("err = %v", err)
+	// on-failure: a Deployment restarts after every exit; said, not refused.
+	if out := render(t, l, Options{Engine: Kubernetes, Image: "registry.example/mock-llm:1"}); !strings.Contains(out,
+		`# restart.policy "on-failure": a Deployment restarts its pod after every exit, a clean one too (restartPolicy Always); export with --kind pod for OnFailure.`) {
+		t.Errorf("manifest:\n%s", out)
+	}
+	l.Restart.Policy = "never"
+	if _, err := Render(t.Context(), l, Options{Engine: Kubernetes, Image: "img"}); err == nil || !strings.Contains(err.Error(), `k8s cannot express restart.policy "never"`) {
+		t.Errorf("never: err = %v", err)
 	}
 	l.Restart.Policy = "always"
 	out := render(t, l, Options{Engine: Kubernetes, Image: "registry.example/mock-llm:1", Dir: "/app"})
@@ -123,6 +129,13 @@ func TestKubernetesDeployment(t *testing.T) {
 	if c.StartupProbe.FailureThreshold != 5 || c.StartupProbe.PeriodSeconds != 1 {
 		t.Errorf("startup probe: %+v", c.StartupProbe)
 	}
+	// One slow readiness probe does not make the pod unready.
+	if c.ReadinessProbe.FailureThreshold != 3 {
+		t.Errorf("readiness probe: %+v", c.ReadinessProbe)
+	}
+	if !strings.Contains(out, "needs CAP_SYS_PTRACE: add securityContext.capabilities.add: [SYS_PTRACE]") {
+		t.Errorf("manifest lacks the CAP_SYS_PTRACE note:\n%s", out)
+	}
 	for _, want := range []string{"kubectl create secret generic mock-llm-env-file --from-env-file=", "kubectl create secret generic mock-llm --from-env-file=FILE", "kubectl apply"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("manifest lacks %q:\n%s", want, out)
@@ -138,8 +151,9 @@ func TestKubernetesPod(t *testing.T) {
 	if pod.Kind != "Pod" || pod.APIVersion != "v1" || pod.Spec.RestartPolicy != corev1.RestartPolicyNever {
 		t.Errorf("pod: %+v %q", pod.TypeMeta, pod.Spec.RestartPolicy)
 	}
-	if len(pod.Spec.InitContainers) != 1 || pod.Spec.InitContainers[0].Image != "childproof:dev" {
-		t.Fatalf("init containers: %+v", pod.Spec.InitContainers)
+	if len(pod.Spec.InitContainers) != 1 || pod.Spec.InitContainers[0].Image != "childproof:dev" ||
+		!slices.Equal(pod.Spec.InitContainers[0].Command, []string{"/usr/local/bin/childproof", "install", "/childproof"}) {
+		t.Fatalf("init containers (childproof copies itself: no cp in a scratch image): %+v", pod.Spec.InitContainers)
 	}
 	c := pod.Spec.Containers[0]
 	if got := c.ReadinessProbe.Exec.Command[0]; got != "/childproof/childproof" {

@@ -124,8 +124,12 @@ func (p *plan) nomad() ([]byte, error) {
 	if len(fromVars) > 0 {
 		var data strings.Builder
 		fmt.Fprintf(&data, "{{ with nomadVar %q }}\n", varPath)
+		// toJSON writes the value as a double-quoted string with its
+		// newlines, quotes and backslashes escaped, which Nomad's env
+		// template reader takes back as it was: unquoted, a newline would
+		// end it and a '#' or quote change it.
 		for _, n := range fromVars {
-			fmt.Fprintf(&data, "%s={{ .%s }}\n", n, n)
+			fmt.Fprintf(&data, "%s={{ .%s.Value | toJSON }}\n", n, n)
 		}
 		data.WriteString("{{ end }}\n")
 		w.Block("template")
@@ -152,6 +156,15 @@ func (p *plan) nomad() ([]byte, error) {
 	w.Attr("args", hcltext.List(args))
 	w.Attr("interval", hcltext.Quote("10s"))
 	w.Attr("timeout", hcltext.Quote(durationString(max(5*time.Second, l.ReadyTimeout()))))
+	// A failing check restarts the task (Nomad otherwise only marks the
+	// service unhealthy, and a batch job runs on): three failures in a
+	// row, after the ready timeout's grace; the group's restart block
+	// then decides, and with no attempts left the task fails.
+	w.Block("check_restart")
+	w.Attr("limit", hcltext.Int(3))
+	w.Attr("grace", hcltext.Quote(durationString(l.ReadyTimeout())))
+	w.Attr("ignore_warnings", hcltext.Bool(false))
+	w.End()
 	w.End() // check
 	w.End() // service
 	w.End() // task
@@ -164,7 +177,12 @@ func (p *plan) nomad() ([]byte, error) {
 	line("The service's script check runs childproof verify on pid 1 of the task's private pid namespace,")
 	line("the worker, from its own /proc record (script checks need Consul as the service provider).")
 	line(fmt.Sprintf("The exec driver runs the task in a chroot: %s and %s must exist inside it", p.argv[0], p.dir))
-	line("(the client's chroot_env), and so must childproof (/usr/local/bin is there by default).")
+	line("(the client's chroot_env), and so must childproof (/usr/local/bin is there by default). A path outside")
+	line("the task directory and chroot_env is not there: ship it with an artifact or a volume_mount.")
+	line("work_dir needs a Nomad whose exec driver has it (added after 1.9.0, hashicorp/nomad#24249); an older")
+	line("client runs the task in the task directory instead.")
+	line("A failing check restarts the task (check_restart: 3 failures in a row after the ready timeout), then")
+	line("the restart block decides; without check_restart a batch job whose check fails would run on.")
 	if len(fromVars) > 0 {
 		line(fmt.Sprintf("No secret value is in this file: the template reads %s from the Nomad variable %s.", strings.Join(fromVars, ", "), varPath))
 		line(fmt.Sprintf("Create it first: nomad var put %s %s", varPath, putArgs(fromVars)))
@@ -178,6 +196,15 @@ func (p *plan) nomad() ([]byte, error) {
 	}
 	if r.EffectivePolicy() != schema.RestartNever {
 		line("Nomad waits delay before every restart; childproof run doubles the wait up to 30s.")
+	}
+	for _, pt := range l.Ports {
+		if a := pt.PortAddress(); a == "127.0.0.1" || a == "::1" {
+			line(fmt.Sprintf("port %q binds %s: the Consul service registers the allocation's address, which the worker does", pt.Name, a))
+			line("not listen on: other services cannot reach it (bind 0.0.0.0 with allow_all_interfaces = true to serve them).")
+		}
+	}
+	if len(p.argRefs) > 0 {
+		line(fmt.Sprintf("%s: an argument reads %s as ${NAME}, from the template, so the task's environment has %s too.", strings.Join(p.argRefs, ", "), plural(len(p.argRefs), "it", "them"), plural(len(p.argRefs), "it", "them")))
 	}
 	for _, n := range p.notes {
 		line(n)

@@ -258,7 +258,8 @@ func TestNomadStory(t *testing.T) {
 		t.Fatalf("templates: %+v", task.Templates)
 	}
 	tm := task.Templates[0]
-	wantData := "{{ with nomadVar \"nomad/jobs/mock-llm\" }}\nMOCK_LLM_KEY={{ .MOCK_LLM_KEY }}\nMODEL={{ .MODEL }}\nTOKEN={{ .TOKEN }}\n{{ end }}\n"
+	// toJSON: a value with a newline, quote or '#' reaches the task as it is.
+	wantData := "{{ with nomadVar \"nomad/jobs/mock-llm\" }}\nMOCK_LLM_KEY={{ .MOCK_LLM_KEY.Value | toJSON }}\nMODEL={{ .MODEL.Value | toJSON }}\nTOKEN={{ .TOKEN.Value | toJSON }}\n{{ end }}\n"
 	if *tm.DestPath != NomadSecretsFile || !*tm.Envvars || *tm.EmbeddedTmpl != wantData || tm.ErrMissingKey == nil || !*tm.ErrMissingKey {
 		t.Errorf("template: %q %v %q", *tm.DestPath, *tm.Envvars, *tm.EmbeddedTmpl)
 	}
@@ -273,7 +274,9 @@ func TestNomadStory(t *testing.T) {
 		Args: []string{"verify", "--state-dir", "/local/childproof", "--pid", "1",
 			"--env", "HF_HUB_ENABLE_HF_TRANSFER=0", "--env", "LOG_LEVEL=debug", "--env", "MOCK_LLM_KEY", "--env", "TOKEN",
 			"--port", "18081", "--comm", "mock-llm"},
-		Interval: 10 * time.Second, Timeout: 5 * time.Second}
+		Interval: 10 * time.Second, Timeout: 5 * time.Second,
+		// A failing check restarts the task: a batch job would run on.
+		CheckRestart: &api.CheckRestart{Limit: 3, Grace: ptr(5 * time.Second)}}
 	if diff := cmp.Diff(wantCheck, svc.Checks[0]); diff != "" {
 		t.Errorf("check (-want +got):\n%s", diff)
 	}

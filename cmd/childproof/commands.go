@@ -30,6 +30,7 @@ var commandTable = []commandInfo{
 	{name: "lint", short: "statically check launcher/dispatch scripts for what they do to protected variables"},
 	{name: "import", short: "write a spec that launches what a launch script launches, without the script"},
 	{name: "export", short: "render a launch for systemd, Kubernetes, SLURM or Nomad, with childproof verify as its check"},
+	{name: "install", short: "copy this childproof binary into DIR (a Kubernetes init container's volume)"},
 	{name: "version", short: "print childproof's version (also --version)"},
 
 	// Commands that launch, inspect or signal processes, or read launch

@@ -2,11 +2,18 @@
 # The service's script check runs childproof verify on pid 1 of the task's private pid namespace,
 # the worker, from its own /proc record (script checks need Consul as the service provider).
 # The exec driver runs the task in a chroot: /bin/bash and /opt/childproof/examples/03-dispatch-resource-env must exist inside it
-# (the client's chroot_env), and so must childproof (/usr/local/bin is there by default).
+# (the client's chroot_env), and so must childproof (/usr/local/bin is there by default). A path outside
+# the task directory and chroot_env is not there: ship it with an artifact or a volume_mount.
+# work_dir needs a Nomad whose exec driver has it (added after 1.9.0, hashicorp/nomad#24249); an older
+# client runs the task in the task directory instead.
+# A failing check restarts the task (check_restart: 3 failures in a row after the ready timeout), then
+# the restart block decides; without check_restart a batch job whose check fails would run on.
 # No secret value is in this file: the template reads LOG_LEVEL, MOCK_LLM_KEY, MODEL_NAME from the Nomad variable nomad/jobs/resource-env-fixed.
 # Create it first: nomad var put nomad/jobs/resource-env-fixed LOG_LEVEL=… MOCK_LLM_KEY=… MODEL_NAME=…
 # The dispatch script runs under bash --noprofile --norc; BASH_ENV and ENV must not reach the task.
 # inherit (PATH, HOME, LANG): a task has no caller; Nomad builds its environment.
+# port "http" binds 127.0.0.1: the Consul service registers the allocation's address, which the worker does
+# not listen on: other services cannot reach it (bind 0.0.0.0 with allow_all_interfaces = true to serve them).
 # The check connects to port 18083; verify --pid has no HTTP check, so ready.http (GET /healthz) is not part of it.
 # Then: nomad job run THIS_FILE
 
@@ -47,7 +54,7 @@ job "resource-env-fixed" {
         destination          = "secrets/childproof.env"
         env                  = true
         error_on_missing_key = true
-        data                 = "{{ with nomadVar \"nomad/jobs/resource-env-fixed\" }}\nLOG_LEVEL={{ .LOG_LEVEL }}\nMOCK_LLM_KEY={{ .MOCK_LLM_KEY }}\nMODEL_NAME={{ .MODEL_NAME }}\n{{ end }}\n"
+        data                 = "{{ with nomadVar \"nomad/jobs/resource-env-fixed\" }}\nLOG_LEVEL={{ .LOG_LEVEL.Value | toJSON }}\nMOCK_LLM_KEY={{ .MOCK_LLM_KEY.Value | toJSON }}\nMODEL_NAME={{ .MODEL_NAME.Value | toJSON }}\n{{ end }}\n"
       }
       service {
         name     = "resource-env-fixed"
@@ -60,6 +67,11 @@ job "resource-env-fixed" {
           args     = ["verify", "--state-dir", "/local/childproof", "--pid", "1", "--env", "HF_HUB_DISABLE_XET=1", "--env", "HF_HUB_ENABLE_HF_TRANSFER=0", "--env", "MOCK_LLM_KEY", "--env", "MODEL_NAME", "--port", "18083", "--comm", "mock-llm"]
           interval = "10s"
           timeout  = "10s"
+          check_restart {
+            limit           = 3
+            grace           = "10s"
+            ignore_warnings = false
+          }
         }
       }
     }
