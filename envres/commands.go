@@ -92,7 +92,7 @@ func (a *analyzer) literalArray(st *state, ev *evaluator, as *syntax.Assign, old
 				known = false
 				break
 			}
-			if n := arrayAtWord(el.Value); n != "" {
+			if n := arrayParam(el.Value); n != "" {
 				// CMD=(sudo "${CMD[@]}"): the old elements, spliced.
 				if o := old; n == as.Name.Value && o.isArr {
 					elems = append(elems, o.arr...)
@@ -545,7 +545,7 @@ func (a *analyzer) commandAlts(st *state, fc *fileCtx, s *syntax.Stmt, fs []fiel
 				alts = append(alts, strings.Fields(alt))
 			}
 		}
-	} else if name = arrayAtWord(fs[0].word); name != "" {
+	} else if name = arrayParam(fs[0].word); name != "" {
 		label = "${" + name + "[@]}"
 		vs, ok := st.get(name)
 		if !ok || vs.arrAlts == nil {

@@ -114,7 +114,7 @@ func (e *evaluator) fields(words []*syntax.Word) []field {
 			}
 			continue
 		}
-		if name := arrayAtWord(w); name != "" {
+		if name := arrayParam(w); name != "" {
 			if vs, ok := e.st.get(name); ok && vs.isArr {
 				// "${CMD[@]}" of an array of literal words: its words.
 				for _, el := range vs.arr {
@@ -134,25 +134,6 @@ func (e *evaluator) fields(words []*syntax.Word) []field {
 		out = append(out, f)
 	}
 	return out
-}
-
-// arrayAtWord returns NAME when w is "${NAME[@]}" or ${NAME[@]} (or [*]).
-func arrayAtWord(w *syntax.Word) string {
-	if len(w.Parts) != 1 {
-		return ""
-	}
-	p := w.Parts[0]
-	if dq, ok := p.(*syntax.DblQuoted); ok && len(dq.Parts) == 1 {
-		p = dq.Parts[0]
-	}
-	pe, ok := p.(*syntax.ParamExp)
-	if !ok || pe.Param == nil || pe.Exp != nil || pe.Length || pe.Excl || pe.Slice != nil || pe.Repl != nil || pe.Index == nil {
-		return ""
-	}
-	if iw, ok := pe.Index.(*syntax.Word); !ok || iw.Lit() != "@" && iw.Lit() != "*" {
-		return ""
-	}
-	return pe.Param.Value
 }
 
 // scalarWord returns NAME and whether it is quoted when w is $NAME,

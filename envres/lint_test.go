@@ -55,6 +55,31 @@ func reduce(res *Result) []at {
 
 var apiTest = []Override{{Name: "API_MODE", Value: "test", Known: true}}
 
+// lintCase is one row of a lint table test: files, configuration and the
+// findings wanted.
+type lintCase struct {
+	name  string
+	files map[string]string
+	cfg   Config
+	want  []at
+}
+
+// runLintCases lints each case and compares its findings with want.
+func runLintCases(t *testing.T, cases []lintCase) {
+	t.Helper()
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			res, err := lintFiles(t, tc.files, tc.cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if d := cmp.Diff(tc.want, reduce(res)); d != "" {
+				t.Errorf("findings (-want +got):\n%s", d)
+			}
+		})
+	}
+}
+
 func TestLintTable(t *testing.T) {
 	const sh = "#!/bin/bash\n"
 	for _, tc := range []struct {

@@ -1,21 +1,12 @@
 package envres
 
-import (
-	"testing"
-
-	"github.com/google/go-cmp/cmp"
-)
+import "testing"
 
 // TestLoaderClass: what is a load and what is not, by what the
 // substitution's output becomes (contract §4; issue #28 item 4).
 func TestLoaderClass(t *testing.T) {
 	const sh = "#!/bin/bash\n"
-	for _, tc := range []struct {
-		name  string
-		files map[string]string
-		cfg   Config
-		want  []at
-	}{
+	runLintCases(t, []lintCase{
 		// A substitution after '=' is a value: a dynamic assignment, not
 		// an env-file load (devcontainers' find_version_from_git_tags,
 		// the Docker _FILE secrets convention).
@@ -69,15 +60,5 @@ func TestLoaderClass(t *testing.T) {
 			Config{Overrides: apiTest}, []at{{"env-file-clobber", "run.sh", 4, "API_MODE"}}},
 		{"-v guard of another name", map[string]string{"run.sh": sh + "while IFS== read -r key value; do\n  if [[ -v $name ]]; then :; else export \"$key=$value\"; fi\ndone < .env\nexec ./api\n", ".env": "API_MODE=prod\n"},
 			Config{Overrides: apiTest}, []at{{"env-file-clobber", "run.sh", 4, "API_MODE"}}},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			res, err := lintFiles(t, tc.files, tc.cfg)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if d := cmp.Diff(tc.want, reduce(res)); d != "" {
-				t.Errorf("findings (-want +got):\n%s", d)
-			}
-		})
-	}
+	})
 }

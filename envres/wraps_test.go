@@ -12,12 +12,7 @@ import (
 func TestWrapperOnWorkerPath(t *testing.T) {
 	const sh = "#!/bin/bash\n"
 	home := []Override{{Name: "HOME", Value: "/srv", Known: true}}
-	for _, tc := range []struct {
-		name  string
-		files map[string]string
-		cfg   Config
-		want  []at
-	}{
+	runLintCases(t, []lintCase{
 		{"sudo apt-get returns", map[string]string{"run.sh": sh + "sudo apt-get update\nsudo rm -rf \"$DIR\"\nexec ./api\n"},
 			Config{Overrides: apiTest}, []at{}},
 		{"sudo -u psql returns", map[string]string{"run.sh": sh + "sudo -u postgres psql -c \"GRANT ALL\"\nexec ./api\n"},
@@ -83,17 +78,7 @@ func TestWrapperOnWorkerPath(t *testing.T) {
 			Config{}, []at{}},
 		{"shebang of a script run by path", map[string]string{"run.sh": sh + "exec ./start.sh\n", "start.sh": "#!/usr/bin/env -S bash -i\nexec ./api\n"},
 			Config{Overrides: apiTest}, []at{{"interactive-shell", "start.sh", 1, ""}}},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			res, err := lintFiles(t, tc.files, tc.cfg)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if d := cmp.Diff(tc.want, reduce(res)); d != "" {
-				t.Errorf("findings (-want +got):\n%s", d)
-			}
-		})
-	}
+	})
 }
 
 // TestCommandWordsInVariables: a command word held in a variable or an

@@ -136,30 +136,29 @@ func hunk(line string) (Span, error) {
 // ChangedFile reports whether any line of the file at path (absolute, or
 // relative to the root) changed.
 func (c *Changes) ChangedFile(path string) bool {
+	_, ok := c.spans(path)
+	return ok
+}
+
+// spans returns the changed spans of the file at path, and whether it
+// changed at all.
+func (c *Changes) spans(path string) ([]Span, bool) {
 	rel := path
 	if filepath.IsAbs(path) {
 		r, err := filepath.Rel(c.Root, path)
 		if err != nil || r == ".." || strings.HasPrefix(r, "../") {
-			return false
+			return nil, false
 		}
 		rel = r
 	}
-	_, ok := c.Files[filepath.ToSlash(rel)]
-	return ok
+	spans, ok := c.Files[filepath.ToSlash(rel)]
+	return spans, ok
 }
 
 // Changed reports whether line of the file at path (absolute, or
 // relative to the root) changed. Files outside the root never changed.
 func (c *Changes) Changed(path string, line int) bool {
-	rel := path
-	if filepath.IsAbs(path) {
-		r, err := filepath.Rel(c.Root, path)
-		if err != nil || r == ".." || strings.HasPrefix(r, "../") {
-			return false
-		}
-		rel = r
-	}
-	spans, ok := c.Files[filepath.ToSlash(rel)]
+	spans, ok := c.spans(path)
 	if !ok {
 		return false
 	}
