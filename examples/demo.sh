@@ -94,8 +94,19 @@ done
 # Every process a step starts must be stopped by a later step.
 # ────────────────────────────────────────────────────────────────────────────
 
-# The launch steps keep their records and logs in a state dir of their own.
-export CHILDPROOF_STATE_DIR=${CHILDPROOF_DEMO_STATE:-$(mktemp -d "${TMPDIR:-/tmp}/childproof-demo.XXXXXX")}
+# The launch steps keep their records and logs in a state dir of their own:
+# $CHILDPROOF_STATE_DIR when the caller set it (kept afterwards), else
+# $CHILDPROOF_DEMO_STATE (kept), else a temporary one (removed at the end).
+demo_tmp_state=
+if [ -z "${CHILDPROOF_STATE_DIR:-}" ]; then
+	if [ -n "${CHILDPROOF_DEMO_STATE:-}" ]; then
+		CHILDPROOF_STATE_DIR=$CHILDPROOF_DEMO_STATE
+	else
+		CHILDPROOF_STATE_DIR=$(mktemp -d "${TMPDIR:-/tmp}/childproof-demo.XXXXXX")
+		demo_tmp_state=$CHILDPROOF_STATE_DIR
+	fi
+fi
+export CHILDPROOF_STATE_DIR
 export MOCK_LLM_KEY=${MOCK_LLM_KEY:-demo-key}
 printf '\n%sThe main job: launch, prove on the worker, explain, stop.%s State dir: %s\n' "$B" "$N" "$CHILDPROOF_STATE_DIR"
 
@@ -136,7 +147,7 @@ step 0 "down: reverse depends_on order, each only if its fingerprint matches" --
 # Migration: a spec from story 3's hand-written launcher, without the script.
 step 0 "import: story 3's launch.sh as a spec (env_file loaded by childproof, the export wins)" -- import $E/03-dispatch-resource-env/launch.sh -- --arm 2
 step 0 "census: ps --all" -- ps --all
-[ -z "${CHILDPROOF_DEMO_STATE:-}" ] && rm -rf "$CHILDPROOF_STATE_DIR"
+if [ -n "$demo_tmp_state" ]; then rm -rf "$demo_tmp_state"; fi
 
 # ── END OF RUN / EXPLAIN / STOP STEPS ───────────────────────────────────────
 
