@@ -233,29 +233,12 @@ func TestOutputStreamedMasked(t *testing.T) {
 		t.Errorf("the secret reached the test output:\n%s", out)
 	}
 
-	var buf syncBuffer
+	w := &fakeTB{TB: t}
 	l2 := serverSpec(t)
 	l2.Env["SRV_SAY"] = "to the writer"
-	Start(t, l2, launcher.Options{Output: &buf})
+	Start(t, l2, launcher.Options{Output: lockedWriter{w}})
 	// The line comes once listening; Ready.Log is not asked for here, so wait for it.
-	waitFor(t, func() bool { return strings.Contains(buf.String(), "to the writer\n") })
-}
-
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
+	waitFor(t, func() bool { return strings.Contains(w.output(), "to the writer\n") })
 }
 
 // waitFor polls cond (1 ms) for up to 5 s.
