@@ -7,7 +7,11 @@
 # childproof signals the worker's process group through a pidfd, never
 # itself; `stop` waits until the exit is observed; and a worker that exits
 # before it is ready is reported with its exit status and last lines
-# (exit 5), not as a time-out.
+# (exit 5), not as a time-out. A signal that reaches the tree while
+# childproof watches its start is named with its sender — the answer the
+# field report searched hours for: "SIGTERM from pid 4242 (app.test, uid 0)
+# 12 ms after start — that is this process itself" (the Go library's error;
+# JSON "signals", docs/launcher.md "Who signalled it").
 #
 #   childproof check examples/05-surplus-signal/childproof.hcl          # exit 0
 
