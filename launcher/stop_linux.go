@@ -48,6 +48,12 @@ func StopRecord(ctx context.Context, p proc.FS, st *State, rec *Record, timeout 
 	case verify.Reused:
 		res.Message = fmt.Sprintf("%s: pid %d now belongs to another process (%s); its fingerprint does not match the recorded worker, so it was left alone",
 			rec.Name, rec.Worker.Pid, inspect.DescribePid(p, rec.Worker.Pid))
+		if n, signalled, killed := stopLeftovers(ctx, p, rec, cgroup, timeout); n > 0 {
+			// The worker is gone, but what it left of its tree (in its
+			// cgroup, or carrying its marker) is the launch's.
+			res.Signalled, res.Killed = signalled, killed
+			res.Message += fmt.Sprintf("; stopped the %d processes of its tree left behind", n)
+		}
 		markStopped(st, rec, res)
 		removeEmptyCgroup(cgroup)
 		return res, nil
