@@ -655,3 +655,21 @@ func TestHelperAsksForPort(t *testing.T) {
 		fmt.Println("got", port)
 	}
 }
+
+// TestVerificationFailureHasLastLines: a worker whose required variable
+// was dropped on the way (a wrapper that unsets it) fails verification,
+// and the failure carries the last lines too.
+func TestVerificationFailureHasLastLines(t *testing.T) {
+	t.Parallel()
+	l := serverSpec(t)
+	exe, addr := l.Command[0], l.Command[2]
+	l.Command = []string{"sh", "-c", `echo "wrapper: dropping the key"; unset SERVER_KEY; exec "$0" serve "$1"`, exe, addr}
+	l.Worker = schema.Worker{Exe: exe}
+	f := &fakeTB{TB: t}
+	startFake(f, l, launcher.Options{Output: io.Discard})
+	for _, want := range []string{"verification failed on the worker", "SERVER_KEY", "| wrapper: dropping the key"} {
+		if !strings.Contains(f.fatal, want) {
+			t.Errorf("the failure does not say %q:\n%s", want, f.fatal)
+		}
+	}
+}
