@@ -9,7 +9,7 @@
 // failure says where. StartContext bounds a start by a context, Up starts
 // dependent launches in depends_on order (stopped in reverse by the
 // test's cleanups), FreePort and FreePortIn pick ports no other test of
-// the binary gets. Readiness beyond the spec's (a log line, a check
+// the binary, nor another test binary running, gets. Readiness beyond the spec's (a log line, a check
 // function, an HTTP status or body matcher), the stop grace period and an
 // output writer of one's own are launcher.Options fields. docs/library.md
 // has the whole story.
