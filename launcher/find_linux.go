@@ -290,6 +290,7 @@ func (la *Launch) verifyAndReady(ctx context.Context, v *verify.Verifier, r *ver
 		checkCredential(la.opts.Proc, vr, cred, worker)
 	}
 	la.verifyRanks(ctx, v, c, vr)
+	la.equalMatches(worker, c.Tree, vr)
 	// The worker is verified on its exec-time evidence: stop tracing
 	// before readiness, which may take minutes.
 	la.exec.watch.detach()

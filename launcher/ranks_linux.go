@@ -3,9 +3,12 @@ package launcher
 import (
 	"context"
 	"fmt"
+	"slices"
 
 	"github.com/childproof/childproof/internal/inspect"
 	"github.com/childproof/childproof/internal/pidfd"
+	"github.com/childproof/childproof/proc"
+	"github.com/childproof/childproof/schema"
 	"github.com/childproof/childproof/verify"
 	"golang.org/x/sys/unix"
 )
@@ -99,4 +102,55 @@ func (la *Launch) goneRank() int {
 		}
 	}
 	return 0
+}
+
+// equalMatches notes (Report.Notes) EqualMatchesNote for the launch.
+func (la *Launch) equalMatches(worker int, tree []int, r *verify.Report) {
+	if n := EqualMatchesNote(la.opts.Proc, la.Spec, worker, tree, la.exec.watch.execComm); n != "" {
+		r.Notes = append(r.Notes, n)
+	}
+}
+
+// EqualMatchesNote says, for a launch of one worker, that its selector also
+// matches several processes below the worker with no matching descendant
+// and no declared port — the ranks of a job below its agent (torchrun's
+// python3 agent and python3 ranks) — instead of silently verifying the
+// agent alone; "" when not. A pre-fork server's workers hold its socket: no
+// note. execComm may be nil.
+func EqualMatchesNote(p proc.FS, l *schema.Launch, worker int, tree []int, execComm func(int) string) string {
+	if l.Worker.N() > 1 || l.Worker.Comm == "" && l.Worker.Exe == "" {
+		return ""
+	}
+	if tree == nil {
+		tree = append([]int{worker}, p.Descendants(worker)...)
+	}
+	leaves := inspect.Workers(p, tree, l.Worker.Comm, l.Worker.Exe, len(tree), execComm)
+	if len(leaves) < 2 || slices.Contains(leaves, worker) {
+		return ""
+	}
+	below := p.Descendants(worker)
+	for _, pid := range leaves {
+		if !slices.Contains(below, pid) || holdsAny(p, l, pid, tree) {
+			return ""
+		}
+	}
+	sel := fmt.Sprintf("comm %q", l.Worker.Comm)
+	if l.Worker.Exe != "" {
+		sel = fmt.Sprintf("exe %q", l.Worker.Exe)
+	}
+	return fmt.Sprintf("%s also matches %d processes below the worker (pid %d) that match equally (pids %s): if they are the job's workers (ranks below an agent), set worker { count = %d } to verify each, or a sharper selector",
+		sel, len(leaves), worker, joinPids(leaves), len(leaves))
+}
+
+// holdsAny reports whether pid holds a listener on a declared port of l.
+func holdsAny(p proc.FS, l *schema.Launch, pid int, tree []int) bool {
+	for _, pt := range l.Ports {
+		hs, _ := verify.Holders(p, pt.Number, tree)
+		for _, h := range hs {
+			if slices.Contains(h.Pids, pid) {
+				return true
+			}
+		}
+	}
+	return false
 }

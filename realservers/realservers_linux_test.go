@@ -1019,3 +1019,55 @@ func TestTorchrun(t *testing.T) {
 	orphans.wait(t, "a run after its agent was killed")
 	ranksOK("run after the agent was killed", r, "APP_TOKEN")
 }
+
+// TestTorchrunWithoutCount: the same job with worker { comm = "python3" }
+// and no count: the agent is verified (it holds the port), and verify says
+// that the selector matches two processes below it equally (a note naming
+// count = 2) instead of staying silent about the unverified ranks.
+func TestTorchrunWithoutCount(t *testing.T) {
+	if out, err := exec.Command("/usr/bin/python3", "-c", "import torch.distributed as d; assert d.is_gloo_available()").CombinedOutput(); err != nil {
+		t.Skipf("/usr/bin/python3 cannot import torch with gloo (Debian package python3-torch; .ci/run installs it): %v %s", err, out)
+	}
+	dir := t.TempDir()
+	port := launchertest.FreePort(t)
+	os.WriteFile(filepath.Join(dir, "train.py"), []byte(trainPy), 0o644)
+	os.WriteFile(filepath.Join(dir, "childproof.hcl"), []byte(fmt.Sprintf(`launch "torchrun-one" {
+  command = ["/usr/bin/python3", "-m", "torch.distributed.run", "--nproc_per_node=2",
+             "--master_addr=127.0.0.1", "--master_port=%d", "--redirects=1", "--tee=1", "train.py"]
+  env = {
+    APP_TOKEN = env("APP_TOKEN")
+  }
+  worker {
+    comm = "python3"
+  }
+  port "rendezvous" {
+    number  = %d
+    address = "::"
+    allow_all_interfaces = true
+  }
+  ready {
+    timeout = "120s"
+  }
+}
+`, port, port)), 0o644)
+	env := []string{"PATH=" + os.Getenv("PATH"), "HOME=" + dir, "LANG=C.UTF-8", "APP_TOKEN=" + canary, "NO_COLOR=1",
+		"CHILDPROOF_STATE_DIR=" + filepath.Join(dir, ".state")}
+	t.Cleanup(func() { cli(t, dir, env, "stop", "torchrun-one") })
+	if out, errOut, code := cli(t, dir, env, "run", "--detach", "childproof.hcl"); code != 0 {
+		t.Fatalf("run: exit %d\n%s%s", code, out, errOut)
+	}
+	deadline := time.Now().Add(90 * time.Second)
+	for {
+		out, errOut, code := cli(t, dir, env, "verify", "childproof.hcl")
+		if code != 0 {
+			t.Fatalf("verify: exit %d\n%s%s", code, out, errOut)
+		}
+		if strings.Contains(out, `note:    comm "python3" also matches 2 processes below the worker`) && strings.Contains(out, "set worker { count = 2 }") {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("verify never noted the ranks:\n%s", out)
+		}
+		time.Sleep(500 * time.Millisecond)
+	}
+}

@@ -24,6 +24,9 @@ type Report struct {
 	// Workers are the job's workers when it runs several (worker {
 	// count = N }): each with its own env checks, Worker's first.
 	Workers []WorkerCheck `json:"workers,omitempty"`
+	// Notes say what the check noticed that is no failure (several
+	// processes matching the selector equally).
+	Notes []string `json:"notes,omitempty"`
 	TreeOutput
 }
 
@@ -293,6 +296,9 @@ func (r *Report) WriteText(w io.Writer) {
 	fmt.Fprintf(w, "  ready:   %s (attempt %d)\n", ready, max(r.Attempts, 1))
 	if r.Log != "" {
 		fmt.Fprintf(w, "  log:     %s\n", r.Log)
+	}
+	for _, n := range r.Notes {
+		fmt.Fprintf(w, "  note:    %s\n", n)
 	}
 	for _, p := range r.Problems {
 		fmt.Fprintf(w, "  problem: %s: %s\n", p.Kind, p.Message)

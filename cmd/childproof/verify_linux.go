@@ -202,6 +202,9 @@ func (a *app) verifySpec(ctx context.Context, arg string, vars []string) error {
 	r := v.Verify(ctx, chk)
 	launcher.VerifyRanks(ctx, v, chk, rec, r)
 	launcher.CheckUser(v.Proc, l, rec.Worker.Pid, r)
+	if n := launcher.EqualMatchesNote(v.Proc, l, chk.Worker, nil, nil); n != "" {
+		r.Notes = append(r.Notes, n)
+	}
 	r.Mask(maskFor(st, l, rec))
 	return a.finishVerify(r)
 }
