@@ -411,7 +411,54 @@ func (a *analyzer) parse(abs string) *parsedFile {
 			pf.file, pf.err = f, nil
 		}
 	}
+	if pf.err != nil {
+		if f := a.arithFallback(name, src, pf.err); f != nil {
+			pf.file, pf.err = f, nil
+		}
+	}
 	return pf
+}
+
+// arithFallback parses src again the way bash reads "((" or "$((" that
+// does not close as arithmetic: as a subshell inside a subshell or a
+// command substitution — ((sleep 10; touch f) &) and
+// $((echo a; echo b) | sort) are valid bash that mvdan.cc/sh reads as
+// arithmetic. The last "((" before the error on its line gets a space,
+// "( (", up to three times; the columns after it on that line move by
+// one. Nil when that does not help.
+func (a *analyzer) arithFallback(name string, src []byte, err error) *syntax.File {
+	for try := 0; try < 3; try++ {
+		pe, ok := err.(*ParseError)
+		if !ok || pe.Line == 0 || !strings.Contains(pe.Msg, "arithmetic") && !strings.Contains(pe.Msg, "must be followed by") && !strings.Contains(pe.Msg, "not a valid") {
+			return nil
+		}
+		off := offsetOf(src, pe.Line, pe.Col)
+		i := bytes.LastIndex(src[:off], []byte("(("))
+		if i < offsetOf(src, pe.Line, 1) {
+			return nil // none on the error's line
+		}
+		fixed := make([]byte, 0, len(src)+1)
+		fixed = append(append(append(fixed, src[:i+1]...), ' '), src[i+1:]...)
+		f, perr := a.parseSrc(name, fixed, false)
+		if perr == nil {
+			return f
+		}
+		src, err = fixed, perr
+	}
+	return nil
+}
+
+// offsetOf returns the byte offset of a 1-based line and column in src.
+func offsetOf(src []byte, line, col int) int {
+	off := 0
+	for l := 1; l < line; l++ {
+		i := bytes.IndexByte(src[off:], '\n')
+		if i < 0 {
+			return len(src)
+		}
+		off += i + 1
+	}
+	return min(off+max(col-1, 0), len(src))
 }
 
 // parseSrc parses src as bash or POSIX sh, with one parser of each kind

@@ -48,3 +48,19 @@ func TestFindScripts(t *testing.T) {
 		t.Errorf("FindScripts (-want +got):\n%s", d)
 	}
 }
+
+// TestArithFallback: "((" and "$((" that bash reads as nested subshells
+// parse, and the file is linted; a real error is still a parse error.
+func TestArithFallback(t *testing.T) {
+	const sh = "#!/bin/bash\n"
+	runLintCases(t, []lintCase{
+		{"(( … ) &)", map[string]string{"run.sh": sh + "((sleep 10s; touch /tmp/x) &)\nexec sudo ./api\n"}, Config{KeepGoing: true},
+			[]at{{"env-reset", "run.sh", 3, ""}}},
+		{"$(( … ) | …)", map[string]string{"run.sh": sh + "V=$((echo 1; echo 2) | sort -V | tail -1)\nexec sudo ./api\n"}, Config{KeepGoing: true},
+			[]at{{"env-reset", "run.sh", 3, ""}}},
+		{"arithmetic stays arithmetic", map[string]string{"run.sh": sh + "(( i = 1 + 2 ))\nexec sudo ./api\n"}, Config{KeepGoing: true},
+			[]at{{"env-reset", "run.sh", 3, ""}}},
+		{"a real error", map[string]string{"run.sh": sh + "echo (( x\n"}, Config{KeepGoing: true},
+			[]at{{"parse-error", "run.sh", 2, ""}}},
+	})
+}
