@@ -63,6 +63,14 @@ func startSlurm(t *testing.T) *slurmCluster {
 			t.Errorf("slurm: left running after the daemons stopped (killed now): %s", describe(left))
 		}
 		reapOrphans() // and reap the zombies of what slurmd daemonized
+		// A job submitted without TMPDIR (--export=NONE) kept its state
+		// under /tmp.
+		for _, id := range c.jobs {
+			olds, _ := filepath.Glob(filepath.Join("/tmp", fmt.Sprintf("childproof-%d", os.Geteuid()), "slurm-"+id+".*"))
+			for _, o := range olds {
+				os.RemoveAll(o)
+			}
+		}
 		os.RemoveAll(dir)
 	})
 	// munged checks that every directory up to its socket may be entered
@@ -70,7 +78,7 @@ func startSlurm(t *testing.T) *slurmCluster {
 	uid, _ := strconv.Atoi(mu.Uid)
 	gid, _ := strconv.Atoi(mu.Gid)
 	mdir := filepath.Join(dir, "munge")
-	for _, d := range []string{dir, mdir, filepath.Join(dir, "state"), filepath.Join(dir, "spool"), filepath.Join(dir, "out")} {
+	for _, d := range []string{dir, mdir, filepath.Join(dir, "state"), filepath.Join(dir, "spool"), filepath.Join(dir, "out"), filepath.Join(dir, "tmp")} {
 		if err := os.MkdirAll(d, 0o755); err != nil {
 			t.Fatal(err)
 		}
@@ -235,7 +243,10 @@ func (c *slurmCluster) submit(t *testing.T, script string, env, unset []string, 
 	argv := append([]string{"--parsable", "--output=" + filepath.Join(c.dir, "out", "%j.out")}, sbatchArgs...)
 	argv = append(append(argv, f.Name()), args...)
 	cmd := c.command("sbatch", argv...)
-	cmd.Env = withoutNames(append(cmd.Env, env...), unset)
+	// The step's state dir (${TMPDIR:-/tmp}/childproof-UID/slurm-JOB.STEP)
+	// goes into the cluster's directory: job ids start at 1 in every
+	// cluster, so /tmp would hold the last run's.
+	cmd.Env = withoutNames(append(append(cmd.Env, "TMPDIR="+filepath.Join(c.dir, "tmp")), env...), unset)
 	out, err := cmd.CombinedOutput()
 	if err != nil {
 		t.Fatalf("sbatch: %v\n%s", err, out)

@@ -2,6 +2,7 @@ package enginetest
 
 import (
 	"fmt"
+	"net"
 	"os"
 	"path/filepath"
 	"strings"
@@ -111,6 +112,11 @@ func TestSlurm(t *testing.T) {
 			if st, _ := c.jobState(id); st != "RUNNING" {
 				t.Errorf("job %s is %s while the other runs, want RUNNING", id, st)
 			}
+			// Each step's own state dir, keyed by job and step id.
+			sd := filepath.Join(c.dir, "tmp", fmt.Sprintf("childproof-%d", os.Geteuid()), "slurm-"+id+".0", "records")
+			if _, err := os.Stat(sd); err != nil {
+				t.Errorf("job %s: no state dir of its own: %v", id, err)
+			}
 		}
 		// scancel (SIGTERM to the step, then SIGKILL) and scancel -s KILL
 		// both leave nothing on the port.
@@ -154,13 +160,32 @@ func TestSlurm(t *testing.T) {
 		portFree(t, port, 20*time.Second)
 	})
 
+	t.Run("stale listener", func(t *testing.T) {
+		// A process the job did not start holds the port: the step exits
+		// 4 naming it, and the job fails with that code.
+		port := launchertest.FreePort(t)
+		ln, err := net.Listen("tcp", fmt.Sprintf("127.0.0.1:%d", port))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer ln.Close()
+		id := c.submit(t, script("api"), []string{key}, nil, nil, "--var", fmt.Sprintf("port=%d", port))
+		st, ec := c.wait(t, id, 90*time.Second)
+		out := c.output(id)
+		if st != "FAILED" || ec != "4:0" || !strings.Contains(out, fmt.Sprintf("pid %d", os.Getpid())) {
+			t.Errorf("job %s: %s %s\n%s", id, st, ec, out)
+		}
+	})
+
 	t.Run("gpu gres reaches the worker", func(t *testing.T) {
 		if !c.gpu {
 			t.Skip("no fake GPU device (mknod failed; see the log)")
 		}
 		port := launchertest.FreePort(t)
 		id := c.submit(t, script("gpu"), nil, nil, nil, "--var", fmt.Sprintf("port=%d", port))
-		out := c.waitOutput(t, id, `(?m)^verified gpu`, 90*time.Second)
+		c.waitOutput(t, id, `(?m)^verified gpu`, 90*time.Second)
+		// run relays the worker's output from its log as it comes.
+		out := c.waitOutput(t, id, `gpu: CUDA_VISIBLE_DEVICES=\S+ .*SLURM_JOB_ID=\S+`, 30*time.Second)
 		want := "gpu: CUDA_VISIBLE_DEVICES=0 ROCR_VISIBLE_DEVICES=0 GPU_DEVICE_ORDINAL=0 SLURM_JOB_ID=" + id
 		if !strings.Contains(out, want) {
 			t.Errorf("job %s's worker lacks the step's devices (want %q):\n%s", id, want, out)
