@@ -3,6 +3,7 @@ package launcher
 import (
 	"context"
 	"fmt"
+	"github.com/childproof/childproof/internal/freeport"
 	"net"
 	"net/http"
 	"os"
@@ -146,14 +147,14 @@ func helperBin(t testing.TB, names ...string) string {
 
 var procDefault = proc.Default
 
-// freePort returns a port nothing listens on right now.
+// freePort returns a port nothing listens on right now, below the
+// ephemeral range and never handed out twice (launchertest.FreePort's
+// picker: launchertest itself imports this package).
 func freePort(t testing.TB) int {
 	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	p, err := freeport.Pick()
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := ln.Addr().(*net.TCPAddr).Port
-	ln.Close()
 	return p
 }

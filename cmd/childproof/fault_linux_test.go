@@ -11,8 +11,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/childproof/childproof/launcher/launchertest"
 	"io"
-	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -67,12 +67,7 @@ func (e *faultEnv) spec(name string, extraEnv ...string) (string, int, string) {
 
 func freeTCPPort(t *testing.T) int {
 	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	return ln.Addr().(*net.TCPAddr).Port
+	return launchertest.FreePort(t)
 }
 
 // command returns a childproof command with the test's state dir.

@@ -2,10 +2,12 @@ package main
 
 import (
 	"fmt"
+	"github.com/childproof/childproof/internal/freeport"
 	"net"
 	"net/http"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"syscall"
@@ -23,7 +25,11 @@ import (
 // `childproof test-free-port [FILE]` (test binary only) writes a port
 // nothing listens on to ./port (or FILE), so that scripts run concurrently (and several
 // engineers' test runs on one machine) do not collide; specs read it with
-// file("port").
+// file("port"). The ports come from launchertest.FreePort in TestScript,
+// which holds them for the whole run (a port picked and released by this
+// short-lived process could be handed out again): each script gets
+// scriptPorts of them in $CHILDPROOF_TEST_PORTS, and each call takes the
+// next.
 //
 // TestMain calls it first, before testscript.Main, so that what the test
 // binary is does not depend on the order of init functions.
@@ -33,13 +39,11 @@ func testHelperMain() {
 		if len(os.Args) == 3 {
 			file = os.Args[2]
 		}
-		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		port, err := scriptPort()
 		if err != nil {
 			fmt.Fprintln(os.Stderr, err)
 			os.Exit(1)
 		}
-		port := ln.Addr().(*net.TCPAddr).Port
-		ln.Close()
 		if err := os.WriteFile(file, []byte(strconv.Itoa(port)), 0o644); err != nil {
 			fmt.Fprintln(os.Stderr, err)
 			os.Exit(1)
@@ -150,4 +154,33 @@ func testHelperMain() {
 	}
 	<-sig
 	os.Exit(0)
+}
+
+// scriptPorts is how many ports each script may take with test-free-port.
+const scriptPorts = 4
+
+// scriptPort is the next of the script's ports ($CHILDPROOF_TEST_PORTS),
+// counted in $WORK/.test-free-port; outside TestScript, one from freeport.
+func scriptPort() (int, error) {
+	list := strings.Split(os.Getenv("CHILDPROOF_TEST_PORTS"), ",")
+	if list[0] == "" {
+		return freeport.Pick()
+	}
+	// Counted in the script's $WORK: a script may call it from several
+	// directories.
+	counter := filepath.Join(os.Getenv("WORK"), ".test-free-port")
+	used, _ := os.ReadFile(counter)
+	n := strings.Count(string(used), "\n")
+	if n >= len(list) {
+		return 0, fmt.Errorf("test-free-port: this script took its %d ports already (scriptPorts)", len(list))
+	}
+	f, err := os.OpenFile(counter, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
+	if err != nil {
+		return 0, err
+	}
+	defer f.Close()
+	if _, err := f.WriteString(list[n] + "\n"); err != nil {
+		return 0, err
+	}
+	return strconv.Atoi(list[n])
 }

@@ -3,9 +3,13 @@ package main
 import (
 	"fmt"
 	"os"
+	"path/filepath"
 	"runtime"
+	"strconv"
+	"strings"
 	"testing"
 
+	"github.com/childproof/childproof/launcher/launchertest"
 	"github.com/rogpeppe/go-internal/testscript"
 )
 
@@ -32,9 +36,26 @@ func testGOOS() string {
 // TestScript runs the CLI scripts in testdata/script. Each command's
 // behaviour has its own .txtar file there.
 func TestScript(t *testing.T) {
+	// Each script's ports, taken here (in the test goroutine) and held by
+	// this binary for the whole run: see scriptPort.
+	scripts, _ := filepath.Glob("testdata/script/*.txtar")
+	pool := make(chan string, len(scripts))
+	for range scripts {
+		ps := make([]string, scriptPorts)
+		for i := range ps {
+			ps[i] = strconv.Itoa(launchertest.FreePort(t))
+		}
+		pool <- strings.Join(ps, ",")
+	}
 	testscript.Run(t, testscript.Params{
 		Dir: "testdata/script",
 		Setup: func(env *testscript.Env) error {
+			select {
+			case ps := <-pool:
+				env.Setenv("CHILDPROOF_TEST_PORTS", ps)
+			default:
+				return fmt.Errorf("no ports left for this script (one set per testdata/script file)")
+			}
 			env.Setenv("CHILDPROOF_STATE_DIR", env.WorkDir+"/.state")
 			// A -race binary sleeps 1 s at exit by default; each script
 			// runs childproof many times.

@@ -4,8 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/childproof/childproof/internal/freeport"
 	"io"
-	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -54,13 +54,15 @@ func mockSpec(port int, key string) *schema.Launch {
 	}
 }
 
+// freePort is launchertest.FreePort's picker for Example, which has no
+// testing.TB (a test writes launchertest.FreePort(t), as TestMockLLM does):
+// a port below the ephemeral range, never handed out twice.
 func freePort() int {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	port, err := freeport.Pick()
 	if err != nil {
 		panic(err)
 	}
-	defer ln.Close()
-	return ln.Addr().(*net.TCPAddr).Port
+	return port
 }
 
 // Start mock-llm through the library, check it, stop it.

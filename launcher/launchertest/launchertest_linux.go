@@ -6,16 +6,14 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"math/rand/v2"
-	"net"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/childproof/childproof/internal/freeport"
 	"github.com/childproof/childproof/launcher"
 	"github.com/childproof/childproof/launcher/group"
 	"github.com/childproof/childproof/schema"
@@ -224,27 +222,11 @@ func StartFile(tb testing.TB, path, name string, vars map[string]string, opts la
 // readiness probe, an HTTP request) can take it before the launch binds it.
 func FreePort(tb testing.TB) int {
 	tb.Helper()
-	if hi := ephemeralLow() - 1; hi > minPort {
-		if port, ok := freePortIn(minPort, hi); ok {
-			return port
-		}
+	port, err := freeport.Pick()
+	if err != nil {
+		tb.Fatalf("launchertest: %v", err)
 	}
-	portsMu.Lock()
-	defer portsMu.Unlock()
-	for range 1000 {
-		ln, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			tb.Fatalf("launchertest: free port: %v", err)
-		}
-		port := ln.Addr().(*net.TCPAddr).Port
-		ln.Close()
-		if !ports[port] && reserve(port) {
-			ports[port] = true
-			return port
-		}
-	}
-	tb.Fatalf("launchertest: free port: every port the kernel offered was handed out already")
-	return 0
+	return port
 }
 
 // FreePortIn is FreePort within lo–hi (inclusive): for a server, a
@@ -256,91 +238,11 @@ func FreePortIn(tb testing.TB, lo, hi int) int {
 	if lo < 1 || hi > 65535 || lo > hi {
 		tb.Fatalf("launchertest: FreePortIn(%d, %d): not a port range (1 <= lo <= hi <= 65535)", lo, hi)
 	}
-	port, ok := freePortIn(lo, hi)
+	port, ok := freeport.PickIn(lo, hi)
 	if !ok {
 		tb.Fatalf("launchertest: FreePortIn(%d, %d): no port of the range is free and not handed out already", lo, hi)
 	}
 	return port
-}
-
-// freePortIn picks a port of lo–hi that nothing listens on and this test
-// binary has not handed out: at random first, then every one in turn.
-func freePortIn(lo, hi int) (int, bool) {
-	portsMu.Lock()
-	defer portsMu.Unlock()
-	try := func(port int) bool {
-		if ports[port] {
-			return false
-		}
-		ln, err := net.Listen("tcp", fmt.Sprintf("127.0.0.1:%d", port))
-		if err != nil {
-			return false
-		}
-		ln.Close()
-		if !reserve(port) {
-			return false
-		}
-		ports[port] = true
-		return true
-	}
-	n := hi - lo + 1
-	for range min(1000, n) {
-		if port := lo + rand.IntN(n); try(port) {
-			return port, true
-		}
-	}
-	if n <= 1<<16 {
-		start := rand.IntN(n)
-		for i := range n {
-			if port := lo + (start+i)%n; try(port) {
-				return port, true
-			}
-		}
-	}
-	return 0, false
-}
-
-// minPort is the lowest port FreePort picks (above the well-known and most
-// registered service ports).
-const minPort = 20000
-
-// ephemeralLow is the first port of the kernel's ephemeral range.
-func ephemeralLow() int {
-	b, err := os.ReadFile("/proc/sys/net/ipv4/ip_local_port_range")
-	if err != nil {
-		return 32768
-	}
-	f := strings.Fields(string(b))
-	if len(f) != 2 {
-		return 32768
-	}
-	n, err := strconv.Atoi(f[0])
-	if err != nil {
-		return 32768
-	}
-	return n
-}
-
-var (
-	portsMu sync.Mutex
-	ports   = map[int]bool{}
-	// held are the reservations of the ports handed out, open until the
-	// test binary exits.
-	held []net.Listener
-)
-
-// reserve claims port for this test binary against every other one on
-// the machine (go test ./... runs several packages' binaries at once): a
-// listener on the abstract unix socket "@childproof-port-N", which the
-// kernel releases when the process exits, however it exits; no file is
-// left. false: another test binary holds it. Called with portsMu held.
-func reserve(port int) bool {
-	ln, err := net.Listen("unix", fmt.Sprintf("@childproof-port-%d", port))
-	if err != nil {
-		return false
-	}
-	held = append(held, ln)
-	return true
 }
 
 // failure describes a failed launch for a test log.
