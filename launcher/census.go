@@ -41,6 +41,9 @@ type CensusEntry struct {
 	// still alive, and stop ends them. Note says so in words.
 	Members []int  `json:"members,omitempty"`
 	Note    string `json:"note,omitempty"`
+	// Workers is the number of workers of a multi-process job (worker {
+	// count = N }); 0 for one. Worker is the first.
+	Workers int `json:"workers,omitempty"`
 }
 
 // CensusPort says who holds a recorded port now.
@@ -89,7 +92,7 @@ func Census(p proc.FS, st *State, all bool) ([]CensusEntry, error) {
 	for _, r := range recs {
 		e := CensusEntry{Name: r.Name, Worker: r.Worker, Started: r.Started, Detached: r.Detached, Log: r.Log, SpecPath: r.SpecPath, Ports: []CensusPort{}, Pending: r.Pending,
 			RestartCount: r.RestartCount}
-		e.Round = r.Round
+		e.Round, e.Workers = r.Round, r.Workers
 		live := r.Worker.Check(p)
 		e.Status = string(live)
 		if (live == verify.Gone || live == verify.Reused) && !r.Pending && r.Stopped == nil {

@@ -283,11 +283,13 @@ type recordSummary struct {
 	Pending  bool               `json:"pending,omitempty"`
 	RestartCount
 	Round int `json:"round,omitempty"`
+	// Workers is the number of workers of a multi-process job (0: one).
+	Workers int `json:"workers,omitempty"`
 }
 
 func summarize(r *Record) recordSummary {
 	return recordSummary{Name: r.Name, SpecPath: r.SpecPath, Started: r.Started, Detached: r.Detached, Worker: r.Worker, Cgroup: r.Cgroup, Marker: r.Marker,
-		Ports: r.Ports, Log: r.Log, Stopped: r.Stopped, Pending: r.Pending, RestartCount: r.RestartCount, Round: r.Round}
+		Ports: r.Ports, Log: r.Log, Stopped: r.Stopped, Pending: r.Pending, RestartCount: r.RestartCount, Round: r.Round, Workers: len(r.Ranks)}
 }
 
 // seal sets r.MAC and returns the record file's bytes (format v2).

@@ -123,6 +123,9 @@ Launches stopped by childproof are shown with --all.`,
 					}
 					ports += " (as " + who + ")"
 				}
+				if e.Workers > 1 {
+					ports += fmt.Sprintf(" (%d workers, the first shown)", e.Workers)
+				}
 				if e.Note != "" {
 					ports += " (" + e.Note + ")"
 				}
