@@ -140,3 +140,20 @@ func TestStreamPassesOnAtOnce(t *testing.T) {
 		t.Errorf("after the rest: %q", b.String())
 	}
 }
+
+// FuzzStreamMany: with more values than pairScanFrom the sink takes its
+// one-pass path; its output is still one replacement over the whole
+// stream.
+func FuzzStreamMany(f *testing.F) {
+	f.Add("secret-value", "a secret-value b secret-valu abcdefgh", "other-value", "abcdefgh", "secrez", uint8(3), uint8(7))
+	f.Add("aaaaaa", "aaaaaaaaaaaaaaab", "aaaaaaa", "aaaaab", "baaaaa", uint8(5), uint8(1))
+	f.Fuzz(func(t *testing.T, v1, text, v2, v3, v4 string, c1, c2 uint8) {
+		s := New()
+		for i, v := range []string{v1, v2, v3, v4} {
+			s.Add(string(rune('A'+i)), v)
+		}
+		if got, want := streamed(t, s, text, []int{int(c1), int(c2)}), s.Text(text); got != want {
+			t.Fatalf("Stream(%q) = %q, Text = %q", text, got, want)
+		}
+	})
+}

@@ -13,7 +13,6 @@ import (
 	"github.com/childproof/childproof/internal/console"
 	"github.com/childproof/childproof/internal/logtail"
 	"github.com/childproof/childproof/launcher"
-	redactpkg "github.com/childproof/childproof/redact"
 	"github.com/childproof/childproof/schema"
 	"golang.org/x/term"
 )
@@ -84,23 +83,18 @@ type launchView struct {
 	name   string
 	stream bool // print the worker's output lines (foreground)
 
-	mu      sync.Mutex
-	status  *console.Status
-	secrets *redactpkg.Set
-	cancel  context.CancelFunc
-	done    chan struct{}
+	mu     sync.Mutex
+	status *console.Status
+	cancel context.CancelFunc
+	done   chan struct{}
 }
 
 // view adds launch l to the console; detach says whether the command
 // returns once it is verified (its output is then not streamed).
 func (lc *launchConsole) view(l *schema.Launch, detach bool) *launchView {
-	v := &launchView{lc: lc, name: l.Name, stream: !detach, secrets: l.Secrets()}
-	// A secret-list name the caller passes through inherit.
-	for _, n := range l.Secret {
-		if val, ok := os.LookupEnv(n); ok {
-			v.secrets.Add(n, val)
-		}
-	}
+	// The lines it shows come from the log, which holds the tree's output
+	// masked already (at the source, with the launch's own secret set).
+	v := &launchView{lc: lc, name: l.Name, stream: !detach}
 	lc.views = append(lc.views, v)
 	return v
 }
@@ -130,16 +124,12 @@ func (v *launchView) notify(msg string) {
 	fmt.Fprintf(v.lc.a.stderr, "childproof: %s\n", msg)
 }
 
-// started ends the wait of a launch: the status line goes; a verified
-// launch's own secret values (resolved by the launcher) join the mask, and
-// in the foreground its output is followed from now on if it was not yet.
+// started ends the wait of a launch: the status line goes, and in the
+// foreground its output is followed from now on if it was not yet.
 func (v *launchView) started(la *launcher.Launch) {
 	v.mu.Lock()
 	st := v.status
 	v.status = nil
-	if la != nil && la.Env != nil {
-		v.secrets.Merge(la.Env.Secrets())
-	}
 	v.mu.Unlock()
 	if st != nil {
 		st.Done()
@@ -166,9 +156,6 @@ func (v *launchView) follow(path string) {
 		}
 		defer t.Close()
 		emit := func(line string) {
-			v.mu.Lock()
-			line = v.secrets.Text(line)
-			v.mu.Unlock()
 			if v.stream {
 				v.lc.con.Output(v.name, line)
 			} else {
