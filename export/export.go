@@ -481,3 +481,21 @@ func (p *plan) envReferenced(s string) []string {
 	}
 	return out
 }
+
+// renderArgv renders the argv for an engine: each env() reference as
+// ref(NAME), the literal text around it through lit.
+func (p *plan) renderArgv(ref, lit func(string) string) []string {
+	out := make([]string, len(p.argv))
+	for i, a := range p.argv {
+		var w strings.Builder
+		for _, pc := range argPieces(a, p.envReferenced(a)) {
+			if pc.ref != "" {
+				w.WriteString(ref(pc.ref))
+			} else {
+				w.WriteString(lit(pc.lit))
+			}
+		}
+		out[i] = w.String()
+	}
+	return out
+}

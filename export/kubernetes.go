@@ -181,18 +181,8 @@ func (p *plan) kubernetes() ([]byte, error) {
 	// Kubernetes expands $(NAME) in command and args from the container's
 	// env (and reduces $$ to $): every $ is doubled, and an env() in an
 	// argument becomes $(NAME), supplied by a secretKeyRef.
-	argv := make([]string, len(p.argv))
-	for i, a := range p.argv {
-		var w strings.Builder
-		for _, pc := range argPieces(a, p.envReferenced(a)) {
-			if pc.ref != "" {
-				w.WriteString("$(" + pc.ref + ")")
-			} else {
-				w.WriteString(strings.ReplaceAll(pc.lit, "$", "$$"))
-			}
-		}
-		argv[i] = w.String()
-	}
+	argv := p.renderArgv(func(n string) string { return "$(" + n + ")" },
+		func(s string) string { return strings.ReplaceAll(s, "$", "$$") })
 	if len(p.argRefs) > 0 {
 		notes = append(notes, fmt.Sprintf("%s: read by an argument as $(NAME), so the container's env has %s too (under childproof run only the argument would).", strings.Join(p.argRefs, ", "), plural(len(p.argRefs), "it", "them")))
 	}

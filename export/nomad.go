@@ -94,18 +94,7 @@ func (p *plan) nomad() ([]byte, error) {
 	w.Block("config")
 	// An env() in an argument is Nomad's own interpolation, ${NAME}, of
 	// the task's environment (the template below sets it).
-	argv := make([]string, len(p.argv))
-	for i, a := range p.argv {
-		var s strings.Builder
-		for _, pc := range argPieces(a, p.envReferenced(a)) {
-			if pc.ref != "" {
-				s.WriteString("${" + pc.ref + "}")
-			} else {
-				s.WriteString(pc.lit)
-			}
-		}
-		argv[i] = s.String()
-	}
+	argv := p.renderArgv(func(n string) string { return "${" + n + "}" }, func(s string) string { return s })
 	w.Attr("command", hcltext.Quote(argv[0]))
 	if len(argv) > 1 {
 		w.Attr("args", hcltext.List(argv[1:]))

@@ -99,13 +99,14 @@ func resolveEnvFrom(l *schema.Launch, set map[string]string, lookup func(string)
 			e.Vars[n] = v
 		}
 	}
-	if !l.InheritIsLiteral() {
-		if environ == nil {
-			environ = os.Environ
-		}
+	if environ == nil {
+		environ = os.Environ
+	}
+	// pass passes every caller variable whose name match accepts.
+	pass := func(match func(string) bool) {
 		for _, kv := range environ() {
 			n, _, ok := strings.Cut(kv, "=")
-			if !ok || n == "" || !l.Inherits(n) {
+			if !ok || n == "" || !match(n) {
 				continue
 			}
 			if v, ok := lookup(n); ok {
@@ -113,23 +114,15 @@ func resolveEnvFrom(l *schema.Launch, set map[string]string, lookup func(string)
 			}
 		}
 	}
+	if !l.InheritIsLiteral() {
+		pass(l.Inherits)
+	}
 	// Inside a SLURM job step the step's own variables and the devices
 	// SLURM bound to it pass too (schema.SlurmStepInherit): the
 	// allocation, not the caller's taste, decides which GPUs the worker
 	// may use.
 	if schema.InSlurmStep(lookup) {
-		if environ == nil {
-			environ = os.Environ
-		}
-		for _, kv := range environ() {
-			n, _, ok := strings.Cut(kv, "=")
-			if !ok || n == "" || !schema.IsSlurmStepVar(n) {
-				continue
-			}
-			if v, ok := lookup(n); ok {
-				e.Vars[n] = v
-			}
-		}
+		pass(schema.IsSlurmStepVar)
 	}
 	for n := range e.Vars {
 		from[n] = "inherit"
