@@ -169,6 +169,10 @@ type analyzer struct {
 	// while the end of a script that starts none is checked (helperNote).
 	workerPoints int
 	helperEnd    bool
+	// handed holds, per child process being walked, the exec that ended
+	// it when the child runs in the foreground (its wrappers go to the
+	// caller's last command).
+	handed []*cmdRef
 	// mayNote ends the wrapper findings of a command word held in a
 	// variable that has that value only on some paths (commandAlts).
 	mayNote string

@@ -612,7 +612,16 @@ func (a *analyzer) external(st, cst *state, fc *fileCtx, fs []field, mode callMo
 	switch mode {
 	case callExec:
 		a.workerPoint(cst, ref)
-		a.reportWraps(cst.wraps, false)
+		if st.fgChild && len(a.handed) > 0 {
+			// The exec'd command ends a child run in the foreground: it
+			// returns to the caller, whose end decides (as a last command).
+			if len(cst.wraps) > 0 {
+				a.handed[len(a.handed)-1] = &cmdRef{site: ref.site, wraps: cst.wraps, returns: ref.returns, wrapOnly: true}
+			}
+			a.reportAlways(cst.wraps) // a shebang's options count: the child launched
+		} else {
+			a.reportWraps(cst.wraps, false)
+		}
 		a.endBg(st)
 		st.dead = true
 	case callBackground:
@@ -1131,12 +1140,17 @@ func (a *analyzer) runChild(st, cst *state, fc *fileCtx, callPos syntax.Pos, abs
 	}
 	saveSite, saveName, saveBuf := a.funcSite, a.funcName, a.funcSiteBuf
 	a.funcSite, a.funcName = nil, ""
+	a.handed = append(a.handed, nil)
+	defer func() { a.handed = a.handed[:len(a.handed)-1] }()
 	a.depth++
 	a.stmts(ch, cfc, stmts)
 	a.depth--
 	a.processEnd(ch, cfc, true)
 	if l := ch.lastCmd; l != nil && !ch.dead && len(l.wraps) > 0 {
 		handed = &cmdRef{site: l.site, wraps: l.wraps, returns: l.returns, wrapOnly: true}
+	}
+	if h := a.handed[len(a.handed)-1]; h != nil {
+		handed = h // the child ended in an exec
 	}
 	a.funcSite, a.funcName, a.funcSiteBuf = saveSite, saveName, saveBuf
 	finish()

@@ -413,6 +413,8 @@ func (a *analyzer) processEnd(st *state, fc *fileCtx, script bool) {
 		}
 		if !st.fgChild {
 			a.reportWraps(st.lastCmd.wraps, st.lastCmd.returns)
+		} else {
+			a.reportAlways(st.lastCmd.wraps)
 		}
 	}
 	a.endBg(st)

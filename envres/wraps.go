@@ -38,6 +38,16 @@ func (a *analyzer) reportWraps(ws []wrapNote, returns bool) {
 	}
 }
 
+// reportAlways reports the notes that count at any worker point (a
+// shebang's options), for a child whose own end is handed to its caller.
+func (a *analyzer) reportAlways(ws []wrapNote) {
+	for _, w := range ws {
+		if w.always {
+			a.report(w.rule, w.site, w.msg, w.vars...)
+		}
+	}
+}
+
 // returning are programs that run and return: as a script's last
 // command they are not a worker a wrapper finding is about (sudo apt-get
 // install …, sudo -u postgres psql -c …). docs/lint.md lists them.
