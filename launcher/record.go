@@ -79,6 +79,11 @@ type RecordTree struct {
 	// Marker is the launch's MarkerVar value: without a cgroup, the
 	// processes whose environ carries it are the launch's tree.
 	Marker string `json:"marker,omitempty"`
+	// Relay is the log relay of a detached launch (the childproof-log
+	// process that reads the tree's output pipe and masks it into the
+	// log): not a member of the tree, it ends when the tree's last holder
+	// of the pipe has gone.
+	Relay *verify.Fingerprint `json:"relay,omitempty"`
 }
 
 // RecordEnv is a launch's environment evidence, as names and keyed

@@ -33,6 +33,11 @@ func (la *Launch) newRecordOf(argv []string, root, worker verify.Fingerprint, pe
 		rec.Supervisor = os.Getpid()
 	}
 	rec.Secrets = la.State.secretDigests(secrets)
+	if la.pipe != nil && la.pipe.relay != nil && la.pipe.relay.Process != nil {
+		if fp, err := verify.TakeFingerprint(la.opts.Proc, la.pipe.relay.Process.Pid); err == nil {
+			rec.Relay = &fp
+		}
+	}
 	for _, pt := range l.Ports {
 		rec.Ports = append(rec.Ports, RecordPort{Number: pt.Number, Address: pt.PortAddress()})
 	}
