@@ -21,19 +21,7 @@ const selectorQuiet = 750 * time.Millisecond
 // ready.timeout: when the selector matches no process while a member of
 // the tree owns a declared port and the tree has stopped changing.
 type selectorWatch struct {
-	shape string
-	since time.Time
-}
-
-// treeShape describes the tree's processes and their comms, to see that
-// it stopped changing.
-func (la *Launch) treeShape(tree []int) string {
-	var b strings.Builder
-	for _, pid := range slices.Sorted(slices.Values(tree)) {
-		c, _ := la.opts.Proc.Comm(pid)
-		fmt.Fprintf(&b, "%d:%s ", pid, c)
-	}
-	return b.String()
+	quiet stability
 }
 
 // check returns a failure when the selector is wrong: it matches nothing,
@@ -49,15 +37,10 @@ func (w *selectorWatch) check(la *Launch, r *verify.Report, tree []int) *Error {
 	}
 	owners := la.portOwners(tree)
 	if len(owners) == 0 {
-		w.shape = ""
+		w.quiet = stability{}
 		return nil
 	}
-	shape := la.treeShape(tree)
-	if shape != w.shape {
-		w.shape, w.since = shape, time.Now()
-		return nil
-	}
-	if time.Since(w.since) < selectorQuiet {
+	if !w.quiet.settledFor(la, tree, selectorQuiet) {
 		return nil
 	}
 	return la.selectorError(r, owners, false)

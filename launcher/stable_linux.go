@@ -63,12 +63,17 @@ func (la *Launch) sharesSocket(worker int, tree []int) bool {
 // settled reports whether the tree has been the same for preforkQuiet
 // (false: it changed, or has not been quiet long enough yet).
 func (s *stability) settled(la *Launch, tree []int) bool {
+	return s.settledFor(la, tree, preforkQuiet)
+}
+
+// settledFor reports whether the tree has been the same for quiet.
+func (s *stability) settledFor(la *Launch, tree []int, quiet time.Duration) bool {
 	sig := la.treeSignature(tree)
 	if sig != s.sig {
 		s.sig, s.since = sig, time.Now()
 		return false
 	}
-	return time.Since(s.since) >= preforkQuiet
+	return time.Since(s.since) >= quiet
 }
 
 // holdsAll reports whether worker itself holds a listener on every

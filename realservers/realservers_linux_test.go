@@ -902,9 +902,7 @@ type torchrunReport struct {
 // SIGKILL of the agent (its ranks live on) a new run leaves no rank of the
 // old launch either.
 func TestTorchrun(t *testing.T) {
-	if out, err := exec.Command("/usr/bin/python3", "-c", "import torch.distributed as d; assert d.is_gloo_available()").CombinedOutput(); err != nil {
-		t.Skipf("/usr/bin/python3 cannot import torch with gloo (Debian package python3-torch; .ci/run installs it): %v %s", err, out)
-	}
+	needTorch(t)
 	dir := t.TempDir()
 	os.Chmod(dir, 0o755)
 	port := launchertest.FreePort(t)
@@ -1025,9 +1023,7 @@ func TestTorchrun(t *testing.T) {
 // that the selector matches two processes below it equally (a note naming
 // count = 2) instead of staying silent about the unverified ranks.
 func TestTorchrunWithoutCount(t *testing.T) {
-	if out, err := exec.Command("/usr/bin/python3", "-c", "import torch.distributed as d; assert d.is_gloo_available()").CombinedOutput(); err != nil {
-		t.Skipf("/usr/bin/python3 cannot import torch with gloo (Debian package python3-torch; .ci/run installs it): %v %s", err, out)
-	}
+	needTorch(t)
 	dir := t.TempDir()
 	port := launchertest.FreePort(t)
 	os.WriteFile(filepath.Join(dir, "train.py"), []byte(trainPy), 0o644)
@@ -1069,5 +1065,13 @@ func TestTorchrunWithoutCount(t *testing.T) {
 			t.Fatalf("verify never noted the ranks:\n%s", out)
 		}
 		time.Sleep(500 * time.Millisecond)
+	}
+}
+
+// needTorch skips a test where Debian's python3 cannot run a gloo job.
+func needTorch(t *testing.T) {
+	t.Helper()
+	if out, err := exec.Command("/usr/bin/python3", "-c", "import torch.distributed as d; assert d.is_gloo_available()").CombinedOutput(); err != nil {
+		t.Skipf("/usr/bin/python3 cannot import torch with gloo (Debian package python3-torch; .ci/run installs it): %v %s", err, out)
 	}
 }
