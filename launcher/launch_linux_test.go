@@ -599,16 +599,27 @@ func TestWaitForBackgroundWorker(t *testing.T) {
 func TestPortGrabbedAfterPreflight(t *testing.T) {
 	f := newFixture(t)
 	l := f.spec("grabbed")
-	l.Command = []string{"sh", "-c", "sleep 0.3; exec \"$0\" helper serve \"$1\"", filepath.Join(f.bin, "mock-srv"), "127.0.0.1:" + strconv.Itoa(f.port)}
+	// The first attempt's tree starts (the preflight found the port free),
+	// says so, and binds only once the newcomer holds the port: states,
+	// not times (a loaded machine stretched a 100 ms vs 0.3 s race).
+	gate := t.TempDir()
+	started, open := filepath.Join(gate, "started"), filepath.Join(gate, "go")
+	l.Command = []string{"sh", "-c", `if [ ! -e "$3" ]; then : > "$2"; while [ ! -e "$3" ]; do sleep 0.01; done; fi; exec "$0" helper serve "$1"`,
+		filepath.Join(f.bin, "mock-srv"), "127.0.0.1:" + strconv.Itoa(f.port), started, open}
 	l.Worker = schema.Worker{}
 	l.Attempts = 3
 	grabbed := make(chan net.Listener, 1)
 	go func() {
-		time.Sleep(100 * time.Millisecond)
+		for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
+			if _, err := os.Stat(started); err == nil {
+				break
+			}
+		}
 		ln, err := net.Listen("tcp", "127.0.0.1:"+strconv.Itoa(f.port))
 		if err != nil {
 			t.Error(err)
 		}
+		os.WriteFile(open, nil, 0o600)
 		grabbed <- ln
 	}()
 	_, err := f.start(t, l, false)

@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -311,10 +312,39 @@ func TestForegroundSignalsSkipStrangerInGroup(t *testing.T) {
 	case <-time.After(5 * time.Second):
 		t.Fatal("the worker did not stop on SIGTERM")
 	}
-	time.Sleep(20 * time.Millisecond)
-	if !alive(c) {
-		t.Error("a process that joined the launch's process group was signalled")
+	// A signal to the group was sent before the worker could die of it:
+	// by now it is pending on the stranger, or the stranger is dead (a
+	// zombie: our child, not waited for). No time to wait out.
+	if why := signalledOrDead(c.Process.Pid); why != "" {
+		t.Errorf("a process that joined the launch's process group was signalled: %s", why)
 	}
+}
+
+// signalledOrDead says why pid counts as signalled: dead (a zombie or
+// gone), or SIGTERM/SIGKILL pending; "" when neither.
+func signalledOrDead(pid int) string {
+	stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return "gone"
+	}
+	if i := strings.LastIndexByte(string(stat), ')'); i > 0 && i+2 < len(stat) && (stat[i+2] == 'Z' || stat[i+2] == 'X') {
+		return "dead"
+	}
+	status, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		return "gone"
+	}
+	for _, line := range strings.Split(string(status), "\n") {
+		k, v, _ := strings.Cut(line, ":")
+		if k != "SigPnd" && k != "ShdPnd" {
+			continue
+		}
+		mask, err := strconv.ParseUint(strings.TrimSpace(v), 16, 64)
+		if err == nil && mask&(1<<(syscall.SIGTERM-1)|1<<(syscall.SIGKILL-1)) != 0 {
+			return k + " " + strings.TrimSpace(v)
+		}
+	}
+	return ""
 }
 
 // TestArgvSecretMasked: an argv element from env() is stored and reported

@@ -463,7 +463,7 @@ func runServer(t *testing.T, s server, withSelector bool) {
 		return out
 	}
 	verifyOK("at once")
-	time.Sleep(1500 * time.Millisecond) // workers booted, titles set
+	settled(t, worker, s.minTree) // workers booted, titles set
 	out = verifyOK("after the server settled")
 	if s.rewrites && !strings.Contains(out, "evidence: the worker rewrote its environment block") {
 		t.Errorf("the rewritten block is not reported:\n%s", out)
@@ -506,7 +506,7 @@ func runServer(t *testing.T, s server, withSelector bool) {
 			t.Errorf("verify after relaunch: X not verified on the new worker: %+v", r.Env)
 		}
 		preForkWorker(t, worker, port, r)
-		time.Sleep(1500 * time.Millisecond)
+		settled(t, worker, s.minTree)
 		verifyOK("after relaunch, settled")
 	}
 
@@ -612,6 +612,35 @@ func pinTree(t *testing.T, worker, min int) pinned {
 		t.Errorf("tree %v: %d processes, want at least %d", p.pids, len(p.pids), min)
 	}
 	return p
+}
+
+// settled waits for the state a server's start ends in: worker's tree has
+// at least min processes, and its processes and their command lines (a
+// pre-fork server's workers set their titles) stay the same over three
+// reads 100 ms apart. It gives up after 30 s, leaving the checks after it
+// to say what is wrong.
+func settled(t *testing.T, worker, min int) {
+	t.Helper()
+	snapshot := func() string {
+		var b strings.Builder
+		for _, pid := range treeOf(t, worker) {
+			cmd, _ := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
+			fmt.Fprintf(&b, "%d %q\n", pid, cmd)
+		}
+		return b.String()
+	}
+	last, same := "", 0
+	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
+		now := snapshot()
+		if now == last && strings.Count(now, "\n") >= min {
+			if same++; same >= 2 {
+				return
+			}
+			continue
+		}
+		last, same = now, 0
+	}
+	t.Logf("the tree of %d did not settle within 30s:\n%s", worker, last)
 }
 
 // wait fails the test for each pinned process still running 5 s after
@@ -798,7 +827,7 @@ func TestMasterKilled(t *testing.T) {
 	if b, _ := os.ReadFile(fmt.Sprintf("/proc/%d/cgroup", worker)); !strings.Contains(string(b), "/childproof-") {
 		t.Skip("the launch has no cgroup here (childproof uses one as root on cgroup v2): nothing identifies the workers once their master is gone")
 	}
-	time.Sleep(1500 * time.Millisecond) // the workers started
+	settled(t, worker, s.minTree) // the workers started
 	tree := pinTree(t, worker, s.minTree)
 	wfd := tree.fds[slices.Index(tree.pids, worker)]
 	if err := unix.PidfdSendSignal(wfd, unix.SIGKILL, nil, 0); err != nil {

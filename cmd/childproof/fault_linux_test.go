@@ -212,8 +212,10 @@ func TestFaultForegroundSupervisorKilled(t *testing.T) {
 	e := newFaultEnv(t)
 	mid, supName := uniqueName("fault-mid"), uniqueName("fault-sup")
 
-	// Mid-launch: the worker waits 2 s before it listens.
-	spec, port, pidfile := e.spec(mid, `CHILDPROOF_FAULT_DELAY = "2s"`)
+	// Mid-launch: the worker listens only once its gate is open, after
+	// the kill.
+	gate := filepath.Join(e.dir, mid+".gate")
+	spec, port, pidfile := e.spec(mid, fmt.Sprintf("CHILDPROOF_FAULT_GATE = %q", gate))
 	sup, out := e.background("run", spec+":"+mid)
 	pid, fd := e.worker(pidfile)
 	if s, err := proc.Default.Stat(pid); err != nil || s.PPid != sup.Process.Pid {
@@ -221,6 +223,7 @@ func TestFaultForegroundSupervisorKilled(t *testing.T) {
 	}
 	sup.Process.Kill()
 	sup.Wait()
+	os.WriteFile(gate, nil, 0o600)
 	if !waitExited(fd, 2*time.Second) {
 		t.Fatalf("the worker %d outlived its supervisor's SIGKILL mid-launch (supervisor said %q)", pid, out)
 	}
@@ -234,7 +237,7 @@ func TestFaultForegroundSupervisorKilled(t *testing.T) {
 	// The name is free again (the lock died with the supervisor), and a new
 	// launch of it sweeps the dead supervisor's empty cgroup.
 	os.Remove(pidfile)
-	if _, stderr, code := e.run("run", "--detach", "--set", "CHILDPROOF_FAULT_DELAY=0s", spec+":"+mid); code != 0 {
+	if _, stderr, code := e.run("run", "--detach", spec+":"+mid); code != 0 {
 		t.Fatalf("relaunch after the kill: exit %d: %s", code, stderr)
 	}
 	e.worker(pidfile)
@@ -324,11 +327,13 @@ func TestFaultDetachedRunKilled(t *testing.T) {
 	// with PTRACE_O_EXITKILL until the worker is verified, so it dies with
 	// the killed childproof — nothing runs on, nothing stays in a ptrace
 	// stop — and the journal record says what was being launched.
-	spec, port, pidfile = e.spec("traced", `CHILDPROOF_FAULT_DELAY = "1s"`)
+	gate := filepath.Join(e.dir, "traced.gate")
+	spec, port, pidfile = e.spec("traced", fmt.Sprintf("CHILDPROOF_FAULT_GATE = %q", gate))
 	c, _ = e.background("run", "--detach", spec+":traced")
 	pid, fd = e.worker(pidfile)
 	c.Process.Kill()
 	c.Wait()
+	os.WriteFile(gate, nil, 0o600)
 	if !waitExited(fd, 3*time.Second) {
 		t.Errorf("the traced tree %d outlived its killed tracer", pid)
 		unix.PidfdSendSignal(fd, unix.SIGKILL, nil, 0)
@@ -344,13 +349,15 @@ func TestFaultDetachedRunKilled(t *testing.T) {
 	// root is a shell that execs it (the root's exe changes under the
 	// provisional record).
 	t.Setenv("CHILDPROOF_NO_EXEC_CAPTURE", "1")
-	spec, port, pidfile = e.spec("mid", `CHILDPROOF_FAULT_DELAY = "1s"`)
+	gate = filepath.Join(e.dir, "mid.gate")
+	spec, port, pidfile = e.spec("mid", fmt.Sprintf("CHILDPROOF_FAULT_GATE = %q", gate))
 	src, _ := os.ReadFile(spec)
 	os.WriteFile(spec, bytes.Replace(src, []byte(`command = ["childproof"]`), []byte(`command = ["sh", "-c", "sleep 0.2; exec childproof"]`), 1), 0o644)
 	c, out := e.background("run", "--detach", spec+":mid")
 	pid, fd = e.worker(pidfile)
 	c.Process.Kill()
 	c.Wait()
+	os.WriteFile(gate, nil, 0o600)
 	for i := 0; i < 300 && !listening(t, port); i++ {
 		time.Sleep(10 * time.Millisecond)
 	}

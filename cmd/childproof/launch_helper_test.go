@@ -60,6 +60,17 @@ func testHelperMain() {
 		os.WriteFile(f+".tmp", []byte(strconv.Itoa(os.Getpid())), 0o644)
 		os.Rename(f+".tmp", f)
 	}
+	// CHILDPROOF_FAULT_GATE: wait until that file exists before serving
+	// (a test opens it once it has done what must come first: a state,
+	// not a time).
+	if g := os.Getenv("CHILDPROOF_FAULT_GATE"); g != "" {
+		for {
+			if _, err := os.Stat(g); err == nil {
+				break
+			}
+			time.Sleep(5 * time.Millisecond)
+		}
+	}
 	if d, err := time.ParseDuration(os.Getenv("CHILDPROOF_FAULT_DELAY")); err == nil {
 		time.Sleep(d)
 	}

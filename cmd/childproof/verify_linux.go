@@ -129,6 +129,7 @@ func (a *app) verifyPid(ctx context.Context, pid int, envs []string, ports []int
 		return exitf(exitExited, "no such process: %v", err)
 	}
 	deadline := time.Now().Add(wait)
+	said := false
 	for {
 		r := v.Verify(ctx, chk)
 		pids := []int{pid}
@@ -151,6 +152,16 @@ func (a *app) verifyPid(ctx context.Context, pid int, envs []string, ports []int
 				}
 			}
 			return a.finishVerify(r)
+		}
+		if !said {
+			// Once, so that a log (systemd's ExecStartPost=) shows why it
+			// waits; the problem names no value.
+			why := "no worker yet"
+			if len(r.Problems) > 0 {
+				why = r.Problems[0].Message
+			}
+			fmt.Fprintf(a.stderr, "childproof: verify: not verified yet (%s); retrying every 100ms for up to %s\n", why, wait)
+			said = true
 		}
 		select {
 		case <-ctx.Done():
