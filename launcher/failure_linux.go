@@ -1,11 +1,13 @@
 package launcher
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/childproof/childproof/schema"
@@ -16,8 +18,13 @@ import (
 func (la *Launch) exitedError(r *verify.Report, what string) *Error {
 	r.Signals = la.exec.watch.signalsSeen()
 	if la.tree != nil {
+		// The OOM killer's SIGKILL stops for no tracer: the launch cgroup's
+		// memory.events counts it (cgroup v2 with the memory controller),
+		// else the kernel log names the process it killed.
 		if n := oomKills(la.tree.cgroup); n > 0 {
 			r.Signals = append(r.Signals, verify.Signal{Signal: "SIGKILL", Kernel: "oom-kill"})
+		} else if pid := oomKilled(kmsgRecords(), la.tree.root.pid(), la.worker.Pid); pid > 0 {
+			r.Signals = append(r.Signals, verify.Signal{Signal: "SIGKILL", ToPid: pid, Kernel: "oom-kill"})
 		}
 	}
 	if len(r.Signals) > 0 {
@@ -113,6 +120,52 @@ func oomKills(dir string) int {
 		if v, ok := strings.CutPrefix(line, "oom_kill "); ok {
 			n, _ := strconv.Atoi(strings.TrimSpace(v))
 			return n
+		}
+	}
+	return 0
+}
+
+// kmsgRecords reads what the kernel log holds now (/dev/kmsg: root only;
+// nil otherwise), at most 2 MiB, without waiting for more.
+func kmsgRecords() []string {
+	// A raw descriptor: an *os.File of a non-blocking device would wait
+	// in the runtime's poller for the next record.
+	fd, err := syscall.Open("/dev/kmsg", syscall.O_RDONLY|syscall.O_NONBLOCK|syscall.O_CLOEXEC, 0)
+	if err != nil {
+		return nil
+	}
+	defer syscall.Close(fd)
+	var out []string
+	buf := make([]byte, 8192)
+	for total := 0; total < 2<<20; {
+		n, err := syscall.Read(fd, buf)
+		if n > 0 {
+			out = append(out, string(buf[:n]))
+			total += n
+		}
+		if errors.Is(err, syscall.EPIPE) || errors.Is(err, syscall.EINTR) {
+			continue // a record overwritten while we read; a signal
+		}
+		if err != nil || n <= 0 {
+			break // EAGAIN: nothing more now
+		}
+	}
+	return out
+}
+
+// oomKilled returns the first of pids that a kernel log record says the
+// OOM killer killed ("Out of memory: Killed process 1234 (python3) …",
+// "Memory cgroup out of memory: Killed process …"), or 0.
+func oomKilled(records []string, pids ...int) int {
+	for _, rec := range records {
+		_, msg, ok := strings.Cut(rec, ";")
+		if !ok || !strings.Contains(msg, "out of memory: Killed process ") && !strings.Contains(msg, "Out of memory: Killed process ") {
+			continue
+		}
+		for _, pid := range pids {
+			if pid > 0 && strings.Contains(msg, "Killed process "+strconv.Itoa(pid)+" (") {
+				return pid
+			}
 		}
 	}
 	return 0

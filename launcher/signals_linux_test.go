@@ -74,3 +74,27 @@ func TestKernelSignalNamed(t *testing.T) {
 		t.Errorf("error does not say the kernel sent it: %v", err)
 	}
 }
+
+// TestOOMKilledFromKernelLog: the OOM killer's SIGKILL (which no tracer
+// sees) is read from the kernel log's record of the pid it killed.
+func TestOOMKilledFromKernelLog(t *testing.T) {
+	recs := []string{
+		"6,1000,5,-;eth0: link up\n",
+		"3,1001,6,-;Out of memory: Killed process 4321 (python3) total-vm:1048576kB, anon-rss:900000kB, file-rss:0kB\n",
+		"3,1002,7,-;Memory cgroup out of memory: Killed process 777 (java) total-vm:10kB\n",
+	}
+	tests := []struct {
+		pids []int
+		want int
+	}{
+		{[]int{4321}, 4321}, {[]int{1, 777}, 777}, {[]int{432}, 0}, {[]int{43210}, 0}, {nil, 0},
+	}
+	for _, tt := range tests {
+		if got := oomKilled(recs, tt.pids...); got != tt.want {
+			t.Errorf("oomKilled(%v) = %d, want %d", tt.pids, got, tt.want)
+		}
+	}
+	if os.Geteuid() == 0 && kmsgRecords() == nil {
+		t.Error("root reads no kernel log record from /dev/kmsg")
+	}
+}
