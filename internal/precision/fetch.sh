@@ -25,17 +25,18 @@ while IFS="$(printf '\t')" read -r repo commit path; do
 	if [ -n "$mirror" ] && [ -d "$m" ] && git -C "$m" show "$commit:$path" >"$tmp" 2>/dev/null; then
 		ok=0
 	elif command -v curl >/dev/null 2>&1; then
-		curl -fsSL --max-time 20 "https://raw.githubusercontent.com/$repo/$commit/$path" -o "$tmp" 2>/dev/null && ok=0
+		curl -fsSL --connect-timeout 5 --max-time 20 "https://raw.githubusercontent.com/$repo/$commit/$path" -o "$tmp" 2>/dev/null && ok=0
 	elif command -v wget >/dev/null 2>&1; then
-		wget -q -T 20 -O "$tmp" "https://raw.githubusercontent.com/$repo/$commit/$path" 2>/dev/null && ok=0
+		wget -q -T 10 -O "$tmp" "https://raw.githubusercontent.com/$repo/$commit/$path" 2>/dev/null && ok=0
 	fi
 	if [ $ok -eq 0 ]; then
 		mv "$tmp" "$out"
 	else
 		rm -f "$tmp"
 		missing=$((missing + 1))
-		# Offline (CI has no internet but package registries): give up early.
-		if [ $missing -ge 3 ] && [ ! -d "$m" ]; then
+		# Offline (CI has no internet but package registries): give up at the
+		# first file that neither a mirror nor the network gives.
+		if [ ! -d "$m" ]; then
 			echo "fetch.sh: cannot read $repo/$commit/$path (and others): offline?" >&2
 			exit 1
 		fi
