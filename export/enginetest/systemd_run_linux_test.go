@@ -96,6 +96,7 @@ func TestSystemd(t *testing.T) {
 	writeFiles(t, proj, map[string]string{
 		"spec.hcl":  systemdSpec(mockLLM, proj),
 		"fork.sh":   "#!/bin/bash\nsleep 300 &\necho $! > " + proj + "/forked.pid\nexec " + mockLLM + " --addr \"$1\"\n",
+		"crash.py":  "import socket, sys, time\ns = socket.socket()\ns.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)\ns.bind(('127.0.0.1', int(sys.argv[1])))\ns.listen()\ntime.sleep(3)\nsys.exit(1)\n",
 		"ignore.py": "import signal, socket, sys, time\nsignal.signal(signal.SIGTERM, signal.SIG_IGN)\ns = socket.socket()\ns.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)\ns.bind(('127.0.0.1', int(sys.argv[1])))\ns.listen()\ntime.sleep(3600)\n",
 	})
 	spec := filepath.Join(proj, "spec.hcl")
@@ -169,6 +170,37 @@ func TestSystemd(t *testing.T) {
 		}
 	})
 
+	t.Run("restart limit, then reset-failed", func(t *testing.T) {
+		// restart { on-failure, max = 1 }: two starts, then the unit stays
+		// failed until systemctl reset-failed (the header says so).
+		port := launchertest.FreePort(t)
+		unit := unitOf(t, "crashes", port)
+		if !strings.Contains(unit, "systemctl reset-failed crashes before starting it again") || !strings.Contains(unit, "StartLimitBurst=2\n") {
+			t.Fatalf("unit:\n%s", unit)
+		}
+		s.install(t, "crashes", unit)
+		s.must(t, "systemctl", "start", "crashes")
+		// Measured with systemd 252: the start after the last allowed one is
+		// refused ("Start request repeated too quickly"), the unit failed
+		// with the worker's result (exit-code), NRestarts counting the
+		// refused restart too.
+		s.waitJournal(t, "crashes", "Start request repeated too quickly")
+		if n := strings.Count(s.journal(t, "crashes"), "verified pid"); n != 2 {
+			t.Errorf("%d verified starts, want 2 (the first and max = 1 restart)\n%s", n, s.journal(t, "crashes"))
+		}
+		if p := s.show(t, "crashes", "ActiveState"); p["ActiveState"] != "failed" {
+			t.Errorf("after the limit: %v", p)
+		}
+		if _, err := s.run(t, "systemctl", "start", "crashes"); err == nil {
+			t.Error("started again past the start limit without reset-failed")
+		}
+		s.must(t, "systemctl", "reset-failed", "crashes")
+		if out, err := s.run(t, "systemctl", "start", "crashes"); err != nil {
+			t.Errorf("after reset-failed: %v\n%s", err, out)
+		}
+		s.run(t, "systemctl", "stop", "crashes")
+	})
+
 	t.Run("a worker that ignores SIGTERM", func(t *testing.T) {
 		port := launchertest.FreePort(t)
 		s.install(t, "stubborn", unitOf(t, "stubborn", port))
@@ -206,6 +238,18 @@ launch "forks" {
   worker { comm = "mock-llm" }
   port "http" {
     number = var.port
+  }
+}
+launch "crashes" {
+  command = ["/usr/bin/python3", "%[2]s/crash.py", "${var.port}"]
+  worker { comm = "python3" }
+  port "http" {
+    number = var.port
+  }
+  restart {
+    policy  = "on-failure"
+    max     = 1
+    backoff = "1s"
   }
 }
 launch "stubborn" {
