@@ -31,14 +31,15 @@ import (
 // mean a state dir of the test binary's own (see testStateDir), never the
 // user's.
 func Start(ctx context.Context, l *schema.Launch, opts Options) (*Launch, error) {
-	return startHeld(ctx, l, opts, nil)
+	return startHeld(ctx, l, opts, nil, false)
 }
 
 // startHeld is Start with the launch's lock already held (nil: Start takes
 // it): relaunch keeps the lock from the stop of the previous instance to
 // the start of the next. The lock is released (or handed to the Launch)
-// whatever happens.
-func startHeld(ctx context.Context, l *schema.Launch, opts Options, held *launchLock) (*Launch, error) {
+// whatever happens; keep leaves it with the Launch even when detached
+// (relaunch checks the delta under it, then lets go).
+func startHeld(ctx context.Context, l *schema.Launch, opts Options, held *launchLock, keep bool) (*Launch, error) {
 	var env *Env
 	if opts.State == nil && opts.StateDir == "" {
 		opts.StateDir = testStateDir()
@@ -50,7 +51,7 @@ func startHeld(ctx context.Context, l *schema.Launch, opts Options, held *launch
 			return nil, err
 		}
 	}
-	la, err := start(ctx, l, opts, &env, held)
+	la, err := start(ctx, l, opts, &env, held, keep)
 	secrets := launchSecrets(l, env, opts)
 	if la != nil {
 		la.Report.Mask(secrets)
@@ -59,7 +60,7 @@ func startHeld(ctx context.Context, l *schema.Launch, opts Options, held *launch
 	return la, maskErr(err, secrets)
 }
 
-func start(ctx context.Context, l *schema.Launch, opts Options, envOut **Env, held *launchLock) (*Launch, error) {
+func start(ctx context.Context, l *schema.Launch, opts Options, envOut **Env, held *launchLock, keep bool) (*Launch, error) {
 	if l == nil || l.Name == "" {
 		held.unlock()
 		return nil, errorf(Invalid, KindUsage, "launch has no name")
@@ -154,8 +155,10 @@ func start(ctx context.Context, l *schema.Launch, opts Options, envOut **Env, he
 				// has caught up) when run returns; the relay goes on alone.
 				la.pipe.drain(2 * time.Second)
 				la.pipe.close()
-				lock.unlock()
-				la.lock = nil
+				if !keep {
+					lock.unlock()
+					la.lock = nil
+				}
 				la.out.stop()
 			}
 			la.out.running()

@@ -417,7 +417,9 @@ func relaunch(ctx context.Context, l *schema.Launch, opts RelaunchOptions) (*Lau
 		lock = lk
 	}
 
-	la, err := startHeld(ctx, l, opts.Options, lock)
+	// The lock stays held (keep) until the delta is judged: a refused
+	// relaunch restores the previous record before anyone else may act.
+	la, err := startHeld(ctx, l, opts.Options, lock, true)
 	if err != nil {
 		var e *Error
 		if errors.As(err, &e) && e.Report != nil {
@@ -467,6 +469,10 @@ func relaunch(ctx context.Context, l *schema.Launch, opts RelaunchOptions) (*Lau
 	}
 	if d.OK() {
 		ok = true
+		if la.opts.Detach {
+			la.lock.unlock()
+			la.lock = nil
+		}
 		return la, res, nil
 	}
 	defer st.refuseRound(la)
@@ -482,12 +488,18 @@ func relaunch(ctx context.Context, l *schema.Launch, opts RelaunchOptions) (*Lau
 	r.ExitCode = verify.CodeVerify
 	// Stop the new tree, then keep the previous record as the baseline
 	// of the next round (Stop has just saved the refused one).
+	// The lock is kept (not released by Stop) until the previous record
+	// is back.
+	held := la.lock
+	la.lock = nil
 	la.Stop(context.Background())
 	if baseline.Stopped == nil {
 		now := time.Now().UTC()
 		baseline.Stopped = &now
 	}
-	if err := st.Save(&baseline); err != nil {
+	err = st.Save(&baseline)
+	held.unlock()
+	if err != nil {
 		return nil, res, &Error{Outcome: Invalid, Kind: KindState, Msg: "cannot restore the previous record", Err: err}
 	}
 	names := make([]string, 0, len(d.Unexpected)+len(d.Unchanged))

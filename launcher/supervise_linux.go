@@ -115,9 +115,14 @@ func (la *Launch) finish(grace time.Duration) {
 		la.terminate(grace)
 		la.out.stop()
 		if la.Record != nil {
-			now := time.Now().UTC()
-			la.Record.Stopped = &now
-			la.State.Save(la.Record)
+			// Only while the record file still describes this launch: a
+			// newer one (a run after a detached launch let go of the
+			// lock) is never marked.
+			if cur, err := la.State.Load(la.Record.Name); err != nil || sameLaunch(cur, la.Record) {
+				now := time.Now().UTC()
+				la.Record.Stopped = &now
+				la.State.Save(la.Record)
+			}
 		}
 		la.lock.unlock()
 	})

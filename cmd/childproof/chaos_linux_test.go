@@ -265,7 +265,6 @@ func chaosViolations(t *testing.T, e *faultEnv, prefix string, census []censusEn
 		c, ok := byName[name]
 		if !ok || (c.Status != "alive" && c.Status != "unverified") {
 			bad = append(bad, fmt.Sprintf("pid %d (%s, marker %s) lives, but ps says %q", pid, name, marker, c.Status))
-			continue
 		}
 		if rm := recordedMarker(e.state, name); rm != marker {
 			bad = append(bad, fmt.Sprintf("pid %d (%s) carries marker %s, the record names %s", pid, name, marker, rm))
