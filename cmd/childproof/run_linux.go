@@ -1,12 +1,10 @@
 package main
 
 import (
-	"bufio"
 	"os"
 	"runtime/debug"
-	"strconv"
-	"strings"
 
+	"github.com/childproof/childproof/internal/logrelay"
 	"golang.org/x/sys/unix"
 )
 
@@ -21,26 +19,9 @@ func shrinkForSupervision() {
 	if err != nil {
 		return
 	}
-	f, err := os.Open("/proc/self/maps")
-	if err != nil {
-		return
-	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		fields := strings.Fields(sc.Text())
-		if len(fields) < 6 || fields[5] != exe || strings.Contains(fields[1], "w") {
-			continue
+	logrelay.ReadOnlyMappings(func(start, end uintptr, _, path string) {
+		if path == exe {
+			unix.Syscall(unix.SYS_MADVISE, start, end-start, unix.MADV_PAGEOUT)
 		}
-		lo, hi, ok := strings.Cut(fields[0], "-")
-		if !ok {
-			continue
-		}
-		start, err1 := strconv.ParseUint(lo, 16, 64)
-		end, err2 := strconv.ParseUint(hi, 16, 64)
-		if err1 != nil || err2 != nil || end <= start {
-			continue
-		}
-		unix.Syscall(unix.SYS_MADVISE, uintptr(start), uintptr(end-start), unix.MADV_PAGEOUT)
-	}
+	})
 }
