@@ -27,6 +27,9 @@ func (la *Launch) findAndVerify(ctx context.Context, v *verify.Verifier, r *veri
 	var worker int
 	var wfd = -1
 	defer func() {
+		if la.Report == nil {
+			la.closeRanks() // a failed attempt: the next one picks anew
+		}
 		if wfd >= 0 && la.Report == nil {
 			unix.Close(wfd)
 		} else if wfd >= 0 {

@@ -186,6 +186,7 @@ func (la *Launch) closeFDs() {
 		unix.Close(la.worker.fd)
 		la.worker.fd = -1
 	}
+	la.closeRanks()
 }
 
 // Verify re-verifies the running launch on its worker.
