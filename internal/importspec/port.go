@@ -3,6 +3,7 @@ package importspec
 import (
 	"net"
 	"net/netip"
+	"path/filepath"
 	"strconv"
 	"strings"
 
@@ -83,6 +84,16 @@ func (b *builder) findPort(w *envres.Start) *portInfo {
 			hostW = &v
 		}
 	}
+	if portW == nil && addrW == nil {
+		if v, what := positionalPort(w.Argv); v != nil {
+			if what == "address" {
+				addrW = v
+			} else {
+				portW = v
+			}
+			b.note(secPort, w.File, w.Line, w.Col, false, "the worker's port is its argument %s (%s, not a --port flag)", v.Text, what)
+		}
+	}
 	var number, host string
 	hostKnown := false
 	var numberEnvs []envres.Part
@@ -122,7 +133,14 @@ func (b *builder) findPort(w *envres.Start) *portInfo {
 	n, err := strconv.Atoi(number)
 	if err != nil || n < 1 || n > 65535 {
 		if number == "" && addrW == nil && portW == nil {
-			b.note(secPort, "", 0, 0, false, "no port in the worker's arguments (--port, -p, --addr, --bind, --listen): add a port block if it listens; without one no port is checked")
+			if interpreterWorker(w) {
+				// The worker is selected as the port's owner (its comm is
+				// the interpreter's): without a port the spec cannot find
+				// it, and "verified" would come before it listens.
+				b.note(secPort, w.File, w.Line, w.Col, true, "a human must finish this: the worker is run by an interpreter and no port was found in its arguments (a flag, a positional port, $PORT, HOST:PORT): add the port block it listens on, or worker { exe = ... } if it listens on none")
+			} else {
+				b.note(secPort, "", 0, 0, false, "no port in the worker's arguments (--port, -p, --addr, --bind, --listen, a positional port, $PORT, HOST:PORT): add a port block if it listens; without one no port is checked")
+			}
 		} else if number != "" {
 			b.note(secPort, w.File, w.Line, w.Col, true, "the worker's port %q is not a number from 1 to 65535: write the port block by hand", number)
 		}
@@ -157,4 +175,80 @@ func (b *builder) findPort(w *envres.Start) *portInfo {
 		pi.allowAll = a.IsUnspecified()
 	}
 	return pi
+}
+
+// positionalPort finds a port given by position rather than by a flag, by
+// its class: an argument that is only a caller variable named like a port
+// ("$PORT", "${APP_PORT:-8000}": the port), one that is HOST:PORT (an IP,
+// localhost or $HOST before the colon; digits or a variable after it: the
+// address), or a last argument that is a bare number not after a flag
+// (python3 -m http.server 8000). what is "port" or "address".
+func positionalPort(argv []envres.Word) (w *envres.Word, what string) {
+	for i := 1; i < len(argv); i++ {
+		a := argv[i]
+		if !a.Resolved() || len(a.Parts) == 0 {
+			continue
+		}
+		if len(a.Parts) == 1 && a.Parts[0].Env != "" && strings.Contains(strings.ToUpper(a.Parts[0].Env), "PORT") {
+			return &argv[i], "port"
+		}
+		if hostPort(a) {
+			return &argv[i], "address"
+		}
+	}
+	last := argv[len(argv)-1]
+	if len(argv) > 1 {
+		prev, _ := argv[len(argv)-2].Literal()
+		if s, ok := last.Literal(); ok && !strings.HasPrefix(prev, "-") {
+			if n, err := strconv.Atoi(s); err == nil && n >= 1 && n <= 65535 {
+				return &argv[len(argv)-1], "port"
+			}
+		}
+	}
+	return nil, ""
+}
+
+// hostPort reports whether w is HOST:PORT: an IP address, localhost or a
+// caller variable before the last colon, digits or a caller variable
+// after it (not module:attr, as uvicorn's app:app).
+func hostPort(w envres.Word) bool {
+	var b strings.Builder
+	for _, p := range w.Parts {
+		if p.Env != "" {
+			b.WriteString("$V")
+			continue
+		}
+		b.WriteString(p.Lit)
+	}
+	s := b.String()
+	if i := strings.Index(s, "://"); i >= 0 {
+		s = s[i+3:]
+	}
+	s = strings.TrimSuffix(s, "/")
+	i := strings.LastIndexByte(s, ':')
+	if i <= 0 {
+		return false
+	}
+	host, port := strings.Trim(s[:i], "[]"), s[i+1:]
+	if port != "$V" {
+		if n, err := strconv.Atoi(port); err != nil || n < 1 || n > 65535 {
+			return false
+		}
+	}
+	if host == "localhost" || host == "$V" {
+		return true
+	}
+	_, err := netip.ParseAddr(host)
+	return err == nil
+}
+
+// interpreterWorker reports whether the worker's argv[0] is an
+// interpreter (python3, node, …): the spec then selects the worker as
+// the port's owner.
+func interpreterWorker(w *envres.Start) bool {
+	if len(w.Argv) == 0 {
+		return false
+	}
+	a0, ok := w.Argv[0].Literal()
+	return ok && isInterpreter(filepath.Base(a0))
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -156,7 +157,9 @@ func (b *builder) write(out *strings.Builder, w *envres.Start) {
 		if a0, ok := w.Argv[0].Literal(); ok {
 			base := filepath.Base(a0)
 			if isInterpreter(base) {
-				b.note(secWorker, w.File, w.Line, w.Col, false, "the worker is run by %s: its comm would be the interpreter's, so the spec selects the worker as the port's owner", base)
+				if port != nil {
+					b.note(secWorker, w.File, w.Line, w.Col, false, "the worker is run by %s: its comm would be the interpreter's, so the spec selects the worker as the port's owner", base)
+				} // without a port, the port section's TODO says what to add
 			} else {
 				comm = base
 				if len(comm) > 15 {
@@ -344,6 +347,11 @@ func (b *builder) others(w *envres.Start, extras []extraLaunch) {
 
 type readyInfo struct{ http, url string }
 
+// hostPortPath is HOST:PORT/PATH without a scheme, as curl and wget take
+// it: localhost, an IPv4 address, [IPv6] or a variable, then a port or a
+// variable.
+var hostPortPath = regexp.MustCompile(`^(localhost|[0-9]{1,3}(\.[0-9]{1,3}){3}|\[[0-9A-Fa-f:.]+\]|\$\{?[A-Za-z_][A-Za-z0-9_]*\}?):([0-9]{1,5}|\$\{?[A-Za-z_][A-Za-z0-9_]*(:-[0-9]+)?\}?)(/|$)`)
+
 // urlPort returns the port of a literal URL or HOST:PORT, 0 when there is none.
 func urlPort(u string) int {
 	if i := strings.Index(u, "://"); i >= 0 {
@@ -367,6 +375,10 @@ func urlPort(u string) int {
 // there is none or it is not literal.
 func urlPath(u string) string {
 	i := strings.Index(u, "://")
+	if i < 0 && hostPortPath.MatchString(u) {
+		// curl -sf localhost:$PORT/health: an http URL without its scheme.
+		u, i = "http://"+u, len("http")
+	}
 	if i < 0 || !strings.HasPrefix(u, "http") {
 		return ""
 	}
