@@ -46,6 +46,14 @@ Rounds carry their overrides forward: every earlier round's --set is applied aga
 --set value is kept in the launch's round history (mode 0600, in the state dir) for
 that; a secret one (--set-secret, a name the spec makes secret) is never stored and
 must be given again.
+
+With --in-env-file, a --set name that an env file the dispatch chain re-sources would
+clobber (the lint's env-file-clobber finding) is also written into that file, in place
+(only that value: quoting, export, comments, CRLF kept), as part of the round; --unset
+and --round put the file back byte for byte. A relaunch that fails after it stopped the
+recorded launch names 'childproof relaunch NAME --round N' in its hint; --rollback runs
+it at once, as its own round.
+
 A --set of a known no-op alias (HF_XET_DISABLE, or a spec alias block) warns and names
 the variable that takes effect.
 
@@ -55,7 +63,8 @@ unexpected delta, 4 port held by a stranger, 5 the worker exited before ready or
 launch of NAME is recorded, 6 locked.`,
 		Example: `  childproof relaunch resource-env-fixed --set HF_HUB_DOWNLOAD_TIMEOUT=60 --detach
   childproof relaunch examples/03-dispatch-resource-env/childproof.hcl:resource-env-fixed --set LOG_LEVEL=debug
-  childproof relaunch --format json job --set HF_HUB_ENABLE_HF_TRANSFER=0`,
+  childproof relaunch --format json job --set HF_HUB_ENABLE_HF_TRANSFER=0
+  childproof relaunch job --set HF_HUB_ENABLE_HF_TRANSFER=0 --in-env-file --rollback`,
 		Args:              cobra.MaximumNArgs(1),
 		ValidArgsFunction: a.completeLaunchName,
 		RunE: func(c *cobra.Command, args []string) error {
