@@ -491,6 +491,9 @@ func TestIsolatedStateDir(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer la.Stop(context.Background())
+	// The test binary's own state dir serves no other test here (this one
+	// runs once per binary): leave no litter under $TMPDIR.
+	t.Cleanup(func() { os.RemoveAll(la.State.Dir) })
 	def, _ := launcher.DefaultStateDir()
 	if la.State.Dir == def || !strings.HasPrefix(filepath.Base(la.State.Dir), "childproof-test-") {
 		t.Errorf("state dir %s (the default is %s)", la.State.Dir, def)
