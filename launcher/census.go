@@ -103,6 +103,10 @@ func Census(p proc.FS, st *State, all bool) ([]CensusEntry, error) {
 			// (a SIGKILLed supervisor, a pid-reuse stop) go now.
 			st.sweepCgroups(r.Name, r.Cgroup)
 		}
+		if live == verify.Alive && r.Relay != nil && r.Relay.Check(p) != verify.Alive {
+			// Said, not silent: the relay was SIGKILLed (or OOM-killed).
+			e.Note = fmt.Sprintf("its log relay (pid %d) is gone: the tree's output is no longer logged, and its next write to stdout or stderr fails with EPIPE (SIGPIPE ends a worker that does not ignore it)", r.Relay.Pid)
+		}
 		if r.Pending && live == verify.Alive {
 			// Its tree runs but was never verified: not "alive", which
 			// scripts read as verified and running.

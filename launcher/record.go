@@ -290,11 +290,13 @@ type recordSummary struct {
 	Round int `json:"round,omitempty"`
 	// Workers is the number of workers of a multi-process job (0: one).
 	Workers int `json:"workers,omitempty"`
+	// Relay is the record's log relay (a detached launch).
+	Relay *verify.Fingerprint `json:"relay,omitempty"`
 }
 
 func summarize(r *Record) recordSummary {
 	return recordSummary{Name: r.Name, SpecPath: r.SpecPath, Started: r.Started, Detached: r.Detached, Worker: r.Worker, Cgroup: r.Cgroup, Marker: r.Marker,
-		Ports: r.Ports, Log: r.Log, Stopped: r.Stopped, Pending: r.Pending, RestartCount: r.RestartCount, Round: r.Round, Workers: len(r.Ranks)}
+		Ports: r.Ports, Log: r.Log, Stopped: r.Stopped, Pending: r.Pending, RestartCount: r.RestartCount, Round: r.Round, Workers: len(r.Ranks), Relay: r.Relay}
 }
 
 // seal sets r.MAC and returns the record file's bytes (format v2).

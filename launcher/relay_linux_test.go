@@ -51,3 +51,30 @@ func TestDetachedRelay(t *testing.T) {
 		}
 	}
 }
+
+// TestRelayGoneSaid: a relay killed while its tree runs is not silent:
+// ps (Census) says so on the launch.
+func TestRelayGoneSaid(t *testing.T) {
+	f := newFixture(t)
+	la, err := f.start(t, f.spec("norelay"), true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec := la.Record
+	if rec.Relay == nil {
+		t.Fatal("no relay recorded")
+	}
+	la.pipe.relay.Process.Kill()
+	for end := time.Now().Add(5 * time.Second); rec.Relay.Check(procDefault) == verify.Alive; time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(end) {
+			t.Fatal("the killed relay is still there")
+		}
+	}
+	es, err := Census(procDefault, f.state, false)
+	if err != nil || len(es) != 1 {
+		t.Fatalf("census: %+v, %v", es, err)
+	}
+	if es[0].Status != string(verify.Alive) || !strings.Contains(es[0].Note, "log relay (pid "+strconv.Itoa(rec.Relay.Pid)+") is gone") {
+		t.Errorf("census entry: status %q, note %q; want alive and the relay named gone", es[0].Status, es[0].Note)
+	}
+}
