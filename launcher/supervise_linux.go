@@ -202,7 +202,12 @@ func (la *Launch) Verify(ctx context.Context) (*verify.Report, error) {
 	c := verify.CheckFromSpec(la.Spec, la.Env.Expect())
 	c.Root, c.Worker, c.Tree = la.tree.root.fp.Pid, la.worker.Pid, la.tree.members()
 	c.ExecEnv = la.exec.env
+	c.AnyMember = la.Spec.Worker.N() > 1
 	r := v.Verify(ctx, c)
+	if la.Record != nil {
+		// Every rank of a multi-process job, by its recorded evidence.
+		VerifyRanks(ctx, v, c, la.Record, r)
+	}
 	CheckUser(p, la.Spec, la.worker.Pid, r)
 	r.Mask(la.Env.Secrets())
 	if !r.Verified {
