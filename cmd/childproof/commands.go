@@ -93,7 +93,7 @@ func needsLinuxCmd(ci commandInfo, goos string) *cobra.Command {
 }
 
 // portableCommands names the commands that work everywhere, for a hint:
-// "check, lint, import, export and version".
+// "check, lint, import, export, install and version".
 func portableCommands() string {
 	var names []string
 	for _, ci := range commandTable {

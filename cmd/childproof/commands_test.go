@@ -96,7 +96,7 @@ func TestNeedsLinuxStubs(t *testing.T) {
 				var stdout, stderr bytes.Buffer
 				code := runOn(context.Background(), goos, args, nil, &stdout, &stderr)
 				want := "childproof: error: " + ci.name + " needs Linux (it reads /proc and uses pidfds); this is " + goos + "\n" +
-					"childproof: hint: check, lint, import, export and version work here; run the launch on a Linux machine\n"
+					"childproof: hint: check, lint, import, export, install and version work here; run the launch on a Linux machine\n"
 				if code != exitUsage || stdout.Len() != 0 || stderr.String() != want {
 					t.Errorf("%s: %q: exit %d, stdout %q, stderr %q; want exit 2 and\n%s", goos, args, code, stdout.String(), stderr.String(), want)
 				}
