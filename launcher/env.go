@@ -35,10 +35,12 @@ type Env struct {
 	secrets *redact.Set
 }
 
-// Secrets returns the launch's secret values (never printed or stored): those of the
-// spec (schema.Launch.Secrets: env(), file(), the env file, the secret
-// list's env values), the resolved value of every name in the secret list,
-// and those marked with markSecret. Every output of the launch masks them.
+// Secrets returns the launch's secret set (values never printed or stored),
+// built by secretSet: those of the spec (schema.Launch.Secrets: env(),
+// file(), the env file, the secret list's env values), the resolved value
+// of every name in the secret list, and those marked with markSecret
+// (--set-secret). Every output of the launch masks with it, and its log
+// relay masks the tree's output with it before the log is written.
 func (e *Env) Secrets() *redact.Set {
 	if e.secrets == nil {
 		e.secrets = redact.New()
@@ -159,8 +161,7 @@ func resolveEnvFrom(l *schema.Launch, set map[string]string, lookup func(string)
 			e.Given[n] = from[n]
 		}
 	}
-	e.secrets = l.Secrets()
-	e.markSecret(l.Secret...)
+	e.secrets = secretSet(l, e.Vars, nil)
 	// A required name that no source gave is refused before anything
 	// starts: the worker could only fail verification.
 	var missing []string
