@@ -9,11 +9,13 @@ import (
 	"math/rand/v2"
 	"os"
 	"os/exec"
+	"os/user"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
@@ -44,14 +46,54 @@ func TestChaosOwnership(t *testing.T) {
 	if d, err := time.ParseDuration(os.Getenv("CHILDPROOF_CHAOS_TIME")); err == nil {
 		dur = d
 	}
-	for _, mode := range []string{"cgroup", "nocgroup"} {
+	for _, mode := range []string{"cgroup", "nocgroup", "unprivileged"} {
 		t.Run(mode, func(t *testing.T) {
-			if mode == "cgroup" && os.Geteuid() != 0 {
-				t.Skip("a cgroup needs root")
+			if mode != "nocgroup" && os.Geteuid() != 0 {
+				t.Skipf("%s needs root", mode)
 			}
-			chaos(t, mode == "nocgroup", dur)
+			chaos(t, mode, dur)
 		})
 	}
+}
+
+// asNobody prepares e for commands run as the unprivileged user nobody:
+// a spec dir of its own (readable, its state dir nobody's) with a copy of
+// the test binary in its bin/ (testscript's is private to root), and the
+// credential to run with.
+func asNobody(t *testing.T, e *faultEnv) (*syscall.Credential, string) {
+	u, err := user.Lookup("nobody")
+	if err != nil {
+		t.Skipf("no user nobody: %v", err)
+	}
+	uid, _ := strconv.Atoi(u.Uid)
+	gid, _ := strconv.Atoi(u.Gid)
+	bin, err := exec.LookPath("childproof")
+	if err != nil {
+		t.Skip(err)
+	}
+	dir, err := os.MkdirTemp("", "childproof-chaos-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	os.Chmod(dir, 0o755)
+	os.Chown(dir, uid, gid)
+	binDir := filepath.Join(dir, "bin")
+	os.Mkdir(binDir, 0o755)
+	b, err := os.ReadFile(bin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(binDir, "childproof"), b, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for d := dir; d != "/"; d = filepath.Dir(d) {
+		if fi, err := os.Stat(d); err != nil || fi.Mode().Perm()&0o001 == 0 {
+			t.Skipf("nobody cannot reach %s: %s is not searchable by others", dir, d)
+		}
+	}
+	e.dir, e.state = dir, filepath.Join(dir, "state")
+	return &syscall.Credential{Uid: uint32(uid), Gid: uint32(gid)}, binDir
 }
 
 // chaosShapes are the launches of the chaos spec: name suffix → block body.
@@ -87,9 +129,34 @@ var chaosShapes = []struct{ name, body string }{
   }`},
 }
 
-func chaos(t *testing.T, noCgroup bool, dur time.Duration) {
+func chaos(t *testing.T, mode string, dur time.Duration) {
 	e := newFaultEnv(t)
+	noCgroup := mode != "cgroup"
+	var cred *syscall.Credential
+	var env []string
+	bin := "childproof"
+	binDir := ""
+	if mode == "unprivileged" {
+		cred, binDir = asNobody(t, e)
+		bin = filepath.Join(binDir, "childproof")
+	}
+	command := func(ctx context.Context, args ...string) *exec.Cmd {
+		c := exec.CommandContext(ctx, bin, args...)
+		c.Env = append(os.Environ(), env...)
+		c.Dir = e.dir
+		if cred != nil {
+			c.SysProcAttr = &syscall.SysProcAttr{Credential: cred}
+		}
+		return c
+	}
 	prefix := fmt.Sprintf("chaos%04x", rand.IntN(1<<16))
+	env = []string{"CHILDPROOF_STATE_DIR=" + e.state, "GORACE=atexit_sleep_ms=0"}
+	if noCgroup {
+		env = append(env, "CHILDPROOF_NO_CGROUP=1")
+	}
+	if binDir != "" {
+		env = append(env, "PATH="+binDir+":"+os.Getenv("PATH"))
+	}
 	var spec strings.Builder
 	var names []string
 	for i, sh := range chaosShapes {
@@ -117,10 +184,6 @@ func chaos(t *testing.T, noCgroup bool, dur time.Duration) {
 		}
 	}
 	specPath := filepath.Join(e.dir, "chaos.hcl")
-	env := []string{"CHILDPROOF_STATE_DIR=" + e.state, "GORACE=atexit_sleep_ms=0"}
-	if noCgroup {
-		env = append(env, "CHILDPROOF_NO_CGROUP=1")
-	}
 	var sequences, ops, kills atomic.Int64
 	// cleanup: whatever the invariant check finds is stopped by pid at the
 	// end (our own descendants only: the test's marker prefix).
@@ -145,9 +208,7 @@ func chaos(t *testing.T, noCgroup bool, dur time.Duration) {
 		}
 		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 		defer cancel()
-		c := exec.CommandContext(ctx, "childproof", args...)
-		c.Env = append(os.Environ(), env...)
-		c.Dir = e.dir
+		c := command(ctx, args...)
 		if err := c.Start(); err != nil {
 			t.Error(err)
 			return
@@ -191,7 +252,7 @@ func chaos(t *testing.T, noCgroup bool, dur time.Duration) {
 	checks, marked := 0, len(markedPids(prefix))
 	var census []censusEntry
 	for attempt := 0; ; attempt++ {
-		census = chaosPS(t, e, env)
+		census = chaosPS(t, command(context.Background(), "ps", "--all", "--format", "json"))
 		bad := chaosViolations(t, e, prefix, census)
 		checks++
 		if len(bad) == 0 {
@@ -208,10 +269,7 @@ func chaos(t *testing.T, noCgroup bool, dur time.Duration) {
 	}
 	// stop of every record leaves nothing.
 	for _, n := range names {
-		c := exec.Command("childproof", "stop", "--timeout", "300ms", n)
-		c.Env = append(os.Environ(), env...)
-		c.Dir = e.dir
-		c.Run()
+		command(context.Background(), "stop", "--timeout", "300ms", n).Run()
 	}
 	var left []int
 	for range 100 {
@@ -224,13 +282,11 @@ func chaos(t *testing.T, noCgroup bool, dur time.Duration) {
 	if len(left) > 0 {
 		t.Errorf("after stop of every record, marked processes live on: %v", describePids(left))
 	}
-	t.Logf("chaos (cgroup=%v, %s): %d sequences, %d commands, %d SIGKILLs, %d invariant checks, %d marked processes and %d records at the end",
-		!noCgroup, dur, sequences.Load(), ops.Load(), kills.Load(), checks, marked, len(census))
+	t.Logf("chaos (%s, %s): %d sequences, %d commands, %d SIGKILLs, %d invariant checks, %d marked processes and %d records at the end",
+		mode, dur, sequences.Load(), ops.Load(), kills.Load(), checks, marked, len(census))
 }
 
-func chaosPS(t *testing.T, e *faultEnv, env []string) []censusEntry {
-	c := exec.Command("childproof", "ps", "--all", "--format", "json")
-	c.Env = append(os.Environ(), env...)
+func chaosPS(t *testing.T, c *exec.Cmd) []censusEntry {
 	out, err := c.Output()
 	if err != nil {
 		t.Fatalf("ps: %v", err)

@@ -27,7 +27,13 @@ waits up to --timeout for the worker to exit, then sends SIGKILL.
 
 It signals nothing unless the recorded worker's fingerprint (pid, start time, uid, exe,
 pidfs inode) still matches: a pid now used by another process is reported and left
-alone. A worker that is already gone is reported too. Both exit 0.`,
+alone. A worker that is already gone is reported too. Both exit 0. What the launch's
+tree left (in its cgroup, or carrying its CHILDPROOF_LAUNCH marker) is stopped too.
+
+stop holds the launch's lock: a run, relaunch or stop of the name in progress is
+waited for up to --timeout, then stop exits 6 having signalled nothing. When the
+record cannot be marked stopped (a full disk, a read-only state dir) the processes
+are stopped all the same and stop exits 2, saying so.`,
 		Example: `  childproof stop mock-llm
   childproof stop --timeout 30s examples/01-login-shell/childproof.hcl:login-shell-fixed`,
 		Args:              cobra.MaximumNArgs(1),
