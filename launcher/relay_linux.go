@@ -114,20 +114,24 @@ func (o *output) started() {
 	}
 }
 
-// drain waits, up to limit, until what the tree wrote so far is in the
-// log: the reader reached the pipe's end, or the pipe is empty and the
-// reader waits for more.
+// drain waits until what the tree wrote so far is in the log: the
+// reader reached the pipe's end, or the pipe is empty and the reader
+// waits for more. It waits up to limit for a relay process to start, then
+// up to emptyWait (at most limit) for the pipe to empty.
 func (o *output) drain(limit time.Duration) {
 	if o == nil {
 		return
 	}
-	end := time.Now().Add(limit)
 	if o.ready != nil {
+		// The relay process's start (the pipe fills meanwhile).
 		select {
 		case <-o.ready:
 		case <-time.After(limit):
 		}
 	}
+	// Then until the pipe is empty, at most emptyWait: a worker that
+	// never stops writing never lets it empty.
+	end := time.Now().Add(min(limit, emptyWait))
 	for time.Now().Before(end) {
 		select {
 		case <-o.done:
@@ -147,6 +151,10 @@ func (o *output) drain(limit time.Duration) {
 		time.Sleep(2 * time.Millisecond)
 	}
 }
+
+// emptyWait bounds how long drain waits for the pipe to empty once the
+// reader runs.
+const emptyWait = 250 * time.Millisecond
 
 // finish waits, up to limit, for the reader to reach the pipe's end (the
 // tree is gone: the log is complete), then drops childproof's own hold of
