@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"mvdan.cc/sh/v3/syntax"
 )
 
 // deepScripts are scripts that overflowed the Go stack (or took most of
@@ -96,4 +98,47 @@ func TestLintNestingIsParseError(t *testing.T) {
 	if !errors.As(err, &pe) || pe.File != "run.sh" || pe.Line != 2 || pe.Col != MaxNesting+1 {
 		t.Fatalf("Lint: %v", err)
 	}
+}
+
+// FuzzCheckNesting: whatever CheckNesting lets through parses into a tree
+// no deeper than a small multiple of the depth it counted. An input it
+// under-counts (a construct it takes for quoted text, or a closer it takes
+// for a real one) would parse much deeper than it says, which is how a
+// crash would slip past it.
+func FuzzCheckNesting(f *testing.F) {
+	for _, s := range inlineSeeds {
+		f.Add(s)
+	}
+	for _, s := range deepScripts(40) {
+		f.Add(s)
+	}
+	f.Add("cat <<EOF\n'\nEOF\n( ( ( true ) ) )\n")
+	f.Add("case x in a) ( ( true ) );; esac\n")
+	f.Add("echo \"$(echo \"$(echo `echo ${X:-$(( (1) ))}`)\")\"\n")
+	f.Fuzz(func(t *testing.T, src string) {
+		if len(src) > 1<<16 {
+			return
+		}
+		s := &nestScan{src: []byte(src), line: 1, cmd: true, levels: []nestLevel{{kind: nFile}}}
+		if !s.scan() {
+			return
+		}
+		file, err := syntax.NewParser().Parse(strings.NewReader(src), "x.sh")
+		if err != nil {
+			return
+		}
+		depth, deepest := 0, 0
+		syntax.Walk(file, func(n syntax.Node) bool {
+			if n == nil {
+				depth--
+				return true
+			}
+			depth++
+			deepest = max(deepest, depth)
+			return true
+		})
+		if bound := 16*(s.max+1) + 64; deepest > bound {
+			t.Fatalf("the syntax tree is %d deep, CheckNesting counted %d (bound %d)", deepest, s.max, bound)
+		}
+	})
 }
