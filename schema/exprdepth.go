@@ -24,6 +24,7 @@ type exprScan struct {
 	levels      []exprLevel
 	depth       int // open levels plus the operators counted in them
 	at          int // where the token being scanned starts
+	max         int // the deepest depth seen
 }
 
 type exprKind uint8
@@ -51,8 +52,20 @@ type exprLevel struct {
 // comma or '=' (or, in a body or object, a newline) ends the item it
 // belongs to. A level's count is dropped when it closes.
 func exprTooDeep(src []byte) (line, col, offset int, deep bool) {
-	s := &exprScan{src: src, line: 1, levels: []exprLevel{{kind: kBody}}}
-	for s.i < len(src) {
+	s := newExprScan(src)
+	if !s.run() {
+		return s.line, s.at - s.start + 1, s.at, true
+	}
+	return 0, 0, 0, false
+}
+
+func newExprScan(src []byte) *exprScan {
+	return &exprScan{src: src, line: 1, levels: []exprLevel{{kind: kBody}}}
+}
+
+// run scans all of src; false when it goes too deep.
+func (s *exprScan) run() bool {
+	for s.i < len(s.src) {
 		var ok bool
 		switch s.top().kind {
 		case kQuote, kHeredoc, kDirective:
@@ -61,10 +74,10 @@ func exprTooDeep(src []byte) (line, col, offset int, deep bool) {
 			ok = s.expr()
 		}
 		if !ok {
-			return s.line, s.at - s.start + 1, s.at, true
+			return false
 		}
 	}
-	return 0, 0, 0, false
+	return true
 }
 
 func (s *exprScan) top() *exprLevel { return &s.levels[len(s.levels)-1] }
@@ -72,6 +85,7 @@ func (s *exprScan) top() *exprLevel { return &s.levels[len(s.levels)-1] }
 func (s *exprScan) open(k exprKind, delim []byte) bool {
 	s.levels = append(s.levels, exprLevel{kind: k, delim: delim})
 	s.depth++
+	s.max = max(s.max, s.depth)
 	return s.depth <= MaxExprDepth
 }
 
@@ -85,6 +99,7 @@ func (s *exprScan) close() {
 func (s *exprScan) op() bool {
 	s.top().ops++
 	s.depth++
+	s.max = max(s.max, s.depth)
 	return s.depth <= MaxExprDepth
 }
 

@@ -4,6 +4,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/hashicorp/hcl/v2"
+	"github.com/hashicorp/hcl/v2/hclsyntax"
 )
 
 // deepSpecs are inputs that overflowed (or nearly overflowed) the Go
@@ -67,4 +70,49 @@ func TestExprTooDeep(t *testing.T) {
 	if s := diags[0].Subject.Start; s.Line != 3 || s.Column != 1013 {
 		t.Errorf("at %d:%d, want 3:1013 (the 1000th minus sign)", s.Line, s.Column)
 	}
+}
+
+// FuzzExprDepth: whatever exprTooDeep lets through parses into a syntax
+// tree no deeper than a small multiple of the depth it counted (an
+// under-count is how a stack overflow would slip past it).
+func FuzzExprDepth(f *testing.F) {
+	f.Add([]byte(contractSpec))
+	for _, s := range deepSpecs() {
+		if len(s) < 1<<14 {
+			f.Add([]byte(s))
+		}
+	}
+	f.Add([]byte("x = <<EOT\n${-1}\nEOT\ny = \"${\"%{ if a }${b}%{ endif }\"}\"\n"))
+	f.Add([]byte("x = [for a in b: -a if !c]\ny = {a: -1, b: (1 + 2) * 3}\n"))
+	f.Fuzz(func(t *testing.T, src []byte) {
+		if len(src) > 1<<16 {
+			return
+		}
+		s := newExprScan(src)
+		if !s.run() {
+			return
+		}
+		file, diags := hclsyntax.ParseConfig(src, "x.hcl", hcl.InitialPos)
+		if diags.HasErrors() || file == nil {
+			return
+		}
+		w := &depthWalker{}
+		hclsyntax.Walk(file.Body.(*hclsyntax.Body), w)
+		if bound := 16*(s.max+1) + 64; w.deepest > bound {
+			t.Fatalf("the syntax tree is %d deep, exprTooDeep counted %d (bound %d)", w.deepest, s.max, bound)
+		}
+	})
+}
+
+type depthWalker struct{ depth, deepest int }
+
+func (w *depthWalker) Enter(hclsyntax.Node) hcl.Diagnostics {
+	w.depth++
+	w.deepest = max(w.deepest, w.depth)
+	return nil
+}
+
+func (w *depthWalker) Exit(hclsyntax.Node) hcl.Diagnostics {
+	w.depth--
+	return nil
 }
