@@ -13,14 +13,6 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// rank is one worker of a multi-process job: its fingerprint, its pidfd
-// and the exec-time evidence of its environment (nil: none).
-type rank struct {
-	fp verify.Fingerprint
-	fd int
-	ev *verify.ExecEnv
-}
-
 // pickRanks looks for the job's N workers (inspect.Workers) in tree and
 // returns the first once all N are there, 0 before; la.ranks holds them.
 func (la *Launch) pickRanks(tree []int) int {

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/childproof/childproof/launcher/launchertest"
+	"github.com/childproof/childproof/internal/freeport"
 	"github.com/rogpeppe/go-internal/testscript"
 )
 
@@ -43,7 +43,11 @@ func TestScript(t *testing.T) {
 	for range scripts {
 		ps := make([]string, scriptPorts)
 		for i := range ps {
-			ps[i] = strconv.Itoa(launchertest.FreePort(t))
+			port, err := freeport.Pick()
+			if err != nil {
+				t.Fatal(err)
+			}
+			ps[i] = strconv.Itoa(port)
 		}
 		pool <- strings.Join(ps, ",")
 	}
