@@ -11,6 +11,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 
 	"mvdan.cc/sh/v3/syntax"
 
@@ -494,7 +495,9 @@ func toParseError(name string, err error) error {
 	return &ParseError{File: name, Line: 1, Col: 1, Msg: err.Error(), Err: err}
 }
 
-var suppressRe = regexp.MustCompile(`#\s*childproof\s+disable\s*=\s*([A-Za-z0-9_,\- ]+)`)
+var suppressRe = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`#\s*childproof\s+disable\s*=\s*([A-Za-z0-9_,\- ]+)`)
+})
 
 func (a *analyzer) indexSuppressions(name string, src []byte) {
 	if !bytes.Contains(src, []byte("childproof")) {
@@ -505,7 +508,7 @@ func (a *analyzer) indexSuppressions(name string, src []byte) {
 		if !bytes.Contains(line, []byte("childproof")) {
 			continue
 		}
-		for _, sm := range suppressRe.FindAllSubmatch(line, -1) {
+		for _, sm := range suppressRe().FindAllSubmatch(line, -1) {
 			for _, r := range strings.Split(string(sm[1]), ",") {
 				if r = strings.TrimSpace(r); r != "" {
 					if sp := strings.IndexByte(r, ' '); sp >= 0 {

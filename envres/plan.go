@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 
 	"mvdan.cc/sh/v3/syntax"
 )
@@ -755,7 +756,9 @@ func callNames(n syntax.Node) map[string]bool {
 // tcp://HOST:PORT an nc -z HOST PORT polls.
 // bareHostPort is HOST:PORT[/PATH] without a scheme: localhost, an IPv4
 // address, [IPv6] or a variable, then a port or a variable.
-var bareHostPort = regexp.MustCompile(`^(localhost|[0-9]{1,3}(\.[0-9]{1,3}){3}|\[[0-9A-Fa-f:.]+\]|\$\{?[A-Za-z_][A-Za-z0-9_]*\}?):([0-9]{1,5}|\$\{?[A-Za-z_][A-Za-z0-9_]*(:-[0-9]+)?\}?)(/|$)`)
+var bareHostPort = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^(localhost|[0-9]{1,3}(\.[0-9]{1,3}){3}|\[[0-9A-Fa-f:.]+\]|\$\{?[A-Za-z_][A-Za-z0-9_]*\}?):([0-9]{1,5}|\$\{?[A-Za-z_][A-Za-z0-9_]*(:-[0-9]+)?\}?)(/|$)`)
+})
 
 func findURL(n syntax.Node) (url string) {
 	defer func() {
@@ -787,7 +790,7 @@ func findURL(n syntax.Node) (url string) {
 				url = t[i:]
 			} else if i := strings.Index(t, "https://"); i >= 0 {
 				url = t[i:]
-			} else if bareHostPort.MatchString(t) {
+			} else if bareHostPort().MatchString(t) {
 				// curl -sf localhost:$PORT/health: no scheme, as curl and
 				// wget take it.
 				url = t

@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"slices"
 	"strconv"
+	"sync"
 
 	"github.com/childproof/childproof/schema"
 )
@@ -13,7 +14,9 @@ import (
 // portRef is the port placeholder of a Launch built in Go:
 // {{port "http"}} is the Number of the port named "http" in Ports, and
 // {{port}} that of the only port.
-var portRef = regexp.MustCompile(`\{\{\s*port(?:\s+"([^"]*)")?\s*\}\}`)
+var portRef = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`\{\{\s*port(?:\s+"([^"]*)")?\s*\}\}`)
+})
 
 // withPorts returns l with every port placeholder in its Command,
 // Dispatch and Env values replaced by the port's number (l itself when
@@ -24,14 +27,14 @@ var portRef = regexp.MustCompile(`\{\{\s*port(?:\s+"([^"]*)")?\s*\}\}`)
 //
 // A placeholder naming no declared port is an Invalid error.
 func withPorts(l *schema.Launch) (*schema.Launch, error) {
-	has := func(s string) bool { return portRef.MatchString(s) }
+	has := func(s string) bool { return portRef().MatchString(s) }
 	if !slices.ContainsFunc(l.Command, has) && !slices.ContainsFunc(l.Dispatch, has) && !slices.ContainsFunc(slices.Collect(maps.Values(l.Env)), has) {
 		return l, nil
 	}
 	var bad error
 	fill := func(field, s string) string {
-		return portRef.ReplaceAllStringFunc(s, func(ref string) string {
-			name := portRef.FindStringSubmatch(ref)[1]
+		return portRef().ReplaceAllStringFunc(s, func(ref string) string {
+			name := portRef().FindStringSubmatch(ref)[1]
 			n, err := portNumber(l, name)
 			if err != nil && bad == nil {
 				bad = &Error{Outcome: Invalid, Kind: KindUsage, Msg: fmt.Sprintf("launch %q: %s: %s", l.Name, field, ref), Err: err,

@@ -11,6 +11,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/childproof/childproof/envres"
 	"github.com/childproof/childproof/internal/report"
@@ -289,7 +290,7 @@ func (a *app) writeEnvSources(w io.Writer, l *schema.Launch) {
 	}
 }
 
-var plainArg = regexp.MustCompile(`^[A-Za-z0-9_@%+=:,./-]+$`)
+var plainArg = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9_@%+=:,./-]+$`) })
 
 // argvString renders argv shell-quoted, with values from env() or file()
 // replaced by a placeholder.
@@ -303,7 +304,7 @@ func argvString(argv []string, key string, sensitive, unknown map[string]bool, s
 			parts[i] = "<from env>"
 		case sec.Arg(s) != s:
 			parts[i] = sec.Arg(s)
-		case plainArg.MatchString(s):
+		case plainArg().MatchString(s):
 			parts[i] = s
 		default:
 			parts[i] = "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"

@@ -10,7 +10,7 @@ import (
 
 func TestPaint(t *testing.T) {
 	var b bytes.Buffer
-	p := &painter{w: &b, rules: reportPaint, out: termenv.NewOutput(&b, termenv.WithProfile(termenv.ANSI))}
+	p := &painter{w: &b, rules: reportPaint(), out: termenv.NewOutput(&b, termenv.WithProfile(termenv.ANSI))}
 	p.Write([]byte("verified api: worker pid 1 (api)\n  problem: exited: gone\nmock-llm             alive       42\nold                  pid reused  43\nno newline"))
 	want := "\x1b[32mverified\x1b[0m api: worker pid 1 (api)\n" +
 		"\x1b[31m  problem:\x1b[0m exited: gone\n" +

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"unicode/utf8"
 
 	"github.com/childproof/childproof/envres"
@@ -350,7 +351,9 @@ type readyInfo struct{ http, url string }
 // hostPortPath is HOST:PORT/PATH without a scheme, as curl and wget take
 // it: localhost, an IPv4 address, [IPv6] or a variable, then a port or a
 // variable.
-var hostPortPath = regexp.MustCompile(`^(localhost|[0-9]{1,3}(\.[0-9]{1,3}){3}|\[[0-9A-Fa-f:.]+\]|\$\{?[A-Za-z_][A-Za-z0-9_]*\}?):([0-9]{1,5}|\$\{?[A-Za-z_][A-Za-z0-9_]*(:-[0-9]+)?\}?)(/|$)`)
+var hostPortPath = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^(localhost|[0-9]{1,3}(\.[0-9]{1,3}){3}|\[[0-9A-Fa-f:.]+\]|\$\{?[A-Za-z_][A-Za-z0-9_]*\}?):([0-9]{1,5}|\$\{?[A-Za-z_][A-Za-z0-9_]*(:-[0-9]+)?\}?)(/|$)`)
+})
 
 // urlPort returns the port of a literal URL or HOST:PORT, 0 when there is none.
 func urlPort(u string) int {
@@ -375,7 +378,7 @@ func urlPort(u string) int {
 // there is none or it is not literal.
 func urlPath(u string) string {
 	i := strings.Index(u, "://")
-	if i < 0 && hostPortPath.MatchString(u) {
+	if i < 0 && hostPortPath().MatchString(u) {
 		// curl -sf localhost:$PORT/health: an http URL without its scheme.
 		u, i = "http://"+u, len("http")
 	}
