@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"strings"
@@ -9,6 +10,7 @@ import (
 	"time"
 
 	"github.com/childproof/childproof/launcher"
+	"github.com/childproof/childproof/launcher/group"
 	"github.com/childproof/childproof/proc"
 	"github.com/childproof/childproof/schema"
 	"github.com/childproof/childproof/verify"
@@ -135,26 +137,17 @@ func (a *app) up(ctx context.Context, arg string, names, vars []string, detach, 
 	defer lc.close()
 	var members []*upMember
 	adopted := 0
-	stopAll := func() {
-		for i := len(members) - 1; i >= 0; i-- {
-			if m := members[i]; m.la != nil {
-				sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
-				m.la.Stop(sctx)
-				cancel()
-			}
-		}
-	}
-	for _, l := range launches {
-		deps := ""
-		if len(l.DependsOn) > 0 {
-			deps = " (after " + strings.Join(l.DependsOn, ", ") + ")"
-		}
+	g, err := group.UpWith(ctx, launches, func(ctx context.Context, l *schema.Launch) (*launcher.Launch, error) {
 		if r, ok := a.alreadyUp(ctx, st, l, f.Hash); ok {
 			// Not ours to supervise or stop: this up did not start it.
 			fmt.Fprintf(a.stderr, "childproof: up: %s is already running from this spec and verifies (worker pid %d): left as it is\n", l.Name, r.Worker.Pid)
 			a.writeReport(a.stdout, r)
 			adopted++
-			continue
+			return nil, nil
+		}
+		deps := ""
+		if len(l.DependsOn) > 0 {
+			deps = " (after " + strings.Join(l.DependsOn, ", ") + ")"
 		}
 		fmt.Fprintf(a.stderr, "childproof: up: starting %s%s\n", l.Name, deps)
 		view := lc.view(l, detach)
@@ -166,17 +159,24 @@ func (a *app) up(ctx context.Context, arg string, names, vars []string, detach, 
 			if len(members) > 0 {
 				fmt.Fprintf(a.stderr, "childproof: up: %s failed to start: stopping the %s this up started, in reverse order\n", l.Name, plural(len(members), "launch"))
 			}
-			stopAll()
-			return a.launchErr(err)
+			return nil, err
 		}
 		a.writeReport(a.stdout, la.Report)
 		members = append(members, &upMember{l: l, la: la, view: view, opts: lopts, running: true})
+		return la, nil
+	})
+	var ge *group.Error
+	switch {
+	case errors.As(err, &ge):
+		return a.launchErr(ge.Err)
+	case err != nil: // not a start: the order (loadOrder checked it)
+		return exitf(exitUsage, "%v", err)
 	}
 	if detach || len(members) == 0 {
 		fmt.Fprintf(a.stderr, "childproof: up: %s verified and running detached; stop them with: childproof down %s\n", plural(len(members)+adopted, "launch"), arg)
 		return nil
 	}
-	return a.upSupervise(ctx, members, sigs, stopAll)
+	return a.upSupervise(ctx, g, members, sigs)
 }
 
 // alreadyUp reports whether launch l already runs from this very spec (the
@@ -209,7 +209,7 @@ func (a *app) alreadyUp(ctx context.Context, st *launcher.State, l *schema.Launc
 // upSupervise supervises up's launches in the foreground until every one
 // has exited: signals handled, restart policies applied (the console
 // shows their output).
-func (a *app) upSupervise(ctx context.Context, members []*upMember, sigs chan os.Signal, stopAll func()) error {
+func (a *app) upSupervise(ctx context.Context, g *group.Group, members []*upMember, sigs chan os.Signal) error {
 	exits := make(chan upExit, len(members))
 	watch := func(m *upMember) {
 		la := m.la
@@ -228,7 +228,7 @@ func (a *app) upSupervise(ctx context.Context, members []*upMember, sigs chan os
 		}
 		stopping = true
 		fmt.Fprintf(a.stderr, "childproof: up: %s: stopping everything this up started, in reverse order\n", why)
-		stopAll()
+		g.Down(supCtx)
 	}
 	for active > 0 {
 		select {
@@ -276,6 +276,7 @@ func (a *app) upSupervise(ctx context.Context, members []*upMember, sigs chan os
 				stop(m.l.Name + "'s restart failed")
 				continue
 			}
+			g.Replace(m.la, la)
 			m.la, m.running = la, true
 			m.restarts++
 			active++

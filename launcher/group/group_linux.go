@@ -21,22 +21,39 @@ type Group struct {
 // fails, Up stops those it started, in reverse order, and returns the
 // launch's error (a *launcher.Error) wrapped with its name.
 func Up(ctx context.Context, launches []*schema.Launch, opts func(*schema.Launch) launcher.Options) (*Group, error) {
+	return UpWith(ctx, launches, func(ctx context.Context, l *schema.Launch) (*launcher.Launch, error) {
+		var o launcher.Options
+		if opts != nil {
+			o = opts(l)
+		}
+		return launcher.Start(ctx, l, o)
+	})
+}
+
+// A Starter starts one launch for UpWith and returns it once verified.
+// It returns nil and no error to leave l as it is — a launch already
+// running that this group did not start and Down does not stop.
+type Starter func(ctx context.Context, l *schema.Launch) (*launcher.Launch, error)
+
+// UpWith is Up with start starting each launch, in Order; what start
+// reports (progress, adoption) is its own. When start fails, UpWith
+// stops the launches start returned so far, in reverse order, and
+// returns start's error wrapped in an *Error.
+func UpWith(ctx context.Context, launches []*schema.Launch, start Starter) (*Group, error) {
 	order, err := Order(launches)
 	if err != nil {
 		return nil, err
 	}
 	g := &Group{}
 	for _, l := range order {
-		var o launcher.Options
-		if opts != nil {
-			o = opts(l)
-		}
-		la, err := launcher.Start(ctx, l, o)
+		la, err := start(ctx, l)
 		if err != nil {
 			g.Down(context.WithoutCancel(ctx))
 			return nil, &Error{Name: l.Name, Started: len(g.launches), Err: err}
 		}
-		g.launches = append(g.launches, la)
+		if la != nil {
+			g.launches = append(g.launches, la)
+		}
 	}
 	return g, nil
 }
@@ -73,6 +90,18 @@ func (g *Group) Launch(name string) *launcher.Launch {
 		}
 	}
 	return nil
+}
+
+// Replace puts next in old's place (a restart of old's launch): Down
+// stops next instead, at old's position. It reports whether old was in
+// the group.
+func (g *Group) Replace(old, next *launcher.Launch) bool {
+	i := slices.Index(g.launches, old)
+	if i < 0 {
+		return false
+	}
+	g.launches[i] = next
+	return true
 }
 
 // Down stops the group's launches in reverse start order, each with

@@ -132,3 +132,51 @@ func TestOrderErrors(t *testing.T) {
 		t.Errorf("duplicate: %v", err)
 	}
 }
+
+// TestUpWith: a Starter that leaves db as it is (adopted: started here
+// by hand, not by the group) — the group holds api and web only, and
+// Down stops those and never db. Replace swaps web for a restart of it.
+func TestUpWith(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	ls := chain(t)
+	opts := launcher.Options{StateDir: dir}
+	db, err := launcher.Start(t.Context(), ls[2], opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Stop(context.Background()) })
+	var asked []string
+	g, err := group.UpWith(t.Context(), ls, func(ctx context.Context, l *schema.Launch) (*launcher.Launch, error) {
+		asked = append(asked, l.Name)
+		if l.Name == "db" {
+			return nil, nil
+		}
+		return launcher.Start(ctx, l, opts)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Join(asked, ",") != "db,api,web" || len(g.Launches()) != 2 || g.Launch("db") != nil {
+		t.Fatalf("asked %v, group %d launches", asked, len(g.Launches()))
+	}
+	web := g.Launch("web")
+	web.Stop(context.Background())
+	again, err := launcher.Start(t.Context(), web.Spec, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !g.Replace(web, again) || g.Replace(web, again) || g.Launch("web") != again {
+		t.Fatal("Replace did not put the restart in web's place")
+	}
+	res, err := g.Down(context.Background())
+	if err != nil || len(res) != 2 || !strings.HasPrefix(res[0].Message, "web:") || !strings.HasPrefix(res[1].Message, "api:") {
+		t.Fatalf("down: %v, %v", err, res)
+	}
+	if again.Worker().Check(proc.Default) == verify.Alive {
+		t.Error("the restarted web survived Down")
+	}
+	if db.Worker().Check(proc.Default) != verify.Alive {
+		t.Error("Down stopped db, which the group did not start")
+	}
+}
