@@ -122,3 +122,24 @@ func BenchmarkLintBenchCorpus(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkCheckNesting runs the pre-parse nesting bound over the 1,000
+// scripts of internal/benchcorpus (376k lines), the scan every linted file
+// gets before mvdan's parser.
+func BenchmarkCheckNesting(b *testing.B) {
+	var srcs [][]byte
+	var n int64
+	for i := range 1000 {
+		src := []byte(benchcorpus.Script(uint64(i), benchcorpus.Size(i, 1000)))
+		srcs = append(srcs, src)
+		n += int64(len(src))
+	}
+	b.SetBytes(n)
+	for b.Loop() {
+		for _, src := range srcs {
+			if err := CheckNesting("x.sh", src); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+}

@@ -416,67 +416,85 @@ func (s *nestScan) code() bool {
 	// A plain word: up to the next byte that may start something.
 	s.cmd, s.cont = false, false
 	s.i++
-	for s.i < len(src) {
-		switch src[s.i] {
-		case ' ', '\t', '\r', '\n', ';', '&', '|', '(', ')', '<', '>', '\'', '"', '`', '$', '\\', '{', '}', '!':
-			return true
-		}
+	for s.i < len(src) && !wordStop[src[s.i]] {
 		s.i++
 	}
 	return true
 }
 
+// wordStop are the bytes that may start something after a plain word.
+var wordStop = func() (t [256]bool) {
+	for _, c := range []byte(" \t\r\n;&|()<>'\"`$\\{}!") {
+		t[c] = true
+	}
+	return t
+}()
+
 // keyword handles a reserved word at s.i (at a command's position, or a
 // case's "in"); done is false when there is none.
 func (s *nestScan) keyword() (done, ok bool) {
 	src, top := s.src, s.top()
-	word := func(w string) bool { return wordAt(src, s.i, w) }
-	kind := func(k nestKind) bool { return top.kind == k }
-	ok = true
-	switch {
-	case kind(nCase) && top.phase == 0:
-		if !word("in") {
+	// The word at s.i, up to a word's end: a reserved word is one when it
+	// is all of it (wordAt's test, made once instead of once per keyword).
+	j := s.i
+	for j < len(src) && j-s.i <= len("function") {
+		if c := src[j]; isMeta(c) || c == '\r' || c == '`' {
+			break
+		}
+		j++
+	}
+	w := src[s.i:j]
+	if len(w) < 2 || len(w) > len("function") || w[0] < 'a' || w[0] > 'w' {
+		return false, true
+	}
+	if top.kind == nCase && top.phase == 0 {
+		// case WORD in: only "in" is a keyword here.
+		if string(w) != "in" {
 			return false, true
 		}
 		top.phase = 1
-		s.i += 2
+		s.i = j
 		s.cmd = true
 		return true, true
-	case kind(nCase) && top.phase == 1 && word("esac"):
-		s.pop()
-	case word("if"):
+	}
+	ok = true
+	switch string(w) {
+	case "if":
 		ok = s.push(nIf)
-		s.i += 2
-		s.cmd = true
-		return true, ok
-	case word("while"), word("until"), word("for"), word("select"):
+	case "while", "until", "for", "select":
 		ok = s.push(nLoop)
-	case word("case"):
+	case "case":
 		ok = s.push(nCase)
-		s.i += 4
-		s.cmd = false
-		return true, ok
-	case word("fi") && kind(nIf), word("done") && kind(nLoop), word("esac") && kind(nCase):
+	case "fi", "done", "esac":
+		// A closer of another construct is a plain word.
+		if top.kind != closerOf(string(w)) {
+			return false, true
+		}
 		s.pop()
-	case word("time"), word("coproc"), word("function"):
+	case "time", "coproc", "function":
 		// Each takes the command after it: a chain of them nests.
 		ok = s.chainOp()
-	case word("then"), word("do"), word("else"), word("elif"):
+	case "then", "do", "else", "elif":
 	default:
 		return false, true
 	}
-	for _, w := range keywords {
-		if word(w) {
-			s.i += len(w)
-			break
-		}
-	}
-	s.cmd = true // a command follows a keyword (after fi, done, esac: an operator, which this does not mind)
+	s.i = j
+	// A command follows a keyword (after fi, done, esac: an operator,
+	// which this does not mind); case's subject is a plain word.
+	s.cmd = string(w) != "case"
 	return true, ok
 }
 
-// keywords are the reserved words keyword handles after its first cases.
-var keywords = []string{"while", "until", "for", "select", "esac", "fi", "done", "time", "coproc", "function", "then", "do", "else", "elif"}
+// closerOf is the construct fi, done or esac closes.
+func closerOf(w string) nestKind {
+	switch w {
+	case "fi":
+		return nIf
+	case "done":
+		return nLoop
+	}
+	return nCase
+}
 
 // heredocMarker reads a <<WORD or <<-WORD redirection at s.i and queues
 // its body for the next newline.
