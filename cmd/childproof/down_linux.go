@@ -2,15 +2,12 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"io/fs"
-	"path/filepath"
 	"strings"
 	"time"
 
 	"github.com/childproof/childproof/internal/report"
-	"github.com/childproof/childproof/launcher"
+	"github.com/childproof/childproof/launcher/group"
 	"github.com/childproof/childproof/proc"
 	"github.com/spf13/cobra"
 )
@@ -69,37 +66,32 @@ func (a *app) down(ctx context.Context, arg string, names, vars []string, timeou
 	}
 	var results []result
 	var first error
-	for _, l := range launches {
-		otherSpec := errors.New("other spec")
-		rec, res, err := launcher.StopLaunch(ctx, proc.Default, st, l.Name, timeout, timeout, func(rec *launcher.Record) error {
-			if rec.SpecPath != "" && l.SpecPath != "" && filepath.Clean(rec.SpecPath) != filepath.Clean(l.SpecPath) {
-				return otherSpec
-			}
-			return nil
-		})
-		switch {
-		case errors.Is(err, otherSpec):
-			results = append(results, result{Name: l.Name, Status: "other spec", Message: fmt.Sprintf("%s: recorded from %s, not this spec: left alone", l.Name, rec.SpecPath)})
+	for _, s := range group.DownRecorded(ctx, proc.Default, st, launches, timeout) {
+		switch s.Skip {
+		case group.OtherSpec:
+			results = append(results, result{Name: s.Name, Status: "other spec", Message: fmt.Sprintf("%s: recorded from %s, not this spec: left alone", s.Name, s.Record.SpecPath)})
 			continue
-		case errors.Is(err, fs.ErrNotExist):
-			results = append(results, result{Name: l.Name, Status: "none", Message: l.Name + ": not recorded, nothing to stop"})
+		case group.NotRecorded:
+			results = append(results, result{Name: s.Name, Status: "none", Message: s.Name + ": not recorded, nothing to stop"})
 			continue
-		case rec == nil && err != nil && !errors.Is(err, launcher.ErrLocked):
-			results = append(results, result{Name: l.Name, Status: "unknown", Message: fmt.Sprintf("%s: the record is unreadable, nothing was signalled: %v", l.Name, err)})
+		case group.Unreadable:
+			results = append(results, result{Name: s.Name, Status: "unknown", Message: fmt.Sprintf("%s: the record is unreadable, nothing was signalled: %v", s.Name, s.Err)})
 			if first == nil {
 				first = silentExit(exitUsage)
 			}
 			continue
-		case err != nil:
+		}
+		if s.Err != nil {
 			if first == nil {
-				first = a.launchErr(err)
+				first = a.launchErr(s.Err)
 			}
 			continue
 		}
 		// The stop's message already starts with the launch's name.
+		res := s.Result
 		msg := res.Message
-		if !strings.HasPrefix(msg, l.Name+": ") {
-			msg = l.Name + ": " + msg
+		if !strings.HasPrefix(msg, s.Name+": ") {
+			msg = s.Name + ": " + msg
 		}
 		if res.RecordErr != nil {
 			msg += fmt.Sprintf("; but the record could not be marked stopped: %v", res.RecordErr)
@@ -107,7 +99,7 @@ func (a *app) down(ctx context.Context, arg string, names, vars []string, timeou
 				first = silentExit(exitUsage)
 			}
 		}
-		results = append(results, result{Name: l.Name, Status: string(res.Worker), Stopped: res.Exited && res.Signalled, Message: msg})
+		results = append(results, result{Name: s.Name, Status: string(res.Worker), Stopped: res.Exited && res.Signalled, Message: msg})
 	}
 	if a.format == "json" {
 		if results == nil {

@@ -9,6 +9,12 @@
 //	if err != nil { … }                                      // names the launch that failed
 //	defer g.Down(context.Background())
 //
+// UpWith lets the caller start each launch (the CLI's up reports
+// progress and leaves a launch that already runs and verifies as it is),
+// and Replace puts a restart in its launch's place. DownRecorded is
+// `childproof down`: it stops launches by their records in a state
+// directory, so it needs no Group.
+//
 // In a test, launchertest.Up does the same with one cleanup per launch,
 // so the test's cleanups stop them in reverse order.
 package group

@@ -9,6 +9,7 @@ import (
 	"os"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/childproof/childproof/launcher"
 	"github.com/childproof/childproof/launcher/group"
@@ -178,5 +179,54 @@ func TestUpWith(t *testing.T) {
 	}
 	if db.Worker().Check(proc.Default) != verify.Alive {
 		t.Error("Down stopped db, which the group did not start")
+	}
+}
+
+// TestDownRecorded: down's stop of recorded launches — api is stopped,
+// db (recorded from another spec file) is left alone, web (never
+// started) has no record.
+func TestDownRecorded(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	ls := chain(t)
+	web, api, db := ls[0], ls[1], ls[2]
+	db.SpecPath, api.SpecPath, web.SpecPath = "/other.hcl", "/stack.hcl", "/stack.hcl"
+	opts := launcher.Options{StateDir: dir, Detach: true}
+	var las []*launcher.Launch
+	for _, l := range []*schema.Launch{db, api} {
+		la, err := launcher.Start(t.Context(), l, opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		las = append(las, la)
+		t.Cleanup(func() { la.Stop(context.Background()) })
+	}
+	st, err := launcher.OpenState(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mine := *db
+	mine.SpecPath = "/stack.hcl"
+	got := group.DownRecorded(t.Context(), proc.Default, st, []*schema.Launch{web, api, &mine}, 5*time.Second)
+	want := []group.Skip{group.NotRecorded, group.Ran, group.OtherSpec}
+	if len(got) != 3 {
+		t.Fatalf("%d results", len(got))
+	}
+	for i, s := range got {
+		if s.Skip != want[i] {
+			t.Errorf("%s: skip %v, want %v (err %v)", s.Name, s.Skip, want[i], s.Err)
+		}
+	}
+	if r := got[1]; r.Err != nil || r.Result == nil || !r.Result.Exited {
+		t.Errorf("api: %+v", r)
+	}
+	if got[2].Record == nil || got[2].Record.SpecPath != "/other.hcl" {
+		t.Errorf("db: %+v", got[2])
+	}
+	if las[1].Worker().Check(proc.Default) == verify.Alive {
+		t.Error("api survived")
+	}
+	if las[0].Worker().Check(proc.Default) != verify.Alive {
+		t.Error("db, another spec's, was stopped")
 	}
 }
