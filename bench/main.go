@@ -136,11 +136,17 @@ func (b *bench) timeCmd(dir string, env []string, argv ...string) (time.Duration
 
 // timeArgv runs argv as it is and returns its wall time and peak RSS in KiB.
 func (b *bench) timeArgv(dir string, env []string, argv []string) (time.Duration, int64, []byte, error) {
+	var out bytes.Buffer
+	d, rss, err := b.timeArgvTo(dir, env, argv, &out)
+	return d, rss, out.Bytes(), err
+}
+
+// timeArgvTo is timeArgv with the command's stdout going to stdout.
+func (b *bench) timeArgvTo(dir string, env []string, argv []string, stdout io.Writer) (time.Duration, int64, error) {
 	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Dir = dir
 	cmd.Env = env
-	var out bytes.Buffer
-	cmd.Stdout = &out
+	cmd.Stdout = stdout
 	cmd.Stderr = io.Discard
 	t := time.Now()
 	err := cmd.Run()
@@ -155,7 +161,7 @@ func (b *bench) timeArgv(dir string, env []string, argv []string) (time.Duration
 	if ee, ok := err.(*exec.ExitError); ok && ee.ExitCode() == 1 {
 		err = nil // findings
 	}
-	return d, rss, out.Bytes(), err
+	return d, rss, err
 }
 
 func (b *bench) lint() error {

@@ -51,6 +51,7 @@ func (s *Set) Stream(w io.Writer) io.WriteCloser {
 				}
 				st.cands[st.pairs[p]] = append(st.cands[st.pairs[p]], k) // longest first, as secrets
 			}
+			st.shiftTable()
 		}
 	}
 	return st
@@ -75,9 +76,15 @@ type stream struct {
 	// (0: none), the values starting so (longest first); nil: Index passes.
 	pairs *[1 << 16]uint16
 	cands [][]int
-	buf   []byte
-	out   []byte
-	err   error
+	// minLen is the shortest value's length; shift, for the two bytes
+	// ending a window of minLen bytes, how far the window may move before
+	// a value can start in it (a Wu-Manber table: 0, a value may start at
+	// the window's first byte).
+	minLen int
+	shift  *[1 << 16]uint8
+	buf    []byte
+	out    []byte
+	err    error
 }
 
 // Write masks what it can decide of buf+p and passes it on. It reports
@@ -172,42 +179,80 @@ func (st *stream) flush(safe int) error {
 	return nil
 }
 
-// flushPairs is flush in one pass: at each position, the values whose
-// first two bytes are there are compared, the longest first; the leftmost
-// match wins. A match starting before safe lies wholly in buf (heldBack).
+// shiftTable fills st.shift from the values' first minLen bytes: for
+// each pair of bytes, the least distance from where it ends in such a
+// prefix to the prefix's end (minLen-1 when it ends in none).
+func (st *stream) shiftTable() {
+	st.minLen = len(st.secrets[0].value)
+	for _, sec := range st.secrets {
+		st.minLen = min(st.minLen, len(sec.value))
+	}
+	m := min(st.minLen, 256)
+	st.shift = new([1 << 16]uint8)
+	for i := range st.shift {
+		st.shift[i] = uint8(m - 1)
+	}
+	for _, sec := range st.secrets {
+		v := sec.value
+		for j := 1; j < m; j++ {
+			p := uint16(v[j-1])<<8 | uint16(v[j])
+			st.shift[p] = min(st.shift[p], uint8(m-1-j))
+		}
+	}
+	st.minLen = m
+}
+
+// flushPairs is flush in one pass (Wu-Manber): a window of minLen bytes
+// moves along buf by the shift of its last two bytes; where the shift is
+// 0 a value may start at the window's first byte, and the values whose
+// first two bytes are there are compared, the longest first. Positions
+// are tried in order, so the leftmost match wins. A match starting before
+// safe lies wholly in buf (heldBack).
 func (st *stream) flushPairs(safe int) error {
 	buf, out := st.buf, st.out[:0]
-	n := len(buf)
-	i, last := 0, 0
-	for i < safe && i+1 < n {
-		c := st.pairs[uint16(buf[i])<<8|uint16(buf[i+1])]
-		if c == 0 {
-			i++
+	n, m := len(buf), st.minLen
+	last := 0
+	for end := m - 1; end < n; {
+		if s := st.shift[uint16(buf[end-1])<<8|uint16(buf[end])]; s > 0 {
+			end += int(s)
 			continue
 		}
+		i := end - m + 1
+		if i >= safe {
+			break
+		}
 		matched := false
-		for _, k := range st.cands[c] {
-			v := st.secrets[k].value
-			if i+len(v) <= n && bytes.Equal(buf[i:i+len(v)], v) {
-				out = append(out, buf[last:i]...)
-				out = append(out, st.secrets[k].ph...)
-				i += len(v)
-				last, matched = i, true
-				break
+		if c := st.pairs[uint16(buf[i])<<8|uint16(buf[i+1])]; c != 0 {
+			for _, k := range st.cands[c] {
+				v := st.secrets[k].value
+				if i+len(v) <= n && bytes.Equal(buf[i:i+len(v)], v) {
+					out = append(out, buf[last:i]...)
+					out = append(out, st.secrets[k].ph...)
+					last, matched = i+len(v), true
+					end = last + m - 1
+					break
+				}
 			}
 		}
 		if !matched {
-			i++
+			end++
 		}
 	}
-	end := max(safe, last)
-	out = append(out, buf[last:end]...)
+	stop := max(safe, last)
+	var err error
+	if last == 0 {
+		// Nothing matched: buf's bytes as they are, without a copy.
+		_, err = st.w.Write(buf[:stop])
+	} else {
+		out = append(out, buf[last:stop]...)
+		_, err = st.w.Write(out)
+	}
 	st.out = out
-	if _, err := st.w.Write(out); err != nil {
+	if err != nil {
 		st.err = err
 		return err
 	}
-	st.buf = append(st.buf[:0], st.buf[end:]...)
+	st.buf = append(st.buf[:0], st.buf[stop:]...)
 	return nil
 }
 

@@ -3,6 +3,7 @@ package redact
 import (
 	"bytes"
 	"io"
+	"math/rand/v2"
 	"strings"
 	"testing"
 )
@@ -156,4 +157,38 @@ func FuzzStreamMany(f *testing.F) {
 			t.Fatalf("Stream(%q) = %q, Text = %q", text, got, want)
 		}
 	})
+}
+
+// TestStreamManyRandom: the one-pass path (more values than
+// pairScanFrom, over alphabets of two to four letters so that values overlap and
+// share prefixes all the time) against the set's Text over the whole
+// stream, cut at random.
+func TestStreamManyRandom(t *testing.T) {
+	r := rand.New(rand.NewPCG(27, 5))
+	word := func(alphabet string, lo, hi int) string {
+		b := make([]byte, lo+r.IntN(hi-lo+1))
+		for i := range b {
+			b[i] = alphabet[r.IntN(len(alphabet))]
+		}
+		return string(b)
+	}
+	for n := range 3000 {
+		values := []string{"ab", "abc", "abcd"}[n%3]
+		s := New()
+		for i := range 4 + r.IntN(8) {
+			s.Add(string(rune('A'+i)), word(values, MinLen, MinLen+6))
+		}
+		text := word(values+"x", 0, 300)
+		for range r.IntN(4) {
+			// A value planted whole.
+			v := word(values, MinLen, MinLen+6)
+			s.Each(func(_, x string) { v = x })
+			i := r.IntN(len(text) + 1)
+			text = text[:i] + v + text[i:]
+		}
+		sizes := []int{1 + r.IntN(40), 1 + r.IntN(40)}
+		if got, want := streamed(t, s, text, sizes), s.Text(text); got != want {
+			t.Fatalf("Stream(%q) = %q, Text = %q", text, got, want)
+		}
+	}
 }

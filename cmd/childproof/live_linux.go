@@ -155,18 +155,43 @@ func (v *launchView) follow(path string) {
 			return
 		}
 		defer t.Close()
-		emit := func(line string) {
-			if v.stream {
-				v.lc.con.Output(v.name, line)
-			} else {
-				v.lc.con.Last(v.name, line)
+		// The lines of one read of the log go out in one write (at most
+		// outputBatch bytes at a time): one write per line made a chatty
+		// worker's foreground run ten times slower than its writing to a
+		// file.
+		var pending, last []byte
+		seen := false
+		drained := func() {
+			if !v.stream {
+				if seen {
+					v.lc.con.Last(v.name, string(last))
+				}
+				return
+			}
+			v.lc.con.OutputBlock(v.name, pending)
+			pending = pending[:0]
+		}
+		emit := func(line []byte) {
+			if !v.stream {
+				// Only the last line shows, on the status line.
+				last, seen = append(last[:0], line...), true
+				return
+			}
+			if pending = append(append(pending, line...), '\n'); len(pending) >= outputBatch {
+				drained()
 			}
 		}
-		if t.Last(-1, emit) == nil {
-			t.Follow(ctx, v.lc.followTick, emit)
+		err = t.LastBytes(-1, emit)
+		drained()
+		if err == nil {
+			t.FollowBatched(ctx, func() time.Duration { return v.lc.followTick }, emit, drained)
 		}
 	}()
 }
+
+// outputBatch bounds the worker output the live view gathers before it
+// writes it.
+const outputBatch = 256 << 10
 
 // stopFollow ends following after a last read of the log.
 func (v *launchView) stopFollow() {

@@ -134,6 +134,39 @@ func (c *Console) Output(name, line string) {
 	c.redraw([]byte(b.String()))
 }
 
+// OutputBlock writes lines of the launch name's output (each ending in a
+// newline) above the status lines in one write (a chatty worker's lines,
+// gathered), and remembers the last as that launch's last line.
+func (c *Console) OutputBlock(name string, block []byte) {
+	if len(block) == 0 {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	body := block[:len(block)-1]
+	last := string(body[bytes.LastIndexByte(body, '\n')+1:])
+	for _, s := range c.status {
+		if s.name == name {
+			s.last = last
+		}
+	}
+	if c.opt.Prefix {
+		c.notePad(name)
+		head := c.paint(name, fmt.Sprintf("%-*s |", c.pad, name)) + " "
+		b := make([]byte, 0, len(block)+len(head)*bytes.Count(block, []byte{'\n'}))
+		for len(block) > 0 {
+			i := bytes.IndexByte(block, '\n') + 1
+			if i == 0 {
+				i = len(block)
+			}
+			b = append(append(b, head...), block[:i]...)
+			block = block[i:]
+		}
+		block = b
+	}
+	c.redraw(block)
+}
+
 // Last remembers line as the launch name's last output line, shown on
 // its status line, without printing it.
 func (c *Console) Last(name, line string) {

@@ -177,3 +177,39 @@ func TestSideWriter(t *testing.T) {
 		t.Errorf("(-want +got):\n%s", diff)
 	}
 }
+
+// TestOutputBlock: a block of lines is what Output of each line gives,
+// in one write, and its last line is the status line's last output.
+func TestOutputBlock(t *testing.T) {
+	for _, prefix := range []bool{false, true} {
+		var one, block countingBuffer
+		a, b := New(&one, Options{Prefix: prefix}), New(&block, Options{Prefix: prefix})
+		a.Output("database", "x")
+		b.Output("database", "x")
+		for _, l := range []string{"one", "", "three"} {
+			a.Output("api", l)
+		}
+		s := b.Wait("api", time.Now(), 0)
+		writes := block.writes
+		b.OutputBlock("api", []byte("one\n\nthree\n"))
+		if diff := cmp.Diff(one.String(), block.String()); diff != "" {
+			t.Errorf("prefix %v: (-Output +OutputBlock):\n%s", prefix, diff)
+		}
+		if block.writes != writes+1 {
+			t.Errorf("prefix %v: OutputBlock made %d writes, want 1", prefix, block.writes-writes)
+		}
+		if s.last != "three" {
+			t.Errorf("prefix %v: last output %q, want three", prefix, s.last)
+		}
+	}
+}
+
+type countingBuffer struct {
+	bytes.Buffer
+	writes int
+}
+
+func (c *countingBuffer) Write(p []byte) (int, error) {
+	c.writes++
+	return c.Buffer.Write(p)
+}

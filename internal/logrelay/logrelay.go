@@ -27,8 +27,9 @@ const (
 // launch's worker.
 const Comm = "childproof-log"
 
-// Buf is the size of one read of the output pipe.
-const Buf = 64 << 10
+// Buf is the size of one read of the output pipe (the pipe holds 1 MiB:
+// fewer reads and log writes for a chatty worker).
+const Buf = 256 << 10
 
 // Secret is one secret as the relay receives it on its stdin.
 type Secret struct {

@@ -63,6 +63,12 @@ func (t *Tail) Close() error { return t.f.Close() }
 // without its newline; a last line without a newline is emitted too. The
 // file is then positioned at its end, where Follow goes on.
 func (t *Tail) Last(n int, emit func(string)) error {
+	return t.LastBytes(n, func(b []byte) { emit(string(b)) })
+}
+
+// LastBytes is Last with each line as bytes, valid only until emit
+// returns (no string per line).
+func (t *Tail) LastBytes(n int, emit func([]byte)) error {
 	end, err := t.f.Seek(0, io.SeekEnd)
 	if err != nil {
 		return err
@@ -121,7 +127,7 @@ func (t *Tail) lineStart(end int64, n int) (int64, error) {
 }
 
 // drain reads up to limit (or to EOF when limit < 0) and emits complete lines.
-func (t *Tail) drain(emit func(string), limit int64) error {
+func (t *Tail) drain(emit func([]byte), limit int64) error {
 	buf := make([]byte, chunk)
 	for limit < 0 || t.off < limit {
 		want := int64(len(buf))
@@ -144,13 +150,13 @@ func (t *Tail) drain(emit func(string), limit int64) error {
 }
 
 // split emits the complete lines of partial+b and keeps the rest.
-func (t *Tail) split(b []byte, emit func(string)) {
+func (t *Tail) split(b []byte, emit func([]byte)) {
 	for len(b) > 0 {
 		i := bytes.IndexByte(b, '\n')
 		if i < 0 {
 			t.partial = append(t.partial, b...)
 			for len(t.partial) >= MaxLine {
-				emit(string(t.partial[:MaxLine]))
+				emit(t.partial[:MaxLine])
 				t.partial = append(t.partial[:0], t.partial[MaxLine:]...)
 			}
 			return
@@ -161,18 +167,18 @@ func (t *Tail) split(b []byte, emit func(string)) {
 			t.partial = t.partial[:0]
 		}
 		for len(line) > MaxLine {
-			emit(string(line[:MaxLine]))
+			emit(line[:MaxLine])
 			line = line[MaxLine:]
 		}
-		emit(string(bytes.TrimSuffix(line, []byte{'\r'})))
+		emit(bytes.TrimSuffix(line, []byte{'\r'}))
 		b = b[i+1:]
 	}
 }
 
 // flush emits a held line without a newline.
-func (t *Tail) flush(emit func(string)) {
+func (t *Tail) flush(emit func([]byte)) {
 	if len(t.partial) > 0 {
-		emit(string(t.partial))
+		emit(t.partial)
 		t.partial = t.partial[:0]
 	}
 }
@@ -191,17 +197,32 @@ func (t *Tail) Follow(ctx context.Context, interval time.Duration, emit func(str
 // (a follower that must be quick while a launch starts, and may look less
 // often once it runs).
 func (t *Tail) FollowEvery(ctx context.Context, every func() time.Duration, emit func(string)) error {
+	return t.FollowBatched(ctx, every, func(b []byte) { emit(string(b)) }, nil)
+}
+
+// FollowBatched is FollowEvery with each line as bytes, valid only until
+// emit returns, that also calls drained (when not nil) each time it has
+// emitted all the file holds now, before it waits: an emit that gathers
+// lines writes them out there, in one write, instead of one write (and
+// one string) per line of a chatty worker.
+func (t *Tail) FollowBatched(ctx context.Context, every func() time.Duration, emit func([]byte), drained func()) error {
 	timer := time.NewTimer(every())
 	defer timer.Stop()
+	if drained == nil {
+		drained = func() {}
+	}
 	for {
 		if err := t.drain(emit, -1); err != nil {
 			return err
 		}
 		if ctx.Err() != nil {
 			t.flush(emit)
+			drained()
 			return nil
 		}
-		if err := t.reopen(emit); err != nil {
+		err := t.reopen(emit)
+		drained()
+		if err != nil {
 			return err
 		}
 		select {
@@ -214,7 +235,7 @@ func (t *Tail) FollowEvery(ctx context.Context, every func() time.Duration, emit
 
 // reopen switches to the file the path names now when that is another
 // file, and starts over when the file shrank below what was read.
-func (t *Tail) reopen(emit func(string)) error {
+func (t *Tail) reopen(emit func([]byte)) error {
 	if fi, err := t.f.Stat(); err == nil && fi.Size() < t.off {
 		t.partial = t.partial[:0]
 		t.off = 0
