@@ -144,7 +144,7 @@ func Census(p proc.FS, st *State, all bool) ([]CensusEntry, error) {
 				others = append(others, l)
 			}
 			if len(others) > 0 {
-				// The last holder is the one shown, as before.
+				// The last holder is the one shown.
 				l := others[len(others)-1]
 				inodes[l.Inode] = true
 				later = append(later, namedLater{entry: len(out), port: len(e.Ports), l: l})

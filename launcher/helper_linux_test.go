@@ -3,7 +3,6 @@ package launcher
 import (
 	"context"
 	"fmt"
-	"github.com/childproof/childproof/internal/freeport"
 	"net"
 	"net/http"
 	"os"
@@ -16,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/childproof/childproof/internal/freeport"
 	"github.com/childproof/childproof/proc"
 	"github.com/childproof/childproof/schema"
 	"golang.org/x/sys/unix"

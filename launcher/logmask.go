@@ -90,7 +90,6 @@ func (s *State) LogMasker(name string) *redact.Set {
 		return set
 	}
 	for _, sec := range m.Secrets {
-		sec := sec
 		set.AddMatcher(sec.Name, func(v string) bool { return s.Digest(sec.Name, v) == sec.Digest })
 	}
 	return set

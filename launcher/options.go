@@ -14,8 +14,8 @@ import (
 // Options tune Start. The zero value starts a foreground launch recorded
 // in the default state dir, with the caller's environment, a cgroup where
 // one can be made, exec-time capture, and values kept out of reports.
-// Fields are grouped by idea; the groups are embedded, so opts.Set reads
-// as before, and a literal names the group:
+// Fields are grouped by idea; the groups are embedded, so a field reads
+// through Options (opts.Set), and a literal names the group:
 //
 //	launcher.Options{StateDir: dir, EnvInput: launcher.EnvInput{Set: map[string]string{"MODE": "fast"}}}
 type Options struct {

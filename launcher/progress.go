@@ -2,7 +2,6 @@ package launcher
 
 import (
 	"fmt"
-
 	"strings"
 	"time"
 )

@@ -178,7 +178,6 @@ func (s *State) Masker(rec *Record) *redact.Set {
 	digests := map[string][]string{}
 	var names []string
 	for _, sec := range rec.Secrets {
-		sec := sec
 		set.AddMatcher(sec.Name, func(v string) bool { return s.Digest(sec.Name, v) == sec.Digest })
 		if digests[sec.Name] == nil {
 			names = append(names, sec.Name)

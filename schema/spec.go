@@ -1,6 +1,7 @@
 package schema
 
 import (
+	"slices"
 	"time"
 
 	"github.com/childproof/childproof/internal/wrapper"
@@ -262,7 +263,7 @@ func (l *Launch) Protected() []string {
 			out = append(out, k)
 		}
 	}
-	sortStrings(out)
+	slices.Sort(out)
 	return out
 }
 

@@ -2,7 +2,6 @@ package schema
 
 import (
 	"fmt"
-	"github.com/hashicorp/hcl/v2/hclsyntax"
 	"maps"
 	"math/rand/v2"
 	"os"
@@ -16,6 +15,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/hashicorp/hcl/v2"
+	"github.com/hashicorp/hcl/v2/hclsyntax"
 )
 
 // diffLaunches is how many generated launches TestValidateDifferential

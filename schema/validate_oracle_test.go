@@ -1,7 +1,7 @@
 package schema
 
-// The oracle: the hand-written constraint engine that checked launches
-// before go-playground/validator/v10 came back, kept verbatim (renamed)
+// The oracle: a hand-written constraint engine for launches, beside the
+// production one (go-playground/validator/v10), kept verbatim (renamed)
 // so the differential test (validate_diff_test.go) can hold the
 // validator's diagnostics — summary, detail, field and order — to what
 // this engine said. The name predicates it calls (IsEnvName,

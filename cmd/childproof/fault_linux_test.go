@@ -11,7 +11,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/childproof/childproof/launcher/launchertest"
 	"io"
 	"os"
 	"os/exec"
@@ -25,6 +24,7 @@ import (
 	"time"
 
 	"github.com/childproof/childproof/internal/sockdiag"
+	"github.com/childproof/childproof/launcher/launchertest"
 	"github.com/childproof/childproof/proc"
 	"golang.org/x/sys/unix"
 )

@@ -142,8 +142,8 @@ type roundJSON struct {
 
 func (a *app) roundOut(r *launcher.Round) roundJSON {
 	c := *r
-	strip := func(os []launcher.Override) []launcher.Override {
-		out := slices.Clone(os)
+	strip := func(ovs []launcher.Override) []launcher.Override {
+		out := slices.Clone(ovs)
 		for i := range out {
 			if !a.showValues || out[i].Secret {
 				out[i].Value = nil

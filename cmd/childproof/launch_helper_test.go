@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"github.com/childproof/childproof/internal/freeport"
 	"net"
 	"net/http"
 	"os"
@@ -12,6 +11,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/childproof/childproof/internal/freeport"
 )
 
 // The launch scripts need a real server: when the test binary runs with

@@ -72,11 +72,11 @@ Suppress a finding with a comment on its line or the line before:
 			// "$1" is then walked on every arm.
 			cfg := envres.Config{Dir: dir, Scripts: scripts, Args: scriptArgs, ArgsUnknown: cmd.ArgsLenAtDash() < 0, Require: requires,
 				KeepGoing: true}
-			os, err := overrideSyntax.parse(overrides)
+			ovs, err := overrideSyntax.parse(overrides)
 			if err != nil {
 				return err
 			}
-			for _, o := range os {
+			for _, o := range ovs {
 				cfg.Overrides = append(cfg.Overrides, envres.Override{Name: o.Name, Value: o.Value, Known: o.HasValue})
 			}
 			var changes *gitdiff.Changes

@@ -6,13 +6,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/hashicorp/hcl/v2"
 	"io"
 	"os"
 	"os/signal"
 	"runtime"
 	"syscall"
 
+	"github.com/hashicorp/hcl/v2"
 	"github.com/spf13/cobra"
 )
 

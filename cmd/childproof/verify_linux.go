@@ -6,10 +6,9 @@ import (
 	"fmt"
 	"slices"
 	"strconv"
-
-	"github.com/childproof/childproof/launcher"
 	"time"
 
+	"github.com/childproof/childproof/launcher"
 	"github.com/childproof/childproof/schema"
 	"github.com/childproof/childproof/verify"
 	"github.com/spf13/cobra"

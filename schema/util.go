@@ -1,5 +1,0 @@
-package schema
-
-import "sort"
-
-func sortStrings(s []string) { sort.Strings(s) }
