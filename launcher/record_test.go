@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -189,5 +190,87 @@ func TestReadStateFileSizes(t *testing.T) {
 		if err != nil || !bytes.Equal(got, want) {
 			t.Errorf("%d bytes: read %d bytes, %v", n, len(got), err)
 		}
+	}
+}
+
+// TestRecordsOfPids: the records whose worker or root is one of the
+// pids, as Records filtered by them — from the summary lines, and from
+// every record when a summary does not say its root (written before
+// root_pid).
+func TestRecordsOfPids(t *testing.T) {
+	st, err := OpenState(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	mk := func(name string, root, worker int) {
+		r := testRecord()
+		r.Name = name
+		r.Root.Pid, r.Worker.Pid = root, worker
+		if err := st.Save(r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	mk("a", 10, 11) // a wrapper and its worker
+	mk("b", 20, 20)
+	mk("c", 30, 31)
+	names := func(pids ...int) []string {
+		recs, err := st.RecordsOfPids(pids...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []string
+		for _, r := range recs {
+			out = append(out, r.Name)
+		}
+		slices.Sort(out)
+		return out
+	}
+	for _, tc := range []struct {
+		pids []int
+		want []string
+	}{
+		{[]int{11}, []string{"a"}}, // the worker
+		{[]int{10}, []string{"a"}}, // the root only
+		{[]int{20, 31}, []string{"b", "c"}},
+		{[]int{99}, nil},
+	} {
+		if got := names(tc.pids...); !slices.Equal(got, tc.want) {
+			t.Errorf("RecordsOfPids(%v) = %v, want %v", tc.pids, got, tc.want)
+		}
+	}
+	// A summary without root_pid (an older childproof's), sealed under
+	// the key: its root is still found, from the whole record.
+	b, _ := os.ReadFile(st.recordPath("c"))
+	lines := strings.SplitN(string(b), "\n", 3)
+	sum := strings.Replace(lines[1], `,"root_pid":30`, "", 1)
+	if sum == lines[1] {
+		t.Fatalf("the summary has no root_pid: %s", lines[1])
+	}
+	body := sum + "\n" + lines[2]
+	mac := st.macV2([]byte(body))
+	old := recordV2Head + mac[len("hmac-sha256:"):] + "\"}\n" + body
+	if err := os.WriteFile(st.recordPath("c"), []byte(old), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := st.Load("c"); err != nil {
+		t.Fatalf("the rewritten record is refused: %v", err)
+	}
+	if got := names(30); !slices.Equal(got, []string{"c"}) {
+		t.Errorf("RecordsOfPids(30) with an old summary = %v, want [c]", got)
+	}
+	if got := names(10); !slices.Equal(got, []string{"a"}) {
+		t.Errorf("RecordsOfPids(10) with an old summary = %v, want [a]", got)
+	}
+	// A record that fails authentication is never returned, whatever its
+	// summary says.
+	mk("d", 40, 41)
+	b, _ = os.ReadFile(st.recordPath("d"))
+	forged := strings.Replace(string(b), `"comm":"srv"`, `"comm":"srx"`, 1)
+	if forged == string(b) {
+		t.Fatal("nothing to change in the record")
+	}
+	os.WriteFile(st.recordPath("d"), []byte(forged), 0o600)
+	if got := names(40, 41); got != nil {
+		t.Errorf("RecordsOfPids of a forged record = %v, want none", got)
 	}
 }

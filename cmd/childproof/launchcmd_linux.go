@@ -6,7 +6,6 @@ import (
 	"io"
 	"os"
 	"os/signal"
-	"slices"
 	"strings"
 	"syscall"
 
@@ -89,9 +88,9 @@ func maskFor(st *launcher.State, l *schema.Launch, rec *launcher.Record, pids ..
 	}
 	s.Merge(st.Masker(rec))
 	if len(pids) > 0 {
-		recs, _ := st.Records()
+		recs, _ := st.RecordsOfPids(pids...)
 		for _, r := range recs {
-			if r != rec && (slices.Contains(pids, r.Worker.Pid) || slices.Contains(pids, r.Root.Pid)) {
+			if r != rec {
 				s.Merge(st.Masker(r))
 			}
 		}
