@@ -83,8 +83,8 @@ func (a *analyzer) literalArray(st *state, ev *evaluator, as *syntax.Assign, old
 	var elems []string
 	known := as.Array != nil && as.Index == nil
 	if known && as.Append {
-		known = old.isArr
-		elems = append(elems, old.arr...)
+		known = old.words().isArr
+		elems = append(elems, old.words().arr...)
 	}
 	if known {
 		for _, el := range as.Array.Elems {
@@ -94,12 +94,12 @@ func (a *analyzer) literalArray(st *state, ev *evaluator, as *syntax.Assign, old
 			}
 			if n := arrayParam(el.Value); n != "" {
 				// CMD=(sudo "${CMD[@]}"): the old elements, spliced.
-				if o := old; n == as.Name.Value && o.isArr {
+				if o := old.words(); n == as.Name.Value && o.isArr {
 					elems = append(elems, o.arr...)
 					continue
 				}
-				if o, ok := st.get(n); ok && o.isArr && n != as.Name.Value {
-					elems = append(elems, o.arr...)
+				if o, ok := st.get(n); ok && o.words().isArr && n != as.Name.Value {
+					elems = append(elems, o.words().arr...)
 					continue
 				}
 				known = false
@@ -116,8 +116,9 @@ func (a *analyzer) literalArray(st *state, ev *evaluator, as *syntax.Assign, old
 	if !known {
 		elems = nil
 	}
-	vs.arr, vs.isArr = elems, known
-	st.set(as.Name.Value, vs)
+	w := *vs.words()
+	w.arr, w.isArr = elems, known
+	st.set(as.Name.Value, vs.withWords(w))
 }
 
 // crValue is v with the carriage return bash keeps when the word ends a
@@ -535,10 +536,10 @@ func (a *analyzer) commandAlts(st *state, fc *fileCtx, s *syntax.Stmt, fs []fiel
 	label := "$" + name
 	if name != "" {
 		vs, ok := st.get(name)
-		if !ok || vs.alts == nil || !slices.ContainsFunc(vs.alts, func(s string) bool { return strings.TrimSpace(s) != "" }) {
+		if !ok || vs.words().alts == nil || !slices.ContainsFunc(vs.words().alts, func(s string) bool { return strings.TrimSpace(s) != "" }) {
 			return false
 		}
-		for _, alt := range vs.alts {
+		for _, alt := range vs.words().alts {
 			if quoted {
 				alts = append(alts, []string{alt})
 			} else {
@@ -548,10 +549,10 @@ func (a *analyzer) commandAlts(st *state, fc *fileCtx, s *syntax.Stmt, fs []fiel
 	} else if name = arrayParam(fs[0].word); name != "" {
 		label = "${" + name + "[@]}"
 		vs, ok := st.get(name)
-		if !ok || vs.arrAlts == nil {
+		if !ok || vs.words().arrAlts == nil {
 			return false
 		}
-		alts = vs.arrAlts
+		alts = vs.words().arrAlts
 	} else {
 		return false
 	}

@@ -115,9 +115,9 @@ func (e *evaluator) fields(words []*syntax.Word) []field {
 			continue
 		}
 		if name := arrayParam(w); name != "" {
-			if vs, ok := e.st.get(name); ok && vs.isArr {
+			if vs, ok := e.st.get(name); ok && vs.words().isArr {
 				// "${CMD[@]}" of an array of literal words: its words.
-				for _, el := range vs.arr {
+				for _, el := range vs.words().arr {
 					out = append(out, litField(el, w.Pos()))
 				}
 				continue

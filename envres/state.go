@@ -73,15 +73,23 @@ type event struct {
 type varState struct {
 	v       value
 	exp     tri
+	loadExp bool // an env-file load exported the current value
 	origins []*event
-	// loadExp is set when an env-file load exported the current value.
-	loadExp bool
 	// earlier are changes of a protected variable that a later change
 	// overwrote with another value that is not the override: reported too.
 	earlier []*event
+	// w is what is known of the variable as command words, nil when
+	// nothing: behind a pointer, as few variables have it and every
+	// fork, merge and lookup copies a varState. Never changed in place.
+	w *varWords
+}
+
+// varWords are the literal values a variable may hold as command words
+// (commands.go's $SUDO and "${CMD[@]}").
+type varWords struct {
 	// alts are the literal values the variable has on the paths that
 	// merged into an unknown value ("" for unset), when each is known;
-	// nil otherwise (commands.go's command words held in variables).
+	// nil otherwise.
 	alts []string
 	// arr holds the elements of an array assigned only literal words
 	// (CMD=(sudo -u app ./api)); isArr marks that it is known.
@@ -92,22 +100,46 @@ type varState struct {
 	arrAlts [][]string
 }
 
+var noWords varWords
+
+// words returns v's command words (the zero varWords when none).
+func (v varState) words() *varWords {
+	if v.w == nil {
+		return &noWords
+	}
+	return v.w
+}
+
+// withWords returns v holding w (nil when w knows nothing).
+func (v varState) withWords(w varWords) varState {
+	if w.alts == nil && w.arr == nil && !w.isArr && w.arrAlts == nil {
+		v.w = nil
+	} else {
+		v.w = &w
+	}
+	return v
+}
+
 // maxAlts bounds the alternatives a variable keeps.
 const maxAlts = 8
 
 // altsOf returns the literal values v may have, and whether all are
 // known: a literal, unset, or a variable the script never set (taken as
-// unset: the alternatives serve command words such as $SUDO).
-func altsOf(v varState) ([]string, bool) {
+// unset: the alternatives serve command words such as $SUDO). one is
+// where a single value is put, so that a merge allocates only its result.
+func altsOf(v varState, one *[1]string) ([]string, bool) {
 	switch {
-	case v.alts != nil:
-		return v.alts, true
+	case v.words().alts != nil:
+		return v.words().alts, true
 	case v.v.k == vLit:
-		return []string{v.v.s}, true
+		one[0] = v.v.s
+		return one[:], true
 	case v.v.k == vUnset:
-		return []string{""}, true
+		one[0] = ""
+		return one[:], true
 	case v.v.k == vUnknown && len(v.origins) == 0 && v.exp == triMaybe:
-		return []string{""}, true
+		one[0] = ""
+		return one[:], true
 	}
 	return nil, false
 }
@@ -139,37 +171,43 @@ func joinOrigins(a, b []*event) []*event {
 
 func joinVar(a, b varState) varState {
 	out := a
+	aw, bw := a.words(), b.words()
+	ow := *aw
 	if a.v != b.v {
 		out.v = unknownValue
-		out.alts = nil
-		if aa, ok := altsOf(a); ok {
-			if bb, ok := altsOf(b); ok {
-				out.alts = append([]string(nil), aa...)
+		ow.alts = nil
+		var oneA, oneB [1]string
+		if aa, ok := altsOf(a, &oneA); ok {
+			if bb, ok := altsOf(b, &oneB); ok {
+				ow.alts = append(make([]string, 0, min(len(aa)+len(bb), maxAlts)), aa...)
 				for _, x := range bb {
-					if !slices.Contains(out.alts, x) && len(out.alts) < maxAlts {
-						out.alts = append(out.alts, x)
+					if !slices.Contains(ow.alts, x) && len(ow.alts) < maxAlts {
+						ow.alts = append(ow.alts, x)
 					}
 				}
 			}
 		}
 	}
-	if a.isArr != b.isArr || !slices.Equal(a.arr, b.arr) {
-		out.arr, out.isArr, out.arrAlts = nil, false, nil
-		aa, bb := a.arrAlts, b.arrAlts
-		if a.isArr {
-			aa = [][]string{a.arr}
+	if aw.isArr != bw.isArr || !slices.Equal(aw.arr, bw.arr) {
+		ow.arr, ow.isArr, ow.arrAlts = nil, false, nil
+		aa, bb := aw.arrAlts, bw.arrAlts
+		if aw.isArr {
+			aa = [][]string{aw.arr}
 		}
-		if b.isArr {
-			bb = [][]string{b.arr}
+		if bw.isArr {
+			bb = [][]string{bw.arr}
 		}
 		if aa != nil && bb != nil {
-			out.arrAlts = append([][]string(nil), aa...)
+			ow.arrAlts = append([][]string(nil), aa...)
 			for _, x := range bb {
-				if !slices.ContainsFunc(out.arrAlts, func(y []string) bool { return slices.Equal(x, y) }) && len(out.arrAlts) < maxAlts {
-					out.arrAlts = append(out.arrAlts, x)
+				if !slices.ContainsFunc(ow.arrAlts, func(y []string) bool { return slices.Equal(x, y) }) && len(ow.arrAlts) < maxAlts {
+					ow.arrAlts = append(ow.arrAlts, x)
 				}
 			}
 		}
+	}
+	if a.v != b.v || aw.isArr != bw.isArr || !slices.Equal(aw.arr, bw.arr) {
+		out = out.withWords(ow)
 	}
 	if a.exp != b.exp {
 		out.exp = triMaybe
@@ -282,20 +320,13 @@ type funcDef struct {
 
 // state is the abstract state of one shell process along one path.
 type state struct {
-	vars      *layer
-	allexport bool
-	cwd       string // absolute; "" when unknown
-	funcs     *funcTable
-	funcsOwn  bool // funcs may be written without copying
-	args      []field
-	dollar0   string
-	source    string // BASH_SOURCE[0], absolute
-	chain     []ChainLink
-	dead      bool // the path ended (exec, exit)
-	returning bool // return/exit from a function or sourced file
-	// reset is set in a process started with a fresh environment (env -i,
-	// sudo, su): env-reset was already reported, protected checks are off.
-	reset bool
+	vars    *layer
+	cwd     string // absolute; "" when unknown
+	funcs   *funcTable
+	args    []field
+	dollar0 string
+	source  string // BASH_SOURCE[0], absolute
+	chain   []ChainLink
 	// preReset holds the protected variables as they were before the
 	// reset, so that what changed them earlier on the path is still
 	// reported at the worker: one finding must not hide others.
@@ -306,19 +337,27 @@ type state struct {
 	pending []*event
 	// bg holds background launches not yet waited for.
 	bg []bgLaunch
-	// loaded is set once an env-file load happened on this path.
-	loaded bool
 	// lastCmd is the last external command run in the foreground.
 	lastCmd *cmdRef
 	// pidVars are variables holding $!.
 	pidVars map[string]bool
-	// subshell is set in a forked subshell (its end is not a worker point).
-	subshell bool
 	// launched is the background launch made by the command being walked.
 	launched *bgLaunch
 	// wraps are the wrappers this process or command runs under, reported
 	// only where a worker starts (wraps.go).
 	wraps []wrapNote
+	// The flags last, side by side: every fork copies the struct.
+	allexport bool
+	funcsOwn  bool // funcs may be written without copying
+	dead      bool // the path ended (exec, exit)
+	returning bool // return/exit from a function or sourced file
+	// reset is set in a process started with a fresh environment (env -i,
+	// sudo, su): env-reset was already reported, protected checks are off.
+	reset bool
+	// loaded is set once an env-file load happened on this path.
+	loaded bool
+	// subshell is set in a forked subshell (its end is not a worker point).
+	subshell bool
 	// fgChild marks a child process run in the foreground (bash F, su -c
 	// …): its last command is the worker only if its caller ends next, so
 	// its wrappers are handed to the caller's last command.
