@@ -584,10 +584,59 @@ func (b *bench) verify() error {
 	if err != nil {
 		return err
 	}
+	if err := b.startup(pid, port); err != nil {
+		return err
+	}
 	b.add("verify --pid, whole process, 0 extra processes", ms(d0), "")
 	b.add("verify --pid, whole process, 2,000 extra idle processes", ms(d2), "target < 5 ms")
 	b.check("verify --pid with 2,000 unrelated processes under 5 ms", ms(d2), d2 < 5*time.Millisecond,
 		"the figure is a whole process: most of it is the Go process start; in-process verify is BenchmarkVerifyPidCrowded below")
+	return nil
+}
+
+// startup times verify --pid and version against an empty Go program
+// (bench/hello, built as childproof is), A B A B, and reports the ratio
+// pair by pair: min, median and max (issue 26's goals: ≤ 2× and ≤ 1.5×).
+func (b *bench) startup(pid string, port int) error {
+	hello := filepath.Join(b.work, "hello")
+	build := exec.Command("go", "build", "-trimpath", "-o", hello, "./bench/hello")
+	build.Env = append(os.Environ(), "CGO_ENABLED=0")
+	if out, err := build.CombinedOutput(); err != nil {
+		return fmt.Errorf("building bench/hello: %v: %s", err, firstLine(out))
+	}
+	verifyArgv := []string{b.bin, "verify", "--pid", pid, "--port", strconv.Itoa(port)}
+	versionArgv := []string{b.bin, "version"}
+	var hs, vs, ws []time.Duration
+	var rVerify, rVersion []float64
+	for range b.reps(60) {
+		var d [3]time.Duration
+		for i, argv := range [][]string{{hello}, verifyArgv, versionArgv} {
+			t, _, out, err := b.timeArgv("", b.cpEnv(), argv)
+			if err != nil {
+				return fmt.Errorf("%s: %v: %s", argv[0], err, firstLine(out))
+			}
+			d[i] = t
+		}
+		hs, vs, ws = append(hs, d[0]), append(vs, d[1]), append(ws, d[2])
+		rVerify = append(rVerify, float64(d[1])/float64(d[0]))
+		rVersion = append(rVersion, float64(d[2])/float64(d[0]))
+	}
+	load := "load average " + loadAverage() + " at the end"
+	spread := func(r []float64) (string, string) {
+		s := slices.Clone(r)
+		slices.Sort(s)
+		return fmt.Sprintf("%.2f×", s[len(s)/2]), fmt.Sprintf("min %.2f×, max %.2f×", s[0], s[len(s)-1])
+	}
+	b.add("start-up: a hello-world Go binary (the baseline), whole process", ms(median(hs)), "interleaved with the two rows below")
+	mv, sv := spread(rVerify)
+	b.add("start-up: verify --pid P --port N over hello world", mv, fmt.Sprintf("%s pair by pair; verify %s; %s", sv, ms(median(vs)), load))
+	mw, sw := spread(rVersion)
+	b.add("start-up: childproof version over hello world", mw, fmt.Sprintf("%s pair by pair; version %s; %s", sw, ms(median(ws)), load))
+	slices.Sort(rVerify)
+	slices.Sort(rVersion)
+	why := "package init of go-playground/validator (about 57% of version's instructions) and go-cty's crc64 table (about 25%), which run whenever the packages are linked, and the page faults of a 16 MB binary"
+	b.check("verify --pid within 2× of a hello-world Go binary (median of pair ratios)", mv, rVerify[len(rVerify)/2] <= 2, why)
+	b.check("childproof version within 1.5× of a hello-world Go binary (median of pair ratios)", mw, rVersion[len(rVersion)/2] <= 1.5, why)
 	return nil
 }
 
