@@ -216,7 +216,7 @@ func (a *app) writeSummary(w io.Writer, f *schema.File, l *schema.Launch) {
 	row("on_stale", "%s", onStale)
 	row("forbid", "%s", strings.Join(l.EffectiveForbidWrappers(), ", "))
 	if r := l.Restart; r.EffectivePolicy() != schema.RestartNever {
-		row("restart", "%s, at most %d, the first after %s (doubling, at most %s)", r.EffectivePolicy(), r.EffectiveMax(), r.EffectiveBackoff(), max(maxBackoff, r.EffectiveBackoff()))
+		row("restart", "%s, at most %d, the first after %s (doubling, at most %s)", r.EffectivePolicy(), r.EffectiveMax(), r.EffectiveBackoff(), max(schema.MaxRestartBackoff, r.EffectiveBackoff()))
 	}
 	if len(l.DependsOn) > 0 {
 		row("after", "%s (up starts and verifies them first)", strings.Join(l.DependsOn, ", "))

@@ -24,8 +24,8 @@ func (a *app) superviseRestarts(ctx context.Context, la *launcher.Launch, opts l
 		go f.run(sigs, done)
 		code := la.Wait().ExitCode()
 		close(done)
-		d, again := restartAfter(l.Restart, code, n, stopping.Load())
-		if !again {
+		d, again := l.Restart.Next(code, n)
+		if !again || stopping.Load() {
 			a.recordLastExit(opts.State, l.Name, code)
 			if code != 0 && n > 0 && n >= l.Restart.EffectiveMax() {
 				fmt.Fprintf(a.stderr, "childproof: %s exited with status %d after %s: giving up (max %d)\n", l.Name, code, plural(n, "restart"), l.Restart.EffectiveMax())

@@ -253,7 +253,7 @@ func (a *app) upSupervise(ctx context.Context, g *group.Group, members []*upMemb
 			if stopping {
 				continue
 			}
-			d, again := restartAfter(m.l.Restart, code, m.restarts, false)
+			d, again := m.l.Restart.Next(code, m.restarts)
 			if !again {
 				a.recordLastExit(m.opts.State, m.l.Name, code)
 				if code != 0 {
