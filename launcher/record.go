@@ -384,6 +384,18 @@ func splitV2(b []byte) (mac string, body, sum, rec []byte, ok bool) {
 	return "hmac-sha256:" + string(head[len(recordV2Head):len(recordV2Head)+macHexLen]), body, sum, rec[:len(rec)-1], true
 }
 
+// NoteExit writes into name's record the status its supervised worker
+// exited with (LastExit), once nothing restarts it. Without a readable
+// record it writes nothing.
+func (s *State) NoteExit(name string, code int) error {
+	rec, err := s.Load(name)
+	if err != nil {
+		return err
+	}
+	rec.LastExit = &code
+	return s.Save(rec)
+}
+
 // Save writes r atomically (temp file, fsync, rename, fsync of the
 // directory), authenticated with the state key.
 func (s *State) Save(r *Record) error {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -272,5 +273,25 @@ func TestRecordsOfPids(t *testing.T) {
 	os.WriteFile(st.recordPath("d"), []byte(forged), 0o600)
 	if got := names(40, 41); got != nil {
 		t.Errorf("RecordsOfPids of a forged record = %v, want none", got)
+	}
+}
+
+func TestNoteExit(t *testing.T) {
+	st, err := OpenState(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := st.NoteExit("none", 1); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("no record: %v", err)
+	}
+	if err := st.Save(&Record{Name: "w", Round: 1}); err != nil {
+		t.Fatal(err)
+	}
+	if err := st.NoteExit("w", 3); err != nil {
+		t.Fatal(err)
+	}
+	rec, err := st.Load("w")
+	if err != nil || rec.LastExit == nil || *rec.LastExit != 3 || rec.Round != 1 {
+		t.Fatalf("record: %+v, %v", rec, err)
 	}
 }

@@ -87,6 +87,16 @@ func (la *Launch) Wait() ExitStatus {
 	return t.root.status
 }
 
+// NoteRestart records that la is the n-th restart of its launch, after a
+// worker that exited with code (Record.Restarts, LastExit).
+func (la *Launch) NoteRestart(n, code int) error {
+	if la.Record == nil {
+		return nil
+	}
+	la.Record.Restarts, la.Record.LastExit = n, &code
+	return la.State.Save(la.Record)
+}
+
 // Stop SIGTERMs the tree, waits until it is gone or ctx is done (without
 // a deadline: Options.StopGrace, else 10s), then SIGKILLs what is left. It returns once the
 // root is reaped, saying what it did; a second Stop (or one after Wait)

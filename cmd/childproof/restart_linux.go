@@ -26,7 +26,7 @@ func (a *app) superviseRestarts(ctx context.Context, la *launcher.Launch, opts l
 		close(done)
 		d, again := l.Restart.Next(code, n)
 		if !again || stopping.Load() {
-			a.recordLastExit(opts.State, l.Name, code)
+			opts.State.NoteExit(l.Name, code)
 			if code != 0 && n > 0 && n >= l.Restart.EffectiveMax() {
 				fmt.Fprintf(a.stderr, "childproof: %s exited with status %d after %s: giving up (max %d)\n", l.Name, code, plural(n, "restart"), l.Restart.EffectiveMax())
 			}

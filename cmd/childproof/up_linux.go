@@ -255,7 +255,7 @@ func (a *app) upSupervise(ctx context.Context, g *group.Group, members []*upMemb
 			}
 			d, again := m.l.Restart.Next(code, m.restarts)
 			if !again {
-				a.recordLastExit(m.opts.State, m.l.Name, code)
+				m.opts.State.NoteExit(m.l.Name, code)
 				if code != 0 {
 					fmt.Fprintf(a.stderr, "childproof: up: %s exited with status %d%s\n", m.l.Name, code, gaveUp(m))
 					result = silentExit(code)
@@ -323,24 +323,10 @@ func (a *app) restart(ctx context.Context, l *schema.Launch, opts launcher.Optio
 		fmt.Fprintf(a.stderr, "childproof: restart %d of %s failed\n", n, l.Name)
 		return nil, a.launchErr(err)
 	}
-	if la.Record != nil {
-		la.Record.Restarts, la.Record.LastExit = n, &code
-		la.State.Save(la.Record)
-	}
+	la.NoteRestart(n, code)
 	fmt.Fprintf(a.stderr, "childproof: restart %d of %s verified (worker pid %d)\n", n, l.Name, la.Pid())
 	a.writeReport(a.stdout, la.Report)
 	return la, nil
-}
-
-// recordLastExit writes the status a supervised worker exited with into
-// its record, once nothing restarts it.
-func (a *app) recordLastExit(st *launcher.State, name string, code int) {
-	rec, err := st.Load(name)
-	if err != nil || rec == nil {
-		return
-	}
-	rec.LastExit = &code
-	st.Save(rec)
 }
 
 // warnDependencies warns, for run, when a launch depends on launches that
