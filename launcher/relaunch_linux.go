@@ -256,8 +256,8 @@ type RelaunchOptions struct {
 // environment with the recorded worker's, digest by digest. The names whose
 // digest differs must be exactly the names of opts.Set. Anything else — an
 // env file edited meanwhile, a dispatcher clobbering the mitigation, a
-// variable dropped or added — is an *Error with Code 3 and one KindDelta
-// problem per unexpected name; the new tree is then stopped and the
+// variable dropped or added — is an *Error with Outcome Unproven and one
+// KindDelta problem per unexpected name; the new tree is then stopped and the
 // previous record is kept as the baseline for the next round.
 //
 // No value is compared or stored: only keyed digests of the state dir.

@@ -51,7 +51,7 @@ var stateSubdirs = statedir.Subdirs
 // OpenState opens (creating, mode 0700) the state dir; dir "" means
 // DefaultStateDir. Like OpenSSH's StrictModes, the state dir and its
 // directories must be owned by the effective uid and not writable by group
-// or others, else an *Error with Code 2 names the path and the fix. It
+// or others, else an *Error with Outcome Invalid names the path and the fix. It
 // creates the random digest key (mode 0600, fsync'd) on first use; a key
 // that is empty or corrupt does not fail OpenState (ps and stop need no
 // digest): KeyErr reports it, and records cannot be authenticated.
