@@ -138,7 +138,7 @@ func (a *app) up(ctx context.Context, arg string, names, vars []string, detach, 
 	var members []*upMember
 	adopted := 0
 	g, err := group.UpWith(ctx, launches, func(ctx context.Context, l *schema.Launch) (*launcher.Launch, error) {
-		if r, ok := a.alreadyUp(ctx, st, l, f.Hash); ok {
+		if r, ok := group.Running(ctx, st, l, f.Hash, a.showValues); ok {
 			// Not ours to supervise or stop: this up did not start it.
 			fmt.Fprintf(a.stderr, "childproof: up: %s is already running from this spec and verifies (worker pid %d): left as it is\n", l.Name, r.Worker.Pid)
 			a.writeReport(a.stdout, r)
@@ -177,33 +177,6 @@ func (a *app) up(ctx context.Context, arg string, names, vars []string, detach, 
 		return nil
 	}
 	return a.upSupervise(ctx, g, members, sigs)
-}
-
-// alreadyUp reports whether launch l already runs from this very spec (the
-// same file, unchanged) and verifies now against what this up would give
-// it: then up leaves it as it is instead of starting it again.
-func (a *app) alreadyUp(ctx context.Context, st *launcher.State, l *schema.Launch, hash string) (*verify.Report, bool) {
-	rec, err := st.Load(l.Name)
-	if err != nil || rec.Stopped != nil || rec.Pending || rec.SpecPath != l.SpecPath || rec.SpecHash != hash || hash == "" {
-		return nil, false
-	}
-	v := &verify.Verifier{State: st, ShowValues: a.showValues}
-	if rec.Worker.Check(v.Proc) != verify.Alive {
-		return nil, false
-	}
-	env, err := launcher.ResolveEnv(l, nil, nil)
-	if err != nil {
-		return nil, false
-	}
-	// The recorded worker, judged by the same evidence as verify SPEC
-	// (the block captured at its exec while it holds), against what this
-	// up would give it.
-	chk := launcher.RecordedCheck(l, rec, v.Proc)
-	chk.Expect = env.Expect()
-	r := v.Verify(ctx, chk)
-	launcher.VerifyRanks(ctx, v, chk, rec, r)
-	r.Mask(maskFor(st, l, rec))
-	return r, r.Verified
 }
 
 // upSupervise supervises up's launches in the foreground until every one

@@ -11,7 +11,8 @@
 //
 // UpWith lets the caller start each launch (the CLI's up reports
 // progress and leaves a launch that already runs and verifies as it is),
-// and Replace puts a restart in its launch's place. DownRecorded is
+// and Replace puts a restart in its launch's place; Running says whether a
+// launch already runs from the same spec and verifies (up adopts it). DownRecorded is
 // `childproof down`: it stops launches by their records in a state
 // directory, so it needs no Group.
 //

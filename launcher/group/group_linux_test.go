@@ -230,3 +230,32 @@ func TestDownRecorded(t *testing.T) {
 		t.Error("db, another spec's, was stopped")
 	}
 }
+
+// TestRunning: a launch recorded from this very spec (same path, same
+// hash) whose worker verifies is running; another hash, or a stopped
+// launch, is not.
+func TestRunning(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	db := chain(t)[2]
+	db.SpecPath = "/stack.hcl"
+	la, err := launcher.Start(t.Context(), db, launcher.Options{StateDir: dir, Detach: true, Provenance: launcher.Provenance{SpecHash: "h1"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { la.Stop(context.Background()) })
+	st, err := launcher.OpenState(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r, ok := group.Running(t.Context(), st, db, "h1", false); !ok || r.Worker.Pid != la.Pid() {
+		t.Fatalf("the same spec: %v %+v", ok, r)
+	}
+	if _, ok := group.Running(t.Context(), st, db, "h2", false); ok {
+		t.Error("a changed spec counts as running")
+	}
+	la.Stop(context.Background())
+	if _, ok := group.Running(t.Context(), st, db, "h1", false); ok {
+		t.Error("a stopped launch counts as running")
+	}
+}

@@ -1,0 +1,40 @@
+package group
+
+import (
+	"context"
+
+	"github.com/childproof/childproof/launcher"
+	"github.com/childproof/childproof/redact"
+	"github.com/childproof/childproof/schema"
+	"github.com/childproof/childproof/verify"
+)
+
+// Running reports whether launch l already runs from the spec file
+// whose hash is specHash (the same file, unchanged) and verifies now —
+// judged by the evidence verify SPEC uses (the block captured at its
+// exec while it holds), against what a start would give it: then `up`
+// leaves it as it is instead of starting it again. The report is masked
+// with l's secrets and its record's (showValues: as verify shows them).
+func Running(ctx context.Context, st *launcher.State, l *schema.Launch, specHash string, showValues bool) (*verify.Report, bool) {
+	rec, err := st.Load(l.Name)
+	if err != nil || rec.Stopped != nil || rec.Pending || rec.SpecPath != l.SpecPath || rec.SpecHash != specHash || specHash == "" {
+		return nil, false
+	}
+	v := &verify.Verifier{State: st, ShowValues: showValues}
+	if rec.Worker.Check(v.Proc) != verify.Alive {
+		return nil, false
+	}
+	env, err := launcher.ResolveEnv(l, nil, nil)
+	if err != nil {
+		return nil, false
+	}
+	chk := launcher.RecordedCheck(l, rec, v.Proc)
+	chk.Expect = env.Expect()
+	r := v.Verify(ctx, chk)
+	launcher.VerifyRanks(ctx, v, chk, rec, r)
+	mask := redact.New()
+	mask.Merge(l.Secrets())
+	mask.Merge(st.Masker(rec))
+	r.Mask(mask)
+	return r, r.Verified
+}
