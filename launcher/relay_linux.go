@@ -185,8 +185,20 @@ func (o *output) close() {
 }
 
 // tail returns the last n lines of the launch's log once what the tree
-// wrote so far is in it (up to 300 ms).
+// wrote so far is in it (up to 300 ms). When the launched root has exited
+// the output is usually complete: the reader's end of the pipe (every
+// writer gone) is waited for first, since an empty pipe alone does not
+// say that the reader's last read is in the log yet; a process that kept
+// the pipe (a daemon of the tree) leaves it to drain.
 func (la *Launch) tail(n int) []string {
-	la.pipe.drain(300 * time.Millisecond)
+	if r := la.tree.root; r != nil && r.exited() && la.pipe != nil {
+		select {
+		case <-la.pipe.done:
+		case <-time.After(300 * time.Millisecond):
+			la.pipe.drain(300 * time.Millisecond)
+		}
+	} else {
+		la.pipe.drain(300 * time.Millisecond)
+	}
 	return Tail(la.LogPath(), n)
 }
