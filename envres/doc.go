@@ -11,6 +11,6 @@
 // they are called, and exec ends a path. At each point where a worker
 // starts (exec, a background launch, the end of a script), the protected
 // variables are checked and the statements that changed them are reported.
-// The rules are values (Rule); internal/report formats the findings.
+// The rules are values (Rule); lintreport formats the findings.
 // docs/lint.md has the details and the reasons for this design.
 package envres

@@ -10,7 +10,7 @@ const (
 
 // A Rule is one lint check, in the style of golang.org/x/tools/go/analysis:
 // a value with a stable name, a severity and documentation. Rules report; the
-// driver (internal/report) formats. The names are stable: scripts, suppression
+// driver (lintreport) formats. The names are stable: scripts, suppression
 // comments and SARIF consumers match on them.
 type Rule struct {
 	// Name is the stable rule name, also the SARIF ruleId and the word in

@@ -14,8 +14,8 @@ import (
 	"sync"
 
 	"github.com/childproof/childproof/envres"
-	"github.com/childproof/childproof/internal/report"
 	"github.com/childproof/childproof/launcher"
+	"github.com/childproof/childproof/lintreport"
 	"github.com/childproof/childproof/redact"
 	"github.com/childproof/childproof/schema"
 	"github.com/spf13/cobra"
@@ -112,8 +112,8 @@ func (a *app) check(ctx context.Context, arg string, vars []string, strict bool)
 	}
 	merged := mergeResults(results)
 	if !text {
-		opts := report.Options{Color: a.color(a.stdout), ToolVersion: lintToolVersion(), Diagnostics: reportDiagnostics(a.specWarnings)}
-		if err := report.Write(a.stdout, a.format, merged, opts); err != nil {
+		opts := lintreport.Options{Color: a.color(a.stdout), ToolVersion: lintToolVersion(), Diagnostics: reportDiagnostics(a.specWarnings)}
+		if err := lintreport.Write(a.stdout, a.format, merged, opts); err != nil {
 			return err
 		}
 	}

@@ -6,8 +6,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/childproof/childproof/internal/report"
 	"github.com/childproof/childproof/launcher/group"
+	"github.com/childproof/childproof/lintreport"
 	"github.com/childproof/childproof/proc"
 	"github.com/spf13/cobra"
 )
@@ -105,7 +105,7 @@ func (a *app) down(ctx context.Context, arg string, names, vars []string, timeou
 		if results == nil {
 			results = []result{}
 		}
-		report.JSON(a.stdout, map[string]any{"launches": results})
+		lintreport.JSON(a.stdout, map[string]any{"launches": results})
 	} else {
 		for _, r := range results {
 			fmt.Fprintln(a.stdout, r.Message)

@@ -7,8 +7,8 @@ import (
 	"io"
 	"strings"
 
-	"github.com/childproof/childproof/internal/report"
 	"github.com/childproof/childproof/launcher"
+	"github.com/childproof/childproof/lintreport"
 	"github.com/childproof/childproof/redact"
 	"github.com/childproof/childproof/verify"
 	"github.com/spf13/cobra"
@@ -162,7 +162,7 @@ func (a *app) explain(ctx context.Context, pid int, vars, args []string) error {
 			Processes  []verify.ExplainRow `json:"processes"`
 			Note       string              `json:"note"`
 		}{title, intended, first, unjudged, rows, verify.FrozenNote}
-		return report.JSON(a.stdout, out)
+		return lintreport.JSON(a.stdout, out)
 	}
 	writeExplain(a.stdout, title, names, intended, rows)
 	return nil

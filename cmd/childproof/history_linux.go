@@ -13,8 +13,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/childproof/childproof/internal/report"
 	"github.com/childproof/childproof/launcher"
+	"github.com/childproof/childproof/lintreport"
 	"github.com/childproof/childproof/proc"
 	"github.com/childproof/childproof/schema"
 	"github.com/childproof/childproof/verify"
@@ -112,7 +112,7 @@ func (a *app) history(_ context.Context, name string) error {
 		for _, r := range rounds {
 			out = append(out, a.roundOut(r))
 		}
-		return report.JSON(a.stdout, map[string]any{"name": name, "current": current, "rounds": out})
+		return lintreport.JSON(a.stdout, map[string]any{"name": name, "current": current, "rounds": out})
 	}
 	w := a.stdout
 	fmt.Fprintf(w, "%-5s %-19s %-8s %-16s %-26s %-10s %s\n", "ROUND", "WHEN", "COMMAND", "OUTCOME", "ENDED", "UPTIME", "DELTA")
@@ -368,7 +368,7 @@ func (a *app) historyDiff(name string, ra, rb int) error {
 		out = append(out, d)
 	}
 	if a.format == "json" {
-		return report.JSON(a.stdout, map[string]any{"name": name, "a": ra, "b": rb, "differ": out})
+		return lintreport.JSON(a.stdout, map[string]any{"name": name, "a": ra, "b": rb, "differ": out})
 	}
 	w := a.stdout
 	if len(out) == 0 {
@@ -440,7 +440,7 @@ func (a *app) warnSecretSets(l *schema.Launch, set map[string]string, secret []s
 // object (docs/launcher.md) plus "round", or the text report plus a round line.
 func (a *app) writeRunReport(w io.Writer, r *verify.Report, round int) {
 	if a.format == "json" {
-		report.JSON(w, struct {
+		lintreport.JSON(w, struct {
 			*verify.Report
 			Round int `json:"round,omitempty"`
 		}{r, round})

@@ -11,7 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/childproof/childproof/envres"
-	"github.com/childproof/childproof/internal/importspec"
+	"github.com/childproof/childproof/importspec"
 	"github.com/childproof/childproof/schema"
 )
 

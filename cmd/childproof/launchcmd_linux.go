@@ -9,8 +9,8 @@ import (
 	"strings"
 	"syscall"
 
-	"github.com/childproof/childproof/internal/report"
 	"github.com/childproof/childproof/launcher"
+	"github.com/childproof/childproof/lintreport"
 	"github.com/childproof/childproof/redact"
 	"github.com/childproof/childproof/schema"
 	"github.com/childproof/childproof/verify"
@@ -21,7 +21,7 @@ import (
 // writeReport prints a run/verify report: JSON (the shape docs/launcher.md documents) on stdout, or text.
 func (a *app) writeReport(w io.Writer, r *verify.Report) {
 	if a.format == "json" {
-		report.JSON(w, r)
+		lintreport.JSON(w, r)
 		return
 	}
 	r.WriteText(a.painted(w, reportPaint))

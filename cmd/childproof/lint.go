@@ -12,7 +12,7 @@ import (
 
 	"github.com/childproof/childproof/envres"
 	"github.com/childproof/childproof/internal/gitdiff"
-	"github.com/childproof/childproof/internal/report"
+	"github.com/childproof/childproof/lintreport"
 )
 
 func init() { register("lint", newLintCmd) }
@@ -54,7 +54,7 @@ Suppress a finding with a comment on its line or the line before:
   childproof lint --format sarif . > lint.sarif`,
 		Args: cobra.ArbitraryArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := a.checkFormat(report.Formats...); err != nil {
+			if err := a.checkFormat(lintreport.Formats...); err != nil {
 				return err
 			}
 			scripts, scriptArgs := args, []string(nil)
@@ -107,7 +107,7 @@ Suppress a finding with a comment on its line or the line before:
 			if changes != nil {
 				res = onChangedLines(res, changes, dir)
 			}
-			if err := report.Write(a.stdout, a.format, res, report.Options{Color: a.color(a.stdout), Dir: dir, ToolVersion: lintToolVersion()}); err != nil {
+			if err := lintreport.Write(a.stdout, a.format, res, lintreport.Options{Color: a.color(a.stdout), Dir: dir, ToolVersion: lintToolVersion()}); err != nil {
 				return exitf(exitUsage, "writing the report: %v", err)
 			}
 			if pe := res.ParseErrors(); len(pe) > 0 {

@@ -10,8 +10,8 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/childproof/childproof/internal/report"
 	"github.com/childproof/childproof/launcher"
+	"github.com/childproof/childproof/lintreport"
 	"github.com/childproof/childproof/proc"
 	"github.com/spf13/cobra"
 )
@@ -64,7 +64,7 @@ Launches stopped by childproof are shown with --all.`,
 				if es == nil {
 					es = []launcher.CensusEntry{}
 				}
-				return report.JSON(a.stdout, map[string]any{"launches": es})
+				return lintreport.JSON(a.stdout, map[string]any{"launches": es})
 			}
 			if len(es) == 0 {
 				fmt.Fprintln(a.stdout, noLaunchesLine(st, all))

@@ -9,8 +9,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/childproof/childproof/internal/report"
 	"github.com/childproof/childproof/launcher"
+	"github.com/childproof/childproof/lintreport"
 	"github.com/childproof/childproof/schema"
 	"github.com/childproof/childproof/verify"
 	"github.com/spf13/cobra"
@@ -233,7 +233,7 @@ func (a *app) writeRelaunch(w io.Writer, r *verify.Report, res *launcher.Relaunc
 				out.Previous.Stopped = res.Stopped.Message
 			}
 		}
-		report.JSON(w, out)
+		lintreport.JSON(w, out)
 		return
 	}
 	r.WriteText(a.painted(w, reportPaint))

@@ -13,9 +13,9 @@ import (
 // TestSARIFOutputSchema validates what `lint --format sarif` and `check
 // --format sarif` print — findings of every rule, a chain, spec errors
 // and warnings — against the SARIF 2.1.0 schema vendored in
-// internal/report/testdata.
+// lintreport/testdata.
 func TestSARIFOutputSchema(t *testing.T) {
-	f, err := os.Open("../../internal/report/testdata/sarif-schema-2.1.0.json")
+	f, err := os.Open("../../lintreport/testdata/sarif-schema-2.1.0.json")
 	if err != nil {
 		t.Fatal(err)
 	}

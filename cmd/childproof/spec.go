@@ -12,7 +12,7 @@ import (
 	"strings"
 	"unicode"
 
-	"github.com/childproof/childproof/internal/report"
+	"github.com/childproof/childproof/lintreport"
 	"github.com/childproof/childproof/schema"
 	"github.com/hashicorp/hcl/v2"
 	"github.com/spf13/cobra"
@@ -84,7 +84,7 @@ func (a *app) loadSpec(ctx context.Context, arg string, vars []string) (*loadedS
 		case "sarif", "github":
 			// check and lint: the spec's problems are results with ranges,
 			// so that code scanning and annotations show them.
-			_ = report.Write(a.stdout, a.format, nil, report.Options{Diagnostics: reportDiagnostics(diags), ToolVersion: lintToolVersion()})
+			_ = lintreport.Write(a.stdout, a.format, nil, lintreport.Options{Diagnostics: reportDiagnostics(diags), ToolVersion: lintToolVersion()})
 			if a.format == "sarif" {
 				a.writeDiagnostics(a.stderr, files, diags)
 			}
@@ -203,13 +203,13 @@ func (a *app) writeDiagnostics(w io.Writer, files map[string]*hcl.File, diags hc
 		r := d.Subject
 		fmt.Fprintf(bw, "%s:%d:%d: %s: %s\n", r.Filename, r.Start.Line, r.Start.Column, paint(code, sev), oneLine(d.Summary))
 		if f := files[r.Filename]; f != nil {
-			if line, ok := report.Line(f.Bytes, r.Start.Line); ok {
+			if line, ok := lintreport.Line(f.Bytes, r.Start.Line); ok {
 				num := fmt.Sprint(r.Start.Line)
 				width := r.End.Column - r.Start.Column
 				if r.End.Line != r.Start.Line {
 					width = -1
 				}
-				text, blanks, carets := report.Snippet(line, r.Start.Column, width, true)
+				text, blanks, carets := lintreport.Snippet(line, r.Start.Column, width, true)
 				fmt.Fprintf(bw, "  %s | %s\n", num, text)
 				fmt.Fprintf(bw, "  %s | %s%s\n", strings.Repeat(" ", len(num)), blanks, paint(code, carets))
 			}
@@ -220,24 +220,24 @@ func (a *app) writeDiagnostics(w io.Writer, files map[string]*hcl.File, diags hc
 	}
 }
 
-// writeDiagnosticsJSON writes {"diagnostics":[…]} (report.Diagnostic:
+// writeDiagnosticsJSON writes {"diagnostics":[…]} (lintreport.Diagnostic:
 // rule, severity, summary, detail and the range).
 func (a *app) writeDiagnosticsJSON(w io.Writer, diags hcl.Diagnostics) {
 	out := struct {
-		Diagnostics []report.Diagnostic `json:"diagnostics"`
+		Diagnostics []lintreport.Diagnostic `json:"diagnostics"`
 	}{Diagnostics: reportDiagnostics(diags)}
 	if out.Diagnostics == nil {
-		out.Diagnostics = []report.Diagnostic{}
+		out.Diagnostics = []lintreport.Diagnostic{}
 	}
-	_ = report.JSON(w, out)
+	_ = lintreport.JSON(w, out)
 }
 
-// reportDiagnostics converts HCL diagnostics for internal/report: a no-op
+// reportDiagnostics converts HCL diagnostics for lintreport: a no-op
 // alias is the noop-alias rule, anything else the spec rule.
-func reportDiagnostics(diags hcl.Diagnostics) []report.Diagnostic {
-	var out []report.Diagnostic
+func reportDiagnostics(diags hcl.Diagnostics) []lintreport.Diagnostic {
+	var out []lintreport.Diagnostic
 	for _, d := range diags {
-		rd := report.Diagnostic{Rule: report.SpecRule, Severity: "error", Summary: d.Summary, Detail: d.Detail}
+		rd := lintreport.Diagnostic{Rule: lintreport.SpecRule, Severity: "error", Summary: d.Summary, Detail: d.Detail}
 		if d.Severity == hcl.DiagWarning {
 			rd.Severity = "warning"
 		}

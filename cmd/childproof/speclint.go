@@ -9,8 +9,8 @@ import (
 	"slices"
 
 	"github.com/childproof/childproof/envres"
-	"github.com/childproof/childproof/internal/report"
 	"github.com/childproof/childproof/internal/wrapper"
+	"github.com/childproof/childproof/lintreport"
 	"github.com/childproof/childproof/schema"
 )
 
@@ -235,7 +235,7 @@ func countSeverities(res *envres.Result) (errs, warns int) {
 	return errs, warns
 }
 
-// writeLint writes a lint result in format (internal/report), paths
+// writeLint writes a lint result in format (lintreport), paths
 // relative to the current directory.
 func (a *app) writeLint(w io.Writer, format string, res *envres.Result) error {
 	return a.writeLintDir(w, format, res, "")
@@ -243,5 +243,5 @@ func (a *app) writeLint(w io.Writer, format string, res *envres.Result) error {
 
 // writeLintDir writes a lint result whose relative paths are relative to dir.
 func (a *app) writeLintDir(w io.Writer, format string, res *envres.Result, dir string) error {
-	return report.Write(w, format, res, report.Options{Color: a.color(w), Dir: dir, ToolVersion: lintToolVersion()})
+	return lintreport.Write(w, format, res, lintreport.Options{Color: a.color(w), Dir: dir, ToolVersion: lintToolVersion()})
 }

@@ -7,8 +7,8 @@ import (
 	"io/fs"
 	"time"
 
-	"github.com/childproof/childproof/internal/report"
 	"github.com/childproof/childproof/launcher"
+	"github.com/childproof/childproof/lintreport"
 	"github.com/childproof/childproof/proc"
 	"github.com/childproof/childproof/verify"
 	"github.com/spf13/cobra"
@@ -101,7 +101,7 @@ func (a *app) stop(ctx context.Context, name string, timeout time.Duration) erro
 		if res.RecordErr != nil {
 			out["record_error"] = res.RecordErr.Error()
 		}
-		if err := report.JSON(a.stdout, out); err != nil {
+		if err := lintreport.JSON(a.stdout, out); err != nil {
 			return err
 		}
 		if fail != nil {

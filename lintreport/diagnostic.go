@@ -1,4 +1,4 @@
-package report
+package lintreport
 
 // Diagnostic is a problem of a spec (an HCL diagnostic) that `check`
 // writes in every format next to the lint findings: SARIF and GitHub
