@@ -6,7 +6,7 @@ import (
 	"regexp"
 	"sync"
 
-	"github.com/childproof/childproof/internal/console"
+	"github.com/childproof/childproof/cmd/childproof/internal/console"
 	"github.com/muesli/termenv"
 )
 

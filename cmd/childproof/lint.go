@@ -10,8 +10,8 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/childproof/childproof/cmd/childproof/internal/gitdiff"
 	"github.com/childproof/childproof/envres"
-	"github.com/childproof/childproof/internal/gitdiff"
 	"github.com/childproof/childproof/lintreport"
 )
 

@@ -10,7 +10,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/childproof/childproof/internal/console"
+	"github.com/childproof/childproof/cmd/childproof/internal/console"
 	"github.com/childproof/childproof/internal/logtail"
 	"github.com/childproof/childproof/launcher"
 	"github.com/childproof/childproof/schema"
