@@ -24,7 +24,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/childproof/childproof/internal/benchcorpus"
+	"github.com/childproof/childproof/internal/testsupport"
 )
 
 type row struct {
@@ -166,7 +166,7 @@ func (b *bench) timeArgvTo(dir string, env []string, argv []string, stdout io.Wr
 
 func (b *bench) lint() error {
 	dir := filepath.Join(b.work, "corpus")
-	paths, err := benchcorpus.Write(dir, 1000)
+	paths, err := testsupport.WriteCorpus(dir, 1000)
 	if err != nil {
 		return err
 	}
@@ -181,7 +181,7 @@ func (b *bench) lint() error {
 	lines := 0
 	for i := 0; i < len(rel); i += 10 {
 		sample = append(sample, rel[i])
-		lines += benchcorpus.Size(i, len(rel))
+		lines += testsupport.ScriptSize(i, len(rel))
 	}
 	var cp []time.Duration
 	for range b.reps(5) {
@@ -249,7 +249,7 @@ func (b *bench) lint() error {
 		b.check("lint ≥ 100× faster than shellcheck -x, one core each", fmt.Sprintf("%.0f×", ratio), ratio >= 100, "")
 	}
 	big := filepath.Join(dir, "big.sh")
-	if err := os.WriteFile(big, []byte(benchcorpus.Script(42, 10000)), 0o755); err != nil {
+	if err := os.WriteFile(big, []byte(testsupport.Script(42, 10000)), 0o755); err != nil {
 		return err
 	}
 	var bd, bdCPU []time.Duration

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/childproof/childproof/internal/benchcorpus"
+	"github.com/childproof/childproof/internal/testsupport"
 )
 
 var benchOverrides = []Override{{Name: "HF_HUB_ENABLE_HF_TRANSFER", Value: "0", Known: true}, {Name: "HF_HOME", Value: "/scratch", Known: true}}
@@ -102,12 +102,12 @@ func BenchmarkLintCorpusOneRun(b *testing.B) {
 	}
 }
 
-// BenchmarkLintBenchCorpus lints the 1,000 scripts of internal/benchcorpus
+// BenchmarkLintBenchCorpus lints the 1,000 scripts of internal/testsupport (WriteCorpus)
 // (`make bench`'s lint rows, 376k lines) in one Lint call, as the bench's
 // `childproof lint scripts/*.sh` does, without overrides.
 func BenchmarkLintBenchCorpus(b *testing.B) {
 	dir := b.TempDir()
-	paths, err := benchcorpus.Write(dir, 1000)
+	paths, err := testsupport.WriteCorpus(dir, 1000)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -124,13 +124,13 @@ func BenchmarkLintBenchCorpus(b *testing.B) {
 }
 
 // BenchmarkCheckNesting runs the pre-parse nesting bound over the 1,000
-// scripts of internal/benchcorpus (376k lines), the scan every linted file
+// scripts of internal/testsupport (WriteCorpus) (376k lines), the scan every linted file
 // gets before mvdan's parser.
 func BenchmarkCheckNesting(b *testing.B) {
 	var srcs [][]byte
 	var n int64
 	for i := range 1000 {
-		src := []byte(benchcorpus.Script(uint64(i), benchcorpus.Size(i, 1000)))
+		src := []byte(testsupport.Script(uint64(i), testsupport.ScriptSize(i, 1000)))
 		srcs = append(srcs, src)
 		n += int64(len(src))
 	}

@@ -144,7 +144,7 @@ func FuzzCheckNesting(f *testing.F) {
 }
 
 // TestNestingOnPrecisionCorpus: on the 663 public scripts of the lint's
-// precision corpus (internal/precision, when fetched into the cache), the
+// precision corpus (internal/testsupport/testdata/precision, when fetched into the cache), the
 // pre-scan refuses none and ends every one with nothing left open — it
 // reads real scripts' quotes, heredocs, case arms and continuations as
 // bash does. (Measured: the deepest is 13.)
@@ -158,7 +158,7 @@ func TestNestingOnPrecisionCorpus(t *testing.T) {
 		dir = filepath.Join(c, "childproof", "precision-corpus")
 	}
 	if _, err := os.Stat(dir); err != nil {
-		t.Skipf("the precision corpus is not fetched (%s): go test ./internal/precision fetches it", dir)
+		t.Skipf("the precision corpus is not fetched (%s): go test -run TestPrecision ./internal/testsupport fetches it", dir)
 	}
 	n, deepest := 0, 0
 	filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {

@@ -15,7 +15,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/childproof/childproof/internal/freeport"
+	"github.com/childproof/childproof/internal/testsupport"
 	"github.com/childproof/childproof/proc"
 	"github.com/childproof/childproof/schema"
 	"golang.org/x/sys/unix"
@@ -152,7 +152,7 @@ var procDefault = proc.Default
 // picker: launchertest itself imports this package).
 func freePort(t testing.TB) int {
 	t.Helper()
-	p, err := freeport.Pick()
+	p, err := testsupport.FreePort()
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -12,7 +12,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/childproof/childproof/internal/freeport"
+	"github.com/childproof/childproof/internal/testsupport"
 )
 
 // The launch scripts need a real server: when the test binary runs with
@@ -172,11 +172,11 @@ func testHelperMain() {
 const scriptPorts = 4
 
 // scriptPort is the next of the script's ports ($CHILDPROOF_TEST_PORTS),
-// counted in $WORK/.test-free-port; outside TestScript, one from freeport.
+// counted in $WORK/.test-free-port; outside TestScript, one from testsupport.FreePort.
 func scriptPort() (int, error) {
 	list := strings.Split(os.Getenv("CHILDPROOF_TEST_PORTS"), ",")
 	if list[0] == "" {
-		return freeport.Pick()
+		return testsupport.FreePort()
 	}
 	// Counted in the script's $WORK: a script may call it from several
 	// directories.

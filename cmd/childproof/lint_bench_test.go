@@ -8,15 +8,15 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/childproof/childproof/internal/benchcorpus"
+	"github.com/childproof/childproof/internal/testsupport"
 )
 
 // BenchmarkLintCommand runs `childproof lint --format json` over the 1,000
-// scripts of internal/benchcorpus in one process, as `make bench` does:
+// scripts of internal/testsupport (WriteCorpus) in one process, as `make bench` does:
 // file reading, parsing, the walk and the report.
 func BenchmarkLintCommand(b *testing.B) {
 	dir := b.TempDir()
-	paths, err := benchcorpus.Write(dir, 1000)
+	paths, err := testsupport.WriteCorpus(dir, 1000)
 	if err != nil {
 		b.Fatal(err)
 	}

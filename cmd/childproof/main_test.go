@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/childproof/childproof/internal/freeport"
+	"github.com/childproof/childproof/internal/testsupport"
 	"github.com/rogpeppe/go-internal/testscript"
 )
 
@@ -43,7 +43,7 @@ func TestScript(t *testing.T) {
 	for range scripts {
 		ps := make([]string, scriptPorts)
 		for i := range ps {
-			port, err := freeport.Pick()
+			port, err := testsupport.FreePort()
 			if err != nil {
 				t.Fatal(err)
 			}

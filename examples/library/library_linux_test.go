@@ -13,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/childproof/childproof/internal/freeport"
+	"github.com/childproof/childproof/internal/testsupport"
 	"github.com/childproof/childproof/launcher"
 	"github.com/childproof/childproof/launcher/launchertest"
 	"github.com/childproof/childproof/schema"
@@ -58,7 +58,7 @@ func mockSpec(port int, key string) *schema.Launch {
 // testing.TB (a test writes launchertest.FreePort(t), as TestMockLLM does):
 // a port below the ephemeral range, never handed out twice.
 func freePort() int {
-	port, err := freeport.Pick()
+	port, err := testsupport.FreePort()
 	if err != nil {
 		panic(err)
 	}

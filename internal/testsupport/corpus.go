@@ -1,4 +1,4 @@
-package benchcorpus
+package testsupport
 
 import (
 	"fmt"
@@ -9,7 +9,7 @@ import (
 	"strings"
 )
 
-// Script returns a dispatch script of about lines lines (at least 10),
+// Script returns a benchmark dispatch script of about lines lines (at least 10),
 // generated from seed.
 func Script(seed uint64, lines int) string {
 	r := rand.New(rand.NewPCG(seed, 0x9e3779b97f4a7c15))
@@ -73,9 +73,9 @@ func Script(seed uint64, lines int) string {
 	return b.String()
 }
 
-// Size returns the line count of the i-th script of a corpus of n scripts:
+// ScriptSize returns the line count of the i-th script of a corpus of n scripts:
 // log-uniform between 10 and 2,000 lines.
-func Size(i, n int) int {
+func ScriptSize(i, n int) int {
 	if n <= 1 {
 		return 10
 	}
@@ -83,9 +83,9 @@ func Size(i, n int) int {
 	return int(math.Round(10 * math.Pow(200, f)))
 }
 
-// Write writes a corpus of n scripts (log-uniform sizes 10–2,000 lines), a
+// WriteCorpus writes a corpus of n scripts (log-uniform sizes 10–2,000 lines), a
 // .env and a config.env into dir and returns the script paths.
-func Write(dir string, n int) ([]string, error) {
+func WriteCorpus(dir string, n int) ([]string, error) {
 	if err := os.MkdirAll(filepath.Join(dir, "scripts"), 0o755); err != nil {
 		return nil, err
 	}
@@ -98,7 +98,7 @@ func Write(dir string, n int) ([]string, error) {
 	paths := make([]string, n)
 	for i := range n {
 		p := filepath.Join(dir, "scripts", fmt.Sprintf("dispatch%04d.sh", i))
-		if err := os.WriteFile(p, []byte(Script(uint64(i), Size(i, n))), 0o755); err != nil {
+		if err := os.WriteFile(p, []byte(Script(uint64(i), ScriptSize(i, n))), 0o755); err != nil {
 			return nil, err
 		}
 		paths[i] = p

@@ -1,4 +1,4 @@
-package apicheck
+package testsupport
 
 import (
 	"go/types"

@@ -1,9 +1,4 @@
-// Package freeport hands out TCP ports for tests: free on 127.0.0.1 now,
-// never twice in one process, and never one that another process got from
-// it and still runs with. launchertest.FreePort is its public face; the
-// launcher's own tests, which launchertest cannot serve (it imports the
-// launcher), and the test helpers of cmd/childproof use it directly.
-package freeport
+package testsupport
 
 import (
 	"fmt"
@@ -15,18 +10,18 @@ import (
 	"sync"
 )
 
-// Min is the lowest port Pick picks (above the well-known and most
+// MinPort is the lowest port FreePort picks (above the well-known and most
 // registered service ports).
-const Min = 20000
+const MinPort = 20000
 
-// Pick returns a port below the kernel's ephemeral range
+// FreePort returns a port below the kernel's ephemeral range
 // (net.ipv4.ip_local_port_range, 32768–60999 by default): the kernel never
 // hands those to a connect() or to a listen on port 0, so no client socket
 // of a concurrent test can take it before the launch binds it. When that
 // range is empty, a port the kernel offers for :0 that was not handed out.
-func Pick() (int, error) {
-	if hi := EphemeralLow() - 1; hi > Min {
-		if port, ok := PickIn(Min, hi); ok {
+func FreePort() (int, error) {
+	if hi := EphemeralLow() - 1; hi > MinPort {
+		if port, ok := FreePortIn(MinPort, hi); ok {
 			return port, nil
 		}
 	}
@@ -47,9 +42,9 @@ func Pick() (int, error) {
 	return 0, fmt.Errorf("free port: every port the kernel offered was handed out already")
 }
 
-// PickIn picks a port of lo–hi (inclusive) that nothing listens on and
+// FreePortIn picks a port of lo–hi (inclusive) that nothing listens on and
 // that was not handed out: at random first, then every one in turn.
-func PickIn(lo, hi int) (int, bool) {
+func FreePortIn(lo, hi int) (int, bool) {
 	mu.Lock()
 	defer mu.Unlock()
 	try := func(port int) bool {

@@ -1,4 +1,4 @@
-package precision
+package testsupport
 
 import (
 	"bufio"
@@ -16,6 +16,9 @@ import (
 
 // entry is one script of the manifest.
 type entry struct{ repo, commit, path string }
+
+// precisionDir holds the precision corpus's manifest, labels and fetch.sh.
+const precisionDir = "testdata/precision/"
 
 // file is the entry's path in the cache (and in findings).
 func (e entry) file() string { return strings.ReplaceAll(e.repo, "/", "+") + "/" + e.path }
@@ -71,7 +74,7 @@ func corpusDir(t *testing.T, es []entry) string {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
-	out, err := exec.CommandContext(ctx, "sh", "fetch.sh", dir).CombinedOutput()
+	out, err := exec.CommandContext(ctx, "sh", precisionDir+"fetch.sh", dir).CombinedOutput()
 	if err != nil || !complete() {
 		t.Skipf("precision corpus cannot be re-read into %s (CI has no internet; set CHILDPROOF_CORPUS_MIRROR to local git mirrors): %v %s",
 			dir, err, strings.TrimSpace(string(out)))
@@ -105,14 +108,14 @@ func TestPrecision(t *testing.T) {
 		t.Skip("precision corpus: skipped in -short mode")
 	}
 	var es []entry
-	for _, r := range readTSV(t, "manifest.tsv", 3) {
+	for _, r := range readTSV(t, precisionDir+"manifest.tsv", 3) {
 		es = append(es, entry{r[0], r[1], r[2]})
 	}
 	if len(es) < 500 {
 		t.Errorf("the corpus has %d scripts, want at least 500", len(es))
 	}
 	labels := map[string]string{} // pass rule file:line:col -> verdict
-	for _, r := range readTSV(t, "labels.tsv", 6) {
+	for _, r := range readTSV(t, precisionDir+"labels.tsv", 6) {
 		if r[5] != "right" && r[5] != "wrong" {
 			t.Fatalf("labels.tsv: verdict %q, want right or wrong", r[5])
 		}
