@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"sync"
 	"syscall"
 	"time"
 
@@ -12,7 +13,8 @@ import (
 
 // foregroundStopGrace is how long a foreground worker has after a
 // forwarded SIGINT or SIGTERM, and then after SIGTERM, before the next
-// step: the default of 'stop --timeout'.
+// step (run), and each launch after SIGTERM before SIGKILL when up stops
+// them (group.Supervision.WaitDelay): the default of 'stop --timeout'.
 var foregroundStopGrace = 10 * time.Second
 
 // signalForwarder forwards the caller's signals to a foreground launch's
@@ -24,62 +26,74 @@ var foregroundStopGrace = 10 * time.Second
 type signalForwarder struct {
 	stderr io.Writer
 	name   string
-	la     *launcher.Launch
-	// onStop, if set, is called at each SIGINT or SIGTERM (supervision
-	// with a restart policy: no restart after a stop request).
-	onStop func()
+	// signal signals the launch's process group; pid is its worker's pid.
+	signal func(syscall.Signal)
+	pid    func() int
+
+	mu     sync.Mutex
 	step   int // 0 nothing asked; 1 forwarded; 2 SIGTERM sent; 3 SIGKILL sent
 	timer  *time.Timer
+	closed bool
+}
+
+// forwarderOf is a signalForwarder to la.
+func (a *app) forwarderOf(la *launcher.Launch) *signalForwarder {
+	return &signalForwarder{stderr: a.stderr, name: la.Spec.Name, signal: la.Signal, pid: la.Pid}
 }
 
 // run forwards sigs until done is closed.
 func (f *signalForwarder) run(sigs <-chan os.Signal, done <-chan struct{}) {
-	var tick <-chan time.Time
+	defer f.close()
 	for {
 		select {
 		case s := <-sigs:
-			sig := s.(syscall.Signal)
-			if sig == syscall.SIGHUP {
-				f.la.Signal(sig)
-				continue
+			if sig := s.(syscall.Signal); sig == syscall.SIGHUP {
+				f.signal(sig)
+			} else {
+				f.next(sig)
 			}
-			if f.onStop != nil {
-				f.onStop()
-			}
-			tick = f.next(sig)
-		case <-tick:
-			tick = f.next(0)
 		case <-done:
-			if f.timer != nil {
-				f.timer.Stop()
-			}
 			return
 		}
 	}
 }
 
 // next takes the next step of a stop: sig is the caller's signal, 0 when
-// the grace ran out. It returns the channel of the next step's grace.
-func (f *signalForwarder) next(sig syscall.Signal) <-chan time.Time {
+// the grace ran out.
+func (f *signalForwarder) next(sig syscall.Signal) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.closed {
+		return
+	}
 	if f.timer != nil {
 		f.timer.Stop()
 	}
 	f.step++
-	pid := f.la.Pid()
+	pid := f.pid()
 	switch {
 	case f.step == 1:
-		f.la.Signal(sig)
+		f.signal(sig)
 		fmt.Fprintf(f.stderr, "childproof: forwarded %s to %s (worker pid %d); again (or in %s) to stop it: SIGTERM, then SIGKILL\n", sigName(sig), f.name, pid, foregroundStopGrace)
 	case f.step == 2:
-		f.la.Signal(syscall.SIGTERM)
+		f.signal(syscall.SIGTERM)
 		fmt.Fprintf(f.stderr, "childproof: %s (worker pid %d) still runs: sent SIGTERM; SIGKILL %s\n", f.name, pid, f.when())
 	default:
-		f.la.Signal(syscall.SIGKILL)
+		f.signal(syscall.SIGKILL)
 		fmt.Fprintf(f.stderr, "childproof: %s (worker pid %d) still runs: sent SIGKILL\n", f.name, pid)
-		return nil
+		return
 	}
-	f.timer = time.NewTimer(foregroundStopGrace)
-	return f.timer.C
+	f.timer = time.AfterFunc(foregroundStopGrace, func() { f.next(0) })
+}
+
+// close ends the forwarding: no step is taken after it returns.
+func (f *signalForwarder) close() {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.closed = true
+	if f.timer != nil {
+		f.timer.Stop()
+	}
 }
 
 func (f *signalForwarder) when() string {

@@ -69,8 +69,7 @@ func (a *app) supervise(la *launcher.Launch, name string, detach bool, sigs chan
 		return nil
 	}
 	shrinkForSupervision()
-	f := &signalForwarder{stderr: a.stderr, name: name, la: la}
-	go f.run(sigs, la.Done())
+	go a.forwarderOf(la).run(sigs, la.Done())
 	if code := la.Wait().ExitCode(); code != 0 {
 		return silentExit(code)
 	}

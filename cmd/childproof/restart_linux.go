@@ -2,47 +2,78 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
-	"sync/atomic"
+	"syscall"
 
 	"github.com/childproof/childproof/launcher"
+	"github.com/childproof/childproof/launcher/group"
+	"github.com/childproof/childproof/schema"
 )
 
 // superviseRestarts is run's foreground supervision for a launch with a
-// restart policy: signals are forwarded as supervise does (and a SIGINT or
-// SIGTERM means no restart); when the worker exits, the policy may start
-// the launch again, verified exactly as the first start and recorded.
-// The exit status is the last worker's.
+// restart policy (group.Supervise): signals are forwarded as supervise
+// does (and a SIGINT or SIGTERM means no restart); when the worker exits,
+// the policy may start the launch again, verified exactly as the first
+// start and recorded. The exit status is the last worker's.
 func (a *app) superviseRestarts(ctx context.Context, la *launcher.Launch, opts launcher.Options, view *launchView, sigs chan os.Signal) error {
 	l := la.Spec
-	var stopping atomic.Bool
-	ctx = context.WithoutCancel(ctx)
-	for n := 0; ; n++ {
-		done := make(chan struct{})
-		f := &signalForwarder{stderr: a.stderr, name: l.Name, la: la, onStop: func() { stopping.Store(true) }}
-		go f.run(sigs, done)
-		code := la.Wait().ExitCode()
-		close(done)
-		d, again := l.Restart.Next(code, n)
-		if !again || stopping.Load() {
-			opts.State.NoteExit(l.Name, code)
-			if code != 0 && n > 0 && n >= l.Restart.EffectiveMax() {
-				fmt.Fprintf(a.stderr, "childproof: %s exited with status %d after %s: giving up (max %d)\n", l.Name, code, plural(n, "restart"), l.Restart.EffectiveMax())
+	g := group.Of(la)
+	ctx, stop := context.WithCancel(context.WithoutCancel(ctx))
+	defer stop()
+	f := &signalForwarder{stderr: a.stderr, name: l.Name, signal: g.Signal, pid: func() int { return g.Launch(l.Name).Pid() }}
+	// The first SIGINT or SIGTERM ends the restarts; Supervise has it
+	// forwarded (Cancel) while the launch runs.
+	var first syscall.Signal
+	finished := make(chan struct{})
+	defer close(finished)
+	go func() {
+		defer f.close()
+		for {
+			select {
+			case s := <-sigs:
+				switch sig := s.(syscall.Signal); {
+				case sig == syscall.SIGHUP:
+					g.Signal(sig)
+				case ctx.Err() == nil:
+					first = sig // read by Cancel, once Supervise saw ctx done
+					stop()
+				default:
+					f.next(sig)
+				}
+			case <-finished:
+				return
 			}
-			if code != 0 {
-				return silentExit(code)
+		}
+	}()
+	err := g.Supervise(ctx, group.Supervision{
+		Restart: func(ctx context.Context, l *schema.Launch, n int) (*launcher.Launch, error) {
+			return a.restart(ctx, l, opts, view, n)
+		},
+		Cancel: func() { f.next(first) },
+		Event: func(e group.Event) {
+			switch {
+			case e.Kind == group.EventRestarting:
+				fmt.Fprintf(a.stderr, "childproof: %s exited with status %d; restart %d of %d in %s\n", e.Name, e.Code, e.Restart, e.Max, e.Delay)
+			case e.Kind == group.EventExited && e.Code != 0 && e.GaveUp:
+				fmt.Fprintf(a.stderr, "childproof: %s exited with status %d after %s: giving up (max %d)\n", e.Name, e.Code, plural(e.Restart, "restart"), e.Max)
 			}
-			return nil
-		}
-		fmt.Fprintf(a.stderr, "childproof: %s exited with status %d; restart %d of %d in %s\n", l.Name, code, n+1, l.Restart.EffectiveMax(), d)
-		if _, ok := sleepOrSignal(d, sigs); !ok {
-			return silentExit(code)
-		}
-		next, err := a.restart(ctx, l, opts, view, n+1, code)
-		if err != nil {
-			return err
-		}
-		la = next
+		},
+	})
+	return supervisionErr(err)
+}
+
+// supervisionErr is the exit of group.Supervise's result: a worker's
+// status (already said), or the failed restart's error as restart made it.
+func supervisionErr(err error) error {
+	var xe *group.ExitError
+	var re *group.RestartError
+	switch {
+	case errors.As(err, &xe):
+		return silentExit(xe.Code)
+	case errors.As(err, &re):
+		return re.Err
 	}
+	return err
 }

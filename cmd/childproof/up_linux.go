@@ -7,7 +7,6 @@ import (
 	"os"
 	"strings"
 	"syscall"
-	"time"
 
 	"github.com/childproof/childproof/launcher"
 	"github.com/childproof/childproof/launcher/group"
@@ -96,20 +95,10 @@ func (a *app) loadOrder(ctx context.Context, arg string, names, vars []string, s
 	return ls.file, launches, nil
 }
 
-// upMember is one launch up started.
+// upMember is what up restarts a launch with.
 type upMember struct {
-	l        *schema.Launch
-	la       *launcher.Launch
-	view     *launchView
-	opts     launcher.Options
-	restarts int
-	running  bool
-}
-
-type upExit struct {
-	m    *upMember
-	la   *launcher.Launch
-	code int
+	view *launchView
+	opts launcher.Options
 }
 
 func (a *app) up(ctx context.Context, arg string, names, vars []string, detach, noLint bool) error {
@@ -135,7 +124,7 @@ func (a *app) up(ctx context.Context, arg string, names, vars []string, detach, 
 	// launch's output as "NAME | line", masked.
 	lc := a.newConsole(true)
 	defer lc.close()
-	var members []*upMember
+	members := map[string]*upMember{}
 	adopted := 0
 	g, err := group.UpWith(ctx, launches, func(ctx context.Context, l *schema.Launch) (*launcher.Launch, error) {
 		if r, ok := group.Running(ctx, st, l, f.Hash, a.showValues); ok {
@@ -162,7 +151,7 @@ func (a *app) up(ctx context.Context, arg string, names, vars []string, detach, 
 			return nil, err
 		}
 		a.writeReport(a.stdout, la.Report)
-		members = append(members, &upMember{l: l, la: la, view: view, opts: lopts, running: true})
+		members[l.Name] = &upMember{view: view, opts: lopts}
 		return la, nil
 	})
 	var ge *group.Error
@@ -180,114 +169,70 @@ func (a *app) up(ctx context.Context, arg string, names, vars []string, detach, 
 }
 
 // upSupervise supervises up's launches in the foreground until every one
-// has exited: signals handled, restart policies applied (the console
-// shows their output).
-func (a *app) upSupervise(ctx context.Context, g *group.Group, members []*upMember, sigs chan os.Signal) error {
-	exits := make(chan upExit, len(members))
-	watch := func(m *upMember) {
-		la := m.la
-		go func() { exits <- upExit{m: m, la: la, code: la.Wait().ExitCode()} }()
-	}
-	for _, m := range members {
-		watch(m)
-	}
-	supCtx := context.WithoutCancel(ctx)
-	active := len(members)
-	stopping := false
-	var result error
-	stop := func(why string) {
-		if stopping {
-			return
-		}
-		stopping = true
-		fmt.Fprintf(a.stderr, "childproof: up: %s: stopping everything this up started, in reverse order\n", why)
-		g.Down(supCtx)
-	}
-	for active > 0 {
-		select {
-		case s := <-sigs:
-			if s == syscall.SIGHUP {
-				for _, m := range members {
-					if m.running {
-						m.la.Signal(syscall.SIGHUP)
-					}
-				}
-				continue
-			}
-			stop(s.String())
-		case e := <-exits:
-			m := e.m
-			if e.la != m.la {
-				continue
-			}
-			m.running = false
-			active--
-			code := e.code
-			if stopping {
-				continue
-			}
-			d, again := m.l.Restart.Next(code, m.restarts)
-			if !again {
-				m.opts.State.NoteExit(m.l.Name, code)
-				if code != 0 {
-					fmt.Fprintf(a.stderr, "childproof: up: %s exited with status %d%s\n", m.l.Name, code, gaveUp(m))
-					result = silentExit(code)
-					stop(m.l.Name + " failed")
+// has exited (group.Supervise): SIGHUP forwarded to each, SIGINT or
+// SIGTERM stops them all, restart policies applied (the console shows
+// their output).
+func (a *app) upSupervise(ctx context.Context, g *group.Group, members map[string]*upMember, sigs chan os.Signal) error {
+	ctx, stop := context.WithCancelCause(context.WithoutCancel(ctx))
+	defer stop(nil)
+	finished := make(chan struct{})
+	defer close(finished)
+	go func() {
+		for {
+			select {
+			case s := <-sigs:
+				if s == syscall.SIGHUP {
+					g.Signal(syscall.SIGHUP)
 					continue
 				}
-				fmt.Fprintf(a.stderr, "childproof: up: %s exited with status 0\n", m.l.Name)
-				continue
-			}
-			fmt.Fprintf(a.stderr, "childproof: up: %s exited with status %d; restart %d of %d in %s\n", m.l.Name, code, m.restarts+1, m.l.Restart.EffectiveMax(), d)
-			if s, ok := sleepOrSignal(d, sigs); !ok {
-				stop(s.String())
-				continue
-			}
-			la, err := a.restart(supCtx, m.l, m.opts, m.view, m.restarts+1, code)
-			if err != nil {
-				result = err
-				stop(m.l.Name + "'s restart failed")
-				continue
-			}
-			g.Replace(m.la, la)
-			m.la, m.running = la, true
-			m.restarts++
-			active++
-			watch(m)
-		}
-	}
-	return result
-}
-
-// gaveUp says that the restart policy is exhausted, when it is.
-func gaveUp(m *upMember) string {
-	if m.l.Restart.EffectivePolicy() != schema.RestartNever && m.restarts >= m.l.Restart.EffectiveMax() {
-		return fmt.Sprintf(" after %s: giving up (max %d)", plural(m.restarts, "restart"), m.l.Restart.EffectiveMax())
-	}
-	return ""
-}
-
-// sleepOrSignal waits d, or until a signal arrives (reported, not ok).
-// SIGHUP is ignored while waiting: there is nothing to forward it to.
-func sleepOrSignal(d time.Duration, sigs chan os.Signal) (os.Signal, bool) {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	for {
-		select {
-		case <-t.C:
-			return nil, true
-		case s := <-sigs:
-			if s != syscall.SIGHUP {
-				return s, false
+				stop(errors.New(s.String()))
+			case <-finished:
+				return
 			}
 		}
+	}()
+	err := g.Supervise(ctx, group.Supervision{
+		WaitDelay: foregroundStopGrace,
+		Restart: func(ctx context.Context, l *schema.Launch, n int) (*launcher.Launch, error) {
+			m := members[l.Name]
+			return a.restart(ctx, l, m.opts, m.view, n)
+		},
+		Event: a.upEvent,
+	})
+	return supervisionErr(err)
+}
+
+// upEvent shows what up's supervision did.
+func (a *app) upEvent(e group.Event) {
+	var xe *group.ExitError
+	var re *group.RestartError
+	switch e.Kind {
+	case group.EventRestarting:
+		fmt.Fprintf(a.stderr, "childproof: up: %s exited with status %d; restart %d of %d in %s\n", e.Name, e.Code, e.Restart, e.Max, e.Delay)
+	case group.EventExited:
+		gaveUp := ""
+		if e.GaveUp {
+			gaveUp = fmt.Sprintf(" after %s: giving up (max %d)", plural(e.Restart, "restart"), e.Max)
+		}
+		if e.Code == 0 {
+			gaveUp = ""
+		}
+		fmt.Fprintf(a.stderr, "childproof: up: %s exited with status %d%s\n", e.Name, e.Code, gaveUp)
+	case group.EventStopping:
+		why := e.Err.Error()
+		switch {
+		case errors.As(e.Err, &xe):
+			why = xe.Name + " failed"
+		case errors.As(e.Err, &re):
+			why = re.Name + "'s restart failed"
+		}
+		fmt.Fprintf(a.stderr, "childproof: up: %s: stopping everything this up started, in reverse order\n", why)
 	}
 }
 
-// restart starts a launch again after its worker exited with code, the
-// n-th restart: verified exactly as a first start, and recorded with the
-// restart count and the previous exit status.
-func (a *app) restart(ctx context.Context, l *schema.Launch, opts launcher.Options, view *launchView, n, code int) (*launcher.Launch, error) {
+// restart starts a launch again after its worker exited, the n-th
+// restart: verified exactly as a first start (Supervise records it).
+func (a *app) restart(ctx context.Context, l *schema.Launch, opts launcher.Options, view *launchView, n int) (*launcher.Launch, error) {
 	opts.Progress = view.progress()
 	opts.Command = "restart" // a round of its own, with the same overrides and no delta
 	la, err := launcher.Start(ctx, l, opts)
@@ -296,7 +241,6 @@ func (a *app) restart(ctx context.Context, l *schema.Launch, opts launcher.Optio
 		fmt.Fprintf(a.stderr, "childproof: restart %d of %s failed\n", n, l.Name)
 		return nil, a.launchErr(err)
 	}
-	la.NoteRestart(n, code)
 	fmt.Fprintf(a.stderr, "childproof: restart %d of %s verified (worker pid %d)\n", n, l.Name, la.Pid())
 	a.writeReport(a.stdout, la.Report)
 	return la, nil
