@@ -76,7 +76,7 @@ func (a *app) check(ctx context.Context, arg string, vars []string, strict bool)
 			}
 			a.writeSummary(a.stdout, f, l)
 		}
-		res, err := a.lintLaunch(ctx, l)
+		res, err := envres.LintLaunch(ctx, l)
 		if err != nil {
 			var pe *envres.ParseError
 			if errors.As(err, &pe) {
@@ -95,7 +95,7 @@ func (a *app) check(ctx context.Context, arg string, vars []string, strict bool)
 		res = relativeTo(res, l.Dir)
 		results = append(results, res)
 		if text {
-			e, w := countSeverities(res)
+			e, w := res.Count()
 			switch {
 			case e+w == 0 && len(res.Files) == 0:
 				// A command launch: no script, nothing to lint but its argv.
@@ -110,14 +110,14 @@ func (a *app) check(ctx context.Context, arg string, vars []string, strict bool)
 			}
 		}
 	}
-	merged := mergeResults(results)
+	merged := envres.Merge(results...)
 	if !text {
 		opts := lintreport.Options{Color: a.color(a.stdout), ToolVersion: lintToolVersion(), Diagnostics: reportDiagnostics(a.specWarnings)}
 		if err := lintreport.Write(a.stdout, a.format, merged, opts); err != nil {
 			return err
 		}
 	}
-	errs, warns := countSeverities(merged)
+	errs, warns := merged.Count()
 	if text {
 		fmt.Fprintln(a.stdout)
 		status := "ok"
@@ -224,69 +224,46 @@ func (a *app) writeSummary(w io.Writer, f *schema.File, l *schema.Launch) {
 }
 
 // writeEnvSources lists every variable name the launch passes, with its
-// source. Precedence: override > env_file > inherit.
+// sources (schema.Launch.VarSources: the winner first). Names only.
 func (a *app) writeEnvSources(w io.Writer, l *schema.Launch) {
-	sources := map[string][]string{}
-	add := func(name, src string) {
-		if !slices.Contains(sources[name], src) {
-			sources[name] = append(sources[name], src)
-		}
-	}
-	for _, n := range slices.Sorted(maps.Keys(l.Env)) {
-		add(n, "override")
-	}
-	fileNames, err := l.EnvFileNames()
+	sources, err := l.VarSources(os.Environ())
 	if err != nil {
 		fmt.Fprintf(w, "  %-10s %v\n", "env", err)
 	}
-	for _, n := range fileNames {
-		add(n, "env_file")
-	}
-	for _, n := range l.EffectiveInherit() {
-		if schema.IsInheritPattern(n) {
-			// A pattern: how many of the caller's names it passes now.
-			count := 0
-			for _, kv := range os.Environ() {
-				if name, _, ok := strings.Cut(kv, "="); ok && name != "BASH_ENV" && name != "ENV" && schema.MatchInherit(n, name) {
-					count++
-				}
-			}
-			add(n, fmt.Sprintf("inherit pattern (%s here)", plural(count, "match")))
-			continue
-		}
-		add(n, "inherit")
-	}
-	names := slices.Sorted(maps.Keys(sources))
-	if len(names) == 0 {
+	if len(sources) == 0 {
 		fmt.Fprintf(w, "  %-10s none: the worker starts with an empty environment\n", "env")
 		return
 	}
 	width := 0
-	for _, n := range names {
-		width = max(width, len(n))
+	for _, s := range sources {
+		width = max(width, len(s.Name))
 	}
-	for i, n := range names {
-		src := sources[n]
-		desc := src[0]
-		if len(src) > 1 {
-			desc += " (over " + strings.Join(src[1:], ", ") + ")"
-		}
-		if src[0] == "override" && l.Unknown["env["+n+"]"] {
-			desc += " (from the caller, not set here)"
-		}
-		if len(src) == 1 && src[0] == "inherit" {
-			if _, ok := os.LookupEnv(n); !ok {
-				desc += " (unset here: not passed)"
+	for i, s := range sources {
+		from := make([]string, len(s.From))
+		for j, o := range s.From {
+			from[j] = string(o)
+			if o == schema.FromInheritPattern {
+				from[j] += fmt.Sprintf(" (%s here)", plural(s.Matches, "match"))
 			}
 		}
-		if n == "BASH_ENV" || n == "ENV" {
+		desc := from[0]
+		if len(from) > 1 {
+			desc += " (over " + strings.Join(from[1:], ", ") + ")"
+		}
+		if s.Unknown {
+			desc += " (from the caller, not set here)"
+		}
+		if s.Unset {
+			desc += " (unset here: not passed)"
+		}
+		if s.Removed {
 			desc += " — removed before launch"
 		}
 		key := ""
 		if i == 0 {
 			key = "env"
 		}
-		fmt.Fprintf(w, "  %-10s %-*s  %s\n", key, width, n, desc)
+		fmt.Fprintf(w, "  %-10s %-*s  %s\n", key, width, s.Name, desc)
 	}
 }
 

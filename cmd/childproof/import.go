@@ -161,7 +161,7 @@ func (a *app) importCheck(ctx context.Context, path string) bool {
 	}
 	ok := true
 	for _, l := range f.Launches {
-		res, err := a.lintLaunch(ctx, l)
+		res, err := envres.LintLaunch(ctx, l)
 		if err != nil {
 			fmt.Fprintf(a.stderr, "childproof: error: launch %q: lint: %v\n", l.Name, err)
 			ok = false

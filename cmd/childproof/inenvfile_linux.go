@@ -101,7 +101,7 @@ func (a *app) lintRelaunch(ctx context.Context, l *schema.Launch, set map[string
 	if noLint && !inEnvFile {
 		return nil, nil
 	}
-	res, err := a.lintLaunch(ctx, withSet(l, set))
+	res, err := envres.LintLaunch(ctx, withSet(l, set))
 	if err != nil {
 		var pe *envres.ParseError
 		if errors.As(err, &pe) {
@@ -148,7 +148,7 @@ func (a *app) lintRelaunch(ctx context.Context, l *schema.Launch, set map[string
 			return in, nil
 		}
 	}
-	errs, _ := countSeverities(res)
+	errs, _ := res.Count()
 	if errs == 0 {
 		return in, nil
 	}

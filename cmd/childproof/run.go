@@ -115,7 +115,7 @@ func (a *app) run(ctx context.Context, arg string, vars, sets, secrets []string,
 // lintBeforeRun refuses (exit 1) when the launch's chain has an error
 // finding; cmd names the refusing command (run, relaunch).
 func (a *app) lintBeforeRun(ctx context.Context, cmd string, l *schema.Launch) error {
-	res, err := a.lintLaunch(ctx, l)
+	res, err := envres.LintLaunch(ctx, l)
 	if err != nil {
 		var pe *envres.ParseError
 		if errors.As(err, &pe) {
@@ -123,7 +123,7 @@ func (a *app) lintBeforeRun(ctx context.Context, cmd string, l *schema.Launch) e
 		}
 		return exitf(exitUsage, "lint: %v", err)
 	}
-	errs, _ := countSeverities(res)
+	errs, _ := res.Count()
 	if errs == 0 {
 		return nil
 	}
