@@ -10,7 +10,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/childproof/childproof/envres"
 	"github.com/childproof/childproof/importspec"
 	"github.com/childproof/childproof/schema"
 )
@@ -66,14 +65,6 @@ func (a *app) importScript(ctx context.Context, script string, args []string, ou
 	if name != "" && !schema.IsLaunchName(name) {
 		return exitf(exitUsage, "--name %q is not a launch name (letters, digits, '_', '.', '-'; at most 64)", name)
 	}
-	plan, err := envres.Plan(ctx, envres.Config{Scripts: []string{script}, Args: args})
-	if err != nil {
-		var pe *envres.ParseError
-		if errors.As(err, &pe) {
-			return exitf(exitUsage, "%v", pe)
-		}
-		return exitf(exitUsage, "%v", err)
-	}
 	specDir, err := os.Getwd()
 	if err != nil {
 		return exitf(exitUsage, "%v", err)
@@ -84,11 +75,16 @@ func (a *app) importScript(ctx context.Context, script string, args []string, ou
 			return exitf(exitUsage, "%v", err)
 		}
 		specDir = filepath.Dir(abs)
+	}
+	spec, err := importspec.Import(ctx, script, args, importspec.Options{Name: name, SpecDir: specDir})
+	if err != nil {
+		return exitf(exitUsage, "%v", err)
+	}
+	if output != "" {
 		if err := os.MkdirAll(specDir, 0o755); err != nil {
 			return exitf(exitUsage, "%v", err)
 		}
 	}
-	spec := importspec.Build(plan, importspec.Options{Name: name, Script: script, SpecDir: specDir, DefaultInherit: schema.DefaultInherit})
 
 	// Write it (atomically to FILE, or to a scratch file beside where
 	// stdout's paths are relative to), then check it where it lies.
@@ -110,14 +106,9 @@ func (a *app) importScript(ctx context.Context, script string, args []string, ou
 			return exitf(exitUsage, "%v", err)
 		}
 	}
-	todo, listed := 0, 0
-	seen := map[importspec.Note]bool{}
-	for _, n := range spec.Notes {
-		if n.Where || seen[n] {
-			continue // a note repeated in each launch block is listed once
-		}
-		seen[n] = true
-		listed++
+	listed := spec.Listed()
+	todo := 0
+	for _, n := range listed {
 		loc := script
 		if n.File != "" {
 			loc = fmt.Sprintf("%s:%d:%d", n.File, n.Line, max(n.Col, 1))
@@ -133,7 +124,7 @@ func (a *app) importScript(ctx context.Context, script string, args []string, ou
 	if output != "" {
 		where = output
 	}
-	fmt.Fprintf(a.stderr, "childproof: import: wrote launch %q to %s: %s, %d to finish by hand", spec.Name, where, plural(listed, "note"), todo)
+	fmt.Fprintf(a.stderr, "childproof: import: wrote launch %q to %s: %s, %d to finish by hand", spec.Name, where, plural(len(listed), "note"), todo)
 	if !checked {
 		fmt.Fprintf(a.stderr, "; it does not pass check yet")
 	}
@@ -144,35 +135,22 @@ func (a *app) importScript(ctx context.Context, script string, args []string, ou
 	return nil
 }
 
-// importCheck runs check's validation and lint on the written spec,
-// printing what fails; it reports whether the spec passes. An env() the
-// caller has not set counts as set: the spec is checked, not launched.
+// importCheck prints what importspec.Check finds wrong with the written
+// spec; it reports whether the spec passes.
 func (a *app) importCheck(ctx context.Context, path string) bool {
-	lookup := func(name string) (string, bool) {
-		if v, ok := os.LookupEnv(name); ok {
-			return v, true
-		}
-		return "unset-here", true
-	}
-	f, files, diags := schema.Load(path, schema.LoadOptions{LookupEnv: lookup, MissingProgramOK: true})
-	if diags.HasErrors() {
-		a.writeDiagnostics(a.stderr, files, diags)
+	c := importspec.Check(ctx, path)
+	if c.Diagnostics.HasErrors() {
+		a.writeDiagnostics(a.stderr, c.Files, c.Diagnostics)
 		return false
 	}
-	ok := true
-	for _, l := range f.Launches {
-		res, err := envres.LintLaunch(ctx, l)
-		if err != nil {
-			fmt.Fprintf(a.stderr, "childproof: error: launch %q: lint: %v\n", l.Name, err)
-			ok = false
-			continue
-		}
-		if res.Errors(false) {
-			_ = a.writeLint(a.stderr, "text", relativeTo(res, l.Dir))
-			ok = false
+	for _, l := range c.Lint {
+		if l.Err != nil {
+			fmt.Fprintf(a.stderr, "childproof: error: launch %q: lint: %v\n", l.Launch.Name, l.Err)
+		} else if l.Result.Errors(false) {
+			_ = a.writeLint(a.stderr, "text", relativeTo(l.Result, l.Launch.Dir))
 		}
 	}
-	return ok
+	return c.OK()
 }
 
 // writeFileAtomic writes data to path through a temporary file in the

@@ -1,0 +1,152 @@
+package importspec_test
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/childproof/childproof/envres"
+	"github.com/childproof/childproof/importspec"
+)
+
+// listed is a listed note reduced to what TestImport compares.
+type listed struct {
+	File      string
+	Line, Col int
+	Todo      bool
+}
+
+func TestImport(t *testing.T) {
+	t.Chdir(t.TempDir())
+	scripts := map[string]string{
+		"start-api.sh": "#!/bin/sh\ncd /tmp\nnohup ./api --host 0.0.0.0 --port 8000 > /tmp/api.log 2>&1 &\necho $! > /tmp/api.pid\n",
+		"launch.sh":    "#!/bin/bash\nif [ \"$MODE\" = debug ]; then\n  export LOG=debug\nelse\n  export LOG=info\nfi\nexec ./srv --port 8000\n",
+		"quiet.sh":     "#!/bin/bash\nif [ -t 1 ]; then echo starting; fi\nexec ./srv --port 8000\n",
+		"broken.sh":    "#!/bin/bash\nif then\n",
+	}
+	for name, body := range scripts {
+		if err := os.WriteFile(name, []byte(body), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	wd, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		script, name string
+		wantName     string
+		want         []listed
+		wantOK       bool
+	}{
+		// nohup … &, a pidfile and an all-interfaces bind: the spec
+		// replaces them, nothing is left to a human. Every import notes
+		// (about the script as a whole, no file) that only inherit and
+		// env pass; the note that says where the worker starts is not
+		// listed.
+		{"start-api.sh", "", "start-api", []listed{{"start-api.sh", 3, 1, false}, {}, {"start-api.sh", 3, 20, false}, {"start-api.sh", 4, 1, false}}, true},
+		// A conditional that changes the worker's environment is a TODO,
+		// and so is the variable it sets two ways; the worker's arguments
+		// name no bind address.
+		{"launch.sh", "api", "api", []listed{{"launch.sh", 2, 1, true}, {}, {"launch.sh", 3, 10, true}, {"launch.sh", 7, 6, false}}, true},
+		// One that changes nothing is dropped, with a note.
+		{"quiet.sh", "", "quiet", []listed{{"quiet.sh", 2, 1, false}, {}, {"quiet.sh", 3, 6, false}}, true},
+	}
+	for _, tc := range tests {
+		t.Run(tc.script, func(t *testing.T) {
+			spec, err := importspec.Import(context.Background(), tc.script, nil, importspec.Options{Name: tc.name, SpecDir: wd})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if spec.Name != tc.wantName {
+				t.Errorf("Name = %q, want %q", spec.Name, tc.wantName)
+			}
+			var got []listed
+			for _, n := range spec.Listed() {
+				got = append(got, listed{n.File, n.Line, n.Col, n.Todo})
+			}
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("Listed (-want +got):\n%s\n%s", diff, spec.Text)
+			}
+			path := filepath.Join(wd, tc.wantName+".hcl")
+			if err := os.WriteFile(path, spec.Text, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			c := importspec.Check(context.Background(), path)
+			if c.OK() != tc.wantOK {
+				t.Errorf("Check OK = %v, want %v: %v %+v\n%s", c.OK(), tc.wantOK, c.Diagnostics, c.Lint, spec.Text)
+			}
+			if len(c.Lint) != 1 || c.Lint[0].Launch.Name != tc.wantName {
+				t.Errorf("Check linted %+v, want launch %q", c.Lint, tc.wantName)
+			}
+		})
+	}
+	t.Run("bad name", func(t *testing.T) {
+		if _, err := importspec.Import(context.Background(), "quiet.sh", nil, importspec.Options{Name: "no spaces"}); err == nil {
+			t.Error("Import with name \"no spaces\": no error")
+		}
+	})
+	t.Run("unparsable", func(t *testing.T) {
+		_, err := importspec.Import(context.Background(), "broken.sh", nil, importspec.Options{SpecDir: wd})
+		var pe *envres.ParseError
+		if !errors.As(err, &pe) || pe.Line != 2 {
+			t.Errorf("err = %v, want a *envres.ParseError at line 2", err)
+		}
+	})
+}
+
+// TestCheck: a spec that does not load is its diagnostics and no lint; a
+// launch whose chain clobbers a protected name fails on its lint.
+func TestCheck(t *testing.T) {
+	dir := t.TempDir()
+	files := map[string]string{
+		"bad.hcl":     "launch \"a\" {\n  command = \"not a list\"\n}\n",
+		"clobber.hcl": "launch \"a\" {\n  dispatch = [\"run.sh\"]\n  env = { KEY = \"k\" }\n}\n",
+		"run.sh":      "#!/bin/bash\nset -a\n. ./.env\nset +a\nexec ./srv\n",
+		".env":        "KEY=other\n",
+	}
+	for name, body := range files {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	bad := importspec.Check(context.Background(), filepath.Join(dir, "bad.hcl"))
+	if bad.OK() || !bad.Diagnostics.HasErrors() || bad.Lint != nil {
+		t.Errorf("bad.hcl: OK %v, diagnostics %v, lint %+v; want an error and no lint", bad.OK(), bad.Diagnostics, bad.Lint)
+	}
+	c := importspec.Check(context.Background(), filepath.Join(dir, "clobber.hcl"))
+	if c.OK() || len(c.Lint) != 1 || c.Lint[0].Err != nil {
+		t.Fatalf("clobber.hcl: OK %v, lint %+v; want one launch linted with an error finding", c.OK(), c.Lint)
+	}
+	var rules []string
+	for _, f := range c.Lint[0].Result.Findings {
+		rules = append(rules, f.Rule)
+	}
+	if diff := cmp.Diff([]string{"env-file-clobber"}, rules); diff != "" {
+		t.Errorf("clobber.hcl rules (-want +got):\n%s", diff)
+	}
+}
+
+func TestListed(t *testing.T) {
+	a := importspec.Note{File: "run.sh", Line: 2, Col: 1, Text: "a"}
+	where := importspec.Note{File: "run.sh", Line: 5, Col: 1, Text: "the worker", Where: true}
+	todo := importspec.Note{File: "run.sh", Line: 3, Col: 4, Text: "b", Todo: true}
+	tests := []struct {
+		notes, want []importspec.Note
+	}{
+		{nil, nil},
+		{[]importspec.Note{where}, nil},
+		// A note repeated in each launch block is listed once.
+		{[]importspec.Note{a, where, todo, a, where, todo}, []importspec.Note{a, todo}},
+	}
+	for _, tc := range tests {
+		s := &importspec.Spec{Notes: tc.notes}
+		if diff := cmp.Diff(tc.want, s.Listed()); diff != "" {
+			t.Errorf("Listed(%v) (-want +got):\n%s", tc.notes, diff)
+		}
+	}
+}
