@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/childproof/childproof/internal/inspect"
+	"github.com/childproof/childproof/internal/probe"
 	"github.com/childproof/childproof/schema"
 	"github.com/childproof/childproof/verify"
 )
@@ -98,7 +98,7 @@ func benchFixture(b *testing.B) *fixture {
 func BenchmarkBareForkExecConnect(b *testing.B) {
 	f := benchFixture(b)
 	l := f.spec("bare")
-	addr := inspect.ConnectAddr(l.Ports[0])
+	addr := probe.ConnectAddr(l.Ports[0])
 	for b.Loop() {
 		cmd := exec.Command(l.Command[0], l.Command[1:]...)
 		if err := cmd.Start(); err != nil {

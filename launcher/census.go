@@ -6,7 +6,6 @@ import (
 	"sort"
 	"time"
 
-	"github.com/childproof/childproof/internal/inspect"
 	"github.com/childproof/childproof/internal/sockdiag"
 	"github.com/childproof/childproof/proc"
 	"github.com/childproof/childproof/verify"
@@ -67,7 +66,7 @@ func Census(p proc.FS, st *State, all bool) ([]CensusEntry, error) {
 	}
 	// Every listener at once (one sock_diag dump), and the holders that
 	// are not their record's worker named after one pass over /proc.
-	byPort, lerr := inspect.AllListeners(p)
+	byPort, lerr := sockdiag.ByPort(p.Root)
 	inodes := map[uint64]bool{}
 	sockets := socketCache{}
 	var later []namedLater
@@ -163,11 +162,11 @@ func Census(p proc.FS, st *State, all bool) ([]CensusEntry, error) {
 		}
 	}
 	owners := p.SocketOwnersOf(inodes)
-	describe := inspect.NewDescriber(p)
+	describe := proc.NewDescriber(p)
 	for _, n := range later {
 		pids := owners[n.l.Inode]
 		cp := &out[n.entry].Ports[n.port]
-		cp.Holder, cp.HolderPid = describe.Holder(n.l, pids), 0
+		cp.Holder, cp.HolderPid = verify.Holder{Addr: n.l.AddrPort(), UID: n.l.UID, Inode: n.l.Inode, Pids: pids}.Describe(describe), 0
 		if len(pids) > 0 {
 			cp.HolderPid = pids[0]
 		}

@@ -10,8 +10,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/childproof/childproof/internal/inspect"
 	"github.com/childproof/childproof/internal/pidfd"
+	"github.com/childproof/childproof/internal/probe"
 	"github.com/childproof/childproof/proc"
 	"github.com/childproof/childproof/verify"
 	"golang.org/x/sys/unix"
@@ -331,7 +331,7 @@ func (la *Launch) verifyAndReady(ctx context.Context, v *verify.Verifier, r *ver
 		if la.opts.Ready.Status != nil || la.opts.Ready.Body != nil {
 			match = la.opts.Ready.matchHTTP
 		}
-		lastErr = inspect.ProbeMatch(pctx, c.Ports, c.ReadyHTTP, 500*time.Millisecond, match)
+		lastErr = probe.ReadyMatch(pctx, c.Ports, c.ReadyHTTP, 500*time.Millisecond, match)
 		cancel()
 		if lastErr == nil {
 			break

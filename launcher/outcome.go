@@ -6,7 +6,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/childproof/childproof/internal/inspect"
+	"github.com/childproof/childproof/internal/probe"
 	"github.com/childproof/childproof/schema"
 	"github.com/childproof/childproof/verify"
 )
@@ -45,7 +45,7 @@ func notReadyHint(l *schema.Launch, a Audience, log string) string {
 // help; the path (or what serves it) is what to look at. "" otherwise (a
 // 5xx, 503 while loading a model, may pass in time).
 func answeredHint(err error, l *schema.Launch) string {
-	var se *inspect.StatusError
+	var se *probe.StatusError
 	if !errors.As(err, &se) || se.Code < 400 || se.Code > 499 {
 		return ""
 	}

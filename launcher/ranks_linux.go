@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"slices"
 
-	"github.com/childproof/childproof/internal/inspect"
 	"github.com/childproof/childproof/internal/pidfd"
 	"github.com/childproof/childproof/proc"
 	"github.com/childproof/childproof/schema"
@@ -13,11 +12,11 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// pickRanks looks for the job's N workers (inspect.Workers) in tree and
+// pickRanks looks for the job's N workers (verify.Workers) in tree and
 // returns the first once all N are there, 0 before; la.ranks holds them.
 func (la *Launch) pickRanks(tree []int) int {
 	l := la.Spec
-	pids := inspect.Workers(la.opts.Proc, tree, l.Worker.Comm, l.Worker.Exe, l.Worker.N(), la.exec.watch.execComm)
+	pids := verify.Workers(la.opts.Proc, tree, l.Worker.Comm, l.Worker.Exe, l.Worker.N(), la.exec.watch.execComm)
 	if len(pids) < l.Worker.N() {
 		return 0
 	}
@@ -116,7 +115,7 @@ func EqualMatchesNote(p proc.FS, l *schema.Launch, worker int, tree []int, execC
 	if tree == nil {
 		tree = append([]int{worker}, p.Descendants(worker)...)
 	}
-	leaves := inspect.Workers(p, tree, l.Worker.Comm, l.Worker.Exe, len(tree), execComm)
+	leaves := verify.Workers(p, tree, l.Worker.Comm, l.Worker.Exe, len(tree), execComm)
 	if len(leaves) < 2 || slices.Contains(leaves, worker) {
 		return ""
 	}

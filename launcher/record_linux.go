@@ -4,7 +4,6 @@ import (
 	"os"
 	"time"
 
-	"github.com/childproof/childproof/internal/inspect"
 	"github.com/childproof/childproof/proc"
 	"github.com/childproof/childproof/verify"
 )
@@ -132,7 +131,7 @@ func (la *Launch) record(worker int) error {
 		vars = la.exec.env.Vars
 		rec.ExecExe, rec.ExecArea = la.exec.env.Exe, la.exec.env.Area
 		rec.ExecEnv = map[string]string{}
-	} else if live, err := inspect.ReadEnviron(la.opts.Proc, worker); err == nil {
+	} else if live, err := la.opts.Proc.EnvironAfterExec(worker); err == nil {
 		vars = live
 	}
 	for _, v := range vars {
@@ -176,7 +175,7 @@ func (la *Launch) recordRank(rk rank) RecordRank {
 		vars = rk.ev.Vars
 		out.ExecExe, out.ExecArea = rk.ev.Exe, rk.ev.Area
 		out.ExecEnv = map[string]string{}
-	} else if live, err := inspect.ReadEnviron(la.opts.Proc, rk.fp.Pid); err == nil {
+	} else if live, err := la.opts.Proc.EnvironAfterExec(rk.fp.Pid); err == nil {
 		vars = live
 	}
 	for _, v := range vars {

@@ -6,7 +6,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/childproof/childproof/internal/inspect"
 	"github.com/childproof/childproof/verify"
 )
 
@@ -32,7 +31,7 @@ func (w *selectorWatch) check(la *Launch, r *verify.Report, tree []int) *Error {
 	if l.Worker.Comm == "" && l.Worker.Exe == "" || len(l.Ports) == 0 {
 		return nil
 	}
-	if pid, _ := inspect.DeclaredWorker(la.opts.Proc, tree, l.Worker.Comm, l.Worker.Exe, nil, la.exec.watch.execComm); pid != 0 {
+	if pid, _ := verify.DeclaredWorker(la.opts.Proc, tree, l.Worker.Comm, l.Worker.Exe, nil, la.exec.watch.execComm); pid != 0 {
 		return nil // it matches (a job whose other ranks are not there yet)
 	}
 	owners := la.portOwners(tree)

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/childproof/childproof/internal/inspect"
+	"github.com/childproof/childproof/internal/sockdiag"
 	"github.com/childproof/childproof/verify"
 )
 
@@ -46,7 +46,7 @@ func (la *Launch) treeSignature(tree []int) string {
 // member is the worker can change until the tree stops changing.
 func (la *Launch) sharesSocket(worker int, tree []int) bool {
 	for _, pt := range la.Spec.Ports {
-		ls, err := inspect.Listeners(la.opts.Proc, pt.Number)
+		ls, err := sockdiag.Lookup(la.opts.Proc.Root, pt.Number)
 		if err != nil {
 			continue
 		}

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/childproof/childproof/internal/inspect"
 	"github.com/childproof/childproof/internal/pidfd"
 	"github.com/childproof/childproof/proc"
 	"github.com/childproof/childproof/verify"
@@ -47,7 +46,7 @@ func StopRecord(ctx context.Context, p proc.FS, st *State, rec *Record, timeout 
 		return res, nil
 	case verify.Reused:
 		res.Message = fmt.Sprintf("%s: pid %d now belongs to another process (%s); its fingerprint does not match the recorded worker, so it was left alone",
-			rec.Name, rec.Worker.Pid, inspect.DescribePid(p, rec.Worker.Pid))
+			rec.Name, rec.Worker.Pid, p.Describe(rec.Worker.Pid))
 		if n, signalled, killed := stopLeftovers(ctx, p, rec, cgroup, timeout); n > 0 {
 			// The worker is gone, but what it left of its tree (in its
 			// cgroup, or carrying its marker) is the launch's.

@@ -3,9 +3,9 @@ package launcher
 import (
 	"slices"
 
-	"github.com/childproof/childproof/internal/inspect"
 	"github.com/childproof/childproof/proc"
 	"github.com/childproof/childproof/schema"
+	"github.com/childproof/childproof/verify"
 )
 
 // pickWorker chooses the worker of launch l among tree (its live
@@ -17,7 +17,7 @@ import (
 // execComm, when not nil, gives a process's comm at its last exec (from
 // the exec-time capture), which a comm selector also matches.
 func pickWorker(p proc.FS, l *schema.Launch, root int, tree []int, execComm func(int) string) int {
-	if pid, decided := inspect.DeclaredWorker(p, tree, l.Worker.Comm, l.Worker.Exe, l.Ports, execComm); decided || pid != 0 {
+	if pid, decided := verify.DeclaredWorker(p, tree, l.Worker.Comm, l.Worker.Exe, l.Ports, execComm); decided || pid != 0 {
 		return pid
 	}
 	if len(l.Ports) > 0 {

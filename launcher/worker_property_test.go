@@ -6,8 +6,8 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/childproof/childproof/internal/inspect"
 	"github.com/childproof/childproof/schema"
+	"github.com/childproof/childproof/verify"
 )
 
 // TestWorkerModelProperties: over generated /proc trees (depth, fan-out,
@@ -59,7 +59,7 @@ func TestWorkerModelProperties(t *testing.T) {
 				}
 			}
 			for _, n := range []int{1, 2, 3} {
-				got := inspect.Workers(p, tree, "srv", "", n, ec)
+				got := verify.Workers(p, tree, "srv", "", n, ec)
 				if len(got) != min(n, leaves) || !slices.IsSorted(got) {
 					t.Fatalf("Workers(n=%d) = %v, want %d of %d matching leaves, sorted", n, got, min(n, leaves), leaves)
 				}
@@ -84,7 +84,7 @@ func TestWorkerModelProperties(t *testing.T) {
 				t.Fatalf("pickWorker = %d, not a match", got)
 			}
 			for pid := range matches {
-				if len(inspect.Ancestors(p, pid, 0)) < len(inspect.Ancestors(p, got, 0)) {
+				if len(p.Ancestors(pid, 0)) < len(p.Ancestors(got, 0)) {
 					t.Errorf("pickWorker = %d, but %d is a shallower match", got, pid)
 				}
 			}

@@ -7,10 +7,9 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/childproof/childproof/internal/inspect"
-
 	"github.com/childproof/childproof/proc"
 	"github.com/childproof/childproof/schema"
+	"github.com/childproof/childproof/verify"
 )
 
 // fakeProc writes a /proc snapshot: each process's stat, comm, exe link
@@ -109,7 +108,7 @@ func TestWorkersOfAJob(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			p := fakeProc(t, tt.rows...)
-			got := inspect.Workers(p, tt.tree, "python3", "", tt.n, nil)
+			got := verify.Workers(p, tt.tree, "python3", "", tt.n, nil)
 			if !slices.Equal(got, tt.want) {
 				t.Errorf("Workers = %v, want %v", got, tt.want)
 			}

@@ -210,6 +210,25 @@ func (p FS) Descendants(pid int) []int {
 	return out
 }
 
+// Ancestors returns pid's ancestors, nearest first, stopping after stop
+// (inclusive) or at pid 1.
+func (p FS) Ancestors(pid, stop int) []int {
+	var out []int
+	cur := pid
+	for range 4096 {
+		s, err := p.Stat(cur)
+		if err != nil || s.PPid <= 0 {
+			break
+		}
+		out = append(out, s.PPid)
+		if s.PPid == stop || s.PPid == 1 {
+			break
+		}
+		cur = s.PPid
+	}
+	return out
+}
+
 // Pids lists every numeric entry of the root.
 func (p FS) Pids() ([]int, error) {
 	f, err := os.Open(p.root())

@@ -8,7 +8,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/childproof/childproof/internal/inspect"
 	"github.com/childproof/childproof/proc"
 )
 
@@ -56,7 +55,7 @@ func TestRewritten(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			p := fakeWorker(t, tc.environ, tc.cmdline, tc.argLen)
-			le, err := inspect.ReadLiveEnv(p, 42)
+			le, err := p.LiveEnv(42)
 			if err != nil {
 				t.Fatal(err)
 			}

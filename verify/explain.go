@@ -3,7 +3,6 @@ package verify
 import (
 	"slices"
 
-	"github.com/childproof/childproof/internal/inspect"
 	"github.com/childproof/childproof/proc"
 )
 
@@ -47,7 +46,7 @@ func (v *Verifier) Explain(root, worker int, names []string, ev *ExecEnv) []Expl
 	if worker == 0 {
 		worker = deepestDescendant(p, root)
 	}
-	anc := inspect.Ancestors(p, root, 0)
+	anc := p.Ancestors(root, 0)
 	slices.Reverse(anc)
 	var pids []int
 	roles := map[int]string{}
@@ -88,7 +87,7 @@ func (v *Verifier) Explain(root, worker int, names []string, ev *ExecEnv) []Expl
 		vars := proc.ParseEnviron(raw)
 		// A name missing from a block the process wrote a title over
 		// (setproctitle) is unreadable, not unset.
-		rewrote := err == nil && inspect.Rewritten(p, pid, raw, vars) != ""
+		rewrote := err == nil && p.Rewritten(pid, raw, vars) != ""
 		var exec *ExecEnv
 		if pid == worker && (err != nil || rewrote) {
 			if ok, _ := ev.usable(p, pid); ok {

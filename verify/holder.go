@@ -1,9 +1,10 @@
 package verify
 
 import (
+	"fmt"
 	"net/netip"
+	"strings"
 
-	"github.com/childproof/childproof/internal/inspect"
 	"github.com/childproof/childproof/internal/sockdiag"
 	"github.com/childproof/childproof/proc"
 )
@@ -27,7 +28,7 @@ type Holder struct {
 // Holders finds who holds each listener on port: the fds of tree first,
 // all of p only when none of tree holds it.
 func Holders(p proc.FS, port int, tree []int) ([]Holder, error) {
-	ls, err := inspect.Listeners(p, port)
+	ls, err := sockdiag.Lookup(p.Root, port)
 	if err != nil {
 		return nil, err
 	}
@@ -46,13 +47,25 @@ func Holders(p proc.FS, port int, tree []int) ([]Holder, error) {
 	return out, nil
 }
 
+// Census describes h for a user: pid, uid, command line and age of each
+// process holding it, or that no visible process does.
+func (h Holder) Census(p proc.FS) string { return h.Describe(proc.NewDescriber(p)) }
+
+// Describe is Census with the processes described by d (each pid read
+// once over a census of many holders).
+func (h Holder) Describe(d *proc.Describer) string {
+	if len(h.Pids) == 0 {
+		return fmt.Sprintf("%s held by uid %d with no visible process (another pid namespace, or fds unreadable) — socket inode %d",
+			h.Addr, h.UID, h.Inode)
+	}
+	parts := make([]string, 0, len(h.Pids))
+	for _, pid := range h.Pids {
+		parts = append(parts, d.Describe(pid))
+	}
+	return fmt.Sprintf("%s held by %s", h.Addr, strings.Join(parts, "; "))
+}
+
 // listener is h's socket as package sockdiag has it.
 func (h Holder) listener() sockdiag.Listener {
 	return sockdiag.Listener{Addr: h.Addr.Addr(), Port: h.Addr.Port(), Inode: h.Inode, UID: h.UID}
-}
-
-// Census describes h for a user: pid, uid, command line and age of each
-// process holding it, or that no visible process does.
-func (h Holder) Census(p proc.FS) string {
-	return inspect.NewDescriber(p).Holder(h.listener(), h.Pids)
 }

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/childproof/childproof/internal/inspect"
+	"github.com/childproof/childproof/internal/probe"
 	"github.com/childproof/childproof/internal/wrapper"
 	"github.com/childproof/childproof/proc"
 	"github.com/childproof/childproof/schema"
@@ -124,7 +124,7 @@ func (v *Verifier) Verify(ctx context.Context, c Check) *Report {
 	v.checkEnv(r, c, worker)
 	owned := v.CheckPorts(r, c, worker, tree)
 	if !c.NoReady && owned {
-		if err := inspect.Probe(ctx, c.Ports, c.ReadyHTTP, 2*time.Second); err != nil {
+		if err := probe.Ready(ctx, c.Ports, c.ReadyHTTP, 2*time.Second); err != nil {
 			r.Add(KindNotReady, "%v", err)
 		} else {
 			// The answer proves nothing by itself: the owner must still be the worker.
@@ -149,7 +149,7 @@ func (v *Verifier) Verify(ctx context.Context, c Check) *Report {
 // findWorker picks the worker among tree: Comm or Exe, else the owner of a
 // declared port, else the root.
 func (v *Verifier) findWorker(c Check, tree []int) int {
-	if pid, decided := inspect.DeclaredWorker(v.Proc, tree, c.Comm, c.Exe, c.Ports, nil); decided || pid != 0 {
+	if pid, decided := DeclaredWorker(v.Proc, tree, c.Comm, c.Exe, c.Ports, nil); decided || pid != 0 {
 		return pid
 	}
 	if c.Deepest {
@@ -165,7 +165,7 @@ func chain(p proc.FS, root, worker int) []int {
 	if root == worker {
 		return nil
 	}
-	anc := inspect.Ancestors(p, worker, root)
+	anc := p.Ancestors(worker, root)
 	if i := slices.Index(anc, root); i >= 0 {
 		anc = anc[:i+1]
 	} else {
@@ -201,7 +201,7 @@ func (v *Verifier) checkEnv(r *Report, c Check, worker int) {
 	if len(names) == 0 {
 		return
 	}
-	live, err := inspect.ReadLiveEnv(v.Proc, worker)
+	live, err := v.Proc.LiveEnv(worker)
 	ev := c.ExecEnv
 	usable, stale := ev.usable(v.Proc, worker)
 	if !usable || err == nil && live.Rewritten == "" {

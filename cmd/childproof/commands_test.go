@@ -180,7 +180,7 @@ func launchNames(t *testing.T, path string) []string {
 }
 
 // linuxOnlyPackages read /proc, pidfds or sock_diag, or launch.
-var linuxOnlyPackages = []string{"launcher", "verify", "proc", "internal/inspect", "internal/pidfd", "internal/sockdiag"}
+var linuxOnlyPackages = []string{"launcher", "verify", "proc", "internal/probe", "internal/pidfd", "internal/sockdiag"}
 
 // linuxOnlyFiles are the files of the package in dir that Linux builds and
 // macOS does not (_linux.go files, //go:build linux).

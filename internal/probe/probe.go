@@ -1,4 +1,4 @@
-package inspect
+package probe
 
 import (
 	"bufio"
@@ -34,16 +34,16 @@ func connectAddrs(pt schema.Port) []string {
 // ConnectAddr is the first address a readiness probe connects to for pt.
 func ConnectAddr(pt schema.Port) string { return connectAddrs(pt)[0] }
 
-// Probe runs one readiness probe per port within timeout: a GET of path
+// Ready runs one readiness probe per port within timeout: a GET of path
 // (expecting 2xx), or a TCP connect when path is empty.
-func Probe(ctx context.Context, ports []schema.Port, path string, timeout time.Duration) error {
-	return ProbeMatch(ctx, ports, path, timeout, nil)
+func Ready(ctx context.Context, ports []schema.Port, path string, timeout time.Duration) error {
+	return ReadyMatch(ctx, ports, path, timeout, nil)
 }
 
-// ProbeMatch is Probe with the answer to the GET judged by match (its
+// ReadyMatch is Ready with the answer to the GET judged by match (its
 // status code and the first 64 KiB of its body, de-chunked) instead of
-// expecting 2xx; nil match is Probe.
-func ProbeMatch(ctx context.Context, ports []schema.Port, path string, timeout time.Duration, match func(code int, body []byte) error) error {
+// expecting 2xx; nil match is Ready.
+func ReadyMatch(ctx context.Context, ports []schema.Port, path string, timeout time.Duration, match func(code int, body []byte) error) error {
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	for _, pt := range ports {

@@ -1,9 +1,10 @@
-package inspect
+package verify
 
 import (
 	"slices"
 	"strings"
 
+	"github.com/childproof/childproof/internal/sockdiag"
 	"github.com/childproof/childproof/proc"
 	"github.com/childproof/childproof/schema"
 )
@@ -36,7 +37,7 @@ func DeclaredWorker(p proc.FS, tree []int, comm, exe string, ports []schema.Port
 		return 0, false
 	}
 	for _, pt := range ports {
-		ls, err := Listeners(p, pt.Number)
+		ls, err := sockdiag.Lookup(p.Root, pt.Number)
 		if err != nil {
 			continue
 		}
@@ -66,7 +67,7 @@ func Workers(p proc.FS, tree []int, comm, exe string, n int, execComm func(pid i
 	if len(leaves) > n {
 		depth := map[int]int{}
 		for _, pid := range leaves {
-			depth[pid] = len(Ancestors(p, pid, 0))
+			depth[pid] = len(p.Ancestors(pid, 0))
 		}
 		slices.SortStableFunc(leaves, func(a, b int) int {
 			if depth[a] != depth[b] {
@@ -112,7 +113,7 @@ func portHolders(p proc.FS, among []int, ports []schema.Port) []int {
 	}
 	var out []int
 	for _, pt := range ports {
-		ls, err := Listeners(p, pt.Number)
+		ls, err := sockdiag.Lookup(p.Root, pt.Number)
 		if err != nil {
 			continue
 		}
@@ -133,29 +134,10 @@ func portHolders(p proc.FS, among []int, ports []schema.Port) []int {
 func shallowest(p proc.FS, pids []int) int {
 	best, bestDepth := pids[0], -1
 	for _, pid := range pids {
-		d := len(Ancestors(p, pid, 0))
+		d := len(p.Ancestors(pid, 0))
 		if bestDepth < 0 || d < bestDepth {
 			best, bestDepth = pid, d
 		}
 	}
 	return best
-}
-
-// Ancestors returns pid's ancestors, nearest first, stopping after stop
-// (inclusive) or at pid 1.
-func Ancestors(p proc.FS, pid, stop int) []int {
-	var out []int
-	cur := pid
-	for range 4096 {
-		s, err := p.Stat(cur)
-		if err != nil || s.PPid <= 0 {
-			break
-		}
-		out = append(out, s.PPid)
-		if s.PPid == stop || s.PPid == 1 {
-			break
-		}
-		cur = s.PPid
-	}
-	return out
 }

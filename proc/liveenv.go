@@ -1,4 +1,4 @@
-package inspect
+package proc
 
 import (
 	"bytes"
@@ -6,13 +6,11 @@ import (
 	"fmt"
 	"strings"
 	"time"
-
-	"github.com/childproof/childproof/proc"
 )
 
-// ReadEnviron reads pid's environ, retrying briefly while it is empty
+// EnvironAfterExec reads pid's environ, retrying briefly while it is empty
 // (right after exec the kernel may not show it yet).
-func ReadEnviron(p proc.FS, pid int) ([]proc.Var, error) {
+func (p FS) EnvironAfterExec(pid int) ([]Var, error) {
 	var last error
 	for i := range 200 {
 		vars, err := p.Environ(pid)
@@ -20,7 +18,7 @@ func ReadEnviron(p proc.FS, pid int) ([]proc.Var, error) {
 			return vars, nil
 		}
 		last = err
-		if err != nil && errors.Is(err, proc.ErrGone) {
+		if err != nil && errors.Is(err, ErrGone) {
 			return nil, err
 		}
 		if i < 20 {
@@ -34,15 +32,15 @@ func ReadEnviron(p proc.FS, pid int) ([]proc.Var, error) {
 
 // LiveEnv is a process's live /proc/PID/environ.
 type LiveEnv struct {
-	Vars []proc.Var
+	Vars []Var
 	// Rewritten says why the block is no longer the one the kernel set at
 	// exec ("" when nothing shows it was rewritten).
 	Rewritten string
 }
 
-// ReadLiveEnv reads pid's environ, retrying briefly while it reads empty
+// LiveEnv reads pid's environ, retrying briefly while it reads empty
 // (right after an exec), and tells whether the process rewrote it.
-func ReadLiveEnv(p proc.FS, pid int) (LiveEnv, error) {
+func (p FS) LiveEnv(pid int) (LiveEnv, error) {
 	var raw []byte
 	var err error
 	for i := range 200 {
@@ -50,7 +48,7 @@ func ReadLiveEnv(p proc.FS, pid int) (LiveEnv, error) {
 		if err == nil && len(raw) > 0 {
 			break
 		}
-		if err != nil && errors.Is(err, proc.ErrGone) {
+		if err != nil && errors.Is(err, ErrGone) {
 			return LiveEnv{}, err
 		}
 		if i < 20 {
@@ -62,8 +60,8 @@ func ReadLiveEnv(p proc.FS, pid int) (LiveEnv, error) {
 	if err != nil {
 		return LiveEnv{}, err
 	}
-	le := LiveEnv{Vars: proc.ParseEnviron(raw)}
-	le.Rewritten = Rewritten(p, pid, raw, le.Vars)
+	le := LiveEnv{Vars: ParseEnviron(raw)}
+	le.Rewritten = p.Rewritten(pid, raw, le.Vars)
 	return le, nil
 }
 
@@ -75,7 +73,7 @@ func ReadLiveEnv(p proc.FS, pid int) (LiveEnv, error) {
 //   - an entry is not NAME=VALUE (a title: no '=', or a name with spaces);
 //   - /proc/PID/cmdline runs past the argv area (stat fields 48–49) into
 //     the environment area.
-func Rewritten(p proc.FS, pid int, raw []byte, vars []proc.Var) string {
+func (p FS) Rewritten(pid int, raw []byte, vars []Var) string {
 	if len(raw) > 0 && len(bytes.Trim(raw, "\x00")) == 0 {
 		return fmt.Sprintf("its %d-byte environment block holds only NUL bytes", len(raw))
 	}
@@ -94,7 +92,7 @@ func Rewritten(p proc.FS, pid int, raw []byte, vars []proc.Var) string {
 
 // validEntry reports whether v came from a NAME=VALUE entry with a
 // plausible name: a title chunk has no '=' or spaces in what precedes it.
-func validEntry(raw []byte, v proc.Var) bool {
+func validEntry(raw []byte, v Var) bool {
 	if v.Name == "" || strings.ContainsAny(v.Name, " \t\n") {
 		return false
 	}
