@@ -180,6 +180,6 @@ func activatePath(p string) bool {
 }
 
 // reportActivation records an activation at s (env-activate reports it).
-func (a *analyzer) reportActivation(s site, mechanism string) {
-	a.pass.Activations = fact(a.pass.Activations, Activation{At: s.exported(), Mechanism: mechanism})
+func (a *analyzer) reportActivation(s Site, mechanism string) {
+	a.pass.Activations = fact(a.pass.Activations, Activation{At: s, Mechanism: mechanism})
 }

@@ -115,8 +115,8 @@ type bodyRef struct {
 }
 
 type findKey struct {
-	rule, file string
-	line, col  int
+	rule string
+	Pos
 }
 
 type analyzer struct {
@@ -141,11 +141,11 @@ type analyzer struct {
 	stopped   bool
 	lastCheck int
 	fatal     error // a nested script that does not parse
-	funcSite  *site // the outermost function call being walked
+	funcSite  *Site // the outermost function call being walked
 	funcName  string
 	// funcSiteBuf holds the site funcSite points at while the outermost
 	// call is walked (one per analysis, not one allocation per call).
-	funcSiteBuf site
+	funcSiteBuf Site
 	frames      []map[string]*varState // values saved by local, per call
 	plan        *planner               // set by Plan: records where workers start
 	// fileArrays are arrays filled from a file, by name (loops.go).
@@ -394,13 +394,13 @@ func (a *analyzer) parse(abs string) *parsedFile {
 	a.parsed[abs] = pf
 	src, err := a.readFile(abs)
 	if err != nil {
-		pf.err = &ParseError{File: name, Msg: "cannot read: " + err.Error(), Err: err}
+		pf.err = &ParseError{Pos: Pos{File: name}, Msg: "cannot read: " + err.Error(), Err: err}
 		return pf
 	}
 	pf.src = src
 	a.noteFile(name, src)
 	if l, c := binaryAt(src); l > 0 {
-		pf.err = &ParseError{File: name, Line: l, Col: c, Msg: "binary file (NUL byte), not a shell script"}
+		pf.err = &ParseError{Pos: Pos{File: name, Line: l, Column: c}, Msg: "binary file (NUL byte), not a shell script"}
 		return pf
 	}
 	if err := CheckNesting(name, src); err != nil {
@@ -437,7 +437,7 @@ func (a *analyzer) arithFallback(name string, src []byte, err error) *syntax.Fil
 		if !ok || pe.Line == 0 || !strings.Contains(pe.Msg, "arithmetic") && !strings.Contains(pe.Msg, "must be followed by") && !strings.Contains(pe.Msg, "not a valid") {
 			return nil
 		}
-		off := offsetOf(src, pe.Line, pe.Col)
+		off := offsetOf(src, pe.Line, pe.Column)
 		i := bytes.LastIndex(src[:off], []byte("(("))
 		if i < offsetOf(src, pe.Line, 1) {
 			return nil // none on the error's line
@@ -486,13 +486,13 @@ func (a *analyzer) parseSrc(name string, src []byte, posix bool) (*syntax.File, 
 func toParseError(name string, err error) error {
 	var pe syntax.ParseError
 	if errors.As(err, &pe) {
-		return &ParseError{File: name, Line: int(pe.Pos.Line()), Col: int(pe.Pos.Col()), Msg: pe.Text, Err: err}
+		return &ParseError{Pos: Pos{File: name, Line: int(pe.Pos.Line()), Column: int(pe.Pos.Col())}, Msg: pe.Text, Err: err}
 	}
 	var le syntax.LangError
 	if errors.As(err, &le) {
-		return &ParseError{File: name, Line: int(le.Pos.Line()), Col: int(le.Pos.Col()), Msg: fmt.Sprintf("%s is not supported in this shell", le.Feature), Err: err}
+		return &ParseError{Pos: Pos{File: name, Line: int(le.Pos.Line()), Column: int(le.Pos.Col())}, Msg: fmt.Sprintf("%s is not supported in this shell", le.Feature), Err: err}
 	}
-	return &ParseError{File: name, Line: 1, Col: 1, Msg: err.Error(), Err: err}
+	return &ParseError{Pos: Pos{File: name, Line: 1, Column: 1}, Msg: err.Error(), Err: err}
 }
 
 var suppressRe = sync.OnceValue(func() *regexp.Regexp {
@@ -541,8 +541,8 @@ func (a *analyzer) suppressed(f *Finding) bool {
 
 // report records a finding at s; findings at the same place and rule are
 // merged (their variables joined).
-func (a *analyzer) report(r *Rule, s site, msg string, vars ...string) {
-	k := findKey{r.Name, s.file, s.line, s.col}
+func (a *analyzer) report(r *Rule, s Site, msg string, vars ...string) {
+	k := findKey{r.Name, s.Pos}
 	if f, ok := a.findings[k]; ok {
 		for _, v := range vars {
 			if !slices.Contains(f.Variables, v) {
@@ -560,15 +560,15 @@ func (a *analyzer) report(r *Rule, s site, msg string, vars ...string) {
 	if a.helperEnd {
 		msg += helperNote
 	}
-	chain := append(append([]ChainLink(nil), s.chain...), ChainLink{File: s.file, Line: s.line})
-	a.findings[k] = &Finding{Rule: r.Name, Severity: r.Severity, File: s.file, Line: s.line, Column: s.col,
+	chain := append(append([]Pos(nil), s.Chain...), Pos{File: s.File, Line: s.Line})
+	a.findings[k] = &Finding{Rule: r.Name, Severity: r.Severity, Pos: s.Pos,
 		Message: a.loaded.mask(msg), Variables: vs, Chain: chain}
 }
 
 // noteSource records on the env-file-clobber finding at ev's site which
 // file gave variable name its value.
 func (a *analyzer) noteSource(ev *event, name string, overwritten bool) {
-	f := a.findings[findKey{EnvFileClobber.Name, ev.site.file, ev.site.line, ev.site.col}]
+	f := a.findings[findKey{EnvFileClobber.Name, ev.site.Pos}]
 	if f == nil {
 		return
 	}
@@ -584,7 +584,7 @@ func (a *analyzer) noteReads(r *Rule, ev *event) {
 	if ev.file == "" {
 		return
 	}
-	f := a.findings[findKey{r.Name, ev.site.file, ev.site.line, ev.site.col}]
+	f := a.findings[findKey{r.Name, ev.site.Pos}]
 	fr := FileRead{Path: ev.file, Shown: a.display(ev.file)}
 	if f != nil && !slices.Contains(f.Reads, fr) {
 		f.Reads = append(f.Reads, fr)
@@ -615,10 +615,10 @@ func (a *analyzer) noteWritten(st *state, s *syntax.Stmt) {
 // newEvent makes an event at s. Inside a function call, a change to the
 // environment takes effect where the function is called: the event is
 // moved to the outermost call, and notes the line inside the function.
-func (a *analyzer) newEvent(kind evKind, s site, what string) *event {
+func (a *analyzer) newEvent(kind evKind, s Site, what string) *event {
 	ev := &event{kind: kind, site: s, what: what}
-	if fs := a.funcSite; fs != nil && (s.file != fs.file || s.line != fs.line) {
-		ev.note = fmt.Sprintf(" (in function %s, %s:%d)", a.funcName, s.file, s.line)
+	if fs := a.funcSite; fs != nil && (s.File != fs.File || s.Line != fs.Line) {
+		ev.note = fmt.Sprintf(" (in function %s, %s:%d)", a.funcName, s.File, s.Line)
 		ev.site = *fs
 	}
 	return ev
@@ -627,12 +627,12 @@ func (a *analyzer) newEvent(kind evKind, s site, what string) *event {
 // reportParseError reports a script that cannot be read or parsed as a
 // parse-error finding at its file:line:col (line 1, column 1 when the
 // error has no place), with the chain that reached it.
-func (a *analyzer) reportParseError(err error, chain []ChainLink) {
+func (a *analyzer) reportParseError(err error, chain []Pos) {
 	pe, ok := err.(*ParseError)
 	if !ok {
 		return
 	}
-	s := site{file: pe.File, line: max(pe.Line, 1), col: max(pe.Col, 1), chain: chain}
+	s := Site{Pos: Pos{File: pe.File, Line: max(pe.Line, 1), Column: max(pe.Column, 1)}, Chain: chain}
 	a.report(ParseErrorRule, s, pe.Msg+": nothing in this file is checked")
 }
 
@@ -646,9 +646,9 @@ func (a *analyzer) protNames() []string {
 }
 
 // siteAt builds a site for a position in fc under st's chain.
-func (a *analyzer) siteAt(st *state, fc *fileCtx, p syntax.Pos) site {
+func (a *analyzer) siteAt(st *state, fc *fileCtx, p syntax.Pos) Site {
 	l, c := fc.pos(p)
-	return site{file: fc.name, line: l, col: c, chain: st.chain}
+	return Site{Pos: Pos{File: fc.name, Line: l, Column: c}, Chain: st.chain}
 }
 
 // initialState is the state a top-level script starts in.
@@ -684,7 +684,7 @@ func (a *analyzer) lintScript(script string) error {
 	}
 	st := a.initialState(a.dir)
 	if !a.cfg.IgnoreShebang {
-		st.wraps = shebangNotes(pf.src, site{file: pf.name, line: 1, col: 1})
+		st.wraps = shebangNotes(pf.src, Site{Pos: Pos{File: pf.name, Line: 1, Column: 1}})
 	}
 	// $0 and BASH_SOURCE are the path as given, as bash sets them.
 	st.dollar0, st.source = dotSlash(script), dotSlash(script)

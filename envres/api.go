@@ -60,25 +60,19 @@ type Config struct {
 // CommandFile is the file name findings on Config.Argv are reported in.
 const CommandFile = "<command>"
 
-// ChainLink is one step of the source/exec chain that led to a finding.
-type ChainLink struct {
-	File string `json:"file"`
-	Line int    `json:"line"`
-}
-
 // Finding is one lint finding; its JSON form is the documented output of
 // lint and check --format json.
 type Finding struct {
-	Rule     string `json:"rule"`
-	Severity string `json:"severity"`
-	File     string `json:"file"`
-	Line     int    `json:"line"`
-	// Column is 1-based and counts bytes, as gcc and mvdan.cc/sh do; the
-	// SARIF writer converts it to UTF-16 code units.
-	Column    int         `json:"column"`
-	Message   string      `json:"message"`
-	Variables []string    `json:"variables,omitempty"`
-	Chain     []ChainLink `json:"chain,omitempty"`
+	Rule     string   `json:"rule"`
+	Severity Severity `json:"severity"`
+	// Pos is where the finding is (its file, line and byte column).
+	Pos
+	Message   string   `json:"message"`
+	Variables []string `json:"variables,omitempty"`
+	// Chain is the source/exec chain that led to the finding, ending at
+	// the finding's own file and line (chain links' columns are not
+	// serialised).
+	Chain []Pos `json:"chain,omitempty"`
 	// Sources are, for an env-file-clobber finding, where each variable's
 	// value comes from (not serialised: relaunch --in-env-file edits the
 	// file instead of refusing).
@@ -144,18 +138,16 @@ func (res *Result) ParseErrors() []Finding {
 
 // ParseError is a script that cannot be read or parsed (exit 2 in the CLI).
 type ParseError struct {
-	File      string
-	Line, Col int
-	Msg       string
+	// Pos is where parsing failed; Line is 0 when the file could not be
+	// read at all.
+	Pos
+	Msg string
 	// Err is the underlying error, if any.
 	Err error
 }
 
 func (e *ParseError) Error() string {
-	if e.Line > 0 {
-		return fmt.Sprintf("%s:%d:%d: %s", e.File, e.Line, e.Col, e.Msg)
-	}
-	return e.File + ": " + e.Msg
+	return e.Pos.String() + ": " + e.Msg
 }
 
 func (e *ParseError) Unwrap() error { return e.Err }
@@ -240,14 +232,8 @@ func (a *analyzer) result() *Result {
 func SortFindings(fs []Finding) {
 	sort.SliceStable(fs, func(i, j int) bool {
 		a, b := fs[i], fs[j]
-		if a.File != b.File {
-			return a.File < b.File
-		}
-		if a.Line != b.Line {
-			return a.Line < b.Line
-		}
-		if a.Column != b.Column {
-			return a.Column < b.Column
+		if a.Pos != b.Pos {
+			return a.Pos.less(b.Pos)
 		}
 		if a.Rule != b.Rule {
 			return a.Rule < b.Rule

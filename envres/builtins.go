@@ -154,7 +154,7 @@ func (a *analyzer) declare(st *state, fc *fileCtx, variant string, vpos syntax.P
 				a.exportName(st, d.name, true, site)
 				if real, ok := a.aliases[d.name]; ok {
 					if vs, _ := st.get(d.name); vs.v.k != vUnset {
-						a.pass.AliasSets = fact(a.pass.AliasSets, AliasSet{At: a.siteAt(st, fc, d.pos).exported(), Name: d.name, Real: real})
+						a.pass.AliasSets = fact(a.pass.AliasSets, AliasSet{At: a.siteAt(st, fc, d.pos), Name: d.name, Real: real})
 					}
 				}
 			}

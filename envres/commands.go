@@ -219,7 +219,7 @@ func (a *analyzer) assign(st *state, fc *fileCtx, name string, v value, exportNo
 		a.plan.assigned(name, ns, ev)
 	}
 	if alias {
-		a.pass.AliasSets = fact(a.pass.AliasSets, AliasSet{At: ev.site.exported(), Name: name, Real: real})
+		a.pass.AliasSets = fact(a.pass.AliasSets, AliasSet{At: ev.site, Name: name, Real: real})
 	}
 }
 
@@ -249,7 +249,7 @@ func (a *analyzer) assignDefault(st *state, fc *fileCtx, name string, v value, k
 	a.assign(st, fc, name, v, false, pos, false)
 }
 
-func (a *analyzer) exportName(st *state, name string, on bool, s site) {
+func (a *analyzer) exportName(st *state, name string, on bool, s Site) {
 	old, ok := st.get(name)
 	if !ok {
 		old = defaultVar()
@@ -265,7 +265,7 @@ func (a *analyzer) exportName(st *state, name string, on bool, s site) {
 	st.set(name, old)
 }
 
-func (a *analyzer) unsetName(st *state, name string, s site) {
+func (a *analyzer) unsetName(st *state, name string, s Site) {
 	st.set(name, varState{v: value{k: vUnset}, exp: triNo, origins: []*event{a.newEvent(evUnset, s, "")}})
 	st.markPid(name, false)
 }
@@ -293,12 +293,12 @@ func (a *analyzer) checkPidfile(st *state, fc *fileCtx, s *syntax.Stmt, fs []fie
 			if w := r.Word.Lit(); strings.HasPrefix(w, "/dev/") || strings.HasPrefix(w, "&") {
 				continue
 			}
-			a.pass.Pidfiles = fact(a.pass.Pidfiles, a.siteAt(st, fc, s.Pos()).exported())
+			a.pass.Pidfiles = fact(a.pass.Pidfiles, a.siteAt(st, fc, s.Pos()))
 			return
 		}
 	}
 	if len(fs) > 0 && fs[0].known && fs[0].s == "tee" {
-		a.pass.Pidfiles = fact(a.pass.Pidfiles, a.siteAt(st, fc, s.Pos()).exported())
+		a.pass.Pidfiles = fact(a.pass.Pidfiles, a.siteAt(st, fc, s.Pos()))
 	}
 }
 
@@ -352,7 +352,7 @@ func (a *analyzer) command(st *state, fc *fileCtx, s *syntax.Stmt, fs []field, m
 		return
 	}
 	first := true
-	startSite := site{}
+	startSite := Site{}
 	if len(fs) > 0 {
 		startSite = a.siteAt(st, fc, fs[0].pos)
 	}
@@ -580,8 +580,8 @@ func (a *analyzer) commandAlts(st *state, fc *fileCtx, s *syntax.Stmt, fs []fiel
 
 // fixLaunch reports a background launch at the start of its command line
 // (nohup, setsid, …) rather than at the worker's name.
-func (a *analyzer) fixLaunch(st *state, s site) {
-	if st.launched != nil && s.file != "" {
+func (a *analyzer) fixLaunch(st *state, s Site) {
+	if st.launched != nil && s.File != "" {
 		st.launched.site = s
 	}
 }
@@ -1102,7 +1102,7 @@ func (a *analyzer) runChild(st, cst *state, fc *fileCtx, callPos syntax.Pos, abs
 			if a.cfg.KeepGoing {
 				// Whole-repository mode: the file is a finding of its
 				// own; the caller goes on as after an unknown command.
-				a.reportParseError(pf.err, append(st.chain[:len(st.chain):len(st.chain)], ChainLink{File: callSite.file, Line: callSite.line}))
+				a.reportParseError(pf.err, append(st.chain[:len(st.chain):len(st.chain)], Pos{File: callSite.File, Line: callSite.Line}))
 				finish()
 				return
 			}
@@ -1125,7 +1125,7 @@ func (a *analyzer) runChild(st, cst *state, fc *fileCtx, callPos syntax.Pos, abs
 			ch.set(k, v)
 		}
 	}
-	ch.chain = append(st.chain[:len(st.chain):len(st.chain)], ChainLink{File: callSite.file, Line: callSite.line})
+	ch.chain = append(st.chain[:len(st.chain):len(st.chain)], Pos{File: callSite.File, Line: callSite.Line})
 	if emb != nil {
 		ch.dollar0 = "bash"
 		if len(args) > 0 {
@@ -1179,7 +1179,7 @@ func (a *analyzer) callFunc(st *state, fc *fileCtx, fd *funcDef, fs []field) {
 	site := a.siteAt(st, fc, fs[0].pos)
 	saveArgs, saveChain := st.args, st.chain
 	st.args = fs[1:]
-	st.chain = append(st.chain[:len(st.chain):len(st.chain)], ChainLink{File: site.file, Line: site.line})
+	st.chain = append(st.chain[:len(st.chain):len(st.chain)], Pos{File: site.File, Line: site.Line})
 	outer := a.funcSite == nil
 	if outer {
 		a.funcSiteBuf = site

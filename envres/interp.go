@@ -423,7 +423,7 @@ func (a *analyzer) processEnd(st *state, fc *fileCtx, script bool) {
 // endBg reports the background launches of a process that ends.
 func (a *analyzer) endBg(st *state) {
 	for _, b := range st.bg {
-		a.pass.Background = fact(a.pass.Background, Background{At: b.site.exported(), Nohup: b.nohup, Forked: b.forked})
+		a.pass.Background = fact(a.pass.Background, Background{At: b.site, Nohup: b.nohup, Forked: b.forked})
 	}
 	st.bg = nil
 }

@@ -134,7 +134,7 @@ func commandToSpec(res *Result, l *schema.Launch) *Result {
 		f.Line, f.Column = at(f.Column)
 		for j := range f.Chain {
 			if f.Chain[j].File == CommandFile {
-				f.Chain[j] = ChainLink{File: spec, Line: f.Line}
+				f.Chain[j] = Pos{File: spec, Line: f.Line}
 			}
 		}
 	}

@@ -164,18 +164,18 @@ func TestLintLaunchParseError(t *testing.T) {
 
 func TestMergeAndCount(t *testing.T) {
 	a := &envres.Result{Files: []string{"a.sh", "b.sh"}, Findings: []envres.Finding{
-		{Rule: "r2", Severity: envres.SeverityWarning, File: "b.sh", Line: 1, Column: 1, Message: "m"},
-		{Rule: "r1", Severity: envres.SeverityError, File: "a.sh", Line: 4, Column: 2, Message: "m"},
+		{Rule: "r2", Severity: envres.SeverityWarning, Pos: envres.Pos{File: "b.sh", Line: 1, Column: 1}, Message: "m"},
+		{Rule: "r1", Severity: envres.SeverityError, Pos: envres.Pos{File: "a.sh", Line: 4, Column: 2}, Message: "m"},
 	}, Sources: map[string][]byte{"a.sh": []byte("first")}}
 	b := &envres.Result{Files: []string{"b.sh", "c.sh"}, Findings: []envres.Finding{
-		{Rule: "r2", Severity: envres.SeverityWarning, File: "b.sh", Line: 1, Column: 1, Message: "m"},
-		{Rule: "r1", Severity: envres.SeverityError, File: "a.sh", Line: 1, Column: 2, Message: "m"},
+		{Rule: "r2", Severity: envres.SeverityWarning, Pos: envres.Pos{File: "b.sh", Line: 1, Column: 1}, Message: "m"},
+		{Rule: "r1", Severity: envres.SeverityError, Pos: envres.Pos{File: "a.sh", Line: 1, Column: 2}, Message: "m"},
 	}, Sources: map[string][]byte{"a.sh": []byte("second"), "c.sh": []byte("c")}}
 	got := envres.Merge(a, nil, b)
 	want := &envres.Result{Files: []string{"a.sh", "b.sh", "c.sh"}, Findings: []envres.Finding{
-		{Rule: "r1", Severity: envres.SeverityError, File: "a.sh", Line: 1, Column: 2, Message: "m"},
-		{Rule: "r1", Severity: envres.SeverityError, File: "a.sh", Line: 4, Column: 2, Message: "m"},
-		{Rule: "r2", Severity: envres.SeverityWarning, File: "b.sh", Line: 1, Column: 1, Message: "m"},
+		{Rule: "r1", Severity: envres.SeverityError, Pos: envres.Pos{File: "a.sh", Line: 1, Column: 2}, Message: "m"},
+		{Rule: "r1", Severity: envres.SeverityError, Pos: envres.Pos{File: "a.sh", Line: 4, Column: 2}, Message: "m"},
+		{Rule: "r2", Severity: envres.SeverityWarning, Pos: envres.Pos{File: "b.sh", Line: 1, Column: 1}, Message: "m"},
 	}, Sources: map[string][]byte{"a.sh": []byte("first"), "c.sh": []byte("c")}}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("Merge (-want +got):\n%s", diff)

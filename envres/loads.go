@@ -38,7 +38,7 @@ func isEnvLike(f *syntax.File) bool {
 }
 
 // sourceCmd is `. FILE` / `source FILE [ARGS]`.
-func (a *analyzer) sourceCmd(st *state, fc *fileCtx, stmt *syntax.Stmt, s site, ops []field) {
+func (a *analyzer) sourceCmd(st *state, fc *fileCtx, stmt *syntax.Stmt, s Site, ops []field) {
 	if len(ops) == 0 {
 		return
 	}
@@ -94,7 +94,7 @@ func (a *analyzer) sourceCmd(st *state, fc *fileCtx, stmt *syntax.Stmt, s site, 
 }
 
 // unresolved records a source or load whose file is not known statically.
-func (a *analyzer) unresolved(st *state, s site, what string, isLoad bool) {
+func (a *analyzer) unresolved(st *state, s Site, what string, isLoad bool) {
 	if isLoad || st.allexport {
 		ev := a.newEvent(evLoad, s, what)
 		ev.unresolved = true
@@ -113,7 +113,7 @@ func (a *analyzer) unresolved(st *state, s site, what string, isLoad bool) {
 // sourceFile walks a sourced file in the current shell. With forceLoad
 // (eval "$(cat F)", source <(…)) or under set -a, or when the file only
 // assigns, it is an env-file load: its assignments are reported at s.
-func (a *analyzer) sourceFile(st *state, s site, abs, given string, args []field, forceLoad, exportAll, stripCR bool) {
+func (a *analyzer) sourceFile(st *state, s Site, abs, given string, args []field, forceLoad, exportAll, stripCR bool) {
 	if a.onStack(abs) || a.depth >= maxDepth {
 		return // a file that sources itself: once is enough
 	}
@@ -155,7 +155,7 @@ func (a *analyzer) sourceFile(st *state, s site, abs, given string, args []field
 		st.args = args
 	}
 	st.source = dotSlash(given)
-	st.chain = append(st.chain[:len(st.chain):len(st.chain)], ChainLink{File: s.file, Line: s.line})
+	st.chain = append(st.chain[:len(st.chain):len(st.chain)], Pos{File: s.File, Line: s.Line})
 	a.stack = append(a.stack, abs)
 	a.depth++
 	fc := pf.ctx()
@@ -183,7 +183,7 @@ type loadOpts struct {
 }
 
 // entriesLoad applies env-file entries as a load at s.
-func (a *analyzer) entriesLoad(st *state, s site, what string, entries []dotenv.Entry, o loadOpts) {
+func (a *analyzer) entriesLoad(st *state, s Site, what string, entries []dotenv.Entry, o loadOpts) {
 	prev := st.load
 	ev := a.newEvent(evLoad, s, what)
 	ev.fill = o.fill
@@ -201,7 +201,7 @@ func (a *analyzer) entriesLoad(st *state, s site, what string, entries []dotenv.
 
 // dotenvLoad reads an env file with internal/dotenv (export $(…), while
 // read …, env $(…)) and applies it as a load at s.
-func (a *analyzer) dotenvLoad(st *state, s site, abs string, o loadOpts) {
+func (a *analyzer) dotenvLoad(st *state, s Site, abs string, o loadOpts) {
 	name := a.display(abs)
 	src, err := a.readFile(abs)
 	if err != nil {
@@ -446,7 +446,7 @@ func fileOperands(fs []field) []field {
 // Only a substitution whose output becomes NAME=VALUE words loads: one
 // after the word's first '=' is a value (declare -g ${name}="$(… | head -1)",
 // a dynamic assignment, not a load).
-func (a *analyzer) substLoads(st *state, fc *fileCtx, s site, f field, exportAll bool) {
+func (a *analyzer) substLoads(st *state, fc *fileCtx, s Site, f field, exportAll bool) {
 	for _, cs := range nameSubsts(f) {
 		lf := a.findLoadFile(st, fc, cs.Stmts)
 		switch {
@@ -494,7 +494,7 @@ func nameSubsts(f field) []*syntax.CmdSubst {
 
 // streamLoad is source <(…) or eval "$(…)": the file the substitution
 // reads is run as shell in the current process.
-func (a *analyzer) streamLoad(st *state, fc *fileCtx, s site, stmts []*syntax.Stmt, quiet bool) {
+func (a *analyzer) streamLoad(st *state, fc *fileCtx, s Site, stmts []*syntax.Stmt, quiet bool) {
 	lf := a.findLoadFile(st, fc, stmts)
 	switch {
 	case lf.found:
@@ -510,7 +510,7 @@ func (a *analyzer) streamLoad(st *state, fc *fileCtx, s site, stmts []*syntax.St
 
 // evalCmd is eval: eval "$(cat .env)" is a load; a literal string is
 // walked as shell.
-func (a *analyzer) evalCmd(st *state, fc *fileCtx, s site, ops []field) {
+func (a *analyzer) evalCmd(st *state, fc *fileCtx, s Site, ops []field) {
 	var substs []*syntax.CmdSubst
 	known := true
 	for _, f := range ops {

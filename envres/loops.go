@@ -16,7 +16,7 @@ import (
 // fileArray is an array filled from a file (mapfile/readarray/read -a
 // with an input redirection, arr=($(cat F))), for a later loop over it.
 type fileArray struct {
-	site    site
+	site    Site
 	lf      loadFile
 	dialect envDialect // lines (mapfile, read -d '') or words (arr=($(cat F)))
 }
@@ -129,7 +129,7 @@ func hasCmdSubst(w *syntax.Word) bool {
 }
 
 // applyLoad loads the file lf found, or records an unresolved load.
-func (a *analyzer) applyLoad(st *state, s site, lf loadFile, o loadOpts) {
+func (a *analyzer) applyLoad(st *state, s Site, lf loadFile, o loadOpts) {
 	o.stripCR = o.stripCR || lf.stripCR
 	if lf.found {
 		a.dotenvLoad(st, s, lf.abs, o)

@@ -24,7 +24,7 @@ func CheckNesting(name string, src []byte) error {
 	if s.scan() {
 		return nil
 	}
-	return &ParseError{File: name, Line: s.atLine, Col: s.at - s.atStart + 1,
+	return &ParseError{Pos: Pos{File: name, Line: s.atLine, Column: s.at - s.atStart + 1},
 		Msg: fmt.Sprintf("nesting too deep: more than %d levels of brackets, expansions, compound commands and &&/||/| chains; the script is refused before it is parsed", MaxNesting)}
 }
 

@@ -47,7 +47,7 @@ func TestCheckNesting(t *testing.T) {
 			t.Errorf("%s: not refused (%v)", name, err)
 			continue
 		}
-		if pe.File != "x.sh" || pe.Line < 1 || pe.Col < 1 || !strings.Contains(pe.Msg, "nesting too deep") {
+		if pe.File != "x.sh" || pe.Line < 1 || pe.Column < 1 || !strings.Contains(pe.Msg, "nesting too deep") {
 			t.Errorf("%s: %v", name, err)
 		}
 	}
@@ -95,7 +95,7 @@ func TestLintNestingIsParseError(t *testing.T) {
 	}
 	_, err := Lint(t.Context(), Config{Dir: dir, Scripts: []string{"run.sh"}})
 	var pe *ParseError
-	if !errors.As(err, &pe) || pe.File != "run.sh" || pe.Line != 2 || pe.Col != MaxNesting+1 {
+	if !errors.As(err, &pe) || pe.File != "run.sh" || pe.Line != 2 || pe.Column != MaxNesting+1 {
 		t.Fatalf("Lint: %v", err)
 	}
 }

@@ -12,9 +12,9 @@ package envres
 // Site is a place in a file, with the chain of sources, execs and calls
 // that led there.
 type Site struct {
-	File      string
-	Line, Col int
-	Chain     []ChainLink
+	Pos
+	// Chain is the chain that led to the place, without the place itself.
+	Chain []Pos
 }
 
 // Activation is an environment activation (conda activate, module load …).
@@ -56,11 +56,8 @@ type Pass struct {
 // Report records a finding of the rule being run at a site; findings of
 // one rule at one place are merged (their variables joined).
 func (p *Pass) Report(at Site, msg string, vars ...string) {
-	p.a.report(p.rule, site{file: at.File, line: at.Line, col: at.Col, chain: at.Chain}, msg, vars...)
+	p.a.report(p.rule, at, msg, vars...)
 }
-
-// exported turns the walk's site into a Site.
-func (s site) exported() Site { return Site{File: s.file, Line: s.line, Col: s.col, Chain: s.chain} }
 
 // maxFacts bounds each kind of fact, as maxFindings bounds findings.
 const maxFacts = maxFindings

@@ -37,8 +37,8 @@ type LaunchPlan struct {
 
 // Command is an external command run in the foreground.
 type Command struct {
-	File      string
-	Line, Col int
+	// Pos locates the command (File as in Result.Files).
+	Pos
 	// Name is the program as written (argv[0]), or "" when not known.
 	Name string
 }
@@ -59,11 +59,10 @@ const (
 
 // Start is one place where a worker starts.
 type Start struct {
-	// File, Line and Col locate the command (File as in Result.Files).
-	File      string
-	Line, Col int
+	// Pos locates the command (File as in Result.Files).
+	Pos
 	// Chain is the source/exec chain that led there.
-	Chain []ChainLink
+	Chain []Pos
 	How   How
 	// Nohup is set for a command started with nohup.
 	Nohup bool
@@ -90,18 +89,16 @@ type Start struct {
 
 // Note is a remark at a place in a script.
 type Note struct {
-	File      string
-	Line, Col int
-	Text      string
+	Pos
+	Text string
 }
 
 // EnvSetting is an exported variable the scripts set.
 type EnvSetting struct {
 	Name  string
 	Value Word
-	// File and Line locate the assignment.
-	File string
-	Line int
+	// Pos locates the assignment (Column is 0: not recorded).
+	Pos
 	// Clobbered is set when an env file loaded later assigned the name
 	// again: the worker got the file's value, not this one.
 	Clobbered bool
@@ -164,9 +161,8 @@ const (
 
 // Construct is one such statement.
 type Construct struct {
-	Kind      ConstructKind
-	File      string
-	Line, Col int
+	Kind ConstructKind
+	Pos
 	// Text is the statement's first line as written.
 	Text string
 	// URL is the address a readiness loop polls, when written literally:
@@ -204,7 +200,7 @@ type planner struct {
 // ran is called for every non-trivial external command run in the
 // foreground.
 func (p *planner) ran(ref *cmdRef) {
-	key := ref.site.file + ":" + strconv.Itoa(ref.site.line) + ":" + strconv.Itoa(ref.site.col)
+	key := ref.site.File + ":" + strconv.Itoa(ref.site.Line) + ":" + strconv.Itoa(ref.site.Column)
 	if p.ranAt == nil {
 		p.ranAt = map[string]bool{}
 	}
@@ -212,7 +208,7 @@ func (p *planner) ran(ref *cmdRef) {
 		return
 	}
 	p.ranAt[key] = true
-	c := Command{File: ref.site.file, Line: ref.site.line, Col: ref.site.col}
+	c := Command{Pos: ref.site.Pos}
 	if len(ref.fs) > 0 && ref.fs[0].known {
 		c.Name = ref.fs[0].s
 	}
@@ -221,7 +217,7 @@ func (p *planner) ran(ref *cmdRef) {
 
 type exportRec struct {
 	v    value
-	site site
+	site Site
 }
 
 // assigned is called for every assignment the analysis makes.
@@ -235,7 +231,7 @@ func (p *planner) assigned(name string, ns varState, ev *event) {
 // worker is called at every worker point with the environment it starts with.
 func (p *planner) worker(st *state, cmd *cmdRef) {
 	a := p.a
-	s := &Start{File: cmd.site.file, Line: cmd.site.line, Col: cmd.site.col, Chain: cmd.site.chain,
+	s := &Start{Pos: cmd.site.Pos, Chain: cmd.site.Chain,
 		Nohup: cmd.nohup, Dir: st.cwd, Reset: st.reset}
 	switch cmd.mode {
 	case callExec:
@@ -250,7 +246,7 @@ func (p *planner) worker(st *state, cmd *cmdRef) {
 		s.Argv = append(s.Argv, p.fieldWord(ev, f))
 	}
 	p.env(ev, st, s)
-	key := s.File + ":" + strconv.Itoa(s.Line) + ":" + strconv.Itoa(s.Col)
+	key := s.File + ":" + strconv.Itoa(s.Line) + ":" + strconv.Itoa(s.Column)
 	if i, ok := p.bySite[key]; ok {
 		p.starts[i] = s
 		return
@@ -462,14 +458,14 @@ func (p *planner) fromOrigin(ev *evaluator, name string, vs varState, depth int)
 func (p *planner) originStmt(o *event, name string) (*syntax.Assign, *syntax.ParamExp) {
 	var file *syntax.File
 	for _, pf := range p.a.parsed {
-		if pf.name == o.site.file && pf.file != nil {
+		if pf.name == o.site.File && pf.file != nil {
 			file = pf.file
 		}
 	}
 	if file == nil {
 		return nil, nil
 	}
-	at := func(pos syntax.Pos) bool { return int(pos.Line()) == o.site.line && int(pos.Col()) == o.site.col }
+	at := func(pos syntax.Pos) bool { return int(pos.Line()) == o.site.Line && int(pos.Col()) == o.site.Column }
 	var asg *syntax.Assign
 	var pexp *syntax.ParamExp
 	syntax.Walk(file, func(n syntax.Node) bool {
@@ -579,7 +575,7 @@ func (p *planner) env(ev *evaluator, st *state, s *Start) {
 		}
 		if len(vs.origins) > 1 {
 			if at := firstSite(vs.origins); at != nil {
-				s.Unresolved = append(s.Unresolved, Note{File: at.file, Line: at.line, Col: at.col,
+				s.Unresolved = append(s.Unresolved, Note{Pos: at.Pos,
 					Text: name + " is set by more than one statement, on different paths"})
 			}
 			continue
@@ -597,9 +593,9 @@ func (p *planner) env(ev *evaluator, st *state, s *Start) {
 				files[f] = true
 				s.EnvFiles = append(s.EnvFiles, f)
 			}
-			if r, ok := p.exports[name]; ok && r.site.line > 0 {
+			if r, ok := p.exports[name]; ok && r.site.Line > 0 {
 				w := p.valueWord(ev, name, r.v, varState{v: r.v, origins: []*event{{kind: evAssign, site: r.site}}})
-				s.Env = append(s.Env, EnvSetting{Name: name, Value: w, File: r.site.file, Line: r.site.line, Clobbered: true})
+				s.Env = append(s.Env, EnvSetting{Name: name, Value: w, Pos: Pos{File: r.site.File, Line: r.site.Line}, Clobbered: true})
 			}
 		case assign != nil:
 			if vs.v.k == vOrig && vs.v.s == name {
@@ -607,7 +603,7 @@ func (p *planner) env(ev *evaluator, st *state, s *Start) {
 				continue
 			}
 			w := p.valueWord(ev, name, vs.v, vs)
-			s.Env = append(s.Env, EnvSetting{Name: name, Value: w, File: assign.site.file, Line: assign.site.line})
+			s.Env = append(s.Env, EnvSetting{Name: name, Value: w, Pos: Pos{File: assign.site.File, Line: assign.site.Line}})
 		case vs.v.k == vOrig && vs.v.s == name, vs.v.k == vUnknown && len(vs.origins) == 0:
 			// export NAME of the caller's variable
 			s.Inherit = append(s.Inherit, name)
@@ -618,11 +614,11 @@ func (p *planner) env(ev *evaluator, st *state, s *Start) {
 		if ev.what != "" {
 			what = "an env file that cannot be resolved statically (" + ev.what + ")"
 		}
-		s.Unresolved = append(s.Unresolved, Note{File: ev.site.file, Line: ev.site.line, Col: ev.site.col, Text: what + " is loaded into the exported environment"})
+		s.Unresolved = append(s.Unresolved, Note{Pos: ev.site.Pos, Text: what + " is loaded into the exported environment"})
 	}
 }
 
-func firstSite(evs []*event) *site {
+func firstSite(evs []*event) *Site {
 	if len(evs) == 0 {
 		return nil
 	}
@@ -683,7 +679,7 @@ func fileConstructs(pf *parsedFile) []Construct {
 		return ""
 	}
 	mk := func(k ConstructKind, n syntax.Node) Construct {
-		return Construct{Kind: k, File: pf.name, Line: int(n.Pos().Line()), Col: int(n.Pos().Col()), Text: first(n)}
+		return Construct{Kind: k, Pos: Pos{File: pf.name, Line: int(n.Pos().Line()), Column: int(n.Pos().Col())}, Text: first(n)}
 	}
 	elses := map[syntax.Node]bool{} // the else/elif parts of an if
 	walk := func(n syntax.Node) bool {
@@ -733,7 +729,7 @@ func fileConstructs(pf *parsedFile) []Construct {
 		if out[i].Line != out[j].Line {
 			return out[i].Line < out[j].Line
 		}
-		return out[i].Col < out[j].Col
+		return out[i].Column < out[j].Column
 	})
 	return out
 }

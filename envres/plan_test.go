@@ -36,14 +36,14 @@ func TestPlan(t *testing.T) {
 			argv: []Word{lit("./srv"), lit("--addr"),
 				{Parts: []Part{{Env: "HOST", Default: "127.0.0.1", HasDefault: true}, {Lit: ":"}, {Env: "PORT", Default: "8080", HasDefault: true}}},
 				lit("--arm"), lit("2")},
-			env: []EnvSetting{{Name: "KEY", Value: Word{Parts: []Part{{Env: "KEY", Required: true}}}, File: "run.sh", Line: 3}},
+			env: []EnvSetting{{Name: "KEY", Value: Word{Parts: []Part{{Env: "KEY", Required: true}}}, Pos: Pos{File: "run.sh", Line: 3}}},
 		},
 		{
 			name:   "an export clobbered by a later env file load",
 			script: "export MODE=0\nexport -n X\nexport LANG_X\nset -a\n. ./.env\nset +a\nnohup ./srv &\n",
 			files:  map[string]string{".env": "MODE=1\nOTHER=2\n"},
 			how:    HowBackground, argv: []Word{lit("./srv")},
-			env:     []EnvSetting{{Name: "MODE", Value: lit("0"), File: "run.sh", Line: 1, Clobbered: true}},
+			env:     []EnvSetting{{Name: "MODE", Value: lit("0"), Pos: Pos{File: "run.sh", Line: 1}, Clobbered: true}},
 			files2:  []string{".env"},
 			inherit: []string{"LANG_X"},
 		},
@@ -51,7 +51,7 @@ func TestPlan(t *testing.T) {
 			name:   "a value the analysis cannot know",
 			script: "export T=$(date +%s)\nexec ./srv\n",
 			how:    HowExec, argv: []Word{lit("./srv")},
-			env: []EnvSetting{{Name: "T", Value: Word{}, File: "run.sh", Line: 1}},
+			env: []EnvSetting{{Name: "T", Value: Word{}, Pos: Pos{File: "run.sh", Line: 1}}},
 		},
 	}
 	for _, tt := range tests {

@@ -2,10 +2,15 @@ package envres
 
 import "github.com/childproof/childproof/internal/wrapper"
 
-// Severity of a rule's findings.
+// Severity is how much a rule's findings weigh: an error fails lint (and
+// check, run), a warning fails only lint --strict. Its text is the JSON
+// "severity" and SARIF's level.
+type Severity string
+
+// The severities.
 const (
-	SeverityError   = "error"
-	SeverityWarning = "warning"
+	SeverityError   Severity = "error"
+	SeverityWarning Severity = "warning"
 )
 
 // A Rule is one lint check, in the style of golang.org/x/tools/go/analysis:
@@ -17,7 +22,7 @@ type Rule struct {
 	// suppression comments.
 	Name string
 	// Severity is SeverityError or SeverityWarning.
-	Severity string
+	Severity Severity
 	// Short is a one-line description.
 	Short string
 	// Doc explains what the rule finds, why it matters and how to fix it

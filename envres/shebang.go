@@ -57,7 +57,7 @@ func shebangInvocation(src []byte) shebangOpts {
 // shebangNotes returns the wrapper notes of a shebang that starts a login
 // or interactive shell, at line 1 of the script, with s's chain: they
 // count whenever the script launches anything (always).
-func shebangNotes(src []byte, s site) []wrapNote {
+func shebangNotes(src []byte, s Site) []wrapNote {
 	o := shebangInvocation(src)
 	var ws []wrapNote
 	if o.login {
@@ -80,6 +80,6 @@ func (a *analyzer) shebangFlags(st *state, fc *fileCtx, callPos syntax.Pos, abs 
 		return nil
 	}
 	call := a.siteAt(st, fc, callPos)
-	return shebangNotes(head, site{file: a.display(abs), line: 1, col: 1,
-		chain: append(st.chain[:len(st.chain):len(st.chain)], ChainLink{File: call.file, Line: call.line})})
+	return shebangNotes(head, Site{Pos: Pos{File: a.display(abs), Line: 1, Column: 1},
+		Chain: append(st.chain[:len(st.chain):len(st.chain)], Pos{File: call.File, Line: call.Line})})
 }

@@ -41,19 +41,11 @@ const (
 	evUnexport               // export -n
 )
 
-// site is a place in a file, with the chain that led there.
-type site struct {
-	file  string
-	line  int
-	col   int
-	chain []ChainLink
-}
-
 // event is a statement that changed a variable; findings are reported at
 // its site when the change reaches a worker.
 type event struct {
 	kind evKind
-	site site
+	site Site
 	// what describes the load's file for messages (env-file loads).
 	what string
 	// file is the env file a load read (absolute), when it read one.
@@ -326,7 +318,7 @@ type state struct {
 	args    []field
 	dollar0 string
 	source  string // BASH_SOURCE[0], absolute
-	chain   []ChainLink
+	chain   []Pos
 	// preReset holds the protected variables as they were before the
 	// reset, so that what changed them earlier on the path is still
 	// reported at the worker: one finding must not hide others.
@@ -365,15 +357,15 @@ type state struct {
 }
 
 type bgLaunch struct {
-	site   site
+	site   Site
 	nohup  bool
 	forked bool // setsid -f
 }
 
 // cmdRef is an external command, for the all-interfaces check.
 type cmdRef struct {
-	site  site
-	binds []site // arguments that bind all interfaces
+	site  Site
+	binds []Site // arguments that bind all interfaces
 	// fs, fc, mode and nohup describe the command for Plan (plan.go).
 	fs    []field
 	fc    *fileCtx
@@ -603,7 +595,7 @@ func joinBg(a, b []bgLaunch) []bgLaunch {
 	for _, e := range b {
 		found := false
 		for _, f := range a {
-			if f.site.file == e.site.file && f.site.line == e.site.line && f.site.col == e.site.col {
+			if f.site.File == e.site.File && f.site.Line == e.site.Line && f.site.Column == e.site.Column {
 				found = true
 				break
 			}

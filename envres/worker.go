@@ -14,7 +14,7 @@ func (a *analyzer) workerPoint(st *state, cmd *cmdRef) {
 	}
 	if cmd != nil {
 		for _, b := range cmd.binds {
-			a.pass.Binds = fact(a.pass.Binds, b.exported())
+			a.pass.Binds = fact(a.pass.Binds, b)
 		}
 	}
 	if !st.reset {
@@ -52,7 +52,7 @@ func (a *analyzer) workerPoint(st *state, cmd *cmdRef) {
 		for ev := range groups {
 			evs = append(evs, ev)
 		}
-		sort.Slice(evs, func(i, j int) bool { return evs[i].site.line < evs[j].site.line })
+		sort.Slice(evs, func(i, j int) bool { return evs[i].site.Line < evs[j].site.Line })
 		for _, ev := range evs {
 			names := groups[ev]
 			sort.Strings(names)

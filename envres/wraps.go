@@ -11,7 +11,7 @@ import "path/filepath"
 // command) and dropped otherwise.
 type wrapNote struct {
 	rule *Rule
-	site site
+	site Site
 	msg  string
 	vars []string
 	// always: reported at any worker point, even a last command that is
@@ -22,7 +22,7 @@ type wrapNote struct {
 
 // addWrap records that the command of cst runs under a wrapper; cst must
 // be the command's own state (a fork), not the script's.
-func (a *analyzer) addWrap(cst *state, r *Rule, s site, msg string, vars ...string) {
+func (a *analyzer) addWrap(cst *state, r *Rule, s Site, msg string, vars ...string) {
 	msg += a.mayNote
 	cst.wraps = append(cst.wraps[:len(cst.wraps):len(cst.wraps)], wrapNote{rule: r, site: s, msg: msg, vars: vars})
 }

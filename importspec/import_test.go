@@ -67,7 +67,7 @@ func TestImport(t *testing.T) {
 			}
 			var got []listed
 			for _, n := range spec.Listed() {
-				got = append(got, listed{n.File, n.Line, n.Col, n.Todo})
+				got = append(got, listed{n.File, n.Line, n.Column, n.Todo})
 			}
 			if diff := cmp.Diff(tc.want, got); diff != "" {
 				t.Errorf("Listed (-want +got):\n%s\n%s", diff, spec.Text)
@@ -132,9 +132,9 @@ func TestCheck(t *testing.T) {
 }
 
 func TestListed(t *testing.T) {
-	a := importspec.Note{File: "run.sh", Line: 2, Col: 1, Text: "a"}
-	where := importspec.Note{File: "run.sh", Line: 5, Col: 1, Text: "the worker", Where: true}
-	todo := importspec.Note{File: "run.sh", Line: 3, Col: 4, Text: "b", Todo: true}
+	a := importspec.Note{Pos: envres.Pos{File: "run.sh", Line: 2, Column: 1}, Text: "a"}
+	where := importspec.Note{Pos: envres.Pos{File: "run.sh", Line: 5, Column: 1}, Text: "the worker", Where: true}
+	todo := importspec.Note{Pos: envres.Pos{File: "run.sh", Line: 3, Column: 4}, Text: "b", Todo: true}
 	tests := []struct {
 		notes, want []importspec.Note
 	}{

@@ -27,12 +27,11 @@ type Options struct {
 
 // Note is one "# childproof import:" comment.
 type Note struct {
-	// File, Line and Col locate what the note is about in the scripts
-	// (File as in envres.Result.Files); File is empty for a note about the
-	// script as a whole.
-	File      string
-	Line, Col int
-	Text      string
+	// Pos locates what the note is about in the scripts (File as in
+	// envres.Result.Files); File is empty for a note about the script as
+	// a whole, Column 0 when the place is a line.
+	envres.Pos
+	Text string
 	// Todo is set when a human must finish the spec there; otherwise the
 	// spec replaces what the script did.
 	Todo bool
@@ -98,8 +97,8 @@ type builder struct {
 	loaded map[string]bool
 }
 
-func (b *builder) note(sec section, file string, line, col int, todo bool, format string, args ...any) {
-	b.notes[sec] = append(b.notes[sec], Note{File: file, Line: line, Col: col, Text: fmt.Sprintf(format, args...), Todo: todo})
+func (b *builder) note(sec section, at envres.Pos, todo bool, format string, args ...any) {
+	b.notes[sec] = append(b.notes[sec], Note{Pos: at, Text: fmt.Sprintf(format, args...), Todo: todo})
 }
 
 // pollers are what a readiness loop runs: never the worker.
@@ -196,7 +195,7 @@ func Build(plan *envres.LaunchPlan, opt Options) *Spec {
 	var extras []extraLaunch
 	var body strings.Builder
 	if w == nil {
-		b.note(secCommand, "", 0, 0, true, "no command that starts a worker was found in the script: write the worker's argv here")
+		b.note(secCommand, envres.Pos{}, true, "no command that starts a worker was found in the script: write the worker's argv here")
 		b.section(&body, secHead)
 		b.section(&body, secCommand)
 		body.WriteString("command = []\n")

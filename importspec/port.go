@@ -91,14 +91,14 @@ func (b *builder) findPort(w *envres.Start) *portInfo {
 			} else {
 				portW = v
 			}
-			b.note(secPort, w.File, w.Line, w.Col, false, "the worker's port is its argument %s (%s, not a --port flag)", v.Text, what)
+			b.note(secPort, w.Pos, false, "the worker's port is its argument %s (%s, not a --port flag)", v.Text, what)
 		}
 	}
 	var number, host string
 	hostKnown := false
 	var numberEnvs []envres.Part
 	bad := func(what string, v *envres.Word) {
-		b.note(secPort, w.File, w.Line, w.Col, true, "the worker's %s (%s) cannot be resolved statically: write the port block by hand", what, v.Text)
+		b.note(secPort, w.Pos, true, "the worker's %s (%s) cannot be resolved statically: write the port block by hand", what, v.Text)
 	}
 	if addrW != nil {
 		s, envs, ok := sample(*addrW)
@@ -137,12 +137,12 @@ func (b *builder) findPort(w *envres.Start) *portInfo {
 				// The worker is selected as the port's owner (its comm is
 				// the interpreter's): without a port the spec cannot find
 				// it, and "verified" would come before it listens.
-				b.note(secPort, w.File, w.Line, w.Col, true, "a human must finish this: the worker is run by an interpreter and no port was found in its arguments (a flag, a positional port, $PORT, HOST:PORT): add the port block it listens on, or worker { exe = ... } if it listens on none")
+				b.note(secPort, w.Pos, true, "a human must finish this: the worker is run by an interpreter and no port was found in its arguments (a flag, a positional port, $PORT, HOST:PORT): add the port block it listens on, or worker { exe = ... } if it listens on none")
 			} else {
-				b.note(secPort, "", 0, 0, false, "no port in the worker's arguments (--port, -p, --addr, --bind, --listen, a positional port, $PORT, HOST:PORT): add a port block if it listens; without one no port is checked")
+				b.note(secPort, envres.Pos{}, false, "no port in the worker's arguments (--port, -p, --addr, --bind, --listen, a positional port, $PORT, HOST:PORT): add a port block if it listens; without one no port is checked")
 			}
 		} else if number != "" {
-			b.note(secPort, w.File, w.Line, w.Col, true, "the worker's port %q is not a number from 1 to 65535: write the port block by hand", number)
+			b.note(secPort, w.Pos, true, "the worker's port %q is not a number from 1 to 65535: write the port block by hand", number)
 		}
 		return nil
 	}
@@ -153,22 +153,22 @@ func (b *builder) findPort(w *envres.Start) *portInfo {
 			b.vars[e.Env] = b.portVar
 			b.varDefault[b.portVar] = pi.number
 			pi.number = "var." + b.portVar
-			b.note(secPort, w.File, w.Line, w.Col, false, "the script reads the port from $%s (default %s): here it is the variable %s, set with --var %s=N", e.Env, e.Default, b.portVar, b.portVar)
+			b.note(secPort, w.Pos, false, "the script reads the port from $%s (default %s): here it is the variable %s, set with --var %s=N", e.Env, e.Default, b.portVar, b.portVar)
 			break
 		}
 	}
 	switch {
 	case !hostKnown:
-		b.note(secPort, w.File, w.Line, w.Col, false, "the worker's arguments do not name its bind address: the spec expects 127.0.0.1; set address if it binds another")
+		b.note(secPort, w.Pos, false, "the worker's arguments do not name its bind address: the spec expects 127.0.0.1; set address if it binds another")
 	case host == "":
-		b.note(secPort, w.File, w.Line, w.Col, true, "the worker binds %q: an empty host is every interface for most servers; set address (with allow_all_interfaces = true for 0.0.0.0 or ::), or bind 127.0.0.1", ":"+number)
+		b.note(secPort, w.Pos, true, "the worker binds %q: an empty host is every interface for most servers; set address (with allow_all_interfaces = true for 0.0.0.0 or ::), or bind 127.0.0.1", ":"+number)
 	case host == "localhost":
 		pi.address = "127.0.0.1"
-		b.note(secPort, w.File, w.Line, w.Col, false, "the worker binds localhost: the spec expects 127.0.0.1; use ::1 if localhost resolves to it")
+		b.note(secPort, w.Pos, false, "the worker binds localhost: the spec expects 127.0.0.1; use ::1 if localhost resolves to it")
 	default:
 		a, err := netip.ParseAddr(host)
 		if err != nil {
-			b.note(secPort, w.File, w.Line, w.Col, true, "the worker binds %q, not an IP address: set address to the address it resolves to", host)
+			b.note(secPort, w.Pos, true, "the worker binds %q, not an IP address: set address to the address it resolves to", host)
 			break
 		}
 		pi.address = a.String()

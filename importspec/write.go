@@ -71,24 +71,24 @@ func (b *builder) write(out *strings.Builder, w *envres.Start) {
 	var argv []string
 	for i, word := range w.Argv {
 		if !word.Resolved() {
-			b.note(secCommand, w.File, w.Line, w.Col, true, "command[%d] is %s in the script, which cannot be resolved statically: it is written as the script's text; replace it", i, word.Text)
+			b.note(secCommand, w.Pos, true, "command[%d] is %s in the script, which cannot be resolved statically: it is written as the script's text; replace it", i, word.Text)
 			argv = append(argv, hcltext.Quote(word.Text))
 			continue
 		}
 		b.checkUTF8(secCommand, w, fmt.Sprintf("command[%d]", i), word.Parts)
-		b.noteLoaded(secCommand, w.File, w.Line, w.Col, word.Parts)
+		b.noteLoaded(secCommand, w.Pos, word.Parts)
 		argv = append(argv, expr(word.Parts, b.vars))
 	}
 	how := map[envres.How]string{envres.HowExec: "exec'd", envres.HowBackground: "started in the background", envres.HowForeground: "run"}[w.How]
 	b.section(out, secHead)
-	b.notes[secCommand] = append([]Note{{File: w.File, Line: w.Line, Col: w.Col,
+	b.notes[secCommand] = append([]Note{{Pos: w.Pos,
 		Text: "the worker, " + how + " here; the spec execs it directly, with no shell", Where: true}}, b.notes[secCommand]...)
 	b.section(out, secCommand)
 	fmt.Fprintf(out, "command = [%s]\n", strings.Join(argv, ", "))
 
 	// dir
 	if w.Dir == "" {
-		b.note(secDir, w.File, w.Line, w.Col, true, "the directory the worker starts in cannot be resolved statically: set dir (relative to this file)")
+		b.note(secDir, w.Pos, true, "the directory the worker starts in cannot be resolved statically: set dir (relative to this file)")
 	}
 	b.section(out, secDir)
 	if w.Dir != "" {
@@ -102,7 +102,7 @@ func (b *builder) write(out *strings.Builder, w *envres.Start) {
 	// env_file
 	for i, f := range w.EnvFiles {
 		if i > 0 {
-			b.note(secEnvFile, "", 0, 0, true, "the script also loads %s into the exported environment: a spec loads one env_file; move its names into env or into %s", b.rel(f), b.rel(w.EnvFiles[0]))
+			b.note(secEnvFile, envres.Pos{}, true, "the script also loads %s into the exported environment: a spec loads one env_file; move its names into env or into %s", b.rel(f), b.rel(w.EnvFiles[0]))
 		}
 	}
 	b.section(out, secEnvFile)
@@ -117,7 +117,7 @@ func (b *builder) write(out *strings.Builder, w *envres.Start) {
 			inherit = append(inherit, n)
 		}
 	}
-	b.note(secInherit, "", 0, 0, false, "the script passed the caller's whole environment on; the spec passes only inherit (default %s) and env: add any other name the worker reads", strings.Join(b.opt.DefaultInherit, ", "))
+	b.note(secInherit, envres.Pos{}, false, "the script passed the caller's whole environment on; the spec passes only inherit (default %s) and env: add any other name the worker reads", strings.Join(b.opt.DefaultInherit, ", "))
 	b.section(out, secInherit)
 	if len(w.Inherit) > 0 {
 		fmt.Fprintf(out, "inherit = %s\n", hcltext.List(inherit))
@@ -130,18 +130,18 @@ func (b *builder) write(out *strings.Builder, w *envres.Start) {
 		if e.Value.Resolved() {
 			need(e.Name, e.Value.Parts)
 			b.checkUTF8(secEnv, w, "env["+e.Name+"]", e.Value.Parts)
-			b.noteLoaded(secEnv, e.File, e.Line, 0, e.Value.Parts)
+			b.noteLoaded(secEnv, e.Pos, e.Value.Parts)
 			v = expr(e.Value.Parts, nil)
 		} else {
-			b.note(secEnv, e.File, e.Line, 0, true, "%s is set to %s, which cannot be resolved statically: it is written as the script's text; replace it", e.Name, e.Value.Text)
+			b.note(secEnv, e.Pos, true, "%s is set to %s, which cannot be resolved statically: it is written as the script's text; replace it", e.Name, e.Value.Text)
 		}
 		if e.Clobbered {
-			b.note(secEnv, e.File, e.Line, 0, false, "%s was exported here, then an env file loaded later assigned it again, so the worker got the file's value; in the spec env wins over env_file: the worker gets this value", e.Name)
+			b.note(secEnv, e.Pos, false, "%s was exported here, then an env file loaded later assigned it again, so the worker got the file's value; in the spec env wins over env_file: the worker gets this value", e.Name)
 		}
 		env = append(env, fmt.Sprintf("%s = %s", e.Name, v))
 	}
 	for _, u := range w.Unresolved {
-		b.note(secEnv, u.File, u.Line, u.Col, true, "%s: add what it sets to env or env_file", u.Text)
+		b.note(secEnv, u.Pos, true, "%s: add what it sets to env or env_file", u.Text)
 	}
 	b.section(out, secEnv)
 	if len(env) > 0 {
@@ -159,7 +159,7 @@ func (b *builder) write(out *strings.Builder, w *envres.Start) {
 			base := filepath.Base(a0)
 			if isInterpreter(base) {
 				if port != nil {
-					b.note(secWorker, w.File, w.Line, w.Col, false, "the worker is run by %s: its comm would be the interpreter's, so the spec selects the worker as the port's owner", base)
+					b.note(secWorker, w.Pos, false, "the worker is run by %s: its comm would be the interpreter's, so the spec selects the worker as the port's owner", base)
 				} // without a port, the port section's TODO says what to add
 			} else {
 				comm = base
@@ -206,7 +206,7 @@ func (b *builder) write(out *strings.Builder, w *envres.Start) {
 // noteLoaded says, once per name, that a value the script read from an
 // env file is written as env("NAME"): import never copies a value it read
 // from a file.
-func (b *builder) noteLoaded(sec section, file string, line, col int, parts []envres.Part) {
+func (b *builder) noteLoaded(sec section, at envres.Pos, parts []envres.Part) {
 	for _, p := range parts {
 		if p.Loaded == "" || b.loaded[p.Env] {
 			continue
@@ -215,7 +215,7 @@ func (b *builder) noteLoaded(sec section, file string, line, col int, parts []en
 			b.loaded = map[string]bool{}
 		}
 		b.loaded[p.Env] = true
-		b.note(sec, file, line, col, false, "%s is read from %s by the script: the spec takes it from the caller as env(%q) (export it before childproof run, e.g. set -a; . %s; set +a) and copies no value of the file", p.Env, p.Loaded, p.Env, p.Loaded)
+		b.note(sec, at, false, "%s is read from %s by the script: the spec takes it from the caller as env(%q) (export it before childproof run, e.g. set -a; . %s; set +a) and copies no value of the file", p.Env, p.Loaded, p.Env, p.Loaded)
 	}
 }
 
@@ -224,7 +224,7 @@ func (b *builder) noteLoaded(sec section, file string, line, col int, parts []en
 func (b *builder) checkUTF8(sec section, w *envres.Start, what string, parts []envres.Part) {
 	for _, p := range parts {
 		if !utf8.ValidString(p.Lit) || !utf8.ValidString(p.Default) {
-			b.note(sec, w.File, w.Line, w.Col, true, "%s holds bytes that are not UTF-8, which a spec cannot hold: they are written as U+FFFD; fix the value", what)
+			b.note(sec, w.Pos, true, "%s holds bytes that are not UTF-8, which a spec cannot hold: they are written as U+FFFD; fix the value", what)
 			return
 		}
 	}
@@ -235,19 +235,19 @@ func (b *builder) findings() {
 	for _, f := range b.plan.Lint.Findings {
 		switch f.Rule {
 		case envres.LoginShell.Name, envres.InteractiveShell.Name:
-			b.note(secCommand, f.File, f.Line, f.Column, false, "%s (%s); the spec execs the worker directly: no profile or rc file runs", strings.TrimSuffix(f.Message, "."), f.Rule)
+			b.note(secCommand, f.Pos, false, "%s (%s); the spec execs the worker directly: no profile or rc file runs", strings.TrimSuffix(f.Message, "."), f.Rule)
 		case envres.BackgroundLaunch.Name:
-			b.note(secCommand, f.File, f.Line, f.Column, false, "%s (%s); childproof run supervises the worker in the foreground, or verifies and records it with --detach", f.Message, f.Rule)
+			b.note(secCommand, f.Pos, false, "%s (%s); childproof run supervises the worker in the foreground, or verifies and records it with --detach", f.Message, f.Rule)
 		case envres.Pidfile.Name:
-			b.note(secOnStale, f.File, f.Line, f.Column, false, "$! is written to a pidfile (%s); childproof records the worker's fingerprint in its state dir instead: stop it with childproof stop", f.Rule)
+			b.note(secOnStale, f.Pos, false, "$! is written to a pidfile (%s); childproof records the worker's fingerprint in its state dir instead: stop it with childproof stop", f.Rule)
 		case envres.AllInterfaces.Name:
-			b.note(secPort, f.File, f.Line, f.Column, false, "the worker binds all interfaces (%s): kept, with allow_all_interfaces = true; bind 127.0.0.1 in command and address unless other machines must reach it", f.Rule)
+			b.note(secPort, f.Pos, false, "the worker binds all interfaces (%s): kept, with allow_all_interfaces = true; bind 127.0.0.1 in command and address unless other machines must reach it", f.Rule)
 		case envres.EnvFileLoad.Name:
-			b.note(secEnvFile, f.File, f.Line, f.Column, false, "%s (%s); the spec loads it with env_file, first, and env wins over it", f.Message, f.Rule)
+			b.note(secEnvFile, f.Pos, false, "%s (%s); the spec loads it with env_file, first, and env wins over it", f.Message, f.Rule)
 		case envres.EnvReset.Name, envres.DynamicSource.Name, envres.EnvActivate.Name:
-			b.note(secHead, f.File, f.Line, f.Column, true, "%s (%s)", f.Message, f.Rule)
+			b.note(secHead, f.Pos, true, "%s (%s)", f.Message, f.Rule)
 		default:
-			b.note(secHead, f.File, f.Line, f.Column, false, "%s (%s)", f.Message, f.Rule)
+			b.note(secHead, f.Pos, false, "%s (%s)", f.Message, f.Rule)
 		}
 	}
 }
@@ -261,15 +261,15 @@ func (b *builder) constructs() {
 			if b.ready == nil || b.ready.http == "" {
 				b.ready = r
 			}
-			b.note(secReady, c.File, c.Line, c.Col, false, "a readiness loop (%s): replaced by ready {}, which counts only once the verified worker owns the port", c.Text)
+			b.note(secReady, c.Pos, false, "a readiness loop (%s): replaced by ready {}, which counts only once the verified worker owns the port", c.Text)
 		case envres.KillCleanup:
 			b.replace = true
-			b.note(secOnStale, c.File, c.Line, c.Col, false, "a cleanup that kills by name or by a pid read from a file (%s), which may hit a stranger: replaced by on_stale = \"replace\", which stops only childproof's own recorded previous instance and leaves a stranger on the port alone", c.Text)
+			b.note(secOnStale, c.Pos, false, "a cleanup that kills by name or by a pid read from a file (%s), which may hit a stranger: replaced by on_stale = \"replace\", which stops only childproof's own recorded previous instance and leaves a stranger on the port alone", c.Text)
 		case envres.Conditional:
 			if c.Affects {
-				b.note(secHead, c.File, c.Line, c.Col, true, "a conditional (%s): a spec has one path, and this one follows what the analysis could resolve; check that it is the branch you want", c.Text)
+				b.note(secHead, c.Pos, true, "a conditional (%s): a spec has one path, and this one follows what the analysis could resolve; check that it is the branch you want", c.Text)
 			} else {
-				b.note(secHead, c.File, c.Line, c.Col, false, "a conditional (%s) that changes nothing the worker gets: dropped", c.Text)
+				b.note(secHead, c.Pos, false, "a conditional (%s) that changes nothing the worker gets: dropped", c.Text)
 			}
 		}
 	}
@@ -329,20 +329,20 @@ func (b *builder) others(w *envres.Start, extras []extraLaunch) {
 		if !ok {
 			a0 = s.Argv[0].Text
 		}
-		b.note(secHead, s.File, s.Line, s.Col, true, "the script also runs %s here: a launch block starts one worker; add a launch block for it if it must keep running, or drop it", a0)
+		b.note(secHead, s.Pos, true, "the script also runs %s here: a launch block starts one worker; add a launch block for it if it must keep running, or drop it", a0)
 	}
 	for _, c := range b.plan.Commands {
-		if c.File == w.File && c.Line == w.Line && c.Col == w.Col || pollers[filepath.Base(c.Name)] {
+		if c.File == w.File && c.Line == w.Line && c.Column == w.Column || pollers[filepath.Base(c.Name)] {
 			continue
 		}
-		if slices.ContainsFunc(b.plan.Starts, func(s *envres.Start) bool { return s.File == c.File && s.Line == c.Line && s.Col == c.Col }) {
+		if slices.ContainsFunc(b.plan.Starts, func(s *envres.Start) bool { return s.File == c.File && s.Line == c.Line && s.Column == c.Column }) {
 			continue // noted above
 		}
 		name := c.Name
 		if name == "" {
 			name = "a command that cannot be resolved statically"
 		}
-		b.note(secHead, c.File, c.Line, c.Col, true, "the script runs %s here and waits for it before the worker starts; the spec does not run it: run it before childproof run/up, or drop it", name)
+		b.note(secHead, c.Pos, true, "the script runs %s here and waits for it before the worker starts; the spec does not run it: run it before childproof run/up, or drop it", name)
 	}
 }
 

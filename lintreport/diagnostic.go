@@ -1,15 +1,17 @@
 package lintreport
 
+import "github.com/childproof/childproof/envres"
+
 // Diagnostic is a problem of a spec (an HCL diagnostic) that `check`
 // writes in every format next to the lint findings: SARIF and GitHub
 // annotations carry its range, JSON lists it under "diagnostics".
 type Diagnostic struct {
 	// Rule is the SARIF rule: "spec" for problems of the spec itself, or a
 	// lint rule's name (a spec's no-op alias is "noop-alias").
-	Rule     string `json:"rule"`
-	Severity string `json:"severity"` // "error" or "warning"
-	Summary  string `json:"summary"`
-	Detail   string `json:"detail,omitempty"`
+	Rule     string          `json:"rule"`
+	Severity envres.Severity `json:"severity"`
+	Summary  string          `json:"summary"`
+	Detail   string          `json:"detail,omitempty"`
 	// File, Line and Column locate the start (1-based; columns count
 	// characters, as HCL does); zero when the diagnostic has no range.
 	File      string `json:"file,omitempty"`

@@ -42,7 +42,7 @@ func writeGitHub(w io.Writer, res *envres.Result, opts Options) error {
 		}
 		col := f.Column
 		if line, ok := sourceLine(res, Options{}, f.File, f.Line); ok {
-			col = runeColumn(line, f.Column)
+			col = f.CharColumn(line)
 		}
 		fmt.Fprintf(&b, "::%s file=%s,line=%d,col=%d,title=%s::%s\n", cmd, escapeProperty(f.File), f.Line, col,
 			escapeProperty("childproof "+f.Rule), escapeData(f.Message+" ["+f.Rule+"]"))

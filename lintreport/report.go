@@ -92,8 +92,14 @@ func Line(src []byte, n int) (string, bool) {
 // chain.)
 type jsonFinding struct {
 	envres.Finding
-	Variables []string           `json:"variables"`
-	Chain     []envres.ChainLink `json:"chain"`
+	Variables []string   `json:"variables"`
+	Chain     []jsonLink `json:"chain"`
+}
+
+// jsonLink is a chain link in JSON: its file and line (contract §5).
+type jsonLink struct {
+	File string `json:"file"`
+	Line int    `json:"line"`
 }
 
 func writeJSON(w io.Writer, res *envres.Result, opts Options) error {
@@ -103,12 +109,15 @@ func writeJSON(w io.Writer, res *envres.Result, opts Options) error {
 		Diagnostics []Diagnostic  `json:"diagnostics,omitempty"`
 	}{Findings: []jsonFinding{}, Files: res.Files, Diagnostics: opts.Diagnostics}
 	for _, f := range res.Findings {
-		jf := jsonFinding{Finding: f, Variables: f.Variables, Chain: f.Chain}
+		jf := jsonFinding{Finding: f, Variables: f.Variables, Chain: []jsonLink{}}
 		if jf.Variables == nil {
 			jf.Variables = []string{}
 		}
-		if jf.Chain == nil {
-			jf.Chain = []envres.ChainLink{{File: f.File, Line: f.Line}}
+		for _, c := range f.Chain {
+			jf.Chain = append(jf.Chain, jsonLink{c.File, c.Line})
+		}
+		if f.Chain == nil {
+			jf.Chain = []jsonLink{{f.File, f.Line}}
 		}
 		out.Findings = append(out.Findings, jf)
 	}
@@ -184,17 +193,6 @@ func utf16Column(line string, col int) int {
 		n += utf16.RuneLen(r)
 	}
 	return n + 1
-}
-
-// runeColumn converts a byte column to a 1-based character column.
-func runeColumn(line string, col int) int {
-	if col < 1 {
-		return 1
-	}
-	if col-1 > len(line) {
-		return utf8.RuneCountInString(line) + 1 + (col - 1 - len(line))
-	}
-	return utf8.RuneCountInString(line[:col-1]) + 1
 }
 
 // sortedRules returns the rules in a stable order (envres.Rules'), so

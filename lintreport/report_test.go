@@ -14,10 +14,10 @@ import (
 func sample() *envres.Result {
 	return &envres.Result{
 		Findings: []envres.Finding{
-			{Rule: "env-file-clobber", Severity: "error", File: "scripts/dispatch.sh", Line: 3, Column: 9,
+			{Rule: "env-file-clobber", Severity: "error", Pos: envres.Pos{File: "scripts/dispatch.sh", Line: 3, Column: 9},
 				Message: "clobbered, 100% sure:\nreally", Variables: []string{"HF_HUB_ENABLE_HF_TRANSFER"},
-				Chain: []envres.ChainLink{{File: "launch.sh", Line: 3}, {File: "scripts/dispatch.sh", Line: 3}}},
-			{Rule: "all-interfaces", Severity: "warning", File: "naïve, dir/run:é.sh", Line: 2, Column: 12, Message: "binds all"},
+				Chain: []envres.Pos{{File: "launch.sh", Line: 3}, {File: "scripts/dispatch.sh", Line: 3}}},
+			{Rule: "all-interfaces", Severity: "warning", Pos: envres.Pos{File: "naïve, dir/run:é.sh", Line: 2, Column: 12}, Message: "binds all"},
 		},
 		Files: []string{"launch.sh", "scripts/dispatch.sh", "naïve, dir/run:é.sh"},
 		Sources: map[string][]byte{
@@ -54,7 +54,7 @@ func TestJSONShape(t *testing.T) {
 	s := sample()
 	// Every key is present: empty variables and a chain of the finding itself.
 	s.Findings[1].Variables = []string{}
-	s.Findings[1].Chain = []envres.ChainLink{{File: s.Findings[1].File, Line: 2}}
+	s.Findings[1].Chain = []envres.Pos{{File: s.Findings[1].File, Line: 2}}
 	if d := cmp.Diff(s.Findings, res.Findings); d != "" {
 		t.Errorf("findings (-want +got):\n%s", d)
 	}
@@ -72,8 +72,8 @@ func TestUTF16Column(t *testing.T) {
 			t.Errorf("utf16Column(byte %d) = %d, want %d", tc.byteCol, got, tc.want)
 		}
 	}
-	if got := runeColumn(line, 10); got != 6 {
-		t.Errorf("runeColumn = %d, want 6", got)
+	if got := (envres.Pos{Column: 10}).CharColumn(line); got != 6 {
+		t.Errorf("CharColumn = %d, want 6", got)
 	}
 }
 

@@ -143,7 +143,7 @@ func fingerprint(seen map[string]int, parts ...string) string {
 	return fmt.Sprintf("%s:%d", k, seen[k])
 }
 
-func sarifLevel(severity string) string {
+func sarifLevel(severity envres.Severity) string {
 	if severity == envres.SeverityError {
 		return "error"
 	}
@@ -154,7 +154,7 @@ func writeSARIF(w io.Writer, res *envres.Result, opts Options) error {
 	rules := sortedRules()
 	index := map[string]int{}
 	driver := sarifDriver{Name: "childproof", InformationURI: "https://github.com/childproof/childproof", Version: opts.ToolVersion}
-	addRule := func(name, severity, short, doc string) {
+	addRule := func(name string, severity envres.Severity, short, doc string) {
 		index[name] = len(driver.Rules)
 		level := sarifLevel(severity)
 		doc = strings.Join(strings.Fields(doc), " ")

@@ -66,7 +66,7 @@ func TestSARIFSchema(t *testing.T) {
 		"findings":     {sample(), Options{Dir: "/src/proj", ToolVersion: "v1.2.3"}},
 		"diagnostics":  {&envres.Result{}, Options{Diagnostics: diags, ToolVersion: "(devel)"}},
 		"both":         {sample(), Options{Diagnostics: diags}},
-		"outside root": {&envres.Result{Findings: []envres.Finding{{Rule: "login-shell", Severity: "error", File: "/elsewhere/x.sh", Line: 1, Column: 1, Message: "m"}}}, Options{Dir: t.TempDir()}},
+		"outside root": {&envres.Result{Findings: []envres.Finding{{Rule: "login-shell", Severity: "error", Pos: envres.Pos{File: "/elsewhere/x.sh", Line: 1, Column: 1}, Message: "m"}}}, Options{Dir: t.TempDir()}},
 	} {
 		var b bytes.Buffer
 		if err := Write(&b, "sarif", tc.res, tc.opts); err != nil {
@@ -125,8 +125,8 @@ func TestSARIFRepoRelative(t *testing.T) {
 	}
 	res := &envres.Result{
 		Findings: []envres.Finding{
-			{Rule: "env-file-clobber", Severity: "error", File: "run.sh", Line: 3, Column: 1, Message: "m"},
-			{Rule: "login-shell", Severity: "error", File: filepath.Join(root, "scripts", "lib.sh"), Line: 1, Column: 1, Message: "m"},
+			{Rule: "env-file-clobber", Severity: "error", Pos: envres.Pos{File: "run.sh", Line: 3, Column: 1}, Message: "m"},
+			{Rule: "login-shell", Severity: "error", Pos: envres.Pos{File: filepath.Join(root, "scripts", "lib.sh"), Line: 1, Column: 1}, Message: "m"},
 		},
 		Files: []string{"run.sh", filepath.Join(root, "scripts", "lib.sh")},
 	}
@@ -155,7 +155,7 @@ func TestSARIFFingerprints(t *testing.T) {
 		src := prefix + "set -a; . ./.env; set +a\nset -a; . ./.env; set +a\n"
 		res := &envres.Result{Sources: map[string][]byte{"run.sh": []byte(src)}}
 		for _, l := range lines {
-			res.Findings = append(res.Findings, envres.Finding{Rule: "env-file-clobber", Severity: "error", File: "run.sh", Line: l, Column: 9, Message: "m", Variables: []string{"X"}})
+			res.Findings = append(res.Findings, envres.Finding{Rule: "env-file-clobber", Severity: "error", Pos: envres.Pos{File: "run.sh", Line: l, Column: 9}, Message: "m", Variables: []string{"X"}})
 		}
 		return res
 	}

@@ -85,7 +85,7 @@ func (a *app) check(ctx context.Context, arg string, vars []string, strict bool)
 					loc = displayPath(filepath.Join(l.Dir, loc), false)
 				}
 				if pe.Line > 0 {
-					loc = fmt.Sprintf("%s:%d:%d", loc, pe.Line, pe.Col)
+					loc = fmt.Sprintf("%s:%d:%d", loc, pe.Line, pe.Column)
 				}
 				fmt.Fprintf(a.stderr, "%s: error: %s (in the dispatch chain of launch %q)\n", loc, pe.Msg, l.Name)
 				return silentExit(exitUsage)

@@ -111,7 +111,7 @@ func (a *app) importScript(ctx context.Context, script string, args []string, ou
 	for _, n := range listed {
 		loc := script
 		if n.File != "" {
-			loc = fmt.Sprintf("%s:%d:%d", n.File, n.Line, max(n.Col, 1))
+			loc = n.Pos.String()
 		}
 		kind := "note"
 		if n.Todo {

@@ -117,7 +117,7 @@ Suppress a finding with a comment on its line or the line before:
 				if len(pe) > 1 {
 					more = fmt.Sprintf(" (and %d more file(s) that do not parse)", len(pe)-1)
 				}
-				return exitf(exitUsage, "%s:%d:%d: %s%s", pe[0].File, pe[0].Line, pe[0].Column, pe[0].Message, more)
+				return exitf(exitUsage, "%s: %s%s", pe[0].Pos, pe[0].Message, more)
 			}
 			if res.Errors(strict) {
 				return silentExit(exitFindings)

@@ -30,9 +30,9 @@ func relativeTo(res *envres.Result, dir string) *envres.Result {
 	}
 	for i, f := range res.Findings {
 		f.File = fix(f.File)
-		chain := make([]envres.ChainLink, len(f.Chain))
+		chain := make([]envres.Pos, len(f.Chain))
 		for j, c := range f.Chain {
-			chain[j] = envres.ChainLink{File: fix(c.File), Line: c.Line}
+			chain[j] = envres.Pos{File: fix(c.File), Line: c.Line}
 		}
 		if f.Chain == nil {
 			chain = nil

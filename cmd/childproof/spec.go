@@ -12,6 +12,7 @@ import (
 	"strings"
 	"unicode"
 
+	"github.com/childproof/childproof/envres"
 	"github.com/childproof/childproof/lintreport"
 	"github.com/childproof/childproof/schema"
 	"github.com/hashicorp/hcl/v2"
@@ -237,9 +238,9 @@ func (a *app) writeDiagnosticsJSON(w io.Writer, diags hcl.Diagnostics) {
 func reportDiagnostics(diags hcl.Diagnostics) []lintreport.Diagnostic {
 	var out []lintreport.Diagnostic
 	for _, d := range diags {
-		rd := lintreport.Diagnostic{Rule: lintreport.SpecRule, Severity: "error", Summary: d.Summary, Detail: d.Detail}
+		rd := lintreport.Diagnostic{Rule: lintreport.SpecRule, Severity: envres.SeverityError, Summary: d.Summary, Detail: d.Detail}
 		if d.Severity == hcl.DiagWarning {
-			rd.Severity = "warning"
+			rd.Severity = envres.SeverityWarning
 		}
 		if d.Summary == "No-op alias" {
 			rd.Rule = "noop-alias"
