@@ -4,6 +4,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"maps"
@@ -89,23 +90,14 @@ func (a *app) history(_ context.Context, name string) error {
 	if err != nil {
 		return err
 	}
-	rounds, err := launcher.FillRoundEnds(proc.Default, st, name)
+	h, err := st.History(proc.Default, name)
 	if err != nil {
 		fmt.Fprintf(a.stderr, "childproof: warning: %v\n", err)
 	}
+	rounds, current := h.Rounds, h.Current
 	if len(rounds) == 0 {
 		return &exitError{code: exitNotRecorded, err: fmt.Errorf("no round of %q is recorded in %s", name, st.Dir),
 			hint: "every 'childproof run' and 'relaunch' of a launch is a round; 'childproof ps --all' lists the recorded launches"}
-	}
-	current := 0
-	if rec, err := st.Load(name); err == nil {
-		current = rec.Round
-	}
-	// A round still launching while no launch is under way was cut short.
-	for i, r := range rounds {
-		if r.Outcome == "launching" && (i < len(rounds)-1 || !st.Launching(name)) {
-			r.Outcome = "interrupted"
-		}
 	}
 	if a.format == "json" {
 		out := make([]roundJSON, 0, len(rounds))
@@ -277,28 +269,20 @@ func (a *app) historyDiff(name string, ra, rb int) error {
 	if err != nil {
 		return err
 	}
-	load := func(n int) (*launcher.Round, error) {
-		r, err := st.LoadRound(name, n)
-		if err != nil {
-			return nil, &exitError{code: exitUsage, err: fmt.Errorf("no round %d of %q is recorded in %s", n, name, st.Dir),
-				hint: "'childproof history " + name + "' lists the rounds"}
-		}
-		if r.WorkerEnv == nil {
-			return nil, &exitError{code: exitUsage, err: fmt.Errorf("round %d of %q has no verified worker (%s): there is no environment to compare", n, name, outcomeText(r))}
-		}
-		return r, nil
-	}
-	x, err := load(ra)
-	if err != nil {
-		return err
-	}
-	y, err := load(rb)
-	if err != nil {
-		return err
+	diffs, err := st.DiffRounds(name, ra, rb)
+	var re *launcher.RoundError
+	switch {
+	case errors.As(err, &re) && re.Round == nil:
+		return &exitError{code: exitUsage, err: fmt.Errorf("no round %d of %q is recorded in %s", re.N, name, st.Dir),
+			hint: "'childproof history " + name + "' lists the rounds"}
+	case errors.As(err, &re):
+		return exitf(exitUsage, "round %d of %q has no verified worker (%s): there is no environment to compare", re.N, name, outcomeText(re.Round))
+	case err != nil:
+		return exitf(exitUsage, "%v", err)
 	}
 	type diffName struct {
 		Name string `json:"name"`
-		// How is "changed", "only in A" or "only in B".
+		// How is "changed", "only in round A" or "only in round B".
 		How string `json:"how"`
 		A   string `json:"a,omitempty"`
 		B   string `json:"b,omitempty"`
@@ -308,64 +292,26 @@ func (a *app) historyDiff(name string, ra, rb int) error {
 		// (a spec's volatile list, schema.BuiltinVolatile).
 		Volatile bool `json:"volatile,omitempty"`
 	}
-	volatile := func(n string) bool {
-		l := schema.Launch{Volatile: append(slices.Clone(x.Volatile), y.Volatile...)}
-		return l.IsVolatile(n)
-	}
-	overrides := func(r *launcher.Round) map[string]launcher.Override {
-		m := map[string]launcher.Override{}
-		for _, o := range r.Overrides {
-			m[o.Name] = o
-		}
-		return m
-	}
-	ox, oy := overrides(x), overrides(y)
-	names := map[string]bool{}
-	for n := range x.WorkerEnv {
-		names[n] = true
-	}
-	for n := range y.WorkerEnv {
-		names[n] = true
-	}
 	out := []diffName{}
-	for _, n := range slices.Sorted(maps.Keys(names)) {
-		dx, inX := x.WorkerEnv[n]
-		dy, inY := y.WorkerEnv[n]
-		d := diffName{Name: n, A: dx, B: dy}
-		switch {
-		case inX && !inY:
-			d.How = fmt.Sprintf("only in round %d", ra)
-		case !inX && inY:
-			d.How = fmt.Sprintf("only in round %d", rb)
-		case dx != dy:
-			d.How = "changed"
-		default:
-			continue
-		}
+	for _, d := range diffs {
+		how := map[launcher.DiffHow]string{launcher.Changed: "changed", launcher.OnlyInA: fmt.Sprintf("only in round %d", ra), launcher.OnlyInB: fmt.Sprintf("only in round %d", rb)}[d.How]
 		var where []string
-		for _, s := range []struct {
-			n int
-			m map[string]launcher.Override
-		}{{ra, ox}, {rb, oy}} {
-			if o, ok := s.m[n]; ok {
-				v := ""
-				if o.Secret {
-					v = "=<secret>"
-				} else if a.showValues && o.Value != nil {
-					v = "=" + *o.Value
-				}
-				// Name the round that set it: a carried-forward --set was
-				// set in an earlier round, not in the one compared.
-				if o.Round == 0 || o.Round == s.n {
-					where = append(where, fmt.Sprintf("--set%s in round %d", v, s.n))
-				} else {
-					where = append(where, fmt.Sprintf("--set%s in round %d (carried forward into round %d)", v, o.Round, s.n))
-				}
+		for _, o := range d.Overrides {
+			v := ""
+			if o.Secret {
+				v = "=<secret>"
+			} else if a.showValues && o.Value != nil {
+				v = "=" + *o.Value
+			}
+			// Name the round that set it: a carried-forward --set was
+			// set in an earlier round, not in the one compared.
+			if o.Round == 0 || o.Round == o.In {
+				where = append(where, fmt.Sprintf("--set%s in round %d", v, o.In))
+			} else {
+				where = append(where, fmt.Sprintf("--set%s in round %d (carried forward into round %d)", v, o.Round, o.In))
 			}
 		}
-		d.Override = strings.Join(where, "; ")
-		d.Volatile = volatile(n)
-		out = append(out, d)
+		out = append(out, diffName{Name: d.Name, How: how, A: d.A, B: d.B, Override: strings.Join(where, "; "), Volatile: d.Volatile})
 	}
 	if a.format == "json" {
 		return lintreport.JSON(a.stdout, map[string]any{"name": name, "a": ra, "b": rb, "differ": out})
