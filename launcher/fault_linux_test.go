@@ -160,9 +160,12 @@ func TestFaultPortTakenThenFreed(t *testing.T) {
 	dir := t.TempDir()
 	mark := filepath.Join(dir, "started")
 	l := f.spec("taken-then-freed")
-	// The worker binds 300 ms after it starts; the newcomer binds first.
-	l.Command = []string{"sh", "-c", `echo started >> "$2"; sleep 0.3; exec "$0" helper serve "$1"`,
-		filepath.Join(f.bin, "mock-srv"), "127.0.0.1:" + strconv.Itoa(f.port), mark}
+	// The first worker binds only once the newcomer holds the port (the
+	// test creates $3 then); the retry's worker finds $3 and binds at once.
+	// A state, not a 300 ms window that a loaded machine can miss.
+	gate := filepath.Join(dir, "newcomer-holds")
+	l.Command = []string{"sh", "-c", `echo started >> "$2"; while [ ! -e "$3" ]; do sleep 0.01; done; exec "$0" helper serve "$1"`,
+		filepath.Join(f.bin, "mock-srv"), "127.0.0.1:" + strconv.Itoa(f.port), mark, gate}
 	l.Attempts = 3
 	type result struct {
 		la  *Launch
@@ -176,10 +179,14 @@ func TestFaultPortTakenThenFreed(t *testing.T) {
 	waitFile(t, mark, 10*time.Second)
 	ln, err := net.Listen("tcp", "127.0.0.1:"+strconv.Itoa(f.port))
 	if err != nil {
+		os.WriteFile(gate, nil, 0o600)
 		if res := <-done; res.la != nil {
 			res.la.Stop(context.Background())
 		}
-		t.Fatalf("the newcomer could not take the port (the worker bound first: a machine too slow for the 300 ms window?): %v", err)
+		t.Fatalf("the newcomer could not take the port: %v", err)
+	}
+	if err := os.WriteFile(gate, nil, 0o600); err != nil {
+		t.Fatal(err)
 	}
 	// Hold the port until our worker has lost the bind, and a little longer
 	// (childproof must see the newcomer to call it a race), then let go.

@@ -49,6 +49,12 @@ func (la *Launch) findAndVerify(ctx context.Context, v *verify.Verifier, r *veri
 		tree := la.tree.members()
 		rootExited := la.tree.root.exited()
 		if worker != 0 && wfd >= 0 && pidfd.Exited(wfd) {
+			if seenForeign == nil && len(l.Ports) > 0 {
+				// One last look: a stranger that took the port after the
+				// previous poll (a loaded machine polls late) made the
+				// bind fail just as surely as one seen before.
+				_, seenForeign = la.portState(v, worker, tree)
+			}
 			if seenForeign != nil {
 				// A stranger held the port while our worker tried to bind:
 				// a lost race, even if the stranger has left by now.

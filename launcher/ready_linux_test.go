@@ -13,7 +13,8 @@ import (
 )
 
 // TestReadinessBackoff: a server answering 503 for 1.5 s is probed with a
-// backoff (10 ms doubling to 1 s), not every millisecond: about ten probes.
+// backoff (10 ms doubling to 1 s), not every millisecond: at most twelve
+// probes, however slow the machine.
 func TestReadinessBackoff(t *testing.T) {
 	f := newFixture(t)
 	l := f.spec("busy")
@@ -30,10 +31,9 @@ func TestReadinessBackoff(t *testing.T) {
 	if n503 == 0 || n503 > 12 {
 		t.Errorf("%d probes answered 503 in 1.5 s, want 1–12 (a backoff)", n503)
 	}
-	// The backoff costs at most its last pause (≤ 1 s) after readiness.
-	if took > 3500*time.Millisecond {
-		t.Errorf("ready after %s", took)
-	}
+	// What the backoff costs after readiness (at most its last pause) is a
+	// figure, not a test: a loaded machine stretches every pause. The
+	// pauses themselves are TestProbePause's.
 	t.Logf("%d probes answered 503; ready after %s", n503, took)
 }
 

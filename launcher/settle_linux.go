@@ -20,8 +20,12 @@ const settle = 100 * time.Millisecond
 // machine a program that exits at once may not have been scheduled yet.
 // So it also waits, polling, until the worker has shown that it is
 // running its program: it sleeps (state S, as a server waiting for work
-// does), or it has used a clock tick of CPU (a busy job). It gives up
-// waiting at the ready deadline, as readiness does.
+// does), or it has used a clock tick of CPU since settleWorker first
+// looked (a busy job). The tick is counted from that first look, not from
+// zero: the exec itself is charged to the worker (its system time, more
+// than a tick on a loaded machine), so a program that exits at once could
+// otherwise read as running. It gives up waiting at the ready deadline,
+// as readiness does.
 func (la *Launch) settleWorker(worker, wfd int, released, deadline time.Time) {
 	wait := func(until time.Time) bool {
 		d := time.Until(until)
@@ -30,6 +34,10 @@ func (la *Launch) settleWorker(worker, wfd int, released, deadline time.Time) {
 		}
 		n, _ := unix.Poll([]unix.PollFd{{Fd: int32(wfd), Events: unix.POLLIN}}, max(int(d/time.Millisecond), 1))
 		return n == 0 // false: it exited
+	}
+	var base uint64
+	if st, err := la.opts.Proc.Stat(worker); err == nil {
+		base = st.CPUTicks
 	}
 	first := released.Add(settle)
 	if deadline.Before(first) {
@@ -43,7 +51,7 @@ func (la *Launch) settleWorker(worker, wfd int, released, deadline time.Time) {
 		if err != nil || st.State == 'Z' || st.State == 'X' {
 			return
 		}
-		if st.State == 'S' || st.CPUTicks > 0 {
+		if st.State == 'S' || st.CPUTicks > base {
 			return
 		}
 		if !wait(time.Now().Add(5 * time.Millisecond)) {

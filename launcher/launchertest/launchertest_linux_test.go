@@ -430,8 +430,10 @@ func TestStopGrace(t *testing.T) {
 	took := time.Since(began)
 	res, _ := la.Stop(t.Context())
 	t.Logf("cleanup took %s: %s", took, res.Message)
-	if !res.Killed || took < time.Second || took > 4*time.Second { // a loaded machine adds to the second
-		t.Errorf("cleanup took %s (killed %v), want about 1s and SIGKILL", took, res.Killed)
+	// The grace, not StopTimeout, decided: however loaded the machine, the
+	// SIGKILL came after the 1 s grace and well before the 10 s default.
+	if !res.Killed || took < time.Second || took >= StopTimeout-time.Second {
+		t.Errorf("cleanup took %s (killed %v), want the 1s grace, then SIGKILL (not StopTimeout %s)", took, res.Killed, StopTimeout)
 	}
 }
 
