@@ -183,22 +183,3 @@ func TestDifferentialEnvLoaders(t *testing.T) {
 		t.Skip("neither python-dotenv's dotenv nor node is installed")
 	}
 }
-
-// FuzzEnvEntries reads arbitrary env files in every dialect: no panic, and
-// every entry a valid name on a line of the file.
-func FuzzEnvEntries(f *testing.F) {
-	for _, b := range envFileVariants {
-		f.Add([]byte(b), uint8(0), false)
-	}
-	f.Add([]byte("X=1 # c\r\nexport Y='a b'\n\xef\xbb\xbfZ=\"q\n"), uint8(1), true)
-	f.Fuzz(func(t *testing.T, src []byte, d uint8, stripCR bool) {
-		dialect := envDialect(d % 5)
-		entries, _ := envEntries("f.env", src, dialect, stripCR)
-		lines := bytes.Count(src, []byte("\n")) + 1
-		for _, e := range entries {
-			if !validName(e.Name) || e.Line < 1 || e.Line > lines {
-				t.Fatalf("dialect %d: bad entry %+v", dialect, e)
-			}
-		}
-	})
-}

@@ -3,6 +3,8 @@ package envres
 import (
 	"path/filepath"
 	"strings"
+
+	"github.com/childproof/childproof/internal/dotenv"
 )
 
 // Env-loading wrappers of the worker read an env file into the
@@ -22,7 +24,7 @@ type envLoader struct {
 	by       string   // the tool, for messages
 	files    []string // env files, as given
 	override bool
-	dialect  envDialect
+	dialect  dotenv.Dialect
 	rest     []field // the command it runs (node: itself)
 	named    bool    // a file was named (a missing default file is no finding)
 }
@@ -50,19 +52,19 @@ func parseEnvLoader(fs []field) (envLoader, bool) {
 				i++
 			}
 		}
-		return loaderOpts(fs, 1, envLoader{by: "dotenv-cli", dialect: dialectDotenv},
+		return loaderOpts(fs, 1, envLoader{by: "dotenv-cli", dialect: dotenv.Library},
 			optSet("-e"), optSet("-o", "--override"), optSet("-v", "-p", "-c"))
 	case "dotenvx":
 		if arg(1) != "run" {
 			return envLoader{}, false
 		}
-		return loaderOpts(fs, 2, envLoader{by: "dotenvx run", dialect: dialectDotenv},
+		return loaderOpts(fs, 2, envLoader{by: "dotenvx run", dialect: dotenv.Library},
 			optSet("-f", "--env-file"), optSet("-o", "--overload", "--override"), optSet("--env", "--convention", "-fk", "--env-keys-file"))
 	case "uv":
 		if arg(1) != "run" {
 			return envLoader{}, false
 		}
-		l := envLoader{by: "uv run --env-file", dialect: dialectDotenv}
+		l := envLoader{by: "uv run --env-file", dialect: dotenv.Library}
 		for i := 2; i < len(fs); i++ {
 			o := arg(i)
 			switch {
@@ -83,7 +85,7 @@ func parseEnvLoader(fs []field) (envLoader, bool) {
 			}
 		}
 	case "node", "nodejs":
-		l := envLoader{by: "node --env-file", dialect: dialectDotenv, rest: fs}
+		l := envLoader{by: "node --env-file", dialect: dotenv.Library, rest: fs}
 		for i := 1; i < len(fs); i++ {
 			o := arg(i)
 			switch {
@@ -158,7 +160,7 @@ var uvValueOpt = map[string]bool{
 
 // parsePythonDotenv is python-dotenv's CLI: dotenv [-f F] run [--no-override] CMD.
 func parsePythonDotenv(fs []field, arg func(int) string) (envLoader, bool) {
-	l := envLoader{by: "dotenv run", override: true, dialect: dialectPython}
+	l := envLoader{by: "dotenv run", override: true, dialect: dotenv.Python}
 	i := 1
 	for ; i < len(fs) && arg(i) != "run"; i++ {
 		if arg(i) == "-f" || arg(i) == "--file" {

@@ -130,7 +130,7 @@ func (a *analyzer) sourceFile(st *state, s Site, abs, given string, args []field
 			}
 		default:
 			// Not shell: read it as an env file.
-			entries, derr := envEntries(pf.name, pf.src, dialectShell, false)
+			entries, derr := dotenv.ParseAs(pf.name, pf.src, dotenv.Shell, false)
 			if derr != nil && len(entries) == 0 {
 				a.report(DynamicSource, s, "the sourced file "+pe.Error()+": what it does to the environment is not checked")
 				return
@@ -174,12 +174,12 @@ func (a *analyzer) sourceFile(st *state, s Site, abs, given string, args []field
 
 // loadOpts says how a loader applies a file's entries.
 type loadOpts struct {
-	exportAll bool       // every name is exported
-	fill      fillMode   // only names without a value are assigned
-	dialect   envDialect // how the loader reads the file
-	stripCR   bool       // the loader's pipeline removes carriage returns
-	by        string     // the loader, for messages ("dotenv run")
-	file      string     // the env file read (absolute)
+	exportAll bool           // every name is exported
+	fill      fillMode       // only names without a value are assigned
+	dialect   dotenv.Dialect // how the loader reads the file
+	stripCR   bool           // the loader's pipeline removes carriage returns
+	by        string         // the loader, for messages ("dotenv run")
+	file      string         // the env file read (absolute)
 }
 
 // entriesLoad applies env-file entries as a load at s.
@@ -213,7 +213,7 @@ func (a *analyzer) dotenvLoad(st *state, s Site, abs string, o loadOpts) {
 		a.unresolved(st, s, name, true)
 		return
 	}
-	entries, derr := envEntries(name, src, o.dialect, o.stripCR)
+	entries, derr := dotenv.ParseAs(name, src, o.dialect, o.stripCR)
 	if derr != nil {
 		a.report(EnvFileLoad, s, "the env file loaded here does not parse ("+derr.Error()+"): the rest of it is not checked")
 	}
@@ -240,11 +240,11 @@ type loadFile struct {
 // wordsDialect is how the words of $(… F …) reach export, env or a for
 // loop: through xargs, unquoted as the shell reads them; else word-split
 // with the quotes kept.
-func (lf loadFile) wordsDialect() envDialect {
+func (lf loadFile) wordsDialect() dotenv.Dialect {
 	if lf.xargs {
-		return dialectShell
+		return dotenv.Shell
 	}
-	return dialectWords
+	return dotenv.Words
 }
 
 // findLoadFile finds which file a command or process substitution reads:
@@ -586,9 +586,9 @@ func (a *analyzer) whileReadLoad(st *state, fc *fileCtx, s *syntax.Stmt, c *synt
 		return
 	}
 	// export "$line" takes each line verbatim; eval "$line" reads it as shell.
-	o := loadOpts{exportAll: exports, fill: loopFill(c.Do), dialect: dialectLines}
+	o := loadOpts{exportAll: exports, fill: loopFill(c.Do), dialect: dotenv.Lines}
 	if evals && !exports {
-		o.dialect = dialectShell
+		o.dialect = dotenv.Shell
 	}
 	ev := &evaluator{a: a, st: st, fc: fc}
 	for _, r := range s.Redirs {

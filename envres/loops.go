@@ -2,6 +2,8 @@ package envres
 
 import (
 	"mvdan.cc/sh/v3/syntax"
+
+	"github.com/childproof/childproof/internal/dotenv"
 )
 
 // Loader loops: a loop over the words or lines of an env file, or over an
@@ -18,7 +20,7 @@ import (
 type fileArray struct {
 	site    Site
 	lf      loadFile
-	dialect envDialect // lines (mapfile, read -d '') or words (arr=($(cat F)))
+	dialect dotenv.Dialect // lines (mapfile, read -d '') or words (arr=($(cat F)))
 }
 
 // bodyLoads reports whether a loop body exports or evals what it reads.
@@ -169,7 +171,7 @@ func (a *analyzer) noteFileArray(st *state, fc *fileCtx, s *syntax.Stmt, name st
 		}
 		lf := a.wordFile(st, fc, r.Word)
 		if lf.found || lf.cands {
-			a.fileArrays[name] = fileArray{site: a.siteAt(st, fc, r.OpPos), lf: lf, dialect: dialectLines}
+			a.fileArrays[name] = fileArray{site: a.siteAt(st, fc, r.OpPos), lf: lf, dialect: dotenv.Lines}
 		}
 		return
 	}

@@ -1,61 +1,60 @@
-package envres
+package dotenv
 
 import (
 	"bytes"
 	"strings"
-
-	"github.com/childproof/childproof/internal/dotenv"
 )
 
-// envDialect is how a loader reads an env file. The same file means
+// Dialect is how a loader reads an env file. The same file means
 // different things to bash and to the dotenv libraries: a CRLF line keeps
 // its \r in bash, a UTF-8 byte-order mark makes bash's first line a
 // command (and python-dotenv's first name a different name), a trailing
 // "# comment" is a comment in a dotenv file but part of the value for
 // `read -r line; export "$line"`, and "export X=1" is no assignment there.
-type envDialect uint8
+type Dialect uint8
 
 const (
-	// dialectShell: the file's words as the shell reads them (export
+	// Shell: the file's words as the shell reads them (export
 	// $(cat F | xargs), env $(cat F) CMD, eval "$(cat F)", a sourced file
 	// that is not shell): quotes, export prefixes and comments as a dotenv
 	// parser reads them, but a CRLF line keeps its \r and a byte-order mark
 	// spoils the first line.
-	dialectShell envDialect = iota
-	// dialectWords: the words of $(cat F) without xargs: split at blanks,
+	Shell Dialect = iota
+	// Words: the words of $(cat F) without xargs: split at blanks,
 	// quotes kept, a CRLF line's \r kept; "export" is a word of its own.
-	dialectWords
-	// dialectLines: each line verbatim after the first '=' (while read -r
+	Words
+	// Lines: each line verbatim after the first '=' (while read -r
 	// line; do export "$line"; done < F, mapfile): quotes and trailing
 	// comments are part of the value, "export X=1" assigns nothing.
-	dialectLines
-	// dialectDotenv: a dotenv library (node --env-file, uv --env-file,
+	Lines
+	// Library: a dotenv library (node --env-file, uv --env-file,
 	// dotenv-cli, dotenvx): CRLF, a byte-order mark, export prefixes,
 	// quotes and trailing comments are all handled.
-	dialectDotenv
-	// dialectPython: python-dotenv (dotenv run): as dialectDotenv, but a
+	Library
+	// Python: python-dotenv (dotenv run): as Library, but a
 	// byte-order mark stays part of the first name.
-	dialectPython
+	Python
 )
 
 var bom = []byte("\xef\xbb\xbf")
 
-// envEntries parses an env file as d reads it; stripCR says that the
+// ParseAs parses an env file as d reads it (Parse is Library without
+// the byte-order mark); stripCR says that the
 // loader's pipeline removes carriage returns (sed 's/\r$//', tr -d '\r',
 // dos2unix).
-func envEntries(name string, src []byte, d envDialect, stripCR bool) ([]dotenv.Entry, error) {
+func ParseAs(name string, src []byte, d Dialect, stripCR bool) ([]Entry, error) {
 	hasBOM := bytes.HasPrefix(src, bom)
 	if hasBOM {
 		src = src[len(bom):]
 	}
 	switch d {
-	case dialectLines:
+	case Lines:
 		return lineEntries(src, hasBOM, stripCR), nil
-	case dialectWords:
+	case Words:
 		return wordEntries(src, hasBOM, stripCR), nil
 	}
-	entries, err := dotenv.Parse(name, src)
-	if hasBOM && d != dialectDotenv {
+	entries, err := Parse(name, src)
+	if hasBOM && d != Library {
 		// The first line's name starts with the mark: no such variable.
 		out := entries[:0:0]
 		for _, e := range entries {
@@ -65,7 +64,7 @@ func envEntries(name string, src []byte, d envDialect, stripCR bool) ([]dotenv.E
 		}
 		entries = out
 	}
-	if d == dialectShell && !stripCR && bytes.Contains(src, []byte("\r\n")) {
+	if d == Shell && !stripCR && bytes.Contains(src, []byte("\r\n")) {
 		lines := bytes.Split(src, []byte("\n"))
 		for i, e := range entries {
 			if e.Line-1 < len(lines) && crEnds(string(lines[e.Line-1])) {
@@ -90,8 +89,8 @@ func crEnds(line string) bool {
 // lineEntries reads each NAME=rest line verbatim, as `read -r line`
 // followed by export "$line" does (leading and trailing blanks trimmed by
 // read, comment and blank lines skipped, as loader loops do).
-func lineEntries(src []byte, hasBOM, stripCR bool) []dotenv.Entry {
-	var out []dotenv.Entry
+func lineEntries(src []byte, hasBOM, stripCR bool) []Entry {
+	var out []Entry
 	for i, l := range strings.Split(string(src), "\n") {
 		if stripCR {
 			l = strings.TrimSuffix(l, "\r")
@@ -102,10 +101,10 @@ func lineEntries(src []byte, hasBOM, stripCR bool) []dotenv.Entry {
 			continue
 		}
 		n, v, ok := strings.Cut(l, "=")
-		if !ok || !validName(n) {
+		if !ok || !isName(n) {
 			continue // export "export X=1" and the like fail in bash
 		}
-		out = append(out, dotenv.Entry{Name: n, Value: v, Line: i + 1, Col: col, Export: true})
+		out = append(out, Entry{Name: n, Value: v, Line: i + 1, Col: col, Export: true})
 	}
 	return out
 }
@@ -113,8 +112,8 @@ func lineEntries(src []byte, hasBOM, stripCR bool) []dotenv.Entry {
 // wordEntries reads the NAME=VALUE words of each line, split at blanks
 // with quotes kept, as $(cat F) hands them to export or a for loop.
 // Comment lines are skipped (loaders filter them with grep -v '^#').
-func wordEntries(src []byte, hasBOM, stripCR bool) []dotenv.Entry {
-	var out []dotenv.Entry
+func wordEntries(src []byte, hasBOM, stripCR bool) []Entry {
+	var out []Entry
 	for i, l := range strings.Split(string(src), "\n") {
 		if stripCR {
 			l = strings.TrimSuffix(l, "\r")
@@ -128,11 +127,24 @@ func wordEntries(src []byte, hasBOM, stripCR bool) []dotenv.Entry {
 				continue
 			}
 			n, v, ok := strings.Cut(w, "=")
-			if ok && validName(n) {
+			if ok && isName(n) {
 				c := col + strings.Index(l[col-1:], w)
-				out = append(out, dotenv.Entry{Name: n, Value: v, Line: i + 1, Col: c, Export: true})
+				out = append(out, Entry{Name: n, Value: v, Line: i + 1, Col: c, Export: true})
 			}
 		}
 	}
 	return out
+}
+
+// isName reports whether s is a shell variable name: [A-Za-z_][A-Za-z0-9_]*.
+func isName(s string) bool {
+	if s == "" || !isNameStart(s[0]) {
+		return false
+	}
+	for i := 1; i < len(s); i++ {
+		if !isNameByte(s[i]) {
+			return false
+		}
+	}
+	return true
 }
