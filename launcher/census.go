@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"sort"
+	"strings"
 	"time"
 
 	"github.com/childproof/childproof/internal/sockdiag"
@@ -74,6 +75,9 @@ func Census(p proc.FS, st *State, all bool) ([]CensusEntry, error) {
 	// Records whose worker is gone and that have a marker but no cgroup:
 	// their members are found in one pass over /proc, below.
 	marked := map[string]int{}
+	// Entries with a recorded log relay, by index: a gone launch's relay
+	// is ended, below, once its members are known.
+	relays := map[int]*verify.Fingerprint{}
 	for _, b := range bad {
 		status := string(verify.Unknown)
 		e := CensusEntry{Name: b.name, Ports: []CensusPort{}, Error: b.err.Error()}
@@ -125,6 +129,9 @@ func Census(p proc.FS, st *State, all bool) ([]CensusEntry, error) {
 				marked[r.Marker] = len(out)
 			}
 		}
+		if r.Relay != nil {
+			relays[len(out)] = r.Relay
+		}
 		for _, rp := range r.Ports {
 			cp := CensusPort{Number: rp.Number, Address: rp.Address, Holder: "none"}
 			if lerr != nil {
@@ -159,6 +166,16 @@ func Census(p proc.FS, st *State, all bool) ([]CensusEntry, error) {
 		}
 		for m, pids := range markerPids(p, ms...) {
 			out[marked[m]].setMembers(pids)
+		}
+	}
+	for i, fp := range relays {
+		// A launch with no member left is gone, whatever its relay does:
+		// a relay that outlived it is ended (the lock of a launch in
+		// progress leaves it alone).
+		if e := &out[i]; e.Status != string(verify.Alive) && e.Status != "unverified" && e.Status != string(verify.Unknown) {
+			if note := st.collectRelay(e.Name, fp, p); note != "" {
+				e.Note = strings.TrimPrefix(e.Note+"; "+note, "; ")
+			}
 		}
 	}
 	owners := p.SocketOwnersOf(inodes)

@@ -298,7 +298,8 @@ func (la *Launch) launch(ctx context.Context, v *verify.Verifier, attempt int) e
 	closeInherited()
 	// The tree writes to a pipe childproof reads and masks (at the source:
 	// the log never holds a secret); logf is the reader's from here.
-	out, err := startOutput(logf, la.Env.Secrets(), la.opts.Detach)
+	marker := newMarker(l.Name)
+	out, err := startOutput(logf, la.Env.Secrets(), la.opts.Detach, marker)
 	if err != nil {
 		logf.Close()
 		return &Error{Outcome: Invalid, Kind: KindState, Msg: "log", Err: err}
@@ -310,7 +311,7 @@ func (la *Launch) launch(ctx context.Context, v *verify.Verifier, attempt int) e
 		return err
 	}
 	defer devnull.Close()
-	t := &procTree{p: la.opts.Proc, leader: -1, marker: newMarker(l.Name)}
+	t := &procTree{p: la.opts.Proc, leader: -1, marker: marker}
 	la.tree = t
 	envList := withMarker(la.Env.List(), t.marker)
 	cmd := &exec.Cmd{Path: prog, Args: argv, Env: envList, Dir: la.dir(), Stdin: devnull, Stdout: logw, Stderr: logw}

@@ -205,11 +205,18 @@ func joinPids(pids []int) string {
 // naming its spec file and pid. The caller holds the lock.
 func guardPrevious(ctx context.Context, p proc.FS, st *State, l *schema.Launch, notify func(string)) error {
 	rec, err := st.Load(l.Name)
-	if err != nil || rec.Stopped != nil {
+	if err != nil {
 		return nil
 	}
-	members := liveMembers(p, rec)
+	var members []int
+	if rec.Stopped == nil {
+		members = liveMembers(p, rec)
+	}
 	if len(members) == 0 {
+		// Gone, or stopped: a log relay it left (its pipe held by
+		// something outside the tree) ends with it before a new one
+		// starts on the same log.
+		endRelay(ctx, p, rec.Relay, relayWait)
 		return nil
 	}
 	from := rec.SpecPath

@@ -82,8 +82,11 @@ type RecordTree struct {
 	Marker string `json:"marker,omitempty"`
 	// Relay is the log relay of a detached launch (the childproof-log
 	// process that reads the tree's output pipe and masks it into the
-	// log): not a member of the tree, it ends when the tree's last holder
-	// of the pipe has gone.
+	// log; nil: none, a foreground launch). It belongs to the launch but
+	// is not a member of its tree (it carries the marker as
+	// logrelay.OfEnv, and runs outside the cgroup): it ends when the
+	// tree's last holder of the pipe has gone, and stop, ps and the next
+	// run end one that outlived its tree (see docs/spec.md).
 	Relay *verify.Fingerprint `json:"relay,omitempty"`
 }
 

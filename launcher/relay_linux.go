@@ -1,14 +1,19 @@
 package launcher
 
 import (
+	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"syscall"
 	"time"
 
 	"github.com/childproof/childproof/internal/logrelay"
+	"github.com/childproof/childproof/internal/pidfd"
+	"github.com/childproof/childproof/proc"
 	"github.com/childproof/childproof/redact"
+	"github.com/childproof/childproof/verify"
 	"golang.org/x/sys/unix"
 )
 
@@ -27,8 +32,10 @@ type output struct {
 
 // startOutput makes the tree's output pipe and starts its reader: in the
 // foreground a goroutine, detached the relay process, each writing logf
-// through the set's masking sink. logf is the reader's from now on.
-func startOutput(logf *os.File, set *redact.Set, detach bool) (*output, error) {
+// through the set's masking sink. logf is the reader's from now on. The
+// relay process carries the launch's marker as logrelay.OfEnv (never as
+// MarkerVar: it is not a member of the tree).
+func startOutput(logf *os.File, set *redact.Set, detach bool, marker string) (*output, error) {
 	r, w, err := os.Pipe()
 	if err != nil {
 		return nil, err
@@ -52,7 +59,7 @@ func startOutput(logf *os.File, set *redact.Set, detach bool) (*output, error) {
 		}()
 		return o, nil
 	}
-	if err := o.startRelay(logf, set); err != nil {
+	if err := o.startRelay(logf, set, marker); err != nil {
 		o.close()
 		r.Close()
 		return nil, err
@@ -63,7 +70,7 @@ func startOutput(logf *os.File, set *redact.Set, detach bool) (*output, error) {
 }
 
 // startRelay starts the relay process on o's read end and logf.
-func (o *output) startRelay(logf *os.File, set *redact.Set) error {
+func (o *output) startRelay(logf *os.File, set *redact.Set, marker string) error {
 	var secrets []logrelay.Secret
 	set.Each(func(name, value string) { secrets = append(secrets, logrelay.Secret{Name: name, Value: value}) })
 	sr, sw, err := os.Pipe()
@@ -77,7 +84,7 @@ func (o *output) startRelay(logf *os.File, set *redact.Set) error {
 		return err
 	}
 	defer rw.Close()
-	cmd := &exec.Cmd{Path: "/proc/self/exe", Args: []string{logrelay.Comm}, Env: []string{logrelay.Env + "=" + logrelay.Mode, "GOMAXPROCS=1"},
+	cmd := &exec.Cmd{Path: "/proc/self/exe", Args: []string{logrelay.Comm}, Env: []string{logrelay.Env + "=" + logrelay.Mode, "GOMAXPROCS=1", logrelay.OfEnv + "=" + marker},
 		Stdin: sr, Stdout: rw, ExtraFiles: []*os.File{o.r, logf}, SysProcAttr: &syscall.SysProcAttr{Setsid: true}}
 	if err := cmd.Start(); err != nil {
 		sw.Close()
@@ -158,7 +165,9 @@ const emptyWait = 250 * time.Millisecond
 
 // finish waits, up to limit, for the reader to reach the pipe's end (the
 // tree is gone: the log is complete), then drops childproof's own hold of
-// the pipe.
+// the pipe. A relay process still there then (something outside the tree
+// holds the pipe) is ended: it logs what the pipe holds and exits on
+// logrelay.EndSignal, and is SIGKILLed if it has not a second later.
 func (o *output) finish(limit time.Duration) {
 	if o == nil {
 		return
@@ -167,6 +176,15 @@ func (o *output) finish(limit time.Duration) {
 	select {
 	case <-o.done:
 	case <-time.After(limit):
+		if o.relay != nil {
+			o.relay.Process.Signal(logrelay.EndSignal)
+			select {
+			case <-o.done:
+			case <-time.After(time.Second):
+				o.relay.Process.Kill()
+				<-o.done
+			}
+		}
 	}
 	o.close()
 }
@@ -201,4 +219,55 @@ func (la *Launch) tail(n int) []string {
 		la.pipe.drain(300 * time.Millisecond)
 	}
 	return Tail(la.LogPath(), n)
+}
+
+// endRelay ends the log relay fp of a launch whose tree is gone, so that
+// no relay outlives its launch. The relay ends by itself at the pipe's
+// end (every holder of the write end gone): that is waited for up to
+// wait, so the tree's last bytes are in the log. A relay still there
+// holds a pipe that something outside the tree keeps open (a process
+// that escaped it): it is sent logrelay.EndSignal, on which it logs what
+// the pipe holds and exits, and SIGKILL if it has not a second later —
+// each through its pidfd, only while fp still matches the recorded relay.
+// It says what it did ("" when no relay was left).
+func endRelay(ctx context.Context, p proc.FS, fp *verify.Fingerprint, wait time.Duration) string {
+	if fp == nil {
+		return ""
+	}
+	fd, live, _ := fp.Open(p)
+	if live != verify.Alive {
+		return ""
+	}
+	defer unix.Close(fd)
+	if pidfd.Wait(ctx, fd, wait) {
+		return ""
+	}
+	how := "ended"
+	unix.PidfdSendSignal(fd, logrelay.EndSignal, nil, 0)
+	if !pidfd.Wait(context.Background(), fd, time.Second) {
+		unix.PidfdSendSignal(fd, unix.SIGKILL, nil, 0)
+		pidfd.Wait(context.Background(), fd, time.Second)
+		how = "killed"
+	}
+	return fmt.Sprintf("its log relay (pid %d) outlived the tree (something outside it still held the output pipe) and was %s", fp.Pid, how)
+}
+
+// collectRelay ends, under the launch's lock (taken without waiting:
+// a launch in progress is left alone), the relay of a launch a census
+// found gone; it says what it did ("" for nothing).
+func (st *State) collectRelay(name string, fp *verify.Fingerprint, p proc.FS) string {
+	if fp == nil || fp.Check(p) != verify.Alive {
+		return ""
+	}
+	lock, err := st.lock(name)
+	if err != nil {
+		return ""
+	}
+	defer lock.unlock()
+	// The record may have changed before the lock was taken: only the
+	// relay it names now is ended.
+	if rec, err := st.Load(name); err != nil || rec.Relay == nil || !rec.Relay.Matches(*fp) {
+		return ""
+	}
+	return endRelay(context.Background(), p, fp, 0)
 }

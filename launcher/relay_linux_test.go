@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/childproof/childproof/verify"
+	"golang.org/x/sys/unix"
 )
 
 // TestDetachedRelay: a detached launch's output goes through its log
@@ -76,5 +77,90 @@ func TestRelayGoneSaid(t *testing.T) {
 	}
 	if es[0].Status != string(verify.Alive) || !strings.Contains(es[0].Note, "log relay (pid "+strconv.Itoa(rec.Relay.Pid)+") is gone") {
 		t.Errorf("census entry: status %q, note %q; want alive and the relay named gone", es[0].Status, es[0].Note)
+	}
+}
+
+// TestRelayEndsWithLaunch: a log relay never outlives its launch, also
+// when something outside the tree keeps the output pipe open (here a
+// process that cleared its environment and left the session: no marker,
+// no cgroup, the documented escape). Launch.Stop, stop (StopRecord) and
+// ps (Census, once the tree is gone) each end it, and the tree's last
+// line is in the log.
+func TestRelayEndsWithLaunch(t *testing.T) {
+	for _, how := range []string{"Launch.Stop", "StopRecord", "Census"} {
+		t.Run(how, func(t *testing.T) {
+			f := newFixture(t)
+			l := f.spec("escaped")
+			pidfile := filepath.Join(t.TempDir(), "escaped.pid")
+			l.Command = append([]string{"sh", "-c", `( env -i setsid sh -c 'echo $$ > "$0"; exec sleep 600' "$0" & ); echo last-words; exec "$@"`, pidfile}, l.Command...)
+			la, err := Start(context.Background(), l, Options{State: f.state, Detach: true, Tracking: Tracking{NoCgroup: true}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { la.Stop(context.Background()) })
+			var escaped int
+			waitFor(t, "the escaped pipe holder", func() bool {
+				b, _ := os.ReadFile(pidfile)
+				escaped, _ = strconv.Atoi(strings.TrimSpace(string(b)))
+				return escaped > 0
+			})
+			t.Cleanup(func() { killEscaped(escaped) })
+			rec := la.Record
+			if rec.Relay == nil {
+				t.Fatal("no relay recorded")
+			}
+			var note string
+			switch how {
+			case "Launch.Stop":
+				if _, err := la.Stop(context.Background()); err != nil {
+					t.Fatal(err)
+				}
+			case "StopRecord":
+				res, err := StopRecord(context.Background(), procDefault, f.state, rec, 5*time.Second)
+				if err != nil {
+					t.Fatal(err)
+				}
+				note = res.Message
+			case "Census":
+				if fd, live, _ := rec.Worker.Open(procDefault); live == verify.Alive {
+					unix.PidfdSendSignal(fd, unix.SIGKILL, nil, 0)
+					unix.Close(fd)
+				}
+				waitFor(t, "the worker to go", func() bool { return rec.Worker.Check(procDefault) != verify.Alive })
+				es, err := Census(procDefault, f.state, true)
+				if err != nil || len(es) != 1 {
+					t.Fatalf("census: %+v, %v", es, err)
+				}
+				if es[0].Status == string(verify.Alive) {
+					t.Errorf("census: a launch whose tree is gone is %q while its relay runs", es[0].Status)
+				}
+				note = es[0].Note
+			}
+			if rec.Relay.Check(procDefault) == verify.Alive {
+				t.Fatalf("%s: the relay (pid %d) outlived the launch", how, rec.Relay.Pid)
+			}
+			if how != "Launch.Stop" && !strings.Contains(note, "log relay (pid "+strconv.Itoa(rec.Relay.Pid)+") outlived the tree") {
+				t.Errorf("%s says %q, want the relay's end said", how, note)
+			}
+			if s, err := procDefault.Stat(escaped); err != nil || s.State == 'Z' {
+				t.Error("the escaped holder, no member of the launch, was signalled")
+			}
+			if b, _ := os.ReadFile(la.LogPath()); !strings.Contains(string(b), "last-words") {
+				t.Errorf("log = %q, want the tree's line", b)
+			}
+		})
+	}
+}
+
+// killEscaped SIGKILLs, through a pidfd, the escaped sleep a test
+// started (only while pid is still a sleep).
+func killEscaped(pid int) {
+	fd, err := unix.PidfdOpen(pid, 0)
+	if err != nil {
+		return
+	}
+	defer unix.Close(fd)
+	if c, _ := procDefault.Comm(pid); c == "sleep" {
+		unix.PidfdSendSignal(fd, unix.SIGKILL, nil, 0)
 	}
 }

@@ -2,8 +2,16 @@
 
 package launcher
 
+import (
+	"github.com/childproof/childproof/proc"
+	"github.com/childproof/childproof/verify"
+)
+
 // output is the tree's output pipe; launching is Linux-only.
 type output struct{}
 
 // tail returns the last n lines of the launch's log.
 func (la *Launch) tail(n int) []string { return Tail(la.LogPath(), n) }
+
+// collectRelay: off Linux no relay runs.
+func (st *State) collectRelay(name string, fp *verify.Fingerprint, p proc.FS) string { return "" }

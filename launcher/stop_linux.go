@@ -41,6 +41,7 @@ func StopRecord(ctx context.Context, p proc.FS, st *State, rec *Record, timeout 
 			}
 			res.Message += fmt.Sprintf("; stopped the %d processes of its tree left %s with %s", n, where, how)
 		}
+		stopRelay(ctx, p, rec, res)
 		markStopped(st, rec, res)
 		removeCgroup(cgroup)
 		return res, nil
@@ -53,6 +54,7 @@ func StopRecord(ctx context.Context, p proc.FS, st *State, rec *Record, timeout 
 			res.Signalled, res.Killed = signalled, killed
 			res.Message += fmt.Sprintf("; stopped the %d processes of its tree left behind", n)
 		}
+		stopRelay(ctx, p, rec, res)
 		markStopped(st, rec, res)
 		removeEmptyCgroup(cgroup)
 		return res, nil
@@ -91,9 +93,24 @@ func StopRecord(ctx context.Context, p proc.FS, st *State, rec *Record, timeout 
 		how = "SIGKILL after " + timeout.String()
 	}
 	res.Message = fmt.Sprintf("%s: stopped the worker (pid %d) and its process group with %s", rec.Name, rec.Worker.Pid, how)
+	stopRelay(ctx, p, rec, res)
 	markStopped(st, rec, res)
 	return res, nil
 }
+
+// stopRelay ends the launch's log relay once its tree is stopped: after
+// the tree's last bytes are in the log (it ends by itself at the pipe's
+// end, waited for up to relayWait), or, when something outside the tree
+// still holds the pipe, by endRelay's signals (said in res.Message).
+func stopRelay(ctx context.Context, p proc.FS, rec *Record, res *StopResult) {
+	if note := endRelay(ctx, p, rec.Relay, relayWait); note != "" {
+		res.Message += "; " + note
+	}
+}
+
+// relayWait bounds how long stop waits for a relay to reach its pipe's
+// end once the tree is gone.
+const relayWait = 2 * time.Second
 
 // stopLeftovers ends what is left of the launch's tree once its worker is
 // gone: the members of its own cgroup, or without one the processes that

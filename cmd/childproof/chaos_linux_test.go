@@ -19,6 +19,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/childproof/childproof/internal/logrelay"
 	"github.com/childproof/childproof/launcher"
 	"github.com/childproof/childproof/launcher/launchertest"
 	"github.com/childproof/childproof/launcher/statedir"
@@ -249,7 +250,7 @@ func chaos(t *testing.T, mode string, dur time.Duration) {
 
 	// The invariant: every marked process is a member of a record ps
 	// shows alive (or unverified), none is in a ptrace stop.
-	checks, marked := 0, len(markedPids(prefix))
+	checks, marked, relays := 0, len(markedPids(prefix)), len(relayPids(prefix))
 	var census []censusEntry
 	for attempt := 0; ; attempt++ {
 		census = chaosPS(t, command(context.Background(), "ps", "--all", "--format", "json"))
@@ -273,7 +274,7 @@ func chaos(t *testing.T, mode string, dur time.Duration) {
 	}
 	var left []int
 	for range 100 {
-		if left = markedPids(prefix); len(left) == 0 {
+		if left = append(markedPids(prefix), relayPids(prefix)...); len(left) == 0 {
 			break
 		}
 		time.Sleep(50 * time.Millisecond)
@@ -282,8 +283,8 @@ func chaos(t *testing.T, mode string, dur time.Duration) {
 	if len(left) > 0 {
 		t.Errorf("after stop of every record, marked processes live on: %v", describePids(left))
 	}
-	t.Logf("chaos (%s, %s): %d sequences, %d commands, %d SIGKILLs, %d invariant checks, %d marked processes and %d records at the end",
-		mode, dur, sequences.Load(), ops.Load(), kills.Load(), checks, marked, len(census))
+	t.Logf("chaos (%s, %s): %d sequences, %d commands, %d SIGKILLs, %d invariant checks, %d marked processes, %d log relays and %d records at the end",
+		mode, dur, sequences.Load(), ops.Load(), kills.Load(), checks, marked, relays, len(census))
 }
 
 func chaosPS(t *testing.T, c *exec.Cmd) []censusEntry {
@@ -316,7 +317,7 @@ func chaosViolations(t *testing.T, e *faultEnv, prefix string, census []censusEn
 		marker := markerOf(pid)
 		name := nameOfMarker(marker)
 		if s.State == 't' {
-			bad = append(bad, fmt.Sprintf("pid %d (%s) is in a ptrace stop", pid, name))
+			bad = append(bad, fmt.Sprintf("pid %d (%s) is in a ptrace stop: %s", pid, name, describeTracer(pid)))
 		}
 		c, ok := byName[name]
 		if !ok || (c.Status != "alive" && c.Status != "unverified") {
@@ -326,7 +327,36 @@ func chaosViolations(t *testing.T, e *faultEnv, prefix string, census []censusEn
 			bad = append(bad, fmt.Sprintf("pid %d (%s) carries marker %s, the record names %s", pid, name, marker, rm))
 		}
 	}
+	// The log relays too: each one alive is its launch's recorded relay,
+	// and that launch is alive (a gone launch's relay is ended).
+	for _, pid := range relayPids(prefix) {
+		if s, err := proc.Default.Stat(pid); err != nil || s.State == 'Z' {
+			continue
+		}
+		marker := envOf(pid, logrelay.OfEnv)
+		name := nameOfMarker(marker)
+		c, ok := byName[name]
+		if !ok || (c.Status != "alive" && c.Status != "unverified") {
+			bad = append(bad, fmt.Sprintf("log relay pid %d (%s, marker %s) lives, but ps says %q", pid, name, marker, c.Status))
+		}
+		if rm, rp := recordedMarker(e.state, name), recordedRelay(e.state, name); rm != marker || rp != pid {
+			bad = append(bad, fmt.Sprintf("log relay pid %d (%s) relays for marker %s, the record names marker %s and relay pid %d", pid, name, marker, rm, rp))
+		}
+	}
 	return bad
+}
+
+// relayPids lists the log relays (childproof-log) of the launches named
+// prefix-….
+func relayPids(prefix string) []int {
+	pids, _ := proc.Default.Pids()
+	var out []int
+	for _, pid := range pids {
+		if strings.HasPrefix(envOf(pid, logrelay.OfEnv), statedir.Encode(prefix)) {
+			out = append(out, pid)
+		}
+	}
+	return out
 }
 
 // markedPids lists the processes whose environ carries a marker of a
@@ -342,13 +372,17 @@ func markedPids(prefix string) []int {
 	return out
 }
 
-func markerOf(pid int) string {
+func markerOf(pid int) string { return envOf(pid, launcher.MarkerVar) }
+
+// envOf returns the value of the (non-secret) variable name in pid's
+// environ, or "".
+func envOf(pid int, name string) string {
 	b, err := proc.Default.EnvironRaw(pid)
 	if err != nil {
 		return ""
 	}
 	for _, kv := range bytes.Split(b, []byte{0}) {
-		if v, ok := bytes.CutPrefix(kv, []byte(launcher.MarkerVar+"=")); ok {
+		if v, ok := bytes.CutPrefix(kv, []byte(name+"=")); ok {
 			return string(v)
 		}
 	}
@@ -361,24 +395,37 @@ func nameOfMarker(m string) string {
 }
 
 // recordedMarker reads the marker a launch's record file names (the
-// record's third line, not authenticated: the test reads what it wrote).
-func recordedMarker(state, name string) string {
+// record's second line, not authenticated: the test reads what it wrote).
+func recordedMarker(state, name string) string { m, _ := recordedTree(state, name); return m }
+
+// recordedRelay reads the pid of the log relay a launch's record names
+// (0: none).
+func recordedRelay(state, name string) int { _, r := recordedTree(state, name); return r }
+
+// recordedTree reads a launch's recorded marker and relay pid.
+func recordedTree(state, name string) (string, int) {
 	f, err := os.Open(filepath.Join(state, "records", statedir.Encode(name)+".json"))
 	if err != nil {
-		return ""
+		return "", 0
 	}
 	defer f.Close()
 	sc := bufio.NewScanner(f)
 	sc.Buffer(nil, 1<<20)
 	var m struct {
 		Marker string `json:"marker"`
+		Relay  *struct {
+			Pid int `json:"pid"`
+		} `json:"relay"`
 	}
 	for i := 0; sc.Scan() && i < 3; i++ {
 		if i == 1 {
 			json.Unmarshal(sc.Bytes(), &m)
 		}
 	}
-	return m.Marker
+	if m.Relay == nil {
+		return m.Marker, 0
+	}
+	return m.Marker, m.Relay.Pid
 }
 
 func describePids(pids []int) string {
@@ -390,11 +437,36 @@ func describePids(pids []int) string {
 	return strings.Join(out, ", ")
 }
 
-// killMarked SIGKILLs, through a pidfd, what the test's launches left.
+// describeTracer says who holds pid in its ptrace stop: the tracer's
+// tid, its process and that process's comm, argv and parent, and where
+// pid sleeps (wchan) — what a ptrace-stop violation needs to be found.
+func describeTracer(pid int) string {
+	field := func(path, key string) string {
+		b, _ := os.ReadFile(path)
+		for _, line := range strings.Split(string(b), "\n") {
+			if v, ok := strings.CutPrefix(line, key+":"); ok {
+				return strings.TrimSpace(v)
+			}
+		}
+		return "?"
+	}
+	wchan, _ := os.ReadFile(fmt.Sprintf("/proc/%d/wchan", pid))
+	comm, _ := proc.Default.Comm(pid)
+	tracer := field(fmt.Sprintf("/proc/%d/status", pid), "TracerPid")
+	tgid := field("/proc/"+tracer+"/status", "Tgid")
+	tcomm, _ := os.ReadFile("/proc/" + tgid + "/comm")
+	argv, _ := os.ReadFile("/proc/" + tgid + "/cmdline")
+	return fmt.Sprintf("comm %s, wchan %s, tracer tid %s of pid %s (%s, argv %q, ppid %s, state %s)", comm, wchan, tracer, tgid,
+		strings.TrimSpace(string(tcomm)), strings.Split(strings.TrimRight(string(argv), "\x00"), "\x00"),
+		field("/proc/"+tgid+"/status", "PPid"), field("/proc/"+tgid+"/status", "State"))
+}
+
+// killMarked SIGKILLs, through a pidfd, what the test's launches left
+// (their log relays too).
 func killMarked(prefix string) {
-	for _, pid := range markedPids(prefix) {
+	for _, pid := range append(markedPids(prefix), relayPids(prefix)...) {
 		if fd, err := unix.PidfdOpen(pid, 0); err == nil {
-			if strings.HasPrefix(markerOf(pid), statedir.Encode(prefix)) {
+			if strings.HasPrefix(markerOf(pid), statedir.Encode(prefix)) || strings.HasPrefix(envOf(pid, logrelay.OfEnv), statedir.Encode(prefix)) {
 				unix.PidfdSendSignal(fd, unix.SIGKILL, nil, 0)
 			}
 			unix.Close(fd)

@@ -13,6 +13,7 @@ import (
 	"errors"
 	"io"
 	"sync/atomic"
+	"syscall"
 
 	"github.com/childproof/childproof/redact"
 )
@@ -22,6 +23,21 @@ const (
 	Env  = "CHILDPROOF_LOG_RELAY"
 	Mode = "1"
 )
+
+// OfEnv names, in the relay's environment, the launch it relays for:
+// OfEnv=MARKER, the launch's marker (launcher.MarkerVar's value). It is
+// not the marker variable itself, so the relay is never taken for a
+// member of the tree; it lets a census of the system's processes match
+// a relay to its launch's record.
+const OfEnv = "CHILDPROOF_LOG_RELAY_OF"
+
+// EndSignal asks the relay to end: it writes what the pipe holds at that
+// moment to the log (masked, as always) without waiting for more, and
+// exits 0. childproof sends it once the launch's tree is gone but the
+// pipe is still held (a process that escaped the tree keeps its write
+// end), so that the relay never outlives its launch and the log still
+// gets the last bytes the tree wrote.
+const EndSignal = syscall.SIGUSR2
 
 // Comm is the relay's argv[0] and comm: ps shows it; it is never a
 // launch's worker.

@@ -2,13 +2,16 @@ package logrelay
 
 import (
 	"encoding/json"
+	"errors"
 	"io"
 	"os"
 	"os/signal"
 	"runtime/debug"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"syscall"
+	"time"
 	"unsafe"
 
 	"github.com/childproof/childproof/redact"
@@ -24,7 +27,8 @@ func init() {
 // its end: they are held in memory only, never in its argv, environment
 // or a file), says "ready" on fd 1 and closes it, then copies the output pipe (fd 3) to the log (fd 4) until
 // the pipe's end. It ignores SIGTERM, SIGINT, SIGHUP and SIGPIPE: only
-// the pipe's end (or SIGKILL) ends it.
+// the pipe's end, EndSignal (what the pipe holds then is still logged)
+// or SIGKILL ends it.
 func Run() int {
 	if name, err := syscall.BytePtrFromString(Comm); err == nil {
 		syscall.RawSyscall(syscall.SYS_PRCTL, syscall.PR_SET_NAME, uintptr(unsafe.Pointer(name)), 0)
@@ -41,16 +45,60 @@ func Run() int {
 		set.Add(s.Name, s.Value)
 	}
 	secrets = nil
+	// The pipe non-blocking: its reads wait in the runtime's poller, so
+	// that EndSignal can cut the wait short (a read deadline).
+	syscall.SetNonblock(3, true)
+	in := &endable{f: os.NewFile(3, "output")}
+	ends := make(chan os.Signal, 1)
+	signal.Notify(ends, EndSignal)
+	go func() {
+		<-ends
+		in.ending.Store(true)
+		in.f.SetReadDeadline(time.Now())
+	}()
 	shed()
 	// Ready: childproof's run may return (what the tree wrote meanwhile
 	// waits in the pipe, which it drains first).
 	os.Stdout.Write([]byte("ready\n"))
 	os.Stdout.Close()
-	in, log := os.NewFile(3, "output"), os.NewFile(4, "log")
-	if Copy(in, log, set, nil) != nil {
+	if Copy(in, os.NewFile(4, "log"), set, nil) != nil {
 		return 1
 	}
 	return 0
+}
+
+// endable is the relay's output pipe: once ending is set (EndSignal),
+// a read returns what the pipe holds without waiting, and its end once
+// it holds nothing.
+type endable struct {
+	f      *os.File
+	ending atomic.Bool
+}
+
+func (e *endable) Read(p []byte) (int, error) {
+	if !e.ending.Load() {
+		n, err := e.f.Read(p)
+		if !errors.Is(err, os.ErrDeadlineExceeded) {
+			return n, err
+		}
+		if n > 0 {
+			return n, nil
+		}
+	}
+	// Ending: the deadline is passed; read the pipe's fd directly,
+	// without waiting (it is non-blocking).
+	rc, err := e.f.SyscallConn()
+	if err != nil {
+		return 0, io.EOF
+	}
+	n := 0
+	rc.Control(func(fd uintptr) {
+		n, _ = syscall.Read(int(fd), p)
+	})
+	if n > 0 {
+		return n, nil
+	}
+	return 0, io.EOF
 }
 
 // shed drops from memory the pages of the program's code (and, for a

@@ -208,3 +208,34 @@ func TestRelayKilled(t *testing.T) {
 		t.Fatal("the write blocked")
 	}
 }
+
+// TestRelayEndSignal: EndSignal ends a relay whose pipe is still held (a
+// process that escaped the tree keeps the write end) — and what was
+// written before it is in the log, masked, not lost.
+func TestRelayEndSignal(t *testing.T) {
+	cmd, w, log := startRelay(t, []Secret{{Name: "K", Value: canary}})
+	defer w.Close()
+	// A pipe that holds it all: the writes never wait for the relay.
+	syscall.Syscall(syscall.SYS_FCNTL, w.Fd(), syscall.F_SETPIPE_SZ, 1<<20)
+	chunk := []byte(strings.Repeat("the last lines, key "+canary+"\n", 1000))
+	for range 20 { // about 0.6 MB: more than one read of the relay
+		if _, err := w.Write(chunk); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := cmd.Process.Signal(EndSignal); err != nil {
+		t.Fatal(err)
+	}
+	// It ends although the write end stays open (a hang is the test's
+	// timeout).
+	if err := cmd.Wait(); err != nil {
+		t.Fatalf("relay: %v", err)
+	}
+	b, err := os.ReadFile(log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := bytes.Repeat(bytes.ReplaceAll(chunk, []byte(canary), []byte("<K>")), 20); !bytes.Equal(b, want) {
+		t.Errorf("log: %d bytes, want the %d written before the end", len(b), len(want))
+	}
+}
