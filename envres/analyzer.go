@@ -163,6 +163,8 @@ type analyzer struct {
 	fieldGen int // counts the chunks fieldBuf was cut from
 	// pass collects the facts the rules with a Run report from.
 	pass Pass
+	// factSeen holds the flow facts recorded (once).
+	factSeen map[factKey]struct{}
 	// shebangWraps are the notes of the shebang of the script runChild
 	// starts next (./F), handed over by command.
 	shebangWraps []wrapNote
@@ -539,56 +541,45 @@ func (a *analyzer) suppressed(f *Finding) bool {
 	return false
 }
 
-// report records a finding at s; findings at the same place and rule are
-// merged (their variables joined).
-func (a *analyzer) report(r *Rule, s Site, msg string, vars ...string) {
-	k := findKey{r.Name, s.Pos}
-	if f, ok := a.findings[k]; ok {
-		for _, v := range vars {
-			if !slices.Contains(f.Variables, v) {
-				f.Variables = append(f.Variables, v)
-			}
+// report records rule r's finding d; findings of one rule at one place
+// are merged (their variables, sources and reads joined; the first
+// message stays).
+func (a *analyzer) report(r *Rule, d Diagnostic) {
+	k := findKey{r.Name, d.At.Pos}
+	f, ok := a.findings[k]
+	if !ok {
+		if len(a.findings) >= maxFindings {
+			return
 		}
-		sort.Strings(f.Variables)
-		return
+		chain := append(append([]Pos(nil), d.At.Chain...), Pos{File: d.At.File, Line: d.At.Line})
+		f = &Finding{Rule: r.Name, Severity: r.Severity, Pos: d.At.Pos, Message: a.loaded.mask(d.Message), Chain: chain}
+		a.findings[k] = f
 	}
-	if len(a.findings) >= maxFindings {
-		return
+	for _, v := range d.Variables {
+		if !slices.Contains(f.Variables, v) {
+			f.Variables = append(f.Variables, v)
+		}
 	}
-	vs := append([]string(nil), vars...)
-	sort.Strings(vs)
-	if a.helperEnd {
-		msg += helperNote
+	sort.Strings(f.Variables)
+	for _, s := range d.Sources {
+		if !slices.Contains(f.Sources, s) {
+			f.Sources = append(f.Sources, s)
+		}
 	}
-	chain := append(append([]Pos(nil), s.Chain...), Pos{File: s.File, Line: s.Line})
-	a.findings[k] = &Finding{Rule: r.Name, Severity: r.Severity, Pos: s.Pos,
-		Message: a.loaded.mask(msg), Variables: vs, Chain: chain}
-}
-
-// noteSource records on the env-file-clobber finding at ev's site which
-// file gave variable name its value.
-func (a *analyzer) noteSource(ev *event, name string, overwritten bool) {
-	f := a.findings[findKey{EnvFileClobber.Name, ev.site.Pos}]
-	if f == nil {
-		return
-	}
-	src := EnvSource{Variable: name, File: ev.file, Generated: ev.file != "" && a.written[ev.file], Overwritten: overwritten}
-	if !slices.Contains(f.Sources, src) {
-		f.Sources = append(f.Sources, src)
+	for _, fr := range d.Reads {
+		if fr.Path != "" && !slices.Contains(f.Reads, fr) {
+			f.Reads = append(f.Reads, fr)
+		}
 	}
 }
 
-// noteReads records on the finding of rule at ev's site the env file the
-// load read.
-func (a *analyzer) noteReads(r *Rule, ev *event) {
+// readOf is the env file ev's load read, as a finding's FileRead (zero
+// when it read none).
+func (a *analyzer) readOf(ev *event) FileRead {
 	if ev.file == "" {
-		return
+		return FileRead{}
 	}
-	f := a.findings[findKey{r.Name, ev.site.Pos}]
-	fr := FileRead{Path: ev.file, Shown: a.display(ev.file)}
-	if f != nil && !slices.Contains(f.Reads, fr) {
-		f.Reads = append(f.Reads, fr)
-	}
+	return FileRead{Path: ev.file, Shown: a.display(ev.file)}
 }
 
 // noteWritten records the files a statement's output redirects write:
@@ -633,7 +624,7 @@ func (a *analyzer) reportParseError(err error, chain []Pos) {
 		return
 	}
 	s := Site{Pos: Pos{File: pe.File, Line: max(pe.Line, 1), Column: max(pe.Column, 1)}, Chain: chain}
-	a.report(ParseErrorRule, s, pe.Msg+": nothing in this file is checked")
+	a.pass.Unparsed = fact(a.pass.Unparsed, Unchecked{At: s, Message: pe.Msg})
 }
 
 // protNames returns the protected variables' names, sorted.

@@ -486,7 +486,7 @@ loop:
 	}
 	if !fs[0].known {
 		if mode == callExec {
-			a.report(DynamicSource, a.siteAt(st, fc, fs[0].pos), "the command exec'd cannot be resolved statically: if it is a script, what it does to the environment is not checked")
+			a.uncheckedAt(a.siteAt(st, fc, fs[0].pos), "the command exec'd cannot be resolved statically: if it is a script, what it does to the environment is not checked")
 		}
 		a.external(st, cst, fc, fs, mode, nohup)
 		a.fixLaunch(st, startSite)
@@ -1005,13 +1005,13 @@ func (a *analyzer) shellCall(st, cst *state, fc *fileCtx, s *syntax.Stmt, fs []f
 		return
 	}
 	if !rest[0].known {
-		a.report(DynamicSource, a.siteAt(st, fc, rest[0].pos), "the script run by "+sh+" cannot be resolved statically: what it does to the environment is not checked")
+		a.uncheckedAt(a.siteAt(st, fc, rest[0].pos), "the script run by "+sh+" cannot be resolved statically: what it does to the environment is not checked")
 		a.external(st, cst, fc, fs, mode, nohup)
 		return
 	}
 	abs := joinPath(cst.cwd, rest[0].s)
 	if abs == "" || !a.isFile(abs) {
-		a.report(DynamicSource, a.siteAt(st, fc, rest[0].pos), "the script run by "+sh+" cannot be found from here ("+rest[0].s+"): what it does to the environment is not checked")
+		a.uncheckedAt(a.siteAt(st, fc, rest[0].pos), "the script run by "+sh+" cannot be found from here ("+rest[0].s+"): what it does to the environment is not checked")
 		a.external(st, cst, fc, fs, mode, nohup)
 		return
 	}
@@ -1040,7 +1040,7 @@ type childSrc struct {
 // runEmbedded analyses a bash -c / su -c string as a child process.
 func (a *analyzer) runEmbedded(st, cst *state, fc *fileCtx, str field, args []field, mode callMode, nohup, allexp bool) {
 	if !str.known {
-		a.report(DynamicSource, a.siteAt(st, fc, str.pos), "the command string cannot be resolved statically: what it does to the environment is not checked")
+		a.uncheckedAt(a.siteAt(st, fc, str.pos), "the command string cannot be resolved statically: what it does to the environment is not checked")
 		a.external(st, cst, fc, []field{str}, mode, nohup)
 		return
 	}
@@ -1052,7 +1052,7 @@ func (a *analyzer) runEmbedded(st, cst *state, fc *fileCtx, str field, args []fi
 		if pe != nil {
 			msg += ": " + pe.Msg
 		}
-		a.report(DynamicSource, a.siteAt(st, fc, str.pos), msg)
+		a.uncheckedAt(a.siteAt(st, fc, str.pos), msg)
 		return
 	}
 	a.runChild(st, cst, fc, str.pos, "", "", &childSrc{file: f, fc: efc}, args, mode, nohup, allexp)

@@ -107,7 +107,7 @@ func (a *analyzer) unresolved(st *state, s Site, what string, isLoad bool) {
 	if what != "" && !strings.Contains(what, "\x00") {
 		msg = "the sourced path cannot be resolved statically (" + what + "…): what it does to the environment is not checked"
 	}
-	a.report(DynamicSource, s, msg)
+	a.uncheckedAt(s, msg)
 }
 
 // sourceFile walks a sourced file in the current shell. With forceLoad
@@ -126,13 +126,13 @@ func (a *analyzer) sourceFile(st *state, s Site, abs, given string, args []field
 			if forceLoad || st.allexport {
 				a.unresolved(st, s, a.display(abs), true)
 			} else {
-				a.report(DynamicSource, s, "the sourced file "+a.display(abs)+" cannot be read: what it does to the environment is not checked")
+				a.uncheckedAt(s, "the sourced file "+a.display(abs)+" cannot be read: what it does to the environment is not checked")
 			}
 		default:
 			// Not shell: read it as an env file.
 			entries, derr := dotenv.ParseAs(pf.name, pf.src, dotenv.Shell, false)
 			if derr != nil && len(entries) == 0 {
-				a.report(DynamicSource, s, "the sourced file "+pe.Error()+": what it does to the environment is not checked")
+				a.uncheckedAt(s, "the sourced file "+pe.Error()+": what it does to the environment is not checked")
 				return
 			}
 			a.entriesLoad(st, s, pf.name, entries, loadOpts{exportAll: exportAll, file: abs})
@@ -215,7 +215,7 @@ func (a *analyzer) dotenvLoad(st *state, s Site, abs string, o loadOpts) {
 	}
 	entries, derr := dotenv.ParseAs(name, src, o.dialect, o.stripCR)
 	if derr != nil {
-		a.report(EnvFileLoad, s, "the env file loaded here does not parse ("+derr.Error()+"): the rest of it is not checked")
+		a.pass.Loads = fact(a.pass.Loads, Load{At: s, ParseError: derr.Error()})
 	}
 	what := name
 	if o.by != "" {

@@ -1,13 +1,12 @@
 package envres
 
 // The split between the walk and the rules, as in go/analysis: the walk
-// (interp.go, commands.go, …) follows every path and records facts; a
-// rule with a Run reports from the facts alone, so adding such a rule is
-// one file (its Rule value and its Run) plus, if it needs a new kind of
-// fact, the line of the walk that records it. The flow rules (the clobber,
-// unset and reset rules, login and interactive shells, dynamic sources)
-// need the abstract state at the point where they are found and are still
-// reported by the walk.
+// (interp.go, commands.go, …) follows every path and records facts — the
+// flow-sensitive ones (a change of a protected variable, a load, a
+// wrapper) where it finds that they reach a worker; every rule reports
+// from the facts alone in its Run, so adding a rule is one file (its Rule
+// value and its Run) plus, if it needs a new kind of fact, the line of the
+// walk that records it. Rules report; the driver (lintreport) formats.
 
 // Site is a place in a file, with the chain of sources, execs and calls
 // that led there.
@@ -36,11 +35,106 @@ type AliasSet struct {
 	Name, Real string
 }
 
+// ChangeKind says how a statement changed a protected variable.
+type ChangeKind string
+
+// The kinds of change.
+const (
+	// ChangeUnset is unset NAME or env -u NAME.
+	ChangeUnset ChangeKind = "unset"
+	// ChangeUnexport is export -n NAME.
+	ChangeUnexport ChangeKind = "unexport"
+	// ChangeAssign is an assignment by the script itself.
+	ChangeAssign ChangeKind = "assign"
+	// ChangeLoad is an env-file load that assigns the name.
+	ChangeLoad ChangeKind = "load"
+	// ChangeFill is a load that fills only unset or empty names, over an
+	// empty override.
+	ChangeFill ChangeKind = "fill"
+)
+
+// Change is a statement that changed a protected variable on a path that
+// reaches a worker.
+type Change struct {
+	// At is the statement (a function's outermost call when the change
+	// is made inside the function; In then says where).
+	At   Site
+	Kind ChangeKind
+	// Var is the protected variable.
+	Var string
+	// Value says what the change gave Var ("a different value", "the
+	// value of X", "… on some paths"); "" for unsets and fills.
+	Value string
+	// Later is set when a later statement changes Var again: this change
+	// does not decide the worker's value.
+	Later bool
+	// Load describes the env file of a load, as written ("" otherwise).
+	Load string
+	// In is " (in function F, file:line)" when the change is made inside
+	// a function, else "".
+	In string
+	// NoWorker is set when the change reaches the end of a file that
+	// starts no worker: it reaches whatever sources the file.
+	NoWorker bool
+	// Source and Read are, for a load, where Var's value comes from and
+	// the env file read (Read.Path "" when none).
+	Source EnvSource
+	Read   FileRead
+}
+
+// Load is an env-file load into the exported environment that reaches a
+// worker, or an env file that does not parse.
+type Load struct {
+	At Site
+	// What describes the file as written ("" when not known).
+	What string
+	// Names are the names the load sets for the worker (not protected
+	// ones: those are Changes), sorted; nil when Unresolved.
+	Names []string
+	// Unresolved is set when the file cannot be resolved statically.
+	Unresolved bool
+	// ParseError is set (to the reason) for an env file that does not
+	// parse; the other fields but At are then zero.
+	ParseError string
+	// In and NoWorker are as in Change.
+	In       string
+	NoWorker bool
+	// Read is the env file read (Path "" when none).
+	Read FileRead
+}
+
+// Wrapper is a wrapper (env -i, sudo, su, a login or interactive shell,
+// a shebang's options) that a worker starts under.
+type Wrapper struct {
+	// Rule is the wrapper's rule: wrapper.EnvReset, wrapper.LoginShell or
+	// wrapper.InteractiveShell.
+	Rule string
+	At   Site
+	// Message says what the wrapper does, by its manual.
+	Message string
+	// Variables are the protected variables it drops or changes.
+	Variables []string
+}
+
+// Unchecked is a place the walk cannot follow: a sourced or exec'd path
+// that is not known statically or cannot be read, or (Pass.Unparsed) a
+// script that does not parse.
+type Unchecked struct {
+	At Site
+	// Message says what is not checked and why.
+	Message string
+}
+
 // Pass holds the facts of one analysis (every script linted) for the
 // rules' Run functions, and reports their findings.
 type Pass struct {
 	// Protected are the protected variables' names, sorted.
 	Protected   []string
+	Changes     []Change
+	Loads       []Load
+	Wrapped     []Wrapper
+	Unchecked   []Unchecked
+	Unparsed    []Unchecked
 	Activations []Activation
 	Background  []Background
 	// Binds are the worker arguments that bind all interfaces.
@@ -53,10 +147,59 @@ type Pass struct {
 	rule *Rule // the rule being run
 }
 
+// Diagnostic is a finding a rule reports (as go/analysis's).
+type Diagnostic struct {
+	At      Site
+	Message string
+	// Variables are the variables the finding is about.
+	Variables []string
+	// Sources and Reads are carried to Finding.Sources and Finding.Reads.
+	Sources []EnvSource
+	Reads   []FileRead
+}
+
 // Report records a finding of the rule being run at a site; findings of
 // one rule at one place are merged (their variables joined).
 func (p *Pass) Report(at Site, msg string, vars ...string) {
-	p.a.report(p.rule, at, msg, vars...)
+	p.a.report(p.rule, Diagnostic{At: at, Message: msg, Variables: vars})
+}
+
+// ReportDiagnostic records d as a finding of the rule being run, merged
+// as Report's.
+func (p *Pass) ReportDiagnostic(d Diagnostic) { p.a.report(p.rule, d) }
+
+// uncheckedAt records a place the walk cannot follow (dynamic-source).
+func (a *analyzer) uncheckedAt(s Site, msg string) {
+	a.pass.Unchecked = fact(a.pass.Unchecked, Unchecked{At: s, Message: msg})
+}
+
+// factKey identifies a flow fact: the walk meets the same change, load
+// or wrapper at every worker point it reaches, and records it once.
+type factKey struct {
+	kind        uint8 // 1 change, 2 load, 3 wrapper
+	at          Pos
+	name, value string
+	flags       uint8
+}
+
+// once reports whether the fact k is new, and records it.
+func (a *analyzer) once(k factKey) bool {
+	if _, ok := a.factSeen[k]; ok {
+		return false
+	}
+	if a.factSeen == nil {
+		a.factSeen = map[factKey]struct{}{}
+	}
+	a.factSeen[k] = struct{}{}
+	return true
+}
+
+// flag is 1 when b is set.
+func flag(b bool) uint8 {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 // maxFacts bounds each kind of fact, as maxFindings bounds findings.
@@ -78,9 +221,7 @@ func (a *analyzer) runRules() {
 		a.pass.Protected = append(a.pass.Protected, p.name)
 	}
 	for _, r := range Rules() {
-		if r.Run != nil {
-			a.pass.rule = r
-			r.Run(&a.pass)
-		}
+		a.pass.rule = r
+		r.Run(&a.pass)
 	}
 }

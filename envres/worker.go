@@ -56,17 +56,15 @@ func (a *analyzer) workerPoint(st *state, cmd *cmdRef) {
 		for _, ev := range evs {
 			names := groups[ev]
 			sort.Strings(names)
-			a.report(EnvFileLoad, ev.site, ev.what+" is loaded into the exported environment: it sets "+
-				strings.Join(names, ", ")+" for the worker, over anything the caller exported"+ev.note, names...)
-			a.noteReads(EnvFileLoad, ev)
+			if a.once(factKey{2, ev.site.Pos, ev.what, strings.Join(names, ","), flag(a.helperEnd)}) {
+				a.pass.Loads = fact(a.pass.Loads, Load{At: ev.site, What: ev.what, Names: names, In: ev.note, NoWorker: a.helperEnd, Read: a.readOf(ev)})
+			}
 		}
 	}
 	for _, ev := range st.pending {
-		what := "the env file loaded here"
-		if ev.what != "" {
-			what = "the env file loaded here (" + ev.what + ")"
+		if a.once(factKey{2, ev.site.Pos, ev.what, "", flag(a.helperEnd) | 2}) {
+			a.pass.Loads = fact(a.pass.Loads, Load{At: ev.site, What: ev.what, Unresolved: true, In: ev.note, NoWorker: a.helperEnd})
 		}
-		a.report(EnvFileLoad, ev.site, what+" cannot be resolved statically: the names it sets reach the worker unchecked"+ev.note)
 	}
 }
 
@@ -138,30 +136,23 @@ func (a *analyzer) checkProtected(p *protVar, vs varState) {
 	for _, ev := range vs.origins {
 		switch ev.kind {
 		case evUnset:
-			a.report(UnsetProtected, ev.site, "unset removes protected variable "+p.name+" before the worker"+ev.note, p.name)
+			a.change(ev, p.name, ChangeUnset, "", false)
 		case evUnexport:
-			a.report(UnsetProtected, ev.site, "export -n removes protected variable "+p.name+" from the worker's environment"+ev.note, p.name)
+			a.change(ev, p.name, ChangeUnexport, "", false)
 		case evLoad:
 			if ok || ev.unresolved {
 				continue
 			}
 			if ev.fill == fillUnsetOrEmpty && p.known && p.value == "" {
-				a.report(EnvFileClobber, ev.site, ev.what+" is loaded only into names that are unset or empty, and the override of protected variable "+
-					p.name+" is empty: the worker gets the file's value, not the override"+ev.note, p.name)
-				a.noteSource(ev, p.name, false)
-				a.noteReads(EnvFileClobber, ev)
+				a.change(ev, p.name, ChangeFill, "", false)
 				continue
 			}
-			a.report(EnvFileClobber, ev.site, ev.what+" is loaded into the exported environment and assigns protected variable "+
-				p.name+" "+a.describe(p, ev, vs, desc)+": the worker gets the file's value, not the override"+ev.note, p.name)
-			a.noteSource(ev, p.name, false)
-			a.noteReads(EnvFileClobber, ev)
+			a.change(ev, p.name, ChangeLoad, a.describe(p, ev, vs, desc), false)
 		case evAssign:
 			if ok {
 				continue
 			}
-			a.report(AssignClobber, ev.site, "the script assigns exported protected variable "+p.name+" "+a.describe(p, ev, vs, desc)+
-				" before the worker: the override is lost"+ev.note, p.name)
+			a.change(ev, p.name, ChangeAssign, a.describe(p, ev, vs, desc), false)
 		}
 	}
 	for _, ev := range vs.earlier {
@@ -173,16 +164,28 @@ func (a *analyzer) checkProtected(p *protVar, vs varState) {
 		switch ev.kind {
 		case evLoad:
 			if !ev.unresolved {
-				a.report(EnvFileClobber, ev.site, ev.what+" is loaded into the exported environment and assigns protected variable "+
-					p.name+" "+d+"; a later statement changes it again"+ev.note, p.name)
-				a.noteSource(ev, p.name, true)
-				a.noteReads(EnvFileClobber, ev)
+				a.change(ev, p.name, ChangeLoad, d, true)
 			}
 		case evAssign:
-			a.report(AssignClobber, ev.site, "the script assigns exported protected variable "+p.name+" "+d+
-				"; a later statement changes it again"+ev.note, p.name)
+			a.change(ev, p.name, ChangeAssign, d, true)
 		}
 	}
+}
+
+// change records that ev changed protected variable name on the way to a
+// worker: how says what value it gave; later, that a later statement
+// changes it again.
+func (a *analyzer) change(ev *event, name string, kind ChangeKind, how string, later bool) {
+	generated := ev.file != "" && a.written[ev.file]
+	if !a.once(factKey{1, ev.site.Pos, name, string(kind) + "\x00" + how, flag(later) | flag(a.helperEnd)<<1 | flag(generated)<<2}) {
+		return
+	}
+	c := Change{At: ev.site, Kind: kind, Var: name, Value: how, Later: later, Load: ev.what, In: ev.note, NoWorker: a.helperEnd}
+	if kind == ChangeLoad || kind == ChangeFill {
+		c.Source = EnvSource{Variable: name, File: ev.file, Generated: generated, Overwritten: later}
+		c.Read = a.readOf(ev)
+	}
+	a.pass.Changes = fact(a.pass.Changes, c)
 }
 
 // protSnapshot returns the protected variables of st.

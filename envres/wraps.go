@@ -1,6 +1,9 @@
 package envres
 
-import "path/filepath"
+import (
+	"path/filepath"
+	"strings"
+)
 
 // wrapNote is a wrapper finding that holds only if the worker runs under
 // the wrapper (contract §4): a wrapped command that runs and returns
@@ -34,7 +37,14 @@ func (a *analyzer) reportWraps(ws []wrapNote, returns bool) {
 		if returns && !w.always {
 			continue
 		}
-		a.report(w.rule, w.site, w.msg, w.vars...)
+		a.wrapped(w)
+	}
+}
+
+// wrapped records that a worker starts under the wrapper of w.
+func (a *analyzer) wrapped(w wrapNote) {
+	if a.once(factKey{3, w.site.Pos, w.rule.Name, w.msg + "\x00" + strings.Join(w.vars, ","), 0}) {
+		a.pass.Wrapped = fact(a.pass.Wrapped, Wrapper{Rule: w.rule.Name, At: w.site, Message: w.msg, Variables: w.vars})
 	}
 }
 
@@ -43,7 +53,7 @@ func (a *analyzer) reportWraps(ws []wrapNote, returns bool) {
 func (a *analyzer) reportAlways(ws []wrapNote) {
 	for _, w := range ws {
 		if w.always {
-			a.report(w.rule, w.site, w.msg, w.vars...)
+			a.wrapped(w)
 		}
 	}
 }
