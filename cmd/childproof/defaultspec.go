@@ -6,6 +6,8 @@ import (
 	"io/fs"
 	"os"
 	"strings"
+
+	"github.com/childproof/childproof/schema"
 )
 
 // defaultSpecFile is the spec a command uses when given none, from the
@@ -34,7 +36,7 @@ func specOrDefault(args []string) (string, error) {
 // the name of the spec's selected launch.
 func (a *app) launchNameArg(ctx context.Context, args, vars []string) (string, error) {
 	name, err := specOrDefault(args)
-	if err != nil || !isSpecArg(name) {
+	if err != nil || !schema.IsSpecArg(name) {
 		return name, err
 	}
 	_, l, err := a.loadLaunch(ctx, name, vars)

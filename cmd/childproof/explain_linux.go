@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -10,6 +9,7 @@ import (
 	"github.com/childproof/childproof/launcher"
 	"github.com/childproof/childproof/lintreport"
 	"github.com/childproof/childproof/redact"
+	"github.com/childproof/childproof/schema"
 	"github.com/childproof/childproof/verify"
 	"github.com/spf13/cobra"
 )
@@ -67,7 +67,7 @@ func (a *app) explain(ctx context.Context, pid int, vars, args []string) error {
 	names := args
 	title := fmt.Sprintf("pid %d", pid)
 	if pid == 0 {
-		if len(args) == 1 && !isSpecArg(args[0]) && !recorded(st, args[0]) {
+		if len(args) == 1 && !schema.IsSpecArg(args[0]) && !recorded(st, args[0]) {
 			// explain VAR: VAR of childproof.hcl's launch.
 			spec, err := specOrDefault(nil)
 			if err != nil {
@@ -87,15 +87,9 @@ func (a *app) explain(ctx context.Context, pid int, vars, args []string) error {
 			return err
 		}
 		names = args[1:]
-		rec, err := st.Load(l.Name)
-		if errors.Is(err, launcher.ErrUntrusted) {
-			return a.launchErr(err)
-		}
+		rec, err := st.LoadRunning(l.Name, v.Proc)
 		if err != nil {
-			return &exitError{code: exitNotRecorded, err: fmt.Errorf("no launch of %q is recorded in %s", l.Name, st.Dir), hint: "'childproof ps --all' lists the recorded launches"}
-		}
-		if live := rec.Worker.Check(v.Proc); live != verify.Alive {
-			return exitf(exitExited, "the recorded worker of %q (pid %d) is %s", l.Name, rec.Worker.Pid, live)
+			return a.recordErr(err, "'childproof ps --all' lists the recorded launches")
 		}
 		// The same check verify SPEC makes: its root, worker, intended
 		// digests and exec-time evidence.

@@ -62,7 +62,7 @@ each written atomically, with the round's log kept beside it (the last 20 rounds
 				return err
 			}
 			name := args[0]
-			if isSpecArg(name) {
+			if schema.IsSpecArg(name) {
 				_, l, err := a.loadLaunch(c.Context(), name, vars)
 				if err != nil {
 					return err

@@ -97,27 +97,26 @@ func maskFor(st *launcher.State, l *schema.Launch, rec *launcher.Record, pids ..
 	return s
 }
 
-// recordedSpecArg resolves a NAME|SPEC[:NAME] argument: a SPEC[:NAME] is
-// returned as it is (rec nil); a recorded launch NAME becomes SPEC:NAME of
-// the spec file its record names, with the record. A NAME with no record
-// (and no such spec file) is exit 5, as for every command that acts on a
-// recorded launch.
+// recordedSpecArg resolves a NAME|SPEC[:NAME] argument
+// (launcher.State.SpecArg): a recorded launch NAME becomes SPEC:NAME of
+// the spec file its record names. A NAME with no record (and no such spec
+// file) is exit 5, as for every command that acts on a recorded launch.
 func (a *app) recordedSpecArg(st *launcher.State, arg string) (string, *launcher.Record, error) {
-	if isSpecArg(arg) {
-		return arg, nil, nil
-	}
-	rec, err := st.Load(arg)
-	if errors.Is(err, launcher.ErrUntrusted) {
-		return "", nil, a.launchErr(err)
-	}
+	spec, rec, err := st.SpecArg(arg)
 	if err != nil {
-		return "", nil, notRecorded(fmt.Errorf("no launch %q is recorded in %s, and %s is no spec file", arg, st.Dir, arg),
-			"'childproof ps --all' lists the recorded launches; a first launch is 'childproof run SPEC'")
+		return "", nil, a.recordErr(err, "'childproof ps --all' lists the recorded launches; a first launch is 'childproof run SPEC'")
 	}
-	if rec.SpecPath == "" {
-		return "", nil, &exitError{code: exitUsage, err: fmt.Errorf("the record of %q names no spec file", arg), hint: "pass the spec: SPEC:" + arg}
+	return spec, rec, nil
+}
+
+// recordErr is the exit error of a failure to find a recorded launch:
+// not recorded (exit 5, with hint), else as launchErr.
+func (a *app) recordErr(err error, hint string) error {
+	var le *launcher.Error
+	if errors.As(err, &le) && le.Kind == launcher.KindNotRecorded {
+		return notRecorded(errors.New(le.Msg), hint)
 	}
-	return rec.SpecPath + ":" + rec.Name, rec, nil
+	return a.launchErr(err)
 }
 
 // recorded reports whether the state dir holds a record of name (one that

@@ -23,28 +23,6 @@ import (
 // parsing SPEC[:NAME], the --var flag, loading the spec and reporting its
 // diagnostics.
 
-// specArg is a parsed SPEC[:NAME] argument.
-type specArg struct {
-	// Path is the spec file's path as given.
-	Path string
-	// Name is the selected launch, empty for none.
-	Name string
-}
-
-// parseSpecArg splits SPEC[:NAME]. An argument that names an existing file
-// is a path, even when it holds a ':'. Otherwise it splits at the last ':'
-// when what follows looks like a launch name (no '/').
-func parseSpecArg(arg string) specArg {
-	if _, err := os.Stat(arg); err == nil {
-		return specArg{Path: arg}
-	}
-	i := strings.LastIndexByte(arg, ':')
-	if i <= 0 || i == len(arg)-1 || strings.ContainsRune(arg[i+1:], '/') {
-		return specArg{Path: arg}
-	}
-	return specArg{Path: arg[:i], Name: arg[i+1:]}
-}
-
 // addVarFlag registers --var K=V (repeatable) on c.
 func addVarFlag(c *cobra.Command, vars *[]string) {
 	c.Flags().StringArrayVar(vars, "var", nil, "set a spec variable, `K=V` (repeatable; a number stays a number)")
@@ -53,7 +31,7 @@ func addVarFlag(c *cobra.Command, vars *[]string) {
 // loadedSpec is a loaded spec with its warnings, not yet printed.
 type loadedSpec struct {
 	file     *schema.File
-	arg      specArg
+	arg      schema.SpecArg
 	files    map[string]*hcl.File
 	warnings hcl.Diagnostics
 }
@@ -63,7 +41,7 @@ type loadedSpec struct {
 // stdout; they return silentExit(2). Warnings are left to the caller
 // (see warn), which knows which launches were selected.
 func (a *app) loadSpec(ctx context.Context, arg string, vars []string) (*loadedSpec, error) {
-	sa := parseSpecArg(arg)
+	sa := schema.ParseSpecArg(arg)
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
@@ -265,15 +243,4 @@ func lowerFirst(s string) string {
 	}
 	r[0] = unicode.ToLower(r[0])
 	return string(r)
-}
-
-// isSpecArg reports whether arg names a spec file (SPEC or SPEC:NAME)
-// rather than a launch name.
-func isSpecArg(arg string) bool {
-	sa := parseSpecArg(arg)
-	if strings.HasSuffix(sa.Path, ".hcl") {
-		return true
-	}
-	fi, err := os.Stat(sa.Path)
-	return err == nil && !fi.IsDir()
 }

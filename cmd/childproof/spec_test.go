@@ -13,32 +13,6 @@ import (
 	"github.com/hashicorp/hcl/v2"
 )
 
-func TestParseSpecArg(t *testing.T) {
-	dir := t.TempDir()
-	withColon := filepath.Join(dir, "a:b.hcl")
-	if err := os.WriteFile(withColon, []byte("x"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	cases := []struct {
-		in   string
-		want specArg
-	}{
-		{"spec.hcl", specArg{Path: "spec.hcl"}},
-		{"spec.hcl:api", specArg{Path: "spec.hcl", Name: "api"}},
-		{"dir/spec.hcl:api", specArg{Path: "dir/spec.hcl", Name: "api"}},
-		{"a:b/spec.hcl", specArg{Path: "a:b/spec.hcl"}},
-		{"spec.hcl:", specArg{Path: "spec.hcl:"}},
-		{":api", specArg{Path: ":api"}},
-		{withColon, specArg{Path: withColon}},
-		{withColon + ":web", specArg{Path: withColon, Name: "web"}},
-	}
-	for _, c := range cases {
-		if diff := cmp.Diff(c.want, parseSpecArg(c.in)); diff != "" {
-			t.Errorf("parseSpecArg(%q) (-want +got):\n%s", c.in, diff)
-		}
-	}
-}
-
 func TestLoadLaunch(t *testing.T) {
 	dir := t.TempDir()
 	multi := filepath.Join(dir, "multi.hcl")

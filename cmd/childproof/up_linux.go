@@ -74,7 +74,7 @@ func specAndNames(args []string) (string, []string, error) {
 // loadOrder loads SPEC and returns the launches named (SPEC:NAME or NAMEs,
 // default all) in start order (stop, for down).
 func (a *app) loadOrder(ctx context.Context, arg string, names, vars []string, stop bool) (*schema.File, []*schema.Launch, error) {
-	sa := parseSpecArg(arg)
+	sa := schema.ParseSpecArg(arg)
 	if sa.Name != "" {
 		names = append([]string{sa.Name}, names...)
 		arg = sa.Path

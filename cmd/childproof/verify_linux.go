@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"slices"
 	"strconv"
@@ -195,26 +194,14 @@ func (a *app) verifySpec(ctx context.Context, arg string, vars []string) error {
 	if err != nil {
 		return err
 	}
-	rec, err := st.Load(l.Name)
-	if errors.Is(err, launcher.ErrUntrusted) {
-		return a.launchErr(err)
-	}
-	if err != nil {
-		return &exitError{code: exitNotRecorded, err: fmt.Errorf("no launch of %q is recorded in %s", l.Name, st.Dir), hint: "start it with 'childproof run --detach " + arg + "'"}
-	}
 	v := &verify.Verifier{State: st, ShowValues: a.showValues}
-	if live := rec.Worker.Check(v.Proc); live != verify.Alive {
-		return exitf(exitExited, "the recorded worker of %q (pid %d) is %s", l.Name, rec.Worker.Pid, live)
+	rec, err := st.LoadRunning(l.Name, v.Proc)
+	if err != nil {
+		return a.recordErr(err, "start it with 'childproof run --detach "+arg+"'")
 	}
 	// The intended values are the ones the launch was started with (spec
 	// env, run --set, inherited required names), recorded as digests.
-	chk := launcher.RecordedCheck(l, rec, v.Proc)
-	r := v.Verify(ctx, chk)
-	launcher.VerifyRanks(ctx, v, chk, rec, r)
-	launcher.CheckUser(v.Proc, l, rec.Worker.Pid, r)
-	if n := launcher.EqualMatchesNote(v.Proc, l, chk.Worker, nil, nil); n != "" {
-		r.Notes = append(r.Notes, n)
-	}
+	r := launcher.VerifyRecorded(ctx, v, l, rec)
 	r.Mask(maskFor(st, l, rec))
 	return a.finishVerify(r)
 }

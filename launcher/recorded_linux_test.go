@@ -1,0 +1,90 @@
+package launcher
+
+import (
+	"context"
+	"errors"
+	"path/filepath"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/childproof/childproof/schema"
+	"github.com/childproof/childproof/verify"
+)
+
+// TestRecorded: SpecArg and LoadRunning find a recorded launch (or say
+// why not, by outcome and kind), and VerifyRecorded proves it by its
+// recorded evidence against the spec.
+func TestRecorded(t *testing.T) {
+	f := newFixture(t)
+	l := f.spec("api")
+	l.SpecPath = "/srv/childproof.hcl"
+	if _, err := f.start(t, l, true); err != nil {
+		t.Fatal(err)
+	}
+	bare := &schema.Launch{Name: "bare", Command: []string{filepath.Join(f.bin, "mock-srv"), "helper", "sleep"}}
+	bareLa, err := f.start(t, bare, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	type outcome struct {
+		Spec    string
+		Record  string // the record's name, "" for none
+		Outcome Outcome
+		Kind    verify.Kind
+	}
+	of := func(spec string, rec *Record, err error) outcome {
+		o := outcome{Spec: spec}
+		if rec != nil {
+			o.Record = rec.Name
+		}
+		var e *Error
+		if errors.As(err, &e) {
+			o.Outcome, o.Kind = e.Outcome, e.Kind
+		} else if err != nil {
+			t.Errorf("err = %v, want an *Error", err)
+		}
+		return o
+	}
+	for _, tc := range []struct {
+		arg  string
+		want outcome
+	}{
+		{"api", outcome{Spec: "/srv/childproof.hcl:api", Record: "api"}},
+		{"other.hcl:api", outcome{Spec: "other.hcl:api"}},
+		{"missing", outcome{Outcome: Invalid, Kind: KindNotRecorded}},
+		{"bare", outcome{Outcome: Invalid, Kind: KindUsage}}, // its record names no spec file
+	} {
+		spec, rec, err := f.state.SpecArg(tc.arg)
+		if diff := cmp.Diff(tc.want, of(spec, rec, err)); diff != "" {
+			t.Errorf("SpecArg(%q) (-want +got):\n%s", tc.arg, diff)
+		}
+	}
+
+	rec, err := f.state.LoadRunning("api", procDefault)
+	if err != nil {
+		t.Fatal(err)
+	}
+	v := &verify.Verifier{State: f.state}
+	if r := VerifyRecorded(context.Background(), v, l, rec); !r.Verified || r.Worker == nil || r.Worker.Pid != rec.Worker.Pid {
+		t.Errorf("VerifyRecorded: %+v", r)
+	}
+	// The spec's require is judged: a required name the worker lacks.
+	strict := *l
+	strict.Require = append([]string{"NOT_PASSED"}, l.Require...)
+	if r := VerifyRecorded(context.Background(), v, &strict, rec); r.Verified || !r.Has(verify.KindEnvMissing) || r.ExitCode != verify.CodeVerify {
+		t.Errorf("VerifyRecorded with NOT_PASSED required: %+v", r)
+	}
+
+	_, err = f.state.LoadRunning("missing", procDefault)
+	if diff := cmp.Diff(outcome{Outcome: Invalid, Kind: KindNotRecorded}, of("", nil, err)); diff != "" {
+		t.Errorf("LoadRunning of no record (-want +got):\n%s", diff)
+	}
+	if _, err := bareLa.Stop(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	_, err = f.state.LoadRunning("bare", procDefault)
+	if diff := cmp.Diff(outcome{Outcome: Exited, Kind: verify.KindExited}, of("", nil, err)); diff != "" {
+		t.Errorf("LoadRunning of a stopped launch (-want +got):\n%s", diff)
+	}
+}
