@@ -1,6 +1,10 @@
 package lintreport
 
-import "github.com/childproof/childproof/envres"
+import (
+	"github.com/hashicorp/hcl/v2"
+
+	"github.com/childproof/childproof/envres"
+)
 
 // Diagnostic is a problem of a spec (an HCL diagnostic) that `check`
 // writes in every format next to the lint findings: SARIF and GitHub
@@ -36,4 +40,25 @@ func (d Diagnostic) rule() string {
 		return SpecRule
 	}
 	return d.Rule
+}
+
+// FromHCL converts a spec's HCL diagnostics: a no-op alias is the
+// noop-alias rule, anything else SpecRule; the subject, when there is one,
+// is the range. Nil for no diagnostics.
+func FromHCL(diags hcl.Diagnostics) []Diagnostic {
+	var out []Diagnostic
+	for _, d := range diags {
+		rd := Diagnostic{Rule: SpecRule, Severity: envres.SeverityError, Summary: d.Summary, Detail: d.Detail}
+		if d.Severity == hcl.DiagWarning {
+			rd.Severity = envres.SeverityWarning
+		}
+		if d.Summary == "No-op alias" {
+			rd.Rule = "noop-alias"
+		}
+		if r := d.Subject; r != nil {
+			rd.File, rd.Line, rd.Column, rd.EndLine, rd.EndColumn = r.Filename, r.Start.Line, r.Start.Column, r.End.Line, r.End.Column
+		}
+		out = append(out, rd)
+	}
+	return out
 }

@@ -112,7 +112,7 @@ func (a *app) check(ctx context.Context, arg string, vars []string, strict bool)
 	}
 	merged := envres.Merge(results...)
 	if !text {
-		opts := lintreport.Options{Color: a.color(a.stdout), ToolVersion: lintToolVersion(), Diagnostics: reportDiagnostics(a.specWarnings)}
+		opts := lintreport.Options{Color: a.color(a.stdout), ToolVersion: lintToolVersion(), Diagnostics: lintreport.FromHCL(a.specWarnings)}
 		if err := lintreport.Write(a.stdout, a.format, merged, opts); err != nil {
 			return err
 		}

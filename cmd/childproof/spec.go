@@ -12,7 +12,6 @@ import (
 	"strings"
 	"unicode"
 
-	"github.com/childproof/childproof/envres"
 	"github.com/childproof/childproof/lintreport"
 	"github.com/childproof/childproof/schema"
 	"github.com/hashicorp/hcl/v2"
@@ -63,7 +62,7 @@ func (a *app) loadSpec(ctx context.Context, arg string, vars []string) (*loadedS
 		case "sarif", "github":
 			// check and lint: the spec's problems are results with ranges,
 			// so that code scanning and annotations show them.
-			_ = lintreport.Write(a.stdout, a.format, nil, lintreport.Options{Diagnostics: reportDiagnostics(diags), ToolVersion: lintToolVersion()})
+			_ = lintreport.Write(a.stdout, a.format, nil, lintreport.Options{Diagnostics: lintreport.FromHCL(diags), ToolVersion: lintToolVersion()})
 			if a.format == "sarif" {
 				a.writeDiagnostics(a.stderr, files, diags)
 			}
@@ -204,31 +203,11 @@ func (a *app) writeDiagnostics(w io.Writer, files map[string]*hcl.File, diags hc
 func (a *app) writeDiagnosticsJSON(w io.Writer, diags hcl.Diagnostics) {
 	out := struct {
 		Diagnostics []lintreport.Diagnostic `json:"diagnostics"`
-	}{Diagnostics: reportDiagnostics(diags)}
+	}{Diagnostics: lintreport.FromHCL(diags)}
 	if out.Diagnostics == nil {
 		out.Diagnostics = []lintreport.Diagnostic{}
 	}
 	_ = lintreport.JSON(w, out)
-}
-
-// reportDiagnostics converts HCL diagnostics for lintreport: a no-op
-// alias is the noop-alias rule, anything else the spec rule.
-func reportDiagnostics(diags hcl.Diagnostics) []lintreport.Diagnostic {
-	var out []lintreport.Diagnostic
-	for _, d := range diags {
-		rd := lintreport.Diagnostic{Rule: lintreport.SpecRule, Severity: envres.SeverityError, Summary: d.Summary, Detail: d.Detail}
-		if d.Severity == hcl.DiagWarning {
-			rd.Severity = envres.SeverityWarning
-		}
-		if d.Summary == "No-op alias" {
-			rd.Rule = "noop-alias"
-		}
-		if r := d.Subject; r != nil {
-			rd.File, rd.Line, rd.Column, rd.EndLine, rd.EndColumn = r.Filename, r.Start.Line, r.Start.Column, r.End.Line, r.End.Column
-		}
-		out = append(out, rd)
-	}
-	return out
 }
 
 func oneLine(s string) string { return strings.ReplaceAll(s, "\n", " ") }
