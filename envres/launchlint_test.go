@@ -1,33 +1,15 @@
-package envres_test
+package envres
 
 import (
 	"context"
 	"errors"
-	"os"
 	"path/filepath"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/childproof/childproof/envres"
 	"github.com/childproof/childproof/schema"
 )
-
-// writeTree writes files below a new temporary directory and returns it.
-func writeTree(t *testing.T, files map[string]string) string {
-	t.Helper()
-	dir := t.TempDir()
-	for name, body := range files {
-		p := filepath.Join(dir, name)
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(body), 0o755); err != nil {
-			t.Fatal(err)
-		}
-	}
-	return dir
-}
 
 // loadLaunch loads dir/spec.hcl's launch name as check does (env() of an
 // unset variable is an unknown value, a missing program a warning).
@@ -126,7 +108,7 @@ launch "resource-unknown" {
 	}
 	for _, tc := range tests {
 		t.Run(tc.launch, func(t *testing.T) {
-			res, err := envres.LintLaunch(context.Background(), loadLaunch(t, dir, tc.launch, nil))
+			res, err := LintLaunch(context.Background(), loadLaunch(t, dir, tc.launch, nil))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -140,8 +122,8 @@ launch "resource-unknown" {
 			if diff := cmp.Diff(tc.files, res.Files); diff != "" {
 				t.Errorf("files (-want +got):\n%s", diff)
 			}
-			if _, ok := res.Sources[envres.CommandFile]; ok {
-				t.Errorf("Sources still holds %s", envres.CommandFile)
+			if _, ok := res.Sources[CommandFile]; ok {
+				t.Errorf("Sources still holds %s", CommandFile)
 			}
 		})
 	}
@@ -152,10 +134,10 @@ func TestLintLaunchParseError(t *testing.T) {
 		"spec.hcl":  "launch \"a\" {\n  dispatch = [\"broken.sh\"]\n}\n",
 		"broken.sh": "#!/bin/bash\nif then\n",
 	})
-	_, err := envres.LintLaunch(context.Background(), loadLaunch(t, dir, "a", nil))
-	var pe *envres.ParseError
+	_, err := LintLaunch(context.Background(), loadLaunch(t, dir, "a", nil))
+	var pe *ParseError
 	if !errors.As(err, &pe) {
-		t.Fatalf("err = %v, want a *envres.ParseError", err)
+		t.Fatalf("err = %v, want a *ParseError", err)
 	}
 	if pe.Line != 2 {
 		t.Errorf("parse error at line %d, want 2", pe.Line)
@@ -163,32 +145,32 @@ func TestLintLaunchParseError(t *testing.T) {
 }
 
 func TestMergeAndCount(t *testing.T) {
-	a := &envres.Result{Files: []string{"a.sh", "b.sh"}, Findings: []envres.Finding{
-		{Rule: "r2", Severity: envres.SeverityWarning, Pos: envres.Pos{File: "b.sh", Line: 1, Column: 1}, Message: "m"},
-		{Rule: "r1", Severity: envres.SeverityError, Pos: envres.Pos{File: "a.sh", Line: 4, Column: 2}, Message: "m"},
+	a := &Result{Files: []string{"a.sh", "b.sh"}, Findings: []Finding{
+		{Rule: "r2", Severity: SeverityWarning, Pos: Pos{File: "b.sh", Line: 1, Column: 1}, Message: "m"},
+		{Rule: "r1", Severity: SeverityError, Pos: Pos{File: "a.sh", Line: 4, Column: 2}, Message: "m"},
 	}, Sources: map[string][]byte{"a.sh": []byte("first")}}
-	b := &envres.Result{Files: []string{"b.sh", "c.sh"}, Findings: []envres.Finding{
-		{Rule: "r2", Severity: envres.SeverityWarning, Pos: envres.Pos{File: "b.sh", Line: 1, Column: 1}, Message: "m"},
-		{Rule: "r1", Severity: envres.SeverityError, Pos: envres.Pos{File: "a.sh", Line: 1, Column: 2}, Message: "m"},
+	b := &Result{Files: []string{"b.sh", "c.sh"}, Findings: []Finding{
+		{Rule: "r2", Severity: SeverityWarning, Pos: Pos{File: "b.sh", Line: 1, Column: 1}, Message: "m"},
+		{Rule: "r1", Severity: SeverityError, Pos: Pos{File: "a.sh", Line: 1, Column: 2}, Message: "m"},
 	}, Sources: map[string][]byte{"a.sh": []byte("second"), "c.sh": []byte("c")}}
-	got := envres.Merge(a, nil, b)
-	want := &envres.Result{Files: []string{"a.sh", "b.sh", "c.sh"}, Findings: []envres.Finding{
-		{Rule: "r1", Severity: envres.SeverityError, Pos: envres.Pos{File: "a.sh", Line: 1, Column: 2}, Message: "m"},
-		{Rule: "r1", Severity: envres.SeverityError, Pos: envres.Pos{File: "a.sh", Line: 4, Column: 2}, Message: "m"},
-		{Rule: "r2", Severity: envres.SeverityWarning, Pos: envres.Pos{File: "b.sh", Line: 1, Column: 1}, Message: "m"},
+	got := Merge(a, nil, b)
+	want := &Result{Files: []string{"a.sh", "b.sh", "c.sh"}, Findings: []Finding{
+		{Rule: "r1", Severity: SeverityError, Pos: Pos{File: "a.sh", Line: 1, Column: 2}, Message: "m"},
+		{Rule: "r1", Severity: SeverityError, Pos: Pos{File: "a.sh", Line: 4, Column: 2}, Message: "m"},
+		{Rule: "r2", Severity: SeverityWarning, Pos: Pos{File: "b.sh", Line: 1, Column: 1}, Message: "m"},
 	}, Sources: map[string][]byte{"a.sh": []byte("first"), "c.sh": []byte("c")}}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("Merge (-want +got):\n%s", diff)
 	}
 	for _, tc := range []struct {
-		res         *envres.Result
+		res         *Result
 		errs, warns int
-	}{{nil, 0, 0}, {&envres.Result{}, 0, 0}, {got, 2, 1}} {
+	}{{nil, 0, 0}, {&Result{}, 0, 0}, {got, 2, 1}} {
 		if e, w := tc.res.Count(); e != tc.errs || w != tc.warns {
 			t.Errorf("Count() = %d, %d, want %d, %d", e, w, tc.errs, tc.warns)
 		}
 	}
-	if diff := cmp.Diff(&envres.Result{Findings: []envres.Finding{}, Files: []string{}}, envres.Merge()); diff != "" {
+	if diff := cmp.Diff(&Result{Findings: []Finding{}, Files: []string{}}, Merge()); diff != "" {
 		t.Errorf("Merge() (-want +got):\n%s", diff)
 	}
 }

@@ -19,7 +19,9 @@ type at struct {
 	Vars string
 }
 
-func lintFiles(t *testing.T, files map[string]string, cfg Config) (*Result, error) {
+// writeTree writes files (executable) below a new temporary directory and
+// returns it.
+func writeTree(t *testing.T, files map[string]string) string {
 	t.Helper()
 	dir := t.TempDir()
 	for name, body := range files {
@@ -31,7 +33,12 @@ func lintFiles(t *testing.T, files map[string]string, cfg Config) (*Result, erro
 			t.Fatal(err)
 		}
 	}
-	cfg.Dir = dir
+	return dir
+}
+
+func lintFiles(t *testing.T, files map[string]string, cfg Config) (*Result, error) {
+	t.Helper()
+	cfg.Dir = writeTree(t, files)
 	if cfg.Scripts == nil && cfg.Argv == nil {
 		cfg.Scripts = []string{"run.sh"}
 	}

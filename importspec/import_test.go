@@ -20,6 +20,16 @@ type listed struct {
 	Todo      bool
 }
 
+// writeFiles writes files (executable) into dir.
+func writeFiles(t *testing.T, dir string, files map[string]string) {
+	t.Helper()
+	for name, body := range files {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
 func TestImport(t *testing.T) {
 	t.Chdir(t.TempDir())
 	scripts := map[string]string{
@@ -28,15 +38,11 @@ func TestImport(t *testing.T) {
 		"quiet.sh":     "#!/bin/bash\nif [ -t 1 ]; then echo starting; fi\nexec ./srv --port 8000\n",
 		"broken.sh":    "#!/bin/bash\nif then\n",
 	}
-	for name, body := range scripts {
-		if err := os.WriteFile(name, []byte(body), 0o755); err != nil {
-			t.Fatal(err)
-		}
-	}
 	wd, err := os.Getwd()
 	if err != nil {
 		t.Fatal(err)
 	}
+	writeFiles(t, wd, scripts)
 	tests := []struct {
 		script, name string
 		wantName     string
@@ -109,11 +115,7 @@ func TestCheck(t *testing.T) {
 		"run.sh":      "#!/bin/bash\nset -a\n. ./.env\nset +a\nexec ./srv\n",
 		".env":        "KEY=other\n",
 	}
-	for name, body := range files {
-		if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o755); err != nil {
-			t.Fatal(err)
-		}
-	}
+	writeFiles(t, dir, files)
 	bad := importspec.Check(context.Background(), filepath.Join(dir, "bad.hcl"))
 	if bad.OK() || !bad.Diagnostics.HasErrors() || bad.Lint != nil {
 		t.Errorf("bad.hcl: OK %v, diagnostics %v, lint %+v; want an error and no lint", bad.OK(), bad.Diagnostics, bad.Lint)
