@@ -222,7 +222,7 @@ func preflight(ctx context.Context, v *verify.Verifier, st *State, l *schema.Lau
 			rec, _ := st.Load(l.Name)
 			if rec != nil && (rec.Stopped == nil && slices.Contains(h.Pids, rec.Worker.Pid) && rec.Worker.Check(v.Proc) == verify.Alive || leftOver(v.Proc, rec, h.Pids)) {
 				if l.OnStale == "replace" {
-					res, err := StopRecord(ctx, v.Proc, st, rec, 10*time.Second)
+					res, err := StopRecord(ctx, v.Proc, st, rec, DefaultStopGrace)
 					if err != nil {
 						return err
 					}

@@ -11,7 +11,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/childproof/childproof/launcher/statedir"
 	"github.com/childproof/childproof/proc"
@@ -228,7 +227,7 @@ func guardPrevious(ctx context.Context, p proc.FS, st *State, l *schema.Launch, 
 		what = membersNote(members)
 	}
 	if l.OnStale == "replace" {
-		res, err := StopRecord(ctx, p, st, rec, 10*time.Second)
+		res, err := StopRecord(ctx, p, st, rec, DefaultStopGrace)
 		if err != nil {
 			return err
 		}

@@ -11,6 +11,11 @@ import (
 	"github.com/childproof/childproof/proc"
 )
 
+// DefaultStopGrace is the stop grace of a launch whose
+// Options.StopGrace is zero: SIGKILL 10 s after SIGTERM, the default of
+// 'childproof stop --timeout' too.
+const DefaultStopGrace = 10 * time.Second
+
 // Options tune Start. The zero value starts a foreground launch recorded
 // in the default state dir, with the caller's environment, a cgroup where
 // one can be made, exec-time capture, and values kept out of reports.
@@ -53,8 +58,11 @@ type Options struct {
 	// all must pass within the spec's Ready.Timeout. The zero value adds
 	// none.
 	Ready Readiness
-	// StopGrace is how long Stop waits after SIGTERM before it SIGKILLs
-	// what is left, when Stop's context has no deadline; zero: 10s.
+	// StopGrace bounds how long a stop of the launch waits, after
+	// SIGTERM, for the tree to exit before it SIGKILLs what is left (as
+	// exec.Cmd.WaitDelay bounds the wait after Cancel): Stop's, when its
+	// context has no deadline, and Relaunch's of the previous launch.
+	// Zero: DefaultStopGrace.
 	StopGrace time.Duration
 	EnvInput
 	Tracking

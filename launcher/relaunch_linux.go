@@ -235,9 +235,6 @@ type RelaunchOptions struct {
 	// again) instead of carrying the baseline round's forward; 0: carry
 	// the baseline round's.
 	Round int
-	// StopTimeout bounds the wait after SIGTERM to the previous launch
-	// before SIGKILL; zero means 10s.
-	StopTimeout time.Duration
 	// Rollback: when the relaunch fails after the previous launch was
 	// stopped, relaunch round RollbackResult.From again at once (its own
 	// round, detached; RelaunchResult.Rollback says how it went).
@@ -392,9 +389,9 @@ func relaunch(ctx context.Context, l *schema.Launch, opts RelaunchOptions) (*Lau
 			Hint: "run the relaunch again"}
 	}
 
-	timeout := opts.StopTimeout
+	timeout := opts.StopGrace
 	if timeout <= 0 {
-		timeout = 10 * time.Second
+		timeout = DefaultStopGrace
 	}
 	if prev.Stopped == nil {
 		sr, err := StopRecord(ctx, p, st, prev, timeout)

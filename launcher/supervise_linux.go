@@ -98,11 +98,11 @@ func (la *Launch) NoteRestart(n, code int) error {
 }
 
 // Stop SIGTERMs the tree, waits until it is gone or ctx is done (without
-// a deadline: Options.StopGrace, else 10s), then SIGKILLs what is left. It returns once the
+// a deadline: Options.StopGrace, else DefaultStopGrace), then SIGKILLs what is left. It returns once the
 // root is reaped, saying what it did; a second Stop (or one after Wait)
 // says what the first did.
 func (la *Launch) Stop(ctx context.Context) (*StopResult, error) {
-	grace := 10 * time.Second
+	grace := DefaultStopGrace
 	if la.opts.StopGrace > 0 {
 		grace = la.opts.StopGrace
 	}

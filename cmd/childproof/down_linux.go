@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/childproof/childproof/launcher"
 	"github.com/childproof/childproof/launcher/group"
 	"github.com/childproof/childproof/lintreport"
 	"github.com/childproof/childproof/proc"
@@ -45,7 +46,7 @@ an invalid spec, or the exit status of the first stop that failed.`,
 		},
 	}
 	addVarFlag(c, &vars)
-	c.Flags().DurationVar(&timeout, "timeout", 10*time.Second, "how long to wait after SIGTERM before SIGKILL, per launch")
+	c.Flags().DurationVar(&timeout, "timeout", launcher.DefaultStopGrace, "how long to wait after SIGTERM before SIGKILL, per launch")
 	return c
 }
 

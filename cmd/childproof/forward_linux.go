@@ -15,7 +15,7 @@ import (
 // forwarded SIGINT or SIGTERM, and then after SIGTERM, before the next
 // step (run), and each launch after SIGTERM before SIGKILL when up stops
 // them (group.Supervision.WaitDelay): the default of 'stop --timeout'.
-var foregroundStopGrace = 10 * time.Second
+var foregroundStopGrace = launcher.DefaultStopGrace
 
 // signalForwarder forwards the caller's signals to a foreground launch's
 // process group, as docker run and up do, and makes sure a stop request

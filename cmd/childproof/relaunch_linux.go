@@ -94,7 +94,7 @@ launch of NAME is recorded, 6 locked.`,
 	c.Flags().BoolVar(&rollback, "rollback", false, "when the relaunch fails after the previous launch was stopped, relaunch that launch's round again at once (its own round, detached)")
 	c.Flags().BoolVar(&inEnvFile, "in-env-file", false, "write each --set value that an env file of the dispatch chain would clobber into that env file, in place (the lint's env-file-clobber finding names it); --unset and --round put it back")
 	c.Flags().BoolVar(&noLint, "no-lint", false, "relaunch even when the dispatch chain's lint finds an error")
-	c.Flags().DurationVar(&timeout, "timeout", 10*time.Second, "how long to wait after SIGTERM to the previous launch before SIGKILL")
+	c.Flags().DurationVar(&timeout, "timeout", launcher.DefaultStopGrace, "how long to wait after SIGTERM to the previous launch before SIGKILL")
 	return c
 }
 
@@ -146,8 +146,8 @@ func (a *app) relaunch(ctx context.Context, arg string, ra relaunchArgs) error {
 	if err != nil {
 		return err
 	}
-	opts := launcher.RelaunchOptions{StopTimeout: timeout, Unset: ra.unsets, Round: ra.round, InEnvFile: inEnv, Rollback: ra.rollback,
-		Options: launcher.Options{Audience: launcher.ForCLI, State: st, Detach: detach, Tracking: launcher.Tracking{Subreaper: !detach}, EnvInput: launcher.EnvInput{Set: set, SecretSet: secretSet}, ShowValues: a.showValues, Provenance: launcher.Provenance{Command: "relaunch"}}}
+	opts := launcher.RelaunchOptions{Unset: ra.unsets, Round: ra.round, InEnvFile: inEnv, Rollback: ra.rollback,
+		Options: launcher.Options{Audience: launcher.ForCLI, StopGrace: timeout, State: st, Detach: detach, Tracking: launcher.Tracking{Subreaper: !detach}, EnvInput: launcher.EnvInput{Set: set, SecretSet: secretSet}, ShowValues: a.showValues, Provenance: launcher.Provenance{Command: "relaunch"}}}
 	if f != nil {
 		opts.SpecHash = f.Hash
 	}

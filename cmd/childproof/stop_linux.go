@@ -51,7 +51,7 @@ are stopped all the same and stop exits 2, saying so.`,
 		},
 	}
 	addVarFlag(c, &vars)
-	c.Flags().DurationVar(&timeout, "timeout", 10*time.Second, "how long to wait after SIGTERM before SIGKILL")
+	c.Flags().DurationVar(&timeout, "timeout", launcher.DefaultStopGrace, "how long to wait after SIGTERM before SIGKILL")
 	return c
 }
 

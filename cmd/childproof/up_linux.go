@@ -10,9 +10,7 @@ import (
 
 	"github.com/childproof/childproof/launcher"
 	"github.com/childproof/childproof/launcher/group"
-	"github.com/childproof/childproof/proc"
 	"github.com/childproof/childproof/schema"
-	"github.com/childproof/childproof/verify"
 	"github.com/spf13/cobra"
 )
 
@@ -249,13 +247,7 @@ func (a *app) restart(ctx context.Context, l *schema.Launch, opts launcher.Optio
 // warnDependencies warns, for run, when a launch depends on launches that
 // are not running: run starts only the one launch.
 func (a *app) warnDependencies(st *launcher.State, l *schema.Launch) {
-	var down []string
-	for _, d := range l.DependsOn {
-		rec, err := st.Load(d)
-		if err != nil || rec.Stopped != nil || rec.Worker.Check(proc.Default) != verify.Alive {
-			down = append(down, d)
-		}
-	}
+	down := group.NotRunning(st, l.DependsOn...)
 	if len(down) == 0 {
 		return
 	}

@@ -159,7 +159,7 @@ func (g *Group) Down(ctx context.Context) ([]*launcher.StopResult, error) {
 // down is Down with each launch's SIGKILL delay: within, when it is not
 // zero (a deadline of its own for each launch, so that the last one is
 // given as long as the first); zero: ctx's deadline, else the launch's
-// own (Options.StopGrace, else 10s).
+// own (Options.StopGrace, else launcher.DefaultStopGrace).
 func (g *Group) down(ctx context.Context, within time.Duration) ([]*launcher.StopResult, error) {
 	var res []*launcher.StopResult
 	var errs []error

@@ -233,7 +233,8 @@ func TestDownRecorded(t *testing.T) {
 
 // TestRunning: a launch recorded from this very spec (same path, same
 // hash) whose worker verifies is running; another hash, or a stopped
-// launch, is not.
+// launch, is not. NotRunning names an unrecorded launch, and db once it
+// is stopped.
 func TestRunning(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
@@ -254,8 +255,14 @@ func TestRunning(t *testing.T) {
 	if _, ok := group.Running(t.Context(), st, db, "h2", false); ok {
 		t.Error("a changed spec counts as running")
 	}
+	if got := group.NotRunning(st, "nope", "db"); strings.Join(got, ",") != "nope" {
+		t.Errorf("NotRunning while db runs: %v", got)
+	}
 	la.Stop(context.Background())
 	if _, ok := group.Running(t.Context(), st, db, "h1", false); ok {
 		t.Error("a stopped launch counts as running")
+	}
+	if got := group.NotRunning(st, "nope", "db"); strings.Join(got, ",") != "nope,db" {
+		t.Errorf("NotRunning once db stopped: %v", got)
 	}
 }

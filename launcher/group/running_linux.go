@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/childproof/childproof/launcher"
+	"github.com/childproof/childproof/proc"
 	"github.com/childproof/childproof/redact"
 	"github.com/childproof/childproof/schema"
 	"github.com/childproof/childproof/verify"
@@ -37,4 +38,18 @@ func Running(ctx context.Context, st *launcher.State, l *schema.Launch, specHash
 	mask.Merge(st.Masker(rec))
 	r.Mask(mask)
 	return r, r.Verified
+}
+
+// NotRunning returns those of names whose recorded launch in st is not
+// running — no readable record, stopped, or its worker no longer alive —
+// in the order given: `run` warns that a launch's dependencies are down.
+func NotRunning(st *launcher.State, names ...string) []string {
+	var out []string
+	for _, n := range names {
+		rec, err := st.Load(n)
+		if err != nil || rec.Stopped != nil || rec.Worker.Check(proc.Default) != verify.Alive {
+			out = append(out, n)
+		}
+	}
+	return out
 }

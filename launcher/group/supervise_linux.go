@@ -46,7 +46,7 @@ type Supervision struct {
 	// launch that failed), before it is SIGKILLed: the launches are
 	// stopped one after the other, in reverse start order, each with a
 	// WaitDelay of its own. Zero: each launch's Options.StopGrace, else
-	// 10s.
+	// launcher.DefaultStopGrace.
 	WaitDelay time.Duration
 }
 

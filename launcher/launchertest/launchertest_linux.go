@@ -11,7 +11,6 @@ import (
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/childproof/childproof/internal/testsupport"
 	"github.com/childproof/childproof/launcher"
@@ -22,7 +21,7 @@ import (
 // StopTimeout is the cleanup's default wait after SIGTERM before it
 // SIGKILLs what is left of the tree; Options.StopGrace sets another per
 // call (a server that ignores SIGTERM: a second, say).
-const StopTimeout = 10 * time.Second
+const StopTimeout = launcher.DefaultStopGrace
 
 // inlineMax bounds the copy of a failed launch's log printed into the
 // test log when its output was not streamed there and -artifacts is off.
