@@ -1,11 +1,14 @@
 package launcher
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
+	"strconv"
+	"strings"
 	"syscall"
 	"time"
 
@@ -139,6 +142,7 @@ func (o *output) drain(limit time.Duration) {
 	// Then until the pipe is empty, at most emptyWait: a worker that
 	// never stops writing never lets it empty.
 	end := time.Now().Add(min(limit, emptyWait))
+	var lastQuiet quiet
 	for time.Now().Before(end) {
 		select {
 		case <-o.done:
@@ -149,14 +153,82 @@ func (o *output) drain(limit time.Duration) {
 			return
 		}
 		n, err := unix.IoctlGetInt(o.probe, unix.TIOCINQ)
-		if err == nil && n == 0 && (o.relay != nil || o.stats.Reading.Load()) {
-			if o.relay != nil {
+		if err == nil && n == 0 && o.relay != nil {
+			// Empty: the relay has read it all. It has written it all
+			// once it is seen idle twice, with no read or write between.
+			q := relayQuiet(o.relay.Process.Pid)
+			if !q.known {
 				time.Sleep(5 * time.Millisecond) // its last write
+				return
 			}
+			if q.idle && q == lastQuiet {
+				return
+			}
+			lastQuiet = q
+		} else if err == nil && n == 0 && o.stats.Reading.Load() {
 			return
+		} else {
+			lastQuiet = quiet{}
 		}
-		time.Sleep(2 * time.Millisecond)
+		// 200 µs: time.Sleep does not return in under about a millisecond.
+		unix.Nanosleep(&unix.Timespec{Nsec: int64(200 * time.Microsecond)}, nil)
 	}
+}
+
+// quiet is what the kernel says of the relay process at one moment.
+type quiet struct {
+	known bool // its /proc files could be read
+	// idle: every thread sleeps (state S): none runs or waits for a
+	// core, so no goroutine of it is between a read and its write.
+	idle bool
+	// syscr and syscw count its read and write calls (/proc/PID/io).
+	syscr, syscw uint64
+}
+
+// relayQuiet reads the relay's thread states and its read and write
+// counts. The relay reads its pipe, writes what it read to the log, then
+// reads again (Copy); after the last bytes it waits in the runtime's
+// poller, every thread asleep. A relay idle at two looks with the same
+// counts between them, with the pipe empty, has written everything the
+// tree wrote before the first look: a goroutine that holds bytes it read
+// runs (state R, also while it waits for a core) until it has written
+// them, and a write in between changes syscw.
+func relayQuiet(pid int) quiet {
+	dir := "/proc/" + strconv.Itoa(pid)
+	var q quiet
+	b, err := os.ReadFile(dir + "/io")
+	if err != nil {
+		return q
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		k, v, _ := strings.Cut(line, ": ")
+		switch k {
+		case "syscr":
+			q.syscr, _ = strconv.ParseUint(v, 10, 64)
+		case "syscw":
+			q.syscw, _ = strconv.ParseUint(v, 10, 64)
+		}
+	}
+	tasks, err := os.ReadDir(dir + "/task")
+	if err != nil || len(tasks) == 0 {
+		return q
+	}
+	q.known, q.idle = true, true
+	for _, t := range tasks {
+		st, err := os.ReadFile(dir + "/task/" + t.Name() + "/stat")
+		if err != nil {
+			return quiet{}
+		}
+		// PID (COMM) STATE …: the state follows the last ')'.
+		i := bytes.LastIndexByte(st, ')')
+		if i < 0 || i+2 >= len(st) {
+			return quiet{}
+		}
+		if st[i+2] != 'S' {
+			q.idle = false
+		}
+	}
+	return q
 }
 
 // emptyWait bounds how long drain waits for the pipe to empty once the

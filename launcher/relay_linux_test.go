@@ -2,6 +2,8 @@ package launcher
 
 import (
 	"context"
+	"fmt"
+	"github.com/childproof/childproof/redact"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -162,5 +164,48 @@ func killEscaped(pid int) {
 	defer unix.Close(fd)
 	if c, _ := procDefault.Comm(pid); c == "sleep" {
 		unix.PidfdSendSignal(fd, unix.SIGKILL, nil, 0)
+	}
+}
+
+// TestRelayDrainSeesIdle: drain knows from the kernel that the relay has
+// written what it read (its threads asleep, no read or write between two
+// looks), not from a fixed pause, and the log then holds every line the
+// tree wrote before it.
+func TestRelayDrainSeesIdle(t *testing.T) {
+	logf, err := os.Create(filepath.Join(t.TempDir(), "out.log"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	o, err := startOutput(logf, redact.New(), true, newMarker("drain"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		o.close()
+		<-o.done
+	}()
+	<-o.ready
+	for end := time.Now().Add(10 * time.Second); ; time.Sleep(time.Millisecond) {
+		q := relayQuiet(o.relay.Process.Pid)
+		if !q.known {
+			t.Fatal("the relay's /proc files cannot be read: drain would fall back to a fixed pause")
+		}
+		if q.idle {
+			break
+		}
+		if time.Now().After(end) {
+			t.Fatal("the relay waiting for output was never seen idle")
+		}
+	}
+	for i := range 100 {
+		fmt.Fprintf(o.w, "line %d\n", i)
+	}
+	o.drain(10 * time.Second)
+	b, err := os.ReadFile(logf.Name())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasSuffix(string(b), "line 99\n") || strings.Count(string(b), "\n") != 100 {
+		t.Errorf("log after drain = %q, want the 100 lines written before it", b)
 	}
 }
