@@ -690,9 +690,11 @@ func isDigits(s string) bool {
 func (a *analyzer) envWrapper(st *state, cst **state, fc *fileCtx, fs []field, fork func()) ([]field, bool) {
 	i := 1
 	envSite := a.siteAt(st, fc, fs[0].pos)
-	reset := false
+	reset, afterEnd := false, false
 	var snap map[string]varState // protected names before -i
 	passed := map[string]bool{}
+	var strs [2]string
+	var effects []wrapper.EnvArg
 	// env -i NAME="$NAME" … passes names on: only the protected names it
 	// does not pass are dropped.
 	defer func() {
@@ -733,63 +735,70 @@ func (a *analyzer) envWrapper(st *state, cst **state, fc *fileCtx, fs []field, f
 			}
 			break
 		}
-		o := x.s
-		switch {
-		case o == "-i" || o == "-" || o == "--ignore-environment":
-			fork()
-			if !reset {
-				snap = a.protSnapshot(*cst)
-				// Only what env itself passes is left.
-				for name, v := range (*cst).vars.all() {
-					if v.exp != triNo {
-						(*cst).set(name, varState{v: value{k: vUnset}, exp: triNo})
+		next := i + 1
+		if !afterEnd && i+1 < len(fs) && !fs[i+1].known {
+			strs[1] = "" // a value not known statically
+		} else if i+1 < len(fs) {
+			strs[1] = fs[i+1].s
+		}
+		strs[0] = x.s
+		args := strs[:min(2, len(fs)-i)]
+		effects, next = wrapper.NextEnvArg(args, 0, afterEnd, effects[:0])
+		next += i
+		for _, e := range effects {
+			at := fs[i+e.Arg]
+			switch e.Kind {
+			case wrapper.EnvIgnore:
+				fork()
+				if !reset {
+					snap = a.protSnapshot(*cst)
+					// Only what env itself passes is left.
+					for name, v := range (*cst).vars.all() {
+						if v.exp != triNo {
+							(*cst).set(name, varState{v: value{k: vUnset}, exp: triNo})
+						}
 					}
 				}
-			}
-			reset = true
-			i++
-		case o == "-u" || o == "--unset":
-			if i+1 < len(fs) && fs[i+1].known {
+				reset = true
+			case wrapper.EnvUnset:
+				if at.known {
+					fork()
+					a.unsetName(*cst, e.Value, a.siteAt(st, fc, at.pos))
+				}
+			case wrapper.EnvChdir:
 				fork()
-				a.unsetName(*cst, fs[i+1].s, a.siteAt(st, fc, fs[i+1].pos))
-			}
-			i += 2
-		case strings.HasPrefix(o, "--unset="):
-			fork()
-			a.unsetName(*cst, strings.TrimPrefix(o, "--unset="), a.siteAt(st, fc, x.pos))
-			i++
-		case strings.HasPrefix(o, "-u") && len(o) > 2 && !strings.HasPrefix(o, "--"):
-			fork()
-			a.unsetName(*cst, o[2:], a.siteAt(st, fc, x.pos))
-			i++
-		case o == "-C" || o == "--chdir":
-			if i+1 < len(fs) {
-				fork()
-				if fs[i+1].known {
-					(*cst).cwd = joinPath((*cst).cwd, fs[i+1].s)
+				if at.known {
+					(*cst).cwd = joinPath((*cst).cwd, e.Value)
 				} else {
 					(*cst).cwd = ""
 				}
+			case wrapper.EnvSplit:
+				if !at.known {
+					break
+				}
+				// env -S STRING: its words are env's arguments in its place.
+				words := wrapper.SplitEnvString(e.Value)
+				split := make([]field, 0, len(words)+len(fs)-next)
+				for _, w := range words {
+					split = append(split, field{s: w, known: true, pos: at.pos, v: lit(w)})
+				}
+				fs = append(append(append([]field(nil), fs[:next]...), split...), fs[next:]...)
+			case wrapper.EnvEnd:
+				afterEnd = true
+			case wrapper.EnvSet:
+				fork()
+				n := e.Value
+				v := lit(x.s[len(n)+1:])
+				if f := valueAfterEq(&evaluator{a: a, st: st, fc: fc}, x.word, n); f != nil {
+					v = f.v
+				}
+				a.assign(*cst, fc, n, v, true, x.pos, false)
+				passed[n] = true
+			case wrapper.EnvCommand:
+				return fs[i:], false
 			}
-			i += 2
-		case o == "--":
-			i++
-			return fs[i:], i >= len(fs)
-		case strings.HasPrefix(o, "-"):
-			i++
-		case strings.Contains(o, "=") && validName(o[:strings.IndexByte(o, '=')]):
-			fork()
-			n := o[:strings.IndexByte(o, '=')]
-			v := lit(o[len(n)+1:])
-			if f := valueAfterEq(&evaluator{a: a, st: st, fc: fc}, x.word, n); f != nil {
-				v = f.v
-			}
-			a.assign(*cst, fc, n, v, true, x.pos, false)
-			passed[n] = true
-			i++
-		default:
-			return fs[i:], false
 		}
+		i = next
 	}
 	if i >= len(fs) {
 		return nil, true

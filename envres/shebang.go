@@ -36,14 +36,13 @@ func shebangInvocation(src []byte) shebangOpts {
 	}
 	rest := fields[1:]
 	if filepath.Base(fields[0]) == "env" {
-		// env [-S] [-i] [NAME=VALUE]… SHELL [OPTS]
-		for i, f := range rest {
-			if strings.HasPrefix(f, "-") || strings.Contains(f, "=") {
-				continue
-			}
-			fields, rest = rest[i:], rest[i+1:]
-			break
+		// env [-S] [-i] [NAME=VALUE]… SHELL [OPTS], by env's own parser.
+		eo, n := wrapper.ParseEnvArgs(rest)
+		fields = append(eo.Command, rest[n:]...)
+		if len(fields) == 0 {
+			return o
 		}
+		rest = fields[1:]
 	}
 	if !wrapper.IsShell(fields[0]) {
 		return o

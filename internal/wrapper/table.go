@@ -254,69 +254,215 @@ func Lookup(argv []string) (Effect, bool) {
 type EnvOptions struct {
 	Ignore bool     // -i, -, --ignore-environment
 	Unset  []string // -u NAME, -uNAME, --unset=NAME
-	Set    []string // NAME=VALUE operands
+	Set    []string // NAME=VALUE operands (the names)
 	Chdir  string   // -C DIR, --chdir=DIR
+	// Command is the start of the command when -S STRING holds it
+	// (#!/usr/bin/env -S bash -l): the words of STRING after its options
+	// and operands; the rest of the command follows at the returned index.
+	Command []string
 }
 
-// ParseEnvArgs reads env's options and NAME=VALUE operands and returns
-// them with the index in args where the command starts.
-func ParseEnvArgs(args []string) (EnvOptions, int) {
-	var o EnvOptions
-	i := 0
-	for i < len(args) {
-		a := args[i]
+// EnvArgKind is what one of env's arguments is.
+type EnvArgKind uint8
+
+// The kinds of env arguments.
+const (
+	EnvCommand EnvArgKind = iota // the command starts here
+	EnvIgnore                    // -i, -, --ignore-environment
+	EnvUnset                     // -u NAME: Value is NAME
+	EnvChdir                     // -C DIR: Value is DIR
+	EnvSplit                     // -S STRING, --split-string=STRING: Value is STRING
+	EnvSet                       // NAME=VALUE: Value is NAME
+	EnvEnd                       // --: operands and the command follow
+	EnvOption                    // another option (-0, -v, --debug …)
+)
+
+// EnvArg is one effect of an argument of env.
+type EnvArg struct {
+	Kind  EnvArgKind
+	Value string
+	// Arg is the index of the argument that holds Value (the option's
+	// own, or the next one for -u NAME).
+	Arg int
+}
+
+// NextEnvArg reads env's argument args[i] (and, for an option that takes
+// a value in the next argument, args[i+1]) in every form env accepts —
+// clustered (-iu NAME), attached (-uNAME, -SSTRING), long with "=" or a
+// separate value — appending its effects to out. It returns the index of
+// the next argument. A NAME=VALUE operand is EnvSet; the first other
+// operand is EnvCommand (next = i). After "--" (EnvEnd) only operands
+// follow: the caller reads them with afterEnd set.
+func NextEnvArg(args []string, i int, afterEnd bool, out []EnvArg) ([]EnvArg, int) {
+	a := args[i]
+	value := func(k EnvArgKind) ([]EnvArg, int) {
+		if i+1 < len(args) {
+			return append(out, EnvArg{k, args[i+1], i + 1}), i + 2
+		}
+		return append(out, EnvArg{Kind: EnvOption, Arg: i}), i + 1
+	}
+	switch {
+	case isAssign(a):
+		return append(out, EnvArg{EnvSet, a[:strings.IndexByte(a, '=')], i}), i + 1
+	case afterEnd:
+		return append(out, EnvArg{Kind: EnvCommand, Arg: i}), i
+	case a == "--":
+		return append(out, EnvArg{Kind: EnvEnd, Arg: i}), i + 1
+	case a == "-" || a == "--ignore-environment":
+		return append(out, EnvArg{Kind: EnvIgnore, Arg: i}), i + 1
+	case a == "--unset":
+		return value(EnvUnset)
+	case a == "--chdir":
+		return value(EnvChdir)
+	case a == "--split-string":
+		return value(EnvSplit)
+	case strings.HasPrefix(a, "--unset="):
+		return append(out, EnvArg{EnvUnset, a[len("--unset="):], i}), i + 1
+	case strings.HasPrefix(a, "--chdir="):
+		return append(out, EnvArg{EnvChdir, a[len("--chdir="):], i}), i + 1
+	case strings.HasPrefix(a, "--split-string="):
+		return append(out, EnvArg{EnvSplit, a[len("--split-string="):], i}), i + 1
+	case strings.HasPrefix(a, "--"):
+		return append(out, EnvArg{Kind: EnvOption, Arg: i}), i + 1
+	case strings.HasPrefix(a, "-") && len(a) > 1:
+		for j := 1; j < len(a); j++ {
+			var k EnvArgKind
+			switch a[j] {
+			case 'i':
+				out = append(out, EnvArg{Kind: EnvIgnore, Arg: i})
+				continue
+			case 'u':
+				k = EnvUnset
+			case 'C':
+				k = EnvChdir
+			case 'S':
+				k = EnvSplit
+			default:
+				out = append(out, EnvArg{Kind: EnvOption, Arg: i})
+				continue
+			}
+			if v := a[j+1:]; v != "" {
+				return append(out, EnvArg{k, v, i}), i + 1
+			}
+			return value(k)
+		}
+		return out, i + 1
+	}
+	return append(out, EnvArg{Kind: EnvCommand, Arg: i}), i
+}
+
+// SplitEnvString splits the STRING of env -S as env does: on spaces and
+// tabs, with '…' and "…" quoting and backslash escapes (\_ is a space,
+// \c ends the string); ${NAME} is kept as written.
+func SplitEnvString(s string) []string {
+	var out []string
+	var b strings.Builder
+	in, quote := false, byte(0)
+	for i := 0; i < len(s); i++ {
+		c := s[i]
 		switch {
-		case a == "--":
-			i++
-			for i < len(args) && isAssign(args[i]) {
-				o.Set = append(o.Set, args[i][:strings.IndexByte(args[i], '=')])
-				i++
+		case quote == '\'':
+			if c == '\'' {
+				quote = 0
+			} else {
+				b.WriteByte(c)
 			}
-			return o, i
-		case a == "-" || a == "--ignore-environment":
-			o.Ignore = true
-		case a == "--unset" || a == "--chdir" || a == "--split-string":
-			if i+1 < len(args) && a == "--unset" {
-				o.Unset = append(o.Unset, args[i+1])
-			} else if i+1 < len(args) && a == "--chdir" {
-				o.Chdir = args[i+1]
-			}
+		case c == '\\' && i+1 < len(s) && quote != '\'':
 			i++
-		case strings.HasPrefix(a, "--unset="):
-			o.Unset = append(o.Unset, strings.TrimPrefix(a, "--unset="))
-		case strings.HasPrefix(a, "--chdir="):
-			o.Chdir = strings.TrimPrefix(a, "--chdir=")
-		case strings.HasPrefix(a, "--"):
-		case strings.HasPrefix(a, "-") && len(a) > 1:
-			for j := 1; j < len(a); j++ {
-				c := a[j]
-				if c == 'i' {
-					o.Ignore = true
+			switch s[i] {
+			case '_':
+				if quote == 0 {
+					if in {
+						out = append(out, b.String())
+					}
+					b.Reset()
+					in = false
 					continue
 				}
-				if c == 'u' || c == 'C' || c == 'S' {
-					v := a[j+1:]
-					if v == "" && i+1 < len(args) {
-						i++
-						v = args[i]
-					}
-					switch c {
-					case 'u':
-						o.Unset = append(o.Unset, v)
-					case 'C':
-						o.Chdir = v
-					}
-					break
+				b.WriteByte(' ')
+			case 'c':
+				if in {
+					out = append(out, b.String())
 				}
+				return out
+			case 't':
+				b.WriteByte('\t')
+			case 'n':
+				b.WriteByte('\n')
+			default:
+				b.WriteByte(s[i])
 			}
-		case isAssign(a):
-			o.Set = append(o.Set, a[:strings.IndexByte(a, '=')])
+			in = true
+		case quote == '"':
+			if c == '"' {
+				quote = 0
+			} else {
+				b.WriteByte(c)
+			}
+		case c == '\'' || c == '"':
+			quote, in = c, true
+		case c == ' ' || c == '\t' || c == '\n':
+			if in {
+				out = append(out, b.String())
+				b.Reset()
+				in = false
+			}
+		case c == '#' && !in:
+			return out // a comment to the end
 		default:
-			return o, i
+			b.WriteByte(c)
+			in = true
 		}
-		i++
 	}
+	if in {
+		out = append(out, b.String())
+	}
+	return out
+}
+
+// ParseEnvArgs reads env's options and NAME=VALUE operands (NextEnvArg),
+// the words of -S STRING among them, and returns them with the index in
+// args where the command starts (or where its rest follows Command).
+func ParseEnvArgs(args []string) (EnvOptions, int) {
+	var o EnvOptions
+	i, _ := parseEnvInto(&o, args, false)
 	return o, i
+}
+
+// parseEnvInto reads args into o; it returns the index where the command
+// starts in args, and whether "--" was read.
+func parseEnvInto(o *EnvOptions, args []string, afterEnd bool) (int, bool) {
+	var effects []EnvArg
+	i := 0
+	for i < len(args) && len(o.Command) == 0 {
+		var next int
+		effects, next = NextEnvArg(args, i, afterEnd, effects[:0])
+		for _, e := range effects {
+			switch e.Kind {
+			case EnvIgnore:
+				o.Ignore = true
+			case EnvUnset:
+				o.Unset = append(o.Unset, e.Value)
+			case EnvChdir:
+				o.Chdir = e.Value
+			case EnvSet:
+				o.Set = append(o.Set, e.Value)
+			case EnvEnd:
+				afterEnd = true
+			case EnvSplit:
+				words := SplitEnvString(e.Value)
+				k, end := parseEnvInto(o, words, afterEnd)
+				afterEnd = afterEnd || end
+				if k < len(words) {
+					o.Command = words[k:]
+				}
+			case EnvCommand:
+				return i, afterEnd
+			}
+		}
+		i = next
+	}
+	return i, afterEnd
 }
 
 // isAssign reports whether a is NAME=VALUE with a valid shell name.

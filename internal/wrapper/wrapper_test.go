@@ -193,3 +193,41 @@ func TestLookupCommand(t *testing.T) {
 		t.Error("python3 is no wrapper")
 	}
 }
+
+func TestParseEnvArgsForms(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want EnvOptions
+		n    int
+	}{
+		{[]string{"-i", "A=1", "cmd", "x"}, EnvOptions{Ignore: true, Set: []string{"A"}}, 2},
+		{[]string{"-iu", "X", "-uY", "--unset=Z", "--unset", "W", "cmd"}, EnvOptions{Ignore: true, Unset: []string{"X", "Y", "Z", "W"}}, 6},
+		{[]string{"-C", "/d", "--chdir=/e", "cmd"}, EnvOptions{Chdir: "/e"}, 3},
+		{[]string{"--", "A=1", "cmd"}, EnvOptions{Set: []string{"A"}}, 2},
+		{[]string{"-S", "-i A=1 bash -l", "script"}, EnvOptions{Ignore: true, Set: []string{"A"}, Command: []string{"bash", "-l"}}, 2},
+		{[]string{"-S-u X"}, EnvOptions{Unset: []string{"X"}}, 1},
+		{[]string{"--split-string=python3 -u", "app.py"}, EnvOptions{Command: []string{"python3", "-u"}}, 1},
+		{[]string{"-vS", `A='x y' "b c"\_d`}, EnvOptions{Set: []string{"A"}, Command: []string{"b c", "d"}}, 2},
+	} {
+		got, n := ParseEnvArgs(tc.args)
+		if diff := cmp.Diff(tc.want, got); diff != "" || n != tc.n {
+			t.Errorf("ParseEnvArgs(%q): n = %d, want %d; (-want +got):\n%s", tc.args, n, tc.n, diff)
+		}
+	}
+}
+
+func TestSplitEnvString(t *testing.T) {
+	for in, want := range map[string][]string{
+		"bash -l":           {"bash", "-l"},
+		`  a\tb  'c d' "e"`: {"a\tb", "c d", "e"},
+		`a\_b`:              {"a", "b"},
+		`"a\_b"`:            {"a b"},
+		`a \c b`:            {"a"},
+		`a # rest`:          {"a"},
+		"":                  nil,
+	} {
+		if diff := cmp.Diff(want, SplitEnvString(in)); diff != "" {
+			t.Errorf("SplitEnvString(%q) (-want +got):\n%s", in, diff)
+		}
+	}
+}
