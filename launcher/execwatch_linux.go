@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 	"unsafe"
 
@@ -63,6 +64,12 @@ type execWatch struct {
 	// on their way to a tracee (under mu), at most maxSignals.
 	start   time.Time
 	signals []verify.Signal
+	// clearDeath: the root was started with a parent-death signal that
+	// its first stop clears (a detached launch; see startWatched).
+	clearDeath bool
+	// fault is why the root was ended at its first stop (its
+	// parent-death signal could not be cleared), or nil (under mu).
+	fault error
 }
 
 // maxSignals caps the signals a watch records.
@@ -124,16 +131,40 @@ func (la *Launch) noExecCapture() bool {
 // with the root until rootDone and ends with the goroutine: it is never
 // handed back to the runtime's pool, so a tracer thread has no child but
 // its own root, and no later launch inherits a thread that has one.
-func startWatched(cmd *exec.Cmd, afterTrace func(), rootDone <-chan struct{}) (*execWatch, error) {
+//
+// The start window. The root asks to be traced (PTRACE_TRACEME) in the
+// child, right before its execve; the tracer is whoever its parent is at
+// that moment. A childproof SIGKILLed between the fork and that request
+// (its thread waits for the exec, killably) leaves the child to be
+// re-parented — to init or a subreaper, which then becomes its tracer
+// without knowing it: the program would stop after its execve, in a
+// ptrace stop ('t'), for ever. So the root is started with a
+// parent-death signal (SIGKILL; Go's child checks that its parent is
+// still the one that forked it right after setting it): it dies with the
+// thread that forked it at any moment of that window. A foreground
+// launch keeps that signal (the tree ends with its supervisor); for a
+// detached one (detached is set) the tracer clears it at the root's
+// first stop, before its first instruction (clearDeathSignal), and sets
+// PTRACE_O_EXITKILL, which covers the rest of the start. Where the
+// signal cannot be cleared (canClearDeathSignal false: not amd64) a
+// detached root starts without it and that window stays open.
+func startWatched(cmd *exec.Cmd, detached bool, afterTrace func(), rootDone <-chan struct{}) (*execWatch, error) {
 	w := &execWatch{env: captures{byPid: map[int]execEnv{}}, end: newLatch(), done: make(chan struct{}), detached: newLatch()}
+	w.clearDeath = detached && canClearDeathSignal && cmd.SysProcAttr.Pdeathsig == 0
 	errc := make(chan error, 1)
 	go func() {
 		runtime.LockOSThread()
 		w.tracer = unix.Gettid()
 		cmd.SysProcAttr.Ptrace = true
+		if w.clearDeath {
+			cmd.SysProcAttr.Pdeathsig = syscall.SIGKILL
+		}
 		w.start = time.Now()
 		err := cmd.Start()
 		cmd.SysProcAttr.Ptrace = false
+		if w.clearDeath {
+			cmd.SysProcAttr.Pdeathsig = 0
+		}
 		errc <- err
 		if err != nil {
 			close(w.done)
@@ -421,6 +452,20 @@ func (w *execWatch) firstStop(ts map[int]*tracee) bool {
 			continue
 		}
 		w.capture(w.root)
+		if w.clearDeath {
+			if err := clearDeathSignal(w.root); err != nil {
+				// It would die with this thread (when childproof exits)
+				// after it was verified: end it now, before its first
+				// instruction, and say why.
+				w.mu.Lock()
+				w.fault = fmt.Errorf("cannot clear the launched root's parent-death signal: %w (CHILDPROOF_NO_EXEC_CAPTURE=1 starts it untraced)", err)
+				w.mu.Unlock()
+				unix.Kill(w.root, unix.SIGKILL)
+				unix.PtraceCont(w.root, 0)
+				w.rootExited = true
+				return false
+			}
+		}
 		unix.PtraceSetOptions(w.root, ptraceOptions)
 		ts[w.root] = &tracee{}
 		unix.PtraceCont(w.root, 0)
@@ -507,6 +552,16 @@ func (w *execWatch) noteSignal(pid int, sig unix.Signal) {
 		s.Kernel = "kernel"
 	}
 	w.signals = append(w.signals, s)
+}
+
+// startFault says why the root was ended at its first stop, or nil.
+func (w *execWatch) startFault() error {
+	if w == nil {
+		return nil
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.fault
 }
 
 // signalsSeen returns the signals the watch recorded so far.

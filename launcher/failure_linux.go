@@ -55,6 +55,9 @@ func (la *Launch) exitWhat(pid int) string {
 	if pid == root.pid() {
 		who = fmt.Sprintf("the launched process (pid %d)", pid)
 	}
+	if err := la.exec.watch.startFault(); err != nil && pid == root.pid() {
+		return fmt.Sprintf("%s was ended before its first instruction: %v", who, err)
+	}
 	if root.exited() && root.cmd.ProcessState != nil {
 		return fmt.Sprintf("%s exited before it was ready: %s", who, processStatus(root.cmd.ProcessState))
 	}

@@ -14,6 +14,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"runtime"
 	"strconv"
@@ -31,6 +32,16 @@ import (
 // faultHelper runs `fault MODE ARGS…` (TestMain dispatches to it).
 func faultHelper(mode string, args []string) int {
 	switch mode {
+	case "start": // start STATEDIR: a detached launch of sleep 600 (its test SIGKILLs this process at the fork)
+		st, err := OpenState(args[0])
+		if err != nil {
+			return 2
+		}
+		l := &schema.Launch{Name: "window", Command: []string{"sleep", "600"}, Worker: schema.Worker{Comm: "sleep"}, Ready: schema.Ready{Timeout: 10 * time.Second}}
+		if _, err := Start(context.Background(), l, Options{State: st, Detach: true}); err != nil {
+			return 1
+		}
+		return 0
 	case "unready": // unready ADDR PIDFILE: listen; /healthz answers 503; the pid is written at the first probe
 		ln, err := net.Listen("tcp", args[0])
 		if err != nil {
@@ -308,6 +319,125 @@ func TestFaultLaunchStopLoop(t *testing.T) {
 	if base := cgroup2Root(); base != "" {
 		if m, _ := filepath.Glob(filepath.Join(base, "childproof-"+name+"-*")); len(m) != 0 {
 			t.Errorf("cgroups left after the loop: %v", m)
+		}
+	}
+}
+
+// TestStartWindowKill is the targeted stress of the start window (the
+// chaos test's "pid … is in a ptrace stop"): childproof SIGKILLed the
+// moment it has forked a launch's root — the root has not exec'd yet (its
+// comm is still the forker's), so it may not have asked to be traced
+// either. Before the fix, the root re-parented (to this test, a
+// subreaper, as it would be to init) asked its new parent to trace it
+// and stopped after its execve in a ptrace stop for ever. Now it must
+// never be in a ptrace stop: it dies with the thread that forked it
+// (parent-death signal), or, killed after its PTRACE_TRACEME, runs on
+// untraced (its record is the journal's). Bounded: at most 40 kills or
+// 20 s; the counts are logged.
+func TestStartWindowKill(t *testing.T) {
+	if testing.Short() {
+		t.Skip("stress: -short")
+	}
+	if !canClearDeathSignal {
+		t.Skip("the start window is closed on amd64 only")
+	}
+	// Orphans come to this process, not to init.
+	if err := unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0); err != nil {
+		t.Skip(err)
+	}
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	comm, _ := procDefault.Comm(os.Getpid())
+	runs, inWindow := 0, 0
+	for end := time.Now().Add(20 * time.Second); runs < 40 && time.Now().Before(end); runs++ {
+		dir := t.TempDir()
+		before := map[int]bool{}
+		for _, c := range ourChildren(t) {
+			before[c] = true
+		}
+		cmd := exec.Command(self, "fault", "start", dir)
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		// Poll its children until one has not exec'd yet (the relay,
+		// childproof-log, has by the time the root is forked).
+		hfd, err := unix.PidfdOpen(cmd.Process.Pid, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		root := 0
+		for deadline := time.Now().Add(20 * time.Second); root == 0 && time.Now().Before(deadline) && !pidfd.Exited(hfd); {
+			kids, _ := procDefault.Children(cmd.Process.Pid)
+			for _, k := range kids {
+				if c, _ := procDefault.Comm(k); c == comm {
+					root = k
+					break
+				}
+			}
+		}
+		unix.Close(hfd)
+		cmd.Process.Kill()
+		cmd.Wait()
+		if root != 0 {
+			inWindow++
+			// Until it has exec'd (or died), then it must not be stopped.
+			var st byte
+			waitFor(t, "the root to exec or die", func() bool {
+				s, err := procDefault.Stat(root)
+				if err != nil || s.State == 'Z' {
+					return true
+				}
+				c, _ := procDefault.Comm(root)
+				st = s.State
+				return c != comm && (s.State == 't' || s.State == 'S' || s.State == 'R')
+			})
+			if st == 't' {
+				b, _ := os.ReadFile(fmt.Sprintf("/proc/%d/status", root))
+				tracer := ""
+				for _, line := range strings.Split(string(b), "\n") {
+					if strings.HasPrefix(line, "TracerPid:") {
+						tracer = strings.TrimSpace(strings.TrimPrefix(line, "TracerPid:"))
+					}
+				}
+				t.Errorf("run %d: the launch root (pid %d) is in a ptrace stop, traced by %s (this test is %d)", runs, root, tracer, os.Getpid())
+			}
+		}
+		// What the killed launch left is recorded: stop it, then reap
+		// what came to this subreaper (its root, its relay).
+		if st, err := OpenState(dir); err == nil {
+			if rec, err := st.Load("window"); err == nil {
+				StopRecord(context.Background(), procDefault, st, rec, time.Second)
+			}
+		}
+		for _, c := range ourChildren(t) {
+			if !before[c] && c != root {
+				if fd, err := unix.PidfdOpen(c, 0); err == nil {
+					unix.PidfdSendSignal(fd, unix.SIGKILL, nil, 0)
+					unix.Close(fd)
+				}
+			}
+		}
+		if root != 0 {
+			if fd, err := unix.PidfdOpen(root, 0); err == nil {
+				unix.PidfdSendSignal(fd, unix.SIGKILL, nil, 0)
+				unix.Close(fd)
+			}
+		}
+		reapNew(before)
+	}
+	t.Logf("start window: %d runs, %d SIGKILLs with the root forked and not yet exec'd", runs, inWindow)
+}
+
+// reapNew reaps the children (and zombies) of this process that were not
+// in before: what the stress's killed launches left to this subreaper.
+func reapNew(before map[int]bool) {
+	kids, _ := procDefault.Children(os.Getpid())
+	for _, k := range kids {
+		if !before[k] {
+			var ws unix.WaitStatus
+			unix.Wait4(k, &ws, unix.WALL, nil)
 		}
 	}
 }

@@ -14,6 +14,7 @@ import (
 	"syscall"
 	"testing"
 	"time"
+	"unsafe"
 
 	"github.com/childproof/childproof/internal/testsupport"
 	"github.com/childproof/childproof/proc"
@@ -35,6 +36,11 @@ func TestMain(m *testing.M) {
 
 func helper(mode string, args []string) int {
 	switch mode {
+	case "deathsig": // deathsig ADDR: print its parent-death signal, then serve ADDR
+		var sig int32
+		syscall.RawSyscall(syscall.SYS_PRCTL, syscall.PR_GET_PDEATHSIG, uintptr(unsafe.Pointer(&sig)), 0)
+		fmt.Println("parent-death signal", sig)
+		return helper("serve", args)
 	case "serve": // serve ADDR: HTTP with /healthz, until a signal
 		ln, err := net.Listen("tcp", args[0])
 		if err != nil {

@@ -356,7 +356,7 @@ func (la *Launch) launch(ctx context.Context, v *verify.Verifier, attempt int) e
 	start := func(cmd *exec.Cmd) error {
 		root.cmd = cmd
 		if !la.noExecCapture() {
-			w, err := startWatched(cmd, reap, root.done)
+			w, err := startWatched(cmd, la.opts.Detach, reap, root.done)
 			if err == nil {
 				la.exec.watch = w
 				return nil

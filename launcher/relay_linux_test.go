@@ -209,3 +209,41 @@ func TestRelayDrainSeesIdle(t *testing.T) {
 		t.Errorf("log after drain = %q, want the 100 lines written before it", b)
 	}
 }
+
+// TestStartDeathSignal: a traced root starts with a parent-death signal,
+// so that a childproof SIGKILLed between the fork and the root's
+// PTRACE_TRACEME takes the root with it (re-parented, it would ask init
+// to trace it and stop for ever after its execve). A foreground launch
+// keeps it (the tree ends with its supervisor); a detached one has it
+// cleared by the tracer before the root's first instruction, so it
+// outlives the childproof that started it.
+func TestStartDeathSignal(t *testing.T) {
+	if !canClearDeathSignal {
+		t.Skip("the parent-death signal is cleared on amd64 only")
+	}
+	for _, detach := range []bool{false, true} {
+		t.Run(strconv.FormatBool(detach), func(t *testing.T) {
+			f := newFixture(t)
+			l := f.spec("deathsig")
+			l.Command = []string{filepath.Join(f.bin, "mock-srv"), "helper", "deathsig", "127.0.0.1:" + strconv.Itoa(f.port)}
+			la, err := f.start(t, l, detach)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := "parent-death signal 9"
+			if detach {
+				want = "parent-death signal 0"
+			}
+			waitFor(t, "the worker's line", func() bool {
+				b, _ := os.ReadFile(la.LogPath())
+				return strings.Contains(string(b), "parent-death signal")
+			})
+			if b, _ := os.ReadFile(la.LogPath()); !strings.Contains(string(b), want) {
+				t.Errorf("log = %q, want %q", b, want)
+			}
+			if la.exec.watch == nil {
+				t.Error("the launch was not traced")
+			}
+		})
+	}
+}
