@@ -32,9 +32,15 @@ cross:
 	GOOS=darwin GOARCH=arm64 $(GO) vet ./...
 	GOOS=windows GOARCH=amd64 $(GO) vet ./...
 
+# go test's default 10-minute limit per test binary is a quiet machine's:
+# cmd/childproof's tests (hundreds of testscripts, the chaos test) took
+# 592 s under -race at load 25 on two cores and were cut there. TESTTIMEOUT
+# bounds a hung test, not a slow machine.
+TESTTIMEOUT ?= 40m
+
 unit:
 	@echo "== unit: every package's tests under the race detector (one line per package)"
-	GORACE=atexit_sleep_ms=0 $(GO) test -race -count=1 ./...
+	GORACE=atexit_sleep_ms=0 $(GO) test -race -count=1 -timeout $(TESTTIMEOUT) ./...
 
 acceptance: build
 	@echo "== acceptance: the shared lint cases, each script against its expected findings (the last line counts cases)"
@@ -47,13 +53,13 @@ acceptance: build
 # in unit, it checks only 5,000).
 differential:
 	@echo "== differential: schema's constraint engine against its oracle, 200,000 launches"
-	$(GO) test -count=1 -run '^TestValidateDifferential$$' ./schema
+	$(GO) test -count=1 -timeout $(TESTTIMEOUT) -run '^TestValidateDifferential$$' ./schema
 
 # The library example (a real server through package launcher) must not
 # flake: twenty times under the race detector, tests in parallel.
 library:
 	@echo "== library: the library example, launchertest and group, 20 runs each under the race detector"
-	$(GO) test -race -count=20 ./examples/library ./launcher/launchertest ./launcher/group
+	$(GO) test -race -count=20 -timeout $(TESTTIMEOUT) ./examples/library ./launcher/launchertest ./launcher/group
 
 test: vet fmtcheck cross unit differential library acceptance fuzz-ci
 
