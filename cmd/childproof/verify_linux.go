@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strconv"
@@ -116,57 +117,43 @@ func (a *app) verifyPid(ctx context.Context, pid int, envs []string, ports []int
 		}
 	}
 	v := &verify.Verifier{State: st, ShowValues: a.showValues}
-	fp, err := verify.TakeFingerprint(v.Proc, pid)
-	if err != nil {
-		// A worker that could not bind a port someone else holds exits
-		// at once: name the holder (exit 4), as run does, rather than
-		// the pid that is gone (a systemd ExecStartPost= gets there).
-		if ferr := foreignPortError(v, pid, chk.Ports); ferr != nil {
-			return ferr
-		}
-		return exitf(exitExited, "no such process: %v", err)
-	}
-	deadline := time.Now().Add(wait)
-	said := false
-	for {
-		r := v.Verify(ctx, chk)
-		pids := []int{pid}
-		for _, c := range r.Chain {
-			pids = append(pids, c.Pid)
-		}
-		if r.Worker != nil {
-			pids = append(pids, r.Worker.Pid)
-		}
-		r.Mask(maskFor(st, nil, nil, pids...))
-		if r.Verified || !time.Now().Before(deadline) {
-			return a.finishVerify(r)
-		}
-		// The process the check is about must still be the one it started with.
-		if now, err := verify.TakeFingerprint(v.Proc, pid); err != nil || now.StartTime != fp.StartTime {
-			if r.ExitCode != exitForeign {
-				if ferr := foreignPortError(v, pid, chk.Ports); ferr != nil {
-					a.writeReport(a.stdout, r)
-					return ferr
-				}
+	r, err := v.Await(ctx, chk, verify.AwaitOptions{
+		Until: time.Now().Add(wait),
+		Mask: func(r *verify.Report) {
+			pids := []int{pid}
+			for _, c := range r.Chain {
+				pids = append(pids, c.Pid)
 			}
-			return a.finishVerify(r)
-		}
-		if !said {
+			if r.Worker != nil {
+				pids = append(pids, r.Worker.Pid)
+			}
+			r.Mask(maskFor(st, nil, nil, pids...))
+		},
+		Waiting: func(r *verify.Report) {
 			// Once, so that a log (systemd's ExecStartPost=) shows why it
 			// waits; the problem names no value.
 			why := "no worker yet"
 			if len(r.Problems) > 0 {
 				why = r.Problems[0].Message
 			}
-			fmt.Fprintf(a.stderr, "childproof: verify: not verified yet (%s); retrying every 100ms for up to %s\n", why, wait)
-			said = true
+			fmt.Fprintf(a.stderr, "childproof: verify: not verified yet (%s); retrying every %s for up to %s\n", why, verify.AwaitInterval, wait)
+		},
+	})
+	// A worker that could not bind a port someone else holds exits at
+	// once: name the holder (exit 4), as run does, rather than the pid
+	// that is gone (a systemd ExecStartPost= gets there).
+	var fe *verify.ForeignPortError
+	switch {
+	case errors.As(err, &fe):
+		if fe.Report != nil {
+			a.writeReport(a.stdout, fe.Report)
 		}
-		select {
-		case <-ctx.Done():
-			return a.finishVerify(r)
-		case <-time.After(100 * time.Millisecond):
-		}
+		return &exitError{code: exitForeign, err: fe,
+			hint: "childproof never signals a process it did not start; stop that process yourself or pick another port"}
+	case err != nil:
+		return exitf(exitExited, "%v", err)
 	}
+	return a.finishVerify(r)
 }
 
 func (a *app) finishVerify(r *verify.Report) error {
@@ -204,21 +191,4 @@ func (a *app) verifySpec(ctx context.Context, arg string, vars []string) error {
 	r := launcher.VerifyRecorded(ctx, v, l, rec)
 	r.Mask(maskFor(st, l, rec))
 	return a.finishVerify(r)
-}
-
-// foreignPortError is exit 4 naming the holder of one of ports when pid
-// (the process verify --pid was given) is gone and someone holds the port:
-// nothing of pid's tree can, so the holder is a process this launch did
-// not start. nil when no port is held.
-func foreignPortError(v *verify.Verifier, pid int, ports []schema.Port) error {
-	for _, pt := range ports {
-		hs, err := verify.Holders(v.Proc, pt.Number, nil)
-		if err != nil || len(hs) == 0 {
-			continue
-		}
-		return &exitError{code: exitForeign,
-			err:  fmt.Errorf("port %d is held by a process this launch did not start, and pid %d is gone (it could not bind the port?): %s", pt.Number, pid, hs[0].Census(v.Proc)),
-			hint: "childproof never signals a process it did not start; stop that process yourself or pick another port"}
-	}
-	return nil
 }
