@@ -173,22 +173,7 @@ func (a *app) up(ctx context.Context, arg string, names, vars []string, detach, 
 func (a *app) upSupervise(ctx context.Context, g *group.Group, members map[string]*upMember, sigs chan os.Signal) error {
 	ctx, stop := context.WithCancelCause(context.WithoutCancel(ctx))
 	defer stop(nil)
-	finished := make(chan struct{})
-	defer close(finished)
-	go func() {
-		for {
-			select {
-			case s := <-sigs:
-				if s == syscall.SIGHUP {
-					g.Signal(syscall.SIGHUP)
-					continue
-				}
-				stop(errors.New(s.String()))
-			case <-finished:
-				return
-			}
-		}
-	}()
+	defer relaySignals(g, sigs, func(s syscall.Signal) { stop(errors.New(s.String())) })()
 	err := g.Supervise(ctx, group.Supervision{
 		WaitDelay: foregroundStopGrace,
 		Restart: func(ctx context.Context, l *schema.Launch, n int) (*launcher.Launch, error) {

@@ -42,6 +42,16 @@ func TestMain(m *testing.M) {
 	os.Exit(m.Run())
 }
 
+// openState opens the state dir dir.
+func openState(t *testing.T, dir string) *launcher.State {
+	t.Helper()
+	st, err := launcher.OpenState(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return st
+}
+
 // chain is db <- api <- web, given in the wrong order; api and web
 // fail at once when the launch they depend on does not answer.
 func chain(t *testing.T) []*schema.Launch {
@@ -110,7 +120,7 @@ func TestUpFailureStopsWhatStarted(t *testing.T) {
 	if !strings.Contains(err.Error(), "api: no config") || !strings.Contains(err.Error(), "the launch started before it was stopped") {
 		t.Errorf("the error: %v", err)
 	}
-	st, _ := launcher.OpenState(dir)
+	st := openState(t, dir)
 	rec, _ := st.Load("db")
 	if rec == nil || rec.Stopped == nil {
 		t.Errorf("db not stopped: %+v", rec)
@@ -201,10 +211,7 @@ func TestDownRecorded(t *testing.T) {
 		las = append(las, la)
 		t.Cleanup(func() { la.Stop(context.Background()) })
 	}
-	st, err := launcher.OpenState(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
+	st := openState(t, dir)
 	mine := *db
 	mine.SpecPath = "/stack.hcl"
 	got := group.DownRecorded(t.Context(), proc.Default, st, []*schema.Launch{web, api, &mine}, 5*time.Second)
@@ -245,10 +252,7 @@ func TestRunning(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { la.Stop(context.Background()) })
-	st, err := launcher.OpenState(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
+	st := openState(t, dir)
 	if r, ok := group.Running(t.Context(), st, db, "h1", false); !ok || r.Worker.Pid != la.Pid() {
 		t.Fatalf("the same spec: %v %+v", ok, r)
 	}

@@ -26,10 +26,7 @@ func supervised(t *testing.T, ctx context.Context, ls []*schema.Launch, s group.
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { g.Down(context.Background()) })
-	st, err := launcher.OpenState(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
+	st := openState(t, dir)
 	var events []group.Event
 	s.Event = func(e group.Event) { events = append(events, e) }
 	evc, res := make(chan []group.Event, 1), make(chan error, 1)
