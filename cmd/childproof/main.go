@@ -92,7 +92,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 // macOS and Windows on Linux with it).
 func runOn(ctx context.Context, goos string, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	a := &app{stdin: stdin, stdout: stdout, stderr: stderr}
-	root := newRootCmd(a, goos)
+	root := newRootCmd(a, goos, args)
 	root.SetArgs(args)
 	root.SetIn(stdin)
 	root.SetOut(stdout)
@@ -126,7 +126,9 @@ func helpCommand(root *cobra.Command, args []string) string {
 	return c.CommandPath() + " --help"
 }
 
-func newRootCmd(a *app, goos string) *cobra.Command {
+// newRootCmd builds the command tree for args: every command, or only
+// the one args name first (see oneCommand).
+func newRootCmd(a *app, goos string, args []string) *cobra.Command {
 	root := &cobra.Command{
 		Use:   "childproof",
 		Short: "launch a process from an HCL spec and prove it from /proc",
@@ -154,9 +156,15 @@ scripts statically, before anything runs.`,
 	}
 	root.Version = buildVersion()
 	root.SetVersionTemplate("childproof {{.Version}}\n")
-	addCommands(root, a, goos)
+	only := oneCommand(args)
+	addCommands(root, a, goos, only)
 	requireCommand(root)
-	strictCompletion(root)
+	if only == "" {
+		strictCompletion(root)
+	} else {
+		// Nobody asks for completion or help of the whole tree here.
+		root.CompletionOptions.DisableDefaultCmd = true
+	}
 	return root
 }
 
