@@ -552,7 +552,7 @@ func (a *analyzer) whileReadLoad(st *state, fc *fileCtx, s *syntax.Stmt, c *synt
 	if len(s.Redirs) == 0 || c.Until {
 		return
 	}
-	reads, exports, evals := false, false, false
+	reads := false
 	for _, cs := range c.Cond {
 		syntax.Walk(cs, func(n syntax.Node) bool {
 			if ce, ok := n.(*syntax.CallExpr); ok && len(ce.Args) > 0 && ce.Args[0].Lit() == "read" {
@@ -564,24 +564,7 @@ func (a *analyzer) whileReadLoad(st *state, fc *fileCtx, s *syntax.Stmt, c *synt
 	if !reads {
 		return
 	}
-	for _, ds := range c.Do {
-		syntax.Walk(ds, func(n syntax.Node) bool {
-			switch n := n.(type) {
-			case *syntax.CallExpr:
-				if len(n.Args) > 0 && n.Args[0].Lit() == "export" {
-					exports = true
-				}
-				if len(n.Args) > 0 && n.Args[0].Lit() == "eval" {
-					evals = true
-				}
-			case *syntax.DeclClause:
-				if n.Variant.Value == "export" {
-					exports = true
-				}
-			}
-			return true
-		})
-	}
+	exports, evals := bodyLoads(c.Do)
 	if !reads || !exports && !evals {
 		return
 	}

@@ -23,11 +23,15 @@ type fileArray struct {
 	dialect dotenv.Dialect // lines (mapfile, read -d '') or words (arr=($(cat F)))
 }
 
-// bodyLoads reports whether a loop body exports or evals what it reads.
+// bodyLoads reports whether a loop body exports or evals what it reads;
+// an export or eval in a subshell ($(…), (…), <(…)) changes nothing of the
+// loop's shell (EXPANDED=$(eval echo "$LINE") is no load).
 func bodyLoads(body []*syntax.Stmt) (exports, evals bool) {
 	for _, ds := range body {
 		syntax.Walk(ds, func(n syntax.Node) bool {
 			switch n := n.(type) {
+			case *syntax.CmdSubst, *syntax.Subshell, *syntax.ProcSubst:
+				return false
 			case *syntax.CallExpr:
 				if len(n.Args) > 0 {
 					switch n.Args[0].Lit() {
