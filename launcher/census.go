@@ -3,11 +3,14 @@ package launcher
 import (
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 	"sort"
 	"strings"
 	"time"
 
 	"github.com/childproof/childproof/internal/sockdiag"
+	"github.com/childproof/childproof/launcher/statedir"
 	"github.com/childproof/childproof/proc"
 	"github.com/childproof/childproof/verify"
 )
@@ -78,6 +81,9 @@ func Census(p proc.FS, st *State, all bool) ([]CensusEntry, error) {
 	// Entries with a recorded log relay, by index: a gone launch's relay
 	// is ended, below, once its members are known.
 	relays := map[int]*verify.Fingerprint{}
+	// Entries of launches gone with their end unrecorded (no stop, no
+	// supervisor saw it): ps says why their status is unknown, below.
+	unrecorded := map[int]bool{}
 	for _, b := range bad {
 		status := string(verify.Unknown)
 		e := CensusEntry{Name: b.name, Ports: []CensusPort{}, Error: b.err.Error()}
@@ -132,6 +138,9 @@ func Census(p proc.FS, st *State, all bool) ([]CensusEntry, error) {
 		if r.Relay != nil {
 			relays[len(out)] = r.Relay
 		}
+		if r.Stopped == nil && !r.Pending && (live == verify.Gone || live == verify.Reused) {
+			unrecorded[len(out)] = true
+		}
 		for _, rp := range r.Ports {
 			cp := CensusPort{Number: rp.Number, Address: rp.Address, Holder: "none"}
 			if lerr != nil {
@@ -176,6 +185,16 @@ func Census(p proc.FS, st *State, all bool) ([]CensusEntry, error) {
 			if note := st.collectRelay(e.Name, fp, p); note != "" {
 				e.Note = strings.TrimPrefix(e.Note+"; "+note, "; ")
 			}
+		}
+	}
+	var probed bool
+	var writeErr error
+	for i := range unrecorded {
+		if e := &out[i]; len(e.Members) == 0 {
+			if !probed {
+				writeErr, probed = st.writeProblem(), true
+			}
+			e.Note = strings.TrimPrefix(e.Note+"; "+unrecordedEnd(writeErr), "; ")
 		}
 	}
 	owners := p.SocketOwnersOf(inodes)
@@ -228,4 +247,32 @@ func (e *CensusEntry) setMembers(pids []int) {
 	if e.Pending {
 		e.Status = "unverified"
 	}
+}
+
+// unrecordedEnd says why a gone launch's end is unknown: nothing that
+// watched it recorded one. writeErr is why the state dir cannot be
+// written now (nil: it can) — then a stop could not have marked it.
+func unrecordedEnd(writeErr error) string {
+	if writeErr != nil {
+		return fmt.Sprintf("its end is not recorded, and the state dir cannot be written now (%v): a stop could not mark the record stopped, so it may have been stopped", writeErr)
+	}
+	return "its end is not recorded: it exited or was killed while no childproof watched it (detached, or its supervisor was killed), or a stop could not write the state dir then (that stop said so)"
+}
+
+// writeProblem says why a record cannot be written in the state dir now
+// (a read-only state dir, a full disk), or nil: a probe file is created,
+// written (one byte: a full tmpfs refuses the page) and removed.
+func (s *State) writeProblem() error {
+	dir := filepath.Join(s.Dir, statedir.RecordsDir)
+	statedir.CleanTemps(dir, ".probe.") // a probe a killed ps left
+	f, err := os.CreateTemp(dir, ".probe.")
+	if err == nil {
+		defer os.Remove(f.Name())
+		_, err = f.Write([]byte{0})
+		f.Close()
+	}
+	if u := errors.Unwrap(err); u != nil {
+		return u // the errno, without the probe's name
+	}
+	return err
 }

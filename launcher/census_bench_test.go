@@ -7,6 +7,9 @@ import (
 	"net"
 	"os"
 	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -133,5 +136,46 @@ func TestCensusNotesGoneOnce(t *testing.T) {
 	}
 	if after, _ := os.ReadFile(st.roundPath("g", 1)); string(after) != string(before) {
 		t.Errorf("a second census rewrote the round:\n%s\n%s", before, after)
+	}
+}
+
+// TestCensusSaysWhyEndUnknown: a launch gone without a recorded end (no
+// stop marked it, no supervisor saw it) is never shown as merely gone:
+// the census says why its status is unknown — and, when the state dir
+// cannot be written now, that a stop could not have marked it. A
+// stopped one says nothing of the kind.
+func TestCensusSaysWhyEndUnknown(t *testing.T) {
+	st, err := OpenState(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	gone := verify.Fingerprint{Pid: 1 << 22, StartTime: 1}
+	stopped := time.Now().UTC()
+	for _, r := range []*Record{
+		{Name: "unmarked", RecordTree: RecordTree{Root: gone, Worker: gone}},
+		{Name: "marked", RecordTree: RecordTree{Root: gone, Worker: gone}, RecordLife: RecordLife{Stopped: &stopped}},
+	} {
+		if err := st.Save(r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	es, err := Census(proc.Default, st, true)
+	if err != nil || len(es) != 2 {
+		t.Fatalf("census: %+v, %v", es, err)
+	}
+	for _, e := range es {
+		says := strings.Contains(e.Note, "its end is not recorded")
+		if says != (e.Name == "unmarked") {
+			t.Errorf("%s (%s): note %q", e.Name, e.Status, e.Note)
+		}
+	}
+	if got, want := unrecordedEnd(syscall.EROFS), "the state dir cannot be written now (read-only file system): a stop could not mark the record stopped"; !strings.Contains(got, want) {
+		t.Errorf("unrecordedEnd(EROFS) = %q, want it to say %q", got, want)
+	}
+	if err := st.writeProblem(); err != nil {
+		t.Errorf("writeProblem on a writable state dir: %v", err)
+	}
+	if ents, _ := os.ReadDir(filepath.Join(st.Dir, "records")); len(ents) != 2 {
+		t.Errorf("records/ after the probe: %d entries, want the 2 records (no probe left)", len(ents))
 	}
 }

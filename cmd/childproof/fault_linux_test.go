@@ -493,6 +493,12 @@ func TestFaultStateDirReadOnly(t *testing.T) {
 		!strings.Contains(stderr, "could not be marked stopped") {
 		t.Errorf("stop on a read-only state dir: exit %d %q %q", code, out, stderr)
 	}
+	// ps then never shows it as merely gone: it says why its end is not
+	// recorded (the state dir cannot be written, so a stop could not
+	// mark it).
+	if out, stderr, code := e.run("ps"); code != 0 || !regexpMatch(`one +gone`, out) || !strings.Contains(out, "the state dir cannot be written now") {
+		t.Errorf("ps after a stop that could not mark the record: exit %d %q %q", code, out, stderr)
+	}
 }
 
 // TestFaultStateDirFull: a state dir on a full 64 KiB tmpfs. A launch that
