@@ -131,7 +131,8 @@ func Census(p proc.FS, st *State, all bool) ([]CensusEntry, error) {
 			if cg := trustedCgroup(r.Cgroup, r.Name); cg != "" {
 				rec := &Record{Name: r.Name, RecordTree: RecordTree{Cgroup: r.Cgroup}}
 				e.setMembers(liveMembers(p, rec))
-			} else if r.Marker != "" {
+			} else if r.Marker != "" && !cgroupRemoved(r.Cgroup, r.Name) {
+				// (A removed cgroup had no member left: cgroupRemoved.)
 				marked[r.Marker] = len(out)
 			}
 		}

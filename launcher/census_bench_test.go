@@ -179,3 +179,53 @@ func TestCensusSaysWhyEndUnknown(t *testing.T) {
 		t.Errorf("records/ after the probe: %d entries, want the 2 records (no probe left)", len(ents))
 	}
 }
+
+// TestCensusRemovedCgroupIsEmpty: a gone launch whose recorded cgroup was
+// removed (the kernel removes only an empty one) has no members — its
+// marker is not looked for in every process's environ — while the same
+// marker, on a record without a cgroup, finds the process that carries it.
+func TestCensusRemovedCgroupIsEmpty(t *testing.T) {
+	cg, f := newCgroup("rmcg")
+	if cg == "" {
+		t.Skip("no cgroup here (not root, or no cgroup v2)")
+	}
+	f.Close()
+	removeCgroup(cg)
+	if !cgroupRemoved(cg, "rmcg") {
+		t.Fatalf("cgroupRemoved(%s) = false after its removal", cg)
+	}
+	st, err := OpenState(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	marker := newMarker("rmcg")
+	carrier := exec.Command("sleep", "600")
+	carrier.Env = []string{MarkerVar + "=" + marker}
+	if err := carrier.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { carrier.Process.Kill(); carrier.Wait() }()
+	waitFor(t, "the carrier's exec", func() bool { return hasMarker(proc.Default, carrier.Process.Pid, marker) })
+	gone := verify.Fingerprint{Pid: 1 << 22, StartTime: 1}
+	for _, r := range []*Record{
+		{Name: "rmcg", RecordTree: RecordTree{Root: gone, Worker: gone, Cgroup: cg, Marker: marker}},
+		{Name: "nocg", RecordTree: RecordTree{Root: gone, Worker: gone, Marker: marker}},
+	} {
+		if err := st.Save(r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	es, err := Census(proc.Default, st, true)
+	if err != nil || len(es) != 2 {
+		t.Fatalf("census: %+v, %v", es, err)
+	}
+	for _, e := range es {
+		alive := e.Status == string(verify.Alive)
+		if e.Name == "rmcg" && (alive || len(e.Members) != 0) {
+			t.Errorf("rmcg (cgroup removed): status %q, members %v; want gone, none", e.Status, e.Members)
+		}
+		if e.Name == "nocg" && (!alive || len(e.Members) != 1 || e.Members[0] != carrier.Process.Pid) {
+			t.Errorf("nocg (no cgroup): status %q, members %v; want alive with the carrier %d", e.Status, e.Members, carrier.Process.Pid)
+		}
+	}
+}

@@ -171,6 +171,27 @@ func cgroupShape(dir, name string) bool {
 	return isCgroupName(filepath.Base(dir), name)
 }
 
+// cgroupRemoved reports whether dir, the cgroup a record names for
+// launch name, was one childproof could have made for it and no longer
+// exists while its parent (childproof's cgroup root) does. Its tree is
+// then empty, by construction: the kernel removes a cgroup only while it
+// has no member (rmdir fails with EBUSY otherwise), a launch recorded
+// with a cgroup was only ever started into it (the journal is rewritten
+// without one before a start falls back to none), and only root can move
+// a process out of it. So aliveness never falls back to the marker scan
+// of every process's environ for it (ps, run's check of the previous
+// instance): the tree of a launch with a cgroup is its cgroup.
+func cgroupRemoved(dir, name string) bool {
+	if !cgroupShape(dir, name) {
+		return false
+	}
+	if _, err := os.Lstat(dir); !errors.Is(err, os.ErrNotExist) {
+		return false
+	}
+	var sfs unix.Statfs_t
+	return unix.Statfs(filepath.Dir(dir), &sfs) == nil && sfs.Type == unix.CGROUP2_SUPER_MAGIC
+}
+
 // removeCgroup removes an emptied cgroup, retrying while exiting tasks
 // still pin it.
 func removeCgroup(dir string) {

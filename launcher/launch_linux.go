@@ -383,6 +383,11 @@ func (la *Launch) launch(ctx context.Context, v *verify.Verifier, attempt int) e
 		removeCgroup(t.cgroup)
 		t.cgroup, cgf = "", nil
 		sys.UseCgroupFD, sys.CgroupFD = false, 0
+		// The journal first says there is no cgroup: a record that names
+		// one describes a tree only ever started into it (cgroupRemoved).
+		if err := la.journal(argv); err != nil {
+			return err
+		}
 		cmd = &exec.Cmd{Path: prog, Args: argv, Env: envList, Dir: la.dir(), Stdin: devnull, Stdout: logw, Stderr: logw, SysProcAttr: sys}
 		err = start(cmd)
 	}

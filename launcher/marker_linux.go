@@ -174,7 +174,7 @@ func liveMembers(p proc.FS, rec *Record) []int {
 				add(pid)
 			}
 		}
-	} else if rec.Marker != "" {
+	} else if rec.Marker != "" && !cgroupRemoved(rec.Cgroup, rec.Name) {
 		for _, pid := range markerPids(p, rec.Marker)[rec.Marker] {
 			add(pid)
 		}

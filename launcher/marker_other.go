@@ -8,6 +8,8 @@ import "github.com/childproof/childproof/proc"
 
 func trustedCgroup(dir, name string) string { return "" }
 
+func cgroupRemoved(dir, name string) bool { return false }
+
 func liveMembers(p proc.FS, rec *Record) []int { return nil }
 
 func markerPids(p proc.FS, markers ...string) map[string][]int { return nil }
