@@ -3,13 +3,11 @@ package main
 import (
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 
 	"github.com/childproof/childproof/launcher"
 	"github.com/childproof/childproof/launcher/statedir"
-	"github.com/hashicorp/hcl/v2"
-	"github.com/hashicorp/hcl/v2/hclsyntax"
+	"github.com/childproof/childproof/schema"
 	"github.com/spf13/cobra"
 )
 
@@ -66,17 +64,8 @@ func (a *app) recordedNames() []string {
 		}
 		dir = d
 	}
-	ents, err := os.ReadDir(filepath.Join(dir, "records"))
-	if err != nil {
-		return nil
-	}
-	var out []string
-	for _, e := range ents {
-		if n, ok := strings.CutSuffix(e.Name(), ".json"); ok && e.Type().IsRegular() && !strings.HasPrefix(n, ".") {
-			out = append(out, statedir.NameOfStem(n))
-		}
-	}
-	return out
+	names, _ := statedir.Layout{Dir: dir}.Names()
+	return names
 }
 
 // hclFiles lists the .hcl files and directories that complete prefix; a
@@ -127,29 +116,15 @@ func specNames(toComplete string) ([]string, bool) {
 	return out, true
 }
 
-// launchLabels returns the labels of a spec's launch blocks, read from its
-// syntax alone: a spec that does not validate (an env() unset here) still
-// completes.
+// launchLabels returns the labels of a spec's launch blocks
+// (schema.LaunchLabels: from its syntax alone, so a spec that does not
+// validate here still completes).
 func launchLabels(path string) []string {
 	src, err := os.ReadFile(path)
-	if err != nil || len(src) > 1<<20 {
+	if err != nil {
 		return nil
 	}
-	f, _ := hclsyntax.ParseConfig(src, path, hcl.Pos{Line: 1, Column: 1})
-	if f == nil {
-		return nil
-	}
-	body, ok := f.Body.(*hclsyntax.Body)
-	if !ok {
-		return nil
-	}
-	var out []string
-	for _, b := range body.Blocks {
-		if b.Type == "launch" && len(b.Labels) == 1 && !slices.Contains(out, b.Labels[0]) {
-			out = append(out, b.Labels[0])
-		}
-	}
-	return out
+	return schema.LaunchLabels(src, path)
 }
 
 func cmpOr(s, def string) string {
