@@ -179,3 +179,33 @@ func TestSuperviseCallerStops(t *testing.T) {
 		t.Errorf("db's record: %+v", rec)
 	}
 }
+
+// TestSuperviseRestartFails: a restart that fails ends the supervision
+// with a *RestartError wrapping the Restart's error, and stops the rest
+// of the group.
+func TestSuperviseRestartFails(t *testing.T) {
+	t.Parallel()
+	ls := chain(t)[1:] // api, db
+	ls[0].Restart = schema.Restart{Policy: schema.RestartAlways, Backoff: time.Millisecond}
+	refused := errors.New("port 1 is held by a process this launch did not start")
+	var asked []int
+	g, _, evc, res := supervised(t, t.Context(), ls, group.Supervision{
+		Restart: func(_ context.Context, l *schema.Launch, n int) (*launcher.Launch, error) {
+			asked = append(asked, n)
+			return nil, refused
+		},
+	})
+	g.Launch("api").Signal(syscall.SIGKILL)
+	err := <-res
+	var re *group.RestartError
+	if !errors.As(err, &re) || re.Name != "api" || re.N != 1 || !errors.Is(err, refused) {
+		t.Fatalf("Supervise: %v", err)
+	}
+	events := <-evc
+	if len(asked) != 1 || len(events) != 2 || events[0].Kind != group.EventRestarting || events[1].Kind != group.EventStopping || !errors.As(events[1].Err, &re) {
+		t.Fatalf("restarts asked %v, events %+v", asked, events)
+	}
+	if g.Launch("db").Worker().Check(proc.Default) == verify.Alive {
+		t.Error("db survived the failed restart")
+	}
+}
