@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
 	"runtime/debug"
 	"strings"
 
@@ -64,7 +63,7 @@ Suppress a finding with a comment on its line or the line before:
 			if len(scripts) == 0 {
 				return &exitError{code: exitUsage, err: errors.New("lint needs at least one SCRIPT"), hint: "run 'childproof lint --help' for usage"}
 			}
-			scripts, err := expandDirs(dir, scripts)
+			scripts, err := envres.ExpandDirs(dir, scripts)
 			if err != nil {
 				return exitf(exitUsage, "%v", err)
 			}
@@ -105,7 +104,7 @@ Suppress a finding with a comment on its line or the line before:
 				return exitf(exitUsage, "%v", err)
 			}
 			if changes != nil {
-				res = onChangedLines(res, changes, dir)
+				res = changes.Findings(res, dir)
 			}
 			if err := lintreport.Write(a.stdout, a.format, res, lintreport.Options{Color: a.color(a.stdout), Dir: dir, ToolVersion: lintToolVersion()}); err != nil {
 				return exitf(exitUsage, "writing the report: %v", err)
@@ -132,78 +131,6 @@ Suppress a finding with a comment on its line or the line before:
 	f.BoolVar(&strict, "strict", false, "exit 1 on warnings too")
 	f.StringVar(&diffBase, "diff-base", "", "report only findings on lines changed since the git revision `REF` (or reached through a changed line)")
 	return cmd
-}
-
-// onChangedLines keeps the findings whose line, or a link of whose chain,
-// changed; paths are relative to dir.
-func onChangedLines(res *envres.Result, c *gitdiff.Changes, dir string) *envres.Result {
-	abs := func(p string) string {
-		if !filepath.IsAbs(p) {
-			p = filepath.Join(dir, p)
-		}
-		if a, err := filepath.Abs(p); err == nil {
-			return a
-		}
-		return p
-	}
-	out := *res
-	out.Findings = []envres.Finding{}
-	for _, f := range res.Findings {
-		// A file that does not parse is reported whatever changed: the run
-		// exits 2 for it.
-		keep := f.Rule == envres.ParseErrorRule.Name || c.Changed(abs(f.File), f.Line)
-		for _, l := range f.Chain {
-			keep = keep || c.Changed(abs(l.File), l.Line)
-		}
-		// A load whose env file changed: the finding stays at the load,
-		// naming the changed file.
-		var changed []string
-		for _, r := range f.Reads {
-			if c.ChangedFile(r.Path) {
-				changed = append(changed, r.Shown)
-			}
-		}
-		if !keep && len(changed) > 0 {
-			keep = true
-			f.Message += " (" + strings.Join(changed, ", ") + " changed since the --diff-base revision)"
-		}
-		if keep {
-			out.Findings = append(out.Findings, f)
-		}
-	}
-	return &out
-}
-
-// expandDirs replaces each directory among the scripts by the shell
-// scripts under it (envres.FindScripts: by extension or shebang, as shfmt
-// -l finds them, skipping .git and vendored trees). A directory is
-// resolved against dir, as scripts are, and its scripts are given as
-// they would be typed.
-func expandDirs(dir string, scripts []string) ([]string, error) {
-	var out []string
-	for _, s := range scripts {
-		p := s
-		if !filepath.IsAbs(p) && dir != "" {
-			p = filepath.Join(dir, p)
-		}
-		fi, err := os.Stat(p)
-		if err != nil || !fi.IsDir() {
-			out = append(out, s)
-			continue
-		}
-		found, err := envres.FindScripts(p)
-		if err != nil {
-			return nil, fmt.Errorf("walking %s: %w", s, err)
-		}
-		for _, f := range found {
-			rel, err := filepath.Rel(p, f)
-			if err != nil {
-				return nil, err
-			}
-			out = append(out, filepath.Join(s, rel))
-		}
-	}
-	return out, nil
 }
 
 // lintToolVersion is SARIF's tool.driver.version: the version the
