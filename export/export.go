@@ -15,21 +15,33 @@ import (
 	"github.com/childproof/childproof/schema"
 )
 
-// Engine names, the values of --to.
+// Engine is an engine Render writes for; its string is the value of --to.
+type Engine string
+
+// The engines.
 const (
-	Systemd    = "systemd"
-	Kubernetes = "k8s"
-	Slurm      = "slurm"
-	Nomad      = "nomad"
+	Systemd    Engine = "systemd"
+	Kubernetes Engine = "k8s"
+	Slurm      Engine = "slurm"
+	Nomad      Engine = "nomad"
 )
 
 // Engines lists the engines Render knows, in the order the docs name them.
-var Engines = []string{Systemd, Kubernetes, Slurm, Nomad}
+var Engines = []Engine{Systemd, Kubernetes, Slurm, Nomad}
+
+// unknownEngine is the error of an engine not in Engines.
+func unknownEngine(e Engine) error {
+	names := make([]string, len(Engines))
+	for i, n := range Engines {
+		names[i] = string(n)
+	}
+	return fmt.Errorf("%w %q: --to takes %s", ErrUnknownEngine, e, strings.Join(names, ", "))
+}
 
 // Options says how to render a launch.
 type Options struct {
 	// Engine is one of Engines.
-	Engine string
+	Engine Engine
 	// Dir rebases the spec's directory: every path under it (dir, the
 	// program, the dispatch script, the env file, the spec itself) is
 	// written under Dir instead, for a target that keeps the project
@@ -40,8 +52,8 @@ type Options struct {
 	Childproof string
 	// Image is the container image (Kubernetes; required there).
 	Image string
-	// Kind is the Kubernetes object: "deployment" (the default) or "pod".
-	Kind string
+	// Kind is the Kubernetes object. Empty means KindDeployment.
+	Kind Kind
 	// ChildproofImage is an image holding /usr/local/bin/childproof; when
 	// set, an init container copies it into a shared volume for the
 	// probes (Kubernetes). Empty: the image itself must have childproof.
@@ -50,8 +62,8 @@ type Options struct {
 
 // UnsupportedError reports a spec feature the engine cannot express.
 type UnsupportedError struct {
-	// Engine is the engine's name (Options.Engine).
-	Engine string
+	// Engine is the engine (Options.Engine).
+	Engine Engine
 	// Feature names the spec part, as a spec path ("inherit[1]",
 	// "restart.policy", "command[2]").
 	Feature string
@@ -93,7 +105,7 @@ func Render(ctx context.Context, l *schema.Launch, o Options) ([]byte, error) {
 	case Nomad:
 		return p.nomad()
 	}
-	return nil, fmt.Errorf("%w %q: --to takes %s", ErrUnknownEngine, o.Engine, strings.Join(Engines, ", "))
+	return nil, unknownEngine(o.Engine)
 }
 
 // envVar is one environment variable the engine sets itself.
@@ -139,7 +151,7 @@ type plan struct {
 func newPlan(l *schema.Launch, o Options) (*plan, error) {
 	p := &plan{l: l, o: o}
 	if !slices.Contains(Engines, o.Engine) {
-		return nil, fmt.Errorf("%w %q: --to takes %s", ErrUnknownEngine, o.Engine, strings.Join(Engines, ", "))
+		return nil, unknownEngine(o.Engine)
 	}
 	if o.Dir != "" && !path.IsAbs(o.Dir) { // a path on the (Linux) target, wherever export runs
 		return nil, fmt.Errorf("--dir %q: must be an absolute path on the target", o.Dir)

@@ -175,7 +175,7 @@ launch "f" {
 		t.Errorf("script:\n%s", script)
 	}
 	// file() contents cannot be a reference.
-	for _, e := range []string{Systemd, Kubernetes, Nomad} {
+	for _, e := range []Engine{Systemd, Kubernetes, Nomad} {
 		_, err := Render(context.Background(), load(t, dir, "f"), Options{Engine: e, Image: "img"})
 		var ue *UnsupportedError
 		if !asUnsupported(err, &ue) || ue.Feature != "command[1]" || strings.Contains(err.Error(), canary) {

@@ -128,10 +128,14 @@ type k8sExec struct {
 	Command []string `json:"command"`
 }
 
+// Kind is the Kubernetes object Render writes (Options.Kind; its string
+// is the value of --kind).
+type Kind string
+
 // Kubernetes object kinds, the values of Options.Kind.
 const (
-	KindDeployment = "deployment"
-	KindPod        = "pod"
+	KindDeployment Kind = "deployment"
+	KindPod        Kind = "pod"
 )
 
 // k8sVolumeDir is where the pod's shared volume is mounted: the state dir

@@ -18,12 +18,8 @@ import (
 // CensusEntry is one recorded launch as it stands now.
 type CensusEntry struct {
 	Name string `json:"name"`
-	// Status is "alive", "gone", "pid reused", "stopped", "unknown" (an
-	// unreadable record), "untrusted" (a record that fails authentication:
-	// never checked against the kernel, never acted on; Worker and Started
-	// are then what the record claims, unverified) or "unverified" (a tree that runs but was never
-	// verified: a launch under way, or one whose childproof died mid-launch).
-	Status   string             `json:"status"`
+	// Status is where the launch stands.
+	Status   CensusStatus       `json:"status"`
 	Worker   verify.Fingerprint `json:"worker"`
 	Started  time.Time          `json:"started"`
 	Detached bool               `json:"detached"`
@@ -58,9 +54,27 @@ type CensusPort struct {
 	HolderPid int    `json:"holder_pid,omitempty"`
 }
 
-// StatusUntrusted is the census status of a record that fails
-// authentication.
-const StatusUntrusted = "untrusted"
+// CensusStatus is where a recorded launch stands (CensusEntry.Status;
+// its string is ps's STATUS and the JSON's "status").
+type CensusStatus string
+
+// The census statuses.
+const (
+	StatusAlive  = CensusStatus(verify.Alive)
+	StatusGone   = CensusStatus(verify.Gone)
+	StatusReused = CensusStatus(verify.Reused)
+	// StatusUnknown: an unreadable record.
+	StatusUnknown = CensusStatus(verify.Unknown)
+	// StatusStopped: childproof stopped it (listed by Census with all).
+	StatusStopped CensusStatus = "stopped"
+	// StatusUntrusted: a record that fails authentication, never checked
+	// against the kernel, never acted on; Worker and Started are then
+	// what the record claims, unverified.
+	StatusUntrusted CensusStatus = "untrusted"
+	// StatusUnverified: a tree that runs but was never verified (a launch
+	// under way, or one whose childproof died mid-launch).
+	StatusUnverified CensusStatus = "unverified"
+)
 
 // Census checks every record of st; stopped ones only when all is set.
 func Census(p proc.FS, st *State, all bool) ([]CensusEntry, error) {
@@ -85,7 +99,7 @@ func Census(p proc.FS, st *State, all bool) ([]CensusEntry, error) {
 	// supervisor saw it): ps says why their status is unknown, below.
 	unrecorded := map[int]bool{}
 	for _, b := range bad {
-		status := string(verify.Unknown)
+		status := StatusUnknown
 		e := CensusEntry{Name: b.name, Ports: []CensusPort{}, Error: b.err.Error()}
 		if b.untrusted() {
 			status = StatusUntrusted
@@ -103,7 +117,7 @@ func Census(p proc.FS, st *State, all bool) ([]CensusEntry, error) {
 			RestartCount: r.RestartCount}
 		e.Round, e.Workers = r.Round, r.Workers
 		live := r.Worker.Check(p)
-		e.Status = string(live)
+		e.Status = CensusStatus(live)
 		if (live == verify.Gone || live == verify.Reused) && !r.Pending && r.Stopped == nil {
 			st.noteGone(r.Name, r.Round)
 		}
@@ -119,13 +133,13 @@ func Census(p proc.FS, st *State, all bool) ([]CensusEntry, error) {
 		if r.Pending && live == verify.Alive {
 			// Its tree runs but was never verified: not "alive", which
 			// scripts read as verified and running.
-			e.Status = "unverified"
+			e.Status = StatusUnverified
 		}
 		if r.Stopped != nil && live != verify.Alive {
 			if !all {
 				continue
 			}
-			e.Status = "stopped"
+			e.Status = StatusStopped
 		}
 		if r.Stopped == nil && live != verify.Alive && live != verify.Unknown {
 			if cg := trustedCgroup(r.Cgroup, r.Name); cg != "" {
@@ -182,7 +196,7 @@ func Census(p proc.FS, st *State, all bool) ([]CensusEntry, error) {
 		// A launch with no member left is gone, whatever its relay does:
 		// a relay that outlived it is ended (the lock of a launch in
 		// progress leaves it alone).
-		if e := &out[i]; e.Status != string(verify.Alive) && e.Status != "unverified" && e.Status != string(verify.Unknown) {
+		if e := &out[i]; e.Status != StatusAlive && e.Status != "unverified" && e.Status != StatusUnknown {
 			if note := st.collectRelay(e.Name, fp, p); note != "" {
 				e.Note = strings.TrimPrefix(e.Note+"; "+note, "; ")
 			}
@@ -244,9 +258,9 @@ func (e *CensusEntry) setMembers(pids []int) {
 		return
 	}
 	e.Members, e.Note = pids, membersNote(pids)
-	e.Status = string(verify.Alive)
+	e.Status = StatusAlive
 	if e.Pending {
-		e.Status = "unverified"
+		e.Status = StatusUnverified
 	}
 }
 

@@ -19,12 +19,10 @@ const maxEditedEnvFile = 1 << 20
 // EnvFileChange is what a relaunch did to an env file (--in-env-file, or
 // the restore of an earlier round's edit).
 type EnvFileChange struct {
-	Name string `json:"name"`
-	File string `json:"file"`
-	Line int    `json:"line"`
-	// How is "edited", "appended", "restored" or "kept" (an edit that
-	// cannot be restored: its old value was secret and not kept).
-	How string `json:"how"`
+	Name string     `json:"name"`
+	File string     `json:"file"`
+	Line int        `json:"line"`
+	How  EnvFileHow `json:"how"`
 	// OldDigest is the keyed digest of the value the file assigned before
 	// (empty when the line was appended).
 	OldDigest string `json:"old_digest,omitempty"`
@@ -79,7 +77,7 @@ func (s *State) syncEnvFiles(plan *roundPlan, set map[string]string, in map[stri
 			return nil, nil, err
 		}
 		if c.Old == nil {
-			changes = append(changes, EnvFileChange{Name: n, File: c.File, Line: c.Line, How: "kept", OldDigest: c.OldDigest})
+			changes = append(changes, EnvFileChange{Name: n, File: c.File, Line: c.Line, How: EnvFileKept, OldDigest: c.OldDigest})
 			if t, ok := plan.overrides[n]; ok && !hasKey(in, n) {
 				t.EnvFile = nil
 				plan.overrides[n] = t
@@ -92,7 +90,7 @@ func (s *State) syncEnvFiles(plan *roundPlan, set map[string]string, in map[stri
 			return nil, nil, fmt.Errorf("%s: %w", c.File, err)
 		}
 		f.cur = b
-		changes = append(changes, EnvFileChange{Name: n, File: c.File, Line: c.Line, How: "restored", OldDigest: c.OldDigest})
+		changes = append(changes, EnvFileChange{Name: n, File: c.File, Line: c.Line, How: EnvFileRestored, OldDigest: c.OldDigest})
 		if t, ok := plan.overrides[n]; ok && !hasKey(in, n) {
 			t.EnvFile = nil
 			plan.overrides[n] = t
@@ -143,9 +141,9 @@ func (s *State) syncEnvFiles(plan *roundPlan, set map[string]string, in map[stri
 		o.EnvFile = ed
 		plan.overrides[n] = o
 		kept[path] = n
-		how := "edited"
+		how := EnvFileEdited
 		if e.Appended {
-			how = "appended"
+			how = EnvFileAppended
 		}
 		changes = append(changes, EnvFileChange{Name: n, File: path, Line: e.Line, How: how, OldDigest: ed.OldDigest})
 	}

@@ -34,8 +34,8 @@ func (s *State) History(p proc.FS, name string) (*History, error) {
 		h.Current = rec.Round
 	}
 	for i, r := range rounds {
-		if r.Outcome == "launching" && (i < len(rounds)-1 || !s.Launching(name)) {
-			r.Outcome = "interrupted"
+		if r.Outcome == RoundLaunching && (i < len(rounds)-1 || !s.Launching(name)) {
+			r.Outcome = RoundInterrupted
 		}
 	}
 	return h, err

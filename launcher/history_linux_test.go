@@ -52,7 +52,7 @@ func TestHistory(t *testing.T) {
 		}
 		var out []string
 		for _, r := range h.Rounds {
-			out = append(out, r.Outcome)
+			out = append(out, string(r.Outcome))
 		}
 		return out
 	}

@@ -226,7 +226,7 @@ func guardPrevious(ctx context.Context, p proc.FS, st *State, l *schema.Launch, 
 	if !slices.Contains(members, rec.Worker.Pid) {
 		what = membersNote(members)
 	}
-	if l.OnStale == "replace" {
+	if l.OnStale == schema.StaleReplace {
 		res, err := StopRecord(ctx, p, st, rec, DefaultStopGrace)
 		if err != nil {
 			return err

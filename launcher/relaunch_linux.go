@@ -17,15 +17,12 @@ import (
 // DeltaName is one name whose digest differs between the recorded worker's
 // environ and the relaunched worker's.
 type DeltaName struct {
-	Name string `json:"name"`
-	// How is "changed", "added" (absent before) or "removed" (absent now).
-	How string `json:"how"`
+	Name string   `json:"name"`
+	How  DeltaHow `json:"how"`
 	// Declared is set when the name was one of the --set names.
 	Declared bool `json:"declared"`
-	// Source says where the name comes from, as far as the spec tells:
-	// "set", "env", "env_file", "inherit", "previous set" (a --set of the
-	// recorded launch), or "chain" (the dispatch chain or nothing known).
-	Source string `json:"source"`
+	// Source says where the name comes from, as far as the spec tells.
+	Source DeltaSource `json:"source"`
 }
 
 // Delta compares the recorded worker's environment with the relaunched
@@ -73,7 +70,7 @@ func (d *Delta) addRanks(before, after []RecordRank, declared []string, isVolati
 	for i := 1; i < len(after); i++ {
 		prev := pairRank(before, after[i], i)
 		if prev == nil {
-			d.Unexpected = append(d.Unexpected, DeltaName{Name: fmt.Sprintf("(worker %d/%d: no recorded rank to compare with)", i+1, len(after)), How: "added"})
+			d.Unexpected = append(d.Unexpected, DeltaName{Name: fmt.Sprintf("(worker %d/%d: no recorded rank to compare with)", i+1, len(after)), How: DeltaAdded})
 			continue
 		}
 		rd := CompareEnv(prev.WorkerEnv, after[i].WorkerEnv, declared)
@@ -162,14 +159,14 @@ func CompareEnv(before, after map[string]string, declared []string) *Delta {
 	}) {
 		b, inB := before[n]
 		a, inA := after[n]
-		how := ""
+		var how DeltaHow
 		switch {
 		case inB && !inA:
-			how = "removed"
+			how = DeltaRemoved
 		case !inB && inA:
-			how = "added"
+			how = DeltaAdded
 		case a != b:
-			how = "changed"
+			how = DeltaChanged
 		default:
 			continue
 		}
@@ -518,16 +515,16 @@ func listOrNone(s []string) string {
 }
 
 func (u DeltaName) message(l *schema.Launch) string {
-	what := map[string]string{"changed": "changed", "added": "appeared", "removed": "disappeared"}[u.How]
+	what := map[DeltaHow]string{DeltaChanged: "changed", DeltaAdded: "appeared", DeltaRemoved: "disappeared"}[u.How]
 	msg := fmt.Sprintf("%s %s on the worker but is not a --set name", u.Name, what)
 	switch u.Source {
-	case "env_file":
+	case SourceEnvFile:
 		msg += fmt.Sprintf(" (it comes from env_file %s: edited since the recorded launch?)", l.EnvFile)
-	case "env":
+	case SourceEnv:
 		msg += " (it is in the spec's env: the spec was edited since the recorded launch?)"
-	case "inherit":
+	case SourceInherit:
 		msg += " (inherited from the caller: relaunch from the same environment as the recorded launch)"
-	case "previous set":
+	case SourcePreviousSet:
 		msg += " (a --set of the recorded launch: repeat it to keep it)"
 	default:
 		msg += " (set or removed by the launch chain, or by the caller)"
@@ -536,27 +533,27 @@ func (u DeltaName) message(l *schema.Launch) string {
 }
 
 // deltaSources returns a function naming where a variable comes from.
-func deltaSources(l *schema.Launch, set map[string]string, prev *Record) func(string) string {
+func deltaSources(l *schema.Launch, set map[string]string, prev *Record) func(string) DeltaSource {
 	fromFile := map[string]bool{}
 	if names, err := l.EnvFileNames(); err == nil {
 		for _, n := range names {
 			fromFile[n] = true
 		}
 	}
-	return func(n string) string {
+	return func(n string) DeltaSource {
 		switch {
 		case hasKey(set, n):
-			return "set"
+			return SourceSet
 		case hasKey(l.Env, n):
-			return "env"
+			return SourceEnv
 		case fromFile[n]:
-			return "env_file"
+			return SourceEnvFile
 		case hasKey(prev.Env, n) && prev.Env[n] != "" && !slices.Contains(l.Require, n):
-			return "previous set"
+			return SourcePreviousSet
 		case l.Inherits(n):
-			return "inherit"
+			return SourceInherit
 		}
-		return "chain"
+		return SourceChain
 	}
 }
 

@@ -77,7 +77,7 @@ func TestRelayGoneSaid(t *testing.T) {
 	if err != nil || len(es) != 1 {
 		t.Fatalf("census: %+v, %v", es, err)
 	}
-	if es[0].Status != string(verify.Alive) || !strings.Contains(es[0].Note, "log relay (pid "+strconv.Itoa(rec.Relay.Pid)+") is gone") {
+	if es[0].Status != StatusAlive || !strings.Contains(es[0].Note, "log relay (pid "+strconv.Itoa(rec.Relay.Pid)+") is gone") {
 		t.Errorf("census entry: status %q, note %q; want alive and the relay named gone", es[0].Status, es[0].Note)
 	}
 }

@@ -29,6 +29,54 @@ type Round struct {
 	MAC string `json:"mac,omitempty"`
 }
 
+// RoundOutcome is what a round's launch came to (Round.Outcome; its
+// string is the JSON and history's text).
+type RoundOutcome string
+
+// The round outcomes.
+const (
+	// RoundLaunching: childproof died mid-launch, or still is launching.
+	RoundLaunching RoundOutcome = "launching"
+	RoundVerified  RoundOutcome = "verified"
+	RoundFailed    RoundOutcome = "failed"
+	// RoundRefused: verified, then refused because of an unexpected delta.
+	RoundRefused RoundOutcome = "refused"
+	// RoundInterrupted: a round still launching while no launch of the
+	// name is under way, or followed by another round, was cut short
+	// (State.History says so; the file keeps RoundLaunching).
+	RoundInterrupted RoundOutcome = "interrupted"
+)
+
+// EndHow is how a round's worker ended (RoundEnd.How).
+type EndHow string
+
+// The ways a worker ends.
+const (
+	EndExited   EndHow = "exited"
+	EndSignaled EndHow = "signaled"
+	// EndStopped: childproof stopped it and did not see its status.
+	EndStopped EndHow = "stopped"
+	// EndGone: found gone; nobody saw its status (a detached launch, or a
+	// supervisor that died).
+	EndGone EndHow = "gone"
+)
+
+// EndSeen is who saw a round's end (RoundEnd.Seen).
+type EndSeen string
+
+// Who sees an end.
+const (
+	// SeenSupervisor: run or relaunch in the foreground, with the exit
+	// status.
+	SeenSupervisor EndSeen = "supervisor"
+	// SeenLaunch: it ended before it was verified.
+	SeenLaunch EndSeen = "launch"
+	// SeenStop: childproof stopped it.
+	SeenStop EndSeen = "stop"
+	// SeenCensus: a later command found it gone.
+	SeenCensus EndSeen = "census"
+)
+
 // RoundOrigin is how a round came about: the command, when, from which
 // spec, and what it is measured against or replays.
 type RoundOrigin struct {
@@ -45,10 +93,9 @@ type RoundOrigin struct {
 
 // RoundResult is what a round's launch came to.
 type RoundResult struct {
-	// Outcome is "launching" (childproof died mid-launch, or still is),
-	// "verified", "failed" or "refused" (verified, then refused because
-	// of an unexpected delta).
-	Outcome string `json:"outcome"`
+	// Outcome is what the launch came to; "" only in a round not yet
+	// written.
+	Outcome RoundOutcome `json:"outcome"`
 	// Problems are the problem kinds of a failed or refused round.
 	Problems []verify.Kind `json:"problems,omitempty"`
 	// ExitCode is the launch's exit code (0: verified).
@@ -131,10 +178,8 @@ type RoundDelta struct {
 type RoundEnd struct {
 	// At is when it ended, or when a later command found it gone.
 	At time.Time `json:"at"`
-	// How is "exited", "signaled", "stopped" (childproof stopped it and
-	// did not see its status) or "gone" (found gone; nobody saw its status:
-	// a detached launch, or a supervisor that died).
-	How        string `json:"how"`
+	// How is how it ended ("" while only who saw it is known).
+	How        EndHow `json:"how"`
 	ExitStatus *int   `json:"exit_status,omitempty"`
 	Signal     string `json:"signal,omitempty"`
 	// StoppedBy is set when childproof stopped it: the signal it sent and why.
@@ -143,11 +188,8 @@ type RoundEnd struct {
 	// upper bound (the end was found later, not seen).
 	UptimeSeconds float64 `json:"uptime_seconds"`
 	UptimeAtMost  bool    `json:"uptime_at_most,omitempty"`
-	// Seen says who saw the end: "supervisor" (run or relaunch in the
-	// foreground, with the exit status), "launch" (it ended before it was
-	// verified), "stop" (childproof stopped it) or "census" (a later
-	// command found it gone).
-	Seen string `json:"seen"`
+	// Seen says who saw the end.
+	Seen EndSeen `json:"seen"`
 	// LastLines is how many of the log's last lines TailDigest covers
 	// (at most 10); TailDigest is their keyed digest: equal digests, same
 	// last words. The lines themselves are in the kept log.

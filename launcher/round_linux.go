@@ -238,7 +238,7 @@ func (s *State) beginRound(l *schema.Launch, opts Options) *Round {
 		RoundOrigin: RoundOrigin{Command: opts.Command, Started: time.Now().UTC(), SpecHash: opts.SpecHash},
 		Delta:       RoundDelta{Set: []Override{}, Unset: []string{}},
 		Overrides:   []Override{},
-		RoundResult: RoundResult{Outcome: "launching"},
+		RoundResult: RoundResult{Outcome: RoundLaunching},
 	}
 	if r.Command == "" {
 		r.Command = "start"
@@ -316,7 +316,7 @@ func (s *State) finishRound(r *Round, la *Launch, err error) {
 		}
 	}
 	if err == nil {
-		r.Outcome = "verified"
+		r.Outcome = RoundVerified
 		if la.Record != nil {
 			r.WorkerEnv = la.Record.WorkerEnv
 		}
@@ -329,7 +329,7 @@ func (s *State) finishRound(r *Round, la *Launch, err error) {
 		s.saveRound(r, false)
 		return
 	}
-	r.Outcome = "failed"
+	r.Outcome = RoundFailed
 	r.ExitCode = verify.CodeUsage
 	var e *Error
 	if errors.As(err, &e) {
@@ -347,7 +347,7 @@ func (s *State) finishRound(r *Round, la *Launch, err error) {
 		}
 	}
 	if la != nil && la.tree != nil && la.tree.root != nil {
-		end := &RoundEnd{At: time.Now().UTC(), Seen: "launch"}
+		end := &RoundEnd{At: time.Now().UTC(), Seen: SeenLaunch}
 		if ws := la.rootStatus(); ws != nil && r.ExitCode == verify.CodeExited {
 			end.setStatus(*ws)
 		} else {
@@ -404,12 +404,12 @@ func (s *State) tailDigest(e *RoundEnd, log string) {
 func (e *RoundEnd) setStatus(ws syscall.WaitStatus) {
 	switch {
 	case ws.Signaled():
-		e.How, e.Signal = "signaled", unix.SignalName(ws.Signal())
+		e.How, e.Signal = EndSignaled, unix.SignalName(ws.Signal())
 	case ws.Exited():
 		c := ws.ExitStatus()
-		e.How, e.ExitStatus = "exited", &c
+		e.How, e.ExitStatus = EndExited, &c
 	default:
-		e.How = "gone"
+		e.How = EndGone
 	}
 }
 
@@ -421,7 +421,7 @@ func (s *State) endRound(name string, n int, started time.Time, end *RoundEnd) {
 		return
 	}
 	s.updateRound(name, n, func(r *Round) bool {
-		if r.End != nil && r.End.Seen == "supervisor" {
+		if r.End != nil && r.End.Seen == SeenSupervisor {
 			return false
 		}
 		if r.End != nil && end.StoppedBy == "" {
@@ -443,19 +443,19 @@ func (s *State) noteStopped(rec *Record, res *StopResult) {
 	if rec.Round == 0 {
 		return
 	}
-	end := &RoundEnd{At: time.Now().UTC(), Seen: "stop"}
+	end := &RoundEnd{At: time.Now().UTC(), Seen: SeenStop}
 	switch {
 	case res.Signalled:
-		end.How = "stopped"
+		end.How = EndStopped
 		end.StoppedBy = "childproof sent SIGTERM"
 		if res.Killed {
 			end.StoppedBy = "childproof sent SIGTERM, then SIGKILL"
 		}
 	default:
-		end.How, end.UptimeAtMost = "gone", true
+		end.How, end.UptimeAtMost = EndGone, true
 	}
 	s.updateRound(rec.Name, rec.Round, func(r *Round) bool {
-		if r.End != nil && (r.End.Seen == "supervisor" || !res.Signalled) {
+		if r.End != nil && (r.End.Seen == SeenSupervisor || !res.Signalled) {
 			return false
 		}
 		s.setEnd(r, end)
@@ -472,7 +472,7 @@ func FillRoundEnds(p proc.FS, st *State, name string) ([]*Round, error) {
 	rounds, err := st.rounds(name)
 	var open []*Round
 	for _, r := range rounds {
-		if r.End == nil && r.Outcome == "verified" && r.Worker != nil {
+		if r.End == nil && r.Outcome == RoundVerified && r.Worker != nil {
 			open = append(open, r)
 		}
 	}
@@ -496,7 +496,7 @@ func FillRoundEnds(p proc.FS, st *State, name string) ([]*Round, error) {
 			}
 			continue
 		}
-		st.setEnd(r, &RoundEnd{At: time.Now().UTC(), How: "gone", Seen: "census", UptimeAtMost: true})
+		st.setEnd(r, &RoundEnd{At: time.Now().UTC(), How: EndGone, Seen: SeenCensus, UptimeAtMost: true})
 		st.saveRound(r, true)
 	}
 	return rounds, err
@@ -537,11 +537,11 @@ func (la *Launch) noteEnd(ws *syscall.WaitStatus) {
 	if noted || la.notes.round == nil || la.Record == nil {
 		return
 	}
-	end := &RoundEnd{At: time.Now().UTC(), Seen: "supervisor"}
+	end := &RoundEnd{At: time.Now().UTC(), Seen: SeenSupervisor}
 	if ws != nil {
 		end.setStatus(*ws)
 	} else {
-		end.How, end.Seen, end.StoppedBy = "stopped", "stop", "childproof stopped the launch"
+		end.How, end.Seen, end.StoppedBy = EndStopped, SeenStop, "childproof stopped the launch"
 	}
 	la.State.endRound(la.Spec.Name, la.notes.round.N, la.notes.round.Started, end)
 }
@@ -677,9 +677,9 @@ func (s *State) refuseRound(la *Launch) {
 		return
 	}
 	s.updateRound(la.Spec.Name, la.notes.round.N, func(r *Round) bool {
-		r.Outcome, r.Problems, r.ExitCode = "refused", []verify.Kind{verify.KindDelta}, verify.CodeVerify
+		r.Outcome, r.Problems, r.ExitCode = RoundRefused, []verify.Kind{verify.KindDelta}, verify.CodeVerify
 		if r.End == nil {
-			s.setEnd(r, &RoundEnd{At: time.Now().UTC(), How: "stopped", Seen: "stop"})
+			s.setEnd(r, &RoundEnd{At: time.Now().UTC(), How: EndStopped, Seen: SeenStop})
 		}
 		r.End.StoppedBy = "childproof: unexpected delta, the relaunch was refused"
 		return true
@@ -705,10 +705,10 @@ func (s *State) noteGone(name string, round int) {
 		return
 	}
 	r, err := s.parseRound(name, round, b)
-	if err != nil || r.End != nil || r.Outcome != "verified" {
+	if err != nil || r.End != nil || r.Outcome != RoundVerified {
 		return
 	}
-	end := &RoundEnd{At: time.Now().UTC(), How: "gone", Seen: "census", UptimeAtMost: true}
+	end := &RoundEnd{At: time.Now().UTC(), How: EndGone, Seen: SeenCensus, UptimeAtMost: true}
 	s.updateRound(name, round, func(r *Round) bool {
 		if r.End != nil {
 			return false
@@ -741,7 +741,7 @@ func exists(path string) bool {
 func (s *State) lastVerifiedRound(name string) *Round {
 	rounds, _ := s.rounds(name)
 	for i := len(rounds) - 1; i >= 0; i-- {
-		if r := rounds[i]; r.Outcome == "verified" && len(r.WorkerEnv) > 0 {
+		if r := rounds[i]; r.Outcome == RoundVerified && len(r.WorkerEnv) > 0 {
 			return r
 		}
 	}

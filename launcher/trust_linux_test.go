@@ -99,7 +99,7 @@ func TestStateFileNotRegular(t *testing.T) {
 			t.Fatalf("census = %+v, want 3 unreadable entries", es)
 		}
 		for _, e := range es {
-			if e.Status != string(verify.Unknown) || e.Error == "" {
+			if e.Status != StatusUnknown || e.Error == "" {
 				t.Errorf("%s: status %q error %q, want unknown with a reason", e.Name, e.Status, e.Error)
 			}
 		}

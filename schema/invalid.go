@@ -79,7 +79,7 @@ func (l *Launch) Validate() error {
 	r := &rawLaunch{
 		Name: l.Name, Command: l.Command, Dispatch: l.Dispatch, Dir: l.Dir, EnvFile: l.EnvFile,
 		Inherit: l.Inherit, Env: l.Env, Require: l.Require, ForbidWrappers: l.ForbidWrappers,
-		Secret: l.Secret, DependsOn: l.DependsOn, OnStale: l.OnStale, Volatile: l.Volatile,
+		Secret: l.Secret, DependsOn: l.DependsOn, OnStale: string(l.OnStale), Volatile: l.Volatile,
 		User: l.User, Group: l.Group,
 	}
 	if l.Attempts != 0 {
@@ -105,7 +105,7 @@ func (l *Launch) Validate() error {
 		}
 	}
 	if l.Restart != (Restart{}) {
-		r.Restart = &rawRestart{Policy: l.Restart.EffectivePolicy()}
+		r.Restart = &rawRestart{Policy: string(l.Restart.EffectivePolicy())}
 		if l.Restart.Max != 0 {
 			r.Restart.Max = &l.Restart.Max
 		}

@@ -420,7 +420,7 @@ func (l *loader) finish(s *launchState, aliases map[string]string, before int) *
 		Require:        r.Require,
 		ForbidWrappers: r.ForbidWrappers,
 		DependsOn:      r.DependsOn,
-		OnStale:        r.OnStale,
+		OnStale:        OnStale(r.OnStale),
 		Secret:         r.Secret,
 		Volatile:       r.Volatile,
 		User:           r.User,
@@ -449,7 +449,7 @@ func (l *loader) finish(s *launchState, aliases map[string]string, before int) *
 		}
 	}
 	if rs := r.Restart; rs != nil {
-		la.Restart.Policy = rs.Policy
+		la.Restart.Policy = RestartPolicy(rs.Policy)
 		la.Restart.Max = 5
 		if rs.Max != nil {
 			la.Restart.Max = *rs.Max

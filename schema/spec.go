@@ -78,9 +78,9 @@ type Launch struct {
 	// Attempts is how many times a launch is retried on a race (port grabbed,
 	// worker not yet there). Zero means 1.
 	Attempts int
-	// OnStale is "replace" (stop our own recorded previous instance holding
-	// the port) or "fail". Empty means "fail".
-	OnStale string
+	// OnStale is what run does when our own recorded previous instance
+	// holds the port. Empty means StaleFail.
+	OnStale OnStale
 
 	// User and Group are the user and group (names or numeric ids) the
 	// launched process runs as, set by childproof at exec with the user's
@@ -187,31 +187,48 @@ type Ready struct {
 	Timeout time.Duration
 }
 
+// OnStale is what run does when a declared port is held by this
+// launch's own recorded previous instance (on_stale).
+type OnStale string
+
+// The on_stale values.
+const (
+	// StaleReplace: stop our own recorded previous instance holding the
+	// port, then launch.
+	StaleReplace OnStale = "replace"
+	// StaleFail: refuse the launch (exit 4), leaving it running.
+	StaleFail OnStale = "fail"
+)
+
+// RestartPolicy is when foreground supervision restarts an exited
+// worker (restart.policy).
+type RestartPolicy string
+
 // Restart policies, the values of restart.policy.
 const (
-	RestartNever     = "never"
-	RestartOnFailure = "on-failure"
-	RestartAlways    = "always"
+	RestartNever RestartPolicy = "never"
+	// RestartOnFailure: after a non-zero exit or a signal.
+	RestartOnFailure RestartPolicy = "on-failure"
+	RestartAlways    RestartPolicy = "always"
 )
 
 // RestartPolicies lists the values restart.policy accepts.
-var RestartPolicies = []string{RestartNever, RestartOnFailure, RestartAlways}
+var RestartPolicies = []RestartPolicy{RestartNever, RestartOnFailure, RestartAlways}
 
 // Restart is the restart block: what foreground supervision (run, up) does
 // when the verified worker exits. Each restart is verified on its new
 // worker and recorded.
 type Restart struct {
-	// Policy is "never", "on-failure" (restart after a non-zero exit or a
-	// signal) or "always". Empty means "never".
-	Policy string
+	// Policy is when to restart. Empty means RestartNever.
+	Policy RestartPolicy
 	// Max bounds the number of restarts, 1–1000. Zero means 5.
 	Max int
 	// Backoff is the wait before a restart. Zero means 1s.
 	Backoff time.Duration
 }
 
-// EffectivePolicy returns Policy, or "never" when it is empty.
-func (r Restart) EffectivePolicy() string {
+// EffectivePolicy returns Policy, or RestartNever when it is empty.
+func (r Restart) EffectivePolicy() RestartPolicy {
 	if r.Policy == "" {
 		return RestartNever
 	}

@@ -220,7 +220,7 @@ func oracleValidateLaunch(r *rawLaunch, hide func(ns string) (hcl.Range, bool)) 
 		}
 	}
 	if rs := r.Restart; rs != nil {
-		if !slices.Contains(RestartPolicies, rs.Policy) {
+		if !slices.Contains(RestartPolicies, RestartPolicy(rs.Policy)) {
 			c.fail("restart.policy", "policy", "oneof", rs.Policy)
 		}
 		if m := rs.Max; m != nil && *m < 1 {

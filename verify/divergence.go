@@ -10,14 +10,14 @@ package verify
 func FirstDiffer(rows []ExplainRow, i int, intended string) (ExplainRow, bool) {
 	for _, r := range rows {
 		switch r.Role {
-		case "root", "chain", "worker":
+		case RoleRoot, RoleChain, RoleWorker:
 		default:
 			continue
 		}
-		if i < 0 || i >= len(r.Vars) || r.Vars[i].State == "unreadable" {
+		if i < 0 || i >= len(r.Vars) || r.Vars[i].State == VarUnreadable {
 			continue
 		}
-		if r.Vars[i].Digest != intended || r.Vars[i].State == "unset" {
+		if r.Vars[i].Digest != intended || r.Vars[i].State == VarUnset {
 			return r, true
 		}
 	}
@@ -30,8 +30,8 @@ func FirstDiffer(rows []ExplainRow, i int, intended string) (ExplainRow, bool) {
 // env-unreadable. FirstDiffer skips such a row; an answer must not.
 func WorkerUnreadable(rows []ExplainRow, i int) bool {
 	for _, r := range rows {
-		if r.Role == "worker" && i >= 0 && i < len(r.Vars) {
-			return r.Vars[i].State == "unreadable"
+		if r.Role == RoleWorker && i >= 0 && i < len(r.Vars) {
+			return r.Vars[i].State == VarUnreadable
 		}
 	}
 	return false

@@ -4,7 +4,7 @@ import "testing"
 
 func TestFirstDiffer(t *testing.T) {
 	row := func(pid int, role, state, digest string) ExplainRow {
-		return ExplainRow{Pid: pid, Role: role, Vars: []ExplainVar{{Name: "X", State: state, Digest: digest}}}
+		return ExplainRow{Pid: pid, Role: Role(role), Vars: []ExplainVar{{Name: "X", State: VarState(state), Digest: digest}}}
 	}
 	tests := []struct {
 		name    string

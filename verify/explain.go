@@ -9,24 +9,48 @@ import (
 // FrozenNote is the reminder explain prints: an environ is frozen at exec.
 const FrozenNote = "/proc/PID/environ is the block a process was exec'd with, frozen at its exec: a shell's later export or unset never shows there, so only the worker's own record is evidence"
 
+// Role is a process's place in an Explain (ExplainRow.Role).
+type Role string
+
+// The roles, from the outermost ancestor down.
+const (
+	RoleAncestor Role = "ancestor"
+	RoleRoot     Role = "root"
+	// RoleChain: a process between the root and the worker.
+	RoleChain      Role = "chain"
+	RoleWorker     Role = "worker"
+	RoleDescendant Role = "descendant"
+)
+
+// VarState is a name's state in one process's environ (ExplainVar.State).
+type VarState string
+
+// The states of a name.
+const (
+	VarSet   VarState = "set"
+	VarEmpty VarState = "empty"
+	VarUnset VarState = "unset"
+	// VarUnreadable: the block cannot be read, or the process wrote a
+	// title over it (setproctitle).
+	VarUnreadable VarState = "unreadable"
+)
+
 // ExplainRow is one process and the state of each asked name in its environ.
 type ExplainRow struct {
 	Pid  int          `json:"pid"`
 	PPid int          `json:"ppid"`
 	Comm string       `json:"comm"`
 	Argv []string     `json:"argv"`
-	Role string       `json:"role"` // ancestor, root, chain, worker, descendant
+	Role Role         `json:"role"`
 	Vars []ExplainVar `json:"vars"`
 }
 
 // ExplainVar is NAME's state in one process's environ.
 type ExplainVar struct {
-	Name string `json:"name"`
-	// State is "set", "empty", "unset" or "unreadable" (the block cannot
-	// be read, or the process wrote a title over it: setproctitle).
-	State  string  `json:"state"`
-	Digest string  `json:"digest,omitempty"`
-	Value  *string `json:"value,omitempty"`
+	Name   string   `json:"name"`
+	State  VarState `json:"state"`
+	Digest string   `json:"digest,omitempty"`
+	Value  *string  `json:"value,omitempty"`
 	// Changed is set when the state differs from the parent's.
 	Changed bool `json:"changed"`
 	// Evidence is EvidenceExec on the worker's row when its state comes
@@ -49,27 +73,27 @@ func (v *Verifier) Explain(root, worker int, names []string, ev *ExecEnv) []Expl
 	anc := p.Ancestors(root, 0)
 	slices.Reverse(anc)
 	var pids []int
-	roles := map[int]string{}
+	roles := map[int]Role{}
 	for _, a := range anc {
 		pids = append(pids, a)
-		roles[a] = "ancestor"
+		roles[a] = RoleAncestor
 	}
 	pids = append(pids, root)
-	roles[root] = "root"
+	roles[root] = RoleRoot
 	for _, c := range chain(p, root, worker) {
 		if c != root {
 			pids = append(pids, c)
-			roles[c] = "chain"
+			roles[c] = RoleChain
 		}
 	}
 	if worker != root {
 		pids = append(pids, worker)
 	}
-	roles[worker] = "worker"
+	roles[worker] = RoleWorker
 	for _, d := range p.Descendants(root) {
 		if !slices.Contains(pids, d) {
 			pids = append(pids, d)
-			roles[d] = "descendant"
+			roles[d] = RoleDescendant
 		}
 	}
 	rows := make([]ExplainRow, 0, len(pids))
@@ -95,14 +119,14 @@ func (v *Verifier) Explain(root, worker int, names []string, ev *ExecEnv) []Expl
 			}
 		}
 		for _, n := range names {
-			ev := ExplainVar{Name: n, State: "unreadable"}
+			ev := ExplainVar{Name: n, State: VarUnreadable}
 			if exec != nil {
 				ev = v.execVar(exec, n)
 			} else if err == nil {
 				if val, ok := proc.Lookup(vars, n); ok {
-					ev.State = "set"
+					ev.State = VarSet
 					if val == "" {
-						ev.State = "empty"
+						ev.State = VarEmpty
 					}
 					ev.Digest = v.State.Digest(n, val)
 					if v.ShowValues {
@@ -110,12 +134,12 @@ func (v *Verifier) Explain(root, worker int, names []string, ev *ExecEnv) []Expl
 						ev.Value = &s
 					}
 				} else if !rewrote {
-					ev.State = "unset"
+					ev.State = VarUnset
 				}
 			}
 			if i, ok := byPid[row.PPid]; ok {
 				for _, pv := range rows[i].Vars {
-					if pv.Name == n && pv.State != "unreadable" && ev.State != "unreadable" && (pv.State != ev.State || pv.Digest != ev.Digest) {
+					if pv.Name == n && pv.State != VarUnreadable && ev.State != VarUnreadable && (pv.State != ev.State || pv.Digest != ev.Digest) {
 						ev.Changed = true
 					}
 				}
@@ -130,20 +154,20 @@ func (v *Verifier) Explain(root, worker int, names []string, ev *ExecEnv) []Expl
 
 // execVar is name n's state in exec-time evidence e.
 func (v *Verifier) execVar(e *ExecEnv, n string) ExplainVar {
-	ev := ExplainVar{Name: n, State: "unset", Evidence: EvidenceExec}
+	ev := ExplainVar{Name: n, State: VarUnset, Evidence: EvidenceExec}
 	if e.Vars == nil {
 		if d, ok := e.Digests[n]; ok {
-			ev.State, ev.Digest = "set", d
+			ev.State, ev.Digest = VarSet, d
 			if d == v.State.Digest(n, "") {
-				ev.State = "empty"
+				ev.State = VarEmpty
 			}
 		}
 		return ev
 	}
 	if val, ok := proc.Lookup(e.Vars, n); ok {
-		ev.State, ev.Digest = "set", v.State.Digest(n, val)
+		ev.State, ev.Digest = VarSet, v.State.Digest(n, val)
 		if val == "" {
-			ev.State = "empty"
+			ev.State = VarEmpty
 		}
 		if v.ShowValues {
 			ev.Value = &val

@@ -210,7 +210,7 @@ func (a *app) writeSummary(w io.Writer, f *schema.File, l *schema.Launch) {
 	}
 	onStale := l.OnStale
 	if onStale == "" {
-		onStale = "fail"
+		onStale = schema.StaleFail
 	}
 	row("attempts", "%d", l.EffectiveAttempts())
 	row("on_stale", "%s", onStale)

@@ -174,7 +174,7 @@ func writeExplain(w io.Writer, title string, names []string, intended map[string
 		fmt.Fprintln(w)
 		for _, r := range rows {
 			ev := r.Vars[i]
-			state := ev.State
+			state := string(ev.State)
 			if ev.Value != nil {
 				state += fmt.Sprintf(" %q", *ev.Value)
 			} else if ev.Digest != "" {
@@ -188,9 +188,9 @@ func writeExplain(w io.Writer, title string, names []string, intended map[string
 				mark = "   <- changes here"
 			}
 			switch _, ok := intended[n]; {
-			case ok && r.Role == "worker" && ev.State == "unreadable":
+			case ok && r.Role == verify.RoleWorker && ev.State == verify.VarUnreadable:
 				mark += "   <- cannot be judged (env-unreadable)"
-			case ok && r.Role == "worker" && ev.Digest != intended[n]:
+			case ok && r.Role == verify.RoleWorker && ev.Digest != intended[n]:
 				mark += "   <- NOT the intended value"
 			}
 			argv := strings.Join(r.Argv, " ")

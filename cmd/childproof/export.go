@@ -17,6 +17,7 @@ func init() { register("export", newExportCmd) }
 func newExportCmd(a *app) *cobra.Command {
 	var vars []string
 	var o export.Options
+	var to, kind string
 	var output string
 	c := &cobra.Command{
 		Use: "export --to systemd|k8s|slurm|nomad SPEC[:NAME] [--image IMAGE] [-o FILE]",
@@ -48,8 +49,9 @@ See docs/export.md.`,
 		Args:              cobra.ExactArgs(1),
 		ValidArgsFunction: completeSpec,
 		RunE: func(c *cobra.Command, args []string) error {
+			o.Engine, o.Kind = export.Engine(to), export.Kind(kind)
 			if o.Engine == "" {
-				return &exitError{code: exitUsage, err: errors.New("export needs --to ENGINE"), hint: "--to takes " + strings.Join(export.Engines, ", ")}
+				return &exitError{code: exitUsage, err: errors.New("export needs --to ENGINE"), hint: "--to takes " + strings.Join(engineNames(), ", ")}
 			}
 			// The spec runs on the target: no caller value is read (and
 			// its program need not exist here: a warning, see needPrograms).
@@ -65,7 +67,7 @@ See docs/export.md.`,
 			if err != nil {
 				var ue *export.UnsupportedError
 				if errors.As(err, &ue) {
-					hint := fmt.Sprintf("change the spec, or export it to another engine (--to takes %s)", strings.Join(export.Engines, ", "))
+					hint := fmt.Sprintf("change the spec, or export it to another engine (--to takes %s)", strings.Join(engineNames(), ", "))
 					if rng, ok := l.Ranges.Parts[ue.Part]; ok && ue.Part != "" {
 						// A spec problem: a diagnostic at the part, with its line.
 						files := sourceFiles(rng.Filename)
@@ -95,16 +97,25 @@ See docs/export.md.`,
 	}
 	addVarFlag(c, &vars)
 	f := c.Flags()
-	f.StringVar(&o.Engine, "to", "", "the engine: `systemd`, k8s, slurm or nomad")
+	f.StringVar(&to, "to", "", "the engine: `systemd`, k8s, slurm or nomad")
 	f.StringVarP(&output, "output", "o", "", "write to `FILE` (atomically; default: stdout)")
 	f.StringVar(&o.Image, "image", "", "k8s: the container `IMAGE` that holds the worker")
-	f.StringVar(&o.Kind, "kind", "", "k8s: `deployment` (default) or pod")
+	f.StringVar(&kind, "kind", "", "k8s: `deployment` (default) or pod")
 	f.StringVar(&o.ChildproofImage, "childproof-image", "", "k8s: an `IMAGE` holding /usr/local/bin/childproof, copied in by an init container")
 	f.StringVar(&o.Dir, "dir", "", "write the spec's directory as `DIR` (an absolute path on the target)")
 	f.StringVar(&o.Childproof, "childproof", "", "the childproof `PROGRAM` the check runs on the target (default: childproof, from PATH)")
-	_ = c.RegisterFlagCompletionFunc("to", cobra.FixedCompletions(export.Engines, cobra.ShellCompDirectiveNoFileComp))
-	_ = c.RegisterFlagCompletionFunc("kind", cobra.FixedCompletions([]string{export.KindDeployment, export.KindPod}, cobra.ShellCompDirectiveNoFileComp))
+	_ = c.RegisterFlagCompletionFunc("to", cobra.FixedCompletions(engineNames(), cobra.ShellCompDirectiveNoFileComp))
+	_ = c.RegisterFlagCompletionFunc("kind", cobra.FixedCompletions([]string{string(export.KindDeployment), string(export.KindPod)}, cobra.ShellCompDirectiveNoFileComp))
 	return c
+}
+
+// engineNames are export.Engines as --to spells them.
+func engineNames() []string {
+	names := make([]string, len(export.Engines))
+	for i, e := range export.Engines {
+		names[i] = string(e)
+	}
+	return names
 }
 
 // sourceFiles parses the spec file again for a diagnostic's source line;

@@ -200,44 +200,44 @@ func (a *app) deltaText(r *launcher.Round) string {
 
 func outcomeText(r *launcher.Round) string {
 	switch r.Outcome {
-	case "verified", "launching":
-		return r.Outcome
+	case launcher.RoundVerified, launcher.RoundLaunching:
+		return string(r.Outcome)
 	}
 	if len(r.Problems) > 0 {
 		kinds := make([]string, len(r.Problems))
 		for i, k := range r.Problems {
 			kinds[i] = string(k)
 		}
-		return r.Outcome + " (" + strings.Join(kinds, ",") + ")"
+		return string(r.Outcome) + " (" + strings.Join(kinds, ",") + ")"
 	}
-	return r.Outcome
+	return string(r.Outcome)
 }
 
 func endText(r *launcher.Round) string {
 	e := r.End
 	if e == nil {
 		switch r.Outcome {
-		case "verified":
+		case launcher.RoundVerified:
 			return "running"
-		case "launching":
+		case launcher.RoundLaunching:
 			return "-"
 		}
 		return "-"
 	}
 	var s string
 	switch e.How {
-	case "exited":
+	case launcher.EndExited:
 		s = "exit " + strconv.Itoa(*e.ExitStatus)
-	case "signaled":
+	case launcher.EndSignaled:
 		s = "killed by " + e.Signal
-	case "stopped":
+	case launcher.EndStopped:
 		s = "stopped by childproof"
-	case "gone":
+	case launcher.EndGone:
 		s = "gone, status unknown"
 	default:
-		s = e.How
+		s = string(e.How)
 	}
-	if e.StoppedBy != "" && e.How != "stopped" {
+	if e.StoppedBy != "" && e.How != launcher.EndStopped {
 		s += " (stopped)"
 	}
 	return s
@@ -245,7 +245,7 @@ func endText(r *launcher.Round) string {
 
 func uptimeText(r *launcher.Round) string {
 	if r.End == nil {
-		if r.Outcome == "verified" {
+		if r.Outcome == launcher.RoundVerified {
 			return time.Since(r.Started).Round(time.Second).String() + " so far"
 		}
 		return "-"

@@ -119,13 +119,13 @@ func (a *app) writeEnvFileChanges(name string, res *launcher.RelaunchResult) {
 	for _, c := range res.EnvFiles {
 		at := fmt.Sprintf("%s:%d", displayPath(c.File, false), c.Line)
 		switch c.How {
-		case "edited":
+		case launcher.EnvFileEdited:
 			fmt.Fprintf(a.stderr, "childproof: relaunch: %s: set in %s (the old value, %s, is in the round: childproof history %s)\n", c.Name, at, short(c.OldDigest), name)
-		case "appended":
+		case launcher.EnvFileAppended:
 			fmt.Fprintf(a.stderr, "childproof: relaunch: %s: appended to %s (the file did not assign it)\n", c.Name, at)
-		case "restored":
+		case launcher.EnvFileRestored:
 			fmt.Fprintf(a.stderr, "childproof: relaunch: %s: %s put back as it was before the edit, byte for byte\n", c.Name, at)
-		case "kept":
+		case launcher.EnvFileKept:
 			fmt.Fprintf(a.stderr, "childproof: warning: relaunch: %s: %s keeps the edited value: the old value of a secret was not kept; edit the file by hand\n", c.Name, at)
 		}
 	}

@@ -153,7 +153,7 @@ func noLaunchesLine(st *launcher.State, all bool) string {
 		every, _ := launcher.Census(proc.Default, st, true)
 		stopped := 0
 		for _, e := range every {
-			if e.Status == "stopped" {
+			if e.Status == launcher.StatusStopped {
 				stopped++
 			}
 		}
