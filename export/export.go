@@ -144,8 +144,10 @@ type plan struct {
 
 	// verify are the arguments of `childproof verify` after the pid.
 	verify []string
-	// notes are extra lines for the output's header comment.
-	notes []string
+	// checkNotes say what the check after start (verify --pid) does not
+	// check; lines for the output's header comment. SLURM's step runs
+	// childproof run, which checks everything, so it has none.
+	checkNotes []string
 }
 
 func newPlan(l *schema.Launch, o Options) (*plan, error) {
@@ -247,17 +249,17 @@ func newPlan(l *schema.Launch, o Options) (*plan, error) {
 			for _, pt := range l.Ports[1:] {
 				rest = append(rest, strconv.Itoa(pt.Number))
 			}
-			p.notes = append(p.notes, fmt.Sprintf("The check verifies port %d; verify --pid takes one port, so %s %s not checked.", l.Ports[0].Number, strings.Join(rest, ", "), plural(len(rest), "is", "are")))
+			p.checkNotes = append(p.checkNotes, fmt.Sprintf("The check verifies port %d; verify --pid takes one port, so %s %s not checked.", l.Ports[0].Number, strings.Join(rest, ", "), plural(len(rest), "is", "are")))
 		}
 	}
 	if l.Worker.Comm != "" {
 		p.verify = append(p.verify, "--comm", l.Worker.Comm)
 	}
 	if l.Ready.HTTP != "" && len(l.Ports) > 0 {
-		p.notes = append(p.notes, fmt.Sprintf("The check connects to port %d; verify --pid has no HTTP check, so ready.http (GET %s) is not part of it.", l.Ports[0].Number, l.Ready.HTTP))
+		p.checkNotes = append(p.checkNotes, fmt.Sprintf("The check connects to port %d; verify --pid has no HTTP check, so ready.http (GET %s) is not part of it.", l.Ports[0].Number, l.Ready.HTTP))
 	}
 	if l.Worker.Exe != "" {
-		p.notes = append(p.notes, "The check finds the worker by its port (or as the deepest process); verify --pid has no --exe, so worker.exe is not compared.")
+		p.checkNotes = append(p.checkNotes, "The check finds the worker by its port (or as the deepest process); verify --pid has no --exe, so worker.exe is not compared.")
 	}
 	return p, nil
 }

@@ -171,7 +171,7 @@ func (p *plan) kubernetes() ([]byte, error) {
 		restart = "OnFailure"
 	}
 	var notes []string
-	notes = append(notes, p.notes...)
+	notes = append(notes, p.checkNotes...)
 	if kind == KindDeployment && l.Restart.Policy == schema.RestartOnFailure {
 		notes = append(notes, `restart.policy "on-failure": a Deployment restarts its pod after every exit, a clean one too (restartPolicy Always); export with --kind pod for OnFailure.`)
 	}

@@ -195,7 +195,7 @@ func (p *plan) nomad() ([]byte, error) {
 	if len(p.argRefs) > 0 {
 		line(fmt.Sprintf("%s: an argument reads %s as ${NAME}, from the template, so the task's environment has %s too.", strings.Join(p.argRefs, ", "), plural(len(p.argRefs), "it", "them"), plural(len(p.argRefs), "it", "them")))
 	}
-	for _, n := range p.notes {
+	for _, n := range p.checkNotes {
 		line(n)
 	}
 	line("Then: nomad job run THIS_FILE")

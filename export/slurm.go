@@ -65,11 +65,6 @@ func (p *plan) slurm() ([]byte, error) {
 	line("(CUDA_VISIBLE_DEVICES, ROCR_VISIBLE_DEVICES, GPU_DEVICE_ORDINAL…) to the worker, whatever inherit says,")
 	line("and keeps its state in ${TMPDIR:-/tmp}/childproof-UID/slurm-JOB.STEP (docs/spec.md), so that two jobs")
 	line("of this launch on one node do not share a lock.")
-	for _, n := range p.notes {
-		if !strings.HasPrefix(n, "The check") { // childproof run checks every port and worker.exe itself
-			line(n)
-		}
-	}
 	if len(l.DependsOn) > 0 {
 		line(fmt.Sprintf("depends_on (%s): not started by this step; start them first (childproof up on the node starts them in order).", strings.Join(l.DependsOn, ", ")))
 	}

@@ -93,7 +93,7 @@ func (p *plan) systemd() ([]byte, error) {
 	if len(unset) > 0 {
 		comment("inherit %s: not passed; the service manager has none (systemd sets them for a unit with User=).", strings.Join(unset, ", "))
 	}
-	for _, n := range p.notes {
+	for _, n := range p.checkNotes {
 		comment("%s", n)
 	}
 	b.WriteString("\n[Unit]\n")

@@ -3,6 +3,7 @@ package launcher
 import (
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/childproof/childproof/verify"
 )
@@ -54,19 +55,26 @@ type Error struct {
 	Hint   string
 	Report *verify.Report
 	Err    error // the cause, if any
+	// Tail holds the last lines the launched tree printed, for a failure
+	// of a started tree; Error shows them after Msg.
+	Tail []string
 	// Retry marks a race (the port taken meanwhile, the worker not there
 	// yet): the only failures Launch.Attempts retries.
 	Retry bool
 }
 
 func (e *Error) Error() string {
-	if e.Err != nil && e.Msg == "" {
+	msg := e.Msg
+	if len(e.Tail) > 0 {
+		msg += "; last lines it printed:\n  | " + strings.Join(e.Tail, "\n  | ")
+	}
+	if e.Err != nil && msg == "" {
 		return e.Err.Error()
 	}
 	if e.Err != nil {
-		return e.Msg + ": " + e.Err.Error()
+		return msg + ": " + e.Err.Error()
 	}
-	return e.Msg
+	return msg
 }
 
 func (e *Error) Unwrap() error { return e.Err }

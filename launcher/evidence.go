@@ -70,7 +70,7 @@ func VerifyRanks(ctx context.Context, v *verify.Verifier, chk verify.Check, rec 
 		rr := v.Verify(ctx, rc)
 		r.Workers = append(r.Workers, wc(rr))
 		for _, p := range rr.Problems {
-			r.Add(p.Kind, "worker %d/%d: %s", i+1, len(rec.Ranks), p.Message)
+			r.AddAbout(p.Kind, p.Subject, p.Err, "worker %d/%d: %s", i+1, len(rec.Ranks), p.Message)
 		}
 	}
 	r.Verified = len(r.Problems) == 0

@@ -33,7 +33,7 @@ func (la *Launch) exitedError(r *verify.Report, what string) *Error {
 	r.Add(verify.KindExited, "%s", what)
 	r.ExitCode = verify.CodeExited
 	r.Ready = false
-	return &Error{Outcome: Exited, Kind: verify.KindExited, Msg: la.withTail(r, what), Report: r, Hint: "its whole output is in " + la.LogPath()}
+	return &Error{Outcome: Exited, Kind: verify.KindExited, Msg: what, Tail: la.withTail(r), Report: r, Hint: "its whole output is in " + la.LogPath()}
 }
 
 // exitWhat describes how pid ended, with the root's status when known.
@@ -69,7 +69,7 @@ func (la *Launch) exitWhat(pid int) string {
 // what is left (the spec), not on the tree.
 func hintFor(r *verify.Report, l *schema.Launch, a Audience) string {
 	switch {
-	case r.Has(verify.KindEnvUnreadable) && strings.Contains(r.EnvNote, verify.StaleExecEvidence):
+	case r.Caused(verify.ErrStaleExecEvidence, verify.KindEnvUnreadable):
 		return "the worker exec'd from a thread other than its main one (childproof follows processes, not threads, so that exec's environment was not captured) and then rewrote its environment block: exec the worker from the main thread, or keep its environment block intact"
 	case r.Has(verify.KindEnvUnreadable):
 		return "the worker wrote a process title over its environment block (setproctitle); childproof reads the block at the worker's exec while it watches the launch — leave exec-time capture on (" + a.say("CHILDPROOF_NO_EXEC_CAPTURE unset", "Options.NoExecCapture false, CHILDPROOF_NO_EXEC_CAPTURE unset") + "), and let nothing else trace the launch"

@@ -7,7 +7,6 @@ import (
 	"net"
 	"slices"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/childproof/childproof/internal/pidfd"
@@ -322,7 +321,7 @@ func (la *Launch) verifyAndReady(ctx context.Context, v *verify.Verifier, r *ver
 		}
 		r.Verified = false
 		r.ExitCode = r.Code()
-		return &Error{Outcome: outcomeOf(r), Kind: r.Problems[0].Kind, Report: r, Msg: la.withTail(r, "verification failed on the worker: "+r.Problems[0].Message), Hint: hintFor(r, l, la.opts.Audience)}
+		return &Error{Outcome: outcomeOf(r), Kind: r.Problems[0].Kind, Report: r, Msg: "verification failed on the worker: " + r.Problems[0].Message, Tail: la.withTail(r), Hint: hintFor(r, l, la.opts.Audience)}
 	}
 	// Readiness: the socket table already says the worker owns the port,
 	// so a connect cannot be answered by anyone else (nor by itself).
@@ -373,7 +372,7 @@ func (la *Launch) verifyAndReady(ctx context.Context, v *verify.Verifier, r *ver
 		}
 		r.Problems = append(r.Problems, r2.Problems...)
 		r.ExitCode = r.Code()
-		return &Error{Outcome: outcomeOf(r), Kind: r.Problems[0].Kind, Report: r, Msg: la.withTail(r, "after readiness: "+r.Problems[0].Message)}
+		return &Error{Outcome: outcomeOf(r), Kind: r.Problems[0].Kind, Report: r, Msg: "after readiness: " + r.Problems[0].Message, Tail: la.withTail(r)}
 	}
 	if pidfd.Exited(wfd) {
 		return la.exitedError(r, la.exitWhat(worker))
@@ -457,7 +456,7 @@ func onlyGone(ps []verify.Problem) bool {
 	for _, p := range ps {
 		switch {
 		case p.Kind == verify.KindPortNotOwned, p.Kind == verify.KindExited:
-		case p.Kind == verify.KindEnvMissing && strings.Contains(p.Message, proc.ErrGone.Error()):
+		case p.Kind == verify.KindEnvMissing && errors.Is(p.Err, proc.ErrGone):
 		default:
 			return false
 		}
@@ -531,5 +530,5 @@ func (la *Launch) waitAdded(ctx context.Context, r *verify.Report, worker, wfd i
 func (la *Launch) interrupted(r *verify.Report, err error) *Error {
 	r.Add(verify.KindInterrupted, "interrupted (Ctrl-C or SIGTERM) before the worker was ready; what was started is stopped")
 	r.ExitCode = verify.CodeInterrupted
-	return &Error{Outcome: Exited, Kind: verify.KindInterrupted, Msg: la.withTail(r, "interrupted before the worker was ready; what was started is stopped"), Report: r, Err: err}
+	return &Error{Outcome: Exited, Kind: verify.KindInterrupted, Msg: "interrupted before the worker was ready; what was started is stopped", Tail: la.withTail(r), Report: r, Err: err}
 }

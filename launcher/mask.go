@@ -45,6 +45,9 @@ func maskErr(err error, s *redact.Set) error {
 	}
 	e.Msg = s.Text(e.Msg)
 	e.Hint = s.Text(e.Hint)
+	for i, l := range e.Tail {
+		e.Tail[i] = s.Text(l)
+	}
 	e.Report.Mask(s)
 	if e.Err != nil {
 		if m := s.Text(e.Err.Error()); m != e.Err.Error() {

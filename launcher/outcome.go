@@ -3,7 +3,6 @@ package launcher
 import (
 	"errors"
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/childproof/childproof/internal/probe"
@@ -22,7 +21,7 @@ func (la *Launch) notReadyError(r *verify.Report, what string) *Error {
 	r.ExitCode = verify.CodeExited
 	r.Ready, r.Verified = false, false
 	return &Error{Outcome: Exited, Kind: verify.KindNotReady, Report: r,
-		Msg: la.withTail(r, r.Problems[len(r.Problems)-1].Message), Hint: notReadyHint(l, la.opts.Audience, la.LogPath())}
+		Msg: r.Problems[len(r.Problems)-1].Message, Tail: la.withTail(r), Hint: notReadyHint(l, la.opts.Audience, la.LogPath())}
 }
 
 // notReadyHint names ready.timeout with its value and where the output
@@ -84,15 +83,9 @@ func goDuration(d time.Duration) string {
 	return fmt.Sprintf("time.Duration(%d)", int64(d))
 }
 
-// tailMark starts the last lines in a failure's message.
-const tailMark = "; last lines it printed:"
-
-// withTail puts the log's last lines into r.Tail and returns msg followed
-// by them (every failure of a started tree says what it printed last).
-func (la *Launch) withTail(r *verify.Report, msg string) string {
+// withTail puts the log's last lines into r.Tail and returns them, for
+// Error.Tail (every failure of a started tree says what it printed last).
+func (la *Launch) withTail(r *verify.Report) []string {
 	r.Tail = la.tail(10)
-	if len(r.Tail) > 0 {
-		msg += tailMark + "\n  | " + strings.Join(r.Tail, "\n  | ")
-	}
-	return msg
+	return r.Tail
 }

@@ -69,7 +69,7 @@ func (la *Launch) verifyRanks(ctx context.Context, v *verify.Verifier, c verify.
 		rr := v.Verify(ctx, rc)
 		vr.Workers = append(vr.Workers, workerCheck(rr))
 		for _, p := range rr.Problems {
-			vr.Problems = append(vr.Problems, verify.Problem{Kind: p.Kind, Message: fmt.Sprintf("worker %d/%d: %s", i+1, len(la.ranks), p.Message)})
+			vr.AddAbout(p.Kind, p.Subject, p.Err, "worker %d/%d: %s", i+1, len(la.ranks), p.Message)
 		}
 	}
 	vr.Verified = len(vr.Problems) == 0

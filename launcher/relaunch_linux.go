@@ -423,8 +423,9 @@ func relaunch(ctx context.Context, l *schema.Launch, opts RelaunchOptions) (*Lau
 					continue
 				}
 				for n := range explicit {
-					if strings.HasPrefix(pr.Message, n+" ") || strings.HasPrefix(pr.Message, n+":") {
-						e.Report.Add(verify.KindDelta, "%s: the --set value did not reach the worker (something in the launch chain overrides it)", n)
+					// The first worker's (a rank's problem stays its own).
+					if pr.Subject.Var == n && (e.Report.Worker == nil || pr.Subject.Pid == e.Report.Worker.Pid) {
+						e.Report.AddAbout(verify.KindDelta, verify.Subject{Var: n}, nil, "%s: the --set value did not reach the worker (something in the launch chain overrides it)", n)
 					}
 				}
 			}

@@ -108,7 +108,7 @@ func (la *Launch) selectorError(r *verify.Report, owners []portOwner, atTimeout 
 		hint = fmt.Sprintf("the selector is wrong, not the timeout: select the process that serves, "+a.say("worker { exe = %q }", "Worker: schema.Worker{Exe: %q}"), owners[0].exe)
 	}
 	hint += a.say(", or drop the worker block to take the port's owner", ", or leave Worker zero to take the port's owner")
-	return &Error{Outcome: Exited, Kind: verify.KindExited, Report: r, Msg: la.withTail(r, msg), Hint: hint}
+	return &Error{Outcome: Exited, Kind: verify.KindExited, Report: r, Msg: msg, Tail: la.withTail(r), Hint: hint}
 }
 
 // treeComms names the processes of tree ("python3 (pid 12), bash (pid

@@ -1,6 +1,7 @@
 package verify
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 
@@ -36,6 +37,10 @@ type ExecEnv struct {
 // processes, not threads), or one after the launch was verified.
 const StaleExecEvidence = "the exec-time evidence is of an earlier exec: the worker exec'd again since (from a thread other than its main one, or after the launch), and that exec was not captured"
 
+// ErrStaleExecEvidence is the Problem.Err of an env-unreadable problem
+// whose exec-time evidence is stale (StaleExecEvidence).
+var ErrStaleExecEvidence = errors.New(StaleExecEvidence)
+
 // ExecArea describes where an exec put a process's environment block
 // (stat fields 50–51, env_start and env_end): "" when the kernel does not
 // show them (no ptrace access, a zombie).
@@ -48,23 +53,23 @@ func ExecArea(s proc.Stat) string {
 
 // usable reports whether the evidence still describes pid: it runs the
 // program that was exec'd then, from the stack laid out then. When not, why
-// says what replaced it ("" when there is no evidence).
-func (e *ExecEnv) usable(p proc.FS, pid int) (ok bool, why string) {
+// says what replaced it (nil when there is no evidence).
+func (e *ExecEnv) usable(p proc.FS, pid int) (ok bool, why error) {
 	if e == nil || (e.Vars == nil && e.Digests == nil) {
-		return false, ""
+		return false, nil
 	}
 	if e.Exe != "" {
 		// Unreadable (another uid): nothing says it exec'd since.
 		if exe, err := p.Exe(pid); err == nil && strings.TrimSuffix(exe, " (deleted)") != strings.TrimSuffix(e.Exe, " (deleted)") {
-			return false, fmt.Sprintf("the exec-time evidence is of %s, and the worker runs %s since a later exec", e.Exe, exe)
+			return false, fmt.Errorf("the exec-time evidence is of %s, and the worker runs %s since a later exec", e.Exe, exe)
 		}
 	}
 	if e.Area != "" {
 		if s, err := p.Stat(pid); err == nil {
 			if now := ExecArea(s); now != "" && now != e.Area {
-				return false, StaleExecEvidence
+				return false, ErrStaleExecEvidence
 			}
 		}
 	}
-	return true, ""
+	return true, nil
 }

@@ -1,8 +1,10 @@
 package verify
 
 import (
+	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 )
 
@@ -114,6 +116,23 @@ type PortCheck struct {
 type Problem struct {
 	Kind    Kind   `json:"kind"`
 	Message string `json:"message"`
+	// Subject is what the failed check was about, for a caller that acts
+	// on it (not in the JSON); its zero value: the launch as a whole.
+	Subject Subject `json:"-"`
+	// Err is the error that made the check fail when one did
+	// (proc.ErrGone: the worker exited while it was read;
+	// ErrStaleExecEvidence); nil when the evidence itself failed it.
+	Err error `json:"-"`
+}
+
+// Subject is what a Problem is about; a zero field does not apply.
+type Subject struct {
+	// Var is the environment variable checked.
+	Var string
+	// Port is the declared port checked.
+	Port int
+	// Pid is the process the check read (the worker, a rank, a holder).
+	Pid int
 }
 
 // Exit codes a report calls for: Report.ExitCode, which is the status the
@@ -182,6 +201,23 @@ func NewReport(name string) *Report {
 // Add appends a problem of kind with a formatted message.
 func (r *Report) Add(kind Kind, format string, args ...any) {
 	r.Problems = append(r.Problems, Problem{Kind: kind, Message: fmt.Sprintf(format, args...)})
+}
+
+// AddAbout is Add for a problem about subject, caused by err (nil: by
+// the evidence itself).
+func (r *Report) AddAbout(kind Kind, subject Subject, err error, format string, args ...any) {
+	r.Problems = append(r.Problems, Problem{Kind: kind, Message: fmt.Sprintf(format, args...), Subject: subject, Err: err})
+}
+
+// Caused reports whether a problem of r of one of kinds was caused by
+// target (errors.Is).
+func (r *Report) Caused(target error, kinds ...Kind) bool {
+	for _, p := range r.Problems {
+		if slices.Contains(kinds, p.Kind) && errors.Is(p.Err, target) {
+			return true
+		}
+	}
+	return false
 }
 
 // Has reports whether r has a problem of one of kinds.

@@ -214,7 +214,7 @@ func (v *Verifier) checkEnv(r *Report, c Check, worker int) {
 		for _, n := range names {
 			r.Env = append(r.Env, EnvCheck{Name: n})
 		}
-		r.Add(KindEnvMissing, "cannot read the worker's environ (pid %d): %v", worker, err)
+		r.AddAbout(KindEnvMissing, Subject{Pid: worker}, err, "cannot read the worker's environ (pid %d): %v", worker, err)
 		return
 	}
 	// lookup answers a name from the evidence: the exec-time block while
@@ -243,8 +243,8 @@ func (v *Verifier) checkEnv(r *Report, c Check, worker int) {
 	case live.Rewritten != "":
 		r.EnvEvidence = EvidenceLive
 		r.EnvNote = fmt.Sprintf("the worker rewrote its environment block after its exec (%s) and no exec-time evidence was captured", live.Rewritten)
-		if stale != "" {
-			r.EnvNote = fmt.Sprintf("the worker rewrote its environment block after its exec (%s); %s", live.Rewritten, stale)
+		if stale != nil {
+			r.EnvNote = fmt.Sprintf("the worker rewrote its environment block after its exec (%s); %v", live.Rewritten, stale)
 		}
 	default:
 		r.EnvEvidence = EvidenceLive
@@ -268,19 +268,20 @@ func (v *Verifier) checkEnv(r *Report, c Check, worker int) {
 			// was checked and matches stays null.
 			ec.Matches = ptr(present && digest == wantDigest)
 		}
+		about := Subject{Var: n, Pid: worker}
 		switch {
 		case !present && (required || hasDigest) && ev == nil && live.Rewritten != "":
-			if stale != "" {
-				r.Add(KindEnvUnreadable, "%s cannot be read on the worker (pid %d): it rewrote its environment block after its exec (%s), and %s", n, worker, live.Rewritten, stale)
+			if stale != nil {
+				r.AddAbout(KindEnvUnreadable, about, stale, "%s cannot be read on the worker (pid %d): it rewrote its environment block after its exec (%s), and %v", n, worker, live.Rewritten, stale)
 			} else {
-				r.Add(KindEnvUnreadable, "%s cannot be read on the worker (pid %d): it rewrote its environment block after its exec (%s), and no exec-time evidence was captured", n, worker, live.Rewritten)
+				r.AddAbout(KindEnvUnreadable, about, nil, "%s cannot be read on the worker (pid %d): it rewrote its environment block after its exec (%s), and no exec-time evidence was captured", n, worker, live.Rewritten)
 			}
 		case !present && (required || hasDigest):
-			r.Add(KindEnvMissing, "%s is not set on the worker (pid %d)", n, worker)
+			r.AddAbout(KindEnvMissing, about, nil, "%s is not set on the worker (pid %d)", n, worker)
 		case required && empty:
-			r.Add(KindEnvMissing, "%s is empty on the worker (pid %d)", n, worker)
+			r.AddAbout(KindEnvMissing, about, nil, "%s is empty on the worker (pid %d)", n, worker)
 		case hasDigest && ec.Digest != wantDigest:
-			r.Add(KindEnvMismatch, "%s on the worker (pid %d) differs from the %s (digest %s, want %s)", n, worker, x.what(n), shortDigest(ec.Digest), shortDigest(wantDigest))
+			r.AddAbout(KindEnvMismatch, about, nil, "%s on the worker (pid %d) differs from the %s (digest %s, want %s)", n, worker, x.what(n), shortDigest(ec.Digest), shortDigest(wantDigest))
 		}
 		r.Env = append(r.Env, ec)
 	}

@@ -6,7 +6,6 @@ import (
 	"io"
 	"os"
 	"os/signal"
-	"strings"
 	"syscall"
 
 	"github.com/childproof/childproof/launcher"
@@ -43,8 +42,9 @@ func (a *app) launchErrWith(err error, write func(*verify.Report)) error {
 	}
 	msg := le.Error()
 	if le.Report != nil && len(le.Report.Tail) > 0 && a.format == "text" {
-		// The text report already shows the last lines.
-		msg, _, _ = strings.Cut(msg, "; last lines it printed:")
+		// The text report already shows the last lines (and what
+		// followed them in the message).
+		msg = le.Msg
 	}
 	return &exitError{code: exitCode(le), err: errors.New(msg), hint: le.Hint}
 }
