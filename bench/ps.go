@@ -44,10 +44,10 @@ func (b *bench) ps() error {
 	goneFP := verify.Fingerprint{Pid: gone.Process.Pid, StartTime: 1, Exe: "/usr/bin/true", Comm: "true"}
 	save := func(i int, w verify.Fingerprint, port int) error {
 		rec := &launcher.Record{Name: fmt.Sprintf("launch-%04d", i),
-			RecordSpec: launcher.RecordSpec{Argv: []string{"srv"}, Dir: "/"},
-			RecordRun:  launcher.RecordRun{Started: time.Now(), Detached: true},
-			RecordTree: launcher.RecordTree{Root: w, Worker: w},
-			RecordEnv:  launcher.RecordEnv{Env: map[string]string{}, WorkerEnv: map[string]string{}}}
+			Argv: []string{"srv"}, Dir: "/",
+			Started: time.Now(), Detached: true,
+			Root: w, Worker: w,
+			Env: map[string]string{}, WorkerEnv: map[string]string{}}
 		if port != 0 {
 			rec.Ports = []launcher.RecordPort{{Number: port, Address: "127.0.0.1"}}
 		}

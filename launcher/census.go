@@ -29,8 +29,9 @@ type CensusEntry struct {
 	// Pending is set when the launch was never verified: it is under way,
 	// or its childproof died mid-launch. Worker is then the launch root.
 	Pending bool `json:"pending,omitempty"`
-	// RestartCount is the record's (restart policies).
-	RestartCount
+	// Restarts and LastExit are the record's (restart policies).
+	Restarts int  `json:"restarts,omitempty"`
+	LastExit *int `json:"last_exit,omitempty"`
 	// Error says why a record is unreadable (Status "unknown").
 	Error string `json:"error,omitempty"`
 	// Round is the recorded launch's round in the history (0: none).
@@ -114,7 +115,7 @@ func Census(p proc.FS, st *State, all bool) ([]CensusEntry, error) {
 	}
 	for _, r := range recs {
 		e := CensusEntry{Name: r.Name, Worker: r.Worker, Started: r.Started, Detached: r.Detached, Log: r.Log, SpecPath: r.SpecPath, Ports: []CensusPort{}, Pending: r.Pending,
-			RestartCount: r.RestartCount}
+			Restarts: r.Restarts, LastExit: r.LastExit}
 		e.Round, e.Workers = r.Round, r.Workers
 		live := r.Worker.Check(p)
 		e.Status = CensusStatus(live)
@@ -143,7 +144,7 @@ func Census(p proc.FS, st *State, all bool) ([]CensusEntry, error) {
 		}
 		if r.Stopped == nil && live != verify.Alive && live != verify.Unknown {
 			if cg := trustedCgroup(r.Cgroup, r.Name); cg != "" {
-				rec := &Record{Name: r.Name, RecordTree: RecordTree{Cgroup: r.Cgroup}}
+				rec := &Record{Name: r.Name, Cgroup: r.Cgroup}
 				e.setMembers(liveMembers(p, rec))
 			} else if r.Marker != "" && !cgroupRemoved(r.Cgroup, r.Name) {
 				// (A removed cgroup had no member left: cgroupRemoved.)

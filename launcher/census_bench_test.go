@@ -52,12 +52,12 @@ func censusState(tb testing.TB, n, alive int) *State {
 			w = self
 		}
 		rec := &Record{
-			Name:       fmt.Sprintf("launch-%04d", i),
-			RecordSpec: RecordSpec{Argv: []string{"srv"}, Dir: "/"},
-			RecordRun:  RecordRun{Started: time.Now(), Detached: true},
-			RecordTree: RecordTree{Root: w, Worker: w},
-			Ports:      []RecordPort{{Number: port, Address: "127.0.0.1"}},
-			RecordEnv:  RecordEnv{Env: map[string]string{}, WorkerEnv: map[string]string{}},
+			Name: fmt.Sprintf("launch-%04d", i),
+			Argv: []string{"srv"}, Dir: "/",
+			Started: time.Now(), Detached: true,
+			Root: w, Worker: w,
+			Ports: []RecordPort{{Number: port, Address: "127.0.0.1"}},
+			Env:   map[string]string{}, WorkerEnv: map[string]string{},
 		}
 		if err := st.Save(rec); err != nil {
 			tb.Fatal(err)
@@ -120,7 +120,7 @@ func TestCensusNotesGoneOnce(t *testing.T) {
 	if err := st.saveRound(r, false); err != nil {
 		t.Fatal(err)
 	}
-	if err := st.Save(&Record{Name: "g", RecordTree: RecordTree{Root: gone, Worker: gone}, Round: 1}); err != nil {
+	if err := st.Save(&Record{Name: "g", Root: gone, Worker: gone, Round: 1}); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := Census(proc.Default, st, false); err != nil {

@@ -143,7 +143,7 @@ func TestState(t *testing.T) {
 			t.Errorf("%s: mode %v, want %v (%v)", p, fi.Mode().Perm(), mode, err)
 		}
 	}
-	rec := &Record{Name: "n", RecordEnv: RecordEnv{Env: map[string]string{"A": st.Digest("A", "v")}}}
+	rec := &Record{Name: "n", Env: map[string]string{"A": st.Digest("A", "v")}}
 	if err := st.Save(rec); err != nil {
 		t.Fatal(err)
 	}

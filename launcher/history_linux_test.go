@@ -21,12 +21,12 @@ func historyState(t *testing.T) *State {
 	v1, v3 := "1", "3"
 	at := time.Unix(1000, 0).UTC()
 	rounds := []*Round{
-		{N: 1, RoundResult: RoundResult{Outcome: "verified"}, Overrides: []Override{{Name: "A", Value: &v1, Round: 1}},
-			RoundWorker: RoundWorker{WorkerEnv: map[string]string{"A": "d1", "B": "d2", "HOME": "h", "MASTER_PORT": "r1"}}},
-		{N: 2, RoundResult: RoundResult{Outcome: "launching"}},
-		{N: 3, RoundResult: RoundResult{Outcome: "verified"}, Overrides: []Override{{Name: "A", Value: &v1, Round: 1}, {Name: "C", Value: &v3, Round: 3}},
-			RoundWorker: RoundWorker{WorkerEnv: map[string]string{"A": "d1x", "C": "d3", "HOME": "h", "MASTER_PORT": "r2"}}},
-		{N: 4, RoundResult: RoundResult{Outcome: "launching"}},
+		{N: 1, Outcome: "verified", Overrides: []Override{{Name: "A", Value: &v1, Round: 1}},
+			WorkerEnv: map[string]string{"A": "d1", "B": "d2", "HOME": "h", "MASTER_PORT": "r1"}},
+		{N: 2, Outcome: "launching"},
+		{N: 3, Outcome: "verified", Overrides: []Override{{Name: "A", Value: &v1, Round: 1}, {Name: "C", Value: &v3, Round: 3}},
+			WorkerEnv: map[string]string{"A": "d1x", "C": "d3", "HOME": "h", "MASTER_PORT": "r2"}},
+		{N: 4, Outcome: "launching"},
 	}
 	for _, r := range rounds {
 		r.Name, r.Command, r.Started = "job", "run", at

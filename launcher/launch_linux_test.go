@@ -404,7 +404,7 @@ func TestPidReuse(t *testing.T) {
 	if l := fp.Check(procDefault); l != verify.Reused {
 		t.Fatalf("Check = %s, want pid reused", l)
 	}
-	rec := &Record{Name: "reused", RecordTree: RecordTree{Root: fp, Worker: fp, Pgid: fp.Pid}}
+	rec := &Record{Name: "reused", Root: fp, Worker: fp, Pgid: fp.Pid}
 	res, err := StopRecord(context.Background(), procDefault, f.state, rec, time.Second)
 	if err != nil || res.Signalled || res.Worker != verify.Reused {
 		t.Fatalf("StopRecord = %+v, %v", res, err)

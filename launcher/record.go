@@ -25,54 +25,27 @@ import (
 )
 
 // Record is what the state dir keeps of a launch. It never holds a value:
-// environment entries are names and keyed digests. Its parts are embedded,
-// so the record file is one flat JSON object, keys in this order.
+// environment entries are names and keyed digests. The record file is one
+// flat JSON object, keys in this order.
 type Record struct {
 	Name string `json:"name"`
-	RecordSpec
-	RecordRun
-	RecordTree
-	Ports []RecordPort `json:"ports,omitempty"`
-	RecordEnv
-	Log string `json:"log"`
-	RecordLife
-	// Secrets holds a keyed digest of each secret value of the launch
-	// (never the value), under its name: commands that launch nothing mask
-	// what they print with it when the caller lacks the values.
-	Secrets []RecordSecret `json:"secrets,omitempty"`
-	// Round is the launch's round in the state dir's history (0: a record
-	// written before rounds were kept).
-	Round int `json:"round,omitempty"`
-	// MAC authenticates the record: HMAC-SHA256 under a key derived from
-	// the state dir's key. In a record file of format v2 (what Save
-	// writes) it is in the file's first line and covers the bytes of the
-	// lines after it; in a v1 file (one JSON object, still read) it is
-	// this field, over the record's canonical JSON with MAC empty. A
-	// record without a valid MAC is never acted on.
-	MAC string `json:"mac,omitempty"`
-}
 
-// RecordSpec is what a record says was launched: from which spec, and the
-// argv and directory of the launched process.
-type RecordSpec struct {
+	// What was launched: from which spec, and the argv and directory of
+	// the launched process.
 	SpecPath string   `json:"spec_path,omitempty"`
 	SpecHash string   `json:"spec_hash,omitempty"`
 	Argv     []string `json:"argv"`
 	Dir      string   `json:"dir"`
-}
 
-// RecordRun is when a launch started and who watches it.
-type RecordRun struct {
+	// When it started and who watches it.
 	Started  time.Time `json:"started"`
 	Detached bool      `json:"detached"`
 	// Supervisor is the pid of the childproof that supervises in the
 	// foreground (0 when detached).
 	Supervisor int `json:"supervisor,omitempty"`
-}
 
-// RecordTree identifies a launch's tree: the launched root and the worker by
-// fingerprint, the process group and the cgroup ("" without one).
-type RecordTree struct {
+	// The tree: the launched root and the worker by fingerprint, the
+	// process group and the cgroup ("" without one).
 	Root   verify.Fingerprint `json:"root"`
 	Worker verify.Fingerprint `json:"worker"`
 	Pgid   int                `json:"pgid"`
@@ -88,11 +61,10 @@ type RecordTree struct {
 	// tree's last holder of the pipe has gone, and stop, ps and the next
 	// run end one that outlived its tree (see docs/spec.md).
 	Relay *verify.Fingerprint `json:"relay,omitempty"`
-}
+	Ports []RecordPort        `json:"ports,omitempty"`
 
-// RecordEnv is a launch's environment evidence, as names and keyed
-// digests.
-type RecordEnv struct {
+	// The environment evidence, as names and keyed digests.
+	//
 	// Env maps the protected names to the digest of the intended value
 	// ("" for require-only names).
 	Env map[string]string `json:"env"`
@@ -117,10 +89,41 @@ type RecordEnv struct {
 	// Ranks are the workers of a multi-process job (worker { count = N
 	// }), in pid order, the first being Worker; empty for one worker.
 	Ranks []RecordRank `json:"ranks,omitempty"`
+	Log   string       `json:"log"`
+
+	// What became of the launch since it started.
+	//
+	// Stopped is set when childproof stopped the launch.
+	Stopped *time.Time `json:"stopped,omitempty"`
+	// Pending marks the provisional record written as soon as the tree
+	// exists, before the worker is found and verified: Worker is then the
+	// launch root. It stays only when childproof died mid-launch (a
+	// detached tree outlives it); the verified record replaces it, and a
+	// failed launch restores the previous record.
+	Pending bool `json:"pending,omitempty"`
+	// Restarts counts the restarts foreground supervision (run, up) made
+	// by the launch's restart policy, each verified on its new worker;
+	// LastExit is the status the previous worker exited with.
+	Restarts int  `json:"restarts,omitempty"`
+	LastExit *int `json:"last_exit,omitempty"`
+	// Secrets holds a keyed digest of each secret value of the launch
+	// (never the value), under its name: commands that launch nothing mask
+	// what they print with it when the caller lacks the values.
+	Secrets []RecordSecret `json:"secrets,omitempty"`
+	// Round is the launch's round in the state dir's history (0: a record
+	// written before rounds were kept).
+	Round int `json:"round,omitempty"`
+	// MAC authenticates the record: HMAC-SHA256 under a key derived from
+	// the state dir's key. In a record file of format v2 (what Save
+	// writes) it is in the file's first line and covers the bytes of the
+	// lines after it; in a v1 file (one JSON object, still read) it is
+	// this field, over the record's canonical JSON with MAC empty. A
+	// record without a valid MAC is never acted on.
+	MAC string `json:"mac,omitempty"`
 }
 
 // RecordRank is one worker of a multi-process job: its fingerprint and
-// its environment as digests, as RecordEnv keeps the worker's.
+// its environment as digests, as Record keeps the worker's.
 type RecordRank struct {
 	Worker    verify.Fingerprint `json:"worker"`
 	WorkerEnv map[string]string  `json:"worker_env"`
@@ -136,27 +139,6 @@ func (r *RecordRank) ExecEvidence() *verify.ExecEnv {
 		return nil
 	}
 	return &verify.ExecEnv{Digests: r.ExecEnv, Exe: r.ExecExe, Area: r.ExecArea}
-}
-
-// RecordLife is what became of a launch since it started.
-type RecordLife struct {
-	// Stopped is set when childproof stopped the launch.
-	Stopped *time.Time `json:"stopped,omitempty"`
-	// Pending marks the provisional record written as soon as the tree
-	// exists, before the worker is found and verified: Worker is then the
-	// launch root. It stays only when childproof died mid-launch (a
-	// detached tree outlives it); the verified record replaces it, and a
-	// failed launch restores the previous record.
-	Pending bool `json:"pending,omitempty"`
-	RestartCount
-}
-
-// RestartCount counts the restarts foreground supervision (run, up) made
-// by the launch's restart policy; each one was verified on its new worker.
-// LastExit is the status the previous worker exited with.
-type RestartCount struct {
-	Restarts int  `json:"restarts,omitempty"`
-	LastExit *int `json:"last_exit,omitempty"`
 }
 
 // RecordPort is a recorded port.
@@ -289,8 +271,9 @@ type recordSummary struct {
 	Log      string             `json:"log"`
 	Stopped  *time.Time         `json:"stopped,omitempty"`
 	Pending  bool               `json:"pending,omitempty"`
-	RestartCount
-	Round int `json:"round,omitempty"`
+	Restarts int                `json:"restarts,omitempty"`
+	LastExit *int               `json:"last_exit,omitempty"`
+	Round    int                `json:"round,omitempty"`
 	// Workers is the number of workers of a multi-process job (0: one).
 	Workers int `json:"workers,omitempty"`
 	// Relay is the record's log relay (a detached launch).
@@ -302,7 +285,7 @@ type recordSummary struct {
 
 func summarize(r *Record) recordSummary {
 	return recordSummary{Name: r.Name, SpecPath: r.SpecPath, Started: r.Started, Detached: r.Detached, Worker: r.Worker, Cgroup: r.Cgroup, Marker: r.Marker,
-		Ports: r.Ports, Log: r.Log, Stopped: r.Stopped, Pending: r.Pending, RestartCount: r.RestartCount, Round: r.Round, Workers: len(r.Ranks), Relay: r.Relay,
+		Ports: r.Ports, Log: r.Log, Stopped: r.Stopped, Pending: r.Pending, Restarts: r.Restarts, LastExit: r.LastExit, Round: r.Round, Workers: len(r.Ranks), Relay: r.Relay,
 		RootPid: r.Root.Pid}
 }
 

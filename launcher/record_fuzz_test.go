@@ -21,7 +21,7 @@ func FuzzRecord(f *testing.F) {
 	if err != nil {
 		f.Fatal(err)
 	}
-	sealed := &Record{Name: "a", RecordSpec: RecordSpec{Argv: []string{"srv", "\xff<K>"}}, RecordEnv: RecordEnv{Env: map[string]string{"K": "hmac-sha256:00"}}, RecordTree: RecordTree{Cgroup: "/sys/fs/cgroup/childproof-a-0123abcd"}}
+	sealed := &Record{Name: "a", Argv: []string{"srv", "\xff<K>"}, Env: map[string]string{"K": "hmac-sha256:00"}, Cgroup: "/sys/fs/cgroup/childproof-a-0123abcd"}
 	b, _ := st.seal(sealed)
 	f.Add(b, false)
 	f.Add(b, true)

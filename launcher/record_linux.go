@@ -19,14 +19,14 @@ func (la *Launch) newRecordOf(argv []string, root, worker verify.Fingerprint, pe
 	l, t := la.Spec, la.tree
 	secrets := la.Env.Secrets()
 	rec := &Record{
-		Name:       l.Name,
-		RecordSpec: RecordSpec{SpecPath: l.SpecPath, SpecHash: la.opts.SpecHash, Argv: secrets.Argv(argv), Dir: secrets.Text(la.dir())},
-		RecordRun:  RecordRun{Started: time.Now().UTC(), Detached: la.opts.Detach},
-		RecordTree: RecordTree{Root: root, Worker: worker, Pgid: t.pgid, Cgroup: t.cgroup, Marker: t.marker},
-		RecordEnv:  RecordEnv{Env: map[string]string{}, WorkerEnv: map[string]string{}},
-		Log:        la.LogPath(),
-		RecordLife: RecordLife{Pending: pending},
-		Round:      la.roundN(),
+		Name:     l.Name,
+		SpecPath: l.SpecPath, SpecHash: la.opts.SpecHash, Argv: secrets.Argv(argv), Dir: secrets.Text(la.dir()),
+		Started: time.Now().UTC(), Detached: la.opts.Detach,
+		Root: root, Worker: worker, Pgid: t.pgid, Cgroup: t.cgroup, Marker: t.marker,
+		Env: map[string]string{}, WorkerEnv: map[string]string{},
+		Log:     la.LogPath(),
+		Pending: pending,
+		Round:   la.roundN(),
 	}
 	if !la.opts.Detach {
 		rec.Supervisor = os.Getpid()

@@ -58,16 +58,16 @@ func testRecord() *Record {
 	stopped := time.Date(2026, 12, 1, 6, 0, 0, 0, time.UTC)
 	fp := verify.Fingerprint{Pid: 4242, StartTime: 99, UID: 1000, Exe: "/usr/bin/srv", Comm: "srv", PidfsInode: 77}
 	return &Record{
-		Name:       "srv",
-		RecordSpec: RecordSpec{SpecPath: "/s/childproof.hcl", SpecHash: "sha256:ab", Argv: []string{"srv", "--addr", "127.0.0.1:1"}, Dir: "/s"},
-		RecordRun:  RecordRun{Started: time.Date(2026, 12, 1, 5, 0, 0, 123, time.UTC), Detached: true},
-		RecordTree: RecordTree{Root: fp, Worker: fp, Pgid: 4242, Cgroup: "/sys/fs/cgroup/childproof/srv-0123abcd"},
-		Ports:      []RecordPort{{Number: 8000, Address: "127.0.0.1"}},
-		RecordEnv:  RecordEnv{Env: map[string]string{"K": "hmac-sha256:00"}, WorkerEnv: map[string]string{"K": "hmac-sha256:00", "PATH": "hmac-sha256:11"}, ExecEnv: map[string]string{"K": "hmac-sha256:00"}, ExecExe: "/usr/bin/srv"},
-		Log:        "/s/logs/srv.log",
-		RecordLife: RecordLife{Stopped: &stopped, RestartCount: RestartCount{Restarts: 2, LastExit: &last}},
-		Secrets:    []RecordSecret{{Name: "K", Digest: "hmac-sha256:22"}},
-		Round:      7,
+		Name:     "srv",
+		SpecPath: "/s/childproof.hcl", SpecHash: "sha256:ab", Argv: []string{"srv", "--addr", "127.0.0.1:1"}, Dir: "/s",
+		Started: time.Date(2026, 12, 1, 5, 0, 0, 123, time.UTC), Detached: true,
+		Root: fp, Worker: fp, Pgid: 4242, Cgroup: "/sys/fs/cgroup/childproof/srv-0123abcd",
+		Ports: []RecordPort{{Number: 8000, Address: "127.0.0.1"}},
+		Env:   map[string]string{"K": "hmac-sha256:00"}, WorkerEnv: map[string]string{"K": "hmac-sha256:00", "PATH": "hmac-sha256:11"}, ExecEnv: map[string]string{"K": "hmac-sha256:00"}, ExecExe: "/usr/bin/srv",
+		Log:     "/s/logs/srv.log",
+		Stopped: &stopped, Restarts: 2, LastExit: &last,
+		Secrets: []RecordSecret{{Name: "K", Digest: "hmac-sha256:22"}},
+		Round:   7,
 	}
 }
 

@@ -244,7 +244,7 @@ func TestRelaunchBadSetTouchesNothing(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rec := &Record{Name: "job", RecordTree: RecordTree{Worker: verify.Fingerprint{Pid: os.Getpid()}}, RecordEnv: RecordEnv{WorkerEnv: map[string]string{"A": "x"}}}
+	rec := &Record{Name: "job", Worker: verify.Fingerprint{Pid: os.Getpid()}, WorkerEnv: map[string]string{"A": "x"}}
 	if err := st.Save(rec); err != nil {
 		t.Fatal(err)
 	}

@@ -15,15 +15,53 @@ import (
 type Round struct {
 	N    int    `json:"round"`
 	Name string `json:"name"`
-	RoundOrigin
+
+	// How the round came about: the command, when, from which spec, and
+	// what it is measured against or replays.
+	//
+	// Command is "run", "relaunch", or what the caller named (Options.Command).
+	Command  string    `json:"command"`
+	Started  time.Time `json:"started"`
+	SpecHash string    `json:"spec_hash,omitempty"`
+	// Baseline is the round whose worker this round's delta is measured
+	// against (0: none, a first run).
+	Baseline int `json:"baseline,omitempty"`
+	// ReplayOf is N of relaunch --round N.
+	ReplayOf int `json:"replay_of,omitempty"`
+
 	// Delta is what this round changed: its --set and --set-secret
 	// overrides and its --unset names.
 	Delta RoundDelta `json:"delta"`
 	// Overrides are the --set overrides in effect, carried forward from
 	// earlier rounds or set by this one, sorted by name.
 	Overrides []Override `json:"overrides"`
-	RoundResult
-	RoundWorker
+
+	// What the round's launch came to. Outcome is "" only in a round not
+	// yet written.
+	Outcome RoundOutcome `json:"outcome"`
+	// Problems are the problem kinds of a failed or refused round.
+	Problems []verify.Kind `json:"problems,omitempty"`
+	// ExitCode is the launch's exit code (0: verified).
+	ExitCode int `json:"exit_code"`
+	// Signals are the signals the tree received before its worker was
+	// ready, with their senders (a failed round's exit-5 report).
+	Signals []verify.Signal `json:"signals,omitempty"`
+
+	// The round's worker: who it was, its environment as digests, its
+	// kept log and how it ended.
+	Worker *verify.Fingerprint `json:"worker,omitempty"`
+	// WorkerEnv maps every name in the verified worker's environ to its
+	// keyed digest (history --diff compares them).
+	WorkerEnv map[string]string `json:"worker_env,omitempty"`
+	// Volatile is the spec's volatile list at this round (history --diff
+	// shows those names, and schema.BuiltinVolatile, as volatile).
+	Volatile []string `json:"volatile,omitempty"`
+	// Log is the kept log file of the round (a hard link to the log the
+	// tree wrote), empty when none was kept.
+	Log string `json:"log,omitempty"`
+	// End says how the worker ended, once that is known.
+	End *RoundEnd `json:"end,omitempty"`
+
 	// MAC authenticates the round file as Record.MAC does a record: a
 	// round that fails is never replayed or carried forward.
 	MAC string `json:"mac,omitempty"`
@@ -76,51 +114,6 @@ const (
 	// SeenCensus: a later command found it gone.
 	SeenCensus EndSeen = "census"
 )
-
-// RoundOrigin is how a round came about: the command, when, from which
-// spec, and what it is measured against or replays.
-type RoundOrigin struct {
-	// Command is "run", "relaunch", or what the caller named (Options.Command).
-	Command  string    `json:"command"`
-	Started  time.Time `json:"started"`
-	SpecHash string    `json:"spec_hash,omitempty"`
-	// Baseline is the round whose worker this round's delta is measured
-	// against (0: none, a first run).
-	Baseline int `json:"baseline,omitempty"`
-	// ReplayOf is N of relaunch --round N.
-	ReplayOf int `json:"replay_of,omitempty"`
-}
-
-// RoundResult is what a round's launch came to.
-type RoundResult struct {
-	// Outcome is what the launch came to; "" only in a round not yet
-	// written.
-	Outcome RoundOutcome `json:"outcome"`
-	// Problems are the problem kinds of a failed or refused round.
-	Problems []verify.Kind `json:"problems,omitempty"`
-	// ExitCode is the launch's exit code (0: verified).
-	ExitCode int `json:"exit_code"`
-	// Signals are the signals the tree received before its worker was
-	// ready, with their senders (a failed round's exit-5 report).
-	Signals []verify.Signal `json:"signals,omitempty"`
-}
-
-// RoundWorker is a round's worker: who it was, its environment as
-// digests, its kept log and how it ended.
-type RoundWorker struct {
-	Worker *verify.Fingerprint `json:"worker,omitempty"`
-	// WorkerEnv maps every name in the verified worker's environ to its
-	// keyed digest (history --diff compares them).
-	WorkerEnv map[string]string `json:"worker_env,omitempty"`
-	// Volatile is the spec's volatile list at this round (history --diff
-	// shows those names, and schema.BuiltinVolatile, as volatile).
-	Volatile []string `json:"volatile,omitempty"`
-	// Log is the kept log file of the round (a hard link to the log the
-	// tree wrote), empty when none was kept.
-	Log string `json:"log,omitempty"`
-	// End says how the worker ended, once that is known.
-	End *RoundEnd `json:"end,omitempty"`
-}
 
 // Override is one --set override of a round.
 type Override struct {

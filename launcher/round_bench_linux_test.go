@@ -29,7 +29,7 @@ func BenchmarkRoundBookkeeping(b *testing.B) {
 // compare BenchmarkRoundBookkeeping with.
 func BenchmarkRecordSave(b *testing.B) {
 	st, _ := OpenState(b.TempDir())
-	r := &Record{Name: "bench", RecordEnv: RecordEnv{Env: map[string]string{}, WorkerEnv: map[string]string{"A": "x"}}}
+	r := &Record{Name: "bench", Env: map[string]string{}, WorkerEnv: map[string]string{"A": "x"}}
 	for b.Loop() {
 		st.Save(r)
 	}

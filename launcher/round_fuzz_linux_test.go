@@ -23,12 +23,12 @@ func FuzzRound(f *testing.F) {
 	}
 	v := "1"
 	sealed := &Round{
-		N:           3,
-		Name:        "a",
-		RoundOrigin: RoundOrigin{Command: "relaunch", Started: time.Unix(1, 0).UTC()},
-		RoundResult: RoundResult{Outcome: "verified"},
-		Overrides:   []Override{{Name: "A", Value: &v, Digest: "hmac-sha256:00", Round: 2}, {Name: "K", Digest: "hmac-sha256:01", Secret: true, Round: 3}},
-		RoundWorker: RoundWorker{End: &RoundEnd{How: "signaled", Signal: "SIGKILL", UptimeSeconds: 1.5, Seen: "supervisor"}},
+		N:       3,
+		Name:    "a",
+		Command: "relaunch", Started: time.Unix(1, 0).UTC(),
+		Outcome:   "verified",
+		Overrides: []Override{{Name: "A", Value: &v, Digest: "hmac-sha256:00", Round: 2}, {Name: "K", Digest: "hmac-sha256:01", Secret: true, Round: 3}},
+		End:       &RoundEnd{How: "signaled", Signal: "SIGKILL", UptimeSeconds: 1.5, Seen: "supervisor"},
 	}
 	b, _ := st.sealRound(sealed)
 	f.Add(b, false)

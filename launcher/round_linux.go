@@ -233,12 +233,12 @@ func (s *State) beginRound(l *schema.Launch, opts Options) *Round {
 		n = ns[len(ns)-1] + 1
 	}
 	r := &Round{
-		N:           n,
-		Name:        l.Name,
-		RoundOrigin: RoundOrigin{Command: opts.Command, Started: time.Now().UTC(), SpecHash: opts.SpecHash},
-		Delta:       RoundDelta{Set: []Override{}, Unset: []string{}},
-		Overrides:   []Override{},
-		RoundResult: RoundResult{Outcome: RoundLaunching},
+		N:       n,
+		Name:    l.Name,
+		Command: opts.Command, Started: time.Now().UTC(), SpecHash: opts.SpecHash,
+		Delta:     RoundDelta{Set: []Override{}, Unset: []string{}},
+		Overrides: []Override{},
+		Outcome:   RoundLaunching,
 	}
 	if r.Command == "" {
 		r.Command = "start"

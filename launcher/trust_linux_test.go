@@ -131,7 +131,7 @@ func TestKeyDurableAndCorrupt(t *testing.T) {
 	if err != nil || len(b) != keyHexLen {
 		t.Fatalf("key = %q, %v", b, err)
 	}
-	rec := &Record{Name: "a", RecordTree: RecordTree{Worker: verify.Fingerprint{Pid: 1 << 22}, Root: verify.Fingerprint{Pid: 1 << 22}}}
+	rec := &Record{Name: "a", Worker: verify.Fingerprint{Pid: 1 << 22}, Root: verify.Fingerprint{Pid: 1 << 22}}
 	if err := st.Save(rec); err != nil {
 		t.Fatal(err)
 	}
@@ -186,7 +186,7 @@ func TestForgedRecordRefused(t *testing.T) {
 	c, fp := stranger(t)
 	victim := filepath.Join(t.TempDir(), "victim")
 	os.WriteFile(victim, nil, 0o600)
-	forged := Record{Name: "forged", RecordTree: RecordTree{Root: fp, Worker: fp, Pgid: fp.Pid, Cgroup: victim}}
+	forged := Record{Name: "forged", Root: fp, Worker: fp, Pgid: fp.Pid, Cgroup: victim}
 	write := func(r Record) {
 		b, _ := json.Marshal(r)
 		os.WriteFile(st.recordPath(r.Name), b, 0o600)
@@ -194,7 +194,7 @@ func TestForgedRecordRefused(t *testing.T) {
 	// 1. No MAC at all: what anyone who could write a record wrote.
 	write(forged)
 	// 2. A MAC from a sealed record of ours, then the pid edited.
-	own := Record{Name: "edited", RecordTree: RecordTree{Root: verify.Fingerprint{Pid: 1 << 22}, Worker: verify.Fingerprint{Pid: 1 << 22}}}
+	own := Record{Name: "edited", Root: verify.Fingerprint{Pid: 1 << 22}, Worker: verify.Fingerprint{Pid: 1 << 22}}
 	if err := st.Save(&own); err != nil {
 		t.Fatal(err)
 	}
@@ -242,7 +242,7 @@ func TestRecordCgroupOnlyOurShape(t *testing.T) {
 	os.Mkdir(victim, 0o755)
 	gone := verify.Fingerprint{Pid: 1 << 22, StartTime: 1}
 	for _, cg := range []string{victim, "/sys/fs/cgroup/../../" + victim, "/etc/passwd"} {
-		rec := &Record{Name: "x", RecordTree: RecordTree{Root: gone, Worker: gone, Cgroup: cg}}
+		rec := &Record{Name: "x", Root: gone, Worker: gone, Cgroup: cg}
 		if _, err := StopRecord(context.Background(), procDefault, st, rec, time.Second); err != nil {
 			t.Fatal(err)
 		}
@@ -450,7 +450,7 @@ func TestEmptyCgroupsSwept(t *testing.T) {
 	}
 	own, sibling := mk(), mk()
 	gone := verify.Fingerprint{Pid: 1 << 22, StartTime: 1}
-	if err := st.Save(&Record{Name: "sweep-test", RecordTree: RecordTree{Root: gone, Worker: gone, Cgroup: own}}); err != nil {
+	if err := st.Save(&Record{Name: "sweep-test", Root: gone, Worker: gone, Cgroup: own}); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := Census(procDefault, st, true); err != nil {
@@ -465,7 +465,7 @@ func TestEmptyCgroupsSwept(t *testing.T) {
 	reused := fp
 	reused.StartTime++ // the recorded worker is gone, another process has its pid
 	cg := mk()
-	if _, err := StopRecord(context.Background(), procDefault, st, &Record{Name: "sweep-test", RecordTree: RecordTree{Root: reused, Worker: reused, Cgroup: cg}}, time.Second); err != nil {
+	if _, err := StopRecord(context.Background(), procDefault, st, &Record{Name: "sweep-test", Root: reused, Worker: reused, Cgroup: cg}, time.Second); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := os.Stat(cg); err == nil {
