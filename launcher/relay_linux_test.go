@@ -133,7 +133,7 @@ func TestRelayEndsWithLaunch(t *testing.T) {
 				if err != nil || len(es) != 1 {
 					t.Fatalf("census: %+v, %v", es, err)
 				}
-				if es[0].Status == string(verify.Alive) {
+				if es[0].Status == StatusAlive {
 					t.Errorf("census: a launch whose tree is gone is %q while its relay runs", es[0].Status)
 				}
 				note = es[0].Note
