@@ -31,15 +31,27 @@ import (
 // mean a state dir of the test binary's own (see testStateDir), never the
 // user's.
 func Start(ctx context.Context, l *schema.Launch, opts Options) (*Launch, error) {
-	return startHeld(ctx, l, opts, nil, false)
+	return startHeld(ctx, l, opts, held{})
 }
 
-// startHeld is Start with the launch's lock already held (nil: Start takes
-// it): relaunch keeps the lock from the stop of the previous instance to
-// the start of the next. The lock is released (or handed to the Launch)
-// whatever happens; keep leaves it with the Launch even when detached
-// (relaunch checks the delta under it, then lets go).
-func startHeld(ctx context.Context, l *schema.Launch, opts Options, held *launchLock, keep bool) (*Launch, error) {
+// held is what Relaunch hands the start of its new instance besides the
+// launch and its Options.
+type held struct {
+	// lock is the launch's lock, already held (nil: Start takes it):
+	// relaunch keeps it from the stop of the previous instance to the
+	// start of the next. It is released (or handed to the Launch)
+	// whatever happens.
+	lock *launchLock
+	// keep leaves the lock with the Launch even when detached (relaunch
+	// checks the delta under it, then lets go).
+	keep bool
+	// plan is the relaunch's round plan: carried overrides and the delta
+	// (nil: the round's overrides are Options.Set).
+	plan *roundPlan
+}
+
+// startHeld is Start with what a relaunch holds (h).
+func startHeld(ctx context.Context, l *schema.Launch, opts Options, h held) (*Launch, error) {
 	var env *Env
 	if opts.State == nil && opts.StateDir == "" {
 		opts.StateDir = testStateDir()
@@ -47,11 +59,11 @@ func startHeld(ctx context.Context, l *schema.Launch, opts Options, held *launch
 	if l != nil && opts.Audience == ForGo {
 		var err error
 		if l, err = withPorts(l); err != nil {
-			held.unlock()
+			h.lock.unlock()
 			return nil, err
 		}
 	}
-	la, err := start(ctx, l, opts, &env, held, keep)
+	la, err := start(ctx, l, opts, &env, h)
 	secrets := launchSecrets(l, env, opts)
 	if la != nil {
 		la.Report.Mask(secrets)
@@ -60,17 +72,17 @@ func startHeld(ctx context.Context, l *schema.Launch, opts Options, held *launch
 	return la, maskErr(err, secrets)
 }
 
-func start(ctx context.Context, l *schema.Launch, opts Options, envOut **Env, held *launchLock, keep bool) (*Launch, error) {
+func start(ctx context.Context, l *schema.Launch, opts Options, envOut **Env, h held) (*Launch, error) {
 	if l == nil || l.Name == "" {
-		held.unlock()
+		h.lock.unlock()
 		return nil, errorf(Invalid, KindUsage, "launch has no name")
 	}
 	if (len(l.Command) == 0) == (len(l.Dispatch) == 0) {
-		held.unlock()
+		h.lock.unlock()
 		return nil, errorf(Invalid, KindUsage, "launch %q: exactly one of command and dispatch must be set", l.Name)
 	}
 	if err := l.Validate(); err != nil {
-		held.unlock()
+		h.lock.unlock()
 		var ie *schema.InvalidError
 		if errors.As(err, &ie) && opts.Audience == ForGo {
 			ie.GoNames = true
@@ -78,28 +90,28 @@ func start(ctx context.Context, l *schema.Launch, opts Options, envOut **Env, he
 		return nil, &Error{Outcome: Invalid, Kind: KindUsage, Err: err}
 	}
 	if err := opts.Ready.check(l); err != nil {
-		held.unlock()
+		h.lock.unlock()
 		return nil, err
 	}
 	if _, err := credential(l); err != nil {
 		// user/group that cannot be resolved or need root: before anything starts.
-		held.unlock()
+		h.lock.unlock()
 		return nil, err
 	}
 	st, err := launchState(opts.State, opts.StateDir)
 	if err != nil {
-		held.unlock()
+		h.lock.unlock()
 		return nil, err
 	}
 	if l.Worker.N() > 1 && l.Worker.Comm == "" && l.Worker.Exe == "" {
 		return nil, &Error{Outcome: Invalid, Kind: KindUsage, Msg: fmt.Sprintf("launch %q: worker { count = %d } needs comm or exe: which processes are the workers", l.Name, l.Worker.Count), Hint: "name the ranks' program, worker { comm = \"python3\", count = 2 }"}
 	}
 	if err := schema.ExeNeverMatches(l.Worker.Exe); err != nil {
-		held.unlock()
+		h.lock.unlock()
 		// Say so now instead of waiting out the ready timeout.
 		return nil, &Error{Outcome: Invalid, Kind: KindUsage, Msg: fmt.Sprintf("launch %q: %v", l.Name, err), Hint: opts.Audience.say("fix worker { exe }, or select the worker by comm or by its port", "fix Worker.Exe, or select the worker by Worker.Comm or by its port")}
 	}
-	lock := held
+	lock := h.lock
 	if lock == nil {
 		if lock, err = st.lock(l.Name); err != nil {
 			return nil, err
@@ -129,7 +141,7 @@ func start(ctx context.Context, l *schema.Launch, opts Options, envOut **Env, he
 		lock.unlock()
 		return nil, err
 	}
-	rd := st.beginRound(l, opts)
+	rd := st.beginRound(l, opts, h.plan)
 	var lastLa *Launch
 	// The record file as it was: a failed launch puts it back.
 	prevRecord := st.readRecordFile(l.Name)
@@ -155,7 +167,7 @@ func start(ctx context.Context, l *schema.Launch, opts Options, envOut **Env, he
 				// has caught up) when run returns; the relay goes on alone.
 				la.pipe.drain(2 * time.Second)
 				la.pipe.close()
-				if !keep {
+				if !h.keep {
 					lock.unlock()
 					la.lock = nil
 				}

@@ -68,9 +68,6 @@ type Options struct {
 	Tracking
 	Callbacks
 	Provenance
-
-	// plan is Relaunch's round plan: carried overrides and the delta.
-	plan *roundPlan
 }
 
 // EnvInput is where a launch's environment comes from besides its spec.

@@ -323,7 +323,7 @@ func relaunch(ctx context.Context, l *schema.Launch, opts RelaunchOptions) (*Lau
 		return nil, res, err
 	}
 	explicit := opts.Set
-	opts.Set, opts.plan = set, plan
+	opts.Set = set
 	declaredAll := append(slices.Clone(must), may...)
 	allowed := map[string]string{}
 	for _, n := range declaredAll {
@@ -413,7 +413,7 @@ func relaunch(ctx context.Context, l *schema.Launch, opts RelaunchOptions) (*Lau
 
 	// The lock stays held (keep) until the delta is judged: a refused
 	// relaunch restores the previous record before anyone else may act.
-	la, err := startHeld(ctx, l, opts.Options, lock, true)
+	la, err := startHeld(ctx, l, opts.Options, held{lock: lock, keep: true, plan: plan})
 	if err != nil {
 		var e *Error
 		if errors.As(err, &e) && e.Report != nil {

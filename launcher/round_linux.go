@@ -220,7 +220,7 @@ func (s *State) lockHistory(name string) (func(), error) {
 
 // beginRound numbers the launch's new round and writes it as "launching".
 // The caller holds the launch lock, so no other launch numbers one.
-func (s *State) beginRound(l *schema.Launch, opts Options) *Round {
+func (s *State) beginRound(l *schema.Launch, opts Options, plan *roundPlan) *Round {
 	// The previous round's detached worker may have ended unseen.
 	if rec, err := s.Load(l.Name); err == nil && rec.Round > 0 && rec.Stopped == nil && !rec.Pending {
 		if live := rec.Worker.Check(opts.Proc); live == verify.Gone || live == verify.Reused {
@@ -243,7 +243,6 @@ func (s *State) beginRound(l *schema.Launch, opts Options) *Round {
 	if r.Command == "" {
 		r.Command = "start"
 	}
-	plan := opts.plan
 	if plan == nil {
 		plan = &roundPlan{overrides: map[string]Override{}}
 		for _, k := range slices.Sorted(maps.Keys(opts.Set)) {
