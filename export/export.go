@@ -12,6 +12,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/hashicorp/hcl/v2"
+
 	"github.com/childproof/childproof/schema"
 )
 
@@ -76,6 +78,17 @@ type UnsupportedError struct {
 	// Secret is set when the part's text holds a secret value: the
 	// diagnostic names its place but shows no source line.
 	Secret bool
+	// Subject is Part's source range in the spec (Render sets it from
+	// the launch's Ranges.Parts); nil when no part of the spec is at
+	// fault or its range is not known.
+	Subject *hcl.Range
+}
+
+// Diagnostic is e as an HCL diagnostic at its Subject (nil Subject: a
+// diagnostic without a place).
+func (e *UnsupportedError) Diagnostic() *hcl.Diagnostic {
+	return &hcl.Diagnostic{Severity: hcl.DiagError, Summary: fmt.Sprintf("%s cannot express %s", e.Engine, e.Feature),
+		Detail: e.Reason, Subject: e.Subject}
 }
 
 func (e *UnsupportedError) Error() string {
@@ -87,10 +100,23 @@ func (e *UnsupportedError) Error() string {
 var ErrUnknownEngine = errors.New("unknown engine")
 
 // Render renders the launch l for o.Engine. The output ends with a newline.
+// A spec feature the engine cannot express is an *UnsupportedError whose
+// Subject is the part's source range.
 func Render(ctx context.Context, l *schema.Launch, o Options) ([]byte, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
+	out, err := renderPlan(l, o)
+	var ue *UnsupportedError
+	if errors.As(err, &ue) && ue.Part != "" && ue.Subject == nil {
+		if rng, ok := l.Ranges.Parts[ue.Part]; ok {
+			ue.Subject = &rng
+		}
+	}
+	return out, err
+}
+
+func renderPlan(l *schema.Launch, o Options) ([]byte, error) {
 	p, err := newPlan(l, o)
 	if err != nil {
 		return nil, err

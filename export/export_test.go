@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/hashicorp/hcl/v2"
+
 	"github.com/childproof/childproof/schema"
 )
 
@@ -221,5 +223,25 @@ func TestRequiredFromInherit(t *testing.T) {
 	job := render(t, l, Options{Engine: Nomad})
 	if !strings.Contains(job, "HF_TOKEN={{ .HF_TOKEN.Value | toJSON }}") {
 		t.Errorf("job:\n%s", job)
+	}
+}
+
+// An unsupported part of the spec comes back as a diagnostic at its
+// source range: Render sets the error's Subject from Ranges.Parts.
+func TestUnsupportedSubject(t *testing.T) {
+	dir := writeTree(t, map[string]string{"key.txt": canary, "spec.hcl": `launch "f" {
+  command = ["sleep", file("key.txt")]
+}`})
+	_, err := Render(context.Background(), load(t, dir, "f"), Options{Engine: Systemd})
+	var ue *UnsupportedError
+	if !asUnsupported(err, &ue) || ue.Part != "command[1]" {
+		t.Fatalf("err = %v, want an UnsupportedError for command[1]", err)
+	}
+	d := ue.Diagnostic()
+	if d.Subject == nil || filepath.Base(d.Subject.Filename) != "spec.hcl" || d.Subject.Start.Line != 2 || d.Subject.Start.Column != 23 {
+		t.Fatalf("diagnostic subject = %+v, want spec.hcl:2:23", d.Subject)
+	}
+	if d.Summary != "systemd cannot express command[1]" || d.Detail != ue.Reason || d.Severity != hcl.DiagError {
+		t.Errorf("diagnostic = %+v", d)
 	}
 }

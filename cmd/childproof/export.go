@@ -68,16 +68,13 @@ See docs/export.md.`,
 				var ue *export.UnsupportedError
 				if errors.As(err, &ue) {
 					hint := fmt.Sprintf("change the spec, or export it to another engine (--to takes %s)", strings.Join(engineNames(), ", "))
-					if rng, ok := l.Ranges.Parts[ue.Part]; ok && ue.Part != "" {
+					if d := ue.Diagnostic(); d.Subject != nil {
 						// A spec problem: a diagnostic at the part, with its line.
-						files := sourceFiles(rng.Filename)
+						files := sourceFiles(d.Subject.Filename)
 						if ue.Secret {
 							files = nil // its line holds a secret value: place only
 						}
-						a.writeDiagnostics(a.stderr, files, hcl.Diagnostics{{
-							Severity: hcl.DiagError, Summary: fmt.Sprintf("%s cannot express %s", ue.Engine, ue.Feature),
-							Detail: ue.Reason, Subject: &rng,
-						}})
+						a.writeDiagnostics(a.stderr, files, hcl.Diagnostics{d})
 						fmt.Fprintf(a.stderr, "childproof: hint: %s\n", hint)
 						return silentExit(exitUsage)
 					}
