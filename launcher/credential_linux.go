@@ -146,11 +146,11 @@ func procIDs(p proc.FS, pid int) (uid, gid int, err error) {
 	return uid, gid, nil
 }
 
-// CheckUser adds to r a KindUser problem when the worker pid of launch l
+// checkUser adds to r a KindUser problem when the worker pid of launch l
 // does not run as l's user and group (verify SPEC, Launch.Verify); a
 // launch without user and group, or whose user does not resolve here, is
 // not checked.
-func CheckUser(p proc.FS, l *schema.Launch, pid int, r *verify.Report) {
+func checkUser(p proc.FS, l *schema.Launch, pid int, r *verify.Report) {
 	if l.User == "" && l.Group == "" {
 		return
 	}

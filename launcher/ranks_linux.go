@@ -95,20 +95,20 @@ func (la *Launch) goneRank() int {
 	return 0
 }
 
-// equalMatches notes (Report.Notes) EqualMatchesNote for the launch.
+// equalMatches notes (Report.Notes) equalMatchesNote for the launch.
 func (la *Launch) equalMatches(worker int, tree []int, r *verify.Report) {
-	if n := EqualMatchesNote(la.opts.Proc, la.Spec, worker, tree, la.exec.watch.execComm); n != "" {
+	if n := equalMatchesNote(la.opts.Proc, la.Spec, worker, tree, la.exec.watch.execComm); n != "" {
 		r.Notes = append(r.Notes, n)
 	}
 }
 
-// EqualMatchesNote says, for a launch of one worker, that its selector also
+// equalMatchesNote says, for a launch of one worker, that its selector also
 // matches several processes below the worker with no matching descendant
 // and no declared port — the ranks of a job below its agent (torchrun's
 // python3 agent and python3 ranks) — instead of silently verifying the
 // agent alone; "" when not. A pre-fork server's workers hold its socket: no
 // note. execComm may be nil.
-func EqualMatchesNote(p proc.FS, l *schema.Launch, worker int, tree []int, execComm func(int) string) string {
+func equalMatchesNote(p proc.FS, l *schema.Launch, worker int, tree []int, execComm func(int) string) string {
 	if l.Worker.N() > 1 || l.Worker.Comm == "" && l.Worker.Exe == "" {
 		return ""
 	}

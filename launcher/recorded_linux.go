@@ -64,8 +64,8 @@ func VerifyRecorded(ctx context.Context, v *verify.Verifier, l *schema.Launch, r
 	chk := RecordedCheck(l, rec, v.Proc)
 	r := v.Verify(ctx, chk)
 	VerifyRanks(ctx, v, chk, rec, r)
-	CheckUser(v.Proc, l, rec.Worker.Pid, r)
-	if n := EqualMatchesNote(v.Proc, l, chk.Worker, nil, nil); n != "" {
+	checkUser(v.Proc, l, rec.Worker.Pid, r)
+	if n := equalMatchesNote(v.Proc, l, chk.Worker, nil, nil); n != "" {
 		r.Notes = append(r.Notes, n)
 	}
 	return r

@@ -218,7 +218,7 @@ func (la *Launch) Verify(ctx context.Context) (*verify.Report, error) {
 		// Every rank of a multi-process job, by its recorded evidence.
 		VerifyRanks(ctx, v, c, la.Record, r)
 	}
-	CheckUser(p, la.Spec, la.worker.Pid, r)
+	checkUser(p, la.Spec, la.worker.Pid, r)
 	r.Mask(la.Env.Secrets())
 	if !r.Verified {
 		return r, &Error{Outcome: outcomeOf(r), Kind: r.Problems[0].Kind, Report: r, Msg: "verification failed on the worker: " + r.Problems[0].Message}

@@ -31,15 +31,12 @@ type ExecEnv struct {
 	Area string
 }
 
-// StaleExecEvidence says (in Report.EnvNote and the env-unreadable
-// problems) that the worker exec'd again after the exec that was captured:
-// an exec from a thread other than its main one (the launcher traces
-// processes, not threads), or one after the launch was verified.
-const StaleExecEvidence = "the exec-time evidence is of an earlier exec: the worker exec'd again since (from a thread other than its main one, or after the launch), and that exec was not captured"
-
-// ErrStaleExecEvidence is the Problem.Err of an env-unreadable problem
-// whose exec-time evidence is stale (StaleExecEvidence).
-var ErrStaleExecEvidence = errors.New(StaleExecEvidence)
+// ErrStaleExecEvidence says (in Report.EnvNote, and as the Problem.Err of
+// the env-unreadable problems) that the worker exec'd again after the exec
+// that was captured: an exec from a thread other than its main one (the
+// launcher traces processes, not threads), or one after the launch was
+// verified.
+var ErrStaleExecEvidence = errors.New("the exec-time evidence is of an earlier exec: the worker exec'd again since (from a thread other than its main one, or after the launch), and that exec was not captured")
 
 // ExecArea describes where an exec put a process's environment block
 // (stat fields 50–51, env_start and env_end): "" when the kernel does not
