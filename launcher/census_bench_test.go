@@ -152,8 +152,8 @@ func TestCensusSaysWhyEndUnknown(t *testing.T) {
 	gone := verify.Fingerprint{Pid: 1 << 22, StartTime: 1}
 	stopped := time.Now().UTC()
 	for _, r := range []*Record{
-		{Name: "unmarked", RecordTree: RecordTree{Root: gone, Worker: gone}},
-		{Name: "marked", RecordTree: RecordTree{Root: gone, Worker: gone}, RecordLife: RecordLife{Stopped: &stopped}},
+		{Name: "unmarked", Root: gone, Worker: gone},
+		{Name: "marked", Root: gone, Worker: gone, Stopped: &stopped},
 	} {
 		if err := st.Save(r); err != nil {
 			t.Fatal(err)
@@ -208,8 +208,8 @@ func TestCensusRemovedCgroupIsEmpty(t *testing.T) {
 	waitFor(t, "the carrier's exec", func() bool { return hasMarker(proc.Default, carrier.Process.Pid, marker) })
 	gone := verify.Fingerprint{Pid: 1 << 22, StartTime: 1}
 	for _, r := range []*Record{
-		{Name: "rmcg", RecordTree: RecordTree{Root: gone, Worker: gone, Cgroup: cg, Marker: marker}},
-		{Name: "nocg", RecordTree: RecordTree{Root: gone, Worker: gone, Marker: marker}},
+		{Name: "rmcg", Root: gone, Worker: gone, Cgroup: cg, Marker: marker},
+		{Name: "nocg", Root: gone, Worker: gone, Marker: marker},
 	} {
 		if err := st.Save(r); err != nil {
 			t.Fatal(err)
@@ -220,7 +220,7 @@ func TestCensusRemovedCgroupIsEmpty(t *testing.T) {
 		t.Fatalf("census: %+v, %v", es, err)
 	}
 	for _, e := range es {
-		alive := e.Status == string(verify.Alive)
+		alive := e.Status == StatusAlive
 		if e.Name == "rmcg" && (alive || len(e.Members) != 0) {
 			t.Errorf("rmcg (cgroup removed): status %q, members %v; want gone, none", e.Status, e.Members)
 		}
