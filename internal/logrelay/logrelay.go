@@ -13,7 +13,6 @@ import (
 	"errors"
 	"io"
 	"sync/atomic"
-	"syscall"
 
 	"github.com/childproof/childproof/redact"
 )
@@ -30,14 +29,6 @@ const (
 // member of the tree; it lets a census of the system's processes match
 // a relay to its launch's record.
 const OfEnv = "CHILDPROOF_LOG_RELAY_OF"
-
-// EndSignal asks the relay to end: it writes what the pipe holds at that
-// moment to the log (masked, as always) without waiting for more, and
-// exits 0. childproof sends it once the launch's tree is gone but the
-// pipe is still held (a process that escaped the tree keeps its write
-// end), so that the relay never outlives its launch and the log still
-// gets the last bytes the tree wrote.
-const EndSignal = syscall.SIGUSR2
 
 // Comm is the relay's argv[0] and comm: ps shows it; it is never a
 // launch's worker.

@@ -17,6 +17,15 @@ import (
 	"github.com/childproof/childproof/redact"
 )
 
+// EndSignal asks the relay to end: it writes what the pipe holds at that
+// moment to the log (masked, as always) without waiting for more, and
+// exits 0. childproof sends it once the launch's tree is gone but the
+// pipe is still held (a process that escaped the tree keeps its write
+// end), so that the relay never outlives its launch and the log still
+// gets the last bytes the tree wrote.
+// (Linux only: the relay runs only there.)
+const EndSignal = syscall.SIGUSR2
+
 func init() {
 	if len(os.Args) == 1 && os.Args[0] == Comm && os.Getenv(Env) == Mode {
 		os.Exit(Run())
