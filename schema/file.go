@@ -2,7 +2,10 @@ package schema
 
 import (
 	"fmt"
+	"slices"
 	"strings"
+
+	"github.com/hashicorp/hcl/v2"
 )
 
 // Launch returns the launch block called name, or the only one when name
@@ -33,6 +36,34 @@ func (f *File) Names() []string {
 		out[i] = l.Name
 	}
 	return out
+}
+
+// Concerning returns those of diags (the file's warnings) that concern
+// the selected launches, in order: a diagnostic inside the block of a
+// launch that is not selected is left out; one outside every launch block
+// (a variable, the file) or without a range is kept.
+func (f *File) Concerning(diags hcl.Diagnostics, selected ...*Launch) hcl.Diagnostics {
+	var out hcl.Diagnostics
+	for _, d := range diags {
+		keep := true
+		if d.Subject != nil {
+			for _, l := range f.Launches {
+				if within(*d.Subject, l.Ranges.Whole) {
+					keep = slices.Contains(selected, l)
+					break
+				}
+			}
+		}
+		if keep {
+			out = append(out, d)
+		}
+	}
+	return out
+}
+
+// within reports whether r lies inside outer.
+func within(r, outer hcl.Range) bool {
+	return r.Filename == outer.Filename && outer.Start.Byte <= r.Start.Byte && r.End.Byte <= outer.End.Byte
 }
 
 // LaunchNameError is a SPEC:NAME selection that does not pick exactly one

@@ -8,7 +8,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"unicode"
 
@@ -79,31 +78,11 @@ func (a *app) loadSpec(ctx context.Context, arg string, vars []string) (*loadedS
 	return &loadedSpec{file: f, arg: sa, files: files, warnings: diags}, nil
 }
 
-// warn prints the spec's warnings that concern the selected launches:
-// those inside a launch block that was not selected are left out.
+// warn prints the spec's warnings that concern the selected launches
+// (schema.File.Concerning).
 func (a *app) warn(ls *loadedSpec, selected []*schema.Launch) {
-	var out hcl.Diagnostics
-	for _, d := range ls.warnings {
-		keep := true
-		if d.Subject != nil {
-			for _, l := range ls.file.Launches {
-				if within(*d.Subject, l.Ranges.Whole) {
-					keep = slices.Contains(selected, l)
-					break
-				}
-			}
-		}
-		if keep {
-			out = append(out, d)
-		}
-	}
-	a.specWarnings = out
-	a.writeDiagnostics(a.stderr, ls.files, out)
-}
-
-// within reports whether r lies inside outer.
-func within(r, outer hcl.Range) bool {
-	return r.Filename == outer.Filename && outer.Start.Byte <= r.Start.Byte && r.End.Byte <= outer.End.Byte
+	a.specWarnings = ls.file.Concerning(ls.warnings, selected...)
+	a.writeDiagnostics(a.stderr, ls.files, a.specWarnings)
 }
 
 // loadLaunches loads the spec named by arg and returns the selected launch,
