@@ -4,12 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"slices"
-	"strconv"
 	"time"
 
 	"github.com/childproof/childproof/launcher"
-	"github.com/childproof/childproof/schema"
 	"github.com/childproof/childproof/verify"
 	"github.com/spf13/cobra"
 )
@@ -100,22 +97,12 @@ func (a *app) verifyPid(ctx context.Context, pid int, envs []string, ports []int
 			x.Require = append(x.Require, e.Name)
 		}
 	}
-	chk := verify.Check{
-		Name:           "pid " + strconv.Itoa(pid),
-		Root:           pid,
-		WorkerSelector: verify.WorkerSelector{Comm: comm, Deepest: true},
-		Expect:         x,
-		AnyAddress:     true,
-		Forbid:         schema.DefaultForbidWrappers,
-	}
 	for _, port := range ports {
 		if port < 1 || port > 65535 {
 			return exitf(exitUsage, "--port %d: outside 1-65535", port)
 		}
-		if !slices.ContainsFunc(chk.Ports, func(p schema.Port) bool { return p.Number == port }) {
-			chk.Ports = append(chk.Ports, schema.Port{Number: port})
-		}
 	}
+	chk := verify.CheckForPid(pid, x, ports, comm)
 	v := &verify.Verifier{State: st, ShowValues: a.showValues}
 	r, err := v.Await(ctx, chk, verify.AwaitOptions{
 		Until: time.Now().Add(wait),
