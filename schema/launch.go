@@ -134,6 +134,22 @@ func (s *launchState) rng(ns string) *hcl.Range {
 // block has errors.
 func (l *loader) launch(b *hcl.Block, aliases map[string]string) *Launch {
 	before := len(l.diags)
+	s := l.decodeLaunch(b)
+	if s == nil {
+		return nil
+	}
+	decodeFailed := l.diags[before:].HasErrors()
+	l.checkFields(s, validateLaunch(&s.raw, func(ns string) (hcl.Range, bool) { return l.hidden(s, ns) }))
+	if decodeFailed || l.diags[before:].HasErrors() {
+		return nil
+	}
+	return l.finish(s, aliases, before)
+}
+
+// decodeLaunch decodes launch block b into its raw form and source
+// ranges, reporting what cannot be decoded; nil when the block has no
+// readable content.
+func (l *loader) decodeLaunch(b *hcl.Block) *launchState {
 	s := &launchState{parts: map[string]hcl.Range{}, secret: map[string]bool{}, failed: map[string]bool{}, block: b.DefRange}
 	s.raw.Name = b.Labels[0]
 	s.whole = b.DefRange
@@ -264,8 +280,14 @@ func (l *loader) launch(b *hcl.Block, aliases map[string]string) *Launch {
 		}
 		mark(blk.Type, n)
 	}
-	decodeFailed := l.diags[before:].HasErrors()
-	for _, p := range l.validate(&s.raw, func(ns string) (hcl.Range, bool) { return l.hidden(s, ns) }) {
+	return s
+}
+
+// checkFields reports the field constraints ps that s fails: each at its
+// part, unless decoding already reported that part or its value is not
+// known here.
+func (l *loader) checkFields(s *launchState, ps []fieldProblem) {
+	for _, p := range ps {
 		root := p.ns
 		if i := strings.IndexAny(root, "[."); i >= 0 {
 			root = root[:i]
@@ -278,13 +300,6 @@ func (l *loader) launch(b *hcl.Block, aliases map[string]string) *Launch {
 		}
 		l.errorf(s.rng(p.ns), p.summary, "%s", p.detail)
 	}
-	if decodeFailed {
-		return nil
-	}
-	if l.diags[before:].HasErrors() {
-		return nil
-	}
-	return l.finish(s, aliases, before)
 }
 
 func (l *loader) worker(blk *hcl.Block, s *launchState) {

@@ -99,7 +99,7 @@ func Parse(src []byte, filename string, opts LoadOptions) (*File, map[string]*hc
 	if lookup == nil {
 		lookup = os.LookupEnv
 	}
-	l := &loader{path: path, abs: abs, dir: filepath.Dir(abs), lookup: lookup, opts: opts, validate: validateLaunch}
+	l := &loader{path: path, abs: abs, dir: filepath.Dir(abs), lookup: lookup, opts: opts}
 	out := l.load(f.Body)
 	diags = append(diags, sortDiags(l.diags)...)
 	if diags.HasErrors() {
@@ -242,10 +242,7 @@ type loader struct {
 	lookup func(string) (string, bool)
 	opts   LoadOptions
 	diags  hcl.Diagnostics
-	// validate checks a launch's field constraints: validateLaunch (the
-	// differential test also loads with the oracle it replaced).
-	validate validateFunc
-	ctx      *hcl.EvalContext
+	ctx    *hcl.EvalContext
 	// secrets are the values env() and file() returned while loading.
 	secrets []redact.Secret
 	// sensitive holds the source ranges whose value came from env() or

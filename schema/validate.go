@@ -177,11 +177,6 @@ func allInterfaces(sl validator.StructLevel) {
 	}
 }
 
-// validateFunc checks a raw launch's field constraints and explains each
-// failure in field order; hide names the source range of a value from
-// env() or file() (nil hides nothing).
-type validateFunc func(r *rawLaunch, hide func(ns string) (hcl.Range, bool)) []fieldProblem
-
 // fieldProblem is one failed constraint, located by its namespace
 // ("port[0].number") and explained in words.
 type fieldProblem struct {

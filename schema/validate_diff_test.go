@@ -61,14 +61,15 @@ const diffSeed = 0x6368696c6470726f // "childpro"
 //   - As a raw struct (what (*Launch).Validate checks), with random parts
 //     hidden as if from env(), including values HCL cannot spell (invalid
 //     UTF-8): the problems' fields, summaries, details and order.
-//   - As spec text, loaded as Parse does with an engine that runs both
-//     and requires the same problems for every launch the loader checks.
-//     Values come as literals, from env() (hidden in diagnostics) or,
-//     with LaunchesNothing, from an unset env() (not checked). The
-//     loader turns problems into diagnostics by their field alone, so the
-//     same problems give the same diagnostics; every tenth spec is also
-//     loaded with each engine separately and the diagnostics compared
-//     whole (severity, summary, detail, subject range, order).
+//   - As spec text, loaded as Parse does; each launch block is decoded
+//     again as the load decoded it, and both engines must give the same
+//     problems for the raw launch the loader built. Values come as
+//     literals, from env() (hidden in diagnostics) or, with
+//     LaunchesNothing, from an unset env() (not checked). The loader turns
+//     problems into diagnostics by their field alone, so the same problems
+//     give the same diagnostics; for every tenth spec the diagnostics of
+//     each engine's problems are also compared whole (severity, summary,
+//     detail, subject range, order), and the load's with Parse's.
 func TestValidateDifferential(t *testing.T) {
 	n := diffLaunches(t)
 	path := filepath.Join(t.TempDir(), "s.hcl")
@@ -135,11 +136,12 @@ func TestValidateDifferential(t *testing.T) {
 	t.Logf("%d launches; by number of problems (3: three or more): %v; problems by summary: %v", n, problems, counts)
 }
 
-// loadBoth parses src once and loads it as Parse does, with an engine
-// that runs the oracle and the production engine on each launch and
-// notes where their problems differ; with whole, it also loads it with
-// each engine alone and compares the diagnostics. It returns the
-// differences, "" for none.
+// loadBoth parses src once and loads it as Parse does; then it decodes
+// each launch block again as that load did and checks the raw launch the
+// loader built with the oracle and with the production engine, noting
+// where their problems differ; with whole, it also compares the
+// diagnostics each engine's problems give at the launch's parts, and the
+// load's with Parse's. It returns the differences, "" for none.
 func loadBoth(src []byte, path string, opts LoadOptions, whole bool) string {
 	if d := checkText(src, path); d.HasErrors() {
 		return ""
@@ -157,23 +159,49 @@ func loadBoth(src []byte, path string, opts LoadOptions, whole bool) string {
 		lookup = os.LookupEnv
 	}
 	var out strings.Builder
-	load := func(v validateFunc) []diagView {
-		l := &loader{path: path, abs: abs, dir: filepath.Dir(abs), lookup: lookup, opts: opts, validate: v}
-		l.load(f.Body)
-		return diagViews(slices.Concat(d, sortDiags(l.diags)))
+	l := &loader{path: path, abs: abs, dir: filepath.Dir(abs), lookup: lookup, opts: opts}
+	l.load(f.Body)
+	got := diagViews(slices.Concat(d, sortDiags(l.diags)))
+	content, _ := f.Body.Content(rootSchema)
+	var blocks []*hcl.Block
+	for _, b := range content.Blocks {
+		if b.Type == "launch" {
+			blocks = append(blocks, b)
+		}
 	}
-	both := func(r *rawLaunch, hide func(string) (hcl.Range, bool)) []fieldProblem {
-		want, got := oracleValidateLaunch(r, hide), validateLaunch(r, hide)
-		if w, g := problemViews(want), problemViews(got); !slices.Equal(w, g) {
+	strict := strictLaunches(blocks, opts.Launches)
+	seen := map[string]bool{}
+	for _, b := range blocks {
+		name := b.Labels[0]
+		if seen[name] {
+			continue // the load reported the duplicate and skipped it
+		}
+		seen[name] = true
+		// The loader as the load left it (its evaluation context, the
+		// sensitive and unknown ranges), set for this launch as load sets it.
+		check := func(engine func(*rawLaunch, func(string) (hcl.Range, bool)) []fieldProblem) ([]fieldProblem, []diagView) {
+			dl := *l
+			dl.diags = nil
+			dl.lenient = opts.LaunchesNothing || strict != nil && !strict[name]
+			dl.programsOptional = strict != nil && !strict[name]
+			s := dl.decodeLaunch(b)
+			if s == nil {
+				return nil, nil
+			}
+			ps := engine(&s.raw, func(ns string) (hcl.Range, bool) { return dl.hidden(s, ns) })
+			dl.checkFields(s, ps)
+			return ps, diagViews(sortDiags(dl.diags))
+		}
+		want, wantDiags := check(oracleValidateLaunch)
+		have, haveDiags := check(validateLaunch)
+		if w, g := problemViews(want), problemViews(have); !slices.Equal(w, g) {
 			fmt.Fprintf(&out, "problems differ (-oracle +validator):\n%s", cmp.Diff(w, g))
 		}
-		return got
-	}
-	got := load(both)
-	if whole {
-		if want := load(oracleValidateLaunch); !slices.Equal(want, got) {
-			fmt.Fprintf(&out, "diagnostics differ (-oracle +validator):\n%s", cmp.Diff(want, got))
+		if whole && !slices.Equal(wantDiags, haveDiags) {
+			fmt.Fprintf(&out, "diagnostics differ (-oracle +validator):\n%s", cmp.Diff(wantDiags, haveDiags))
 		}
+	}
+	if whole {
 		_, _, diags := Parse(src, path, opts)
 		if parsed := diagViews(diags); !slices.Equal(parsed, got) {
 			fmt.Fprintf(&out, "loadBoth differs from Parse (-Parse +loadBoth):\n%s", cmp.Diff(parsed, got))
