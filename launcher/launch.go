@@ -30,7 +30,7 @@ type Launch struct {
 	// exec is the exec-time environment evidence (execwatch_linux.go).
 	exec  execEvidence
 	notes launchNotes
-	// out follows the log for Options.Output and Ready.Log (nil: not
+	// out gives the output to Options.Output and Ready.Log (nil: not
 	// followed).
 	out      *follower
 	stopOnce sync.Once

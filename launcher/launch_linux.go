@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -300,7 +301,13 @@ func (la *Launch) launch(ctx context.Context, v *verify.Verifier, attempt int) e
 		}
 		return &Error{Outcome: Invalid, Kind: KindState, Msg: "log", Err: err}
 	}
-	la.out = follow(log, la.Env.Secrets(), la.opts.Output, la.opts.Ready.Log)
+	// Output and Ready.Log get what the log gets: in the foreground from
+	// the pipe's reader in the same pass, detached from the log.
+	if la.opts.Detach {
+		la.out = follow(log, la.opts.Output, la.opts.Ready.Log)
+	} else {
+		la.out = feed(la.opts.Output, la.opts.Ready.Log)
+	}
 	argv, prog, err := la.argv()
 	if err != nil {
 		logf.Close()
@@ -311,7 +318,11 @@ func (la *Launch) launch(ctx context.Context, v *verify.Verifier, attempt int) e
 	// The tree writes to a pipe childproof reads and masks (at the source:
 	// the log never holds a secret); logf is the reader's from here.
 	marker := newMarker(l.Name)
-	out, err := startOutput(logf, la.Env.Secrets(), la.opts.Detach, marker)
+	var also io.Writer
+	if la.out != nil && !la.opts.Detach {
+		also = la.out
+	}
+	out, err := startOutput(logf, la.Env.Secrets(), la.opts.Detach, marker, also)
 	if err != nil {
 		logf.Close()
 		return &Error{Outcome: Invalid, Kind: KindState, Msg: "log", Err: err}

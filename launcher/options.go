@@ -48,10 +48,14 @@ type Options struct {
 	// and the commands, as the childproof command does.
 	Audience Audience
 	// Output, when set, gets every line the tree prints (stdout and
-	// stderr, as the log holds them), secrets masked, each with its
-	// newline, from a goroutine of the launch, one line per Write; nil:
-	// the output goes to the log only. It is written until Stop or Wait
-	// returns (a detached launch: until Start returns), and not after.
+	// stderr), secrets masked: the bytes the log gets, whole lines each
+	// with its newline, one or more lines per Write (a line not ended when
+	// the launch ends gets one), from a goroutine of the launch; nil: the
+	// output goes to the log only. In the foreground it is fed by the
+	// reader of the tree's pipe as it writes the log (a slow Output slows
+	// the tree, as a slow terminal would); a detached launch's is read
+	// from the log. It is written until Stop or Wait returns (a detached
+	// launch: until Start returns), and not after.
 	Output io.Writer
 	// Ready adds checks to the spec's readiness (Launch.Ready); each
 	// counts only once the verified worker owns its declared ports, and

@@ -1,6 +1,7 @@
 package launcher
 
 import (
+	"bytes"
 	"context"
 	"io"
 	"regexp"
@@ -9,7 +10,6 @@ import (
 	"time"
 
 	"github.com/childproof/childproof/internal/logtail"
-	"github.com/childproof/childproof/redact"
 )
 
 // followEvery is how often a followed log is read for new lines while
@@ -20,9 +20,13 @@ const (
 	followRunning = 50 * time.Millisecond
 )
 
-// follower reads a launch's log as the tree writes it: each line, masked,
-// goes to Options.Output, and a line matching Options.Ready.Log closes
-// matched.
+// follower gives the tree's output, masked, to Options.Output, and closes
+// matched at the first line that matches Options.Ready.Log. In the
+// foreground it is fed by the pipe's reader (feed: the bytes written to
+// the log, in the same pass, so the log and Output are the same bytes and
+// nothing is read twice); for a detached launch, whose pipe the relay
+// process reads, it follows the log until Start returns (follow). Both
+// get the output already masked: at the source, by the pipe's reader.
 type follower struct {
 	// started is set once Start returned: the log is read less often.
 	started atomic.Bool
@@ -30,12 +34,81 @@ type follower struct {
 	done    chan struct{}
 	matched chan struct{}
 	once    sync.Once
+
+	// fed mode: Write takes what the pipe's reader wrote to the log.
+	mu      sync.Mutex
+	out     io.Writer
+	match   *regexp.Regexp
+	pending []byte // a line not ended yet
+	stopped bool
+}
+
+// maxLine bounds how much of a line not ended yet the fed follower holds
+// back: a longer one is passed on in pieces, each ended with a newline.
+const maxLine = 1 << 20
+
+// feed returns the follower of a foreground launch, which the pipe's
+// reader writes to (Write), when out or match is set; nil otherwise.
+func feed(out io.Writer, match *regexp.Regexp) *follower {
+	if out == nil && match == nil {
+		return nil
+	}
+	return &follower{out: out, match: match, matched: make(chan struct{})}
+}
+
+// Write passes the whole lines of what the pipe's reader wrote to the log
+// on to Output in one write, and holds back a line not ended yet. It never
+// fails: Output's errors are its own, and the log is written regardless.
+func (f *follower) Write(p []byte) (int, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.stopped {
+		return len(p), nil
+	}
+	i := bytes.LastIndexByte(p, '\n')
+	if i < 0 {
+		f.pending = append(f.pending, p...)
+		if len(f.pending) >= maxLine {
+			f.pass(append(f.pending, '\n'))
+			f.pending = f.pending[:0]
+		}
+		return len(p), nil
+	}
+	block := p[:i+1]
+	if len(f.pending) > 0 {
+		// The line held back, ended by p's first line: a copy of that
+		// line only, not of the read.
+		j := bytes.IndexByte(p, '\n') + 1
+		f.pass(append(f.pending, p[:j]...))
+		block = p[j : i+1]
+	}
+	if len(block) > 0 {
+		f.pass(block)
+	}
+	f.pending = append(f.pending[:0], p[i+1:]...)
+	return len(p), nil
+}
+
+// pass gives lines (each ending in a newline) to the matcher and Output.
+func (f *follower) pass(block []byte) {
+	if f.match != nil && !f.hasMatched() {
+		for rest := block; len(rest) > 0; {
+			j := bytes.IndexByte(rest, '\n')
+			if f.match.Match(rest[:j]) {
+				f.once.Do(func() { close(f.matched) })
+				break
+			}
+			rest = rest[j+1:]
+		}
+	}
+	if f.out != nil {
+		f.out.Write(block)
+	}
 }
 
 // follow starts following the log at path (from its start) when out or
-// match is set; nil otherwise. secrets masks each line before out or
-// match sees it.
-func follow(path string, secrets *redact.Set, out io.Writer, match *regexp.Regexp) *follower {
+// match is set; nil otherwise. The log holds the output masked already.
+func follow(path string, out io.Writer, match *regexp.Regexp) *follower {
 	if out == nil && match == nil {
 		return nil
 	}
@@ -43,10 +116,6 @@ func follow(path string, secrets *redact.Set, out io.Writer, match *regexp.Regex
 	if err != nil {
 		return nil
 	}
-	// A copy of its own: a Set caches its replacer on first use, and the
-	// launch masks with secrets meanwhile.
-	mask := redact.New()
-	mask.Merge(secrets)
 	ctx, cancel := context.WithCancel(context.Background())
 	f := &follower{cancel: cancel, done: make(chan struct{}), matched: make(chan struct{})}
 	buf := make([]byte, 0, 256)
@@ -60,7 +129,6 @@ func follow(path string, secrets *redact.Set, out io.Writer, match *regexp.Regex
 			return followEvery
 		}
 		t.FollowEvery(ctx, every, func(line string) {
-			line = mask.Text(line)
 			if match != nil && match.MatchString(line) {
 				f.once.Do(func() { close(f.matched) })
 			}
@@ -81,14 +149,24 @@ func (f *follower) running() {
 	}
 }
 
-// stop reads what is left of the log, writes it, and returns once nothing
-// more will be written. Safe on nil and twice.
+// stop returns once nothing more will be written to Output: a followed
+// log is read to its end, a fed follower passes on its last line not
+// ended yet (with a newline). Safe on nil and twice.
 func (f *follower) stop() {
 	if f == nil {
 		return
 	}
-	f.cancel()
-	<-f.done
+	if f.cancel != nil {
+		f.cancel()
+		<-f.done
+		return
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if !f.stopped && len(f.pending) > 0 {
+		f.pass(append(f.pending, '\n'))
+	}
+	f.stopped, f.pending = true, nil
 }
 
 // hasMatched reports whether a line matched (nil follower: never).

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"strconv"
@@ -37,8 +38,9 @@ type output struct {
 // foreground a goroutine, detached the relay process, each writing logf
 // through the set's masking sink. logf is the reader's from now on. The
 // relay process carries the launch's marker as logrelay.OfEnv (never as
-// MarkerVar: it is not a member of the tree).
-func startOutput(logf *os.File, set *redact.Set, detach bool, marker string) (*output, error) {
+// MarkerVar: it is not a member of the tree). In the foreground, also
+// (when not nil) gets every masked byte the log gets, in the same pass.
+func startOutput(logf *os.File, set *redact.Set, detach bool, marker string, also io.Writer) (*output, error) {
 	r, w, err := os.Pipe()
 	if err != nil {
 		return nil, err
@@ -54,8 +56,12 @@ func startOutput(logf *os.File, set *redact.Set, detach bool, marker string) (*o
 		})
 	}
 	if !detach {
+		var w io.Writer = logf
+		if also != nil {
+			w = &tee{log: logf, also: also}
+		}
 		go func() {
-			logrelay.Copy(r, logf, set, o.stats)
+			logrelay.Copy(r, w, set, o.stats)
 			r.Close()
 			logf.Close()
 			close(o.done)
@@ -342,4 +348,24 @@ func (st *State) collectRelay(name string, fp *verify.Fingerprint, p proc.FS) st
 		return ""
 	}
 	return endRelay(context.Background(), p, fp, 0)
+}
+
+// tee is the foreground reader's destination: the log, and beside it
+// what follows the output (Options.Output, Ready.Log), in one pass over
+// the masked bytes. A log that cannot be written (a full disk) is given
+// up, as logrelay.Copy does, but the output still reaches also.
+type tee struct {
+	log  io.Writer
+	also io.Writer
+	err  error // the log's first error
+}
+
+func (t *tee) Write(p []byte) (int, error) {
+	if t.err == nil {
+		if _, err := t.log.Write(p); err != nil {
+			t.err = err
+		}
+	}
+	t.also.Write(p)
+	return len(p), nil
 }

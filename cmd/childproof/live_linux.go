@@ -1,17 +1,13 @@
 package main
 
 import (
-	"context"
-	"errors"
+	"bytes"
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
 	"sync"
-	"time"
 
 	"github.com/childproof/childproof/cmd/childproof/internal/console"
-	"github.com/childproof/childproof/internal/logtail"
 	"github.com/childproof/childproof/launcher"
 	"github.com/childproof/childproof/schema"
 	"golang.org/x/term"
@@ -20,22 +16,20 @@ import (
 // What a launching command shows while it works: on a terminal, a live
 // status line per launch saying what it waits for (redrawn in place, with
 // the elapsed time against ready.timeout and the worker's last output
-// line), and in the foreground the worker's output, streamed from its log
-// as it is written (prefixed with the launch's name when several launches
+// line), and in the foreground the worker's output, given by the launch
+// as its pipe's reader writes the log (prefixed with the launch's name when several launches
 // share the stream). Nothing of the status line when stdout or stderr is
 // not a terminal, nor with --format json (the output then goes to
 // stderr, leaving stdout to the JSON object).
 
 // launchConsole is the console of one command, shared by its launches.
 type launchConsole struct {
-	a          *app
-	con        *console.Console
-	live       bool
-	out, errw  io.Writer // the app's streams before the console took them
-	stream     io.Writer // where worker output goes
-	views      []*launchView
-	closeOnce  sync.Once
-	followTick time.Duration
+	a         *app
+	con       *console.Console
+	live      bool
+	out, errw io.Writer // the app's streams before the console took them
+	stream    io.Writer // where worker output goes
+	closeOnce sync.Once
 }
 
 // newConsole sets up the console of a launching command; prefix puts each
@@ -57,7 +51,7 @@ func (a *app) newConsole(prefix bool) *launchConsole {
 			return w
 		}
 	}
-	lc := &launchConsole{a: a, con: console.New(target, opt), live: live, out: a.stdout, errw: a.stderr, stream: target, followTick: 50 * time.Millisecond}
+	lc := &launchConsole{a: a, con: console.New(target, opt), live: live, out: a.stdout, errw: a.stderr, stream: target}
 	if live {
 		a.stdout = lc.con
 		a.stderr = lc.con.Writer(a.stderr)
@@ -69,9 +63,6 @@ func (a *app) newConsole(prefix bool) *launchConsole {
 // lines and gives the app its streams back.
 func (lc *launchConsole) close() {
 	lc.closeOnce.Do(func() {
-		for _, v := range lc.views {
-			v.stopFollow()
-		}
 		lc.con.Close()
 		lc.a.stdout, lc.a.stderr = lc.out, lc.errw
 	})
@@ -85,17 +76,14 @@ type launchView struct {
 
 	mu     sync.Mutex
 	status *console.Status
-	cancel context.CancelFunc
-	done   chan struct{}
 }
 
 // view adds launch l to the console; detach says whether the command
 // returns once it is verified (its output is then not streamed).
 func (lc *launchConsole) view(l *schema.Launch, detach bool) *launchView {
-	// The lines it shows come from the log, which holds the tree's output
-	// masked already (at the source, with the launch's own secret set).
+	// The lines it shows are the tree's output masked already (at the
+	// source, with the launch's own secret set): see output.
 	v := &launchView{lc: lc, name: l.Name, stream: !detach}
-	lc.views = append(lc.views, v)
 	return v
 }
 
@@ -114,7 +102,6 @@ func (v *launchView) progress() func(launcher.Progress) {
 		st := v.status
 		v.mu.Unlock()
 		st.Set(p.String(), p.Started, p.Timeout)
-		v.follow(p.Log)
 	}
 }
 
@@ -124,9 +111,8 @@ func (v *launchView) notify(msg string) {
 	fmt.Fprintf(v.lc.a.stderr, "childproof: %s\n", msg)
 }
 
-// started ends the wait of a launch: the status line goes, and in the
-// foreground its output is followed from now on if it was not yet.
-func (v *launchView) started(la *launcher.Launch) {
+// started ends the wait of a launch: the status line goes.
+func (v *launchView) started(*launcher.Launch) {
 	v.mu.Lock()
 	st := v.status
 	v.status = nil
@@ -134,86 +120,33 @@ func (v *launchView) started(la *launcher.Launch) {
 	if st != nil {
 		st.Done()
 	}
-	if la != nil && v.stream {
-		v.follow(la.LogPath())
-	}
 }
 
-// follow starts following the log at path, once.
-func (v *launchView) follow(path string) {
-	v.mu.Lock()
-	defer v.mu.Unlock()
-	if v.cancel != nil || path == "" {
-		return
+// output is the launch's Options.Output: in the foreground every line of
+// the worker's output goes to the console (the bytes the log gets, masked
+// at the source with the launch's own secret set, in the same pass: no
+// second read of the log); detached, only the last line shows, on the
+// status line, and nil off a terminal (nothing to show).
+func (v *launchView) output() io.Writer {
+	if !v.stream && !v.lc.live {
+		return nil
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	v.cancel, v.done = cancel, make(chan struct{})
-	go func() {
-		defer close(v.done)
-		t, err := openWhenThere(ctx, path)
-		if err != nil {
-			return
-		}
-		defer t.Close()
-		// The lines of one read of the log go out in one write (at most
-		// outputBatch bytes at a time): one write per line made a chatty
-		// worker's foreground run ten times slower than its writing to a
-		// file.
-		var pending, last []byte
-		seen := false
-		drained := func() {
-			if !v.stream {
-				if seen {
-					v.lc.con.Last(v.name, string(last))
-				}
-				return
-			}
-			v.lc.con.OutputBlock(v.name, pending)
-			pending = pending[:0]
-		}
-		emit := func(line []byte) {
-			if !v.stream {
-				// Only the last line shows, on the status line.
-				last, seen = append(last[:0], line...), true
-				return
-			}
-			if pending = append(append(pending, line...), '\n'); len(pending) >= outputBatch {
-				drained()
-			}
-		}
-		err = t.LastBytes(-1, emit)
-		drained()
-		if err == nil {
-			t.FollowBatched(ctx, func() time.Duration { return v.lc.followTick }, emit, drained)
-		}
-	}()
+	return viewOutput{v}
 }
 
-// outputBatch bounds the worker output the live view gathers before it
-// writes it.
-const outputBatch = 256 << 10
+// viewOutput writes a launch's output lines (Options.Output: whole lines)
+// to the console.
+type viewOutput struct{ v *launchView }
 
-// stopFollow ends following after a last read of the log.
-func (v *launchView) stopFollow() {
-	v.mu.Lock()
-	cancel, done := v.cancel, v.done
-	v.mu.Unlock()
-	if cancel != nil {
-		cancel()
-		<-done
+func (o viewOutput) Write(p []byte) (int, error) {
+	if len(p) == 0 {
+		return 0, nil
 	}
-}
-
-// openWhenThere opens the log at path, waiting for it to exist.
-func openWhenThere(ctx context.Context, path string) (*logtail.Tail, error) {
-	for {
-		t, err := logtail.Open(path)
-		if !errors.Is(err, fs.ErrNotExist) || ctx.Err() != nil {
-			return t, err
-		}
-		select {
-		case <-ctx.Done():
-		case <-time.After(10 * time.Millisecond):
-		}
+	if o.v.stream {
+		o.v.lc.con.OutputBlock(o.v.name, p)
+		return len(p), nil
 	}
+	body := p[:len(p)-1]
+	o.v.lc.con.Last(o.v.name, string(body[bytes.LastIndexByte(body, '\n')+1:]))
+	return len(p), nil
 }

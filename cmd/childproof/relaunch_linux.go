@@ -156,7 +156,7 @@ func (a *app) relaunch(ctx context.Context, arg string, ra relaunchArgs) error {
 	lc := a.newConsole(false)
 	defer lc.close()
 	view := lc.view(l, detach)
-	opts.Progress, opts.Notify = view.progress(), view.notify
+	opts.Progress, opts.Output, opts.Notify = view.progress(), view.output(), view.notify
 	la, res, err := launcher.Relaunch(ctx, l, opts)
 	view.started(la)
 	if res != nil && res.Stopped != nil {

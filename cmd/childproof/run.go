@@ -99,7 +99,7 @@ func (a *app) run(ctx context.Context, arg string, vars, sets, secrets []string,
 	lc := a.newConsole(false)
 	defer lc.close()
 	view := lc.view(l, detach)
-	opts.Progress, opts.Notify = view.progress(), view.notify
+	opts.Progress, opts.Output, opts.Notify = view.progress(), view.output(), view.notify
 	la, err := launcher.Start(ctx, l, opts)
 	view.started(la)
 	if err != nil {

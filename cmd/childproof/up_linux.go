@@ -139,7 +139,7 @@ func (a *app) up(ctx context.Context, arg string, names, vars []string, detach, 
 		fmt.Fprintf(a.stderr, "childproof: up: starting %s%s\n", l.Name, deps)
 		view := lc.view(l, detach)
 		lopts := opts
-		lopts.Progress = view.progress()
+		lopts.Progress, lopts.Output = view.progress(), view.output()
 		la, err := launcher.Start(ctx, l, lopts)
 		view.started(la)
 		if err != nil {
@@ -216,7 +216,7 @@ func (a *app) upEvent(e group.Event) {
 // restart starts a launch again after its worker exited, the n-th
 // restart: verified exactly as a first start (Supervise records it).
 func (a *app) restart(ctx context.Context, l *schema.Launch, opts launcher.Options, view *launchView, n int) (*launcher.Launch, error) {
-	opts.Progress = view.progress()
+	opts.Progress, opts.Output = view.progress(), view.output()
 	opts.Command = "restart" // a round of its own, with the same overrides and no delta
 	la, err := launcher.Start(ctx, l, opts)
 	view.started(la)

@@ -1,6 +1,7 @@
 package launchertest
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"flag"
@@ -111,7 +112,8 @@ func Up(tb testing.TB, opts launcher.Options, launches ...*schema.Launch) map[st
 	return out
 }
 
-// prefixWriter writes each line (one Write: one line) after a prefix.
+// prefixWriter writes each line after a prefix (a Write holds whole
+// lines, one or more: Options.Output).
 type prefixWriter struct {
 	mu     sync.Mutex
 	w      io.Writer
@@ -122,7 +124,15 @@ type prefixWriter struct {
 func (p *prefixWriter) Write(b []byte) (int, error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	p.buf = append(append(p.buf[:0], p.prefix...), b...)
+	p.buf = p.buf[:0]
+	for rest := b; len(rest) > 0; {
+		i := bytes.IndexByte(rest, '\n') + 1
+		if i == 0 {
+			i = len(rest)
+		}
+		p.buf = append(append(p.buf, p.prefix...), rest[:i]...)
+		rest = rest[i:]
+	}
 	if _, err := p.w.Write(p.buf); err != nil {
 		return 0, err
 	}
