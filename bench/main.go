@@ -766,8 +766,8 @@ func (b *bench) markdown(goBench string, took time.Duration) string {
 	return s.String()
 }
 
-// spread returns the least, the median and the greatest of r.
-func spread(r []float64) (lo, mid, hi float64) {
+// minMedMax returns the least, the median and the greatest of r.
+func minMedMax(r []float64) (lo, mid, hi float64) {
 	s := slices.Clone(r)
 	slices.Sort(s)
 	return s[0], s[len(s)/2], s[len(s)-1]

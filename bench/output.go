@@ -110,6 +110,9 @@ func (b *bench) output() error {
 					return err
 				}
 				dDetach = time.Since(t)
+				// Untimed: the detached launch ends before the next run of
+				// the same name (which would refuse an alive one, exit 6).
+				b.timeArgv(dir, cpEnv, []string{b.bin, "stop", "chatty"})
 				return nil
 			},
 			func() error {
@@ -132,7 +135,7 @@ func (b *bench) output() error {
 	load += " → " + loadAverage()
 	os.Remove(direct)
 	os.Remove(runOut)
-	lo, mid, hi := spread(cpuRun)
+	lo, mid, hi := minMedMax(cpuRun)
 	b.add(fmt.Sprintf("output: CPU time (user + system, the whole tree) of a worker writing %d MB under run in the foreground / to a file directly", size>>20),
 		fmt.Sprintf("%.2fx", mid), fmt.Sprintf("ratio of each repetition min/median/max %.2f/%.2f/%.2f: less moved by the load than wall time", lo, mid, hi))
 	f := median(viaFile)
@@ -145,7 +148,7 @@ func (b *bench) output() error {
 	}{{"run (foreground: the pipe masked by run, once, into the log and run's stdout, a file)", viaRun, ratioRun, false},
 		{"run --detach (the pipe masked by the log relay), until the log holds it all", viaDetach, ratioDetach, true}} {
 		r := median(m.runs)
-		lo, mid, hi := spread(m.ratios)
+		lo, mid, hi := minMedMax(m.ratios)
 		b.add(fmt.Sprintf("output: a worker writing %d MB to stdout under %s / to a file directly", mb, m.how),
 			fmt.Sprintf("%.2fx", mid), fmt.Sprintf("ratio of each repetition min/median/max %.2f/%.2f/%.2f; %s vs %s (medians), 10 secrets in the set, wall time, %d repetitions alternating; load %s",
 				lo, mid, hi, ms(r), ms(f), len(m.runs), load))

@@ -340,7 +340,7 @@ func isSecretEnv(l *schema.Launch, name string) bool {
 // secret value is in the file (contract §6). The error names the part
 // and the secret, never the value.
 func literalSecrets(l *schema.Launch, unsupported func(feature, reason string) error) error {
-	sec := l.Secrets()
+	sec := l.Mask()
 	if sec.Empty() {
 		return nil
 	}

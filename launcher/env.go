@@ -35,27 +35,16 @@ type Env struct {
 	secrets *redact.Set
 }
 
-// Secrets returns the launch's secret set (values never printed or stored),
-// built by secretSet: those of the spec (schema.Launch.Secrets: env(),
-// file(), the env file, the secret list's env values), the resolved value
-// of every name in the secret list, and those marked with markSecret
-// (--set-secret). Every output of the launch masks with it, and its log
-// relay masks the tree's output with it before the log is written.
+// Secrets returns the mask of the launch's secret set (values never
+// printed or stored), built by secretSet: the spec's secrets
+// (schema.Launch.Secrets: env(), file(), the env file, the secret list's
+// env values), the resolved value of every name in the secret list and of
+// every --set-secret name, each with its keyed digest and where it occurs
+// once the launch built its argv. Every output of the launch masks with
+// it, and its log relay masks the tree's output with it before the log is
+// written.
 func (e *Env) Secrets() *redact.Set {
-	if e.secrets == nil {
-		e.secrets = redact.New()
-	}
 	return e.secrets
-}
-
-// markSecret makes the values of names (from Vars) secret, as
-// --set-secret does.
-func (e *Env) markSecret(names ...string) {
-	for _, n := range names {
-		if v, ok := e.Vars[n]; ok {
-			e.Secrets().Add(n, v)
-		}
-	}
 }
 
 // List returns Vars as sorted NAME=VALUE strings for exec.
@@ -161,7 +150,7 @@ func resolveEnvFrom(l *schema.Launch, set map[string]string, lookup func(string)
 			e.Given[n] = from[n]
 		}
 	}
-	e.secrets = secretSet(l, e.Vars, nil)
+	e.secrets = secretSet(l, e.Vars, nil, nil, nil)
 	// A required name that no source gave is refused before anything
 	// starts: the worker could only fail verification.
 	var missing []string

@@ -127,7 +127,7 @@ func start(ctx context.Context, l *schema.Launch, opts Options, envOut **Env, h 
 		lock.unlock()
 		return nil, err
 	}
-	env.markSecret(opts.SecretSet...)
+	env.secrets = secretSet(l, env.Vars, opts.SecretSet, nil, nil) // --set-secret
 	if opts.Subreaper {
 		unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
 	}
@@ -291,6 +291,10 @@ func (la *Launch) launch(ctx context.Context, v *verify.Verifier, attempt int) e
 	log := la.LogPath()
 	r.Log = log
 	logf, err := la.State.openLog(l.Name, l.EffectiveLogKeep())
+	argv, prog, argvErr := la.argv()
+	// The secret set once more, now with the argv: each secret's digest
+	// and where it occurs, for the log mask and the record.
+	la.Env.secrets = secretSet(l, la.Env.Vars, la.opts.SecretSet, argv, la.State.Digest)
 	if err == nil {
 		err = la.State.saveLogMask(l.Name, la.Env.Secrets())
 	}
@@ -308,10 +312,9 @@ func (la *Launch) launch(ctx context.Context, v *verify.Verifier, attempt int) e
 	} else {
 		la.out = feed(la.opts.Output, la.opts.Ready.Log)
 	}
-	argv, prog, err := la.argv()
-	if err != nil {
+	if argvErr != nil {
 		logf.Close()
-		return la.exitedError(r, fmt.Sprintf("the worker never appeared: %v", err))
+		return la.exitedError(r, fmt.Sprintf("the worker never appeared: %v", argvErr))
 	}
 	// Neither the relay nor the tree inherits a descriptor of the caller.
 	closeInherited()

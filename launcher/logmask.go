@@ -6,28 +6,41 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"slices"
 	"strings"
 
 	"github.com/childproof/childproof/redact"
 )
 
-// secretDigests returns a keyed digest of each secret value of set (and
-// of its trimmed form), under its name, without duplicates.
+// secretDigests returns what the record and the log mask keep of set's
+// secrets: a keyed digest of each value (and of its trimmed form), under
+// its name, with the parts it occurs in, without duplicates. Never a
+// value.
 func (s *State) secretDigests(set *redact.Set) []RecordSecret {
 	var out []RecordSecret
-	seen := map[RecordSecret]bool{}
-	set.Each(func(name, value string) {
-		for _, v := range []string{value, strings.TrimSpace(value)} {
+	type key struct{ name, digest string }
+	at := map[key]int{}
+	for _, sec := range set.Secrets() {
+		for _, v := range []string{sec.Value, strings.TrimSpace(sec.Value)} {
 			if v == "" {
 				continue
 			}
-			rs := RecordSecret{Name: name, Digest: s.Digest(name, v)}
-			if !seen[rs] {
-				seen[rs] = true
-				out = append(out, rs)
+			d := s.Digest(sec.Name, v)
+			i, ok := at[key{sec.Name, d}]
+			if !ok {
+				i = len(out)
+				at[key{sec.Name, d}] = i
+				out = append(out, RecordSecret{Name: sec.Name, Digest: d})
+			}
+			// The same value under the same name (an argv element secret
+			// by provenance, and by value): one digest, every occurrence.
+			for _, o := range sec.Occurs {
+				if !slices.Contains(out[i].Occurs, o.Part) {
+					out[i].Occurs = append(out[i].Occurs, o.Part)
+				}
 			}
 		}
-	})
+	}
 	return out
 }
 
@@ -73,24 +86,24 @@ func (s *State) saveLogMask(name string, secrets *redact.Set) error {
 	return writeAtomic(s.logMaskPath(name), b)
 }
 
-// LogMasker returns matchers for the secrets of the last launch of name
-// (from its log mask), for masking its log; an empty set when there is no
+// logMaskSecrets returns the secrets of the last launch of name, by their
+// digests (from its log mask), for masking its log; none when there is no
 // mask or it fails authentication.
-func (s *State) LogMasker(name string) *redact.Set {
-	set := redact.New()
+func (s *State) logMaskSecrets(name string) []redact.Secret {
 	if s.keyErr != nil {
-		return set
+		return nil
 	}
 	b, err := readStateFile(s.logMaskPath(name), maxRecordSize)
 	if err != nil {
-		return set
+		return nil
 	}
 	var m logMask
 	if json.Unmarshal(b, &m) != nil || m.Name != name || !hmac.Equal([]byte(m.MAC), []byte(s.logMaskMAC(m))) {
-		return set
+		return nil
 	}
+	var out []redact.Secret
 	for _, sec := range m.Secrets {
-		set.AddMatcher(sec.Name, func(v string) bool { return s.Digest(sec.Name, v) == sec.Digest })
+		out = append(out, redact.Secret{Name: sec.Name, Digest: sec.Digest})
 	}
-	return set
+	return out
 }

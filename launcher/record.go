@@ -14,6 +14,7 @@ import (
 	"path/filepath"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -147,45 +148,67 @@ type RecordPort struct {
 	Address string `json:"address"`
 }
 
-// RecordSecret is the digest of one secret value: State.Digest(Name, value).
+// RecordSecret is the digest of one secret value, State.Digest(Name,
+// value), and where the secret occurs in the launch: Occurs are parts as
+// in redact.Occurrence ("argv[2]": Argv[2] is built from it; "env[URL]").
+// Nil Occurs: nowhere, or a record of a childproof that did not store
+// them.
 type RecordSecret struct {
-	Name   string `json:"name"`
-	Digest string `json:"digest"`
+	Name   string   `json:"name"`
+	Digest string   `json:"digest"`
+	Occurs []string `json:"occurs,omitempty"`
 }
 
-// Masker returns the redaction set of a recorded launch for a command that
-// does not know the secret values: each recorded secret digest becomes a
-// matcher (argv elements and words equal to the value are masked).
-func (s *State) Masker(rec *Record) *redact.Set {
-	set := redact.New()
+// recordSecrets returns the secrets of a recorded launch for a command
+// that does not know their values: each by its digest, and where it
+// occurs, an argv occurrence shown as the record's Argv element (masked).
+// A record of an older childproof stored no occurrences: there, every
+// argv element holding a secret's placeholder counts as one. Nothing for
+// a nil record or when the state key is not usable.
+func (s *State) recordSecrets(rec *Record) []redact.Secret {
 	if rec == nil || s.keyErr != nil {
-		return set
+		return nil
 	}
-	digests := map[string][]string{}
-	var names []string
+	legacy := true
 	for _, sec := range rec.Secrets {
-		set.AddMatcher(sec.Name, func(v string) bool { return s.Digest(sec.Name, v) == sec.Digest })
-		if digests[sec.Name] == nil {
-			names = append(names, sec.Name)
+		if sec.Occurs != nil {
+			legacy = false
 		}
-		digests[sec.Name] = append(digests[sec.Name], sec.Digest)
 	}
-	// An element built from a secret ("pre.${env("K")}.post", recorded as
-	// pre.<K>.post) is recognised by its recorded shape and the digest of
-	// its secret part.
-	test := func(name, v string) bool {
-		d := s.Digest(name, v)
-		for _, want := range digests[name] {
-			if d == want {
-				return true
+	var out []redact.Secret
+	for _, sec := range rec.Secrets {
+		r := redact.Secret{Name: sec.Name, Digest: sec.Digest}
+		for _, part := range sec.Occurs {
+			o := redact.Occurrence{Part: part}
+			if i, ok := argvIndex(part); ok && i < len(rec.Argv) {
+				o.Shown = rec.Argv[i]
+			}
+			r.Occurs = append(r.Occurs, o)
+		}
+		if legacy {
+			for i, a := range rec.Argv {
+				if strings.Contains(a, redact.Placeholder(sec.Name)) {
+					r.Occurs = append(r.Occurs, redact.Occurrence{Part: fmt.Sprintf("argv[%d]", i), Shown: a})
+				}
 			}
 		}
-		return false
+		out = append(out, r)
 	}
-	for _, a := range rec.Argv {
-		set.AddShape(a, names, test)
+	return out
+}
+
+// argvIndex returns N of an occurrence's part "argv[N]".
+func argvIndex(part string) (int, bool) {
+	n, ok := strings.CutPrefix(part, "argv[")
+	if !ok {
+		return 0, false
 	}
-	return set
+	n, ok = strings.CutSuffix(n, "]")
+	if !ok {
+		return 0, false
+	}
+	i, err := strconv.Atoi(n)
+	return i, err == nil && i >= 0
 }
 
 func (s *State) recordPath(name string) string { return s.files.Record(name) }

@@ -81,7 +81,11 @@ func startOutput(logf *os.File, set *redact.Set, detach bool, marker string, als
 // startRelay starts the relay process on o's read end and logf.
 func (o *output) startRelay(logf *os.File, set *redact.Set, marker string) error {
 	var secrets []logrelay.Secret
-	set.Each(func(name, value string) { secrets = append(secrets, logrelay.Secret{Name: name, Value: value}) })
+	for _, sec := range set.Secrets() {
+		if sec.Value != "" {
+			secrets = append(secrets, logrelay.Secret{Name: sec.Name, Value: sec.Value})
+		}
+	}
 	sr, sw, err := os.Pipe()
 	if err != nil {
 		return err

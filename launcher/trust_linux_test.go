@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -371,9 +372,17 @@ func TestArgvSecretMasked(t *testing.T) {
 	if len(rec.Secrets) == 0 {
 		t.Error("the record keeps no secret digests")
 	}
-	m := f.state.Masker(rec)
+	m := f.state.Secrets(Known{Record: rec})
 	if got := m.Arg(secret); got != "<API_KEY>" {
 		t.Errorf("a masker from the record gives %q for the secret", got)
+	}
+	// Where each secret occurs is stored with its digest, not re-derived.
+	occurs := map[string][]string{}
+	for _, sec := range rec.Secrets {
+		occurs[sec.Name] = append(occurs[sec.Name], sec.Occurs...)
+	}
+	if !slices.Contains(occurs["API_KEY"], "argv[5]") || !slices.Contains(occurs["PIN"], "argv[7]") {
+		t.Errorf("recorded occurrences %v, want argv[5] for API_KEY and argv[7] for PIN", occurs)
 	}
 	assertNoSecret(t, f.state.Dir)
 	la.Stop(context.Background())

@@ -15,10 +15,38 @@ import (
 // its position: see schema.Launch.Sensitive.
 const MinLen = 6
 
-// Secret is one secret value and the name shown in its place, as <Name>.
+// Secret is one secret of a launch's secret set: the name shown in its
+// place (as <Name>), its value where known, its keyed digest, and where
+// it occurs. A Set is built from them by Of, the one builder of masks.
 type Secret struct {
-	Name  string
+	// Name is shown in the value's place, as <Name>.
+	Name string
+	// Value is the secret value; "" where this command does not know it
+	// (a record's or a log mask's secret, known by Digest only).
 	Value string
+	// Exact marks a value that is an argv element secret by where it came
+	// from (an env() in the spec's command): an argv element equal to it
+	// is shown as <Name> whatever its length. false: masked by length as
+	// Text does (values of at least MinLen bytes).
+	Exact bool
+	// Digest is the keyed digest of Value (launcher.State.Digest of Name
+	// and Value); "" when none was taken. A Set recognises a secret whose
+	// Value it lacks by it.
+	Digest string
+	// Occurs are the parts of the launch built from the secret (argv
+	// elements, env values); nil: none, or not known.
+	Occurs []Occurrence
+}
+
+// Occurrence is one part of a launch built from a secret.
+type Occurrence struct {
+	// Part names it: "argv[N]" (element N of the launched argv, from 0),
+	// "env[NAME]" (the value passed as NAME) or "dir".
+	Part string
+	// Shown is the part as it is shown (masked: "pre.<K>.post"); "" for
+	// an env value, which is never shown. A Set that knows the secret by
+	// its digest only masks an argv element of that shape (see Of).
+	Shown string
 }
 
 // matcher recognises a secret whose value is not known, only a test of it
@@ -28,29 +56,121 @@ type matcher struct {
 	equal func(string) bool
 }
 
-// Set holds the secret values one command knows. The zero value and nil
-// are empty sets: every method passes its input through unchanged.
+// Set is the mask of a secret set: what one command knows of the
+// secrets of the launches it shows (their values, or their digests and
+// where they occur), ready to mask text, argv and streams. Of builds it.
+// The zero value and nil are empty sets: every method passes its input
+// through unchanged. A Set is not changed after Of and is safe for
+// concurrent use.
 type Set struct {
+	secrets  []Secret
+	digest   func(name, value string) string
 	byValue  map[string]string // value (or a line of it) → name
 	exact    map[string]string // argv elements secret by provenance → name
-	whole    []Secret          // the values as added, for Each
 	ordered  []Secret          // maskable in text, longest value first
 	matchers []matcher
 	shapes   []shape // argv elements built from secrets known by digest
 	rep      *strings.Replacer
 }
 
-// New returns an empty Set.
-func New() *Set { return &Set{} }
+// Of builds the mask of a secret set — the one builder every output's
+// mask comes from. A secret with a Value is masked by it (Exact: also as
+// a whole argv element of any length). One known by Digest only (digest
+// gives the keyed digest of a candidate value; nil: such secrets mask
+// nothing) is masked where an argv element or a word of text equals its
+// value, and where an argv element has the shape of one of its argv
+// Occurs (literal text around placeholders, "pre.<K>.post") with the
+// secret parts passing the digest. Secrets are kept in order (Secrets);
+// the first name given for a value wins.
+func Of(secrets []Secret, digest func(name, value string) string) *Set {
+	s := &Set{digest: digest}
+	for _, sec := range secrets {
+		s.secrets = append(s.secrets, sec)
+		switch {
+		case sec.Value != "" && sec.Exact:
+			s.addExact(sec.Name, sec.Value)
+		case sec.Value != "":
+			s.add(sec.Name, sec.Value)
+		case sec.Digest != "" && digest != nil:
+			name, want := sec.Name, sec.Digest
+			s.addMatcher(name, func(v string) bool { return digest(name, v) == want })
+		}
+	}
+	if len(s.ordered) > 0 {
+		s.replacer() // now, not on first use: the Set is shared
+	}
+	if digest == nil {
+		return s
+	}
+	// Argv elements built from secrets known by digest only: each
+	// recorded element once, with the names of every such secret in it.
+	byDigest := map[string][]string{}
+	var shown []string
+	names := map[string][]string{}
+	for _, sec := range secrets {
+		if sec.Value != "" || sec.Digest == "" {
+			continue
+		}
+		byDigest[sec.Name] = append(byDigest[sec.Name], sec.Digest)
+		for _, o := range sec.Occurs {
+			if o.Shown == "" || !strings.HasPrefix(o.Part, "argv[") {
+				continue
+			}
+			if names[o.Shown] == nil {
+				shown = append(shown, o.Shown)
+			}
+			names[o.Shown] = append(names[o.Shown], sec.Name)
+		}
+	}
+	test := func(name, v string) bool {
+		d := digest(name, v)
+		for _, want := range byDigest[name] {
+			if d == want {
+				return true
+			}
+		}
+		return false
+	}
+	for _, a := range shown {
+		s.addShape(a, names[a], test)
+	}
+	return s
+}
+
+// Union is the mask of the secrets of every set together (Of over their
+// Secrets, with the first digest function given).
+func Union(sets ...*Set) *Set {
+	var all []Secret
+	var digest func(name, value string) string
+	for _, o := range sets {
+		if o == nil {
+			continue
+		}
+		all = append(all, o.secrets...)
+		if digest == nil {
+			digest = o.digest
+		}
+	}
+	return Of(all, digest)
+}
+
+// Secrets returns the secrets the set was built from, in order (nil set:
+// none). The caller must not change them.
+func (s *Set) Secrets() []Secret {
+	if s == nil {
+		return nil
+	}
+	return s.secrets
+}
 
 // Placeholder is what a secret's value is shown as: <NAME>.
 func Placeholder(name string) string { return "<" + name + ">" }
 
-// Add records value as secret under name. An empty value is ignored. The
+// add records value as secret under name. An empty value is ignored. The
 // first name added for a value wins. A value with several lines (a file
 // read whole) also masks each of its lines and its trimmed form, as a
 // program printing it would show them.
-func (s *Set) Add(name, value string) {
+func (s *Set) add(name, value string) {
 	if s == nil || value == "" {
 		return
 	}
@@ -69,9 +189,6 @@ func (s *Set) Add(name, value string) {
 			s.ordered = append(s.ordered, Secret{Name: name, Value: v})
 		}
 	}
-	if _, dup := s.byValue[value]; !dup {
-		s.whole = append(s.whole, Secret{Name: name, Value: value})
-	}
 	add(value)
 	add(strings.TrimSpace(value))
 	if strings.ContainsAny(value, "\r\n") {
@@ -83,11 +200,11 @@ func (s *Set) Add(name, value string) {
 	s.rep = nil
 }
 
-// AddExact records an argv element known to be secret by where it came
+// addExact records an argv element known to be secret by where it came
 // from (an env() in a spec's command): an argv element equal to it is
 // shown as <NAME> whatever its length. Longer values are also added as
-// by Add.
-func (s *Set) AddExact(name, value string) {
+// by add.
+func (s *Set) addExact(name, value string) {
 	if s == nil || value == "" {
 		return
 	}
@@ -97,45 +214,18 @@ func (s *Set) AddExact(name, value string) {
 	if _, dup := s.exact[value]; !dup {
 		s.exact[value] = name
 	}
-	s.Add(name, value)
+	s.add(name, value)
 }
 
-// Each calls f with each secret value as it was added (not the lines and
-// trimmed forms Add also masks), in the order added. Matchers have no
-// value and are left out.
-func (s *Set) Each(f func(name, value string)) {
-	if s == nil {
-		return
-	}
-	for _, sec := range s.whole {
-		f(sec.Name, sec.Value)
-	}
-}
-
-// AddMatcher records a secret known only by a test of its value (for
-// example a comparison with a keyed digest recorded at launch). It masks
-// argv elements equal to such a value, or whose part after the first '='
-// or ':' is.
-func (s *Set) AddMatcher(name string, equal func(value string) bool) {
+// addMatcher records a secret known only by a test of its value (a
+// comparison with a keyed digest recorded at launch). It masks argv
+// elements equal to such a value, or whose part after the first '=' or
+// ':' is.
+func (s *Set) addMatcher(name string, equal func(value string) bool) {
 	if s == nil || equal == nil {
 		return
 	}
 	s.matchers = append(s.matchers, matcher{name: name, equal: equal})
-}
-
-// Merge adds every secret of o to s.
-func (s *Set) Merge(o *Set) {
-	if s == nil || o == nil {
-		return
-	}
-	for _, sec := range o.whole {
-		s.Add(sec.Name, sec.Value)
-	}
-	for v, n := range o.exact {
-		s.AddExact(n, v)
-	}
-	s.matchers = append(s.matchers, o.matchers...)
-	s.shapes = append(s.shapes, o.shapes...)
 }
 
 // Empty reports whether the set holds no secret.

@@ -9,11 +9,11 @@ import (
 )
 
 func TestArgv(t *testing.T) {
-	s := New()
-	s.Add("API_KEY", "s3cr3t-canary")
-	s.Add("PIN", "1234")
-	s.Add("TOKEN", "tok-line-one\ntok-line-two\n")
-	s.AddMatcher("REMOTE", func(v string) bool { return v == "remote-value" })
+	s := &Set{}
+	s.add("API_KEY", "s3cr3t-canary")
+	s.add("PIN", "1234")
+	s.add("TOKEN", "tok-line-one\ntok-line-two\n")
+	s.addMatcher("REMOTE", func(v string) bool { return v == "remote-value" })
 	tests := []struct {
 		name string
 		in   []string
@@ -40,9 +40,9 @@ func TestArgv(t *testing.T) {
 }
 
 func TestTextLongestFirst(t *testing.T) {
-	s := New()
-	s.Add("SHORT", "abcdef")
-	s.Add("LONG", "abcdefghij")
+	s := &Set{}
+	s.add("SHORT", "abcdef")
+	s.add("LONG", "abcdefghij")
 	if got, want := s.Text("x abcdefghij y abcdef"), "x <LONG> y <SHORT>"; got != want {
 		t.Errorf("Text = %q, want %q", got, want)
 	}
@@ -59,13 +59,13 @@ func TestNilSet(t *testing.T) {
 	if !s.Empty() {
 		t.Error("nil set not empty")
 	}
-	s.Add("X", "y") // must not panic
+	s.add("X", "y") // must not panic
 }
 
 func TestFirstNameWins(t *testing.T) {
-	s := New()
-	s.Add("A", "same-value")
-	s.Add("B", "same-value")
+	s := &Set{}
+	s.add("A", "same-value")
+	s.add("B", "same-value")
 	if got := s.Arg("same-value"); got != "<A>" {
 		t.Errorf("Arg = %q, want <A>", got)
 	}
@@ -75,8 +75,8 @@ func TestFirstNameWins(t *testing.T) {
 }
 
 func TestWriter(t *testing.T) {
-	s := New()
-	s.Add("K", "canary-value")
+	s := &Set{}
+	s.add("K", "canary-value")
 	var b bytes.Buffer
 	w := s.Writer(&b)
 	for _, chunk := range []string{"line one canary-", "value\nsecond line ", "canary-val", "ue and no newline"} {
@@ -94,8 +94,8 @@ func TestWriter(t *testing.T) {
 }
 
 func TestWriterLongLine(t *testing.T) {
-	s := New()
-	s.Add("K", "canary-value")
+	s := &Set{}
+	s.add("K", "canary-value")
 	var b bytes.Buffer
 	w := s.Writer(&b)
 	long := strings.Repeat("x", maxPending) + "canary-value"
@@ -110,10 +110,10 @@ func FuzzText(f *testing.F) {
 	f.Add("secret-value", "a secret-value b", "OTHER", "secret")
 	f.Add("abcdefgh", "abcdefghabcdefgh", "defghabc", "x")
 	f.Fuzz(func(t *testing.T, v1, text, v2, v3 string) {
-		s := New()
-		s.Add("A", v1)
-		s.Add("B", v2)
-		s.Add("C", v3)
+		s := &Set{}
+		s.add("A", v1)
+		s.add("B", v2)
+		s.add("C", v3)
 		out := s.Text(text)
 		arg := s.Arg(text)
 		for _, v := range []string{v1, v2, v3} {
@@ -131,25 +131,50 @@ func FuzzText(f *testing.F) {
 }
 
 func TestExactAndMatcherText(t *testing.T) {
-	s := New()
-	s.AddExact("W", "4")
-	s.AddMatcher("REMOTE", func(v string) bool { return v == "remote-value" })
+	s := &Set{}
+	s.addExact("W", "4")
+	s.addMatcher("REMOTE", func(v string) bool { return v == "remote-value" })
 	if diff := cmp.Diff([]string{"srv", "<W>", "14"}, s.Argv([]string{"srv", "4", "14"})); diff != "" {
 		t.Errorf("Argv (-want +got):\n%s", diff)
 	}
 	if got, want := s.Text(`key="remote-value" other=remote-value-x 4`), `key="<REMOTE>" other=remote-value-x 4`; got != want {
 		t.Errorf("Text = %q, want %q", got, want)
 	}
-	var each []Secret
-	s.Add("K", " spaced-value\n")
-	s.Each(func(n, v string) { each = append(each, Secret{n, v}) })
-	if diff := cmp.Diff([]Secret{{"W", "4"}, {"K", " spaced-value\n"}}, each); diff != "" {
-		t.Errorf("Each (-want +got):\n%s", diff)
+	s2 := Of([]Secret{{Name: "W", Value: "4", Exact: true}, {Name: "K", Value: " spaced-value\n"}}, nil)
+	if diff := cmp.Diff([]Secret{{Name: "W", Value: "4", Exact: true}, {Name: "K", Value: " spaced-value\n"}}, s2.Secrets()); diff != "" {
+		t.Errorf("Secrets (-want +got):\n%s", diff)
 	}
-	m := New()
-	m.Merge(s)
+	m := Union(nil, s2)
 	if got := m.Arg("4"); got != "<W>" {
-		t.Errorf("merged exact: Arg = %q", got)
+		t.Errorf("union exact: Arg = %q", got)
+	}
+	if got := m.Text("x spaced-value y"); got != "x<K> y" { // its line, with the space
+		t.Errorf("union trimmed: Text = %q", got)
+	}
+}
+
+// TestOfDigest: a secret known by its digest only masks the words and
+// argv elements equal to its value, and the argv elements of the shape of
+// its recorded occurrences — not other elements that hold its
+// placeholder's text.
+func TestOfDigest(t *testing.T) {
+	values := map[string]string{"K": "the-k-value", "L": "l-value"}
+	digest := func(name, v string) string { return name + ":" + strings.ToUpper(v) }
+	d := func(name string) string { return digest(name, values[name]) }
+	s := Of([]Secret{
+		{Name: "K", Digest: d("K"), Occurs: []Occurrence{{Part: "argv[1]", Shown: "pre.<K>.post"}, {Part: "argv[2]", Shown: "<K>:<L>@host"}, {Part: "env[URL]"}}},
+		{Name: "L", Digest: d("L"), Occurs: []Occurrence{{Part: "argv[2]", Shown: "<K>:<L>@host"}}},
+	}, digest)
+	got := s.Argv([]string{"srv", "pre.the-k-value.post", "the-k-value:l-value@host", "the-k-value", "--k=the-k-value", "pre.other.post"})
+	want := []string{"srv", "pre.<K>.post", "<K>:<L>@host", "<K>", "--k=<K>", "pre.other.post"}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("Argv (-want +got):\n%s", diff)
+	}
+	if got, want := s.Text("got the-k-value and l-value"), "got <K> and <L>"; got != want {
+		t.Errorf("Text = %q, want %q", got, want)
+	}
+	if Of(s.Secrets(), nil).Arg("the-k-value") != "the-k-value" {
+		t.Error("without a digest function a digest-only secret masked something")
 	}
 }
 
@@ -157,12 +182,12 @@ func TestExactAndMatcherText(t *testing.T) {
 // command does not know is recognised by its recorded shape and the
 // digest of its secret part, in argv and in text.
 func TestShape(t *testing.T) {
-	s := New()
+	s := &Set{}
 	digest := map[string]string{"K": "the-k-value", "L": "l-value"}
 	test := func(name, v string) bool { return digest[name] == v }
-	s.AddShape("pre.<K>.post", []string{"K", "L"}, test)
-	s.AddShape("<K>:<L>@host", []string{"K", "L"}, test)
-	s.AddShape("--plain", []string{"K"}, test) // no placeholder: ignored
+	s.addShape("pre.<K>.post", []string{"K", "L"}, test)
+	s.addShape("<K>:<L>@host", []string{"K", "L"}, test)
+	s.addShape("--plain", []string{"K"}, test) // no placeholder: ignored
 	tests := []struct{ in, want string }{
 		{"pre.the-k-value.post", "pre.<K>.post"},
 		{"pre.other-value.post", "pre.other-value.post"}, // another value: not this secret

@@ -14,13 +14,13 @@ type shape struct {
 	test  func(name, value string) bool
 }
 
-// AddShape records an argv element as it was recorded, masked (its
+// addShape records an argv element as it was recorded, masked (its
 // placeholders are <NAME> of names in names), so that an element of that
 // shape whose secret parts pass test is masked as the recorded element:
 // "pre.${env("K")}.post" is shown as pre.<K>.post by a command that does
 // not know K's value but holds its digest (verify, explain from another
 // shell). An element with no placeholder of those names is ignored.
-func (s *Set) AddShape(masked string, names []string, test func(name, value string) bool) {
+func (s *Set) addShape(masked string, names []string, test func(name, value string) bool) {
 	if s == nil || test == nil {
 		return
 	}

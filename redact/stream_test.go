@@ -31,10 +31,10 @@ func streamed(t *testing.T, s *Set, text string, sizes []int) string {
 }
 
 func TestStream(t *testing.T) {
-	s := New()
-	s.Add("API_KEY", "canary-api-key")
-	s.Add("SHORT", "abc") // under MinLen: digest-only, never matched in text
-	s.Add("LONG", "canary-api-key-and-more")
+	s := &Set{}
+	s.add("API_KEY", "canary-api-key")
+	s.add("SHORT", "abc") // under MinLen: digest-only, never matched in text
+	s.add("LONG", "canary-api-key-and-more")
 	tests := []struct {
 		name, in, want string
 		sizes          []int
@@ -61,8 +61,8 @@ func TestStream(t *testing.T) {
 // TestStreamAcrossReadBuffer: a worker line longer than a pipe read (64
 // KiB) with the value cut by the read boundary.
 func TestStreamAcrossReadBuffer(t *testing.T) {
-	s := New()
-	s.Add("K", "CANARY-across-the-boundary")
+	s := &Set{}
+	s.add("K", "CANARY-across-the-boundary")
 	line := strings.Repeat("x", 64<<10-10) + "CANARY-across-the-boundary" + strings.Repeat("y", 64<<10) + "\n"
 	got := streamed(t, s, line, []int{64 << 10})
 	if strings.Contains(got, "CANARY") {
@@ -89,16 +89,16 @@ func FuzzStream(f *testing.F) {
 	f.Add("aaaaaa", "aaaaaaaaaaaaa", "aaaaaaa", uint8(5), uint8(1))
 	f.Fuzz(func(t *testing.T, v1, text, v2 string, c1, c2 uint8) {
 		sizes := []int{int(c1), int(c2)}
-		one := New()
-		one.Add("A", v1)
+		one := &Set{}
+		one.add("A", v1)
 		if len(v1) >= MinLen && !strings.ContainsAny(v1, "\r\n") && strings.TrimSpace(v1) == v1 {
 			if got, want := streamed(t, one, text, sizes), strings.ReplaceAll(text, v1, "<A>"); got != want {
 				t.Fatalf("Stream(%q) over %q = %q, ReplaceAll = %q", text, v1, got, want)
 			}
 		}
-		two := New()
-		two.Add("A", v1)
-		two.Add("B", v2)
+		two := &Set{}
+		two.add("A", v1)
+		two.add("B", v2)
 		if got, want := streamed(t, two, text, sizes), two.Text(text); got != want {
 			t.Fatalf("Stream(%q) over %q, %q = %q, Text = %q", text, v1, v2, got, want)
 		}
@@ -108,9 +108,9 @@ func FuzzStream(f *testing.F) {
 // BenchmarkStream: worker-like output (log lines) through the sink with
 // ten secrets, in 64 KiB writes (a pipe read).
 func BenchmarkStream(b *testing.B) {
-	s := New()
+	s := &Set{}
 	for i := range 10 {
-		s.Add("S"+string(rune('A'+i)), strings.Repeat(string(rune('a'+i)), 3)+"-secret-value-"+string(rune('0'+i)))
+		s.add("S"+string(rune('A'+i)), strings.Repeat(string(rune('a'+i)), 3)+"-secret-value-"+string(rune('0'+i)))
 	}
 	chunk := []byte(strings.Repeat("2026-12-01T23:00:00Z INFO request served path=/v1/models status=200 bytes=1532\n", 64<<10/80))
 	b.SetBytes(int64(len(chunk)))
@@ -124,8 +124,8 @@ func BenchmarkStream(b *testing.B) {
 // written at once (a quiet worker's last line is in the log), the start
 // of one waits.
 func TestStreamPassesOnAtOnce(t *testing.T) {
-	s := New()
-	s.Add("K", "canary-value")
+	s := &Set{}
+	s.add("K", "canary-value")
 	var b bytes.Buffer
 	w := s.Stream(&b)
 	w.Write([]byte("listening\n"))
@@ -149,9 +149,9 @@ func FuzzStreamMany(f *testing.F) {
 	f.Add("secret-value", "a secret-value b secret-valu abcdefgh", "other-value", "abcdefgh", "secrez", uint8(3), uint8(7))
 	f.Add("aaaaaa", "aaaaaaaaaaaaaaab", "aaaaaaa", "aaaaab", "baaaaa", uint8(5), uint8(1))
 	f.Fuzz(func(t *testing.T, v1, text, v2, v3, v4 string, c1, c2 uint8) {
-		s := New()
+		s := &Set{}
 		for i, v := range []string{v1, v2, v3, v4} {
-			s.Add(string(rune('A'+i)), v)
+			s.add(string(rune('A'+i)), v)
 		}
 		if got, want := streamed(t, s, text, []int{int(c1), int(c2)}), s.Text(text); got != want {
 			t.Fatalf("Stream(%q) = %q, Text = %q", text, got, want)
@@ -174,15 +174,15 @@ func TestStreamManyRandom(t *testing.T) {
 	}
 	for n := range 3000 {
 		values := []string{"ab", "abc", "abcd"}[n%3]
-		s := New()
+		var secs []Secret
 		for i := range 4 + r.IntN(8) {
-			s.Add(string(rune('A'+i)), word(values, MinLen, MinLen+6))
+			secs = append(secs, Secret{Name: string(rune('A' + i)), Value: word(values, MinLen, MinLen+6)})
 		}
+		s := Of(secs, nil)
 		text := word(values+"x", 0, 300)
 		for range r.IntN(4) {
 			// A value planted whole.
-			v := word(values, MinLen, MinLen+6)
-			s.Each(func(_, x string) { v = x })
+			v := secs[r.IntN(len(secs))].Value
 			i := r.IntN(len(text) + 1)
 			text = text[:i] + v + text[i:]
 		}

@@ -9,29 +9,31 @@ import (
 	"github.com/childproof/childproof/redact"
 )
 
-// Secrets returns the launch's secret values known without launching it,
-// as a redact.Set (values never printed, logged or stored): what env() and file() returned while the
-// spec was read, every value of the env file, and the spec's env value of
-// each name in the secret list. The launcher adds the resolved values of
-// secret names and --set-secret values (launcher.Env.Secrets).
-func (l *Launch) Secrets() *redact.Set {
-	s := redact.New()
+// Secrets returns the launch's secrets known without launching it (values
+// never printed, logged or stored): what env() and file() returned while
+// the spec was read, the spec's env value of each name in the secret list,
+// the argv elements taken from env() or file() (Exact: masked where they
+// stand whole, however short), and every value of the env file. The
+// launcher's secret set adds the resolved values of secret names and
+// --set-secret values, and where each secret occurs (launcher.Env.Secrets).
+func (l *Launch) Secrets() []redact.Secret {
+	var out []redact.Secret
 	for _, sec := range l.SecretValues {
-		s.Add(sec.Name, sec.Value)
+		out = append(out, redact.Secret{Name: sec.Name, Value: sec.Value})
 	}
 	for _, name := range slices.Sorted(maps.Keys(l.Env)) {
-		if l.IsSecret(name) {
-			s.Add(name, l.Env[name])
+		if l.IsSecret(name) && l.Env[name] != "" {
+			out = append(out, redact.Secret{Name: name, Value: l.Env[name]})
 		}
 	}
-	// An argv element taken from env() or file() is secret by where it
-	// came from, however short: masked where it stands whole.
+	// masked reports whether the values so far mask a already.
+	masked := func(a string) bool { return redact.Of(out, nil).Arg(a) != a }
 	for _, argv := range []struct {
 		key  string
 		args []string
 	}{{"command", l.Command}, {"dispatch", l.Dispatch}} {
 		for i, a := range argv.args {
-			if !l.Sensitive[fmt.Sprintf("%s[%d]", argv.key, i)] || s.Arg(a) != a {
+			if a == "" || !l.Sensitive[fmt.Sprintf("%s[%d]", argv.key, i)] || masked(a) {
 				continue // not secret, or masked by its content already
 			}
 			name := "secret"
@@ -41,14 +43,22 @@ func (l *Launch) Secrets() *redact.Set {
 					break
 				}
 			}
-			s.AddExact(name, a)
+			out = append(out, redact.Secret{Name: name, Value: a, Exact: true})
 		}
 	}
 	entries, _ := l.envFileEntries() // what it could read
 	for _, e := range entries {
-		s.Add(e.Name, e.Value)
+		if e.Value != "" {
+			out = append(out, redact.Secret{Name: e.Name, Value: e.Value})
+		}
 	}
-	return s
+	return out
+}
+
+// Mask is the mask of the launch's secrets known without launching it
+// (Secrets), for a command that shows the spec.
+func (l *Launch) Mask() *redact.Set {
+	return redact.Of(l.Secrets(), nil)
 }
 
 // IsSecret reports whether name is in the launch's secret list.

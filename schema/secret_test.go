@@ -30,7 +30,7 @@ func TestSecrets(t *testing.T) {
 	if diff := cmp.Diff([]string{"PLAIN_SECRET", "FROM_SET"}, l.Secret); diff != "" {
 		t.Errorf("Secret (-want +got):\n%s", diff)
 	}
-	s := l.Secrets()
+	s := l.Mask()
 	got := s.Argv(append(l.Command, "listed-canary", "public-value", "x=envfile-canary", "1"))
 	want := []string{"true", "--key=<API_KEY>", "<file:token.txt>", "<PLAIN_SECRET>", "public-value", "x=<FROM_FILE>", "1"}
 	if diff := cmp.Diff(want, got); diff != "" {

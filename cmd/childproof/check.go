@@ -148,7 +148,7 @@ func (a *app) writeSummary(w io.Writer, f *schema.File, l *schema.Launch) {
 	fmt.Fprintf(w, "launch %q%s\n", l.Name, at)
 	// A literal that is a secret's value too (the env value of a name in
 	// the secret list, written again in command) is shown as <NAME>.
-	sec := l.Secrets()
+	sec := l.Mask()
 	if len(l.Dispatch) > 0 {
 		row("dispatch", "bash --noprofile --norc %s", argvString(l.Dispatch, "dispatch", l.Sensitive, l.Unknown, sec))
 	} else {

@@ -101,7 +101,7 @@ func (a *app) explain(ctx context.Context, pid int, vars, args []string) error {
 			}
 		}
 		title = l.Name
-		mask = maskFor(st, l, rec)
+		mask = st.Secrets(launcher.Known{Spec: l, Record: rec})
 	} else if _, err := verify.TakeFingerprint(v.Proc, pid); err != nil {
 		return exitf(exitExited, "no such process: %v", err)
 	} else {
@@ -125,7 +125,7 @@ func (a *app) explain(ctx context.Context, pid int, vars, args []string) error {
 		for _, r := range rows {
 			pids = append(pids, r.Pid)
 		}
-		mask = maskFor(st, nil, nil, pids...)
+		mask = st.Secrets(launcher.Known{Pids: pids})
 	}
 	maskRows(rows, mask)
 	if a.format == "json" {

@@ -10,8 +10,6 @@ import (
 
 	"github.com/childproof/childproof/launcher"
 	"github.com/childproof/childproof/lintreport"
-	"github.com/childproof/childproof/redact"
-	"github.com/childproof/childproof/schema"
 	"github.com/childproof/childproof/verify"
 )
 
@@ -74,27 +72,6 @@ func (a *app) supervise(la *launcher.Launch, name string, detach bool, sigs chan
 		return silentExit(code)
 	}
 	return nil
-}
-
-// maskFor returns the redaction set of a command that launches nothing:
-// the secrets of the spec as it reads here (l may be nil), the recorded
-// secret digests of rec (may be nil), and those of every trusted record
-// whose root or worker is one of pids.
-func maskFor(st *launcher.State, l *schema.Launch, rec *launcher.Record, pids ...int) *redact.Set {
-	s := redact.New()
-	if l != nil {
-		s.Merge(l.Secrets())
-	}
-	s.Merge(st.Masker(rec))
-	if len(pids) > 0 {
-		recs, _ := st.RecordsOfPids(pids...)
-		for _, r := range recs {
-			if r != rec {
-				s.Merge(st.Masker(r))
-			}
-		}
-	}
-	return s
 }
 
 // recordedSpecArg resolves a NAME|SPEC[:NAME] argument

@@ -11,6 +11,7 @@ import (
 	"github.com/childproof/childproof/internal/logtail"
 	"github.com/childproof/childproof/launcher"
 	"github.com/childproof/childproof/proc"
+	"github.com/childproof/childproof/schema"
 	"github.com/childproof/childproof/verify"
 	"github.com/spf13/cobra"
 )
@@ -73,8 +74,15 @@ func (a *app) logs(ctx context.Context, name string, n int, follow bool) error {
 		return exitf(exitUsage, "log of %q: %v", name, err)
 	}
 	defer t.Close()
+	// The log holds the output masked already (at the source: the tree's
+	// pipe is read and masked before the log is written). This is a second
+	// pass for a log an older childproof wrote, with what is known without
+	// the caller's environment (contract §6: logs never needs it): the
+	// recorded spec's secrets as it reads here, the record's digests and
+	// occurrences, and the log mask written as the last launch of name
+	// started (a launch that failed and left no record).
 	rec, _ := st.Load(name)
-	m := logSecrets(st, name, rec)
+	m := st.Secrets(launcher.Known{Spec: recordedSpec(rec), Record: rec, Log: name})
 	w := bufio.NewWriter(a.stdout)
 	emit := func(line string) {
 		w.WriteString(m.Text(line))
@@ -127,4 +135,18 @@ func running(st *launcher.State, name string) bool {
 		return false
 	}
 	return rec.Worker.Check(proc.Default) == verify.Alive
+}
+
+// recordedSpec is the launch of rec as its spec file reads here (nil: no
+// record, or the file no longer loads or has no such launch).
+func recordedSpec(rec *launcher.Record) *schema.Launch {
+	if rec == nil || rec.SpecPath == "" {
+		return nil
+	}
+	f, _, diags := schema.Load(rec.SpecPath, schema.LoadOptions{LaunchesNothing: true})
+	if diags.HasErrors() || f == nil {
+		return nil
+	}
+	l, _ := f.Launch(rec.Name)
+	return l
 }

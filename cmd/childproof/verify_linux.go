@@ -114,7 +114,7 @@ func (a *app) verifyPid(ctx context.Context, pid int, envs []string, ports []int
 			if r.Worker != nil {
 				pids = append(pids, r.Worker.Pid)
 			}
-			r.Mask(maskFor(st, nil, nil, pids...))
+			r.Mask(st.Secrets(launcher.Known{Pids: pids}))
 		},
 		Waiting: func(r *verify.Report) {
 			// Once, so that a log (systemd's ExecStartPost=) shows why it
@@ -176,6 +176,6 @@ func (a *app) verifySpec(ctx context.Context, arg string, vars []string) error {
 	// The intended values are the ones the launch was started with (spec
 	// env, run --set, inherited required names), recorded as digests.
 	r := launcher.VerifyRecorded(ctx, v, l, rec)
-	r.Mask(maskFor(st, l, rec))
+	r.Mask(st.Secrets(launcher.Known{Spec: l, Record: rec}))
 	return a.finishVerify(r)
 }

@@ -49,11 +49,12 @@ func Run() int {
 		return 2
 	}
 	os.Stdin.Close()
-	set := redact.New()
-	for _, s := range secrets {
-		set.Add(s.Name, s.Value)
+	secs := make([]redact.Secret, len(secrets))
+	for i, s := range secrets {
+		secs[i] = redact.Secret{Name: s.Name, Value: s.Value}
 	}
-	secrets = nil
+	set := redact.Of(secs, nil)
+	secrets, secs = nil, nil
 	// The pipe non-blocking: its reads wait in the runtime's poller, so
 	// that EndSignal can cut the wait short (a read deadline).
 	syscall.SetNonblock(3, true)

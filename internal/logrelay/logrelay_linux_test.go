@@ -21,8 +21,7 @@ const canary = "CANARY-relay-7d1e0b"
 // TestCopyAcrossReads: a value cut by the pipe's read boundary (a worker
 // line longer than the 64 KiB read) is still masked.
 func TestCopyAcrossReads(t *testing.T) {
-	set := redact.New()
-	set.Add("K", canary)
+	set := redact.Of([]redact.Secret{{Name: "K", Value: canary}}, nil)
 	r, w, err := os.Pipe()
 	if err != nil {
 		t.Fatal(err)
@@ -60,7 +59,7 @@ func TestCopyKeepsReading(t *testing.T) {
 		t.Fatal(err)
 	}
 	done := make(chan error, 1)
-	go func() { done <- Copy(r, failWriter{}, redact.New(), nil) }()
+	go func() { done <- Copy(r, failWriter{}, redact.Of(nil, nil), nil) }()
 	chunk := bytes.Repeat([]byte("z"), 1<<20)
 	for range 8 { // 8 MiB: far more than a pipe holds
 		if _, err := w.Write(chunk); err != nil {

@@ -5,7 +5,6 @@ import (
 
 	"github.com/childproof/childproof/launcher"
 	"github.com/childproof/childproof/proc"
-	"github.com/childproof/childproof/redact"
 	"github.com/childproof/childproof/schema"
 	"github.com/childproof/childproof/verify"
 )
@@ -33,10 +32,7 @@ func Running(ctx context.Context, st *launcher.State, l *schema.Launch, specHash
 	chk.Expect = env.Expect()
 	r := v.Verify(ctx, chk)
 	launcher.VerifyRanks(ctx, v, chk, rec, r)
-	mask := redact.New()
-	mask.Merge(l.Secrets())
-	mask.Merge(st.Masker(rec))
-	r.Mask(mask)
+	r.Mask(st.Secrets(launcher.Known{Spec: l, Record: rec}))
 	return r, r.Verified
 }
 
