@@ -50,7 +50,8 @@ type Options struct {
 	// Output, when set, gets every line the tree prints (stdout and
 	// stderr), secrets masked: the bytes the log gets, whole lines each
 	// with its newline, one or more lines per Write (a line not ended when
-	// the launch ends gets one), from a goroutine of the launch; nil: the
+	// the launch ends gets one; a line over 1 MiB comes in pieces), from a
+	// goroutine of the launch; nil: the
 	// output goes to the log only. In the foreground it is fed by the
 	// reader of the tree's pipe as it writes the log (a slow Output slows
 	// the tree, as a slow terminal would); a detached launch's is read

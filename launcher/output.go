@@ -44,7 +44,8 @@ type follower struct {
 }
 
 // maxLine bounds how much of a line not ended yet the fed follower holds
-// back: a longer one is passed on in pieces, each ended with a newline.
+// back: a longer one is passed on in pieces (the last with its newline),
+// so that Output stays the log's bytes.
 const maxLine = 1 << 20
 
 // feed returns the follower of a foreground launch, which the pipe's
@@ -69,7 +70,7 @@ func (f *follower) Write(p []byte) (int, error) {
 	if i < 0 {
 		f.pending = append(f.pending, p...)
 		if len(f.pending) >= maxLine {
-			f.pass(append(f.pending, '\n'))
+			f.pass(f.pending) // a piece of a long line, as the log has it
 			f.pending = f.pending[:0]
 		}
 		return len(p), nil
@@ -89,16 +90,21 @@ func (f *follower) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
-// pass gives lines (each ending in a newline) to the matcher and Output.
+// pass gives lines (each ending in a newline, but for a piece of a line
+// over maxLine) to the matcher and Output.
 func (f *follower) pass(block []byte) {
 	if f.match != nil && !f.hasMatched() {
 		for rest := block; len(rest) > 0; {
-			j := bytes.IndexByte(rest, '\n')
-			if f.match.Match(rest[:j]) {
+			line := rest
+			if j := bytes.IndexByte(rest, '\n'); j >= 0 {
+				line, rest = rest[:j], rest[j+1:]
+			} else {
+				rest = nil // a piece of a long line
+			}
+			if f.match.Match(line) {
 				f.once.Do(func() { close(f.matched) })
 				break
 			}
-			rest = rest[j+1:]
 		}
 	}
 	if f.out != nil {

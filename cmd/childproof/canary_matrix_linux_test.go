@@ -9,7 +9,9 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 )
 
 // canaryCase is one secret source in one position, with its own canary.
@@ -217,6 +219,27 @@ func TestCanaryMatrix(t *testing.T) {
 	cp(append([]string{"relaunch", "--no-lint", "--detach", "--format", "json"}, append(setArgs, "m")...)...)
 	cp("logs", "m")
 	cp("stop", "--format", "json", "m")
+	// In the foreground the console gets the worker's output in the pass
+	// that writes the log: the same lines, masked (the long lines across
+	// the read boundary too).
+	fg := e.command(append([]string{"run", "--no-lint"}, append(setArgs, "m.hcl")...)...)
+	fg.Env = append(fg.Env, callerEnv...)
+	fgOut := &syncBuffer{}
+	fg.Stdout, fg.Stderr = fgOut, fgOut
+	if err := fg.Start(); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, fgOut, "verified m:", 60*time.Second)
+	fg.Process.Signal(syscall.SIGINT) // the run this test started
+	fg.Wait()
+	labels = append(labels, "childproof run m.hcl (foreground, with the secrets)")
+	outputs = append(outputs, fgOut.String())
+	if strings.Contains(fgOut.String(), "NOT verified") {
+		t.Errorf("the foreground run did not verify:\n%.2000s", fgOut.String())
+	}
+	if fgLog, err := os.ReadFile(filepath.Join(e.state, "logs", "m.log")); err != nil || !inOrder(strings.Split(strings.TrimSuffix(string(fgLog), "\n"), "\n"), strings.Split(fgOut.String(), "\n")) {
+		t.Errorf("the foreground console lacks lines of its log, or has them out of order (%v)", err)
+	}
 
 	// The worker's output did reach the log, masked: the test would pass
 	// vacuously if it printed nothing.
@@ -256,4 +279,15 @@ func TestCanaryMatrix(t *testing.T) {
 			t.Logf("%s\n%s", labels[i], o)
 		}
 	}
+}
+
+// inOrder reports whether every line of want is among got, in order.
+func inOrder(want, got []string) bool {
+	i := 0
+	for _, g := range got {
+		if i < len(want) && g == want[i] {
+			i++
+		}
+	}
+	return i == len(want)
 }
