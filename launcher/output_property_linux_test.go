@@ -121,9 +121,9 @@ func runPropertyCase(t *testing.T, c propertyCase, detach bool) (log, console st
 	set := redact.Of(c.secs, nil)
 	var o *output
 	if also != nil {
-		o, err = startOutput(logf, set, false, also)
+		o, err = startOutput(logf, set, false, "", also)
 	} else {
-		o, err = startOutput(logf, set, detach, nil)
+		o, err = startOutput(logf, set, detach, newMarker("property"), nil)
 	}
 	if err != nil {
 		t.Fatal(err)
