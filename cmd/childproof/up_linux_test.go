@@ -180,6 +180,9 @@ func TestUpForeground(t *testing.T) {
 	if !regexp.MustCompile(`(?m)^db +\| listening on 127\.0\.0\.1:` + strconv.Itoa(dbPort)).MatchString(out.String()) {
 		t.Fatalf("db's output is not prefixed with its name:\n%s", out.String())
 	}
+	// A worker's line is on the console as soon as it prints it, which
+	// may be before its launch is verified: SIGINT only once both are.
+	waitFor(t, out, "verified api:", 20*time.Second)
 	c.Process.Signal(syscall.SIGINT) // the up this test started
 	if err := c.Wait(); err != nil {
 		t.Fatalf("up after SIGINT: %v\n%s", err, out.String())
