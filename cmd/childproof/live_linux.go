@@ -59,8 +59,8 @@ func (a *app) newConsole(prefix bool) *launchConsole {
 	return lc
 }
 
-// close stops following the logs (after a last read), erases the status
-// lines and gives the app its streams back.
+// close erases the status lines and gives the app its streams back (the
+// launches write no more output once their Wait or Stop has returned).
 func (lc *launchConsole) close() {
 	lc.closeOnce.Do(func() {
 		lc.con.Close()
@@ -83,8 +83,7 @@ type launchView struct {
 func (lc *launchConsole) view(l *schema.Launch, detach bool) *launchView {
 	// The lines it shows are the tree's output masked already (at the
 	// source, with the launch's own secret set): see output.
-	v := &launchView{lc: lc, name: l.Name, stream: !detach}
-	return v
+	return &launchView{lc: lc, name: l.Name, stream: !detach}
 }
 
 // progress is the launch's Options.Progress: nil when there is nothing
