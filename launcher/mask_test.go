@@ -42,7 +42,7 @@ func TestSecretSetOccurs(t *testing.T) {
 	if diff := cmp.Diff(want, occurs); diff != "" {
 		t.Errorf("occurrences (-want +got):\n%s", diff)
 	}
-	rec := &Record{Name: "occ", RecordSpec: RecordSpec{Argv: set.Argv(l.Command)}, Secrets: st.secretDigests(set)}
+	rec := &Record{Name: "occ", Argv: set.Argv(l.Command), Secrets: st.secretDigests(set)}
 	for _, rs := range rec.Secrets {
 		if rs.Digest == "" || rs.Name == "" {
 			t.Errorf("recorded secret %+v", rs)
