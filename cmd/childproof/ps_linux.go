@@ -150,14 +150,7 @@ Launches stopped by childproof are shown with --all.`,
 // stopped (ps --all)".
 func noLaunchesLine(st *launcher.State, all bool) string {
 	if !all {
-		every, _ := launcher.Census(proc.Default, st, true)
-		stopped := 0
-		for _, e := range every {
-			if e.Status == launcher.StatusStopped {
-				stopped++
-			}
-		}
-		if stopped > 0 {
+		if stopped, _ := launcher.CountStopped(proc.Default, st); stopped > 0 {
 			return fmt.Sprintf("no running launches; %d stopped (ps --all)", stopped)
 		}
 	}
