@@ -44,18 +44,7 @@ func (a *app) forwarderOf(la *launcher.Launch) *signalForwarder {
 // run forwards sigs until done is closed.
 func (f *signalForwarder) run(sigs <-chan os.Signal, done <-chan struct{}) {
 	defer f.close()
-	for {
-		select {
-		case s := <-sigs:
-			if sig := s.(syscall.Signal); sig == syscall.SIGHUP {
-				f.signal(sig)
-			} else {
-				f.next(sig)
-			}
-		case <-done:
-			return
-		}
-	}
+	relaySignals(sigs, f.signal, f.next, done)
 }
 
 // next takes the next step of a stop: sig is the caller's signal, 0 when

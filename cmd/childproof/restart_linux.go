@@ -26,14 +26,16 @@ func (a *app) superviseRestarts(ctx context.Context, la *launcher.Launch, opts l
 	// The first SIGINT or SIGTERM ends the restarts; Supervise has it
 	// forwarded (Cancel) while the launch runs.
 	var first syscall.Signal
-	defer relaySignals(g, sigs, func(sig syscall.Signal) {
+	finished := make(chan struct{})
+	defer close(finished)
+	go relaySignals(sigs, g.Signal, func(sig syscall.Signal) {
 		if ctx.Err() == nil {
 			first = sig // read by Cancel, once Supervise saw ctx done
 			stop()
 			return
 		}
 		f.next(sig)
-	})()
+	}, finished)
 	defer f.close()
 	err := g.Supervise(ctx, group.Supervision{
 		Restart: func(ctx context.Context, l *schema.Launch, n int) (*launcher.Launch, error) {
@@ -52,26 +54,21 @@ func (a *app) superviseRestarts(ctx context.Context, la *launcher.Launch, opts l
 	return supervisionErr(err)
 }
 
-// relaySignals hands the caller's signals to a supervised group until
-// the returned function is called: SIGHUP is forwarded to every launch
-// that runs, and each SIGINT or SIGTERM goes to stop.
-func relaySignals(g *group.Group, sigs <-chan os.Signal, stop func(syscall.Signal)) func() {
-	finished := make(chan struct{})
-	go func() {
-		for {
-			select {
-			case s := <-sigs:
-				if sig := s.(syscall.Signal); sig == syscall.SIGHUP {
-					g.Signal(sig)
-				} else {
-					stop(sig)
-				}
-			case <-finished:
-				return
+// relaySignals hands the caller's signals on until done is closed:
+// SIGHUP to hup (forwarded to what runs), each SIGINT or SIGTERM to stop.
+func relaySignals(sigs <-chan os.Signal, hup, stop func(syscall.Signal), done <-chan struct{}) {
+	for {
+		select {
+		case s := <-sigs:
+			if sig := s.(syscall.Signal); sig == syscall.SIGHUP {
+				hup(sig)
+			} else {
+				stop(sig)
 			}
+		case <-done:
+			return
 		}
-	}()
-	return func() { close(finished) }
+	}
 }
 
 // supervisionErr is the exit of group.Supervise's result: a worker's

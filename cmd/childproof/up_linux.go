@@ -173,7 +173,9 @@ func (a *app) up(ctx context.Context, arg string, names, vars []string, detach, 
 func (a *app) upSupervise(ctx context.Context, g *group.Group, members map[string]*upMember, sigs chan os.Signal) error {
 	ctx, stop := context.WithCancelCause(context.WithoutCancel(ctx))
 	defer stop(nil)
-	defer relaySignals(g, sigs, func(s syscall.Signal) { stop(errors.New(s.String())) })()
+	finished := make(chan struct{})
+	defer close(finished)
+	go relaySignals(sigs, g.Signal, func(s syscall.Signal) { stop(errors.New(s.String())) }, finished)
 	err := g.Supervise(ctx, group.Supervision{
 		WaitDelay: foregroundStopGrace,
 		Restart: func(ctx context.Context, l *schema.Launch, n int) (*launcher.Launch, error) {
