@@ -45,10 +45,10 @@ func isInheritEntry(s string) bool {
 	return err == nil
 }
 
-// MatchInherit reports whether the inherit entry pattern (a name or a
+// matchInherit reports whether the inherit entry pattern (a name or a
 // glob) passes the variable name. BASH_ENV and ENV are never passed,
 // whatever pattern names them; see RemovedVars.
-func MatchInherit(pattern, name string) bool {
+func matchInherit(pattern, name string) bool {
 	if !IsInheritPattern(pattern) {
 		return pattern == name
 	}
@@ -59,7 +59,7 @@ func MatchInherit(pattern, name string) bool {
 // Inherits reports whether the launch's effective inherit list passes name.
 func (l *Launch) Inherits(name string) bool {
 	for _, p := range l.EffectiveInherit() {
-		if MatchInherit(p, name) {
+		if matchInherit(p, name) {
 			return true
 		}
 	}
@@ -77,10 +77,10 @@ func (l *Launch) InheritIsLiteral() bool {
 	return true
 }
 
-// IsRuntimeVar reports whether name is one of RuntimeVars.
-func IsRuntimeVar(name string) bool {
+// isRuntimeVar reports whether name is one of RuntimeVars.
+func isRuntimeVar(name string) bool {
 	for _, p := range RuntimeVars {
-		if MatchInherit(p, name) {
+		if matchInherit(p, name) {
 			return true
 		}
 	}
@@ -109,7 +109,7 @@ func (l *Launch) DroppedRuntimeVars(environ []string) []string {
 			continue
 		}
 		seen[name] = true
-		if !IsRuntimeVar(name) || l.Inherits(name) || step && IsSlurmStepVar(name) {
+		if !isRuntimeVar(name) || l.Inherits(name) || step && IsSlurmStepVar(name) {
 			continue
 		}
 		if _, inEnv := l.Env[name]; inEnv {

@@ -13,7 +13,7 @@ func TestMain(m *testing.M) {
 	// Load warns about well-known runtime variables of the caller that a
 	// launch drops: keep the machine's own out of the other tests.
 	for _, kv := range os.Environ() {
-		if n, _, _ := strings.Cut(kv, "="); IsRuntimeVar(n) {
+		if n, _, _ := strings.Cut(kv, "="); isRuntimeVar(n) {
 			os.Unsetenv(n)
 		}
 	}
@@ -35,8 +35,8 @@ func TestMatchInherit(t *testing.T) {
 		{"HF_?", "HF_AB", false},
 		{"[AB]_X", "B_X", true},
 	} {
-		if got := MatchInherit(tc.pattern, tc.name); got != tc.want {
-			t.Errorf("MatchInherit(%q, %q) = %v, want %v", tc.pattern, tc.name, got, tc.want)
+		if got := matchInherit(tc.pattern, tc.name); got != tc.want {
+			t.Errorf("matchInherit(%q, %q) = %v, want %v", tc.pattern, tc.name, got, tc.want)
 		}
 	}
 	for s, want := range map[string]bool{"PATH": true, "CUDA_*": true, "*": true, "[AB]_X": true, "A-B": false, "CUDA_[": false, "X/*": false, "": false, "1A": false} {

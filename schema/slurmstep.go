@@ -27,7 +27,7 @@ func InSlurmStep(lookup func(string) (string, bool)) bool {
 // IsSlurmStepVar reports whether name is one of SlurmStepInherit.
 func IsSlurmStepVar(name string) bool {
 	for _, p := range SlurmStepInherit {
-		if MatchInherit(p, name) {
+		if matchInherit(p, name) {
 			return true
 		}
 	}

@@ -82,7 +82,7 @@ func (l *Launch) VarSources(environ []string) ([]VarSource, error) {
 		add(p, FromInheritPattern)
 		matches[p] = 0
 		for n := range caller {
-			if !slices.Contains(removedVars, n) && MatchInherit(p, n) {
+			if !slices.Contains(removedVars, n) && matchInherit(p, n) {
 				matches[p]++
 			}
 		}

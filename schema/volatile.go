@@ -27,12 +27,12 @@ var BuiltinVolatile = []string{
 // its volatile list or BuiltinVolatile.
 func (l *Launch) IsVolatile(name string) bool {
 	for _, p := range l.Volatile {
-		if MatchInherit(p, name) {
+		if matchInherit(p, name) {
 			return true
 		}
 	}
 	for _, p := range BuiltinVolatile {
-		if MatchInherit(p, name) {
+		if matchInherit(p, name) {
 			return true
 		}
 	}
