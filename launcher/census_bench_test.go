@@ -17,6 +17,21 @@ import (
 	"github.com/childproof/childproof/verify"
 )
 
+// selfAndGone returns the fingerprints of this process (alive) and of a
+// process that ran and exited (gone).
+func selfAndGone(tb testing.TB) (self, gone verify.Fingerprint) {
+	tb.Helper()
+	self, err := verify.TakeFingerprint(proc.Default, os.Getpid())
+	if err != nil {
+		tb.Fatal(err)
+	}
+	c := exec.Command("true")
+	if err := c.Run(); err != nil {
+		tb.Fatal(err)
+	}
+	return self, verify.Fingerprint{Pid: c.Process.Pid, StartTime: 1, Exe: "/usr/bin/true", Comm: "true"}
+}
+
 // censusState writes n records: alive of them with this process as the
 // worker holding a listener on the recorded port, the rest with a worker
 // that is gone and a port held by a stranger (this process too) or free.
@@ -26,15 +41,7 @@ func censusState(tb testing.TB, n, alive int) *State {
 	if err != nil {
 		tb.Fatal(err)
 	}
-	self, err := verify.TakeFingerprint(proc.Default, os.Getpid())
-	if err != nil {
-		tb.Fatal(err)
-	}
-	c := exec.Command("true")
-	if err := c.Run(); err != nil {
-		tb.Fatal(err)
-	}
-	gone := verify.Fingerprint{Pid: c.Process.Pid, StartTime: 1, Exe: "/usr/bin/true", Comm: "true"}
+	self, gone := selfAndGone(tb)
 	var free []net.Listener
 	for i := range n {
 		ln, err := net.Listen("tcp", "127.0.0.1:0")

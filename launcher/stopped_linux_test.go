@@ -2,12 +2,10 @@ package launcher
 
 import (
 	"os"
-	"os/exec"
 	"testing"
 	"time"
 
 	"github.com/childproof/childproof/proc"
-	"github.com/childproof/childproof/verify"
 )
 
 // TestCountStopped: the count is the StatusStopped entries of Census with
@@ -18,15 +16,7 @@ func TestCountStopped(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	self, err := verify.TakeFingerprint(proc.Default, os.Getpid())
-	if err != nil {
-		t.Fatal(err)
-	}
-	c := exec.Command("true")
-	if err := c.Run(); err != nil {
-		t.Fatal(err)
-	}
-	gone := verify.Fingerprint{Pid: c.Process.Pid, StartTime: 1, Exe: "/usr/bin/true", Comm: "true"}
+	self, gone := selfAndGone(t)
 	now := time.Now()
 	for _, r := range []*Record{
 		{Name: "stopped-1", Root: gone, Worker: gone, Stopped: &now},
