@@ -10,9 +10,8 @@ import (
 
 	"github.com/childproof/childproof/internal/logtail"
 	"github.com/childproof/childproof/launcher"
-	"github.com/childproof/childproof/proc"
+	"github.com/childproof/childproof/launcher/group"
 	"github.com/childproof/childproof/schema"
-	"github.com/childproof/childproof/verify"
 	"github.com/spf13/cobra"
 )
 
@@ -108,7 +107,7 @@ func (a *app) logs(ctx context.Context, name string, n int, follow bool) error {
 				return
 			case <-tick.C:
 			}
-			if running(st, name) {
+			if len(group.NotRunning(st, name)) == 0 {
 				idle = 0
 			} else if idle++; idle >= 2 {
 				cancel()
@@ -125,16 +124,6 @@ func (a *app) logs(ctx context.Context, name string, n int, follow bool) error {
 		return exitf(exitUsage, "log of %q: %v", name, err)
 	}
 	return nil
-}
-
-// running reports whether the recorded launch of name still runs: its
-// worker (for a provisional record, its root) is alive.
-func running(st *launcher.State, name string) bool {
-	rec, err := st.Load(name)
-	if err != nil || rec.Stopped != nil {
-		return false
-	}
-	return rec.Worker.Check(proc.Default) == verify.Alive
 }
 
 // recordedSpec is the launch of rec as its spec file reads here (nil: no

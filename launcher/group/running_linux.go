@@ -38,7 +38,8 @@ func Running(ctx context.Context, st *launcher.State, l *schema.Launch, specHash
 
 // NotRunning returns those of names whose recorded launch in st is not
 // running — no readable record, stopped, or its worker no longer alive —
-// in the order given: `run` warns that a launch's dependencies are down.
+// in the order given: `run` warns that a launch's dependencies are down,
+// and `logs -f` stops following a launch that no longer runs.
 func NotRunning(st *launcher.State, names ...string) []string {
 	var out []string
 	for _, n := range names {
