@@ -170,8 +170,13 @@ func TestLoadDefaults(t *testing.T) {
 	if diff := cmp.Diff(DefaultInherit, l.EffectiveInherit()); diff != "" {
 		t.Error(diff)
 	}
-	if l.ReadyTimeout() != 10*time.Second || l.EffectiveAttempts() != 1 {
-		t.Errorf("effective values: %v %d", l.ReadyTimeout(), l.EffectiveAttempts())
+	if l.ReadyTimeout() != 10*time.Second || l.EffectiveAttempts() != 1 || l.EffectiveOnStale() != StaleFail {
+		t.Errorf("effective values: %v %d %q", l.ReadyTimeout(), l.EffectiveAttempts(), l.EffectiveOnStale())
+	}
+	for _, v := range []OnStale{StaleFail, StaleReplace} {
+		if got := (&Launch{OnStale: v}).EffectiveOnStale(); got != v {
+			t.Errorf("EffectiveOnStale of %q = %q", v, got)
+		}
 	}
 }
 

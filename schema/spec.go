@@ -316,6 +316,14 @@ func (l *Launch) EffectiveAttempts() int {
 	return l.Attempts
 }
 
+// EffectiveOnStale returns OnStale, or StaleFail when it is empty.
+func (l *Launch) EffectiveOnStale() OnStale {
+	if l.OnStale == "" {
+		return StaleFail
+	}
+	return l.OnStale
+}
+
 // PortAddress returns p.Address, or 127.0.0.1 when it is empty.
 func (p Port) PortAddress() string {
 	if p.Address == "" {

@@ -208,12 +208,8 @@ func (a *app) writeSummary(w io.Writer, f *schema.File, l *schema.Launch) {
 	} else {
 		row("ready", "the worker is found and verified, within %s", l.ReadyTimeout())
 	}
-	onStale := l.OnStale
-	if onStale == "" {
-		onStale = schema.StaleFail
-	}
 	row("attempts", "%d", l.EffectiveAttempts())
-	row("on_stale", "%s", onStale)
+	row("on_stale", "%s", l.EffectiveOnStale())
 	row("forbid", "%s", strings.Join(l.EffectiveForbidWrappers(), ", "))
 	if r := l.Restart; r.EffectivePolicy() != schema.RestartNever {
 		row("restart", "%s, at most %d, the first after %s (doubling, at most %s)", r.EffectivePolicy(), r.EffectiveMax(), r.EffectiveBackoff(), max(schema.MaxRestartBackoff, r.EffectiveBackoff()))
