@@ -1,6 +1,7 @@
 package verify
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -251,8 +252,17 @@ func (r *Report) Code() int {
 	return CodeVerify
 }
 
-// WriteText writes the human form of r.
+// WriteText writes the human form of r, in one Write: a foreground run's
+// console also gets the worker's lines as it prints them (in whole lines,
+// from another goroutine), and a report written in pieces could have one
+// of them land inside its first line ("verified murl: …").
 func (r *Report) WriteText(w io.Writer) {
+	var b bytes.Buffer
+	r.writeText(&b)
+	w.Write(b.Bytes())
+}
+
+func (r *Report) writeText(w io.Writer) {
 	switch {
 	case r.Verified:
 		fmt.Fprintf(w, "verified %s", r.Name)
