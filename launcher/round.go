@@ -211,15 +211,8 @@ type roundPlan struct {
 	unset     []string
 }
 
-// SecretName reports whether the spec makes the value of variable name
-// secret, so that a --set of it is never stored: name is in the launch's
-// secret list, or the spec's env gives it a value from env() or file().
-// (Env file names are not: a --set typed over an env file's value is the
-// operator's crash-fix delta, and is kept.)
-func SecretName(l *schema.Launch, name string) bool {
-	if l.IsSecret(name) {
-		return true
-	}
-	_, inEnv := l.Env[name]
-	return inEnv && l.Sensitive["env["+name+"]"]
-}
+// SecretName is l.SecretName(name) (schema.Launch.SecretName, the one
+// owner of which names are secret).
+//
+// Deprecated: call schema.Launch.SecretName.
+func SecretName(l *schema.Launch, name string) bool { return l.SecretName(name) }

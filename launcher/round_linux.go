@@ -288,7 +288,7 @@ func (s *State) beginRound(l *schema.Launch, opts Options, plan *roundPlan) *Rou
 // it is secret (Options.SecretSet, or a name the spec makes secret).
 func (s *State) override(l *schema.Launch, opts Options, k, v string) Override {
 	o := Override{Name: k, Digest: s.Digest(k, v)}
-	if slices.Contains(opts.SecretSet, k) || SecretName(l, k) {
+	if slices.Contains(opts.SecretSet, k) || l.SecretName(k) {
 		o.Secret = true
 	} else {
 		o.Value = &v

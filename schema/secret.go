@@ -61,6 +61,19 @@ func (l *Launch) Mask() *redact.Set {
 	return redact.Of(l.Secrets(), nil)
 }
 
+// SecretName reports whether the spec makes the value of variable name
+// secret, so that a --set of it is never stored: name is in the launch's
+// secret list, or the spec's env gives it a value from env() or file().
+// (Env file names are not: a --set typed over an env file's value is the
+// operator's crash-fix delta, and is kept.)
+func (l *Launch) SecretName(name string) bool {
+	if l.IsSecret(name) {
+		return true
+	}
+	_, inEnv := l.Env[name]
+	return inEnv && l.Sensitive["env["+name+"]"]
+}
+
 // IsSecret reports whether name is in the launch's secret list.
 func (l *Launch) IsSecret(name string) bool {
 	return slices.Contains(l.Secret, name)

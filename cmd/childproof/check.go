@@ -5,18 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"maps"
 	"os"
 	"path/filepath"
-	"regexp"
-	"slices"
 	"strings"
-	"sync"
 
 	"github.com/childproof/childproof/envres"
-	"github.com/childproof/childproof/launcher"
 	"github.com/childproof/childproof/lintreport"
-	"github.com/childproof/childproof/redact"
 	"github.com/childproof/childproof/schema"
 	"github.com/spf13/cobra"
 )
@@ -136,7 +130,8 @@ func (a *app) check(ctx context.Context, arg string, vars []string, strict bool)
 	return nil
 }
 
-// writeSummary prints what a launch would run. Names only, never values.
+// writeSummary prints what a launch would run (schema.Launch.Summary:
+// names and placeholders, never values).
 func (a *app) writeSummary(w io.Writer, f *schema.File, l *schema.Launch) {
 	row := func(key, format string, args ...any) {
 		fmt.Fprintf(w, "  %-10s %s\n", key, fmt.Sprintf(format, args...))
@@ -146,19 +141,17 @@ func (a *app) writeSummary(w io.Writer, f *schema.File, l *schema.Launch) {
 		at = fmt.Sprintf(" (%s:%d)", r.Filename, r.Start.Line)
 	}
 	fmt.Fprintf(w, "launch %q%s\n", l.Name, at)
-	// A literal that is a secret's value too (the env value of a name in
-	// the secret list, written again in command) is shown as <NAME>.
-	sec := l.Mask()
-	if len(l.Dispatch) > 0 {
-		row("dispatch", "bash --noprofile --norc %s", argvString(l.Dispatch, "dispatch", l.Sensitive, l.Unknown, sec))
+	s := l.Summary(os.Environ())
+	if s.Dispatch {
+		row("dispatch", "bash --noprofile --norc %s", strings.Join(s.Argv, " "))
 	} else {
-		row("command", "%s", argvString(l.Command, "command", l.Sensitive, l.Unknown, sec))
+		row("command", "%s", strings.Join(s.Argv, " "))
 	}
-	row("dir", "%s", displayPath(l.Dir, l.Sensitive["dir"]))
-	if l.EnvFile != "" {
-		row("env_file", "%s", displayPath(l.EnvFile, l.Sensitive["env_file"]))
+	row("dir", "%s", shownPath(s.Dir))
+	if s.EnvFile != (schema.Shown{}) {
+		row("env_file", "%s", shownPath(s.EnvFile))
 	}
-	a.writeEnvSources(w, l)
+	writeEnvSources(w, s.Env, s.EnvErr)
 	if p := l.Protected(); len(p) > 0 {
 		row("protected", "%s", strings.Join(p, ", "))
 	}
@@ -167,19 +160,13 @@ func (a *app) writeSummary(w io.Writer, f *schema.File, l *schema.Launch) {
 	}
 	// Secret names: the secret list, and env values from env()/file()
 	// (a --set of either is never stored in the round history).
-	var fromEnv []string
-	for _, n := range slices.Sorted(maps.Keys(l.Env)) {
-		if !l.IsSecret(n) && launcher.SecretName(l, n) {
-			fromEnv = append(fromEnv, n)
-		}
-	}
 	switch {
-	case len(l.Secret) > 0 && len(fromEnv) > 0:
-		row("secret", "%s; from env()/file(): %s", strings.Join(l.Secret, ", "), strings.Join(fromEnv, ", "))
-	case len(l.Secret) > 0:
-		row("secret", "%s", strings.Join(l.Secret, ", "))
-	case len(fromEnv) > 0:
-		row("secret", "from env()/file(): %s", strings.Join(fromEnv, ", "))
+	case len(s.Secret) > 0 && len(s.SecretFromEnv) > 0:
+		row("secret", "%s; from env()/file(): %s", strings.Join(s.Secret, ", "), strings.Join(s.SecretFromEnv, ", "))
+	case len(s.Secret) > 0:
+		row("secret", "%s", strings.Join(s.Secret, ", "))
+	case len(s.SecretFromEnv) > 0:
+		row("secret", "from env()/file(): %s", strings.Join(s.SecretFromEnv, ", "))
 	}
 	for _, p := range l.Ports {
 		extra := ""
@@ -192,17 +179,17 @@ func (a *app) writeSummary(w io.Writer, f *schema.File, l *schema.Launch) {
 		row("port", "none declared: no port is checked")
 	}
 	switch {
-	case l.Worker.Comm != "":
-		row("worker", "comm %s", hideIf(l.Worker.Comm, l.Sensitive["worker.comm"]))
-	case l.Worker.Exe != "":
-		row("worker", "exe %s", hideIf(l.Worker.Exe, l.Sensitive["worker.exe"]))
+	case s.WorkerComm != (schema.Shown{}):
+		row("worker", "comm %s", s.WorkerComm)
+	case s.WorkerExe != (schema.Shown{}):
+		row("worker", "exe %s", s.WorkerExe)
 	case len(l.Ports) > 0:
 		row("worker", "the owner of port %d", l.Ports[0].Number)
 	default:
 		row("worker", "the launched process")
 	}
-	if l.Ready.HTTP != "" {
-		row("ready", "GET %s answers 2xx, within %s", hideIf(l.Ready.HTTP, l.Sensitive["ready.http"]), l.ReadyTimeout())
+	if s.ReadyHTTP != (schema.Shown{}) {
+		row("ready", "GET %s answers 2xx, within %s", s.ReadyHTTP, l.ReadyTimeout())
 	} else if len(l.Ports) > 0 {
 		row("ready", "the worker owns the port and accepts a TCP connect, within %s", l.ReadyTimeout())
 	} else {
@@ -220,9 +207,9 @@ func (a *app) writeSummary(w io.Writer, f *schema.File, l *schema.Launch) {
 }
 
 // writeEnvSources lists every variable name the launch passes, with its
-// sources (schema.Launch.VarSources: the winner first). Names only.
-func (a *app) writeEnvSources(w io.Writer, l *schema.Launch) {
-	sources, err := l.VarSources(os.Environ())
+// sources (schema.Launch.VarSources: the winner first; err: the env
+// file's error). Names only.
+func writeEnvSources(w io.Writer, sources []schema.VarSource, err error) {
 	if err != nil {
 		fmt.Fprintf(w, "  %-10s %v\n", "env", err)
 	}
@@ -263,34 +250,13 @@ func (a *app) writeEnvSources(w io.Writer, l *schema.Launch) {
 	}
 }
 
-var plainArg = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9_@%+=:,./-]+$`) })
-
-// argvString renders argv shell-quoted, with values from env() or file()
-// replaced by a placeholder.
-func argvString(argv []string, key string, sensitive, unknown map[string]bool, sec *redact.Set) string {
-	parts := make([]string, len(argv))
-	for i, s := range argv {
-		switch {
-		case unknown[fmt.Sprintf("%s[%d]", key, i)]:
-			parts[i] = "<from the caller, not set here>"
-		case sensitive[fmt.Sprintf("%s[%d]", key, i)]:
-			parts[i] = "<from env>"
-		case sec.Arg(s) != s:
-			parts[i] = sec.Arg(s)
-		case plainArg().MatchString(s):
-			parts[i] = s
-		default:
-			parts[i] = "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
-		}
+// shownPath is a summary's path relative to the working directory when it
+// lies below it (displayPath), or its placeholder.
+func shownPath(s schema.Shown) string {
+	if s.Hidden {
+		return s.String()
 	}
-	return strings.Join(parts, " ")
-}
-
-func hideIf(s string, sensitive bool) string {
-	if sensitive {
-		return "<from env>"
-	}
-	return s
+	return displayPath(s.Value, false)
 }
 
 // displayPath shows p relative to the working directory when it lies
