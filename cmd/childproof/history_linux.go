@@ -7,8 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"maps"
-	"os"
 	"slices"
 	"strconv"
 	"strings"
@@ -344,41 +342,21 @@ func (a *app) historyDiff(name string, ra, rb int) error {
 }
 
 // parseSecretSets reads each --set-secret NAME's value from the caller's
-// environment into set, and returns the names.
+// environment into set (launcher.SecretSets), and returns the names.
 func (a *app) parseSecretSets(names []string, set map[string]string) ([]string, error) {
-	var out []string
-	for _, n := range names {
-		if strings.Contains(n, "=") {
-			return nil, &exitError{code: exitUsage, err: fmt.Errorf("--set-secret %s: takes a NAME, not NAME=VALUE", strings.SplitN(n, "=", 2)[0]),
-				hint: "export the value and pass its name: a command line is visible to every user of the machine (ps)"}
-		}
-		if n == "" {
-			return nil, exitf(exitUsage, "--set-secret: empty name")
-		}
-		if !schema.IsEnvName(n) {
-			return nil, exitf(exitUsage, "--set-secret %q: not a valid environment variable name (letters, digits and _, not starting with a digit), the same rule as a spec's env", n)
-		}
-		if _, dup := set[n]; dup {
-			return nil, exitf(exitUsage, "--set %s and --set-secret %s: give one of them", n, n)
-		}
-		v, ok := os.LookupEnv(n)
-		if !ok {
-			return nil, &exitError{code: exitUsage, err: fmt.Errorf("--set-secret %s: %s is not set in the caller's environment", n, n),
-				hint: "export " + n + " first: --set-secret takes the value from the environment, never from the command line"}
-		}
-		set[n] = v
-		out = append(out, n)
+	out, err := launcher.SecretSets(names, set, nil)
+	if err != nil {
+		return nil, a.launchErr(err)
 	}
 	return out, nil
 }
 
-// warnSecretSets warns about a --set of a name the spec makes secret:
-// its value is not stored, and it was on the command line.
+// warnSecretSets warns about a --set of a name the spec makes secret
+// (launcher.PlainSecretSets): its value is not stored, and it was on the
+// command line.
 func (a *app) warnSecretSets(l *schema.Launch, set map[string]string, secret []string) {
-	for _, n := range slices.Sorted(maps.Keys(set)) {
-		if launcher.SecretName(l, n) && !slices.Contains(secret, n) {
-			fmt.Fprintf(a.stderr, "childproof: warning: --set %s: the spec makes %s secret: its value is not stored in the round history, and a command line is visible to every user (ps); prefer --set-secret %s\n", n, n, n)
-		}
+	for _, n := range launcher.PlainSecretSets(l, set, secret) {
+		fmt.Fprintf(a.stderr, "childproof: warning: --set %s: the spec makes %s secret: its value is not stored in the round history, and a command line is visible to every user (ps); prefer --set-secret %s\n", n, n, n)
 	}
 }
 
