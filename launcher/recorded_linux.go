@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/childproof/childproof/proc"
+	"github.com/childproof/childproof/redact"
 	"github.com/childproof/childproof/schema"
 	"github.com/childproof/childproof/verify"
 )
@@ -69,4 +70,68 @@ func VerifyRecorded(ctx context.Context, v *verify.Verifier, l *schema.Launch, r
 		r.Notes = append(r.Notes, n)
 	}
 	return r
+}
+
+// ExplainRecorded is explain SPEC's view of the recorded launch of l,
+// which runs (LoadRunning, through v.Proc; its errors come back as they
+// are): names in every process from the recorded root down to the
+// recorded worker and beyond, with the worker's row judged by its
+// exec-time evidence where verify judges it so (RecordedCheck, the same
+// check VerifyRecorded makes), each name's intended value being the digest
+// the launch was started with. The rows' argv are masked with the
+// launch's secrets (Secrets of l and the record).
+func (s *State) ExplainRecorded(ctx context.Context, v *verify.Verifier, l *schema.Launch, names []string) (*verify.Explanation, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	rec, err := s.LoadRunning(l.Name, v.Proc)
+	if err != nil {
+		return nil, err
+	}
+	chk := RecordedCheck(l, rec, v.Proc)
+	intended := map[string]string{}
+	for _, n := range names {
+		if d := chk.Expect.Digests[n]; d != "" {
+			intended[n] = d // what the launch was started with
+		}
+	}
+	rows := v.Explain(chk.Root, chk.Worker, names, chk.ExecEnv)
+	maskRows(rows, s.Secrets(Known{Spec: l, Record: rec}))
+	return &verify.Explanation{Names: names, Rows: rows, Judgements: verify.Judge(rows, names, intended)}, nil
+}
+
+// ExplainPid is explain --pid's view of process pid (verify.TakeFingerprint
+// tells whether it is one): names in every process from pid (the root)
+// down to its deepest descendant (the worker), its ancestors and its other
+// descendants. values gives the intended value of a name (explain --pid
+// NAME=VALUE; a name not in it has none): it is compared as the state's
+// keyed digest and kept nowhere. The rows' argv are masked with the
+// secrets of the trusted records whose root or worker is one of the rows'
+// processes.
+func (s *State) ExplainPid(ctx context.Context, v *verify.Verifier, pid int, names []string, values map[string]string) (*verify.Explanation, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	intended := map[string]string{}
+	for n, val := range values {
+		intended[n] = s.Digest(n, val)
+	}
+	rows := v.Explain(pid, 0, names, nil)
+	pids := make([]int, len(rows))
+	for i, r := range rows {
+		pids[i] = r.Pid
+	}
+	maskRows(rows, s.Secrets(Known{Pids: pids}))
+	return &verify.Explanation{Names: names, Rows: rows, Judgements: verify.Judge(rows, names, intended)}, nil
+}
+
+// maskRows hides the secret values of m in explain rows' argv (values
+// shown with --show-values stay).
+func maskRows(rows []verify.ExplainRow, m *redact.Set) {
+	if m.Empty() {
+		return
+	}
+	for i := range rows {
+		rows[i].Argv = m.Argv(rows[i].Argv)
+	}
 }

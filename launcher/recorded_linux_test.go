@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -86,5 +87,97 @@ func TestRecorded(t *testing.T) {
 	_, err = f.state.LoadRunning("bare", procDefault)
 	if diff := cmp.Diff(outcome{Outcome: Exited, Kind: verify.KindExited}, of("", nil, err)); diff != "" {
 		t.Errorf("LoadRunning of a stopped launch (-want +got):\n%s", diff)
+	}
+}
+
+// TestExplain: ExplainRecorded judges the recorded launch against the
+// digests it was started with, ExplainPid against the values given; both
+// mask the launch's secrets in the rows' argv.
+func TestExplain(t *testing.T) {
+	f := newFixture(t)
+	l := f.spec("api")
+	l.Secret = []string{"MOCK_LLM_KEY"}
+	l.Command = append(l.Command, "--key="+secret) // serve ignores it
+	if _, err := f.start(t, l, true); err != nil {
+		t.Fatal(err)
+	}
+	rec, err := f.state.LoadRunning("api", procDefault)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	v := &verify.Verifier{State: f.state}
+	names := []string{"MOCK_LLM_KEY", "UNSET_NAME"}
+	// The judgements, and the worker row's pid, role and states.
+	type view struct {
+		Judgements []verify.Judgement
+		Worker     int
+		Roles      []verify.Role
+		States     []verify.VarState
+	}
+	seen := func(t *testing.T, x *verify.Explanation) view {
+		t.Helper()
+		var vw view
+		vw.Judgements = x.Judgements
+		for _, r := range x.Rows {
+			for _, a := range r.Argv {
+				if strings.Contains(a, secret) {
+					t.Errorf("pid %d's argv shows the secret: %q", r.Pid, r.Argv)
+				}
+			}
+			if r.Role == verify.RoleWorker {
+				vw.Worker = r.Pid
+				for _, ev := range r.Vars {
+					vw.States = append(vw.States, ev.State)
+				}
+			}
+			if r.Role != verify.RoleAncestor {
+				vw.Roles = append(vw.Roles, r.Role)
+			}
+		}
+		if diff := cmp.Diff(names, x.Names); diff != "" {
+			t.Errorf("Names (-want +got):\n%s", diff)
+		}
+		return vw
+	}
+	key := f.state.Digest("MOCK_LLM_KEY", secret)
+
+	x, err := f.state.ExplainRecorded(ctx, v, l, names)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := view{
+		Judgements: []verify.Judgement{{Name: "MOCK_LLM_KEY", Intended: key}, {Name: "UNSET_NAME"}},
+		Worker:     rec.Worker.Pid,
+		Roles:      []verify.Role{verify.RoleWorker},
+		States:     []verify.VarState{verify.VarSet, verify.VarUnset},
+	}
+	if diff := cmp.Diff(want, seen(t, x)); diff != "" {
+		t.Errorf("ExplainRecorded (-want +got):\n%s", diff)
+	}
+
+	x, err = f.state.ExplainPid(ctx, v, rec.Worker.Pid, names, map[string]string{"MOCK_LLM_KEY": "another value"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	other := f.state.Digest("MOCK_LLM_KEY", "another value")
+	var worker *verify.ExplainRow
+	for i := range x.Rows {
+		if x.Rows[i].Role == verify.RoleWorker {
+			worker = &x.Rows[i]
+		}
+	}
+	if worker == nil {
+		t.Fatalf("ExplainPid: no worker row in %+v", x.Rows)
+	}
+	want.Judgements = []verify.Judgement{{Name: "MOCK_LLM_KEY", Intended: other, FirstDiffers: worker, WorkerDiffers: true}, {Name: "UNSET_NAME"}}
+	if diff := cmp.Diff(want, seen(t, x)); diff != "" {
+		t.Errorf("ExplainPid (-want +got):\n%s", diff)
+	}
+
+	_, err = f.state.ExplainRecorded(ctx, v, &schema.Launch{Name: "missing"}, names)
+	var e *Error
+	if !errors.As(err, &e) || e.Kind != KindNotRecorded {
+		t.Errorf("ExplainRecorded of no record: %v; want an *Error of Kind KindNotRecorded", err)
 	}
 }

@@ -36,3 +36,63 @@ func WorkerUnreadable(rows []ExplainRow, i int) bool {
 	}
 	return false
 }
+
+// Judgement is what an Explain says about one name, against the value
+// the launch intends for it.
+type Judgement struct {
+	Name string
+	// Intended is the keyed digest of the value intended for Name; "":
+	// none is known, and nothing is judged but Unreadable.
+	Intended string
+	// FirstDiffers is the first process from the root down to the worker
+	// whose environ does not hold Intended (FirstDiffer); nil: none does,
+	// or nothing is intended.
+	FirstDiffers *ExplainRow
+	// Unreadable: the worker's row cannot judge Name (WorkerUnreadable).
+	Unreadable bool
+	// WorkerDiffers: a value is intended, the worker's row is readable,
+	// and it does not hold that value.
+	WorkerDiffers bool
+}
+
+// Explanation is an Explain (Rows, one ExplainVar per name in Names'
+// order) with a Judgement of each name, in the same order.
+type Explanation struct {
+	Names      []string
+	Rows       []ExplainRow
+	Judgements []Judgement
+}
+
+// Intended returns the intended digests of the names that have one.
+func (x *Explanation) Intended() map[string]string {
+	out := map[string]string{}
+	for _, j := range x.Judgements {
+		if j.Intended != "" {
+			out[j.Name] = j.Intended
+		}
+	}
+	return out
+}
+
+// Judge judges each name of an Explain's rows (names in the rows' order)
+// against intended (name → keyed digest; a name not in it has no intended
+// value): where the path from the root to the worker first differs, and
+// whether the worker can be judged and holds the value.
+func Judge(rows []ExplainRow, names []string, intended map[string]string) []Judgement {
+	out := make([]Judgement, len(names))
+	for i, n := range names {
+		j := Judgement{Name: n, Intended: intended[n], Unreadable: WorkerUnreadable(rows, i)}
+		if j.Intended != "" {
+			if r, found := FirstDiffer(rows, i, j.Intended); found {
+				j.FirstDiffers = &r
+			}
+			for _, r := range rows {
+				if r.Role == RoleWorker && i < len(r.Vars) && r.Vars[i].State != VarUnreadable && r.Vars[i].Digest != j.Intended {
+					j.WorkerDiffers = true
+				}
+			}
+		}
+		out[i] = j
+	}
+	return out
+}

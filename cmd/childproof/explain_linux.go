@@ -6,9 +6,7 @@ import (
 	"io"
 	"strings"
 
-	"github.com/childproof/childproof/launcher"
 	"github.com/childproof/childproof/lintreport"
-	"github.com/childproof/childproof/redact"
 	"github.com/childproof/childproof/schema"
 	"github.com/childproof/childproof/verify"
 	"github.com/spf13/cobra"
@@ -60,11 +58,7 @@ func (a *app) explain(ctx context.Context, pid int, vars, args []string) error {
 		return err
 	}
 	v := &verify.Verifier{State: st, ShowValues: a.showValues}
-	intended := map[string]string{}
-	var mask *redact.Set
-	root, worker := pid, 0
-	var ev *verify.ExecEnv
-	names := args
+	var ex *verify.Explanation
 	title := fmt.Sprintf("pid %d", pid)
 	if pid == 0 {
 		if len(args) == 1 && !schema.IsSpecArg(args[0]) && !recorded(st, args[0]) {
@@ -86,22 +80,10 @@ func (a *app) explain(ctx context.Context, pid int, vars, args []string) error {
 		if err != nil {
 			return err
 		}
-		names = args[1:]
-		rec, err := st.LoadRunning(l.Name, v.Proc)
-		if err != nil {
+		if ex, err = st.ExplainRecorded(ctx, v, l, args[1:]); err != nil {
 			return a.recordErr(err, "'childproof ps --all' lists the recorded launches")
 		}
-		// The same check verify SPEC makes: its root, worker, intended
-		// digests and exec-time evidence.
-		chk := launcher.RecordedCheck(l, rec, v.Proc)
-		root, worker, ev = chk.Root, chk.Worker, chk.ExecEnv
-		for _, n := range names {
-			if d := chk.Expect.Digests[n]; d != "" {
-				intended[n] = d // what the launch was started with
-			}
-		}
 		title = l.Name
-		mask = st.Secrets(launcher.Known{Spec: l, Record: rec})
 	} else if _, err := verify.TakeFingerprint(v.Proc, pid); err != nil {
 		return exitf(exitExited, "no such process: %v", err)
 	} else {
@@ -111,39 +93,30 @@ func (a *app) explain(ctx context.Context, pid int, vars, args []string) error {
 		if err != nil {
 			return err
 		}
-		names = make([]string, len(as))
+		names := make([]string, len(as))
+		values := map[string]string{}
 		for i, e := range as {
 			if e.HasValue {
-				intended[e.Name] = st.Digest(e.Name, e.Value)
+				values[e.Name] = e.Value
 			}
 			names[i] = e.Name
 		}
-	}
-	rows := v.Explain(root, worker, names, ev)
-	if mask == nil {
-		var pids []int
-		for _, r := range rows {
-			pids = append(pids, r.Pid)
+		if ex, err = st.ExplainPid(ctx, v, pid, names, values); err != nil {
+			return a.launchErr(err)
 		}
-		mask = st.Secrets(launcher.Known{Pids: pids})
 	}
-	maskRows(rows, mask)
 	if a.format == "json" {
 		// first_differs answers, for each name with an intended value,
 		// which process from the root down to the worker first lacks it
 		// (null: none does).
 		first := map[string]*verify.ExplainRow{}
 		unjudged := []string{}
-		for i, n := range names {
-			if verify.WorkerUnreadable(rows, i) {
-				unjudged = append(unjudged, n)
+		for _, j := range ex.Judgements {
+			if j.Unreadable {
+				unjudged = append(unjudged, j.Name)
 			}
-			if d, ok := intended[n]; ok {
-				if r, found := verify.FirstDiffer(rows, i, d); found {
-					first[n] = &r
-				} else {
-					first[n] = nil
-				}
+			if j.Intended != "" {
+				first[j.Name] = j.FirstDiffers
 			}
 		}
 		out := struct {
@@ -155,24 +128,25 @@ func (a *app) explain(ctx context.Context, pid int, vars, args []string) error {
 			Unreadable []string            `json:"unreadable_on_worker"`
 			Processes  []verify.ExplainRow `json:"processes"`
 			Note       string              `json:"note"`
-		}{title, intended, first, unjudged, rows, verify.FrozenNote}
+		}{title, ex.Intended(), first, unjudged, ex.Rows, verify.FrozenNote}
 		return lintreport.JSON(a.stdout, out)
 	}
-	writeExplain(a.stdout, title, names, intended, rows)
+	writeExplain(a.stdout, title, ex)
 	return nil
 }
 
-func writeExplain(w io.Writer, title string, names []string, intended map[string]string, rows []verify.ExplainRow) {
-	for i, n := range names {
+func writeExplain(w io.Writer, title string, ex *verify.Explanation) {
+	for i, j := range ex.Judgements {
+		n := j.Name
 		if i > 0 {
 			fmt.Fprintln(w)
 		}
 		fmt.Fprintf(w, "%s in %s", n, title)
-		if d, ok := intended[n]; ok {
-			fmt.Fprintf(w, " (intended: %s)", short(d))
+		if j.Intended != "" {
+			fmt.Fprintf(w, " (intended: %s)", short(j.Intended))
 		}
 		fmt.Fprintln(w)
-		for _, r := range rows {
+		for _, r := range ex.Rows {
 			ev := r.Vars[i]
 			state := string(ev.State)
 			if ev.Value != nil {
@@ -187,10 +161,10 @@ func writeExplain(w io.Writer, title string, names []string, intended map[string
 			if ev.Changed {
 				mark = "   <- changes here"
 			}
-			switch _, ok := intended[n]; {
-			case ok && r.Role == verify.RoleWorker && ev.State == verify.VarUnreadable:
+			switch {
+			case j.Intended != "" && r.Role == verify.RoleWorker && j.Unreadable:
 				mark += "   <- cannot be judged (env-unreadable)"
-			case ok && r.Role == verify.RoleWorker && ev.Digest != intended[n]:
+			case r.Role == verify.RoleWorker && j.WorkerDiffers:
 				mark += "   <- NOT the intended value"
 			}
 			argv := strings.Join(r.Argv, " ")
@@ -199,14 +173,15 @@ func writeExplain(w io.Writer, title string, names []string, intended map[string
 			}
 			fmt.Fprintf(w, "  %-10s pid %-7d %-16s %-36s %s%s\n", r.Role, r.Pid, r.Comm, state, argv, mark)
 		}
-		if d, ok := intended[n]; ok {
-			if r, found := verify.FirstDiffer(rows, i, d); found {
-				fmt.Fprintf(w, "  answer:  %s first differs from the intended value at pid %d (%s, %s)\n", n, r.Pid, r.Role, r.Comm)
-			} else if verify.WorkerUnreadable(rows, i) {
-				fmt.Fprintf(w, "  answer:  %s cannot be judged on the worker: it rewrote its environment block and no exec-time evidence holds (env-unreadable, as verify says); the readable processes above it have the intended value\n", n)
-			} else {
-				fmt.Fprintf(w, "  answer:  %s has the intended value on every process from the root to the worker\n", n)
-			}
+		switch {
+		case j.Intended == "":
+		case j.FirstDiffers != nil:
+			r := j.FirstDiffers
+			fmt.Fprintf(w, "  answer:  %s first differs from the intended value at pid %d (%s, %s)\n", n, r.Pid, r.Role, r.Comm)
+		case j.Unreadable:
+			fmt.Fprintf(w, "  answer:  %s cannot be judged on the worker: it rewrote its environment block and no exec-time evidence holds (env-unreadable, as verify says); the readable processes above it have the intended value\n", n)
+		default:
+			fmt.Fprintf(w, "  answer:  %s has the intended value on every process from the root to the worker\n", n)
 		}
 	}
 	fmt.Fprintf(w, "note: %s\n", verify.FrozenNote)
@@ -217,15 +192,4 @@ func short(d string) string {
 		return d[:len("hmac-sha256:")+16] + "…"
 	}
 	return d
-}
-
-// maskRows hides the secret values of s in explain rows' argv (values
-// shown with --show-values stay).
-func maskRows(rows []verify.ExplainRow, s *redact.Set) {
-	if s.Empty() {
-		return
-	}
-	for i := range rows {
-		rows[i].Argv = s.Argv(rows[i].Argv)
-	}
 }
