@@ -62,6 +62,7 @@ func (a *app) check(ctx context.Context, arg string, vars []string, strict bool)
 		return err
 	}
 	text := a.format == "text"
+	wd, _ := os.Getwd()
 	var results []*envres.Result
 	for i, l := range launches {
 		if text {
@@ -75,8 +76,8 @@ func (a *app) check(ctx context.Context, arg string, vars []string, strict bool)
 			var pe *envres.ParseError
 			if errors.As(err, &pe) {
 				loc := pe.File
-				if loc != "" && !filepath.IsAbs(loc) {
-					loc = displayPath(filepath.Join(l.Dir, loc), false)
+				if !filepath.IsAbs(loc) {
+					loc = envres.RebasePath(loc, l.Dir, wd)
 				}
 				if pe.Line > 0 {
 					loc = fmt.Sprintf("%s:%d:%d", loc, pe.Line, pe.Column)
@@ -86,7 +87,7 @@ func (a *app) check(ctx context.Context, arg string, vars []string, strict bool)
 			}
 			return exitf(exitUsage, "launch %q: lint: %v", l.Name, err)
 		}
-		res = relativeTo(res, l.Dir)
+		res = res.Rebase(l.Dir, wd)
 		results = append(results, res)
 		if text {
 			e, w := res.Count()
@@ -260,17 +261,13 @@ func shownPath(s schema.Shown) string {
 }
 
 // displayPath shows p relative to the working directory when it lies
-// below it.
+// below it (envres.RebasePath).
 func displayPath(p string, sensitive bool) string {
 	if sensitive {
-		return "<from env>"
+		return schema.HiddenValue
 	}
-	if wd, err := os.Getwd(); err == nil {
-		if rel, err := filepath.Rel(wd, p); err == nil && !strings.HasPrefix(rel, "..") {
-			return rel
-		}
-	}
-	return p
+	wd, _ := os.Getwd()
+	return envres.RebasePath(p, "", wd)
 }
 
 func hostPort(addr string, port int) string {

@@ -147,7 +147,8 @@ func (a *app) importCheck(ctx context.Context, path string) bool {
 		if l.Err != nil {
 			fmt.Fprintf(a.stderr, "childproof: error: launch %q: lint: %v\n", l.Launch.Name, l.Err)
 		} else if l.Result.Errors(false) {
-			_ = a.writeLint(a.stderr, "text", relativeTo(l.Result, l.Launch.Dir))
+			wd, _ := os.Getwd()
+			_ = a.writeLint(a.stderr, "text", l.Result.Rebase(l.Launch.Dir, wd))
 		}
 	}
 	return c.OK()
