@@ -4,10 +4,12 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"path/filepath"
 
 	"github.com/hashicorp/hcl/v2"
 
 	"github.com/childproof/childproof/envres"
+	"github.com/childproof/childproof/internal/atomicfile"
 	"github.com/childproof/childproof/schema"
 )
 
@@ -17,10 +19,10 @@ import (
 // positional parameters. opt.Script is set to script; a nil
 // opt.DefaultInherit is schema.DefaultInherit. A script that cannot be read
 // or parsed is a wrapped *envres.ParseError; an opt.Name that is no launch
-// name (schema.IsLaunchName) is an error too.
+// name (schema.IsLaunchName) is a *NameError.
 func Import(ctx context.Context, script string, args []string, opt Options) (*Spec, error) {
 	if opt.Name != "" && !schema.IsLaunchName(opt.Name) {
-		return nil, fmt.Errorf("%q is not a launch name (letters, digits, '_', '.', '-'; at most 64)", opt.Name)
+		return nil, &NameError{Name: opt.Name}
 	}
 	plan, err := envres.Plan(ctx, envres.Config{Scripts: []string{script}, Args: args})
 	if err != nil {
@@ -31,6 +33,63 @@ func Import(ctx context.Context, script string, args []string, opt Options) (*Sp
 		opt.DefaultInherit = schema.DefaultInherit
 	}
 	return Build(plan, opt), nil
+}
+
+// NameError is Import's error for an Options.Name that is no launch name
+// (schema.IsLaunchName).
+type NameError struct {
+	// Name is the name given.
+	Name string
+}
+
+func (e *NameError) Error() string {
+	return fmt.Sprintf("%q is not a launch name (letters, digits, '_', '.', '-'; at most 64)", e.Name)
+}
+
+// ImportTo is the whole import, as `childproof import` runs it: Import,
+// with opt.SpecDir the directory of output (the working directory when
+// output is ""); the spec written to output atomically (mode 0644, its
+// directory made), or for output "" to a scratch file in that directory,
+// removed before ImportTo returns; and that file checked where it lies
+// (Check), so that the spec's relative paths resolve as they will. The
+// Checked's Files hold the parsed text, for diagnostics after the scratch
+// file is gone. An error (Import's: a wrapped *envres.ParseError, a
+// *NameError; or the file not written) returns neither.
+func ImportTo(ctx context.Context, script string, args []string, output string, opt Options) (*Spec, *Checked, error) {
+	specDir, err := os.Getwd()
+	if err != nil {
+		return nil, nil, err
+	}
+	if output != "" {
+		abs, err := filepath.Abs(output)
+		if err != nil {
+			return nil, nil, err
+		}
+		specDir = filepath.Dir(abs)
+	}
+	opt.SpecDir = specDir
+	spec, err := Import(ctx, script, args, opt)
+	if err != nil {
+		return nil, nil, err
+	}
+	path := output
+	if output != "" {
+		if err := os.MkdirAll(specDir, 0o755); err != nil {
+			return nil, nil, err
+		}
+	} else {
+		tmp, err := os.CreateTemp(specDir, ".childproof-import-*.hcl")
+		if err != nil {
+			return nil, nil, fmt.Errorf("writing the spec to check it: %w", err)
+		}
+		path = tmp.Name()
+		tmp.Close()
+		defer os.Remove(path)
+	}
+	if err := atomicfile.Write(path, spec.Text, 0o644); err != nil {
+		return nil, nil, err
+	}
+	return spec, Check(ctx, path), nil
 }
 
 // Listed returns the notes a caller lists: each once (a note repeated in

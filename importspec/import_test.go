@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -151,4 +152,76 @@ func TestListed(t *testing.T) {
 			t.Errorf("Listed(%v) (-want +got):\n%s", tc.notes, diff)
 		}
 	}
+}
+
+// TestImportTo: the spec is written atomically where asked (its directory
+// made; paths in it relative to that directory) and checked there; for
+// stdout it is checked from a scratch file that is gone afterwards.
+func TestImportTo(t *testing.T) {
+	wd := t.TempDir()
+	t.Chdir(wd)
+	writeFiles(t, wd, map[string]string{
+		"launch.sh": "#!/bin/bash\ncd srv\nexec ./api --port 8000\n",
+		"bad.sh":    "#!/bin/bash\nif then\n",
+	})
+	if err := os.Mkdir(filepath.Join(wd, "srv"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	ls := func(dir string) []string {
+		ents, _ := os.ReadDir(dir)
+		var out []string
+		for _, e := range ents {
+			out = append(out, e.Name())
+		}
+		return out
+	}
+	tests := []struct {
+		name, output string
+		wantDir      string   // the dir attribute written
+		wantFiles    []string // wd's entries after
+	}{
+		{"stdout", "", `"srv"`, []string{"bad.sh", "launch.sh", "srv"}},
+		{"file", "deploy/api.hcl", `"../srv"`, []string{"bad.sh", "deploy", "launch.sh", "srv"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			spec, c, err := importspec.ImportTo(context.Background(), "launch.sh", nil, tc.output, importspec.Options{Name: "api"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !c.OK() || len(c.Lint) != 1 || c.Lint[0].Launch.Name != "api" {
+				t.Errorf("Checked OK %v, lint %+v; want launch api passing: %v\n%s", c.OK(), c.Lint, c.Diagnostics, spec.Text)
+			}
+			if want := "dir = " + tc.wantDir; !strings.Contains(strings.Join(strings.Fields(string(spec.Text)), " "), want) {
+				t.Errorf("spec lacks %q:\n%s", want, spec.Text)
+			}
+			if diff := cmp.Diff(tc.wantFiles, ls(wd)); diff != "" {
+				t.Errorf("working directory (-want +got):\n%s", diff)
+			}
+			if tc.output != "" {
+				got, err := os.ReadFile(tc.output)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if diff := cmp.Diff(string(spec.Text), string(got)); diff != "" {
+					t.Errorf("%s (-want +got):\n%s", tc.output, diff)
+				}
+			}
+		})
+	}
+	t.Run("errors", func(t *testing.T) {
+		_, _, err := importspec.ImportTo(context.Background(), "launch.sh", nil, "", importspec.Options{Name: "no spaces"})
+		var ne *importspec.NameError
+		if !errors.As(err, &ne) || ne.Name != "no spaces" {
+			t.Errorf("bad name: err = %v, want a *NameError", err)
+		}
+		_, c, err := importspec.ImportTo(context.Background(), "bad.sh", nil, "out/bad.hcl", importspec.Options{})
+		var pe *envres.ParseError
+		if !errors.As(err, &pe) || c != nil {
+			t.Errorf("unparsable: err = %v, checked %v; want a *envres.ParseError and none", err, c)
+		}
+		if _, err := os.Stat("out"); !os.IsNotExist(err) {
+			t.Errorf("unparsable: out/ made (%v)", err)
+		}
+	})
 }

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/childproof/childproof/export"
+	"github.com/childproof/childproof/internal/atomicfile"
 	"github.com/hashicorp/hcl/v2"
 	"github.com/hashicorp/hcl/v2/hclparse"
 	"github.com/spf13/cobra"
@@ -86,7 +87,7 @@ See docs/export.md.`,
 				_, err := a.stdout.Write(out)
 				return err
 			}
-			if err := writeFileAtomic(output, out); err != nil {
+			if err := atomicfile.Write(output, out, 0o644); err != nil {
 				return exitf(exitUsage, "cannot write %s: %v", output, err)
 			}
 			return nil

@@ -5,13 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
 	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/childproof/childproof/importspec"
-	"github.com/childproof/childproof/schema"
 )
 
 func init() { register("import", newImportCmd) }
@@ -62,43 +60,11 @@ read or parsed.`,
 }
 
 func (a *app) importScript(ctx context.Context, script string, args []string, output, name string) error {
-	if name != "" && !schema.IsLaunchName(name) {
-		return exitf(exitUsage, "--name %q is not a launch name (letters, digits, '_', '.', '-'; at most 64)", name)
-	}
-	specDir, err := os.Getwd()
+	spec, checked, err := importspec.ImportTo(ctx, script, args, output, importspec.Options{Name: name})
 	if err != nil {
-		return exitf(exitUsage, "%v", err)
-	}
-	if output != "" {
-		abs, err := filepath.Abs(output)
-		if err != nil {
-			return exitf(exitUsage, "%v", err)
+		if ne := (*importspec.NameError)(nil); errors.As(err, &ne) {
+			return exitf(exitUsage, "--name %v", ne)
 		}
-		specDir = filepath.Dir(abs)
-	}
-	spec, err := importspec.Import(ctx, script, args, importspec.Options{Name: name, SpecDir: specDir})
-	if err != nil {
-		return exitf(exitUsage, "%v", err)
-	}
-	if output != "" {
-		if err := os.MkdirAll(specDir, 0o755); err != nil {
-			return exitf(exitUsage, "%v", err)
-		}
-	}
-
-	// Write it (atomically to FILE, or to a scratch file beside where
-	// stdout's paths are relative to), then check it where it lies.
-	path := output
-	if path == "" {
-		tmp, err := os.CreateTemp(specDir, ".childproof-import-*.hcl")
-		if err != nil {
-			return exitf(exitUsage, "writing the spec to check it: %v", err)
-		}
-		path = tmp.Name()
-		tmp.Close()
-		defer os.Remove(path)
-	}
-	if err := writeFileAtomic(path, spec.Text); err != nil {
 		return exitf(exitUsage, "%v", err)
 	}
 	if output == "" {
@@ -119,26 +85,25 @@ func (a *app) importScript(ctx context.Context, script string, args []string, ou
 		}
 		fmt.Fprintf(a.stderr, "%s: %s: %s\n", loc, kind, strings.Join(strings.Fields(n.Text), " "))
 	}
-	checked := a.importCheck(ctx, path)
+	ok := a.importCheck(checked)
 	where := "stdout"
 	if output != "" {
 		where = output
 	}
 	fmt.Fprintf(a.stderr, "childproof: import: wrote launch %q to %s: %s, %d to finish by hand", spec.Name, where, plural(len(listed), "note"), todo)
-	if !checked {
+	if !ok {
 		fmt.Fprintf(a.stderr, "; it does not pass check yet")
 	}
 	fmt.Fprintln(a.stderr)
-	if todo > 0 || !checked {
+	if todo > 0 || !ok {
 		return silentExit(exitFindings)
 	}
 	return nil
 }
 
-// importCheck prints what importspec.Check finds wrong with the written
+// importCheck prints what importspec.Check found wrong with the written
 // spec; it reports whether the spec passes.
-func (a *app) importCheck(ctx context.Context, path string) bool {
-	c := importspec.Check(ctx, path)
+func (a *app) importCheck(c *importspec.Checked) bool {
 	if c.Diagnostics.HasErrors() {
 		a.writeDiagnostics(a.stderr, c.Files, c.Diagnostics)
 		return false
@@ -152,26 +117,4 @@ func (a *app) importCheck(ctx context.Context, path string) bool {
 		}
 	}
 	return c.OK()
-}
-
-// writeFileAtomic writes data to path through a temporary file in the
-// same directory and a rename.
-func writeFileAtomic(path string, data []byte) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(tmp.Name())
-	if _, err := tmp.Write(data); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Chmod(0o644); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), path)
 }
