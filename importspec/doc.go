@@ -5,5 +5,6 @@
 // worker selector. What the spec replaces or cannot express becomes a
 // "# childproof import:" comment at the part of the spec it concerns, and
 // a Note for the caller to list. Check validates and lints the written
-// spec as `childproof check` does.
+// spec as `childproof check` does; ImportTo is the whole pipeline (import,
+// write atomically, check where it lies).
 package importspec

@@ -1,9 +1,53 @@
 package schema
 
 import (
+	"errors"
+	"io/fs"
 	"os"
+	"path/filepath"
 	"strings"
 )
+
+// DefaultSpecFile is the spec a command uses when given none, from the
+// current directory (as docker compose uses compose.yaml).
+const DefaultSpecFile = "childproof.hcl"
+
+// ErrNoDefaultSpec is DefaultSpec's error: the current directory has no
+// DefaultSpecFile.
+var ErrNoDefaultSpec = errors.New("no SPEC given, and there is no " + DefaultSpecFile + " in the current directory")
+
+// DefaultSpec returns the spec argument of a command given none:
+// DefaultSpecFile, unless the current directory has no such file
+// (ErrNoDefaultSpec). A file there that cannot be read is left to the
+// loader to report.
+func DefaultSpec() (string, error) {
+	if _, err := os.Stat(DefaultSpecFile); errors.Is(err, fs.ErrNotExist) {
+		return "", ErrNoDefaultSpec
+	}
+	return DefaultSpecFile, nil
+}
+
+// ExpandSpecArg returns a given SPEC[:NAME] argument with ":NAME" short
+// for DefaultSpecFile:NAME; any other argument as it is.
+func ExpandSpecArg(arg string) string {
+	if strings.HasPrefix(arg, ":") && len(arg) > 1 {
+		return DefaultSpecFile + arg
+	}
+	return arg
+}
+
+// DefaultSpecIn returns dir's DefaultSpecFile when dir is a directory that
+// holds one (a SPEC argument naming a directory likely meant it).
+func DefaultSpecIn(dir string) (string, bool) {
+	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
+		return "", false
+	}
+	p := filepath.Join(dir, DefaultSpecFile)
+	if _, err := os.Stat(p); err != nil {
+		return "", false
+	}
+	return p, true
+}
 
 // SpecArg is a SPEC[:NAME] argument: a spec file and, optionally, one of
 // its launches.

@@ -2,33 +2,23 @@ package main
 
 import (
 	"context"
-	"errors"
-	"io/fs"
-	"os"
-	"strings"
 
 	"github.com/childproof/childproof/schema"
 )
 
-// defaultSpecFile is the spec a command uses when given none, from the
-// current directory (as docker compose uses compose.yaml).
-const defaultSpecFile = "childproof.hcl"
-
 // specOrDefault returns the SPEC[:NAME] argument of args: args[0], with
-// ":NAME" short for childproof.hcl:NAME, or childproof.hcl when args is
-// empty. Without a childproof.hcl here, an empty args is a usage error.
+// ":NAME" short for childproof.hcl:NAME (schema.ExpandSpecArg), or
+// childproof.hcl when args is empty (schema.DefaultSpec: a usage error
+// without one here).
 func specOrDefault(args []string) (string, error) {
 	if len(args) > 0 {
-		if strings.HasPrefix(args[0], ":") && len(args[0]) > 1 {
-			return defaultSpecFile + args[0], nil
-		}
-		return args[0], nil
+		return schema.ExpandSpecArg(args[0]), nil
 	}
-	if _, err := os.Stat(defaultSpecFile); errors.Is(err, fs.ErrNotExist) {
-		return "", &exitError{code: exitUsage, err: errors.New("no SPEC given, and there is no " + defaultSpecFile + " in the current directory"),
-			hint: "name a spec file, for example 'childproof check path/to/childproof.hcl'"}
+	p, err := schema.DefaultSpec()
+	if err != nil {
+		return "", &exitError{code: exitUsage, err: err, hint: "name a spec file, for example 'childproof check path/to/childproof.hcl'"}
 	}
-	return defaultSpecFile, nil
+	return p, nil
 }
 
 // launchNameArg returns the launch a NAME|SPEC[:NAME] argument names (the

@@ -6,8 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
 	"strings"
 	"unicode"
 
@@ -68,10 +66,8 @@ func (a *app) loadSpec(ctx context.Context, arg string, vars []string) (*loadedS
 		default:
 			a.writeDiagnostics(a.stderr, files, diags)
 		}
-		if fi, err := os.Stat(sa.Path); err == nil && fi.IsDir() {
-			if _, err := os.Stat(filepath.Join(sa.Path, "childproof.hcl")); err == nil {
-				fmt.Fprintf(a.stderr, "childproof: hint: did you mean %s?\n", filepath.Join(sa.Path, "childproof.hcl"))
-			}
+		if p, ok := schema.DefaultSpecIn(sa.Path); ok {
+			fmt.Fprintf(a.stderr, "childproof: hint: did you mean %s?\n", p)
 		}
 		return nil, silentExit(exitUsage)
 	}
