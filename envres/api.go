@@ -152,8 +152,33 @@ func (e *ParseError) Error() string {
 
 func (e *ParseError) Unwrap() error { return e.Err }
 
-// ErrBadConfig is returned (wrapped) for an invalid Config.
+// ErrBadConfig is returned (wrapped, as a *ConfigError) for an invalid
+// Config.
 var ErrBadConfig = errors.New("envres: invalid configuration")
+
+// ConfigError is the error for an invalid Config; it wraps ErrBadConfig.
+type ConfigError struct {
+	// Problem says what is wrong, without the package's prefix:
+	// `invalid configuration: invalid variable name "1X"`.
+	Problem string
+	// Err is the underlying error, if any (the dir's).
+	Err error
+}
+
+func (e *ConfigError) Error() string { return "envres: " + e.Problem }
+
+// Unwrap returns ErrBadConfig and the underlying error.
+func (e *ConfigError) Unwrap() []error {
+	if e.Err == nil {
+		return []error{ErrBadConfig}
+	}
+	return []error{ErrBadConfig, e.Err}
+}
+
+// badConfig is the *ConfigError of what format says.
+func badConfig(err error, format string, args ...any) *ConfigError {
+	return &ConfigError{Problem: "invalid configuration: " + fmt.Sprintf(format, args...), Err: err}
+}
 
 // Lint analyses cfg's scripts. It returns a *ParseError (wrapped) when a
 // script cannot be read or parsed, and the context's error when ctx ends.
@@ -169,7 +194,7 @@ func analyze(ctx context.Context, cfg Config, p *planner) (*Result, error) {
 	}
 	absDir, err := filepath.Abs(dir)
 	if err != nil {
-		return nil, fmt.Errorf("%w: dir: %v", ErrBadConfig, err)
+		return nil, badConfig(err, "dir: %v", err)
 	}
 	a := newAnalyzer(ctx, cfg, absDir)
 	if p != nil {
@@ -177,12 +202,12 @@ func analyze(ctx context.Context, cfg Config, p *planner) (*Result, error) {
 	}
 	for _, o := range cfg.Overrides {
 		if !validName(o.Name) {
-			return nil, fmt.Errorf("%w: invalid variable name %q", ErrBadConfig, o.Name)
+			return nil, badConfig(nil, "invalid variable name %q", o.Name)
 		}
 	}
 	for _, r := range cfg.Require {
 		if !validName(r) {
-			return nil, fmt.Errorf("%w: invalid variable name %q", ErrBadConfig, r)
+			return nil, badConfig(nil, "invalid variable name %q", r)
 		}
 	}
 	for _, s := range cfg.Scripts {

@@ -167,9 +167,18 @@ func TestLintErrors(t *testing.T) {
 			}
 		})
 	}
-	_, err := Lint(context.Background(), Config{Overrides: []Override{{Name: "1X"}}})
-	if !errors.Is(err, ErrBadConfig) {
-		t.Errorf("bad name: %v", err)
+	for _, cfg := range []Config{{Overrides: []Override{{Name: "1X"}}}, {Require: []string{"1X"}}} {
+		_, err := Lint(context.Background(), cfg)
+		var ce *ConfigError
+		if !errors.Is(err, ErrBadConfig) || !errors.As(err, &ce) {
+			t.Fatalf("bad name: %v, want a *ConfigError wrapping ErrBadConfig", err)
+		}
+		if diff := cmp.Diff(`invalid configuration: invalid variable name "1X"`, ce.Problem); diff != "" {
+			t.Errorf("Problem (-want +got):\n%s", diff)
+		}
+		if diff := cmp.Diff(`envres: invalid configuration: invalid variable name "1X"`, err.Error()); diff != "" {
+			t.Errorf("Error() (-want +got):\n%s", diff)
+		}
 	}
 }
 

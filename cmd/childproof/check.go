@@ -125,7 +125,7 @@ func (a *app) check(ctx context.Context, arg string, vars []string, strict bool)
 		lint := fmt.Sprintf("%s, %s", plural(errs, "lint error"), plural(warns, "lint warning"))
 		fmt.Fprintf(a.stdout, "%s: %s: %s checked, %s\n", f.Path, status, plural(len(launches), "launch"), lint)
 	}
-	if errs > 0 || (strict && warns > 0) {
+	if merged.Errors(strict) {
 		return silentExit(exitFindings)
 	}
 	return nil

@@ -3,7 +3,6 @@ package main
 import (
 	"errors"
 	"fmt"
-	"path/filepath"
 	"strings"
 
 	"github.com/childproof/childproof/export"
@@ -60,9 +59,6 @@ See docs/export.md.`,
 			_, l, err := a.loadLaunch(c.Context(), args[0], vars)
 			if err != nil {
 				return err
-			}
-			if o.Dir != "" && !filepath.IsAbs(o.Dir) {
-				return exitf(exitUsage, "--dir %q: must be an absolute path on the target", o.Dir)
 			}
 			out, err := export.Render(c.Context(), l, o)
 			if err != nil {

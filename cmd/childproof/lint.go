@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"os"
 	"runtime/debug"
-	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -95,11 +94,12 @@ Suppress a finding with a comment on its line or the line before:
 			res, err := envres.Lint(cmd.Context(), cfg)
 			if err != nil {
 				var pe *envres.ParseError
+				var ce *envres.ConfigError
 				switch {
 				case errors.As(err, &pe):
 					return exitf(exitUsage, "%v", pe)
-				case errors.Is(err, envres.ErrBadConfig):
-					return exitf(exitUsage, "%v", strings.TrimPrefix(err.Error(), "envres: "))
+				case errors.As(err, &ce):
+					return exitf(exitUsage, "%s", ce.Problem)
 				}
 				return exitf(exitUsage, "%v", err)
 			}
