@@ -1,6 +1,7 @@
 package launcher
 
 import (
+	"slices"
 	"time"
 
 	"github.com/childproof/childproof/schema"
@@ -216,3 +217,34 @@ type roundPlan struct {
 //
 // Deprecated: call schema.Launch.SecretName.
 func SecretName(l *schema.Launch, name string) bool { return l.SecretName(name) }
+
+// Redacted returns a copy of r to show (history --format json): without
+// the worker's environment or the MAC, with an override's value only when
+// showValues is set and never a secret one, and with an env file edit's
+// replaced text only when showValues is set and never the digests of the
+// file's lines. r is not changed.
+func (r *Round) Redacted(showValues bool) *Round {
+	c := *r
+	strip := func(ovs []Override) []Override {
+		out := slices.Clone(ovs)
+		for i := range out {
+			if !showValues || out[i].Secret {
+				out[i].Value = nil
+			}
+			if e := out[i].EnvFile; e != nil {
+				c := *e
+				c.AfterLines = nil
+				if !showValues {
+					c.Old = nil
+				}
+				out[i].EnvFile = &c
+			}
+		}
+		return out
+	}
+	c.Overrides = strip(r.Overrides)
+	c.Delta.Set = strip(r.Delta.Set)
+	c.WorkerEnv = nil
+	c.MAC = ""
+	return &c
+}

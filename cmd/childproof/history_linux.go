@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -98,9 +97,9 @@ func (a *app) history(_ context.Context, name string) error {
 			hint: "every 'childproof run' and 'relaunch' of a launch is a round; 'childproof ps --all' lists the recorded launches"}
 	}
 	if a.format == "json" {
-		out := make([]roundJSON, 0, len(rounds))
+		out := make([]*launcher.Round, 0, len(rounds))
 		for _, r := range rounds {
-			out = append(out, a.roundOut(r))
+			out = append(out, r.Redacted(a.showValues))
 		}
 		return lintreport.JSON(a.stdout, map[string]any{"name": name, "current": current, "rounds": out})
 	}
@@ -121,39 +120,6 @@ func (a *app) history(_ context.Context, name string) error {
 		fmt.Fprintf(w, "* the recorded launch (the baseline of the next relaunch): round %d\n", current)
 	}
 	return nil
-}
-
-// roundJSON is a round as history --format json prints it: values only
-// with --show-values, no worker environment (history --diff compares it).
-type roundJSON struct {
-	*launcher.Round
-	WorkerEnv any `json:"worker_env,omitempty"`
-}
-
-func (a *app) roundOut(r *launcher.Round) roundJSON {
-	c := *r
-	strip := func(ovs []launcher.Override) []launcher.Override {
-		out := slices.Clone(ovs)
-		for i := range out {
-			if !a.showValues || out[i].Secret {
-				out[i].Value = nil
-			}
-			if e := out[i].EnvFile; e != nil {
-				c := *e
-				c.AfterLines = nil
-				if !a.showValues {
-					c.Old = nil
-				}
-				out[i].EnvFile = &c
-			}
-		}
-		return out
-	}
-	c.Overrides = strip(r.Overrides)
-	c.Delta.Set = strip(r.Delta.Set)
-	c.WorkerEnv = nil
-	c.MAC = ""
-	return roundJSON{Round: &c}
 }
 
 // deltaText is a round's delta: +NAME per set name (+NAME=VALUE with
