@@ -181,3 +181,46 @@ func TestExplain(t *testing.T) {
 		t.Errorf("ExplainRecorded of no record: %v; want an *Error of Kind KindNotRecorded", err)
 	}
 }
+
+// TestRelaunchBase: a relaunch runs as the recorded launch ran, and knows
+// when the spec changed since.
+func TestRelaunchBase(t *testing.T) {
+	f := newFixture(t)
+	l := f.spec("api")
+	la, err := Start(context.Background(), l, Options{State: f.state, Detach: true, Provenance: Provenance{SpecHash: "sha256:one"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { la.Stop(context.Background()) })
+	type base struct {
+		Record      string
+		Detach      bool
+		SpecChanged bool
+	}
+	of := func(b RelaunchBase) base {
+		o := base{Detach: b.Detach, SpecChanged: b.SpecChanged}
+		if b.Record != nil {
+			o.Record = b.Record.Name
+		}
+		return o
+	}
+	fg := &Record{Name: "api", SpecHash: "sha256:one"}
+	for _, tc := range []struct {
+		name     string
+		launch   *schema.Launch
+		specHash string
+		rec      *Record
+		want     base
+	}{
+		{"read: the same spec", l, "sha256:one", nil, base{Record: "api", Detach: true}},
+		{"read: the spec changed", l, "sha256:two", nil, base{Record: "api", Detach: true, SpecChanged: true}},
+		{"read: no spec file", l, "", nil, base{Record: "api", Detach: true}},
+		{"given: a foreground launch", l, "sha256:two", fg, base{Record: "api", SpecChanged: true}},
+		{"given: a record without a spec hash", l, "sha256:two", &Record{Name: "api"}, base{Record: "api"}},
+		{"nothing recorded", &schema.Launch{Name: "missing"}, "sha256:one", nil, base{}},
+	} {
+		if diff := cmp.Diff(tc.want, of(f.state.RelaunchBase(tc.launch, tc.specHash, tc.rec))); diff != "" {
+			t.Errorf("%s: RelaunchBase (-want +got):\n%s", tc.name, diff)
+		}
+	}
+}

@@ -130,13 +130,15 @@ func (a *app) relaunch(ctx context.Context, arg string, ra relaunchArgs) error {
 	if err != nil {
 		return err
 	}
-	if rec == nil {
-		rec, _ = st.Load(l.Name)
+	specHash := ""
+	if f != nil {
+		specHash = f.Hash
 	}
-	if rec != nil && f != nil && rec.SpecHash != "" && rec.SpecHash != f.Hash {
+	base := st.RelaunchBase(l, specHash, rec)
+	if base.SpecChanged {
 		fmt.Fprintf(a.stderr, "childproof: warning: %s changed since the recorded launch of %s: any change it makes on the worker is an unexpected delta\n", displayPath(l.SpecPath, false), l.Name)
 	}
-	detach := rec != nil && rec.Detached
+	detach := base.Detach
 	if detachFlag != nil {
 		detach = *detachFlag
 	}
@@ -148,9 +150,7 @@ func (a *app) relaunch(ctx context.Context, arg string, ra relaunchArgs) error {
 	}
 	opts := launcher.RelaunchOptions{Unset: ra.unsets, Round: ra.round, InEnvFile: inEnv, Rollback: ra.rollback,
 		Options: launcher.Options{Audience: launcher.ForCLI, StopGrace: timeout, State: st, Detach: detach, Tracking: launcher.Tracking{Subreaper: !detach}, EnvInput: launcher.EnvInput{Set: set, SecretSet: secretSet}, ShowValues: a.showValues, Provenance: launcher.Provenance{Command: "relaunch"}}}
-	if f != nil {
-		opts.SpecHash = f.Hash
-	}
+	opts.SpecHash = specHash
 	sigs, stopSigs := forwardSignals(detach)
 	defer stopSigs()
 	lc := a.newConsole(false)
@@ -197,10 +197,8 @@ func withSet(l *schema.Launch, set map[string]string) *schema.Launch {
 
 // warnSetAliases warns about --set names that are known no-op aliases.
 func (a *app) warnSetAliases(l *schema.Launch, set map[string]string) {
-	aliases := maps.Clone(schema.BuiltinAliases)
-	maps.Copy(aliases, l.Aliases)
 	for _, n := range slices.Sorted(maps.Keys(set)) {
-		if real, ok := aliases[n]; ok {
+		if real, ok := l.AliasOf(n); ok {
 			fmt.Fprintf(a.stderr, "childproof: warning: --set %s: %s is a known no-op alias: setting it does nothing; the variable that takes effect is %s\n", n, n, real)
 		}
 	}
