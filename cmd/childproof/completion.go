@@ -1,8 +1,6 @@
 package main
 
 import (
-	"os"
-	"path/filepath"
 	"strings"
 
 	"github.com/childproof/childproof/launcher"
@@ -22,7 +20,7 @@ func completeSpec(c *cobra.Command, args []string, toComplete string) ([]string,
 	if len(args) > 0 {
 		return nil, cobra.ShellCompDirectiveNoFileComp
 	}
-	if names, ok := specNames(toComplete); ok {
+	if names, ok := schema.CompleteSpecName(toComplete); ok {
 		return names, cobra.ShellCompDirectiveNoFileComp
 	}
 	return []string{"hcl"}, cobra.ShellCompDirectiveFilterFileExt
@@ -34,7 +32,7 @@ func (a *app) completeLaunchName(c *cobra.Command, args []string, toComplete str
 	if len(args) > 0 {
 		return nil, cobra.ShellCompDirectiveNoFileComp
 	}
-	if names, ok := specNames(toComplete); ok {
+	if names, ok := schema.CompleteSpecName(toComplete); ok {
 		return names, cobra.ShellCompDirectiveNoFileComp
 	}
 	var out []string
@@ -44,7 +42,7 @@ func (a *app) completeLaunchName(c *cobra.Command, args []string, toComplete str
 		}
 	}
 	dir := cobra.ShellCompDirectiveNoFileComp
-	for _, f := range hclFiles(toComplete) {
+	for _, f := range schema.CompleteSpecFile(toComplete) {
 		out = append(out, f)
 		if strings.HasSuffix(f, "/") || strings.HasSuffix(f, ":") {
 			dir |= cobra.ShellCompDirectiveNoSpace
@@ -66,70 +64,4 @@ func (a *app) recordedNames() []string {
 	}
 	names, _ := statedir.Layout{Dir: dir}.Names()
 	return names
-}
-
-// hclFiles lists the .hcl files and directories that complete prefix; a
-// file that holds several launches also offers FILE: to go on with a name.
-func hclFiles(prefix string) []string {
-	dir, base := filepath.Split(prefix)
-	ents, err := os.ReadDir(cmpOr(dir, "."))
-	if err != nil {
-		return nil
-	}
-	var out []string
-	for _, e := range ents {
-		n := e.Name()
-		if !strings.HasPrefix(n, base) || strings.HasPrefix(n, ".") && !strings.HasPrefix(base, ".") {
-			continue
-		}
-		p := dir + n
-		switch {
-		case e.IsDir():
-			out = append(out, p+"/")
-		case strings.HasSuffix(n, ".hcl"):
-			out = append(out, p)
-			if names := launchLabels(p); len(names) > 1 {
-				out = append(out, p+":")
-			}
-		}
-	}
-	return out
-}
-
-// specNames completes FILE:NAME once toComplete has a ':' after an
-// existing file.
-func specNames(toComplete string) ([]string, bool) {
-	i := strings.LastIndexByte(toComplete, ':')
-	if i <= 0 {
-		return nil, false
-	}
-	path, prefix := toComplete[:i], toComplete[i+1:]
-	if fi, err := os.Stat(path); err != nil || fi.IsDir() {
-		return nil, false
-	}
-	var out []string
-	for _, n := range launchLabels(path) {
-		if strings.HasPrefix(n, prefix) {
-			out = append(out, path+":"+n)
-		}
-	}
-	return out, true
-}
-
-// launchLabels returns the labels of a spec's launch blocks
-// (schema.LaunchLabels: from its syntax alone, so a spec that does not
-// validate here still completes).
-func launchLabels(path string) []string {
-	src, err := os.ReadFile(path)
-	if err != nil {
-		return nil
-	}
-	return schema.LaunchLabels(src, path)
-}
-
-func cmpOr(s, def string) string {
-	if s == "" {
-		return def
-	}
-	return s
 }
