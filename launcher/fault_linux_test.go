@@ -19,6 +19,7 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -182,6 +183,15 @@ func TestFaultPortTakenThenFreed(t *testing.T) {
 		la  *Launch
 		err error
 	}
+	raced := make(chan struct{})
+	var once sync.Once
+	hook := func(name string) {
+		if name == l.Name {
+			once.Do(func() { close(raced) })
+		}
+	}
+	testHookRace.Store(&hook)
+	t.Cleanup(func() { testHookRace.Store(nil) })
 	done := make(chan result, 1)
 	go func() {
 		la, err := Start(context.Background(), l, Options{State: f.state})
@@ -199,16 +209,20 @@ func TestFaultPortTakenThenFreed(t *testing.T) {
 	if err := os.WriteFile(gate, nil, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	// Hold the port until our worker has lost the bind, and a little longer
-	// (childproof must see the newcomer to call it a race), then let go.
-	end := time.Now().Add(10 * time.Second)
-	for time.Now().Before(end) {
-		if b, _ := os.ReadFile(f.state.LogPath(l.Name)); strings.Contains(string(b), "listen:") {
-			break
+	// Hold the port until childproof has judged the first attempt a lost
+	// race (it must see the newcomer to call it one), then let go: a state,
+	// not "the worker's bind error, and 200 ms more", which a loaded
+	// machine's late poll outlasted (the attempt was then judged exited,
+	// exit 5, in two clean-clone runs at load 28).
+	select {
+	case <-raced:
+	case res := <-done:
+		ln.Close()
+		if res.la != nil {
+			res.la.Stop(context.Background())
 		}
-		time.Sleep(2 * time.Millisecond)
+		t.Fatalf("Start returned before it judged the first attempt a race: %v", res.err)
 	}
-	time.Sleep(200 * time.Millisecond)
 	ln.Close()
 	res := <-done
 	if res.err != nil {

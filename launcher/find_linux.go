@@ -7,6 +7,7 @@ import (
 	"net"
 	"slices"
 	"strconv"
+	"sync/atomic"
 	"time"
 
 	"github.com/childproof/childproof/internal/pidfd"
@@ -246,6 +247,9 @@ func (la *Launch) foreignHolder(tree []int) *verify.Holder {
 // raceError is the failure of an attempt whose port a newcomer took
 // between the preflight and our worker's bind: exit 4, retried.
 func (la *Launch) raceError(r *verify.Report, h *verify.Holder) *Error {
+	if f := testHookRace.Load(); f != nil {
+		(*f)(la.Spec.Name)
+	}
 	r.Add(verify.KindPortForeign, "%s", h.Census(la.opts.Proc))
 	r.ExitCode = verify.CodeForeign
 	r.Tail = la.tail(10)
@@ -253,6 +257,12 @@ func (la *Launch) raceError(r *verify.Report, h *verify.Holder) *Error {
 		Msg:  fmt.Sprintf("port %d was taken by a process childproof did not start: %s", h.Addr.Port(), h.Census(la.opts.Proc)),
 		Hint: "childproof never signals a process it did not start; stop that process yourself or pick another port"}
 }
+
+// testHookRace, when a test sets it, is called with the launch's name each
+// time an attempt is judged a lost race: a fault test holds its newcomer on
+// the port until childproof has seen it, instead of for a fixed time that a
+// loaded machine's late poll can outlast. Nil outside tests.
+var testHookRace atomic.Pointer[func(name string)]
 
 // portState reports whether the worker holds a listener on every declared
 // port, and a foreign holder of one if there is one.
