@@ -1,6 +1,8 @@
 package envres
 
 import (
+	"errors"
+	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -89,5 +91,64 @@ func TestWithoutClobbers(t *testing.T) {
 	}
 	if clobbers(res) == 0 {
 		t.Error("WithoutClobbers changed res")
+	}
+}
+
+// TestEnvFileEdits: relaunch --in-env-file's decision — the editable
+// targets in name order and the findings they fix removed, no clobber at
+// all, or the first name whose env file cannot be edited (with the names
+// before it).
+func TestEnvFileEdits(t *testing.T) {
+	x := []Override{{Name: "A", Value: "0", Known: true}, {Name: "X", Value: "0", Known: true}, {Name: "Y", Value: "0", Known: true}}
+	type got struct {
+		Edits     []string // NAME@file:line
+		Clobbers  int      // env-file-clobber findings left; -1: no Result
+		NoClobber bool
+		Blocked   string // the *BlockedError's name
+	}
+	tests := []struct {
+		name  string
+		files map[string]string
+		names []string
+		want  got
+	}{
+		{"two names in one file", map[string]string{"run.sh": "set -a\n. ./.env\nset +a\nexec srv\n", ".env": "Y=1\nX=2\n"},
+			[]string{"Y", "X"}, got{Edits: []string{"X@.env:2", "Y@.env:1"}}},
+		{"one name of two: its finding stays", map[string]string{"run.sh": "set -a\n. ./.env\nset +a\nexec srv\n", ".env": "X=1\nY=2\n"},
+			[]string{"X"}, got{Edits: []string{"X@.env:1"}, Clobbers: 1}},
+		{"nothing clobbers the name", map[string]string{"run.sh": "exec srv\n"},
+			[]string{"X"}, got{Clobbers: -1, NoClobber: true}},
+		{"a generated file, after an editable one", map[string]string{"run.sh": "gen > gen.env\nset -a\n. ./a.env\n. ./gen.env\nset +a\nexec srv\n", "a.env": "A=1\n", "gen.env": "X=1\n"},
+			[]string{"X", "A"}, got{Edits: []string{"A@a.env:1"}, Clobbers: -1, Blocked: "X"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			res, err := lintFiles(t, tt.files, Config{Overrides: x})
+			if err != nil {
+				t.Fatal(err)
+			}
+			edits, fixed, err := res.EnvFileEdits(tt.names)
+			var g got
+			for _, e := range edits {
+				g.Edits = append(g.Edits, fmt.Sprintf("%s@%s:%d", e.Name, filepath.Base(e.File), e.Line))
+			}
+			g.Clobbers = -1
+			if fixed != nil {
+				g.Clobbers = 0
+				for _, f := range fixed.Findings {
+					if f.Rule == EnvFileClobber.Name {
+						g.Clobbers++
+					}
+				}
+			}
+			g.NoClobber = errors.Is(err, ErrNoClobber)
+			var be *BlockedError
+			if errors.As(err, &be) {
+				g.Blocked = be.Name
+			}
+			if d := cmp.Diff(tt.want, g); d != "" {
+				t.Errorf("EnvFileEdits (-want +got):\n%s\n%v", d, reduce(res))
+			}
+		})
 	}
 }

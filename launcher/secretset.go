@@ -49,14 +49,14 @@ func SecretSets(names []string, set map[string]string, lookup func(string) (stri
 }
 
 // PlainSecretSets returns, sorted, the names of set that l makes secret
-// (SecretName) but that are not among secretSet: secret values given as
-// plain overrides (--set NAME=VALUE) rather than through the environment
-// (--set-secret NAME). Their values are still never stored, but they
-// were on the command line.
+// (schema.Launch.SecretName) but that are not among secretSet: secret
+// values given as plain overrides (--set NAME=VALUE) rather than through
+// the environment (--set-secret NAME). Their values are still never
+// stored, but they were on the command line.
 func PlainSecretSets(l *schema.Launch, set map[string]string, secretSet []string) []string {
 	var out []string
 	for _, n := range slices.Sorted(maps.Keys(set)) {
-		if SecretName(l, n) && !slices.Contains(secretSet, n) {
+		if l.SecretName(n) && !slices.Contains(secretSet, n) {
 			out = append(out, n)
 		}
 	}

@@ -63,32 +63,34 @@ func (a *app) lintRelaunch(ctx context.Context, l *schema.Launch, set map[string
 		}
 		return nil, exitf(exitUsage, "lint: %v", err)
 	}
-	targets := res.EnvFileTargets(slices.Collect(maps.Keys(set)))
 	var in map[string]string
 	if inEnvFile {
-		if len(targets) == 0 {
-			return nil, &exitError{code: exitUsage, err: fmt.Errorf("--in-env-file: no env file of the dispatch chain clobbers %s: there is nothing to edit; nothing was stopped", strings.Join(slices.Sorted(maps.Keys(set)), ", ")),
-				hint: "drop --in-env-file: the --set value reaches the worker as an override"}
-		}
+		edits, fixed, err := res.EnvFileEdits(slices.Collect(maps.Keys(set)))
 		in = map[string]string{}
-		for _, n := range slices.Sorted(maps.Keys(targets)) {
-			t := targets[n]
-			if t.Blocked != envres.Editable {
-				return nil, &exitError{code: exitUsage, err: fmt.Errorf("--in-env-file %s: the load at %s clobbers %s, but %s; nothing was edited or stopped", n, siteOf(t), n, blockedWhy(t)),
-					hint: "fix the dispatch chain (see docs/crash-fix-rounds.md, \"A dispatcher that clobbers the mitigation\")"}
-			}
+		for _, t := range edits {
+			n := t.Name
 			in[n] = t.File
 			where := "line " + fmt.Sprint(t.Line)
 			if t.Line == 0 {
 				where = "a line appended at its end (it does not assign " + n + " itself)"
 			}
-			fmt.Fprintf(a.stderr, "childproof: relaunch: --in-env-file %s: %s re-sources %s: writing %s into it at %s\n", n, siteOf(t), displayPath(t.File, false), n, where)
-			if slices.Contains(secret, n) || launcher.SecretName(l, n) {
-				fmt.Fprintf(a.stderr, "childproof: warning: --in-env-file %s: %s is secret: the value it replaces in %s is not kept, so --unset %s and --round N cannot restore it\n", n, n, targetAt(t), n)
+			fmt.Fprintf(a.stderr, "childproof: relaunch: --in-env-file %s: %s re-sources %s: writing %s into it at %s\n", n, siteOf(t.EnvFileTarget), displayPath(t.File, false), n, where)
+			if slices.Contains(secret, n) || l.SecretName(n) {
+				fmt.Fprintf(a.stderr, "childproof: warning: --in-env-file %s: %s is secret: the value it replaces in %s is not kept, so --unset %s and --round N cannot restore it\n", n, n, targetAt(t.EnvFileTarget), n)
 			}
 		}
+		var be *envres.BlockedError
+		switch {
+		case errors.Is(err, envres.ErrNoClobber):
+			return nil, &exitError{code: exitUsage, err: fmt.Errorf("--in-env-file: no env file of the dispatch chain clobbers %s: there is nothing to edit; nothing was stopped", strings.Join(slices.Sorted(maps.Keys(set)), ", ")),
+				hint: "drop --in-env-file: the --set value reaches the worker as an override"}
+		case errors.As(err, &be):
+			n, t := be.Name, be.Target
+			return nil, &exitError{code: exitUsage, err: fmt.Errorf("--in-env-file %s: the load at %s clobbers %s, but %s; nothing was edited or stopped", n, siteOf(t), n, blockedWhy(t)),
+				hint: "fix the dispatch chain (see docs/crash-fix-rounds.md, \"A dispatcher that clobbers the mitigation\")"}
+		}
 		// The findings the edit fixes are no longer errors.
-		res = res.WithoutClobbers(slices.Collect(maps.Keys(in)))
+		res = fixed
 		if noLint {
 			return in, nil
 		}
@@ -100,6 +102,7 @@ func (a *app) lintRelaunch(ctx context.Context, l *schema.Launch, set map[string
 	a.writeLint(a.stderr, "text", res)
 	hint := "fix the script, or launch anyway with --no-lint (verification on the worker still runs)"
 	if !inEnvFile {
+		targets := res.EnvFileTargets(slices.Collect(maps.Keys(set)))
 		for _, n := range slices.Sorted(maps.Keys(targets)) {
 			if t := targets[n]; t.Blocked == envres.Editable {
 				hint = fmt.Sprintf("%s re-sources %s, which sets %s (%s): add --in-env-file to write %s into that file instead (the dispatcher keeps its re-source; --unset %s puts the file back); or fix the script, or --no-lint",

@@ -1,0 +1,56 @@
+package envres
+
+import (
+	"errors"
+	"fmt"
+	"maps"
+	"slices"
+)
+
+// ErrNoClobber is EnvFileEdits' error when no env-file-clobber finding
+// clobbers any of the names: there is no env file to write a value into.
+var ErrNoClobber = errors.New("envres: no env file clobbers the names")
+
+// BlockedError is EnvFileEdits' error for a name whose clobbering env
+// file cannot take its value (Target.Blocked says why).
+type BlockedError struct {
+	Name   string
+	Target EnvFileTarget
+}
+
+func (e *BlockedError) Error() string {
+	return fmt.Sprintf("envres: the env file that clobbers %s cannot be edited (blocker %d)", e.Name, e.Target.Blocked)
+}
+
+// NamedTarget is one name's EnvFileTarget.
+type NamedTarget struct {
+	Name string
+	EnvFileTarget
+}
+
+// EnvFileEdits decides relaunch --in-env-file for names: the env file to
+// write each clobbered name's value into (EnvFileTargets), sorted by name,
+// and res without the findings those edits fix (WithoutClobbers). When no
+// name is clobbered it returns ErrNoClobber. When a name's target cannot
+// be edited it returns a *BlockedError for the first such name, with the
+// editable targets of the names before it (what would have been written)
+// and a nil Result: nothing is to be edited then. res is not changed.
+func (res *Result) EnvFileEdits(names []string) ([]NamedTarget, *Result, error) {
+	targets := res.EnvFileTargets(names)
+	if len(targets) == 0 {
+		return nil, nil, ErrNoClobber
+	}
+	var out []NamedTarget
+	for _, n := range slices.Sorted(maps.Keys(targets)) {
+		t := targets[n]
+		if t.Blocked != Editable {
+			return out, nil, &BlockedError{Name: n, Target: t}
+		}
+		out = append(out, NamedTarget{Name: n, EnvFileTarget: t})
+	}
+	edited := make([]string, len(out))
+	for i, e := range out {
+		edited[i] = e.Name
+	}
+	return out, res.WithoutClobbers(edited), nil
+}
