@@ -88,7 +88,7 @@ type Record struct {
 	// (verify.ExecArea): a later exec of the same program moves it.
 	ExecArea string `json:"exec_area,omitempty"`
 	// Ranks are the workers of a multi-process job (worker { count = N
-	// }), in pid order, the first being Worker; empty for one worker.
+	// }), in start order (verify.Workers), the first being Worker; empty for one worker.
 	Ranks []RecordRank `json:"ranks,omitempty"`
 	Log   string       `json:"log"`
 

@@ -59,7 +59,7 @@ type Delta struct {
 
 // addRanks proves the delta on every other rank of a multi-process job
 // too: each new rank against the recorded rank of the same RANK (by
-// digest; else the same place in pid order). What differs unexpectedly on
+// digest; else the same place in start order). What differs unexpectedly on
 // any rank is unexpected; a declared name unchanged on one is unchanged.
 // Ranks counts the ranks compared (0: one worker).
 func (d *Delta) addRanks(before, after []RecordRank, declared []string, isVolatile func(string) bool) {

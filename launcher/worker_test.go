@@ -82,7 +82,7 @@ func TestPickWorker(t *testing.T) {
 
 // TestWorkersOfAJob: worker { count = N } over /proc snapshots — the
 // ranks are the matching processes without a matching descendant (not
-// the agent of the same program), the N deepest, in pid order; fewer
+// the agent of the same program), the N deepest, in start order; fewer
 // than N are not all there yet.
 func TestWorkersOfAJob(t *testing.T) {
 	torchrun := [][4]any{
@@ -113,5 +113,28 @@ func TestWorkersOfAJob(t *testing.T) {
 				t.Errorf("Workers = %v, want %v", got, tt.want)
 			}
 		})
+	}
+}
+
+// TestWorkersStartOrder: the ranks are ordered by when they started, not
+// by pid — after a pid wrap, rank 1 (started second) has the lower pid, and
+// the record's worker 1/N must still be rank 0. Ranks started in the same
+// clock tick fall back to pid order.
+func TestWorkersStartOrder(t *testing.T) {
+	rows := [][4]any{
+		{32700, 1, "bash", "/usr/bin/bash"},
+		{32760, 32700, "srv", "/opt/srv"}, // rank 0, started first
+		{300, 32700, "srv", "/opt/srv"},   // rank 1, after the wrap
+		{301, 32700, "srv", "/opt/srv"},   // rank 2, in rank 1's tick
+	}
+	starts := map[int]int{32700: 500, 32760: 510, 300: 520, 301: 520}
+	p := fakeProc(t, rows...)
+	for pid, start := range starts {
+		stat := fmt.Sprintf("%d (x) S 1 1 1 0 -1 0 0 0 0 0 0 0 0 0 20 0 1 0 %d 0 0\n", pid, start)
+		must(t, os.WriteFile(filepath.Join(p.Root, fmt.Sprint(pid), "stat"), []byte(stat), 0o644))
+	}
+	got := verify.Workers(p, []int{32700, 32760, 300, 301}, "srv", "", 3, nil)
+	if want := []int{32760, 300, 301}; !slices.Equal(got, want) {
+		t.Errorf("Workers = %v, want %v (start order, pid within a tick)", got, want)
 	}
 }

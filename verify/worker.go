@@ -1,6 +1,7 @@
 package verify
 
 import (
+	"cmp"
 	"slices"
 	"strings"
 
@@ -53,8 +54,11 @@ func DeclaredWorker(p proc.FS, tree []int, comm, exe string, ports []schema.Port
 // Workers returns the workers of a multi-process job among tree: the
 // processes matching comm or exe that have no matching descendant (the
 // ranks below an agent of the same program), the n deepest of them when
-// there are more, in pid order (ranks are started in rank order). Fewer
-// than n: not all there yet.
+// there are more, in the order they started (ranks are started in rank
+// order): by start time, then pid for ranks started in the same clock tick.
+// Not by pid alone: pids wrap (pid_max), and a rank started after the wrap
+// has the lower pid — its delta on relaunch was then judged against the
+// other rank's record. Fewer than n: not all there yet.
 func Workers(p proc.FS, tree []int, comm, exe string, n int, execComm func(pid int) string) []int {
 	found := matchWorker(p, tree, comm, exe, execComm)
 	var leaves []int
@@ -77,7 +81,18 @@ func Workers(p proc.FS, tree []int, comm, exe string, n int, execComm func(pid i
 		})
 		leaves = leaves[:n]
 	}
-	slices.Sort(leaves)
+	start := map[int]uint64{}
+	for _, pid := range leaves {
+		if st, err := p.Stat(pid); err == nil {
+			start[pid] = st.StartTime
+		}
+	}
+	slices.SortFunc(leaves, func(a, b int) int {
+		if c := cmp.Compare(start[a], start[b]); c != 0 {
+			return c
+		}
+		return a - b
+	})
 	return leaves
 }
 
