@@ -8,6 +8,7 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/childproof/childproof/outcome"
 	"github.com/childproof/childproof/proc"
 	"github.com/childproof/childproof/schema"
 	"github.com/childproof/childproof/verify"
@@ -31,7 +32,7 @@ func credential(l *schema.Launch) (*syscall.Credential, error) {
 		return nil, nil // already that user and group: nothing to set
 	}
 	if os.Geteuid() != 0 {
-		return nil, &Error{Outcome: Invalid, Kind: KindUsage,
+		return nil, &Error{Outcome: outcome.Usage, Kind: KindUsage,
 			Msg:  fmt.Sprintf("launch %q: %s needs root: childproof runs as uid %d, and only root can start a process as another user or group; nothing was started", l.Name, runAs(l), os.Geteuid()),
 			Hint: "run childproof as root (it sets the user at exec: no su, sudo, runuser or setpriv wrapper), or drop user/group from the spec"}
 	}
@@ -44,7 +45,7 @@ func resolveCredential(l *schema.Launch) (*syscall.Credential, error) {
 	if l.User != "" {
 		u, err := lookupUser(l.User)
 		if err != nil {
-			return nil, &Error{Outcome: Invalid, Kind: KindUsage, Err: err,
+			return nil, &Error{Outcome: outcome.Usage, Kind: KindUsage, Err: err,
 				Msg:  fmt.Sprintf("launch %q: user = %q: no such user on this machine", l.Name, l.User),
 				Hint: "create the user, or name one that exists (getent passwd NAME)"}
 		}
@@ -62,7 +63,7 @@ func resolveCredential(l *schema.Launch) (*syscall.Credential, error) {
 	if l.Group != "" {
 		g, err := lookupGroup(l.Group)
 		if err != nil {
-			return nil, &Error{Outcome: Invalid, Kind: KindUsage, Err: err,
+			return nil, &Error{Outcome: outcome.Usage, Kind: KindUsage, Err: err,
 				Msg:  fmt.Sprintf("launch %q: group = %q: no such group on this machine", l.Name, l.Group),
 				Hint: "create the group, or name one that exists (getent group NAME)"}
 		}
@@ -162,6 +163,6 @@ func checkUser(p proc.FS, l *schema.Launch, pid int, r *verify.Report) {
 	checkCredential(p, r, c, pid)
 	if len(r.Problems) > n {
 		r.Verified = false
-		r.ExitCode = r.Code()
+		r.SetOutcome(r.Judged())
 	}
 }

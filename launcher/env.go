@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/childproof/childproof/outcome"
 	"github.com/childproof/childproof/redact"
 	"github.com/childproof/childproof/schema"
 	"github.com/childproof/childproof/verify"
@@ -120,7 +121,7 @@ func resolveEnvFrom(l *schema.Launch, set map[string]string, lookup func(string)
 	}
 	fileVars, err := l.EnvFileVars()
 	if err != nil {
-		return nil, &Error{Outcome: Invalid, Kind: KindUsage, Err: err} // "env_file: …"
+		return nil, &Error{Outcome: outcome.Usage, Kind: KindUsage, Err: err} // "env_file: …"
 	}
 	for n, v := range fileVars {
 		e.Vars[n] = v
@@ -132,7 +133,7 @@ func resolveEnvFrom(l *schema.Launch, set map[string]string, lookup func(string)
 	}
 	for k, v := range set {
 		if !schema.IsEnvName(k) {
-			return nil, errorf(Invalid, KindUsage, "%q is not a valid environment variable name (letters, digits and _, not starting with a digit), the same rule as a spec's env", k)
+			return nil, errorf(outcome.Usage, KindUsage, "%q is not a valid environment variable name (letters, digits and _, not starting with a digit), the same rule as a spec's env", k)
 		}
 		e.Vars[k] = v
 		e.Overrides[k] = v
@@ -163,12 +164,12 @@ func resolveEnvFrom(l *schema.Launch, set map[string]string, lookup func(string)
 		msg, hint := missingMessage(l, missing, lookup, a)
 		r := verify.NewReport(l.Name)
 		r.Add(verify.KindEnvMissing, "%s", msg)
-		r.ExitCode = verify.CodeUsage
-		return nil, &Error{Outcome: Invalid, Kind: verify.KindEnvMissing, Msg: msg, Hint: hint, Report: r}
+		r.SetOutcome(outcome.Usage)
+		return nil, &Error{Outcome: outcome.Usage, Kind: verify.KindEnvMissing, Msg: msg, Hint: hint, Report: r}
 	}
 	for k, v := range e.Vars {
 		if strings.IndexByte(v, 0) >= 0 {
-			return nil, errorf(Invalid, KindUsage, "variable %s: value holds a NUL byte", k)
+			return nil, errorf(outcome.Usage, KindUsage, "variable %s: value holds a NUL byte", k)
 		}
 	}
 	return e, nil

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/childproof/childproof/outcome"
 	"github.com/childproof/childproof/schema"
 	"github.com/google/go-cmp/cmp"
 )
@@ -107,10 +108,10 @@ func TestResolveEnv(t *testing.T) {
 	if d := cmp.Diff(map[string]string{"PATH": "/usr/bin"}, e.Vars); d != "" {
 		t.Errorf("outside a step (-want +got):\n%s", d)
 	}
-	if _, err := ResolveEnv(&schema.Launch{EnvFile: filepath.Join(dir, "missing")}, nil, lookup); outcome(err) != Invalid {
+	if _, err := ResolveEnv(&schema.Launch{EnvFile: filepath.Join(dir, "missing")}, nil, lookup); outcomeOf(err) != outcome.Usage {
 		t.Errorf("missing env_file: %v, want exit 2", err)
 	}
-	if _, err := ResolveEnv(&schema.Launch{}, map[string]string{"A=B": "x"}, lookup); outcome(err) != Invalid {
+	if _, err := ResolveEnv(&schema.Launch{}, map[string]string{"A=B": "x"}, lookup); outcomeOf(err) != outcome.Usage {
 		t.Errorf("bad --set name: %v, want exit 2", err)
 	}
 }
@@ -158,7 +159,7 @@ func TestState(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := st2.lock("n"); outcome(err) != Locked {
+	if _, err := st2.lock("n"); outcomeOf(err) != outcome.Locked {
 		t.Errorf("second lock: %v, want exit 6", err)
 	}
 	l1.unlock()
@@ -177,13 +178,13 @@ func TestState(t *testing.T) {
 	}
 }
 
-// outcome is err's Outcome, 0 when it is not an *Error.
-func outcome(err error) Outcome {
+// outcomeOf is err's Outcome, 255 when it is not an *Error.
+func outcomeOf(err error) outcome.Kind {
 	var e *Error
 	if errors.As(err, &e) {
 		return e.Outcome
 	}
-	return 0
+	return 255
 }
 
 // TestMissingMessage: why a required name reached no source, and the hint

@@ -11,6 +11,7 @@ import (
 	"syscall"
 
 	"github.com/childproof/childproof/internal/dotenv"
+	"github.com/childproof/childproof/outcome"
 )
 
 // maxEditedEnvFile caps an env file relaunch --in-env-file edits.
@@ -116,7 +117,7 @@ func (s *State) syncEnvFiles(plan *roundPlan, set map[string]string, in map[stri
 			path = o.EnvFile.File // a replayed round's edit, made again
 		}
 		if other, ok := kept[path]; ok && other != n {
-			return nil, nil, &Error{Outcome: Invalid, Kind: KindUsage,
+			return nil, nil, &Error{Outcome: outcome.Usage, Kind: KindUsage,
 				Msg:  fmt.Sprintf("--in-env-file %s: %s already holds the edit of %s (round %d): one edit per env file", n, path, other, plan.overrides[other].EnvFile.Round),
 				Hint: fmt.Sprintf("drop that one first (--unset %s), or edit the file by hand", other)}
 		}
@@ -127,7 +128,7 @@ func (s *State) syncEnvFiles(plan *roundPlan, set map[string]string, in map[stri
 		before := dotenv.Map(mustEntries(path, f.cur))
 		out, e, err := dotenv.SetValue(path, f.cur, n, set[n])
 		if err != nil {
-			return nil, nil, &Error{Outcome: Invalid, Kind: KindUsage, Err: err, Msg: fmt.Sprintf("--in-env-file %s: cannot edit %s", n, path)}
+			return nil, nil, &Error{Outcome: outcome.Usage, Kind: KindUsage, Err: err, Msg: fmt.Sprintf("--in-env-file %s: cannot edit %s", n, path)}
 		}
 		ed := &EnvFileEdit{File: path, Line: e.Line, Appended: e.Appended, Offset: e.Offset, NewLen: len(e.New)}
 		if old, ok := before[n]; ok && !e.Appended {
@@ -211,7 +212,7 @@ func (s *State) checkUnchanged(f *envFileFile, c *EnvFileEdit, name string) erro
 	if len(diff) == 0 {
 		diff = append(diff, "its bytes differ")
 	}
-	return &Error{Outcome: Invalid, Kind: KindUsage,
+	return &Error{Outcome: outcome.Usage, Kind: KindUsage,
 		Msg: fmt.Sprintf("%s changed since round %d wrote %s at line %d (%s): it is not overwritten; nothing was stopped",
 			f.path, round, name, c.Line, strings.Join(diff, ", ")),
 		Hint: fmt.Sprintf("put %s back as round %d left it, or edit %s at line %d yourself", f.path, round, name, c.Line)}
@@ -235,10 +236,10 @@ func readEnvFile(path string) (*envFileFile, error) {
 		return nil, fmt.Errorf("--in-env-file: %w", err)
 	}
 	if !fi.Mode().IsRegular() {
-		return nil, &Error{Outcome: Invalid, Kind: KindUsage, Msg: fmt.Sprintf("--in-env-file: %s is not a regular file (a symlink, a pipe?): it is not edited", path)}
+		return nil, &Error{Outcome: outcome.Usage, Kind: KindUsage, Msg: fmt.Sprintf("--in-env-file: %s is not a regular file (a symlink, a pipe?): it is not edited", path)}
 	}
 	if fi.Size() > maxEditedEnvFile {
-		return nil, &Error{Outcome: Invalid, Kind: KindUsage, Msg: fmt.Sprintf("--in-env-file: %s is larger than %d bytes: it is not edited", path, maxEditedEnvFile)}
+		return nil, &Error{Outcome: outcome.Usage, Kind: KindUsage, Msg: fmt.Sprintf("--in-env-file: %s is larger than %d bytes: it is not edited", path, maxEditedEnvFile)}
 	}
 	b, err := os.ReadFile(path)
 	if err != nil {

@@ -5,49 +5,20 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/childproof/childproof/outcome"
+
 	"github.com/childproof/childproof/verify"
 )
-
-// Outcome classifies a failure of Start, Relaunch or StopRecord. The CLI
-// exits with one status per outcome; a library caller switches on it.
-type Outcome int
-
-const (
-	// Invalid: the launch, an argument, an env file or the state dir
-	// cannot be used; nothing was started.
-	Invalid Outcome = iota + 1
-	// Unproven: the worker's own records do not show what the launch
-	// declared (or a record cannot be trusted or identified).
-	Unproven
-	// Foreign: a declared port is held by a process childproof did not start.
-	Foreign
-	// Exited: the worker exited, never appeared or was not ready in time.
-	Exited
-	// Locked: another launch of the same name holds the lock.
-	Locked
-)
-
-var outcomeNames = map[Outcome]string{Invalid: "invalid", Unproven: "unproven", Foreign: "foreign", Exited: "exited", Locked: "locked"}
-
-func (o Outcome) String() string { return outcomeNames[o] }
-
-// outcomeOf is the outcome a report's exit code stands for.
-func outcomeOf(r *verify.Report) Outcome {
-	switch r.ExitCode {
-	case verify.CodeUsage:
-		return Invalid
-	case verify.CodeForeign:
-		return Foreign
-	case verify.CodeExited:
-		return Exited
-	}
-	return Unproven
-}
 
 // Error is a launch or verification failure: its Outcome, and the Report
 // with the evidence gathered up to the failure when there is one.
 type Error struct {
-	Outcome Outcome
+	// Outcome is how the call ended (outcome.Usage: nothing was
+	// started; outcome.Unproven: the worker's own records do not show
+	// what the launch declared; …); a library caller switches on it, and
+	// the childproof command exits with its code (outcome.ExitCode). With
+	// a Report, it is the Report's.
+	Outcome outcome.Kind
 	// Kind is a report's problem kind (verify.KindExited, …) or one of
 	// the kinds below, for a failure no report describes.
 	Kind   verify.Kind
@@ -79,6 +50,15 @@ func (e *Error) Error() string {
 
 func (e *Error) Unwrap() error { return e.Err }
 
+// OutcomeKind is e's Outcome (outcome.Classified): its Report's when it
+// has one.
+func (e *Error) OutcomeKind() outcome.Kind {
+	if e.Report != nil {
+		return e.Report.Outcome
+	}
+	return e.Outcome
+}
+
 // Kinds of an Error that is not a report's problem: the launch was not
 // tried, or could not be recorded or identified.
 const (
@@ -94,7 +74,7 @@ const (
 	KindNotRecorded verify.Kind = "not-recorded"
 )
 
-func errorf(o Outcome, kind verify.Kind, format string, args ...any) *Error {
+func errorf(o outcome.Kind, kind verify.Kind, format string, args ...any) *Error {
 	return &Error{Outcome: o, Kind: kind, Msg: fmt.Sprintf(format, args...)}
 }
 

@@ -74,7 +74,7 @@ func VerifyRanks(ctx context.Context, v *verify.Verifier, chk verify.Check, rec 
 		}
 	}
 	r.Verified = len(r.Problems) == 0
-	r.ExitCode = r.Code()
+	r.SetOutcome(r.Judged())
 }
 
 // ExecEvidence returns the worker's environment as captured at its exec,

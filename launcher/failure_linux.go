@@ -10,6 +10,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/childproof/childproof/outcome"
 	"github.com/childproof/childproof/schema"
 	"github.com/childproof/childproof/verify"
 )
@@ -31,9 +32,9 @@ func (la *Launch) exitedError(r *verify.Report, what string) *Error {
 		what += "; the tree received " + signalsFor(r.Signals)
 	}
 	r.Add(verify.KindExited, "%s", what)
-	r.ExitCode = verify.CodeExited
+	r.SetOutcome(outcome.Exited)
 	r.Ready = false
-	return &Error{Outcome: Exited, Kind: verify.KindExited, Msg: what, Tail: la.withTail(r), Report: r, Hint: "its whole output is in " + la.LogPath()}
+	return &Error{Outcome: outcome.Exited, Kind: verify.KindExited, Msg: what, Tail: la.withTail(r), Report: r, Hint: "its whole output is in " + la.LogPath()}
 }
 
 // exitWhat describes how pid ended, with the root's status when known.

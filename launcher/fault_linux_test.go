@@ -25,6 +25,7 @@ import (
 	"time"
 
 	"github.com/childproof/childproof/internal/pidfd"
+	"github.com/childproof/childproof/outcome"
 	"github.com/childproof/childproof/schema"
 	"github.com/childproof/childproof/verify"
 	"golang.org/x/sys/unix"
@@ -143,7 +144,7 @@ func TestFaultWorkerKilledBeforeReady(t *testing.T) {
 	if d := time.Since(killed); d > 3*time.Second {
 		t.Errorf("exit 5 came %s after the kill: it must come at once, not at the time-out", d)
 	}
-	e := wantCode(t, res.err, Exited, verify.KindExited)
+	e := wantCode(t, res.err, outcome.Exited, verify.KindExited)
 	if !strings.Contains(e.Error(), "signal 9") {
 		t.Errorf("error lacks the signal: %v", e)
 	}

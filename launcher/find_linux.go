@@ -12,6 +12,7 @@ import (
 
 	"github.com/childproof/childproof/internal/pidfd"
 	"github.com/childproof/childproof/internal/probe"
+	"github.com/childproof/childproof/outcome"
 	"github.com/childproof/childproof/proc"
 	"github.com/childproof/childproof/verify"
 	"golang.org/x/sys/unix"
@@ -251,9 +252,9 @@ func (la *Launch) raceError(r *verify.Report, h *verify.Holder) *Error {
 		(*f)(la.Spec.Name)
 	}
 	r.Add(verify.KindPortForeign, "%s", h.Census(la.opts.Proc))
-	r.ExitCode = verify.CodeForeign
+	r.SetOutcome(outcome.Foreign)
 	r.Tail = la.tail(10)
-	return &Error{Outcome: Foreign, Kind: verify.KindPortForeign, Retry: true, Report: r,
+	return &Error{Outcome: outcome.Foreign, Kind: verify.KindPortForeign, Retry: true, Report: r,
 		Msg:  fmt.Sprintf("port %d was taken by a process childproof did not start: %s", h.Addr.Port(), h.Census(la.opts.Proc)),
 		Hint: "childproof never signals a process it did not start; stop that process yourself or pick another port"}
 }
@@ -330,8 +331,8 @@ func (la *Launch) verifyAndReady(ctx context.Context, v *verify.Verifier, r *ver
 			return la.exitedError(r, la.exitWhat(worker))
 		}
 		r.Verified = false
-		r.ExitCode = r.Code()
-		return &Error{Outcome: outcomeOf(r), Kind: r.Problems[0].Kind, Report: r, Msg: "verification failed on the worker: " + r.Problems[0].Message, Tail: la.withTail(r), Hint: hintFor(r, l, la.opts.Audience)}
+		r.SetOutcome(r.Judged())
+		return &Error{Outcome: r.Outcome, Kind: r.Problems[0].Kind, Report: r, Msg: "verification failed on the worker: " + r.Problems[0].Message, Tail: la.withTail(r), Hint: hintFor(r, l, la.opts.Audience)}
 	}
 	// Readiness: the socket table already says the worker owns the port,
 	// so a connect cannot be answered by anyone else (nor by itself).
@@ -381,8 +382,8 @@ func (la *Launch) verifyAndReady(ctx context.Context, v *verify.Verifier, r *ver
 			return errRepick
 		}
 		r.Problems = append(r.Problems, r2.Problems...)
-		r.ExitCode = r.Code()
-		return &Error{Outcome: outcomeOf(r), Kind: r.Problems[0].Kind, Report: r, Msg: "after readiness: " + r.Problems[0].Message, Tail: la.withTail(r)}
+		r.SetOutcome(r.Judged())
+		return &Error{Outcome: r.Outcome, Kind: r.Problems[0].Kind, Report: r, Msg: "after readiness: " + r.Problems[0].Message, Tail: la.withTail(r)}
 	}
 	if pidfd.Exited(wfd) {
 		return la.exitedError(r, la.exitWhat(worker))
@@ -404,7 +405,8 @@ func (la *Launch) verifyAndReady(ctx context.Context, v *verify.Verifier, r *ver
 	if gone := la.goneRank(); gone != 0 {
 		return la.exitedError(r, fmt.Sprintf("worker pid %d of the job exited before it was ready", gone))
 	}
-	r.Ready, r.Verified, r.ExitCode = true, true, verify.CodeOK
+	r.Ready, r.Verified = true, true
+	r.SetOutcome(outcome.OK)
 	la.Report = r
 	return la.record(worker)
 }
@@ -539,6 +541,6 @@ func (la *Launch) waitAdded(ctx context.Context, r *verify.Report, worker, wfd i
 // the worker was ready.
 func (la *Launch) interrupted(r *verify.Report, err error) *Error {
 	r.Add(verify.KindInterrupted, "interrupted (Ctrl-C or SIGTERM) before the worker was ready; what was started is stopped")
-	r.ExitCode = verify.CodeInterrupted
-	return &Error{Outcome: Exited, Kind: verify.KindInterrupted, Msg: "interrupted before the worker was ready; what was started is stopped", Tail: la.withTail(r), Report: r, Err: err}
+	r.SetOutcome(outcome.Interrupted)
+	return &Error{Outcome: outcome.Interrupted, Kind: verify.KindInterrupted, Msg: "interrupted before the worker was ready; what was started is stopped", Tail: la.withTail(r), Report: r, Err: err}
 }

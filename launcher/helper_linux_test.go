@@ -111,7 +111,7 @@ func helper(mode string, args []string) int {
 		la, err := Start(context.Background(), l, Options{State: st, Tracking: Tracking{Subreaper: true}})
 		if err != nil {
 			fmt.Println("error:", err)
-			return 10 + int(outcome(err))
+			return 10 + int(outcomeOf(err))
 		}
 		fmt.Println(la.Pid())
 		return la.Wait().ExitCode()

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/childproof/childproof/launcher/statedir"
+	"github.com/childproof/childproof/outcome"
 	"github.com/childproof/childproof/proc"
 	"github.com/childproof/childproof/schema"
 	"github.com/childproof/childproof/verify"
@@ -76,11 +77,11 @@ func startHeld(ctx context.Context, l *schema.Launch, opts Options, h held) (*La
 func start(ctx context.Context, l *schema.Launch, opts Options, envOut **Env, h held) (*Launch, error) {
 	if l == nil || l.Name == "" {
 		h.lock.unlock()
-		return nil, errorf(Invalid, KindUsage, "launch has no name")
+		return nil, errorf(outcome.Usage, KindUsage, "launch has no name")
 	}
 	if (len(l.Command) == 0) == (len(l.Dispatch) == 0) {
 		h.lock.unlock()
-		return nil, errorf(Invalid, KindUsage, "launch %q: exactly one of command and dispatch must be set", l.Name)
+		return nil, errorf(outcome.Usage, KindUsage, "launch %q: exactly one of command and dispatch must be set", l.Name)
 	}
 	if err := l.Validate(); err != nil {
 		h.lock.unlock()
@@ -88,7 +89,7 @@ func start(ctx context.Context, l *schema.Launch, opts Options, envOut **Env, h 
 		if errors.As(err, &ie) && opts.Audience == ForGo {
 			ie.GoNames = true
 		}
-		return nil, &Error{Outcome: Invalid, Kind: KindUsage, Err: err}
+		return nil, &Error{Outcome: outcome.Usage, Kind: KindUsage, Err: err}
 	}
 	if err := opts.Ready.check(l); err != nil {
 		h.lock.unlock()
@@ -105,12 +106,12 @@ func start(ctx context.Context, l *schema.Launch, opts Options, envOut **Env, h 
 		return nil, err
 	}
 	if l.Worker.N() > 1 && l.Worker.Comm == "" && l.Worker.Exe == "" {
-		return nil, &Error{Outcome: Invalid, Kind: KindUsage, Msg: fmt.Sprintf("launch %q: worker { count = %d } needs comm or exe: which processes are the workers", l.Name, l.Worker.Count), Hint: "name the ranks' program, worker { comm = \"python3\", count = 2 }"}
+		return nil, &Error{Outcome: outcome.Usage, Kind: KindUsage, Msg: fmt.Sprintf("launch %q: worker { count = %d } needs comm or exe: which processes are the workers", l.Name, l.Worker.Count), Hint: "name the ranks' program, worker { comm = \"python3\", count = 2 }"}
 	}
 	if err := schema.ExeNeverMatches(l.Worker.Exe); err != nil {
 		h.lock.unlock()
 		// Say so now instead of waiting out the ready timeout.
-		return nil, &Error{Outcome: Invalid, Kind: KindUsage, Msg: fmt.Sprintf("launch %q: %v", l.Name, err), Hint: opts.Audience.say("fix worker { exe }, or select the worker by comm or by its port", "fix Worker.Exe, or select the worker by Worker.Comm or by its port")}
+		return nil, &Error{Outcome: outcome.Usage, Kind: KindUsage, Msg: fmt.Sprintf("launch %q: %v", l.Name, err), Hint: opts.Audience.say("fix worker { exe }, or select the worker by comm or by its port", "fix Worker.Exe, or select the worker by Worker.Comm or by its port")}
 	}
 	lock := h.lock
 	if lock == nil {
@@ -216,7 +217,7 @@ func preflightRetry(ctx context.Context, v *verify.Verifier, st *State, l *schem
 	for {
 		err := preflight(ctx, v, st, l, nil, a)
 		var e *Error
-		if err == nil || !errors.As(err, &e) || e.Outcome != Foreign || !time.Now().Before(end) || ctx.Err() != nil {
+		if err == nil || !errors.As(err, &e) || e.Outcome != outcome.Foreign || !time.Now().Before(end) || ctx.Err() != nil {
 			return err
 		}
 		time.Sleep(10 * time.Millisecond)
@@ -229,7 +230,7 @@ func preflight(ctx context.Context, v *verify.Verifier, st *State, l *schema.Lau
 	for _, pt := range l.Ports {
 		hs, err := verify.Holders(v.Proc, pt.Number, nil)
 		if err != nil {
-			return &Error{Outcome: Invalid, Kind: KindUsage, Msg: fmt.Sprintf("port %d: socket table", pt.Number), Err: err}
+			return &Error{Outcome: outcome.Usage, Kind: KindUsage, Msg: fmt.Sprintf("port %d: socket table", pt.Number), Err: err}
 		}
 		for _, h := range hs {
 			rec, _ := st.Load(l.Name)
@@ -250,15 +251,15 @@ func preflight(ctx context.Context, v *verify.Verifier, st *State, l *schema.Lau
 				}
 				r := verify.NewReport(l.Name)
 				r.Add(verify.KindPortForeign, "port %d is held by our own previous launch of %q (pid %d) and on_stale is %q: %s", pt.Number, l.Name, holder, "fail", h.Census(v.Proc))
-				r.ExitCode = verify.CodeForeign
-				return &Error{Outcome: Foreign, Kind: verify.KindPortForeign, Report: r,
+				r.SetOutcome(outcome.Foreign)
+				return &Error{Outcome: outcome.Foreign, Kind: verify.KindPortForeign, Report: r,
 					Msg:  fmt.Sprintf("port %d is held by the previous launch of %q (pid %d)", pt.Number, l.Name, holder),
 					Hint: a.say("stop it with 'childproof stop "+l.Name+"', or set on_stale = \"replace\"", "stop it (its Launch's Stop, or launcher.StopRecord), or set OnStale: \"replace\"")}
 			}
 			r := verify.NewReport(l.Name)
 			r.Add(verify.KindPortForeign, "%s", h.Census(v.Proc))
-			r.ExitCode = verify.CodeForeign
-			return &Error{Outcome: Foreign, Kind: verify.KindPortForeign, Report: r,
+			r.SetOutcome(outcome.Foreign)
+			return &Error{Outcome: outcome.Foreign, Kind: verify.KindPortForeign, Report: r,
 				Msg:  fmt.Sprintf("port %d is held by a process childproof did not start: %s", pt.Number, h.Census(v.Proc)),
 				Hint: "childproof never signals a process it did not start; stop that process yourself or pick another port"}
 		}
@@ -303,7 +304,7 @@ func (la *Launch) launch(ctx context.Context, v *verify.Verifier, attempt int) e
 		if errors.As(err, &e) {
 			return err
 		}
-		return &Error{Outcome: Invalid, Kind: KindState, Msg: "log", Err: err}
+		return &Error{Outcome: outcome.Usage, Kind: KindState, Msg: "log", Err: err}
 	}
 	// Output and Ready.Log get what the log gets: in the foreground from
 	// the pipe's reader in the same pass, detached from the log.
@@ -328,7 +329,7 @@ func (la *Launch) launch(ctx context.Context, v *verify.Verifier, attempt int) e
 	out, err := startOutput(logf, la.Env.Secrets(), la.opts.Detach, marker, also)
 	if err != nil {
 		logf.Close()
-		return &Error{Outcome: Invalid, Kind: KindState, Msg: "log", Err: err}
+		return &Error{Outcome: outcome.Usage, Kind: KindState, Msg: "log", Err: err}
 	}
 	la.pipe = out
 	logw := out.w

@@ -16,6 +16,7 @@ import (
 
 	"github.com/childproof/childproof/internal/pidfd"
 	"github.com/childproof/childproof/internal/sockdiag"
+	"github.com/childproof/childproof/outcome"
 	"github.com/childproof/childproof/proc"
 	"github.com/childproof/childproof/schema"
 	"github.com/childproof/childproof/verify"
@@ -60,7 +61,7 @@ func (f *fixture) start(t *testing.T, l *schema.Launch, detach bool) (*Launch, e
 	return la, err
 }
 
-func wantCode(t *testing.T, err error, o Outcome, kind verify.Kind) *Error {
+func wantCode(t *testing.T, err error, o outcome.Kind, kind verify.Kind) *Error {
 	t.Helper()
 	var e *Error
 	if !errors.As(err, &e) {
@@ -158,7 +159,7 @@ func TestWorkerDiesBeforeReady(t *testing.T) {
 	l.Ready.Timeout = 30 * time.Second
 	t0 := time.Now()
 	_, err := f.start(t, l, false)
-	e := wantCode(t, err, Exited, verify.KindExited)
+	e := wantCode(t, err, outcome.Exited, verify.KindExited)
 	if d := time.Since(t0); d > 3*time.Second {
 		t.Errorf("took %s: exit 5 must come at once, not at the time-out", d)
 	}
@@ -180,7 +181,7 @@ func TestMissingRequiredEnv(t *testing.T) {
 	l.Inherit = []string{"PATH", "OTHER_*"}
 	t0 := time.Now()
 	_, err := f.start(t, l, false)
-	e := wantCode(t, err, Invalid, "")
+	e := wantCode(t, err, outcome.Usage, "")
 	if e.Kind != verify.KindEnvMissing || !strings.Contains(e.Error(), "OTHER_KEY") || !strings.Contains(e.Error(), "nothing was started") {
 		t.Errorf("error = %v (kind %s)", e, e.Kind)
 	}
@@ -197,7 +198,7 @@ func TestMissingRequiredEnv(t *testing.T) {
 	l.Require = []string{"MOCK_LLM_KEY", "OTHER_KEY"}
 	l.Command = append([]string{"/usr/bin/env", "-u", "OTHER_KEY"}, l.Command...)
 	_, err = f.start(t, l, false)
-	wantCode(t, err, Unproven, verify.KindEnvMissing)
+	wantCode(t, err, outcome.Unproven, verify.KindEnvMissing)
 	noListener(t, f.port)
 }
 
@@ -206,7 +207,7 @@ func TestWrongBindAddress(t *testing.T) {
 	l := f.spec("bind")
 	l.Command[len(l.Command)-1] = "0.0.0.0:" + strconv.Itoa(f.port)
 	_, err := f.start(t, l, false)
-	wantCode(t, err, Unproven, verify.KindBindAddress)
+	wantCode(t, err, outcome.Unproven, verify.KindBindAddress)
 	noListener(t, f.port)
 }
 
@@ -217,7 +218,7 @@ func TestListenerGrabbedByTreeMember(t *testing.T) {
 	l.Command = []string{filepath.Join(f.bin, "wrapper"), "helper", "spawn", filepath.Join(f.bin, "grabber"), "helper", "serve", "127.0.0.1:" + strconv.Itoa(f.port)}
 	l.Worker.Comm = "wrapper"
 	_, err := f.start(t, l, false)
-	wantCode(t, err, Unproven, verify.KindPortNotOwned)
+	wantCode(t, err, outcome.Unproven, verify.KindPortNotOwned)
 	noListener(t, f.port)
 }
 
@@ -228,7 +229,7 @@ func TestConcurrentLaunchLocked(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, err = f.start(t, f.spec("twice"), false)
-	e := wantCode(t, err, Locked, "")
+	e := wantCode(t, err, outcome.Locked, "")
 	if !errors.Is(e, ErrLocked) {
 		t.Errorf("err %v does not wrap ErrLocked", err)
 	}
@@ -244,7 +245,7 @@ func TestStaleInstance(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, err = f.start(t, f.spec("stale"), false)
-	wantCode(t, err, Foreign, verify.KindPortForeign)
+	wantCode(t, err, outcome.Foreign, verify.KindPortForeign)
 	if first.Worker().Check(first.opts.Proc) != verify.Alive {
 		t.Fatal("on_stale=fail stopped the previous instance")
 	}
@@ -279,7 +280,7 @@ func TestStrangerOnPort(t *testing.T) {
 	l := f.spec("stranger")
 	l.OnStale = "replace"
 	_, err := f.start(t, l, false)
-	e := wantCode(t, err, Foreign, verify.KindPortForeign)
+	e := wantCode(t, err, outcome.Foreign, verify.KindPortForeign)
 	if !strings.Contains(e.Error(), "uid 65534") || !strings.Contains(e.Error(), fmt.Sprintf("pid %d", stranger.Process.Pid)) {
 		t.Errorf("census lacks the stranger: %v", e)
 	}
@@ -319,7 +320,7 @@ func TestDispatchIgnoresRcFiles(t *testing.T) {
 	la.Stop(context.Background())
 	os.WriteFile(script, []byte("bash -lic \"\\\"$1\\\" helper serve $2; true\"\n"), 0o755)
 	_, err = Start(context.Background(), l, Options{State: f.state, EnvInput: EnvInput{LookupEnv: lookup}})
-	e := wantCode(t, err, Unproven, verify.KindEnvMissing)
+	e := wantCode(t, err, outcome.Unproven, verify.KindEnvMissing)
 	if !e.Report.Has(verify.KindWrapper) {
 		t.Errorf("the login shell in the chain is not reported: %+v", e.Report.Problems)
 	}
@@ -513,7 +514,7 @@ func TestPreflightInvisibleHolder(t *testing.T) {
 	defer ln.Close()
 	empty := proc.FS{Root: t.TempDir()} // a /proc in which no process is visible
 	err = preflight(context.Background(), &verify.Verifier{Proc: empty, State: f.state}, f.state, f.spec("invisible"), nil, ForCLI)
-	e := wantCode(t, err, Foreign, verify.KindPortForeign)
+	e := wantCode(t, err, outcome.Foreign, verify.KindPortForeign)
 	if !strings.Contains(e.Error(), "no visible process") {
 		t.Errorf("census = %v", e)
 	}
@@ -528,7 +529,7 @@ func TestAttemptsRetryOnlyRaces(t *testing.T) {
 	l.Require = append(l.Require, "NOT_THERE")
 	l.Command = append([]string{"/usr/bin/env", "-u", "NOT_THERE"}, l.Command...)
 	_, err := f.start(t, l, false)
-	e := wantCode(t, err, Unproven, verify.KindEnvMissing)
+	e := wantCode(t, err, outcome.Unproven, verify.KindEnvMissing)
 	if e.Report.Attempts != 1 {
 		t.Errorf("attempts = %d, want 1: an env mismatch is never retried", e.Report.Attempts)
 	}
@@ -538,7 +539,7 @@ func TestAttemptsRetryOnlyRaces(t *testing.T) {
 	l.Ports = nil // nothing serves: the selector cannot be judged wrong
 	l.Ready.Timeout = 100 * time.Millisecond
 	_, err = f.start(t, l, false)
-	e = wantCode(t, err, Exited, verify.KindNotReady)
+	e = wantCode(t, err, outcome.Exited, verify.KindNotReady)
 	if e.Report.Attempts != 2 {
 		t.Errorf("attempts = %d, want 2: a worker that never appeared is a race", e.Report.Attempts)
 	}
@@ -551,7 +552,7 @@ func TestAttemptsRetryOnlyRaces(t *testing.T) {
 	l.Ready.Timeout = time.Minute
 	began := time.Now()
 	_, err = f.start(t, l, false)
-	e = wantCode(t, err, Exited, verify.KindExited)
+	e = wantCode(t, err, outcome.Exited, verify.KindExited)
 	if e.Report.Attempts != 1 || time.Since(began) > 30*time.Second || !strings.Contains(e.Msg, `comm "no-such-comm" matches nothing`) || !strings.Contains(e.Hint, "not the timeout") {
 		t.Errorf("wrong selector: attempts %d after %s: %s (hint %s)", e.Report.Attempts, time.Since(began), e.Msg, e.Hint)
 	}
@@ -628,7 +629,7 @@ func TestPortGrabbedAfterPreflight(t *testing.T) {
 		t.Fatal("could not grab the port")
 	}
 	defer ln.Close()
-	e := wantCode(t, err, Foreign, verify.KindPortForeign)
+	e := wantCode(t, err, outcome.Foreign, verify.KindPortForeign)
 	if !strings.Contains(e.Error(), fmt.Sprintf("pid %d", os.Getpid())) {
 		t.Errorf("the newcomer is not named: %v", e)
 	}

@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/childproof/childproof/launcher/statedir"
+	"github.com/childproof/childproof/outcome"
 	"github.com/childproof/childproof/proc"
 	"github.com/childproof/childproof/schema"
 	"github.com/childproof/childproof/verify"
@@ -240,7 +241,7 @@ func guardPrevious(ctx context.Context, p proc.FS, st *State, l *schema.Launch, 
 	if rec.SpecPath != "" && l.SpecPath != "" && filepath.Clean(rec.SpecPath) != filepath.Clean(l.SpecPath) {
 		other = " another spec file,"
 	}
-	return &Error{Outcome: Locked, Kind: KindLocked, Err: ErrLocked,
+	return &Error{Outcome: outcome.Locked, Kind: KindLocked, Err: ErrLocked,
 		Msg:  fmt.Sprintf("launch %q is already running, recorded from%s %s (%s); nothing was started", l.Name, other, from, what),
 		Hint: "stop it with 'childproof stop " + l.Name + "', or set on_stale = \"replace\" to replace it"}
 }

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/childproof/childproof/internal/probe"
+	"github.com/childproof/childproof/outcome"
 	"github.com/childproof/childproof/schema"
 	"github.com/childproof/childproof/verify"
 )
@@ -18,9 +19,9 @@ import (
 func (la *Launch) notReadyError(r *verify.Report, what string) *Error {
 	l := la.Spec
 	r.Add(verify.KindNotReady, "not ready within %s: %s", l.ReadyTimeout(), what)
-	r.ExitCode = verify.CodeExited
+	r.SetOutcome(outcome.Exited)
 	r.Ready, r.Verified = false, false
-	return &Error{Outcome: Exited, Kind: verify.KindNotReady, Report: r,
+	return &Error{Outcome: outcome.Exited, Kind: verify.KindNotReady, Report: r,
 		Msg: r.Problems[len(r.Problems)-1].Message, Tail: la.withTail(r), Hint: notReadyHint(l, la.opts.Audience, la.LogPath())}
 }
 

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/childproof/childproof/outcome"
 	"github.com/childproof/childproof/proc"
 	"github.com/childproof/childproof/schema"
 	"github.com/childproof/childproof/verify"
@@ -67,7 +68,7 @@ func TestStopHoldsLock(t *testing.T) {
 	}()
 	waitFor(t, "the stop to take the lock", func() bool { return st.Launching(l.Name) })
 	_, err = Start(context.Background(), l, Options{State: st, Detach: true})
-	wantCode(t, err, Locked, "")
+	wantCode(t, err, outcome.Locked, "")
 	s := <-done
 	if s.err != nil {
 		t.Fatal(s.err)

@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"sync"
 
+	"github.com/childproof/childproof/outcome"
 	"github.com/childproof/childproof/schema"
 )
 
@@ -25,7 +26,7 @@ var portRef = sync.OnceValue(func() *regexp.Regexp {
 //	Command: []string{bin, "--addr", `127.0.0.1:{{port "http"}}`},
 //	Ports:   []schema.Port{{Name: "http", Number: launchertest.FreePort(t)}},
 //
-// A placeholder naming no declared port is an Invalid error.
+// A placeholder naming no declared port is an outcome.Usage error.
 func withPorts(l *schema.Launch) (*schema.Launch, error) {
 	has := func(s string) bool { return portRef().MatchString(s) }
 	if !slices.ContainsFunc(l.Command, has) && !slices.ContainsFunc(l.Dispatch, has) && !slices.ContainsFunc(slices.Collect(maps.Values(l.Env)), has) {
@@ -37,7 +38,7 @@ func withPorts(l *schema.Launch) (*schema.Launch, error) {
 			name := portRef().FindStringSubmatch(ref)[1]
 			n, err := portNumber(l, name)
 			if err != nil && bad == nil {
-				bad = &Error{Outcome: Invalid, Kind: KindUsage, Msg: fmt.Sprintf("launch %q: %s: %s", l.Name, field, ref), Err: err,
+				bad = &Error{Outcome: outcome.Usage, Kind: KindUsage, Msg: fmt.Sprintf("launch %q: %s: %s", l.Name, field, ref), Err: err,
 					Hint: "name a port of the launch's Ports ({{port \"NAME\"}}), or write {{port}} for its only port"}
 			}
 			return strconv.Itoa(n)

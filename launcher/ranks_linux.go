@@ -73,7 +73,7 @@ func (la *Launch) verifyRanks(ctx context.Context, v *verify.Verifier, c verify.
 		}
 	}
 	vr.Verified = len(vr.Problems) == 0
-	vr.ExitCode = vr.Code()
+	vr.SetOutcome(vr.Judged())
 }
 
 // workerCheck is the Report.Workers entry of a one-worker report.

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"regexp"
 
+	"github.com/childproof/childproof/outcome"
 	"github.com/childproof/childproof/schema"
 )
 
@@ -11,11 +12,11 @@ import (
 // without the GET it judges.
 func (r Readiness) check(l *schema.Launch) error {
 	if (r.Status != nil || r.Body != nil) && l.Ready.HTTP == "" {
-		return errorf(Invalid, KindUsage, "launch %q: Options.Ready.Status and Ready.Body judge the answer to the launch's Ready.HTTP GET, and Ready.HTTP is empty", l.Name).
+		return errorf(outcome.Usage, KindUsage, "launch %q: Options.Ready.Status and Ready.Body judge the answer to the launch's Ready.HTTP GET, and Ready.HTTP is empty", l.Name).
 			withHint("set the launch's Ready.HTTP to the path to GET (\"/healthz\")")
 	}
 	if (r.Status != nil || r.Body != nil) && len(l.Ports) == 0 {
-		return errorf(Invalid, KindUsage, "launch %q: Options.Ready.Status and Ready.Body judge an HTTP answer, and the launch declares no port to GET from", l.Name).
+		return errorf(outcome.Usage, KindUsage, "launch %q: Options.Ready.Status and Ready.Body judge an HTTP answer, and the launch declares no port to GET from", l.Name).
 			withHint("declare the worker's port in Ports")
 	}
 	return nil

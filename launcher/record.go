@@ -21,6 +21,7 @@ import (
 	"time"
 
 	"github.com/childproof/childproof/launcher/statedir"
+	"github.com/childproof/childproof/outcome"
 	"github.com/childproof/childproof/redact"
 	"github.com/childproof/childproof/verify"
 )
@@ -548,8 +549,8 @@ func (s *State) readRecord(name, path string, b []byte, r *Record, sum *recordSu
 		msg := fmt.Sprintf("the record of %q fails authentication (%s)", name, why)
 		rep := verify.NewReport(name)
 		rep.Add(verify.KindUntrustedRecord, "%s: not acted on", msg)
-		rep.ExitCode = verify.CodeVerify
-		return &Error{Outcome: Unproven, Kind: verify.KindUntrustedRecord, Msg: msg, Hint: hint, Err: &UntrustedClaim{Worker: c.Worker, Started: c.Started}, Report: rep}
+		rep.SetOutcome(outcome.UntrustedRecord)
+		return &Error{Outcome: outcome.UntrustedRecord, Kind: verify.KindUntrustedRecord, Msg: msg, Hint: hint, Err: &UntrustedClaim{Worker: c.Worker, Started: c.Started}, Report: rep}
 	}
 	stem := strings.TrimSuffix(filepath.Base(path), ".json")
 	named := func(got string) error {

@@ -4,6 +4,7 @@ import (
 	"os"
 	"time"
 
+	"github.com/childproof/childproof/outcome"
 	"github.com/childproof/childproof/proc"
 	"github.com/childproof/childproof/verify"
 )
@@ -52,7 +53,7 @@ func (la *Launch) newRecordOf(argv []string, root, worker verify.Fingerprint, pe
 func (la *Launch) journal(argv []string) error {
 	rec := la.newRecordOf(argv, verify.Fingerprint{}, verify.Fingerprint{}, true)
 	if err := la.State.saveLaunched(rec); err != nil {
-		return &Error{Outcome: Invalid, Kind: KindState, Msg: "cannot record the launch", Err: err}
+		return &Error{Outcome: outcome.Usage, Kind: KindState, Msg: "cannot record the launch", Err: err}
 	}
 	la.notes.pending = true
 	return nil
@@ -156,7 +157,7 @@ func (la *Launch) record(worker int) error {
 		rec.Ranks[0].ExecExe, rec.Ranks[0].ExecArea = rec.ExecExe, rec.ExecArea
 	}
 	if err := la.State.saveLaunched(rec); err != nil {
-		return &Error{Outcome: Invalid, Kind: KindState, Msg: "cannot record the launch", Err: err}
+		return &Error{Outcome: outcome.Usage, Kind: KindState, Msg: "cannot record the launch", Err: err}
 	}
 	la.notes.pending = false
 	la.Record = rec

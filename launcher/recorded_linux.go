@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/childproof/childproof/outcome"
 	"github.com/childproof/childproof/proc"
 	"github.com/childproof/childproof/redact"
 	"github.com/childproof/childproof/schema"
@@ -17,7 +18,7 @@ import (
 // SPEC:NAME of the spec file its record names, with the record. A NAME
 // with no record (and no such spec file) is an *Error of Kind
 // KindNotRecorded; a record that names no spec file one of Outcome
-// Invalid; a record that fails authentication the ErrUntrusted error Load
+// outcome.Usage; a record that fails authentication the ErrUntrusted error Load
 // returns.
 func (s *State) SpecArg(arg string) (string, *Record, error) {
 	if schema.IsSpecArg(arg) {
@@ -28,11 +29,11 @@ func (s *State) SpecArg(arg string) (string, *Record, error) {
 		return "", nil, err
 	}
 	if err != nil {
-		return "", nil, &Error{Outcome: Invalid, Kind: KindNotRecorded, Err: err,
+		return "", nil, &Error{Outcome: outcome.NotRecorded, Kind: KindNotRecorded, Err: err,
 			Msg: fmt.Sprintf("no launch %q is recorded in %s, and %s is no spec file", arg, s.Dir, arg)}
 	}
 	if rec.SpecPath == "" {
-		return "", nil, &Error{Outcome: Invalid, Kind: KindUsage, Msg: fmt.Sprintf("the record of %q names no spec file", arg), Hint: "pass the spec: SPEC:" + arg}
+		return "", nil, &Error{Outcome: outcome.Usage, Kind: KindUsage, Msg: fmt.Sprintf("the record of %q names no spec file", arg), Hint: "pass the spec: SPEC:" + arg}
 	}
 	return rec.SpecPath + ":" + rec.Name, rec, nil
 }
@@ -40,7 +41,7 @@ func (s *State) SpecArg(arg string) (string, *Record, error) {
 // LoadRunning loads the record of launch name and checks, through p (the
 // zero value reads /proc), that its recorded worker is still the process
 // it started (pid, start time, uid, exe). No record is an *Error of Kind KindNotRecorded; a worker that is
-// gone or reused one of Outcome Exited; a record that fails
+// gone or reused one of Outcome outcome.Gone; a record that fails
 // authentication the ErrUntrusted error Load returns.
 func (s *State) LoadRunning(name string, p proc.FS) (*Record, error) {
 	rec, err := s.Load(name)
@@ -48,10 +49,10 @@ func (s *State) LoadRunning(name string, p proc.FS) (*Record, error) {
 		return nil, err
 	}
 	if err != nil {
-		return nil, &Error{Outcome: Invalid, Kind: KindNotRecorded, Err: err, Msg: fmt.Sprintf("no launch of %q is recorded in %s", name, s.Dir)}
+		return nil, &Error{Outcome: outcome.NotRecorded, Kind: KindNotRecorded, Err: err, Msg: fmt.Sprintf("no launch of %q is recorded in %s", name, s.Dir)}
 	}
 	if live := rec.Worker.Check(p); live != verify.Alive {
-		return nil, &Error{Outcome: Exited, Kind: verify.KindExited, Msg: fmt.Sprintf("the recorded worker of %q (pid %d) is %s", name, rec.Worker.Pid, live)}
+		return nil, &Error{Outcome: outcome.Gone, Kind: verify.KindExited, Msg: fmt.Sprintf("the recorded worker of %q (pid %d) is %s", name, rec.Worker.Pid, live)}
 	}
 	return rec, nil
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/childproof/childproof/outcome"
 	"github.com/childproof/childproof/schema"
 	"github.com/childproof/childproof/verify"
 )
@@ -28,14 +29,14 @@ func TestRecorded(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	type outcome struct {
+	type result struct {
 		Spec    string
 		Record  string // the record's name, "" for none
-		Outcome Outcome
+		Outcome outcome.Kind
 		Kind    verify.Kind
 	}
-	of := func(spec string, rec *Record, err error) outcome {
-		o := outcome{Spec: spec}
+	of := func(spec string, rec *Record, err error) result {
+		o := result{Spec: spec}
 		if rec != nil {
 			o.Record = rec.Name
 		}
@@ -49,12 +50,12 @@ func TestRecorded(t *testing.T) {
 	}
 	for _, tc := range []struct {
 		arg  string
-		want outcome
+		want result
 	}{
-		{"api", outcome{Spec: "/srv/childproof.hcl:api", Record: "api"}},
-		{"other.hcl:api", outcome{Spec: "other.hcl:api"}},
-		{"missing", outcome{Outcome: Invalid, Kind: KindNotRecorded}},
-		{"bare", outcome{Outcome: Invalid, Kind: KindUsage}}, // its record names no spec file
+		{"api", result{Spec: "/srv/childproof.hcl:api", Record: "api"}},
+		{"other.hcl:api", result{Spec: "other.hcl:api"}},
+		{"missing", result{Outcome: outcome.NotRecorded, Kind: KindNotRecorded}},
+		{"bare", result{Outcome: outcome.Usage, Kind: KindUsage}}, // its record names no spec file
 	} {
 		spec, rec, err := f.state.SpecArg(tc.arg)
 		if diff := cmp.Diff(tc.want, of(spec, rec, err)); diff != "" {
@@ -73,19 +74,19 @@ func TestRecorded(t *testing.T) {
 	// The spec's require is judged: a required name the worker lacks.
 	strict := *l
 	strict.Require = append([]string{"NOT_PASSED"}, l.Require...)
-	if r := VerifyRecorded(context.Background(), v, &strict, rec); r.Verified || !r.Has(verify.KindEnvMissing) || r.ExitCode != verify.CodeVerify {
+	if r := VerifyRecorded(context.Background(), v, &strict, rec); r.Verified || !r.Has(verify.KindEnvMissing) || r.ExitCode != outcome.Unproven.Code() {
 		t.Errorf("VerifyRecorded with NOT_PASSED required: %+v", r)
 	}
 
 	_, err = f.state.LoadRunning("missing", procDefault)
-	if diff := cmp.Diff(outcome{Outcome: Invalid, Kind: KindNotRecorded}, of("", nil, err)); diff != "" {
+	if diff := cmp.Diff(result{Outcome: outcome.NotRecorded, Kind: KindNotRecorded}, of("", nil, err)); diff != "" {
 		t.Errorf("LoadRunning of no record (-want +got):\n%s", diff)
 	}
 	if _, err := bareLa.Stop(context.Background()); err != nil {
 		t.Fatal(err)
 	}
 	_, err = f.state.LoadRunning("bare", procDefault)
-	if diff := cmp.Diff(outcome{Outcome: Exited, Kind: verify.KindExited}, of("", nil, err)); diff != "" {
+	if diff := cmp.Diff(result{Outcome: outcome.Gone, Kind: verify.KindExited}, of("", nil, err)); diff != "" {
 		t.Errorf("LoadRunning of a stopped launch (-want +got):\n%s", diff)
 	}
 }

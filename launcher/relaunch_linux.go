@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/childproof/childproof/outcome"
 	"github.com/childproof/childproof/schema"
 	"github.com/childproof/childproof/verify"
 )
@@ -250,7 +251,7 @@ type RelaunchOptions struct {
 // environment with the recorded worker's, digest by digest. The names whose
 // digest differs must be exactly the names of opts.Set. Anything else — an
 // env file edited meanwhile, a dispatcher clobbering the mitigation, a
-// variable dropped or added — is an *Error with Outcome Unproven and one
+// variable dropped or added — is an *Error with Outcome outcome.Delta and one
 // KindDelta problem per unexpected name; the new tree is then stopped and the
 // previous record is kept as the baseline for the next round.
 //
@@ -277,7 +278,7 @@ func Relaunch(ctx context.Context, l *schema.Launch, opts RelaunchOptions) (*Lau
 
 func relaunch(ctx context.Context, l *schema.Launch, opts RelaunchOptions) (*Launch, *RelaunchResult, error) {
 	if l == nil || l.Name == "" {
-		return nil, nil, errorf(Invalid, KindUsage, "launch has no name")
+		return nil, nil, errorf(outcome.Usage, KindUsage, "launch has no name")
 	}
 	st, err := launchState(opts.State, opts.StateDir)
 	if err != nil {
@@ -290,11 +291,11 @@ func relaunch(ctx context.Context, l *schema.Launch, opts RelaunchOptions) (*Lau
 			return nil, nil, err
 		}
 		if errors.Is(err, fs.ErrNotExist) {
-			return nil, nil, &Error{Outcome: Invalid, Kind: KindNotRecorded, Err: err,
+			return nil, nil, &Error{Outcome: outcome.NotRecorded, Kind: KindNotRecorded, Err: err,
 				Msg:  fmt.Sprintf("no launch of %q is recorded in %s: nothing to relaunch", l.Name, st.Dir),
 				Hint: opts.Audience.say("start it first with 'childproof run'", "start it first with launcher.Start, in the same state dir")}
 		}
-		return nil, nil, &Error{Outcome: Invalid, Kind: KindState, Msg: "record", Err: err}
+		return nil, nil, &Error{Outcome: outcome.Usage, Kind: KindState, Msg: "record", Err: err}
 	}
 	res := &RelaunchResult{Previous: prev}
 	// base is what the relaunch's delta is measured against: the record,
@@ -311,7 +312,7 @@ func relaunch(ctx context.Context, l *schema.Launch, opts RelaunchOptions) (*Lau
 		}
 	}
 	if len(base.WorkerEnv) == 0 {
-		return nil, res, &Error{Outcome: Invalid, Kind: KindState,
+		return nil, res, &Error{Outcome: outcome.Usage, Kind: KindState,
 			Msg:  fmt.Sprintf("the record of %q holds no digests of its worker's environment: there is nothing to compare a relaunch with", l.Name),
 			Hint: opts.Audience.say("start it with 'childproof run' (this childproof records them)", "start it with launcher.Start (this version records them)")}
 	}
@@ -340,13 +341,13 @@ func relaunch(ctx context.Context, l *schema.Launch, opts RelaunchOptions) (*Lau
 	// the recorded launch (a --set of its round) that nothing sets now.
 	if r := predictDelta(st, base, env, allowed); r != nil {
 		r.Name = l.Name
-		return nil, res, &Error{Outcome: Unproven, Kind: verify.KindDelta, Report: r,
+		return nil, res, &Error{Outcome: outcome.Delta, Kind: verify.KindDelta, Report: r,
 			Msg:  "the relaunch would change more than the --set names: " + r.Problems[0].Message + "; nothing was stopped",
 			Hint: "declare each intended change with --set (repeat the recorded launch's --set values to keep them)"}
 	}
 	for n := range opts.InEnvFile {
 		if !hasKey(explicit, n) {
-			return nil, res, errorf(Invalid, KindUsage, "--in-env-file %s: %s is not a --set name of this round", n, n)
+			return nil, res, errorf(outcome.Usage, KindUsage, "--in-env-file %s: %s is not a --set name of this round", n, n)
 		}
 	}
 	// The env files follow the round's overrides: --in-env-file edits, an
@@ -381,7 +382,7 @@ func relaunch(ctx context.Context, l *schema.Launch, opts RelaunchOptions) (*Lau
 	} else if cur, err := st.Load(l.Name); err != nil || !sameLaunch(cur, prev) {
 		// Another command changed the record since it was read.
 		lock.unlock()
-		return nil, res, &Error{Outcome: Locked, Kind: KindLocked, Err: ErrLocked,
+		return nil, res, &Error{Outcome: outcome.Locked, Kind: KindLocked, Err: ErrLocked,
 			Msg:  fmt.Sprintf("the record of %q changed while the relaunch prepared (another childproof launched or stopped it); nothing was stopped", l.Name),
 			Hint: "run the relaunch again"}
 	}
@@ -480,7 +481,7 @@ func relaunch(ctx context.Context, l *schema.Launch, opts RelaunchOptions) (*Lau
 		r.Add(verify.KindDelta, "%s: declared with --set but unchanged on the worker: the recorded worker already had this value", n)
 	}
 	r.Verified = false
-	r.ExitCode = verify.CodeVerify
+	r.SetOutcome(outcome.Delta)
 	// Stop the new tree, then keep the previous record as the baseline
 	// of the next round (Stop has just saved the refused one).
 	// The lock is kept (not released by Stop) until the previous record
@@ -495,7 +496,7 @@ func relaunch(ctx context.Context, l *schema.Launch, opts RelaunchOptions) (*Lau
 	err = st.Save(&baseline)
 	held.unlock()
 	if err != nil {
-		return nil, res, &Error{Outcome: Invalid, Kind: KindState, Msg: "cannot restore the previous record", Err: err}
+		return nil, res, &Error{Outcome: outcome.Usage, Kind: KindState, Msg: "cannot restore the previous record", Err: err}
 	}
 	names := make([]string, 0, len(d.Unexpected)+len(d.Unchanged))
 	for _, u := range d.Unexpected {
@@ -504,7 +505,7 @@ func relaunch(ctx context.Context, l *schema.Launch, opts RelaunchOptions) (*Lau
 	names = append(names, d.Unchanged...)
 	msg := fmt.Sprintf("unexpected environment delta on the worker: %s (declared: %s); the new launch was stopped",
 		strings.Join(names, ", "), listOrNone(d.Declared))
-	return nil, res, &Error{Outcome: Unproven, Kind: verify.KindDelta, Report: r, Msg: msg,
+	return nil, res, &Error{Outcome: outcome.Delta, Kind: verify.KindDelta, Report: r, Msg: msg,
 		Hint: "a relaunch must change exactly the --set names; declare each intended change with --set, or undo the others (the previous record stays the baseline)"}
 }
 
@@ -581,7 +582,7 @@ func predictDelta(st *State, prev *Record, env *Env, set map[string]string) *ver
 	if len(r.Problems) == 0 {
 		return nil
 	}
-	r.ExitCode = verify.CodeVerify
+	r.SetOutcome(outcome.Delta)
 	return r
 }
 

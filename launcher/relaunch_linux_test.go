@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/childproof/childproof/outcome"
 	"github.com/childproof/childproof/schema"
 	"github.com/childproof/childproof/verify"
 	"github.com/google/go-cmp/cmp"
@@ -162,7 +163,7 @@ func TestRelaunchExampleDispatchJob(t *testing.T) {
 	opts.Set = map[string]string{"LOG_LEVEL": "warn"}
 	la, _, err := Relaunch(ctx, l, opts)
 	var e *Error
-	if la != nil || !errors.As(err, &e) || e.Outcome != Unproven || e.Kind != verify.KindDelta {
+	if la != nil || !errors.As(err, &e) || e.Outcome != outcome.Delta || e.Kind != verify.KindDelta {
 		t.Fatalf("relaunch with .env edited: got %v, %v; want a delta error (exit 3)", la, err)
 	}
 	var deltas []string
@@ -200,7 +201,7 @@ func TestRelaunchExampleDispatchJob(t *testing.T) {
 	os.WriteFile(envFile, orig, 0o644)
 	opts.Set = map[string]string{"LOG_LEVEL": "debug", "MODEL_NAME": "mock-7b"}
 	_, res, err = Relaunch(ctx, l, opts)
-	if !errors.As(err, &e) || e.Outcome != Unproven || res.Delta == nil {
+	if !errors.As(err, &e) || e.Outcome != outcome.Delta || res.Delta == nil {
 		t.Fatalf("relaunch with an unchanged --set: %v", err)
 	}
 	if diff := cmp.Diff(&Delta{Declared: []string{"LOG_LEVEL", "MODEL_NAME"}, Changed: []DeltaName{}, Unexpected: []DeltaName{},
@@ -234,7 +235,7 @@ func TestRelaunchWithoutRecord(t *testing.T) {
 	l := &schema.Launch{Name: "never", Command: []string{"true"}}
 	_, _, err = Relaunch(context.Background(), l, RelaunchOptions{Options: Options{State: st}})
 	var e *Error
-	if !errors.As(err, &e) || e.Outcome != Invalid || !strings.Contains(e.Msg, "nothing to relaunch") {
+	if !errors.As(err, &e) || e.Outcome != outcome.Usage || !strings.Contains(e.Msg, "nothing to relaunch") {
 		t.Fatalf("got %v, want a usage error", err)
 	}
 }
@@ -251,7 +252,7 @@ func TestRelaunchBadSetTouchesNothing(t *testing.T) {
 	l := &schema.Launch{Name: "job", Command: []string{"true"}}
 	_, _, err = Relaunch(context.Background(), l, RelaunchOptions{Options: Options{State: st, EnvInput: EnvInput{Set: map[string]string{"A=B": "1"}}}})
 	var e *Error
-	if !errors.As(err, &e) || e.Outcome != Invalid {
+	if !errors.As(err, &e) || e.Outcome != outcome.Usage {
 		t.Fatalf("got %v, want a usage error", err)
 	}
 	got, _ := st.Load("job")

@@ -21,6 +21,7 @@ import (
 	"time"
 
 	"github.com/childproof/childproof/launcher/statedir"
+	"github.com/childproof/childproof/outcome"
 	"github.com/childproof/childproof/proc"
 	"github.com/childproof/childproof/schema"
 	"github.com/childproof/childproof/verify"
@@ -95,7 +96,7 @@ func (s *State) parseRound(name string, n int, b []byte) (*Round, error) {
 		why = fmt.Sprintf("it says it is round %d of %q", r.N, r.Name)
 	}
 	if why != "" {
-		return nil, &Error{Outcome: Unproven, Kind: verify.KindUntrustedRecord, Err: ErrUntrusted,
+		return nil, &Error{Outcome: outcome.UntrustedRecord, Kind: verify.KindUntrustedRecord, Err: ErrUntrusted,
 			Msg:  fmt.Sprintf("round %d of %q fails authentication (%s)", n, name, why),
 			Hint: "childproof replays only rounds it wrote under this state dir's key; remove " + s.roundPath(name, n)}
 	}
@@ -329,7 +330,7 @@ func (s *State) finishRound(r *Round, la *Launch, err error) {
 		return
 	}
 	r.Outcome = RoundFailed
-	r.ExitCode = verify.CodeUsage
+	r.ExitCode = outcome.Usage.Code()
 	var e *Error
 	if errors.As(err, &e) {
 		if e.Report != nil {
@@ -347,7 +348,7 @@ func (s *State) finishRound(r *Round, la *Launch, err error) {
 	}
 	if la != nil && la.tree != nil && la.tree.root != nil {
 		end := &RoundEnd{At: time.Now().UTC(), Seen: SeenLaunch}
-		if ws := la.rootStatus(); ws != nil && r.ExitCode == verify.CodeExited {
+		if ws := la.rootStatus(); ws != nil && r.ExitCode == outcome.Exited.Code() {
 			end.setStatus(*ws)
 		} else {
 			end.How, end.StoppedBy = "stopped", "childproof: the launch failed"
@@ -567,7 +568,7 @@ func planRelaunch(st *State, l *schema.Launch, prev *Record, opts RelaunchOption
 		// A history removed by hand carries nothing: the record's
 		// digests still catch an override that is not given again.
 		if lerr != nil && opts.Round == 0 && !errors.Is(lerr, fs.ErrNotExist) {
-			return nil, nil, nil, nil, &Error{Outcome: Invalid, Kind: KindState, Err: lerr,
+			return nil, nil, nil, nil, &Error{Outcome: outcome.Usage, Kind: KindState, Err: lerr,
 				Msg:  fmt.Sprintf("the baseline round %d of %q is unreadable: its overrides cannot be carried forward", prev.Round, l.Name),
 				Hint: fmt.Sprintf("replay a readable round with --round N ('childproof history %s' lists them)", l.Name)}
 		}
@@ -585,7 +586,7 @@ func planRelaunch(st *State, l *schema.Launch, prev *Record, opts RelaunchOption
 			return nil, nil, nil, nil, e
 		}
 		if lerr != nil {
-			return nil, nil, nil, nil, &Error{Outcome: Invalid, Kind: KindUsage, Err: lerr,
+			return nil, nil, nil, nil, &Error{Outcome: outcome.Usage, Kind: KindUsage, Err: lerr,
 				Msg:  fmt.Sprintf("--round %d: no readable round %d of %q", opts.Round, opts.Round, l.Name),
 				Hint: fmt.Sprintf("'childproof history %s' lists the rounds", l.Name)}
 		}
@@ -597,11 +598,11 @@ func planRelaunch(st *State, l *schema.Launch, prev *Record, opts RelaunchOption
 	}
 	for _, n := range slices.Compact(slices.Sorted(slices.Values(opts.Unset))) {
 		if _, ok := opts.Set[n]; ok {
-			return nil, nil, nil, nil, errorf(Invalid, KindUsage, "--unset %s and --set %s: give one of them", n, n)
+			return nil, nil, nil, nil, errorf(outcome.Usage, KindUsage, "--unset %s and --set %s: give one of them", n, n)
 		}
 		if _, ok := target[n]; !ok {
 			have := slices.Sorted(maps.Keys(target))
-			return nil, nil, nil, nil, &Error{Outcome: Invalid, Kind: KindUsage,
+			return nil, nil, nil, nil, &Error{Outcome: outcome.Usage, Kind: KindUsage,
 				Msg:  fmt.Sprintf("--unset %s: %s is not an override of %s (its overrides: %s)", n, n, from, listOrNone(have)),
 				Hint: "--unset drops an override carried from an earlier round's --set"}
 		}
@@ -631,7 +632,7 @@ func planRelaunch(st *State, l *schema.Launch, prev *Record, opts RelaunchOption
 		for _, n := range missing {
 			flags = append(flags, "--set-secret "+n)
 		}
-		return nil, nil, nil, nil, &Error{Outcome: Invalid, Kind: KindUsage,
+		return nil, nil, nil, nil, &Error{Outcome: outcome.Usage, Kind: KindUsage,
 			Msg: fmt.Sprintf("%s has secret override(s) %s: their values are never stored, so they must be given again; nothing was stopped",
 				from, strings.Join(missing, ", ")),
 			Hint: fmt.Sprintf("export them and add %s (or drop them with --unset NAME)", strings.Join(flags, " "))}
@@ -676,7 +677,7 @@ func (s *State) refuseRound(la *Launch) {
 		return
 	}
 	s.updateRound(la.Spec.Name, la.notes.round.N, func(r *Round) bool {
-		r.Outcome, r.Problems, r.ExitCode = RoundRefused, []verify.Kind{verify.KindDelta}, verify.CodeVerify
+		r.Outcome, r.Problems, r.ExitCode = RoundRefused, []verify.Kind{verify.KindDelta}, outcome.Delta.Code()
 		if r.End == nil {
 			s.setEnd(r, &RoundEnd{At: time.Now().UTC(), How: EndStopped, Seen: SeenStop})
 		}

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/childproof/childproof/outcome"
 	"github.com/childproof/childproof/verify"
 )
 
@@ -101,14 +102,14 @@ func (la *Launch) selectorError(r *verify.Report, owners []portOwner, atTimeout 
 		msg += fmt.Sprintf(" (after %s %s)", a.say("ready.timeout", "Ready.Timeout"), l.ReadyTimeout())
 	}
 	r.Add(verify.KindExited, "%s", msg)
-	r.ExitCode = verify.CodeExited
+	r.SetOutcome(outcome.Exited)
 	r.Ready, r.Verified = false, false
 	hint := fmt.Sprintf("the selector is wrong, not the timeout: select the process that serves, "+a.say("worker { comm = %q }", "Worker: schema.Worker{Comm: %q}"), owners[0].comm)
 	if l.Worker.Exe != "" {
 		hint = fmt.Sprintf("the selector is wrong, not the timeout: select the process that serves, "+a.say("worker { exe = %q }", "Worker: schema.Worker{Exe: %q}"), owners[0].exe)
 	}
 	hint += a.say(", or drop the worker block to take the port's owner", ", or leave Worker zero to take the port's owner")
-	return &Error{Outcome: Exited, Kind: verify.KindExited, Report: r, Msg: msg, Tail: la.withTail(r), Hint: hint}
+	return &Error{Outcome: outcome.Exited, Kind: verify.KindExited, Report: r, Msg: msg, Tail: la.withTail(r), Hint: hint}
 }
 
 // treeComms names the processes of tree ("python3 (pid 12), bash (pid

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/childproof/childproof/outcome"
 	"github.com/childproof/childproof/verify"
 	"golang.org/x/sys/unix"
 )
@@ -39,7 +40,7 @@ func TestSurplusSignalNamed(t *testing.T) {
 		}
 	}()
 	_, err := f.start(t, l, false)
-	e := wantCode(t, err, Exited, verify.KindExited)
+	e := wantCode(t, err, outcome.Exited, verify.KindExited)
 	want := fmt.Sprintf("SIGTERM from pid %d (", os.Getpid())
 	if !strings.Contains(err.Error(), want) || !strings.Contains(err.Error(), "that is this process itself") {
 		t.Errorf("error does not name the sender (%q, this process): %v", want, err)
@@ -66,7 +67,7 @@ func TestKernelSignalNamed(t *testing.T) {
 	l.Worker.Comm = "python3"
 	l.Ready.HTTP = ""
 	_, err = f.start(t, l, false)
-	e := wantCode(t, err, Exited, verify.KindExited)
+	e := wantCode(t, err, outcome.Exited, verify.KindExited)
 	if len(e.Report.Signals) == 0 || e.Report.Signals[0].Signal != "SIGSEGV" || e.Report.Signals[0].Kernel != "fault" {
 		t.Fatalf("report signals = %+v, want SIGSEGV from the kernel (fault)", e.Report.Signals)
 	}

@@ -14,6 +14,7 @@ import (
 	"strings"
 
 	"github.com/childproof/childproof/launcher/statedir"
+	"github.com/childproof/childproof/outcome"
 )
 
 // DefaultStateDir returns $CHILDPROOF_STATE_DIR, else
@@ -51,7 +52,7 @@ var stateSubdirs = statedir.Subdirs
 // OpenState opens (creating, mode 0700) the state dir; dir "" means
 // DefaultStateDir. Like OpenSSH's StrictModes, the state dir and its
 // directories must be owned by the effective uid and not writable by group
-// or others, else an *Error with Outcome Invalid names the path and the fix. It
+// or others, else an *Error with Outcome outcome.Usage names the path and the fix. It
 // creates the random digest key (mode 0600, fsync'd) on first use; a key
 // that is empty or corrupt does not fail OpenState (ps and stop need no
 // digest): KeyErr reports it, and records cannot be authenticated.
@@ -120,7 +121,7 @@ func launchState(st *State, dir string) (*State, error) {
 			if errors.As(err, &e) {
 				return nil, err
 			}
-			return nil, &Error{Outcome: Invalid, Kind: KindState, Msg: "state dir", Err: err}
+			return nil, &Error{Outcome: outcome.Usage, Kind: KindState, Msg: "state dir", Err: err}
 		}
 	}
 	if err := st.KeyErr(); err != nil {
@@ -191,7 +192,7 @@ func (s *State) lock(name string) (*launchLock, error) {
 	if err := statedir.TryLock(f); err != nil {
 		f.Close()
 		if errors.Is(err, statedir.ErrWouldBlock) {
-			return nil, &Error{Outcome: Locked, Kind: KindLocked, Msg: fmt.Sprintf("another childproof launch of %q holds the lock", name), Err: ErrLocked,
+			return nil, &Error{Outcome: outcome.Locked, Kind: KindLocked, Msg: fmt.Sprintf("another childproof launch of %q holds the lock", name), Err: ErrLocked,
 				Hint: "wait for it to finish, or stop it with 'childproof stop " + name + "'"}
 		}
 		return nil, fmt.Errorf("lock: %w", err)

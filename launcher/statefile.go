@@ -2,6 +2,8 @@ package launcher
 
 import (
 	"fmt"
+
+	"github.com/childproof/childproof/outcome"
 )
 
 // Size caps of the files childproof reads from its state dir: a record is
@@ -14,6 +16,6 @@ const (
 
 // strictModeError is a state dir entry that fails the StrictModes check.
 func strictModeError(path, why, fix string) *Error {
-	return &Error{Outcome: Invalid, Kind: KindState, Msg: fmt.Sprintf("state dir: %s %s", path, why),
+	return &Error{Outcome: outcome.Usage, Kind: KindState, Msg: fmt.Sprintf("state dir: %s %s", path, why),
 		Hint: fix + "; or use a state dir of your own (--state-dir, CHILDPROOF_STATE_DIR)"}
 }

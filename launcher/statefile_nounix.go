@@ -8,6 +8,8 @@ import (
 	"io/fs"
 	"os"
 	"runtime"
+
+	"github.com/childproof/childproof/outcome"
 )
 
 // errNoStateDir is what the state dir says off Unix: its trust checks
@@ -19,7 +21,7 @@ var errNoStateDir = fmt.Errorf("the state dir needs Linux (it holds the records 
 var errWouldBlock = errors.New("lock held")
 
 func checkStateDir(path string, follow bool) error {
-	return &Error{Outcome: Invalid, Kind: KindState, Err: errNoStateDir}
+	return &Error{Outcome: outcome.Usage, Kind: KindState, Err: errNoStateDir}
 }
 
 func openStateFile(path string, flag int, perm uint32) (*os.File, error) {

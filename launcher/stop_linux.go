@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/childproof/childproof/internal/pidfd"
+	"github.com/childproof/childproof/outcome"
 	"github.com/childproof/childproof/proc"
 	"github.com/childproof/childproof/verify"
 	"golang.org/x/sys/unix"
@@ -59,7 +60,7 @@ func StopRecord(ctx context.Context, p proc.FS, st *State, rec *Record, timeout 
 		removeEmptyCgroup(cgroup)
 		return res, nil
 	case verify.Unknown:
-		return res, &Error{Outcome: Unproven, Kind: KindState, Msg: fmt.Sprintf("%s: cannot identify the worker (pid %d)", rec.Name, rec.Worker.Pid), Err: err}
+		return res, &Error{Outcome: outcome.Unproven, Kind: KindState, Msg: fmt.Sprintf("%s: cannot identify the worker (pid %d)", rec.Name, rec.Worker.Pid), Err: err}
 	}
 	defer unix.Close(wfd)
 	t := &procTree{p: p, leader: -1, pgid: rec.Pgid, cgroup: cgroup, marker: rec.Marker, pinned: map[int]int{rec.Worker.Pid: wfd}}
@@ -191,7 +192,7 @@ func StopLaunch(ctx context.Context, p proc.FS, st *State, name string, timeout,
 		}
 		if lock, lerr = st.lockWait(ctx, name, wait); lerr != nil {
 			var e *Error
-			if errors.As(lerr, &e) && e.Outcome == Locked {
+			if errors.As(lerr, &e) && e.Outcome == outcome.Locked {
 				e.Msg += "; nothing was signalled"
 			}
 			return nil, nil, lerr

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/childproof/childproof/internal/pidfd"
+	"github.com/childproof/childproof/outcome"
 	"github.com/childproof/childproof/verify"
 	"golang.org/x/sys/unix"
 )
@@ -206,8 +207,8 @@ func (la *Launch) Verify(ctx context.Context) (*verify.Report, error) {
 	if la.worker.Check(p) != verify.Alive {
 		r := verify.NewReport(la.Spec.Name)
 		r.Add(verify.KindExited, "the worker (pid %d) is %s", la.worker.Pid, la.worker.Check(p))
-		r.ExitCode = verify.CodeExited
-		return r, &Error{Outcome: Exited, Kind: verify.KindExited, Report: r, Msg: r.Problems[0].Message}
+		r.SetOutcome(outcome.Exited)
+		return r, &Error{Outcome: outcome.Exited, Kind: verify.KindExited, Report: r, Msg: r.Problems[0].Message}
 	}
 	c := verify.CheckFromSpec(la.Spec, la.Env.Expect())
 	c.Root, c.Worker, c.Tree = la.tree.root.fp.Pid, la.worker.Pid, la.tree.members()
@@ -221,7 +222,7 @@ func (la *Launch) Verify(ctx context.Context) (*verify.Report, error) {
 	checkUser(p, la.Spec, la.worker.Pid, r)
 	r.Mask(la.Env.Secrets())
 	if !r.Verified {
-		return r, &Error{Outcome: outcomeOf(r), Kind: r.Problems[0].Kind, Report: r, Msg: "verification failed on the worker: " + r.Problems[0].Message}
+		return r, &Error{Outcome: r.Outcome, Kind: r.Problems[0].Kind, Report: r, Msg: "verification failed on the worker: " + r.Problems[0].Message}
 	}
 	return r, nil
 }

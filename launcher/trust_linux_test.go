@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/childproof/childproof/outcome"
 	"github.com/childproof/childproof/redact"
 	"github.com/childproof/childproof/schema"
 	"github.com/childproof/childproof/verify"
@@ -26,7 +27,7 @@ import (
 func wantStrict(t *testing.T, err error, path, why string) {
 	t.Helper()
 	var e *Error
-	if !errors.As(err, &e) || e.Outcome != Invalid || e.Kind != KindState {
+	if !errors.As(err, &e) || e.Outcome != outcome.Usage || e.Kind != KindState {
 		t.Fatalf("err = %v, want a state dir refusal (code 2)", err)
 	}
 	if !strings.Contains(e.Msg, path) || !strings.Contains(e.Msg, why) || e.Hint == "" {
@@ -212,7 +213,7 @@ func TestForgedRecordRefused(t *testing.T) {
 
 	for _, name := range []string{"forged", "edited", "moved"} {
 		_, err := st.Load(name)
-		e := wantCode(t, err, Unproven, verify.KindUntrustedRecord)
+		e := wantCode(t, err, outcome.UntrustedRecord, verify.KindUntrustedRecord)
 		if !errors.Is(err, ErrUntrusted) || e.Kind != verify.KindUntrustedRecord {
 			t.Errorf("%s: Load = %v, want untrusted-record", name, err)
 		}
@@ -392,7 +393,7 @@ func TestArgvSecretMasked(t *testing.T) {
 	d.Env = map[string]string{"MOCK_LLM_KEY": secret}
 	d.Secret = []string{"MOCK_LLM_KEY"}
 	_, err = f.start(t, d, false)
-	e := wantCode(t, err, Exited, verify.KindExited)
+	e := wantCode(t, err, outcome.Exited, verify.KindExited)
 	if strings.Contains(err.Error(), secret) || strings.Contains(strings.Join(e.Report.Tail, "\n"), secret) {
 		t.Errorf("the worker's last lines leak the secret: %v / %q", err, e.Report.Tail)
 	}

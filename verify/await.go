@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/childproof/childproof/outcome"
 	"github.com/childproof/childproof/proc"
 	"github.com/childproof/childproof/schema"
 )
@@ -50,7 +51,7 @@ func (e *ForeignPortError) Error() string {
 // Await verifies c (the process c.Root, as `verify --pid` is given it)
 // again every AwaitInterval until it is verified, opts.Until has passed,
 // ctx ends, or c.Root exits or is replaced (another start time), and
-// returns the last report. The report's ExitCode is the outcome.
+// returns the last report. The report's Outcome is the outcome.
 //
 // When c.Root does not exist at the start, or is gone while waiting, and
 // one of c.Ports is held, the error is a *ForeignPortError (a report that
@@ -76,7 +77,7 @@ func (v *Verifier) Await(ctx context.Context, c Check, opts AwaitOptions) (*Repo
 		// The process the check is about must still be the one it
 		// started with.
 		if now, err := TakeFingerprint(v.Proc, c.Root); err != nil || now.StartTime != fp.StartTime {
-			if r.ExitCode != CodeForeign {
+			if r.Outcome != outcome.Foreign {
 				if fe := foreignPort(v.Proc, c.Root, c.Ports, r); fe != nil {
 					return r, fe
 				}

@@ -7,18 +7,25 @@ import (
 	"io"
 	"slices"
 	"strings"
+
+	"github.com/childproof/childproof/outcome"
 )
 
 // Report is the evidence of one run or verify; its JSON form is the
 // documented output of run and verify (docs/launcher.md). Its groups are
 // embedded, so the JSON is one flat object, keys in this order.
 type Report struct {
-	Name     string       `json:"name"`
-	Verified bool         `json:"verified"`
-	ExitCode int          `json:"exit_code"`
-	Worker   *WorkerInfo  `json:"worker"`
-	Chain    []ChainEntry `json:"chain"`
-	Env      []EnvCheck   `json:"env"`
+	Name     string `json:"name"`
+	Verified bool   `json:"verified"`
+	// ExitCode is Outcome's code (outcome.Kind.Code): set both with
+	// SetOutcome.
+	ExitCode int `json:"exit_code"`
+	// Outcome is how the run or verify ended (not in the JSON: its
+	// exit_code is).
+	Outcome outcome.Kind `json:"-"`
+	Worker  *WorkerInfo  `json:"worker"`
+	Chain   []ChainEntry `json:"chain"`
+	Env     []EnvCheck   `json:"env"`
 	PortChecks
 	Ready    bool      `json:"ready"`
 	Attempts int       `json:"attempts"`
@@ -136,19 +143,6 @@ type Subject struct {
 	Pid int
 }
 
-// Exit codes a report calls for: Report.ExitCode, which is the status the
-// CLI exits with (CodeUsage: a launch refused before it started).
-const (
-	CodeOK      = 0
-	CodeUsage   = 2
-	CodeVerify  = 3
-	CodeForeign = 4
-	CodeExited  = 5
-	// CodeInterrupted: SIGINT or SIGTERM ended the launch before its
-	// worker was verified (128+SIGINT, as a shell reports Ctrl-C).
-	CodeInterrupted = 130
-)
-
 // Kind is what a Problem is about. Its string is stable: it is the "kind"
 // of the JSON output, and scripts match on it.
 type Kind string
@@ -233,23 +227,28 @@ func (r *Report) Has(kinds ...Kind) bool {
 	return false
 }
 
-// Code returns the exit code r's problems call for.
-func (r *Report) Code() int {
+// Judged is the outcome r's problems call for: OK without one.
+func (r *Report) Judged() outcome.Kind {
 	switch {
 	case len(r.Problems) == 0:
-		return CodeOK
+		return outcome.OK
 	case r.Has(KindInterrupted):
-		return CodeInterrupted
+		return outcome.Interrupted
 	case r.Has(KindExited):
-		return CodeExited
+		return outcome.Exited
 	case r.Has(KindPortForeign):
-		return CodeForeign
+		return outcome.Foreign
 	case r.Has(KindEnvMissing, KindEnvMismatch, KindEnvUnreadable, KindPortNotOwned, KindBindAddress, KindWrapper, KindUser, KindDelta):
-		return CodeVerify
+		return outcome.Unproven
 	case r.Has(KindNotReady):
-		return CodeExited
+		return outcome.Exited
 	}
-	return CodeVerify
+	return outcome.Unproven
+}
+
+// SetOutcome sets r's Outcome to k and its ExitCode to k's code.
+func (r *Report) SetOutcome(k outcome.Kind) {
+	r.Outcome, r.ExitCode = k, k.Code()
 }
 
 // WriteText writes the human form of r, in one Write: a foreground run's

@@ -110,13 +110,13 @@ func (v *Verifier) Verify(ctx context.Context, c Check) *Report {
 	}
 	if worker == 0 {
 		r.Add(KindExited, "no worker found below pid %d", c.Root)
-		r.ExitCode = r.Code()
+		r.SetOutcome(r.Judged())
 		return r
 	}
 	fp, err := TakeFingerprint(v.Proc, worker)
 	if err != nil {
 		r.Add(KindExited, "worker pid %d: %v", worker, err)
-		r.ExitCode = r.Code()
+		r.SetOutcome(r.Judged())
 		return r
 	}
 	r.Worker = &WorkerInfo{Pid: fp.Pid, Comm: fp.Comm, Exe: fp.Exe, StartTime: fp.StartTime, UID: fp.UID}
@@ -142,7 +142,7 @@ func (v *Verifier) Verify(ctx context.Context, c Check) *Report {
 		r.Ready = owned
 	}
 	r.Verified = len(r.Problems) == 0
-	r.ExitCode = r.Code()
+	r.SetOutcome(r.Judged())
 	return r
 }
 

@@ -97,7 +97,7 @@ func TestNeedsLinuxStubs(t *testing.T) {
 				code := runOn(context.Background(), goos, args, nil, &stdout, &stderr)
 				want := "childproof: error: " + ci.name + " needs Linux (it reads /proc and uses pidfds); this is " + goos + "\n" +
 					"childproof: hint: check, lint, import, export, install and version work here; run the launch on a Linux machine\n"
-				if code != exitUsage || stdout.Len() != 0 || stderr.String() != want {
+				if code != exitUsage.Code() || stdout.Len() != 0 || stderr.String() != want {
 					t.Errorf("%s: %q: exit %d, stdout %q, stderr %q; want exit 2 and\n%s", goos, args, code, stdout.String(), stderr.String(), want)
 				}
 			}
@@ -159,8 +159,8 @@ func TestPortableCommandsSameOutput(t *testing.T) {
 		}
 	}
 	// The runs reach the commands' work, not only their usage errors.
-	if codes[exitOK] < len(runs)/3 {
-		t.Errorf("only %d of %d runs exited 0 (%v)", codes[exitOK], len(runs), codes)
+	if codes[exitOK.Code()] < len(runs)/3 {
+		t.Errorf("only %d of %d runs exited 0 (%v)", codes[exitOK.Code()], len(runs), codes)
 	}
 }
 

@@ -10,6 +10,7 @@ import (
 
 	"github.com/childproof/childproof/launcher"
 	"github.com/childproof/childproof/lintreport"
+	"github.com/childproof/childproof/outcome"
 	"github.com/childproof/childproof/verify"
 )
 
@@ -44,7 +45,7 @@ func (a *app) launchErrWith(err error, write func(*verify.Report)) error {
 		// followed them in the message).
 		msg = le.Msg
 	}
-	return &exitError{code: exitCode(le), err: errors.New(msg), hint: le.Hint}
+	return &exitError{code: le.OutcomeKind(), err: errors.New(msg), hint: le.Hint}
 }
 
 // forwardSignals starts catching SIGINT, SIGTERM and SIGHUP for a
@@ -69,7 +70,7 @@ func (a *app) supervise(la *launcher.Launch, name string, detach bool, sigs chan
 	shrinkForSupervision()
 	go a.forwarderOf(la).run(sigs, la.Done())
 	if code := la.Wait().ExitCode(); code != 0 {
-		return silentExit(code)
+		return outcome.Status(code)
 	}
 	return nil
 }

@@ -12,6 +12,7 @@ import (
 	"runtime"
 	"syscall"
 
+	"github.com/childproof/childproof/outcome"
 	"github.com/hashicorp/hcl/v2"
 	"github.com/spf13/cobra"
 )
@@ -28,30 +29,34 @@ func signalContext() (context.Context, context.CancelFunc) {
 	return signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 }
 
-// exitError carries an exit code up to run. A nil err means the command
-// already reported what went wrong and only the code remains.
+// exitError is a command's failure: its outcome (the exit code is
+// outcome.ExitCode's), what to say and a hint. A nil err means the
+// command already reported what went wrong and only the outcome remains.
 type exitError struct {
-	code int
+	code outcome.Kind
 	err  error
 	hint string
 }
 
 func (e *exitError) Error() string {
 	if e.err == nil {
-		return fmt.Sprintf("exit %d", e.code)
+		return fmt.Sprintf("exit %d", e.code.Code())
 	}
 	return e.err.Error()
 }
 
 func (e *exitError) Unwrap() error { return e.err }
 
+// OutcomeKind makes an exitError an outcome.Classified.
+func (e *exitError) OutcomeKind() outcome.Kind { return e.code }
+
 // exitf returns an exitError with a formatted message.
-func exitf(code int, format string, args ...any) error {
+func exitf(code outcome.Kind, format string, args ...any) error {
 	return &exitError{code: code, err: fmt.Errorf(format, args...)}
 }
 
 // silentExit returns an exitError whose message was already printed.
-func silentExit(code int) error { return &exitError{code: code} }
+func silentExit(code outcome.Kind) error { return &exitError{code: code} }
 
 // app holds what every subcommand shares: the streams and the common flags.
 type app struct {
@@ -98,23 +103,24 @@ func runOn(ctx context.Context, goos string, args []string, stdin io.Reader, std
 	root.SetOut(stdout)
 	root.SetErr(stderr)
 	err := root.ExecuteContext(ctx)
-	if err == nil {
-		return exitOK
-	}
 	var ee *exitError
-	if errors.As(err, &ee) {
+	var status outcome.Status
+	switch {
+	case err == nil, errors.As(err, &status):
+		// ok, or a foreground worker's own status: nothing to say.
+	case errors.As(err, &ee):
 		if ee.err != nil {
 			fmt.Fprintf(stderr, "childproof: error: %v\n", ee.err)
 		}
 		if ee.hint != "" {
 			fmt.Fprintf(stderr, "childproof: hint: %s\n", ee.hint)
 		}
-		return ee.code
+	default:
+		// Anything else comes from flag or argument parsing: a usage error.
+		fmt.Fprintf(stderr, "childproof: error: %v\n", err)
+		fmt.Fprintf(stderr, "childproof: hint: run '%s' for usage\n", helpCommand(root, args))
 	}
-	// Anything else comes from flag or argument parsing: a usage error.
-	fmt.Fprintf(stderr, "childproof: error: %v\n", err)
-	fmt.Fprintf(stderr, "childproof: hint: run '%s' for usage\n", helpCommand(root, args))
-	return exitUsage
+	return outcome.ExitCode(err)
 }
 
 // helpCommand names the help invocation for the command args select.

@@ -9,6 +9,7 @@ import (
 
 	"github.com/childproof/childproof/launcher"
 	"github.com/childproof/childproof/launcher/group"
+	"github.com/childproof/childproof/outcome"
 	"github.com/childproof/childproof/schema"
 )
 
@@ -78,7 +79,7 @@ func supervisionErr(err error) error {
 	var re *group.RestartError
 	switch {
 	case errors.As(err, &xe):
-		return silentExit(xe.Code)
+		return outcome.Status(xe.Code)
 	case errors.As(err, &re):
 		return re.Err
 	}

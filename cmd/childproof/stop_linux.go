@@ -9,6 +9,7 @@ import (
 
 	"github.com/childproof/childproof/launcher"
 	"github.com/childproof/childproof/lintreport"
+	"github.com/childproof/childproof/outcome"
 	"github.com/childproof/childproof/proc"
 	"github.com/childproof/childproof/verify"
 	"github.com/spf13/cobra"
@@ -65,7 +66,7 @@ func (a *app) stop(ctx context.Context, name string, timeout time.Duration) erro
 	// the lock protects.
 	rec, res, err := launcher.StopLaunch(ctx, proc.Default, st, name, timeout, timeout, nil)
 	var le *launcher.Error
-	if err != nil && (rec != nil || errors.As(err, &le) && le.Outcome == launcher.Locked) {
+	if err != nil && (rec != nil || errors.As(err, &le) && le.Outcome == outcome.Locked) {
 		// Locked, or the stop itself failed (the record was read).
 		return a.launchErr(err)
 	}

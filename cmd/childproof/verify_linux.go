@@ -152,7 +152,7 @@ func (a *app) finishVerify(r *verify.Report) error {
 	if len(r.Problems) > 0 {
 		msg = fmt.Sprintf("verification failed on the worker: %s", r.Problems[0].Message)
 	}
-	return exitf(r.ExitCode, "%s", msg)
+	return exitf(r.Outcome, "%s", msg)
 }
 
 func (a *app) verifySpec(ctx context.Context, arg string, vars []string) error {

@@ -16,6 +16,7 @@ import (
 	"github.com/childproof/childproof/internal/testsupport"
 	"github.com/childproof/childproof/launcher"
 	"github.com/childproof/childproof/launcher/launchertest"
+	"github.com/childproof/childproof/outcome"
 	"github.com/childproof/childproof/schema"
 )
 
@@ -183,7 +184,7 @@ func TestMockLLMWithoutKey(t *testing.T) {
 	start := time.Now()
 	_, err := launcher.Start(context.Background(), l, launcher.Options{StateDir: t.TempDir()})
 	var e *launcher.Error
-	if !errors.As(err, &e) || e.Outcome != launcher.Exited {
+	if !errors.As(err, &e) || e.Outcome != outcome.Exited {
 		t.Fatalf("got %v, want exit 5", err)
 	}
 	for _, want := range []string{"exit status 1", "LLM_PROVIDER_NOT_CONFIGURED: MOCK_LLM_KEY missing"} {

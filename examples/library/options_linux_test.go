@@ -14,6 +14,7 @@ import (
 
 	"github.com/childproof/childproof/launcher"
 	"github.com/childproof/childproof/launcher/launchertest"
+	"github.com/childproof/childproof/outcome"
 	"github.com/childproof/childproof/schema"
 )
 
@@ -117,7 +118,7 @@ func TestKeyExportedButNotPassed(t *testing.T) {
 	l.Env = nil
 	_, err := launcher.Start(t.Context(), l, launcher.Options{StateDir: t.TempDir()})
 	var e *launcher.Error
-	if !errors.As(err, &e) || e.Outcome != launcher.Invalid {
+	if !errors.As(err, &e) || e.Outcome != outcome.Usage {
 		t.Fatalf("got %v, want Invalid", err)
 	}
 	if !strings.Contains(e.Error(), "MOCK_LLM_KEY is set in the caller but not passed") || !strings.Contains(e.Hint, "add MOCK_LLM_KEY to Inherit") {

@@ -14,6 +14,7 @@ import (
 	"github.com/childproof/childproof/launcher"
 	"github.com/childproof/childproof/launcher/group"
 	"github.com/childproof/childproof/launcher/launchertest"
+	"github.com/childproof/childproof/outcome"
 	"github.com/childproof/childproof/proc"
 	"github.com/childproof/childproof/schema"
 	"github.com/childproof/childproof/verify"
@@ -114,7 +115,7 @@ func TestUpFailureStopsWhatStarted(t *testing.T) {
 	})
 	var ge *group.Error
 	var le *launcher.Error
-	if !errors.As(err, &ge) || ge.Name != "api" || ge.Started != 1 || !errors.As(err, &le) || le.Outcome != launcher.Exited {
+	if !errors.As(err, &ge) || ge.Name != "api" || ge.Started != 1 || !errors.As(err, &le) || le.Outcome != outcome.Exited {
 		t.Fatalf("err = %v", err)
 	}
 	if !strings.Contains(err.Error(), "api: no config") || !strings.Contains(err.Error(), "the launch started before it was stopped") {
