@@ -235,8 +235,8 @@ func TestRelaunchWithoutRecord(t *testing.T) {
 	l := &schema.Launch{Name: "never", Command: []string{"true"}}
 	_, _, err = Relaunch(context.Background(), l, RelaunchOptions{Options: Options{State: st}})
 	var e *Error
-	if !errors.As(err, &e) || e.Outcome != outcome.Usage || !strings.Contains(e.Msg, "nothing to relaunch") {
-		t.Fatalf("got %v, want a usage error", err)
+	if !errors.As(err, &e) || e.Outcome != outcome.NotRecorded || e.Kind != KindNotRecorded || !strings.Contains(e.Msg, "nothing to relaunch") {
+		t.Fatalf("got %v, want no launch recorded", err)
 	}
 }
 
