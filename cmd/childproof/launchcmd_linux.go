@@ -9,6 +9,7 @@ import (
 	"syscall"
 
 	"github.com/childproof/childproof/launcher"
+	"github.com/childproof/childproof/launcher/group"
 	"github.com/childproof/childproof/lintreport"
 	"github.com/childproof/childproof/outcome"
 	"github.com/childproof/childproof/verify"
@@ -34,7 +35,7 @@ func (a *app) launchErr(err error) error {
 func (a *app) launchErrWith(err error, write func(*verify.Report)) error {
 	var le *launcher.Error
 	if !errors.As(err, &le) {
-		return exitf(exitUsage, "%v", err)
+		return &exitError{code: outcome.Of(err), err: err}
 	}
 	if le.Report != nil {
 		write(le.Report)
@@ -61,18 +62,15 @@ func forwardSignals(detach bool) (chan os.Signal, func()) {
 }
 
 // supervise returns at once for a detached launch; otherwise it forwards
-// sigs to the launch's process group and exits with the worker's status.
+// sigs to the launch's process group (group.Forward) and exits with the
+// worker's status.
 func (a *app) supervise(la *launcher.Launch, name string, detach bool, sigs chan os.Signal) error {
 	if detach {
 		fmt.Fprintf(a.stderr, "childproof: %s runs detached (worker pid %d); stop it with: childproof stop %s\n", name, la.Pid(), name)
 		return nil
 	}
 	shrinkForSupervision()
-	go a.forwarderOf(la).run(sigs, la.Done())
-	if code := la.Wait().ExitCode(); code != 0 {
-		return outcome.Status(code)
-	}
-	return nil
+	return group.Forward(la, sigs, a.escalation(la.Spec.Name, la.Signal, la.Pid))
 }
 
 // recordedSpecArg resolves a NAME|SPEC[:NAME] argument
@@ -91,7 +89,7 @@ func (a *app) recordedSpecArg(st *launcher.State, arg string) (string, *launcher
 // not recorded (exit 5, with hint), else as launchErr.
 func (a *app) recordErr(err error, hint string) error {
 	var le *launcher.Error
-	if errors.As(err, &le) && le.Kind == launcher.KindNotRecorded {
+	if errors.As(err, &le) && outcome.Of(err) == outcome.NotRecorded {
 		return notRecorded(errors.New(le.Msg), hint)
 	}
 	return a.launchErr(err)

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"os"
 	"strings"
-	"syscall"
 
 	"github.com/childproof/childproof/launcher"
 	"github.com/childproof/childproof/launcher/group"
@@ -167,16 +166,11 @@ func (a *app) up(ctx context.Context, arg string, names, vars []string, detach, 
 }
 
 // upSupervise supervises up's launches in the foreground until every one
-// has exited (group.Supervise): SIGHUP forwarded to each, SIGINT or
+// has exited (group.SuperviseSignals): SIGHUP forwarded to each, SIGINT or
 // SIGTERM stops them all, restart policies applied (the console shows
 // their output).
 func (a *app) upSupervise(ctx context.Context, g *group.Group, members map[string]*upMember, sigs chan os.Signal) error {
-	ctx, stop := context.WithCancelCause(context.WithoutCancel(ctx))
-	defer stop(nil)
-	finished := make(chan struct{})
-	defer close(finished)
-	go relaySignals(sigs, g.Signal, func(s syscall.Signal) { stop(errors.New(s.String())) }, finished)
-	err := g.Supervise(ctx, group.Supervision{
+	return g.SuperviseSignals(ctx, sigs, nil, group.Supervision{
 		WaitDelay: foregroundStopGrace,
 		Restart: func(ctx context.Context, l *schema.Launch, n int) (*launcher.Launch, error) {
 			m := members[l.Name]
@@ -184,7 +178,6 @@ func (a *app) upSupervise(ctx context.Context, g *group.Group, members map[strin
 		},
 		Event: a.upEvent,
 	})
-	return supervisionErr(err)
 }
 
 // upEvent shows what up's supervision did.

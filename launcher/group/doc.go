@@ -16,6 +16,11 @@
 // `childproof down`: it stops launches by their records in a state
 // directory, so it needs no Group.
 //
+// Supervise watches a group's launches, restarting them as their restart
+// blocks say; SuperviseSignals and Forward drive a foreground supervision
+// from the caller's signals (SIGHUP forwarded; SIGINT or SIGTERM stop it,
+// through an Escalation: forwarded first, then SIGTERM, then SIGKILL).
+//
 // In a test, launchertest.Up does the same with one cleanup per launch,
 // so the test's cleanups stop them in reverse order.
 package group

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/childproof/childproof/launcher"
+	"github.com/childproof/childproof/outcome"
 	"github.com/childproof/childproof/schema"
 )
 
@@ -98,6 +99,10 @@ type ExitError struct {
 func (e *ExitError) Error() string {
 	return fmt.Sprintf("group: %s exited with status %d", e.Name, e.Code)
 }
+
+// Unwrap is the worker's status as an outcome.Status: a command that
+// ends with an *ExitError exits with it (outcome.ExitCode).
+func (e *ExitError) Unwrap() error { return outcome.Status(e.Code) }
 
 // RestartError is a restart that failed: restart N of launch Name, and
 // the Restart function's error.
