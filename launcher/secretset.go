@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/childproof/childproof/outcome"
 	"github.com/childproof/childproof/schema"
 )
 
@@ -25,21 +26,21 @@ func SecretSets(names []string, set map[string]string, lookup func(string) (stri
 	var out []string
 	for _, n := range names {
 		if strings.Contains(n, "=") {
-			return nil, &Error{Outcome: Invalid, Kind: KindUsage, Msg: fmt.Sprintf("--set-secret %s: takes a NAME, not NAME=VALUE", strings.SplitN(n, "=", 2)[0]),
+			return nil, &Error{Outcome: outcome.Usage, Kind: KindUsage, Msg: fmt.Sprintf("--set-secret %s: takes a NAME, not NAME=VALUE", strings.SplitN(n, "=", 2)[0]),
 				Hint: "export the value and pass its name: a command line is visible to every user of the machine (ps)"}
 		}
 		if n == "" {
-			return nil, errorf(Invalid, KindUsage, "--set-secret: empty name")
+			return nil, errorf(outcome.Usage, KindUsage, "--set-secret: empty name")
 		}
 		if !schema.IsEnvName(n) {
-			return nil, errorf(Invalid, KindUsage, "--set-secret %q: not a valid environment variable name (letters, digits and _, not starting with a digit), the same rule as a spec's env", n)
+			return nil, errorf(outcome.Usage, KindUsage, "--set-secret %q: not a valid environment variable name (letters, digits and _, not starting with a digit), the same rule as a spec's env", n)
 		}
 		if _, dup := set[n]; dup {
-			return nil, errorf(Invalid, KindUsage, "--set %s and --set-secret %s: give one of them", n, n)
+			return nil, errorf(outcome.Usage, KindUsage, "--set %s and --set-secret %s: give one of them", n, n)
 		}
 		v, ok := lookup(n)
 		if !ok {
-			return nil, &Error{Outcome: Invalid, Kind: KindUsage, Msg: fmt.Sprintf("--set-secret %s: %s is not set in the caller's environment", n, n),
+			return nil, &Error{Outcome: outcome.Usage, Kind: KindUsage, Msg: fmt.Sprintf("--set-secret %s: %s is not set in the caller's environment", n, n),
 				Hint: "export " + n + " first: --set-secret takes the value from the environment, never from the command line"}
 		}
 		set[n] = v

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"testing"
 
+	"github.com/childproof/childproof/outcome"
 	"github.com/childproof/childproof/schema"
 	"github.com/google/go-cmp/cmp"
 )
@@ -47,8 +48,8 @@ func TestSecretSets(t *testing.T) {
 				}
 			} else {
 				var e *Error
-				if !errors.As(err, &e) || e.Outcome != Invalid || e.Kind != KindUsage {
-					t.Fatalf("err = %#v; want an *Error, Invalid, KindUsage", err)
+				if !errors.As(err, &e) || e.Outcome != outcome.Usage || e.Kind != KindUsage {
+					t.Fatalf("err = %#v; want an *Error, outcome.Usage, KindUsage", err)
 				}
 				if diff := cmp.Diff(tt.wantErr, e.Msg); diff != "" {
 					t.Errorf("message (-want +got):\n%s", diff)
