@@ -4,9 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net"
 	"slices"
-	"strconv"
 	"sync/atomic"
 	"time"
 
@@ -455,7 +453,7 @@ func (la *Launch) progressBase(attempt int, started time.Time) Progress {
 		p.Root = la.tree.root.pid()
 	}
 	if len(l.Ports) > 0 {
-		p.Address = net.JoinHostPort(l.Ports[0].PortAddress(), strconv.Itoa(l.Ports[0].Number))
+		p.Address = l.Ports[0].HostPort()
 	}
 	return p
 }

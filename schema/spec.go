@@ -1,7 +1,9 @@
 package schema
 
 import (
+	"net"
 	"slices"
+	"strconv"
 	"time"
 
 	"github.com/childproof/childproof/internal/wrapper"
@@ -322,6 +324,12 @@ func (l *Launch) EffectiveOnStale() OnStale {
 		return StaleFail
 	}
 	return l.OnStale
+}
+
+// HostPort is p's address and number as host:port ([::1]:8000 for an IPv6
+// address; PortAddress).
+func (p Port) HostPort() string {
+	return net.JoinHostPort(p.PortAddress(), strconv.Itoa(p.Number))
 }
 
 // PortAddress returns p.Address, or 127.0.0.1 when it is empty.

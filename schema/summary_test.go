@@ -144,3 +144,18 @@ func TestSecretName(t *testing.T) {
 		t.Errorf("SecretName (-want +got):\n%s", diff)
 	}
 }
+
+func TestPortHostPort(t *testing.T) {
+	for _, c := range []struct {
+		p    Port
+		want string
+	}{
+		{Port{Number: 8000}, "127.0.0.1:8000"},
+		{Port{Address: "0.0.0.0", Number: 80}, "0.0.0.0:80"},
+		{Port{Address: "::1", Number: 8000}, "[::1]:8000"},
+	} {
+		if got := c.p.HostPort(); got != c.want {
+			t.Errorf("%+v.HostPort() = %q, want %q", c.p, got, c.want)
+		}
+	}
+}

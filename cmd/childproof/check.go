@@ -174,7 +174,7 @@ func (a *app) writeSummary(w io.Writer, f *schema.File, l *schema.Launch) {
 		if p.AllowAllInterfaces {
 			extra = " (all interfaces allowed)"
 		}
-		row("port", "%s %s%s", p.Name, hostPort(p.PortAddress(), p.Number), extra)
+		row("port", "%s %s%s", p.Name, p.HostPort(), extra)
 	}
 	if len(l.Ports) == 0 {
 		row("port", "none declared: no port is checked")
@@ -268,13 +268,6 @@ func displayPath(p string, sensitive bool) string {
 	}
 	wd, _ := os.Getwd()
 	return envres.RebasePath(p, "", wd)
-}
-
-func hostPort(addr string, port int) string {
-	if strings.Contains(addr, ":") {
-		return fmt.Sprintf("[%s]:%d", addr, port)
-	}
-	return fmt.Sprintf("%s:%d", addr, port)
 }
 
 func plural(n int, word string) string {
