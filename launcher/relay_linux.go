@@ -39,7 +39,9 @@ type output struct {
 // through the set's masking sink. logf is the reader's from now on. The
 // relay process carries the launch's marker as logrelay.OfEnv (never as
 // MarkerVar: it is not a member of the tree). In the foreground, also
-// (when not nil) gets every masked byte the log gets, in the same pass.
+// (when not nil) gets every masked byte the log gets, in the same order,
+// from the same masking pass (logrelay.Tee: its writes overlap the next
+// read and log write, through a bounded queue).
 func startOutput(logf *os.File, set *redact.Set, detach bool, marker string, also io.Writer) (*output, error) {
 	r, w, err := os.Pipe()
 	if err != nil {
@@ -56,12 +58,12 @@ func startOutput(logf *os.File, set *redact.Set, detach bool, marker string, als
 		})
 	}
 	if !detach {
-		var w io.Writer = logf
-		if also != nil {
-			w = &tee{log: logf, also: also}
-		}
 		go func() {
-			logrelay.Copy(r, w, set, o.stats)
+			if also != nil {
+				logrelay.Tee(r, logf, also, set, o.stats)
+			} else {
+				logrelay.Copy(r, logf, set, o.stats)
+			}
 			r.Close()
 			logf.Close()
 			close(o.done)
@@ -175,7 +177,7 @@ func (o *output) drain(limit time.Duration) {
 				return
 			}
 			lastQuiet = q
-		} else if err == nil && n == 0 && o.stats.Reading.Load() {
+		} else if err == nil && n == 0 && o.stats.Idle() {
 			return
 		} else {
 			lastQuiet = quiet{}
@@ -352,24 +354,4 @@ func (st *State) collectRelay(name string, fp *verify.Fingerprint, p proc.FS) st
 		return ""
 	}
 	return endRelay(context.Background(), p, fp, 0)
-}
-
-// tee is the foreground reader's destination: the log, and beside it
-// what follows the output (Options.Output, Ready.Log), in one pass over
-// the masked bytes. A log that cannot be written (a full disk) is given
-// up, as logrelay.Copy does, but the output still reaches also.
-type tee struct {
-	log  io.Writer
-	also io.Writer
-	err  error // the log's first error
-}
-
-func (t *tee) Write(p []byte) (int, error) {
-	if t.err == nil {
-		if _, err := t.log.Write(p); err != nil {
-			t.err = err
-		}
-	}
-	t.also.Write(p)
-	return len(p), nil
 }

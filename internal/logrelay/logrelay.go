@@ -34,9 +34,20 @@ const OfEnv = "CHILDPROOF_LOG_RELAY_OF"
 // launch's worker.
 const Comm = "childproof-log"
 
-// Buf is the size of one read of the output pipe (the pipe holds 1 MiB:
-// fewer reads and log writes for a chatty worker).
+// Buf is the size of one read of the output pipe by the relay process
+// (the pipe holds 1 MiB: fewer reads and log writes for a chatty worker,
+// while the relay stays small: it holds one such buffer).
 const Buf = 256 << 10
+
+// TeeBuf is the size of one read of the foreground reader (Tee), which
+// runs inside childproof and can hold more: the pipe's whole 1 MiB.
+const TeeBuf = 1 << 20
+
+// TeeSlots is how many read buffers Tee has: one the reader fills while
+// the others wait for, or are in, the console's write. A console that
+// does not keep up holds them all and the reader waits, so the tree's
+// writes wait too (memory stays bounded: TeeSlots buffers).
+const TeeSlots = 4
 
 // Secret is one secret as the relay receives it on its stdin.
 type Secret struct {
@@ -44,12 +55,20 @@ type Secret struct {
 	Value string `json:"v"`
 }
 
-// Stats is what Copy says of its progress.
+// Stats is what Copy and Tee say of their progress.
 type Stats struct {
-	// Reading is set while Copy waits in a read of the pipe: all it read
-	// so far is written.
+	// Reading is set while the reader waits in a read of the pipe: all it
+	// read so far is in the log (but see Idle for the console).
 	Reading atomic.Bool
 	Done    atomic.Bool
+	// queued counts the reads that Tee's console has not written yet.
+	queued atomic.Int32
+}
+
+// Idle reports whether the reader waits in a read of the pipe with all it
+// read so far written: to the log and, for Tee, to the console.
+func (st *Stats) Idle() bool {
+	return st.Reading.Load() && st.queued.Load() == 0
 }
 
 // Copy copies the tree's output from r to the log w through set's masking
@@ -58,31 +77,93 @@ type Stats struct {
 // full disk), it keeps reading and drops the output, so that the tree
 // never blocks on a full pipe or dies of SIGPIPE because of its log. It
 // returns at the pipe's end (every process that held its write end has
-// gone), with w's first error.
+// gone), with w's first error. It reads Buf bytes at a time into one
+// buffer, which it masks in place (redact.Masker: no copy of what it
+// read unless a value is in it, no allocation per read).
 func Copy(r io.Reader, w io.Writer, set *redact.Set, st *Stats) error {
-	sink := set.Stream(w)
-	buf := make([]byte, Buf)
+	return copyOut(r, w, nil, set, st, Buf, 1)
+}
+
+// Tee is Copy in the foreground: the masked bytes go to the log w and,
+// in the same order, to also (the console and the live view), whose
+// writes run on a goroutine of their own beside the next read and log
+// write, through a queue of TeeSlots buffers of TeeBuf bytes. The console
+// never gets a byte the log has not got first, nor loses one; its errors
+// are its own (also's result is ignored). A log that cannot be written
+// is given up (as Copy does) while the console still gets the output.
+// Tee returns once the console has been given the last byte.
+func Tee(r io.Reader, w, also io.Writer, set *redact.Set, st *Stats) error {
+	return copyOut(r, w, also, set, st, TeeBuf, TeeSlots)
+}
+
+// slot is one read buffer: in holds the carry and the bytes read, masked
+// the masked copy when a value was in them; out is what is written.
+type slot struct {
+	in, masked, out []byte
+}
+
+func copyOut(r io.Reader, w, also io.Writer, set *redact.Set, st *Stats, size, slots int) error {
+	if st == nil {
+		st = &Stats{}
+	}
+	m := set.Masker()
+	grow := func(s *slot, n int) {
+		if cap(s.in) < n {
+			s.in = make([]byte, n)
+		}
+		s.in = s.in[:cap(s.in)]
+	}
+	var free, work chan *slot
+	var console chan struct{}
+	if also != nil {
+		free, work, console = make(chan *slot, slots), make(chan *slot, slots), make(chan struct{})
+		for range slots - 1 {
+			free <- &slot{}
+		}
+		go func() {
+			defer close(console)
+			for s := range work {
+				also.Write(s.out)
+				st.queued.Add(-1)
+				free <- s
+			}
+		}()
+	}
+	cur := &slot{}
+	grow(cur, size+m.MaxCarry())
+	carry := 0
 	var werr error
 	for {
-		if st != nil {
-			st.Reading.Store(true)
-		}
-		n, err := r.Read(buf)
-		if st != nil {
-			st.Reading.Store(false)
-		}
-		if n > 0 && werr == nil {
-			if _, e := sink.Write(buf[:n]); e != nil {
+		st.Reading.Store(true)
+		n, err := r.Read(cur.in[carry : carry+size])
+		st.Reading.Store(false)
+		buf := cur.in[:carry+max(n, 0)]
+		out, keep := m.Mask(&cur.masked, buf, err != nil)
+		if len(out) > 0 && werr == nil {
+			if _, e := w.Write(out); e != nil {
 				werr = e
 			}
 		}
+		next := cur
+		if also != nil && len(out) > 0 {
+			// The console gets this buffer; the next read goes into a free
+			// one (waiting for one when the console holds them all).
+			next = <-free
+			grow(next, size+m.MaxCarry())
+		}
+		carry = copy(next.in, buf[len(buf)-keep:])
+		if next != cur {
+			cur.out = out
+			st.queued.Add(1)
+			work <- cur
+		}
+		cur = next
 		if err != nil {
-			if werr == nil {
-				werr = sink.Close()
+			if also != nil {
+				close(work)
+				<-console
 			}
-			if st != nil {
-				st.Done.Store(true)
-			}
+			st.Done.Store(true)
 			if errors.Is(err, io.EOF) {
 				return werr
 			}
