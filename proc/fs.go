@@ -39,8 +39,19 @@ func (p FS) Path(pid int, name ...string) string {
 	return filepath.Join(append([]string{p.root(), strconv.Itoa(pid)}, name...)...)
 }
 
+// file is Path(pid, name) for one plain name, without filepath.Join's
+// cleaning when the root needs none (the path is built for every record
+// read).
+func (p FS) file(pid int, name string) string {
+	r := p.root()
+	if r == "" || r[len(r)-1] == '/' || strings.Contains(name, "/") {
+		return p.Path(pid, name)
+	}
+	return r + "/" + strconv.Itoa(pid) + "/" + name
+}
+
 func (p FS) read(pid int, name string) ([]byte, error) {
-	b, err := os.ReadFile(p.Path(pid, name))
+	b, err := readFile(p.file(pid, name))
 	if err != nil {
 		return nil, wrapErr(pid, name, err)
 	}
@@ -97,7 +108,7 @@ func (p FS) Status(pid int) (Status, error) {
 // Exe returns the target of /proc/PID/exe. An unlinked binary ends in
 // " (deleted)"; a script's exe is its interpreter.
 func (p FS) Exe(pid int) (string, error) {
-	s, err := os.Readlink(p.Path(pid, "exe"))
+	s, err := os.Readlink(p.file(pid, "exe"))
 	if err != nil {
 		return "", wrapErr(pid, "exe", err)
 	}
@@ -166,14 +177,15 @@ func socketInode(target string) (uint64, bool) {
 // threads' task/TID/children lists (a Go program's children are spread over
 // its threads), sorted.
 func (p FS) Children(pid int) ([]int, error) {
-	tasks, err := os.ReadDir(p.Path(pid, "task"))
+	dir := p.file(pid, "task")
+	tasks, err := os.ReadDir(dir)
 	if err != nil {
 		return nil, wrapErr(pid, "task", err)
 	}
 	seen := map[int]bool{}
 	var out []int
 	for _, t := range tasks {
-		b, err := os.ReadFile(filepath.Join(p.Path(pid, "task"), t.Name(), "children"))
+		b, err := readFile(dir + "/" + t.Name() + "/children")
 		if err != nil {
 			continue
 		}
@@ -270,7 +282,7 @@ func (p FS) FindSocketOwners(inode uint64, candidates []int) []int {
 
 // Uptime returns the seconds since boot from /proc/uptime.
 func (p FS) Uptime() (float64, error) {
-	b, err := os.ReadFile(filepath.Join(p.root(), "uptime"))
+	b, err := readFile(filepath.Join(p.root(), "uptime"))
 	if err != nil {
 		return 0, err
 	}

@@ -1,7 +1,7 @@
 package proc
 
 import (
-	"os"
+	"io/fs"
 
 	"golang.org/x/sys/unix"
 )
@@ -10,19 +10,30 @@ import (
 // of the fd directory (no path walk per fd; SocketOwnersOf reads every fd
 // of every process).
 func (p FS) socketInodes(pid int) ([]uint64, error) {
-	dir := p.Path(pid, "fd")
+	dir := p.file(pid, "fd")
 	dfd, err := unix.Open(dir, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
 	if err != nil {
 		return nil, wrapErr(pid, "fd", err)
 	}
-	f := os.NewFile(uintptr(dfd), dir)
-	defer f.Close()
-	names, err := f.Readdirnames(-1)
-	if err != nil {
-		return nil, wrapErr(pid, "fd", err)
+	defer unix.Close(dfd)
+	// The names by getdents on the descriptor itself: an *os.File would
+	// cost an fcntl and a finalizer per process.
+	var names []string
+	buf := make([]byte, 4096)
+	for {
+		n, err := unix.ReadDirent(dfd, buf)
+		if err == unix.EINTR {
+			continue
+		}
+		if err != nil {
+			return nil, wrapErr(pid, "fd", &fs.PathError{Op: "readdirent", Path: dir, Err: err})
+		}
+		if n <= 0 {
+			break
+		}
+		_, _, names = unix.ParseDirent(buf[:n], -1, names)
 	}
 	var out []uint64
-	buf := make([]byte, 64)
 	for _, n := range names {
 		k, err := unix.Readlinkat(dfd, n, buf)
 		if err != nil {

@@ -1,0 +1,8 @@
+//go:build !linux
+
+package proc
+
+import "os"
+
+// readFile is os.ReadFile (readfile_linux.go saves its poller set-up).
+func readFile(path string) ([]byte, error) { return os.ReadFile(path) }
