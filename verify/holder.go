@@ -28,7 +28,12 @@ type Holder struct {
 // Holders finds who holds each listener on port: the fds of tree first,
 // all of p only when none of tree holds it.
 func Holders(p proc.FS, port int, tree []int) ([]Holder, error) {
-	ls, err := sockdiag.Lookup(p.Root, port)
+	return holders(p, nil, port, tree)
+}
+
+// holders is Holders within look k (nil: none).
+func holders(p proc.FS, k *look, port int, tree []int) ([]Holder, error) {
+	ls, err := k.lookup(p, port)
 	if err != nil {
 		return nil, err
 	}
@@ -36,7 +41,7 @@ func Holders(p proc.FS, port int, tree []int) ([]Holder, error) {
 	for _, l := range ls {
 		h := Holder{Addr: l.AddrPort(), UID: l.UID, Inode: l.Inode}
 		if len(tree) > 0 {
-			h.Pids = p.FindSocketOwners(l.Inode, tree)
+			h.Pids = k.treeOwners(p, l.Inode, tree)
 			h.InTree = len(h.Pids) > 0
 		}
 		if !h.InTree {

@@ -104,9 +104,13 @@ func (v *Verifier) Verify(ctx context.Context, c Check) *Report {
 	if tree == nil {
 		tree = append([]int{c.Root}, v.Proc.Descendants(c.Root)...)
 	}
+	// The worker's choice by its port and the port check before the
+	// probe are one look at the tree (one dump and one read of the
+	// tree's fd tables per port); the check after the probe looks again.
+	k := newLook(v.Proc)
 	worker := c.Worker
 	if worker == 0 {
-		worker = v.findWorker(c, tree)
+		worker = v.findWorker(c, tree, k)
 	}
 	if worker == 0 {
 		r.Add(KindExited, "no worker found below pid %d", c.Root)
@@ -122,7 +126,7 @@ func (v *Verifier) Verify(ctx context.Context, c Check) *Report {
 	r.Worker = &WorkerInfo{Pid: fp.Pid, Comm: fp.Comm, Exe: fp.Exe, StartTime: fp.StartTime, UID: fp.UID}
 	v.checkChain(r, c, worker)
 	v.checkEnv(r, c, worker)
-	owned := v.CheckPorts(r, c, worker, tree)
+	owned := v.checkPorts(r, c, worker, tree, k)
 	if !c.NoReady && owned {
 		if err := probe.Ready(ctx, c.Ports, c.ReadyHTTP, 2*time.Second); err != nil {
 			r.Add(KindNotReady, "%v", err)
@@ -148,8 +152,8 @@ func (v *Verifier) Verify(ctx context.Context, c Check) *Report {
 
 // findWorker picks the worker among tree: Comm or Exe, else the owner of a
 // declared port, else the root.
-func (v *Verifier) findWorker(c Check, tree []int) int {
-	if pid, decided := DeclaredWorker(v.Proc, tree, c.Comm, c.Exe, c.Ports, nil); decided || pid != 0 {
+func (v *Verifier) findWorker(c Check, tree []int, k *look) int {
+	if pid, decided := declaredWorker(v.Proc, k, tree, c.Comm, c.Exe, c.Ports, nil); decided || pid != 0 {
 		return pid
 	}
 	if c.Deepest {
@@ -291,13 +295,18 @@ func (v *Verifier) checkEnv(r *Report, c Check, worker int) {
 // holders in tree first, and adds what it finds to r; it reports whether
 // the worker owns all of them.
 func (v *Verifier) CheckPorts(r *Report, c Check, worker int, tree []int) bool {
+	return v.checkPorts(r, c, worker, tree, nil)
+}
+
+// checkPorts is CheckPorts within look k (nil: a look of its own).
+func (v *Verifier) checkPorts(r *Report, c Check, worker int, tree []int, k *look) bool {
 	all := true
 	for _, pt := range c.Ports {
 		pc := PortCheck{Number: pt.Number, Address: pt.PortAddress()}
 		if c.AnyAddress {
 			pc.Address = ""
 		}
-		hs, err := Holders(v.Proc, pt.Number, tree)
+		hs, err := holders(v.Proc, k, pt.Number, tree)
 		if err != nil {
 			r.Add(KindPortNotOwned, "port %d: %v", pt.Number, err)
 			all = false

@@ -21,6 +21,11 @@ import (
 // comm: "gunicorn" becomes "gunicorn: maste") is still the process the
 // selector named.
 func DeclaredWorker(p proc.FS, tree []int, comm, exe string, ports []schema.Port, execComm func(pid int) string) (pid int, decided bool) {
+	return declaredWorker(p, nil, tree, comm, exe, ports, execComm)
+}
+
+// declaredWorker is DeclaredWorker within look k (nil: none).
+func declaredWorker(p proc.FS, k *look, tree []int, comm, exe string, ports []schema.Port, execComm func(pid int) string) (pid int, decided bool) {
 	if comm != "" || exe != "" {
 		found := matchWorker(p, tree, comm, exe, execComm)
 		if len(found) == 0 {
@@ -38,12 +43,12 @@ func DeclaredWorker(p proc.FS, tree []int, comm, exe string, ports []schema.Port
 		return 0, false
 	}
 	for _, pt := range ports {
-		ls, err := sockdiag.Lookup(p.Root, pt.Number)
+		ls, err := k.lookup(p, pt.Number)
 		if err != nil {
 			continue
 		}
 		for _, l := range ls {
-			if pids := p.FindSocketOwners(l.Inode, tree); len(pids) > 0 {
+			if pids := k.treeOwners(p, l.Inode, tree); len(pids) > 0 {
 				return shallowest(p, pids), false
 			}
 		}
