@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 
 	"mvdan.cc/sh/v3/syntax"
 
@@ -303,26 +304,30 @@ func (a *analyzer) checkPidfile(st *state, fc *fileCtx, s *syntax.Stmt, fs []fie
 }
 
 // trivial commands are never taken for the worker.
-var trivial = map[string]bool{
-	"mkdir": true, "rm": true, "cp": true, "mv": true, "touch": true, "chmod": true, "chown": true, "ln": true,
-	"cat": true, "sleep": true, "echo": true, "printf": true, "test": true, "[": true, "true": true, "false": true,
-	"date": true, "tee": true, "grep": true, "sed": true, "awk": true, "logger": true, "kill": true, "pkill": true,
-	"ls": true, "env": true, "id": true, "whoami": true, "hostname": true, "uname": true, "which": true,
-	"command": true, "type": true, "wait": true, "sync": true, "dirname": true, "basename": true, "realpath": true,
-	"readlink": true, "mktemp": true, "head": true, "tail": true, "wc": true, "sort": true, "uniq": true, "cut": true,
-	"tr": true, "xargs": true, "find": true, "stat": true, "exit": true, ":": true, "ps": true, "pgrep": true,
-}
+var trivial = sync.OnceValue(func() map[string]bool {
+	return map[string]bool{
+		"mkdir": true, "rm": true, "cp": true, "mv": true, "touch": true, "chmod": true, "chown": true, "ln": true,
+		"cat": true, "sleep": true, "echo": true, "printf": true, "test": true, "[": true, "true": true, "false": true,
+		"date": true, "tee": true, "grep": true, "sed": true, "awk": true, "logger": true, "kill": true, "pkill": true,
+		"ls": true, "env": true, "id": true, "whoami": true, "hostname": true, "uname": true, "which": true,
+		"command": true, "type": true, "wait": true, "sync": true, "dirname": true, "basename": true, "realpath": true,
+		"readlink": true, "mktemp": true, "head": true, "tail": true, "wc": true, "sort": true, "uniq": true, "cut": true,
+		"tr": true, "xargs": true, "find": true, "stat": true, "exit": true, ":": true, "ps": true, "pgrep": true,
+	}
+})
 
-var builtins = map[string]bool{
-	".": true, "source": true, "eval": true, "export": true, "declare": true, "typeset": true, "local": true,
-	"readonly": true, "unset": true, "set": true, "shift": true, "cd": true, "pushd": true, "popd": true,
-	"wait": true, "exit": true, "return": true, "read": true, ":": true, "true": true, "false": true,
-	"echo": true, "printf": true, "test": true, "[": true, "trap": true, "alias": true, "unalias": true,
-	"shopt": true, "umask": true, "ulimit": true, "hash": true, "type": true, "getopts": true, "let": true,
-	"kill": true, "break": true, "continue": true, "jobs": true, "disown": true, "mapfile": true,
-	"readarray": true, "builtin": true, "command": true, "enable": true, "help": true, "times": true, "bind": true,
-	"complete": true, "compgen": true, "fg": true, "bg": true, "suspend": true, "logout": true, "caller": true, "dirs": true,
-}
+var builtins = sync.OnceValue(func() map[string]bool {
+	return map[string]bool{
+		".": true, "source": true, "eval": true, "export": true, "declare": true, "typeset": true, "local": true,
+		"readonly": true, "unset": true, "set": true, "shift": true, "cd": true, "pushd": true, "popd": true,
+		"wait": true, "exit": true, "return": true, "read": true, ":": true, "true": true, "false": true,
+		"echo": true, "printf": true, "test": true, "[": true, "trap": true, "alias": true, "unalias": true,
+		"shopt": true, "umask": true, "ulimit": true, "hash": true, "type": true, "getopts": true, "let": true,
+		"kill": true, "break": true, "continue": true, "jobs": true, "disown": true, "mapfile": true,
+		"readarray": true, "builtin": true, "command": true, "enable": true, "help": true, "times": true, "bind": true,
+		"complete": true, "compgen": true, "fg": true, "bg": true, "suspend": true, "logout": true, "caller": true, "dirs": true,
+	}
+})
 
 // command handles one simple command: wrappers, builtins, functions,
 // shells, scripts and external commands.
@@ -499,7 +504,7 @@ loop:
 		}
 		return
 	}
-	if builtins[name] && mode != callExec {
+	if builtins()[name] && mode != callExec {
 		a.builtin(st, fc, s, fs)
 		return
 	}
@@ -630,7 +635,7 @@ func (a *analyzer) external(st, cst *state, fc *fileCtx, fs []field, mode callMo
 		a.reportWraps(cst.wraps, false)
 		st.launched = &bgLaunch{site: ref.site, nohup: nohup}
 	default:
-		if fs[0].known && trivial[filepath.Base(fs[0].s)] {
+		if fs[0].known && trivial()[filepath.Base(fs[0].s)] {
 			return
 		}
 		st.lastCmd = ref

@@ -3,6 +3,7 @@ package envres
 import (
 	"path/filepath"
 	"strings"
+	"sync"
 
 	"github.com/childproof/childproof/internal/dotenv"
 )
@@ -76,7 +77,7 @@ func parseEnvLoader(fs []field) (envLoader, bool) {
 				i++
 			case strings.HasPrefix(o, "--env-file="):
 				l.files = append(l.files, strings.TrimPrefix(o, "--env-file="))
-			case uvValueOpt[o]:
+			case uvValueOpt()[o]:
 				i++
 			case strings.HasPrefix(o, "-"):
 			default:
@@ -148,15 +149,17 @@ func loaderOpts(fs []field, i int, l envLoader, file, override, withValue map[st
 }
 
 // uvValueOpt are uv run's options that take a value.
-var uvValueOpt = map[string]bool{
-	"--with": true, "-w": true, "--with-editable": true, "--with-requirements": true, "-p": true, "--python": true,
-	"--project": true, "--directory": true, "--package": true, "--extra": true, "--group": true, "--only-group": true,
-	"--no-group": true, "--index": true, "--default-index": true, "-i": true, "--index-url": true,
-	"--extra-index-url": true, "-f": true, "--find-links": true, "--cache-dir": true, "--config-file": true,
-	"--python-platform": true, "--no-extra": true, "--index-strategy": true, "--keyring-provider": true,
-	"--resolution": true, "--prerelease": true, "--exclude-newer": true, "--link-mode": true, "--refresh-package": true,
-	"--reinstall-package": true, "--upgrade-package": true, "-P": true, "-C": true, "--config-setting": true,
-}
+var uvValueOpt = sync.OnceValue(func() map[string]bool {
+	return map[string]bool{
+		"--with": true, "-w": true, "--with-editable": true, "--with-requirements": true, "-p": true, "--python": true,
+		"--project": true, "--directory": true, "--package": true, "--extra": true, "--group": true, "--only-group": true,
+		"--no-group": true, "--index": true, "--default-index": true, "-i": true, "--index-url": true,
+		"--extra-index-url": true, "-f": true, "--find-links": true, "--cache-dir": true, "--config-file": true,
+		"--python-platform": true, "--no-extra": true, "--index-strategy": true, "--keyring-provider": true,
+		"--resolution": true, "--prerelease": true, "--exclude-newer": true, "--link-mode": true, "--refresh-package": true,
+		"--reinstall-package": true, "--upgrade-package": true, "-P": true, "-C": true, "--config-setting": true,
+	}
+})
 
 // parsePythonDotenv is python-dotenv's CLI: dotenv [-f F] run [--no-override] CMD.
 func parsePythonDotenv(fs []field, arg func(int) string) (envLoader, bool) {
@@ -218,21 +221,25 @@ func (a *analyzer) envLoaderLoad(st, cst *state, fc *fileCtx, fs []field, l envL
 // behind one (uvx --from "python-dotenv[cli]" dotenv run -- CMD, npx
 // dotenv-cli -- CMD, poetry run dotenv run CMD) loads as it does on its
 // own. runnerValueOpt are their options that take a value.
-var runnerValueOpt = map[string]map[string]bool{
-	"uvx":    optSet("--from", "--with", "--with-editable", "--with-requirements", "--python", "-p", "--index", "--index-url", "-i", "--extra-index-url", "--default-index", "--find-links", "-f", "--constraints", "-c", "--overrides", "--build-constraints", "-b", "--env-file", "--directory", "--project", "--cache-dir", "--color", "--config-file"),
-	"pipx":   optSet("--spec", "--python", "--pip-args", "--index-url", "-i", "--fetch-python"),
-	"npx":    optSet("-p", "--package", "-c", "--call", "--prefix", "-w", "--workspace", "--registry", "--cache"),
-	"bunx":   optSet("-p", "--package"),
-	"poetry": optSet("-C", "--directory", "-P", "--project"),
-	"pnpm":   optSet("-C", "--dir", "--filter", "-F", "--reporter"),
-	"uv":     uvValueOpt,
-}
+var runnerValueOpt = sync.OnceValue(func() map[string]map[string]bool {
+	return map[string]map[string]bool{
+		"uvx":    optSet("--from", "--with", "--with-editable", "--with-requirements", "--python", "-p", "--index", "--index-url", "-i", "--extra-index-url", "--default-index", "--find-links", "-f", "--constraints", "-c", "--overrides", "--build-constraints", "-b", "--env-file", "--directory", "--project", "--cache-dir", "--color", "--config-file"),
+		"pipx":   optSet("--spec", "--python", "--pip-args", "--index-url", "-i", "--fetch-python"),
+		"npx":    optSet("-p", "--package", "-c", "--call", "--prefix", "-w", "--workspace", "--registry", "--cache"),
+		"bunx":   optSet("-p", "--package"),
+		"poetry": optSet("-C", "--directory", "-P", "--project"),
+		"pnpm":   optSet("-C", "--dir", "--filter", "-F", "--reporter"),
+		"uv":     uvValueOpt(),
+	}
+})
 
 // runnerTools maps the package names runners are given to the tool they
 // start.
-var runnerTools = map[string]string{
-	"dotenv-cli": "dotenv", "@dotenvx/dotenvx": "dotenvx", "python-dotenv": "dotenv", "python-dotenv[cli]": "dotenv",
-}
+var runnerTools = sync.OnceValue(func() map[string]string {
+	return map[string]string{
+		"dotenv-cli": "dotenv", "@dotenvx/dotenvx": "dotenvx", "python-dotenv": "dotenv", "python-dotenv[cli]": "dotenv",
+	}
+})
 
 // packageRunner returns the command a package runner at fs[0] starts —
 // uvx, pipx run, npx, bunx, npm exec, poetry run, uv run, pnpm exec/dlx,
@@ -269,7 +276,7 @@ func packageRunner(fs []field) ([]field, bool) {
 	default:
 		return nil, false
 	}
-	values := runnerValueOpt[prog]
+	values := runnerValueOpt()[prog]
 	for i < len(fs) && fs[i].known && strings.HasPrefix(fs[i].s, "-") {
 		o := fs[i].s
 		i++
@@ -284,7 +291,7 @@ func packageRunner(fs []field) ([]field, bool) {
 		return nil, false
 	}
 	rest := append([]field(nil), fs[i:]...)
-	if t, ok := runnerTools[rest[0].s]; ok && rest[0].known {
+	if t, ok := runnerTools()[rest[0].s]; ok && rest[0].known {
 		rest[0].s = t
 	}
 	return rest, true

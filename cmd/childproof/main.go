@@ -160,9 +160,13 @@ scripts statically, before anything runs.`,
 		}
 		return a.checkFormatFlag(c)
 	}
-	root.Version = buildVersion()
-	root.SetVersionTemplate("childproof {{.Version}}\n")
 	only := oneCommand(args)
+	if only == "" {
+		// --version is the root's own flag: reading the build info
+		// (about 1% of a probe's start-up instructions) is for it alone.
+		root.Version = buildVersion()
+		root.SetVersionTemplate("childproof {{.Version}}\n")
+	}
 	addCommands(root, a, goos, only)
 	requireCommand(root)
 	if only == "" {

@@ -4,6 +4,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 )
 
 // SuChanged are the names su and runuser set anew when they run a
@@ -90,40 +91,42 @@ type optSpec struct {
 
 // transparent are the wrappers that start the command with the
 // environment they were given (docs/lint.md cites each manual).
-var transparent = map[string]optSpec{
-	"nohup":    {},
-	"nice":     {short: "n", long: []string{"--adjustment"}},
-	"ionice":   {short: "cnpPu", long: []string{"--class", "--classdata", "--pid", "--pgid", "--uid"}},
-	"taskset":  {short: "", operand: func(s string) bool { return s != "" && strings.Trim(s, "0123456789abcdefABCDEFx,-:") == "" }},
-	"numactl":  {short: "CNmpiPw", long: []string{"--physcpubind", "--cpunodebind", "--membind", "--preferred", "--interleave", "--preferred-many", "--weighted-interleave"}},
-	"stdbuf":   {short: "ioe", long: []string{"--input", "--output", "--error"}},
-	"timeout":  {short: "sk", long: []string{"--signal", "--kill-after"}, operands: 1},
-	"xargs":    {short: "adEILnPs", long: []string{"--arg-file", "--delimiter", "--max-lines", "--max-args", "--max-procs", "--max-chars", "--process-slot-var"}},
-	"setpriv":  {long: []string{"--reuid", "--regid", "--groups", "--inh-caps", "--ambient-caps", "--bounding-set", "--securebits", "--pdeathsig", "--selinux-label", "--apparmor-profile", "--landlock-access", "--landlock-rule"}},
-	"gosu":     {operands: 1},
-	"su-exec":  {operands: 1},
-	"chpst":    {short: "uUbe/nlLmdofcrt"},
-	"chrt":     {short: "TPD", operand: func(s string) bool { return s != "" && strings.Trim(s, "0123456789") == "" }},
-	"setsid":   {},
-	"time":     {short: "fo", long: []string{"--format", "--output"}},
-	"flock":    {short: "wEc", long: []string{"--timeout", "--conflict-exit-code", "--command"}, operands: 1},
-	"prlimit":  {short: "p", long: []string{"--pid"}},
-	"unbuffer": {}, "chronic": {}, "caffeinate": {}, "dumb-init": {}, "tini": {}, "catchsegv": {},
-	"authbind": {}, "systemd-inhibit": {long: []string{"--what", "--who", "--why", "--mode"}},
-	"xvfb-run":  {short: "nsfe", long: []string{"--server-num", "--server-args", "--auth-file", "--error-file"}},
-	"cgexec":    {short: "g"},
-	"strace":    {short: "eopsuEaXbPI"},
-	"ltrace":    {short: "eopsuEaAnDl"},
-	"valgrind":  {},
-	"gdbserver": {operands: 1},
-	"firejail":  {},
-}
+var transparent = sync.OnceValue(func() map[string]optSpec {
+	return map[string]optSpec{
+		"nohup":    {},
+		"nice":     {short: "n", long: []string{"--adjustment"}},
+		"ionice":   {short: "cnpPu", long: []string{"--class", "--classdata", "--pid", "--pgid", "--uid"}},
+		"taskset":  {short: "", operand: func(s string) bool { return s != "" && strings.Trim(s, "0123456789abcdefABCDEFx,-:") == "" }},
+		"numactl":  {short: "CNmpiPw", long: []string{"--physcpubind", "--cpunodebind", "--membind", "--preferred", "--interleave", "--preferred-many", "--weighted-interleave"}},
+		"stdbuf":   {short: "ioe", long: []string{"--input", "--output", "--error"}},
+		"timeout":  {short: "sk", long: []string{"--signal", "--kill-after"}, operands: 1},
+		"xargs":    {short: "adEILnPs", long: []string{"--arg-file", "--delimiter", "--max-lines", "--max-args", "--max-procs", "--max-chars", "--process-slot-var"}},
+		"setpriv":  {long: []string{"--reuid", "--regid", "--groups", "--inh-caps", "--ambient-caps", "--bounding-set", "--securebits", "--pdeathsig", "--selinux-label", "--apparmor-profile", "--landlock-access", "--landlock-rule"}},
+		"gosu":     {operands: 1},
+		"su-exec":  {operands: 1},
+		"chpst":    {short: "uUbe/nlLmdofcrt"},
+		"chrt":     {short: "TPD", operand: func(s string) bool { return s != "" && strings.Trim(s, "0123456789") == "" }},
+		"setsid":   {},
+		"time":     {short: "fo", long: []string{"--format", "--output"}},
+		"flock":    {short: "wEc", long: []string{"--timeout", "--conflict-exit-code", "--command"}, operands: 1},
+		"prlimit":  {short: "p", long: []string{"--pid"}},
+		"unbuffer": {}, "chronic": {}, "caffeinate": {}, "dumb-init": {}, "tini": {}, "catchsegv": {},
+		"authbind": {}, "systemd-inhibit": {long: []string{"--what", "--who", "--why", "--mode"}},
+		"xvfb-run":  {short: "nsfe", long: []string{"--server-num", "--server-args", "--auth-file", "--error-file"}},
+		"cgexec":    {short: "g"},
+		"strace":    {short: "eopsuEaXbPI"},
+		"ltrace":    {short: "eopsuEaAnDl"},
+		"valgrind":  {},
+		"gdbserver": {operands: 1},
+		"firejail":  {},
+	}
+})
 
 // IsTransparent reports whether prog (a path or base name) is a wrapper
 // that keeps the environment (unless an option of its own resets it, as
 // setpriv --reset-env does).
 func IsTransparent(prog string) bool {
-	_, ok := transparent[filepath.Base(prog)]
+	_, ok := transparent()[filepath.Base(prog)]
 	return ok
 }
 
@@ -172,7 +175,7 @@ func skipOptions(spec optSpec, args []string, empty bool) int {
 // Skip returns the index in args (argv without argv[0]) where the command
 // a transparent wrapper prog runs starts, and whether prog is one.
 func Skip(prog string, args []string) (int, bool) {
-	spec, ok := transparent[filepath.Base(prog)]
+	spec, ok := transparent()[filepath.Base(prog)]
 	if !ok {
 		return 0, false
 	}
