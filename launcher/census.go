@@ -89,7 +89,7 @@ func Census(p proc.FS, st *State, all bool) ([]CensusEntry, error) {
 	inodes := map[uint64]bool{}
 	sockets := socketCache{}
 	var later []namedLater
-	var out []CensusEntry
+	out := make([]CensusEntry, 0, len(bad)+len(recs))
 	// Records whose worker is gone and that have a marker but no cgroup:
 	// their members are found in one pass over /proc, below.
 	marked := map[string]int{}
@@ -224,6 +224,9 @@ func Census(p proc.FS, st *State, all bool) ([]CensusEntry, error) {
 		}
 	}
 	sort.SliceStable(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	if len(out) == 0 {
+		return nil, nil // as before the slice was sized up front
+	}
 	return out, nil
 }
 

@@ -522,12 +522,17 @@ func (s *State) parseRecord(name, path string, b []byte) (*Record, error) {
 // checks the MAC.
 func (s *State) parseSummary(name, path string, b []byte, mc *macChecker) (recordSummary, error) {
 	var sum recordSummary
-	var r Record
-	if err := s.readRecord(name, path, b, &r, &sum, mc); err != nil {
+	// A v2 file's summary line is all that is decoded: no Record (a
+	// large value the decoder would put on the heap) for it.
+	var r *Record
+	if !bytes.HasPrefix(b, []byte(recordV2Head)) {
+		r = new(Record)
+	}
+	if err := s.readRecord(name, path, b, r, &sum, mc); err != nil {
 		return sum, err
 	}
-	if sum.Name == "" { // a v1 file
-		sum = summarize(&r)
+	if r != nil && sum.Name == "" { // a v1 file
+		sum = summarize(r)
 	}
 	return sum, nil
 }
@@ -760,7 +765,9 @@ func scan[T any](s *State, newLoad func() func(name string) (T, error)) ([]T, []
 		}()
 	}
 	wg.Wait()
-	var out []T
+	// The good ones kept in place (a summary is a few hundred bytes: a
+	// second slice of a thousand was ps's largest allocation).
+	out := recs[:0]
 	var bad []badRecord
 	for i, n := range names {
 		if errs[i] != nil {
@@ -768,6 +775,10 @@ func scan[T any](s *State, newLoad func() func(name string) (T, error)) ([]T, []
 			continue
 		}
 		out = append(out, recs[i])
+	}
+	clear(recs[len(out):])
+	if len(out) == 0 {
+		out = nil
 	}
 	return out, bad, nil
 }
