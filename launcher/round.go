@@ -4,7 +4,6 @@ import (
 	"slices"
 	"time"
 
-	"github.com/childproof/childproof/schema"
 	"github.com/childproof/childproof/verify"
 )
 
@@ -211,12 +210,6 @@ type roundPlan struct {
 	set       []string            // this round's --set names
 	unset     []string
 }
-
-// SecretName is l.SecretName(name) (schema.Launch.SecretName, the one
-// owner of which names are secret).
-//
-// Deprecated: call schema.Launch.SecretName.
-func SecretName(l *schema.Launch, name string) bool { return l.SecretName(name) }
 
 // Redacted returns a copy of r to show (history --format json): without
 // the worker's environment or the MAC, with an override's value only when
