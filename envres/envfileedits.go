@@ -19,8 +19,19 @@ type BlockedError struct {
 }
 
 func (e *BlockedError) Error() string {
-	return fmt.Sprintf("envres: the env file that clobbers %s cannot be edited (blocker %d)", e.Name, e.Target.Blocked)
+	return fmt.Sprintf("envres: the env file that clobbers %s cannot take its value: %s", e.Name, e.Target.Blocked)
 }
+
+// String names b: "editable", "not-from-file", "several-files",
+// "not-a-file" or "generated-file".
+func (b Blocker) String() string {
+	if s, ok := blockerNames[b]; ok {
+		return s
+	}
+	return fmt.Sprintf("Blocker(%d)", int(b))
+}
+
+var blockerNames = map[Blocker]string{Editable: "editable", NotFromFile: "not-from-file", SeveralFiles: "several-files", NotAFile: "not-a-file", GeneratedFile: "generated-file"}
 
 // NamedTarget is one name's EnvFileTarget.
 type NamedTarget struct {

@@ -152,3 +152,13 @@ func TestEnvFileEdits(t *testing.T) {
 		})
 	}
 }
+
+func TestBlockedError(t *testing.T) {
+	err := error(&BlockedError{Name: "X", Target: EnvFileTarget{Blocked: GeneratedFile}})
+	if diff := cmp.Diff("envres: the env file that clobbers X cannot take its value: generated-file", err.Error()); diff != "" {
+		t.Errorf("Error (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff("Blocker(9)", Blocker(9).String()); diff != "" {
+		t.Errorf("String (-want +got):\n%s", diff)
+	}
+}
