@@ -180,20 +180,8 @@ func (a *app) relaunch(ctx context.Context, arg string, ra relaunchArgs) error {
 	return a.supervise(la, l.Name, detach, sigs)
 }
 
-// withSet returns l with set added to its env, so that the lint protects
-// the --set names too (a dispatcher that re-sources .env clobbers them).
-func withSet(l *schema.Launch, set map[string]string) *schema.Launch {
-	if len(set) == 0 {
-		return l
-	}
-	c := *l
-	c.Env = maps.Clone(l.Env)
-	if c.Env == nil {
-		c.Env = map[string]string{}
-	}
-	maps.Copy(c.Env, set)
-	return &c
-}
+// withSet is l.WithEnv(set): the lint protects the --set names too.
+func withSet(l *schema.Launch, set map[string]string) *schema.Launch { return l.WithEnv(set) }
 
 // warnSetAliases warns about --set names that are known no-op aliases.
 func (a *app) warnSetAliases(l *schema.Launch, set map[string]string) {
