@@ -48,6 +48,24 @@ func (e *ForeignPortError) Error() string {
 	return fmt.Sprintf("port %d is held by a process this launch did not start, and pid %d is gone (it could not bind the port?): %s", e.Port, e.Pid, e.Holder)
 }
 
+// OutcomeKind is outcome.Foreign (outcome.Classified).
+func (e *ForeignPortError) OutcomeKind() outcome.Kind { return outcome.Foreign }
+
+// NoProcessError is a check's process (Check.Root) that does not exist
+// when Await starts: outcome.Exited, a worker that never appeared as far
+// as the check can see.
+type NoProcessError struct {
+	Pid int
+	Err error // the fingerprint's error
+}
+
+func (e *NoProcessError) Error() string { return "no such process: " + e.Err.Error() }
+
+func (e *NoProcessError) Unwrap() error { return e.Err }
+
+// OutcomeKind is outcome.Exited (outcome.Classified).
+func (e *NoProcessError) OutcomeKind() outcome.Kind { return outcome.Exited }
+
 // Await verifies c (the process c.Root, as `verify --pid` is given it)
 // again every AwaitInterval until it is verified, opts.Until has passed,
 // ctx ends, or c.Root exits or is replaced (another start time), and
@@ -56,14 +74,14 @@ func (e *ForeignPortError) Error() string {
 // When c.Root does not exist at the start, or is gone while waiting, and
 // one of c.Ports is held, the error is a *ForeignPortError (a report that
 // already says port-foreign is returned as it is). Otherwise a c.Root that
-// does not exist at the start is an error wrapping the fingerprint's.
+// does not exist at the start is a *NoProcessError.
 func (v *Verifier) Await(ctx context.Context, c Check, opts AwaitOptions) (*Report, error) {
 	fp, err := TakeFingerprint(v.Proc, c.Root)
 	if err != nil {
 		if fe := foreignPort(v.Proc, c.Root, c.Ports, nil); fe != nil {
 			return nil, fe
 		}
-		return nil, fmt.Errorf("no such process: %w", err)
+		return nil, &NoProcessError{Pid: c.Root, Err: err}
 	}
 	waited := false
 	for {

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/childproof/childproof/launcher"
+	"github.com/childproof/childproof/outcome"
 	"github.com/childproof/childproof/verify"
 	"github.com/spf13/cobra"
 )
@@ -135,10 +136,10 @@ func (a *app) verifyPid(ctx context.Context, pid int, envs []string, ports []int
 		if fe.Report != nil {
 			a.writeReport(a.stdout, fe.Report)
 		}
-		return &exitError{code: exitForeign, err: fe,
+		return &exitError{code: outcome.Of(err), err: fe,
 			hint: "childproof never signals a process it did not start; stop that process yourself or pick another port"}
-	case err != nil:
-		return exitf(exitExited, "%v", err)
+	case err != nil: // a *verify.NoProcessError
+		return &exitError{code: outcome.Of(err), err: err}
 	}
 	return a.finishVerify(r)
 }
