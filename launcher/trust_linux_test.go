@@ -27,7 +27,7 @@ import (
 func wantStrict(t *testing.T, err error, path, why string) {
 	t.Helper()
 	var e *Error
-	if !errors.As(err, &e) || e.Outcome != outcome.Usage || e.Kind != KindState {
+	if !errors.As(err, &e) || e.Outcome != outcome.UntrustedStateDir || e.Kind != KindState {
 		t.Fatalf("err = %v, want a state dir refusal (code 2)", err)
 	}
 	if !strings.Contains(e.Msg, path) || !strings.Contains(e.Msg, why) || e.Hint == "" {

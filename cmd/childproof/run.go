@@ -9,6 +9,7 @@ import (
 
 	"github.com/childproof/childproof/envres"
 	"github.com/childproof/childproof/launcher"
+	"github.com/childproof/childproof/outcome"
 	"github.com/childproof/childproof/schema"
 	"github.com/spf13/cobra"
 )
@@ -128,6 +129,6 @@ func (a *app) lintBeforeRun(ctx context.Context, cmd string, l *schema.Launch) e
 		return nil
 	}
 	a.writeLint(a.stderr, "text", res)
-	return &exitError{code: exitFindings, err: fmt.Errorf("%s refused: the launch's dispatch chain has %d lint error(s)", cmd, errs),
+	return &exitError{code: outcome.Refused, err: fmt.Errorf("%s refused: the launch's dispatch chain has %d lint error(s)", cmd, errs),
 		hint: "fix the script, or launch anyway with --no-lint (verification on the worker still runs)"}
 }
