@@ -3,8 +3,10 @@ package outcome
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -69,13 +71,29 @@ func (e kinded) Error() string     { return e.k.String() }
 func (e kinded) OutcomeKind() Kind { return e.k }
 
 // TestDocumented: docs/cli.md's kind table is this package's, row for
-// row, in order.
+// row, in order, and its code table lists exactly the codes the kinds
+// have.
 func TestDocumented(t *testing.T) {
 	b, err := os.ReadFile("../docs/cli.md")
 	if err != nil {
 		t.Fatal(err)
 	}
 	doc := string(b)
+	codes := doc[strings.Index(doc, "## Exit codes"):]
+	codes = codes[strings.Index(codes, "| code | meaning |"):]
+	codes = codes[:strings.Index(codes, "\n\n")]
+	listed := map[int]bool{}
+	for _, m := range regexp.MustCompile(`(?m)^\| ([0-9]+) \|`).FindAllStringSubmatch(codes, -1) {
+		n, _ := strconv.Atoi(m[1])
+		listed[n] = true
+	}
+	have := map[int]bool{}
+	for _, k := range Kinds() {
+		have[k.Code()] = true
+	}
+	if !maps.Equal(listed, have) {
+		t.Errorf("docs/cli.md's code table lists %v, the kinds have %v", slices.Sorted(maps.Keys(listed)), slices.Sorted(maps.Keys(have)))
+	}
 	i := strings.Index(doc, "| kind | code |")
 	if i < 0 {
 		t.Fatal(`docs/cli.md has no "| kind | code |" table`)
