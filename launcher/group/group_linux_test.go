@@ -7,6 +7,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"os/signal"
 	"strings"
 	"testing"
 	"time"
@@ -21,9 +22,13 @@ import (
 )
 
 // TestMain lets the test binary be the server: "serve ADDR [DEP_ADDR]"
-// refuses to start unless DEP_ADDR answers (a dependency that is up).
+// refuses to start unless DEP_ADDR answers (a dependency that is up);
+// with SERVE_IGNORE_INT=1 it ignores SIGINT.
 func TestMain(m *testing.M) {
 	if len(os.Args) >= 3 && os.Args[1] == "serve" {
+		if os.Getenv("SERVE_IGNORE_INT") == "1" {
+			signal.Ignore(os.Interrupt)
+		}
 		if len(os.Args) == 4 {
 			c, err := net.Dial("tcp", os.Args[3])
 			if err != nil {
