@@ -585,7 +585,7 @@ func (s *State) readRecord(name, path string, b []byte, r *Record, sum *recordSu
 			return untrusted("its MAC does not match its contents")
 		}
 		if sum != nil {
-			if err := json.Unmarshal(sumLine, sum); err != nil {
+			if err := decodeSummary(sumLine, sum); err != nil {
 				return fmt.Errorf("record of %q: %w", name, err)
 			}
 			return named(sum.Name)
