@@ -225,7 +225,7 @@ func Census(p proc.FS, st *State, all bool) ([]CensusEntry, error) {
 	}
 	sort.SliceStable(out, func(i, j int) bool { return out[i].Name < out[j].Name })
 	if len(out) == 0 {
-		return nil, nil // as before the slice was sized up front
+		return nil, nil // an empty census is nil, not an empty slice
 	}
 	return out, nil
 }

@@ -3,7 +3,6 @@ package launcher
 import (
 	"context"
 	"fmt"
-	"github.com/childproof/childproof/redact"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -11,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/childproof/childproof/redact"
 	"github.com/childproof/childproof/verify"
 	"golang.org/x/sys/unix"
 )

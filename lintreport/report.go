@@ -194,7 +194,3 @@ func utf16Column(line string, col int) int {
 	}
 	return n + 1
 }
-
-// sortedRules returns the rules in a stable order (envres.Rules'), so
-// that ruleIndex values do not change between runs.
-func sortedRules() []*envres.Rule { return envres.Rules() }

@@ -151,7 +151,7 @@ func sarifLevel(severity envres.Severity) string {
 }
 
 func writeSARIF(w io.Writer, res *envres.Result, opts Options) error {
-	rules := sortedRules()
+	rules := envres.Rules() // a fixed order, so ruleIndex values do not change between runs
 	index := map[string]int{}
 	driver := sarifDriver{Name: "childproof", InformationURI: "https://github.com/childproof/childproof", Version: opts.ToolVersion}
 	addRule := func(name string, severity envres.Severity, short, doc string) {
