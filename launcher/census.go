@@ -197,7 +197,7 @@ func Census(p proc.FS, st *State, all bool) ([]CensusEntry, error) {
 		// A launch with no member left is gone, whatever its relay does:
 		// a relay that outlived it is ended (the lock of a launch in
 		// progress leaves it alone).
-		if e := &out[i]; e.Status != StatusAlive && e.Status != "unverified" && e.Status != StatusUnknown {
+		if e := &out[i]; e.Status != StatusAlive && e.Status != StatusUnverified && e.Status != StatusUnknown {
 			if note := st.collectRelay(e.Name, fp, p); note != "" {
 				e.Note = strings.TrimPrefix(e.Note+"; "+note, "; ")
 			}

@@ -545,11 +545,11 @@ func (w *execWatch) noteSignal(pid int, sig unix.Signal) {
 			s.FromComm = strings.TrimSuffix(string(b), "\n")
 		}
 	case code == 0x80: // SI_KERNEL
-		s.Kernel = "kernel"
+		s.Kernel = verify.KernelOther
 	case sig == unix.SIGSEGV || sig == unix.SIGBUS || sig == unix.SIGFPE || sig == unix.SIGILL || sig == unix.SIGTRAP:
-		s.Kernel = "fault"
+		s.Kernel = verify.KernelFault
 	default:
-		s.Kernel = "kernel"
+		s.Kernel = verify.KernelOther
 	}
 	w.signals = append(w.signals, s)
 }

@@ -23,9 +23,9 @@ func (la *Launch) exitedError(r *verify.Report, what string) *Error {
 		// memory.events counts it (cgroup v2 with the memory controller),
 		// else the kernel log names the process it killed.
 		if n := oomKills(la.tree.cgroup); n > 0 {
-			r.Signals = append(r.Signals, verify.Signal{Signal: "SIGKILL", Kernel: "oom-kill"})
+			r.Signals = append(r.Signals, verify.Signal{Signal: "SIGKILL", Kernel: verify.KernelOOMKill})
 		} else if pid := oomKilled(kmsgRecords(), la.tree.root.pid(), la.worker.Pid); pid > 0 {
-			r.Signals = append(r.Signals, verify.Signal{Signal: "SIGKILL", ToPid: pid, Kernel: "oom-kill"})
+			r.Signals = append(r.Signals, verify.Signal{Signal: "SIGKILL", ToPid: pid, Kernel: verify.KernelOOMKill})
 		}
 	}
 	if len(r.Signals) > 0 {

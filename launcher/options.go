@@ -123,8 +123,14 @@ type Provenance struct {
 	// SpecHash is recorded with the launch (schema.File.Hash); "": none.
 	SpecHash string
 	// Command names the command in the round history ("run"); "" is "start".
+	// CommandRestart marks a restart by the restart policy.
 	Command string
 }
+
+// CommandRestart is the Provenance.Command of a restart by the launch's
+// restart policy: a round of its own with an empty delta, whose baseline is
+// the round it restarts.
+const CommandRestart = "restart"
 
 // Readiness is readiness a Go caller adds to a launch's spec. Checks run
 // in this order, after the spec's (a TCP connect to each port, or the GET

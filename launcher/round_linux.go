@@ -271,7 +271,7 @@ func (s *State) beginRound(l *schema.Launch, opts Options, plan *roundPlan) *Rou
 		}
 	}
 	r.Delta.Unset = append(r.Delta.Unset, plan.unset...)
-	if r.Command == "restart" {
+	if r.Command == CommandRestart {
 		// A restart by the restart policy changes nothing: its delta is
 		// empty, its overrides those of the launch it restarts.
 		r.Delta.Set = []Override{}

@@ -17,10 +17,26 @@ type Signal struct {
 	// AfterMs is when it was delivered, in milliseconds after the launch
 	// started.
 	AfterMs int64 `json:"after_ms"`
-	// Kernel says that the kernel sent it ("fault", "oom-kill", or
-	// "kernel" for another kernel-sent signal): no process did.
-	Kernel string `json:"kernel,omitempty"`
+	// Kernel says that the kernel sent it, and why (KernelFault,
+	// KernelOOMKill, KernelOther): no process did. Empty for a signal a
+	// process sent.
+	Kernel KernelSend `json:"kernel,omitempty"`
 }
+
+// KernelSend is why the kernel sent a signal (Signal.Kernel), as the
+// JSON report spells it.
+type KernelSend string
+
+// The kernel senders of a signal.
+const (
+	// KernelFault: a fault of the process itself (SIGSEGV, SIGBUS, SIGFPE,
+	// SIGILL, SIGTRAP).
+	KernelFault KernelSend = "fault"
+	// KernelOOMKill: the kernel's OOM killer.
+	KernelOOMKill KernelSend = "oom-kill"
+	// KernelOther: another signal the kernel sent (SI_KERNEL).
+	KernelOther KernelSend = "kernel"
+)
 
 // String is the signal as the text report says it:
 // "SIGTERM from pid 4 (bash, uid 0) 31 ms after start".
@@ -32,9 +48,9 @@ func (s Signal) String() string {
 			comm = "gone before its name was read"
 		}
 		return fmt.Sprintf("%s from pid %d (%s, uid %d) %d ms after start", s.Signal, s.FromPid, comm, s.FromUID, s.AfterMs)
-	case "oom-kill":
+	case KernelOOMKill:
 		return fmt.Sprintf("%s from the kernel's OOM killer (memory.events oom_kill)", s.Signal)
-	case "fault":
+	case KernelFault:
 		return fmt.Sprintf("%s from the kernel (a fault of the process itself) %d ms after start", s.Signal, s.AfterMs)
 	}
 	return fmt.Sprintf("%s from the kernel %d ms after start", s.Signal, s.AfterMs)

@@ -41,7 +41,7 @@ func Up(ctx context.Context, launches []*schema.Launch, opts func(*schema.Launch
 	if g != nil {
 		g.restart = func(ctx context.Context, l *schema.Launch) (*launcher.Launch, error) {
 			o := options(l)
-			o.Command = "restart" // a round of its own
+			o.Command = launcher.CommandRestart // a round of its own
 			return launcher.Start(ctx, l, o)
 		}
 	}
