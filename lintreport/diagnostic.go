@@ -4,6 +4,7 @@ import (
 	"github.com/hashicorp/hcl/v2"
 
 	"github.com/childproof/childproof/envres"
+	"github.com/childproof/childproof/schema"
 )
 
 // Diagnostic is a problem of a spec (an HCL diagnostic) that `check`
@@ -42,8 +43,8 @@ func (d Diagnostic) rule() string {
 	return d.Rule
 }
 
-// FromHCL converts a spec's HCL diagnostics: a no-op alias is the
-// noop-alias rule, anything else SpecRule; the subject, when there is one,
+// FromHCL converts a spec's HCL diagnostics: a no-op alias (Extra
+// schema.NoopAlias) is the noop-alias rule, anything else SpecRule; the subject, when there is one,
 // is the range. Nil for no diagnostics.
 func FromHCL(diags hcl.Diagnostics) []Diagnostic {
 	var out []Diagnostic
@@ -52,8 +53,8 @@ func FromHCL(diags hcl.Diagnostics) []Diagnostic {
 		if d.Severity == hcl.DiagWarning {
 			rd.Severity = envres.SeverityWarning
 		}
-		if d.Summary == "No-op alias" {
-			rd.Rule = "noop-alias"
+		if _, ok := hcl.DiagnosticExtra[schema.NoopAlias](d); ok {
+			rd.Rule = envres.NoopAlias.Name
 		}
 		if r := d.Subject; r != nil {
 			rd.File, rd.Line, rd.Column, rd.EndLine, rd.EndColumn = r.Filename, r.Start.Line, r.Start.Column, r.End.Line, r.End.Column

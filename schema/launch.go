@@ -623,12 +623,12 @@ func (l *loader) finish(s *launchState, aliases map[string]string, before int) *
 			l.warnf(s.rng(fmt.Sprintf("env[%s]", name)), "Variable will be removed", "%s is removed before a dispatch script runs (bash would source the file it names)", name)
 		}
 		if real, ok := aliases[name]; ok {
-			l.warnf(s.rng(fmt.Sprintf("env[%s]", name)), "No-op alias", "%s is a known no-op alias: setting it does nothing; the variable that takes effect is %s", name, real)
+			l.noopAlias(s.rng(fmt.Sprintf("env[%s]", name)), name, real, "setting it does nothing")
 		}
 	}
 	for i, name := range la.Require {
 		if real, ok := aliases[name]; ok {
-			l.warnf(s.rng(ns("require", i)), "No-op alias", "%s is a known no-op alias: requiring it proves nothing; the variable that takes effect is %s", name, real)
+			l.noopAlias(s.rng(ns("require", i)), name, real, "requiring it proves nothing")
 		}
 	}
 	if l.diags[before:].HasErrors() {
