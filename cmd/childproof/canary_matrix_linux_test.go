@@ -237,8 +237,18 @@ func TestCanaryMatrix(t *testing.T) {
 	if strings.Contains(fgOut.String(), "NOT verified") {
 		t.Errorf("the foreground run did not verify:\n%.2000s", fgOut.String())
 	}
-	if fgLog, err := os.ReadFile(filepath.Join(e.state, "logs", "m.log")); err != nil || !inOrder(strings.Split(strings.TrimSuffix(string(fgLog), "\n"), "\n"), strings.Split(fgOut.String(), "\n")) {
-		t.Errorf("the foreground console lacks lines of its log, or has them out of order (%v)", err)
+	if fgLog, err := os.ReadFile(filepath.Join(e.state, "logs", "m.log")); err != nil {
+		t.Errorf("the foreground run's log: %v", err)
+	} else if i, ok := inOrder(strings.Split(strings.TrimSuffix(string(fgLog), "\n"), "\n"), strings.Split(fgOut.String(), "\n")); !ok {
+		// Say which line and what the console had: a line the console
+		// lacks, or one another writer broke (a notice inside it), are
+		// different bugs. The output is masked (checked below).
+		out, want := fgOut.String(), strings.Split(string(fgLog), "\n")
+		from := 0 // the console from the last line found in order
+		if i > 0 {
+			from = max(0, strings.Index(out, want[i-1]+"\n"))
+		}
+		t.Errorf("the foreground console lacks line %d of its log (%.200q), or has it out of order; the console (%d bytes) after the line before it: %.3000q", i+1, want[i], len(out), out[from:])
 	}
 
 	// The worker's output did reach the log, masked: the test would pass
@@ -281,13 +291,14 @@ func TestCanaryMatrix(t *testing.T) {
 	}
 }
 
-// inOrder reports whether every line of want is among got, in order.
-func inOrder(want, got []string) bool {
+// inOrder reports whether every line of want is among got, in order, and
+// the index of the first line of want it did not find.
+func inOrder(want, got []string) (int, bool) {
 	i := 0
 	for _, g := range got {
 		if i < len(want) && g == want[i] {
 			i++
 		}
 	}
-	return i == len(want)
+	return i, i == len(want)
 }
