@@ -20,6 +20,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/childproof/childproof/internal/atomicfile"
 	"github.com/childproof/childproof/launcher/statedir"
 	"github.com/childproof/childproof/outcome"
 	"github.com/childproof/childproof/redact"
@@ -433,32 +434,17 @@ func (s *State) saveLaunched(r *Record) error {
 
 func writeAtomic(path string, data []byte) error { return writeFile(path, data, true) }
 
-// writeFile writes a state file atomically: a temporary file in the same
-// directory renamed into place. With durable it is fsync'd first and the
-// directory after; without, it guards against childproof's own death, not
-// the machine's (the launch's hot path).
+// writeFile writes a private state file atomically (atomicfile, mode
+// 0600). With durable it is fsync'd first and the directory after
+// (WriteSync); without, it guards against childproof's own death, not the
+// machine's (the launch's hot path).
 func writeFile(path string, data []byte, durable bool) error {
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
-	if err != nil {
-		return fmt.Errorf("record: %w", err)
-	}
-	tmp := f.Name()
-	_, err = f.Write(data)
-	if err == nil && durable {
-		err = f.Sync()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(tmp, path)
-	}
-	if err != nil {
-		os.Remove(tmp)
-		return fmt.Errorf("record: %w", err)
-	}
+	write := atomicfile.Write
 	if durable {
-		syncDir(filepath.Dir(path))
+		write = atomicfile.WriteSync
+	}
+	if err := write(path, data, 0o600); err != nil {
+		return fmt.Errorf("record: %w", err)
 	}
 	return nil
 }
