@@ -2,40 +2,19 @@ package export
 
 import (
 	"context"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/hashicorp/hcl/v2"
 
+	"github.com/childproof/childproof/internal/testsupport"
 	"github.com/childproof/childproof/schema"
 )
 
 // canary is planted in the caller's environment and in secret sources:
 // no output may contain it.
 const canary = "export-canary-3f9c1b"
-
-// writeTree writes files (path → content) under a fresh directory and
-// returns it; paths under bin/ and ending in .sh are executable.
-func writeTree(t testing.TB, files map[string]string) string {
-	t.Helper()
-	dir := t.TempDir()
-	for p, c := range files {
-		full := filepath.Join(dir, p)
-		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		mode := os.FileMode(0o644)
-		if strings.HasSuffix(p, ".sh") || strings.HasPrefix(p, "bin/") {
-			mode = 0o755
-		}
-		if err := os.WriteFile(full, []byte(c), mode); err != nil {
-			t.Fatal(err)
-		}
-	}
-	return dir
-}
 
 // load loads dir/spec.hcl the way the export command does and returns the
 // named launch.
@@ -122,7 +101,7 @@ launch "dispatched" {
 
 func storyTree(t testing.TB) string {
 	t.Setenv("MOCK_LLM_KEY", canary)
-	return writeTree(t, map[string]string{
+	return testsupport.WriteTree(t, map[string]string{
 		"spec.hcl":     storySpec,
 		".env":         "HF_HUB_ENABLE_HF_TRANSFER=1\nMODEL=" + canary + "\n",
 		"bin/mock-llm": "#!/bin/sh\nexit 0\n",
@@ -139,7 +118,7 @@ func TestRenderUnknownEngine(t *testing.T) {
 }
 
 func TestRenderSecretPart(t *testing.T) {
-	dir := writeTree(t, map[string]string{"key.txt": canary, "spec.hcl": `launch "a" {
+	dir := testsupport.WriteTree(t, map[string]string{"key.txt": canary, "spec.hcl": `launch "a" {
   command = ["sleep", env("ARG"), "--key=${env("KEY")}/$x", "a b${env("ARG")}"]
 }
 launch "f" {
@@ -188,7 +167,7 @@ launch "f" {
 
 // A value file() read is a secret too: a reference, never the contents.
 func TestRenderFileValue(t *testing.T) {
-	dir := writeTree(t, map[string]string{
+	dir := testsupport.WriteTree(t, map[string]string{
 		"key.txt": canary,
 		"spec.hcl": `launch "a" {
   command = ["sleep", "1"]
@@ -206,7 +185,7 @@ func TestRenderFileValue(t *testing.T) {
 // A required name only inherit provides has no source in a service: it
 // becomes a reference, like a secret.
 func TestRequiredFromInherit(t *testing.T) {
-	dir := writeTree(t, map[string]string{"spec.hcl": `launch "api" {
+	dir := testsupport.WriteTree(t, map[string]string{"spec.hcl": `launch "api" {
   command = ["sleep", "1"]
   inherit = ["PATH", "HF_TOKEN"]
   require = ["HF_TOKEN"]
@@ -229,7 +208,7 @@ func TestRequiredFromInherit(t *testing.T) {
 // An unsupported part of the spec comes back as a diagnostic at its
 // source range: Render sets the error's Subject from Ranges.Parts.
 func TestUnsupportedSubject(t *testing.T) {
-	dir := writeTree(t, map[string]string{"key.txt": canary, "spec.hcl": `launch "f" {
+	dir := testsupport.WriteTree(t, map[string]string{"key.txt": canary, "spec.hcl": `launch "f" {
   command = ["sleep", file("key.txt")]
 }`})
 	_, err := Render(context.Background(), load(t, dir, "f"), Options{Engine: Systemd})

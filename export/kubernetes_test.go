@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/childproof/childproof/internal/testsupport"
 	"github.com/google/go-cmp/cmp"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -168,7 +169,7 @@ func TestKubernetesPod(t *testing.T) {
 }
 
 func TestKubernetesRefuses(t *testing.T) {
-	dir := writeTree(t, map[string]string{"spec.hcl": `launch "Mock_LLM" {
+	dir := testsupport.WriteTree(t, map[string]string{"spec.hcl": `launch "Mock_LLM" {
   command = ["sleep", "1"]
 }`})
 	l := load(t, dir, "Mock_LLM")

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/childproof/childproof/internal/testsupport"
 	"github.com/google/go-cmp/cmp"
 	"github.com/hashicorp/hcl/v2"
 	"github.com/hashicorp/hcl/v2/hclsyntax"
@@ -303,7 +304,7 @@ func TestNomadRestartAndDispatch(t *testing.T) {
 }
 
 func TestNomadRefusesInterpolation(t *testing.T) {
-	dir := writeTree(t, map[string]string{"spec.hcl": `launch "a" {
+	dir := testsupport.WriteTree(t, map[string]string{"spec.hcl": `launch "a" {
   command = ["sleep", "$${HOME}"]
 }`})
 	_, err := Render(t.Context(), load(t, dir, "a"), Options{Engine: Nomad})

@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/childproof/childproof/internal/testsupport"
 	"sigs.k8s.io/yaml"
 )
 
@@ -21,7 +22,7 @@ func TestRunAs(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			dir := writeTree(t, map[string]string{"spec.hcl": "launch \"api\" {\n  command = [\"sleep\", \"1\"]\n  " + tt.attrs + "\n}\n"})
+			dir := testsupport.WriteTree(t, map[string]string{"spec.hcl": "launch \"api\" {\n  command = [\"sleep\", \"1\"]\n  " + tt.attrs + "\n}\n"})
 			l := load(t, dir, "api")
 			unit := render(t, l, Options{Engine: Systemd})
 			for _, w := range tt.unit {

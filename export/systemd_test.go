@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/childproof/childproof/internal/testsupport"
 	"github.com/childproof/childproof/schema"
 )
 
@@ -159,7 +160,7 @@ func TestSystemdExamples(t *testing.T) {
 }
 
 func TestSystemdDependsOn(t *testing.T) {
-	dir := writeTree(t, map[string]string{"spec.hcl": `launch "db" {
+	dir := testsupport.WriteTree(t, map[string]string{"spec.hcl": `launch "db" {
   command = ["/bin/sleep", "100"]
 }
 launch "api" {
@@ -177,7 +178,7 @@ launch "api" {
 // An inherit pattern is not refused: the unit says what it does instead
 // (the manager has no such variables; the optional env file may set them).
 func TestSystemdInheritPattern(t *testing.T) {
-	dir := writeTree(t, map[string]string{"spec.hcl": `launch "a" {
+	dir := testsupport.WriteTree(t, map[string]string{"spec.hcl": `launch "a" {
   command = ["sleep", "1"]
   inherit = ["PATH", "CUDA_*"]
 }`})

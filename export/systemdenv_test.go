@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/childproof/childproof/internal/testsupport"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -40,7 +41,7 @@ func TestSystemdRefusesEnvFileDialect(t *testing.T) {
 		{"LOG_LEVEL=info # the level\n", `systemd cannot express env_file line 1 (LOG_LEVEL): `},
 		{"A=1\nexport LOG_LEVEL=info\n", `env_file line 2 (LOG_LEVEL)`},
 	} {
-		dir := writeTree(t, map[string]string{".env": tc.env, "spec.hcl": `launch "a" {
+		dir := testsupport.WriteTree(t, map[string]string{".env": tc.env, "spec.hcl": `launch "a" {
   command  = ["/bin/sleep", "1"]
   env_file = ".env"
 }`})
@@ -51,7 +52,7 @@ func TestSystemdRefusesEnvFileDialect(t *testing.T) {
 		}
 	}
 	// What both read alike passes.
-	dir := writeTree(t, map[string]string{".env": "# c\nA=1\nB=\"two words\"\n\nC='x # y'\n", "spec.hcl": `launch "a" {
+	dir := testsupport.WriteTree(t, map[string]string{".env": "# c\nA=1\nB=\"two words\"\n\nC='x # y'\n", "spec.hcl": `launch "a" {
   command  = ["/bin/sleep", "1"]
   env_file = ".env"
 }`})

@@ -3,12 +3,13 @@ package schema
 import (
 	"testing"
 
+	"github.com/childproof/childproof/internal/testsupport"
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 )
 
 func TestCompleteSpec(t *testing.T) {
-	dir := writeTree(t, map[string]string{
+	dir := testsupport.WriteTree(t, map[string]string{
 		"multi.hcl":      "launch \"api\" {}\nlaunch \"db\" {}\n",
 		"one.hcl":        "launch \"web\" {}\n",
 		"notes.txt":      "x",

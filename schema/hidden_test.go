@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/childproof/childproof/internal/testsupport"
 )
 
 // TestDiagnosticsNeverEchoSecrets: a value from env() or file() that fails
@@ -33,7 +35,7 @@ func TestDiagnosticsNeverEchoSecrets(t *testing.T) {
 	}
 	for name, body := range cases {
 		t.Run(name, func(t *testing.T) {
-			dir := writeTree(t, map[string]string{"s.hcl": "launch \"a\" {\n" + body + "\n}\n"})
+			dir := testsupport.WriteTree(t, map[string]string{"s.hcl": "launch \"a\" {\n" + body + "\n}\n"})
 			env := map[string]string{"C": canary, "N": "NAME_CANARY_7f3e"}
 			_, _, diags := Load(filepath.Join(dir, "s.hcl"), LoadOptions{LookupEnv: lookupFrom(env)})
 			if len(diags) == 0 {
@@ -53,14 +55,14 @@ func TestDiagnosticsNeverEchoSecrets(t *testing.T) {
 func TestNestingBounded(t *testing.T) {
 	for _, open := range []string{"(", "[", "{"} {
 		deep := "launch \"a\" {\n  command = [\"true\"]\n  attempts = " + strings.Repeat(open, 70_000) + "\n}\n"
-		dir := writeTree(t, map[string]string{"s.hcl": deep})
+		dir := testsupport.WriteTree(t, map[string]string{"s.hcl": deep})
 		_, _, diags := Load(filepath.Join(dir, "s.hcl"), LoadOptions{})
 		if !diags.HasErrors() || diags[0].Summary != "Nesting too deep" || diags[0].Subject == nil || diags[0].Subject.Start.Line != 3 {
 			t.Errorf("%s: diagnostics %v, want Nesting too deep at line 3", open, diagLines(diags))
 		}
 	}
 	ok := "launch \"a\" {\n  command = [\"true\"]\n  attempts = " + strings.Repeat("(", 100) + "1" + strings.Repeat(")", 100) + "\n}\n"
-	dir := writeTree(t, map[string]string{"s.hcl": ok})
+	dir := testsupport.WriteTree(t, map[string]string{"s.hcl": ok})
 	if _, _, diags := Load(filepath.Join(dir, "s.hcl"), LoadOptions{}); diags.HasErrors() {
 		t.Errorf("100 levels refused: %v", diagLines(diags))
 	}

@@ -2,38 +2,17 @@ package schema
 
 import (
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/childproof/childproof/internal/testsupport"
 	"github.com/childproof/childproof/redact"
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 	"github.com/hashicorp/hcl/v2"
 )
-
-// writeTree writes files (path → content) under a fresh directory and
-// returns it. A path ending in ".sh" is made executable.
-func writeTree(t testing.TB, files map[string]string) string {
-	t.Helper()
-	dir := t.TempDir()
-	for p, c := range files {
-		full := filepath.Join(dir, p)
-		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		mode := os.FileMode(0o644)
-		if strings.HasSuffix(p, ".sh") || strings.HasPrefix(p, "bin/") {
-			mode = 0o755
-		}
-		if err := os.WriteFile(full, []byte(c), mode); err != nil {
-			t.Fatal(err)
-		}
-	}
-	return dir
-}
 
 func lookupFrom(env map[string]string) func(string) (string, bool) {
 	return func(k string) (string, bool) {
@@ -101,7 +80,7 @@ alias "HF_XET_DISABLE2" {
 `
 
 func TestLoadContractExample(t *testing.T) {
-	dir := writeTree(t, map[string]string{
+	dir := testsupport.WriteTree(t, map[string]string{
 		"childproof.hcl": contractSpec,
 		".env":           "LOG_LEVEL=info\n",
 		"bin/mock-llm":   "#!/bin/sh\n",
@@ -155,7 +134,7 @@ func TestLoadContractExample(t *testing.T) {
 }
 
 func TestLoadDefaults(t *testing.T) {
-	dir := writeTree(t, map[string]string{"s.hcl": `launch "a" {
+	dir := testsupport.WriteTree(t, map[string]string{"s.hcl": `launch "a" {
   dispatch = ["run.sh", "x"]
 }
 `, "run.sh": "exec true\n"})
@@ -199,7 +178,7 @@ launch "a" {
   }
 }
 `
-	dir := writeTree(t, map[string]string{"s.hcl": src})
+	dir := testsupport.WriteTree(t, map[string]string{"s.hcl": src})
 	cases := []struct {
 		vars     map[string]string
 		argv1    string
@@ -232,7 +211,7 @@ launch "a" {
 }
 
 func TestLoadFunctions(t *testing.T) {
-	dir := writeTree(t, map[string]string{
+	dir := testsupport.WriteTree(t, map[string]string{
 		"key.txt": "from-file",
 		"s.hcl": `launch "a" {
   command = ["true", env("ARG"), file("key.txt")]
@@ -262,7 +241,7 @@ func TestLoadFunctions(t *testing.T) {
 }
 
 func TestLoadEnvSensitive(t *testing.T) {
-	dir := writeTree(t, map[string]string{"s.hcl": `launch "a" {
+	dir := testsupport.WriteTree(t, map[string]string{"s.hcl": `launch "a" {
   command = ["true"]
   env = {
     KEY   = env("KEY")
@@ -599,7 +578,7 @@ launch "a" {
 			for k, v := range c.files {
 				files[k] = v
 			}
-			dir := writeTree(t, files)
+			dir := testsupport.WriteTree(t, files)
 			path := filepath.Join(dir, "s.hcl")
 			f, hf, diags := Load(path, LoadOptions{LookupEnv: lookupFrom(nil)})
 			if diff := cmp.Diff(c.want, diagLines(diags)); diff != "" {
@@ -634,7 +613,7 @@ func TestLoadRestartSlurm(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			dir := writeTree(t, map[string]string{"s.hcl": "launch \"a\" {\n command = [\"true\"]\n" + c.block + "\n}\n"})
+			dir := testsupport.WriteTree(t, map[string]string{"s.hcl": "launch \"a\" {\n command = [\"true\"]\n" + c.block + "\n}\n"})
 			f, _, diags := Load(filepath.Join(dir, "s.hcl"), LoadOptions{})
 			if diags.HasErrors() {
 				t.Fatal(diags)
@@ -665,7 +644,7 @@ func TestIsSlurmTime(t *testing.T) {
 }
 
 func TestLoadDidYouMean(t *testing.T) {
-	dir := writeTree(t, map[string]string{"s.hcl": "launch \"a\" {\n  comand = [\"true\"]\n}\n"})
+	dir := testsupport.WriteTree(t, map[string]string{"s.hcl": "launch \"a\" {\n  comand = [\"true\"]\n}\n"})
 	_, _, diags := Load(filepath.Join(dir, "s.hcl"), LoadOptions{})
 	if len(diags) != 1 || !strings.Contains(diags[0].Detail, `Did you mean "command"?`) {
 		t.Fatalf("got %v", diags)
@@ -675,7 +654,7 @@ func TestLoadDidYouMean(t *testing.T) {
 // TestLoadUnreadable: a missing file, a directory, an empty file and
 // random bytes each give one diagnostic without a range.
 func TestLoadUnreadable(t *testing.T) {
-	dir := writeTree(t, map[string]string{
+	dir := testsupport.WriteTree(t, map[string]string{
 		"empty.hcl":  "",
 		"blank.hcl":  "  \n\n",
 		"binary.hcl": "launch \x00\xff\xfe",

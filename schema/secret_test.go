@@ -4,11 +4,12 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/childproof/childproof/internal/testsupport"
 	"github.com/google/go-cmp/cmp"
 )
 
 func TestSecrets(t *testing.T) {
-	dir := writeTree(t, map[string]string{
+	dir := testsupport.WriteTree(t, map[string]string{
 		"token.txt": "file-canary-value\n",
 		".env":      "FROM_FILE=envfile-canary\nSHORT=1\n",
 		"s.hcl": `launch "a" {
@@ -42,7 +43,7 @@ func TestSecrets(t *testing.T) {
 }
 
 func TestSecretListNames(t *testing.T) {
-	dir := writeTree(t, map[string]string{"s.hcl": `launch "a" {
+	dir := testsupport.WriteTree(t, map[string]string{"s.hcl": `launch "a" {
   command = ["true"]
   secret  = ["OK", "BAD NAME"]
 }
@@ -61,7 +62,7 @@ func TestSecretListNames(t *testing.T) {
 // unset env() is an unknown value, not an error; parts holding one are
 // listed in Unknown and not validated.
 func TestLaunchesNothingUnsetEnv(t *testing.T) {
-	dir := writeTree(t, map[string]string{"s.hcl": `launch "a" {
+	dir := testsupport.WriteTree(t, map[string]string{"s.hcl": `launch "a" {
   command = ["true", "--key", env("API_KEY"), "--x=${env("X")}"]
   dir     = env("WORKDIR")
   env = {

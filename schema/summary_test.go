@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/childproof/childproof/internal/testsupport"
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 )
@@ -92,7 +93,7 @@ func TestSummary(t *testing.T) {
 			for k, v := range tt.extra {
 				files[k] = v
 			}
-			dir := writeTree(t, files)
+			dir := testsupport.WriteTree(t, files)
 			f, _, diags := Load(filepath.Join(dir, "s.hcl"), LoadOptions{LookupEnv: lookupFrom(tt.env), MissingProgramOK: true, LaunchesNothing: true})
 			if diags.HasErrors() {
 				t.Fatalf("diagnostics: %v", diagLines(diags))
@@ -117,7 +118,7 @@ func TestSummary(t *testing.T) {
 // secret list names it or its env value comes from env() or file(); an
 // env file's names are not secret.
 func TestSecretName(t *testing.T) {
-	dir := writeTree(t, map[string]string{
+	dir := testsupport.WriteTree(t, map[string]string{
 		".env": "FILE_VAR=x\n",
 		"s.hcl": `launch "a" {
   command  = ["true"]

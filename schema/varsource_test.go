@@ -5,11 +5,12 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/childproof/childproof/internal/testsupport"
 	"github.com/google/go-cmp/cmp"
 )
 
 func TestVarSources(t *testing.T) {
-	dir := writeTree(t, map[string]string{
+	dir := testsupport.WriteTree(t, map[string]string{
 		"spec.hcl": `launch "mixed" {
   command = ["true"]
   env_file = ".env"

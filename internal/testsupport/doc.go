@@ -9,6 +9,8 @@
 //   - Script and WriteCorpus: realistic dispatch shell scripts for
 //     benchmarks (env loads, exec chains, wrappers, functions and case
 //     branches), deterministic for a given seed.
+//   - WriteTree: a temporary directory of spec and script files for
+//     export's and schema's tests.
 //   - CheckSARIF: whether output is SARIF that the 2.1.0 schema (vendored
 //     in testdata) accepts, for lintreport's and cmd/childproof's tests.
 //   - Its own tests about the module as a whole: no exported identifier of
