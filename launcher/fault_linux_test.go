@@ -184,11 +184,22 @@ func TestFaultPortTakenThenFreed(t *testing.T) {
 		la  *Launch
 		err error
 	}
+	// The newcomer lets go inside the hook, in Start's goroutine, before
+	// the retry's preflight: closed from the test goroutine after the hook,
+	// the close could come later than the retry's one-second grace on a
+	// loaded machine (series B2 at 737eaba: exit 4, the listener still in
+	// the socket table).
 	raced := make(chan struct{})
+	newcomer := make(chan net.Listener, 1)
 	var once sync.Once
 	hook := func(name string) {
 		if name == l.Name {
-			once.Do(func() { close(raced) })
+			once.Do(func() {
+				if ln := <-newcomer; ln != nil {
+					ln.Close()
+				}
+				close(raced)
+			})
 		}
 	}
 	testHookRace.Store(&hook)
@@ -201,20 +212,22 @@ func TestFaultPortTakenThenFreed(t *testing.T) {
 	waitFile(t, mark, 10*time.Second)
 	ln, err := net.Listen("tcp", "127.0.0.1:"+strconv.Itoa(f.port))
 	if err != nil {
+		newcomer <- nil
 		os.WriteFile(gate, nil, 0o600)
 		if res := <-done; res.la != nil {
 			res.la.Stop(context.Background())
 		}
 		t.Fatalf("the newcomer could not take the port: %v", err)
 	}
+	newcomer <- ln
 	if err := os.WriteFile(gate, nil, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	// Hold the port until childproof has judged the first attempt a lost
-	// race (it must see the newcomer to call it one), then let go: a state,
-	// not "the worker's bind error, and 200 ms more", which a loaded
-	// machine's late poll outlasted (the attempt was then judged exited,
-	// exit 5, in two clean-clone runs at load 28).
+	// The port is held until childproof has judged the first attempt a
+	// lost race (it must see the newcomer to call it one): a state, not
+	// "the worker's bind error, and 200 ms more", which a loaded machine's
+	// late poll outlasted (the attempt was then judged exited, exit 5, in
+	// two clean-clone runs at load 28).
 	select {
 	case <-raced:
 	case res := <-done:
@@ -224,7 +237,6 @@ func TestFaultPortTakenThenFreed(t *testing.T) {
 		}
 		t.Fatalf("Start returned before it judged the first attempt a race: %v", res.err)
 	}
-	ln.Close()
 	res := <-done
 	if res.err != nil {
 		t.Fatalf("no verified launch after the newcomer left: %v", res.err)
