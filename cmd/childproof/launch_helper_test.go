@@ -105,11 +105,19 @@ func testHelperMain() {
 		os.Exit(n)
 	}
 	// CHILDPROOF_TEST_SLOW=N: a slow start, N steps of 500 ms, each
-	// printing a line, before listening.
+	// printing a line, before listening. With CHILDPROOF_TEST_STEPS=DIR a
+	// step waits for the file DIR/I instead: a test moves the worker on
+	// from one state to the next (a screen it captures), not by time.
 	if n, _ := strconv.Atoi(os.Getenv("CHILDPROOF_TEST_SLOW")); n > 0 {
+		steps := os.Getenv("CHILDPROOF_TEST_STEPS")
 		fmt.Println("loading weights")
 		for i := 1; i <= n; i++ {
-			time.Sleep(500 * time.Millisecond)
+			if steps == "" {
+				time.Sleep(500 * time.Millisecond)
+			}
+			for steps != "" && !exists(filepath.Join(steps, strconv.Itoa(i))) {
+				time.Sleep(10 * time.Millisecond)
+			}
 			fmt.Printf("shard %d/%d\n", i, n)
 		}
 	}
@@ -120,16 +128,21 @@ func testHelperMain() {
 	}
 	fmt.Println("listening on", ln.Addr())
 	// CHILDPROOF_TEST_503=D: /healthz answers 503 for D after listening
-	// (never, with "forever").
+	// (never, with "forever"; until the file PATH exists, with "until:PATH").
 	busy := time.Now()
-	if d := os.Getenv("CHILDPROOF_TEST_503"); d == "forever" {
+	d503 := os.Getenv("CHILDPROOF_TEST_503")
+	until, gated := strings.CutPrefix(d503, "until:")
+	if !gated {
+		until = ""
+	}
+	if d503 == "forever" {
 		busy = busy.Add(100 * time.Hour)
-	} else if d, err := time.ParseDuration(d); err == nil {
+	} else if d, err := time.ParseDuration(d503); err == nil {
 		busy = busy.Add(d)
 	}
 	mux := http.NewServeMux()
 	mux.HandleFunc("/healthz", func(w http.ResponseWriter, r *http.Request) {
-		if time.Now().Before(busy) {
+		if time.Now().Before(busy) || until != "" && !exists(until) {
 			http.Error(w, "loading", http.StatusServiceUnavailable)
 			return
 		}
@@ -195,4 +208,10 @@ func scriptPort() (int, error) {
 		return 0, err
 	}
 	return strconv.Atoi(list[n])
+}
+
+// exists reports whether path exists (the helper's state gates).
+func exists(path string) bool {
+	_, err := os.Stat(path)
+	return err == nil
 }
