@@ -1,6 +1,3 @@
-// Package ci holds the CI examples; its test runs the repository's
-// GitHub Action (action.yml) the way the runner does, against a sample
-// repository layout.
 package ci
 
 import (
