@@ -257,6 +257,19 @@ func (p *sumScanner) ports(dst *[]RecordPort) bool {
 	return true
 }
 
+// nullable reads null (dst becomes nil) or a value parse reads into *dst,
+// allocated when nil: the summary's optional fields.
+func nullable[T any](p *sumScanner, dst **T, parse func(*T) bool) bool {
+	if p.word("null") {
+		*dst = nil
+		return true
+	}
+	if *dst == nil {
+		*dst = new(T)
+	}
+	return parse(*dst)
+}
+
 func (p *sumScanner) summary(s *recordSummary) bool {
 	ok := p.object(func(key []byte) bool {
 		switch string(key) { // no string made
@@ -279,40 +292,19 @@ func (p *sumScanner) summary(s *recordSummary) bool {
 		case "log":
 			return p.string(&s.Log)
 		case "stopped":
-			if p.word("null") {
-				s.Stopped = nil
-				return true
-			}
-			if s.Stopped == nil {
-				s.Stopped = new(time.Time)
-			}
-			return p.time(s.Stopped)
+			return nullable(p, &s.Stopped, p.time)
 		case "pending":
 			return p.bool(&s.Pending)
 		case "restarts":
 			return p.int(&s.Restarts)
 		case "last_exit":
-			if p.word("null") {
-				s.LastExit = nil
-				return true
-			}
-			if s.LastExit == nil {
-				s.LastExit = new(int)
-			}
-			return p.int(s.LastExit)
+			return nullable(p, &s.LastExit, p.int)
 		case "round":
 			return p.int(&s.Round)
 		case "workers":
 			return p.int(&s.Workers)
 		case "relay":
-			if p.word("null") {
-				s.Relay = nil
-				return true
-			}
-			if s.Relay == nil {
-				s.Relay = new(verify.Fingerprint)
-			}
-			return p.fingerprint(s.Relay)
+			return nullable(p, &s.Relay, p.fingerprint)
 		case "root_pid":
 			return p.int(&s.RootPid)
 		}
