@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -197,4 +198,71 @@ func firstDiff(a, b string) int {
 		}
 	}
 	return min(len(a), len(b))
+}
+
+// blockedConsole is a console whose first write waits until release is
+// closed (a terminal scrolled back, a pager that stopped reading).
+type blockedConsole struct {
+	mu      sync.Mutex
+	buf     bytes.Buffer
+	entered chan struct{}
+	release chan struct{}
+	once    sync.Once
+}
+
+func (c *blockedConsole) Write(p []byte) (int, error) {
+	c.once.Do(func() {
+		close(c.entered)
+		<-c.release
+	})
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.buf.Write(p)
+}
+
+// TestFinishWaitsForConsole: the foreground reader's finish waits for a
+// reader that is behind (its console write takes longer than finish's
+// limit) rather than giving up at the limit, so that the console gets
+// the last lines the log gets (a loaded machine cut them off: series at
+// 737eaba, TestCanaryMatrix's foreground console).
+func TestFinishWaitsForConsole(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "w.log")
+	logf, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o600)
+	if err != nil {
+		t.Fatal(err)
+	}
+	con := &blockedConsole{entered: make(chan struct{}), release: make(chan struct{})}
+	f := feed(con, nil)
+	o, err := startOutput(logf, redact.Of(nil, nil), false, "", f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := o.w.Write([]byte("first line\n")); err != nil {
+		t.Fatal(err)
+	}
+	<-con.entered // the reader is in the console's write
+	for i := range 100 {
+		fmt.Fprintf(o.w, "line %d after the console stalled\n", i)
+	}
+	finished := make(chan struct{})
+	go func() {
+		o.finish(10 * time.Millisecond)
+		close(finished)
+	}()
+	// Well past finish's limit (the bug showed within it; with the fix
+	// the result does not depend on this time).
+	time.Sleep(100 * time.Millisecond)
+	close(con.release)
+	<-finished
+	f.stop()
+	log, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	con.mu.Lock()
+	got := con.buf.String()
+	con.mu.Unlock()
+	if got != string(log) || !strings.Contains(got, "line 99 after") {
+		t.Errorf("the console lost output the log has:\nconsole %d bytes, log %d bytes; console ends %q", len(got), len(log), got[max(0, len(got)-60):])
+	}
 }

@@ -252,11 +252,25 @@ const emptyWait = 250 * time.Millisecond
 // the pipe. A relay process still there then (something outside the tree
 // holds the pipe) is ended: it logs what the pipe holds and exits on
 // logrelay.EndSignal, and is SIGKILLed if it has not a second later.
+//
+// In the foreground (the reader is childproof's own goroutine) limit is
+// how long the reader may be seen stuck, not how long it may take: it is
+// waited for as long as it makes progress (the pipe still holds output,
+// or what it read is not yet in the log and the console), so that a
+// loaded machine never cuts the console's last lines off while the log
+// gets them; it is given up only once the pipe is empty and the reader
+// idle (something outside the tree holds the write end) for limit, or
+// after maxFinish in all.
 func (o *output) finish(limit time.Duration) {
 	if o == nil {
 		return
 	}
 	o.started()
+	if o.relay == nil {
+		o.finishReader(limit)
+		o.close()
+		return
+	}
 	select {
 	case <-o.done:
 	case <-time.After(limit):
@@ -271,6 +285,49 @@ func (o *output) finish(limit time.Duration) {
 		}
 	}
 	o.close()
+}
+
+// maxFinish bounds finish's wait for a foreground reader that keeps
+// reading (something outside the tree writes to the pipe without end).
+const maxFinish = 30 * time.Second
+
+// finishReader waits for the foreground reader's end: up to limit once it
+// is seen idle on an empty pipe, and while it makes progress up to
+// maxFinish.
+func (o *output) finishReader(limit time.Duration) {
+	tick := time.NewTicker(5 * time.Millisecond)
+	defer tick.Stop()
+	hard := time.NewTimer(maxFinish)
+	defer hard.Stop()
+	var idleSince time.Time
+	for {
+		select {
+		case <-o.done:
+			return
+		case <-hard.C:
+			return
+		case now := <-tick.C:
+			if !o.readerIdle() {
+				idleSince = time.Time{}
+				continue
+			}
+			if idleSince.IsZero() {
+				idleSince = now
+			} else if now.Sub(idleSince) >= limit {
+				return
+			}
+		}
+	}
+}
+
+// readerIdle reports whether the foreground reader waits in a read of an
+// empty pipe with all it read written (to the log and the console).
+func (o *output) readerIdle() bool {
+	if o.probe < 0 {
+		return o.stats.Idle()
+	}
+	n, err := unix.IoctlGetInt(o.probe, unix.TIOCINQ)
+	return err == nil && n == 0 && o.stats.Idle()
 }
 
 // close drops childproof's hold of the pipe (the write end if the tree
