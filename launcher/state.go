@@ -1,6 +1,7 @@
 package launcher
 
 import (
+	"context"
 	"crypto/hmac"
 	"crypto/rand"
 	"crypto/sha256"
@@ -12,6 +13,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/childproof/childproof/launcher/statedir"
 	"github.com/childproof/childproof/outcome"
@@ -189,7 +191,7 @@ func (s *State) lock(name string) (*launchLock, error) {
 		}
 		return nil, fmt.Errorf("lock: %w", err)
 	}
-	if err := statedir.TryLock(f); err != nil {
+	if err := tryLaunchLock(f); err != nil {
 		f.Close()
 		if errors.Is(err, statedir.ErrWouldBlock) {
 			return nil, &Error{Outcome: outcome.Locked, Kind: KindLocked, Msg: fmt.Sprintf("another childproof launch of %q holds the lock", name), Err: ErrLocked,
@@ -198,6 +200,31 @@ func (s *State) lock(name string) (*launchLock, error) {
 		return nil, fmt.Errorf("lock: %w", err)
 	}
 	return &launchLock{f: f}, nil
+}
+
+// forkWindow is how long lock looks again at a lock that another holds:
+// a lock just let go of can still be held for a moment by a copy of its
+// descriptor in a process forked (by another goroutine: up's launches
+// start side by side) between its fork and its exec, where the copy is
+// closed (O_CLOEXEC). A launch that really holds it is refused this much
+// later.
+const forkWindow = 250 * time.Millisecond
+
+// tryLaunchLock takes f's lock, looking again every 5 ms for up to
+// forkWindow while another holds it.
+func tryLaunchLock(f *os.File) error {
+	err := statedir.TryLock(f)
+	if !errors.Is(err, statedir.ErrWouldBlock) {
+		return err
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), forkWindow)
+	defer cancel()
+	if err := statedir.WaitLock(ctx, f, 5*time.Millisecond); err != nil && !errors.Is(err, context.DeadlineExceeded) {
+		return err
+	} else if err != nil {
+		return statedir.ErrWouldBlock
+	}
+	return nil
 }
 
 // unlock releases the lock; it is safe on nil and twice.

@@ -1,0 +1,63 @@
+package launcher
+
+import (
+	"os"
+	"os/exec"
+	"testing"
+
+	"github.com/childproof/childproof/launcher/statedir"
+)
+
+// TestLockForkWindow: a launch lock let go of while a copy of its
+// descriptor lives on in another process (a process forked, by another
+// goroutine, between its fork and its exec) is taken once that copy
+// closes, not refused as held by another launch (series B2 at 6980ecc:
+// TestUpWith's restart of web was refused; up starts launches side by
+// side).
+func TestLockForkWindow(t *testing.T) {
+	st, err := OpenState(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	l, err := st.lock("n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The copy: a child that holds the lock's open file as fd 3 until
+	// its stdin closes.
+	child := exec.Command("sh", "-c", "read x")
+	child.ExtraFiles = []*os.File{l.f}
+	in, err := child.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := child.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		in.Close()
+		child.Wait() // the child this test started
+	})
+	l.unlock()
+	// The lock is still held (by the child's copy): the case to cover.
+	f, err := os.Open(st.files.Lock("n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := statedir.TryLock(f); err != statedir.ErrWouldBlock {
+		t.Fatalf("the child's copy does not hold the lock: %v", err)
+	}
+	f.Close()
+	got := make(chan error, 1)
+	go func() {
+		l2, err := st.lock("n")
+		if err == nil {
+			l2.unlock()
+		}
+		got <- err
+	}()
+	in.Close() // the copy closes (as at its exec)
+	if err := <-got; err != nil {
+		t.Errorf("the lock was refused while the copy closed: %v", err)
+	}
+}
