@@ -155,15 +155,15 @@ func TestState(t *testing.T) {
 	if fi, _ := os.Stat(filepath.Join(dir, "records", "n.json")); fi.Mode().Perm() != 0o600 {
 		t.Errorf("record mode %v", fi.Mode().Perm())
 	}
-	l1, err := st.lock("n")
+	l1, err := st.tryLock("n")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := st2.lock("n"); outcomeOf(err) != outcome.Locked {
+	if _, err := st2.tryLock("n"); outcomeOf(err) != outcome.Locked {
 		t.Errorf("second lock: %v, want exit 6", err)
 	}
 	l1.unlock()
-	l2, err := st2.lock("n")
+	l2, err := st2.tryLock("n")
 	if err != nil {
 		t.Errorf("lock after unlock: %v", err)
 	}

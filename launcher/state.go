@@ -1,7 +1,6 @@
 package launcher
 
 import (
-	"context"
 	"crypto/hmac"
 	"crypto/rand"
 	"crypto/sha256"
@@ -13,7 +12,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"time"
 
 	"github.com/childproof/childproof/launcher/statedir"
 	"github.com/childproof/childproof/outcome"
@@ -171,9 +169,9 @@ func (s *State) Digest(name, value string) string {
 // launchLock is a held launch lock.
 type launchLock struct{ f *os.File }
 
-// lock takes the lock of launch name without waiting. Another holder is an
-// *Error (Locked) wrapping ErrLocked.
-func (s *State) lock(name string) (*launchLock, error) {
+// tryLock takes the lock of launch name without waiting. Another holder
+// is an *Error (Locked) wrapping ErrLocked. Callers use lock or lockWait.
+func (s *State) tryLock(name string) (*launchLock, error) {
 	f, err := openStateFile(s.files.Lock(name), os.O_RDWR|os.O_CREATE, 0o600)
 	if errors.Is(err, fs.ErrPermission) || errors.Is(err, errReadOnly) {
 		// A read-only state dir still serves stop: an existing lock file
@@ -191,7 +189,7 @@ func (s *State) lock(name string) (*launchLock, error) {
 		}
 		return nil, fmt.Errorf("lock: %w", err)
 	}
-	if err := tryLaunchLock(f); err != nil {
+	if err := statedir.TryLock(f); err != nil {
 		f.Close()
 		if errors.Is(err, statedir.ErrWouldBlock) {
 			return nil, &Error{Outcome: outcome.Locked, Kind: KindLocked, Msg: fmt.Sprintf("another childproof launch of %q holds the lock", name), Err: ErrLocked,
@@ -200,31 +198,6 @@ func (s *State) lock(name string) (*launchLock, error) {
 		return nil, fmt.Errorf("lock: %w", err)
 	}
 	return &launchLock{f: f}, nil
-}
-
-// forkWindow is how long lock looks again at a lock that another holds:
-// a lock just let go of can still be held for a moment by a copy of its
-// descriptor in a process forked (by another goroutine: up's launches
-// start side by side) between its fork and its exec, where the copy is
-// closed (O_CLOEXEC). A launch that really holds it is refused this much
-// later.
-const forkWindow = 250 * time.Millisecond
-
-// tryLaunchLock takes f's lock, looking again every 5 ms for up to
-// forkWindow while another holds it.
-func tryLaunchLock(f *os.File) error {
-	err := statedir.TryLock(f)
-	if !errors.Is(err, statedir.ErrWouldBlock) {
-		return err
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), forkWindow)
-	defer cancel()
-	if err := statedir.WaitLock(ctx, f, 5*time.Millisecond); err != nil && !errors.Is(err, context.DeadlineExceeded) {
-		return err
-	} else if err != nil {
-		return statedir.ErrWouldBlock
-	}
-	return nil
 }
 
 // unlock releases the lock; it is safe on nil and twice.

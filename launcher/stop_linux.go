@@ -176,7 +176,7 @@ func markRecord(st *State, rec *Record, res *StopResult) {
 // only if it can take the lock afterwards and the record still describes
 // the launch it stopped. A missing record wraps fs.ErrNotExist.
 func StopLaunch(ctx context.Context, p proc.FS, st *State, name string, timeout, wait time.Duration, check func(*Record) error) (*Record, *StopResult, error) {
-	lock, lerr := st.lock(name)
+	lock, lerr := st.tryLock(name)
 	if lerr != nil && !errors.Is(lerr, ErrLocked) {
 		return nil, nil, lerr
 	}
