@@ -55,13 +55,10 @@ func (a *app) lintRelaunch(ctx context.Context, l *schema.Launch, set map[string
 	if noLint && !inEnvFile {
 		return nil, nil
 	}
-	res, err := envres.LintLaunch(ctx, withSet(l, set))
-	if err != nil {
-		var pe *envres.ParseError
-		if errors.As(err, &pe) {
-			return nil, exitf(exitUsage, "%v", err)
-		}
-		return nil, exitf(exitUsage, "lint: %v", err)
+	res, refusal := envres.LintBeforeLaunch(ctx, "relaunch", withSet(l, set))
+	var le *envres.LintError
+	if errors.As(refusal, &le) {
+		return nil, a.lintRefusal(le, "")
 	}
 	var in map[string]string
 	if inEnvFile {
@@ -94,13 +91,12 @@ func (a *app) lintRelaunch(ctx context.Context, l *schema.Launch, set map[string
 		if noLint {
 			return in, nil
 		}
+		refusal = res.Refusal("relaunch")
 	}
-	errs, _ := res.Count()
-	if errs == 0 {
+	if refusal == nil {
 		return in, nil
 	}
-	a.writeLint(a.stderr, "text", res)
-	hint := "fix the script, or launch anyway with --no-lint (verification on the worker still runs)"
+	hint := noLintHint
 	if !inEnvFile {
 		targets := res.EnvFileTargets(slices.Collect(maps.Keys(set)))
 		for _, n := range slices.Sorted(maps.Keys(targets)) {
@@ -111,7 +107,7 @@ func (a *app) lintRelaunch(ctx context.Context, l *schema.Launch, set map[string
 			}
 		}
 	}
-	return in, &exitError{code: exitFindings, err: fmt.Errorf("relaunch refused: the launch's dispatch chain has %d lint error(s)", errs), hint: hint}
+	return in, a.lintRefusal(refusal, hint)
 }
 
 // writeEnvFileChanges says what a relaunch did to env files.

@@ -5,11 +5,9 @@ package main
 import (
 	"context"
 	"errors"
-	"fmt"
 
 	"github.com/childproof/childproof/envres"
 	"github.com/childproof/childproof/launcher"
-	"github.com/childproof/childproof/outcome"
 	"github.com/childproof/childproof/schema"
 	"github.com/spf13/cobra"
 )
@@ -114,21 +112,28 @@ func (a *app) run(ctx context.Context, arg string, vars, sets, secrets []string,
 }
 
 // lintBeforeRun refuses (exit 1) when the launch's chain has an error
-// finding; cmd names the refusing command (run, relaunch).
+// finding (envres.LintBeforeLaunch); cmd names the refusing command (run,
+// up). It shows the findings and the refusal's hint.
 func (a *app) lintBeforeRun(ctx context.Context, cmd string, l *schema.Launch) error {
-	res, err := envres.LintLaunch(ctx, l)
-	if err != nil {
-		var pe *envres.ParseError
-		if errors.As(err, &pe) {
-			return exitf(exitUsage, "%v", err)
-		}
-		return exitf(exitUsage, "lint: %v", err)
+	_, err := envres.LintBeforeLaunch(ctx, cmd, l)
+	return a.lintRefusal(err, noLintHint)
+}
+
+// noLintHint is the hint of a launch refused by its chain's lint.
+const noLintHint = "fix the script, or launch anyway with --no-lint (verification on the worker still runs)"
+
+// lintRefusal renders an error of envres.LintBeforeLaunch (nil stays
+// nil): a refusal's findings go to stderr in text and it exits with hint;
+// a chain that could not be linted exits as it is.
+func (a *app) lintRefusal(err error, hint string) error {
+	var re *envres.RefusedError
+	var le *envres.LintError
+	switch {
+	case errors.As(err, &re):
+		a.writeLint(a.stderr, "text", re.Result)
+		return &exitError{code: re.OutcomeKind(), err: re, hint: hint}
+	case errors.As(err, &le):
+		return &exitError{code: le.OutcomeKind(), err: le}
 	}
-	errs, _ := res.Count()
-	if errs == 0 {
-		return nil
-	}
-	a.writeLint(a.stderr, "text", res)
-	return &exitError{code: outcome.Refused, err: fmt.Errorf("%s refused: the launch's dispatch chain has %d lint error(s)", cmd, errs),
-		hint: "fix the script, or launch anyway with --no-lint (verification on the worker still runs)"}
+	return err
 }
