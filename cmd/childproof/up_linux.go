@@ -212,7 +212,7 @@ func (a *app) upEvent(e group.Event) {
 // restart: verified exactly as a first start (Supervise records it).
 func (a *app) restart(ctx context.Context, l *schema.Launch, opts launcher.Options, view *launchView, n int) (*launcher.Launch, error) {
 	opts.Progress, opts.Output = view.progress(), view.output()
-	opts.Command = "restart" // a round of its own, with the same overrides and no delta
+	opts.Command = launcher.CommandRestart // a round of its own, with the same overrides and no delta
 	la, err := launcher.Start(ctx, l, opts)
 	view.started(la)
 	if err != nil {
