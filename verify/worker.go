@@ -161,3 +161,35 @@ func shallowest(p proc.FS, pids []int) int {
 	}
 	return best
 }
+
+// Selection is which of a launch's selectors chooses its worker.
+type Selection uint8
+
+// The selections, in the order they apply (see SelectionOf).
+const (
+	// SelectLaunched: no selector and no port: the launched process, once
+	// it has exec'd.
+	SelectLaunched Selection = iota
+	// SelectComm: the process whose comm is worker.comm.
+	SelectComm
+	// SelectExe: the process whose executable is worker.exe.
+	SelectExe
+	// SelectPort: the in-tree owner of a declared port, the first port's
+	// first.
+	SelectPort
+)
+
+// SelectionOf is the selector that chooses l's worker, as DeclaredWorker
+// and the launcher go: worker.comm over worker.exe over the declared ports
+// over the launched process.
+func SelectionOf(l *schema.Launch) Selection {
+	switch {
+	case l.Worker.Comm != "":
+		return SelectComm
+	case l.Worker.Exe != "":
+		return SelectExe
+	case len(l.Ports) > 0:
+		return SelectPort
+	}
+	return SelectLaunched
+}

@@ -12,6 +12,7 @@ import (
 	"github.com/childproof/childproof/envres"
 	"github.com/childproof/childproof/lintreport"
 	"github.com/childproof/childproof/schema"
+	"github.com/childproof/childproof/verify"
 	"github.com/spf13/cobra"
 )
 
@@ -179,12 +180,12 @@ func (a *app) writeSummary(w io.Writer, f *schema.File, l *schema.Launch) {
 	if len(l.Ports) == 0 {
 		row("port", "none declared: no port is checked")
 	}
-	switch {
-	case s.WorkerComm != (schema.Shown{}):
+	switch verify.SelectionOf(l) {
+	case verify.SelectComm:
 		row("worker", "comm %s", s.WorkerComm)
-	case s.WorkerExe != (schema.Shown{}):
+	case verify.SelectExe:
 		row("worker", "exe %s", s.WorkerExe)
-	case len(l.Ports) > 0:
+	case verify.SelectPort:
 		row("worker", "the owner of port %d", l.Ports[0].Number)
 	default:
 		row("worker", "the launched process")
