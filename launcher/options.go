@@ -25,7 +25,8 @@ const DefaultStopGrace = 10 * time.Second
 //	launcher.Options{StateDir: dir, EnvInput: launcher.EnvInput{Set: map[string]string{"MODE": "fast"}}}
 type Options struct {
 	// StateDir is the state directory; "" means DefaultStateDir
-	// ($CHILDPROOF_STATE_DIR, else $XDG_STATE_HOME/childproof, else
+	// ($CHILDPROOF_STATE_DIR, else inside a SLURM job step a directory of
+	// the job step's own, else $XDG_STATE_HOME/childproof, else
 	// ~/.local/state/childproof).
 	StateDir string
 	// State, when not nil, is the opened state dir, used instead of

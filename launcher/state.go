@@ -17,22 +17,6 @@ import (
 	"github.com/childproof/childproof/outcome"
 )
 
-// DefaultStateDir returns $CHILDPROOF_STATE_DIR, else
-// $XDG_STATE_HOME/childproof, else ~/.local/state/childproof.
-func DefaultStateDir() (string, error) {
-	if d := os.Getenv("CHILDPROOF_STATE_DIR"); d != "" {
-		return d, nil
-	}
-	if d := os.Getenv("XDG_STATE_HOME"); d != "" {
-		return filepath.Join(d, "childproof"), nil
-	}
-	home, err := os.UserHomeDir()
-	if err != nil {
-		return "", fmt.Errorf("state dir: %w", err)
-	}
-	return filepath.Join(home, ".local", "state", "childproof"), nil
-}
-
 // State is an opened state directory: records, logs, locks and the digest key.
 type State struct {
 	Dir string
@@ -50,7 +34,9 @@ type State struct {
 var stateSubdirs = statedir.Subdirs
 
 // OpenState opens (creating, mode 0700) the state dir; dir "" means
-// DefaultStateDir. Like OpenSSH's StrictModes, the state dir and its
+// DefaultStateDir (inside a SLURM job step, its per-user parent is created
+// mode 0700 and must be a directory of the effective uid that others may
+// not write). Like OpenSSH's StrictModes, the state dir and its
 // directories must be owned by the effective uid and not writable by group
 // or others, else an *Error with Outcome outcome.Usage names the path and the fix. It
 // creates the random digest key (mode 0600, fsync'd) on first use; a key
@@ -58,7 +44,7 @@ var stateSubdirs = statedir.Subdirs
 // digest): KeyErr reports it, and records cannot be authenticated.
 func OpenState(dir string) (*State, error) {
 	if dir == "" {
-		d, err := DefaultStateDir()
+		d, err := openDefaultStateDir(os.LookupEnv, os.Geteuid())
 		if err != nil {
 			return nil, err
 		}

@@ -1,0 +1,95 @@
+package launcher
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+
+	"github.com/childproof/childproof/schema"
+)
+
+// DefaultStateDir returns the state dir used when none is given:
+// $CHILDPROOF_STATE_DIR; else, inside a SLURM job step,
+// ${TMPDIR:-/tmp}/childproof-UID/slurm-JOB.STEP (see slurmStepStateDir);
+// else $XDG_STATE_HOME/childproof; else ~/.local/state/childproof. It
+// creates nothing (OpenState does).
+func DefaultStateDir() (string, error) {
+	d, _, err := defaultStateDir(os.LookupEnv, os.Geteuid())
+	return d, err
+}
+
+// openDefaultStateDir is DefaultStateDir for OpenState: a SLURM step's
+// per-user parent is created, mode 0700, and must be a directory of uid
+// that no one else may write (TMPDIR is shared).
+func openDefaultStateDir(lookup func(string) (string, bool), uid int) (string, error) {
+	dir, parent, err := defaultStateDir(lookup, uid)
+	if err != nil || parent == "" {
+		return dir, err
+	}
+	if err := os.Mkdir(parent, 0o700); err != nil && !errors.Is(err, os.ErrExist) {
+		return "", fmt.Errorf("state dir of the SLURM step: %w", err)
+	}
+	if err := ownedDir(parent, uid); err != nil {
+		return "", fmt.Errorf("state dir of the SLURM step: %w (set --state-dir or CHILDPROOF_STATE_DIR)", err)
+	}
+	return dir, nil
+}
+
+// defaultStateDir is DefaultStateDir over lookup and uid; parent is the
+// per-user directory a SLURM step's state dir lies in ("" outside one).
+func defaultStateDir(lookup func(string) (string, bool), uid int) (dir, parent string, err error) {
+	if d, ok := lookup("CHILDPROOF_STATE_DIR"); ok && d != "" {
+		return d, "", nil
+	}
+	if d, parent := slurmStepStateDir(lookup, uid); d != "" {
+		return d, parent, nil
+	}
+	if d, ok := lookup("XDG_STATE_HOME"); ok && d != "" {
+		return filepath.Join(d, "childproof"), "", nil
+	}
+	home, err := os.UserHomeDir()
+	if err != nil {
+		return "", "", fmt.Errorf("state dir: %w", err)
+	}
+	return filepath.Join(home, ".local", "state", "childproof"), "", nil
+}
+
+// slurmStepStateDir returns the state dir of a SLURM job step and its
+// per-user parent, $TMPDIR (else /tmp)/childproof-UID/slurm-JOB.STEP, or ""
+// outside a step (schema.InSlurmStep) or when an id is unfit for a path.
+// On a cluster the home directory is shared by every node, so the usual
+// default would make two jobs of one launch (a job array, two sbatch of one
+// script) share a lock.
+func slurmStepStateDir(lookup func(string) (string, bool), uid int) (dir, parent string) {
+	if !schema.InSlurmStep(lookup) {
+		return "", ""
+	}
+	job, _ := lookup("SLURM_JOB_ID")
+	step, _ := lookup("SLURM_STEP_ID")
+	if !plainID(job) || !plainID(step) {
+		return "", ""
+	}
+	tmp, _ := lookup("TMPDIR")
+	if !filepath.IsAbs(tmp) {
+		tmp = "/tmp"
+	}
+	parent = filepath.Join(tmp, "childproof-"+strconv.Itoa(uid))
+	return filepath.Join(parent, "slurm-"+job+"."+step), parent
+}
+
+// plainID reports whether s is a SLURM id fit for a path: letters,
+// digits and '_' (job ids are numbers; an array task has its own).
+func plainID(s string) bool {
+	if s == "" || len(s) > 64 {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !('0' <= c && c <= '9' || 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || c == '_') {
+			return false
+		}
+	}
+	return true
+}
