@@ -302,7 +302,7 @@ func (r *Report) writeText(w io.Writer) {
 		if val == "" {
 			fmt.Fprintf(w, "  env:     %s %s\n", e.Name, state)
 		} else {
-			fmt.Fprintf(w, "  env:     %s %s (%s)\n", e.Name, state, shortDigest(val))
+			fmt.Fprintf(w, "  env:     %s %s (%s)\n", e.Name, state, ShortDigest(val))
 		}
 	}
 	if r.EnvNote != "" {
@@ -373,7 +373,10 @@ func (e EnvCheck) state(absent string) string {
 	return absent
 }
 
-func shortDigest(d string) string {
+// ShortDigest is the form of a keyed digest that text output shows: a
+// digest "hmac-sha256:HEX" cut after 16 hex digits and ended with "…".
+// Any other string, or a digest that short already, is returned as it is.
+func ShortDigest(d string) string {
 	if strings.HasPrefix(d, "hmac-sha256:") && len(d) > len("hmac-sha256:")+16 {
 		return d[:len("hmac-sha256:")+16] + "…"
 	}

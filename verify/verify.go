@@ -285,7 +285,7 @@ func (v *Verifier) checkEnv(r *Report, c Check, worker int) {
 		case required && empty:
 			r.AddAbout(KindEnvMissing, about, nil, "%s is empty on the worker (pid %d)", n, worker)
 		case hasDigest && ec.Digest != wantDigest:
-			r.AddAbout(KindEnvMismatch, about, nil, "%s on the worker (pid %d) differs from the %s (digest %s, want %s)", n, worker, x.what(n), shortDigest(ec.Digest), shortDigest(wantDigest))
+			r.AddAbout(KindEnvMismatch, about, nil, "%s on the worker (pid %d) differs from the %s (digest %s, want %s)", n, worker, x.what(n), ShortDigest(ec.Digest), ShortDigest(wantDigest))
 		}
 		r.Env = append(r.Env, ec)
 	}

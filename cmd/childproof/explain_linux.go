@@ -3,8 +3,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"io"
-	"strings"
 
 	"github.com/childproof/childproof/lintreport"
 	"github.com/childproof/childproof/schema"
@@ -106,90 +104,11 @@ func (a *app) explain(ctx context.Context, pid int, vars, args []string) error {
 		}
 	}
 	if a.format == "json" {
-		// first_differs answers, for each name with an intended value,
-		// which process from the root down to the worker first lacks it
-		// (null: none does).
-		first := map[string]*verify.ExplainRow{}
-		unjudged := []string{}
-		for _, j := range ex.Judgements {
-			if j.Unreadable {
-				unjudged = append(unjudged, j.Name)
-			}
-			if j.Intended != "" {
-				first[j.Name] = j.FirstDiffers
-			}
-		}
-		out := struct {
-			Launch       string                        `json:"launch"`
-			Intended     map[string]string             `json:"intended"`
-			FirstDiffers map[string]*verify.ExplainRow `json:"first_differs"`
-			// Unreadable names the names the worker's row cannot
-			// judge (verify's env-unreadable).
-			Unreadable []string            `json:"unreadable_on_worker"`
-			Processes  []verify.ExplainRow `json:"processes"`
-			Note       string              `json:"note"`
-		}{title, ex.Intended(), first, unjudged, ex.Rows, verify.FrozenNote}
-		return lintreport.JSON(a.stdout, out)
+		return lintreport.JSON(a.stdout, ex.JSON(title))
 	}
-	writeExplain(a.stdout, title, ex)
+	ex.WriteText(a.stdout, title)
 	return nil
 }
 
-func writeExplain(w io.Writer, title string, ex *verify.Explanation) {
-	for i, j := range ex.Judgements {
-		n := j.Name
-		if i > 0 {
-			fmt.Fprintln(w)
-		}
-		fmt.Fprintf(w, "%s in %s", n, title)
-		if j.Intended != "" {
-			fmt.Fprintf(w, " (intended: %s)", short(j.Intended))
-		}
-		fmt.Fprintln(w)
-		for _, r := range ex.Rows {
-			ev := r.Vars[i]
-			state := string(ev.State)
-			if ev.Value != nil {
-				state += fmt.Sprintf(" %q", *ev.Value)
-			} else if ev.Digest != "" {
-				state += " " + short(ev.Digest)
-			}
-			if ev.Evidence == verify.EvidenceExec {
-				state += " (at exec)"
-			}
-			mark := ""
-			if ev.Changed {
-				mark = "   <- changes here"
-			}
-			switch {
-			case j.Intended != "" && r.Role == verify.RoleWorker && j.Unreadable:
-				mark += "   <- cannot be judged (env-unreadable)"
-			case r.Role == verify.RoleWorker && j.WorkerDiffers:
-				mark += "   <- NOT the intended value"
-			}
-			argv := strings.Join(r.Argv, " ")
-			if len(argv) > 60 {
-				argv = argv[:60] + "…"
-			}
-			fmt.Fprintf(w, "  %-10s pid %-7d %-16s %-36s %s%s\n", r.Role, r.Pid, r.Comm, state, argv, mark)
-		}
-		switch {
-		case j.Intended == "":
-		case j.FirstDiffers != nil:
-			r := j.FirstDiffers
-			fmt.Fprintf(w, "  answer:  %s first differs from the intended value at pid %d (%s, %s)\n", n, r.Pid, r.Role, r.Comm)
-		case j.Unreadable:
-			fmt.Fprintf(w, "  answer:  %s cannot be judged on the worker: it rewrote its environment block and no exec-time evidence holds (env-unreadable, as verify says); the readable processes above it have the intended value\n", n)
-		default:
-			fmt.Fprintf(w, "  answer:  %s has the intended value on every process from the root to the worker\n", n)
-		}
-	}
-	fmt.Fprintf(w, "note: %s\n", verify.FrozenNote)
-}
-
-func short(d string) string {
-	if len(d) > len("hmac-sha256:")+16 {
-		return d[:len("hmac-sha256:")+16] + "…"
-	}
-	return d
-}
+// short is verify.ShortDigest, for the commands that show a digest.
+func short(d string) string { return verify.ShortDigest(d) }

@@ -1,0 +1,102 @@
+package verify
+
+import (
+	"fmt"
+	"io"
+	"strings"
+)
+
+// ExplainOutput is the JSON form of an Explanation: the documented output
+// of `childproof explain --format json` (Explanation.JSON builds it).
+type ExplainOutput struct {
+	// Launch is what was explained: a launch's name, or "pid PID".
+	Launch string `json:"launch"`
+	// Intended maps each name with an intended value to its keyed
+	// digest (Explanation.Intended); never nil.
+	Intended map[string]string `json:"intended"`
+	// FirstDiffers answers, for each name with an intended value, which
+	// process from the root down to the worker first lacks it (null:
+	// none does); never nil.
+	FirstDiffers map[string]*ExplainRow `json:"first_differs"`
+	// Unreadable names the names the worker's row cannot judge (verify's
+	// env-unreadable), in the Explanation's order; never nil.
+	Unreadable []string `json:"unreadable_on_worker"`
+	// Processes are the Explanation's rows.
+	Processes []ExplainRow `json:"processes"`
+	// Note is FrozenNote.
+	Note string `json:"note"`
+}
+
+// JSON returns the JSON form of x, titled title (ExplainOutput.Launch).
+func (x *Explanation) JSON(title string) ExplainOutput {
+	first := map[string]*ExplainRow{}
+	unjudged := []string{}
+	for _, j := range x.Judgements {
+		if j.Unreadable {
+			unjudged = append(unjudged, j.Name)
+		}
+		if j.Intended != "" {
+			first[j.Name] = j.FirstDiffers
+		}
+	}
+	return ExplainOutput{Launch: title, Intended: x.Intended(), FirstDiffers: first, Unreadable: unjudged, Processes: x.Rows, Note: FrozenNote}
+}
+
+// WriteText writes the human form of x, titled title (a launch's name, or
+// "pid PID"): for each name, a header "NAME in TITLE" (with the intended
+// value's short digest, when there is one), one line per row — role, pid,
+// comm, the name's state and the argv cut at 60 bytes, marked where the
+// state changes and where the worker differs or cannot be judged — and,
+// when a value is intended, the answer: where the path from the root to
+// the worker first differs from it. It ends with FrozenNote.
+func (x *Explanation) WriteText(w io.Writer, title string) {
+	for i, j := range x.Judgements {
+		n := j.Name
+		if i > 0 {
+			fmt.Fprintln(w)
+		}
+		fmt.Fprintf(w, "%s in %s", n, title)
+		if j.Intended != "" {
+			fmt.Fprintf(w, " (intended: %s)", ShortDigest(j.Intended))
+		}
+		fmt.Fprintln(w)
+		for _, r := range x.Rows {
+			ev := r.Vars[i]
+			state := string(ev.State)
+			if ev.Value != nil {
+				state += fmt.Sprintf(" %q", *ev.Value)
+			} else if ev.Digest != "" {
+				state += " " + ShortDigest(ev.Digest)
+			}
+			if ev.Evidence == EvidenceExec {
+				state += " (at exec)"
+			}
+			mark := ""
+			if ev.Changed {
+				mark = "   <- changes here"
+			}
+			switch {
+			case j.Intended != "" && r.Role == RoleWorker && j.Unreadable:
+				mark += "   <- cannot be judged (env-unreadable)"
+			case r.Role == RoleWorker && j.WorkerDiffers:
+				mark += "   <- NOT the intended value"
+			}
+			argv := strings.Join(r.Argv, " ")
+			if len(argv) > 60 {
+				argv = argv[:60] + "…"
+			}
+			fmt.Fprintf(w, "  %-10s pid %-7d %-16s %-36s %s%s\n", r.Role, r.Pid, r.Comm, state, argv, mark)
+		}
+		switch {
+		case j.Intended == "":
+		case j.FirstDiffers != nil:
+			r := j.FirstDiffers
+			fmt.Fprintf(w, "  answer:  %s first differs from the intended value at pid %d (%s, %s)\n", n, r.Pid, r.Role, r.Comm)
+		case j.Unreadable:
+			fmt.Fprintf(w, "  answer:  %s cannot be judged on the worker: it rewrote its environment block and no exec-time evidence holds (env-unreadable, as verify says); the readable processes above it have the intended value\n", n)
+		default:
+			fmt.Fprintf(w, "  answer:  %s has the intended value on every process from the root to the worker\n", n)
+		}
+	}
+	fmt.Fprintf(w, "note: %s\n", FrozenNote)
+}
