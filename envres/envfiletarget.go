@@ -1,8 +1,10 @@
 package envres
 
 import (
+	"fmt"
 	"os"
 	"slices"
+	"strings"
 
 	"github.com/childproof/childproof/internal/dotenv"
 )
@@ -39,6 +41,42 @@ const (
 	NotAFile                     // it comes from something that is not a file (a here-document, a command's output)
 	GeneratedFile                // the chain writes File itself: an edit would be overwritten
 )
+
+// FileAt is where t's env file assigns the name, "FILE:LINE", or FILE
+// alone when it does not assign it; FILE relative to wd when it lies
+// below it (RebasePath; wd "": as recorded).
+func (t EnvFileTarget) FileAt(wd string) string {
+	if t.Line == 0 {
+		return RebasePath(t.File, "", wd)
+	}
+	return fmt.Sprintf("%s:%d", RebasePath(t.File, "", wd), t.Line)
+}
+
+// SiteAt is the load that clobbers the name, "FILE:LINE" as the findings
+// name it ("scripts/dispatch.sh:6").
+func (t EnvFileTarget) SiteAt() string { return fmt.Sprintf("%s:%d", t.Site.File, t.Site.Line) }
+
+// Why says why t's env file cannot take the value, as a clause ("its
+// value there does not come from a file the chain reads"), with its files
+// relative to wd when they lie below it (RebasePath; wd "": as recorded);
+// "" when it can (Editable).
+func (t EnvFileTarget) Why(wd string) string {
+	switch t.Blocked {
+	case NotFromFile:
+		return "its value there does not come from a file the chain reads"
+	case SeveralFiles:
+		files := make([]string, len(t.Files))
+		for i, f := range t.Files {
+			files[i] = RebasePath(f, "", wd)
+		}
+		return "it may come from several env files (" + strings.Join(files, ", ") + "), depending on the path taken"
+	case NotAFile:
+		return "its value comes from something that is not a file (a here-document, a command's output)"
+	case GeneratedFile:
+		return "the chain writes " + RebasePath(t.File, "", wd) + " itself (a generated file): an edit would be overwritten"
+	}
+	return ""
+}
 
 // EnvFileTargets returns, for each name of names that an env-file-clobber
 // finding of res clobbers, the env file whose load decides the worker's

@@ -7,8 +7,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/childproof/childproof/launcher"
@@ -104,6 +104,7 @@ func (a *app) history(_ context.Context, name string) error {
 		return lintreport.JSON(a.stdout, map[string]any{"name": name, "current": current, "rounds": out})
 	}
 	w := a.stdout
+	now, opts := time.Now(), a.textOptions()
 	fmt.Fprintf(w, "%-5s %-19s %-8s %-16s %-26s %-10s %s\n", "ROUND", "WHEN", "COMMAND", "OUTCOME", "ENDED", "UPTIME", "DELTA")
 	for _, r := range rounds {
 		mark := ""
@@ -111,7 +112,7 @@ func (a *app) history(_ context.Context, name string) error {
 			mark = "*"
 		}
 		fmt.Fprintf(w, "%-5s %-19s %-8s %-16s %-26s %-10s %s\n", strconv.Itoa(r.N)+mark, r.Started.Local().Format("2006-01-02 15:04:05"),
-			r.Command, outcomeText(r), endText(r), uptimeText(r), a.deltaText(r))
+			r.Command, r.OutcomeText(), r.EndText(), r.UptimeText(now), r.DeltaText(opts))
 		for _, s := range r.Signals {
 			fmt.Fprintf(w, "      signal: %s, to pid %d\n", s, s.ToPid)
 		}
@@ -122,108 +123,18 @@ func (a *app) history(_ context.Context, name string) error {
 	return nil
 }
 
-// deltaText is a round's delta: +NAME per set name (+NAME=VALUE with
-// --show-values, never for a secret), -NAME per dropped override.
-func (a *app) deltaText(r *launcher.Round) string {
-	var parts []string
-	if r.ReplayOf > 0 {
-		parts = append(parts, fmt.Sprintf("(round %d)", r.ReplayOf))
-	}
-	for _, o := range r.Delta.Set {
-		var p string
-		switch {
-		case o.Secret:
-			p = "+" + o.Name + "=<secret>"
-		case a.showValues && o.Value != nil:
-			p = "+" + o.Name + "=" + *o.Value
-		default:
-			p = "+" + o.Name
-		}
-		if e := o.EnvFile; e != nil {
-			p += fmt.Sprintf(" (in %s:%d", displayPath(e.File, false), e.Line)
-			switch {
-			case e.Appended:
-				p += ", appended"
-			case a.showValues && e.Old != nil:
-				p += ", was " + *e.Old
-			case e.OldDigest != "":
-				p += ", was " + short(e.OldDigest)
-			}
-			p += ")"
-		}
-		parts = append(parts, p)
-	}
-	for _, n := range r.Delta.Unset {
-		parts = append(parts, "-"+n)
-	}
-	if len(parts) == 0 {
-		return "-"
-	}
-	return strings.Join(parts, " ")
+// textOptions are the CLI's options of the library's text forms: paths
+// relative to the working directory (as displayPath), values with
+// --show-values.
+func (a *app) textOptions() launcher.TextOptions {
+	return launcher.TextOptions{Dir: workDir(), ShowValues: a.showValues}
 }
 
-func outcomeText(r *launcher.Round) string {
-	switch r.Outcome {
-	case launcher.RoundVerified, launcher.RoundLaunching:
-		return string(r.Outcome)
-	}
-	if len(r.Problems) > 0 {
-		kinds := make([]string, len(r.Problems))
-		for i, k := range r.Problems {
-			kinds[i] = string(k)
-		}
-		return string(r.Outcome) + " (" + strings.Join(kinds, ",") + ")"
-	}
-	return string(r.Outcome)
-}
-
-func endText(r *launcher.Round) string {
-	e := r.End
-	if e == nil {
-		switch r.Outcome {
-		case launcher.RoundVerified:
-			return "running"
-		case launcher.RoundLaunching:
-			return "-"
-		}
-		return "-"
-	}
-	var s string
-	switch e.How {
-	case launcher.EndExited:
-		s = "exit " + strconv.Itoa(*e.ExitStatus)
-	case launcher.EndSignaled:
-		s = "killed by " + e.Signal
-	case launcher.EndStopped:
-		s = "stopped by childproof"
-	case launcher.EndGone:
-		s = "gone, status unknown"
-	default:
-		s = string(e.How)
-	}
-	if e.StoppedBy != "" && e.How != launcher.EndStopped {
-		s += " (stopped)"
-	}
-	return s
-}
-
-func uptimeText(r *launcher.Round) string {
-	if r.End == nil {
-		if r.Outcome == launcher.RoundVerified {
-			return time.Since(r.Started).Round(time.Second).String() + " so far"
-		}
-		return "-"
-	}
-	u := r.End.Uptime()
-	if u > time.Minute {
-		u = u.Round(time.Second)
-	} else {
-		u = u.Round(10 * time.Millisecond)
-	}
-	if r.End.UptimeAtMost {
-		return "<=" + u.String()
-	}
-	return u.String()
+// workDir is the working directory the library's texts show paths
+// relative to (as displayPath); "" when unknown: paths as recorded.
+func workDir() string {
+	wd, _ := os.Getwd()
+	return wd
 }
 
 // historyDiff names the variables whose digests differ between the
@@ -240,7 +151,7 @@ func (a *app) historyDiff(name string, ra, rb int) error {
 		return &exitError{code: exitUsage, err: fmt.Errorf("no round %d of %q is recorded in %s", re.N, name, st.Dir),
 			hint: "'childproof history " + name + "' lists the rounds"}
 	case errors.As(err, &re):
-		return exitf(exitUsage, "round %d of %q has no verified worker (%s): there is no environment to compare", re.N, name, outcomeText(re.Round))
+		return exitf(exitUsage, "round %d of %q has no verified worker (%s): there is no environment to compare", re.N, name, re.Round.OutcomeText())
 	case err != nil:
 		return exitf(exitUsage, "%v", err)
 	}
@@ -257,25 +168,9 @@ func (a *app) historyDiff(name string, ra, rb int) error {
 		Volatile bool `json:"volatile,omitempty"`
 	}
 	out := []diffName{}
+	opts := a.textOptions()
 	for _, d := range diffs {
-		how := map[launcher.DiffHow]string{launcher.Changed: "changed", launcher.OnlyInA: fmt.Sprintf("only in round %d", ra), launcher.OnlyInB: fmt.Sprintf("only in round %d", rb)}[d.How]
-		var where []string
-		for _, o := range d.Overrides {
-			v := ""
-			if o.Secret {
-				v = "=<secret>"
-			} else if a.showValues && o.Value != nil {
-				v = "=" + *o.Value
-			}
-			// Name the round that set it: a carried-forward --set was
-			// set in an earlier round, not in the one compared.
-			if o.Round == 0 || o.Round == o.In {
-				where = append(where, fmt.Sprintf("--set%s in round %d", v, o.In))
-			} else {
-				where = append(where, fmt.Sprintf("--set%s in round %d (carried forward into round %d)", v, o.Round, o.In))
-			}
-		}
-		out = append(out, diffName{Name: d.Name, How: how, A: d.A, B: d.B, Override: strings.Join(where, "; "), Volatile: d.Volatile})
+		out = append(out, diffName{Name: d.Name, How: d.HowText(ra, rb), A: d.A, B: d.B, Override: d.OverrideText(opts), Volatile: d.Volatile})
 	}
 	if a.format == "json" {
 		return lintreport.JSON(a.stdout, map[string]any{"name": name, "a": ra, "b": rb, "differ": out})

@@ -15,37 +15,6 @@ import (
 	"github.com/childproof/childproof/schema"
 )
 
-// targetAt is where t's env file assigns the name (the file alone when
-// it does not).
-func targetAt(t envres.EnvFileTarget) string {
-	if t.Line == 0 {
-		return displayPath(t.File, false)
-	}
-	return fmt.Sprintf("%s:%d", displayPath(t.File, false), t.Line)
-}
-
-// siteOf is the load of t, "scripts/dispatch.sh:6".
-func siteOf(t envres.EnvFileTarget) string { return fmt.Sprintf("%s:%d", t.Site.File, t.Site.Line) }
-
-// blockedWhy says why t's env file cannot take the value ("" when it can).
-func blockedWhy(t envres.EnvFileTarget) string {
-	switch t.Blocked {
-	case envres.NotFromFile:
-		return "its value there does not come from a file the chain reads"
-	case envres.SeveralFiles:
-		files := make([]string, len(t.Files))
-		for i, f := range t.Files {
-			files[i] = displayPath(f, false)
-		}
-		return "it may come from several env files (" + strings.Join(files, ", ") + "), depending on the path taken"
-	case envres.NotAFile:
-		return "its value comes from something that is not a file (a here-document, a command's output)"
-	case envres.GeneratedFile:
-		return "the chain writes " + displayPath(t.File, false) + " itself (a generated file): an edit would be overwritten"
-	}
-	return ""
-}
-
 // lintRelaunch lints the launch's chain with the --set names protected,
 // as run does. With inEnvFile, the env-file-clobber findings of the --set
 // names are not errors: it returns, for each such name, the env file to
@@ -71,9 +40,9 @@ func (a *app) lintRelaunch(ctx context.Context, l *schema.Launch, set map[string
 			if t.Line == 0 {
 				where = "a line appended at its end (it does not assign " + n + " itself)"
 			}
-			fmt.Fprintf(a.stderr, "childproof: relaunch: --in-env-file %s: %s re-sources %s: writing %s into it at %s\n", n, siteOf(t.EnvFileTarget), displayPath(t.File, false), n, where)
+			fmt.Fprintf(a.stderr, "childproof: relaunch: --in-env-file %s: %s re-sources %s: writing %s into it at %s\n", n, t.SiteAt(), displayPath(t.File, false), n, where)
 			if slices.Contains(secret, n) || l.SecretName(n) {
-				fmt.Fprintf(a.stderr, "childproof: warning: --in-env-file %s: %s is secret: the value it replaces in %s is not kept, so --unset %s and --round N cannot restore it\n", n, n, targetAt(t.EnvFileTarget), n)
+				fmt.Fprintf(a.stderr, "childproof: warning: --in-env-file %s: %s is secret: the value it replaces in %s is not kept, so --unset %s and --round N cannot restore it\n", n, n, t.FileAt(workDir()), n)
 			}
 		}
 		var be *envres.BlockedError
@@ -83,7 +52,7 @@ func (a *app) lintRelaunch(ctx context.Context, l *schema.Launch, set map[string
 				hint: "drop --in-env-file: the --set value reaches the worker as an override"}
 		case errors.As(err, &be):
 			n, t := be.Name, be.Target
-			return nil, &exitError{code: exitUsage, err: fmt.Errorf("--in-env-file %s: the load at %s clobbers %s, but %s; nothing was edited or stopped", n, siteOf(t), n, blockedWhy(t)),
+			return nil, &exitError{code: exitUsage, err: fmt.Errorf("--in-env-file %s: the load at %s clobbers %s, but %s; nothing was edited or stopped", n, t.SiteAt(), n, t.Why(workDir())),
 				hint: "fix the dispatch chain (see docs/crash-fix-rounds.md, \"A dispatcher that clobbers the mitigation\")"}
 		}
 		// The findings the edit fixes are no longer errors.
@@ -102,7 +71,7 @@ func (a *app) lintRelaunch(ctx context.Context, l *schema.Launch, set map[string
 		for _, n := range slices.Sorted(maps.Keys(targets)) {
 			if t := targets[n]; t.Blocked == envres.Editable {
 				hint = fmt.Sprintf("%s re-sources %s, which sets %s (%s): add --in-env-file to write %s into that file instead (the dispatcher keeps its re-source; --unset %s puts the file back); or fix the script, or --no-lint",
-					siteOf(t), displayPath(t.File, false), n, targetAt(t), n, n)
+					t.SiteAt(), displayPath(t.File, false), n, t.FileAt(workDir()), n, n)
 				break
 			}
 		}
@@ -115,17 +84,14 @@ func (a *app) writeEnvFileChanges(name string, res *launcher.RelaunchResult) {
 	if res == nil {
 		return
 	}
+	opts := a.textOptions()
 	for _, c := range res.EnvFiles {
-		at := fmt.Sprintf("%s:%d", displayPath(c.File, false), c.Line)
-		switch c.How {
-		case launcher.EnvFileEdited:
-			fmt.Fprintf(a.stderr, "childproof: relaunch: %s: set in %s (the old value, %s, is in the round: childproof history %s)\n", c.Name, at, short(c.OldDigest), name)
-		case launcher.EnvFileAppended:
-			fmt.Fprintf(a.stderr, "childproof: relaunch: %s: appended to %s (the file did not assign it)\n", c.Name, at)
-		case launcher.EnvFileRestored:
-			fmt.Fprintf(a.stderr, "childproof: relaunch: %s: %s put back as it was before the edit, byte for byte\n", c.Name, at)
-		case launcher.EnvFileKept:
-			fmt.Fprintf(a.stderr, "childproof: warning: relaunch: %s: %s keeps the edited value: the old value of a secret was not kept; edit the file by hand\n", c.Name, at)
+		prefix := "childproof: relaunch: "
+		if c.How == launcher.EnvFileKept {
+			prefix = "childproof: warning: relaunch: "
+		}
+		if t := c.Text(name, opts); t != "" {
+			fmt.Fprintf(a.stderr, "%s%s\n", prefix, t)
 		}
 	}
 	if res.EnvFilesRestored {

@@ -6,7 +6,6 @@ import (
 	"io"
 	"maps"
 	"slices"
-	"strings"
 	"time"
 
 	"github.com/childproof/childproof/launcher"
@@ -226,76 +225,16 @@ func (a *app) writeRelaunch(w io.Writer, r *verify.Report, res *launcher.Relaunc
 	if d == nil {
 		return
 	}
-	against := ""
-	if prev != nil {
-		against = fmt.Sprintf(" (against the recorded worker, pid %d)", prev.Worker.Pid)
-	}
-	if d.Ranks > 1 {
-		against = fmt.Sprintf(" (each of the %d workers against the recorded worker of its rank)", d.Ranks)
-	}
-	for _, c := range d.Changed {
-		how := "NOT declared"
-		switch {
-		case slices.Contains(d.Volatile, c.Name):
-			how = "volatile (set anew by the launched tree on every launch; not checked)"
-		case slices.Contains(d.Dropped, c.Name):
-			how = "dropped (--unset, or not in the round replayed)"
-		case c.Declared:
-			how = "declared with --set"
-		}
-		fmt.Fprintf(w, "  delta:   %s %s, %s\n", c.Name, c.How, how)
-	}
-	for _, n := range d.Carried {
-		fmt.Fprintf(w, "  delta:   %s unchanged, declared with --set as in the recorded launch\n", n)
-	}
-	for _, n := range d.Unchanged {
-		fmt.Fprintf(w, "  delta:   %s unchanged, although declared with --set\n", n)
-	}
-	if len(d.Forward) > 0 {
-		fmt.Fprintf(w, "  delta:   carried forward, unchanged: %s\n", strings.Join(d.Forward, ", "))
-	}
-	for _, n := range d.Dropped {
-		if !slices.ContainsFunc(d.Changed, func(c launcher.DeltaName) bool { return c.Name == n }) {
-			fmt.Fprintf(w, "  delta:   %s dropped, unchanged on the worker (its value without the override is the same)\n", n)
-		}
-	}
-	if d.OK() {
-		if len(d.Changed) == 0 {
-			fmt.Fprintf(w, "  delta:   none: the worker's environment is identical%s\n", against)
-		} else {
-			changed := make([]string, 0, len(d.Changed))
-			for _, c := range d.Changed {
-				if !slices.Contains(d.Volatile, c.Name) {
-					changed = append(changed, c.Name)
-				}
-			}
-			fmt.Fprintf(w, "  delta:   exactly %s changed on the worker%s\n", listOrNone(changed), against)
-			if len(d.Volatile) > 0 {
-				fmt.Fprintf(w, "  delta:   volatile, not checked: %s\n", strings.Join(d.Volatile, ", "))
-			}
-		}
-	}
+	d.WriteText(w, prev)
 	if round > 0 {
 		fmt.Fprintf(w, "  round:   %d (childproof history %s)\n", round, r.Name)
 	}
 }
 
-func listOrNone(s []string) string {
-	if len(s) == 0 {
-		return "none"
-	}
-	return strings.Join(s, ", ")
-}
-
-// writeRollback says what relaunch --rollback did.
+// writeRollback says what relaunch --rollback did
+// (launcher.RollbackResult.Text).
 func (a *app) writeRollback(name string, rb launcher.RollbackResult) {
-	switch {
-	case rb.From == 0:
-		fmt.Fprintf(a.stderr, "childproof: relaunch: --rollback: the previous launch was not stopped: nothing to bring back\n")
-	case rb.Launch != nil:
-		fmt.Fprintf(a.stderr, "childproof: relaunch: --rollback: round %d is back as round %d: worker pid %d verified, detached (childproof history %s; stop it with: childproof stop %s)\n",
-			rb.From, rb.Launch.Round(), rb.Launch.Pid(), name, name)
-	case rb.Err != nil:
-		fmt.Fprintf(a.stderr, "childproof: relaunch: --rollback of round %d failed too: %v\n", rb.From, rb.Err)
+	if t := rb.Text(name); t != "" {
+		fmt.Fprintf(a.stderr, "childproof: relaunch: %s\n", t)
 	}
 }
