@@ -602,7 +602,7 @@ func rollback(ctx context.Context, l *schema.Launch, opts RelaunchOptions, n int
 			}
 		}
 	}
-	rb.Detach, rb.Subreaper, rb.Command = true, false, "rollback"
+	rb.Detach, rb.Subreaper, rb.Command = true, false, CommandRollback
 	la, _, err := relaunch(ctx, l, rb)
 	return la, err
 }

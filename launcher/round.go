@@ -19,8 +19,9 @@ type Round struct {
 	// How the round came about: the command, when, from which spec, and
 	// what it is measured against or replays.
 	//
-	// Command is "run", "relaunch", or what the caller named (Options.Command).
-	Command  string    `json:"command"`
+	// Command is what the round came from (CommandRun, CommandRelaunch…,
+	// or what a Go caller named in Provenance.Command).
+	Command  Command   `json:"command"`
 	Started  time.Time `json:"started"`
 	SpecHash string    `json:"spec_hash,omitempty"`
 	// Baseline is the round whose worker this round's delta is measured
@@ -202,7 +203,7 @@ const maxRoundFile = 4 << 20
 // roundPlan is what Relaunch works out for Start: the overrides in effect
 // and what this round changed.
 type roundPlan struct {
-	command   string
+	command   Command
 	baseline  int
 	replayOf  int
 	overrides map[string]Override // Round 0: set by this round

@@ -242,7 +242,7 @@ func (s *State) beginRound(l *schema.Launch, opts Options, plan *roundPlan) *Rou
 		Outcome:   RoundLaunching,
 	}
 	if r.Command == "" {
-		r.Command = "start"
+		r.Command = CommandStart
 	}
 	if plan == nil {
 		plan = &roundPlan{overrides: map[string]Override{}}
@@ -557,7 +557,7 @@ func (la *Launch) noteEnd(ws *syscall.WaitStatus) {
 func planRelaunch(st *State, l *schema.Launch, prev *Record, opts RelaunchOptions) (plan *roundPlan, set map[string]string, must, may []string, err error) {
 	plan = &roundPlan{command: opts.Command, baseline: prev.Round, replayOf: opts.Round, overrides: map[string]Override{}}
 	if plan.command == "" {
-		plan.command = "relaunch"
+		plan.command = CommandRelaunch
 	}
 	base := map[string]Override{}
 	if prev.Round > 0 {

@@ -148,7 +148,7 @@ func (a *app) relaunch(ctx context.Context, arg string, ra relaunchArgs) error {
 		return err
 	}
 	opts := launcher.RelaunchOptions{Unset: ra.unsets, Round: ra.round, InEnvFile: inEnv, Rollback: ra.rollback,
-		Options: launcher.Options{Audience: launcher.ForCLI, StopGrace: timeout, State: st, Detach: detach, Tracking: launcher.Tracking{Subreaper: !detach}, EnvInput: launcher.EnvInput{Set: set, SecretSet: secretSet}, ShowValues: a.showValues, Provenance: launcher.Provenance{Command: "relaunch"}}}
+		Options: launcher.Options{Audience: launcher.ForCLI, StopGrace: timeout, State: st, Detach: detach, Tracking: launcher.Tracking{Subreaper: !detach}, EnvInput: launcher.EnvInput{Set: set, SecretSet: secretSet}, ShowValues: a.showValues, Provenance: launcher.Provenance{Command: launcher.CommandRelaunch}}}
 	opts.SpecHash = specHash
 	sigs, stopSigs := forwardSignals(detach)
 	defer stopSigs()

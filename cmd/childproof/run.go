@@ -87,7 +87,7 @@ func (a *app) run(ctx context.Context, arg string, vars, sets, secrets []string,
 		return err
 	}
 	a.warnDependencies(st, l)
-	opts := launcher.Options{Audience: launcher.ForCLI, State: st, Detach: detach, Tracking: launcher.Tracking{Subreaper: !detach}, EnvInput: launcher.EnvInput{Set: set, SecretSet: secretSet}, ShowValues: a.showValues, Provenance: launcher.Provenance{Command: "run"}}
+	opts := launcher.Options{Audience: launcher.ForCLI, State: st, Detach: detach, Tracking: launcher.Tracking{Subreaper: !detach}, EnvInput: launcher.EnvInput{Set: set, SecretSet: secretSet}, ShowValues: a.showValues, Provenance: launcher.Provenance{Command: launcher.CommandRun}}
 	if f != nil {
 		opts.SpecHash = f.Hash
 	}
