@@ -1,13 +1,10 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"errors"
 	"fmt"
 	"io"
-	"strings"
-	"unicode"
 
 	"github.com/childproof/childproof/lintreport"
 	"github.com/childproof/childproof/schema"
@@ -55,7 +52,7 @@ func (a *app) loadSpec(ctx context.Context, arg string, vars []string) (*loadedS
 	if diags.HasErrors() {
 		switch a.format {
 		case "json":
-			a.writeDiagnosticsJSON(a.stdout, diags)
+			_ = lintreport.WriteDiagnosticsJSON(a.stdout, diags)
 		case "sarif", "github":
 			// check and lint: the spec's problems are results with ranges,
 			// so that code scanning and annotations show them.
@@ -120,81 +117,8 @@ func (a *app) loadLaunch(ctx context.Context, arg string, vars []string) (*schem
 	return ls.file, l, nil
 }
 
-// maxDiagnostics bounds how many diagnostics text output shows.
-const maxDiagnostics = 20
-
-// writeDiagnostics renders diags as text: "file:line:col: severity:
-// summary", the source line with the range underlined, then the detail.
-// A diagnostic without a range is one line: "childproof: error: …".
+// writeDiagnostics writes diags as text (lintreport.WriteDiagnostics),
+// coloured when w is a terminal that takes colour.
 func (a *app) writeDiagnostics(w io.Writer, files map[string]*hcl.File, diags hcl.Diagnostics) {
-	color := a.color(w)
-	paint := func(code, s string) string {
-		if !color {
-			return s
-		}
-		return "\x1b[" + code + "m" + s + "\x1b[0m"
-	}
-	bw := bufio.NewWriter(w)
-	defer bw.Flush()
-	for i, d := range diags {
-		if i == maxDiagnostics {
-			fmt.Fprintf(bw, "childproof: … and %d more diagnostics\n", len(diags)-i)
-			break
-		}
-		sev, code := "error", "1;31"
-		if d.Severity == hcl.DiagWarning {
-			sev, code = "warning", "1;33"
-		}
-		if d.Subject == nil {
-			msg := lowerFirst(d.Summary)
-			if d.Detail != "" {
-				msg += ": " + d.Detail
-			}
-			fmt.Fprintf(bw, "childproof: %s: %s\n", paint(code, sev), oneLine(msg))
-			continue
-		}
-		r := d.Subject
-		fmt.Fprintf(bw, "%s:%d:%d: %s: %s\n", r.Filename, r.Start.Line, r.Start.Column, paint(code, sev), oneLine(d.Summary))
-		if f := files[r.Filename]; f != nil {
-			if line, ok := lintreport.Line(f.Bytes, r.Start.Line); ok {
-				num := fmt.Sprint(r.Start.Line)
-				width := r.End.Column - r.Start.Column
-				if r.End.Line != r.Start.Line {
-					width = -1
-				}
-				text, blanks, carets := lintreport.Snippet(line, r.Start.Column, width, true)
-				fmt.Fprintf(bw, "  %s | %s\n", num, text)
-				fmt.Fprintf(bw, "  %s | %s%s\n", strings.Repeat(" ", len(num)), blanks, paint(code, carets))
-			}
-		}
-		if d.Detail != "" {
-			fmt.Fprintf(bw, "  %s\n", oneLine(d.Detail))
-		}
-	}
-}
-
-// writeDiagnosticsJSON writes {"diagnostics":[…]} (lintreport.Diagnostic:
-// rule, severity, summary, detail and the range).
-func (a *app) writeDiagnosticsJSON(w io.Writer, diags hcl.Diagnostics) {
-	out := struct {
-		Diagnostics []lintreport.Diagnostic `json:"diagnostics"`
-	}{Diagnostics: lintreport.FromHCL(diags)}
-	if out.Diagnostics == nil {
-		out.Diagnostics = []lintreport.Diagnostic{}
-	}
-	_ = lintreport.JSON(w, out)
-}
-
-func oneLine(s string) string { return strings.ReplaceAll(s, "\n", " ") }
-
-func lowerFirst(s string) string {
-	if s == "" {
-		return s
-	}
-	r := []rune(s)
-	if len(r) > 1 && unicode.IsUpper(r[1]) {
-		return s // an acronym
-	}
-	r[0] = unicode.ToLower(r[0])
-	return string(r)
+	lintreport.WriteDiagnostics(w, files, diags, a.color(w))
 }

@@ -8,9 +8,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-
-	"github.com/google/go-cmp/cmp"
-	"github.com/hashicorp/hcl/v2"
 )
 
 func TestLoadLaunch(t *testing.T) {
@@ -46,32 +43,5 @@ func TestLoadLaunch(t *testing.T) {
 	}
 	if !strings.HasPrefix(stderr.String(), "childproof: error: cannot read spec: ") || strings.Count(stderr.String(), "\n") != 1 {
 		t.Errorf("missing spec stderr: %q", stderr.String())
-	}
-}
-
-func TestWriteDiagnostics(t *testing.T) {
-	src := []byte("launch \"a\" {\n\tcomand = [\"é\", \"x\"]\n}\n")
-	files := map[string]*hcl.File{"s.hcl": {Bytes: src}}
-	diags := hcl.Diagnostics{
-		{Severity: hcl.DiagError, Summary: "Unsupported argument", Detail: "Did you mean \"command\"?",
-			Subject: &hcl.Range{Filename: "s.hcl", Start: hcl.Pos{Line: 2, Column: 2, Byte: 14}, End: hcl.Pos{Line: 2, Column: 8, Byte: 20}}},
-		{Severity: hcl.DiagWarning, Summary: "Program not found", Detail: "multi\nline",
-			Subject: &hcl.Range{Filename: "s.hcl", Start: hcl.Pos{Line: 2, Column: 13}, End: hcl.Pos{Line: 3, Column: 2}}},
-		{Severity: hcl.DiagError, Summary: "Cannot read spec", Detail: "x.hcl: no such file or directory"},
-	}
-	var b bytes.Buffer
-	(&app{noColor: true}).writeDiagnostics(&b, files, diags)
-	want := `s.hcl:2:2: error: Unsupported argument
-  2 |  comand = ["é", "x"]
-    |  ^^^^^^
-  Did you mean "command"?
-s.hcl:2:13: warning: Program not found
-  2 |  comand = ["é", "x"]
-    |             ^^^^^^^^
-  multi line
-childproof: error: cannot read spec: x.hcl: no such file or directory
-`
-	if diff := cmp.Diff(want, b.String()); diff != "" {
-		t.Errorf("(-want +got):\n%s", diff)
 	}
 }
