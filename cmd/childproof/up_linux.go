@@ -180,31 +180,10 @@ func (a *app) upSupervise(ctx context.Context, g *group.Group, members map[strin
 	})
 }
 
-// upEvent shows what up's supervision did.
+// upEvent shows what up's supervision did (group.Event.String).
 func (a *app) upEvent(e group.Event) {
-	var xe *group.ExitError
-	var re *group.RestartError
-	switch e.Kind {
-	case group.EventRestarting:
-		fmt.Fprintf(a.stderr, "childproof: up: %s exited with status %d; restart %d of %d in %s\n", e.Name, e.Code, e.Restart, e.Max, e.Delay)
-	case group.EventExited:
-		gaveUp := ""
-		if e.GaveUp {
-			gaveUp = fmt.Sprintf(" after %s: giving up (max %d)", plural(e.Restart, "restart"), e.Max)
-		}
-		if e.Code == 0 {
-			gaveUp = ""
-		}
-		fmt.Fprintf(a.stderr, "childproof: up: %s exited with status %d%s\n", e.Name, e.Code, gaveUp)
-	case group.EventStopping:
-		why := e.Err.Error()
-		switch {
-		case errors.As(e.Err, &xe):
-			why = xe.Name + " failed"
-		case errors.As(e.Err, &re):
-			why = re.Name + "'s restart failed"
-		}
-		fmt.Fprintf(a.stderr, "childproof: up: %s: stopping everything this up started, in reverse order\n", why)
+	if s := e.String(); s != "" {
+		fmt.Fprintf(a.stderr, "childproof: up: %s\n", s)
 	}
 }
 
