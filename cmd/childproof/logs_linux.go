@@ -4,14 +4,8 @@ import (
 	"bufio"
 	"context"
 	"errors"
-	"fmt"
-	"io/fs"
-	"time"
 
-	"github.com/childproof/childproof/internal/logtail"
 	"github.com/childproof/childproof/launcher"
-	"github.com/childproof/childproof/launcher/group"
-	"github.com/childproof/childproof/schema"
 	"github.com/spf13/cobra"
 )
 
@@ -63,79 +57,21 @@ func (a *app) logs(ctx context.Context, name string, n int, follow bool) error {
 	if err != nil {
 		return err
 	}
-	path := st.LogPath(name)
-	t, err := logtail.Open(path)
-	if errors.Is(err, fs.ErrNotExist) {
-		return &exitError{code: exitNotRecorded, err: fmt.Errorf("no log of a launch %q in %s", name, st.Dir),
-			hint: "'childproof ps --all' lists the recorded launches"}
-	}
-	if err != nil {
-		return exitf(exitUsage, "log of %q: %v", name, err)
-	}
-	defer t.Close()
-	// The log holds the output masked already (at the source: the tree's
-	// pipe is read and masked before the log is written). This is a second
-	// pass for a log an older childproof wrote, with what is known without
-	// the caller's environment (contract §6: logs never needs it): the
-	// recorded spec's secrets as it reads here, the record's digests and
-	// occurrences, and the log mask written as the last launch of name
-	// started (a launch that failed and left no record).
-	rec, _ := st.Load(name)
-	m := st.Secrets(launcher.Known{Spec: recordedSpec(rec), Record: rec, Log: name})
 	w := bufio.NewWriter(a.stdout)
-	emit := func(line string) {
-		w.WriteString(m.Text(line))
+	defer w.Flush()
+	err = st.ReadLog(ctx, name, launcher.LogOptions{Last: n, Follow: follow}, func(line string) {
+		w.WriteString(line)
 		w.WriteByte('\n')
-	}
-	if err := t.Last(n, emit); err != nil {
-		return exitf(exitUsage, "log of %q: %v", name, err)
-	}
-	if err := w.Flush(); err != nil || !follow {
-		return nil
-	}
-	fctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	go func() {
-		// Follow ends once the launch no longer runs (checked every
-		// second, twice in a row: a relaunch replaces the record).
-		idle := 0
-		tick := time.NewTicker(time.Second)
-		defer tick.Stop()
-		for {
-			select {
-			case <-fctx.Done():
-				return
-			case <-tick.C:
-			}
-			if len(group.NotRunning(st, name)) == 0 {
-				idle = 0
-			} else if idle++; idle >= 2 {
-				cancel()
-				return
-			}
+		if follow {
+			w.Flush()
 		}
-	}()
-	err = t.Follow(fctx, 100*time.Millisecond, func(line string) {
-		emit(line)
-		w.Flush()
 	})
-	w.Flush()
-	if err != nil {
-		return exitf(exitUsage, "log of %q: %v", name, err)
+	var le *launcher.Error
+	switch {
+	case errors.As(err, &le):
+		return a.recordErr(err, "'childproof ps --all' lists the recorded launches")
+	case err != nil:
+		return exitf(exitUsage, "%v", err)
 	}
 	return nil
-}
-
-// recordedSpec is the launch of rec as its spec file reads here (nil: no
-// record, or the file no longer loads or has no such launch).
-func recordedSpec(rec *launcher.Record) *schema.Launch {
-	if rec == nil || rec.SpecPath == "" {
-		return nil
-	}
-	f, _, diags := schema.Load(rec.SpecPath, schema.LoadOptions{LaunchesNothing: true})
-	if diags.HasErrors() || f == nil {
-		return nil
-	}
-	l, _ := f.Launch(rec.Name)
-	return l
 }

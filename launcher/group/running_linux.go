@@ -4,7 +4,6 @@ import (
 	"context"
 
 	"github.com/childproof/childproof/launcher"
-	"github.com/childproof/childproof/proc"
 	"github.com/childproof/childproof/schema"
 	"github.com/childproof/childproof/verify"
 )
@@ -43,8 +42,7 @@ func Running(ctx context.Context, st *launcher.State, l *schema.Launch, specHash
 func NotRunning(st *launcher.State, names ...string) []string {
 	var out []string
 	for _, n := range names {
-		rec, err := st.Load(n)
-		if err != nil || rec.Stopped != nil || rec.Worker.Check(proc.Default) != verify.Alive {
+		if !st.Running(n) {
 			out = append(out, n)
 		}
 	}
