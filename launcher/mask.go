@@ -8,6 +8,7 @@ import (
 
 	"github.com/childproof/childproof/redact"
 	"github.com/childproof/childproof/schema"
+	"github.com/childproof/childproof/verify"
 )
 
 // secretSet builds a launch's secret set — the one place it is built,
@@ -120,6 +121,26 @@ func (s *State) Secrets(k Known) *redact.Set {
 		digest = s.Digest
 	}
 	return redact.Of(secs, digest)
+}
+
+// MaskPidReport hides in r, the report of a check of process pid
+// (verify --pid: verify.CheckForPid), the secrets of the trusted records
+// whose root or worker is pid, a process of r's chain or r's worker
+// (Known.Pids): a command that launches nothing masks a process it did
+// not start by the records of the launches it may belong to. A nil r, or
+// one no record concerns, is left as it is.
+func (s *State) MaskPidReport(pid int, r *verify.Report) {
+	if r == nil {
+		return
+	}
+	pids := []int{pid}
+	for _, c := range r.Chain {
+		pids = append(pids, c.Pid)
+	}
+	if r.Worker != nil {
+		pids = append(pids, r.Worker.Pid)
+	}
+	r.Mask(s.Secrets(Known{Pids: pids}))
 }
 
 // maskErr hides secret values in err's message, hint and report.

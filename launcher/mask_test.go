@@ -1,10 +1,12 @@
 package launcher
 
 import (
+	"slices"
 	"testing"
 
 	"github.com/childproof/childproof/redact"
 	"github.com/childproof/childproof/schema"
+	"github.com/childproof/childproof/verify"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -70,4 +72,63 @@ func TestSecretSetOccurs(t *testing.T) {
 	if got := st.Secrets(Known{Record: &legacy}).Arg("--key=pre." + key + ".post"); got != "--key=pre.<API_KEY>.post" {
 		t.Errorf("legacy record: Arg = %q", got)
 	}
+}
+
+// TestMaskPidReport: a --pid report is masked by the records whose root
+// or worker is the pid asked, a process of the report's chain or its
+// worker — and by no other record.
+func TestMaskPidReport(t *testing.T) {
+	st, err := OpenState(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	const key = "the-api-key-canary"
+	l := &schema.Launch{Name: "api", Command: []string{"srv", "--key=" + key},
+		SecretValues: []redact.Secret{{Name: "API_KEY", Value: key}}}
+	set := secretSet(l, nil, nil, l.Command, st.Digest)
+	rec := &Record{Name: "api", Argv: set.Argv(l.Command), Secrets: st.secretDigests(set),
+		Root: verify.Fingerprint{Pid: 1000}, Worker: verify.Fingerprint{Pid: 1001}, Round: 1}
+	if err := st.Save(rec); err != nil {
+		t.Fatal(err)
+	}
+	// Another launch's record: its secret is not this report's to mask.
+	other := &schema.Launch{Name: "db", Command: []string{"db", "--pw=the-db-canary"},
+		SecretValues: []redact.Secret{{Name: "PW", Value: "the-db-canary"}}}
+	oset := secretSet(other, nil, nil, other.Command, st.Digest)
+	if err := st.Save(&Record{Name: "db", Argv: oset.Argv(other.Command), Secrets: st.secretDigests(oset),
+		Root: verify.Fingerprint{Pid: 2000}, Worker: verify.Fingerprint{Pid: 2001}, Round: 1}); err != nil {
+		t.Fatal(err)
+	}
+	masked := []string{"srv", "--key=<API_KEY>"}
+	tests := []struct {
+		name   string
+		pid    int
+		chain  []int
+		worker int // 0: none
+		want   []string
+	}{
+		{"pid is the record's root", 1000, []int{1000}, 0, masked},
+		{"the chain holds the record's root", 7, []int{7, 1000}, 0, masked},
+		{"the worker is the record's worker", 7, []int{7}, 1001, masked},
+		{"no record of these pids", 7, []int{7, 8}, 9, l.Command},
+		{"only another launch's record", 2000, []int{2000}, 2001, l.Command},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			r := verify.NewReport("pid")
+			for _, p := range tc.chain {
+				r.Chain = append(r.Chain, verify.ChainEntry{Pid: p, Argv: slices.Clone(l.Command)})
+			}
+			if tc.worker != 0 {
+				r.Worker = &verify.WorkerInfo{Pid: tc.worker}
+			}
+			st.MaskPidReport(tc.pid, r)
+			for _, c := range r.Chain {
+				if diff := cmp.Diff(tc.want, c.Argv); diff != "" {
+					t.Errorf("chain pid %d argv (-want +got):\n%s", c.Pid, diff)
+				}
+			}
+		})
+	}
+	st.MaskPidReport(1000, nil) // nothing to mask
 }

@@ -107,16 +107,7 @@ func (a *app) verifyPid(ctx context.Context, pid int, envs []string, ports []int
 	v := &verify.Verifier{State: st, ShowValues: a.showValues}
 	r, err := v.Await(ctx, chk, verify.AwaitOptions{
 		Until: time.Now().Add(wait),
-		Mask: func(r *verify.Report) {
-			pids := []int{pid}
-			for _, c := range r.Chain {
-				pids = append(pids, c.Pid)
-			}
-			if r.Worker != nil {
-				pids = append(pids, r.Worker.Pid)
-			}
-			r.Mask(st.Secrets(launcher.Known{Pids: pids}))
-		},
+		Mask:  func(r *verify.Report) { st.MaskPidReport(pid, r) },
 		Waiting: func(r *verify.Report) {
 			// Once, so that a log (systemd's ExecStartPost=) shows why it
 			// waits; the problem names no value.
