@@ -6,6 +6,8 @@ import (
 	"io"
 	"slices"
 	"strings"
+
+	"github.com/childproof/childproof/verify"
 )
 
 // HowText is how d's name differs as history --diff A B says it:
@@ -137,7 +139,7 @@ func (c *EnvFileChange) Text(name string, o TextOptions) string {
 	at := fmt.Sprintf("%s:%d", o.path(c.File), c.Line)
 	switch c.How {
 	case EnvFileEdited:
-		return fmt.Sprintf("%s: set in %s (the old value, %s, is in the round: childproof history %s)", c.Name, at, shortDigest(c.OldDigest), name)
+		return fmt.Sprintf("%s: set in %s (the old value, %s, is in the round: childproof history %s)", c.Name, at, verify.ShortDigest(c.OldDigest), name)
 	case EnvFileAppended:
 		return fmt.Sprintf("%s: appended to %s (the file did not assign it)", c.Name, at)
 	case EnvFileRestored:

@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/childproof/childproof/verify"
 )
 
 // TextOptions tune the text forms of rounds and relaunch results
@@ -31,14 +33,6 @@ func (o TextOptions) path(p string) string {
 		return rel
 	}
 	return p
-}
-
-// shortDigest is a keyed digest cut to its first 16 hex digits and "…".
-func shortDigest(d string) string {
-	if len(d) > len("hmac-sha256:")+16 {
-		return d[:len("hmac-sha256:")+16] + "…"
-	}
-	return d
 }
 
 // OutcomeText is r's outcome as history shows it: the outcome, followed
@@ -144,7 +138,7 @@ func (r *Round) DeltaText(o TextOptions) string {
 			case o.ShowValues && e.Old != nil:
 				p += ", was " + *e.Old
 			case e.OldDigest != "":
-				p += ", was " + shortDigest(e.OldDigest)
+				p += ", was " + verify.ShortDigest(e.OldDigest)
 			}
 			p += ")"
 		}
