@@ -1,14 +1,12 @@
 package main
 
 import (
-	"bytes"
 	"fmt"
 	"io"
 	"os"
 	"sync"
 
 	"github.com/childproof/childproof/cmd/childproof/internal/console"
-	"github.com/childproof/childproof/launcher"
 	"github.com/childproof/childproof/schema"
 	"golang.org/x/term"
 )
@@ -68,84 +66,16 @@ func (lc *launchConsole) close() {
 	})
 }
 
-// launchView is one launch on the console.
-type launchView struct {
-	lc     *launchConsole
-	name   string
-	stream bool // print the worker's output lines (foreground)
-
-	mu     sync.Mutex
-	status *console.Status
+// view adds launch l to the console (console.View); detach says whether
+// the command returns once it is verified (its output is then not
+// streamed). The lines it shows are the tree's output masked already (at
+// the source, with the launch's own secret set).
+func (lc *launchConsole) view(l *schema.Launch, detach bool) *console.View {
+	return lc.con.View(l.Name, !detach)
 }
 
-// view adds launch l to the console; detach says whether the command
-// returns once it is verified (its output is then not streamed).
-func (lc *launchConsole) view(l *schema.Launch, detach bool) *launchView {
-	// The lines it shows are the tree's output masked already (at the
-	// source, with the launch's own secret set): see output.
-	return &launchView{lc: lc, name: l.Name, stream: !detach}
-}
-
-// progress is the launch's Options.Progress: nil when there is nothing
-// to show while it waits (a detached launch off a terminal), so that such
-// a launch pays nothing for it.
-func (v *launchView) progress() func(launcher.Progress) {
-	if !v.stream && !v.lc.live {
-		return nil
-	}
-	return func(p launcher.Progress) {
-		v.mu.Lock()
-		if v.status == nil {
-			v.status = v.lc.con.Wait(v.name, p.Started, p.Timeout)
-		}
-		st := v.status
-		v.mu.Unlock()
-		st.Set(p.String(), p.Started, p.Timeout)
-	}
-}
-
-// notify is the launch's Options.Notify: what it did besides launching,
+// notify is a launch's Options.Notify: what it did besides launching,
 // said once on stderr.
-func (v *launchView) notify(msg string) {
-	fmt.Fprintf(v.lc.a.stderr, "childproof: %s\n", msg)
-}
-
-// started ends the wait of a launch: the status line goes.
-func (v *launchView) started(*launcher.Launch) {
-	v.mu.Lock()
-	st := v.status
-	v.status = nil
-	v.mu.Unlock()
-	if st != nil {
-		st.Done()
-	}
-}
-
-// output is the launch's Options.Output: in the foreground every line of
-// the worker's output goes to the console (the bytes the log gets, masked
-// at the source with the launch's own secret set, in the same pass: no
-// second read of the log); detached, only the last line shows, on the
-// status line, and nil off a terminal (nothing to show).
-func (v *launchView) output() io.Writer {
-	if !v.stream && !v.lc.live {
-		return nil
-	}
-	return viewOutput{v}
-}
-
-// viewOutput writes a launch's output lines (Options.Output: whole lines)
-// to the console.
-type viewOutput struct{ v *launchView }
-
-func (o viewOutput) Write(p []byte) (int, error) {
-	if len(p) == 0 {
-		return 0, nil
-	}
-	if o.v.stream {
-		o.v.lc.con.OutputBlock(o.v.name, p)
-		return len(p), nil
-	}
-	body := p[:len(p)-1]
-	o.v.lc.con.Last(o.v.name, string(body[bytes.LastIndexByte(body, '\n')+1:]))
-	return len(p), nil
+func (a *app) notify(msg string) {
+	fmt.Fprintf(a.stderr, "childproof: %s\n", msg)
 }

@@ -155,9 +155,10 @@ func (a *app) relaunch(ctx context.Context, arg string, ra relaunchArgs) error {
 	lc := a.newConsole(false)
 	defer lc.close()
 	view := lc.view(l, detach)
-	opts.Progress, opts.Output, opts.Notify = view.progress(), view.output(), view.notify
+	view.Attach(&opts.Options)
+	opts.Notify = a.notify
 	la, res, err := launcher.Relaunch(ctx, l, opts)
-	view.started(la)
+	view.Started()
 	if res != nil && res.Stopped != nil {
 		fmt.Fprintf(a.stderr, "childproof: relaunch: %s\n", res.Stopped.Message)
 	}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 
+	"github.com/childproof/childproof/cmd/childproof/internal/console"
 	"github.com/childproof/childproof/launcher"
 	"github.com/childproof/childproof/launcher/group"
 	"github.com/childproof/childproof/schema"
@@ -15,7 +16,7 @@ import (
 // supervise does (and a SIGINT or SIGTERM means no restart); when the
 // worker exits, the policy may start the launch again, verified exactly
 // as the first start and recorded. The exit status is the last worker's.
-func (a *app) superviseRestarts(ctx context.Context, la *launcher.Launch, opts launcher.Options, view *launchView, sigs chan os.Signal) error {
+func (a *app) superviseRestarts(ctx context.Context, la *launcher.Launch, opts launcher.Options, view *console.View, sigs chan os.Signal) error {
 	l := la.Spec
 	g := group.Of(la)
 	esc := a.escalation(l.Name, g.Signal, func() int { return g.Launch(l.Name).Pid() })

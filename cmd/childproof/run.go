@@ -98,9 +98,10 @@ func (a *app) run(ctx context.Context, arg string, vars, sets, secrets []string,
 	lc := a.newConsole(false)
 	defer lc.close()
 	view := lc.view(l, detach)
-	opts.Progress, opts.Output, opts.Notify = view.progress(), view.output(), view.notify
+	view.Attach(&opts)
+	opts.Notify = a.notify
 	la, err := launcher.Start(ctx, l, opts)
-	view.started(la)
+	view.Started()
 	if err != nil {
 		return a.launchErr(err)
 	}

@@ -7,6 +7,7 @@ import (
 	"os"
 	"strings"
 
+	"github.com/childproof/childproof/cmd/childproof/internal/console"
 	"github.com/childproof/childproof/launcher"
 	"github.com/childproof/childproof/launcher/group"
 	"github.com/childproof/childproof/schema"
@@ -94,7 +95,7 @@ func (a *app) loadOrder(ctx context.Context, arg string, names, vars []string, s
 
 // upMember is what up restarts a launch with.
 type upMember struct {
-	view *launchView
+	view *console.View
 	opts launcher.Options
 }
 
@@ -138,9 +139,9 @@ func (a *app) up(ctx context.Context, arg string, names, vars []string, detach, 
 		fmt.Fprintf(a.stderr, "childproof: up: starting %s%s\n", l.Name, deps)
 		view := lc.view(l, detach)
 		lopts := opts
-		lopts.Progress, lopts.Output = view.progress(), view.output()
+		view.Attach(&lopts)
 		la, err := launcher.Start(ctx, l, lopts)
-		view.started(la)
+		view.Started()
 		if err != nil {
 			if len(members) > 0 {
 				fmt.Fprintf(a.stderr, "childproof: up: %s failed to start: stopping the %s this up started, in reverse order\n", l.Name, plural(len(members), "launch"))
@@ -189,11 +190,11 @@ func (a *app) upEvent(e group.Event) {
 
 // restart starts a launch again after its worker exited, the n-th
 // restart: verified exactly as a first start (Supervise records it).
-func (a *app) restart(ctx context.Context, l *schema.Launch, opts launcher.Options, view *launchView, n int) (*launcher.Launch, error) {
-	opts.Progress, opts.Output = view.progress(), view.output()
+func (a *app) restart(ctx context.Context, l *schema.Launch, opts launcher.Options, view *console.View, n int) (*launcher.Launch, error) {
+	view.Attach(&opts)
 	opts.Command = launcher.CommandRestart // a round of its own, with the same overrides and no delta
 	la, err := launcher.Start(ctx, l, opts)
-	view.started(la)
+	view.Started()
 	if err != nil {
 		fmt.Fprintf(a.stderr, "childproof: restart %d of %s failed\n", n, l.Name)
 		return nil, a.launchErr(err)
