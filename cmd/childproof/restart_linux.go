@@ -24,12 +24,11 @@ func (a *app) superviseRestarts(ctx context.Context, la *launcher.Launch, opts l
 		Restart: func(ctx context.Context, l *schema.Launch, n int) (*launcher.Launch, error) {
 			return a.restart(ctx, l, opts, view, n)
 		},
+		// A restart, and giving up; the worker's own exit is run's exit
+		// status, not a line.
 		Event: func(e group.Event) {
-			switch {
-			case e.Kind == group.EventRestarting:
-				fmt.Fprintf(a.stderr, "childproof: %s exited with status %d; restart %d of %d in %s\n", e.Name, e.Code, e.Restart, e.Max, e.Delay)
-			case e.Kind == group.EventExited && e.Code != 0 && e.GaveUp:
-				fmt.Fprintf(a.stderr, "childproof: %s exited with status %d after %s: giving up (max %d)\n", e.Name, e.Code, plural(e.Restart, "restart"), e.Max)
+			if e.Kind == group.EventRestarting || e.Kind == group.EventExited && e.Code != 0 && e.GaveUp {
+				fmt.Fprintf(a.stderr, "childproof: %s\n", e)
 			}
 		},
 	})
