@@ -330,7 +330,7 @@ func (la *Launch) verifyAndReady(ctx context.Context, v *verify.Verifier, r *ver
 		}
 		r.Verified = false
 		r.SetOutcome(r.Judged())
-		return &Error{Outcome: r.Outcome, Kind: r.Problems[0].Kind, Report: r, Msg: "verification failed on the worker: " + r.Problems[0].Message, Tail: la.withTail(r), Hint: hintFor(r, l, la.opts.Audience)}
+		return &Error{Outcome: r.Outcome, Kind: r.Problems[0].Kind, Report: r, Msg: r.Failure(), Tail: la.withTail(r), Hint: hintFor(r, l, la.opts.Audience)}
 	}
 	// Readiness: the socket table already says the worker owns the port,
 	// so a connect cannot be answered by anyone else (nor by itself).

@@ -222,7 +222,7 @@ func (la *Launch) Verify(ctx context.Context) (*verify.Report, error) {
 	checkUser(p, la.Spec, la.worker.Pid, r)
 	r.Mask(la.Env.Secrets())
 	if !r.Verified {
-		return r, &Error{Outcome: r.Outcome, Kind: r.Problems[0].Kind, Report: r, Msg: "verification failed on the worker: " + r.Problems[0].Message}
+		return r, &Error{Outcome: r.Outcome, Kind: r.Problems[0].Kind, Report: r, Msg: r.Failure()}
 	}
 	return r, nil
 }

@@ -373,6 +373,19 @@ func (e EnvCheck) state(absent string) string {
 	return absent
 }
 
+// Failure says why r is not verified, as every command's error line says
+// it: "verification failed on the worker: " and its first problem's
+// message ("verification failed" when it has none); "" when r is verified.
+func (r *Report) Failure() string {
+	switch {
+	case r.Verified:
+		return ""
+	case len(r.Problems) == 0:
+		return "verification failed"
+	}
+	return "verification failed on the worker: " + r.Problems[0].Message
+}
+
 // ShortDigest is the form of a keyed digest that text output shows: a
 // digest "hmac-sha256:HEX" cut after 16 hex digits and ended with "…".
 // Any other string, or a digest that short already, is returned as it is.

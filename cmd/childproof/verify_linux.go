@@ -140,11 +140,7 @@ func (a *app) finishVerify(r *verify.Report) error {
 	if r.Verified {
 		return nil
 	}
-	msg := "verification failed"
-	if len(r.Problems) > 0 {
-		msg = fmt.Sprintf("verification failed on the worker: %s", r.Problems[0].Message)
-	}
-	return exitf(r.Outcome, "%s", msg)
+	return exitf(r.Outcome, "%s", r.Failure())
 }
 
 func (a *app) verifySpec(ctx context.Context, arg string, vars []string) error {
