@@ -73,6 +73,21 @@ func VerifyRecorded(ctx context.Context, v *verify.Verifier, l *schema.Launch, r
 	return r
 }
 
+// VerifyRunning is verify SPEC: the recorded launch of l, which runs
+// (LoadRunning, through v.Proc; its errors come back as they are), proved
+// by its recorded evidence (VerifyRecorded: the intended values are the
+// digests it was started with), the report masked with the secrets of l
+// and of the record.
+func (s *State) VerifyRunning(ctx context.Context, v *verify.Verifier, l *schema.Launch) (*verify.Report, error) {
+	rec, err := s.LoadRunning(l.Name, v.Proc)
+	if err != nil {
+		return nil, err
+	}
+	r := VerifyRecorded(ctx, v, l, rec)
+	r.Mask(s.Secrets(Known{Spec: l, Record: rec}))
+	return r, nil
+}
+
 // ExplainRecorded is explain SPEC's view of the recorded launch of l,
 // which runs (LoadRunning, through v.Proc; its errors come back as they
 // are): names in every process from the recorded root down to the

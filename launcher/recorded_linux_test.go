@@ -78,6 +78,14 @@ func TestRecorded(t *testing.T) {
 		t.Errorf("VerifyRecorded with NOT_PASSED required: %+v", r)
 	}
 
+	// VerifyRunning is LoadRunning and VerifyRecorded in one, masked.
+	if r, err := f.state.VerifyRunning(context.Background(), v, l); err != nil || !r.Verified || r.Worker.Pid != rec.Worker.Pid {
+		t.Errorf("VerifyRunning: %+v, %v", r, err)
+	}
+	if _, err := f.state.VerifyRunning(context.Background(), v, &schema.Launch{Name: "missing"}); of("", nil, err) != (result{Outcome: outcome.NotRecorded, Kind: KindNotRecorded}) {
+		t.Errorf("VerifyRunning of no record: %v", err)
+	}
+
 	_, err = f.state.LoadRunning("missing", procDefault)
 	if diff := cmp.Diff(result{Outcome: outcome.NotRecorded, Kind: KindNotRecorded}, of("", nil, err)); diff != "" {
 		t.Errorf("LoadRunning of no record (-want +got):\n%s", diff)

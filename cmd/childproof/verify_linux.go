@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/childproof/childproof/launcher"
 	"github.com/childproof/childproof/outcome"
 	"github.com/childproof/childproof/verify"
 	"github.com/spf13/cobra"
@@ -156,14 +155,9 @@ func (a *app) verifySpec(ctx context.Context, arg string, vars []string) error {
 	if err != nil {
 		return err
 	}
-	v := &verify.Verifier{State: st, ShowValues: a.showValues}
-	rec, err := st.LoadRunning(l.Name, v.Proc)
+	r, err := st.VerifyRunning(ctx, &verify.Verifier{State: st, ShowValues: a.showValues}, l)
 	if err != nil {
 		return a.recordErr(err, "start it with 'childproof run --detach "+arg+"'")
 	}
-	// The intended values are the ones the launch was started with (spec
-	// env, run --set, inherited required names), recorded as digests.
-	r := launcher.VerifyRecorded(ctx, v, l, rec)
-	r.Mask(st.Secrets(launcher.Known{Spec: l, Record: rec}))
 	return a.finishVerify(r)
 }
