@@ -1,16 +1,27 @@
 package launcher
 
-import "github.com/childproof/childproof/verify"
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
 
-// StopResult says what StopRecord did.
+	"github.com/childproof/childproof/verify"
+)
+
+// StopResult says what StopRecord did. The zero value is a stop of no
+// launch that did nothing.
 type StopResult struct {
+	// Name is the launch's name; empty in (*Launch).Stop's result.
+	Name string
 	// Worker is what had become of the recorded worker before the stop.
 	Worker verify.Liveness
 	// Signalled is set when SIGTERM was sent; Killed when SIGKILL was needed.
 	Signalled, Killed bool
 	// Exited is set when the worker is gone afterwards.
 	Exited bool
-	// Message describes the outcome for a user.
+	// Message describes what was signalled for a user, "NAME: stopped
+	// the worker (pid 123) and its process group with SIGTERM"; Text
+	// completes it with what became of the record.
 	Message string
 	// RecordErr says why the record could not be marked stopped (a full
 	// disk, a read-only state dir): the processes are stopped, the record
@@ -19,4 +30,55 @@ type StopResult struct {
 	// Newer is set when the record was not marked because a newer launch
 	// of the name replaced it meanwhile.
 	Newer bool
+}
+
+// Text is what `childproof stop` says of the stop: Message, then, with
+// Newer, that the newer launch was left as it is, then RecordNote.
+func (r *StopResult) Text() string {
+	msg := r.Message
+	if r.Newer {
+		msg += "; a newer launch of " + r.Name + " replaced the record meanwhile, and it was left as it is"
+	}
+	return msg + r.RecordNote()
+}
+
+// RecordNote is what Text adds when the record could not be marked
+// stopped, "; but the record could not be marked stopped: CAUSE"; ""
+// without a RecordErr.
+func (r *StopResult) RecordNote() string {
+	if r.RecordErr == nil {
+		return ""
+	}
+	return fmt.Sprintf("; but the record could not be marked stopped: %v", r.RecordErr)
+}
+
+// stopJSON is the JSON object of a StopResult, its fields in name order.
+type stopJSON struct {
+	Exited    bool    `json:"exited"`
+	Killed    bool    `json:"killed"`
+	Message   string  `json:"message"`
+	Name      string  `json:"name"`
+	RecordErr *string `json:"record_error,omitempty"`
+	Signalled bool    `json:"signalled"`
+	// StatusBefore is what the census said of the recorded worker before
+	// stopping (alive, gone, pid reused, …).
+	StatusBefore verify.Liveness `json:"status_before"`
+}
+
+// MarshalJSON is `childproof stop --format json`'s object: name,
+// status_before (Worker), signalled, killed, exited, message (Text) and,
+// with a RecordErr, record_error.
+func (r *StopResult) MarshalJSON() ([]byte, error) {
+	out := stopJSON{Exited: r.Exited, Killed: r.Killed, Message: r.Text(), Name: r.Name, Signalled: r.Signalled, StatusBefore: r.Worker}
+	if r.RecordErr != nil {
+		s := r.RecordErr.Error()
+		out.RecordErr = &s
+	}
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false) // the caller's encoder escapes HTML, or not
+	if err := enc.Encode(out); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"time"
 
 	"github.com/childproof/childproof/internal/pidfd"
@@ -18,7 +19,7 @@ import (
 // pidfds), wait up to timeout, then SIGKILL. It signals nothing unless the
 // worker's fingerprint still matches; a reused pid is reported and left alone.
 func StopRecord(ctx context.Context, p proc.FS, st *State, rec *Record, timeout time.Duration) (*StopResult, error) {
-	res := &StopResult{}
+	res := &StopResult{Name: rec.Name}
 	// A cgroup path from the record is used only when it is one
 	// childproof could have made for this launch.
 	cgroup := trustedCgroup(rec.Cgroup, rec.Name)
@@ -174,11 +175,15 @@ func markRecord(st *State, rec *Record, res *StopResult) {
 // holds its lock as long as it runs: its worker is stopped without the
 // lock, and the supervisor, seeing it go, marks the record; stop marks it
 // only if it can take the lock afterwards and the record still describes
-// the launch it stopped. A missing record wraps fs.ErrNotExist.
+// the launch it stopped. A record it cannot read signals nothing and is
+// an *Error: of Kind KindNotRecorded (Outcome outcome.NotRecorded) for a
+// missing one, wrapping fs.ErrNotExist; Load's error wrapping
+// ErrUntrusted for one that fails authentication; else of Kind KindState
+// (Outcome outcome.Usage) wrapping the cause.
 func StopLaunch(ctx context.Context, p proc.FS, st *State, name string, timeout, wait time.Duration, check func(*Record) error) (*Record, *StopResult, error) {
 	lock, lerr := st.tryLock(name)
 	if lerr != nil && !errors.Is(lerr, ErrLocked) {
-		return nil, nil, lerr
+		return nil, nil, unreadRecord(st, name, lerr)
 	}
 	if lerr != nil {
 		if rec, err := st.Load(name); err == nil && rec.Supervisor != 0 && rec.Stopped == nil && !rec.Pending && rec.Worker.Check(p) == verify.Alive {
@@ -194,14 +199,15 @@ func StopLaunch(ctx context.Context, p proc.FS, st *State, name string, timeout,
 			var e *Error
 			if errors.As(lerr, &e) && e.Outcome == outcome.Locked {
 				e.Msg += "; nothing was signalled"
+				return nil, nil, lerr
 			}
-			return nil, nil, lerr
+			return nil, nil, unreadRecord(st, name, lerr)
 		}
 	}
 	defer lock.unlock()
 	rec, err := st.Load(name)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, unreadRecord(st, name, err)
 	}
 	if check != nil {
 		if err := check(rec); err != nil {
@@ -210,6 +216,19 @@ func StopLaunch(ctx context.Context, p proc.FS, st *State, name string, timeout,
 	}
 	res, err := StopRecord(ctx, p, st, rec, timeout)
 	return rec, res, err
+}
+
+// unreadRecord is StopLaunch's error for the record of name it could not
+// read (err): not recorded, untrusted (err as it is) or unreadable.
+func unreadRecord(st *State, name string, err error) error {
+	switch {
+	case errors.Is(err, ErrUntrusted):
+		return err
+	case errors.Is(err, fs.ErrNotExist):
+		return &Error{Outcome: outcome.NotRecorded, Kind: KindNotRecorded, Err: err, Msg: fmt.Sprintf("no launch %q is recorded in %s", name, st.Dir)}
+	}
+	return &Error{Outcome: outcome.Usage, Kind: KindState, Err: err, Msg: fmt.Sprintf("the record of %q is unreadable, nothing was signalled", name),
+		Hint: "'childproof ps' shows the state dir's records; a new launch of " + name + " replaces it"}
 }
 
 // stopSupervised stops a launch whose foreground supervisor holds the

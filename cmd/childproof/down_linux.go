@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/childproof/childproof/launcher"
@@ -59,57 +58,25 @@ func (a *app) down(ctx context.Context, arg string, names, vars []string, timeou
 	if err != nil {
 		return err
 	}
-	type result struct {
-		Name    string `json:"name"`
-		Status  string `json:"status_before"`
-		Stopped bool   `json:"stopped"`
-		Message string `json:"message"`
-	}
-	var results []result
+	results := []group.Stopped{}
 	var first error
 	for _, s := range group.DownRecorded(ctx, proc.Default, st, launches, timeout) {
-		switch s.Skip {
-		case group.OtherSpec:
-			results = append(results, result{Name: s.Name, Status: "other spec", Message: fmt.Sprintf("%s: recorded from %s, not this spec: left alone", s.Name, s.Record.SpecPath)})
-			continue
-		case group.NotRecorded:
-			results = append(results, result{Name: s.Name, Status: "none", Message: s.Name + ": not recorded, nothing to stop"})
-			continue
-		case group.Unreadable:
-			results = append(results, result{Name: s.Name, Status: "unknown", Message: fmt.Sprintf("%s: the record is unreadable, nothing was signalled: %v", s.Name, s.Err)})
-			if first == nil {
-				first = silentExit(exitUsage)
-			}
-			continue
-		}
-		if s.Err != nil {
+		if s.Skip == group.Ran && s.Err != nil {
 			if first == nil {
 				first = a.launchErr(s.Err)
 			}
 			continue
 		}
-		// The stop's message already starts with the launch's name.
-		res := s.Result
-		msg := res.Message
-		if !strings.HasPrefix(msg, s.Name+": ") {
-			msg = s.Name + ": " + msg
+		if s.Failed() && first == nil {
+			first = silentExit(exitUsage)
 		}
-		if res.RecordErr != nil {
-			msg += fmt.Sprintf("; but the record could not be marked stopped: %v", res.RecordErr)
-			if first == nil {
-				first = silentExit(exitUsage)
-			}
-		}
-		results = append(results, result{Name: s.Name, Status: string(res.Worker), Stopped: res.Exited && res.Signalled, Message: msg})
+		results = append(results, s)
 	}
 	if a.format == "json" {
-		if results == nil {
-			results = []result{}
-		}
 		lintreport.JSON(a.stdout, map[string]any{"launches": results})
 	} else {
-		for _, r := range results {
-			fmt.Fprintln(a.stdout, r.Message)
+		for _, s := range results {
+			fmt.Fprintln(a.stdout, s.Message())
 		}
 	}
 	return first

@@ -4,12 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io/fs"
 	"time"
 
 	"github.com/childproof/childproof/launcher"
 	"github.com/childproof/childproof/lintreport"
-	"github.com/childproof/childproof/outcome"
 	"github.com/childproof/childproof/proc"
 	"github.com/childproof/childproof/verify"
 	"github.com/spf13/cobra"
@@ -65,11 +63,6 @@ func (a *app) stop(ctx context.Context, name string, timeout time.Duration) erro
 	// progress, then exit 6): the record stopped and marked is the one
 	// the lock protects.
 	rec, res, err := launcher.StopLaunch(ctx, proc.Default, st, name, timeout, timeout, nil)
-	var le *launcher.Error
-	if err != nil && (rec != nil || errors.As(err, &le) && le.Outcome == outcome.Locked) {
-		// Locked, or the stop itself failed (the record was read).
-		return a.launchErr(err)
-	}
 	if errors.Is(err, launcher.ErrUntrusted) {
 		return a.launchErrWith(err, func(r *verify.Report) {
 			if a.format == "json" {
@@ -77,32 +70,17 @@ func (a *app) stop(ctx context.Context, name string, timeout time.Duration) erro
 			}
 		})
 	}
-	if err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return &exitError{code: exitUsage, err: fmt.Errorf("the record of %q is unreadable, nothing was signalled: %w", name, err),
-			hint: "'childproof ps' shows the state dir's records; a new launch of " + name + " replaces it"}
-	}
 	if err != nil {
-		return &exitError{code: exitNotRecorded, err: fmt.Errorf("no launch %q is recorded in %s", name, st.Dir), hint: "'childproof ps --all' lists the recorded launches"}
-	}
-	if res.Newer {
-		res.Message += "; a newer launch of " + rec.Name + " replaced the record meanwhile, and it was left as it is"
+		return a.recordErr(err, "'childproof ps --all' lists the recorded launches")
 	}
 	var fail error
 	if res.RecordErr != nil {
 		// The processes are stopped; the record still says running.
-		res.Message += fmt.Sprintf("; but the record could not be marked stopped: %v", res.RecordErr)
 		fail = &exitError{code: exitUsage, err: fmt.Errorf("%s: the record could not be marked stopped: %w", rec.Name, res.RecordErr),
 			hint: "free space in (or make writable) " + st.Dir + "; 'childproof ps' shows the launch as gone until then"}
 	}
 	if a.format == "json" {
-		// status_before: what the census said of the recorded worker
-		// before stopping (alive, gone, pid reused, …).
-		out := map[string]any{"name": rec.Name, "status_before": string(res.Worker),
-			"signalled": res.Signalled, "killed": res.Killed, "exited": res.Exited, "message": res.Message}
-		if res.RecordErr != nil {
-			out["record_error"] = res.RecordErr.Error()
-		}
-		if err := lintreport.JSON(a.stdout, out); err != nil {
+		if err := lintreport.JSON(a.stdout, res); err != nil {
 			return err
 		}
 		if fail != nil {
@@ -110,6 +88,6 @@ func (a *app) stop(ctx context.Context, name string, timeout time.Duration) erro
 		}
 		return nil
 	}
-	fmt.Fprintln(a.painted(a.stdout, reportPaint), res.Message)
+	fmt.Fprintln(a.painted(a.stdout, reportPaint), res.Text())
 	return fail
 }

@@ -1,10 +1,14 @@
 package group
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
+	"fmt"
 	"io/fs"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/childproof/childproof/launcher"
@@ -22,13 +26,99 @@ const (
 	Unreadable              // the record is unreadable (Err): nothing signalled
 )
 
-// Stopped is what DownRecorded did for one launch.
+// Stopped is what DownRecorded did for one launch. Its JSON object is
+// `childproof down --format json`'s per launch: name, status_before
+// (Status), stopped (Ended) and message (Message).
 type Stopped struct {
 	Name   string
 	Skip   Skip
 	Record *launcher.Record     // the record found (with OtherSpec: the other spec's)
 	Result *launcher.StopResult // what the stop did, when it ran without error
-	Err    error                // the stop's error (Ran), or the record's (Unreadable)
+	// Err is the stop's error (Ran), or why the record could not be read
+	// (Unreadable: the cause, as Load or the lock said it).
+	Err error
+}
+
+// StatusBefore is what down says of a launch before stopping it
+// (Stopped.Status; the JSON's "status_before"): the recorded worker's
+// verify.Liveness when a stop ran, or one of the constants below.
+type StatusBefore string
+
+// The statuses of a launch down did not stop.
+const (
+	// BeforeOtherSpec: recorded from another spec file (OtherSpec).
+	BeforeOtherSpec StatusBefore = "other spec"
+	// BeforeNone: not recorded (NotRecorded).
+	BeforeNone StatusBefore = "none"
+	// BeforeUnknown: the record is unreadable (Unreadable).
+	BeforeUnknown StatusBefore = "unknown"
+)
+
+// Status is what became of s's launch before the stop: the worker's
+// liveness when a stop ran ("" when it failed: Err), else why it was
+// skipped.
+func (s Stopped) Status() StatusBefore {
+	switch s.Skip {
+	case OtherSpec:
+		return BeforeOtherSpec
+	case NotRecorded:
+		return BeforeNone
+	case Unreadable:
+		return BeforeUnknown
+	}
+	if s.Result == nil {
+		return ""
+	}
+	return StatusBefore(s.Result.Worker)
+}
+
+// Ended reports whether the stop signalled the launch and its worker is
+// gone afterwards (the JSON's "stopped").
+func (s Stopped) Ended() bool {
+	return s.Skip == Ran && s.Result != nil && s.Result.Exited && s.Result.Signalled
+}
+
+// Message is down's line for s's launch, "NAME: …": what the stop did
+// (StopResult.Message, then its RecordNote), or why nothing was
+// signalled. It is "" for a stop that failed (Err): its error says it.
+func (s Stopped) Message() string {
+	switch s.Skip {
+	case OtherSpec:
+		return fmt.Sprintf("%s: recorded from %s, not this spec: left alone", s.Name, s.Record.SpecPath)
+	case NotRecorded:
+		return s.Name + ": not recorded, nothing to stop"
+	case Unreadable:
+		return fmt.Sprintf("%s: the record is unreadable, nothing was signalled: %v", s.Name, s.Err)
+	}
+	if s.Result == nil {
+		return ""
+	}
+	msg := s.Result.Message
+	if !strings.HasPrefix(msg, s.Name+": ") {
+		msg = s.Name + ": " + msg
+	}
+	return msg + s.Result.RecordNote()
+}
+
+// Failed reports whether s is a failure down exits non-zero for: the
+// stop failed (Err), the record is unreadable, or it could not be marked
+// stopped.
+func (s Stopped) Failed() bool {
+	return s.Err != nil || s.Result != nil && s.Result.RecordErr != nil
+}
+
+// MarshalJSON is s's JSON object: name, status_before, stopped, message.
+func (s Stopped) MarshalJSON() ([]byte, error) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false) // the caller's encoder escapes HTML, or not
+	err := enc.Encode(struct {
+		Name    string       `json:"name"`
+		Status  StatusBefore `json:"status_before"`
+		Stopped bool         `json:"stopped"`
+		Message string       `json:"message"`
+	}{s.Name, s.Status(), s.Ended(), s.Message()})
+	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), err
 }
 
 var errOtherSpec = errors.New("recorded from another spec file")
@@ -58,6 +148,10 @@ func DownRecorded(ctx context.Context, p proc.FS, st *launcher.State, launches [
 			s.Skip, s.Err = NotRecorded, nil
 		case rec == nil && err != nil && !errors.Is(err, launcher.ErrLocked):
 			s.Skip = Unreadable
+			var le *launcher.Error
+			if !errors.Is(err, launcher.ErrUntrusted) && errors.As(err, &le) && le.Kind == launcher.KindState {
+				s.Err = le.Err // StopLaunch's "unreadable" says it in other words
+			}
 		}
 		out = append(out, s)
 	}
