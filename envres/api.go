@@ -152,6 +152,21 @@ func (e *ParseError) Error() string {
 
 func (e *ParseError) Unwrap() error { return e.Err }
 
+// At is where e is, named for a user in the directory wd, as `childproof
+// check` shows it: File, relative to dir as LintLaunch reports it, made
+// relative to wd when it lies below it (RebasePath; an absolute File stays
+// as it is), then ":line:col" when e has a line.
+func (e *ParseError) At(dir, wd string) string {
+	loc := e.File
+	if !filepath.IsAbs(loc) {
+		loc = RebasePath(loc, dir, wd)
+	}
+	if e.Line > 0 {
+		loc = fmt.Sprintf("%s:%d:%d", loc, e.Line, e.Column)
+	}
+	return loc
+}
+
 // ErrBadConfig is returned (wrapped, as a *ConfigError) for an invalid
 // Config.
 var ErrBadConfig = errors.New("envres: invalid configuration")

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"strings"
 
 	"github.com/childproof/childproof/envres"
@@ -70,20 +69,13 @@ func (a *app) check(ctx context.Context, arg string, vars []string, strict bool)
 			if i > 0 {
 				fmt.Fprintln(a.stdout)
 			}
-			a.writeSummary(a.stdout, f, l)
+			writeSummary(a.stdout, l)
 		}
 		res, err := envres.LintLaunch(ctx, l)
 		if err != nil {
 			var pe *envres.ParseError
 			if errors.As(err, &pe) {
-				loc := pe.File
-				if !filepath.IsAbs(loc) {
-					loc = envres.RebasePath(loc, l.Dir, wd)
-				}
-				if pe.Line > 0 {
-					loc = fmt.Sprintf("%s:%d:%d", loc, pe.Line, pe.Column)
-				}
-				fmt.Fprintf(a.stderr, "%s: error: %s (in the dispatch chain of launch %q)\n", loc, pe.Msg, l.Name)
+				fmt.Fprintf(a.stderr, "%s: error: %s (in the dispatch chain of launch %q)\n", pe.At(l.Dir, wd), pe.Msg, l.Name)
 				return silentExit(exitUsage)
 			}
 			return exitf(exitUsage, "launch %q: lint: %v", l.Name, err)
@@ -132,133 +124,21 @@ func (a *app) check(ctx context.Context, arg string, vars []string, strict bool)
 	return nil
 }
 
-// writeSummary prints what a launch would run (schema.Launch.Summary:
-// names and placeholders, never values).
-func (a *app) writeSummary(w io.Writer, f *schema.File, l *schema.Launch) {
-	row := func(key, format string, args ...any) {
-		fmt.Fprintf(w, "  %-10s %s\n", key, fmt.Sprintf(format, args...))
-	}
-	at := ""
-	if r := l.Ranges.Block; r.Filename != "" {
-		at = fmt.Sprintf(" (%s:%d)", r.Filename, r.Start.Line)
-	}
-	fmt.Fprintf(w, "launch %q%s\n", l.Name, at)
+// writeSummary prints what a launch would run (schema.Summary.WriteText:
+// names and placeholders, never values), its paths relative to the
+// working directory (displayPath) and the worker row verify's choice.
+func writeSummary(w io.Writer, l *schema.Launch) {
 	s := l.Summary(os.Environ())
-	if s.Dispatch {
-		row("dispatch", "bash --noprofile --norc %s", strings.Join(s.Argv, " "))
-	} else {
-		row("command", "%s", strings.Join(s.Argv, " "))
-	}
-	row("dir", "%s", shownPath(s.Dir))
-	if s.EnvFile != (schema.Shown{}) {
-		row("env_file", "%s", shownPath(s.EnvFile))
-	}
-	writeEnvSources(w, s.Env, s.EnvErr)
-	if p := l.Protected(); len(p) > 0 {
-		row("protected", "%s", strings.Join(p, ", "))
-	}
-	if len(l.Require) > 0 {
-		row("require", "%s", strings.Join(l.Require, ", "))
-	}
-	// Secret names: the secret list, and env values from env()/file()
-	// (a --set of either is never stored in the round history).
-	switch {
-	case len(s.Secret) > 0 && len(s.SecretFromEnv) > 0:
-		row("secret", "%s; from env()/file(): %s", strings.Join(s.Secret, ", "), strings.Join(s.SecretFromEnv, ", "))
-	case len(s.Secret) > 0:
-		row("secret", "%s", strings.Join(s.Secret, ", "))
-	case len(s.SecretFromEnv) > 0:
-		row("secret", "from env()/file(): %s", strings.Join(s.SecretFromEnv, ", "))
-	}
-	for _, p := range l.Ports {
-		extra := ""
-		if p.AllowAllInterfaces {
-			extra = " (all interfaces allowed)"
-		}
-		row("port", "%s %s%s", p.Name, p.HostPort(), extra)
-	}
-	if len(l.Ports) == 0 {
-		row("port", "none declared: no port is checked")
-	}
+	worker := "the launched process"
 	switch verify.SelectionOf(l) {
 	case verify.SelectComm:
-		row("worker", "comm %s", s.WorkerComm)
+		worker = "comm " + s.WorkerComm.String()
 	case verify.SelectExe:
-		row("worker", "exe %s", s.WorkerExe)
+		worker = "exe " + s.WorkerExe.String()
 	case verify.SelectPort:
-		row("worker", "the owner of port %d", l.Ports[0].Number)
-	default:
-		row("worker", "the launched process")
+		worker = fmt.Sprintf("the owner of port %d", l.Ports[0].Number)
 	}
-	if s.ReadyHTTP != (schema.Shown{}) {
-		row("ready", "GET %s answers 2xx, within %s", s.ReadyHTTP, l.ReadyTimeout())
-	} else if len(l.Ports) > 0 {
-		row("ready", "the worker owns the port and accepts a TCP connect, within %s", l.ReadyTimeout())
-	} else {
-		row("ready", "the worker is found and verified, within %s", l.ReadyTimeout())
-	}
-	row("attempts", "%d", l.EffectiveAttempts())
-	row("on_stale", "%s", l.EffectiveOnStale())
-	row("forbid", "%s", strings.Join(l.EffectiveForbidWrappers(), ", "))
-	if r := l.Restart; r.EffectivePolicy() != schema.RestartNever {
-		row("restart", "%s, at most %d, the first after %s (doubling, at most %s)", r.EffectivePolicy(), r.EffectiveMax(), r.EffectiveBackoff(), max(schema.MaxRestartBackoff, r.EffectiveBackoff()))
-	}
-	if len(l.DependsOn) > 0 {
-		row("after", "%s (up starts and verifies them first)", strings.Join(l.DependsOn, ", "))
-	}
-}
-
-// writeEnvSources lists every variable name the launch passes, with its
-// sources (schema.Launch.VarSources: the winner first; err: the env
-// file's error). Names only.
-func writeEnvSources(w io.Writer, sources []schema.VarSource, err error) {
-	if err != nil {
-		fmt.Fprintf(w, "  %-10s %v\n", "env", err)
-	}
-	if len(sources) == 0 {
-		fmt.Fprintf(w, "  %-10s none: the worker starts with an empty environment\n", "env")
-		return
-	}
-	width := 0
-	for _, s := range sources {
-		width = max(width, len(s.Name))
-	}
-	for i, s := range sources {
-		from := make([]string, len(s.From))
-		for j, o := range s.From {
-			from[j] = string(o)
-			if o == schema.FromInheritPattern {
-				from[j] += fmt.Sprintf(" (%s here)", plural(s.Matches, "match"))
-			}
-		}
-		desc := from[0]
-		if len(from) > 1 {
-			desc += " (over " + strings.Join(from[1:], ", ") + ")"
-		}
-		if s.Unknown {
-			desc += " (from the caller, not set here)"
-		}
-		if s.Unset {
-			desc += " (unset here: not passed)"
-		}
-		if s.Removed {
-			desc += " — removed before launch"
-		}
-		key := ""
-		if i == 0 {
-			key = "env"
-		}
-		fmt.Fprintf(w, "  %-10s %-*s  %s\n", key, width, s.Name, desc)
-	}
-}
-
-// shownPath is a summary's path relative to the working directory when it
-// lies below it (displayPath), or its placeholder.
-func shownPath(s schema.Shown) string {
-	if s.Hidden {
-		return s.String()
-	}
-	return displayPath(s.Value, false)
+	_ = s.WriteText(w, l, schema.SummaryText{Path: func(p string) string { return displayPath(p, false) }, Worker: worker})
 }
 
 // displayPath shows p relative to the working directory when it lies
