@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/hashicorp/hcl/v2"
 
@@ -106,6 +107,33 @@ func (s *Spec) Listed() []Note {
 		out = append(out, n)
 	}
 	return out
+}
+
+// Listing is n as `childproof import` lists it on stderr:
+// "file:line:col: TODO: text" (kind "note" when the spec replaces what the
+// script did), the place script for a note about the script as a whole,
+// the text on one line.
+func (n Note) Listing(script string) string {
+	loc := script
+	if n.File != "" {
+		loc = n.Pos.String()
+	}
+	kind := "note"
+	if n.Todo {
+		kind = "TODO"
+	}
+	return fmt.Sprintf("%s: %s: %s", loc, kind, strings.Join(strings.Fields(n.Text), " "))
+}
+
+// Todos is how many of the listed notes (Listed) a human must finish.
+func (s *Spec) Todos() int {
+	todo := 0
+	for _, n := range s.Listed() {
+		if n.Todo {
+			todo++
+		}
+	}
+	return todo
 }
 
 // Checked is what check says of a spec Import wrote, once it is written.

@@ -154,6 +154,44 @@ func TestListed(t *testing.T) {
 	}
 }
 
+// TestNoteListing: the line `childproof import` lists a note on, and the
+// count of notes left to a human.
+func TestNoteListing(t *testing.T) {
+	tests := []struct {
+		n    importspec.Note
+		want string
+	}{
+		{importspec.Note{Pos: envres.Pos{File: "lib/run.sh", Line: 2, Column: 1}, Text: "nohup … & is replaced"}, "lib/run.sh:2:1: note: nohup … & is replaced"},
+		{importspec.Note{Pos: envres.Pos{File: "run.sh", Line: 3, Column: 10}, Text: "a conditional:\n  write   it here", Todo: true}, "run.sh:3:10: TODO: a conditional: write it here"},
+		// A line's note has column 0, shown as 1.
+		{importspec.Note{Pos: envres.Pos{File: "run.sh", Line: 4}, Text: "x"}, "run.sh:4:1: note: x"},
+		// A note about the script as a whole is at the script.
+		{importspec.Note{Text: "only inherit and env pass"}, "start.sh: note: only inherit and env pass"},
+		{importspec.Note{Text: "no worker", Todo: true}, "start.sh: TODO: no worker"},
+	}
+	for _, tt := range tests {
+		if got := tt.n.Listing("start.sh"); got != tt.want {
+			t.Errorf("%+v.Listing(start.sh) = %q, want %q", tt.n, got, tt.want)
+		}
+	}
+	todo := importspec.Note{Pos: envres.Pos{File: "run.sh", Line: 3, Column: 4}, Text: "b", Todo: true}
+	whereTodo := importspec.Note{Pos: envres.Pos{File: "run.sh", Line: 5}, Text: "w", Todo: true, Where: true}
+	note := importspec.Note{Text: "a"}
+	for _, tc := range []struct {
+		notes []importspec.Note
+		want  int
+	}{
+		{nil, 0},
+		{[]importspec.Note{note}, 0},
+		// Counted as listed: a repeat once, the where note not.
+		{[]importspec.Note{note, todo, whereTodo, todo}, 1},
+	} {
+		if got := (&importspec.Spec{Notes: tc.notes}).Todos(); got != tc.want {
+			t.Errorf("Todos(%v) = %d, want %d", tc.notes, got, tc.want)
+		}
+	}
+}
+
 // TestImportTo: the spec is written atomically where asked (its directory
 // made; paths in it relative to that directory) and checked there; for
 // stdout it is checked from a scratch file that is gone afterwards.

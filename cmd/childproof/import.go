@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -73,18 +72,10 @@ func (a *app) importScript(ctx context.Context, script string, args []string, ou
 		}
 	}
 	listed := spec.Listed()
-	todo := 0
 	for _, n := range listed {
-		loc := script
-		if n.File != "" {
-			loc = n.Pos.String()
-		}
-		kind := "note"
-		if n.Todo {
-			kind, todo = "TODO", todo+1
-		}
-		fmt.Fprintf(a.stderr, "%s: %s: %s\n", loc, kind, strings.Join(strings.Fields(n.Text), " "))
+		fmt.Fprintln(a.stderr, n.Listing(script))
 	}
+	todo := spec.Todos()
 	ok := a.importCheck(checked)
 	where := "stdout"
 	if output != "" {
