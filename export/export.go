@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/hashicorp/hcl/v2"
+	"github.com/hashicorp/hcl/v2/hclparse"
 
 	"github.com/childproof/childproof/schema"
 )
@@ -89,6 +90,21 @@ type UnsupportedError struct {
 func (e *UnsupportedError) Diagnostic() *hcl.Diagnostic {
 	return &hcl.Diagnostic{Severity: hcl.DiagError, Summary: fmt.Sprintf("%s cannot express %s", e.Engine, e.Feature),
 		Detail: e.Reason, Subject: e.Subject}
+}
+
+// Diagnostics is e as `childproof export` reports it: the one
+// Diagnostic, and the files that show its source line, the spec file at
+// Subject parsed again. files is nil when e has no Subject, or when its
+// part holds a secret value (Secret: the diagnostic names the place
+// only); a file that does not parse (changed meanwhile) shows no line.
+func (e *UnsupportedError) Diagnostics() (diags hcl.Diagnostics, files map[string]*hcl.File) {
+	d := e.Diagnostic()
+	if d.Subject == nil || e.Secret {
+		return hcl.Diagnostics{d}, nil
+	}
+	p := hclparse.NewParser()
+	_, _ = p.ParseHCLFile(d.Subject.Filename)
+	return hcl.Diagnostics{d}, p.Files()
 }
 
 func (e *UnsupportedError) Error() string {

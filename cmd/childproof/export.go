@@ -7,8 +7,6 @@ import (
 
 	"github.com/childproof/childproof/export"
 	"github.com/childproof/childproof/internal/atomicfile"
-	"github.com/hashicorp/hcl/v2"
-	"github.com/hashicorp/hcl/v2/hclparse"
 	"github.com/spf13/cobra"
 )
 
@@ -65,13 +63,11 @@ See docs/export.md.`,
 				var ue *export.UnsupportedError
 				if errors.As(err, &ue) {
 					hint := fmt.Sprintf("change the spec, or export it to another engine (--to takes %s)", strings.Join(engineNames(), ", "))
-					if d := ue.Diagnostic(); d.Subject != nil {
-						// A spec problem: a diagnostic at the part, with its line.
-						files := sourceFiles(d.Subject.Filename)
-						if ue.Secret {
-							files = nil // its line holds a secret value: place only
-						}
-						a.writeDiagnostics(a.stderr, files, hcl.Diagnostics{d})
+					if ue.Subject != nil {
+						// A spec problem: a diagnostic at the part, with its
+						// line unless that holds a secret value.
+						diags, files := ue.Diagnostics()
+						a.writeDiagnostics(a.stderr, files, diags)
 						fmt.Fprintf(a.stderr, "childproof: hint: %s\n", hint)
 						return silentExit(exitUsage)
 					}
@@ -110,12 +106,4 @@ func engineNames() []string {
 		names[i] = string(e)
 	}
 	return names
-}
-
-// sourceFiles parses the spec file again for a diagnostic's source line;
-// a file that does not parse (changed meanwhile) gives no snippet.
-func sourceFiles(path string) map[string]*hcl.File {
-	p := hclparse.NewParser()
-	_, _ = p.ParseHCLFile(path)
-	return p.Files()
 }
