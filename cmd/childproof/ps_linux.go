@@ -4,10 +4,8 @@ import (
 	"bufio"
 	"fmt"
 	"os"
-	"os/user"
 	"runtime/debug"
 	"sort"
-	"strconv"
 	"time"
 
 	"github.com/childproof/childproof/launcher"
@@ -67,7 +65,7 @@ Launches stopped by childproof are shown with --all.`,
 				return lintreport.JSON(a.stdout, map[string]any{"launches": es})
 			}
 			if len(es) == 0 {
-				fmt.Fprintln(a.stdout, noLaunchesLine(st, all))
+				fmt.Fprintln(a.stdout, launcher.EmptyCensusText(proc.Default, st, all))
 				return nil
 			}
 			// Launches of one spec file together (up starts several).
@@ -75,6 +73,7 @@ Launches stopped by childproof are shown with --all.`,
 			// One write for the table, not one per launch.
 			w := bufio.NewWriter(a.painted(a.stdout, reportPaint))
 			defer w.Flush()
+			now, euid := time.Now(), os.Geteuid()
 			groups := 0
 			for i, e := range es {
 				if i == 0 || e.SpecPath != es[i-1].SpecPath {
@@ -90,69 +89,11 @@ Launches stopped by childproof are shown with --all.`,
 					}
 					fmt.Fprintf(w, "# %s\n", displayPath(spec, false))
 				}
-				ports := ""
-				for i, p := range e.Ports {
-					if i > 0 {
-						ports += "; "
-					}
-					ports += fmt.Sprintf("%s:%d %s", p.Address, p.Number, p.Holder)
-				}
-				age := time.Since(e.Started).Round(time.Second).String()
-				if e.Started.IsZero() {
-					age = "-"
-				}
-				round := "-"
-				if e.Round > 0 {
-					round = fmt.Sprint(e.Round)
-				}
-				if e.Pending {
-					ports += " (never verified)"
-				}
-				pid := strconv.Itoa(e.Worker.Pid)
-				if e.Status == launcher.StatusUntrusted {
-					if e.Worker.Pid != 0 {
-						// What the record claims: never checked, never acted on.
-						pid += "?"
-						ports += " (claimed by the record, unverified)"
-					}
-				} else if e.Worker.Pid != 0 && e.Worker.UID != os.Geteuid() {
-					// A launch with user = …: who the worker runs as.
-					who := fmt.Sprintf("uid %d", e.Worker.UID)
-					if u, err := user.LookupId(strconv.Itoa(e.Worker.UID)); err == nil {
-						who = u.Username + ", " + who
-					}
-					ports += " (as " + who + ")"
-				}
-				if e.Workers > 1 {
-					ports += fmt.Sprintf(" (%d workers, the first shown)", e.Workers)
-				}
-				if e.Note != "" {
-					ports += " (" + e.Note + ")"
-				}
-				if e.Restarts > 0 || e.LastExit != nil {
-					ports += fmt.Sprintf(" (%s", plural(e.Restarts, "restart"))
-					if e.LastExit != nil {
-						ports += fmt.Sprintf(", last exit status %d", *e.LastExit)
-					}
-					ports += ")"
-				}
-				fmt.Fprintf(w, "%-20s %-11s %-8s %-16s %-10s %-5s %s\n", e.Name, e.Status, pid, e.Worker.Comm, age, round, ports)
+				fmt.Fprintf(w, "%-20s %-11s %-8s %-16s %-10s %-5s %s\n", e.Name, e.Status, e.PidText(), e.Worker.Comm, e.AgeText(now), e.RoundText(), e.PortsText(euid))
 			}
 			return nil
 		},
 	}
 	c.Flags().BoolVar(&all, "all", false, "also list launches childproof stopped")
 	return c
-}
-
-// noLaunchesLine is what ps prints when it lists nothing: without --all,
-// the stopped launches it left out are counted, "no running launches; 2
-// stopped (ps --all)".
-func noLaunchesLine(st *launcher.State, all bool) string {
-	if !all {
-		if stopped, _ := launcher.CountStopped(proc.Default, st); stopped > 0 {
-			return fmt.Sprintf("no running launches; %d stopped (ps --all)", stopped)
-		}
-	}
-	return "no recorded launches"
 }

@@ -1,0 +1,103 @@
+package launcher
+
+import (
+	"fmt"
+	"os/user"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/childproof/childproof/proc"
+)
+
+// This file holds the texts of `childproof ps`'s columns for a
+// CensusEntry; ps keeps the table's layout.
+
+// PidText is the entry's PID column: the worker's pid, with "?" after
+// what an untrusted record claims (never checked, never acted on).
+func (e *CensusEntry) PidText() string {
+	pid := strconv.Itoa(e.Worker.Pid)
+	if e.Status == StatusUntrusted && e.Worker.Pid != 0 {
+		pid += "?"
+	}
+	return pid
+}
+
+// AgeText is the entry's AGE column: how long before now the launch
+// started, to the second, "1h2m3s"; "-" when its start is unknown.
+func (e *CensusEntry) AgeText(now time.Time) string {
+	if e.Started.IsZero() {
+		return "-"
+	}
+	return now.Sub(e.Started).Round(time.Second).String()
+}
+
+// RoundText is the entry's ROUND column: its round in the history, "-"
+// for none.
+func (e *CensusEntry) RoundText() string {
+	if e.Round <= 0 {
+		return "-"
+	}
+	return strconv.Itoa(e.Round)
+}
+
+// PortsText is the entry's PORTS column: each recorded port and who holds
+// it, "127.0.0.1:8080 worker; 0.0.0.0:9090 none", then in parentheses
+// what else the census knows — never verified (Pending); claimed by an
+// untrusted record; the user the worker runs as when it is not euid (the
+// caller's effective uid), "(as alice, uid 1001)"; the workers of a
+// multi-process job; Note; the restarts and last exit status.
+func (e *CensusEntry) PortsText(euid int) string {
+	var b strings.Builder
+	for i, p := range e.Ports {
+		if i > 0 {
+			b.WriteString("; ")
+		}
+		fmt.Fprintf(&b, "%s:%d %s", p.Address, p.Number, p.Holder)
+	}
+	if e.Pending {
+		b.WriteString(" (never verified)")
+	}
+	if e.Status == StatusUntrusted {
+		if e.Worker.Pid != 0 {
+			b.WriteString(" (claimed by the record, unverified)")
+		}
+	} else if e.Worker.Pid != 0 && e.Worker.UID != euid {
+		// A launch with user = …: who the worker runs as.
+		who := fmt.Sprintf("uid %d", e.Worker.UID)
+		if u, err := user.LookupId(strconv.Itoa(e.Worker.UID)); err == nil {
+			who = u.Username + ", " + who
+		}
+		b.WriteString(" (as " + who + ")")
+	}
+	if e.Workers > 1 {
+		fmt.Fprintf(&b, " (%d workers, the first shown)", e.Workers)
+	}
+	if e.Note != "" {
+		b.WriteString(" (" + e.Note + ")")
+	}
+	if e.Restarts > 0 || e.LastExit != nil {
+		restarts := "1 restart"
+		if e.Restarts != 1 {
+			restarts = fmt.Sprintf("%d restarts", e.Restarts)
+		}
+		b.WriteString(" (" + restarts)
+		if e.LastExit != nil {
+			fmt.Fprintf(&b, ", last exit status %d", *e.LastExit)
+		}
+		b.WriteString(")")
+	}
+	return b.String()
+}
+
+// EmptyCensusText is what ps says when Census(p, st, all) lists nothing:
+// without all, the stopped launches it left out are counted, "no running
+// launches; 2 stopped (ps --all)"; else "no recorded launches".
+func EmptyCensusText(p proc.FS, st *State, all bool) string {
+	if !all {
+		if stopped, _ := CountStopped(p, st); stopped > 0 {
+			return fmt.Sprintf("no running launches; %d stopped (ps --all)", stopped)
+		}
+	}
+	return "no recorded launches"
+}
