@@ -11,6 +11,7 @@ import (
 	"github.com/childproof/childproof/cmd/childproof/internal/gitdiff"
 	"github.com/childproof/childproof/envres"
 	"github.com/childproof/childproof/lintreport"
+	"github.com/childproof/childproof/outcome"
 )
 
 func init() { register("lint", newLintCmd) }
@@ -55,8 +56,8 @@ Suppress a finding with a comment on its line or the line before:
 			if err := a.checkFormat(lintreport.Formats...); err != nil {
 				return err
 			}
-			scripts, scriptArgs := args, []string(nil)
-			if at := cmd.ArgsLenAtDash(); at >= 0 {
+			scripts, scriptArgs, at := args, []string(nil), cmd.ArgsLenAtDash()
+			if at >= 0 {
 				scripts, scriptArgs = args[:at], args[at:]
 			}
 			if len(scripts) == 0 {
@@ -66,17 +67,10 @@ Suppress a finding with a comment on its line or the line before:
 			if err != nil {
 				return exitf(exitUsage, "%v", err)
 			}
-			// Without "--" the positional parameters are unknown: a case over
-			// "$1" is then walked on every arm.
-			cfg := envres.Config{Dir: dir, Scripts: scripts, Args: scriptArgs, ArgsUnknown: cmd.ArgsLenAtDash() < 0, Require: requires,
-				KeepGoing: true}
-			ovs, err := overrideSyntax.parse(overrides)
-			if err != nil {
+			if _, err := overrideSyntax.parse(overrides); err != nil {
 				return err
 			}
-			for _, o := range ovs {
-				cfg.Overrides = append(cfg.Overrides, envres.Override{Name: o.Name, Value: o.Value, Known: o.HasValue})
-			}
+			cfg := envres.LintRequest{Dir: dir, Scripts: scripts, Args: scriptArgs, ArgsGiven: at >= 0, Overrides: overrides, Require: requires}.Config()
 			var changes *gitdiff.Changes
 			if diffBase != "" {
 				d := dir
@@ -91,17 +85,9 @@ Suppress a finding with a comment on its line or the line before:
 				changes = c
 			}
 			lintGC()
-			res, err := envres.Lint(cmd.Context(), cfg)
+			res, err := envres.RunLint(cmd.Context(), cfg)
 			if err != nil {
-				var pe *envres.ParseError
-				var ce *envres.ConfigError
-				switch {
-				case errors.As(err, &pe):
-					return exitf(exitUsage, "%v", pe)
-				case errors.As(err, &ce):
-					return exitf(exitUsage, "%s", ce.Problem)
-				}
-				return exitf(exitUsage, "%v", err)
+				return lintErr(err)
 			}
 			if changes != nil {
 				res = changes.Findings(res, dir)
@@ -109,19 +95,9 @@ Suppress a finding with a comment on its line or the line before:
 			if err := lintreport.Write(a.stdout, a.format, res, lintreport.Options{Color: a.color(a.stdout), Dir: dir, ToolVersion: lintToolVersion()}); err != nil {
 				return exitf(exitUsage, "writing the report: %v", err)
 			}
-			if pe := res.ParseErrors(); len(pe) > 0 {
-				// Every finding is printed; a script that does not parse
-				// still makes the run exit 2 (contract §2).
-				more := ""
-				if len(pe) > 1 {
-					more = fmt.Sprintf(" (and %d more file(s) that do not parse)", len(pe)-1)
-				}
-				return exitf(exitUsage, "%s: %s%s", pe[0].Pos, pe[0].Message, more)
-			}
-			if res.Errors(strict) {
-				return silentExit(exitFindings)
-			}
-			return nil
+			// Every finding is printed; a script that does not parse
+			// still makes the run exit 2 (contract §2).
+			return lintErr(res.Verdict(strict))
 		},
 	}
 	f := cmd.Flags()
@@ -131,6 +107,20 @@ Suppress a finding with a comment on its line or the line before:
 	f.BoolVar(&strict, "strict", false, "exit 1 on warnings too")
 	f.StringVar(&diffBase, "diff-base", "", "report only findings on lines changed since the git revision `REF` (or reached through a changed line)")
 	return cmd
+}
+
+// lintErr renders an error of a lint run (envres.RunLint,
+// Result.Verdict): a *envres.FindingsError exits silently (the report
+// shows the findings); nil stays nil.
+func lintErr(err error) error {
+	var fe *envres.FindingsError
+	switch {
+	case err == nil:
+		return nil
+	case errors.As(err, &fe):
+		return silentExit(fe.OutcomeKind())
+	}
+	return &exitError{code: outcome.Of(err), err: err}
 }
 
 // lintToolVersion is SARIF's tool.driver.version: the version the
