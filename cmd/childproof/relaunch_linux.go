@@ -4,13 +4,10 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"maps"
-	"slices"
 	"time"
 
 	"github.com/childproof/childproof/launcher"
 	"github.com/childproof/childproof/lintreport"
-	"github.com/childproof/childproof/schema"
 	"github.com/childproof/childproof/verify"
 	"github.com/spf13/cobra"
 )
@@ -18,7 +15,8 @@ import (
 func init() { register("relaunch", newRelaunchCmd) }
 
 func newRelaunchCmd(a *app) *cobra.Command {
-	var vars, sets, secrets, unsets []string
+	var vars, unsets []string
+	var overrides overrideFlags
 	var detach, noLint, inEnvFile, rollback bool
 	var timeout time.Duration
 	var round int
@@ -67,26 +65,22 @@ launch of NAME is recorded, 6 locked.`,
 		Args:              cobra.MaximumNArgs(1),
 		ValidArgsFunction: a.completeLaunchName,
 		RunE: func(c *cobra.Command, args []string) error {
-			if err := a.checkFormat("text", "json"); err != nil {
-				return err
-			}
-			arg, err := specOrDefault(args)
+			arg, err := a.launchSpecArg(args)
 			if err != nil {
 				return err
 			}
-			a.needPrograms = true
 			// Without --detach (or --detach=false), relaunch runs the way
 			// the recorded launch ran.
 			var detachFlag *bool
 			if c.Flags().Changed("detach") {
 				detachFlag = &detach
 			}
-			return a.relaunch(c.Context(), arg, relaunchArgs{vars: vars, sets: sets, secrets: secrets, unsets: unsets, round: round, detach: detachFlag, noLint: noLint, inEnvFile: inEnvFile, rollback: rollback, timeout: timeout})
+			return a.relaunch(c.Context(), arg, relaunchArgs{vars: vars, overrides: overrides, unsets: unsets, round: round, detach: detachFlag, noLint: noLint, inEnvFile: inEnvFile, rollback: rollback, timeout: timeout})
 		},
 	}
 	addVarFlag(c, &vars)
-	c.Flags().StringArrayVar(&sets, "set", nil, "the delta, `NAME=VALUE` (repeatable): an extra override, and the only names allowed to change on the worker")
-	c.Flags().StringArrayVar(&secrets, "set-secret", nil, "a secret delta, `NAME` (repeatable): the value comes from the caller's environment and is never stored")
+	overrides.add(c, "the delta, `NAME=VALUE` (repeatable): an extra override, and the only names allowed to change on the worker",
+		"a secret delta, `NAME` (repeatable): the value comes from the caller's environment and is never stored")
 	c.Flags().StringArrayVar(&unsets, "unset", nil, "drop an override carried forward from an earlier round, `NAME` (repeatable)")
 	c.Flags().IntVar(&round, "round", 0, "replay round `N`'s overrides exactly (secret ones given again with --set-secret), as a new round")
 	c.Flags().BoolVar(&detach, "detach", false, "return once the worker is verified; leave it running (default: as the recorded launch ran; --detach=false for the foreground)")
@@ -100,7 +94,8 @@ launch of NAME is recorded, 6 locked.`,
 // relaunchArgs are relaunch's flags; detach nil means as the recorded
 // launch ran.
 type relaunchArgs struct {
-	vars, sets, secrets, unsets []string
+	vars, unsets                []string
+	overrides                   overrideFlags
 	round                       int
 	detach                      *bool
 	noLint, inEnvFile, rollback bool
@@ -109,11 +104,7 @@ type relaunchArgs struct {
 
 func (a *app) relaunch(ctx context.Context, arg string, ra relaunchArgs) error {
 	vars, detachFlag, noLint, timeout := ra.vars, ra.detach, ra.noLint, ra.timeout
-	set, err := setSyntax.parseMap(ra.sets)
-	if err != nil {
-		return err
-	}
-	secretSet, err := a.parseSecretSets(ra.secrets, set)
+	in, err := a.parseOverrides(ra.overrides)
 	if err != nil {
 		return err
 	}
@@ -141,14 +132,13 @@ func (a *app) relaunch(ctx context.Context, arg string, ra relaunchArgs) error {
 	if detachFlag != nil {
 		detach = *detachFlag
 	}
-	a.warnSetAliases(l, set)
-	a.warnSecretSets(l, set, secretSet)
-	inEnv, err := a.lintRelaunch(ctx, l, set, secretSet, ra.inEnvFile, noLint)
+	a.warnOverrides(l, in)
+	inEnv, err := a.lintRelaunch(ctx, l, in, ra.inEnvFile, noLint)
 	if err != nil {
 		return err
 	}
 	opts := launcher.RelaunchOptions{Unset: ra.unsets, Round: ra.round, InEnvFile: inEnv, Rollback: ra.rollback,
-		Options: launcher.Options{Audience: launcher.ForCLI, StopGrace: timeout, State: st, Detach: detach, Tracking: launcher.Tracking{Subreaper: !detach}, EnvInput: launcher.EnvInput{Set: set, SecretSet: secretSet}, ShowValues: a.showValues, Provenance: launcher.Provenance{Command: launcher.CommandRelaunch}}}
+		Options: launcher.Options{Audience: launcher.ForCLI, StopGrace: timeout, State: st, Detach: detach, Tracking: launcher.Tracking{Subreaper: !detach}, EnvInput: in, ShowValues: a.showValues, Provenance: launcher.Provenance{Command: launcher.CommandRelaunch}}}
 	opts.SpecHash = specHash
 	sigs, stopSigs := forwardSignals(detach)
 	defer stopSigs()
@@ -178,18 +168,6 @@ func (a *app) relaunch(ctx context.Context, arg string, ra relaunchArgs) error {
 	}
 	a.writeRelaunch(a.stdout, la.Report, res, la.Round())
 	return a.supervise(la, l.Name, detach, sigs)
-}
-
-// withSet is l.WithEnv(set): the lint protects the --set names too.
-func withSet(l *schema.Launch, set map[string]string) *schema.Launch { return l.WithEnv(set) }
-
-// warnSetAliases warns about --set names that are known no-op aliases.
-func (a *app) warnSetAliases(l *schema.Launch, set map[string]string) {
-	for _, n := range slices.Sorted(maps.Keys(set)) {
-		if real, ok := l.AliasOf(n); ok {
-			fmt.Fprintf(a.stderr, "childproof: warning: --set %s: %s is a known no-op alias: setting it does nothing; the variable that takes effect is %s\n", n, n, real)
-		}
-	}
 }
 
 // writeRelaunch prints a relaunch's report and its delta: text, or the

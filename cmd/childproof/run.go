@@ -15,7 +15,8 @@ import (
 func init() { register("run", newRunCmd) }
 
 func newRunCmd(a *app) *cobra.Command {
-	var vars, sets, secrets []string
+	var vars []string
+	var overrides overrideFlags
 	var detach, noLint bool
 	c := &cobra.Command{
 		Use: "run [SPEC[:NAME]]",
@@ -43,31 +44,23 @@ name holds the lock. A failed launch leaves no process and no listener behind.`,
 		Args:              cobra.MaximumNArgs(1),
 		ValidArgsFunction: completeSpec,
 		RunE: func(c *cobra.Command, args []string) error {
-			if err := a.checkFormat("text", "json"); err != nil {
-				return err
-			}
-			spec, err := specOrDefault(args)
+			spec, err := a.launchSpecArg(args)
 			if err != nil {
 				return err
 			}
-			a.needPrograms = true
-			return a.run(c.Context(), spec, vars, sets, secrets, detach, noLint)
+			return a.run(c.Context(), spec, vars, overrides, detach, noLint)
 		},
 	}
 	addVarFlag(c, &vars)
-	c.Flags().StringArrayVar(&sets, "set", nil, "an extra override, `NAME=VALUE` (repeatable); wins over the spec's env")
-	c.Flags().StringArrayVar(&secrets, "set-secret", nil, "a secret override, `NAME` (repeatable): the value comes from the caller's environment and is never stored")
+	overrides.add(c, "an extra override, `NAME=VALUE` (repeatable); wins over the spec's env",
+		"a secret override, `NAME` (repeatable): the value comes from the caller's environment and is never stored")
 	c.Flags().BoolVar(&detach, "detach", false, "return once the worker is verified; leave it running")
 	c.Flags().BoolVar(&noLint, "no-lint", false, "launch even when the dispatch chain's lint finds an error")
 	return c
 }
 
-func (a *app) run(ctx context.Context, arg string, vars, sets, secrets []string, detach, noLint bool) error {
-	set, err := setSyntax.parseMap(sets)
-	if err != nil {
-		return err
-	}
-	secretSet, err := a.parseSecretSets(secrets, set)
+func (a *app) run(ctx context.Context, arg string, vars []string, overrides overrideFlags, detach, noLint bool) error {
+	in, err := a.parseOverrides(overrides)
 	if err != nil {
 		return err
 	}
@@ -75,10 +68,9 @@ func (a *app) run(ctx context.Context, arg string, vars, sets, secrets []string,
 	if err != nil {
 		return err
 	}
-	a.warnSetAliases(l, set)
-	a.warnSecretSets(l, set, secretSet)
+	a.warnOverrides(l, in)
 	if !noLint {
-		if err := a.lintBeforeRun(ctx, "run", withSet(l, set)); err != nil {
+		if err := a.lintBeforeRun(ctx, "run", l.WithEnv(in.Set)); err != nil {
 			return err
 		}
 	}
@@ -87,7 +79,7 @@ func (a *app) run(ctx context.Context, arg string, vars, sets, secrets []string,
 		return err
 	}
 	a.warnDependencies(st, l)
-	opts := launcher.Options{Audience: launcher.ForCLI, State: st, Detach: detach, Tracking: launcher.Tracking{Subreaper: !detach}, EnvInput: launcher.EnvInput{Set: set, SecretSet: secretSet}, ShowValues: a.showValues, Provenance: launcher.Provenance{Command: launcher.CommandRun}}
+	opts := launcher.Options{Audience: launcher.ForCLI, State: st, Detach: detach, Tracking: launcher.Tracking{Subreaper: !detach}, EnvInput: in, ShowValues: a.showValues, Provenance: launcher.Provenance{Command: launcher.CommandRun}}
 	if f != nil {
 		opts.SpecHash = f.Hash
 	}
@@ -117,22 +109,19 @@ func (a *app) run(ctx context.Context, arg string, vars, sets, secrets []string,
 // up). It shows the findings and the refusal's hint.
 func (a *app) lintBeforeRun(ctx context.Context, cmd string, l *schema.Launch) error {
 	_, err := envres.LintBeforeLaunch(ctx, cmd, l)
-	return a.lintRefusal(err, noLintHint)
+	return a.lintRefusal(err)
 }
 
-// noLintHint is the hint of a launch refused by its chain's lint.
-const noLintHint = "fix the script, or launch anyway with --no-lint (verification on the worker still runs)"
-
 // lintRefusal renders an error of envres.LintBeforeLaunch (nil stays
-// nil): a refusal's findings go to stderr in text and it exits with hint;
-// a chain that could not be linted exits as it is.
-func (a *app) lintRefusal(err error, hint string) error {
+// nil): a refusal's findings go to stderr in text and it exits with its
+// hint; a chain that could not be linted exits as it is.
+func (a *app) lintRefusal(err error) error {
 	var re *envres.RefusedError
 	var le *envres.LintError
 	switch {
 	case errors.As(err, &re):
 		a.writeLint(a.stderr, "text", re.Result)
-		return &exitError{code: re.OutcomeKind(), err: re, hint: hint}
+		return &exitError{code: re.OutcomeKind(), err: re, hint: re.Hint()}
 	case errors.As(err, &le):
 		return &exitError{code: le.OutcomeKind(), err: le}
 	}
