@@ -4,7 +4,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -144,60 +143,21 @@ func (a *app) historyDiff(name string, ra, rb int) error {
 	if err != nil {
 		return err
 	}
-	diffs, err := st.DiffRounds(name, ra, rb)
-	var re *launcher.RoundError
-	switch {
-	case errors.As(err, &re) && re.Round == nil:
-		return &exitError{code: exitUsage, err: fmt.Errorf("no round %d of %q is recorded in %s", re.N, name, st.Dir),
-			hint: "'childproof history " + name + "' lists the rounds"}
-	case errors.As(err, &re):
-		return exitf(exitUsage, "round %d of %q has no verified worker (%s): there is no environment to compare", re.N, name, re.Round.OutcomeText())
-	case err != nil:
-		return exitf(exitUsage, "%v", err)
-	}
-	type diffName struct {
-		Name string `json:"name"`
-		// How is "changed", "only in round A" or "only in round B".
-		How string `json:"how"`
-		A   string `json:"a,omitempty"`
-		B   string `json:"b,omitempty"`
-		// Override says where the name is a --set override.
-		Override string `json:"override,omitempty"`
-		// Volatile: the launched tree sets it anew on every launch
-		// (a spec's volatile list, schema.BuiltinVolatile).
-		Volatile bool `json:"volatile,omitempty"`
-	}
-	out := []diffName{}
-	opts := a.textOptions()
-	for _, d := range diffs {
-		out = append(out, diffName{Name: d.Name, How: d.HowText(ra, rb), A: d.A, B: d.B, Override: d.OverrideText(opts), Volatile: d.Volatile})
+	d, err := st.CompareRounds(name, ra, rb, a.textOptions())
+	if err != nil {
+		return a.launchErr(err)
 	}
 	if a.format == "json" {
-		return lintreport.JSON(a.stdout, map[string]any{"name": name, "a": ra, "b": rb, "differ": out})
+		return lintreport.JSON(a.stdout, d)
 	}
 	w := a.stdout
-	if len(out) == 0 {
-		fmt.Fprintf(w, "rounds %d and %d of %s: the workers' environments are identical (every digest equal)\n", ra, rb, name)
-		return nil
-	}
-	verb := "differ"
-	if len(out) == 1 {
-		verb = "differs"
-	}
-	fmt.Fprintf(w, "rounds %d and %d of %s: %s %s on the worker\n", ra, rb, name, plural(len(out), "name"), verb)
+	fmt.Fprintln(w, d.Summary())
 	width := 0
-	for _, d := range out {
-		width = max(width, len(d.Name))
+	for _, n := range d.Differ {
+		width = max(width, len(n.Name))
 	}
-	for _, d := range out {
-		extra := ""
-		if d.Volatile {
-			extra = "  volatile (set anew on every launch)"
-		}
-		if d.Override != "" {
-			extra += "  " + d.Override
-		}
-		fmt.Fprintf(w, "  %-*s  %s%s\n", width, d.Name, d.How, extra)
+	for _, n := range d.Differ {
+		fmt.Fprintf(w, "  %-*s  %s%s\n", width, n.Name, n.How, n.Note())
 	}
 	return nil
 }

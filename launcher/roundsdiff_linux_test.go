@@ -1,0 +1,96 @@
+package launcher
+
+import (
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/childproof/childproof/lintreport"
+	"github.com/childproof/childproof/outcome"
+	"github.com/google/go-cmp/cmp"
+)
+
+// TestCompareRounds: history --diff's answer in words — each name's How,
+// override and volatile note, the summary line, the JSON object — and
+// its errors, byte for byte.
+func TestCompareRounds(t *testing.T) {
+	st := historyState(t)
+	type line struct{ Name, How, Note string }
+	tests := []struct {
+		a, b    int
+		summary string
+		lines   []line
+		err     string
+		hint    string
+	}{
+		{a: 1, b: 3, summary: "rounds 1 and 3 of job: 4 names differ on the worker", lines: []line{
+			{"A", "changed", "  --set=1 in round 1; --set=1 in round 1 (carried forward into round 3)"},
+			{"B", "only in round 1", ""},
+			{"C", "only in round 3", "  --set=3 in round 3"},
+			{"MASTER_PORT", "changed", "  volatile (set anew on every launch)"},
+		}},
+		{a: 3, b: 3, summary: "rounds 3 and 3 of job: the workers' environments are identical (every digest equal)"},
+		{a: 1, b: 2, err: `round 2 of "job" has no verified worker (launching): there is no environment to compare`},
+		{a: 9, b: 1, err: `no round 9 of "job" is recorded in ` + st.Dir, hint: "'childproof history job' lists the rounds"},
+	}
+	for _, tt := range tests {
+		d, err := st.CompareRounds("job", tt.a, tt.b, TextOptions{ShowValues: true})
+		if tt.err != "" {
+			var e *Error
+			if !errors.As(err, &e) || e.Outcome != outcome.Usage || err.Error() != tt.err || e.Hint != tt.hint {
+				t.Errorf("rounds %d and %d: error %v (hint %q), want %q (hint %q), outcome Usage", tt.a, tt.b, err, e.Hint, tt.err, tt.hint)
+			}
+			continue
+		}
+		if err != nil {
+			t.Fatalf("rounds %d and %d: %v", tt.a, tt.b, err)
+		}
+		if got := d.Summary(); got != tt.summary {
+			t.Errorf("rounds %d and %d: summary %q, want %q", tt.a, tt.b, got, tt.summary)
+		}
+		var got []line
+		for _, n := range d.Differ {
+			got = append(got, line{n.Name, n.How, n.Note()})
+		}
+		if diff := cmp.Diff(tt.lines, got); diff != "" {
+			t.Errorf("rounds %d and %d (-want +got):\n%s", tt.a, tt.b, diff)
+		}
+	}
+	one := &RoundsDiff{A: 2, B: 3, Name: "job", Differ: []DiffName{{Name: "B"}}}
+	if got, want := one.Summary(), "rounds 2 and 3 of job: 1 name differs on the worker"; got != want {
+		t.Errorf("one name: %q, want %q", got, want)
+	}
+	d, err := st.CompareRounds("job", 3, 3, TextOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d.Differ = append(d.Differ, DiffName{Name: "A", How: "changed", A: "d1", B: "d1x", Override: "--set=<secret> in round 3", Volatile: true}, DiffName{Name: "B", How: "only in round 3", B: "d"})
+	var b strings.Builder
+	if err := lintreport.JSON(&b, d); err != nil {
+		t.Fatal(err)
+	}
+	want := `{
+  "a": 3,
+  "b": 3,
+  "differ": [
+    {
+      "name": "A",
+      "how": "changed",
+      "a": "d1",
+      "b": "d1x",
+      "override": "--set=<secret> in round 3",
+      "volatile": true
+    },
+    {
+      "name": "B",
+      "how": "only in round 3",
+      "b": "d"
+    }
+  ],
+  "name": "job"
+}
+`
+	if diff := cmp.Diff(want, b.String()); diff != "" {
+		t.Errorf("JSON (-want +got):\n%s", diff)
+	}
+}
