@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 
+	"github.com/childproof/childproof/outcome"
 	"github.com/childproof/childproof/verify"
 )
 
@@ -81,4 +82,17 @@ func (r *StopResult) MarshalJSON() ([]byte, error) {
 		return nil, err
 	}
 	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
+}
+
+// RecordFailure is the error a stop with result r ends with when the
+// record could not be marked stopped (r.RecordErr): an *Error of Outcome
+// outcome.Usage (Kind KindState) naming the launch and wrapping the
+// cause, with a hint to free space in (or make writable) s.Dir. It is nil
+// when the record was marked, or left to a newer launch.
+func (s *State) RecordFailure(r *StopResult) error {
+	if r.RecordErr == nil {
+		return nil
+	}
+	return &Error{Outcome: outcome.Usage, Kind: KindState, Msg: r.Name + ": the record could not be marked stopped", Err: r.RecordErr,
+		Hint: "free space in (or make writable) " + s.Dir + "; 'childproof ps' shows the launch as gone until then"}
 }

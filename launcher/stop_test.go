@@ -7,6 +7,7 @@ import (
 
 	"github.com/childproof/childproof/launcher"
 	"github.com/childproof/childproof/lintreport"
+	"github.com/childproof/childproof/outcome"
 	"github.com/childproof/childproof/verify"
 	"github.com/google/go-cmp/cmp"
 )
@@ -91,5 +92,29 @@ func TestStopResultText(t *testing.T) {
 				t.Errorf("JSON (-want +got):\n%s", diff)
 			}
 		})
+	}
+}
+
+// TestRecordFailure: a stop whose record could not be marked ends with
+// an error naming the launch and the cause, and a hint; nil otherwise.
+func TestRecordFailure(t *testing.T) {
+	st, err := launcher.OpenState(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := st.RecordFailure(&launcher.StopResult{Name: "api", Newer: true}); err != nil {
+		t.Errorf("marked: %v", err)
+	}
+	cause := errors.New("read-only file system")
+	err = st.RecordFailure(&launcher.StopResult{Name: "api", RecordErr: cause})
+	var e *launcher.Error
+	if !errors.As(err, &e) || e.Outcome != outcome.Usage || !errors.Is(err, cause) {
+		t.Fatalf("RecordFailure = %#v: want an *Error of Outcome Usage wrapping the cause", err)
+	}
+	if got, want := err.Error(), "api: the record could not be marked stopped: read-only file system"; got != want {
+		t.Errorf("Error = %q, want %q", got, want)
+	}
+	if want := "free space in (or make writable) " + st.Dir + "; 'childproof ps' shows the launch as gone until then"; e.Hint != want {
+		t.Errorf("Hint = %q, want %q", e.Hint, want)
 	}
 }

@@ -62,7 +62,7 @@ func (a *app) stop(ctx context.Context, name string, timeout time.Duration) erro
 	// Under the launch's lock (waiting up to --timeout for a run in
 	// progress, then exit 6): the record stopped and marked is the one
 	// the lock protects.
-	rec, res, err := launcher.StopLaunch(ctx, proc.Default, st, name, timeout, timeout, nil)
+	_, res, err := launcher.StopLaunch(ctx, proc.Default, st, name, timeout, timeout, nil)
 	if errors.Is(err, launcher.ErrUntrusted) {
 		return a.launchErrWith(err, func(r *verify.Report) {
 			if a.format == "json" {
@@ -73,12 +73,9 @@ func (a *app) stop(ctx context.Context, name string, timeout time.Duration) erro
 	if err != nil {
 		return a.recordErr(err, "'childproof ps --all' lists the recorded launches")
 	}
-	var fail error
-	if res.RecordErr != nil {
-		// The processes are stopped; the record still says running.
-		fail = &exitError{code: exitUsage, err: fmt.Errorf("%s: the record could not be marked stopped: %w", rec.Name, res.RecordErr),
-			hint: "free space in (or make writable) " + st.Dir + "; 'childproof ps' shows the launch as gone until then"}
-	}
+	// A record not marked stopped: the processes are stopped, the record
+	// still says running (exit 2).
+	fail := st.RecordFailure(res)
 	if a.format == "json" {
 		if err := lintreport.JSON(a.stdout, res); err != nil {
 			return err
@@ -89,5 +86,8 @@ func (a *app) stop(ctx context.Context, name string, timeout time.Duration) erro
 		return nil
 	}
 	fmt.Fprintln(a.painted(a.stdout, reportPaint), res.Text())
-	return fail
+	if fail != nil {
+		return a.launchErr(fail)
+	}
+	return nil
 }
