@@ -79,7 +79,8 @@ func (s Stopped) Ended() bool {
 }
 
 // Message is down's line for s's launch, "NAME: …": what the stop did
-// (StopResult.Message, then its RecordNote), or why nothing was
+// (StopResult.Text: also a newer launch left running, a record not
+// marked stopped), or why nothing was
 // signalled. It is "" for a stop that failed (Err): its error says it.
 func (s Stopped) Message() string {
 	switch s.Skip {
@@ -93,11 +94,11 @@ func (s Stopped) Message() string {
 	if s.Result == nil {
 		return ""
 	}
-	msg := s.Result.Message
+	msg := s.Result.Text() // as stop says it: a newer launch left running, the record not marked
 	if !strings.HasPrefix(msg, s.Name+": ") {
 		msg = s.Name + ": " + msg
 	}
-	return msg + s.Result.RecordNote()
+	return msg
 }
 
 // Failed reports whether s is a failure down exits non-zero for: the
