@@ -197,8 +197,8 @@ type RelaunchResult struct {
 	// previous worker's (nil when the new launch failed before it was
 	// verified).
 	Delta *Delta
-	// Round is the new round's number once it was verified (a refused
-	// round keeps its number in the history); 0 before that.
+	// Round is the new round's number once its worker was verified (a
+	// refused round keeps its number in the history); 0 before that.
 	Round int
 	// EnvFiles are the env file edits made or undone (--in-env-file,
 	// --unset, --round); a relaunch that fails puts the files back.
@@ -221,6 +221,10 @@ type RollbackResult struct {
 	// with Err). It runs detached, as its own round.
 	Launch *Launch
 	Err    error
+	// Tried is set when RelaunchOptions.Rollback was set and the
+	// relaunch failed: a rollback was called for (with From 0 there was
+	// nothing to bring back). Text says how it went.
+	Tried bool
 }
 
 // RelaunchOptions tune Relaunch.
@@ -260,6 +264,9 @@ type RelaunchOptions struct {
 // the previous launch is touched.
 func Relaunch(ctx context.Context, l *schema.Launch, opts RelaunchOptions) (*Launch, *RelaunchResult, error) {
 	la, res, err := relaunch(ctx, l, opts)
+	if err != nil && res != nil {
+		res.Rollback.Tried = opts.Rollback
+	}
 	if err != nil && res != nil && res.Rollback.From > 0 {
 		var e *Error
 		if errors.As(err, &e) {
@@ -465,6 +472,7 @@ func relaunch(ctx context.Context, l *schema.Launch, opts RelaunchOptions) (*Lau
 	}
 	if d.OK() {
 		ok = true
+		res.Round = la.Round()
 		if la.opts.Detach {
 			la.lock.unlock()
 			la.lock = nil

@@ -153,6 +153,12 @@ func TestRelaunchExampleDispatchJob(t *testing.T) {
 	if !second.Report.Verified {
 		t.Errorf("the relaunch is not verified: %+v", second.Report.Problems)
 	}
+	if res.Round != 2 || second.Round() != 2 {
+		t.Errorf("the relaunch's round: RelaunchResult.Round %d, Launch.Round %d; want 2", res.Round, second.Round())
+	}
+	if res.Rollback.Tried {
+		t.Errorf("a relaunch that worked tried a rollback: %+v", res.Rollback)
+	}
 
 	// Round 3: .env was edited meanwhile: refused, the new tree stopped.
 	envFile := filepath.Join(ex, ".env")

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/childproof/childproof/schema"
 	"github.com/childproof/childproof/verify"
 )
 
@@ -115,10 +116,12 @@ func (d *Delta) WriteText(w io.Writer, prev *Record) {
 // Text says what relaunch --rollback of the launch name did, as relaunch
 // reports it after "childproof: relaunch: ": nothing to bring back, the
 // round that is back and its worker, or the rollback's error. It is ""
-// when there is nothing to say (RelaunchOptions.Rollback unset, or the
-// rollback not tried).
+// when there is nothing to say (not Tried: RelaunchOptions.Rollback
+// unset, or the relaunch did not fail).
 func (rb *RollbackResult) Text(name string) string {
 	switch {
+	case !rb.Tried:
+		return ""
 	case rb.From == 0:
 		return "--rollback: the previous launch was not stopped: nothing to bring back"
 	case rb.Launch != nil:
@@ -148,4 +151,123 @@ func (c *EnvFileChange) Text(name string, o TextOptions) string {
 		return fmt.Sprintf("%s: %s keeps the edited value: the old value of a secret was not kept; edit the file by hand", c.Name, at)
 	}
 	return ""
+}
+
+// RelaunchOutput is what `childproof relaunch` prints on stdout: the new
+// worker's report, its round, the delta against the recorded worker and
+// what became of the previous launch. Its JSON is run's object
+// (RunOutput) with "delta" (null when the relaunch failed before the new
+// worker was verified), "previous" and "env_files" added; WriteText is
+// the text.
+type RelaunchOutput struct {
+	*verify.Report
+	// Round is the new round's number (RelaunchResult.Round); 0 (left
+	// out) before there is one.
+	Round int `json:"round,omitempty"`
+	// Delta is RelaunchResult.Delta; nil before the new worker was
+	// verified.
+	Delta *Delta `json:"delta"`
+	// Previous is the recorded launch the relaunch replaced; nil (left
+	// out) when none was read.
+	Previous *PreviousLaunch `json:"previous,omitempty"`
+	// EnvFiles are RelaunchResult.EnvFiles (left out when none).
+	EnvFiles []EnvFileChange `json:"env_files,omitempty"`
+}
+
+// PreviousLaunch is the launch a relaunch replaced, as its output names
+// it.
+type PreviousLaunch struct {
+	// Worker is the recorded worker the delta is measured against.
+	Worker verify.Fingerprint `json:"worker"`
+	// Stopped is what the relaunch did to it (StopResult.Message); ""
+	// (left out) when its record was already marked stopped.
+	Stopped string `json:"stopped,omitempty"`
+}
+
+// Output is relaunch's output for rep, the report of the new worker (the
+// *Error's Report when Relaunch failed): rep with r's round, delta,
+// previous launch and env file changes. A nil r (Relaunch failed before it
+// read the record) gives rep alone, with a null delta.
+func (r *RelaunchResult) Output(rep *verify.Report) *RelaunchOutput {
+	out := &RelaunchOutput{Report: rep}
+	if r == nil {
+		return out
+	}
+	out.Round, out.Delta, out.EnvFiles = r.Round, r.Delta, r.EnvFiles
+	if r.Previous != nil {
+		out.Previous = &PreviousLaunch{Worker: r.Previous.Worker}
+		if r.Stopped != nil {
+			out.Previous.Stopped = r.Stopped.Message
+		}
+	}
+	return out
+}
+
+// WriteText writes o as relaunch's text: the report
+// (verify.Report.WriteText) to report, then — once there is a Delta — its
+// lines (Delta.WriteText, against Previous's worker) and the round line
+// "  round:   N (childproof history NAME)" to w. report is where the
+// report's lines go (nil: w); the CLI passes a writer over w that paints
+// the report's words, and leaves the delta's unpainted.
+func (o *RelaunchOutput) WriteText(w, report io.Writer) {
+	if report == nil {
+		report = w
+	}
+	o.Report.WriteText(report)
+	if o.Delta == nil {
+		return
+	}
+	var prev *Record
+	if o.Previous != nil {
+		prev = &Record{Worker: o.Previous.Worker}
+	}
+	o.Delta.WriteText(w, prev)
+	writeRoundLine(w, o.Round, o.Report.Name)
+}
+
+// RelaunchNote is a line relaunch says on stderr about what it did
+// besides the new launch (RelaunchResult.Notes).
+type RelaunchNote struct {
+	// Warning is set for a line that needs a look (the CLI prints it after
+	// "childproof: warning: relaunch: "; else after "childproof:
+	// relaunch: ").
+	Warning bool
+	// Text is the line, without a prefix or a newline.
+	Text string
+}
+
+// Notes are the lines relaunch says on stderr once Relaunch returns, in
+// order: what became of the previous launch (StopResult.Message), each env
+// file change (EnvFileChange.Text; one that kept an edited value is a
+// Warning) and, when a failed relaunch put its edits back, that it did.
+// name is the launch's name and o shows the env files' paths. A nil r has
+// none.
+func (r *RelaunchResult) Notes(name string, o TextOptions) []RelaunchNote {
+	if r == nil {
+		return nil
+	}
+	var notes []RelaunchNote
+	if r.Stopped != nil {
+		notes = append(notes, RelaunchNote{Text: r.Stopped.Message})
+	}
+	for _, c := range r.EnvFiles {
+		if t := c.Text(name, o); t != "" {
+			notes = append(notes, RelaunchNote{Warning: c.How == EnvFileKept, Text: t})
+		}
+	}
+	if r.EnvFilesRestored {
+		notes = append(notes, RelaunchNote{Text: "the env file changes were undone (the relaunch failed)"})
+	}
+	return notes
+}
+
+// SpecChangedText is relaunch's warning for b.SpecChanged, after
+// "childproof: warning: ": l's spec file (relative to o.Dir) changed since
+// the recorded launch of l.Name, so whatever the edit changes on the worker
+// is an unexpected delta. It is "" when the spec did not change.
+func (b RelaunchBase) SpecChangedText(l *schema.Launch, o TextOptions) string {
+	if !b.SpecChanged {
+		return ""
+	}
+	return fmt.Sprintf("%s changed since the recorded launch of %s: any change it makes on the worker is an unexpected delta", o.path(l.SpecPath), l.Name)
 }

@@ -93,10 +93,11 @@ func TestRollbackText(t *testing.T) {
 		rb   RollbackResult
 		want string
 	}{
-		{"nothing stopped", RollbackResult{}, "--rollback: the previous launch was not stopped: nothing to bring back"},
-		{"back", RollbackResult{From: 4, Launch: back}, "--rollback: round 4 is back as round 6: worker pid 777 verified, detached (childproof history job; stop it with: childproof stop job)"},
-		{"failed", RollbackResult{From: 4, Err: errors.New("port 8080 is held")}, "--rollback of round 4 failed too: port 8080 is held"},
-		{"not tried", RollbackResult{From: 4}, ""},
+		{"nothing stopped", RollbackResult{Tried: true}, "--rollback: the previous launch was not stopped: nothing to bring back"},
+		{"back", RollbackResult{From: 4, Launch: back, Tried: true}, "--rollback: round 4 is back as round 6: worker pid 777 verified, detached (childproof history job; stop it with: childproof stop job)"},
+		{"failed", RollbackResult{From: 4, Err: errors.New("port 8080 is held"), Tried: true}, "--rollback of round 4 failed too: port 8080 is held"},
+		{"not asked, nothing stopped", RollbackResult{}, ""},
+		{"not asked", RollbackResult{From: 4}, ""},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			if got := c.rb.Text("job"); got != c.want {

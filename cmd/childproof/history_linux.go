@@ -5,7 +5,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"io"
 	"os"
 	"strconv"
 	"time"
@@ -14,7 +13,6 @@ import (
 	"github.com/childproof/childproof/lintreport"
 	"github.com/childproof/childproof/proc"
 	"github.com/childproof/childproof/schema"
-	"github.com/childproof/childproof/verify"
 	"github.com/spf13/cobra"
 )
 
@@ -178,21 +176,5 @@ func (a *app) parseSecretSets(names []string, set map[string]string) ([]string, 
 func (a *app) warnSecretSets(l *schema.Launch, set map[string]string, secret []string) {
 	for _, n := range launcher.PlainSecretSets(l, set, secret) {
 		fmt.Fprintf(a.stderr, "childproof: warning: --set %s: the spec makes %s secret: its value is not stored in the round history, and a command line is visible to every user (ps); prefer --set-secret %s\n", n, n, n)
-	}
-}
-
-// writeRunReport prints run's report with its round: the report's JSON
-// object (docs/launcher.md) plus "round", or the text report plus a round line.
-func (a *app) writeRunReport(w io.Writer, r *verify.Report, round int) {
-	if a.format == "json" {
-		lintreport.JSON(w, struct {
-			*verify.Report
-			Round int `json:"round,omitempty"`
-		}{r, round})
-		return
-	}
-	r.WriteText(w)
-	if round > 0 {
-		fmt.Fprintf(w, "  round:   %d (childproof history %s)\n", round, r.Name)
 	}
 }

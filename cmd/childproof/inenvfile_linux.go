@@ -32,23 +32,3 @@ func (a *app) lintRelaunch(ctx context.Context, l *schema.Launch, in launcher.En
 	}
 	return plan.InEnvFile, a.lintRefusal(err)
 }
-
-// writeEnvFileChanges says what a relaunch did to env files.
-func (a *app) writeEnvFileChanges(name string, res *launcher.RelaunchResult) {
-	if res == nil {
-		return
-	}
-	opts := a.textOptions()
-	for _, c := range res.EnvFiles {
-		prefix := "childproof: relaunch: "
-		if c.How == launcher.EnvFileKept {
-			prefix = "childproof: warning: relaunch: "
-		}
-		if t := c.Text(name, opts); t != "" {
-			fmt.Fprintf(a.stderr, "%s%s\n", prefix, t)
-		}
-	}
-	if res.EnvFilesRestored {
-		fmt.Fprintf(a.stderr, "childproof: relaunch: the env file changes were undone (the relaunch failed)\n")
-	}
-}

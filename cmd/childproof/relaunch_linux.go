@@ -125,8 +125,8 @@ func (a *app) relaunch(ctx context.Context, arg string, ra relaunchArgs) error {
 		specHash = f.Hash
 	}
 	base := st.RelaunchBase(l, specHash, rec)
-	if base.SpecChanged {
-		fmt.Fprintf(a.stderr, "childproof: warning: %s changed since the recorded launch of %s: any change it makes on the worker is an unexpected delta\n", displayPath(l.SpecPath, false), l.Name)
+	if t := base.SpecChangedText(l, a.textOptions()); t != "" {
+		fmt.Fprintf(a.stderr, "childproof: warning: %s\n", t)
 	}
 	detach := base.Detach
 	if detachFlag != nil {
@@ -149,69 +149,42 @@ func (a *app) relaunch(ctx context.Context, arg string, ra relaunchArgs) error {
 	opts.Notify = a.notify
 	la, res, err := launcher.Relaunch(ctx, l, opts)
 	view.Started()
-	if res != nil && res.Stopped != nil {
-		fmt.Fprintf(a.stderr, "childproof: relaunch: %s\n", res.Stopped.Message)
-	}
-	a.writeEnvFileChanges(l.Name, res)
+	a.writeRelaunchNotes(l.Name, res)
 	if err != nil {
-		err = a.launchErrWith(err, func(r *verify.Report) {
-			round := 0
-			if res != nil {
-				round = res.Round
-			}
-			a.writeRelaunch(a.stdout, r, res, round)
-		})
-		if res != nil && ra.rollback {
+		err = a.launchErrWith(err, func(r *verify.Report) { a.writeRelaunch(a.stdout, res.Output(r)) })
+		if res != nil {
 			a.writeRollback(l.Name, res.Rollback)
 		}
 		return err
 	}
-	a.writeRelaunch(a.stdout, la.Report, res, la.Round())
+	a.writeRelaunch(a.stdout, res.Output(la.Report))
 	return a.supervise(la, l.Name, detach, sigs)
 }
 
-// writeRelaunch prints a relaunch's report and its delta: text, or the
-// run/verify JSON object with "delta" and "previous" added.
-func (a *app) writeRelaunch(w io.Writer, r *verify.Report, res *launcher.RelaunchResult, round int) {
-	var d *launcher.Delta
-	var prev *launcher.Record
-	var files []launcher.EnvFileChange
-	if res != nil {
-		d, prev, files = res.Delta, res.Previous, res.EnvFiles
-	}
+// writeRelaunch prints relaunch's output (launcher.RelaunchOutput): its
+// JSON, or its text with the report painted.
+func (a *app) writeRelaunch(w io.Writer, out *launcher.RelaunchOutput) {
 	if a.format == "json" {
-		type previous struct {
-			Worker  verify.Fingerprint `json:"worker"`
-			Stopped string             `json:"stopped,omitempty"`
-		}
-		out := struct {
-			*verify.Report
-			Round    int                      `json:"round,omitempty"`
-			Delta    *launcher.Delta          `json:"delta"`
-			Previous *previous                `json:"previous,omitempty"`
-			EnvFiles []launcher.EnvFileChange `json:"env_files,omitempty"`
-		}{Report: r, Round: round, Delta: d, EnvFiles: files}
-		if prev != nil {
-			out.Previous = &previous{Worker: prev.Worker}
-			if res.Stopped != nil {
-				out.Previous.Stopped = res.Stopped.Message
-			}
-		}
 		lintreport.JSON(w, out)
 		return
 	}
-	r.WriteText(a.painted(w, reportPaint))
-	if d == nil {
-		return
-	}
-	d.WriteText(w, prev)
-	if round > 0 {
-		fmt.Fprintf(w, "  round:   %d (childproof history %s)\n", round, r.Name)
+	out.WriteText(w, a.painted(w, reportPaint))
+}
+
+// writeRelaunchNotes says on stderr what a relaunch did besides the new
+// launch (launcher.RelaunchResult.Notes).
+func (a *app) writeRelaunchNotes(name string, res *launcher.RelaunchResult) {
+	for _, n := range res.Notes(name, a.textOptions()) {
+		prefix := "childproof: relaunch: "
+		if n.Warning {
+			prefix = "childproof: warning: relaunch: "
+		}
+		fmt.Fprintf(a.stderr, "%s%s\n", prefix, n.Text)
 	}
 }
 
-// writeRollback says what relaunch --rollback did
-// (launcher.RollbackResult.Text).
+// writeRollback says what relaunch --rollback did, when it was called
+// for (launcher.RollbackResult.Text).
 func (a *app) writeRollback(name string, rb launcher.RollbackResult) {
 	if t := rb.Text(name); t != "" {
 		fmt.Fprintf(a.stderr, "childproof: relaunch: %s\n", t)

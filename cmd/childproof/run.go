@@ -8,6 +8,7 @@ import (
 
 	"github.com/childproof/childproof/envres"
 	"github.com/childproof/childproof/launcher"
+	"github.com/childproof/childproof/lintreport"
 	"github.com/childproof/childproof/schema"
 	"github.com/spf13/cobra"
 )
@@ -97,7 +98,11 @@ func (a *app) run(ctx context.Context, arg string, vars []string, overrides over
 	if err != nil {
 		return a.launchErr(err)
 	}
-	a.writeRunReport(a.stdout, la.Report, la.Round())
+	if a.format == "json" {
+		lintreport.JSON(a.stdout, la.Output())
+	} else {
+		la.Output().WriteText(a.stdout)
+	}
 	if !detach && l.Restart.EffectivePolicy() != schema.RestartNever {
 		return a.superviseRestarts(ctx, la, opts, view, sigs)
 	}
