@@ -101,7 +101,7 @@ func (a *app) run(ctx context.Context, arg string, vars []string, overrides over
 	if a.format == "json" {
 		lintreport.JSON(a.stdout, la.Output())
 	} else {
-		la.Output().WriteText(a.stdout)
+		la.Output().WriteText(a.painted(a.stdout, reportPaint)) // as a failed run's report and relaunch's are
 	}
 	if !detach && l.Restart.EffectivePolicy() != schema.RestartNever {
 		return a.superviseRestarts(ctx, la, opts, view, sigs)
