@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"strings"
 
 	"github.com/childproof/childproof/cmd/childproof/internal/console"
@@ -93,12 +92,6 @@ func (a *app) loadOrder(ctx context.Context, arg string, names, vars []string, s
 	return ls.file, launches, nil
 }
 
-// upMember is what up restarts a launch with.
-type upMember struct {
-	view *console.View
-	opts launcher.Options
-}
-
 func (a *app) up(ctx context.Context, arg string, names, vars []string, detach, noLint bool) error {
 	f, launches, err := a.loadOrder(ctx, arg, names, vars, false)
 	if err != nil {
@@ -122,36 +115,20 @@ func (a *app) up(ctx context.Context, arg string, names, vars []string, detach, 
 	// launch's output as "NAME | line", masked.
 	lc := a.newConsole(true)
 	defer lc.close()
-	members := map[string]*upMember{}
-	adopted := 0
-	g, err := group.UpWith(ctx, launches, func(ctx context.Context, l *schema.Launch) (*launcher.Launch, error) {
-		if r, ok := group.Running(ctx, st, l, f.Hash, a.showValues); ok {
-			// Not ours to supervise or stop: this up did not start it.
-			fmt.Fprintf(a.stderr, "childproof: up: %s is already running from this spec and verifies (worker pid %d): left as it is\n", l.Name, r.Worker.Pid)
-			a.writeReport(a.stdout, r)
-			adopted++
-			return nil, nil
-		}
-		deps := ""
-		if len(l.DependsOn) > 0 {
-			deps = " (after " + strings.Join(l.DependsOn, ", ") + ")"
-		}
-		fmt.Fprintf(a.stderr, "childproof: up: starting %s%s\n", l.Name, deps)
-		view := lc.view(l, detach)
-		lopts := opts
-		view.Attach(&lopts)
-		la, err := launcher.Start(ctx, l, lopts)
-		view.Started()
-		if err != nil {
-			if len(members) > 0 {
-				fmt.Fprintf(a.stderr, "childproof: up: %s failed to start: stopping the %s this up started, in reverse order\n", l.Name, plural(len(members), "launch"))
-			}
-			return nil, err
-		}
-		a.writeReport(a.stdout, la.Report)
-		members[l.Name] = &upMember{view: view, opts: lopts}
-		return la, nil
-	})
+	views := map[string]*console.View{}
+	for _, l := range launches {
+		views[l.Name] = lc.view(l, detach)
+	}
+	event := func(e group.Event) { a.launchEvent(e, views, "childproof: up: ") }
+	g, err := group.Options{
+		Launch: func(l *schema.Launch) launcher.Options {
+			o := opts
+			views[l.Name].Attach(&o)
+			return o
+		},
+		Adopt: &group.Adopt{State: st, SpecHash: f.Hash, ShowValues: a.showValues},
+		Event: event,
+	}.Up(ctx, launches)
 	var ge *group.Error
 	switch {
 	case errors.As(err, &ge):
@@ -159,49 +136,14 @@ func (a *app) up(ctx context.Context, arg string, names, vars []string, detach, 
 	case err != nil: // not a start: the order (loadOrder checked it)
 		return exitf(exitUsage, "%v", err)
 	}
-	if detach || len(members) == 0 {
-		fmt.Fprintf(a.stderr, "childproof: up: %s verified and running detached; stop them with: childproof down %s\n", plural(len(members)+adopted, "launch"), arg)
+	started := len(g.Launches())
+	if detach || started == 0 {
+		fmt.Fprintf(a.stderr, "childproof: up: %s verified and running detached; stop them with: childproof down %s\n", plural(started+len(g.Adopted()), "launch"), arg)
 		return nil
 	}
-	return a.upSupervise(ctx, g, members, sigs)
-}
-
-// upSupervise supervises up's launches in the foreground until every one
-// has exited (group.SuperviseSignals): SIGHUP forwarded to each, SIGINT or
-// SIGTERM stops them all, restart policies applied (the console shows
-// their output).
-func (a *app) upSupervise(ctx context.Context, g *group.Group, members map[string]*upMember, sigs chan os.Signal) error {
-	return g.SuperviseSignals(ctx, sigs, nil, group.Supervision{
-		WaitDelay: foregroundStopGrace,
-		Restart: func(ctx context.Context, l *schema.Launch, n int) (*launcher.Launch, error) {
-			m := members[l.Name]
-			return a.restart(ctx, l, m.opts, m.view, n)
-		},
-		Event: a.upEvent,
-	})
-}
-
-// upEvent shows what up's supervision did (group.Event.String).
-func (a *app) upEvent(e group.Event) {
-	if s := e.String(); s != "" {
-		fmt.Fprintf(a.stderr, "childproof: up: %s\n", s)
-	}
-}
-
-// restart starts a launch again after its worker exited, the n-th
-// restart: verified exactly as a first start (Supervise records it).
-func (a *app) restart(ctx context.Context, l *schema.Launch, opts launcher.Options, view *console.View, n int) (*launcher.Launch, error) {
-	view.Attach(&opts)
-	opts.Command = launcher.CommandRestart // a round of its own, with the same overrides and no delta
-	la, err := launcher.Start(ctx, l, opts)
-	view.Started()
-	if err != nil {
-		fmt.Fprintf(a.stderr, "childproof: restart %d of %s failed\n", n, l.Name)
-		return nil, a.launchErr(err)
-	}
-	fmt.Fprintf(a.stderr, "childproof: restart %d of %s verified (worker pid %d)\n", n, l.Name, la.Pid())
-	a.writeReport(a.stdout, la.Report)
-	return la, nil
+	// In the foreground until every launch has exited: SIGHUP forwarded
+	// to each, SIGINT or SIGTERM stops them all, restart policies applied.
+	return a.supervisionErr(g.SuperviseSignals(ctx, sigs, nil, group.Supervision{WaitDelay: foregroundStopGrace, Event: event}))
 }
 
 // warnDependencies warns, for run, when a launch depends on launches that

@@ -9,10 +9,12 @@
 //	if err != nil { … }                                      // names the launch that failed
 //	defer g.Down(context.Background())
 //
-// UpWith lets the caller start each launch (the CLI's up reports
-// progress and leaves a launch that already runs and verifies as it is),
-// and Replace puts a restart in its launch's place; Running says whether a
-// launch already runs from the same spec and verifies (up adopts it). DownRecorded is
+// Options.Up is Up as the CLI's up does it: it leaves a launch that
+// already runs from the same spec and verifies as it is (Adopt; Running
+// says whether one does) and says each step as an Event (adopted,
+// starting, started, failed to start), whose String is up's line.
+// UpWith lets the caller start each launch, and Replace puts a restart
+// in its launch's place. DownRecorded is
 // `childproof down`: it stops launches by their records in a state
 // directory, so it needs no Group.
 //

@@ -17,33 +17,123 @@ import (
 type Group struct {
 	mu       sync.Mutex
 	launches []*launcher.Launch
+	adopted  []string
 	// restart starts a launch again for Supervise when its Supervision
-	// names no Restart: Up's options with Command "restart", or
-	// UpWith's Starter.
-	restart Starter
+	// names no Restart and no Options: Options.Up's options with Command
+	// "restart", or UpWith's Starter.
+	restart restarter
+}
+
+// restarter starts launch l again, its n-th restart.
+type restarter func(ctx context.Context, l *schema.Launch, n int) (*launcher.Launch, error)
+
+// restartWith restarts a launch with launcher.Start and the options
+// options gives it (nil: the zero Options), Command "restart": a round
+// of its own, with the same overrides and no delta.
+func restartWith(options func(*schema.Launch) launcher.Options) restarter {
+	return func(ctx context.Context, l *schema.Launch, _ int) (*launcher.Launch, error) {
+		var o launcher.Options
+		if options != nil {
+			o = options(l)
+		}
+		o.Command = launcher.CommandRestart
+		return launcher.Start(ctx, l, o)
+	}
 }
 
 // Up starts launches in Order, each with the Options opts gives it (nil:
 // the zero Options), and returns once every one is verified. A launch
 // starts only after every launch it depends on is verified. When one
 // fails, Up stops those it started, in reverse order, and returns the
-// launch's error (a *launcher.Error) wrapped with its name.
+// launch's error (a *launcher.Error) wrapped with its name. It is
+// Options{Launch: opts}.Up.
 func Up(ctx context.Context, launches []*schema.Launch, opts func(*schema.Launch) launcher.Options) (*Group, error) {
+	return Options{Launch: opts}.Up(ctx, launches)
+}
+
+// Options is how Options.Up starts a group: what Up does, and what the
+// childproof command's up does besides — leave as it is a launch that
+// already runs (Adopt) and say what it does (Event). The zero Options
+// starts every launch with the zero launcher.Options and says nothing.
+type Options struct {
+	// Launch returns launch l's launcher.Options. It is called for l's
+	// start and again for each of its restarts under Supervise (which
+	// sets Command "restart": a round of its own). nil: the zero
+	// Options.
+	Launch func(l *schema.Launch) launcher.Options
+
+	// Adopt, when set, leaves a launch that already runs from the same
+	// spec file and verifies (Running, with Adopt's fields) as it is:
+	// Up does not start it, and it is not in the group (Down does not
+	// stop it, Supervise does not watch it); Group.Adopted names it.
+	// nil, or a nil State: every launch is started.
+	Adopt *Adopt
+
+	// Event, when set, is called with each Event of the start, in order,
+	// from the goroutine that called Up: EventAdopted for a launch left
+	// as it is; else EventStarting, and once launcher.Start returned,
+	// EventStarted or EventStartFailed (before Up stops what it
+	// started). nil: nothing is reported.
+	Event func(Event)
+}
+
+// Adopt says how Options.Up finds the launches that already run: the
+// arguments Running is given for each launch.
+type Adopt struct {
+	// State is the state directory holding the launches' records.
+	State *launcher.State
+	// SpecHash is the hash of the spec file the launches come from
+	// (schema.File.Hash); a launch recorded from another version of it,
+	// or with no hash, is not adopted.
+	SpecHash string
+	// ShowValues shows environment values in an adopted launch's report
+	// (EventAdopted) instead of keyed digests, as verify does.
+	ShowValues bool
+}
+
+// Up starts launches in Order as the package's Up does, each with the
+// launcher.Options o.Launch gives it, except those o.Adopt finds
+// running, and says what it does to o.Event. When a start fails, Up
+// stops the launches it started, in reverse order, and returns the
+// launch's error wrapped in an *Error (Started counts only the launches
+// it started, not those adopted). The group's restarts (Supervise with
+// no Restart) start a launch with o.Launch's options, Command "restart".
+func (o Options) Up(ctx context.Context, launches []*schema.Launch) (*Group, error) {
+	emit := func(e Event) {
+		if o.Event != nil {
+			o.Event(e)
+		}
+	}
 	options := func(l *schema.Launch) launcher.Options {
-		if opts == nil {
+		if o.Launch == nil {
 			return launcher.Options{}
 		}
-		return opts(l)
+		return o.Launch(l)
 	}
+	var adopted []string
+	started := 0
 	g, err := UpWith(ctx, launches, func(ctx context.Context, l *schema.Launch) (*launcher.Launch, error) {
-		return launcher.Start(ctx, l, options(l))
+		if a := o.Adopt; a != nil && a.State != nil {
+			if r, ok := Running(ctx, a.State, l, a.SpecHash, a.ShowValues); ok {
+				// Not the group's to supervise or stop: Up did not start it.
+				adopted = append(adopted, l.Name)
+				emit(Event{Kind: EventAdopted, Name: l.Name, Pid: r.Worker.Pid, Report: r})
+				return nil, nil
+			}
+		}
+		emit(Event{Kind: EventStarting, Name: l.Name, DependsOn: l.DependsOn})
+		la, err := launcher.Start(ctx, l, options(l))
+		if err != nil {
+			emit(Event{Kind: EventStartFailed, Name: l.Name, Started: started, Err: err})
+			return nil, err
+		}
+		started++
+		emit(Event{Kind: EventStarted, Name: l.Name, Pid: la.Pid(), Launch: la})
+		return la, nil
 	})
 	if g != nil {
-		g.restart = func(ctx context.Context, l *schema.Launch) (*launcher.Launch, error) {
-			o := options(l)
-			o.Command = launcher.CommandRestart // a round of its own
-			return launcher.Start(ctx, l, o)
-		}
+		g.adopted = adopted
+		g.restart = restartWith(options)
 	}
 	return g, err
 }
@@ -62,7 +152,7 @@ func UpWith(ctx context.Context, launches []*schema.Launch, start Starter) (*Gro
 	if err != nil {
 		return nil, err
 	}
-	g := &Group{restart: start}
+	g := &Group{restart: func(ctx context.Context, l *schema.Launch, _ int) (*launcher.Launch, error) { return start(ctx, l) }}
 	for _, l := range order {
 		la, err := start(ctx, l)
 		if err != nil {
@@ -109,6 +199,15 @@ func (g *Group) Launches() []*launcher.Launch {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	return slices.Clone(g.launches)
+}
+
+// Adopted names the launches Options.Up left as it found them (its
+// Adopt: already running from the same spec and verified), in start
+// order; nil for a group made otherwise.
+func (g *Group) Adopted() []string {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return slices.Clone(g.adopted)
 }
 
 // Launch returns the launch called name (nil when there is none).

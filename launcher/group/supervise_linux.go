@@ -9,6 +9,7 @@ import (
 	"github.com/childproof/childproof/launcher"
 	"github.com/childproof/childproof/outcome"
 	"github.com/childproof/childproof/schema"
+	"github.com/childproof/childproof/verify"
 )
 
 // Supervision says how Supervise restarts, reports and stops. The zero
@@ -21,10 +22,17 @@ type Supervision struct {
 	// A restart is not interrupted by ctx: once it is verified, ctx's
 	// end stops it as any other launch. An error ends the supervision:
 	// the group is stopped and Supervise returns a *RestartError.
-	// nil: as the group was started — Up's options with Command
-	// "restart" (a round of its own), or UpWith's Starter (a group made
-	// by Of has none: its restarts fail).
+	// nil: with Options when set, else as the group was started —
+	// Options.Up's (and Up's) options with Command "restart" (a round
+	// of its own), or UpWith's Starter (a group made by Of has none:
+	// its restarts fail).
 	Restart func(ctx context.Context, l *schema.Launch, n int) (*launcher.Launch, error)
+
+	// Options, when set and Restart is nil, restarts a launch with
+	// launcher.Start and the options Options returns for it, Command
+	// set to "restart" — the restart of a group made by Of (the
+	// childproof command's run gives the options of its first start).
+	Options func(l *schema.Launch) launcher.Options
 
 	// Event, when set, is called with each Event, in order, from the
 	// goroutine that called Supervise; nil: nothing is reported.
@@ -67,25 +75,66 @@ const (
 	// reverse start order; Err says why (ctx's cause, an *ExitError, a
 	// *RestartError).
 	EventStopping
+	// EventAdopted: Options.Up left a launch as it is: it already runs
+	// from the same spec and verifies now (Running) — its worker's Pid,
+	// and the verification's Report.
+	EventAdopted
+	// EventStarting: Options.Up starts a launch, once every launch it
+	// depends on (DependsOn) is verified.
+	EventStarting
+	// EventStarted: the start of a launch returned it verified (Launch,
+	// its worker's Pid).
+	EventStarted
+	// EventStartFailed: the start of a launch failed with Err; Up stops
+	// the Started launches it started before it, in reverse order.
+	EventStartFailed
+	// EventRestarted: restart number Restart of a launch is verified
+	// (Launch, its worker's Pid), recorded and in its place in the
+	// group.
+	EventRestarted
+	// EventRestartFailed: restart number Restart of a launch failed
+	// with Err; Supervise stops the group (EventStopping follows).
+	EventRestartFailed
 )
 
-// Event is something Supervise did or saw, for the caller to show.
+// Event is something Options.Up or Supervise did or saw, for the
+// caller to show. Each field is set only for the kinds it names; zero
+// otherwise.
 type Event struct {
 	Kind EventKind
 	// Name is the launch's name (empty for EventStopping).
 	Name string
 	// Code is the worker's exit status (EventExited, EventRestarting).
 	Code int
-	// Restart is the number of the coming restart (EventRestarting), or
-	// of the restarts made before (EventExited); Max is the restart
-	// policy's max (schema.Restart.EffectiveMax).
+	// Restart is the number of the coming restart (EventRestarting), of
+	// the restart made (EventRestarted, EventRestartFailed), or of the
+	// restarts made before (EventExited); Max is the restart policy's
+	// max (schema.Restart.EffectiveMax; EventExited, EventRestarting).
 	Restart, Max int
 	// Delay is the backoff before the restart (EventRestarting).
 	Delay time.Duration
 	// GaveUp says the restart policy is exhausted (EventExited).
 	GaveUp bool
-	// Err is why the group is stopped (EventStopping).
+	// Err is why the group is stopped (EventStopping), or the error of
+	// the start or restart (EventStartFailed, EventRestartFailed:
+	// launcher.Start's, a *launcher.Error when it launched, or
+	// Supervision.Restart's).
 	Err error
+	// DependsOn names the launches a starting launch depends on, all
+	// verified (EventStarting; schema.Launch.DependsOn).
+	DependsOn []string
+	// Pid is the worker's pid (EventAdopted, EventStarted,
+	// EventRestarted).
+	Pid int
+	// Report is the verification of the launch left as it is
+	// (EventAdopted), masked as Running masks it.
+	Report *verify.Report
+	// Launch is the launch started (EventStarted) or restarted
+	// (EventRestarted), verified; its Report is its verification.
+	Launch *launcher.Launch
+	// Started is how many launches Options.Up started before the one
+	// that failed, and now stops again (EventStartFailed).
+	Started int
 }
 
 // ExitError is a launch whose worker exited with a non-zero status that
@@ -145,12 +194,16 @@ type exited struct {
 // worker is reaped.
 func (g *Group) Supervise(ctx context.Context, s Supervision) error {
 	restart := s.Restart
-	if restart == nil {
-		restart = func(ctx context.Context, l *schema.Launch, _ int) (*launcher.Launch, error) {
+	switch {
+	case restart != nil:
+	case s.Options != nil:
+		restart = restartWith(s.Options)
+	default:
+		restart = func(ctx context.Context, l *schema.Launch, n int) (*launcher.Launch, error) {
 			if g.restart == nil {
 				return nil, errors.New("no Supervision.Restart to restart it with")
 			}
-			la, err := g.restart(ctx, l)
+			la, err := g.restart(ctx, l, n)
 			if err == nil && la == nil {
 				err = errors.New("the starter left it as it is")
 			}
@@ -228,6 +281,7 @@ func (g *Group) Supervise(ctx context.Context, s Supervision) error {
 			l, n := m.la.Spec, m.restarts+1
 			la, err := restart(context.WithoutCancel(ctx), l, n)
 			if err != nil {
+				emit(Event{Kind: EventRestartFailed, Name: l.Name, Restart: n, Err: err})
 				err = &RestartError{Name: l.Name, N: n, Err: err}
 				fail(err)
 				stop(err)
@@ -238,6 +292,7 @@ func (g *Group) Supervise(ctx context.Context, s Supervision) error {
 			m.la, m.restarts = la, n
 			running++
 			watch(m)
+			emit(Event{Kind: EventRestarted, Name: l.Name, Restart: n, Pid: la.Pid(), Launch: la})
 		case e := <-exits:
 			running--
 			if stopping {

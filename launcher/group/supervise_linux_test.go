@@ -53,7 +53,7 @@ func waitRestart(t *testing.T, g *group.Group, name string, prev *launcher.Launc
 
 // evKind drops what an event's comparison cannot know in advance.
 var evKind = cmp.Transformer("event", func(e group.Event) group.Event {
-	e.Delay, e.Err = 0, nil
+	e.Delay, e.Err, e.Pid, e.Launch, e.Report = 0, nil, 0, nil, nil
 	return e
 })
 
@@ -84,19 +84,28 @@ func TestSuperviseRestarts(t *testing.T) {
 	}
 	want := []group.Event{
 		{Kind: group.EventRestarting, Name: "api", Code: 137, Restart: 1, Max: 2},
+		{Kind: group.EventRestarted, Name: "api", Restart: 1},
 		{Kind: group.EventRestarting, Name: "api", Code: 137, Restart: 2, Max: 2},
+		{Kind: group.EventRestarted, Name: "api", Restart: 2},
 		{Kind: group.EventExited, Name: "api", Code: 137, Restart: 2, Max: 2, GaveUp: true},
 		{Kind: group.EventStopping},
 	}
 	events := <-evc
 	if d := cmp.Diff(want, events, evKind); d != "" {
-		t.Errorf("events (-want +got):\n%s", d)
+		t.Fatalf("events (-want +got):\n%s", d)
 	}
-	if events[0].Delay != 10*time.Millisecond || events[1].Delay != 20*time.Millisecond {
-		t.Errorf("backoffs %s, %s; want 10ms, 20ms", events[0].Delay, events[1].Delay)
+	if events[0].Delay != 10*time.Millisecond || events[2].Delay != 20*time.Millisecond {
+		t.Errorf("backoffs %s, %s; want 10ms, 20ms", events[0].Delay, events[2].Delay)
 	}
-	if !errors.As(events[3].Err, &xe) {
-		t.Errorf("stopping for %v, want api's exit", events[3].Err)
+	// Each restart's event carries the verified launch Supervise put in
+	// api's place, its worker's pid, and its record shows the restart.
+	for _, e := range []group.Event{events[1], events[3]} {
+		if e.Launch == nil || !e.Launch.Report.Verified || e.Pid != e.Launch.Pid() || e.Launch.Spec.Name != "api" {
+			t.Errorf("restart %d: launch %v, pid %d", e.Restart, e.Launch, e.Pid)
+		}
+	}
+	if !errors.As(events[5].Err, &xe) {
+		t.Errorf("stopping for %v, want api's exit", events[5].Err)
 	}
 	rec, err := st.Load(api.Name)
 	if err != nil || rec.Restarts != 2 || rec.LastExit == nil || *rec.LastExit != 137 {
@@ -202,8 +211,16 @@ func TestSuperviseRestartFails(t *testing.T) {
 		t.Fatalf("Supervise: %v", err)
 	}
 	events := <-evc
-	if len(asked) != 1 || len(events) != 2 || events[0].Kind != group.EventRestarting || events[1].Kind != group.EventStopping || !errors.As(events[1].Err, &re) {
-		t.Fatalf("restarts asked %v, events %+v", asked, events)
+	want := []group.Event{
+		{Kind: group.EventRestarting, Name: "api", Code: 137, Restart: 1, Max: 5},
+		{Kind: group.EventRestartFailed, Name: "api", Restart: 1},
+		{Kind: group.EventStopping},
+	}
+	if d := cmp.Diff(want, events, evKind); len(asked) != 1 || d != "" {
+		t.Fatalf("restarts asked %v, events (-want +got):\n%s", asked, d)
+	}
+	if events[1].Err != refused || !errors.As(events[2].Err, &re) {
+		t.Errorf("restart failed with %v, stopping for %v", events[1].Err, events[2].Err)
 	}
 	if g.Launch("db").Worker().Check(proc.Default) == verify.Alive {
 		t.Error("db survived the failed restart")
