@@ -38,15 +38,10 @@ error, 2 an invalid spec or an unparsable script (file:line:col diagnostics on s
   childproof check --format sarif childproof.hcl > childproof.sarif`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
-			a.launchesNothing = true
-			if err := a.checkFormat("text", "json", "sarif", "github"); err != nil {
-				return err
-			}
 			spec, err := specOrDefault(args)
 			if err != nil {
 				return err
 			}
-			a.needPrograms = true
 			return a.check(c.Context(), spec, vars, strict)
 		},
 		ValidArgsFunction: completeSpec,

@@ -4,14 +4,23 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/childproof/childproof/lintreport"
 	"github.com/spf13/cobra"
 )
 
-// commandInfo is one subcommand: its name, its one-line help and whether
-// it needs Linux.
+// commandInfo is one subcommand: its name, its one-line help, whether it
+// needs Linux, the --format values it takes and how it loads a spec.
 type commandInfo struct {
 	name  string
 	short string
+	// formats are the --format values it takes; nil: text and json.
+	formats []string
+	// launchesNothing: it launches nothing, so a spec's env() the caller
+	// has not set is an unknown value (app.launchesNothing).
+	launchesNothing bool
+	// needsPrograms: a command[0] not found here is a spec error
+	// (app.needPrograms).
+	needsPrograms bool
 	// needsLinux: the command starts, reads or signals processes, or reads
 	// the records of launches (which exist only where launches run): it
 	// needs /proc, pidfds and sock_diag. Elsewhere it is listed in help and
@@ -26,25 +35,25 @@ type commandInfo struct {
 // built from a file that is not compiled for macOS and Windows.
 var commandTable = []commandInfo{
 	// Commands that read specs and scripts only: everywhere.
-	{name: "check", short: "validate a spec and lint its dispatch chain; nothing runs"},
-	{name: "lint", short: "statically check launcher/dispatch scripts for what they do to protected variables"},
+	{name: "check", short: "validate a spec and lint its dispatch chain; nothing runs", formats: lintreport.Formats, launchesNothing: true, needsPrograms: true},
+	{name: "lint", short: "statically check launcher/dispatch scripts for what they do to protected variables", formats: lintreport.Formats},
 	{name: "import", short: "write a spec that launches what a launch script launches, without the script"},
-	{name: "export", short: "render a launch for systemd, Kubernetes, SLURM or Nomad, with childproof verify as its check"},
+	{name: "export", short: "render a launch for systemd, Kubernetes, SLURM or Nomad, with childproof verify as its check", formats: textOnly},
 	{name: "install", short: "copy this childproof binary into DIR (a Kubernetes init container's volume)"},
-	{name: "version", short: "print childproof's version (also --version)"},
+	{name: "version", short: "print childproof's version (also --version)", formats: textOnly},
 
 	// Commands that launch, inspect or signal processes, or read launch
 	// records: Linux only.
-	{name: "run", short: "launch without rc files, verify on the worker, then supervise or detach", needsLinux: true},
-	{name: "up", short: "start the launches of a spec in depends_on order, each verified before its dependents", needsLinux: true},
-	{name: "relaunch", short: "relaunch a recorded launch with exactly this delta, and prove it on the worker", needsLinux: true},
-	{name: "verify", short: "verify an already running tree on its worker, read-only", needsLinux: true},
-	{name: "explain", short: "show a variable on every process from the launch root down to the worker", needsLinux: true},
+	{name: "run", short: "launch without rc files, verify on the worker, then supervise or detach", needsPrograms: true, needsLinux: true},
+	{name: "up", short: "start the launches of a spec in depends_on order, each verified before its dependents", needsPrograms: true, needsLinux: true},
+	{name: "relaunch", short: "relaunch a recorded launch with exactly this delta, and prove it on the worker", needsPrograms: true, needsLinux: true},
+	{name: "verify", short: "verify an already running tree on its worker, read-only", launchesNothing: true, needsLinux: true},
+	{name: "explain", short: "show a variable on every process from the launch root down to the worker", launchesNothing: true, needsLinux: true},
 	{name: "ps", short: "census of recorded launches: alive, gone, pid reused, port holder", needsLinux: true},
-	{name: "logs", short: "print or follow a launch's output from its log in the state dir", needsLinux: true},
+	{name: "logs", short: "print or follow a launch's output from its log in the state dir", formats: textOnly, launchesNothing: true, needsLinux: true},
 	{name: "history", short: "the launch's crash-fix rounds: delta, outcome, how each worker ended", needsLinux: true},
-	{name: "stop", short: "stop a recorded launch: SIGTERM its group, wait, then SIGKILL", needsLinux: true},
-	{name: "down", short: "stop the launches of a spec in reverse depends_on order", needsLinux: true},
+	{name: "stop", short: "stop a recorded launch: SIGTERM its group, wait, then SIGKILL", launchesNothing: true, needsLinux: true},
+	{name: "down", short: "stop the launches of a spec in reverse depends_on order", launchesNothing: true, needsLinux: true},
 }
 
 // constructors are the subcommands built into this binary, by name. Each
@@ -128,4 +137,19 @@ func oneCommand(args []string) string {
 		}
 	}
 	return ""
+}
+
+// commandOf is the table's line of c's subcommand (c or the ancestor
+// below the root); false for the root, help and completion.
+func commandOf(c *cobra.Command) (commandInfo, bool) {
+	for ; c != nil && c.Parent() != nil; c = c.Parent() {
+		if c.Parent().Parent() == nil {
+			for _, ci := range commandTable {
+				if ci.name == c.Name() {
+					return ci, true
+				}
+			}
+		}
+	}
+	return commandInfo{}, false
 }

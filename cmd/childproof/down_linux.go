@@ -33,10 +33,6 @@ an invalid spec, or the exit status of the first stop that failed.`,
 		Args:              cobra.ArbitraryArgs,
 		ValidArgsFunction: completeSpec,
 		RunE: func(c *cobra.Command, args []string) error {
-			a.launchesNothing = true
-			if err := a.checkFormat("text", "json"); err != nil {
-				return err
-			}
 			spec, names, err := specAndNames(args)
 			if err != nil {
 				return err

@@ -38,10 +38,6 @@ export or unset never shows there. A wrapper's environ is no evidence for the wo
   childproof explain examples/03-dispatch-resource-env/childproof.hcl:resource-env-fixed HF_HUB_ENABLE_HF_TRANSFER`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
-			a.launchesNothing = true
-			if err := a.checkFormat("text", "json"); err != nil {
-				return err
-			}
 			return a.explain(c.Context(), pid, vars, args)
 		},
 	}

@@ -3,30 +3,29 @@ package main
 import (
 	"slices"
 
+	"github.com/childproof/childproof/lintreport"
 	"github.com/spf13/cobra"
 )
 
-// formatValues are the --format values of each command that takes other
-// than text; a command not listed takes text and json.
-var formatValues = map[string][]string{
-	"lint":       {"text", "json", "sarif", "github"},
-	"check":      {"text", "json", "sarif", "github"},
-	"logs":       {"text"},
-	"export":     {"text"},
-	"version":    {"text"},
-	"completion": {"text"},
-	"help":       {"text"},
-	"__complete": {"text", "json", "sarif", "github"},
-}
+// textOnly is the --format of a command that prints text only.
+var textOnly = []string{"text"}
 
-// formatsOf returns the --format values c takes.
+// formatsOf returns the --format values c takes: its command's in
+// commandTable; text only for help and completion (a completion
+// request, __complete, takes every value so that any command line
+// completes); else text and json.
 func formatsOf(c *cobra.Command) []string {
+	if ci, ok := commandOf(c); ok && ci.formats != nil {
+		return ci.formats
+	} else if ok {
+		return []string{"text", "json"}
+	}
 	for p := c; p != nil; p = p.Parent() {
-		if v, ok := formatValues[p.Name()]; ok {
-			return v
-		}
-		if p.Parent() != nil && p.Parent().Parent() == nil {
-			break // a subcommand of the root: the default
+		switch p.Name() {
+		case "__complete":
+			return lintreport.Formats
+		case "completion", "help":
+			return textOnly
 		}
 	}
 	return []string{"text", "json"}

@@ -52,9 +52,6 @@ each written atomically, with the round's log kept beside it (the last 20 rounds
 			return nil
 		},
 		RunE: func(c *cobra.Command, args []string) error {
-			if err := a.checkFormat("text", "json"); err != nil {
-				return err
-			}
 			name := args[0]
 			if schema.IsSpecArg(name) {
 				_, l, err := a.loadLaunch(c.Context(), name, vars)

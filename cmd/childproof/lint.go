@@ -53,9 +53,6 @@ Suppress a finding with a comment on its line or the line before:
   childproof lint --format sarif . > lint.sarif`,
 		Args: cobra.ArbitraryArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := a.checkFormat(lintreport.Formats...); err != nil {
-				return err
-			}
 			scripts, scriptArgs, at := args, []string(nil), cmd.ArgsLenAtDash()
 			if at >= 0 {
 				scripts, scriptArgs = args[:at], args[at:]

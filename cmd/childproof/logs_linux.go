@@ -33,10 +33,6 @@ launch's secrets in the caller's environment.`,
 		Args:              cobra.MaximumNArgs(1),
 		ValidArgsFunction: a.completeLaunchName,
 		RunE: func(c *cobra.Command, args []string) error {
-			a.launchesNothing = true
-			if err := a.checkFormat("text"); err != nil {
-				return err
-			}
 			name, err := a.launchNameArg(c.Context(), args, vars)
 			if err != nil {
 				return err

@@ -158,6 +158,9 @@ scripts statically, before anything runs.`,
 		if err := checkFlagValues(c); err != nil {
 			return err
 		}
+		if ci, ok := commandOf(c); ok {
+			a.launchesNothing, a.needPrograms = ci.launchesNothing, ci.needsPrograms
+		}
 		return a.checkFormatFlag(c)
 	}
 	only := oneCommand(args)

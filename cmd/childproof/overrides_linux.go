@@ -11,21 +11,6 @@ import (
 	"github.com/childproof/childproof/schema"
 )
 
-// launchSpecArg is the SPEC[:NAME] argument of a command that launches
-// one spec launch (run, relaunch): text or json output, and a command[0]
-// that cannot be found here is a spec error.
-func (a *app) launchSpecArg(args []string) (string, error) {
-	if err := a.checkFormat("text", "json"); err != nil {
-		return "", err
-	}
-	arg, err := specOrDefault(args)
-	if err != nil {
-		return "", err
-	}
-	a.needPrograms = true
-	return arg, nil
-}
-
 // overrideFlags are the --set and --set-secret flags of run and
 // relaunch.
 type overrideFlags struct {

@@ -31,9 +31,6 @@ Launches stopped by childproof are shown with --all.`,
   childproof ps --all --format json`,
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, args []string) error {
-			if err := a.checkFormat("text", "json"); err != nil {
-				return err
-			}
 			// ps is short and allocates a few MB for a thousand records:
 			// no collection until it has used 64 MiB (one cycle costs
 			// more than the census at this size); as it was afterwards.

@@ -65,7 +65,7 @@ launch of NAME is recorded, 6 locked.`,
 		Args:              cobra.MaximumNArgs(1),
 		ValidArgsFunction: a.completeLaunchName,
 		RunE: func(c *cobra.Command, args []string) error {
-			arg, err := a.launchSpecArg(args)
+			arg, err := specOrDefault(args)
 			if err != nil {
 				return err
 			}

@@ -45,7 +45,7 @@ name holds the lock. A failed launch leaves no process and no listener behind.`,
 		Args:              cobra.MaximumNArgs(1),
 		ValidArgsFunction: completeSpec,
 		RunE: func(c *cobra.Command, args []string) error {
-			spec, err := a.launchSpecArg(args)
+			spec, err := specOrDefault(args)
 			if err != nil {
 				return err
 			}

@@ -38,10 +38,6 @@ are stopped all the same and stop exits 2, saying so.`,
 		Args:              cobra.MaximumNArgs(1),
 		ValidArgsFunction: a.completeLaunchName,
 		RunE: func(c *cobra.Command, args []string) error {
-			a.launchesNothing = true
-			if err := a.checkFormat("text", "json"); err != nil {
-				return err
-			}
 			name, err := a.launchNameArg(c.Context(), args, vars)
 			if err != nil {
 				return err

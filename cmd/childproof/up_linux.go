@@ -41,14 +41,10 @@ exit status is that launch's (see run).`,
 		Args:              cobra.ArbitraryArgs,
 		ValidArgsFunction: completeSpec,
 		RunE: func(c *cobra.Command, args []string) error {
-			if err := a.checkFormat("text", "json"); err != nil {
-				return err
-			}
 			spec, names, err := specAndNames(args)
 			if err != nil {
 				return err
 			}
-			a.needPrograms = true
 			return a.up(c.Context(), spec, names, vars, detach, noLint)
 		},
 	}

@@ -48,10 +48,6 @@ is not the worker's tree, 5 the worker is gone or there is none.`,
 		Args:              cobra.MaximumNArgs(1),
 		ValidArgsFunction: a.completeLaunchName,
 		RunE: func(c *cobra.Command, args []string) error {
-			a.launchesNothing = true
-			if err := a.checkFormat("text", "json"); err != nil {
-				return err
-			}
 			if len(args) == 1 && pid != 0 {
 				return exitf(exitUsage, "verify takes either SPEC or --pid PID")
 			}
