@@ -283,7 +283,78 @@ func Relaunch(ctx context.Context, l *schema.Launch, opts RelaunchOptions) (*Lau
 	return la, res, maskErr(err, secrets)
 }
 
+// relaunchRound is what one relaunch carries from phase to phase.
+type relaunchRound struct {
+	l *schema.Launch
+	// opts are Relaunch's options, opts.State set; once planned, opts.Set
+	// holds every override of the round (carried, replayed and --set).
+	opts RelaunchOptions
+	st   *State
+	res  *RelaunchResult
+	// prev is the recorded launch, the one stopped; base is what the
+	// delta is measured against (prev, or its last verified round's worker).
+	prev, base *Record
+	// baseline is a copy of *base taken before prev is stopped: the
+	// record put back when the round is refused.
+	baseline Record
+	plan     *roundPlan
+	// explicit are the --set values as given.
+	explicit map[string]string
+	// declared are the names that must change, then those that may
+	// (may: dropped overrides).
+	declared, may []string
+	// lock is the launch's lock, held from the stop of prev to the start
+	// of the next; supervised is set when a foreground run supervising
+	// prev held it instead.
+	lock       *launchLock
+	supervised bool
+	// restoreFiles puts the env file edits back; ok is set once the round
+	// is accepted, which keeps them.
+	restoreFiles func()
+	ok           bool
+}
+
+// relaunch runs the phases of a relaunch in order: load the record, pick
+// the base, plan the round, edit the env files, take the lock, stop the
+// previous launch, start and verify, compare, then accept or refuse.
 func relaunch(ctx context.Context, l *schema.Launch, opts RelaunchOptions) (*Launch, *RelaunchResult, error) {
+	st, prev, err := loadRelaunched(l, opts)
+	if err != nil {
+		return nil, nil, err
+	}
+	opts.State = st
+	r := &relaunchRound{l: l, opts: opts, st: st, prev: prev, res: &RelaunchResult{Previous: prev}}
+	if err := r.pickBase(); err != nil {
+		return nil, r.res, err
+	}
+	if err := r.planRound(); err != nil {
+		return nil, r.res, err
+	}
+	if err := r.editEnvFiles(); err != nil {
+		return nil, r.res, err
+	}
+	defer r.undoEnvFiles()
+	r.baseline = *r.base
+	if err := r.takeLock(); err != nil {
+		return nil, r.res, err
+	}
+	if err := r.stopPrevious(ctx); err != nil {
+		return nil, r.res, err
+	}
+	la, err := r.start(ctx)
+	if err != nil {
+		return nil, r.res, err
+	}
+	if r.compare(la).OK() {
+		return r.accept(la), r.res, nil
+	}
+	return nil, r.res, r.refuse(la)
+}
+
+// loadRelaunched decides what is relaunched: l must have a name, and the
+// state dir must hold a trusted record of it (else NotRecorded, naming
+// the state dir). Nothing is locked or stopped.
+func loadRelaunched(l *schema.Launch, opts RelaunchOptions) (*State, *Record, error) {
 	if l == nil || l.Name == "" {
 		return nil, nil, errorf(outcome.Usage, KindUsage, "launch has no name")
 	}
@@ -291,7 +362,6 @@ func relaunch(ctx context.Context, l *schema.Launch, opts RelaunchOptions) (*Lau
 	if err != nil {
 		return nil, nil, err
 	}
-	opts.State = st
 	prev, err := st.Load(l.Name)
 	if err != nil {
 		if errors.Is(err, ErrUntrusted) {
@@ -304,156 +374,201 @@ func relaunch(ctx context.Context, l *schema.Launch, opts RelaunchOptions) (*Lau
 		}
 		return nil, nil, &Error{Outcome: outcome.Usage, Kind: KindState, Msg: "record", Err: err}
 	}
-	res := &RelaunchResult{Previous: prev}
-	// base is what the relaunch's delta is measured against: the record,
-	// or — when the record is the journal of a launch cut short (a
-	// childproof SIGKILLed mid-relaunch) — its last verified round's
-	// worker. prev stays what is stopped.
-	base := prev
+	return st, prev, nil
+}
+
+// pickBase decides what the relaunch's delta is measured against: the
+// record, or — when the record is the journal of a launch cut short (a
+// childproof SIGKILLed mid-relaunch) — its last verified round's worker.
+// prev stays what is stopped. A base without digests of its worker's
+// environment is a usage error: there is nothing to compare with.
+func (r *relaunchRound) pickBase() error {
+	prev := r.prev
+	r.base = prev
 	if len(prev.WorkerEnv) == 0 && prev.Pending {
-		if r := st.lastVerifiedRound(l.Name); r != nil {
+		if rn := r.st.lastVerifiedRound(r.l.Name); rn != nil {
 			b := *prev
-			b.WorkerEnv, b.Round = r.WorkerEnv, r.N
+			b.WorkerEnv, b.Round = rn.WorkerEnv, rn.N
 			b.Env = map[string]string{}
-			base = &b
+			r.base = &b
 		}
 	}
-	if len(base.WorkerEnv) == 0 {
-		return nil, res, &Error{Outcome: outcome.Usage, Kind: KindState,
-			Msg:  fmt.Sprintf("the record of %q holds no digests of its worker's environment: there is nothing to compare a relaunch with", l.Name),
-			Hint: opts.Audience.say("start it with 'childproof run' (this childproof records them)", "start it with launcher.Start (this version records them)")}
+	if len(r.base.WorkerEnv) == 0 {
+		return &Error{Outcome: outcome.Usage, Kind: KindState,
+			Msg:  fmt.Sprintf("the record of %q holds no digests of its worker's environment: there is nothing to compare a relaunch with", r.l.Name),
+			Hint: r.opts.Audience.say("start it with 'childproof run' (this childproof records them)", "start it with launcher.Start (this version records them)")}
 	}
-	// The overrides in effect: the baseline round's (or --round N's)
-	// carried forward, minus --unset, plus --set. A secret one that is not
-	// given again fails here, before anything is stopped.
-	plan, set, must, may, err := planRelaunch(st, l, base, opts)
+	return nil
+}
+
+// planRound decides the round's overrides: the baseline round's (or
+// --round N's) carried forward, minus --unset, plus --set, and which names
+// must and may change. Everything that can fail without a process fails
+// here, before anything is stopped: a secret override not given again, a
+// bad --set or an unreadable env file, a delta certain before launch, and
+// an --in-env-file name that is not a --set name of this round.
+func (r *relaunchRound) planRound() error {
+	plan, set, must, may, err := planRelaunch(r.st, r.l, r.base, r.opts)
 	if err != nil {
-		return nil, res, err
+		return err
 	}
-	explicit := opts.Set
-	opts.Set = set
-	declaredAll := append(slices.Clone(must), may...)
+	r.plan, r.may = plan, may
+	r.explicit = r.opts.Set
+	r.opts.Set = set
+	r.declared = append(slices.Clone(must), may...)
 	allowed := map[string]string{}
-	for _, n := range declaredAll {
+	for _, n := range r.declared {
 		allowed[n] = ""
 	}
-	// A bad --set or an unreadable env file fails before anything is stopped.
-	env, err := resolveEnvFrom(l, opts.Set, opts.LookupEnv, opts.Environ, opts.Audience)
+	env, err := resolveEnvFrom(r.l, r.opts.Set, r.opts.LookupEnv, r.opts.Environ, r.opts.Audience)
 	if err != nil {
-		return nil, res, err
+		return err
 	}
-	// So does a delta that is certain before launch: an override (which
-	// verification proves reaches the worker verbatim) that is not a --set
-	// name but differs from the recorded worker's value, or an override of
-	// the recorded launch (a --set of its round) that nothing sets now.
-	if r := predictDelta(st, base, env, allowed); r != nil {
-		r.Name = l.Name
-		return nil, res, &Error{Outcome: outcome.Delta, Kind: verify.KindDelta, Report: r,
-			Msg:  "the relaunch would change more than the --set names: " + r.Problems[0].Message + "; nothing was stopped",
+	// A delta certain before launch: an override (which verification
+	// proves reaches the worker verbatim) that is not a --set name but
+	// differs from the recorded worker's value, or an override of the
+	// recorded launch (a --set of its round) that nothing sets now.
+	if rep := predictDelta(r.st, r.base, env, allowed); rep != nil {
+		rep.Name = r.l.Name
+		return &Error{Outcome: outcome.Delta, Kind: verify.KindDelta, Report: rep,
+			Msg:  "the relaunch would change more than the --set names: " + rep.Problems[0].Message + "; nothing was stopped",
 			Hint: "declare each intended change with --set (repeat the recorded launch's --set values to keep them)"}
 	}
-	for n := range opts.InEnvFile {
-		if !hasKey(explicit, n) {
-			return nil, res, errorf(outcome.Usage, KindUsage, "--in-env-file %s: %s is not a --set name of this round", n, n)
+	for n := range r.opts.InEnvFile {
+		if !hasKey(r.explicit, n) {
+			return errorf(outcome.Usage, KindUsage, "--in-env-file %s: %s is not a --set name of this round", n, n)
 		}
 	}
-	// The env files follow the round's overrides: --in-env-file edits, an
-	// earlier edit undone (--unset, --round). A relaunch that fails from
-	// here on puts them back.
-	changes, restoreFiles, err := st.syncEnvFiles(plan, set, opts.InEnvFile)
-	if err != nil {
-		return nil, res, err
-	}
-	res.EnvFiles = changes
-	ok := false
-	defer func() {
-		if !ok && len(changes) > 0 {
-			restoreFiles()
-			res.EnvFilesRestored = true
-		}
-	}()
-	baseline := *base
-	p := opts.Proc
+	return nil
+}
 
-	// The lock is held from the stop of the recorded launch to the start
-	// of the next (startHeld): no run or stop gets between them.
-	lock, lerr := st.lock(l.Name)
-	supervised := false
+// editEnvFiles makes the env files follow the round's overrides:
+// --in-env-file edits, an earlier edit undone (--unset, --round). A
+// relaunch that fails from here on puts them back (undoEnvFiles).
+func (r *relaunchRound) editEnvFiles() error {
+	changes, restore, err := r.st.syncEnvFiles(r.plan, r.opts.Set, r.opts.InEnvFile)
+	if err != nil {
+		return err
+	}
+	r.res.EnvFiles, r.restoreFiles = changes, restore
+	return nil
+}
+
+// undoEnvFiles puts the round's env file edits back unless the round was
+// accepted, and says so in EnvFilesRestored.
+func (r *relaunchRound) undoEnvFiles() {
+	if !r.ok && len(r.res.EnvFiles) > 0 {
+		r.restoreFiles()
+		r.res.EnvFilesRestored = true
+	}
+}
+
+// takeLock takes the launch's lock, held from the stop of the recorded
+// launch to the start of the next (startHeld): no run or stop gets between
+// them. A foreground run supervising the recorded launch holds the lock
+// until its worker is gone (supervised; stopPrevious waits for it);
+// anything else holding it is a launch in progress (Locked), and a record
+// changed since it was read is Locked too. Nothing is stopped on failure.
+func (r *relaunchRound) takeLock() error {
+	prev := r.prev
+	lock, lerr := r.st.lock(r.l.Name)
 	if lerr != nil {
-		// A foreground run supervising the recorded launch holds the lock
-		// until its worker is gone; anything else is a launch in progress.
-		if prev.Supervisor == 0 || prev.Stopped != nil || prev.Worker.Check(p) != verify.Alive {
-			return nil, res, lerr
+		if prev.Supervisor == 0 || prev.Stopped != nil || prev.Worker.Check(r.opts.Proc) != verify.Alive {
+			return lerr
 		}
-		supervised = true
-	} else if cur, err := st.Load(l.Name); err != nil || !sameLaunch(cur, prev) {
+		r.supervised = true
+		return nil
+	}
+	r.lock = lock
+	if cur, err := r.st.Load(r.l.Name); err != nil || !sameLaunch(cur, prev) {
 		// Another command changed the record since it was read.
 		lock.unlock()
-		return nil, res, &Error{Outcome: outcome.Locked, Kind: KindLocked, Err: ErrLocked,
-			Msg:  fmt.Sprintf("the record of %q changed while the relaunch prepared (another childproof launched or stopped it); nothing was stopped", l.Name),
+		return &Error{Outcome: outcome.Locked, Kind: KindLocked, Err: ErrLocked,
+			Msg:  fmt.Sprintf("the record of %q changed while the relaunch prepared (another childproof launched or stopped it); nothing was stopped", r.l.Name),
 			Hint: "run the relaunch again"}
 	}
+	return nil
+}
 
-	timeout := opts.StopGrace
+// stopPrevious stops the recorded launch unless its record is already
+// marked stopped (StopRecord signals only a worker whose fingerprint still
+// matches). Once it was signalled, a failure leaves the service down:
+// Rollback.From is its round. Under a supervising run, it then waits (up
+// to the stop grace) for the supervisor to let go of the lock.
+func (r *relaunchRound) stopPrevious(ctx context.Context) error {
+	timeout := r.opts.StopGrace
 	if timeout <= 0 {
 		timeout = DefaultStopGrace
 	}
-	if prev.Stopped == nil {
-		sr, err := StopRecord(ctx, p, st, prev, timeout)
+	if r.prev.Stopped == nil {
+		sr, err := StopRecord(ctx, r.opts.Proc, r.st, r.prev, timeout)
 		if err != nil {
-			lock.unlock()
-			return nil, res, err
+			r.lock.unlock()
+			return err
 		}
-		res.Stopped = sr
-		if sr.Signalled && prev.Round > 0 {
-			// From here on a failure leaves the service down.
-			res.Rollback.From = prev.Round
+		r.res.Stopped = sr
+		if sr.Signalled && r.prev.Round > 0 {
+			r.res.Rollback.From = r.prev.Round
 		}
 	}
-	if supervised {
-		// The supervisor releases the lock once it has seen the worker go.
-		lk, err := st.lockWait(ctx, l.Name, timeout)
+	if r.supervised {
+		lk, err := r.st.lockWait(ctx, r.l.Name, timeout)
 		if err != nil {
-			return nil, res, err
+			return err
 		}
-		lock = lk
+		r.lock = lk
 	}
+	return nil
+}
 
-	// The lock stays held (keep) until the delta is judged: a refused
-	// relaunch restores the previous record before anyone else may act.
-	la, err := startHeld(ctx, l, opts.Options, held{lock: lock, keep: true, plan: plan})
-	if err != nil {
-		var e *Error
-		if errors.As(err, &e) && e.Report != nil {
-			// A --set value that did not reach the worker is a failed delta too.
-			for _, pr := range slices.Clone(e.Report.Problems) {
-				if pr.Kind != verify.KindEnvMismatch && pr.Kind != verify.KindEnvMissing {
-					continue
-				}
-				for n := range explicit {
-					// The first worker's (a rank's problem stays its own).
-					if pr.Subject.Var == n && (e.Report.Worker == nil || pr.Subject.Pid == e.Report.Worker.Pid) {
-						e.Report.AddAbout(verify.KindDelta, verify.Subject{Var: n}, nil, "%s: the --set value did not reach the worker (something in the launch chain overrides it)", n)
-					}
+// start starts and verifies the new launch as Start does, under the held
+// lock, which stays held (keep) until the delta is judged: a refused
+// relaunch restores the previous record before anyone else may act. A
+// --set value that did not reach the first worker is a failed delta too: a
+// KindDelta problem is added to the failed verification's report.
+func (r *relaunchRound) start(ctx context.Context) (*Launch, error) {
+	la, err := startHeld(ctx, r.l, r.opts.Options, held{lock: r.lock, keep: true, plan: r.plan})
+	if err == nil {
+		return la, nil
+	}
+	var e *Error
+	if errors.As(err, &e) && e.Report != nil {
+		for _, pr := range slices.Clone(e.Report.Problems) {
+			if pr.Kind != verify.KindEnvMismatch && pr.Kind != verify.KindEnvMissing {
+				continue
+			}
+			for n := range r.explicit {
+				// The first worker's (a rank's problem stays its own).
+				if pr.Subject.Var == n && (e.Report.Worker == nil || pr.Subject.Pid == e.Report.Worker.Pid) {
+					e.Report.AddAbout(verify.KindDelta, verify.Subject{Var: n}, nil, "%s: the --set value did not reach the worker (something in the launch chain overrides it)", n)
 				}
 			}
 		}
-		return nil, res, err
 	}
-	d := CompareEnv(baseline.WorkerEnv, la.Record.WorkerEnv, declaredAll)
+	return nil, err
+}
+
+// compare sets res.Delta: the new worker's environment (every rank's)
+// against the baseline's, by digest. Volatile names are left out; dropped
+// overrides may change; overrides carried without being given again are
+// Forward; a declared name unchanged because the recorded launch had the
+// same override is Carried, not Unchanged. Each changed name gets its source.
+func (r *relaunchRound) compare(la *Launch) *Delta {
+	l, baseline := r.l, &r.baseline
+	d := CompareEnv(baseline.WorkerEnv, la.Record.WorkerEnv, r.declared)
 	d.setVolatile(l.IsVolatile)
-	d.addRanks(baseline.Ranks, la.Record.Ranks, declaredAll, l.IsVolatile)
-	res.Delta = d
+	d.addRanks(baseline.Ranks, la.Record.Ranks, r.declared, l.IsVolatile)
+	r.res.Delta = d
 	var unchanged []string
-	d.Dropped = append(d.Dropped, may...)
-	for n := range set {
-		if !slices.Contains(declaredAll, n) {
+	d.Dropped = append(d.Dropped, r.may...)
+	for n := range r.opts.Set {
+		if !slices.Contains(r.declared, n) {
 			d.Forward = append(d.Forward, n)
 		}
 	}
 	slices.Sort(d.Forward)
 	for _, n := range d.Unchanged {
-		if slices.Contains(may, n) {
+		if slices.Contains(r.may, n) {
 			continue // a dropped override need not change
 		}
 		if dg := baseline.Env[n]; dg != "" && dg == la.Record.Env[n] {
@@ -463,48 +578,60 @@ func relaunch(ctx context.Context, l *schema.Launch, opts RelaunchOptions) (*Lau
 		}
 	}
 	d.Unchanged = append([]string{}, unchanged...)
-	sources := deltaSources(l, opts.Set, &baseline)
+	sources := deltaSources(l, r.opts.Set, baseline)
 	for i := range d.Changed {
 		d.Changed[i].Source = sources(d.Changed[i].Name)
 	}
 	for i := range d.Unexpected {
 		d.Unexpected[i].Source = sources(d.Unexpected[i].Name)
 	}
-	if d.OK() {
-		ok = true
-		res.Round = la.Round()
-		if la.opts.Detach {
-			la.lock.unlock()
-			la.lock = nil
-		}
-		return la, res, nil
+	return d
+}
+
+// accept keeps the round whose delta is exactly the declared one: its
+// env file edits stay, res.Round is its number, and a detached launch lets
+// go of the lock.
+func (r *relaunchRound) accept(la *Launch) *Launch {
+	r.ok = true
+	r.res.Round = la.Round()
+	if la.opts.Detach {
+		la.lock.unlock()
+		la.lock = nil
 	}
-	defer st.refuseRound(la)
-	res.Round = la.Round()
-	r := la.Report
+	return la
+}
+
+// refuse refuses the round with an unexpected delta: the report gets a
+// KindDelta problem per unexpected or unchanged name and outcome Delta,
+// the new tree is stopped, the previous record is put back (marked
+// stopped) as the baseline of the next round before the lock is let go,
+// and the round is marked refused. It returns the Delta *Error.
+func (r *relaunchRound) refuse(la *Launch) error {
+	defer r.st.refuseRound(la)
+	d := r.res.Delta
+	r.res.Round = la.Round()
+	rep := la.Report
 	for _, u := range d.Unexpected {
-		r.Add(verify.KindDelta, "%s", u.message(l))
+		rep.Add(verify.KindDelta, "%s", u.message(r.l))
 	}
 	for _, n := range d.Unchanged {
-		r.Add(verify.KindDelta, "%s: declared with --set but unchanged on the worker: the recorded worker already had this value", n)
+		rep.Add(verify.KindDelta, "%s: declared with --set but unchanged on the worker: the recorded worker already had this value", n)
 	}
-	r.Verified = false
-	r.SetOutcome(outcome.Delta)
-	// Stop the new tree, then keep the previous record as the baseline
-	// of the next round (Stop has just saved the refused one).
-	// The lock is kept (not released by Stop) until the previous record
-	// is back.
+	rep.Verified = false
+	rep.SetOutcome(outcome.Delta)
+	// Stop has just saved the refused record; the lock is kept (not
+	// released by Stop) until the previous record is back.
 	held := la.lock
 	la.lock = nil
 	la.Stop(context.Background())
-	if baseline.Stopped == nil {
+	if r.baseline.Stopped == nil {
 		now := time.Now().UTC()
-		baseline.Stopped = &now
+		r.baseline.Stopped = &now
 	}
-	err = st.Save(&baseline)
+	err := r.st.Save(&r.baseline)
 	held.unlock()
 	if err != nil {
-		return nil, res, &Error{Outcome: outcome.Usage, Kind: KindState, Msg: "cannot restore the previous record", Err: err}
+		return &Error{Outcome: outcome.Usage, Kind: KindState, Msg: "cannot restore the previous record", Err: err}
 	}
 	names := make([]string, 0, len(d.Unexpected)+len(d.Unchanged))
 	for _, u := range d.Unexpected {
@@ -513,7 +640,7 @@ func relaunch(ctx context.Context, l *schema.Launch, opts RelaunchOptions) (*Lau
 	names = append(names, d.Unchanged...)
 	msg := fmt.Sprintf("unexpected environment delta on the worker: %s (declared: %s); the new launch was stopped",
 		strings.Join(names, ", "), listOrNone(d.Declared))
-	return nil, res, &Error{Outcome: outcome.Delta, Kind: verify.KindDelta, Report: r, Msg: msg,
+	return &Error{Outcome: outcome.Delta, Kind: verify.KindDelta, Report: rep, Msg: msg,
 		Hint: "a relaunch must change exactly the --set names; declare each intended change with --set, or undo the others (the previous record stays the baseline)"}
 }
 
