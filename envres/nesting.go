@@ -227,14 +227,52 @@ func (s *nestScan) skipSingle(ansi bool) {
 	}
 }
 
-// code scans one token of shell code.
+// code scans one token of shell code: the byte at s.i picks the
+// construct family (layout, quotes, a '$', parentheses, braces,
+// separators and chain operators, redirections); a byte none of them
+// takes, or takes no further, is a keyword at a command's position or a
+// plain word.
 func (s *nestScan) code() bool {
-	src, c := s.src, s.src[s.i]
-	top := s.top()
+	var done, ok bool
+	switch c := s.src[s.i]; c {
+	case ' ', '\t', '\r', '\n', '\\', '#':
+		done, ok = s.layout(c)
+	case '\'', '"', '`':
+		done, ok = true, s.quote(c)
+	case '$':
+		done, ok = true, s.dollar()
+	case '(', ')':
+		done, ok = true, s.paren(c)
+	case '{', '}':
+		done, ok = s.brace(c)
+	case ';', '&', '|', '!':
+		done, ok = s.operator(c)
+	case '<', '>':
+		done, ok = true, s.redirect(c)
+	}
+	if done {
+		return ok
+	}
+	if top := s.top(); s.cmd || top.kind == nCase && top.phase == 0 {
+		if done, ok := s.keyword(); done {
+			return ok
+		}
+	}
+	s.plainWord()
+	return true
+}
+
+// layout takes what separates tokens at s.i: blanks, a newline (which
+// ends the statement unless an operator continues it, and starts the
+// here-documents queued on its line), a backslash escape or line
+// continuation, and a comment (a '#' starting a word). It records no
+// level; done is false for a '#' inside a word.
+func (s *nestScan) layout(c byte) (done, ok bool) {
+	src := s.src
 	switch c {
 	case ' ', '\t', '\r':
 		s.i++
-		return true
+		return true, true
 	case '\n':
 		s.newline()
 		s.i++
@@ -243,22 +281,31 @@ func (s *nestScan) code() bool {
 		}
 		s.cmd, s.cont = true, false
 		if len(s.pending) > 0 {
-			return s.heredocs()
+			return true, s.heredocs()
 		}
-		return true
+		return true, true
 	case '\\':
 		if s.peek(1) != '\n' {
 			s.cmd = false // a line continuation keeps the position
 		}
 		s.escape()
-		return true
-	case '#':
-		if s.i == 0 || isMeta(src[s.i-1]) {
-			for s.i < len(src) && src[s.i] != '\n' {
-				s.i++
-			}
-			return true
+		return true, true
+	}
+	// '#'
+	if s.i == 0 || isMeta(src[s.i-1]) {
+		for s.i < len(src) && src[s.i] != '\n' {
+			s.i++
 		}
+		return true, true
+	}
+	return false, true
+}
+
+// quote takes a quote at s.i: a '…' string is skipped whole, a '"' opens
+// an nDQ level, and a '`' opens an nBacktick level or closes the one it
+// is in. It reports false when the level opened is too deep.
+func (s *nestScan) quote(c byte) bool {
+	switch c {
 	case '\'':
 		s.skipSingle(false)
 		s.cmd, s.cont = false, false
@@ -268,61 +315,55 @@ func (s *nestScan) code() bool {
 		ok := s.push(nDQ)
 		s.i++
 		return ok
-	case '`':
-		s.cont = false
-		if top.kind == nBacktick {
-			s.pop()
-			s.i++
-			s.cmd = false
-			return true
-		}
-		ok := s.push(nBacktick)
-		s.i++
-		s.cmd = true
-		return ok
-	case '$':
-		s.cont = false
-		if s.peek(1) == '\'' {
-			s.i++
-			s.skipSingle(true)
-			s.cmd = false
-			return true
-		}
-		if s.peek(1) == '"' {
-			s.i++
-			return true // $"…": the quote opens below
-		}
-		if opened, ok := s.expansion(); opened {
-			return ok
-		}
+	}
+	// '`'
+	s.cont = false
+	if s.top().kind == nBacktick {
+		s.pop()
 		s.i++
 		s.cmd = false
 		return true
-	case '(':
-		s.cont = false
-		if top.kind == nCase && top.phase == 1 {
-			s.i++ // case x in (a) …: the pattern's optional opening paren
-			return true
-		}
-		seg := s.src[s.i+1 : min(len(s.src), s.i+64)]
-		if j := s.i + 1 + len(seg) - len(bytes.TrimLeft(seg, " \t")); j < len(s.src) && s.src[j] == ')' {
-			// f() BODY: a definition's body may be another definition.
-			ok := s.chainOp()
-			s.i = j + 1
-			s.cmd = true
-			return ok
-		}
-		if s.cmd && s.peek(1) == '(' {
-			ok := s.openArith()
-			s.i += 2
-			return ok
-		}
-		ok := s.push(nParen)
+	}
+	ok := s.push(nBacktick)
+	s.i++
+	s.cmd = true
+	return ok
+}
+
+// dollar takes a '$' at s.i: a $'…' string is skipped whole, $"…" leaves
+// its quote to open an nDQ level, $(, $((, ${ and $[ open their levels
+// (expansion), and any other '$' is part of a word. It reports false when
+// the level opened is too deep.
+func (s *nestScan) dollar() bool {
+	s.cont = false
+	if s.peek(1) == '\'' {
 		s.i++
-		s.cmd = true
+		s.skipSingle(true)
+		s.cmd = false
+		return true
+	}
+	if s.peek(1) == '"' {
+		s.i++
+		return true // $"…": the quote opens below
+	}
+	if opened, ok := s.expansion(); opened {
 		return ok
-	case ')':
-		s.cont = false
+	}
+	s.i++
+	s.cmd = false
+	return true
+}
+
+// paren takes a parenthesis at s.i. A '(' is a case pattern's optional
+// opening paren (no level), a function definition's "()" (a chain link:
+// the body may be another definition), a (( arithmetic command (two
+// levels) or an nParen level; a ')' closes an nParen or nCmdSubst level,
+// or ends a case pattern (phase 2). It reports false when what it opened
+// is too deep.
+func (s *nestScan) paren(c byte) bool {
+	top := s.top()
+	s.cont = false
+	if c == ')' {
 		s.i++
 		s.cmd = true
 		switch top.kind {
@@ -334,20 +375,63 @@ func (s *nestScan) code() bool {
 			}
 		}
 		return true
-	case '}':
+	}
+	if top.kind == nCase && top.phase == 1 {
+		s.i++ // case x in (a) …: the pattern's optional opening paren
+		return true
+	}
+	seg := s.src[s.i+1 : min(len(s.src), s.i+64)]
+	if j := s.i + 1 + len(seg) - len(bytes.TrimLeft(seg, " \t")); j < len(s.src) && s.src[j] == ')' {
+		// f() BODY: a definition's body may be another definition.
+		ok := s.chainOp()
+		s.i = j + 1
+		s.cmd = true
+		return ok
+	}
+	if s.cmd && s.peek(1) == '(' {
+		ok := s.openArith()
+		s.i += 2
+		return ok
+	}
+	ok := s.push(nParen)
+	s.i++
+	s.cmd = true
+	return ok
+}
+
+// brace takes a brace at s.i: a '{' followed by a blank at a command's
+// position opens an nBrace group; a '}' closes an nParam level, or an
+// nBrace group at a command's position. done is false for a brace it
+// does not take (part of a word); ok is false when the group opened is
+// too deep.
+func (s *nestScan) brace(c byte) (done, ok bool) {
+	if c == '}' {
 		s.cont = false
-		if k := top.kind; k == nParam || k == nBrace && s.cmd {
+		if k := s.top().kind; k == nParam || k == nBrace && s.cmd {
 			s.pop()
 			s.i++
 			s.cmd = k == nBrace
-			return true
+			return true, true
 		}
-	case '{':
-		if s.cmd && (s.peek(1) == ' ' || s.peek(1) == '\t' || s.peek(1) == '\n') {
-			ok := s.push(nBrace)
-			s.i++
-			return ok
-		}
+		return false, true
+	}
+	if s.cmd && (s.peek(1) == ' ' || s.peek(1) == '\t' || s.peek(1) == '\n') {
+		ok := s.push(nBrace)
+		s.i++
+		return true, ok
+	}
+	return false, true
+}
+
+// operator takes a separator or chain operator at s.i. ';' and a lone
+// '&' end the statement (its chain links are dropped), and ;; ;& ;;& end
+// a case arm (phase 1: a pattern follows); &> is a redirection; a '|'
+// between case patterns is no operator; && || | |& and a '!' standing
+// alone each count one chain link of the statement. done is false for a
+// '!' inside a word; ok is false when the chain is too deep.
+func (s *nestScan) operator(c byte) (done, ok bool) {
+	src, top := s.src, s.top()
+	switch c {
 	case ';':
 		s.i++
 		if s.peek(0) == ';' || s.peek(0) == '&' {
@@ -361,65 +445,71 @@ func (s *nestScan) code() bool {
 		}
 		s.endStatement()
 		s.cmd, s.cont = true, false
-		return true
-	case '&', '|':
-		next := s.peek(1)
-		switch {
-		case c == '&' && next == '>':
-			s.i += 2 // &> redirection
-			return true
-		case c == '&' && next != '&':
-			s.i++
-			s.endStatement()
-			s.cmd, s.cont = true, false
-			return true
-		case c == '|' && top.kind == nCase && top.phase == 1:
-			s.i++ // a | between patterns
-			return true
-		}
-		ok := s.chainOp()
-		s.i++
-		if next == c || next == '&' {
-			s.i++
-		}
-		s.cmd, s.cont = true, true
-		return ok
-	case '<', '>':
-		s.cont = false
-		if s.peek(1) == '(' {
-			ok := s.push(nParen)
-			s.i += 2
-			s.cmd = true
-			return ok
-		}
-		if c == '<' && s.peek(1) == '<' && s.peek(2) != '<' {
-			s.heredocMarker()
-			return true
-		}
-		s.i++
-		for s.i < len(src) && (src[s.i] == '<' || src[s.i] == '>' || src[s.i] == '&' || src[s.i] == '|') {
-			s.i++
-		}
-		return true
+		return true, true
 	case '!':
 		if (s.i == 0 || isMeta(src[s.i-1])) && (s.i+1 == len(src) || isMeta(src[s.i+1])) {
 			ok := s.chainOp()
 			s.i++
-			return ok
+			return true, ok
 		}
+		return false, true
 	}
-	if s.cmd || top.kind == nCase && top.phase == 0 {
-		if done, ok := s.keyword(); done {
-			return ok
-		}
+	next := s.peek(1)
+	switch {
+	case c == '&' && next == '>':
+		s.i += 2 // &> redirection
+		return true, true
+	case c == '&' && next != '&':
+		s.i++
+		s.endStatement()
+		s.cmd, s.cont = true, false
+		return true, true
+	case c == '|' && top.kind == nCase && top.phase == 1:
+		s.i++ // a | between patterns
+		return true, true
 	}
-	// A plain word: up to the next byte that may start something.
+	ok = s.chainOp()
+	s.i++
+	if next == c || next == '&' {
+		s.i++
+	}
+	s.cmd, s.cont = true, true
+	return true, ok
+}
+
+// redirect takes a redirection operator at s.i: <( and >( open an nParen
+// level (process substitution), << (not <<<) queues a here-document
+// (heredocMarker), and any other run of < > & | is skipped. It reports
+// false when the level opened is too deep.
+func (s *nestScan) redirect(c byte) bool {
+	src := s.src
+	s.cont = false
+	if s.peek(1) == '(' {
+		ok := s.push(nParen)
+		s.i += 2
+		s.cmd = true
+		return ok
+	}
+	if c == '<' && s.peek(1) == '<' && s.peek(2) != '<' {
+		s.heredocMarker()
+		return true
+	}
+	s.i++
+	for s.i < len(src) && (src[s.i] == '<' || src[s.i] == '>' || src[s.i] == '&' || src[s.i] == '|') {
+		s.i++
+	}
+	return true
+}
+
+// plainWord skips a plain word from s.i up to the next byte that may
+// start something (wordStop); what follows it is no command's position.
+func (s *nestScan) plainWord() {
+	src := s.src
 	s.cmd, s.cont = false, false
 	s.i++
 	for s.i < len(src) && !wordStop[src[s.i]] {
 		s.i++
 	}
-	return true
 }
 
 // wordStop are the bytes that may start something after a plain word.
