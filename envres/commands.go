@@ -329,202 +329,316 @@ var builtins = sync.OnceValue(func() map[string]bool {
 	}
 })
 
-// command handles one simple command: wrappers, builtins, functions,
-// shells, scripts and external commands.
+// cmdRun is one simple command being resolved by command: its words,
+// how it is called and the environment it runs with, as its wrappers
+// leave them.
+type cmdRun struct {
+	st  *state // the state the command is walked in
+	cst *state // the environment the command runs with: st until a wrapper or prefix assignment changes it (fork)
+	fc  *fileCtx
+	s   *syntax.Stmt
+	fs  []field // the words left once the wrappers so far are stripped
+	// mode is how the command is called: exec and setsid -f change it.
+	mode callMode
+	pre  []prefixAssign
+	// nohup: a nohup wrapper was stripped; forked: setsid -f sends the
+	// launch to the background; first: no wrapper was stripped yet.
+	nohup, forked, first bool
+	startSite            Site // the command's first word, wrappers included: where a launch starts
+}
+
+// fork gives the command its own environment, once.
+func (c *cmdRun) fork() {
+	if c.cst == c.st {
+		c.cst = c.st.fork()
+	}
+}
+
+// command handles one simple command: its prefix assignments (in the
+// command's own environment), the wrappers in front of it (unwrap), then
+// the command itself (resolve) — a builtin, a function, a shell, a
+// script or an external command.
 func (a *analyzer) command(st *state, fc *fileCtx, s *syntax.Stmt, fs []field, mode callMode, pre []prefixAssign) {
-	cst := st // the environment the command runs with
-	fork := func() {
-		if cst == st {
-			cst = st.fork()
-		}
-	}
+	c := &cmdRun{st: st, cst: st, fc: fc, s: s, fs: fs, mode: mode, pre: pre, first: true}
 	if len(pre) > 0 {
-		fork()
+		c.fork()
 		for _, p := range pre {
-			a.assign(cst, fc, p.name, p.v, true, p.pos, false)
+			a.assign(c.cst, fc, p.name, p.v, true, p.pos, false)
 		}
 	}
-	nohup := false
-	forked := false // setsid -f: the launch goes to the background
-	defer func() {
-		if forked && st.launched != nil {
-			st.launched.forked = true
-			st.bg = append(st.bg[:len(st.bg):len(st.bg)], *st.launched)
-			st.launched = nil
-		}
-	}()
+	defer c.forkedLaunch()
 	if len(fs) > 0 && !fs[0].known && a.mayNote == "" && a.commandAlts(st, fc, s, fs, mode, pre) {
 		return
 	}
-	first := true
-	startSite := Site{}
 	if len(fs) > 0 {
-		startSite = a.siteAt(st, fc, fs[0].pos)
+		c.startSite = a.siteAt(st, fc, fs[0].pos)
 	}
-loop:
-	for len(fs) > 0 && fs[0].known {
-		name := fs[0].s
-		switch filepath.Base(name) {
-		case "exec":
-			if !first {
-				break loop
-			}
-			args := make([]string, 0, len(fs)-1)
-			for _, f := range fs[1:] {
-				if !f.known {
-					break // an unknown word is the command
-				}
-				args = append(args, f.s)
-			}
-			o, n := wrapper.ParseExecArgs(args)
-			if o.Clear {
-				fork()
-				a.addWrap(cst, EnvReset, a.siteAt(st, fc, fs[0].pos), "exec -c runs the command with an empty environment: every protected variable is dropped", a.protNames()...)
-				a.markReset(cst, nil)
-			}
-			if o.Login {
-				fork()
-				a.addWrap(cst, LoginShell, a.siteAt(st, fc, fs[0].pos), "exec -l starts the command as a login shell: profile files run before the worker")
-			}
-			fs = fs[1+n:]
-			if len(fs) == 0 {
-				return // exec with redirections only
-			}
-			mode = callExec
-		case "command", "builtin":
-			if len(fs) > 1 && fs[1].known && (fs[1].s == "-v" || fs[1].s == "-V") {
-				return
-			}
-			i := 1
-			for i < len(fs) && fs[i].known && fs[i].s == "-p" {
-				i++
-			}
-			fs = fs[i:]
-		case "nohup":
-			nohup = true
-			fs = fs[1:]
-		case "setsid":
-			// setsid -f/--fork returns at once: a background launch.
-			for _, o := range fs[1:] {
-				if !o.known || !strings.HasPrefix(o.s, "-") {
-					break
-				}
-				if o.s == "-f" || o.s == "--fork" || strings.HasPrefix(o.s, "-") && !strings.HasPrefix(o.s, "--") && strings.Contains(o.s, "f") {
-					if mode == callNormal {
-						mode = callBackground
-						forked = true
-					}
-				}
-			}
-			fs = stripWrapper("setsid", fs)
-		case "nice", "ionice", "stdbuf", "taskset", "chrt", "timeout", "time", "unbuffer", "chronic",
-			"numactl", "flock", "caffeinate", "xvfb-run", "prlimit", "systemd-inhibit", "dumb-init", "tini", "catchsegv", "strace", "ltrace", "gdbserver", "valgrind", "authbind", "cgexec", "firejail",
-			"gosu", "su-exec", "chpst", "xargs":
-			fs = stripWrapper(filepath.Base(name), fs)
-		case "setpriv":
-			if slices.ContainsFunc(fs[1:], func(f field) bool { return f.known && f.s == "--reset-env" }) {
-				fork()
-				a.addWrap(cst, EnvReset, a.siteAt(st, fc, fs[0].pos), "setpriv --reset-env clears the environment but TERM and sets HOME, SHELL, USER, LOGNAME and PATH anew: protected variables are dropped", a.protNames()...)
-				a.markReset(cst, nil)
-			}
-			fs = stripWrapper("setpriv", fs)
-		case "env":
-			var done bool
-			fs, done = a.envWrapper(st, &cst, fc, fs, fork)
-			if done {
-				return
-			}
-		case "sudo", "doas":
-			fs = a.sudoWrapper(st, &cst, fc, fs, fork)
-		case "su", "runuser":
-			var done bool
-			fs, done = a.suWrapper(st, &cst, fc, s, fs, mode, fork)
-			if done {
-				if mode == callExec {
-					a.endBg(st)
-					st.dead = true
-				}
-				return
-			}
-		case "dotenv", "dotenvx", "uv":
-			l, ok := parseEnvLoader(fs)
-			if !ok {
-				if rest, ok := packageRunner(fs); ok {
-					fs = rest // uv run CMD: CMD, which may be a loader
-					break
-				}
-				break loop
-			}
-			fork()
-			a.envLoaderLoad(st, cst, fc, fs, l)
-			fs = l.rest
-		case "uvx", "pipx", "npx", "bunx", "npm", "poetry", "pnpm", "yarn":
-			rest, ok := packageRunner(fs)
-			if !ok {
-				break loop
-			}
-			fs = rest
-		default:
-			if mech, rest := activationRunner(fs); mech != "" {
-				a.reportActivation(a.siteAt(st, fc, fs[0].pos), mech)
-				fs = rest
-				break
-			}
-			break loop
-		}
-		first = false
-	}
-	if len(fs) == 0 {
+	if a.unwrap(c) || len(c.fs) == 0 {
 		return
 	}
-	if !fs[0].known && cst == st && !first && a.mayNote == "" && a.commandAlts(st, fc, s, fs, mode, pre) {
+	a.resolve(c)
+}
+
+// forkedLaunch moves the launch a setsid -f command made (st.launched)
+// to the background launches (st.bg), marked forked.
+func (c *cmdRun) forkedLaunch() {
+	st := c.st
+	if c.forked && st.launched != nil {
+		st.launched.forked = true
+		st.bg = append(st.bg[:len(st.bg):len(st.bg)], *st.launched)
+		st.launched = nil
+	}
+}
+
+// wrapStep is what a wrapper step made of the command's first word.
+type wrapStep uint8
+
+const (
+	wrapNext wrapStep = iota // a wrapper, stripped: the next word is looked at
+	wrapEnd                  // no wrapper: the word is the command itself
+	wrapDone                 // the command is handled (or nothing is left to run)
+)
+
+// unwrap strips the wrappers in front of the command, one known word at
+// a time (nextWrapper), recording what each does to the environment and
+// to how the command is called. It reports true when that handled the
+// command.
+func (a *analyzer) unwrap(c *cmdRun) bool {
+	for len(c.fs) > 0 && c.fs[0].known {
+		switch a.nextWrapper(c) {
+		case wrapDone:
+			return true
+		case wrapEnd:
+			return false
+		}
+		c.first = false
+	}
+	return false
+}
+
+// nextWrapper dispatches on the command word (its base name) to the step
+// of its family: exec and the process wrappers (execWrapper,
+// procWrapper), env and the user switches (envWrapper, sudoWrapper,
+// suStep), the env-file loaders and package runners (loaderWrapper), and
+// the activation runners (reportActivation: an Activation fact).
+func (a *analyzer) nextWrapper(c *cmdRun) wrapStep {
+	switch base := filepath.Base(c.fs[0].s); base {
+	case "exec":
+		return a.execWrapper(c)
+	case "command", "builtin", "nohup", "setsid", "setpriv",
+		"nice", "ionice", "stdbuf", "taskset", "chrt", "timeout", "time", "unbuffer", "chronic",
+		"numactl", "flock", "caffeinate", "xvfb-run", "prlimit", "systemd-inhibit", "dumb-init", "tini", "catchsegv", "strace", "ltrace", "gdbserver", "valgrind", "authbind", "cgexec", "firejail",
+		"gosu", "su-exec", "chpst", "xargs":
+		return a.procWrapper(c, base)
+	case "env":
+		var done bool
+		c.fs, done = a.envWrapper(c.st, &c.cst, c.fc, c.fs, c.fork)
+		if done {
+			return wrapDone
+		}
+		return wrapNext
+	case "sudo", "doas":
+		c.fs = a.sudoWrapper(c.st, &c.cst, c.fc, c.fs, c.fork)
+		return wrapNext
+	case "su", "runuser":
+		return a.suStep(c)
+	case "dotenv", "dotenvx", "uv", "uvx", "pipx", "npx", "bunx", "npm", "poetry", "pnpm", "yarn":
+		return a.loaderWrapper(c, base)
+	}
+	if mech, rest := activationRunner(c.fs); mech != "" {
+		a.reportActivation(a.siteAt(c.st, c.fc, c.fs[0].pos), mech)
+		c.fs = rest
+		return wrapNext
+	}
+	return wrapEnd
+}
+
+// execWrapper takes exec, as the first word only (after a wrapper it is
+// the command, wrapEnd). exec -c records an EnvReset wrap (every
+// protected variable dropped) and exec -l a LoginShell wrap, both in the
+// command's environment; the command is then called as an exec
+// (callExec). exec with redirections only is wrapDone.
+func (a *analyzer) execWrapper(c *cmdRun) wrapStep {
+	if !c.first {
+		return wrapEnd
+	}
+	fs := c.fs
+	args := make([]string, 0, len(fs)-1)
+	for _, f := range fs[1:] {
+		if !f.known {
+			break // an unknown word is the command
+		}
+		args = append(args, f.s)
+	}
+	o, n := wrapper.ParseExecArgs(args)
+	if o.Clear {
+		c.fork()
+		a.addWrap(c.cst, EnvReset, a.siteAt(c.st, c.fc, fs[0].pos), "exec -c runs the command with an empty environment: every protected variable is dropped", a.protNames()...)
+		a.markReset(c.cst, nil)
+	}
+	if o.Login {
+		c.fork()
+		a.addWrap(c.cst, LoginShell, a.siteAt(c.st, c.fc, fs[0].pos), "exec -l starts the command as a login shell: profile files run before the worker")
+	}
+	c.fs = fs[1+n:]
+	if len(c.fs) == 0 {
+		return wrapDone // exec with redirections only
+	}
+	c.mode = callExec
+	return wrapNext
+}
+
+// procWrapper takes the wrappers that change how the command's process
+// runs: command and builtin (command -v and -V only print, wrapDone),
+// nohup (recorded in c.nohup), setsid (-f or --fork makes a normal call
+// a background launch, c.forked), setpriv (--reset-env records an
+// EnvReset wrap in the command's environment) and the plain wrappers,
+// whose own options stripWrapper skips.
+func (a *analyzer) procWrapper(c *cmdRun, base string) wrapStep {
+	fs := c.fs
+	switch base {
+	case "command", "builtin":
+		if len(fs) > 1 && fs[1].known && (fs[1].s == "-v" || fs[1].s == "-V") {
+			return wrapDone
+		}
+		i := 1
+		for i < len(fs) && fs[i].known && fs[i].s == "-p" {
+			i++
+		}
+		c.fs = fs[i:]
+	case "nohup":
+		c.nohup = true
+		c.fs = fs[1:]
+	case "setsid":
+		// setsid -f/--fork returns at once: a background launch.
+		for _, o := range fs[1:] {
+			if !o.known || !strings.HasPrefix(o.s, "-") {
+				break
+			}
+			if o.s == "-f" || o.s == "--fork" || strings.HasPrefix(o.s, "-") && !strings.HasPrefix(o.s, "--") && strings.Contains(o.s, "f") {
+				if c.mode == callNormal {
+					c.mode = callBackground
+					c.forked = true
+				}
+			}
+		}
+		c.fs = stripWrapper("setsid", fs)
+	case "setpriv":
+		if slices.ContainsFunc(fs[1:], func(f field) bool { return f.known && f.s == "--reset-env" }) {
+			c.fork()
+			a.addWrap(c.cst, EnvReset, a.siteAt(c.st, c.fc, fs[0].pos), "setpriv --reset-env clears the environment but TERM and sets HOME, SHELL, USER, LOGNAME and PATH anew: protected variables are dropped", a.protNames()...)
+			a.markReset(c.cst, nil)
+		}
+		c.fs = stripWrapper("setpriv", fs)
+	default:
+		c.fs = stripWrapper(base, fs)
+	}
+	return wrapNext
+}
+
+// suStep takes su and runuser (suWrapper records what the switch does to
+// the environment). When suWrapper handled the whole command and it was
+// exec'd, the background launches end and the path is dead.
+func (a *analyzer) suStep(c *cmdRun) wrapStep {
+	var done bool
+	c.fs, done = a.suWrapper(c.st, &c.cst, c.fc, c.s, c.fs, c.mode, c.fork)
+	if !done {
+		return wrapNext
+	}
+	if c.mode == callExec {
+		a.endBg(c.st)
+		c.st.dead = true
+	}
+	return wrapDone
+}
+
+// loaderWrapper takes the env-file loaders (dotenv, dotenvx, uv run
+// --env-file: envLoaderLoad records the files' Load facts and their
+// names in the command's environment) and the package runners (uv run,
+// uvx, npx …: the command they run is looked at next). A word that is
+// neither is the command itself (wrapEnd).
+func (a *analyzer) loaderWrapper(c *cmdRun, base string) wrapStep {
+	if base == "dotenv" || base == "dotenvx" || base == "uv" {
+		if l, ok := parseEnvLoader(c.fs); ok {
+			c.fork()
+			a.envLoaderLoad(c.st, c.cst, c.fc, c.fs, l)
+			c.fs = l.rest
+			return wrapNext
+		}
+	}
+	rest, ok := packageRunner(c.fs)
+	if !ok {
+		return wrapEnd
+	}
+	c.fs = rest // uv run CMD: CMD, which may be a loader
+	return wrapNext
+}
+
+// resolve handles the command once its wrappers are stripped: a
+// variable's alternatives (commandAlts, each a branch), a node
+// --env-file load (Load facts), an activation command (an Activation
+// fact), an unresolvable word (exec'd: an Unchecked fact; then run as an
+// external command), a function (callFunc; in the background, st.launched
+// at the command's start), a builtin, and else a launch (launchCommand).
+func (a *analyzer) resolve(c *cmdRun) {
+	st, fs := c.st, c.fs
+	if !fs[0].known && c.cst == st && !c.first && a.mayNote == "" && a.commandAlts(st, c.fc, c.s, fs, c.mode, c.pre) {
 		return // exec $SUDO …: each value the word may have
 	}
 	name := fs[0].s
 	if l, ok := parseEnvLoader(fs); ok && (name == "node" || name == "nodejs") {
-		fork()
-		a.envLoaderLoad(st, cst, fc, fs, l)
+		c.fork()
+		a.envLoaderLoad(st, c.cst, c.fc, fs, l)
 	}
 	if mech := activationCmd(fs); mech != "" && st.funcs.get(name) == nil {
-		a.reportActivation(a.siteAt(st, fc, fs[0].pos), mech)
+		a.reportActivation(a.siteAt(st, c.fc, fs[0].pos), mech)
 		return
 	}
 	if !fs[0].known {
-		if mode == callExec {
-			a.uncheckedAt(a.siteAt(st, fc, fs[0].pos), "the command exec'd cannot be resolved statically: if it is a script, what it does to the environment is not checked")
+		if c.mode == callExec {
+			a.uncheckedAt(a.siteAt(st, c.fc, fs[0].pos), "the command exec'd cannot be resolved statically: if it is a script, what it does to the environment is not checked")
 		}
-		a.external(st, cst, fc, fs, mode, nohup)
-		a.fixLaunch(st, startSite)
+		a.external(st, c.cst, c.fc, fs, c.mode, c.nohup)
+		a.fixLaunch(st, c.startSite)
 		return
 	}
-	if fd := st.funcs.get(name); fd != nil && mode != callExec {
-		a.callFunc(st, fc, fd, fs)
-		if mode == callBackground {
-			st.launched = &bgLaunch{site: startSite, nohup: nohup}
+	if fd := st.funcs.get(name); fd != nil && c.mode != callExec {
+		a.callFunc(st, c.fc, fd, fs)
+		if c.mode == callBackground {
+			st.launched = &bgLaunch{site: c.startSite, nohup: c.nohup}
 		}
 		return
 	}
-	if builtins()[name] && mode != callExec {
-		a.builtin(st, fc, s, fs)
+	if builtins()[name] && c.mode != callExec {
+		a.builtin(st, c.fc, c.s, fs)
 		return
 	}
-	base := filepath.Base(name)
-	if wrapper.IsShell(base) {
-		a.shellCall(st, cst, fc, s, fs, mode, nohup)
-		a.fixLaunch(st, startSite)
+	a.launchCommand(c)
+}
+
+// launchCommand runs a command that is no builtin or function: a shell
+// (shellCall), a script named by a path (its shebang's flags in
+// a.shebangWraps, then runChild), or an external command; a background
+// launch it makes is placed at the command's start (fixLaunch).
+func (a *analyzer) launchCommand(c *cmdRun) {
+	st, cst, fc, fs := c.st, c.cst, c.fc, c.fs
+	name := fs[0].s
+	if wrapper.IsShell(filepath.Base(name)) {
+		a.shellCall(st, cst, fc, c.s, fs, c.mode, c.nohup)
+		a.fixLaunch(st, c.startSite)
 		return
 	}
 	if strings.Contains(name, "/") {
 		abs := joinPath(cst.cwd, name)
 		if abs != "" && a.isShellScript(abs) {
 			a.shebangWraps = a.shebangFlags(st, fc, fs[0].pos, abs)
-			a.runChild(st, cst, fc, fs[0].pos, abs, name, nil, fs[1:], mode, nohup, false)
-			a.fixLaunch(st, startSite)
+			a.runChild(st, cst, fc, fs[0].pos, abs, name, nil, fs[1:], c.mode, c.nohup, false)
+			a.fixLaunch(st, c.startSite)
 			return
 		}
 	}
-	a.external(st, cst, fc, fs, mode, nohup)
-	a.fixLaunch(st, startSite)
+	a.external(st, cst, fc, fs, c.mode, c.nohup)
+	a.fixLaunch(st, c.startSite)
 }
 
 // commandAlts walks a command whose first word is a variable known to
