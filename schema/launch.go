@@ -420,8 +420,26 @@ func (l *loader) port(blk *hcl.Block, s *launchState) {
 }
 
 // finish runs the checks that need more than one field or the file
-// system, and builds the Launch.
+// system, and builds the Launch: it is nil when a launch of this block
+// added an error since the diagnostic before. Each step adds its
+// diagnostics in turn, in this order.
 func (l *loader) finish(s *launchState, aliases map[string]string, before int) *Launch {
+	la := l.newLaunch(s, aliases)
+	l.checkWorkerCount(s, la)
+	l.resolveDir(s, la)
+	envFileNames := l.readEnvFile(s, la)
+	l.checkPorts(s, la)
+	l.checkDispatchScript(s, la)
+	l.checkProgram(s, la)
+	rest := l.finishRest(s, la, aliases, before, envFileNames)
+	return rest
+}
+
+// newLaunch builds the Launch from the block's decoded fields, with the
+// defaults of what the spec leaves out (an empty Env, restart's max and
+// backoff); Dir is the spec file's directory until resolveDir. It adds
+// no diagnostic.
+func (l *loader) newLaunch(s *launchState, aliases map[string]string) *Launch {
 	r := &s.raw
 	la := &Launch{
 		LogKeep:        s.logKeep,
@@ -452,9 +470,6 @@ func (l *loader) finish(s *launchState, aliases map[string]string, before int) *
 		la.Worker = Worker{Comm: r.Worker.Comm, Exe: r.Worker.Exe}
 		if r.Worker.Count != nil {
 			la.Worker.Count = *r.Worker.Count
-			if la.Worker.Count > 1 && la.Worker.Comm == "" && la.Worker.Exe == "" {
-				l.errorf(s.rng("worker.count"), "Worker count without a selector", "worker { count = %d } needs comm or exe: they say which processes are the workers (the ranks below an agent of the same program)", la.Worker.Count)
-			}
 		}
 	}
 	if r.Ready != nil {
@@ -464,66 +479,100 @@ func (l *loader) finish(s *launchState, aliases map[string]string, before int) *
 		}
 	}
 	if rs := r.Restart; rs != nil {
-		la.Restart.Policy = RestartPolicy(rs.Policy)
-		la.Restart.Max = 5
-		if rs.Max != nil {
-			la.Restart.Max = *rs.Max
-		}
-		la.Restart.Backoff = time.Second
-		if rs.Backoff != "" {
-			la.Restart.Backoff, _ = time.ParseDuration(rs.Backoff)
-		}
+		la.Restart = restartOf(rs)
 	}
 	if sl := r.Slurm; sl != nil {
 		la.Slurm = Slurm{Partition: sl.Partition, Gres: sl.Gres, Time: sl.Time}
 	}
-	// Directory.
-	if r.Dir != "" && !l.isUnknown(s, "dir") {
-		d := r.Dir
-		if !filepath.IsAbs(d) {
-			d = filepath.Join(l.dir, d)
-		}
-		la.Dir = filepath.Clean(d)
-		if fi, err := os.Stat(la.Dir); err != nil || !fi.IsDir() {
-			if h, ok := l.hidden(s, "dir"); ok {
-				l.errorf(s.rng("dir"), "Directory not found", "dir %v is not a directory", hiddenValue{h})
-			} else {
-				l.errorf(s.rng("dir"), "Directory not found", "dir %q (%s) is not a directory", r.Dir, la.Dir)
-			}
+	return la
+}
+
+// restartOf is the Restart a restart block rs says, with max 5 and
+// backoff 1s where it names none.
+func restartOf(rs *rawRestart) Restart {
+	out := Restart{Policy: RestartPolicy(rs.Policy), Max: 5, Backoff: time.Second}
+	if rs.Max != nil {
+		out.Max = *rs.Max
+	}
+	if rs.Backoff != "" {
+		out.Backoff, _ = time.ParseDuration(rs.Backoff)
+	}
+	return out
+}
+
+// checkWorkerCount reports a worker count above one without comm or exe:
+// nothing would say which processes are the workers.
+func (l *loader) checkWorkerCount(s *launchState, la *Launch) {
+	if la.Worker.Count > 1 && la.Worker.Comm == "" && la.Worker.Exe == "" {
+		l.errorf(s.rng("worker.count"), "Worker count without a selector", "worker { count = %d } needs comm or exe: they say which processes are the workers (the ranks below an agent of the same program)", la.Worker.Count)
+	}
+}
+
+// resolveDir sets la.Dir to dir resolved against the spec file's
+// directory, and reports it when it is not a directory. A dir from an
+// unset env() is left as the spec file's directory.
+func (l *loader) resolveDir(s *launchState, la *Launch) {
+	r := &s.raw
+	if r.Dir == "" || l.isUnknown(s, "dir") {
+		return
+	}
+	d := r.Dir
+	if !filepath.IsAbs(d) {
+		d = filepath.Join(l.dir, d)
+	}
+	la.Dir = filepath.Clean(d)
+	if fi, err := os.Stat(la.Dir); err != nil || !fi.IsDir() {
+		if h, ok := l.hidden(s, "dir"); ok {
+			l.errorf(s.rng("dir"), "Directory not found", "dir %v is not a directory", hiddenValue{h})
+		} else {
+			l.errorf(s.rng("dir"), "Directory not found", "dir %q (%s) is not a directory", r.Dir, la.Dir)
 		}
 	}
-	// Env file.
-	envFileNames := map[string]bool{}
-	if r.EnvFile != "" && !l.isUnknown(s, "env_file") {
-		p := r.EnvFile
-		if !filepath.IsAbs(p) {
-			p = filepath.Join(l.dir, p)
+}
+
+// readEnvFile sets la.EnvFile to env_file resolved against the spec
+// file's directory, reads and parses it, and returns the names it sets
+// (for checkRequire). It reports a file that cannot be read or parsed,
+// naming one from env() or file() by where it is written.
+func (l *loader) readEnvFile(s *launchState, la *Launch) map[string]bool {
+	r := &s.raw
+	names := map[string]bool{}
+	if r.EnvFile == "" || l.isUnknown(s, "env_file") {
+		return names
+	}
+	p := r.EnvFile
+	if !filepath.IsAbs(p) {
+		p = filepath.Join(l.dir, p)
+	}
+	la.EnvFile = filepath.Clean(p)
+	shownName := r.EnvFile
+	h, hide := l.hidden(s, "env_file")
+	if hide {
+		shownName = hiddenValue{h}.String()
+	}
+	data, err := readLimited(la.EnvFile)
+	switch {
+	case err != nil && hide:
+		l.errorf(s.rng("env_file"), "Cannot read env_file", "env_file %s cannot be read", shownName)
+	case err != nil:
+		l.errorf(s.rng("env_file"), "Cannot read env_file", "%s", oneLineErr(err))
+	default:
+		entries, err := dotenv.Parse(shownName, data)
+		if err != nil {
+			l.errorf(s.rng("env_file"), "Invalid env_file", "%v", err)
 		}
-		la.EnvFile = filepath.Clean(p)
-		shownName := r.EnvFile
-		h, hide := l.hidden(s, "env_file")
-		if hide {
-			shownName = hiddenValue{h}.String()
-		}
-		data, err := readLimited(la.EnvFile)
-		switch {
-		case err != nil && hide:
-			l.errorf(s.rng("env_file"), "Cannot read env_file", "env_file %s cannot be read", shownName)
-		case err != nil:
-			l.errorf(s.rng("env_file"), "Cannot read env_file", "%s", oneLineErr(err))
-		default:
-			entries, err := dotenv.Parse(shownName, data)
-			if err != nil {
-				l.errorf(s.rng("env_file"), "Invalid env_file", "%v", err)
-			}
-			for _, n := range dotenv.Names(entries) {
-				envFileNames[n] = true
-			}
+		for _, n := range dotenv.Names(entries) {
+			names[n] = true
 		}
 	}
-	// Ports: unique names and numbers.
+	return names
+}
+
+// checkPorts sets la.Ports to the port blocks, reporting (and leaving
+// out) a port whose name or number an earlier block already declares.
+func (l *loader) checkPorts(s *launchState, la *Launch) {
 	names, numbers := map[string]int{}, map[int]int{}
-	for i, p := range r.Ports {
+	for i, p := range s.raw.Ports {
 		if j, dup := names[p.Name]; dup {
 			l.errorf(s.rng(ns("port", i, "name")), "Duplicate port name", "port %q is already declared at %s", p.Name, shortRange(*s.rng(ns("port", j))))
 			continue
@@ -536,43 +585,61 @@ func (l *loader) finish(s *launchState, aliases map[string]string, before int) *
 		numbers[p.Number] = i
 		la.Ports = append(la.Ports, Port{Name: p.Name, Number: p.Number, Address: p.Address, AllowAllInterfaces: p.AllowAllInterfaces})
 	}
-	// Dispatch script must exist; a command's program should.
-	if len(la.Dispatch) > 0 && !l.isUnknown(s, "dispatch[0]") {
-		script := la.Dispatch[0]
-		if !filepath.IsAbs(script) {
-			script = filepath.Join(la.Dir, script)
-		}
-		if fi, err := os.Stat(script); err != nil || !fi.Mode().IsRegular() {
-			if h, ok := l.hidden(s, "dispatch[0]"); ok {
-				l.errorf(s.rng("dispatch[0]"), "Dispatch script not found", "%v is not a file; dispatch[0] is a script path relative to dir", hiddenValue{h})
-			} else {
-				l.errorf(s.rng("dispatch[0]"), "Dispatch script not found", "%q (%s) is not a file; dispatch[0] is a script path relative to dir", la.Dispatch[0], script)
-			}
+}
+
+// checkDispatchScript reports a dispatch script (dispatch[0], relative
+// to la.Dir) that is not a regular file.
+func (l *loader) checkDispatchScript(s *launchState, la *Launch) {
+	if len(la.Dispatch) == 0 || l.isUnknown(s, "dispatch[0]") {
+		return
+	}
+	script := la.Dispatch[0]
+	if !filepath.IsAbs(script) {
+		script = filepath.Join(la.Dir, script)
+	}
+	if fi, err := os.Stat(script); err != nil || !fi.Mode().IsRegular() {
+		if h, ok := l.hidden(s, "dispatch[0]"); ok {
+			l.errorf(s.rng("dispatch[0]"), "Dispatch script not found", "%v is not a file; dispatch[0] is a script path relative to dir", hiddenValue{h})
+		} else {
+			l.errorf(s.rng("dispatch[0]"), "Dispatch script not found", "%q (%s) is not a file; dispatch[0] is a script path relative to dir", la.Dispatch[0], script)
 		}
 	}
-	// A program named by env() or file() is not looked up here: the
-	// warning would have to name it.
-	if len(la.Command) > 0 && !l.isUnknown(s, "command[0]") {
-		prog := la.Command[0]
-		// A program named by env() or file() is checked alike; the
-		// diagnostic names where it is written, not the name.
-		h, hide := l.hidden(s, "command[0]")
-		if strings.Contains(prog, "/") {
-			p := prog
-			if !filepath.IsAbs(p) {
-				p = filepath.Join(la.Dir, p)
-			}
-			if fi, err := os.Stat(p); err != nil || fi.IsDir() || !executable(fi.Mode()) {
-				if hide {
-					l.programf(s.rng("command[0]"), "Program not found", "%v is not an executable file; command[0] is a path relative to dir, or a program on PATH", hiddenValue{h})
-				} else {
-					l.programf(s.rng("command[0]"), "Program not found", "%q (%s) is not an executable file; command[0] is a path relative to dir, or a program on PATH", prog, p)
-				}
-			}
-		} else if !l.onPath(prog, la) {
+}
+
+// checkProgram reports a command[0] that cannot be found: a path
+// (relative to la.Dir) that is not an executable file, or a name on
+// neither the launch's PATH nor this one (an error, or a warning with
+// LoadOptions.MissingProgramOK: see programf). A program named by env()
+// or file() is checked alike; the diagnostic names where it is written,
+// not the name.
+func (l *loader) checkProgram(s *launchState, la *Launch) {
+	if len(la.Command) == 0 || l.isUnknown(s, "command[0]") {
+		return
+	}
+	prog := la.Command[0]
+	h, hide := l.hidden(s, "command[0]")
+	if !strings.Contains(prog, "/") {
+		if !l.onPath(prog, la) {
 			l.programf(s.rng("command[0]"), "Program not found", "%v is on neither the launch's PATH nor this one; command[0] is exec'd directly, without a shell", l.shown(s, "command[0]", strconv.Quote(prog)))
 		}
+		return
 	}
+	p := prog
+	if !filepath.IsAbs(p) {
+		p = filepath.Join(la.Dir, p)
+	}
+	if fi, err := os.Stat(p); err != nil || fi.IsDir() || !executable(fi.Mode()) {
+		if hide {
+			l.programf(s.rng("command[0]"), "Program not found", "%v is not an executable file; command[0] is a path relative to dir, or a program on PATH", hiddenValue{h})
+		} else {
+			l.programf(s.rng("command[0]"), "Program not found", "%q (%s) is not an executable file; command[0] is a path relative to dir, or a program on PATH", prog, p)
+		}
+	}
+}
+
+// finishRest is the rest of finish, still to be split.
+func (l *loader) finishRest(s *launchState, la *Launch, aliases map[string]string, before int, envFileNames map[string]bool) *Launch {
+	r := &s.raw
 	// Require: each name needs a source.
 	inherit := la.EffectiveInherit()
 	for i, name := range la.Require {
