@@ -419,10 +419,12 @@ func (l *loader) port(blk *hcl.Block, s *launchState) {
 	s.raw.Ports = append(s.raw.Ports, p)
 }
 
-// finish runs the checks that need more than one field or the file
-// system, and builds the Launch: it is nil when a launch of this block
-// added an error since the diagnostic before. Each step adds its
-// diagnostics in turn, in this order.
+// finish builds the Launch and runs the checks that need more than one
+// field or the file system, one step after another, each adding its
+// diagnostics in turn. It returns nil when the block's diagnostics (those
+// from index before on: its decoding, its fields' checks and these) hold
+// an error; only a launch it returns gets the dropped-runtime-variables
+// warning.
 func (l *loader) finish(s *launchState, aliases map[string]string, before int) *Launch {
 	la := l.newLaunch(s, aliases)
 	l.checkWorkerCount(s, la)
@@ -431,8 +433,15 @@ func (l *loader) finish(s *launchState, aliases map[string]string, before int) *
 	l.checkPorts(s, la)
 	l.checkDispatchScript(s, la)
 	l.checkProgram(s, la)
-	rest := l.finishRest(s, la, aliases, before, envFileNames)
-	return rest
+	l.checkRequire(s, la, envFileNames)
+	l.checkWorkerSelector(s, la)
+	l.warnRemovedAndAliases(s, la, aliases)
+	if l.diags[before:].HasErrors() {
+		return nil
+	}
+	l.warnDroppedRuntimeVars(s, la)
+	l.recordParts(s, la)
+	return la
 }
 
 // newLaunch builds the Launch from the block's decoded fields, with the
@@ -637,10 +646,10 @@ func (l *loader) checkProgram(s *launchState, la *Launch) {
 	}
 }
 
-// finishRest is the rest of finish, still to be split.
-func (l *loader) finishRest(s *launchState, la *Launch, aliases map[string]string, before int, envFileNames map[string]bool) *Launch {
-	r := &s.raw
-	// Require: each name needs a source.
+// checkRequire reports each required variable that env sets to an empty
+// string, or that no source provides: not a key of env, not set by the
+// env file (envFileNames, from readEnvFile), not passed by inherit.
+func (l *loader) checkRequire(s *launchState, la *Launch, envFileNames map[string]bool) {
 	inherit := la.EffectiveInherit()
 	for i, name := range la.Require {
 		v, inEnv := la.Env[name]
@@ -649,37 +658,56 @@ func (l *loader) finishRest(s *launchState, la *Launch, aliases map[string]strin
 			l.errorf(s.rng(ns("require", i)), "Required variable set empty", "%v is required to be non-empty on the worker, but env sets it to an empty string", l.shown(s, ns("require", i), name))
 		case inEnv, envFileNames[name], la.Inherits(name):
 		default:
-			shownInherit := make([]string, len(inherit))
-			for j, n := range inherit {
-				shownInherit[j] = n
-				if la.Inherit != nil {
-					if h, ok := l.hidden(s, ns("inherit", j)); ok {
-						shownInherit[j] = hiddenValue{h}.String()
-					}
-				}
-			}
-			shownName := fmt.Sprint(l.shown(s, ns("require", i), name))
-			detail := fmt.Sprintf("%s is required on the worker but no source provides it: it is not a key of env, not in inherit (%s)", shownName, strings.Join(shownInherit, ", "))
-			if la.EnvFile != "" {
-				detail += ", and " + fmt.Sprint(l.shown(s, "env_file", r.EnvFile)) + " does not set it"
-			} else {
-				detail += ", and there is no env_file"
-			}
-			detail += "; add it to inherit to pass the caller's value, or to env"
-			l.errorf(s.rng(ns("require", i)), "Required variable has no source", "%s", detail)
+			l.errorf(s.rng(ns("require", i)), "Required variable has no source", "%s", l.noSourceDetail(s, la, i, inherit))
 		}
 	}
+}
+
+// noSourceDetail is the detail of "Required variable has no source" for
+// require[i]: the sources looked in, inherit (the effective list) and the
+// env file; the name, an inherit entry or the env file that came from
+// env() or file() is named by where it is written.
+func (l *loader) noSourceDetail(s *launchState, la *Launch, i int, inherit []string) string {
+	shownInherit := make([]string, len(inherit))
+	for j, n := range inherit {
+		shownInherit[j] = n
+		if la.Inherit != nil {
+			if h, ok := l.hidden(s, ns("inherit", j)); ok {
+				shownInherit[j] = hiddenValue{h}.String()
+			}
+		}
+	}
+	shownName := fmt.Sprint(l.shown(s, ns("require", i), la.Require[i]))
+	detail := fmt.Sprintf("%s is required on the worker but no source provides it: it is not a key of env, not in inherit (%s)", shownName, strings.Join(shownInherit, ", "))
+	if la.EnvFile != "" {
+		detail += ", and " + fmt.Sprint(l.shown(s, "env_file", s.raw.EnvFile)) + " does not set it"
+	} else {
+		detail += ", and there is no env_file"
+	}
+	return detail + "; add it to inherit to pass the caller's value, or to env"
+}
+
+// checkWorkerSelector checks worker's comm and exe against what a
+// process can have: it warns of a comm that is a path and of an exe that
+// does not exist (yet), and reports an exe no process can ever have.
+func (l *loader) checkWorkerSelector(s *launchState, la *Launch) {
 	// A comm is a file name (at most 15 bytes), never a path.
 	if strings.Contains(la.Worker.Comm, "/") {
 		l.warnf(s.rng("worker.comm"), "Worker comm is a path", "comm %q: /proc/PID/comm is the program's file name (a script's own name), never a path, so this can only match a process that renamed itself so; to select by path write exe = %q", la.Worker.Comm, la.Worker.Comm)
 	}
-	// A worker exe that no process can ever have.
 	if err := ExeNeverMatches(la.Worker.Exe); errors.Is(err, ErrExeMissing) {
 		l.warnf(s.rng("worker.exe"), "Worker exe not found", "%v; run refuses it unless it exists by then", err)
 	} else if err != nil {
 		l.errorf(s.rng("worker.exe"), "Worker exe can never match", "%v", err)
 	}
-	// Warnings: removed variables and no-op aliases.
+}
+
+// warnRemovedAndAliases warns of the variables a dispatch script never
+// gets (removedVars) that inherit lists or env sets, and of the known
+// no-op aliases (aliases: the spec's alias blocks) that env sets or
+// require names. Env's names are taken in sorted order, each with both
+// of its warnings.
+func (l *loader) warnRemovedAndAliases(s *launchState, la *Launch, aliases map[string]string) {
 	for i, name := range la.Inherit {
 		if slices.Contains(removedVars, name) { // a pattern ("*") never passes them: no warning
 			l.warnf(s.rng(ns("inherit", i)), "Variable will be removed", "%s is removed before a dispatch script runs (bash would source the file it names), even when inherit lists it", name)
@@ -698,16 +726,28 @@ func (l *loader) finishRest(s *launchState, la *Launch, aliases map[string]strin
 			l.noopAlias(s.rng(ns("require", i)), name, real, "requiring it proves nothing")
 		}
 	}
-	if l.diags[before:].HasErrors() {
-		return nil
+}
+
+// warnDroppedRuntimeVars warns of the well-known runtime variables
+// (RuntimeVars) set in the caller's environment (environ) that the launch
+// does not pass; nothing when that environment is not known.
+func (l *loader) warnDroppedRuntimeVars(s *launchState, la *Launch) {
+	environ := l.environ()
+	if environ == nil {
+		return
 	}
-	if environ := l.environ(); environ != nil {
-		if dropped := la.DroppedRuntimeVars(environ); len(dropped) > 0 {
-			l.warnf(s.rng("inherit"), "Runtime variables dropped",
-				"%s %s set in this environment but the launch does not pass %s (inherit: %s): the worker runs without %s; add %s to inherit (a pattern such as \"CUDA_*\" works) or to env",
-				strings.Join(dropped, ", "), isAre(len(dropped)), itThem(len(dropped)), strings.Join(la.EffectiveInherit(), ", "), itThem(len(dropped)), itThem(len(dropped)))
-		}
+	if dropped := la.DroppedRuntimeVars(environ); len(dropped) > 0 {
+		l.warnf(s.rng("inherit"), "Runtime variables dropped",
+			"%s %s set in this environment but the launch does not pass %s (inherit: %s): the worker runs without %s; add %s to inherit (a pattern such as \"CUDA_*\" works) or to env",
+			strings.Join(dropped, ", "), isAre(len(dropped)), itThem(len(dropped)), strings.Join(la.EffectiveInherit(), ", "), itThem(len(dropped)), itThem(len(dropped)))
 	}
+}
+
+// recordParts sets what la says about the spec's parts: Unknown (the
+// parts holding an unset env()), Ranges and Sensitive (the parts whose
+// value came from env() or file()). Unknown and Sensitive stay nil when
+// no part is one.
+func (l *loader) recordParts(s *launchState, la *Launch) {
 	for k, r := range s.parts {
 		if l.unknownAt(r) {
 			if la.Unknown == nil {
@@ -725,7 +765,6 @@ func (l *loader) finishRest(s *launchState, la *Launch, aliases map[string]strin
 			la.Sensitive[k] = true
 		}
 	}
-	return la
 }
 
 func ranges(s *launchState) Ranges {
