@@ -22,23 +22,46 @@ const nomadStateDir = "/local/childproof"
 // pid 1 there, and whose service's script check runs childproof verify.
 // The block and attribute names are those of
 // github.com/hashicorp/nomad/api's hcl tags; the tests decode the output
-// into those types.
+// into those types. The output is the comment (nomadComment), a blank
+// line and the job (nomadJob).
 func (p *plan) nomad() ([]byte, error) {
-	l := p.l
+	if err := p.nomadInterpolated(); err != nil {
+		return nil, err
+	}
+	fromVars := p.nomadFromVars()
+	varPath := "nomad/jobs/" + p.l.Name
+	var w hcltext.Writer
+	p.nomadJob(&w, fromVars, varPath)
+	var b strings.Builder
+	b.WriteString(p.nomadComment(fromVars, varPath))
+	b.WriteString("\n")
+	b.Write(w.Bytes())
+	return []byte(b.String()), nil
+}
+
+// nomadInterpolated is the *UnsupportedError for the first argument, then
+// the first literal env value, holding "${", which Nomad would interpolate;
+// nil when none does.
+func (p *plan) nomadInterpolated() error {
 	for i, a := range p.argv {
 		if strings.Contains(a, "${") {
-			return nil, &UnsupportedError{Engine: Nomad, Feature: argvPart(l, i), Part: argvPart(l, i),
+			return &UnsupportedError{Engine: Nomad, Feature: argvPart(p.l, i), Part: argvPart(p.l, i),
 				Reason: "Nomad interpolates ${…} in a task's args before launching it; write the argument without ${"}
 		}
 	}
 	for _, v := range p.literal {
 		if strings.Contains(v.Value, "${") {
-			return nil, &UnsupportedError{Engine: Nomad, Feature: fmt.Sprintf("env[%s]", v.Name), Part: fmt.Sprintf("env[%s]", v.Name),
+			return &UnsupportedError{Engine: Nomad, Feature: fmt.Sprintf("env[%s]", v.Name), Part: fmt.Sprintf("env[%s]", v.Name),
 				Reason: "Nomad interpolates ${…} in env values; write the value without ${"}
 		}
 	}
-	// The names the template takes from Nomad variables: the secret
-	// overrides, and what the env file sets that no override replaces.
+	return nil
+}
+
+// nomadFromVars are the names, sorted, the template takes from Nomad
+// variables: the secret overrides, and what the env file sets that no
+// override replaces.
+func (p *plan) nomadFromVars() []string {
 	var fromVars []string
 	fromVars = append(fromVars, p.secrets...)
 	shadowed := p.shadowed()
@@ -48,18 +71,35 @@ func (p *plan) nomad() ([]byte, error) {
 		}
 	}
 	slices.Sort(fromVars)
+	return fromVars
+}
 
-	var w hcltext.Writer
+// nomadJob writes the job stanza: its type (batch, or service when the
+// launch restarts always) and its one group, whose restart, reschedule
+// and network stanzas come before the task.
+func (p *plan) nomadJob(w *hcltext.Writer, fromVars []string, varPath string) {
+	l := p.l
 	w.Block("job", l.Name)
-	r := l.Restart
 	jobType := "batch" // runs once; a clean exit completes it
-	if r.EffectivePolicy() == schema.RestartAlways {
+	if l.Restart.EffectivePolicy() == schema.RestartAlways {
 		jobType = "service"
 	}
 	w.Attr("type", hcltext.Quote(jobType))
 	w.Blank()
 	w.Block("group", l.Name)
 	w.Attr("count", hcltext.Int(1))
+	p.nomadRestart(w)
+	p.nomadNetwork(w)
+	w.Blank()
+	p.nomadTask(w, fromVars, varPath)
+	w.End() // group
+	w.End() // job
+}
+
+// nomadRestart writes the group's restart stanza, from the launch's
+// restart block, and a reschedule stanza that never reschedules.
+func (p *plan) nomadRestart(w *hcltext.Writer) {
+	r := p.l.Restart
 	w.Block("restart")
 	attempts := 0
 	if r.EffectivePolicy() != schema.RestartNever {
@@ -76,21 +116,41 @@ func (p *plan) nomad() ([]byte, error) {
 	w.Attr("attempts", hcltext.Int(0))
 	w.Attr("unlimited", hcltext.Bool(false))
 	w.End()
-	if len(l.Ports) > 0 {
-		w.Block("network")
-		for _, pt := range l.Ports {
-			w.Block("port", pt.Name)
-			w.Attr("static", hcltext.Int(pt.Number))
-			w.End()
-		}
+}
+
+// nomadNetwork writes the group's network stanza, a static port for each
+// of the launch's ports; nothing for a launch without ports.
+func (p *plan) nomadNetwork(w *hcltext.Writer) {
+	if len(p.l.Ports) == 0 {
+		return
+	}
+	w.Block("network")
+	for _, pt := range p.l.Ports {
+		w.Block("port", pt.Name)
+		w.Attr("static", hcltext.Int(pt.Number))
 		w.End()
 	}
-	w.Blank()
-	w.Block("task", l.Name)
+	w.End()
+}
+
+// nomadTask writes the task stanza: the exec driver and user, then its
+// config, env, template and service stanzas.
+func (p *plan) nomadTask(w *hcltext.Writer, fromVars []string, varPath string) {
+	w.Block("task", p.l.Name)
 	w.Attr("driver", hcltext.Quote("exec"))
-	if l.User != "" {
-		w.Attr("user", hcltext.Quote(l.User))
+	if p.l.User != "" {
+		w.Attr("user", hcltext.Quote(p.l.User))
 	}
+	p.nomadConfig(w)
+	p.nomadEnv(w)
+	p.nomadTemplate(w, fromVars, varPath)
+	p.nomadService(w)
+	w.End() // task
+}
+
+// nomadConfig writes the task's config stanza: the command and its args,
+// the working directory and the private pid namespace.
+func (p *plan) nomadConfig(w *hcltext.Writer) {
 	w.Block("config")
 	// An env() in an argument is Nomad's own interpolation, ${NAME}, of
 	// the task's environment (the template below sets it).
@@ -102,41 +162,66 @@ func (p *plan) nomad() ([]byte, error) {
 	w.Attr("work_dir", hcltext.Quote(p.dir))
 	w.Attr("pid_mode", hcltext.Quote("private"))
 	w.End()
-	if len(p.literal) > 0 {
-		w.Block("env")
-		for _, v := range p.literal {
-			w.Attr(v.Name, hcltext.Quote(v.Value))
-		}
-		w.End()
+}
+
+// nomadEnv writes the task's env stanza, the literal (not secret)
+// variables; nothing when there are none.
+func (p *plan) nomadEnv(w *hcltext.Writer) {
+	if len(p.literal) == 0 {
+		return
 	}
-	varPath := "nomad/jobs/" + l.Name
-	if len(fromVars) > 0 {
-		var data strings.Builder
-		fmt.Fprintf(&data, "{{ with nomadVar %q }}\n", varPath)
-		// toJSON writes the value as a double-quoted string with its
-		// newlines, quotes and backslashes escaped, which Nomad's env
-		// template reader takes back as it was: unquoted, a newline would
-		// end it and a '#' or quote change it.
-		for _, n := range fromVars {
-			fmt.Fprintf(&data, "%s={{ .%s.Value | toJSON }}\n", n, n)
-		}
-		data.WriteString("{{ end }}\n")
-		w.Block("template")
-		w.Attr("destination", hcltext.Quote(NomadSecretsFile))
-		w.Attr("env", hcltext.Bool(true))
-		// A key missing from the variable would render as "<no value>",
-		// present and non-empty: fail instead.
-		w.Attr("error_on_missing_key", hcltext.Bool(true))
-		w.Attr("data", hcltext.Quote(data.String()))
-		w.End()
+	w.Block("env")
+	for _, v := range p.literal {
+		w.Attr(v.Name, hcltext.Quote(v.Value))
 	}
+	w.End()
+}
+
+// nomadTemplate writes the task's template stanza, which sets the
+// secrets (fromVars) in the task's environment from the Nomad variable at
+// varPath, written to NomadSecretsFile; nothing when fromVars is empty.
+func (p *plan) nomadTemplate(w *hcltext.Writer, fromVars []string, varPath string) {
+	if len(fromVars) == 0 {
+		return
+	}
+	var data strings.Builder
+	fmt.Fprintf(&data, "{{ with nomadVar %q }}\n", varPath)
+	// toJSON writes the value as a double-quoted string with its
+	// newlines, quotes and backslashes escaped, which Nomad's env
+	// template reader takes back as it was: unquoted, a newline would
+	// end it and a '#' or quote change it.
+	for _, n := range fromVars {
+		fmt.Fprintf(&data, "%s={{ .%s.Value | toJSON }}\n", n, n)
+	}
+	data.WriteString("{{ end }}\n")
+	w.Block("template")
+	w.Attr("destination", hcltext.Quote(NomadSecretsFile))
+	w.Attr("env", hcltext.Bool(true))
+	// A key missing from the variable would render as "<no value>",
+	// present and non-empty: fail instead.
+	w.Attr("error_on_missing_key", hcltext.Bool(true))
+	w.Attr("data", hcltext.Quote(data.String()))
+	w.End()
+}
+
+// nomadService writes the task's service stanza: the launch's name, its
+// first port, the Consul provider, and the check (nomadCheck).
+func (p *plan) nomadService(w *hcltext.Writer) {
 	w.Block("service")
-	w.Attr("name", hcltext.Quote(l.Name))
-	if len(l.Ports) > 0 {
-		w.Attr("port", hcltext.Quote(l.Ports[0].Name))
+	w.Attr("name", hcltext.Quote(p.l.Name))
+	if len(p.l.Ports) > 0 {
+		w.Attr("port", hcltext.Quote(p.l.Ports[0].Name))
 	}
 	// Nomad's own service provider has no script checks; Consul's does.
 	w.Attr("provider", hcltext.Quote("consul"))
+	p.nomadCheck(w)
+	w.End() // service
+}
+
+// nomadCheck writes the service's script check, childproof verify on pid
+// 1 every 10s, with its check_restart stanza.
+func (p *plan) nomadCheck(w *hcltext.Writer) {
+	l := p.l
 	w.Block("check")
 	w.Attr("name", hcltext.Quote("childproof verify"))
 	w.Attr("type", hcltext.Quote("script"))
@@ -155,11 +240,12 @@ func (p *plan) nomad() ([]byte, error) {
 	w.Attr("ignore_warnings", hcltext.Bool(false))
 	w.End()
 	w.End() // check
-	w.End() // service
-	w.End() // task
-	w.End() // group
-	w.End() // job
+}
 
+// nomadComment is the comment above the job: how it runs the worker and
+// what the client needs, then the notes for this launch (nomadNotes) and
+// how to run the job. Each line starts with "# ".
+func (p *plan) nomadComment(fromVars []string, varPath string) string {
 	var b strings.Builder
 	line := func(s string) { b.WriteString(strings.TrimRight("# "+s, " ") + "\n") }
 	line(fmt.Sprintf("Generated by childproof export --to nomad from %s.", p.specRef()))
@@ -172,6 +258,17 @@ func (p *plan) nomad() ([]byte, error) {
 	line("client runs the task in the task directory instead.")
 	line("A failing check restarts the task (check_restart: 3 failures in a row after the ready timeout), then")
 	line("the restart block decides; without check_restart a batch job whose check fails would run on.")
+	p.nomadNotes(line, fromVars, varPath)
+	line("Then: nomad job run THIS_FILE")
+	return b.String()
+}
+
+// nomadNotes writes, each with line, what this launch needs done or
+// loses on Nomad: the variable to create for the secrets, the dispatch
+// script's shell, inherit and depends_on, the restart wait, loopback
+// ports, the arguments that read the environment, and the check's notes.
+func (p *plan) nomadNotes(line func(string), fromVars []string, varPath string) {
+	l := p.l
 	if len(fromVars) > 0 {
 		line(fmt.Sprintf("No secret value is in this file: the template reads %s from the Nomad variable %s.", strings.Join(fromVars, ", "), varPath))
 		line(fmt.Sprintf("Create it first: nomad var put %s %s", varPath, putArgs(fromVars)))
@@ -183,7 +280,7 @@ func (p *plan) nomad() ([]byte, error) {
 	if len(l.DependsOn) > 0 {
 		line(fmt.Sprintf("depends_on (%s): separate jobs are not ordered; export and run them first.", strings.Join(l.DependsOn, ", ")))
 	}
-	if r.EffectivePolicy() != schema.RestartNever {
+	if l.Restart.EffectivePolicy() != schema.RestartNever {
 		line("Nomad waits delay before every restart; childproof run doubles the wait up to 30s.")
 	}
 	for _, pt := range l.Ports {
@@ -198,10 +295,6 @@ func (p *plan) nomad() ([]byte, error) {
 	for _, n := range p.checkNotes {
 		line(n)
 	}
-	line("Then: nomad job run THIS_FILE")
-	b.WriteString("\n")
-	b.Write(w.Bytes())
-	return []byte(b.String()), nil
 }
 
 func putArgs(names []string) string {
