@@ -148,15 +148,11 @@ func (l *loader) launch(b *hcl.Block, aliases map[string]string) *Launch {
 
 // decodeLaunch decodes launch block b into its raw form and source
 // ranges, reporting what cannot be decoded; nil when the block has no
-// readable content.
+// readable content. It decodes the block's label, its list and string
+// attributes, env, attempts, then its blocks, each step adding its
+// diagnostics in turn.
 func (l *loader) decodeLaunch(b *hcl.Block) *launchState {
-	s := &launchState{parts: map[string]hcl.Range{}, secret: map[string]bool{}, failed: map[string]bool{}, block: b.DefRange}
-	s.raw.Name = b.Labels[0]
-	s.whole = b.DefRange
-	if sb, ok := b.Body.(*hclsyntax.Body); ok {
-		s.whole = hcl.RangeBetween(b.DefRange, sb.SrcRange)
-	}
-	s.parts["name"] = b.LabelRanges[0]
+	s := newLaunchState(b)
 	c, d := b.Body.Content(launchSchema)
 	l.diags = append(l.diags, d...)
 	if c == nil {
@@ -167,97 +163,144 @@ func (l *loader) decodeLaunch(b *hcl.Block) *launchState {
 		// that the launch has none.
 		s.failed["command"] = true
 	}
-	attr := func(name string) (*hcl.Attribute, bool) {
-		a, ok := c.Attributes[name]
-		if ok {
-			s.parts[name] = a.Expr.Range()
-		}
-		return a, ok
+	l.decodeAttrs(s, c)
+	l.decodeEnv(s, c)
+	l.decodeAttempts(s, c)
+	l.decodeBlocks(s, c)
+	return s
+}
+
+// newLaunchState is the state of launch block b before its body is
+// decoded: its name (the label) and the ranges of its header, label and
+// whole block.
+func newLaunchState(b *hcl.Block) *launchState {
+	s := &launchState{parts: map[string]hcl.Range{}, secret: map[string]bool{}, failed: map[string]bool{}, block: b.DefRange}
+	s.raw.Name = b.Labels[0]
+	s.whole = b.DefRange
+	if sb, ok := b.Body.(*hclsyntax.Body); ok {
+		s.whole = hcl.RangeBetween(b.DefRange, sb.SrcRange)
 	}
-	// mark records name as failed when decoding it added an error.
-	mark := func(name string, n int) {
-		if l.diags[n:].HasErrors() {
-			s.failed[name] = true
+	s.parts["name"] = b.LabelRanges[0]
+	return s
+}
+
+// decodeAttrs decodes the launch's list and string attributes, in this
+// order: command, dispatch, dir, env_file, inherit, require,
+// forbid_wrappers, depends_on, secret, volatile, on_stale, user, group.
+func (l *loader) decodeAttrs(s *launchState, c *hcl.BodyContent) {
+	l.launchList(s, c, "command", &s.raw.Command)
+	l.launchList(s, c, "dispatch", &s.raw.Dispatch)
+	l.launchString(s, c, "dir", &s.raw.Dir)
+	l.launchString(s, c, "env_file", &s.raw.EnvFile)
+	l.launchList(s, c, "inherit", &s.raw.Inherit)
+	l.launchList(s, c, "require", &s.raw.Require)
+	l.launchList(s, c, "forbid_wrappers", &s.raw.ForbidWrappers)
+	l.launchList(s, c, "depends_on", &s.raw.DependsOn)
+	l.launchList(s, c, "secret", &s.raw.Secret)
+	l.launchList(s, c, "volatile", &s.raw.Volatile)
+	l.launchString(s, c, "on_stale", &s.raw.OnStale)
+	l.launchString(s, c, "user", &s.raw.User)
+	l.launchString(s, c, "group", &s.raw.Group)
+}
+
+// attr is the launch's attribute name from its content c, recording its
+// range as the part name when it is set.
+func (s *launchState) attr(c *hcl.BodyContent, name string) (*hcl.Attribute, bool) {
+	a, ok := c.Attributes[name]
+	if ok {
+		s.parts[name] = a.Expr.Range()
+	}
+	return a, ok
+}
+
+// markFailed records name as failed when decoding it added an error to
+// the diagnostics from index n on.
+func (l *loader) markFailed(s *launchState, name string, n int) {
+	if l.diags[n:].HasErrors() {
+		s.failed[name] = true
+	}
+}
+
+// launchList decodes the launch's list attribute name into dst, with its
+// elements' ranges (parts "name[i]") and which of them are secret; a
+// list of variable names must be written literally (nameAttrs).
+func (l *loader) launchList(s *launchState, c *hcl.BodyContent, name string, dst *[]string) {
+	a, ok := s.attr(c, name)
+	if !ok {
+		return
+	}
+	defer l.markFailed(s, name, len(l.diags))
+	if nameAttrs[name] && !l.literalNames(a) {
+		return
+	}
+	v, secret, ok := l.strList(a)
+	if !ok {
+		return
+	}
+	*dst = v
+	for i, r := range elementRanges(a.Expr) {
+		s.parts[ns(name, i)] = r
+	}
+	for i := range secret {
+		s.secret[ns(name, i)] = true
+	}
+}
+
+// launchString decodes the launch's string attribute name into dst, and
+// whether it is secret.
+func (l *loader) launchString(s *launchState, c *hcl.BodyContent, name string, dst *string) {
+	if a, ok := s.attr(c, name); ok {
+		defer l.markFailed(s, name, len(l.diags))
+		if v, secret, ok := l.strSecret(a); ok {
+			*dst = v
+			s.secret[name] = secret
 		}
 	}
-	list := func(name string, dst *[]string) {
-		a, ok := attr(name)
-		if !ok {
-			return
+}
+
+// decodeEnv decodes the launch's env map, with its keys' ranges (parts
+// "env[K]") and which values are secret; keys written with env() or
+// file() are reported and not decoded.
+func (l *loader) decodeEnv(s *launchState, c *hcl.BodyContent) {
+	a, ok := s.attr(c, "env")
+	if !ok {
+		return
+	}
+	n := len(l.diags)
+	if !l.literalNames(a) {
+		// keys written with env() or file(): not decoded
+	} else if m, secret, ok := l.strMap(a); ok {
+		s.raw.Env = m
+		for k := range secret {
+			s.secret[fmt.Sprintf("env[%s]", k)] = true
 		}
-		defer mark(name, len(l.diags))
-		if nameAttrs[name] && !l.literalNames(a) {
-			return
-		}
-		v, secret, ok := l.strList(a)
-		if !ok {
-			return
-		}
-		*dst = v
-		for i, r := range elementRanges(a.Expr) {
-			s.parts[ns(name, i)] = r
-		}
-		for i := range secret {
-			s.secret[ns(name, i)] = true
+		for k, r := range l.keyRanges(a.Expr) {
+			s.parts[fmt.Sprintf("env[%s]", k)] = r
 		}
 	}
-	str := func(name string, dst *string) {
-		if a, ok := attr(name); ok {
-			defer mark(name, len(l.diags))
-			if v, secret, ok := l.strSecret(a); ok {
-				*dst = v
-				s.secret[name] = secret
-			}
-		}
+	l.markFailed(s, "env", n)
+}
+
+// decodeAttempts decodes the launch's attempts, an integer.
+func (l *loader) decodeAttempts(s *launchState, c *hcl.BodyContent) {
+	a, ok := s.attr(c, "attempts")
+	if !ok {
+		return
 	}
-	list("command", &s.raw.Command)
-	list("dispatch", &s.raw.Dispatch)
-	str("dir", &s.raw.Dir)
-	str("env_file", &s.raw.EnvFile)
-	list("inherit", &s.raw.Inherit)
-	list("require", &s.raw.Require)
-	list("forbid_wrappers", &s.raw.ForbidWrappers)
-	list("depends_on", &s.raw.DependsOn)
-	list("secret", &s.raw.Secret)
-	list("volatile", &s.raw.Volatile)
-	str("on_stale", &s.raw.OnStale)
-	str("user", &s.raw.User)
-	str("group", &s.raw.Group)
-	if a, ok := attr("env"); ok {
-		n := len(l.diags)
-		if !l.literalNames(a) {
-			// keys written with env() or file(): not decoded
-		} else if m, secret, ok := l.strMap(a); ok {
-			s.raw.Env = m
-			for k := range secret {
-				s.secret[fmt.Sprintf("env[%s]", k)] = true
-			}
-			for k, r := range l.keyRanges(a.Expr) {
-				s.parts[fmt.Sprintf("env[%s]", k)] = r
-			}
-		}
-		mark("env", n)
+	n := len(l.diags)
+	if v, ok := l.integer(a); ok {
+		s.raw.Attempts = &v
 	}
-	if a, ok := attr("attempts"); ok {
-		n := len(l.diags)
-		if v, ok := l.integer(a); ok {
-			s.raw.Attempts = &v
-		}
-		mark("attempts", n)
-	}
-	// once reports a second block of a kind a launch has at most one of;
-	// the first is recorded in s.parts.
-	once := func(blk *hcl.Block) bool {
-		if first, dup := s.parts[blk.Type]; dup {
-			l.errorf(rangePtr(blk.DefRange), "Duplicate "+blk.Type+" block", "a launch has at most one %s block; the first is at %s", blk.Type, shortRange(first))
-			return false
-		}
-		s.parts[blk.Type] = blk.DefRange
-		return true
-	}
+	l.markFailed(s, "attempts", n)
+}
+
+// decodeBlocks decodes the launch's blocks in source order, each by its
+// type's step (worker, ready, restart, slurm, port, logBlock); a second
+// block of a type a launch has at most one of is reported and skipped.
+func (l *loader) decodeBlocks(s *launchState, c *hcl.BodyContent) {
 	for _, blk := range c.Blocks {
 		n := len(l.diags)
-		if singleBlocks[blk.Type] && !once(blk) {
+		if singleBlocks[blk.Type] && !l.once(s, blk) {
 			continue
 		}
 		switch blk.Type {
@@ -278,9 +321,20 @@ func (l *loader) decodeLaunch(b *hcl.Block) *launchState {
 		case "log":
 			l.logBlock(blk, s)
 		}
-		mark(blk.Type, n)
+		l.markFailed(s, blk.Type, n)
 	}
-	return s
+}
+
+// once reports whether blk is the first block of its type, recording its
+// range as the part of that name; a second is reported as a duplicate
+// (singleBlocks: a launch has at most one).
+func (l *loader) once(s *launchState, blk *hcl.Block) bool {
+	if first, dup := s.parts[blk.Type]; dup {
+		l.errorf(rangePtr(blk.DefRange), "Duplicate "+blk.Type+" block", "a launch has at most one %s block; the first is at %s", blk.Type, shortRange(first))
+		return false
+	}
+	s.parts[blk.Type] = blk.DefRange
+	return true
 }
 
 // checkFields reports the field constraints ps that s fails: each at its
