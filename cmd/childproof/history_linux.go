@@ -85,35 +85,14 @@ func (a *app) history(_ context.Context, name string) error {
 	if err != nil {
 		fmt.Fprintf(a.stderr, "childproof: warning: %v\n", err)
 	}
-	rounds, current := h.Rounds, h.Current
-	if len(rounds) == 0 {
+	if len(h.Rounds) == 0 {
 		return &exitError{code: exitNotRecorded, err: fmt.Errorf("no round of %q is recorded in %s", name, st.Dir),
 			hint: "every 'childproof run' and 'relaunch' of a launch is a round; 'childproof ps --all' lists the recorded launches"}
 	}
 	if a.format == "json" {
-		out := make([]*launcher.Round, 0, len(rounds))
-		for _, r := range rounds {
-			out = append(out, r.Redacted(a.showValues))
-		}
-		return lintreport.JSON(a.stdout, map[string]any{"name": name, "current": current, "rounds": out})
+		return lintreport.JSON(a.stdout, h.Output(name, a.showValues))
 	}
-	w := a.stdout
-	now, opts := time.Now(), a.textOptions()
-	fmt.Fprintf(w, "%-5s %-19s %-8s %-16s %-26s %-10s %s\n", "ROUND", "WHEN", "COMMAND", "OUTCOME", "ENDED", "UPTIME", "DELTA")
-	for _, r := range rounds {
-		mark := ""
-		if r.N == current {
-			mark = "*"
-		}
-		fmt.Fprintf(w, "%-5s %-19s %-8s %-16s %-26s %-10s %s\n", strconv.Itoa(r.N)+mark, r.Started.Local().Format("2006-01-02 15:04:05"),
-			r.Command, r.OutcomeText(), r.EndText(), r.UptimeText(now), r.DeltaText(opts))
-		for _, s := range r.Signals {
-			fmt.Fprintf(w, "      signal: %s, to pid %d\n", s, s.ToPid)
-		}
-	}
-	if current > 0 {
-		fmt.Fprintf(w, "* the recorded launch (the baseline of the next relaunch): round %d\n", current)
-	}
+	h.WriteText(a.stdout, a.textOptions(), time.Now())
 	return nil
 }
 
@@ -145,15 +124,7 @@ func (a *app) historyDiff(name string, ra, rb int) error {
 	if a.format == "json" {
 		return lintreport.JSON(a.stdout, d)
 	}
-	w := a.stdout
-	fmt.Fprintln(w, d.Summary())
-	width := 0
-	for _, n := range d.Differ {
-		width = max(width, len(n.Name))
-	}
-	for _, n := range d.Differ {
-		fmt.Fprintf(w, "  %-*s  %s%s\n", width, n.Name, n.How, n.Note())
-	}
+	d.WriteText(a.stdout)
 	return nil
 }
 
