@@ -2,7 +2,9 @@ package launcher
 
 import (
 	"fmt"
+	"io"
 	"os/user"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -10,8 +12,77 @@ import (
 	"github.com/childproof/childproof/proc"
 )
 
-// This file holds the texts of `childproof ps`'s columns for a
-// CensusEntry; ps keeps the table's layout.
+// This file holds `childproof ps`'s outputs: its table (WriteCensus,
+// with the texts of its columns for a CensusEntry) and its JSON object
+// (CensusOutput).
+
+// CensusOutput is `childproof ps --format json`'s object:
+// {"launches": [...]}.
+type CensusOutput struct {
+	// Launches are the census's entries in Census's order; never nil
+	// ([] for none) when made by NewCensusOutput.
+	Launches []CensusEntry `json:"launches"`
+}
+
+// NewCensusOutput is the CensusOutput of es, [] for none.
+func NewCensusOutput(es []CensusEntry) *CensusOutput {
+	if es == nil {
+		es = []CensusEntry{}
+	}
+	return &CensusOutput{Launches: es}
+}
+
+// CensusText tunes WriteCensus. The zero value shows spec paths as
+// recorded, ages up to the zero time and the worker's user for every
+// worker not running as root.
+type CensusText struct {
+	// Dir, when set, shows a spec path that lies below it relative to it
+	// (the CLI passes its working directory; TextOptions.Dir).
+	Dir string
+	// Euid is the caller's effective uid (os.Geteuid): a worker running
+	// as another uid is named in its PORTS column (PortsText).
+	Euid int
+	// Now is the time the AGE column is measured to (AgeText).
+	Now time.Time
+}
+
+// censusRow is the layout of a row of ps's table.
+const censusRow = "%-20s %-11s %-8s %-16s %-10s %-5s %s\n"
+
+// WriteCensus writes es as ps's table: the header "NAME STATUS PID COMM
+// AGE ROUND PORTS", then a row per entry — its name, status, PidText,
+// the worker's comm, AgeText(o.Now), RoundText and PortsText(o.Euid).
+// The entries of one spec file are kept together (a stable sort by
+// SpecPath; es itself is not reordered); when they come from several,
+// each group starts with a line "# PATH" ("# (no spec file)" for none),
+// PATH relative to o.Dir when below it. No entry writes the header only
+// (ps says EmptyCensusText instead).
+func WriteCensus(w io.Writer, es []CensusEntry, o CensusText) {
+	// Launches of one spec file together (up starts several).
+	sorted := make([]*CensusEntry, len(es))
+	for i := range es {
+		sorted[i] = &es[i]
+	}
+	slices.SortStableFunc(sorted, func(a, b *CensusEntry) int { return strings.Compare(a.SpecPath, b.SpecPath) })
+	groups := 0
+	for i, e := range sorted {
+		if i == 0 || e.SpecPath != sorted[i-1].SpecPath {
+			groups++
+		}
+	}
+	fmt.Fprintf(w, censusRow, "NAME", "STATUS", "PID", "COMM", "AGE", "ROUND", "PORTS")
+	paths := TextOptions{Dir: o.Dir}
+	for i, e := range sorted {
+		if groups > 1 && (i == 0 || e.SpecPath != sorted[i-1].SpecPath) {
+			spec := e.SpecPath
+			if spec == "" {
+				spec = "(no spec file)"
+			}
+			fmt.Fprintf(w, "# %s\n", paths.path(spec))
+		}
+		fmt.Fprintf(w, censusRow, e.Name, e.Status, e.PidText(), e.Worker.Comm, e.AgeText(o.Now), e.RoundText(), e.PortsText(o.Euid))
+	}
+}
 
 // PidText is the entry's PID column: the worker's pid, with "?" after
 // what an untrusted record claims (never checked, never acted on).

@@ -1,6 +1,9 @@
 package launcher_test
 
 import (
+	"bytes"
+	"encoding/json"
+	"strings"
 	"testing"
 	"time"
 
@@ -49,5 +52,97 @@ func TestCensusEntryText(t *testing.T) {
 				t.Errorf("columns (-want +got):\n%s", diff)
 			}
 		})
+	}
+}
+
+// TestWriteCensus pins ps's table byte for byte: the header and a row per
+// entry; the entries of one spec file together in a stable order, with a
+// "# PATH" line per spec file (relative to Dir below it, "(no spec
+// file)" for none) only when there are several; es left in its order.
+func TestWriteCensus(t *testing.T) {
+	now := time.Date(2026, 12, 2, 12, 0, 0, 0, time.UTC)
+	const euid = 1000
+	port := []launcher.CensusPort{{Number: 8080, Address: "127.0.0.1", Holder: "worker"}}
+	entry := func(name, spec string, pid int) launcher.CensusEntry {
+		return launcher.CensusEntry{Name: name, Status: launcher.StatusAlive, SpecPath: spec, Worker: verify.Fingerprint{Pid: pid, UID: euid, Comm: "srv-" + name},
+			Started: now.Add(-75 * time.Second), Round: 2, Ports: port}
+	}
+	api, worker := entry("api", "/srv/app/childproof.hcl", 4301), entry("worker", "/srv/app/childproof.hcl", 4302)
+	db := entry("db", "/opt/db/childproof.hcl", 88)
+	db.Status, db.Started, db.Round, db.Ports = launcher.StatusGone, time.Time{}, 0, nil
+	loose := entry("loose", "", 7)
+	loose.Worker.UID = 0
+	const header = "NAME                 STATUS      PID      COMM             AGE        ROUND PORTS"
+	for _, c := range []struct {
+		name string
+		es   []launcher.CensusEntry
+		dir  string
+		want []string
+	}{
+		{"one spec file", []launcher.CensusEntry{worker, api}, "/srv/app", []string{
+			header,
+			"worker               alive       4302     srv-worker       1m15s      2     127.0.0.1:8080 worker",
+			"api                  alive       4301     srv-api          1m15s      2     127.0.0.1:8080 worker"}},
+		{"several spec files", []launcher.CensusEntry{worker, db, loose, api}, "/srv/app", []string{
+			header,
+			"# (no spec file)",
+			"loose                alive       7        srv-loose        1m15s      2     127.0.0.1:8080 worker (as root, uid 0)",
+			"# /opt/db/childproof.hcl",
+			"db                   gone        88       srv-db           -          -     ",
+			"# childproof.hcl",
+			"worker               alive       4302     srv-worker       1m15s      2     127.0.0.1:8080 worker",
+			"api                  alive       4301     srv-api          1m15s      2     127.0.0.1:8080 worker"}},
+		{"paths as recorded", []launcher.CensusEntry{db, api}, "", []string{
+			header,
+			"# /opt/db/childproof.hcl",
+			"db                   gone        88       srv-db           -          -     ",
+			"# /srv/app/childproof.hcl",
+			"api                  alive       4301     srv-api          1m15s      2     127.0.0.1:8080 worker"}},
+		{"none", nil, "", []string{header}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			before := make([]string, len(c.es))
+			for i, e := range c.es {
+				before[i] = e.Name
+			}
+			var b bytes.Buffer
+			launcher.WriteCensus(&b, c.es, launcher.CensusText{Dir: c.dir, Euid: euid, Now: now})
+			if diff := cmp.Diff(strings.Join(c.want, "\n")+"\n", b.String()); diff != "" {
+				t.Errorf("WriteCensus (-want +got):\n%s", diff)
+			}
+			for i, e := range c.es {
+				if e.Name != before[i] {
+					t.Errorf("WriteCensus reordered es: entry %d is %s, was %s", i, e.Name, before[i])
+				}
+			}
+		})
+	}
+}
+
+// TestCensusOutput: ps's JSON object is {"launches": [...]}, [] for no
+// entry.
+func TestCensusOutput(t *testing.T) {
+	for _, c := range []struct {
+		es   []launcher.CensusEntry
+		want string
+	}{
+		{nil, `{"launches":[]}`},
+		{[]launcher.CensusEntry{}, `{"launches":[]}`},
+	} {
+		if got, err := json.Marshal(launcher.NewCensusOutput(c.es)); err != nil || string(got) != c.want {
+			t.Errorf("NewCensusOutput(%#v): %s, %v; want %s", c.es, got, err, c.want)
+		}
+	}
+	es := []launcher.CensusEntry{{Name: "api", Status: launcher.StatusAlive}}
+	got, err := json.Marshal(launcher.NewCensusOutput(es))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := json.Marshal(map[string]any{"launches": es})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(string(want), string(got)); diff != "" {
+		t.Errorf("JSON (-want +got):\n%s", diff)
 	}
 }

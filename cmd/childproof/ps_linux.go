@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"os"
 	"runtime/debug"
-	"sort"
 	"time"
 
 	"github.com/childproof/childproof/launcher"
@@ -56,38 +55,16 @@ Launches stopped by childproof are shown with --all.`,
 				}
 			}
 			if a.format == "json" {
-				if es == nil {
-					es = []launcher.CensusEntry{}
-				}
-				return lintreport.JSON(a.stdout, map[string]any{"launches": es})
+				return lintreport.JSON(a.stdout, launcher.NewCensusOutput(es))
 			}
 			if len(es) == 0 {
 				fmt.Fprintln(a.stdout, launcher.EmptyCensusText(proc.Default, st, all))
 				return nil
 			}
-			// Launches of one spec file together (up starts several).
-			sort.SliceStable(es, func(i, j int) bool { return es[i].SpecPath < es[j].SpecPath })
 			// One write for the table, not one per launch.
 			w := bufio.NewWriter(a.painted(a.stdout, reportPaint))
 			defer w.Flush()
-			now, euid := time.Now(), os.Geteuid()
-			groups := 0
-			for i, e := range es {
-				if i == 0 || e.SpecPath != es[i-1].SpecPath {
-					groups++
-				}
-			}
-			fmt.Fprintf(w, "%-20s %-11s %-8s %-16s %-10s %-5s %s\n", "NAME", "STATUS", "PID", "COMM", "AGE", "ROUND", "PORTS")
-			for i, e := range es {
-				if groups > 1 && (i == 0 || e.SpecPath != es[i-1].SpecPath) {
-					spec := e.SpecPath
-					if spec == "" {
-						spec = "(no spec file)"
-					}
-					fmt.Fprintf(w, "# %s\n", displayPath(spec, false))
-				}
-				fmt.Fprintf(w, "%-20s %-11s %-8s %-16s %-10s %-5s %s\n", e.Name, e.Status, e.PidText(), e.Worker.Comm, e.AgeText(now), e.RoundText(), e.PortsText(euid))
-			}
+			launcher.WriteCensus(w, es, launcher.CensusText{Dir: workDir(), Euid: os.Geteuid(), Now: time.Now()})
 			return nil
 		},
 	}
