@@ -78,15 +78,8 @@ func (a *app) check(ctx context.Context, arg string, vars []string, strict bool)
 		res = res.Rebase(l.Dir, wd)
 		results = append(results, res)
 		if text {
-			e, w := res.Count()
-			switch {
-			case e+w == 0 && len(res.Files) == 0:
-				// A command launch: no script, nothing to lint but its argv.
-				fmt.Fprintf(a.stdout, "  %-10s ok (no script: a command launch)\n", "lint")
-			case e+w == 0:
-				fmt.Fprintf(a.stdout, "  %-10s ok (%s)\n", "lint", strings.Join(res.Files, ", "))
-			default:
-				fmt.Fprintf(a.stdout, "  %-10s %s, %s\n", "lint", plural(e, "error"), plural(w, "warning"))
+			fmt.Fprintln(a.stdout, res.CheckRow())
+			if e, w := res.Count(); e+w > 0 {
 				if err := a.writeLint(a.stdout, "text", res); err != nil {
 					return err
 				}
@@ -100,18 +93,9 @@ func (a *app) check(ctx context.Context, arg string, vars []string, strict bool)
 			return err
 		}
 	}
-	errs, warns := merged.Count()
 	if text {
 		fmt.Fprintln(a.stdout)
-		status := "ok"
-		switch {
-		case errs > 0:
-			status = "FAILED"
-		case warns > 0 && strict:
-			status = "FAILED (--strict)"
-		}
-		lint := fmt.Sprintf("%s, %s", plural(errs, "lint error"), plural(warns, "lint warning"))
-		fmt.Fprintf(a.stdout, "%s: %s: %s checked, %s\n", f.Path, status, plural(len(launches), "launch"), lint)
+		fmt.Fprintln(a.stdout, envres.CheckVerdict(f.Path, len(launches), merged, strict))
 	}
 	if merged.Errors(strict) {
 		return silentExit(exitFindings)
