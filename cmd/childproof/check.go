@@ -117,17 +117,15 @@ func writeSummary(w io.Writer, l *schema.Launch) {
 	case verify.SelectPort:
 		worker = fmt.Sprintf("the owner of port %d", l.Ports[0].Number)
 	}
-	_ = s.WriteText(w, l, schema.SummaryText{Path: func(p string) string { return displayPath(p, false) }, Worker: worker})
+	_ = s.WriteText(w, l, schema.SummaryText{Path: func(p string) string { return envres.RebasePath(p, "", workDir()) }, Worker: worker})
 }
 
-// displayPath shows p relative to the working directory when it lies
-// below it (envres.RebasePath).
-func displayPath(p string, sensitive bool) string {
-	if sensitive {
-		return schema.HiddenValue
-	}
+// workDir is the working directory paths are shown relative to (below it;
+// envres.RebasePath, launcher.TextOptions.Dir); "" when unknown: paths as
+// recorded.
+func workDir() string {
 	wd, _ := os.Getwd()
-	return envres.RebasePath(p, "", wd)
+	return wd
 }
 
 func plural(n int, word string) string {

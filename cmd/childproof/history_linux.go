@@ -5,7 +5,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"os"
 	"strconv"
 	"time"
 
@@ -101,13 +100,6 @@ func (a *app) history(_ context.Context, name string) error {
 // --show-values.
 func (a *app) textOptions() launcher.TextOptions {
 	return launcher.TextOptions{Dir: workDir(), ShowValues: a.showValues}
-}
-
-// workDir is the working directory the library's texts show paths
-// relative to (as displayPath); "" when unknown: paths as recorded.
-func workDir() string {
-	wd, _ := os.Getwd()
-	return wd
 }
 
 // historyDiff names the variables whose digests differ between the
