@@ -74,7 +74,41 @@ func startHeld(ctx context.Context, l *schema.Launch, opts Options, h held) (*La
 	return la, maskErr(err, secrets)
 }
 
+// start checks the launch, takes its lock, resolves its environment,
+// preflights its ports and previous instance, then runs its attempts.
+// envOut gets the resolved environment, even when a later step fails.
 func start(ctx context.Context, l *schema.Launch, opts Options, envOut **Env, h held) (*Launch, error) {
+	st, err := checkStart(l, opts, h)
+	if err != nil {
+		return nil, err
+	}
+	s := &startRun{l: l, opts: opts, h: h, st: st}
+	if err := s.prepare(ctx, envOut); err != nil {
+		return nil, err
+	}
+	return s.attempts(ctx)
+}
+
+// startRun is what the steps of a start share once the launch is
+// checked.
+type startRun struct {
+	l    *schema.Launch
+	opts Options
+	h    held
+	st   *State
+	// lock is the launch's lock (h.lock, or the one prepare took).
+	lock *launchLock
+	env  *Env
+	v    *verify.Verifier
+}
+
+// checkStart decides whether the launch can start at all, before
+// anything is taken or started: a name, exactly one of command and
+// dispatch, a valid spec, Options.Ready that fits it, a user and group
+// that resolve, a state dir, and a worker selector that can match. It
+// returns the state dir. A failure releases h.lock (except for a job
+// without a selector, which returns with it held).
+func checkStart(l *schema.Launch, opts Options, h held) (*State, error) {
 	if l == nil || l.Name == "" {
 		h.lock.unlock()
 		return nil, errorf(outcome.Usage, KindUsage, "launch has no name")
@@ -113,12 +147,25 @@ func start(ctx context.Context, l *schema.Launch, opts Options, envOut **Env, h 
 		// Say so now instead of waiting out the ready timeout.
 		return nil, &Error{Outcome: outcome.Usage, Kind: KindUsage, Msg: fmt.Sprintf("launch %q: %v", l.Name, err), Hint: opts.Audience.say("fix worker { exe }, or select the worker by comm or by its port", "fix Worker.Exe, or select the worker by Worker.Comm or by its port")}
 	}
-	lock := h.lock
+	return st, nil
+}
+
+// prepare takes the launch's lock (unless h holds it), clears what a
+// killed writer left of its record, resolves the environment (into
+// *envOut, even when that fails) and its secret set, and decides whether
+// the ports and the previous instance let the launch start (preflight,
+// guardPrevious: on_stale = replace stops our own previous instance). A
+// failure after the lock is taken releases it.
+func (s *startRun) prepare(ctx context.Context, envOut **Env) error {
+	l, opts, st := s.l, s.opts, s.st
+	lock := s.h.lock
 	if lock == nil {
+		var err error
 		if lock, err = st.lock(l.Name); err != nil {
-			return nil, err
+			return err
 		}
 	}
+	s.lock = lock
 	// What a writer killed between its temporary file and the rename
 	// left of this launch's record goes now (we hold the lock).
 	statedir.CleanTemps(filepath.Join(st.Dir, statedir.RecordsDir), "."+statedir.Encode(l.Name)+".json.")
@@ -126,24 +173,37 @@ func start(ctx context.Context, l *schema.Launch, opts Options, envOut **Env, h 
 	*envOut = env
 	if err != nil {
 		lock.unlock()
-		return nil, err
+		return err
 	}
 	env.secrets = secretSet(l, env.Vars, opts.SecretSet, nil, nil) // --set-secret
+	s.env = env
 	if opts.Subreaper {
 		unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
 	}
 	v := &verify.Verifier{Proc: opts.Proc, State: st, ShowValues: opts.ShowValues}
+	s.v = v
 	if err := preflight(ctx, v, st, l, opts.Notify, opts.Audience); err != nil {
 		lock.unlock()
-		return nil, err
+		return err
 	}
 	// Alive is the recorded tree, not the port: a portless launch, or one
 	// whose ranks outlived their agent, is the previous instance too.
 	if err := guardPrevious(ctx, v.Proc, st, l, opts.Notify); err != nil {
 		lock.unlock()
-		return nil, err
+		return err
 	}
-	rd := st.beginRound(l, opts, h.plan)
+	return nil
+}
+
+// attempts runs the round's attempts (up to EffectiveAttempts) and
+// decides when to try again: only after a failure that retries (a lost
+// race, a worker that never appeared) and whose context is live, each
+// retry after preflightRetry. A failed attempt is stopped and the record
+// file put back as it was; the round is finished and the lock released
+// (or kept, see started) whatever happens.
+func (s *startRun) attempts(ctx context.Context) (*Launch, error) {
+	l, st, lock := s.l, s.st, s.lock
+	rd := st.beginRound(l, s.opts, s.h.plan)
 	var lastLa *Launch
 	// The record file as it was: a failed launch puts it back.
 	prevRecord := st.readRecordFile(l.Name)
@@ -153,29 +213,18 @@ func start(ctx context.Context, l *schema.Launch, opts Options, envOut **Env, h 
 			// A newcomer that took the port gets a moment to let go of it
 			// (a port probe, a short-lived listener); one that still
 			// holds it then is no race: exit 4.
-			if err := preflightRetry(ctx, v, st, l, opts.Audience); err != nil {
+			if err := preflightRetry(ctx, s.v, st, l, s.opts.Audience); err != nil {
 				st.finishRound(rd, lastLa, err)
 				lock.unlock()
 				return nil, err
 			}
 		}
-		la := &Launch{Spec: l, Env: env, State: st, opts: opts, lock: lock, worker: workerRef{fd: -1}, notes: launchNotes{round: rd}}
+		la := &Launch{Spec: l, Env: s.env, State: st, opts: s.opts, lock: lock, worker: workerRef{fd: -1}, notes: launchNotes{round: rd}}
 		lastLa = la
-		err := la.launch(ctx, v, attempt)
+		err := la.launch(ctx, s.v, attempt)
 		if err == nil {
 			st.finishRound(rd, la, nil)
-			if opts.Detach {
-				// What the tree printed so far is in the log (the relay
-				// has caught up) when run returns; the relay goes on alone.
-				la.pipe.drain(2 * time.Second)
-				la.pipe.close()
-				if !h.keep {
-					lock.unlock()
-					la.lock = nil
-				}
-				la.out.stop()
-			}
-			la.out.running()
+			s.started(la)
 			return la, nil
 		}
 		la.abort()
@@ -199,6 +248,24 @@ func start(ctx context.Context, l *schema.Launch, opts Options, envOut **Env, h 
 	st.finishRound(rd, lastLa, last)
 	lock.unlock()
 	return nil, last
+}
+
+// started hands a verified launch its output: detached, the pipe is
+// drained into the log and let go, the lock released (unless h.keep) and
+// the follower stopped; then the output is running.
+func (s *startRun) started(la *Launch) {
+	if s.opts.Detach {
+		// What the tree printed so far is in the log (the relay
+		// has caught up) when run returns; the relay goes on alone.
+		la.pipe.drain(2 * time.Second)
+		la.pipe.close()
+		if !s.h.keep {
+			s.lock.unlock()
+			la.lock = nil
+		}
+		la.out.stop()
+	}
+	la.out.running()
 }
 
 // race reports whether a failure is one that attempts retry: the port was
@@ -284,17 +351,80 @@ func leftOver(p proc.FS, rec *Record, pids []int) bool {
 	return true
 }
 
-// launch runs one attempt: start the tree, find the worker, verify.
+// launch runs one attempt: open the log and its mask, pipe the tree's
+// output, build the command, spawn the tree, then find the worker and
+// verify it (findAndVerify).
 func (la *Launch) launch(ctx context.Context, v *verify.Verifier, attempt int) error {
-	l := la.Spec
-	r := verify.NewReport(l.Name)
+	r := verify.NewReport(la.Spec.Name)
 	r.Attempts = attempt
-	log := la.LogPath()
-	r.Log = log
+	r.Log = la.LogPath()
+	sp := &spawnRun{r: r}
+	logf, err := la.openLogAndMask(sp)
+	if err != nil {
+		return err
+	}
+	if err := la.pipeOutput(sp, logf); err != nil {
+		return err
+	}
+	devnull, err := os.Open(os.DevNull)
+	if err != nil {
+		return err
+	}
+	defer devnull.Close()
+	sp.devnull = devnull
+	if err := la.buildCommand(sp); err != nil {
+		return err
+	}
+	if !la.opts.Detach {
+		// Pdeathsig fires when the forking thread exits: keep it alive.
+		runtime.LockOSThread()
+		defer runtime.UnlockOSThread()
+	}
+	closeInherited()
+	if err := la.spawn(sp); err != nil {
+		return err
+	}
+	return la.findAndVerify(ctx, v, r)
+}
+
+// spawnRun is what the steps of one attempt share to start the tree.
+type spawnRun struct {
+	// r is the attempt's report.
+	r *verify.Report
+	// prog and argv are the program and the arguments the tree starts.
+	prog string
+	argv []string
+	// marker is the launch's MarkerVar value; envList the tree's
+	// environment with it.
+	marker  string
+	envList []string
+	// out is the tree's output pipe; logw its write end, the tree's
+	// stdout and stderr.
+	out  *output
+	logw *os.File
+	// devnull is the tree's stdin.
+	devnull *os.File
+	// sys, cred and cgf are the tree's process attributes, its
+	// credential (nil: childproof's own) and its cgroup's directory (nil:
+	// none).
+	sys  *syscall.SysProcAttr
+	cred *syscall.Credential
+	cgf  *os.File
+	// cmd is the command of the latest try; root the tree's root.
+	cmd  *exec.Cmd
+	root *rootProc
+}
+
+// openLogAndMask opens the launch's log and saves its mask, with the
+// secret set made once more now with the argv (each secret's digest and
+// where it occurs, for the log mask and the record), and decides where
+// Output and Ready.Log get what the log gets. An argv that cannot be made
+// is the exit-5 failure "the worker never appeared".
+func (la *Launch) openLogAndMask(sp *spawnRun) (*os.File, error) {
+	l := la.Spec
 	logf, err := la.State.openLog(l.Name, l.EffectiveLogKeep())
 	argv, prog, argvErr := la.argv()
-	// The secret set once more, now with the argv: each secret's digest
-	// and where it occurs, for the log mask and the record.
+	sp.argv, sp.prog = argv, prog
 	la.Env.secrets = secretSet(l, la.Env.Vars, la.opts.SecretSet, argv, la.State.Digest)
 	if err == nil {
 		err = la.State.saveLogMask(l.Name, la.Env.Secrets())
@@ -302,46 +432,55 @@ func (la *Launch) launch(ctx context.Context, v *verify.Verifier, attempt int) e
 	if err != nil {
 		var e *Error
 		if errors.As(err, &e) {
-			return err
+			return nil, err
 		}
-		return &Error{Outcome: outcome.Usage, Kind: KindState, Msg: "log", Err: err}
+		return nil, &Error{Outcome: outcome.Usage, Kind: KindState, Msg: "log", Err: err}
 	}
 	// Output and Ready.Log get what the log gets: in the foreground from
 	// the pipe's reader in the same pass, detached from the log.
 	if la.opts.Detach {
-		la.out = follow(log, la.opts.Output, la.opts.Ready.Log)
+		la.out = follow(sp.r.Log, la.opts.Output, la.opts.Ready.Log)
 	} else {
 		la.out = feed(la.opts.Output, la.opts.Ready.Log)
 	}
 	if argvErr != nil {
 		logf.Close()
-		return la.exitedError(r, fmt.Sprintf("the worker never appeared: %v", argvErr))
+		return nil, la.exitedError(sp.r, fmt.Sprintf("the worker never appeared: %v", argvErr))
 	}
-	// Neither the relay nor the tree inherits a descriptor of the caller.
+	return logf, nil
+}
+
+// pipeOutput makes the pipe the tree writes to, which childproof reads
+// and masks into logf (at the source: the log never holds a secret);
+// logf is the reader's from here. Neither the relay nor the tree
+// inherits a descriptor of the caller.
+func (la *Launch) pipeOutput(sp *spawnRun, logf *os.File) error {
 	closeInherited()
-	// The tree writes to a pipe childproof reads and masks (at the source:
-	// the log never holds a secret); logf is the reader's from here.
-	marker := newMarker(l.Name)
+	sp.marker = newMarker(la.Spec.Name)
 	var also io.Writer
 	if la.out != nil && !la.opts.Detach {
 		also = la.out
 	}
-	out, err := startOutput(logf, la.Env.Secrets(), la.opts.Detach, marker, also)
+	out, err := startOutput(logf, la.Env.Secrets(), la.opts.Detach, sp.marker, also)
 	if err != nil {
 		logf.Close()
 		return &Error{Outcome: outcome.Usage, Kind: KindState, Msg: "log", Err: err}
 	}
 	la.pipe = out
-	logw := out.w
-	devnull, err := os.Open(os.DevNull)
-	if err != nil {
-		return err
-	}
-	defer devnull.Close()
-	t := &procTree{p: la.opts.Proc, leader: -1, marker: marker}
+	sp.out, sp.logw = out, out.w
+	return nil
+}
+
+// buildCommand makes the tree (la.tree) and its command: environment with
+// the marker, working directory, credential, a session of its own when
+// detached (else a process group and the parent-death signal), and a new
+// cgroup to start in unless Options.NoCgroup.
+func (la *Launch) buildCommand(sp *spawnRun) error {
+	l := la.Spec
+	t := &procTree{p: la.opts.Proc, leader: -1, marker: sp.marker}
 	la.tree = t
-	envList := withMarker(la.Env.List(), t.marker)
-	cmd := &exec.Cmd{Path: prog, Args: argv, Env: envList, Dir: la.dir(), Stdin: devnull, Stdout: logw, Stderr: logw}
+	sp.envList = withMarker(la.Env.List(), t.marker)
+	cmd := &exec.Cmd{Path: sp.prog, Args: sp.argv, Env: sp.envList, Dir: la.dir(), Stdin: sp.devnull, Stdout: sp.logw, Stderr: sp.logw}
 	sys := &syscall.SysProcAttr{PidFD: &t.leader}
 	cred, err := credential(l)
 	if err != nil {
@@ -354,86 +493,101 @@ func (la *Launch) launch(ctx context.Context, v *verify.Verifier, attempt int) e
 		sys.Setpgid = true
 		sys.Pdeathsig = syscall.SIGKILL
 	}
-	var cgf *os.File
 	if !la.opts.NoCgroup {
-		t.cgroup, cgf = newCgroup(l.Name)
-		if cgf != nil {
+		t.cgroup, sp.cgf = newCgroup(l.Name)
+		if sp.cgf != nil {
 			sys.UseCgroupFD = true
-			sys.CgroupFD = int(cgf.Fd())
+			sys.CgroupFD = int(sp.cgf.Fd())
 		}
 	}
 	cmd.SysProcAttr = sys
-	if !la.opts.Detach {
-		// Pdeathsig fires when the forking thread exits: keep it alive.
-		runtime.LockOSThread()
-		defer runtime.UnlockOSThread()
-	}
-	closeInherited()
-	root := &rootProc{done: make(chan struct{})}
-	reap := func() {
-		go func() {
-			root.cmd.Wait()
-			root.status = processStatus(root.cmd.ProcessState)
-			root.state = root.cmd.ProcessState
-			close(root.done)
-		}()
-	}
-	// start starts cmd, traced for exec-time evidence unless that is off
-	// or refused (a seccomp policy, or a tracer already on us).
-	start := func(cmd *exec.Cmd) error {
-		root.cmd = cmd
-		if !la.noExecCapture() {
-			w, err := startWatched(cmd, la.opts.Detach, reap, root.done)
-			if err == nil {
-				la.exec.watch = w
-				return nil
-			}
-			sys.Ptrace = false
-			*cmd = exec.Cmd{Path: prog, Args: argv, Env: envList, Dir: la.dir(), Stdin: devnull, Stdout: logw, Stderr: logw, SysProcAttr: sys}
-		}
-		if err := cmd.Start(); err != nil {
-			return err
-		}
-		reap()
-		return nil
-	}
-	if err := la.journal(argv); err != nil {
-		if cgf != nil {
-			cgf.Close()
+	sp.cmd, sp.sys, sp.cred = cmd, sys, cred
+	return nil
+}
+
+// spawn journals the launch and starts the tree: into its cgroup, and
+// when that fails once more without one (the journal first says there is
+// none). A tree that does not start is the exit-5 failure "the worker
+// never appeared". The started root is recorded as pending.
+func (la *Launch) spawn(sp *spawnRun) error {
+	l, t := la.Spec, la.tree
+	sp.root = &rootProc{done: make(chan struct{})}
+	if err := la.journal(sp.argv); err != nil {
+		if sp.cgf != nil {
+			sp.cgf.Close()
 			removeCgroup(t.cgroup)
 		}
 		return err
 	}
-	err = start(cmd)
-	if err != nil && cgf != nil {
-		cgf.Close()
+	err := sp.start(la, sp.cmd)
+	if err != nil && sp.cgf != nil {
+		sp.cgf.Close()
 		removeCgroup(t.cgroup)
-		t.cgroup, cgf = "", nil
-		sys.UseCgroupFD, sys.CgroupFD = false, 0
+		t.cgroup, sp.cgf = "", nil
+		sp.sys.UseCgroupFD, sp.sys.CgroupFD = false, 0
 		// The journal first says there is no cgroup: a record that names
 		// one describes a tree only ever started into it (cgroupRemoved).
-		if err := la.journal(argv); err != nil {
+		if err := la.journal(sp.argv); err != nil {
 			return err
 		}
-		cmd = &exec.Cmd{Path: prog, Args: argv, Env: envList, Dir: la.dir(), Stdin: devnull, Stdout: logw, Stderr: logw, SysProcAttr: sys}
-		err = start(cmd)
+		sp.cmd = sp.newCmd(la)
+		err = sp.start(la, sp.cmd)
 	}
-	if cgf != nil {
-		cgf.Close()
+	if sp.cgf != nil {
+		sp.cgf.Close()
 	}
-	out.started()
+	sp.out.started()
 	if err != nil {
-		if cred != nil && errors.Is(err, syscall.EACCES) {
-			return la.exitedError(r, fmt.Sprintf("the worker never appeared: %v (as %s: the program or the directory %s is not accessible to uid %d)", err, runAs(l), la.dir(), cred.Uid))
+		if sp.cred != nil && errors.Is(err, syscall.EACCES) {
+			return la.exitedError(sp.r, fmt.Sprintf("the worker never appeared: %v (as %s: the program or the directory %s is not accessible to uid %d)", err, runAs(l), la.dir(), sp.cred.Uid))
 		}
-		return la.exitedError(r, fmt.Sprintf("the worker never appeared: %v", err))
+		return la.exitedError(sp.r, fmt.Sprintf("the worker never appeared: %v", err))
 	}
-	t.root, t.pgid = root, cmd.Process.Pid
-	if fp, err := verify.TakeFingerprint(la.opts.Proc, cmd.Process.Pid); err == nil {
-		root.fp = fp
+	pid := sp.cmd.Process.Pid
+	t.root, t.pgid = sp.root, pid
+	if fp, err := verify.TakeFingerprint(la.opts.Proc, pid); err == nil {
+		sp.root.fp = fp
 	} else {
-		root.fp = verify.Fingerprint{Pid: cmd.Process.Pid}
+		sp.root.fp = verify.Fingerprint{Pid: pid}
 	}
 	la.recordPending()
-	return la.findAndVerify(ctx, v, r)
+	return nil
+}
+
+// newCmd is the tree's command afresh, with sp's process attributes.
+func (sp *spawnRun) newCmd(la *Launch) *exec.Cmd {
+	return &exec.Cmd{Path: sp.prog, Args: sp.argv, Env: sp.envList, Dir: la.dir(), Stdin: sp.devnull, Stdout: sp.logw, Stderr: sp.logw, SysProcAttr: sp.sys}
+}
+
+// start starts cmd, traced for exec-time evidence unless that is off or
+// refused (a seccomp policy, or a tracer already on us): then cmd is made
+// afresh without the trace and started plainly.
+func (sp *spawnRun) start(la *Launch, cmd *exec.Cmd) error {
+	sp.root.cmd = cmd
+	if !la.noExecCapture() {
+		w, err := startWatched(cmd, la.opts.Detach, sp.reap, sp.root.done)
+		if err == nil {
+			la.exec.watch = w
+			return nil
+		}
+		sp.sys.Ptrace = false
+		*cmd = *sp.newCmd(la)
+	}
+	if err := cmd.Start(); err != nil {
+		return err
+	}
+	sp.reap()
+	return nil
+}
+
+// reap waits for the root in the background and records how it ended,
+// closing root.done then.
+func (sp *spawnRun) reap() {
+	root := sp.root
+	go func() {
+		root.cmd.Wait()
+		root.status = processStatus(root.cmd.ProcessState)
+		root.state = root.cmd.ProcessState
+		close(root.done)
+	}()
 }
