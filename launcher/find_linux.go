@@ -17,183 +17,313 @@ import (
 )
 
 // findAndVerify polls (1 ms) until the worker is found and owns its ports,
-// then verifies it and waits for readiness.
+// then verifies it and waits for readiness. Each look decides, in turn:
+// whether the picked worker exited (a lost race or exit 5), which process
+// is the worker, whether the tree is gone without one, whether the worker
+// owns its ports (then verification and readiness decide the attempt,
+// or the worker is picked again), and at the deadline why it was not
+// ready.
 func (la *Launch) findAndVerify(ctx context.Context, v *verify.Verifier, r *verify.Report) error {
-	l := la.Spec
-	polling := time.Now()
-	deadline := polling.Add(l.ReadyTimeout())
-	root := la.tree.root.pid()
-	var worker int
-	var wfd = -1
-	defer func() {
-		if la.Report == nil {
-			la.closeRanks() // a failed attempt: the next one picks anew
-		}
-		if wfd >= 0 && la.Report == nil {
-			unix.Close(wfd)
-		} else if wfd >= 0 {
-			la.worker.fd = wfd // kept: Wait watches the worker through it
-		}
-	}()
-	// seenForeign is the last listener on a declared port held outside the
-	// tree while this attempt waited for its worker.
-	var seenForeign *verify.Holder
-	var selector selectorWatch
-	attempts, logPath := r.Attempts, r.Log
-	var stable stability
+	f := &finder{la: la, v: v, r: r, wfd: -1, attempts: r.Attempts, logPath: r.Log}
+	f.polling = time.Now()
+	f.deadline = f.polling.Add(la.Spec.ReadyTimeout())
+	f.root = la.tree.root.pid()
+	defer f.release()
 	for {
 		if err := ctx.Err(); err != nil {
 			return la.interrupted(r, err)
 		}
 		tree := la.tree.members()
 		rootExited := la.tree.root.exited()
-		if worker != 0 && wfd >= 0 && pidfd.Exited(wfd) {
-			if seenForeign == nil && len(l.Ports) > 0 {
-				// One last look: a stranger that took the port after the
-				// previous poll (a loaded machine polls late) made the
-				// bind fail just as surely as one seen before.
-				_, seenForeign = la.portState(v, worker, tree)
-			}
-			if seenForeign != nil {
-				// A stranger held the port while our worker tried to bind:
-				// a lost race, even if the stranger has left by now.
-				return la.raceError(r, seenForeign)
-			}
-			return la.exitedError(r, la.exitWhat(worker))
+		if err := f.workerExited(tree); err != nil {
+			return err
 		}
-		if worker == 0 && l.Worker.N() > 1 {
-			worker = la.pickRanks(tree)
-			if worker != 0 {
-				fp, err := verify.TakeFingerprint(la.opts.Proc, worker)
-				if fd, live, _ := fp.Open(la.opts.Proc); err == nil && live == verify.Alive {
-					la.worker.Fingerprint, wfd = fp, fd
-				} else {
-					worker = 0
-				}
-			}
-		} else if worker == 0 {
-			worker = pickWorker(la.opts.Proc, l, root, tree, la.exec.watch.execComm)
-			if worker != 0 {
-				fp, err := verify.TakeFingerprint(la.opts.Proc, worker)
-				if err != nil {
-					worker = 0
-				} else if fd, live, _ := fp.Open(la.opts.Proc); live == verify.Alive {
-					la.worker.Fingerprint, wfd = fp, fd
-					la.notes.picked = la.treeSignature(tree)
-				} else {
-					worker = 0
-				}
-			}
+		f.pick(tree)
+		if err := f.noWorker(tree, rootExited); err != nil {
+			return err
 		}
-		if worker == 0 {
-			if e := selector.check(la, r, tree); e != nil {
-				return e
-			}
-		}
-		if worker == 0 && rootExited && len(tree) == 0 {
-			if h := la.foreignHolder(tree); h != nil {
-				return la.raceError(r, h)
-			}
-			if seenForeign != nil {
-				return la.raceError(r, seenForeign)
-			}
-			return la.exitedError(r, la.exitWhat(root))
-		}
-		if worker != 0 {
-			owned, foreign := la.portState(v, worker, tree)
-			if foreign != nil {
-				seenForeign = foreign
-				if rootExited || pidfd.Exited(wfd) {
-					return la.raceError(r, foreign)
-				}
-			}
-			if owned && l.Worker.N() == 1 && !la.holdsAll(worker, tree) {
-				// Another member holds a declared port, the worker does
-				// not (any more: a master that re-exec'd and let go of
-				// it): the worker is picked again.
-				if again := pickWorker(la.opts.Proc, l, root, tree, la.exec.watch.execComm); again != worker && again != 0 {
-					unix.Close(wfd)
-					worker, wfd = 0, -1
-					stable = stability{}
-					continue
-				}
-			}
-			if owned && l.Worker.N() == 1 && la.notes.settled != la.treeSignature(tree) && la.sharesSocket(worker, tree) {
-				// A socket shared with other members: judge the worker
-				// once the tree has stopped changing (haproxy -W's
-				// master re-execs and lets go of it), picked again then.
-				switch {
-				case !stable.settled(la, tree):
-					owned = false
-				default:
-					la.notes.settled = stable.sig
-					if again := pickWorker(la.opts.Proc, l, root, tree, la.exec.watch.execComm); again != worker && again != 0 {
-						unix.Close(wfd)
-						worker, wfd = 0, -1
-						stable = stability{}
-						continue
-					}
-				}
-			}
-			if owned {
-				err := la.verifyAndReady(ctx, v, r, worker, wfd, deadline)
-				if !errors.Is(err, errRepick) {
-					return err
-				}
-				// Another member holds the port now (the picked one
-				// re-exec'd and let it go): pick again.
-				unix.Close(wfd)
-				worker, wfd = 0, -1
-				stable = stability{}
-				*r = *verify.NewReport(l.Name)
-				r.Attempts, r.Log = attempts, logPath
+		if f.worker != 0 {
+			switch step, err := f.ports(ctx, tree, rootExited); step {
+			case findDone:
+				return err
+			case findAgain:
 				continue
 			}
 		}
-		if la.opts.Progress != nil {
-			p := la.progressBase(r.Attempts, polling)
-			p.Phase, p.Worker = PhaseWorker, worker
-			if worker != 0 {
-				p.Phase, p.Comm = PhaseListen, la.worker.Comm
-			}
-			la.progress(p)
+		f.progress()
+		if time.Now().After(f.deadline) {
+			return f.timedOut(tree)
 		}
-		if time.Now().After(deadline) {
-			if h := la.foreignHolder(tree); h != nil {
-				return la.raceError(r, h)
-			}
-			// (A listener held by someone else was the real story: a
-			// race, above.)
-			if worker == 0 && (l.Worker.Comm != "" || l.Worker.Exe != "") {
-				if owners := la.portOwners(tree); len(owners) > 0 {
-					return la.selectorError(r, owners, true)
-				}
-			}
-			if worker == 0 {
-				what := "the worker never appeared"
-				switch {
-				case l.Worker.Comm != "":
-					what += fmt.Sprintf(": no process with comm %q in the launched tree", l.Worker.Comm)
-				case l.Worker.Exe != "":
-					what += fmt.Sprintf(": no process with exe %q in the launched tree", l.Worker.Exe)
-				case len(l.Ports) > 0:
-					what = fmt.Sprintf("nothing in the launched tree listens on port %d", l.Ports[0].Number)
-				case len(l.Dispatch) > 0:
-					what += ": the dispatch script did not exec a worker (declare " + la.opts.Audience.say("worker { comm }", "Worker.Comm") + " or a port)"
-				}
-				e := la.notReadyError(r, what)
-				if l.Worker.Comm != "" || l.Worker.Exe != "" {
-					if seen := la.treeComms(tree); seen != "" {
-						e.Hint = "the launched tree runs " + seen + ": if one of them is the worker, the selector is wrong, not the timeout; else " + e.Hint
-					}
-				}
-				e.Retry = true
-				return e
-			}
-			return la.notReadyError(r, fmt.Sprintf("the worker (pid %d, %s) did not listen on %s", worker, la.worker.Comm, portList(l)))
-		}
-		pollPause(time.Since(polling))
+		pollPause(time.Since(f.polling))
 	}
+}
+
+// finder is what the looks of findAndVerify share.
+type finder struct {
+	la *Launch
+	v  *verify.Verifier
+	// r is the attempt's report (made afresh when the worker is picked
+	// again after verification); attempts and logPath are its Attempts
+	// and Log, kept for that.
+	r        *verify.Report
+	attempts int
+	logPath  string
+	// polling is when the wait began; deadline is polling plus
+	// ready.timeout.
+	polling, deadline time.Time
+	// root is the tree's root pid.
+	root int
+	// worker is the picked worker (0: none yet) and wfd its pidfd (-1:
+	// none).
+	worker, wfd int
+	// seenForeign is the last listener on a declared port held outside the
+	// tree while this attempt waited for its worker.
+	seenForeign *verify.Holder
+	selector    selectorWatch
+	stable      stability
+}
+
+// findStep is what a look at the worker's ports decided.
+type findStep int
+
+const (
+	// findWait: nothing yet; report progress, mind the deadline, look again.
+	findWait findStep = iota
+	// findAgain: the worker is to be picked again; look again at once.
+	findAgain
+	// findDone: the attempt is decided, with the error returned (nil: ready).
+	findDone
+)
+
+// release lets go of what a failed attempt picked (the ranks, the
+// worker's pidfd: the next attempt picks anew), or hands the worker's
+// pidfd to the Launch, through which Wait watches the worker.
+func (f *finder) release() {
+	la := f.la
+	if la.Report == nil {
+		la.closeRanks() // a failed attempt: the next one picks anew
+	}
+	if f.wfd >= 0 && la.Report == nil {
+		unix.Close(f.wfd)
+	} else if f.wfd >= 0 {
+		la.worker.fd = f.wfd // kept: Wait watches the worker through it
+	}
+}
+
+// workerExited decides the attempt once the picked worker has exited: a
+// lost race when a stranger held a declared port meanwhile (even if it
+// has left by now), else exit 5. Nil while it runs.
+func (f *finder) workerExited(tree []int) error {
+	la := f.la
+	if f.worker == 0 || f.wfd < 0 || !pidfd.Exited(f.wfd) {
+		return nil
+	}
+	if f.seenForeign == nil && len(la.Spec.Ports) > 0 {
+		// One last look: a stranger that took the port after the
+		// previous poll (a loaded machine polls late) made the
+		// bind fail just as surely as one seen before.
+		_, f.seenForeign = la.portState(f.v, f.worker, tree)
+	}
+	if f.seenForeign != nil {
+		// A stranger held the port while our worker tried to bind:
+		// a lost race, even if the stranger has left by now.
+		return la.raceError(f.r, f.seenForeign)
+	}
+	return la.exitedError(f.r, la.exitWhat(f.worker))
+}
+
+// pick picks the worker when none is: the ranks of a job, else the one
+// process the selector picks; a worker is kept only with its fingerprint
+// and a pidfd on it while it is alive.
+func (f *finder) pick(tree []int) {
+	la, l := f.la, f.la.Spec
+	if f.worker == 0 && l.Worker.N() > 1 {
+		f.worker = la.pickRanks(tree)
+		if f.worker != 0 {
+			fp, err := verify.TakeFingerprint(la.opts.Proc, f.worker)
+			if fd, live, _ := fp.Open(la.opts.Proc); err == nil && live == verify.Alive {
+				la.worker.Fingerprint, f.wfd = fp, fd
+			} else {
+				f.worker = 0
+			}
+		}
+	} else if f.worker == 0 {
+		f.worker = pickWorker(la.opts.Proc, l, f.root, tree, la.exec.watch.execComm)
+		if f.worker != 0 {
+			fp, err := verify.TakeFingerprint(la.opts.Proc, f.worker)
+			if err != nil {
+				f.worker = 0
+			} else if fd, live, _ := fp.Open(la.opts.Proc); live == verify.Alive {
+				la.worker.Fingerprint, f.wfd = fp, fd
+				la.notes.picked = la.treeSignature(tree)
+			} else {
+				f.worker = 0
+			}
+		}
+	}
+}
+
+// noWorker decides the attempt while no worker is picked: a selector that
+// matches none of the port's holders, or a tree that is gone (a lost race
+// when a stranger holds or held a declared port, else exit 5). Nil to
+// look again.
+func (f *finder) noWorker(tree []int, rootExited bool) error {
+	la := f.la
+	if f.worker == 0 {
+		if e := f.selector.check(la, f.r, tree); e != nil {
+			return e
+		}
+	}
+	if f.worker == 0 && rootExited && len(tree) == 0 {
+		if h := la.foreignHolder(tree); h != nil {
+			return la.raceError(f.r, h)
+		}
+		if f.seenForeign != nil {
+			return la.raceError(f.r, f.seenForeign)
+		}
+		return la.exitedError(f.r, la.exitWhat(f.root))
+	}
+	return nil
+}
+
+// ports looks at the picked worker's declared ports: a foreign holder is
+// remembered, and a lost race once the root or the worker has exited; a
+// worker that owns them (and is still the one to judge, settledOwner) is
+// verified and waited for (verifyAndReady), which decides the attempt
+// unless the port moved to another member, when the worker is picked
+// again with a fresh report.
+func (f *finder) ports(ctx context.Context, tree []int, rootExited bool) (findStep, error) {
+	la := f.la
+	owned, foreign := la.portState(f.v, f.worker, tree)
+	if foreign != nil {
+		f.seenForeign = foreign
+		if rootExited || pidfd.Exited(f.wfd) {
+			return findDone, la.raceError(f.r, foreign)
+		}
+	}
+	if owned {
+		var again bool
+		if owned, again = f.settledOwner(tree); again {
+			f.repick()
+			return findAgain, nil
+		}
+	}
+	if !owned {
+		return findWait, nil
+	}
+	err := la.verifyAndReady(ctx, f.v, f.r, f.worker, f.wfd, f.deadline)
+	if !errors.Is(err, errRepick) {
+		return findDone, err
+	}
+	// Another member holds the port now (the picked one
+	// re-exec'd and let it go): pick again.
+	f.repick()
+	*f.r = *verify.NewReport(la.Spec.Name)
+	f.r.Attempts, f.r.Log = f.attempts, f.logPath
+	return findAgain, nil
+}
+
+// settledOwner decides, for a single worker whose ports are owned in the
+// tree, whether it is the one to judge now (owned), or another is to be
+// picked (again): when another member holds a declared port and the
+// worker does not (any more: a master that re-exec'd and let go of it);
+// and when the worker shares a socket with other members, once the tree
+// has stopped changing (haproxy -W's master re-execs and lets go of it),
+// until when it is not judged.
+func (f *finder) settledOwner(tree []int) (owned, again bool) {
+	la := f.la
+	if la.Spec.Worker.N() != 1 {
+		return true, false
+	}
+	if !la.holdsAll(f.worker, tree) && f.pickedAnother(tree) {
+		return false, true
+	}
+	if la.notes.settled == la.treeSignature(tree) || !la.sharesSocket(f.worker, tree) {
+		return true, false
+	}
+	if !f.stable.settled(la, tree) {
+		return false, false
+	}
+	la.notes.settled = f.stable.sig
+	if f.pickedAnother(tree) {
+		return false, true
+	}
+	return true, false
+}
+
+// pickedAnother reports whether the selector picks another process than
+// the worker now.
+func (f *finder) pickedAnother(tree []int) bool {
+	again := pickWorker(f.la.opts.Proc, f.la.Spec, f.root, tree, f.la.exec.watch.execComm)
+	return again != f.worker && again != 0
+}
+
+// repick lets go of the picked worker, to pick one anew.
+func (f *finder) repick() {
+	unix.Close(f.wfd)
+	f.worker, f.wfd = 0, -1
+	f.stable = stability{}
+}
+
+// progress reports the wait: for the worker, or for it to listen.
+func (f *finder) progress() {
+	la := f.la
+	if la.opts.Progress == nil {
+		return
+	}
+	p := la.progressBase(f.r.Attempts, f.polling)
+	p.Phase, p.Worker = PhaseWorker, f.worker
+	if f.worker != 0 {
+		p.Phase, p.Comm = PhaseListen, la.worker.Comm
+	}
+	la.progress(p)
+}
+
+// timedOut is the failure at the deadline: a lost race when a stranger
+// holds a declared port, a selector that matches none of the port's
+// holders, the worker that never appeared, or one that did not listen.
+func (f *finder) timedOut(tree []int) error {
+	la, l := f.la, f.la.Spec
+	if h := la.foreignHolder(tree); h != nil {
+		return la.raceError(f.r, h)
+	}
+	// (A listener held by someone else was the real story: a
+	// race, above.)
+	if f.worker == 0 && (l.Worker.Comm != "" || l.Worker.Exe != "") {
+		if owners := la.portOwners(tree); len(owners) > 0 {
+			return la.selectorError(f.r, owners, true)
+		}
+	}
+	if f.worker == 0 {
+		return f.neverAppeared(tree)
+	}
+	return la.notReadyError(f.r, fmt.Sprintf("the worker (pid %d, %s) did not listen on %s", f.worker, la.worker.Comm, portList(l)))
+}
+
+// neverAppeared is the not-ready failure of a worker that never appeared,
+// saying what the selector looked for (and what the tree runs instead);
+// it is retried.
+func (f *finder) neverAppeared(tree []int) error {
+	la, l := f.la, f.la.Spec
+	what := "the worker never appeared"
+	switch {
+	case l.Worker.Comm != "":
+		what += fmt.Sprintf(": no process with comm %q in the launched tree", l.Worker.Comm)
+	case l.Worker.Exe != "":
+		what += fmt.Sprintf(": no process with exe %q in the launched tree", l.Worker.Exe)
+	case len(l.Ports) > 0:
+		what = fmt.Sprintf("nothing in the launched tree listens on port %d", l.Ports[0].Number)
+	case len(l.Dispatch) > 0:
+		what += ": the dispatch script did not exec a worker (declare " + la.opts.Audience.say("worker { comm }", "Worker.Comm") + " or a port)"
+	}
+	e := la.notReadyError(f.r, what)
+	if l.Worker.Comm != "" || l.Worker.Exe != "" {
+		if seen := la.treeComms(tree); seen != "" {
+			e.Hint = "the launched tree runs " + seen + ": if one of them is the worker, the selector is wrong, not the timeout; else " + e.Hint
+		}
+	}
+	e.Retry = true
+	return e
 }
 
 // pollPause waits between two looks for the worker and its listener:
