@@ -420,7 +420,41 @@ func (la *Launch) portState(v *verify.Verifier, worker int, tree []int) (bool, *
 	return owned, foreign
 }
 
+// verifyAndReady decides the attempt of a worker that owns its ports:
+// verification on the worker, readiness (the port answers, or a portless
+// worker settles, then what Options.Ready adds), a last look that the
+// worker still owns its ports and is the process it was, then the
+// record. errRepick: the port moved to another member, pick again.
 func (la *Launch) verifyAndReady(ctx context.Context, v *verify.Verifier, r *verify.Report, worker, wfd int, deadline time.Time) error {
+	c, released, err := la.verifyOnWorker(ctx, v, r, worker, wfd, deadline)
+	if err != nil {
+		return err
+	}
+	if err := la.probeReady(ctx, r, c, worker, wfd, deadline); err != nil {
+		return err
+	}
+	if len(la.Spec.Ports) == 0 {
+		la.settleWorker(worker, wfd, released, deadline)
+	}
+	if err := la.waitAdded(ctx, r, worker, wfd, deadline); err != nil {
+		return err
+	}
+	if err := la.stillTheWorker(v, r, c, worker, wfd, deadline); err != nil {
+		return err
+	}
+	r.Ready, r.Verified = true, true
+	r.SetOutcome(outcome.OK)
+	la.Report = r
+	return la.record(worker)
+}
+
+// verifyOnWorker verifies the worker on its exec-time evidence (and its
+// credential, ranks and equal matches), then stops tracing, and decides
+// what the findings mean: errRepick for a port that moved to another
+// member (or a "foreign" holder forked after the tree was listed), exit 5
+// for a worker that exited while it was read, else the failure the
+// findings judge. It returns the check and when tracing was let go.
+func (la *Launch) verifyOnWorker(ctx context.Context, v *verify.Verifier, r *verify.Report, worker, wfd int, deadline time.Time) (verify.Check, time.Time, error) {
 	l := la.Spec
 	c := verify.CheckFromSpec(l, la.Env.Expect())
 	c.Root = la.tree.root.pid()
@@ -446,7 +480,7 @@ func (la *Launch) verifyAndReady(ctx context.Context, v *verify.Verifier, r *ver
 	if (movedPort(vr) || vr.Has(verify.KindPortForeign) && la.foreignHolder(la.tree.members()) == nil) && time.Now().Before(deadline) && !pidfd.Exited(wfd) {
 		// (A "foreign" holder that is a member of the tree now was
 		// forked after the tree was listed: look again.)
-		return errRepick
+		return c, released, errRepick
 	}
 	*r = *vr
 	r.Ready = false
@@ -456,14 +490,22 @@ func (la *Launch) verifyAndReady(ctx context.Context, v *verify.Verifier, r *ver
 			// found it gone, or its port closed, is no finding about
 			// it; it exited before it was ready.
 			r.Problems = nil
-			return la.exitedError(r, la.exitWhat(worker))
+			return c, released, la.exitedError(r, la.exitWhat(worker))
 		}
 		r.Verified = false
 		r.SetOutcome(r.Judged())
-		return &Error{Outcome: r.Outcome, Kind: r.Problems[0].Kind, Report: r, Msg: r.Failure(), Tail: la.withTail(r), Hint: hintFor(r, l, la.opts.Audience)}
+		return c, released, &Error{Outcome: r.Outcome, Kind: r.Problems[0].Kind, Report: r, Msg: r.Failure(), Tail: la.withTail(r), Hint: hintFor(r, l, la.opts.Audience)}
 	}
-	// Readiness: the socket table already says the worker owns the port,
-	// so a connect cannot be answered by anyone else (nor by itself).
+	return c, released, nil
+}
+
+// probeReady probes the declared ports (and ready.http) until they
+// answer, within the deadline: the socket table already says the worker
+// owns the port, so a connect cannot be answered by anyone else (nor by
+// itself). A worker that exits meanwhile is exit 5; the deadline is the
+// not-ready failure with what the last probe said.
+func (la *Launch) probeReady(ctx context.Context, r *verify.Report, c verify.Check, worker, wfd int, deadline time.Time) error {
+	l := la.Spec
 	var lastErr error
 	pause := probePause(l.Ready.HTTP != "")
 	for len(l.Ports) > 0 {
@@ -497,12 +539,17 @@ func (la *Launch) verifyAndReady(ctx context.Context, v *verify.Verifier, r *ver
 		d := min(pause(), time.Until(deadline))
 		unix.Poll([]unix.PollFd{{Fd: int32(wfd), Events: unix.POLLIN}}, max(int(d/time.Millisecond), 1))
 	}
-	if len(l.Ports) == 0 {
-		la.settleWorker(worker, wfd, released, deadline)
-	}
-	if err := la.waitAdded(ctx, r, worker, wfd, deadline); err != nil {
-		return err
-	}
+	return nil
+}
+
+// stillTheWorker decides, once the worker is ready, that the answer is
+// evidence: the owner of the ports must still be the worker (else
+// errRepick within the deadline, or the failure "after readiness"), and
+// the worker the process it was (its exe, comm and uid taken again: it
+// may have exec'd since it was picked); a tree that moved is errRepick, a
+// rank that exited exit 5.
+func (la *Launch) stillTheWorker(v *verify.Verifier, r *verify.Report, c verify.Check, worker, wfd int, deadline time.Time) error {
+	l := la.Spec
 	// The answer is no evidence by itself: the owner must still be the worker.
 	r2 := verify.NewReport("")
 	if len(l.Ports) > 0 && !v.CheckPorts(r2, c, worker, la.tree.members()) || len(r2.Problems) > 0 {
@@ -533,10 +580,7 @@ func (la *Launch) verifyAndReady(ctx context.Context, v *verify.Verifier, r *ver
 	if gone := la.goneRank(); gone != 0 {
 		return la.exitedError(r, fmt.Sprintf("worker pid %d of the job exited before it was ready", gone))
 	}
-	r.Ready, r.Verified = true, true
-	r.SetOutcome(outcome.OK)
-	la.Report = r
-	return la.record(worker)
+	return nil
 }
 
 // errRepick says that the picked worker lost its declared port to another
