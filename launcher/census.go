@@ -83,151 +83,244 @@ func Census(p proc.FS, st *State, all bool) ([]CensusEntry, error) {
 	if err != nil {
 		return nil, err
 	}
-	// Every listener at once (one sock_diag dump), and the holders that
-	// are not their record's worker named after one pass over /proc.
-	byPort, lerr := sockdiag.ByPort(p.Root)
-	inodes := map[uint64]bool{}
-	sockets := socketCache{}
-	var later []namedLater
-	out := make([]CensusEntry, 0, len(bad)+len(recs))
-	// Records whose worker is gone and that have a marker but no cgroup:
-	// their members are found in one pass over /proc, below.
-	marked := map[string]int{}
-	// Entries with a recorded log relay, by index: a gone launch's relay
-	// is ended, below, once its members are known.
-	relays := map[int]*verify.Fingerprint{}
-	// Entries of launches gone with their end unrecorded (no stop, no
-	// supervisor saw it): ps says why their status is unknown, below.
-	unrecorded := map[int]bool{}
+	c := newCensus(p, st, all, len(bad)+len(recs))
 	for _, b := range bad {
-		status := StatusUnknown
-		e := CensusEntry{Name: b.name, Ports: []CensusPort{}, Error: b.err.Error()}
-		if b.untrusted() {
-			status = StatusUntrusted
-			// What the record claims, shown as such: never checked, never acted on.
-			var c *UntrustedClaim
-			if errors.As(b.err, &c) {
-				e.Worker, e.Started = c.Worker, c.Started
-			}
-		}
-		e.Status = status
-		out = append(out, e)
+		c.addBad(b)
 	}
 	for _, r := range recs {
-		e := CensusEntry{Name: r.Name, Worker: r.Worker, Started: r.Started, Detached: r.Detached, Log: r.Log, SpecPath: r.SpecPath, Ports: []CensusPort{}, Pending: r.Pending,
-			Restarts: r.Restarts, LastExit: r.LastExit}
-		e.Round, e.Workers = r.Round, r.Workers
-		live := r.Worker.Check(p)
-		e.Status = CensusStatus(live)
-		if (live == verify.Gone || live == verify.Reused) && !r.Pending && r.Stopped == nil {
-			st.noteGone(r.Name, r.Round)
-		}
-		if live != verify.Alive && live != verify.Unknown {
-			// Empty cgroups of a launch that ended without childproof
-			// (a SIGKILLed supervisor, a pid-reuse stop) go now.
-			st.sweepCgroups(r.Name, r.Cgroup)
-		}
-		if live == verify.Alive && r.Relay != nil && r.Relay.Check(p) != verify.Alive {
-			// Said, not silent: the relay was SIGKILLed (or OOM-killed).
-			e.Note = fmt.Sprintf("its log relay (pid %d) is gone: the tree's output is no longer logged, and its next write to stdout or stderr fails with EPIPE (SIGPIPE ends a worker that does not ignore it)", r.Relay.Pid)
-		}
-		if r.Pending && live == verify.Alive {
-			// Its tree runs but was never verified: not "alive", which
-			// scripts read as verified and running.
-			e.Status = StatusUnverified
-		}
-		if r.Stopped != nil && live != verify.Alive {
-			if !all {
-				continue
-			}
-			e.Status = StatusStopped
-		}
-		if r.Stopped == nil && live != verify.Alive && live != verify.Unknown {
-			if cg := trustedCgroup(r.Cgroup, r.Name); cg != "" {
-				rec := &Record{Name: r.Name, Cgroup: r.Cgroup}
-				e.setMembers(liveMembers(p, rec))
-			} else if r.Marker != "" && !cgroupRemoved(r.Cgroup, r.Name) {
-				// (A removed cgroup had no member left: cgroupRemoved.)
-				marked[r.Marker] = len(out)
-			}
-		}
-		if r.Relay != nil {
-			relays[len(out)] = r.Relay
-		}
-		if r.Stopped == nil && !r.Pending && (live == verify.Gone || live == verify.Reused) {
-			unrecorded[len(out)] = true
-		}
-		for _, rp := range r.Ports {
-			cp := CensusPort{Number: rp.Number, Address: rp.Address, Holder: "none"}
-			if lerr != nil {
-				cp.Holder = fmt.Sprintf("unknown: %v", lerr)
-			}
-			// The recorded worker's own fds first; a listener it does not
-			// hold is named after one scan of every fd table, below.
-			var others []sockdiag.Listener
-			for _, l := range byPort[rp.Number] {
-				if live == verify.Alive {
-					if sockets.has(p, r.Worker.Pid, l.Inode) {
-						cp.Holder, cp.HolderPid, others = "worker", r.Worker.Pid, nil
-						break
-					}
-				}
-				others = append(others, l)
-			}
-			if len(others) > 0 {
-				// The last holder is the one shown.
-				l := others[len(others)-1]
-				inodes[l.Inode] = true
-				later = append(later, namedLater{entry: len(out), port: len(e.Ports), l: l})
-			}
-			e.Ports = append(e.Ports, cp)
-		}
-		out = append(out, e)
+		c.addRecord(r)
 	}
-	if len(marked) > 0 {
-		ms := make([]string, 0, len(marked))
-		for m := range marked {
-			ms = append(ms, m)
-		}
-		for m, pids := range markerPids(p, ms...) {
-			out[marked[m]].setMembers(pids)
-		}
-	}
-	for i, fp := range relays {
-		// A launch with no member left is gone, whatever its relay does:
-		// a relay that outlived it is ended (the lock of a launch in
-		// progress leaves it alone).
-		if e := &out[i]; e.Status != StatusAlive && e.Status != StatusUnverified && e.Status != StatusUnknown {
-			if note := st.collectRelay(e.Name, fp, p); note != "" {
-				e.Note = strings.TrimPrefix(e.Note+"; "+note, "; ")
-			}
-		}
-	}
-	var probed bool
-	var writeErr error
-	for i := range unrecorded {
-		if e := &out[i]; len(e.Members) == 0 {
-			if !probed {
-				writeErr, probed = st.writeProblem(), true
-			}
-			e.Note = strings.TrimPrefix(e.Note+"; "+unrecordedEnd(writeErr), "; ")
-		}
-	}
-	owners := p.SocketOwnersOf(inodes)
-	describe := proc.NewDescriber(p)
-	for _, n := range later {
-		pids := owners[n.l.Inode]
-		cp := &out[n.entry].Ports[n.port]
-		cp.Holder, cp.HolderPid = verify.Holder{Addr: n.l.AddrPort(), UID: n.l.UID, Inode: n.l.Inode, Pids: pids}.Describe(describe), 0
-		if len(pids) > 0 {
-			cp.HolderPid = pids[0]
-		}
-	}
+	c.markedMembers()
+	c.collectRelays()
+	c.noteUnrecorded()
+	c.nameHolders()
+	out := c.out
 	sort.SliceStable(out, func(i, j int) bool { return out[i].Name < out[j].Name })
 	if len(out) == 0 {
 		return nil, nil // an empty census is nil, not an empty slice
 	}
 	return out, nil
+}
+
+// census is one Census under way: the entries so far, and what its later
+// passes (members by marker, relays, unrecorded ends, port holders) still
+// have to settle, by entry index.
+type census struct {
+	p   proc.FS
+	st  *State
+	all bool
+	// byPort is every listener at once (one sock_diag dump); lerr is why
+	// it could not be read (each port's holder is then unknown).
+	byPort map[int][]sockdiag.Listener
+	lerr   error
+	// inodes and later are the holders that are not their record's
+	// worker, named after one pass over /proc (nameHolders).
+	inodes  map[uint64]bool
+	sockets socketCache
+	later   []namedLater
+	out     []CensusEntry
+	// marked: records whose worker is gone and that have a marker but no
+	// cgroup: their members are found in one pass over /proc
+	// (markedMembers).
+	marked map[string]int
+	// relays: entries with a recorded log relay, by index: a gone
+	// launch's relay is ended once its members are known (collectRelays).
+	relays map[int]*verify.Fingerprint
+	// unrecorded: entries of launches gone with their end unrecorded (no
+	// stop, no supervisor saw it): ps says why their status is unknown
+	// (noteUnrecorded).
+	unrecorded map[int]bool
+}
+
+// newCensus starts a census of n records: it dumps every listener once.
+func newCensus(p proc.FS, st *State, all bool, n int) *census {
+	byPort, lerr := sockdiag.ByPort(p.Root)
+	return &census{p: p, st: st, all: all, byPort: byPort, lerr: lerr,
+		inodes: map[uint64]bool{}, sockets: socketCache{},
+		out:    make([]CensusEntry, 0, n),
+		marked: map[string]int{}, relays: map[int]*verify.Fingerprint{}, unrecorded: map[int]bool{}}
+}
+
+// addBad adds the entry of an unreadable record: "unknown", or
+// "untrusted" with what the record claims, shown as such (never checked,
+// never acted on).
+func (c *census) addBad(b badRecord) {
+	status := StatusUnknown
+	e := CensusEntry{Name: b.name, Ports: []CensusPort{}, Error: b.err.Error()}
+	if b.untrusted() {
+		status = StatusUntrusted
+		// What the record claims, shown as such: never checked, never acted on.
+		var u *UntrustedClaim
+		if errors.As(b.err, &u) {
+			e.Worker, e.Started = u.Worker, u.Started
+		}
+	}
+	e.Status = status
+	c.out = append(c.out, e)
+}
+
+// addRecord adds the entry of a readable record (unless it is stopped and
+// the census is not of all): its worker's liveness, the members left of a
+// gone worker, what the later passes settle, and its ports' holders.
+func (c *census) addRecord(r recordSummary) {
+	e := CensusEntry{Name: r.Name, Worker: r.Worker, Started: r.Started, Detached: r.Detached, Log: r.Log, SpecPath: r.SpecPath, Ports: []CensusPort{}, Pending: r.Pending,
+		Restarts: r.Restarts, LastExit: r.LastExit}
+	e.Round, e.Workers = r.Round, r.Workers
+	live, listed := c.judgeWorker(r, &e)
+	if !listed {
+		return
+	}
+	c.leftMembers(r, live, &e)
+	if r.Relay != nil {
+		c.relays[len(c.out)] = r.Relay
+	}
+	if r.Stopped == nil && !r.Pending && (live == verify.Gone || live == verify.Reused) {
+		c.unrecorded[len(c.out)] = true
+	}
+	for _, rp := range r.Ports {
+		e.Ports = append(e.Ports, c.port(r, live, rp, len(e.Ports)))
+	}
+	c.out = append(c.out, e)
+}
+
+// judgeWorker decides e's status from r's worker: alive, gone, reused or
+// unknown; "unverified" for a pending tree that runs; "stopped" for a
+// stopped record whose worker is not alive — listed only when the census
+// is of all (listed false: it is left out). A gone worker's end is noted
+// and its empty cgroups swept; a live worker's dead log relay is said in
+// e.Note.
+func (c *census) judgeWorker(r recordSummary, e *CensusEntry) (live verify.Liveness, listed bool) {
+	live = r.Worker.Check(c.p)
+	e.Status = CensusStatus(live)
+	if (live == verify.Gone || live == verify.Reused) && !r.Pending && r.Stopped == nil {
+		c.st.noteGone(r.Name, r.Round)
+	}
+	if live != verify.Alive && live != verify.Unknown {
+		// Empty cgroups of a launch that ended without childproof
+		// (a SIGKILLed supervisor, a pid-reuse stop) go now.
+		c.st.sweepCgroups(r.Name, r.Cgroup)
+	}
+	if live == verify.Alive && r.Relay != nil && r.Relay.Check(c.p) != verify.Alive {
+		// Said, not silent: the relay was SIGKILLed (or OOM-killed).
+		e.Note = fmt.Sprintf("its log relay (pid %d) is gone: the tree's output is no longer logged, and its next write to stdout or stderr fails with EPIPE (SIGPIPE ends a worker that does not ignore it)", r.Relay.Pid)
+	}
+	if r.Pending && live == verify.Alive {
+		// Its tree runs but was never verified: not "alive", which
+		// scripts read as verified and running.
+		e.Status = StatusUnverified
+	}
+	if r.Stopped != nil && live != verify.Alive {
+		if !c.all {
+			return live, false
+		}
+		e.Status = StatusStopped
+	}
+	return live, true
+}
+
+// leftMembers finds, for a record not stopped whose worker is gone, the
+// members left of its tree: those of its trusted cgroup now, or (a marker,
+// a cgroup not removed) those carrying its marker in markedMembers.
+func (c *census) leftMembers(r recordSummary, live verify.Liveness, e *CensusEntry) {
+	if r.Stopped == nil && live != verify.Alive && live != verify.Unknown {
+		if cg := trustedCgroup(r.Cgroup, r.Name); cg != "" {
+			rec := &Record{Name: r.Name, Cgroup: r.Cgroup}
+			e.setMembers(liveMembers(c.p, rec))
+		} else if r.Marker != "" && !cgroupRemoved(r.Cgroup, r.Name) {
+			// (A removed cgroup had no member left: cgroupRemoved.)
+			c.marked[r.Marker] = len(c.out)
+		}
+	}
+}
+
+// port says who holds recorded port rp (the index-th of the entry being
+// added): "worker" when a live worker holds it itself, "none", unknown
+// when the listeners could not be read; another holder is named later
+// (nameHolders, after one scan of every fd table).
+func (c *census) port(r recordSummary, live verify.Liveness, rp RecordPort, index int) CensusPort {
+	cp := CensusPort{Number: rp.Number, Address: rp.Address, Holder: "none"}
+	if c.lerr != nil {
+		cp.Holder = fmt.Sprintf("unknown: %v", c.lerr)
+	}
+	// The recorded worker's own fds first; a listener it does not
+	// hold is named after one scan of every fd table, below.
+	var others []sockdiag.Listener
+	for _, l := range c.byPort[rp.Number] {
+		if live == verify.Alive {
+			if c.sockets.has(c.p, r.Worker.Pid, l.Inode) {
+				cp.Holder, cp.HolderPid, others = "worker", r.Worker.Pid, nil
+				break
+			}
+		}
+		others = append(others, l)
+	}
+	if len(others) > 0 {
+		// The last holder is the one shown.
+		l := others[len(others)-1]
+		c.inodes[l.Inode] = true
+		c.later = append(c.later, namedLater{entry: len(c.out), port: index, l: l})
+	}
+	return cp
+}
+
+// markedMembers finds the members of the marked entries in one pass over
+// /proc: an entry with members left is alive (or unverified).
+func (c *census) markedMembers() {
+	if len(c.marked) > 0 {
+		ms := make([]string, 0, len(c.marked))
+		for m := range c.marked {
+			ms = append(ms, m)
+		}
+		for m, pids := range markerPids(c.p, ms...) {
+			c.out[c.marked[m]].setMembers(pids)
+		}
+	}
+}
+
+// collectRelays ends the log relay of each launch with no member left,
+// noting it on its entry.
+func (c *census) collectRelays() {
+	for i, fp := range c.relays {
+		// A launch with no member left is gone, whatever its relay does:
+		// a relay that outlived it is ended (the lock of a launch in
+		// progress leaves it alone).
+		if e := &c.out[i]; e.Status != StatusAlive && e.Status != StatusUnverified && e.Status != StatusUnknown {
+			if note := c.st.collectRelay(e.Name, fp, c.p); note != "" {
+				e.Note = strings.TrimPrefix(e.Note+"; "+note, "; ")
+			}
+		}
+	}
+}
+
+// noteUnrecorded says on each gone launch with no member left and its end
+// unrecorded why its end is unknown (the state dir is probed once, for
+// the first such entry).
+func (c *census) noteUnrecorded() {
+	var probed bool
+	var writeErr error
+	for i := range c.unrecorded {
+		if e := &c.out[i]; len(e.Members) == 0 {
+			if !probed {
+				writeErr, probed = c.st.writeProblem(), true
+			}
+			e.Note = strings.TrimPrefix(e.Note+"; "+unrecordedEnd(writeErr), "; ")
+		}
+	}
+}
+
+// nameHolders names the holders of the ports left for later, after one
+// scan of every fd table.
+func (c *census) nameHolders() {
+	owners := c.p.SocketOwnersOf(c.inodes)
+	describe := proc.NewDescriber(c.p)
+	for _, n := range c.later {
+		pids := owners[n.l.Inode]
+		cp := &c.out[n.entry].Ports[n.port]
+		cp.Holder, cp.HolderPid = verify.Holder{Addr: n.l.AddrPort(), UID: n.l.UID, Inode: n.l.Inode, Pids: pids}.Describe(describe), 0
+		if len(pids) > 0 {
+			cp.HolderPid = pids[0]
+		}
+	}
 }
 
 // socketCache holds the socket inodes of each process read once in a
