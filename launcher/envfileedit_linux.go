@@ -48,116 +48,187 @@ type envFileFile struct {
 // override in plan and returns what it did and a function that puts every
 // file back as it was (for a relaunch that fails).
 func (s *State) syncEnvFiles(plan *roundPlan, set map[string]string, in map[string]string) ([]EnvFileChange, func(), error) {
-	files := map[string]*envFileFile{}
-	load := func(path string) (*envFileFile, error) {
-		if f := files[path]; f != nil {
-			return f, nil
-		}
-		f, err := readEnvFile(path)
-		if err != nil {
-			return nil, err
-		}
-		files[path] = f
+	y := &envFileSync{s: s, plan: plan, set: set, in: in, files: map[string]*envFileFile{}}
+	if err := y.undoBaseline(); err != nil {
+		return nil, nil, err
+	}
+	if err := y.makeEdits(); err != nil {
+		return nil, nil, err
+	}
+	y.seal()
+	restore, err := y.write()
+	if err != nil {
+		return nil, nil, err
+	}
+	return y.changes, restore, nil
+}
+
+// envFileSync is one syncEnvFiles under way: the env files read so far
+// (each once, by path), the changes made to them, and which edit is in
+// effect in which file.
+type envFileSync struct {
+	s       *State
+	plan    *roundPlan
+	set, in map[string]string
+	files   map[string]*envFileFile
+	changes []EnvFileChange
+	// kept is file -> name of the edit in effect there (makeEdits).
+	kept map[string]string
+}
+
+// load reads the env file at path, once per sync.
+func (y *envFileSync) load(path string) (*envFileFile, error) {
+	if f := y.files[path]; f != nil {
 		return f, nil
 	}
-	var changes []EnvFileChange
-	// Undo the baseline's edits the new round does not keep.
-	for _, n := range slices.Sorted(maps.Keys(plan.base)) {
-		c := plan.base[n].EnvFile
-		if c == nil {
-			continue
+	f, err := readEnvFile(path)
+	if err != nil {
+		return nil, err
+	}
+	y.files[path] = f
+	return f, nil
+}
+
+// undoBaseline undoes the baseline's edits the new round does not keep,
+// in name order.
+func (y *envFileSync) undoBaseline() error {
+	for _, n := range slices.Sorted(maps.Keys(y.plan.base)) {
+		if err := y.undo(n); err != nil {
+			return err
 		}
-		if t, ok := plan.overrides[n]; ok && t.EnvFile != nil && *t.EnvFile.key() == *c.key() && !hasKey(in, n) {
-			continue // carried: the edit stays in effect
-		}
-		f, err := load(c.File)
-		if err != nil {
-			return nil, nil, err
-		}
-		if err := s.checkUnchanged(f, c, n); err != nil {
-			return nil, nil, err
-		}
-		if c.Old == nil {
-			changes = append(changes, EnvFileChange{Name: n, File: c.File, Line: c.Line, How: EnvFileKept, OldDigest: c.OldDigest})
-			if t, ok := plan.overrides[n]; ok && !hasKey(in, n) {
-				t.EnvFile = nil
-				plan.overrides[n] = t
-			}
-			continue
-		}
+	}
+	return nil
+}
+
+// undo decides the baseline's edit of n: carried (the new round makes the
+// same edit, and n is not given --in-env-file again: it stays in effect),
+// kept (an edit that recorded no old line, a secret's: the file is left as
+// it is), or restored byte for byte. A file changed since the edit is an
+// error. An edit no longer in effect is dropped from n's override.
+func (y *envFileSync) undo(n string) error {
+	plan := y.plan
+	c := plan.base[n].EnvFile
+	if c == nil {
+		return nil
+	}
+	if t, ok := plan.overrides[n]; ok && t.EnvFile != nil && *t.EnvFile.key() == *c.key() && !hasKey(y.in, n) {
+		return nil // carried: the edit stays in effect
+	}
+	f, err := y.load(c.File)
+	if err != nil {
+		return err
+	}
+	if err := y.s.checkUnchanged(f, c, n); err != nil {
+		return err
+	}
+	how := EnvFileKept
+	if c.Old != nil {
 		e := dotenv.Edit{Name: n, Offset: c.Offset, Old: *c.Old, New: string(f.cur[c.Offset : c.Offset+c.NewLen])}
 		b, err := e.Undo(f.cur)
 		if err != nil {
-			return nil, nil, fmt.Errorf("%s: %w", c.File, err)
+			return fmt.Errorf("%s: %w", c.File, err)
 		}
 		f.cur = b
-		changes = append(changes, EnvFileChange{Name: n, File: c.File, Line: c.Line, How: EnvFileRestored, OldDigest: c.OldDigest})
-		if t, ok := plan.overrides[n]; ok && !hasKey(in, n) {
-			t.EnvFile = nil
-			plan.overrides[n] = t
-		}
+		how = EnvFileRestored
 	}
-	// Make the new round's edits: --in-env-file names, and a replayed
-	// round's edits not in effect.
-	kept := map[string]string{} // file -> name of the edit in effect there
+	y.changes = append(y.changes, EnvFileChange{Name: n, File: c.File, Line: c.Line, How: how, OldDigest: c.OldDigest})
+	if t, ok := plan.overrides[n]; ok && !hasKey(y.in, n) {
+		t.EnvFile = nil
+		plan.overrides[n] = t
+	}
+	return nil
+}
+
+// makeEdits makes the new round's edits, in name order: --in-env-file
+// names, and a replayed round's edits not in effect. An edit carried from
+// the baseline stays as it is (kept).
+func (y *envFileSync) makeEdits() error {
+	plan := y.plan
+	y.kept = map[string]string{}
 	for n, o := range plan.overrides {
-		if o.EnvFile != nil && !hasKey(in, n) {
+		if o.EnvFile != nil && !hasKey(y.in, n) {
 			if b, ok := plan.base[n]; ok && b.EnvFile != nil && *b.EnvFile.key() == *o.EnvFile.key() {
-				kept[o.EnvFile.File] = n
+				y.kept[o.EnvFile.File] = n
 			}
 		}
 	}
 	for _, n := range slices.Sorted(maps.Keys(plan.overrides)) {
 		o := plan.overrides[n]
-		path, ok := in[n]
+		path, ok := y.in[n]
 		if !ok {
-			if o.EnvFile == nil || kept[o.EnvFile.File] == n {
+			if o.EnvFile == nil || y.kept[o.EnvFile.File] == n {
 				continue
 			}
 			path = o.EnvFile.File // a replayed round's edit, made again
 		}
-		if other, ok := kept[path]; ok && other != n {
-			return nil, nil, &Error{Outcome: outcome.Usage, Kind: KindUsage,
-				Msg:  fmt.Sprintf("--in-env-file %s: %s already holds the edit of %s (round %d): one edit per env file", n, path, other, plan.overrides[other].EnvFile.Round),
-				Hint: fmt.Sprintf("drop that one first (--unset %s), or edit the file by hand", other)}
+		if err := y.edit(n, path); err != nil {
+			return err
 		}
-		f, err := load(path)
-		if err != nil {
-			return nil, nil, err
-		}
-		before := dotenv.Map(mustEntries(path, f.cur))
-		out, e, err := dotenv.SetValue(path, f.cur, n, set[n])
-		if err != nil {
-			return nil, nil, &Error{Outcome: outcome.Usage, Kind: KindUsage, Err: err, Msg: fmt.Sprintf("--in-env-file %s: cannot edit %s", n, path)}
-		}
-		ed := &EnvFileEdit{File: path, Line: e.Line, Appended: e.Appended, Offset: e.Offset, NewLen: len(e.New)}
-		if old, ok := before[n]; ok && !e.Appended {
-			ed.OldDigest = s.Digest(n, old.Value)
-		}
-		if !o.Secret {
-			old := e.Old
-			ed.Old = &old
-		}
-		f.cur = out
-		o.EnvFile = ed
-		plan.overrides[n] = o
-		kept[path] = n
-		how := EnvFileEdited
-		if e.Appended {
-			how = EnvFileAppended
-		}
-		changes = append(changes, EnvFileChange{Name: n, File: path, Line: e.Line, How: how, OldDigest: ed.OldDigest})
 	}
-	// Seal each edit with the digests of the file it leaves, then write.
-	for n, o := range plan.overrides {
+	return nil
+}
+
+// edit writes n's new value into the env file at path (in memory): the
+// line that assigns n is edited, or one is appended. It fails when another
+// edit is in effect in that file (one edit per env file) or the file
+// cannot be edited. The edit is recorded on n's override: its old value's
+// digest, and its old line unless n is a secret.
+func (y *envFileSync) edit(n, path string) error {
+	plan := y.plan
+	o := plan.overrides[n]
+	if other, ok := y.kept[path]; ok && other != n {
+		return &Error{Outcome: outcome.Usage, Kind: KindUsage,
+			Msg:  fmt.Sprintf("--in-env-file %s: %s already holds the edit of %s (round %d): one edit per env file", n, path, other, plan.overrides[other].EnvFile.Round),
+			Hint: fmt.Sprintf("drop that one first (--unset %s), or edit the file by hand", other)}
+	}
+	f, err := y.load(path)
+	if err != nil {
+		return err
+	}
+	before := dotenv.Map(mustEntries(path, f.cur))
+	out, e, err := dotenv.SetValue(path, f.cur, n, y.set[n])
+	if err != nil {
+		return &Error{Outcome: outcome.Usage, Kind: KindUsage, Err: err, Msg: fmt.Sprintf("--in-env-file %s: cannot edit %s", n, path)}
+	}
+	ed := &EnvFileEdit{File: path, Line: e.Line, Appended: e.Appended, Offset: e.Offset, NewLen: len(e.New)}
+	if old, ok := before[n]; ok && !e.Appended {
+		ed.OldDigest = y.s.Digest(n, old.Value)
+	}
+	if !o.Secret {
+		old := e.Old
+		ed.Old = &old
+	}
+	f.cur = out
+	o.EnvFile = ed
+	plan.overrides[n] = o
+	y.kept[path] = n
+	how := EnvFileEdited
+	if e.Appended {
+		how = EnvFileAppended
+	}
+	y.changes = append(y.changes, EnvFileChange{Name: n, File: path, Line: e.Line, How: how, OldDigest: ed.OldDigest})
+	return nil
+}
+
+// seal records on each edit in effect the digests of the file it leaves
+// (of every file this sync read).
+func (y *envFileSync) seal() {
+	for n, o := range y.plan.overrides {
 		if o.EnvFile == nil {
 			continue
 		}
-		if f := files[o.EnvFile.File]; f != nil {
-			o.EnvFile.After, o.EnvFile.AfterLines = s.fileDigests(f.cur)
-			plan.overrides[n] = o
+		if f := y.files[o.EnvFile.File]; f != nil {
+			o.EnvFile.After, o.EnvFile.AfterLines = y.s.fileDigests(f.cur)
+			y.plan.overrides[n] = o
 		}
 	}
+}
+
+// write writes, in path order, every file changed or named by a change,
+// and returns a function that puts each written file back as it was
+// (unless someone changed it since). A write that fails puts back those
+// already written.
+func (y *envFileSync) write() (func(), error) {
 	var written []*envFileFile
 	restore := func() {
 		for _, f := range written {
@@ -166,18 +237,18 @@ func (s *State) syncEnvFiles(plan *roundPlan, set map[string]string, in map[stri
 			}
 		}
 	}
-	for _, p := range slices.Sorted(maps.Keys(files)) {
-		f := files[p]
-		if bytes.Equal(f.cur, f.orig) && !slices.ContainsFunc(changes, func(c EnvFileChange) bool { return c.File == p }) {
+	for _, p := range slices.Sorted(maps.Keys(y.files)) {
+		f := y.files[p]
+		if bytes.Equal(f.cur, f.orig) && !slices.ContainsFunc(y.changes, func(c EnvFileChange) bool { return c.File == p }) {
 			continue
 		}
 		if err := writeEnvFile(f, f.cur); err != nil {
 			restore()
-			return nil, nil, err
+			return nil, err
 		}
 		written = append(written, f)
 	}
-	return changes, restore, nil
+	return restore, nil
 }
 
 // key is the part of an edit that says which edit it is.
