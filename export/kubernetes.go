@@ -142,34 +142,65 @@ const (
 // the probes use and, with Options.ChildproofImage, the childproof binary.
 const k8sVolumeDir = "/childproof"
 
-// kubernetes renders a Deployment (or a Pod).
+// kubernetes renders a Deployment (or a Pod): the notes and the
+// container, its probes, then the object as YAML under a comment.
 func (p *plan) kubernetes() ([]byte, error) {
+	kind, restart, err := p.k8sKindRestart()
+	if err != nil {
+		return nil, err
+	}
+	notes := p.k8sRestartNotes(kind)
+	c, notes := p.k8sContainer(notes)
+	notes = p.k8sEnv(&c, notes)
+	inits, notes := p.k8sProbes(&c, notes)
+	y, err := toYAML(p.k8sObject(kind, restart, inits, c))
+	if err != nil {
+		return nil, err
+	}
+	var b strings.Builder
+	p.k8sComment(&b, notes)
+	b.WriteString("---\n")
+	b.Write(y)
+	return []byte(b.String()), nil
+}
+
+// k8sKindRestart checks what Kubernetes needs (a known --kind, --image,
+// a launch name that is a DNS label, a restart policy the kind can
+// express) and returns the kind and the pod's restartPolicy.
+func (p *plan) k8sKindRestart() (Kind, string, error) {
 	l := p.l
 	kind := p.o.Kind
 	if kind == "" {
 		kind = KindDeployment
 	}
 	if kind != KindDeployment && kind != KindPod {
-		return nil, fmt.Errorf("--kind %q: want %s or %s", kind, KindDeployment, KindPod)
+		return "", "", fmt.Errorf("--kind %q: want %s or %s", kind, KindDeployment, KindPod)
 	}
 	if p.o.Image == "" {
-		return nil, fmt.Errorf("--to k8s needs --image IMAGE: the container image that holds %s", p.argv[0])
+		return "", "", fmt.Errorf("--to k8s needs --image IMAGE: the container image that holds %s", p.argv[0])
 	}
 	unsupported := func(part, feature, reason string) error {
 		return &UnsupportedError{Engine: Kubernetes, Feature: feature, Reason: reason, Part: part}
 	}
 	if !isDNSLabel(l.Name) {
-		return nil, unsupported("name", fmt.Sprintf("launch name %q", l.Name), "object and container names are DNS labels (lower-case letters, digits and '-', at most 63); rename the launch")
+		return "", "", unsupported("name", fmt.Sprintf("launch name %q", l.Name), "object and container names are DNS labels (lower-case letters, digits and '-', at most 63); rename the launch")
 	}
 	restart := "Always"
 	switch pol := l.Restart.Policy; {
 	case kind == KindDeployment && pol == schema.RestartNever:
-		return nil, unsupported("restart.policy", fmt.Sprintf("restart.policy %q", pol), "a Deployment's pods always restart; use --kind pod, whose restartPolicy can be Never")
+		return "", "", unsupported("restart.policy", fmt.Sprintf("restart.policy %q", pol), "a Deployment's pods always restart; use --kind pod, whose restartPolicy can be Never")
 	case kind == KindPod && (pol == "" || pol == schema.RestartNever):
 		restart = "Never"
 	case kind == KindPod && pol == schema.RestartOnFailure:
 		restart = "OnFailure"
 	}
+	return kind, restart, nil
+}
+
+// k8sRestartNotes are the first notes: the check's, then what the kind
+// loses of on-failure, depends_on and the restart limit and backoff.
+func (p *plan) k8sRestartNotes(kind Kind) []string {
+	l := p.l
 	var notes []string
 	notes = append(notes, p.checkNotes...)
 	if kind == KindDeployment && l.Restart.Policy == schema.RestartOnFailure {
@@ -181,7 +212,14 @@ func (p *plan) kubernetes() ([]byte, error) {
 	if l.Restart.Policy != "" && l.Restart.Policy != schema.RestartNever {
 		notes = append(notes, fmt.Sprintf("restart max %d and backoff %s are not expressible: the kubelet restarts with its own back-off (10s doubling to 5m), without a limit.", l.Restart.EffectiveMax(), l.Restart.EffectiveBackoff()))
 	}
+	return notes
+}
 
+// k8sContainer renders the worker's container without its environment
+// and probes: command and args, working directory, securityContext and
+// ports, appending to notes what they lose.
+func (p *plan) k8sContainer(notes []string) (k8sContainer, []string) {
+	l := p.l
 	// Kubernetes expands $(NAME) in command and args from the container's
 	// env (and reduces $$ to $): every $ is doubled, and an env() in an
 	// argument becomes $(NAME), supplied by a secretKeyRef.
@@ -202,6 +240,14 @@ func (p *plan) kubernetes() ([]byte, error) {
 			notes = append(notes, fmt.Sprintf("port %q binds %s: only the pod itself reaches it; a Service needs the worker on the pod's address (0.0.0.0 with allow_all_interfaces = true).", pt.Name, a))
 		}
 	}
+	return c, notes
+}
+
+// k8sEnv renders the container's environment: the env file as a Secret
+// under envFrom, the literal variables, and the secrets as secretKeyRefs
+// to the Secret named after the launch, with notes on creating both.
+func (p *plan) k8sEnv(c *k8sContainer, notes []string) []string {
+	l := p.l
 	envFileSecret := l.Name + "-env-file"
 	if p.envFile != "" {
 		c.EnvFrom = append(c.EnvFrom, k8sEnvFrom{SecretRef: k8sLocalRef{Name: envFileSecret}})
@@ -220,7 +266,15 @@ func (p *plan) kubernetes() ([]byte, error) {
 			fmt.Sprintf("  kubectl create secret generic %s --from-env-file=FILE", l.Name))
 	}
 	slices.SortFunc(c.Env, func(a, b k8sEnv) int { return strings.Compare(a.Name, b.Name) })
-	// The probes: childproof verify on pid 1, the container's process.
+	return notes
+}
+
+// k8sProbes renders the startup and readiness probes, childproof verify
+// on pid 1 (the container's process), the shared volume's mount and,
+// with --childproof-image, the init container that copies childproof in;
+// it appends the notes on the probes, dispatch and inherit.
+func (p *plan) k8sProbes(c *k8sContainer, notes []string) ([]k8sContainer, []string) {
+	l := p.l
 	prog := p.childproof()
 	var inits []k8sContainer
 	if p.o.ChildproofImage != "" {
@@ -248,36 +302,36 @@ func (p *plan) kubernetes() ([]byte, error) {
 	}
 	inherit := l.EffectiveInherit()
 	notes = append(notes, fmt.Sprintf("inherit (%s): a container has no caller; these come from the image's environment.", strings.Join(inherit, ", ")))
+	return inits, notes
+}
 
+// k8sObject is the Pod, or the Deployment of one replica whose template
+// is that pod, holding the init containers and c with the shared volume.
+func (p *plan) k8sObject(kind Kind, restart string, inits []k8sContainer, c k8sContainer) any {
+	l := p.l
 	spec := k8sPodSpec{RestartPolicy: restart, InitContainers: inits, Containers: []k8sContainer{c},
 		Volumes: []k8sVolume{{Name: "childproof"}}}
 	labels := map[string]string{"app.kubernetes.io/name": l.Name, "app.kubernetes.io/managed-by": "childproof"}
 	meta := k8sMeta{Name: l.Name, Labels: labels}
-	var obj any
 	if kind == KindPod {
-		obj = k8sPod{APIVersion: "v1", Kind: "Pod", Metadata: meta, Spec: spec}
-	} else {
-		obj = k8sDeployment{APIVersion: "apps/v1", Kind: "Deployment", Metadata: meta, Spec: k8sDeploymentSpec{
-			Replicas: 1,
-			Selector: k8sSelector{MatchLabels: map[string]string{"app.kubernetes.io/name": l.Name}},
-			Template: k8sPodTemplate{Metadata: k8sMeta{Labels: labels}, Spec: spec},
-		}}
+		return k8sPod{APIVersion: "v1", Kind: "Pod", Metadata: meta, Spec: spec}
 	}
-	y, err := toYAML(obj)
-	if err != nil {
-		return nil, err
-	}
-	var b strings.Builder
-	line := func(s string) { b.WriteString(strings.TrimRight("# "+s, " ") + "\n") }
-	line(fmt.Sprintf("Generated by childproof export --to k8s from %s.", p.specRef()))
-	line("The startup and readiness probes run childproof verify on pid 1, the worker, from its own /proc record.")
+	return k8sDeployment{APIVersion: "apps/v1", Kind: "Deployment", Metadata: meta, Spec: k8sDeploymentSpec{
+		Replicas: 1,
+		Selector: k8sSelector{MatchLabels: map[string]string{"app.kubernetes.io/name": l.Name}},
+		Template: k8sPodTemplate{Metadata: k8sMeta{Labels: labels}, Spec: spec},
+	}}
+}
+
+// k8sComment renders the comment above the object: where it came from,
+// what the probes run, the notes, and how to apply it.
+func (p *plan) k8sComment(b *strings.Builder, notes []string) {
+	commentLine(b, fmt.Sprintf("Generated by childproof export --to k8s from %s.", p.specRef()))
+	commentLine(b, "The startup and readiness probes run childproof verify on pid 1, the worker, from its own /proc record.")
 	for _, n := range notes {
-		line(n)
+		commentLine(b, n)
 	}
-	line("Then: kubectl apply -f THIS_FILE")
-	b.WriteString("---\n")
-	b.Write(y)
-	return []byte(b.String()), nil
+	commentLine(b, "Then: kubectl apply -f THIS_FILE")
 }
 
 // isDNSLabel reports whether s is an RFC 1123 label: at most 63 lower-case
