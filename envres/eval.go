@@ -409,136 +409,182 @@ func ansiC(s string) string {
 	return s
 }
 
-// param evaluates a parameter expansion.
+// param evaluates a parameter expansion: paramValue reads the parameter,
+// then one step per operator family (defaultOp for ${x-d} ${x:-d} ${x=d}
+// ${x:=d} ${x?m} ${x:?m}, alternateOp for ${x+a} ${x:+a}, trimOp for
+// ${x%p} ${x%%p} ${x#p} ${x##p}) applies the operator. Any other form is
+// unknown.
 func (e *evaluator) param(pe *syntax.ParamExp, f *field) (string, bool) {
 	if pe.Param == nil || pe.Excl || pe.Length || pe.NestedParam != nil || pe.Slice != nil || pe.Repl != nil || pe.Names != 0 {
 		return "", false
 	}
-	name := pe.Param.Value
-	if pe.Index != nil && name != "BASH_SOURCE" {
+	if pe.Index != nil && pe.Param.Value != "BASH_SOURCE" {
 		return "", false
 	}
-	var cur string
-	var set, known bool
+	cur, ok := e.paramValue(pe, f)
+	if !ok {
+		return "", false
+	}
+	if pe.Exp == nil {
+		return cur.s, cur.known
+	}
+	switch pe.Exp.Op {
+	case syntax.DefaultUnset, syntax.DefaultUnsetOrNull, syntax.AssignUnset, syntax.AssignUnsetOrNull, syntax.ErrorUnset, syntax.ErrorUnsetOrNull:
+		return e.defaultOp(pe, f, cur)
+	case syntax.AlternateUnset, syntax.AlternateUnsetOrNull:
+		return e.alternateOp(pe, f, cur)
+	case syntax.RemSmallSuffix, syntax.RemLargeSuffix, syntax.RemSmallPrefix, syntax.RemLargePrefix:
+		return e.trimOp(pe, f, cur)
+	}
+	return "", false
+}
+
+// paramCur is a parameter's value before its operator applies: the text,
+// whether the parameter is set, and whether both are known.
+type paramCur struct {
+	s          string
+	set, known bool
+}
+
+// paramValue reads the parameter of pe: $0, ${BASH_SOURCE} (or
+// ${BASH_SOURCE[0]}), $PWD, $@ and $*, $#, the positional parameters and
+// variables. It records f.pid for $! and for variables holding a
+// background pid. ok is false for $! and the parameters never known
+// ($?, $$, $-, RANDOM, LINENO, SECONDS), for another BASH_SOURCE index
+// and for a positional parameter after an unknown one.
+func (e *evaluator) paramValue(pe *syntax.ParamExp, f *field) (c paramCur, ok bool) {
+	name := pe.Param.Value
 	switch name {
 	case "!":
 		f.pid = true
-		return "", false
+		return c, false
 	case "0":
-		cur, set, known = e.st.dollar0, true, e.st.dollar0 != ""
+		return paramCur{e.st.dollar0, true, e.st.dollar0 != ""}, true
 	case "BASH_SOURCE":
 		if pe.Index != nil {
 			if w, ok := pe.Index.(*syntax.Word); !ok || w.Lit() != "0" {
-				return "", false
+				return c, false
 			}
 		}
-		cur, set, known = e.st.source, true, e.st.source != ""
+		return paramCur{e.st.source, true, e.st.source != ""}, true
 	case "PWD":
-		cur, set, known = e.st.cwd, true, e.st.cwd != ""
+		return paramCur{e.st.cwd, true, e.st.cwd != ""}, true
 	case "@", "*":
 		var parts []string
-		known = true
+		c.known = true
 		for _, a := range e.st.args {
 			parts = append(parts, a.s)
-			known = known && a.known
+			c.known = c.known && a.known
 		}
-		cur, set = strings.Join(parts, " "), true
+		c.s, c.set = strings.Join(parts, " "), true
+		return c, true
 	case "#":
-		cur, set, known = strconv.Itoa(len(e.st.args)), true, argsKnown(e.st.args)
+		return paramCur{strconv.Itoa(len(e.st.args)), true, argsKnown(e.st.args)}, true
 	case "?", "$", "-", "RANDOM", "LINENO", "SECONDS":
-		return "", false
-	default:
-		if n, err := atoiDigits(name); err == nil {
-			if !argsKnown(e.st.args[:min(n, len(e.st.args))]) {
-				return "", false
-			}
-			if n-1 < len(e.st.args) {
-				a := e.st.args[n-1]
-				cur, set, known = a.s, true, a.known
-			} else {
-				cur, set, known = "", false, true
-			}
-			break
-		}
-		if e.st.pidVars[name] {
-			f.pid = true
-		}
-		vs, ok := e.st.get(name)
-		if !ok {
-			vs = defaultVar()
-		}
-		switch vs.v.k {
-		case vLit:
-			cur, set, known = vs.v.s, true, true
-		case vUnset:
-			cur, set, known = "", false, true
-		default:
-			known = false
-		}
+		return c, false
 	}
-	if pe.Exp == nil {
-		return cur, known
+	if n, err := atoiDigits(name); err == nil {
+		if !argsKnown(e.st.args[:min(n, len(e.st.args))]) {
+			return c, false
+		}
+		if n-1 < len(e.st.args) {
+			a := e.st.args[n-1]
+			return paramCur{a.s, true, a.known}, true
+		}
+		return paramCur{"", false, true}, true
 	}
-	op := pe.Exp.Op
-	arg := func() (string, bool) {
-		if pe.Exp.Word == nil {
-			return "", true
-		}
-		af := e.word(pe.Exp.Word)
-		if af.pid {
-			f.pid = true
-		}
-		return af.s, af.known
+	if e.st.pidVars[name] {
+		f.pid = true
 	}
-	switch op {
-	case syntax.DefaultUnset, syntax.DefaultUnsetOrNull, syntax.AssignUnset, syntax.AssignUnsetOrNull, syntax.ErrorUnset, syntax.ErrorUnsetOrNull:
-		empty := !set || (cur == "" && (op == syntax.DefaultUnsetOrNull || op == syntax.AssignUnsetOrNull || op == syntax.ErrorUnsetOrNull))
-		if known && !empty {
-			return cur, true
+	vs, found := e.st.get(name)
+	if !found {
+		vs = defaultVar()
+	}
+	switch vs.v.k {
+	case vLit:
+		return paramCur{vs.v.s, true, true}, true
+	case vUnset:
+		return paramCur{"", false, true}, true
+	}
+	return c, true
+}
+
+// paramArg evaluates the word after a parameter expansion's operator ("" and
+// known when there is none), recording f.pid when it holds a background pid.
+func (e *evaluator) paramArg(pe *syntax.ParamExp, f *field) (string, bool) {
+	if pe.Exp.Word == nil {
+		return "", true
+	}
+	af := e.word(pe.Exp.Word)
+	if af.pid {
+		f.pid = true
+	}
+	return af.s, af.known
+}
+
+// defaultOp applies ${x-d}, ${x:-d}, ${x=d}, ${x:=d}, ${x?m} and ${x:?m}
+// to cur. The assigning forms record the default as the variable's value
+// (assignDefault): the word when the variable is known to be unset (or
+// null), also when it is a protected name given an empty override, and an
+// unknown value when it is not known whether the variable is set. A
+// protected name not known to be empty is set by the launcher: its value is
+// unknown.
+func (e *evaluator) defaultOp(pe *syntax.ParamExp, f *field, cur paramCur) (string, bool) {
+	op, name := pe.Exp.Op, pe.Param.Value
+	empty := !cur.set || (cur.s == "" && (op == syntax.DefaultUnsetOrNull || op == syntax.AssignUnsetOrNull || op == syntax.ErrorUnsetOrNull))
+	if cur.known && !empty {
+		return cur.s, true
+	}
+	if op == syntax.ErrorUnset || op == syntax.ErrorUnsetOrNull {
+		return cur.s, cur.known
+	}
+	d, dk := e.paramArg(pe, f)
+	assign := op == syntax.AssignUnset || op == syntax.AssignUnsetOrNull
+	if cur.known && empty {
+		if assign && syntax.ValidName(name) {
+			e.a.assignDefault(e.st, e.fc, name, value{k: vLit, s: d}, dk, pe.Pos())
 		}
-		if op == syntax.ErrorUnset || op == syntax.ErrorUnsetOrNull {
-			return cur, known
+		return d, dk
+	}
+	// Not known whether set: a protected name is set by the launcher.
+	if vs, ok := e.st.get(name); ok && vs.v.k == vOrig {
+		p := e.a.prot[vs.v.s]
+		if p != nil && !(p.known && p.value == "") {
+			return cur.s, false
 		}
-		d, dk := arg()
-		assign := op == syntax.AssignUnset || op == syntax.AssignUnsetOrNull
-		if known && empty {
-			if assign && syntax.ValidName(name) {
-				e.a.assignDefault(e.st, e.fc, name, value{k: vLit, s: d}, dk, pe.Pos())
-			}
+		if p != nil && assign && syntax.ValidName(name) {
+			// An empty override is replaced.
+			e.a.assignDefault(e.st, e.fc, name, value{k: vLit, s: d}, dk, pe.Pos())
 			return d, dk
 		}
-		// Not known whether set: a protected name is set by the launcher.
-		if vs, ok := e.st.get(name); ok && vs.v.k == vOrig {
-			p := e.a.prot[vs.v.s]
-			if p != nil && !(p.known && p.value == "") {
-				return cur, false
-			}
-			if p != nil && assign && syntax.ValidName(name) {
-				// An empty override is replaced.
-				e.a.assignDefault(e.st, e.fc, name, value{k: vLit, s: d}, dk, pe.Pos())
-				return d, dk
-			}
-		}
-		if assign && syntax.ValidName(name) {
-			e.a.assignDefault(e.st, e.fc, name, unknownValue, false, pe.Pos())
-		}
-		return "", false
-	case syntax.AlternateUnset, syntax.AlternateUnsetOrNull:
-		if !known {
-			return "", false
-		}
-		if !set || (cur == "" && op == syntax.AlternateUnsetOrNull) {
-			return "", true
-		}
-		return arg()
-	case syntax.RemSmallSuffix, syntax.RemLargeSuffix, syntax.RemSmallPrefix, syntax.RemLargePrefix:
-		pat, pk := arg()
-		if !known || !pk || len(cur) > 1024 || len(pat) > 256 {
-			return "", false
-		}
-		return trimPattern(cur, pat, op), true
+	}
+	if assign && syntax.ValidName(name) {
+		e.a.assignDefault(e.st, e.fc, name, unknownValue, false, pe.Pos())
 	}
 	return "", false
+}
+
+// alternateOp applies ${x+a} and ${x:+a} to cur: the word when the
+// variable is set (and not null), "" when it is not, unknown when cur is.
+func (e *evaluator) alternateOp(pe *syntax.ParamExp, f *field, cur paramCur) (string, bool) {
+	if !cur.known {
+		return "", false
+	}
+	if !cur.set || (cur.s == "" && pe.Exp.Op == syntax.AlternateUnsetOrNull) {
+		return "", true
+	}
+	return e.paramArg(pe, f)
+}
+
+// trimOp applies ${x%p}, ${x%%p}, ${x#p} and ${x##p} to cur (trimPattern);
+// unknown when the value or the pattern is, or either is too long to match
+// cheaply.
+func (e *evaluator) trimOp(pe *syntax.ParamExp, f *field, cur paramCur) (string, bool) {
+	pat, pk := e.paramArg(pe, f)
+	if !cur.known || !pk || len(cur.s) > 1024 || len(pat) > 256 {
+		return "", false
+	}
+	return trimPattern(cur.s, pat, pe.Exp.Op), true
 }
 
 // trimPattern implements ${x%p}, ${x%%p}, ${x#p} and ${x##p}.
