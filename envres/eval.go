@@ -669,134 +669,177 @@ var substCmds = map[string]bool{"cd": true, "pwd": true, "dirname": true, "basen
 
 // substEval evaluates the command substitutions scripts use to find their
 // own directory: dirname, basename, pwd, cd, realpath, readlink -f, echo,
-// printf '%s', joined by && or ;. Anything else is unknown.
+// printf '%s', joined by && or ;. Anything else is unknown. It records no
+// facts: the commands run in a substRun, whose directory starts as the
+// script's.
 func (a *analyzer) substEval(st *state, fc *fileCtx, stmts []*syntax.Stmt) (string, bool) {
-	cwd := st.cwd
-	out, ok := "", true
-	var run func(s *syntax.Stmt) bool
-	run = func(s *syntax.Stmt) bool {
-		switch c := s.Cmd.(type) {
-		case *syntax.BinaryCmd:
-			if c.Op != syntax.AndStmt {
-				return false
-			}
-			return run(c.X) && run(c.Y)
-		case *syntax.CallExpr:
-			if len(c.Args) == 0 || len(c.Assigns) > 0 {
-				return false
-			}
-			if n := c.Args[0].Lit(); n != "" && !substCmds[n] && !strings.Contains(n, "\\") {
-				// A command this evaluation does not know: its output is
-				// unknown, whatever its arguments are.
-				return false
-			}
-			// The words are evaluated in the substitution's directory.
-			saveCwd := st.cwd
-			st.cwd = cwd
-			ev := evaluator{a: a, st: st, fc: fc}
-			fs := ev.fields(c.Args)
-			st.cwd = saveCwd
-			for _, f := range fs {
-				if !f.known {
-					return false
-				}
-			}
-			name := fs[0].s
-			args := []string{}
-			for _, f := range fs[1:] {
-				args = append(args, f.s)
-			}
-			nonFlag := func() []string {
-				var r []string
-				dd := false
-				for _, x := range args {
-					if !dd && x == "--" {
-						dd = true
-						continue
-					}
-					if !dd && strings.HasPrefix(x, "-") && x != "-" {
-						continue
-					}
-					r = append(r, x)
-				}
-				return r
-			}
-			switch name {
-			case "cd":
-				p := nonFlag()
-				if len(p) != 1 {
-					return false
-				}
-				if cwd = joinPath(cwd, p[0]); cwd == "" {
-					return false
-				}
-				out = ""
-			case "pwd":
-				if cwd == "" {
-					return false
-				}
-				out = cwd
-			case "dirname":
-				p := nonFlag()
-				if len(p) != 1 {
-					return false
-				}
-				out = shellDirname(p[0])
-			case "basename":
-				p := nonFlag()
-				if len(p) < 1 {
-					return false
-				}
-				out = path.Base(p[0])
-				if len(p) > 1 {
-					out = strings.TrimSuffix(out, p[1])
-				}
-			case "realpath", "readlink":
-				p := nonFlag()
-				if len(p) != 1 || (name == "readlink" && len(p) == len(args)) {
-					return false
-				}
-				j := joinPath(cwd, p[0])
-				if j == "" {
-					return false
-				}
-				if r, err := filepath.EvalSymlinks(j); err == nil {
-					j = r
-				}
-				out = j
-			case "echo":
-				out = strings.Join(nonFlag(), " ")
-			case "printf":
-				if len(args) == 2 && args[0] == "%s" {
-					out = args[1]
-				} else if len(args) == 1 && !strings.ContainsAny(args[0], "%\\") {
-					out = args[0]
-				} else {
-					return false
-				}
-			default:
-				return false
-			}
-			return true
-		}
-		return false
-	}
 	if len(stmts) == 0 {
 		return "", true
 	}
+	r := substRun{a: a, st: st, fc: fc, cwd: st.cwd}
 	for _, s := range stmts {
 		if s.Background || s.Negated {
 			return "", false
 		}
-		if !run(s) {
-			ok = false
-			break
+		if !r.stmt(s) {
+			return "", false
 		}
 	}
-	if !ok {
-		return "", false
+	return strings.TrimRight(r.out, "\n"), true
+}
+
+// substRun is one substEval: the substitution's own directory (cd changes
+// it, not the script's) and the output of its last command.
+type substRun struct {
+	a   *analyzer
+	st  *state
+	fc  *fileCtx
+	cwd string
+	out string
+}
+
+// stmt runs one statement of the substitution: a && list or a simple
+// command without assignments. Anything else is unknown (false).
+func (r *substRun) stmt(s *syntax.Stmt) bool {
+	switch c := s.Cmd.(type) {
+	case *syntax.BinaryCmd:
+		if c.Op != syntax.AndStmt {
+			return false
+		}
+		return r.stmt(c.X) && r.stmt(c.Y)
+	case *syntax.CallExpr:
+		if len(c.Args) == 0 || len(c.Assigns) > 0 {
+			return false
+		}
+		if n := c.Args[0].Lit(); n != "" && !substCmds[n] && !strings.Contains(n, "\\") {
+			// A command this evaluation does not know: its output is
+			// unknown, whatever its arguments are.
+			return false
+		}
+		return r.call(c)
 	}
-	return strings.TrimRight(out, "\n"), true
+	return false
+}
+
+// call evaluates a simple command's words in the substitution's directory
+// and, when all are known, runs it: dirCmd for cd and pwd, pathCmd for
+// dirname, basename, realpath and readlink, printCmd for echo and printf.
+func (r *substRun) call(c *syntax.CallExpr) bool {
+	saveCwd := r.st.cwd
+	r.st.cwd = r.cwd
+	ev := evaluator{a: r.a, st: r.st, fc: r.fc}
+	fs := ev.fields(c.Args)
+	r.st.cwd = saveCwd
+	for _, f := range fs {
+		if !f.known {
+			return false
+		}
+	}
+	name := fs[0].s
+	args := []string{}
+	for _, f := range fs[1:] {
+		args = append(args, f.s)
+	}
+	switch name {
+	case "cd", "pwd":
+		return r.dirCmd(name, args)
+	case "dirname", "basename", "realpath", "readlink":
+		return r.pathCmd(name, args)
+	case "echo", "printf":
+		return r.printCmd(name, args)
+	}
+	return false
+}
+
+// substOperands are a command's operands: its arguments without the
+// options before "--" (a lone "-" is an operand) and without that "--".
+func substOperands(args []string) []string {
+	var r []string
+	dd := false
+	for _, x := range args {
+		if !dd && x == "--" {
+			dd = true
+			continue
+		}
+		if !dd && strings.HasPrefix(x, "-") && x != "-" {
+			continue
+		}
+		r = append(r, x)
+	}
+	return r
+}
+
+// dirCmd runs cd DIR (moves the substitution's directory, no output) and
+// pwd (outputs it); unknown when the directory is.
+func (r *substRun) dirCmd(name string, args []string) bool {
+	if name == "pwd" {
+		if r.cwd == "" {
+			return false
+		}
+		r.out = r.cwd
+		return true
+	}
+	p := substOperands(args)
+	if len(p) != 1 {
+		return false
+	}
+	if r.cwd = joinPath(r.cwd, p[0]); r.cwd == "" {
+		return false
+	}
+	r.out = ""
+	return true
+}
+
+// pathCmd runs dirname PATH, basename PATH [SUFFIX], realpath PATH and
+// readlink -f PATH (a readlink without options is unknown); realpath and
+// readlink resolve symbolic links when the path exists.
+func (r *substRun) pathCmd(name string, args []string) bool {
+	p := substOperands(args)
+	switch name {
+	case "dirname":
+		if len(p) != 1 {
+			return false
+		}
+		r.out = shellDirname(p[0])
+	case "basename":
+		if len(p) < 1 {
+			return false
+		}
+		r.out = path.Base(p[0])
+		if len(p) > 1 {
+			r.out = strings.TrimSuffix(r.out, p[1])
+		}
+	default: // realpath, readlink
+		if len(p) != 1 || (name == "readlink" && len(p) == len(args)) {
+			return false
+		}
+		j := joinPath(r.cwd, p[0])
+		if j == "" {
+			return false
+		}
+		if res, err := filepath.EvalSymlinks(j); err == nil {
+			j = res
+		}
+		r.out = j
+	}
+	return true
+}
+
+// printCmd runs echo (its operands joined by blanks) and printf '%s' ARG or
+// printf TEXT without directives or escapes; any other printf is unknown.
+func (r *substRun) printCmd(name string, args []string) bool {
+	if name == "echo" {
+		r.out = strings.Join(substOperands(args), " ")
+		return true
+	}
+	if len(args) == 2 && args[0] == "%s" {
+		r.out = args[1]
+	} else if len(args) == 1 && !strings.ContainsAny(args[0], "%\\") {
+		r.out = args[0]
+	} else {
+		return false
+	}
+	return true
 }
 
 // shellDirname is dirname(1).
