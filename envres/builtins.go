@@ -162,72 +162,110 @@ func (a *analyzer) declare(st *state, fc *fileCtx, variant string, vpos syntax.P
 	}
 }
 
-// builtin runs a shell builtin.
+// builtin runs a shell builtin, one step per family: sourcing and eval,
+// declarations (export, declare, typeset, local, readonly), unset, set,
+// shift, the directory builtins (dirBuiltin), the flow builtins (flowBuiltin)
+// and the builtins that assign what they read (readBuiltin, printfBuiltin).
 func (a *analyzer) builtin(st *state, fc *fileCtx, s *syntax.Stmt, fs []field) {
 	name := fs[0].s
-	site := a.siteAt(st, fc, fs[0].pos)
 	ops := fs[1:]
-	ev := &evaluator{a: a, st: st, fc: fc}
 	switch name {
 	case ".", "source":
-		a.sourceCmd(st, fc, s, site, ops)
+		a.sourceCmd(st, fc, s, a.siteAt(st, fc, fs[0].pos), ops)
 	case "eval":
-		a.evalCmd(st, fc, site, ops)
+		a.evalCmd(st, fc, a.siteAt(st, fc, fs[0].pos), ops)
 	case "export", "declare", "typeset", "local", "readonly":
+		ev := &evaluator{a: a, st: st, fc: fc}
 		var args []declArg
 		for _, f := range ops {
 			args = append(args, a.declFromField(ev, f))
 		}
 		a.declare(st, fc, name, fs[0].pos, args)
 	case "unset":
-		fn := false
-		for _, f := range ops {
-			if !f.known {
-				continue
-			}
-			switch {
-			case f.s == "-f":
-				fn = true
-			case f.s == "-v" || f.s == "-n":
-			case strings.HasPrefix(f.s, "-"):
-			case !fn && validName(f.s):
-				a.unsetName(st, f.s, a.siteAt(st, fc, f.pos))
-			}
-		}
+		a.unsetBuiltin(st, fc, ops)
 	case "set":
 		a.setCmd(st, ops)
 	case "shift":
-		n := 1
-		if len(ops) > 0 && ops[0].known {
-			if v, err := strconv.Atoi(ops[0].s); err == nil {
-				n = v
-			}
-		}
-		if !argsKnown(st.args[:min(max(n, 0), len(st.args))]) {
-			break
-		}
-		if n <= len(st.args) && n >= 0 {
-			st.args = st.args[n:]
-		} else {
-			st.args = nil
-		}
-	case "cd", "pushd":
-		var dir *field
-		for i := range ops {
-			if ops[i].known && strings.HasPrefix(ops[i].s, "-") && ops[i].s != "-" {
-				continue
-			}
-			dir = &ops[i]
-			break
+		shiftBuiltin(st, ops)
+	case "cd", "pushd", "popd":
+		dirBuiltin(st, name, ops)
+	case "wait", "exit", "return":
+		a.flowBuiltin(st, fc, name, ops)
+	case "read", "mapfile", "readarray", "getopts":
+		a.readBuiltin(st, fc, s, name, ops)
+	case "printf":
+		a.printfBuiltin(st, fc, ops)
+	}
+}
+
+// unsetBuiltin runs unset [-v|-n] NAME...: each known valid name is unset
+// (unsetName records the unset of a protected name); after -f the names
+// are functions and nothing is recorded.
+func (a *analyzer) unsetBuiltin(st *state, fc *fileCtx, ops []field) {
+	fn := false
+	for _, f := range ops {
+		if !f.known {
+			continue
 		}
 		switch {
-		case dir == nil || !dir.known || dir.s == "-":
-			st.cwd = ""
-		default:
-			st.cwd = joinPath(st.cwd, dir.s)
+		case f.s == "-f":
+			fn = true
+		case f.s == "-v" || f.s == "-n":
+		case strings.HasPrefix(f.s, "-"):
+		case !fn && validName(f.s):
+			a.unsetName(st, f.s, a.siteAt(st, fc, f.pos))
 		}
-	case "popd":
+	}
+}
+
+// shiftBuiltin runs shift [N] on the positional parameters, when the ones
+// it drops are known (shifting past the end leaves none).
+func shiftBuiltin(st *state, ops []field) {
+	n := 1
+	if len(ops) > 0 && ops[0].known {
+		if v, err := strconv.Atoi(ops[0].s); err == nil {
+			n = v
+		}
+	}
+	if !argsKnown(st.args[:min(max(n, 0), len(st.args))]) {
+		return
+	}
+	if n <= len(st.args) && n >= 0 {
+		st.args = st.args[n:]
+	} else {
+		st.args = nil
+	}
+}
+
+// dirBuiltin runs cd and pushd (the first operand, after the options, is
+// joined to the directory; none, an unknown one or "-" makes it unknown) and
+// popd (the directory becomes unknown).
+func dirBuiltin(st *state, name string, ops []field) {
+	if name == "popd" {
 		st.cwd = ""
+		return
+	}
+	var dir *field
+	for i := range ops {
+		if ops[i].known && strings.HasPrefix(ops[i].s, "-") && ops[i].s != "-" {
+			continue
+		}
+		dir = &ops[i]
+		break
+	}
+	switch {
+	case dir == nil || !dir.known || dir.s == "-":
+		st.cwd = ""
+	default:
+		st.cwd = joinPath(st.cwd, dir.s)
+	}
+}
+
+// flowBuiltin runs wait (forgets the background jobs), exit (records the
+// end of the process, processEnd, and ends the path) and return (marks the
+// function returning).
+func (a *analyzer) flowBuiltin(st *state, fc *fileCtx, name string, ops []field) {
+	switch name {
 	case "wait":
 		st.bg = nil
 	case "exit":
@@ -238,52 +276,67 @@ func (a *analyzer) builtin(st *state, fc *fileCtx, s *syntax.Stmt, fs []field) {
 		st.dead = true
 	case "return":
 		st.returning = true
-	case "read", "mapfile", "readarray", "getopts":
-		if name != "getopts" {
-			arr := ""
-			if name != "read" {
-				arr = "MAPFILE"
-			}
-			for i, f := range ops {
-				switch {
-				case !f.known:
-				case name == "read" && (f.s == "-a" || f.s == "-ra" || f.s == "-ar") && i+1 < len(ops) && ops[i+1].known:
-					arr = ops[i+1].s
-				case name != "read" && validName(f.s) && (i == 0 || !ops[i-1].known || len(ops[i-1].s) != 2 || !strings.ContainsRune("dnOsuCc", rune(ops[i-1].s[1]))):
-					arr = f.s
-				}
-			}
-			if arr != "" {
-				a.noteFileArray(st, fc, s, arr)
-			}
+	}
+}
+
+// readBuiltin runs read, mapfile, readarray and getopts: the array read -a,
+// mapfile and readarray fill is noted (noteFileArray), and every name they
+// assign gets an unknown value (assign).
+func (a *analyzer) readBuiltin(st *state, fc *fileCtx, s *syntax.Stmt, name string, ops []field) {
+	if name != "getopts" {
+		if arr := readArray(name, ops); arr != "" {
+			a.noteFileArray(st, fc, s, arr)
 		}
-		skip := false
-		for i, f := range ops {
-			if skip {
-				skip = false
-				continue
-			}
-			if !f.known {
-				continue
-			}
-			if strings.HasPrefix(f.s, "-") {
-				if len(f.s) == 2 && strings.ContainsRune("adinNptuCcOs", rune(f.s[1])) {
-					skip = true
-				}
-				continue
-			}
-			if name == "getopts" && i == 0 {
-				continue
-			}
-			if validName(f.s) {
-				a.assign(st, fc, f.s, unknownValue, false, f.pos, false)
-			}
+	}
+	skip := false
+	for i, f := range ops {
+		if skip {
+			skip = false
+			continue
 		}
-	case "printf":
-		for i := 0; i+1 < len(ops); i++ {
-			if ops[i].known && ops[i].s == "-v" && ops[i+1].known && validName(ops[i+1].s) {
-				a.assign(st, fc, ops[i+1].s, unknownValue, false, ops[i+1].pos, false)
+		if !f.known {
+			continue
+		}
+		if strings.HasPrefix(f.s, "-") {
+			if len(f.s) == 2 && strings.ContainsRune("adinNptuCcOs", rune(f.s[1])) {
+				skip = true
 			}
+			continue
+		}
+		if name == "getopts" && i == 0 {
+			continue
+		}
+		if validName(f.s) {
+			a.assign(st, fc, f.s, unknownValue, false, f.pos, false)
+		}
+	}
+}
+
+// readArray is the array read (after -a), mapfile or readarray (its
+// operand, MAPFILE by default) fills; "" for a read without -a.
+func readArray(name string, ops []field) string {
+	arr := ""
+	if name != "read" {
+		arr = "MAPFILE"
+	}
+	for i, f := range ops {
+		switch {
+		case !f.known:
+		case name == "read" && (f.s == "-a" || f.s == "-ra" || f.s == "-ar") && i+1 < len(ops) && ops[i+1].known:
+			arr = ops[i+1].s
+		case name != "read" && validName(f.s) && (i == 0 || !ops[i-1].known || len(ops[i-1].s) != 2 || !strings.ContainsRune("dnOsuCc", rune(ops[i-1].s[1]))):
+			arr = f.s
+		}
+	}
+	return arr
+}
+
+// printfBuiltin runs printf -v NAME: the name gets an unknown value
+// (assign).
+func (a *analyzer) printfBuiltin(st *state, fc *fileCtx, ops []field) {
+	for i := 0; i+1 < len(ops); i++ {
+		if ops[i].known && ops[i].s == "-v" && ops[i+1].known && validName(ops[i+1].s) {
+			a.assign(st, fc, ops[i+1].s, unknownValue, false, ops[i+1].pos, false)
 		}
 	}
 }
