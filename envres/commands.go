@@ -805,117 +805,26 @@ func isDigits(s string) bool {
 	return true
 }
 
-// envWrapper handles env [-i] [-u NAME] [NAME=VALUE]… [$(cat .env)] CMD.
+// envWrapper handles env [-i] [-u NAME] [NAME=VALUE]… [$(cat .env)] CMD:
+// unknownArg takes the words not known statically, option the options and
+// assignments (wrapper.NextEnvArg, one effect each) and finish reports
+// -i. It returns the command env runs, or true when there is none.
 func (a *analyzer) envWrapper(st *state, cst **state, fc *fileCtx, fs []field, fork func()) ([]field, bool) {
+	r := &envRun{a: a, st: st, cst: cst, fc: fc, fork: fork, site: a.siteAt(st, fc, fs[0].pos), passed: map[string]bool{}}
+	defer r.finish()
 	i := 1
-	envSite := a.siteAt(st, fc, fs[0].pos)
-	reset, afterEnd := false, false
-	var snap map[string]varState // protected names before -i
-	passed := map[string]bool{}
-	var strs [2]string
-	var effects []wrapper.EnvArg
-	// env -i NAME="$NAME" … passes names on: only the protected names it
-	// does not pass are dropped.
-	defer func() {
-		if !reset {
-			return
-		}
-		var lost []string
-		for _, p := range a.protList {
-			if !passed[p.name] {
-				lost = append(lost, p.name)
-			}
-		}
-		if len(lost) > 0 || len(a.protList) == 0 {
-			a.addWrap(*cst, EnvReset, envSite, "env -i starts the command with an empty environment: protected variables are dropped", lost...)
-			a.markReset(*cst, snap)
-		}
-	}()
 	for i < len(fs) {
-		x := fs[i]
-		if n := assignName(x); n != "" && !x.known {
-			// NAME="$NAME": a value not known statically.
-			fork()
-			v := unknownValue
-			if f := valueAfterEq(&evaluator{a: a, st: st, fc: fc}, x.word, n); f != nil {
-				v = f.v
+		if !fs[i].known {
+			if !r.unknownArg(fs[i]) {
+				break
 			}
-			a.assign(*cst, fc, n, v, true, x.pos, false)
-			passed[n] = true
 			i++
 			continue
 		}
-		if !x.known {
-			if len(x.substs()) > 0 {
-				fork()
-				a.substLoads(*cst, fc, envSite, x, true)
-				i++
-				continue
-			}
-			break
-		}
-		next := i + 1
-		if !afterEnd && i+1 < len(fs) && !fs[i+1].known {
-			strs[1] = "" // a value not known statically
-		} else if i+1 < len(fs) {
-			strs[1] = fs[i+1].s
-		}
-		strs[0] = x.s
-		args := strs[:min(2, len(fs)-i)]
-		effects, next = wrapper.NextEnvArg(args, 0, afterEnd, effects[:0])
-		next += i
-		for _, e := range effects {
-			at := fs[i+e.Arg]
-			switch e.Kind {
-			case wrapper.EnvIgnore:
-				fork()
-				if !reset {
-					snap = a.protSnapshot(*cst)
-					// Only what env itself passes is left.
-					for name, v := range (*cst).vars.all() {
-						if v.exp != triNo {
-							(*cst).set(name, varState{v: value{k: vUnset}, exp: triNo})
-						}
-					}
-				}
-				reset = true
-			case wrapper.EnvUnset:
-				if at.known {
-					fork()
-					a.unsetName(*cst, e.Value, a.siteAt(st, fc, at.pos))
-				}
-			case wrapper.EnvChdir:
-				fork()
-				if at.known {
-					(*cst).cwd = joinPath((*cst).cwd, e.Value)
-				} else {
-					(*cst).cwd = ""
-				}
-			case wrapper.EnvSplit:
-				if !at.known {
-					break
-				}
-				// env -S STRING: its words are env's arguments in its place.
-				words := wrapper.SplitEnvString(e.Value)
-				split := make([]field, 0, len(words)+len(fs)-next)
-				for _, w := range words {
-					split = append(split, field{s: w, known: true, pos: at.pos, v: lit(w)})
-				}
-				fs = append(append(append([]field(nil), fs[:next]...), split...), fs[next:]...)
-			case wrapper.EnvEnd:
-				afterEnd = true
-			case wrapper.EnvSet:
-				fork()
-				n := e.Value
-				v := lit(x.s[len(n)+1:])
-				if f := valueAfterEq(&evaluator{a: a, st: st, fc: fc}, x.word, n); f != nil {
-					v = f.v
-				}
-				a.assign(*cst, fc, n, v, true, x.pos, false)
-				passed[n] = true
-			case wrapper.EnvCommand:
-				return fs[i:], false
-			}
+		var next int
+		var cmd bool
+		if fs, next, cmd = r.option(fs, i); cmd {
+			return fs[i:], false
 		}
 		i = next
 	}
@@ -923,6 +832,158 @@ func (a *analyzer) envWrapper(st *state, cst **state, fc *fileCtx, fs []field, f
 		return nil, true
 	}
 	return fs[i:], false
+}
+
+// envRun is one envWrapper: the states (the caller's st, the command's
+// *cst), env's site, whether -i reset the environment (and the protected
+// names before it), whether "--" ended the options, the names env passes
+// and NextEnvArg's reused buffers.
+type envRun struct {
+	a        *analyzer
+	st       *state
+	cst      **state
+	fc       *fileCtx
+	fork     func()
+	site     Site
+	reset    bool
+	afterEnd bool
+	snap     map[string]varState // protected names before -i
+	passed   map[string]bool
+	strs     [2]string
+	effects  []wrapper.EnvArg
+}
+
+// finish reports env -i (EnvReset, markReset) when it drops protected
+// names: env -i NAME="$NAME" … passes names on, so only the protected
+// names it does not pass are dropped.
+func (r *envRun) finish() {
+	if !r.reset {
+		return
+	}
+	var lost []string
+	for _, p := range r.a.protList {
+		if !r.passed[p.name] {
+			lost = append(lost, p.name)
+		}
+	}
+	if len(lost) > 0 || len(r.a.protList) == 0 {
+		r.a.addWrap(*r.cst, EnvReset, r.site, "env -i starts the command with an empty environment: protected variables are dropped", lost...)
+		r.a.markReset(*r.cst, r.snap)
+	}
+}
+
+// unknownArg takes a word not known statically: NAME="$NAME" assigns (and
+// passes) NAME with the value it has, $(cat .env) records the loads of its
+// substitutions (substLoads). Any other such word is the command: false.
+func (r *envRun) unknownArg(x field) bool {
+	if n := assignName(x); n != "" {
+		// NAME="$NAME": a value not known statically.
+		r.fork()
+		v := unknownValue
+		if f := valueAfterEq(&evaluator{a: r.a, st: r.st, fc: r.fc}, x.word, n); f != nil {
+			v = f.v
+		}
+		r.a.assign(*r.cst, r.fc, n, v, true, x.pos, false)
+		r.passed[n] = true
+		return true
+	}
+	if len(x.substs()) > 0 {
+		r.fork()
+		r.a.substLoads(*r.cst, r.fc, r.site, x, true)
+		return true
+	}
+	return false
+}
+
+// option takes the known word fs[i] (and the value of its option) through
+// wrapper.NextEnvArg and applies each effect: -S splices its words into fs
+// in its place, the command ends env's words (cmd), the others go to
+// effect. It returns fs and the index of the next word.
+func (r *envRun) option(fs []field, i int) (_ []field, next int, cmd bool) {
+	x := fs[i]
+	if !r.afterEnd && i+1 < len(fs) && !fs[i+1].known {
+		r.strs[1] = "" // a value not known statically
+	} else if i+1 < len(fs) {
+		r.strs[1] = fs[i+1].s
+	}
+	r.strs[0] = x.s
+	args := r.strs[:min(2, len(fs)-i)]
+	r.effects, next = wrapper.NextEnvArg(args, 0, r.afterEnd, r.effects[:0])
+	next += i
+	for _, e := range r.effects {
+		at := fs[i+e.Arg]
+		switch e.Kind {
+		case wrapper.EnvSplit:
+			if at.known {
+				fs = splitEnvString(fs, next, at, e.Value)
+			}
+		case wrapper.EnvCommand:
+			return fs, next, true
+		default:
+			r.effect(x, at, e)
+		}
+	}
+	return fs, next, false
+}
+
+// splitEnvString is fs with the words of env -S STRING (at) inserted at
+// next: they are env's arguments in its place.
+func splitEnvString(fs []field, next int, at field, s string) []field {
+	words := wrapper.SplitEnvString(s)
+	split := make([]field, 0, len(words)+len(fs)-next)
+	for _, w := range words {
+		split = append(split, field{s: w, known: true, pos: at.pos, v: lit(w)})
+	}
+	return append(append(append([]field(nil), fs[:next]...), split...), fs[next:]...)
+}
+
+// effect applies one of env's effects to the command's state: -i
+// (ignore), -u NAME (unsetName), -C DIR (the directory), "--" and
+// NAME=VALUE (assigned and passed on).
+func (r *envRun) effect(x, at field, e wrapper.EnvArg) {
+	switch e.Kind {
+	case wrapper.EnvIgnore:
+		r.ignore()
+	case wrapper.EnvUnset:
+		if at.known {
+			r.fork()
+			r.a.unsetName(*r.cst, e.Value, r.a.siteAt(r.st, r.fc, at.pos))
+		}
+	case wrapper.EnvChdir:
+		r.fork()
+		if at.known {
+			(*r.cst).cwd = joinPath((*r.cst).cwd, e.Value)
+		} else {
+			(*r.cst).cwd = ""
+		}
+	case wrapper.EnvEnd:
+		r.afterEnd = true
+	case wrapper.EnvSet:
+		r.fork()
+		n := e.Value
+		v := lit(x.s[len(n)+1:])
+		if f := valueAfterEq(&evaluator{a: r.a, st: r.st, fc: r.fc}, x.word, n); f != nil {
+			v = f.v
+		}
+		r.a.assign(*r.cst, r.fc, n, v, true, x.pos, false)
+		r.passed[n] = true
+	}
+}
+
+// ignore applies env -i: the first one snapshots the protected names
+// (protSnapshot) and unsets every exported variable; only what env itself
+// passes is left.
+func (r *envRun) ignore() {
+	r.fork()
+	if !r.reset {
+		r.snap = r.a.protSnapshot(*r.cst)
+		for name, v := range (*r.cst).vars.all() {
+			if v.exp != triNo {
+				(*r.cst).set(name, varState{v: value{k: vUnset}, exp: triNo})
+			}
+		}
+	}
+	r.reset = true
 }
 
 // assignName returns NAME when a word starts with a literal NAME=.
