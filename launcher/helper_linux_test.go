@@ -22,6 +22,14 @@ import (
 	"golang.org/x/sys/unix"
 )
 
+// The deathsig helper reads the parent-death signal, which Linux keeps
+// per thread: the launch set it on the thread that exec'd, the process's
+// first. A LockOSThread in an init keeps the main goroutine (TestMain, the
+// helpers) on that thread; without it the goroutine may run on a thread
+// the runtime made later, which reads 0 (TestStartDeathSignal/false failed
+// so under load).
+func init() { runtime.LockOSThread() }
+
 // TestMain lets the test binary be the launched server: argv[1] ==
 // "helper" or "fault" selects a mode (the helper-process pattern).
 func TestMain(m *testing.M) {

@@ -106,8 +106,7 @@ type startRun struct {
 // anything is taken or started: a name, exactly one of command and
 // dispatch, a valid spec, Options.Ready that fits it, a user and group
 // that resolve, a state dir, and a worker selector that can match. It
-// returns the state dir. A failure releases h.lock (except for a job
-// without a selector, which returns with it held).
+// returns the state dir. A failure releases h.lock.
 func checkStart(l *schema.Launch, opts Options, h held) (*State, error) {
 	if l == nil || l.Name == "" {
 		h.lock.unlock()
@@ -140,6 +139,7 @@ func checkStart(l *schema.Launch, opts Options, h held) (*State, error) {
 		return nil, err
 	}
 	if l.Worker.N() > 1 && l.Worker.Comm == "" && l.Worker.Exe == "" {
+		h.lock.unlock()
 		return nil, &Error{Outcome: outcome.Usage, Kind: KindUsage, Msg: fmt.Sprintf("launch %q: worker { count = %d } needs comm or exe: which processes are the workers", l.Name, l.Worker.Count), Hint: "name the ranks' program, worker { comm = \"python3\", count = 2 }"}
 	}
 	if err := schema.ExeNeverMatches(l.Worker.Exe); err != nil {
@@ -427,7 +427,9 @@ func (la *Launch) openLogAndMask(sp *spawnRun) (*os.File, error) {
 	sp.argv, sp.prog = argv, prog
 	la.Env.secrets = secretSet(l, la.Env.Vars, la.opts.SecretSet, argv, la.State.Digest)
 	if err == nil {
-		err = la.State.saveLogMask(l.Name, la.Env.Secrets())
+		if err = la.State.saveLogMask(l.Name, la.Env.Secrets()); err != nil {
+			logf.Close()
+		}
 	}
 	if err != nil {
 		var e *Error
