@@ -20,147 +20,210 @@ import (
 // key that is not a variable name ("export NAME") makes systemd ignore
 // the line. It returns the final value of each name, and the ignored keys.
 func systemdEnvFile(data string) (vars map[string]string, ignored []string) {
-	vars = map[string]string{}
-	const (
-		preKey = iota
-		key
-		preValue
-		value
-		valueEscape
-		single
-		double
-		doubleEscape
-		comment
-		commentEscape
-	)
-	state := preKey
-	var k, v strings.Builder
-	lastKeyWS, lastValueWS := -1, -1 // where trailing blanks began, -1: none
-	emit := func() {
-		name := k.String()
-		if lastKeyWS >= 0 {
-			name = name[:lastKeyWS]
-		}
-		val := v.String()
-		if lastValueWS >= 0 {
-			val = val[:lastValueWS]
-		}
-		if schema.IsEnvName(name) {
-			vars[name] = val
-		} else {
-			ignored = append(ignored, name)
-		}
-		k.Reset()
-		v.Reset()
-		lastKeyWS, lastValueWS = -1, -1
-	}
-	isWS := func(c byte) bool { return c == ' ' || c == '\t' || c == '\r' || c == '\n' }
+	ps := &envFileParser{vars: map[string]string{}, lastKeyWS: -1, lastValueWS: -1}
 	for i := 0; i < len(data); i++ {
-		c := data[i]
-		switch state {
-		case preKey:
-			switch {
-			case c == '#' || c == ';':
-				state = comment
-			case !isWS(c):
-				state = key
-				k.WriteByte(c)
-			}
-		case key:
-			switch {
-			case c == '\n' || c == '\r':
-				state = preKey
-				k.Reset()
-				lastKeyWS = -1
-			case c == '=':
-				state = preValue
-			default:
-				if isWS(c) {
-					if lastKeyWS < 0 {
-						lastKeyWS = k.Len()
-					}
-				} else {
-					lastKeyWS = -1
-				}
-				k.WriteByte(c)
-			}
-		case preValue:
-			switch {
-			case c == '\n' || c == '\r':
-				state = preKey
-				emit()
-			case c == '\'':
-				state = single
-			case c == '"':
-				state = double
-			case c == '\\':
-				state = valueEscape
-			case !isWS(c):
-				state = value
-				v.WriteByte(c)
-			}
-		case value:
-			switch {
-			case c == '\n' || c == '\r':
-				state = preKey
-				emit()
-			case c == '\\':
-				state = valueEscape
-				lastValueWS = -1
-			default:
-				if isWS(c) {
-					if lastValueWS < 0 {
-						lastValueWS = v.Len()
-					}
-				} else {
-					lastValueWS = -1
-				}
-				v.WriteByte(c)
-			}
-		case valueEscape:
-			state = value
-			if c != '\n' {
-				v.WriteByte(c)
-			}
-		case single:
-			if c == '\'' {
-				state = value
-			} else {
-				v.WriteByte(c)
-			}
-		case double:
-			switch c {
-			case '"':
-				state = value
-			case '\\':
-				state = doubleEscape
-			default:
-				v.WriteByte(c)
-			}
-		case doubleEscape:
-			state = double
-			switch {
-			case strings.IndexByte("\"\\`$", c) >= 0:
-				v.WriteByte(c)
-			case c == '\n':
-			default:
-				v.WriteByte('\\')
-				v.WriteByte(c)
-			}
-		case comment:
-			if c == '\\' {
-				state = commentEscape
-			} else if c == '\n' || c == '\r' {
-				state = preKey
-			}
-		case commentEscape:
-			state = comment
+		ps.step(data[i])
+	}
+	ps.finish()
+	return ps.vars, ps.ignored
+}
+
+// envFileState is where systemdEnvFile's parser is in a line.
+type envFileState int
+
+// The parser's states: before a key, in it, before a value, in an
+// unquoted value or after its backslash, in single or double quotes (or
+// after a backslash there), in a comment or after its backslash.
+const (
+	efPreKey envFileState = iota
+	efKey
+	efPreValue
+	efValue
+	efValueEscape
+	efSingle
+	efDouble
+	efDoubleEscape
+	efComment
+	efCommentEscape
+)
+
+// envFileParser is systemdEnvFile's state machine, fed a byte at a time
+// (step) and then finished. systemdEnvFile makes one (vars set, both
+// last*WS -1).
+type envFileParser struct {
+	state                  envFileState
+	k, v                   strings.Builder
+	lastKeyWS, lastValueWS int // where trailing blanks began, -1: none
+	vars                   map[string]string
+	ignored                []string
+}
+
+// envFileWS reports whether c is a blank to systemd's env-file parser.
+func envFileWS(c byte) bool { return c == ' ' || c == '\t' || c == '\r' || c == '\n' }
+
+// step takes the next byte c in the parser's state.
+func (ps *envFileParser) step(c byte) {
+	switch ps.state {
+	case efPreKey:
+		ps.preKey(c)
+	case efKey:
+		ps.key(c)
+	case efPreValue:
+		ps.preValue(c)
+	case efValue:
+		ps.value(c)
+	case efValueEscape:
+		ps.state = efValue
+		if c != '\n' {
+			ps.v.WriteByte(c)
 		}
+	case efSingle:
+		if c == '\'' {
+			ps.state = efValue
+		} else {
+			ps.v.WriteByte(c)
+		}
+	case efDouble, efDoubleEscape:
+		ps.double(c)
+	case efComment:
+		if c == '\\' {
+			ps.state = efCommentEscape
+		} else if c == '\n' || c == '\r' {
+			ps.state = efPreKey
+		}
+	case efCommentEscape:
+		ps.state = efComment
 	}
-	if state == preValue || state == value || state == valueEscape || state == single || state == double || state == doubleEscape {
-		emit()
+}
+
+// preKey takes c before a key: a comment starts, a key starts, or a
+// blank is skipped.
+func (ps *envFileParser) preKey(c byte) {
+	switch {
+	case c == '#' || c == ';':
+		ps.state = efComment
+	case !envFileWS(c):
+		ps.state = efKey
+		ps.k.WriteByte(c)
 	}
-	return vars, ignored
+}
+
+// key takes c in a key: a line end drops the key, '=' ends it, and
+// anything else is part of it (noting where trailing blanks begin).
+func (ps *envFileParser) key(c byte) {
+	switch {
+	case c == '\n' || c == '\r':
+		ps.state = efPreKey
+		ps.k.Reset()
+		ps.lastKeyWS = -1
+	case c == '=':
+		ps.state = efPreValue
+	default:
+		if envFileWS(c) {
+			if ps.lastKeyWS < 0 {
+				ps.lastKeyWS = ps.k.Len()
+			}
+		} else {
+			ps.lastKeyWS = -1
+		}
+		ps.k.WriteByte(c)
+	}
+}
+
+// preValue takes c after '=': a line end emits an empty value, a quote
+// or backslash starts a quoted run or an escape, a blank is skipped.
+func (ps *envFileParser) preValue(c byte) {
+	switch {
+	case c == '\n' || c == '\r':
+		ps.state = efPreKey
+		ps.emit()
+	case c == '\'':
+		ps.state = efSingle
+	case c == '"':
+		ps.state = efDouble
+	case c == '\\':
+		ps.state = efValueEscape
+	case !envFileWS(c):
+		ps.state = efValue
+		ps.v.WriteByte(c)
+	}
+}
+
+// value takes c in an unquoted value: a line end emits it, a backslash
+// escapes the next byte, anything else is part of it (noting where
+// trailing blanks begin).
+func (ps *envFileParser) value(c byte) {
+	switch {
+	case c == '\n' || c == '\r':
+		ps.state = efPreKey
+		ps.emit()
+	case c == '\\':
+		ps.state = efValueEscape
+		ps.lastValueWS = -1
+	default:
+		if envFileWS(c) {
+			if ps.lastValueWS < 0 {
+				ps.lastValueWS = ps.v.Len()
+			}
+		} else {
+			ps.lastValueWS = -1
+		}
+		ps.v.WriteByte(c)
+	}
+}
+
+// double takes c in double quotes or after a backslash there: \" \\ \`
+// \$ are escapes, a backslash-newline is dropped, other backslashes stay.
+func (ps *envFileParser) double(c byte) {
+	if ps.state == efDoubleEscape {
+		ps.state = efDouble
+		switch {
+		case strings.IndexByte("\"\\`$", c) >= 0:
+			ps.v.WriteByte(c)
+		case c == '\n':
+		default:
+			ps.v.WriteByte('\\')
+			ps.v.WriteByte(c)
+		}
+		return
+	}
+	switch c {
+	case '"':
+		ps.state = efValue
+	case '\\':
+		ps.state = efDoubleEscape
+	default:
+		ps.v.WriteByte(c)
+	}
+}
+
+// finish emits the last line's variable when data ends inside a value.
+func (ps *envFileParser) finish() {
+	switch ps.state {
+	case efPreValue, efValue, efValueEscape, efSingle, efDouble, efDoubleEscape:
+		ps.emit()
+	}
+}
+
+// emit records the key and value read so far, without their trailing
+// blanks: the value of a variable name, or an ignored key.
+func (ps *envFileParser) emit() {
+	name := ps.k.String()
+	if ps.lastKeyWS >= 0 {
+		name = name[:ps.lastKeyWS]
+	}
+	val := ps.v.String()
+	if ps.lastValueWS >= 0 {
+		val = val[:ps.lastValueWS]
+	}
+	if schema.IsEnvName(name) {
+		ps.vars[name] = val
+	} else {
+		ps.ignored = append(ps.ignored, name)
+	}
+	ps.k.Reset()
+	ps.v.Reset()
+	ps.lastKeyWS, ps.lastValueWS = -1, -1
 }
 
 // checkSystemdEnvFile refuses an env file that systemd's EnvironmentFile=
