@@ -53,21 +53,26 @@ func (b *builder) rel(p string) string {
 	return p
 }
 
-// write writes the launch block's body for the worker start w.
+// write writes the launch block's body for the worker start w: one step
+// per part of the spec, in the order the spec holds them, each writing its
+// section's notes before what it sets.
 func (b *builder) write(out *strings.Builder, w *envres.Start) {
-	port := b.port
-	// export X="${X:?msg}": X must reach the worker. (Elsewhere, env("X")
-	// without a default already refuses to launch when X is unset.)
-	var require []string
-	need := func(name string, parts []envres.Part) {
-		for _, p := range parts {
-			if p.Required && !slices.Contains(require, name) {
-				require = append(require, name)
-			}
-		}
-	}
+	b.writeCommand(out, w)
+	b.writeDir(out, w)
+	b.writeEnvFile(out, w)
+	b.writeInherit(out, w)
+	b.writeEnv(out, w)
+	b.writeWorker(out, w)
+	b.writePort(out)
+	b.writeReady(out)
+	b.writeOnStale(out)
+}
 
-	// command
+// writeCommand writes the head's notes, then command: the worker's argv,
+// each word the script resolved written as an expression, each it did not
+// as the script's text with a TODO. The command section's notes open with
+// where the script starts the worker.
+func (b *builder) writeCommand(out *strings.Builder, w *envres.Start) {
 	var argv []string
 	for i, word := range w.Argv {
 		if !word.Resolved() {
@@ -85,8 +90,12 @@ func (b *builder) write(out *strings.Builder, w *envres.Start) {
 		Text: "the worker, " + how + " here; the spec execs it directly, with no shell", Where: true}}, b.notes[secCommand]...)
 	b.section(out, secCommand)
 	fmt.Fprintf(out, "command = [%s]\n", strings.Join(argv, ", "))
+}
 
-	// dir
+// writeDir writes dir, the directory the worker starts in (a TODO when the
+// script's is not known), then depends_on: the launches the script starts
+// in the background before this one.
+func (b *builder) writeDir(out *strings.Builder, w *envres.Start) {
 	if w.Dir == "" {
 		b.note(secDir, w.Pos, true, "the directory the worker starts in cannot be resolved statically: set dir (relative to this file)")
 	}
@@ -98,8 +107,11 @@ func (b *builder) write(out *strings.Builder, w *envres.Start) {
 		fmt.Fprintf(out, "# childproof import: the script starts %s in the background first: each is a launch of its own here, which up starts and verifies before this one\n", strings.Join(b.dependsOn, ", "))
 		fmt.Fprintf(out, "depends_on = %s\n", hcltext.List(b.dependsOn))
 	}
+}
 
-	// env_file
+// writeEnvFile writes env_file, the first env file the script loads into
+// the exported environment; each further one is a TODO note.
+func (b *builder) writeEnvFile(out *strings.Builder, w *envres.Start) {
 	for i, f := range w.EnvFiles {
 		if i > 0 {
 			b.note(secEnvFile, envres.Pos{}, true, "the script also loads %s into the exported environment: a spec loads one env_file; move its names into env or into %s", b.rel(f), b.rel(w.EnvFiles[0]))
@@ -109,8 +121,12 @@ func (b *builder) write(out *strings.Builder, w *envres.Start) {
 	if len(w.EnvFiles) > 0 {
 		fmt.Fprintf(out, "env_file = %s\n", hcltext.Quote(b.rel(w.EnvFiles[0])))
 	}
+}
 
-	// inherit
+// writeInherit writes the note that the spec passes on only inherit and
+// env, then inherit: the default list and the names the script passes on,
+// written only when the script passes on any.
+func (b *builder) writeInherit(out *strings.Builder, w *envres.Start) {
 	inherit := slices.Clone(b.opt.DefaultInherit)
 	for _, n := range w.Inherit {
 		if !slices.Contains(inherit, n) {
@@ -122,8 +138,22 @@ func (b *builder) write(out *strings.Builder, w *envres.Start) {
 	if len(w.Inherit) > 0 {
 		fmt.Fprintf(out, "inherit = %s\n", hcltext.List(inherit))
 	}
+}
 
-	// env
+// writeEnv writes env, the names the script exports to the worker (a TODO
+// for each value, and each assignment, it cannot resolve), then require:
+// the names an export X="${X:?msg}" demands.
+func (b *builder) writeEnv(out *strings.Builder, w *envres.Start) {
+	// export X="${X:?msg}": X must reach the worker. (Elsewhere, env("X")
+	// without a default already refuses to launch when X is unset.)
+	var require []string
+	need := func(name string, parts []envres.Part) {
+		for _, p := range parts {
+			if p.Required && !slices.Contains(require, name) {
+				require = append(require, name)
+			}
+		}
+	}
 	var env []string
 	for _, e := range w.Env {
 		v := hcltext.Quote(e.Value.Text)
@@ -151,14 +181,18 @@ func (b *builder) write(out *strings.Builder, w *envres.Start) {
 		slices.Sort(require)
 		fmt.Fprintf(out, "require = %s\n", hcltext.List(require))
 	}
+}
 
-	// worker
+// writeWorker writes the worker block selecting the worker by its comm,
+// the base name of command[0] (15 bytes, as the kernel keeps), when that
+// is a literal and no interpreter; an interpreter with a port is a note.
+func (b *builder) writeWorker(out *strings.Builder, w *envres.Start) {
 	comm := ""
 	if len(w.Argv) > 0 {
 		if a0, ok := w.Argv[0].Literal(); ok {
 			base := filepath.Base(a0)
 			if isInterpreter(base) {
-				if port != nil {
+				if b.port != nil {
 					b.note(secWorker, w.Pos, false, "the worker is run by %s: its comm would be the interpreter's, so the spec selects the worker as the port's owner", base)
 				} // without a port, the port section's TODO says what to add
 			} else {
@@ -173,9 +207,13 @@ func (b *builder) write(out *strings.Builder, w *envres.Start) {
 	if comm != "" {
 		fmt.Fprintf(out, "\nworker {\n  comm = %s\n}\n", hcltext.Quote(comm))
 	}
+}
 
-	// port
+// writePort writes the port section's notes, then the port "main" block
+// for the port found in the script, if any.
+func (b *builder) writePort(out *strings.Builder) {
 	b.section(out, secPort)
+	port := b.port
 	if port != nil {
 		fmt.Fprintf(out, "\nport %s {\n  number = %s\n", hcltext.Quote("main"), port.number)
 		if port.address != "" {
@@ -186,8 +224,12 @@ func (b *builder) write(out *strings.Builder, w *envres.Start) {
 		}
 		out.WriteString("}\n")
 	}
+}
 
-	// ready
+// writeReady writes the ready section's notes, then the ready block for
+// the readiness check found in the script, if any: an http check, or an
+// empty block.
+func (b *builder) writeReady(out *strings.Builder) {
 	b.section(out, secReady)
 	switch {
 	case b.ready != nil && b.ready.http != "":
@@ -195,8 +237,12 @@ func (b *builder) write(out *strings.Builder, w *envres.Start) {
 	case b.ready != nil:
 		out.WriteString("\nready {}\n")
 	}
+}
 
-	// on_stale
+// writeOnStale writes the on_stale section's notes, then on_stale =
+// "replace" when the script has a cleanup that kills by name or by a pid
+// read from a file.
+func (b *builder) writeOnStale(out *strings.Builder) {
 	b.section(out, secOnStale)
 	if b.replace {
 		out.WriteString("\non_stale = \"replace\"\n")
