@@ -119,14 +119,20 @@ func (ps *envFileParser) key(c byte) {
 	case c == '=':
 		ps.state = efPreValue
 	default:
-		if envFileWS(c) {
-			if ps.lastKeyWS < 0 {
-				ps.lastKeyWS = ps.k.Len()
-			}
-		} else {
-			ps.lastKeyWS = -1
-		}
+		trailingBlank(&ps.lastKeyWS, ps.k.Len(), c)
 		ps.k.WriteByte(c)
+	}
+}
+
+// trailingBlank keeps *at at the offset where the trailing blanks of a
+// key or value begin, before c is written at offset n: a blank starts a
+// run (unless one is open), anything else ends it (-1).
+func trailingBlank(at *int, n int, c byte) {
+	switch {
+	case !envFileWS(c):
+		*at = -1
+	case *at < 0:
+		*at = n
 	}
 }
 
@@ -161,13 +167,7 @@ func (ps *envFileParser) value(c byte) {
 		ps.state = efValueEscape
 		ps.lastValueWS = -1
 	default:
-		if envFileWS(c) {
-			if ps.lastValueWS < 0 {
-				ps.lastValueWS = ps.v.Len()
-			}
-		} else {
-			ps.lastValueWS = -1
-		}
+		trailingBlank(&ps.lastValueWS, ps.v.Len(), c)
 		ps.v.WriteByte(c)
 	}
 }
