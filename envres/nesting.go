@@ -166,16 +166,6 @@ func isMeta(c byte) bool {
 	return false
 }
 
-// wordAt reports whether src[i:] starts with the word w followed by a
-// word's end.
-func wordAt(src []byte, i int, w string) bool {
-	if !bytes.HasPrefix(src[i:], []byte(w)) {
-		return false
-	}
-	j := i + len(w)
-	return j == len(src) || isMeta(src[j]) || src[j] == '\r' || src[j] == '`'
-}
-
 // expansion opens $(, $((, ${ or $[ at s.i (a '$'); it reports whether it
 // did and whether that was too deep.
 func (s *nestScan) expansion() (opened, ok bool) {
@@ -525,7 +515,7 @@ var wordStop = func() (t [256]bool) {
 func (s *nestScan) keyword() (done, ok bool) {
 	src, top := s.src, s.top()
 	// The word at s.i, up to a word's end: a reserved word is one when it
-	// is all of it (wordAt's test, made once instead of once per keyword).
+	// is all of it (tested once here, not once per keyword).
 	j := s.i
 	for j < len(src) && j-s.i <= len("function") {
 		if c := src[j]; isMeta(c) || c == '\r' || c == '`' {

@@ -278,14 +278,10 @@ func quoteAll(ss []string) []string {
 	return out
 }
 
-// execLine renders an argv for ExecStart=: each word quoted where needed,
-// $ and % escaped so that systemd passes it through unchanged.
-func execLine(argv []string) string {
-	return execLineRaw(argv)
-}
-
-// execLineRaw is execLine, except that the words at the indexes raw are
-// written as they are (a $MAINPID or %S systemd must expand).
+// execLineRaw renders an argv for an Exec*= line: each word quoted where
+// needed, $ and % escaped so that systemd passes it through unchanged,
+// except the words at the indexes raw, written as they are (a $MAINPID or
+// %S systemd must expand).
 func execLineRaw(argv []string, raw ...int) string {
 	words := make([]string, len(argv))
 	for i, a := range argv {

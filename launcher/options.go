@@ -172,11 +172,6 @@ type Readiness struct {
 	Func func(ctx context.Context) error
 }
 
-// set reports whether r adds any check.
-func (r Readiness) set() bool {
-	return r.Status != nil || r.Body != nil || r.Log != nil || r.Func != nil
-}
-
 // Audience is whom a launch's errors and hints are written for.
 type Audience int
 

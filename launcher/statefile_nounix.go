@@ -17,9 +17,6 @@ import (
 // there, so there is nothing to record.
 var errNoStateDir = fmt.Errorf("the state dir needs Linux (it holds the records of launches, which only run there); this is %s", runtime.GOOS)
 
-// errWouldBlock is never returned off Unix: tryLock always fails with errNoStateDir.
-var errWouldBlock = errors.New("lock held")
-
 func checkStateDir(path string, follow bool) error {
 	return &Error{Outcome: outcome.Usage, Kind: KindState, Err: errNoStateDir}
 }
@@ -43,8 +40,6 @@ func readStateFileAt(dirfd int, dir, name string, limit int64, buf []byte) ([]by
 }
 
 func syncDir(dir string) error { return &fs.PathError{Op: "fsync", Path: dir, Err: errNoStateDir} }
-
-func tryLock(f *os.File) error { return errNoStateDir }
 
 // errReadOnly is never returned off Unix.
 var errReadOnly = errors.New("read-only file system")

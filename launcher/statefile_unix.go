@@ -199,13 +199,5 @@ func syncDir(dir string) error {
 	return nil
 }
 
-// errWouldBlock is tryLock's answer when another holds the lock.
-var errWouldBlock = unix.EWOULDBLOCK
-
-// tryLock takes an exclusive flock on f without waiting.
-func tryLock(f *os.File) error {
-	return unix.Flock(int(f.Fd()), unix.LOCK_EX|unix.LOCK_NB)
-}
-
 // errReadOnly is the error of a write to a read-only file system.
 var errReadOnly = unix.EROFS

@@ -105,6 +105,3 @@ func (a *app) explain(ctx context.Context, pid int, vars, args []string) error {
 	ex.WriteText(a.stdout, title)
 	return nil
 }
-
-// short is verify.ShortDigest, for the commands that show a digest.
-func short(d string) string { return verify.ShortDigest(d) }
