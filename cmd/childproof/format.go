@@ -15,18 +15,17 @@ var textOnly = []string{"text"}
 // request, __complete, takes every value so that any command line
 // completes); else text and json.
 func formatsOf(c *cobra.Command) []string {
-	if ci, ok := commandOf(c); ok && ci.formats != nil {
-		return ci.formats
-	} else if ok {
-		return []string{"text", "json"}
-	}
-	for p := c; p != nil; p = p.Parent() {
+	ci, ok := commandOf(c)
+	for p := c; !ok && p != nil; p = p.Parent() {
 		switch p.Name() {
 		case "__complete":
 			return lintreport.Formats
 		case "completion", "help":
 			return textOnly
 		}
+	}
+	if ci.formats != nil {
+		return ci.formats
 	}
 	return []string{"text", "json"}
 }

@@ -5,10 +5,9 @@ import (
 	"maps"
 	"slices"
 
-	"github.com/spf13/cobra"
-
 	"github.com/childproof/childproof/launcher"
 	"github.com/childproof/childproof/schema"
+	"github.com/spf13/cobra"
 )
 
 // overrideFlags are the --set and --set-secret flags of run and
