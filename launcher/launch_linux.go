@@ -78,8 +78,9 @@ func startHeld(ctx context.Context, l *schema.Launch, opts Options, h held) (*La
 // preflights its ports and previous instance, then runs its attempts.
 // envOut gets the resolved environment, even when a later step fails.
 func start(ctx context.Context, l *schema.Launch, opts Options, envOut **Env, h held) (*Launch, error) {
-	st, err := checkStart(l, opts, h)
+	st, err := checkStart(l, opts)
 	if err != nil {
+		h.lock.unlock() // the held lock (relaunch's) is let go on every refusal
 		return nil, err
 	}
 	s := &startRun{l: l, opts: opts, h: h, st: st}
@@ -106,18 +107,16 @@ type startRun struct {
 // anything is taken or started: a name, exactly one of command and
 // dispatch, a valid spec, Options.Ready that fits it, a user and group
 // that resolve, a state dir, and a worker selector that can match. It
-// returns the state dir. A failure releases h.lock.
-func checkStart(l *schema.Launch, opts Options, h held) (*State, error) {
+// returns the state dir; it takes nothing (start lets go of a held lock
+// when it refuses).
+func checkStart(l *schema.Launch, opts Options) (*State, error) {
 	if l == nil || l.Name == "" {
-		h.lock.unlock()
 		return nil, errorf(outcome.Usage, KindUsage, "launch has no name")
 	}
 	if (len(l.Command) == 0) == (len(l.Dispatch) == 0) {
-		h.lock.unlock()
 		return nil, errorf(outcome.Usage, KindUsage, "launch %q: exactly one of command and dispatch must be set", l.Name)
 	}
 	if err := l.Validate(); err != nil {
-		h.lock.unlock()
 		var ie *schema.InvalidError
 		if errors.As(err, &ie) && opts.Audience == ForGo {
 			ie.GoNames = true
@@ -125,25 +124,20 @@ func checkStart(l *schema.Launch, opts Options, h held) (*State, error) {
 		return nil, &Error{Outcome: outcome.Usage, Kind: KindUsage, Err: err}
 	}
 	if err := opts.Ready.check(l); err != nil {
-		h.lock.unlock()
 		return nil, err
 	}
 	if _, err := credential(l); err != nil {
 		// user/group that cannot be resolved or need root: before anything starts.
-		h.lock.unlock()
 		return nil, err
 	}
 	st, err := launchState(opts.State, opts.StateDir)
 	if err != nil {
-		h.lock.unlock()
 		return nil, err
 	}
 	if l.Worker.N() > 1 && l.Worker.Comm == "" && l.Worker.Exe == "" {
-		h.lock.unlock()
 		return nil, &Error{Outcome: outcome.Usage, Kind: KindUsage, Msg: fmt.Sprintf("launch %q: worker { count = %d } needs comm or exe: which processes are the workers", l.Name, l.Worker.Count), Hint: "name the ranks' program, worker { comm = \"python3\", count = 2 }"}
 	}
 	if err := schema.ExeNeverMatches(l.Worker.Exe); err != nil {
-		h.lock.unlock()
 		// Say so now instead of waiting out the ready timeout.
 		return nil, &Error{Outcome: outcome.Usage, Kind: KindUsage, Msg: fmt.Sprintf("launch %q: %v", l.Name, err), Hint: opts.Audience.say("fix worker { exe }, or select the worker by comm or by its port", "fix Worker.Exe, or select the worker by Worker.Comm or by its port")}
 	}
