@@ -108,14 +108,16 @@ var suLongValue = []string{"--command", "--session-command", "--group", "--supp-
 // getopt_long does — clustered (-lc), values attached (-c"CMD", -s/bin/sh)
 // or separate, long options with "=" or a separate value, "--", options
 // after the user (GNU permutes) — and returns them with the index in args
-// where reading stopped: the end, a runuser -u command, or an empty string
-// (a caller that cannot read an argument statically passes "" for it).
-// Other operands are the user and arguments for the shell.
+// where reading stopped: the end or a runuser -u command. A caller that
+// cannot read an argument statically passes "" for it: by the manual's
+// grammar (su [options] [-] [user [argument...]]) such a word is an
+// operand — the user, an argument for the shell, or runuser -u's command —
+// and the options after it are still read (su - "$APP_USER" -c CMD).
 func ParseSuArgs(prog string, args []string) (SuOptions, int) {
 	o := SuOptions{Command: -1, Direct: -1}
 	user := false // runuser -u USER was given
 	i := 0
-	for i < len(args) && args[i] != "" {
+	for i < len(args) {
 		a := args[i]
 		switch {
 		case a == "-":

@@ -118,7 +118,12 @@ func TestParseSuArgs(t *testing.T) {
 		{"runuser", []string{"-u", "app", "--", "srv", "-l"}, SuOptions{Command: -1, Direct: 3}, 3},
 		{"runuser", []string{"-u"}, SuOptions{Command: -1, Direct: 1}, 1},
 		{"su", []string{"-u", "x"}, SuOptions{Command: -1, Direct: -1}, 2}, // -u is runuser's
-		{"su", []string{"app", "", "-l"}, SuOptions{Command: -1, Direct: -1}, 1},
+		// "": a word not known statically is an operand; options after it count.
+		{"su", []string{"app", "", "-l"}, SuOptions{Login: true, Command: -1, Direct: -1}, 3},
+		{"su", []string{"-", "", "-c", "./server"}, SuOptions{Login: true, Command: 3, Direct: -1}, 4},
+		{"runuser", []string{"-l", "", "-c", "srv"}, SuOptions{Login: true, Command: 3, Direct: -1}, 4},
+		{"runuser", []string{"-u", "", "--", "srv"}, SuOptions{Command: -1, Direct: 3}, 3},
+		{"runuser", []string{"-u", "app", "", "srv"}, SuOptions{Command: -1, Direct: 2}, 2},
 	}
 	for _, tt := range tests {
 		got, n := ParseSuArgs(tt.prog, tt.args)
