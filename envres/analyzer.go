@@ -685,10 +685,11 @@ func (a *analyzer) lintScript(script string) error {
 	a.stmts(st, fc, pf.file.Stmts)
 	a.stack = a.stack[:len(a.stack)-1]
 	a.processEnd(st, fc, true)
-	if a.workerPoints == before && !st.dead && st.loaded {
+	if a.workerPoints == before && !st.dead && (st.loaded || len(st.pending) > 0) {
 		// A helper meant to be sourced (it starts no worker) that loads
-		// an env file into the exported environment: whoever sources it
-		// is clobbered, so its end is checked as a worker's start.
+		// an env file into the exported environment — readable or not:
+		// whoever sources it is clobbered, so its end is checked as a
+		// worker's start.
 		a.helperEnd = true
 		a.workerPoint(st, nil)
 		a.helperEnd = false

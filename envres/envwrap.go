@@ -212,7 +212,7 @@ func (a *analyzer) envLoaderLoad(st, cst *state, fc *fileCtx, fs []field, l envL
 		case abs != "" && a.isFile(abs):
 			a.dotenvLoad(cst, s, abs, o)
 		case l.override && (l.named || abs == ""):
-			a.unresolved(cst, s, f, true)
+			a.pendLoad(cst, s, f, abs != "")
 		}
 	}
 }

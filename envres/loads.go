@@ -96,11 +96,7 @@ func (a *analyzer) sourceCmd(st *state, fc *fileCtx, stmt *syntax.Stmt, s Site, 
 // unresolved records a source or load whose file is not known statically.
 func (a *analyzer) unresolved(st *state, s Site, what string, isLoad bool) {
 	if isLoad || st.allexport {
-		ev := a.newEvent(evLoad, s, what)
-		ev.unresolved = true
-		if len(st.pending) < maxPending {
-			st.pending = append(st.pending[:len(st.pending):len(st.pending)], ev)
-		}
+		a.pendLoad(st, s, what, false)
 		return
 	}
 	msg := "the sourced path cannot be resolved statically: what it does to the environment is not checked"
@@ -108,6 +104,17 @@ func (a *analyzer) unresolved(st *state, s Site, what string, isLoad bool) {
 		msg = "the sourced path cannot be resolved statically (" + what + "…): what it does to the environment is not checked"
 	}
 	a.uncheckedAt(s, msg)
+}
+
+// pendLoad records an env-file load whose names are not known, to be
+// reported where a worker starts (or at the end of a file that starts
+// none); unreadable says its path is known but the file cannot be read.
+func (a *analyzer) pendLoad(st *state, s Site, what string, unreadable bool) {
+	ev := a.newEvent(evLoad, s, what)
+	ev.unresolved, ev.unreadable = true, unreadable
+	if len(st.pending) < maxPending {
+		st.pending = append(st.pending[:len(st.pending):len(st.pending)], ev)
+	}
 }
 
 // sourceFile walks a sourced file in the current shell. With forceLoad
@@ -124,7 +131,7 @@ func (a *analyzer) sourceFile(st *state, s Site, abs, given string, args []field
 		switch {
 		case pf.src == nil:
 			if forceLoad || st.allexport {
-				a.unresolved(st, s, a.display(abs), true)
+				a.pendLoad(st, s, a.display(abs), true)
 			} else {
 				a.uncheckedAt(s, "the sourced file "+a.display(abs)+" cannot be read: what it does to the environment is not checked")
 			}
@@ -205,7 +212,7 @@ func (a *analyzer) dotenvLoad(st *state, s Site, abs string, o loadOpts) {
 	name := a.display(abs)
 	src, err := a.readFile(abs)
 	if err != nil {
-		a.unresolved(st, s, name, true)
+		a.pendLoad(st, s, name, true)
 		return
 	}
 	a.noteFile(name, src)
@@ -600,7 +607,7 @@ func (a *analyzer) whileReadLoad(st *state, fc *fileCtx, s *syntax.Stmt, c *synt
 		}
 		abs := joinPath(st.cwd, f.s)
 		if abs == "" || !a.isFile(abs) {
-			a.unresolved(st, site, f.s, true)
+			a.pendLoad(st, site, f.s, abs != "")
 			continue
 		}
 		a.dotenvLoad(st, site, abs, o)

@@ -93,6 +93,10 @@ type Load struct {
 	Names []string
 	// Unresolved is set when the file cannot be resolved statically.
 	Unresolved bool
+	// Unreadable is set, with Unresolved, when the path is known but the
+	// file cannot be read here (missing, or not readable): that it loads
+	// into the exported environment is known; which names it sets is not.
+	Unreadable bool
 	// ParseError is set (to the reason) for an env file that does not
 	// parse; the other fields but At are then zero.
 	ParseError string

@@ -21,6 +21,8 @@ func runEnvFileLoad(p *Pass) {
 		switch {
 		case l.ParseError != "":
 			msg = "the env file loaded here does not parse (" + l.ParseError + "): the rest of it is not checked"
+		case l.Unreadable:
+			msg = "the env file loaded here (" + l.What + ") cannot be read here: every name it sets is exported over the caller's value, but which names (a protected one among them or not) cannot be known until it is readable"
 		case l.Unresolved:
 			what := "the env file loaded here"
 			if l.What != "" {

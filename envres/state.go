@@ -52,6 +52,9 @@ type event struct {
 	file string
 	// unresolved marks a load whose file could not be resolved.
 	unresolved bool
+	// unreadable marks an unresolved load whose path is known but whose
+	// file cannot be read here (missing, or not readable).
+	unreadable bool
 	// vals holds the values the event gave protected variables.
 	vals map[string]value
 	// note says where inside a function the change was made, when the

@@ -63,7 +63,7 @@ func (a *analyzer) workerPoint(st *state, cmd *cmdRef) {
 	}
 	for _, ev := range st.pending {
 		if a.once(factKey{2, ev.site.Pos, ev.what, "", flag(a.helperEnd) | 2}) {
-			a.pass.Loads = fact(a.pass.Loads, Load{At: ev.site, What: ev.what, Unresolved: true, In: ev.note, NoWorker: a.helperEnd})
+			a.pass.Loads = fact(a.pass.Loads, Load{At: ev.site, What: ev.what, Unresolved: true, Unreadable: ev.unreadable, In: ev.note, NoWorker: a.helperEnd})
 		}
 	}
 }
