@@ -180,6 +180,9 @@ func (c *census) addRecord(r recordSummary) {
 	for _, rp := range r.Ports {
 		e.Ports = append(e.Ports, c.port(r, live, rp, len(e.Ports)))
 	}
+	if c.otherNS(r, live) {
+		e.Note = strings.TrimPrefix(e.Note+"; the worker is in another network namespace: its ports were read there", "; ")
+	}
 	c.out = append(c.out, e)
 }
 
@@ -245,7 +248,16 @@ func (c *census) port(r recordSummary, live verify.Liveness, rp RecordPort, inde
 	// The recorded worker's own fds first; a listener it does not
 	// hold is named after one scan of every fd table, below.
 	var others []sockdiag.Listener
-	for _, l := range c.byPort[rp.Number] {
+	listeners := c.byPort[rp.Number]
+	if c.otherNS(r, live) {
+		// The one dump answers for this namespace only: ask the worker's.
+		ls, err := sockdiag.LookupFor(c.p.Root, r.Worker.Pid, rp.Number)
+		listeners = ls
+		if err != nil {
+			cp.Holder = fmt.Sprintf("unknown: %v", err)
+		}
+	}
+	for _, l := range listeners {
 		if live == verify.Alive {
 			if c.sockets.has(c.p, r.Worker.Pid, l.Inode) {
 				cp.Holder, cp.HolderPid, others = "worker", r.Worker.Pid, nil
@@ -261,6 +273,12 @@ func (c *census) port(r recordSummary, live verify.Liveness, rp RecordPort, inde
 		c.later = append(c.later, namedLater{entry: len(c.out), port: index, l: l})
 	}
 	return cp
+}
+
+// otherNS reports whether r's live worker is in another network
+// namespace than this census.
+func (c *census) otherNS(r recordSummary, live verify.Liveness) bool {
+	return live == verify.Alive && r.Worker.Pid > 0 && sockdiag.OtherNetNS(c.p.Root, r.Worker.Pid)
 }
 
 // markedMembers finds the members of the marked entries in one pass over

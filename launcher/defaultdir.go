@@ -57,7 +57,8 @@ func defaultStateDir(lookup func(string) (string, bool), uid int) (dir, parent s
 }
 
 // slurmStepStateDir returns the state dir of a SLURM job step and its
-// per-user parent, $TMPDIR (else /tmp)/childproof-UID/slurm-JOB.STEP, or ""
+// per-user parent, $TMPDIR (else /tmp)/childproof-UID/slurm-JOB.STEP (with
+// .TASK, the task's SLURM_PROCID, in a step of several tasks), or ""
 // outside a step (schema.InSlurmStep) or when an id is unfit for a path.
 // On a cluster the home directory is shared by every node, so the usual
 // default would make two jobs of one launch (a job array, two sbatch of one
@@ -76,7 +77,16 @@ func slurmStepStateDir(lookup func(string) (string, bool), uid int) (dir, parent
 		tmp = "/tmp"
 	}
 	parent = filepath.Join(tmp, "childproof-"+strconv.Itoa(uid))
-	return filepath.Join(parent, "slurm-"+job+"."+step), parent
+	name := "slurm-" + job + "." + step
+	// Two tasks of one step on one node (srun -n2) each run a launch of
+	// their own: the task's rank is part of the name when the step has
+	// several tasks.
+	if n, _ := lookup("SLURM_STEP_NUM_TASKS"); n != "" && n != "1" {
+		if task, _ := lookup("SLURM_PROCID"); plainID(task) {
+			name += "." + task
+		}
+	}
+	return filepath.Join(parent, name), parent
 }
 
 // plainID reports whether s is a SLURM id fit for a path: letters,

@@ -25,6 +25,8 @@ func TestDefaultStateDir(t *testing.T) {
 		{"a batch script, no step", map[string]string{"TMPDIR": tmp, "SLURM_JOB_ID": "12", "XDG_STATE_HOME": "/x"}, "/x/childproof", ""},
 		{"a step", map[string]string{"TMPDIR": tmp, "SLURM_JOB_ID": "12", "SLURM_STEP_ID": "0", "XDG_STATE_HOME": "/x"}, filepath.Join(parent, "slurm-12.0"), parent},
 		{"an array task has its own job id", map[string]string{"TMPDIR": tmp, "SLURM_JOB_ID": "13", "SLURM_ARRAY_JOB_ID": "12", "SLURM_STEP_ID": "0"}, filepath.Join(parent, "slurm-13.0"), parent},
+		{"a step of several tasks: one dir per task", map[string]string{"TMPDIR": tmp, "SLURM_JOB_ID": "12", "SLURM_STEP_ID": "0", "SLURM_STEP_NUM_TASKS": "2", "SLURM_PROCID": "1"}, filepath.Join(parent, "slurm-12.0.1"), parent},
+		{"a step of one task keeps JOB.STEP", map[string]string{"TMPDIR": tmp, "SLURM_JOB_ID": "12", "SLURM_STEP_ID": "0", "SLURM_STEP_NUM_TASKS": "1", "SLURM_PROCID": "0"}, filepath.Join(parent, "slurm-12.0"), parent},
 		{"a relative TMPDIR is /tmp", map[string]string{"TMPDIR": "tmp", "SLURM_JOB_ID": "12", "SLURM_STEP_ID": "0"}, filepath.Join("/tmp", "childproof-"+strconv.Itoa(uid), "slurm-12.0"), filepath.Join("/tmp", "childproof-"+strconv.Itoa(uid))},
 		{"CHILDPROOF_STATE_DIR wins", map[string]string{"TMPDIR": tmp, "SLURM_JOB_ID": "12", "SLURM_STEP_ID": "0", "CHILDPROOF_STATE_DIR": "/y"}, "/y", ""},
 		{"an id unfit for a path", map[string]string{"TMPDIR": tmp, "SLURM_JOB_ID": "../12", "SLURM_STEP_ID": "0", "XDG_STATE_HOME": "/x"}, "/x/childproof", ""},

@@ -512,7 +512,7 @@ func (la *Launch) probeReady(ctx context.Context, r *verify.Report, c verify.Che
 		if pidfd.Exited(wfd) {
 			return la.exitedError(r, la.exitWhat(worker))
 		}
-		pctx, cancel := context.WithTimeout(ctx, 500*time.Millisecond)
+		pctx, cancel := context.WithTimeout(probe.FromNetNSOf(ctx, la.opts.Proc.Root, worker), 500*time.Millisecond)
 		var match func(int, []byte) error
 		if la.opts.Ready.Status != nil || la.opts.Ready.Body != nil {
 			match = la.opts.Ready.matchHTTP

@@ -49,6 +49,12 @@ func helper(mode string, args []string) int {
 		syscall.RawSyscall(syscall.SYS_PRCTL, syscall.PR_GET_PDEATHSIG, uintptr(unsafe.Pointer(&sig)), 0)
 		fmt.Println("parent-death signal", sig)
 		return helper("serve", args)
+	case "netns-serve": // netns-serve ADDR: bring up the loopback of its own network namespace, then serve ADDR
+		if err := loopbackUp(); err != nil {
+			fmt.Println("loopback:", err)
+			return 2
+		}
+		return helper("serve", args)
 	case "serve": // serve ADDR: HTTP with /healthz, until a signal
 		ln, err := net.Listen("tcp", args[0])
 		if err != nil {

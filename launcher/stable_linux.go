@@ -46,7 +46,7 @@ func (la *Launch) treeSignature(tree []int) string {
 // member is the worker can change until the tree stops changing.
 func (la *Launch) sharesSocket(worker int, tree []int) bool {
 	for _, pt := range la.Spec.Ports {
-		ls, err := sockdiag.Lookup(la.opts.Proc.Root, pt.Number)
+		ls, err := sockdiag.LookupFor(la.opts.Proc.Root, worker, pt.Number)
 		if err != nil {
 			continue
 		}

@@ -33,7 +33,7 @@ func Holders(p proc.FS, port int, tree []int) ([]Holder, error) {
 
 // holders is Holders within look k (nil: none).
 func holders(p proc.FS, k *look, port int, tree []int) ([]Holder, error) {
-	ls, err := k.lookup(p, port)
+	ls, err := k.lookup(p, first(tree), port)
 	if err != nil {
 		return nil, err
 	}

@@ -12,7 +12,10 @@ import (
 // look asks the kernel again for the same answer. Every look after the
 // probe is a new one. A nil look memoises nothing.
 type look struct {
-	p         proc.FS
+	p proc.FS
+	// ns is a process of the tree looked at: its network namespace's
+	// table is the one asked (0: the caller's).
+	ns        int
 	listeners map[int]lookListeners
 	owners    map[uint64][]int
 }
@@ -22,19 +25,20 @@ type lookListeners struct {
 	err error
 }
 
-func newLook(p proc.FS) *look {
-	return &look{p: p, listeners: map[int]lookListeners{}, owners: map[uint64][]int{}}
+func newLook(p proc.FS, ns int) *look {
+	return &look{p: p, ns: ns, listeners: map[int]lookListeners{}, owners: map[uint64][]int{}}
 }
 
-// lookup is sockdiag.Lookup of port.
-func (k *look) lookup(p proc.FS, port int) ([]sockdiag.Listener, error) {
+// lookup is sockdiag.LookupFor of port in the namespace of the tree
+// (nil look: of ns).
+func (k *look) lookup(p proc.FS, ns, port int) ([]sockdiag.Listener, error) {
 	if k == nil {
-		return sockdiag.Lookup(p.Root, port)
+		return sockdiag.LookupFor(p.Root, ns, port)
 	}
 	if r, ok := k.listeners[port]; ok {
 		return r.ls, r.err
 	}
-	ls, err := sockdiag.Lookup(k.p.Root, port)
+	ls, err := sockdiag.LookupFor(k.p.Root, k.ns, port)
 	k.listeners[port] = lookListeners{ls, err}
 	return ls, err
 }
@@ -51,4 +55,12 @@ func (k *look) treeOwners(p proc.FS, inode uint64, tree []int) []int {
 	pids := k.p.FindSocketOwners(inode, tree)
 	k.owners[inode] = pids
 	return pids
+}
+
+// first is the first pid of tree, or 0.
+func first(tree []int) int {
+	if len(tree) == 0 {
+		return 0
+	}
+	return tree[0]
 }

@@ -107,7 +107,7 @@ func (v *Verifier) Verify(ctx context.Context, c Check) *Report {
 	// The worker's choice by its port and the port check before the
 	// probe are one look at the tree (one dump and one read of the
 	// tree's fd tables per port); the check after the probe looks again.
-	k := newLook(v.Proc)
+	k := newLook(v.Proc, c.Root)
 	worker := c.Worker
 	if worker == 0 {
 		worker = v.findWorker(c, tree, k)
@@ -128,7 +128,7 @@ func (v *Verifier) Verify(ctx context.Context, c Check) *Report {
 	v.checkEnv(r, c, worker)
 	owned := v.checkPorts(r, c, worker, tree, k)
 	if !c.NoReady && owned {
-		if err := probe.Ready(ctx, c.Ports, c.ReadyHTTP, 2*time.Second); err != nil {
+		if err := probe.Ready(probe.FromNetNSOf(ctx, v.Proc.Root, worker), c.Ports, c.ReadyHTTP, 2*time.Second); err != nil {
 			r.Add(KindNotReady, "%v", err)
 		} else {
 			// The answer proves nothing by itself: the owner must still be the worker.

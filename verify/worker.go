@@ -43,7 +43,7 @@ func declaredWorker(p proc.FS, k *look, tree []int, comm, exe string, ports []sc
 		return 0, false
 	}
 	for _, pt := range ports {
-		ls, err := k.lookup(p, pt.Number)
+		ls, err := k.lookup(p, first(tree), pt.Number)
 		if err != nil {
 			continue
 		}
@@ -133,7 +133,7 @@ func portHolders(p proc.FS, among []int, ports []schema.Port) []int {
 	}
 	var out []int
 	for _, pt := range ports {
-		ls, err := sockdiag.Lookup(p.Root, pt.Number)
+		ls, err := sockdiag.LookupFor(p.Root, among[0], pt.Number)
 		if err != nil {
 			continue
 		}

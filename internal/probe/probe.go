@@ -62,8 +62,7 @@ func ReadyMatch(ctx context.Context, ports []schema.Port, path string, timeout t
 
 // probe does one readiness check: GET path expecting 2xx, else a TCP connect.
 func probe(ctx context.Context, addr, path string, match func(int, []byte) error) error {
-	var d net.Dialer
-	c, err := d.DialContext(ctx, "tcp", addr)
+	c, err := dial(ctx, addr)
 	if err != nil {
 		if path == "" {
 			return fmt.Errorf("connect %s: %w", addr, err)

@@ -30,6 +30,12 @@ func Listeners(port uint16) ([]Listener, error) {
 	if err != nil {
 		return nil, fmt.Errorf("sock_diag: %w: %w", ErrUnsupported, err)
 	}
+	return listenersOn(fd, port)
+}
+
+// listenersOn is Listeners over the sock_diag socket fd, which it closes.
+// The socket answers for the network namespace it was made in.
+func listenersOn(fd int, port uint16) ([]Listener, error) {
 	defer unix.Close(fd)
 	if err := unix.Bind(fd, &unix.SockaddrNetlink{Family: unix.AF_NETLINK}); err != nil {
 		return nil, fmt.Errorf("sock_diag: bind: %w", err)

@@ -1,0 +1,51 @@
+package sockdiag
+
+import (
+	"os"
+	"path/filepath"
+	"strconv"
+)
+
+// LookupFor is Lookup in the network namespace of pid: the caller's own
+// table when pid shares it (or pid is 0, or the namespaces cannot be
+// compared), else the table pid sees. A worker in a container, a pod or
+// a test's namespace listens in a table the caller's sock_diag does not
+// answer for.
+func LookupFor(procRoot string, pid, port int) ([]Listener, error) {
+	if pid <= 0 || !OtherNetNS(procRoot, pid) {
+		return Lookup(procRoot, port)
+	}
+	return listenersIn(procRoot, pid, uint16(port))
+}
+
+// OtherNetNS reports whether pid is known to be in another network
+// namespace than the caller: false when either namespace cannot be read
+// (a fixture /proc, a gone process, a kernel without nsfs).
+func OtherNetNS(procRoot string, pid int) bool {
+	if procRoot == "" {
+		procRoot = "/proc"
+	}
+	self, err := nsIno(filepath.Join(procRoot, "self", "ns", "net"))
+	if err != nil {
+		return false
+	}
+	other, err := nsIno(filepath.Join(procRoot, strconv.Itoa(pid), "ns", "net"))
+	return err == nil && other != self
+}
+
+// procListenersOf parses pid's own net/tcp{,6}: the table of pid's
+// network namespace, readable without privilege.
+func procListenersOf(procRoot string, pid int, port uint16) ([]Listener, error) {
+	if procRoot == "" {
+		procRoot = "/proc"
+	}
+	return ProcListeners(filepath.Join(procRoot, strconv.Itoa(pid)), port)
+}
+
+func nsIno(path string) (uint64, error) {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return 0, err
+	}
+	return inode(fi), nil
+}
