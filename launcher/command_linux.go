@@ -40,12 +40,16 @@ func (la *Launch) argv() ([]string, string, error) {
 
 // dir is the launch's working directory: Dir, else the spec file's
 // directory, else the caller's.
-func (la *Launch) dir() string {
-	if la.Spec.Dir != "" {
-		return la.Spec.Dir
+func (la *Launch) dir() string { return launchDir(la.Spec) }
+
+// launchDir is l's working directory: Dir, else the spec file's
+// directory, else the caller's.
+func launchDir(l *schema.Launch) string {
+	if l.Dir != "" {
+		return l.Dir
 	}
-	if la.Spec.SpecPath != "" {
-		return filepath.Dir(la.Spec.SpecPath)
+	if l.SpecPath != "" {
+		return filepath.Dir(l.SpecPath)
 	}
 	d, _ := os.Getwd()
 	return d

@@ -110,18 +110,8 @@ type startRun struct {
 // returns the state dir; it takes nothing (start lets go of a held lock
 // when it refuses).
 func checkStart(l *schema.Launch, opts Options) (*State, error) {
-	if l == nil || l.Name == "" {
-		return nil, errorf(outcome.Usage, KindUsage, "launch has no name")
-	}
-	if (len(l.Command) == 0) == (len(l.Dispatch) == 0) {
-		return nil, errorf(outcome.Usage, KindUsage, "launch %q: exactly one of command and dispatch must be set", l.Name)
-	}
-	if err := l.Validate(); err != nil {
-		var ie *schema.InvalidError
-		if errors.As(err, &ie) && opts.Audience == ForGo {
-			ie.GoNames = true
-		}
-		return nil, &Error{Outcome: outcome.Usage, Kind: KindUsage, Err: err}
+	if err := validLaunch(l, opts.Audience, opts.LookupEnv); err != nil {
+		return nil, err
 	}
 	if err := opts.Ready.check(l); err != nil {
 		return nil, err
@@ -134,14 +124,38 @@ func checkStart(l *schema.Launch, opts Options) (*State, error) {
 	if err != nil {
 		return nil, err
 	}
-	if l.Worker.N() > 1 && l.Worker.Comm == "" && l.Worker.Exe == "" {
-		return nil, &Error{Outcome: outcome.Usage, Kind: KindUsage, Msg: fmt.Sprintf("launch %q: worker { count = %d } needs comm or exe: which processes are the workers", l.Name, l.Worker.Count), Hint: "name the ranks' program, worker { comm = \"python3\", count = 2 }"}
-	}
-	if err := schema.ExeNeverMatches(l.Worker.Exe); err != nil {
-		// Say so now instead of waiting out the ready timeout.
-		return nil, &Error{Outcome: outcome.Usage, Kind: KindUsage, Msg: fmt.Sprintf("launch %q: %v", l.Name, err), Hint: opts.Audience.say("fix worker { exe }, or select the worker by comm or by its port", "fix Worker.Exe, or select the worker by Worker.Comm or by its port")}
-	}
 	return st, nil
+}
+
+// validLaunch checks a launch by the spec loader's rules before anything
+// is taken or started (schema's Launch.Validate and Launch.CheckRun: the
+// program found and executable, the worker selector able to match); a
+// broken rule is a usage Error wrapping the *schema.InvalidError that
+// names the field, by its Go name for a Go caller. lookup answers the
+// caller's PATH (nil: os.LookupEnv).
+func validLaunch(l *schema.Launch, a Audience, lookup func(string) (string, bool)) error {
+	if l == nil {
+		return errorf(outcome.Usage, KindUsage, "no launch (a nil *schema.Launch)")
+	}
+	err := l.Validate()
+	if err == nil {
+		if lookup == nil {
+			lookup = os.LookupEnv
+		}
+		path, ok := l.Env["PATH"]
+		if !ok {
+			path, _ = lookup("PATH")
+		}
+		err = l.CheckRun(path, launchDir(l))
+	}
+	if err == nil {
+		return nil
+	}
+	var ie *schema.InvalidError
+	if errors.As(err, &ie) && a == ForGo {
+		ie.GoNames = true
+	}
+	return &Error{Outcome: outcome.Usage, Kind: KindUsage, Err: err}
 }
 
 // prepare takes the launch's lock (unless h holds it), clears what a

@@ -355,8 +355,8 @@ func relaunch(ctx context.Context, l *schema.Launch, opts RelaunchOptions) (*Lau
 // state dir must hold a trusted record of it (else NotRecorded, naming
 // the state dir). Nothing is locked or stopped.
 func loadRelaunched(l *schema.Launch, opts RelaunchOptions) (*State, *Record, error) {
-	if l == nil || l.Name == "" {
-		return nil, nil, errorf(outcome.Usage, KindUsage, "launch has no name")
+	if err := validLaunch(l, opts.Audience, nil); err != nil {
+		return nil, nil, err
 	}
 	st, err := launchState(opts.State, opts.StateDir)
 	if err != nil {

@@ -51,7 +51,13 @@ type rootProc struct {
 	state *os.ProcessState
 }
 
-func (r *rootProc) pid() int { return r.cmd.Process.Pid }
+// pid is the root's pid; 0 before it started (or when it did not).
+func (r *rootProc) pid() int {
+	if r == nil || r.cmd == nil || r.cmd.Process == nil {
+		return 0
+	}
+	return r.cmd.Process.Pid
+}
 
 func (r *rootProc) exited() bool {
 	select {

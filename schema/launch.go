@@ -566,9 +566,19 @@ func restartOf(rs *rawRestart) Restart {
 // checkWorkerCount reports a worker count above one without comm or exe:
 // nothing would say which processes are the workers.
 func (l *loader) checkWorkerCount(s *launchState, la *Launch) {
-	if la.Worker.Count > 1 && la.Worker.Comm == "" && la.Worker.Exe == "" {
-		l.errorf(s.rng("worker.count"), "Worker count without a selector", "worker { count = %d } needs comm or exe: they say which processes are the workers (the ranks below an agent of the same program)", la.Worker.Count)
+	if d := workerCountDetail(la.Worker); d != "" {
+		l.errorf(s.rng("worker.count"), "Worker count without a selector", "%s", d)
 	}
+}
+
+// workerCountDetail says what is wrong with a worker count above one
+// without comm or exe: nothing would say which processes are the
+// workers. "": nothing.
+func workerCountDetail(w Worker) string {
+	if w.Count > 1 && w.Comm == "" && w.Exe == "" {
+		return fmt.Sprintf("worker { count = %d } needs comm or exe: they say which processes are the workers (the ranks below an agent of the same program)", w.Count)
+	}
+	return ""
 }
 
 // resolveDir sets la.Dir to dir resolved against the spec file's
@@ -683,19 +693,15 @@ func (l *loader) checkProgram(s *launchState, la *Launch) {
 	h, hide := l.hidden(s, "command[0]")
 	if !strings.Contains(prog, "/") {
 		if !l.onPath(prog, la) {
-			l.programf(s.rng("command[0]"), "Program not found", "%v is on neither the launch's PATH nor this one; command[0] is exec'd directly, without a shell", l.shown(s, "command[0]", strconv.Quote(prog)))
+			l.programf(s.rng("command[0]"), "Program not found", "%v "+notOnPath, l.shown(s, "command[0]", strconv.Quote(prog)))
 		}
 		return
 	}
-	p := prog
-	if !filepath.IsAbs(p) {
-		p = filepath.Join(la.Dir, p)
-	}
-	if fi, err := os.Stat(p); err != nil || fi.IsDir() || !executable(fi.Mode()) {
+	if p, ok := findProgram(prog, "", la.Dir); !ok {
 		if hide {
-			l.programf(s.rng("command[0]"), "Program not found", "%v is not an executable file; command[0] is a path relative to dir, or a program on PATH", hiddenValue{h})
+			l.programf(s.rng("command[0]"), "Program not found", "%v "+notExecutable, hiddenValue{h})
 		} else {
-			l.programf(s.rng("command[0]"), "Program not found", "%q (%s) is not an executable file; command[0] is a path relative to dir, or a program on PATH", prog, p)
+			l.programf(s.rng("command[0]"), "Program not found", "%q (%s) "+notExecutable, prog, p)
 		}
 	}
 }

@@ -1,0 +1,115 @@
+package launcher
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/childproof/childproof/outcome"
+	"github.com/childproof/childproof/schema"
+)
+
+// TestStartBadProgram: a Go-built launch whose command[0] is missing or
+// not executable is refused before anything starts, with a usage Error
+// wrapping the *schema.InvalidError that names Command[0]; one that
+// passes the check but fails at exec (ENOEXEC) is the exit-5 "never
+// appeared" failure. Neither panics (a nil root in exitedError did).
+func TestStartBadProgram(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, body string, mode os.FileMode) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(body), mode); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	notExec := write("notexec", "#!/bin/sh\n", 0o644)
+	noFormat := write("noformat", "\x7fELF garbage", 0o755)
+	for _, prog := range []string{filepath.Join(dir, "missing"), notExec, "no-such-program-childproof", "./rel-missing", dir} {
+		st, err := OpenState(t.TempDir())
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = Start(context.Background(), &schema.Launch{Name: "x", Command: []string{prog}, Dir: dir}, Options{State: st})
+		var e *Error
+		var ie *schema.InvalidError
+		if !errors.As(err, &e) || e.Outcome != outcome.Usage || e.Kind != KindUsage || !errors.As(err, &ie) {
+			t.Fatalf("%s: err = %v, want a usage *Error wrapping *schema.InvalidError", prog, err)
+		}
+		if len(ie.Problems) != 1 || ie.Problems[0].Field != "command[0]" || !strings.Contains(err.Error(), "Command[0]: ") {
+			t.Errorf("%s: problems %+v (%v), want one naming Command[0]", prog, ie.Problems, err)
+		}
+	}
+	st, err := OpenState(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = Start(context.Background(), &schema.Launch{Name: "x", Command: []string{noFormat}}, Options{State: st})
+	var e *Error
+	if !errors.As(err, &e) || e.Outcome != outcome.Exited || !strings.Contains(err.Error(), "never appeared") {
+		t.Fatalf("exec format error: err = %v, want exit-5 'never appeared'", err)
+	}
+	// Relaunch checks the launch before it stops anything.
+	_, _, err = Relaunch(context.Background(), &schema.Launch{Name: "x", Command: []string{notExec}}, RelaunchOptions{Options: Options{State: st}})
+	var ie *schema.InvalidError
+	if !errors.As(err, &ie) || ie.Problems[0].Field != "command[0]" {
+		t.Fatalf("Relaunch: err = %v, want *schema.InvalidError naming command[0]", err)
+	}
+	_, err = Start(context.Background(), nil, Options{State: st})
+	if !errors.As(err, &e) || e.Outcome != outcome.Usage {
+		t.Fatalf("nil launch: err = %v, want usage", err)
+	}
+}
+
+// FuzzStart starts generated launches: whatever the fields, Start
+// returns (a Launch or an error) and never panics. Programs and scripts
+// are kept inside a temporary directory: a fuzzed name never runs
+// anything of the machine's.
+func FuzzStart(f *testing.F) {
+	f.Add("x", uint8(0), "arg", "", "", 0, 0, "", int64(0), "", "", "", false, "K", "v")
+	f.Add("web", uint8(1), "", "comm", "", 2, 70000, "/healthz", int64(-1), "::", "root", "", true, "PATH", "")
+	f.Add("", uint8(2), "x", "", "/nonexistent", 1, 1, "no-slash", int64(time.Hour), "0.0.0.0", "", "nogroup", false, "1BAD", "v")
+	f.Add("a.b", uint8(3), "./..", "x/y", "exe", 3, 8080, "/", int64(1), "127.0.0.1", "", "", true, "", "")
+	f.Add("ok", uint8(4), "../../bin/sh", "", "", 0, 0, "", int64(0), "", "", "", false, "X", "y")
+	f.Fuzz(func(t *testing.T, name string, which uint8, arg, comm, exe string, count, port int, http string, timeout int64, addr, user, group string, all bool, k, v string) {
+		dir := t.TempDir()
+		os.WriteFile(filepath.Join(dir, "noexec"), []byte("#!/bin/sh\n"), 0o644)
+		os.WriteFile(filepath.Join(dir, "quits"), []byte("#!/bin/sh\nexit 3\n"), 0o755)
+		os.WriteFile(filepath.Join(dir, "noformat"), []byte("garbage"), 0o755)
+		// inside keeps a fuzzed program name a path within dir.
+		inside := func(s string) string { return "./" + strings.ReplaceAll(s, "..", "_") }
+		l := &schema.Launch{Name: name, Dir: dir, Env: map[string]string{k: v, "PATH": dir},
+			Worker: schema.Worker{Comm: comm, Count: count},
+			Ports:  []schema.Port{{Number: port, Address: addr, AllowAllInterfaces: all}},
+			Ready:  schema.Ready{HTTP: http, Timeout: time.Duration(timeout)},
+			User:   user, Group: group}
+		if exe != "" {
+			l.Worker.Exe = filepath.Join(dir, exe)
+		}
+		progs := []string{"./quits", "./noexec", "./noformat", dir, "", inside(arg)}
+		switch p := progs[int(which)%len(progs)]; {
+		case which&0x80 != 0:
+			l.Dispatch = []string{inside(arg)}
+		case which&0x40 != 0:
+			l.Command, l.Dispatch = []string{p}, []string{"./quits"}
+		default:
+			l.Command = []string{p, arg}
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+		defer cancel()
+		opts := Options{StateDir: t.TempDir()}
+		opts.NoCgroup, opts.NoExecCapture = true, true
+		opts.LookupEnv = func(string) (string, bool) { return dir, true }
+		la, err := Start(ctx, l, opts)
+		if la != nil {
+			la.Stop(context.Background())
+		}
+		if err == nil && la == nil {
+			t.Fatal("no launch and no error")
+		}
+	})
+}
