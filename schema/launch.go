@@ -22,7 +22,7 @@ var launchSchema = &hcl.BodySchema{
 		{Name: "command"}, {Name: "dispatch"}, {Name: "dir"}, {Name: "env_file"},
 		{Name: "inherit"}, {Name: "env"}, {Name: "require"}, {Name: "forbid_wrappers"},
 		{Name: "attempts"}, {Name: "on_stale"}, {Name: "secret"}, {Name: "depends_on"},
-		{Name: "volatile"}, {Name: "user"}, {Name: "group"},
+		{Name: "volatile"}, {Name: "user"}, {Name: "group"}, {Name: "oneshot"},
 	},
 	Blocks: []hcl.BlockHeaderSchema{
 		{Type: "worker"},
@@ -31,6 +31,7 @@ var launchSchema = &hcl.BodySchema{
 		{Type: "log"},
 		{Type: "restart"},
 		{Type: "slurm"},
+		{Type: "stop"},
 	},
 }
 
@@ -166,6 +167,7 @@ func (l *loader) decodeLaunch(b *hcl.Block) *launchState {
 	l.decodeAttrs(s, c)
 	l.decodeEnv(s, c)
 	l.decodeAttempts(s, c)
+	l.decodeOneshot(s, c)
 	l.decodeBlocks(s, c)
 	return s
 }
@@ -320,6 +322,9 @@ func (l *loader) decodeBlocks(s *launchState, c *hcl.BodyContent) {
 			l.port(blk, s)
 		case "log":
 			l.logBlock(blk, s)
+		case "stop":
+			s.raw.Stop = &rawStop{}
+			l.stopBlock(blk, s)
 		}
 		l.markFailed(s, blk.Type, n)
 	}
@@ -489,6 +494,8 @@ func (l *loader) finish(s *launchState, aliases map[string]string, before int) *
 	l.checkProgram(s, la)
 	l.checkRequire(s, la, envFileNames)
 	l.checkWorkerSelector(s, la)
+	l.checkOneshot(s, la)
+	l.checkReadyPort(s, la)
 	l.warnRemovedAndAliases(s, la, aliases)
 	if l.diags[before:].HasErrors() {
 		return nil
@@ -547,6 +554,11 @@ func (l *loader) newLaunch(s *launchState, aliases map[string]string) *Launch {
 	if sl := r.Slurm; sl != nil {
 		la.Slurm = Slurm{Partition: sl.Partition, Gres: sl.Gres, Time: sl.Time}
 	}
+	if st := r.Stop; st != nil {
+		la.Stop.Signal = st.Signal
+		la.Stop.Timeout, _ = time.ParseDuration(st.Timeout)
+	}
+	la.Oneshot = r.Oneshot
 	return la
 }
 
@@ -871,4 +883,4 @@ func itThem(n int) string {
 }
 
 // singleBlocks are the blocks a launch has at most one of.
-var singleBlocks = map[string]bool{"worker": true, "ready": true, "restart": true, "slurm": true, "log": true}
+var singleBlocks = map[string]bool{"worker": true, "ready": true, "restart": true, "slurm": true, "log": true, "stop": true}

@@ -96,6 +96,13 @@ type Launch struct {
 	// Restart says what foreground supervision does when the worker exits.
 	// The zero value means policy "never".
 	Restart Restart
+	// Stop is the stop block: the first signal every stop sends and the
+	// wait before SIGKILL. The zero value means SIGTERM, then SIGKILL
+	// after 10s.
+	Stop Stop
+	// Oneshot marks a launch that runs to completion (a migration, a
+	// download): success is its exit 0; it has no port, ready or restart.
+	Oneshot bool
 	// Slurm holds the #SBATCH settings `export --to slurm` writes. The zero
 	// value writes none.
 	Slurm Slurm

@@ -34,6 +34,9 @@ func TestSummary(t *testing.T) {
   worker {
     exe = env("EXE")
   }
+  port "http" {
+    number = 8000
+  }
   ready {
     http = env("READY")
   }

@@ -82,6 +82,13 @@ type rawLaunch struct {
 	Ready           *rawReady         `hcl:"ready" validate:"omitnil"`
 	Restart         *rawRestart       `hcl:"restart" validate:"omitnil"`
 	Slurm           *rawSlurm         `hcl:"slurm" validate:"omitnil"`
+	Stop            *rawStop          `hcl:"stop" validate:"omitnil"`
+	Oneshot         bool              `hcl:"oneshot"`
+}
+
+type rawStop struct {
+	Signal  string `hcl:"signal" validate:"omitempty,stopsignal"`
+	Timeout string `hcl:"timeout" validate:"omitempty,duration"`
 }
 
 type rawRestart struct {
@@ -142,6 +149,7 @@ func newValidator() *validator.Validate {
 		// program: not empty (required would pass any non-nil pointer).
 		"program":   str(func(s string) bool { return s != "" }),
 		"slurmtime": str(isSlurmTime),
+		"stopsignal": str(func(s string) bool { return slices.Contains(StopSignals, s) }),
 		// sbatchword: one word of printable ASCII, as an #SBATCH line needs.
 		"sbatchword": str(func(s string) bool { return isPrintASCII(s) && !strings.Contains(s, " ") }),
 		// duration: a positive Go duration.
@@ -349,6 +357,8 @@ func explain(fe fieldFail) (string, string) {
 		return "Invalid on_stale", fmt.Sprintf("on_stale must be \"replace\" or \"fail\", got %q", val)
 	case "sbatchword":
 		return "Invalid slurm " + base, fmt.Sprintf("slurm %s %q must be one word of printable ASCII (it is written on an #SBATCH line)", base, val)
+	case "stopsignal":
+		return "Unknown stop signal", fmt.Sprintf("stop signal %q is not one of %s", val, strings.Join(StopSignals, ", "))
 	case "slurmtime":
 		return "Invalid slurm time", fmt.Sprintf("slurm time %q is not a SLURM time limit: MM, MM:SS, HH:MM:SS, D-HH, D-HH:MM or D-HH:MM:SS (digits only)", val)
 	case "maxbytes":
