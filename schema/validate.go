@@ -147,8 +147,8 @@ func newValidator() *validator.Validate {
 		// the spec is checked on Windows.
 		"abspath": str(path.IsAbs),
 		// program: not empty (required would pass any non-nil pointer).
-		"program":   str(func(s string) bool { return s != "" }),
-		"slurmtime": str(isSlurmTime),
+		"program":    str(func(s string) bool { return s != "" }),
+		"slurmtime":  str(isSlurmTime),
 		"stopsignal": str(func(s string) bool { return slices.Contains(StopSignals, s) }),
 		// sbatchword: one word of printable ASCII, as an #SBATCH line needs.
 		"sbatchword": str(func(s string) bool { return isPrintASCII(s) && !strings.Contains(s, " ") }),
