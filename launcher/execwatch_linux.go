@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 	"unsafe"
@@ -55,6 +56,11 @@ type execWatch struct {
 	// ts are the traced threads (under mu); ending is set once detaching.
 	ts     map[int]*tracee
 	ending bool
+	// gone are tracees whose exit was consumed before their parent's
+	// fork event was (under mu): that event must not add them back as
+	// fresh tracees that will never report, which the detach would wait
+	// for until its timeout.
+	gone map[int]bool
 	// tracer is the tracer thread's tid (TracerPid of each tracee).
 	tracer int
 	// polling: waitAny saw a child of the tracer thread that is not ours;
@@ -149,7 +155,7 @@ func (la *Launch) noExecCapture() bool {
 // signal cannot be cleared (canClearDeathSignal false: not amd64) a
 // detached root starts without it and that window stays open.
 func startWatched(cmd *exec.Cmd, detached bool, afterTrace func(), rootDone <-chan struct{}) (*execWatch, error) {
-	w := &execWatch{env: captures{byPid: map[int]execEnv{}}, end: newLatch(), done: make(chan struct{}), detached: newLatch()}
+	w := &execWatch{env: captures{byPid: map[int]execEnv{}}, end: newLatch(), done: make(chan struct{}), detached: newLatch(), ts: map[int]*tracee{}, gone: map[int]bool{}}
 	w.clearDeath = detached && canClearDeathSignal && cmd.SysProcAttr.Pdeathsig == 0
 	errc := make(chan error, 1)
 	go func() {
@@ -200,9 +206,17 @@ func (w *execWatch) detach() {
 	select {
 	case <-w.done:
 	case <-w.detached.c:
-	case <-time.After(5 * time.Second):
+	case <-time.After(detachTimeout):
+		detachTimeouts.Add(1)
 	}
 }
+
+// detachTimeout bounds detach's wait for the tracer; detachTimeouts counts
+// the waits that reached it (a tracee the tracer lost track of), which
+// tests assert never happens.
+const detachTimeout = 5 * time.Second
+
+var detachTimeouts atomic.Int64
 
 // noteDetached closes detached once the detach has let go of every
 // tracee (call with mu held). The tracer loop may still be blocked
@@ -256,7 +270,6 @@ const (
 // A detach request makes a second goroutine SIGSTOP every tracee, which
 // wakes the tracer; each is then detached at that stop.
 func (w *execWatch) run() {
-	w.ts = map[int]*tracee{}
 	// The root's first stop: SIGTRAP right after its execve.
 	if !w.firstStop(w.ts) {
 		return
@@ -266,12 +279,32 @@ func (w *execWatch) run() {
 	go func() {
 		select {
 		case <-w.end.c:
+		case <-stopperDone:
+			return
+		}
+		w.mu.Lock()
+		w.ending = true
+		w.stopAll(w.ts)
+		w.noteDetached()
+		w.mu.Unlock()
+		// Until everything is let go of, drop every entry that is no
+		// longer a tracee of ours (gone, or never there): the tracer
+		// loop only hears from real tracees, so such an entry would
+		// hold the detach until its timeout.
+		tick := time.NewTicker(20 * time.Millisecond)
+		defer tick.Stop()
+		for {
+			select {
+			case <-stopperDone:
+				return
+			case <-w.detached.c:
+				return
+			case <-tick.C:
+			}
 			w.mu.Lock()
-			w.ending = true
-			w.stopAll(w.ts)
+			w.sweep()
 			w.noteDetached()
 			w.mu.Unlock()
-		case <-stopperDone:
 		}
 	}()
 	for {
@@ -387,6 +420,9 @@ func (w *execWatch) consume(pid int) {
 	}
 	if ws.Exited() || ws.Signaled() {
 		delete(w.ts, pid)
+		if pid != w.root && len(w.gone) < maxGone {
+			w.gone[pid] = true
+		}
 		w.noteDetached()
 		return
 	}
@@ -467,7 +503,9 @@ func (w *execWatch) firstStop(ts map[int]*tracee) bool {
 			}
 		}
 		unix.PtraceSetOptions(w.root, ptraceOptions)
+		w.mu.Lock()
 		ts[w.root] = &tracee{}
+		w.mu.Unlock()
 		unix.PtraceCont(w.root, 0)
 		return true
 	}
@@ -486,8 +524,13 @@ func (w *execWatch) handleStop(ts map[int]*tracee, pid int, t *tracee, ws unix.W
 			w.capture(pid)
 		case unix.PTRACE_EVENT_FORK, unix.PTRACE_EVENT_VFORK, unix.PTRACE_EVENT_CLONE:
 			if msg, err := unix.PtraceGetEventMsg(pid); err == nil && msg > 0 {
-				if _, known := ts[int(msg)]; !known {
-					ts[int(msg)] = &tracee{fresh: true}
+				child := int(msg)
+				if w.gone[child] {
+					// Its attach stop and its exit were both
+					// consumed before this event: nothing to add.
+					delete(w.gone, child)
+				} else if _, known := ts[child]; !known {
+					ts[child] = &tracee{fresh: true}
 				}
 			}
 		}
@@ -596,6 +639,19 @@ func (w *execWatch) stopAll(ts map[int]*tracee) {
 		}
 		t.stopping = true
 		unix.Syscall(unix.SYS_TKILL, uintptr(pid), uintptr(unix.SIGSTOP), 0)
+	}
+}
+
+// maxGone caps the exited tracees remembered for late fork events.
+const maxGone = 4096
+
+// sweep drops the entries of ts that are no longer tracees of ours
+// (call with mu held, while detaching).
+func (w *execWatch) sweep() {
+	for pid := range w.ts {
+		if !w.tracedByUs(pid) {
+			delete(w.ts, pid)
+		}
 	}
 }
 
