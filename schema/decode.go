@@ -15,6 +15,9 @@ import (
 // diagnostic at the expression. secret lists the paths inside the value
 // that came from env() or file().
 func (l *loader) eval(a *hcl.Attribute, ty cty.Type) (v cty.Value, secret []cty.Path, ok bool) {
+	if !l.affordable(a.Expr) {
+		return cty.NilVal, nil, false
+	}
 	raw, d := a.Expr.Value(l.ctx)
 	l.diags = append(l.diags, d...)
 	if d.HasErrors() {

@@ -28,7 +28,15 @@ func markName(marks cty.ValueMarks) (string, bool) {
 // secretValue remembers a value env() or file() returned, so that every
 // output of the file's launches can mask it (see Launch.SecretValues).
 func (l *loader) secretValue(name, value string) cty.Value {
-	l.secrets = append(l.secrets, redact.Secret{Name: name, Value: value})
+	// Once each: a `for` may call env() once per element.
+	s := redact.Secret{Name: name, Value: value}
+	if !l.secretSeen[[2]string{name, value}] {
+		if l.secretSeen == nil {
+			l.secretSeen = map[[2]string]bool{}
+		}
+		l.secretSeen[[2]string{name, value}] = true
+		l.secrets = append(l.secrets, s)
+	}
 	return cty.StringVal(value).Mark(sensitiveMark{name: name})
 }
 

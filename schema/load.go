@@ -2,6 +2,7 @@ package schema
 
 import (
 	"bytes"
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
@@ -53,6 +54,18 @@ type LoadOptions struct {
 	// another launch needs does not fail this one (a SLURM step runs one
 	// launch of a shipped spec).
 	Launches []string
+	// Context, when it ends (SIGINT, SIGTERM), stops the evaluation of
+	// the spec between two expressions (each is bounded by the work
+	// budget: see MaxEvalIterations) with an "Interrupted" error. Nil
+	// means context.Background.
+	Context context.Context
+}
+
+func (o LoadOptions) context() context.Context {
+	if o.Context == nil {
+		return context.Background()
+	}
+	return o.Context
 }
 
 var rootSchema = &hcl.BodySchema{
@@ -244,7 +257,8 @@ type loader struct {
 	diags  hcl.Diagnostics
 	ctx    *hcl.EvalContext
 	// secrets are the values env() and file() returned while loading.
-	secrets []redact.Secret
+	secrets    []redact.Secret
+	secretSeen map[[2]string]bool
 	// sensitive holds the source ranges whose value came from env() or
 	// file(): an attribute, a list element or a map key.
 	sensitive map[hcl.Range]bool
@@ -257,6 +271,29 @@ type loader struct {
 	// programsOptional: the launch being loaded is not one the command
 	// acts on (LoadOptions.Launches): a missing program is a warning.
 	programsOptional bool
+	// interrupted: LoadOptions.Context ended; nothing more is evaluated.
+	interrupted bool
+	// estimate and spent are the work budget (see MaxEvalIterations):
+	// what an expression would cost, and what the evaluated ones did.
+	estimate *estimator
+	spent    cost
+}
+
+// affordable reports whether x may be evaluated: within the work budget,
+// and the command not interrupted. Otherwise it adds the diagnostic.
+func (l *loader) affordable(x hcl.Expression) bool {
+	if err := l.opts.context().Err(); err != nil {
+		if !l.interrupted {
+			l.interrupted = true
+			l.errorf(nil, "Interrupted", "the spec was being read when the command was interrupted (%v)", err)
+		}
+		return false
+	}
+	if d := l.estimate.overBudget(x, &l.spent); d != nil {
+		l.diags = append(l.diags, d)
+		return false
+	}
+	return true
 }
 
 func (l *loader) errorf(rng *hcl.Range, summary, format string, args ...any) {
@@ -286,7 +323,9 @@ func (l *loader) load(body hcl.Body) *File {
 	}
 	l.lenient = l.opts.LaunchesNothing
 	l.ctx = &hcl.EvalContext{Functions: l.functions()}
+	l.estimate = newEstimator(nil, l.lookup, l.dir)
 	values := l.variables(vars)
+	l.estimate = newEstimator(values, l.lookup, l.dir)
 	l.ctx = &hcl.EvalContext{
 		Variables: map[string]cty.Value{"var": cty.ObjectVal(values)},
 		Functions: l.functions(),
@@ -300,7 +339,7 @@ func (l *loader) load(body hcl.Body) *File {
 		all[k] = v
 	}
 	seen := map[string]hcl.Range{}
-	strict := strictLaunches(launches, l.opts.Launches)
+	strict := strictLaunches(launches, l.opts.Launches, l.estimate)
 	for _, b := range launches {
 		name := b.Labels[0]
 		l.lenient = l.opts.LaunchesNothing || strict != nil && !strict[name]
@@ -399,7 +438,7 @@ func sortDiags(d hcl.Diagnostics) hcl.Diagnostics {
 // strictly, or nil when names is empty (every launch). depends_on is
 // literal (a list of strings), so it is read here without evaluating
 // anything else of the block.
-func strictLaunches(blocks []*hcl.Block, names []string) map[string]bool {
+func strictLaunches(blocks []*hcl.Block, names []string, est *estimator) map[string]bool {
 	if len(names) == 0 {
 		return nil
 	}
@@ -411,7 +450,8 @@ func strictLaunches(blocks []*hcl.Block, names []string) map[string]bool {
 			continue
 		}
 		a, ok := c.Attributes["depends_on"]
-		if !ok {
+		if !ok || est.overBudget(a.Expr, &cost{}) != nil {
+			// Over the budget: decoding the launch reports it.
 			continue
 		}
 		v, d := a.Expr.Value(nil)

@@ -169,7 +169,7 @@ func loadBoth(src []byte, path string, opts LoadOptions, whole bool) string {
 			blocks = append(blocks, b)
 		}
 	}
-	strict := strictLaunches(blocks, opts.Launches)
+	strict := strictLaunches(blocks, opts.Launches, l.estimate)
 	seen := map[string]bool{}
 	for _, b := range blocks {
 		name := b.Labels[0]

@@ -43,6 +43,10 @@ func (l *loader) variables(blocks []*hcl.Block) map[string]cty.Value {
 			l.str(a)
 		}
 		if a, ok := c.Attributes["default"]; ok {
+			if !l.affordable(a.Expr) {
+				defaults[name] = cty.DynamicVal
+				continue
+			}
 			v, d := a.Expr.Value(l.ctx)
 			l.diags = append(l.diags, d...)
 			if d.HasErrors() {
