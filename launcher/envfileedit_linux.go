@@ -29,41 +29,79 @@ type EnvFileChange struct {
 	OldDigest string `json:"old_digest,omitempty"`
 }
 
-// envFileFile is an env file syncEnvFiles reads and writes.
+// envFileFile is an env file an envFileSync reads and writes.
 type envFileFile struct {
 	path     string
 	orig     []byte // the file before this relaunch touched it
 	cur      []byte
+	disk     []byte // what this relaunch last wrote (orig before that)
+	written  bool
 	mode     os.FileMode
 	uid, gid int
 }
 
-// syncEnvFiles brings the env files in line with the new round's
-// overrides before anything is stopped: a --in-env-file name gets its
-// value written into its env file; an edit of the baseline round that the
-// new round no longer carries (--unset, or a --round replayed without it)
-// is undone byte for byte; an edit of a replayed round that is not in
-// effect is made again. A file changed by someone else since an edit is
-// not touched (an error naming the lines). It records each edit on its
-// override in plan and returns what it did and a function that puts every
-// file back as it was (for a relaunch that fails).
-func (s *State) syncEnvFiles(plan *roundPlan, set map[string]string, in map[string]string) ([]EnvFileChange, func(), error) {
-	y := &envFileSync{s: s, plan: plan, set: set, in: in, files: map[string]*envFileFile{}}
-	if err := y.undoBaseline(); err != nil {
-		return nil, nil, err
-	}
-	if err := y.makeEdits(); err != nil {
-		return nil, nil, err
-	}
-	y.seal()
-	restore, err := y.write()
-	if err != nil {
-		return nil, nil, err
-	}
-	return y.changes, restore, nil
+// newEnvFileSync brings the env files in line with the new round's
+// overrides before anything is stopped, in two phases. First (restore) an
+// edit of the baseline round that the new round no longer carries
+// (--unset, or a --round replayed without it) is undone byte for byte and
+// written, so that a lint between the phases judges the chain as the round
+// will run it. Then (edits) a --in-env-file name gets its value written into
+// its env file, and an edit of a replayed round that is not in effect is
+// made again. A file changed by someone else since an edit is not touched
+// (an error naming the lines). Each edit is recorded on its override in
+// plan; restore puts every file written back as it was (for a relaunch
+// that fails).
+func (s *State) newEnvFileSync(plan *roundPlan, set map[string]string) *envFileSync {
+	return &envFileSync{s: s, plan: plan, set: set, files: map[string]*envFileFile{}}
 }
 
-// envFileSync is one syncEnvFiles under way: the env files read so far
+// syncEnvFiles runs both phases of newEnvFileSync with the --in-env-file
+// names in, and returns what it did and a function that puts every file
+// back as it was. On an error every file is as it was.
+func (s *State) syncEnvFiles(plan *roundPlan, set, in map[string]string) ([]EnvFileChange, func(), error) {
+	y := s.newEnvFileSync(plan, set)
+	err := y.restorePhase()
+	if err == nil {
+		err = y.editPhase(in)
+	}
+	if err != nil {
+		y.restore()
+		return nil, nil, err
+	}
+	return y.changes, func() { y.restore() }, nil
+}
+
+// restorePhase undoes and writes the baseline's edits that the new round
+// does not carry (the first phase of newEnvFileSync).
+func (y *envFileSync) restorePhase() error {
+	if err := y.undoBaseline(); err != nil {
+		return err
+	}
+	return y.write()
+}
+
+// editPhase makes the round's edits, in is the --in-env-file names and
+// their files, and writes them (the second phase of newEnvFileSync). A
+// baseline edit carried through the first phase whose name is given
+// --in-env-file again is undone first and made anew.
+func (y *envFileSync) editPhase(in map[string]string) error {
+	y.in = in
+	for _, n := range slices.Sorted(maps.Keys(in)) {
+		if y.undone[n] {
+			continue
+		}
+		if err := y.undo(n); err != nil {
+			return err
+		}
+	}
+	if err := y.makeEdits(); err != nil {
+		return err
+	}
+	y.seal()
+	return y.write()
+}
+
+// envFileSync is one newEnvFileSync under way: the env files read so far
 // (each once, by path), the changes made to them, and which edit is in
 // effect in which file.
 type envFileSync struct {
@@ -72,6 +110,8 @@ type envFileSync struct {
 	set, in map[string]string
 	files   map[string]*envFileFile
 	changes []EnvFileChange
+	// undone are the baseline names whose edit was decided (undo).
+	undone map[string]bool
 	// kept is file -> name of the edit in effect there (makeEdits).
 	kept map[string]string
 }
@@ -93,6 +133,9 @@ func (y *envFileSync) load(path string) (*envFileFile, error) {
 // in name order.
 func (y *envFileSync) undoBaseline() error {
 	for _, n := range slices.Sorted(maps.Keys(y.plan.base)) {
+		if y.undone[n] {
+			continue
+		}
 		if err := y.undo(n); err != nil {
 			return err
 		}
@@ -114,6 +157,10 @@ func (y *envFileSync) undo(n string) error {
 	if t, ok := plan.overrides[n]; ok && t.EnvFile != nil && *t.EnvFile.key() == *c.key() && !hasKey(y.in, n) {
 		return nil // carried: the edit stays in effect
 	}
+	if y.undone == nil {
+		y.undone = map[string]bool{}
+	}
+	y.undone[n] = true
 	f, err := y.load(c.File)
 	if err != nil {
 		return err
@@ -224,31 +271,41 @@ func (y *envFileSync) seal() {
 	}
 }
 
-// write writes, in path order, every file changed or named by a change,
-// and returns a function that puts each written file back as it was
-// (unless someone changed it since). A write that fails puts back those
-// already written.
-func (y *envFileSync) write() (func(), error) {
-	var written []*envFileFile
-	restore := func() {
-		for _, f := range written {
-			if cur, err := readEnvFile(f.path); err == nil && bytes.Equal(cur.cur, f.cur) {
-				writeEnvFile(f, f.orig)
-			}
-		}
-	}
+// write writes, in path order, every file changed since it was last
+// written or named by a change and not yet written. A write that fails puts
+// back those already written (restore).
+func (y *envFileSync) write() error {
 	for _, p := range slices.Sorted(maps.Keys(y.files)) {
 		f := y.files[p]
-		if bytes.Equal(f.cur, f.orig) && !slices.ContainsFunc(y.changes, func(c EnvFileChange) bool { return c.File == p }) {
+		named := slices.ContainsFunc(y.changes, func(c EnvFileChange) bool { return c.File == p })
+		if bytes.Equal(f.cur, f.disk) && (f.written || !named) {
 			continue
 		}
 		if err := writeEnvFile(f, f.cur); err != nil {
-			restore()
-			return nil, err
+			y.restore()
+			return err
 		}
-		written = append(written, f)
+		f.disk, f.written = f.cur, true
 	}
-	return restore, nil
+	return nil
+}
+
+// restore puts each file written back as it was before the relaunch
+// (unless someone changed it since) and reports whether any was written.
+func (y *envFileSync) restore() bool {
+	any := false
+	for _, p := range slices.Sorted(maps.Keys(y.files)) {
+		f := y.files[p]
+		if !f.written {
+			continue
+		}
+		any = true
+		if cur, err := readEnvFile(f.path); err == nil && bytes.Equal(cur.cur, f.disk) {
+			writeEnvFile(f, f.orig)
+		}
+		f.disk, f.written = f.orig, false
+	}
+	return any
 }
 
 // key is the part of an edit that says which edit it is.
@@ -316,7 +373,7 @@ func readEnvFile(path string) (*envFileFile, error) {
 	if err != nil {
 		return nil, fmt.Errorf("--in-env-file: %w", err)
 	}
-	f := &envFileFile{path: path, orig: b, cur: b, mode: fi.Mode().Perm(), uid: -1, gid: -1}
+	f := &envFileFile{path: path, orig: b, cur: b, disk: b, mode: fi.Mode().Perm(), uid: -1, gid: -1}
 	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
 		f.uid, f.gid = int(st.Uid), int(st.Gid)
 	}

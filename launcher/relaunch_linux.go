@@ -246,6 +246,13 @@ type RelaunchOptions struct {
 	// finding): the value is written into that file too, in place, as part
 	// of the round (relaunch --in-env-file). --unset and Round undo it.
 	InEnvFile map[string]string
+	// Lint, when set, lints the dispatch chain as the round will run it:
+	// it is called once the env file edits the round drops (--unset,
+	// --round) are put back, before any edit is made or anything stopped,
+	// and returns InEnvFile (the lint decides which files take which
+	// --set value). Its error ends the relaunch as it is, with every env
+	// file put back as it was. nil: InEnvFile is used, nothing is linted.
+	Lint func(context.Context) (map[string]string, error)
 }
 
 // Relaunch is a crash-fix round: it stops the recorded launch of l.Name
@@ -310,7 +317,7 @@ type relaunchRound struct {
 	supervised bool
 	// restoreFiles puts the env file edits back; ok is set once the round
 	// is accepted, which keeps them.
-	restoreFiles func()
+	restoreFiles func() bool
 	ok           bool
 }
 
@@ -330,10 +337,10 @@ func relaunch(ctx context.Context, l *schema.Launch, opts RelaunchOptions) (*Lau
 	if err := r.planRound(); err != nil {
 		return nil, r.res, err
 	}
-	if err := r.editEnvFiles(); err != nil {
+	defer r.undoEnvFiles()
+	if err := r.editEnvFiles(ctx); err != nil {
 		return nil, r.res, err
 	}
-	defer r.undoEnvFiles()
 	r.baseline = *r.base
 	if err := r.takeLock(); err != nil {
 		return nil, r.res, err
@@ -434,31 +441,40 @@ func (r *relaunchRound) planRound() error {
 			Msg:  "the relaunch would change more than the --set names: " + rep.Problems[0].Message + "; nothing was stopped",
 			Hint: "declare each intended change with --set (repeat the recorded launch's --set values to keep them)"}
 	}
+	return nil
+}
+
+// editEnvFiles makes the env files follow the round's overrides: first
+// an earlier edit undone (--unset, --round), then opts.Lint judges the
+// chain as restored and names the --in-env-file edits, then those are
+// made. A relaunch that fails from here on puts the files back
+// (undoEnvFiles).
+func (r *relaunchRound) editEnvFiles(ctx context.Context) error {
+	y := r.st.newEnvFileSync(r.plan, r.opts.Set)
+	r.restoreFiles = y.restore
+	defer func() { r.res.EnvFiles = y.changes }()
+	if err := y.restorePhase(); err != nil {
+		return err
+	}
+	if r.opts.Lint != nil {
+		in, err := r.opts.Lint(ctx)
+		if err != nil {
+			return err
+		}
+		r.opts.InEnvFile = in
+	}
 	for n := range r.opts.InEnvFile {
 		if !hasKey(r.explicit, n) {
 			return errorf(outcome.Usage, KindUsage, "--in-env-file %s: %s is not a --set name of this round", n, n)
 		}
 	}
-	return nil
-}
-
-// editEnvFiles makes the env files follow the round's overrides:
-// --in-env-file edits, an earlier edit undone (--unset, --round). A
-// relaunch that fails from here on puts them back (undoEnvFiles).
-func (r *relaunchRound) editEnvFiles() error {
-	changes, restore, err := r.st.syncEnvFiles(r.plan, r.opts.Set, r.opts.InEnvFile)
-	if err != nil {
-		return err
-	}
-	r.res.EnvFiles, r.restoreFiles = changes, restore
-	return nil
+	return y.editPhase(r.opts.InEnvFile)
 }
 
 // undoEnvFiles puts the round's env file edits back unless the round was
-// accepted, and says so in EnvFilesRestored.
+// accepted, and says so in EnvFilesRestored when a file was written.
 func (r *relaunchRound) undoEnvFiles() {
-	if !r.ok && len(r.res.EnvFiles) > 0 {
-		r.restoreFiles()
+	if !r.ok && r.restoreFiles != nil && r.restoreFiles() {
 		r.res.EnvFilesRestored = true
 	}
 }
@@ -726,7 +742,7 @@ func predictDelta(st *State, prev *Record, env *Env, set map[string]string) *ver
 // delta is kept; it runs detached, as its own round.
 func rollback(ctx context.Context, l *schema.Launch, opts RelaunchOptions, n int) (*Launch, error) {
 	rb := opts
-	rb.Round, rb.Unset, rb.InEnvFile, rb.Rollback = n, nil, nil, false
+	rb.Round, rb.Unset, rb.InEnvFile, rb.Rollback, rb.Lint = n, nil, nil, false, nil
 	rb.Set = map[string]string{}
 	if st, err := launchState(opts.State, opts.StateDir); err == nil {
 		if rn, err := st.LoadRound(l.Name, n); err == nil {

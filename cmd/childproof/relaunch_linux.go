@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"time"
@@ -133,11 +134,18 @@ func (a *app) relaunch(ctx context.Context, arg string, ra relaunchArgs) error {
 		detach = *detachFlag
 	}
 	a.warnOverrides(l, in)
-	inEnv, err := a.lintRelaunch(ctx, l, in, ra.inEnvFile, noLint)
-	if err != nil {
-		return err
+	if ra.inEnvFile && len(in.Set) == 0 {
+		return &exitError{code: exitUsage, err: errors.New("--in-env-file: no --set name to write into an env file; nothing was stopped"), hint: "drop --in-env-file: --unset and --round put an earlier edit back without it"}
 	}
-	opts := launcher.RelaunchOptions{Unset: ra.unsets, Round: ra.round, InEnvFile: inEnv, Rollback: ra.rollback,
+	// The lint judges the chain as the round runs it: after the env file
+	// edits the round drops are put back (launcher.RelaunchOptions.Lint).
+	var lintErr error
+	lint := func(ctx context.Context) (map[string]string, error) {
+		inEnv, err := a.lintRelaunch(ctx, l, in, ra.inEnvFile, noLint)
+		lintErr = err
+		return inEnv, err
+	}
+	opts := launcher.RelaunchOptions{Unset: ra.unsets, Round: ra.round, Lint: lint, Rollback: ra.rollback,
 		Options: launcher.Options{Audience: launcher.ForCLI, StopGrace: timeout, State: st, Detach: detach, Tracking: launcher.Tracking{Subreaper: !detach}, EnvInput: in, ShowValues: a.showValues, Provenance: launcher.Provenance{Command: launcher.CommandRelaunch}}}
 	opts.SpecHash = specHash
 	sigs, stopSigs := forwardSignals(detach)
@@ -150,6 +158,9 @@ func (a *app) relaunch(ctx context.Context, arg string, ra relaunchArgs) error {
 	la, res, err := launcher.Relaunch(ctx, l, opts)
 	view.Started()
 	a.writeRelaunchNotes(l.Name, res)
+	if err != nil && lintErr != nil {
+		return lintErr
+	}
 	if err != nil {
 		err = a.launchErrWith(err, func(r *verify.Report) { a.writeRelaunch(a.stdout, res.Output(r)) })
 		if res != nil {
