@@ -442,7 +442,7 @@ func (a *analyzer) nextWrapper(c *cmdRun) wrapStep {
 		return wrapNext
 	case "su", "runuser":
 		return a.suStep(c)
-	case "dotenv", "dotenvx", "uv", "uvx", "pipx", "npx", "bunx", "npm", "poetry", "pnpm", "yarn":
+	case "dotenv", "dotenvx", "uv", "uvx", "pipx", "npx", "bunx", "npm", "poetry", "pnpm", "yarn", "bun":
 		return a.loaderWrapper(c, base)
 	}
 	if mech, rest := activationRunner(c.fs); mech != "" {
@@ -568,6 +568,10 @@ func (a *analyzer) loaderWrapper(c *cmdRun, base string) wrapStep {
 	}
 	rest, ok := packageRunner(c.fs)
 	if !ok {
+		if ps, ok := a.pkgScriptOf(c.cst.cwd, c.fs); ok {
+			a.pkgScriptRun(c, ps) // npm run dev: package.json's command
+			return wrapDone
+		}
 		return wrapEnd
 	}
 	c.fs = rest // uv run CMD: CMD, which may be a loader
@@ -1322,7 +1326,9 @@ func (a *analyzer) runChild(st, cst *state, fc *fileCtx, callPos syntax.Pos, abs
 			ch.args = args[1:]
 		}
 		ch.source = st.source
-		ch.chain = st.chain // same file: the link is the finding itself
+		if cfc.name == fc.name {
+			ch.chain = st.chain // same file: the link is the finding itself
+		}
 	} else {
 		ch.dollar0, ch.source = dotSlash(given), dotSlash(given)
 		a.stack = append(a.stack, abs)
