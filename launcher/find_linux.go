@@ -471,6 +471,7 @@ func (la *Launch) verifyOnWorker(ctx context.Context, v *verify.Verifier, r *ver
 		checkCredential(la.opts.Proc, vr, cred, worker)
 	}
 	la.verifyRanks(ctx, v, c, vr)
+	v.JudgeTree(vr, c, la.treeCheck(c.Tree, worker))
 	la.equalMatches(worker, c.Tree, vr)
 	// The worker is verified on its exec-time evidence: stop tracing
 	// before readiness, which may take minutes.

@@ -145,3 +145,61 @@ func holdsAny(p proc.FS, l *schema.Launch, pid int, tree []int) bool {
 	}
 	return false
 }
+
+// treeCheck is what the tree judgement of a launch in progress reads:
+// tree, the worker (or the job's ranks) it skips, and the exec-time
+// evidence the tracer captured for every exec in the tree.
+func (la *Launch) treeCheck(tree []int, worker int) verify.TreeCheck {
+	t := verify.TreeCheck{Tree: tree, Workers: []int{worker}}
+	for _, rk := range la.ranks {
+		t.Workers = append(t.Workers, rk.fp.Pid)
+	}
+	w := la.exec.watch
+	t.Evidence = func(pid int) *verify.ExecEnv {
+		if ev, ok := w.evidence(pid); ok {
+			return &verify.ExecEnv{Vars: ev.Vars, Exe: ev.Exe, Area: ev.Area}
+		}
+		return nil
+	}
+	t.Execd = func(pid int) bool {
+		_, ok := w.evidence(pid)
+		return ok
+	}
+	return t
+}
+
+// RecordedTree is what the tree judgement of a recorded launch reads: its
+// live members (liveMembers, and the descendants of its root and worker),
+// the recorded workers it skips, and each member's exec-time evidence as
+// the record kept it (RecordMember), for the process of that pid and
+// start time only.
+func RecordedTree(p proc.FS, rec *Record) verify.TreeCheck {
+	tree := liveMembers(p, rec)
+	for _, top := range []int{rec.Root.Pid, rec.Worker.Pid} {
+		if top == 0 || !slices.Contains(tree, top) {
+			continue
+		}
+		for _, d := range p.Descendants(top) {
+			if !slices.Contains(tree, d) {
+				tree = append(tree, d)
+			}
+		}
+	}
+	t := verify.TreeCheck{Tree: tree, Workers: []int{rec.Worker.Pid}}
+	for _, rk := range rec.Ranks {
+		t.Workers = append(t.Workers, rk.Worker.Pid)
+	}
+	t.Evidence = func(pid int) *verify.ExecEnv {
+		st, err := p.Stat(pid)
+		if err != nil {
+			return nil
+		}
+		for _, m := range rec.Members {
+			if m.Pid == pid && m.StartTime == st.StartTime {
+				return &verify.ExecEnv{Digests: m.ExecEnv, Exe: m.ExecExe, Area: m.ExecArea}
+			}
+		}
+		return nil
+	}
+	return t
+}

@@ -92,7 +92,12 @@ type Record struct {
 	// Ranks are the workers of a multi-process job (worker { count = N
 	// }), in start order (verify.Workers), the first being Worker; empty for one worker.
 	Ranks []RecordRank `json:"ranks,omitempty"`
-	Log   string       `json:"log"`
+	// Members are the launched tree's other exec'd members the launch
+	// judged (verify.Report.Members) whose exec the tracer captured: a
+	// later verify judges each by that capture while it still runs that
+	// exec's image, whatever its live block says by then.
+	Members []RecordMember `json:"members,omitempty"`
+	Log     string         `json:"log"`
 
 	// What became of the launch since it started.
 	//
@@ -142,6 +147,18 @@ func (r *RecordRank) ExecEvidence() *verify.ExecEnv {
 		return nil
 	}
 	return &verify.ExecEnv{Digests: r.ExecEnv, Exe: r.ExecExe, Area: r.ExecArea}
+}
+
+// RecordMember is one exec'd member of a launched tree as its exec
+// received its environment: pid and start time (which process), and the
+// digests of the launch's protected names in that block (a name missing
+// from ExecEnv was not set).
+type RecordMember struct {
+	Pid       int               `json:"pid"`
+	StartTime uint64            `json:"start_time"`
+	ExecEnv   map[string]string `json:"exec_env"`
+	ExecExe   string            `json:"exec_exe,omitempty"`
+	ExecArea  string            `json:"exec_area,omitempty"`
 }
 
 // RecordPort is a recorded port.

@@ -156,6 +156,7 @@ func (la *Launch) record(worker int) error {
 		rec.Ranks[0].WorkerEnv, rec.Ranks[0].ExecEnv = rec.WorkerEnv, rec.ExecEnv
 		rec.Ranks[0].ExecExe, rec.Ranks[0].ExecArea = rec.ExecExe, rec.ExecArea
 	}
+	rec.Members = la.recordMembers()
 	if err := la.State.saveLaunched(rec); err != nil {
 		return &Error{Outcome: outcome.Usage, Kind: KindState, Msg: "cannot record the launch", Err: err}
 	}
@@ -186,6 +187,34 @@ func (la *Launch) recordRank(rk rank) RecordRank {
 				out.ExecEnv[v.Name] = out.WorkerEnv[v.Name]
 			}
 		}
+	}
+	return out
+}
+
+// recordMembers is the record of the members the launch judged whose
+// exec the tracer captured: the digests of the protected names their
+// exec received.
+func (la *Launch) recordMembers() []RecordMember {
+	if la.Report == nil {
+		return nil
+	}
+	var out []RecordMember
+	for _, m := range la.Report.Members {
+		ev, ok := la.exec.watch.evidence(m.Pid)
+		if !ok || m.Evidence != verify.EvidenceExec {
+			continue
+		}
+		st, err := la.opts.Proc.Stat(m.Pid)
+		if err != nil {
+			continue
+		}
+		rm := RecordMember{Pid: m.Pid, StartTime: st.StartTime, ExecEnv: map[string]string{}, ExecExe: ev.Exe, ExecArea: ev.Area}
+		for _, n := range la.Spec.Protected() {
+			if v, ok := proc.Lookup(ev.Vars, n); ok {
+				rm.ExecEnv[n] = la.State.Digest(n, v)
+			}
+		}
+		out = append(out, rm)
 	}
 	return out
 }

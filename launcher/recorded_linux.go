@@ -66,6 +66,7 @@ func VerifyRecorded(ctx context.Context, v *verify.Verifier, l *schema.Launch, r
 	chk := RecordedCheck(l, rec, v.Proc)
 	r := v.Verify(ctx, chk)
 	VerifyRanks(ctx, v, chk, rec, r)
+	v.JudgeTree(r, chk, RecordedTree(v.Proc, rec))
 	checkUser(v.Proc, l, rec.Worker.Pid, r)
 	if n := equalMatchesNote(v.Proc, l, chk.Worker, nil, nil); n != "" {
 		r.Notes = append(r.Notes, n)
@@ -111,7 +112,7 @@ func (s *State) ExplainRecorded(ctx context.Context, v *verify.Verifier, l *sche
 			intended[n] = d // what the launch was started with
 		}
 	}
-	rows := v.Explain(chk.Root, chk.Worker, names, chk.ExecEnv)
+	rows := v.ExplainTree(chk.Root, chk.Worker, names, chk.ExecEnv, RecordedTree(v.Proc, rec))
 	maskRows(rows, s.Secrets(Known{Spec: l, Record: rec}))
 	return &verify.Explanation{Names: names, Rows: rows, Judgements: verify.Judge(rows, names, intended)}, nil
 }

@@ -53,6 +53,13 @@ type Judgement struct {
 	// WorkerDiffers: a value is intended, the worker's row is readable,
 	// and it does not hold that value.
 	WorkerDiffers bool
+	// Diverged are the exec'd members below the root, off the path to the
+	// worker, whose readable row holds Name with another value than
+	// Intended (verify's env-diverged).
+	Diverged []ExplainRow
+	// UnreadableRows are the rows from the root down (helpers aside) that
+	// cannot show Name: the answer never says "every process" then.
+	UnreadableRows []ExplainRow
 }
 
 // Explanation is an Explain (Rows, one ExplainVar per name in Names'
@@ -90,6 +97,14 @@ func Judge(rows []ExplainRow, names []string, intended map[string]string) []Judg
 				if r.Role == RoleWorker && i < len(r.Vars) && r.Vars[i].State != VarUnreadable && r.Vars[i].Digest != j.Intended {
 					j.WorkerDiffers = true
 				}
+				if r.Role == RoleDescendant && !r.Helper && i < len(r.Vars) && r.Vars[i].State != VarUnreadable && r.Vars[i].State != VarUnset && r.Vars[i].Digest != j.Intended {
+					j.Diverged = append(j.Diverged, r)
+				}
+			}
+		}
+		for _, r := range rows {
+			if r.Role != RoleAncestor && r.Role != RoleWorker && !r.Helper && i < len(r.Vars) && r.Vars[i].State == VarUnreadable {
+				j.UnreadableRows = append(j.UnreadableRows, r)
 			}
 		}
 		out[i] = j

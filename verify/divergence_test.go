@@ -58,10 +58,18 @@ func TestJudge(t *testing.T) {
 			[]ExplainRow{row(2, RoleRoot, v("set", "d")), row(3, RoleWorker, v("unreadable", ""))},
 			map[string]string{"A": "d"},
 			[]Judgement{{Name: "A", Intended: "d", Unreadable: true}}},
-		{"a descendant that differs is not on the path",
+		{"a descendant that differs is not on the path, but it diverged",
 			[]ExplainRow{row(2, RoleWorker, v("set", "d")), row(5, RoleDescendant, v("set", "x"))},
 			map[string]string{"A": "d"},
+			[]Judgement{{Name: "A", Intended: "d", Diverged: []ExplainRow{row(5, RoleDescendant, v("set", "x"))}}}},
+		{"a helper (forked, not exec'd) is not judged",
+			[]ExplainRow{row(2, RoleWorker, v("set", "d")), {Pid: 5, Role: RoleDescendant, Helper: true, Vars: []ExplainVar{v("set", "x")}}},
+			map[string]string{"A": "d"},
 			[]Judgement{{Name: "A", Intended: "d"}}},
+		{"an unreadable member is no 'every process'",
+			[]ExplainRow{row(2, RoleRoot, v("set", "d")), row(3, RoleWorker, v("set", "d")), row(5, RoleDescendant, v("unreadable", ""))},
+			map[string]string{"A": "d"},
+			[]Judgement{{Name: "A", Intended: "d", UnreadableRows: []ExplainRow{row(5, RoleDescendant, v("unreadable", ""))}}}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -37,12 +37,15 @@ const (
 
 // ExplainRow is one process and the state of each asked name in its environ.
 type ExplainRow struct {
-	Pid  int          `json:"pid"`
-	PPid int          `json:"ppid"`
-	Comm string       `json:"comm"`
-	Argv []string     `json:"argv"`
-	Role Role         `json:"role"`
-	Vars []ExplainVar `json:"vars"`
+	Pid  int      `json:"pid"`
+	PPid int      `json:"ppid"`
+	Comm string   `json:"comm"`
+	Argv []string `json:"argv"`
+	Role Role     `json:"role"`
+	// Helper marks a descendant that only forked from its parent (Execd
+	// false): its block is its parent's, and it is not judged.
+	Helper bool         `json:"helper,omitempty"`
+	Vars   []ExplainVar `json:"vars"`
 }
 
 // ExplainVar is NAME's state in one process's environ.
@@ -66,6 +69,13 @@ type ExplainVar struct {
 // (its live block was rewritten and the evidence still holds), so does the
 // worker's row, so explain never contradicts verify.
 func (v *Verifier) Explain(root, worker int, names []string, ev *ExecEnv) []ExplainRow {
+	return v.ExplainTree(root, worker, names, ev, TreeCheck{})
+}
+
+// ExplainTree is Explain with the tree judgement's evidence: a member's
+// row reads t.Evidence where JudgeTree would (its exec-time capture while
+// it holds), and a fork-only descendant's row is marked Helper.
+func (v *Verifier) ExplainTree(root, worker int, names []string, ev *ExecEnv, t TreeCheck) []ExplainRow {
 	p := v.Proc
 	if worker == 0 {
 		worker = deepestDescendant(p, root)
@@ -96,6 +106,7 @@ func (v *Verifier) Explain(root, worker int, names []string, ev *ExecEnv) []Expl
 			roles[d] = RoleDescendant
 		}
 	}
+	members := append([]int{root}, p.Descendants(root)...)
 	rows := make([]ExplainRow, 0, len(pids))
 	byPid := map[int]int{}
 	for _, pid := range pids {
@@ -117,6 +128,15 @@ func (v *Verifier) Explain(root, worker int, names []string, ev *ExecEnv) []Expl
 			if ok, _ := ev.usable(p, pid); ok {
 				exec = ev
 			}
+		} else if pid != worker && roles[pid] != RoleAncestor && t.Evidence != nil {
+			if mev := t.Evidence(pid); mev != nil {
+				if ok, _ := mev.usable(p, pid); ok {
+					exec = mev
+				}
+			}
+		}
+		if roles[pid] == RoleDescendant {
+			row.Helper = !(t.Execd != nil && t.Execd(pid)) && !Execd(p, pid, members)
 		}
 		for _, n := range names {
 			ev := ExplainVar{Name: n, State: VarUnreadable}

@@ -3,6 +3,7 @@ package verify
 import (
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 )
 
@@ -21,6 +22,10 @@ type ExplainOutput struct {
 	// Unreadable names the names the worker's row cannot judge (verify's
 	// env-unreadable), in the Explanation's order; never nil.
 	Unreadable []string `json:"unreadable_on_worker"`
+	// Diverged maps each name to the exec'd members off the path to the
+	// worker that hold another value than the intended one
+	// (Judgement.Diverged); names without one are left out.
+	Diverged map[string][]ExplainRow `json:"diverged,omitempty"`
 	// Processes are the Explanation's rows.
 	Processes []ExplainRow `json:"processes"`
 	// Note is FrozenNote.
@@ -31,6 +36,7 @@ type ExplainOutput struct {
 func (x *Explanation) JSON(title string) ExplainOutput {
 	first := map[string]*ExplainRow{}
 	unjudged := []string{}
+	var diverged map[string][]ExplainRow
 	for _, j := range x.Judgements {
 		if j.Unreadable {
 			unjudged = append(unjudged, j.Name)
@@ -38,8 +44,14 @@ func (x *Explanation) JSON(title string) ExplainOutput {
 		if j.Intended != "" {
 			first[j.Name] = j.FirstDiffers
 		}
+		if len(j.Diverged) > 0 {
+			if diverged == nil {
+				diverged = map[string][]ExplainRow{}
+			}
+			diverged[j.Name] = j.Diverged
+		}
 	}
-	return ExplainOutput{Launch: title, Intended: x.Intended(), FirstDiffers: first, Unreadable: unjudged, Processes: x.Rows, Note: FrozenNote}
+	return ExplainOutput{Launch: title, Intended: x.Intended(), FirstDiffers: first, Unreadable: unjudged, Diverged: diverged, Processes: x.Rows, Note: FrozenNote}
 }
 
 // WriteText writes the human form of x, titled title (a launch's name, or
@@ -80,12 +92,19 @@ func (x *Explanation) WriteText(w io.Writer, title string) {
 				mark += "   <- cannot be judged (env-unreadable)"
 			case r.Role == RoleWorker && j.WorkerDiffers:
 				mark += "   <- NOT the intended value"
+			case slices.ContainsFunc(j.Diverged, func(d ExplainRow) bool { return d.Pid == r.Pid }):
+				mark += "   <- NOT the intended value (env-diverged)"
+			case r.Helper:
+				mark += "   (helper: forked, not exec'd)"
 			}
 			argv := strings.Join(r.Argv, " ")
 			if len(argv) > 60 {
 				argv = argv[:60] + "…"
 			}
 			fmt.Fprintf(w, "  %-10s pid %-7d %-16s %-36s %s%s\n", r.Role, r.Pid, r.Comm, state, argv, mark)
+		}
+		for _, r := range j.Diverged {
+			fmt.Fprintf(w, "  answer:  %s differs from the intended value on pid %d (%s), a member of the launched tree (env-diverged)\n", n, r.Pid, r.Comm)
 		}
 		switch {
 		case j.Intended == "":
@@ -94,6 +113,14 @@ func (x *Explanation) WriteText(w io.Writer, title string) {
 			fmt.Fprintf(w, "  answer:  %s first differs from the intended value at pid %d (%s, %s)\n", n, r.Pid, r.Role, r.Comm)
 		case j.Unreadable:
 			fmt.Fprintf(w, "  answer:  %s cannot be judged on the worker: it rewrote its environment block and no exec-time evidence holds (env-unreadable, as verify says); the readable processes above it have the intended value\n", n)
+		case len(j.UnreadableRows) > 0:
+			var un []string
+			for _, r := range j.UnreadableRows {
+				un = append(un, fmt.Sprintf("pid %d (%s)", r.Pid, r.Comm))
+			}
+			fmt.Fprintf(w, "  answer:  %s has the intended value on every readable process from the root to the worker; %s cannot be read (it rewrote its environment block and no exec-time evidence holds)\n", n, strings.Join(un, ", "))
+		case len(j.Diverged) > 0:
+			fmt.Fprintf(w, "  answer:  %s has the intended value on the path from the root to the worker, not on every member of the tree\n", n)
 		default:
 			fmt.Fprintf(w, "  answer:  %s has the intended value on every process from the root to the worker\n", n)
 		}

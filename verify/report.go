@@ -34,6 +34,9 @@ type Report struct {
 	// Workers are the job's workers when it runs several (worker {
 	// count = N }): each with its own env checks, Worker's first.
 	Workers []WorkerCheck `json:"workers,omitempty"`
+	// Members are the verdicts on the tree's other exec'd members
+	// (Verifier.JudgeTree): each judged by its own evidence.
+	Members []MemberCheck `json:"members,omitempty"`
 	// Notes say what the check noticed that is no failure (several
 	// processes matching the selector equally).
 	Notes []string `json:"notes,omitempty"`
@@ -238,7 +241,7 @@ func (r *Report) Judged() outcome.Kind {
 		return outcome.Exited
 	case r.Has(KindPortForeign):
 		return outcome.Foreign
-	case r.Has(KindEnvMissing, KindEnvMismatch, KindEnvUnreadable, KindPortNotOwned, KindBindAddress, KindWrapper, KindUser, KindDelta):
+	case r.Has(KindEnvMissing, KindEnvMismatch, KindEnvDiverged, KindEnvUnreadable, KindPortNotOwned, KindBindAddress, KindWrapper, KindUser, KindDelta):
 		return outcome.Unproven
 	case r.Has(KindNotReady):
 		return outcome.Exited
@@ -320,6 +323,11 @@ func (r *Report) writeText(w io.Writer) {
 			fmt.Fprintf(w, "  worker %d/%d: pid %d (%s): %s\n", i+1, len(r.Workers), wk.Pid, wk.Comm, strings.Join(parts, ", "))
 		}
 	}
+	for _, m := range r.Members {
+		if len(m.Diverged) > 0 {
+			fmt.Fprintf(w, "  member:  pid %d (%s): %s DIFFERS (%s evidence)\n", m.Pid, m.Comm, strings.Join(m.Diverged, ", "), m.Evidence)
+		}
+	}
 	for _, p := range r.Ports {
 		// verify --pid checks no address: a port nothing listens on has none.
 		where := fmt.Sprintf("%s:%d", p.Address, p.Number)
@@ -382,6 +390,9 @@ func (r *Report) Failure() string {
 		return ""
 	case len(r.Problems) == 0:
 		return "verification failed"
+	}
+	if r.Problems[0].Kind == KindEnvDiverged {
+		return "verification failed in the launched tree: " + r.Problems[0].Message
 	}
 	return "verification failed on the worker: " + r.Problems[0].Message
 }

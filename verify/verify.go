@@ -42,6 +42,10 @@ type Check struct {
 	// none); while it holds, the worker is judged by it, not by its live
 	// block, which the worker may have rewritten (setproctitle).
 	ExecEnv *ExecEnv
+	// Volatile reports the names the launched tree sets anew itself
+	// (schema.Launch.IsVolatile): the tree judgement exempts them. Nil:
+	// none.
+	Volatile func(name string) bool
 }
 
 // WorkerSelector names the worker below a check's root when Check.Worker
@@ -92,6 +96,7 @@ func CheckFromSpec(l *schema.Launch, x Expect) Check {
 		Ports:          l.Ports,
 		Forbid:         l.EffectiveForbidWrappers(),
 		Readiness:      Readiness{ReadyHTTP: l.Ready.HTTP},
+		Volatile:       l.IsVolatile,
 	}
 }
 

@@ -57,15 +57,27 @@ func declaredWorker(p proc.FS, k *look, tree []int, comm, exe string, ports []sc
 }
 
 // Workers returns the workers of a multi-process job among tree: the
-// processes matching comm or exe that have no matching descendant (the
+// exec'd processes matching comm or exe that have no matching exec'd
+// descendant (the
 // ranks below an agent of the same program), the n deepest of them when
 // there are more, in the order they started (ranks are started in rank
 // order): by start time, then pid for ranks started in the same clock tick.
 // Not by pid alone: pids wrap (pid_max), and a rank started after the wrap
 // has the lower pid — its delta on relaunch was then judged against the
 // other rank's record. Fewer than n: not all there yet.
+//
+// A worker is a process that exec'd the selected program: a child that
+// only forked from a matching process (a DataLoader, a tokenizer pool, a
+// resource tracker forked without exec) is a helper (Execd false; a
+// process whose exec the launcher captured, execComm non-empty, exec'd),
+// never a worker, and does not hide its parent as a "matching descendant".
 func Workers(p proc.FS, tree []int, comm, exe string, n int, execComm func(pid int) string) []int {
-	found := matchWorker(p, tree, comm, exe, execComm)
+	var found []int
+	for _, pid := range matchWorker(p, tree, comm, exe, execComm) {
+		if execComm != nil && execComm(pid) != "" || Execd(p, pid, tree) {
+			found = append(found, pid)
+		}
+	}
 	var leaves []int
 	for _, pid := range found {
 		below := p.Descendants(pid)

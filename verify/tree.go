@@ -1,0 +1,252 @@
+package verify
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/childproof/childproof/proc"
+)
+
+// KindEnvDiverged: an exec'd member of the launched tree other than the
+// worker carries a protected name with a value other than the intended
+// one (contract §3, "The whole tree is under proof").
+const KindEnvDiverged Kind = "env-diverged"
+
+// Member evidence sources (MemberCheck.Evidence): EvidenceExec and
+// EvidenceLive as for the worker, or EvidenceUnreadable when neither
+// exists (the member rewrote its block and nothing was captured at its
+// exec, or its environ cannot be read).
+const EvidenceUnreadable = "unreadable"
+
+// TreeCheck says which processes JudgeTree judges and with what evidence.
+type TreeCheck struct {
+	// Tree are the launched tree's live members.
+	Tree []int
+	// Workers are the processes the worker check judged already (their
+	// missing or differing names are env-missing and env-mismatch there);
+	// JudgeTree skips them.
+	Workers []int
+	// Evidence returns a member's exec-time evidence (the launcher's
+	// capture while it traced the launch, or what the record kept of it);
+	// nil, or a nil result: none.
+	Evidence func(pid int) *ExecEnv
+	// Execd reports that pid is known to have exec'd (the tracer saw its
+	// exec); nil or false: Execd decides from /proc.
+	Execd func(pid int) bool
+}
+
+// MemberCheck is the verdict on one exec'd member of the launched tree
+// that is not a worker.
+type MemberCheck struct {
+	Pid  int    `json:"pid"`
+	Comm string `json:"comm"`
+	// Evidence is EvidenceExec, EvidenceLive or EvidenceUnreadable.
+	Evidence string `json:"evidence"`
+	// Diverged are the protected names it carries with another value than
+	// the intended one (env-diverged); Missing those it lacks (a note).
+	Diverged []string `json:"diverged,omitempty"`
+	Missing  []string `json:"missing,omitempty"`
+}
+
+// Execd reports whether pid of tree exec'd a program of its own rather
+// than only forking from its parent (a helper: a DataLoader, a tokenizer
+// pool, a pre-fork server's worker). A fork copies the parent's memory,
+// so a fork-only child runs the parent's executable with its environment
+// area at the parent's address; an exec lays out a new stack at a new
+// (random) address. A process whose parent is not in tree (the root, a
+// re-parented daemon), or whose area cannot be read, counts as exec'd.
+func Execd(p proc.FS, pid int, tree []int) bool {
+	s, err := p.Stat(pid)
+	if err != nil || !slices.Contains(tree, s.PPid) {
+		return true
+	}
+	ps, err := p.Stat(s.PPid)
+	if err != nil {
+		return true
+	}
+	exe, err1 := p.Exe(pid)
+	pexe, err2 := p.Exe(s.PPid)
+	if err1 == nil && err2 == nil && strings.TrimSuffix(exe, " (deleted)") != strings.TrimSuffix(pexe, " (deleted)") {
+		return true
+	}
+	a, pa := ExecArea(s), ExecArea(ps)
+	return a == "" || pa == "" || a != pa
+}
+
+// block is one process's environment as the tree judgement reads it.
+type block struct {
+	source string // EvidenceExec, EvidenceLive, EvidenceUnreadable
+	vars   []proc.Var
+	// digests: a recorded capture (names to digests).
+	digests map[string]string
+}
+
+// digest returns n's digest in b and whether n is set; ok is false when b
+// is unreadable.
+func (b *block) digest(v *Verifier, n string) (d string, present, ok bool) {
+	switch {
+	case b.source == EvidenceUnreadable:
+		return "", false, false
+	case b.digests != nil && b.vars == nil:
+		d, present = b.digests[n]
+		return d, present, true
+	}
+	val, present := proc.Lookup(b.vars, n)
+	if !present {
+		return "", false, true
+	}
+	return v.State.Digest(n, val), true, true
+}
+
+// memberBlock reads pid's evidence: its exec-time capture while that
+// still describes it, else its live environ while that is still the block
+// its exec received, else unreadable.
+func (v *Verifier) memberBlock(t TreeCheck, pid int) *block {
+	if t.Evidence != nil {
+		if ev := t.Evidence(pid); ev != nil {
+			if ok, _ := ev.usable(v.Proc, pid); ok {
+				return &block{source: EvidenceExec, vars: ev.Vars, digests: ev.Digests}
+			}
+		}
+	}
+	raw, err := v.Proc.EnvironRaw(pid)
+	if err != nil || len(raw) == 0 {
+		return &block{source: EvidenceUnreadable}
+	}
+	vars := proc.ParseEnviron(raw)
+	if v.Proc.Rewritten(pid, raw, vars) != "" {
+		return &block{source: EvidenceUnreadable}
+	}
+	return &block{source: EvidenceLive, vars: vars}
+}
+
+// intended returns the names of c with a known intended digest that the
+// tree is judged on (volatile names exempt), and those digests.
+func (v *Verifier) intended(c Check) ([]string, map[string]string) {
+	want := map[string]string{}
+	var names []string
+	for _, n := range c.Expect.names() {
+		if c.Volatile != nil && c.Volatile(n) {
+			continue
+		}
+		d, ok := c.Expect.Digests[n]
+		if val, has := c.Expect.Values[n]; has {
+			d, ok = v.State.Digest(n, val), true
+		}
+		if ok && d != "" {
+			want[n] = d
+		}
+		names = append(names, n)
+	}
+	return names, want
+}
+
+// JudgeTree judges every exec'd member of t.Tree but the workers and the
+// chains from the root down to them against
+// c's protected names, each by its own evidence (memberBlock), and adds
+// the verdicts to r (Report.Members): a member carrying a name with
+// another value than the intended one is env-diverged, naming the member,
+// the name and the parent→child edge where the value changed; a member
+// lacking a name, or one that cannot be read, is a note. Fork-only
+// children (Execd false) are helpers and not judged: their block is their
+// parent's.
+func (v *Verifier) JudgeTree(r *Report, c Check, t TreeCheck) {
+	names, want := v.intended(c)
+	if len(names) == 0 {
+		return
+	}
+	blocks := map[int]*block{}
+	get := func(pid int) *block {
+		b, ok := blocks[pid]
+		if !ok {
+			b = v.memberBlock(t, pid)
+			blocks[pid] = b
+		}
+		return b
+	}
+	// The chain from the root down to each worker is exempt: those are
+	// wrappers whose only part is what they pass on, which the worker's
+	// own check proves (a dispatch script may hold another value and set
+	// the intended one for the worker), and whose wrapper rules are
+	// checked on their own.
+	chain := map[int]bool{}
+	for _, w := range t.Workers {
+		for _, a := range v.Proc.Ancestors(w, 0) {
+			if !slices.Contains(t.Tree, a) {
+				break
+			}
+			chain[a] = true
+		}
+	}
+	var unreadable, lacking []string
+	for _, pid := range t.Tree {
+		if slices.Contains(t.Workers, pid) || chain[pid] {
+			continue
+		}
+		if !(t.Execd != nil && t.Execd(pid)) && !Execd(v.Proc, pid, t.Tree) {
+			continue
+		}
+		st, err := v.Proc.Stat(pid)
+		if err != nil || st.State == 'Z' {
+			continue // gone
+		}
+		comm := st.Comm
+		b := get(pid)
+		mc := MemberCheck{Pid: pid, Comm: comm, Evidence: b.source}
+		if b.source == EvidenceUnreadable {
+			unreadable = append(unreadable, fmt.Sprintf("pid %d (%s)", pid, comm))
+		}
+		for _, n := range names {
+			d, present, ok := b.digest(v, n)
+			switch {
+			case !ok:
+			case !present:
+				mc.Missing = append(mc.Missing, n)
+			case want[n] != "" && d != want[n]:
+				mc.Diverged = append(mc.Diverged, n)
+				r.AddAbout(KindEnvDiverged, Subject{Var: n, Pid: pid}, nil, "%s on pid %d (%s), a member of the launched tree, differs from the %s (digest %s, want %s): %s",
+					n, pid, comm, c.Expect.what(n), ShortDigest(d), ShortDigest(want[n]), v.changedAt(t, get, n, d, pid))
+			}
+		}
+		if len(mc.Missing) > 0 {
+			lacking = append(lacking, fmt.Sprintf("pid %d (%s) lacks %s", pid, comm, strings.Join(mc.Missing, ", ")))
+		}
+		r.Members = append(r.Members, mc)
+	}
+	if len(unreadable) > 0 {
+		r.Notes = append(r.Notes, fmt.Sprintf("%s of the launched tree cannot be judged: it rewrote its environment block and no exec-time evidence was captured", strings.Join(unreadable, ", ")))
+	}
+	if len(lacking) > 0 {
+		r.Notes = append(r.Notes, "not every member carries the protected names (no failure: only a worker must): "+strings.Join(lacking, "; "))
+	}
+	r.Verified = len(r.Problems) == 0
+	r.SetOutcome(r.Judged())
+}
+
+// changedAt names the parent→child edge where name n took the value of
+// digest d that pid carries: the highest ancestor of pid in the tree that
+// carries d, and its parent.
+func (v *Verifier) changedAt(t TreeCheck, get func(int) *block, n, d string, pid int) string {
+	child := pid
+	for range 4096 {
+		s, err := v.Proc.Stat(child)
+		if err != nil || !slices.Contains(t.Tree, s.PPid) {
+			return fmt.Sprintf("the launch root (pid %d) carries the same value: it came with an exec of the root", child)
+		}
+		pd, present, ok := get(s.PPid).digest(v, n)
+		if !ok {
+			return fmt.Sprintf("it changed between pid %d (%s, unreadable) and pid %d (%s)", s.PPid, v.commOf(s.PPid), child, v.commOf(child))
+		}
+		if !present || pd != d {
+			return fmt.Sprintf("it changed from pid %d (%s) to pid %d (%s)", s.PPid, v.commOf(s.PPid), child, v.commOf(child))
+		}
+		child = s.PPid
+	}
+	return ""
+}
+
+func (v *Verifier) commOf(pid int) string {
+	c, _ := v.Proc.Comm(pid)
+	return c
+}
