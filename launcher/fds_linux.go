@@ -1,34 +1,64 @@
 package launcher
 
 import (
-	"math"
 	"os"
 	"strconv"
+	"sync"
 
 	"golang.org/x/sys/unix"
 )
 
-// closeInherited marks every descriptor above 2 of this process
-// close-on-exec, so that the launched process inherits none but its
-// stdin, stdout and stderr: a worker holds no descriptor of its caller's
-// beyond 0, 1 and 2. Go opens its own descriptors
-// close-on-exec already; what this catches are those childproof itself
-// inherited without the flag (a shell's `exec 7>file`, the pipe of a
-// `$(…)` or `| cat` around a caller): a detached worker holding such a
-// pipe kept the caller's `$(childproof run --detach …)` from returning.
-// exec.Cmd's ExtraFiles still reach the child (dup2 clears the flag).
-func closeInherited() {
-	if err := unix.CloseRange(3, math.MaxUint32, unix.CLOSE_RANGE_CLOEXEC); err == nil {
-		return
+// inheritMu keeps one start at a time between marking the caller's
+// inherited descriptors and putting them back (withoutInherited).
+var inheritMu sync.Mutex
+
+// withoutInherited runs start (which forks and execs a launch's process)
+// so that the process inherits no descriptor of this process beyond 0,
+// 1 and 2 (contract §6) while the caller's own are left as they were:
+// the descriptors above 2 that lack close-on-exec (those the caller
+// inherited without the flag, a shell's `exec 7>file` or the pipe of a
+// `$(…)` around it, or made so on purpose) are marked close-on-exec for
+// the fork and unmarked once start returns. Files handed over on
+// purpose (exec.Cmd's Stdin, Stdout, Stderr and ExtraFiles) still reach
+// the process: dup2 clears the flag. A Go program's own descriptors are
+// close-on-exec already; for those there is nothing to do. Another
+// goroutine of the caller that forks during the start does not pass
+// such a descriptor on unasked either.
+func withoutInherited(start func() error) error {
+	inheritMu.Lock()
+	defer inheritMu.Unlock()
+	fds := inheritedFDs()
+	for _, fd := range fds {
+		unix.CloseOnExec(fd)
 	}
-	// Before Linux 5.11: one by one.
-	ents, err := os.ReadDir("/proc/self/fd")
-	if err != nil {
-		return
-	}
-	for _, e := range ents {
-		if fd, err := strconv.Atoi(e.Name()); err == nil && fd > 2 {
-			unix.CloseOnExec(fd)
+	err := start()
+	for _, fd := range fds {
+		if flags, err := unix.FcntlInt(uintptr(fd), unix.F_GETFD, 0); err == nil {
+			unix.FcntlInt(uintptr(fd), unix.F_SETFD, flags&^unix.FD_CLOEXEC)
 		}
 	}
+	return err
+}
+
+// inheritedFDs lists the descriptors above 2 of this process that a
+// child would inherit: open and without close-on-exec.
+func inheritedFDs() []int {
+	f, err := os.Open("/proc/self/fd")
+	if err != nil {
+		return nil
+	}
+	names, _ := f.Readdirnames(-1)
+	own := int(f.Fd())
+	f.Close()
+	var fds []int
+	for _, n := range names {
+		fd, err := strconv.Atoi(n)
+		if err != nil || fd <= 2 || fd == own {
+			continue
+		}
+		if flags, err := unix.FcntlInt(uintptr(fd), unix.F_GETFD, 0); err == nil && flags&unix.FD_CLOEXEC == 0 {
+			fds = append(fds, fd)
+		}
+	}
+	return fds
 }

@@ -33,6 +33,7 @@ func init() { runtime.LockOSThread() }
 // TestMain lets the test binary be the launched server: argv[1] ==
 // "helper" or "fault" selects a mode (the helper-process pattern).
 func TestMain(m *testing.M) {
+	RelayMain()
 	if len(os.Args) > 2 && os.Args[1] == "helper" {
 		os.Exit(helper(os.Args[2], os.Args[3:]))
 	}

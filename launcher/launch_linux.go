@@ -58,6 +58,13 @@ func startHeld(ctx context.Context, l *schema.Launch, opts Options, h held) (*La
 	if opts.State == nil && opts.StateDir == "" {
 		opts.StateDir = testStateDir()
 	}
+	if opts.Detach {
+		var err error
+		if opts.Relay, err = relayProgram(opts.Relay); err != nil {
+			h.lock.unlock()
+			return nil, err
+		}
+	}
 	if l != nil && opts.Audience == ForGo {
 		var err error
 		if l, err = withPorts(l); err != nil {
@@ -388,7 +395,6 @@ func (la *Launch) launch(ctx context.Context, v *verify.Verifier, attempt int) e
 		runtime.LockOSThread()
 		defer runtime.UnlockOSThread()
 	}
-	closeInherited()
 	if err := la.spawn(sp); err != nil {
 		return err
 	}
@@ -463,15 +469,18 @@ func (la *Launch) openLogAndMask(sp *spawnRun) (*os.File, error) {
 // pipeOutput makes the pipe the tree writes to, which childproof reads
 // and masks into logf (at the source: the log never holds a secret);
 // logf is the reader's from here. Neither the relay nor the tree
-// inherits a descriptor of the caller.
+// inherits a descriptor of the caller (withoutInherited).
 func (la *Launch) pipeOutput(sp *spawnRun, logf *os.File) error {
-	closeInherited()
 	sp.marker = newMarker(la.Spec.Name)
 	var also io.Writer
 	if la.out != nil && !la.opts.Detach {
 		also = la.out
 	}
-	out, err := startOutput(logf, la.Env.Secrets(), la.opts.Detach, sp.marker, also)
+	relay := ""
+	if la.opts.Detach {
+		relay = la.opts.Relay
+	}
+	out, err := startOutput(logf, la.Env.Secrets(), relay, sp.marker, also)
 	if err != nil {
 		logf.Close()
 		return &Error{Outcome: outcome.Usage, Kind: KindState, Msg: "log", Err: err}
@@ -529,7 +538,7 @@ func (la *Launch) spawn(sp *spawnRun) error {
 		}
 		return err
 	}
-	err := sp.start(la, sp.cmd)
+	err := withoutInherited(func() error { return sp.start(la, sp.cmd) })
 	if err != nil && sp.cgf != nil {
 		sp.cgf.Close()
 		removeCgroup(t.cgroup)
@@ -541,7 +550,7 @@ func (la *Launch) spawn(sp *spawnRun) error {
 			return err
 		}
 		sp.cmd = sp.newCmd(la)
-		err = sp.start(la, sp.cmd)
+		err = withoutInherited(func() error { return sp.start(la, sp.cmd) })
 	}
 	if sp.cgf != nil {
 		sp.cgf.Close()

@@ -37,6 +37,15 @@ type Options struct {
 	// released. false: the caller supervises (Wait, Stop), and the tree
 	// dies with the caller.
 	Detach bool
+	// Relay is the program a detached launch's log relay runs as (the
+	// process that masks the tree's output into the log once Start has
+	// returned): a binary whose main calls RelayMain first, as the
+	// childproof command's does. "": this program's own binary when it
+	// called RelayMain, else childproof on $PATH; with neither a detached
+	// Start fails before anything starts (KindUsage). Importing launcher
+	// never re-runs the caller's binary unasked. A foreground launch
+	// needs no relay (its output is read by a goroutine of the caller).
+	Relay string
 	// ShowValues puts values into reports (never into records or logs);
 	// false: reports hold keyed digests only.
 	ShowValues bool

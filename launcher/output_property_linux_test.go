@@ -122,9 +122,13 @@ func runPropertyCase(t *testing.T, c propertyCase, detach bool) (log, console st
 	set := redact.Of(c.secs, nil)
 	var o *output
 	if also != nil {
-		o, err = startOutput(logf, set, false, "", also)
+		o, err = startOutput(logf, set, "", "", also)
 	} else {
-		o, err = startOutput(logf, set, detach, newMarker("property"), nil)
+		relay := ""
+		if detach {
+			relay = "/proc/self/exe"
+		}
+		o, err = startOutput(logf, set, relay, newMarker("property"), nil)
 	}
 	if err != nil {
 		t.Fatal(err)
@@ -233,7 +237,7 @@ func TestFinishWaitsForConsole(t *testing.T) {
 	}
 	con := &blockedConsole{entered: make(chan struct{}), release: make(chan struct{})}
 	f := feed(con, nil)
-	o, err := startOutput(logf, redact.Of(nil, nil), false, "", f)
+	o, err := startOutput(logf, redact.Of(nil, nil), "", "", f)
 	if err != nil {
 		t.Fatal(err)
 	}

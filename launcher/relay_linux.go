@@ -10,16 +10,54 @@ import (
 	"os/exec"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"time"
 
 	"github.com/childproof/childproof/internal/logrelay"
 	"github.com/childproof/childproof/internal/pidfd"
+	"github.com/childproof/childproof/outcome"
 	"github.com/childproof/childproof/proc"
 	"github.com/childproof/childproof/redact"
 	"github.com/childproof/childproof/verify"
 	"golang.org/x/sys/unix"
 )
+
+// relaySelf is set once this program called RelayMain (and was not
+// started as a relay): it can be the relay of its own detached launches.
+var relaySelf atomic.Bool
+
+// RelayMain makes this process the log relay of a detached launch, and
+// exits, when it was started as one; otherwise it returns at once, and
+// this program's binary is the relay of its detached launches (see
+// Options.Relay). A program calls it first in its main (a test binary:
+// first in TestMain), before anything it does that a relay must not;
+// the childproof command's main does. A program that never calls it is
+// never re-run as a relay.
+func RelayMain() {
+	if logrelay.Started() {
+		os.Exit(logrelay.Run())
+	}
+	relaySelf.Store(true)
+}
+
+// relayProgram is the program a detached launch's relay runs as
+// (Options.Relay's rule): prog when set, else this program's binary if
+// it called RelayMain, else childproof on $PATH.
+func relayProgram(prog string) (string, error) {
+	if prog != "" {
+		return prog, nil
+	}
+	if relaySelf.Load() {
+		return "/proc/self/exe", nil
+	}
+	if p, err := exec.LookPath("childproof"); err == nil {
+		return p, nil
+	}
+	return "", &Error{Outcome: outcome.Usage, Kind: KindUsage,
+		Msg:  "a detached launch needs a log relay program, and none was named: Options.Relay is empty, this program did not call launcher.RelayMain, and childproof is not on $PATH",
+		Hint: "call launcher.RelayMain() first in main (a test binary: in TestMain), set Options.Relay to a childproof binary, or put childproof on $PATH"}
+}
 
 // output is the tree's stdout and stderr: the write end of a pipe that
 // childproof reads itself (a goroutine in the foreground, the relay
@@ -35,14 +73,15 @@ type output struct {
 }
 
 // startOutput makes the tree's output pipe and starts its reader: in the
-// foreground a goroutine, detached the relay process, each writing logf
+// foreground (relay "") a goroutine, detached the relay process (the
+// program relay, relayProgram's), each writing logf
 // through the set's masking sink. logf is the reader's from now on. The
 // relay process carries the launch's marker as logrelay.OfEnv (never as
 // MarkerVar: it is not a member of the tree). In the foreground, also
 // (when not nil) gets every masked byte the log gets, in the same order,
 // from the same masking pass (logrelay.Tee: its writes overlap the next
 // read and log write, through a bounded queue).
-func startOutput(logf *os.File, set *redact.Set, detach bool, marker string, also io.Writer) (*output, error) {
+func startOutput(logf *os.File, set *redact.Set, relay string, marker string, also io.Writer) (*output, error) {
 	r, w, err := os.Pipe()
 	if err != nil {
 		return nil, err
@@ -57,7 +96,7 @@ func startOutput(logf *os.File, set *redact.Set, detach bool, marker string, als
 			}
 		})
 	}
-	if !detach {
+	if relay == "" {
 		go func() {
 			if also != nil {
 				logrelay.Tee(r, logf, also, set, o.stats)
@@ -70,7 +109,7 @@ func startOutput(logf *os.File, set *redact.Set, detach bool, marker string, als
 		}()
 		return o, nil
 	}
-	if err := o.startRelay(logf, set, marker); err != nil {
+	if err := o.startRelay(relay, logf, set, marker); err != nil {
 		o.close()
 		r.Close()
 		return nil, err
@@ -80,8 +119,9 @@ func startOutput(logf *os.File, set *redact.Set, detach bool, marker string, als
 	return o, nil
 }
 
-// startRelay starts the relay process on o's read end and logf.
-func (o *output) startRelay(logf *os.File, set *redact.Set, marker string) error {
+// startRelay starts the relay process (the program prog) on o's read
+// end and logf.
+func (o *output) startRelay(prog string, logf *os.File, set *redact.Set, marker string) error {
 	var secrets []logrelay.Secret
 	for _, sec := range set.Secrets() {
 		if sec.Value != "" {
@@ -99,9 +139,9 @@ func (o *output) startRelay(logf *os.File, set *redact.Set, marker string) error
 		return err
 	}
 	defer rw.Close()
-	cmd := &exec.Cmd{Path: "/proc/self/exe", Args: []string{logrelay.Comm}, Env: []string{logrelay.Env + "=" + logrelay.Mode, "GOMAXPROCS=1", logrelay.OfEnv + "=" + marker},
+	cmd := &exec.Cmd{Path: prog, Args: []string{logrelay.Comm}, Env: []string{logrelay.Env + "=" + logrelay.Mode, "GOMAXPROCS=1", logrelay.OfEnv + "=" + marker},
 		Stdin: sr, Stdout: rw, ExtraFiles: []*os.File{o.r, logf}, SysProcAttr: &syscall.SysProcAttr{Setsid: true}}
-	if err := cmd.Start(); err != nil {
+	if err := withoutInherited(cmd.Start); err != nil {
 		sw.Close()
 		rr.Close()
 		return err

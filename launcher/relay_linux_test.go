@@ -176,7 +176,7 @@ func TestRelayDrainSeesIdle(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	o, err := startOutput(logf, redact.Of(nil, nil), true, newMarker("drain"), nil)
+	o, err := startOutput(logf, redact.Of(nil, nil), "/proc/self/exe", newMarker("drain"), nil)
 	if err != nil {
 		t.Fatal(err)
 	}

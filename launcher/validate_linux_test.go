@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -112,4 +113,54 @@ func FuzzStart(f *testing.F) {
 			t.Fatal("no launch and no error")
 		}
 	})
+}
+
+// TestImportNoSideEffects: a program that imports launcher without
+// calling RelayMain, whose init counts its runs, makes a detached launch:
+// its relay is childproof found on $PATH (here this test binary, which
+// calls RelayMain, under that name), never the program itself, so its
+// init ran once; a descriptor it holds without close-on-exec stays so
+// and the worker holds nothing beyond 0, 1 and 2. With no childproof on
+// $PATH the detached start is refused before anything starts.
+func TestImportNoSideEffects(t *testing.T) {
+	dir := t.TempDir()
+	prog := filepath.Join(dir, "initcount")
+	build := exec.Command("go", "build", "-o", prog, "./testdata/initcount")
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	onPath := filepath.Join(dir, "bin")
+	os.Mkdir(onPath, 0o755)
+	if err := os.Symlink(self, filepath.Join(onPath, "childproof")); err != nil {
+		t.Fatal(err)
+	}
+	inits := filepath.Join(dir, "inits")
+	run := func(path string) (string, int) {
+		os.Remove(inits)
+		cmd := exec.Command(prog, t.TempDir())
+		cmd.Env = append(os.Environ(), "PATH="+path)
+		out, err := cmd.CombinedOutput()
+		if err != nil && cmd.ProcessState == nil {
+			t.Fatal(err)
+		}
+		b, _ := os.ReadFile(inits)
+		return string(out), strings.Count(string(b), "\n")
+	}
+	out, n := run(onPath + ":/usr/bin:/bin")
+	if n != 1 {
+		t.Errorf("the program's init ran %d times, want 1\n%s", n, out)
+	}
+	for _, want := range []string{"caller fd cloexec false", "worker fds 0,1,2\n", "relay exe " + self} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+	out, n = run(t.TempDir())
+	if n != 1 || !strings.Contains(out, "kind usage") || !strings.Contains(out, "RelayMain") {
+		t.Errorf("no relay program: init ran %d times, want 1 and a usage error naming RelayMain:\n%s", n, out)
+	}
 }

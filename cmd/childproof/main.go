@@ -12,12 +12,14 @@ import (
 	"runtime"
 	"syscall"
 
+	"github.com/childproof/childproof/launcher"
 	"github.com/childproof/childproof/outcome"
 	"github.com/hashicorp/hcl/v2"
 	"github.com/spf13/cobra"
 )
 
 func main() {
+	launcher.RelayMain() // the log relay of a detached launch runs as this binary
 	ctx, stop := signalContext()
 	defer stop()
 	os.Exit(run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr))

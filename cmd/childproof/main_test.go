@@ -10,10 +10,12 @@ import (
 	"testing"
 
 	"github.com/childproof/childproof/internal/testsupport"
+	"github.com/childproof/childproof/launcher"
 	"github.com/rogpeppe/go-internal/testscript"
 )
 
 func TestMain(m *testing.M) {
+	launcher.RelayMain()
 	testHelperMain()
 	testscript.Main(m, map[string]func(){
 		"childproof": func() {

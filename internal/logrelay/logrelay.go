@@ -2,27 +2,35 @@
 // tree's output pipe, which masks every secret value (redact.Stream)
 // before a byte reaches the launch's log. In the foreground it runs as a
 // goroutine of childproof (Copy); for a detached launch, as a small
-// process of its own that outlives `run` (as podman's conmon does): any
-// binary that links this package becomes the relay when started with
-// Env set to Mode as its only environment and Comm as its only argument
-// (init, before the rest of the program's packages initialise, which
-// keeps it small). It depends on the standard library and redact only.
+// process of its own that outlives `run` (as podman's conmon does): a
+// program that asks to be one (launcher.RelayMain, which the childproof
+// command calls first in its main) becomes the relay when Started says it
+// was started as one. Importing the package does nothing. It depends on
+// the standard library and redact only.
 package logrelay
 
 import (
 	"errors"
 	"io"
+	"os"
 	"sync/atomic"
 	"time"
 
 	"github.com/childproof/childproof/redact"
 )
 
-// Env, set to Mode, makes the process the relay (see Run).
+// Env, set to Mode, marks a process started to be the relay (Started).
 const (
 	Env  = "CHILDPROOF_LOG_RELAY"
 	Mode = "1"
 )
+
+// Started reports whether this process was started to be the relay:
+// Comm its only argument and Env set to Mode. Only a program that asks
+// (launcher.RelayMain) then runs Run.
+func Started() bool {
+	return len(os.Args) == 1 && os.Args[0] == Comm && os.Getenv(Env) == Mode
+}
 
 // OfEnv names, in the relay's environment, the launch it relays for:
 // OfEnv=MARKER, the launch's marker (launcher.MarkerVar's value). It is

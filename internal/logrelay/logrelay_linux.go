@@ -26,12 +26,6 @@ import (
 // (Linux only: the relay runs only there.)
 const EndSignal = syscall.SIGUSR2
 
-func init() {
-	if len(os.Args) == 1 && os.Args[0] == Comm && os.Getenv(Env) == Mode {
-		os.Exit(Run())
-	}
-}
-
 // Run is the relay process: it reads the secrets from fd 0 (a pipe, until
 // its end: they are held in memory only, never in its argv, environment
 // or a file), says "ready" on fd 1 and closes it, then copies the output pipe (fd 3) to the log (fd 4) until

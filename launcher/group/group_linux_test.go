@@ -25,6 +25,7 @@ import (
 // refuses to start unless DEP_ADDR answers (a dependency that is up);
 // with SERVE_IGNORE_INT=1 it ignores SIGINT.
 func TestMain(m *testing.M) {
+	launcher.RelayMain()
 	if len(os.Args) >= 3 && os.Args[1] == "serve" {
 		if os.Getenv("SERVE_IGNORE_INT") == "1" {
 			signal.Ignore(os.Interrupt)

@@ -30,6 +30,7 @@ import (
 
 // TestMain lets the test binary be the server: "serve ADDR".
 func TestMain(m *testing.M) {
+	launcher.RelayMain()
 	if len(os.Args) == 3 && os.Args[1] == "serve" {
 		// SRV_IGNORE_TERM=1: SIGTERM is ignored. SRV_SAY: a line printed
 		// once listening; SRV_LATE: one printed 200 ms later.
