@@ -113,7 +113,8 @@ type startRun struct {
 // checkStart decides whether the launch can start at all, before
 // anything is taken or started: a name, exactly one of command and
 // dispatch, a valid spec, Options.Ready that fits it, a user and group
-// that resolve, a state dir, and a worker selector that can match. It
+// that resolve, a state dir that can take the launch's files
+// (checkWritable), and a worker selector that can match. It
 // returns the state dir; it takes nothing (start lets go of a held lock
 // when it refuses).
 func checkStart(l *schema.Launch, opts Options) (*State, error) {
@@ -129,6 +130,11 @@ func checkStart(l *schema.Launch, opts Options) (*State, error) {
 	}
 	st, err := launchState(opts.State, opts.StateDir)
 	if err != nil {
+		return nil, err
+	}
+	// Everything the launch will write, before on_stale = replace stops
+	// anything or the worker starts.
+	if err := st.checkWritable(l.Name); err != nil {
 		return nil, err
 	}
 	return st, nil

@@ -4,19 +4,33 @@ import (
 	"errors"
 	"io/fs"
 	"os"
+	"path/filepath"
 	"strconv"
+	"strings"
 )
 
 // rotateLogs moves the log at path to path.1, path.1 to path.2, … keeping
 // keep of them (0: the log is removed); older ones go. A rotated file that is not a
 // regular file is left alone and stops the shift below it (renaming onto
-// it would replace what the state dir's checks refuse to touch).
+// it would replace what the state dir's checks refuse to touch). The
+// first failure (a read-only or full file system) ends the rotation and
+// is returned: every step is bounded by the directory's listing and keep.
 func rotateLogs(path string, keep int) error {
 	name := func(i int) string { return path + "." + strconv.Itoa(i) }
-	// The oldest goes, and any beyond it (keep was lowered).
-	for i := max(keep, 1); ; i++ {
-		if err := os.Remove(name(i)); errors.Is(err, fs.ErrNotExist) {
-			break
+	// The oldest goes, and any beyond it (keep was lowered): the ones
+	// the directory lists, not a count upwards until one is missing.
+	ents, err := os.ReadDir(filepath.Dir(path))
+	if err != nil {
+		return err
+	}
+	prefix := filepath.Base(path) + "."
+	for _, e := range ents {
+		n, ok := rotatedNumber(e.Name(), prefix)
+		if !ok || n < max(keep, 1) || !e.Type().IsRegular() {
+			continue
+		}
+		if err := os.Remove(name(n)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return err
 		}
 	}
 	if keep <= 0 {
@@ -27,7 +41,10 @@ func rotateLogs(path string, keep int) error {
 		if errors.Is(err, fs.ErrNotExist) {
 			continue
 		}
-		if err != nil || !fi.Mode().IsRegular() {
+		if err != nil {
+			return err
+		}
+		if !fi.Mode().IsRegular() {
 			continue
 		}
 		if err := os.Rename(name(i), name(i+1)); err != nil {
@@ -35,4 +52,15 @@ func rotateLogs(path string, keep int) error {
 		}
 	}
 	return os.Rename(path, name(1))
+}
+
+// rotatedNumber is N of a rotated log's file name PREFIX+N (N ≥ 1, in
+// decimal without leading zeros).
+func rotatedNumber(file, prefix string) (int, bool) {
+	s, ok := strings.CutPrefix(file, prefix)
+	if !ok || s == "" || s[0] == '0' || len(s) > 9 {
+		return 0, false
+	}
+	n, err := strconv.Atoi(s)
+	return n, err == nil && n > 0
 }

@@ -36,3 +36,25 @@ func TestRotateLogs(t *testing.T) {
 		}
 	}
 }
+
+// TestRotateLogsLoweredKeep: logs beyond a lowered keep go, found by the
+// listing (a gap in the numbers does not stop it); names that only look
+// like rotated logs stay.
+func TestRotateLogsLoweredKeep(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "x.log")
+	for _, name := range []string{"x.log", "x.log.1", "x.log.2", "x.log.5", "x.log.07", "x.log.x"} {
+		os.WriteFile(filepath.Join(dir, name), []byte(name), 0o600)
+	}
+	if err := rotateLogs(path, 2); err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	ents, _ := os.ReadDir(dir)
+	for _, e := range ents {
+		got = append(got, e.Name())
+	}
+	if diff := cmp.Diff([]string{"x.log.07", "x.log.1", "x.log.2", "x.log.x"}, got); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
+	}
+}

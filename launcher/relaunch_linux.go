@@ -337,6 +337,11 @@ func relaunch(ctx context.Context, l *schema.Launch, opts RelaunchOptions) (*Lau
 	if err := r.planRound(); err != nil {
 		return nil, r.res, err
 	}
+	// A state dir that cannot take the new round refuses it now, while the
+	// recorded launch still runs.
+	if err := st.checkWritable(l.Name); err != nil {
+		return nil, r.res, err
+	}
 	defer r.undoEnvFiles()
 	if err := r.editEnvFiles(ctx); err != nil {
 		return nil, r.res, err

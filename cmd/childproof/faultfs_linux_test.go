@@ -1,0 +1,143 @@
+package main
+
+// Faults of the state dir's file system (issue 40): read-only, full and
+// foreign-owned state dirs refused before anything is stopped or
+// started, within the test's own deadline.
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// faultDeadline bounds each childproof a file system fault test runs: a
+// hang is a failure at this deadline, not a test that never ends.
+const faultDeadline = 60 * time.Second
+
+// runBounded runs childproof as run does, killed at faultDeadline; a
+// command that needed the deadline fails the test.
+func (e *faultEnv) runBounded(args ...string) (string, string, int) {
+	e.t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), faultDeadline)
+	defer cancel()
+	c := e.command(args...)
+	cc := exec.CommandContext(ctx, c.Path, args...)
+	cc.Env, cc.Dir = c.Env, c.Dir
+	var out, errb bytes.Buffer
+	cc.Stdout, cc.Stderr = &out, &errb
+	start := time.Now()
+	err := cc.Run()
+	if ctx.Err() != nil {
+		e.t.Fatalf("childproof %v did not end within %s (killed): %s", args, faultDeadline, errb.String())
+	}
+	code := 0
+	var ee *exec.ExitError
+	if errors.As(err, &ee) {
+		code = ee.ExitCode()
+	} else if err != nil {
+		e.t.Fatalf("childproof %v: %v", args, err)
+	}
+	e.t.Logf("childproof %v: exit %d in %s", args, code, time.Since(start).Round(time.Millisecond))
+	return out.String(), errb.String(), code
+}
+
+// bindReadOnly makes dir read-only by a read-only bind mount of it over
+// itself (root only; the test skips otherwise), undone at the end of the
+// test (undo does it earlier).
+func bindReadOnly(t *testing.T, dir string) (undo func()) {
+	t.Helper()
+	if os.Geteuid() != 0 {
+		t.Skip("needs root to bind-mount a directory read-only")
+	}
+	if err := unix.Mount(dir, dir, "", unix.MS_BIND, ""); err != nil {
+		t.Skipf("bind mount of %s: %v", dir, err)
+	}
+	mounted := true
+	undo = func() {
+		if !mounted {
+			return
+		}
+		mounted = false
+		if err := unix.Unmount(dir, 0); err != nil {
+			unix.Unmount(dir, unix.MNT_DETACH)
+		}
+	}
+	t.Cleanup(undo)
+	if err := unix.Mount("", dir, "", unix.MS_REMOUNT|unix.MS_BIND|unix.MS_RDONLY, ""); err != nil {
+		t.Skipf("read-only remount of %s: %v", dir, err)
+	}
+	return undo
+}
+
+// TestFaultStateDirReadOnlyRerun: run --detach, stop, the state dir made
+// read-only, run --detach again. The earlier log's rotation used to loop
+// for ever at 100% CPU (unlinkat of NAME.log.N with N rising, EROFS each
+// time); now run is exit 2 at once, naming the directory, and starts
+// nothing.
+func TestFaultStateDirReadOnlyRerun(t *testing.T) {
+	e := newFaultEnv(t)
+	name := uniqueName("rorerun")
+	spec, port, pidfile := e.spec(name)
+	if _, stderr, code := e.runBounded("run", "--detach", spec+":"+name); code != 0 {
+		t.Fatal(stderr)
+	}
+	_, fd := e.worker(pidfile)
+	if _, stderr, code := e.runBounded("stop", name); code != 0 || !waitExited(fd, 5*time.Second) {
+		t.Fatalf("stop: exit %d %s", code, stderr)
+	}
+	os.Remove(pidfile)
+	bindReadOnly(t, e.state)
+	_, stderr, code := e.runBounded("run", "--detach", spec+":"+name)
+	if code != 2 || !strings.Contains(stderr, "childproof: error: state dir: "+e.state) || !strings.Contains(stderr, "read-only file system") {
+		t.Errorf("run on a read-only state dir with an earlier log: exit %d, stderr %q", code, stderr)
+	}
+	if _, err := os.Stat(pidfile); err == nil {
+		t.Error("run started a worker although it could not record it")
+	}
+	if listening(t, port) {
+		t.Error("a listener is left on the refused launch's port")
+	}
+	if code := launchCgroups(name); code != 0 {
+		t.Errorf("%d cgroups of the refused launch are left", code)
+	}
+}
+
+// TestFaultRelaunchLogsReadOnly: relaunch of a running launch whose logs/
+// cannot be written is refused before the running launch is stopped
+// (issue 40 item 10: it used to stop it first and leave the service
+// down); the old worker still runs, ps says so, and its history has no
+// round left "running".
+func TestFaultRelaunchLogsReadOnly(t *testing.T) {
+	e := newFaultEnv(t)
+	name := uniqueName("rologs")
+	spec, port, pidfile := e.spec(name, `R = "0"`)
+	if _, stderr, code := e.runBounded("run", "--detach", spec+":"+name); code != 0 {
+		t.Fatal(stderr)
+	}
+	pid, fd := e.worker(pidfile)
+	defer e.runBounded("stop", name)
+	undo := bindReadOnly(t, filepath.Join(e.state, "logs"))
+	_, stderr, code := e.runBounded("relaunch", "--detach", "--set", "R=1", name)
+	if code != 2 || !strings.Contains(stderr, filepath.Join(e.state, "logs")) || !strings.Contains(stderr, "nothing was stopped") {
+		t.Errorf("relaunch with a read-only logs/: exit %d, stderr %q", code, stderr)
+	}
+	if exitedFD(fd) || !listening(t, port) {
+		t.Fatalf("the running worker %d was stopped by a relaunch that could not write", pid)
+	}
+	if l := e.ps(false)[name]; l.Status != "alive" || l.Worker.Pid != pid {
+		t.Errorf("ps after the refused relaunch: %+v", l)
+	}
+	undo()
+	out, _, _ := e.runBounded("history", name)
+	if strings.Contains(out, "running") && strings.Count(out, "running") > 1 {
+		t.Errorf("history after the refused relaunch shows a second running round:\n%s", out)
+	}
+}

@@ -1,0 +1,139 @@
+package launcher
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strconv"
+	"sync/atomic"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/childproof/childproof/launcher/statedir"
+	"github.com/childproof/childproof/outcome"
+)
+
+// writeReserve is the room a launch's state files need at least (a
+// record, a round, a log mask, the first lines of a log): a state dir
+// without it is full.
+const writeReserve = 16 << 10
+
+// probeSeq tells apart the probe files of one process's concurrent
+// launches (up).
+var probeSeq atomic.Uint64
+
+// checkWritable decides whether the state dir can take everything a
+// launch of name writes — its record, log, log mask, lock and round
+// history — before anything is stopped or started: each directory gets
+// an unnamed file (a named one where O_TMPFILE is not supported, removed
+// at once), records/ one of writeReserve bytes. The launch's existing
+// files there must be childproof's own (checkOwner) and of their kind.
+// A read-only, full or foreign state dir is an *Error (exit 2) naming the
+// path; nothing is left behind.
+func (s *State) checkWritable(name string) error {
+	for _, sub := range statedir.Subdirs {
+		reserve := int64(0)
+		if sub == statedir.RecordsDir {
+			reserve = writeReserve
+		}
+		dir := filepath.Join(s.Dir, sub)
+		if err := probeWrite(dir, reserve); err != nil {
+			return notWritable(dir, err)
+		}
+	}
+	return s.checkLaunchFiles(name)
+}
+
+// checkLaunchFiles checks the state files of launch name that exist: the
+// log and its rotations and the log mask (regular files), the history
+// directory and its round files (a directory of rounds, writable), each
+// owned by the effective uid and not writable by others.
+func (s *State) checkLaunchFiles(name string) error {
+	log := s.files.Log(name)
+	files := []string{log, s.files.Mask(name)}
+	logs, _ := filepath.Glob(log + ".*")
+	files = append(files, logs...)
+	for _, p := range files {
+		if err := checkStateEntry(p, unix.S_IFREG); err != nil {
+			return err
+		}
+	}
+	hist := s.historyDir(name)
+	if err := checkStateEntry(hist, unix.S_IFDIR); err != nil {
+		return err
+	}
+	if exists(hist) {
+		if err := probeWrite(hist, 0); err != nil {
+			return notWritable(hist, err)
+		}
+	}
+	return nil
+}
+
+// checkStateEntry checks the state dir entry at path, when there is one:
+// of type typ (unix.S_IFREG, unix.S_IFDIR), not a symlink, and passing
+// checkOwner.
+func checkStateEntry(path string, typ uint32) error {
+	var st unix.Stat_t
+	if err := unix.Lstat(path, &st); err != nil {
+		if errors.Is(err, unix.ENOENT) {
+			return nil
+		}
+		return fmt.Errorf("state dir: %w", &fs.PathError{Op: "stat", Path: path, Err: err})
+	}
+	switch st.Mode & unix.S_IFMT {
+	case typ:
+	case unix.S_IFLNK:
+		return strictModeError(path, "is a symbolic link", "remove it; childproof never follows links in its state dir")
+	default:
+		if typ == unix.S_IFDIR {
+			return strictModeError(path, "is not a directory", "remove it")
+		}
+		return strictModeError(path, "is not a regular file", "remove it")
+	}
+	return checkOwner(path, &st)
+}
+
+// probeWrite creates a file in dir and lets it go, with reserve bytes
+// allocated (where the file system allocates ahead).
+func probeWrite(dir string, reserve int64) error {
+	fd, err := unix.Open(dir, unix.O_TMPFILE|unix.O_WRONLY|unix.O_CLOEXEC, 0o600)
+	if errors.Is(err, unix.EOPNOTSUPP) || errors.Is(err, unix.EISDIR) || errors.Is(err, unix.EINVAL) {
+		// No O_TMPFILE here: a named file, removed at once.
+		p := filepath.Join(dir, ".probe."+strconv.Itoa(os.Getpid())+"."+strconv.FormatUint(probeSeq.Add(1), 10))
+		fd, err = unix.Open(p, unix.O_CREAT|unix.O_EXCL|unix.O_WRONLY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0o600)
+		if err == nil {
+			defer unix.Unlink(p)
+		}
+	}
+	if err != nil {
+		return err
+	}
+	defer unix.Close(fd)
+	if reserve > 0 {
+		for {
+			err = unix.Fallocate(fd, 0, 0, reserve)
+			if !errors.Is(err, unix.EINTR) {
+				break
+			}
+		}
+		if err != nil && !errors.Is(err, unix.EOPNOTSUPP) {
+			return err
+		}
+	}
+	return nil
+}
+
+// notWritable is the error of a state dir directory that cannot be
+// written: "state dir: DIR cannot be written, …: read-only file system".
+func notWritable(dir string, err error) *Error {
+	what := "cannot be written"
+	if errors.Is(err, unix.ENOSPC) || errors.Is(err, unix.EDQUOT) {
+		what = fmt.Sprintf("has no room for a launch's state files (%d KiB)", writeReserve>>10)
+	}
+	return &Error{Outcome: outcome.Usage, Kind: KindState, Err: err,
+		Msg:  fmt.Sprintf("state dir: %s %s; nothing was stopped or started", dir, what),
+		Hint: "make the state dir writable (remount it read-write, free some space) or use another (--state-dir, CHILDPROOF_STATE_DIR)"}
+}
