@@ -53,4 +53,3 @@ func TestRotateLogsStopsOnError(t *testing.T) {
 		t.Fatal("rotateLogs in a read-only directory did not return")
 	}
 }
-

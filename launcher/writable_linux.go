@@ -85,13 +85,15 @@ func checkStateEntry(path string, typ uint32) error {
 	}
 	switch st.Mode & unix.S_IFMT {
 	case typ:
-	case unix.S_IFLNK:
-		return strictModeError(path, "is a symbolic link", "remove it; childproof never follows links in its state dir")
 	default:
+		what := "is not a regular file"
 		if typ == unix.S_IFDIR {
-			return strictModeError(path, "is not a directory", "remove it")
+			what = "is not a directory"
 		}
-		return strictModeError(path, "is not a regular file", "remove it")
+		if st.Mode&unix.S_IFMT == unix.S_IFLNK {
+			what += " (a symbolic link)"
+		}
+		return strictModeError(path, what, "remove it; childproof never follows links in its state dir")
 	}
 	return checkOwner(path, &st)
 }
