@@ -42,7 +42,7 @@ func (e *Error) Error() string {
 	if e.Err != nil && msg == "" {
 		return e.Err.Error()
 	}
-	if e.Err != nil {
+	if e.Err != nil && e.Err.Error() != "" {
 		return msg + ": " + e.Err.Error()
 	}
 	return msg

@@ -711,9 +711,18 @@ func (la *Launch) waitAdded(ctx context.Context, r *verify.Report, worker, wfd i
 }
 
 // interrupted is the failure of a start whose context ended (err) before
-// the worker was ready.
+// the worker was ready. The problem reads "interrupted: Ctrl-C or SIGTERM
+// before …" (its kind says interrupted once); the message does not end in
+// the context's own "context canceled", which errors.Is still finds.
 func (la *Launch) interrupted(r *verify.Report, err error) *Error {
-	r.Add(verify.KindInterrupted, "interrupted (Ctrl-C or SIGTERM) before the worker was ready; what was started is stopped")
+	r.Add(verify.KindInterrupted, "Ctrl-C or SIGTERM before the worker was ready; what was started is stopped")
 	r.SetOutcome(outcome.Interrupted)
-	return &Error{Outcome: outcome.Interrupted, Kind: verify.KindInterrupted, Msg: "interrupted before the worker was ready; what was started is stopped", Tail: la.withTail(r), Report: r, Err: err}
+	return &Error{Outcome: outcome.Interrupted, Kind: verify.KindInterrupted, Msg: "interrupted before the worker was ready; what was started is stopped", Tail: la.withTail(r), Report: r, Err: quietCause{err}}
 }
+
+// quietCause is a cause that Error's message leaves out (its text adds
+// nothing the message does not say) but errors.Is and errors.As find.
+type quietCause struct{ err error }
+
+func (q quietCause) Error() string { return "" }
+func (q quietCause) Unwrap() error { return q.err }

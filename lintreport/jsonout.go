@@ -13,3 +13,11 @@ func JSON(w io.Writer, v any) error {
 	enc.SetEscapeHTML(false)
 	return enc.Encode(v)
 }
+
+// JSONLine writes v to w as one compact JSON object and a newline: a line
+// of a JSON Lines stream (up --format json, one report per launch).
+func JSONLine(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	return enc.Encode(v)
+}

@@ -2,6 +2,8 @@ package main
 
 import (
 	"context"
+	"os"
+	"strings"
 
 	"github.com/childproof/childproof/schema"
 )
@@ -34,4 +36,31 @@ func (a *app) launchNameArg(ctx context.Context, args, vars []string) (string, e
 		return "", err
 	}
 	return l.Name, nil
+}
+
+// isLaunchName reports whether arg, the first argument of a command that
+// takes SPEC[:NAME] or NAMEs of the default spec (export, up, down), is a
+// bare launch name: not ":NAME", not a spec file (schema.IsSpecArg), not
+// a directory. Then it is short for childproof.hcl:NAME, as ":NAME" is.
+func isLaunchName(arg string) bool {
+	if arg == "" || strings.HasPrefix(arg, ":") || schema.IsSpecArg(arg) {
+		return false
+	}
+	if _, err := os.Stat(schema.ParseSpecArg(arg).Path); err == nil {
+		return false
+	}
+	return schema.IsLaunchName(arg)
+}
+
+// specOrLaunchName is specOrDefault for a command that names one launch
+// of a spec (export): a bare NAME (isLaunchName) is childproof.hcl:NAME.
+func specOrLaunchName(args []string) (string, error) {
+	if len(args) > 0 && isLaunchName(args[0]) {
+		spec, err := specOrDefault(nil)
+		if err != nil {
+			return "", err
+		}
+		return spec + ":" + args[0], nil
+	}
+	return specOrDefault(args)
 }

@@ -18,7 +18,7 @@ func newDownCmd(a *app) *cobra.Command {
 	var vars []string
 	var timeout time.Duration
 	c := &cobra.Command{
-		Use: "down [SPEC [NAME…]] [--timeout 10s]",
+		Use: "down [SPEC] [NAME…] [--timeout 10s]",
 		Long: `down stops every recorded launch of SPEC — or the NAMEs given and, transitively, the
 launches that depend on them — in reverse depends_on order: a launch is stopped before
 the launches it depends on. Each is stopped as stop does (SIGTERM to its process group,

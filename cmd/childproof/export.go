@@ -18,7 +18,7 @@ func newExportCmd(a *app) *cobra.Command {
 	var to, kind string
 	var output string
 	c := &cobra.Command{
-		Use: "export --to systemd|k8s|slurm|nomad SPEC[:NAME] [--image IMAGE] [-o FILE]",
+		Use: "export --to systemd|k8s|slurm|nomad [SPEC[:NAME] | :NAME | NAME] [--image IMAGE] [-o FILE]",
 		Long: `export renders one launch of the spec for another engine and puts childproof verify
 in the engine's own check slot, so the proof travels with the launch:
 
@@ -37,6 +37,7 @@ variables; SLURM: the job's environment), and the output's header says what to c
 env() is always such a reference here, even when it has a default or the caller has the
 variable: export reads no value of the caller's environment.
 
+Without SPEC, childproof.hcl here is read (its only launch, or :NAME or NAME of it).
 Paths are this machine's; --dir rebases the spec's directory for a target that keeps the
 project elsewhere. A spec feature the engine cannot express is an error naming it (exit 2).
 See docs/export.md.`,
@@ -44,7 +45,7 @@ See docs/export.md.`,
   childproof export --to k8s childproof.hcl:api --image registry.example/api:1.4 --childproof-image registry.example/childproof:1
   childproof export --to slurm childproof.hcl:train -o train.sbatch
   childproof export --to nomad childproof.hcl:api --dir /opt/api`,
-		Args:              cobra.ExactArgs(1),
+		Args:              cobra.MaximumNArgs(1),
 		ValidArgsFunction: completeSpec,
 		RunE: func(c *cobra.Command, args []string) error {
 			o.Engine, o.Kind = export.Engine(to), export.Kind(kind)
@@ -54,7 +55,11 @@ See docs/export.md.`,
 			// The spec runs on the target: no caller value is read (and
 			// its program need not exist here: a warning, see needPrograms).
 			a.lookupEnv = export.LookupEnv
-			_, l, err := a.loadLaunch(c.Context(), args[0], vars)
+			arg, err := specOrLaunchName(args)
+			if err != nil {
+				return err
+			}
+			_, l, err := a.loadLaunch(c.Context(), arg, vars)
 			if err != nil {
 				return err
 			}

@@ -19,7 +19,11 @@ import (
 
 // writeReport prints a run/verify report: JSON (the shape docs/launcher.md documents) on stdout, or text.
 func (a *app) writeReport(w io.Writer, r *verify.Report) {
-	if a.format == "json" {
+	switch {
+	case a.format == "json" && a.jsonLines:
+		lintreport.JSONLine(w, r)
+		return
+	case a.format == "json":
 		lintreport.JSON(w, r)
 		return
 	}

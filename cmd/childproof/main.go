@@ -84,6 +84,10 @@ type app struct {
 	// unknown value, "from the caller, not set here", not an error.
 	launchesNothing bool
 
+	// jsonLines makes --format json write each report as one compact
+	// line (JSON Lines): up writes one report per launch.
+	jsonLines bool
+
 	// specWarnings are the spec warnings warn printed for the selected
 	// launches; check writes them in its machine formats too.
 	specWarnings hcl.Diagnostics
@@ -154,7 +158,7 @@ scripts statically, before anything runs.`,
 	pf.StringVar(&a.stateDir, "state-dir", "", "state directory (default $CHILDPROOF_STATE_DIR, $XDG_STATE_HOME/childproof or ~/.local/state/childproof)")
 	pf.BoolVar(&a.showValues, "show-values", false, "show environment values instead of keyed digests")
 	pf.BoolVar(&a.noColor, "no-color", false, "never colour output (also honours NO_COLOR)")
-	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return err })
+	root.SetFlagErrorFunc(flagError)
 	root.RegisterFlagCompletionFunc("format", completeFormat)
 	root.PersistentPreRunE = func(c *cobra.Command, args []string) error {
 		if err := checkFlagValues(c); err != nil {

@@ -68,6 +68,6 @@ Launches stopped by childproof are shown with --all.`,
 			return nil
 		},
 	}
-	c.Flags().BoolVar(&all, "all", false, "also list launches childproof stopped")
+	c.Flags().BoolVarP(&all, "all", "a", false, "also list launches childproof stopped")
 	return c
 }

@@ -58,7 +58,8 @@ the variable that takes effect.
 Exit status as run: 0 verified and exactly the declared delta (foreground: the worker's
 own status), 1 lint refused, 2 usage, 3 verification failed or an
 unexpected delta, 4 port held by a stranger, 5 the worker exited before ready or no
-launch of NAME is recorded, 6 locked.`,
+launch of NAME is recorded, 6 locked, 130 interrupted (Ctrl-C or SIGTERM) before the
+worker was ready.`,
 		Example: `  childproof relaunch resource-env-fixed --set HF_HUB_DOWNLOAD_TIMEOUT=60 --detach
   childproof relaunch examples/03-dispatch-resource-env/childproof.hcl:resource-env-fixed --set LOG_LEVEL=debug
   childproof relaunch --format json job --set HF_HUB_ENABLE_HF_TRANSFER=0
@@ -84,7 +85,7 @@ launch of NAME is recorded, 6 locked.`,
 		"a secret delta, `NAME` (repeatable): the value comes from the caller's environment and is never stored")
 	c.Flags().StringArrayVar(&unsets, "unset", nil, "drop an override carried forward from an earlier round, `NAME` (repeatable)")
 	c.Flags().IntVar(&round, "round", 0, "replay round `N`'s overrides exactly (secret ones given again with --set-secret), as a new round")
-	c.Flags().BoolVar(&detach, "detach", false, "return once the worker is verified; leave it running (default: as the recorded launch ran; --detach=false for the foreground)")
+	c.Flags().BoolVarP(&detach, "detach", "d", false, "return once the worker is verified; leave it running (default: as the recorded launch ran; --detach=false for the foreground)")
 	c.Flags().BoolVar(&rollback, "rollback", false, "when the relaunch fails after the previous launch was stopped, relaunch that launch's round again at once (its own round, detached)")
 	c.Flags().BoolVar(&inEnvFile, "in-env-file", false, "write each --set value that an env file of the dispatch chain would clobber into that env file, in place (the lint's env-file-clobber finding names it); --unset and --round put it back")
 	c.Flags().BoolVar(&noLint, "no-lint", false, "relaunch even when the dispatch chain's lint finds an error")

@@ -38,7 +38,8 @@ the kernel kills the launched process.
 Exit status: 0 verified (foreground: the worker's own status), 1 lint refused, 2 usage
 or invalid spec, 3 verification failed, 4 the port is held by a process childproof did
 not start, 5 the worker exited, or was not ready within ready.timeout, 6 another launch of the same
-name holds the lock. A failed launch leaves no process and no listener behind.`,
+name holds the lock, 130 interrupted (Ctrl-C or SIGTERM) before the worker was ready.
+A failed launch leaves no process and no listener behind.`,
 		Example: `  childproof run --detach examples/01-login-shell/childproof.hcl:login-shell-fixed
   childproof run --format json --detach childproof.hcl:api
   childproof run --set HF_HUB_ENABLE_HF_TRANSFER=0 childproof.hcl:job`,
@@ -55,7 +56,7 @@ name holds the lock. A failed launch leaves no process and no listener behind.`,
 	addVarFlag(c, &vars)
 	overrides.add(c, "an extra override, `NAME=VALUE` (repeatable); wins over the spec's env",
 		"a secret override, `NAME` (repeatable): the value comes from the caller's environment and is never stored")
-	c.Flags().BoolVar(&detach, "detach", false, "return once the worker is verified; leave it running")
+	c.Flags().BoolVarP(&detach, "detach", "d", false, "return once the worker is verified; leave it running")
 	c.Flags().BoolVar(&noLint, "no-lint", false, "launch even when the dispatch chain's lint finds an error")
 	return c
 }

@@ -19,7 +19,7 @@ func newUpCmd(a *app) *cobra.Command {
 	var vars []string
 	var detach, noLint bool
 	c := &cobra.Command{
-		Use: "up [SPEC [NAME…]] [--detach]",
+		Use: "up [SPEC] [NAME…] [--detach]",
 		Long: `up starts every launch of SPEC — or the NAMEs given and, transitively, the launches
 they depend on — in depends_on order. Each one is launched and verified exactly as run
 does (environment, port, readiness, on the worker) before any launch that depends on it
@@ -49,7 +49,7 @@ exit status is that launch's (see run).`,
 		},
 	}
 	addVarFlag(c, &vars)
-	c.Flags().BoolVar(&detach, "detach", false, "return once every launch is verified; leave them running")
+	c.Flags().BoolVarP(&detach, "detach", "d", false, "return once every launch is verified; leave them running")
 	c.Flags().BoolVar(&noLint, "no-lint", false, "launch even when a dispatch chain's lint finds an error")
 	return c
 }
@@ -57,6 +57,11 @@ exit status is that launch's (see run).`,
 // specAndNames splits up's and down's arguments: SPEC (default
 // childproof.hcl) and launch NAMEs.
 func specAndNames(args []string) (string, []string, error) {
+	if len(args) > 0 && isLaunchName(args[0]) {
+		// NAME…: launches of childproof.hcl here (down web, as down :web).
+		spec, err := specOrDefault(nil)
+		return spec, args, err
+	}
 	spec, err := specOrDefault(args)
 	if len(args) < 2 {
 		return spec, nil, err
@@ -89,6 +94,7 @@ func (a *app) loadOrder(ctx context.Context, arg string, names, vars []string, s
 }
 
 func (a *app) up(ctx context.Context, arg string, names, vars []string, detach, noLint bool) error {
+	a.jsonLines = true // one report per launch, one line each
 	f, launches, err := a.loadOrder(ctx, arg, names, vars, false)
 	if err != nil {
 		return err

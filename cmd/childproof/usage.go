@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -51,7 +52,12 @@ func requireCommand(root *cobra.Command) {
 	root.Args = cobra.ArbitraryArgs
 	root.RunE = func(c *cobra.Command, args []string) error {
 		if len(args) > 0 {
-			return &exitError{code: exitUsage, err: fmt.Errorf("unknown command %q", args[0]), hint: "run 'childproof --help' for the commands"}
+			hint := "run 'childproof --help' for the commands"
+			c.SuggestionsMinimumDistance = 2
+			if s := c.SuggestionsFor(args[0]); len(s) > 0 {
+				hint = "did you mean " + orList(s) + "? (" + hint + ")"
+			}
+			return &exitError{code: exitUsage, err: fmt.Errorf("unknown command %q", args[0]), hint: hint}
 		}
 		c.SetOut(c.ErrOrStderr())
 		_ = c.Usage()
@@ -79,4 +85,84 @@ func strictCompletion(root *cobra.Command) {
 			return exitf(exitUsage, "completion %s: not a shell it knows (want one of %s)", args[0], strings.Join(shells, ", "))
 		}
 	}
+}
+
+// flagError turns a flag parsing error of c into a usage error that says
+// what was wrong in the user's words: an unknown flag with the flags it
+// likely meant ("did you mean --detach?"), a value that is not a number
+// or a duration without strconv's text.
+func flagError(c *cobra.Command, err error) error {
+	hint := fmt.Sprintf("run '%s --help' for usage", c.CommandPath())
+	var ne *pflag.NotExistError
+	if errors.As(err, &ne) && ne.GetSpecifiedName() != "" {
+		if s := similarFlags(c, ne.GetSpecifiedName()); len(s) > 0 {
+			hint = "did you mean " + orList(s) + "? (" + hint + ")"
+		}
+		return &exitError{code: exitUsage, err: err, hint: hint}
+	}
+	var ie *pflag.InvalidValueError
+	if errors.As(err, &ie) {
+		f := ie.GetFlag()
+		name := "--" + f.Name
+		if f.Shorthand != "" {
+			name = "-" + f.Shorthand + "/--" + f.Name
+		}
+		want := map[string]string{
+			"int": "a whole number", "int64": "a whole number", "uint": "a whole number from 0 up",
+			"duration": "a duration such as 500ms, 10s or 1m30s", "bool": "true or false",
+		}[f.Value.Type()]
+		if want == "" {
+			want = "a " + f.Value.Type()
+		}
+		return &exitError{code: exitUsage, err: fmt.Errorf("%s %q: not %s", name, ie.GetValue(), want), hint: hint}
+	}
+	return err
+}
+
+// similarFlags are c's flags (its own and inherited) whose long name is
+// close to name (at most 2 edits, or name a prefix of it), as --NAME.
+func similarFlags(c *cobra.Command, name string) []string {
+	var out []string
+	seen := map[string]bool{}
+	visit := func(f *pflag.Flag) {
+		if f.Hidden || seen[f.Name] {
+			return
+		}
+		seen[f.Name] = true
+		if editDistance(name, f.Name) <= 2 || (len(name) > 1 && strings.HasPrefix(f.Name, name)) {
+			out = append(out, "--"+f.Name)
+		}
+	}
+	c.Flags().VisitAll(visit)
+	c.InheritedFlags().VisitAll(visit)
+	return out
+}
+
+// editDistance is the Levenshtein distance of a and b (bytes).
+func editDistance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
+}
+
+// orList joins words as "a", "a or b", "a, b or c".
+func orList(words []string) string {
+	if len(words) < 2 {
+		return strings.Join(words, "")
+	}
+	return strings.Join(words[:len(words)-1], ", ") + " or " + words[len(words)-1]
 }
