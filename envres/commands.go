@@ -422,13 +422,11 @@ func (a *analyzer) unwrap(c *cmdRun) bool {
 // suStep), the env-file loaders and package runners (loaderWrapper), and
 // the activation runners (reportActivation: an Activation fact).
 func (a *analyzer) nextWrapper(c *cmdRun) wrapStep {
-	switch base := filepath.Base(c.fs[0].s); base {
+	base := filepath.Base(c.fs[0].s)
+	switch base {
 	case "exec":
 		return a.execWrapper(c)
-	case "command", "builtin", "nohup", "setsid", "setpriv",
-		"nice", "ionice", "stdbuf", "taskset", "chrt", "timeout", "time", "unbuffer", "chronic",
-		"numactl", "flock", "caffeinate", "xvfb-run", "prlimit", "systemd-inhibit", "dumb-init", "tini", "catchsegv", "strace", "ltrace", "gdbserver", "valgrind", "authbind", "cgexec", "firejail",
-		"gosu", "su-exec", "chpst", "xargs":
+	case "command", "builtin":
 		return a.procWrapper(c, base)
 	case "env":
 		var done bool
@@ -442,8 +440,16 @@ func (a *analyzer) nextWrapper(c *cmdRun) wrapStep {
 		return wrapNext
 	case "su", "runuser":
 		return a.suStep(c)
-	case "dotenv", "dotenvx", "uv", "uvx", "pipx", "npx", "bunx", "npm", "poetry", "pnpm", "yarn", "bun":
+	case "dotenv", "dotenvx", "uv", "uvx", "pipx", "npx", "bunx", "npm", "poetry", "pnpm", "yarn", "bun", "env-cmd":
 		return a.loaderWrapper(c, base)
+	}
+	if isPython(base) {
+		if step := a.loaderWrapper(c, base); step != wrapEnd {
+			return step // python -m dotenv run CMD
+		}
+	}
+	if wrapper.IsTransparent(base) {
+		return a.procWrapper(c, base) // internal/wrapper's table
 	}
 	if mech, rest := activationRunner(c.fs); mech != "" {
 		a.reportActivation(a.siteAt(c.st, c.fc, c.fs[0].pos), mech)
@@ -531,9 +537,37 @@ func (a *analyzer) procWrapper(c *cmdRun, base string) wrapStep {
 		}
 		c.fs = stripWrapper("setpriv", fs)
 	default:
+		if changed := wrapper.Changes(base); len(changed) > 0 {
+			a.changedNames(c, base, changed)
+		}
 		c.fs = stripWrapper(base, fs)
 	}
 	return wrapNext
+}
+
+// changedNames records a wrapper that keeps the environment but sets some
+// names anew (setuser: USER, HOME, UID): env-reset for a protected name
+// among them, whose value becomes one lint cannot know.
+func (a *analyzer) changedNames(c *cmdRun, base string, changed []string) {
+	var lost []string
+	for _, p := range a.protList {
+		if slices.Contains(changed, p.name) {
+			lost = append(lost, p.name)
+		}
+	}
+	if len(lost) == 0 {
+		return
+	}
+	c.fork()
+	a.addWrap(c.cst, EnvReset, a.siteAt(c.st, c.fc, c.fs[0].pos), base+" keeps the environment but sets "+strings.Join(changed, ", ")+" anew: protected variables among them are changed", lost...)
+	for _, n := range lost {
+		c.cst.set(n, varState{v: unknownValue, exp: triYes})
+	}
+}
+
+// isPython reports whether a command's base name is a Python interpreter.
+func isPython(base string) bool {
+	return base == "python" || strings.HasPrefix(base, "python2") || strings.HasPrefix(base, "python3")
 }
 
 // suStep takes su and runuser (suWrapper records what the switch does to
@@ -558,7 +592,7 @@ func (a *analyzer) suStep(c *cmdRun) wrapStep {
 // uvx, npx …: the command they run is looked at next). A word that is
 // neither is the command itself (wrapEnd).
 func (a *analyzer) loaderWrapper(c *cmdRun, base string) wrapStep {
-	if base == "dotenv" || base == "dotenvx" || base == "uv" {
+	if base == "dotenv" || base == "dotenvx" || base == "uv" || base == "env-cmd" || isPython(base) {
 		if l, ok := parseEnvLoader(c.fs); ok {
 			c.fork()
 			a.envLoaderLoad(c.st, c.cst, c.fc, c.fs, l)

@@ -6,6 +6,7 @@ import (
 	"sync"
 
 	"github.com/childproof/childproof/internal/dotenv"
+	"github.com/childproof/childproof/internal/wrapper"
 )
 
 // Env-loading wrappers of the worker read an env file into the
@@ -13,97 +14,56 @@ import (
 // the caller's depends on the tool:
 //
 //	dotenv run CMD              python-dotenv: overrides (unless --no-override)
+//	python -m dotenv run CMD    the same
+//	env-cmd [-f F] CMD          overrides (unless --no-override)
 //	dotenv [-e F] [-o] -- CMD   dotenv-cli: only with -o/--override
 //	dotenvx run [-f F] [-o] --  only with -o/--overload
 //	uv run --env-file F CMD     never (the caller's environment wins)
 //	node --env-file=F script    never
 //
-// A wrapper that does not override is a fill-only load: no finding.
+// internal/wrapper's table (wrapper.ParseLoader) holds each one's
+// grammar. A wrapper that does not override is a fill-only load: no
+// finding; one that overrides a file that cannot be read here (named or
+// its default .env) is an env-file-load whose names are not known.
 
 // envLoader is a parsed env-loading wrapper.
 type envLoader struct {
 	by       string   // the tool, for messages
-	files    []string // env files, as given
+	files    []string // env files, as given ("" when not known statically)
 	override bool
 	dialect  dotenv.Dialect
 	rest     []field // the command it runs (node: itself)
-	named    bool    // a file was named (a missing default file is no finding)
+	named    bool    // a file was named (else the default file is read)
 }
 
-// parseEnvLoader recognises an env-loading wrapper at fs[0].
+// parseEnvLoader recognises an env-loading wrapper at fs[0] by
+// internal/wrapper's table of loaders (wrapper.ParseLoader).
 func parseEnvLoader(fs []field) (envLoader, bool) {
 	if len(fs) < 2 || !fs[0].known {
 		return envLoader{}, false
 	}
-	arg := func(i int) string {
-		if i < len(fs) && fs[i].known {
-			return fs[i].s
+	argv := make([]string, len(fs))
+	for i, f := range fs {
+		if f.known {
+			argv[i] = f.s // a word not known statically stays ""
 		}
-		return ""
 	}
-	switch base := filepath.Base(fs[0].s); base {
-	case "dotenv":
-		// python-dotenv has a "run" subcommand; dotenv-cli does not.
-		for i := 1; i < len(fs) && strings.HasPrefix(arg(i), "-") || arg(i) == "run"; i++ {
-			if arg(i) == "run" {
-				return parsePythonDotenv(fs, arg)
-			}
-			switch arg(i) {
-			case "-f", "--file", "-q", "--quote", "-e", "--export":
-				i++
-			}
-		}
-		return loaderOpts(fs, 1, envLoader{by: "dotenv-cli", dialect: dotenv.Library},
-			optSet("-e"), optSet("-o", "--override"), optSet("-v", "-p", "-c"))
-	case "dotenvx":
-		if arg(1) != "run" {
-			return envLoader{}, false
-		}
-		return loaderOpts(fs, 2, envLoader{by: "dotenvx run", dialect: dotenv.Library},
-			optSet("-f", "--env-file"), optSet("-o", "--overload", "--override"), optSet("--env", "--convention", "-fk", "--env-keys-file"))
-	case "uv":
-		if arg(1) != "run" {
-			return envLoader{}, false
-		}
-		l := envLoader{by: "uv run --env-file", dialect: dotenv.Library}
-		for i := 2; i < len(fs); i++ {
-			o := arg(i)
-			switch {
-			case o == "--":
-				l.rest = fs[i+1:]
-				return l, len(l.files) > 0
-			case o == "--env-file":
-				l.files = append(l.files, arg(i+1))
-				i++
-			case strings.HasPrefix(o, "--env-file="):
-				l.files = append(l.files, strings.TrimPrefix(o, "--env-file="))
-			case uvValueOpt()[o]:
-				i++
-			case strings.HasPrefix(o, "-"):
-			default:
-				l.rest = fs[i:]
-				return l, len(l.files) > 0
-			}
-		}
-	case "node", "nodejs":
-		l := envLoader{by: "node --env-file", dialect: dotenv.Library, rest: fs}
-		for i := 1; i < len(fs); i++ {
-			o := arg(i)
-			switch {
-			case o == "--env-file" || o == "--env-file-if-exists":
-				l.files = append(l.files, arg(i+1))
-				i++
-			case strings.HasPrefix(o, "--env-file="):
-				l.files = append(l.files, strings.TrimPrefix(o, "--env-file="))
-			case strings.HasPrefix(o, "--env-file-if-exists="):
-				l.files = append(l.files, strings.TrimPrefix(o, "--env-file-if-exists="))
-			case !strings.HasPrefix(o, "-"):
-				return l, len(l.files) > 0 // the script: its own arguments follow
-			}
-		}
-		return l, len(l.files) > 0
+	la, ok := wrapper.ParseLoader(argv)
+	if !ok {
+		return envLoader{}, false
 	}
-	return envLoader{}, false
+	l := envLoader{by: la.Spec.Name, override: la.Override, named: la.Named, dialect: dotenv.Library, rest: fs[la.Command:]}
+	if la.Spec.Prog == "dotenv" && la.Spec.Sub == "run" {
+		l.dialect = dotenv.Python
+	}
+	for _, f := range la.Files {
+		p := f.Path
+		if f.Unknown || f.Arg >= 0 && !fs[f.Arg].known {
+			p = "" // an rc file's environments, or a path not known: unresolved
+		}
+		l.files = append(l.files, p)
+	}
+	return l, true
 }
 
 func optSet(opts ...string) map[string]bool {
@@ -112,91 +72,6 @@ func optSet(opts ...string) map[string]bool {
 		m[o] = true
 	}
 	return m
-}
-
-// loaderOpts reads the options of dotenv-cli and dotenvx from fs[i:]: the
-// files (default .env), whether they override, options that take a value;
-// the command follows "--" or the first operand.
-func loaderOpts(fs []field, i int, l envLoader, file, override, withValue map[string]bool) (envLoader, bool) {
-	for ; i < len(fs); i++ {
-		o := ""
-		if fs[i].known {
-			o = fs[i].s
-		}
-		switch {
-		case o == "--":
-			l.rest = fs[i+1:]
-			return l.withDefault(".env"), true
-		case file[o]:
-			f := "" // a path not known statically: an unresolved load
-			if i+1 < len(fs) && fs[i+1].known {
-				f = fs[i+1].s
-			}
-			l.files = append(l.files, f)
-			l.named = true
-			i++
-		case override[o]:
-			l.override = true
-		case withValue[o]:
-			i++
-		case strings.HasPrefix(o, "-"):
-		default:
-			l.rest = fs[i:]
-			return l.withDefault(".env"), true
-		}
-	}
-	return envLoader{}, false
-}
-
-// uvValueOpt are uv run's options that take a value.
-var uvValueOpt = sync.OnceValue(func() map[string]bool {
-	return map[string]bool{
-		"--with": true, "-w": true, "--with-editable": true, "--with-requirements": true, "-p": true, "--python": true,
-		"--project": true, "--directory": true, "--package": true, "--extra": true, "--group": true, "--only-group": true,
-		"--no-group": true, "--index": true, "--default-index": true, "-i": true, "--index-url": true,
-		"--extra-index-url": true, "-f": true, "--find-links": true, "--cache-dir": true, "--config-file": true,
-		"--python-platform": true, "--no-extra": true, "--index-strategy": true, "--keyring-provider": true,
-		"--resolution": true, "--prerelease": true, "--exclude-newer": true, "--link-mode": true, "--refresh-package": true,
-		"--reinstall-package": true, "--upgrade-package": true, "-P": true, "-C": true, "--config-setting": true,
-	}
-})
-
-// parsePythonDotenv is python-dotenv's CLI: dotenv [-f F] run [--no-override] CMD.
-func parsePythonDotenv(fs []field, arg func(int) string) (envLoader, bool) {
-	l := envLoader{by: "dotenv run", override: true, dialect: dotenv.Python}
-	i := 1
-	for ; i < len(fs) && arg(i) != "run"; i++ {
-		if arg(i) == "-f" || arg(i) == "--file" {
-			l.files = append(l.files, arg(i+1))
-			l.named = true
-			i++
-		} else if arg(i) == "-q" || arg(i) == "--quote" || arg(i) == "-e" || arg(i) == "--export" {
-			i++
-		}
-	}
-	for i++; i < len(fs); i++ {
-		switch o := arg(i); {
-		case o == "--override":
-			l.override = true
-		case o == "--no-override":
-			l.override = false
-		case o == "--":
-			l.rest = fs[i+1:]
-			return l.withDefault(".env"), true
-		case strings.HasPrefix(o, "-"):
-		default:
-			l.rest = fs[i:]
-			return l.withDefault(".env"), true
-		}
-	}
-	return envLoader{}, false
-}
-
-func (l envLoader) withDefault(f string) envLoader {
-	if len(l.files) == 0 {
-		l.files = []string{f}
-	}
-	return l
 }
 
 // envLoaderLoad applies the wrapper's env files to the command's state.
@@ -211,7 +86,9 @@ func (a *analyzer) envLoaderLoad(st, cst *state, fc *fileCtx, fs []field, l envL
 		switch {
 		case abs != "" && a.isFile(abs):
 			a.dotenvLoad(cst, s, abs, o)
-		case l.override && (l.named || abs == ""):
+		case l.override:
+			// Not known, or not readable here (a gitignored .env, named
+			// or the loader's default): its names are not known.
 			a.pendLoad(cst, s, f, abs != "")
 		}
 	}
@@ -229,7 +106,7 @@ var runnerValueOpt = sync.OnceValue(func() map[string]map[string]bool {
 		"bunx":   optSet("-p", "--package"),
 		"poetry": optSet("-C", "--directory", "-P", "--project"),
 		"pnpm":   optSet("-C", "--dir", "--filter", "-F", "--reporter"),
-		"uv":     uvValueOpt(),
+		"uv":     optSet(wrapper.UVValueOptions()...),
 	}
 })
 

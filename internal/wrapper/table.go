@@ -87,6 +87,9 @@ type optSpec struct {
 	// operand, when set, says whether an argument is the optional
 	// operand before the command (taskset's mask).
 	operand func(string) bool
+	// changed are the names the wrapper sets anew (setuser: USER, HOME,
+	// UID); it keeps every other name.
+	changed []string
 }
 
 // transparent are the wrappers that start the command with the
@@ -119,6 +122,9 @@ var transparent = sync.OnceValue(func() map[string]optSpec {
 		"valgrind":  {},
 		"gdbserver": {operands: 1},
 		"firejail":  {},
+		// phusion baseimage-docker's setuser USERNAME COMMAND [args..]:
+		// setuid, then os.environ USER, HOME and UID, then execvp.
+		"setuser": {operands: 1, changed: []string{"USER", "HOME", "UID"}},
 	}
 })
 
@@ -170,6 +176,12 @@ func skipOptions(spec optSpec, args []string, empty bool) int {
 		}
 	}
 	return min(i+spec.operands, len(args))
+}
+
+// Changes returns the names a transparent wrapper prog sets anew (setuser:
+// USER, HOME, UID), nil for most.
+func Changes(prog string) []string {
+	return transparent()[filepath.Base(prog)].changed
 }
 
 // Skip returns the index in args (argv without argv[0]) where the command
@@ -246,6 +258,7 @@ func Lookup(argv []string) (Effect, bool) {
 		if !ok {
 			return Effect{}, false
 		}
+		e.Changed = Changes(base)
 		if n < len(args) {
 			e.Command = 1 + n
 		}

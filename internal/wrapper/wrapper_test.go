@@ -236,3 +236,62 @@ func TestSplitEnvString(t *testing.T) {
 		}
 	}
 }
+
+func TestParseLoader(t *testing.T) {
+	type file struct {
+		Arg  int
+		Path string
+	}
+	tests := []struct {
+		argv     []string
+		name     string
+		files    []file
+		override bool
+		command  int
+	}{
+		{[]string{"env-cmd", "-f", ".env.prod", "node", "app.js"}, "env-cmd", []file{{2, ".env.prod"}}, true, 3},
+		{[]string{"env-cmd", "--no-override", "node", "app.js"}, "env-cmd", []file{{-1, ".env"}}, false, 2},
+		{[]string{"env-cmd", "--file=.env.x", "--", "node"}, "env-cmd", []file{{1, ".env.x"}}, true, 3},
+		{[]string{"python3", "-m", "dotenv", "-f", ".env", "run", "--", "srv"}, "dotenv run", []file{{4, ".env"}}, true, 7},
+		{[]string{"python", "-u", "-m", "dotenv", "run", "--no-override", "srv"}, "dotenv run", []file{{-1, ".env"}}, false, 6},
+		{[]string{"dotenv", "run", "--", "./server"}, "dotenv run", []file{{-1, ".env"}}, true, 3},
+		{[]string{"dotenv", "-e", ".env.local", "-o", "--", "srv"}, "dotenv-cli", []file{{2, ".env.local"}}, true, 5},
+		{[]string{"dotenvx", "run", "-f", "a.env", "--", "srv"}, "dotenvx run", []file{{3, "a.env"}}, false, 5},
+		{[]string{"uv", "run", "--env-file", "e", "--with", "x", "app"}, "uv run --env-file", []file{{3, "e"}}, false, 6},
+		{[]string{"node", "--env-file=.env", "app.js"}, "node --env-file", []file{{1, ".env"}}, false, 0},
+		{[]string{"env-cmd", "-f", "", "srv"}, "env-cmd", []file{{2, ""}}, true, 3}, // a path not known
+	}
+	for _, tt := range tests {
+		la, ok := ParseLoader(tt.argv)
+		if !ok {
+			t.Errorf("ParseLoader(%q): not a loader", tt.argv)
+			continue
+		}
+		var files []file
+		for _, f := range la.Files {
+			files = append(files, file{f.Arg, f.Path})
+		}
+		if la.Spec.Name != tt.name || la.Override != tt.override || la.Command != tt.command || !cmp.Equal(files, tt.files) {
+			t.Errorf("ParseLoader(%q) = %s %v override=%v command=%d; want %s %v override=%v command=%d",
+				tt.argv, la.Spec.Name, files, la.Override, la.Command, tt.name, tt.files, tt.override, tt.command)
+		}
+	}
+	for _, argv := range [][]string{{"uv", "run", "app"}, {"node", "app.js"}, {"python3", "-m", "http.server"}, {"dotenvx", "get"}, {"env-cmd", "-f", ".env"}} {
+		if la, ok := ParseLoader(argv); ok {
+			t.Errorf("ParseLoader(%q) = %+v, want no loader", argv, la)
+		}
+	}
+}
+
+func TestSetuser(t *testing.T) {
+	e, ok := Lookup([]string{"setuser", "app", "bash", "-l", "-c", "srv"})
+	if !ok || e.Command != 2 || !cmp.Equal(e.Changed, []string{"USER", "HOME", "UID"}) {
+		t.Fatalf("Lookup(setuser app bash …) = %+v, %v", e, ok)
+	}
+	if got := ClassifyFor([]string{"setuser", "app", "srv"}, []string{"HOME"}); !cmp.Equal(got, []string{EnvReset}) {
+		t.Errorf("ClassifyFor(setuser, HOME) = %v", got)
+	}
+	if got := ClassifyFor([]string{"setuser", "app", "srv"}, []string{"KEY"}); got != nil {
+		t.Errorf("ClassifyFor(setuser, KEY) = %v", got)
+	}
+}
