@@ -11,7 +11,9 @@ import (
 )
 
 // Error is a launch or verification failure: its Outcome, and the Report
-// with the evidence gathered up to the failure when there is one.
+// with the evidence gathered up to the failure when there is one. A Go
+// caller reads its fields (Kind, Name, Pid, Port, Tail, Err) rather than
+// its text.
 type Error struct {
 	// Outcome is how the call ended (outcome.Usage: nothing was
 	// started; outcome.Unproven: the worker's own records do not show
@@ -21,29 +23,45 @@ type Error struct {
 	Outcome outcome.Kind
 	// Kind is a report's problem kind (verify.KindExited, …) or one of
 	// the kinds below, for a failure no report describes.
-	Kind   verify.Kind
-	Msg    string
-	Hint   string
+	Kind verify.Kind
+	// Name is the launch's name ("": not known, a nil launch).
+	Name string
+	// Pid is the launched process the failure is about: the worker once
+	// found, else the tree's root; 0 when nothing was started.
+	Pid int
+	// Port is the declared port the failure is about (held by another
+	// process); 0: none in particular.
+	Port int
+	Msg  string
+	Hint string
+	// Report is the evidence gathered up to the failure (nil: none).
 	Report *verify.Report
-	Err    error // the cause, if any
+	// Err is the cause, if any: the *schema.InvalidError of a launch
+	// that breaks a rule, the context's error (context.DeadlineExceeded,
+	// context.Canceled) of a start its context ended, …; errors.Is and
+	// errors.As see it.
+	Err error
 	// Tail holds the last lines the launched tree printed, for a failure
-	// of a started tree; Error shows them after Msg.
+	// of a started tree; Error shows them after Msg and the cause.
 	Tail []string
 	// Retry marks a race (the port taken meanwhile, the worker not there
 	// yet): the only failures Launch.Attempts retries.
 	Retry bool
 }
 
+// Error is Msg, then the cause, then the last lines the tree printed on
+// lines of their own.
 func (e *Error) Error() string {
 	msg := e.Msg
+	switch {
+	case e.Err == nil || e.Err.Error() == "":
+	case msg == "":
+		msg = e.Err.Error()
+	default:
+		msg += ": " + e.Err.Error()
+	}
 	if len(e.Tail) > 0 {
 		msg += "; last lines it printed:\n  | " + strings.Join(e.Tail, "\n  | ")
-	}
-	if e.Err != nil && msg == "" {
-		return e.Err.Error()
-	}
-	if e.Err != nil && e.Err.Error() != "" {
-		return msg + ": " + e.Err.Error()
 	}
 	return msg
 }

@@ -711,10 +711,18 @@ func (la *Launch) waitAdded(ctx context.Context, r *verify.Report, worker, wfd i
 }
 
 // interrupted is the failure of a start whose context ended (err) before
-// the worker was ready. The problem reads "interrupted: Ctrl-C or SIGTERM
-// before …" (its kind says interrupted once); the message does not end in
-// the context's own "context canceled", which errors.Is still finds.
+// the worker was ready. The childproof command's context ends at Ctrl-C
+// or SIGTERM: the problem reads "interrupted: Ctrl-C or SIGTERM before …"
+// (its kind says interrupted once) and the message does not end in the
+// context's own "context canceled", which errors.Is still finds. A Go
+// caller's says its context ended, with the context's error after it
+// (context.DeadlineExceeded: a test's deadline).
 func (la *Launch) interrupted(r *verify.Report, err error) *Error {
+	if la.opts.Audience == ForGo {
+		r.Add(verify.KindInterrupted, "the start's context ended (%v) before the worker was ready; what was started is stopped", err)
+		r.SetOutcome(outcome.Interrupted)
+		return &Error{Outcome: outcome.Interrupted, Kind: verify.KindInterrupted, Msg: "the start's context ended before the worker was ready; what was started is stopped", Tail: la.withTail(r), Report: r, Err: err}
+	}
 	r.Add(verify.KindInterrupted, "Ctrl-C or SIGTERM before the worker was ready; what was started is stopped")
 	r.SetOutcome(outcome.Interrupted)
 	return &Error{Outcome: outcome.Interrupted, Kind: verify.KindInterrupted, Msg: "interrupted before the worker was ready; what was started is stopped", Tail: la.withTail(r), Report: r, Err: quietCause{err}}

@@ -73,6 +73,10 @@ func startHeld(ctx context.Context, l *schema.Launch, opts Options, h held) (*La
 		}
 	}
 	la, err := start(ctx, l, opts, &env, h)
+	var e *Error
+	if l != nil && errors.As(err, &e) && e.Name == "" {
+		e.Name = l.Name
+	}
 	secrets := launchSecrets(l, env, opts)
 	if la != nil {
 		la.Report.Mask(secrets)
@@ -248,9 +252,16 @@ func (s *startRun) attempts(ctx context.Context) (*Launch, error) {
 			s.started(la)
 			return la, nil
 		}
+		pid := la.worker.Pid
+		if pid == 0 && la.tree != nil {
+			pid = la.tree.root.pid()
+		}
 		la.abort()
 		la.restoreRecord(prevRecord)
 		var e *Error
+		if errors.As(err, &e) && e.Pid == 0 {
+			e.Pid = pid
+		}
 		if !errors.As(err, &e) {
 			st.finishRound(rd, la, err)
 			lock.unlock()
@@ -340,14 +351,14 @@ func preflight(ctx context.Context, v *verify.Verifier, st *State, l *schema.Lau
 				r := verify.NewReport(l.Name)
 				r.Add(verify.KindPortForeign, "port %d is held by our own previous launch of %q (pid %d) and on_stale is %q: %s", pt.Number, l.Name, holder, "fail", h.Census(v.Proc))
 				r.SetOutcome(outcome.Foreign)
-				return &Error{Outcome: outcome.Foreign, Kind: verify.KindPortForeign, Report: r,
+				return &Error{Outcome: outcome.Foreign, Kind: verify.KindPortForeign, Report: r, Port: pt.Number, Pid: holder,
 					Msg:  fmt.Sprintf("port %d is held by the previous launch of %q (pid %d)", pt.Number, l.Name, holder),
 					Hint: a.say("stop it with 'childproof stop "+l.Name+"', or set on_stale = \"replace\"", "stop it (its Launch's Stop, or launcher.StopRecord), or set OnStale: \"replace\"")}
 			}
 			r := verify.NewReport(l.Name)
 			r.Add(verify.KindPortForeign, "%s", h.Census(v.Proc))
 			r.SetOutcome(outcome.Foreign)
-			return &Error{Outcome: outcome.Foreign, Kind: verify.KindPortForeign, Report: r,
+			return &Error{Outcome: outcome.Foreign, Kind: verify.KindPortForeign, Report: r, Port: pt.Number,
 				Msg:  fmt.Sprintf("port %d is held by a process childproof did not start: %s", pt.Number, h.Census(v.Proc)),
 				Hint: "childproof never signals a process it did not start; stop that process yourself or pick another port"}
 		}

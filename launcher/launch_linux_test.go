@@ -284,6 +284,9 @@ func TestStrangerOnPort(t *testing.T) {
 	if !strings.Contains(e.Error(), "uid 65534") || !strings.Contains(e.Error(), fmt.Sprintf("pid %d", stranger.Process.Pid)) {
 		t.Errorf("census lacks the stranger: %v", e)
 	}
+	if e.Port != f.port || e.Name != "stranger" || e.Pid != 0 {
+		t.Errorf("fields: port %d name %q pid %d, want port %d, the launch's name, no pid (nothing was started)", e.Port, e.Name, e.Pid, f.port)
+	}
 	if err := stranger.Process.Signal(syscall.Signal(0)); err != nil {
 		t.Errorf("the stranger was signalled: %v", err)
 	}

@@ -164,3 +164,37 @@ func TestImportNoSideEffects(t *testing.T) {
 		t.Errorf("no relay program: init ran %d times, want 1 and a usage error naming RelayMain:\n%s", n, out)
 	}
 }
+
+// TestStartContextDeadline: a start its context's deadline ends says so
+// in Go words (not the CLI's Ctrl-C and exit 130), errors.Is sees
+// context.DeadlineExceeded, and the server's last lines are the Tail
+// field, shown after the cause, never glued to it; the Error names the
+// launch and the pid.
+func TestStartContextDeadline(t *testing.T) {
+	st, err := OpenState(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	port := freePort(t)
+	l := &schema.Launch{Name: "slow", Command: []string{"sh", "-c", "echo warming up; exec sleep 30"},
+		Ports: []schema.Port{{Number: port}}, Ready: schema.Ready{Timeout: 30 * time.Second}}
+	ctx, cancel := context.WithTimeout(context.Background(), 500*time.Millisecond)
+	defer cancel()
+	_, err = Start(ctx, l, Options{State: st})
+	var e *Error
+	if !errors.As(err, &e) || !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("err = %v, want an *Error that is context.DeadlineExceeded", err)
+	}
+	msg := err.Error()
+	for _, bad := range []string{"Ctrl-C", "SIGTERM", "exit 130", "warming up: context"} {
+		if strings.Contains(msg, bad) {
+			t.Errorf("error says %q: %s", bad, msg)
+		}
+	}
+	if !strings.HasPrefix(msg, "the start's context ended before the worker was ready; what was started is stopped: context deadline exceeded; last lines it printed:\n  | warming up") {
+		t.Errorf("error text: %q", msg)
+	}
+	if e.Name != "slow" || e.Pid <= 0 || len(e.Tail) == 0 || e.Tail[len(e.Tail)-1] != "warming up" {
+		t.Errorf("fields: name %q pid %d tail %q", e.Name, e.Pid, e.Tail)
+	}
+}

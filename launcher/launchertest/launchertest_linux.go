@@ -261,11 +261,8 @@ func failure(name string, err error) string {
 		return fmt.Sprintf("launchertest: %s: %v", name, err)
 	}
 	var b strings.Builder
-	if e.Report != nil {
-		fmt.Fprintf(&b, "launchertest: %s: exit %d (%s): %s", name, e.Report.ExitCode, e.Kind, e.Error())
-	} else {
-		fmt.Fprintf(&b, "launchertest: %s: %s (%s): %s", name, e.Outcome, e.Kind, e.Error())
-	}
+	// The kind, never the CLI's exit code: a Go caller switches on Kind.
+	fmt.Fprintf(&b, "launchertest: %s: %s: %s", name, e.Kind, e.Error())
 	if e.Report != nil {
 		for _, p := range e.Report.Problems {
 			if !strings.Contains(e.Error(), p.Message) {

@@ -187,7 +187,7 @@ func TestStartFailsWithExitStatusAndLastLines(t *testing.T) {
 	}()
 	<-done
 	t.Log(f.fatal)
-	for _, want := range []string{"exit 5", "exit status 7", "FATAL: MOCK_LLM_KEY missing", "starting"} {
+	for _, want := range []string{"dies: exited: ", "exit status 7", "FATAL: MOCK_LLM_KEY missing", "starting"} {
 		if !strings.Contains(f.fatal, want) {
 			t.Errorf("the failure does not say %q:\n%s", want, f.fatal)
 		}
