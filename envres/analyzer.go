@@ -172,6 +172,9 @@ type analyzer struct {
 	// while the end of a script that starts none is checked (helperNote).
 	workerPoints int
 	helperEnd    bool
+	// detached is set for the next runChild: a here-document run as a
+	// job or on another host (heredocJobRun), whose end is its own.
+	detached bool
 	// handed holds, per child process being walked, the exec that ended
 	// it when the child runs in the foreground (its wrappers go to the
 	// caller's last command).

@@ -675,6 +675,9 @@ func (a *analyzer) launchCommand(c *cmdRun) {
 			return
 		}
 	}
+	if j, ok := parseHeredocJob(fs); ok && a.heredocJobRun(c, j) {
+		return
+	}
 	a.external(st, cst, fc, fs, c.mode, c.nohup)
 	a.fixLaunch(st, c.startSite)
 }
@@ -1303,6 +1306,8 @@ func (a *analyzer) runChild(st, cst *state, fc *fileCtx, callPos syntax.Pos, abs
 	callSite := a.siteAt(st, fc, callPos)
 	shebang := a.shebangWraps
 	a.shebangWraps = nil
+	detached := a.detached // a job or remote script: its end is its own
+	a.detached = false
 	var handed *cmdRef // a foreground child's last command, for its wrappers
 	finish := func() {
 		switch mode {
@@ -1312,7 +1317,9 @@ func (a *analyzer) runChild(st, cst *state, fc *fileCtx, callPos syntax.Pos, abs
 		case callBackground:
 			st.launched = &bgLaunch{site: callSite, nohup: nohup}
 		default:
-			st.lastCmd = handed
+			if !detached { // sbatch, ssh, docker exec: the submitting command returns
+				st.lastCmd = handed
+			}
 		}
 	}
 	if a.depth >= maxDepth || (abs != "" && a.onStack(abs)) {
@@ -1344,7 +1351,7 @@ func (a *analyzer) runChild(st, cst *state, fc *fileCtx, callPos syntax.Pos, abs
 	}
 	ch := &state{vars: newLayer(nil), cwd: cst.cwd, args: args, reset: cst.reset, preReset: cst.preReset, allexport: allexp,
 		loaded: cst.loaded, pending: cst.pending[:len(cst.pending):len(cst.pending)],
-		wraps: append(cst.wraps[:len(cst.wraps):len(cst.wraps)], shebang...), fgChild: mode == callNormal}
+		wraps: append(cst.wraps[:len(cst.wraps):len(cst.wraps)], shebang...), fgChild: mode == callNormal && !detached}
 	for k, v := range cst.vars.all() {
 		if v.exp != triNo {
 			ch.set(k, v)
