@@ -73,6 +73,10 @@ func (a *analyzer) assignNode(st *state, fc *fileCtx, ev *evaluator, as *syntax.
 	st.markPid(as.Name.Value, pid)
 }
 
+// maxArrayElems bounds the elements of an array the analysis tracks
+// (with maxValueLen, its size): a longer one is unknown.
+const maxArrayElems = 64
+
 // literalArray records the elements of an array assigned only literal
 // words (CMD=(sudo -u app ./api), CMD+=(--port 80)), for a command held in
 // it ("${CMD[@]}"); anything else makes the array unknown.
@@ -94,20 +98,27 @@ func (a *analyzer) literalArray(st *state, ev *evaluator, as *syntax.Assign, old
 				break
 			}
 			if n := arrayParam(el.Value); n != "" {
-				// CMD=(sudo "${CMD[@]}"): the old elements, spliced.
-				if o := old.words(); n == as.Name.Value && o.isArr {
-					elems = append(elems, o.arr...)
-					continue
+				// CMD=(sudo "${CMD[@]}"): the old elements, spliced;
+				// an array over maxArrayElems is unknown (doubling it
+				// 24 times made 16 million elements).
+				var from []string
+				switch o, ok := st.get(n); {
+				case n == as.Name.Value && old.words().isArr:
+					from = old.words().arr
+				case n != as.Name.Value && ok && o.words().isArr:
+					from = o.words().arr
+				default:
+					known = false
 				}
-				if o, ok := st.get(n); ok && o.words().isArr && n != as.Name.Value {
-					elems = append(elems, o.words().arr...)
-					continue
+				if !known || len(elems)+len(from) > maxArrayElems {
+					known = false
+					break
 				}
-				known = false
-				break
+				elems = append(elems, from...)
+				continue
 			}
 			f := ev.word(el.Value)
-			if !f.known || len(elems) >= 64 {
+			if !f.known || len(elems) >= maxArrayElems {
 				known = false
 				break
 			}

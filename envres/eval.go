@@ -78,6 +78,10 @@ func eachSubst(parts []syntax.WordPart, fn func(syntax.WordPart)) {
 	}
 }
 
+// maxFields bounds the words a command's "$@" expands to (with
+// maxArrayElems and maxValueLen, the size of what the analysis holds).
+const maxFields = 1024
+
 // unknownArgs are positional parameters that are not known.
 var unknownArgs = []field{{splat: true, v: unknownValue}}
 
@@ -107,6 +111,12 @@ func (e *evaluator) fields(words []*syntax.Word) []field {
 	out := e.a.fieldSlice(len(words))
 	for _, w := range words {
 		if at := atWord(w); at {
+			if len(out)+len(e.st.args) > maxFields {
+				// set -- "$@" "$@" doubles them: past the bound, the
+				// rest is unknown words.
+				out = append(out, field{splat: true, v: unknownValue, pos: w.Pos(), word: w})
+				continue
+			}
 			for _, f := range e.st.args {
 				f.pos = w.Pos()
 				f.word = w
