@@ -44,12 +44,28 @@ func (s *State) SpecArg(arg string) (string, *Record, error) {
 // gone or reused one of Outcome outcome.Gone; a record that fails
 // authentication the ErrUntrusted error Load returns.
 func (s *State) LoadRunning(name string, p proc.FS) (*Record, error) {
+	return s.loadLive(nil, name, p, nil)
+}
+
+// loadLive is LoadRunning for the launch l (nil: judge the recorded
+// worker only): when the recorded worker is gone but the launch's live
+// tree has a worker its selector or port selects (Reselect), the record
+// comes back naming that one, and note (when not nil) gets what happened.
+func (s *State) loadLive(l *schema.Launch, name string, p proc.FS, note func(string)) (*Record, error) {
 	rec, err := s.Load(name)
 	if errors.Is(err, ErrUntrusted) {
 		return nil, err
 	}
 	if err != nil {
 		return nil, &Error{Outcome: outcome.NotRecorded, Kind: KindNotRecorded, Err: err, Msg: fmt.Sprintf("no launch of %q is recorded in %s", name, s.Dir)}
+	}
+	if l != nil {
+		if again, n := Reselect(p, l, rec); again != nil {
+			if n != "" && note != nil {
+				note(n)
+			}
+			return again, nil
+		}
 	}
 	if live := rec.Worker.Check(p); live != verify.Alive {
 		return nil, &Error{Outcome: outcome.Gone, Kind: verify.KindExited, Msg: fmt.Sprintf("the recorded worker of %q (pid %d) is %s", name, rec.Worker.Pid, live)}
@@ -80,11 +96,13 @@ func VerifyRecorded(ctx context.Context, v *verify.Verifier, l *schema.Launch, r
 // digests it was started with), the report masked with the secrets of l
 // and of the record.
 func (s *State) VerifyRunning(ctx context.Context, v *verify.Verifier, l *schema.Launch) (*verify.Report, error) {
-	rec, err := s.LoadRunning(l.Name, v.Proc)
+	var notes []string
+	rec, err := s.loadLive(l, l.Name, v.Proc, func(n string) { notes = append(notes, n) })
 	if err != nil {
 		return nil, err
 	}
 	r := VerifyRecorded(ctx, v, l, rec)
+	r.Notes = append(notes, r.Notes...)
 	r.Mask(s.Secrets(Known{Spec: l, Record: rec}))
 	return r, nil
 }
@@ -101,7 +119,7 @@ func (s *State) ExplainRecorded(ctx context.Context, v *verify.Verifier, l *sche
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	rec, err := s.LoadRunning(l.Name, v.Proc)
+	rec, err := s.loadLive(l, l.Name, v.Proc, nil)
 	if err != nil {
 		return nil, err
 	}
