@@ -1,8 +1,6 @@
 package launcher
 
 import (
-	"context"
-	"fmt"
 	"slices"
 
 	"github.com/childproof/childproof/proc"
@@ -43,51 +41,6 @@ func RecordedCheck(l *schema.Launch, rec *Record, p proc.FS) verify.Check {
 	return chk
 }
 
-// VerifyRanks verifies every worker of a multi-process job but the first
-// (r is the report of chk, the first) with chk's expectations, and adds
-// each worker and its problems to r (Report.Workers). The job is the
-// identity, not the pids: the workers are re-selected from the live tree
-// (verify.Workers over RecordedTree), each judged by the exec-time
-// evidence recorded for that process (pid and start time) where there is
-// some, else by its live block — a rank respawned since is judged by its
-// own environment, never by a pid recorded earlier. Fewer workers than the
-// job's N is a problem. A record of one worker leaves r as it is.
-func VerifyRanks(ctx context.Context, v *verify.Verifier, chk verify.Check, rec *Record, r *verify.Report) {
-	n := len(rec.Ranks)
-	if n < 2 {
-		return
-	}
-	wc := func(x *verify.Report) verify.WorkerCheck {
-		w := verify.WorkerCheck{Env: x.Env, EnvSource: x.EnvSource}
-		if x.Worker != nil {
-			w.WorkerInfo = *x.Worker
-		}
-		return w
-	}
-	t := RecordedTree(v.Proc, rec)
-	pids := []int{chk.Worker}
-	for _, pid := range verify.Workers(v.Proc, t.Tree, chk.Comm, chk.Exe, n, nil) {
-		if len(pids) < n && !slices.Contains(pids, pid) {
-			pids = append(pids, pid)
-		}
-	}
-	r.Workers = append(r.Workers[:0], wc(r))
-	if len(pids) < n {
-		r.Add(verify.KindExited, "only %d of the job's %d workers run (the live tree has no other exec'd process matching the selector)", len(pids), n)
-	}
-	for i := 1; i < len(pids); i++ {
-		rc := chk
-		rc.Worker, rc.Ports, rc.NoReady, rc.ExecEnv = pids[i], nil, true, rec.evidenceOf(v.Proc, pids[i])
-		rr := v.Verify(ctx, rc)
-		r.Workers = append(r.Workers, wc(rr))
-		for _, p := range rr.Problems {
-			r.AddAbout(p.Kind, p.Subject, p.Err, "worker %d/%d: %s", i+1, n, p.Message)
-		}
-	}
-	r.Verified = len(r.Problems) == 0
-	r.SetOutcome(r.Judged())
-}
-
 // evidenceOf returns the exec-time evidence rec kept for the process pid
 // is now (a rank or a member of the same pid and start time), nil when it
 // kept none: that process is then judged by its live block.
@@ -110,50 +63,6 @@ func (r *Record) evidenceOf(p proc.FS, pid int) *verify.ExecEnv {
 		}
 	}
 	return nil
-}
-
-// Reselect re-selects the worker of the recorded launch rec of l from its
-// live tree when the recorded worker is gone (a supervisor respawned it,
-// gunicorn --max-requests, uWSGI recycling): the process its selector
-// names (for a job, the first of its workers), else the in-tree owner of a
-// declared port. It returns rec itself while the recorded worker runs, a
-// copy of rec naming the new worker (with the evidence rec kept for it,
-// usually none) and a note saying so, or nil when nothing is selected
-// (the launch is gone, or it has neither selector nor port).
-func Reselect(p proc.FS, l *schema.Launch, rec *Record) (*Record, string) {
-	if rec.Worker.Check(p) == verify.Alive {
-		return rec, ""
-	}
-	t := RecordedTree(p, rec)
-	var live []int
-	for _, pid := range t.Tree {
-		if st, err := p.Stat(pid); err == nil && st.State != 'Z' {
-			live = append(live, pid)
-		}
-	}
-	pid := 0
-	if l.Worker.N() > 1 {
-		if ws := verify.Workers(p, live, l.Worker.Comm, l.Worker.Exe, l.Worker.N(), nil); len(ws) > 0 {
-			pid = ws[0]
-		}
-	} else if l.Worker.Comm != "" || l.Worker.Exe != "" || len(l.Ports) > 0 {
-		pid, _ = verify.DeclaredWorker(p, live, l.Worker.Comm, l.Worker.Exe, l.Ports, nil)
-	}
-	if pid == 0 {
-		return nil, ""
-	}
-	fp, err := verify.TakeFingerprint(p, pid)
-	if err != nil {
-		return nil, ""
-	}
-	out := *rec
-	ev := rec.evidenceOf(p, pid)
-	out.Worker, out.ExecEnv, out.ExecExe, out.ExecArea = fp, nil, "", ""
-	if ev != nil {
-		out.ExecEnv, out.ExecExe, out.ExecArea = ev.Digests, ev.Exe, ev.Area
-	}
-	note := fmt.Sprintf("the recorded worker (pid %d) is %s; the live tree's worker, pid %d (%s), was selected again and is judged by its own environment", rec.Worker.Pid, rec.Worker.Check(p), pid, fp.Comm)
-	return &out, note
 }
 
 // ExecEvidence returns the worker's environment as captured at its exec,
