@@ -98,4 +98,3 @@ func Reselect(p proc.FS, l *schema.Launch, rec *Record) (*Record, string) {
 	note := fmt.Sprintf("the recorded worker (pid %d) is %s; the live tree's worker, pid %d (%s), was selected again and is judged by its own environment", rec.Worker.Pid, rec.Worker.Check(p), pid, fp.Comm)
 	return &out, note
 }
-
