@@ -15,6 +15,7 @@ import (
 
 	"mvdan.cc/sh/v3/syntax"
 
+	"github.com/childproof/childproof/internal/inputfile"
 	"github.com/childproof/childproof/internal/wrapper"
 	"github.com/childproof/childproof/schema"
 )
@@ -304,14 +305,13 @@ func (a *analyzer) readFile(abs string) ([]byte, error) {
 	if a.facts(abs).pseudo {
 		return nil, fmt.Errorf("under /proc, /sys or /dev: not read (such files may block or never end)")
 	}
-	fi, err := os.Stat(abs)
-	if err != nil {
+	if _, err := os.Stat(abs); err != nil {
 		return nil, errNotFound
 	}
-	if !fi.Mode().IsRegular() {
-		return nil, fmt.Errorf("not a regular file")
+	f, fi, err := inputfile.Open(abs)
+	if ie := (*inputfile.Error)(nil); errors.As(err, &ie) {
+		return nil, errors.New(strings.TrimPrefix(ie.Why, "is "))
 	}
-	f, err := os.Open(abs)
 	if err != nil {
 		return nil, err
 	}

@@ -2,11 +2,11 @@ package envres
 
 import (
 	"fmt"
-	"os"
 	"slices"
 	"strings"
 
 	"github.com/childproof/childproof/internal/dotenv"
+	"github.com/childproof/childproof/internal/inputfile"
 )
 
 // EnvFileTarget is where the env file that decides a protected name's
@@ -121,7 +121,7 @@ func (res *Result) EnvFileTargets(names []string) map[string]EnvFileTarget {
 			t.File, t.Blocked = ws[0].File, GeneratedFile
 		default:
 			t.File = ws[0].File
-			if b, err := os.ReadFile(t.File); err == nil {
+			if b, err := inputfile.Read(t.File, maxFileSize); err == nil {
 				if entries, err := dotenv.Parse(t.File, b); err == nil {
 					if e, ok := dotenv.Map(entries)[v]; ok {
 						t.Line = e.Line

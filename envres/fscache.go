@@ -6,6 +6,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/childproof/childproof/internal/inputfile"
 )
 
 // fileFacts is what the analysis asks of a path, asked of the file system
@@ -89,15 +91,7 @@ func (a *analyzer) openHead(abs string) ([]byte, error) {
 	case a.parsed[abs] != nil && a.parsed[abs].src != nil:
 		f.head = a.parsed[abs].src[:min(512, len(a.parsed[abs].src))]
 	default:
-		fh, err := os.Open(abs)
-		if err != nil {
-			f.headErr = err
-			break
-		}
-		buf := make([]byte, 512)
-		n, _ := fh.Read(buf)
-		fh.Close()
-		f.head = buf[:n]
+		f.head, f.headErr = inputfile.Head(abs, 512)
 	}
 	return f.head, f.headErr
 }

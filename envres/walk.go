@@ -2,13 +2,13 @@ package envres
 
 import (
 	"bytes"
-	"io"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"strings"
 
 	"mvdan.cc/sh/v3/fileutil"
+
+	"github.com/childproof/childproof/internal/inputfile"
 )
 
 // skipDirs are directories FindScripts does not enter besides hidden ones
@@ -57,14 +57,10 @@ func FindScripts(dir string) ([]string, error) {
 
 // shebangOf returns the shell a file's shebang names (fileutil.Shebang), or "".
 func shebangOf(p string) string {
-	f, err := os.Open(p)
+	buf, err := inputfile.Head(p, 128)
 	if err != nil {
 		return ""
 	}
-	defer f.Close()
-	buf := make([]byte, 128)
-	n, _ := io.ReadFull(f, buf)
-	buf = buf[:n]
 	if i := bytes.IndexByte(buf, '\n'); i >= 0 {
 		buf = buf[:i+1]
 	}

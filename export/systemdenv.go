@@ -2,10 +2,10 @@ package export
 
 import (
 	"fmt"
-	"os"
 	"strings"
 
 	"github.com/childproof/childproof/internal/dotenv"
+	"github.com/childproof/childproof/internal/inputfile"
 	"github.com/childproof/childproof/schema"
 )
 
@@ -235,7 +235,7 @@ func (p *plan) checkSystemdEnvFile() error {
 	if l.EnvFile == "" {
 		return nil
 	}
-	data, err := os.ReadFile(l.EnvFile)
+	data, err := inputfile.Read(l.EnvFile, schema.MaxFileSize)
 	if err != nil {
 		return fmt.Errorf("env_file: %w", err)
 	}

@@ -5,13 +5,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"strings"
 	"unicode/utf16"
 	"unicode/utf8"
 
 	"github.com/childproof/childproof/envres"
+	"github.com/childproof/childproof/internal/inputfile"
 )
 
 // Formats lists the format names Write accepts.
@@ -53,6 +53,10 @@ func Write(w io.Writer, format string, res *envres.Result, opts Options) error {
 	return fmt.Errorf("%w %q", ErrUnknownFormat, format)
 }
 
+// maxSourceSize bounds a source file read for a finding's line (the
+// linter reads no larger script).
+const maxSourceSize = 32 << 20
+
 // sourceLine returns line n (1-based) of file, without its newline.
 func sourceLine(res *envres.Result, opts Options, file string, n int) (string, bool) {
 	src, ok := res.Sources[file]
@@ -61,7 +65,7 @@ func sourceLine(res *envres.Result, opts Options, file string, n int) (string, b
 		if !filepath.IsAbs(p) && opts.Dir != "" {
 			p = filepath.Join(opts.Dir, p)
 		}
-		b, err := os.ReadFile(p)
+		b, err := inputfile.Read(p, maxSourceSize)
 		if err != nil {
 			return "", false
 		}

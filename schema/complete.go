@@ -66,7 +66,7 @@ func CompleteSpecFile(arg string) []string {
 // alone, so that a spec that does not load here still lists its
 // launches); nil when it cannot be read.
 func LaunchLabelsOf(path string) []string {
-	src, err := os.ReadFile(path)
+	src, err := readLimited(path)
 	if err != nil {
 		return nil
 	}

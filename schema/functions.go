@@ -1,10 +1,12 @@
 package schema
 
 import (
+	"errors"
 	"fmt"
 	"path/filepath"
 	"unicode/utf8"
 
+	"github.com/childproof/childproof/internal/inputfile"
 	"github.com/childproof/childproof/redact"
 	"github.com/zclconf/go-cty/cty"
 	"github.com/zclconf/go-cty/cty/function"
@@ -125,6 +127,9 @@ func (l *loader) readFile(p string) (string, error) {
 		p = filepath.Join(l.dir, p)
 	}
 	b, err := readLimited(p)
+	if ie := (*inputfile.Error)(nil); errors.As(err, &ie) {
+		return "", err // "PATH is not a regular file (a FIFO)"
+	}
 	if err != nil {
 		return "", fmt.Errorf("cannot read %s", oneLineErr(err))
 	}

@@ -6,13 +6,13 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"sort"
 	"strings"
 	"unicode/utf8"
 
+	"github.com/childproof/childproof/internal/inputfile"
 	"github.com/childproof/childproof/redact"
 	"github.com/hashicorp/hcl/v2"
 	"github.com/hashicorp/hcl/v2/hclparse"
@@ -211,31 +211,11 @@ func tooDeep(src []byte) (line, col int, deep bool) {
 	return 0, 0, false
 }
 
-// readLimited reads a regular file of at most MaxFileSize bytes.
+// readLimited reads a regular file of at most MaxFileSize bytes, its type
+// checked on the open descriptor before any read (inputfile): a FIFO, a
+// device or /proc/kmsg is refused, never read.
 func readLimited(path string) ([]byte, error) {
-	fi, err := os.Stat(path)
-	if err != nil {
-		return nil, err
-	}
-	if fi.IsDir() {
-		return nil, fmt.Errorf("%s is a directory", path)
-	}
-	if !fi.Mode().IsRegular() {
-		return nil, fmt.Errorf("%s is not a regular file", path)
-	}
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	b, err := io.ReadAll(io.LimitReader(f, MaxFileSize+1))
-	if err != nil {
-		return nil, err
-	}
-	if len(b) > MaxFileSize {
-		return nil, fmt.Errorf("%s is larger than %d bytes", path, MaxFileSize)
-	}
-	return b, nil
+	return inputfile.Read(path, MaxFileSize)
 }
 
 // oneLineErr strips the Go wrapping noise a *PathError adds, keeping the

@@ -4,10 +4,11 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
+
+	"github.com/childproof/childproof/internal/inputfile"
 )
 
 // ResolveExe returns the path a worker { exe } selector names with every
@@ -53,13 +54,7 @@ func ExeNeverMatches(exe string) error {
 	if !fi.Mode().IsRegular() || !executable(fi.Mode()) {
 		return fmt.Errorf("worker exe %s is not an executable file: no process can have it as its /proc/PID/exe", shown)
 	}
-	f, err := os.Open(r)
-	if err != nil {
-		return nil
-	}
-	defer f.Close()
-	head := make([]byte, 2)
-	if n, _ := io.ReadFull(f, head); n == 2 && bytes.Equal(head, []byte("#!")) {
+	if head, _ := inputfile.Head(r, 2); bytes.Equal(head, []byte("#!")) {
 		return fmt.Errorf("worker exe %s is a script: the kernel shows its interpreter as /proc/PID/exe, never the script, so it can never match; select the interpreter's path, or use comm (a script's comm is its file name, cut to 15 bytes)", shown)
 	}
 	return nil

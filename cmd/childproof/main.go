@@ -26,9 +26,10 @@ func main() {
 }
 
 // signalContext is the context of one childproof process: done at SIGINT
-// or SIGTERM (the test binary's childproof uses it too).
+// or SIGTERM (the test binary's childproof uses it too). run arms the
+// interrupt watchdog (armWatchdog) on it.
 func signalContext() (context.Context, context.CancelFunc) {
-	return signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	return signal.NotifyContext(context.WithValue(context.Background(), signalCtxKey{}, true), os.Interrupt, syscall.SIGTERM)
 }
 
 // exitError is a command's failure: its outcome (the exit code is
@@ -108,6 +109,13 @@ func runOn(ctx context.Context, goos string, args []string, stdin io.Reader, std
 	root.SetIn(stdin)
 	root.SetOut(stdout)
 	root.SetErr(stderr)
+	if ctx.Value(signalCtxKey{}) != nil {
+		// Every command ends on SIGINT/SIGTERM, also one stuck where it
+		// does not watch ctx.
+		if c, _, err := root.Find(args); err == nil && c != root && !launchingCommands[c.Name()] {
+			defer armWatchdog(ctx, c.Name(), stderr, os.Exit)()
+		}
+	}
 	err := root.ExecuteContext(ctx)
 	var ee *exitError
 	var status outcome.Status

@@ -1,0 +1,39 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestWatchdogExitsStuckCommand: a command still running interruptGrace
+// after the signal is ended with exit 130 and a message; one that returns
+// in time is not.
+func TestWatchdogExitsStuckCommand(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	var stderr bytes.Buffer
+	codes := make(chan int, 1)
+	disarm := armWatchdog(ctx, "check", &stderr, func(code int) { codes <- code })
+	defer disarm()
+	cancel()
+	select {
+	case code := <-codes:
+		if code != 130 || !strings.Contains(stderr.String(), "childproof: error: interrupted: check did not end within") {
+			t.Errorf("exit %d, stderr %q", code, stderr.String())
+		}
+	case <-time.After(interruptGrace + 30*time.Second):
+		t.Fatal("the watchdog did not end a stuck command")
+	}
+
+	ctx2, cancel2 := context.WithCancel(context.Background())
+	disarm2 := armWatchdog(ctx2, "ps", &stderr, func(code int) { codes <- code })
+	cancel2()
+	disarm2() // the command returned at once
+	select {
+	case code := <-codes:
+		t.Errorf("the watchdog exited (%d) a command that had returned", code)
+	case <-time.After(interruptGrace + 500*time.Millisecond):
+	}
+}
