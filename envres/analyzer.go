@@ -42,9 +42,9 @@ type parsedFile struct {
 	abs, name string
 	src       []byte
 	file      *syntax.File
-	posix     bool
-	crlf      bool  // lines end in \r\n
-	err       error // *ParseError
+	lang      syntax.LangVariant // the dialect its shebang names (shebangLang)
+	crlf      bool               // lines end in \r\n
+	err       error              // *ParseError
 	// top marks a script given to lint; kept marks a file whose tree
 	// forget keeps for the next scripts.
 	top, kept bool
@@ -55,7 +55,7 @@ type parsedFile struct {
 // .env sourced a thousand times has one. Callers that change it copy it.
 func (pf *parsedFile) ctx() *fileCtx {
 	if pf.fc == nil {
-		pf.fc = &fileCtx{name: pf.name, abs: pf.abs, posix: pf.posix}
+		pf.fc = &fileCtx{name: pf.name, abs: pf.abs, lang: pf.lang}
 		if pf.crlf {
 			pf.fc.crlfSrc = pf.src
 		}
@@ -71,7 +71,9 @@ type fileCtx struct {
 	embedded bool
 	line     int // position of the embedded string's first byte
 	col      int
-	posix    bool
+	// lang is the dialect the file is parsed in: bash (the zero value),
+	// POSIX sh or mksh, by its shebang.
+	lang syntax.LangVariant
 	// crlfSrc is the file's text when its lines end in \r\n: bash keeps
 	// the \r in a word that ends a line, the parser drops it.
 	crlfSrc []byte
@@ -155,8 +157,8 @@ type analyzer struct {
 	// directory's symlinks (fscache.go).
 	fcache map[string]*fileFacts
 	dcache map[string]string
-	// parsers are the bash and the POSIX parser, reused.
-	parsers [2]*syntax.Parser
+	// parsers are the parsers of each dialect, reused.
+	parsers map[syntax.LangVariant]*syntax.Parser
 	// keptSrc counts the source bytes of the trees forget keeps.
 	keptSrc int
 	// fieldBuf is the chunk fieldSlice cuts evaluated words from.
@@ -380,8 +382,18 @@ func shebangInterp(src []byte) string {
 	return interp
 }
 
-// shebangPOSIX reports whether the first line names a POSIX shell (sh, dash, …).
-func shebangPOSIX(src []byte) bool { return wrapper.IsPOSIXShell(shebangInterp(src)) }
+// shebangLang returns the dialect the first line names: POSIX for sh,
+// dash, ash, posh; MirBSD Korn for mksh and lksh (and ksh, which is mksh
+// or pdksh on most systems that have it); bash otherwise.
+func shebangLang(src []byte) syntax.LangVariant {
+	switch i := shebangInterp(src); {
+	case wrapper.IsPOSIXShell(i):
+		return syntax.LangPOSIX
+	case i == "mksh" || i == "lksh" || i == "ksh" || i == "pdksh" || i == "oksh":
+		return syntax.LangMirBSDKorn
+	}
+	return syntax.LangBash
+}
 
 // shebangShell reports whether a file starts with a shell shebang.
 func shebangShell(src []byte) bool {
@@ -412,12 +424,13 @@ func (a *analyzer) parse(abs string) *parsedFile {
 		pf.err = err
 		return pf
 	}
-	pf.posix = shebangPOSIX(src)
+	pf.lang = shebangLang(src)
 	pf.crlf = bytes.Contains(src, []byte("\r\n"))
-	pf.file, pf.err = a.parseSrc(name, src, pf.posix)
-	if pf.err != nil && pf.posix {
-		// dash accepts more than strict POSIX; try bash before giving up.
-		if f, err := a.parseSrc(name, src, false); err == nil {
+	pf.file, pf.err = a.parseSrc(name, src, pf.lang)
+	if pf.err != nil && pf.lang != syntax.LangBash {
+		// dash accepts more than strict POSIX, and a ksh may be ksh93;
+		// try bash before giving up.
+		if f, err := a.parseSrc(name, src, syntax.LangBash); err == nil {
 			pf.file, pf.err = f, nil
 		}
 	}
@@ -449,7 +462,7 @@ func (a *analyzer) arithFallback(name string, src []byte, err error) *syntax.Fil
 		}
 		fixed := make([]byte, 0, len(src)+1)
 		fixed = append(append(append(fixed, src[:i+1]...), ' '), src[i+1:]...)
-		f, perr := a.parseSrc(name, fixed, false)
+		f, perr := a.parseSrc(name, fixed, syntax.LangBash)
 		if perr == nil {
 			return f
 		}
@@ -471,17 +484,22 @@ func offsetOf(src []byte, line, col int) int {
 	return min(off+max(col-1, 0), len(src))
 }
 
-// parseSrc parses src as bash or POSIX sh, with one parser of each kind
-// per analysis (a parser's buffers are reused from file to file).
-func (a *analyzer) parseSrc(name string, src []byte, posix bool) (*syntax.File, error) {
-	i, lang := 0, syntax.LangBash
-	if posix {
-		i, lang = 1, syntax.LangPOSIX
+// parseSrc parses src in the dialect lang (0 is bash), with one parser of
+// each dialect per analysis (a parser's buffers are reused from file to
+// file).
+func (a *analyzer) parseSrc(name string, src []byte, lang syntax.LangVariant) (*syntax.File, error) {
+	if lang == 0 {
+		lang = syntax.LangBash
 	}
-	if a.parsers[i] == nil {
-		a.parsers[i] = syntax.NewParser(syntax.Variant(lang))
+	p := a.parsers[lang]
+	if p == nil {
+		if a.parsers == nil {
+			a.parsers = map[syntax.LangVariant]*syntax.Parser{}
+		}
+		p = syntax.NewParser(syntax.Variant(lang))
+		a.parsers[lang] = p
 	}
-	f, err := a.parsers[i].Parse(bytes.NewReader(src), name)
+	f, err := p.Parse(bytes.NewReader(src), name)
 	if err != nil {
 		return nil, toParseError(name, err)
 	}

@@ -56,7 +56,15 @@ func (a *analyzer) declFromField(ev *evaluator, f field) declArg {
 			return declArg{dyn: &ff, pos: f.pos}
 		}
 		if i := strings.IndexByte(f.s, '='); i > 0 && validName(f.s[:i]) {
-			return declArg{name: f.s[:i], hasVal: true, v: unknownValue, pos: f.pos, pid: f.pid}
+			// NAME=$X as a plain word (export under sh, where the parser
+			// makes no declaration): an assignment all the same (POSIX
+			// 2024, dash ≥ 0.5.11 do not split it), so NAME=$NAME keeps
+			// the caller's value, as under bash.
+			d := declArg{name: f.s[:i], hasVal: true, v: unknownValue, pos: f.pos, pid: f.pid}
+			if vf := valueAfterEq(ev, f.word, d.name); vf != nil {
+				d.v, d.self = vf.v, vf.self == d.name
+			}
+			return d
 		}
 		return declArg{pos: f.pos}
 	}

@@ -1286,7 +1286,7 @@ func (a *analyzer) runEmbedded(st, cst *state, fc *fileCtx, str field, args []fi
 		return
 	}
 	efc := a.embeddedCtx(fc, str)
-	f, err := a.parseSrc(fc.name, []byte(str.s), fc.posix)
+	f, err := a.parseSrc(fc.name, []byte(str.s), fc.lang)
 	if err != nil {
 		pe, _ := err.(*ParseError)
 		msg := "the command string does not parse"
@@ -1308,7 +1308,7 @@ func (a *analyzer) embeddedCtx(fc *fileCtx, str field) *fileCtx {
 			c++
 		}
 	}
-	return &fileCtx{name: fc.name, abs: fc.abs, embedded: true, line: l, col: c, posix: fc.posix}
+	return &fileCtx{name: fc.name, abs: fc.abs, embedded: true, line: l, col: c, lang: fc.lang}
 }
 
 // runChild analyses a script run as a new process (bash F, ./F, bash -c):

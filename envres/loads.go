@@ -541,7 +541,7 @@ func (a *analyzer) evalCmd(st *state, fc *fileCtx, s Site, ops []field) {
 	for _, f := range ops {
 		parts = append(parts, f.s)
 	}
-	f, err := a.parseSrc(fc.name, []byte(strings.Join(parts, " ")), fc.posix)
+	f, err := a.parseSrc(fc.name, []byte(strings.Join(parts, " ")), fc.lang)
 	if err != nil {
 		return
 	}

@@ -219,8 +219,15 @@ func (a *analyzer) pkgScriptRun(c *cmdRun, ps pkgScript) {
 	for _, w := range ps.args {
 		cmd += " " + quoteArgv([]string{w})
 	}
-	pfc := &fileCtx{name: name, abs: ps.file, embedded: true, line: ps.line, col: ps.col, posix: true}
-	f, err := a.parseSrc(name, []byte(cmd), true)
+	pfc := &fileCtx{name: name, abs: ps.file, embedded: true, line: ps.line, col: ps.col, lang: syntax.LangPOSIX}
+	f, err := a.parseSrc(name, []byte(cmd), syntax.LangPOSIX)
+	if err != nil {
+		// /bin/sh is bash on some systems: try it before giving up.
+		if bf, berr := a.parseSrc(name, []byte(cmd), syntax.LangBash); berr == nil {
+			f, err = bf, nil
+			pfc.lang = syntax.LangBash
+		}
+	}
 	if err != nil {
 		msg := "the package.json script " + ps.name + " does not parse"
 		if pe, ok := err.(*ParseError); ok {
