@@ -130,6 +130,20 @@ func helper(mode string, args []string) int {
 		}
 		fmt.Println(la.Pid())
 		return la.Wait().ExitCode()
+	case "wrapped": // wrapped STATEDIR BIN PORT: a foreground launch whose worker runs below sh; print "ROOT WORKER CGROUP", then wait
+		st, err := OpenState(args[0])
+		if err != nil {
+			return 2
+		}
+		l := &schema.Launch{Name: "wrapped", Command: []string{"sh", "-c", `"$0" helper serve "$1"; echo served`, args[1], "127.0.0.1:" + args[2]},
+			Ports: []schema.Port{{Number: atoi(args[2])}}}
+		la, err := Start(context.Background(), l, Options{State: st})
+		if err != nil {
+			fmt.Println("error:", err)
+			return 2
+		}
+		fmt.Println(la.Root().Pid, la.Pid(), la.Record.Cgroup+"/")
+		select {}
 	case "sleep":
 		time.Sleep(time.Hour)
 	}

@@ -36,6 +36,9 @@ type Launch struct {
 	stopOnce sync.Once
 	// pipe is the tree's output pipe and its masking reader.
 	pipe *output
+	// watchdog ends a foreground tree whose starter is gone (nil:
+	// detached, or none could be started).
+	watchdog *watchdog
 	// ranks are the workers of a multi-process job (worker { count = N
 	// }), worker's first, once all N are there (ranks_linux.go).
 	ranks []rank

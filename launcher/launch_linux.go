@@ -548,6 +548,11 @@ func (la *Launch) buildCommand(sp *spawnRun) error {
 func (la *Launch) spawn(sp *spawnRun) error {
 	l, t := la.Spec, la.tree
 	sp.root = &rootProc{done: make(chan struct{})}
+	if !la.opts.Detach {
+		// Before the tree starts: there is no moment its starter can die
+		// unwatched.
+		la.watchdog = startWatchdog(sp.marker, t.cgroup)
+	}
 	if err := la.journal(sp.argv); err != nil {
 		if sp.cgf != nil {
 			sp.cgf.Close()

@@ -18,3 +18,7 @@ func (st *State) collectRelay(name string, fp *verify.Fingerprint, p proc.FS) st
 
 // RelayMain returns at once: off Linux no relay runs.
 func RelayMain() {}
+
+// watchdog ends a foreground tree whose starter is gone; off Linux none
+// runs.
+type watchdog struct{}

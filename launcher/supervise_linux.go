@@ -149,6 +149,7 @@ func (la *Launch) abort() {
 			removeCgroup(la.tree.cgroup)
 		}
 		la.out.stop()
+		la.watchdog.release()
 		return
 	}
 	la.terminate(2 * time.Second)
@@ -176,6 +177,7 @@ func (la *Launch) terminate(grace time.Duration) {
 	la.closeFDs()
 	la.pipe.finish(time.Second)
 	removeCgroup(t.cgroup)
+	la.watchdog.release()
 	t.finished = true
 	how := "it had already exited"
 	switch {

@@ -1,17 +1,21 @@
 package launcher
 
 import (
+	"bufio"
 	"context"
 	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/childproof/childproof/internal/pidfd"
 	"github.com/childproof/childproof/outcome"
 	"github.com/childproof/childproof/schema"
+	"golang.org/x/sys/unix"
 )
 
 // TestStartBadProgram: a Go-built launch whose command[0] is missing or
@@ -197,4 +201,49 @@ func TestStartContextDeadline(t *testing.T) {
 	if e.Name != "slow" || e.Pid <= 0 || len(e.Tail) == 0 || e.Tail[len(e.Tail)-1] != "warming up" {
 		t.Errorf("fields: name %q pid %d tail %q", e.Name, e.Pid, e.Tail)
 	}
+}
+
+// TestStarterKilledWrappedWorker: SIGKILL of a program that started a
+// foreground launch whose worker runs below a wrapper (sh -c "server;
+// …") takes the worker too, not only the root (the parent-death
+// signal's): the launch's watchdog kills what carries its marker and
+// what is in its cgroup, and removes the cgroup.
+func TestStarterKilledWrappedWorker(t *testing.T) {
+	f := newFixture(t)
+	starter := exec.Command(filepath.Join(f.bin, "helper"), "helper", "wrapped", f.state.Dir, filepath.Join(f.bin, "mock-srv"), strconv.Itoa(f.port))
+	out, _ := starter.StdoutPipe()
+	if err := starter.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { starter.Process.Kill(); starter.Wait() }() // our own helper
+	line, err := bufio.NewReader(out).ReadString('\n')
+	fields := strings.Fields(line)
+	if err != nil || len(fields) != 3 {
+		t.Fatalf("starter said %q (%v)", line, err)
+	}
+	root, worker, cgroup := atoi(fields[0]), atoi(fields[1]), strings.TrimSuffix(fields[2], "/")
+	if root == worker {
+		t.Fatalf("the worker (%d) is the root: the wrapper exec'd it", worker)
+	}
+	wfd, err := unix.PidfdOpen(worker, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer unix.Close(wfd)
+	starter.Process.Kill()
+	starter.Wait()
+	if !pidfd.Wait(context.Background(), wfd, 30*time.Second) {
+		t.Fatalf("the worker (pid %d, below the wrapper) outlived its starter's SIGKILL", worker)
+	}
+	if cgroup != "" {
+		for end := time.Now().Add(10 * time.Second); time.Now().Before(end); time.Sleep(10 * time.Millisecond) {
+			if _, err := os.Stat(cgroup); err != nil {
+				break
+			}
+		}
+		if _, err := os.Stat(cgroup); err == nil {
+			t.Errorf("cgroup %s left behind", cgroup)
+		}
+	}
+	noListener(t, f.port)
 }
