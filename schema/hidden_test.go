@@ -2,7 +2,9 @@ package schema
 
 import (
 	"fmt"
+	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -66,4 +68,75 @@ func TestNestingBounded(t *testing.T) {
 	if _, _, diags := Load(filepath.Join(dir, "s.hcl"), LoadOptions{}); diags.HasErrors() {
 		t.Errorf("100 levels refused: %v", diagLines(diags))
 	}
+}
+
+// TestDiagnosticsMaskSecretsEverywhere is the generated form of
+// TestDiagnosticsNeverEchoSecrets (issue 40 item 4): env() and file() in
+// every place the spec language takes an expression (Places, read from
+// the schemas), in several forms (whole, inside a path, a list element, a
+// map value), with values that are text, a missing path, a directory, a
+// script, a non-executable file and one with a quote and a newline. No
+// diagnostic, in either loading mode, and no run-time check (CheckRun)
+// may hold the value.
+func TestDiagnosticsMaskSecretsEverywhere(t *testing.T) {
+	const marker = "7f3e"
+	dir := t.TempDir()
+	vals := filepath.Join(dir, "cny"+marker)
+	tree := map[string]string{"cny" + marker + "/script.sh": "#!/bin/sh\n", "cny" + marker + "/plain": "x", "content.txt": "file content cny" + marker}
+	for name, body := range tree {
+		p := filepath.Join(dir, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(body), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.Chmod(filepath.Join(vals, "plain"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	values := []string{"cny " + marker + " text", filepath.Join(vals, "missing"), vals, filepath.Join(vals, "script.sh"), filepath.Join(vals, "plain"), "cny\"" + marker + "\n\\x"}
+	contentFile := strconv.Quote(filepath.Join(dir, "content.txt"))
+	forms := []string{
+		`env("C")`, `"/nonexist/${env("C")}"`, `"${env("C")}/bin"`, `[env("C")]`, `["/nonexist/${env("C")}"]`,
+		`{ K = env("C") }`, `{ K = "/x/${env("C")}" }`, `file(` + contentFile + `)`, `[file(` + contentFile + `)]`,
+		`"/nonexist/${file(` + contentFile + `)}"`,
+	}
+	places := Places()
+	if len(places) < 30 {
+		t.Fatalf("Places lists %d places", len(places))
+	}
+	specDir := t.TempDir()
+	n := 0
+	for _, place := range places {
+		if strings.HasSuffix(place, ".") {
+			t.Errorf("block %s has no schema in blockSchemas", place)
+			continue
+		}
+		for _, form := range forms {
+			src := testsupport.SpecAt(place, form)
+			path := filepath.Join(specDir, "s.hcl")
+			for _, v := range values {
+				for _, nothing := range []bool{false, true} {
+					n++
+					f, _, diags := Parse([]byte(src), path, LoadOptions{LookupEnv: lookupFrom(map[string]string{"C": v, "PATH": "/usr/bin:/bin"}), LaunchesNothing: nothing, Environ: func() []string { return nil }})
+					var all strings.Builder
+					for _, d := range diags {
+						all.WriteString(d.Summary + "\n" + d.Detail + "\n")
+					}
+					if f != nil {
+						for _, la := range f.Launches {
+							if err := la.CheckRun("/usr/bin:/bin", specDir); err != nil {
+								all.WriteString(err.Error())
+							}
+						}
+					}
+					if strings.Contains(all.String(), marker) {
+						t.Errorf("%s = %s with C=%q (launches nothing: %v): a diagnostic shows the value:\n%s", place, form, v, nothing, all.String())
+					}
+				}
+			}
+		}
+	}
+	t.Logf("%d loads", n)
 }

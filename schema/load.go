@@ -8,7 +8,9 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 
@@ -114,7 +116,7 @@ func Parse(src []byte, filename string, opts LoadOptions) (*File, map[string]*hc
 	}
 	l := &loader{path: path, abs: abs, dir: filepath.Dir(abs), lookup: lookup, opts: opts}
 	out := l.load(f.Body)
-	diags = append(diags, sortDiags(l.diags)...)
+	diags = append(diags, maskDiags(sortDiags(l.diags), l.secrets)...)
 	if diags.HasErrors() {
 		return nil, files, diags
 	}
@@ -124,6 +126,36 @@ func Parse(src []byte, filename string, opts LoadOptions) (*File, map[string]*hc
 	sum := sha256.Sum256(src)
 	out.Hash = hex.EncodeToString(sum[:])
 	return out, files, diags
+}
+
+// maskDiags is the one masking step of the spec's diagnostics: every
+// value env() or file() returned while loading is replaced by <NAME> in
+// each diagnostic's summary and detail, also where a message quoted it,
+// whatever path put it there (the messages that know they hold one name
+// its source range instead: see hiddenValue).
+func maskDiags(diags hcl.Diagnostics, secrets []redact.Secret) hcl.Diagnostics {
+	if len(secrets) == 0 {
+		return diags
+	}
+	mask := redact.Of(quotedToo(secrets), nil)
+	for _, d := range diags {
+		d.Summary = mask.Text(d.Summary)
+		d.Detail = mask.Text(d.Detail)
+	}
+	return diags
+}
+
+// quotedToo adds, for each secret, its value as %q writes it inside the
+// quotes when that differs (a value with a quote, a backslash or a
+// control character).
+func quotedToo(secrets []redact.Secret) []redact.Secret {
+	out := slices.Clone(secrets)
+	for _, s := range secrets {
+		if q := strconv.Quote(s.Value); q[1:len(q)-1] != s.Value {
+			out = append(out, redact.Secret{Name: s.Name, Value: q[1 : len(q)-1]})
+		}
+	}
+	return out
 }
 
 // readSpec reads path, refusing what is not a small text file with a
@@ -344,11 +376,13 @@ func (l *loader) load(body hcl.Body) *File {
 	return out
 }
 
+var aliasSchema = &hcl.BodySchema{Attributes: []hcl.AttributeSchema{{Name: "use", Required: true}}}
+
 // aliases decodes alias blocks: alias "NAME" { use = "REAL" }.
 func (l *loader) aliases(blocks []*hcl.Block) map[string]string {
 	out := map[string]string{}
 	seen := map[string]hcl.Range{}
-	sch := &hcl.BodySchema{Attributes: []hcl.AttributeSchema{{Name: "use", Required: true}}}
+	sch := aliasSchema
 	for _, b := range blocks {
 		name := b.Labels[0]
 		lr := b.LabelRanges[0]

@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/childproof/childproof/redact"
 	"github.com/hashicorp/hcl/v2"
 )
 
@@ -96,6 +97,12 @@ func (l *Launch) CheckRun(path, dir string) error {
 	}
 	if len(e.Problems) == 0 {
 		return nil
+	}
+	// Paths built from env() or file(): the problems name <NAME>, never
+	// the value.
+	mask := redact.Of(quotedToo(l.SecretValues), nil)
+	for i := range e.Problems {
+		e.Problems[i].Detail = mask.Text(e.Problems[i].Detail)
 	}
 	return e
 }

@@ -1,0 +1,49 @@
+package schema
+
+import "github.com/hashicorp/hcl/v2"
+
+// blockSchemas are the schemas of the blocks a spec may hold, by their
+// path from the file's top (launch.port): the one table Places reads.
+var blockSchemas = map[string]*hcl.BodySchema{
+	"variable":       variableSchema,
+	"launch":         launchSchema,
+	"alias":          aliasSchema,
+	"launch.worker":  workerSchema,
+	"launch.port":    portSchema,
+	"launch.ready":   readySchema,
+	"launch.log":     logSchema,
+	"launch.restart": restartSchema,
+	"launch.slurm":   slurmSchema,
+	"launch.stop":    stopSchema,
+}
+
+// Places lists every attribute of the spec language by its path
+// (launch.worker.exe, variable.default, alias.use): everywhere an
+// expression, and so env() or file(), can be written. A block type the
+// table does not know is listed as its path with a trailing "." so that a
+// test over Places fails until it is added.
+func Places() []string {
+	var out []string
+	var walk func(path string, s *hcl.BodySchema)
+	walk = func(path string, s *hcl.BodySchema) {
+		for _, a := range s.Attributes {
+			out = append(out, path+"."+a.Name)
+		}
+		for _, b := range s.Blocks {
+			p := path + "." + b.Type
+			if bs, ok := blockSchemas[p]; ok {
+				walk(p, bs)
+			} else {
+				out = append(out, p+".")
+			}
+		}
+	}
+	for _, b := range rootSchema.Blocks {
+		if bs, ok := blockSchemas[b.Type]; ok {
+			walk(b.Type, bs)
+		} else {
+			out = append(out, b.Type+".")
+		}
+	}
+	return out
+}
