@@ -51,7 +51,10 @@ type k8sPod struct {
 }
 
 type k8sPodSpec struct {
-	RestartPolicy  string         `json:"restartPolicy"`
+	RestartPolicy string `json:"restartPolicy"`
+	// TerminationGracePeriodSeconds is the spec's stop.timeout (nil
+	// without one: Kubernetes' 30s).
+	TerminationGracePeriodSeconds *int64        `json:"terminationGracePeriodSeconds,omitempty"`
 	InitContainers []k8sContainer `json:"initContainers,omitempty"`
 	Containers     []k8sContainer `json:"containers"`
 	Volumes        []k8sVolume    `json:"volumes,omitempty"`
@@ -69,6 +72,8 @@ type k8sContainer struct {
 	VolumeMounts   []k8sMount   `json:"volumeMounts,omitempty"`
 	StartupProbe   *k8sProbe    `json:"startupProbe,omitempty"`
 	ReadinessProbe *k8sProbe    `json:"readinessProbe,omitempty"`
+	// Lifecycle holds the preStop hook that sends the spec's stop signal.
+	Lifecycle *k8sLifecycle `json:"lifecycle,omitempty"`
 	// SecurityContext holds runAsUser/runAsGroup (the spec's user/group).
 	SecurityContext *k8sSecurityContext `json:"securityContext,omitempty"`
 }
@@ -153,6 +158,7 @@ func (p *plan) kubernetes() ([]byte, error) {
 	c, notes := p.k8sContainer(notes)
 	notes = p.k8sEnv(&c, notes)
 	inits, notes := p.k8sProbes(&c, notes)
+	notes = p.k8sStop(&c, notes)
 	y, err := toYAML(p.k8sObject(kind, restart, inits, c))
 	if err != nil {
 		return nil, err
@@ -310,7 +316,7 @@ func (p *plan) k8sProbes(c *k8sContainer, notes []string) ([]k8sContainer, []str
 func (p *plan) k8sObject(kind Kind, restart string, inits []k8sContainer, c k8sContainer) any {
 	l := p.l
 	spec := k8sPodSpec{RestartPolicy: restart, InitContainers: inits, Containers: []k8sContainer{c},
-		Volumes: []k8sVolume{{Name: "childproof"}}}
+		Volumes: []k8sVolume{{Name: "childproof"}}, TerminationGracePeriodSeconds: p.k8sGrace()}
 	labels := map[string]string{"app.kubernetes.io/name": l.Name, "app.kubernetes.io/managed-by": "childproof"}
 	meta := k8sMeta{Name: l.Name, Labels: labels}
 	if kind == KindPod {

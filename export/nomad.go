@@ -141,6 +141,7 @@ func (p *plan) nomadTask(w *hcltext.Writer, fromVars []string, varPath string) {
 	if p.l.User != "" {
 		w.Attr("user", hcltext.Quote(p.l.User))
 	}
+	p.nomadStop(w)
 	p.nomadConfig(w)
 	p.nomadEnv(w)
 	p.nomadTemplate(w, fromVars, varPath)

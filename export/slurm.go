@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/childproof/childproof/schema"
 )
 
 // slurm renders an sbatch script whose one step is `childproof run
@@ -36,6 +38,13 @@ func (p *plan) slurm() ([]byte, error) {
 		fmt.Fprintf(&b, "#SBATCH --time=%s\n", s)
 	}
 	b.WriteString("#SBATCH --ntasks=1\n")
+	if l.Stop != (schema.Stop{}) {
+		// At the time limit SLURM sends the step's task, childproof run,
+		// SIGTERM; --signal sends it the stop timeout earlier, so that
+		// childproof's stop (the stop signal, then SIGKILL after the
+		// timeout) ends before the limit.
+		fmt.Fprintf(&b, "#SBATCH --signal=TERM@%d\n", seconds(l.Stop.EffectiveTimeout()))
+	}
 	fmt.Fprintf(&b, "#SBATCH --chdir=%s\n", dir)
 	// The job's environment: only what the launch reads from it (a site's
 	// SBATCH_EXPORT or sbatch --export= on the command line wins over
@@ -65,6 +74,11 @@ func (p *plan) slurm() ([]byte, error) {
 	line("(CUDA_VISIBLE_DEVICES, ROCR_VISIBLE_DEVICES, GPU_DEVICE_ORDINAL…) to the worker, whatever inherit says,")
 	line("and keeps its state in ${TMPDIR:-/tmp}/childproof-UID/slurm-JOB.STEP (docs/spec.md), so that two jobs")
 	line("of this launch on one node do not share a lock.")
+	if l.Stop != (schema.Stop{}) {
+		line(fmt.Sprintf("At scancel or the time limit SLURM sends childproof run SIGTERM: it sends the worker %s (stop.signal),", l.Stop.EffectiveSignal()))
+		line(fmt.Sprintf("then SIGKILL after %s (stop.timeout); --signal sends that SIGTERM %ds before the time limit.", durationString(l.Stop.EffectiveTimeout()), seconds(l.Stop.EffectiveTimeout())))
+		line("The cluster's KillWait (slurm.conf) must be longer than the stop timeout for scancel to wait for it.")
+	}
 	if len(l.DependsOn) > 0 {
 		line(fmt.Sprintf("depends_on (%s): not started by this step; start them first (childproof up on the node starts them in order).", strings.Join(l.DependsOn, ", ")))
 	}

@@ -118,7 +118,7 @@ func (p *plan) systemdHeader(b *strings.Builder, e *systemdEnvPlan) {
 		comment("systemd waits RestartSec= before every restart; childproof run doubles the wait up to 30s.")
 		comment("After StartLimitBurst= starts the unit stays failed: systemctl reset-failed %s before starting it again.", l.Name)
 	}
-	comment("systemctl stop sends SIGTERM to the unit's processes and SIGKILL after TimeoutStopSec= (%s, childproof stop's wait).", durationString(stopTimeout))
+	comment("systemctl stop sends %s (KillSignal=, the spec's stop signal) to the unit's processes and SIGKILL after TimeoutStopSec= (%s, the spec's stop timeout).", l.Stop.EffectiveSignal(), durationString(l.Stop.EffectiveTimeout()))
 	if len(e.patterns) > 0 {
 		comment("inherit %s: PassEnvironment= takes names, and the service manager has no such variables:", strings.Join(quoteAll(e.patterns), ", "))
 		comment("set the ones the worker needs in %s (read if it exists).", e.secretFile)
@@ -214,7 +214,10 @@ func (p *plan) systemdCheckLines(b *strings.Builder) {
 	check = append(check, "--wait", durationString(l.ReadyTimeout()))
 	fmt.Fprintf(b, "ExecStartPost=%s\n", execLineRaw(check, 3, 5))
 	b.WriteString("KillMode=control-group\n")
-	fmt.Fprintf(b, "TimeoutStopSec=%s\n", durationString(stopTimeout))
+	if l.Stop.Signal != "" {
+		fmt.Fprintf(b, "KillSignal=%s\n", l.Stop.Signal)
+	}
+	fmt.Fprintf(b, "TimeoutStopSec=%s\n", durationString(l.Stop.EffectiveTimeout()))
 	r := l.Restart
 	switch r.EffectivePolicy() {
 	case schema.RestartNever:
@@ -232,10 +235,6 @@ func (p *plan) systemdCheckLines(b *strings.Builder) {
 // managerLacks are the inherit names a system service manager has no value
 // of: PassEnvironment= would pass nothing.
 var managerLacks = []string{"HOME", "USER", "LOGNAME", "SHELL"}
-
-// stopTimeout is the unit's TimeoutStopSec=: childproof stop's default
-// wait after SIGTERM (a spec has no stop timeout of its own).
-const stopTimeout = 10 * time.Second
 
 // systemdExecStart renders the argv for ExecStart=, an env() in an
 // argument as ${NAME} (systemd substitutes it, as one word, from the

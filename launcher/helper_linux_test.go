@@ -67,6 +67,15 @@ func helper(mode string, args []string) int {
 		mux.HandleFunc("/healthz", func(w http.ResponseWriter, r *http.Request) { fmt.Fprintln(w, "ok") })
 		go http.Serve(ln, mux)
 		select {}
+	case "reload-on-term": // reload-on-term ADDR: serve ADDR; SIGTERM is a reload (uWSGI's way), SIGINT and SIGQUIT end it
+		terms := make(chan os.Signal, 4)
+		signal.Notify(terms, syscall.SIGTERM)
+		go func() {
+			for range terms {
+				fmt.Println("SIGTERM: reloading")
+			}
+		}()
+		return helper("serve", args)
 	case "busy": // busy ADDR DURATION: /healthz answers 503 for DURATION, then 200; logs each probe
 		ln, err := net.Listen("tcp", args[0])
 		if err != nil {

@@ -335,7 +335,7 @@ func preflight(ctx context.Context, v *verify.Verifier, st *State, l *schema.Lau
 			rec, _ := st.Load(l.Name)
 			if rec != nil && (rec.Stopped == nil && slices.Contains(h.Pids, rec.Worker.Pid) && rec.Worker.Check(v.Proc) == verify.Alive || leftOver(v.Proc, rec, h.Pids)) {
 				if l.OnStale == schema.StaleReplace {
-					res, err := StopRecord(ctx, v.Proc, st, rec, DefaultStopGrace)
+					res, err := StopRecord(ctx, v.Proc, st, rec, 0) // its own stop block
 					if err != nil {
 						return err
 					}

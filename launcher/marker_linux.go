@@ -228,7 +228,7 @@ func guardPrevious(ctx context.Context, p proc.FS, st *State, l *schema.Launch, 
 		what = membersNote(members)
 	}
 	if l.OnStale == schema.StaleReplace {
-		res, err := StopRecord(ctx, p, st, rec, DefaultStopGrace)
+		res, err := StopRecord(ctx, p, st, rec, 0) // its own stop block
 		if err != nil {
 			return err
 		}

@@ -98,6 +98,11 @@ type Record struct {
 	// exec's image, whatever its live block says by then.
 	Members []RecordMember `json:"members,omitempty"`
 	Log     string         `json:"log"`
+	// StopSignal and StopTimeout are the spec's stop block ("SIGQUIT",
+	// "30s"; empty: SIGTERM, DefaultStopGrace) that every later stop of
+	// the launch uses.
+	StopSignal  string `json:"stop_signal,omitempty"`
+	StopTimeout string `json:"stop_timeout,omitempty"`
 
 	// What became of the launch since it started.
 	//

@@ -29,6 +29,12 @@ func (la *Launch) newRecordOf(argv []string, root, worker verify.Fingerprint, pe
 		Pending: pending,
 		Round:   la.roundN(),
 	}
+	if l.Stop.Signal != "" {
+		rec.StopSignal = l.Stop.Signal
+	}
+	if l.Stop.Timeout > 0 {
+		rec.StopTimeout = l.Stop.Timeout.String()
+	}
 	if !la.opts.Detach {
 		rec.Supervisor = os.Getpid()
 	}

@@ -517,10 +517,9 @@ func (r *relaunchRound) takeLock() error {
 // Rollback.From is its round. Under a supervising run, it then waits (up
 // to the stop grace) for the supervisor to let go of the lock.
 func (r *relaunchRound) stopPrevious(ctx context.Context) error {
-	timeout := r.opts.StopGrace
-	if timeout <= 0 {
-		timeout = DefaultStopGrace
-	}
+	// The previous launch's own stop block (its record's), unless the
+	// caller set a grace (relaunch --timeout).
+	timeout := r.prev.stopGrace(r.opts.StopGrace)
 	if r.prev.Stopped == nil {
 		sr, err := StopRecord(ctx, r.opts.Proc, r.st, r.prev, timeout)
 		if err != nil {

@@ -447,9 +447,9 @@ func (s *State) noteStopped(rec *Record, res *StopResult) {
 	switch {
 	case res.Signalled:
 		end.How = EndStopped
-		end.StoppedBy = "childproof sent SIGTERM"
+		end.StoppedBy = "childproof sent " + rec.stopSignalName()
 		if res.Killed {
-			end.StoppedBy = "childproof sent SIGTERM, then SIGKILL"
+			end.StoppedBy += ", then SIGKILL"
 		}
 	default:
 		end.How, end.UptimeAtMost = EndGone, true

@@ -14,12 +14,17 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// StopRecord stops a recorded launch: SIGTERM to its process group through
-// the root's pidfd (and to the worker and cgroup members through their own
-// pidfds), wait up to timeout, then SIGKILL. It signals nothing unless the
-// worker's fingerprint still matches; a reused pid is reported and left alone.
+// StopRecord stops a recorded launch: its stop signal (the spec's
+// stop.signal it was launched with, else SIGTERM) to its process group
+// through the root's pidfd (and to the worker and cgroup members through
+// their own pidfds), wait up to timeout (zero or less: the record's
+// stop.timeout, else DefaultStopGrace), then SIGKILL. It signals nothing
+// unless the worker's fingerprint still matches; a reused pid is reported
+// and left alone.
 func StopRecord(ctx context.Context, p proc.FS, st *State, rec *Record, timeout time.Duration) (*StopResult, error) {
 	res := &StopResult{Name: rec.Name}
+	timeout = rec.stopGrace(timeout)
+	sig := rec.stopSignalName()
 	// A cgroup path from the record is used only when it is one
 	// childproof could have made for this launch.
 	cgroup := trustedCgroup(rec.Cgroup, rec.Name)
@@ -33,7 +38,7 @@ func StopRecord(ctx context.Context, p proc.FS, st *State, rec *Record, timeout 
 			// A pre-fork master killed on its own leaves its workers
 			// (uvicorn's, with the port) in the launch's cgroup.
 			res.Signalled, res.Killed = signalled, killed
-			how := "SIGTERM"
+			how := sig
 			if killed {
 				how = "SIGKILL after " + timeout.String()
 			}
@@ -64,7 +69,7 @@ func StopRecord(ctx context.Context, p proc.FS, st *State, rec *Record, timeout 
 		return res, &Error{Outcome: outcome.Unproven, Kind: KindState, Msg: fmt.Sprintf("%s: cannot identify the worker (pid %d)", rec.Name, rec.Worker.Pid), Err: err}
 	}
 	defer unix.Close(wfd)
-	t := &procTree{p: p, leader: -1, pgid: rec.Pgid, cgroup: cgroup, marker: rec.Marker, pinned: map[int]int{rec.Worker.Pid: wfd}}
+	t := &procTree{p: p, leader: -1, pgid: rec.Pgid, cgroup: cgroup, marker: rec.Marker, pinned: map[int]int{rec.Worker.Pid: wfd}, stopSig: StopSignalOf(sig)}
 	if rec.Root.Pid != rec.Worker.Pid && rec.Root.Pid == rec.Pgid {
 		if fd, l, _ := rec.Root.Open(p); l == verify.Alive {
 			t.leader = fd
@@ -90,7 +95,7 @@ func StopRecord(ctx context.Context, p proc.FS, st *State, rec *Record, timeout 
 		}
 		removeCgroup(cgroup)
 	}
-	how := "SIGTERM"
+	how := sig
 	if res.Killed {
 		how = "SIGKILL after " + timeout.String()
 	}
@@ -123,7 +128,7 @@ func stopLeftovers(ctx context.Context, p proc.FS, rec *Record, cgroup string, t
 	if cgroup == "" && rec.Marker == "" {
 		return 0, false, false
 	}
-	t := &procTree{p: p, leader: -1, pgid: rec.Pgid, cgroup: cgroup, marker: rec.Marker, pinned: map[int]int{}}
+	t := &procTree{p: p, leader: -1, pgid: rec.Pgid, cgroup: cgroup, marker: rec.Marker, pinned: map[int]int{}, stopSig: StopSignalOf(rec.stopSignalName())}
 	n = len(t.live())
 	if n == 0 {
 		return 0, false, false
@@ -168,7 +173,8 @@ func markRecord(st *State, rec *Record, res *StopResult) {
 
 // StopLaunch is stop's lock protocol around StopRecord: it takes the
 // launch's lock (waiting up to wait for a run, relaunch or stop in
-// progress; then exit 6, nothing signalled), loads the record under it
+// progress — zero or less: the record's stop timeout —; then exit 6,
+// nothing signalled), loads the record under it
 // and stops that launch, so it never acts on — or marks — a record a
 // concurrent launch is replacing. check (nil: none) may refuse the record
 // first (down: another spec's). A launch supervised in the foreground
@@ -182,6 +188,12 @@ func markRecord(st *State, rec *Record, res *StopResult) {
 // (Outcome outcome.Usage) wrapping the cause.
 func StopLaunch(ctx context.Context, p proc.FS, st *State, name string, timeout, wait time.Duration, check func(*Record) error) (*Record, *StopResult, error) {
 	lock, lerr := st.tryLock(name)
+	if wait <= 0 {
+		wait = DefaultStopGrace
+		if rec, err := st.Load(name); err == nil {
+			wait = rec.stopGrace(timeout)
+		}
+	}
 	if lerr != nil && !errors.Is(lerr, ErrLocked) {
 		return nil, nil, unreadRecord(st, name, lerr)
 	}

@@ -98,12 +98,14 @@ func (la *Launch) NoteRestart(n, code int) error {
 	return la.State.Save(la.Record)
 }
 
-// Stop SIGTERMs the tree, waits until it is gone or ctx is done (without
-// a deadline: Options.StopGrace, else DefaultStopGrace), then SIGKILLs what is left. It returns once the
+// Stop sends the tree its stop signal (the spec's stop.signal, else
+// SIGTERM), waits until it is gone or ctx is done (without a deadline:
+// Options.StopGrace, else the spec's stop.timeout, else
+// DefaultStopGrace), then SIGKILLs what is left. It returns once the
 // root is reaped, saying what it did; a second Stop (or one after Wait)
 // says what the first did.
 func (la *Launch) Stop(ctx context.Context) (*StopResult, error) {
-	grace := DefaultStopGrace
+	grace := la.Spec.Stop.EffectiveTimeout()
 	if la.opts.StopGrace > 0 {
 		grace = la.opts.StopGrace
 	}
@@ -156,7 +158,7 @@ func (la *Launch) abort() {
 	la.out.stop()
 }
 
-// terminate SIGTERMs the tree, waits up to grace, SIGKILLs what is left,
+// terminate sends the tree its stop signal, waits up to grace, SIGKILLs what is left,
 // reaps and cleans up. It returns once the root is reaped and every member
 // seen is gone — also members re-parented away from us (no subreaper).
 func (la *Launch) terminate(grace time.Duration) {
@@ -170,6 +172,7 @@ func (la *Launch) terminate(grace time.Duration) {
 		return t.watchedGone() && t.root.exited() && len(t.live()) == 0
 	}
 	before := la.worker.Check(t.p)
+	t.stopSig = StopSignalOf(la.Spec.Stop.EffectiveSignal())
 	signalled, killed := t.Terminate(context.Background(), grace, 0, allGone)
 	<-t.root.done
 	t.waitGone(context.Background(), 2*time.Second, allGone)
@@ -184,7 +187,7 @@ func (la *Launch) terminate(grace time.Duration) {
 	case killed:
 		how = fmt.Sprintf("SIGKILL after %s", grace)
 	case signalled:
-		how = "SIGTERM"
+		how = la.Spec.Stop.EffectiveSignal()
 	}
 	t.stopped = &StopResult{Worker: before, Signalled: signalled, Killed: killed, Exited: true,
 		Message: fmt.Sprintf("%s: stopped the worker (pid %d) and its process group: %s; the launched process: %s", la.Spec.Name, la.worker.Pid, how, t.root.status)}

@@ -4,6 +4,7 @@ import (
 	"os"
 	"os/exec"
 	"sync"
+	"syscall"
 
 	"github.com/childproof/childproof/proc"
 	"github.com/childproof/childproof/verify"
@@ -35,6 +36,9 @@ type procTree struct {
 	pinned map[int]int
 	// watched are pidfds of the members seen before the first signal.
 	watched []int
+	// stopSig is the first signal Terminate sends (the spec's stop
+	// signal); zero: SIGTERM.
+	stopSig syscall.Signal
 
 	mu       sync.Mutex
 	finished bool        // signals and reaping are over (Terminate returned)

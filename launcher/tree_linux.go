@@ -146,7 +146,7 @@ func (t *procTree) Signal(sig unix.Signal) {
 	}
 }
 
-// Terminate SIGTERMs the tree unless gone already says it is gone, waits
+// Terminate sends the tree its stop signal (stopSignal) unless gone already says it is gone, waits
 // up to grace (or until ctx ends) for gone, then SIGKILLs the tree and
 // every watched member and waits up to killWait. Members are watched
 // through pidfds opened before the first signal, so that one re-parented
@@ -165,7 +165,7 @@ func (t *procTree) Terminate(ctx context.Context, grace, killWait time.Duration,
 	if gone() {
 		return false, false
 	}
-	t.Signal(unix.SIGTERM)
+	t.Signal(t.stopSignal())
 	if t.waitGone(ctx, grace, gone) {
 		return true, false
 	}

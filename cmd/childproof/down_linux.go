@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/childproof/childproof/launcher"
 	"github.com/childproof/childproof/launcher/group"
 	"github.com/childproof/childproof/lintreport"
 	"github.com/childproof/childproof/proc"
@@ -21,8 +20,8 @@ func newDownCmd(a *app) *cobra.Command {
 		Use: "down [SPEC] [NAME…] [--timeout 10s]",
 		Long: `down stops every recorded launch of SPEC — or the NAMEs given and, transitively, the
 launches that depend on them — in reverse depends_on order: a launch is stopped before
-the launches it depends on. Each is stopped as stop does (SIGTERM to its process group,
-wait up to --timeout, then SIGKILL), and only if its recorded worker's fingerprint still
+the launches it depends on. Each is stopped as stop does (its stop signal, SIGTERM by
+default, to its process group, wait up to --timeout or its stop.timeout, then SIGKILL), and only if its recorded worker's fingerprint still
 matches; a launch with no record, one recorded from another spec file, or one already
 gone is reported and skipped.
 
@@ -41,7 +40,7 @@ an invalid spec, or the exit status of the first stop that failed.`,
 		},
 	}
 	addVarFlag(c, &vars)
-	c.Flags().DurationVar(&timeout, "timeout", launcher.DefaultStopGrace, "how long to wait after SIGTERM before SIGKILL, per launch")
+	c.Flags().DurationVar(&timeout, "timeout", 0, "how long to wait after the stop signal before SIGKILL, per launch (default: each launch's stop.timeout, else 10s)")
 	return c
 }
 

@@ -74,7 +74,7 @@ func (a *app) supervise(la *launcher.Launch, name string, detach bool, sigs chan
 		return nil
 	}
 	shrinkForSupervision()
-	return group.Forward(la, sigs, a.escalation(la.Spec.Name, la.Signal, la.Pid))
+	return group.Forward(la, sigs, a.escalation(la.Spec, la.Signal, la.Pid))
 }
 
 // recordedSpecArg resolves a NAME|SPEC[:NAME] argument

@@ -89,7 +89,7 @@ worker was ready.`,
 	c.Flags().BoolVar(&rollback, "rollback", false, "when the relaunch fails after the previous launch was stopped, relaunch that launch's round again at once (its own round, detached)")
 	c.Flags().BoolVar(&inEnvFile, "in-env-file", false, "write each --set value that an env file of the dispatch chain would clobber into that env file, in place (the lint's env-file-clobber finding names it); --unset and --round put it back")
 	c.Flags().BoolVar(&noLint, "no-lint", false, "relaunch even when the dispatch chain's lint finds an error")
-	c.Flags().DurationVar(&timeout, "timeout", launcher.DefaultStopGrace, "how long to wait after SIGTERM to the previous launch before SIGKILL")
+	c.Flags().DurationVar(&timeout, "timeout", 0, "how long to wait after the stop signal to the previous launch before SIGKILL (default: its stop.timeout, else 10s)")
 	return c
 }
 

@@ -22,7 +22,7 @@ import (
 func (a *app) superviseRestarts(ctx context.Context, la *launcher.Launch, opts launcher.Options, view *console.View, sigs chan os.Signal) error {
 	l := la.Spec
 	g := group.Of(la)
-	esc := a.escalation(l.Name, g.Signal, func() int { return g.Launch(l.Name).Pid() })
+	esc := a.escalation(l, g.Signal, func() int { return g.Launch(l.Name).Pid() })
 	views := map[string]*console.View{l.Name: view}
 	return a.supervisionErr(g.SuperviseSignals(ctx, sigs, esc, group.Supervision{
 		Options: func(*schema.Launch) launcher.Options { return opts },

@@ -20,9 +20,11 @@ func newStopCmd(a *app) *cobra.Command {
 	var vars []string
 	c := &cobra.Command{
 		Use: "stop NAME|SPEC[:NAME] [--timeout 10s]",
-		Long: `stop sends SIGTERM to the recorded worker's process group (through the root's pidfd),
-to the worker and to every member of the launch's cgroup (each through its own pidfd),
-waits up to --timeout for the worker to exit, then sends SIGKILL.
+		Long: `stop sends the launch's stop signal (the spec's stop { signal }, recorded when it was
+launched; SIGTERM by default) to the recorded worker's process group (through the root's
+pidfd), to the worker and to every member of the launch's cgroup (each through its own
+pidfd), waits up to --timeout (default: the recorded stop { timeout }, else 10s) for the
+worker to exit, then sends SIGKILL.
 
 It signals nothing unless the recorded worker's fingerprint (pid, start time, uid, exe,
 pidfs inode) still matches: a pid now used by another process is reported and left
@@ -46,7 +48,7 @@ are stopped all the same and stop exits 2, saying so.`,
 		},
 	}
 	addVarFlag(c, &vars)
-	c.Flags().DurationVar(&timeout, "timeout", launcher.DefaultStopGrace, "how long to wait after SIGTERM before SIGKILL")
+	c.Flags().DurationVar(&timeout, "timeout", 0, "how long to wait after the stop signal before SIGKILL (default: the launch's stop.timeout, else 10s)")
 	return c
 }
 

@@ -145,7 +145,7 @@ func (a *app) up(ctx context.Context, arg string, names, vars []string, detach, 
 	}
 	// In the foreground until every launch has exited: SIGHUP forwarded
 	// to each, SIGINT or SIGTERM stops them all, restart policies applied.
-	return a.supervisionErr(g.SuperviseSignals(ctx, sigs, nil, group.Supervision{WaitDelay: foregroundStopGrace, Event: event}))
+	return a.supervisionErr(g.SuperviseSignals(ctx, sigs, nil, group.Supervision{Event: event}))
 }
 
 // warnDependencies warns, for run, when a launch depends on launches that

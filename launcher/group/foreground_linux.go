@@ -18,8 +18,8 @@ const (
 	// Forwarded: the caller's first SIGINT or SIGTERM was sent on as it
 	// is.
 	Forwarded EscalationStep = iota + 1
-	// Terminated: SIGTERM was sent (at a second signal, or Grace after
-	// the first).
+	// Terminated: the stop signal (Term, SIGTERM by default) was sent
+	// (at a second signal, or Grace after the first).
 	Terminated
 	// Killed: SIGKILL was sent (at the next signal, or Grace after
 	// SIGTERM; again at each signal after that).
@@ -30,13 +30,21 @@ const (
 // as docker run and the childproof command's run do: the first SIGINT or
 // SIGTERM is forwarded as it is (the worker may have a way of its own to
 // stop on it); a second one, or Grace after the first, escalates to
-// SIGTERM; the next one (or Grace again) to SIGKILL. Signal must be set.
+// SIGTERM; the next one (or Grace again) to SIGKILL. A launch with a stop
+// signal of its own (Term) gets that at the first step, and SIGKILL at
+// the next. Signal must be set.
 type Escalation struct {
 	// Signal sends a signal to the launch (Launch.Signal, Group.Signal).
 	Signal func(syscall.Signal)
 	// Grace is how long each step has before the next; zero:
 	// launcher.DefaultStopGrace.
 	Grace time.Duration
+	// Term is the launch's own stop signal (the spec's stop.signal).
+	// Set, the first step sends it in place of the caller's signal (a
+	// worker that treats SIGTERM as a reload gets the signal that stops
+	// it) and the next one SIGKILL; zero: the caller's signal, then
+	// SIGTERM, then SIGKILL.
+	Term syscall.Signal
 	// Step, when set, is told each step once it is taken, with the signal
 	// it sent (so the caller can say it: a worker that ignores SIGINT
 	// shows nothing). It is called with the Escalation's lock held: it
@@ -63,8 +71,10 @@ func (e *Escalation) Next(sig syscall.Signal) {
 	e.taken++
 	step := Forwarded
 	switch {
+	case e.taken == 1 && e.Term != 0:
+		step, sig = Terminated, e.Term
 	case e.taken == 1:
-	case e.taken == 2:
+	case e.taken == 2 && e.Term == 0:
 		step, sig = Terminated, syscall.SIGTERM
 	default:
 		step, sig = Killed, syscall.SIGKILL

@@ -70,6 +70,16 @@ func TestEscalation(t *testing.T) {
 	if len(steps) != 0 {
 		t.Errorf("a step after SIGKILL without a signal: %v", <-steps)
 	}
+
+	// A launch with a stop signal of its own (stop { signal = "SIGQUIT" }):
+	// the caller's signal becomes it, the next step is SIGKILL.
+	e = esc(time.Hour)
+	e.Term = syscall.SIGQUIT
+	e.Next(syscall.SIGTERM)
+	next("SIGTERM with a stop signal", step{group.Terminated, syscall.SIGQUIT})
+	e.Next(syscall.SIGINT)
+	next("then", step{group.Killed, syscall.SIGKILL})
+	e.Close()
 }
 
 // TestForward: a foreground launch whose worker ignores SIGINT gets the

@@ -60,7 +60,7 @@ func StartContext(ctx context.Context, tb testing.TB, l *schema.Launch, opts lau
 	if opts.State == nil && opts.StateDir == "" {
 		opts.StateDir = tb.TempDir()
 	}
-	if opts.StopGrace == 0 {
+	if opts.StopGrace == 0 && l.Stop.Timeout == 0 {
 		opts.StopGrace = StopTimeout
 	}
 	streamed := opts.Output == nil
