@@ -54,10 +54,10 @@ type k8sPodSpec struct {
 	RestartPolicy string `json:"restartPolicy"`
 	// TerminationGracePeriodSeconds is the spec's stop.timeout (nil
 	// without one: Kubernetes' 30s).
-	TerminationGracePeriodSeconds *int64        `json:"terminationGracePeriodSeconds,omitempty"`
-	InitContainers []k8sContainer `json:"initContainers,omitempty"`
-	Containers     []k8sContainer `json:"containers"`
-	Volumes        []k8sVolume    `json:"volumes,omitempty"`
+	TerminationGracePeriodSeconds *int64         `json:"terminationGracePeriodSeconds,omitempty"`
+	InitContainers                []k8sContainer `json:"initContainers,omitempty"`
+	Containers                    []k8sContainer `json:"containers"`
+	Volumes                       []k8sVolume    `json:"volumes,omitempty"`
 }
 
 type k8sContainer struct {
