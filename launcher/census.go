@@ -205,7 +205,7 @@ func (c *census) judgeWorker(r recordSummary, e *CensusEntry) (live verify.Liven
 	}
 	if live == verify.Alive && r.Relay != nil && r.Relay.Check(c.p) != verify.Alive {
 		// Said, not silent: the relay was SIGKILLed (or OOM-killed).
-		e.Note = fmt.Sprintf("its log relay (pid %d) is gone: the tree's output is no longer logged, and its next write to stdout or stderr fails with EPIPE (SIGPIPE ends a worker that does not ignore it)", r.Relay.Pid)
+		e.Note = fmt.Sprintf("log relay (pid %d) is gone: output no longer logged; writes get EPIPE", r.Relay.Pid)
 	}
 	if r.Pending && live == verify.Alive {
 		// Its tree runs but was never verified: not "alive", which
@@ -384,9 +384,9 @@ func (e *CensusEntry) setMembers(pids []int) {
 // written now (nil: it can) — then a stop could not have marked it.
 func unrecordedEnd(writeErr error) string {
 	if writeErr != nil {
-		return fmt.Sprintf("its end is not recorded, and the state dir cannot be written now (%v): a stop could not mark the record stopped, so it may have been stopped", writeErr)
+		return fmt.Sprintf("end not recorded: state dir not writable now (%v)", writeErr)
 	}
-	return "its end is not recorded: it exited or was killed while no childproof watched it (detached, or its supervisor was killed), or a stop could not write the state dir then (that stop said so)"
+	return "its end is not recorded: it exited while no childproof watched it"
 }
 
 // writeProblem says why a record cannot be written in the state dir now

@@ -172,11 +172,14 @@ func TestCensusSaysWhyEndUnknown(t *testing.T) {
 	}
 	for _, e := range es {
 		says := strings.Contains(e.Note, "its end is not recorded")
+		if len(e.Note) > 80 {
+			t.Errorf("%s: note of %d characters (ps rows keep notes to 80): %q", e.Name, len(e.Note), e.Note)
+		}
 		if says != (e.Name == "unmarked") {
 			t.Errorf("%s (%s): note %q", e.Name, e.Status, e.Note)
 		}
 	}
-	if got, want := unrecordedEnd(syscall.EROFS), "the state dir cannot be written now (read-only file system): a stop could not mark the record stopped"; !strings.Contains(got, want) {
+	if got, want := unrecordedEnd(syscall.EROFS), "end not recorded: state dir not writable now (read-only file system)"; !strings.Contains(got, want) || len(got) > 80 {
 		t.Errorf("unrecordedEnd(EROFS) = %q, want it to say %q", got, want)
 	}
 	if err := st.writeProblem(); err != nil {

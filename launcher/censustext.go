@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/childproof/childproof/proc"
+	"github.com/childproof/childproof/verify"
 )
 
 // This file holds `childproof ps`'s outputs: its table (WriteCensus,
@@ -145,7 +146,7 @@ func (e *CensusEntry) PortsText(euid int) string {
 		fmt.Fprintf(&b, " (%d workers, the first shown)", e.Workers)
 	}
 	if e.Note != "" {
-		b.WriteString(" (" + e.Note + ")")
+		b.WriteString(" (" + verify.Clip(e.Note, 80) + ")")
 	}
 	if e.Restarts > 0 || e.LastExit != nil {
 		restarts := "1 restart"

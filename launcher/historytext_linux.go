@@ -5,6 +5,8 @@ import (
 	"io"
 	"strconv"
 	"time"
+
+	"github.com/childproof/childproof/verify"
 )
 
 // This file holds `childproof history`'s outputs: the rounds table and
@@ -54,7 +56,7 @@ func (h *History) WriteText(w io.Writer, o TextOptions, now time.Time) {
 			mark = "*"
 		}
 		fmt.Fprintf(w, historyRow, strconv.Itoa(r.N)+mark, r.Started.Local().Format("2006-01-02 15:04:05"),
-			r.Command, r.OutcomeText(), r.EndText(), r.UptimeText(now), r.DeltaText(o))
+			verify.Clip(string(r.Command), 8), verify.Clip(r.OutcomeText(), 16), verify.Clip(r.EndText(), 26), r.UptimeText(now), r.DeltaText(o))
 		for _, s := range r.Signals {
 			fmt.Fprintf(w, "      signal: %s, to pid %d\n", s, s.ToPid)
 		}

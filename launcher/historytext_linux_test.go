@@ -25,6 +25,8 @@ func TestHistoryWriteText(t *testing.T) {
 	verified := &Round{N: 2, Command: CommandRelaunch, Started: at(10, 5, 0), Outcome: RoundVerified,
 		Delta: RoundDelta{Set: []Override{{Name: "TIMEOUT", Value: &v, EnvFile: &EnvFileEdit{File: "/srv/job/job.env", Line: 3, Appended: true}}}, Unset: []string{"DEBUG"}}}
 	interrupted := &Round{N: 1, Command: CommandUp, Started: at(9, 0, 0), Outcome: RoundInterrupted}
+	long := &Round{N: 3, Command: CommandRollback, Started: at(10, 6, 0), Outcome: RoundFailed, Problems: []verify.Kind{verify.KindEnvMismatch, verify.KindPortNotOwned},
+		End: &RoundEnd{How: EndSignaled, Signal: "SIGKILL", UptimeSeconds: 2}}
 	const header = "ROUND WHEN                COMMAND  OUTCOME          ENDED                      UPTIME     DELTA"
 	for _, c := range []struct {
 		name string
@@ -45,6 +47,9 @@ func TestHistoryWriteText(t *testing.T) {
 		{"no current", History{Rounds: []*Round{interrupted}}, TextOptions{}, []string{
 			header,
 			"1     2026-12-02 09:00:00 up       interrupted      -                          -          -"}},
+		{"long columns cut with …", History{Rounds: []*Round{long}}, TextOptions{}, []string{
+			header,
+			"3     2026-12-02 10:06:00 rollback failed (env-mis… killed by SIGKILL          2s         -"}},
 		{"no round", History{}, TextOptions{}, []string{header}},
 	} {
 		t.Run(c.name, func(t *testing.T) {

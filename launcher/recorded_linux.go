@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/childproof/childproof/outcome"
 	"github.com/childproof/childproof/proc"
@@ -68,6 +69,12 @@ func (s *State) loadLive(l *schema.Launch, name string, p proc.FS, note func(str
 		}
 	}
 	if live := rec.Worker.Check(p); live != verify.Alive {
+		if rec.Stopped != nil && live == verify.Gone {
+			// As ps --all says: stopped, not lost.
+			return nil, &Error{Outcome: outcome.Gone, Kind: verify.KindExited,
+				Msg:  fmt.Sprintf("%s is stopped (childproof stopped it at %s): no worker runs to check", name, rec.Stopped.Local().Format(time.DateTime)),
+				Hint: "start it again with 'childproof run' (or 'childproof up')"}
+		}
 		return nil, &Error{Outcome: outcome.Gone, Kind: verify.KindExited, Msg: fmt.Sprintf("the recorded worker of %q (pid %d) is %s", name, rec.Worker.Pid, live)}
 	}
 	return rec, nil

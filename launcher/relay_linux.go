@@ -430,7 +430,7 @@ func endRelay(ctx context.Context, p proc.FS, fp *verify.Fingerprint, wait time.
 		pidfd.Wait(context.Background(), fd, time.Second)
 		how = "killed"
 	}
-	return fmt.Sprintf("its log relay (pid %d) outlived the tree (something outside it still held the output pipe) and was %s", fp.Pid, how)
+	return fmt.Sprintf("log relay (pid %d) outlived the tree and was %s", fp.Pid, how)
 }
 
 // collectRelay ends, under the launch's lock (taken without waiting:

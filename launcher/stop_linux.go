@@ -34,6 +34,10 @@ func StopRecord(ctx context.Context, p proc.FS, st *State, rec *Record, timeout 
 	case verify.Gone:
 		res.Exited = true
 		res.Message = fmt.Sprintf("%s: the worker (pid %d) is already gone", rec.Name, rec.Worker.Pid)
+		if rec.Stopped != nil {
+			// As ps --all says: stopped, by childproof, not lost.
+			res.Message = fmt.Sprintf("%s: already stopped (childproof stopped it at %s); nothing to do", rec.Name, rec.Stopped.Local().Format(time.DateTime))
+		}
 		if n, signalled, killed := stopLeftovers(ctx, p, rec, cgroup, timeout); n > 0 {
 			// A pre-fork master killed on its own leaves its workers
 			// (uvicorn's, with the port) in the launch's cgroup.

@@ -619,9 +619,9 @@ func (l *loader) resolveDir(s *launchState, la *Launch) {
 // file's directory, reads and parses it, and returns the names it sets
 // (for checkRequire). It reports a file that cannot be read or parsed,
 // naming one from env() or file() by where it is written.
-func (l *loader) readEnvFile(s *launchState, la *Launch) map[string]bool {
+func (l *loader) readEnvFile(s *launchState, la *Launch) map[string]dotenv.Entry {
 	r := &s.raw
-	names := map[string]bool{}
+	names := map[string]dotenv.Entry{}
 	if r.EnvFile == "" || l.isUnknown(s, "env_file") {
 		return names
 	}
@@ -646,9 +646,7 @@ func (l *loader) readEnvFile(s *launchState, la *Launch) map[string]bool {
 		if err != nil {
 			l.errorf(s.rng("env_file"), "Invalid env_file", "%v", err)
 		}
-		for _, n := range dotenv.Names(entries) {
-			names[n] = true
-		}
+		names = dotenv.Map(entries)
 	}
 	return names
 }
@@ -718,17 +716,36 @@ func (l *loader) checkProgram(s *launchState, la *Launch) {
 	}
 }
 
-// checkRequire reports each required variable that env sets to an empty
-// string, or that no source provides: not a key of env, not set by the
-// env file (envFileNames, from readEnvFile), not passed by inherit.
-func (l *loader) checkRequire(s *launchState, la *Launch, envFileNames map[string]bool) {
+// checkRequire reports each required variable that env or the env file
+// sets to an empty string, or that no source provides: not a key of env,
+// not set by the env file (envFile, from readEnvFile, its last assignment
+// of each name), not passed by inherit. An empty value that env takes
+// from env() or file() is the caller's: for a launch the command does not
+// act on (programsOptional) it is a warning, not an error.
+func (l *loader) checkRequire(s *launchState, la *Launch, envFile map[string]dotenv.Entry) {
 	inherit := la.EffectiveInherit()
 	for i, name := range la.Require {
 		v, inEnv := la.Env[name]
+		fe, inFile := envFile[name]
+		shown := l.shown(s, ns("require", i), name)
 		switch {
 		case inEnv && v == "" && !l.isUnknown(s, fmt.Sprintf("env[%s]", name)):
-			l.errorf(s.rng(ns("require", i)), "Required variable set empty", "%v is required to be non-empty on the worker, but env sets it to an empty string", l.shown(s, ns("require", i), name))
-		case inEnv, envFileNames[name], la.Inherits(name):
+			at, fromCaller := l.hidden(s, fmt.Sprintf("env[%s]", name))
+			switch {
+			case !fromCaller:
+				l.errorf(s.rng(ns("require", i)), "Required variable set empty", "%v is required to be non-empty on the worker, but env sets it to an empty string", shown)
+			case l.programsOptional:
+				l.warnf(s.rng(ns("require", i)), "Required variable set empty", "%v is required to be non-empty on the worker, but the value env gives it (env() or file() at %s) is empty here (a warning: this command does not launch %s)", shown, shortRange(at), la.Name)
+			default:
+				l.errorf(s.rng(ns("require", i)), "Required variable set empty", "%v is required to be non-empty on the worker, but the value env gives it (env() or file() at %s) is empty: the caller's variable (or the file) is set but empty", shown, shortRange(at))
+			}
+		case !inEnv && inFile && fe.Value == "" && !fe.Dynamic:
+			file := s.raw.EnvFile
+			if h, hide := l.hidden(s, "env_file"); hide {
+				file = hiddenValue{h}.String()
+			}
+			l.errorf(s.rng(ns("require", i)), "Required variable set empty", "%v is required to be non-empty on the worker, but env_file %s sets it to an empty string (line %d)", shown, file, fe.Line)
+		case inEnv, inFile, la.Inherits(name):
 		default:
 			l.errorf(s.rng(ns("require", i)), "Required variable has no source", "%s", l.noSourceDetail(s, la, i, inherit))
 		}

@@ -4,7 +4,9 @@ import (
 	"fmt"
 	"io"
 	"slices"
+	"strconv"
 	"strings"
+	"unicode/utf8"
 )
 
 // ExplainOutput is the JSON form of an Explanation: the documented output
@@ -76,7 +78,8 @@ func (x *Explanation) WriteText(w io.Writer, title string) {
 			ev := r.Vars[i]
 			state := string(ev.State)
 			if ev.Value != nil {
-				state += fmt.Sprintf(" %q", *ev.Value)
+				// A long value is cut: the column stays a column.
+				state += " " + Clip(strconv.Quote(*ev.Value), 26)
 			} else if ev.Digest != "" {
 				state += " " + ShortDigest(ev.Digest)
 			}
@@ -97,11 +100,8 @@ func (x *Explanation) WriteText(w io.Writer, title string) {
 			case r.Helper:
 				mark += "   (helper: forked, not exec'd)"
 			}
-			argv := strings.Join(r.Argv, " ")
-			if len(argv) > 60 {
-				argv = argv[:60] + "…"
-			}
-			fmt.Fprintf(w, "  %-10s pid %-7d %-16s %-36s %s%s\n", r.Role, r.Pid, r.Comm, state, argv, mark)
+			argv := Clip(strings.Join(r.Argv, " "), 61)
+			fmt.Fprintf(w, "  %-10s pid %-7d %-16s %-36s %s%s\n", r.Role, r.Pid, Clip(r.Comm, 16), state, argv, mark)
 		}
 		for _, r := range j.Diverged {
 			fmt.Fprintf(w, "  answer:  %s differs from the intended value on pid %d (%s), a member of the launched tree (env-diverged)\n", n, r.Pid, r.Comm)
@@ -126,4 +126,14 @@ func (x *Explanation) WriteText(w io.Writer, title string) {
 		}
 	}
 	fmt.Fprintf(w, "note: %s\n", FrozenNote)
+}
+
+// Clip cuts s to at most n runes for a table column, ending with "…" when
+// it cut (a column never pushes the next one over).
+func Clip(s string, n int) string {
+	if n <= 0 || utf8.RuneCountInString(s) <= n {
+		return s
+	}
+	r := []rune(s)
+	return string(r[:n-1]) + "…"
 }

@@ -143,3 +143,22 @@ func TestShortDigest(t *testing.T) {
 		}
 	}
 }
+
+// TestClip: a column value longer than its width is cut to the width,
+// ending with "…"; a short one (or a width of 0) is kept; runes, not bytes.
+func TestClip(t *testing.T) {
+	for _, c := range []struct {
+		s    string
+		n    int
+		want string
+	}{
+		{"verified", 16, "verified"},
+		{"failed (env-mismatch,port-not-owned)", 16, "failed (env-mis…"},
+		{"ééééé", 3, "éé…"},
+		{"abc", 0, "abc"},
+	} {
+		if got := Clip(c.s, c.n); got != c.want {
+			t.Errorf("Clip(%q, %d) = %q, want %q", c.s, c.n, got, c.want)
+		}
+	}
+}

@@ -298,6 +298,10 @@ func (r *Report) writeText(w io.Writer) {
 	}
 	for _, e := range r.Env {
 		state := e.state(absent)
+		if e.Present && slices.ContainsFunc(r.Problems, func(p Problem) bool { return p.Kind == KindEnvMissing && p.Subject.Var == e.Name }) {
+			// Required and empty: never "present, matches" beside "is empty".
+			state = "present, EMPTY (required non-empty)"
+		}
 		val := e.Digest
 		if e.Value != nil {
 			val = fmt.Sprintf("%q", *e.Value)

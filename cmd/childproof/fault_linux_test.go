@@ -496,7 +496,7 @@ func TestFaultStateDirReadOnly(t *testing.T) {
 	// ps then never shows it as merely gone: it says why its end is not
 	// recorded (the state dir cannot be written, so a stop could not
 	// mark it).
-	if out, stderr, code := e.run("ps"); code != 0 || !regexpMatch(`one +gone`, out) || !strings.Contains(out, "the state dir cannot be written now") {
+	if out, stderr, code := e.run("ps"); code != 0 || !regexpMatch(`one +gone`, out) || !strings.Contains(out, "state dir not writable now") {
 		t.Errorf("ps after a stop that could not mark the record: exit %d %q %q", code, out, stderr)
 	}
 }
