@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/childproof/childproof/internal/pidfd"
-	"github.com/childproof/childproof/internal/probe"
 	"github.com/childproof/childproof/outcome"
 	"github.com/childproof/childproof/proc"
 	"github.com/childproof/childproof/verify"
@@ -29,6 +28,7 @@ func (la *Launch) findAndVerify(ctx context.Context, v *verify.Verifier, r *veri
 	f.deadline = f.polling.Add(la.Spec.ReadyTimeout())
 	f.root = la.tree.root.pid()
 	defer f.release()
+	defer func() { la.notes.wake.close(); la.notes.wake = nil }()
 	for {
 		if err := ctx.Err(); err != nil {
 			return la.interrupted(r, err)
@@ -500,49 +500,6 @@ func (la *Launch) verifyOnWorker(ctx context.Context, v *verify.Verifier, r *ver
 	return c, released, nil
 }
 
-// probeReady probes the declared ports (and ready.http) until they
-// answer, within the deadline: the socket table already says the worker
-// owns the port, so a connect cannot be answered by anyone else (nor by
-// itself). A worker that exits meanwhile is exit 5; the deadline is the
-// not-ready failure with what the last probe said.
-func (la *Launch) probeReady(ctx context.Context, r *verify.Report, c verify.Check, worker, wfd int, deadline time.Time) error {
-	l := la.Spec
-	var lastErr error
-	pause := probePause(l.Ready.HTTP != "")
-	for len(l.Ports) > 0 {
-		if pidfd.Exited(wfd) {
-			return la.exitedError(r, la.exitWhat(worker))
-		}
-		pctx, cancel := context.WithTimeout(probe.FromNetNSOf(ctx, la.opts.Proc.Root, worker), 500*time.Millisecond)
-		var match func(int, []byte) error
-		if la.opts.Ready.Status != nil || la.opts.Ready.Body != nil {
-			match = la.opts.Ready.matchHTTP
-		}
-		lastErr = probe.ReadyMatch(pctx, c.Ports, c.ReadyHTTP, 500*time.Millisecond, match)
-		cancel()
-		if lastErr == nil {
-			break
-		}
-		if err := ctx.Err(); err != nil {
-			return la.interrupted(r, err)
-		}
-		if time.Now().After(deadline) {
-			e := la.notReadyError(r, lastErr.Error())
-			if h := answeredHint(lastErr, l); h != "" {
-				e.Hint = h
-			}
-			return e
-		}
-		p := la.progressBase(r.Attempts, deadline.Add(-l.ReadyTimeout()))
-		p.Phase, p.Worker, p.Comm, p.Last = PhaseReady, worker, la.worker.Comm, lastErr.Error()
-		la.progress(p)
-		// Wait for the next probe, waking at once if the worker exits.
-		d := min(pause(), time.Until(deadline))
-		unix.Poll([]unix.PollFd{{Fd: int32(wfd), Events: unix.POLLIN}}, max(int(d/time.Millisecond), 1))
-	}
-	return nil
-}
-
 // stillTheWorker decides, once the worker is ready, that the answer is
 // evidence: the owner of the ports must still be the worker (else
 // errRepick within the deadline, or the failure "after readiness"), and
@@ -660,43 +617,26 @@ func (la *Launch) waitAdded(ctx context.Context, r *verify.Report, worker, wfd i
 		p.Phase, p.Worker, p.Comm, p.Last = PhaseReady, worker, la.worker.Comm, last
 		la.progress(p)
 	}
-	// wait pauses d, waking at once when the worker exits; it reports
-	// whether the wait may go on.
-	wait := func(d time.Duration) bool {
-		d = min(d, time.Until(deadline))
-		unix.Poll([]unix.PollFd{{Fd: int32(wfd), Events: unix.POLLIN}}, max(int(d/time.Millisecond), 1))
-		return !pidfd.Exited(wfd) && time.Now().Before(deadline) && ctx.Err() == nil
-	}
 	if rd.Log != nil {
 		what := fmt.Sprintf("no line of its output matched Options.Ready.Log %s", quoteRe(rd.Log))
-		progress(what)
-		for !la.out.hasMatched() {
-			if !wait(followEvery) {
-				if la.out.hasMatched() {
-					break
-				}
-				if pidfd.Exited(wfd) {
-					return la.exitedError(r, la.exitWhat(worker))
-				}
-				if err := ctx.Err(); err != nil {
-					return la.interrupted(r, err)
-				}
-				return la.notReadyError(r, what)
-			}
+		if err := la.waitLine(ctx, r, worker, wfd, deadline, la.out.hasMatched, what); err != nil {
+			return err
 		}
 	}
 	if rd.Func != nil {
 		fctx, cancel := context.WithDeadline(ctx, deadline)
 		defer cancel()
-		pause := probePause(true)
+		p := newPacer()
 		for {
 			err := rd.Func(fctx)
+			p.ran()
 			if err == nil {
 				break
 			}
 			what := "Options.Ready.Func: " + err.Error()
 			progress(what)
-			if !wait(pause()) {
+			la.waitEvent(ctx, wfd, p.due(), deadline, p)
+			if pidfd.Exited(wfd) || !time.Now().Before(deadline) || ctx.Err() != nil {
 				if pidfd.Exited(wfd) {
 					return la.exitedError(r, la.exitWhat(worker))
 				}

@@ -155,6 +155,17 @@ func helper(mode string, args []string) int {
 		select {}
 	case "sleep":
 		time.Sleep(time.Hour)
+	case "say-later": // say-later DELAY LINE: print LINE after DELAY, then sleep
+		d, _ := time.ParseDuration(args[0])
+		time.Sleep(d)
+		fmt.Println(args[1])
+		time.Sleep(time.Hour)
+	case "ready-when": // ready-when FILE: exit 0 iff FILE (relative: to the cwd) exists and MOCK_LLM_KEY is set
+		if _, err := os.Stat(args[0]); err != nil || os.Getenv("MOCK_LLM_KEY") == "" {
+			fmt.Println("not yet")
+			return 1
+		}
+		return 0
 	}
 	return 1
 }

@@ -78,6 +78,9 @@ type launchNotes struct {
 	// settled is the signature of the tree when it was last found quiet
 	// for preforkQuiet.
 	settled string
+	// wake is rung by the output follower on every line, for the
+	// readiness waits (nil: no wait needs it).
+	wake *wakeup
 }
 
 // Pid returns the worker's pid.

@@ -472,9 +472,9 @@ func (la *Launch) openLogAndMask(sp *spawnRun) (*os.File, error) {
 	// Output and Ready.Log get what the log gets: in the foreground from
 	// the pipe's reader in the same pass, detached from the log.
 	if la.opts.Detach {
-		la.out = follow(sp.r.Log, la.opts.Output, la.opts.Ready.Log)
+		la.out = follow(sp.r.Log, la.opts.Output, la.outputWatch())
 	} else {
-		la.out = feed(la.opts.Output, la.opts.Ready.Log)
+		la.out = feed(la.opts.Output, la.outputWatch())
 	}
 	if argvErr != nil {
 		logf.Close()

@@ -175,8 +175,9 @@ type Readiness struct {
 	// Log must match a line the tree printed (since it started, secrets
 	// masked); nil: no wait for a line.
 	Log *regexp.Regexp
-	// Func is called, every 10 ms and then less often, until it returns
-	// nil; its last error is in the not-ready message. Its ctx ends at
+	// Func is called, when the tree printed a line and otherwise every
+	// 50 ms (less often after 10 s; at most 20 calls a second), until it
+	// returns nil; its last error is in the not-ready message. Its ctx ends at
 	// the readiness deadline. nil: not called.
 	Func func(ctx context.Context) error
 }

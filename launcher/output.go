@@ -32,13 +32,15 @@ type follower struct {
 	started atomic.Bool
 	cancel  context.CancelFunc
 	done    chan struct{}
-	matched chan struct{}
-	once    sync.Once
+	// opt waits for Options.Ready.Log, spec for the spec's ready.log
+	// (nil: none); wake, when set, is told of every line (readiness
+	// probes again when the worker wrote something).
+	opt, spec *lineWait
+	wake      func()
 
 	// fed mode: Write takes what the pipe's reader wrote to the log.
 	mu      sync.Mutex
 	out     io.Writer
-	match   *regexp.Regexp
 	pending []byte // a line not ended yet
 	stopped bool
 }
@@ -48,13 +50,59 @@ type follower struct {
 // so that Output stays the log's bytes.
 const maxLine = 1 << 20
 
-// feed returns the follower of a foreground launch, which the pipe's
-// reader writes to (Write), when out or match is set; nil otherwise.
-func feed(out io.Writer, match *regexp.Regexp) *follower {
-	if out == nil && match == nil {
+// lineWait is a wait for a line of output that matches re: done is
+// closed at the first.
+type lineWait struct {
+	re   *regexp.Regexp
+	done chan struct{}
+	once sync.Once
+}
+
+// newLineWait returns the wait for re, or nil for a nil re.
+func newLineWait(re *regexp.Regexp) *lineWait {
+	if re == nil {
 		return nil
 	}
-	return &follower{out: out, match: match, matched: make(chan struct{})}
+	return &lineWait{re: re, done: make(chan struct{})}
+}
+
+// see matches line against w (a nil w, or one matched already: nothing).
+func (w *lineWait) see(line []byte) {
+	if w != nil && !w.matched() && w.re.Match(line) {
+		w.once.Do(func() { close(w.done) })
+	}
+}
+
+// matched reports whether a line matched (nil: never).
+func (w *lineWait) matched() bool {
+	if w == nil {
+		return false
+	}
+	select {
+	case <-w.done:
+		return true
+	default:
+		return false
+	}
+}
+
+// watch says what a follower looks for in the output: Options.Ready.Log
+// (opt), the spec's ready.log (spec), and whom to tell of each line
+// (wake).
+type watch struct {
+	opt, spec *regexp.Regexp
+	wake      func()
+}
+
+func (w watch) none() bool { return w.opt == nil && w.spec == nil && w.wake == nil }
+
+// feed returns the follower of a foreground launch, which the pipe's
+// reader writes to (Write), when out or w asks for one; nil otherwise.
+func feed(out io.Writer, w watch) *follower {
+	if out == nil && w.none() {
+		return nil
+	}
+	return &follower{out: out, opt: newLineWait(w.opt), spec: newLineWait(w.spec), wake: w.wake}
 }
 
 // Write passes the whole lines of what the pipe's reader wrote to the log
@@ -93,7 +141,7 @@ func (f *follower) Write(p []byte) (int, error) {
 // pass gives lines (each ending in a newline, but for a piece of a line
 // over maxLine) to the matcher and Output.
 func (f *follower) pass(block []byte) {
-	if f.match != nil && !f.hasMatched() {
+	if f.opt != nil && !f.opt.matched() || f.spec != nil && !f.spec.matched() {
 		for rest := block; len(rest) > 0; {
 			line := rest
 			if j := bytes.IndexByte(rest, '\n'); j >= 0 {
@@ -101,21 +149,22 @@ func (f *follower) pass(block []byte) {
 			} else {
 				rest = nil // a piece of a long line
 			}
-			if f.match.Match(line) {
-				f.once.Do(func() { close(f.matched) })
-				break
-			}
+			f.opt.see(line)
+			f.spec.see(line)
 		}
 	}
 	if f.out != nil {
 		f.out.Write(block)
 	}
+	if f.wake != nil {
+		f.wake()
+	}
 }
 
 // follow starts following the log at path (from its start) when out or
-// match is set; nil otherwise. The log holds the output masked already.
-func follow(path string, out io.Writer, match *regexp.Regexp) *follower {
-	if out == nil && match == nil {
+// w asks for it; nil otherwise. The log holds the output masked already.
+func follow(path string, out io.Writer, w watch) *follower {
+	if out == nil && w.none() {
 		return nil
 	}
 	t, err := logtail.Open(path)
@@ -123,7 +172,7 @@ func follow(path string, out io.Writer, match *regexp.Regexp) *follower {
 		return nil
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	f := &follower{cancel: cancel, done: make(chan struct{}), matched: make(chan struct{})}
+	f := &follower{cancel: cancel, done: make(chan struct{}), opt: newLineWait(w.opt), spec: newLineWait(w.spec), wake: w.wake}
 	buf := make([]byte, 0, 256)
 	go func() {
 		defer close(f.done)
@@ -135,12 +184,14 @@ func follow(path string, out io.Writer, match *regexp.Regexp) *follower {
 			return followEvery
 		}
 		t.FollowEvery(ctx, every, func(line string) {
-			if match != nil && match.MatchString(line) {
-				f.once.Do(func() { close(f.matched) })
-			}
+			buf = append(append(buf[:0], line...), '\n')
+			f.opt.see(buf[:len(line)])
+			f.spec.see(buf[:len(line)])
 			if out != nil {
-				buf = append(append(buf[:0], line...), '\n')
 				out.Write(buf)
+			}
+			if f.wake != nil {
+				f.wake()
 			}
 		})
 	}()
@@ -175,15 +226,10 @@ func (f *follower) stop() {
 	f.stopped, f.pending = true, nil
 }
 
-// hasMatched reports whether a line matched (nil follower: never).
-func (f *follower) hasMatched() bool {
-	if f == nil {
-		return false
-	}
-	select {
-	case <-f.matched:
-		return true
-	default:
-		return false
-	}
-}
+// hasMatched reports whether a line matched Options.Ready.Log (nil
+// follower: never).
+func (f *follower) hasMatched() bool { return f != nil && f.opt.matched() }
+
+// specMatched reports whether a line matched the spec's ready.log (nil
+// follower: never).
+func (f *follower) specMatched() bool { return f != nil && f.spec.matched() }

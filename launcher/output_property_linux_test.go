@@ -116,7 +116,7 @@ func runPropertyCase(t *testing.T, c propertyCase, detach bool) (log, console st
 	var f *follower
 	var also *follower
 	if !detach {
-		f = feed(&out, nil)
+		f = feed(&out, watch{})
 		also = f
 	}
 	set := redact.Of(c.secs, nil)
@@ -236,7 +236,7 @@ func TestFinishWaitsForConsole(t *testing.T) {
 		t.Fatal(err)
 	}
 	con := &blockedConsole{entered: make(chan struct{}), release: make(chan struct{})}
-	f := feed(con, nil)
+	f := feed(con, watch{})
 	o, err := startOutput(logf, redact.Of(nil, nil), "", "", f)
 	if err != nil {
 		t.Fatal(err)

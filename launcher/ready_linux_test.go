@@ -9,13 +9,13 @@ import (
 	"testing"
 	"time"
 
-	"github.com/google/go-cmp/cmp"
+	"github.com/childproof/childproof/outcome"
+	"github.com/childproof/childproof/verify"
 )
 
-// TestReadinessBackoff: a server answering 503 for 1.5 s is probed with a
-// backoff (10 ms doubling to 1 s), not every millisecond: at most twelve
-// probes, however slow the machine.
-func TestReadinessBackoff(t *testing.T) {
+// TestReadinessRate: a server answering 503 for 1.5 s (and logging each
+// probe, which wakes the wait) gets at most 20 probes in any second.
+func TestReadinessRate(t *testing.T) {
 	f := newFixture(t)
 	l := f.spec("busy")
 	l.Command = []string{filepath.Join(f.bin, "mock-srv"), "helper", "busy", "127.0.0.1:" + strconv.Itoa(f.port), "1500ms"}
@@ -28,29 +28,113 @@ func TestReadinessBackoff(t *testing.T) {
 	la.Stop(context.Background())
 	b, _ := os.ReadFile(la.LogPath())
 	n503 := strings.Count(string(b), "probe 503")
-	if n503 == 0 || n503 > 12 {
-		t.Errorf("%d probes answered 503 in 1.5 s, want 1–12 (a backoff)", n503)
+	if n503 == 0 || n503 > 2*maxProbesPerSecond {
+		t.Errorf("%d probes answered 503 in 1.5 s, want 1–%d (at most %d a second)", n503, 2*maxProbesPerSecond, maxProbesPerSecond)
 	}
-	// What the backoff costs after readiness (at most its last pause) is a
-	// figure, not a test: a loaded machine stretches every pause. The
-	// pauses themselves are TestProbePause's.
 	t.Logf("%d probes answered 503; ready after %s", n503, took)
 }
 
-func TestProbePause(t *testing.T) {
-	next := probePause(true)
-	var got []time.Duration
-	for range 9 {
-		got = append(got, next())
+// TestPacer: probes are probeEvery apart without events, and never
+// closer than minGap (at most maxProbesPerSecond a second) with them.
+func TestPacer(t *testing.T) {
+	p := newPacer()
+	if due := p.due(); time.Until(due) > 0 {
+		t.Fatalf("first probe due in %s, want at once", time.Until(due))
 	}
-	want := []time.Duration{10, 20, 40, 80, 160, 320, 640, 1000, 1000}
-	for i := range want {
-		want[i] *= time.Millisecond
+	p.ran()
+	if d := p.due().Sub(p.last); d != probeEvery {
+		t.Errorf("second probe %s after the first, want %s", d, probeEvery)
 	}
-	if d := cmp.Diff(want, got); d != "" {
-		t.Errorf("(-want +got):\n%s", d)
+	if d := p.earliest().Sub(p.last); d != time.Second/maxProbesPerSecond {
+		t.Errorf("an event may bring a probe %s after the last, want %s", d, time.Second/maxProbesPerSecond)
 	}
-	if d := probePause(false)(); d != time.Millisecond {
-		t.Errorf("TCP probe pause = %s", d)
+	p.began = p.began.Add(-time.Minute) // a long wait slows down
+	for range 30 {
+		p.ran()
+	}
+	if d := p.due().Sub(p.last); d != probeSlowest {
+		t.Errorf("after a minute probes are %s apart, want %s", d, probeSlowest)
+	}
+}
+
+// TestReadyStatus: ready.status lists the answers that count: a server
+// answering 503 is ready at its first answer with status = [503].
+func TestReadyStatus(t *testing.T) {
+	f := newFixture(t)
+	l := f.spec("status")
+	l.Command = []string{filepath.Join(f.bin, "mock-srv"), "helper", "busy", "127.0.0.1:" + strconv.Itoa(f.port), "1h"}
+	l.Ready.Status = []int{503}
+	la, err := f.start(t, l, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	la.Stop(context.Background())
+	// And 503 is not ready with status = [200]: the answer is named.
+	l.Ready.Status, l.Ready.Timeout = []int{200}, 2*time.Second
+	_, err = f.start(t, l, false)
+	e := wantCode(t, err, outcome.Exited, verify.KindNotReady)
+	if !strings.Contains(e.Error(), "503") {
+		t.Errorf("not-ready failure does not name the answer: %v", e)
+	}
+}
+
+// TestReadyExec: ready.exec runs in the launch's directory and
+// environment until it exits 0; a command that never does is the
+// not-ready failure with its last line.
+func TestReadyExec(t *testing.T) {
+	f := newFixture(t)
+	dir := t.TempDir()
+	l := f.spec("exec")
+	l.Dir = dir
+	l.Ready.HTTP = ""
+	l.Ready.Exec = []string{filepath.Join(f.bin, "mock-srv"), "helper", "ready-when", "ready-file"}
+	go func() {
+		time.Sleep(300 * time.Millisecond)
+		os.WriteFile(filepath.Join(dir, "ready-file"), nil, 0o644)
+	}()
+	la, err := f.start(t, l, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "ready-file")); err != nil {
+		t.Errorf("verified before ready.exec could exit 0: %v", err)
+	}
+	la.Stop(context.Background())
+
+	l.Ready.Exec = []string{filepath.Join(f.bin, "mock-srv"), "helper", "ready-when", "never"}
+	l.Ready.Timeout = 2 * time.Second
+	_, err = f.start(t, l, true)
+	e := wantCode(t, err, outcome.Exited, verify.KindNotReady)
+	if !strings.Contains(e.Error(), "not yet") || !strings.Contains(e.Error(), "exit status 1") {
+		t.Errorf("not-ready failure lacks the command's exit and last line: %v", e)
+	}
+}
+
+// TestReadyLog: ready.log waits for a line of the worker's output, with
+// or without a port, foreground and detached.
+func TestReadyLog(t *testing.T) {
+	for _, detach := range []bool{false, true} {
+		t.Run(strconv.FormatBool(detach), func(t *testing.T) {
+			f := newFixture(t)
+			l := f.spec("log")
+			l.Ports, l.Ready.HTTP = nil, ""
+			l.Command = []string{filepath.Join(f.bin, "mock-srv"), "helper", "say-later", "300ms", "model loaded: ready"}
+			l.Ready.Log = `^model loaded: (ready|done)$`
+			t0 := time.Now()
+			la, err := f.start(t, l, detach)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if took := time.Since(t0); took < 300*time.Millisecond {
+				t.Errorf("ready after %s, before the line was printed", took)
+			}
+			la.Stop(context.Background())
+			l.Ready.Log, l.Ready.Timeout = `never printed`, time.Second
+			_, err = f.start(t, l, detach)
+			e := wantCode(t, err, outcome.Exited, verify.KindNotReady)
+			if !strings.Contains(e.Error(), "never printed") {
+				t.Errorf("not-ready failure does not name the pattern: %v", e)
+			}
+		})
 	}
 }

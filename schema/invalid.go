@@ -98,8 +98,8 @@ func (l *Launch) Validate() error {
 		}
 		r.Ports = append(r.Ports, rawPort{Name: name, Number: p.Number, Address: p.Address, AllowAllInterfaces: p.AllowAllInterfaces})
 	}
-	if l.Ready != (Ready{}) {
-		r.Ready = &rawReady{HTTP: l.Ready.HTTP}
+	if !l.Ready.IsZero() {
+		r.Ready = &rawReady{HTTP: l.Ready.HTTP, Exec: l.Ready.Exec, Log: l.Ready.Log, Status: l.Ready.Status}
 		if l.Ready.Timeout != 0 {
 			r.Ready.Timeout = l.Ready.Timeout.String()
 		}
@@ -117,6 +117,9 @@ func (l *Launch) Validate() error {
 		r.Slurm = &rawSlurm{Partition: l.Slurm.Partition, Gres: l.Slurm.Gres, Time: l.Slurm.Time}
 	}
 	fps := validateLaunch(r, nil)
+	if r.Ready != nil {
+		fps = append(fps, readyProblems(r.Ready, nil)...)
+	}
 	if len(fps) == 0 {
 		return nil
 	}

@@ -41,7 +41,7 @@ var portSchema = &hcl.BodySchema{Attributes: []hcl.AttributeSchema{
 	{Name: "number", Required: true}, {Name: "address"}, {Name: "allow_all_interfaces"},
 }}
 
-var readySchema = &hcl.BodySchema{Attributes: []hcl.AttributeSchema{{Name: "http"}, {Name: "timeout"}}}
+var readySchema = &hcl.BodySchema{Attributes: []hcl.AttributeSchema{{Name: "http"}, {Name: "exec"}, {Name: "log"}, {Name: "status"}, {Name: "timeout"}}}
 
 var restartSchema = &hcl.BodySchema{Attributes: []hcl.AttributeSchema{
 	{Name: "policy", Required: true}, {Name: "max"}, {Name: "backoff"},
@@ -405,6 +405,7 @@ func (l *loader) ready(blk *hcl.Block, s *launchState) {
 			s.secret["ready.http"] = secret
 		}
 	}
+	l.readyBody(c, s)
 	l.strAttr(c, s, "ready", "timeout", &s.raw.Ready.Timeout)
 }
 
@@ -495,6 +496,7 @@ func (l *loader) finish(s *launchState, aliases map[string]string, before int) *
 	l.checkRequire(s, la, envFileNames)
 	l.checkWorkerSelector(s, la)
 	l.checkOneshot(s, la)
+	l.checkReady(s)
 	l.checkReadyPort(s, la)
 	l.warnRemovedAndAliases(s, la, aliases)
 	if l.diags[before:].HasErrors() {
@@ -543,7 +545,7 @@ func (l *loader) newLaunch(s *launchState, aliases map[string]string) *Launch {
 		}
 	}
 	if r.Ready != nil {
-		la.Ready.HTTP = r.Ready.HTTP
+		la.Ready.HTTP, la.Ready.Exec, la.Ready.Log, la.Ready.Status = r.Ready.HTTP, r.Ready.Exec, r.Ready.Log, r.Ready.Status
 		if r.Ready.Timeout != "" {
 			la.Ready.Timeout, _ = time.ParseDuration(r.Ready.Timeout)
 		}

@@ -190,8 +190,17 @@ type Port struct {
 
 // Ready describes the readiness check.
 type Ready struct {
-	// HTTP is a path for a GET that must answer 2xx. Empty: a TCP connect.
+	// HTTP is a path for a GET that must answer 2xx (or one of Status).
+	// Empty, with Exec and Log empty too: a TCP connect.
 	HTTP string
+	// Status lists the HTTP status codes that count as ready. Empty: 2xx.
+	Status []int
+	// Exec is an argv run (no shell) in the launch's dir and environment
+	// until it exits 0. Empty: no command.
+	Exec []string
+	// Log is an RE2 regular expression a line of the worker's output must
+	// match. Empty: no log line is waited for.
+	Log string
 	// Timeout bounds the wait for readiness. Zero means 10s.
 	Timeout time.Duration
 }

@@ -58,6 +58,9 @@ type Summary struct {
 	// WorkerComm, WorkerExe and ReadyHTTP are the worker selector's comm
 	// and exe and the readiness URL ("" when not set).
 	WorkerComm, WorkerExe, ReadyHTTP Shown
+	// ReadyExec is ready.exec's program and ReadyLog ready.log's pattern
+	// ("" when not set).
+	ReadyExec, ReadyLog Shown
 	// Secret is the spec's secret list, in its order.
 	Secret []string
 	// SecretFromEnv are the other names of env, sorted, whose value is
@@ -114,6 +117,12 @@ func (l *Launch) Summary(environ []string) Summary {
 	}
 	if l.Ready.HTTP != "" {
 		s.ReadyHTTP = shown("ready.http", l.Ready.HTTP)
+	}
+	if len(l.Ready.Exec) > 0 {
+		s.ReadyExec = shown("ready.exec[0]", l.Ready.Exec[0])
+	}
+	if l.Ready.Log != "" {
+		s.ReadyLog = shown("ready.log", l.Ready.Log)
 	}
 	for _, n := range slices.Sorted(maps.Keys(l.Env)) {
 		if !l.IsSecret(n) && l.SecretName(n) {

@@ -3,6 +3,7 @@ package schema
 import (
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 )
 
@@ -80,11 +81,18 @@ func (s Summary) WriteText(w io.Writer, l *Launch, o SummaryText) error {
 		row("port", "none declared: no port is checked")
 	}
 	row("worker", "%s", o.Worker)
-	if s.ReadyHTTP != (Shown{}) {
+	switch {
+	case s.ReadyHTTP != (Shown{}) && len(l.Ready.Status) > 0:
+		row("ready", "GET %s answers %s, within %s", s.ReadyHTTP, statusList(l.Ready.Status), l.ReadyTimeout())
+	case s.ReadyHTTP != (Shown{}):
 		row("ready", "GET %s answers 2xx, within %s", s.ReadyHTTP, l.ReadyTimeout())
-	} else if len(l.Ports) > 0 {
+	case s.ReadyExec != (Shown{}):
+		row("ready", "%s (ready.exec) exits 0, within %s", s.ReadyExec, l.ReadyTimeout())
+	case s.ReadyLog != (Shown{}):
+		row("ready", "a line of the worker's output matches %s, within %s", s.ReadyLog, l.ReadyTimeout())
+	case len(l.Ports) > 0:
 		row("ready", "the worker owns the port and accepts a TCP connect, within %s", l.ReadyTimeout())
-	} else {
+	default:
 		row("ready", "the worker is found and verified, within %s", l.ReadyTimeout())
 	}
 	row("attempts", "%d", l.EffectiveAttempts())
@@ -158,4 +166,16 @@ func (v VarSource) Describe() string {
 		desc += " — removed before launch"
 	}
 	return desc
+}
+
+// statusList names HTTP codes: "200", "200 or 204", "200, 204 or 301".
+func statusList(codes []int) string {
+	parts := make([]string, len(codes))
+	for i, c := range codes {
+		parts[i] = strconv.Itoa(c)
+	}
+	if len(parts) == 1 {
+		return parts[0]
+	}
+	return strings.Join(parts[:len(parts)-1], ", ") + " or " + parts[len(parts)-1]
 }

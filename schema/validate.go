@@ -120,8 +120,11 @@ type rawPort struct {
 }
 
 type rawReady struct {
-	HTTP    string `hcl:"http" validate:"omitempty,startswith=/,printascii,excludes= "`
-	Timeout string `hcl:"timeout" validate:"omitempty,duration"`
+	HTTP    string   `hcl:"http" validate:"omitempty,startswith=/,printascii,excludes= "`
+	Exec    []string `hcl:"exec"`
+	Log     string   `hcl:"log"`
+	Status  []int    `hcl:"status"`
+	Timeout string   `hcl:"timeout" validate:"omitempty,duration"`
 }
 
 // validate is the validator, built on first use: registering the

@@ -42,7 +42,8 @@ func Ready(ctx context.Context, ports []schema.Port, path string, timeout time.D
 
 // ReadyMatch is Ready with the answer to the GET judged by match (its
 // status code and the first 64 KiB of its body, de-chunked) instead of
-// expecting 2xx; nil match is Ready.
+// expecting 2xx; nil match is Ready. A *StatusError match returns is
+// returned as it is, with the path and status line filled in.
 func ReadyMatch(ctx context.Context, ports []schema.Port, path string, timeout time.Duration, match func(code int, body []byte) error) error {
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
@@ -87,6 +88,10 @@ func probe(ctx context.Context, addr, path string, match func(int, []byte) error
 	if match != nil {
 		code, _ := strconv.Atoi(status[:3])
 		if err := match(code, *body); err != nil {
+			if se, ok := err.(*StatusError); ok {
+				se.Path, se.Status = path, status
+				return se
+			}
 			return fmt.Errorf("GET %s: %w", path, err)
 		}
 		return nil

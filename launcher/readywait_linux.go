@@ -1,0 +1,382 @@
+package launcher
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/childproof/childproof/internal/pidfd"
+	"github.com/childproof/childproof/internal/probe"
+	"github.com/childproof/childproof/schema"
+	"github.com/childproof/childproof/verify"
+	"golang.org/x/sys/unix"
+)
+
+// Readiness probing is paced by what happens, not by a fast clock: a
+// probe runs when the worker printed a line (a server says it is ready,
+// or logs the previous probe's answer) and otherwise every probeEvery,
+// which grows once the wait has lasted probeSlowAfter, up to
+// probeSlowest; never more than maxProbesPerSecond in any second.
+const (
+	probeEvery         = 50 * time.Millisecond
+	probeSlowAfter     = 10 * time.Second
+	probeSlowest       = time.Second
+	maxProbesPerSecond = 20
+	// execRunTimeout bounds one run of ready.exec (it is killed, with
+	// its process group, after it).
+	execRunTimeout = 5 * time.Second
+	// probeRunTimeout bounds one TCP connect or GET.
+	probeRunTimeout = 500 * time.Millisecond
+)
+
+// wakeup is an eventfd that readiness waits poll beside the worker's
+// pidfd: it is written each time the launched tree prints a line. Safe
+// for concurrent use.
+type wakeup struct {
+	mu sync.Mutex
+	fd int // -1: closed, or none
+}
+
+func newWakeup() *wakeup {
+	fd, err := unix.Eventfd(0, unix.EFD_NONBLOCK|unix.EFD_CLOEXEC)
+	if err != nil {
+		fd = -1
+	}
+	return &wakeup{fd: fd}
+}
+
+// ring wakes a wait (nil or closed: nothing).
+func (w *wakeup) ring() {
+	if w == nil {
+		return
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.fd >= 0 {
+		one := [8]byte{1}
+		unix.Write(w.fd, one[:])
+	}
+}
+
+// drain takes what rang, reporting whether anything did.
+func (w *wakeup) drain() bool {
+	if w == nil {
+		return false
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.fd < 0 {
+		return false
+	}
+	var b [8]byte
+	n, _ := unix.Read(w.fd, b[:])
+	return n == 8
+}
+
+// pollFd is the fd a wait polls, or -1.
+func (w *wakeup) pollFd() int {
+	if w == nil {
+		return -1
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.fd
+}
+
+func (w *wakeup) close() {
+	if w == nil {
+		return
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.fd >= 0 {
+		unix.Close(w.fd)
+		w.fd = -1
+	}
+}
+
+// outputWatch is what the launch's follower looks for: Options.Ready.Log,
+// the spec's ready.log, and a wake-up for readiness waits on every line
+// when the wait has a probe that a line may make worth running again.
+func (la *Launch) outputWatch() watch {
+	w := watch{opt: la.opts.Ready.Log}
+	if la.Spec.Ready.Log != "" {
+		w.spec, _ = regexp.Compile(la.Spec.Ready.Log) // checked by the schema
+	}
+	if la.Spec.Ready.Kind() != "tcp" || la.opts.Ready.Log != nil || la.opts.Ready.Func != nil {
+		if la.notes.wake == nil {
+			la.notes.wake = newWakeup()
+		}
+		w.wake = la.notes.wake.ring
+	}
+	return w
+}
+
+// pacer spaces readiness probes: the next is due every after the last
+// (probeEvery, slower once the wait has lasted probeSlowAfter), and an
+// event (a line of output) brings it forward to minGap after the last:
+// never more than maxProbesPerSecond in a second.
+type pacer struct {
+	began, last time.Time
+	every       time.Duration
+}
+
+// minGap is the least time between two probes.
+const minGap = time.Second / maxProbesPerSecond
+
+func newPacer() *pacer { return &pacer{began: time.Now(), every: probeEvery} }
+
+// ran notes a probe run now.
+func (p *pacer) ran() {
+	p.last = time.Now()
+	if p.last.Sub(p.began) > probeSlowAfter {
+		p.every = min(p.every*5/4, probeSlowest)
+	}
+}
+
+// earliest is when the rate cap allows the next probe.
+func (p *pacer) earliest() time.Time {
+	if p.last.IsZero() {
+		return time.Time{}
+	}
+	return p.last.Add(minGap)
+}
+
+// due is when the next probe runs without an event.
+func (p *pacer) due() time.Time {
+	if p.last.IsZero() {
+		return time.Now()
+	}
+	return p.last.Add(max(p.every, minGap))
+}
+
+// waitEvent waits until at, the deadline, the worker's exit (wfd) or a
+// line of output (wake), whichever comes first; a line wakes it only
+// once the rate cap allows another probe. It reports whether the
+// worker is still running.
+func (la *Launch) waitEvent(ctx context.Context, wfd int, at, deadline time.Time, p *pacer) bool {
+	if deadline.Before(at) {
+		at = deadline
+	}
+	for {
+		d := time.Until(at)
+		if d <= 0 || ctx.Err() != nil {
+			return !pidfd.Exited(wfd)
+		}
+		fds := []unix.PollFd{{Fd: int32(wfd), Events: unix.POLLIN}}
+		if wf := la.notes.wake.pollFd(); wf >= 0 {
+			fds = append(fds, unix.PollFd{Fd: int32(wf), Events: unix.POLLIN})
+		}
+		n, _ := unix.Poll(fds, max(int((d+time.Millisecond-1)/time.Millisecond), 1))
+		if n <= 0 {
+			continue
+		}
+		if fds[0].Revents != 0 {
+			return false
+		}
+		if la.notes.wake.drain() {
+			if e := p.earliest(); e.After(time.Now()) {
+				if e.Before(at) {
+					at = e // a line: probe as soon as the cap allows
+				}
+				continue
+			}
+			return true
+		}
+	}
+}
+
+// probeReady waits for the spec's readiness (a TCP connect to each port,
+// the GET of ready.http judged by ready.status, ready.exec exiting 0, a
+// line matching ready.log), within the deadline: the socket table already
+// says the worker owns its ports, so a connect cannot be answered by
+// anyone else (nor by itself). A worker that exits meanwhile is exit 5;
+// the deadline is the not-ready failure with what the last probe said.
+func (la *Launch) probeReady(ctx context.Context, r *verify.Report, c verify.Check, worker, wfd int, deadline time.Time) error {
+	l := la.Spec
+	kind := l.Ready.Kind()
+	if kind == "tcp" && len(l.Ports) == 0 {
+		return nil
+	}
+	if kind == "log" {
+		return la.waitLine(ctx, r, worker, wfd, deadline, la.out.specMatched, fmt.Sprintf("no line of its output matched ready { log = %q }", l.Ready.Log))
+	}
+	check := la.readyCheck(c)
+	p := newPacer()
+	var last error
+	for {
+		if pidfd.Exited(wfd) {
+			return la.exitedError(r, la.exitWhat(worker))
+		}
+		err := check(ctx, deadline)
+		p.ran()
+		if err == nil {
+			return nil
+		}
+		if last == nil || !errors.Is(err, errCutShort) {
+			last = err
+		}
+		if err := ctx.Err(); err != nil {
+			return la.interrupted(r, err)
+		}
+		if !time.Now().Before(deadline) {
+			e := la.notReadyError(r, last.Error())
+			if h := answeredHint(last, l); h != "" {
+				e.Hint = h
+			}
+			return e
+		}
+		pr := la.progressBase(r.Attempts, deadline.Add(-l.ReadyTimeout()))
+		pr.Phase, pr.Worker, pr.Comm, pr.Last = PhaseReady, worker, la.worker.Comm, last.Error()
+		la.progress(pr)
+		la.waitEvent(ctx, wfd, p.due(), deadline, p)
+	}
+}
+
+// readyCheck returns one probe of the spec's kind: ready.exec run once,
+// or a TCP connect / GET of every declared port.
+func (la *Launch) readyCheck(c verify.Check) func(ctx context.Context, deadline time.Time) error {
+	l := la.Spec
+	if len(l.Ready.Exec) > 0 {
+		return la.execProbe
+	}
+	var match func(int, []byte) error
+	if la.opts.Ready.Status != nil || la.opts.Ready.Body != nil || len(l.Ready.Status) > 0 {
+		match = func(code int, body []byte) error {
+			if !l.Ready.StatusOK(code) && len(l.Ready.Status) > 0 {
+				return &probe.StatusError{Code: code}
+			}
+			if la.opts.Ready.Status != nil || la.opts.Ready.Body != nil {
+				return la.opts.Ready.matchHTTP(code, body)
+			}
+			return nil
+		}
+	}
+	return func(ctx context.Context, deadline time.Time) error {
+		t := min(probeRunTimeout, max(time.Until(deadline), time.Millisecond))
+		return probe.ReadyMatch(ctx, c.Ports, c.ReadyHTTP, t, match)
+	}
+}
+
+// execProbe runs ready.exec once: no shell, in the launch's directory and
+// environment (and as its user), for at most execRunTimeout (then it is
+// killed with its process group). Nil when it exits 0; else its exit
+// and the last line it printed, secrets masked.
+func (la *Launch) execProbe(ctx context.Context, deadline time.Time) error {
+	l := la.Spec
+	argv := l.Ready.Exec
+	prog := argv[0]
+	if !strings.Contains(prog, "/") {
+		found, ok := schema.LookPath(prog, la.Env.Vars["PATH"], la.dir())
+		if !ok {
+			return fmt.Errorf("ready.exec: %s: not found in the launch's PATH", la.Env.Secrets().Arg(prog))
+		}
+		prog = found
+	} else if !filepath.IsAbs(prog) {
+		prog = filepath.Join(la.dir(), prog)
+	}
+	limit := min(execRunTimeout, max(time.Until(deadline), time.Millisecond))
+	rctx, cancel := context.WithTimeout(ctx, limit)
+	defer cancel()
+	var out tailBuffer
+	cmd := &exec.Cmd{Path: prog, Args: argv, Env: la.Env.List(), Dir: la.dir(), Stdout: &out, Stderr: &out,
+		SysProcAttr: &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}}
+	if cred, _ := credential(l); cred != nil {
+		cmd.SysProcAttr.Credential = cred
+	}
+	if err := cmd.Start(); err != nil {
+		return fmt.Errorf("ready.exec: %s", la.Env.Secrets().Text(err.Error()))
+	}
+	pid := cmd.Process.Pid
+	stop := context.AfterFunc(rctx, func() { unix.Kill(-pid, unix.SIGKILL) })
+	err := cmd.Wait()
+	stop()
+	if err == nil {
+		return nil
+	}
+	what := "ready.exec " + la.Env.Secrets().Arg(filepath.Base(argv[0]))
+	if errors.Is(rctx.Err(), context.DeadlineExceeded) && ctx.Err() == nil {
+		if limit < execRunTimeout {
+			return fmt.Errorf("%s was cut short by the readiness deadline: %w", what, errCutShort)
+		}
+		return fmt.Errorf("%s did not exit within %s", what, execRunTimeout)
+	}
+	msg := fmt.Sprintf("%s: %v", what, err)
+	if line := out.lastLine(); line != "" {
+		msg += ": " + la.Env.Secrets().Text(line)
+	}
+	return errors.New(msg)
+}
+
+// errCutShort is a probe that the readiness deadline ended before it
+// could say anything: the previous probe's answer is the one reported.
+var errCutShort = errors.New("cut short")
+
+// tailBuffer keeps the last 512 bytes written to it. Safe for concurrent
+// use (a command's stdout and stderr).
+type tailBuffer struct {
+	mu sync.Mutex
+	b  []byte
+}
+
+func (t *tailBuffer) Write(p []byte) (int, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.b = append(t.b, p...)
+	if len(t.b) > 512 {
+		t.b = append(t.b[:0], t.b[len(t.b)-512:]...)
+	}
+	return len(p), nil
+}
+
+// lastLine is the last non-empty line written, at most 200 bytes.
+func (t *tailBuffer) lastLine() string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	lines := bytes.Split(bytes.TrimSpace(t.b), []byte("\n"))
+	s := strings.TrimSpace(string(lines[len(lines)-1]))
+	if len(s) > 200 {
+		s = s[:200] + "…"
+	}
+	return s
+}
+
+// waitLine waits, within the deadline, until matched reports a line of
+// the worker's output matched (what: the not-ready failure's words),
+// waking on each line it prints and on its exit.
+func (la *Launch) waitLine(ctx context.Context, r *verify.Report, worker, wfd int, deadline time.Time, matched func() bool, what string) error {
+	pr := la.progressBase(r.Attempts, deadline.Add(-la.Spec.ReadyTimeout()))
+	pr.Phase, pr.Worker, pr.Comm, pr.Last = PhaseReady, worker, la.worker.Comm, what
+	la.progress(pr)
+	// Without a wake-up (no eventfd) the log is looked at every
+	// followEvery, as it is read.
+	every := probeSlowest
+	if la.notes.wake.pollFd() < 0 {
+		every = followEvery
+	}
+	p := &pacer{every: every}
+	for !matched() {
+		if pidfd.Exited(wfd) {
+			if matched() {
+				break
+			}
+			return la.exitedError(r, la.exitWhat(worker))
+		}
+		if err := ctx.Err(); err != nil {
+			return la.interrupted(r, err)
+		}
+		if !time.Now().Before(deadline) {
+			return la.notReadyError(r, what)
+		}
+		la.waitEvent(ctx, wfd, time.Now().Add(every), deadline, p)
+	}
+	return nil
+}
