@@ -108,7 +108,9 @@ type Launch struct {
 	Slurm Slurm
 	// Secret names variables whose value is secret wherever it comes from
 	// (the spec's secret list): it is masked in every output and never
-	// stored, even when it comes from --set.
+	// stored, even when it comes from --set. A value shorter than
+	// redact.MinLen (6 bytes) is not masked in output text (too common:
+	// "0", "true"); it is still never stored.
 	Secret []string
 	// Volatile names (or inherit-style patterns) the launched tree sets
 	// anew on every launch (a rank's TORCHELASTIC_ERROR_FILE): left out

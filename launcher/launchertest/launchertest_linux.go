@@ -16,7 +16,9 @@ import (
 	"github.com/childproof/childproof/internal/testsupport"
 	"github.com/childproof/childproof/launcher"
 	"github.com/childproof/childproof/launcher/group"
+	"github.com/childproof/childproof/proc"
 	"github.com/childproof/childproof/schema"
+	"github.com/childproof/childproof/verify"
 )
 
 // StopTimeout is the cleanup's default wait after SIGTERM before it
@@ -77,7 +79,31 @@ func StartContext(ctx context.Context, tb testing.TB, l *schema.Launch, opts lau
 		tb.Fatalf("%s", failure(l.Name, err))
 	}
 	tb.Cleanup(func() {
-		la.Stop(context.Background())
+		var died bool
+		select {
+		case <-la.Done():
+			died = true
+		default:
+			died = la.Worker().Check(proc.FS{}) != verify.Alive
+		}
+		var status launcher.ExitStatus
+		if died {
+			status = la.Wait() // how it ended, into the round history
+		}
+		res, _ := la.Stop(context.Background())
+		switch {
+		case res == nil:
+		case res.Killed:
+			// Ten seconds (or StopGrace) gone: say why.
+			tb.Logf("launchertest: %s: it did not exit on SIGTERM within %s and was SIGKILLed: %s", l.Name, opts.StopGrace, res.Message)
+		case died && !res.Signalled:
+			// Not stopped by the test, nor by this cleanup: it died.
+			msg := fmt.Sprintf("launchertest: %s: the server had exited before the test's cleanup stopped it (worker pid %d, %s)", l.Name, la.Pid(), status)
+			if tail := launcher.Tail(la.LogPath(), 5); len(tail) > 0 {
+				msg += "; last lines it printed:\n  | " + strings.Join(tail, "\n  | ")
+			}
+			tb.Logf("%s", msg)
+		}
 		if tb.Failed() {
 			if where := keepLog(tb, l.Name, la.LogPath(), streamed); where != "" {
 				tb.Logf("launchertest: %s (worker pid %d): its whole output is in %s", l.Name, la.Pid(), where)

@@ -164,6 +164,11 @@ func (f *fakeTB) cleanup() {
 	}
 }
 
+// Logf keeps what the helper logs, with the streamed output.
+func (f *fakeTB) Logf(format string, args ...any) {
+	fmt.Fprintf(lockedWriter{f}, format+"\n", args...)
+}
+
 func (f *fakeTB) Helper()           {}
 func (f *fakeTB) Cleanup(fn func()) { f.cleanups = append(f.cleanups, fn) }
 func (f *fakeTB) Fatalf(format string, args ...any) {
@@ -435,6 +440,41 @@ func TestStopGrace(t *testing.T) {
 	// SIGKILL came after the 1 s grace and well before the 10 s default.
 	if !res.Killed || took < time.Second || took >= StopTimeout-time.Second {
 		t.Errorf("cleanup took %s (killed %v), want the 1s grace, then SIGKILL (not StopTimeout %s)", took, res.Killed, StopTimeout)
+	}
+	if !strings.Contains(f.output(), "did not exit on SIGTERM within 1s and was SIGKILLed") {
+		t.Errorf("the test log does not say the server was SIGKILLed:\n%s", f.output())
+	}
+}
+
+// TestDiedMidTestReported: a server that dies during the test (here
+// SIGKILLed by the test, by its pid) is reported by the cleanup, with how
+// it ended and its last lines; one the test stopped itself is not.
+func TestDiedMidTestReported(t *testing.T) {
+	t.Parallel()
+	l := serverSpec(t)
+	l.Env["SRV_SAY"] = "serving now"
+	f := &fakeTB{TB: t}
+	la := startFake(f, l, launcher.Options{})
+	if la == nil {
+		t.Fatal(f.fatal)
+	}
+	syscall.Kill(la.Pid(), syscall.SIGKILL) // the server this test started
+	<-la.Done()
+	f.cleanup()
+	for _, want := range []string{"the server had exited before the test's cleanup stopped it", "killed by signal 9", "| serving now"} {
+		if !strings.Contains(f.output(), want) {
+			t.Errorf("the cleanup's report lacks %q:\n%s", want, f.output())
+		}
+	}
+	g := &fakeTB{TB: t}
+	la = startFake(g, serverSpec(t), launcher.Options{})
+	if la == nil {
+		t.Fatal(g.fatal)
+	}
+	la.Stop(t.Context())
+	g.cleanup()
+	if strings.Contains(g.output(), "had exited") {
+		t.Errorf("a server the test stopped is reported as dead:\n%s", g.output())
 	}
 }
 
