@@ -4,9 +4,11 @@ import (
 	"errors"
 	"path"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 
+	"mvdan.cc/sh/v3/pattern"
 	"mvdan.cc/sh/v3/syntax"
 )
 
@@ -590,88 +592,113 @@ func (e *evaluator) alternateOp(pe *syntax.ParamExp, f *field, cur paramCur) (st
 // unknown when the value or the pattern is, or either is too long to match
 // cheaply.
 func (e *evaluator) trimOp(pe *syntax.ParamExp, f *field, cur paramCur) (string, bool) {
-	pat, pk := e.paramArg(pe, f)
+	pat, pk := e.patternWord(pe.Exp.Word, f)
 	if !cur.known || !pk || len(cur.s) > 1024 || len(pat) > 256 {
 		return "", false
 	}
-	return trimPattern(cur.s, pat, pe.Exp.Op), true
+	return trimPattern(cur.s, pat, pe.Exp.Op)
 }
 
-// trimPattern implements ${x%p}, ${x%%p}, ${x#p} and ${x##p}.
-func trimPattern(s, pat string, op syntax.ParExpOperator) string {
+// patternWord evaluates a word that is a pattern (an operator's, a case
+// item's): quoted parts match themselves (pattern.QuoteMeta), a literal
+// keeps its backslash escapes, an unquoted expansion's value is a pattern,
+// as bash reads them. f, when not nil, is marked when $! was read.
+func (e *evaluator) patternWord(w *syntax.Word, f *field) (string, bool) {
+	if w == nil {
+		return "", true
+	}
+	var b strings.Builder
+	for _, p := range w.Parts {
+		if l, ok := p.(*syntax.Lit); ok {
+			b.WriteString(l.Value)
+			continue
+		}
+		af := e.word(&syntax.Word{Parts: []syntax.WordPart{p}})
+		if af.pid && f != nil {
+			f.pid = true
+		}
+		if !af.known {
+			return "", false
+		}
+		switch p.(type) {
+		case *syntax.SglQuoted, *syntax.DblQuoted:
+			b.WriteString(pattern.QuoteMeta(af.s, 0))
+		default:
+			b.WriteString(af.s)
+		}
+	}
+	return b.String(), true
+}
+
+// shellPattern compiles a shell pattern (mvdan.cc/sh/v3/pattern, as its
+// expand package does) to match a whole string; nil when it is not a valid
+// pattern (bash then matches it as a literal string).
+func shellPattern(pat string) *regexp.Regexp {
+	expr, err := pattern.Regexp(pat, pattern.EntireString)
+	if err != nil {
+		return nil
+	}
+	rx, err := regexp.Compile(expr)
+	if err != nil {
+		return nil
+	}
+	return rx
+}
+
+// shellMatch reports whether s matches the shell pattern pat as case and
+// [[ == ]] match it: * and ? cross '/', [!…] and [^…] negate, classes.
+func shellMatch(pat, s string) bool {
+	if rx := shellPattern(pat); rx != nil {
+		return rx.MatchString(s)
+	}
+	return pat == s
+}
+
+// trimPattern implements ${x%p}, ${x%%p}, ${x#p} and ${x##p} as bash does:
+// the shortest or longest suffix or prefix of s that matches p as a whole
+// is removed. It reports false for a pattern it cannot read
+// (an extglob negation).
+func trimPattern(s, pat string, op syntax.ParExpOperator) (string, bool) {
+	rx := shellPattern(pat)
+	if rx == nil {
+		if _, err := pattern.Regexp(pat, 0); err != nil && strings.Contains(err.Error(), "extglob") {
+			return "", false
+		}
+	}
 	match := func(t string) bool {
-		ok, err := path.Match(pat, t)
-		if err != nil {
+		if rx == nil {
 			return t == pat
 		}
-		if ok {
-			return true
-		}
-		// path.Match's * does not cross '/'; the shell's does.
-		if strings.Contains(pat, "*") && strings.Contains(t, "/") {
-			return globAny(pat, t)
-		}
-		return false
+		return rx.MatchString(t)
 	}
 	n := len(s)
 	switch op {
 	case syntax.RemSmallSuffix:
 		for i := n; i >= 0; i-- {
 			if match(s[i:]) {
-				return s[:i]
+				return s[:i], true
 			}
 		}
 	case syntax.RemLargeSuffix:
 		for i := 0; i <= n; i++ {
 			if match(s[i:]) {
-				return s[:i]
+				return s[:i], true
 			}
 		}
 	case syntax.RemSmallPrefix:
 		for i := 0; i <= n; i++ {
 			if match(s[:i]) {
-				return s[i:]
+				return s[i:], true
 			}
 		}
 	case syntax.RemLargePrefix:
 		for i := n; i >= 0; i-- {
 			if match(s[:i]) {
-				return s[i:]
+				return s[i:], true
 			}
 		}
 	}
-	return s
-}
-
-// globAny matches a pattern of literals, '*' and '?' where '*' matches
-// any string including '/', in O(len(pat)·len(s)) (no backtracking blowup).
-// Bracket expressions fall back to path.Match.
-func globAny(pat, s string) bool {
-	if strings.ContainsAny(pat, "[\\") {
-		ok, _ := path.Match(pat, s)
-		return ok
-	}
-	p, i, star, mark := 0, 0, -1, 0
-	for i < len(s) {
-		switch {
-		case p < len(pat) && (pat[p] == '?' || pat[p] == s[i]):
-			p++
-			i++
-		case p < len(pat) && pat[p] == '*':
-			star, mark = p, i
-			p++
-		case star >= 0:
-			p = star + 1
-			mark++
-			i = mark
-		default:
-			return false
-		}
-	}
-	for p < len(pat) && pat[p] == '*' {
-		p++
-	}
-	return p == len(pat)
+	return s, true
 }
 
 // substCmds are the commands substEval evaluates.

@@ -1,7 +1,6 @@
 package envres
 
 import (
-	"path"
 	"path/filepath"
 	"strings"
 
@@ -355,12 +354,12 @@ func (a *analyzer) caseClause(st *state, fc *fileCtx, c *syntax.CaseClause) {
 		for i, it := range c.Items {
 			matched, certain := false, true
 			for _, p := range it.Patterns {
-				pf := ev.word(p)
-				if !pf.known {
+				pat, known := ev.patternWord(p, nil)
+				if !known {
 					certain = false
 					continue
 				}
-				if ok, err := path.Match(pf.s, w.s); err == nil && ok || pf.s == w.s || globAny(pf.s, w.s) {
+				if shellMatch(pat, w.s) {
 					matched = true
 					break
 				}
