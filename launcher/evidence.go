@@ -38,6 +38,10 @@ func RecordedCheck(l *schema.Launch, rec *Record, p proc.FS) verify.Check {
 	// A multi-process job: any member may hold the port (torchrun's agent
 	// holds the rendezvous port).
 	chk.AnyMember = len(rec.Ranks) > 1
+	if len(l.Roles) > 0 {
+		chk.AnyMember = false
+		chk.Owners = recordedOwners(p, l, rec)
+	}
 	return chk
 }
 

@@ -137,7 +137,7 @@ func (f *finder) workerExited(tree []int) error {
 // and a pidfd on it while it is alive.
 func (f *finder) pick(tree []int) {
 	la, l := f.la, f.la.Spec
-	if f.worker == 0 && l.Worker.N() > 1 {
+	if f.worker == 0 && la.multiWorker() {
 		f.worker = la.pickRanks(tree)
 		if f.worker != 0 {
 			fp, err := verify.TakeFingerprint(la.opts.Proc, f.worker)
@@ -232,7 +232,7 @@ func (f *finder) ports(ctx context.Context, tree []int, rootExited bool) (findSt
 // until when it is not judged.
 func (f *finder) settledOwner(tree []int) (owned, again bool) {
 	la := f.la
-	if la.Spec.Worker.N() != 1 {
+	if la.Spec.Worker.N() != 1 || len(la.Spec.Roles) > 0 {
 		return true, false
 	}
 	if !la.holdsAll(f.worker, tree) && f.pickedAnother(tree) {
@@ -462,6 +462,7 @@ func (la *Launch) verifyOnWorker(ctx context.Context, v *verify.Verifier, r *ver
 	c.Tree = la.tree.members()
 	c.NoReady = true
 	c.AnyMember = l.Worker.N() > 1
+	c.Owners = la.rankOwners()
 	if ev, ok := la.exec.watch.evidence(worker); ok {
 		c.ExecEnv = &verify.ExecEnv{Vars: ev.Vars, Exe: ev.Exe, Area: ev.Area}
 		la.exec.env = c.ExecEnv
@@ -532,7 +533,7 @@ func (la *Launch) stillTheWorker(v *verify.Verifier, r *verify.Report, c verify.
 	} else {
 		return la.exitedError(r, la.exitWhat(worker))
 	}
-	if l.Worker.N() == 1 && la.treeMoved(worker) && time.Now().Before(deadline) {
+	if l.Worker.N() == 1 && len(l.Roles) == 0 && la.treeMoved(worker) && time.Now().Before(deadline) {
 		return errRepick
 	}
 	if gone := la.goneRank(); gone != 0 {

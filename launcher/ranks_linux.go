@@ -16,12 +16,18 @@ import (
 // returns the first once all N are there, 0 before; la.ranks holds them.
 func (la *Launch) pickRanks(tree []int) int {
 	l := la.Spec
+	var roles []string
 	pids := verify.Workers(la.opts.Proc, tree, l.Worker.Comm, l.Worker.Exe, l.Worker.N(), la.exec.watch.execComm)
-	if len(pids) < l.Worker.N() {
+	if len(l.Roles) > 0 {
+		var ok bool
+		if pids, roles, ok = selectRoles(la.opts.Proc, l, tree, la.exec.watch.execComm); !ok {
+			return 0
+		}
+	} else if len(pids) < l.Worker.N() {
 		return 0
 	}
 	la.closeRanks()
-	for _, pid := range pids {
+	for i, pid := range pids {
 		fp, err := verify.TakeFingerprint(la.opts.Proc, pid)
 		if err != nil {
 			la.closeRanks()
@@ -32,9 +38,94 @@ func (la *Launch) pickRanks(tree []int) int {
 			la.closeRanks()
 			return 0
 		}
-		la.ranks = append(la.ranks, rank{fp: fp, fd: fd})
+		rk := rank{fp: fp, fd: fd}
+		if roles != nil {
+			rk.role = roles[i]
+		}
+		la.ranks = append(la.ranks, rk)
 	}
 	return pids[0]
+}
+
+// multiWorker reports whether the launch's workers are picked as a job
+// (pickRanks): several of one selector, or worker roles.
+func (la *Launch) multiWorker() bool {
+	return la.Spec.Worker.N() > 1 || len(la.Spec.Roles) > 0
+}
+
+// selectRoles selects the processes of each worker role of l among tree,
+// the primary role's first: a role of count N, its N workers
+// (verify.Workers); a role of one, the process its selector names (of
+// several, one holding a port the role lists, else the shallowest). ok
+// only once every role has all of its processes.
+func selectRoles(p proc.FS, l *schema.Launch, tree []int, execComm func(int) string) (pids []int, roles []string, ok bool) {
+	order := []int{l.PrimaryRole()}
+	for i := range l.Roles {
+		if i != order[0] {
+			order = append(order, i)
+		}
+	}
+	for _, i := range order {
+		r := l.Roles[i]
+		var got []int
+		if r.Worker.N() > 1 {
+			got = verify.Workers(p, tree, r.Worker.Comm, r.Worker.Exe, r.Worker.N(), execComm)
+			if len(got) < r.Worker.N() {
+				return nil, nil, false
+			}
+		} else {
+			var ports []schema.Port
+			for _, pt := range l.Ports {
+				if slices.Contains(r.Ports, pt.Name) {
+					ports = append(ports, pt)
+				}
+			}
+			pid, _ := verify.DeclaredWorker(p, tree, r.Worker.Comm, r.Worker.Exe, ports, execComm)
+			if pid == 0 {
+				return nil, nil, false
+			}
+			got = []int{pid}
+		}
+		for _, pid := range got {
+			pids = append(pids, pid)
+			roles = append(roles, r.Name)
+		}
+	}
+	return pids, roles, true
+}
+
+// roleOwners is Check.Owners for the worker roles of l whose processes
+// are pids (roles[i] the role of pids[i]): each port a role lists, with
+// that role's processes; nil without roles.
+func roleOwners(l *schema.Launch, pids []int, roles []string) map[int]verify.PortOwners {
+	if len(l.Roles) == 0 {
+		return nil
+	}
+	out := map[int]verify.PortOwners{}
+	for _, pt := range l.Ports {
+		r := l.RoleOfPort(pt.Name)
+		if r == nil {
+			continue
+		}
+		po := verify.PortOwners{Role: r.Name, Pids: []int{}}
+		for i, pid := range pids {
+			if roles[i] == r.Name {
+				po.Pids = append(po.Pids, pid)
+			}
+		}
+		out[pt.Number] = po
+	}
+	return out
+}
+
+// rankOwners is roleOwners for the picked ranks.
+func (la *Launch) rankOwners() map[int]verify.PortOwners {
+	var pids []int
+	var roles []string
+	for _, rk := range la.ranks {
+		pids, roles = append(pids, rk.fp.Pid), append(roles, rk.role)
+	}
+	return roleOwners(la.Spec, pids, roles)
 }
 
 // closeRanks lets go of the ranks' pidfds.
@@ -61,19 +152,32 @@ func (la *Launch) verifyRanks(ctx context.Context, v *verify.Verifier, c verify.
 			rk.ev = &verify.ExecEnv{Vars: ev.Vars, Exe: ev.Exe, Area: ev.Area}
 		}
 		if i == 0 {
-			vr.Workers = append(vr.Workers, workerCheck(vr))
+			wc := workerCheck(vr)
+			wc.Role = rk.role
+			vr.Workers = append(vr.Workers, wc)
 			continue
 		}
 		rc := c
 		rc.Worker, rc.Ports, rc.NoReady, rc.ExecEnv = rk.fp.Pid, nil, true, rk.ev
 		rr := v.Verify(ctx, rc)
-		vr.Workers = append(vr.Workers, workerCheck(rr))
+		wc := workerCheck(rr)
+		wc.Role = rk.role
+		vr.Workers = append(vr.Workers, wc)
 		for _, p := range rr.Problems {
-			vr.AddAbout(p.Kind, p.Subject, p.Err, "worker %d/%d: %s", i+1, len(la.ranks), p.Message)
+			vr.AddAbout(p.Kind, p.Subject, p.Err, "%s: %s", workerPlace(rk.role, i, len(la.ranks)), p.Message)
 		}
 	}
 	vr.Verified = len(vr.Problems) == 0
 	vr.SetOutcome(vr.Judged())
+}
+
+// workerPlace names the i-th of n workers in a problem: its role
+// (worker "engine"), else its place (worker 2/4).
+func workerPlace(role string, i, n int) string {
+	if role != "" {
+		return fmt.Sprintf("worker %q", role)
+	}
+	return fmt.Sprintf("worker %d/%d", i+1, n)
 }
 
 // workerCheck is the Report.Workers entry of a one-worker report.
@@ -109,7 +213,7 @@ func (la *Launch) equalMatches(worker int, tree []int, r *verify.Report) {
 // agent alone; "" when not. A pre-fork server's workers hold its socket: no
 // note. execComm may be nil.
 func equalMatchesNote(p proc.FS, l *schema.Launch, worker int, tree []int, execComm func(int) string) string {
-	if l.Worker.N() > 1 || l.Worker.Comm == "" && l.Worker.Exe == "" {
+	if l.Worker.N() > 1 || len(l.Roles) > 0 || l.Worker.Comm == "" && l.Worker.Exe == "" {
 		return ""
 	}
 	if tree == nil {

@@ -138,6 +138,9 @@ type Record struct {
 // RecordRank is one worker of a multi-process job: its fingerprint and
 // its environment as digests, as Record keeps the worker's.
 type RecordRank struct {
+	// Role is the worker role that selected it ("": the unlabelled worker
+	// block).
+	Role      string             `json:"role,omitempty"`
 	Worker    verify.Fingerprint `json:"worker"`
 	WorkerEnv map[string]string  `json:"worker_env"`
 	ExecEnv   map[string]string  `json:"exec_env,omitempty"`

@@ -174,7 +174,7 @@ func (la *Launch) record(worker int) error {
 // recordRank is the record of one rank: its environment's digests, from
 // the block captured at its exec where there is one.
 func (la *Launch) recordRank(rk rank) RecordRank {
-	out := RecordRank{Worker: rk.fp, WorkerEnv: map[string]string{}}
+	out := RecordRank{Role: rk.role, Worker: rk.fp, WorkerEnv: map[string]string{}}
 	if fp, err := verify.TakeFingerprint(la.opts.Proc, rk.fp.Pid); err == nil && rk.fp.Matches(fp) {
 		out.Worker = fp
 	}

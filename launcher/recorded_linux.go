@@ -88,7 +88,7 @@ func (s *State) loadLive(l *schema.Launch, name string, p proc.FS, note func(str
 func VerifyRecorded(ctx context.Context, v *verify.Verifier, l *schema.Launch, rec *Record) *verify.Report {
 	chk := RecordedCheck(l, rec, v.Proc)
 	r := v.Verify(ctx, chk)
-	VerifyRanks(ctx, v, chk, rec, r)
+	VerifyRanks(ctx, v, l, chk, rec, r)
 	v.JudgeTree(r, chk, RecordedTree(v.Proc, rec))
 	checkUser(v.Proc, l, rec.Worker.Pid, r)
 	if n := equalMatchesNote(v.Proc, l, chk.Worker, nil, nil); n != "" {

@@ -19,9 +19,13 @@ import (
 // some, else by its live block — a rank respawned since is judged by its
 // own environment, never by a pid recorded earlier. Fewer workers than the
 // job's N is a problem. A record of one worker leaves r as it is.
-func VerifyRanks(ctx context.Context, v *verify.Verifier, chk verify.Check, rec *Record, r *verify.Report) {
+func VerifyRanks(ctx context.Context, v *verify.Verifier, l *schema.Launch, chk verify.Check, rec *Record, r *verify.Report) {
 	n := len(rec.Ranks)
 	if n < 2 {
+		return
+	}
+	if len(l.Roles) > 0 {
+		verifyRoles(ctx, v, l, chk, rec, r)
 		return
 	}
 	wc := func(x *verify.Report) verify.WorkerCheck {
@@ -55,6 +59,45 @@ func VerifyRanks(ctx context.Context, v *verify.Verifier, chk verify.Check, rec 
 	r.SetOutcome(r.Judged())
 }
 
+// verifyRoles is VerifyRanks for a launch of worker roles: each role's
+// processes re-selected from the live tree (selectRoles), each verified
+// with chk's expectations and the evidence rec kept for it, its entry and
+// problems named by its role. A role with none of its processes left is
+// a problem.
+func verifyRoles(ctx context.Context, v *verify.Verifier, l *schema.Launch, chk verify.Check, rec *Record, r *verify.Report) {
+	t := RecordedTree(v.Proc, rec)
+	pids, roles, ok := selectRoles(v.Proc, l, t.Tree, nil)
+	first := verify.WorkerCheck{Env: r.Env, EnvSource: r.EnvSource}
+	if r.Worker != nil {
+		first.WorkerInfo = *r.Worker
+	}
+	if len(roles) > 0 {
+		first.Role = roles[0]
+	}
+	r.Workers = append(r.Workers[:0], first)
+	if !ok {
+		r.Add(verify.KindExited, "a worker role has fewer processes than it selects in the live tree (%d found)", len(pids))
+	}
+	for i, pid := range pids {
+		if pid == chk.Worker {
+			continue
+		}
+		rc := chk
+		rc.Worker, rc.Ports, rc.NoReady, rc.ExecEnv = pid, nil, true, rec.evidenceOf(v.Proc, pid)
+		rr := v.Verify(ctx, rc)
+		wc := verify.WorkerCheck{Role: roles[i], Env: rr.Env, EnvSource: rr.EnvSource}
+		if rr.Worker != nil {
+			wc.WorkerInfo = *rr.Worker
+		}
+		r.Workers = append(r.Workers, wc)
+		for _, p := range rr.Problems {
+			r.AddAbout(p.Kind, p.Subject, p.Err, "worker %q: %s", roles[i], p.Message)
+		}
+	}
+	r.Verified = len(r.Problems) == 0
+	r.SetOutcome(r.Judged())
+}
+
 // Reselect re-selects the worker of the recorded launch rec of l from its
 // live tree when the recorded worker is gone (a supervisor respawned it,
 // gunicorn --max-requests, uWSGI recycling): the process its selector
@@ -75,7 +118,11 @@ func Reselect(p proc.FS, l *schema.Launch, rec *Record) (*Record, string) {
 		}
 	}
 	pid := 0
-	if l.Worker.N() > 1 {
+	if len(l.Roles) > 0 {
+		if pids, _, _ := selectRoles(p, l, live, nil); len(pids) > 0 {
+			pid = pids[0]
+		}
+	} else if l.Worker.N() > 1 {
 		if ws := verify.Workers(p, live, l.Worker.Comm, l.Worker.Exe, l.Worker.N(), nil); len(ws) > 0 {
 			pid = ws[0]
 		}
@@ -97,4 +144,11 @@ func Reselect(p proc.FS, l *schema.Launch, rec *Record) (*Record, string) {
 	}
 	note := fmt.Sprintf("the recorded worker (pid %d) is %s; the live tree's worker, pid %d (%s), was selected again and is judged by its own environment", rec.Worker.Pid, rec.Worker.Check(p), pid, fp.Comm)
 	return &out, note
+}
+
+// recordedOwners is Check.Owners for the recorded launch rec of l's
+// worker roles, their processes re-selected from the live tree.
+func recordedOwners(p proc.FS, l *schema.Launch, rec *Record) map[int]verify.PortOwners {
+	pids, roles, _ := selectRoles(p, l, RecordedTree(p, rec).Tree, nil)
+	return roleOwners(l, pids, roles)
 }

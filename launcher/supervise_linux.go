@@ -219,10 +219,11 @@ func (la *Launch) Verify(ctx context.Context) (*verify.Report, error) {
 	c.Root, c.Worker, c.Tree = la.tree.root.fp.Pid, la.worker.Pid, la.tree.members()
 	c.ExecEnv = la.exec.env
 	c.AnyMember = la.Spec.Worker.N() > 1
+	c.Owners = la.rankOwners()
 	r := v.Verify(ctx, c)
 	if la.Record != nil {
 		// Every rank of a multi-process job, by its recorded evidence.
-		VerifyRanks(ctx, v, c, la.Record, r)
+		VerifyRanks(ctx, v, la.Spec, c, la.Record, r)
 	}
 	checkUser(p, la.Spec, la.worker.Pid, r)
 	r.Mask(la.Env.Secrets())

@@ -37,6 +37,33 @@ var launchSchema = &hcl.BodySchema{
 
 var workerSchema = &hcl.BodySchema{Attributes: []hcl.AttributeSchema{{Name: "comm"}, {Name: "exe"}, {Name: "count"}}}
 
+var roleSchema = &hcl.BodySchema{Attributes: []hcl.AttributeSchema{{Name: "comm"}, {Name: "exe"}, {Name: "count"}, {Name: "ports"}}}
+
+// launchRolesSchema is launchSchema for a launch whose worker blocks are
+// labelled roles (worker "NAME" { … }).
+var launchRolesSchema = func() *hcl.BodySchema {
+	s := *launchSchema
+	s.Blocks = slices.Clone(launchSchema.Blocks)
+	s.Blocks[0] = hcl.BlockHeaderSchema{Type: "worker", LabelNames: []string{"name"}}
+	return &s
+}()
+
+// hasRoles reports whether body holds a labelled worker block: the
+// launch's worker blocks are then roles, and an unlabelled one among them
+// is HCL's "missing name" error.
+func hasRoles(body hcl.Body) bool {
+	sb, ok := body.(*hclsyntax.Body)
+	if !ok {
+		return false
+	}
+	for _, b := range sb.Blocks {
+		if b.Type == "worker" && len(b.Labels) > 0 {
+			return true
+		}
+	}
+	return false
+}
+
 var portSchema = &hcl.BodySchema{Attributes: []hcl.AttributeSchema{
 	{Name: "number", Required: true}, {Name: "address"}, {Name: "allow_all_interfaces"},
 }}
@@ -154,7 +181,11 @@ func (l *loader) launch(b *hcl.Block, aliases map[string]string) *Launch {
 // diagnostics in turn.
 func (l *loader) decodeLaunch(b *hcl.Block) *launchState {
 	s := newLaunchState(b)
-	c, d := b.Body.Content(launchSchema)
+	schema := launchSchema
+	if hasRoles(b.Body) {
+		schema = launchRolesSchema
+	}
+	c, d := b.Body.Content(schema)
 	l.diags = append(l.diags, d...)
 	if c == nil {
 		return nil
@@ -302,6 +333,11 @@ func (l *loader) decodeAttempts(s *launchState, c *hcl.BodyContent) {
 func (l *loader) decodeBlocks(s *launchState, c *hcl.BodyContent) {
 	for _, blk := range c.Blocks {
 		n := len(l.diags)
+		if len(blk.Labels) == 1 && blk.Type == "worker" {
+			l.role(blk, s)
+			l.markFailed(s, blk.Type, n)
+			continue
+		}
 		if singleBlocks[blk.Type] && !l.once(s, blk) {
 			continue
 		}
@@ -390,6 +426,53 @@ func (l *loader) worker(blk *hcl.Block, s *launchState) {
 			s.raw.Worker.Exe = v
 		}
 	}
+}
+
+// role decodes a labelled worker "NAME" block; a second role of the same
+// name is reported and skipped.
+func (l *loader) role(blk *hcl.Block, s *launchState) {
+	name := blk.Labels[0]
+	for i, r := range s.raw.Roles {
+		if r.Name == name {
+			l.errorf(rangePtr(blk.DefRange), "Duplicate worker role", "a launch has one worker %q block; the first is at %s", name, shortRange(s.parts[ns("worker", i)]))
+			return
+		}
+	}
+	i := len(s.raw.Roles)
+	r := rawRole{Name: name}
+	s.parts[ns("worker", i)] = blk.DefRange
+	s.parts[ns("worker", i, "name")] = blk.LabelRanges[0]
+	c, d := blk.Body.Content(roleSchema)
+	l.diags = append(l.diags, d...)
+	if c != nil {
+		if a, ok := c.Attributes["count"]; ok {
+			s.parts[ns("worker", i, "count")] = a.Expr.Range()
+			if v, ok := l.integer(a); ok {
+				r.Count = &v
+			}
+		}
+		for _, attr := range []string{"comm", "exe"} {
+			a, ok := c.Attributes[attr]
+			if !ok {
+				continue
+			}
+			s.parts[ns("worker", i, attr)] = a.Expr.Range()
+			if v, ok := l.str(a); ok {
+				if attr == "comm" {
+					r.Comm = v
+				} else {
+					r.Exe = v
+				}
+			}
+		}
+		if a, ok := c.Attributes["ports"]; ok {
+			s.parts[ns("worker", i, "ports")] = a.Expr.Range()
+			if v, _, ok := l.strList(a); ok {
+				r.Ports = v
+			}
+		}
+	}
+	s.raw.Roles = append(s.raw.Roles, r)
 }
 
 func (l *loader) ready(blk *hcl.Block, s *launchState) {
@@ -491,6 +574,7 @@ func (l *loader) finish(s *launchState, aliases map[string]string, before int) *
 	l.resolveDir(s, la)
 	envFileNames := l.readEnvFile(s, la)
 	l.checkPorts(s, la)
+	l.checkRoles(s, la)
 	l.checkDispatchScript(s, la)
 	l.checkProgram(s, la)
 	l.checkRequire(s, la, envFileNames)
@@ -544,6 +628,16 @@ func (l *loader) newLaunch(s *launchState, aliases map[string]string) *Launch {
 			la.Worker.Count = *r.Worker.Count
 		}
 	}
+	for _, rr := range r.Roles {
+		role := Role{Name: rr.Name, Worker: Worker{Comm: rr.Comm, Exe: rr.Exe}, Ports: rr.Ports}
+		if rr.Count != nil {
+			role.Worker.Count = *rr.Count
+		}
+		la.Roles = append(la.Roles, role)
+	}
+	if i := la.PrimaryRole(); i >= 0 {
+		la.Worker = la.Roles[i].Worker
+	}
 	if r.Ready != nil {
 		la.Ready.HTTP, la.Ready.Exec, la.Ready.Log, la.Ready.Status = r.Ready.HTTP, r.Ready.Exec, r.Ready.Log, r.Ready.Status
 		if r.Ready.Timeout != "" {
@@ -580,8 +674,47 @@ func restartOf(rs *rawRestart) Restart {
 // checkWorkerCount reports a worker count above one without comm or exe:
 // nothing would say which processes are the workers.
 func (l *loader) checkWorkerCount(s *launchState, la *Launch) {
+	if len(la.Roles) > 0 {
+		return // checkRoles, once the ports are known
+	}
 	if d := workerCountDetail(la.Worker); d != "" {
 		l.errorf(s.rng("worker.count"), "Worker count without a selector", "%s", d)
+	}
+}
+
+// checkRoles reports a role without a selector (comm or exe say which
+// processes are the role's), a role's port that names no declared port,
+// and a port two roles list.
+func (l *loader) checkRoles(s *launchState, la *Launch) {
+	for i, r := range la.Roles {
+		if d := workerCountDetail(r.Worker); d != "" {
+			l.errorf(s.rng(ns("worker", i, "count")), "Worker count without a selector", "%s", d)
+		}
+	}
+	owner := map[string]string{}
+	for i, r := range la.Roles {
+		if r.Worker.Comm == "" && r.Worker.Exe == "" {
+			l.errorf(s.rng(ns("worker", i)), "Worker role without a selector", "worker %q needs comm or exe: they say which processes are the role's", r.Name)
+		}
+		for _, p := range r.Ports {
+			if !slices.ContainsFunc(la.Ports, func(pt Port) bool { return pt.Name == p }) {
+				var labels []string
+				for _, pt := range la.Ports {
+					labels = append(labels, strconv.Quote(pt.Name))
+				}
+				detail := fmt.Sprintf("worker %q lists port %q, but the launch declares no port \"%s\"", r.Name, p, p)
+				if len(labels) > 0 {
+					detail += "; its ports are " + strings.Join(labels, ", ")
+				}
+				l.errorf(s.rng(ns("worker", i, "ports")), "Unknown port in a worker role", "%s", detail)
+				continue
+			}
+			if o, dup := owner[p]; dup {
+				l.errorf(s.rng(ns("worker", i, "ports")), "Port listed by two worker roles", "port %q is listed by worker %q and worker %q: a port is owned by a process of one role", p, o, r.Name)
+				continue
+			}
+			owner[p] = r.Name
+		}
 	}
 }
 

@@ -69,8 +69,13 @@ type Launch struct {
 	ForbidWrappers []string
 
 	// Worker selects the process that does the work. The zero value means
-	// the port's owner, else the launched process.
+	// the port's owner, else the launched process. With Roles, it is the
+	// primary role's selector (PrimaryRole).
 	Worker Worker
+	// Roles are the launch's labelled worker "NAME" blocks, in source
+	// order (nil: the unlabelled worker block, or none): each selects its
+	// own processes, each verified, and owns the ports it lists.
+	Roles []Role
 	// Ports are the declared listening ports. Nil: no port is checked.
 	Ports []Port
 	// Ready says how readiness is established. The zero value means a TCP
@@ -173,6 +178,44 @@ type Worker struct {
 	// (torchrun, accelerate, deepspeed, mpirun ranks): the N deepest
 	// processes of the tree that match the selector. 0 means 1.
 	Count int
+}
+
+// Role is one labelled worker "NAME" block: a kind of process of the job
+// (an API process and the engine core it spawns; a router and its
+// replicas), selected by Worker, each of whose processes is verified.
+type Role struct {
+	Name   string
+	Worker Worker
+	// Ports are the labels of the declared ports a process of this role
+	// must own.
+	Ports []string
+}
+
+// PrimaryRole returns the index in l.Roles of the role whose first process
+// is the launch's worker (Report.Worker, the record's Worker): the first
+// that lists a port, else the first; -1 without roles.
+func (l *Launch) PrimaryRole() int {
+	for i, r := range l.Roles {
+		if len(r.Ports) > 0 {
+			return i
+		}
+	}
+	if len(l.Roles) > 0 {
+		return 0
+	}
+	return -1
+}
+
+// RoleOfPort returns the role that lists the port labelled name, or nil.
+func (l *Launch) RoleOfPort(name string) *Role {
+	for i := range l.Roles {
+		for _, p := range l.Roles[i].Ports {
+			if p == name {
+				return &l.Roles[i]
+			}
+		}
+	}
+	return nil
 }
 
 // N returns the number of workers w asks for (at least 1).

@@ -78,6 +78,7 @@ type rawLaunch struct {
 	User            string            `hcl:"user" validate:"omitempty,account"`
 	Group           string            `hcl:"group" validate:"omitempty,account"`
 	Worker          *rawWorker        `hcl:"worker" validate:"omitnil"`
+	Roles           []rawRole         `hcl:"worker" validate:"dive"`
 	Ports           []rawPort         `hcl:"port" validate:"dive"`
 	Ready           *rawReady         `hcl:"ready" validate:"omitnil"`
 	Restart         *rawRestart       `hcl:"restart" validate:"omitnil"`
@@ -101,6 +102,15 @@ type rawSlurm struct {
 	Partition string `hcl:"partition" validate:"omitempty,sbatchword"`
 	Gres      string `hcl:"gres" validate:"omitempty,sbatchword"`
 	Time      string `hcl:"time" validate:"omitempty,slurmtime"`
+}
+
+// rawRole is a labelled worker "NAME" block.
+type rawRole struct {
+	Name  string   `hcl:"name" validate:"launchname"`
+	Comm  string   `hcl:"comm" validate:"omitempty,maxbytes=15,nonul"`
+	Exe   string   `hcl:"exe" validate:"omitempty,excluded_with=Comm,abspath,nonul"`
+	Count *int     `hcl:"count" validate:"omitnil,min=1,max=1024"`
+	Ports []string `hcl:"ports"`
 }
 
 type rawWorker struct {

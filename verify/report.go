@@ -45,6 +45,9 @@ type Report struct {
 
 // WorkerCheck is one worker of a multi-process job and its env checks.
 type WorkerCheck struct {
+	// Role is the worker role that selected it ("": the unlabelled
+	// worker block).
+	Role string `json:"role,omitempty"`
 	WorkerInfo
 	Env []EnvCheck `json:"env"`
 	EnvSource
@@ -323,6 +326,10 @@ func (r *Report) writeText(w io.Writer) {
 			}
 			if len(parts) == 0 {
 				parts = append(parts, "no variable checked")
+			}
+			if wk.Role != "" {
+				fmt.Fprintf(w, "  worker %q: pid %d (%s): %s\n", wk.Role, wk.Pid, wk.Comm, strings.Join(parts, ", "))
+				continue
 			}
 			fmt.Fprintf(w, "  worker %d/%d: pid %d (%s): %s\n", i+1, len(r.Workers), wk.Pid, wk.Comm, strings.Join(parts, ", "))
 		}

@@ -42,10 +42,21 @@ type Check struct {
 	// none); while it holds, the worker is judged by it, not by its live
 	// block, which the worker may have rewritten (setproctitle).
 	ExecEnv *ExecEnv
+	// Owners, when not nil, says who must own each declared port (by
+	// number) in a launch of worker roles: a port a role lists, a process
+	// of that role; a port no role lists (absent here), any member of
+	// Tree. It replaces the rule that the worker owns every port.
+	Owners map[int]PortOwners
 	// Volatile reports the names the launched tree sets anew itself
 	// (schema.Launch.IsVolatile): the tree judgement exempts them. Nil:
 	// none.
 	Volatile func(name string) bool
+}
+
+// PortOwners are the processes of the worker role that lists a port.
+type PortOwners struct {
+	Role string
+	Pids []int
 }
 
 // WorkerSelector names the worker below a check's root when Check.Worker
@@ -327,6 +338,16 @@ func (v *Verifier) checkPorts(r *Report, c Check, worker int, tree []int, k *loo
 			if c.AnyMember && h.InTree && len(h.Pids) > 0 && !slices.Contains(h.Pids, worker) {
 				holder = h.Pids[0]
 			}
+			role, listed := c.Owners[pt.Number]
+			if c.Owners != nil && h.InTree && len(h.Pids) > 0 {
+				holder = h.Pids[0] // a port no role lists: any member
+				if listed {
+					holder = 0
+					if i := slices.IndexFunc(h.Pids, func(pid int) bool { return slices.Contains(role.Pids, pid) }); i >= 0 {
+						holder = h.Pids[i]
+					}
+				}
+			}
 			if slices.Contains(h.Pids, holder) {
 				pc.Owned = true
 				pc.OwnerPid = holder
@@ -334,7 +355,9 @@ func (v *Verifier) checkPorts(r *Report, c Check, worker int, tree []int, k *loo
 					pc.Address = h.Addr.Addr().Unmap().String()
 				} else if !h.listener().Matches(declared) {
 					who := fmt.Sprintf("the worker (pid %d)", worker)
-					if holder != worker {
+					if listed && holder != worker {
+						who = fmt.Sprintf("pid %d of worker %q", holder, role.Role)
+					} else if holder != worker {
 						who = fmt.Sprintf("pid %d of the job", holder)
 					}
 					r.Add(KindBindAddress, "%s listens on %s, declared %s%s", who, h.Addr, netip.AddrPortFrom(declared, uint16(pt.Number)), bindHint(h.Addr))
@@ -344,7 +367,9 @@ func (v *Verifier) checkPorts(r *Report, c Check, worker int, tree []int, k *loo
 			if pc.OwnerPid == 0 && len(h.Pids) > 0 {
 				pc.OwnerPid = h.Pids[0]
 			}
-			if h.InTree {
+			if h.InTree && listed {
+				r.Add(KindPortNotOwned, "%s is held by another member of the launched tree, not by a process of worker %q (pids %v): %s", h.Addr, role.Role, role.Pids, h.Census(v.Proc))
+			} else if h.InTree {
 				r.Add(KindPortNotOwned, "%s is held by another member of the launched tree, not the worker (pid %d): %s", h.Addr, worker, h.Census(v.Proc))
 			} else {
 				r.Add(KindPortForeign, "%s", h.Census(v.Proc))

@@ -30,7 +30,7 @@ func Running(ctx context.Context, st *launcher.State, l *schema.Launch, specHash
 	chk := launcher.RecordedCheck(l, rec, v.Proc)
 	chk.Expect = env.Expect()
 	r := v.Verify(ctx, chk)
-	launcher.VerifyRanks(ctx, v, chk, rec, r)
+	launcher.VerifyRanks(ctx, v, l, chk, rec, r)
 	r.Mask(st.Secrets(launcher.Known{Spec: l, Record: rec}))
 	return r, r.Verified
 }
