@@ -44,6 +44,11 @@ func faultHelper(mode string, args []string) int {
 			return 1
 		}
 		return 0
+	case "symlink-toggle": // symlink-toggle TARGET LINK: plant and remove a symlink, as fast as it can, until killed
+		for {
+			unix.Symlink(args[0], args[1])
+			unix.Unlink(args[1])
+		}
 	case "unready": // unready ADDR PIDFILE: listen; /healthz answers 503; the pid is written at the first probe
 		ln, err := net.Listen("tcp", args[0])
 		if err != nil {

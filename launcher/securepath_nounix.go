@@ -2,6 +2,16 @@
 
 package launcher
 
-// checkStatePath is a no-op where there is no state dir (see
-// statefile_nounix.go).
-func checkStatePath(dir string) error { return nil }
+import (
+	"fmt"
+	"os"
+)
+
+// makeStatePath creates the state dir where there is no path walk (see
+// statefile_nounix.go: the state dir is refused after it).
+func makeStatePath(dir string) error {
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return fmt.Errorf("state dir: %w", err)
+	}
+	return nil
+}

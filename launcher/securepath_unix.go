@@ -19,32 +19,46 @@ import (
 // path (the kernel's own limit for one lookup is 40).
 const maxPathLinks = 40
 
-// checkStatePath walks the state dir's path from / as the kernel resolves
-// it, before anything is created through it, the way OpenSSH's
-// secure_path checks the path to authorized_keys. As root, every existing
-// directory on it must be owned by root or the effective uid and not
-// writable by others (or by a group other than root's), unless it is a
-// sticky directory owned by root (/tmp: nobody else can rename or remove
-// what root put there); and every symlink on it must be owned by root or
-// the effective uid, its target walked the same way. Otherwise someone
+// makeStatePath creates the state dir (mode 0700, with its missing
+// parents) after the walk OpenSSH's secure_path does for authorized_keys,
+// as one step: as root, the path is resolved from / by descriptors, one
+// component at a time — openat(O_NOFOLLOW|O_DIRECTORY) from the directory
+// already checked, a missing one made with mkdirat in it, each checked on
+// its own descriptor (fstat) — so nothing is ever created through a
+// component that was not checked (a symlink planted after a check and
+// before the mkdir is met by O_NOFOLLOW, not followed). Every directory on
+// the path must be owned by root or the effective uid and not writable by
+// others (or by a group other than root's), unless it is a sticky
+// directory owned by root (/tmp: nobody else can rename or remove what
+// root put there); the state dir itself must be the effective uid's and
+// writable by nobody else; and every symlink on it must be owned by root
+// or the effective uid, its target walked the same way. Otherwise someone
 // else could redirect what root creates — the `sudo -E` case, where HOME
 // is another user's and ~/.local is their symlink — and the state dir is
-// refused, naming the component. Components that do not exist yet are
-// fine: childproof creates them, as root, mode 0700.
+// refused, naming the component.
 //
 // A process that is not root may only be fooled into writing where it
-// can write anyway; there the walk is skipped.
-func checkStatePath(dir string) error {
+// can write anyway; there the path is created as os.MkdirAll does.
+func makeStatePath(dir string) error {
 	euid := geteuid()
 	if euid != 0 {
+		if err := os.MkdirAll(dir, 0o700); err != nil {
+			return fmt.Errorf("state dir: %w", err)
+		}
 		return nil
 	}
 	abs, err := filepath.Abs(dir)
 	if err != nil {
 		return fmt.Errorf("state dir: %w", err)
 	}
-	cur := "/"
-	if err := securePathDir(cur, euid, dir); err != nil {
+	w := &pathWalk{dir: dir, euid: euid}
+	defer w.close()
+	root, err := unix.Open("/", unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return fmt.Errorf("state dir: %w", &fs.PathError{Op: "open", Path: "/", Err: err})
+	}
+	w.stack = []pathDir{{fd: root, path: "/"}}
+	if err := w.check(root, "/", false); err != nil {
 		return err
 	}
 	queue := strings.Split(abs, "/")
@@ -56,56 +70,132 @@ func checkStatePath(dir string) error {
 		case "", ".":
 			continue
 		case "..":
-			cur = filepath.Dir(cur)
+			w.up()
 			continue
 		}
-		p := filepath.Join(cur, c)
-		var st unix.Stat_t
-		if err := unix.Lstat(p, &st); err != nil {
-			if errors.Is(err, unix.ENOENT) {
-				return nil // created by childproof from here on
-			}
-			return fmt.Errorf("state dir: %w", &fs.PathError{Op: "lstat", Path: p, Err: err})
+		cur := w.stack[len(w.stack)-1]
+		p := filepath.Join(cur.path, c)
+		fd, target, err := w.openAt(cur.fd, c, p)
+		if err != nil {
+			return err
 		}
-		switch st.Mode & unix.S_IFMT {
-		case unix.S_IFLNK:
-			if st.Uid != 0 && int(st.Uid) != euid {
-				return pathError(dir, p, fmt.Sprintf("is a symbolic link owned by uid %d (not root)", st.Uid))
-			}
+		if fd < 0 {
+			// A symlink of root's or ours: its target is walked in its place.
 			if links++; links > maxPathLinks {
 				return pathError(dir, p, fmt.Sprintf("leads through more than %d symbolic links", maxPathLinks))
 			}
-			target, err := os.Readlink(p)
-			if err != nil {
-				return fmt.Errorf("state dir: %w", err)
-			}
 			if filepath.IsAbs(target) {
-				cur = "/"
+				w.toRoot()
 			}
 			queue = append(strings.Split(target, "/"), queue...)
-		case unix.S_IFDIR:
-			// The state dir itself (the last component) gets the stricter
-			// check of checkStateDir.
-			if len(queue) > 0 && !onlyDots(queue) {
-				if err := securePathStat(p, &st, euid, dir); err != nil {
-					return err
-				}
-			}
-			cur = p
-		default:
-			return nil // not a directory: creating the state dir fails and says so
+			continue
+		}
+		w.stack = append(w.stack, pathDir{fd: fd, path: p})
+		// The state dir itself (the last component) gets the stricter
+		// check of checkOwner.
+		if err := w.check(fd, p, onlyDots(queue)); err != nil {
+			return err
 		}
 	}
 	return nil
 }
 
-// securePathDir is securePathStat of the directory at p.
-func securePathDir(p string, euid int, dir string) error {
+// pathWalk is makeStatePath's walk: the descriptors of the directories
+// from / to where it is.
+type pathWalk struct {
+	dir   string
+	euid  int
+	stack []pathDir
+}
+
+// pathDir is a directory of the walk, open.
+type pathDir struct {
+	fd   int
+	path string
+}
+
+// openAt opens the directory name in dirfd (p: its path) without
+// following a symlink, creating it (mode 0700) when it is missing. A
+// symlink is not opened: fd is -1 and target is what it points to, once
+// its owner is checked.
+func (w *pathWalk) openAt(dirfd int, name, p string) (fd int, target string, err error) {
+	// Bounded: each round either opens, or met a change of the entry
+	// (created or removed meanwhile) that the next round sees.
+	for range 8 {
+		fd, err := unix.Openat(dirfd, name, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+		switch {
+		case err == nil:
+			return fd, "", nil
+		case errors.Is(err, unix.EINTR):
+			continue
+		case errors.Is(err, unix.ENOENT):
+			if err := unix.Mkdirat(dirfd, name, 0o700); err != nil && !errors.Is(err, unix.EEXIST) {
+				return -1, "", fmt.Errorf("state dir: %w", &fs.PathError{Op: "mkdir", Path: p, Err: err})
+			}
+			continue
+		case errors.Is(err, unix.ELOOP), errors.Is(err, unix.ENOTDIR):
+			var st unix.Stat_t
+			if err := unix.Fstatat(dirfd, name, &st, unix.AT_SYMLINK_NOFOLLOW); err != nil {
+				if errors.Is(err, unix.ENOENT) {
+					continue
+				}
+				return -1, "", fmt.Errorf("state dir: %w", &fs.PathError{Op: "lstat", Path: p, Err: err})
+			}
+			if st.Mode&unix.S_IFMT != unix.S_IFLNK {
+				return -1, "", fmt.Errorf("state dir: %w", &fs.PathError{Op: "open", Path: p, Err: unix.ENOTDIR})
+			}
+			if st.Uid != 0 && int(st.Uid) != w.euid {
+				return -1, "", pathError(w.dir, p, fmt.Sprintf("is a symbolic link owned by uid %d (not root)", st.Uid))
+			}
+			// The link is root's or ours, in a directory only root (or
+			// we, or a sticky directory's rule) lets change: what it
+			// says now is what it said when checked.
+			buf := make([]byte, unix.PathMax)
+			n, err := unix.Readlinkat(dirfd, name, buf)
+			if err != nil {
+				return -1, "", fmt.Errorf("state dir: %w", &fs.PathError{Op: "readlink", Path: p, Err: err})
+			}
+			return -1, string(buf[:n]), nil
+		default:
+			return -1, "", fmt.Errorf("state dir: %w", &fs.PathError{Op: "open", Path: p, Err: err})
+		}
+	}
+	return -1, "", pathError(w.dir, p, "keeps changing while childproof opens it")
+}
+
+// check checks the directory open as fd: securePathStat on the way, and
+// checkOwner for the state dir itself (last).
+func (w *pathWalk) check(fd int, p string, last bool) error {
 	var st unix.Stat_t
-	if err := unix.Stat(p, &st); err != nil {
+	if err := unix.Fstat(fd, &st); err != nil {
 		return fmt.Errorf("state dir: %w", &fs.PathError{Op: "stat", Path: p, Err: err})
 	}
-	return securePathStat(p, &st, euid, dir)
+	if last {
+		return checkOwner(p, &st)
+	}
+	return securePathStat(p, &st, w.euid, w.dir)
+}
+
+// up goes to the parent directory (.. of / is /).
+func (w *pathWalk) up() {
+	if len(w.stack) > 1 {
+		unix.Close(w.stack[len(w.stack)-1].fd)
+		w.stack = w.stack[:len(w.stack)-1]
+	}
+}
+
+// toRoot goes back to / (an absolute symlink target).
+func (w *pathWalk) toRoot() {
+	for len(w.stack) > 1 {
+		w.up()
+	}
+}
+
+func (w *pathWalk) close() {
+	for _, d := range w.stack {
+		unix.Close(d.fd)
+	}
+	w.stack = nil
 }
 
 // securePathStat checks one directory of the path: its owner and mode.

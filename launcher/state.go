@@ -51,12 +51,10 @@ func OpenState(dir string) (*State, error) {
 		dir = d
 	}
 	// As root, the path to it must be one only root controls: checked
-	// before anything is created through it.
-	if err := checkStatePath(dir); err != nil {
+	// and created in one walk by descriptors, nothing created through a
+	// component not checked.
+	if err := makeStatePath(dir); err != nil {
 		return nil, err
-	}
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return nil, fmt.Errorf("state dir: %w", err)
 	}
 	// The state dir itself may be reached through a symlink the user made
 	// (~/.local/state on another disk); nothing inside it may be one.
