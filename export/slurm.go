@@ -37,7 +37,14 @@ func (p *plan) slurm() ([]byte, error) {
 	if s := l.Slurm.Time; s != "" {
 		fmt.Fprintf(&b, "#SBATCH --time=%s\n", s)
 	}
-	b.WriteString("#SBATCH --ntasks=1\n")
+	nodes, perNode := max(l.Slurm.Nodes, 1), max(l.Slurm.TasksPerNode, 1)
+	multi := nodes > 1 || perNode > 1
+	if multi {
+		fmt.Fprintf(&b, "#SBATCH --nodes=%d\n", nodes)
+		fmt.Fprintf(&b, "#SBATCH --ntasks-per-node=%d\n", perNode)
+	} else {
+		b.WriteString("#SBATCH --ntasks=1\n")
+	}
 	if l.Stop != (schema.Stop{}) {
 		// At the time limit SLURM sends the step's task, childproof run,
 		// SIGTERM; --signal sends it the stop timeout earlier, so that
@@ -64,8 +71,8 @@ func (p *plan) slurm() ([]byte, error) {
 	line("on its own /proc record, then supervises it. The step's exit status is the worker's, or 3, 4 or 5")
 	line("when the worker is not verified (docs/cli.md, exit codes). childproof and the spec must be on the node.")
 	line("Only this launch (and its depends_on) of the spec is read on the node.")
-	if len(required) > 0 {
-		line(fmt.Sprintf("Read from the job's environment, never written here: %s. Export each in the shell you", strings.Join(required, ", ")))
+	if shown := slices.DeleteFunc(slices.Clone(required), func(n string) bool { return multi && n == "MASTER_ADDR" }); len(shown) > 0 {
+		line(fmt.Sprintf("Read from the job's environment, never written here: %s. Export each in the shell you", strings.Join(shown, ", ")))
 		line("submit from; the job fails (exit 2) before the step when one is missing — an env() default of the")
 		line("spec is not used for a job. With --export=NONE (or SBATCH_EXPORT=NONE) none of them arrives:")
 		line(fmt.Sprintf("submit with --export=%s.", exportList))
@@ -79,10 +86,25 @@ func (p *plan) slurm() ([]byte, error) {
 		line(fmt.Sprintf("then SIGKILL after %s (stop.timeout); --signal sends that SIGTERM %ds before the time limit.", durationString(l.Stop.EffectiveTimeout()), seconds(l.Stop.EffectiveTimeout())))
 		line("The cluster's KillWait (slurm.conf) must be longer than the stop timeout for scancel to wait for it.")
 	}
+	if multi {
+		line(fmt.Sprintf("A job of %d node(s), %d task(s) per node: each task runs childproof run on its node for the", nodes, perNode))
+		line("ranks there (count = the ranks of one node) and verifies each of them on that node; its state dir is")
+		line("slurm-JOB.STEP.TASK. srun --label prefixes each line with the task number, and --kill-on-bad-exit ends")
+		line("the job when one node's task fails (exit 3 when that node's worker is not verified; srun's own error")
+		line("line names the node). MASTER_ADDR (kept when set) is the first node's address: a torchrun launch")
+		line("names its rendezvous as \"--rdzv-endpoint=${env(\"MASTER_ADDR\")}:PORT\".")
+	}
 	if len(l.DependsOn) > 0 {
 		line(fmt.Sprintf("depends_on (%s): not started by this step; start them first (childproof up on the node starts them in order).", strings.Join(l.DependsOn, ", ")))
 	}
 	line("Then: sbatch THIS_FILE [--var K=V]…  (arguments after the file name go to childproof run)")
+	if multi {
+		b.WriteString("if [ -z \"${MASTER_ADDR-}\" ]; then\n")
+		b.WriteString("\thead=$(scontrol show hostnames \"$SLURM_JOB_NODELIST\" | head -n 1)\n")
+		b.WriteString("\tMASTER_ADDR=$(scontrol show node \"$head\" -o 2>/dev/null | sed -n 's/.*NodeAddr=\\([^ ]*\\).*/\\1/p')\n")
+		b.WriteString("\texport MASTER_ADDR=\"${MASTER_ADDR:-$head}\"\n")
+		b.WriteString("fi\n")
+	}
 	if len(required) > 0 {
 		b.WriteString("missing=\n")
 		fmt.Fprintf(&b, "for name in %s; do\n", strings.Join(required, " "))
@@ -104,7 +126,12 @@ func (p *plan) slurm() ([]byte, error) {
 		b.WriteString("}\n")
 		prog = `"$childproof"`
 	}
-	fmt.Fprintf(&b, "exec srun --ntasks=1 --export=ALL %s run %s \"$@\"\n", prog, shellQuote(p.specRef()))
+	if multi {
+		fmt.Fprintf(&b, "exec srun --nodes=%d --ntasks-per-node=%d --label --kill-on-bad-exit=1 --export=ALL %s run %s \"$@\"\n",
+			nodes, perNode, prog, shellQuote(p.specRef()))
+	} else {
+		fmt.Fprintf(&b, "exec srun --ntasks=1 --export=ALL %s run %s \"$@\"\n", prog, shellQuote(p.specRef()))
+	}
 	return []byte(b.String()), nil
 }
 

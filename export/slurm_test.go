@@ -72,3 +72,22 @@ func TestShellQuote(t *testing.T) {
 		}
 	}
 }
+
+func TestSlurmMultiNodeScript(t *testing.T) {
+	l := load(t, storyTree(t), "dispatched")
+	l.Slurm.Nodes, l.Slurm.TasksPerNode = 2, 1
+	script := render(t, l, Options{Engine: Slurm, Childproof: "/opt/childproof"})
+	for _, want := range []string{
+		"#SBATCH --nodes=2\n#SBATCH --ntasks-per-node=1\n",
+		"\thead=$(scontrol show hostnames \"$SLURM_JOB_NODELIST\" | head -n 1)\n",
+		"exec srun --nodes=2 --ntasks-per-node=1 --label --kill-on-bad-exit=1 --export=ALL /opt/childproof run ",
+	} {
+		if !strings.Contains(script, want) {
+			t.Errorf("script lacks %q:\n%s", want, script)
+		}
+	}
+	if strings.Contains(script, "--ntasks=1") {
+		t.Errorf("a multi-node job asks for one task:\n%s", script)
+	}
+	checkScript(t, script)
+}

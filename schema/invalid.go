@@ -115,6 +115,12 @@ func (l *Launch) Validate() error {
 	}
 	if l.Slurm != (Slurm{}) {
 		r.Slurm = &rawSlurm{Partition: l.Slurm.Partition, Gres: l.Slurm.Gres, Time: l.Slurm.Time}
+		if l.Slurm.Nodes != 0 {
+			r.Slurm.Nodes = &l.Slurm.Nodes
+		}
+		if l.Slurm.TasksPerNode != 0 {
+			r.Slurm.TasksPerNode = &l.Slurm.TasksPerNode
+		}
 	}
 	fps := validateLaunch(r, nil)
 	if r.Ready != nil {

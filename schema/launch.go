@@ -75,7 +75,7 @@ var restartSchema = &hcl.BodySchema{Attributes: []hcl.AttributeSchema{
 }}
 
 var slurmSchema = &hcl.BodySchema{Attributes: []hcl.AttributeSchema{
-	{Name: "partition"}, {Name: "gres"}, {Name: "time"},
+	{Name: "partition"}, {Name: "gres"}, {Name: "time"}, {Name: "nodes"}, {Name: "ntasks_per_node"},
 }}
 
 // removedVars are dropped from a dispatch script's environment whatever
@@ -517,6 +517,14 @@ func (l *loader) slurm(blk *hcl.Block, s *launchState) {
 	l.strAttr(c, s, "slurm", "partition", &s.raw.Slurm.Partition)
 	l.strAttr(c, s, "slurm", "gres", &s.raw.Slurm.Gres)
 	l.strAttr(c, s, "slurm", "time", &s.raw.Slurm.Time)
+	for name, dst := range map[string]**int{"nodes": &s.raw.Slurm.Nodes, "ntasks_per_node": &s.raw.Slurm.TasksPerNode} {
+		if a, ok := c.Attributes[name]; ok {
+			s.parts["slurm."+name] = a.Expr.Range()
+			if v, ok := l.integer(a); ok {
+				*dst = &v
+			}
+		}
+	}
 }
 
 // strAttr decodes the string attribute name of a block's content c into
@@ -649,6 +657,12 @@ func (l *loader) newLaunch(s *launchState, aliases map[string]string) *Launch {
 	}
 	if sl := r.Slurm; sl != nil {
 		la.Slurm = Slurm{Partition: sl.Partition, Gres: sl.Gres, Time: sl.Time}
+		if sl.Nodes != nil {
+			la.Slurm.Nodes = *sl.Nodes
+		}
+		if sl.TasksPerNode != nil {
+			la.Slurm.TasksPerNode = *sl.TasksPerNode
+		}
 	}
 	if st := r.Stop; st != nil {
 		la.Stop.Signal = st.Signal

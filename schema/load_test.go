@@ -563,9 +563,15 @@ launch "a" {
 		{"slurm unknown attribute", `launch "a" {
   command = ["true"]
   slurm {
-    nodes = 2
+    cpus = 2
   }
 }`, nil, []string{"4:5 error: Unsupported argument"}},
+		{"slurm nodes below one", `launch "a" {
+  command = ["true"]
+  slurm {
+    nodes = 0
+  }
+}`, nil, []string{"4:13 error: Invalid slurm nodes"}},
 		{"alias without use", `alias "A" {
 }
 launch "a" {

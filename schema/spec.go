@@ -324,6 +324,12 @@ type Slurm struct {
 	// Time is the time limit in SLURM's notation: "MM", "MM:SS",
 	// "HH:MM:SS", "D-HH", "D-HH:MM" or "D-HH:MM:SS".
 	Time string
+	// Nodes is how many nodes the job spans (0: one). Each node's task runs
+	// childproof run for the ranks on that node and verifies them there.
+	Nodes int
+	// TasksPerNode is how many childproof run tasks a node runs (0: one);
+	// each keeps its own state dir.
+	TasksPerNode int
 }
 
 // Protected returns the launch's protected variables: the keys of Env plus

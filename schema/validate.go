@@ -102,6 +102,9 @@ type rawSlurm struct {
 	Partition string `hcl:"partition" validate:"omitempty,sbatchword"`
 	Gres      string `hcl:"gres" validate:"omitempty,sbatchword"`
 	Time      string `hcl:"time" validate:"omitempty,slurmtime"`
+	// Nodes and TasksPerNode shape a job spread over several nodes.
+	Nodes        *int `hcl:"nodes" validate:"omitnil,min=1,max=4096"`
+	TasksPerNode *int `hcl:"ntasks_per_node" validate:"omitnil,min=1,max=1024"`
 }
 
 // rawRole is a labelled worker "NAME" block.
@@ -342,6 +345,10 @@ func explain(fe fieldFail) (string, string) {
 			return "Invalid attempts", fmt.Sprintf("attempts must be between 1 and 100, got %v", deref(val))
 		case "max":
 			return "Invalid restart max", fmt.Sprintf("restart max must be between 1 and 1000, got %v", deref(val))
+		case "nodes":
+			return "Invalid slurm nodes", fmt.Sprintf("slurm nodes must be between 1 and 4096, got %v", deref(val))
+		case "ntasks_per_node":
+			return "Invalid slurm ntasks_per_node", fmt.Sprintf("slurm ntasks_per_node must be between 1 and 1024, got %v", deref(val))
 		default:
 			return "Empty " + base, fmt.Sprintf("%s must not be empty", base)
 		}

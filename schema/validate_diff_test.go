@@ -126,7 +126,7 @@ func TestValidateDifferential(t *testing.T) {
 		"Invalid inherit entry", "Invalid launch name", "Invalid port name", "Unknown wrapper rule",
 		"Invalid attempts", "Invalid on_stale", "Worker comm too long", "Relative worker exe",
 		"Invalid port number", "Invalid address", "Bind to all interfaces", "Invalid readiness path",
-		"Invalid duration", "Invalid restart policy", "Invalid restart max", "Invalid slurm partition",
+		"Invalid duration", "Invalid restart policy", "Invalid restart max", "Invalid slurm partition", "Invalid slurm nodes", "Invalid slurm ntasks_per_node",
 		"Invalid slurm gres", "Invalid slurm time",
 	} {
 		if counts[s] == 0 {
@@ -417,7 +417,7 @@ func (g *launchGen) launch() rawLaunch {
 		r.Restart = &rawRestart{Policy: g.optStr(0.95, poolPolicies), Max: g.optInt(0.5, 1, 1000), Backoff: g.optStr(0.5, poolDurations)}
 	}
 	if g.chance(0.15) {
-		r.Slurm = &rawSlurm{Partition: g.optStr(0.6, poolSlurm), Gres: g.optStr(0.6, poolSlurm), Time: g.optStr(0.6, poolTimes)}
+		r.Slurm = &rawSlurm{Partition: g.optStr(0.6, poolSlurm), Gres: g.optStr(0.6, poolSlurm), Time: g.optStr(0.6, poolTimes), Nodes: g.optInt(0.3, 1, 4096), TasksPerNode: g.optInt(0.3, 1, 1024)}
 	}
 	return r
 }

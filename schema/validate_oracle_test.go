@@ -243,6 +243,12 @@ func oracleValidateLaunch(r *rawLaunch, hide func(ns string) (hcl.Range, bool)) 
 		if sl.Time != "" && !oracleIsSlurmTime(sl.Time) {
 			c.fail("slurm.time", "time", "slurmtime", sl.Time)
 		}
+		if n := sl.Nodes; n != nil && (*n < 1 || *n > 4096) {
+			c.fail("slurm.nodes", "nodes", "min", n)
+		}
+		if n := sl.TasksPerNode; n != nil && (*n < 1 || *n > 1024) {
+			c.fail("slurm.ntasks_per_node", "ntasks_per_node", "min", n)
+		}
 	}
 	var out []fieldProblem
 	for _, f := range c {
@@ -281,6 +287,10 @@ func oracleExplain(fe oracleFail) (string, string) {
 			return "Invalid attempts", fmt.Sprintf("attempts must be between 1 and 100, got %v", oracleDeref(val))
 		case "max":
 			return "Invalid restart max", fmt.Sprintf("restart max must be between 1 and 1000, got %v", oracleDeref(val))
+		case "nodes":
+			return "Invalid slurm nodes", fmt.Sprintf("slurm nodes must be between 1 and 4096, got %v", oracleDeref(val))
+		case "ntasks_per_node":
+			return "Invalid slurm ntasks_per_node", fmt.Sprintf("slurm ntasks_per_node must be between 1 and 1024, got %v", oracleDeref(val))
 		default:
 			return "Empty " + base, fmt.Sprintf("%s must not be empty", base)
 		}

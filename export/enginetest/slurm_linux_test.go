@@ -25,7 +25,10 @@ type slurmCluster struct {
 	dir string
 	env []string // SLURM_CONF for the client commands
 	// gpu: the node has one gres/gpu (a fake device file).
-	gpu                  bool
+	gpu bool
+	// netns is the network namespace the client commands run in ("" the
+	// test's own): a multi-node cluster's hub.
+	netns                string
 	munged, ctld, slurmd *daemon
 	jobs                 []string
 }
@@ -40,74 +43,13 @@ var slurmPrograms = map[string]string{
 // left (slurmstepd, a job's processes) killed.
 func startSlurm(t *testing.T) *slurmCluster {
 	t.Helper()
-	needRoot(t)
-	needPrograms(t, slurmPrograms)
-	mu, err := user.Lookup("munge")
-	if err != nil {
-		t.Skip("no munge user (apt-get install munge)")
-	}
-	if err := subreaper(); err != nil {
-		t.Skipf("cannot become a child subreaper to find what slurmd leaves: %v", err)
-	}
+	c, mu := newSlurmCluster(t, slurmPrograms)
+	dir := c.dir
 	host, err := os.Hostname()
 	if err != nil {
 		t.Fatal(err)
 	}
-	dir, err := os.MkdirTemp("", "childproof-slurm-")
-	if err != nil {
-		t.Fatal(err)
-	}
-	c := &slurmCluster{dir: dir, env: []string{"SLURM_CONF=" + filepath.Join(dir, "slurm.conf")}}
-	t.Cleanup(func() {
-		if left := live(descendants(nil)); len(left) > 0 {
-			t.Errorf("slurm: left running after the daemons stopped (killed now): %s", describe(left))
-		}
-		reapOrphans() // and reap the zombies of what slurmd daemonized
-		// A job submitted without TMPDIR (--export=NONE) kept its state
-		// under /tmp.
-		for _, id := range c.jobs {
-			olds, _ := filepath.Glob(filepath.Join("/tmp", fmt.Sprintf("childproof-%d", os.Geteuid()), "slurm-"+id+".*"))
-			for _, o := range olds {
-				os.RemoveAll(o)
-			}
-		}
-		os.RemoveAll(dir)
-	})
-	// munged checks that every directory up to its socket may be entered
-	// by all, and wants its key and socket directory its own.
-	uid, _ := strconv.Atoi(mu.Uid)
-	gid, _ := strconv.Atoi(mu.Gid)
-	mdir := filepath.Join(dir, "munge")
-	for _, d := range []string{dir, mdir, filepath.Join(dir, "state"), filepath.Join(dir, "spool"), filepath.Join(dir, "out"), filepath.Join(dir, "tmp")} {
-		if err := os.MkdirAll(d, 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.Chmod(d, 0o755); err != nil {
-			t.Fatal(err)
-		}
-	}
-	key := make([]byte, 128)
-	_, _ = rand.Read(key)
-	keyFile := filepath.Join(mdir, "munge.key")
-	if err := os.WriteFile(keyFile, key, 0o600); err != nil {
-		t.Fatal(err)
-	}
-	for _, p := range []string{mdir, keyFile} {
-		if err := os.Chown(p, uid, gid); err != nil {
-			t.Fatal(err)
-		}
-	}
-	sock := filepath.Join(mdir, "munge.socket")
-	c.munged = startDaemon(t, "munged", &syscall.Credential{Uid: uint32(uid), Gid: uint32(gid)}, nil,
-		"munged", "-F", "--key-file="+keyFile, "--socket="+sock, "--pid-file="+filepath.Join(mdir, "munged.pid"),
-		"--seed-file="+filepath.Join(mdir, "munged.seed"), "--log-file="+filepath.Join(mdir, "munged.log"))
-	waitFor(t, 10*time.Second, "munged's socket", func() (bool, string) {
-		if c.munged.exited() {
-			t.Fatalf("munged exited:\n%s", c.munged.output())
-		}
-		_, err := os.Stat(sock)
-		return err == nil, fmt.Sprint(err)
-	})
+	sock := c.startMunge(t, mu)
 
 	// A fake GPU: gres/gpu wants a character device; SLURM then sets
 	// CUDA_VISIBLE_DEVICES and friends for a step that asks for it.
@@ -183,6 +125,88 @@ PartitionName=debug Nodes=localhost Default=YES MaxTime=10 State=UP
 	return c
 }
 
+// newSlurmCluster checks what a cluster needs (root, programs, the munge
+// user, a subreaper), makes its directory and tears down, by pid, what its
+// jobs left at the end of the test.
+func newSlurmCluster(t *testing.T, programs map[string]string) (*slurmCluster, *user.User) {
+	t.Helper()
+	needRoot(t)
+	needPrograms(t, programs)
+	mu, err := user.Lookup("munge")
+	if err != nil {
+		t.Skip("no munge user (apt-get install munge)")
+	}
+	if err := subreaper(); err != nil {
+		t.Skipf("cannot become a child subreaper to find what slurmd leaves: %v", err)
+	}
+	dir, err := os.MkdirTemp("", "childproof-slurm-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := &slurmCluster{dir: dir, env: []string{"SLURM_CONF=" + filepath.Join(dir, "slurm.conf")}}
+	t.Cleanup(func() {
+		if left := live(descendants(nil)); len(left) > 0 {
+			t.Errorf("slurm: left running after the daemons stopped (killed now): %s", describe(left))
+		}
+		reapOrphans() // and reap the zombies of what slurmd daemonized
+		// A job submitted without TMPDIR (--export=NONE) kept its state
+		// under /tmp.
+		for _, id := range c.jobs {
+			olds, _ := filepath.Glob(filepath.Join("/tmp", fmt.Sprintf("childproof-%d", os.Geteuid()), "slurm-"+id+".*"))
+			for _, o := range olds {
+				os.RemoveAll(o)
+			}
+		}
+		os.RemoveAll(dir)
+	})
+	return c, mu
+}
+
+// startMunge starts munged in the root namespace with a key of this
+// cluster's and its socket under c.dir (a file path: every network
+// namespace reaches it) and returns the socket's path.
+func (c *slurmCluster) startMunge(t *testing.T, mu *user.User) string {
+	t.Helper()
+	dir := c.dir
+	// munged checks that every directory up to its socket may be entered
+	// by all, and wants its key and socket directory its own.
+	uid, _ := strconv.Atoi(mu.Uid)
+	gid, _ := strconv.Atoi(mu.Gid)
+	mdir := filepath.Join(dir, "munge")
+	for _, d := range []string{dir, mdir, filepath.Join(dir, "state"), filepath.Join(dir, "spool"), filepath.Join(dir, "out"), filepath.Join(dir, "tmp")} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Chmod(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	key := make([]byte, 128)
+	_, _ = rand.Read(key)
+	keyFile := filepath.Join(mdir, "munge.key")
+	if err := os.WriteFile(keyFile, key, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []string{mdir, keyFile} {
+		if err := os.Chown(p, uid, gid); err != nil {
+			t.Fatal(err)
+		}
+	}
+	sock := filepath.Join(mdir, "munge.socket")
+	c.munged = startDaemon(t, "munged", &syscall.Credential{Uid: uint32(uid), Gid: uint32(gid)}, nil,
+		"munged", "-F", "--key-file="+keyFile, "--socket="+sock, "--pid-file="+filepath.Join(mdir, "munged.pid"),
+		"--seed-file="+filepath.Join(mdir, "munged.seed"), "--log-file="+filepath.Join(mdir, "munged.log"))
+	waitFor(t, 10*time.Second, "munged's socket", func() (bool, string) {
+		if c.munged.exited() {
+			t.Fatalf("munged exited:\n%s", c.munged.output())
+		}
+		_, err := os.Stat(sock)
+		return err == nil, fmt.Sprint(err)
+	})
+
+	return sock
+}
+
 // freeRange returns the first of n consecutive free ports, below the
 // ephemeral range (from launchertest.FreePort).
 func freeRange(t *testing.T, n int) int {
@@ -209,6 +233,10 @@ func freeRange(t *testing.T, n int) int {
 // command is a SLURM client command against this cluster.
 func (c *slurmCluster) command(name string, args ...string) *exec.Cmd {
 	cmd := exec.Command(name, args...)
+	if c.netns != "" {
+		// A multi-node cluster's clients run in its hub namespace.
+		cmd = exec.Command("nsenter", append([]string{"--net=/run/netns/" + c.netns, name}, args...)...)
+	}
 	cmd.Env = append(os.Environ(), c.env...)
 	return cmd
 }
