@@ -316,7 +316,7 @@ exec %s --addr "127.0.0.1:$1"
 			return strings.Count(all, ": sum 4") == 4, all
 		})
 		for _, task := range []string{"0", "1"} {
-			if n := len(regexp.MustCompile(`(?m)^` + task + `: .*APP_TOKEN present, matches`).FindAllString(out, -1)); n < 2 {
+			if n := len(regexp.MustCompile(`(?m)^`+task+`: .*APP_TOKEN present, matches`).FindAllString(out, -1)); n < 2 {
 				t.Errorf("task %s verified APP_TOKEN on %d ranks, want 2:\n%s", task, n, out)
 			}
 		}
