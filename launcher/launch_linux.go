@@ -207,13 +207,16 @@ func (s *startRun) prepare(ctx context.Context, envOut **Env) error {
 	}
 	v := &verify.Verifier{Proc: opts.Proc, State: st, ShowValues: opts.ShowValues}
 	s.v = v
-	if err := preflight(ctx, v, st, l, opts.Notify, opts.Audience); err != nil {
+	// Alive is the recorded tree, not the port: a portless launch, or one
+	// whose ranks outlived their agent, is the previous instance too. It
+	// is asked first, so that a launch of the name that is alive is one
+	// answer (exit 6, naming its spec file and pid) with or without a
+	// port, and exit 4 stays for what childproof did not start.
+	if err := guardPrevious(ctx, v.Proc, st, l, opts.Notify); err != nil {
 		lock.unlock()
 		return err
 	}
-	// Alive is the recorded tree, not the port: a portless launch, or one
-	// whose ranks outlived their agent, is the previous instance too.
-	if err := guardPrevious(ctx, v.Proc, st, l, opts.Notify); err != nil {
+	if err := preflight(ctx, v, st, l, opts.Notify, opts.Audience); err != nil {
 		lock.unlock()
 		return err
 	}

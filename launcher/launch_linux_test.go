@@ -244,8 +244,12 @@ func TestStaleInstance(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// Our own live launch on the port is the lock's answer (exit 6), not
+	// a stranger's (exit 4).
 	_, err = f.start(t, f.spec("stale"), false)
-	wantCode(t, err, outcome.Foreign, verify.KindPortForeign)
+	if e := wantCode(t, err, outcome.Locked, ""); !errors.Is(e, ErrLocked) || !strings.Contains(e.Msg, fmt.Sprintf("(pid %d)", first.Worker().Pid)) {
+		t.Errorf("err %v: not ErrLocked naming pid %d", err, first.Worker().Pid)
+	}
 	if first.Worker().Check(first.opts.Proc) != verify.Alive {
 		t.Fatal("on_stale=fail stopped the previous instance")
 	}

@@ -839,10 +839,11 @@ func TestMasterKilled(t *testing.T) {
 	if ls, _ := sockdiag.Listeners(uint16(port)); len(ls) == 0 {
 		t.Log("the workers let go of the port on their own")
 	} else {
-		// A new run finds the port held by the previous launch (on_stale
-		// = "fail"): exit 4, naming it as ours, never "did not start".
+		// A new run finds the previous launch alive (its leftovers hold
+		// the port; on_stale = "fail"): exit 6, naming it as ours, never
+		// "did not start".
 		out, errOut, code = cli(t, dir, env, "run", "--detach", "childproof.hcl")
-		if code != 4 || !strings.Contains(errOut, "held by the previous launch") {
+		if code != 6 || !strings.Contains(errOut, "is already running") || strings.Contains(errOut, "did not start") {
 			t.Errorf("run over the leftovers: exit %d\n%s%s", code, out, errOut)
 		}
 	}
