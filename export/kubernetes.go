@@ -154,6 +154,9 @@ func (p *plan) kubernetes() ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := p.checkKubectlEnvFile(); err != nil {
+		return nil, err
+	}
 	notes := p.k8sRestartNotes(kind)
 	c, notes := p.k8sContainer(notes)
 	notes = p.k8sEnv(&c, notes)
@@ -285,8 +288,15 @@ func (p *plan) k8sProbes(c *k8sContainer, notes []string) ([]k8sContainer, []str
 	var inits []k8sContainer
 	if p.o.ChildproofImage != "" {
 		prog = k8sVolumeDir + "/childproof"
+		// Container names are unique within a pod (the API server
+		// refuses a duplicate): a launch named childproof keeps its
+		// name, the init container takes another.
+		initName := "childproof"
+		if l.Name == initName {
+			initName = "childproof-install"
+		}
 		inits = append(inits, k8sContainer{
-			Name: "childproof", Image: p.o.ChildproofImage,
+			Name: initName, Image: p.o.ChildproofImage,
 			// childproof copies itself: a scratch or distroless image
 			// has no cp.
 			Command:      []string{"/usr/local/bin/childproof", "install", k8sVolumeDir},

@@ -2,6 +2,8 @@ package export
 
 import (
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -228,6 +230,51 @@ func TestNameCheckers(t *testing.T) {
 		}
 		if got, want := isPortName(s), len(validation.IsValidPortName(s)) == 0; got != want {
 			t.Errorf("isPortName(%d a's) = %v, Kubernetes says %v", n, got, want)
+		}
+	}
+}
+
+// TestKubernetesContainerNamesUnique: a launch named childproof exported
+// with --childproof-image gets an init container of another name, as the
+// API server requires (container names are unique across initContainers
+// and containers: "Duplicate value"); each name is a DNS-1123 label.
+func TestKubernetesContainerNamesUnique(t *testing.T) {
+	dir := t.TempDir()
+	spec := `launch "childproof" {
+  command = ["/usr/bin/srv"]
+  port "http" {
+    number = 8080
+  }
+}
+`
+	if err := os.WriteFile(filepath.Join(dir, "spec.hcl"), []byte(spec), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	l := load(t, dir, "childproof")
+	for _, kind := range []Kind{KindDeployment, KindPod} {
+		out := render(t, l, Options{Engine: Kubernetes, Kind: kind, Image: "img", ChildproofImage: "childproof:dev"})
+		var ps corev1.PodSpec
+		if kind == KindPod {
+			var pod corev1.Pod
+			decodeK8s(t, out, &pod)
+			ps = pod.Spec
+		} else {
+			var d appsv1.Deployment
+			decodeK8s(t, out, &d)
+			ps = d.Spec.Template.Spec
+		}
+		seen := map[string]bool{}
+		for _, c := range append(slices.Clone(ps.InitContainers), ps.Containers...) {
+			if seen[c.Name] {
+				t.Errorf("%s: container name %q twice:\n%s", kind, c.Name, out)
+			}
+			seen[c.Name] = true
+			if errs := validation.IsDNS1123Label(c.Name); len(errs) > 0 {
+				t.Errorf("%s: container name %q: %v", kind, c.Name, errs)
+			}
+		}
+		if ps.Containers[0].Name != "childproof" || len(ps.InitContainers) != 1 || ps.InitContainers[0].Name != "childproof-install" {
+			t.Errorf("%s: names %q / %+v", kind, ps.Containers[0].Name, ps.InitContainers)
 		}
 	}
 }

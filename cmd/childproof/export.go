@@ -3,6 +3,9 @@ package main
 import (
 	"errors"
 	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"strings"
 
 	"github.com/childproof/childproof/export"
@@ -63,6 +66,11 @@ See docs/export.md.`,
 			if err != nil {
 				return err
 			}
+			if o.Childproof == "" && o.Engine == export.Systemd {
+				// systemd runs ExecStartPost= without the shell's PATH:
+				// this very childproof, by its absolute path.
+				o.Childproof = thisChildproof()
+			}
 			out, err := export.Render(c.Context(), l, o)
 			if err != nil {
 				var ue *export.UnsupportedError
@@ -98,7 +106,7 @@ See docs/export.md.`,
 	f.StringVar(&kind, "kind", "", "k8s: `deployment` (default) or pod")
 	f.StringVar(&o.ChildproofImage, "childproof-image", "", "k8s: an `IMAGE` holding /usr/local/bin/childproof, copied in by an init container")
 	f.StringVar(&o.Dir, "dir", "", "write the spec's directory as `DIR` (an absolute path on the target)")
-	f.StringVar(&o.Childproof, "childproof", "", "the childproof `PROGRAM` the check runs on the target (default: childproof, from PATH)")
+	f.StringVar(&o.Childproof, "childproof", "", "the childproof `PROGRAM` the check runs on the target (default: systemd, the absolute path of this childproof; elsewhere childproof, from the target's PATH)")
 	_ = c.RegisterFlagCompletionFunc("to", cobra.FixedCompletions(engineNames(), cobra.ShellCompDirectiveNoFileComp))
 	_ = c.RegisterFlagCompletionFunc("kind", cobra.FixedCompletions([]string{string(export.KindDeployment), string(export.KindPod)}, cobra.ShellCompDirectiveNoFileComp))
 	return c
@@ -111,4 +119,29 @@ func engineNames() []string {
 		names[i] = string(e)
 	}
 	return names
+}
+
+// thisChildproof is the absolute path of the running childproof as it
+// was invoked (argv[0], looked up in PATH when it has no slash), so that a
+// symlink such as /usr/local/bin/childproof stays the path an upgrade
+// keeps valid; else os.Executable's; "" when neither is known (the
+// export then writes childproof, from PATH).
+func thisChildproof() string {
+	if len(os.Args) > 0 && os.Args[0] != "" {
+		p := os.Args[0]
+		if !strings.ContainsRune(p, filepath.Separator) {
+			p, _ = exec.LookPath(p)
+		}
+		if p != "" {
+			if abs, err := filepath.Abs(p); err == nil {
+				if fi, err := os.Stat(abs); err == nil && fi.Mode().IsRegular() {
+					return abs
+				}
+			}
+		}
+	}
+	if p, err := os.Executable(); err == nil {
+		return p
+	}
+	return ""
 }
