@@ -36,6 +36,9 @@ type Launch struct {
 	stopOnce sync.Once
 	// pipe is the tree's output pipe and its masking reader.
 	pipe *output
+	// testState is set when the launch holds a reference to the test
+	// binary's state dir (testStateDir), given back by finish.
+	testState bool
 	// watchdog ends a foreground tree whose starter is gone (nil:
 	// detached, or none could be started).
 	watchdog *watchdog

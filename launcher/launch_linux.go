@@ -55,9 +55,30 @@ type held struct {
 // startHeld is Start with what a relaunch holds (h).
 func startHeld(ctx context.Context, l *schema.Launch, opts Options, h held) (*Launch, error) {
 	var env *Env
+	testDir := false
 	if opts.State == nil && opts.StateDir == "" {
 		opts.StateDir = testStateDir()
+		testDir = opts.StateDir != ""
 	}
+	la, err := startChecked(ctx, l, opts, h, &env)
+	switch {
+	case !testDir:
+	case la == nil:
+		releaseTestState()
+	case !opts.Detach:
+		la.testState = true // finish gives it back
+	}
+	secrets := launchSecrets(l, env, opts)
+	if la != nil {
+		la.Report.Mask(secrets)
+	}
+	speakTo(err, opts.Audience)
+	return la, maskErr(err, secrets)
+}
+
+// startChecked is startHeld once the state dir is decided: the relay
+// program, the ports, then start; the Error names the launch.
+func startChecked(ctx context.Context, l *schema.Launch, opts Options, h held, env **Env) (*Launch, error) {
 	if opts.Detach {
 		var err error
 		if opts.Relay, err = relayProgram(opts.Relay); err != nil {
@@ -72,17 +93,12 @@ func startHeld(ctx context.Context, l *schema.Launch, opts Options, h held) (*La
 			return nil, err
 		}
 	}
-	la, err := start(ctx, l, opts, &env, h)
+	la, err := start(ctx, l, opts, env, h)
 	var e *Error
 	if l != nil && errors.As(err, &e) && e.Name == "" {
 		e.Name = l.Name
 	}
-	secrets := launchSecrets(l, env, opts)
-	if la != nil {
-		la.Report.Mask(secrets)
-	}
-	speakTo(err, opts.Audience)
-	return la, maskErr(err, secrets)
+	return la, err
 }
 
 // start checks the launch, takes its lock, resolves its environment,

@@ -138,6 +138,9 @@ func (la *Launch) finish(grace time.Duration) {
 			}
 		}
 		la.lock.unlock()
+		if la.testState {
+			releaseTestState()
+		}
 	})
 }
 

@@ -247,3 +247,38 @@ func TestStarterKilledWrappedWorker(t *testing.T) {
 	}
 	noListener(t, f.port)
 }
+
+// TestTestStateDirRemoved: a Start in a test binary with no state dir
+// chosen uses the binary's own childproof-test-* directory, which is
+// removed once its last foreground launch is stopped (and made afresh by
+// the next Start): no directory is left under $TMPDIR.
+func TestTestStateDirRemoved(t *testing.T) {
+	if os.Getenv("CHILDPROOF_STATE_DIR") != "" {
+		t.Skip("$CHILDPROOF_STATE_DIR chooses the state dir")
+	}
+	f := newFixture(t)
+	for i := range 2 {
+		la, err := Start(context.Background(), f.spec("default-dir"), Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		dir := la.State.Dir
+		if !strings.HasPrefix(filepath.Base(dir), "childproof-test-") {
+			la.Stop(context.Background())
+			t.Fatalf("state dir %s: want the test binary's own", dir)
+		}
+		la.Stop(context.Background())
+		if _, err := os.Stat(dir); err == nil {
+			t.Errorf("round %d: %s left behind after the last launch stopped", i, dir)
+		}
+	}
+	// A start that fails gives its reference back too.
+	if _, err := Start(context.Background(), &schema.Launch{Name: "bad", Command: []string{"/nonexistent"}}, Options{}); err == nil {
+		t.Fatal("started /nonexistent")
+	}
+	testState.mu.Lock()
+	defer testState.mu.Unlock()
+	if testState.refs != 0 || testState.dir != "" {
+		t.Errorf("after a failed start: %d references, dir %q", testState.refs, testState.dir)
+	}
+}
