@@ -84,8 +84,10 @@ func (b *builder) findPort(w *envres.Start) *portInfo {
 			hostW = &v
 		}
 	}
-	if portW == nil && addrW == nil {
-		if v, what := positionalPort(w.Argv); v != nil {
+	if portW == nil && (addrW == nil || !hostPort(*addrW)) {
+		// No --port, and no HOST:PORT address: the port may still be an
+		// argument of its own anywhere ("--bind 127.0.0.1 "${PORT:-8000}"").
+		if v, what := positionalPort(w.Argv); v != nil && (what == "port" || addrW == nil) {
 			if what == "address" {
 				addrW = v
 			} else {
@@ -133,7 +135,12 @@ func (b *builder) findPort(w *envres.Start) *portInfo {
 	n, err := strconv.Atoi(number)
 	if err != nil || n < 1 || n > 65535 {
 		if number == "" && addrW == nil && portW == nil {
-			if interpreterWorker(w) {
+			if v := numericVarArg(w.Argv); v != nil {
+				// "${LISTEN:-8000}" on its own: likely the port, under a
+				// name that does not say so; a spec without it would be
+				// verified before the worker listens.
+				b.note(secPort, w.Pos, true, "a human must finish this: the worker's argument %s is a caller variable with a numeric default, likely its port: add the port block it listens on (number = the variable's value), or nothing if it is not a port", v.Text)
+			} else if interpreterWorker(w) {
 				// The worker is selected as the port's owner (its comm is
 				// the interpreter's): without a port the spec cannot find
 				// it, and "verified" would come before it listens.
@@ -143,6 +150,11 @@ func (b *builder) findPort(w *envres.Start) *portInfo {
 			}
 		} else if number != "" {
 			b.note(secPort, w.Pos, true, "the worker's port %q is not a number from 1 to 65535: write the port block by hand", number)
+		} else if addrW != nil && portW == nil {
+			// A bind address without a port, and no port found: the
+			// worker listens somewhere the spec cannot name, and a spec
+			// without its port would be "verified" before it listens.
+			b.note(secPort, w.Pos, true, "a human must finish this: the worker binds %s but no port was found in its arguments (a flag, a positional port, $PORT, HOST:PORT): add the port block it listens on", addrW.Text)
 		}
 		return nil
 	}
@@ -206,6 +218,25 @@ func positionalPort(argv []envres.Word) (w *envres.Word, what string) {
 		}
 	}
 	return nil, ""
+}
+
+// numericVarArg finds an argument that is only a caller variable with a
+// numeric default that could be a port ("${LISTEN:-8000}"), not the value
+// of a flag before it; nil when there is none.
+func numericVarArg(argv []envres.Word) *envres.Word {
+	for i := 1; i < len(argv); i++ {
+		a := argv[i]
+		if !a.Resolved() || len(a.Parts) != 1 || a.Parts[0].Env == "" || !a.Parts[0].HasDefault {
+			continue
+		}
+		if prev, ok := argv[i-1].Literal(); ok && strings.HasPrefix(prev, "-") && i > 1 {
+			continue
+		}
+		if n, err := strconv.Atoi(a.Parts[0].Default); err == nil && n >= 1 && n <= 65535 {
+			return &argv[i]
+		}
+	}
+	return nil
 }
 
 // hostPort reports whether w is HOST:PORT: an IP address, localhost or a
