@@ -32,6 +32,12 @@ type LogOptions struct {
 // the log mask its last start wrote, and those of the spec its record names
 // (loaded without launching). No log is an *Error of Kind KindNotRecorded.
 func (s *State) ReadLog(ctx context.Context, name string, o LogOptions, emit func(line string)) error {
+	// The log and its mask are childproof's own, or not read at all.
+	for _, p := range []string{s.LogPath(name), s.files.Mask(name)} {
+		if err := checkStateEntry(p, stateFileType); err != nil {
+			return err
+		}
+	}
 	t, err := logtail.Open(s.LogPath(name))
 	if errors.Is(err, fs.ErrNotExist) {
 		return &Error{Outcome: outcome.NotRecorded, Kind: KindNotRecorded, Err: err, Msg: fmt.Sprintf("no log of a launch %q in %s", name, s.Dir)}

@@ -48,6 +48,9 @@ func (s *State) roundPath(name string, n int) string {
 
 // roundNumbers lists the round numbers of launch name, ascending.
 func (s *State) roundNumbers(name string) ([]int, error) {
+	if err := checkStateEntry(s.historyDir(name), stateDirType); err != nil {
+		return nil, err
+	}
 	ents, err := os.ReadDir(s.historyDir(name))
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
@@ -71,6 +74,9 @@ func (s *State) roundNumbers(name string) ([]int, error) {
 
 // LoadRound reads round n of launch name. A missing round wraps fs.ErrNotExist.
 func (s *State) LoadRound(name string, n int) (*Round, error) {
+	if err := checkStateEntry(s.historyDir(name), stateDirType); err != nil {
+		return nil, err
+	}
 	b, err := readStateFile(s.roundPath(name, n), maxRoundFile)
 	if err != nil {
 		return nil, fmt.Errorf("round %d of %q: %w", n, name, err)

@@ -70,6 +70,11 @@ func OpenState(dir string) (*State, error) {
 			return nil, err
 		}
 	}
+	// The layout file (what naming the files use) is childproof's own,
+	// as the key and every record are.
+	if err := checkStateEntry(filepath.Join(dir, statedir.LayoutFile), stateFileType); err != nil {
+		return nil, err
+	}
 	if err := tighten(dir); err != nil {
 		return nil, fmt.Errorf("state dir: %w", err)
 	}

@@ -52,6 +52,36 @@ func checkStateDir(path string, follow bool) error {
 	return checkOwner(path, &st)
 }
 
+// The entry types checkStateEntry takes.
+const (
+	stateFileType = unix.S_IFREG
+	stateDirType  = unix.S_IFDIR
+)
+
+// checkStateEntry checks the state dir entry at path, when there is one:
+// of type typ (unix.S_IFREG, unix.S_IFDIR), not a symlink, and passing
+// checkOwner.
+func checkStateEntry(path string, typ uint32) error {
+	var st unix.Stat_t
+	if err := unix.Lstat(path, &st); err != nil {
+		if errors.Is(err, unix.ENOENT) {
+			return nil
+		}
+		return fmt.Errorf("state dir: %w", &fs.PathError{Op: "stat", Path: path, Err: err})
+	}
+	if got := uint32(st.Mode & unix.S_IFMT); got != typ {
+		what := "is not a regular file"
+		if typ == unix.S_IFDIR {
+			what = "is not a directory"
+		}
+		if got == unix.S_IFLNK {
+			what += " (a symbolic link)"
+		}
+		return strictModeError(path, what, "remove it; childproof never follows links in its state dir")
+	}
+	return checkOwner(path, &st)
+}
+
 // geteuid is the effective uid, asked once: checkOwner runs for every
 // state file ps reads.
 var geteuid = sync.OnceValue(os.Geteuid)

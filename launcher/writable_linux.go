@@ -3,7 +3,6 @@ package launcher
 import (
 	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -47,21 +46,21 @@ func (s *State) checkWritable(name string) error {
 }
 
 // checkLaunchFiles checks the state files of launch name that exist: the
-// log and its rotations and the log mask (regular files), the history
+// state dir's layout, the log and its rotations and the log mask (regular files), the history
 // directory and its round files (a directory of rounds, writable), each
 // owned by the effective uid and not writable by others.
 func (s *State) checkLaunchFiles(name string) error {
 	log := s.files.Log(name)
-	files := []string{log, s.files.Mask(name)}
+	files := []string{filepath.Join(s.Dir, statedir.LayoutFile), log, s.files.Mask(name)}
 	logs, _ := filepath.Glob(log + ".*")
 	files = append(files, logs...)
 	for _, p := range files {
-		if err := checkStateEntry(p, unix.S_IFREG); err != nil {
+		if err := checkStateEntry(p, stateFileType); err != nil {
 			return err
 		}
 	}
 	hist := s.historyDir(name)
-	if err := checkStateEntry(hist, unix.S_IFDIR); err != nil {
+	if err := checkStateEntry(hist, stateDirType); err != nil {
 		return err
 	}
 	if exists(hist) {
@@ -70,32 +69,6 @@ func (s *State) checkLaunchFiles(name string) error {
 		}
 	}
 	return nil
-}
-
-// checkStateEntry checks the state dir entry at path, when there is one:
-// of type typ (unix.S_IFREG, unix.S_IFDIR), not a symlink, and passing
-// checkOwner.
-func checkStateEntry(path string, typ uint32) error {
-	var st unix.Stat_t
-	if err := unix.Lstat(path, &st); err != nil {
-		if errors.Is(err, unix.ENOENT) {
-			return nil
-		}
-		return fmt.Errorf("state dir: %w", &fs.PathError{Op: "stat", Path: path, Err: err})
-	}
-	switch st.Mode & unix.S_IFMT {
-	case typ:
-	default:
-		what := "is not a regular file"
-		if typ == unix.S_IFDIR {
-			what = "is not a directory"
-		}
-		if st.Mode&unix.S_IFMT == unix.S_IFLNK {
-			what += " (a symbolic link)"
-		}
-		return strictModeError(path, what, "remove it; childproof never follows links in its state dir")
-	}
-	return checkOwner(path, &st)
 }
 
 // probeWrite creates a file in dir and lets it go, with reserve bytes
