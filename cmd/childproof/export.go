@@ -71,6 +71,11 @@ See docs/export.md.`,
 				// this very childproof, by its absolute path.
 				o.Childproof = thisChildproof()
 			}
+			if o.Engine == export.Slurm {
+				for _, pat := range export.SlurmPatterns(l) {
+					fmt.Fprintf(a.stderr, "childproof: warning: export: inherit %q is a pattern and #SBATCH --export= takes names: no variable it matches reaches the job; list the names in inherit (the script's header says so)\n", pat)
+				}
+			}
 			out, err := export.Render(c.Context(), l, o)
 			if err != nil {
 				var ue *export.UnsupportedError
