@@ -573,7 +573,7 @@ func (a *analyzer) report(r *Rule, d Diagnostic) {
 			return
 		}
 		chain := append(append([]Pos(nil), d.At.Chain...), Pos{File: d.At.File, Line: d.At.Line})
-		f = &Finding{Rule: r.Name, Severity: r.Severity, Pos: d.At.Pos, Message: a.loaded.mask(d.Message), Chain: chain}
+		f = &Finding{Rule: r.Name, Severity: r.Severity, Pos: d.At.Pos, Message: a.loaded.mask(d.Message), Chain: chain, InString: d.At.InString}
 		a.findings[k] = f
 	}
 	for _, v := range d.Variables {
@@ -660,7 +660,7 @@ func (a *analyzer) protNames() []string {
 // siteAt builds a site for a position in fc under st's chain.
 func (a *analyzer) siteAt(st *state, fc *fileCtx, p syntax.Pos) Site {
 	l, c := fc.pos(p)
-	return Site{Pos: Pos{File: fc.name, Line: l, Column: c}, Chain: st.chain}
+	return Site{Pos: Pos{File: fc.name, Line: l, Column: c}, Chain: st.chain, InString: fc.embedded}
 }
 
 // initialState is the state a top-level script starts in.

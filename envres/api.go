@@ -81,6 +81,10 @@ type Finding struct {
 	// env-file-load; not serialised): lint --diff-base keeps a finding
 	// whose env file changed.
 	Reads []FileRead `json:"-"`
+	// InString is set when the finding is inside a string run as a
+	// script (bash -c '…', a here-document, a package.json script); not
+	// serialised: a suggested edit of its line is not offered there.
+	InString bool `json:"-"`
 }
 
 // FileRead is a file a finding depends on.

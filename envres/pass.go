@@ -14,6 +14,10 @@ type Site struct {
 	Pos
 	// Chain is the chain that led to the place, without the place itself.
 	Chain []Pos
+	// InString is set when the place is inside a string run as a script
+	// (bash -c '…', a here-document, a package.json script): an edit
+	// there is an edit of the string.
+	InString bool
 }
 
 // Activation is an environment activation (conda activate, module load …).

@@ -83,7 +83,11 @@ func WriteDiagnosticsJSON(w io.Writer, diags hcl.Diagnostics) error {
 	return JSON(w, out)
 }
 
-func oneLine(s string) string { return strings.ReplaceAll(s, "\n", " ") }
+// oneLine keeps a message on its line: a line break would start what a
+// problem matcher (gcc format) reads as another diagnostic.
+func oneLine(s string) string {
+	return strings.NewReplacer("\r\n", " ", "\n", " ", "\r", " ").Replace(s)
+}
 
 // lowerFirst lowers s's first letter, unless the second is upper case too
 // (an acronym).

@@ -15,7 +15,7 @@ import (
 )
 
 // Formats lists the format names Write accepts.
-var Formats = []string{"text", "json", "sarif", "github"}
+var Formats = []string{"text", "json", "sarif", "github", "gcc", "checkstyle", "rdjson"}
 
 // ErrUnknownFormat is returned (wrapped) for a format not in Formats.
 var ErrUnknownFormat = errors.New("unknown format")
@@ -49,6 +49,12 @@ func Write(w io.Writer, format string, res *envres.Result, opts Options) error {
 		return writeSARIF(w, res, opts)
 	case "github":
 		return writeGitHub(w, res, opts)
+	case "gcc":
+		return writeGCC(w, res, opts)
+	case "checkstyle":
+		return writeCheckstyle(w, res, opts)
+	case "rdjson":
+		return writeRDJSON(w, res, opts)
 	}
 	return fmt.Errorf("%w %q", ErrUnknownFormat, format)
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"github.com/childproof/childproof/lintreport"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -99,7 +100,7 @@ alias "A" {
 		outputs = append(outputs, out.String()+errb.String())
 		return code
 	}
-	for _, f := range []string{"text", "json", "sarif", "github"} {
+	for _, f := range lintreport.Formats {
 		cp("check", "--format", f, "canary.hcl")
 		cp("check", "--format", f, "bad.hcl")
 	}

@@ -4,6 +4,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"fmt"
+	"github.com/childproof/childproof/lintreport"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -178,7 +179,7 @@ func TestCanaryMatrix(t *testing.T) {
 		outputs = append(outputs, out.String())
 		return code
 	}
-	formats := []string{"text", "json", "sarif", "github"}
+	formats := lintreport.Formats
 	for _, f := range formats {
 		cp("check", "--format", f, "m.hcl")
 		cp("check", "--format", f, "names.hcl")

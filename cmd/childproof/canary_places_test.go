@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/childproof/childproof/internal/testsupport"
+	"github.com/childproof/childproof/lintreport"
 	"github.com/childproof/childproof/schema"
 )
 
@@ -39,7 +40,7 @@ func TestCanaryPlaces(t *testing.T) {
 				if err := os.WriteFile(path, []byte(testsupport.SpecAt(place, form)), 0o644); err != nil {
 					t.Fatal(err)
 				}
-				for _, f := range []string{"text", "json", "sarif", "github"} {
+				for _, f := range lintreport.Formats {
 					var stdout, stderr bytes.Buffer
 					code := run(context.Background(), []string{"check", "--format", f, path}, nil, &stdout, &stderr)
 					runs++

@@ -53,7 +53,7 @@ func (a *app) loadSpec(ctx context.Context, arg string, vars []string) (*loadedS
 		switch a.format {
 		case "json":
 			_ = lintreport.WriteDiagnosticsJSON(a.stdout, diags)
-		case "sarif", "github":
+		case "sarif", "github", "gcc", "checkstyle", "rdjson":
 			// check and lint: the spec's problems are results with ranges,
 			// so that code scanning and annotations show them.
 			_ = lintreport.Write(a.stdout, a.format, nil, lintreport.Options{Diagnostics: lintreport.FromHCL(diags), ToolVersion: lintToolVersion()})
