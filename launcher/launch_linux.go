@@ -532,7 +532,8 @@ func (la *Launch) pipeOutput(sp *spawnRun, logf *os.File) error {
 // cgroup to start in unless Options.NoCgroup.
 func (la *Launch) buildCommand(sp *spawnRun) error {
 	l := la.Spec
-	t := &procTree{p: la.opts.Proc, leader: -1, marker: sp.marker}
+	t := &procTree{p: la.opts.Proc, leader: -1, marker: sp.marker,
+		daemons: la.Spec.Worker.Comm != "" || la.Spec.Worker.Exe != "" || len(la.Spec.Ports) > 0 || len(la.Spec.Roles) > 0}
 	la.tree = t
 	sp.envList = withMarker(la.Env.List(), t.marker)
 	cmd := &exec.Cmd{Path: sp.prog, Args: sp.argv, Env: sp.envList, Dir: la.dir(), Stdin: sp.devnull, Stdout: sp.logw, Stderr: sp.logw}

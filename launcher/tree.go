@@ -4,6 +4,7 @@ import (
 	"os"
 	"os/exec"
 	"sync"
+	"time"
 	"syscall"
 
 	"github.com/childproof/childproof/proc"
@@ -31,6 +32,14 @@ type procTree struct {
 	// launched tree while it is signalled and stopped; finding its worker
 	// needs only its descendants).
 	scan bool
+	// daemons: the launch selects its worker by selector or port, so a
+	// process that left the tree (a double-forked daemon) may be it: once
+	// the root has exited, members also counts the marked processes.
+	daemons bool
+	// marked are the processes found carrying the marker at markedAt
+	// (withMarkedCached).
+	marked   []int
+	markedAt time.Time
 	// pinned maps pids to pidfds held since they were fingerprinted
 	// (stop: the recorded worker); they are signalled through those.
 	pinned map[int]int

@@ -61,6 +61,14 @@ func (t *procTree) members() []int {
 		if t.scan {
 			return t.withMarked(out)
 		}
+		if t.daemons && t.root.exited() {
+			// The root is gone: a daemon that double-forked out of the
+			// tree (fork, setsid, fork) is re-parented to init, not to
+			// us (a detached launch is no subreaper). It carries the
+			// marker: it is found as stop finds it (scanned at most
+			// every markedEvery while the launch is watched).
+			return t.withMarkedCached(out)
+		}
 		return out
 	}
 	if !t.root.exited() {
@@ -238,6 +246,31 @@ func (t *procTree) unwatch() {
 		unix.Close(fd)
 	}
 	t.watched = nil
+}
+
+// markedEvery is how often a launched tree whose root has exited scans
+// /proc for the processes carrying its marker (withMarkedCached): each
+// scan reads every process's environ.
+const markedEvery = 25 * time.Millisecond
+
+// withMarkedCached is withMarked with the scan of /proc made at most every
+// markedEvery (the worker is looked for every millisecond).
+func (t *procTree) withMarkedCached(pids []int) []int {
+	if t.marker == "" || t.cgroup != "" {
+		return pids
+	}
+	if time.Since(t.markedAt) >= markedEvery {
+		t.marked = markerPids(t.p, t.marker)[t.marker]
+		t.markedAt = time.Now()
+	}
+	for _, pid := range t.marked {
+		if !slices.Contains(pids, pid) {
+			if s, err := t.p.Stat(pid); err == nil && s.State != 'Z' {
+				pids = append(pids, pid)
+			}
+		}
+	}
+	return pids
 }
 
 // withMarked adds to pids the processes that carry the tree's marker
