@@ -4,8 +4,8 @@ import (
 	"os"
 	"os/exec"
 	"sync"
-	"time"
 	"syscall"
+	"time"
 
 	"github.com/childproof/childproof/proc"
 	"github.com/childproof/childproof/verify"
