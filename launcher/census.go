@@ -18,6 +18,9 @@ import (
 // CensusEntry is one recorded launch as it stands now.
 type CensusEntry struct {
 	Name string `json:"name"`
+	// StateDir is the state dir the launch is recorded in, set by a census
+	// of several (ps --state-dir A --state-dir B); empty otherwise.
+	StateDir string `json:"state_dir,omitempty"`
 	// Status is where the launch stands.
 	Status   CensusStatus       `json:"status"`
 	Worker   verify.Fingerprint `json:"worker"`

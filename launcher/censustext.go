@@ -1,6 +1,7 @@
 package launcher
 
 import (
+	"cmp"
 	"fmt"
 	"io"
 	"os/user"
@@ -64,22 +65,32 @@ func WriteCensus(w io.Writer, es []CensusEntry, o CensusText) {
 	for i := range es {
 		sorted[i] = &es[i]
 	}
-	slices.SortStableFunc(sorted, func(a, b *CensusEntry) int { return strings.Compare(a.SpecPath, b.SpecPath) })
+	// A census of several state dirs keeps each dir's launches together.
+	slices.SortStableFunc(sorted, func(a, b *CensusEntry) int {
+		return cmp.Or(strings.Compare(a.StateDir, b.StateDir), strings.Compare(a.SpecPath, b.SpecPath))
+	})
+	newGroup := func(i int) bool {
+		return i == 0 || sorted[i].SpecPath != sorted[i-1].SpecPath || sorted[i].StateDir != sorted[i-1].StateDir
+	}
 	groups := 0
-	for i, e := range sorted {
-		if i == 0 || e.SpecPath != sorted[i-1].SpecPath {
+	for i := range sorted {
+		if newGroup(i) {
 			groups++
 		}
 	}
 	fmt.Fprintf(w, censusRow, "NAME", "STATUS", "PID", "COMM", "AGE", "ROUND", "PORTS")
 	paths := TextOptions{Dir: o.Dir}
 	for i, e := range sorted {
-		if groups > 1 && (i == 0 || e.SpecPath != sorted[i-1].SpecPath) {
+		if groups > 1 && newGroup(i) {
 			spec := e.SpecPath
 			if spec == "" {
 				spec = "(no spec file)"
 			}
-			fmt.Fprintf(w, "# %s\n", paths.path(spec))
+			if e.StateDir != "" {
+				fmt.Fprintf(w, "# %s: %s\n", e.StateDir, paths.path(spec))
+			} else {
+				fmt.Fprintf(w, "# %s\n", paths.path(spec))
+			}
 		}
 		fmt.Fprintf(w, censusRow, e.Name, e.Status, e.PidText(), e.Worker.Comm, e.AgeText(o.Now), e.RoundText(), e.PortsText(o.Euid))
 	}

@@ -54,7 +54,7 @@ func (a *app) completeLaunchName(c *cobra.Command, args []string, toComplete str
 // recordedNames lists the launch names of the state dir's records without
 // opening the state (a completion must not create or change anything).
 func (a *app) recordedNames() []string {
-	dir := a.stateDir
+	dir := a.stateDir()
 	if dir == "" {
 		d, err := launcher.DefaultStateDir()
 		if err != nil {

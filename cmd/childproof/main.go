@@ -67,7 +67,8 @@ type app struct {
 	stdout, stderr io.Writer
 
 	format     string
-	stateDir   string
+	// stateDirs are the --state-dir values (stateDir: the one used).
+	stateDirs []string
 	showValues bool
 	noColor    bool
 
@@ -163,13 +164,16 @@ scripts statically, before anything runs.`,
 	root.CompletionOptions.HiddenDefaultCmd = false
 	pf := root.PersistentFlags()
 	pf.StringVar(&a.format, "format", "text", "output format: text or json (lint and check: also sarif, github)")
-	pf.StringVar(&a.stateDir, "state-dir", "", "state directory (default $CHILDPROOF_STATE_DIR, $XDG_STATE_HOME/childproof or ~/.local/state/childproof)")
+	pf.StringArrayVar(&a.stateDirs, "state-dir", nil, "state directory (default $CHILDPROOF_STATE_DIR, $XDG_STATE_HOME/childproof or ~/.local/state/childproof); ps takes several, or a glob")
 	pf.BoolVar(&a.showValues, "show-values", false, "show environment values instead of keyed digests")
 	pf.BoolVar(&a.noColor, "no-color", false, "never colour output (also honours NO_COLOR)")
 	root.SetFlagErrorFunc(flagError)
 	root.RegisterFlagCompletionFunc("format", completeFormat)
 	root.PersistentPreRunE = func(c *cobra.Command, args []string) error {
 		if err := checkFlagValues(c); err != nil {
+			return err
+		}
+		if err := a.checkStateDirs(c); err != nil {
 			return err
 		}
 		if ci, ok := commandOf(c); ok {

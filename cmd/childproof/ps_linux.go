@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"runtime/debug"
+	"strings"
 	"time"
 
 	"github.com/childproof/childproof/launcher"
@@ -25,9 +26,15 @@ still matches), gone, pid reused (another process has the pid now), unverified (
 that runs but was never verified: a launch under way, or one whose childproof was
 killed mid-launch) or unknown (an unreadable record), and who holds
 each recorded port now: the worker, nobody, or another process (pid, uid, cmdline, age).
-Launches stopped by childproof are shown with --all.`,
+Launches stopped by childproof are shown with --all.
+
+--state-dir may be given several times, or as a glob (quoted, for childproof to expand):
+one census of every state dir it names, each launch with its state dir ("state_dir"
+in JSON) — the per-node, per-task state dirs of a SLURM job on a shared file system,
+or the state dirs of several projects.`,
 		Example: `  childproof ps
-  childproof ps --all --format json`,
+  childproof ps --all --format json
+  childproof ps --state-dir '/scratch/childproof/slurm-4242.0.*'`,
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, args []string) error {
 			// ps is short and allocates a few MB for a thousand records:
@@ -35,6 +42,9 @@ Launches stopped by childproof are shown with --all.`,
 			// more than the census at this size); as it was afterwards.
 			defer debug.SetGCPercent(debug.SetGCPercent(-1))
 			defer debug.SetMemoryLimit(debug.SetMemoryLimit(64 << 20))
+			if len(a.stateDirs) > 1 || len(a.stateDirs) == 1 && strings.ContainsAny(a.stateDirs[0], "*?[") {
+				return a.psSeveral(all)
+			}
 			st, err := a.openState()
 			if err != nil {
 				return err
@@ -70,4 +80,46 @@ Launches stopped by childproof are shown with --all.`,
 	}
 	c.Flags().BoolVarP(&all, "all", "a", false, "also list launches childproof stopped")
 	return c
+}
+
+// psSeveral is ps over several state dirs: one census of each, in one
+// table. A state dir that cannot be opened is said on stderr and makes ps
+// exit 2 after the others are listed.
+func (a *app) psSeveral(all bool) error {
+	dirs, err := a.psStateDirs()
+	if err != nil {
+		return err
+	}
+	var es []launcher.CensusEntry
+	var failed []string
+	for _, dir := range dirs {
+		st, err := launcher.OpenState(dir)
+		if err == nil {
+			var got []launcher.CensusEntry
+			if got, err = launcher.Census(proc.Default, st, all); err == nil {
+				for i := range got {
+					got[i].StateDir = dir
+				}
+				es = append(es, got...)
+				continue
+			}
+		}
+		fmt.Fprintf(a.stderr, "childproof: error: state dir %s: %v\n", dir, err)
+		failed = append(failed, dir)
+	}
+	if a.format == "json" {
+		if err := lintreport.JSON(a.stdout, launcher.NewCensusOutput(es)); err != nil {
+			return err
+		}
+	} else if len(es) == 0 {
+		fmt.Fprintf(a.stdout, "no launches recorded in the %d state dirs\n", len(dirs))
+	} else {
+		w := bufio.NewWriter(a.painted(a.stdout, reportPaint))
+		launcher.WriteCensus(w, es, launcher.CensusText{Dir: workDir(), Euid: os.Geteuid(), Now: time.Now()})
+		w.Flush()
+	}
+	if len(failed) > 0 {
+		return exitf(exitUsage, "%d of %d state dirs could not be read: %s", len(failed), len(dirs), strings.Join(failed, ", "))
+	}
+	return nil
 }
