@@ -66,9 +66,9 @@ type app struct {
 	stdin          io.Reader
 	stdout, stderr io.Writer
 
-	format     string
+	format string
 	// stateDirs are the --state-dir values (stateDir: the one used).
-	stateDirs []string
+	stateDirs  []string
 	showValues bool
 	noColor    bool
 
