@@ -216,6 +216,9 @@ func newPlan(l *schema.Launch, o Options) (*plan, error) {
 	if o.Engine != Slurm {
 		for _, part := range sensitiveParts(l) {
 			refs, ok := p.argEnvRefs(part)
+			if !ok && len(p.envReferenced(pathPart(l, part))) > 0 {
+				return nil, unsupported(part, "its value comes from env(): a path read from the environment on the target, and "+string(o.Engine)+" takes no variable reference there; write the path in the spec (--dir rebases the spec's directory onto the target), or export to slurm, whose step reads the spec on the node")
+			}
 			if !ok {
 				return nil, unsupported(part, "its value comes from file() (or env() outside the argv), a secret, and would have to be written into the output; pass the secret through env (it becomes a reference) or write the value in the spec")
 			}
@@ -407,6 +410,26 @@ func sensitiveParts(l *schema.Launch) []string {
 	}
 	sort.Strings(out)
 	return out
+}
+
+// pathPart returns the value of a launch's path part (dir, env_file,
+// dispatch[0], worker.exe, worker.comm); "" for any other part.
+func pathPart(l *schema.Launch, part string) string {
+	switch part {
+	case "dir":
+		return l.Dir
+	case "env_file":
+		return l.EnvFile
+	case "worker.exe":
+		return l.Worker.Exe
+	case "worker.comm":
+		return l.Worker.Comm
+	case "dispatch[0]":
+		if len(l.Dispatch) > 0 {
+			return l.Dispatch[0]
+		}
+	}
+	return ""
 }
 
 func plural(n int, one, many string) string {

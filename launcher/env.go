@@ -44,7 +44,11 @@ type Env struct {
 // once the launch built its argv. Every output of the launch masks with
 // it, and its log relay masks the tree's output with it before the log is
 // written.
+// A nil Env has none.
 func (e *Env) Secrets() *redact.Set {
+	if e == nil {
+		return nil
+	}
 	return e.secrets
 }
 

@@ -212,6 +212,13 @@ func (s *State) recordSecrets(rec *Record) []redact.Secret {
 			}
 			r.Occurs = append(r.Occurs, o)
 		}
+		// An exe path built from the secret (dir = env("D")), kept
+		// masked: a live path of that shape is masked the same.
+		for _, exe := range recordExes(rec) {
+			if strings.Contains(exe, redact.Placeholder(sec.Name)) {
+				r.Occurs = append(r.Occurs, redact.Occurrence{Part: "exe", Shown: exe})
+			}
+		}
 		if legacy {
 			for i, a := range rec.Argv {
 				if strings.Contains(a, redact.Placeholder(sec.Name)) {
@@ -220,6 +227,27 @@ func (s *State) recordSecrets(rec *Record) []redact.Secret {
 			}
 		}
 		out = append(out, r)
+	}
+	return out
+}
+
+// recordExes returns the distinct exe paths rec keeps.
+func recordExes(rec *Record) []string {
+	var out []string
+	add := func(e string) {
+		if e != "" && !slices.Contains(out, e) {
+			out = append(out, e)
+		}
+	}
+	add(rec.Root.Exe)
+	add(rec.Worker.Exe)
+	add(rec.ExecExe)
+	for _, rk := range rec.Ranks {
+		add(rk.Worker.Exe)
+		add(rk.ExecExe)
+	}
+	for _, m := range rec.Members {
+		add(m.ExecExe)
 	}
 	return out
 }

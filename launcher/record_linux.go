@@ -6,6 +6,7 @@ import (
 
 	"github.com/childproof/childproof/outcome"
 	"github.com/childproof/childproof/proc"
+	"github.com/childproof/childproof/redact"
 	"github.com/childproof/childproof/verify"
 )
 
@@ -23,7 +24,7 @@ func (la *Launch) newRecordOf(argv []string, root, worker verify.Fingerprint, pe
 		Name:     l.Name,
 		SpecPath: l.SpecPath, SpecHash: la.opts.SpecHash, Argv: secrets.Argv(argv), Dir: secrets.Text(la.dir()),
 		Started: time.Now().UTC(), Detached: la.opts.Detach,
-		Root: root, Worker: worker, Pgid: t.pgid, Cgroup: t.cgroup, Marker: t.marker,
+		Root: maskExe(secrets, root), Worker: maskExe(secrets, worker), Pgid: t.pgid, Cgroup: t.cgroup, Marker: t.marker,
 		Env: map[string]string{}, WorkerEnv: map[string]string{},
 		Log:     la.LogPath(),
 		Pending: pending,
@@ -41,6 +42,7 @@ func (la *Launch) newRecordOf(argv []string, root, worker verify.Fingerprint, pe
 	rec.Secrets = la.State.secretDigests(secrets)
 	if la.pipe != nil && la.pipe.relay != nil && la.pipe.relay.Process != nil {
 		if fp, err := verify.TakeFingerprint(la.opts.Proc, la.pipe.relay.Process.Pid); err == nil {
+			fp = maskExe(secrets, fp)
 			rec.Relay = &fp
 		}
 	}
@@ -48,6 +50,15 @@ func (la *Launch) newRecordOf(argv []string, root, worker verify.Fingerprint, pe
 		rec.Ports = append(rec.Ports, RecordPort{Number: pt.Number, Address: pt.PortAddress()})
 	}
 	return rec
+}
+
+// maskExe is fp with its exe masked by secrets: a path built from a
+// secret (dir = env("MODEL_DIR")) is stored and shown as
+// <MODEL_DIR>/bin/server, never with the value; comparisons with a live
+// exe read the placeholders as wildcards (verify.SameExe).
+func maskExe(secrets *redact.Set, fp verify.Fingerprint) verify.Fingerprint {
+	fp.Exe = secrets.Text(fp.Exe)
+	return fp
 }
 
 // journal writes the launch's record before its tree exists: pending,
@@ -136,7 +147,7 @@ func (la *Launch) record(worker int) error {
 	var vars []proc.Var
 	if la.exec.env != nil {
 		vars = la.exec.env.Vars
-		rec.ExecExe, rec.ExecArea = la.exec.env.Exe, la.exec.env.Area
+		rec.ExecExe, rec.ExecArea = la.Env.Secrets().Text(la.exec.env.Exe), la.exec.env.Area
 		rec.ExecEnv = map[string]string{}
 	} else if live, err := la.opts.Proc.EnvironAfterExec(worker); err == nil {
 		vars = live
@@ -174,14 +185,15 @@ func (la *Launch) record(worker int) error {
 // recordRank is the record of one rank: its environment's digests, from
 // the block captured at its exec where there is one.
 func (la *Launch) recordRank(rk rank) RecordRank {
-	out := RecordRank{Role: rk.role, Worker: rk.fp, WorkerEnv: map[string]string{}}
+	secrets := la.Env.Secrets()
+	out := RecordRank{Role: rk.role, Worker: maskExe(secrets, rk.fp), WorkerEnv: map[string]string{}}
 	if fp, err := verify.TakeFingerprint(la.opts.Proc, rk.fp.Pid); err == nil && rk.fp.Matches(fp) {
-		out.Worker = fp
+		out.Worker = maskExe(secrets, fp)
 	}
 	var vars []proc.Var
 	if rk.ev != nil {
 		vars = rk.ev.Vars
-		out.ExecExe, out.ExecArea = rk.ev.Exe, rk.ev.Area
+		out.ExecExe, out.ExecArea = secrets.Text(rk.ev.Exe), rk.ev.Area
 		out.ExecEnv = map[string]string{}
 	} else if live, err := la.opts.Proc.EnvironAfterExec(rk.fp.Pid); err == nil {
 		vars = live
@@ -214,7 +226,7 @@ func (la *Launch) recordMembers() []RecordMember {
 		if err != nil {
 			continue
 		}
-		rm := RecordMember{Pid: m.Pid, StartTime: st.StartTime, ExecEnv: map[string]string{}, ExecExe: ev.Exe, ExecArea: ev.Area}
+		rm := RecordMember{Pid: m.Pid, StartTime: st.StartTime, ExecEnv: map[string]string{}, ExecExe: la.Env.Secrets().Text(ev.Exe), ExecArea: ev.Area}
 		for _, n := range la.Spec.Protected() {
 			if v, ok := proc.Lookup(ev.Vars, n); ok {
 				rm.ExecEnv[n] = la.State.Digest(n, v)

@@ -317,7 +317,7 @@ func (s *State) finishRound(r *Round, la *Launch, err error) {
 	if la != nil && la.tree != nil && la.tree.root != nil {
 		r.Log = s.keepRoundLog(r.Name, r.N, la.Spec.EffectiveLogKeep())
 		if la.worker.Pid != 0 {
-			w := la.worker.Fingerprint
+			w := maskExe(la.Env.Secrets(), la.worker.Fingerprint)
 			r.Worker = &w
 		}
 	}

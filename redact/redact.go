@@ -41,7 +41,8 @@ type Secret struct {
 // Occurrence is one part of a launch built from a secret.
 type Occurrence struct {
 	// Part names it: "argv[N]" (element N of the launched argv, from 0),
-	// "env[NAME]" (the value passed as NAME) or "dir".
+	// "env[NAME]" (the value passed as NAME), "dir" or "exe" (a recorded
+	// process's exe path, built from the secret).
 	Part string
 	// Shown is the part as it is shown (masked: "pre.<K>.post"); "" for
 	// an env value, which is never shown. A Set that knows the secret by
@@ -113,7 +114,7 @@ func Of(secrets []Secret, digest func(name, value string) string) *Set {
 		}
 		byDigest[sec.Name] = append(byDigest[sec.Name], sec.Digest)
 		for _, o := range sec.Occurs {
-			if o.Shown == "" || !strings.HasPrefix(o.Part, "argv[") {
+			if o.Shown == "" || !strings.HasPrefix(o.Part, "argv[") && o.Part != "exe" {
 				continue
 			}
 			if names[o.Shown] == nil {

@@ -123,6 +123,17 @@ func (l *loader) hidden(s *launchState, ns string) (hcl.Range, bool) {
 	return hcl.Range{}, false
 }
 
+// elsewhere reports whether part ns is a path on another machine: built
+// from env() or file() while LookupEnv answers placeholders
+// (LoadOptions.EnvPlaceholders). Such a path is not checked here.
+func (l *loader) elsewhere(s *launchState, ns string) bool {
+	if !l.opts.EnvPlaceholders {
+		return false
+	}
+	_, ok := l.hidden(s, ns)
+	return ok
+}
+
 // unknown reports whether part ns (or the list or map it belongs to) is an
 // unset env() (LoadOptions.LaunchesNothing).
 func (l *loader) isUnknown(s *launchState, ns string) bool {
@@ -751,6 +762,12 @@ func (l *loader) resolveDir(s *launchState, la *Launch) {
 		return
 	}
 	d := r.Dir
+	if l.elsewhere(s, "dir") {
+		// The target's path, as the engine will resolve it: never
+		// joined to this machine's directories, nor checked here.
+		la.Dir = d
+		return
+	}
 	if !filepath.IsAbs(d) {
 		d = filepath.Join(l.dir, d)
 	}
@@ -772,6 +789,10 @@ func (l *loader) readEnvFile(s *launchState, la *Launch) map[string]dotenv.Entry
 	r := &s.raw
 	names := map[string]dotenv.Entry{}
 	if r.EnvFile == "" || l.isUnknown(s, "env_file") {
+		return names
+	}
+	if l.elsewhere(s, "env_file") {
+		la.EnvFile = r.EnvFile
 		return names
 	}
 	p := r.EnvFile
@@ -822,7 +843,7 @@ func (l *loader) checkPorts(s *launchState, la *Launch) {
 // checkDispatchScript reports a dispatch script (dispatch[0], relative
 // to la.Dir) that is not a regular file.
 func (l *loader) checkDispatchScript(s *launchState, la *Launch) {
-	if len(la.Dispatch) == 0 || l.isUnknown(s, "dispatch[0]") {
+	if len(la.Dispatch) == 0 || l.isUnknown(s, "dispatch[0]") || l.elsewhere(s, "dispatch[0]") || l.elsewhere(s, "dir") && !filepath.IsAbs(la.Dispatch[0]) {
 		return
 	}
 	script := la.Dispatch[0]
@@ -845,7 +866,10 @@ func (l *loader) checkDispatchScript(s *launchState, la *Launch) {
 // or file() is checked alike; the diagnostic names where it is written,
 // not the name.
 func (l *loader) checkProgram(s *launchState, la *Launch) {
-	if len(la.Command) == 0 || l.isUnknown(s, "command[0]") {
+	if len(la.Command) == 0 || l.isUnknown(s, "command[0]") || l.elsewhere(s, "command[0]") {
+		return
+	}
+	if l.elsewhere(s, "dir") && strings.Contains(la.Command[0], "/") && !filepath.IsAbs(la.Command[0]) {
 		return
 	}
 	prog := la.Command[0]
@@ -932,6 +956,9 @@ func (l *loader) checkWorkerSelector(s *launchState, la *Launch) {
 	// A comm is a file name (at most 15 bytes), never a path.
 	if strings.Contains(la.Worker.Comm, "/") {
 		l.warnf(s.rng("worker.comm"), "Worker comm is a path", "comm %q: /proc/PID/comm is the program's file name (a script's own name), never a path, so this can only match a process that renamed itself so; to select by path write exe = %q", la.Worker.Comm, la.Worker.Comm)
+	}
+	if l.elsewhere(s, "worker.exe") {
+		return
 	}
 	if err := ExeNeverMatches(la.Worker.Exe); errors.Is(err, ErrExeMissing) {
 		l.warnf(s.rng("worker.exe"), "Worker exe not found", "%v; run refuses it unless it exists by then", err)

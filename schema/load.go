@@ -56,6 +56,12 @@ type LoadOptions struct {
 	// another launch needs does not fail this one (a SLURM step runs one
 	// launch of a shipped spec).
 	Launches []string
+	// EnvPlaceholders tells that LookupEnv answers placeholders for values
+	// resolved on another machine (export: a reference the engine
+	// resolves): a dir, env_file, program, dispatch script or worker exe
+	// built from env() or file() is a path there, taken as written and not
+	// checked here (the placeholder is never joined to a local path).
+	EnvPlaceholders bool
 	// Context, when it ends (SIGINT, SIGTERM), stops the evaluation of
 	// the spec between two expressions (each is bounded by the work
 	// budget: see MaxEvalIterations) with an "Interrupted" error. Nil

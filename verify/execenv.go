@@ -3,7 +3,6 @@ package verify
 import (
 	"errors"
 	"fmt"
-	"strings"
 
 	"github.com/childproof/childproof/proc"
 )
@@ -57,7 +56,7 @@ func (e *ExecEnv) usable(p proc.FS, pid int) (ok bool, why error) {
 	}
 	if e.Exe != "" {
 		// Unreadable (another uid): nothing says it exec'd since.
-		if exe, err := p.Exe(pid); err == nil && strings.TrimSuffix(exe, " (deleted)") != strings.TrimSuffix(e.Exe, " (deleted)") {
+		if exe, err := p.Exe(pid); err == nil && !SameExe(e.Exe, exe) {
 			return false, fmt.Errorf("the exec-time evidence is of %s, and the worker runs %s since a later exec", e.Exe, exe)
 		}
 	}

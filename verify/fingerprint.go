@@ -2,6 +2,8 @@ package verify
 
 import (
 	"strings"
+
+	"github.com/childproof/childproof/redact"
 )
 
 // Fingerprint identifies one process across time. pid + start time repeat
@@ -51,9 +53,17 @@ func (a Fingerprint) Matches(b Fingerprint) bool {
 	if a.UID != b.UID {
 		return false
 	}
-	// A binary rebuilt while it runs shows as "PATH (deleted)": the same process.
-	if a.Exe != "" && b.Exe != "" && strings.TrimSuffix(a.Exe, " (deleted)") != strings.TrimSuffix(b.Exe, " (deleted)") {
+	if a.Exe != "" && b.Exe != "" && !SameExe(a.Exe, b.Exe) {
 		return false
 	}
 	return true
+}
+
+// SameExe reports whether two exe paths, one of them possibly as a record
+// keeps it, name the same program: a binary rebuilt while it runs shows
+// as "PATH (deleted)", and a recorded path built from a secret is masked
+// (<MODEL_DIR>/bin/server: redact.MayShow).
+func SameExe(a, b string) bool {
+	a, b = strings.TrimSuffix(a, " (deleted)"), strings.TrimSuffix(b, " (deleted)")
+	return a == b || redact.MayShow(a, b) || redact.MayShow(b, a)
 }

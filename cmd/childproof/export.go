@@ -57,7 +57,7 @@ See docs/export.md.`,
 			}
 			// The spec runs on the target: no caller value is read (and
 			// its program need not exist here: a warning, see needPrograms).
-			a.lookupEnv = export.LookupEnv
+			a.lookupEnv, a.envPlaceholders = export.LookupEnv, true
 			arg, err := specOrLaunchName(args)
 			if err != nil {
 				return err

@@ -76,6 +76,9 @@ type app struct {
 	// means the caller's environment (export sets its own: see
 	// export.LookupEnv).
 	lookupEnv func(string) (string, bool)
+	// envPlaceholders: lookupEnv answers placeholders for the target's
+	// values (export): paths built from env() are not checked here.
+	envPlaceholders bool
 	// needPrograms makes a command[0] that cannot be found here a spec
 	// error (check and the commands that launch); elsewhere (stop, logs,
 	// export, …) it is a warning.

@@ -42,7 +42,7 @@ func (a *app) loadSpec(ctx context.Context, arg string, vars []string) (*loadedS
 	if err != nil {
 		return nil, err
 	}
-	opts := schema.LoadOptions{Vars: vm, LookupEnv: a.lookupEnv, MissingProgramOK: !a.needPrograms, LaunchesNothing: a.launchesNothing, Context: ctx}
+	opts := schema.LoadOptions{Vars: vm, LookupEnv: a.lookupEnv, MissingProgramOK: !a.needPrograms, LaunchesNothing: a.launchesNothing, Context: ctx, EnvPlaceholders: a.envPlaceholders}
 	if sa.Name != "" {
 		// SPEC:NAME reads only NAME and its depends_on strictly: another
 		// launch's missing variable does not fail this one.
