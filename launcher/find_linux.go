@@ -620,6 +620,9 @@ func (la *Launch) waitAdded(ctx context.Context, r *verify.Report, worker, wfd i
 	}
 	if rd.Log != nil {
 		what := fmt.Sprintf("no line of its output matched Options.Ready.Log %s", quoteRe(rd.Log))
+		if rd.LogCount > 1 {
+			what = fmt.Sprintf("fewer than %d lines of its output matched Options.Ready.Log %s", rd.LogCount, quoteRe(rd.Log))
+		}
 		if err := la.waitLine(ctx, r, worker, wfd, deadline, la.out.hasMatched, what); err != nil {
 			return err
 		}

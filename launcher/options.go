@@ -175,6 +175,10 @@ type Readiness struct {
 	// Log must match a line the tree printed (since it started, secrets
 	// masked); nil: no wait for a line.
 	Log *regexp.Regexp
+	// LogCount is how many lines must match Log (a server that says
+	// "ready" once per listener, a worker pool that logs each worker):
+	// the wait ends at the LogCount-th. Zero or one: the first.
+	LogCount int
 	// Func is called, when the tree printed a line and otherwise every
 	// 50 ms (less often after 10 s; at most 20 calls a second), until it
 	// returns nil; its last error is in the not-ready message. Its ctx ends at

@@ -56,19 +56,25 @@ type lineWait struct {
 	re   *regexp.Regexp
 	done chan struct{}
 	once sync.Once
+	// left is how many more matching lines close done (one of them at
+	// first: Readiness.LogCount).
+	left atomic.Int64
 }
 
-// newLineWait returns the wait for re, or nil for a nil re.
-func newLineWait(re *regexp.Regexp) *lineWait {
+// newLineWait returns the wait for n lines matching re (n < 1: one), or
+// nil for a nil re.
+func newLineWait(re *regexp.Regexp, n int) *lineWait {
 	if re == nil {
 		return nil
 	}
-	return &lineWait{re: re, done: make(chan struct{})}
+	w := &lineWait{re: re, done: make(chan struct{})}
+	w.left.Store(int64(max(n, 1)))
+	return w
 }
 
 // see matches line against w (a nil w, or one matched already: nothing).
 func (w *lineWait) see(line []byte) {
-	if w != nil && !w.matched() && w.re.Match(line) {
+	if w != nil && !w.matched() && w.re.Match(line) && w.left.Add(-1) <= 0 {
 		w.once.Do(func() { close(w.done) })
 	}
 }
@@ -91,7 +97,9 @@ func (w *lineWait) matched() bool {
 // (wake).
 type watch struct {
 	opt, spec *regexp.Regexp
-	wake      func()
+	// optN is how many lines must match opt (Readiness.LogCount).
+	optN int
+	wake func()
 }
 
 func (w watch) none() bool { return w.opt == nil && w.spec == nil && w.wake == nil }
@@ -102,7 +110,7 @@ func feed(out io.Writer, w watch) *follower {
 	if out == nil && w.none() {
 		return nil
 	}
-	return &follower{out: out, opt: newLineWait(w.opt), spec: newLineWait(w.spec), wake: w.wake}
+	return &follower{out: out, opt: newLineWait(w.opt, w.optN), spec: newLineWait(w.spec, 1), wake: w.wake}
 }
 
 // Write passes the whole lines of what the pipe's reader wrote to the log
@@ -172,7 +180,7 @@ func follow(path string, out io.Writer, w watch) *follower {
 		return nil
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	f := &follower{cancel: cancel, done: make(chan struct{}), opt: newLineWait(w.opt), spec: newLineWait(w.spec), wake: w.wake}
+	f := &follower{cancel: cancel, done: make(chan struct{}), opt: newLineWait(w.opt, w.optN), spec: newLineWait(w.spec, 1), wake: w.wake}
 	buf := make([]byte, 0, 256)
 	go func() {
 		defer close(f.done)

@@ -19,6 +19,9 @@ func (r Readiness) check(l *schema.Launch) error {
 		return errorf(outcome.Usage, KindUsage, "launch %q: Options.Ready.Status and Ready.Body judge an HTTP answer, and the launch declares no port to GET from", l.Name).
 			withHint("declare the worker's port in Ports")
 	}
+	if r.LogCount < 0 || r.LogCount > 1 && r.Log == nil {
+		return errorf(outcome.Usage, KindUsage, "launch %q: Options.Ready.LogCount is %d: it counts the lines that match Options.Ready.Log, which must be set, and is not negative", l.Name, r.LogCount)
+	}
 	return nil
 }
 

@@ -107,7 +107,7 @@ func (w *wakeup) close() {
 // the spec's ready.log, and a wake-up for readiness waits on every line
 // when the wait has a probe that a line may make worth running again.
 func (la *Launch) outputWatch() watch {
-	w := watch{opt: la.opts.Ready.Log}
+	w := watch{opt: la.opts.Ready.Log, optN: la.opts.Ready.LogCount}
 	if la.Spec.Ready.Log != "" {
 		w.spec, _ = regexp.Compile(la.Spec.Ready.Log) // checked by the schema
 	}

@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -36,9 +37,68 @@ func TestMain(m *testing.M) {
 		os.RemoveAll(dir)
 		os.Exit(1)
 	}
+	// One mock-llm for the whole package (TestSharedServer uses it),
+	// started here, where there is no testing.TB; ready once it has said
+	// it listens (a log wait) and answered /healthz.
+	port, err := launchertest.Port()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.RemoveAll(dir)
+		os.Exit(1)
+	}
+	la, stop, err := launchertest.Shared(context.Background(), mockSpec(port, "shared-key"),
+		launcher.Options{Ready: launcher.Readiness{Log: regexp.MustCompile(`^mock-llm: listening on `)}})
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "shared mock-llm:", err)
+		os.RemoveAll(dir)
+		os.Exit(1)
+	}
+	shared = la
 	code := m.Run()
+	stop()
 	os.RemoveAll(dir)
 	os.Exit(code)
+}
+
+// shared is the package's one mock-llm, started by TestMain.
+var shared *launcher.Launch
+
+// TestSharedServer: tests of a package use the one server TestMain
+// started (launchertest.Shared), in parallel, without starting their own.
+func TestSharedServer(t *testing.T) {
+	for i := range 3 {
+		t.Run(fmt.Sprint("user", i), func(t *testing.T) {
+			t.Parallel()
+			resp, err := http.Get(fmt.Sprintf("http://127.0.0.1:%d/healthz", shared.Spec.Ports[0].Number))
+			if err != nil {
+				t.Fatal(err)
+			}
+			resp.Body.Close()
+			if resp.StatusCode != 200 {
+				t.Errorf("healthz: %s", resp.Status)
+			}
+		})
+	}
+	if !shared.Report.Verified {
+		t.Error("the shared server is not verified")
+	}
+}
+
+// TestLogWaits: Ready.Log waits for a line of the server's output, and
+// LogCount for the N-th matching line (here the server's first line and
+// the wrapper's two before it).
+func TestLogWaits(t *testing.T) {
+	t.Parallel()
+	port := launchertest.FreePort(t)
+	l := mockSpec(port, "log-key")
+	l.Command = append([]string{"sh", "-c", `echo "mock-llm: warming"; echo "mock-llm: warming"; exec "$@"`, "sh"}, l.Command...)
+	la := launchertest.Start(t, l, launcher.Options{Ready: launcher.Readiness{
+		Log: regexp.MustCompile(`^mock-llm: `), LogCount: 3,
+	}})
+	data, err := os.ReadFile(la.LogPath())
+	if err != nil || !strings.Contains(string(data), "listening on") {
+		t.Fatalf("ready before the third line (%v):\n%s", err, data)
+	}
 }
 
 // mockSpec is a launch spec built in Go, without HCL: mock-llm on port,

@@ -351,6 +351,27 @@ func TestReadyLog(t *testing.T) {
 	}
 }
 
+// TestReadyLogCount waits for the third line that matches, printed
+// 400 ms after the first; a count never reached is not-ready, saying so.
+func TestReadyLogCount(t *testing.T) {
+	t.Parallel()
+	l := serverSpec(t)
+	exe, addr := l.Command[0], l.Command[2]
+	l.Command = []string{"sh", "-c", `(for i in 1 2 3; do echo "worker $i up"; sleep 0.2; done) & exec "$0" serve "$1"`, exe, addr}
+	la := Start(t, l, launcher.Options{Ready: launcher.Readiness{Log: regexp.MustCompile(`^worker \d up$`), LogCount: 3}})
+	data, err := os.ReadFile(la.LogPath())
+	if err != nil || !strings.Contains(string(data), "worker 3 up") {
+		t.Fatalf("Start returned before the third line was printed (%v):\n%s", err, data)
+	}
+	l = serverSpec(t)
+	l.Ready.Timeout = time.Second
+	f := &fakeTB{TB: t}
+	startFake(f, l, launcher.Options{Ready: launcher.Readiness{Log: regexp.MustCompile(`^serving on`), LogCount: 2}, Output: io.Discard})
+	if !strings.Contains(f.fatal, `fewer than 2 lines of its output matched Options.Ready.Log`) {
+		t.Errorf("the failure does not say the count was not reached:\n%s", f.fatal)
+	}
+}
+
 // TestReadyFuncAndHTTPMatcher: Func is called until it returns nil; a
 // Status matcher waits out 503s; a Body that never matches is not ready.
 func TestReadyFuncAndHTTPMatcher(t *testing.T) {
@@ -717,5 +738,42 @@ func TestVerificationFailureHasLastLines(t *testing.T) {
 		if !strings.Contains(f.fatal, want) {
 			t.Errorf("the failure does not say %q:\n%s", want, f.fatal)
 		}
+	}
+}
+
+// TestShared: Shared starts a server without a testing.TB and its stop
+// stops it and removes the state dir it made; a failed start returns the
+// *launcher.Error and leaves no state dir.
+func TestShared(t *testing.T) {
+	t.Parallel()
+	l := serverSpec(t)
+	la, stop, err := Shared(context.Background(), l, launcher.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := la.State.Dir
+	stop()
+	stop()
+	select {
+	case <-la.Done():
+	default:
+		t.Error("the server still runs after stop")
+	}
+	if _, err := os.Stat(dir); err == nil {
+		t.Errorf("state dir %s left behind", dir)
+	}
+	bad := serverSpec(t)
+	bad.Command = []string{"sh", "-c", "echo cannot start; exit 3"}
+	_, stop, err = Shared(context.Background(), bad, launcher.Options{})
+	stop()
+	var e *launcher.Error
+	if !errors.As(err, &e) || e.Kind != verify.KindExited || len(e.Tail) == 0 || e.Tail[len(e.Tail)-1] != "cannot start" {
+		t.Fatalf("err = %v, want an exited *launcher.Error with the tail", err)
+	}
+	if e.Report == nil || e.Report.Log == "" {
+		t.Fatalf("the error names no log: %+v", e.Report)
+	}
+	if _, err := os.Stat(e.Report.Log); err == nil {
+		t.Errorf("the failed start's state dir is left (its log %s)", e.Report.Log)
 	}
 }
