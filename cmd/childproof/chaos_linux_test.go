@@ -132,7 +132,11 @@ var chaosShapes = []struct{ name, body string }{
 
 func chaos(t *testing.T, mode string, dur time.Duration) {
 	e := newFaultEnv(t)
-	noCgroup := mode != "cgroup"
+	noCgroup := mode == "nocgroup" || mode == "unprivileged"
+	fault := chaosFaults[mode] // the state dir faults (faultfs_linux_test.go); nil: none
+	if fault.prepare != nil {
+		fault.prepare(t, e)
+	}
 	var cred *syscall.Credential
 	var env []string
 	bin := "childproof"
@@ -185,7 +189,7 @@ func chaos(t *testing.T, mode string, dur time.Duration) {
 		}
 	}
 	specPath := filepath.Join(e.dir, "chaos.hcl")
-	var sequences, ops, kills atomic.Int64
+	var sequences, ops, kills, hung atomic.Int64
 	// cleanup: whatever the invariant check finds is stopped by pid at the
 	// end (our own descendants only: the test's marker prefix).
 	t.Cleanup(func() { killMarked(prefix) })
@@ -230,9 +234,24 @@ func chaos(t *testing.T, mode string, dur time.Duration) {
 		}
 		c.Wait()
 		close(done)
+		if ctx.Err() != nil {
+			// No command may hang, whatever the state dir does.
+			hung.Add(1)
+			t.Errorf("childproof %v did not end within 30 s (killed)", args)
+		}
 	}
 	var wg sync.WaitGroup
 	end := time.Now().Add(dur)
+	var faults atomic.Int64
+	stopFault, faultDone := make(chan struct{}), make(chan struct{})
+	if fault.inject != nil {
+		go func() {
+			defer close(faultDone)
+			faults.Store(int64(fault.inject(e, names, stopFault)))
+		}()
+	} else {
+		close(faultDone)
+	}
 	for g := range 3 {
 		wg.Add(1)
 		go func() {
@@ -247,6 +266,9 @@ func chaos(t *testing.T, mode string, dur time.Duration) {
 		}()
 	}
 	wg.Wait()
+	// The faults end, the state dir as it was, before the check.
+	close(stopFault)
+	<-faultDone
 
 	// The invariant: every marked process is a member of a record ps
 	// shows alive (or unverified), none is in a ptrace stop.
@@ -283,8 +305,8 @@ func chaos(t *testing.T, mode string, dur time.Duration) {
 	if len(left) > 0 {
 		t.Errorf("after stop of every record, marked processes live on: %v", describePids(left))
 	}
-	t.Logf("chaos (%s, %s): %d sequences, %d commands, %d SIGKILLs, %d invariant checks, %d marked processes, %d log relays and %d records at the end",
-		mode, dur, sequences.Load(), ops.Load(), kills.Load(), checks, marked, relays, len(census))
+	t.Logf("chaos (%s, %s): %d sequences, %d commands (%d hung), %d SIGKILLs, %d state dir faults, %d invariant checks, %d marked processes, %d log relays and %d records at the end",
+		mode, dur, sequences.Load(), ops.Load(), hung.Load(), kills.Load(), faults.Load(), checks, marked, relays, len(census))
 }
 
 func chaosPS(t *testing.T, c *exec.Cmd) []censusEntry {

@@ -8,6 +8,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	mrand "math/rand/v2"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -15,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/childproof/childproof/launcher/statedir"
 	"golang.org/x/sys/unix"
 )
 
@@ -139,5 +141,120 @@ func TestFaultRelaunchLogsReadOnly(t *testing.T) {
 	out, _, _ := e.runBounded("history", name)
 	if strings.Contains(out, "running") && strings.Count(out, "running") > 1 {
 		t.Errorf("history after the refused relaunch shows a second running round:\n%s", out)
+	}
+}
+
+// TestChaosStateDirFaults is TestChaosOwnership (as root, with a cgroup)
+// while the state dir fails under the commands: read-only (a read-only
+// bind mount over it, on and off), full (it lives on a 4 MiB tmpfs that a
+// file fills, then frees) and foreign (a launch's log, mask or history
+// directory, or the layout, chowned to nobody and back). No command may
+// hang (each is killed at 30 s, which fails the test) and afterwards,
+// the state dir as it was, the ownership invariant holds: every marked
+// process is a member of a record ps shows alive, and stop of every
+// record leaves nothing.
+func TestChaosStateDirFaults(t *testing.T) {
+	if testing.Short() {
+		t.Skip("chaos: -short")
+	}
+	if os.Geteuid() != 0 {
+		t.Skip("the state dir faults need root (mounts, chown)")
+	}
+	dur := 12 * time.Second
+	if d, err := time.ParseDuration(os.Getenv("CHILDPROOF_CHAOS_TIME")); err == nil {
+		dur = d
+	}
+	for _, mode := range []string{"readonly", "full", "foreign"} {
+		t.Run(mode, func(t *testing.T) { chaos(t, mode, dur) })
+	}
+}
+
+// chaosFault is a state dir fault of the chaos test: prepare (before any
+// command) and inject, which applies and undoes the fault at random
+// moments until stop is closed, then leaves the state dir as it was and
+// returns how many times it applied it. inject runs on its own goroutine:
+// it never calls t.Fatal or t.Skip.
+type chaosFault struct {
+	prepare func(t *testing.T, e *faultEnv)
+	inject  func(e *faultEnv, names []string, stop <-chan struct{}) int
+}
+
+var chaosFaults = map[string]chaosFault{
+	"readonly": {
+		prepare: func(t *testing.T, e *faultEnv) {
+			t.Cleanup(func() { unix.Unmount(e.state, unix.MNT_DETACH) })
+		},
+		inject: func(e *faultEnv, _ []string, stop <-chan struct{}) int {
+			n := 0
+			for chaosPause(stop) {
+				if unix.Mount(e.state, e.state, "", unix.MS_BIND, "") != nil {
+					continue // not made yet
+				}
+				if unix.Mount("", e.state, "", unix.MS_REMOUNT|unix.MS_BIND|unix.MS_RDONLY, "") == nil {
+					n++
+				}
+				chaosPause(stop)
+				if unix.Unmount(e.state, 0) != nil {
+					unix.Unmount(e.state, unix.MNT_DETACH)
+				}
+			}
+			return n
+		},
+	},
+	"full": {
+		prepare: func(t *testing.T, e *faultEnv) {
+			e.state = filepath.Join(mountTmpfs(t, "4m"), "state")
+		},
+		inject: func(e *faultEnv, _ []string, stop <-chan struct{}) int {
+			n := 0
+			fill := filepath.Join(filepath.Dir(e.state), "fill")
+			for chaosPause(stop) {
+				if f, err := os.Create(fill); err == nil {
+					for _, chunk := range [][]byte{make([]byte, 64<<10), make([]byte, 1)} {
+						for {
+							if _, err := f.Write(chunk); err != nil {
+								break
+							}
+						}
+					}
+					f.Close()
+					n++
+				}
+				chaosPause(stop)
+				os.Remove(fill)
+			}
+			return n
+		},
+	},
+	"foreign": {
+		inject: func(e *faultEnv, names []string, stop <-chan struct{}) int {
+			n := 0
+			for i := 0; chaosPause(stop); i++ {
+				name := statedir.Encode(names[i%len(names)])
+				paths := []string{
+					filepath.Join(e.state, "logs", name+".log"),
+					filepath.Join(e.state, "logs", name+".mask"),
+					filepath.Join(e.state, "history", name),
+					filepath.Join(e.state, statedir.LayoutFile),
+				}
+				p := paths[i%len(paths)]
+				if os.Lchown(p, 65534, 65534) == nil {
+					n++
+				}
+				chaosPause(stop)
+				os.Lchown(p, 0, 0)
+			}
+			return n
+		},
+	},
+}
+
+// chaosPause waits 50–450 ms, or until stop is closed (then false).
+func chaosPause(stop <-chan struct{}) bool {
+	select {
+	case <-stop:
+		return false
+	case <-time.After(time.Duration(50+mrand.IntN(400)) * time.Millisecond):
+		return true
 	}
 }
