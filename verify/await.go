@@ -89,7 +89,7 @@ func (v *Verifier) Await(ctx context.Context, c Check, opts AwaitOptions) (*Repo
 		if opts.Mask != nil {
 			opts.Mask(r)
 		}
-		if r.Verified || !time.Now().Before(opts.Until) {
+		if r.Verified || !time.Now().Before(opts.Until) || definiteEnvFailure(c, r) {
 			return r, nil
 		}
 		// The process the check is about must still be the one it
@@ -125,4 +125,30 @@ func foreignPort(p proc.FS, pid int, ports []schema.Port, r *Report) *ForeignPor
 		return &ForeignPortError{Port: pt.Number, Pid: pid, Holder: hs[0].Census(p), Report: r}
 	}
 	return nil
+}
+
+// definiteEnvFailure reports whether r fails for a reason no retry can
+// change: a required or given variable missing or different on a worker
+// that is certainly the final program — the process the check's comm or
+// exe names, or one that owns a declared port — whose environment was
+// fixed at its exec. A wrapper still on its way to the worker (no such
+// process yet, or a shell that has not exec'd) is a race: retried.
+func definiteEnvFailure(c Check, r *Report) bool {
+	if r.Worker == nil {
+		return false
+	}
+	w := r.Worker
+	certain := c.Comm != "" && w.Comm == c.Comm || c.Exe != "" && w.Exe == c.Exe
+	for _, p := range r.Ports {
+		certain = certain || p.Owned && p.OwnerPid == w.Pid
+	}
+	if !certain {
+		return false
+	}
+	for _, p := range r.Problems {
+		if (p.Kind == KindEnvMismatch || p.Kind == KindEnvMissing) && (p.Subject.Pid == 0 || p.Subject.Pid == w.Pid) {
+			return true
+		}
+	}
+	return false
 }

@@ -65,6 +65,17 @@ func TestAwait(t *testing.T) {
 			t.Errorf("Await = %+v, %v; Waiting called %d times, want env-missing, once", r, err, waiting)
 		}
 	})
+	t.Run("a definite env failure is not retried", func(t *testing.T) {
+		// The worker is certainly the program (its comm is the check's):
+		// its environment was fixed at its exec, so a missing name is
+		// final; Waiting is never called.
+		c := sleeper(t)
+		r, err := (&Verifier{}).Await(context.Background(), Check{Name: "x", Root: c.Process.Pid, WorkerSelector: WorkerSelector{Comm: "sleep"}, Expect: Expect{Require: []string{"CHILDPROOF_TEST_NEVER_SET"}}},
+			AwaitOptions{Until: far, Waiting: func(*Report) { t.Error("a definite env failure was retried") }})
+		if err != nil || r.Verified || !r.Has(KindEnvMissing) {
+			t.Errorf("Await = %+v, %v; want env-missing at once", r, err)
+		}
+	})
 	t.Run("stops when the process exits", func(t *testing.T) {
 		c := sleeper(t)
 		r, err := (&Verifier{}).Await(context.Background(), Check{Name: "x", Root: c.Process.Pid, WorkerSelector: WorkerSelector{Deepest: true}, Expect: Expect{Require: []string{"CHILDPROOF_TEST_NEVER_SET"}}},
