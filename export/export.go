@@ -578,3 +578,14 @@ func (p *plan) renderArgv(ref, lit func(string) string) []string {
 	}
 	return out
 }
+
+// readyExecSecret reports whether an element of ready.exec is a secret
+// (from env() or file()): such a command is not written into a file.
+func (p *plan) readyExecSecret() bool {
+	for i := range p.l.Ready.Exec {
+		if p.l.Sensitive[fmt.Sprintf("ready.exec[%d]", i)] {
+			return true
+		}
+	}
+	return false
+}

@@ -123,10 +123,17 @@ type k8sVolume struct {
 }
 
 type k8sProbe struct {
-	Exec             k8sExec `json:"exec"`
-	PeriodSeconds    int     `json:"periodSeconds"`
-	TimeoutSeconds   int     `json:"timeoutSeconds"`
-	FailureThreshold int     `json:"failureThreshold"`
+	Exec             *k8sExec    `json:"exec,omitempty"`
+	HTTPGet          *k8sHTTPGet `json:"httpGet,omitempty"`
+	PeriodSeconds    int         `json:"periodSeconds"`
+	TimeoutSeconds   int         `json:"timeoutSeconds"`
+	FailureThreshold int         `json:"failureThreshold"`
+}
+
+// k8sHTTPGet is an httpGet probe: Kubernetes counts 200–399 as success.
+type k8sHTTPGet struct {
+	Path string `json:"path"`
+	Port int    `json:"port"`
 }
 
 type k8sExec struct {
@@ -308,10 +315,22 @@ func (p *plan) k8sProbes(c *k8sContainer, notes []string) ([]k8sContainer, []str
 	c.VolumeMounts = []k8sMount{{Name: "childproof", MountPath: k8sVolumeDir}}
 	check := append([]string{prog, "verify", "--state-dir", k8sVolumeDir + "/state", "--pid", "1"}, p.verify...)
 	timeout := l.ReadyTimeout().Seconds()
-	c.StartupProbe = &k8sProbe{Exec: k8sExec{Command: check}, PeriodSeconds: 1, TimeoutSeconds: 5, FailureThreshold: max(1, int(math.Ceil(timeout)))}
+	c.StartupProbe = &k8sProbe{Exec: &k8sExec{Command: check}, PeriodSeconds: 1, TimeoutSeconds: 5, FailureThreshold: max(1, int(math.Ceil(timeout)))}
 	// Three failed probes in a row (Kubernetes' default), not one slow one,
 	// make the pod unready.
-	c.ReadinessProbe = &k8sProbe{Exec: k8sExec{Command: check}, PeriodSeconds: 10, TimeoutSeconds: 5, FailureThreshold: 3}
+	c.ReadinessProbe = &k8sProbe{Exec: &k8sExec{Command: check}, PeriodSeconds: 10, TimeoutSeconds: 5, FailureThreshold: 3}
+	// The spec's own readiness kind, where Kubernetes has it, is the
+	// readiness probe; the startup probe stays childproof verify.
+	switch r := l.Ready; {
+	case len(r.Exec) > 0 && !p.readyExecSecret():
+		c.ReadinessProbe.Exec = &k8sExec{Command: r.Exec}
+		notes = append(notes, "The readiness probe runs ready.exec in the container; the startup probe runs childproof verify.")
+	case r.HTTP != "" && len(l.Ports) > 0:
+		c.ReadinessProbe.Exec, c.ReadinessProbe.HTTPGet = nil, &k8sHTTPGet{Path: r.HTTP, Port: l.Ports[0].Number}
+		notes = append(notes, "The readiness probe is ready.http's GET (Kubernetes counts 200–399 as ready); the startup probe runs childproof verify.")
+	case r.Log != "":
+		notes = append(notes, "ready.log (a line of the worker's output) has no Kubernetes probe: readiness is childproof verify's.")
+	}
 	notes = append(notes, "The probes run as the container's user: if the worker runs as another user (a dispatch through gosu, su-exec or setpriv), reading its /proc/PID/environ needs CAP_SYS_PTRACE: add securityContext.capabilities.add: [SYS_PTRACE] to the container (not added here: it is a privilege).")
 	if len(l.Dispatch) > 0 {
 		notes = append(notes, "The dispatch script runs under bash --noprofile --norc; BASH_ENV and ENV must not be set in the image (a pod cannot unset an image's variable).")

@@ -121,13 +121,14 @@ func TestKubernetesDeployment(t *testing.T) {
 	wantProbe := []string{"childproof", "verify", "--state-dir", "/childproof/state", "--pid", "1",
 		"--env", "HF_HUB_ENABLE_HF_TRANSFER=0", "--env", "LOG_LEVEL=debug", "--env", "MOCK_LLM_KEY", "--env", "TOKEN",
 		"--port", "18081", "--comm", "mock-llm"}
-	for name, pr := range map[string]*corev1.Probe{"startup": c.StartupProbe, "readiness": c.ReadinessProbe} {
-		if pr == nil || pr.Exec == nil {
-			t.Fatalf("%s probe missing", name)
-		}
-		if diff := cmp.Diff(wantProbe, pr.Exec.Command); diff != "" {
-			t.Errorf("%s probe (-want +got):\n%s", name, diff)
-		}
+	if pr := c.StartupProbe; pr == nil || pr.Exec == nil {
+		t.Fatal("startup probe missing")
+	} else if diff := cmp.Diff(wantProbe, pr.Exec.Command); diff != "" {
+		t.Errorf("startup probe (-want +got):\n%s", diff)
+	}
+	// The readiness probe is the spec's own kind: ready.http's GET.
+	if pr := c.ReadinessProbe; pr == nil || pr.HTTPGet == nil || pr.HTTPGet.Path != "/healthz" || pr.HTTPGet.Port.IntValue() != 18081 || pr.Exec != nil {
+		t.Fatalf("readiness probe: %+v", c.ReadinessProbe)
 	}
 	if c.StartupProbe.FailureThreshold != 5 || c.StartupProbe.PeriodSeconds != 1 {
 		t.Errorf("startup probe: %+v", c.StartupProbe)

@@ -216,6 +216,7 @@ func (p *plan) nomadService(w *hcltext.Writer) {
 	// Nomad's own service provider has no script checks; Consul's does.
 	w.Attr("provider", hcltext.Quote("consul"))
 	p.nomadCheck(w)
+	p.nomadReadyCheck(w)
 	w.End() // service
 }
 
@@ -241,6 +242,33 @@ func (p *plan) nomadCheck(w *hcltext.Writer) {
 	w.Attr("ignore_warnings", hcltext.Bool(false))
 	w.End()
 	w.End() // check
+}
+
+// nomadReadyCheck writes the spec's own readiness kind as a second
+// check where Nomad has one: ready.exec as a script check, ready.http as
+// an http check (2xx); a log line has none.
+func (p *plan) nomadReadyCheck(w *hcltext.Writer) {
+	l := p.l
+	r := l.Ready
+	switch {
+	case len(r.Exec) > 0 && !p.readyExecSecret():
+		w.Block("check")
+		w.Attr("name", hcltext.Quote("ready"))
+		w.Attr("type", hcltext.Quote("script"))
+		w.Attr("command", hcltext.Quote(r.Exec[0]))
+		w.Attr("args", hcltext.List(r.Exec[1:]))
+		w.Attr("interval", hcltext.Quote("1s"))
+		w.Attr("timeout", hcltext.Quote("5s"))
+		w.End()
+	case r.HTTP != "" && len(l.Ports) > 0:
+		w.Block("check")
+		w.Attr("name", hcltext.Quote("ready"))
+		w.Attr("type", hcltext.Quote("http"))
+		w.Attr("path", hcltext.Quote(r.HTTP))
+		w.Attr("interval", hcltext.Quote("1s"))
+		w.Attr("timeout", hcltext.Quote("2s"))
+		w.End()
+	}
 }
 
 // nomadComment is the comment above the job: how it runs the worker and

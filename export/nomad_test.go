@@ -264,7 +264,7 @@ func TestNomadStory(t *testing.T) {
 	if *tm.DestPath != NomadSecretsFile || !*tm.Envvars || *tm.EmbeddedTmpl != wantData || tm.ErrMissingKey == nil || !*tm.ErrMissingKey {
 		t.Errorf("template: %q %v %q", *tm.DestPath, *tm.Envvars, *tm.EmbeddedTmpl)
 	}
-	if len(task.Services) != 1 || len(task.Services[0].Checks) != 1 {
+	if len(task.Services) != 1 || len(task.Services[0].Checks) != 2 {
 		t.Fatalf("services: %+v", task.Services)
 	}
 	svc := task.Services[0]
@@ -280,6 +280,10 @@ func TestNomadStory(t *testing.T) {
 		CheckRestart: &api.CheckRestart{Limit: 3, Grace: ptr(5 * time.Second)}}
 	if diff := cmp.Diff(wantCheck, svc.Checks[0]); diff != "" {
 		t.Errorf("check (-want +got):\n%s", diff)
+	}
+	// The spec's own readiness, ready.http, is Nomad's http check.
+	if ck := svc.Checks[1]; ck.Type != "http" || ck.Path != "/healthz" || ck.Name != "ready" {
+		t.Errorf("ready check: %+v", ck)
 	}
 	if !strings.Contains(out, "nomad var put nomad/jobs/mock-llm MOCK_LLM_KEY=… MODEL=… TOKEN=…") {
 		t.Errorf("job lacks the nomad var put line:\n%s", out)

@@ -213,6 +213,7 @@ func (p *plan) systemdCheckLines(b *strings.Builder) {
 	check := append([]string{p.childproof(), "verify", "--state-dir", "%S/childproof", "--pid", "$MAINPID"}, p.verify...)
 	check = append(check, "--wait", durationString(l.ReadyTimeout()))
 	fmt.Fprintf(b, "ExecStartPost=%s\n", execLineRaw(check, 3, 5))
+	p.systemdReady(b)
 	b.WriteString("KillMode=control-group\n")
 	if l.Stop.Signal != "" {
 		fmt.Fprintf(b, "KillSignal=%s\n", l.Stop.Signal)
@@ -229,6 +230,32 @@ func (p *plan) systemdCheckLines(b *strings.Builder) {
 	}
 	if r.EffectivePolicy() != schema.RestartNever {
 		fmt.Fprintf(b, "RestartSec=%s\n", durationString(r.EffectiveBackoff()))
+	}
+}
+
+// systemdReady renders the spec's ready.exec as an ExecStartPost= loop
+// (every 100 ms until it exits 0, bounded by the unit's start timeout,
+// TimeoutStartSec=ready.timeout); http and log readiness, which systemd
+// has no check for, are left to childproof verify and said so.
+func (p *plan) systemdReady(b *strings.Builder) {
+	r := p.l.Ready
+	switch {
+	case len(r.Exec) > 0 && p.readyExecSecret():
+		b.WriteString("# childproof export: ready.exec holds a secret and is not written here; readiness is childproof verify's.\n")
+	case len(r.Exec) > 0:
+		words := []string{"/bin/sh", "-c", "until \"$@\"; do sleep 0.1; done", "childproof-ready"}
+		for i, w := range words {
+			words[i] = quoteSystemd(w, true)
+		}
+		for _, a := range r.Exec {
+			words = append(words, quoteSystemd(a, true))
+		}
+		fmt.Fprintf(b, "ExecStartPost=%s\n", strings.Join(words, " "))
+		fmt.Fprintf(b, "TimeoutStartSec=%s\n", durationString(p.l.ReadyTimeout()))
+	case r.HTTP != "":
+		fmt.Fprintf(b, "# childproof export: systemd has no HTTP check; ready.http (GET %s) is not checked by the unit.\n", r.HTTP)
+	case r.Log != "":
+		b.WriteString("# childproof export: systemd has no log-line check; ready.log is not checked by the unit.\n")
 	}
 }
 

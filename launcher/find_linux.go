@@ -5,10 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"sync/atomic"
 	"time"
 
 	"github.com/childproof/childproof/internal/pidfd"
+	"github.com/childproof/childproof/internal/sockdiag"
 	"github.com/childproof/childproof/outcome"
 	"github.com/childproof/childproof/proc"
 	"github.com/childproof/childproof/verify"
@@ -37,6 +39,16 @@ func (la *Launch) findAndVerify(ctx context.Context, v *verify.Verifier, r *veri
 		rootExited := la.tree.root.exited()
 		if err := f.workerExited(tree); err != nil {
 			return err
+		}
+		if !rootExited && !f.changed(tree) {
+			// Nothing moved (the same members, execs and listeners) and
+			// the last full look is recent: that look's answer stands.
+			f.progress()
+			if time.Now().After(f.deadline) {
+				return f.timedOut(tree)
+			}
+			pollPause(time.Since(f.polling))
+			continue
 		}
 		f.pick(tree)
 		if err := f.noWorker(tree, rootExited); err != nil {
@@ -81,6 +93,42 @@ type finder struct {
 	seenForeign *verify.Holder
 	selector    selectorWatch
 	stable      stability
+	// look is what the last full look saw (lookSig) and when; foreign
+	// is how long a stranger has held a declared port no member holds.
+	lookSig string
+	lookAt  time.Time
+	foreign stability
+	// moved is how long the tree has been the same while another member
+	// than the single worker held its port.
+	moved stability
+}
+
+// fullLookEvery is how often the find loop looks at everything although
+// nothing changed: the waits for a quiet tree are judged on it.
+const fullLookEvery = 100 * time.Millisecond
+
+// changed reports whether the tree or the declared ports' listeners
+// changed since the last full look, or that look is fullLookEvery old;
+// it notes this look as the last full one when so. A look that finds
+// nothing changed costs a socket-table query per port and a stat per
+// member: the full look (holders' fds, the selector, verification) is
+// what a wait of minutes must not repeat every millisecond.
+func (f *finder) changed(tree []int) bool {
+	la := f.la
+	var b strings.Builder
+	b.WriteString(la.treeSignature(tree))
+	for _, pt := range la.Spec.Ports {
+		ls, _ := sockdiag.Lookup(la.opts.Proc.Root, pt.Number)
+		for _, l := range ls {
+			fmt.Fprintf(&b, " L%d", l.Inode)
+		}
+	}
+	sig := b.String()
+	if sig == f.lookSig && time.Since(f.lookAt) < fullLookEvery {
+		return false
+	}
+	f.lookSig, f.lookAt = sig, time.Now()
+	return true
 }
 
 // findStep is what a look at the worker's ports decided.
@@ -173,6 +221,16 @@ func (f *finder) noWorker(tree []int, rootExited bool) error {
 		if e := f.selector.check(la, f.r, tree); e != nil {
 			return e
 		}
+		// A stranger holds a declared port that nothing in a tree that
+		// has stopped changing holds: told at once.
+		if h := la.foreignHolder(tree); h != nil && len(la.portOwners(tree)) == 0 {
+			f.seenForeign = h
+			if f.foreign.settledFor(la, tree, selectorQuiet) {
+				return la.raceError(f.r, h)
+			}
+		} else {
+			f.foreign = stability{}
+		}
 	}
 	if f.worker == 0 && rootExited && len(tree) == 0 {
 		if h := la.foreignHolder(tree); h != nil {
@@ -197,9 +255,13 @@ func (f *finder) ports(ctx context.Context, tree []int, rootExited bool) (findSt
 	owned, foreign := la.portState(f.v, f.worker, tree)
 	if foreign != nil {
 		f.seenForeign = foreign
-		if rootExited || pidfd.Exited(f.wfd) {
+		if rootExited || pidfd.Exited(f.wfd) || !owned && f.foreign.settledFor(la, tree, selectorQuiet) {
+			// (A stranger on a port no member holds, in a tree that
+			// stopped changing: waiting cannot change the verdict.)
 			return findDone, la.raceError(f.r, foreign)
 		}
+	} else {
+		f.foreign = stability{}
 	}
 	if owned {
 		var again bool
@@ -211,13 +273,20 @@ func (f *finder) ports(ctx context.Context, tree []int, rootExited bool) (findSt
 	if !owned {
 		return findWait, nil
 	}
-	err := la.verifyAndReady(ctx, f.v, f.r, f.worker, f.wfd, f.deadline)
+	// A single worker while another member holds its port, in a tree
+	// that has stopped changing, is judged as it is: picking again
+	// could not change the verdict.
+	final := la.Spec.Worker.N() == 1 && !la.holdsAll(f.worker, tree) && f.moved.settledFor(la, tree, selectorQuiet)
+	err := la.verifyAndReady(ctx, f.v, f.r, f.worker, f.wfd, f.deadline, final)
 	if !errors.Is(err, errRepick) {
 		return findDone, err
 	}
 	// Another member holds the port now (the picked one
-	// re-exec'd and let it go): pick again.
+	// re-exec'd and let it go): pick again, at the next change or full
+	// look (a verification is no cheap look).
+	sig, at := f.lookSig, f.lookAt
 	f.repick()
+	f.lookSig, f.lookAt = sig, at
 	*f.r = *verify.NewReport(la.Spec.Name)
 	f.r.Attempts, f.r.Log = f.attempts, f.logPath
 	return findAgain, nil
@@ -238,13 +307,20 @@ func (f *finder) settledOwner(tree []int) (owned, again bool) {
 	if !la.holdsAll(f.worker, tree) && f.pickedAnother(tree) {
 		return false, true
 	}
-	if la.notes.settled == la.treeSignature(tree) || !la.sharesSocket(f.worker, tree) {
+	if !la.sharesSocket(f.worker, tree) {
 		return true, false
 	}
-	if !f.stable.settled(la, tree) {
+	// Who holds the socket must have stopped changing, not the whole
+	// tree: a pre-fork master that recycles its workers under load
+	// never has a quiet tree.
+	owners := la.ownerSignature(f.worker, tree)
+	if la.notes.settled == owners {
+		return true, false
+	}
+	if !f.stable.settledSig(owners, preforkQuiet) {
 		return false, false
 	}
-	la.notes.settled = f.stable.sig
+	la.notes.settled = owners
 	if f.pickedAnother(tree) {
 		return false, true
 	}
@@ -263,6 +339,7 @@ func (f *finder) repick() {
 	unix.Close(f.wfd)
 	f.worker, f.wfd = 0, -1
 	f.stable = stability{}
+	f.lookSig = ""
 }
 
 // progress reports the wait: for the worker, or for it to listen.
@@ -328,32 +405,21 @@ func (f *finder) neverAppeared(tree []int) error {
 
 // pollPause waits between two looks for the worker and its listener:
 // 200 µs for the first 50 ms, when a server that binds at once shows up,
-// then 1 ms so that a slow starter does not cost a fifth of a core.
+// 1 ms to 500 ms, 5 ms to 2 s, then 10 ms, so that a slow starter costs
+// a few percent of a core (a look that finds nothing changed costs ~0.3
+// ms: finder.changed) and is still seen ~5 ms after it listens.
 // unix.Nanosleep, because time.Sleep never returns in under ~1 ms.
 func pollPause(waited time.Duration) {
-	ns := int64(time.Millisecond)
-	if waited < 50*time.Millisecond {
+	ns := int64(10 * time.Millisecond)
+	switch {
+	case waited < 50*time.Millisecond:
 		ns = int64(200 * time.Microsecond)
+	case waited < 500*time.Millisecond:
+		ns = int64(time.Millisecond)
+	case waited < 2*time.Second:
+		ns = int64(5 * time.Millisecond)
 	}
 	unix.Nanosleep(&unix.Timespec{Nsec: ns}, nil)
-}
-
-// probePause returns the pauses between readiness probes. A TCP connect
-// to a socket the worker is already known to own costs the server nothing
-// (the kernel completes it from the backlog): 1 ms. An HTTP probe is a
-// request the server handles and logs, and a model server may answer 503
-// for minutes: 10 ms, doubling up to 1 s (a server busy for 3 s gets
-// about a dozen probes).
-func probePause(http bool) func() time.Duration {
-	if !http {
-		return func() time.Duration { return time.Millisecond }
-	}
-	next := 10 * time.Millisecond
-	return func() time.Duration {
-		d := next
-		next = min(2*next, time.Second)
-		return d
-	}
 }
 
 // foreignHolder returns a listener on a declared port that no member of
@@ -424,9 +490,14 @@ func (la *Launch) portState(v *verify.Verifier, worker int, tree []int) (bool, *
 // verification on the worker, readiness (the port answers, or a portless
 // worker settles, then what Options.Ready adds), a last look that the
 // worker still owns its ports and is the process it was, then the
-// record. errRepick: the port moved to another member, pick again.
-func (la *Launch) verifyAndReady(ctx context.Context, v *verify.Verifier, r *verify.Report, worker, wfd int, deadline time.Time) error {
-	c, released, err := la.verifyOnWorker(ctx, v, r, worker, wfd, deadline)
+// record. errRepick: the port moved to another member, pick again
+// (never when final: the tree has stopped changing).
+func (la *Launch) verifyAndReady(ctx context.Context, v *verify.Verifier, r *verify.Report, worker, wfd int, deadline time.Time, final bool) error {
+	repickUntil := deadline
+	if final {
+		repickUntil = time.Time{} // judged as it is
+	}
+	c, released, err := la.verifyOnWorker(ctx, v, r, worker, wfd, repickUntil)
 	if err != nil {
 		return err
 	}
@@ -439,7 +510,7 @@ func (la *Launch) verifyAndReady(ctx context.Context, v *verify.Verifier, r *ver
 	if err := la.waitAdded(ctx, r, worker, wfd, deadline); err != nil {
 		return err
 	}
-	if err := la.stillTheWorker(v, r, c, worker, wfd, deadline); err != nil {
+	if err := la.stillTheWorker(v, r, c, worker, wfd, repickUntil); err != nil {
 		return err
 	}
 	r.Ready, r.Verified = true, true
@@ -454,7 +525,7 @@ func (la *Launch) verifyAndReady(ctx context.Context, v *verify.Verifier, r *ver
 // member (or a "foreign" holder forked after the tree was listed), exit 5
 // for a worker that exited while it was read, else the failure the
 // findings judge. It returns the check and when tracing was let go.
-func (la *Launch) verifyOnWorker(ctx context.Context, v *verify.Verifier, r *verify.Report, worker, wfd int, deadline time.Time) (verify.Check, time.Time, error) {
+func (la *Launch) verifyOnWorker(ctx context.Context, v *verify.Verifier, r *verify.Report, worker, wfd int, repickUntil time.Time) (verify.Check, time.Time, error) {
 	l := la.Spec
 	c := verify.CheckFromSpec(l, la.Env.Expect())
 	c.Root = la.tree.root.pid()
@@ -479,7 +550,7 @@ func (la *Launch) verifyOnWorker(ctx context.Context, v *verify.Verifier, r *ver
 	la.exec.watch.detach()
 	released := time.Now()
 	vr.Attempts, vr.Log = r.Attempts, r.Log
-	if (movedPort(vr) || vr.Has(verify.KindPortForeign) && la.foreignHolder(la.tree.members()) == nil) && time.Now().Before(deadline) && !pidfd.Exited(wfd) {
+	if (movedPort(vr) || vr.Has(verify.KindPortForeign) && la.foreignHolder(la.tree.members()) == nil) && time.Now().Before(repickUntil) && !pidfd.Exited(wfd) {
 		// (A "foreign" holder that is a member of the tree now was
 		// forked after the tree was listed: look again.)
 		return c, released, errRepick

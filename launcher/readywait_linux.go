@@ -34,7 +34,7 @@ const (
 	// its process group, after it).
 	execRunTimeout = 5 * time.Second
 	// probeRunTimeout bounds one TCP connect or GET.
-	probeRunTimeout = 500 * time.Millisecond
+	probeRunTimeout = 2 * time.Second
 )
 
 // wakeup is an eventfd that readiness waits poll beside the worker's

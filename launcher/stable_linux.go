@@ -60,20 +60,55 @@ func (la *Launch) sharesSocket(worker int, tree []int) bool {
 	return false
 }
 
-// settled reports whether the tree has been the same for preforkQuiet
-// (false: it changed, or has not been quiet long enough yet).
-func (s *stability) settled(la *Launch, tree []int) bool {
-	return s.settledFor(la, tree, preforkQuiet)
-}
-
 // settledFor reports whether the tree has been the same for quiet.
 func (s *stability) settledFor(la *Launch, tree []int, quiet time.Duration) bool {
-	sig := la.treeSignature(tree)
+	return s.settledSig(la.treeSignature(tree), quiet)
+}
+
+// settledSig reports whether sig has been the same for quiet.
+func (s *stability) settledSig(sig string, quiet time.Duration) bool {
 	if sig != s.sig {
 		s.sig, s.since = sig, time.Now()
 		return false
 	}
 	return time.Since(s.since) >= quiet
+}
+
+// ownerSignature describes who holds the declared ports, not how many:
+// the worker (pid, comm, exec area) and each distinct kind of holder
+// (comm and exec area: a pre-fork master's workers forked from it share
+// its area). A pre-fork server that recycles its workers (gunicorn
+// --max-requests) keeps it while its tree never stops changing; a
+// master that re-execs (haproxy -W) or a holder that is another program
+// changes it.
+func (la *Launch) ownerSignature(worker int, tree []int) string {
+	var b strings.Builder
+	if s, err := la.opts.Proc.Stat(worker); err == nil {
+		fmt.Fprintf(&b, "%d:%s:%s", worker, s.Comm, verify.ExecArea(s))
+	}
+	var kinds []string
+	for _, pt := range la.Spec.Ports {
+		hs, err := verify.Holders(la.opts.Proc, pt.Number, tree)
+		if err != nil {
+			continue
+		}
+		for _, h := range hs {
+			for _, pid := range h.Pids {
+				k := fmt.Sprintf("%d/%t/?", pt.Number, h.InTree)
+				if s, err := la.opts.Proc.Stat(pid); err == nil {
+					k = fmt.Sprintf("%d/%t/%s:%s", pt.Number, h.InTree, s.Comm, verify.ExecArea(s))
+				}
+				if !slices.Contains(kinds, k) {
+					kinds = append(kinds, k)
+				}
+			}
+		}
+	}
+	slices.Sort(kinds)
+	for _, k := range kinds {
+		b.WriteString(" " + k)
+	}
+	return b.String()
 }
 
 // holdsAll reports whether worker itself holds a listener on every
@@ -104,7 +139,9 @@ func (la *Launch) treeMoved(worker int) bool {
 	tree := la.tree.members()
 	before := la.notes.picked
 	now := la.treeSignature(tree)
-	if now == before || now == la.notes.settled {
+	if now == before || la.notes.settled != "" && la.ownerSignature(worker, tree) == la.notes.settled {
+		// (Unchanged, or only in members that do not change who holds
+		// the port: a pre-fork server recycling its workers.)
 		return false
 	}
 	if area := execAreaIn(now, worker); area != execAreaIn(before, worker) {
