@@ -136,6 +136,14 @@ type Provenance struct {
 	// is CommandStart (Relaunch: CommandRelaunch). CommandRestart marks a
 	// restart by the restart policy.
 	Command Command
+	// Vars are the spec variables the caller set (--var K=V), as
+	// "K=V": the record keeps them (a value that is a secret of the
+	// launch by its digest only), and relaunch reuses them.
+	Vars []string
+	// ArgvMayChange lets a relaunch start argv other than the recorded
+	// launch's (the caller changed a variable with --var); without it
+	// such a relaunch is refused before anything is stopped.
+	ArgvMayChange bool
 }
 
 // Command names what a round came from, in the round history (Round.Command,

@@ -103,6 +103,9 @@ type Record struct {
 	// the launch uses.
 	StopSignal  string `json:"stop_signal,omitempty"`
 	StopTimeout string `json:"stop_timeout,omitempty"`
+	// Vars are the spec variables the launch was started with (--var),
+	// in the order given; relaunch reuses them.
+	Vars []RecordVar `json:"vars,omitempty"`
 
 	// What became of the launch since it started.
 	//
@@ -167,6 +170,15 @@ type RecordMember struct {
 	ExecEnv   map[string]string `json:"exec_env"`
 	ExecExe   string            `json:"exec_exe,omitempty"`
 	ExecArea  string            `json:"exec_area,omitempty"`
+}
+
+// RecordVar is a spec variable a launch was started with: its value, or,
+// when the value is a secret of the launch, only its keyed digest
+// (State.Digest("var."+Name, value)).
+type RecordVar struct {
+	Name   string `json:"name"`
+	Value  string `json:"value,omitempty"`
+	Digest string `json:"digest,omitempty"`
 }
 
 // RecordPort is a recorded port.

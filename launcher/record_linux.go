@@ -30,6 +30,7 @@ func (la *Launch) newRecordOf(argv []string, root, worker verify.Fingerprint, pe
 		Pending: pending,
 		Round:   la.roundN(),
 	}
+	rec.Vars = la.recordVars(secrets)
 	if l.Stop.Signal != "" {
 		rec.StopSignal = l.Stop.Signal
 	}

@@ -56,6 +56,11 @@ type Delta struct {
 	// Ranks is the number of workers the delta was proven on (a
 	// multi-process job; 0: one worker).
 	Ranks int `json:"ranks,omitempty"`
+	// Argv says how the launched command line differs from the recorded
+	// one ("argv[3] "a" → "b""; "": it does not); ArgvUndeclared is set
+	// when no --var changed it, which fails the delta.
+	Argv           string `json:"argv,omitempty"`
+	ArgvUndeclared bool   `json:"argv_undeclared,omitempty"`
 }
 
 // addRanks proves the delta on every other rank of a multi-process job
@@ -133,7 +138,9 @@ func (d *Delta) setVolatile(isVolatile func(string) bool) {
 }
 
 // OK reports whether the delta is exactly the declared names.
-func (d *Delta) OK() bool { return len(d.Unexpected) == 0 && len(d.Unchanged) == 0 }
+func (d *Delta) OK() bool {
+	return len(d.Unexpected) == 0 && len(d.Unchanged) == 0 && !d.ArgvUndeclared
+}
 
 // CompareEnv compares two name → digest maps (Record.WorkerEnv) and checks
 // that the names whose digest differs are exactly declared.
@@ -335,6 +342,9 @@ func relaunch(ctx context.Context, l *schema.Launch, opts RelaunchOptions) (*Lau
 		return nil, r.res, err
 	}
 	if err := r.planRound(); err != nil {
+		return nil, r.res, err
+	}
+	if err := r.checkArgv(); err != nil {
 		return nil, r.res, err
 	}
 	// A state dir that cannot take the new round refuses it now, while the
@@ -578,6 +588,10 @@ func (r *relaunchRound) compare(la *Launch) *Delta {
 	d := CompareEnv(baseline.WorkerEnv, la.Record.WorkerEnv, r.declared)
 	d.setVolatile(l.IsVolatile)
 	d.addRanks(baseline.Ranks, la.Record.Ranks, r.declared, l.IsVolatile)
+	if len(baseline.Argv) > 0 {
+		d.Argv = argvDelta(baseline.Argv, la.Record.Argv)
+		d.ArgvUndeclared = d.Argv != "" && !r.opts.ArgvMayChange
+	}
 	r.res.Delta = d
 	var unchanged []string
 	d.Dropped = append(d.Dropped, r.may...)
@@ -637,6 +651,9 @@ func (r *relaunchRound) refuse(la *Launch) error {
 	for _, n := range d.Unchanged {
 		rep.Add(verify.KindDelta, "%s: declared with --set but unchanged on the worker: the recorded worker already had this value", n)
 	}
+	if d.ArgvUndeclared {
+		rep.Add(verify.KindDelta, "the command line changed without a --var saying so: %s", d.Argv)
+	}
 	rep.Verified = false
 	rep.SetOutcome(outcome.Delta)
 	// Stop has just saved the refused record; the lock is kept (not
@@ -658,6 +675,9 @@ func (r *relaunchRound) refuse(la *Launch) error {
 		names = append(names, u.Name)
 	}
 	names = append(names, d.Unchanged...)
+	if d.ArgvUndeclared {
+		names = append(names, "the command line ("+d.Argv+")")
+	}
 	msg := fmt.Sprintf("unexpected environment delta on the worker: %s (declared: %s); the new launch was stopped",
 		strings.Join(names, ", "), listOrNone(d.Declared))
 	return &Error{Outcome: outcome.Delta, Kind: verify.KindDelta, Report: rep, Msg: msg,

@@ -94,8 +94,15 @@ func (d *Delta) WriteText(w io.Writer, prev *Record) {
 			fmt.Fprintf(&b, "  delta:   %s dropped, unchanged on the worker (its value without the override is the same)\n", n)
 		}
 	}
+	if d.Argv != "" {
+		how := "declared with --var"
+		if d.ArgvUndeclared {
+			how = "NOT declared (no --var changed it)"
+		}
+		fmt.Fprintf(&b, "  delta:   the command line changed: %s, %s\n", d.Argv, how)
+	}
 	if d.OK() {
-		if len(d.Changed) == 0 {
+		if len(d.Changed) == 0 && d.Argv == "" {
 			fmt.Fprintf(&b, "  delta:   none: the worker's environment is identical%s\n", against)
 		} else {
 			changed := make([]string, 0, len(d.Changed))
@@ -104,7 +111,14 @@ func (d *Delta) WriteText(w io.Writer, prev *Record) {
 					changed = append(changed, c.Name)
 				}
 			}
-			fmt.Fprintf(&b, "  delta:   exactly %s changed on the worker%s\n", listOrNone(changed), against)
+			what := listOrNone(changed)
+			switch {
+			case d.Argv != "" && len(changed) == 0:
+				what = "the command line"
+			case d.Argv != "":
+				what += " and the command line"
+			}
+			fmt.Fprintf(&b, "  delta:   exactly %s changed on the worker%s\n", what, against)
 			if len(d.Volatile) > 0 {
 				fmt.Fprintf(&b, "  delta:   volatile, not checked: %s\n", strings.Join(d.Volatile, ", "))
 			}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 	"time"
 
 	"github.com/childproof/childproof/launcher"
@@ -118,7 +119,25 @@ func (a *app) relaunch(ctx context.Context, arg string, ra relaunchArgs) error {
 	if err != nil {
 		return err
 	}
+	// The recorded launch's --var values, under the ones given now: the
+	// command line stays the recorded one unless --var says otherwise.
+	given := vars
 	f, l, err := a.loadLaunch(ctx, arg, vars)
+	if err != nil {
+		return err
+	}
+	if rec == nil { // SPEC[:NAME]: the spec names the launch
+		rec, _ = st.Load(l.Name)
+	}
+	if rec != nil && len(rec.Vars) > 0 {
+		var secret []string
+		vars, secret = launcher.RecordedVars(rec, given)
+		if len(secret) > 0 {
+			return &exitError{code: exitUsage, err: fmt.Errorf("the recorded launch was started with --var %s, whose value is a secret the record keeps only as a digest; nothing was stopped", strings.Join(secret, ", ")),
+				hint: "give it again: childproof relaunch " + arg + " --var " + secret[0] + "=VALUE"}
+		}
+		f, l, err = a.loadLaunch(ctx, arg, vars)
+	}
 	if err != nil {
 		return err
 	}
@@ -147,7 +166,7 @@ func (a *app) relaunch(ctx context.Context, arg string, ra relaunchArgs) error {
 		return inEnv, err
 	}
 	opts := launcher.RelaunchOptions{Unset: ra.unsets, Round: ra.round, Lint: lint, Rollback: ra.rollback,
-		Options: launcher.Options{Audience: launcher.ForCLI, StopGrace: timeout, State: st, Detach: detach, Tracking: launcher.Tracking{Subreaper: !detach}, EnvInput: in, ShowValues: a.showValues, Provenance: launcher.Provenance{Command: launcher.CommandRelaunch}}}
+		Options: launcher.Options{Audience: launcher.ForCLI, StopGrace: timeout, State: st, Detach: detach, Tracking: launcher.Tracking{Subreaper: !detach}, EnvInput: in, ShowValues: a.showValues, Provenance: launcher.Provenance{Command: launcher.CommandRelaunch, Vars: vars, ArgvMayChange: len(given) > 0}}}
 	opts.SpecHash = specHash
 	sigs, stopSigs := forwardSignals(detach)
 	defer stopSigs()

@@ -1,0 +1,109 @@
+package launcher
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/childproof/childproof/outcome"
+	"github.com/childproof/childproof/redact"
+	"github.com/childproof/childproof/schema"
+)
+
+// recordVars are the launch's --var values as the record keeps them: a
+// value that holds a secret of the launch (secrets masks it) by its
+// digest only; the last of a name given twice wins.
+func (la *Launch) recordVars(secrets *redact.Set) []RecordVar {
+	var out []RecordVar
+	for _, kv := range la.opts.Vars {
+		k, v, ok := strings.Cut(kv, "=")
+		if !ok {
+			continue
+		}
+		out = slices.DeleteFunc(out, func(r RecordVar) bool { return r.Name == k })
+		if secrets.Text(v) != v {
+			out = append(out, RecordVar{Name: k, Digest: la.State.Digest("var."+k, v)})
+			continue
+		}
+		out = append(out, RecordVar{Name: k, Value: v})
+	}
+	return out
+}
+
+// RecordedVars returns what relaunch passes as --var for rec: the
+// recorded values of the names given (explicit, "K=V") does not set,
+// then given; secret lists the recorded names whose value was a secret
+// (kept as a digest only) and that given does not set again.
+func RecordedVars(rec *Record, given []string) (vars, secret []string) {
+	set := map[string]bool{}
+	for _, kv := range given {
+		k, _, _ := strings.Cut(kv, "=")
+		set[k] = true
+	}
+	for _, v := range rec.Vars {
+		switch {
+		case set[v.Name]:
+		case v.Digest != "":
+			secret = append(secret, v.Name)
+		default:
+			vars = append(vars, v.Name+"="+v.Value)
+		}
+	}
+	return append(vars, given...), secret
+}
+
+// launchArgv is the argv a launch of l execs (as Launch.argv builds it),
+// before the program is looked up.
+func launchArgv(l *schema.Launch) []string {
+	if len(l.Dispatch) > 0 {
+		return append([]string{"bash", "--noprofile", "--norc", l.Dispatch[0]}, l.Dispatch[1:]...)
+	}
+	return l.Command
+}
+
+// argvDelta describes how argv (masked as a record keeps it) differs
+// from the recorded launch's, "" when it does not: each differing
+// element with both values ("argv[3] "--die-on-term" → """).
+func argvDelta(recorded, argv []string) string {
+	var diffs []string
+	for i := range max(len(recorded), len(argv)) {
+		var was, now string
+		hadWas, hasNow := i < len(recorded), i < len(argv)
+		if hadWas {
+			was = fmt.Sprintf("%q", recorded[i])
+		} else {
+			was = "(none)"
+		}
+		if hasNow {
+			now = fmt.Sprintf("%q", argv[i])
+		} else {
+			now = "(none)"
+		}
+		if hadWas && hasNow && recorded[i] == argv[i] {
+			continue
+		}
+		diffs = append(diffs, fmt.Sprintf("argv[%d] %s → %s", i, was, now))
+	}
+	return strings.Join(diffs, ", ")
+}
+
+// checkArgv refuses a relaunch whose argv differs from the recorded
+// launch's unless the caller changed a variable for it
+// (Provenance.ArgvMayChange), before anything is stopped; the difference
+// it allows is said by the delta (Delta.Argv).
+func (r *relaunchRound) checkArgv() error {
+	if len(r.prev.Argv) == 0 {
+		return nil // a record without one: nothing to compare
+	}
+	secrets := launchSecrets(r.l, nil, r.opts.Options)
+	d := argvDelta(r.prev.Argv, secrets.Argv(launchArgv(r.l)))
+	if d == "" {
+		return nil
+	}
+	if r.opts.ArgvMayChange {
+		return nil // compare says it in the delta
+	}
+	return &Error{Outcome: outcome.Usage, Kind: KindUsage,
+		Msg:  fmt.Sprintf("%s: the relaunch would start another command line than the recorded launch's: %s; nothing was stopped", r.l.Name, d),
+		Hint: r.opts.Audience.say("relaunch reuses the recorded --var values; if the command line is to change, say so with --var NAME=VALUE (or start it anew: childproof stop "+r.l.Name+", then run)", "set Provenance.ArgvMayChange when the command line is to change")}
+}
