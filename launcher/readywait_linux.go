@@ -210,13 +210,15 @@ func (la *Launch) probeReady(ctx context.Context, r *verify.Report, c verify.Che
 		return la.waitLine(ctx, r, worker, wfd, deadline, la.out.specMatched, fmt.Sprintf("no line of its output matched ready { log = %q }", l.Ready.Log))
 	}
 	check := la.readyCheck(c)
+	// A worker in another network namespace is reached from there.
+	pctx := probe.FromNetNSOf(ctx, la.opts.Proc.Root, worker)
 	p := newPacer()
 	var last error
 	for {
 		if pidfd.Exited(wfd) {
 			return la.exitedError(r, la.exitWhat(worker))
 		}
-		err := check(ctx, deadline)
+		err := check(pctx, deadline)
 		p.ran()
 		if err == nil {
 			return nil

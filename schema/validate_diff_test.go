@@ -161,7 +161,7 @@ func loadBoth(src []byte, path string, opts LoadOptions, whole bool) string {
 	var out strings.Builder
 	l := &loader{path: path, abs: abs, dir: filepath.Dir(abs), lookup: lookup, opts: opts}
 	l.load(f.Body)
-	got := diagViews(slices.Concat(d, sortDiags(l.diags)))
+	got := diagViews(slices.Concat(d, maskDiags(sortDiags(l.diags), l.secrets)))
 	content, _ := f.Body.Content(rootSchema)
 	var blocks []*hcl.Block
 	for _, b := range content.Blocks {

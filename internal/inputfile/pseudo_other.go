@@ -1,9 +1,9 @@
-//go:build !linux
+//go:build !linux && !darwin
 
 package inputfile
 
 import "os"
 
-// pseudo is Linux's pseudo file system check; elsewhere the type check is
+// pseudo is the pseudo file system check of Linux (pseudo_statfs.go); here the type check is
 // all.
 func pseudo(*os.File) string { return "" }
