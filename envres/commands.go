@@ -1192,6 +1192,13 @@ func (a *analyzer) suWrapper(st *state, cst **state, fc *fileCtx, s *syntax.Stmt
 	}
 	if cmd != nil {
 		a.runEmbedded(st, *cst, fc, *cmd, nil, mode, false, false)
+		if !cmd.known && mode == callNormal && st.lastCmd != nil {
+			// su - "$U" -c "$CMD" run and waited for: whether the string
+			// is the worker or a step that returns (an installer's
+			// run-as-user helper) is not known, so it is not judged as the
+			// worker's wrapper; dynamic-source says it is not checked.
+			st.lastCmd.returns = true
+		}
 	}
 	return nil, true
 }

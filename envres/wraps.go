@@ -66,7 +66,8 @@ var returning = sync.OnceValue(func() map[string]bool {
 	return map[string]bool{
 		"apt-get": true, "apt": true, "aptitude": true, "dpkg": true, "dpkg-reconfigure": true, "debconf-set-selections": true,
 		"yum": true, "dnf": true, "microdnf": true, "rpm": true, "zypper": true, "apk": true, "pacman": true, "emerge": true,
-		"snap": true, "brew": true, "port": true, "pkg": true, "add-apt-repository": true, "apt-key": true, "update-alternatives": true,
+		"snap": true, "brew": true, "port": true, "pkg": true, "nix-env": true, "nix-store": true, "nix-collect-garbage": true,
+		"nix-channel": true, "nix-build": true, "nix-prefetch-url": true, "add-apt-repository": true, "apt-key": true, "update-alternatives": true,
 		"update-ca-certificates": true, "ldconfig": true, "locale-gen": true, "update-locale": true, "localedef": true,
 		"pip": true, "pip3": true, "gem": true, "cpan": true, "cpanm": true,
 		"systemctl": true, "service": true, "rc-service": true, "rc-update": true, "update-rc.d": true, "chkconfig": true, "initctl": true,
