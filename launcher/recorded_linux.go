@@ -164,7 +164,23 @@ func (s *State) ExplainPid(ctx context.Context, v *verify.Verifier, pid int, nam
 		pids[i] = r.Pid
 	}
 	maskRows(rows, s.Secrets(Known{Pids: pids}))
-	return &verify.Explanation{Names: names, Rows: rows, Judgements: verify.Judge(rows, names, intended)}, nil
+	x := &verify.Explanation{Names: names, Rows: rows, Judgements: verify.Judge(rows, names, intended)}
+	if recs, _ := s.RecordsOfPids(pids...); len(recs) == 0 && !v.ShowValues {
+		// Nothing of the launch is known here (another user's, another
+		// state dir's): its secrets are not either. What looks like one
+		// is masked, and the output says so (it gets pasted into logs).
+		guessed := false
+		for i := range rows {
+			var m bool
+			if rows[i].Argv, m = redact.LooksSecret(rows[i].Argv); m {
+				guessed = true
+			}
+		}
+		if guessed {
+			x.ArgvNote = "no launch recorded in this state dir names these processes, so their secrets are not known here: argv elements that look like secrets (after a flag named like --token, --key, --password or --secret, its --flag=value form, a URL's password) are shown as " + redact.Guessed + "; --show-values shows them"
+		}
+	}
+	return x, nil
 }
 
 // maskRows hides the secret values of m in explain rows' argv (values

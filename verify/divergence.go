@@ -68,6 +68,10 @@ type Explanation struct {
 	Names      []string
 	Rows       []ExplainRow
 	Judgements []Judgement
+	// ArgvNote says how the rows' argv were masked when no record names
+	// their launch (what looked like a secret: redact.LooksSecret); ""
+	// when nothing was masked so.
+	ArgvNote string
 }
 
 // Intended returns the intended digests of the names that have one.

@@ -32,6 +32,9 @@ type ExplainOutput struct {
 	Processes []ExplainRow `json:"processes"`
 	// Note is FrozenNote.
 	Note string `json:"note"`
+	// ArgvNote is Explanation.ArgvNote: how argv were masked by guess
+	// (no record names the processes); left out when they were not.
+	ArgvNote string `json:"argv_note,omitempty"`
 }
 
 // JSON returns the JSON form of x, titled title (ExplainOutput.Launch).
@@ -53,7 +56,7 @@ func (x *Explanation) JSON(title string) ExplainOutput {
 			diverged[j.Name] = j.Diverged
 		}
 	}
-	return ExplainOutput{Launch: title, Intended: x.Intended(), FirstDiffers: first, Unreadable: unjudged, Diverged: diverged, Processes: x.Rows, Note: FrozenNote}
+	return ExplainOutput{Launch: title, Intended: x.Intended(), FirstDiffers: first, Unreadable: unjudged, Diverged: diverged, Processes: x.Rows, Note: FrozenNote, ArgvNote: x.ArgvNote}
 }
 
 // WriteText writes the human form of x, titled title (a launch's name, or
@@ -124,6 +127,9 @@ func (x *Explanation) WriteText(w io.Writer, title string) {
 		default:
 			fmt.Fprintf(w, "  answer:  %s has the intended value on every process from the root to the worker\n", n)
 		}
+	}
+	if x.ArgvNote != "" {
+		fmt.Fprintf(w, "note: %s\n", x.ArgvNote)
 	}
 	fmt.Fprintf(w, "note: %s\n", FrozenNote)
 }
