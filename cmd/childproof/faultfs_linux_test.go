@@ -8,6 +8,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	mrand "math/rand/v2"
 	"os"
 	"os/exec"
@@ -256,5 +257,64 @@ func chaosPause(stop <-chan struct{}) bool {
 		return false
 	case <-time.After(time.Duration(50+mrand.IntN(400)) * time.Millisecond):
 		return true
+	}
+}
+
+// TestFaultRelaunchEnvFileReadOnly: relaunch --in-env-file whose env file
+// cannot be written (its directory a read-only bind mount) is refused
+// before the running launch is stopped: exit 2, the file unchanged, the
+// old worker still serving.
+func TestFaultRelaunchEnvFileReadOnly(t *testing.T) {
+	e := newFaultEnv(t)
+	name := uniqueName("roenv")
+	port := freeTCPPort(t)
+	pidfile := filepath.Join(e.dir, name+".pid")
+	envDir := filepath.Join(e.dir, "envdir")
+	os.Mkdir(envDir, 0o755)
+	files := map[string]string{
+		"envdir/.env": "MODE=1\n",
+		// The dispatcher re-sources the env file: --in-env-file is the way.
+		"dispatch.sh": "set -a\n. ./envdir/.env\nset +a\nexec childproof\n",
+		name + ".hcl": fmt.Sprintf(`launch %q {
+  dispatch = ["dispatch.sh"]
+  env_file = "envdir/.env"
+  env = {
+    CHILDPROOF_TEST_SERVE    = "127.0.0.1:%d"
+    CHILDPROOF_FAULT_PIDFILE = %q
+    GORACE                   = "atexit_sleep_ms=0"
+  }
+  port "http" {
+    number = %d
+  }
+  ready {
+    timeout = "20s"
+  }
+}
+`, name, port, pidfile, port),
+	}
+	for f, src := range files {
+		if err := os.WriteFile(filepath.Join(e.dir, f), []byte(src), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, stderr, code := e.runBounded("run", "--detach", "--no-lint", name+".hcl:"+name); code != 0 {
+		t.Fatal(stderr)
+	}
+	pid, fd := e.worker(pidfile)
+	defer e.runBounded("stop", name)
+	bindReadOnly(t, envDir)
+	_, stderr, code := e.runBounded("relaunch", "--detach", "--set", "MODE=2", "--in-env-file", name)
+	t.Logf("relaunch said: %s", stderr)
+	if code != 2 || !strings.Contains(stderr, ".env") || !strings.Contains(stderr, "read-only file system") {
+		t.Errorf("relaunch --in-env-file with a read-only env file: exit %d, stderr %q", code, stderr)
+	}
+	if b, _ := os.ReadFile(filepath.Join(envDir, ".env")); string(b) != "MODE=1\n" {
+		t.Errorf("the env file changed: %q", b)
+	}
+	if exitedFD(fd) || !listening(t, port) {
+		t.Fatalf("the running worker %d was stopped by a relaunch that could not write its env file", pid)
+	}
+	if l := e.ps(false)[name]; l.Status != "alive" || l.Worker.Pid != pid {
+		t.Errorf("ps after the refused relaunch: %+v", l)
 	}
 }
