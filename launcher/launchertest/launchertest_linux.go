@@ -13,7 +13,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/childproof/childproof/internal/testsupport"
+	"github.com/childproof/childproof/internal/freeport"
 	"github.com/childproof/childproof/launcher"
 	"github.com/childproof/childproof/launcher/group"
 	"github.com/childproof/childproof/proc"
@@ -257,7 +257,7 @@ func StartFile(tb testing.TB, path, name string, vars map[string]string, opts la
 // readiness probe, an HTTP request) can take it before the launch binds it.
 func FreePort(tb testing.TB) int {
 	tb.Helper()
-	port, err := testsupport.FreePort()
+	port, err := freeport.FreePort()
 	if err != nil {
 		tb.Fatalf("launchertest: %v", err)
 	}
@@ -273,7 +273,7 @@ func FreePortIn(tb testing.TB, lo, hi int) int {
 	if lo < 1 || hi > 65535 || lo > hi {
 		tb.Fatalf("launchertest: FreePortIn(%d, %d): not a port range (1 <= lo <= hi <= 65535)", lo, hi)
 	}
-	port, ok := testsupport.FreePortIn(lo, hi)
+	port, ok := freeport.FreePortIn(lo, hi)
 	if !ok {
 		tb.Fatalf("launchertest: FreePortIn(%d, %d): no port of the range is free and not handed out already", lo, hi)
 	}

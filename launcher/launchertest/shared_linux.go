@@ -6,7 +6,7 @@ import (
 	"os"
 	"sync"
 
-	"github.com/childproof/childproof/internal/testsupport"
+	"github.com/childproof/childproof/internal/freeport"
 	"github.com/childproof/childproof/launcher"
 	"github.com/childproof/childproof/schema"
 )
@@ -71,4 +71,4 @@ func Shared(ctx context.Context, l *schema.Launch, opts launcher.Options) (la *l
 
 // Port is FreePort for TestMain (no testing.TB): a port nothing listens
 // on, never handed out twice on this machine while this binary runs.
-func Port() (int, error) { return testsupport.FreePort() }
+func Port() (int, error) { return freeport.FreePort() }
