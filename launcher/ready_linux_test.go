@@ -138,3 +138,23 @@ func TestReadyLog(t *testing.T) {
 		})
 	}
 }
+
+// TestVerdictAtOnce: a single worker while another member of its tree
+// holds its port is exit 3 once the tree has stopped changing, not after
+// ready.timeout (a minute here), with no "longer timeout" hint.
+func TestVerdictAtOnce(t *testing.T) {
+	f := newFixture(t)
+	l := f.spec("other")
+	l.Command = []string{"sh", "-c", filepath.Join(f.bin, "mock-srv") + " helper serve 127.0.0.1:" + strconv.Itoa(f.port) + " & exec sleep 60"}
+	l.Worker.Comm = "sleep"
+	l.Ready.HTTP, l.Ready.Timeout = "", time.Minute
+	t0 := time.Now()
+	_, err := f.start(t, l, false)
+	e := wantCode(t, err, outcome.Unproven, verify.KindPortNotOwned)
+	if took := time.Since(t0); took > l.Ready.Timeout/2 {
+		t.Errorf("told after %s, with a %s ready.timeout: it waited for the timeout", took, l.Ready.Timeout)
+	}
+	if strings.Contains(e.Hint, "longer") {
+		t.Errorf("hint names a longer timeout, which was not the cause: %s", e.Hint)
+	}
+}

@@ -11,7 +11,6 @@ import (
 	"strings"
 	"syscall"
 	"testing"
-	"time"
 
 	"github.com/childproof/childproof/launcher/launchertest"
 )
@@ -73,10 +72,11 @@ func TestPostgresUser(t *testing.T) {
     number = %d
   }
   ready {
+    exec    = [%q, "-h", "127.0.0.1", "-p", "%d", "-U", "postgres"]
     timeout = "30s"
   }
 }
-`, filepath.Join(pgbin, "postgres"), data, sock, port, port)
+`, filepath.Join(pgbin, "postgres"), data, sock, port, port, filepath.Join(pgbin, "pg_isready"), port)
 	if err := os.WriteFile(filepath.Join(dir, "childproof.hcl"), []byte(spec), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -110,22 +110,15 @@ func TestPostgresUser(t *testing.T) {
 			t.Errorf("worker status lacks %q:\n%s", want, status)
 		}
 	}
-	// It serves: psql as postgres over TCP.
+	// It serves: psql as postgres over TCP, at once — the spec's readiness
+	// is pg_isready (ready.exec), which says no while postgres replays
+	// its startup ("the database system is starting up").
 	if psql, err := exec.LookPath("psql"); err == nil {
-		// The spec's readiness is a TCP connect, which postgres accepts
-		// while it still replays its startup ("the database system is
-		// starting up"): ask again while it says so, up to its own 30 s.
-		var b []byte
-		for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(100 * time.Millisecond) {
-			q := exec.Command(psql, "-h", "127.0.0.1", "-p", strconv.Itoa(port), "-U", "postgres", "-d", "postgres", "-tAc", "select current_user")
-			q.Env = []string{"PATH=" + os.Getenv("PATH"), "PGCONNECT_TIMEOUT=10"}
-			b, err = q.CombinedOutput()
-			if err == nil || !strings.Contains(string(b), "the database system is starting up") || time.Now().After(deadline) {
-				break
-			}
-		}
+		q := exec.Command(psql, "-h", "127.0.0.1", "-p", strconv.Itoa(port), "-U", "postgres", "-d", "postgres", "-tAc", "select current_user")
+		q.Env = []string{"PATH=" + os.Getenv("PATH"), "PGCONNECT_TIMEOUT=10"}
+		b, err := q.CombinedOutput()
 		if err != nil || strings.TrimSpace(string(b)) != "postgres" {
-			t.Errorf("psql: %v: %q", err, b)
+			t.Errorf("psql right after run: %v: %q", err, b)
 		}
 	}
 	ps, _, _ := cli(t, dir, env, "ps")
