@@ -48,6 +48,10 @@ var inlineSeeds = []string{
 	"\x00\x01binary",
 	"#!/bin/bash\nif\n",
 	"#!/bin/bash\necho ${!x} ${x:1:2} ${x/a/b} ${#x} $((1+2)) \"${@:2}\"\n",
+	"#!/bin/bash\nsbatch -J x <<EOF\nexport $(cat .env | xargs)\nsrun ./w\nEOF\nssh -p 1 h bash -s <<'E'\nset -a; . ./.env\nE\ndocker exec -i c sh <<E\nexec bash -l\nE\n",
+	"#!/bin/mksh\nx=${ echo a; } y=${|REPLY=b;} z=${%x} n=$((#-1))\nF=conf.envX\n. \"./${F%[!v]}\" \"${F##*[[:alpha:]]}\" \"${F%\"*\"}\"\n",
+	"#!/bin/sh\nexport API_MODE=$API_MODE\nexec env-cmd -f .env python3 -m dotenv -f .env run -- setuser app bash -l -c ./w\n",
+	"#!/bin/bash\nsu - \"$U\" -c \"$CMD\"\nrunuser -l \"$u\" -c ./w\nnpm run dev & yarn serve; pnpm --dir web dev -- --port 1\ncase $M in [!p]*) exec bun run x;; esac\n",
 }
 
 // FuzzLint checks that no input panics the analyzer and that every
