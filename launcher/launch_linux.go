@@ -370,9 +370,13 @@ func preflight(ctx context.Context, v *verify.Verifier, st *State, l *schema.Lau
 				r := verify.NewReport(l.Name)
 				r.Add(verify.KindPortForeign, "port %d is held by our own previous launch of %q (pid %d) and on_stale is %q: %s", pt.Number, l.Name, holder, "fail", h.Census(v.Proc))
 				r.SetOutcome(outcome.Foreign)
+				hint := a.say("stop it with 'childproof stop "+l.Name+"', or set on_stale = \"replace\"", "stop it (its Launch's Stop, or launcher.StopRecord), or set OnStale: \"replace\"")
+				if rec.SpecPath != "" && l.SpecPath != "" && filepath.Clean(rec.SpecPath) != filepath.Clean(l.SpecPath) {
+					hint = otherSpecHint(l.Name)
+				}
 				return &Error{Outcome: outcome.Foreign, Kind: verify.KindPortForeign, Report: r, Port: pt.Number, Pid: holder,
 					Msg:  fmt.Sprintf("port %d is held by the previous launch of %q (pid %d)", pt.Number, l.Name, holder),
-					Hint: a.say("stop it with 'childproof stop "+l.Name+"', or set on_stale = \"replace\"", "stop it (its Launch's Stop, or launcher.StopRecord), or set OnStale: \"replace\"")}
+					Hint: hint}
 			}
 			r := verify.NewReport(l.Name)
 			r.Add(verify.KindPortForeign, "%s", h.Census(v.Proc))
