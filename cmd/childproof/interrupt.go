@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"sync"
 	"time"
 
 	"github.com/childproof/childproof/outcome"
@@ -14,19 +15,35 @@ import (
 // run in its own process.
 type signalCtxKey struct{}
 
-// interruptGrace is how long a command that starts and stops nothing may
-// take to end after SIGINT or SIGTERM before childproof exits anyway.
+// interruptGrace is how long a command may take to end after SIGINT or
+// SIGTERM, while it has not opened the state dir, before childproof exits
+// anyway.
 const interruptGrace = 2 * time.Second
 
-// launchingCommands end on a signal by stopping what they started (which
-// may take a launch's stop timeout): the watchdog leaves them alone.
-var launchingCommands = map[string]bool{"run": true, "relaunch": true, "up": true, "down": true, "stop": true}
+// stateOpened is set (under its lock) once the command opens the state
+// dir: from then on it may stop or start processes and record them, and it
+// ends on the signal by its own means (stopping what it started, up to a
+// launch's stop timeout), never by the watchdog's exit.
+var stateOpened struct {
+	sync.Mutex
+	yes bool
+}
+
+// openingState tells the watchdog that the command is about to open the
+// state dir. It waits while the watchdog is exiting, so nothing is started
+// or stopped by a command the watchdog ends.
+func openingState() {
+	stateOpened.Lock()
+	stateOpened.yes = true
+	stateOpened.Unlock()
+}
 
 // armWatchdog makes sure command ends once ctx (the signal context) is
-// done: if it has not returned interruptGrace later, it says so on stderr
-// and calls exit with the Interrupted code (130) — a read, an evaluation or
-// a loop that does not watch ctx cannot keep childproof alive past the
-// signal. Call disarm when the command returns.
+// done: if it has not returned interruptGrace later and has not opened
+// the state dir, it says so on stderr and calls exit with the Interrupted
+// code (130) — a read, an evaluation or a loop that does not watch ctx
+// (loading a spec, linting a script) cannot keep childproof alive past
+// the signal. Call disarm when the command returns.
 func armWatchdog(ctx context.Context, command string, stderr io.Writer, exit func(int)) (disarm func()) {
 	done := make(chan struct{})
 	go func() {
@@ -40,6 +57,11 @@ func armWatchdog(ctx context.Context, command string, stderr io.Writer, exit fun
 		select {
 		case <-done:
 		case <-t.C:
+			stateOpened.Lock()
+			defer stateOpened.Unlock()
+			if stateOpened.yes {
+				return
+			}
 			fmt.Fprintf(stderr, "childproof: error: interrupted: %s did not end within %s of the signal\n", command, interruptGrace)
 			exit(outcome.Interrupted.Code())
 		}

@@ -10,8 +10,13 @@ import (
 
 // TestWatchdogExitsStuckCommand: a command still running interruptGrace
 // after the signal is ended with exit 130 and a message; one that returns
-// in time is not.
+// in time is not, nor one that opened the state dir (it ends by its own
+// means, stopping what it started).
 func TestWatchdogExitsStuckCommand(t *testing.T) {
+	// In-process tests of other commands opened state dirs: this one has not.
+	stateOpened.Lock()
+	stateOpened.yes = false
+	stateOpened.Unlock()
 	ctx, cancel := context.WithCancel(context.Background())
 	var stderr bytes.Buffer
 	codes := make(chan int, 1)
@@ -34,6 +39,18 @@ func TestWatchdogExitsStuckCommand(t *testing.T) {
 	select {
 	case code := <-codes:
 		t.Errorf("the watchdog exited (%d) a command that had returned", code)
+	case <-time.After(interruptGrace + 500*time.Millisecond):
+	}
+
+	ctx3, cancel3 := context.WithCancel(context.Background())
+	disarm3 := armWatchdog(ctx3, "run", &stderr, func(code int) { codes <- code })
+	defer disarm3()
+	openingState()
+	defer func() { stateOpened.Lock(); stateOpened.yes = false; stateOpened.Unlock() }()
+	cancel3()
+	select {
+	case code := <-codes:
+		t.Errorf("the watchdog exited (%d) a command that had opened the state dir", code)
 	case <-time.After(interruptGrace + 500*time.Millisecond):
 	}
 }

@@ -116,7 +116,7 @@ func runOn(ctx context.Context, goos string, args []string, stdin io.Reader, std
 	if ctx.Value(signalCtxKey{}) != nil {
 		// Every command ends on SIGINT/SIGTERM, also one stuck where it
 		// does not watch ctx.
-		if c, _, err := root.Find(args); err == nil && c != root && !launchingCommands[c.Name()] {
+		if c, _, err := root.Find(args); err == nil && c != root {
 			defer armWatchdog(ctx, c.Name(), stderr, os.Exit)()
 		}
 	}

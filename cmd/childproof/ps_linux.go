@@ -92,6 +92,7 @@ func (a *app) psSeveral(all bool) error {
 	}
 	var es []launcher.CensusEntry
 	var failed []string
+	openingState()
 	for _, dir := range dirs {
 		st, err := launcher.OpenState(dir)
 		if err == nil {

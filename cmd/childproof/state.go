@@ -16,6 +16,7 @@ import (
 // openState opens the state dir of --state-dir (or the default,
 // launcher.DefaultStateDir).
 func (a *app) openState() (*launcher.State, error) {
+	openingState()
 	st, err := launcher.OpenState(a.stateDir())
 	if err != nil {
 		var le *launcher.Error
