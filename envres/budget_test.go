@@ -106,3 +106,21 @@ func FuzzLintBudget(f *testing.F) {
 		lintBounded(t, b.String(), 512<<20)
 	})
 }
+
+// TestBackgroundHelperBeforeExec: issue 40 item 11. A command started in
+// the background before the script execs its worker is a helper: its
+// wrapper (env -i) and its & are not the worker's. The same command with
+// no exec after it may be the worker: both are findings, as before.
+func TestBackgroundHelperBeforeExec(t *testing.T) {
+	const sh = "#!/bin/bash\n"
+	runLintCases(t, []lintCase{
+		{"daemonized helper, then exec", map[string]string{"run.sh": sh + "( env -i setsid ./helper --daemon & )\nexec ./api\n"}, Config{Overrides: apiTest}, []at{}},
+		{"background helper, then exec", map[string]string{"run.sh": sh + "env -i ./helper &\nexec ./api\n"}, Config{Overrides: apiTest}, []at{}},
+		{"daemonized last", map[string]string{"run.sh": sh + "( env -i setsid ./api & )\n"}, Config{Overrides: apiTest},
+			[]at{{"background-launch", "run.sh", 2, ""}, {"env-reset", "run.sh", 2, "API_MODE"}}},
+		{"background then wait", map[string]string{"run.sh": sh + "env -i ./api &\nwait\n"}, Config{Overrides: apiTest},
+			[]at{{"env-reset", "run.sh", 2, "API_MODE"}}},
+		{"background last", map[string]string{"run.sh": sh + "sudo ./api &\n"}, Config{Overrides: apiTest},
+			[]at{{"background-launch", "run.sh", 2, ""}, {"env-reset", "run.sh", 2, "API_MODE"}}},
+	})
+}

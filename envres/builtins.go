@@ -275,7 +275,7 @@ func dirBuiltin(st *state, name string, ops []field) {
 func (a *analyzer) flowBuiltin(st *state, fc *fileCtx, name string, ops []field) {
 	switch name {
 	case "wait":
-		st.bg = nil
+		a.waitBg(st)
 	case "exit":
 		// exit 1 (or any known non-zero status) is a failure path: no
 		// worker runs there.

@@ -794,12 +794,14 @@ func (a *analyzer) external(st, cst *state, fc *fileCtx, fs []field, mode callMo
 		} else {
 			a.reportWraps(cst.wraps, false)
 		}
-		a.endBg(st)
+		dropBg(st)
 		st.dead = true
 	case callBackground:
 		a.workerPoint(cst, ref)
-		a.reportWraps(cst.wraps, false)
-		st.launched = &bgLaunch{site: ref.site, nohup: nohup}
+		// Its wrappers count if it is the worker: known when the
+		// process ends or waits for it (endBg), not when it execs the
+		// worker afterwards (dropBg).
+		st.launched = &bgLaunch{site: ref.site, nohup: nohup, wraps: cst.wraps}
 	default:
 		if fs[0].known && trivial()[filepath.Base(fs[0].s)] {
 			return
@@ -1330,7 +1332,7 @@ func (a *analyzer) runChild(st, cst *state, fc *fileCtx, callPos syntax.Pos, abs
 	finish := func() {
 		switch mode {
 		case callExec:
-			a.endBg(st)
+			dropBg(st)
 			st.dead = true
 		case callBackground:
 			st.launched = &bgLaunch{site: callSite, nohup: nohup}

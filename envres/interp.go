@@ -62,7 +62,21 @@ func (a *analyzer) cmd(st *state, fc *fileCtx, s *syntax.Stmt, mode callMode) {
 		sub.subshell = true
 		sub.bg = nil
 		a.stmts(sub, fc, c.Stmts)
+		// What it left running in the background outlives it: a worker
+		// or not as this process ends (( srv & ) at the end), a helper
+		// when it execs its worker next.
+		var orphans []bgLaunch
+		if !sub.dead {
+			for _, b := range sub.bg {
+				b.orphan = true
+				orphans = append(orphans, b)
+			}
+			sub.bg = nil
+		}
 		a.processEnd(sub, fc, false)
+		if len(orphans) > 0 {
+			st.bg = joinBg(st.bg, orphans)
+		}
 	case *syntax.IfClause:
 		a.ifClause(st, fc, c)
 	case *syntax.WhileClause:
@@ -419,10 +433,31 @@ func (a *analyzer) processEnd(st *state, fc *fileCtx, script bool) {
 	a.endBg(st)
 }
 
-// endBg reports the background launches of a process that ends.
+// endBg reports the background launches of a process that ends without
+// exec'ing a worker: each may be the worker, started under its wrappers.
 func (a *analyzer) endBg(st *state) {
 	for _, b := range st.bg {
 		a.pass.Background = fact(a.pass.Background, Background{At: b.site, Nohup: b.nohup, Forked: b.forked})
+		a.reportWraps(b.wraps, false)
 	}
 	st.bg = nil
+}
+
+// dropBg forgets the background launches of a process that execs its
+// worker: they are helpers (a daemon started with ( env -i setsid … & )),
+// neither the worker nor under its wrappers.
+func dropBg(st *state) { st.bg = nil }
+
+// waitBg is wait: the background jobs this process waits for ran as its
+// worker may have, under their wrappers; a subshell's orphans stay.
+func (a *analyzer) waitBg(st *state) {
+	var orphans []bgLaunch
+	for _, b := range st.bg {
+		if b.orphan {
+			orphans = append(orphans, b)
+			continue
+		}
+		a.reportWraps(b.wraps, false)
+	}
+	st.bg = orphans
 }

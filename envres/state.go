@@ -363,6 +363,13 @@ type bgLaunch struct {
 	site   Site
 	nohup  bool
 	forked bool // setsid -f
+	// wraps are the wrappers the command started under: reported with
+	// it when it may be the worker (the process ends, or waits for it),
+	// dropped when the process execs its worker after it.
+	wraps []wrapNote
+	// orphan: launched by a subshell that ended (( cmd & )): no wait of
+	// this process reaches it.
+	orphan bool
 }
 
 // cmdRef is an external command, for the all-interfaces check.
