@@ -32,9 +32,12 @@ type CensusEntry struct {
 	// Pending is set when the launch was never verified: it is under way,
 	// or its childproof died mid-launch. Worker is then the launch root.
 	Pending bool `json:"pending,omitempty"`
-	// Restarts and LastExit are the record's (restart policies).
+	// Restarts and LastExit are the record's (restart policies; a
+	// oneshot's exit status once it ran to completion).
 	Restarts int  `json:"restarts,omitempty"`
 	LastExit *int `json:"last_exit,omitempty"`
+	// Oneshot marks a oneshot launch (it runs to completion).
+	Oneshot bool `json:"oneshot,omitempty"`
 	// Error says why a record is unreadable (Status "unknown").
 	Error string `json:"error,omitempty"`
 	// Round is the recorded launch's round in the history (0: none).
@@ -167,7 +170,7 @@ func (c *census) addBad(b badRecord) {
 // gone worker, what the later passes settle, and its ports' holders.
 func (c *census) addRecord(r recordSummary) {
 	e := CensusEntry{Name: r.Name, Worker: r.Worker, Started: r.Started, Detached: r.Detached, Log: r.Log, SpecPath: r.SpecPath, Ports: []CensusPort{}, Pending: r.Pending,
-		Restarts: r.Restarts, LastExit: r.LastExit}
+		Restarts: r.Restarts, LastExit: r.LastExit, Oneshot: r.Oneshot}
 	e.Round, e.Workers = r.Round, r.Workers
 	live, listed := c.judgeWorker(r, &e)
 	if !listed {

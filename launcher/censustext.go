@@ -159,7 +159,12 @@ func (e *CensusEntry) PortsText(euid int) string {
 	if e.Note != "" {
 		b.WriteString(" (" + verify.Clip(e.Note, 80) + ")")
 	}
-	if e.Restarts > 0 || e.LastExit != nil {
+	switch {
+	case e.Oneshot && e.LastExit != nil:
+		fmt.Fprintf(&b, " (oneshot, exit status %d)", *e.LastExit)
+	case e.Oneshot:
+		b.WriteString(" (oneshot)")
+	case e.Restarts > 0 || e.LastExit != nil:
 		restarts := "1 restart"
 		if e.Restarts != 1 {
 			restarts = fmt.Sprintf("%d restarts", e.Restarts)

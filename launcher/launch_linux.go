@@ -438,6 +438,9 @@ func (la *Launch) launch(ctx context.Context, v *verify.Verifier, attempt int) e
 	if err := la.spawn(sp); err != nil {
 		return err
 	}
+	if la.Spec.Oneshot {
+		return la.runOneshot(ctx, v, r)
+	}
 	return la.findAndVerify(ctx, v, r)
 }
 

@@ -103,6 +103,9 @@ type Record struct {
 	// the launch uses.
 	StopSignal  string `json:"stop_signal,omitempty"`
 	StopTimeout string `json:"stop_timeout,omitempty"`
+	// Oneshot marks a launch that runs to completion (the spec's
+	// oneshot); LastExit is its exit status once it did.
+	Oneshot bool `json:"oneshot,omitempty"`
 	// Vars are the spec variables the launch was started with (--var),
 	// in the order given; relaunch reuses them.
 	Vars []RecordVar `json:"vars,omitempty"`
@@ -366,6 +369,8 @@ type recordSummary struct {
 	Round    int                `json:"round,omitempty"`
 	// Workers is the number of workers of a multi-process job (0: one).
 	Workers int `json:"workers,omitempty"`
+	// Oneshot marks a oneshot launch.
+	Oneshot bool `json:"oneshot,omitempty"`
 	// Relay is the record's log relay (a detached launch).
 	Relay *verify.Fingerprint `json:"relay,omitempty"`
 	// RootPid is the launch root's pid (0 in summaries written before it
@@ -376,7 +381,7 @@ type recordSummary struct {
 func summarize(r *Record) recordSummary {
 	return recordSummary{Name: r.Name, SpecPath: r.SpecPath, Started: r.Started, Detached: r.Detached, Worker: r.Worker, Cgroup: r.Cgroup, Marker: r.Marker,
 		Ports: r.Ports, Log: r.Log, Stopped: r.Stopped, Pending: r.Pending, Restarts: r.Restarts, LastExit: r.LastExit, Round: r.Round, Workers: len(r.Ranks), Relay: r.Relay,
-		RootPid: r.Root.Pid}
+		RootPid: r.Root.Pid, Oneshot: r.Oneshot}
 }
 
 // seal sets r.MAC and returns the record file's bytes (format v2).

@@ -31,6 +31,7 @@ func (la *Launch) newRecordOf(argv []string, root, worker verify.Fingerprint, pe
 		Round:   la.roundN(),
 	}
 	rec.Vars = la.recordVars(secrets)
+	rec.Oneshot = l.Oneshot
 	if l.Stop.Signal != "" {
 		rec.StopSignal = l.Stop.Signal
 	}

@@ -134,6 +134,10 @@ func (la *Launch) finish(grace time.Duration) {
 			if cur, err := la.State.Load(la.Record.Name); err != nil || sameLaunch(cur, la.Record) {
 				now := time.Now().UTC()
 				la.Record.Stopped = &now
+				if la.Spec.Oneshot && la.tree.root.exited() {
+					code := la.tree.root.status.ExitCode()
+					la.Record.LastExit = &code
+				}
 				la.State.Save(la.Record)
 			}
 		}

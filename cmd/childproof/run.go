@@ -71,6 +71,11 @@ func (a *app) run(ctx context.Context, arg string, vars []string, overrides over
 		return err
 	}
 	a.warnOverrides(l, in)
+	if l.Oneshot {
+		// A oneshot runs to completion: run waits for it and exits with
+		// its status, --detach or not.
+		detach = false
+	}
 	if !noLint {
 		if err := a.lintBeforeRun(ctx, "run", l.WithEnv(in.Set)); err != nil {
 			return err

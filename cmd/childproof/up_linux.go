@@ -9,6 +9,7 @@ import (
 	"github.com/childproof/childproof/cmd/childproof/internal/console"
 	"github.com/childproof/childproof/launcher"
 	"github.com/childproof/childproof/launcher/group"
+	"github.com/childproof/childproof/outcome"
 	"github.com/childproof/childproof/schema"
 	"github.com/spf13/cobra"
 )
@@ -132,7 +133,15 @@ func (a *app) up(ctx context.Context, arg string, names, vars []string, detach, 
 		Event: event,
 	}.Up(ctx, launches)
 	var ge *group.Error
+	var xe *group.ExitError
 	switch {
+	case errors.As(err, &ge) && errors.As(ge.Err, &xe):
+		// A oneshot that did not succeed: its status, and nothing that
+		// depends on it started.
+		// up exits with its status, as run of it does.
+		fmt.Fprintf(a.stderr, "childproof: error: up: oneshot %s exited with status %d: the launches that depend on it were not started (those started before it were stopped)\n", xe.Name, xe.Code)
+		fmt.Fprintf(a.stderr, "childproof: hint: 'childproof logs %s' shows its output\n", xe.Name)
+		return outcome.Status(xe.Code)
 	case errors.As(err, &ge):
 		return a.launchErr(ge.Err)
 	case err != nil: // not a start: the order (loadOrder checked it)

@@ -146,7 +146,11 @@ type Starter func(ctx context.Context, l *schema.Launch) (*launcher.Launch, erro
 // UpWith is Up with start starting each launch, in Order; what start
 // reports (progress, adoption) is its own. When start fails, UpWith
 // stops the launches start returned so far, in reverse order, and
-// returns start's error wrapped in an *Error.
+// returns start's error wrapped in an *Error. A oneshot launch has run
+// to completion when start returns it: its dependents start only after
+// it exited 0; another status fails UpWith as a start does (an
+// *ExitError with it). It is not one of the group's launches: there is
+// nothing left of it to supervise or stop.
 func UpWith(ctx context.Context, launches []*schema.Launch, start Starter) (*Group, error) {
 	order, err := Order(launches)
 	if err != nil {
@@ -155,6 +159,12 @@ func UpWith(ctx context.Context, launches []*schema.Launch, start Starter) (*Gro
 	g := &Group{restart: func(ctx context.Context, l *schema.Launch, _ int) (*launcher.Launch, error) { return start(ctx, l) }}
 	for _, l := range order {
 		la, err := start(ctx, l)
+		if err == nil && la != nil && l.Oneshot {
+			if code := la.Wait().ExitCode(); code != 0 {
+				err = &ExitError{Name: l.Name, Code: code}
+			}
+			la = nil
+		}
 		if err != nil {
 			g.Down(context.WithoutCancel(ctx))
 			return nil, &Error{Name: l.Name, Started: len(g.launches), Err: err}
