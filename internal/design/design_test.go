@@ -1,0 +1,112 @@
+package design
+
+import (
+	"go/build"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+)
+
+const module = "github.com/childproof/childproof/"
+
+// layers is docs/design.md's table: each package of the module and the
+// module packages it may import. A package missing here fails the test, so
+// that a new package is placed in the design when it is made.
+var layers = map[string][]string{
+	// Leaves: they import no package of the module.
+	"outcome": nil, "redact": nil, "proc": nil, "launcher/statedir": nil,
+	"internal/atomicfile": nil, "internal/dotenv": nil, "internal/hcltext": nil,
+	"internal/inputfile": nil, "internal/logtail": nil, "internal/pidfd": nil,
+	"internal/sockdiag": nil, "internal/wrapper": nil, "internal/testsupport": nil,
+	"internal/design": nil,
+
+	// The spec: HCL in, validated Go structs out; it knows no process.
+	"schema": {"internal/dotenv", "internal/inputfile", "internal/wrapper", "redact"},
+	// The shell's environment, statically: knows no process.
+	"envres": {"schema", "internal/dotenv", "internal/inputfile", "internal/wrapper", "outcome", "redact"},
+	// Readers of what the kernel says, below verify and launcher.
+	"internal/probe":    {"internal/sockdiag", "schema"},
+	"internal/logrelay": {"redact"},
+	// The proof: one look at a running tree.
+	"verify": {"proc", "schema", "internal/pidfd", "internal/probe", "internal/sockdiag", "internal/wrapper", "outcome", "redact"},
+	// Starting, finding, recording, stopping.
+	"launcher": {"verify", "proc", "schema", "launcher/statedir", "outcome", "redact", "internal/atomicfile",
+		"internal/dotenv", "internal/logrelay", "internal/logtail", "internal/pidfd", "internal/probe", "internal/sockdiag"},
+	"launcher/group":       {"launcher", "verify", "proc", "schema", "outcome"},
+	"launcher/launchertest": {"launcher", "launcher/group", "verify", "proc", "schema", "internal/testsupport"},
+	// What runs nothing: rendering and reviewing, portable to macOS and Windows.
+	"export":     {"schema", "internal/dotenv", "internal/hcltext", "internal/inputfile"},
+	"importspec": {"schema", "envres", "internal/atomicfile", "internal/hcltext"},
+	"lintreport": {"schema", "envres", "internal/inputfile"},
+	// The command line: the only package that may import everything.
+	"cmd/childproof":                  {"*"},
+	"cmd/childproof/internal/console": {"launcher"},
+	"cmd/childproof/internal/gitdiff": {"envres"},
+	// Tests and examples of the whole: they use the binary or the library.
+	"export/enginetest": {"*"}, "realservers": {"*"}, "bench": {"*"}, "bench/floor": nil, "bench/hello": nil,
+	"examples/library": {"*"}, "examples/mock-llm": {"*"}, "examples/ci": {"*"},
+}
+
+// TestImportRules reads every package's imports (non-test files, on
+// Linux, macOS and Windows) and fails on one the table does not allow.
+func TestImportRules(t *testing.T) {
+	root, err := filepath.Abs("../..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var dirs []string
+	filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
+		if err != nil || !d.IsDir() {
+			return nil
+		}
+		if n := d.Name(); p != root && (strings.HasPrefix(n, ".") || n == "testdata" || n == "bin") {
+			return filepath.SkipDir
+		}
+		dirs = append(dirs, p)
+		return nil
+	})
+	seen := 0
+	for _, goos := range []string{"linux", "darwin", "windows"} {
+		ctx := build.Default
+		ctx.GOOS, ctx.GOARCH = goos, "amd64"
+		for _, dir := range dirs {
+			p, err := ctx.ImportDir(dir, 0)
+			if err != nil {
+				continue // no Go files here (for goos)
+			}
+			rel, _ := filepath.Rel(root, dir)
+			rel = filepath.ToSlash(rel)
+			allowed, ok := layers[rel]
+			if !ok {
+				t.Errorf("package %s is not in docs/design.md's layers: place it there and in this test", rel)
+				continue
+			}
+			seen++
+			if slices.Contains(allowed, "*") {
+				continue
+			}
+			for _, im := range p.Imports {
+				dep, ok := strings.CutPrefix(im, module)
+				if !ok {
+					continue
+				}
+				if !slices.Contains(allowed, dep) {
+					t.Errorf("%s imports %s on %s: docs/design.md allows it %v", rel, dep, goos, allowed)
+				}
+			}
+		}
+	}
+	if seen == 0 {
+		t.Fatal("no package read: the test looks in the wrong place")
+	}
+	// Nothing imports cmd: the command line is the top.
+	for pkg, allowed := range layers {
+		for _, a := range allowed {
+			if strings.HasPrefix(a, "cmd/") && !strings.HasPrefix(pkg, "cmd/") {
+				t.Errorf("%s may import %s: nothing outside cmd may", pkg, a)
+			}
+		}
+	}
+}
