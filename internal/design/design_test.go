@@ -34,7 +34,7 @@ var layers = map[string][]string{
 	// Starting, finding, recording, stopping.
 	"launcher": {"verify", "proc", "schema", "launcher/statedir", "outcome", "redact", "internal/atomicfile",
 		"internal/dotenv", "internal/logrelay", "internal/logtail", "internal/pidfd", "internal/probe", "internal/sockdiag"},
-	"launcher/group":       {"launcher", "verify", "proc", "schema", "outcome"},
+	"launcher/group":        {"launcher", "verify", "proc", "schema", "outcome"},
 	"launcher/launchertest": {"launcher", "launcher/group", "verify", "proc", "schema", "internal/testsupport"},
 	// What runs nothing: rendering and reviewing, portable to macOS and Windows.
 	"export":     {"schema", "internal/dotenv", "internal/hcltext", "internal/inputfile"},
