@@ -238,5 +238,17 @@ func (a *analyzer) pkgScriptRun(c *cmdRun, ps pkgScript) {
 		return
 	}
 	a.runChild(c.st, c.cst, c.fc, c.fs[0].pos, "", "", &childSrc{file: f, fc: pfc}, nil, c.mode, c.nohup, false)
+	if c.mode == callNormal && pkgReturning[ps.name] && c.st.lastCmd != nil {
+		c.st.lastCmd.returns = true // npm test, npm run build: a step, not the worker
+	}
 	a.fixLaunch(c.st, c.startSite)
+}
+
+// pkgReturning are the script names that by convention run a step and
+// return (npm's test lifecycle, builds, linters, code generation): run in
+// the foreground as a script's last command, they are not its worker.
+var pkgReturning = map[string]bool{
+	"test": true, "build": true, "lint": true, "format": true, "fmt": true, "typecheck": true, "type-check": true,
+	"check": true, "clean": true, "install": true, "prepare": true, "ci": true, "compile": true, "generate": true,
+	"codegen": true, "migrate": true, "stop": true,
 }
