@@ -124,8 +124,13 @@ func runOn(ctx context.Context, goos string, args []string, stdin io.Reader, std
 	var ee *exitError
 	var status outcome.Status
 	switch {
-	case err == nil, errors.As(err, &status):
-		// ok, or a foreground worker's own status: nothing to say.
+	case err == nil:
+	case errors.As(err, &status):
+		// A foreground worker's own status, passed on: said, so that a
+		// worker's exit 3 does not read as "verification failed" (3).
+		if status != 0 {
+			fmt.Fprintf(stderr, "childproof: the worker exited with status %d after it was verified: that is its own exit status, passed on (not a childproof failure)\n", int(status))
+		}
 	case errors.As(err, &ee):
 		if ee.err != nil {
 			fmt.Fprintf(stderr, "childproof: error: %v\n", ee.err)

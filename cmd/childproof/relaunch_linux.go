@@ -154,6 +154,9 @@ func (a *app) relaunch(ctx context.Context, arg string, ra relaunchArgs) error {
 		detach = *detachFlag
 	}
 	a.warnOverrides(l, in)
+	if detach {
+		a.warnDetachedRestart(l)
+	}
 	if ra.inEnvFile && len(in.Set) == 0 {
 		return &exitError{code: exitUsage, err: errors.New("--in-env-file: no --set name to write into an env file; nothing was stopped"), hint: "drop --in-env-file: --unset and --round put an earlier edit back without it"}
 	}

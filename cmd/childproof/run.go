@@ -5,6 +5,7 @@ package main
 import (
 	"context"
 	"errors"
+	"fmt"
 
 	"github.com/childproof/childproof/envres"
 	"github.com/childproof/childproof/launcher"
@@ -86,6 +87,9 @@ func (a *app) run(ctx context.Context, arg string, vars []string, overrides over
 		return err
 	}
 	a.warnDependencies(st, l)
+	if detach {
+		a.warnDetachedRestart(l)
+	}
 	opts := launcher.Options{Audience: launcher.ForCLI, State: st, Detach: detach, Tracking: launcher.Tracking{Subreaper: !detach}, EnvInput: in, ShowValues: a.showValues, Provenance: launcher.Provenance{Command: launcher.CommandRun, Vars: vars}}
 	if f != nil {
 		opts.SpecHash = f.Hash
@@ -137,4 +141,13 @@ func (a *app) lintRefusal(err error) error {
 		return &exitError{code: le.OutcomeKind(), err: le}
 	}
 	return err
+}
+
+// warnDetachedRestart says, before a detached launch starts, that its
+// restart block does not apply: nothing supervises a detached launch
+// (docs/cli.md, "restart and --detach"). Never silent.
+func (a *app) warnDetachedRestart(l *schema.Launch) {
+	if p := l.Restart.EffectivePolicy(); p != schema.RestartNever {
+		fmt.Fprintf(a.stderr, "childproof: warning: %s: restart { policy = %q } does not apply with --detach: nothing restarts a detached launch; run it in the foreground (run, up) to have it restarted, or 'childproof export --to systemd' for a unit with Restart=\n", l.Name, p)
+	}
 }

@@ -111,6 +111,11 @@ func (a *app) up(ctx context.Context, arg string, names, vars []string, detach, 
 	if err != nil {
 		return err
 	}
+	if detach {
+		for _, l := range launches {
+			a.warnDetachedRestart(l)
+		}
+	}
 	opts := launcher.Options{Audience: launcher.ForCLI, State: st, Detach: detach, Tracking: launcher.Tracking{Subreaper: !detach}, ShowValues: a.showValues, Provenance: launcher.Provenance{SpecHash: f.Hash, Command: launcher.CommandUp, Vars: vars}}
 	sigs, stopSigs := forwardSignals(detach)
 	defer stopSigs()
