@@ -109,9 +109,13 @@ func FuzzStart(f *testing.F) {
 		opts := Options{StateDir: t.TempDir()}
 		opts.NoCgroup, opts.NoExecCapture = true, true
 		opts.LookupEnv = func(string) (string, bool) { return dir, true }
+		began := time.Now()
 		la, err := Start(ctx, l, opts)
 		if la != nil {
 			la.Stop(context.Background())
+		}
+		if d := time.Since(began); d > 8*time.Second {
+			t.Fatalf("start and stop took %s (the start's context allowed 2 s): %v", d, err)
 		}
 		if err == nil && la == nil {
 			t.Fatal("no launch and no error")
