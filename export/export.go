@@ -207,6 +207,12 @@ func newPlan(l *schema.Launch, o Options) (*plan, error) {
 	unsupported := func(feature, reason string) error {
 		return &UnsupportedError{Engine: o.Engine, Feature: feature, Reason: reason, Part: feature}
 	}
+	if l.Oneshot && o.Engine != Slurm {
+		// The engine's check runs childproof verify on a live worker; a
+		// oneshot's proof is the block its exec received, which only
+		// childproof run (the SLURM step) captures.
+		return nil, unsupported("oneshot", "a oneshot is proven on the environment its exec received, which only childproof run captures, and the engine's check (childproof verify) needs a live worker; export --to slurm (its step is childproof run), or run childproof run SPEC:NAME as the engine's command")
+	}
 	// The SLURM step runs childproof itself, which reads the spec there:
 	// secrets and paths stay the spec's business.
 	// An env() in an argument becomes the engine's own reference to the

@@ -70,3 +70,20 @@ func TestExportStop(t *testing.T) {
 		t.Errorf("script without a stop block:\n%s", script)
 	}
 }
+
+// TestExportOneshot: a oneshot is exported only to SLURM, whose step is
+// childproof run (which proves it on its exec-time block); the engines
+// whose check is verify on a live worker refuse it, naming it.
+func TestExportOneshot(t *testing.T) {
+	l := load(t, storyTree(t), "mock-llm")
+	l.Oneshot, l.Ports, l.Restart = true, nil, schema.Restart{}
+	for _, e := range []Engine{Systemd, Kubernetes, Nomad} {
+		_, err := Render(t.Context(), l, Options{Engine: e, Image: "img"})
+		if err == nil || !strings.Contains(err.Error(), "cannot express oneshot") {
+			t.Errorf("%s: err = %v", e, err)
+		}
+	}
+	if script := render(t, l, Options{Engine: Slurm}); !strings.Contains(script, " run ") {
+		t.Errorf("slurm script:\n%s", script)
+	}
+}
