@@ -51,7 +51,7 @@ func main() {
 	server := flag.String("server", "bin/mock-llm", "example server binary")
 	out := flag.String("out", "docs/benchmarks.md", "markdown file to write")
 	quick := flag.Bool("quick", false, "fewer repetitions (for a smoke run)")
-	only := flag.String("only", "", "run only this part (lint, launch, verify, memory, ps, signals or output) and print its rows and targets; docs/benchmarks.md is left alone")
+	only := flag.String("only", "", "run only this part (lint, launch, verify, memory, ps, signals, output or wait) and print its rows and targets; docs/benchmarks.md is left alone")
 	flag.Parse()
 	b := &bench{quick: *quick}
 	var err error
@@ -78,6 +78,7 @@ func main() {
 		{"ps", b.ps},
 		{"signals", b.signals},
 		{"output", b.output},
+		{"wait", b.wait},
 	} {
 		if *only != "" && step.name != *only {
 			continue

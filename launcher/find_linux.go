@@ -405,18 +405,18 @@ func (f *finder) neverAppeared(tree []int) error {
 
 // pollPause waits between two looks for the worker and its listener:
 // 200 µs for the first 50 ms, when a server that binds at once shows up,
-// 1 ms to 500 ms, 5 ms to 2 s, then 10 ms, so that a slow starter costs
-// a few percent of a core (a look that finds nothing changed costs ~0.3
-// ms: finder.changed) and is still seen ~5 ms after it listens.
+// 1 ms to 200 ms, 5 ms to 1 s, then 20 ms, so that a slow starter costs a
+// few percent of a core (a look that finds nothing changed costs ~0.3
+// ms: finder.changed) and is still seen ~10 ms after it listens.
 // unix.Nanosleep, because time.Sleep never returns in under ~1 ms.
 func pollPause(waited time.Duration) {
-	ns := int64(10 * time.Millisecond)
+	ns := int64(20 * time.Millisecond)
 	switch {
 	case waited < 50*time.Millisecond:
 		ns = int64(200 * time.Microsecond)
-	case waited < 500*time.Millisecond:
+	case waited < 200*time.Millisecond:
 		ns = int64(time.Millisecond)
-	case waited < 2*time.Second:
+	case waited < time.Second:
 		ns = int64(5 * time.Millisecond)
 	}
 	unix.Nanosleep(&unix.Timespec{Nsec: ns}, nil)
