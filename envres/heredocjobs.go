@@ -27,6 +27,9 @@ import (
 // interpreter elsewhere.
 type heredocJob struct {
 	by string // the command, for messages
+	// exportNone: sbatch --export=NONE, the job starts with only SLURM's
+	// variables (an env-reset of the protected names).
+	exportNone bool
 	// inherit: the script starts with the caller's exported environment
 	// (sbatch); else with one lint knows nothing of (a remote host, a
 	// container): the protected names as they are there.
@@ -67,7 +70,7 @@ func parseHeredocJob(fs []field) (heredocJob, bool) {
 			case strings.HasPrefix(w, "--wrap"):
 				return heredocJob{}, false
 			case w == "--export=NONE" || w == "--export" && i+1 < len(words) && words[i+1] == "NONE":
-				j.inherit = false
+				j.exportNone = true
 			case strings.HasPrefix(w, "--"):
 				if !strings.Contains(w, "=") && !sbatchFlags[w] {
 					i++
@@ -182,7 +185,15 @@ func (a *analyzer) heredocJobRun(c *cmdRun, j heredocJob) bool {
 	}
 	body.word = nil // positions: the body starts a line
 	cst := c.cst
-	if !j.inherit {
+	switch {
+	case j.exportNone:
+		// sbatch(1): "--export=NONE: only SLURM_* variables from the
+		// user environment will be defined".
+		c.fork()
+		cst = c.cst
+		a.addWrap(cst, EnvReset, a.siteAt(c.st, c.fc, c.fs[0].pos), "sbatch --export=NONE starts the job with only SLURM's variables: protected variables are dropped", a.protNames()...)
+		a.markReset(cst, nil)
+	case !j.inherit:
 		cst = a.initialState("")
 		cst.chain = c.st.chain
 	}
