@@ -4,6 +4,9 @@ import (
 	"bufio"
 	"context"
 	"errors"
+	"fmt"
+	"os"
+	"strings"
 
 	"github.com/childproof/childproof/launcher"
 	"github.com/spf13/cobra"
@@ -53,6 +56,7 @@ func (a *app) logs(ctx context.Context, name string, n int, follow bool) error {
 	if err != nil {
 		return err
 	}
+	a.pythonBufferNote(st, name)
 	w := bufio.NewWriter(a.stdout)
 	defer w.Flush()
 	err = st.ReadLog(ctx, name, launcher.LogOptions{Last: n, Follow: follow}, func(line string) {
@@ -70,4 +74,25 @@ func (a *app) logs(ctx context.Context, name string, n int, follow bool) error {
 		return exitf(exitUsage, "%v", err)
 	}
 	return nil
+}
+
+// pythonBufferNote says, on stderr, why the log of a running Python
+// worker that has written nothing may be empty: Python block-buffers
+// stdout when it is a pipe (the log relay's), so print() shows up only
+// when 8 KiB fill or the worker exits, which reads as "logs is broken".
+// childproof does not set PYTHONUNBUFFERED itself: that would change the
+// worker's environment behind the spec (and the delta relaunch proves);
+// the spec says it instead.
+func (a *app) pythonBufferNote(st *launcher.State, name string) {
+	rec, err := st.Load(name)
+	if err != nil || rec.Stopped != nil || !strings.HasPrefix(rec.Worker.Comm, "python") {
+		return
+	}
+	if _, ok := rec.WorkerEnv["PYTHONUNBUFFERED"]; ok {
+		return
+	}
+	if fi, err := os.Stat(st.LogPath(name)); err != nil || fi.Size() > 0 {
+		return
+	}
+	fmt.Fprintf(a.stderr, "childproof: note: %s's worker is %s and has written nothing to its log yet: Python buffers stdout on a pipe until 8 KiB fill or it exits; add PYTHONUNBUFFERED = \"1\" to the launch's env (or run python -u) to see each line as it is printed\n", name, rec.Worker.Comm)
 }
