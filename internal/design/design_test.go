@@ -19,8 +19,9 @@ var layers = map[string][]string{
 	"outcome": nil, "redact": nil, "proc": nil, "launcher/statedir": nil,
 	"internal/atomicfile": nil, "internal/dotenv": nil, "internal/hcltext": nil,
 	"internal/inputfile": nil, "internal/logtail": nil, "internal/pidfd": nil,
-	"internal/sockdiag": nil, "internal/wrapper": nil, "internal/testsupport": nil,
-	"internal/design": nil,
+	"internal/sockdiag": nil, "internal/wrapper": nil, "internal/freeport": nil,
+	"internal/testsupport": {"internal/freeport"},
+	"internal/design":      nil,
 
 	// The spec: HCL in, validated Go structs out; it knows no process.
 	"schema": {"internal/dotenv", "internal/inputfile", "internal/wrapper", "redact"},
@@ -35,7 +36,7 @@ var layers = map[string][]string{
 	"launcher": {"verify", "proc", "schema", "launcher/statedir", "outcome", "redact", "internal/atomicfile",
 		"internal/dotenv", "internal/logrelay", "internal/logtail", "internal/pidfd", "internal/probe", "internal/sockdiag"},
 	"launcher/group":        {"launcher", "verify", "proc", "schema", "outcome"},
-	"launcher/launchertest": {"launcher", "launcher/group", "verify", "proc", "schema", "internal/testsupport"},
+	"launcher/launchertest": {"launcher", "launcher/group", "verify", "proc", "schema", "internal/testsupport", "internal/freeport"},
 	// What runs nothing: rendering and reviewing, portable to macOS and Windows.
 	"export":     {"schema", "internal/dotenv", "internal/hcltext", "internal/inputfile"},
 	"importspec": {"schema", "envres", "internal/atomicfile", "internal/hcltext"},
