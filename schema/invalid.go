@@ -122,10 +122,17 @@ func (l *Launch) Validate() error {
 			r.Slurm.TasksPerNode = &l.Slurm.TasksPerNode
 		}
 	}
+	if l.Stop != (Stop{}) {
+		r.Stop = &rawStop{Signal: l.Stop.Signal}
+		if l.Stop.Timeout != 0 {
+			r.Stop.Timeout = l.Stop.Timeout.String()
+		}
+	}
 	fps := validateLaunch(r, nil)
 	if r.Ready != nil {
 		fps = append(fps, readyProblems(r.Ready, nil)...)
 	}
+	fps = append(fps, oneshotProblems(l)...)
 	if len(fps) == 0 {
 		return nil
 	}

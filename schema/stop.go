@@ -88,6 +88,24 @@ func (l *loader) checkOneshot(s *launchState, la *Launch) {
 	}
 }
 
+// oneshotProblems are checkOneshot's findings for a Launch built in Go.
+func oneshotProblems(l *Launch) []fieldProblem {
+	if !l.Oneshot {
+		return nil
+	}
+	var out []fieldProblem
+	if len(l.Ports) > 0 {
+		out = append(out, fieldProblem{ns: "port", summary: "Port on a oneshot launch", detail: "a oneshot launch runs to completion and its success is exit 0; it takes no port"})
+	}
+	if !l.Ready.IsZero() {
+		out = append(out, fieldProblem{ns: "ready", summary: "Unexpected ready block on a oneshot launch", detail: "a oneshot launch runs to completion and its success is exit 0; it takes no ready"})
+	}
+	if l.Restart != (Restart{}) {
+		out = append(out, fieldProblem{ns: "restart", summary: "Unexpected restart block on a oneshot launch", detail: "a oneshot launch runs to completion and its success is exit 0; it takes no restart"})
+	}
+	return out
+}
+
 // checkReadyPort reports a ready block whose probe needs a port (an
 // http GET, or with no probe and no timeout the TCP connect) on a launch
 // without a port block: there would be nothing to probe, and readiness

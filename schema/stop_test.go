@@ -2,6 +2,7 @@ package schema
 
 import (
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -133,5 +134,24 @@ func TestLoadStopOneshotReady(t *testing.T) {
 	}
 	if s := (Stop{}); s.EffectiveSignal() != "SIGTERM" || s.EffectiveTimeout() != 10*time.Second {
 		t.Errorf("zero Stop: %s, %s", s.EffectiveSignal(), s.EffectiveTimeout())
+	}
+}
+
+// TestValidateStopOneshot: a Launch built in Go is held to the same rules
+// as the spec: a stop signal of the six, a oneshot without port, ready or
+// restart.
+func TestValidateStopOneshot(t *testing.T) {
+	l := &Launch{Name: "a", Command: []string{"true"}, Stop: Stop{Signal: "SIGKILL"}}
+	if err := l.Validate(); err == nil || !strings.Contains(err.Error(), `stop signal "SIGKILL" is not one of`) {
+		t.Errorf("SIGKILL: %v", err)
+	}
+	l = &Launch{Name: "a", Command: []string{"true"}, Oneshot: true, Ports: []Port{{Name: "p", Number: 8000}}, Restart: Restart{Policy: RestartAlways}}
+	err := l.Validate()
+	if err == nil || !strings.Contains(err.Error(), "port: a oneshot launch runs to completion") || !strings.Contains(err.Error(), "restart: a oneshot launch") {
+		t.Errorf("oneshot with a port and a restart: %v", err)
+	}
+	l = &Launch{Name: "a", Command: []string{"true"}, Oneshot: true, Stop: Stop{Signal: "SIGQUIT", Timeout: time.Second}}
+	if err := l.Validate(); err != nil {
+		t.Errorf("a valid oneshot: %v", err)
 	}
 }
