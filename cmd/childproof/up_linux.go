@@ -139,6 +139,7 @@ func (a *app) up(ctx context.Context, arg string, names, vars []string, detach, 
 	}.Up(ctx, launches)
 	var ge *group.Error
 	var xe *group.ExitError
+	var gone *group.StoppedError
 	switch {
 	case errors.As(err, &ge) && errors.As(ge.Err, &xe):
 		// A oneshot that did not succeed: its status, and nothing that
@@ -149,6 +150,13 @@ func (a *app) up(ctx context.Context, arg string, names, vars []string, detach, 
 		return outcome.Status(xe.Code)
 	case errors.As(err, &ge):
 		return a.launchErr(ge.Err)
+	case errors.As(err, &gone) && (detach || len(g.Launches()) == 0):
+		// Verified, then stopped by a concurrent down or stop: up does
+		// not say they run.
+		return &exitError{code: gone.OutcomeKind(), err: fmt.Errorf("up: %v", gone), hint: "'childproof ps' shows what runs; run up again to start them"}
+	case errors.As(err, &gone):
+		// In the foreground the others are supervised as usual.
+		fmt.Fprintf(a.stderr, "childproof: up: warning: %v\n", gone)
 	case err != nil: // not a start: the order (loadOrder checked it)
 		return exitf(exitUsage, "%v", err)
 	}

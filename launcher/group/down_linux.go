@@ -135,26 +135,52 @@ var errOtherSpec = errors.New("recorded from another spec file")
 func DownRecorded(ctx context.Context, p proc.FS, st *launcher.State, launches []*schema.Launch, grace time.Duration) []Stopped {
 	out := make([]Stopped, 0, len(launches))
 	for _, l := range launches {
-		rec, res, err := launcher.StopLaunch(ctx, p, st, l.Name, grace, grace, func(rec *launcher.Record) error {
-			if rec.SpecPath != "" && l.SpecPath != "" && filepath.Clean(rec.SpecPath) != filepath.Clean(l.SpecPath) {
-				return errOtherSpec
+		out = append(out, downOne(ctx, p, st, l, grace))
+	}
+	// A launch that did not run when its turn came may have been started
+	// since (an up running at the same time): stop it too, so that down
+	// does not end with a launch of the spec running that it said was
+	// not. A few passes: an up starts its launches one by one.
+	for range 3 {
+		again := false
+		for i, l := range launches {
+			if s := out[i]; s.Skip != NotRecorded && !(s.Skip == Ran && s.Err == nil && s.Result != nil && (!s.Result.Signalled || s.Result.Newer)) {
+				continue
 			}
-			return nil
-		})
-		s := Stopped{Name: l.Name, Record: rec, Result: res, Err: err}
-		switch {
-		case errors.Is(err, errOtherSpec):
-			s.Skip, s.Err = OtherSpec, nil
-		case errors.Is(err, fs.ErrNotExist):
-			s.Skip, s.Err = NotRecorded, nil
-		case rec == nil && err != nil && !errors.Is(err, launcher.ErrLocked):
-			s.Skip = Unreadable
-			var le *launcher.Error
-			if !errors.Is(err, launcher.ErrUntrusted) && errors.As(err, &le) && le.Kind == launcher.KindState {
-				s.Err = le.Err // StopLaunch's "unreadable" says it in other words
+			if ctx.Err() != nil || !st.Running(l.Name) {
+				continue
+			}
+			if s := downOne(ctx, p, st, l, grace); s.Skip == Ran {
+				out[i], again = s, true
 			}
 		}
-		out = append(out, s)
+		if !again {
+			break
+		}
 	}
 	return out
+}
+
+// downOne stops launch l's recorded launch for DownRecorded.
+func downOne(ctx context.Context, p proc.FS, st *launcher.State, l *schema.Launch, grace time.Duration) Stopped {
+	rec, res, err := launcher.StopLaunch(ctx, p, st, l.Name, grace, grace, func(rec *launcher.Record) error {
+		if rec.SpecPath != "" && l.SpecPath != "" && filepath.Clean(rec.SpecPath) != filepath.Clean(l.SpecPath) {
+			return errOtherSpec
+		}
+		return nil
+	})
+	s := Stopped{Name: l.Name, Record: rec, Result: res, Err: err}
+	switch {
+	case errors.Is(err, errOtherSpec):
+		s.Skip, s.Err = OtherSpec, nil
+	case errors.Is(err, fs.ErrNotExist):
+		s.Skip, s.Err = NotRecorded, nil
+	case rec == nil && err != nil && !errors.Is(err, launcher.ErrLocked):
+		s.Skip = Unreadable
+		var le *launcher.Error
+		if !errors.Is(err, launcher.ErrUntrusted) && errors.As(err, &le) && le.Kind == launcher.KindState {
+			s.Err = le.Err // StopLaunch's "unreadable" says it in other words
+		}
+	}
+	return s
 }

@@ -5,11 +5,13 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"sync"
 	"syscall"
 	"time"
 
 	"github.com/childproof/childproof/launcher"
+	"github.com/childproof/childproof/outcome"
 	"github.com/childproof/childproof/schema"
 )
 
@@ -112,7 +114,21 @@ func (o Options) Up(ctx context.Context, launches []*schema.Launch) (*Group, err
 	}
 	var adopted []string
 	started := 0
+	var st *launcher.State
+	if o.Adopt != nil {
+		st = o.Adopt.State
+	}
+	byName := map[string]*schema.Launch{}
+	for _, l := range launches {
+		byName[l.Name] = l
+	}
 	g, err := UpWith(ctx, launches, func(ctx context.Context, l *schema.Launch) (*launcher.Launch, error) {
+		if gone := stoppedMeanwhile(st, byName, l.DependsOn); len(gone) > 0 {
+			// A concurrent down or stop ended what this launch needs.
+			err := &StoppedError{Names: gone, Before: l.Name}
+			emit(Event{Kind: EventStartFailed, Name: l.Name, Started: started, Err: err})
+			return nil, err
+		}
 		if a := o.Adopt; a != nil && a.State != nil {
 			if r, ok := Running(ctx, a.State, l, a.SpecHash, a.ShowValues); ok {
 				// Not the group's to supervise or stop: Up did not start it.
@@ -135,8 +151,58 @@ func (o Options) Up(ctx context.Context, launches []*schema.Launch) (*Group, err
 		g.adopted = adopted
 		g.restart = restartWith(options)
 	}
+	if err == nil && g != nil {
+		// Every launch verified once; one a concurrent down or stop
+		// ended since does not run: up must not say it does.
+		var names []string
+		for _, la := range g.Launches() {
+			names = append(names, la.Spec.Name)
+		}
+		if gone := stoppedMeanwhile(st, byName, append(names, adopted...)); len(gone) > 0 {
+			return g, &StoppedError{Names: gone}
+		}
+	}
 	return g, err
 }
+
+// stoppedMeanwhile returns those of names (launches of byName) that st
+// shows not running now; a oneshot, done once it exited, never counts. Nil
+// without a State.
+func stoppedMeanwhile(st *launcher.State, byName map[string]*schema.Launch, names []string) []string {
+	if st == nil {
+		return nil
+	}
+	var check []string
+	for _, n := range names {
+		if l := byName[n]; l == nil || !l.Oneshot {
+			check = append(check, n)
+		}
+	}
+	return NotRunning(st, check...)
+}
+
+// StoppedError is Up's outcome when launches it verified were stopped
+// while it ran (a concurrent down or stop): Before names the launch not
+// started because a launch it depends on was ("": all were started, and
+// Names were stopped since). Its outcome is outcome.Exited (exit 5).
+type StoppedError struct {
+	Names  []string
+	Before string
+}
+
+func (e *StoppedError) Error() string {
+	was := "was"
+	if len(e.Names) > 1 {
+		was = "were"
+	}
+	if e.Before != "" {
+		return fmt.Sprintf("%s not started: %s, which it depends on, %s stopped while up ran (a concurrent down or stop)", e.Before, strings.Join(e.Names, ", "), was)
+	}
+	return fmt.Sprintf("%s %s verified, then stopped while up ran (a concurrent down or stop): not running", strings.Join(e.Names, ", "), was)
+}
+
+// OutcomeKind makes a StoppedError an outcome.Classified: exit 5.
+func (e *StoppedError) OutcomeKind() outcome.Kind { return outcome.Exited }
 
 // A Starter starts one launch for UpWith and returns it once verified.
 // It returns nil and no error to leave l as it is — a launch already
