@@ -161,7 +161,7 @@ func (a *analyzer) readPkgScript(abs, name string) (pkgScript, bool) {
 // offset of CMD's first character inside its quotes, and CMD.
 func scriptOffset(src []byte, name string) (int, string, bool) {
 	dec := json.NewDecoder(bytes.NewReader(src))
-	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+	if !enterObject(dec) {
 		return 0, "", false
 	}
 	for dec.More() {
@@ -176,7 +176,7 @@ func scriptOffset(src []byte, name string) (int, string, bool) {
 			}
 			continue
 		}
-		if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+		if !enterObject(dec) {
 			return 0, "", false
 		}
 		for dec.More() {
@@ -185,28 +185,29 @@ func scriptOffset(src []byte, name string) (int, string, bool) {
 				return 0, "", false
 			}
 			after := int(dec.InputOffset())
-			v, err := dec.Token()
-			if err != nil {
+			var raw json.RawMessage
+			if dec.Decode(&raw) != nil {
 				return 0, "", false
 			}
-			s, ok := v.(string)
-			if k != name || !ok {
-				if !ok {
-					if _, isDelim := v.(json.Delim); isDelim {
-						return 0, "", false // not a script table
-					}
-				}
-				continue
+			var cmd string
+			if k != name || json.Unmarshal(raw, &cmd) != nil {
+				continue // another script, or a value that is no command
 			}
 			q := bytes.IndexByte(src[after:], '"')
 			if q < 0 {
 				return 0, "", false
 			}
-			return after + q + 1, s, true
+			return after + q + 1, cmd, true
 		}
 		return 0, "", false
 	}
 	return 0, "", false
+}
+
+// enterObject reads the '{' that starts a JSON object.
+func enterObject(dec *json.Decoder) bool {
+	t, err := dec.Token()
+	return err == nil && t == json.Delim('{')
 }
 
 // pkgScriptRun analyses a resolved run-script as the child the package

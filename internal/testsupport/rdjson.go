@@ -1,9 +1,7 @@
 package testsupport
 
 import (
-	"bytes"
 	_ "embed"
-	"fmt"
 	"sync"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
@@ -17,32 +15,12 @@ import (
 var rdjsonSchemaJSON []byte
 
 var rdjsonSchema = sync.OnceValues(func() (*jsonschema.Schema, error) {
-	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(rdjsonSchemaJSON))
-	if err != nil {
-		return nil, err
-	}
-	c := jsonschema.NewCompiler()
-	const url = "https://github.com/reviewdog/reviewdog/proto/rdf/jsonschema/DiagnosticResult.json"
-	if err := c.AddResource(url, doc); err != nil {
-		return nil, err
-	}
-	return c.Compile(url)
+	return compileSchema("https://github.com/reviewdog/reviewdog/proto/rdf/jsonschema/DiagnosticResult.json", rdjsonSchemaJSON)
 })
 
 // CheckRDJSON returns an error unless out is JSON that reviewdog's
 // DiagnosticResult schema accepts: what `childproof lint` and `check`
 // print with --format rdjson.
 func CheckRDJSON(out []byte) error {
-	s, err := rdjsonSchema()
-	if err != nil {
-		return fmt.Errorf("the copied rdjson schema: %w", err)
-	}
-	v, err := jsonschema.UnmarshalJSON(bytes.NewReader(out))
-	if err != nil {
-		return fmt.Errorf("not JSON: %w", err)
-	}
-	if err := s.Validate(v); err != nil {
-		return fmt.Errorf("fails reviewdog's DiagnosticResult schema: %w", err)
-	}
-	return nil
+	return checkSchema(rdjsonSchema, "the copied rdjson schema", "reviewdog's DiagnosticResult schema", out)
 }
