@@ -59,6 +59,9 @@ func Start(tb testing.TB, l *schema.Launch, opts launcher.Options) *launcher.Lau
 // failure's hint says where.
 func StartContext(ctx context.Context, tb testing.TB, l *schema.Launch, opts launcher.Options) *launcher.Launch {
 	tb.Helper()
+	if l == nil {
+		tb.Fatalf("launchertest: no launch (a nil *schema.Launch)")
+	}
 	if opts.State == nil && opts.StateDir == "" {
 		opts.StateDir = tb.TempDir()
 	}

@@ -741,6 +741,23 @@ func TestVerificationFailureHasLastLines(t *testing.T) {
 	}
 }
 
+// TestStartInvalidLaunch: a nil launch, and one whose program does not
+// exist, fail the test with a message naming what is wrong; nothing
+// panics.
+func TestStartInvalidLaunch(t *testing.T) {
+	t.Parallel()
+	f := &fakeTB{TB: t}
+	startFake(f, nil, launcher.Options{})
+	if !strings.Contains(f.fatal, "no launch") {
+		t.Errorf("nil launch: %q", f.fatal)
+	}
+	g := &fakeTB{TB: t}
+	startFake(g, &schema.Launch{Name: "missing", Command: []string{"/nonexistent/server"}}, launcher.Options{})
+	if !strings.Contains(g.fatal, "missing: usage: ") || !strings.Contains(g.fatal, "Command[0]: ") {
+		t.Errorf("missing program: %q", g.fatal)
+	}
+}
+
 // TestShared: Shared starts a server without a testing.TB and its stop
 // stops it and removes the state dir it made; a failed start returns the
 // *launcher.Error and leaves no state dir.
