@@ -33,6 +33,8 @@ const (
 	// execRunTimeout bounds one run of ready.exec (it is killed, with
 	// its process group, after it).
 	execRunTimeout = 5 * time.Second
+	// pollSlice bounds one poll(2) of a wait.
+	pollSlice = 5 * time.Millisecond
 	// probeRunTimeout bounds one TCP connect or GET.
 	probeRunTimeout = 2 * time.Second
 )
@@ -175,7 +177,10 @@ func (la *Launch) waitEvent(ctx context.Context, wfd int, at, deadline time.Time
 		if wf := la.notes.wake.pollFd(); wf >= 0 {
 			fds = append(fds, unix.PollFd{Fd: int32(wf), Events: unix.POLLIN})
 		}
-		n, _ := unix.Poll(fds, max(int((d+time.Millisecond-1)/time.Millisecond), 1))
+		// At most pollSlice in the syscall: the runtime's sysmon takes a
+		// P back from a syscall of 10 ms, which keeps it waking every
+		// 20 µs.
+		n, _ := unix.Poll(fds, max(int((min(d, pollSlice)+time.Millisecond-1)/time.Millisecond), 1))
 		if n <= 0 {
 			continue
 		}
