@@ -4,8 +4,10 @@ import (
 	"context"
 	"fmt"
 	"maps"
+	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 
 	"github.com/childproof/childproof/internal/wrapper"
 	"github.com/childproof/childproof/schema"
@@ -49,7 +51,7 @@ func launchConfig(l *schema.Launch) Config {
 		cfg.IgnoreShebang = true // run as bash --noprofile --norc SCRIPT
 		cfg.Args = l.Dispatch[1:]
 	} else {
-		cfg.Argv = l.Command
+		cfg.Argv = lintedArgv(l)
 	}
 	for _, k := range slices.Sorted(maps.Keys(l.Env)) {
 		cfg.Overrides = append(cfg.Overrides, Override{Name: k, Value: l.Env[k], Known: !l.Unknown["env["+k+"]"]})
@@ -114,9 +116,10 @@ func commandToSpec(res *Result, l *schema.Launch) *Result {
 	if err != nil {
 		return res
 	}
+	argv := lintedArgv(l)
 	at := func(col int) (int, int) {
 		r := attr
-		if i := ArgvIndex(l.Command, col); i >= 0 {
+		if i := ArgvIndex(argv, col); i >= 0 {
 			if er, ok := l.Ranges.Parts[fmt.Sprintf("command[%d]", i)]; ok && er.Filename != "" {
 				r = er
 			}
@@ -151,4 +154,35 @@ func commandToSpec(res *Result, l *schema.Launch) *Result {
 	res.Files = files
 	delete(res.Sources, CommandFile)
 	return res
+}
+
+// lintedArgv is the argv LintLaunch lints for a command launch:
+// l.Command, with a bare argv[0] resolved through the launch's PATH
+// (its env's PATH, else the caller's; schema.LookPath, as run finds it)
+// when the file found is a shell script — a wrapper on PATH, or a
+// pyenv, nvm or rbenv shim for python3, node or ruby. The script is then
+// followed and linted as ./script would be; anything else stays as it is.
+func lintedArgv(l *schema.Launch) []string {
+	if len(l.Command) == 0 || strings.ContainsRune(l.Command[0], '/') {
+		return l.Command
+	}
+	path, ok := l.Env["PATH"]
+	if !ok {
+		path = os.Getenv("PATH")
+	}
+	p, found := schema.LookPath(l.Command[0], path, l.Dir)
+	if !found {
+		return l.Command
+	}
+	f, err := os.Open(p)
+	if err != nil {
+		return l.Command
+	}
+	head := make([]byte, 512)
+	n, _ := f.Read(head)
+	f.Close()
+	if !shebangShell(head[:n]) {
+		return l.Command
+	}
+	return append([]string{p}, l.Command[1:]...)
 }
