@@ -81,6 +81,10 @@ const (
 	// StatusUnverified: a tree that runs but was never verified (a launch
 	// under way, or one whose childproof died mid-launch).
 	StatusUnverified CensusStatus = "unverified"
+	// StatusDiverged: it runs, but foreground supervision found a member
+	// that appeared after it was verified carrying a protected name with
+	// another value (env-diverged; Note says which).
+	StatusDiverged CensusStatus = "diverged"
 )
 
 // Census checks every record of st; stopped ones only when all is set.
@@ -213,6 +217,10 @@ func (c *census) judgeWorker(r recordSummary, e *CensusEntry) (live verify.Liven
 		// Said, not silent: the relay was SIGKILLed (or OOM-killed).
 		e.Note = fmt.Sprintf("log relay (pid %d) is gone: output no longer logged; writes get EPIPE", r.Relay.Pid)
 	}
+	if r.Diverged != "" && live == verify.Alive && r.Stopped == nil {
+		e.Status = StatusDiverged
+		e.Note = strings.TrimPrefix(e.Note+"; "+r.Diverged, "; ")
+	}
 	if r.Pending && live == verify.Alive {
 		// Its tree runs but was never verified: not "alive", which
 		// scripts read as verified and running.
@@ -308,7 +316,7 @@ func (c *census) collectRelays() {
 		// A launch with no member left is gone, whatever its relay does:
 		// a relay that outlived it is ended (the lock of a launch in
 		// progress leaves it alone).
-		if e := &c.out[i]; e.Status != StatusAlive && e.Status != StatusUnverified && e.Status != StatusUnknown {
+		if e := &c.out[i]; e.Status != StatusAlive && e.Status != StatusDiverged && e.Status != StatusUnverified && e.Status != StatusUnknown {
 			if note := c.st.collectRelay(e.Name, fp, c.p); note != "" {
 				e.Note = strings.TrimPrefix(e.Note+"; "+note, "; ")
 			}

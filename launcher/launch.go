@@ -84,6 +84,9 @@ type launchNotes struct {
 	// wake is rung by the output follower on every line, for the
 	// readiness waits (nil: no wait needs it).
 	wake *wakeup
+	// watch is foreground supervision's view of the tree's members
+	// (watch_linux.go).
+	watch memberWatch
 }
 
 // Pid returns the worker's pid.

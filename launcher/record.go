@@ -97,7 +97,12 @@ type Record struct {
 	// later verify judges each by that capture while it still runs that
 	// exec's image, whatever its live block says by then.
 	Members []RecordMember `json:"members,omitempty"`
-	Log     string         `json:"log"`
+	// Diverged is set when foreground supervision found a member that
+	// appeared after the launch was verified with a protected name at
+	// another value (env-diverged): what it found, in words (digests, no
+	// value). ps shows the launch as "diverged".
+	Diverged string `json:"diverged,omitempty"`
+	Log      string `json:"log"`
 	// StopSignal and StopTimeout are the spec's stop block ("SIGQUIT",
 	// "30s"; empty: SIGTERM, DefaultStopGrace) that every later stop of
 	// the launch uses.
@@ -376,12 +381,15 @@ type recordSummary struct {
 	// RootPid is the launch root's pid (0 in summaries written before it
 	// was added): RecordsOfPids reads only the records it names.
 	RootPid int `json:"root_pid,omitempty"`
+	// Diverged is the record's (foreground supervision found a member
+	// with another value).
+	Diverged string `json:"diverged,omitempty"`
 }
 
 func summarize(r *Record) recordSummary {
 	return recordSummary{Name: r.Name, SpecPath: r.SpecPath, Started: r.Started, Detached: r.Detached, Worker: r.Worker, Cgroup: r.Cgroup, Marker: r.Marker,
 		Ports: r.Ports, Log: r.Log, Stopped: r.Stopped, Pending: r.Pending, Restarts: r.Restarts, LastExit: r.LastExit, Round: r.Round, Workers: len(r.Ranks), Relay: r.Relay,
-		RootPid: r.Root.Pid, Oneshot: r.Oneshot}
+		RootPid: r.Root.Pid, Oneshot: r.Oneshot, Diverged: r.Diverged}
 }
 
 // seal sets r.MAC and returns the record file's bytes (format v2).

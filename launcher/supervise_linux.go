@@ -37,7 +37,7 @@ func (la *Launch) Wait() ExitStatus {
 	wfd, worker := la.worker.fd, la.worker.Pid
 	t.mu.Unlock()
 	if wfd < 0 || worker == t.root.fp.Pid {
-		tick := time.NewTicker(time.Second)
+		tick := time.NewTicker(watchEvery)
 		defer tick.Stop()
 		for !t.root.exited() {
 			select {
@@ -47,6 +47,7 @@ func (la *Launch) Wait() ExitStatus {
 				t.mu.Lock()
 				if !t.finished {
 					t.reapOrphans(0)
+					la.watchMembers()
 				}
 				t.mu.Unlock()
 			}
@@ -61,6 +62,7 @@ func (la *Launch) Wait() ExitStatus {
 		t.mu.Lock()
 		if !t.finished {
 			t.reapOrphans(worker)
+			la.watchMembers()
 		}
 		t.mu.Unlock()
 	}

@@ -1,0 +1,96 @@
+package launcher
+
+import (
+	"slices"
+	"strconv"
+	"time"
+
+	"github.com/childproof/childproof/proc"
+	"github.com/childproof/childproof/verify"
+)
+
+// memberWatch is what foreground supervision knows of the tree's members
+// since the launch was verified: the images it has judged (by pid, start
+// time and where its last exec put its environment: a member seen between
+// its fork and its exec is judged again once it has exec'd), and when it
+// last looked.
+type memberWatch struct {
+	seen   map[int]string
+	last   time.Time
+	warned map[int]bool
+}
+
+// judged notes the images of tree as judged: the members the launch
+// verified (the watch reports only what appears after them).
+func (w *memberWatch) judged(p proc.FS, tree []int) {
+	w.seen, w.warned = map[int]string{}, map[int]bool{}
+	for _, pid := range tree {
+		if st, err := p.Stat(pid); err == nil {
+			w.seen[pid] = imageKey(st)
+		}
+	}
+}
+
+// watchEvery is how often foreground supervision looks for new members of
+// the tree (its cost: one listing of the tree, and reading the environ of
+// the members that are new).
+const watchEvery = 250 * time.Millisecond
+
+// watchMembers judges the members of the tree that appeared since the
+// last look (a respawned worker, an engine restart, a re-exec'd member:
+// by pid and start time), as the launch's tree judgement does, and reports
+// a member carrying a protected name with another value at once: through
+// Options.Notify, and in the record (Record.Diverged: ps shows
+// "diverged"; verify judges the live tree and exits 3). Call with the
+// tree's lock held.
+func (la *Launch) watchMembers() {
+	w := &la.notes.watch
+	if la.Report == nil || time.Since(w.last) < watchEvery {
+		return
+	}
+	w.last = time.Now()
+	p := la.opts.Proc
+	tree := la.tree.members()
+	if w.seen == nil {
+		w.judged(p, tree)
+	}
+	var fresh []int
+	for _, pid := range tree {
+		st, err := p.Stat(pid)
+		if err != nil || st.State == 'Z' {
+			continue
+		}
+		if k, ok := w.seen[pid]; !ok || k != imageKey(st) {
+			fresh = append(fresh, pid)
+			w.seen[pid] = imageKey(st)
+		}
+	}
+	if len(fresh) == 0 {
+		return
+	}
+	v := &verify.Verifier{Proc: p, State: la.State}
+	c := verify.CheckFromSpec(la.Spec, la.Env.Expect())
+	tc := la.treeCheck(tree, la.worker.Pid)
+	r := verify.NewReport(la.Spec.Name)
+	v.JudgeTree(r, c, tc)
+	for _, pr := range r.Problems {
+		if pr.Kind != verify.KindEnvDiverged || w.warned[pr.Subject.Pid] || !slices.Contains(fresh, pr.Subject.Pid) {
+			continue
+		}
+		w.warned[pr.Subject.Pid] = true
+		msg := "diverged after it was verified: " + la.Env.Secrets().Text(pr.Message)
+		if la.opts.Notify != nil {
+			la.opts.Notify(msg)
+		}
+		if la.Record != nil && la.Record.Diverged == "" {
+			la.Record.Diverged = msg
+			la.State.Save(la.Record)
+		}
+	}
+}
+
+// imageKey names one image of a process: its start time and where its
+// last exec put its environment area (an exec moves it).
+func imageKey(st proc.Stat) string {
+	return strconv.FormatUint(st.StartTime, 10) + "/" + verify.ExecArea(st)
+}
