@@ -130,5 +130,8 @@ func (l *loader) checkReadyPort(s *launchState, la *Launch) {
 	if _, ok := s.parts["ready.timeout"]; ok {
 		return // only how long to wait for the worker
 	}
+	if _, ok := s.parts["ready.status"]; ok {
+		return // status without http: its own diagnostic says what is missing
+	}
 	l.errorf(s.rng("ready"), "Readiness without a port", "a ready block without a probe is a TCP connect to the launch's port, but the launch has no port block: add port \"NAME\" { number = N } for the port the worker listens on, or drop ready")
 }

@@ -94,6 +94,18 @@ func TestLoadStopOneshotReady(t *testing.T) {
   ready {
   }
 }`, []string{"3:3 error: Readiness without a port"}, Stop{}, false},
+		{"ready exec without a port", `launch "a" {
+  command = ["sleep", "30"]
+  ready {
+    exec = ["true"]
+  }
+}`, nil, Stop{}, false},
+		{"ready log without a port", `launch "a" {
+  command = ["sleep", "30"]
+  ready {
+    log = "ready"
+  }
+}`, nil, Stop{}, false},
 		{"ready timeout without a port bounds the wait for the worker", `launch "a" {
   command = ["sleep", "30"]
   ready {
