@@ -55,6 +55,9 @@ func (a *app) explain(ctx context.Context, pid int, vars, args []string) error {
 	var ex *verify.Explanation
 	title := fmt.Sprintf("pid %d", pid)
 	if pid == 0 {
+		if len(args) > 0 {
+			args[0] = schema.ExpandSpecArg(args[0]) // :NAME is childproof.hcl:NAME
+		}
 		if len(args) == 1 && !schema.IsSpecArg(args[0]) && !recorded(st, args[0]) {
 			// explain VAR: VAR of childproof.hcl's launch.
 			spec, err := specOrDefault(nil)

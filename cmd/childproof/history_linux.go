@@ -51,7 +51,7 @@ each written atomically, with the round's log kept beside it (the last 20 rounds
 			return nil
 		},
 		RunE: func(c *cobra.Command, args []string) error {
-			name := args[0]
+			name := schema.ExpandSpecArg(args[0]) // :NAME is childproof.hcl:NAME
 			if schema.IsSpecArg(name) {
 				_, l, err := a.loadLaunch(c.Context(), name, vars)
 				if err != nil {
