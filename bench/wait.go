@@ -58,7 +58,7 @@ func (b *bench) wait() error {
 	}
 	for _, c := range []struct{ name, command, comm string }{
 		{"nothing bound", `["sleep", "60"]`, ""},
-		{"another member bound, tree changing", fmt.Sprintf(`["sh", "-c", "%s tcp 0s 127.0.0.1:PORT /dev/null & (while :; do sleep 0.5; done) & exec tail -f /dev/null"]`, srv), "tail"},
+		{"another member bound, tree changing", fmt.Sprintf(`["sh", "-c", "%s tcp 0s 127.0.0.1:PORT other.stamp & (while :; do sleep 0.5; done) & exec tail -f /dev/null"]`, srv), "tail"},
 	} {
 		cpu, took, err := b.waitCPU(c.command, c.comm, wait)
 		if err != nil {

@@ -32,6 +32,12 @@ func main() {
 	mark := func() {
 		now := time.Now()
 		ready.Store(true)
+		// The stamp is replaced whole (written beside it, then renamed),
+		// so only ever a regular file of the bench's own: a rename onto
+		// /dev/null replaced the device with a file, machine-wide.
+		if fi, err := os.Lstat(stamp); err == nil && !fi.Mode().IsRegular() {
+			return
+		}
 		os.WriteFile(stamp+".tmp", []byte(strconv.FormatInt(now.UnixNano(), 10)), 0o644)
 		os.Rename(stamp+".tmp", stamp)
 	}
