@@ -133,6 +133,7 @@ func (l *Launch) Validate() error {
 		fps = append(fps, readyProblems(r.Ready, nil)...)
 	}
 	fps = append(fps, oneshotProblems(l)...)
+	fps = append(fps, roleProblems(l)...)
 	if len(fps) == 0 {
 		return nil
 	}

@@ -30,6 +30,10 @@ func TestValidate(t *testing.T) {
 			l.ForbidWrappers = []string{"nohup"}
 		}, []string{"forbid_wrappers[0]", "worker.comm"}},
 		{"both command and dispatch", func(l *Launch) { l.Dispatch = []string{"d.sh"} }, []string{"command"}},
+		{"worker roles", func(l *Launch) {
+			l.Ports[0].Name = "http"
+			l.Roles = []Role{{Name: "api", Worker: Worker{Comm: "python3"}, Ports: []string{"http"}}, {Name: "engine", Ports: []string{"http", "metrics"}}}
+		}, []string{"worker[1]", "worker[1].ports", "worker[1].ports"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

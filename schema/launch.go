@@ -707,19 +707,25 @@ func (l *loader) checkWorkerCount(s *launchState, la *Launch) {
 	}
 }
 
-// checkRoles reports a role without a selector (comm or exe say which
-// processes are the role's), a role's port that names no declared port,
-// and a port two roles list.
+// checkRoles reports roleProblems at their parts.
 func (l *loader) checkRoles(s *launchState, la *Launch) {
-	for i, r := range la.Roles {
-		if d := workerCountDetail(r.Worker); d != "" {
-			l.errorf(s.rng(ns("worker", i, "count")), "Worker count without a selector", "%s", d)
-		}
+	for _, p := range roleProblems(la) {
+		l.errorf(s.rng(p.ns), p.summary, "%s", p.detail)
 	}
+}
+
+// roleProblems are the problems of la's worker roles: a role without a
+// selector (comm or exe say which processes are the role's), a count
+// without one, a role's port that names no declared port, and a port two
+// roles list.
+func roleProblems(la *Launch) []fieldProblem {
+	var out []fieldProblem
 	owner := map[string]string{}
 	for i, r := range la.Roles {
-		if r.Worker.Comm == "" && r.Worker.Exe == "" {
-			l.errorf(s.rng(ns("worker", i)), "Worker role without a selector", "worker %q needs comm or exe: they say which processes are the role's", r.Name)
+		if d := workerCountDetail(r.Worker); d != "" {
+			out = append(out, fieldProblem{ns("worker", i, "count"), "Worker count without a selector", d})
+		} else if r.Worker.Comm == "" && r.Worker.Exe == "" {
+			out = append(out, fieldProblem{ns("worker", i), "Worker role without a selector", fmt.Sprintf("worker %q needs comm or exe: they say which processes are the role's", r.Name)})
 		}
 		for _, p := range r.Ports {
 			if !slices.ContainsFunc(la.Ports, func(pt Port) bool { return pt.Name == p }) {
@@ -731,16 +737,17 @@ func (l *loader) checkRoles(s *launchState, la *Launch) {
 				if len(labels) > 0 {
 					detail += "; its ports are " + strings.Join(labels, ", ")
 				}
-				l.errorf(s.rng(ns("worker", i, "ports")), "Unknown port in a worker role", "%s", detail)
+				out = append(out, fieldProblem{ns("worker", i, "ports"), "Unknown port in a worker role", detail})
 				continue
 			}
 			if o, dup := owner[p]; dup {
-				l.errorf(s.rng(ns("worker", i, "ports")), "Port listed by two worker roles", "port %q is listed by worker %q and worker %q: a port is owned by a process of one role", p, o, r.Name)
+				out = append(out, fieldProblem{ns("worker", i, "ports"), "Port listed by two worker roles", fmt.Sprintf("port %q is listed by worker %q and worker %q: a port is owned by a process of one role", p, o, r.Name)})
 				continue
 			}
 			owner[p] = r.Name
 		}
 	}
+	return out
 }
 
 // workerCountDetail says what is wrong with a worker count above one

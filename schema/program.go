@@ -89,7 +89,7 @@ func (l *Launch) CheckRun(path, dir string) error {
 			e.Problems = append(e.Problems, FieldProblem{Field: "command[0]", Summary: "Program not found", Detail: d})
 		}
 	}
-	if d := workerCountDetail(l.Worker); d != "" {
+	if d := workerCountDetail(l.Worker); d != "" && len(l.Roles) == 0 {
 		e.Problems = append(e.Problems, FieldProblem{Field: "worker.count", Summary: "Worker count without a selector", Detail: d})
 	}
 	if err := ExeNeverMatches(l.Worker.Exe); err != nil {
