@@ -21,6 +21,9 @@ type CensusEntry struct {
 	// StateDir is the state dir the launch is recorded in, set by a census
 	// of several (ps --state-dir A --state-dir B); empty otherwise.
 	StateDir string `json:"state_dir,omitempty"`
+	// Host is the host whose census this entry is, set by ps --host;
+	// empty for this machine.
+	Host string `json:"host,omitempty"`
 	// Status is where the launch stands.
 	Status   CensusStatus       `json:"status"`
 	Worker   verify.Fingerprint `json:"worker"`

@@ -67,10 +67,10 @@ func WriteCensus(w io.Writer, es []CensusEntry, o CensusText) {
 	}
 	// A census of several state dirs keeps each dir's launches together.
 	slices.SortStableFunc(sorted, func(a, b *CensusEntry) int {
-		return cmp.Or(strings.Compare(a.StateDir, b.StateDir), strings.Compare(a.SpecPath, b.SpecPath))
+		return cmp.Or(strings.Compare(a.Host, b.Host), strings.Compare(a.StateDir, b.StateDir), strings.Compare(a.SpecPath, b.SpecPath))
 	})
 	newGroup := func(i int) bool {
-		return i == 0 || sorted[i].SpecPath != sorted[i-1].SpecPath || sorted[i].StateDir != sorted[i-1].StateDir
+		return i == 0 || sorted[i].SpecPath != sorted[i-1].SpecPath || sorted[i].StateDir != sorted[i-1].StateDir || sorted[i].Host != sorted[i-1].Host
 	}
 	groups := 0
 	for i := range sorted {
@@ -86,11 +86,13 @@ func WriteCensus(w io.Writer, es []CensusEntry, o CensusText) {
 			if spec == "" {
 				spec = "(no spec file)"
 			}
-			if e.StateDir != "" {
-				fmt.Fprintf(w, "# %s: %s\n", e.StateDir, paths.path(spec))
-			} else {
-				fmt.Fprintf(w, "# %s\n", paths.path(spec))
+			where := ""
+			for _, p := range []string{e.Host, e.StateDir} {
+				if p != "" {
+					where += p + ": "
+				}
 			}
+			fmt.Fprintf(w, "# %s%s\n", where, paths.path(spec))
 		}
 		fmt.Fprintf(w, censusRow, e.Name, e.Status, e.PidText(), e.Worker.Comm, e.AgeText(o.Now), e.RoundText(), e.PortsText(o.Euid))
 	}

@@ -18,6 +18,8 @@ func init() { register("ps", newPsCmd) }
 
 func newPsCmd(a *app) *cobra.Command {
 	var all bool
+	var hosts []string
+	var remote string
 	c := &cobra.Command{
 		Use: "ps [--all]",
 		Long: `ps lists the launches recorded in the state dir and checks each against the kernel:
@@ -31,7 +33,13 @@ Launches stopped by childproof are shown with --all.
 --state-dir may be given several times, or as a glob (quoted, for childproof to expand):
 one census of every state dir it names, each launch with its state dir ("state_dir"
 in JSON) — the per-node, per-task state dirs of a SLURM job on a shared file system,
-or the state dirs of several projects.`,
+or the state dirs of several projects.
+
+--host HOST (repeatable) takes the census on each host over ssh (childproof ps --format
+json there, with the same --all and --state-dir values; $CHILDPROOF_SSH_COMMAND, run by
+sh, is the ssh command, default "ssh -o BatchMode=yes") and lists every host's launches
+in one table under "# HOST: …" (JSON: "host"): the nodes of a job whose state dirs are
+node-local. A host that cannot be reached is said on stderr; ps then exits 2.`,
 		Example: `  childproof ps
   childproof ps --all --format json
   childproof ps --state-dir '/scratch/childproof/slurm-4242.0.*'`,
@@ -42,6 +50,9 @@ or the state dirs of several projects.`,
 			// more than the census at this size); as it was afterwards.
 			defer debug.SetGCPercent(debug.SetGCPercent(-1))
 			defer debug.SetMemoryLimit(debug.SetMemoryLimit(64 << 20))
+			if len(hosts) > 0 {
+				return a.psHosts(c.Context(), hosts, remote, all)
+			}
 			if len(a.stateDirs) > 1 || len(a.stateDirs) == 1 && strings.ContainsAny(a.stateDirs[0], "*?[") {
 				return a.psSeveral(all)
 			}
@@ -79,6 +90,8 @@ or the state dirs of several projects.`,
 		},
 	}
 	c.Flags().BoolVarP(&all, "all", "a", false, "also list launches childproof stopped")
+	c.Flags().StringArrayVar(&hosts, "host", nil, "census of HOST too, over ssh (repeatable; $CHILDPROOF_SSH_COMMAND is the ssh command, default ssh)")
+	c.Flags().StringVar(&remote, "childproof", "childproof", "the childproof program on the hosts --host names")
 	return c
 }
 
