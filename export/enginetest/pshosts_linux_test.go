@@ -43,7 +43,7 @@ func TestPsOverSSH(t *testing.T) {
 	pub, _ := os.ReadFile(key + ".pub")
 	writeFiles(t, dir, map[string]string{
 		"authorized_keys": string(pub),
-		"client.conf": fmt.Sprintf("Host *\n  User root\n  IdentityFile %s\n  StrictHostKeyChecking no\n  UserKnownHostsFile /dev/null\n  BatchMode yes\n  LogLevel ERROR\n  ConnectTimeout 10\n", key),
+		"client.conf":     fmt.Sprintf("Host *\n  User root\n  IdentityFile %s\n  StrictHostKeyChecking no\n  UserKnownHostsFile /dev/null\n  BatchMode yes\n  LogLevel ERROR\n  ConnectTimeout 10\n", key),
 	})
 	if err := os.MkdirAll("/run/sshd", 0o755); err != nil { // sshd's privilege separation dir
 		t.Skipf("no /run/sshd: %v", err)
