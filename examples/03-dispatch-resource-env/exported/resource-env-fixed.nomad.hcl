@@ -73,6 +73,13 @@ job "resource-env-fixed" {
             ignore_warnings = false
           }
         }
+        check {
+          name     = "ready"
+          type     = "http"
+          path     = "/healthz"
+          interval = "1s"
+          timeout  = "2s"
+        }
       }
     }
   }
