@@ -39,6 +39,12 @@ func (p *plan) slurm() ([]byte, error) {
 	}
 	nodes, perNode := max(l.Slurm.Nodes, 1), max(l.Slurm.TasksPerNode, 1)
 	multi := nodes > 1 || perNode > 1
+	if perNode > 1 && len(l.Ports) > 0 {
+		// Every task of a node runs the same launch: all but one would
+		// find the port taken, a failure the job could only report.
+		return nil, &UnsupportedError{Engine: Slurm, Feature: "slurm.ntasks_per_node",
+			Reason: fmt.Sprintf("%d tasks of one node would each launch a worker on port %d; with a port block, run one task per node (ntasks_per_node = 1) and let the worker start its ranks", perNode, l.Ports[0].Number)}
+	}
 	if multi {
 		fmt.Fprintf(&b, "#SBATCH --nodes=%d\n", nodes)
 		fmt.Fprintf(&b, "#SBATCH --ntasks-per-node=%d\n", perNode)

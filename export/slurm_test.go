@@ -91,3 +91,15 @@ func TestSlurmMultiNodeScript(t *testing.T) {
 	}
 	checkScript(t, script)
 }
+
+func TestSlurmTasksPerNodeWithPortRefused(t *testing.T) {
+	l := load(t, storyTree(t), "mock-llm")
+	if len(l.Ports) == 0 {
+		t.Fatal("the story's mock-llm has no port")
+	}
+	l.Slurm.Nodes, l.Slurm.TasksPerNode = 2, 2
+	_, err := Render(t.Context(), l, Options{Engine: Slurm})
+	if err == nil || !strings.Contains(err.Error(), "ntasks_per_node") || !strings.Contains(err.Error(), "would each launch a worker on port") {
+		t.Fatalf("err = %v, want a refusal naming ntasks_per_node and the port", err)
+	}
+}
