@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net/netip"
 	"slices"
 	"strings"
 
@@ -342,6 +343,9 @@ func (r *Report) writeText(w io.Writer) {
 	for _, p := range r.Ports {
 		// verify --pid checks no address: a port nothing listens on has none.
 		where := fmt.Sprintf("%s:%d", p.Address, p.Number)
+		if a, err := netip.ParseAddr(p.Address); err == nil {
+			where = netip.AddrPortFrom(a, uint16(p.Number)).String() // [::]:P
+		}
 		if p.Address == "" {
 			where = fmt.Sprintf("port %d", p.Number)
 		}

@@ -354,6 +354,8 @@ func (v *Verifier) checkPorts(r *Report, c Check, worker int, tree []int, k *loo
 				if c.AnyAddress {
 					pc.Address = h.Addr.Addr().Unmap().String()
 				} else if !h.listener().Matches(declared) {
+					// The port line says where it listens, not where it should.
+					pc.Address = h.Addr.Addr().Unmap().String()
 					who := fmt.Sprintf("the worker (pid %d)", worker)
 					if listed && holder != worker {
 						who = fmt.Sprintf("pid %d of worker %q", holder, role.Role)
