@@ -36,7 +36,9 @@ func (p FS) Describe(pid int) string {
 		age = p.Age(s.StartTime).String()
 	}
 	argv, _ := p.Cmdline(pid)
-	cmd := strings.Join(argv, " ")
+	// One line for a user: a process title padded with blanks or NULs
+	// (redis-server's) reads as its words.
+	cmd := strings.Join(strings.Fields(strings.Join(argv, " ")), " ")
 	if len(cmd) > 200 {
 		cmd = cmd[:200] + "…"
 	}

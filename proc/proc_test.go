@@ -250,3 +250,16 @@ func FuzzParseStatus(f *testing.F) {
 		ParseStatus(b)
 	})
 }
+
+func TestDescribePaddedTitle(t *testing.T) {
+	root := t.TempDir()
+	d := filepath.Join(root, "100")
+	must(t, os.MkdirAll(d, 0o755))
+	// redis-server writes its title over argv, padded to the area's end.
+	title := "redis-server 127.0.0.1:6379" + strings.Repeat(" ", 40) + "\x00\x00\x00"
+	must(t, os.WriteFile(filepath.Join(d, "cmdline"), []byte(title), 0o644))
+	got := FS{Root: root}.Describe(100)
+	if want := "pid 100 uid ? age ?: redis-server 127.0.0.1:6379"; got != want {
+		t.Errorf("Describe = %q, want %q", got, want)
+	}
+}

@@ -74,11 +74,29 @@ func convertMessage(err error, ty cty.Type) string {
 	case ty == cty.Bool:
 		return "a bool (true or false) is required"
 	case ty.IsListType():
-		return "a list of strings is required, like [\"a\", \"b\"]; " + msg
+		return collectionMessage("a list of strings is required, like [\"a\", \"b\"]", msg)
 	case ty.IsMapType():
-		return "a map of strings is required, like { NAME = \"value\" }; " + msg
+		return collectionMessage("a map of strings is required, like { NAME = \"value\" }", msg)
 	}
 	return msg
+}
+
+// collectionMessage is want with what cty's conversion error adds to it: the
+// type the value has when the whole value is of another kind ("list of
+// string required, but have string" says want again), else the element at
+// fault ("element 1: string required").
+func collectionMessage(want, msg string) string {
+	if strings.Contains(msg, ":") {
+		return want + "; " + msg
+	}
+	if _, have, ok := strings.Cut(msg, "required, but have "); ok {
+		article := "a "
+		if strings.ContainsRune("aeiou", rune(have[0])) {
+			article = "an "
+		}
+		return want + ", not " + article + have
+	}
+	return want
 }
 
 // str decodes a string attribute.

@@ -3,6 +3,7 @@ package schema
 import (
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -719,6 +720,26 @@ func TestVarValue(t *testing.T) {
 	for _, c := range cases {
 		if got := varValue(c.in, c.keep).GoString(); got != c.want {
 			t.Errorf("varValue(%q, %v) = %s, want %s", c.in, c.keep, got, c.want)
+		}
+	}
+}
+
+func TestTypeErrorSaysItOnce(t *testing.T) {
+	for src, want := range map[string]string{
+		`launch "a" {
+  command = "true"
+}`: `Inappropriate value for attribute "command": a list of strings is required, like ["a", "b"], not a string.`,
+		`launch "a" {
+  command = ["a", { x = 1 }]
+}`: `Inappropriate value for attribute "command": a list of strings is required, like ["a", "b"]; element 1: string required, but have object.`,
+	} {
+		_, _, diags := Parse([]byte(src), "s.hcl", LoadOptions{LaunchesNothing: true})
+		var details []string
+		for _, d := range diags {
+			details = append(details, d.Detail)
+		}
+		if !slices.Contains(details, want) {
+			t.Errorf("%s:\ndetails %q\nwant %q", src, details, want)
 		}
 	}
 }
