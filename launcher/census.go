@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -104,6 +105,7 @@ func Census(p proc.FS, st *State, all bool) ([]CensusEntry, error) {
 		c.addRecord(r)
 	}
 	c.markedMembers()
+	c.reselectWorkers()
 	c.collectRelays()
 	c.noteUnrecorded()
 	c.nameHolders()
@@ -143,6 +145,13 @@ type census struct {
 	// stop, no supervisor saw it): ps says why their status is unknown
 	// (noteUnrecorded).
 	unrecorded map[int]bool
+	// left: entries whose worker is gone and whose tree was looked for
+	// members (leftMembers): one with members left may have a respawned
+	// worker (reselectWorkers).
+	left map[int]bool
+	// reselected: entries whose worker was re-selected from the live
+	// tree: a port it holds is the worker's (nameHolders).
+	reselected map[int]bool
 }
 
 // newCensus starts a census of n records: it dumps every listener once.
@@ -151,7 +160,8 @@ func newCensus(p proc.FS, st *State, all bool, n int) *census {
 	return &census{p: p, st: st, all: all, byPort: byPort, lerr: lerr,
 		inodes: map[uint64]bool{}, sockets: socketCache{},
 		out:    make([]CensusEntry, 0, n),
-		marked: map[string]int{}, relays: map[int]*verify.Fingerprint{}, unrecorded: map[int]bool{}}
+		marked: map[string]int{}, relays: map[int]*verify.Fingerprint{}, unrecorded: map[int]bool{},
+		left: map[int]bool{}, reselected: map[int]bool{}}
 }
 
 // addBad adds the entry of an unreadable record: "unknown", or
@@ -243,6 +253,7 @@ func (c *census) judgeWorker(r recordSummary, e *CensusEntry) (live verify.Liven
 // a cgroup not removed) those carrying its marker in markedMembers.
 func (c *census) leftMembers(r recordSummary, live verify.Liveness, e *CensusEntry) {
 	if r.Stopped == nil && live != verify.Alive && live != verify.Unknown {
+		c.left[len(c.out)] = true
 		if cg := trustedCgroup(r.Cgroup, r.Name); cg != "" {
 			rec := &Record{Name: r.Name, Cgroup: r.Cgroup}
 			e.setMembers(liveMembers(c.p, rec))
@@ -312,6 +323,25 @@ func (c *census) markedMembers() {
 	}
 }
 
+// reselectWorkers re-selects, as verify SPEC does (Reselect), the worker
+// of each launch whose recorded worker is gone while members of its tree
+// are left: a member its spec's selector picks (a respawned worker) makes
+// the launch alive, its row naming that worker with a short note. A tree
+// with members but none that matches stays "worker gone, N members left".
+func (c *census) reselectWorkers() {
+	for i := range c.left {
+		e := &c.out[i]
+		if len(e.Members) == 0 || e.Pending {
+			continue
+		}
+		if fp, note := c.st.reselectRecorded(c.p, e.Name, e.Round); fp != nil {
+			e.Worker, e.Members, e.Note, e.Status = *fp, nil, note, StatusAlive
+			delete(c.unrecorded, i)
+			c.reselected[i] = true
+		}
+	}
+}
+
 // collectRelays ends the log relay of each launch with no member left,
 // noting it on its entry.
 func (c *census) collectRelays() {
@@ -354,6 +384,9 @@ func (c *census) nameHolders() {
 		cp.Holder, cp.HolderPid = verify.Holder{Addr: n.l.AddrPort(), UID: n.l.UID, Inode: n.l.Inode, Pids: pids}.Describe(describe), 0
 		if len(pids) > 0 {
 			cp.HolderPid = pids[0]
+		}
+		if c.reselected[n.entry] && slices.Contains(pids, c.out[n.entry].Worker.Pid) {
+			cp.Holder, cp.HolderPid = "worker", c.out[n.entry].Worker.Pid
 		}
 	}
 }

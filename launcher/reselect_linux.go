@@ -152,3 +152,36 @@ func recordedOwners(p proc.FS, l *schema.Launch, rec *Record) map[int]verify.Por
 	pids, roles, _ := selectRoles(p, l, RecordedTree(p, rec).Tree, nil)
 	return roleOwners(l, pids, roles)
 }
+
+// reselectRecorded is Reselect for a census: the recorded launch name
+// (whose worker is gone while members of its tree are left) re-selected
+// by the worker selector of the spec file its record names, as verify
+// SPEC reads it (the record's non-secret --var values, env() of the
+// caller, unset ones unknown). It returns the re-selected worker and a
+// short note, or nil when the record or spec cannot be read, the launch
+// is not the census's round, or nothing in the live tree matches.
+func (s *State) reselectRecorded(p proc.FS, name string, round int) (*verify.Fingerprint, string) {
+	rec, err := s.Load(name)
+	if err != nil || rec.SpecPath == "" || rec.Round != round || rec.Pending || rec.Stopped != nil {
+		return nil, ""
+	}
+	vars := map[string]string{}
+	for _, v := range rec.Vars {
+		if v.Digest == "" {
+			vars[v.Name] = v.Value
+		}
+	}
+	f, _, diags := schema.Load(rec.SpecPath, schema.LoadOptions{Vars: vars, LaunchesNothing: true, MissingProgramOK: true, Environ: func() []string { return nil }})
+	if diags.HasErrors() || f == nil {
+		return nil, ""
+	}
+	l, err := f.Launch(rec.Name)
+	if err != nil {
+		return nil, ""
+	}
+	again, _ := Reselect(p, l, rec)
+	if again == nil || again == rec {
+		return nil, ""
+	}
+	return &again.Worker, fmt.Sprintf("worker re-selected after a respawn (recorded pid %d is gone)", rec.Worker.Pid)
+}

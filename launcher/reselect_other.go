@@ -10,3 +10,8 @@ import (
 
 // Off Linux nothing launches: no worker role has a process.
 func recordedOwners(p proc.FS, l *schema.Launch, rec *Record) map[int]verify.PortOwners { return nil }
+
+// Off Linux nothing launches: nothing is re-selected.
+func (s *State) reselectRecorded(p proc.FS, name string, round int) (*verify.Fingerprint, string) {
+	return nil, ""
+}
