@@ -105,14 +105,16 @@ func quoteAll(ss []string) []string {
 func closest(s string, cands []string) string {
 	best, bestD := "", 3
 	for _, c := range cands {
-		if d := editDistance(s, c); d < bestD {
+		if d := EditDistance(s, c); d < bestD {
 			best, bestD = c, d
 		}
 	}
 	return best
 }
 
-func editDistance(a, b string) int {
+// EditDistance is the Levenshtein distance of a and b, in bytes: the
+// spec's and the command line's "did you mean" suggestions use it.
+func EditDistance(a, b string) int {
 	prev := make([]int, len(b)+1)
 	cur := make([]int, len(b)+1)
 	for j := range prev {

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/childproof/childproof/schema"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 )
@@ -129,34 +130,13 @@ func similarFlags(c *cobra.Command, name string) []string {
 			return
 		}
 		seen[f.Name] = true
-		if editDistance(name, f.Name) <= 2 || (len(name) > 1 && strings.HasPrefix(f.Name, name)) {
+		if schema.EditDistance(name, f.Name) <= 2 || (len(name) > 1 && strings.HasPrefix(f.Name, name)) {
 			out = append(out, "--"+f.Name)
 		}
 	}
 	c.Flags().VisitAll(visit)
 	c.InheritedFlags().VisitAll(visit)
 	return out
-}
-
-// editDistance is the Levenshtein distance of a and b (bytes).
-func editDistance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
 }
 
 // orList joins words as "a", "a or b", "a, b or c".

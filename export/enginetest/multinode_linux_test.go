@@ -134,20 +134,7 @@ PartitionName=debug Nodes=ALL Default=YES MaxTime=10 State=UP
 			"unshare", "--uts", "sh", "-c", "hostname "+name+" && exec slurmd -D -N "+name))
 	}
 	c.slurmd = slurmds[0]
-	t.Cleanup(func() {
-		for _, id := range c.jobs {
-			_ = c.command("scancel", "-s", "KILL", id).Run()
-		}
-		for _, id := range c.jobs {
-			deadline := time.Now().Add(15 * time.Second)
-			for time.Now().Before(deadline) {
-				if st, _ := c.jobState(id); isFinal(st) {
-					break
-				}
-				time.Sleep(50 * time.Millisecond)
-			}
-		}
-	})
+	c.cancelJobsAtEnd(t)
 	want := strings.Repeat("idle\n", nodes)
 	waitFor(t, 60*time.Second, "every node idle in sinfo", func() (bool, string) {
 		for _, d := range append([]*daemon{c.ctld}, slurmds...) {

@@ -98,7 +98,22 @@ PartitionName=debug Nodes=localhost Default=YES MaxTime=10 State=UP
 	writeFiles(t, dir, map[string]string{"slurm.conf": conf})
 	c.ctld = startDaemon(t, "slurmctld", nil, c.env, "slurmctld", "-D", "-i")
 	c.slurmd = startDaemon(t, "slurmd", nil, c.env, "slurmd", "-D", "-N", "localhost")
-	// Cancel every job before the daemons stop (cleanups run last first).
+	c.cancelJobsAtEnd(t)
+	waitFor(t, 60*time.Second, "the node idle in sinfo", func() (bool, string) {
+		for _, d := range []*daemon{c.ctld, c.slurmd} {
+			if d.exited() {
+				t.Fatalf("%s exited:\n%s\n%s", d.name, d.output(), c.logs())
+			}
+		}
+		out, err := c.command("sinfo", "-h", "-o", "%t").CombinedOutput()
+		return err == nil && strings.TrimSpace(string(out)) == "idle", string(out)
+	})
+	return c
+}
+
+// cancelJobsAtEnd cancels every job of the test, and waits for each to
+// end, before the daemons stop (cleanups run last first).
+func (c *slurmCluster) cancelJobsAtEnd(t *testing.T) {
 	t.Cleanup(func() {
 		for _, id := range c.jobs {
 			_ = c.command("scancel", "-s", "KILL", id).Run()
@@ -113,16 +128,6 @@ PartitionName=debug Nodes=localhost Default=YES MaxTime=10 State=UP
 			}
 		}
 	})
-	waitFor(t, 60*time.Second, "the node idle in sinfo", func() (bool, string) {
-		for _, d := range []*daemon{c.ctld, c.slurmd} {
-			if d.exited() {
-				t.Fatalf("%s exited:\n%s\n%s", d.name, d.output(), c.logs())
-			}
-		}
-		out, err := c.command("sinfo", "-h", "-o", "%t").CombinedOutput()
-		return err == nil && strings.TrimSpace(string(out)) == "idle", string(out)
-	})
-	return c
 }
 
 // newSlurmCluster checks what a cluster needs (root, programs, the munge
