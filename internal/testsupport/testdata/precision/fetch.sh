@@ -1,7 +1,8 @@
 #!/bin/sh
-# fetch.sh CACHE_DIR — re-read the precision corpus listed in manifest.tsv
-# (repo, commit, path; the scripts themselves are not committed) into
-# CACHE_DIR/owner+name/path.
+# fetch.sh CACHE_DIR [MANIFEST] — re-read the corpus listed in MANIFEST
+# (default: the precision corpus's manifest.tsv next to this script; the
+# launch corpus passes ../launch/manifest.tsv) — repo, commit, path; the
+# scripts themselves are not committed — into CACHE_DIR/owner+name/path.
 #
 # Each file comes from a local git mirror when $CHILDPROOF_CORPUS_MIRROR
 # names a directory holding owner+name/repo (a bare or normal git
@@ -9,8 +10,9 @@
 # with curl or wget. A file already in the cache is kept. Exit 0 when every
 # file is there, 1 (with the count missing on stderr) otherwise.
 set -u
-cache=${1:?usage: fetch.sh CACHE_DIR}
+cache=${1:?usage: fetch.sh CACHE_DIR [MANIFEST]}
 here=$(cd "$(dirname "$0")" && pwd)
+manifest=${2:-$here/manifest.tsv}
 mirror=${CHILDPROOF_CORPUS_MIRROR:-}
 missing=0
 mkdir -p "$cache" || exit 1
@@ -41,7 +43,7 @@ while IFS="$(printf '\t')" read -r repo commit path; do
 			exit 1
 		fi
 	fi
-done <"$here/manifest.tsv"
+done <"$manifest"
 if [ $missing -gt 0 ]; then
 	echo "fetch.sh: $missing file(s) could not be read" >&2
 	exit 1
