@@ -53,13 +53,21 @@ func readTSV(t *testing.T, name string, cols int) [][]string {
 // fetch.sh when files are missing; it skips the test when it cannot.
 func corpusDir(t *testing.T, es []entry) string {
 	t.Helper()
-	dir := os.Getenv("CHILDPROOF_PRECISION_CORPUS")
+	return corpusCache(t, es, "CHILDPROOF_PRECISION_CORPUS", "precision-corpus", precisionDir+"manifest.tsv")
+}
+
+// corpusCache returns the cache of a corpus ($env, default
+// $XDG_CACHE_HOME/childproof/name), re-reading it with fetch.sh from
+// manifest when files are missing; it skips the test when it cannot.
+func corpusCache(t *testing.T, es []entry, env, name, manifest string) string {
+	t.Helper()
+	dir := os.Getenv(env)
 	if dir == "" {
 		c, err := os.UserCacheDir()
 		if err != nil {
-			t.Skipf("precision corpus: no cache directory (%v); set CHILDPROOF_PRECISION_CORPUS", err)
+			t.Skipf("%s: no cache directory (%v); set %s", name, err, env)
 		}
-		dir = filepath.Join(c, "childproof", "precision-corpus")
+		dir = filepath.Join(c, "childproof", name)
 	}
 	complete := func() bool {
 		for _, e := range es {
@@ -74,10 +82,10 @@ func corpusDir(t *testing.T, es []entry) string {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
-	out, err := exec.CommandContext(ctx, "sh", precisionDir+"fetch.sh", dir).CombinedOutput()
+	out, err := exec.CommandContext(ctx, "sh", precisionDir+"fetch.sh", dir, manifest).CombinedOutput()
 	if err != nil || !complete() {
-		t.Skipf("precision corpus cannot be re-read into %s (CI has no internet; set CHILDPROOF_CORPUS_MIRROR to local git mirrors): %v %s",
-			dir, err, strings.TrimSpace(string(out)))
+		t.Skipf("%s cannot be re-read into %s (CI has no internet; set CHILDPROOF_CORPUS_MIRROR to local git mirrors): %v %s",
+			name, dir, err, strings.TrimSpace(string(out)))
 	}
 	return dir
 }
