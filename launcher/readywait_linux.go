@@ -269,7 +269,14 @@ func (la *Launch) readyCheck(c verify.Check) func(ctx context.Context, deadline 
 	}
 	return func(ctx context.Context, deadline time.Time) error {
 		t := min(probeRunTimeout, max(time.Until(deadline), time.Millisecond))
-		return probe.ReadyMatch(ctx, c.Ports, c.ReadyHTTP, t, match)
+		err := probe.ReadyMatch(ctx, c.Ports, c.ReadyHTTP, t, match)
+		if err != nil && t < probeRunTimeout && !time.Now().Before(deadline) {
+			// The deadline, not the worker, ended this probe: the last
+			// answer before it (a 503, a body that did not match) is
+			// what the failure says.
+			return fmt.Errorf("%w (%w)", err, errCutShort)
+		}
+		return err
 	}
 }
 

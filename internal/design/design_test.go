@@ -46,7 +46,7 @@ var layers = map[string][]string{
 	"cmd/childproof/internal/console": {"launcher"},
 	"cmd/childproof/internal/gitdiff": {"envres"},
 	// Tests and examples of the whole: they use the binary or the library.
-	"export/enginetest": {"*"}, "realservers": {"*"}, "bench": {"*"}, "bench/floor": nil, "bench/hello": nil,
+	"export/enginetest": {"*"}, "realservers": {"*"}, "bench": {"*"}, "bench/floor": nil, "bench/hello": nil, "bench/readyserver": nil,
 	"examples/library": {"*"}, "examples/mock-llm": {"*"}, "examples/ci": {"*"},
 }
 
