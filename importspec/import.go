@@ -87,7 +87,7 @@ func ImportTo(ctx context.Context, script string, args []string, output string, 
 		tmp.Close()
 		defer os.Remove(path)
 	}
-	if err := atomicfile.Write(path, spec.Text, 0o644); err != nil {
+	if err := atomicfile.WriteOutput(path, spec.Text, 0o644); err != nil {
 		return nil, nil, err
 	}
 	return spec, Check(ctx, path), nil

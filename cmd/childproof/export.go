@@ -97,7 +97,7 @@ See docs/export.md.`,
 				_, err := a.stdout.Write(out)
 				return err
 			}
-			if err := atomicfile.Write(output, out, 0o644); err != nil {
+			if err := atomicfile.WriteOutput(output, out, 0o644); err != nil {
 				return exitf(exitUsage, "cannot write %s: %v", output, err)
 			}
 			return nil

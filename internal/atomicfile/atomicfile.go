@@ -60,3 +60,24 @@ func syncDir(dir string) error {
 	defer d.Close()
 	return d.Sync()
 }
+
+// WriteOutput writes a file the user named as an output (-o FILE): a new
+// or regular file is replaced atomically, as by Write; a path that exists
+// as anything else (a device such as /dev/null or /dev/stdout, a FIFO, a
+// symbolic link) is written through and kept, never replaced by a rename.
+// State files never come here: Write does not follow what it replaces.
+func WriteOutput(path string, data []byte, perm fs.FileMode) error {
+	fi, err := os.Lstat(path)
+	if err != nil || fi.Mode().IsRegular() {
+		return Write(path, data, perm)
+	}
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_TRUNC, 0)
+	if err != nil {
+		return err
+	}
+	_, err = f.Write(data)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
