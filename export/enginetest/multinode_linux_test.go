@@ -6,8 +6,10 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -307,9 +309,42 @@ exec %s --addr "127.0.0.1:$1"
 				t.Errorf("task %s verified APP_TOKEN on %d ranks, want 2:\n%s", task, n, out)
 			}
 		}
-		c.cancel(t, id)
+		// A rank killed on node2 ends the whole job (torchrun's agent fails
+		// its group, childproof run passes its status on, srun's
+		// --kill-on-bad-exit ends node1's task); the cluster's teardown then
+		// finds nothing left in any namespace.
+		rank := rankOfNode(t, "1")
+		if err := syscall.Kill(rank, syscall.SIGKILL); err != nil {
+			t.Fatalf("kill rank %d: %v", rank, err)
+		}
+		if st, ec := c.wait(t, id, 120*time.Second); st != "FAILED" {
+			t.Errorf("job %s after a rank on node2 was killed: %s %s, want FAILED:\n%s", id, st, ec, c.output(id))
+		}
 		if strings.Contains(c.output(id), slurmCanary) {
 			t.Errorf("job %s's output holds the secret's value", id)
 		}
 	})
+}
+
+// rankOfNode returns the pid of a torchrun rank of node rank nodeRank (its
+// environment says GROUP_RANK), found in /proc.
+func rankOfNode(t *testing.T, nodeRank string) int {
+	t.Helper()
+	ents, _ := os.ReadDir("/proc")
+	for _, e := range ents {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		env, err := os.ReadFile("/proc/" + e.Name() + "/environ")
+		if err != nil {
+			continue
+		}
+		vars := strings.Split(string(env), "\x00")
+		if slices.Contains(vars, "GROUP_RANK="+nodeRank) && slices.ContainsFunc(vars, func(v string) bool { return strings.HasPrefix(v, "LOCAL_RANK=") }) {
+			return pid
+		}
+	}
+	t.Fatalf("no rank of node rank %s in /proc", nodeRank)
+	return 0
 }
