@@ -259,10 +259,25 @@ func (t *procTree) withMarkedCached(pids []int) []int {
 	if t.marker == "" || t.cgroup != "" {
 		return pids
 	}
-	if time.Since(t.markedAt) >= markedEvery {
+	fresh := time.Since(t.markedAt) >= markedEvery
+	if fresh {
 		t.marked = markerPids(t.p, t.marker)[t.marker]
 		t.markedAt = time.Now()
 	}
+	out := t.addLiveMarked(pids)
+	if len(out) == 0 && !fresh {
+		// An empty tree ends the launch ("exited before it was ready"):
+		// decided on a scan of now, not on one up to markedEvery old that
+		// ran before a daemon's fork (the double fork of run_daemon_nocgroup).
+		t.marked = markerPids(t.p, t.marker)[t.marker]
+		t.markedAt = time.Now()
+		out = t.addLiveMarked(pids)
+	}
+	return out
+}
+
+// addLiveMarked adds to pids the marked processes still running.
+func (t *procTree) addLiveMarked(pids []int) []int {
 	for _, pid := range t.marked {
 		if !slices.Contains(pids, pid) {
 			if s, err := t.p.Stat(pid); err == nil && s.State != 'Z' {
