@@ -9,7 +9,6 @@ import (
 	"unicode/utf8"
 
 	"github.com/childproof/childproof/internal/dotenv"
-	"github.com/childproof/childproof/internal/inputfile"
 	"github.com/childproof/childproof/schema"
 )
 
@@ -64,13 +63,9 @@ func (p *plan) checkKubectlEnvFile() error {
 	if l.EnvFile == "" {
 		return nil
 	}
-	data, err := inputfile.Read(l.EnvFile, schema.MaxFileSize)
+	data, entries, err := p.readEnvFile()
 	if err != nil {
-		return fmt.Errorf("env_file: %w", err)
-	}
-	entries, err := dotenv.Parse(l.EnvFile, data)
-	if err != nil {
-		return fmt.Errorf("env_file: %w", err)
+		return err
 	}
 	ours := dotenv.Map(entries)
 	lines := kubectlEnvFile(data)

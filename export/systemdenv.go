@@ -235,13 +235,9 @@ func (p *plan) checkSystemdEnvFile() error {
 	if l.EnvFile == "" {
 		return nil
 	}
-	data, err := inputfile.Read(l.EnvFile, schema.MaxFileSize)
+	data, entries, err := p.readEnvFile()
 	if err != nil {
-		return fmt.Errorf("env_file: %w", err)
-	}
-	entries, err := dotenv.Parse(l.EnvFile, data)
-	if err != nil {
-		return fmt.Errorf("env_file: %w", err)
+		return err
 	}
 	sd, _ := systemdEnvFile(string(data))
 	ours := dotenv.Map(entries)
@@ -273,4 +269,18 @@ func (p *plan) checkSystemdEnvFile() error {
 		}
 	}
 	return nil
+}
+
+// readEnvFile reads the launch's env file as childproof run does: its
+// bytes (a regular file of bounded size) and its entries.
+func (p *plan) readEnvFile() ([]byte, []dotenv.Entry, error) {
+	data, err := inputfile.Read(p.l.EnvFile, schema.MaxFileSize)
+	if err != nil {
+		return nil, nil, fmt.Errorf("env_file: %w", err)
+	}
+	entries, err := dotenv.Parse(p.l.EnvFile, data)
+	if err != nil {
+		return nil, nil, fmt.Errorf("env_file: %w", err)
+	}
+	return data, entries, nil
 }

@@ -252,13 +252,7 @@ func (e *estimator) cost(x hclsyntax.Expression) cost {
 			c.size += xc.size + elemCost
 			c.bytes += xc.bytes
 			c.iters += xc.iters
-			if elem == nil {
-				s := xc.shape
-				elem = &s
-			} else {
-				j := join(*elem, xc.shape)
-				elem = &j
-			}
+			elem = joinElem(elem, xc.shape)
 		}
 		if elem == nil {
 			elem = &shape{}
@@ -276,13 +270,7 @@ func (e *estimator) cost(x hclsyntax.Expression) cost {
 			c.key = math.Max(c.key, k.size)
 			c.bytes += k.bytes + v.bytes
 			c.iters += k.iters + v.iters
-			if elem == nil {
-				s := v.shape
-				elem = &s
-			} else {
-				j := join(*elem, v.shape)
-				elem = &j
-			}
+			elem = joinElem(elem, v.shape)
 		}
 		if elem == nil {
 			elem = &shape{}
@@ -463,4 +451,13 @@ func count(f float64) string {
 		return "more than 10^18"
 	}
 	return fmt.Sprintf("%.0f", f)
+}
+
+// joinElem is the shape of a collection's elements with one more element
+// of shape s (elem nil: none yet).
+func joinElem(elem *shape, s shape) *shape {
+	if elem != nil {
+		s = join(*elem, s)
+	}
+	return &s
 }
