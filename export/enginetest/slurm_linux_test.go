@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/childproof/childproof/internal/freeport"
 	"github.com/childproof/childproof/launcher/launchertest"
 	"golang.org/x/sys/unix"
 )
@@ -216,23 +217,11 @@ func (c *slurmCluster) startMunge(t *testing.T, mu *user.User) string {
 // ephemeral range (from launchertest.FreePort).
 func freeRange(t *testing.T, n int) int {
 	t.Helper()
-	for range 100 {
-		lo := launchertest.FreePort(t)
-		ok := true
-		for p := lo; p < lo+n && ok; p++ {
-			ln, err := net.Listen("tcp", fmt.Sprintf("127.0.0.1:%d", p))
-			if err != nil {
-				ok = false
-				break
-			}
-			ln.Close()
-		}
-		if ok && lo+n < 65536 {
-			return lo
-		}
+	lo, err := freeport.FreeRange(n)
+	if err != nil {
+		t.Fatal(err)
 	}
-	t.Fatalf("no %d consecutive free ports", n)
-	return 0
+	return lo
 }
 
 // command is a SLURM client command against this cluster.

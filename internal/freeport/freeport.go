@@ -117,3 +117,71 @@ func reserve(port int) bool {
 	held = append(held, ln)
 	return true
 }
+
+// FreeRange returns the first of n consecutive ports below the ephemeral
+// range (anywhere above MinPort when it has no room) that nothing listens on and that were not handed out, and hands
+// out every one of them: a later FreePort never returns a port of the
+// range (a SLURM SrunPortRange, a server's worker ports).
+func FreeRange(n int) (int, error) {
+	hi := EphemeralLow() - 1
+	if hi-MinPort+1 < n {
+		// No room below the ephemeral range: anywhere above MinPort.
+		hi = 65535
+	}
+	if n < 1 || hi-MinPort+1 < n {
+		return 0, fmt.Errorf("free port range: no %d ports between %d and %d", n, MinPort, hi)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	free := func(port int) bool {
+		if handed[port] {
+			return false
+		}
+		ln, err := net.Listen("tcp", fmt.Sprintf("127.0.0.1:%d", port))
+		if err != nil {
+			return false
+		}
+		ln.Close()
+		return true
+	}
+	for range 1000 {
+		lo := MinPort + rand.IntN(hi-MinPort+2-n)
+		ok := true
+		for p := lo; p < lo+n && ok; p++ {
+			ok = free(p)
+		}
+		if !ok {
+			continue
+		}
+		var mine []int
+		for p := lo; p < lo+n && ok; p++ {
+			if ok = reserve(p); ok {
+				mine = append(mine, p)
+			}
+		}
+		if !ok {
+			// Another test binary holds one: give back what was taken.
+			for _, p := range mine {
+				release(p)
+			}
+			continue
+		}
+		for p := lo; p < lo+n; p++ {
+			handed[p] = true
+		}
+		return lo, nil
+	}
+	return 0, fmt.Errorf("free port range: no %d consecutive free ports found", n)
+}
+
+// release gives back the reservation of port. Called with mu held.
+func release(port int) {
+	name := fmt.Sprintf("@childproof-port-%d", port)
+	for i, ln := range held {
+		if ln.Addr().String() == name {
+			ln.Close()
+			held = append(held[:i], held[i+1:]...)
+			return
+		}
+	}
+}
