@@ -303,6 +303,13 @@ func RecordedTree(p proc.FS, rec *Record) verify.TreeCheck {
 				return &verify.ExecEnv{Digests: m.ExecEnv, Exe: m.ExecExe, Area: m.ExecArea}
 			}
 		}
+		// A worker role's process (worker "engine") is a rank, not a
+		// member: its capture is the rank's.
+		for _, rk := range rec.Ranks {
+			if rk.Worker.Pid == pid && rk.Worker.StartTime == st.StartTime {
+				return rk.ExecEvidence()
+			}
+		}
 		return nil
 	}
 	return t
