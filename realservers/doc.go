@@ -8,6 +8,11 @@
 // that ps says alive, that stop ends every process of the tree and frees
 // the port, and that the variable's value appears in no output.
 //
+// The tree tests (issue 36) put whole serving stacks under proof: a
+// vLLM-like python3 API that spawns its engine core over ZMQ, uWSGI
+// recycling its workers, a node cluster respawning a crashed worker and
+// torchrun ranks that fork helpers; each judged after its tree changed.
+//
 // The servers come from Debian packages that .ci/run installs; a test
 // whose server is missing here skips, saying which package to install.
 package realservers

@@ -1,0 +1,363 @@
+package realservers
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/childproof/childproof/launcher/launchertest"
+	"github.com/childproof/childproof/proc"
+)
+
+// The whole launch tree under proof (issue 36) on real serving stacks: a
+// vLLM-like API with a spawned engine over ZMQ, uWSGI recycling its
+// workers, a node cluster respawning a crashed worker, and torchrun ranks
+// with forked helpers.
+
+// treeReport is what these tests read of run's and verify's JSON.
+type treeReport struct {
+	runReport
+	Workers []struct {
+		Role string     `json:"role"`
+		Pid  int        `json:"pid"`
+		Comm string     `json:"comm"`
+		Env  []envEntry `json:"env"`
+	} `json:"workers"`
+	Members []struct {
+		Pid      int      `json:"pid"`
+		Comm     string   `json:"comm"`
+		Evidence string   `json:"evidence"`
+		Diverged []string `json:"diverged"`
+	} `json:"members"`
+	Notes []string `json:"notes"`
+}
+
+// stack writes files and childproof.hcl ({{PORT}}, {{DIR}} replaced in
+// each) into a new directory; it returns the directory, the environment
+// for cli (with a state dir of its own) and the port.
+func stack(t *testing.T, files map[string]string, spec string) (string, []string, int) {
+	t.Helper()
+	dir := t.TempDir()
+	port := launchertest.FreePort(t)
+	subst := strings.NewReplacer("{{PORT}}", strconv.Itoa(port), "{{DIR}}", dir)
+	files["childproof.hcl"] = spec
+	for name, body := range files {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(subst.Replace(body)), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	env := []string{"PATH=" + os.Getenv("PATH"), "HOME=" + dir, "LANG=C.UTF-8", "APP_TOKEN=" + canary, "NO_COLOR=1",
+		"CHILDPROOF_STATE_DIR=" + filepath.Join(t.TempDir(), "state")}
+	return dir, env, port
+}
+
+// jsonRun runs childproof with args (which must ask for JSON) and decodes
+// its report; it returns the report, the exit code and the text for a
+// failure message.
+func jsonRun(t *testing.T, dir string, env []string, args ...string) (treeReport, int, string) {
+	t.Helper()
+	out, errOut, code := cli(t, dir, env, args...)
+	var r treeReport
+	if err := json.Unmarshal([]byte(out), &r); err != nil {
+		return r, code, fmt.Sprintf("%v: exit %d, not JSON (%v)\nstdout: %s\nstderr: %s", args, code, err, out, errOut)
+	}
+	return r, code, fmt.Sprintf("%v: exit %d\nstdout: %s\nstderr: %s", args, code, out, errOut)
+}
+
+// logOf is the launch's log, for failure messages.
+func logOf(env []string, name string) string {
+	for _, e := range env {
+		if s, ok := strings.CutPrefix(e, "CHILDPROOF_STATE_DIR="); ok {
+			b, _ := os.ReadFile(filepath.Join(s, "logs", name+".log"))
+			return string(b)
+		}
+	}
+	return ""
+}
+
+// get asks the server on port for path and returns the body.
+func get(port int, path string) (string, error) {
+	c := http.Client{Timeout: 10 * time.Second}
+	resp, err := c.Get("http://127.0.0.1:" + strconv.Itoa(port) + path)
+	if err != nil {
+		return "", err
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	return string(b), err
+}
+
+// waitFor polls cond every 50 ms until it holds or limit passed; it
+// reports whether it held.
+func waitFor(limit time.Duration, cond func() bool) bool {
+	for deadline := time.Now().Add(limit); ; time.Sleep(50 * time.Millisecond) {
+		if cond() {
+			return true
+		}
+		if time.Now().After(deadline) {
+			return false
+		}
+	}
+}
+
+// children lists the live (not zombie) children of pid.
+func children(pid int) []int {
+	var fs proc.FS
+	var out []int
+	pids, _ := fs.Pids()
+	for _, p := range pids {
+		if s, err := fs.Stat(p); err == nil && s.PPid == pid && s.State != 'Z' {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// commOf is pid's comm ("" once it is gone).
+func commOf(pid int) string {
+	b, _ := os.ReadFile(fmt.Sprintf("/proc/%d/comm", pid))
+	return strings.TrimSpace(string(b))
+}
+
+// needPython skips t unless /usr/bin/python3 imports every module.
+func needPython(t *testing.T, pkgs map[string]string) {
+	t.Helper()
+	for mod, pkg := range pkgs {
+		if out, err := exec.Command("/usr/bin/python3", "-c", "import "+mod).CombinedOutput(); err != nil {
+			t.Skipf("/usr/bin/python3 cannot import %s (Debian package %s; .ci/run installs it): %v %s", mod, pkg, err, out)
+		}
+	}
+}
+
+// vllmAPI is a vLLM-like API server: it binds a ZMQ socket, spawns the
+// engine core (multiprocessing, spawn: fork + exec of python3), which
+// names itself EngineCore_0 with setproctitle and answers over ZMQ; only
+// then the API opens the HTTP port. With "change" it sets a protected
+// value in its own os.environ before the spawn. GET /restart restarts
+// the engine after setting the value (an engine restart in a live job).
+const vllmAPI = `import http.server, multiprocessing, os, sys, threading
+import zmq
+
+def engine(addr, title):
+    import setproctitle, zmq
+    setproctitle.setproctitle(title)
+    sock = zmq.Context().socket(zmq.PAIR)
+    sock.connect(addr)
+    sock.send(b"ready")
+    while True:
+        sock.send(sock.recv())
+
+def start_engine(n):
+    addr = "ipc://" + os.path.join(os.getcwd(), "engine-%d.ipc" % n)
+    sock = zctx.socket(zmq.PAIR)
+    sock.bind(addr)
+    p = mp.Process(target=engine, args=(addr, "EngineCore_0"), daemon=True)
+    p.start()
+    if sock.recv() != b"ready":
+        raise SystemExit("the engine did not start")
+    return sock, p
+
+if __name__ == "__main__":
+    if not os.environ.get("APP_TOKEN"):
+        raise SystemExit("APP_TOKEN missing")
+    mode, port = sys.argv[1], int(sys.argv[2])
+    if mode == "change":
+        os.environ["HF_HUB_ENABLE_HF_TRANSFER"] = "1"
+    mp = multiprocessing.get_context("spawn")
+    zctx = zmq.Context()
+    state = {"n": 0}
+    state["sock"], state["proc"] = start_engine(0)
+    lock = threading.Lock()
+
+    class Handler(http.server.BaseHTTPRequestHandler):
+        def do_GET(self):
+            with lock:
+                if self.path == "/restart":
+                    os.environ["HF_HUB_ENABLE_HF_TRANSFER"] = "1"
+                    state["proc"].kill()
+                    state["proc"].join()
+                    state["sock"].close(linger=0)
+                    state["n"] += 1
+                    state["sock"], state["proc"] = start_engine(state["n"])
+                    body = str(state["proc"].pid).encode()
+                else:
+                    state["sock"].send(b"ping")
+                    body = state["sock"].recv()
+            self.send_response(200)
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, *args):
+            pass
+
+    http.server.ThreadingHTTPServer(("127.0.0.1", port), Handler).serve_forever()
+`
+
+// vllmSpec is the spec of the vLLM-like layout; roles are the worker
+// blocks ("" for none).
+const vllmSpec = `variable "mode" {
+  default = "same"
+}
+launch "vllm" {
+  command = ["/usr/bin/python3", "api.py", var.mode, "{{PORT}}"]
+  env = {
+    APP_TOKEN                 = env("APP_TOKEN")
+    HF_HUB_ENABLE_HF_TRANSFER = "0"
+  }
+  require = ["APP_TOKEN"]
+  %s
+  port "http" {
+    number = {{PORT}}
+  }
+  ready {
+    http    = "/health"
+    timeout = "%s"
+  }
+}
+`
+
+const vllmRoles = `worker "api" {
+    comm  = "python3"
+    ports = ["http"]
+  }
+  worker "engine" {
+    comm = "EngineCore_0"
+  }`
+
+// TestVLLMLayout: the vLLM-like layout (issue 36). With roles, a healthy
+// launch is verified on the API and the engine, well before
+// ready.timeout; the in-process change before the spawn fails run with
+// exit 3 naming the engine and the name, with roles and without (the
+// member check); an engine restarted with the change after the launch
+// was verified fails verify, and explain gives verify's verdicts.
+func TestVLLMLayout(t *testing.T) {
+	needPython(t, map[string]string{"zmq": "python3-zmq", "setproctitle": "python3-setproctitle"})
+	const timeout = 60 * time.Second
+	for _, roles := range []bool{true, false} {
+		t.Run(fmt.Sprintf("roles=%t", roles), func(t *testing.T) {
+			sel := ""
+			if roles {
+				sel = vllmRoles
+			}
+			dir, env, port := stack(t, map[string]string{"api.py": vllmAPI}, fmt.Sprintf(vllmSpec, sel, timeout))
+			t.Cleanup(func() { cli(t, dir, env, "stop", "vllm") })
+
+			// The change before the spawn: exit 3, the engine and the name.
+			r, code, msg := jsonRun(t, dir, env, "run", "--detach", "--format", "json", "--var", "mode=change", "childproof.hcl")
+			if code != 3 || r.Verified {
+				t.Fatalf("run with the in-process change: want exit 3\n%s\nlog:\n%s", msg, logOf(env, "vllm"))
+			}
+			kind := "env-diverged" // a member that is no worker
+			if roles {
+				kind = "env-mismatch" // the engine is worker "engine"
+			}
+			if !slices.ContainsFunc(r.Problems, func(p struct{ Kind, Message string }) bool {
+				return p.Kind == kind && strings.Contains(p.Message, "HF_HUB_ENABLE_HF_TRANSFER") &&
+					(strings.Contains(p.Message, "EngineCore_0") || strings.Contains(p.Message, `worker "engine"`))
+			}) {
+				t.Errorf("run with the in-process change: no %s naming the engine and HF_HUB_ENABLE_HF_TRANSFER\n%s", kind, msg)
+			}
+			t.Logf("%+v", r.Problems)
+
+			// Healthy: verified, quickly.
+			t0 := time.Now()
+			r, code, msg = jsonRun(t, dir, env, "run", "--detach", "--format", "json", "childproof.hcl")
+			took := time.Since(t0)
+			if code != 0 || !r.Verified || r.Worker == nil {
+				t.Fatalf("healthy run: want verified\n%s\nlog:\n%s", msg, logOf(env, "vllm"))
+			}
+			t.Logf("healthy run verified in %s (ready.timeout %s)", took.Round(time.Millisecond), timeout)
+			if took > timeout/2 {
+				t.Errorf("healthy run took %s: it waited for ready.timeout (%s)", took, timeout)
+			}
+			api := r.Worker.Pid
+			if !ownsPort(t, api, port) || commOf(api) != "python3" {
+				t.Errorf("worker pid %d (%s) is not the API that owns port %d", api, commOf(api), port)
+			}
+			engines := func(r treeReport) []int {
+				var out []int
+				for _, w := range r.Workers {
+					if w.Comm == "EngineCore_0" {
+						out = append(out, w.Pid)
+					}
+				}
+				for _, m := range r.Members {
+					if m.Comm == "EngineCore_0" {
+						out = append(out, m.Pid)
+					}
+				}
+				return out
+			}
+			engine := engines(r)
+			if len(engine) != 1 {
+				t.Fatalf("healthy run: the engine is judged %d times, want once\n%s", len(engine), msg)
+			}
+			if roles {
+				i := slices.IndexFunc(r.Workers, func(w struct {
+					Role string     `json:"role"`
+					Pid  int        `json:"pid"`
+					Comm string     `json:"comm"`
+					Env  []envEntry `json:"env"`
+				}) bool {
+					return w.Role == "engine"
+				})
+				if i < 0 || r.Workers[i].Pid != engine[0] || !slices.ContainsFunc(r.Workers[i].Env, func(e envEntry) bool {
+					return e.Name == "HF_HUB_ENABLE_HF_TRANSFER" && e.Present && e.Matches
+				}) {
+					t.Errorf("healthy run: worker \"engine\" not verified on EngineCore_0\n%s", msg)
+				}
+			}
+			if out, errOut, code := cli(t, dir, env, "verify", "childproof.hcl"); code != 0 || !strings.HasPrefix(out, "verified vllm") {
+				t.Errorf("verify: exit %d\n%s%s", code, out, errOut)
+			}
+			out, errOut, code := cli(t, dir, env, "explain", "childproof.hcl", "HF_HUB_ENABLE_HF_TRANSFER")
+			if code != 0 || !strings.Contains(out, "EngineCore_0") || !strings.Contains(out, "has the intended value on every process") {
+				t.Errorf("explain of the healthy launch: exit %d\n%s%s", code, out, errOut)
+			}
+
+			// An engine restart with the change after the launch was
+			// verified (run --detach returned, nothing traces the tree):
+			// the new engine rewrites its block with setproctitle, so
+			// nothing holds what its exec received. verify must not pass
+			// it silently: as worker "engine" it fails (exit 3); as a
+			// member it is said to be unreadable. explain agrees and never
+			// says "every process".
+			body, err := get(port, "/restart")
+			if err != nil {
+				t.Fatalf("restarting the engine: %v", err)
+			}
+			newEngine, _ := strconv.Atoi(body)
+			if newEngine == 0 || newEngine == engine[0] || !waitFor(10*time.Second, func() bool { return commOf(newEngine) == "EngineCore_0" }) {
+				t.Fatalf("the API restarted no engine: %q", body)
+			}
+			r, code, msg = jsonRun(t, dir, env, "verify", "--format", "json", "childproof.hcl")
+			pid := strconv.Itoa(newEngine)
+			if roles {
+				if code != 3 || r.Verified || !slices.ContainsFunc(r.Problems, func(p struct{ Kind, Message string }) bool {
+					return strings.Contains(p.Message, `worker "engine"`) || strings.Contains(p.Message, pid)
+				}) {
+					t.Errorf("verify after an engine restart with the change: want exit 3 naming the new engine (pid %d)\n%s", newEngine, msg)
+				}
+			} else if !slices.ContainsFunc(r.Notes, func(n string) bool {
+				return strings.Contains(n, "pid "+pid+" (EngineCore_0)") && strings.Contains(n, "cannot be judged")
+			}) && code != 3 {
+				t.Errorf("verify after an engine restart with the change: the new engine (pid %d) is neither failed nor said to be unreadable\n%s", newEngine, msg)
+			}
+			t.Logf("verify after the restart: exit %d, problems %+v, notes %q", code, r.Problems, r.Notes)
+			out, errOut, code = cli(t, dir, env, "explain", "childproof.hcl", "HF_HUB_ENABLE_HF_TRANSFER")
+			if !strings.Contains(out, "pid "+pid) || strings.Contains(out, "has the intended value on every process") ||
+				!strings.Contains(out, "pid "+pid+" (EngineCore_0) cannot be read") && !strings.Contains(out, "NOT the intended value") {
+				t.Errorf("explain after an engine restart with the change: exit %d\n%s%s", code, out, errOut)
+			}
+		})
+	}
+}
