@@ -1,13 +1,10 @@
 package realservers
 
 import (
-	"context"
 	"encoding/json"
-	"net"
 	"os/exec"
 	"path/filepath"
 	"strconv"
-	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -34,33 +31,8 @@ func TestGunicornChurn(t *testing.T) {
 		t.Run(strconv.FormatBool(withSelector), func(t *testing.T) {
 			dir, env, port := setupServer(t, s, withSelector)
 			env = append(env, "CHILDPROOF_STATE_DIR="+filepath.Join(t.TempDir(), "state"))
-			ctx, stop := context.WithCancel(context.Background())
-			var sent, answered atomic.Int64
-			done := make(chan struct{})
-			go func() {
-				defer close(done)
-				tick := time.NewTicker(time.Second / 20)
-				defer tick.Stop()
-				for sent.Load() < 10000 {
-					select {
-					case <-ctx.Done():
-						return
-					case <-tick.C:
-					}
-					sent.Add(1)
-					c, err := net.DialTimeout("tcp", "127.0.0.1:"+strconv.Itoa(port), 200*time.Millisecond)
-					if err != nil {
-						continue
-					}
-					c.SetDeadline(time.Now().Add(time.Second))
-					c.Write([]byte("GET / HTTP/1.0\r\n\r\n"))
-					if n, _ := c.Read(make([]byte, 64)); n > 0 {
-						answered.Add(1)
-					}
-					c.Close()
-				}
-			}()
-			t.Cleanup(func() { stop(); <-done; cli(t, dir, env, "stop", s.name) })
+			t.Cleanup(func() { cli(t, dir, env, "stop", s.name) })
+			l := requestLoop(t, port) // its cleanup runs first
 			for i := range 5 {
 				args := []string{"run", "--detach", "--format", "json", "childproof.hcl"}
 				if i > 0 {
@@ -75,9 +47,9 @@ func TestGunicornChurn(t *testing.T) {
 				if !ownsPort(t, r.Worker.Pid, port) {
 					t.Errorf("round %d: the worker (pid %d) does not hold port %d", i, r.Worker.Pid, port)
 				}
-				t.Logf("%s round %d: verified in %s (requests sent %d, answered %d)", args[0], i, time.Since(t0).Round(time.Millisecond), sent.Load(), answered.Load())
+				t.Logf("%s round %d: verified in %s (requests sent %d, answered %d)", args[0], i, time.Since(t0).Round(time.Millisecond), l.sent.Load(), l.answered.Load())
 			}
-			if answered.Load() == 0 {
+			if l.answered.Load() == 0 {
 				t.Error("no request was answered: the workers were never recycled")
 			}
 		})

@@ -1,9 +1,11 @@
 package realservers
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -11,6 +13,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -357,6 +360,177 @@ func TestVLLMLayout(t *testing.T) {
 			if !strings.Contains(out, "pid "+pid) || strings.Contains(out, "has the intended value on every process") ||
 				!strings.Contains(out, "pid "+pid+" (EngineCore_0) cannot be read") && !strings.Contains(out, "NOT the intended value") {
 				t.Errorf("explain after an engine restart with the change: exit %d\n%s%s", code, out, errOut)
+			}
+		})
+	}
+}
+
+// loop is a bounded request loop on 127.0.0.1: about 20 requests a
+// second, at most 10,000, until stopped.
+type loop struct {
+	sent, answered atomic.Int64
+	stop           context.CancelFunc
+	done           chan struct{}
+}
+
+// requestLoop starts a loop of GET / to port; the test's cleanup ends it.
+func requestLoop(t *testing.T, port int) *loop {
+	ctx, stop := context.WithCancel(context.Background())
+	l := &loop{stop: stop, done: make(chan struct{})}
+	go func() {
+		defer close(l.done)
+		tick := time.NewTicker(time.Second / 20)
+		defer tick.Stop()
+		for l.sent.Load() < 10000 {
+			select {
+			case <-ctx.Done():
+				return
+			case <-tick.C:
+			}
+			l.sent.Add(1)
+			c, err := net.DialTimeout("tcp", "127.0.0.1:"+strconv.Itoa(port), 200*time.Millisecond)
+			if err != nil {
+				continue
+			}
+			c.SetDeadline(time.Now().Add(time.Second))
+			c.Write([]byte("GET / HTTP/1.0\r\n\r\n"))
+			if n, _ := c.Read(make([]byte, 64)); n > 0 {
+				l.answered.Add(1)
+			}
+			c.Close()
+		}
+	}()
+	t.Cleanup(l.end)
+	return l
+}
+
+// end stops the loop and waits for it.
+func (l *loop) end() { l.stop(); <-l.done }
+
+// recycled waits until none of the processes in old is a child of
+// parent any more and parent has at least n children again: every helper
+// was replaced. It reports whether that happened within limit.
+func recycled(parent int, old []int, n int, limit time.Duration) bool {
+	return waitFor(limit, func() bool {
+		now := children(parent)
+		if len(now) < n {
+			return false
+		}
+		for _, p := range now {
+			if slices.Contains(old, p) {
+				return false
+			}
+		}
+		return true
+	})
+}
+
+// uwsgiApp refuses to start without APP_TOKEN.
+const uwsgiApp = `import os
+if not os.environ.get("APP_TOKEN"):
+    raise SystemExit("APP_TOKEN missing")
+def application(environ, start_response):
+    start_response("200 OK", [("Content-Type", "text/plain")])
+    return [b"ok\n"]
+`
+
+// TestUWSGIRecycle: uWSGI with its master and three workers recycled
+// every 3 requests (--max-requests; --min-worker-lifetime 1, else uWSGI
+// keeps a worker at least 60 s) under a request loop. The master (the
+// exec'd uwsgi) is the worker; the recycled workers are forks of it,
+// helpers. run is verified; verify keeps passing after every worker was
+// replaced, twice; stop { signal = "SIGINT" } (uWSGI's shutdown signal:
+// SIGTERM makes it reload, re-exec'ing the master) ends it by that signal,
+// not by SIGKILL after the timeout, where the same launch without the
+// block is SIGKILLed.
+func TestUWSGIRecycle(t *testing.T) {
+	if _, err := exec.LookPath("uwsgi"); err != nil {
+		t.Skip("uwsgi is not installed here (Debian packages uwsgi and uwsgi-plugin-python3; .ci/run installs them)")
+	}
+	if _, err := os.Stat("/usr/lib/uwsgi/plugins/python3_plugin.so"); err != nil {
+		t.Skip("uWSGI's python3 plugin is not installed here (Debian package uwsgi-plugin-python3; .ci/run installs it)")
+	}
+	const spec = `launch "uwsgi" {
+  command = ["uwsgi", "--master", "--plugin", "python3", "--http-socket", "127.0.0.1:{{PORT}}",
+             "--workers", "3", "--max-requests", "3", "--min-worker-lifetime", "1",
+             "--wsgi-file", "app.py", "--need-app"]
+  env = {
+    APP_TOKEN = env("APP_TOKEN")
+  }
+  require = ["APP_TOKEN"]
+  worker {
+    comm = "uwsgi"
+  }
+  port "http" {
+    number = {{PORT}}
+  }
+  ready {
+    http    = "/"
+    timeout = "60s"
+  }
+  %s
+}
+`
+	type stopReport struct {
+		Killed, Signalled, Exited bool
+		Message                   string
+	}
+	for _, block := range []string{"stop {\n    signal = \"SIGINT\"\n  }", ""} {
+		t.Run(fmt.Sprintf("stop-block=%t", block != ""), func(t *testing.T) {
+			dir, env, port := stack(t, map[string]string{"app.py": uwsgiApp}, fmt.Sprintf(spec, block))
+			stopped := false
+			t.Cleanup(func() {
+				if !stopped {
+					cli(t, dir, env, "stop", "uwsgi")
+				}
+			})
+			r, code, msg := jsonRun(t, dir, env, "run", "--detach", "--format", "json", "childproof.hcl")
+			if code != 0 || !r.Verified || r.Worker == nil {
+				t.Fatalf("run: want verified\n%s\nlog:\n%s", msg, logOf(env, "uwsgi"))
+			}
+			master := r.Worker.Pid
+			if !ownsPort(t, master, port) {
+				t.Errorf("the worker (pid %d) does not hold port %d", master, port)
+			}
+			if block != "" {
+				l := requestLoop(t, port)
+				for round := 1; round <= 2; round++ {
+					old := children(master)
+					if len(old) < 3 || !recycled(master, old, 3, 60*time.Second) {
+						t.Fatalf("round %d: uWSGI's workers %v were not all recycled within 60s (requests sent %d, answered %d)\nlog:\n%s",
+							round, old, l.sent.Load(), l.answered.Load(), logOf(env, "uwsgi"))
+					}
+					r, code, msg := jsonRun(t, dir, env, "verify", "--format", "json", "childproof.hcl")
+					if code != 0 || !r.Verified || r.Worker == nil || r.Worker.Pid != master {
+						t.Errorf("round %d: verify after the workers %v were recycled into %v: want verified on the master (pid %d)\n%s", round, old, children(master), master, msg)
+					}
+					t.Logf("round %d: workers %v recycled into %v, verified (requests sent %d, answered %d)", round, old, children(master), l.sent.Load(), l.answered.Load())
+				}
+				l.end()
+			}
+			tree := pinTree(t, master, 4)
+			args := []string{"stop", "--format", "json", "uwsgi"}
+			if block == "" {
+				args = []string{"stop", "--format", "json", "--timeout", "1s", "uwsgi"}
+			}
+			t0 := time.Now()
+			out, errOut, code := cli(t, dir, env, args...)
+			took := time.Since(t0)
+			stopped = true
+			var s stopReport
+			if err := json.Unmarshal([]byte(out), &s); err != nil || code != 0 {
+				t.Fatalf("stop: exit %d\n%s%s", code, out, errOut)
+			}
+			tree.wait(t, "stop")
+			t.Logf("stop took %s: %s", took.Round(time.Millisecond), s.Message)
+			if block != "" {
+				// Ended by SIGINT: uWSGI's own shutdown ran to its end.
+				if s.Killed || !s.Signalled || !strings.Contains(s.Message, "SIGINT") || !strings.Contains(logOf(env, "uwsgi"), "goodbye to uWSGI") {
+					t.Errorf("stop with stop { signal = \"SIGINT\" }: want uWSGI's shutdown, not SIGKILL\n%s", out)
+				}
+			} else if !s.Killed {
+				// SIGTERM is a reload to uWSGI: it lives on until SIGKILL.
+				t.Errorf("stop without a stop block: uWSGI ended on SIGTERM; the control case is void\n%s", out)
 			}
 		})
 	}
