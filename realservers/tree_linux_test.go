@@ -1,6 +1,7 @@
 package realservers
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -532,6 +533,135 @@ func TestUWSGIRecycle(t *testing.T) {
 				// SIGTERM is a reload to uWSGI: it lives on until SIGKILL.
 				t.Errorf("stop without a stop block: uWSGI ended on SIGTERM; the control case is void\n%s", out)
 			}
+		})
+	}
+}
+
+// nodeCluster is a node cluster primary with three workers (each a node
+// exec'd by the primary: cluster.fork spawns, it does not only fork). A
+// worker asked for /crash exits; the primary forks a replacement. Asked
+// for /crash-poison, the worker first tells the primary, which changes
+// MODEL_REVISION in its own process.env before it forks the replacement.
+const nodeCluster = `const cluster = require("cluster");
+const http = require("http");
+if (!process.env.APP_TOKEN) { console.error("APP_TOKEN missing"); process.exit(1); }
+const port = Number(process.argv[2]);
+if (cluster.isPrimary) {
+  for (let i = 0; i < 3; i++) cluster.fork();
+  cluster.on("message", (w, msg) => {
+    if (msg === "poison") process.env.MODEL_REVISION = "r2-not-the-intended-one";
+  });
+  cluster.on("exit", (w, code) => {
+    console.log("worker " + w.process.pid + " exited (" + code + "); respawning");
+    cluster.fork();
+  });
+} else {
+  http.createServer((req, res) => {
+    res.end(process.pid + "\n");
+    if (req.url === "/crash") {
+      setImmediate(() => process.exit(1));
+    } else if (req.url === "/crash-poison") {
+      process.send("poison", () => process.exit(1));
+    }
+  }).listen(port, "127.0.0.1");
+}
+`
+
+// TestNodeClusterRespawn: a node cluster primary with three workers, one
+// of which crashes and is respawned by the primary. verify passes after
+// the respawn and judges the replacement on its own environ (a member of
+// the tree); a replacement the primary started after changing a protected
+// value in its own process.env fails verify with env-diverged (exit 3)
+// naming it and the name.
+func TestNodeClusterRespawn(t *testing.T) {
+	if _, err := exec.LookPath("node"); err != nil {
+		t.Skip("node is not installed here (Debian package nodejs; .ci/run installs it)")
+	}
+	const spec = `launch "cluster" {
+  command = ["node", "server.js", "{{PORT}}"]
+  env = {
+    APP_TOKEN      = env("APP_TOKEN")
+    MODEL_REVISION = "r1"
+  }
+  require = ["APP_TOKEN"]
+  %s
+  port "http" {
+    number = {{PORT}}
+  }
+  ready {
+    http    = "/"
+    timeout = "60s"
+  }
+}
+`
+	for _, sel := range []string{`worker { comm = "node" }`, ""} {
+		t.Run(fmt.Sprintf("selector=%t", sel != ""), func(t *testing.T) {
+			dir, env, port := stack(t, map[string]string{"server.js": nodeCluster}, fmt.Sprintf(spec, sel))
+			t.Cleanup(func() { cli(t, dir, env, "stop", "cluster") })
+			r, code, msg := jsonRun(t, dir, env, "run", "--detach", "--format", "json", "childproof.hcl")
+			if code != 0 || !r.Verified || r.Worker == nil {
+				t.Fatalf("run: want verified\n%s\nlog:\n%s", msg, logOf(env, "cluster"))
+			}
+			primary := r.Worker.Pid
+			if !waitFor(30*time.Second, func() bool { return len(children(primary)) == 3 }) {
+				t.Fatalf("the primary (pid %d) has workers %v, want 3", primary, children(primary))
+			}
+			judged := func(r treeReport, pid int) bool {
+				return slices.ContainsFunc(r.Members, func(m struct {
+					Pid      int      `json:"pid"`
+					Comm     string   `json:"comm"`
+					Evidence string   `json:"evidence"`
+					Diverged []string `json:"diverged"`
+				}) bool {
+					return m.Pid == pid && m.Evidence != "unreadable"
+				})
+			}
+			// crash asks a worker to crash and returns it and its
+			// replacement, once the primary has three workers again.
+			crash := func(path string) (int, int) {
+				t.Helper()
+				before := children(primary)
+				body, err := get(port, path)
+				gone, _ := strconv.Atoi(strings.TrimSpace(body))
+				if err != nil || !slices.Contains(before, gone) {
+					t.Fatalf("GET %s: %q, %v (workers %v)", path, body, err, before)
+				}
+				var repl int
+				if !waitFor(30*time.Second, func() bool {
+					now := children(primary)
+					if len(now) != 3 || slices.Contains(now, gone) {
+						return false
+					}
+					for _, p := range now {
+						if !slices.Contains(before, p) {
+							repl = p
+						}
+					}
+					// Respawned: the replacement exec'd node (cluster.fork
+					// puts NODE_UNIQUE_ID in the worker's environment).
+					b, _ := os.ReadFile(fmt.Sprintf("/proc/%d/environ", repl))
+					return repl != 0 && bytes.Contains(append([]byte{0}, b...), []byte("\x00NODE_UNIQUE_ID="))
+				}) {
+					t.Fatalf("worker %d was not replaced: workers %v\nlog:\n%s", gone, children(primary), logOf(env, "cluster"))
+				}
+				return gone, repl
+			}
+
+			gone, repl := crash("/crash")
+			r, code, msg = jsonRun(t, dir, env, "verify", "--format", "json", "childproof.hcl")
+			if code != 0 || !r.Verified || !judged(r, repl) {
+				t.Errorf("verify after worker %d was respawned as %d: want verified, the replacement judged as a member\n%s", gone, repl, msg)
+			}
+			t.Logf("worker %d respawned as %d: verify exit %d, members %+v", gone, repl, code, r.Members)
+
+			gone, repl = crash("/crash-poison")
+			r, code, msg = jsonRun(t, dir, env, "verify", "--format", "json", "childproof.hcl")
+			if code != 3 || r.Verified || !slices.ContainsFunc(r.Problems, func(p struct{ Kind, Message string }) bool {
+				return p.Kind == "env-diverged" && strings.Contains(p.Message, "MODEL_REVISION") && strings.Contains(p.Message, fmt.Sprintf("pid %d (node)", repl))
+			}) {
+				t.Errorf("verify after worker %d was respawned as %d with MODEL_REVISION changed: want exit 3, env-diverged naming it\n%s", gone, repl, msg)
+			}
+			t.Logf("poisoned respawn %d: %+v", repl, r.Problems)
 		})
 	}
 }
