@@ -503,14 +503,16 @@ func (la *Launch) portState(v *verify.Verifier, worker int, tree []int) (bool, *
 // verifyAndReady decides the attempt of a worker that owns its ports:
 // verification on the worker, readiness (the port answers, or a portless
 // worker settles, then what Options.Ready adds), a last look that the
-// worker still owns its ports and is the process it was, then the
-// record. errRepick: the port moved to another member, pick again
+// worker still owns its ports and is the process it was, running the
+// image that was verified (a worker that exec'd across the probe is
+// judged again on its new one), then the record. errRepick: the port moved to another member, pick again
 // (never when final: the tree has stopped changing).
 func (la *Launch) verifyAndReady(ctx context.Context, v *verify.Verifier, r *verify.Report, worker, wfd int, deadline time.Time, final bool) error {
 	repickUntil := deadline
 	if final {
 		repickUntil = time.Time{} // judged as it is
 	}
+	images := la.workerImages(worker)
 	c, released, err := la.verifyOnWorker(ctx, v, r, worker, wfd, repickUntil)
 	if err != nil {
 		return err
@@ -526,6 +528,15 @@ func (la *Launch) verifyAndReady(ctx context.Context, v *verify.Verifier, r *ver
 	}
 	if err := la.stillTheWorker(v, r, c, worker, wfd, repickUntil); err != nil {
 		return err
+	}
+	if pid := reexeced(images, la.workerImages(worker)); pid != 0 {
+		// A worker exec'd since it was verified (it bound, then
+		// re-exec'd itself keeping the socket): what was verified is
+		// not what runs. Judged again on its new image.
+		if time.Now().Before(deadline) && !pidfd.Exited(wfd) {
+			return errRepick
+		}
+		return la.notReadyError(r, fmt.Sprintf("worker pid %d exec'd again during readiness, and its new image could not be judged before the deadline", pid))
 	}
 	r.Ready, r.Verified = true, true
 	r.SetOutcome(outcome.OK)
