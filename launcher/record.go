@@ -65,6 +65,9 @@ type Record struct {
 	// run end one that outlived its tree (see docs/spec.md).
 	Relay *verify.Fingerprint `json:"relay,omitempty"`
 	Ports []RecordPort        `json:"ports,omitempty"`
+	// Selector is the spec's worker selector and roles (nil in a record
+	// written before it was kept, or when a comm or exe holds a secret).
+	Selector *RecordSelector `json:"selector,omitempty"`
 
 	// The environment evidence, as names and keyed digests.
 	//

@@ -51,6 +51,7 @@ func (la *Launch) newRecordOf(argv []string, root, worker verify.Fingerprint, pe
 	for _, pt := range l.Ports {
 		rec.Ports = append(rec.Ports, RecordPort{Number: pt.Number, Address: pt.PortAddress()})
 	}
+	rec.Selector = recordSelector(l, secrets)
 	return rec
 }
 

@@ -155,15 +155,55 @@ func recordedOwners(p proc.FS, l *schema.Launch, rec *Record) map[int]verify.Por
 
 // reselectRecorded is Reselect for a census: the recorded launch name
 // (whose worker is gone while members of its tree are left) re-selected
-// by the worker selector of the spec file its record names, as verify
-// SPEC reads it (the record's non-secret --var values, env() of the
-// caller, unset ones unknown). It returns the re-selected worker and a
-// short note, or nil when the record or spec cannot be read, the launch
-// is not the census's round, or nothing in the live tree matches.
+// (reselectLive). It returns the re-selected worker and a short note, or
+// nil when the record cannot be read, the launch is not the census's
+// round, or nothing in the live tree matches.
 func (s *State) reselectRecorded(p proc.FS, name string, round int) (*verify.Fingerprint, string) {
 	rec, err := s.Load(name)
-	if err != nil || rec.SpecPath == "" || rec.Round != round || rec.Pending || rec.Stopped != nil {
+	if err != nil || rec.Round != round {
 		return nil, ""
+	}
+	again, _ := s.reselectLive(p, rec)
+	if again == nil {
+		return nil, ""
+	}
+	return &again.Worker, fmt.Sprintf("worker re-selected after a respawn (recorded pid %d is gone)", rec.Worker.Pid)
+}
+
+// reselectLive is Reselect for a recorded launch by itself (stop,
+// relaunch, history, ps): its workers re-selected by the selector the
+// record keeps, else — a record written before it kept one — by the
+// spec file it names, read as verify SPEC reads it (the record's
+// non-secret --var values, unset env() unknown). It returns a copy of
+// rec naming the live tree's worker and a note, or nil while the
+// recorded worker runs, for a launch stopped or still pending, or when
+// nothing is selected.
+func (s *State) reselectLive(p proc.FS, rec *Record) (*Record, string) {
+	if rec.Pending || rec.Stopped != nil {
+		return nil, ""
+	}
+	if live := rec.Worker.Check(p); live == verify.Alive || live == verify.Unknown {
+		return nil, ""
+	}
+	l := rec.selectorLaunch()
+	if l == nil {
+		l = specSelector(rec)
+	}
+	if l == nil {
+		return nil, ""
+	}
+	again, note := Reselect(p, l, rec)
+	if again == nil || again == rec {
+		return nil, ""
+	}
+	return again, note
+}
+
+// specSelector is the launch of rec read from the spec file it names,
+// for its selector; nil when it cannot be read.
+func specSelector(rec *Record) *schema.Launch {
+	if rec.SpecPath == "" {
+		return nil
 	}
 	vars := map[string]string{}
 	for _, v := range rec.Vars {
@@ -173,15 +213,11 @@ func (s *State) reselectRecorded(p proc.FS, name string, round int) (*verify.Fin
 	}
 	f, _, diags := schema.Load(rec.SpecPath, schema.LoadOptions{Vars: vars, LaunchesNothing: true, MissingProgramOK: true, Environ: func() []string { return nil }})
 	if diags.HasErrors() || f == nil {
-		return nil, ""
+		return nil
 	}
 	l, err := f.Launch(rec.Name)
 	if err != nil {
-		return nil, ""
+		return nil
 	}
-	again, _ := Reselect(p, l, rec)
-	if again == nil || again == rec {
-		return nil, ""
-	}
-	return &again.Worker, fmt.Sprintf("worker re-selected after a respawn (recorded pid %d is gone)", rec.Worker.Pid)
+	return l
 }

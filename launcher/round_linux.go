@@ -470,7 +470,8 @@ func (s *State) noteStopped(rec *Record, res *StopResult) {
 }
 
 // FillRoundEnds records, for every verified round of name whose end is
-// not known yet and whose worker is gone, that it was found gone now
+// not known yet and whose worker is gone (and, for the recorded launch's
+// round, not replaced by one its selector re-selects), that it was found gone now
 // (status unknown, uptime an upper bound). Detached launches end unseen:
 // this is how their end gets into the history, when a later command
 // (history, ps, run, relaunch) looks. It returns the rounds.
@@ -490,10 +491,19 @@ func FillRoundEnds(p proc.FS, st *State, name string) ([]*Round, error) {
 		return rounds, errors.Join(err, lerr)
 	}
 	defer unlock()
+	// The round of the recorded launch is alive while its tree runs a
+	// worker its selector picks, the recorded one gone or not (a
+	// respawn): that round has not ended.
+	rec, _ := st.Load(name)
 	for _, r := range open {
 		live := r.Worker.Check(p)
 		if live != verify.Gone && live != verify.Reused {
 			continue
+		}
+		if rec != nil && rec.Round == r.N {
+			if again, _ := st.reselectLive(p, rec); again != nil {
+				continue
+			}
 		}
 		cur, lerr := st.LoadRound(name, r.N)
 		if lerr != nil || cur.End != nil {

@@ -30,6 +30,18 @@ func StopRecord(ctx context.Context, p proc.FS, st *State, rec *Record, timeout 
 	cgroup := trustedCgroup(rec.Cgroup, rec.Name)
 	wfd, live, err := rec.Worker.Open(p)
 	res.Worker = live
+	// The job is the identity, not the pid: a worker respawned since (the
+	// recorded one gone, a replacement running in its tree) is the one
+	// stopped, re-selected as verify and ps re-select it.
+	worker, reselected := rec.Worker, ""
+	if live == verify.Gone || live == verify.Reused {
+		if again, _ := st.reselectLive(p, rec); again != nil {
+			if fd, l, _ := again.Worker.Open(p); l == verify.Alive {
+				reselected = fmt.Sprintf(" (re-selected in its tree: the recorded worker, pid %d, is %s)", rec.Worker.Pid, live)
+				wfd, live, worker = fd, l, again.Worker
+			}
+		}
+	}
 	switch live {
 	case verify.Gone:
 		res.Exited = true
@@ -73,8 +85,8 @@ func StopRecord(ctx context.Context, p proc.FS, st *State, rec *Record, timeout 
 		return res, &Error{Outcome: outcome.Unproven, Kind: KindState, Msg: fmt.Sprintf("%s: cannot identify the worker (pid %d)", rec.Name, rec.Worker.Pid), Err: err}
 	}
 	defer unix.Close(wfd)
-	t := &procTree{p: p, leader: -1, pgid: rec.Pgid, cgroup: cgroup, marker: rec.Marker, pinned: map[int]int{rec.Worker.Pid: wfd}, stopSig: StopSignalOf(sig)}
-	if rec.Root.Pid != rec.Worker.Pid && rec.Root.Pid == rec.Pgid {
+	t := &procTree{p: p, leader: -1, pgid: rec.Pgid, cgroup: cgroup, marker: rec.Marker, pinned: map[int]int{worker.Pid: wfd}, stopSig: StopSignalOf(sig)}
+	if rec.Root.Pid != worker.Pid && rec.Root.Pid == rec.Pgid {
 		if fd, l, _ := rec.Root.Open(p); l == verify.Alive {
 			t.leader = fd
 			defer unix.Close(fd)
@@ -103,7 +115,7 @@ func StopRecord(ctx context.Context, p proc.FS, st *State, rec *Record, timeout 
 	if res.Killed {
 		how = "SIGKILL after " + timeout.String()
 	}
-	res.Message = fmt.Sprintf("%s: stopped the worker (pid %d) and its process group with %s", rec.Name, rec.Worker.Pid, how)
+	res.Message = fmt.Sprintf("%s: stopped the worker (pid %d)%s and its process group with %s", rec.Name, worker.Pid, reselected, how)
 	stopRelay(ctx, p, rec, res)
 	markStopped(st, rec, res)
 	return res, nil
