@@ -70,21 +70,21 @@ func (e *Env) List() []string {
 // every caller variable it matches, listed by os.Environ (the names are
 // then looked up through lookup).
 func ResolveEnv(l *schema.Launch, set map[string]string, lookup func(string) (string, bool)) (*Env, error) {
-	return resolveEnvFrom(l, set, lookup, nil, ForGo)
+	return resolveEnvFrom(l, set, lookup, nil, true)
 }
 
 // resolveEnvFrom is ResolveEnv with the caller's environment listed by
 // environ (NAME=VALUE entries; nil: os.Environ), which inherit patterns
-// are matched against. a is whom a refusal speaks to; for ForGo, a nil
-// Inherit also passes GOCOVERDIR (coverage of a `go build -cover` server).
-func resolveEnvFrom(l *schema.Launch, set map[string]string, lookup func(string) (string, bool), environ func() []string, a Audience) (*Env, error) {
+// are matched against. With goCover, a nil Inherit also passes GOCOVERDIR
+// (coverage of a `go build -cover` server).
+func resolveEnvFrom(l *schema.Launch, set map[string]string, lookup func(string) (string, bool), environ func() []string, goCover bool) (*Env, error) {
 	if lookup == nil {
 		lookup = os.LookupEnv
 	}
 	e := &Env{Vars: map[string]string{}, Overrides: map[string]string{}, Given: map[string]string{}}
 	from := map[string]string{}
 	inherit := l.EffectiveInherit()
-	if l.Inherit == nil && a == ForGo {
+	if l.Inherit == nil && goCover {
 		inherit = append(slices.Clone(inherit), "GOCOVERDIR")
 	}
 	for _, n := range inherit {
@@ -165,11 +165,12 @@ func resolveEnvFrom(l *schema.Launch, set map[string]string, lookup func(string)
 		}
 	}
 	if len(missing) > 0 {
-		msg, hint := missingMessage(l, missing, lookup, a)
+		m := missingOf(l, missing, lookup)
+		msg, hint := m.Say(GoWords)
 		r := verify.NewReport(l.Name)
 		r.Add(verify.KindEnvMissing, "%s", msg)
 		r.SetOutcome(outcome.Usage)
-		return nil, &Error{Outcome: outcome.Usage, Kind: verify.KindEnvMissing, Msg: msg, Hint: hint, Report: r}
+		return nil, &Error{Outcome: outcome.Usage, Kind: verify.KindEnvMissing, Msg: msg, Hint: hint, Report: r, Fix: FixMissing, Missing: m, Spec: l}
 	}
 	for k, v := range e.Vars {
 		if strings.IndexByte(v, 0) >= 0 {
@@ -203,26 +204,40 @@ func plural(n int, word string) string {
 	return word + "s"
 }
 
-// missingMessage says why the required names missing reached no source,
-// and what to do. A name set in the caller that inherit does not pass
+// missingOf sorts the required names missing by the source that would
+// have given each. A name set in the caller that inherit does not pass
 // needs inherit (or env): exporting it cannot help. A name inherit
 // passes but the caller lacks needs an export (or env). A name no source
 // names at all needs env (or inherit and an export).
-func missingMessage(l *schema.Launch, missing []string, lookup func(string) (string, bool), a Audience) (msg, hint string) {
-	var notPassed, unset, unnamed []string
+func missingOf(l *schema.Launch, missing []string, lookup func(string) (string, bool)) *Missing {
+	m := &Missing{Names: missing, Inherit: l.EffectiveInherit(), DefaultInherit: l.Inherit == nil}
 	for _, n := range missing {
 		_, set := lookup(n)
 		switch {
 		case set:
-			notPassed = append(notPassed, n)
+			m.NotPassed = append(m.NotPassed, n)
 		case l.Inherits(n):
-			unset = append(unset, n)
+			m.Unset = append(m.Unset, n)
 		default:
-			unnamed = append(unnamed, n)
+			m.Unnamed = append(m.Unnamed, n)
 		}
 	}
-	inherit, env := a.say("inherit", "Inherit"), a.say("env", "Env")
-	export := a.say("export", "set (t.Setenv in a test)")
+	return m
+}
+
+// Words name a launch's environment sources, and setting a variable in
+// the caller, in a caller's terms.
+type Words struct {
+	Inherit, Env, EnvFile, Export string
+}
+
+// GoWords are the Words of a launch built in Go.
+var GoWords = Words{Inherit: "Inherit", Env: "Env", EnvFile: "EnvFile", Export: "set (t.Setenv in a test)"}
+
+// Say says why the missing names reached no source, and what to do, in
+// w's words.
+func (m *Missing) Say(w Words) (msg, hint string) {
+	inherit, env, export := w.Inherit, w.Env, w.Export
 	values := func(names []string) string {
 		if len(names) == 1 {
 			return "give it a value in " + env
@@ -230,34 +245,35 @@ func missingMessage(l *schema.Launch, missing []string, lookup func(string) (str
 		return "give them values in " + env
 	}
 	var whys, hints []string
-	if len(notPassed) > 0 {
-		passes := strings.Join(l.EffectiveInherit(), ", ")
+	if len(m.NotPassed) > 0 {
+		passes := strings.Join(m.Inherit, ", ")
 		switch {
-		case len(l.EffectiveInherit()) == 0:
+		case len(m.Inherit) == 0:
 			passes = "nothing"
-		case l.Inherit == nil:
+		case m.DefaultInherit:
 			passes += " (the default)"
 		}
-		whys = append(whys, fmt.Sprintf("%s %s set in the caller but not passed: %s passes %s", strings.Join(notPassed, ", "), isAre(len(notPassed)), inherit, passes))
-		hints = append(hints, fmt.Sprintf("add %s to %s, or %s", strings.Join(notPassed, ", "), inherit, values(notPassed)))
+		whys = append(whys, fmt.Sprintf("%s %s set in the caller but not passed: %s passes %s", strings.Join(m.NotPassed, ", "), isAre(len(m.NotPassed)), inherit, passes))
+		hints = append(hints, fmt.Sprintf("add %s to %s, or %s", strings.Join(m.NotPassed, ", "), inherit, values(m.NotPassed)))
 	}
-	if len(unset) > 0 {
+	missing := len(m.Names)
+	if len(m.Unset) > 0 {
 		why := inherit + " passes it from the caller, and it is not set here"
-		if len(unset) > 1 {
+		if len(m.Unset) > 1 {
 			why = inherit + " passes them from the caller, and they are not set here"
 		}
-		if len(unset) < len(missing) {
-			why = strings.Join(unset, ", ") + ": " + why
+		if len(m.Unset) < missing {
+			why = strings.Join(m.Unset, ", ") + ": " + why
 		}
 		whys = append(whys, why)
-		hints = append(hints, fmt.Sprintf("%s %s before launching, or %s", export, strings.Join(unset, ", "), values(unset)))
+		hints = append(hints, fmt.Sprintf("%s %s before launching, or %s", export, strings.Join(m.Unset, ", "), values(m.Unset)))
 	}
-	if len(unnamed) > 0 {
-		whys = append(whys, fmt.Sprintf("%s %s in no source (%s, %s, %s) and not set in the caller", strings.Join(unnamed, ", "), isAre(len(unnamed)),
-			env, a.say("env_file", "EnvFile"), inherit))
-		hints = append(hints, fmt.Sprintf("%s, or add %s to %s and %s %s", values(unnamed), strings.Join(unnamed, ", "), inherit, export, strings.Join(unnamed, ", ")))
+	if len(m.Unnamed) > 0 {
+		whys = append(whys, fmt.Sprintf("%s %s in no source (%s, %s, %s) and not set in the caller", strings.Join(m.Unnamed, ", "), isAre(len(m.Unnamed)),
+			env, w.EnvFile, inherit))
+		hints = append(hints, fmt.Sprintf("%s, or add %s to %s and %s %s", values(m.Unnamed), strings.Join(m.Unnamed, ", "), inherit, export, strings.Join(m.Unnamed, ", ")))
 	}
-	msg = fmt.Sprintf("required %s %s: %s; nothing was started", plural(len(missing), "variable"), strings.Join(missing, ", "), strings.Join(whys, "; "))
+	msg = fmt.Sprintf("required %s %s: %s; nothing was started", plural(missing, "variable"), strings.Join(m.Names, ", "), strings.Join(whys, "; "))
 	return msg, strings.Join(hints, "; ")
 }
 

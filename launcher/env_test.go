@@ -71,7 +71,7 @@ func TestResolveEnv(t *testing.T) {
 		{[]string{"NCCL_?EBUG", "CUDA_V*"}, map[string]string{"NCCL_DEBUG": "INFO", "CUDA_VISIBLE_DEVICES": "1"}},
 		{[]string{"*"}, map[string]string{"PATH": "/usr/bin", "CUDA_VISIBLE_DEVICES": "1", "CUDA_HOME": "/cuda", "NCCL_DEBUG": "INFO", "XCUDA_A": "x"}},
 	} {
-		e, err := resolveEnvFrom(&schema.Launch{Inherit: tc.inherit}, nil, gpuLookup, gpuEnviron, ForCLI)
+		e, err := resolveEnvFrom(&schema.Launch{Inherit: tc.inherit}, nil, gpuLookup, gpuEnviron, false)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -91,7 +91,7 @@ func TestResolveEnv(t *testing.T) {
 		}
 		return out
 	}
-	e, err := resolveEnvFrom(&schema.Launch{Inherit: []string{"PATH"}, Env: map[string]string{"GPU_DEVICE_ORDINAL": "3"}}, nil, stepLookup, stepEnviron, ForCLI)
+	e, err := resolveEnvFrom(&schema.Launch{Inherit: []string{"PATH"}, Env: map[string]string{"GPU_DEVICE_ORDINAL": "3"}}, nil, stepLookup, stepEnviron, false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -101,7 +101,7 @@ func TestResolveEnv(t *testing.T) {
 		t.Errorf("in a SLURM step (-want +got):\n%s", d)
 	}
 	delete(step, "SLURM_STEP_ID") // the batch script, outside srun
-	e, err = resolveEnvFrom(&schema.Launch{Inherit: []string{"PATH"}}, nil, stepLookup, stepEnviron, ForCLI)
+	e, err = resolveEnvFrom(&schema.Launch{Inherit: []string{"PATH"}}, nil, stepLookup, stepEnviron, false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -196,23 +196,24 @@ func TestMissingMessage(t *testing.T) {
 		}
 		return "", false
 	}
+	cli := Words{Inherit: "inherit", Env: "env", EnvFile: "env_file", Export: "export"}
 	for _, tc := range []struct {
 		name      string
 		l         schema.Launch
-		a         Audience
+		w         Words
 		msg, hint string
 	}{
-		{"set but not passed, Go", schema.Launch{Require: []string{"EXPORTED"}}, ForGo,
+		{"set but not passed, Go", schema.Launch{Require: []string{"EXPORTED"}}, GoWords,
 			"EXPORTED is set in the caller but not passed: Inherit passes PATH, HOME, LANG (the default)", "add EXPORTED to Inherit, or give it a value in Env"},
-		{"set but not passed, CLI", schema.Launch{Require: []string{"EXPORTED"}, Inherit: []string{"PATH"}}, ForCLI,
+		{"set but not passed, CLI", schema.Launch{Require: []string{"EXPORTED"}, Inherit: []string{"PATH"}}, cli,
 			"EXPORTED is set in the caller but not passed: inherit passes PATH", "add EXPORTED to inherit, or give it a value in env"},
-		{"inherited, unset", schema.Launch{Require: []string{"UNSET"}, Inherit: []string{"UNSET"}}, ForCLI,
+		{"inherited, unset", schema.Launch{Require: []string{"UNSET"}, Inherit: []string{"UNSET"}}, cli,
 			"inherit passes it from the caller, and it is not set here", "export UNSET before launching, or give it a value in env"},
-		{"named nowhere", schema.Launch{Require: []string{"NOWHERE"}}, ForGo,
+		{"named nowhere", schema.Launch{Require: []string{"NOWHERE"}}, GoWords,
 			"NOWHERE is in no source (Env, EnvFile, Inherit) and not set in the caller", "give it a value in Env, or add NOWHERE to Inherit and set (t.Setenv in a test) NOWHERE"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			msg, hint := missingMessage(&tc.l, tc.l.Require, caller, tc.a)
+			msg, hint := missingOf(&tc.l, tc.l.Require, caller).Say(tc.w)
 			if !strings.Contains(msg, tc.msg) || hint != tc.hint {
 				t.Errorf("got %q\nhint %q\nwant %q\nhint %q", msg, hint, tc.msg, tc.hint)
 			}

@@ -226,7 +226,8 @@ func (y *envFileSync) edit(n, path string) error {
 	if other, ok := y.kept[path]; ok && other != n {
 		return &Error{Outcome: outcome.Usage, Kind: KindUsage,
 			Msg:  fmt.Sprintf("--in-env-file %s: %s already holds the edit of %s (round %d): one edit per env file", n, path, other, plan.overrides[other].EnvFile.Round),
-			Hint: fmt.Sprintf("drop that one first (--unset %s), or edit the file by hand", other)}
+			Path: path, Other: other, Fix: FixEnvFileHeld,
+			Hint: fmt.Sprintf("drop that one first (RelaunchOptions.Unset %s), or edit the file by hand", other)}
 	}
 	f, err := y.load(path)
 	if err != nil {

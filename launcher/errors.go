@@ -6,7 +6,7 @@ import (
 	"strings"
 
 	"github.com/childproof/childproof/outcome"
-
+	"github.com/childproof/childproof/schema"
 	"github.com/childproof/childproof/verify"
 )
 
@@ -33,7 +33,34 @@ type Error struct {
 	// process); 0: none in particular.
 	Port int
 	Msg  string
+	// Hint is what a Go caller can do about the failure, in Go words
+	// (Options fields, launch fields by their Go names); "": nothing to
+	// add. The childproof command words its own hint from Fix and the
+	// fields below, never from Hint's text where Fix is set.
 	Hint string
+	// Fix names the remedy the failure calls for, for a caller that
+	// words it in terms of its own (the childproof command: its flags
+	// and commands); FixNone: Hint says all there is.
+	Fix Fix
+	// Spec is the launch the failure is about (nil: not known).
+	Spec *schema.Launch
+	// Path is the file or directory the failure is about: the launch's
+	// log, the state dir; "": none in particular.
+	Path string
+	// Other is a second name the failure is about: the override whose
+	// edit an env file holds, the process a selector should name, the
+	// commands the launched tree runs, the argument given; "": none.
+	Other string
+	// Names are the names the failure is about (the secret overrides to
+	// give again); nil: none.
+	Names []string
+	// Rollback is the round that brings back a launch a failed relaunch
+	// left down (a Relaunch with RelaunchOptions.Round set to it); 0:
+	// none.
+	Rollback int
+	// Missing says, for a required variable no source gave, which
+	// source would (nil: not that failure).
+	Missing *Missing
 	// Report is the evidence gathered up to the failure (nil: none).
 	Report *verify.Report
 	// Err is the cause, if any: the *schema.InvalidError of a launch
@@ -99,3 +126,10 @@ func errorf(o outcome.Kind, kind verify.Kind, format string, args ...any) *Error
 // ErrLocked is wrapped by the Error returned when another launch of the
 // same name holds the lock.
 var ErrLocked = errors.New("launch is locked")
+
+// quietCause is a cause that Error's message leaves out (its text adds
+// nothing the message does not say) but errors.Is and errors.As find.
+type quietCause struct{ err error }
+
+func (q quietCause) Error() string { return "" }
+func (q quietCause) Unwrap() error { return q.err }

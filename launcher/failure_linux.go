@@ -65,33 +65,30 @@ func (la *Launch) exitWhat(pid int) string {
 	return who + " exited before it was ready"
 }
 
-// hintFor says where to look for the cause of a failed verification of
-// launch l. The failed tree is stopped: a command it names must work on
-// what is left (the spec), not on the tree.
-func hintFor(r *verify.Report, l *schema.Launch, a Audience) string {
+// hintFor says, in Go words, where to look for the cause of a failed
+// verification of launch l (FixReport: the childproof command words its
+// own from the report). The failed tree is stopped: a remedy it names
+// must work on what is left (the spec), not on the tree.
+func hintFor(r *verify.Report, l *schema.Launch) string {
 	switch {
 	case r.Caused(verify.ErrStaleExecEvidence, verify.KindEnvUnreadable):
 		return "the worker exec'd from a thread other than its main one (childproof follows processes, not threads, so that exec's environment was not captured) and then rewrote its environment block: exec the worker from the main thread, or keep its environment block intact"
 	case r.Has(verify.KindEnvUnreadable):
-		return "the worker wrote a process title over its environment block (setproctitle); childproof reads the block at the worker's exec while it watches the launch — leave exec-time capture on (" + a.say("CHILDPROOF_NO_EXEC_CAPTURE unset", "Options.NoExecCapture false, CHILDPROOF_NO_EXEC_CAPTURE unset") + "), and let nothing else trace the launch"
+		return "the worker wrote a process title over its environment block (setproctitle); childproof reads the block at the worker's exec while it watches the launch — leave exec-time capture on (Options.NoExecCapture false, CHILDPROOF_NO_EXEC_CAPTURE unset), and let nothing else trace the launch"
 	case emptyAsGiven(r) != "":
-		return fmt.Sprintf("%s was already empty when childproof started the launch (the worker has the very value it was given): give it a non-empty value in the spec's env, its env_file or the caller's environment", emptyAsGiven(r))
+		return fmt.Sprintf("%s was already empty when childproof started the launch (the worker has the very value it was given): give it a non-empty value in the launch's Env, its EnvFile or the caller's environment", emptyAsGiven(r))
 	case r.Has(verify.KindEnvMismatch, verify.KindEnvMissing):
 		h := "childproof set it when it started the launch: something between the launch and the worker changed it (an env file re-sourced, an rc file, a wrapper)"
-		if l.SpecPath != "" && a == ForCLI {
-			h += "; 'childproof check " + l.SpecPath + ":" + l.Name + "' lints the dispatch chain for such a line"
-		} else if len(l.Dispatch) > 0 && a == ForGo {
+		if len(l.Dispatch) > 0 {
 			h += "; package envres lints the dispatch chain for such a line"
 		}
 		return h
 	case r.Has(verify.KindWrapper):
 		return "exec the worker directly, without a login or interactive shell or an environment-resetting wrapper"
 	case r.Has(verify.KindBindAddress):
-		return a.say("bind the worker to the declared address, or declare the one it uses (0.0.0.0 or :: only with allow_all_interfaces = true)",
-			"bind the worker to the declared address, or declare the one it uses (Port.Address; 0.0.0.0 or :: only with AllowAllInterfaces: true)")
+		return "bind the worker to the declared address, or declare the one it uses (Port.Address; 0.0.0.0 or :: only with AllowAllInterfaces: true)"
 	case r.Has(verify.KindPortNotOwned):
-		return a.say("the process that listens is not the worker: check worker { comm | exe }, or let the worker be the port's owner",
-			"the process that listens is not the worker: check Worker.Comm or Worker.Exe, or leave Worker zero to let the worker be the port's owner")
+		return "the process that listens is not the worker: check Worker.Comm or Worker.Exe, or leave Worker zero to let the worker be the port's owner"
 	}
 	return ""
 }

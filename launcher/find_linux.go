@@ -397,11 +397,12 @@ func (f *finder) neverAppeared(tree []int) error {
 	case len(l.Ports) > 0:
 		what = fmt.Sprintf("nothing in the launched tree listens on port %d", l.Ports[0].Number)
 	case len(l.Dispatch) > 0:
-		what += ": the dispatch script did not exec a worker (declare " + la.opts.Audience.say("worker { comm }", "Worker.Comm") + " or a port)"
+		what += ": the dispatch script did not exec a worker (declare the worker's comm or a port)"
 	}
 	e := la.notReadyError(f.r, what)
 	if l.Worker.Comm != "" || l.Worker.Exe != "" {
 		if seen := la.treeComms(tree); seen != "" {
+			e.Other = seen
 			e.Hint = "the launched tree runs " + seen + ": if one of them is the worker, the selector is wrong, not the timeout; else " + e.Hint
 		}
 	}
@@ -593,7 +594,7 @@ func (la *Launch) verifyOnWorker(ctx context.Context, v *verify.Verifier, r *ver
 		}
 		r.Verified = false
 		r.SetOutcome(r.Judged())
-		return c, released, &Error{Outcome: r.Outcome, Kind: r.Problems[0].Kind, Report: r, Msg: r.Failure(), Tail: la.withTail(r), Hint: hintFor(r, l, la.opts.Audience)}
+		return c, released, &Error{Outcome: r.Outcome, Kind: r.Problems[0].Kind, Report: r, Msg: r.Failure(), Tail: la.withTail(r), Hint: hintFor(r, l), Fix: FixReport, Spec: l}
 	}
 	return c, released, nil
 }
@@ -752,26 +753,12 @@ func (la *Launch) waitAdded(ctx context.Context, r *verify.Report, worker, wfd i
 }
 
 // interrupted is the failure of a start whose context ended (err) before
-// the worker was ready. The childproof command's context ends at Ctrl-C
-// or SIGTERM: the problem reads "interrupted: Ctrl-C or SIGTERM before …"
-// (its kind says interrupted once) and the message does not end in the
-// context's own "context canceled", which errors.Is still finds. A Go
-// caller's says its context ended, with the context's error after it
-// (context.DeadlineExceeded: a test's deadline).
+// the worker was ready: it says the context ended, with the context's
+// error after it (context.DeadlineExceeded: a test's deadline). The
+// childproof command, whose context ends at Ctrl-C or SIGTERM, words its
+// own from the outcome.
 func (la *Launch) interrupted(r *verify.Report, err error) *Error {
-	if la.opts.Audience == ForGo {
-		r.Add(verify.KindInterrupted, "the start's context ended (%v) before the worker was ready; what was started is stopped", err)
-		r.SetOutcome(outcome.Interrupted)
-		return &Error{Outcome: outcome.Interrupted, Kind: verify.KindInterrupted, Msg: "the start's context ended before the worker was ready; what was started is stopped", Tail: la.withTail(r), Report: r, Err: err}
-	}
-	r.Add(verify.KindInterrupted, "Ctrl-C or SIGTERM before the worker was ready; what was started is stopped")
+	r.Add(verify.KindInterrupted, "the start's context ended (%v) before the worker was ready; what was started is stopped", err)
 	r.SetOutcome(outcome.Interrupted)
-	return &Error{Outcome: outcome.Interrupted, Kind: verify.KindInterrupted, Msg: "interrupted before the worker was ready; what was started is stopped", Tail: la.withTail(r), Report: r, Err: quietCause{err}}
+	return &Error{Outcome: outcome.Interrupted, Kind: verify.KindInterrupted, Msg: "the start's context ended before the worker was ready; what was started is stopped", Tail: la.withTail(r), Report: r, Err: err, Name: la.Spec.Name}
 }
-
-// quietCause is a cause that Error's message leaves out (its text adds
-// nothing the message does not say) but errors.Is and errors.As find.
-type quietCause struct{ err error }
-
-func (q quietCause) Error() string { return "" }
-func (q quietCause) Unwrap() error { return q.err }

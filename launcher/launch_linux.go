@@ -28,7 +28,7 @@ import (
 // evidence. Secret values are masked in the report, the error and the
 // record.
 //
-// Errors speak to opts.Audience. In a test binary (the testing package's
+// In a test binary (the testing package's
 // flags registered), zero StateDir and State and no $CHILDPROOF_STATE_DIR
 // mean a state dir of the test binary's own (see testStateDir), never the
 // user's.
@@ -72,7 +72,6 @@ func startHeld(ctx context.Context, l *schema.Launch, opts Options, h held) (*La
 	if la != nil {
 		la.Report.Mask(secrets)
 	}
-	speakTo(err, opts.Audience)
 	return la, maskErr(err, secrets)
 }
 
@@ -86,7 +85,7 @@ func startChecked(ctx context.Context, l *schema.Launch, opts Options, h held, e
 			return nil, err
 		}
 	}
-	if l != nil && opts.Audience == ForGo {
+	if l != nil && !opts.FromSpec {
 		var err error
 		if l, err = withPorts(l); err != nil {
 			h.lock.unlock()
@@ -138,7 +137,7 @@ type startRun struct {
 // returns the state dir; it takes nothing (start lets go of a held lock
 // when it refuses).
 func checkStart(l *schema.Launch, opts Options) (*State, error) {
-	if err := validLaunch(l, opts.Audience, opts.LookupEnv); err != nil {
+	if err := validLaunch(l, opts.LookupEnv); err != nil {
 		return nil, err
 	}
 	if err := opts.Ready.check(l); err != nil {
@@ -166,7 +165,7 @@ func checkStart(l *schema.Launch, opts Options) (*State, error) {
 // broken rule is a usage Error wrapping the *schema.InvalidError that
 // names the field, by its Go name for a Go caller. lookup answers the
 // caller's PATH (nil: os.LookupEnv).
-func validLaunch(l *schema.Launch, a Audience, lookup func(string) (string, bool)) error {
+func validLaunch(l *schema.Launch, lookup func(string) (string, bool)) error {
 	if l == nil {
 		return errorf(outcome.Usage, KindUsage, "no launch (a nil *schema.Launch)")
 	}
@@ -185,8 +184,8 @@ func validLaunch(l *schema.Launch, a Audience, lookup func(string) (string, bool
 		return nil
 	}
 	var ie *schema.InvalidError
-	if errors.As(err, &ie) && a == ForGo {
-		ie.GoNames = true
+	if errors.As(err, &ie) {
+		ie.GoNames = true // the childproof command says the spec's names
 	}
 	return &Error{Outcome: outcome.Usage, Kind: KindUsage, Err: err}
 }
@@ -210,7 +209,7 @@ func (s *startRun) prepare(ctx context.Context, envOut **Env) error {
 	// What a writer killed between its temporary file and the rename
 	// left of this launch's record goes now (we hold the lock).
 	statedir.CleanTemps(filepath.Join(st.Dir, statedir.RecordsDir), "."+statedir.Encode(l.Name)+".json.")
-	env, err := resolveEnvFrom(l, opts.Set, opts.LookupEnv, opts.Environ, opts.Audience)
+	env, err := resolveEnvFrom(l, opts.Set, opts.LookupEnv, opts.Environ, !opts.FromSpec)
 	*envOut = env
 	if err != nil {
 		lock.unlock()
@@ -232,7 +231,7 @@ func (s *startRun) prepare(ctx context.Context, envOut **Env) error {
 		lock.unlock()
 		return err
 	}
-	if err := preflight(ctx, v, st, l, opts.Notify, opts.Audience); err != nil {
+	if err := preflight(ctx, v, st, l, opts.Notify); err != nil {
 		lock.unlock()
 		return err
 	}
@@ -257,7 +256,7 @@ func (s *startRun) attempts(ctx context.Context) (*Launch, error) {
 			// A newcomer that took the port gets a moment to let go of it
 			// (a port probe, a short-lived listener); one that still
 			// holds it then is no race: exit 4.
-			if err := preflightRetry(ctx, s.v, st, l, s.opts.Audience); err != nil {
+			if err := preflightRetry(ctx, s.v, st, l); err != nil {
 				st.finishRound(rd, lastLa, err)
 				lock.unlock()
 				return nil, err
@@ -330,10 +329,10 @@ const raceGrace = time.Second
 // preflightRetry is the preflight of a retry: while a foreign holder is
 // on a port, it polls (10 ms) for up to raceGrace (at most the ready
 // timeout), then fails as preflight does.
-func preflightRetry(ctx context.Context, v *verify.Verifier, st *State, l *schema.Launch, a Audience) error {
+func preflightRetry(ctx context.Context, v *verify.Verifier, st *State, l *schema.Launch) error {
 	end := time.Now().Add(min(raceGrace, l.ReadyTimeout()))
 	for {
-		err := preflight(ctx, v, st, l, nil, a)
+		err := preflight(ctx, v, st, l, nil)
 		var e *Error
 		if err == nil || !errors.As(err, &e) || e.Outcome != outcome.Foreign || !time.Now().Before(end) || ctx.Err() != nil {
 			return err
@@ -344,7 +343,7 @@ func preflightRetry(ctx context.Context, v *verify.Verifier, st *State, l *schem
 
 // preflight fails with exit 4 when a declared port is held by anything but
 // our own recorded previous instance, which it stops when on_stale = replace.
-func preflight(ctx context.Context, v *verify.Verifier, st *State, l *schema.Launch, notify func(string), a Audience) error {
+func preflight(ctx context.Context, v *verify.Verifier, st *State, l *schema.Launch, notify func(string)) error {
 	for _, pt := range l.Ports {
 		hs, err := verify.Holders(v.Proc, pt.Number, nil)
 		if err != nil {
@@ -370,13 +369,13 @@ func preflight(ctx context.Context, v *verify.Verifier, st *State, l *schema.Lau
 				r := verify.NewReport(l.Name)
 				r.Add(verify.KindPortForeign, "port %d is held by our own previous launch of %q (pid %d) and on_stale is %q: %s", pt.Number, l.Name, holder, "fail", h.Census(v.Proc))
 				r.SetOutcome(outcome.Foreign)
-				hint := a.say("stop it with 'childproof stop "+l.Name+"', or set on_stale = \"replace\"", "stop it (its Launch's Stop, or launcher.StopRecord), or set OnStale: \"replace\"")
-				if rec.SpecPath != "" && l.SpecPath != "" && filepath.Clean(rec.SpecPath) != filepath.Clean(l.SpecPath) {
-					hint = otherSpecHint(l.Name)
-				}
-				return &Error{Outcome: outcome.Foreign, Kind: verify.KindPortForeign, Report: r, Port: pt.Number, Pid: holder,
+				e := &Error{Outcome: outcome.Foreign, Kind: verify.KindPortForeign, Report: r, Port: pt.Number, Pid: holder, Name: l.Name, Spec: l,
 					Msg:  fmt.Sprintf("port %d is held by the previous launch of %q (pid %d)", pt.Number, l.Name, holder),
-					Hint: hint}
+					Hint: stopHint, Fix: FixStop}
+				if rec.SpecPath != "" && l.SpecPath != "" && filepath.Clean(rec.SpecPath) != filepath.Clean(l.SpecPath) {
+					e.Hint, e.Fix = otherSpecHint, FixOtherSpec
+				}
+				return e
 			}
 			r := verify.NewReport(l.Name)
 			r.Add(verify.KindPortForeign, "%s", h.Census(v.Proc))

@@ -520,7 +520,7 @@ func TestPreflightInvisibleHolder(t *testing.T) {
 	}
 	defer ln.Close()
 	empty := proc.FS{Root: t.TempDir()} // a /proc in which no process is visible
-	err = preflight(context.Background(), &verify.Verifier{Proc: empty, State: f.state}, f.state, f.spec("invisible"), nil, ForCLI)
+	err = preflight(context.Background(), &verify.Verifier{Proc: empty, State: f.state}, f.state, f.spec("invisible"), nil)
 	e := wantCode(t, err, outcome.Foreign, verify.KindPortForeign)
 	if !strings.Contains(e.Error(), "no visible process") {
 		t.Errorf("census = %v", e)

@@ -241,18 +241,19 @@ func guardPrevious(ctx context.Context, p proc.FS, st *State, l *schema.Launch, 
 	if rec.SpecPath != "" && l.SpecPath != "" && filepath.Clean(rec.SpecPath) != filepath.Clean(l.SpecPath) {
 		other = " another spec file,"
 	}
-	hint := "stop it with 'childproof stop " + l.Name + "', or set on_stale = \"replace\" to replace it"
-	if other != "" {
-		hint = otherSpecHint(l.Name)
-	}
-	return &Error{Outcome: outcome.Locked, Kind: KindLocked, Err: ErrLocked,
+	e := &Error{Outcome: outcome.Locked, Kind: KindLocked, Err: ErrLocked, Name: l.Name, Spec: l,
 		Msg:  fmt.Sprintf("launch %q is already running, recorded from%s %s (%s); nothing was started", l.Name, other, from, what),
-		Hint: hint}
+		Hint: stopHint, Fix: FixStop}
+	if other != "" {
+		e.Hint, e.Fix = otherSpecHint, FixOtherSpec
+	}
+	return e
 }
 
-// otherSpecHint is the hint of a launch refused because a launch of the
-// same name from another spec file (another project) runs: never
-// on_stale = "replace", which would stop the other project's server.
-func otherSpecHint(name string) string {
-	return fmt.Sprintf("launch names are shared by every spec file using this state dir: rename this launch, give each project its own state dir (CHILDPROOF_STATE_DIR or --state-dir), or, if the other one is yours to end, 'childproof stop %s' first", name)
-}
+// stopHint is FixStop's hint.
+const stopHint = "stop it (its Launch's Stop, or launcher.StopRecord), or set OnStale: \"replace\" to replace it"
+
+// otherSpecHint is FixOtherSpec's hint: a launch of the same name from
+// another spec file (another project) runs; never OnStale "replace",
+// which would stop the other project's server.
+const otherSpecHint = "launch names are shared by every launch using this state dir: rename this launch, give each project its own state dir (Options.StateDir), or, if the other one is yours to end, stop it first (launcher.StopRecord)"

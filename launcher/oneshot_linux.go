@@ -59,7 +59,7 @@ func (la *Launch) runOneshot(ctx context.Context, v *verify.Verifier, r *verify.
 	if len(r.Problems) > 0 {
 		r.Verified = false
 		r.SetOutcome(r.Judged())
-		return &Error{Outcome: r.Outcome, Kind: r.Problems[0].Kind, Report: r, Msg: r.Failure(), Tail: la.withTail(r), Hint: hintFor(r, la.Spec, la.opts.Audience)}
+		return &Error{Outcome: r.Outcome, Kind: r.Problems[0].Kind, Report: r, Msg: r.Failure(), Tail: la.withTail(r), Hint: hintFor(r, la.Spec), Fix: FixReport, Spec: la.Spec}
 	}
 	r.Ready, r.Verified = true, true
 	r.SetOutcome(outcome.OK)

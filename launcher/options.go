@@ -2,10 +2,8 @@ package launcher
 
 import (
 	"context"
-	"errors"
 	"io"
 	"regexp"
-	"strings"
 	"time"
 
 	"github.com/childproof/childproof/proc"
@@ -51,12 +49,14 @@ type Options struct {
 	ShowValues bool
 	// Proc is the /proc reader; the zero value reads /proc.
 	Proc proc.FS
-	// Audience is whom errors and hints speak to: ForGo (the zero value)
-	// names a launch's fields by their Go names (Ready.Timeout,
-	// AllowAllInterfaces) and names no childproof command; ForCLI uses
-	// the spec language's names (ready.timeout, allow_all_interfaces)
-	// and the commands, as the childproof command does.
-	Audience Audience
+	// FromSpec says the launch is a spec file's as the childproof command
+	// loads it: {{port}} placeholders are left as they are (the spec
+	// language has port()), and a nil Inherit passes exactly
+	// schema.DefaultInherit. false (a launch built in Go): placeholders
+	// are filled from Ports, and a nil Inherit also passes GOCOVERDIR
+	// (coverage of a `go build -cover` server). Errors are the same
+	// either way: a caller words hints from Error.Fix and its fields.
+	FromSpec bool
 	// Output, when set, gets every line the tree prints (stdout and
 	// stderr), secrets masked: the bytes the log gets, whole lines each
 	// with its newline, one or more lines per Write (a line not ended when
@@ -192,39 +192,4 @@ type Readiness struct {
 	// returns nil; its last error is in the not-ready message. Its ctx ends at
 	// the readiness deadline. nil: not called.
 	Func func(ctx context.Context) error
-}
-
-// Audience is whom a launch's errors and hints are written for.
-type Audience int
-
-const (
-	// ForGo writes for a Go caller: a launch's fields by their Go names
-	// (Ready.Timeout, Ports[0].AllowAllInterfaces), Options fields, and
-	// no childproof command.
-	ForGo Audience = iota
-	// ForCLI writes for the childproof command's user: the spec
-	// language's names (ready { timeout }, allow_all_interfaces) and
-	// childproof commands.
-	ForCLI
-)
-
-// say returns cli for ForCLI, else goText.
-func (a Audience) say(cli, goText string) string {
-	if a == ForCLI {
-		return cli
-	}
-	return goText
-}
-
-// speakTo rewrites, for a Go caller, the hints of err made where the
-// audience is not known (the state dir's, the lock's).
-func speakTo(err error, a Audience) {
-	var e *Error
-	if a != ForGo || !errors.As(err, &e) {
-		return
-	}
-	e.Hint = strings.ReplaceAll(e.Hint, "(--state-dir, CHILDPROOF_STATE_DIR)", "(Options.StateDir)")
-	if e.Kind == KindLocked {
-		e.Hint = "wait for it to finish, or stop it (its Launch's Stop, or launcher.StopRecord); a test gets a state dir of its own from launchertest.Start"
-	}
 }

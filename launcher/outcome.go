@@ -22,34 +22,33 @@ func (la *Launch) notReadyError(r *verify.Report, what string) *Error {
 	r.SetOutcome(outcome.Exited)
 	r.Ready, r.Verified = false, false
 	return &Error{Outcome: outcome.Exited, Kind: verify.KindNotReady, Report: r,
-		Msg: r.Problems[len(r.Problems)-1].Message, Tail: la.withTail(r), Hint: notReadyHint(l, la.opts.Audience, la.LogPath())}
+		Msg: r.Problems[len(r.Problems)-1].Message, Tail: la.withTail(r), Hint: notReadyHint(l, la.LogPath()),
+		Fix: FixNotReady, Spec: l, Path: la.LogPath()}
 }
 
 // notReadyHint names ready.timeout with its value and where the output
 // so far is.
-func notReadyHint(l *schema.Launch, a Audience, log string) string {
-	t := a.say("ready.timeout", "Ready.Timeout") + " is " + l.ReadyTimeout().String()
+func notReadyHint(l *schema.Launch, log string) string {
+	t := "Ready.Timeout is " + l.ReadyTimeout().String()
 	if l.Ready.Timeout <= 0 {
 		t += " (the default)"
 	}
-	if a == ForGo {
-		return fmt.Sprintf("%s; a worker that needs longer to start needs a longer one (Ready.Timeout: %s, say); what it printed meanwhile is in %s",
-			t, goDuration(2*l.ReadyTimeout()), log)
-	}
-	return fmt.Sprintf("%s; a worker that needs longer to start needs a longer one: ready { timeout = \"%s\" } in the launch block; what it printed meanwhile: childproof logs %s",
-		t, (2 * l.ReadyTimeout()).String(), l.Name)
+	return fmt.Sprintf("%s; a worker that needs longer to start needs a longer one (Ready.Timeout: %s, say); what it printed meanwhile is in %s",
+		t, goDuration(2*l.ReadyTimeout()), log)
 }
 
-// answeredHint is the hint of a readiness GET that the worker answered
-// with a 4xx status: it is up and serving, so a longer timeout would not
-// help; the path (or what serves it) is what to look at. "" otherwise (a
-// 5xx, 503 while loading a model, may pass in time).
-func answeredHint(err error, l *schema.Launch) string {
+// answered makes e, a not-ready failure whose readiness GET the worker
+// answered with a 4xx status (err), FixReadyPath: it is up and serving, so
+// a longer timeout would not help; the path (or what serves it) is what to
+// look at. Other errors (a 5xx, 503 while loading a model, may pass in
+// time) leave e as it is.
+func answered(e *Error, err error, l *schema.Launch) {
 	var se *probe.StatusError
 	if !errors.As(err, &se) || se.Code < 400 || se.Code > 499 {
-		return ""
+		return
 	}
-	return fmt.Sprintf("the worker is up and answers GET %s with %s: check ready { http = %q } (the path it serves its health check on), not the timeout", se.Path, se.Status, l.Ready.HTTP)
+	e.Fix, e.Err = FixReadyPath, quietCause{se}
+	e.Hint = fmt.Sprintf("the worker is up and answers GET %s with %s: check Ready.HTTP (%q: the path it serves its health check on), not the timeout", se.Path, se.Status, l.Ready.HTTP)
 }
 
 // portList names the launch's ports: "port 8000", "ports 8000 and 8001".

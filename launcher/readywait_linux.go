@@ -236,9 +236,7 @@ func (la *Launch) probeReady(ctx context.Context, r *verify.Report, c verify.Che
 		}
 		if !time.Now().Before(deadline) {
 			e := la.notReadyError(r, last.Error())
-			if h := answeredHint(last, l); h != "" {
-				e.Hint = h
-			}
+			answered(e, last, l)
 			return e
 		}
 		pr := la.progressBase(r.Attempts, deadline.Add(-l.ReadyTimeout()))

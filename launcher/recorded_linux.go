@@ -34,7 +34,7 @@ func (s *State) SpecArg(arg string) (string, *Record, error) {
 			Msg: fmt.Sprintf("no launch %q is recorded in %s, and %s is no spec file", arg, s.Dir, arg)}
 	}
 	if rec.SpecPath == "" {
-		return "", nil, &Error{Outcome: outcome.Usage, Kind: KindUsage, Msg: fmt.Sprintf("the record of %q names no spec file", arg), Hint: "pass the spec: SPEC:" + arg}
+		return "", nil, &Error{Outcome: outcome.Usage, Kind: KindUsage, Msg: fmt.Sprintf("the record of %q names no spec file", arg), Other: arg, Fix: FixSpecArg}
 	}
 	return rec.SpecPath + ":" + rec.Name, rec, nil
 }
@@ -73,7 +73,8 @@ func (s *State) loadLive(l *schema.Launch, name string, p proc.FS, note func(str
 			// As ps --all says: stopped, not lost.
 			return nil, &Error{Outcome: outcome.Gone, Kind: verify.KindExited,
 				Msg:  fmt.Sprintf("%s is stopped (childproof stopped it at %s): no worker runs to check", name, rec.Stopped.Local().Format(time.DateTime)),
-				Hint: "start it again with 'childproof run' (or 'childproof up')"}
+				Name: name, Fix: FixStartAgain,
+				Hint: "start it again (launcher.Start)"}
 		}
 		return nil, &Error{Outcome: outcome.Gone, Kind: verify.KindExited, Msg: fmt.Sprintf("the recorded worker of %q (pid %d) is %s", name, rec.Worker.Pid, live)}
 	}

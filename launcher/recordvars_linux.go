@@ -105,5 +105,6 @@ func (r *relaunchRound) checkArgv() error {
 	}
 	return &Error{Outcome: outcome.Usage, Kind: KindUsage,
 		Msg:  fmt.Sprintf("%s: the relaunch would start another command line than the recorded launch's: %s; nothing was stopped", r.l.Name, d),
-		Hint: r.opts.Audience.say("relaunch reuses the recorded --var values; if the command line is to change, say so with --var NAME=VALUE (or start it anew: childproof stop "+r.l.Name+", then run)", "set Provenance.ArgvMayChange when the command line is to change")}
+		Name: r.l.Name, Fix: FixArgvChange,
+		Hint: "set Provenance.ArgvMayChange when the command line is to change"}
 }

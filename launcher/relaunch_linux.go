@@ -284,7 +284,10 @@ func Relaunch(ctx context.Context, l *schema.Launch, opts RelaunchOptions) (*Lau
 	if err != nil && res != nil && res.Rollback.From > 0 {
 		var e *Error
 		if errors.As(err, &e) {
-			e.Hint = joinHint(e.Hint, fmt.Sprintf("the previous launch was stopped and %q is down: 'childproof relaunch %s --round %d' brings round %d back", l.Name, l.Name, res.Rollback.From, res.Rollback.From))
+			e.Rollback = res.Rollback.From
+			if e.Name == "" {
+				e.Name = l.Name
+			}
 		}
 		if opts.Rollback {
 			res.Rollback.Launch, res.Rollback.Err = rollback(ctx, l, opts, res.Rollback.From)
@@ -377,7 +380,7 @@ func relaunch(ctx context.Context, l *schema.Launch, opts RelaunchOptions) (*Lau
 // state dir must hold a trusted record of it (else NotRecorded, naming
 // the state dir). Nothing is locked or stopped.
 func loadRelaunched(l *schema.Launch, opts RelaunchOptions) (*State, *Record, error) {
-	if err := validLaunch(l, opts.Audience, nil); err != nil {
+	if err := validLaunch(l, nil); err != nil {
 		return nil, nil, err
 	}
 	st, err := launchState(opts.State, opts.StateDir)
@@ -392,7 +395,8 @@ func loadRelaunched(l *schema.Launch, opts RelaunchOptions) (*State, *Record, er
 		if errors.Is(err, fs.ErrNotExist) {
 			return nil, nil, &Error{Outcome: outcome.NotRecorded, Kind: KindNotRecorded, Err: err,
 				Msg:  fmt.Sprintf("no launch of %q is recorded in %s: nothing to relaunch", l.Name, st.Dir),
-				Hint: opts.Audience.say("start it first with 'childproof run'", "start it first with launcher.Start, in the same state dir")}
+				Name: l.Name, Fix: FixStartFirst,
+				Hint: "start it first with launcher.Start, in the same state dir"}
 		}
 		return nil, nil, &Error{Outcome: outcome.Usage, Kind: KindState, Msg: "record", Err: err}
 	}
@@ -418,7 +422,8 @@ func (r *relaunchRound) pickBase() error {
 	if len(r.base.WorkerEnv) == 0 {
 		return &Error{Outcome: outcome.Usage, Kind: KindState,
 			Msg:  fmt.Sprintf("the record of %q holds no digests of its worker's environment: there is nothing to compare a relaunch with", r.l.Name),
-			Hint: r.opts.Audience.say("start it with 'childproof run' (this childproof records them)", "start it with launcher.Start (this version records them)")}
+			Name: r.l.Name, Fix: FixRecordOld,
+			Hint: "start it with launcher.Start (this version records them)"}
 	}
 	return nil
 }
@@ -442,7 +447,7 @@ func (r *relaunchRound) planRound() error {
 	for _, n := range r.declared {
 		allowed[n] = ""
 	}
-	env, err := resolveEnvFrom(r.l, r.opts.Set, r.opts.LookupEnv, r.opts.Environ, r.opts.Audience)
+	env, err := resolveEnvFrom(r.l, r.opts.Set, r.opts.LookupEnv, r.opts.Environ, !r.opts.FromSpec)
 	if err != nil {
 		return err
 	}
@@ -454,7 +459,8 @@ func (r *relaunchRound) planRound() error {
 		rep.Name = r.l.Name
 		return &Error{Outcome: outcome.Delta, Kind: verify.KindDelta, Report: rep,
 			Msg:  "the relaunch would change more than the --set names: " + rep.Problems[0].Message + "; nothing was stopped",
-			Hint: "declare each intended change with --set (repeat the recorded launch's --set values to keep them)"}
+			Fix:  FixDeclareDelta,
+			Hint: "declare each intended change in Options.Set (repeat the recorded launch's overrides to keep them)"}
 	}
 	return nil
 }
@@ -681,7 +687,8 @@ func (r *relaunchRound) refuse(la *Launch) error {
 	msg := fmt.Sprintf("unexpected environment delta on the worker: %s (declared: %s); the new launch was stopped",
 		strings.Join(names, ", "), listOrNone(d.Declared))
 	return &Error{Outcome: outcome.Delta, Kind: verify.KindDelta, Report: rep, Msg: msg,
-		Hint: "a relaunch must change exactly the --set names; declare each intended change with --set, or undo the others (the previous record stays the baseline)"}
+		Fix:  FixDeltaFound,
+		Hint: "a relaunch must change exactly the names of Options.Set; declare each intended change there, or undo the others (the previous record stays the baseline)"}
 }
 
 func listOrNone(s []string) string {
@@ -780,11 +787,4 @@ func rollback(ctx context.Context, l *schema.Launch, opts RelaunchOptions, n int
 	rb.Detach, rb.Subreaper, rb.Command = true, false, CommandRollback
 	la, _, err := relaunch(ctx, l, rb)
 	return la, err
-}
-
-func joinHint(a, b string) string {
-	if a == "" {
-		return b
-	}
-	return a + "; " + b
 }

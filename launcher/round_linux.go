@@ -586,7 +586,8 @@ func planRelaunch(st *State, l *schema.Launch, prev *Record, opts RelaunchOption
 		if lerr != nil && opts.Round == 0 && !errors.Is(lerr, fs.ErrNotExist) {
 			return nil, nil, nil, nil, &Error{Outcome: outcome.Usage, Kind: KindState, Err: lerr,
 				Msg:  fmt.Sprintf("the baseline round %d of %q is unreadable: its overrides cannot be carried forward", prev.Round, l.Name),
-				Hint: fmt.Sprintf("replay a readable round with --round N ('childproof history %s' lists them)", l.Name)}
+				Name: l.Name, Fix: FixReplayRound,
+				Hint: "replay a readable round with RelaunchOptions.Round (State.History lists them)"}
 		}
 		if br != nil {
 			for _, o := range br.Overrides {
@@ -604,7 +605,8 @@ func planRelaunch(st *State, l *schema.Launch, prev *Record, opts RelaunchOption
 		if lerr != nil {
 			return nil, nil, nil, nil, &Error{Outcome: outcome.Usage, Kind: KindUsage, Err: lerr,
 				Msg:  fmt.Sprintf("--round %d: no readable round %d of %q", opts.Round, opts.Round, l.Name),
-				Hint: fmt.Sprintf("'childproof history %s' lists the rounds", l.Name)}
+				Name: l.Name, Fix: FixRounds,
+				Hint: "State.History lists the rounds"}
 		}
 		from = fmt.Sprintf("round %d", opts.Round)
 		target = map[string]Override{}
@@ -620,7 +622,8 @@ func planRelaunch(st *State, l *schema.Launch, prev *Record, opts RelaunchOption
 			have := slices.Sorted(maps.Keys(target))
 			return nil, nil, nil, nil, &Error{Outcome: outcome.Usage, Kind: KindUsage,
 				Msg:  fmt.Sprintf("--unset %s: %s is not an override of %s (its overrides: %s)", n, n, from, listOrNone(have)),
-				Hint: "--unset drops an override carried from an earlier round's --set"}
+				Fix:  FixUnsetWhat,
+				Hint: "RelaunchOptions.Unset drops an override carried from an earlier round's Options.Set"}
 		}
 		delete(target, n)
 	}
@@ -644,14 +647,11 @@ func planRelaunch(st *State, l *schema.Launch, prev *Record, opts RelaunchOption
 	}
 	if len(missing) > 0 {
 		slices.Sort(missing)
-		flags := make([]string, 0, len(missing))
-		for _, n := range missing {
-			flags = append(flags, "--set-secret "+n)
-		}
 		return nil, nil, nil, nil, &Error{Outcome: outcome.Usage, Kind: KindUsage,
 			Msg: fmt.Sprintf("%s has secret override(s) %s: their values are never stored, so they must be given again; nothing was stopped",
 				from, strings.Join(missing, ", ")),
-			Hint: fmt.Sprintf("export them and add %s (or drop them with --unset NAME)", strings.Join(flags, " "))}
+			Names: missing, Fix: FixSecretsAgain,
+			Hint: "give them again in Options.Set and name them in Options.SecretSet (or drop them with RelaunchOptions.Unset)"}
 	}
 	plan.overrides, plan.base = target, base
 	must = append(must, explicit...)

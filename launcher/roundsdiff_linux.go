@@ -45,7 +45,8 @@ func (s *State) CompareRounds(name string, a, b int, o TextOptions) (*RoundsDiff
 	switch {
 	case errors.As(err, &re) && re.Round == nil:
 		return nil, &Error{Outcome: outcome.Usage, Kind: KindUsage, Msg: fmt.Sprintf("no round %d of %q is recorded in %s", re.N, name, s.Dir),
-			Hint: "'childproof history " + name + "' lists the rounds"}
+			Name: name, Fix: FixRounds,
+			Hint: "State.History lists the rounds"}
 	case errors.As(err, &re):
 		return nil, &Error{Outcome: outcome.Usage, Kind: KindUsage,
 			Msg: fmt.Sprintf("round %d of %q has no verified worker (%s): there is no environment to compare", re.N, name, re.Round.OutcomeText())}

@@ -21,7 +21,7 @@ func TestCompareRounds(t *testing.T) {
 		summary string
 		lines   []line
 		err     string
-		hint    string
+		fix     Fix
 	}{
 		{a: 1, b: 3, summary: "rounds 1 and 3 of job: 4 names differ on the worker", lines: []line{
 			{"A", "changed", "  --set=1 in round 1; --set=1 in round 1 (carried forward into round 3)"},
@@ -31,14 +31,14 @@ func TestCompareRounds(t *testing.T) {
 		}},
 		{a: 3, b: 3, summary: "rounds 3 and 3 of job: the workers' environments are identical (every digest equal)"},
 		{a: 1, b: 2, err: `round 2 of "job" has no verified worker (launching): there is no environment to compare`},
-		{a: 9, b: 1, err: `no round 9 of "job" is recorded in ` + st.Dir, hint: "'childproof history job' lists the rounds"},
+		{a: 9, b: 1, err: `no round 9 of "job" is recorded in ` + st.Dir, fix: FixRounds},
 	}
 	for _, tt := range tests {
 		d, err := st.CompareRounds("job", tt.a, tt.b, TextOptions{ShowValues: true})
 		if tt.err != "" {
 			var e *Error
-			if !errors.As(err, &e) || e.Outcome != outcome.Usage || err.Error() != tt.err || e.Hint != tt.hint {
-				t.Errorf("rounds %d and %d: error %v (hint %q), want %q (hint %q), outcome Usage", tt.a, tt.b, err, e.Hint, tt.err, tt.hint)
+			if !errors.As(err, &e) || e.Outcome != outcome.Usage || err.Error() != tt.err || e.Fix != tt.fix || tt.fix != FixNone && e.Name != "job" {
+				t.Errorf("rounds %d and %d: error %v (fix %d), want %q (fix %d), outcome Usage", tt.a, tt.b, err, e.Fix, tt.err, tt.fix)
 			}
 			continue
 		}

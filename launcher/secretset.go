@@ -41,7 +41,8 @@ func SecretSets(names []string, set map[string]string, lookup func(string) (stri
 		v, ok := lookup(n)
 		if !ok {
 			return nil, &Error{Outcome: outcome.Usage, Kind: KindUsage, Msg: fmt.Sprintf("--set-secret %s: %s is not set in the caller's environment", n, n),
-				Hint: "export " + n + " first: --set-secret takes the value from the environment, never from the command line"}
+				Other: n, Fix: FixSecretExport,
+				Hint: "set " + n + " in the environment first: a SecretSet name takes its value from there"}
 		}
 		set[n] = v
 		out = append(out, n)

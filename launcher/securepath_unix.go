@@ -215,9 +215,9 @@ func securePathStat(p string, st *unix.Stat_t, euid int, dir string) error {
 
 func pathError(dir, component, why string) *Error {
 	return &Error{Outcome: outcome.UntrustedStateDir, Kind: KindState,
-		Msg: fmt.Sprintf("state dir %s: %s %s; whoever controls it could redirect what childproof, as root, creates there", dir, component, why),
-		Hint: "use a state dir on a path only root controls (--state-dir /root/.local/state/childproof, or CHILDPROOF_STATE_DIR); " +
-			"under 'sudo', keep root's HOME (sudo without -E, or sudo -H)"}
+		Msg:  fmt.Sprintf("state dir %s: %s %s; whoever controls it could redirect what childproof, as root, creates there", dir, component, why),
+		Path: dir, Fix: FixStateDirTrust,
+		Hint: "use a state dir on a path only root controls (Options.StateDir, or CHILDPROOF_STATE_DIR)"}
 }
 
 // onlyDots reports whether the components left name no further directory.

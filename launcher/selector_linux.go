@@ -97,19 +97,19 @@ func (la *Launch) selectorError(r *verify.Report, owners []portOwner, atTimeout 
 		}
 	}
 	msg := fmt.Sprintf("the worker never appeared: %s matches nothing in the launched tree; %s", sel, strings.Join(cands, ", "))
-	a := la.opts.Audience
 	if atTimeout {
-		msg += fmt.Sprintf(" (after %s %s)", a.say("ready.timeout", "Ready.Timeout"), l.ReadyTimeout())
+		msg += fmt.Sprintf(" (after the ready timeout, %s)", l.ReadyTimeout())
 	}
 	r.Add(verify.KindExited, "%s", msg)
 	r.SetOutcome(outcome.Exited)
 	r.Ready, r.Verified = false, false
-	hint := fmt.Sprintf("the selector is wrong, not the timeout: select the process that serves, "+a.say("worker { comm = %q }", "Worker: schema.Worker{Comm: %q}"), owners[0].comm)
+	e := &Error{Outcome: outcome.Exited, Kind: verify.KindExited, Report: r, Msg: msg, Tail: la.withTail(r), Fix: FixSelector, Spec: l, Other: owners[0].comm,
+		Hint: fmt.Sprintf("the selector is wrong, not the timeout: select the process that serves, Worker: schema.Worker{Comm: %q}, or leave Worker zero to take the port's owner", owners[0].comm)}
 	if l.Worker.Exe != "" {
-		hint = fmt.Sprintf("the selector is wrong, not the timeout: select the process that serves, "+a.say("worker { exe = %q }", "Worker: schema.Worker{Exe: %q}"), owners[0].exe)
+		e.Other = owners[0].exe
+		e.Hint = fmt.Sprintf("the selector is wrong, not the timeout: select the process that serves, Worker: schema.Worker{Exe: %q}, or leave Worker zero to take the port's owner", owners[0].exe)
 	}
-	hint += a.say(", or drop the worker block to take the port's owner", ", or leave Worker zero to take the port's owner")
-	return &Error{Outcome: outcome.Exited, Kind: verify.KindExited, Report: r, Msg: msg, Tail: la.withTail(r), Hint: hint}
+	return e
 }
 
 // treeComms names the processes of tree ("python3 (pid 12), bash (pid

@@ -182,7 +182,8 @@ func (s *State) tryLock(name string) (*launchLock, error) {
 		f.Close()
 		if errors.Is(err, statedir.ErrWouldBlock) {
 			return nil, &Error{Outcome: outcome.Locked, Kind: KindLocked, Msg: fmt.Sprintf("another childproof launch of %q holds the lock", name), Err: ErrLocked,
-				Hint: "wait for it to finish, or stop it with 'childproof stop " + name + "'"}
+				Name: name, Fix: FixLockHeld,
+				Hint: "wait for it to finish, or stop it (its Launch's Stop, or launcher.StopRecord); a test gets a state dir of its own from launchertest.Start"}
 		}
 		return nil, fmt.Errorf("lock: %w", err)
 	}

@@ -17,5 +17,6 @@ const (
 // strictModeError is a state dir entry that fails the StrictModes check.
 func strictModeError(path, why, fix string) *Error {
 	return &Error{Outcome: outcome.UntrustedStateDir, Kind: KindState, Msg: fmt.Sprintf("state dir: %s %s", path, why),
-		Hint: fix + "; or use a state dir of your own (--state-dir, CHILDPROOF_STATE_DIR)"}
+		Path: path, Other: fix, Fix: FixStateDirMode,
+		Hint: fix + "; or use a state dir of your own (Options.StateDir)"}
 }

@@ -94,5 +94,6 @@ func (s *State) RecordFailure(r *StopResult) error {
 		return nil
 	}
 	return &Error{Outcome: outcome.Usage, Kind: KindState, Msg: r.Name + ": the record could not be marked stopped", Err: r.RecordErr,
-		Hint: "free space in (or make writable) " + s.Dir + "; 'childproof ps' shows the launch as gone until then"}
+		Name: r.Name, Path: s.Dir, Fix: FixRecordUnmarked,
+		Hint: "free space in (or make writable) " + s.Dir}
 }

@@ -256,7 +256,8 @@ func unreadRecord(st *State, name string, err error) error {
 		return &Error{Outcome: outcome.NotRecorded, Kind: KindNotRecorded, Err: err, Msg: fmt.Sprintf("no launch %q is recorded in %s", name, st.Dir)}
 	}
 	return &Error{Outcome: outcome.Usage, Kind: KindState, Err: err, Msg: fmt.Sprintf("the record of %q is unreadable, nothing was signalled", name),
-		Hint: "'childproof ps' shows the state dir's records; a new launch of " + name + " replaces it"}
+		Name: name, Fix: FixRecordUnreadable,
+		Hint: "a new launch of " + name + " replaces it"}
 }
 
 // stopSupervised stops a launch whose foreground supervisor holds the

@@ -114,7 +114,7 @@ func TestRecordFailure(t *testing.T) {
 	if got, want := err.Error(), "api: the record could not be marked stopped: read-only file system"; got != want {
 		t.Errorf("Error = %q, want %q", got, want)
 	}
-	if want := "free space in (or make writable) " + st.Dir + "; 'childproof ps' shows the launch as gone until then"; e.Hint != want {
-		t.Errorf("Hint = %q, want %q", e.Hint, want)
+	if e.Fix != launcher.FixRecordUnmarked || e.Path != st.Dir || e.Name != "api" || e.Hint != "free space in (or make writable) "+st.Dir {
+		t.Errorf("Fix %d, Path %q, Name %q, Hint %q: want FixRecordUnmarked, %q, api", e.Fix, e.Path, e.Name, e.Hint, st.Dir)
 	}
 }

@@ -29,11 +29,10 @@ func TestStopLaunchRecordErrors(t *testing.T) {
 		kind     outcome.Kind
 		msg      string
 		notExist bool
-		hint     string
+		fix      Fix
 	}{
-		{"missing", outcome.NotRecorded, `no launch "missing" is recorded in ` + st.Dir, true, ""},
-		{"torn", outcome.Usage, `the record of "torn" is unreadable, nothing was signalled`, false,
-			"'childproof ps' shows the state dir's records; a new launch of torn replaces it"},
+		{"missing", outcome.NotRecorded, `no launch "missing" is recorded in ` + st.Dir, true, FixNone},
+		{"torn", outcome.Usage, `the record of "torn" is unreadable, nothing was signalled`, false, FixRecordUnreadable},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -45,9 +44,9 @@ func TestStopLaunchRecordErrors(t *testing.T) {
 			if !errors.As(err, &e) {
 				t.Fatalf("StopLaunch error %v: want an *Error", err)
 			}
-			if e.Outcome != tt.kind || e.Msg != tt.msg || e.Hint != tt.hint || errors.Is(err, fs.ErrNotExist) != tt.notExist {
-				t.Errorf("StopLaunch error = %v %q (hint %q, not exist %v); want %v %q (hint %q, not exist %v)",
-					e.Outcome, e.Msg, e.Hint, errors.Is(err, fs.ErrNotExist), tt.kind, tt.msg, tt.hint, tt.notExist)
+			if e.Outcome != tt.kind || e.Msg != tt.msg || e.Fix != tt.fix || errors.Is(err, fs.ErrNotExist) != tt.notExist {
+				t.Errorf("StopLaunch error = %v %q (fix %d, not exist %v); want %v %q (fix %d, not exist %v)",
+					e.Outcome, e.Msg, e.Fix, errors.Is(err, fs.ErrNotExist), tt.kind, tt.msg, tt.fix, tt.notExist)
 			}
 			if e.Err == nil || !strings.HasPrefix(err.Error(), tt.msg+": ") {
 				t.Errorf("StopLaunch error %q: want %q and the cause", err, tt.msg)

@@ -110,5 +110,6 @@ func notWritable(dir string, err error) *Error {
 	}
 	return &Error{Outcome: outcome.Usage, Kind: KindState, Err: err,
 		Msg:  fmt.Sprintf("state dir: %s %s; nothing was stopped or started", dir, what),
-		Hint: "make the state dir writable (remount it read-write, free some space) or use another (--state-dir, CHILDPROOF_STATE_DIR)"}
+		Path: dir, Fix: FixStateDirWritable,
+		Hint: "make the state dir writable (remount it read-write, free some space) or use another (Options.StateDir)"}
 }

@@ -41,6 +41,7 @@ func (a *app) launchErrWith(err error, write func(*verify.Report)) error {
 	if !errors.As(err, &le) {
 		return &exitError{code: outcome.Of(err), err: err}
 	}
+	forCLI(le)
 	if le.Report != nil {
 		write(le.Report)
 	}
@@ -50,7 +51,7 @@ func (a *app) launchErrWith(err error, write func(*verify.Report)) error {
 		// followed them in the message).
 		msg = le.Msg
 	}
-	return &exitError{code: le.OutcomeKind(), err: errors.New(msg), hint: le.Hint}
+	return &exitError{code: le.OutcomeKind(), err: errors.New(msg), hint: cliHint(le)}
 }
 
 // forwardSignals starts catching SIGINT, SIGTERM and SIGHUP for a

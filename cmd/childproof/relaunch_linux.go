@@ -169,7 +169,7 @@ func (a *app) relaunch(ctx context.Context, arg string, ra relaunchArgs) error {
 		return inEnv, err
 	}
 	opts := launcher.RelaunchOptions{Unset: ra.unsets, Round: ra.round, Lint: lint, Rollback: ra.rollback,
-		Options: launcher.Options{Audience: launcher.ForCLI, StopGrace: timeout, State: st, Detach: detach, Tracking: launcher.Tracking{Subreaper: !detach}, EnvInput: in, ShowValues: a.showValues, Provenance: launcher.Provenance{Command: launcher.CommandRelaunch, Vars: vars, ArgvMayChange: len(given) > 0}}}
+		Options: launcher.Options{FromSpec: true, StopGrace: timeout, State: st, Detach: detach, Tracking: launcher.Tracking{Subreaper: !detach}, EnvInput: in, ShowValues: a.showValues, Provenance: launcher.Provenance{Command: launcher.CommandRelaunch, Vars: vars, ArgvMayChange: len(given) > 0}}}
 	opts.SpecHash = specHash
 	sigs, stopSigs := forwardSignals(detach)
 	defer stopSigs()

@@ -90,7 +90,7 @@ func (a *app) run(ctx context.Context, arg string, vars []string, overrides over
 	if detach {
 		a.warnDetachedRestart(l)
 	}
-	opts := launcher.Options{Audience: launcher.ForCLI, State: st, Detach: detach, Tracking: launcher.Tracking{Subreaper: !detach}, EnvInput: in, ShowValues: a.showValues, Provenance: launcher.Provenance{Command: launcher.CommandRun, Vars: vars}}
+	opts := launcher.Options{FromSpec: true, State: st, Detach: detach, Tracking: launcher.Tracking{Subreaper: !detach}, EnvInput: in, ShowValues: a.showValues, Provenance: launcher.Provenance{Command: launcher.CommandRun, Vars: vars}}
 	if f != nil {
 		opts.SpecHash = f.Hash
 	}

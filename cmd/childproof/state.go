@@ -21,7 +21,7 @@ func (a *app) openState() (*launcher.State, error) {
 	if err != nil {
 		var le *launcher.Error
 		if errors.As(err, &le) {
-			return nil, &exitError{code: le.OutcomeKind(), err: errors.New(le.Error()), hint: le.Hint}
+			return nil, &exitError{code: le.OutcomeKind(), err: errors.New(le.Error()), hint: cliHint(le)}
 		}
 		return nil, exitf(exitUsage, "%v", err)
 	}

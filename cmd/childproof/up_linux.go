@@ -116,7 +116,7 @@ func (a *app) up(ctx context.Context, arg string, names, vars []string, detach, 
 			a.warnDetachedRestart(l)
 		}
 	}
-	opts := launcher.Options{Audience: launcher.ForCLI, State: st, Detach: detach, Tracking: launcher.Tracking{Subreaper: !detach}, ShowValues: a.showValues, Provenance: launcher.Provenance{SpecHash: f.Hash, Command: launcher.CommandUp, Vars: vars}}
+	opts := launcher.Options{FromSpec: true, State: st, Detach: detach, Tracking: launcher.Tracking{Subreaper: !detach}, ShowValues: a.showValues, Provenance: launcher.Provenance{SpecHash: f.Hash, Command: launcher.CommandUp, Vars: vars}}
 	sigs, stopSigs := forwardSignals(detach)
 	defer stopSigs()
 	// Status lines while each launch waits; in the foreground, every

@@ -1,0 +1,210 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/childproof/childproof/internal/probe"
+	"github.com/childproof/childproof/launcher"
+	"github.com/childproof/childproof/outcome"
+	"github.com/childproof/childproof/schema"
+	"github.com/childproof/childproof/verify"
+)
+
+// This file words a launcher error for the command's user: the library
+// says what failed and what would fix it (Error.Fix and its fields) in Go
+// terms; the hints here name the command's flags, its commands and the
+// spec language's attributes.
+
+// cliWords are the spec language's names for a launch's environment
+// sources.
+var cliWords = launcher.Words{Inherit: "inherit", Env: "env", EnvFile: "env_file", Export: "export"}
+
+// forCLI rewords le's message (and its report's problem) where the
+// library's names a Go field or a context: a required variable no source
+// gave, a start that Ctrl-C or SIGTERM ended, a launch that breaks a
+// rule of the spec language.
+func forCLI(le *launcher.Error) {
+	var ie *schema.InvalidError
+	if errors.As(le, &ie) {
+		ie.GoNames = false
+	}
+	switch {
+	case le.Fix == launcher.FixMissing && le.Missing != nil:
+		msg, _ := le.Missing.Say(cliWords)
+		rewordProblem(le.Report, verify.KindEnvMissing, msg)
+		le.Msg = msg
+	case le.Outcome == outcome.Interrupted && le.Report != nil && le.Report.Has(verify.KindInterrupted):
+		// The command's context ends at Ctrl-C or SIGTERM: its own
+		// "context canceled" adds nothing.
+		rewordProblem(le.Report, verify.KindInterrupted, "Ctrl-C or SIGTERM before the worker was ready; what was started is stopped")
+		le.Msg, le.Err = "interrupted before the worker was ready; what was started is stopped", nil
+	}
+}
+
+// rewordProblem sets the message of r's last problem of kind k.
+func rewordProblem(r *verify.Report, k verify.Kind, msg string) {
+	if r == nil {
+		return
+	}
+	for i := len(r.Problems) - 1; i >= 0; i-- {
+		if r.Problems[i].Kind == k {
+			r.Problems[i].Message = msg
+			return
+		}
+	}
+}
+
+// cliHint is le's hint for the command's user: from its Fix and fields,
+// else (FixNone) the library's own, which names nothing of Go's.
+func cliHint(le *launcher.Error) string {
+	h := fixHint(le)
+	if le.Rollback > 0 {
+		back := fmt.Sprintf("the previous launch was stopped and %q is down: 'childproof relaunch %s --round %d' brings round %d back", le.Name, le.Name, le.Rollback, le.Rollback)
+		if h == "" {
+			return back
+		}
+		return h + "; " + back
+	}
+	return h
+}
+
+func fixHint(le *launcher.Error) string {
+	name := le.Name
+	switch le.Fix {
+	case launcher.FixNone:
+		return le.Hint
+	case launcher.FixStop:
+		if le.Outcome == outcome.Foreign {
+			return "stop it with 'childproof stop " + name + "', or set on_stale = \"replace\""
+		}
+		return "stop it with 'childproof stop " + name + "', or set on_stale = \"replace\" to replace it"
+	case launcher.FixOtherSpec:
+		return fmt.Sprintf("launch names are shared by every spec file using this state dir: rename this launch, give each project its own state dir (CHILDPROOF_STATE_DIR or --state-dir), or, if the other one is yours to end, 'childproof stop %s' first", name)
+	case launcher.FixLockHeld:
+		return "wait for it to finish, or stop it with 'childproof stop " + name + "'"
+	case launcher.FixStateDirTrust:
+		return "use a state dir on a path only root controls (--state-dir /root/.local/state/childproof, or CHILDPROOF_STATE_DIR); " +
+			"under 'sudo', keep root's HOME (sudo without -E, or sudo -H)"
+	case launcher.FixStateDirMode:
+		return le.Other + "; or use a state dir of your own (--state-dir, CHILDPROOF_STATE_DIR)"
+	case launcher.FixStateDirWritable:
+		return "make the state dir writable (remount it read-write, free some space) or use another (--state-dir, CHILDPROOF_STATE_DIR)"
+	case launcher.FixRecordUnmarked:
+		return "free space in (or make writable) " + le.Path + "; 'childproof ps' shows the launch as gone until then"
+	case launcher.FixRecordUnreadable:
+		return "'childproof ps' shows the state dir's records; a new launch of " + name + " replaces it"
+	case launcher.FixNotReady:
+		h := notReadyHint(le.Spec)
+		if le.Other != "" {
+			h = "the launched tree runs " + le.Other + ": if one of them is the worker, the selector is wrong, not the timeout; else " + h
+		}
+		return h
+	case launcher.FixReadyPath:
+		var se *probe.StatusError
+		if errors.As(le.Err, &se) && le.Spec != nil {
+			return fmt.Sprintf("the worker is up and answers GET %s with %s: check ready { http = %q } (the path it serves its health check on), not the timeout", se.Path, se.Status, le.Spec.Ready.HTTP)
+		}
+	case launcher.FixSelector:
+		if le.Spec != nil && le.Spec.Worker.Exe != "" {
+			return fmt.Sprintf("the selector is wrong, not the timeout: select the process that serves, worker { exe = %q }, or drop the worker block to take the port's owner", le.Other)
+		}
+		return fmt.Sprintf("the selector is wrong, not the timeout: select the process that serves, worker { comm = %q }, or drop the worker block to take the port's owner", le.Other)
+	case launcher.FixReport:
+		if le.Report != nil && le.Spec != nil {
+			return reportHint(le.Report, le.Spec)
+		}
+	case launcher.FixMissing:
+		if le.Missing != nil {
+			_, h := le.Missing.Say(cliWords)
+			return h
+		}
+	case launcher.FixArgvChange:
+		return "relaunch reuses the recorded --var values; if the command line is to change, say so with --var NAME=VALUE (or start it anew: childproof stop " + name + ", then run)"
+	case launcher.FixStartFirst:
+		return "start it first with 'childproof run'"
+	case launcher.FixRecordOld:
+		return "start it with 'childproof run' (this childproof records them)"
+	case launcher.FixDeclareDelta:
+		return "declare each intended change with --set (repeat the recorded launch's --set values to keep them)"
+	case launcher.FixDeltaFound:
+		return "a relaunch must change exactly the --set names; declare each intended change with --set, or undo the others (the previous record stays the baseline)"
+	case launcher.FixEnvFileHeld:
+		return fmt.Sprintf("drop that one first (--unset %s), or edit the file by hand", le.Other)
+	case launcher.FixReplayRound:
+		return fmt.Sprintf("replay a readable round with --round N ('childproof history %s' lists them)", name)
+	case launcher.FixRounds:
+		return fmt.Sprintf("'childproof history %s' lists the rounds", name)
+	case launcher.FixUnsetWhat:
+		return "--unset drops an override carried from an earlier round's --set"
+	case launcher.FixSecretsAgain:
+		flags := make([]string, 0, len(le.Names))
+		for _, n := range le.Names {
+			flags = append(flags, "--set-secret "+n)
+		}
+		return fmt.Sprintf("export them and add %s (or drop them with --unset NAME)", strings.Join(flags, " "))
+	case launcher.FixSecretExport:
+		return "export " + le.Other + " first: --set-secret takes the value from the environment, never from the command line"
+	case launcher.FixSpecArg:
+		return "pass the spec: SPEC:" + le.Other
+	case launcher.FixStartAgain:
+		return "start it again with 'childproof run' (or 'childproof up')"
+	}
+	return le.Hint
+}
+
+// notReadyHint names ready.timeout with its value and where the output so
+// far is.
+func notReadyHint(l *schema.Launch) string {
+	t := "ready.timeout is " + l.ReadyTimeout().String()
+	if l.Ready.Timeout <= 0 {
+		t += " (the default)"
+	}
+	return fmt.Sprintf("%s; a worker that needs longer to start needs a longer one: ready { timeout = \"%s\" } in the launch block; what it printed meanwhile: childproof logs %s",
+		t, (2 * l.ReadyTimeout()).String(), l.Name)
+}
+
+// reportHint says where to look for the cause of a failed verification
+// of launch l. The failed tree is stopped: a command it names must work
+// on what is left (the spec), not on the tree.
+func reportHint(r *verify.Report, l *schema.Launch) string {
+	switch {
+	case r.Caused(verify.ErrStaleExecEvidence, verify.KindEnvUnreadable):
+		return "the worker exec'd from a thread other than its main one (childproof follows processes, not threads, so that exec's environment was not captured) and then rewrote its environment block: exec the worker from the main thread, or keep its environment block intact"
+	case r.Has(verify.KindEnvUnreadable):
+		return "the worker wrote a process title over its environment block (setproctitle); childproof reads the block at the worker's exec while it watches the launch — leave exec-time capture on (CHILDPROOF_NO_EXEC_CAPTURE unset), and let nothing else trace the launch"
+	case emptyAsGiven(r) != "":
+		return fmt.Sprintf("%s was already empty when childproof started the launch (the worker has the very value it was given): give it a non-empty value in the spec's env, its env_file or the caller's environment", emptyAsGiven(r))
+	case r.Has(verify.KindEnvMismatch, verify.KindEnvMissing):
+		h := "childproof set it when it started the launch: something between the launch and the worker changed it (an env file re-sourced, an rc file, a wrapper)"
+		if l.SpecPath != "" {
+			h += "; 'childproof check " + l.SpecPath + ":" + l.Name + "' lints the dispatch chain for such a line"
+		}
+		return h
+	case r.Has(verify.KindWrapper):
+		return "exec the worker directly, without a login or interactive shell or an environment-resetting wrapper"
+	case r.Has(verify.KindBindAddress):
+		return "bind the worker to the declared address, or declare the one it uses (0.0.0.0 or :: only with allow_all_interfaces = true)"
+	case r.Has(verify.KindPortNotOwned):
+		return "the process that listens is not the worker: check worker { comm | exe }, or let the worker be the port's owner"
+	}
+	return ""
+}
+
+// emptyAsGiven names a required variable that is empty on the worker with
+// the value childproof gave it (its digest matches): nothing in between
+// changed it, so a hint blaming a wrapper would mislead. "" if none.
+func emptyAsGiven(r *verify.Report) string {
+	for _, p := range r.Problems {
+		if p.Kind != verify.KindEnvMissing || p.Subject.Var == "" {
+			continue
+		}
+		for _, e := range r.Env {
+			if e.Name == p.Subject.Var && e.Present && e.Matches != nil && *e.Matches {
+				return e.Name
+			}
+		}
+	}
+	return ""
+}

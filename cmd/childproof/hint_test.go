@@ -1,0 +1,38 @@
+package main
+
+import (
+	"testing"
+	"time"
+
+	"github.com/childproof/childproof/launcher"
+	"github.com/childproof/childproof/outcome"
+	"github.com/childproof/childproof/schema"
+)
+
+// TestCLIHint: the command words each remedy a launcher error names in
+// its own flags, commands and spec attributes, exactly as the library
+// did when it carried them (the words of main before issue 39's move).
+func TestCLIHint(t *testing.T) {
+	web := &schema.Launch{Name: "web", SpecPath: "/p/web.hcl", Ready: schema.Ready{Timeout: 3 * time.Second}}
+	tests := []struct {
+		e    launcher.Error
+		want string
+	}{
+		{launcher.Error{Fix: launcher.FixNone, Hint: "create the group"}, "create the group"},
+		{launcher.Error{Outcome: outcome.Foreign, Fix: launcher.FixStop, Name: "web"}, `stop it with 'childproof stop web', or set on_stale = "replace"`},
+		{launcher.Error{Outcome: outcome.Locked, Fix: launcher.FixStop, Name: "web"}, `stop it with 'childproof stop web', or set on_stale = "replace" to replace it`},
+		{launcher.Error{Fix: launcher.FixLockHeld, Name: "web"}, "wait for it to finish, or stop it with 'childproof stop web'"},
+		{launcher.Error{Fix: launcher.FixStateDirMode, Other: "chmod go-w /s"}, "chmod go-w /s; or use a state dir of your own (--state-dir, CHILDPROOF_STATE_DIR)"},
+		{launcher.Error{Fix: launcher.FixRecordUnmarked, Path: "/s"}, "free space in (or make writable) /s; 'childproof ps' shows the launch as gone until then"},
+		{launcher.Error{Fix: launcher.FixNotReady, Spec: web}, `ready.timeout is 3s; a worker that needs longer to start needs a longer one: ready { timeout = "6s" } in the launch block; what it printed meanwhile: childproof logs web`},
+		{launcher.Error{Fix: launcher.FixSelector, Spec: web, Other: "python3"}, `the selector is wrong, not the timeout: select the process that serves, worker { comm = "python3" }, or drop the worker block to take the port's owner`},
+		{launcher.Error{Fix: launcher.FixSecretsAgain, Names: []string{"A", "B"}}, "export them and add --set-secret A --set-secret B (or drop them with --unset NAME)"},
+		{launcher.Error{Fix: launcher.FixRounds, Name: "job", Rollback: 1}, `'childproof history job' lists the rounds; the previous launch was stopped and "job" is down: 'childproof relaunch job --round 1' brings round 1 back`},
+		{launcher.Error{Fix: launcher.FixMissing, Missing: &launcher.Missing{Names: []string{"K"}, NotPassed: []string{"K"}, Inherit: []string{"PATH"}}}, "add K to inherit, or give it a value in env"},
+	}
+	for _, tt := range tests {
+		if got := cliHint(&tt.e); got != tt.want {
+			t.Errorf("fix %d: hint\n%s\nwant\n%s", tt.e.Fix, got, tt.want)
+		}
+	}
+}
