@@ -665,3 +665,115 @@ func TestNodeClusterRespawn(t *testing.T) {
 		})
 	}
 }
+
+// trainHelpersPy is a rank that forks a helper at once (before it even
+// joins the group, as a DataLoader or a tokenizer pool does at import) and
+// forks a new one each time the last one ended (a DataLoader's workers
+// are recycled every epoch). A helper only forks: it never execs.
+const trainHelpersPy = `import os, time
+if not os.environ.get("APP_TOKEN"):
+    raise SystemExit("APP_TOKEN missing")
+
+def helper():
+    pid = os.fork()
+    if pid == 0:
+        time.sleep(1)
+        os._exit(0)
+    return pid
+
+h = helper()
+import torch.distributed as dist
+dist.init_process_group("gloo")
+print("rank", dist.get_rank(), "of", dist.get_world_size(), "up", flush=True)
+while True:
+    os.waitpid(h, 0)
+    h = helper()
+`
+
+// TestTorchrunHelpers: torchrun (Debian's python3-torch, CPU gloo) with
+// four ranks, each forking a helper at once and again whenever the last
+// one ended. worker { comm = "python3", count = 4 } is verified on the
+// four ranks (children of the agent), never on a helper; verify keeps
+// passing on the same four ranks after every rank's helper was recycled,
+// twice; stop leaves none of them.
+func TestTorchrunHelpers(t *testing.T) {
+	needTorch(t)
+	const spec = `launch "ranks" {
+  command = ["/usr/bin/python3", "-m", "torch.distributed.run", "--nproc_per_node=4",
+             "--master_addr=127.0.0.1", "--master_port={{PORT}}", "--redirects=1", "--tee=1", "train.py"]
+  env = {
+    APP_TOKEN = env("APP_TOKEN")
+    OMP_NUM_THREADS = "1"
+  }
+  require = ["APP_TOKEN"]
+  worker {
+    comm  = "python3"
+    count = 4
+  }
+  port "rendezvous" {
+    number  = {{PORT}}
+    address = "::"
+    allow_all_interfaces = true
+  }
+  ready {
+    timeout = "180s"
+  }
+}
+`
+	dir, env, _ := stack(t, map[string]string{"train.py": trainHelpersPy}, spec)
+	t.Cleanup(func() { cli(t, dir, env, "stop", "ranks") })
+	r, code, msg := jsonRun(t, dir, env, "run", "--detach", "--format", "json", "childproof.hcl")
+	if code != 0 || !r.Verified || r.Port == nil {
+		t.Fatalf("run: want verified\n%s\nlog:\n%s", msg, logOf(env, "ranks"))
+	}
+	agent := r.Port.OwnerPid
+	var fs proc.FS
+	// ranksOf checks that a report's workers are four ranks: children of
+	// the agent, each verified; it returns their pids.
+	ranksOf := func(what string, r treeReport) []int {
+		t.Helper()
+		var pids []int
+		for _, w := range r.Workers {
+			pids = append(pids, w.Pid)
+			if s, err := fs.Stat(w.Pid); err != nil || s.PPid != agent {
+				t.Errorf("%s: worker pid %d is not a rank (a child of the agent, pid %d): %+v %v", what, w.Pid, agent, s, err)
+			}
+			if !slices.ContainsFunc(w.Env, func(e envEntry) bool { return e.Name == "APP_TOKEN" && e.Present && e.Matches }) {
+				t.Errorf("%s: worker pid %d: APP_TOKEN not verified: %+v", what, w.Pid, w.Env)
+			}
+		}
+		if len(pids) != 4 {
+			t.Fatalf("%s: workers %v, want the 4 ranks\n%s", what, pids, msg)
+		}
+		return pids
+	}
+	ranks := ranksOf("run", r)
+	slices.Sort(ranks)
+	for round := 1; round <= 2; round++ {
+		for _, rank := range ranks {
+			old := children(rank)
+			if len(old) == 0 && !waitFor(30*time.Second, func() bool { old = children(rank); return len(old) > 0 }) {
+				t.Fatalf("round %d: rank %d has no helper", round, rank)
+			}
+			if !recycled(rank, old, 1, 60*time.Second) {
+				t.Fatalf("round %d: rank %d's helpers %v were not recycled within 60s", round, rank, old)
+			}
+		}
+		r, code, msg = jsonRun(t, dir, env, "verify", "--format", "json", "childproof.hcl")
+		if code != 0 || !r.Verified {
+			t.Fatalf("round %d: verify after the helpers were recycled: want verified\n%s", round, msg)
+		}
+		now := ranksOf(fmt.Sprintf("round %d", round), r)
+		slices.Sort(now)
+		if !slices.Equal(now, ranks) {
+			t.Errorf("round %d: verify judged %v, want the ranks %v", round, now, ranks)
+		}
+		t.Logf("round %d: helpers of ranks %v recycled; verified on the same ranks", round, ranks)
+	}
+	// stop ends the agent, the ranks and their helpers.
+	tree := pinTree(t, agent, 5) // a helper may be between two lives
+	if out, errOut, code := cli(t, dir, env, "stop", "ranks"); code != 0 {
+		t.Errorf("stop: exit %d\n%s%s", code, out, errOut)
+	}
+	tree.wait(t, "stop")
+}
