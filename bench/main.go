@@ -43,6 +43,7 @@ type bench struct {
 	bin, server, work string
 	rows              []row
 	quick             bool
+	waitRows          string        // -wait: which wait rows run (empty: all)
 	lastCPU           time.Duration // CPU time (user + system) of the last command timed
 }
 
@@ -52,8 +53,9 @@ func main() {
 	out := flag.String("out", "docs/benchmarks.md", "markdown file to write")
 	quick := flag.Bool("quick", false, "fewer repetitions (for a smoke run)")
 	only := flag.String("only", "", "run only this part (lint, launch, verify, memory, ps, signals, output or wait) and print its rows and targets; docs/benchmarks.md is left alone")
+	waitRows := flag.String("wait", "", "with -only wait: the rows to run, comma-separated (tcp, http, http-silent, exec, exec-silent, log, cpu-nothing, cpu-another); empty for all")
 	flag.Parse()
-	b := &bench{quick: *quick}
+	b := &bench{quick: *quick, waitRows: *waitRows}
 	var err error
 	if b.bin, err = filepath.Abs(*bin); err == nil {
 		b.server, err = filepath.Abs(*server)

@@ -30,7 +30,10 @@ func (b *bench) wait() error {
 		return fmt.Errorf("building bench/readyserver: %v: %s", err, firstLine(out))
 	}
 	delays := []time.Duration{300 * time.Millisecond, 1200 * time.Millisecond}
-	for _, kind := range []string{"tcp", "http", "exec", "log"} {
+	for _, kind := range []string{"tcp", "http", "http-silent", "exec", "exec-silent", "log"} {
+		if !b.waitRow(kind) {
+			continue
+		}
 		var cp, floor, sleepLoop []time.Duration
 		for i := range b.reps(10) {
 			d := delays[i%len(delays)]
@@ -51,7 +54,7 @@ func (b *bench) wait() error {
 				}
 			}
 		}
-		b.add("wait: ready-to-verified lag, "+kind+", childproof run --detach", ms(median(cp)), fmt.Sprintf("p95 %s over %d runs (servers ready after 0.3 s and 1.2 s); floor (1 ms poll) %s, a sleep 0.1 loop %s", ms(p95(cp)), len(cp), ms(median(floor)), ms(median(sleepLoop))))
+		b.add("wait: ready-to-verified lag, "+kind+", childproof run --detach", ms(median(cp)), fmt.Sprintf("p95 %s over %d runs (servers ready after 0.3 s and 1.2 s); floor (1 ms poll) %s, a sleep 0.1 loop %s; load average %s", ms(p95(cp)), len(cp), ms(median(floor)), ms(median(sleepLoop)), loadAverage()))
 		b.check("readiness lag "+kind+": median ≤ 25 ms, p95 ≤ 100 ms", fmt.Sprintf("%s / %s", ms(median(cp)), ms(p95(cp))), median(cp) <= 25*time.Millisecond && p95(cp) <= 100*time.Millisecond, "")
 	}
 	wait := 20 * time.Second
@@ -62,15 +65,24 @@ func (b *bench) wait() error {
 		{"nothing bound", `["sleep", "60"]`, ""},
 		{"another member bound, tree changing", fmt.Sprintf(`["sh", "-c", "%s tcp 0s 127.0.0.1:PORT other.stamp & (while :; do sleep 0.5; done) & exec tail -f /dev/null"]`, srv), "tail"},
 	} {
+		if !b.waitRow("cpu-" + strings.Fields(c.name)[0]) {
+			continue
+		}
 		cpu, took, err := b.waitCPU(c.command, c.comm, wait)
 		if err != nil {
 			return fmt.Errorf("cpu %s: %w", c.name, err)
 		}
 		share := float64(cpu) / float64(took) * 100
-		b.add("wait: childproof CPU while waiting, "+c.name, fmt.Sprintf("%.1f%% of a core", share), fmt.Sprintf("%s user+sys over a %s wait (run in the foreground, ready.timeout %s)", ms(cpu), took.Round(time.Millisecond), wait))
+		b.add("wait: childproof CPU while waiting, "+c.name, fmt.Sprintf("%.1f%% of a core", share), fmt.Sprintf("%s user+sys over a %s wait (run in the foreground, ready.timeout %s); load average %s", ms(cpu), took.Round(time.Millisecond), wait, loadAverage()))
 		b.check("CPU while waiting ("+c.name+") ≤ 3% of a core", fmt.Sprintf("%.1f%%", share), share <= 3, "")
 	}
 	return nil
+}
+
+// waitRow reports whether the wait row named (a kind, or cpu-nothing,
+// cpu-another) is to run: -wait lists them, empty for all.
+func (b *bench) waitRow(name string) bool {
+	return b.waitRows == "" || slices.Contains(strings.Split(b.waitRows, ","), name)
 }
 
 // p95 is the 95th percentile of d (the largest of fewer than 20).
@@ -83,7 +95,7 @@ func p95(d []time.Duration) time.Duration {
 // readySpec writes a spec for the ready server of kind in dir.
 func readySpec(dir, srv, kind string, delay time.Duration, port int) (string, error) {
 	ready := ""
-	switch kind {
+	switch strings.TrimSuffix(kind, "-silent") {
 	case "http":
 		ready = `http = "/"`
 	case "exec":
@@ -185,7 +197,7 @@ func (b *bench) loopLag(srv, kind string, delay, every time.Duration) (time.Dura
 	}()
 	client := &http.Client{Timeout: 2 * time.Second}
 	check := func() bool {
-		switch kind {
+		switch strings.TrimSuffix(kind, "-silent") {
 		case "tcp":
 			c, err := net.DialTimeout("tcp", addr, time.Second)
 			if err == nil {

@@ -314,6 +314,7 @@ func (s *startRun) started(la *Launch) {
 			la.lock = nil
 		}
 		la.out.stop()
+		la.tree.events.close()
 	}
 	la.out.running()
 }
@@ -586,6 +587,9 @@ func (la *Launch) spawn(sp *spawnRun) error {
 		}
 		return err
 	}
+	if la.wantsTreeEvents() {
+		t.events = listenTree()
+	}
 	err := withoutInherited(func() error { return sp.start(la, sp.cmd) })
 	if err != nil && sp.cgf != nil {
 		sp.cgf.Close()
@@ -605,6 +609,8 @@ func (la *Launch) spawn(sp *spawnRun) error {
 	}
 	sp.out.started()
 	if err != nil {
+		t.events.close()
+		t.events = nil
 		if sp.cred != nil && errors.Is(err, syscall.EACCES) {
 			return la.exitedError(sp.r, fmt.Sprintf("the worker never appeared: %v (as %s: the program or the directory %s is not accessible to uid %d)", err, runAs(l), la.dir(), sp.cred.Uid))
 		}
@@ -612,6 +618,7 @@ func (la *Launch) spawn(sp *spawnRun) error {
 	}
 	pid := sp.cmd.Process.Pid
 	t.root, t.pgid = sp.root, pid
+	t.events.follow(pid)
 	if fp, err := verify.TakeFingerprint(la.opts.Proc, pid); err == nil {
 		sp.root.fp = fp
 	} else {

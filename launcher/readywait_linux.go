@@ -20,13 +20,16 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// Readiness probing is paced by what happens, not by a fast clock: a
-// probe runs when the worker printed a line (a server says it is ready,
-// or logs the previous probe's answer) and otherwise every probeEvery,
-// which grows once the wait has lasted probeSlowAfter, up to
-// probeSlowest; never more than maxProbesPerSecond in any second.
+// Readiness probing is paced by what happens, within a budget: a probe
+// runs at once when something changed (the worker printed a line, a
+// member of the tree forked, exec'd or exited), and again eventFollowUp
+// later; with nothing happening, every probeEvery, which grows once the
+// wait has lasted probeSlowAfter, up to probeSlowest. probeEvery leaves
+// part of the budget unspent, so that an event finds it: never more
+// than maxProbesPerSecond probes in any second.
 const (
-	probeEvery         = 50 * time.Millisecond
+	probeEvery         = 70 * time.Millisecond
+	eventFollowUp      = 15 * time.Millisecond
 	probeSlowAfter     = 10 * time.Second
 	probeSlowest       = time.Second
 	maxProbesPerSecond = 20
@@ -123,41 +126,101 @@ func (la *Launch) outputWatch() watch {
 }
 
 // pacer spaces readiness probes: the next is due every after the last
-// (probeEvery, slower once the wait has lasted probeSlowAfter), and an
-// event (a line of output) brings it forward to minGap after the last:
-// never more than maxProbesPerSecond in a second.
+// (probeEvery, slower once the wait has lasted probeSlowAfter), or
+// eventFollowUp after it while an event's follow-ups last; an event
+// makes a probe due at once. All of them spend one budget, a token
+// bucket refilled at probeRate up to probeBurst: never more than
+// probeBurst + probeRate = maxProbesPerSecond in any second, and a
+// worker that logs every probe it is sent (an access log, which makes
+// each probe an event) gets them evenly spaced, not in bursts. Not safe
+// for concurrent use.
 type pacer struct {
 	began, last time.Time
 	every       time.Duration
+	// tokens is the budget left at filled.
+	tokens float64
+	filled time.Time
+	// followUps is how many probes an event still brings eventFollowUp
+	// apart.
+	followUps int
+	// clock is the time (nil: time.Now; tests set their own).
+	clock func() time.Time
 }
 
-// minGap is the least time between two probes.
-const minGap = time.Second / maxProbesPerSecond
+func (p *pacer) now() time.Time {
+	if p.clock != nil {
+		return p.clock()
+	}
+	return time.Now()
+}
 
-func newPacer() *pacer { return &pacer{began: time.Now(), every: probeEvery} }
+// The probe budget: probeBurst probes at once, refilled at probeRate a
+// second.
+const (
+	probeBurst = 3
+	probeRate  = maxProbesPerSecond - probeBurst
+)
+
+func newPacer() *pacer {
+	now := time.Now()
+	return &pacer{began: now, every: probeEvery, tokens: probeBurst, filled: now}
+}
+
+// fill brings the budget up to now.
+func (p *pacer) fill(now time.Time) {
+	if p.filled.IsZero() {
+		p.tokens, p.filled = probeBurst, now
+		return
+	}
+	p.tokens = min(probeBurst, p.tokens+now.Sub(p.filled).Seconds()*probeRate)
+	p.filled = now
+}
 
 // ran notes a probe run now.
 func (p *pacer) ran() {
-	p.last = time.Now()
-	if p.last.Sub(p.began) > probeSlowAfter {
+	now := p.now()
+	p.fill(now)
+	p.tokens--
+	p.last = now
+	if p.followUps > 0 {
+		p.followUps--
+	}
+	if now.Sub(p.began) > probeSlowAfter {
 		p.every = min(p.every*5/4, probeSlowest)
 	}
 }
 
-// earliest is when the rate cap allows the next probe.
+// event notes that something changed: a probe now (as soon as the
+// budget allows) and one more eventFollowUp after it (a server may log
+// that it is ready just before it answers so).
+func (p *pacer) event() { p.followUps = 2 }
+
+// earliest is when the budget allows the next probe.
 func (p *pacer) earliest() time.Time {
-	if p.last.IsZero() {
-		return time.Time{}
+	now := p.now()
+	p.fill(now)
+	if p.tokens >= 1 {
+		return now
 	}
-	return p.last.Add(minGap)
+	return now.Add(time.Duration((1 - p.tokens) / probeRate * float64(time.Second)))
 }
 
-// due is when the next probe runs without an event.
+// due is when the next probe runs.
 func (p *pacer) due() time.Time {
-	if p.last.IsZero() {
-		return time.Now()
+	if p.last.IsZero() && p.followUps == 0 {
+		return p.earliest()
 	}
-	return p.last.Add(max(p.every, minGap))
+	at := p.last.Add(p.every)
+	if p.followUps > 0 {
+		at = p.last.Add(eventFollowUp)
+		if p.followUps == 2 {
+			at = time.Time{} // the event's own probe: now
+		}
+	}
+	if e := p.earliest(); e.After(at) {
+		at = e
+	}
+	return at
 }
 
 // waitEvent waits until at, the deadline, the worker's exit (wfd) or a
@@ -177,6 +240,9 @@ func (la *Launch) waitEvent(ctx context.Context, wfd int, at, deadline time.Time
 		if wf := la.notes.wake.pollFd(); wf >= 0 {
 			fds = append(fds, unix.PollFd{Fd: int32(wf), Events: unix.POLLIN})
 		}
+		if tf := la.tree.events.readyFd(); tf >= 0 {
+			fds = append(fds, unix.PollFd{Fd: int32(tf), Events: unix.POLLIN})
+		}
 		// At most pollSlice in the syscall: the runtime's sysmon takes a
 		// P back from a syscall of 10 ms, which keeps it waking every
 		// 20 µs.
@@ -187,10 +253,12 @@ func (la *Launch) waitEvent(ctx context.Context, wfd int, at, deadline time.Time
 		if fds[0].Revents != 0 {
 			return false
 		}
-		if la.notes.wake.drain() {
-			if e := p.earliest(); e.After(time.Now()) {
+		line := la.notes.wake.drain()
+		if la.tree.events.drainReady() || line {
+			p.event()
+			if e := p.due(); e.After(time.Now()) {
 				if e.Before(at) {
-					at = e // a line: probe as soon as the cap allows
+					at = e // probe as soon as the budget allows
 				}
 				continue
 			}

@@ -36,18 +36,27 @@ func (la *Launch) Wait() ExitStatus {
 	t.mu.Lock()
 	wfd, worker := la.worker.fd, la.worker.Pid
 	t.mu.Unlock()
+	te := t.events
 	if wfd < 0 || worker == t.root.fp.Pid {
-		tick := time.NewTicker(watchEvery)
-		defer tick.Stop()
 		for !t.root.exited() {
+			tick := time.NewTimer(te.watchEvery())
 			select {
 			case <-t.root.done:
+				tick.Stop()
+			case <-te.changedCh():
+				tick.Stop()
+				t.mu.Lock()
+				if !t.finished {
+					t.reapOrphans(0)
+					la.watchMembers(true)
+				}
+				t.mu.Unlock()
 			case <-tick.C:
 				// Double-forked orphans re-parented to a subreaper caller.
 				t.mu.Lock()
 				if !t.finished {
 					t.reapOrphans(0)
-					la.watchMembers()
+					la.watchMembers(false)
 				}
 				t.mu.Unlock()
 			}
@@ -58,11 +67,15 @@ func (la *Launch) Wait() ExitStatus {
 	}
 	for !pidfd.Exited(wfd) {
 		fds := []unix.PollFd{{Fd: int32(wfd), Events: unix.POLLIN}}
-		unix.Poll(fds, 200)
+		if f := te.watchFd(); f >= 0 {
+			fds = append(fds, unix.PollFd{Fd: int32(f), Events: unix.POLLIN})
+		}
+		unix.Poll(fds, int(te.watchEvery()/time.Millisecond))
+		moved := te.drainWatch()
 		t.mu.Lock()
 		if !t.finished {
 			t.reapOrphans(worker)
-			la.watchMembers()
+			la.watchMembers(moved)
 		}
 		t.mu.Unlock()
 	}
@@ -129,6 +142,7 @@ func (la *Launch) finish(grace time.Duration) {
 	la.stopOnce.Do(func() {
 		la.terminate(grace)
 		la.out.stop()
+		la.tree.events.close()
 		if la.Record != nil {
 			// Only while the record file still describes this launch: a
 			// newer one (a run after a detached launch let go of the
@@ -165,6 +179,7 @@ func (la *Launch) abort() {
 	}
 	la.terminate(2 * time.Second)
 	la.out.stop()
+	la.tree.events.close()
 }
 
 // terminate sends the tree its stop signal, waits up to grace, SIGKILLs what is left,

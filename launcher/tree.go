@@ -48,6 +48,9 @@ type procTree struct {
 	// stopSig is the first signal Terminate sends (the spec's stop
 	// signal); zero: SIGTERM.
 	stopSig syscall.Signal
+	// events hears the tree's forks, execs and exits (nil: not root, or
+	// the proc connector refused; treeevents_linux.go).
+	events *treeEvents
 
 	mu       sync.Mutex
 	finished bool        // signals and reaping are over (Terminate returned)

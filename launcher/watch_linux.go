@@ -25,19 +25,28 @@ func (w *memberWatch) judged(p proc.FS, tree []int) {
 // the members that are new).
 const watchEvery = 250 * time.Millisecond
 
+// watchEveryHeard is how often it looks anyway when the tree's events
+// are heard (the proc connector): they wake it for every change, and the
+// look is the fallback for events the kernel dropped.
+const watchEveryHeard = 2 * time.Second
+
 // watchMembers judges the members of the tree that appeared since the
 // last look (a respawned worker, an engine restart, a re-exec'd member:
 // by pid and start time), as the launch's tree judgement does, and reports
 // a member carrying a protected name with another value at once: through
 // Options.Notify, and in the record (Record.Diverged: ps shows
-// "diverged"; verify judges the live tree and exits 3). Call with the
-// tree's lock held.
-func (la *Launch) watchMembers() {
+// "diverged"; verify judges the live tree and exits 3). Without moved
+// (the tree's events said it changed) it looks at most every watchEvery.
+// Call with the tree's lock held.
+func (la *Launch) watchMembers(moved bool) {
 	w := &la.notes.watch
-	if la.Report == nil || time.Since(w.last) < watchEvery {
+	if la.Report == nil || !moved && time.Since(w.last) < watchEvery {
 		return
 	}
 	w.last = time.Now()
+	if moved {
+		treeEventLooks.Add(1)
+	}
 	p := la.opts.Proc
 	tree := la.tree.members()
 	if w.seen == nil {

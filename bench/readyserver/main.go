@@ -4,6 +4,8 @@
 // DELAY ADDR STAMP. MODE tcp: listens at DELAY. http: listens at once,
 // answers 503 until DELAY, then 200. exec: listens at once, creates
 // ./ready at DELAY. log: listens at once, prints "server ready" at DELAY.
+// http and exec print "startup complete" when they become ready, as most
+// servers log that they are; http-silent and exec-silent print nothing.
 package main
 
 import (
@@ -12,6 +14,7 @@ import (
 	"net/http"
 	"os"
 	"strconv"
+	"strings"
 	"sync/atomic"
 	"time"
 )
@@ -22,6 +25,7 @@ func main() {
 		os.Exit(2)
 	}
 	mode, addr, stamp := os.Args[1], os.Args[3], os.Args[4]
+	mode, silent := strings.CutSuffix(mode, "-silent")
 	delay, err := time.ParseDuration(os.Args[2])
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
@@ -64,11 +68,17 @@ func main() {
 	case "exec":
 		os.WriteFile("ready", nil, 0o644)
 		mark()
+		if !silent {
+			fmt.Println("startup complete")
+		}
 	case "log":
 		mark()
 		fmt.Println("server ready")
 	default:
 		mark()
+		if !silent {
+			fmt.Println("startup complete")
+		}
 	}
 	select {}
 }

@@ -20,6 +20,7 @@ var layers = map[string][]string{
 	"internal/atomicfile": nil, "internal/dotenv": nil, "internal/hcltext": nil,
 	"internal/inputfile": nil, "internal/logtail": nil, "internal/pidfd": nil,
 	"internal/sockdiag": nil, "internal/wrapper": nil, "internal/freeport": nil,
+	"internal/proccn":      nil,
 	"internal/testsupport": {"internal/freeport"},
 	"internal/design":      nil,
 
@@ -34,7 +35,8 @@ var layers = map[string][]string{
 	"verify": {"proc", "schema", "internal/pidfd", "internal/probe", "internal/sockdiag", "internal/wrapper", "outcome", "redact"},
 	// Starting, finding, recording, stopping.
 	"launcher": {"verify", "proc", "schema", "launcher/statedir", "outcome", "redact", "internal/atomicfile",
-		"internal/dotenv", "internal/logrelay", "internal/logtail", "internal/pidfd", "internal/probe", "internal/sockdiag"},
+		"internal/dotenv", "internal/logrelay", "internal/logtail", "internal/pidfd", "internal/probe", "internal/sockdiag",
+		"internal/proccn"},
 	"launcher/group":        {"launcher", "verify", "proc", "schema", "outcome"},
 	"launcher/launchertest": {"launcher", "launcher/group", "verify", "proc", "schema", "internal/testsupport", "internal/freeport"},
 	// What runs nothing: rendering and reviewing, portable to macOS and Windows.

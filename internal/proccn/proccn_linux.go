@@ -1,0 +1,228 @@
+package proccn
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"os"
+
+	"golang.org/x/sys/unix"
+)
+
+// Kind is what happened to a process.
+type Kind uint32
+
+// The kinds of event a Listener reports (linux/cn_proc.h); others (uid,
+// sid, comm, ptrace…) are dropped.
+const (
+	Fork Kind = 0x1
+	Exec Kind = 0x2
+	Exit Kind = 0x80000000
+)
+
+// Event is one process event. Pid and Tgid are the process (thread and
+// thread group); for Fork they are the child and Parent, ParentTgid the
+// parent.
+type Event struct {
+	Kind               Kind
+	Pid, Tgid          int
+	Parent, ParentTgid int
+}
+
+// ErrOverrun is returned by Read when the kernel dropped events because
+// the listener fell behind (ENOBUFS): whoever relies on them looks for
+// itself once.
+var ErrOverrun = errors.New("proccn: events were lost (the listener fell behind)")
+
+// Listener is a subscription to the proc connector. Not safe for
+// concurrent use, except Close.
+type Listener struct {
+	f   *os.File
+	buf []byte
+}
+
+// The connector's constants (linux/connector.h, linux/cn_proc.h).
+const (
+	cnIdxProc          = 0x1
+	cnValProc          = 0x1
+	procCnMcastListen  = 1
+	procCnMcastIgnore  = 2
+	nlmsgHdrLen        = 16
+	cnMsgLen           = 20
+	procEventHeaderLen = 16
+)
+
+// Listen subscribes to the proc connector. The socket is non-blocking and
+// close-on-exec; Read never blocks.
+func Listen() (*Listener, error) {
+	fd, err := unix.Socket(unix.AF_NETLINK, unix.SOCK_DGRAM|unix.SOCK_NONBLOCK|unix.SOCK_CLOEXEC, unix.NETLINK_CONNECTOR)
+	if err != nil {
+		return nil, fmt.Errorf("proccn: socket: %w", err)
+	}
+	// A larger receive buffer: a busy machine forks in bursts.
+	_ = unix.SetsockoptInt(fd, unix.SOL_SOCKET, unix.SO_RCVBUF, 1<<20)
+	if err := unix.Bind(fd, &unix.SockaddrNetlink{Family: unix.AF_NETLINK, Groups: cnIdxProc}); err != nil {
+		unix.Close(fd)
+		return nil, fmt.Errorf("proccn: bind: %w", err)
+	}
+	if err := send(fd, procCnMcastListen); err != nil {
+		unix.Close(fd)
+		return nil, fmt.Errorf("proccn: subscribe: %w", err)
+	}
+	return &Listener{f: os.NewFile(uintptr(fd), "proccn"), buf: make([]byte, 64<<10)}, nil
+}
+
+// send sends the connector the multicast operation op.
+func send(fd int, op uint32) error {
+	msg := make([]byte, nlmsgHdrLen+cnMsgLen+4)
+	ne := binary.NativeEndian
+	ne.PutUint32(msg[0:], uint32(len(msg)))
+	ne.PutUint16(msg[4:], unix.NLMSG_DONE)
+	ne.PutUint32(msg[12:], uint32(os.Getpid()))
+	cn := msg[nlmsgHdrLen:]
+	ne.PutUint32(cn[0:], cnIdxProc)
+	ne.PutUint32(cn[4:], cnValProc)
+	ne.PutUint16(cn[16:], 4)
+	ne.PutUint32(cn[cnMsgLen:], op)
+	return unix.Sendto(fd, msg, 0, &unix.SockaddrNetlink{Family: unix.AF_NETLINK})
+}
+
+// Fd is the socket's descriptor, readable when events are queued (for
+// poll(2)).
+func (l *Listener) Fd() int { return int(l.f.Fd()) }
+
+// Read reports every queued event to f and returns when none is left
+// (nil), or ErrOverrun after the events still queued when the kernel
+// dropped some. It never blocks.
+func (l *Listener) Read(f func(Event)) error { return l.read(f, false) }
+
+// Wait is Read that first waits, parked in the runtime's poller (no
+// thread and no timer), until at least one event is queued or the
+// listener is closed (os.ErrClosed).
+func (l *Listener) Wait(f func(Event)) error { return l.read(f, true) }
+
+func (l *Listener) read(f func(Event), wait bool) error {
+	rc, err := l.f.SyscallConn()
+	if err != nil {
+		return err
+	}
+	var overrun bool
+	var rerr error
+	drain := func(fd uintptr) bool {
+		got := false
+		for {
+			n, _, err := unix.Recvfrom(int(fd), l.buf, 0)
+			switch {
+			case errors.Is(err, unix.EINTR):
+				continue
+			case errors.Is(err, unix.EAGAIN):
+				return got || !wait
+			case errors.Is(err, unix.ENOBUFS):
+				overrun, got = true, true
+				continue
+			case err != nil:
+				rerr = err
+				return true
+			}
+			got = true
+			parse(l.buf[:n], f)
+		}
+	}
+	if wait {
+		err = rc.Read(drain)
+	} else {
+		err = rc.Control(func(fd uintptr) { drain(fd) })
+	}
+	switch {
+	case err != nil:
+		return err
+	case rerr != nil:
+		return fmt.Errorf("proccn: read: %w", rerr)
+	case overrun:
+		return ErrOverrun
+	}
+	return nil
+}
+
+// parse reports the events of one datagram of netlink messages to f.
+func parse(b []byte, f func(Event)) {
+	ne := binary.NativeEndian
+	for len(b) >= nlmsgHdrLen {
+		mlen := int(ne.Uint32(b[0:]))
+		if mlen < nlmsgHdrLen || mlen > len(b) {
+			return
+		}
+		m := b[nlmsgHdrLen:mlen]
+		b = b[min((mlen+3)&^3, len(b)):]
+		if len(m) < cnMsgLen+procEventHeaderLen || ne.Uint32(m[0:]) != cnIdxProc || ne.Uint32(m[4:]) != cnValProc {
+			continue
+		}
+		ev := m[cnMsgLen:]
+		data := ev[procEventHeaderLen:]
+		u := func(i int) int {
+			if len(data) < 4*(i+1) {
+				return 0
+			}
+			return int(ne.Uint32(data[4*i:]))
+		}
+		switch Kind(ne.Uint32(ev[0:])) {
+		case Fork:
+			f(Event{Kind: Fork, Parent: u(0), ParentTgid: u(1), Pid: u(2), Tgid: u(3)})
+		case Exec:
+			f(Event{Kind: Exec, Pid: u(0), Tgid: u(1)})
+		case Exit:
+			f(Event{Kind: Exit, Pid: u(0), Tgid: u(1)})
+		}
+	}
+}
+
+// Close unsubscribes and closes the socket.
+func (l *Listener) Close() error {
+	rc, err := l.f.SyscallConn()
+	if err == nil {
+		rc.Control(func(fd uintptr) { send(int(fd), procCnMcastIgnore) })
+	}
+	return l.f.Close()
+}
+
+// Tree follows the processes descended from its roots through events:
+// a process a member forks is a member until it exits. Threads are not
+// members. Not safe for concurrent use.
+type Tree struct {
+	members map[int]bool
+}
+
+// NewTree follows roots and what they fork from now on.
+func NewTree(roots ...int) *Tree {
+	t := &Tree{members: map[int]bool{}}
+	for _, r := range roots {
+		t.members[r] = true
+	}
+	return t
+}
+
+// Add follows pid too (a process found by other means).
+func (t *Tree) Add(pid int) { t.members[pid] = true }
+
+// Len is how many processes the tree follows.
+func (t *Tree) Len() int { return len(t.members) }
+
+// Note applies e and reports whether it changed the tree: a member
+// forked a process, exec'd, or exited.
+func (t *Tree) Note(e Event) bool {
+	switch e.Kind {
+	case Fork:
+		if t.members[e.ParentTgid] && e.Pid == e.Tgid {
+			t.members[e.Tgid] = true
+			return true
+		}
+	case Exec:
+		return t.members[e.Tgid]
+	case Exit:
+		if t.members[e.Tgid] && e.Pid == e.Tgid {
+			delete(t.members, e.Tgid)
+			return true
+		}
+	}
+	return false
+}

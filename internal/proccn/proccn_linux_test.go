@@ -1,0 +1,100 @@
+package proccn
+
+import (
+	"encoding/binary"
+	"os/exec"
+	"testing"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// listen subscribes, or skips where the connector cannot be heard (not
+// root on an older kernel, or another network namespace).
+func listen(t *testing.T) *Listener {
+	t.Helper()
+	l, err := Listen()
+	if err != nil {
+		t.Skipf("the proc connector is not available here: %v", err)
+	}
+	t.Cleanup(func() { l.Close() })
+	return l
+}
+
+// TestTreeEvents: a shell this test starts forks a child that execs and
+// exits; the tree hears the fork from the shell, the child's exec and
+// both exits, and nothing of processes outside it.
+func TestTreeEvents(t *testing.T) {
+	l := listen(t)
+	cmd := exec.Command("sh", "-c", "sleep 0.05 & wait; exit 3")
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	tree := NewTree(cmd.Process.Pid)
+	var forked, execed, exited int
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	end := time.Now().Add(10 * time.Second)
+	finished := false
+	for time.Now().Before(end) && (exited < 2 || !finished) {
+		fds := []unix.PollFd{{Fd: int32(l.Fd()), Events: unix.POLLIN}}
+		unix.Poll(fds, 100)
+		err := l.Read(func(e Event) {
+			if !tree.Note(e) {
+				return
+			}
+			switch e.Kind {
+			case Fork:
+				forked++
+			case Exec:
+				execed++
+			case Exit:
+				exited++
+			}
+		})
+		if err != nil && err != ErrOverrun {
+			t.Fatal(err)
+		}
+		select {
+		case <-done:
+			finished = true
+		default:
+		}
+	}
+	if forked < 1 || execed < 1 || exited < 2 {
+		if forked+execed+exited == 0 {
+			t.Skip("subscribed, but no event of this test's processes arrived (another network namespace?)")
+		}
+		t.Errorf("heard %d forks, %d execs, %d exits of the tree; want ≥ 1, ≥ 1, 2", forked, execed, exited)
+	}
+	if tree.Len() != 0 {
+		t.Errorf("the tree still follows %d processes after all exited", tree.Len())
+	}
+}
+
+// TestParse: a datagram of two messages (a fork and an exec) and a
+// truncated one gives the two events.
+func TestParse(t *testing.T) {
+	msg := func(what uint32, data ...uint32) []byte {
+		b := make([]byte, nlmsgHdrLen+cnMsgLen+procEventHeaderLen+4*len(data))
+		ne := binary.NativeEndian
+		ne.PutUint32(b[0:], uint32(len(b)))
+		ne.PutUint32(b[nlmsgHdrLen:], cnIdxProc)
+		ne.PutUint32(b[nlmsgHdrLen+4:], cnValProc)
+		ne.PutUint32(b[nlmsgHdrLen+cnMsgLen:], what)
+		for i, d := range data {
+			ne.PutUint32(b[nlmsgHdrLen+cnMsgLen+procEventHeaderLen+4*i:], d)
+		}
+		return b
+	}
+	var b []byte
+	b = append(b, msg(uint32(Fork), 10, 10, 11, 11)...)
+	b = append(b, msg(uint32(Exec), 11, 11)...)
+	b = append(b, msg(uint32(Exit), 12, 12)[:20]...)
+	var got []Event
+	parse(b, func(e Event) { got = append(got, e) })
+	want := []Event{{Kind: Fork, Parent: 10, ParentTgid: 10, Pid: 11, Tgid: 11}, {Kind: Exec, Pid: 11, Tgid: 11}}
+	if len(got) != len(want) || got[0] != want[0] || got[1] != want[1] {
+		t.Errorf("parse = %+v, want %+v", got, want)
+	}
+}

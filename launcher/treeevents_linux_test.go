@@ -1,0 +1,74 @@
+package launcher
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// TestSuperviseTreeEvents: a member that appears after the launch was
+// verified, carrying a protected name with another value, is reported by
+// foreground supervision; as root the proc connector's exec event brings
+// the look (not the 250 ms polling), and without it (non-root, or
+// CHILDPROOF_NO_PROC_CONNECTOR) the polling still finds it.
+func TestSuperviseTreeEvents(t *testing.T) {
+	for _, connector := range []bool{true, false} {
+		t.Run("connector="+strconv.FormatBool(connector), func(t *testing.T) {
+			if connector && os.Geteuid() != 0 {
+				t.Skip("the proc connector is used as root only")
+			}
+			if !connector {
+				t.Setenv("CHILDPROOF_NO_PROC_CONNECTOR", "1")
+			}
+			f := newFixture(t)
+			fifo := filepath.Join(t.TempDir(), "go")
+			if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+				t.Fatal(err)
+			}
+			l := f.spec("events")
+			srv := filepath.Join(f.bin, "mock-srv")
+			l.Command = []string{"sh", "-c", srv + ` helper serve "$1" & read x < "$2"; MOCK_LLM_KEY=other sleep 60 & wait`, "sh", "127.0.0.1:" + strconv.Itoa(f.port), fifo}
+			told := make(chan string, 4)
+			la, err := Start(context.Background(), l, Options{State: f.state, Callbacks: Callbacks{Notify: func(s string) { told <- s }}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			waited := make(chan ExitStatus, 1)
+			go func() { waited <- la.Wait() }()
+			defer func() { la.Stop(context.Background()); <-waited }()
+			if connector {
+				// The connector is heard once the tree moved: the server's
+				// exec did.
+				if !la.tree.events.live() {
+					t.Fatalf("the proc connector heard nothing of the tree (events %v)", la.tree.events != nil)
+				}
+			} else if la.tree.events != nil {
+				t.Fatal("listening to the proc connector although CHILDPROOF_NO_PROC_CONNECTOR is set")
+			}
+			before := treeEventLooks.Load()
+			if err := os.WriteFile(fifo, []byte("go\n"), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			select {
+			case msg := <-told:
+				if !strings.Contains(msg, "diverged after it was verified: MOCK_LLM_KEY") {
+					t.Errorf("told %q", msg)
+				}
+			case <-time.After(20 * time.Second):
+				t.Fatal("the diverged member was not reported")
+			}
+			looks := treeEventLooks.Load() - before
+			if connector && looks == 0 {
+				t.Error("reported, but no look was brought by the tree's events")
+			}
+			if !connector && looks != 0 {
+				t.Errorf("%d looks brought by events without the connector", looks)
+			}
+		})
+	}
+}
