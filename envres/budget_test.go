@@ -114,8 +114,11 @@ func FuzzLintBudget(f *testing.F) {
 func TestBackgroundHelperBeforeExec(t *testing.T) {
 	const sh = "#!/bin/bash\n"
 	runLintCases(t, []lintCase{
-		{"daemonized helper, then exec", map[string]string{"run.sh": sh + "( env -i setsid ./helper --daemon & )\nexec ./api\n"}, Config{Overrides: apiTest}, []at{}},
-		{"background helper, then exec", map[string]string{"run.sh": sh + "env -i ./helper &\nexec ./api\n"}, Config{Overrides: apiTest}, []at{}},
+		// A helper is no worker (no env-reset), but nothing waits for it.
+		{"daemonized helper, then exec", map[string]string{"run.sh": sh + "( env -i setsid ./helper --daemon & )\nexec ./api\n"}, Config{Overrides: apiTest},
+			[]at{{"background-launch", "run.sh", 2, ""}}},
+		{"background helper, then exec", map[string]string{"run.sh": sh + "env -i ./helper &\nexec ./api\n"}, Config{Overrides: apiTest},
+			[]at{{"background-launch", "run.sh", 2, ""}}},
 		{"daemonized last", map[string]string{"run.sh": sh + "( env -i setsid ./api & )\n"}, Config{Overrides: apiTest},
 			[]at{{"background-launch", "run.sh", 2, ""}, {"env-reset", "run.sh", 2, "API_MODE"}}},
 		{"background then wait", map[string]string{"run.sh": sh + "env -i ./api &\nwait\n"}, Config{Overrides: apiTest},

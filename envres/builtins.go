@@ -158,6 +158,9 @@ func (a *analyzer) declare(st *state, fc *fileCtx, variant string, vpos syntax.P
 					a.assign(st, fc, d.name, d.v, export, d.pos, d.append)
 				}
 				st.markPid(d.name, d.pid)
+				if d.pid {
+					st.tagPid(d.name)
+				}
 			} else if export {
 				a.exportName(st, d.name, true, site)
 				if real, ok := a.aliases[d.name]; ok {
@@ -203,6 +206,14 @@ func (a *analyzer) builtin(st *state, fc *fileCtx, s *syntax.Stmt, fs []field) {
 		a.readBuiltin(st, fc, s, name, ops)
 	case "printf":
 		a.printfBuiltin(st, fc, ops)
+	case "kill", "trap":
+		if c, ok := s.Cmd.(*syntax.CallExpr); ok && len(c.Args) == len(fs) && c.Args[0].Lit() == name {
+			if name == "kill" {
+				a.killBuiltin(st, c)
+			} else {
+				a.trapBuiltin(st, c)
+			}
+		}
 	}
 }
 

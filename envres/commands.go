@@ -71,6 +71,9 @@ func (a *analyzer) assignNode(st *state, fc *fileCtx, ev *evaluator, as *syntax.
 		a.assign(st, fc, as.Name.Value, v, export, as.Pos(), as.Append)
 	}
 	st.markPid(as.Name.Value, pid)
+	if pid {
+		st.tagPid(as.Name.Value)
+	}
 }
 
 // maxArrayElems bounds the elements of an array the analysis tracks
@@ -396,6 +399,7 @@ func (c *cmdRun) forkedLaunch() {
 	st := c.st
 	if c.forked && st.launched != nil {
 		st.launched.forked = true
+		st.launched.before = st.lastCmd
 		st.bg = append(st.bg[:len(st.bg):len(st.bg)], *st.launched)
 		st.launched = nil
 	}
@@ -794,13 +798,13 @@ func (a *analyzer) external(st, cst *state, fc *fileCtx, fs []field, mode callMo
 		} else {
 			a.reportWraps(cst.wraps, false)
 		}
-		dropBg(st)
+		a.helperBg(st)
 		st.dead = true
 	case callBackground:
 		a.workerPoint(cst, ref)
 		// Its wrappers count if it is the worker: known when the
 		// process ends or waits for it (endBg), not when it execs the
-		// worker afterwards (dropBg).
+		// worker afterwards (helperBg).
 		st.launched = &bgLaunch{site: ref.site, nohup: nohup, wraps: cst.wraps}
 	default:
 		if fs[0].known && trivial()[filepath.Base(fs[0].s)] {
@@ -810,7 +814,13 @@ func (a *analyzer) external(st, cst *state, fc *fileCtx, fs []field, mode callMo
 		if a.plan != nil {
 			a.plan.ran(ref)
 		}
-		if cst != st && cst.vars != st.vars {
+		switch {
+		case detaches(fs):
+			// It forks its worker and returns (daemons.go): the worker
+			// starts here, under the command's wrappers.
+			a.workerPoint(cst, ref)
+			a.reportWraps(cst.wraps, false)
+		case cst != st && cst.vars != st.vars:
 			// NAME=VALUE cmd: the command runs with the assignment.
 			a.workerPoint(cst, ref)
 		}
@@ -819,12 +829,31 @@ func (a *analyzer) external(st, cst *state, fc *fileCtx, fs []field, mode callMo
 
 func (a *analyzer) cmdRef(st *state, fc *fileCtx, fs []field) *cmdRef {
 	ref := &cmdRef{site: a.siteAt(st, fc, fs[0].pos), fc: fc}
+	if fs[0].known {
+		ref.name = filepath.Base(fs[0].s)
+	}
 	if a.plan != nil {
 		ref.fs = fs // Plan reads them (and gives no fields back)
 	}
+	if fs[0].known && strings.HasPrefix(fs[0].s, "-") {
+		// --bind 0.0.0.0:8000 on a line of its own (a continuation
+		// without its backslash): no program, nothing binds.
+		return ref
+	}
 	for _, f := range fs[1:] {
-		if f.known && allInterfaces(f.s) {
-			ref.binds = append(ref.binds, a.siteAt(st, fc, f.pos))
+		switch {
+		case f.known:
+			if allInterfaces(f.s) {
+				ref.binds = append(ref.binds, Bind{At: a.siteAt(st, fc, f.pos)})
+			}
+		case f.word != nil && !f.splat && !atWord(f.word):
+			// 0.0.0.0:$PORT, ${HOST:-0.0.0.0}:8000: the address part
+			// may be known where the whole word is not.
+			if s, _ := a.bindText(st, f.word, false); allInterfaces(s) {
+				ref.binds = append(ref.binds, Bind{At: a.siteAt(st, fc, f.pos)})
+			} else if s, by := a.bindText(st, f.word, true); allInterfaces(s) && len(by) > 0 {
+				ref.binds = append(ref.binds, Bind{At: a.siteAt(st, fc, f.pos), Default: by[0]})
+			}
 		}
 	}
 	return ref
@@ -1332,7 +1361,7 @@ func (a *analyzer) runChild(st, cst *state, fc *fileCtx, callPos syntax.Pos, abs
 	finish := func() {
 		switch mode {
 		case callExec:
-			dropBg(st)
+			a.helperBg(st)
 			st.dead = true
 		case callBackground:
 			st.launched = &bgLaunch{site: callSite, nohup: nohup}

@@ -40,8 +40,13 @@ func (a *analyzer) stmt(st *state, fc *fileCtx, s *syntax.Stmt) {
 		sub.launched = nil
 		sub.bg = nil
 		a.cmd(sub, fc, s, callBackground)
+		if _, simple := s.Cmd.(*syntax.CallExpr); !simple {
+			a.bgJob(sub, st.lastCmd, fc, s)
+		}
 		if sub.launched != nil {
-			st.bg = append(st.bg[:len(st.bg):len(st.bg)], *sub.launched)
+			b := *sub.launched
+			b.before = st.lastCmd
+			st.bg = append(st.bg[:len(st.bg):len(st.bg)], b)
 		}
 		a.endBg(sub)
 		return
@@ -72,6 +77,10 @@ func (a *analyzer) cmd(st *state, fc *fileCtx, s *syntax.Stmt, mode callMode) {
 				orphans = append(orphans, b)
 			}
 			sub.bg = nil
+		}
+		if mode == callBackground {
+			a.bgJob(sub, st.lastCmd, fc, s)
+			st.launched = sub.launched
 		}
 		a.processEnd(sub, fc, false)
 		if len(orphans) > 0 {
@@ -437,16 +446,50 @@ func (a *analyzer) processEnd(st *state, fc *fileCtx, script bool) {
 // exec'ing a worker: each may be the worker, started under its wrappers.
 func (a *analyzer) endBg(st *state) {
 	for _, b := range st.bg {
-		a.pass.Background = fact(a.pass.Background, Background{At: b.site, Nohup: b.nohup, Forked: b.forked})
+		// A program run in the foreground after it, that stays (neither
+		// known to return nor a keep-alive such as tail -f or sleep), is
+		// the worker: the launch is a helper.
+		helper := st.lastCmd != nil && st.lastCmd != b.before && !st.lastCmd.returns && !st.lastCmd.wrapOnly && !keepAlive(st.lastCmd)
+		if !b.managed {
+			a.pass.Background = fact(a.pass.Background, Background{At: b.site, Nohup: b.nohup, Forked: b.forked, Helper: helper})
+		}
 		a.reportWraps(b.wraps, false)
 	}
 	st.bg = nil
 }
 
-// dropBg forgets the background launches of a process that execs its
-// worker: they are helpers (a daemon started with ( env -i setsid … & )),
-// neither the worker nor under its wrappers.
-func dropBg(st *state) { st.bg = nil }
+// bgJob is the end of a list, group or subshell run in the background
+// (cd d && ./srv &, ( … ) &) in its state job: a program it ran last in
+// the foreground (not before, the caller's last command) that stays runs
+// in the background job, as its worker, launched at s.
+func (a *analyzer) bgJob(job *state, before *cmdRef, fc *fileCtx, s *syntax.Stmt) {
+	c := job.lastCmd
+	if job.launched != nil || job.dead || job.returning || c == nil || c == before || c.returns || c.wrapOnly {
+		return
+	}
+	a.workerPoint(job, c)
+	job.launched = &bgLaunch{site: a.siteAt(job, fc, s.Pos()), wraps: c.wraps}
+}
+
+// helperBg reports the background launches of a process that execs its
+// worker: they are helpers (Xvfb … &, a daemon started with ( env -i
+// setsid … & )) that nobody waits for or supervises, neither the worker
+// nor under its wrappers.
+func (a *analyzer) helperBg(st *state) {
+	for _, b := range st.bg {
+		if !b.managed {
+			a.pass.Background = fact(a.pass.Background, Background{At: b.site, Nohup: b.nohup, Forked: b.forked, Helper: true})
+		}
+	}
+	st.bg = nil
+}
+
+// keepAlive reports whether a last command only keeps the process alive
+// (tail -f, sleep infinity, cat, read): the background launch before it is
+// the worker.
+func keepAlive(c *cmdRef) bool { return keepAlives[c.name] }
+
+var keepAlives = map[string]bool{"tail": true, "sleep": true, "cat": true, "read": true, "wait": true, "inotifywait": true, "watch": true, "less": true, "journalctl": true}
 
 // waitBg is wait: the background jobs this process waits for ran as its
 // worker may have, under their wrappers; a subshell's orphans stay.

@@ -31,6 +31,19 @@ type Background struct {
 	At     Site
 	Nohup  bool
 	Forked bool // setsid -f
+	// Helper is set when the process went on to start its worker after
+	// it (exec'd it, or ran it in the foreground as its last command): the
+	// launch is a helper nobody supervises, not the worker.
+	Helper bool
+}
+
+// Bind is a worker argument that binds all interfaces.
+type Bind struct {
+	At Site
+	// Default names the variable whose default gives the address
+	// (--bind "${HOST:-0.0.0.0}:8000"), "" when the address is written
+	// as it is or known from the script's own assignments.
+	Default string
 }
 
 // AliasSet is an assignment or export of a no-op alias.
@@ -146,7 +159,7 @@ type Pass struct {
 	Activations []Activation
 	Background  []Background
 	// Binds are the worker arguments that bind all interfaces.
-	Binds []Site
+	Binds []Bind
 	// Pidfiles are the commands that write $! to a file.
 	Pidfiles  []Site
 	AliasSets []AliasSet

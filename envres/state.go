@@ -370,12 +370,20 @@ type bgLaunch struct {
 	// orphan: launched by a subshell that ended (( cmd & )): no wait of
 	// this process reaches it.
 	orphan bool
+	// before is the process's last foreground command when it was
+	// launched: a later one that stays is the worker (endBg).
+	before *cmdRef
+	// pidVar is the variable the script keeps its pid in (PID=$!);
+	// managed marks a launch the script kills (bgpid.go).
+	pidVar  string
+	managed bool
 }
 
 // cmdRef is an external command, for the all-interfaces check.
 type cmdRef struct {
 	site  Site
-	binds []Site // arguments that bind all interfaces
+	name  string // the program's base name, when known
+	binds []Bind // arguments that bind all interfaces
 	// fs, fc, mode and nohup describe the command for Plan (plan.go).
 	fs    []field
 	fc    *fileCtx
