@@ -19,13 +19,13 @@ type RefusedError struct {
 	Errors int
 	// Result is the lint of the launch's chain.
 	Result *Result
-	// Editable is, for a relaunch refused without --in-env-file
-	// (PlanRelaunchLint), the first --set name (by name) whose clobbering
-	// env file could take its value: Hint suggests --in-env-file. Nil
-	// otherwise.
+	// Editable is, for a relaunch refused without RelaunchLint.InEnvFile
+	// (PlanRelaunchLint), the first Set name (by name) whose clobbering
+	// env file could take its value: the relaunch could write it there.
+	// Nil otherwise.
 	Editable *NamedTarget
-	// WorkDir is the directory Hint's files are relative to when they lie
-	// below it (RebasePath); "": as recorded.
+	// WorkDir is the directory a caller's words give Editable's files
+	// relative to when they lie below it (RebasePath); "": as recorded.
 	WorkDir string
 }
 
@@ -35,22 +35,6 @@ func (e *RefusedError) Error() string {
 
 // OutcomeKind makes a RefusedError an outcome.Classified.
 func (e *RefusedError) OutcomeKind() outcome.Kind { return outcome.Refused }
-
-// noLintHint is the hint of a launch refused by its chain's lint.
-const noLintHint = "fix the script, or launch anyway with --no-lint (verification on the worker still runs)"
-
-// Hint says what the refused command can do instead: with Editable,
-// write the name into its env file with --in-env-file; else fix the
-// script or launch with --no-lint.
-func (e *RefusedError) Hint() string {
-	t := e.Editable
-	if t == nil {
-		return noLintHint
-	}
-	n := t.Name
-	return fmt.Sprintf("%s re-sources %s, which sets %s (%s): add --in-env-file to write %s into that file instead (the dispatcher keeps its re-source; --unset %s puts the file back); or fix the script, or --no-lint",
-		t.SiteAt(), RebasePath(t.File, "", e.WorkDir), n, t.FileAt(e.WorkDir), n, n)
-}
 
 // LintError is a launch whose dispatch chain could not be linted (a script
 // that cannot be read or parsed, a bad configuration): outcome.Usage;

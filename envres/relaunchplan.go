@@ -62,8 +62,9 @@ const (
 	NoteSecretNotKept
 )
 
-// RelaunchNote is one thing relaunch --in-env-file tells the user before
-// it starts, about one name's env file edit.
+// RelaunchNote is one thing a relaunch that writes overrides into env
+// files (RelaunchLint.InEnvFile) tells the user before it starts, about
+// one name's env file edit.
 type RelaunchNote struct {
 	// Kind is what the note says.
 	Kind RelaunchNoteKind
@@ -74,23 +75,8 @@ type RelaunchNote struct {
 // Warning says the note is a warning (NoteSecretNotKept).
 func (n RelaunchNote) Warning() bool { return n.Kind == NoteSecretNotKept }
 
-// Text is the note as one line without a prefix ("--in-env-file X:
-// run.sh:2 re-sources .env: writing X into it at line 3"), its files
-// relative to wd when they lie below it (RebasePath; wd "": as recorded).
-func (n RelaunchNote) Text(wd string) string {
-	name, t := n.Target.Name, n.Target.EnvFileTarget
-	if n.Kind == NoteSecretNotKept {
-		return fmt.Sprintf("--in-env-file %s: %s is secret: the value it replaces in %s is not kept, so --unset %s and --round N cannot restore it", name, name, t.FileAt(wd), name)
-	}
-	where := "line " + fmt.Sprint(t.Line)
-	if t.Line == 0 {
-		where = "a line appended at its end (it does not assign " + name + " itself)"
-	}
-	return fmt.Sprintf("--in-env-file %s: %s re-sources %s: writing %s into it at %s", name, t.SiteAt(), RebasePath(t.File, "", wd), name, where)
-}
-
-// EnvFileEditError is a relaunch --in-env-file that has no env file to
-// edit, or one it cannot edit: outcome.Usage; nothing was edited or
+// EnvFileEditError is a relaunch with RelaunchLint.InEnvFile that has no
+// env file to edit, or one it cannot edit: outcome.Usage; nothing was edited or
 // stopped.
 type EnvFileEditError struct {
 	// Names are the Set names, sorted.
@@ -108,19 +94,9 @@ func (e *EnvFileEditError) Error() string {
 	var be *BlockedError
 	if errors.As(e.Err, &be) {
 		n, t := be.Name, be.Target
-		return fmt.Sprintf("--in-env-file %s: the load at %s clobbers %s, but %s; nothing was edited or stopped", n, t.SiteAt(), n, t.Why(e.WorkDir))
+		return fmt.Sprintf("env file edit of %s: the load at %s clobbers %s, but %s; nothing was edited or stopped", n, t.SiteAt(), n, t.Why(e.WorkDir))
 	}
-	return fmt.Sprintf("--in-env-file: no env file of the dispatch chain clobbers %s: there is nothing to edit; nothing was stopped", strings.Join(e.Names, ", "))
-}
-
-// Hint says what to do instead: drop --in-env-file when nothing is to be
-// edited, else fix the dispatch chain.
-func (e *EnvFileEditError) Hint() string {
-	var be *BlockedError
-	if errors.As(e.Err, &be) {
-		return "fix the dispatch chain (see docs/crash-fix-rounds.md, \"A dispatcher that clobbers the mitigation\")"
-	}
-	return "drop --in-env-file: the --set value reaches the worker as an override"
+	return fmt.Sprintf("env file edit: no env file of the dispatch chain clobbers %s: there is nothing to edit; nothing was stopped", strings.Join(e.Names, ", "))
 }
 
 func (e *EnvFileEditError) Unwrap() error { return e.Err }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/childproof/childproof/envres"
 	"github.com/childproof/childproof/internal/probe"
 	"github.com/childproof/childproof/launcher"
 	"github.com/childproof/childproof/outcome"
@@ -207,4 +208,46 @@ func emptyAsGiven(r *verify.Report) string {
 		}
 	}
 	return ""
+}
+
+// refusedHint says what a command the lint refused can do instead: with
+// an editable target, write the name into its env file with
+// --in-env-file; else fix the script or launch with --no-lint.
+func refusedHint(e *envres.RefusedError) string {
+	t := e.Editable
+	if t == nil {
+		return "fix the script, or launch anyway with --no-lint (verification on the worker still runs)"
+	}
+	n := t.Name
+	return fmt.Sprintf("%s re-sources %s, which sets %s (%s): add --in-env-file to write %s into that file instead (the dispatcher keeps its re-source; --unset %s puts the file back); or fix the script, or --no-lint",
+		t.SiteAt(), envres.RebasePath(t.File, "", e.WorkDir), n, t.FileAt(e.WorkDir), n, n)
+}
+
+// noteText is what relaunch --in-env-file says of a note, as one line
+// without a prefix ("--in-env-file X: run.sh:2 re-sources .env: writing X
+// into it at line 3"), its files relative to wd when they lie below it
+// (wd "": as recorded).
+func noteText(n envres.RelaunchNote, wd string) string {
+	name, t := n.Target.Name, n.Target.EnvFileTarget
+	if n.Kind == envres.NoteSecretNotKept {
+		return fmt.Sprintf("--in-env-file %s: %s is secret: the value it replaces in %s is not kept, so --unset %s and --round N cannot restore it", name, name, t.FileAt(wd), name)
+	}
+	where := "line " + fmt.Sprint(t.Line)
+	if t.Line == 0 {
+		where = "a line appended at its end (it does not assign " + name + " itself)"
+	}
+	return fmt.Sprintf("--in-env-file %s: %s re-sources %s: writing %s into it at %s", name, t.SiteAt(), envres.RebasePath(t.File, "", wd), name, where)
+}
+
+// envFileEditText is the message and hint of a relaunch --in-env-file
+// that has no env file to edit, or one it cannot edit.
+func envFileEditText(e *envres.EnvFileEditError) (msg, hint string) {
+	var be *envres.BlockedError
+	if errors.As(e.Err, &be) {
+		n, t := be.Name, be.Target
+		return fmt.Sprintf("--in-env-file %s: the load at %s clobbers %s, but %s; nothing was edited or stopped", n, t.SiteAt(), n, t.Why(e.WorkDir)),
+			"fix the dispatch chain (see docs/crash-fix-rounds.md, \"A dispatcher that clobbers the mitigation\")"
+	}
+	return fmt.Sprintf("--in-env-file: no env file of the dispatch chain clobbers %s: there is nothing to edit; nothing was stopped", strings.Join(e.Names, ", ")),
+		"drop --in-env-file: the --set value reaches the worker as an override"
 }

@@ -24,11 +24,12 @@ func (a *app) lintRelaunch(ctx context.Context, l *schema.Launch, in launcher.En
 		if n.Warning() {
 			prefix = "childproof: warning: "
 		}
-		fmt.Fprintf(a.stderr, "%s%s\n", prefix, n.Text(wd))
+		fmt.Fprintf(a.stderr, "%s%s\n", prefix, noteText(n, wd))
 	}
 	var ee *envres.EnvFileEditError
 	if errors.As(err, &ee) {
-		return nil, &exitError{code: ee.OutcomeKind(), err: ee, hint: ee.Hint()}
+		msg, hint := envFileEditText(ee)
+		return nil, &exitError{code: ee.OutcomeKind(), err: errors.New(msg), hint: hint}
 	}
 	return plan.InEnvFile, a.lintRefusal(err)
 }

@@ -136,7 +136,7 @@ func (a *app) lintRefusal(err error) error {
 	switch {
 	case errors.As(err, &re):
 		a.writeLint(a.stderr, "text", re.Result)
-		return &exitError{code: re.OutcomeKind(), err: re, hint: re.Hint()}
+		return &exitError{code: re.OutcomeKind(), err: re, hint: refusedHint(re)}
 	case errors.As(err, &le):
 		return &exitError{code: le.OutcomeKind(), err: le}
 	}
