@@ -213,6 +213,15 @@ func newPlan(l *schema.Launch, o Options) (*plan, error) {
 		// childproof run (the SLURM step) captures.
 		return nil, unsupported("oneshot", "a oneshot is proven on the environment its exec received, which only childproof run captures, and the engine's check (childproof verify) needs a live worker; export --to slurm (its step is childproof run), or run childproof run SPEC:NAME as the engine's command")
 	}
+	if len(l.Roles) > 0 && o.Engine != Slurm {
+		// The engine's check is childproof verify --pid: one worker below
+		// the pid, one --comm. It cannot select each role's processes
+		// nor say which role owns which port; dropping the roles would
+		// check less than the spec says.
+		r := l.Roles[0]
+		return nil, &UnsupportedError{Engine: o.Engine, Feature: fmt.Sprintf("worker %q", r.Name), Part: fmt.Sprintf("worker[%d]", 0),
+			Reason: "worker roles are verified on every process each role selects, and the engine's check (childproof verify --pid) verifies one worker below the pid; export --to slurm (its step is childproof run, which verifies every role), or run childproof run SPEC:NAME as the engine's command"}
+	}
 	// The SLURM step runs childproof itself, which reads the spec there:
 	// secrets and paths stay the spec's business.
 	// An env() in an argument becomes the engine's own reference to the
