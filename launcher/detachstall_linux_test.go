@@ -6,6 +6,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -15,7 +16,11 @@ import (
 // the server (a command substitution through a pipe, as a pyenv/nvm shim
 // or a settings reader does) is detached without the tracer waiting out
 // its timeout for a child it lost track of (issue 37: 5 s in a third of
-// runs). The state asserted is the detach's timeout branch never taken.
+// runs). What is asserted: the detach's timeout branch is never taken,
+// and each detached start returns (the state waited for) within 1 s
+// where the issue asks it (load average ≤ 2); on a busier machine a
+// return after 1 s is logged, and one after the detach timeout fails.
+// 50 runs take ~10 s here; -short runs 10.
 func TestDetachForkBeforeExec(t *testing.T) {
 	f := newFixture(t)
 	script := filepath.Join(t.TempDir(), "launch.sh")
@@ -38,7 +43,19 @@ func TestDetachForkBeforeExec(t *testing.T) {
 		if err != nil {
 			t.Fatalf("run %d: %v", i, err)
 		}
-		slowest = max(slowest, time.Since(start))
+		took := time.Since(start)
+		slowest = max(slowest, took)
+		if took > time.Second {
+			load := loadAverage1()
+			switch {
+			case took >= detachTimeout:
+				t.Errorf("run %d: the detached start took %s (the %s stall), load %.1f", i, took, detachTimeout, load)
+			case load <= 2:
+				t.Errorf("run %d: the detached start took %s, over 1 s at load %.1f", i, took, load)
+			default:
+				t.Logf("run %d: the detached start took %s at load %.1f (over 1 s, not the stall)", i, took, load)
+			}
+		}
 		if _, err := StopRecord(context.Background(), procDefault, f.state, la.Record, 0); err != nil {
 			t.Fatalf("run %d: stop: %v", i, err)
 		}
@@ -47,6 +64,16 @@ func TestDetachForkBeforeExec(t *testing.T) {
 		}
 	}
 	t.Logf("%d detached runs, slowest %s", runs, slowest)
+}
+
+// loadAverage1 is the machine's 1-minute load average (0 when unknown).
+func loadAverage1() float64 {
+	b, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return 0
+	}
+	f, _ := strconv.ParseFloat(strings.Fields(string(b))[0], 64)
+	return f
 }
 
 // TestDetachLostTracee: an entry for a tracee the tracer will never hear
