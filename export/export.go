@@ -126,7 +126,8 @@ func Render(ctx context.Context, l *schema.Launch, o Options) ([]byte, error) {
 	var ue *UnsupportedError
 	if errors.As(err, &ue) && ue.Part != "" && ue.Subject == nil {
 		if rng, ok := l.Ranges.Parts[ue.Part]; ok {
-			ue.Subject = &rng
+			r := schema.HCLRange(rng)
+			ue.Subject = &r
 		}
 	}
 	return out, err

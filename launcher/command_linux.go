@@ -7,7 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/childproof/childproof/schema"
+	"github.com/childproof/childproof/spec"
 )
 
 // argv returns the argv to exec and its resolved program path: a dispatch
@@ -26,7 +26,7 @@ func (la *Launch) argv() ([]string, string, error) {
 	}
 	prog := l.Command[0]
 	if !strings.Contains(prog, "/") {
-		found, ok := schema.LookPath(prog, la.Env.Vars["PATH"], la.dir())
+		found, ok := spec.LookPath(prog, la.Env.Vars["PATH"], la.dir())
 		if !ok {
 			return nil, "", fmt.Errorf("%s: not found in PATH", prog)
 		}
@@ -44,7 +44,7 @@ func (la *Launch) dir() string { return launchDir(la.Spec) }
 
 // launchDir is l's working directory: Dir, else the spec file's
 // directory, else the caller's.
-func launchDir(l *schema.Launch) string {
+func launchDir(l *spec.Launch) string {
 	if l.Dir != "" {
 		return l.Dir
 	}

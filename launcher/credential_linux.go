@@ -10,7 +10,7 @@ import (
 
 	"github.com/childproof/childproof/outcome"
 	"github.com/childproof/childproof/proc"
-	"github.com/childproof/childproof/schema"
+	"github.com/childproof/childproof/spec"
 	"github.com/childproof/childproof/verify"
 )
 
@@ -20,7 +20,7 @@ import (
 // supplementary groups from the user database, as initgroups(3) gives a
 // login. nil when the spec names neither. Anything but root asking for
 // another uid or gid is refused: nothing has started yet.
-func credential(l *schema.Launch) (*syscall.Credential, error) {
+func credential(l *spec.Launch) (*syscall.Credential, error) {
 	if l.User == "" && l.Group == "" {
 		return nil, nil
 	}
@@ -40,7 +40,7 @@ func credential(l *schema.Launch) (*syscall.Credential, error) {
 }
 
 // resolveCredential looks the spec's user and group up in the user database.
-func resolveCredential(l *schema.Launch) (*syscall.Credential, error) {
+func resolveCredential(l *spec.Launch) (*syscall.Credential, error) {
 	c := &syscall.Credential{Uid: uint32(os.Geteuid()), Gid: uint32(os.Getegid())}
 	if l.User != "" {
 		u, err := lookupUser(l.User)
@@ -76,7 +76,7 @@ func resolveCredential(l *schema.Launch) (*syscall.Credential, error) {
 }
 
 // runAs names the spec's user and group for a message.
-func runAs(l *schema.Launch) string {
+func runAs(l *spec.Launch) string {
 	var parts []string
 	if l.User != "" {
 		parts = append(parts, fmt.Sprintf("user = %q", l.User))
@@ -151,7 +151,7 @@ func procIDs(p proc.FS, pid int) (uid, gid int, err error) {
 // does not run as l's user and group (verify SPEC, Launch.Verify); a
 // launch without user and group, or whose user does not resolve here, is
 // not checked.
-func checkUser(p proc.FS, l *schema.Launch, pid int, r *verify.Report) {
+func checkUser(p proc.FS, l *spec.Launch, pid int, r *verify.Report) {
 	if l.User == "" && l.Group == "" {
 		return
 	}

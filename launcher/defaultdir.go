@@ -7,7 +7,7 @@ import (
 	"path/filepath"
 	"strconv"
 
-	"github.com/childproof/childproof/schema"
+	"github.com/childproof/childproof/spec"
 )
 
 // DefaultStateDir returns the state dir used when none is given:
@@ -59,12 +59,12 @@ func defaultStateDir(lookup func(string) (string, bool), uid int) (dir, parent s
 // slurmStepStateDir returns the state dir of a SLURM job step and its
 // per-user parent, $TMPDIR (else /tmp)/childproof-UID/slurm-JOB.STEP (with
 // .TASK, the task's SLURM_PROCID, in a step of several tasks), or ""
-// outside a step (schema.InSlurmStep) or when an id is unfit for a path.
+// outside a step (spec.InSlurmStep) or when an id is unfit for a path.
 // On a cluster the home directory is shared by every node, so the usual
 // default would make two jobs of one launch (a job array, two sbatch of one
 // script) share a lock.
 func slurmStepStateDir(lookup func(string) (string, bool), uid int) (dir, parent string) {
-	if !schema.InSlurmStep(lookup) {
+	if !spec.InSlurmStep(lookup) {
 		return "", ""
 	}
 	job, _ := lookup("SLURM_JOB_ID")

@@ -9,7 +9,7 @@ import (
 
 	"github.com/childproof/childproof/outcome"
 	"github.com/childproof/childproof/redact"
-	"github.com/childproof/childproof/schema"
+	"github.com/childproof/childproof/spec"
 	"github.com/childproof/childproof/verify"
 )
 
@@ -38,7 +38,7 @@ type Env struct {
 
 // Secrets returns the mask of the launch's secret set (values never
 // printed or stored), built by secretSet: the spec's secrets
-// (schema.Launch.Secrets: env(), file(), the env file, the secret list's
+// (spec.Launch.Secrets: env(), file(), the env file, the secret list's
 // env values), the resolved value of every name in the secret list and of
 // every --set-secret name, each with its keyed digest and where it occurs
 // once the launch built its argv. Every output of the launch masks with
@@ -69,7 +69,7 @@ func (e *Env) List() []string {
 // inherit entries may be glob patterns ("CUDA_*", "*"): a pattern passes
 // every caller variable it matches, listed by os.Environ (the names are
 // then looked up through lookup).
-func ResolveEnv(l *schema.Launch, set map[string]string, lookup func(string) (string, bool)) (*Env, error) {
+func ResolveEnv(l *spec.Launch, set map[string]string, lookup func(string) (string, bool)) (*Env, error) {
 	return resolveEnvFrom(l, set, lookup, nil, true)
 }
 
@@ -77,7 +77,7 @@ func ResolveEnv(l *schema.Launch, set map[string]string, lookup func(string) (st
 // environ (NAME=VALUE entries; nil: os.Environ), which inherit patterns
 // are matched against. With goCover, a nil Inherit also passes GOCOVERDIR
 // (coverage of a `go build -cover` server).
-func resolveEnvFrom(l *schema.Launch, set map[string]string, lookup func(string) (string, bool), environ func() []string, goCover bool) (*Env, error) {
+func resolveEnvFrom(l *spec.Launch, set map[string]string, lookup func(string) (string, bool), environ func() []string, goCover bool) (*Env, error) {
 	if lookup == nil {
 		lookup = os.LookupEnv
 	}
@@ -88,7 +88,7 @@ func resolveEnvFrom(l *schema.Launch, set map[string]string, lookup func(string)
 		inherit = append(slices.Clone(inherit), "GOCOVERDIR")
 	}
 	for _, n := range inherit {
-		if schema.IsInheritPattern(n) {
+		if spec.IsInheritPattern(n) {
 			continue
 		}
 		if v, ok := lookup(n); ok {
@@ -114,11 +114,11 @@ func resolveEnvFrom(l *schema.Launch, set map[string]string, lookup func(string)
 		pass(l.Inherits)
 	}
 	// Inside a SLURM job step the step's own variables and the devices
-	// SLURM bound to it pass too (schema.SlurmStepInherit): the
+	// SLURM bound to it pass too (spec.SlurmStepInherit): the
 	// allocation, not the caller's taste, decides which GPUs the worker
 	// may use.
-	if schema.InSlurmStep(lookup) {
-		pass(schema.IsSlurmStepVar)
+	if spec.InSlurmStep(lookup) {
+		pass(spec.IsSlurmStepVar)
 	}
 	for n := range e.Vars {
 		from[n] = "inherit"
@@ -136,7 +136,7 @@ func resolveEnvFrom(l *schema.Launch, set map[string]string, lookup func(string)
 		e.Overrides[k] = v
 	}
 	for k, v := range set {
-		if !schema.IsEnvName(k) {
+		if !spec.IsEnvName(k) {
 			return nil, errorf(outcome.Usage, KindUsage, "%q is not a valid environment variable name (letters, digits and _, not starting with a digit), the same rule as a spec's env", k)
 		}
 		e.Vars[k] = v
@@ -209,7 +209,7 @@ func plural(n int, word string) string {
 // needs inherit (or env): exporting it cannot help. A name inherit
 // passes but the caller lacks needs an export (or env). A name no source
 // names at all needs env (or inherit and an export).
-func missingOf(l *schema.Launch, missing []string, lookup func(string) (string, bool)) *Missing {
+func missingOf(l *spec.Launch, missing []string, lookup func(string) (string, bool)) *Missing {
 	m := &Missing{Names: missing, Inherit: l.EffectiveInherit(), DefaultInherit: l.Inherit == nil}
 	for _, n := range missing {
 		_, set := lookup(n)

@@ -6,7 +6,7 @@ import (
 	"strings"
 
 	"github.com/childproof/childproof/outcome"
-	"github.com/childproof/childproof/schema"
+	"github.com/childproof/childproof/spec"
 	"github.com/childproof/childproof/verify"
 )
 
@@ -43,7 +43,7 @@ type Error struct {
 	// and commands); FixNone: Hint says all there is.
 	Fix Fix
 	// Spec is the launch the failure is about (nil: not known).
-	Spec *schema.Launch
+	Spec *spec.Launch
 	// Path is the file or directory the failure is about: the launch's
 	// log, the state dir; "": none in particular.
 	Path string
@@ -63,7 +63,7 @@ type Error struct {
 	Missing *Missing
 	// Report is the evidence gathered up to the failure (nil: none).
 	Report *verify.Report
-	// Err is the cause, if any: the *schema.InvalidError of a launch
+	// Err is the cause, if any: the *spec.InvalidError of a launch
 	// that breaks a rule, the context's error (context.DeadlineExceeded,
 	// context.Canceled) of a start its context ended, …; errors.Is and
 	// errors.As see it.

@@ -4,7 +4,7 @@ import (
 	"slices"
 
 	"github.com/childproof/childproof/proc"
-	"github.com/childproof/childproof/schema"
+	"github.com/childproof/childproof/spec"
 	"github.com/childproof/childproof/verify"
 )
 
@@ -14,7 +14,7 @@ import (
 // and --set, and the value passed for each required name from inherit or
 // the env file), and the environment captured at the worker's exec, which
 // judges the worker while it holds (its live block may be a title now).
-func RecordedCheck(l *schema.Launch, rec *Record, p proc.FS) verify.Check {
+func RecordedCheck(l *spec.Launch, rec *Record, p proc.FS) verify.Check {
 	chk := verify.CheckFromSpec(l, verify.Expect{Require: l.Require, Digests: map[string]string{}})
 	for n, d := range rec.Env {
 		if d != "" {

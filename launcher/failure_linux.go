@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/childproof/childproof/outcome"
-	"github.com/childproof/childproof/schema"
+	"github.com/childproof/childproof/spec"
 	"github.com/childproof/childproof/verify"
 )
 
@@ -69,7 +69,7 @@ func (la *Launch) exitWhat(pid int) string {
 // verification of launch l (FixReport: the childproof command words its
 // own from the report). The failed tree is stopped: a remedy it names
 // must work on what is left (the spec), not on the tree.
-func hintFor(r *verify.Report, l *schema.Launch) string {
+func hintFor(r *verify.Report, l *spec.Launch) string {
 	switch {
 	case r.Caused(verify.ErrStaleExecEvidence, verify.KindEnvUnreadable):
 		return "the worker exec'd from a thread other than its main one (childproof follows processes, not threads, so that exec's environment was not captured) and then rewrote its environment block: exec the worker from the main thread, or keep its environment block intact"

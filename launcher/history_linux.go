@@ -7,7 +7,7 @@ import (
 	"strconv"
 
 	"github.com/childproof/childproof/proc"
-	"github.com/childproof/childproof/schema"
+	"github.com/childproof/childproof/spec"
 )
 
 // History is a launch's crash-fix rounds as they stand now — what
@@ -78,7 +78,7 @@ type EnvDiff struct {
 	// first; none when it was no override in either.
 	Overrides []DiffOverride
 	// Volatile says the launched tree sets it anew on every launch (a
-	// volatile list of either round, schema.BuiltinVolatile).
+	// volatile list of either round, spec.BuiltinVolatile).
 	Volatile bool
 }
 
@@ -112,7 +112,7 @@ func (s *State) DiffRounds(name string, a, b int) ([]EnvDiff, error) {
 	if err != nil {
 		return nil, err
 	}
-	vol := schema.Launch{Volatile: append(slices.Clone(x.Volatile), y.Volatile...)}
+	vol := spec.Launch{Volatile: append(slices.Clone(x.Volatile), y.Volatile...)}
 	names := maps.Clone(x.WorkerEnv)
 	maps.Copy(names, y.WorkerEnv)
 	out := []EnvDiff{}

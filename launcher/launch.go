@@ -3,14 +3,14 @@ package launcher
 import (
 	"sync"
 
-	"github.com/childproof/childproof/schema"
+	"github.com/childproof/childproof/spec"
 	"github.com/childproof/childproof/verify"
 )
 
 // Launch is a started and verified tree.
 type Launch struct {
 	// Spec is the launch spec it was started from.
-	Spec *schema.Launch
+	Spec *spec.Launch
 	// Report is the verification report of the start.
 	Report *verify.Report
 	// Record is what was written to the state dir.

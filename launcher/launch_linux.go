@@ -16,7 +16,7 @@ import (
 	"github.com/childproof/childproof/launcher/statedir"
 	"github.com/childproof/childproof/outcome"
 	"github.com/childproof/childproof/proc"
-	"github.com/childproof/childproof/schema"
+	"github.com/childproof/childproof/spec"
 	"github.com/childproof/childproof/verify"
 	"golang.org/x/sys/unix"
 )
@@ -32,7 +32,7 @@ import (
 // flags registered), zero StateDir and State and no $CHILDPROOF_STATE_DIR
 // mean a state dir of the test binary's own (see testStateDir), never the
 // user's.
-func Start(ctx context.Context, l *schema.Launch, opts Options) (*Launch, error) {
+func Start(ctx context.Context, l *spec.Launch, opts Options) (*Launch, error) {
 	return startHeld(ctx, l, opts, held{})
 }
 
@@ -53,7 +53,7 @@ type held struct {
 }
 
 // startHeld is Start with what a relaunch holds (h).
-func startHeld(ctx context.Context, l *schema.Launch, opts Options, h held) (*Launch, error) {
+func startHeld(ctx context.Context, l *spec.Launch, opts Options, h held) (*Launch, error) {
 	var env *Env
 	testDir := false
 	if opts.State == nil && opts.StateDir == "" {
@@ -77,7 +77,7 @@ func startHeld(ctx context.Context, l *schema.Launch, opts Options, h held) (*La
 
 // startChecked is startHeld once the state dir is decided: the relay
 // program, the ports, then start; the Error names the launch.
-func startChecked(ctx context.Context, l *schema.Launch, opts Options, h held, env **Env) (*Launch, error) {
+func startChecked(ctx context.Context, l *spec.Launch, opts Options, h held, env **Env) (*Launch, error) {
 	if opts.Detach {
 		var err error
 		if opts.Relay, err = relayProgram(opts.Relay); err != nil {
@@ -103,7 +103,7 @@ func startChecked(ctx context.Context, l *schema.Launch, opts Options, h held, e
 // start checks the launch, takes its lock, resolves its environment,
 // preflights its ports and previous instance, then runs its attempts.
 // envOut gets the resolved environment, even when a later step fails.
-func start(ctx context.Context, l *schema.Launch, opts Options, envOut **Env, h held) (*Launch, error) {
+func start(ctx context.Context, l *spec.Launch, opts Options, envOut **Env, h held) (*Launch, error) {
 	st, err := checkStart(l, opts)
 	if err != nil {
 		h.lock.unlock() // the held lock (relaunch's) is let go on every refusal
@@ -119,7 +119,7 @@ func start(ctx context.Context, l *schema.Launch, opts Options, envOut **Env, h 
 // startRun is what the steps of a start share once the launch is
 // checked.
 type startRun struct {
-	l    *schema.Launch
+	l    *spec.Launch
 	opts Options
 	h    held
 	st   *State
@@ -136,7 +136,7 @@ type startRun struct {
 // (checkWritable), and a worker selector that can match. It
 // returns the state dir; it takes nothing (start lets go of a held lock
 // when it refuses).
-func checkStart(l *schema.Launch, opts Options) (*State, error) {
+func checkStart(l *spec.Launch, opts Options) (*State, error) {
 	if err := validLaunch(l, opts.LookupEnv); err != nil {
 		return nil, err
 	}
@@ -162,12 +162,12 @@ func checkStart(l *schema.Launch, opts Options) (*State, error) {
 // validLaunch checks a launch by the spec loader's rules before anything
 // is taken or started (schema's Launch.Validate and Launch.CheckRun: the
 // program found and executable, the worker selector able to match); a
-// broken rule is a usage Error wrapping the *schema.InvalidError that
+// broken rule is a usage Error wrapping the *spec.InvalidError that
 // names the field, by its Go name for a Go caller. lookup answers the
 // caller's PATH (nil: os.LookupEnv).
-func validLaunch(l *schema.Launch, lookup func(string) (string, bool)) error {
+func validLaunch(l *spec.Launch, lookup func(string) (string, bool)) error {
 	if l == nil {
-		return errorf(outcome.Usage, KindUsage, "no launch (a nil *schema.Launch)")
+		return errorf(outcome.Usage, KindUsage, "no launch (a nil *spec.Launch)")
 	}
 	err := l.Validate()
 	if err == nil {
@@ -183,7 +183,7 @@ func validLaunch(l *schema.Launch, lookup func(string) (string, bool)) error {
 	if err == nil {
 		return nil
 	}
-	var ie *schema.InvalidError
+	var ie *spec.InvalidError
 	if errors.As(err, &ie) {
 		ie.GoNames = true // the childproof command says the spec's names
 	}
@@ -330,7 +330,7 @@ const raceGrace = time.Second
 // preflightRetry is the preflight of a retry: while a foreign holder is
 // on a port, it polls (10 ms) for up to raceGrace (at most the ready
 // timeout), then fails as preflight does.
-func preflightRetry(ctx context.Context, v *verify.Verifier, st *State, l *schema.Launch) error {
+func preflightRetry(ctx context.Context, v *verify.Verifier, st *State, l *spec.Launch) error {
 	end := time.Now().Add(min(raceGrace, l.ReadyTimeout()))
 	for {
 		err := preflight(ctx, v, st, l, nil)
@@ -344,7 +344,7 @@ func preflightRetry(ctx context.Context, v *verify.Verifier, st *State, l *schem
 
 // preflight fails with exit 4 when a declared port is held by anything but
 // our own recorded previous instance, which it stops when on_stale = replace.
-func preflight(ctx context.Context, v *verify.Verifier, st *State, l *schema.Launch, notify func(string)) error {
+func preflight(ctx context.Context, v *verify.Verifier, st *State, l *spec.Launch, notify func(string)) error {
 	for _, pt := range l.Ports {
 		hs, err := verify.Holders(v.Proc, pt.Number, nil)
 		if err != nil {
@@ -353,7 +353,7 @@ func preflight(ctx context.Context, v *verify.Verifier, st *State, l *schema.Lau
 		for _, h := range hs {
 			rec, _ := st.Load(l.Name)
 			if rec != nil && (rec.Stopped == nil && slices.Contains(h.Pids, rec.Worker.Pid) && rec.Worker.Check(v.Proc) == verify.Alive || leftOver(v.Proc, rec, h.Pids)) {
-				if l.OnStale == schema.StaleReplace {
+				if l.OnStale == spec.StaleReplace {
 					res, err := StopRecord(ctx, v.Proc, st, rec, 0) // its own stop block
 					if err != nil {
 						return err

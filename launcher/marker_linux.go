@@ -15,7 +15,7 @@ import (
 	"github.com/childproof/childproof/launcher/statedir"
 	"github.com/childproof/childproof/outcome"
 	"github.com/childproof/childproof/proc"
-	"github.com/childproof/childproof/schema"
+	"github.com/childproof/childproof/spec"
 	"github.com/childproof/childproof/verify"
 	"golang.org/x/sys/unix"
 )
@@ -203,7 +203,7 @@ func joinPids(pids []int) string {
 // tree of a killed childproof too — it is the previous instance: stopped
 // first with on_stale = "replace", else the run is refused (exit 6),
 // naming its spec file and pid. The caller holds the lock.
-func guardPrevious(ctx context.Context, p proc.FS, st *State, l *schema.Launch, notify func(string)) error {
+func guardPrevious(ctx context.Context, p proc.FS, st *State, l *spec.Launch, notify func(string)) error {
 	rec, err := st.Load(l.Name)
 	if err != nil {
 		return nil
@@ -227,7 +227,7 @@ func guardPrevious(ctx context.Context, p proc.FS, st *State, l *schema.Launch, 
 	if !slices.Contains(members, rec.Worker.Pid) {
 		what = membersNote(members)
 	}
-	if l.OnStale == schema.StaleReplace {
+	if l.OnStale == spec.StaleReplace {
 		res, err := StopRecord(ctx, p, st, rec, 0) // its own stop block
 		if err != nil {
 			return err

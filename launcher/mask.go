@@ -7,13 +7,13 @@ import (
 	"slices"
 
 	"github.com/childproof/childproof/redact"
-	"github.com/childproof/childproof/schema"
+	"github.com/childproof/childproof/spec"
 	"github.com/childproof/childproof/verify"
 )
 
 // secretSet builds a launch's secret set — the one place it is built,
 // with redact.Of making its mask: the spec's own secrets
-// (schema.Launch.Secrets: what env() and file() returned, the argv
+// (spec.Launch.Secrets: what env() and file() returned, the argv
 // elements taken from them, every value of the env file, the env value of
 // each name of the secret list) and the value vars gives each name of the
 // secret list and of extra (--set-secret). vars is the resolved
@@ -23,7 +23,7 @@ import (
 // nil: not built yet) and the values of vars built from it. The record
 // and the log mask store them, so that a command without the values
 // masks by the digests and the recorded occurrences.
-func secretSet(l *schema.Launch, vars map[string]string, extra []string, argv []string, digest func(name, value string) string) *redact.Set {
+func secretSet(l *spec.Launch, vars map[string]string, extra []string, argv []string, digest func(name, value string) string) *redact.Set {
 	if l == nil {
 		return redact.Of(nil, digest)
 	}
@@ -70,7 +70,7 @@ func secretSet(l *schema.Launch, vars map[string]string, extra []string, argv []
 
 // launchSecrets is the secret set of a launch: the resolved env's when
 // the env was resolved, else the one its spec and --set values give.
-func launchSecrets(l *schema.Launch, env *Env, opts Options) *redact.Set {
+func launchSecrets(l *spec.Launch, env *Env, opts Options) *redact.Set {
 	if env != nil {
 		return env.Secrets()
 	}
@@ -82,8 +82,8 @@ func launchSecrets(l *schema.Launch, env *Env, opts Options) *redact.Set {
 // (contract §6): Secrets gives the mask of all of it.
 type Known struct {
 	// Spec is the launch's spec as it reads here; nil: none. Its secrets
-	// are those known without launching (schema.Launch.Secrets).
-	Spec *schema.Launch
+	// are those known without launching (spec.Launch.Secrets).
+	Spec *spec.Launch
 	// Record is the launch's record; nil: none. Its secrets are known by
 	// their digests and where they occur.
 	Record *Record

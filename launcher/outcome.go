@@ -7,7 +7,7 @@ import (
 
 	"github.com/childproof/childproof/internal/probe"
 	"github.com/childproof/childproof/outcome"
-	"github.com/childproof/childproof/schema"
+	"github.com/childproof/childproof/spec"
 	"github.com/childproof/childproof/verify"
 )
 
@@ -28,7 +28,7 @@ func (la *Launch) notReadyError(r *verify.Report, what string) *Error {
 
 // notReadyHint names ready.timeout with its value and where the output
 // so far is.
-func notReadyHint(l *schema.Launch, log string) string {
+func notReadyHint(l *spec.Launch, log string) string {
 	t := "Ready.Timeout is " + l.ReadyTimeout().String()
 	if l.Ready.Timeout <= 0 {
 		t += " (the default)"
@@ -42,7 +42,7 @@ func notReadyHint(l *schema.Launch, log string) string {
 // a longer timeout would not help; the path (or what serves it) is what to
 // look at. Other errors (a 5xx, 503 while loading a model, may pass in
 // time) leave e as it is.
-func answered(e *Error, err error, l *schema.Launch) {
+func answered(e *Error, err error, l *spec.Launch) {
 	var se *probe.StatusError
 	if !errors.As(err, &se) || se.Code < 400 || se.Code > 499 {
 		return
@@ -52,7 +52,7 @@ func answered(e *Error, err error, l *schema.Launch) {
 }
 
 // portList names the launch's ports: "port 8000", "ports 8000 and 8001".
-func portList(l *schema.Launch) string {
+func portList(l *spec.Launch) string {
 	switch len(l.Ports) {
 	case 0:
 		return "its ports"

@@ -9,7 +9,7 @@ import (
 	"sync"
 
 	"github.com/childproof/childproof/outcome"
-	"github.com/childproof/childproof/schema"
+	"github.com/childproof/childproof/spec"
 )
 
 // portRef is the port placeholder of a Launch built in Go:
@@ -24,10 +24,10 @@ var portRef = sync.OnceValue(func() *regexp.Regexp {
 // there is none), so that a Go caller writes a port once, in Ports:
 //
 //	Command: []string{bin, "--addr", `127.0.0.1:{{port "http"}}`},
-//	Ports:   []schema.Port{{Name: "http", Number: launchertest.FreePort(t)}},
+//	Ports:   []spec.Port{{Name: "http", Number: launchertest.FreePort(t)}},
 //
 // A placeholder naming no declared port is an outcome.Usage error.
-func withPorts(l *schema.Launch) (*schema.Launch, error) {
+func withPorts(l *spec.Launch) (*spec.Launch, error) {
 	has := func(s string) bool { return portRef().MatchString(s) }
 	if !slices.ContainsFunc(l.Command, has) && !slices.ContainsFunc(l.Dispatch, has) && !slices.ContainsFunc(slices.Collect(maps.Values(l.Env)), has) {
 		return l, nil
@@ -71,7 +71,7 @@ func fillAll(field string, args []string, fill func(field, s string) string) []s
 }
 
 // portNumber is the number of the port called name ("": the only port).
-func portNumber(l *schema.Launch, name string) (int, error) {
+func portNumber(l *spec.Launch, name string) (int, error) {
 	if name == "" {
 		if len(l.Ports) != 1 {
 			return 0, fmt.Errorf("{{port}} stands for the only port, and the launch declares %d", len(l.Ports))

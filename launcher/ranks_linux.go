@@ -7,7 +7,7 @@ import (
 
 	"github.com/childproof/childproof/internal/pidfd"
 	"github.com/childproof/childproof/proc"
-	"github.com/childproof/childproof/schema"
+	"github.com/childproof/childproof/spec"
 	"github.com/childproof/childproof/verify"
 	"golang.org/x/sys/unix"
 )
@@ -58,7 +58,7 @@ func (la *Launch) multiWorker() bool {
 // (verify.Workers); a role of one, the process its selector names (of
 // several, one holding a port the role lists, else the shallowest). ok
 // only once every role has all of its processes.
-func selectRoles(p proc.FS, l *schema.Launch, tree []int, execComm func(int) string) (pids []int, roles []string, ok bool) {
+func selectRoles(p proc.FS, l *spec.Launch, tree []int, execComm func(int) string) (pids []int, roles []string, ok bool) {
 	order := []int{l.PrimaryRole()}
 	for i := range l.Roles {
 		if i != order[0] {
@@ -74,7 +74,7 @@ func selectRoles(p proc.FS, l *schema.Launch, tree []int, execComm func(int) str
 				return nil, nil, false
 			}
 		} else {
-			var ports []schema.Port
+			var ports []spec.Port
 			for _, pt := range l.Ports {
 				if slices.Contains(r.Ports, pt.Name) {
 					ports = append(ports, pt)
@@ -97,7 +97,7 @@ func selectRoles(p proc.FS, l *schema.Launch, tree []int, execComm func(int) str
 // roleOwners is Check.Owners for the worker roles of l whose processes
 // are pids (roles[i] the role of pids[i]): each port a role lists, with
 // that role's processes; nil without roles.
-func roleOwners(l *schema.Launch, pids []int, roles []string) map[int]verify.PortOwners {
+func roleOwners(l *spec.Launch, pids []int, roles []string) map[int]verify.PortOwners {
 	if len(l.Roles) == 0 {
 		return nil
 	}
@@ -212,7 +212,7 @@ func (la *Launch) equalMatches(worker int, tree []int, r *verify.Report) {
 // python3 agent and python3 ranks) — instead of silently verifying the
 // agent alone; "" when not. A pre-fork server's workers hold its socket: no
 // note. execComm may be nil.
-func equalMatchesNote(p proc.FS, l *schema.Launch, worker int, tree []int, execComm func(int) string) string {
+func equalMatchesNote(p proc.FS, l *spec.Launch, worker int, tree []int, execComm func(int) string) string {
 	if l.Worker.N() > 1 || len(l.Roles) > 0 || l.Worker.Comm == "" && l.Worker.Exe == "" {
 		return ""
 	}
@@ -238,7 +238,7 @@ func equalMatchesNote(p proc.FS, l *schema.Launch, worker int, tree []int, execC
 }
 
 // holdsAny reports whether pid holds a listener on a declared port of l.
-func holdsAny(p proc.FS, l *schema.Launch, pid int, tree []int) bool {
+func holdsAny(p proc.FS, l *spec.Launch, pid int, tree []int) bool {
 	for _, pt := range l.Ports {
 		hs, _ := verify.Holders(p, pt.Number, tree)
 		for _, h := range hs {

@@ -10,7 +10,7 @@ import (
 	"github.com/childproof/childproof/internal/logtail"
 	"github.com/childproof/childproof/outcome"
 	"github.com/childproof/childproof/proc"
-	"github.com/childproof/childproof/schema"
+	"github.com/childproof/childproof/spec"
 	"github.com/childproof/childproof/verify"
 )
 
@@ -47,7 +47,7 @@ func (s *State) ReadLog(ctx context.Context, name string, o LogOptions, emit fun
 	}
 	defer t.Close()
 	rec, _ := s.Load(name)
-	m := s.Secrets(Known{Spec: recordedLaunch(rec), Record: rec, Log: name})
+	m := s.Secrets(Known{Spec: s.recordedLaunch(rec), Record: rec, Log: name})
 	masked := func(line string) { emit(m.Text(line)) }
 	if err := t.Last(o.Last, masked); err != nil {
 		return fmt.Errorf("log of %q: %w", name, err)
@@ -92,14 +92,13 @@ func (s *State) Running(name string) bool {
 // recordedLaunch is the launch rec names, loaded from its spec file as a
 // command that launches nothing loads it (for the secrets it declares);
 // nil when there is none or it does not load.
-func recordedLaunch(rec *Record) *schema.Launch {
-	if rec == nil || rec.SpecPath == "" {
+func (s *State) recordedLaunch(rec *Record) *spec.Launch {
+	if rec == nil || rec.SpecPath == "" || s.ReadSpec == nil {
 		return nil
 	}
-	f, _, diags := schema.Load(rec.SpecPath, schema.LoadOptions{LaunchesNothing: true})
-	if diags.HasErrors() || f == nil {
+	l, err := s.ReadSpec(rec.SpecPath, rec.Name, nil)
+	if err != nil {
 		return nil
 	}
-	l, _ := f.Launch(rec.Name)
 	return l
 }

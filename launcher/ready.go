@@ -5,12 +5,12 @@ import (
 	"regexp"
 
 	"github.com/childproof/childproof/outcome"
-	"github.com/childproof/childproof/schema"
+	"github.com/childproof/childproof/spec"
 )
 
 // check refuses readiness that cannot be judged for l: an HTTP matcher
 // without the GET it judges.
-func (r Readiness) check(l *schema.Launch) error {
+func (r Readiness) check(l *spec.Launch) error {
 	if (r.Status != nil || r.Body != nil) && l.Ready.HTTP == "" {
 		return errorf(outcome.Usage, KindUsage, "launch %q: Options.Ready.Status and Ready.Body judge the answer to the launch's Ready.HTTP GET, and Ready.HTTP is empty", l.Name).
 			withHint("set the launch's Ready.HTTP to the path to GET (\"/healthz\")")

@@ -15,7 +15,7 @@ import (
 
 	"github.com/childproof/childproof/internal/pidfd"
 	"github.com/childproof/childproof/internal/probe"
-	"github.com/childproof/childproof/schema"
+	"github.com/childproof/childproof/spec"
 	"github.com/childproof/childproof/verify"
 	"golang.org/x/sys/unix"
 )
@@ -355,7 +355,7 @@ func (la *Launch) execProbe(ctx context.Context, deadline time.Time) error {
 	argv := l.Ready.Exec
 	prog := argv[0]
 	if !strings.Contains(prog, "/") {
-		found, ok := schema.LookPath(prog, la.Env.Vars["PATH"], la.dir())
+		found, ok := spec.LookPath(prog, la.Env.Vars["PATH"], la.dir())
 		if !ok {
 			return fmt.Errorf("ready.exec: %s: not found in the launch's PATH", la.Env.Secrets().Arg(prog))
 		}

@@ -9,12 +9,12 @@ import (
 	"github.com/childproof/childproof/outcome"
 	"github.com/childproof/childproof/proc"
 	"github.com/childproof/childproof/redact"
-	"github.com/childproof/childproof/schema"
+	"github.com/childproof/childproof/spec"
 	"github.com/childproof/childproof/verify"
 )
 
 // SpecArg resolves a NAME|SPEC[:NAME] argument, as the commands that act
-// on a recorded launch take it: a SPEC[:NAME] (schema.IsSpecArg) comes
+// on a recorded launch take it: a SPEC[:NAME] (spec.IsSpecArg) comes
 // back as it is, with a nil record; a recorded launch NAME becomes
 // SPEC:NAME of the spec file its record names, with the record. A NAME
 // with no record (and no such spec file) is an *Error of Kind
@@ -22,7 +22,7 @@ import (
 // outcome.Usage; a record that fails authentication the ErrUntrusted error Load
 // returns.
 func (s *State) SpecArg(arg string) (string, *Record, error) {
-	if schema.IsSpecArg(arg) {
+	if spec.IsSpecArg(arg) {
 		return arg, nil, nil
 	}
 	rec, err := s.Load(arg)
@@ -52,7 +52,7 @@ func (s *State) LoadRunning(name string, p proc.FS) (*Record, error) {
 // worker only): when the recorded worker is gone but the launch's live
 // tree has a worker its selector or port selects (Reselect), the record
 // comes back naming that one, and note (when not nil) gets what happened.
-func (s *State) loadLive(l *schema.Launch, name string, p proc.FS, note func(string)) (*Record, error) {
+func (s *State) loadLive(l *spec.Launch, name string, p proc.FS, note func(string)) (*Record, error) {
 	rec, err := s.Load(name)
 	if errors.Is(err, ErrUntrusted) {
 		return nil, err
@@ -86,7 +86,7 @@ func (s *State) loadLive(l *schema.Launch, name string, p proc.FS, note func(str
 // the recorded digests, the exec-time evidence), every recorded rank
 // (VerifyRanks), the worker's user, and a note when the worker selector
 // matches several processes. The report is not masked.
-func VerifyRecorded(ctx context.Context, v *verify.Verifier, l *schema.Launch, rec *Record) *verify.Report {
+func VerifyRecorded(ctx context.Context, v *verify.Verifier, l *spec.Launch, rec *Record) *verify.Report {
 	chk := RecordedCheck(l, rec, v.Proc)
 	r := v.Verify(ctx, chk)
 	VerifyRanks(ctx, v, l, chk, rec, r)
@@ -103,7 +103,7 @@ func VerifyRecorded(ctx context.Context, v *verify.Verifier, l *schema.Launch, r
 // by its recorded evidence (VerifyRecorded: the intended values are the
 // digests it was started with), the report masked with the secrets of l
 // and of the record.
-func (s *State) VerifyRunning(ctx context.Context, v *verify.Verifier, l *schema.Launch) (*verify.Report, error) {
+func (s *State) VerifyRunning(ctx context.Context, v *verify.Verifier, l *spec.Launch) (*verify.Report, error) {
 	var notes []string
 	rec, err := s.loadLive(l, l.Name, v.Proc, func(n string) { notes = append(notes, n) })
 	if err != nil {
@@ -123,7 +123,7 @@ func (s *State) VerifyRunning(ctx context.Context, v *verify.Verifier, l *schema
 // check VerifyRecorded makes), each name's intended value being the digest
 // the launch was started with. The rows' argv are masked with the
 // launch's secrets (Secrets of l and the record).
-func (s *State) ExplainRecorded(ctx context.Context, v *verify.Verifier, l *schema.Launch, names []string) (*verify.Explanation, error) {
+func (s *State) ExplainRecorded(ctx context.Context, v *verify.Verifier, l *spec.Launch, names []string) (*verify.Explanation, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
@@ -213,9 +213,9 @@ type RelaunchBase struct {
 
 // RelaunchBase reads what a relaunch of l starts from: the record of
 // l.Name (rec when the caller has read it already, as State.SpecArg does;
-// nil: it is read here), for the spec whose hash (schema.File.Hash) is
+// nil: it is read here), for the spec whose hash (spec.File.Hash) is
 // specHash now ("": a launch built in Go, with no spec file).
-func (s *State) RelaunchBase(l *schema.Launch, specHash string, rec *Record) RelaunchBase {
+func (s *State) RelaunchBase(l *spec.Launch, specHash string, rec *Record) RelaunchBase {
 	if rec == nil {
 		rec, _ = s.Load(l.Name)
 	}

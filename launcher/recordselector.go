@@ -2,7 +2,7 @@ package launcher
 
 import (
 	"github.com/childproof/childproof/redact"
-	"github.com/childproof/childproof/schema"
+	"github.com/childproof/childproof/spec"
 )
 
 // RecordSelector is a launch's worker selector as its spec said it (the
@@ -33,7 +33,7 @@ type RecordRole struct {
 // recordSelector is l's selector for its record, or nil when a comm or
 // exe holds a secret value of the launch (a record never holds one: the
 // spec file is read again instead).
-func recordSelector(l *schema.Launch, secrets *redact.Set) *RecordSelector {
+func recordSelector(l *spec.Launch, secrets *redact.Set) *RecordSelector {
 	s := &RecordSelector{Comm: l.Worker.Comm, Exe: l.Worker.Exe, Count: l.Worker.Count}
 	words := []string{l.Worker.Comm, l.Worker.Exe}
 	for _, r := range l.Roles {
@@ -54,17 +54,17 @@ func recordSelector(l *schema.Launch, secrets *redact.Set) *RecordSelector {
 // selectorLaunch is the part of a launch that re-selecting its workers
 // reads (its name, worker selector, roles and declared ports), rebuilt
 // from the record; nil when the record keeps no selector.
-func (r *Record) selectorLaunch() *schema.Launch {
+func (r *Record) selectorLaunch() *spec.Launch {
 	s := r.Selector
 	if s == nil {
 		return nil
 	}
-	l := &schema.Launch{Name: r.Name, Worker: schema.Worker{Comm: s.Comm, Exe: s.Exe, Count: s.Count}}
+	l := &spec.Launch{Name: r.Name, Worker: spec.Worker{Comm: s.Comm, Exe: s.Exe, Count: s.Count}}
 	for _, rr := range s.Roles {
-		l.Roles = append(l.Roles, schema.Role{Name: rr.Name, Worker: schema.Worker{Comm: rr.Comm, Exe: rr.Exe, Count: rr.Count}, Ports: rr.Ports})
+		l.Roles = append(l.Roles, spec.Role{Name: rr.Name, Worker: spec.Worker{Comm: rr.Comm, Exe: rr.Exe, Count: rr.Count}, Ports: rr.Ports})
 	}
 	for i, pt := range r.Ports {
-		p := schema.Port{Number: pt.Number, Address: pt.Address}
+		p := spec.Port{Number: pt.Number, Address: pt.Address}
 		if i < len(s.PortNames) {
 			p.Name = s.PortNames[i]
 		}

@@ -57,11 +57,15 @@ func TestSpecSelectorOldRecord(t *testing.T) {
 		t.Fatal(err)
 	}
 	rec := &Record{Name: "sup", SpecPath: spec, Vars: []RecordVar{{Name: "c", Value: "srv"}}}
-	l := specSelector(rec)
+	st := &State{ReadSpec: schema.ReadLaunch}
+	l := st.specSelector(rec)
 	if l == nil || l.Worker.Comm != "srv" {
 		t.Fatalf("specSelector = %+v, want comm srv", l)
 	}
-	if specSelector(&Record{Name: "sup"}) != nil {
+	if st.specSelector(&Record{Name: "sup"}) != nil {
 		t.Error("a record without a spec path gave a selector")
+	}
+	if (&State{}).specSelector(rec) != nil {
+		t.Error("a State without ReadSpec read a spec file")
 	}
 }

@@ -7,7 +7,7 @@ import (
 
 	"github.com/childproof/childproof/outcome"
 	"github.com/childproof/childproof/redact"
-	"github.com/childproof/childproof/schema"
+	"github.com/childproof/childproof/spec"
 )
 
 // recordVars are the launch's --var values as the record keeps them: a
@@ -54,7 +54,7 @@ func RecordedVars(rec *Record, given []string) (vars, secret []string) {
 
 // launchArgv is the argv a launch of l execs (as Launch.argv builds it),
 // before the program is looked up.
-func launchArgv(l *schema.Launch) []string {
+func launchArgv(l *spec.Launch) []string {
 	if len(l.Dispatch) > 0 {
 		return append([]string{"bash", "--noprofile", "--norc", l.Dispatch[0]}, l.Dispatch[1:]...)
 	}

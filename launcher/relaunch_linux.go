@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/childproof/childproof/outcome"
-	"github.com/childproof/childproof/schema"
+	"github.com/childproof/childproof/spec"
 	"github.com/childproof/childproof/verify"
 )
 
@@ -50,7 +50,7 @@ type Delta struct {
 	// round, repeated to keep it. They are not a failure.
 	Carried []string `json:"carried"`
 	// Volatile are the changed names that the launched tree sets anew on
-	// every launch (the spec's volatile list and schema.BuiltinVolatile)
+	// every launch (the spec's volatile list and spec.BuiltinVolatile)
 	// and that were not declared: left out of the check.
 	Volatile []string `json:"volatile"`
 	// Ranks is the number of workers the delta was proven on (a
@@ -276,7 +276,7 @@ type RelaunchOptions struct {
 // No value is compared or stored: only keyed digests of the state dir.
 // Checks that need no process (a missing record, a bad --set) fail before
 // the previous launch is touched.
-func Relaunch(ctx context.Context, l *schema.Launch, opts RelaunchOptions) (*Launch, *RelaunchResult, error) {
+func Relaunch(ctx context.Context, l *spec.Launch, opts RelaunchOptions) (*Launch, *RelaunchResult, error) {
 	la, res, err := relaunch(ctx, l, opts)
 	if err != nil && res != nil {
 		res.Rollback.Tried = opts.Rollback
@@ -302,7 +302,7 @@ func Relaunch(ctx context.Context, l *schema.Launch, opts RelaunchOptions) (*Lau
 
 // relaunchRound is what one relaunch carries from phase to phase.
 type relaunchRound struct {
-	l *schema.Launch
+	l *spec.Launch
 	// opts are Relaunch's options, opts.State set; once planned, opts.Set
 	// holds every override of the round (carried, replayed and --set).
 	opts RelaunchOptions
@@ -334,7 +334,7 @@ type relaunchRound struct {
 // relaunch runs the phases of a relaunch in order: load the record, pick
 // the base, plan the round, edit the env files, take the lock, stop the
 // previous launch, start and verify, compare, then accept or refuse.
-func relaunch(ctx context.Context, l *schema.Launch, opts RelaunchOptions) (*Launch, *RelaunchResult, error) {
+func relaunch(ctx context.Context, l *spec.Launch, opts RelaunchOptions) (*Launch, *RelaunchResult, error) {
 	st, prev, err := loadRelaunched(l, opts)
 	if err != nil {
 		return nil, nil, err
@@ -379,7 +379,7 @@ func relaunch(ctx context.Context, l *schema.Launch, opts RelaunchOptions) (*Lau
 // loadRelaunched decides what is relaunched: l must have a name, and the
 // state dir must hold a trusted record of it (else NotRecorded, naming
 // the state dir). Nothing is locked or stopped.
-func loadRelaunched(l *schema.Launch, opts RelaunchOptions) (*State, *Record, error) {
+func loadRelaunched(l *spec.Launch, opts RelaunchOptions) (*State, *Record, error) {
 	if err := validLaunch(l, nil); err != nil {
 		return nil, nil, err
 	}
@@ -698,7 +698,7 @@ func listOrNone(s []string) string {
 	return strings.Join(s, ", ")
 }
 
-func (u DeltaName) message(l *schema.Launch) string {
+func (u DeltaName) message(l *spec.Launch) string {
 	what := map[DeltaHow]string{DeltaChanged: "changed", DeltaAdded: "appeared", DeltaRemoved: "disappeared"}[u.How]
 	msg := fmt.Sprintf("%s %s on the worker but is not a --set name", u.Name, what)
 	switch u.Source {
@@ -717,7 +717,7 @@ func (u DeltaName) message(l *schema.Launch) string {
 }
 
 // deltaSources returns a function naming where a variable comes from.
-func deltaSources(l *schema.Launch, set map[string]string, prev *Record) func(string) DeltaSource {
+func deltaSources(l *spec.Launch, set map[string]string, prev *Record) func(string) DeltaSource {
 	fromFile := map[string]bool{}
 	if names, err := l.EnvFileNames(); err == nil {
 		for _, n := range names {
@@ -771,7 +771,7 @@ func predictDelta(st *State, prev *Record, env *Env, set map[string]string) *ver
 // rollback relaunches round n of l's history (relaunch --rollback after a
 // refusal): opts's secret values are given again, nothing else of opts's
 // delta is kept; it runs detached, as its own round.
-func rollback(ctx context.Context, l *schema.Launch, opts RelaunchOptions, n int) (*Launch, error) {
+func rollback(ctx context.Context, l *spec.Launch, opts RelaunchOptions, n int) (*Launch, error) {
 	rb := opts
 	rb.Round, rb.Unset, rb.InEnvFile, rb.Rollback, rb.Lint = n, nil, nil, false, nil
 	rb.Set = map[string]string{}

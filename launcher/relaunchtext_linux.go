@@ -7,7 +7,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/childproof/childproof/schema"
+	"github.com/childproof/childproof/spec"
 	"github.com/childproof/childproof/verify"
 )
 
@@ -279,7 +279,7 @@ func (r *RelaunchResult) Notes(name string, o TextOptions) []RelaunchNote {
 // "childproof: warning: ": l's spec file (relative to o.Dir) changed since
 // the recorded launch of l.Name, so whatever the edit changes on the worker
 // is an unexpected delta. It is "" when the spec did not change.
-func (b RelaunchBase) SpecChangedText(l *schema.Launch, o TextOptions) string {
+func (b RelaunchBase) SpecChangedText(l *spec.Launch, o TextOptions) string {
 	if !b.SpecChanged {
 		return ""
 	}

@@ -6,7 +6,7 @@ import (
 	"slices"
 
 	"github.com/childproof/childproof/proc"
-	"github.com/childproof/childproof/schema"
+	"github.com/childproof/childproof/spec"
 	"github.com/childproof/childproof/verify"
 )
 
@@ -19,7 +19,7 @@ import (
 // some, else by its live block — a rank respawned since is judged by its
 // own environment, never by a pid recorded earlier. Fewer workers than the
 // job's N is a problem. A record of one worker leaves r as it is.
-func VerifyRanks(ctx context.Context, v *verify.Verifier, l *schema.Launch, chk verify.Check, rec *Record, r *verify.Report) {
+func VerifyRanks(ctx context.Context, v *verify.Verifier, l *spec.Launch, chk verify.Check, rec *Record, r *verify.Report) {
 	n := len(rec.Ranks)
 	if n < 2 {
 		return
@@ -64,7 +64,7 @@ func VerifyRanks(ctx context.Context, v *verify.Verifier, l *schema.Launch, chk 
 // with chk's expectations and the evidence rec kept for it, its entry and
 // problems named by its role. A role with none of its processes left is
 // a problem.
-func verifyRoles(ctx context.Context, v *verify.Verifier, l *schema.Launch, chk verify.Check, rec *Record, r *verify.Report) {
+func verifyRoles(ctx context.Context, v *verify.Verifier, l *spec.Launch, chk verify.Check, rec *Record, r *verify.Report) {
 	t := RecordedTree(v.Proc, rec)
 	pids, roles, ok := selectRoles(v.Proc, l, t.Tree, nil)
 	first := verify.WorkerCheck{Env: r.Env, EnvSource: r.EnvSource}
@@ -106,7 +106,7 @@ func verifyRoles(ctx context.Context, v *verify.Verifier, l *schema.Launch, chk 
 // copy of rec naming the new worker (with the evidence rec kept for it,
 // usually none) and a note saying so, or nil when nothing is selected
 // (the launch is gone, or it has neither selector nor port).
-func Reselect(p proc.FS, l *schema.Launch, rec *Record) (*Record, string) {
+func Reselect(p proc.FS, l *spec.Launch, rec *Record) (*Record, string) {
 	if rec.Worker.Check(p) == verify.Alive {
 		return rec, ""
 	}
@@ -148,7 +148,7 @@ func Reselect(p proc.FS, l *schema.Launch, rec *Record) (*Record, string) {
 
 // recordedOwners is Check.Owners for the recorded launch rec of l's
 // worker roles, their processes re-selected from the live tree.
-func recordedOwners(p proc.FS, l *schema.Launch, rec *Record) map[int]verify.PortOwners {
+func recordedOwners(p proc.FS, l *spec.Launch, rec *Record) map[int]verify.PortOwners {
 	pids, roles, _ := selectRoles(p, l, RecordedTree(p, rec).Tree, nil)
 	return roleOwners(l, pids, roles)
 }
@@ -187,7 +187,7 @@ func (s *State) reselectLive(p proc.FS, rec *Record) (*Record, string) {
 	}
 	l := rec.selectorLaunch()
 	if l == nil {
-		l = specSelector(rec)
+		l = s.specSelector(rec)
 	}
 	if l == nil {
 		return nil, ""
@@ -199,10 +199,11 @@ func (s *State) reselectLive(p proc.FS, rec *Record) (*Record, string) {
 	return again, note
 }
 
-// specSelector is the launch of rec read from the spec file it names,
-// for its selector; nil when it cannot be read.
-func specSelector(rec *Record) *schema.Launch {
-	if rec.SpecPath == "" {
+// specSelector is the launch of rec read from the spec file it names
+// (by s.ReadSpec), for its selector; nil when it cannot be read or
+// there is no ReadSpec.
+func (s *State) specSelector(rec *Record) *spec.Launch {
+	if rec.SpecPath == "" || s.ReadSpec == nil {
 		return nil
 	}
 	vars := map[string]string{}
@@ -211,11 +212,7 @@ func specSelector(rec *Record) *schema.Launch {
 			vars[v.Name] = v.Value
 		}
 	}
-	f, _, diags := schema.Load(rec.SpecPath, schema.LoadOptions{Vars: vars, LaunchesNothing: true, MissingProgramOK: true, Environ: func() []string { return nil }})
-	if diags.HasErrors() || f == nil {
-		return nil
-	}
-	l, err := f.Launch(rec.Name)
+	l, err := s.ReadSpec(rec.SpecPath, rec.Name, vars)
 	if err != nil {
 		return nil
 	}

@@ -4,12 +4,12 @@ package launcher
 
 import (
 	"github.com/childproof/childproof/proc"
-	"github.com/childproof/childproof/schema"
+	"github.com/childproof/childproof/spec"
 	"github.com/childproof/childproof/verify"
 )
 
 // Off Linux nothing launches: no worker role has a process.
-func recordedOwners(p proc.FS, l *schema.Launch, rec *Record) map[int]verify.PortOwners { return nil }
+func recordedOwners(p proc.FS, l *spec.Launch, rec *Record) map[int]verify.PortOwners { return nil }
 
 // Off Linux nothing launches: nothing is re-selected.
 func (s *State) reselectRecorded(p proc.FS, name string, round int) (*verify.Fingerprint, string) {

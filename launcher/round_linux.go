@@ -23,7 +23,7 @@ import (
 	"github.com/childproof/childproof/launcher/statedir"
 	"github.com/childproof/childproof/outcome"
 	"github.com/childproof/childproof/proc"
-	"github.com/childproof/childproof/schema"
+	"github.com/childproof/childproof/spec"
 	"github.com/childproof/childproof/verify"
 	"golang.org/x/sys/unix"
 )
@@ -227,7 +227,7 @@ func (s *State) lockHistory(name string) (func(), error) {
 
 // beginRound numbers the launch's new round and writes it as "launching".
 // The caller holds the launch lock, so no other launch numbers one.
-func (s *State) beginRound(l *schema.Launch, opts Options, plan *roundPlan) *Round {
+func (s *State) beginRound(l *spec.Launch, opts Options, plan *roundPlan) *Round {
 	// The previous round's detached worker may have ended unseen.
 	if rec, err := s.Load(l.Name); err == nil && rec.Round > 0 && rec.Stopped == nil && !rec.Pending {
 		if live := rec.Worker.Check(opts.Proc); live == verify.Gone || live == verify.Reused {
@@ -293,7 +293,7 @@ func (s *State) beginRound(l *schema.Launch, opts Options, plan *roundPlan) *Rou
 
 // override describes --set k=v of this round; its value is kept unless
 // it is secret (Options.SecretSet, or a name the spec makes secret).
-func (s *State) override(l *schema.Launch, opts Options, k, v string) Override {
+func (s *State) override(l *spec.Launch, opts Options, k, v string) Override {
 	o := Override{Name: k, Digest: s.Digest(k, v)}
 	if slices.Contains(opts.SecretSet, k) || l.SecretName(k) {
 		o.Secret = true
@@ -570,7 +570,7 @@ func (la *Launch) noteEnd(ws *syscall.WaitStatus) {
 // names that may change (dropped overrides). A secret override of the
 // round carried or replayed that is not given again is a usage error
 // naming every such name.
-func planRelaunch(st *State, l *schema.Launch, prev *Record, opts RelaunchOptions) (plan *roundPlan, set map[string]string, must, may []string, err error) {
+func planRelaunch(st *State, l *spec.Launch, prev *Record, opts RelaunchOptions) (plan *roundPlan, set map[string]string, must, may []string, err error) {
 	plan = &roundPlan{command: opts.Command, baseline: prev.Round, replayOf: opts.Round, overrides: map[string]Override{}}
 	if plan.command == "" {
 		plan.command = CommandRelaunch

@@ -8,7 +8,7 @@ import (
 	"strings"
 
 	"github.com/childproof/childproof/outcome"
-	"github.com/childproof/childproof/schema"
+	"github.com/childproof/childproof/spec"
 )
 
 // SecretSets reads the value of each secret override name (run and
@@ -32,7 +32,7 @@ func SecretSets(names []string, set map[string]string, lookup func(string) (stri
 		if n == "" {
 			return nil, errorf(outcome.Usage, KindUsage, "--set-secret: empty name")
 		}
-		if !schema.IsEnvName(n) {
+		if !spec.IsEnvName(n) {
 			return nil, errorf(outcome.Usage, KindUsage, "--set-secret %q: not a valid environment variable name (letters, digits and _, not starting with a digit), the same rule as a spec's env", n)
 		}
 		if _, dup := set[n]; dup {
@@ -51,11 +51,11 @@ func SecretSets(names []string, set map[string]string, lookup func(string) (stri
 }
 
 // PlainSecretSets returns, sorted, the names of set that l makes secret
-// (schema.Launch.SecretName) but that are not among secretSet: secret
+// (spec.Launch.SecretName) but that are not among secretSet: secret
 // values given as plain overrides (--set NAME=VALUE) rather than through
 // the environment (--set-secret NAME). Their values are still never
 // stored, but they were on the command line.
-func PlainSecretSets(l *schema.Launch, set map[string]string, secretSet []string) []string {
+func PlainSecretSets(l *spec.Launch, set map[string]string, secretSet []string) []string {
 	var out []string
 	for _, n := range slices.Sorted(maps.Keys(set)) {
 		if l.SecretName(n) && !slices.Contains(secretSet, n) {

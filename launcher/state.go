@@ -7,6 +7,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"github.com/childproof/childproof/spec"
 	"io"
 	"io/fs"
 	"os"
@@ -20,7 +21,15 @@ import (
 // State is an opened state directory: records, logs, locks and the digest key.
 type State struct {
 	Dir string
-	key []byte
+	// ReadSpec reads a recorded launch's spec file again, for what a
+	// record alone does not say: the secrets its spec declares (ReadLog
+	// masks them) and its worker selector (Census re-selects a respawned
+	// worker). Nil: no spec file is read; ReadLog masks what the record
+	// and the log mask name, and Census does not re-select. The childproof
+	// command sets it to schema.ReadLaunch, so that this package links no
+	// HCL.
+	ReadSpec SpecReader
+	key      []byte
 	// keyErr says why the key is unusable (empty, corrupt): ps and stop
 	// work without it; what needs a digest fails with it.
 	keyErr error
@@ -29,6 +38,12 @@ type State struct {
 	// files names the launches' state files (statedir.Encode).
 	files statedir.Layout
 }
+
+// SpecReader reads the launch called name from the spec file at path, as
+// a command that launches nothing reads it (an env() the caller did not
+// set is unknown, a missing program is no error), with vars as the
+// spec's variables.
+type SpecReader func(path, name string, vars map[string]string) (*spec.Launch, error)
 
 // stateSubdirs are the directories childproof keeps in its state dir.
 var stateSubdirs = statedir.Subdirs

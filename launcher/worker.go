@@ -4,7 +4,7 @@ import (
 	"slices"
 
 	"github.com/childproof/childproof/proc"
-	"github.com/childproof/childproof/schema"
+	"github.com/childproof/childproof/spec"
 	"github.com/childproof/childproof/verify"
 )
 
@@ -16,7 +16,7 @@ import (
 //
 // execComm, when not nil, gives a process's comm at its last exec (from
 // the exec-time capture), which a comm selector also matches.
-func pickWorker(p proc.FS, l *schema.Launch, root int, tree []int, execComm func(int) string) int {
+func pickWorker(p proc.FS, l *spec.Launch, root int, tree []int, execComm func(int) string) int {
 	if pid, decided := verify.DeclaredWorker(p, tree, l.Worker.Comm, l.Worker.Exe, l.Ports, execComm); decided || pid != 0 {
 		return pid
 	}

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/childproof/childproof/spec"
 	"github.com/hashicorp/hcl/v2"
 )
 
@@ -18,10 +19,9 @@ func (l *loader) dependencies(f *File, declared map[string]hcl.Range) {
 	}
 	elem := func(la *Launch, i int) *hcl.Range {
 		if r, ok := la.Ranges.Parts[ns("depends_on", i)]; ok {
-			return &r
+			return rangePtr(HCLRange(r))
 		}
-		r := la.Ranges.Block
-		return &r
+		return rangePtr(HCLRange(la.Ranges.Block))
 	}
 	bad := map[string]bool{}
 	for _, la := range f.Launches {
@@ -89,10 +89,6 @@ func (l *loader) dependencies(f *File, declared map[string]hcl.Range) {
 	}
 }
 
-// IsLaunchName reports whether s is a valid launch name:
-// ^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$.
-func IsLaunchName(s string) bool { return isLaunchName(s) }
-
 func quoteAll(ss []string) []string {
 	out := make([]string, len(ss))
 	for i, s := range ss {
@@ -139,57 +135,11 @@ func EditDistance(a, b string) int {
 // dependencies; otherwise in file order. The file must be valid (no
 // unknown name, no cycle).
 func (f *File) StartOrder(names ...string) ([]*Launch, error) {
-	byName := map[string]*Launch{}
-	for _, la := range f.Launches {
-		byName[la.Name] = la
+	out, err := spec.StartOrder(f.Launches, names...)
+	if e, ok := err.(*LaunchNameError); ok {
+		e.Path = f.Path
 	}
-	want := map[string]bool{}
-	var add func(n string) error
-	add = func(n string) error {
-		la := byName[n]
-		if la == nil {
-			return &LaunchNameError{Path: f.Path, Name: n, Names: f.Names()}
-		}
-		if want[n] {
-			return nil
-		}
-		want[n] = true
-		for _, d := range la.DependsOn {
-			if err := add(d); err != nil {
-				return err
-			}
-		}
-		return nil
-	}
-	if len(names) == 0 {
-		names = f.Names()
-	}
-	for _, n := range names {
-		if err := add(n); err != nil {
-			return nil, err
-		}
-	}
-	var out []*Launch
-	done := map[string]bool{}
-	var place func(la *Launch)
-	place = func(la *Launch) {
-		if done[la.Name] {
-			return
-		}
-		done[la.Name] = true
-		for _, d := range la.DependsOn {
-			if dep := byName[d]; dep != nil {
-				place(dep)
-			}
-		}
-		out = append(out, la)
-	}
-	for _, la := range f.Launches {
-		if want[la.Name] {
-			place(la)
-		}
-	}
-	return out, nil
+	return out, err
 }
 
 // StopOrder returns the named launches (every launch when names is empty)

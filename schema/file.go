@@ -3,10 +3,22 @@ package schema
 import (
 	"fmt"
 	"slices"
-	"strings"
 
 	"github.com/hashicorp/hcl/v2"
 )
+
+// File is one decoded spec file.
+type File struct {
+	// Path is the spec file's path as given to Load.
+	Path string
+	// Launches are the file's launch blocks, in source order.
+	Launches []*Launch
+	// Aliases maps alias names to the real variable (alias blocks only;
+	// see BuiltinAliases for the built-in ones).
+	Aliases map[string]string
+	// Hash is the hex SHA-256 of the spec file's bytes.
+	Hash string
+}
 
 // Launch returns the launch block called name, or the only one when name
 // is empty. It fails when name is unknown, or empty and the file has
@@ -48,7 +60,7 @@ func (f *File) Concerning(diags hcl.Diagnostics, selected ...*Launch) hcl.Diagno
 		keep := true
 		if d.Subject != nil {
 			for _, l := range f.Launches {
-				if within(*d.Subject, l.Ranges.Whole) {
+				if within(*d.Subject, HCLRange(l.Ranges.Whole)) {
 					keep = slices.Contains(selected, l)
 					break
 				}
@@ -64,19 +76,4 @@ func (f *File) Concerning(diags hcl.Diagnostics, selected ...*Launch) hcl.Diagno
 // within reports whether r lies inside outer.
 func within(r, outer hcl.Range) bool {
 	return r.Filename == outer.Filename && outer.Start.Byte <= r.Start.Byte && r.End.Byte <= outer.End.Byte
-}
-
-// LaunchNameError is a SPEC:NAME selection that does not pick exactly one
-// launch: Name is unknown, or empty with several launches in the file.
-type LaunchNameError struct {
-	Path  string
-	Name  string
-	Names []string
-}
-
-func (e *LaunchNameError) Error() string {
-	if e.Name == "" {
-		return fmt.Sprintf("%s has %d launches (%s); pick one with %s:NAME", e.Path, len(e.Names), strings.Join(e.Names, ", "), e.Path)
-	}
-	return fmt.Sprintf("%s has no launch named %q (it has %s)", e.Path, e.Name, strings.Join(e.Names, ", "))
 }

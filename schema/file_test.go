@@ -14,9 +14,9 @@ func TestConcerning(t *testing.T) {
 		t.Fatal(diags)
 	}
 	a, b := f.Launches[0], f.Launches[1]
-	in := func(l *Launch) *hcl.Range { r := l.Ranges.Block; return &r }
+	in := func(l *Launch) *hcl.Range { r := HCLRange(l.Ranges.Block); return &r }
 	inVar := &hcl.Range{Filename: "childproof.hcl", Start: hcl.Pos{Line: 2, Column: 3, Byte: 17}, End: hcl.Pos{Line: 2, Column: 10, Byte: 24}}
-	otherFile := &hcl.Range{Filename: "other.hcl", Start: a.Ranges.Block.Start, End: a.Ranges.Block.End}
+	otherFile := &hcl.Range{Filename: "other.hcl", Start: HCLRange(a.Ranges.Block).Start, End: HCLRange(a.Ranges.Block).End}
 	warn := func(summary string, r *hcl.Range) *hcl.Diagnostic {
 		return &hcl.Diagnostic{Severity: hcl.DiagWarning, Summary: summary, Subject: r}
 	}

@@ -1,6 +1,7 @@
 package schema
 
 import (
+	"github.com/childproof/childproof/spec"
 	"os"
 	"path/filepath"
 	"strings"
@@ -13,37 +14,11 @@ func TestMain(m *testing.M) {
 	// Load warns about well-known runtime variables of the caller that a
 	// launch drops: keep the machine's own out of the other tests.
 	for _, kv := range os.Environ() {
-		if n, _, _ := strings.Cut(kv, "="); isRuntimeVar(n) {
+		if n, _, _ := strings.Cut(kv, "="); spec.IsRuntimeVar(n) {
 			os.Unsetenv(n)
 		}
 	}
 	os.Exit(m.Run())
-}
-
-func TestMatchInherit(t *testing.T) {
-	for _, tc := range []struct {
-		pattern, name string
-		want          bool
-	}{
-		{"PATH", "PATH", true},
-		{"PATH", "PATHX", false},
-		{"CUDA_*", "CUDA_VISIBLE_DEVICES", true},
-		{"CUDA_*", "CUDA_", true},
-		{"CUDA_*", "XCUDA_A", false},
-		{"*", "ANYTHING", true},
-		{"HF_?", "HF_A", true},
-		{"HF_?", "HF_AB", false},
-		{"[AB]_X", "B_X", true},
-	} {
-		if got := matchInherit(tc.pattern, tc.name); got != tc.want {
-			t.Errorf("matchInherit(%q, %q) = %v, want %v", tc.pattern, tc.name, got, tc.want)
-		}
-	}
-	for s, want := range map[string]bool{"PATH": true, "CUDA_*": true, "*": true, "[AB]_X": true, "A-B": false, "CUDA_[": false, "X/*": false, "": false, "1A": false} {
-		if got := isInheritEntry(s); got != want {
-			t.Errorf("isInheritEntry(%q) = %v, want %v", s, got, want)
-		}
-	}
 }
 
 func TestDroppedRuntimeVars(t *testing.T) {

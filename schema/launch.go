@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"github.com/childproof/childproof/internal/dotenv"
+	"github.com/childproof/childproof/internal/specrule"
+	"github.com/childproof/childproof/spec"
 	"github.com/hashicorp/hcl/v2"
 	"github.com/hashicorp/hcl/v2/hclsyntax"
 )
@@ -77,10 +79,6 @@ var restartSchema = &hcl.BodySchema{Attributes: []hcl.AttributeSchema{
 var slurmSchema = &hcl.BodySchema{Attributes: []hcl.AttributeSchema{
 	{Name: "partition"}, {Name: "gres"}, {Name: "time"}, {Name: "nodes"}, {Name: "ntasks_per_node"},
 }}
-
-// removedVars are dropped from a dispatch script's environment whatever
-// the spec says: bash would source the files they name.
-var removedVars = []string{"BASH_ENV", "ENV"}
 
 // launchState collects one launch block's parts while it is decoded.
 type launchState struct {
@@ -702,9 +700,31 @@ func (l *loader) checkWorkerCount(s *launchState, la *Launch) {
 	if len(la.Roles) > 0 {
 		return // checkRoles, once the ports are known
 	}
-	if d := workerCountDetail(la.Worker); d != "" {
+	if d := specrule.WorkerCountDetail(la.Worker.Count, la.Worker.Comm, la.Worker.Exe); d != "" {
 		l.errorf(s.rng("worker.count"), "Worker count without a selector", "%s", d)
 	}
+}
+
+// roleProblems are specrule.RoleProblems of la's roles.
+func roleProblems(la *Launch) []fieldProblem {
+	roles := make([]specrule.Role, len(la.Roles))
+	for i, r := range la.Roles {
+		roles[i] = specrule.Role{Name: r.Name, Comm: r.Worker.Comm, Exe: r.Worker.Exe, Count: r.Worker.Count, Ports: r.Ports}
+	}
+	ports := make([]string, len(la.Ports))
+	for i, p := range la.Ports {
+		ports[i] = p.Name
+	}
+	return fromRule(specrule.RoleProblems(roles, ports))
+}
+
+// fromRule converts specrule's problems.
+func fromRule(ps []specrule.Problem) []fieldProblem {
+	out := make([]fieldProblem, len(ps))
+	for i, p := range ps {
+		out[i] = fieldProblem{ns: p.NS, summary: p.Summary, detail: p.Detail}
+	}
+	return out
 }
 
 // checkRoles reports roleProblems at their parts.
@@ -712,52 +732,6 @@ func (l *loader) checkRoles(s *launchState, la *Launch) {
 	for _, p := range roleProblems(la) {
 		l.errorf(s.rng(p.ns), p.summary, "%s", p.detail)
 	}
-}
-
-// roleProblems are the problems of la's worker roles: a role without a
-// selector (comm or exe say which processes are the role's), a count
-// without one, a role's port that names no declared port, and a port two
-// roles list.
-func roleProblems(la *Launch) []fieldProblem {
-	var out []fieldProblem
-	owner := map[string]string{}
-	for i, r := range la.Roles {
-		if d := workerCountDetail(r.Worker); d != "" {
-			out = append(out, fieldProblem{ns("worker", i, "count"), "Worker count without a selector", d})
-		} else if r.Worker.Comm == "" && r.Worker.Exe == "" {
-			out = append(out, fieldProblem{ns("worker", i), "Worker role without a selector", fmt.Sprintf("worker %q needs comm or exe: they say which processes are the role's", r.Name)})
-		}
-		for _, p := range r.Ports {
-			if !slices.ContainsFunc(la.Ports, func(pt Port) bool { return pt.Name == p }) {
-				var labels []string
-				for _, pt := range la.Ports {
-					labels = append(labels, strconv.Quote(pt.Name))
-				}
-				detail := fmt.Sprintf("worker %q lists port %q, but the launch declares no port \"%s\"", r.Name, p, p)
-				if len(labels) > 0 {
-					detail += "; its ports are " + strings.Join(labels, ", ")
-				}
-				out = append(out, fieldProblem{ns("worker", i, "ports"), "Unknown port in a worker role", detail})
-				continue
-			}
-			if o, dup := owner[p]; dup {
-				out = append(out, fieldProblem{ns("worker", i, "ports"), "Port listed by two worker roles", fmt.Sprintf("port %q is listed by worker %q and worker %q: a port is owned by a process of one role", p, o, r.Name)})
-				continue
-			}
-			owner[p] = r.Name
-		}
-	}
-	return out
-}
-
-// workerCountDetail says what is wrong with a worker count above one
-// without comm or exe: nothing would say which processes are the
-// workers. "": nothing.
-func workerCountDetail(w Worker) string {
-	if w.Count > 1 && w.Comm == "" && w.Exe == "" {
-		return fmt.Sprintf("worker { count = %d } needs comm or exe: they say which processes are the workers (the ranks below an agent of the same program)", w.Count)
-	}
-	return ""
 }
 
 // resolveDir sets la.Dir to dir resolved against the spec file's
@@ -883,15 +857,15 @@ func (l *loader) checkProgram(s *launchState, la *Launch) {
 	h, hide := l.hidden(s, "command[0]")
 	if !strings.Contains(prog, "/") {
 		if !l.onPath(prog, la) {
-			l.programf(s.rng("command[0]"), "Program not found", "%v "+notOnPath, l.shown(s, "command[0]", strconv.Quote(prog)))
+			l.programf(s.rng("command[0]"), "Program not found", "%v "+specrule.NotOnPath, l.shown(s, "command[0]", strconv.Quote(prog)))
 		}
 		return
 	}
-	if p, ok := findProgram(prog, "", la.Dir); !ok {
+	if p, ok := specrule.FindProgram(prog, "", la.Dir); !ok {
 		if hide {
-			l.programf(s.rng("command[0]"), "Program not found", "%v "+notExecutable, hiddenValue{h})
+			l.programf(s.rng("command[0]"), "Program not found", "%v "+specrule.NotExecutable, hiddenValue{h})
 		} else {
-			l.programf(s.rng("command[0]"), "Program not found", "%q (%s) "+notExecutable, prog, p)
+			l.programf(s.rng("command[0]"), "Program not found", "%q (%s) "+specrule.NotExecutable, prog, p)
 		}
 	}
 }
@@ -975,18 +949,18 @@ func (l *loader) checkWorkerSelector(s *launchState, la *Launch) {
 }
 
 // warnRemovedAndAliases warns of the variables a dispatch script never
-// gets (removedVars) that inherit lists or env sets, and of the known
+// gets (spec.RemovedVars) that inherit lists or env sets, and of the known
 // no-op aliases (aliases: the spec's alias blocks) that env sets or
 // require names. Env's names are taken in sorted order, each with both
 // of its warnings.
 func (l *loader) warnRemovedAndAliases(s *launchState, la *Launch, aliases map[string]string) {
 	for i, name := range la.Inherit {
-		if slices.Contains(removedVars, name) { // a pattern ("*") never passes them: no warning
+		if slices.Contains(spec.RemovedVars, name) { // a pattern ("*") never passes them: no warning
 			l.warnf(s.rng(ns("inherit", i)), "Variable will be removed", "%s is removed before a dispatch script runs (bash would source the file it names), even when inherit lists it", name)
 		}
 	}
 	for _, name := range slices.Sorted(maps.Keys(la.Env)) {
-		if slices.Contains(removedVars, name) {
+		if slices.Contains(spec.RemovedVars, name) {
 			l.warnf(s.rng(fmt.Sprintf("env[%s]", name)), "Variable will be removed", "%s is removed before a dispatch script runs (bash would source the file it names)", name)
 		}
 		if real, ok := aliases[name]; ok {
@@ -1040,15 +1014,19 @@ func (l *loader) recordParts(s *launchState, la *Launch) {
 }
 
 func ranges(s *launchState) Ranges {
-	out := Ranges{Block: s.block, Whole: s.whole, Parts: s.parts, Env: map[string]hcl.Range{}}
-	out.Command = s.parts["command"]
-	out.Dispatch = s.parts["dispatch"]
-	out.EnvFile = s.parts["env_file"]
-	out.Require = s.parts["require"]
-	for i := range s.raw.Ports {
-		out.Ports = append(out.Ports, s.parts[ns("port", i)])
-	}
+	parts := make(map[string]spec.Range, len(s.parts))
 	for k, r := range s.parts {
+		parts[k] = SpecRange(r)
+	}
+	out := Ranges{Block: SpecRange(s.block), Whole: SpecRange(s.whole), Parts: parts, Env: map[string]spec.Range{}}
+	out.Command = parts["command"]
+	out.Dispatch = parts["dispatch"]
+	out.EnvFile = parts["env_file"]
+	out.Require = parts["require"]
+	for i := range s.raw.Ports {
+		out.Ports = append(out.Ports, parts[ns("port", i)])
+	}
+	for k, r := range parts {
 		if strings.HasPrefix(k, "env[") {
 			out.Env[strings.TrimSuffix(strings.TrimPrefix(k, "env["), "]")] = r
 		}

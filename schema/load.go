@@ -6,11 +6,10 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"github.com/childproof/childproof/internal/specrule"
 	"os"
 	"path/filepath"
-	"slices"
 	"sort"
-	"strconv"
 	"strings"
 	"unicode/utf8"
 
@@ -20,10 +19,6 @@ import (
 	"github.com/hashicorp/hcl/v2/hclparse"
 	"github.com/zclconf/go-cty/cty"
 )
-
-// MaxFileSize bounds the spec file, env files and file() reads: anything
-// larger is refused with a diagnostic instead of being read into memory.
-const MaxFileSize = 1 << 20
 
 // LoadOptions tunes Load. The zero value reads variables' defaults only and
 // the process environment for env().
@@ -143,25 +138,12 @@ func maskDiags(diags hcl.Diagnostics, secrets []redact.Secret) hcl.Diagnostics {
 	if len(secrets) == 0 {
 		return diags
 	}
-	mask := redact.Of(quotedToo(secrets), nil)
+	mask := redact.Of(specrule.QuotedToo(secrets), nil)
 	for _, d := range diags {
 		d.Summary = mask.Text(d.Summary)
 		d.Detail = mask.Text(d.Detail)
 	}
 	return diags
-}
-
-// quotedToo adds, for each secret, its value as %q writes it inside the
-// quotes when that differs (a value with a quote, a backslash or a
-// control character).
-func quotedToo(secrets []redact.Secret) []redact.Secret {
-	out := slices.Clone(secrets)
-	for _, s := range secrets {
-		if q := strconv.Quote(s.Value); q[1:len(q)-1] != s.Value {
-			out = append(out, redact.Secret{Name: s.Name, Value: q[1 : len(q)-1]})
-		}
-	}
-	return out
 }
 
 // readSpec reads path, refusing what is not a small text file with a
@@ -500,4 +482,18 @@ func strictLaunches(blocks []*hcl.Block, names []string, est *estimator) map[str
 		visit(n)
 	}
 	return out
+}
+
+// ReadLaunch reads the launch called name from the spec file at path as a
+// command that launches nothing reads it (LoadOptions.LaunchesNothing: an
+// env() the caller did not set is unknown; MissingProgramOK; no warning
+// about the caller's environment), with vars as the spec's variables. It
+// is a launcher.SpecReader: the command sets a launcher.State's ReadSpec
+// to it.
+func ReadLaunch(path, name string, vars map[string]string) (*Launch, error) {
+	f, _, diags := Load(path, LoadOptions{Vars: vars, LaunchesNothing: true, MissingProgramOK: true, Environ: func() []string { return nil }})
+	if diags.HasErrors() || f == nil {
+		return nil, diags
+	}
+	return f.Launch(name)
 }

@@ -2,6 +2,7 @@ package schema
 
 import (
 	"fmt"
+	"github.com/childproof/childproof/internal/specrule"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -644,8 +645,8 @@ func TestIsSlurmTime(t *testing.T) {
 		"30": true, "30:00": true, "2:30:00": true, "1-0": true, "1-2:30": true, "1-02:30:00": true,
 		"": false, "2h": false, "1:2:3:4": false, "1-": false, "-1": false, "1-2:3:4:5": false, "1--2": false, "a": false, "1:": false,
 	} {
-		if got := isSlurmTime(s); got != want {
-			t.Errorf("isSlurmTime(%q) = %v, want %v", s, got, want)
+		if got := specrule.IsSlurmTime(s); got != want {
+			t.Errorf("specrule.IsSlurmTime(%q) = %v, want %v", s, got, want)
 		}
 	}
 }

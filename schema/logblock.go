@@ -2,13 +2,6 @@ package schema
 
 import "github.com/hashicorp/hcl/v2"
 
-// DefaultLogKeep is how many earlier logs a launch keeps without a log
-// block: NAME.log.1 (the last) to NAME.log.3.
-const DefaultLogKeep = 3
-
-// MaxLogKeep bounds log { keep }.
-const MaxLogKeep = 100
-
 var logSchema = &hcl.BodySchema{Attributes: []hcl.AttributeSchema{{Name: "keep"}}}
 
 // logBlock decodes log { keep = N }: how many earlier logs of the launch
@@ -34,12 +27,4 @@ func (l *loader) logBlock(blk *hcl.Block, s *launchState) {
 		return
 	}
 	s.logKeep = &n
-}
-
-// EffectiveLogKeep returns LogKeep, or DefaultLogKeep without one.
-func (l *Launch) EffectiveLogKeep() int {
-	if l.LogKeep == nil {
-		return DefaultLogKeep
-	}
-	return *l.LogKeep
 }

@@ -1,6 +1,7 @@
 package schema
 
 import (
+	"github.com/childproof/childproof/internal/specrule"
 	"regexp"
 	"testing"
 )
@@ -18,8 +19,8 @@ func TestNameMatchers(t *testing.T) {
 		if got, want := IsEnvName(s), envRE.MatchString(s); got != want {
 			t.Errorf("IsEnvName(%q) = %v, want %v", s, got, want)
 		}
-		if got, want := isLaunchName(s), launchRE.MatchString(s); got != want {
-			t.Errorf("isLaunchName(%q) = %v, want %v", s, got, want)
+		if got, want := specrule.IsLaunchName(s), launchRE.MatchString(s); got != want {
+			t.Errorf("specrule.IsLaunchName(%q) = %v, want %v", s, got, want)
 		}
 		if depth == 0 {
 			return
@@ -35,8 +36,8 @@ func TestNameMatchers(t *testing.T) {
 			b[i] = 'a'
 		}
 		s := string(b)
-		if got, want := isLaunchName(s), launchRE.MatchString(s); got != want {
-			t.Errorf("isLaunchName(%d bytes) = %v, want %v", n, got, want)
+		if got, want := specrule.IsLaunchName(s), launchRE.MatchString(s); got != want {
+			t.Errorf("specrule.IsLaunchName(%d bytes) = %v, want %v", n, got, want)
 		}
 	}
 }

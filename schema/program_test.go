@@ -1,13 +1,14 @@
 package schema
 
 import (
+	"github.com/childproof/childproof/internal/specrule"
 	"os"
 	"path/filepath"
 	"testing"
 )
 
 func TestLookPath(t *testing.T) {
-	if executable(0o644) {
+	if specrule.Executable(0o644) {
 		t.Skip("no execute bits on this system")
 	}
 	dir := t.TempDir()

@@ -1,49 +1,8 @@
 package schema
 
 import (
-	"time"
-
 	"github.com/hashicorp/hcl/v2"
 )
-
-// DefaultStopTimeout is how long a stop waits after the stop signal
-// before SIGKILL when the spec's stop block names no timeout.
-const DefaultStopTimeout = 10 * time.Second
-
-// DefaultStopSignal is the stop signal of a launch without a stop block.
-const DefaultStopSignal = "SIGTERM"
-
-// StopSignals are the signal names stop.signal accepts.
-var StopSignals = []string{"SIGTERM", "SIGINT", "SIGQUIT", "SIGHUP", "SIGUSR1", "SIGUSR2"}
-
-// Stop is the stop block: the first signal every stop of the launch
-// sends (stop, down, relaunch, on_stale = "replace", supervision, the
-// library's Stop), and how long it waits for the tree to exit before
-// SIGKILL.
-type Stop struct {
-	// Signal is one of StopSignals. Empty means DefaultStopSignal.
-	Signal string
-	// Timeout is the wait after Signal before SIGKILL. Zero means
-	// DefaultStopTimeout.
-	Timeout time.Duration
-}
-
-// EffectiveSignal returns Signal, or DefaultStopSignal when it is empty.
-func (s Stop) EffectiveSignal() string {
-	if s.Signal == "" {
-		return DefaultStopSignal
-	}
-	return s.Signal
-}
-
-// EffectiveTimeout returns Timeout, or DefaultStopTimeout when it is zero
-// or negative.
-func (s Stop) EffectiveTimeout() time.Duration {
-	if s.Timeout <= 0 {
-		return DefaultStopTimeout
-	}
-	return s.Timeout
-}
 
 var stopSchema = &hcl.BodySchema{Attributes: []hcl.AttributeSchema{{Name: "signal"}, {Name: "timeout"}}}
 
@@ -86,24 +45,6 @@ func (l *loader) checkOneshot(s *launchState, la *Launch) {
 			l.errorf(s.rng(b), "Unexpected "+b+" block on a oneshot launch", "a oneshot launch runs to completion and its success is exit 0; it takes no %s block", b)
 		}
 	}
-}
-
-// oneshotProblems are checkOneshot's findings for a Launch built in Go.
-func oneshotProblems(l *Launch) []fieldProblem {
-	if !l.Oneshot {
-		return nil
-	}
-	var out []fieldProblem
-	if len(l.Ports) > 0 {
-		out = append(out, fieldProblem{ns: "port", summary: "Port on a oneshot launch", detail: "a oneshot launch runs to completion and its success is exit 0; it takes no port"})
-	}
-	if !l.Ready.IsZero() {
-		out = append(out, fieldProblem{ns: "ready", summary: "Unexpected ready block on a oneshot launch", detail: "a oneshot launch runs to completion and its success is exit 0; it takes no ready"})
-	}
-	if l.Restart != (Restart{}) {
-		out = append(out, fieldProblem{ns: "restart", summary: "Unexpected restart block on a oneshot launch", detail: "a oneshot launch runs to completion and its success is exit 0; it takes no restart"})
-	}
-	return out
 }
 
 // checkReadyPort reports a ready block whose probe needs a port (an

@@ -2,12 +2,12 @@ package schema
 
 import (
 	"errors"
+	"github.com/childproof/childproof/spec"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
-	"github.com/hashicorp/hcl/v2"
 )
 
 // TestSummaryWriteText: the text of `childproof check`'s summary, row by
@@ -32,7 +32,7 @@ func TestSummaryWriteText(t *testing.T) {
 			ForbidWrappers: []string{"login-shell"},
 			Restart:        Restart{Policy: RestartOnFailure, Max: 3, Backoff: 2 * time.Second},
 			DependsOn:      []string{"db", "cache"},
-			Ranges:         Ranges{Block: hcl.Range{Filename: "spec.hcl", Start: hcl.Pos{Line: 5}}},
+			Ranges:         Ranges{Block: spec.Range{Filename: "spec.hcl", Start: spec.Pos{Line: 5}}},
 		},
 		s: Summary{
 			Argv:          []string{"bin/api", "--port", "8080", HiddenValue},

@@ -2,7 +2,6 @@ package schema
 
 import (
 	"errors"
-	"fmt"
 	"net/netip"
 	"path"
 	"reflect"
@@ -14,39 +13,13 @@ import (
 
 	"github.com/go-playground/validator/v10"
 
+	"github.com/childproof/childproof/internal/specrule"
 	"github.com/childproof/childproof/internal/wrapper"
 	"github.com/hashicorp/hcl/v2"
 )
 
 // WrapperRules are the rule names forbid_wrappers accepts.
 var WrapperRules = wrapper.Rules
-
-// IsEnvName reports whether s is a valid environment variable name,
-// ^[A-Za-z_][A-Za-z0-9_]*$: the one rule for env keys, inherit, require,
-// secret, alias names and --set.
-func IsEnvName(s string) bool {
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if !(c == '_' || 'A' <= c && c <= 'Z' || 'a' <= c && c <= 'z' || i > 0 && '0' <= c && c <= '9') {
-			return false
-		}
-	}
-	return s != ""
-}
-
-// isLaunchName reports whether s matches ^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$.
-func isLaunchName(s string) bool {
-	if s == "" || len(s) > 64 {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if !('A' <= c && c <= 'Z' || 'a' <= c && c <= 'z' || '0' <= c && c <= '9' || i > 0 && (c == '_' || c == '.' || c == '-')) {
-			return false
-		}
-	}
-	return true
-}
 
 // The raw structs mirror the HCL blocks. Their hcl tags name the parts
 // diagnostics point at (the validator reports a field by its hcl name, so
@@ -153,21 +126,21 @@ func newValidator() *validator.Validate {
 		return func(fl validator.FieldLevel) bool { return ok(fl.Field().String()) }
 	}
 	for tag, fn := range map[string]validator.Func{
-		"launchname":   str(isLaunchName),
-		"envname":      str(IsEnvName),
-		"inheritentry": str(isInheritEntry),
+		"launchname":   str(specrule.IsLaunchName),
+		"envname":      str(specrule.IsEnvName),
+		"inheritentry": str(specrule.IsInheritEntry),
 		"wrapperrule":  str(wrapper.IsRule),
 		"nonul":        str(func(s string) bool { return !strings.Contains(s, "\x00") }),
-		"account":      str(isAccount),
+		"account":      str(specrule.IsAccount),
 		// abspath: a path on the Linux machine the worker runs on, also when
 		// the spec is checked on Windows.
 		"abspath": str(path.IsAbs),
 		// program: not empty (required would pass any non-nil pointer).
 		"program":    str(func(s string) bool { return s != "" }),
-		"slurmtime":  str(isSlurmTime),
+		"slurmtime":  str(specrule.IsSlurmTime),
 		"stopsignal": str(func(s string) bool { return slices.Contains(StopSignals, s) }),
 		// sbatchword: one word of printable ASCII, as an #SBATCH line needs.
-		"sbatchword": str(func(s string) bool { return isPrintASCII(s) && !strings.Contains(s, " ") }),
+		"sbatchword": str(func(s string) bool { return specrule.IsPrintASCII(s) && !strings.Contains(s, " ") }),
 		// duration: a positive Go duration.
 		"duration": str(func(s string) bool {
 			d, err := time.ParseDuration(s)
@@ -213,45 +186,6 @@ type fieldProblem struct {
 type fieldFail struct {
 	ns, field, tag string
 	val            any
-}
-
-// isSlurmTime reports whether s is a SLURM time limit: MM, MM:SS,
-// HH:MM:SS, D-HH, D-HH:MM or D-HH:MM:SS, each part one or more digits.
-func isSlurmTime(s string) bool {
-	digits := func(p string) bool {
-		if p == "" || len(p) > 9 {
-			return false
-		}
-		for i := 0; i < len(p); i++ {
-			if p[i] < '0' || p[i] > '9' {
-				return false
-			}
-		}
-		return true
-	}
-	all := func(ps []string) bool {
-		for _, p := range ps {
-			if !digits(p) {
-				return false
-			}
-		}
-		return true
-	}
-	if day, rest, ok := strings.Cut(s, "-"); ok {
-		ps := strings.Split(rest, ":")
-		return digits(day) && len(ps) <= 3 && all(ps)
-	}
-	ps := strings.Split(s, ":")
-	return len(ps) <= 3 && all(ps)
-}
-
-func isPrintASCII(s string) bool {
-	for i := 0; i < len(s); i++ {
-		if s[i] < 0x20 || s[i] > 0x7e {
-			return false
-		}
-	}
-	return true
 }
 
 // validateLaunch checks r's constraints (the validate tags of the raw
@@ -315,117 +249,9 @@ func validateLaunch(r *rawLaunch, hide func(ns string) (hcl.Range, bool)) []fiel
 				f.val = hiddenValue{rng}
 			}
 		}
-		s, d := explain(f)
+		_, hidden := f.val.(hiddenValue)
+		s, d := specrule.Explain(specrule.Fail{NS: f.ns, Field: f.field, Tag: f.tag, Val: f.val, Hidden: hidden})
 		out[i] = fieldProblem{ns: f.ns, summary: s, detail: d}
 	}
 	return out
-}
-
-// explain turns a failed constraint into a diagnostic summary and detail.
-func explain(fe fieldFail) (string, string) {
-	ns := fe.ns
-	base := fe.field // the hcl name, with [i] for list elements
-	if i := strings.IndexByte(base, '['); i >= 0 {
-		base = base[:i]
-	}
-	val := fe.val
-	switch fe.tag {
-	case "required_without":
-		return "Missing command or dispatch", "a launch needs exactly one of command (an argv, exec'd directly) or dispatch (a script run with bash --noprofile --norc); it has neither"
-	case "excluded_with":
-		if base == "exe" {
-			return "Conflicting worker selectors", "worker takes comm or exe, not both"
-		}
-		return "Conflicting command and dispatch", "command and dispatch cannot both be set: a launch runs either an argv or a dispatch script"
-	case "min", "max":
-		switch base {
-		case "number":
-			return "Invalid port number", fmt.Sprintf("port number %v is outside 1–65535", val)
-		case "attempts":
-			return "Invalid attempts", fmt.Sprintf("attempts must be between 1 and 100, got %v", deref(val))
-		case "max":
-			return "Invalid restart max", fmt.Sprintf("restart max must be between 1 and 1000, got %v", deref(val))
-		case "nodes":
-			return "Invalid slurm nodes", fmt.Sprintf("slurm nodes must be between 1 and 4096, got %v", deref(val))
-		case "ntasks_per_node":
-			return "Invalid slurm ntasks_per_node", fmt.Sprintf("slurm ntasks_per_node must be between 1 and 1024, got %v", deref(val))
-		default:
-			return "Empty " + base, fmt.Sprintf("%s must not be empty", base)
-		}
-	case "program":
-		return "Empty program", fmt.Sprintf("%s is empty: the first element names the program to run (later elements may be empty strings)", ns)
-	case "nonul":
-		return "Invalid value", fmt.Sprintf("%s contains a NUL byte", ns)
-	case "account":
-		return "Invalid " + ns, fmt.Sprintf("%s %q is neither a user or group name (letters, digits, '_', '.', '-', at most 32, optionally ending in '$') nor a numeric id", ns, val)
-	case "envname":
-		return "Invalid variable name", fmt.Sprintf("%q is not a valid environment variable name (letters, digits and _, not starting with a digit)", val)
-	case "inheritentry":
-		return "Invalid inherit entry", fmt.Sprintf("%q is neither a variable name nor a glob pattern over names (\"CUDA_*\", \"NCCL_*\", \"*\")", val)
-	case "launchname":
-		what := "launch"
-		if strings.HasPrefix(ns, "port") {
-			what = "port"
-		}
-		return "Invalid " + what + " name", fmt.Sprintf("%s name %q must start with a letter or digit and use only letters, digits, '.', '_' and '-' (at most 64)", what, val)
-	case "wrapperrule":
-		return "Unknown wrapper rule", fmt.Sprintf("%q is not a wrapper rule; forbid_wrappers takes %s", val, strings.Join(WrapperRules, ", "))
-	case "oneof":
-		if base == "policy" {
-			return "Invalid restart policy", fmt.Sprintf("restart policy must be \"never\", \"on-failure\" or \"always\", got %q", val)
-		}
-		return "Invalid on_stale", fmt.Sprintf("on_stale must be \"replace\" or \"fail\", got %q", val)
-	case "sbatchword":
-		return "Invalid slurm " + base, fmt.Sprintf("slurm %s %q must be one word of printable ASCII (it is written on an #SBATCH line)", base, val)
-	case "stopsignal":
-		return "Unknown stop signal", fmt.Sprintf("stop signal %q is not one of %s", val, strings.Join(StopSignals, ", "))
-	case "slurmtime":
-		return "Invalid slurm time", fmt.Sprintf("slurm time %q is not a SLURM time limit: MM, MM:SS, HH:MM:SS, D-HH, D-HH:MM or D-HH:MM:SS (digits only)", val)
-	case "maxbytes":
-		if _, hidden := val.(hiddenValue); hidden {
-			return "Worker comm too long", fmt.Sprintf("comm %v is longer than 15 bytes; the kernel keeps only the first 15 bytes of /proc/PID/comm, so it could never match — use the first 15 bytes or exe", val)
-		}
-		return "Worker comm too long", fmt.Sprintf("comm %q is %d bytes; the kernel keeps only the first 15 bytes of /proc/PID/comm, so it could never match — use the first 15 bytes or exe", val, len(fmt.Sprint(val)))
-	case "abspath":
-		return "Relative worker exe", fmt.Sprintf("exe %q must be an absolute path: /proc/PID/exe is always absolute", val)
-	case "ipaddr":
-		return "Invalid address", fmt.Sprintf("address %q is not an IP address like 127.0.0.1 or ::1", val)
-	case "allinterfaces":
-		return "Bind to all interfaces", fmt.Sprintf("address %s listens on every interface; write allow_all_interfaces = true in this port block if that is meant, or use 127.0.0.1", val)
-	case "duration":
-		return "Invalid duration", fmt.Sprintf("%s %q is not a positive Go duration like 10s, 1m30s or 500ms", base, val)
-	case "startswith", "printascii", "excludes":
-		return "Invalid readiness path", fmt.Sprintf("ready.http %q must be a URL path starting with / (printable ASCII, no spaces)", val)
-	}
-	return "Invalid value", fmt.Sprintf("%s fails the %q constraint", ns, fe.tag)
-}
-
-func deref(v any) any {
-	if p, ok := v.(*int); ok && p != nil {
-		return *p
-	}
-	return v
-}
-
-// isAccount reports whether s can name a user or group: a name as
-// useradd/groupadd accept it (at most 32 bytes, a trailing '$' for a
-// machine account), or a numeric id below 2^32-1.
-func isAccount(s string) bool {
-	if s == "" || len(s) > 32 {
-		return false
-	}
-	if n, err := strconv.ParseUint(s, 10, 32); err == nil {
-		return n < 1<<32-1
-	}
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		switch {
-		case c >= 'a' && c <= 'z', c >= 'A' && c <= 'Z', c == '_':
-		case (c >= '0' && c <= '9' || c == '.' || c == '-') && i > 0:
-		case c == '$' && i == len(s)-1 && i > 0:
-		default:
-			return false
-		}
-	}
-	return true
 }

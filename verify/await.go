@@ -7,7 +7,7 @@ import (
 
 	"github.com/childproof/childproof/outcome"
 	"github.com/childproof/childproof/proc"
-	"github.com/childproof/childproof/schema"
+	"github.com/childproof/childproof/spec"
 )
 
 // AwaitInterval is how often Await checks again.
@@ -116,7 +116,7 @@ func (v *Verifier) Await(ctx context.Context, c Check, opts AwaitOptions) (*Repo
 
 // foreignPort is the *ForeignPortError of the first of ports someone
 // holds, pid being gone; nil when none is held.
-func foreignPort(p proc.FS, pid int, ports []schema.Port, r *Report) *ForeignPortError {
+func foreignPort(p proc.FS, pid int, ports []spec.Port, r *Report) *ForeignPortError {
 	for _, pt := range ports {
 		hs, err := Holders(p, pt.Number, nil)
 		if err != nil || len(hs) == 0 {

@@ -11,7 +11,7 @@ import (
 	"github.com/childproof/childproof/internal/probe"
 	"github.com/childproof/childproof/internal/wrapper"
 	"github.com/childproof/childproof/proc"
-	"github.com/childproof/childproof/schema"
+	"github.com/childproof/childproof/spec"
 )
 
 // Check says what to verify on a running tree.
@@ -27,7 +27,7 @@ type Check struct {
 	Tree []int
 	WorkerSelector
 	Expect Expect
-	Ports  []schema.Port
+	Ports  []spec.Port
 	// AnyAddress skips the bind-address check (verify --pid --port).
 	AnyAddress bool
 	// AnyMember accepts a declared port held by any member of Tree (a
@@ -48,7 +48,7 @@ type Check struct {
 	// Tree. It replaces the rule that the worker owns every port.
 	Owners map[int]PortOwners
 	// Volatile reports the names the launched tree sets anew itself
-	// (schema.Launch.IsVolatile): the tree judgement exempts them. Nil:
+	// (spec.Launch.IsVolatile): the tree judgement exempts them. Nil:
 	// none.
 	Volatile func(name string) bool
 }
@@ -99,7 +99,7 @@ type Verifier struct {
 
 // CheckFromSpec returns the check a spec asks for, expecting x in the
 // worker's environ.
-func CheckFromSpec(l *schema.Launch, x Expect) Check {
+func CheckFromSpec(l *spec.Launch, x Expect) Check {
 	return Check{
 		Name:           l.Name,
 		WorkerSelector: WorkerSelector{Comm: l.Worker.Comm, Exe: l.Worker.Exe},

@@ -7,7 +7,7 @@ import (
 
 	"github.com/childproof/childproof/internal/sockdiag"
 	"github.com/childproof/childproof/proc"
-	"github.com/childproof/childproof/schema"
+	"github.com/childproof/childproof/spec"
 )
 
 // DeclaredWorker finds the worker a launch's selector points at among tree:
@@ -20,12 +20,12 @@ import (
 // a server that renames itself right after start (setproctitle also sets
 // comm: "gunicorn" becomes "gunicorn: maste") is still the process the
 // selector named.
-func DeclaredWorker(p proc.FS, tree []int, comm, exe string, ports []schema.Port, execComm func(pid int) string) (pid int, decided bool) {
+func DeclaredWorker(p proc.FS, tree []int, comm, exe string, ports []spec.Port, execComm func(pid int) string) (pid int, decided bool) {
 	return declaredWorker(p, nil, tree, comm, exe, ports, execComm)
 }
 
 // declaredWorker is DeclaredWorker within look k (nil: none).
-func declaredWorker(p proc.FS, k *look, tree []int, comm, exe string, ports []schema.Port, execComm func(pid int) string) (pid int, decided bool) {
+func declaredWorker(p proc.FS, k *look, tree []int, comm, exe string, ports []spec.Port, execComm func(pid int) string) (pid int, decided bool) {
 	if comm != "" || exe != "" {
 		found := matchWorker(p, tree, comm, exe, execComm)
 		if len(found) == 0 {
@@ -117,7 +117,7 @@ func Workers(p proc.FS, tree []int, comm, exe string, n int, execComm func(pid i
 // wanted one.
 func matchWorker(p proc.FS, tree []int, comm, exe string, execComm func(int) string) []int {
 	var found []int
-	resolved := schema.ResolveExe(exe)
+	resolved := spec.ResolveExe(exe)
 	for _, pid := range tree {
 		if comm != "" {
 			if c, err := p.Comm(pid); err == nil && c == comm || execComm != nil && execComm(pid) == comm {
@@ -139,7 +139,7 @@ func matchWorker(p proc.FS, tree []int, comm, exe string, execComm func(int) str
 
 // portHolders returns the pids of among that hold a listener on one of
 // ports.
-func portHolders(p proc.FS, among []int, ports []schema.Port) []int {
+func portHolders(p proc.FS, among []int, ports []spec.Port) []int {
 	if len(among) < 2 {
 		return nil
 	}
@@ -194,7 +194,7 @@ const (
 // SelectionOf is the selector that chooses l's worker, as DeclaredWorker
 // and the launcher go: worker.comm over worker.exe over the declared ports
 // over the launched process.
-func SelectionOf(l *schema.Launch) Selection {
+func SelectionOf(l *spec.Launch) Selection {
 	switch {
 	case l.Worker.Comm != "":
 		return SelectComm

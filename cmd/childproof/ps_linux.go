@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"fmt"
+	"github.com/childproof/childproof/schema"
 	"os"
 	"runtime/debug"
 	"strings"
@@ -109,6 +110,7 @@ func (a *app) psSeveral(all bool) error {
 	for _, dir := range dirs {
 		st, err := launcher.OpenState(dir)
 		if err == nil {
+			st.ReadSpec = schema.ReadLaunch
 			var got []launcher.CensusEntry
 			if got, err = launcher.Census(proc.Default, st, all); err == nil {
 				for i := range got {

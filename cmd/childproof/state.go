@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"github.com/childproof/childproof/schema"
 	"os"
 	"path/filepath"
 	"slices"
@@ -25,6 +26,7 @@ func (a *app) openState() (*launcher.State, error) {
 		}
 		return nil, exitf(exitUsage, "%v", err)
 	}
+	st.ReadSpec = schema.ReadLaunch
 	return st, nil
 }
 

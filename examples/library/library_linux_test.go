@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/childproof/childproof/launcher/launchertest/specfile"
 	"io"
 	"net/http"
 	"os"
@@ -224,7 +225,7 @@ launch "mock-llm" {
 		t.Fatal(err)
 	}
 	port := launchertest.FreePort(t)
-	la := launchertest.StartFile(t, spec, "mock-llm", map[string]string{"port": fmt.Sprint(port)}, launcher.Options{})
+	la := specfile.Start(t, spec, "mock-llm", map[string]string{"port": fmt.Sprint(port)}, launcher.Options{})
 	if got := la.Report.Port.Number; got != port {
 		t.Errorf("port %d, want %d", got, port)
 	}

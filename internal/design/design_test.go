@@ -24,21 +24,26 @@ var layers = map[string][]string{
 	"internal/testsupport": {"internal/freeport"},
 	"internal/design":      nil,
 
-	// The spec: HCL in, validated Go structs out; it knows no process.
-	"schema": {"internal/dotenv", "internal/inputfile", "internal/wrapper", "redact"},
+	// The rules of the spec language's fields, shared by the loader and spec.
+	"internal/specrule": {"internal/wrapper", "redact"},
+	// The spec's model: a launch as Go structs, checked by hand; no HCL.
+	"spec": {"internal/specrule", "internal/dotenv", "internal/inputfile", "internal/wrapper", "redact"},
+	// The spec language: HCL in, validated Go structs out; it knows no process.
+	"schema": {"spec", "internal/specrule", "internal/dotenv", "internal/inputfile", "internal/wrapper", "redact"},
 	// The shell's environment, statically: knows no process.
 	"envres": {"schema", "internal/dotenv", "internal/inputfile", "internal/wrapper", "outcome", "redact"},
 	// Readers of what the kernel says, below verify and launcher.
-	"internal/probe":    {"internal/sockdiag", "schema"},
+	"internal/probe":    {"internal/sockdiag", "spec"},
 	"internal/logrelay": {"redact"},
 	// The proof: one look at a running tree.
-	"verify": {"proc", "schema", "internal/pidfd", "internal/probe", "internal/sockdiag", "internal/wrapper", "outcome", "redact"},
+	"verify": {"proc", "spec", "internal/pidfd", "internal/probe", "internal/sockdiag", "internal/wrapper", "outcome", "redact"},
 	// Starting, finding, recording, stopping.
-	"launcher": {"verify", "proc", "schema", "launcher/statedir", "outcome", "redact", "internal/atomicfile",
+	"launcher": {"verify", "proc", "spec", "launcher/statedir", "outcome", "redact", "internal/atomicfile",
 		"internal/dotenv", "internal/logrelay", "internal/logtail", "internal/pidfd", "internal/probe", "internal/sockdiag",
 		"internal/proccn"},
-	"launcher/group":        {"launcher", "verify", "proc", "schema", "outcome"},
-	"launcher/launchertest": {"launcher", "launcher/group", "verify", "proc", "schema", "internal/testsupport", "internal/freeport"},
+	"launcher/group":                 {"launcher", "verify", "proc", "spec", "outcome"},
+	"launcher/launchertest":          {"launcher", "launcher/group", "verify", "proc", "spec", "internal/testsupport", "internal/freeport"},
+	"launcher/launchertest/specfile": {"launcher", "launcher/launchertest", "schema"},
 	// What runs nothing: rendering and reviewing, portable to macOS and Windows.
 	"export":     {"schema", "internal/dotenv", "internal/hcltext", "internal/inputfile"},
 	"importspec": {"schema", "envres", "internal/atomicfile", "internal/hcltext"},

@@ -13,13 +13,13 @@ import (
 	"strings"
 	"time"
 
-	"github.com/childproof/childproof/schema"
+	"github.com/childproof/childproof/spec"
 )
 
 // connectAddrs are where a readiness probe connects for a declared port:
 // the declared address, or for an all-interfaces bind both loopbacks (a
 // 0.0.0.0 socket answers only on 127.0.0.1, a v6-only :: only on ::1).
-func connectAddrs(pt schema.Port) []string {
+func connectAddrs(pt spec.Port) []string {
 	a, err := netip.ParseAddr(pt.PortAddress())
 	if err != nil {
 		a = netip.MustParseAddr("127.0.0.1")
@@ -32,11 +32,11 @@ func connectAddrs(pt schema.Port) []string {
 }
 
 // ConnectAddr is the first address a readiness probe connects to for pt.
-func ConnectAddr(pt schema.Port) string { return connectAddrs(pt)[0] }
+func ConnectAddr(pt spec.Port) string { return connectAddrs(pt)[0] }
 
 // Ready runs one readiness probe per port within timeout: a GET of path
 // (expecting 2xx), or a TCP connect when path is empty.
-func Ready(ctx context.Context, ports []schema.Port, path string, timeout time.Duration) error {
+func Ready(ctx context.Context, ports []spec.Port, path string, timeout time.Duration) error {
 	return ReadyMatch(ctx, ports, path, timeout, nil)
 }
 
@@ -44,7 +44,7 @@ func Ready(ctx context.Context, ports []schema.Port, path string, timeout time.D
 // status code and the first 64 KiB of its body, de-chunked) instead of
 // expecting 2xx; nil match is Ready. A *StatusError match returns is
 // returned as it is, with the path and status line filled in.
-func ReadyMatch(ctx context.Context, ports []schema.Port, path string, timeout time.Duration, match func(code int, body []byte) error) error {
+func ReadyMatch(ctx context.Context, ports []spec.Port, path string, timeout time.Duration, match func(code int, body []byte) error) error {
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	for _, pt := range ports {

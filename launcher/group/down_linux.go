@@ -13,7 +13,7 @@ import (
 
 	"github.com/childproof/childproof/launcher"
 	"github.com/childproof/childproof/proc"
-	"github.com/childproof/childproof/schema"
+	"github.com/childproof/childproof/spec"
 )
 
 // Skip says why DownRecorded signalled nothing for a launch.
@@ -126,13 +126,13 @@ var errOtherSpec = errors.New("recorded from another spec file")
 
 // DownRecorded stops the recorded launches of launches, read from st —
 // what `childproof down` does — in the order given, which is a stop
-// order (schema.File.StopOrder's: each launch before the launches it
+// order (spec.File.StopOrder's: each launch before the launches it
 // depends on). Each is stopped as launcher.StopLaunch does: SIGTERM,
 // SIGKILL after grace, a lock held by a launch in progress waited for up
 // to grace; and only a record made from the launch's own spec file. One
 // launch's failure does not stop the others' turn; it returns one
 // Stopped per launch, in that order.
-func DownRecorded(ctx context.Context, p proc.FS, st *launcher.State, launches []*schema.Launch, grace time.Duration) []Stopped {
+func DownRecorded(ctx context.Context, p proc.FS, st *launcher.State, launches []*spec.Launch, grace time.Duration) []Stopped {
 	out := make([]Stopped, 0, len(launches))
 	for _, l := range launches {
 		out = append(out, downOne(ctx, p, st, l, grace))
@@ -162,7 +162,7 @@ func DownRecorded(ctx context.Context, p proc.FS, st *launcher.State, launches [
 }
 
 // downOne stops launch l's recorded launch for DownRecorded.
-func downOne(ctx context.Context, p proc.FS, st *launcher.State, l *schema.Launch, grace time.Duration) Stopped {
+func downOne(ctx context.Context, p proc.FS, st *launcher.State, l *spec.Launch, grace time.Duration) Stopped {
 	rec, res, err := launcher.StopLaunch(ctx, p, st, l.Name, grace, grace, func(rec *launcher.Record) error {
 		if rec.SpecPath != "" && l.SpecPath != "" && filepath.Clean(rec.SpecPath) != filepath.Clean(l.SpecPath) {
 			return errOtherSpec

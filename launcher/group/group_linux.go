@@ -12,7 +12,7 @@ import (
 
 	"github.com/childproof/childproof/launcher"
 	"github.com/childproof/childproof/outcome"
-	"github.com/childproof/childproof/schema"
+	"github.com/childproof/childproof/spec"
 )
 
 // Group is launches started together, in start order.
@@ -27,13 +27,13 @@ type Group struct {
 }
 
 // restarter starts launch l again, its n-th restart.
-type restarter func(ctx context.Context, l *schema.Launch, n int) (*launcher.Launch, error)
+type restarter func(ctx context.Context, l *spec.Launch, n int) (*launcher.Launch, error)
 
 // restartWith restarts a launch with launcher.Start and the options
 // options gives it (nil: the zero Options), Command "restart": a round
 // of its own, with the same overrides and no delta.
-func restartWith(options func(*schema.Launch) launcher.Options) restarter {
-	return func(ctx context.Context, l *schema.Launch, _ int) (*launcher.Launch, error) {
+func restartWith(options func(*spec.Launch) launcher.Options) restarter {
+	return func(ctx context.Context, l *spec.Launch, _ int) (*launcher.Launch, error) {
 		var o launcher.Options
 		if options != nil {
 			o = options(l)
@@ -49,7 +49,7 @@ func restartWith(options func(*schema.Launch) launcher.Options) restarter {
 // fails, Up stops those it started, in reverse order, and returns the
 // launch's error (a *launcher.Error) wrapped with its name. It is
 // Options{Launch: opts}.Up.
-func Up(ctx context.Context, launches []*schema.Launch, opts func(*schema.Launch) launcher.Options) (*Group, error) {
+func Up(ctx context.Context, launches []*spec.Launch, opts func(*spec.Launch) launcher.Options) (*Group, error) {
 	return Options{Launch: opts}.Up(ctx, launches)
 }
 
@@ -62,7 +62,7 @@ type Options struct {
 	// start and again for each of its restarts under Supervise (which
 	// sets Command "restart": a round of its own). nil: the zero
 	// Options.
-	Launch func(l *schema.Launch) launcher.Options
+	Launch func(l *spec.Launch) launcher.Options
 
 	// Adopt, when set, leaves a launch that already runs from the same
 	// spec file and verifies (Running, with Adopt's fields) as it is:
@@ -85,7 +85,7 @@ type Adopt struct {
 	// State is the state directory holding the launches' records.
 	State *launcher.State
 	// SpecHash is the hash of the spec file the launches come from
-	// (schema.File.Hash); a launch recorded from another version of it,
+	// (spec.File.Hash); a launch recorded from another version of it,
 	// or with no hash, is not adopted.
 	SpecHash string
 	// ShowValues shows environment values in an adopted launch's report
@@ -100,13 +100,13 @@ type Adopt struct {
 // launch's error wrapped in an *Error (Started counts only the launches
 // it started, not those adopted). The group's restarts (Supervise with
 // no Restart) start a launch with o.Launch's options, Command "restart".
-func (o Options) Up(ctx context.Context, launches []*schema.Launch) (*Group, error) {
+func (o Options) Up(ctx context.Context, launches []*spec.Launch) (*Group, error) {
 	emit := func(e Event) {
 		if o.Event != nil {
 			o.Event(e)
 		}
 	}
-	options := func(l *schema.Launch) launcher.Options {
+	options := func(l *spec.Launch) launcher.Options {
 		if o.Launch == nil {
 			return launcher.Options{}
 		}
@@ -118,11 +118,11 @@ func (o Options) Up(ctx context.Context, launches []*schema.Launch) (*Group, err
 	if o.Adopt != nil {
 		st = o.Adopt.State
 	}
-	byName := map[string]*schema.Launch{}
+	byName := map[string]*spec.Launch{}
 	for _, l := range launches {
 		byName[l.Name] = l
 	}
-	g, err := UpWith(ctx, launches, func(ctx context.Context, l *schema.Launch) (*launcher.Launch, error) {
+	g, err := UpWith(ctx, launches, func(ctx context.Context, l *spec.Launch) (*launcher.Launch, error) {
 		if gone := stoppedMeanwhile(st, byName, l.DependsOn); len(gone) > 0 {
 			// A concurrent down or stop ended what this launch needs.
 			err := &StoppedError{Names: gone, Before: l.Name}
@@ -168,7 +168,7 @@ func (o Options) Up(ctx context.Context, launches []*schema.Launch) (*Group, err
 // stoppedMeanwhile returns those of names (launches of byName) that st
 // shows not running now; a oneshot, done once it exited, never counts. Nil
 // without a State.
-func stoppedMeanwhile(st *launcher.State, byName map[string]*schema.Launch, names []string) []string {
+func stoppedMeanwhile(st *launcher.State, byName map[string]*spec.Launch, names []string) []string {
 	if st == nil {
 		return nil
 	}
@@ -207,7 +207,7 @@ func (e *StoppedError) OutcomeKind() outcome.Kind { return outcome.Exited }
 // A Starter starts one launch for UpWith and returns it once verified.
 // It returns nil and no error to leave l as it is — a launch already
 // running that this group did not start and Down does not stop.
-type Starter func(ctx context.Context, l *schema.Launch) (*launcher.Launch, error)
+type Starter func(ctx context.Context, l *spec.Launch) (*launcher.Launch, error)
 
 // UpWith is Up with start starting each launch, in Order; what start
 // reports (progress, adoption) is its own. When start fails, UpWith
@@ -217,12 +217,12 @@ type Starter func(ctx context.Context, l *schema.Launch) (*launcher.Launch, erro
 // it exited 0; another status fails UpWith as a start does (an
 // *ExitError with it). It is not one of the group's launches: there is
 // nothing left of it to supervise or stop.
-func UpWith(ctx context.Context, launches []*schema.Launch, start Starter) (*Group, error) {
+func UpWith(ctx context.Context, launches []*spec.Launch, start Starter) (*Group, error) {
 	order, err := Order(launches)
 	if err != nil {
 		return nil, err
 	}
-	g := &Group{restart: func(ctx context.Context, l *schema.Launch, _ int) (*launcher.Launch, error) { return start(ctx, l) }}
+	g := &Group{restart: func(ctx context.Context, l *spec.Launch, _ int) (*launcher.Launch, error) { return start(ctx, l) }}
 	for _, l := range order {
 		la, err := start(ctx, l)
 		if err == nil && la != nil && l.Oneshot {

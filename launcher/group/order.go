@@ -3,13 +3,13 @@ package group
 import (
 	"fmt"
 
-	"github.com/childproof/childproof/schema"
+	"github.com/childproof/childproof/spec"
 )
 
 // Order returns launches in start order: each after the launches it
 // depends on (DependsOn), otherwise in the order given. A dependency that
 // is not among launches, a duplicate name or a cycle is an error.
-func Order(launches []*schema.Launch) ([]*schema.Launch, error) {
+func Order(launches []*spec.Launch) ([]*spec.Launch, error) {
 	seen := map[string]bool{}
 	for _, l := range launches {
 		if l == nil || l.Name == "" {
@@ -20,8 +20,7 @@ func Order(launches []*schema.Launch) ([]*schema.Launch, error) {
 		}
 		seen[l.Name] = true
 	}
-	f := &schema.File{Launches: launches}
-	out, err := f.StartOrder()
+	out, err := spec.StartOrder(launches)
 	if err != nil {
 		return nil, fmt.Errorf("group: %w", err)
 	}

@@ -4,7 +4,7 @@ import (
 	"context"
 
 	"github.com/childproof/childproof/launcher"
-	"github.com/childproof/childproof/schema"
+	"github.com/childproof/childproof/spec"
 	"github.com/childproof/childproof/verify"
 )
 
@@ -14,7 +14,7 @@ import (
 // exec while it holds), against what a start would give it: then `up`
 // leaves it as it is instead of starting it again. The report is masked
 // with l's secrets and its record's (showValues: as verify shows them).
-func Running(ctx context.Context, st *launcher.State, l *schema.Launch, specHash string, showValues bool) (*verify.Report, bool) {
+func Running(ctx context.Context, st *launcher.State, l *spec.Launch, specHash string, showValues bool) (*verify.Report, bool) {
 	rec, err := st.Load(l.Name)
 	if err != nil || rec.Stopped != nil || rec.Pending || rec.SpecPath != l.SpecPath || rec.SpecHash != specHash || specHash == "" {
 		return nil, false

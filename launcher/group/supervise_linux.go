@@ -8,7 +8,7 @@ import (
 
 	"github.com/childproof/childproof/launcher"
 	"github.com/childproof/childproof/outcome"
-	"github.com/childproof/childproof/schema"
+	"github.com/childproof/childproof/spec"
 	"github.com/childproof/childproof/verify"
 )
 
@@ -26,13 +26,13 @@ type Supervision struct {
 	// Options.Up's (and Up's) options with Command "restart" (a round
 	// of its own), or UpWith's Starter (a group made by Of has none:
 	// its restarts fail).
-	Restart func(ctx context.Context, l *schema.Launch, n int) (*launcher.Launch, error)
+	Restart func(ctx context.Context, l *spec.Launch, n int) (*launcher.Launch, error)
 
 	// Options, when set and Restart is nil, restarts a launch with
 	// launcher.Start and the options Options returns for it, Command
 	// set to "restart" — the restart of a group made by Of (the
 	// childproof command's run gives the options of its first start).
-	Options func(l *schema.Launch) launcher.Options
+	Options func(l *spec.Launch) launcher.Options
 
 	// Event, when set, is called with each Event, in order, from the
 	// goroutine that called Supervise; nil: nothing is reported.
@@ -68,7 +68,7 @@ const (
 	// policy would have restarted it but its max is reached.
 	EventExited EventKind = iota + 1
 	// EventRestarting: a launch's worker exited with Code and its
-	// restart policy (schema.Restart.Next) starts it again — restart
+	// restart policy (spec.Restart.Next) starts it again — restart
 	// number Restart of Max — after Delay.
 	EventRestarting
 	// EventStopping: Supervise stops every launch of the group, in
@@ -109,7 +109,7 @@ type Event struct {
 	// Restart is the number of the coming restart (EventRestarting), of
 	// the restart made (EventRestarted, EventRestartFailed), or of the
 	// restarts made before (EventExited); Max is the restart policy's
-	// max (schema.Restart.EffectiveMax; EventExited, EventRestarting).
+	// max (spec.Restart.EffectiveMax; EventExited, EventRestarting).
 	Restart, Max int
 	// Delay is the backoff before the restart (EventRestarting).
 	Delay time.Duration
@@ -121,7 +121,7 @@ type Event struct {
 	// Supervision.Restart's).
 	Err error
 	// DependsOn names the launches a starting launch depends on, all
-	// verified (EventStarting; schema.Launch.DependsOn).
+	// verified (EventStarting; spec.Launch.DependsOn).
 	DependsOn []string
 	// Pid is the worker's pid (EventAdopted, EventStarted,
 	// EventRestarted).
@@ -182,7 +182,7 @@ type exited struct {
 
 // Supervise supervises the group's launches until every one has exited
 // and none is to be restarted. A launch whose worker exits is restarted
-// as its restart block says (schema.Restart.Next: the policy, its max
+// as its restart block says (spec.Restart.Next: the policy, its max
 // and backoff), each restart verified like the first start and recorded
 // (Launch.NoteRestart); one that is not restarted is recorded with its
 // exit status (State.NoteExit). The first failure — a worker that exited
@@ -199,7 +199,7 @@ func (g *Group) Supervise(ctx context.Context, s Supervision) error {
 	case s.Options != nil:
 		restart = restartWith(s.Options)
 	default:
-		restart = func(ctx context.Context, l *schema.Launch, n int) (*launcher.Launch, error) {
+		restart = func(ctx context.Context, l *spec.Launch, n int) (*launcher.Launch, error) {
 			if g.restart == nil {
 				return nil, errors.New("no Supervision.Restart to restart it with")
 			}
@@ -310,7 +310,7 @@ func (g *Group) Supervise(ctx context.Context, s Supervision) error {
 			if m.la.State != nil {
 				m.la.State.NoteExit(l.Name, e.code)
 			}
-			gaveUp := l.Restart.EffectivePolicy() != schema.RestartNever && m.restarts >= max
+			gaveUp := l.Restart.EffectivePolicy() != spec.RestartNever && m.restarts >= max
 			emit(Event{Kind: EventExited, Name: l.Name, Code: e.code, Restart: m.restarts, Max: max, GaveUp: gaveUp})
 			if e.code != 0 {
 				err := &ExitError{Name: l.Name, Code: e.code, Restarts: m.restarts}

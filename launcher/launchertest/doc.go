@@ -11,6 +11,7 @@
 // test's cleanups), FreePort and FreePortIn pick ports no other test of
 // the binary, nor another test binary running, gets. Readiness beyond the spec's (a log line, a check
 // function, an HTTP status or body matcher), the stop grace period and an
-// output writer of one's own are launcher.Options fields. docs/library.md
+// output writer of one's own are launcher.Options fields. A launch written
+// in an HCL spec file is started by package specfile, which links HCL. docs/library.md
 // has the whole story.
 package launchertest

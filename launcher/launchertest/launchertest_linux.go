@@ -17,7 +17,7 @@ import (
 	"github.com/childproof/childproof/launcher"
 	"github.com/childproof/childproof/launcher/group"
 	"github.com/childproof/childproof/proc"
-	"github.com/childproof/childproof/schema"
+	"github.com/childproof/childproof/spec"
 	"github.com/childproof/childproof/verify"
 )
 
@@ -32,7 +32,7 @@ const inlineMax = 32 << 10
 
 // Start is StartContext with tb.Context(): the start is abandoned when
 // the test ends.
-func Start(tb testing.TB, l *schema.Launch, opts launcher.Options) *launcher.Launch {
+func Start(tb testing.TB, l *spec.Launch, opts launcher.Options) *launcher.Launch {
 	tb.Helper()
 	return StartContext(tb.Context(), tb, l, opts)
 }
@@ -57,10 +57,10 @@ func Start(tb testing.TB, l *schema.Launch, opts launcher.Options) *launcher.Lau
 // tb.ArtifactDir() under `go test -artifacts`, else in the test log
 // (streamed, or printed at the end, at most 32 KiB of its end). The
 // failure's hint says where.
-func StartContext(ctx context.Context, tb testing.TB, l *schema.Launch, opts launcher.Options) *launcher.Launch {
+func StartContext(ctx context.Context, tb testing.TB, l *spec.Launch, opts launcher.Options) *launcher.Launch {
 	tb.Helper()
 	if l == nil {
-		tb.Fatalf("launchertest: no launch (a nil *schema.Launch)")
+		tb.Fatalf("launchertest: no launch (a nil *spec.Launch)")
 	}
 	if opts.State == nil && opts.StateDir == "" {
 		opts.StateDir = tb.TempDir()
@@ -125,7 +125,7 @@ func StartContext(ctx context.Context, tb testing.TB, l *schema.Launch, opts lau
 // them in reverse order: dependents first. A launch that fails fails the
 // test; those started before it are stopped by their cleanups. It
 // returns the launches by name.
-func Up(tb testing.TB, opts launcher.Options, launches ...*schema.Launch) map[string]*launcher.Launch {
+func Up(tb testing.TB, opts launcher.Options, launches ...*spec.Launch) map[string]*launcher.Launch {
 	tb.Helper()
 	order, err := group.Order(launches)
 	if err != nil {
@@ -228,26 +228,6 @@ func pointTo(err error, log, where string) error {
 	}
 	e.Hint = strings.ReplaceAll(e.Hint, log, where)
 	return err
-}
-
-// StartFile loads the launch called name (empty: the only one) from the
-// HCL spec at path, with vars setting its variables, and starts it as
-// Start does. A spec that does not load fails the test with its
-// diagnostics.
-func StartFile(tb testing.TB, path, name string, vars map[string]string, opts launcher.Options) *launcher.Launch {
-	tb.Helper()
-	f, _, diags := schema.Load(path, schema.LoadOptions{Vars: vars})
-	if diags.HasErrors() {
-		tb.Fatalf("launchertest: %s: %s", path, diags.Error())
-	}
-	l, err := f.Launch(name)
-	if err != nil {
-		tb.Fatalf("launchertest: %v", err)
-	}
-	if opts.SpecHash == "" {
-		opts.SpecHash = f.Hash
-	}
-	return Start(tb, l, opts)
 }
 
 // FreePort returns a TCP port on 127.0.0.1 that nothing listens on right

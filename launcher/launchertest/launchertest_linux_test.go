@@ -202,21 +202,6 @@ func TestStartFailsWithExitStatusAndLastLines(t *testing.T) {
 	}
 }
 
-func TestStartFileBadSpec(t *testing.T) {
-	path := t.TempDir() + "/bad.hcl"
-	os.WriteFile(path, []byte("launch \"x\" {\n  nosuch = 1\n}\n"), 0o644)
-	f := &fakeTB{TB: t}
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		StartFile(f, path, "", nil, launcher.Options{})
-	}()
-	<-done
-	if !strings.Contains(f.fatal, "bad.hcl:2") {
-		t.Errorf("the failure has no file:line: %s", f.fatal)
-	}
-}
-
 // TestOutputStreamedMasked: what the server prints reaches the test's
 // output as "NAME| line", its secret masked; with Output set, that writer.
 func TestOutputStreamedMasked(t *testing.T) {

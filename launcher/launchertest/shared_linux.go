@@ -8,7 +8,7 @@ import (
 
 	"github.com/childproof/childproof/internal/freeport"
 	"github.com/childproof/childproof/launcher"
-	"github.com/childproof/childproof/schema"
+	"github.com/childproof/childproof/spec"
 )
 
 // Shared starts l once for a whole test package, from TestMain, where
@@ -37,9 +37,9 @@ import (
 //		stop()
 //		os.Exit(code)
 //	}
-func Shared(ctx context.Context, l *schema.Launch, opts launcher.Options) (la *launcher.Launch, stop func(), err error) {
+func Shared(ctx context.Context, l *spec.Launch, opts launcher.Options) (la *launcher.Launch, stop func(), err error) {
 	if l == nil {
-		return nil, func() {}, errors.New("launchertest: Shared: no launch (a nil *schema.Launch)")
+		return nil, func() {}, errors.New("launchertest: Shared: no launch (a nil *spec.Launch)")
 	}
 	dir := ""
 	if opts.State == nil && opts.StateDir == "" {

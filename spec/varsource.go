@@ -1,4 +1,4 @@
-package schema
+package spec
 
 import (
 	"maps"
@@ -82,17 +82,21 @@ func (l *Launch) VarSources(environ []string) ([]VarSource, error) {
 		add(p, FromInheritPattern)
 		matches[p] = 0
 		for n := range caller {
-			if !slices.Contains(removedVars, n) && matchInherit(p, n) {
+			if !slices.Contains(RemovedVars, n) && matchInherit(p, n) {
 				matches[p]++
 			}
 		}
 	}
 	out := make([]VarSource, 0, len(from))
 	for _, n := range slices.Sorted(maps.Keys(from)) {
-		s := VarSource{Name: n, From: from[n], Matches: matches[n], Removed: slices.Contains(removedVars, n)}
+		s := VarSource{Name: n, From: from[n], Matches: matches[n], Removed: slices.Contains(RemovedVars, n)}
 		s.Unknown = s.From[0] == FromEnv && l.Unknown["env["+n+"]"]
 		s.Unset = len(s.From) == 1 && s.From[0] == FromInherit && !caller[n]
 		out = append(out, s)
 	}
 	return out, err
 }
+
+// RemovedVars are dropped from a dispatch script's environment whatever
+// the spec says: bash would source the files they name.
+var RemovedVars = []string{"BASH_ENV", "ENV"}

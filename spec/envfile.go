@@ -1,9 +1,10 @@
-package schema
+package spec
 
 import (
 	"fmt"
 
 	"github.com/childproof/childproof/internal/dotenv"
+	"github.com/childproof/childproof/internal/inputfile"
 )
 
 // EnvFileNames returns the names l.EnvFile assigns, in first-seen order;
@@ -37,7 +38,7 @@ func (l *Launch) envFileEntries() ([]dotenv.Entry, error) {
 	if l.EnvFile == "" {
 		return nil, nil
 	}
-	data, err := readLimited(l.EnvFile)
+	data, err := inputfile.Read(l.EnvFile, MaxFileSize)
 	if err != nil {
 		return nil, fmt.Errorf("env_file: %w", err)
 	}
@@ -47,3 +48,7 @@ func (l *Launch) envFileEntries() ([]dotenv.Entry, error) {
 	}
 	return entries, nil
 }
+
+// MaxFileSize bounds the spec file, env files and file() reads: anything
+// larger is refused with a diagnostic instead of being read into memory.
+const MaxFileSize = 1 << 20

@@ -1,4 +1,4 @@
-package schema
+package spec
 
 // BuiltinVolatile are the names (inherit-style patterns) that a launched
 // tree's own launcher sets anew on every launch, whatever childproof

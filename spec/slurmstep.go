@@ -1,4 +1,4 @@
-package schema
+package spec
 
 // SlurmStepInherit lists what a launch passes to its worker, besides its
 // own inherit list, when childproof runs inside a SLURM job step (see

@@ -1,4 +1,4 @@
-package schema
+package spec
 
 import (
 	"net"
@@ -8,7 +8,6 @@ import (
 
 	"github.com/childproof/childproof/internal/wrapper"
 	"github.com/childproof/childproof/redact"
-	"github.com/hashicorp/hcl/v2"
 )
 
 // DefaultInherit is the list of caller variables a launch passes through when
@@ -22,19 +21,6 @@ var DefaultForbidWrappers = []string{wrapper.LoginShell, wrapper.InteractiveShel
 // BuiltinAliases maps known no-op alias names to the variable that does the
 // work. Spec alias blocks add to it.
 var BuiltinAliases = map[string]string{"HF_XET_DISABLE": "HF_HUB_DISABLE_XET"}
-
-// File is one decoded spec file.
-type File struct {
-	// Path is the spec file's path as given to Load.
-	Path string
-	// Launches are the file's launch blocks, in source order.
-	Launches []*Launch
-	// Aliases maps alias names to the real variable (alias blocks only;
-	// see BuiltinAliases for the built-in ones).
-	Aliases map[string]string
-	// Hash is the hex SHA-256 of the spec file's bytes.
-	Hash string
-}
 
 // Launch is one launch block: what to start and what to prove about it.
 type Launch struct {
@@ -149,23 +135,36 @@ type Launch struct {
 	Sensitive map[string]bool
 }
 
-// Ranges holds source ranges of a launch block's parts. A zero hcl.Range
+// Pos is a position in a spec file, as hcl.Pos: a line and column
+// (both from 1) and a byte offset (from 0).
+type Pos struct {
+	Line, Column, Byte int
+}
+
+// Range is a span of a spec file, as hcl.Range (package schema converts
+// between the two: schema.HCLRange, schema.SpecRange).
+type Range struct {
+	Filename   string
+	Start, End Pos
+}
+
+// Ranges holds source ranges of a launch block's parts. A zero Range
 // means the part was not written in the spec.
 type Ranges struct {
 	// Block is the launch block's header (`launch "NAME" {`).
-	Block hcl.Range
+	Block Range
 	// Whole spans the launch block from its type to its closing brace.
-	Whole    hcl.Range
-	Command  hcl.Range
-	Dispatch hcl.Range
-	EnvFile  hcl.Range
-	Env      map[string]hcl.Range
-	Require  hcl.Range
-	Ports    []hcl.Range
+	Whole    Range
+	Command  Range
+	Dispatch Range
+	EnvFile  Range
+	Env      map[string]Range
+	Require  Range
+	Ports    []Range
 	// Parts holds the range of every part written in the spec, keyed by
 	// path: "command", "command[0]", "dir", "env[NAME]", "require[1]",
 	// "worker.comm", "port[0]", "port[0].number", "ready.timeout"…
-	Parts map[string]hcl.Range
+	Parts map[string]Range
 }
 
 // Worker selects the worker process. At most one field is set.

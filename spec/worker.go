@@ -1,9 +1,10 @@
-package schema
+package spec
 
 import (
 	"bytes"
 	"errors"
 	"fmt"
+	"github.com/childproof/childproof/internal/specrule"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -51,7 +52,7 @@ func ExeNeverMatches(exe string) error {
 	if r != exe {
 		shown = fmt.Sprintf("%s (%s)", exe, r)
 	}
-	if !fi.Mode().IsRegular() || !executable(fi.Mode()) {
+	if !fi.Mode().IsRegular() || !specrule.Executable(fi.Mode()) {
 		return fmt.Errorf("worker exe %s is not an executable file: no process can have it as its /proc/PID/exe", shown)
 	}
 	if head, _ := inputfile.Head(r, 2); bytes.Equal(head, []byte("#!")) {

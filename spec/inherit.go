@@ -1,6 +1,7 @@
-package schema
+package spec
 
 import (
+	"github.com/childproof/childproof/internal/specrule"
 	"path"
 	"sort"
 	"strings"
@@ -26,24 +27,7 @@ var RuntimeVars = []string{
 
 // IsInheritPattern reports whether an inherit entry is a glob pattern
 // ("CUDA_*", "*") rather than a plain name.
-func IsInheritPattern(s string) bool { return strings.ContainsAny(s, "*?[") }
-
-// isInheritEntry reports whether s is a valid inherit entry: a variable
-// name, or a glob pattern (path.Match syntax: *, ?, [class]) over the
-// characters of variable names.
-func isInheritEntry(s string) bool {
-	if !IsInheritPattern(s) {
-		return IsEnvName(s)
-	}
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if !(c == '_' || 'A' <= c && c <= 'Z' || 'a' <= c && c <= 'z' || '0' <= c && c <= '9' || strings.IndexByte("*?[]!^-", c) >= 0) {
-			return false
-		}
-	}
-	_, err := path.Match(s, "")
-	return err == nil
-}
+func IsInheritPattern(s string) bool { return specrule.IsInheritPattern(s) }
 
 // matchInherit reports whether the inherit entry pattern (a name or a
 // glob) passes the variable name. BASH_ENV and ENV are never passed,
@@ -77,8 +61,8 @@ func (l *Launch) InheritIsLiteral() bool {
 	return true
 }
 
-// isRuntimeVar reports whether name is one of RuntimeVars.
-func isRuntimeVar(name string) bool {
+// IsRuntimeVar reports whether name is one of RuntimeVars.
+func IsRuntimeVar(name string) bool {
 	for _, p := range RuntimeVars {
 		if matchInherit(p, name) {
 			return true
@@ -109,7 +93,7 @@ func (l *Launch) DroppedRuntimeVars(environ []string) []string {
 			continue
 		}
 		seen[name] = true
-		if !isRuntimeVar(name) || l.Inherits(name) || step && IsSlurmStepVar(name) {
+		if !IsRuntimeVar(name) || l.Inherits(name) || step && IsSlurmStepVar(name) {
 			continue
 		}
 		if _, inEnv := l.Env[name]; inEnv {

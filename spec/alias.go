@@ -1,4 +1,4 @@
-package schema
+package spec
 
 // AliasOf returns the variable that takes effect in place of name when
 // name is a known no-op alias — the spec's alias blocks (Aliases), else
