@@ -1,0 +1,336 @@
+package main
+
+import (
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+)
+
+// The libraries speak Go, the command speaks CLI (issue 39): a library
+// package's error messages and hints never name one of this command's
+// flags, and those of packages that take a Go-built launch never name
+// the spec language's attributes in its syntax (ready.timeout,
+// on_stale = "replace", worker { comm }) — the Go caller wrote none.
+//
+// The rule, decided for this test:
+//   - What counts is a string literal in a message position: the value of
+//     a field named Hint, Msg, Message, Summary or Detail (in a composite
+//     literal or an assignment), an argument of errors.New, fmt.Errorf,
+//     errorf or withHint, the format of a report's Add, and a string a
+//     function whose name ends in "Hint" returns. A literal anywhere else
+//     is data: a wrapper's flags that lint reads (sudo --preserve-env),
+//     the command lines export writes (srun --export=ALL), a rule's
+//     documentation.
+//   - A flag is one of this command's own long flags (--set, --state-dir,
+//     …), read from its command tree; another program's flag that a
+//     message names (a script's sudo -E) is not one.
+//   - The HCL check applies to the packages a Go caller hands values to
+//     (launcher and below it, verify, proc, outcome, redact, the internal
+//     mechanisms); schema, envres, export and importspec speak about the
+//     spec file their caller wrote, so its attributes are their words.
+//   - cmd/ (and internal/console, internal/gitdiff, its helpers) is the
+//     command; examples/ and bench/ are programs of their own; test files
+//     are tests.
+//
+// libWordsAllowed lists the message literals that break the rule on
+// purpose, each with its reason, as "path: literal substring".
+var libWordsAllowed = map[string]string{}
+
+// libWordsDebt lists the message literals that still break the rule (the
+// flag named by a library message, left for the next step of issue 39):
+// the test fails on any other, and on one of these that is gone (so that
+// the list only shrinks).
+var libWordsDebt = map[string]bool{
+	"export/export.go: %w %q: --to takes %s":                                                                                                                          true,
+	"export/export.go: --dir %q: must be an absolute path on the target":                                                                                              true,
+	"export/kubernetes.go: --kind %q: want %s or %s":                                                                                                                  true,
+	"export/kubernetes.go: --to k8s needs --image IMAGE: the container image that holds %s":                                                                           true,
+	"launcher/credential_linux.go: launch %q: group = %q: no such group on this machine":                                                                              true,
+	"launcher/credential_linux.go: launch %q: user = %q: no such user on this machine":                                                                                true,
+	"launcher/defaultdir.go: state dir of the SLURM step: %w (set --state-dir or CHILDPROOF_STATE_DIR)":                                                               true,
+	"launcher/envfileedit_linux.go: --in-env-file %s: %s already holds the edit of %s (round %d): one edit per env file":                                              true,
+	"launcher/envfileedit_linux.go: --in-env-file %s: cannot edit %s":                                                                                                 true,
+	"launcher/envfileedit_linux.go: --in-env-file: %s is larger than %d bytes: it is not edited":                                                                      true,
+	"launcher/envfileedit_linux.go: --in-env-file: %s is not a regular file (a symlink, a pipe?): it is not edited":                                                   true,
+	"launcher/envfileedit_linux.go: --in-env-file: %w":                                                                                                                true,
+	"launcher/envfileedit_linux.go: --in-env-file: writing %s: %w":                                                                                                    true,
+	"launcher/group/order.go: group: %q depends on %q, which depends on it (a depends_on cycle)":                                                                      true,
+	"launcher/launch_linux.go: port %d is held by our own previous launch of %q (pid %d) and on_stale is %q: %s":                                                      true,
+	"launcher/readywait_linux.go: ready.exec: %s":                                                                                                                     true,
+	"launcher/readywait_linux.go: ready.exec: %s: not found in the launch's PATH":                                                                                     true,
+	"launcher/relaunch_linux.go: %s was an override of the recorded launch (a --set of its round?) and nothing sets it now: repeat --set %s=\u2026 to keep it":        true,
+	"launcher/relaunch_linux.go: %s would change on the worker but is not a --set name (the spec's env gives another value than the recorded worker had)":             true,
+	"launcher/relaunch_linux.go: %s: declared with --set but unchanged on the worker: the recorded worker already had this value":                                     true,
+	"launcher/relaunch_linux.go: --in-env-file %s: %s is not a --set name of this round":                                                                              true,
+	"launcher/relaunch_linux.go: the command line changed without a --var saying so: %s":                                                                              true,
+	"launcher/relaunch_linux.go: the relaunch would change more than the --set names: ":                                                                               true,
+	"launcher/round_linux.go: --round %d: no readable round %d of %q":                                                                                                 true,
+	"launcher/round_linux.go: --unset %s and --set %s: give one of them":                                                                                              true,
+	"launcher/round_linux.go: --unset %s: %s is not an override of %s (its overrides: %s)":                                                                            true,
+	"launcher/secretset.go: --set %s and --set-secret %s: give one of them":                                                                                           true,
+	"launcher/secretset.go: --set-secret %q: not a valid environment variable name (letters, digits and _, not starting with a digit), the same rule as a spec's env": true,
+	"launcher/secretset.go: --set-secret %s: %s is not set in the caller's environment":                                                                               true,
+	"launcher/secretset.go: --set-secret %s: takes a NAME, not NAME=VALUE":                                                                                            true,
+	"launcher/secretset.go: --set-secret: empty name":                                                                                                                 true,
+	"schema/variable.go: variable %q has no default; pass --var %s=VALUE":                                                                                             true,
+	"verify/verify.go:  (a launcher's rendezvous port, torchrun's agent for one, is bound on every interface whatever its --master_addr says: declare address = \"::\" with allow_all_interfaces = true for it)": true,
+}
+
+func TestLibrariesSpeakGo(t *testing.T) {
+	flags := commandFlags(t)
+	attrs := hclAttributes(t)
+	flagRe := regexp.MustCompile(`(^|[^A-Za-z0-9_-])--([a-z][a-z0-9-]*)`)
+	var attrAlt []string
+	for _, a := range attrs {
+		attrAlt = append(attrAlt, regexp.QuoteMeta(a))
+	}
+	alt := strings.Join(attrAlt, "|")
+	// HCL syntax: an attribute set (NAME = ), a block (NAME { ), a dotted
+	// path (ready.timeout), or a snake_case attribute (on_stale).
+	hclRe := regexp.MustCompile(`(^|[^A-Za-z0-9_.])((` + alt + `) = |(` + alt + `) \{|(` + alt + `)\.(` + alt + `)\b|\b(` + snakeOnly(attrs) + `)\b)`)
+
+	root := filepath.Join("..", "..")
+	var found []string
+	seenDebt := map[string]bool{}
+	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(root, path)
+		rel = filepath.ToSlash(rel)
+		if d.IsDir() {
+			switch {
+			case rel == ".":
+				return nil
+			case strings.HasPrefix(d.Name(), ".") || d.Name() == "testdata" || rel == "cmd" || rel == "examples" || rel == "bench" ||
+				rel == "internal/console" || rel == "internal/gitdiff" || rel == "internal/testsupport" || rel == "internal/design":
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
+			return nil
+		}
+		pkg := filepath.ToSlash(filepath.Dir(rel))
+		checkHCL := !slices.Contains([]string{"schema", "envres", "export", "importspec", "lintreport", "internal/hcltext"}, strings.Split(pkg, "/")[0]) &&
+			pkg != "internal/hcltext" && !strings.HasPrefix(pkg, "export/")
+		for _, lit := range messageLiterals(t, path) {
+			var why []string
+			for _, m := range flagRe.FindAllStringSubmatch(lit.text, -1) {
+				if flags[m[2]] {
+					why = append(why, "--"+m[2])
+				}
+			}
+			if checkHCL {
+				for _, m := range hclRe.FindAllStringSubmatch(lit.text, -1) {
+					why = append(why, strings.TrimSpace(m[2]))
+				}
+			}
+			if len(why) == 0 {
+				continue
+			}
+			key := rel + ": " + lit.text
+			if allowedLit(rel, lit.text) {
+				continue
+			}
+			if libWordsDebt[key] {
+				seenDebt[key] = true
+				continue
+			}
+			found = append(found, rel+":"+strconv.Itoa(lit.line)+": "+strings.Join(why, ", ")+" in "+strconv.Quote(lit.text))
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sort.Strings(found)
+	for _, f := range found {
+		t.Errorf("a library message speaks CLI or HCL: %s", f)
+	}
+	for k := range libWordsDebt {
+		if !seenDebt[k] {
+			t.Errorf("libWordsDebt lists %q, which no longer breaks the rule: drop it", k)
+		}
+	}
+}
+
+// allowedLit says whether libWordsAllowed lets lit of file rel be.
+func allowedLit(rel, lit string) bool {
+	for k := range libWordsAllowed {
+		p, sub, _ := strings.Cut(k, ": ")
+		if p == rel && strings.Contains(lit, sub) {
+			return true
+		}
+	}
+	return false
+}
+
+// commandFlags are the long flags of every command of the command tree.
+func commandFlags(t *testing.T) map[string]bool {
+	a := &app{stdin: strings.NewReader(""), stdout: io.Discard, stderr: io.Discard}
+	root := newRootCmd(a, "linux", nil)
+	flags := map[string]bool{}
+	var walk func(c *cobra.Command)
+	walk = func(c *cobra.Command) {
+		for _, fs := range []*pflag.FlagSet{c.Flags(), c.PersistentFlags()} {
+			fs.VisitAll(func(f *pflag.Flag) { flags[f.Name] = true })
+		}
+		for _, sub := range c.Commands() {
+			walk(sub)
+		}
+	}
+	walk(root)
+	delete(flags, "help") // every program's
+	if !flags["state-dir"] || !flags["set"] || !flags["in-env-file"] {
+		t.Fatalf("the command tree's flags lack state-dir, set or in-env-file: %v", flags)
+	}
+	return flags
+}
+
+// hclAttributes are the spec language's attribute and block names, read
+// from the hcl:"…" tags of the module's structs.
+func hclAttributes(t *testing.T) []string {
+	tag := regexp.MustCompile(`hcl:"([a-z_]+)`)
+	set := map[string]bool{}
+	root := filepath.Join("..", "..")
+	filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() && (strings.HasPrefix(d.Name(), ".") || d.Name() == "testdata") && path != root {
+			if d != nil && d.IsDir() {
+				return filepath.SkipDir
+			}
+			return err
+		}
+		if !strings.HasSuffix(path, ".go") {
+			return nil
+		}
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		for _, m := range tag.FindAllSubmatch(b, -1) {
+			set[string(m[1])] = true
+		}
+		return nil
+	})
+	if !set["on_stale"] || !set["ready"] || !set["timeout"] {
+		t.Fatalf("no spec attributes found in hcl tags: %v", set)
+	}
+	out := make([]string, 0, len(set))
+	for a := range set {
+		out = append(out, a)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// snakeOnly is the alternation of the attributes with an underscore (no
+// English word): on_stale, env_file, allow_all_interfaces, ….
+func snakeOnly(attrs []string) string {
+	var out []string
+	for _, a := range attrs {
+		if strings.Contains(a, "_") {
+			out = append(out, regexp.QuoteMeta(a))
+		}
+	}
+	return strings.Join(out, "|")
+}
+
+type literal struct {
+	text string
+	line int
+}
+
+// messageFields are the fields whose values are messages or hints.
+var messageFields = map[string]bool{"Hint": true, "Msg": true, "Message": true, "Summary": true, "Detail": true}
+
+// messageLiterals are the string literals of file path in message
+// positions (see TestLibrariesSpeakGo).
+func messageLiterals(t *testing.T, path string) []literal {
+	fset := token.NewFileSet()
+	f, err := parser.ParseFile(fset, path, nil, parser.SkipObjectResolution)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []literal
+	collect := func(e ast.Expr) {
+		ast.Inspect(e, func(n ast.Node) bool {
+			switch n := n.(type) {
+			case *ast.FuncLit:
+				return false
+			case *ast.BasicLit:
+				if n.Kind == token.STRING {
+					if s, err := strconv.Unquote(n.Value); err == nil {
+						out = append(out, literal{s, fset.Position(n.Pos()).Line})
+					}
+				}
+			}
+			return true
+		})
+	}
+	ast.Inspect(f, func(n ast.Node) bool {
+		switch n := n.(type) {
+		case *ast.KeyValueExpr:
+			if id, ok := n.Key.(*ast.Ident); ok && messageFields[id.Name] {
+				collect(n.Value)
+			}
+		case *ast.AssignStmt:
+			for i, lhs := range n.Lhs {
+				if sel, ok := lhs.(*ast.SelectorExpr); ok && messageFields[sel.Sel.Name] && i < len(n.Rhs) {
+					collect(n.Rhs[i])
+				}
+			}
+		case *ast.CallExpr:
+			switch callName(n.Fun) {
+			case "errors.New", "fmt.Errorf", "errorf", "withHint":
+				for _, a := range n.Args {
+					collect(a)
+				}
+			case "Add":
+				if len(n.Args) >= 2 {
+					collect(n.Args[1])
+				}
+			}
+		case *ast.FuncDecl:
+			if strings.HasSuffix(n.Name.Name, "Hint") && n.Body != nil {
+				ast.Inspect(n.Body, func(m ast.Node) bool {
+					if r, ok := m.(*ast.ReturnStmt); ok {
+						for _, e := range r.Results {
+							collect(e)
+						}
+					}
+					return true
+				})
+			}
+		}
+		return true
+	})
+	return out
+}
+
+// callName is "pkg.Func", "Method" or "func" for a call's function.
+func callName(fun ast.Expr) string {
+	switch f := fun.(type) {
+	case *ast.Ident:
+		return f.Name
+	case *ast.SelectorExpr:
+		if x, ok := f.X.(*ast.Ident); ok && (x.Name == "errors" || x.Name == "fmt") {
+			return x.Name + "." + f.Sel.Name
+		}
+		return f.Sel.Name
+	}
+	return ""
+}
