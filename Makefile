@@ -5,7 +5,7 @@ BIN     := bin/childproof
 SHARED  ?= ../shared
 FUZZTIME ?= 60s
 
-.PHONY: all build test unit differential library vet fmtcheck cross acceptance demo bench fuzz fuzz-ci clean
+.PHONY: all build test unit k8svalidation differential library vet fmtcheck cross acceptance demo bench fuzz fuzz-ci clean
 
 all: build
 
@@ -48,6 +48,15 @@ acceptance: build
 		python3 $(SHARED)/acceptance/run-lint.py ./$(BIN) $(SHARED)/acceptance/lint; \
 	else echo "acceptance: $(SHARED)/acceptance not found, skipped"; fi
 
+# export/k8svalidation is a module of its own (its go.mod carries
+# k8s.io/kubernetes, which the product's must not): every Kubernetes export
+# of the shipped examples and of the edge cases goes through the API
+# server's own create path (defaults, conversion, the registry strategy's
+# validation). go test fetches its modules (go.sum pins them).
+k8svalidation:
+	@echo "== k8svalidation: Kubernetes exports admitted by the API server's own validation (a module of its own)"
+	cd export/k8svalidation && $(GO) vet ./... && $(GO) test -count=1 -timeout $(TESTTIMEOUT) ./...
+
 # The constraint engine says what the hand engine it replaced said, on
 # 200,000 generated launches (schema's differential test; under -race,
 # in unit, it checks only 5,000).
@@ -61,7 +70,7 @@ library:
 	@echo "== library: the library example, launchertest and group, 20 runs each under the race detector"
 	$(GO) test -race -count=20 -timeout $(TESTTIMEOUT) ./examples/library ./launcher/launchertest ./launcher/group
 
-test: vet fmtcheck cross unit differential library acceptance fuzz-ci
+test: vet fmtcheck cross unit k8svalidation differential library acceptance fuzz-ci
 
 # Each fuzz target briefly (about 10 s each in CI; set FUZZTIME for longer runs with `make fuzz`).
 FUZZ_TARGETS = $(shell grep -rl --include='*_test.go' '^func Fuzz' . | xargs -n1 dirname | sort -u)

@@ -53,7 +53,7 @@ var layers = map[string][]string{
 	"cmd/childproof/internal/console": {"launcher"},
 	"cmd/childproof/internal/gitdiff": {"envres"},
 	// Tests and examples of the whole: they use the binary or the library.
-	"export/enginetest": {"*"}, "realservers": {"*"}, "bench": {"*"}, "bench/floor": nil, "bench/hello": nil, "bench/readyserver": nil,
+	"export/enginetest": {"*"}, "export/k8svalidation": {"*"}, "realservers": {"*"}, "bench": {"*"}, "bench/floor": nil, "bench/hello": nil, "bench/readyserver": nil,
 	"examples/library": {"*"}, "examples/mock-llm": {"*"}, "examples/ci": {"*"},
 }
 
