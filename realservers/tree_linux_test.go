@@ -20,6 +20,7 @@ import (
 
 	"github.com/childproof/childproof/launcher/launchertest"
 	"github.com/childproof/childproof/proc"
+	"golang.org/x/sys/unix"
 )
 
 // The whole launch tree under proof (issue 36) on real serving stacks: a
@@ -443,7 +444,8 @@ def application(environ, start_response):
 // replaced, twice; stop { signal = "SIGINT" } (uWSGI's shutdown signal:
 // SIGTERM makes it reload, re-exec'ing the master) ends it by that signal,
 // not by SIGKILL after the timeout, where the same launch without the
-// block is SIGKILLed.
+// block is SIGKILLed. A graceful reload (SIGHUP re-execs the master in
+// its pid) is verified on the master's new image.
 func TestUWSGIRecycle(t *testing.T) {
 	if _, err := exec.LookPath("uwsgi"); err != nil {
 		t.Skip("uwsgi is not installed here (Debian packages uwsgi and uwsgi-plugin-python3; .ci/run installs them)")
@@ -496,8 +498,11 @@ func TestUWSGIRecycle(t *testing.T) {
 			if block != "" {
 				l := requestLoop(t, port)
 				for round := 1; round <= 2; round++ {
-					old := children(master)
-					if len(old) < 3 || !recycled(master, old, 3, 60*time.Second) {
+					var old []int
+					if !waitFor(30*time.Second, func() bool { old = children(master); return len(old) >= 3 }) {
+						t.Fatalf("round %d: the master (pid %d) has workers %v, want 3", round, master, old)
+					}
+					if !recycled(master, old, 3, 60*time.Second) {
 						t.Fatalf("round %d: uWSGI's workers %v were not all recycled within 60s (requests sent %d, answered %d)\nlog:\n%s",
 							round, old, l.sent.Load(), l.answered.Load(), logOf(env, "uwsgi"))
 					}
@@ -507,7 +512,32 @@ func TestUWSGIRecycle(t *testing.T) {
 					}
 					t.Logf("round %d: workers %v recycled into %v, verified (requests sent %d, answered %d)", round, old, children(master), l.sent.Load(), l.answered.Load())
 				}
+				// A graceful reload (SIGHUP): the master execs its binary
+				// again in the same pid and forks new workers; verify
+				// judges it on that new image (its live environ).
+				old := children(master)
+				mfd, err := unix.PidfdOpen(master, 0)
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer unix.Close(mfd)
+				if err := unix.PidfdSendSignal(mfd, unix.SIGHUP, nil, 0); err != nil {
+					t.Fatal(err)
+				}
+				if !recycled(master, old, 3, 60*time.Second) || !waitFor(30*time.Second, func() bool {
+					return strings.Contains(logOf(env, "uwsgi"), "gracefully (RE)spawned uWSGI master process")
+				}) {
+					t.Fatalf("uWSGI did not reload on SIGHUP\nlog:\n%s", logOf(env, "uwsgi"))
+				}
+				r, code, msg := jsonRun(t, dir, env, "verify", "--format", "json", "childproof.hcl")
+				if code != 0 || !r.Verified || r.Worker == nil || r.Worker.Pid != master || r.EnvEvidence != "live" {
+					t.Errorf("verify after the master re-exec'd (SIGHUP reload): want verified on the master (pid %d) by its live environ\n%s", master, msg)
+				}
 				l.end()
+				// uWSGI loses a SIGINT that reaches a worker still
+				// starting (its master then waits for that worker until
+				// SIGKILL): stop a tree that stopped changing.
+				settled(t, master, 4)
 			}
 			tree := pinTree(t, master, 4)
 			args := []string{"stop", "--format", "json", "uwsgi"}
@@ -527,7 +557,7 @@ func TestUWSGIRecycle(t *testing.T) {
 			if block != "" {
 				// Ended by SIGINT: uWSGI's own shutdown ran to its end.
 				if s.Killed || !s.Signalled || !strings.Contains(s.Message, "SIGINT") || !strings.Contains(logOf(env, "uwsgi"), "goodbye to uWSGI") {
-					t.Errorf("stop with stop { signal = \"SIGINT\" }: want uWSGI's shutdown, not SIGKILL\n%s", out)
+					t.Errorf("stop with stop { signal = \"SIGINT\" }: want uWSGI's shutdown, not SIGKILL\n%s\nlog:\n%s", out, logOf(env, "uwsgi"))
 				}
 			} else if !s.Killed {
 				// SIGTERM is a reload to uWSGI: it lives on until SIGKILL.
