@@ -90,10 +90,17 @@ func (a *analyzer) literalArray(st *state, ev *evaluator, as *syntax.Assign, old
 	}
 	var elems []string
 	known := as.Array != nil && as.Index == nil
+	if known && as.Append && !old.words().isArr {
+		// Appended to an array known in part: its head stays.
+		w := *vs.words()
+		w.arr, w.isArr, w.head = nil, false, old.words().head
+		st.set(as.Name.Value, vs.withWords(w))
+		return
+	}
 	if known && as.Append {
-		known = old.words().isArr
 		elems = append(elems, old.words().arr...)
 	}
+	var head []string // the known leading elements, when a later one is not
 	if known {
 		for _, el := range as.Array.Elems {
 			if el.Index != nil || el.Value == nil {
@@ -114,7 +121,7 @@ func (a *analyzer) literalArray(st *state, ev *evaluator, as *syntax.Assign, old
 					known = false
 				}
 				if !known || len(elems)+len(from) > maxArrayElems {
-					known = false
+					known, head = false, elems
 					break
 				}
 				elems = append(elems, from...)
@@ -122,7 +129,7 @@ func (a *analyzer) literalArray(st *state, ev *evaluator, as *syntax.Assign, old
 			}
 			f := ev.word(el.Value)
 			if !f.known || len(elems) >= maxArrayElems {
-				known = false
+				known, head = false, elems
 				break
 			}
 			elems = append(elems, f.s)
@@ -132,7 +139,10 @@ func (a *analyzer) literalArray(st *state, ev *evaluator, as *syntax.Assign, old
 		elems = nil
 	}
 	w := *vs.words()
-	w.arr, w.isArr = elems, known
+	w.arr, w.isArr, w.head = elems, known, nil
+	if !known && len(head) > 0 {
+		w.head = head[:len(head):len(head)]
+	}
 	st.set(as.Name.Value, vs.withWords(w))
 }
 
@@ -463,8 +473,12 @@ func (a *analyzer) nextWrapper(c *cmdRun) wrapStep {
 			return step // python -m dotenv run CMD
 		}
 	}
-	if wrapper.IsTransparent(base) {
-		return a.procWrapper(c, base) // internal/wrapper's table
+	first := ""
+	if len(c.fs) > 1 && c.fs[1].known {
+		first = c.fs[1].s
+	}
+	if wrapper.WrapsWith(base, first) {
+		return a.procWrapper(c, base) // internal/wrapper's table (pyenv exec CMD too)
 	}
 	if mech, rest := activationRunner(c.fs); mech != "" {
 		a.reportActivation(a.siteAt(c.st, c.fc, c.fs[0].pos), mech)
@@ -762,21 +776,47 @@ func (a *analyzer) fixLaunch(st *state, s Site) {
 }
 
 // stripWrapper drops a transparent command wrapper (internal/wrapper's
-// table) and its options; an argument not known statically is the
-// command.
+// table) and its options. A word not known statically does not stop the
+// option reader (the manual's grammar does): one whose first part is a
+// literal "-…" is an option (--reuid=$REUID), any other is a value the
+// option before it takes or, in the command's place, the command.
 func stripWrapper(name string, fs []field) []field {
 	args := make([]string, 0, len(fs)-1)
 	for _, f := range fs[1:] {
-		if !f.known {
-			break
+		switch {
+		case f.known:
+			args = append(args, f.s)
+		case optionLike(f):
+			args = append(args, f.s+unknownMark)
+		default:
+			args = append(args, unknownMark)
 		}
-		args = append(args, f.s)
 	}
 	n, ok := wrapper.Skip(name, args)
 	if !ok {
 		n = 0
 	}
 	return fs[min(1+n, len(fs)):]
+}
+
+// optionLike reports whether a word not known statically starts with a
+// literal "-" (--reuid=$REUID, "--user=${U}"): an option, whatever its
+// value.
+func optionLike(f field) bool {
+	if f.word == nil || len(f.word.Parts) == 0 || !strings.HasPrefix(f.s, "-") {
+		return false
+	}
+	p := f.word.Parts[0]
+	if dq, ok := p.(*syntax.DblQuoted); ok && len(dq.Parts) > 0 {
+		p = dq.Parts[0]
+	}
+	switch p := p.(type) {
+	case *syntax.Lit:
+		return strings.HasPrefix(p.Value, "-")
+	case *syntax.SglQuoted:
+		return strings.HasPrefix(p.Value, "-")
+	}
+	return false
 }
 
 // external is a command that is not a shell, a script, a builtin or a

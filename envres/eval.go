@@ -133,6 +133,14 @@ func (e *evaluator) fields(words []*syntax.Word) []field {
 					out = append(out, litField(el, w.Pos()))
 				}
 				continue
+			} else if ok && len(vs.words().head) > 0 {
+				// Known in part: its leading words, then words not
+				// known statically.
+				for _, el := range vs.words().head {
+					out = append(out, litField(el, w.Pos()))
+				}
+				out = append(out, field{splat: true, v: unknownValue, pos: w.Pos(), word: w})
+				continue
 			}
 		}
 		f := e.word(w)

@@ -93,6 +93,10 @@ type varWords struct {
 	// arrAlts are the literal arrays it holds on the paths that merged
 	// into an unknown one, when each is known.
 	arrAlts [][]string
+	// head holds the known leading elements of an array whose later
+	// elements are not known (CMD=(vllm serve "$MODEL")): the command
+	// word of "${CMD[@]}" is known. Unset when isArr.
+	head []string
 }
 
 var noWords varWords
@@ -107,7 +111,7 @@ func (v varState) words() *varWords {
 
 // withWords returns v holding w (nil when w knows nothing).
 func (v varState) withWords(w varWords) varState {
-	if w.alts == nil && w.arr == nil && !w.isArr && w.arrAlts == nil {
+	if w.alts == nil && w.arr == nil && !w.isArr && w.arrAlts == nil && w.head == nil {
 		v.w = nil
 	} else {
 		v.w = &w
@@ -164,6 +168,27 @@ func joinOrigins(a, b []*event) []*event {
 	return out
 }
 
+// leading returns the known leading elements of an array: all of a
+// known one, the head of one known in part.
+func (w *varWords) leading() []string {
+	if w.isArr {
+		return w.arr
+	}
+	return w.head
+}
+
+// commonPrefix returns the elements a and b start with (nil when none).
+func commonPrefix(a, b []string) []string {
+	n := 0
+	for n < len(a) && n < len(b) && a[n] == b[n] {
+		n++
+	}
+	if n == 0 {
+		return nil
+	}
+	return a[:n:n]
+}
+
 func joinVar(a, b varState) varState {
 	out := a
 	aw, bw := a.words(), b.words()
@@ -201,7 +226,14 @@ func joinVar(a, b varState) varState {
 			}
 		}
 	}
-	if a.v != b.v || aw.isArr != bw.isArr || !slices.Equal(aw.arr, bw.arr) {
+	headDiffers := !slices.Equal(aw.head, bw.head)
+	if aw.isArr != bw.isArr || !slices.Equal(aw.arr, bw.arr) || headDiffers {
+		ow.head = nil
+		if !ow.isArr {
+			ow.head = commonPrefix(aw.leading(), bw.leading())
+		}
+	}
+	if a.v != b.v || aw.isArr != bw.isArr || !slices.Equal(aw.arr, bw.arr) || headDiffers {
 		out = out.withWords(ow)
 	}
 	if a.exp != b.exp {

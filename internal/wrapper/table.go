@@ -90,6 +90,9 @@ type optSpec struct {
 	// changed are the names the wrapper sets anew (setuser: USER, HOME,
 	// UID); it keeps every other name.
 	changed []string
+	// sub, when set, is the subcommand that makes the program a wrapper
+	// (pyenv exec CMD; pyenv install is none), counted as an operand.
+	sub string
 }
 
 // transparent are the wrappers that start the command with the
@@ -125,6 +128,15 @@ var transparent = sync.OnceValue(func() map[string]optSpec {
 		// phusion baseimage-docker's setuser USERNAME COMMAND [args..]:
 		// setuid, then os.environ USER, HOME and UID, then execvp.
 		"setuser": {operands: 1, changed: []string{"USER", "HOME", "UID"}},
+		// The version managers' exec, which their shims run (a pyenv
+		// shim is exec "$PYENV_ROOT/libexec/pyenv" exec "$program"
+		// "$@"): the program of the version selected at run time, with
+		// that version's bin directory put before PATH (pyenv-exec,
+		// rbenv-exec, nodenv-exec: export PATH="$BIN_PATH:$PATH").
+		"pyenv": {sub: "exec", changed: []string{"PATH"}}, "rbenv": {sub: "exec", changed: []string{"PATH"}},
+		"nodenv": {sub: "exec", changed: []string{"PATH"}}, "goenv": {sub: "exec", changed: []string{"PATH"}},
+		"jenv": {sub: "exec", changed: []string{"PATH"}}, "plenv": {sub: "exec", changed: []string{"PATH"}},
+		"phpenv": {sub: "exec", changed: []string{"PATH"}}, "asdf": {sub: "exec", changed: []string{"PATH"}},
 	}
 })
 
@@ -132,8 +144,16 @@ var transparent = sync.OnceValue(func() map[string]optSpec {
 // that keeps the environment (unless an option of its own resets it, as
 // setpriv --reset-env does).
 func IsTransparent(prog string) bool {
-	_, ok := transparent()[filepath.Base(prog)]
-	return ok
+	spec, ok := transparent()[filepath.Base(prog)]
+	return ok && spec.sub == ""
+}
+
+// WrapsWith reports whether prog, given first as its first argument, is a
+// wrapper of the table: a transparent one, or a program whose subcommand
+// first runs a command (pyenv exec, asdf exec).
+func WrapsWith(prog, first string) bool {
+	spec, ok := transparent()[filepath.Base(prog)]
+	return ok && (spec.sub == "" || spec.sub == first)
 }
 
 // skipOptions returns the index in args of the first argument after the
@@ -188,8 +208,11 @@ func Changes(prog string) []string {
 // a transparent wrapper prog runs starts, and whether prog is one.
 func Skip(prog string, args []string) (int, bool) {
 	spec, ok := transparent()[filepath.Base(prog)]
-	if !ok {
+	if !ok || spec.sub != "" && (len(args) == 0 || args[0] != spec.sub) {
 		return 0, false
+	}
+	if spec.sub != "" {
+		return 1, true
 	}
 	return skipOptions(spec, args, false), true
 }
