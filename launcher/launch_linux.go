@@ -140,6 +140,9 @@ func checkStart(l *spec.Launch, opts Options) (*State, error) {
 	if err := validLaunch(l, opts.LookupEnv); err != nil {
 		return nil, err
 	}
+	if opts.Detach && (opts.Stdout != nil || opts.Stderr != nil) {
+		return nil, errorf(outcome.Usage, KindUsage, "launch %q: Options.Stdout and Options.Stderr are for a foreground launch, and Options.Detach is set: a detached launch's output is read back from its log, which does not keep the streams apart", l.Name)
+	}
 	if err := opts.Ready.check(l); err != nil {
 		return nil, err
 	}
@@ -459,6 +462,9 @@ type spawnRun struct {
 	// stdout and stderr.
 	out  *output
 	logw *os.File
+	// errw is the tree's stderr: logw, or the stderr pipe's write end
+	// when Options.Stdout or Stderr keeps the streams apart.
+	errw *os.File
 	// devnull is the tree's stdin.
 	devnull *os.File
 	// sys, cred and cgf are the tree's process attributes, its
@@ -523,13 +529,22 @@ func (la *Launch) pipeOutput(sp *spawnRun, logf *os.File) error {
 	if la.opts.Detach {
 		relay = la.opts.Relay
 	}
-	out, err := startOutput(logf, la.Env.Secrets(), relay, sp.marker, also)
+	var out *output
+	var err error
+	if la.opts.Stdout != nil || la.opts.Stderr != nil {
+		out, err = startSplitOutput(logf, la.Env.Secrets(), also, la.opts.Stdout, la.opts.Stderr)
+	} else {
+		out, err = startOutput(logf, la.Env.Secrets(), relay, sp.marker, also)
+	}
 	if err != nil {
 		logf.Close()
 		return &Error{Outcome: outcome.Usage, Kind: KindState, Msg: "log", Err: err}
 	}
 	la.pipe = out
-	sp.out, sp.logw = out, out.w
+	sp.out, sp.logw, sp.errw = out, out.w, out.w
+	if out.err != nil {
+		sp.errw = out.err.w
+	}
 	return nil
 }
 
@@ -543,7 +558,7 @@ func (la *Launch) buildCommand(sp *spawnRun) error {
 		daemons: la.Spec.Worker.Comm != "" || la.Spec.Worker.Exe != "" || len(la.Spec.Ports) > 0 || len(la.Spec.Roles) > 0}
 	la.tree = t
 	sp.envList = withMarker(la.Env.List(), t.marker)
-	cmd := &exec.Cmd{Path: sp.prog, Args: sp.argv, Env: sp.envList, Dir: la.dir(), Stdin: sp.devnull, Stdout: sp.logw, Stderr: sp.logw}
+	cmd := &exec.Cmd{Path: sp.prog, Args: sp.argv, Env: sp.envList, Dir: la.dir(), Stdin: sp.devnull, Stdout: sp.logw, Stderr: sp.errw}
 	sys := &syscall.SysProcAttr{PidFD: &t.leader}
 	cred, err := credential(l)
 	if err != nil {
@@ -630,7 +645,7 @@ func (la *Launch) spawn(sp *spawnRun) error {
 
 // newCmd is the tree's command afresh, with sp's process attributes.
 func (sp *spawnRun) newCmd(la *Launch) *exec.Cmd {
-	return &exec.Cmd{Path: sp.prog, Args: sp.argv, Env: sp.envList, Dir: la.dir(), Stdin: sp.devnull, Stdout: sp.logw, Stderr: sp.logw, SysProcAttr: sp.sys}
+	return &exec.Cmd{Path: sp.prog, Args: sp.argv, Env: sp.envList, Dir: la.dir(), Stdin: sp.devnull, Stdout: sp.logw, Stderr: sp.errw, SysProcAttr: sp.sys}
 }
 
 // start starts cmd, traced for exec-time evidence unless that is off or

@@ -68,6 +68,19 @@ type Options struct {
 	// from the log. It is written until Stop or Wait returns (a detached
 	// launch: until Start returns), and not after.
 	Output io.Writer
+	// Stdout and Stderr, when set, get the lines the tree writes to its
+	// standard output and its standard error, each stream apart, secrets
+	// masked, as Output gets them (whole lines, from a goroutine of the
+	// launch, until Stop or Wait returns); Output and the log still get
+	// both. Setting either gives the tree two pipes instead of one: the
+	// log then holds whole lines of each stream in the order childproof
+	// read them, and a line written to stdout just before one written to
+	// stderr may come after it (as with docker logs). Nil (both, the
+	// default): one pipe, the log in the tree's own order. A foreground
+	// launch only: with Detach, Start refuses them (a detached launch's
+	// output is read back from its log, which does not say the stream).
+	// Lines is a writer that keeps the lines and waits for them.
+	Stdout, Stderr io.Writer
 	// Ready adds checks to the spec's readiness (Launch.Ready); each
 	// counts only once the verified worker owns its declared ports, and
 	// all must pass within the spec's Ready.Timeout. The zero value adds

@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"syscall"
 	"time"
@@ -70,6 +71,10 @@ type output struct {
 	relay *exec.Cmd
 	done  chan struct{}
 	ready chan struct{} // closed once the relay process said ready (or ended)
+	// err is the tree's stderr pipe when the streams are kept apart
+	// (startSplitOutput; nil: stderr is w too); done is closed once both
+	// readers ended.
+	err *output
 }
 
 // startOutput makes the tree's output pipe and starts its reader: in the
@@ -117,6 +122,125 @@ func startOutput(logf *os.File, set *redact.Set, relay string, marker string, al
 	r.Close() // the relay's now
 	logf.Close()
 	return o, nil
+}
+
+// startSplitOutput is startOutput in the foreground with the tree's
+// stdout (o.w) and stderr (o.err.w) on pipes of their own, for
+// Options.Stdout and Stderr: each pipe's reader masks its stream into
+// logf and into also, whole lines at a time under a lock of each (so
+// that the log and the follower never get half a line of each), and into its
+// stream's writer (nil: none). logf is closed, and o.done closed, once
+// both readers ended.
+func startSplitOutput(logf *os.File, set *redact.Set, also, stdout, stderr io.Writer) (*output, error) {
+	var logMu, consoleMu sync.Mutex
+	open := func() (*output, error) {
+		r, w, err := os.Pipe()
+		if err != nil {
+			return nil, err
+		}
+		unix.FcntlInt(w.Fd(), unix.F_SETPIPE_SZ, 1<<20)
+		o := &output{w: w, r: r, probe: -1, stats: &logrelay.Stats{}, done: make(chan struct{})}
+		if sc, err := r.SyscallConn(); err == nil {
+			sc.Control(func(fd uintptr) {
+				if d, err := unix.FcntlInt(fd, unix.F_DUPFD_CLOEXEC, 3); err == nil {
+					o.probe = d
+				}
+			})
+		}
+		return o, nil
+	}
+	o, err := open()
+	if err != nil {
+		return nil, err
+	}
+	e, err := open()
+	if err != nil {
+		o.close()
+		o.r.Close()
+		o.w.Close()
+		return nil, err
+	}
+	o.err = e
+	read := func(p *output, stream io.Writer, end func()) {
+		log := &lineSink{mu: &logMu, w: logf}
+		var to []io.Writer
+		if also != nil {
+			to = append(to, also)
+		}
+		if stream != nil {
+			to = append(to, stream)
+		}
+		console := &lineSink{mu: &consoleMu, w: multiWriter(to)}
+		logrelay.Tee(p.r, log, console, set, p.stats)
+		log.flush()
+		console.flush()
+		p.r.Close()
+		end()
+	}
+	go read(e, stderr, func() { close(e.done) })
+	go read(o, stdout, func() {
+		<-e.done
+		logf.Close()
+		close(o.done)
+	})
+	return o, nil
+}
+
+// lineSink passes whole lines on to w, holding back a line not ended
+// yet (a piece of maxLine when it grows that long), each write under mu:
+// two streams' sinks sharing mu never interleave within a line.
+type lineSink struct {
+	mu      *sync.Mutex
+	w       io.Writer
+	pending []byte
+}
+
+func (s *lineSink) Write(p []byte) (int, error) {
+	i := bytes.LastIndexByte(p, '\n')
+	if i < 0 {
+		s.pending = append(s.pending, p...)
+		if len(s.pending) >= maxLine {
+			s.flush()
+		}
+		return len(p), nil
+	}
+	s.mu.Lock()
+	var err error
+	if len(s.pending) > 0 {
+		_, err = s.w.Write(s.pending)
+	}
+	if _, e := s.w.Write(p[:i+1]); err == nil {
+		err = e
+	}
+	s.mu.Unlock()
+	s.pending = append(s.pending[:0], p[i+1:]...)
+	return len(p), err
+}
+
+// flush passes on the line held back.
+func (s *lineSink) flush() {
+	if len(s.pending) == 0 {
+		return
+	}
+	s.mu.Lock()
+	s.w.Write(s.pending)
+	s.mu.Unlock()
+	s.pending = s.pending[:0]
+}
+
+// multiWriter writes to each of ws, ignoring their errors (each is its
+// own); none: a writer that drops everything.
+func multiWriter(ws []io.Writer) io.Writer {
+	return writers(ws)
+}
+
+type writers []io.Writer
+
+func (ws writers) Write(p []byte) (int, error) {
+	for _, w := range ws {
+		w.Write(p)
+	}
+	return len(p), nil
 }
 
 // startRelay starts the relay process (the program prog) on o's read
@@ -174,6 +298,9 @@ func (o *output) started() {
 		o.w.Close()
 		o.w = nil
 	}
+	if o != nil {
+		o.err.started()
+	}
 }
 
 // drain waits until what the tree wrote so far is in the log: the
@@ -184,6 +311,7 @@ func (o *output) drain(limit time.Duration) {
 	if o == nil {
 		return
 	}
+	o.err.drain(limit)
 	if o.ready != nil {
 		// The relay process's start (the pipe fills meanwhile).
 		select {
@@ -363,6 +491,9 @@ func (o *output) finishReader(limit time.Duration) {
 // readerIdle reports whether the foreground reader waits in a read of an
 // empty pipe with all it read written (to the log and the console).
 func (o *output) readerIdle() bool {
+	if o.err != nil && !o.err.readerIdle() {
+		return false
+	}
 	if o.probe < 0 {
 		return o.stats.Idle()
 	}
@@ -381,6 +512,7 @@ func (o *output) close() {
 		unix.Close(o.probe)
 		o.probe = -1
 	}
+	o.err.close()
 }
 
 // tail returns the last n lines of the launch's log once what the tree
