@@ -35,7 +35,7 @@ func (la *Launch) findAndVerify(ctx context.Context, v *verify.Verifier, r *veri
 		if err := ctx.Err(); err != nil {
 			return la.interrupted(r, err)
 		}
-		tree := la.tree.members()
+		tree := f.members()
 		rootExited := la.tree.root.exited()
 		if err := f.workerExited(tree); err != nil {
 			return err
@@ -101,6 +101,36 @@ type finder struct {
 	// moved is how long the tree has been the same while another member
 	// than the single worker held its port.
 	moved stability
+	// tree and treeSig are the last listing of the tree and its
+	// signature, made at treeGen of the tree's events (when they are
+	// heard) and at treeAt.
+	tree    []int
+	treeSig string
+	treeGen uint64
+	treeAt  time.Time
+	// settling is the look (lookSig) that found another member on the
+	// single worker's port and waited for the tree to settle, at
+	// settlingAt.
+	settling   string
+	settlingAt time.Time
+}
+
+// settlingRecheck is how long a look that waited for the tree to settle
+// stands while nothing moves.
+const settlingRecheck = time.Second
+
+// members lists the tree. Where the proc connector is heard and nothing
+// happened in the tree since the last listing (no fork, exec, rename or
+// exit; none lost), that listing stands for up to fullLookEvery: the
+// cheap look is then one socket-table query per port.
+func (f *finder) members() []int {
+	gen, heard := f.la.tree.events.generation()
+	if heard && f.tree != nil && gen == f.treeGen && time.Since(f.treeAt) < fullLookEvery {
+		return f.tree
+	}
+	f.tree, f.treeGen, f.treeAt = f.la.tree.members(), gen, time.Now()
+	f.treeSig = f.la.treeSignature(f.tree)
+	return f.tree
 }
 
 // fullLookEvery is how often the find loop looks at everything although
@@ -116,7 +146,7 @@ const fullLookEvery = 200 * time.Millisecond
 func (f *finder) changed(tree []int) bool {
 	la := f.la
 	var b strings.Builder
-	b.WriteString(la.treeSignature(tree))
+	b.WriteString(f.treeSig)
 	for _, pt := range la.Spec.Ports {
 		ls, _ := sockdiag.Lookup(la.opts.Proc.Root, pt.Number)
 		for _, l := range ls {
@@ -225,7 +255,7 @@ func (f *finder) noWorker(tree []int, rootExited bool) error {
 		// has stopped changing holds: told at once.
 		if h := la.foreignHolder(tree); h != nil && len(la.portOwners(tree)) == 0 {
 			f.seenForeign = h
-			if f.foreign.settledFor(la, tree, selectorQuiet) {
+			if f.foreign.settledSig(f.treeSig, selectorQuiet) {
 				return la.raceError(f.r, h)
 			}
 		} else {
@@ -252,10 +282,20 @@ func (f *finder) noWorker(tree []int, rootExited bool) error {
 // again with a fresh report.
 func (f *finder) ports(ctx context.Context, tree []int, rootExited bool) (findStep, error) {
 	la := f.la
+	if f.settling == f.lookSig && time.Since(f.settlingAt) < settlingRecheck && !rootExited {
+		// Nothing moved since a look found another member on the
+		// worker's port and waited for the tree to settle: only time
+		// can change that (the holders' fd tables are read again
+		// every settlingRecheck).
+		if !f.moved.settledSig(f.treeSig, selectorQuiet) {
+			return findWait, nil
+		}
+	}
+	f.settling = ""
 	owned, foreign := la.portState(f.v, f.worker, tree)
 	if foreign != nil {
 		f.seenForeign = foreign
-		if rootExited || pidfd.Exited(f.wfd) || !owned && f.foreign.settledFor(la, tree, selectorQuiet) {
+		if rootExited || pidfd.Exited(f.wfd) || !owned && f.foreign.settledSig(f.treeSig, selectorQuiet) {
 			// (A stranger on a port no member holds, in a tree that
 			// stopped changing: waiting cannot change the verdict.)
 			return findDone, la.raceError(f.r, foreign)
@@ -277,10 +317,13 @@ func (f *finder) ports(ctx context.Context, tree []int, rootExited bool) (findSt
 	// that has stopped changing, is judged as it is: picking again
 	// could not change the verdict.
 	single := la.Spec.Worker.N() == 1 && !la.holdsAll(f.worker, tree)
-	final := single && f.moved.settledFor(la, tree, selectorQuiet)
+	final := single && f.moved.settledSig(f.treeSig, selectorQuiet)
 	if single && !final {
 		// Another member holds the port: verifying now would only say
 		// so; wait for the tree to settle (or the worker to listen).
+		if f.settling != f.lookSig {
+			f.settling, f.settlingAt = f.lookSig, time.Now()
+		}
 		return findWait, nil
 	}
 	err := la.verifyAndReady(ctx, f.v, f.r, f.worker, f.wfd, f.deadline, final)
@@ -346,6 +389,7 @@ func (f *finder) repick() {
 	f.worker, f.wfd = 0, -1
 	f.stable = stability{}
 	f.lookSig = ""
+	f.settling = ""
 }
 
 // progress reports the wait: for the worker, or for it to listen.

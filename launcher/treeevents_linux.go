@@ -23,6 +23,9 @@ type treeEvents struct {
 	ready, watch *wakeup
 	changed      chan struct{}
 	heard        atomic.Bool
+	// gen counts the wake-ups (events, and lost events): a look made
+	// at one gen still stands while it is the same.
+	gen atomic.Uint64
 	// lost is set when the kernel dropped events: the next look is a
 	// full one whatever the events said.
 	lost atomic.Bool
@@ -76,6 +79,7 @@ func (te *treeEvents) follow(root int) {
 			}
 			if moved {
 				te.heard.Store(true)
+				te.gen.Add(1)
 				te.ring()
 				// A tree that forks in a loop wakes its waiters at most
 				// every eventCoalesce: what happens meanwhile is queued
@@ -162,3 +166,12 @@ func (te *treeEvents) watchFd() int {
 
 // drainWatch reports whether the tree moved since the last call.
 func (te *treeEvents) drainWatch() bool { return te != nil && te.watch.drain() }
+
+// generation is the count of the tree's wake-ups, and whether the
+// connector is heard (a generation means something only then).
+func (te *treeEvents) generation() (uint64, bool) {
+	if !te.live() {
+		return 0, false
+	}
+	return te.gen.Load(), true
+}

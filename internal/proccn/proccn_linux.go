@@ -13,10 +13,11 @@ import (
 type Kind uint32
 
 // The kinds of event a Listener reports (linux/cn_proc.h); others (uid,
-// sid, comm, ptrace…) are dropped.
+// sid, ptrace…) are dropped.
 const (
 	Fork Kind = 0x1
 	Exec Kind = 0x2
+	Comm Kind = 0x200
 	Exit Kind = 0x80000000
 )
 
@@ -170,6 +171,8 @@ func parse(b []byte, f func(Event)) {
 			f(Event{Kind: Fork, Parent: u(0), ParentTgid: u(1), Pid: u(2), Tgid: u(3)})
 		case Exec:
 			f(Event{Kind: Exec, Pid: u(0), Tgid: u(1)})
+		case Comm:
+			f(Event{Kind: Comm, Pid: u(0), Tgid: u(1)})
 		case Exit:
 			f(Event{Kind: Exit, Pid: u(0), Tgid: u(1)})
 		}
@@ -208,7 +211,7 @@ func (t *Tree) Add(pid int) { t.members[pid] = true }
 func (t *Tree) Len() int { return len(t.members) }
 
 // Note applies e and reports whether it changed the tree: a member
-// forked a process, exec'd, or exited.
+// forked a process, exec'd, renamed itself (comm) or exited.
 func (t *Tree) Note(e Event) bool {
 	switch e.Kind {
 	case Fork:
@@ -216,7 +219,7 @@ func (t *Tree) Note(e Event) bool {
 			t.members[e.Tgid] = true
 			return true
 		}
-	case Exec:
+	case Exec, Comm:
 		return t.members[e.Tgid]
 	case Exit:
 		if t.members[e.Tgid] && e.Pid == e.Tgid {
