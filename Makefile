@@ -4,6 +4,10 @@ GO      ?= go
 BIN     := bin/childproof
 SHARED  ?= ../shared
 FUZZTIME ?= 60s
+# START is when this make began; each stage of make test prints the seconds
+# since then as it ends ("== unit: ended at 412 s").
+START := $(shell date +%s)
+ELAPSED = $$(( $$(date +%s) - $(START) ))
 
 .PHONY: all build test unit k8svalidation differential library vet fmtcheck cross acceptance demo bench fuzz fuzz-ci clean
 
@@ -15,10 +19,12 @@ build:
 
 vet:
 	$(GO) vet ./...
+	@echo "== vet: ended at $(ELAPSED) s"
 
 fmtcheck:
 	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
 	if [ -n "$$out" ]; then echo "gofmt needed on:"; echo "$$out"; exit 1; fi
+	@echo "== fmtcheck: ended at $(ELAPSED) s"
 
 # lint, check, import and export run on reviewers' macOS and Windows
 # machines: the binary must build there (its launching commands exit 2 with
@@ -31,6 +37,7 @@ cross:
 	GOOS=windows GOARCH=amd64 CGO_ENABLED=0 $(GO) build -o /dev/null ./cmd/childproof
 	GOOS=darwin GOARCH=arm64 $(GO) vet ./...
 	GOOS=windows GOARCH=amd64 $(GO) vet ./...
+	@echo "== cross: ended at $(ELAPSED) s"
 
 # go test's default 10-minute limit per test binary is a quiet machine's:
 # cmd/childproof's tests (hundreds of testscripts, the chaos test) took
@@ -41,12 +48,14 @@ TESTTIMEOUT ?= 40m
 unit:
 	@echo "== unit: every package's tests under the race detector (one line per package)"
 	GORACE=atexit_sleep_ms=0 $(GO) test -race -count=1 -timeout $(TESTTIMEOUT) ./...
+	@echo "== unit: ended at $(ELAPSED) s"
 
 acceptance: build
 	@echo "== acceptance: the shared lint cases, each script against its expected findings (the last line counts cases)"
 	@if [ -d $(SHARED)/acceptance/lint ]; then \
 		python3 $(SHARED)/acceptance/run-lint.py ./$(BIN) $(SHARED)/acceptance/lint; \
 	else echo "acceptance: $(SHARED)/acceptance not found, skipped"; fi
+	@echo "== acceptance: ended at $(ELAPSED) s"
 
 # export/k8svalidation is a module of its own (its go.mod carries
 # k8s.io/kubernetes, which the product's must not): every Kubernetes export
@@ -56,6 +65,7 @@ acceptance: build
 k8svalidation:
 	@echo "== k8svalidation: Kubernetes exports admitted by the API server's own validation (a module of its own)"
 	cd export/k8svalidation && $(GO) vet ./... && $(GO) test -count=1 -timeout $(TESTTIMEOUT) ./...
+	@echo "== k8svalidation: ended at $(ELAPSED) s"
 
 # The constraint engine says what the hand engine it replaced said, on
 # 200,000 generated launches (schema's differential test; under -race,
@@ -63,19 +73,22 @@ k8svalidation:
 differential:
 	@echo "== differential: schema's constraint engine against its oracle, 200,000 launches"
 	$(GO) test -count=1 -timeout $(TESTTIMEOUT) -run '^TestValidateDifferential$$' ./schema
+	@echo "== differential: ended at $(ELAPSED) s"
 
 # The library example (a real server through package launcher) must not
 # flake: twenty times under the race detector, tests in parallel.
 library:
 	@echo "== library: the library example, launchertest and group, 20 runs each under the race detector"
 	$(GO) test -race -count=20 -timeout $(TESTTIMEOUT) ./examples/library ./launcher/launchertest ./launcher/group
+	@echo "== library: ended at $(ELAPSED) s"
 
 test: vet fmtcheck cross unit k8svalidation differential library acceptance fuzz-ci
 
-# Each fuzz target briefly (about 10 s each in CI; set FUZZTIME for longer runs with `make fuzz`).
+# Each fuzz target briefly (about 5 s each in CI; set FUZZTIME for longer runs with `make fuzz`).
 FUZZ_TARGETS = $(shell grep -rl --include='*_test.go' '^func Fuzz' . | xargs -n1 dirname | sort -u)
 fuzz-ci:
-	@$(MAKE) --no-print-directory fuzz FUZZTIME=10s
+	@$(MAKE) --no-print-directory fuzz FUZZTIME=5s
+	@echo "== fuzz-ci: ended at $(ELAPSED) s"
 
 # A failing target fails the run, except for Go 1.26's fuzz-coordinator race
 # at the -fuzztime boundary (go.dev/issue/75804, fixed in Go 1.27): a bare
