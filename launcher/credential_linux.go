@@ -32,7 +32,7 @@ func credential(l *spec.Launch) (*syscall.Credential, error) {
 		return nil, nil // already that user and group: nothing to set
 	}
 	if os.Geteuid() != 0 {
-		return nil, &Error{Outcome: outcome.Usage, Kind: KindUsage,
+		return nil, &Error{Outcome: outcome.Usage,
 			Msg:  fmt.Sprintf("launch %q: %s needs root: childproof runs as uid %d, and only root can start a process as another user or group; nothing was started", l.Name, runAs(l), os.Geteuid()),
 			Hint: "run childproof as root (it sets the user at exec: no su, sudo, runuser or setpriv wrapper), or drop user/group from the spec"}
 	}
@@ -45,7 +45,7 @@ func resolveCredential(l *spec.Launch) (*syscall.Credential, error) {
 	if l.User != "" {
 		u, err := lookupUser(l.User)
 		if err != nil {
-			return nil, &Error{Outcome: outcome.Usage, Kind: KindUsage, Err: err,
+			return nil, &Error{Outcome: outcome.Usage, Err: err,
 				Msg:  fmt.Sprintf("launch %q: user = %q: no such user on this machine", l.Name, l.User),
 				Hint: "create the user, or name one that exists (getent passwd NAME)"}
 		}
@@ -63,7 +63,7 @@ func resolveCredential(l *spec.Launch) (*syscall.Credential, error) {
 	if l.Group != "" {
 		g, err := lookupGroup(l.Group)
 		if err != nil {
-			return nil, &Error{Outcome: outcome.Usage, Kind: KindUsage, Err: err,
+			return nil, &Error{Outcome: outcome.Usage, Err: err,
 				Msg:  fmt.Sprintf("launch %q: group = %q: no such group on this machine", l.Name, l.Group),
 				Hint: "create the group, or name one that exists (getent group NAME)"}
 		}

@@ -125,7 +125,7 @@ func resolveEnvFrom(l *spec.Launch, set map[string]string, lookup func(string) (
 	}
 	fileVars, err := l.EnvFileVars()
 	if err != nil {
-		return nil, &Error{Outcome: outcome.Usage, Kind: KindUsage, Err: err} // "env_file: …"
+		return nil, &Error{Outcome: outcome.Usage, Err: err} // "env_file: …"
 	}
 	for n, v := range fileVars {
 		e.Vars[n] = v
@@ -137,7 +137,7 @@ func resolveEnvFrom(l *spec.Launch, set map[string]string, lookup func(string) (
 	}
 	for k, v := range set {
 		if !spec.IsEnvName(k) {
-			return nil, errorf(outcome.Usage, KindUsage, "%q is not a valid environment variable name (letters, digits and _, not starting with a digit), the same rule as a spec's env", k)
+			return nil, errorf(outcome.Usage, "%q is not a valid environment variable name (letters, digits and _, not starting with a digit), the same rule as a spec's env", k)
 		}
 		e.Vars[k] = v
 		e.Overrides[k] = v
@@ -170,11 +170,11 @@ func resolveEnvFrom(l *spec.Launch, set map[string]string, lookup func(string) (
 		r := verify.NewReport(l.Name)
 		r.Add(verify.KindEnvMissing, "%s", msg)
 		r.SetOutcome(outcome.Usage)
-		return nil, &Error{Outcome: outcome.Usage, Kind: verify.KindEnvMissing, Msg: msg, Hint: hint, Report: r, Fix: FixMissing, Missing: m, Spec: l}
+		return nil, &Error{Outcome: outcome.Usage, Msg: msg, Hint: hint, Report: r, Fix: FixMissing, Missing: m, Spec: l}
 	}
 	for k, v := range e.Vars {
 		if strings.IndexByte(v, 0) >= 0 {
-			return nil, errorf(outcome.Usage, KindUsage, "variable %s: value holds a NUL byte", k)
+			return nil, errorf(outcome.Usage, "variable %s: value holds a NUL byte", k)
 		}
 	}
 	return e, nil

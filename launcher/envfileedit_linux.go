@@ -224,7 +224,7 @@ func (y *envFileSync) edit(n, path string) error {
 	plan := y.plan
 	o := plan.overrides[n]
 	if other, ok := y.kept[path]; ok && other != n {
-		return &Error{Outcome: outcome.Usage, Kind: KindUsage,
+		return &Error{Outcome: outcome.Usage,
 			Msg:  fmt.Sprintf("--in-env-file %s: %s already holds the edit of %s (round %d): one edit per env file", n, path, other, plan.overrides[other].EnvFile.Round),
 			Path: path, Other: other, Fix: FixEnvFileHeld,
 			Hint: fmt.Sprintf("drop that one first (RelaunchOptions.Unset %s), or edit the file by hand", other)}
@@ -236,7 +236,7 @@ func (y *envFileSync) edit(n, path string) error {
 	before := dotenv.Map(mustEntries(path, f.cur))
 	out, e, err := dotenv.SetValue(path, f.cur, n, y.set[n])
 	if err != nil {
-		return &Error{Outcome: outcome.Usage, Kind: KindUsage, Err: err, Msg: fmt.Sprintf("--in-env-file %s: cannot edit %s", n, path)}
+		return &Error{Outcome: outcome.Usage, Err: err, Msg: fmt.Sprintf("--in-env-file %s: cannot edit %s", n, path)}
 	}
 	ed := &EnvFileEdit{File: path, Line: e.Line, Appended: e.Appended, Offset: e.Offset, NewLen: len(e.New)}
 	if old, ok := before[n]; ok && !e.Appended {
@@ -341,7 +341,7 @@ func (s *State) checkUnchanged(f *envFileFile, c *EnvFileEdit, name string) erro
 	if len(diff) == 0 {
 		diff = append(diff, "its bytes differ")
 	}
-	return &Error{Outcome: outcome.Usage, Kind: KindUsage,
+	return &Error{Outcome: outcome.Usage,
 		Msg: fmt.Sprintf("%s changed since round %d wrote %s at line %d (%s): it is not overwritten; nothing was stopped",
 			f.path, round, name, c.Line, strings.Join(diff, ", ")),
 		Hint: fmt.Sprintf("put %s back as round %d left it, or edit %s at line %d yourself", f.path, round, name, c.Line)}
@@ -365,10 +365,10 @@ func readEnvFile(path string) (*envFileFile, error) {
 		return nil, fmt.Errorf("--in-env-file: %w", err)
 	}
 	if !fi.Mode().IsRegular() {
-		return nil, &Error{Outcome: outcome.Usage, Kind: KindUsage, Msg: fmt.Sprintf("--in-env-file: %s is not a regular file (a symlink, a pipe?): it is not edited", path)}
+		return nil, &Error{Outcome: outcome.Usage, Msg: fmt.Sprintf("--in-env-file: %s is not a regular file (a symlink, a pipe?): it is not edited", path)}
 	}
 	if fi.Size() > maxEditedEnvFile {
-		return nil, &Error{Outcome: outcome.Usage, Kind: KindUsage, Msg: fmt.Sprintf("--in-env-file: %s is larger than %d bytes: it is not edited", path, maxEditedEnvFile)}
+		return nil, &Error{Outcome: outcome.Usage, Msg: fmt.Sprintf("--in-env-file: %s is larger than %d bytes: it is not edited", path, maxEditedEnvFile)}
 	}
 	b, err := os.ReadFile(path)
 	if err != nil {

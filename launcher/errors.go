@@ -12,8 +12,9 @@ import (
 
 // Error is a launch or verification failure: its Outcome, and the Report
 // with the evidence gathered up to the failure when there is one. A Go
-// caller reads its fields (Kind, Name, Pid, Port, Tail, Err) rather than
-// its text.
+// caller reads its fields (Outcome, Fix, Name, Pid, Port, Tail, Err)
+// rather than its text. Outcome is its one kind: what each check found is
+// in the Report, by problem kind.
 type Error struct {
 	// Outcome is how the call ended (outcome.Usage: nothing was
 	// started; outcome.Unproven: the worker's own records do not show
@@ -21,9 +22,6 @@ type Error struct {
 	// the childproof command exits with its code (outcome.ExitCode). With
 	// a Report, it is the Report's.
 	Outcome outcome.Kind
-	// Kind is a report's problem kind (verify.KindExited, …) or one of
-	// the kinds below, for a failure no report describes.
-	Kind verify.Kind
 	// Name is the launch's name ("": not known, a nil launch).
 	Name string
 	// Pid is the launched process the failure is about: the worker once
@@ -104,23 +102,8 @@ func (e *Error) OutcomeKind() outcome.Kind {
 	return e.Outcome
 }
 
-// Kinds of an Error that is not a report's problem: the launch was not
-// tried, or could not be recorded or identified.
-const (
-	// KindUsage: the launch, an argument or an env file cannot be used.
-	KindUsage verify.Kind = "usage"
-	// KindState: the state dir, a record or a log cannot be used.
-	KindState verify.Kind = "state"
-	// KindKey: the state dir's digest key is malformed.
-	KindKey verify.Kind = "key"
-	// KindLocked: another launch of the same name holds the lock.
-	KindLocked verify.Kind = "locked"
-	// KindNotRecorded: no launch of the name is recorded in the state dir.
-	KindNotRecorded verify.Kind = "not-recorded"
-)
-
-func errorf(o outcome.Kind, kind verify.Kind, format string, args ...any) *Error {
-	return &Error{Outcome: o, Kind: kind, Msg: fmt.Sprintf(format, args...)}
+func errorf(o outcome.Kind, format string, args ...any) *Error {
+	return &Error{Outcome: o, Msg: fmt.Sprintf(format, args...)}
 }
 
 // ErrLocked is wrapped by the Error returned when another launch of the

@@ -34,7 +34,7 @@ func (la *Launch) exitedError(r *verify.Report, what string) *Error {
 	r.Add(verify.KindExited, "%s", what)
 	r.SetOutcome(outcome.Exited)
 	r.Ready = false
-	return &Error{Outcome: outcome.Exited, Kind: verify.KindExited, Msg: what, Tail: la.withTail(r), Report: r, Hint: "its whole output is in " + la.LogPath()}
+	return &Error{Outcome: outcome.Exited, Msg: what, Tail: la.withTail(r), Report: r, Hint: "its whole output is in " + la.LogPath()}
 }
 
 // exitWhat describes how pid ended, with the root's status when known.

@@ -507,7 +507,7 @@ func (la *Launch) raceError(r *verify.Report, h *verify.Holder) *Error {
 	r.Add(verify.KindPortForeign, "%s", h.Census(la.opts.Proc))
 	r.SetOutcome(outcome.Foreign)
 	r.Tail = la.tail(10)
-	return &Error{Outcome: outcome.Foreign, Kind: verify.KindPortForeign, Retry: true, Report: r,
+	return &Error{Outcome: outcome.Foreign, Retry: true, Report: r,
 		Msg:  fmt.Sprintf("port %d was taken by a process childproof did not start: %s", h.Addr.Port(), h.Census(la.opts.Proc)),
 		Hint: "childproof never signals a process it did not start; stop that process yourself or pick another port"}
 }
@@ -638,7 +638,7 @@ func (la *Launch) verifyOnWorker(ctx context.Context, v *verify.Verifier, r *ver
 		}
 		r.Verified = false
 		r.SetOutcome(r.Judged())
-		return c, released, &Error{Outcome: r.Outcome, Kind: r.Problems[0].Kind, Report: r, Msg: r.Failure(), Tail: la.withTail(r), Hint: hintFor(r, l), Fix: FixReport, Spec: l}
+		return c, released, &Error{Outcome: r.Outcome, Report: r, Msg: r.Failure(), Tail: la.withTail(r), Hint: hintFor(r, l), Fix: FixReport, Spec: l}
 	}
 	return c, released, nil
 }
@@ -659,7 +659,7 @@ func (la *Launch) stillTheWorker(v *verify.Verifier, r *verify.Report, c verify.
 		}
 		r.Problems = append(r.Problems, r2.Problems...)
 		r.SetOutcome(r.Judged())
-		return &Error{Outcome: r.Outcome, Kind: r.Problems[0].Kind, Report: r, Msg: "after readiness: " + r.Problems[0].Message, Tail: la.withTail(r)}
+		return &Error{Outcome: r.Outcome, Report: r, Msg: "after readiness: " + r.Problems[0].Message, Tail: la.withTail(r)}
 	}
 	if pidfd.Exited(wfd) {
 		return la.exitedError(r, la.exitWhat(worker))
@@ -804,5 +804,5 @@ func (la *Launch) waitAdded(ctx context.Context, r *verify.Report, worker, wfd i
 func (la *Launch) interrupted(r *verify.Report, err error) *Error {
 	r.Add(verify.KindInterrupted, "the start's context ended (%v) before the worker was ready; what was started is stopped", err)
 	r.SetOutcome(outcome.Interrupted)
-	return &Error{Outcome: outcome.Interrupted, Kind: verify.KindInterrupted, Msg: "the start's context ended before the worker was ready; what was started is stopped", Tail: la.withTail(r), Report: r, Err: err, Name: la.Spec.Name}
+	return &Error{Outcome: outcome.Interrupted, Msg: "the start's context ended before the worker was ready; what was started is stopped", Tail: la.withTail(r), Report: r, Err: err, Name: la.Spec.Name}
 }

@@ -40,7 +40,7 @@ func loadKey(path string) ([]byte, error) {
 			if len(s) == 0 {
 				what = "empty"
 			}
-			return nil, &Error{Outcome: outcome.Usage, Kind: KindKey, Msg: fmt.Sprintf("the digest key %s is %s (%d bytes; want %d hex digits)", path, what, len(b), keyHexLen),
+			return nil, &Error{Outcome: outcome.Usage, Msg: fmt.Sprintf("the digest key %s is %s (%d bytes; want %d hex digits)", path, what, len(b), keyHexLen),
 				Hint: "records made under it can no longer be authenticated; remove " + path + " to start a new key (ps and stop still work, and show those records as untrusted)"}
 		}
 		if !errors.Is(err, fs.ErrNotExist) {

@@ -170,7 +170,7 @@ func checkStart(l *spec.Launch, opts Options) (*State, error) {
 // caller's PATH (nil: os.LookupEnv).
 func validLaunch(l *spec.Launch, lookup func(string) (string, bool)) error {
 	if l == nil {
-		return errorf(outcome.Usage, KindUsage, "no launch (a nil *spec.Launch)")
+		return errorf(outcome.Usage, "no launch (a nil *spec.Launch)")
 	}
 	err := l.Validate()
 	if err == nil {
@@ -190,7 +190,7 @@ func validLaunch(l *spec.Launch, lookup func(string) (string, bool)) error {
 	if errors.As(err, &ie) {
 		ie.GoNames = true // the childproof command says the spec's names
 	}
-	return &Error{Outcome: outcome.Usage, Kind: KindUsage, Err: err}
+	return &Error{Outcome: outcome.Usage, Err: err}
 }
 
 // prepare takes the launch's lock (unless h holds it), clears what a
@@ -351,7 +351,7 @@ func preflight(ctx context.Context, v *verify.Verifier, st *State, l *spec.Launc
 	for _, pt := range l.Ports {
 		hs, err := verify.Holders(v.Proc, pt.Number, nil)
 		if err != nil {
-			return &Error{Outcome: outcome.Usage, Kind: KindUsage, Msg: fmt.Sprintf("port %d: socket table", pt.Number), Err: err}
+			return &Error{Outcome: outcome.Usage, Msg: fmt.Sprintf("port %d: socket table", pt.Number), Err: err}
 		}
 		for _, h := range hs {
 			rec, _ := st.Load(l.Name)
@@ -373,7 +373,7 @@ func preflight(ctx context.Context, v *verify.Verifier, st *State, l *spec.Launc
 				r := verify.NewReport(l.Name)
 				r.Add(verify.KindPortForeign, "port %d is held by our own previous launch of %q (pid %d) and on_stale is %q: %s", pt.Number, l.Name, holder, "fail", h.Census(v.Proc))
 				r.SetOutcome(outcome.Foreign)
-				e := &Error{Outcome: outcome.Foreign, Kind: verify.KindPortForeign, Report: r, Port: pt.Number, Pid: holder, Name: l.Name, Spec: l,
+				e := &Error{Outcome: outcome.Foreign, Report: r, Port: pt.Number, Pid: holder, Name: l.Name, Spec: l,
 					Msg:  fmt.Sprintf("port %d is held by the previous launch of %q (pid %d)", pt.Number, l.Name, holder),
 					Hint: stopHint, Fix: FixStop}
 				if rec.SpecPath != "" && l.SpecPath != "" && filepath.Clean(rec.SpecPath) != filepath.Clean(l.SpecPath) {
@@ -384,7 +384,7 @@ func preflight(ctx context.Context, v *verify.Verifier, st *State, l *spec.Launc
 			r := verify.NewReport(l.Name)
 			r.Add(verify.KindPortForeign, "%s", h.Census(v.Proc))
 			r.SetOutcome(outcome.Foreign)
-			return &Error{Outcome: outcome.Foreign, Kind: verify.KindPortForeign, Report: r, Port: pt.Number,
+			return &Error{Outcome: outcome.Foreign, Report: r, Port: pt.Number,
 				Msg:  fmt.Sprintf("port %d is held by a process childproof did not start: %s", pt.Number, h.Census(v.Proc)),
 				Hint: "childproof never signals a process it did not start; stop that process yourself or pick another port"}
 		}
@@ -499,7 +499,7 @@ func (la *Launch) openLogAndMask(sp *spawnRun) (*os.File, error) {
 		if errors.As(err, &e) {
 			return nil, err
 		}
-		return nil, &Error{Outcome: outcome.Usage, Kind: KindState, Msg: "log", Err: err}
+		return nil, &Error{Outcome: outcome.Usage, Msg: "log", Err: err}
 	}
 	// Output and Ready.Log get what the log gets: in the foreground from
 	// the pipe's reader in the same pass, detached from the log.
@@ -538,7 +538,7 @@ func (la *Launch) pipeOutput(sp *spawnRun, logf *os.File) error {
 	}
 	if err != nil {
 		logf.Close()
-		return &Error{Outcome: outcome.Usage, Kind: KindState, Msg: "log", Err: err}
+		return &Error{Outcome: outcome.Usage, Msg: "log", Err: err}
 	}
 	la.pipe = out
 	sp.out, sp.logw, sp.errw = out, out.w, out.w

@@ -182,8 +182,8 @@ func TestMissingRequiredEnv(t *testing.T) {
 	t0 := time.Now()
 	_, err := f.start(t, l, false)
 	e := wantCode(t, err, outcome.Usage, "")
-	if e.Kind != verify.KindEnvMissing || !strings.Contains(e.Error(), "OTHER_KEY") || !strings.Contains(e.Error(), "nothing was started") {
-		t.Errorf("error = %v (kind %s)", e, e.Kind)
+	if (e.Report == nil || !e.Report.Has(verify.KindEnvMissing)) || !strings.Contains(e.Error(), "OTHER_KEY") || !strings.Contains(e.Error(), "nothing was started") {
+		t.Errorf("error = %v (report %+v)", e, e.Report)
 	}
 	if d := time.Since(t0); d > time.Second {
 		t.Errorf("took %s: refused before starting", d)

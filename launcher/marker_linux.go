@@ -241,7 +241,7 @@ func guardPrevious(ctx context.Context, p proc.FS, st *State, l *spec.Launch, no
 	if rec.SpecPath != "" && l.SpecPath != "" && filepath.Clean(rec.SpecPath) != filepath.Clean(l.SpecPath) {
 		other = " another spec file,"
 	}
-	e := &Error{Outcome: outcome.Locked, Kind: KindLocked, Err: ErrLocked, Name: l.Name, Spec: l,
+	e := &Error{Outcome: outcome.Locked, Err: ErrLocked, Name: l.Name, Spec: l,
 		Msg:  fmt.Sprintf("launch %q is already running, recorded from%s %s (%s); nothing was started", l.Name, other, from, what),
 		Hint: stopHint, Fix: FixStop}
 	if other != "" {

@@ -46,7 +46,7 @@ func (la *Launch) runOneshot(ctx context.Context, v *verify.Verifier, r *verify.
 		}
 		r.Add(verify.KindEnvUnreadable, "the oneshot launch ran to completion (%s), but %s: its environment cannot be proven", root.status, what)
 		r.SetOutcome(r.Judged())
-		return &Error{Outcome: r.Outcome, Kind: verify.KindEnvUnreadable, Report: r, Msg: r.Failure(), Tail: la.withTail(r)}
+		return &Error{Outcome: r.Outcome, Report: r, Msg: r.Failure(), Tail: la.withTail(r)}
 	}
 	fp := verify.Fingerprint{Pid: pid, Comm: ev.Comm, Exe: ev.Exe}
 	if pid == root.fp.Pid {
@@ -59,7 +59,7 @@ func (la *Launch) runOneshot(ctx context.Context, v *verify.Verifier, r *verify.
 	if len(r.Problems) > 0 {
 		r.Verified = false
 		r.SetOutcome(r.Judged())
-		return &Error{Outcome: r.Outcome, Kind: r.Problems[0].Kind, Report: r, Msg: r.Failure(), Tail: la.withTail(r), Hint: hintFor(r, la.Spec), Fix: FixReport, Spec: la.Spec}
+		return &Error{Outcome: r.Outcome, Report: r, Msg: r.Failure(), Tail: la.withTail(r), Hint: hintFor(r, la.Spec), Fix: FixReport, Spec: la.Spec}
 	}
 	r.Ready, r.Verified = true, true
 	r.SetOutcome(outcome.OK)

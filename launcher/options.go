@@ -40,7 +40,7 @@ type Options struct {
 	// returned): a binary whose main calls RelayMain first, as the
 	// childproof command's does. "": this program's own binary when it
 	// called RelayMain, else childproof on $PATH; with neither a detached
-	// Start fails before anything starts (KindUsage). Importing launcher
+	// Start fails before anything starts (outcome.Usage). Importing launcher
 	// never re-runs the caller's binary unasked. A foreground launch
 	// needs no relay (its output is read by a goroutine of the caller).
 	Relay string

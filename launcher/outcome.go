@@ -21,7 +21,7 @@ func (la *Launch) notReadyError(r *verify.Report, what string) *Error {
 	r.Add(verify.KindNotReady, "not ready within %s: %s", l.ReadyTimeout(), what)
 	r.SetOutcome(outcome.Exited)
 	r.Ready, r.Verified = false, false
-	return &Error{Outcome: outcome.Exited, Kind: verify.KindNotReady, Report: r,
+	return &Error{Outcome: outcome.Exited, Report: r,
 		Msg: r.Problems[len(r.Problems)-1].Message, Tail: la.withTail(r), Hint: notReadyHint(l, la.LogPath()),
 		Fix: FixNotReady, Spec: l, Path: la.LogPath()}
 }

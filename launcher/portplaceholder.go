@@ -38,7 +38,7 @@ func withPorts(l *spec.Launch) (*spec.Launch, error) {
 			name := portRef().FindStringSubmatch(ref)[1]
 			n, err := portNumber(l, name)
 			if err != nil && bad == nil {
-				bad = &Error{Outcome: outcome.Usage, Kind: KindUsage, Msg: fmt.Sprintf("launch %q: %s: %s", l.Name, field, ref), Err: err,
+				bad = &Error{Outcome: outcome.Usage, Msg: fmt.Sprintf("launch %q: %s: %s", l.Name, field, ref), Err: err,
 					Hint: "name a port of the launch's Ports ({{port \"NAME\"}}), or write {{port}} for its only port"}
 			}
 			return strconv.Itoa(n)

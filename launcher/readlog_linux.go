@@ -30,7 +30,7 @@ type LogOptions struct {
 // ReadLog gives emit the lines of the log of launch name (each without
 // its newline), masked with every secret known of the launch: its record's,
 // the log mask its last start wrote, and those of the spec its record names
-// (loaded without launching). No log is an *Error of Kind KindNotRecorded.
+// (loaded without launching). No log is an *Error of Outcome outcome.NotRecorded.
 func (s *State) ReadLog(ctx context.Context, name string, o LogOptions, emit func(line string)) error {
 	// The log and its mask are childproof's own, or not read at all.
 	for _, p := range []string{s.LogPath(name), s.files.Mask(name)} {
@@ -40,7 +40,7 @@ func (s *State) ReadLog(ctx context.Context, name string, o LogOptions, emit fun
 	}
 	t, err := logtail.Open(s.LogPath(name))
 	if errors.Is(err, fs.ErrNotExist) {
-		return &Error{Outcome: outcome.NotRecorded, Kind: KindNotRecorded, Err: err, Msg: fmt.Sprintf("no log of a launch %q in %s", name, s.Dir)}
+		return &Error{Outcome: outcome.NotRecorded, Err: err, Msg: fmt.Sprintf("no log of a launch %q in %s", name, s.Dir)}
 	}
 	if err != nil {
 		return fmt.Errorf("log of %q: %w", name, err)

@@ -3,6 +3,7 @@ package launcher
 import (
 	"context"
 	"errors"
+	"github.com/childproof/childproof/outcome"
 	"os"
 	"strings"
 	"testing"
@@ -58,7 +59,7 @@ func TestReadLog(t *testing.T) {
 	}
 	err = st.ReadLog(context.Background(), "nobody", LogOptions{Last: -1}, func(string) {})
 	var le *Error
-	if !errors.As(err, &le) || le.Kind != KindNotRecorded {
+	if !errors.As(err, &le) || le.Outcome != outcome.NotRecorded {
 		t.Fatalf("ReadLog of a launch with no log: %v, want KindNotRecorded", err)
 	}
 }

@@ -12,15 +12,15 @@ import (
 // without the GET it judges.
 func (r Readiness) check(l *spec.Launch) error {
 	if (r.Status != nil || r.Body != nil) && l.Ready.HTTP == "" {
-		return errorf(outcome.Usage, KindUsage, "launch %q: Options.Ready.Status and Ready.Body judge the answer to the launch's Ready.HTTP GET, and Ready.HTTP is empty", l.Name).
+		return errorf(outcome.Usage, "launch %q: Options.Ready.Status and Ready.Body judge the answer to the launch's Ready.HTTP GET, and Ready.HTTP is empty", l.Name).
 			withHint("set the launch's Ready.HTTP to the path to GET (\"/healthz\")")
 	}
 	if (r.Status != nil || r.Body != nil) && len(l.Ports) == 0 {
-		return errorf(outcome.Usage, KindUsage, "launch %q: Options.Ready.Status and Ready.Body judge an HTTP answer, and the launch declares no port to GET from", l.Name).
+		return errorf(outcome.Usage, "launch %q: Options.Ready.Status and Ready.Body judge an HTTP answer, and the launch declares no port to GET from", l.Name).
 			withHint("declare the worker's port in Ports")
 	}
 	if r.LogCount < 0 || r.LogCount > 1 && r.Log == nil {
-		return errorf(outcome.Usage, KindUsage, "launch %q: Options.Ready.LogCount is %d: it counts the lines that match Options.Ready.Log, which must be set, and is not negative", l.Name, r.LogCount)
+		return errorf(outcome.Usage, "launch %q: Options.Ready.LogCount is %d: it counts the lines that match Options.Ready.Log, which must be set, and is not negative", l.Name, r.LogCount)
 	}
 	return nil
 }

@@ -622,7 +622,7 @@ func (s *State) readRecord(name, path string, b []byte, r *Record, sum *recordSu
 		rep := verify.NewReport(name)
 		rep.Add(verify.KindUntrustedRecord, "%s: not acted on", msg)
 		rep.SetOutcome(outcome.UntrustedRecord)
-		return &Error{Outcome: outcome.UntrustedRecord, Kind: verify.KindUntrustedRecord, Msg: msg, Hint: hint, Err: &UntrustedClaim{Worker: c.Worker, Started: c.Started}, Report: rep}
+		return &Error{Outcome: outcome.UntrustedRecord, Msg: msg, Hint: hint, Err: &UntrustedClaim{Worker: c.Worker, Started: c.Started}, Report: rep}
 	}
 	stem := strings.TrimSuffix(filepath.Base(path), ".json")
 	named := func(got string) error {

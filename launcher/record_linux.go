@@ -73,7 +73,7 @@ func maskExe(secrets *redact.Set, fp verify.Fingerprint) verify.Fingerprint {
 func (la *Launch) journal(argv []string) error {
 	rec := la.newRecordOf(argv, verify.Fingerprint{}, verify.Fingerprint{}, true)
 	if err := la.State.saveLaunched(rec); err != nil {
-		return &Error{Outcome: outcome.Usage, Kind: KindState, Msg: "cannot record the launch", Err: err}
+		return &Error{Outcome: outcome.Usage, Msg: "cannot record the launch", Err: err}
 	}
 	la.notes.pending = true
 	return nil
@@ -178,7 +178,7 @@ func (la *Launch) record(worker int) error {
 	}
 	rec.Members = la.recordMembers()
 	if err := la.State.saveLaunched(rec); err != nil {
-		return &Error{Outcome: outcome.Usage, Kind: KindState, Msg: "cannot record the launch", Err: err}
+		return &Error{Outcome: outcome.Usage, Msg: "cannot record the launch", Err: err}
 	}
 	la.notes.pending = false
 	la.Record = rec

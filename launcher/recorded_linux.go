@@ -18,7 +18,7 @@ import (
 // back as it is, with a nil record; a recorded launch NAME becomes
 // SPEC:NAME of the spec file its record names, with the record. A NAME
 // with no record (and no such spec file) is an *Error of Kind
-// KindNotRecorded; a record that names no spec file one of Outcome
+// Outcome outcome.NotRecorded; a record that names no spec file one of Outcome
 // outcome.Usage; a record that fails authentication the ErrUntrusted error Load
 // returns.
 func (s *State) SpecArg(arg string) (string, *Record, error) {
@@ -30,18 +30,18 @@ func (s *State) SpecArg(arg string) (string, *Record, error) {
 		return "", nil, err
 	}
 	if err != nil {
-		return "", nil, &Error{Outcome: outcome.NotRecorded, Kind: KindNotRecorded, Err: err,
+		return "", nil, &Error{Outcome: outcome.NotRecorded, Err: err,
 			Msg: fmt.Sprintf("no launch %q is recorded in %s, and %s is no spec file", arg, s.Dir, arg)}
 	}
 	if rec.SpecPath == "" {
-		return "", nil, &Error{Outcome: outcome.Usage, Kind: KindUsage, Msg: fmt.Sprintf("the record of %q names no spec file", arg), Other: arg, Fix: FixSpecArg}
+		return "", nil, &Error{Outcome: outcome.Usage, Msg: fmt.Sprintf("the record of %q names no spec file", arg), Other: arg, Fix: FixSpecArg}
 	}
 	return rec.SpecPath + ":" + rec.Name, rec, nil
 }
 
 // LoadRunning loads the record of launch name and checks, through p (the
 // zero value reads /proc), that its recorded worker is still the process
-// it started (pid, start time, uid, exe). No record is an *Error of Kind KindNotRecorded; a worker that is
+// it started (pid, start time, uid, exe). No record is an *Error of Outcome outcome.NotRecorded; a worker that is
 // gone or reused one of Outcome outcome.Gone; a record that fails
 // authentication the ErrUntrusted error Load returns.
 func (s *State) LoadRunning(name string, p proc.FS) (*Record, error) {
@@ -58,7 +58,7 @@ func (s *State) loadLive(l *spec.Launch, name string, p proc.FS, note func(strin
 		return nil, err
 	}
 	if err != nil {
-		return nil, &Error{Outcome: outcome.NotRecorded, Kind: KindNotRecorded, Err: err, Msg: fmt.Sprintf("no launch of %q is recorded in %s", name, s.Dir)}
+		return nil, &Error{Outcome: outcome.NotRecorded, Err: err, Msg: fmt.Sprintf("no launch of %q is recorded in %s", name, s.Dir)}
 	}
 	if l != nil {
 		if again, n := Reselect(p, l, rec); again != nil {
@@ -71,12 +71,12 @@ func (s *State) loadLive(l *spec.Launch, name string, p proc.FS, note func(strin
 	if live := rec.Worker.Check(p); live != verify.Alive {
 		if rec.Stopped != nil && live == verify.Gone {
 			// As ps --all says: stopped, not lost.
-			return nil, &Error{Outcome: outcome.Gone, Kind: verify.KindExited,
+			return nil, &Error{Outcome: outcome.Gone,
 				Msg:  fmt.Sprintf("%s is stopped (childproof stopped it at %s): no worker runs to check", name, rec.Stopped.Local().Format(time.DateTime)),
 				Name: name, Fix: FixStartAgain,
 				Hint: "start it again (launcher.Start)"}
 		}
-		return nil, &Error{Outcome: outcome.Gone, Kind: verify.KindExited, Msg: fmt.Sprintf("the recorded worker of %q (pid %d) is %s", name, rec.Worker.Pid, live)}
+		return nil, &Error{Outcome: outcome.Gone, Msg: fmt.Sprintf("the recorded worker of %q (pid %d) is %s", name, rec.Worker.Pid, live)}
 	}
 	return rec, nil
 }

@@ -33,7 +33,6 @@ func TestRecorded(t *testing.T) {
 		Spec    string
 		Record  string // the record's name, "" for none
 		Outcome outcome.Kind
-		Kind    verify.Kind
 	}
 	of := func(spec string, rec *Record, err error) result {
 		o := result{Spec: spec}
@@ -42,7 +41,7 @@ func TestRecorded(t *testing.T) {
 		}
 		var e *Error
 		if errors.As(err, &e) {
-			o.Outcome, o.Kind = e.Outcome, e.Kind
+			o.Outcome = e.Outcome
 		} else if err != nil {
 			t.Errorf("err = %v, want an *Error", err)
 		}
@@ -54,8 +53,8 @@ func TestRecorded(t *testing.T) {
 	}{
 		{"api", result{Spec: "/srv/childproof.hcl:api", Record: "api"}},
 		{"other.hcl:api", result{Spec: "other.hcl:api"}},
-		{"missing", result{Outcome: outcome.NotRecorded, Kind: KindNotRecorded}},
-		{"bare", result{Outcome: outcome.Usage, Kind: KindUsage}}, // its record names no spec file
+		{"missing", result{Outcome: outcome.NotRecorded}},
+		{"bare", result{Outcome: outcome.Usage}}, // its record names no spec file
 	} {
 		spec, rec, err := f.state.SpecArg(tc.arg)
 		if diff := cmp.Diff(tc.want, of(spec, rec, err)); diff != "" {
@@ -82,19 +81,19 @@ func TestRecorded(t *testing.T) {
 	if r, err := f.state.VerifyRunning(context.Background(), v, l); err != nil || !r.Verified || r.Worker.Pid != rec.Worker.Pid {
 		t.Errorf("VerifyRunning: %+v, %v", r, err)
 	}
-	if _, err := f.state.VerifyRunning(context.Background(), v, &schema.Launch{Name: "missing"}); of("", nil, err) != (result{Outcome: outcome.NotRecorded, Kind: KindNotRecorded}) {
+	if _, err := f.state.VerifyRunning(context.Background(), v, &schema.Launch{Name: "missing"}); of("", nil, err) != (result{Outcome: outcome.NotRecorded}) {
 		t.Errorf("VerifyRunning of no record: %v", err)
 	}
 
 	_, err = f.state.LoadRunning("missing", procDefault)
-	if diff := cmp.Diff(result{Outcome: outcome.NotRecorded, Kind: KindNotRecorded}, of("", nil, err)); diff != "" {
+	if diff := cmp.Diff(result{Outcome: outcome.NotRecorded}, of("", nil, err)); diff != "" {
 		t.Errorf("LoadRunning of no record (-want +got):\n%s", diff)
 	}
 	if _, err := bareLa.Stop(context.Background()); err != nil {
 		t.Fatal(err)
 	}
 	_, err = f.state.LoadRunning("bare", procDefault)
-	if diff := cmp.Diff(result{Outcome: outcome.Gone, Kind: verify.KindExited}, of("", nil, err)); diff != "" {
+	if diff := cmp.Diff(result{Outcome: outcome.Gone}, of("", nil, err)); diff != "" {
 		t.Errorf("LoadRunning of a stopped launch (-want +got):\n%s", diff)
 	}
 }
@@ -186,7 +185,7 @@ func TestExplain(t *testing.T) {
 
 	_, err = f.state.ExplainRecorded(ctx, v, &schema.Launch{Name: "missing"}, names)
 	var e *Error
-	if !errors.As(err, &e) || e.Kind != KindNotRecorded {
+	if !errors.As(err, &e) || e.Outcome != outcome.NotRecorded {
 		t.Errorf("ExplainRecorded of no record: %v; want an *Error of Kind KindNotRecorded", err)
 	}
 }

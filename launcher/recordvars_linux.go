@@ -103,7 +103,7 @@ func (r *relaunchRound) checkArgv() error {
 	if r.opts.ArgvMayChange {
 		return nil // compare says it in the delta
 	}
-	return &Error{Outcome: outcome.Usage, Kind: KindUsage,
+	return &Error{Outcome: outcome.Usage,
 		Msg:  fmt.Sprintf("%s: the relaunch would start another command line than the recorded launch's: %s; nothing was stopped", r.l.Name, d),
 		Name: r.l.Name, Fix: FixArgvChange,
 		Hint: "set Provenance.ArgvMayChange when the command line is to change"}

@@ -393,12 +393,12 @@ func loadRelaunched(l *spec.Launch, opts RelaunchOptions) (*State, *Record, erro
 			return nil, nil, err
 		}
 		if errors.Is(err, fs.ErrNotExist) {
-			return nil, nil, &Error{Outcome: outcome.NotRecorded, Kind: KindNotRecorded, Err: err,
+			return nil, nil, &Error{Outcome: outcome.NotRecorded, Err: err,
 				Msg:  fmt.Sprintf("no launch of %q is recorded in %s: nothing to relaunch", l.Name, st.Dir),
 				Name: l.Name, Fix: FixStartFirst,
 				Hint: "start it first with launcher.Start, in the same state dir"}
 		}
-		return nil, nil, &Error{Outcome: outcome.Usage, Kind: KindState, Msg: "record", Err: err}
+		return nil, nil, &Error{Outcome: outcome.Usage, Msg: "record", Err: err}
 	}
 	return st, prev, nil
 }
@@ -420,7 +420,7 @@ func (r *relaunchRound) pickBase() error {
 		}
 	}
 	if len(r.base.WorkerEnv) == 0 {
-		return &Error{Outcome: outcome.Usage, Kind: KindState,
+		return &Error{Outcome: outcome.Usage,
 			Msg:  fmt.Sprintf("the record of %q holds no digests of its worker's environment: there is nothing to compare a relaunch with", r.l.Name),
 			Name: r.l.Name, Fix: FixRecordOld,
 			Hint: "start it with launcher.Start (this version records them)"}
@@ -457,7 +457,7 @@ func (r *relaunchRound) planRound() error {
 	// recorded launch (a --set of its round) that nothing sets now.
 	if rep := predictDelta(r.st, r.base, env, allowed); rep != nil {
 		rep.Name = r.l.Name
-		return &Error{Outcome: outcome.Delta, Kind: verify.KindDelta, Report: rep,
+		return &Error{Outcome: outcome.Delta, Report: rep,
 			Msg:  "the relaunch would change more than the --set names: " + rep.Problems[0].Message + "; nothing was stopped",
 			Fix:  FixDeclareDelta,
 			Hint: "declare each intended change in Options.Set (repeat the recorded launch's overrides to keep them)"}
@@ -486,7 +486,7 @@ func (r *relaunchRound) editEnvFiles(ctx context.Context) error {
 	}
 	for n := range r.opts.InEnvFile {
 		if !hasKey(r.explicit, n) {
-			return errorf(outcome.Usage, KindUsage, "--in-env-file %s: %s is not a --set name of this round", n, n)
+			return errorf(outcome.Usage, "--in-env-file %s: %s is not a --set name of this round", n, n)
 		}
 	}
 	return y.editPhase(r.opts.InEnvFile)
@@ -520,7 +520,7 @@ func (r *relaunchRound) takeLock() error {
 	if cur, err := r.st.Load(r.l.Name); err != nil || !sameLaunch(cur, prev) {
 		// Another command changed the record since it was read.
 		lock.unlock()
-		return &Error{Outcome: outcome.Locked, Kind: KindLocked, Err: ErrLocked,
+		return &Error{Outcome: outcome.Locked, Err: ErrLocked,
 			Msg:  fmt.Sprintf("the record of %q changed while the relaunch prepared (another childproof launched or stopped it); nothing was stopped", r.l.Name),
 			Hint: "run the relaunch again"}
 	}
@@ -674,7 +674,7 @@ func (r *relaunchRound) refuse(la *Launch) error {
 	err := r.st.Save(&r.baseline)
 	held.unlock()
 	if err != nil {
-		return &Error{Outcome: outcome.Usage, Kind: KindState, Msg: "cannot restore the previous record", Err: err}
+		return &Error{Outcome: outcome.Usage, Msg: "cannot restore the previous record", Err: err}
 	}
 	names := make([]string, 0, len(d.Unexpected)+len(d.Unchanged))
 	for _, u := range d.Unexpected {
@@ -686,7 +686,7 @@ func (r *relaunchRound) refuse(la *Launch) error {
 	}
 	msg := fmt.Sprintf("unexpected environment delta on the worker: %s (declared: %s); the new launch was stopped",
 		strings.Join(names, ", "), listOrNone(d.Declared))
-	return &Error{Outcome: outcome.Delta, Kind: verify.KindDelta, Report: rep, Msg: msg,
+	return &Error{Outcome: outcome.Delta, Report: rep, Msg: msg,
 		Fix:  FixDeltaFound,
 		Hint: "a relaunch must change exactly the names of Options.Set; declare each intended change there, or undo the others (the previous record stays the baseline)"}
 }

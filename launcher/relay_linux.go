@@ -55,7 +55,7 @@ func relayProgram(prog string) (string, error) {
 	if p, err := exec.LookPath("childproof"); err == nil {
 		return p, nil
 	}
-	return "", &Error{Outcome: outcome.Usage, Kind: KindUsage,
+	return "", &Error{Outcome: outcome.Usage,
 		Msg:  "a detached launch needs a log relay program, and none was named: Options.Relay is empty, this program did not call launcher.RelayMain, and childproof is not on $PATH",
 		Hint: "call launcher.RelayMain() first in main (a test binary: in TestMain), set Options.Relay to a childproof binary, or put childproof on $PATH"}
 }

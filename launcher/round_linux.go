@@ -102,7 +102,7 @@ func (s *State) parseRound(name string, n int, b []byte) (*Round, error) {
 		why = fmt.Sprintf("it says it is round %d of %q", r.N, r.Name)
 	}
 	if why != "" {
-		return nil, &Error{Outcome: outcome.UntrustedRecord, Kind: verify.KindUntrustedRecord, Err: ErrUntrusted,
+		return nil, &Error{Outcome: outcome.UntrustedRecord, Err: ErrUntrusted,
 			Msg:  fmt.Sprintf("round %d of %q fails authentication (%s)", n, name, why),
 			Hint: "childproof replays only rounds it wrote under this state dir's key; remove " + s.roundPath(name, n)}
 	}
@@ -348,9 +348,6 @@ func (s *State) finishRound(r *Round, la *Launch, err error) {
 				}
 			}
 		}
-		if len(r.Problems) == 0 && e.Kind != "" {
-			r.Problems = []verify.Kind{e.Kind}
-		}
 	}
 	if la != nil && la.tree != nil && la.tree.root != nil {
 		end := &RoundEnd{At: time.Now().UTC(), Seen: SeenLaunch}
@@ -584,7 +581,7 @@ func planRelaunch(st *State, l *spec.Launch, prev *Record, opts RelaunchOptions)
 		// A history removed by hand carries nothing: the record's
 		// digests still catch an override that is not given again.
 		if lerr != nil && opts.Round == 0 && !errors.Is(lerr, fs.ErrNotExist) {
-			return nil, nil, nil, nil, &Error{Outcome: outcome.Usage, Kind: KindState, Err: lerr,
+			return nil, nil, nil, nil, &Error{Outcome: outcome.Usage, Err: lerr,
 				Msg:  fmt.Sprintf("the baseline round %d of %q is unreadable: its overrides cannot be carried forward", prev.Round, l.Name),
 				Name: l.Name, Fix: FixReplayRound,
 				Hint: "replay a readable round with RelaunchOptions.Round (State.History lists them)"}
@@ -603,7 +600,7 @@ func planRelaunch(st *State, l *spec.Launch, prev *Record, opts RelaunchOptions)
 			return nil, nil, nil, nil, e
 		}
 		if lerr != nil {
-			return nil, nil, nil, nil, &Error{Outcome: outcome.Usage, Kind: KindUsage, Err: lerr,
+			return nil, nil, nil, nil, &Error{Outcome: outcome.Usage, Err: lerr,
 				Msg:  fmt.Sprintf("--round %d: no readable round %d of %q", opts.Round, opts.Round, l.Name),
 				Name: l.Name, Fix: FixRounds,
 				Hint: "State.History lists the rounds"}
@@ -616,11 +613,11 @@ func planRelaunch(st *State, l *spec.Launch, prev *Record, opts RelaunchOptions)
 	}
 	for _, n := range slices.Compact(slices.Sorted(slices.Values(opts.Unset))) {
 		if _, ok := opts.Set[n]; ok {
-			return nil, nil, nil, nil, errorf(outcome.Usage, KindUsage, "--unset %s and --set %s: give one of them", n, n)
+			return nil, nil, nil, nil, errorf(outcome.Usage, "--unset %s and --set %s: give one of them", n, n)
 		}
 		if _, ok := target[n]; !ok {
 			have := slices.Sorted(maps.Keys(target))
-			return nil, nil, nil, nil, &Error{Outcome: outcome.Usage, Kind: KindUsage,
+			return nil, nil, nil, nil, &Error{Outcome: outcome.Usage,
 				Msg:  fmt.Sprintf("--unset %s: %s is not an override of %s (its overrides: %s)", n, n, from, listOrNone(have)),
 				Fix:  FixUnsetWhat,
 				Hint: "RelaunchOptions.Unset drops an override carried from an earlier round's Options.Set"}
@@ -647,7 +644,7 @@ func planRelaunch(st *State, l *spec.Launch, prev *Record, opts RelaunchOptions)
 	}
 	if len(missing) > 0 {
 		slices.Sort(missing)
-		return nil, nil, nil, nil, &Error{Outcome: outcome.Usage, Kind: KindUsage,
+		return nil, nil, nil, nil, &Error{Outcome: outcome.Usage,
 			Msg: fmt.Sprintf("%s has secret override(s) %s: their values are never stored, so they must be given again; nothing was stopped",
 				from, strings.Join(missing, ", ")),
 			Names: missing, Fix: FixSecretsAgain,

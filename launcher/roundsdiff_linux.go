@@ -44,14 +44,14 @@ func (s *State) CompareRounds(name string, a, b int, o TextOptions) (*RoundsDiff
 	var re *RoundError
 	switch {
 	case errors.As(err, &re) && re.Round == nil:
-		return nil, &Error{Outcome: outcome.Usage, Kind: KindUsage, Msg: fmt.Sprintf("no round %d of %q is recorded in %s", re.N, name, s.Dir),
+		return nil, &Error{Outcome: outcome.Usage, Msg: fmt.Sprintf("no round %d of %q is recorded in %s", re.N, name, s.Dir),
 			Name: name, Fix: FixRounds,
 			Hint: "State.History lists the rounds"}
 	case errors.As(err, &re):
-		return nil, &Error{Outcome: outcome.Usage, Kind: KindUsage,
+		return nil, &Error{Outcome: outcome.Usage,
 			Msg: fmt.Sprintf("round %d of %q has no verified worker (%s): there is no environment to compare", re.N, name, re.Round.OutcomeText())}
 	case err != nil:
-		return nil, &Error{Outcome: outcome.Usage, Kind: KindState, Err: err}
+		return nil, &Error{Outcome: outcome.Usage, Err: err}
 	}
 	out := &RoundsDiff{A: a, B: b, Name: name, Differ: []DiffName{}}
 	for _, d := range diffs {

@@ -48,7 +48,7 @@ func TestSecretSets(t *testing.T) {
 				}
 			} else {
 				var e *Error
-				if !errors.As(err, &e) || e.Outcome != outcome.Usage || e.Kind != KindUsage {
+				if !errors.As(err, &e) || e.Outcome != outcome.Usage {
 					t.Fatalf("err = %#v; want an *Error, outcome.Usage, KindUsage", err)
 				}
 				if diff := cmp.Diff(tt.wantErr, e.Msg); diff != "" {

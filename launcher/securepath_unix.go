@@ -214,7 +214,7 @@ func securePathStat(p string, st *unix.Stat_t, euid int, dir string) error {
 }
 
 func pathError(dir, component, why string) *Error {
-	return &Error{Outcome: outcome.UntrustedStateDir, Kind: KindState,
+	return &Error{Outcome: outcome.UntrustedStateDir,
 		Msg:  fmt.Sprintf("state dir %s: %s %s; whoever controls it could redirect what childproof, as root, creates there", dir, component, why),
 		Path: dir, Fix: FixStateDirTrust,
 		Hint: "use a state dir on a path only root controls (Options.StateDir, or CHILDPROOF_STATE_DIR)"}

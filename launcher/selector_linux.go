@@ -103,7 +103,7 @@ func (la *Launch) selectorError(r *verify.Report, owners []portOwner, atTimeout 
 	r.Add(verify.KindExited, "%s", msg)
 	r.SetOutcome(outcome.Exited)
 	r.Ready, r.Verified = false, false
-	e := &Error{Outcome: outcome.Exited, Kind: verify.KindExited, Report: r, Msg: msg, Tail: la.withTail(r), Fix: FixSelector, Spec: l, Other: owners[0].comm,
+	e := &Error{Outcome: outcome.Exited, Report: r, Msg: msg, Tail: la.withTail(r), Fix: FixSelector, Spec: l, Other: owners[0].comm,
 		Hint: fmt.Sprintf("the selector is wrong, not the timeout: select the process that serves, Worker: schema.Worker{Comm: %q}, or leave Worker zero to take the port's owner", owners[0].comm)}
 	if l.Worker.Exe != "" {
 		e.Other = owners[0].exe

@@ -104,7 +104,7 @@ func OpenState(dir string) (*State, error) {
 	}
 	s.recKey = deriveRecordKey(s.key)
 	var strict *Error
-	if errors.As(s.keyErr, &strict) && strict.Kind == KindState {
+	if errors.As(s.keyErr, &strict) && strict.Outcome == outcome.UntrustedStateDir {
 		// A key owned by someone else, writable by others or not a
 		// regular file: the whole state dir is refused.
 		return nil, s.keyErr
@@ -125,7 +125,7 @@ func launchState(st *State, dir string) (*State, error) {
 			if errors.As(err, &e) {
 				return nil, err
 			}
-			return nil, &Error{Outcome: outcome.Usage, Kind: KindState, Msg: "state dir", Err: err}
+			return nil, &Error{Outcome: outcome.Usage, Msg: "state dir", Err: err}
 		}
 	}
 	if err := st.KeyErr(); err != nil {
@@ -196,7 +196,7 @@ func (s *State) tryLock(name string) (*launchLock, error) {
 	if err := statedir.TryLock(f); err != nil {
 		f.Close()
 		if errors.Is(err, statedir.ErrWouldBlock) {
-			return nil, &Error{Outcome: outcome.Locked, Kind: KindLocked, Msg: fmt.Sprintf("another childproof launch of %q holds the lock", name), Err: ErrLocked,
+			return nil, &Error{Outcome: outcome.Locked, Msg: fmt.Sprintf("another childproof launch of %q holds the lock", name), Err: ErrLocked,
 				Name: name, Fix: FixLockHeld,
 				Hint: "wait for it to finish, or stop it (its Launch's Stop, or launcher.StopRecord); a test gets a state dir of its own from launchertest.Start"}
 		}

@@ -16,7 +16,7 @@ const (
 
 // strictModeError is a state dir entry that fails the StrictModes check.
 func strictModeError(path, why, fix string) *Error {
-	return &Error{Outcome: outcome.UntrustedStateDir, Kind: KindState, Msg: fmt.Sprintf("state dir: %s %s", path, why),
+	return &Error{Outcome: outcome.UntrustedStateDir, Msg: fmt.Sprintf("state dir: %s %s", path, why),
 		Path: path, Other: fix, Fix: FixStateDirMode,
 		Hint: fix + "; or use a state dir of your own (Options.StateDir)"}
 }

@@ -18,7 +18,7 @@ import (
 var errNoStateDir = fmt.Errorf("the state dir needs Linux (it holds the records of launches, which only run there); this is %s", runtime.GOOS)
 
 func checkStateDir(path string, follow bool) error {
-	return &Error{Outcome: outcome.Usage, Kind: KindState, Err: errNoStateDir}
+	return &Error{Outcome: outcome.Usage, Err: errNoStateDir}
 }
 
 // The entry types checkStateEntry takes (their Unix values).

@@ -86,14 +86,14 @@ func (r *StopResult) MarshalJSON() ([]byte, error) {
 
 // RecordFailure is the error a stop with result r ends with when the
 // record could not be marked stopped (r.RecordErr): an *Error of Outcome
-// outcome.Usage (Kind KindState) naming the launch and wrapping the
+// outcome.Usage (Fix FixRecordUnmarked) naming the launch and wrapping the
 // cause, with a hint to free space in (or make writable) s.Dir. It is nil
 // when the record was marked, or left to a newer launch.
 func (s *State) RecordFailure(r *StopResult) error {
 	if r.RecordErr == nil {
 		return nil
 	}
-	return &Error{Outcome: outcome.Usage, Kind: KindState, Msg: r.Name + ": the record could not be marked stopped", Err: r.RecordErr,
+	return &Error{Outcome: outcome.Usage, Msg: r.Name + ": the record could not be marked stopped", Err: r.RecordErr,
 		Name: r.Name, Path: s.Dir, Fix: FixRecordUnmarked,
 		Hint: "free space in (or make writable) " + s.Dir}
 }

@@ -82,7 +82,7 @@ func StopRecord(ctx context.Context, p proc.FS, st *State, rec *Record, timeout 
 		removeEmptyCgroup(cgroup)
 		return res, nil
 	case verify.Unknown:
-		return res, &Error{Outcome: outcome.Unproven, Kind: KindState, Msg: fmt.Sprintf("%s: cannot identify the worker (pid %d)", rec.Name, rec.Worker.Pid), Err: err}
+		return res, &Error{Outcome: outcome.Unproven, Msg: fmt.Sprintf("%s: cannot identify the worker (pid %d)", rec.Name, rec.Worker.Pid), Err: err}
 	}
 	defer unix.Close(wfd)
 	t := &procTree{p: p, leader: -1, pgid: rec.Pgid, cgroup: cgroup, marker: rec.Marker, pinned: map[int]int{worker.Pid: wfd}, stopSig: StopSignalOf(sig)}
@@ -198,10 +198,10 @@ func markRecord(st *State, rec *Record, res *StopResult) {
 // lock, and the supervisor, seeing it go, marks the record; stop marks it
 // only if it can take the lock afterwards and the record still describes
 // the launch it stopped. A record it cannot read signals nothing and is
-// an *Error: of Kind KindNotRecorded (Outcome outcome.NotRecorded) for a
+// an *Error: of Outcome outcome.NotRecorded for a
 // missing one, wrapping fs.ErrNotExist; Load's error wrapping
-// ErrUntrusted for one that fails authentication; else of Kind KindState
-// (Outcome outcome.Usage) wrapping the cause.
+// ErrUntrusted for one that fails authentication; else of Outcome outcome.Usage
+// (Fix FixRecordUnreadable) wrapping the cause.
 func StopLaunch(ctx context.Context, p proc.FS, st *State, name string, timeout, wait time.Duration, check func(*Record) error) (*Record, *StopResult, error) {
 	lock, lerr := st.tryLock(name)
 	if wait <= 0 {
@@ -253,9 +253,9 @@ func unreadRecord(st *State, name string, err error) error {
 	case errors.Is(err, ErrUntrusted):
 		return err
 	case errors.Is(err, fs.ErrNotExist):
-		return &Error{Outcome: outcome.NotRecorded, Kind: KindNotRecorded, Err: err, Msg: fmt.Sprintf("no launch %q is recorded in %s", name, st.Dir)}
+		return &Error{Outcome: outcome.NotRecorded, Err: err, Msg: fmt.Sprintf("no launch %q is recorded in %s", name, st.Dir)}
 	}
-	return &Error{Outcome: outcome.Usage, Kind: KindState, Err: err, Msg: fmt.Sprintf("the record of %q is unreadable, nothing was signalled", name),
+	return &Error{Outcome: outcome.Usage, Err: err, Msg: fmt.Sprintf("the record of %q is unreadable, nothing was signalled", name),
 		Name: name, Fix: FixRecordUnreadable,
 		Hint: "a new launch of " + name + " replaces it"}
 }

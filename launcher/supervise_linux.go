@@ -237,7 +237,7 @@ func (la *Launch) Verify(ctx context.Context) (*verify.Report, error) {
 		r := verify.NewReport(la.Spec.Name)
 		r.Add(verify.KindExited, "the worker (pid %d) is %s", la.worker.Pid, la.worker.Check(p))
 		r.SetOutcome(outcome.Exited)
-		return r, &Error{Outcome: outcome.Exited, Kind: verify.KindExited, Report: r, Msg: r.Problems[0].Message}
+		return r, &Error{Outcome: outcome.Exited, Report: r, Msg: r.Problems[0].Message}
 	}
 	c := verify.CheckFromSpec(la.Spec, la.Env.Expect())
 	c.Root, c.Worker, c.Tree = la.tree.root.fp.Pid, la.worker.Pid, la.tree.members()
@@ -252,7 +252,7 @@ func (la *Launch) Verify(ctx context.Context) (*verify.Report, error) {
 	checkUser(p, la.Spec, la.worker.Pid, r)
 	r.Mask(la.Env.Secrets())
 	if !r.Verified {
-		return r, &Error{Outcome: r.Outcome, Kind: r.Problems[0].Kind, Report: r, Msg: r.Failure()}
+		return r, &Error{Outcome: r.Outcome, Report: r, Msg: r.Failure()}
 	}
 	return r, nil
 }

@@ -42,7 +42,7 @@ func TestStartBadProgram(t *testing.T) {
 		_, err = Start(context.Background(), &schema.Launch{Name: "x", Command: []string{prog}, Dir: dir}, Options{State: st})
 		var e *Error
 		var ie *schema.InvalidError
-		if !errors.As(err, &e) || e.Outcome != outcome.Usage || e.Kind != KindUsage || !errors.As(err, &ie) {
+		if !errors.As(err, &e) || e.Outcome != outcome.Usage || !errors.As(err, &ie) {
 			t.Fatalf("%s: err = %v, want a usage *Error wrapping *schema.InvalidError", prog, err)
 		}
 		if len(ie.Problems) != 1 || ie.Problems[0].Field != "command[0]" || !strings.Contains(err.Error(), "Command[0]: ") {
@@ -168,7 +168,7 @@ func TestImportNoSideEffects(t *testing.T) {
 		}
 	}
 	out, n = run(t.TempDir())
-	if n != 1 || !strings.Contains(out, "kind usage") || !strings.Contains(out, "RelayMain") {
+	if n != 1 || !strings.Contains(out, "outcome usage error") || !strings.Contains(out, "RelayMain") {
 		t.Errorf("no relay program: init ran %d times, want 1 and a usage error naming RelayMain:\n%s", n, out)
 	}
 }

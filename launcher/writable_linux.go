@@ -108,7 +108,7 @@ func notWritable(dir string, err error) *Error {
 	if errors.Is(err, unix.ENOSPC) || errors.Is(err, unix.EDQUOT) {
 		what = fmt.Sprintf("has no room for a launch's state files (%d KiB)", writeReserve>>10)
 	}
-	return &Error{Outcome: outcome.Usage, Kind: KindState, Err: err,
+	return &Error{Outcome: outcome.Usage, Err: err,
 		Msg:  fmt.Sprintf("state dir: %s %s; nothing was stopped or started", dir, what),
 		Path: dir, Fix: FixStateDirWritable,
 		Hint: "make the state dir writable (remount it read-write, free some space) or use another (Options.StateDir)"}

@@ -178,7 +178,7 @@ func downOne(ctx context.Context, p proc.FS, st *launcher.State, l *spec.Launch,
 	case rec == nil && err != nil && !errors.Is(err, launcher.ErrLocked):
 		s.Skip = Unreadable
 		var le *launcher.Error
-		if !errors.Is(err, launcher.ErrUntrusted) && errors.As(err, &le) && le.Kind == launcher.KindState {
+		if !errors.Is(err, launcher.ErrUntrusted) && errors.As(err, &le) && le.Fix == launcher.FixRecordUnreadable {
 			s.Err = le.Err // StopLaunch's "unreadable" says it in other words
 		}
 	}

@@ -270,8 +270,13 @@ func failure(name string, err error) string {
 		return fmt.Sprintf("launchertest: %s: %v", name, err)
 	}
 	var b strings.Builder
-	// The kind, never the CLI's exit code: a Go caller switches on Kind.
-	fmt.Fprintf(&b, "launchertest: %s: %s: %s", name, e.Kind, e.Error())
+	// The kind, never the CLI's exit code: the report's first problem
+	// kind (exited, not-ready, …), else the Outcome a Go caller switches on.
+	kind := e.Outcome.String()
+	if e.Report != nil && len(e.Report.Problems) > 0 {
+		kind = string(e.Report.Problems[0].Kind)
+	}
+	fmt.Fprintf(&b, "launchertest: %s: %s: %s", name, kind, e.Error())
 	if e.Report != nil {
 		for _, p := range e.Report.Problems {
 			if !strings.Contains(e.Error(), p.Message) {

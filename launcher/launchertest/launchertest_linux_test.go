@@ -743,7 +743,7 @@ func TestStartInvalidLaunch(t *testing.T) {
 	}
 	g := &fakeTB{TB: t}
 	startFake(g, &schema.Launch{Name: "missing", Command: []string{"/nonexistent/server"}}, launcher.Options{})
-	if !strings.Contains(g.fatal, "missing: usage: ") || !strings.Contains(g.fatal, "Command[0]: ") {
+	if !strings.Contains(g.fatal, "missing: usage error: ") || !strings.Contains(g.fatal, "Command[0]: ") {
 		t.Errorf("missing program: %q", g.fatal)
 	}
 }
@@ -774,7 +774,7 @@ func TestShared(t *testing.T) {
 	_, stop, err = Shared(context.Background(), bad, launcher.Options{})
 	stop()
 	var e *launcher.Error
-	if !errors.As(err, &e) || e.Kind != verify.KindExited || len(e.Tail) == 0 || e.Tail[len(e.Tail)-1] != "cannot start" {
+	if !errors.As(err, &e) || (e.Report == nil || !e.Report.Has(verify.KindExited)) || len(e.Tail) == 0 || e.Tail[len(e.Tail)-1] != "cannot start" {
 		t.Fatalf("err = %v, want an exited *launcher.Error with the tail", err)
 	}
 	if e.Report == nil || e.Report.Log == "" {

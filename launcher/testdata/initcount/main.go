@@ -41,7 +41,7 @@ func main() {
 	if err != nil {
 		var e *launcher.Error
 		if errors.As(err, &e) {
-			fmt.Println("kind", e.Kind)
+			fmt.Println("outcome", e.Outcome)
 		}
 		fmt.Println("error:", err)
 		os.Exit(3)
