@@ -141,7 +141,7 @@ func checkStart(l *spec.Launch, opts Options) (*State, error) {
 		return nil, err
 	}
 	if opts.Detach && (opts.Stdout != nil || opts.Stderr != nil) {
-		return nil, errorf(outcome.Usage, KindUsage, "launch %q: Options.Stdout and Options.Stderr are for a foreground launch, and Options.Detach is set: a detached launch's output is read back from its log, which does not keep the streams apart", l.Name)
+		return nil, errorf(outcome.Usage, "launch %q: Options.Stdout and Options.Stderr are for a foreground launch, and Options.Detach is set: a detached launch's output is read back from its log, which does not keep the streams apart", l.Name)
 	}
 	if err := opts.Ready.check(l); err != nil {
 		return nil, err

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/childproof/childproof/outcome"
 	"github.com/childproof/childproof/spec"
 	"github.com/google/go-cmp/cmp"
 )
@@ -102,8 +103,8 @@ func TestStdoutStderrDetachRefused(t *testing.T) {
 	l := &spec.Launch{Name: "d", Command: []string{"sleep", "60"}}
 	_, err := Start(context.Background(), l, Options{StateDir: t.TempDir(), Detach: true, Stderr: &Lines{}})
 	var e *Error
-	if !errors.As(err, &e) || e.Kind != KindUsage || !strings.Contains(err.Error(), "Options.Stdout and Options.Stderr are for a foreground launch") {
-		t.Fatalf("err = %v, want a KindUsage *Error", err)
+	if !errors.As(err, &e) || e.Outcome != outcome.Usage || !strings.Contains(err.Error(), "Options.Stdout and Options.Stderr are for a foreground launch") {
+		t.Fatalf("err = %v, want an outcome.Usage *Error", err)
 	}
 }
 
