@@ -68,11 +68,14 @@ func (b *bench) wait() error {
 		if !b.waitRow("cpu-" + strings.Fields(c.name)[0]) {
 			continue
 		}
-		cpu, took, err := b.waitCPU(c.command, c.comm, wait)
+		cpu, took, late, err := b.waitCPU(c.command, c.comm, wait)
 		if err != nil {
 			return fmt.Errorf("cpu %s: %w", c.name, err)
 		}
 		share := float64(cpu) / float64(took) * 100
+		if late >= 0 {
+			b.add("wait: childproof CPU while waiting, "+c.name+", after the first half", fmt.Sprintf("%.1f%% of a core", late), "its own user+sys from the middle of the wait to its end: a long wait's steady state")
+		}
 		b.add("wait: childproof CPU while waiting, "+c.name, fmt.Sprintf("%.1f%% of a core", share), fmt.Sprintf("%s of its own user+sys (not the tree's) over the first %s of its run, start-up included (foreground, ready.timeout %s); load average %s", ms(cpu), took.Round(time.Millisecond), wait, loadAverage()))
 		b.check("CPU while waiting ("+c.name+") ≤ 3% of a core", fmt.Sprintf("%.1f%%", share), share <= 3, "")
 	}
@@ -246,14 +249,14 @@ func (b *bench) loopLag(srv, kind string, delay, every time.Duration) (time.Dura
 // waitCPU runs childproof run in the foreground with ready.timeout wait
 // for a worker that is never ready and returns its CPU time (user +
 // system) and how long it ran.
-func (b *bench) waitCPU(command, comm string, wait time.Duration) (time.Duration, time.Duration, error) {
+func (b *bench) waitCPU(command, comm string, wait time.Duration) (time.Duration, time.Duration, float64, error) {
 	dir, err := os.MkdirTemp(b.work, "cpu-")
 	if err != nil {
-		return 0, 0, err
+		return 0, 0, -1, err
 	}
 	port, err := freePort()
 	if err != nil {
-		return 0, 0, err
+		return 0, 0, -1, err
 	}
 	worker := ""
 	if comm != "" {
@@ -272,19 +275,18 @@ func (b *bench) waitCPU(command, comm string, wait time.Duration) (time.Duration
 `, strings.ReplaceAll(command, "PORT", strconv.Itoa(port)), worker, port, wait.String())
 	p := filepath.Join(dir, "spec.hcl")
 	if err := os.WriteFile(p, []byte(spec), 0o644); err != nil {
-		return 0, 0, err
+		return 0, 0, -1, err
 	}
 	cmd := exec.Command(b.bin, "run", "--state-dir", filepath.Join(dir, "state"), p)
 	t := time.Now()
 	if err := cmd.Start(); err != nil {
-		return 0, 0, err
+		return 0, 0, -1, err
 	}
 	// childproof's own CPU time (utime + stime of its /proc/PID/stat,
 	// not its children's: the rusage wait4 gives counts the tree it
 	// reaps), sampled every 100 ms until it exits: the last sample is
 	// its wait's cost, without the teardown.
-	var own time.Duration
-	var at time.Duration
+	var own, at, midCPU, mid time.Duration
 	done := make(chan struct{})
 	go func() { cmd.Wait(); close(done) }()
 	tick := time.NewTicker(100 * time.Millisecond)
@@ -296,13 +298,20 @@ func (b *bench) waitCPU(command, comm string, wait time.Duration) (time.Duration
 		case <-tick.C:
 			if c, ok := ownCPU(cmd.Process.Pid); ok {
 				own, at = c, time.Since(t)
+				if mid == 0 && at >= wait/2 {
+					midCPU, mid = c, at
+				}
 			}
 		}
 	}
 	if cmd.ProcessState == nil || at == 0 {
-		return 0, 0, fmt.Errorf("childproof did not run")
+		return 0, 0, -1, fmt.Errorf("childproof did not run")
 	}
-	return own, at, nil
+	late := -1.0
+	if mid > 0 && at > mid {
+		late = float64(own-midCPU) / float64(at-mid) * 100
+	}
+	return own, at, late, nil
 }
 
 // ownCPU is a process's own CPU time (user + system, not its children's)

@@ -133,6 +133,10 @@ func (f *finder) members() []int {
 	return f.tree
 }
 
+// listenSlowAfter is how long the find loop looks for the listener every
+// 20 ms before it looks every 50 ms.
+const listenSlowAfter = 10 * time.Second
+
 // fullLookEvery is how often the find loop looks at everything although
 // nothing changed: the waits for a quiet tree are judged on it.
 const fullLookEvery = 200 * time.Millisecond
@@ -456,13 +460,17 @@ func (f *finder) neverAppeared(tree []int) error {
 
 // pollPause waits between two looks for the worker and its listener:
 // 200 µs for the first 50 ms, when a server that binds at once shows up,
-// 1 ms to 200 ms, 5 ms to 1 s, then 20 ms, so that a slow starter costs a
-// few percent of a core (a look that finds nothing changed costs ~0.3
-// ms: finder.changed) and is still seen ~10 ms after it listens.
+// 1 ms to 200 ms, 5 ms to 1 s, 20 ms to listenSlowAfter, then 50 ms, so
+// that a slow starter costs a few percent of a core (each look is a
+// wake-up of the process; one that finds nothing changed costs ~0.3 ms:
+// finder.changed) and is still seen ~10 ms after it listens (~25 ms once
+// it has taken longer than listenSlowAfter, a model's load of minutes).
 // unix.Nanosleep, because time.Sleep never returns in under ~1 ms.
 func pollPause(waited time.Duration) {
 	ns := int64(20 * time.Millisecond)
 	switch {
+	case waited >= listenSlowAfter:
+		ns = int64(50 * time.Millisecond)
 	case waited < 50*time.Millisecond:
 		ns = int64(200 * time.Microsecond)
 	case waited < 200*time.Millisecond:

@@ -42,6 +42,10 @@ var treeEventLooks atomic.Int64
 // waiters by its events.
 const eventCoalesce = 10 * time.Millisecond
 
+// otherCoalesce is the least time between two reads of events none of
+// which was the tree's.
+const otherCoalesce = 5 * time.Millisecond
+
 // listenTree subscribes to the proc connector before the tree starts
 // (nil when not root, CHILDPROOF_NO_PROC_CONNECTOR is set, or the
 // connector refuses).
@@ -85,6 +89,10 @@ func (te *treeEvents) follow(root int) {
 				// every eventCoalesce: what happens meanwhile is queued
 				// and read at once after it.
 				time.Sleep(eventCoalesce)
+			} else {
+				// The rest of the machine's events are read in batches:
+				// at most one wake-up every otherCoalesce for them.
+				time.Sleep(otherCoalesce)
 			}
 		}
 	}()
