@@ -91,7 +91,8 @@ func logOf(env []string, name string) string {
 
 // get asks the server on port for path and returns the body.
 func get(port int, path string) (string, error) {
-	c := http.Client{Timeout: 10 * time.Second}
+	// A connection each: node's cluster hands each to the next worker.
+	c := http.Client{Timeout: 10 * time.Second, Transport: &http.Transport{DisableKeepAlives: true}}
 	resp, err := c.Get("http://127.0.0.1:" + strconv.Itoa(port) + path)
 	if err != nil {
 		return "", err
@@ -363,6 +364,12 @@ func TestVLLMLayout(t *testing.T) {
 				!strings.Contains(out, "pid "+pid+" (EngineCore_0) cannot be read") && !strings.Contains(out, "NOT the intended value") {
 				t.Errorf("explain after an engine restart with the change: exit %d\n%s%s", code, out, errOut)
 			}
+			// stop ends the API, the new engine and the resource tracker.
+			tree := pinTree(t, api, 3)
+			if out, errOut, code := cli(t, dir, env, "stop", "vllm"); code != 0 {
+				t.Errorf("stop: exit %d\n%s%s", code, out, errOut)
+			}
+			tree.wait(t, "stop")
 		})
 	}
 }
@@ -633,8 +640,20 @@ func TestNodeClusterRespawn(t *testing.T) {
 				t.Fatalf("run: want verified\n%s\nlog:\n%s", msg, logOf(env, "cluster"))
 			}
 			primary := r.Worker.Pid
-			if !waitFor(30*time.Second, func() bool { return len(children(primary)) == 3 }) {
-				t.Fatalf("the primary (pid %d) has workers %v, want 3", primary, children(primary))
+			// Every worker serves: were the only one listening to crash,
+			// the primary would close the port until the others listen.
+			serving := func() bool {
+				ws := children(primary)
+				seen := map[int]bool{}
+				for range 30 {
+					body, _ := get(port, "/")
+					pid, _ := strconv.Atoi(strings.TrimSpace(body))
+					seen[pid] = true
+				}
+				return len(ws) == 3 && seen[ws[0]] && seen[ws[1]] && seen[ws[2]]
+			}
+			if !waitFor(30*time.Second, serving) {
+				t.Fatalf("the primary (pid %d) has workers %v, want 3 serving", primary, children(primary))
 			}
 			judged := func(r treeReport, pid int) bool {
 				return slices.ContainsFunc(r.Members, func(m struct {
@@ -692,6 +711,18 @@ func TestNodeClusterRespawn(t *testing.T) {
 				t.Errorf("verify after worker %d was respawned as %d with MODEL_REVISION changed: want exit 3, env-diverged naming it\n%s", gone, repl, msg)
 			}
 			t.Logf("poisoned respawn %d: %+v", repl, r.Problems)
+
+			// ps still sees the launch alive on its primary; stop ends
+			// the primary and every worker, replacements included.
+			out, errOut, code := cli(t, dir, env, "ps", "--format", "json")
+			if code != 0 || !strings.Contains(out, fmt.Sprintf(`"pid": %d,`, primary)) || strings.Contains(out, `"status": "gone"`) {
+				t.Errorf("ps after the respawns: exit %d\n%s%s", code, out, errOut)
+			}
+			tree := pinTree(t, primary, 4)
+			if out, errOut, code := cli(t, dir, env, "stop", "cluster"); code != 0 {
+				t.Errorf("stop: exit %d\n%s%s", code, out, errOut)
+			}
+			tree.wait(t, "stop")
 		})
 	}
 }
