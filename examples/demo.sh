@@ -115,7 +115,9 @@ step 0 "1. run --detach: exec'd directly, verified on the worker's own /proc rec
 step 0 "1. verify again, read-only, as contract JSON" -- verify --format json $L1
 step 0 "1. explain MOCK_LLM_KEY on every process down to the worker (digests, never values)" -- explain $L1 MOCK_LLM_KEY
 step 0 "census: ps" -- ps
-step 4 "1. a second launch finds our own instance on the port (on_stale = fail)" -- run --detach $L1
+# Our own instance still runs: refused with the lock's exit 6 (exit 4 is for a port held by a
+# process childproof did not start, story 2 below); cmd/childproof's run_detach.txtar tests it.
+step 6 "1. a second launch of the same name is refused: our own instance still runs (on_stale = fail)" -- run --detach $L1
 step 0 "1. stop: SIGTERM the group through a pidfd, only if the fingerprint matches" -- stop login-shell-fixed
 
 # Story 2: a stale server childproof did not start holds the port.
