@@ -102,6 +102,30 @@ func TestLogWaits(t *testing.T) {
 	}
 }
 
+// TestStreamsApart: the server's stdout and stderr apart. A wrapper says
+// "warming" on stdout, then mock-llm says "listening on" on stderr; the
+// test waits on stderr (launcher.Lines in a Ready.Func) and finds each
+// line in its own stream only.
+func TestStreamsApart(t *testing.T) {
+	t.Parallel()
+	port := launchertest.FreePort(t)
+	l := mockSpec(port, "streams-key")
+	l.Command = append([]string{"sh", "-c", `echo "wrapper: warming"; exec "$@"`, "sh"}, l.Command...)
+	var stdout, stderr launcher.Lines
+	launchertest.Start(t, l, launcher.Options{Stdout: &stdout, Stderr: &stderr,
+		Ready: launcher.Readiness{Func: func(ctx context.Context) error {
+			_, err := stderr.Wait(ctx, regexp.MustCompile(`^mock-llm: listening on `), 1)
+			return err
+		}}})
+	out, errs := strings.Join(stdout.Lines(), "\n"), strings.Join(stderr.Lines(), "\n")
+	if !strings.Contains(out, "wrapper: warming") || strings.Contains(out, "listening on") {
+		t.Errorf("stdout:\n%s", out)
+	}
+	if !strings.Contains(errs, "mock-llm: listening on") || strings.Contains(errs, "warming") {
+		t.Errorf("stderr:\n%s", errs)
+	}
+}
+
 // mockSpec is a launch spec built in Go, without HCL: mock-llm on port,
 // with its key, proven on the worker and ready when /healthz answers.
 func mockSpec(port int, key string) *schema.Launch {
