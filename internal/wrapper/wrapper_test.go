@@ -295,3 +295,24 @@ func TestSetuser(t *testing.T) {
 		t.Errorf("ClassifyFor(setuser, KEY) = %v", got)
 	}
 }
+
+// TestVersionManagerExec: pyenv exec CMD (what a pyenv shim runs) wraps
+// CMD and sets PATH anew; pyenv's other subcommands wrap nothing.
+func TestVersionManagerExec(t *testing.T) {
+	e, ok := Lookup([]string{"/opt/pyenv/libexec/pyenv", "exec", "python3", "-m", "app"})
+	if !ok || e.Command != 2 || !cmp.Equal(e.Changed, []string{"PATH"}) {
+		t.Fatalf("Lookup(pyenv exec python3 …) = %+v, %v", e, ok)
+	}
+	if _, ok := Lookup([]string{"pyenv", "install", "3.11"}); ok {
+		t.Error("pyenv install is taken for a wrapper")
+	}
+	if n, ok := Skip("asdf", []string{"exec", "node", "server.js"}); !ok || n != 1 {
+		t.Errorf("Skip(asdf exec node …) = %d, %v", n, ok)
+	}
+	if !WrapsWith("rbenv", "exec") || WrapsWith("rbenv", "install") || IsTransparent("rbenv") || !IsTransparent("nohup") {
+		t.Error("WrapsWith/IsTransparent disagree with the table")
+	}
+	if got := ClassifyFor([]string{"pyenv", "exec", "python3"}, []string{"PATH"}); !cmp.Equal(got, []string{EnvReset}) {
+		t.Errorf("ClassifyFor(pyenv exec, PATH) = %v", got)
+	}
+}
