@@ -7,7 +7,9 @@ import (
 	"github.com/childproof/childproof/verify"
 )
 
-// Launch is a started and verified tree.
+// Launch is a started and verified tree. Its methods are safe for
+// concurrent use (Wait in one goroutine while another calls Stop or
+// Verify); its exported fields must not be changed.
 type Launch struct {
 	// Spec is the launch spec it was started from.
 	Spec *spec.Launch

@@ -233,7 +233,14 @@ func (la *Launch) closeFDs() {
 func (la *Launch) Verify(ctx context.Context) (*verify.Report, error) {
 	p := la.opts.Proc
 	v := &verify.Verifier{Proc: p, State: la.State, ShowValues: la.opts.ShowValues}
-	if la.worker.Check(p) != verify.Alive {
+	// The worker's and the ranks' pidfds are closed by a Stop: held
+	// across the check, so that a Stop from another goroutine waits for
+	// it (and a Verify during a Stop waits for the Stop) instead of
+	// reading an fd number closed and perhaps reused.
+	t := la.tree
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.finished || la.worker.Check(p) != verify.Alive {
 		r := verify.NewReport(la.Spec.Name)
 		r.Add(verify.KindExited, "the worker (pid %d) is %s", la.worker.Pid, la.worker.Check(p))
 		r.SetOutcome(outcome.Exited)
