@@ -28,7 +28,7 @@ import (
 // part of the budget unspent, so that an event finds it: never more
 // than maxProbesPerSecond probes in any second.
 const (
-	probeEvery         = 70 * time.Millisecond
+	probeEvery         = 65 * time.Millisecond
 	eventFollowUp      = 15 * time.Millisecond
 	probeSlowAfter     = 10 * time.Second
 	probeSlowest       = time.Second
