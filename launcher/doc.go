@@ -14,7 +14,7 @@
 //
 // A Go test can use it without HCL:
 //
-//	l, err := launcher.Start(ctx, &schema.Launch{Name: "srv", Command: []string{"./srv"}, …}, launcher.Options{})
+//	l, err := launcher.Start(ctx, &spec.Launch{Name: "srv", Command: []string{"./srv"}, …}, launcher.Options{})
 //	if err != nil { … }            // *launcher.Error: its Outcome, and Report the evidence
 //	defer l.Stop(context.Background())
 //	r, err := l.Verify(ctx)        // re-check at any time

@@ -163,7 +163,7 @@ func checkStart(l *spec.Launch, opts Options) (*State, error) {
 }
 
 // validLaunch checks a launch by the spec loader's rules before anything
-// is taken or started (schema's Launch.Validate and Launch.CheckRun: the
+// is taken or started (spec's Launch.Validate and Launch.CheckRun: the
 // program found and executable, the worker selector able to match); a
 // broken rule is a usage Error wrapping the *spec.InvalidError that
 // names the field, by its Go name for a Go caller. lookup answers the

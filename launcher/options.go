@@ -52,7 +52,7 @@ type Options struct {
 	// FromSpec says the launch is a spec file's as the childproof command
 	// loads it: {{port}} placeholders are left as they are (the spec
 	// language has port()), and a nil Inherit passes exactly
-	// schema.DefaultInherit. false (a launch built in Go): placeholders
+	// spec.DefaultInherit. false (a launch built in Go): placeholders
 	// are filled from Ports, and a nil Inherit also passes GOCOVERDIR
 	// (coverage of a `go build -cover` server). Errors are the same
 	// either way: a caller words hints from Error.Fix and its fields.

@@ -5,7 +5,7 @@
 // them in the reverse order. A failed Up stops what it started, in
 // reverse order, before it returns.
 //
-//	g, err := group.Up(ctx, []*schema.Launch{api, db}, nil) // db first: api depends on it
+//	g, err := group.Up(ctx, []*spec.Launch{api, db}, nil) // db first: api depends on it
 //	if err != nil { … }                                      // names the launch that failed
 //	defer g.Down(context.Background())
 //
