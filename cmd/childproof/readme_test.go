@@ -101,3 +101,55 @@ func TestReadmeTourSpec(t *testing.T) {
 		t.Error("README.md, A short tour: the commands do not say to export MOCK_LLM_KEY, which the spec's env() needs")
 	}
 }
+
+// TestDocsPathsExist: every repository path the README and docs/ name in
+// backquotes (`examples/library/library_linux_test.go`,
+// `launcher/fault_linux_test.go`) exists, so that a newcomer following
+// them finds the file (issue 42: three named files had been renamed to
+// _linux_test.go). A path under cmd/childproof may be written from there
+// (`internal/console`); `pkg.Symbol` names a symbol of an existing package.
+func TestDocsPathsExist(t *testing.T) {
+	root := "../.."
+	entries, err := os.ReadDir(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var tops []string
+	for _, e := range entries {
+		// bin/ is make build's output, not the repository's: docs name
+		// bin/childproof and other programs' bin/ paths.
+		if e.IsDir() && !strings.HasPrefix(e.Name(), ".") && e.Name() != "bin" {
+			tops = append(tops, regexp.QuoteMeta(e.Name()))
+		}
+	}
+	pathRE := regexp.MustCompile("`((?:" + strings.Join(tops, "|") + ")/[A-Za-z0-9_./-]+)`")
+	// Named on purpose as absent: lint.md says why the corpus is not there.
+	absent := map[string]bool{"envres/testdata/corpus/": true}
+	docs, _ := filepath.Glob(filepath.Join(root, "docs", "*.md"))
+	docs = append(docs, filepath.Join(root, "README.md"))
+	checked := 0
+	for _, doc := range docs {
+		b, err := os.ReadFile(doc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, m := range pathRE.FindAllStringSubmatch(string(b), -1) {
+			p := m[1]
+			if absent[p] {
+				continue
+			}
+			checked++
+			exists := func(p string) bool { _, err := os.Stat(filepath.Join(root, p)); return err == nil }
+			if exists(p) || exists("cmd/childproof/"+p) {
+				continue
+			}
+			if i := strings.LastIndex(p, "."); i > 0 && exists(p[:i]) && !strings.Contains(p[i:], "/") {
+				continue // pkg.Symbol
+			}
+			t.Errorf("%s names %s, which does not exist", filepath.Base(doc), p)
+		}
+	}
+	if checked < 20 {
+		t.Errorf("only %d paths checked: the pattern looks in the wrong place", checked)
+	}
+}
