@@ -610,7 +610,7 @@ func (a *analyzer) suStep(c *cmdRun) wrapStep {
 	}
 	if c.mode == callExec {
 		a.endBg(c.st)
-		c.st.dead = true
+		c.st.dead, c.st.execd = true, true
 	}
 	return wrapDone
 }
@@ -839,7 +839,7 @@ func (a *analyzer) external(st, cst *state, fc *fileCtx, fs []field, mode callMo
 			a.reportWraps(cst.wraps, false)
 		}
 		a.helperBg(st)
-		st.dead = true
+		st.dead, st.execd = true, true
 	case callBackground:
 		a.workerPoint(cst, ref)
 		// Its wrappers count if it is the worker: known when the
@@ -1402,7 +1402,7 @@ func (a *analyzer) runChild(st, cst *state, fc *fileCtx, callPos syntax.Pos, abs
 		switch mode {
 		case callExec:
 			a.helperBg(st)
-			st.dead = true
+			st.dead, st.execd = true, true
 		case callBackground:
 			st.launched = &bgLaunch{site: callSite, nohup: nohup}
 		default:

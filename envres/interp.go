@@ -39,6 +39,7 @@ func (a *analyzer) stmt(st *state, fc *fileCtx, s *syntax.Stmt) {
 		sub.subshell = true
 		sub.launched = nil
 		sub.bg = nil
+		sub.execd = false
 		a.cmd(sub, fc, s, callBackground)
 		if _, simple := s.Cmd.(*syntax.CallExpr); !simple {
 			a.bgJob(sub, st.lastCmd, fc, s)
@@ -66,6 +67,7 @@ func (a *analyzer) cmd(st *state, fc *fileCtx, s *syntax.Stmt, mode callMode) {
 		sub := st.fork()
 		sub.subshell = true
 		sub.bg = nil
+		sub.execd = false
 		a.stmts(sub, fc, c.Stmts)
 		// What it left running in the background outlives it: a worker
 		// or not as this process ends (( srv & ) at the end), a helper
@@ -459,10 +461,16 @@ func (a *analyzer) endBg(st *state) {
 }
 
 // bgJob is the end of a list, group or subshell run in the background
-// (cd d && ./srv &, ( … ) &) in its state job: a program it ran last in
-// the foreground (not before, the caller's last command) that stays runs
-// in the background job, as its worker, launched at s.
+// (cd d && ./srv &, ( … ) &) in its state job: a program it exec'd, or
+// ran last in the foreground (not before, the caller's last command) and
+// that stays, runs in the background job, as its worker, launched at s.
 func (a *analyzer) bgJob(job *state, before *cmdRef, fc *fileCtx, s *syntax.Stmt) {
+	if job.launched == nil && job.execd {
+		// ( cd d && exec ./srv ) &: the worker took the job over (its
+		// exec was its worker point).
+		job.launched = &bgLaunch{site: a.siteAt(job, fc, s.Pos())}
+		return
+	}
 	c := job.lastCmd
 	if job.launched != nil || job.dead || job.returning || c == nil || c == before || c.returns || c.wrapOnly {
 		return

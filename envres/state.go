@@ -377,6 +377,7 @@ type state struct {
 	allexport bool
 	funcsOwn  bool // funcs may be written without copying
 	dead      bool // the path ended (exec, exit)
+	execd     bool // it exec'd a worker on some path (a job's worker took it over)
 	returning bool // return/exit from a function or sourced file
 	// reset is set in a process started with a fresh environment (env -i,
 	// sudo, su): env-reset was already reported, protected checks are off.
@@ -513,6 +514,9 @@ func (s *state) merge(branches ...*state) {
 		if !b.dead {
 			alive = append(alive, b)
 		}
+	}
+	for _, b := range branches {
+		s.execd = s.execd || b.execd
 	}
 	if len(alive) == 0 {
 		s.dead = true
