@@ -466,7 +466,8 @@ func (l *loader) role(blk *hcl.Block, s *launchState) {
 				continue
 			}
 			s.parts[ns("worker", i, attr)] = a.Expr.Range()
-			if v, ok := l.str(a); ok {
+			if v, secret, ok := l.strSecret(a); ok {
+				s.secret[ns("worker", i, attr)] = secret
 				if attr == "comm" {
 					r.Comm = v
 				} else {

@@ -117,7 +117,39 @@ func writeSummary(w io.Writer, l *schema.Launch) {
 	case verify.SelectPort:
 		worker = fmt.Sprintf("the owner of port %d", l.Ports[0].Number)
 	}
+	if len(l.Roles) > 0 {
+		worker = roleRows(l)
+	}
 	_ = s.WriteText(w, l, schema.SummaryText{Path: func(p string) string { return envres.RebasePath(p, "", workDir()) }, Worker: worker})
+}
+
+// roleRows describes a launch's worker roles for the summary: each role's
+// name, selector (a value from env() or file() shown as a placeholder),
+// count and ports, the primary role first as run picks it.
+func roleRows(l *schema.Launch) string {
+	var rows []string
+	for i, r := range l.Roles {
+		attr, v := "comm", r.Worker.Comm
+		if v == "" {
+			attr, v = "exe", r.Worker.Exe
+		}
+		if l.Sensitive[fmt.Sprintf("worker[%d].%s", i, attr)] {
+			v = schema.HiddenValue
+		}
+		row := fmt.Sprintf("%s: %s %s", r.Name, attr, v)
+		if n := r.Worker.N(); n > 1 {
+			row += fmt.Sprintf(" (%d processes)", n)
+		}
+		if len(r.Ports) > 0 {
+			row += " owning " + strings.Join(r.Ports, ", ")
+		}
+		if i == l.PrimaryRole() {
+			rows = append([]string{row}, rows...)
+		} else {
+			rows = append(rows, row)
+		}
+	}
+	return "roles " + strings.Join(rows, "; ")
 }
 
 // workDir is the working directory paths are shown relative to (below it;
