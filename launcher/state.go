@@ -19,6 +19,8 @@ import (
 )
 
 // State is an opened state directory: records, logs, locks and the digest key.
+// It is safe for concurrent use, by goroutines as by processes (what it
+// writes is guarded by locks on disk); ReadSpec is set before first use.
 type State struct {
 	Dir string
 	// ReadSpec reads a recorded launch's spec file again, for what a

@@ -14,7 +14,8 @@ import (
 
 // Report is the evidence of one run or verify; its JSON form is the
 // documented output of run and verify (docs/launcher.md). Its groups are
-// embedded, so the JSON is one flat object, keys in this order.
+// embedded, so the JSON is one flat object, keys in this order. A Report
+// is not safe for concurrent use while it is being built (Add, SetOutcome).
 type Report struct {
 	Name     string `json:"name"`
 	Verified bool   `json:"verified"`

@@ -85,7 +85,9 @@ type Digester interface {
 	Digest(name, value string) string
 }
 
-// Verifier runs checks against the kernel's records.
+// Verifier runs checks against the kernel's records. It is safe for
+// concurrent use when its State is (a launcher.State is); its fields must
+// not be changed while it is in use.
 type Verifier struct {
 	// Proc is the /proc reader; the zero value reads /proc.
 	Proc proc.FS
