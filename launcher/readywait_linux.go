@@ -10,6 +10,7 @@ import (
 	"regexp"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -254,7 +255,11 @@ func (la *Launch) waitEvent(ctx context.Context, wfd int, at, deadline time.Time
 			return false
 		}
 		line := la.notes.wake.drain()
-		if la.tree.events.drainReady() || line {
+		moved := la.tree.events.drainReady()
+		if moved || line {
+			if moved {
+				readyTreeWakes.Add(1)
+			}
 			p.event()
 			if e := p.due(); e.After(time.Now()) {
 				if e.Before(at) {
@@ -395,6 +400,10 @@ func (la *Launch) execProbe(ctx context.Context, deadline time.Time) error {
 	}
 	return errors.New(msg)
 }
+
+// readyTreeWakes counts the readiness waits a tree event woke (tests
+// tell them from the paced probes).
+var readyTreeWakes atomic.Int64
 
 // errCutShort is a probe that the readiness deadline ended before it
 // could say anything: the previous probe's answer is the one reported.

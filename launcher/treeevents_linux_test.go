@@ -72,3 +72,28 @@ func TestSuperviseTreeEvents(t *testing.T) {
 		})
 	}
 }
+
+// TestReadyTreeEvents: as root, a fork or exec in the tree while the
+// worker answers 503 wakes the readiness wait (a probe at once, within
+// the budget) besides the paced probes; the launch is verified once the
+// worker answers 200.
+func TestReadyTreeEvents(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("the proc connector is used as root only")
+	}
+	f := newFixture(t)
+	l := f.spec("treewake")
+	srv := filepath.Join(f.bin, "mock-srv")
+	l.Command = []string{"sh", "-c", srv + ` helper busy "$1" 1s & while :; do sleep 0.1; done`, "sh", "127.0.0.1:" + strconv.Itoa(f.port)}
+	before := readyTreeWakes.Load()
+	la, err := f.start(t, l, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if la.tree.events == nil {
+		t.Fatal("a detached launch probed by http did not listen to its tree's events")
+	}
+	if n := readyTreeWakes.Load() - before; n == 0 {
+		t.Error("no readiness wait was woken by the tree's events")
+	}
+}
