@@ -74,9 +74,6 @@ const (
 	FixUnsetWhat
 	// FixSecretsAgain: the secret overrides Names must be given again.
 	FixSecretsAgain
-	// FixSecretExport: the secret override Other is not set in the
-	// caller's environment.
-	FixSecretExport
 	// FixSpecArg: the record of Other names no spec file; name it.
 	FixSpecArg
 	// FixStartAgain: Name is stopped; start it again.

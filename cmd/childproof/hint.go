@@ -145,8 +145,6 @@ func fixHint(le *launcher.Error) string {
 			flags = append(flags, "--set-secret "+n)
 		}
 		return fmt.Sprintf("export them and add %s (or drop them with --unset NAME)", strings.Join(flags, " "))
-	case launcher.FixSecretExport:
-		return "export " + le.Other + " first: --set-secret takes the value from the environment, never from the command line"
 	case launcher.FixSpecArg:
 		return "pass the spec: SPEC:" + le.Other
 	case launcher.FixStartAgain:

@@ -121,13 +121,9 @@ func (a *app) historyDiff(name string, ra, rb int) error {
 }
 
 // parseSecretSets reads each --set-secret NAME's value from the caller's
-// environment into set (launcher.SecretSets), and returns the names.
+// environment into set (secretSets), and returns the names.
 func (a *app) parseSecretSets(names []string, set map[string]string) ([]string, error) {
-	out, err := launcher.SecretSets(names, set, nil)
-	if err != nil {
-		return nil, a.launchErr(err)
-	}
-	return out, nil
+	return secretSets(names, set, nil)
 }
 
 // warnSecretSets warns about a --set of a name the spec makes secret

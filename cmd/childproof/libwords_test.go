@@ -85,11 +85,6 @@ var libWordsDebt = map[string]bool{
 	"launcher/round_linux.go: --round %d: no readable round %d of %q":                                                                                                 true,
 	"launcher/round_linux.go: --unset %s and --set %s: give one of them":                                                                                              true,
 	"launcher/round_linux.go: --unset %s: %s is not an override of %s (its overrides: %s)":                                                                            true,
-	"launcher/secretset.go: --set %s and --set-secret %s: give one of them":                                                                                           true,
-	"launcher/secretset.go: --set-secret %q: not a valid environment variable name (letters, digits and _, not starting with a digit), the same rule as a spec's env": true,
-	"launcher/secretset.go: --set-secret %s: %s is not set in the caller's environment":                                                                               true,
-	"launcher/secretset.go: --set-secret %s: takes a NAME, not NAME=VALUE":                                                                                            true,
-	"launcher/secretset.go: --set-secret: empty name":                                                                                                                 true,
 	"schema/variable.go: variable %q has no default; pass --var %s=VALUE":                                                                                             true,
 	"verify/verify.go:  (a launcher's rendezvous port, torchrun's agent for one, is bound on every interface whatever its --master_addr says: declare address = \"::\" with allow_all_interfaces = true for it)": true,
 }
