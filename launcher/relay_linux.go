@@ -87,20 +87,11 @@ type output struct {
 // from the same masking pass (logrelay.Tee: its writes overlap the next
 // read and log write, through a bounded queue).
 func startOutput(logf *os.File, set *redact.Set, relay string, marker string, also io.Writer) (*output, error) {
-	r, w, err := os.Pipe()
+	o, err := newOutput()
 	if err != nil {
 		return nil, err
 	}
-	// A bigger pipe: fewer wake-ups for a chatty worker.
-	unix.FcntlInt(w.Fd(), unix.F_SETPIPE_SZ, 1<<20)
-	o := &output{w: w, r: r, probe: -1, stats: &logrelay.Stats{}, done: make(chan struct{})}
-	if sc, err := r.SyscallConn(); err == nil {
-		sc.Control(func(fd uintptr) {
-			if d, err := unix.FcntlInt(fd, unix.F_DUPFD_CLOEXEC, 3); err == nil {
-				o.probe = d
-			}
-		})
-	}
+	r := o.r
 	if relay == "" {
 		go func() {
 			if also != nil {
@@ -124,6 +115,25 @@ func startOutput(logf *os.File, set *redact.Set, relay string, marker string, al
 	return o, nil
 }
 
+// newOutput makes a pipe for the tree's output (a big one: fewer
+// wake-ups for a chatty worker) and the probe of its read end.
+func newOutput() (*output, error) {
+	r, w, err := os.Pipe()
+	if err != nil {
+		return nil, err
+	}
+	unix.FcntlInt(w.Fd(), unix.F_SETPIPE_SZ, 1<<20)
+	o := &output{w: w, r: r, probe: -1, stats: &logrelay.Stats{}, done: make(chan struct{})}
+	if sc, err := r.SyscallConn(); err == nil {
+		sc.Control(func(fd uintptr) {
+			if d, err := unix.FcntlInt(fd, unix.F_DUPFD_CLOEXEC, 3); err == nil {
+				o.probe = d
+			}
+		})
+	}
+	return o, nil
+}
+
 // startSplitOutput is startOutput in the foreground with the tree's
 // stdout (o.w) and stderr (o.err.w) on pipes of their own, for
 // Options.Stdout and Stderr: each pipe's reader masks its stream into
@@ -133,27 +143,11 @@ func startOutput(logf *os.File, set *redact.Set, relay string, marker string, al
 // both readers ended.
 func startSplitOutput(logf *os.File, set *redact.Set, also, stdout, stderr io.Writer) (*output, error) {
 	var logMu, consoleMu sync.Mutex
-	open := func() (*output, error) {
-		r, w, err := os.Pipe()
-		if err != nil {
-			return nil, err
-		}
-		unix.FcntlInt(w.Fd(), unix.F_SETPIPE_SZ, 1<<20)
-		o := &output{w: w, r: r, probe: -1, stats: &logrelay.Stats{}, done: make(chan struct{})}
-		if sc, err := r.SyscallConn(); err == nil {
-			sc.Control(func(fd uintptr) {
-				if d, err := unix.FcntlInt(fd, unix.F_DUPFD_CLOEXEC, 3); err == nil {
-					o.probe = d
-				}
-			})
-		}
-		return o, nil
-	}
-	o, err := open()
+	o, err := newOutput()
 	if err != nil {
 		return nil, err
 	}
-	e, err := open()
+	e, err := newOutput()
 	if err != nil {
 		o.close()
 		o.r.Close()

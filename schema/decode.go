@@ -2,6 +2,7 @@ package schema
 
 import (
 	"fmt"
+	"github.com/childproof/childproof/internal/specrule"
 	"math"
 	"strings"
 
@@ -256,21 +257,7 @@ func (l *loader) keyRanges(e hcl.Expression) map[string]hcl.Range {
 }
 
 // ns joins namespace parts: ns("port", 0, "number") = "port[0].number".
-func ns(parts ...any) string {
-	var b strings.Builder
-	for _, p := range parts {
-		switch p := p.(type) {
-		case int:
-			fmt.Fprintf(&b, "[%d]", p)
-		case string:
-			if b.Len() > 0 {
-				b.WriteByte('.')
-			}
-			b.WriteString(p)
-		}
-	}
-	return b.String()
-}
+func ns(parts ...any) string { return specrule.NS(parts...) }
 
 // noteSecret remembers which parts of an attribute's value came from env()
 // or file() (secret, by their paths in the value): the whole expression,
