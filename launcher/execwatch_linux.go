@@ -86,6 +86,36 @@ const maxSignals = 32
 type captures struct {
 	mu    sync.Mutex
 	byPid map[int]execEnv
+	// forked is, for a process forked while traced that has not exec'd
+	// since, the evidence of the image it was forked from (its parent's
+	// exec, or what its parent inherited) as it was at the fork.
+	forked map[int]execEnv
+}
+
+// fork notes that parent forked child: child carries parent's image.
+func (c *captures) fork(parent, child int) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.forked == nil {
+		c.forked = map[int]execEnv{}
+	}
+	if e, ok := c.byPid[parent]; ok {
+		c.forked[child] = e
+	} else if e, ok := c.forked[parent]; ok {
+		c.forked[child] = e
+	}
+}
+
+// inherited returns the evidence of the image pid was forked from, when
+// pid has not exec'd since it was forked while traced.
+func (c *captures) inherited(pid int) (execEnv, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if _, ok := c.byPid[pid]; ok {
+		return execEnv{}, false
+	}
+	e, ok := c.forked[pid]
+	return e, ok
 }
 
 func (c *captures) get(pid int) (execEnv, bool) {
@@ -193,6 +223,15 @@ func (w *execWatch) evidence(pid int) (execEnv, bool) {
 		return execEnv{}, false
 	}
 	return w.env.get(pid)
+}
+
+// inherited returns the evidence of the exec pid was forked from (a
+// daemon forked out of the launched process), when pid has not exec'd.
+func (w *execWatch) inherited(pid int) (execEnv, bool) {
+	if w == nil {
+		return execEnv{}, false
+	}
+	return w.env.inherited(pid)
 }
 
 // detach asks the tracer to let go of every tracee and waits (up to 5 s)
@@ -525,6 +564,7 @@ func (w *execWatch) handleStop(ts map[int]*tracee, pid int, t *tracee, ws unix.W
 		case unix.PTRACE_EVENT_FORK, unix.PTRACE_EVENT_VFORK, unix.PTRACE_EVENT_CLONE:
 			if msg, err := unix.PtraceGetEventMsg(pid); err == nil && msg > 0 {
 				child := int(msg)
+				w.env.fork(pid, child)
 				if w.gone[child] {
 					// Its attach stop and its exit were both
 					// consumed before this event: nothing to add.

@@ -200,6 +200,13 @@ func (f *finder) workerExited(tree []int) error {
 	if f.worker == 0 || f.wfd < 0 || !pidfd.Exited(f.wfd) {
 		return nil
 	}
+	if f.worker == f.root && f.daemonized() {
+		// The launched process was picked and exited leaving its tree
+		// running: a daemon that forked out of it (nginx "daemon on",
+		// redis --daemonize yes). Pick the worker again from the tree.
+		f.repick()
+		return nil
+	}
 	if f.seenForeign == nil && len(la.Spec.Ports) > 0 {
 		// One last look: a stranger that took the port after the
 		// previous poll (a loaded machine polls late) made the
@@ -212,6 +219,18 @@ func (f *finder) workerExited(tree []int) error {
 		return la.raceError(f.r, f.seenForeign)
 	}
 	return la.exitedError(f.r, la.exitWhat(f.worker))
+}
+
+// daemonized reports whether the tree, listed afresh (the listing of the
+// look may be older than the fork), has a live member other than the
+// exited root: what a daemon's fork leaves.
+func (f *finder) daemonized() bool {
+	for _, p := range f.la.tree.members() {
+		if s, err := f.la.opts.Proc.Stat(p); p != f.root && err == nil && s.State != 'Z' {
+			return true
+		}
+	}
+	return false
 }
 
 // pick picks the worker when none is: the ranks of a job, else the one
@@ -612,7 +631,13 @@ func (la *Launch) verifyOnWorker(ctx context.Context, v *verify.Verifier, r *ver
 	c.NoReady = true
 	c.AnyMember = l.Worker.N() > 1
 	c.Owners = la.rankOwners()
-	if ev, ok := la.exec.watch.evidence(worker); ok {
+	ev, ok := la.exec.watch.evidence(worker)
+	if !ok && worker != c.Root {
+		// A daemon forked out of the launched process: its environment
+		// is the image's it was forked from.
+		ev, ok = la.exec.watch.inherited(worker)
+	}
+	if ok {
 		c.ExecEnv = &verify.ExecEnv{Vars: ev.Vars, Exe: ev.Exe, Area: ev.Area}
 		la.exec.env = c.ExecEnv
 	}
