@@ -200,7 +200,7 @@ func (f *finder) workerExited(tree []int) error {
 	if f.worker == 0 || f.wfd < 0 || !pidfd.Exited(f.wfd) {
 		return nil
 	}
-	if f.worker == f.root && f.daemonized() {
+	if f.worker == f.root && la.daemonized() {
 		// The launched process was picked and exited leaving its tree
 		// running: a daemon that forked out of it (nginx "daemon on",
 		// redis --daemonize yes). Pick the worker again from the tree.
@@ -224,9 +224,10 @@ func (f *finder) workerExited(tree []int) error {
 // daemonized reports whether the tree, listed afresh (the listing of the
 // look may be older than the fork), has a live member other than the
 // exited root: what a daemon's fork leaves.
-func (f *finder) daemonized() bool {
-	for _, p := range f.la.tree.members() {
-		if s, err := f.la.opts.Proc.Stat(p); p != f.root && err == nil && s.State != 'Z' {
+func (la *Launch) daemonized() bool {
+	root := la.tree.root.pid()
+	for _, p := range la.tree.members() {
+		if s, err := la.opts.Proc.Stat(p); p != root && err == nil && s.State != 'Z' {
 			return true
 		}
 	}
@@ -350,6 +351,11 @@ func (f *finder) ports(ctx context.Context, tree []int, rootExited bool) (findSt
 		return findWait, nil
 	}
 	err := la.verifyAndReady(ctx, f.v, f.r, f.worker, f.wfd, f.deadline, final)
+	if err != nil && f.worker == f.root && pidfd.Exited(f.wfd) && time.Now().Before(f.deadline) && la.daemonized() {
+		// The launched process, picked, forked a daemon and exited
+		// while it was verified or probed: pick the worker again.
+		err = errRepick
+	}
 	if !errors.Is(err, errRepick) {
 		return findDone, err
 	}
@@ -687,7 +693,9 @@ func (la *Launch) stillTheWorker(v *verify.Verifier, r *verify.Report, c verify.
 	// The answer is no evidence by itself: the owner must still be the worker.
 	r2 := verify.NewReport("")
 	if len(l.Ports) > 0 && !v.CheckPorts(r2, c, worker, la.tree.members()) || len(r2.Problems) > 0 {
-		if (movedPort(r2) || r2.Has(verify.KindPortForeign) && la.foreignHolder(la.tree.members()) == nil) && time.Now().Before(deadline) && !pidfd.Exited(wfd) {
+		if (movedPort(r2) || r2.Has(verify.KindPortForeign) && la.foreignHolder(la.tree.members()) == nil) && time.Now().Before(deadline) && (!pidfd.Exited(wfd) || worker == la.tree.root.pid() && la.daemonized()) {
+			// (The launched process forked the daemon that holds
+			// the port and exited: pick the worker again.)
 			return errRepick
 		}
 		r.Problems = append(r.Problems, r2.Problems...)
