@@ -53,6 +53,13 @@ func (a *app) newConsole(prefix bool) *launchConsole {
 	if live {
 		a.stdout = lc.con
 		a.stderr = lc.con.Writer(a.stderr)
+	} else if target == a.stdout {
+		// The worker's output and childproof's notices (a forwarded
+		// signal) share a pipe or a file as often as a terminal: a
+		// notice written while a long line is still being written would
+		// land inside it (a write over PIPE_BUF is not atomic), so stderr
+		// waits for the console's write as on a terminal.
+		a.stderr = lc.con.Writer(a.stderr)
 	}
 	return lc
 }
