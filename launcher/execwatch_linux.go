@@ -90,6 +90,24 @@ type captures struct {
 	// since, the evidence of the image it was forked from (its parent's
 	// exec, or what its parent inherited) as it was at the fork.
 	forked map[int]execEnv
+	// starts are the start times (clock ticks since boot) of the
+	// processes forked while traced, by pid: a pid reused since is not
+	// theirs.
+	starts map[int]uint64
+}
+
+// forkedPids lists the processes forked while traced that still run as
+// the process that was forked (not a reuse of the pid).
+func (c *captures) forkedPids(p proc.FS) []int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	var out []int
+	for pid, start := range c.starts {
+		if s, err := p.Stat(pid); err == nil && s.StartTime == start && s.State != 'Z' {
+			out = append(out, pid)
+		}
+	}
+	return out
 }
 
 // fork notes that parent forked child: child carries parent's image.
@@ -97,7 +115,11 @@ func (c *captures) fork(parent, child int) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.forked == nil {
-		c.forked = map[int]execEnv{}
+		c.forked, c.starts = map[int]execEnv{}, map[int]uint64{}
+	}
+	var fs proc.FS
+	if st, err := fs.Stat(child); err == nil {
+		c.starts[child] = st.StartTime
 	}
 	if e, ok := c.byPid[parent]; ok {
 		c.forked[child] = e
@@ -232,6 +254,14 @@ func (w *execWatch) inherited(pid int) (execEnv, bool) {
 		return execEnv{}, false
 	}
 	return w.env.inherited(pid)
+}
+
+// forkedPids lists the live processes the tracer saw forked in the tree.
+func (w *execWatch) forkedPids(p proc.FS) []int {
+	if w == nil {
+		return nil
+	}
+	return w.env.forkedPids(p)
 }
 
 // detach asks the tracer to let go of every tracee and waits (up to 5 s)

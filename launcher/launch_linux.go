@@ -657,6 +657,7 @@ func (sp *spawnRun) start(la *Launch, cmd *exec.Cmd) error {
 		w, err := startWatched(cmd, la.opts.Detach, sp.reap, sp.root.done)
 		if err == nil {
 			la.exec.watch = w
+			la.tree.forked = func() []int { return w.forkedPids(la.opts.Proc) }
 			return nil
 		}
 		sp.sys.Ptrace = false

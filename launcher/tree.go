@@ -36,6 +36,10 @@ type procTree struct {
 	// process that left the tree (a double-forked daemon) may be it: once
 	// the root has exited, members also counts the marked processes.
 	daemons bool
+	// forked lists the live processes the tracer saw forked in the tree
+	// (nil: not traced): a daemon that overwrote its environment block
+	// with a process title carries no readable marker.
+	forked func() []int
 	// marked are the processes found carrying the marker at markedAt
 	// (withMarkedCached).
 	marked   []int

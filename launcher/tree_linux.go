@@ -58,6 +58,11 @@ func (t *procTree) members() []int {
 				out = append(out, t.p.Descendants(k)...)
 			}
 		}
+		if t.daemons || t.scan {
+			// Seen forked by the tracer: ours even once re-parented
+			// (before the root is reaped, or out of a root that lives).
+			out = t.withForked(out)
+		}
 		if t.scan {
 			return t.withMarked(out)
 		}
@@ -274,6 +279,22 @@ func (t *procTree) withMarkedCached(pids []int) []int {
 		out = t.addLiveMarked(pids)
 	}
 	return out
+}
+
+// withForked adds to pids the live processes the tracer saw forked in the
+// tree, and their descendants, each once.
+func (t *procTree) withForked(pids []int) []int {
+	if t.forked == nil {
+		return pids
+	}
+	for _, pid := range t.forked() {
+		for _, p := range append([]int{pid}, t.p.Descendants(pid)...) {
+			if !slices.Contains(pids, p) {
+				pids = append(pids, p)
+			}
+		}
+	}
+	return pids
 }
 
 // addLiveMarked adds to pids the marked processes still running.
