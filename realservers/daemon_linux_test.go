@@ -95,11 +95,13 @@ func TestDaemons(t *testing.T) {
 				if mode == "cgroup" && os.Geteuid() != 0 {
 					t.Skip("cgroup mode needs root")
 				}
-				if mode == "no-cgroup" {
-					t.Skip("without a cgroup the daemon is found only through the launch's marker in /proc/PID/environ, which nginx and redis overwrite with their process titles: the daemon holding the port is taken for a stranger (exit 4) or the launch for exited (exit 5)")
-				}
 				t.Run("healthy", func(t *testing.T) { runDaemon(t, d, mode, false) })
-				t.Run("diverged", func(t *testing.T) { runDaemon(t, d, mode, true) })
+				t.Run("diverged", func(t *testing.T) {
+					if mode == "no-cgroup" {
+						t.Skip("without a cgroup a failed run (exit 3) leaves the daemon and its workers running with the port held: the failed launch's stop does not reach the daemon that forked out of the tree (stop after a verified run does)")
+					}
+					runDaemon(t, d, mode, true)
+				})
 			})
 		}
 	}
