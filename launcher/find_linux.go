@@ -640,8 +640,13 @@ func (la *Launch) verifyOnWorker(ctx context.Context, v *verify.Verifier, r *ver
 	ev, ok := la.exec.watch.evidence(worker)
 	if !ok && worker != c.Root {
 		// A daemon forked out of the launched process: its environment
-		// is the image's it was forked from.
-		ev, ok = la.exec.watch.inherited(worker)
+		// is the image's it was forked from — only while it still runs
+		// that image (same program, same environment block): a child
+		// that has exec'd since, whose exec the tracer has not reported
+		// yet, is not judged by its parent's block.
+		if iev, iok := la.exec.watch.inherited(worker); iok && sameImage(la.opts.Proc, worker, iev) {
+			ev, ok = iev, true
+		}
 	}
 	if ok {
 		c.ExecEnv = &verify.ExecEnv{Vars: ev.Vars, Exe: ev.Exe, Area: ev.Area}
@@ -846,4 +851,16 @@ func (la *Launch) interrupted(r *verify.Report, err error) *Error {
 	r.Add(verify.KindInterrupted, "the start's context ended (%v) before the worker was ready; what was started is stopped", err)
 	r.SetOutcome(outcome.Interrupted)
 	return &Error{Outcome: outcome.Interrupted, Msg: "the start's context ended before the worker was ready; what was started is stopped", Tail: la.withTail(r), Report: r, Err: err, Name: la.Spec.Name}
+}
+
+// sameImage reports whether pid runs the image ev describes: the program
+// and the environment block's place that exec gave it (a fork keeps both,
+// an exec changes them).
+func sameImage(p proc.FS, pid int, ev execEnv) bool {
+	s, err := p.Stat(pid)
+	if err != nil || ev.Area == "" {
+		return false
+	}
+	exe, err := p.Exe(pid)
+	return err == nil && exe == ev.Exe && verify.ExecArea(s) == ev.Area
 }

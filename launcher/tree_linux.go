@@ -101,6 +101,12 @@ func (t *procTree) member(pid int) bool {
 	if t.marker != "" && hasMarker(t.p, pid, t.marker) {
 		return true
 	}
+	if t.forked != nil && slices.Contains(t.forked(), pid) {
+		// Seen forked by the tracer, the same process since (its start
+		// time): a daemon re-parented out of the tree whose title hides
+		// the marker.
+		return true
+	}
 	if t.root == nil {
 		for pinned := range t.pinned {
 			if pid == pinned || slices.Contains(t.p.Descendants(pinned), pid) {
