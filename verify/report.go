@@ -422,3 +422,20 @@ func ShortDigest(d string) string {
 	}
 	return d
 }
+
+// EmptyAsGiven names a required variable that is empty on the worker with
+// the value childproof gave it (its digest matches): nothing in between
+// changed it, so a hint blaming a wrapper would mislead. "" if none.
+func (r *Report) EmptyAsGiven() string {
+	for _, p := range r.Problems {
+		if p.Kind != KindEnvMissing || p.Subject.Var == "" {
+			continue
+		}
+		for _, e := range r.Env {
+			if e.Name == p.Subject.Var && e.Present && e.Matches != nil && *e.Matches {
+				return e.Name
+			}
+		}
+	}
+	return ""
+}

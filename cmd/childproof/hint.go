@@ -173,8 +173,8 @@ func reportHint(r *verify.Report, l *schema.Launch) string {
 		return "the worker exec'd from a thread other than its main one (childproof follows processes, not threads, so that exec's environment was not captured) and then rewrote its environment block: exec the worker from the main thread, or keep its environment block intact"
 	case r.Has(verify.KindEnvUnreadable):
 		return "the worker wrote a process title over its environment block (setproctitle); childproof reads the block at the worker's exec while it watches the launch — leave exec-time capture on (CHILDPROOF_NO_EXEC_CAPTURE unset), and let nothing else trace the launch"
-	case emptyAsGiven(r) != "":
-		return fmt.Sprintf("%s was already empty when childproof started the launch (the worker has the very value it was given): give it a non-empty value in the spec's env, its env_file or the caller's environment", emptyAsGiven(r))
+	case r.EmptyAsGiven() != "":
+		return fmt.Sprintf("%s was already empty when childproof started the launch (the worker has the very value it was given): give it a non-empty value in the spec's env, its env_file or the caller's environment", r.EmptyAsGiven())
 	case r.Has(verify.KindEnvMismatch, verify.KindEnvMissing):
 		h := "childproof set it when it started the launch: something between the launch and the worker changed it (an env file re-sourced, an rc file, a wrapper)"
 		if l.SpecPath != "" {
@@ -187,23 +187,6 @@ func reportHint(r *verify.Report, l *schema.Launch) string {
 		return "bind the worker to the declared address, or declare the one it uses (0.0.0.0 or :: only with allow_all_interfaces = true)"
 	case r.Has(verify.KindPortNotOwned):
 		return "the process that listens is not the worker: check worker { comm | exe }, or let the worker be the port's owner"
-	}
-	return ""
-}
-
-// emptyAsGiven names a required variable that is empty on the worker with
-// the value childproof gave it (its digest matches): nothing in between
-// changed it, so a hint blaming a wrapper would mislead. "" if none.
-func emptyAsGiven(r *verify.Report) string {
-	for _, p := range r.Problems {
-		if p.Kind != verify.KindEnvMissing || p.Subject.Var == "" {
-			continue
-		}
-		for _, e := range r.Env {
-			if e.Name == p.Subject.Var && e.Present && e.Matches != nil && *e.Matches {
-				return e.Name
-			}
-		}
 	}
 	return ""
 }
