@@ -97,13 +97,24 @@ type captures struct {
 }
 
 // forkedPids lists the processes forked while traced that still run as
-// the process that was forked (not a reuse of the pid).
+// the process that was forked (not a reuse of the pid) and still run the
+// image they were forked with: a daemon that never exec'd (its title may
+// hide the marker). One that exec'd since carries an environment of its
+// own, and a marker it lacks is its own doing (env -i setsid …: it left
+// the launch).
 func (c *captures) forkedPids(p proc.FS) []int {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	var out []int
 	for pid, start := range c.starts {
-		if s, err := p.Stat(pid); err == nil && s.StartTime == start && s.State != 'Z' {
+		if _, exec := c.byPid[pid]; exec {
+			continue
+		}
+		e, ok := c.forked[pid]
+		if !ok {
+			continue
+		}
+		if s, err := p.Stat(pid); err == nil && s.StartTime == start && s.State != 'Z' && sameImage(p, pid, e) {
 			out = append(out, pid)
 		}
 	}
