@@ -46,26 +46,7 @@ func daemons() []daemon {
 		{
 			name: "nginx",
 			prog: "/usr/sbin/nginx", pkg: "nginx",
-			files: map[string]string{"nginx.conf": `daemon on;
-master_process on;
-worker_processes 2;
-` + user + `
-pid {{DIR}}/nginx.pid;
-error_log {{DIR}}/error.log;
-events { worker_connections 64; }
-http {
-  access_log off;
-  client_body_temp_path {{DIR}}/body;
-  proxy_temp_path {{DIR}}/proxy;
-  fastcgi_temp_path {{DIR}}/fastcgi;
-  uwsgi_temp_path {{DIR}}/uwsgi;
-  scgi_temp_path {{DIR}}/scgi;
-  server {
-    listen 127.0.0.1:{{PORT}};
-    location / { return 200 "ok\n"; }
-  }
-}
-`},
+			files:    map[string]string{"nginx.conf": nginxConf("on", user, "{{DIR}}/error.log")},
 			args:     []string{"-e", "{{DIR}}/error.log", "-p", "{{DIR}}", "-c", "{{DIR}}/nginx.conf"},
 			pidfile:  "nginx.pid",
 			selector: `worker { exe = "/usr/sbin/nginx" }`,

@@ -131,28 +131,9 @@ func servers() []server {
 			minTree:  1,
 		},
 		{
-			name: "nginx",
-			need: map[string]string{"/usr/sbin/nginx": "nginx"},
-			files: map[string]string{"nginx.conf": `daemon off;
-master_process on;
-worker_processes 2;
-` + nginxUser + `
-pid {{DIR}}/nginx.pid;
-error_log stderr;
-events { worker_connections 64; }
-http {
-  access_log off;
-  client_body_temp_path {{DIR}}/body;
-  proxy_temp_path {{DIR}}/proxy;
-  fastcgi_temp_path {{DIR}}/fastcgi;
-  uwsgi_temp_path {{DIR}}/uwsgi;
-  scgi_temp_path {{DIR}}/scgi;
-  server {
-    listen 127.0.0.1:{{PORT}};
-    location / { return 200 "ok\n"; }
-  }
-}
-`},
+			name:     "nginx",
+			need:     map[string]string{"/usr/sbin/nginx": "nginx"},
+			files:    map[string]string{"nginx.conf": nginxConf("off", nginxUser, "stderr")},
 			command:  []string{"/usr/sbin/nginx", "-e", "stderr", "-p", "{{DIR}}", "-c", "{{DIR}}/nginx.conf"},
 			selector: `worker { exe = "/usr/sbin/nginx" }`,
 			ready:    "/",
@@ -1106,4 +1087,30 @@ func needTorch(t *testing.T) {
 	if out, err := exec.Command("/usr/bin/python3", "-c", "import torch.distributed as d; assert d.is_gloo_available()").CombinedOutput(); err != nil {
 		t.Skipf("/usr/bin/python3 cannot import torch with gloo (Debian package python3-torch; .ci/run installs it): %v %s", err, out)
 	}
+}
+
+// nginxConf is an nginx.conf for the tests: daemon on or off, the user
+// line ("" when not root), the error log, every path in {{DIR}} and a
+// server on 127.0.0.1:{{PORT}} that answers 200.
+func nginxConf(daemon, user, errorLog string) string {
+	return "daemon " + daemon + `;
+master_process on;
+worker_processes 2;
+` + user + `
+pid {{DIR}}/nginx.pid;
+error_log ` + errorLog + `;
+events { worker_connections 64; }
+http {
+  access_log off;
+  client_body_temp_path {{DIR}}/body;
+  proxy_temp_path {{DIR}}/proxy;
+  fastcgi_temp_path {{DIR}}/fastcgi;
+  uwsgi_temp_path {{DIR}}/uwsgi;
+  scgi_temp_path {{DIR}}/scgi;
+  server {
+    listen 127.0.0.1:{{PORT}};
+    location / { return 200 "ok\n"; }
+  }
+}
+`
 }
