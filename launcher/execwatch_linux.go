@@ -114,7 +114,7 @@ func (c *captures) forkedPids(p proc.FS) []int {
 		if !ok {
 			continue
 		}
-		if s, err := p.Stat(pid); err == nil && s.StartTime == start && s.State != 'Z' && sameImage(p, pid, e) {
+		if s, err := p.Stat(pid); err == nil && s.StartTime == start && s.State != 'Z' && sameImageStat(p, pid, s, e) {
 			out = append(out, pid)
 		}
 	}

@@ -858,9 +858,14 @@ func (la *Launch) interrupted(r *verify.Report, err error) *Error {
 // an exec changes them).
 func sameImage(p proc.FS, pid int, ev execEnv) bool {
 	s, err := p.Stat(pid)
-	if err != nil || ev.Area == "" {
+	return err == nil && sameImageStat(p, pid, s, ev)
+}
+
+// sameImageStat is sameImage with pid's stat read already.
+func sameImageStat(p proc.FS, pid int, s proc.Stat, ev execEnv) bool {
+	if ev.Area == "" || verify.ExecArea(s) != ev.Area {
 		return false
 	}
 	exe, err := p.Exe(pid)
-	return err == nil && exe == ev.Exe && verify.ExecArea(s) == ev.Area
+	return err == nil && exe == ev.Exe
 }
