@@ -7,7 +7,9 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
+	"mvdan.cc/sh/v3/expand"
 	"mvdan.cc/sh/v3/pattern"
 	"mvdan.cc/sh/v3/syntax"
 )
@@ -435,6 +437,9 @@ func ansiC(s string) string {
 // ${x%p} ${x%%p} ${x#p} ${x##p}) applies the operator. Any other form is
 // unknown.
 func (e *evaluator) param(pe *syntax.ParamExp, f *field) (string, bool) {
+	if pe.Param != nil && !pe.Excl && pe.NestedParam == nil && pe.Names == 0 && pe.Index == nil && (pe.Length || pe.Slice != nil || pe.Repl != nil || isCaseOp(pe.Exp)) {
+		return e.shellParam(pe, f)
+	}
 	if pe.Param == nil || pe.Excl || pe.Length || pe.NestedParam != nil || pe.Slice != nil || pe.Repl != nil || pe.Names != 0 {
 		return "", false
 	}
@@ -457,6 +462,113 @@ func (e *evaluator) param(pe *syntax.ParamExp, f *field) (string, bool) {
 		return e.trimOp(pe, f, cur)
 	}
 	return "", false
+}
+
+// isCaseOp reports whether exp is one of ${x^p} ${x^^p} ${x,p} ${x,,p}.
+func isCaseOp(exp *syntax.Expansion) bool {
+	if exp == nil {
+		return false
+	}
+	switch exp.Op {
+	case syntax.UpperFirst, syntax.UpperAll, syntax.LowerFirst, syntax.LowerAll:
+		return true
+	}
+	return false
+}
+
+// shellParam evaluates ${#x}, ${x:o:l}, ${x/p/r} (and //, /#, /%) and the
+// case operators with mvdan.cc/sh/v3/expand, the shell's own semantics,
+// when the variable's value is known and the operator's words are plain
+// literals. The other operators stay with the evaluator because expand
+// needs every value: the analysis carries unknown values, "the caller's
+// value" and where each came from, which expand has no place for.
+func (e *evaluator) shellParam(pe *syntax.ParamExp, f *field) (string, bool) {
+	name := pe.Param.Value
+	if !syntax.ValidName(name) || !literalParts(pe) {
+		return "", false
+	}
+	if pe.Repl != nil && pe.Repl.Orig != nil {
+		// expand (v3.14) reads ${x/#p/r} and ${x/%p/r} as a pattern
+		// starting with a literal # or %, not as anchored: unknown.
+		if o := pe.Repl.Orig.Lit(); strings.HasPrefix(o, "#") || strings.HasPrefix(o, "%") {
+			return "", false
+		}
+	}
+	cur, ok := e.paramValue(pe, f)
+	if !ok || !cur.known || len(cur.s) > 1024 {
+		return "", false
+	}
+	env := expand.ListEnviron()
+	if cur.set {
+		env = expand.ListEnviron(name + "=" + cur.s)
+	}
+	cp := *pe
+	cp.Dollar = syntax.Pos{}
+	out, err := expand.Literal(&expand.Config{Env: env}, &syntax.Word{Parts: []syntax.WordPart{&cp}})
+	if err != nil {
+		return "", false
+	}
+	return out, true
+}
+
+// literalParts reports whether the words of pe's operator (offset and
+// length, pattern and replacement, case pattern) hold no expansion, so
+// that expand reads nothing the analysis tracks.
+func literalParts(pe *syntax.ParamExp) bool {
+	ok := true
+	check := func(n syntax.Node) {
+		if n == nil || !ok {
+			return
+		}
+		syntax.Walk(n, func(n syntax.Node) bool {
+			switch n.(type) {
+			case *syntax.ParamExp, *syntax.CmdSubst, *syntax.ArithmExp, *syntax.ProcSubst, *syntax.ExtGlob:
+				ok = false
+			}
+			return ok
+		})
+	}
+	if pe.Slice != nil {
+		if pe.Slice.Offset != nil {
+			check(pe.Slice.Offset)
+		}
+		if pe.Slice.Length != nil {
+			check(pe.Slice.Length)
+		}
+		if !literalArithm(pe.Slice.Offset) || !literalArithm(pe.Slice.Length) {
+			return false
+		}
+	}
+	if pe.Repl != nil {
+		if pe.Repl.Orig != nil {
+			check(pe.Repl.Orig)
+		}
+		if pe.Repl.With != nil {
+			check(pe.Repl.With)
+		}
+	}
+	if pe.Exp != nil && pe.Exp.Word != nil {
+		check(pe.Exp.Word)
+	}
+	return ok
+}
+
+// literalArithm reports whether an arithmetic expression is nil or built
+// of numbers alone: a bare name in ${x:o:l} is a variable.
+func literalArithm(x syntax.ArithmExpr) bool {
+	if x == nil {
+		return true
+	}
+	ok := true
+	syntax.Walk(x, func(n syntax.Node) bool {
+		if w, isWord := n.(*syntax.Word); isWord {
+			if lit := w.Lit(); lit == "" || strings.TrimLeft(lit, "0123456789") != "" {
+				ok = false
+			}
+		}
+		return ok
+	})
+	return ok
 }
 
 // paramCur is a parameter's value before its operator applies: the text,
@@ -680,33 +792,52 @@ func trimPattern(s, pat string, op syntax.ParExpOperator) (string, bool) {
 		return rx.MatchString(t)
 	}
 	n := len(s)
+	// In a UTF-8 locale the shell cuts between characters, never inside
+	// one: a cut at a continuation byte is no candidate.
+	utf := utf8.ValidString(s)
+	if strings.Contains(pat, "[:") && !isASCII(s) {
+		// The locale's classes ([[:upper:]] holds Ä in C.UTF-8) are
+		// not Go's ASCII ones: unknown.
+		return "", false
+	}
+	cut := func(i int) bool { return !utf || i == n || utf8.RuneStart(s[i]) }
 	switch op {
 	case syntax.RemSmallSuffix:
 		for i := n; i >= 0; i-- {
-			if match(s[i:]) {
+			if cut(i) && match(s[i:]) {
 				return s[:i], true
 			}
 		}
 	case syntax.RemLargeSuffix:
 		for i := 0; i <= n; i++ {
-			if match(s[i:]) {
+			if cut(i) && match(s[i:]) {
 				return s[:i], true
 			}
 		}
 	case syntax.RemSmallPrefix:
 		for i := 0; i <= n; i++ {
-			if match(s[:i]) {
+			if cut(i) && match(s[:i]) {
 				return s[i:], true
 			}
 		}
 	case syntax.RemLargePrefix:
 		for i := n; i >= 0; i-- {
-			if match(s[:i]) {
+			if cut(i) && match(s[:i]) {
 				return s[i:], true
 			}
 		}
 	}
 	return s, true
+}
+
+// isASCII reports whether s is all ASCII.
+func isASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			return false
+		}
+	}
+	return true
 }
 
 // substCmds are the commands substEval evaluates.
