@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/childproof/childproof/launcher"
+	"github.com/childproof/childproof/launcher/relaunch"
 	"github.com/childproof/childproof/lintreport"
 	"github.com/childproof/childproof/proc"
 	"github.com/childproof/childproof/schema"
@@ -127,10 +128,10 @@ func (a *app) parseSecretSets(names []string, set map[string]string) ([]string, 
 }
 
 // warnSecretSets warns about a --set of a name the spec makes secret
-// (launcher.PlainSecretSets): its value is not stored, and it was on the
+// (relaunch.PlainSecretSets): its value is not stored, and it was on the
 // command line.
 func (a *app) warnSecretSets(l *schema.Launch, set map[string]string, secret []string) {
-	for _, n := range launcher.PlainSecretSets(l, set, secret) {
+	for _, n := range relaunch.PlainSecretSets(l, set, secret) {
 		fmt.Fprintf(a.stderr, "childproof: warning: --set %s: the spec makes %s secret: its value is not stored in the round history, and a command line is visible to every user (ps); prefer --set-secret %s\n", n, n, n)
 	}
 }

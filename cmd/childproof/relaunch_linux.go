@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/childproof/childproof/launcher"
+	"github.com/childproof/childproof/launcher/relaunch"
 	"github.com/childproof/childproof/lintreport"
 	"github.com/childproof/childproof/verify"
 	"github.com/spf13/cobra"
@@ -131,7 +132,7 @@ func (a *app) relaunch(ctx context.Context, arg string, ra relaunchArgs) error {
 	}
 	if rec != nil && len(rec.Vars) > 0 {
 		var secret []string
-		vars, secret = launcher.RecordedVars(rec, given)
+		vars, secret = relaunch.RecordedVars(rec, given)
 		if len(secret) > 0 {
 			return &exitError{code: exitUsage, err: fmt.Errorf("the recorded launch was started with --var %s, whose value is a secret the record keeps only as a digest; nothing was stopped", strings.Join(secret, ", ")),
 				hint: "give it again: childproof relaunch " + arg + " --var " + secret[0] + "=VALUE"}

@@ -41,7 +41,9 @@ var layers = map[string][]string{
 	"launcher": {"verify", "proc", "spec", "launcher/statedir", "outcome", "redact", "internal/atomicfile",
 		"internal/dotenv", "internal/logrelay", "internal/logtail", "internal/pidfd", "internal/probe", "internal/sockdiag",
 		"internal/proccn"},
-	"launcher/group":                 {"launcher", "verify", "proc", "spec", "outcome"},
+	"launcher/group": {"launcher", "verify", "proc", "spec", "outcome"},
+	// Crash-fix relaunch, above launcher: only the command (and tests) import it.
+	"launcher/relaunch":              {"launcher", "verify", "proc", "spec", "outcome", "redact", "internal/dotenv"},
 	"launcher/launchertest":          {"launcher", "launcher/group", "verify", "proc", "spec", "internal/testsupport", "internal/freeport"},
 	"launcher/launchertest/specfile": {"launcher", "launcher/launchertest", "schema"},
 	// What runs nothing: rendering and reviewing, portable to macOS and Windows.

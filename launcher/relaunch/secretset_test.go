@@ -1,4 +1,4 @@
-package launcher
+package relaunch
 
 import (
 	"testing"
