@@ -5,6 +5,7 @@ import (
 	"os"
 	"slices"
 	"time"
+	"unsafe"
 
 	"github.com/childproof/childproof/internal/pidfd"
 	"golang.org/x/sys/unix"
@@ -51,8 +52,7 @@ func (t *procTree) members() []int {
 			out = append(out, root)
 			out = append(out, t.p.Descendants(root)...)
 		}
-		kids, _ := t.p.Children(os.Getpid())
-		for _, k := range kids {
+		for _, k := range t.ownOrphans() {
 			if k != root && !slices.Contains(out, k) && hasMarker(t.p, k, t.marker) {
 				out = append(out, k)
 				out = append(out, t.p.Descendants(k)...)
@@ -80,8 +80,7 @@ func (t *procTree) members() []int {
 		out = append(out, root)
 		out = append(out, t.p.Descendants(root)...)
 	}
-	kids, _ := t.p.Children(os.Getpid())
-	for _, k := range kids {
+	for _, k := range t.ownOrphans() {
 		if k == root || slices.Contains(out, k) {
 			continue
 		}
@@ -91,6 +90,22 @@ func (t *procTree) members() []int {
 		}
 	}
 	return out
+}
+
+// ownOrphans lists this process's children when it is a child subreaper
+// (Options.Subreaper, or its caller's own prctl): only then can a process
+// of a launched tree other than its root (which is reaped on its own) be
+// re-parented to us. Otherwise every child of ours is one we started (a
+// root, a watchdog, a relay, a readiness check) and none is listed:
+// reading every thread's task/TID/children costs system time on each
+// look and again when the threads' entries are flushed.
+func (t *procTree) ownOrphans() []int {
+	var sub int32
+	if err := unix.Prctl(unix.PR_GET_CHILD_SUBREAPER, uintptr(unsafe.Pointer(&sub)), 0, 0, 0); err == nil && sub == 0 {
+		return nil
+	}
+	kids, _ := t.p.Children(os.Getpid())
+	return kids
 }
 
 // member re-checks, after its pidfd is open, that pid is still ours.
@@ -224,8 +239,7 @@ func (t *procTree) reapOrphans(keep int) {
 	if t.root == nil {
 		return
 	}
-	kids, _ := t.p.Children(os.Getpid())
-	for _, k := range kids {
+	for _, k := range t.ownOrphans() {
 		if k == t.root.pid() || k == keep {
 			continue
 		}

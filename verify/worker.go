@@ -78,6 +78,12 @@ func Workers(p proc.FS, tree []int, comm, exe string, n int, execComm func(pid i
 			found = append(found, pid)
 		}
 	}
+	if len(found) < 2 && len(found) <= n {
+		// No other match to hide below it: the descendants are not read
+		// (reading a multi-threaded process's task/*/children makes its
+		// reaping cost the reaper milliseconds of system time).
+		return found
+	}
 	var leaves []int
 	for _, pid := range found {
 		below := p.Descendants(pid)
