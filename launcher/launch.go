@@ -91,11 +91,19 @@ type launchNotes struct {
 	watch memberWatch
 }
 
-// Pid returns the worker's pid.
-func (la *Launch) Pid() int { return la.worker.Pid }
+// Pid returns the worker's pid (foreground supervision follows a
+// respawned worker: see Wait).
+func (la *Launch) Pid() int { return la.Worker().Pid }
 
 // Worker returns the worker's fingerprint.
-func (la *Launch) Worker() verify.Fingerprint { return la.worker.Fingerprint }
+func (la *Launch) Worker() verify.Fingerprint {
+	if la.tree == nil {
+		return la.worker.Fingerprint
+	}
+	la.tree.mu.Lock()
+	defer la.tree.mu.Unlock()
+	return la.worker.Fingerprint
+}
 
 // Root returns the launch root's fingerprint.
 func (la *Launch) Root() verify.Fingerprint { return la.tree.root.fp }

@@ -117,18 +117,7 @@ func Reselect(p proc.FS, l *spec.Launch, rec *Record) (*Record, string) {
 			live = append(live, pid)
 		}
 	}
-	pid := 0
-	if len(l.Roles) > 0 {
-		if pids, _, _ := selectRoles(p, l, live, nil); len(pids) > 0 {
-			pid = pids[0]
-		}
-	} else if l.Worker.N() > 1 {
-		if ws := verify.Workers(p, live, l.Worker.Comm, l.Worker.Exe, l.Worker.N(), nil); len(ws) > 0 {
-			pid = ws[0]
-		}
-	} else if l.Worker.Comm != "" || l.Worker.Exe != "" || len(l.Ports) > 0 {
-		pid, _ = verify.DeclaredWorker(p, live, l.Worker.Comm, l.Worker.Exe, l.Ports, nil)
-	}
+	pid := reselectPid(p, l, live)
 	if pid == 0 {
 		return nil, ""
 	}
@@ -144,6 +133,26 @@ func Reselect(p proc.FS, l *spec.Launch, rec *Record) (*Record, string) {
 	}
 	note := fmt.Sprintf("the recorded worker (pid %d) is %s; the live tree's worker, pid %d (%s), was selected again and is judged by its own environment", rec.Worker.Pid, rec.Worker.Check(p), pid, fp.Comm)
 	return &out, note
+}
+
+// reselectPid is the worker l's selector picks among the live processes
+// live: the first of its roles' processes, the first of its N workers,
+// else the process its comm or exe names or the owner of a declared port;
+// 0 when none is there or l selects by nothing but the launched process.
+func reselectPid(p proc.FS, l *spec.Launch, live []int) int {
+	pid := 0
+	if len(l.Roles) > 0 {
+		if pids, _, _ := selectRoles(p, l, live, nil); len(pids) > 0 {
+			pid = pids[0]
+		}
+	} else if l.Worker.N() > 1 {
+		if ws := verify.Workers(p, live, l.Worker.Comm, l.Worker.Exe, l.Worker.N(), nil); len(ws) > 0 {
+			pid = ws[0]
+		}
+	} else if l.Worker.Comm != "" || l.Worker.Exe != "" || len(l.Ports) > 0 {
+		pid, _ = verify.DeclaredWorker(p, live, l.Worker.Comm, l.Worker.Exe, l.Ports, nil)
+	}
+	return pid
 }
 
 // recordedOwners is Check.Owners for the recorded launch rec of l's

@@ -24,13 +24,23 @@ func (la *Launch) Signal(sig syscall.Signal) {
 	}
 }
 
-// Wait waits for the launched root to exit, stops whatever it left behind,
+// Wait waits for the launch to end, stops whatever it left behind,
 // releases the lock, marks the record stopped and returns how it ended.
 //
-// When the worker is not the launched process (a wrapper that did not
-// exec, or a worker started in the background), Wait waits for the worker:
-// its status comes from wait4 when it was re-parented to the caller (a
-// subreaper), else from the root.
+// When the worker is the launched process, the launch ends when it exits,
+// with its status. Otherwise (a wrapper that did not exec, a supervisor
+// that starts its workers, a worker started in the background) Wait
+// follows the worker: when it exits while its tree runs on, the process
+// the launch's selector picks in the live tree within the spec's
+// ready.timeout (a respawn) becomes the worker, judged at once (see
+// awaitReplacement), and the launch goes on. It ends once no replacement
+// comes: with the last worker's status when it was re-parented to the
+// caller (its parents had exited: a worker started in the background);
+// else with the root's once the root exited (a wrapper that waited for
+// it, a supervisor that gave up: the root is the main process, as in
+// systemd); else — the root runs on without a worker, and Wait stops it —
+// with the last worker's status read from its pidfd (Linux 6.15 and
+// later), the root's where it cannot be read.
 func (la *Launch) Wait() ExitStatus {
 	t := la.tree
 	t.mu.Lock()
@@ -65,39 +75,63 @@ func (la *Launch) Wait() ExitStatus {
 		la.noteEnd(la.rootStatus())
 		return t.root.status
 	}
-	for !pidfd.Exited(wfd) {
-		fds := []unix.PollFd{{Fd: int32(wfd), Events: unix.POLLIN}}
-		if f := te.watchFd(); f >= 0 {
-			fds = append(fds, unix.PollFd{Fd: int32(f), Events: unix.POLLIN})
+	// ws is the last worker's wait status when reaped reports it: from
+	// wait4 when it was re-parented to the caller (a subreaper: its
+	// parents had exited), else from its pidfd once its parent reaped it
+	// (pidfd.Status).
+	var ws unix.WaitStatus
+	reaped, known := false, false
+	for {
+		for !pidfd.Exited(wfd) {
+			fds := []unix.PollFd{{Fd: int32(wfd), Events: unix.POLLIN}}
+			if f := te.watchFd(); f >= 0 {
+				fds = append(fds, unix.PollFd{Fd: int32(f), Events: unix.POLLIN})
+			}
+			unix.Poll(fds, int(te.watchEvery()/time.Millisecond))
+			moved := te.drainWatch()
+			t.mu.Lock()
+			if !t.finished {
+				t.reapOrphans(worker)
+				la.watchMembers(moved)
+			}
+			t.mu.Unlock()
 		}
-		unix.Poll(fds, int(te.watchEvery()/time.Millisecond))
-		moved := te.drainWatch()
+		reaped, known = false, false
+		if s, err := t.p.Stat(worker); err == nil && s.PPid == os.Getpid() {
+			if pid, err := unix.Wait4(worker, &ws, 0, nil); err == nil && pid == worker {
+				reaped, known = true, true
+			}
+		}
+		// While its tree runs on, the worker's exit need not end the
+		// launch: a supervisor in the tree may start another (a node
+		// cluster primary, gunicorn --max-requests, uWSGI recycling),
+		// which becomes the worker.
+		if la.awaitReplacement(worker) == 0 {
+			t.mu.Lock()
+			if !known && !t.finished {
+				ws, known = pidfd.Status(wfd)
+			}
+			t.mu.Unlock()
+			break
+		}
 		t.mu.Lock()
-		if !t.finished {
-			t.reapOrphans(worker)
-			la.watchMembers(moved)
-		}
+		wfd, worker = la.worker.fd, la.worker.Pid
 		t.mu.Unlock()
 	}
-	var status ExitStatus
-	known := false
-	var ws unix.WaitStatus
-	if s, err := t.p.Stat(worker); err == nil && s.PPid == os.Getpid() {
-		if pid, err := unix.Wait4(worker, &ws, 0, nil); err == nil && pid == worker {
-			status, known = waitStatus(syscall.WaitStatus(ws)), true
-		}
-	}
-	if !known {
+	if !reaped {
+		// A wrapper that waited for the worker ends with its own status
+		// (systemd's main process): give it a moment to.
 		select {
 		case <-t.root.done:
 		case <-time.After(2 * time.Second):
 		}
 	}
+	rootEnded := t.root.exited()
 	la.finish(2 * time.Second)
-	if known {
+	if reaped || known && !rootEnded {
 		sws := syscall.WaitStatus(ws)
 		la.noteEnd(&sws)
-		return status
+		return waitStatus(sws)
 	}
 	la.noteEnd(la.rootStatus())
 	return t.root.status

@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/childproof/childproof/internal/pidfd"
 	"github.com/childproof/childproof/proc"
 	"github.com/childproof/childproof/verify"
 )
@@ -41,6 +42,12 @@ const watchEveryHeard = 2 * time.Second
 func (la *Launch) watchMembers(moved bool) {
 	w := &la.notes.watch
 	if la.Report == nil || !moved && time.Since(w.last) < watchEvery {
+		return
+	}
+	if la.worker.fd >= 0 && pidfd.Exited(la.worker.fd) {
+		// The worker exited: Wait looks for its replacement and judges
+		// it as the worker (awaitReplacement); the rest of the tree is
+		// looked at once it is decided.
 		return
 	}
 	w.last = time.Now()

@@ -586,7 +586,10 @@ const port = Number(process.argv[2]);
 if (cluster.isPrimary) {
   for (let i = 0; i < 3; i++) cluster.fork();
   cluster.on("message", (w, msg) => {
-    if (msg === "poison") process.env.MODEL_REVISION = "r2-not-the-intended-one";
+    if (msg === "poison") {
+      process.env.MODEL_REVISION = "r2-not-the-intended-one";
+      try { w.send("poisoned", () => {}); } catch (e) {}
+    }
   });
   cluster.on("exit", (w, code) => {
     console.log("worker " + w.process.pid + " exited (" + code + "); respawning");
@@ -594,6 +597,12 @@ if (cluster.isPrimary) {
   });
 } else {
   http.createServer((req, res) => {
+    if (req.url === "/poison") {
+      // answered once the primary has changed its process.env
+      process.once("message", () => res.end(process.pid + "\n"));
+      process.send("poison");
+      return;
+    }
     res.end(process.pid + "\n");
     if (req.url === "/crash") {
       setImmediate(() => process.exit(1));
@@ -724,6 +733,137 @@ func TestNodeClusterRespawn(t *testing.T) {
 			}
 			tree.wait(t, "stop")
 		})
+	}
+}
+
+// TestNodeClusterForegroundRespawn: run in the foreground follows a node
+// cluster whose workers are the job (worker { comm = "node", count = 3 }):
+// when the worker it watches exits, the primary respawns it and run goes
+// on with the replacement as its worker (ps names it, verify passes)
+// instead of ending the launch; a replacement forked after the primary
+// changed a protected value is reported at once (ps "diverged", verify
+// exit 3). stop then ends the whole tree and run with it.
+func TestNodeClusterForegroundRespawn(t *testing.T) {
+	if _, err := exec.LookPath("node"); err != nil {
+		t.Skip("node is not installed here (Debian package nodejs; .ci/run installs it)")
+	}
+	const spec = `launch "cluster" {
+  command = ["node", "server.js", "{{PORT}}"]
+  env = {
+    APP_TOKEN      = env("APP_TOKEN")
+    MODEL_REVISION = "r1"
+  }
+  require = ["APP_TOKEN"]
+  worker {
+    comm  = "node"
+    count = 3
+  }
+  port "http" {
+    number = {{PORT}}
+  }
+  ready {
+    http    = "/"
+    timeout = "60s"
+  }
+}
+`
+	dir, env, port := stack(t, map[string]string{"server.js": nodeCluster}, spec)
+	run := exec.Command(bin, "run", "childproof.hcl")
+	run.Dir, run.Env = dir, env
+	var runOut, runErr bytes.Buffer
+	run.Stdout, run.Stderr = &runOut, &runErr
+	if err := run.Start(); err != nil {
+		t.Fatal(err)
+	}
+	ended := make(chan error, 1)
+	go func() { ended <- run.Wait() }()
+	t.Cleanup(func() {
+		cli(t, dir, env, "stop", "cluster")
+		select {
+		case <-ended:
+		case <-time.After(30 * time.Second):
+			run.Process.Kill()
+		}
+	})
+	type launch struct {
+		Status string `json:"status"`
+		Worker struct {
+			Pid int `json:"pid"`
+		} `json:"worker"`
+	}
+	ps := func() launch {
+		out, _, _ := cli(t, dir, env, "ps", "--format", "json")
+		var v struct {
+			Launches []launch `json:"launches"`
+		}
+		json.Unmarshal([]byte(out), &v)
+		if len(v.Launches) != 1 {
+			return launch{}
+		}
+		return v.Launches[0]
+	}
+	var worker launch
+	if !waitFor(90*time.Second, func() bool { worker = ps(); return worker.Status == "alive" }) {
+		t.Fatalf("the foreground run never was alive: %+v\nstdout: %s\nstderr: %s", worker, runOut.String(), runErr.String())
+	}
+	// crash kills the worker run watches (a process of this test's own
+	// launch, by its pidfd) and returns the launch once ps names another
+	// worker in the given status.
+	crash := func(path, status string) launch {
+		t.Helper()
+		gone := worker.Worker.Pid
+		if path != "" {
+			// Poison the primary first: the next fork gets the change.
+			for range 30 {
+				if body, _ := get(port, path); strings.TrimSpace(body) != "" {
+					break
+				}
+			}
+		}
+		fd, err := unix.PidfdOpen(gone, 0)
+		if err != nil {
+			t.Fatalf("the worker %d: %v", gone, err)
+		}
+		defer unix.Close(fd)
+		if commOf(gone) != "node" {
+			t.Fatalf("pid %d is %q, not the worker", gone, commOf(gone))
+		}
+		unix.PidfdSendSignal(fd, unix.SIGKILL, nil, 0)
+		var now launch
+		if !waitFor(60*time.Second, func() bool {
+			now = ps()
+			return now.Worker.Pid != 0 && now.Worker.Pid != gone && now.Status == status
+		}) {
+			t.Fatalf("after the worker %d was killed: ps %+v, want another worker, %s\nstderr: %s", gone, now, status, runErr.String())
+		}
+		select {
+		case err := <-ended:
+			t.Fatalf("run ended (%v) when its worker %d was respawned\nstderr: %s", err, gone, runErr.String())
+		default:
+		}
+		return now
+	}
+	worker = crash("", "alive")
+	if out, errOut, code := cli(t, dir, env, "verify", "childproof.hcl"); code != 0 {
+		t.Errorf("verify after the respawn: exit %d\n%s%s", code, out, errOut)
+	}
+	worker = crash("/poison", "diverged")
+	if out, errOut, code := cli(t, dir, env, "verify", "childproof.hcl"); code != 3 || !strings.Contains(out, "MODEL_REVISION") {
+		t.Errorf("verify after the changed respawn: exit %d, want 3 naming MODEL_REVISION\n%s%s", code, out, errOut)
+	}
+	if out, errOut, code := cli(t, dir, env, "stop", "cluster"); code != 0 {
+		t.Errorf("stop: exit %d\n%s%s", code, out, errOut)
+	}
+	select {
+	case <-ended:
+	case <-time.After(30 * time.Second):
+		t.Fatalf("run did not end after stop\nstderr: %s", runErr.String())
+	}
+	if n := strings.Count(runErr.String(), "is the worker now"); n != 2 {
+		t.Errorf("run's stderr tells %d respawns, want 2:\n%s", n, runErr.String())
+	}
+	if strings.Contains(runOut.String()+runErr.String(), canary) {
+		t.Error("run printed the value of APP_TOKEN")
 	}
 }
 

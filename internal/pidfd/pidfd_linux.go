@@ -34,3 +34,19 @@ func Wait(ctx context.Context, fd int, timeout time.Duration) bool {
 		}
 	}
 }
+
+// Status returns the wait status of the process behind pidfd fd once it
+// has exited and its parent reaped it (PIDFD_GET_INFO with
+// PIDFD_INFO_EXIT, Linux 6.15 and later): the status of a process that
+// is not the caller's child. ok is false before then, or on an older
+// kernel.
+func Status(fd int) (ws unix.WaitStatus, ok bool) {
+	if fd < 0 {
+		return 0, false
+	}
+	info := unix.PidfdInfo{Mask: unix.PIDFD_INFO_EXIT}
+	if err := unix.IoctlPidfdInfo(fd, &info); err != nil || info.Mask&unix.PIDFD_INFO_EXIT == 0 {
+		return 0, false
+	}
+	return unix.WaitStatus(info.Exit_code), true
+}
