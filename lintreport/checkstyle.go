@@ -16,7 +16,8 @@ import (
 //	  </file>
 //	</checkstyle>
 
-// Checkstyle is the root element of a checkstyle report.
+// Checkstyle is the root element of a checkstyle report. It is plain data,
+// safe for concurrent use while no one changes it.
 type Checkstyle struct {
 	XMLName xml.Name         `xml:"checkstyle"`
 	Version string           `xml:"version,attr"`
@@ -24,14 +25,16 @@ type Checkstyle struct {
 }
 
 // CheckstyleFile is a file element: every file lint read is listed, with
-// the errors found in it.
+// the errors found in it. It is plain data, safe for concurrent use while
+// no one changes it.
 type CheckstyleFile struct {
 	Name   string            `xml:"name,attr"`
 	Errors []CheckstyleError `xml:"error"`
 }
 
 // CheckstyleError is one finding; Column counts characters (1-based),
-// Source is "childproof.RULE".
+// Source is "childproof.RULE". It is plain data, safe for concurrent use
+// while no one changes it.
 type CheckstyleError struct {
 	Line     int    `xml:"line,attr"`
 	Column   int    `xml:"column,attr,omitempty"`

@@ -9,7 +9,8 @@ import (
 
 // Diagnostic is a problem of a spec (an HCL diagnostic) that `check`
 // writes in every format next to the lint findings: SARIF and GitHub
-// annotations carry its range, JSON lists it under "diagnostics".
+// annotations carry its range, JSON lists it under "diagnostics". It is
+// plain data, safe for concurrent use while no one changes it.
 type Diagnostic struct {
 	// Rule is the SARIF rule: "spec" for problems of the spec itself, or a
 	// lint rule's name (a spec's no-op alias is "noop-alias").

@@ -20,7 +20,8 @@ var Formats = []string{"text", "json", "sarif", "github", "gcc", "checkstyle", "
 // ErrUnknownFormat is returned (wrapped) for a format not in Formats.
 var ErrUnknownFormat = errors.New("unknown format")
 
-// Options tune the output.
+// Options tune the output. They are plain data, safe for concurrent use
+// while no one changes them.
 type Options struct {
 	// Color turns on ANSI colour in the text format.
 	Color bool

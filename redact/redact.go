@@ -17,7 +17,8 @@ const MinLen = 6
 
 // Secret is one secret of a launch's secret set: the name shown in its
 // place (as <Name>), its value where known, its keyed digest, and where
-// it occurs. A Set is built from them by Of, the one builder of masks.
+// it occurs. A Set is built from them by Of, the one builder of masks. A
+// Secret is plain data, safe for concurrent use while no one changes it.
 type Secret struct {
 	// Name is shown in the value's place, as <Name>.
 	Name string
@@ -38,7 +39,8 @@ type Secret struct {
 	Occurs []Occurrence
 }
 
-// Occurrence is one part of a launch built from a secret.
+// Occurrence is one part of a launch built from a secret. It is plain data,
+// safe for concurrent use while no one changes it.
 type Occurrence struct {
 	// Part names it: "argv[N]" (element N of the launched argv, from 0),
 	// "env[NAME]" (the value passed as NAME), "dir" or "exe" (a recorded

@@ -5,7 +5,8 @@ import (
 	"strings"
 )
 
-// Entry is one assignment in an env file.
+// Entry is one assignment in an env file. It is plain data, safe for
+// concurrent use while no one changes it.
 type Entry struct {
 	// Name is the variable name.
 	Name string
@@ -20,7 +21,8 @@ type Entry struct {
 	Dynamic bool
 }
 
-// SyntaxError is a malformed line in an env file.
+// SyntaxError is a malformed line in an env file. It is plain data, safe
+// for concurrent use while no one changes it.
 type SyntaxError struct {
 	File      string
 	Line, Col int

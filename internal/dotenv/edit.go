@@ -9,7 +9,8 @@ import (
 
 // Edit is one change SetValue made to an env file: the value text of one
 // assignment replaced, or one assignment appended. Every other byte of the
-// file is left as it was; Undo puts the replaced bytes back.
+// file is left as it was; Undo puts the replaced bytes back. An Edit is
+// plain data, safe for concurrent use while no one changes it.
 type Edit struct {
 	// Name is the variable assigned.
 	Name string

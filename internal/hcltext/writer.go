@@ -3,7 +3,8 @@ package hcltext
 import "bytes"
 
 // Writer writes an HCL body one attribute or block line at a time, in
-// order; Bytes lays it out with Format.
+// order; Bytes lays it out with Format. A Writer is not safe for
+// concurrent use.
 type Writer struct{ buf bytes.Buffer }
 
 // Attr writes name = expr; expr is HCL already (Quote, List, Int, Bool).

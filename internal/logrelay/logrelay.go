@@ -63,13 +63,16 @@ const TeeSlots = 4
 // next read and log write) rather than written by the reader in turn.
 const SlowConsole = 50 * time.Microsecond
 
-// Secret is one secret as the relay receives it on its stdin.
+// Secret is one secret as the relay receives it on its stdin. It is plain
+// data, safe for concurrent use while no one changes it.
 type Secret struct {
 	Name  string `json:"n"`
 	Value string `json:"v"`
 }
 
-// Stats is what Copy and Tee say of their progress.
+// Stats is what Copy and Tee say of their progress. Its fields are atomic:
+// a Stats is safe for concurrent use, and meant for it (Copy writes,
+// another goroutine asks Idle).
 type Stats struct {
 	// Reading is set while the reader waits in a read of the pipe: all it
 	// read so far is in the log (but see Idle for the console).

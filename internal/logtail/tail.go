@@ -17,7 +17,8 @@ const MaxLine = 64 << 10
 // chunk is how much Last reads at a time, backwards from the end.
 const chunk = 64 << 10
 
-// Tail is an open log file.
+// Tail is an open log file. A Tail is not safe for concurrent use: to
+// stop Follow, cancel its context rather than call Close.
 type Tail struct {
 	path    string
 	f       *os.File

@@ -103,7 +103,8 @@ func probe(ctx context.Context, addr, path string, match func(int, []byte) error
 	return nil
 }
 
-// StatusError is a readiness GET answered with a status other than 2xx.
+// StatusError is a readiness GET answered with a status other than 2xx. It
+// is plain data, safe for concurrent use while no one changes it.
 type StatusError struct {
 	Path   string // "/healthz"
 	Status string // "404 Not Found"

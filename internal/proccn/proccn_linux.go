@@ -23,7 +23,7 @@ const (
 
 // Event is one process event. Pid and Tgid are the process (thread and
 // thread group); for Fork they are the child and Parent, ParentTgid the
-// parent.
+// parent. An Event is a plain value: copies are safe for concurrent use.
 type Event struct {
 	Kind               Kind
 	Pid, Tgid          int

@@ -10,7 +10,8 @@ import (
 // the system is not Linux).
 var ErrUnsupported = errors.New("sock_diag not available")
 
-// Listener is one listening TCP socket.
+// Listener is one listening TCP socket. It is plain data, safe for
+// concurrent use while no one changes it.
 type Listener struct {
 	// Addr is the local (bind) address; 0.0.0.0 or :: for all interfaces.
 	Addr netip.Addr

@@ -96,7 +96,8 @@ func deref(v any) any {
 	return v
 }
 
-// Ready is what ReadyProblems judges of a ready block.
+// Ready is what ReadyProblems judges of a ready block. It is plain data,
+// safe for concurrent use while no one changes it.
 type Ready struct {
 	HTTP   string
 	Exec   []string
@@ -156,7 +157,8 @@ func WorkerCountDetail(count int, comm, exe string) string {
 	return ""
 }
 
-// Role is what RoleProblems judges of a worker role.
+// Role is what RoleProblems judges of a worker role. It is plain data, safe
+// for concurrent use while no one changes it.
 type Role struct {
 	Name      string
 	Comm, Exe string

@@ -15,7 +15,8 @@ import (
 )
 
 // Problem is one broken rule, located by its namespace
-// ("port[0].number") and explained in words.
+// ("port[0].number") and explained in words. It is plain data, safe for
+// concurrent use while no one changes it.
 type Problem struct {
 	NS, Summary, Detail string
 }
@@ -23,7 +24,8 @@ type Problem struct {
 // Fail is one failed constraint before it is explained: the namespace,
 // the field's hcl name (with [i] for list elements), the constraint's tag
 // (the validate tag's name), the offending value, and whether the value
-// is hidden (it came from env() or file(); Val then names its source).
+// is hidden (it came from env() or file(); Val then names its source). It
+// is plain data, safe for concurrent use while no one changes it.
 type Fail struct {
 	NS, Field, Tag string
 	Val            any
