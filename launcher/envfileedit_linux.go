@@ -10,6 +10,7 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/childproof/childproof/internal/atomicfile"
 	"github.com/childproof/childproof/internal/dotenv"
 	"github.com/childproof/childproof/outcome"
 )
@@ -51,14 +52,14 @@ type envFileFile struct {
 // (an error naming the lines). Each edit is recorded on its override in
 // plan; restore puts every file written back as it was (for a relaunch
 // that fails).
-func (s *State) newEnvFileSync(plan *roundPlan, set map[string]string) *envFileSync {
+func (s *State) newEnvFileSync(plan *RoundPlan, set map[string]string) *envFileSync {
 	return &envFileSync{s: s, plan: plan, set: set, files: map[string]*envFileFile{}}
 }
 
 // syncEnvFiles runs both phases of newEnvFileSync with the --in-env-file
 // names in, and returns what it did and a function that puts every file
 // back as it was. On an error every file is as it was.
-func (s *State) syncEnvFiles(plan *roundPlan, set, in map[string]string) ([]EnvFileChange, func(), error) {
+func (s *State) syncEnvFiles(plan *RoundPlan, set, in map[string]string) ([]EnvFileChange, func(), error) {
 	y := s.newEnvFileSync(plan, set)
 	err := y.restorePhase()
 	if err == nil {
@@ -106,7 +107,7 @@ func (y *envFileSync) editPhase(in map[string]string) error {
 // effect in which file.
 type envFileSync struct {
 	s       *State
-	plan    *roundPlan
+	plan    *RoundPlan
 	set, in map[string]string
 	files   map[string]*envFileFile
 	changes []EnvFileChange
@@ -132,7 +133,7 @@ func (y *envFileSync) load(path string) (*envFileFile, error) {
 // undoBaseline undoes the baseline's edits the new round does not keep,
 // in name order.
 func (y *envFileSync) undoBaseline() error {
-	for _, n := range slices.Sorted(maps.Keys(y.plan.base)) {
+	for _, n := range slices.Sorted(maps.Keys(y.plan.Base)) {
 		if y.undone[n] {
 			continue
 		}
@@ -150,11 +151,11 @@ func (y *envFileSync) undoBaseline() error {
 // error. An edit no longer in effect is dropped from n's override.
 func (y *envFileSync) undo(n string) error {
 	plan := y.plan
-	c := plan.base[n].EnvFile
+	c := plan.Base[n].EnvFile
 	if c == nil {
 		return nil
 	}
-	if t, ok := plan.overrides[n]; ok && t.EnvFile != nil && *t.EnvFile.key() == *c.key() && !hasKey(y.in, n) {
+	if t, ok := plan.Overrides[n]; ok && t.EnvFile != nil && *t.EnvFile.key() == *c.key() && !hasKey(y.in, n) {
 		return nil // carried: the edit stays in effect
 	}
 	if y.undone == nil {
@@ -179,9 +180,9 @@ func (y *envFileSync) undo(n string) error {
 		how = EnvFileRestored
 	}
 	y.changes = append(y.changes, EnvFileChange{Name: n, File: c.File, Line: c.Line, How: how, OldDigest: c.OldDigest})
-	if t, ok := plan.overrides[n]; ok && !hasKey(y.in, n) {
+	if t, ok := plan.Overrides[n]; ok && !hasKey(y.in, n) {
 		t.EnvFile = nil
-		plan.overrides[n] = t
+		plan.Overrides[n] = t
 	}
 	return nil
 }
@@ -192,15 +193,15 @@ func (y *envFileSync) undo(n string) error {
 func (y *envFileSync) makeEdits() error {
 	plan := y.plan
 	y.kept = map[string]string{}
-	for n, o := range plan.overrides {
+	for n, o := range plan.Overrides {
 		if o.EnvFile != nil && !hasKey(y.in, n) {
-			if b, ok := plan.base[n]; ok && b.EnvFile != nil && *b.EnvFile.key() == *o.EnvFile.key() {
+			if b, ok := plan.Base[n]; ok && b.EnvFile != nil && *b.EnvFile.key() == *o.EnvFile.key() {
 				y.kept[o.EnvFile.File] = n
 			}
 		}
 	}
-	for _, n := range slices.Sorted(maps.Keys(plan.overrides)) {
-		o := plan.overrides[n]
+	for _, n := range slices.Sorted(maps.Keys(plan.Overrides)) {
+		o := plan.Overrides[n]
 		path, ok := y.in[n]
 		if !ok {
 			if o.EnvFile == nil || y.kept[o.EnvFile.File] == n {
@@ -222,10 +223,10 @@ func (y *envFileSync) makeEdits() error {
 // digest, and its old line unless n is a secret.
 func (y *envFileSync) edit(n, path string) error {
 	plan := y.plan
-	o := plan.overrides[n]
+	o := plan.Overrides[n]
 	if other, ok := y.kept[path]; ok && other != n {
 		return &Error{Outcome: outcome.Usage,
-			Msg:  fmt.Sprintf("--in-env-file %s: %s already holds the edit of %s (round %d): one edit per env file", n, path, other, plan.overrides[other].EnvFile.Round),
+			Msg:  fmt.Sprintf("--in-env-file %s: %s already holds the edit of %s (round %d): one edit per env file", n, path, other, plan.Overrides[other].EnvFile.Round),
 			Path: path, Other: other, Fix: FixEnvFileHeld,
 			Hint: fmt.Sprintf("drop that one first (RelaunchOptions.Unset %s), or edit the file by hand", other)}
 	}
@@ -248,7 +249,7 @@ func (y *envFileSync) edit(n, path string) error {
 	}
 	f.cur = out
 	o.EnvFile = ed
-	plan.overrides[n] = o
+	plan.Overrides[n] = o
 	y.kept[path] = n
 	how := EnvFileEdited
 	if e.Appended {
@@ -261,13 +262,13 @@ func (y *envFileSync) edit(n, path string) error {
 // seal records on each edit in effect the digests of the file it leaves
 // (of every file this sync read).
 func (y *envFileSync) seal() {
-	for n, o := range y.plan.overrides {
+	for n, o := range y.plan.Overrides {
 		if o.EnvFile == nil {
 			continue
 		}
 		if f := y.files[o.EnvFile.File]; f != nil {
 			o.EnvFile.After, o.EnvFile.AfterLines = y.s.fileDigests(f.cur)
-			y.plan.overrides[n] = o
+			y.plan.Overrides[n] = o
 		}
 	}
 }
@@ -409,6 +410,6 @@ func writeEnvFile(f *envFileFile, b []byte) error {
 		os.Remove(tmp)
 		return fmt.Errorf("--in-env-file: writing %s: %w", f.path, err)
 	}
-	syncDir(filepath.Dir(f.path))
+	atomicfile.SyncDir(filepath.Dir(f.path))
 	return nil
 }

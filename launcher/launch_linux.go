@@ -49,7 +49,7 @@ type held struct {
 	keep bool
 	// plan is the relaunch's round plan: carried overrides and the delta
 	// (nil: the round's overrides are Options.Set).
-	plan *roundPlan
+	plan *RoundPlan
 }
 
 // startHeld is Start with what a relaunch holds (h).

@@ -314,7 +314,7 @@ type relaunchRound struct {
 	// baseline is a copy of *base taken before prev is stopped: the
 	// record put back when the round is refused.
 	baseline Record
-	plan     *roundPlan
+	plan     *RoundPlan
 	// explicit are the --set values as given.
 	explicit map[string]string
 	// declared are the names that must change, then those that may
@@ -412,7 +412,7 @@ func (r *relaunchRound) pickBase() error {
 	prev := r.prev
 	r.base = prev
 	if len(prev.WorkerEnv) == 0 && prev.Pending {
-		if rn := r.st.lastVerifiedRound(r.l.Name); rn != nil {
+		if rn := r.st.LastVerifiedRound(r.l.Name); rn != nil {
 			b := *prev
 			b.WorkerEnv, b.Round = rn.WorkerEnv, rn.N
 			b.Env = map[string]string{}
@@ -647,7 +647,7 @@ func (r *relaunchRound) accept(la *Launch) *Launch {
 // stopped) as the baseline of the next round before the lock is let go,
 // and the round is marked refused. It returns the Delta *Error.
 func (r *relaunchRound) refuse(la *Launch) error {
-	defer r.st.refuseRound(la)
+	defer r.st.RefuseRound(la)
 	d := r.res.Delta
 	r.res.Round = la.Round()
 	rep := la.Report

@@ -200,16 +200,21 @@ func (e *RoundEnd) Uptime() time.Duration {
 // maxRoundFile caps a round file read from the state dir.
 const maxRoundFile = 4 << 20
 
-// roundPlan is what Relaunch works out for Start: the overrides in effect
-// and what this round changed.
-type roundPlan struct {
-	command   Command
-	baseline  int
-	replayOf  int
-	overrides map[string]Override // Round 0: set by this round
-	base      map[string]Override // the baseline round's overrides
-	set       []string            // this round's --set names
-	unset     []string
+// RoundPlan is the round a relaunch (launcher/relaunch) works out for
+// StartHeld: the overrides in effect and what this round changed. It is
+// plain data, not safe for concurrent use.
+type RoundPlan struct {
+	// Command is the round's command ("": CommandStart).
+	Command Command
+	// Baseline is the round the plan starts from; ReplayOf the round it
+	// replays (0: none).
+	Baseline, ReplayOf int
+	// Overrides are the overrides in effect (Round 0: set by this round).
+	Overrides map[string]Override
+	// Base are the baseline round's overrides.
+	Base map[string]Override
+	// Set are this round's --set names; Unset the overrides it drops.
+	Set, Unset []string
 }
 
 // Redacted returns a copy of r to show (history --format json): without

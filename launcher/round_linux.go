@@ -227,7 +227,7 @@ func (s *State) lockHistory(name string) (func(), error) {
 
 // beginRound numbers the launch's new round and writes it as "launching".
 // The caller holds the launch lock, so no other launch numbers one.
-func (s *State) beginRound(l *spec.Launch, opts Options, plan *roundPlan) *Round {
+func (s *State) beginRound(l *spec.Launch, opts Options, plan *RoundPlan) *Round {
 	// The previous round's detached worker may have ended unseen.
 	if rec, err := s.Load(l.Name); err == nil && rec.Round > 0 && rec.Stopped == nil && !rec.Pending {
 		if live := rec.Worker.Check(opts.Proc); live == verify.Gone || live == verify.Reused {
@@ -251,18 +251,18 @@ func (s *State) beginRound(l *spec.Launch, opts Options, plan *roundPlan) *Round
 		r.Command = CommandStart
 	}
 	if plan == nil {
-		plan = &roundPlan{overrides: map[string]Override{}}
+		plan = &RoundPlan{Overrides: map[string]Override{}}
 		for _, k := range slices.Sorted(maps.Keys(opts.Set)) {
-			plan.set = append(plan.set, k)
-			plan.overrides[k] = s.override(l, opts, k, opts.Set[k])
+			plan.Set = append(plan.Set, k)
+			plan.Overrides[k] = s.Override(l, opts, k, opts.Set[k])
 		}
 	}
-	if plan.command != "" {
-		r.Command = plan.command
+	if plan.Command != "" {
+		r.Command = plan.Command
 	}
-	r.Baseline, r.ReplayOf = plan.baseline, plan.replayOf
-	for _, k := range slices.Sorted(maps.Keys(plan.overrides)) {
-		o := plan.overrides[k]
+	r.Baseline, r.ReplayOf = plan.Baseline, plan.ReplayOf
+	for _, k := range slices.Sorted(maps.Keys(plan.Overrides)) {
+		o := plan.Overrides[k]
 		if o.Round == 0 {
 			o.Round = n
 		}
@@ -272,11 +272,11 @@ func (s *State) beginRound(l *spec.Launch, opts Options, plan *roundPlan) *Round
 			o.EnvFile = &e
 		}
 		r.Overrides = append(r.Overrides, o)
-		if slices.Contains(plan.set, k) {
+		if slices.Contains(plan.Set, k) {
 			r.Delta.Set = append(r.Delta.Set, o)
 		}
 	}
-	r.Delta.Unset = append(r.Delta.Unset, plan.unset...)
+	r.Delta.Unset = append(r.Delta.Unset, plan.Unset...)
 	if r.Command == CommandRestart {
 		// A restart by the restart policy changes nothing: its delta is
 		// empty, its overrides those of the launch it restarts.
@@ -291,9 +291,9 @@ func (s *State) beginRound(l *spec.Launch, opts Options, plan *roundPlan) *Round
 	return r
 }
 
-// override describes --set k=v of this round; its value is kept unless
+// Override describes --set k=v of a round; its value is kept unless
 // it is secret (Options.SecretSet, or a name the spec makes secret).
-func (s *State) override(l *spec.Launch, opts Options, k, v string) Override {
+func (s *State) Override(l *spec.Launch, opts Options, k, v string) Override {
 	o := Override{Name: k, Digest: s.Digest(k, v)}
 	if slices.Contains(opts.SecretSet, k) || l.SecretName(k) {
 		o.Secret = true
@@ -567,10 +567,10 @@ func (la *Launch) noteEnd(ws *syscall.WaitStatus) {
 // names that may change (dropped overrides). A secret override of the
 // round carried or replayed that is not given again is a usage error
 // naming every such name.
-func planRelaunch(st *State, l *spec.Launch, prev *Record, opts RelaunchOptions) (plan *roundPlan, set map[string]string, must, may []string, err error) {
-	plan = &roundPlan{command: opts.Command, baseline: prev.Round, replayOf: opts.Round, overrides: map[string]Override{}}
-	if plan.command == "" {
-		plan.command = CommandRelaunch
+func planRelaunch(st *State, l *spec.Launch, prev *Record, opts RelaunchOptions) (plan *RoundPlan, set map[string]string, must, may []string, err error) {
+	plan = &RoundPlan{Command: opts.Command, Baseline: prev.Round, ReplayOf: opts.Round, Overrides: map[string]Override{}}
+	if plan.Command == "" {
+		plan.Command = CommandRelaunch
 	}
 	base := map[string]Override{}
 	if prev.Round > 0 {
@@ -627,7 +627,7 @@ func planRelaunch(st *State, l *spec.Launch, prev *Record, opts RelaunchOptions)
 	lopts := opts.Options
 	var explicit []string
 	for _, n := range slices.Sorted(maps.Keys(opts.Set)) {
-		target[n] = st.override(l, lopts, n, opts.Set[n])
+		target[n] = st.Override(l, lopts, n, opts.Set[n])
 		explicit = append(explicit, n)
 	}
 	var missing []string
@@ -650,7 +650,7 @@ func planRelaunch(st *State, l *spec.Launch, prev *Record, opts RelaunchOptions)
 			Names: missing, Fix: FixSecretsAgain,
 			Hint: "give them again in Options.Set and name them in Options.SecretSet (or drop them with RelaunchOptions.Unset)"}
 	}
-	plan.overrides, plan.base = target, base
+	plan.Overrides, plan.Base = target, base
 	must = append(must, explicit...)
 	for n, o := range target {
 		if hasKey(opts.Set, n) {
@@ -677,15 +677,15 @@ func planRelaunch(st *State, l *spec.Launch, prev *Record, opts RelaunchOptions)
 			target[n] = o
 			continue
 		}
-		plan.set = append(plan.set, n)
+		plan.Set = append(plan.Set, n)
 	}
-	plan.unset = may
+	plan.Unset = may
 	return plan, set, must, may, nil
 }
 
-// refuseRound marks la's round refused: verified, then stopped because
+// RefuseRound marks la's round refused: verified, then stopped because
 // the relaunch's delta was not exactly the declared one.
-func (s *State) refuseRound(la *Launch) {
+func (s *State) RefuseRound(la *Launch) {
 	if la.notes.round == nil {
 		return
 	}
@@ -749,9 +749,9 @@ func exists(path string) bool {
 	return err == nil
 }
 
-// lastVerifiedRound is the newest round of name whose worker was verified
-// (with its environment digests), or nil.
-func (s *State) lastVerifiedRound(name string) *Round {
+// LastVerifiedRound returns the newest round of name whose worker was
+// verified (with its environment digests), or nil.
+func (s *State) LastVerifiedRound(name string) *Round {
 	rounds, _ := s.rounds(name)
 	for i := len(rounds) - 1; i >= 0; i-- {
 		if r := rounds[i]; r.Outcome == RoundVerified && len(r.WorkerEnv) > 0 {

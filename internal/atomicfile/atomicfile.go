@@ -46,13 +46,13 @@ func write(path string, data []byte, perm fs.FileMode, durable bool) error {
 		return err
 	}
 	if durable {
-		syncDir(dir)
+		SyncDir(dir)
 	}
 	return nil
 }
 
-// syncDir fsyncs a directory, making a rename in it durable.
-func syncDir(dir string) error {
+// SyncDir fsyncs a directory, making a rename in it durable.
+func SyncDir(dir string) error {
 	d, err := os.Open(dir)
 	if err != nil {
 		return err
