@@ -5,12 +5,10 @@
 //
 // What a command reads back from the state dir goes through a State: the
 // records (LoadRunning, VerifyRunning, ExplainRecorded), the census (Census),
-// the crash-fix rounds (History, CompareRounds), a launch's masked log
+// the crash-fix rounds (History, DiffRounds), a launch's masked log
 // (ReadLog) and the one secret set every output is masked with (Secrets).
-// Each result type has its text form next to it (Round.OutcomeText,
-// Delta.WriteText, StopResult.Text, CensusEntry.PortsText, RunOutput,
-// RelaunchOutput), so that a Go program prints what the childproof command
-// prints.
+// Package launcher/present holds the results' text and JSON forms, so that
+// a Go program prints what the childproof command prints.
 //
 // A Go test can use it without HCL:
 //

@@ -2,6 +2,7 @@ package launcher
 
 import (
 	"slices"
+	"strconv"
 	"time"
 
 	"github.com/childproof/childproof/verify"
@@ -195,6 +196,29 @@ type RoundEnd struct {
 // Uptime returns the end's uptime.
 func (e *RoundEnd) Uptime() time.Duration {
 	return time.Duration(e.UptimeSeconds * float64(time.Second)).Round(time.Millisecond)
+}
+
+// String is how the worker ended: "exit 1", "killed by SIGKILL",
+// "stopped by childproof", "gone, status unknown" (another How as it is),
+// with " (stopped)" when childproof stopped a worker whose status it saw.
+func (e *RoundEnd) String() string {
+	var s string
+	switch e.How {
+	case EndExited:
+		s = "exit " + strconv.Itoa(*e.ExitStatus)
+	case EndSignaled:
+		s = "killed by " + e.Signal
+	case EndStopped:
+		s = "stopped by childproof"
+	case EndGone:
+		s = "gone, status unknown"
+	default:
+		s = string(e.How)
+	}
+	if e.StoppedBy != "" && e.How != EndStopped {
+		s += " (stopped)"
+	}
+	return s
 }
 
 // maxRoundFile caps a round file read from the state dir.

@@ -50,38 +50,3 @@ func TestCountStopped(t *testing.T) {
 		t.Errorf("CountStopped = %d, want 2 (Census with all lists %d stopped: %+v)", got, want, es)
 	}
 }
-
-// TestEmptyCensusText: what ps says when it lists nothing — without
-// --all, the stopped launches it left out counted.
-func TestEmptyCensusText(t *testing.T) {
-	empty, err := OpenState(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	stopped, err := OpenState(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, gone := selfAndGone(t)
-	now := time.Now()
-	for _, n := range []string{"a", "b"} {
-		if err := stopped.Save(&Record{Name: n, Root: gone, Worker: gone, Stopped: &now}); err != nil {
-			t.Fatal(err)
-		}
-	}
-	tests := []struct {
-		st   *State
-		all  bool
-		want string
-	}{
-		{empty, false, "no recorded launches"},
-		{empty, true, "no recorded launches"},
-		{stopped, false, "no running launches; 2 stopped (ps --all)"},
-		{stopped, true, "no recorded launches"},
-	}
-	for _, tt := range tests {
-		if got := EmptyCensusText(proc.Default, tt.st, tt.all); got != tt.want {
-			t.Errorf("EmptyCensusText(%s, all %v) = %q, want %q", tt.st.Dir, tt.all, got, tt.want)
-		}
-	}
-}

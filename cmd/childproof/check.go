@@ -153,7 +153,7 @@ func roleRows(l *schema.Launch) string {
 }
 
 // workDir is the working directory paths are shown relative to (below it;
-// envres.RebasePath, launcher.TextOptions.Dir); "" when unknown: paths as
+// envres.RebasePath, present.TextOptions.Dir); "" when unknown: paths as
 // recorded.
 func workDir() string {
 	wd, _ := os.Getwd()

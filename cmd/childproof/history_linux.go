@@ -8,7 +8,7 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/childproof/childproof/launcher"
+	"github.com/childproof/childproof/launcher/present"
 	"github.com/childproof/childproof/launcher/relaunch"
 	"github.com/childproof/childproof/lintreport"
 	"github.com/childproof/childproof/proc"
@@ -90,17 +90,17 @@ func (a *app) history(_ context.Context, name string) error {
 			hint: "every 'childproof run' and 'relaunch' of a launch is a round; 'childproof ps --all' lists the recorded launches"}
 	}
 	if a.format == "json" {
-		return lintreport.JSON(a.stdout, h.Output(name, a.showValues))
+		return lintreport.JSON(a.stdout, present.NewHistoryOutput(h, name, a.showValues))
 	}
-	h.WriteText(a.stdout, a.textOptions(), time.Now())
+	present.WriteHistory(a.stdout, h, a.textOptions(), time.Now())
 	return nil
 }
 
 // textOptions are the CLI's options of the library's text forms: paths
 // relative to the working directory (as displayPath), values with
 // --show-values.
-func (a *app) textOptions() launcher.TextOptions {
-	return launcher.TextOptions{Dir: workDir(), ShowValues: a.showValues}
+func (a *app) textOptions() present.TextOptions {
+	return present.TextOptions{Dir: workDir(), ShowValues: a.showValues}
 }
 
 // historyDiff names the variables whose digests differ between the
@@ -110,7 +110,7 @@ func (a *app) historyDiff(name string, ra, rb int) error {
 	if err != nil {
 		return err
 	}
-	d, err := st.CompareRounds(name, ra, rb, a.textOptions())
+	d, err := present.CompareRounds(st, name, ra, rb, a.textOptions())
 	if err != nil {
 		return a.launchErr(err)
 	}

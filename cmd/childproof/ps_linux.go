@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/childproof/childproof/launcher"
+	"github.com/childproof/childproof/launcher/present"
 	"github.com/childproof/childproof/lintreport"
 	"github.com/childproof/childproof/proc"
 	"github.com/spf13/cobra"
@@ -77,16 +78,16 @@ node-local. A host that cannot be reached is said on stderr; ps then exits 2.`,
 				}
 			}
 			if a.format == "json" {
-				return lintreport.JSON(a.stdout, launcher.NewCensusOutput(es))
+				return lintreport.JSON(a.stdout, present.NewCensusOutput(es))
 			}
 			if len(es) == 0 {
-				fmt.Fprintln(a.stdout, launcher.EmptyCensusText(proc.Default, st, all))
+				fmt.Fprintln(a.stdout, present.EmptyCensusText(proc.Default, st, all))
 				return nil
 			}
 			// One write for the table, not one per launch.
 			w := bufio.NewWriter(a.painted(a.stdout, reportPaint))
 			defer w.Flush()
-			launcher.WriteCensus(w, es, launcher.CensusText{Dir: workDir(), Euid: os.Geteuid(), Now: time.Now()})
+			present.WriteCensus(w, es, present.CensusText{Dir: workDir(), Euid: os.Geteuid(), Now: time.Now()})
 			return nil
 		},
 	}
@@ -124,14 +125,14 @@ func (a *app) psSeveral(all bool) error {
 		failed = append(failed, dir)
 	}
 	if a.format == "json" {
-		if err := lintreport.JSON(a.stdout, launcher.NewCensusOutput(es)); err != nil {
+		if err := lintreport.JSON(a.stdout, present.NewCensusOutput(es)); err != nil {
 			return err
 		}
 	} else if len(es) == 0 {
 		fmt.Fprintf(a.stdout, "no launches recorded in the %d state dirs\n", len(dirs))
 	} else {
 		w := bufio.NewWriter(a.painted(a.stdout, reportPaint))
-		launcher.WriteCensus(w, es, launcher.CensusText{Dir: workDir(), Euid: os.Geteuid(), Now: time.Now()})
+		present.WriteCensus(w, es, present.CensusText{Dir: workDir(), Euid: os.Geteuid(), Now: time.Now()})
 		w.Flush()
 	}
 	if len(failed) > 0 {

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/childproof/childproof/launcher"
+	"github.com/childproof/childproof/launcher/present"
 	"github.com/childproof/childproof/lintreport"
 )
 
@@ -50,14 +51,14 @@ func (a *app) psHosts(ctx context.Context, hosts []string, remote string, all bo
 		es = append(es, got...)
 	}
 	if a.format == "json" {
-		if err := lintreport.JSON(a.stdout, launcher.NewCensusOutput(es)); err != nil {
+		if err := lintreport.JSON(a.stdout, present.NewCensusOutput(es)); err != nil {
 			return err
 		}
 	} else if len(es) == 0 {
 		fmt.Fprintf(a.stdout, "no launches recorded on the %d hosts\n", len(hosts))
 	} else {
 		w := bufio.NewWriter(a.painted(a.stdout, reportPaint))
-		launcher.WriteCensus(w, es, launcher.CensusText{Dir: workDir(), Euid: -1, Now: time.Now()})
+		present.WriteCensus(w, es, present.CensusText{Dir: workDir(), Euid: -1, Now: time.Now()})
 		w.Flush()
 	}
 	if len(failed) > 0 {
@@ -76,7 +77,7 @@ func remoteCensus(ctx context.Context, sshCmd, host, command string) ([]launcher
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	runErr := cmd.Run()
-	var out launcher.CensusOutput
+	var out present.CensusOutput
 	if err := json.Unmarshal(stdout.Bytes(), &out); err != nil || out.Launches == nil {
 		if runErr != nil {
 			return nil, fmt.Errorf("%v: %s", runErr, lastLine(stderr.String()))

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/childproof/childproof/launcher"
+	"github.com/childproof/childproof/launcher/present"
 	"github.com/childproof/childproof/launcher/relaunch"
 	"github.com/childproof/childproof/lintreport"
 	"github.com/childproof/childproof/verify"
@@ -147,7 +148,7 @@ func (a *app) relaunch(ctx context.Context, arg string, ra relaunchArgs) error {
 		specHash = f.Hash
 	}
 	base := st.RelaunchBase(l, specHash, rec)
-	if t := base.SpecChangedText(l, a.textOptions()); t != "" {
+	if t := present.SpecChangedText(base, l, a.textOptions()); t != "" {
 		fmt.Fprintf(a.stderr, "childproof: warning: %s\n", t)
 	}
 	detach := base.Detach
@@ -186,19 +187,19 @@ func (a *app) relaunch(ctx context.Context, arg string, ra relaunchArgs) error {
 		return lintErr
 	}
 	if err != nil {
-		err = a.launchErrWith(err, func(r *verify.Report) { a.writeRelaunch(a.stdout, res.Output(r)) })
+		err = a.launchErrWith(err, func(r *verify.Report) { a.writeRelaunch(a.stdout, present.NewRelaunchOutput(res, r)) })
 		if res != nil {
 			a.writeRollback(l.Name, res.Rollback)
 		}
 		return err
 	}
-	a.writeRelaunch(a.stdout, res.Output(la.Report))
+	a.writeRelaunch(a.stdout, present.NewRelaunchOutput(res, la.Report))
 	return a.supervise(la, l.Name, detach, sigs)
 }
 
-// writeRelaunch prints relaunch's output (launcher.RelaunchOutput): its
+// writeRelaunch prints relaunch's output (present.RelaunchOutput): its
 // JSON, or its text with the report painted.
-func (a *app) writeRelaunch(w io.Writer, out *launcher.RelaunchOutput) {
+func (a *app) writeRelaunch(w io.Writer, out *present.RelaunchOutput) {
 	if a.format == "json" {
 		lintreport.JSON(w, out)
 		return
@@ -207,9 +208,9 @@ func (a *app) writeRelaunch(w io.Writer, out *launcher.RelaunchOutput) {
 }
 
 // writeRelaunchNotes says on stderr what a relaunch did besides the new
-// launch (launcher.RelaunchResult.Notes).
+// launch (present.RelaunchNotes).
 func (a *app) writeRelaunchNotes(name string, res *launcher.RelaunchResult) {
-	for _, n := range res.Notes(name, a.textOptions()) {
+	for _, n := range present.RelaunchNotes(res, name, a.textOptions()) {
 		prefix := "childproof: relaunch: "
 		if n.Warning {
 			prefix = "childproof: warning: relaunch: "
@@ -219,9 +220,9 @@ func (a *app) writeRelaunchNotes(name string, res *launcher.RelaunchResult) {
 }
 
 // writeRollback says what relaunch --rollback did, when it was called
-// for (launcher.RollbackResult.Text).
+// for (present.RollbackText).
 func (a *app) writeRollback(name string, rb launcher.RollbackResult) {
-	if t := rb.Text(name); t != "" {
+	if t := present.RollbackText(&rb, name); t != "" {
 		fmt.Fprintf(a.stderr, "childproof: relaunch: %s\n", t)
 	}
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/childproof/childproof/envres"
 	"github.com/childproof/childproof/launcher"
+	"github.com/childproof/childproof/launcher/present"
 	"github.com/childproof/childproof/lintreport"
 	"github.com/childproof/childproof/schema"
 	"github.com/spf13/cobra"
@@ -109,9 +110,9 @@ func (a *app) run(ctx context.Context, arg string, vars []string, overrides over
 		return a.launchErr(err)
 	}
 	if a.format == "json" {
-		lintreport.JSON(a.stdout, la.Output())
+		lintreport.JSON(a.stdout, present.NewRunOutput(la))
 	} else {
-		la.Output().WriteText(a.painted(a.stdout, reportPaint)) // as a failed run's report and relaunch's are
+		present.NewRunOutput(la).WriteText(a.painted(a.stdout, reportPaint)) // as a failed run's report and relaunch's are
 	}
 	if !detach && l.Restart.EffectivePolicy() != schema.RestartNever {
 		return a.superviseRestarts(ctx, la, opts, view, sigs)

@@ -43,7 +43,9 @@ var layers = map[string][]string{
 		"internal/proccn"},
 	"launcher/group": {"launcher", "verify", "proc", "spec", "outcome"},
 	// Crash-fix relaunch, above launcher: only the command (and tests) import it.
-	"launcher/relaunch":              {"launcher", "verify", "proc", "spec", "outcome", "redact", "internal/dotenv"},
+	"launcher/relaunch": {"launcher", "verify", "proc", "spec", "outcome", "redact", "internal/dotenv"},
+	// What the commands print of launcher's and relaunch's results.
+	"launcher/present":               {"launcher", "launcher/relaunch", "verify", "proc", "spec", "outcome"},
 	"launcher/launchertest":          {"launcher", "launcher/group", "verify", "proc", "spec", "internal/testsupport", "internal/freeport"},
 	"launcher/launchertest/specfile": {"launcher", "launcher/launchertest", "schema"},
 	// What runs nothing: rendering and reviewing, portable to macOS and Windows.

@@ -1,15 +1,16 @@
-package launcher
+package present
 
 import (
 	"errors"
 	"fmt"
 
+	"github.com/childproof/childproof/launcher"
 	"github.com/childproof/childproof/outcome"
 )
 
 // RoundsDiff is `childproof history NAME --diff A B`'s answer: the names
 // whose digests differ between the workers of rounds A and B of launch
-// Name, sorted. Its JSON is the command's object.
+// Name, sorted. Its JSON is the command's object. It is plain data: safe for concurrent use while nothing changes it.
 type RoundsDiff struct {
 	A      int        `json:"a"`
 	B      int        `json:"b"`
@@ -17,45 +18,45 @@ type RoundsDiff struct {
 	Name   string     `json:"name"`
 }
 
-// DiffName is one name of a RoundsDiff, an EnvDiff in words.
+// DiffName is one name of a RoundsDiff, an EnvDiff in words. It is plain data: safe for concurrent use while nothing changes it.
 type DiffName struct {
 	Name string `json:"name"`
 	// How is "changed", "only in round A" or "only in round B"
-	// (EnvDiff.HowText).
+	// (HowText).
 	How string `json:"how"`
 	// A and B are its digests on each worker; empty where it is absent.
 	A string `json:"a,omitempty"`
 	B string `json:"b,omitempty"`
 	// Override says where the name is a --set override
-	// (EnvDiff.OverrideText); "" when it is none.
+	// (OverrideText); "" when it is none.
 	Override string `json:"override,omitempty"`
 	// Volatile: the launched tree sets it anew on every launch (a spec's
 	// volatile list, schema.BuiltinVolatile).
 	Volatile bool `json:"volatile,omitempty"`
 }
 
-// CompareRounds is DiffRounds(name, a, b) in words, its overrides
+// CompareRounds is st.DiffRounds(name, a, b) in words, its overrides
 // written with o. A round that cannot be compared is an *Error of
 // Outcome outcome.Usage saying why: round N is not recorded (with a
 // hint), or it has no verified worker and so no environment to compare;
 // DiffRounds' *RoundError tells the two apart.
-func (s *State) CompareRounds(name string, a, b int, o TextOptions) (*RoundsDiff, error) {
-	diffs, err := s.DiffRounds(name, a, b)
-	var re *RoundError
+func CompareRounds(st *launcher.State, name string, a, b int, o TextOptions) (*RoundsDiff, error) {
+	diffs, err := st.DiffRounds(name, a, b)
+	var re *launcher.RoundError
 	switch {
 	case errors.As(err, &re) && re.Round == nil:
-		return nil, &Error{Outcome: outcome.Usage, Msg: fmt.Sprintf("no round %d of %q is recorded in %s", re.N, name, s.Dir),
-			Name: name, Fix: FixRounds,
+		return nil, &launcher.Error{Outcome: outcome.Usage, Msg: fmt.Sprintf("no round %d of %q is recorded in %s", re.N, name, st.Dir),
+			Name: name, Fix: launcher.FixRounds,
 			Hint: "State.History lists the rounds"}
 	case errors.As(err, &re):
-		return nil, &Error{Outcome: outcome.Usage,
-			Msg: fmt.Sprintf("round %d of %q has no verified worker (%s): there is no environment to compare", re.N, name, re.Round.OutcomeText())}
+		return nil, &launcher.Error{Outcome: outcome.Usage,
+			Msg: fmt.Sprintf("round %d of %q has no verified worker (%s): there is no environment to compare", re.N, name, OutcomeText(re.Round))}
 	case err != nil:
-		return nil, &Error{Outcome: outcome.Usage, Err: err}
+		return nil, &launcher.Error{Outcome: outcome.Usage, Err: err}
 	}
 	out := &RoundsDiff{A: a, B: b, Name: name, Differ: []DiffName{}}
 	for _, d := range diffs {
-		out.Differ = append(out.Differ, DiffName{Name: d.Name, How: d.HowText(a, b), A: d.A, B: d.B, Override: d.OverrideText(o), Volatile: d.Volatile})
+		out.Differ = append(out.Differ, DiffName{Name: d.Name, How: HowText(&d, a, b), A: d.A, B: d.B, Override: OverrideText(&d, o), Volatile: d.Volatile})
 	}
 	return out, nil
 }

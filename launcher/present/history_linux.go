@@ -1,4 +1,4 @@
-package launcher
+package present
 
 import (
 	"fmt"
@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/childproof/childproof/launcher"
 	"github.com/childproof/childproof/verify"
 )
 
@@ -13,7 +14,7 @@ import (
 // its JSON object (History), and the --diff table (RoundsDiff).
 
 // HistoryOutput is `childproof history NAME --format json`'s object:
-// {"current": N, "name": NAME, "rounds": [...]}.
+// {"current": N, "name": NAME, "rounds": [...]}. It is plain data: safe for concurrent use while nothing changes it.
 type HistoryOutput struct {
 	// Current is History.Current: the round of the recorded launch, 0
 	// for none.
@@ -22,14 +23,14 @@ type HistoryOutput struct {
 	Name string `json:"name"`
 	// Rounds are the rounds, oldest first, each Round.Redacted; never
 	// nil ([] for none).
-	Rounds []*Round `json:"rounds"`
+	Rounds []*launcher.Round `json:"rounds"`
 }
 
-// Output is h's HistoryOutput for the launch name, each round redacted
-// (Round.Redacted(showValues): a non-secret --set value only with
-// showValues, a secret one never).
-func (h *History) Output(name string, showValues bool) *HistoryOutput {
-	out := &HistoryOutput{Current: h.Current, Name: name, Rounds: make([]*Round, 0, len(h.Rounds))}
+// NewHistoryOutput is h's HistoryOutput for the launch name, each round
+// redacted (Round.Redacted(showValues): a non-secret --set value only
+// with showValues, a secret one never).
+func NewHistoryOutput(h *launcher.History, name string, showValues bool) *HistoryOutput {
+	out := &HistoryOutput{Current: h.Current, Name: name, Rounds: make([]*launcher.Round, 0, len(h.Rounds))}
 	for _, r := range h.Rounds {
 		out.Rounds = append(out.Rounds, r.Redacted(showValues))
 	}
@@ -39,16 +40,16 @@ func (h *History) Output(name string, showValues bool) *HistoryOutput {
 // historyRow is the layout of a row of history's table.
 const historyRow = "%-5s %-19s %-8s %-16s %-26s %-10s %s\n"
 
-// WriteText writes h as history's table: the header "ROUND WHEN COMMAND
+// WriteHistory writes h as history's table: the header "ROUND WHEN COMMAND
 // OUTCOME ENDED UPTIME DELTA", one row per round — its number, "*" after
 // the Current one, when it started in local time ("2006-01-02
-// 15:04:05"), its command, Round.OutcomeText, Round.EndText,
-// Round.UptimeText(now) and Round.DeltaText(o) — each followed by a line
+// 15:04:05"), its command, OutcomeText, EndText, UptimeText(now) and
+// DeltaText(o) — each followed by a line
 // "      signal: …, to pid N" per signal its tree received; then, for a
 // Current round, the line "* the recorded launch (the baseline of the
 // next relaunch): round N". A History without rounds writes the header
 // only (the CLI says "no round … is recorded" instead).
-func (h *History) WriteText(w io.Writer, o TextOptions, now time.Time) {
+func WriteHistory(w io.Writer, h *launcher.History, o TextOptions, now time.Time) {
 	fmt.Fprintf(w, historyRow, "ROUND", "WHEN", "COMMAND", "OUTCOME", "ENDED", "UPTIME", "DELTA")
 	for _, r := range h.Rounds {
 		mark := ""
@@ -56,7 +57,7 @@ func (h *History) WriteText(w io.Writer, o TextOptions, now time.Time) {
 			mark = "*"
 		}
 		fmt.Fprintf(w, historyRow, strconv.Itoa(r.N)+mark, r.Started.Local().Format("2006-01-02 15:04:05"),
-			verify.Clip(string(r.Command), 8), verify.Clip(r.OutcomeText(), 16), verify.Clip(r.EndText(), 26), r.UptimeText(now), r.DeltaText(o))
+			verify.Clip(string(r.Command), 8), verify.Clip(OutcomeText(r), 16), verify.Clip(EndText(r), 26), UptimeText(r, now), DeltaText(r, o))
 		for _, s := range r.Signals {
 			fmt.Fprintf(w, "      signal: %s, to pid %d\n", s, s.ToPid)
 		}

@@ -1,4 +1,4 @@
-package launcher_test
+package present_test
 
 import (
 	"bytes"
@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/childproof/childproof/launcher"
+	"github.com/childproof/childproof/launcher/present"
 	"github.com/childproof/childproof/verify"
 	"github.com/google/go-cmp/cmp"
 )
@@ -47,7 +48,7 @@ func TestCensusEntryText(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got := cols{tt.e.PidText(), tt.e.AgeText(now), tt.e.RoundText(), tt.e.PortsText(euid)}
+			got := cols{present.PidText(&tt.e), present.AgeText(&tt.e, now), present.RoundText(&tt.e), present.PortsText(&tt.e, euid)}
 			if diff := cmp.Diff(tt.want, got); diff != "" {
 				t.Errorf("columns (-want +got):\n%s", diff)
 			}
@@ -106,7 +107,7 @@ func TestWriteCensus(t *testing.T) {
 				before[i] = e.Name
 			}
 			var b bytes.Buffer
-			launcher.WriteCensus(&b, c.es, launcher.CensusText{Dir: c.dir, Euid: euid, Now: now})
+			present.WriteCensus(&b, c.es, present.CensusText{Dir: c.dir, Euid: euid, Now: now})
 			if diff := cmp.Diff(strings.Join(c.want, "\n")+"\n", b.String()); diff != "" {
 				t.Errorf("WriteCensus (-want +got):\n%s", diff)
 			}
@@ -129,12 +130,12 @@ func TestCensusOutput(t *testing.T) {
 		{nil, `{"launches":[]}`},
 		{[]launcher.CensusEntry{}, `{"launches":[]}`},
 	} {
-		if got, err := json.Marshal(launcher.NewCensusOutput(c.es)); err != nil || string(got) != c.want {
+		if got, err := json.Marshal(present.NewCensusOutput(c.es)); err != nil || string(got) != c.want {
 			t.Errorf("NewCensusOutput(%#v): %s, %v; want %s", c.es, got, err, c.want)
 		}
 	}
 	es := []launcher.CensusEntry{{Name: "api", Status: launcher.StatusAlive}}
-	got, err := json.Marshal(launcher.NewCensusOutput(es))
+	got, err := json.Marshal(present.NewCensusOutput(es))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package launcher
+package present
 
 import (
 	"bytes"
@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/childproof/childproof/launcher"
 	"github.com/childproof/childproof/spec"
 	"github.com/childproof/childproof/verify"
 )
@@ -14,13 +15,13 @@ import (
 // HowText is how d's name differs as history --diff A B says it:
 // "changed", "only in round A" or "only in round B" (a and b the rounds
 // compared); "" for an unknown How.
-func (d *EnvDiff) HowText(a, b int) string {
+func HowText(d *launcher.EnvDiff, a, b int) string {
 	switch d.How {
-	case Changed:
+	case launcher.Changed:
 		return "changed"
-	case OnlyInA:
+	case launcher.OnlyInA:
 		return fmt.Sprintf("only in round %d", a)
-	case OnlyInB:
+	case launcher.OnlyInB:
 		return fmt.Sprintf("only in round %d", b)
 	}
 	return ""
@@ -31,7 +32,7 @@ func (d *EnvDiff) HowText(a, b int) string {
 // into round 5)": with the value when o.ShowValues is set and the value
 // is kept and not secret, and with the round that set it when that is an
 // earlier one. It is "" when the name is no override.
-func (d *EnvDiff) OverrideText(o TextOptions) string {
+func OverrideText(d *launcher.EnvDiff, o TextOptions) string {
 	var where []string
 	for _, ov := range d.Overrides {
 		v := ""
@@ -51,12 +52,12 @@ func (d *EnvDiff) OverrideText(o TextOptions) string {
 	return strings.Join(where, "; ")
 }
 
-// WriteText writes d as relaunch's text report ends, one "  delta:   …"
+// WriteDelta writes d as relaunch's text report ends, one "  delta:   …"
 // line per changed, carried, unchanged or dropped name and a last line
 // saying whether the delta is exactly the declared names, in one Write.
 // prev is the recorded worker's launch the delta is measured against
 // (nil: not named). A nil d writes nothing.
-func (d *Delta) WriteText(w io.Writer, prev *Record) {
+func WriteDelta(w io.Writer, d *launcher.Delta, prev *launcher.Record) {
 	if d == nil {
 		return
 	}
@@ -90,7 +91,7 @@ func (d *Delta) WriteText(w io.Writer, prev *Record) {
 		fmt.Fprintf(&b, "  delta:   carried forward, unchanged: %s\n", strings.Join(d.Forward, ", "))
 	}
 	for _, n := range d.Dropped {
-		if !slices.ContainsFunc(d.Changed, func(c DeltaName) bool { return c.Name == n }) {
+		if !slices.ContainsFunc(d.Changed, func(c launcher.DeltaName) bool { return c.Name == n }) {
 			fmt.Fprintf(&b, "  delta:   %s dropped, unchanged on the worker (its value without the override is the same)\n", n)
 		}
 	}
@@ -127,12 +128,12 @@ func (d *Delta) WriteText(w io.Writer, prev *Record) {
 	w.Write(b.Bytes())
 }
 
-// Text says what relaunch --rollback of the launch name did, as relaunch
+// RollbackText says what relaunch --rollback of the launch name did, as relaunch
 // reports it after "childproof: relaunch: ": nothing to bring back, the
 // round that is back and its worker, or the rollback's error. It is ""
 // when there is nothing to say (not Tried: RelaunchOptions.Rollback
 // unset, or the relaunch did not fail).
-func (rb *RollbackResult) Text(name string) string {
+func RollbackText(rb *launcher.RollbackResult, name string) string {
 	switch {
 	case !rb.Tried:
 		return ""
@@ -147,21 +148,21 @@ func (rb *RollbackResult) Text(name string) string {
 	return ""
 }
 
-// Text says what c did to its env file, as relaunch reports it after
+// EnvFileChangeText says what c did to its env file, as relaunch reports it after
 // "childproof: relaunch: " (after "childproof: warning: relaunch: " for
 // EnvFileKept), "NAME: set in FILE:LINE (…)"; name is the launch's name
 // (its history keeps an edited file's old value) and o.Dir shows FILE
 // relative to it. It is "" for an unknown How.
-func (c *EnvFileChange) Text(name string, o TextOptions) string {
+func EnvFileChangeText(c *launcher.EnvFileChange, name string, o TextOptions) string {
 	at := fmt.Sprintf("%s:%d", o.path(c.File), c.Line)
 	switch c.How {
-	case EnvFileEdited:
+	case launcher.EnvFileEdited:
 		return fmt.Sprintf("%s: set in %s (the old value, %s, is in the round: childproof history %s)", c.Name, at, verify.ShortDigest(c.OldDigest), name)
-	case EnvFileAppended:
+	case launcher.EnvFileAppended:
 		return fmt.Sprintf("%s: appended to %s (the file did not assign it)", c.Name, at)
-	case EnvFileRestored:
+	case launcher.EnvFileRestored:
 		return fmt.Sprintf("%s: %s put back as it was before the edit, byte for byte", c.Name, at)
-	case EnvFileKept:
+	case launcher.EnvFileKept:
 		return fmt.Sprintf("%s: %s keeps the edited value: the old value of a secret was not kept; edit the file by hand", c.Name, at)
 	}
 	return ""
@@ -172,7 +173,7 @@ func (c *EnvFileChange) Text(name string, o TextOptions) string {
 // what became of the previous launch. Its JSON is run's object
 // (RunOutput) with "delta" (null when the relaunch failed before the new
 // worker was verified), "previous" and "env_files" added; WriteText is
-// the text.
+// the text. It is plain data: safe for concurrent use while nothing changes it.
 type RelaunchOutput struct {
 	*verify.Report
 	// Round is the new round's number (RelaunchResult.Round); 0 (left
@@ -180,16 +181,16 @@ type RelaunchOutput struct {
 	Round int `json:"round,omitempty"`
 	// Delta is RelaunchResult.Delta; nil before the new worker was
 	// verified.
-	Delta *Delta `json:"delta"`
+	Delta *launcher.Delta `json:"delta"`
 	// Previous is the recorded launch the relaunch replaced; nil (left
 	// out) when none was read.
 	Previous *PreviousLaunch `json:"previous,omitempty"`
 	// EnvFiles are RelaunchResult.EnvFiles (left out when none).
-	EnvFiles []EnvFileChange `json:"env_files,omitempty"`
+	EnvFiles []launcher.EnvFileChange `json:"env_files,omitempty"`
 }
 
 // PreviousLaunch is the launch a relaunch replaced, as its output names
-// it.
+// it. It is plain data: safe for concurrent use while nothing changes it.
 type PreviousLaunch struct {
 	// Worker is the recorded worker the delta is measured against.
 	Worker verify.Fingerprint `json:"worker"`
@@ -198,11 +199,11 @@ type PreviousLaunch struct {
 	Stopped string `json:"stopped,omitempty"`
 }
 
-// Output is relaunch's output for rep, the report of the new worker (the
-// *Error's Report when Relaunch failed): rep with r's round, delta,
-// previous launch and env file changes. A nil r (Relaunch failed before it
-// read the record) gives rep alone, with a null delta.
-func (r *RelaunchResult) Output(rep *verify.Report) *RelaunchOutput {
+// NewRelaunchOutput is relaunch's output for rep, the report of the new
+// worker (the *Error's Report when Relaunch failed): rep with r's round,
+// delta, previous launch and env file changes. A nil r (Relaunch failed
+// before it read the record) gives rep alone, with a null delta.
+func NewRelaunchOutput(r *launcher.RelaunchResult, rep *verify.Report) *RelaunchOutput {
 	out := &RelaunchOutput{Report: rep}
 	if r == nil {
 		return out
@@ -219,7 +220,7 @@ func (r *RelaunchResult) Output(rep *verify.Report) *RelaunchOutput {
 
 // WriteText writes o as relaunch's text: the report
 // (verify.Report.WriteText) to report, then — once there is a Delta — its
-// lines (Delta.WriteText, against Previous's worker) and the round line
+// lines (WriteDelta, against Previous's worker) and the round line
 // "  round:   N (childproof history NAME)" to w. report is where the
 // report's lines go (nil: w); the CLI passes a writer over w that paints
 // the report's words, and leaves the delta's unpainted.
@@ -231,16 +232,16 @@ func (o *RelaunchOutput) WriteText(w, report io.Writer) {
 	if o.Delta == nil {
 		return
 	}
-	var prev *Record
+	var prev *launcher.Record
 	if o.Previous != nil {
-		prev = &Record{Worker: o.Previous.Worker}
+		prev = &launcher.Record{Worker: o.Previous.Worker}
 	}
-	o.Delta.WriteText(w, prev)
+	WriteDelta(w, o.Delta, prev)
 	writeRoundLine(w, o.Round, o.Report.Name)
 }
 
 // RelaunchNote is a line relaunch says on stderr about what it did
-// besides the new launch (RelaunchResult.Notes).
+// besides the new launch (RelaunchNotes). It is plain data: safe for concurrent use while nothing changes it.
 type RelaunchNote struct {
 	// Warning is set for a line that needs a look (the CLI prints it after
 	// "childproof: warning: relaunch: "; else after "childproof:
@@ -250,13 +251,13 @@ type RelaunchNote struct {
 	Text string
 }
 
-// Notes are the lines relaunch says on stderr once Relaunch returns, in
+// RelaunchNotes are the lines relaunch says on stderr once Relaunch returns, in
 // order: what became of the previous launch (StopResult.Message), each env
-// file change (EnvFileChange.Text; one that kept an edited value is a
+// file change (EnvFileChangeText; one that kept an edited value is a
 // Warning) and, when a failed relaunch put its edits back, that it did.
 // name is the launch's name and o shows the env files' paths. A nil r has
 // none.
-func (r *RelaunchResult) Notes(name string, o TextOptions) []RelaunchNote {
+func RelaunchNotes(r *launcher.RelaunchResult, name string, o TextOptions) []RelaunchNote {
 	if r == nil {
 		return nil
 	}
@@ -265,8 +266,8 @@ func (r *RelaunchResult) Notes(name string, o TextOptions) []RelaunchNote {
 		notes = append(notes, RelaunchNote{Text: r.Stopped.Message})
 	}
 	for _, c := range r.EnvFiles {
-		if t := c.Text(name, o); t != "" {
-			notes = append(notes, RelaunchNote{Warning: c.How == EnvFileKept, Text: t})
+		if t := EnvFileChangeText(&c, name, o); t != "" {
+			notes = append(notes, RelaunchNote{Warning: c.How == launcher.EnvFileKept, Text: t})
 		}
 	}
 	if r.EnvFilesRestored {
@@ -279,9 +280,17 @@ func (r *RelaunchResult) Notes(name string, o TextOptions) []RelaunchNote {
 // "childproof: warning: ": l's spec file (relative to o.Dir) changed since
 // the recorded launch of l.Name, so whatever the edit changes on the worker
 // is an unexpected delta. It is "" when the spec did not change.
-func (b RelaunchBase) SpecChangedText(l *spec.Launch, o TextOptions) string {
+func SpecChangedText(b launcher.RelaunchBase, l *spec.Launch, o TextOptions) string {
 	if !b.SpecChanged {
 		return ""
 	}
 	return fmt.Sprintf("%s changed since the recorded launch of %s: any change it makes on the worker is an unexpected delta", o.path(l.SpecPath), l.Name)
+}
+
+// listOrNone is s joined with ", ", or "none" for none.
+func listOrNone(s []string) string {
+	if len(s) == 0 {
+		return "none"
+	}
+	return strings.Join(s, ", ")
 }

@@ -1,15 +1,16 @@
-package launcher
+package present
 
 import (
 	"fmt"
 	"io"
 
+	"github.com/childproof/childproof/launcher"
 	"github.com/childproof/childproof/verify"
 )
 
 // RunOutput is what `childproof run` prints once the worker is verified:
 // the launch's report and its round. Its JSON is the report's object
-// (docs/launcher.md) with "round" added; WriteText is the text.
+// (docs/launcher.md) with "round" added; WriteText is the text. It is plain data: safe for concurrent use while nothing changes it.
 type RunOutput struct {
 	*verify.Report
 	// Round is the launch's round in the history; 0 (left out of the
@@ -17,8 +18,8 @@ type RunOutput struct {
 	Round int `json:"round,omitempty"`
 }
 
-// Output is la's RunOutput: its report and its round.
-func (la *Launch) Output() *RunOutput {
+// NewRunOutput is la's RunOutput: its report and its round.
+func NewRunOutput(la *launcher.Launch) *RunOutput {
 	return &RunOutput{Report: la.Report, Round: la.Round()}
 }
 

@@ -1,4 +1,4 @@
-package launcher
+package present
 
 import (
 	"cmp"
@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/childproof/childproof/launcher"
 	"github.com/childproof/childproof/proc"
 	"github.com/childproof/childproof/verify"
 )
@@ -19,24 +20,24 @@ import (
 // (CensusOutput).
 
 // CensusOutput is `childproof ps --format json`'s object:
-// {"launches": [...]}.
+// {"launches": [...]}. It is plain data: safe for concurrent use while nothing changes it.
 type CensusOutput struct {
 	// Launches are the census's entries in Census's order; never nil
 	// ([] for none) when made by NewCensusOutput.
-	Launches []CensusEntry `json:"launches"`
+	Launches []launcher.CensusEntry `json:"launches"`
 }
 
 // NewCensusOutput is the CensusOutput of es, [] for none.
-func NewCensusOutput(es []CensusEntry) *CensusOutput {
+func NewCensusOutput(es []launcher.CensusEntry) *CensusOutput {
 	if es == nil {
-		es = []CensusEntry{}
+		es = []launcher.CensusEntry{}
 	}
 	return &CensusOutput{Launches: es}
 }
 
 // CensusText tunes WriteCensus. The zero value shows spec paths as
 // recorded, ages up to the zero time and the worker's user for every
-// worker not running as root.
+// worker not running as root. It is plain data: safe for concurrent use while nothing changes it.
 type CensusText struct {
 	// Dir, when set, shows a spec path that lies below it relative to it
 	// (the CLI passes its working directory; TextOptions.Dir).
@@ -59,14 +60,14 @@ const censusRow = "%-20s %-11s %-8s %-16s %-10s %-5s %s\n"
 // each group starts with a line "# PATH" ("# (no spec file)" for none),
 // PATH relative to o.Dir when below it. No entry writes the header only
 // (ps says EmptyCensusText instead).
-func WriteCensus(w io.Writer, es []CensusEntry, o CensusText) {
+func WriteCensus(w io.Writer, es []launcher.CensusEntry, o CensusText) {
 	// Launches of one spec file together (up starts several).
-	sorted := make([]*CensusEntry, len(es))
+	sorted := make([]*launcher.CensusEntry, len(es))
 	for i := range es {
 		sorted[i] = &es[i]
 	}
 	// A census of several state dirs keeps each dir's launches together.
-	slices.SortStableFunc(sorted, func(a, b *CensusEntry) int {
+	slices.SortStableFunc(sorted, func(a, b *launcher.CensusEntry) int {
 		return cmp.Or(strings.Compare(a.Host, b.Host), strings.Compare(a.StateDir, b.StateDir), strings.Compare(a.SpecPath, b.SpecPath))
 	})
 	newGroup := func(i int) bool {
@@ -94,15 +95,15 @@ func WriteCensus(w io.Writer, es []CensusEntry, o CensusText) {
 			}
 			fmt.Fprintf(w, "# %s%s\n", where, paths.path(spec))
 		}
-		fmt.Fprintf(w, censusRow, e.Name, e.Status, e.PidText(), e.Worker.Comm, e.AgeText(o.Now), e.RoundText(), e.PortsText(o.Euid))
+		fmt.Fprintf(w, censusRow, e.Name, e.Status, PidText(e), e.Worker.Comm, AgeText(e, o.Now), RoundText(e), PortsText(e, o.Euid))
 	}
 }
 
 // PidText is the entry's PID column: the worker's pid, with "?" after
 // what an untrusted record claims (never checked, never acted on).
-func (e *CensusEntry) PidText() string {
+func PidText(e *launcher.CensusEntry) string {
 	pid := strconv.Itoa(e.Worker.Pid)
-	if e.Status == StatusUntrusted && e.Worker.Pid != 0 {
+	if e.Status == launcher.StatusUntrusted && e.Worker.Pid != 0 {
 		pid += "?"
 	}
 	return pid
@@ -110,7 +111,7 @@ func (e *CensusEntry) PidText() string {
 
 // AgeText is the entry's AGE column: how long before now the launch
 // started, to the second, "1h2m3s"; "-" when its start is unknown.
-func (e *CensusEntry) AgeText(now time.Time) string {
+func AgeText(e *launcher.CensusEntry, now time.Time) string {
 	if e.Started.IsZero() {
 		return "-"
 	}
@@ -119,7 +120,7 @@ func (e *CensusEntry) AgeText(now time.Time) string {
 
 // RoundText is the entry's ROUND column: its round in the history, "-"
 // for none.
-func (e *CensusEntry) RoundText() string {
+func RoundText(e *launcher.CensusEntry) string {
 	if e.Round <= 0 {
 		return "-"
 	}
@@ -132,7 +133,7 @@ func (e *CensusEntry) RoundText() string {
 // untrusted record; the user the worker runs as when it is not euid (the
 // caller's effective uid), "(as alice, uid 1001)"; the workers of a
 // multi-process job; Note; the restarts and last exit status.
-func (e *CensusEntry) PortsText(euid int) string {
+func PortsText(e *launcher.CensusEntry, euid int) string {
 	var b strings.Builder
 	for i, p := range e.Ports {
 		if i > 0 {
@@ -143,7 +144,7 @@ func (e *CensusEntry) PortsText(euid int) string {
 	if e.Pending {
 		b.WriteString(" (never verified)")
 	}
-	if e.Status == StatusUntrusted {
+	if e.Status == launcher.StatusUntrusted {
 		if e.Worker.Pid != 0 {
 			b.WriteString(" (claimed by the record, unverified)")
 		}
@@ -183,9 +184,9 @@ func (e *CensusEntry) PortsText(euid int) string {
 // EmptyCensusText is what ps says when Census(p, st, all) lists nothing:
 // without all, the stopped launches it left out are counted, "no running
 // launches; 2 stopped (ps --all)"; else "no recorded launches".
-func EmptyCensusText(p proc.FS, st *State, all bool) string {
+func EmptyCensusText(p proc.FS, st *launcher.State, all bool) string {
 	if !all {
-		if stopped, _ := CountStopped(p, st); stopped > 0 {
+		if stopped, _ := launcher.CountStopped(p, st); stopped > 0 {
 			return fmt.Sprintf("no running launches; %d stopped (ps --all)", stopped)
 		}
 	}

@@ -1,4 +1,4 @@
-package launcher
+package present
 
 import (
 	"bytes"
@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/childproof/childproof/launcher"
 	"github.com/childproof/childproof/outcome"
 	"github.com/childproof/childproof/schema"
 	"github.com/childproof/childproof/verify"
@@ -51,25 +52,26 @@ func withKeys(t *testing.T, rep *verify.Report, extra map[string]any) map[string
 }
 
 // TestRunOutput pins run's output: the report's JSON object plus
-// "round" (left out for round 0), and the text report plus the round line.
+// "round" (left out for round 0), and the text report plus the round line
+// (NewRunOutput of a Launch with a round: launcher's TestNewRunOutput).
 func TestRunOutput(t *testing.T) {
 	for _, c := range []struct {
 		name  string
-		la    *Launch
+		out   *RunOutput
 		extra map[string]any
 		text  []string
 	}{
-		{"round", &Launch{Report: outputReport(), notes: launchNotes{round: &Round{N: 3}}}, map[string]any{"round": 3.0}, []string{
+		{"round", &RunOutput{Report: outputReport(), Round: 3}, map[string]any{"round": 3.0}, []string{
 			"verified job: worker pid 4300 (srv) uid 0 /srv/bin/srv",
 			"  ready:   yes (attempt 1)",
 			"  round:   3 (childproof history job)"}},
-		{"no round", &Launch{Report: outputReport()}, nil, []string{
+		{"no round", NewRunOutput(&launcher.Launch{Report: outputReport()}), nil, []string{
 			"verified job: worker pid 4300 (srv) uid 0 /srv/bin/srv",
 			"  ready:   yes (attempt 1)"}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			out := c.la.Output()
-			if diff := cmp.Diff(withKeys(t, c.la.Report, c.extra), decodeJSON(t, out)); diff != "" {
+			out := c.out
+			if diff := cmp.Diff(withKeys(t, out.Report, c.extra), decodeJSON(t, out)); diff != "" {
 				t.Errorf("JSON (-want +got):\n%s", diff)
 			}
 			var b bytes.Buffer
@@ -87,13 +89,13 @@ func TestRunOutput(t *testing.T) {
 // report writer; the delta lines and the round line once there is a
 // delta).
 func TestRelaunchOutput(t *testing.T) {
-	prev := &Record{Name: "job", Worker: verify.Fingerprint{Pid: 4242, StartTime: 7, Exe: "/srv/bin/srv", Comm: "srv"}}
+	prev := &launcher.Record{Name: "job", Worker: verify.Fingerprint{Pid: 4242, StartTime: 7, Exe: "/srv/bin/srv", Comm: "srv"}}
 	prevJSON := map[string]any{"pid": 4242.0, "start_time": 7.0, "uid": 0.0, "exe": "/srv/bin/srv", "comm": "srv"}
-	delta := &Delta{Declared: []string{"T"}, Changed: []DeltaName{{Name: "T", How: DeltaChanged, Declared: true}}}
-	refused := &Delta{Declared: []string{"T"}, Changed: []DeltaName{{Name: "T", How: DeltaChanged, Declared: true}, {Name: "X", How: DeltaRemoved}},
-		Unexpected: []DeltaName{{Name: "X", How: DeltaRemoved}}}
-	edit := EnvFileChange{Name: "T", File: "/srv/job/job.env", Line: 3, How: EnvFileEdited, OldDigest: "hmac-sha256:00"}
-	stopped := &StopResult{Name: "job", Message: "job: stopped the worker (pid 4242) and its process group with SIGTERM"}
+	delta := &launcher.Delta{Declared: []string{"T"}, Changed: []launcher.DeltaName{{Name: "T", How: launcher.DeltaChanged, Declared: true}}}
+	refused := &launcher.Delta{Declared: []string{"T"}, Changed: []launcher.DeltaName{{Name: "T", How: launcher.DeltaChanged, Declared: true}, {Name: "X", How: launcher.DeltaRemoved}},
+		Unexpected: []launcher.DeltaName{{Name: "X", How: launcher.DeltaRemoved}}}
+	edit := launcher.EnvFileChange{Name: "T", File: "/srv/job/job.env", Line: 3, How: launcher.EnvFileEdited, OldDigest: "hmac-sha256:00"}
+	stopped := &launcher.StopResult{Name: "job", Message: "job: stopped the worker (pid 4242) and its process group with SIGTERM"}
 	failed := []string{
 		"NOT verified job: no worker",
 		"  ready:   no (attempt 1)",
@@ -103,19 +105,19 @@ func TestRelaunchOutput(t *testing.T) {
 		"  ready:   yes (attempt 1)"}
 	for _, c := range []struct {
 		name   string
-		res    *RelaunchResult
+		res    *launcher.RelaunchResult
 		rep    *verify.Report
 		extra  map[string]any
 		report []string // the lines to the report writer
 		rest   []string // the lines to w
 	}{
 		{"no result", nil, failedReport(), map[string]any{"delta": nil}, failed, nil},
-		{"failed before the delta", &RelaunchResult{Previous: prev, Stopped: stopped, EnvFiles: []EnvFileChange{edit}, EnvFilesRestored: true}, failedReport(),
+		{"failed before the delta", &launcher.RelaunchResult{Previous: prev, Stopped: stopped, EnvFiles: []launcher.EnvFileChange{edit}, EnvFilesRestored: true}, failedReport(),
 			map[string]any{"delta": nil,
 				"previous":  map[string]any{"worker": prevJSON, "stopped": stopped.Message},
 				"env_files": []any{map[string]any{"name": "T", "file": "/srv/job/job.env", "line": 3.0, "how": "edited", "old_digest": "hmac-sha256:00"}}},
 			failed, nil},
-		{"verified", &RelaunchResult{Previous: prev, Stopped: stopped, Delta: delta, Round: 4}, outputReport(),
+		{"verified", &launcher.RelaunchResult{Previous: prev, Stopped: stopped, Delta: delta, Round: 4}, outputReport(),
 			map[string]any{"round": 4.0,
 				"delta":    decodeJSON(t, delta),
 				"previous": map[string]any{"worker": prevJSON, "stopped": stopped.Message}},
@@ -123,11 +125,11 @@ func TestRelaunchOutput(t *testing.T) {
 				"  delta:   T changed, declared with --set",
 				"  delta:   exactly T changed on the worker (against the recorded worker, pid 4242)",
 				"  round:   4 (childproof history job)"}},
-		{"previous already stopped", &RelaunchResult{Previous: prev, Delta: &Delta{}}, outputReport(),
-			map[string]any{"delta": decodeJSON(t, &Delta{}), "previous": map[string]any{"worker": prevJSON}},
+		{"previous already stopped", &launcher.RelaunchResult{Previous: prev, Delta: &launcher.Delta{}}, outputReport(),
+			map[string]any{"delta": decodeJSON(t, &launcher.Delta{}), "previous": map[string]any{"worker": prevJSON}},
 			verified, []string{
 				"  delta:   none: the worker's environment is identical (against the recorded worker, pid 4242)"}},
-		{"refused", &RelaunchResult{Previous: prev, Stopped: stopped, Delta: refused, Round: 5}, failedReport(),
+		{"refused", &launcher.RelaunchResult{Previous: prev, Stopped: stopped, Delta: refused, Round: 5}, failedReport(),
 			map[string]any{"round": 5.0,
 				"delta":    decodeJSON(t, refused),
 				"previous": map[string]any{"worker": prevJSON, "stopped": stopped.Message}},
@@ -137,7 +139,7 @@ func TestRelaunchOutput(t *testing.T) {
 				"  round:   5 (childproof history job)"}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			out := c.res.Output(c.rep)
+			out := NewRelaunchOutput(c.res, c.rep)
 			if diff := cmp.Diff(withKeys(t, c.rep, c.extra), decodeJSON(t, out)); diff != "" {
 				t.Errorf("JSON (-want +got):\n%s", diff)
 			}
@@ -169,18 +171,18 @@ func TestRelaunchOutput(t *testing.T) {
 // failed relaunch's edits.
 func TestRelaunchNotes(t *testing.T) {
 	o := TextOptions{Dir: "/srv/job"}
-	stopped := &StopResult{Message: "job: the worker (pid 4242) is already gone"}
+	stopped := &launcher.StopResult{Message: "job: the worker (pid 4242) is already gone"}
 	for _, c := range []struct {
 		name string
-		res  *RelaunchResult
+		res  *launcher.RelaunchResult
 		want []RelaunchNote
 	}{
 		{"nil", nil, nil},
-		{"nothing", &RelaunchResult{}, nil},
-		{"stopped", &RelaunchResult{Stopped: stopped}, []RelaunchNote{{Text: "job: the worker (pid 4242) is already gone"}}},
-		{"env files, restored", &RelaunchResult{Stopped: stopped, EnvFilesRestored: true, EnvFiles: []EnvFileChange{
-			{Name: "T", File: "/srv/job/job.env", Line: 9, How: EnvFileAppended},
-			{Name: "K", File: "/srv/job/job.env", Line: 2, How: EnvFileKept},
+		{"nothing", &launcher.RelaunchResult{}, nil},
+		{"stopped", &launcher.RelaunchResult{Stopped: stopped}, []RelaunchNote{{Text: "job: the worker (pid 4242) is already gone"}}},
+		{"env files, restored", &launcher.RelaunchResult{Stopped: stopped, EnvFilesRestored: true, EnvFiles: []launcher.EnvFileChange{
+			{Name: "T", File: "/srv/job/job.env", Line: 9, How: launcher.EnvFileAppended},
+			{Name: "K", File: "/srv/job/job.env", Line: 2, How: launcher.EnvFileKept},
 			{Name: "U", File: "/srv/job/job.env", Line: 4, How: "moved"}}}, []RelaunchNote{
 			{Text: "job: the worker (pid 4242) is already gone"},
 			{Text: "T: appended to job.env:9 (the file did not assign it)"},
@@ -188,8 +190,8 @@ func TestRelaunchNotes(t *testing.T) {
 			{Text: "the env file changes were undone (the relaunch failed)"}}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			if diff := cmp.Diff(c.want, c.res.Notes("job", o)); diff != "" {
-				t.Errorf("Notes (-want +got):\n%s", diff)
+			if diff := cmp.Diff(c.want, RelaunchNotes(c.res, "job", o)); diff != "" {
+				t.Errorf("RelaunchNotes (-want +got):\n%s", diff)
 			}
 		})
 	}
@@ -201,18 +203,18 @@ func TestSpecChangedText(t *testing.T) {
 	l := &schema.Launch{Name: "job", SpecPath: "/srv/job/childproof.hcl"}
 	for _, c := range []struct {
 		name string
-		b    RelaunchBase
+		b    launcher.RelaunchBase
 		o    TextOptions
 		want string
 	}{
-		{"unchanged", RelaunchBase{Detach: true}, TextOptions{}, ""},
-		{"changed", RelaunchBase{SpecChanged: true}, TextOptions{Dir: "/srv/job"},
+		{"unchanged", launcher.RelaunchBase{Detach: true}, TextOptions{}, ""},
+		{"changed", launcher.RelaunchBase{SpecChanged: true}, TextOptions{Dir: "/srv/job"},
 			"childproof.hcl changed since the recorded launch of job: any change it makes on the worker is an unexpected delta"},
-		{"changed, outside Dir", RelaunchBase{SpecChanged: true}, TextOptions{Dir: "/home/u"},
+		{"changed, outside Dir", launcher.RelaunchBase{SpecChanged: true}, TextOptions{Dir: "/home/u"},
 			"/srv/job/childproof.hcl changed since the recorded launch of job: any change it makes on the worker is an unexpected delta"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			if got := c.b.SpecChangedText(l, c.o); got != c.want {
+			if got := SpecChangedText(c.b, l, c.o); got != c.want {
 				t.Errorf("SpecChangedText = %q, want %q", got, c.want)
 			}
 		})

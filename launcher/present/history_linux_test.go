@@ -1,4 +1,4 @@
-package launcher
+package present
 
 import (
 	"bytes"
@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/childproof/childproof/launcher"
 	"github.com/childproof/childproof/verify"
 	"github.com/google/go-cmp/cmp"
 )
@@ -19,44 +20,44 @@ func TestHistoryWriteText(t *testing.T) {
 	at := func(h, m, s int) time.Time { return time.Date(2026, 12, 2, h, m, s, 0, time.Local) }
 	now := at(10, 6, 30)
 	v := "60"
-	failed := &Round{N: 1, Command: CommandRun, Started: at(10, 0, 0), Outcome: RoundFailed, Problems: []verify.Kind{verify.KindExited},
-		End:     &RoundEnd{How: EndSignaled, Signal: "SIGKILL", UptimeSeconds: 1.5},
+	failed := &launcher.Round{N: 1, Command: launcher.CommandRun, Started: at(10, 0, 0), Outcome: launcher.RoundFailed, Problems: []verify.Kind{verify.KindExited},
+		End:     &launcher.RoundEnd{How: launcher.EndSignaled, Signal: "SIGKILL", UptimeSeconds: 1.5},
 		Signals: []verify.Signal{{Signal: "SIGKILL", ToPid: 4301, FromPid: 77, FromComm: "killer", FromUID: 1000, AfterMs: 1500}}}
-	verified := &Round{N: 2, Command: CommandRelaunch, Started: at(10, 5, 0), Outcome: RoundVerified,
-		Delta: RoundDelta{Set: []Override{{Name: "TIMEOUT", Value: &v, EnvFile: &EnvFileEdit{File: "/srv/job/job.env", Line: 3, Appended: true}}}, Unset: []string{"DEBUG"}}}
-	interrupted := &Round{N: 1, Command: CommandUp, Started: at(9, 0, 0), Outcome: RoundInterrupted}
-	long := &Round{N: 3, Command: CommandRollback, Started: at(10, 6, 0), Outcome: RoundFailed, Problems: []verify.Kind{verify.KindEnvMismatch, verify.KindPortNotOwned},
-		End: &RoundEnd{How: EndSignaled, Signal: "SIGKILL", UptimeSeconds: 2}}
+	verified := &launcher.Round{N: 2, Command: launcher.CommandRelaunch, Started: at(10, 5, 0), Outcome: launcher.RoundVerified,
+		Delta: launcher.RoundDelta{Set: []launcher.Override{{Name: "TIMEOUT", Value: &v, EnvFile: &launcher.EnvFileEdit{File: "/srv/job/job.env", Line: 3, Appended: true}}}, Unset: []string{"DEBUG"}}}
+	interrupted := &launcher.Round{N: 1, Command: launcher.CommandUp, Started: at(9, 0, 0), Outcome: launcher.RoundInterrupted}
+	long := &launcher.Round{N: 3, Command: launcher.CommandRollback, Started: at(10, 6, 0), Outcome: launcher.RoundFailed, Problems: []verify.Kind{verify.KindEnvMismatch, verify.KindPortNotOwned},
+		End: &launcher.RoundEnd{How: launcher.EndSignaled, Signal: "SIGKILL", UptimeSeconds: 2}}
 	const header = "ROUND WHEN                COMMAND  OUTCOME          ENDED                      UPTIME     DELTA"
 	for _, c := range []struct {
 		name string
-		h    History
+		h    launcher.History
 		o    TextOptions
 		want []string
 	}{
-		{"current, signals", History{Rounds: []*Round{failed, verified}, Current: 2}, TextOptions{Dir: "/srv/job"}, []string{
+		{"current, signals", launcher.History{Rounds: []*launcher.Round{failed, verified}, Current: 2}, TextOptions{Dir: "/srv/job"}, []string{
 			header,
 			"1     2026-12-02 10:00:00 run      failed (exited)  killed by SIGKILL          1.5s       -",
 			"      signal: SIGKILL from pid 77 (killer, uid 1000) 1500 ms after start, to pid 4301",
 			"2*    2026-12-02 10:05:00 relaunch verified         running                    1m30s so far +TIMEOUT (in job.env:3, appended) -DEBUG",
 			"* the recorded launch (the baseline of the next relaunch): round 2"}},
-		{"values, paths as recorded", History{Rounds: []*Round{verified}, Current: 2}, TextOptions{ShowValues: true}, []string{
+		{"values, paths as recorded", launcher.History{Rounds: []*launcher.Round{verified}, Current: 2}, TextOptions{ShowValues: true}, []string{
 			header,
 			"2*    2026-12-02 10:05:00 relaunch verified         running                    1m30s so far +TIMEOUT=60 (in /srv/job/job.env:3, appended) -DEBUG",
 			"* the recorded launch (the baseline of the next relaunch): round 2"}},
-		{"no current", History{Rounds: []*Round{interrupted}}, TextOptions{}, []string{
+		{"no current", launcher.History{Rounds: []*launcher.Round{interrupted}}, TextOptions{}, []string{
 			header,
 			"1     2026-12-02 09:00:00 up       interrupted      -                          -          -"}},
-		{"long columns cut with …", History{Rounds: []*Round{long}}, TextOptions{}, []string{
+		{"long columns cut with …", launcher.History{Rounds: []*launcher.Round{long}}, TextOptions{}, []string{
 			header,
 			"3     2026-12-02 10:06:00 rollback failed (env-mis… killed by SIGKILL          2s         -"}},
-		{"no round", History{}, TextOptions{}, []string{header}},
+		{"no round", launcher.History{}, TextOptions{}, []string{header}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			var b bytes.Buffer
-			c.h.WriteText(&b, c.o, now)
+			WriteHistory(&b, &c.h, c.o, now)
 			if diff := cmp.Diff(strings.Join(c.want, "\n")+"\n", b.String()); diff != "" {
-				t.Errorf("WriteText (-want +got):\n%s", diff)
+				t.Errorf("WriteHistory (-want +got):\n%s", diff)
 			}
 		})
 	}
@@ -68,17 +69,17 @@ func TestHistoryWriteText(t *testing.T) {
 // never), and the History left as it was.
 func TestHistoryOutput(t *testing.T) {
 	v, secret := "60", "hunter2"
-	r := &Round{N: 3, Command: CommandRelaunch, Outcome: RoundVerified, MAC: "mac", WorkerEnv: map[string]string{"A": "d"},
-		Delta:     RoundDelta{Set: []Override{{Name: "TIMEOUT", Value: &v}, {Name: "TOKEN", Value: &secret, Secret: true}}},
-		Overrides: []Override{{Name: "TIMEOUT", Value: &v}, {Name: "TOKEN", Value: &secret, Secret: true}}}
-	h := &History{Rounds: []*Round{r}, Current: 3}
+	r := &launcher.Round{N: 3, Command: launcher.CommandRelaunch, Outcome: launcher.RoundVerified, MAC: "mac", WorkerEnv: map[string]string{"A": "d"},
+		Delta:     launcher.RoundDelta{Set: []launcher.Override{{Name: "TIMEOUT", Value: &v}, {Name: "TOKEN", Value: &secret, Secret: true}}},
+		Overrides: []launcher.Override{{Name: "TIMEOUT", Value: &v}, {Name: "TOKEN", Value: &secret, Secret: true}}}
+	h := &launcher.History{Rounds: []*launcher.Round{r}, Current: 3}
 	for _, show := range []bool{false, true} {
-		out := h.Output("job", show)
+		out := NewHistoryOutput(h, "job", show)
 		got, err := json.Marshal(out)
 		if err != nil {
 			t.Fatal(err)
 		}
-		want, err := json.Marshal(map[string]any{"name": "job", "current": 3, "rounds": []*Round{r.Redacted(show)}})
+		want, err := json.Marshal(map[string]any{"name": "job", "current": 3, "rounds": []*launcher.Round{r.Redacted(show)}})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -93,7 +94,7 @@ func TestHistoryOutput(t *testing.T) {
 	if r.MAC != "mac" || r.Delta.Set[1].Value == nil {
 		t.Errorf("Output changed the History's round: %+v", r)
 	}
-	if got, err := json.Marshal((&History{}).Output("none", false)); err != nil || string(got) != `{"current":0,"name":"none","rounds":[]}` {
+	if got, err := json.Marshal(NewHistoryOutput(&launcher.History{}, "none", false)); err != nil || string(got) != `{"current":0,"name":"none","rounds":[]}` {
 		t.Errorf("no round: JSON %s, %v; want rounds []", got, err)
 	}
 }
