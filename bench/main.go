@@ -52,7 +52,7 @@ func main() {
 	server := flag.String("server", "bin/mock-llm", "example server binary")
 	out := flag.String("out", "docs/benchmarks.md", "markdown file to write")
 	quick := flag.Bool("quick", false, "fewer repetitions (for a smoke run)")
-	only := flag.String("only", "", "run only this part (lint, launch, verify, memory, ps, signals, output or wait) and print its rows and targets; docs/benchmarks.md is left alone")
+	only := flag.String("only", "", "run only this part (lint, launch, verify, memory, ps, signals, output, wait or library) and print its rows and targets; docs/benchmarks.md is left alone")
 	waitRows := flag.String("wait", "", "with -only wait: the rows to run, comma-separated (tcp, http, http-silent, exec, exec-silent, log, cpu-nothing, cpu-another); empty for all")
 	flag.Parse()
 	b := &bench{quick: *quick, waitRows: *waitRows}
@@ -81,6 +81,7 @@ func main() {
 		{"signals", b.signals},
 		{"output", b.output},
 		{"wait", b.wait},
+		{"library", b.library},
 	} {
 		if *only != "" && step.name != *only {
 			continue

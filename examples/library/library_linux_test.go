@@ -3,6 +3,7 @@ package library_test
 import (
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"github.com/childproof/childproof/launcher/launchertest/specfile"
 	"io"
@@ -32,11 +33,23 @@ func TestMain(m *testing.M) {
 		os.Exit(1)
 	}
 	mockLLM = filepath.Join(dir, "mock-llm")
-	build := exec.Command("go", "build", "-o", mockLLM, "../mock-llm")
-	if out, err := build.CombinedOutput(); err != nil {
-		fmt.Fprintf(os.Stderr, "build examples/mock-llm: %v\n%s", err, out)
+	if prebuilt := os.Getenv("CHILDPROOF_MOCK_LLM"); prebuilt != "" {
+		mockLLM = prebuilt // make bench's bin/mock-llm
+	} else {
+		build := exec.Command("go", "build", "-o", mockLLM, "../mock-llm")
+		if out, err := build.CombinedOutput(); err != nil {
+			fmt.Fprintf(os.Stderr, "build examples/mock-llm: %v\n%s", err, out)
+			os.RemoveAll(dir)
+			os.Exit(1)
+		}
+	}
+	flag.Parse()
+	if f := flag.Lookup("test.run"); f != nil && f.Value.String() == "^$" {
+		// Benchmarks only (make bench): no shared server supervised in
+		// the background while they measure this process's CPU.
+		code := m.Run()
 		os.RemoveAll(dir)
-		os.Exit(1)
+		os.Exit(code)
 	}
 	// One mock-llm for the whole package (TestSharedServer uses it),
 	// started here, where there is no testing.TB; ready once it has said
