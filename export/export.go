@@ -41,7 +41,8 @@ func unknownEngine(e Engine) error {
 	return fmt.Errorf("%w %q: --to takes %s", ErrUnknownEngine, e, strings.Join(names, ", "))
 }
 
-// Options says how to render a launch.
+// Options says how to render a launch. They are plain data, safe for
+// concurrent use while no one changes them.
 type Options struct {
 	// Engine is one of Engines.
 	Engine Engine
@@ -63,7 +64,9 @@ type Options struct {
 	ChildproofImage string
 }
 
-// UnsupportedError reports a spec feature the engine cannot express.
+// UnsupportedError reports a spec feature the engine cannot express. Its
+// methods only read it: it is safe for concurrent use while no one changes
+// its fields.
 type UnsupportedError struct {
 	// Engine is the engine (Options.Engine).
 	Engine Engine

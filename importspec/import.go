@@ -37,7 +37,8 @@ func Import(ctx context.Context, script string, args []string, opt Options) (*Sp
 }
 
 // NameError is Import's error for an Options.Name that is no launch name
-// (schema.IsLaunchName).
+// (schema.IsLaunchName). It is plain data, safe for concurrent use while no
+// one changes it.
 type NameError struct {
 	// Name is the name given.
 	Name string
@@ -137,6 +138,8 @@ func (s *Spec) Todos() int {
 }
 
 // Checked is what check says of a spec Import wrote, once it is written.
+// Its methods only read it: a Checked is safe for concurrent use while no
+// one changes it.
 type Checked struct {
 	// Files are the spec's parsed files, for the diagnostics' source lines.
 	Files map[string]*hcl.File
@@ -147,7 +150,8 @@ type Checked struct {
 	Lint []LaunchLint
 }
 
-// LaunchLint is one launch's lint (envres.LintLaunch).
+// LaunchLint is one launch's lint (envres.LintLaunch). It is plain data,
+// safe for concurrent use while no one changes it.
 type LaunchLint struct {
 	// Launch is the launch linted.
 	Launch *schema.Launch

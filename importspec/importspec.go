@@ -11,7 +11,8 @@ import (
 	"github.com/childproof/childproof/internal/hcltext"
 )
 
-// Options say how to write the spec.
+// Options say how to write the spec. They are plain data, safe for
+// concurrent use while no one changes them.
 type Options struct {
 	// Name is the launch block's name; empty: derived from the script's
 	// file name.
@@ -25,7 +26,8 @@ type Options struct {
 	DefaultInherit []string
 }
 
-// Note is one "# childproof import:" comment.
+// Note is one "# childproof import:" comment. It is plain data, safe for
+// concurrent use while no one changes it.
 type Note struct {
 	// Pos locates what the note is about in the scripts (File as in
 	// envres.Result.Files); File is empty for a note about the script as
@@ -40,7 +42,8 @@ type Note struct {
 	Where bool
 }
 
-// Spec is a written spec.
+// Spec is a written spec. Its methods only read it: a Spec is safe for
+// concurrent use while no one changes it.
 type Spec struct {
 	// Name is the launch block's name.
 	Name string

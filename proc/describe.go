@@ -46,7 +46,8 @@ func (p FS) Describe(pid int) string {
 }
 
 // Describer describes processes for census lines, each pid once: a census
-// of many ports held by one process reads its /proc entries once.
+// of many ports held by one process reads its /proc entries once. A
+// Describer is not safe for concurrent use.
 type Describer struct {
 	p    FS
 	seen map[int]string

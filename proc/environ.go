@@ -2,7 +2,8 @@ package proc
 
 import "bytes"
 
-// Var is one NAME=VALUE entry of an environment block.
+// Var is one NAME=VALUE entry of an environment block. It is plain data,
+// safe for concurrent use while no one changes it.
 type Var struct {
 	Name, Value string
 }

@@ -14,7 +14,8 @@ import (
 	"syscall"
 )
 
-// FS reads process records below a /proc root.
+// FS reads process records below a /proc root. An FS holds no state of its
+// own: it is safe for concurrent use.
 type FS struct {
 	// Root is the proc mount, "/proc" when empty.
 	Root string

@@ -30,7 +30,8 @@ func (p FS) EnvironAfterExec(pid int) ([]Var, error) {
 	return nil, last
 }
 
-// LiveEnv is a process's live /proc/PID/environ.
+// LiveEnv is a process's live /proc/PID/environ. It is plain data, safe for
+// concurrent use while no one changes it.
 type LiveEnv struct {
 	Vars []Var
 	// Rewritten says why the block is no longer the one the kernel set at

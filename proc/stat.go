@@ -8,7 +8,8 @@ import (
 	"strings"
 )
 
-// Stat holds the fields of /proc/PID/stat childproof uses.
+// Stat holds the fields of /proc/PID/stat childproof uses. It is plain
+// data, safe for concurrent use while no one changes it.
 type Stat struct {
 	Pid     int
 	Comm    string // without the parentheses; may contain spaces and ')'
@@ -90,7 +91,8 @@ func ParseStat(b []byte) (Stat, error) {
 // X, I, …): the kernel writes one ASCII letter.
 func isStateLetter(c byte) bool { return c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z' }
 
-// Status holds the fields of /proc/PID/status childproof uses.
+// Status holds the fields of /proc/PID/status childproof uses. It is plain
+// data, safe for concurrent use while no one changes it.
 type Status struct {
 	Name string
 	// UID is the real uid; EUID the effective one.

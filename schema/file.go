@@ -7,7 +7,8 @@ import (
 	"github.com/hashicorp/hcl/v2"
 )
 
-// File is one decoded spec file.
+// File is one decoded spec file. Its methods only read it: a File is safe
+// for concurrent use while no one changes it.
 type File struct {
 	// Path is the spec file's path as given to Load.
 	Path string

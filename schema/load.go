@@ -21,7 +21,9 @@ import (
 )
 
 // LoadOptions tunes Load. The zero value reads variables' defaults only and
-// the process environment for env().
+// the process environment for env(). LoadOptions are safe for concurrent
+// use while no one changes them; Loads that share them may call LookupEnv
+// and Environ at once.
 type LoadOptions struct {
 	// Vars are --var K=V assignments, as raw strings; a value that parses as
 	// a number or bool takes that type (unless the variable's default is a

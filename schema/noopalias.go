@@ -9,7 +9,8 @@ import (
 // NoopAlias is the Extra of the spec warning about a known no-op alias
 // (read it with hcl.DiagnosticExtra[NoopAlias]): the launch sets or
 // requires Name, which does nothing; Real is the variable that takes
-// effect. lintreport reports such a warning as the noop-alias rule.
+// effect. lintreport reports such a warning as the noop-alias rule. It is
+// plain data, safe for concurrent use while no one changes it.
 type NoopAlias struct{ Name, Real string }
 
 // noopAlias adds the no-op alias warning at rng; what is the sentence

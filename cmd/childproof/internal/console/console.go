@@ -13,7 +13,8 @@ import (
 	"github.com/rivo/uniseg"
 )
 
-// Options tune a Console.
+// Options tune a Console. They are plain data, safe for concurrent use
+// while no one changes them.
 type Options struct {
 	// Live draws status lines; set it only for a terminal.
 	Live bool
@@ -63,7 +64,8 @@ func New(w io.Writer, opt Options) *Console {
 	return c
 }
 
-// Status is the live status line of one waiting launch.
+// Status is the live status line of one waiting launch. Its methods hold
+// the Console's lock: a Status is safe for concurrent use.
 type Status struct {
 	c       *Console
 	name    string

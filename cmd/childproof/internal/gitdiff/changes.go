@@ -13,10 +13,13 @@ import (
 	"strings"
 )
 
-// Span is a range of changed lines, 1-based and inclusive.
+// Span is a range of changed lines, 1-based and inclusive. It is plain
+// data, safe for concurrent use while no one changes it.
 type Span struct{ From, To int }
 
-// Changes are the lines of a work tree changed since a revision.
+// Changes are the lines of a work tree changed since a revision. Its
+// methods only read it: a Changes is safe for concurrent use while no one
+// changes its fields.
 type Changes struct {
 	// Root is the work tree's root (absolute).
 	Root string
