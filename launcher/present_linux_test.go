@@ -7,7 +7,6 @@ import (
 
 	"github.com/childproof/childproof/launcher"
 	"github.com/childproof/childproof/launcher/present"
-	"github.com/childproof/childproof/lintreport"
 	"github.com/childproof/childproof/outcome"
 	"github.com/childproof/childproof/verify"
 	"github.com/google/go-cmp/cmp"
@@ -73,7 +72,7 @@ func TestCompareRounds(t *testing.T) {
 	}
 	d.Differ = append(d.Differ, present.DiffName{Name: "A", How: "changed", A: "d1", B: "d1x", Override: "--set=<secret> in round 3", Volatile: true}, present.DiffName{Name: "B", How: "only in round 3", B: "d"})
 	var b strings.Builder
-	if err := lintreport.JSON(&b, d); err != nil {
+	if err := present.JSON(&b, d); err != nil {
 		t.Fatal(err)
 	}
 	want := `{

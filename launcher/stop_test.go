@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/childproof/childproof/launcher"
-	"github.com/childproof/childproof/lintreport"
+	"github.com/childproof/childproof/launcher/present"
 	"github.com/childproof/childproof/outcome"
 	"github.com/childproof/childproof/verify"
 	"github.com/google/go-cmp/cmp"
@@ -85,7 +85,7 @@ func TestStopResultText(t *testing.T) {
 				t.Errorf("RecordNote (-want +got):\n%s", diff)
 			}
 			var b strings.Builder
-			if err := lintreport.JSON(&b, &tt.r); err != nil {
+			if err := present.JSON(&b, &tt.r); err != nil {
 				t.Fatal(err)
 			}
 			if diff := cmp.Diff(tt.jsonWant, b.String()); diff != "" {

@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"github.com/childproof/childproof/launcher/group"
-	"github.com/childproof/childproof/lintreport"
+	"github.com/childproof/childproof/launcher/present"
 	"github.com/childproof/childproof/proc"
 	"github.com/spf13/cobra"
 )
@@ -68,7 +68,7 @@ func (a *app) down(ctx context.Context, arg string, names, vars []string, timeou
 		results = append(results, s)
 	}
 	if a.format == "json" {
-		lintreport.JSON(a.stdout, map[string]any{"launches": results})
+		present.JSON(a.stdout, map[string]any{"launches": results})
 	} else {
 		for _, s := range results {
 			fmt.Fprintln(a.stdout, s.Message())

@@ -4,7 +4,7 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/childproof/childproof/lintreport"
+	"github.com/childproof/childproof/launcher/present"
 	"github.com/childproof/childproof/schema"
 	"github.com/childproof/childproof/verify"
 	"github.com/spf13/cobra"
@@ -103,7 +103,7 @@ func (a *app) explain(ctx context.Context, pid int, vars, args []string) error {
 		}
 	}
 	if a.format == "json" {
-		return lintreport.JSON(a.stdout, ex.JSON(title))
+		return present.JSON(a.stdout, ex.JSON(title))
 	}
 	ex.WriteText(a.stdout, title)
 	return nil

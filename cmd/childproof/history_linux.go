@@ -10,7 +10,6 @@ import (
 
 	"github.com/childproof/childproof/launcher/present"
 	"github.com/childproof/childproof/launcher/relaunch"
-	"github.com/childproof/childproof/lintreport"
 	"github.com/childproof/childproof/proc"
 	"github.com/childproof/childproof/schema"
 	"github.com/spf13/cobra"
@@ -90,7 +89,7 @@ func (a *app) history(_ context.Context, name string) error {
 			hint: "every 'childproof run' and 'relaunch' of a launch is a round; 'childproof ps --all' lists the recorded launches"}
 	}
 	if a.format == "json" {
-		return lintreport.JSON(a.stdout, present.NewHistoryOutput(h, name, a.showValues))
+		return present.JSON(a.stdout, present.NewHistoryOutput(h, name, a.showValues))
 	}
 	present.WriteHistory(a.stdout, h, a.textOptions(), time.Now())
 	return nil
@@ -115,7 +114,7 @@ func (a *app) historyDiff(name string, ra, rb int) error {
 		return a.launchErr(err)
 	}
 	if a.format == "json" {
-		return lintreport.JSON(a.stdout, d)
+		return present.JSON(a.stdout, d)
 	}
 	d.WriteText(a.stdout)
 	return nil

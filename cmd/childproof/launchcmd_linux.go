@@ -10,7 +10,7 @@ import (
 
 	"github.com/childproof/childproof/launcher"
 	"github.com/childproof/childproof/launcher/group"
-	"github.com/childproof/childproof/lintreport"
+	"github.com/childproof/childproof/launcher/present"
 	"github.com/childproof/childproof/outcome"
 	"github.com/childproof/childproof/verify"
 )
@@ -21,10 +21,10 @@ import (
 func (a *app) writeReport(w io.Writer, r *verify.Report) {
 	switch {
 	case a.format == "json" && a.jsonLines:
-		lintreport.JSONLine(w, r)
+		present.JSONLine(w, r)
 		return
 	case a.format == "json":
-		lintreport.JSON(w, r)
+		present.JSON(w, r)
 		return
 	}
 	r.WriteText(a.painted(w, reportPaint))

@@ -11,7 +11,6 @@ import (
 
 	"github.com/childproof/childproof/launcher"
 	"github.com/childproof/childproof/launcher/present"
-	"github.com/childproof/childproof/lintreport"
 	"github.com/childproof/childproof/proc"
 	"github.com/spf13/cobra"
 )
@@ -78,7 +77,7 @@ node-local. A host that cannot be reached is said on stderr; ps then exits 2.`,
 				}
 			}
 			if a.format == "json" {
-				return lintreport.JSON(a.stdout, present.NewCensusOutput(es))
+				return present.JSON(a.stdout, present.NewCensusOutput(es))
 			}
 			if len(es) == 0 {
 				fmt.Fprintln(a.stdout, present.EmptyCensusText(proc.Default, st, all))
@@ -125,7 +124,7 @@ func (a *app) psSeveral(all bool) error {
 		failed = append(failed, dir)
 	}
 	if a.format == "json" {
-		if err := lintreport.JSON(a.stdout, present.NewCensusOutput(es)); err != nil {
+		if err := present.JSON(a.stdout, present.NewCensusOutput(es)); err != nil {
 			return err
 		}
 	} else if len(es) == 0 {

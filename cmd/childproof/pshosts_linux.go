@@ -13,7 +13,6 @@ import (
 
 	"github.com/childproof/childproof/launcher"
 	"github.com/childproof/childproof/launcher/present"
-	"github.com/childproof/childproof/lintreport"
 )
 
 // psHosts is ps over ssh: childproof ps --format json on each host (with
@@ -51,7 +50,7 @@ func (a *app) psHosts(ctx context.Context, hosts []string, remote string, all bo
 		es = append(es, got...)
 	}
 	if a.format == "json" {
-		if err := lintreport.JSON(a.stdout, present.NewCensusOutput(es)); err != nil {
+		if err := present.JSON(a.stdout, present.NewCensusOutput(es)); err != nil {
 			return err
 		}
 	} else if len(es) == 0 {

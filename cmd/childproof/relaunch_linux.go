@@ -11,7 +11,6 @@ import (
 	"github.com/childproof/childproof/launcher"
 	"github.com/childproof/childproof/launcher/present"
 	"github.com/childproof/childproof/launcher/relaunch"
-	"github.com/childproof/childproof/lintreport"
 	"github.com/childproof/childproof/verify"
 	"github.com/spf13/cobra"
 )
@@ -201,7 +200,7 @@ func (a *app) relaunch(ctx context.Context, arg string, ra relaunchArgs) error {
 // JSON, or its text with the report painted.
 func (a *app) writeRelaunch(w io.Writer, out *present.RelaunchOutput) {
 	if a.format == "json" {
-		lintreport.JSON(w, out)
+		present.JSON(w, out)
 		return
 	}
 	out.WriteText(w, a.painted(w, reportPaint))

@@ -10,7 +10,6 @@ import (
 	"github.com/childproof/childproof/envres"
 	"github.com/childproof/childproof/launcher"
 	"github.com/childproof/childproof/launcher/present"
-	"github.com/childproof/childproof/lintreport"
 	"github.com/childproof/childproof/schema"
 	"github.com/spf13/cobra"
 )
@@ -110,7 +109,7 @@ func (a *app) run(ctx context.Context, arg string, vars []string, overrides over
 		return a.launchErr(err)
 	}
 	if a.format == "json" {
-		lintreport.JSON(a.stdout, present.NewRunOutput(la))
+		present.JSON(a.stdout, present.NewRunOutput(la))
 	} else {
 		present.NewRunOutput(la).WriteText(a.painted(a.stdout, reportPaint)) // as a failed run's report and relaunch's are
 	}

@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/childproof/childproof/launcher"
-	"github.com/childproof/childproof/lintreport"
+	"github.com/childproof/childproof/launcher/present"
 	"github.com/childproof/childproof/proc"
 	"github.com/childproof/childproof/verify"
 	"github.com/spf13/cobra"
@@ -75,7 +75,7 @@ func (a *app) stop(ctx context.Context, name string, timeout time.Duration) erro
 	// still says running (exit 2).
 	fail := st.RecordFailure(res)
 	if a.format == "json" {
-		if err := lintreport.JSON(a.stdout, res); err != nil {
+		if err := present.JSON(a.stdout, res); err != nil {
 			return err
 		}
 		if fail != nil {

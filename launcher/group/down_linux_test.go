@@ -10,8 +10,8 @@ import (
 
 	"github.com/childproof/childproof/launcher"
 	"github.com/childproof/childproof/launcher/group"
+	"github.com/childproof/childproof/launcher/present"
 	"github.com/childproof/childproof/launcher/statedir"
-	"github.com/childproof/childproof/lintreport"
 	"github.com/childproof/childproof/proc"
 	"github.com/childproof/childproof/schema"
 	"github.com/childproof/childproof/verify"
@@ -64,7 +64,7 @@ func TestStoppedText(t *testing.T) {
 				t.Errorf("Failed = %v, want %v", got, tt.failed)
 			}
 			var b strings.Builder
-			if err := lintreport.JSON(&b, tt.s); err != nil {
+			if err := present.JSON(&b, tt.s); err != nil {
 				t.Fatal(err)
 			}
 			want := "{\n  \"name\": " + quote(tt.s.Name) + ",\n  \"status_before\": " + quote(string(tt.status)) +
