@@ -8,7 +8,8 @@ import (
 
 // LoaderSpec is how one env-file loader — a program that reads env files
 // into the environment of the command it runs — takes its arguments, by
-// its manual.
+// its manual. It is plain data, safe for concurrent use while no one
+// changes it.
 type LoaderSpec struct {
 	// Name names the loader in messages ("dotenv run", "env-cmd").
 	Name string
@@ -83,7 +84,8 @@ var uvValue = []string{
 // UVValueOptions returns uv run's options that take a value.
 func UVValueOptions() []string { return slices.Clone(uvValue) }
 
-// LoaderFile is one env file a loader reads.
+// LoaderFile is one env file a loader reads. It is plain data, safe for
+// concurrent use while no one changes it.
 type LoaderFile struct {
 	// Arg is the index in argv of the argument that names it (-1 for the
 	// default file); Prefix what precedes the path in that argument
@@ -97,7 +99,9 @@ type LoaderFile struct {
 	Unknown bool
 }
 
-// LoaderArgs is what a loader's argv asks for.
+// LoaderArgs is what a loader's argv asks for. It is plain data, safe for
+// concurrent use while no one changes it. Spec points into the package's
+// own table: never change what it points to.
 type LoaderArgs struct {
 	Spec     *LoaderSpec
 	Files    []LoaderFile

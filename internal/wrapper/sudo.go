@@ -5,7 +5,8 @@ import (
 	"strings"
 )
 
-// SudoOptions are what sudo's (or doas's) options ask for.
+// SudoOptions are what sudo's (or doas's) options ask for. They are plain
+// data, safe for concurrent use while no one changes them.
 type SudoOptions struct {
 	Login    bool     // -i, --login: the target user's login shell runs the command
 	Preserve bool     // -E, --preserve-env: the caller's environment is kept
@@ -81,7 +82,8 @@ func ParseSudoArgs(args []string) (SudoOptions, int) {
 	return o, i
 }
 
-// SuOptions are what su's or runuser's options ask for.
+// SuOptions are what su's or runuser's options ask for. They are plain
+// data, safe for concurrent use while no one changes them.
 type SuOptions struct {
 	Login    bool // -, -l, --login: a login shell, with a reset environment
 	Preserve bool // -m, -p, --preserve-environment

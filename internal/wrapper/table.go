@@ -15,7 +15,8 @@ import (
 var SuChanged = []string{"HOME", "SHELL", "USER", "LOGNAME"}
 
 // Effect is what one wrapper does, by its manual, to the environment and
-// the rc files of the command it starts.
+// the rc files of the command it starts. It is plain data, safe for
+// concurrent use while no one changes it.
 type Effect struct {
 	// Prog is the wrapper's base name.
 	Prog string
@@ -289,7 +290,8 @@ func Lookup(argv []string) (Effect, bool) {
 	return e, true
 }
 
-// EnvOptions are what env's options ask for.
+// EnvOptions are what env's options ask for. They are plain data, safe for
+// concurrent use while no one changes them.
 type EnvOptions struct {
 	Ignore bool     // -i, -, --ignore-environment
 	Unset  []string // -u NAME, -uNAME, --unset=NAME
@@ -316,7 +318,8 @@ const (
 	EnvOption                    // another option (-0, -v, --debug …)
 )
 
-// EnvArg is one effect of an argument of env.
+// EnvArg is one effect of an argument of env. It is plain data, safe for
+// concurrent use while no one changes it.
 type EnvArg struct {
 	Kind  EnvArgKind
 	Value string
@@ -518,7 +521,8 @@ func isAssign(a string) bool {
 	return true
 }
 
-// ExecOptions are what bash's exec builtin options ask for.
+// ExecOptions are what bash's exec builtin options ask for. They are plain
+// data, safe for concurrent use while no one changes them.
 type ExecOptions struct {
 	Clear bool // -c: an empty environment
 	Login bool // -l: a dash before argv[0], as login does

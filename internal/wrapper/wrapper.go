@@ -46,7 +46,8 @@ func IsPOSIXShell(prog string) bool {
 	return false
 }
 
-// ShellOptions are what a shell's options ask for.
+// ShellOptions are what a shell's options ask for. They are plain data,
+// safe for concurrent use while no one changes them.
 type ShellOptions struct {
 	Login       bool // -l, --login: profile files run
 	Interactive bool // -i: rc files run
