@@ -484,34 +484,29 @@ func (f *finder) neverAppeared(tree []int) error {
 }
 
 // pollPause waits between two looks for the worker and its listener:
-// 200 µs for the first 50 ms, when a server that binds at once shows up,
-// 1 ms to 200 ms, 5 ms to 1 s, 20 ms to listenSlowAfter, then 50 ms, so
-// that a slow starter costs a few percent of a core (each look is a
-// wake-up of the process; one that finds nothing changed costs ~0.3 ms:
-// finder.changed) and is still seen ~10 ms after it listens (~25 ms once
-// it has taken longer than listenSlowAfter, a model's load of minutes).
-// unix.Nanosleep, because time.Sleep never returns in under ~1 ms.
+// 1 ms to 200 ms, when a server that binds at once shows up, 5 ms to 1 s,
+// 20 ms to listenSlowAfter, then 50 ms, so that a slow starter costs a
+// few percent of a core (each look is a wake-up of the process; one that
+// finds nothing changed costs ~0.3 ms: finder.changed) and is still seen
+// ~10 ms after it listens (~25 ms once it has taken longer than
+// listenSlowAfter, a model's load of minutes). Always parked
+// (time.Sleep), never in a syscall: the runtime's sysmon takes a P back
+// from a goroutine blocked in one, which counts as work and keeps it
+// waking every 20 µs while the looks go on (measured: a 200 µs
+// nanosleep between the first looks made sysmon a tenth of a library
+// start's CPU; a 10 ms one, ~1,100 wake-ups a second, most of the CPU
+// of a long wait).
 func pollPause(waited time.Duration) {
-	ns := int64(20 * time.Millisecond)
+	d := 20 * time.Millisecond
 	switch {
 	case waited >= listenSlowAfter:
-		ns = int64(50 * time.Millisecond)
-	case waited < 50*time.Millisecond:
-		ns = int64(200 * time.Microsecond)
+		d = 50 * time.Millisecond
 	case waited < 200*time.Millisecond:
-		ns = int64(time.Millisecond)
+		d = time.Millisecond
 	case waited < time.Second:
-		ns = int64(5 * time.Millisecond)
+		d = 5 * time.Millisecond
 	}
-	if ns >= int64(time.Millisecond) {
-		// Parked, not in a syscall: the runtime's sysmon takes a P back
-		// from a syscall that lasts 10 ms, which counts as work and keeps
-		// it waking every 20 µs (measured: ~1,100 wake-ups a second, most
-		// of the CPU of a long wait).
-		time.Sleep(time.Duration(ns))
-		return
-	}
-	unix.Nanosleep(&unix.Timespec{Nsec: ns}, nil)
+	time.Sleep(d)
 }
 
 // foreignHolder returns a listener on a declared port that no member of
