@@ -19,6 +19,7 @@ import (
 // log file, log tail or diagnostic (the worker's output is masked before
 // it reaches the log).
 func TestCanary(t *testing.T) {
+	t.Parallel() // its dirs, state dir and port are its own
 	e := newFaultEnv(t)
 	canaries := map[string]string{
 		"CANARY_ENV":   "canary-env-5e2d91",

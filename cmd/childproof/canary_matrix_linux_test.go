@@ -54,6 +54,7 @@ func canaryMatrix(t *testing.T) []canaryCase {
 // in every name position. No canary may appear in any output, anywhere
 // under the state dir, or in a file that import or export writes.
 func TestCanaryMatrix(t *testing.T) {
+	t.Parallel() // its dirs, state dir and port are its own
 	e := newFaultEnv(t)
 	cases := canaryMatrix(t)
 	write := func(name, body string) {

@@ -40,6 +40,7 @@ import (
 // (CHILDPROOF_NO_CGROUP=1). CHILDPROOF_CHAOS_TIME sets each mode's
 // duration (default 12s; ≤ 2 min in CI in all).
 func TestChaosOwnership(t *testing.T) {
+	t.Parallel() // alongside the scripts: its processes, dirs and marker prefix are its own
 	if testing.Short() {
 		t.Skip("chaos: -short")
 	}
@@ -154,7 +155,7 @@ func chaos(t *testing.T, mode string, dur time.Duration) {
 		}
 		return c
 	}
-	prefix := fmt.Sprintf("chaos%04x", rand.IntN(1<<16))
+	prefix := chaosPrefix()
 	env = []string{"CHILDPROOF_STATE_DIR=" + e.state, "GORACE=atexit_sleep_ms=0"}
 	if noCgroup {
 		env = append(env, "CHILDPROOF_NO_CGROUP=1")
@@ -307,6 +308,21 @@ func chaos(t *testing.T, mode string, dur time.Duration) {
 	}
 	t.Logf("chaos (%s, %s): %d sequences, %d commands (%d hung), %d SIGKILLs, %d state dir faults, %d invariant checks, %d marked processes, %d log relays and %d records at the end",
 		mode, dur, sequences.Load(), ops.Load(), hung.Load(), kills.Load(), faults.Load(), checks, marked, relays, len(census))
+}
+
+// chaosPrefixes are the marker prefixes taken in this process: chaos tests
+// run at the same time, each checking only the processes of its own.
+var chaosPrefixes sync.Map
+
+// chaosPrefix is a random launch-name prefix no other chaos run of this
+// process has.
+func chaosPrefix() string {
+	for {
+		p := fmt.Sprintf("chaos%04x", rand.IntN(1<<16))
+		if _, taken := chaosPrefixes.LoadOrStore(p, true); !taken {
+			return p
+		}
+	}
 }
 
 func chaosPS(t *testing.T, c *exec.Cmd) []censusEntry {

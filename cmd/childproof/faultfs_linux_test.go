@@ -155,6 +155,7 @@ func TestFaultRelaunchLogsReadOnly(t *testing.T) {
 // process is a member of a record ps shows alive, and stop of every
 // record leaves nothing.
 func TestChaosStateDirFaults(t *testing.T) {
+	t.Parallel() // alongside the scripts: its processes, dirs, mounts and marker prefix are its own
 	if testing.Short() {
 		t.Skip("chaos: -short")
 	}

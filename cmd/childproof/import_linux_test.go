@@ -18,6 +18,7 @@ import (
 // re-source of HF_HUB_ENABLE_HF_TRANSFER). The examples are copied with
 // their fixed ports replaced by free ones.
 func TestImportExamples(t *testing.T) {
+	t.Parallel() // its dirs, state dirs and ports are its own
 	if _, err := exec.LookPath("childproof"); err != nil {
 		t.Skip("childproof is not on PATH (testscript.Main sets it up)")
 	}

@@ -18,6 +18,7 @@ import (
 // gap), and the next round is numbered after it; a round cut short reads
 // "launching", never a torn file.
 func TestFaultRoundsKilled(t *testing.T) {
+	t.Parallel() // its dirs, state dir, launch name and port are its own
 	e := newFaultEnv(t)
 	name := uniqueName("fault-rounds")
 	spec, _, pidfile := e.spec(name)
