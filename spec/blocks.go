@@ -19,7 +19,8 @@ var StopSignals = specrule.StopSignals
 // Stop is the stop block: the first signal every stop of the launch
 // sends (stop, down, relaunch, on_stale = "replace", supervision, the
 // library's Stop), and how long it waits for the tree to exit before
-// SIGKILL.
+// SIGKILL. It is plain data, safe for concurrent use while no one changes
+// it.
 type Stop struct {
 	// Signal is one of StopSignals. Empty means DefaultStopSignal.
 	Signal string

@@ -7,7 +7,8 @@ import (
 
 // InvalidError is a Launch that breaks the spec language's rules: each
 // problem names the field ("port[0].number") and says what is wrong, in
-// the words a spec's diagnostics use.
+// the words a spec's diagnostics use. It is plain data, safe for concurrent
+// use while no one changes it.
 type InvalidError struct {
 	Launch   string
 	Problems []FieldProblem
@@ -17,7 +18,8 @@ type InvalidError struct {
 	GoNames bool
 }
 
-// FieldProblem is one broken rule of a Launch.
+// FieldProblem is one broken rule of a Launch. It is plain data, safe for
+// concurrent use while no one changes it.
 type FieldProblem struct {
 	Field, Summary, Detail string
 }

@@ -72,7 +72,8 @@ func launchNames(launches []*Launch) []string {
 }
 
 // LaunchNameError is a SPEC:NAME selection that does not pick exactly one
-// launch: Name is unknown, or empty with several launches in the file.
+// launch: Name is unknown, or empty with several launches in the file. It
+// is plain data, safe for concurrent use while no one changes it.
 type LaunchNameError struct {
 	Path  string
 	Name  string

@@ -22,7 +22,9 @@ var DefaultForbidWrappers = []string{wrapper.LoginShell, wrapper.InteractiveShel
 // work. Spec alias blocks add to it.
 var BuiltinAliases = map[string]string{"HF_XET_DISABLE": "HF_HUB_DISABLE_XET"}
 
-// Launch is one launch block: what to start and what to prove about it.
+// Launch is one launch block: what to start and what to prove about it. Its
+// methods only read it: a Launch is safe for concurrent use while no one
+// changes it (WithEnv returns a changed copy).
 type Launch struct {
 	// LogKeep is how many earlier logs a new launch keeps (NAME.log.1 …
 	// NAME.log.N); nil means DefaultLogKeep.
@@ -136,20 +138,23 @@ type Launch struct {
 }
 
 // Pos is a position in a spec file, as hcl.Pos: a line and column
-// (both from 1) and a byte offset (from 0).
+// (both from 1) and a byte offset (from 0). It is plain data, safe for
+// concurrent use while no one changes it.
 type Pos struct {
 	Line, Column, Byte int
 }
 
 // Range is a span of a spec file, as hcl.Range (package schema converts
-// between the two: schema.HCLRange, schema.SpecRange).
+// between the two: schema.HCLRange, schema.SpecRange). It is plain data,
+// safe for concurrent use while no one changes it.
 type Range struct {
 	Filename   string
 	Start, End Pos
 }
 
 // Ranges holds source ranges of a launch block's parts. A zero Range
-// means the part was not written in the spec.
+// means the part was not written in the spec. They are plain data, safe for
+// concurrent use while no one changes them.
 type Ranges struct {
 	// Block is the launch block's header (`launch "NAME" {`).
 	Block Range
@@ -167,7 +172,8 @@ type Ranges struct {
 	Parts map[string]Range
 }
 
-// Worker selects the worker process. At most one field is set.
+// Worker selects the worker process. At most one field is set. It is plain
+// data, safe for concurrent use while no one changes it.
 type Worker struct {
 	// Comm is the exact /proc/PID/comm (at most 15 bytes). Empty: not used.
 	Comm string
@@ -181,7 +187,8 @@ type Worker struct {
 
 // Role is one labelled worker "NAME" block: a kind of process of the job
 // (an API process and the engine core it spawns; a router and its
-// replicas), selected by Worker, each of whose processes is verified.
+// replicas), selected by Worker, each of whose processes is verified. It is
+// plain data, safe for concurrent use while no one changes it.
 type Role struct {
 	Name   string
 	Worker Worker
@@ -220,7 +227,8 @@ func (l *Launch) RoleOfPort(name string) *Role {
 // N returns the number of workers w asks for (at least 1).
 func (w Worker) N() int { return max(w.Count, 1) }
 
-// Port is a declared listening port.
+// Port is a declared listening port. It is plain data, safe for concurrent
+// use while no one changes it.
 type Port struct {
 	// Name is the port block's label.
 	Name string
@@ -232,7 +240,8 @@ type Port struct {
 	AllowAllInterfaces bool
 }
 
-// Ready describes the readiness check.
+// Ready describes the readiness check. It is plain data, safe for
+// concurrent use while no one changes it.
 type Ready struct {
 	// HTTP is a path for a GET that must answer 2xx (or one of Status).
 	// Empty, with Exec and Log empty too: a TCP connect.
@@ -279,7 +288,8 @@ var RestartPolicies = []RestartPolicy{RestartNever, RestartOnFailure, RestartAlw
 
 // Restart is the restart block: what foreground supervision (run, up) does
 // when the verified worker exits. Each restart is verified on its new
-// worker and recorded.
+// worker and recorded. It is plain data, safe for concurrent use while no
+// one changes it.
 type Restart struct {
 	// Policy is when to restart. Empty means RestartNever.
 	Policy RestartPolicy
@@ -314,7 +324,8 @@ func (r Restart) EffectiveBackoff() time.Duration {
 }
 
 // Slurm is the slurm block: settings for `export --to slurm`, written as
-// #SBATCH lines. Empty fields are not written.
+// #SBATCH lines. Empty fields are not written. It is plain data, safe for
+// concurrent use while no one changes it.
 type Slurm struct {
 	// Partition is the partition (or comma-separated partitions) to run in.
 	Partition string

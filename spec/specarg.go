@@ -50,7 +50,8 @@ func DefaultSpecIn(dir string) (string, bool) {
 }
 
 // SpecArg is a SPEC[:NAME] argument: a spec file and, optionally, one of
-// its launches.
+// its launches. It is plain data, safe for concurrent use while no one
+// changes it.
 type SpecArg struct {
 	// Path is the spec file's path as given.
 	Path string

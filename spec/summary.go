@@ -19,7 +19,8 @@ const (
 )
 
 // Shown is one part of a launch as a Summary shows it: its value, or
-// HiddenValue when the value came from env() or file().
+// HiddenValue when the value came from env() or file(). It is plain data,
+// safe for concurrent use while no one changes it.
 type Shown struct {
 	// Value is the part's value as the spec gives it; "" when Hidden or
 	// not set.
@@ -41,7 +42,8 @@ func (s Shown) String() string {
 // names and placeholders, never a value that is secret or came from the
 // caller's environment or a file. Launch.Summary derives it; the parts a
 // summary shows as they are (ports, readiness timeout, restart policy) are
-// read from the Launch.
+// read from the Launch. It is plain data, safe for concurrent use while no
+// one changes it.
 type Summary struct {
 	// Dispatch is set when Argv is the dispatch script and its arguments
 	// (run by bash --noprofile --norc); else Argv is the command.

@@ -9,7 +9,8 @@ import (
 
 // SummaryText is what Summary.WriteText is told that schema does not
 // know. The zero value shows paths as the launch gives them and the
-// worker row empty.
+// worker row empty. It is plain data, safe for concurrent use while no one
+// changes it.
 type SummaryText struct {
 	// Path shows a path of the launch that is not hidden (its directory
 	// and env file); `childproof check` shows it relative to the working

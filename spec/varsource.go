@@ -24,7 +24,8 @@ const (
 )
 
 // VarSource says where a launch takes one variable's value from. It names
-// no value.
+// no value. It is plain data, safe for concurrent use while no one changes
+// it.
 type VarSource struct {
 	// Name is the variable's name, or an inherit pattern.
 	Name string
