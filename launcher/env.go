@@ -1,12 +1,12 @@
 package launcher
 
 import (
-	"fmt"
 	"os"
 	"slices"
 	"sort"
 	"strings"
 
+	"github.com/childproof/childproof/launcher/failure"
 	"github.com/childproof/childproof/outcome"
 	"github.com/childproof/childproof/redact"
 	"github.com/childproof/childproof/spec"
@@ -197,13 +197,6 @@ func (e *Env) Expect() verify.Expect {
 	return verify.Expect{Values: vals, Require: e.Require, Sources: e.Given}
 }
 
-func plural(n int, word string) string {
-	if n == 1 {
-		return word
-	}
-	return word + "s"
-}
-
 // missingOf sorts the required names missing by the source that would
 // have given each. A name set in the caller that inherit does not pass
 // needs inherit (or env): exporting it cannot help. A name inherit
@@ -226,63 +219,11 @@ func missingOf(l *spec.Launch, missing []string, lookup func(string) (string, bo
 }
 
 // Words name a launch's environment sources, and setting a variable in
-// the caller, in a caller's terms.
-type Words struct {
-	Inherit, Env, EnvFile, Export string
-}
+// the caller, in a caller's terms (failure.Words).
+type Words = failure.Words
 
 // GoWords are the Words of a launch built in Go.
 var GoWords = Words{Inherit: "Inherit", Env: "Env", EnvFile: "EnvFile", Export: "set (t.Setenv in a test)"}
-
-// Say says why the missing names reached no source, and what to do, in
-// w's words.
-func (m *Missing) Say(w Words) (msg, hint string) {
-	inherit, env, export := w.Inherit, w.Env, w.Export
-	values := func(names []string) string {
-		if len(names) == 1 {
-			return "give it a value in " + env
-		}
-		return "give them values in " + env
-	}
-	var whys, hints []string
-	if len(m.NotPassed) > 0 {
-		passes := strings.Join(m.Inherit, ", ")
-		switch {
-		case len(m.Inherit) == 0:
-			passes = "nothing"
-		case m.DefaultInherit:
-			passes += " (the default)"
-		}
-		whys = append(whys, fmt.Sprintf("%s %s set in the caller but not passed: %s passes %s", strings.Join(m.NotPassed, ", "), isAre(len(m.NotPassed)), inherit, passes))
-		hints = append(hints, fmt.Sprintf("add %s to %s, or %s", strings.Join(m.NotPassed, ", "), inherit, values(m.NotPassed)))
-	}
-	missing := len(m.Names)
-	if len(m.Unset) > 0 {
-		why := inherit + " passes it from the caller, and it is not set here"
-		if len(m.Unset) > 1 {
-			why = inherit + " passes them from the caller, and they are not set here"
-		}
-		if len(m.Unset) < missing {
-			why = strings.Join(m.Unset, ", ") + ": " + why
-		}
-		whys = append(whys, why)
-		hints = append(hints, fmt.Sprintf("%s %s before launching, or %s", export, strings.Join(m.Unset, ", "), values(m.Unset)))
-	}
-	if len(m.Unnamed) > 0 {
-		whys = append(whys, fmt.Sprintf("%s %s in no source (%s, %s, %s) and not set in the caller", strings.Join(m.Unnamed, ", "), isAre(len(m.Unnamed)),
-			env, w.EnvFile, inherit))
-		hints = append(hints, fmt.Sprintf("%s, or add %s to %s and %s %s", values(m.Unnamed), strings.Join(m.Unnamed, ", "), inherit, export, strings.Join(m.Unnamed, ", ")))
-	}
-	msg = fmt.Sprintf("required %s %s: %s; nothing was started", plural(missing, "variable"), strings.Join(m.Names, ", "), strings.Join(whys, "; "))
-	return msg, strings.Join(hints, "; ")
-}
-
-func isAre(n int) string {
-	if n == 1 {
-		return "is"
-	}
-	return "are"
-}
 
 // hasKey reports whether m has k (env.go and the Linux relaunch use it).
 func hasKey[V any](m map[string]V, k string) bool {

@@ -294,7 +294,7 @@ func (s *startRun) attempts(ctx context.Context) (*Launch, error) {
 			e.Report.Attempts, e.Report.Verified = attempt, false
 		}
 		last = e
-		if !e.race() || ctx.Err() != nil {
+		if !e.Retry || ctx.Err() != nil {
 			break
 		}
 	}
@@ -321,10 +321,6 @@ func (s *startRun) started(la *Launch) {
 	}
 	la.out.running()
 }
-
-// race reports whether a failure is one that attempts retry: the port was
-// grabbed meanwhile, or the worker never appeared (never a wrong environment).
-func (e *Error) race() bool { return e.Retry }
 
 // raceGrace bounds how long a retry waits for a newcomer on a declared
 // port to leave before the launch is exit 4.

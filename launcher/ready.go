@@ -12,12 +12,12 @@ import (
 // without the GET it judges.
 func (r Readiness) check(l *spec.Launch) error {
 	if (r.Status != nil || r.Body != nil) && l.Ready.HTTP == "" {
-		return errorf(outcome.Usage, "launch %q: Options.Ready.Status and Ready.Body judge the answer to the launch's Ready.HTTP GET, and Ready.HTTP is empty", l.Name).
-			withHint("set the launch's Ready.HTTP to the path to GET (\"/healthz\")")
+		return withHint(errorf(outcome.Usage, "launch %q: Options.Ready.Status and Ready.Body judge the answer to the launch's Ready.HTTP GET, and Ready.HTTP is empty", l.Name),
+			"set the launch's Ready.HTTP to the path to GET (\"/healthz\")")
 	}
 	if (r.Status != nil || r.Body != nil) && len(l.Ports) == 0 {
-		return errorf(outcome.Usage, "launch %q: Options.Ready.Status and Ready.Body judge an HTTP answer, and the launch declares no port to GET from", l.Name).
-			withHint("declare the worker's port in Ports")
+		return withHint(errorf(outcome.Usage, "launch %q: Options.Ready.Status and Ready.Body judge an HTTP answer, and the launch declares no port to GET from", l.Name),
+			"declare the worker's port in Ports")
 	}
 	if r.LogCount < 0 || r.LogCount > 1 && r.Log == nil {
 		return errorf(outcome.Usage, "launch %q: Options.Ready.LogCount is %d: it counts the lines that match Options.Ready.Log, which must be set, and is not negative", l.Name, r.LogCount)
@@ -45,7 +45,8 @@ func (r Readiness) matchHTTP(code int, body []byte) error {
 
 func quoteRe(re *regexp.Regexp) string { return fmt.Sprintf("%q", re.String()) }
 
-func (e *Error) withHint(h string) *Error {
+// withHint sets e's Hint to h and returns e.
+func withHint(e *Error, h string) *Error {
 	e.Hint = h
 	return e
 }

@@ -37,8 +37,10 @@ var layers = map[string][]string{
 	"internal/logrelay": {"redact"},
 	// The proof: one look at a running tree.
 	"verify": {"proc", "spec", "internal/pidfd", "internal/probe", "internal/sockdiag", "internal/wrapper", "outcome", "redact"},
+	// The launcher packages' one error type.
+	"launcher/failure": {"outcome", "spec", "verify"},
 	// Starting, finding, recording, stopping.
-	"launcher": {"verify", "proc", "spec", "launcher/statedir", "outcome", "redact", "internal/atomicfile",
+	"launcher": {"verify", "proc", "spec", "launcher/failure", "launcher/statedir", "outcome", "redact", "internal/atomicfile",
 		"internal/dotenv", "internal/logrelay", "internal/logtail", "internal/pidfd", "internal/probe", "internal/sockdiag",
 		"internal/proccn"},
 	"launcher/group": {"launcher", "verify", "proc", "spec", "outcome"},
