@@ -12,9 +12,10 @@ import (
 	"sync"
 	"time"
 
+	"golang.org/x/sys/unix"
+
 	"github.com/childproof/childproof/launcher/statedir"
 	"github.com/childproof/childproof/proc"
-	"golang.org/x/sys/unix"
 )
 
 // cgroup2Root returns the cgroup v2 directory of this process, or "".
@@ -247,11 +248,11 @@ func (s *State) sweepCgroups(name, cgroup string) {
 	if _, err := os.Lstat(cgroup); err != nil {
 		return
 	}
-	lock, err := s.lock(name)
+	lock, err := s.Lock(name)
 	if err != nil {
 		return
 	}
-	defer lock.unlock()
+	defer lock.Unlock()
 	parent := filepath.Dir(cgroup)
 	ents, err := os.ReadDir(parent)
 	if err != nil {

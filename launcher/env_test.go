@@ -8,9 +8,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
+
 	"github.com/childproof/childproof/outcome"
 	"github.com/childproof/childproof/schema"
-	"github.com/google/go-cmp/cmp"
 )
 
 func TestResolveEnv(t *testing.T) {
@@ -155,19 +156,19 @@ func TestState(t *testing.T) {
 	if fi, _ := os.Stat(filepath.Join(dir, "records", "n.json")); fi.Mode().Perm() != 0o600 {
 		t.Errorf("record mode %v", fi.Mode().Perm())
 	}
-	l1, err := st.tryLock("n")
+	l1, err := st.TryLock("n")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := st2.tryLock("n"); outcomeOf(err) != outcome.Locked {
+	if _, err := st2.TryLock("n"); outcomeOf(err) != outcome.Locked {
 		t.Errorf("second lock: %v, want exit 6", err)
 	}
-	l1.unlock()
-	l2, err := st2.tryLock("n")
+	l1.Unlock()
+	l2, err := st2.TryLock("n")
 	if err != nil {
 		t.Errorf("lock after unlock: %v", err)
 	}
-	l2.unlock()
+	l2.Unlock()
 	// A mistaken --state-dir with other contents keeps its mode.
 	home := t.TempDir()
 	os.Chmod(home, 0o755)

@@ -24,11 +24,12 @@ import (
 	"testing"
 	"time"
 
+	"golang.org/x/sys/unix"
+
 	"github.com/childproof/childproof/internal/pidfd"
 	"github.com/childproof/childproof/outcome"
 	"github.com/childproof/childproof/schema"
 	"github.com/childproof/childproof/verify"
-	"golang.org/x/sys/unix"
 )
 
 // faultHelper runs `fault MODE ARGS…` (TestMain dispatches to it).
@@ -341,7 +342,7 @@ func TestFaultLaunchStopLoop(t *testing.T) {
 			t.Errorf("round %d: outcome %q, end %+v; want verified and ended", r.N, r.Outcome, r.End)
 		}
 	}
-	if logs, _ := filepath.Glob(filepath.Join(f.state.historyDir(name), "*.log")); len(logs) != schema.DefaultLogKeep+1 {
+	if logs, _ := filepath.Glob(filepath.Join(f.state.RoundsDir(name), "*.log")); len(logs) != schema.DefaultLogKeep+1 {
 		t.Errorf("history keeps %d round logs, want %d", len(logs), schema.DefaultLogKeep+1)
 	}
 	es, err := Census(procDefault, f.state, false)

@@ -2,8 +2,8 @@ package launcher
 
 import (
 	"context"
-	"time"
 
+	"github.com/childproof/childproof/launcher/statedir"
 	"github.com/childproof/childproof/redact"
 	"github.com/childproof/childproof/spec"
 )
@@ -12,38 +12,9 @@ import (
 // stop of the recorded launch to the start of the next, the start under
 // it with the round's plan, and the checks a start makes first.
 
-// Lock is a launch's lock, held until Unlock; it is not safe for
-// concurrent use.
-type Lock struct{ l *launchLock }
-
-// Unlock releases the lock; it is safe on a nil Lock and twice.
-func (l *Lock) Unlock() {
-	if l != nil {
-		l.l.unlock()
-	}
-}
-
-// lockOf wraps a held launch lock (nil: none).
-func lockOf(l *launchLock) *Lock {
-	if l == nil {
-		return nil
-	}
-	return &Lock{l: l}
-}
-
-// Lock takes the lock of launch name as Start does, looking again for a
-// moment while another holds it; then it fails (outcome.Locked, ErrLocked).
-func (s *State) Lock(name string) (*Lock, error) {
-	l, err := s.lock(name)
-	return lockOf(l), err
-}
-
-// LockWait takes the lock of launch name, waiting up to wait for another
-// holder to let go; then it fails as Lock does.
-func (s *State) LockWait(ctx context.Context, name string, wait time.Duration) (*Lock, error) {
-	l, err := s.lockWait(ctx, name, wait)
-	return lockOf(l), err
-}
+// Lock is a launch's lock, held until Unlock (statedir.LaunchLock); it
+// is not safe for concurrent use. State.Lock and State.LockWait take it.
+type Lock = statedir.LaunchLock
 
 // Held is what a relaunch hands StartHeld besides the launch and its
 // Options.
@@ -61,11 +32,7 @@ type Held struct {
 
 // StartHeld is Start with what a relaunch holds (h).
 func StartHeld(ctx context.Context, l *spec.Launch, opts Options, h Held) (*Launch, error) {
-	var lk *launchLock
-	if h.Lock != nil {
-		lk = h.Lock.l
-	}
-	return startHeld(ctx, l, opts, held{lock: lk, keep: h.Keep, plan: h.Plan})
+	return startHeld(ctx, l, opts, held{lock: h.Lock, keep: h.Keep, plan: h.Plan})
 }
 
 // TakeLock returns the launch's lock, if it still holds it, and leaves the
@@ -73,7 +40,7 @@ func StartHeld(ctx context.Context, l *spec.Launch, opts Options, h Held) (*Laun
 func (la *Launch) TakeLock() *Lock {
 	l := la.lock
 	la.lock = nil
-	return lockOf(l)
+	return l
 }
 
 // Detached reports whether the launch was started detached
@@ -87,10 +54,6 @@ func CheckLaunch(l *spec.Launch) error { return validLaunch(l, nil) }
 // StateOf returns the state a launch with opts records in: opts.State, or
 // opts.StateDir opened; either way its digest key must be usable.
 func StateOf(opts Options) (*State, error) { return launchState(opts.State, opts.StateDir) }
-
-// CheckWritable fails when the state dir cannot take a launch of name's
-// files, as Start checks before anything is stopped or started.
-func (s *State) CheckWritable(name string) error { return s.checkWritable(name) }
 
 // ResolveEnvFor resolves l's environment with opts (its Set, LookupEnv,
 // Environ and FromSpec), as Start does.

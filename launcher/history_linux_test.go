@@ -5,8 +5,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/childproof/childproof/proc"
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/childproof/childproof/proc"
 )
 
 // historyState is a state dir with rounds 1–4 of "job": 1 and 3
@@ -59,11 +60,11 @@ func TestHistory(t *testing.T) {
 	if d := cmp.Diff([]string{"verified", "interrupted", "verified", "interrupted"}, outcomes()); d != "" {
 		t.Errorf("no launch under way (-want +got):\n%s", d)
 	}
-	l, err := st.lock("job")
+	l, err := st.Lock("job")
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer l.unlock()
+	defer l.Unlock()
 	if d := cmp.Diff([]string{"verified", "interrupted", "verified", "launching"}, outcomes()); d != "" {
 		t.Errorf("a launch under way (-want +got):\n%s", d)
 	}

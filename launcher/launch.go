@@ -3,6 +3,7 @@ package launcher
 import (
 	"sync"
 
+	"github.com/childproof/childproof/launcher/statedir"
 	"github.com/childproof/childproof/spec"
 	"github.com/childproof/childproof/verify"
 )
@@ -23,7 +24,7 @@ type Launch struct {
 	State *State
 
 	opts Options
-	lock *launchLock
+	lock *statedir.LaunchLock
 	// tree is the launched processes (nil until the exec).
 	tree *procTree
 	// worker is the worker once found (its fingerprint) and its pidfd

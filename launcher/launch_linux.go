@@ -13,12 +13,13 @@ import (
 	"syscall"
 	"time"
 
+	"golang.org/x/sys/unix"
+
 	"github.com/childproof/childproof/launcher/statedir"
 	"github.com/childproof/childproof/outcome"
 	"github.com/childproof/childproof/proc"
 	"github.com/childproof/childproof/spec"
 	"github.com/childproof/childproof/verify"
-	"golang.org/x/sys/unix"
 )
 
 // Start resolves the environment, preflights the ports, launches the tree
@@ -43,7 +44,7 @@ type held struct {
 	// relaunch keeps it from the stop of the previous instance to the
 	// start of the next. It is released (or handed to the Launch)
 	// whatever happens.
-	lock *launchLock
+	lock *statedir.LaunchLock
 	// keep leaves the lock with the Launch even when detached (relaunch
 	// checks the delta under it, then lets go).
 	keep bool
@@ -81,14 +82,14 @@ func startChecked(ctx context.Context, l *spec.Launch, opts Options, h held, env
 	if opts.Detach {
 		var err error
 		if opts.Relay, err = relayProgram(opts.Relay); err != nil {
-			h.lock.unlock()
+			h.lock.Unlock()
 			return nil, err
 		}
 	}
 	if l != nil && !opts.FromSpec {
 		var err error
 		if l, err = withPorts(l); err != nil {
-			h.lock.unlock()
+			h.lock.Unlock()
 			return nil, err
 		}
 	}
@@ -106,7 +107,7 @@ func startChecked(ctx context.Context, l *spec.Launch, opts Options, h held, env
 func start(ctx context.Context, l *spec.Launch, opts Options, envOut **Env, h held) (*Launch, error) {
 	st, err := checkStart(l, opts)
 	if err != nil {
-		h.lock.unlock() // the held lock (relaunch's) is let go on every refusal
+		h.lock.Unlock() // the held lock (relaunch's) is let go on every refusal
 		return nil, err
 	}
 	s := &startRun{l: l, opts: opts, h: h, st: st}
@@ -124,7 +125,7 @@ type startRun struct {
 	h    held
 	st   *State
 	// lock is the launch's lock (h.lock, or the one prepare took).
-	lock *launchLock
+	lock *statedir.LaunchLock
 	env  *Env
 	v    *verify.Verifier
 }
@@ -156,7 +157,7 @@ func checkStart(l *spec.Launch, opts Options) (*State, error) {
 	}
 	// Everything the launch will write, before on_stale = replace stops
 	// anything or the worker starts.
-	if err := st.checkWritable(l.Name); err != nil {
+	if err := st.CheckWritable(l.Name); err != nil {
 		return nil, err
 	}
 	return st, nil
@@ -204,7 +205,7 @@ func (s *startRun) prepare(ctx context.Context, envOut **Env) error {
 	lock := s.h.lock
 	if lock == nil {
 		var err error
-		if lock, err = st.lock(l.Name); err != nil {
+		if lock, err = st.Lock(l.Name); err != nil {
 			return err
 		}
 	}
@@ -215,7 +216,7 @@ func (s *startRun) prepare(ctx context.Context, envOut **Env) error {
 	env, err := resolveEnvFrom(l, opts.Set, opts.LookupEnv, opts.Environ, !opts.FromSpec)
 	*envOut = env
 	if err != nil {
-		lock.unlock()
+		lock.Unlock()
 		return err
 	}
 	env.secrets = secretSet(l, env.Vars, opts.SecretSet, nil, nil) // --set-secret
@@ -231,11 +232,11 @@ func (s *startRun) prepare(ctx context.Context, envOut **Env) error {
 	// answer (exit 6, naming its spec file and pid) with or without a
 	// port, and exit 4 stays for what childproof did not start.
 	if err := guardPrevious(ctx, v.Proc, st, l, opts.Notify); err != nil {
-		lock.unlock()
+		lock.Unlock()
 		return err
 	}
 	if err := preflight(ctx, v, st, l, opts.Notify); err != nil {
-		lock.unlock()
+		lock.Unlock()
 		return err
 	}
 	return nil
@@ -261,7 +262,7 @@ func (s *startRun) attempts(ctx context.Context) (*Launch, error) {
 			// holds it then is no race: exit 4.
 			if err := preflightRetry(ctx, s.v, st, l); err != nil {
 				st.finishRound(rd, lastLa, err)
-				lock.unlock()
+				lock.Unlock()
 				return nil, err
 			}
 		}
@@ -285,7 +286,7 @@ func (s *startRun) attempts(ctx context.Context) (*Launch, error) {
 		}
 		if !errors.As(err, &e) {
 			st.finishRound(rd, la, err)
-			lock.unlock()
+			lock.Unlock()
 			return nil, err
 		}
 		if e.Report != nil {
@@ -299,7 +300,7 @@ func (s *startRun) attempts(ctx context.Context) (*Launch, error) {
 		}
 	}
 	st.finishRound(rd, lastLa, last)
-	lock.unlock()
+	lock.Unlock()
 	return nil, last
 }
 
@@ -313,7 +314,7 @@ func (s *startRun) started(la *Launch) {
 		la.pipe.drain(2 * time.Second)
 		la.pipe.close()
 		if !s.h.keep {
-			s.lock.unlock()
+			s.lock.Unlock()
 			la.lock = nil
 		}
 		la.out.stop()
@@ -481,7 +482,7 @@ type spawnRun struct {
 // is the exit-5 failure "the worker never appeared".
 func (la *Launch) openLogAndMask(sp *spawnRun) (*os.File, error) {
 	l := la.Spec
-	logf, err := la.State.openLog(l.Name, l.EffectiveLogKeep())
+	logf, err := la.State.OpenLog(l.Name, l.EffectiveLogKeep())
 	argv, prog, argvErr := la.argv()
 	sp.argv, sp.prog = argv, prog
 	la.Env.secrets = secretSet(l, la.Env.Vars, la.opts.SecretSet, argv, la.State.Digest)

@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/childproof/childproof/launcher/statedir"
 	"github.com/childproof/childproof/redact"
 )
 
@@ -54,13 +55,13 @@ type logMask struct {
 }
 
 func (s *State) logMaskPath(name string) string {
-	return s.files.Mask(name)
+	return s.Files.Mask(name)
 }
 
 func (s *State) logMaskMAC(m logMask) string {
 	m.MAC = ""
 	b, _ := json.Marshal(m)
-	h := hmac.New(sha256.New, s.recordKey())
+	h := hmac.New(sha256.New, s.RecordKey())
 	h.Write([]byte("childproof log mask v1\x00"))
 	h.Write(b)
 	return "hmac-sha256:" + hex.EncodeToString(h.Sum(nil))
@@ -68,8 +69,8 @@ func (s *State) logMaskMAC(m logMask) string {
 
 // saveLogMask writes the log mask of launch name.
 func (s *State) saveLogMask(name string, secrets *redact.Set) error {
-	if s.keyErr != nil {
-		return s.keyErr
+	if s.KeyErr() != nil {
+		return s.KeyErr()
 	}
 	m := logMask{Name: name, Secrets: s.secretDigests(secrets)}
 	m.MAC = s.logMaskMAC(m)
@@ -80,7 +81,7 @@ func (s *State) saveLogMask(name string, secrets *redact.Set) error {
 	b = append(b, '\n')
 	// The same secrets as the last launch of name (a relaunch, a rerun):
 	// the mask on disk, written and fsync'd then, is this one already.
-	if old, err := readStateFile(s.logMaskPath(name), maxRecordSize); err == nil && bytes.Equal(old, b) {
+	if old, err := statedir.ReadFile(s.logMaskPath(name), statedir.MaxRecordSize); err == nil && bytes.Equal(old, b) {
 		return nil
 	}
 	return writeAtomic(s.logMaskPath(name), b)
@@ -90,10 +91,10 @@ func (s *State) saveLogMask(name string, secrets *redact.Set) error {
 // digests (from its log mask), for masking its log; none when there is no
 // mask or it fails authentication.
 func (s *State) logMaskSecrets(name string) []redact.Secret {
-	if s.keyErr != nil {
+	if s.KeyErr() != nil {
 		return nil
 	}
-	b, err := readStateFile(s.logMaskPath(name), maxRecordSize)
+	b, err := statedir.ReadFile(s.logMaskPath(name), statedir.MaxRecordSize)
 	if err != nil {
 		return nil
 	}

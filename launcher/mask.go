@@ -117,7 +117,7 @@ func (s *State) Secrets(k Known) *redact.Set {
 		secs = append(secs, s.logMaskSecrets(k.Log)...)
 	}
 	var digest func(name, value string) string
-	if s.keyErr == nil {
+	if s.KeyErr() == nil {
 		digest = s.Digest
 	}
 	return redact.Of(secs, digest)

@@ -22,7 +22,7 @@ const DefaultStopGrace = 10 * time.Second
 //
 //	launcher.Options{StateDir: dir, EnvInput: launcher.EnvInput{Set: map[string]string{"MODE": "fast"}}}
 type Options struct {
-	// StateDir is the state directory; "" means DefaultStateDir
+	// StateDir is the state directory; "" means statedir.DefaultDir
 	// ($CHILDPROOF_STATE_DIR, else inside a SLURM job step a directory of
 	// the job step's own, else $XDG_STATE_HOME/childproof, else
 	// ~/.local/state/childproof).

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/childproof/childproof/internal/logtail"
+	"github.com/childproof/childproof/launcher/statedir"
 	"github.com/childproof/childproof/outcome"
 	"github.com/childproof/childproof/proc"
 	"github.com/childproof/childproof/spec"
@@ -33,8 +34,8 @@ type LogOptions struct {
 // (loaded without launching). No log is an *Error of Outcome outcome.NotRecorded.
 func (s *State) ReadLog(ctx context.Context, name string, o LogOptions, emit func(line string)) error {
 	// The log and its mask are childproof's own, or not read at all.
-	for _, p := range []string{s.LogPath(name), s.files.Mask(name)} {
-		if err := checkStateEntry(p, stateFileType); err != nil {
+	for _, p := range []string{s.LogPath(name), s.Files.Mask(name)} {
+		if err := statedir.CheckEntry(p, statedir.FileType); err != nil {
 			return err
 		}
 	}

@@ -216,7 +216,7 @@ type RecordSecret struct {
 // argv element holding a secret's placeholder counts as one. Nothing for
 // a nil record or when the state key is not usable.
 func (s *State) recordSecrets(rec *Record) []redact.Secret {
-	if rec == nil || s.keyErr != nil {
+	if rec == nil || s.KeyErr() != nil {
 		return nil
 	}
 	legacy := true
@@ -289,7 +289,7 @@ func argvIndex(part string) (int, bool) {
 	return i, err == nil && i >= 0
 }
 
-func (s *State) recordPath(name string) string { return s.files.Record(name) }
+func (s *State) recordPath(name string) string { return s.Files.Record(name) }
 
 // legacyRecordPath is where a state dir of the legacy naming that could
 // not be migrated (read-only) keeps name's record, or "" when that is
@@ -298,7 +298,7 @@ func (s *State) legacyRecordPath(name string) string {
 	if statedir.Legacy(name) == statedir.Encode(name) {
 		return ""
 	}
-	return s.files.LegacyRecord(name)
+	return s.Files.LegacyRecord(name)
 }
 
 // ErrUntrusted is wrapped by the error Load returns for a record whose MAC
@@ -320,7 +320,7 @@ func (s *State) macParsed(r *Record) (string, error) {
 }
 
 func (s *State) macOf(b []byte) string {
-	m := hmac.New(sha256.New, s.recordKey())
+	m := hmac.New(sha256.New, s.RecordKey())
 	m.Write(b)
 	return "hmac-sha256:" + hex.EncodeToString(m.Sum(nil))
 }
@@ -397,8 +397,8 @@ func summarize(r *Record) recordSummary {
 
 // seal sets r.MAC and returns the record file's bytes (format v2).
 func (s *State) seal(r *Record) ([]byte, error) {
-	if s.keyErr != nil {
-		return nil, fmt.Errorf("record: %w", s.keyErr)
+	if s.KeyErr() != nil {
+		return nil, fmt.Errorf("record: %w", s.KeyErr())
 	}
 	// One decode round trip settles what JSON cannot keep (invalid UTF-8
 	// in an argv): the record read back is the record sealed.
@@ -434,7 +434,7 @@ func (s *State) seal(r *Record) ([]byte, error) {
 // macV2 is the MAC of a v2 record file's body (the bytes after its first
 // line).
 func (s *State) macV2(body []byte) string {
-	m := hmac.New(sha256.New, s.recordKey())
+	m := hmac.New(sha256.New, s.RecordKey())
 	m.Write([]byte(recordV2Domain))
 	m.Write(body)
 	return "hmac-sha256:" + hex.EncodeToString(m.Sum(nil))
@@ -448,7 +448,7 @@ type macChecker struct {
 }
 
 func (s *State) newMACChecker() *macChecker {
-	return &macChecker{h: hmac.New(sha256.New, s.recordKey())}
+	return &macChecker{h: hmac.New(sha256.New, s.RecordKey())}
 }
 
 // ok reports whether mac ("hmac-sha256:HEX") is the MAC of body.
@@ -533,7 +533,7 @@ func writeFile(path string, data []byte, durable bool) error {
 // readRecordFile returns the bytes of launch name's record file (nil when
 // there is none or it cannot be read safely).
 func (s *State) readRecordFile(name string) []byte {
-	b, err := readStateFile(s.recordPath(name), maxRecordSize)
+	b, err := statedir.ReadFile(s.recordPath(name), statedir.MaxRecordSize)
 	if err != nil {
 		return nil
 	}
@@ -560,11 +560,11 @@ func ownRecord(b []byte, name string) bool {
 // ErrUntrusted.
 func (s *State) Load(name string) (*Record, error) {
 	path := s.recordPath(name)
-	b, err := readStateFile(path, maxRecordSize)
+	b, err := statedir.ReadFile(path, statedir.MaxRecordSize)
 	if errors.Is(err, fs.ErrNotExist) {
 		if old := s.legacyRecordPath(name); old != "" {
 			// A legacy file is name's only when it says so.
-			if ob, oerr := readStateFile(old, maxRecordSize); oerr == nil && ownRecord(ob, name) {
+			if ob, oerr := statedir.ReadFile(old, statedir.MaxRecordSize); oerr == nil && ownRecord(ob, name) {
 				path, b, err = old, ob, nil
 			}
 		}
@@ -615,8 +615,8 @@ func (s *State) readRecord(name, path string, b []byte, r *Record, sum *recordSu
 			hint = fmt.Sprintf("childproof acts only on records it wrote under this state dir's key; the record claims %s — unverified: check that process yourself (ls -l /proc/%d/exe; ps -o pid,lstart,args -p %d), then remove %s",
 				c.String(), c.Worker.Pid, c.Worker.Pid, path)
 		}
-		if s.keyErr != nil {
-			why = s.keyErr.Error()
+		if s.KeyErr() != nil {
+			why = s.KeyErr().Error()
 		}
 		msg := fmt.Sprintf("the record of %q fails authentication (%s)", name, why)
 		rep := verify.NewReport(name)
@@ -642,7 +642,7 @@ func (s *State) readRecord(name, path string, b []byte, r *Record, sum *recordSu
 			// does this): unreadable, as a torn v1 record is.
 			return fmt.Errorf("record of %q: %w", name, tornV2(b))
 		}
-		if s.keyErr != nil {
+		if s.KeyErr() != nil {
 			return untrusted("")
 		}
 		if mc == nil {
@@ -666,7 +666,7 @@ func (s *State) readRecord(name, path string, b []byte, r *Record, sum *recordSu
 	if err := json.Unmarshal(b, r); err != nil {
 		return fmt.Errorf("record of %q: %w", name, err)
 	}
-	if s.keyErr != nil {
+	if s.KeyErr() != nil {
 		return untrusted("")
 	}
 	if r.MAC == "" {
@@ -685,7 +685,7 @@ func (s *State) Records() ([]*Record, error) {
 	recs, _, err := scan(s, func() func(string) (*Record, error) {
 		return func(stem string) (*Record, error) {
 			path := filepath.Join(s.Dir, statedir.RecordsDir, stem+".json")
-			b, err := readStateFile(path, maxRecordSize)
+			b, err := statedir.ReadFile(path, statedir.MaxRecordSize)
 			if err != nil {
 				return nil, fmt.Errorf("no record of launch %q: %w", statedir.NameOfStem(stem), err)
 			}
@@ -711,7 +711,7 @@ func (s *State) RecordsOfPids(pids ...int) ([]*Record, error) {
 	recs, _, err := scan(s, func() func(string) (*Record, error) {
 		return func(stem string) (*Record, error) {
 			path := filepath.Join(dir, stem+".json")
-			b, err := readStateFile(path, maxRecordSize)
+			b, err := statedir.ReadFile(path, statedir.MaxRecordSize)
 			if err != nil {
 				return nil, err
 			}
@@ -772,18 +772,18 @@ func (b badRecord) untrusted() bool { return errors.Is(b.err, ErrUntrusted) }
 // the bad ones.
 func (s *State) summaries() ([]recordSummary, []badRecord, error) {
 	dir := filepath.Join(s.Dir, "records")
-	dfd, err := openStateDir(dir)
+	dfd, err := statedir.OpenDir(dir)
 	if err != nil {
 		return nil, nil, err
 	}
-	defer closeStateDir(dfd)
+	defer statedir.CloseDir(dfd)
 	sums, bad, err := scan(s, func() func(string) (recordSummary, error) {
 		// Each goroutine reads into one buffer and checks MACs with one
 		// HMAC state; files are opened relative to the records dir.
 		mc := s.newMACChecker()
 		var buf []byte
 		return func(name string) (recordSummary, error) {
-			b, err := readStateFileAt(dfd, dir, name+".json", maxRecordSize, buf)
+			b, err := statedir.ReadFileAt(dfd, dir, name+".json", statedir.MaxRecordSize, buf)
 			if err != nil {
 				return recordSummary{}, fmt.Errorf("no record of launch %q: %w", statedir.NameOfStem(name), err)
 			}
@@ -895,4 +895,11 @@ func claimOf(b []byte) *UntrustedClaim {
 		}
 	}
 	return &UntrustedClaim{Worker: sum.Worker, Started: sum.Started}
+}
+
+// sameLaunch reports whether two records describe one launch: the same
+// start and the same worker (a record replaced by a newer launch, or a
+// pending record by its verified one, is another).
+func sameLaunch(a, b *Record) bool {
+	return a.Started.Equal(b.Started) && a.Worker.Matches(b.Worker) && a.Root.Matches(b.Root)
 }

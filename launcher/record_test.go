@@ -13,8 +13,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/childproof/childproof/verify"
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/childproof/childproof/launcher/statedir"
+	"github.com/childproof/childproof/verify"
 )
 
 // sealV1 writes r as childproof wrote records before format v2: one
@@ -181,7 +183,7 @@ func TestReadStateFileSizes(t *testing.T) {
 		p := filepath.Join(dir, "f")
 		want := bytes.Repeat([]byte{'x'}, n)
 		os.WriteFile(p, want, 0o600)
-		got, err := readStateFile(p, 4096)
+		got, err := statedir.ReadFile(p, 4096)
 		if n > 4096 {
 			if err == nil || !strings.Contains(err.Error(), "larger than 4096 bytes") {
 				t.Errorf("%d bytes: err = %v, want too large", n, err)

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/childproof/childproof/launcher/statedir"
 	"github.com/childproof/childproof/outcome"
 	"github.com/childproof/childproof/spec"
 	"github.com/childproof/childproof/verify"
@@ -323,7 +324,7 @@ type relaunchRound struct {
 	// lock is the launch's lock, held from the stop of prev to the start
 	// of the next; supervised is set when a foreground run supervising
 	// prev held it instead.
-	lock       *launchLock
+	lock       *statedir.LaunchLock
 	supervised bool
 	// restoreFiles puts the env file edits back; ok is set once the round
 	// is accepted, which keeps them.
@@ -352,7 +353,7 @@ func relaunch(ctx context.Context, l *spec.Launch, opts RelaunchOptions) (*Launc
 	}
 	// A state dir that cannot take the new round refuses it now, while the
 	// recorded launch still runs.
-	if err := st.checkWritable(l.Name); err != nil {
+	if err := st.CheckWritable(l.Name); err != nil {
 		return nil, r.res, err
 	}
 	defer r.undoEnvFiles()
@@ -508,7 +509,7 @@ func (r *relaunchRound) undoEnvFiles() {
 // changed since it was read is Locked too. Nothing is stopped on failure.
 func (r *relaunchRound) takeLock() error {
 	prev := r.prev
-	lock, lerr := r.st.lock(r.l.Name)
+	lock, lerr := r.st.Lock(r.l.Name)
 	if lerr != nil {
 		if prev.Supervisor == 0 || prev.Stopped != nil || prev.Worker.Check(r.opts.Proc) != verify.Alive {
 			return lerr
@@ -519,7 +520,7 @@ func (r *relaunchRound) takeLock() error {
 	r.lock = lock
 	if cur, err := r.st.Load(r.l.Name); err != nil || !sameLaunch(cur, prev) {
 		// Another command changed the record since it was read.
-		lock.unlock()
+		lock.Unlock()
 		return &Error{Outcome: outcome.Locked, Err: ErrLocked,
 			Msg:  fmt.Sprintf("the record of %q changed while the relaunch prepared (another childproof launched or stopped it); nothing was stopped", r.l.Name),
 			Hint: "run the relaunch again"}
@@ -539,7 +540,7 @@ func (r *relaunchRound) stopPrevious(ctx context.Context) error {
 	if r.prev.Stopped == nil {
 		sr, err := StopRecord(ctx, r.opts.Proc, r.st, r.prev, timeout)
 		if err != nil {
-			r.lock.unlock()
+			r.lock.Unlock()
 			return err
 		}
 		r.res.Stopped = sr
@@ -548,7 +549,7 @@ func (r *relaunchRound) stopPrevious(ctx context.Context) error {
 		}
 	}
 	if r.supervised {
-		lk, err := r.st.lockWait(ctx, r.l.Name, timeout)
+		lk, err := r.st.LockWait(ctx, r.l.Name, timeout)
 		if err != nil {
 			return err
 		}
@@ -635,7 +636,7 @@ func (r *relaunchRound) accept(la *Launch) *Launch {
 	r.ok = true
 	r.res.Round = la.Round()
 	if la.opts.Detach {
-		la.lock.unlock()
+		la.lock.Unlock()
 		la.lock = nil
 	}
 	return la
@@ -672,7 +673,7 @@ func (r *relaunchRound) refuse(la *Launch) error {
 		r.baseline.Stopped = &now
 	}
 	err := r.st.Save(&r.baseline)
-	held.unlock()
+	held.Unlock()
 	if err != nil {
 		return &Error{Outcome: outcome.Usage, Msg: "cannot restore the previous record", Err: err}
 	}

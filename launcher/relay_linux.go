@@ -15,13 +15,15 @@ import (
 	"syscall"
 	"time"
 
+	"golang.org/x/sys/unix"
+
 	"github.com/childproof/childproof/internal/logrelay"
 	"github.com/childproof/childproof/internal/pidfd"
+	"github.com/childproof/childproof/launcher/statedir"
 	"github.com/childproof/childproof/outcome"
 	"github.com/childproof/childproof/proc"
 	"github.com/childproof/childproof/redact"
 	"github.com/childproof/childproof/verify"
-	"golang.org/x/sys/unix"
 )
 
 // relaySelf is set once this program called RelayMain (and was not
@@ -525,7 +527,7 @@ func (la *Launch) tail(n int) []string {
 	} else {
 		la.pipe.drain(300 * time.Millisecond)
 	}
-	return Tail(la.LogPath(), n)
+	return statedir.Tail(la.LogPath(), n)
 }
 
 // endRelay ends the log relay fp of a launch whose tree is gone, so that
@@ -566,11 +568,11 @@ func (st *State) collectRelay(name string, fp *verify.Fingerprint, p proc.FS) st
 	if fp == nil || fp.Check(p) != verify.Alive {
 		return ""
 	}
-	lock, err := st.lock(name)
+	lock, err := st.Lock(name)
 	if err != nil {
 		return ""
 	}
-	defer lock.unlock()
+	defer lock.Unlock()
 	// The record may have changed before the lock was taken: only the
 	// relay it names now is ended.
 	if rec, err := st.Load(name); err != nil || rec.Relay == nil || !rec.Relay.Matches(*fp) {

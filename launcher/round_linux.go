@@ -20,38 +20,25 @@ import (
 	"syscall"
 	"time"
 
+	"golang.org/x/sys/unix"
+
 	"github.com/childproof/childproof/launcher/statedir"
 	"github.com/childproof/childproof/outcome"
 	"github.com/childproof/childproof/proc"
 	"github.com/childproof/childproof/spec"
 	"github.com/childproof/childproof/verify"
-	"golang.org/x/sys/unix"
 )
 
-func (s *State) historyDir(name string) string {
-	dir := s.files.History(name)
-	if statedir.Legacy(name) != statedir.Encode(name) {
-		// A state dir of the legacy naming that could not be migrated
-		// (read-only) is read as it is.
-		if _, err := os.Lstat(dir); err != nil {
-			if old := filepath.Join(s.Dir, statedir.HistoryDir, statedir.Legacy(name)); exists(old) {
-				return old
-			}
-		}
-	}
-	return dir
-}
-
 func (s *State) roundPath(name string, n int) string {
-	return filepath.Join(s.historyDir(name), fmt.Sprintf("%06d.json", n))
+	return filepath.Join(s.RoundsDir(name), fmt.Sprintf("%06d.json", n))
 }
 
 // roundNumbers lists the round numbers of launch name, ascending.
 func (s *State) roundNumbers(name string) ([]int, error) {
-	if err := checkStateEntry(s.historyDir(name), stateDirType); err != nil {
+	if err := statedir.CheckEntry(s.RoundsDir(name), statedir.DirType); err != nil {
 		return nil, err
 	}
-	ents, err := os.ReadDir(s.historyDir(name))
+	ents, err := os.ReadDir(s.RoundsDir(name))
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}
@@ -74,10 +61,10 @@ func (s *State) roundNumbers(name string) ([]int, error) {
 
 // LoadRound reads round n of launch name. A missing round wraps fs.ErrNotExist.
 func (s *State) LoadRound(name string, n int) (*Round, error) {
-	if err := checkStateEntry(s.historyDir(name), stateDirType); err != nil {
+	if err := statedir.CheckEntry(s.RoundsDir(name), statedir.DirType); err != nil {
 		return nil, err
 	}
-	b, err := readStateFile(s.roundPath(name, n), maxRoundFile)
+	b, err := statedir.ReadFile(s.roundPath(name, n), maxRoundFile)
 	if err != nil {
 		return nil, fmt.Errorf("round %d of %q: %w", n, name, err)
 	}
@@ -92,8 +79,8 @@ func (s *State) parseRound(name string, n int, b []byte) (*Round, error) {
 	}
 	why := ""
 	switch want, err := s.roundMAC(&r); {
-	case s.keyErr != nil:
-		why = s.keyErr.Error()
+	case s.KeyErr() != nil:
+		why = s.KeyErr().Error()
 	case r.MAC == "":
 		why = "it has no MAC"
 	case err != nil || !hmac.Equal([]byte(want), []byte(r.MAC)):
@@ -140,7 +127,7 @@ func (s *State) roundMAC(r *Round) (string, error) {
 	if b, err = json.Marshal(&rt); err != nil {
 		return "", err
 	}
-	m := hmac.New(sha256.New, s.recordKey())
+	m := hmac.New(sha256.New, s.RecordKey())
 	m.Write([]byte("childproof round v1\x00"))
 	m.Write(b)
 	return "hmac-sha256:" + hex.EncodeToString(m.Sum(nil)), nil
@@ -170,14 +157,14 @@ func (s *State) rounds(name string) ([]*Round, error) {
 // launching version skips that: it guards against childproof's own
 // death, not the machine's, and sits on the launch's hot path).
 func (s *State) saveRound(r *Round, sync bool) error {
-	if s.keyErr != nil {
-		return fmt.Errorf("history: %w", s.keyErr)
+	if s.KeyErr() != nil {
+		return fmt.Errorf("history: %w", s.KeyErr())
 	}
-	dir := s.historyDir(r.Name)
+	dir := s.RoundsDir(r.Name)
 	if err := os.Mkdir(dir, 0o700); err != nil && !errors.Is(err, fs.ErrExist) {
 		return fmt.Errorf("history: %w", err)
 	}
-	if err := checkStateDir(dir, false); err != nil {
+	if err := statedir.CheckDir(dir, false); err != nil {
 		return err
 	}
 	b, err := s.sealRound(r)
@@ -208,7 +195,7 @@ func (s *State) updateRound(name string, n int, f func(*Round) bool) error {
 // lockHistory takes the history lock of name (waiting for it): every
 // read-modify-write of a round holds it.
 func (s *State) lockHistory(name string) (func(), error) {
-	f, err := openStateFile(s.files.HistoryLock(name), unix.O_RDWR|unix.O_CREAT, 0o600)
+	f, err := statedir.OpenFile(s.Files.HistoryLock(name), unix.O_RDWR|unix.O_CREAT, 0o600)
 	if err != nil {
 		return nil, fmt.Errorf("history lock: %w", err)
 	}
@@ -366,7 +353,7 @@ func (s *State) finishRound(r *Round, la *Launch, err error) {
 // keep }: this round's log and the keep before it stay, as NAME.log and
 // NAME.log.1 … NAME.log.keep do).
 func (s *State) keepRoundLog(name string, n, keep int) string {
-	dir := s.historyDir(name)
+	dir := s.RoundsDir(name)
 	kept := filepath.Join(dir, fmt.Sprintf("%06d.log", n))
 	os.Remove(kept)
 	if err := os.Link(s.LogPath(name), kept); err != nil {
@@ -396,7 +383,7 @@ func (s *State) tailDigest(e *RoundEnd, log string) {
 	if log == "" {
 		return
 	}
-	lines := Tail(log, 10)
+	lines := statedir.Tail(log, 10)
 	e.LastLines = len(lines)
 	if len(lines) > 0 {
 		e.TailDigest = s.Digest("log-tail", strings.Join(lines, "\n"))
@@ -713,7 +700,7 @@ func (s *State) noteGone(name string, round int) {
 	if round == 0 {
 		return
 	}
-	b, err := readStateFile(s.roundPath(name, round), maxRoundFile)
+	b, err := statedir.ReadFile(s.roundPath(name, round), maxRoundFile)
 	if err != nil || bytes.Contains(b, []byte(`"end": {`)) || bytes.Contains(b, []byte(`"end":{`)) {
 		return
 	}
@@ -735,18 +722,12 @@ func (s *State) noteGone(name string, round int) {
 // lock is held. A round still "launching" while none is was cut short:
 // childproof died mid-launch.
 func (s *State) Launching(name string) bool {
-	l, err := s.lock(name)
+	l, err := s.Lock(name)
 	if err != nil {
 		return errors.Is(err, ErrLocked)
 	}
-	l.unlock()
+	l.Unlock()
 	return false
-}
-
-// exists reports whether path names something (not followed).
-func exists(path string) bool {
-	_, err := os.Lstat(path)
-	return err == nil
 }
 
 // LastVerifiedRound returns the newest round of name whose worker was

@@ -26,21 +26,21 @@ func TestStartRefusalReleasesHeldLock(t *testing.T) {
 		{"an exe that never matches", &schema.Launch{Name: "exe", Command: []string{"/bin/true"}, Worker: schema.Worker{Exe: "relative/exe"}}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			lk, err := st.tryLock(tc.l.Name)
+			lk, err := st.TryLock(tc.l.Name)
 			if err != nil {
 				t.Fatal(err)
 			}
-			defer lk.unlock()
+			defer lk.Unlock()
 			_, err = startHeld(context.Background(), tc.l, Options{State: st}, held{lock: lk, keep: true})
 			var e *Error
 			if !errors.As(err, &e) || e.Outcome != outcome.Usage {
 				t.Fatalf("startHeld = %v, want a usage *Error", err)
 			}
-			again, err := st.tryLock(tc.l.Name)
+			again, err := st.TryLock(tc.l.Name)
 			if err != nil {
 				t.Fatalf("the lock is still held after the refusal: %v", err)
 			}
-			again.unlock()
+			again.Unlock()
 		})
 	}
 }

@@ -7,11 +7,12 @@ import (
 	"io/fs"
 	"time"
 
+	"golang.org/x/sys/unix"
+
 	"github.com/childproof/childproof/internal/pidfd"
 	"github.com/childproof/childproof/outcome"
 	"github.com/childproof/childproof/proc"
 	"github.com/childproof/childproof/verify"
-	"golang.org/x/sys/unix"
 )
 
 // StopRecord stops a recorded launch: its stop signal (the spec's
@@ -203,7 +204,7 @@ func markRecord(st *State, rec *Record, res *StopResult) {
 // ErrUntrusted for one that fails authentication; else of Outcome outcome.Usage
 // (Fix FixRecordUnreadable) wrapping the cause.
 func StopLaunch(ctx context.Context, p proc.FS, st *State, name string, timeout, wait time.Duration, check func(*Record) error) (*Record, *StopResult, error) {
-	lock, lerr := st.tryLock(name)
+	lock, lerr := st.TryLock(name)
 	if wait <= 0 {
 		wait = DefaultStopGrace
 		if rec, err := st.Load(name); err == nil {
@@ -223,7 +224,7 @@ func StopLaunch(ctx context.Context, p proc.FS, st *State, name string, timeout,
 			res, err := stopSupervised(ctx, p, st, rec, timeout)
 			return rec, res, err
 		}
-		if lock, lerr = st.lockWait(ctx, name, wait); lerr != nil {
+		if lock, lerr = st.LockWait(ctx, name, wait); lerr != nil {
 			var e *Error
 			if errors.As(lerr, &e) && e.Outcome == outcome.Locked {
 				e.Msg += "; nothing was signalled"
@@ -232,7 +233,7 @@ func StopLaunch(ctx context.Context, p proc.FS, st *State, name string, timeout,
 			return nil, nil, unreadRecord(st, name, lerr)
 		}
 	}
-	defer lock.unlock()
+	defer lock.Unlock()
 	rec, err := st.Load(name)
 	if err != nil {
 		return nil, nil, unreadRecord(st, name, err)
@@ -271,10 +272,10 @@ func stopSupervised(ctx context.Context, p proc.FS, st *State, rec *Record, time
 	if err != nil {
 		return res, err
 	}
-	if lock, err := st.lockWait(ctx, rec.Name, 5*time.Second); err == nil {
+	if lock, err := st.LockWait(ctx, rec.Name, 5*time.Second); err == nil {
 		res.RecordErr, res.Newer = nil, false
 		markRecord(st, rec, res)
-		lock.unlock()
+		lock.Unlock()
 	}
 	return res, nil
 }

@@ -29,7 +29,7 @@ func TestCountStopped(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if err := os.WriteFile(st.files.Record("forged"), []byte(`{"name":"forged","stopped":"2020-01-01T00:00:00Z","mac":"hmac-sha256:00"}`), 0o600); err != nil {
+	if err := os.WriteFile(st.Files.Record("forged"), []byte(`{"name":"forged","stopped":"2020-01-01T00:00:00Z","mac":"hmac-sha256:00"}`), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	got, err := CountStopped(proc.Default, st)

@@ -7,10 +7,11 @@ import (
 	"syscall"
 	"time"
 
+	"golang.org/x/sys/unix"
+
 	"github.com/childproof/childproof/internal/pidfd"
 	"github.com/childproof/childproof/outcome"
 	"github.com/childproof/childproof/verify"
-	"golang.org/x/sys/unix"
 )
 
 // Signal forwards sig to the launch's process group (through the root's
@@ -191,7 +192,7 @@ func (la *Launch) finish(grace time.Duration) {
 				la.State.Save(la.Record)
 			}
 		}
-		la.lock.unlock()
+		la.lock.Unlock()
 		if la.testState {
 			releaseTestState()
 		}

@@ -15,7 +15,7 @@ import (
 // made afresh by the next call. A detached launch never gives its
 // reference back: its record stays for as long as the binary runs. ""
 // outside a test binary, when $CHILDPROOF_STATE_DIR is set (the caller
-// chose), or when it cannot be made: DefaultStateDir then, and no
+// chose), or when it cannot be made: statedir.DefaultDir then, and no
 // reference is taken.
 func testStateDir() string {
 	if os.Getenv("CHILDPROOF_STATE_DIR") != "" || flag.Lookup("test.v") == nil {

@@ -15,12 +15,14 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
+	"golang.org/x/sys/unix"
+
+	"github.com/childproof/childproof/launcher/statedir"
 	"github.com/childproof/childproof/outcome"
 	"github.com/childproof/childproof/redact"
 	"github.com/childproof/childproof/schema"
 	"github.com/childproof/childproof/verify"
-	"github.com/google/go-cmp/cmp"
-	"golang.org/x/sys/unix"
 )
 
 // wantStrict fails unless err is a state dir refusal (exit 2) naming path.
@@ -89,7 +91,7 @@ func TestStateFileNotRegular(t *testing.T) {
 	}
 	os.Symlink("/dev/zero", filepath.Join(dir, "records", "zero.json"))
 	big := filepath.Join(dir, "records", "big.json")
-	os.WriteFile(big, make([]byte, maxRecordSize+10), 0o600)
+	os.WriteFile(big, make([]byte, statedir.MaxRecordSize+10), 0o600)
 	done := make(chan []CensusEntry, 1)
 	go func() {
 		es, _ := Census(procDefault, st, true)
@@ -130,7 +132,7 @@ func TestKeyDurableAndCorrupt(t *testing.T) {
 		t.Fatal(err)
 	}
 	b, err := os.ReadFile(filepath.Join(dir, "key"))
-	if err != nil || len(b) != keyHexLen {
+	if err != nil || len(b) != 64 {
 		t.Fatalf("key = %q, %v", b, err)
 	}
 	rec := &Record{Name: "a", Worker: verify.Fingerprint{Pid: 1 << 22}, Root: verify.Fingerprint{Pid: 1 << 22}}

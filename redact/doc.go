@@ -7,7 +7,7 @@
 // is hidden is decided here, and every Set is built by Of.
 //
 // It is public because a library user prints what a launch printed too: a
-// Go test that shows a worker's last lines (launcher.Tail) on failure masks
+// Go test that shows a worker's last lines (statedir.Tail) on failure masks
 // them with the launch's Set (launcher.Env.Secrets, schema.Launch.Mask),
 // exactly as the CLI does.
 package redact

@@ -3,10 +3,10 @@ package main
 import (
 	"strings"
 
-	"github.com/childproof/childproof/launcher"
+	"github.com/spf13/cobra"
+
 	"github.com/childproof/childproof/launcher/statedir"
 	"github.com/childproof/childproof/schema"
-	"github.com/spf13/cobra"
 )
 
 // Shell completion: SPEC arguments complete to .hcl files (and, after a
@@ -56,7 +56,7 @@ func (a *app) completeLaunchName(c *cobra.Command, args []string, toComplete str
 func (a *app) recordedNames() []string {
 	dir := a.stateDir()
 	if dir == "" {
-		d, err := launcher.DefaultStateDir()
+		d, err := statedir.DefaultDir()
 		if err != nil {
 			return nil
 		}

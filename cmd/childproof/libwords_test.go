@@ -65,7 +65,7 @@ var libWordsDebt = map[string]bool{
 	"export/kubernetes.go: --to k8s needs --image IMAGE: the container image that holds %s":                                                                    true,
 	"launcher/credential_linux.go: launch %q: group = %q: no such group on this machine":                                                                       true,
 	"launcher/credential_linux.go: launch %q: user = %q: no such user on this machine":                                                                         true,
-	"launcher/defaultdir.go: state dir of the SLURM step: %w (set --state-dir or CHILDPROOF_STATE_DIR)":                                                        true,
+	"launcher/statedir/defaultdir.go: state dir of the SLURM step: %w (set --state-dir or CHILDPROOF_STATE_DIR)":                                               true,
 	"launcher/envfileedit_linux.go: --in-env-file %s: %s already holds the edit of %s (round %d): one edit per env file":                                       true,
 	"launcher/envfileedit_linux.go: --in-env-file %s: cannot edit %s":                                                                                          true,
 	"launcher/envfileedit_linux.go: --in-env-file: %s is larger than %d bytes: it is not edited":                                                               true,

@@ -15,7 +15,7 @@ import (
 )
 
 // openState opens the state dir of --state-dir (or the default,
-// launcher.DefaultStateDir).
+// statedir.DefaultDir).
 func (a *app) openState() (*launcher.State, error) {
 	openingState()
 	st, err := launcher.OpenState(a.stateDir())

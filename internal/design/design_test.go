@@ -16,7 +16,7 @@ const module = "github.com/childproof/childproof/"
 // that a new package is placed in the design when it is made.
 var layers = map[string][]string{
 	// Leaves: they import no package of the module.
-	"outcome": nil, "redact": nil, "proc": nil, "launcher/statedir": nil,
+	"outcome": nil, "redact": nil, "proc": nil,
 	"internal/atomicfile": nil, "internal/dotenv": nil, "internal/hcltext": nil,
 	"internal/inputfile": nil, "internal/logtail": nil, "internal/pidfd": nil,
 	"internal/sockdiag": nil, "internal/wrapper": nil, "internal/freeport": nil,
@@ -39,6 +39,8 @@ var layers = map[string][]string{
 	"verify": {"proc", "spec", "internal/pidfd", "internal/probe", "internal/sockdiag", "internal/wrapper", "outcome", "redact"},
 	// The launcher packages' one error type.
 	"launcher/failure": {"outcome", "spec", "verify"},
+	// The state dir's storage: files, key, locks, logs.
+	"launcher/statedir": {"launcher/failure", "outcome", "spec"},
 	// Starting, finding, recording, stopping.
 	"launcher": {"verify", "proc", "spec", "launcher/failure", "launcher/statedir", "outcome", "redact", "internal/atomicfile",
 		"internal/dotenv", "internal/logrelay", "internal/logtail", "internal/pidfd", "internal/probe", "internal/sockdiag",
@@ -48,7 +50,7 @@ var layers = map[string][]string{
 	"launcher/relaunch": {"launcher", "verify", "proc", "spec", "outcome", "redact", "internal/dotenv"},
 	// What the commands print of launcher's and relaunch's results.
 	"launcher/present":               {"launcher", "launcher/relaunch", "verify", "proc", "spec", "outcome"},
-	"launcher/launchertest":          {"launcher", "launcher/group", "verify", "proc", "spec", "internal/testsupport", "internal/freeport"},
+	"launcher/launchertest":          {"launcher", "launcher/group", "launcher/statedir", "verify", "proc", "spec", "internal/testsupport", "internal/freeport"},
 	"launcher/launchertest/specfile": {"launcher", "launcher/launchertest", "schema"},
 	// What runs nothing: rendering and reviewing, portable to macOS and Windows.
 	"export":     {"schema", "internal/dotenv", "internal/hcltext", "internal/inputfile"},

@@ -90,6 +90,7 @@ func (e *Error) Error() string {
 	return msg
 }
 
+// Unwrap is e's cause, Err.
 func (e *Error) Unwrap() error { return e.Err }
 
 // OutcomeKind is e's Outcome (outcome.Classified): its Report's when it

@@ -16,6 +16,7 @@ import (
 	"github.com/childproof/childproof/internal/freeport"
 	"github.com/childproof/childproof/launcher"
 	"github.com/childproof/childproof/launcher/group"
+	"github.com/childproof/childproof/launcher/statedir"
 	"github.com/childproof/childproof/proc"
 	"github.com/childproof/childproof/spec"
 	"github.com/childproof/childproof/verify"
@@ -102,7 +103,7 @@ func StartContext(ctx context.Context, tb testing.TB, l *spec.Launch, opts launc
 		case died && !res.Signalled:
 			// Not stopped by the test, nor by this cleanup: it died.
 			msg := fmt.Sprintf("launchertest: %s: the server had exited before the test's cleanup stopped it (worker pid %d, %s)", l.Name, la.Pid(), status)
-			if tail := launcher.Tail(la.LogPath(), 5); len(tail) > 0 {
+			if tail := statedir.Tail(la.LogPath(), 5); len(tail) > 0 {
 				msg += "; last lines it printed:\n  | " + strings.Join(tail, "\n  | ")
 			}
 			tb.Logf("%s", msg)

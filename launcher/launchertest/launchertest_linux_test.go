@@ -23,6 +23,7 @@ import (
 	"time"
 
 	"github.com/childproof/childproof/launcher"
+	"github.com/childproof/childproof/launcher/statedir"
 	"github.com/childproof/childproof/proc"
 	"github.com/childproof/childproof/schema"
 	"github.com/childproof/childproof/verify"
@@ -548,7 +549,7 @@ func TestIsolatedStateDir(t *testing.T) {
 	// The test binary's own state dir serves no other test here (this one
 	// runs once per binary): leave no litter under $TMPDIR.
 	t.Cleanup(func() { os.RemoveAll(la.State.Dir) })
-	def, _ := launcher.DefaultStateDir()
+	def, _ := statedir.DefaultDir()
 	if la.State.Dir == def || !strings.HasPrefix(filepath.Base(la.State.Dir), "childproof-test-") {
 		t.Errorf("state dir %s (the default is %s)", la.State.Dir, def)
 	}

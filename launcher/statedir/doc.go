@@ -1,10 +1,15 @@
-// Package statedir is the one home of a launch's identity in a state dir:
-// the injective encoding of a launch name into the names of its state
-// files (record, log, mask, lock, history directory, cgroup), the layout
-// of the state dir built on it, the migration of state dirs written with
-// the earlier, non-injective naming, and the launch lock's flock.
+// Package statedir owns the state dir's storage. It holds the injective
+// encoding of a launch name into the names of its state files (record,
+// log, mask, lock, history directory, cgroup) and the layout built on it,
+// with the migration of state dirs of the earlier naming. It opens a state
+// dir (Open: the default dir, the secure path walk, the StrictModes checks
+// of every entry, the digest key and the record key derived from it) as a
+// Store, and through it takes the launch locks, checks that a launch's
+// files can be written, starts and rotates logs and reads their tails.
+// Every state file is read and opened through it (ReadFile, OpenFile),
+// never following a symlink, refusing an entry someone else could write.
 //
 // Every command that reads or changes a launch's state finds its files
 // through a Layout: no other package builds a state file name from a
-// launch name.
+// launch name. Its failures are *failure.Error values, as launcher's are.
 package statedir

@@ -1,4 +1,4 @@
-package launcher
+package statedir
 
 import (
 	"errors"
@@ -10,7 +10,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
-	"github.com/childproof/childproof/launcher/statedir"
+	"github.com/childproof/childproof/launcher/failure"
 	"github.com/childproof/childproof/outcome"
 )
 
@@ -23,18 +23,18 @@ const writeReserve = 16 << 10
 // launches (up).
 var probeSeq atomic.Uint64
 
-// checkWritable decides whether the state dir can take everything a
+// CheckWritable decides whether the state dir can take everything a
 // launch of name writes — its record, log, log mask, lock and round
 // history — before anything is stopped or started: each directory gets
 // an unnamed file (a named one where O_TMPFILE is not supported, removed
 // at once), records/ one of writeReserve bytes. The launch's existing
 // files there must be childproof's own (checkOwner) and of their kind.
-// A read-only, full or foreign state dir is an *Error (exit 2) naming the
+// A read-only, full or foreign state dir is an *failure.Error (exit 2) naming the
 // path; nothing is left behind.
-func (s *State) checkWritable(name string) error {
-	for _, sub := range statedir.Subdirs {
+func (s *Store) CheckWritable(name string) error {
+	for _, sub := range Subdirs {
 		reserve := int64(0)
-		if sub == statedir.RecordsDir {
+		if sub == RecordsDir {
 			reserve = writeReserve
 		}
 		dir := filepath.Join(s.Dir, sub)
@@ -49,18 +49,18 @@ func (s *State) checkWritable(name string) error {
 // state dir's layout, the log and its rotations and the log mask (regular files), the history
 // directory and its round files (a directory of rounds, writable), each
 // owned by the effective uid and not writable by others.
-func (s *State) checkLaunchFiles(name string) error {
-	log := s.files.Log(name)
-	files := []string{filepath.Join(s.Dir, statedir.LayoutFile), log, s.files.Mask(name)}
+func (s *Store) checkLaunchFiles(name string) error {
+	log := s.Files.Log(name)
+	files := []string{filepath.Join(s.Dir, LayoutFile), log, s.Files.Mask(name)}
 	logs, _ := filepath.Glob(log + ".*")
 	files = append(files, logs...)
 	for _, p := range files {
-		if err := checkStateEntry(p, stateFileType); err != nil {
+		if err := CheckEntry(p, FileType); err != nil {
 			return err
 		}
 	}
-	hist := s.historyDir(name)
-	if err := checkStateEntry(hist, stateDirType); err != nil {
+	hist := s.RoundsDir(name)
+	if err := CheckEntry(hist, DirType); err != nil {
 		return err
 	}
 	if exists(hist) {
@@ -103,13 +103,13 @@ func probeWrite(dir string, reserve int64) error {
 
 // notWritable is the error of a state dir directory that cannot be
 // written: "state dir: DIR cannot be written, …: read-only file system".
-func notWritable(dir string, err error) *Error {
+func notWritable(dir string, err error) *failure.Error {
 	what := "cannot be written"
 	if errors.Is(err, unix.ENOSPC) || errors.Is(err, unix.EDQUOT) {
 		what = fmt.Sprintf("has no room for a launch's state files (%d KiB)", writeReserve>>10)
 	}
-	return &Error{Outcome: outcome.Usage, Err: err,
+	return &failure.Error{Outcome: outcome.Usage, Err: err,
 		Msg:  fmt.Sprintf("state dir: %s %s; nothing was stopped or started", dir, what),
-		Path: dir, Fix: FixStateDirWritable,
+		Path: dir, Fix: failure.FixStateDirWritable,
 		Hint: "make the state dir writable (remount it read-write, free some space) or use another (Options.StateDir)"}
 }

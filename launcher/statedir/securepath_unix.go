@@ -1,6 +1,6 @@
 //go:build unix
 
-package launcher
+package statedir
 
 import (
 	"errors"
@@ -12,6 +12,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/childproof/childproof/launcher/failure"
 	"github.com/childproof/childproof/outcome"
 )
 
@@ -19,7 +20,7 @@ import (
 // path (the kernel's own limit for one lookup is 40).
 const maxPathLinks = 40
 
-// makeStatePath creates the state dir (mode 0700, with its missing
+// MakePath creates the state dir (mode 0700, with its missing
 // parents) after the walk OpenSSH's secure_path does for authorized_keys,
 // as one step: as root, the path is resolved from / by descriptors, one
 // component at a time — openat(O_NOFOLLOW|O_DIRECTORY) from the directory
@@ -39,7 +40,7 @@ const maxPathLinks = 40
 //
 // A process that is not root may only be fooled into writing where it
 // can write anyway; there the path is created as os.MkdirAll does.
-func makeStatePath(dir string) error {
+func MakePath(dir string) error {
 	euid := geteuid()
 	if euid != 0 {
 		if err := os.MkdirAll(dir, 0o700); err != nil {
@@ -100,7 +101,7 @@ func makeStatePath(dir string) error {
 	return nil
 }
 
-// pathWalk is makeStatePath's walk: the descriptors of the directories
+// pathWalk is MakePath's walk: the descriptors of the directories
 // from / to where it is.
 type pathWalk struct {
 	dir   string
@@ -213,10 +214,10 @@ func securePathStat(p string, st *unix.Stat_t, euid int, dir string) error {
 	return nil
 }
 
-func pathError(dir, component, why string) *Error {
-	return &Error{Outcome: outcome.UntrustedStateDir,
+func pathError(dir, component, why string) *failure.Error {
+	return &failure.Error{Outcome: outcome.UntrustedStateDir,
 		Msg:  fmt.Sprintf("state dir %s: %s %s; whoever controls it could redirect what childproof, as root, creates there", dir, component, why),
-		Path: dir, Fix: FixStateDirTrust,
+		Path: dir, Fix: failure.FixStateDirTrust,
 		Hint: "use a state dir on a path only root controls (Options.StateDir, or CHILDPROOF_STATE_DIR)"}
 }
 

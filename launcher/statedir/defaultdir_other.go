@@ -1,6 +1,6 @@
 //go:build !unix
 
-package launcher
+package statedir
 
 // ownedDir accepts path: childproof launches nothing on this system.
 func ownedDir(path string, uid int) error { return nil }

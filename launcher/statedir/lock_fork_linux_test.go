@@ -1,11 +1,9 @@
-package launcher
+package statedir
 
 import (
 	"os"
 	"os/exec"
 	"testing"
-
-	"github.com/childproof/childproof/launcher/statedir"
 )
 
 // TestLockForkWindow: a launch lock let go of while a copy of its
@@ -15,11 +13,11 @@ import (
 // TestUpWith's restart of web was refused; up starts launches side by
 // side).
 func TestLockForkWindow(t *testing.T) {
-	st, err := OpenState(t.TempDir())
+	st, err := Open(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}
-	l, err := st.lock("n")
+	l, err := st.Lock("n")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -38,21 +36,21 @@ func TestLockForkWindow(t *testing.T) {
 		in.Close()
 		child.Wait() // the child this test started
 	})
-	l.unlock()
+	l.Unlock()
 	// The lock is still held (by the child's copy): the case to cover.
-	f, err := os.Open(st.files.Lock("n"))
+	f, err := os.Open(st.Files.Lock("n"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := statedir.TryLock(f); err != statedir.ErrWouldBlock {
+	if err := TryLock(f); err != ErrWouldBlock {
 		t.Fatalf("the child's copy does not hold the lock: %v", err)
 	}
 	f.Close()
 	got := make(chan error, 1)
 	go func() {
-		l2, err := st.lock("n")
+		l2, err := st.Lock("n")
 		if err == nil {
-			l2.unlock()
+			l2.Unlock()
 		}
 		got <- err
 	}()

@@ -1,4 +1,4 @@
-package launcher
+package statedir
 
 import (
 	"errors"
@@ -10,17 +10,17 @@ import (
 	"github.com/childproof/childproof/spec"
 )
 
-// DefaultStateDir returns the state dir used when none is given:
+// DefaultDir returns the state dir used when none is given:
 // $CHILDPROOF_STATE_DIR; else, inside a SLURM job step,
 // ${TMPDIR:-/tmp}/childproof-UID/slurm-JOB.STEP (see slurmStepStateDir);
 // else $XDG_STATE_HOME/childproof; else ~/.local/state/childproof. It
-// creates nothing (OpenState does).
-func DefaultStateDir() (string, error) {
+// creates nothing (Open does).
+func DefaultDir() (string, error) {
 	d, _, err := defaultStateDir(os.LookupEnv, os.Geteuid())
 	return d, err
 }
 
-// openDefaultStateDir is DefaultStateDir for OpenState: a SLURM step's
+// openDefaultStateDir is DefaultDir for Open: a SLURM step's
 // per-user parent is created, mode 0700, and must be a directory of uid
 // that no one else may write (TMPDIR is shared).
 func openDefaultStateDir(lookup func(string) (string, bool), uid int) (string, error) {
@@ -37,7 +37,7 @@ func openDefaultStateDir(lookup func(string) (string, bool), uid int) (string, e
 	return dir, nil
 }
 
-// defaultStateDir is DefaultStateDir over lookup and uid; parent is the
+// defaultStateDir is DefaultDir over lookup and uid; parent is the
 // per-user directory a SLURM step's state dir lies in ("" outside one).
 func defaultStateDir(lookup func(string) (string, bool), uid int) (dir, parent string, err error) {
 	if d, ok := lookup("CHILDPROOF_STATE_DIR"); ok && d != "" {

@@ -1,6 +1,6 @@
 //go:build unix
 
-package launcher
+package statedir
 
 import (
 	"errors"
@@ -19,19 +19,19 @@ import (
 func checkOwner(path string, st *unix.Stat_t) error {
 	euid := geteuid()
 	if int(st.Uid) != euid {
-		return strictModeError(path, fmt.Sprintf("is owned by uid %d, not by uid %d who runs childproof", st.Uid, euid),
+		return StrictModeError(path, fmt.Sprintf("is owned by uid %d, not by uid %d who runs childproof", st.Uid, euid),
 			fmt.Sprintf("if it is yours, chown %d %s", euid, path))
 	}
 	if st.Mode&0o022 != 0 {
-		return strictModeError(path, fmt.Sprintf("is writable by group or others (mode %04o)", st.Mode&0o7777),
+		return StrictModeError(path, fmt.Sprintf("is writable by group or others (mode %04o)", st.Mode&0o7777),
 			"chmod go-w "+path)
 	}
 	return nil
 }
 
-// checkStateDir checks a directory of the state dir: a real directory (no
+// CheckDir checks a directory of the state dir: a real directory (no
 // symlink unless follow), owned by the euid, not group/world-writable.
-func checkStateDir(path string, follow bool) error {
+func CheckDir(path string, follow bool) error {
 	var st unix.Stat_t
 	var err error
 	if follow {
@@ -45,23 +45,23 @@ func checkStateDir(path string, follow bool) error {
 	switch st.Mode & unix.S_IFMT {
 	case unix.S_IFDIR:
 	case unix.S_IFLNK:
-		return strictModeError(path, "is a symbolic link", "remove it (childproof creates a directory there)")
+		return StrictModeError(path, "is a symbolic link", "remove it (childproof creates a directory there)")
 	default:
-		return strictModeError(path, "is not a directory", "remove it (childproof creates a directory there)")
+		return StrictModeError(path, "is not a directory", "remove it (childproof creates a directory there)")
 	}
 	return checkOwner(path, &st)
 }
 
-// The entry types checkStateEntry takes.
+// The entry types CheckEntry takes.
 const (
-	stateFileType = unix.S_IFREG
-	stateDirType  = unix.S_IFDIR
+	FileType = unix.S_IFREG
+	DirType  = unix.S_IFDIR
 )
 
-// checkStateEntry checks the state dir entry at path, when there is one:
+// CheckEntry checks the state dir entry at path, when there is one:
 // of type typ (unix.S_IFREG, unix.S_IFDIR), not a symlink, and passing
 // checkOwner.
-func checkStateEntry(path string, typ uint32) error {
+func CheckEntry(path string, typ uint32) error {
 	var st unix.Stat_t
 	if err := unix.Lstat(path, &st); err != nil {
 		if errors.Is(err, unix.ENOENT) {
@@ -77,7 +77,7 @@ func checkStateEntry(path string, typ uint32) error {
 		if got == unix.S_IFLNK {
 			what += " (a symbolic link)"
 		}
-		return strictModeError(path, what, "remove it; childproof never follows links in its state dir")
+		return StrictModeError(path, what, "remove it; childproof never follows links in its state dir")
 	}
 	return checkOwner(path, &st)
 }
@@ -86,10 +86,10 @@ func checkStateEntry(path string, typ uint32) error {
 // state file ps reads.
 var geteuid = sync.OnceValue(os.Geteuid)
 
-// openStateFile opens a file of the state dir without following a
+// OpenFile opens a file of the state dir without following a
 // symlink and without blocking on a FIFO, and keeps it only when it is a
 // regular file that passes checkOwner.
-func openStateFile(path string, flag int, perm uint32) (*os.File, error) {
+func OpenFile(path string, flag int, perm uint32) (*os.File, error) {
 	fd, _, err := openStateFD(path, flag, perm)
 	if err != nil {
 		return nil, err
@@ -101,7 +101,7 @@ func openStateFile(path string, flag int, perm uint32) (*os.File, error) {
 	return os.NewFile(uintptr(fd), path), nil
 }
 
-// openStateFD is openStateFile's check on a bare descriptor, with the
+// openStateFD is OpenFile's check on a bare descriptor, with the
 // file's fstat.
 func openStateFD(path string, flag int, perm uint32) (int, *unix.Stat_t, error) {
 	var st unix.Stat_t
@@ -124,7 +124,7 @@ func openStateAt(dirfd int, dir, name string, flag int, perm uint32, st *unix.St
 	fd, err := unix.Openat(dirfd, name, flag|unix.O_NOFOLLOW|unix.O_NONBLOCK|unix.O_CLOEXEC, perm)
 	if err != nil {
 		if errors.Is(err, unix.ELOOP) {
-			return -1, strictModeError(path(), "is a symbolic link", "remove it; childproof never follows links in its state dir")
+			return -1, StrictModeError(path(), "is a symbolic link", "remove it; childproof never follows links in its state dir")
 		}
 		return -1, &fs.PathError{Op: "open", Path: path(), Err: err}
 	}
@@ -134,7 +134,7 @@ func openStateAt(dirfd int, dir, name string, flag int, perm uint32, st *unix.St
 	}
 	if st.Mode&unix.S_IFMT != unix.S_IFREG {
 		unix.Close(fd)
-		return -1, strictModeError(path(), "is not a regular file", "remove it")
+		return -1, StrictModeError(path(), "is not a regular file", "remove it")
 	}
 	if err := checkOwner(path(), st); err != nil {
 		unix.Close(fd)
@@ -143,14 +143,14 @@ func openStateAt(dirfd int, dir, name string, flag int, perm uint32, st *unix.St
 	return fd, nil
 }
 
-// readStateFile reads a state file checked as openStateFile checks it,
+// ReadFile reads a state file checked as OpenFile checks it,
 // refusing one larger than limit bytes.
-func readStateFile(path string, limit int64) ([]byte, error) {
-	return readStateFileAt(unix.AT_FDCWD, "", path, limit, nil)
+func ReadFile(path string, limit int64) ([]byte, error) {
+	return ReadFileAt(unix.AT_FDCWD, "", path, limit, nil)
 }
 
-// openStateDir opens a directory of the state dir for readStateFileAt.
-func openStateDir(dir string) (int, error) {
+// OpenDir opens a directory of the state dir for ReadFileAt.
+func OpenDir(dir string) (int, error) {
 	fd, err := unix.Open(dir, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
 	if err != nil {
 		return -1, &fs.PathError{Op: "open", Path: dir, Err: err}
@@ -158,14 +158,15 @@ func openStateDir(dir string) (int, error) {
 	return fd, nil
 }
 
-func closeStateDir(fd int) { unix.Close(fd) }
+// CloseDir closes a directory OpenDir opened.
+func CloseDir(fd int) { unix.Close(fd) }
 
-// readStateFileAt is readStateFile of the file name in the directory open
+// ReadFileAt is ReadFile of the file name in the directory open
 // as dirfd (dir: its path, for messages), into buf when it is large
 // enough. It reads the descriptor directly (O_NONBLOCK does not affect a
 // regular file) into a buffer of the size fstat gave: ps reads a thousand
 // records with four system calls each and no path walk.
-func readStateFileAt(dirfd int, dir, name string, limit int64, buf []byte) ([]byte, error) {
+func ReadFileAt(dirfd int, dir, name string, limit int64, buf []byte) ([]byte, error) {
 	var st unix.Stat_t
 	fd, err := openStateAt(dirfd, dir, name, unix.O_RDONLY, 0, &st)
 	if err != nil {
@@ -173,7 +174,7 @@ func readStateFileAt(dirfd int, dir, name string, limit int64, buf []byte) ([]by
 	}
 	defer unix.Close(fd)
 	tooBig := func() error {
-		return strictModeError(filepath.Join(dir, name), fmt.Sprintf("is larger than %d bytes", limit), "remove it")
+		return StrictModeError(filepath.Join(dir, name), fmt.Sprintf("is larger than %d bytes", limit), "remove it")
 	}
 	if st.Size > limit {
 		return nil, tooBig()
@@ -216,8 +217,8 @@ func readStateFileAt(dirfd int, dir, name string, limit int64, buf []byte) ([]by
 	return b[:n], nil
 }
 
-// syncDir fsyncs a directory, making a rename or link in it durable.
-func syncDir(dir string) error {
+// SyncDir fsyncs a directory, making a rename or link in it durable.
+func SyncDir(dir string) error {
 	fd, err := unix.Open(dir, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
 	if err != nil {
 		return &fs.PathError{Op: "open", Path: dir, Err: err}
@@ -229,5 +230,5 @@ func syncDir(dir string) error {
 	return nil
 }
 
-// errReadOnly is the error of a write to a read-only file system.
-var errReadOnly = unix.EROFS
+// ErrReadOnly is the error of a write to a read-only file system.
+var ErrReadOnly = unix.EROFS

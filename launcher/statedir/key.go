@@ -1,4 +1,4 @@
-package launcher
+package statedir
 
 import (
 	"crypto/hmac"
@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/childproof/childproof/launcher/failure"
 	"github.com/childproof/childproof/outcome"
 )
 
@@ -23,12 +24,12 @@ const keyHexLen = 64
 // new key is written to a temporary file, fsync'd, linked into place
 // (another childproof creating it first wins) and the directory fsync'd,
 // all before it is used: a crash cannot leave an empty key behind records
-// made under it. An empty or corrupt key is an *Error naming the path and
+// made under it. An empty or corrupt key is an *failure.Error naming the path and
 // what to do; it is never replaced silently (the records made under it
 // would all become untrusted).
 func loadKey(path string) ([]byte, error) {
 	for range 3 {
-		b, err := readStateFile(path, maxKeySize)
+		b, err := ReadFile(path, maxKeySize)
 		if err == nil {
 			s := strings.TrimSpace(string(b))
 			if k, derr := hex.DecodeString(s); derr == nil && len(s) == keyHexLen {
@@ -40,11 +41,11 @@ func loadKey(path string) ([]byte, error) {
 			if len(s) == 0 {
 				what = "empty"
 			}
-			return nil, &Error{Outcome: outcome.Usage, Msg: fmt.Sprintf("the digest key %s is %s (%d bytes; want %d hex digits)", path, what, len(b), keyHexLen),
+			return nil, &failure.Error{Outcome: outcome.Usage, Msg: fmt.Sprintf("the digest key %s is %s (%d bytes; want %d hex digits)", path, what, len(b), keyHexLen),
 				Hint: "records made under it can no longer be authenticated; remove " + path + " to start a new key (ps and stop still work, and show those records as untrusted)"}
 		}
 		if !errors.Is(err, fs.ErrNotExist) {
-			var e *Error
+			var e *failure.Error
 			if errors.As(err, &e) {
 				return nil, err
 			}
@@ -91,18 +92,18 @@ func createKey(path string) ([]byte, error) {
 	if err := os.Link(tmp, path); err != nil {
 		return nil, err
 	}
-	if err := syncDir(filepath.Dir(path)); err != nil {
+	if err := SyncDir(filepath.Dir(path)); err != nil {
 		return nil, err
 	}
 	return k, nil
 }
 
-// recordKey is the key that authenticates records (and rounds and log
+// RecordKey is the key that authenticates records (and rounds and log
 // masks), derived from the digest key so that no env digest childproof
 // prints can stand for a record's MAC.
-func (s *State) recordKey() []byte { return s.recKey }
+func (s *Store) RecordKey() []byte { return s.recKey }
 
-// deriveRecordKey derives recordKey from the state dir's digest key.
+// deriveRecordKey derives RecordKey from the state dir's digest key.
 func deriveRecordKey(key []byte) []byte {
 	m := hmac.New(sha256.New, key)
 	m.Write([]byte("childproof record authentication v1"))

@@ -1,6 +1,6 @@
 //go:build unix
 
-package launcher
+package statedir
 
 import (
 	"os"
@@ -42,7 +42,7 @@ func TestDefaultStateDir(t *testing.T) {
 		v, ok := map[string]string{"TMPDIR": tmp, "SLURM_JOB_ID": "12", "SLURM_STEP_ID": "0"}[n]
 		return v, ok
 	}
-	// DefaultStateDir creates nothing (a completion calls it); OpenState's
+	// DefaultDir creates nothing (a completion calls it); Open's
 	// form makes the per-user parent, mode 0700.
 	if _, err := os.Stat(parent); !os.IsNotExist(err) {
 		t.Fatalf("defaultStateDir made %s: %v", parent, err)
