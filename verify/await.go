@@ -13,7 +13,8 @@ import (
 // AwaitInterval is how often Await checks again.
 const AwaitInterval = 100 * time.Millisecond
 
-// AwaitOptions tune Await.
+// AwaitOptions tune Await. They are plain data, safe for concurrent use
+// while no one changes them.
 type AwaitOptions struct {
 	// Until is when Await stops checking again; the zero value checks
 	// once.
@@ -31,7 +32,7 @@ type AwaitOptions struct {
 // found when the process the check was given (Check.Root) is gone: no
 // process of its tree can hold the port, so the holder is a stranger, and
 // a worker that could not bind the port (it exits at once) failed because
-// of it.
+// of it. It is plain data, safe for concurrent use while no one changes it.
 type ForeignPortError struct {
 	// Port is the port held.
 	Port int
@@ -53,7 +54,8 @@ func (e *ForeignPortError) OutcomeKind() outcome.Kind { return outcome.Foreign }
 
 // NoProcessError is a check's process (Check.Root) that does not exist
 // when Await starts: outcome.Exited, a worker that never appeared as far
-// as the check can see.
+// as the check can see. It is plain data, safe for concurrent use while no
+// one changes it.
 type NoProcessError struct {
 	Pid int
 	Err error // the fingerprint's error

@@ -38,7 +38,8 @@ func WorkerUnreadable(rows []ExplainRow, i int) bool {
 }
 
 // Judgement is what an Explain says about one name, against the value
-// the launch intends for it.
+// the launch intends for it. It is plain data, safe for concurrent use
+// while no one changes it.
 type Judgement struct {
 	Name string
 	// Intended is the keyed digest of the value intended for Name; "":
@@ -63,7 +64,9 @@ type Judgement struct {
 }
 
 // Explanation is an Explain (Rows, one ExplainVar per name in Names'
-// order) with a Judgement of each name, in the same order.
+// order) with a Judgement of each name, in the same order. Its methods only
+// read it: an Explanation is safe for concurrent use while no one changes
+// it.
 type Explanation struct {
 	Names      []string
 	Rows       []ExplainRow

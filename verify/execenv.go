@@ -12,7 +12,8 @@ import (
 // the launch (before the worker ran a single instruction), so that a
 // process that later writes a title over its own environment block
 // (setproctitle: gunicorn, nginx, redis, postgres, many Python servers) is
-// still judged by what it was given.
+// still judged by what it was given. A Verifier only reads it: an ExecEnv
+// is safe for concurrent use while no one changes it.
 type ExecEnv struct {
 	// Vars are the block's entries (a capture in this process), or
 	// Digests maps every name in it to its keyed digest (a record). Vars

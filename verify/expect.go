@@ -5,7 +5,8 @@ import (
 	"sort"
 )
 
-// Expect is what verification checks in a worker's environ.
+// Expect is what verification checks in a worker's environ. It is plain
+// data, safe for concurrent use while no one changes it.
 type Expect struct {
 	// Values maps names to the value the worker must have (compared as digests).
 	Values map[string]string

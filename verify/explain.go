@@ -35,7 +35,9 @@ const (
 	VarUnreadable VarState = "unreadable"
 )
 
-// ExplainRow is one process and the state of each asked name in its environ.
+// ExplainRow is one process and the state of each asked name in its
+// environ. It is plain data, safe for concurrent use while no one changes
+// it.
 type ExplainRow struct {
 	Pid  int      `json:"pid"`
 	PPid int      `json:"ppid"`
@@ -48,7 +50,8 @@ type ExplainRow struct {
 	Vars   []ExplainVar `json:"vars"`
 }
 
-// ExplainVar is NAME's state in one process's environ.
+// ExplainVar is NAME's state in one process's environ. It is plain data,
+// safe for concurrent use while no one changes it.
 type ExplainVar struct {
 	Name   string   `json:"name"`
 	State  VarState `json:"state"`

@@ -10,7 +10,8 @@ import (
 )
 
 // ExplainOutput is the JSON form of an Explanation: the documented output
-// of `childproof explain --format json` (Explanation.JSON builds it).
+// of `childproof explain --format json` (Explanation.JSON builds it). It is
+// plain data, safe for concurrent use while no one changes it.
 type ExplainOutput struct {
 	// Launch is what was explained: a launch's name, or "pid PID".
 	Launch string `json:"launch"`

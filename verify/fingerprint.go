@@ -7,7 +7,8 @@ import (
 )
 
 // Fingerprint identifies one process across time. pid + start time repeat
-// within a clock tick after pid reuse; the pidfs inode does not.
+// within a clock tick after pid reuse; the pidfs inode does not. It is
+// plain data, safe for concurrent use while no one changes it.
 type Fingerprint struct {
 	Pid       int    `json:"pid"`
 	StartTime uint64 `json:"start_time"`

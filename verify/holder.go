@@ -9,7 +9,8 @@ import (
 	"github.com/childproof/childproof/proc"
 )
 
-// Holder is a listening socket on a port and the processes holding it.
+// Holder is a listening socket on a port and the processes holding it. It
+// is plain data, safe for concurrent use while no one changes it.
 type Holder struct {
 	// Addr is the socket's bind address and port; 0.0.0.0 or :: accept
 	// on every interface.

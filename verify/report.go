@@ -45,7 +45,8 @@ type Report struct {
 	TreeOutput
 }
 
-// WorkerCheck is one worker of a multi-process job and its env checks.
+// WorkerCheck is one worker of a multi-process job and its env checks. It
+// is plain data, safe for concurrent use while no one changes it.
 type WorkerCheck struct {
 	// Role is the worker role that selected it ("": the unlabelled
 	// worker block).
@@ -55,7 +56,8 @@ type WorkerCheck struct {
 	EnvSource
 }
 
-// PortChecks are the checks of a report's declared ports.
+// PortChecks are the checks of a report's declared ports. They are plain
+// data, safe for concurrent use while no one changes them.
 type PortChecks struct {
 	// Port is the first declared port's check (null without a port).
 	Port *PortCheck `json:"port"`
@@ -63,7 +65,8 @@ type PortChecks struct {
 	Ports []PortCheck `json:"ports"`
 }
 
-// EnvSource says which environment block a report's env checks read.
+// EnvSource says which environment block a report's env checks read. It is
+// plain data, safe for concurrent use while no one changes it.
 type EnvSource struct {
 	// EnvEvidence is EvidenceExec (the block captured at the worker's
 	// exec) or EvidenceLive (its /proc/PID/environ now); empty when no
@@ -74,7 +77,8 @@ type EnvSource struct {
 }
 
 // TreeOutput is what the launched tree printed (run only; not in the
-// JSON) and the signals it received while childproof watched its start.
+// JSON) and the signals it received while childproof watched its start. It
+// is plain data, safe for concurrent use while no one changes it.
 type TreeOutput struct {
 	// Log is the path of the tree's log.
 	Log string `json:"-"`
@@ -91,7 +95,8 @@ const (
 	EvidenceLive = "live"
 )
 
-// WorkerInfo identifies the worker in a report.
+// WorkerInfo identifies the worker in a report. It is plain data, safe for
+// concurrent use while no one changes it.
 type WorkerInfo struct {
 	Pid       int    `json:"pid"`
 	Comm      string `json:"comm"`
@@ -100,7 +105,9 @@ type WorkerInfo struct {
 	UID       int    `json:"uid"`
 }
 
-// ChainEntry is one process from the launch root down to the worker's parent.
+// ChainEntry is one process from the launch root down to the worker's
+// parent. It is plain data, safe for concurrent use while no one changes
+// it.
 type ChainEntry struct {
 	Pid  int      `json:"pid"`
 	Comm string   `json:"comm"`
@@ -111,7 +118,8 @@ type ChainEntry struct {
 // the caller asked to show values. Matches is true only when the worker's
 // value was compared with a known value (the one childproof passed, or
 // the one a check names) and is equal, false when it differs, nil (JSON
-// null) when no value was known and only presence was checked.
+// null) when no value was known and only presence was checked. It is plain
+// data, safe for concurrent use while no one changes it.
 type EnvCheck struct {
 	Name    string  `json:"name"`
 	Present bool    `json:"present"`
@@ -120,7 +128,8 @@ type EnvCheck struct {
 	Value   *string `json:"value,omitempty"`
 }
 
-// PortCheck is one checked port.
+// PortCheck is one checked port. It is plain data, safe for concurrent use
+// while no one changes it.
 type PortCheck struct {
 	Number   int    `json:"number"`
 	Address  string `json:"address"`
@@ -128,7 +137,8 @@ type PortCheck struct {
 	Owned    bool   `json:"owned"`
 }
 
-// Problem is one failed check.
+// Problem is one failed check. It is plain data, safe for concurrent use
+// while no one changes it.
 type Problem struct {
 	Kind    Kind   `json:"kind"`
 	Message string `json:"message"`
@@ -141,7 +151,8 @@ type Problem struct {
 	Err error `json:"-"`
 }
 
-// Subject is what a Problem is about; a zero field does not apply.
+// Subject is what a Problem is about; a zero field does not apply. It is
+// plain data, safe for concurrent use while no one changes it.
 type Subject struct {
 	// Var is the environment variable checked.
 	Var string

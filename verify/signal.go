@@ -5,7 +5,8 @@ import "fmt"
 // Signal is one signal delivered to a member of the launched tree while
 // childproof watched its start (the exec-capture tracer's
 // signal-delivery stops, PTRACE_GETSIGINFO), or the kernel's OOM kill of
-// a member (read from the launch cgroup's memory.events).
+// a member (read from the launch cgroup's memory.events). It is plain data,
+// safe for concurrent use while no one changes it.
 type Signal struct {
 	Signal string `json:"signal"`
 	ToPid  int    `json:"to_pid"`

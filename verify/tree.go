@@ -20,6 +20,8 @@ const KindEnvDiverged Kind = "env-diverged"
 const EvidenceUnreadable = "unreadable"
 
 // TreeCheck says which processes JudgeTree judges and with what evidence.
+// JudgeTree only reads a TreeCheck: it is safe for concurrent use while no
+// one changes it.
 type TreeCheck struct {
 	// Tree are the launched tree's live members.
 	Tree []int
@@ -37,7 +39,8 @@ type TreeCheck struct {
 }
 
 // MemberCheck is the verdict on one exec'd member of the launched tree
-// that is not a worker.
+// that is not a worker. It is plain data, safe for concurrent use while no
+// one changes it.
 type MemberCheck struct {
 	Pid  int    `json:"pid"`
 	Comm string `json:"comm"`

@@ -14,7 +14,8 @@ import (
 	"github.com/childproof/childproof/spec"
 )
 
-// Check says what to verify on a running tree.
+// Check says what to verify on a running tree. Verify only reads a Check:
+// it is safe for concurrent use while no one changes it.
 type Check struct {
 	Name string
 	// Root is the launch root (or the pid the user gave).
@@ -53,14 +54,16 @@ type Check struct {
 	Volatile func(name string) bool
 }
 
-// PortOwners are the processes of the worker role that lists a port.
+// PortOwners are the processes of the worker role that lists a port. They
+// are plain data, safe for concurrent use while no one changes them.
 type PortOwners struct {
 	Role string
 	Pids []int
 }
 
 // WorkerSelector names the worker below a check's root when Check.Worker
-// does not.
+// does not. It is plain data, safe for concurrent use while no one changes
+// it.
 type WorkerSelector struct {
 	// Comm is the worker's exact /proc/PID/comm; Exe its executable (both
 	// empty: the owner of a declared port, else Root).
@@ -71,7 +74,8 @@ type WorkerSelector struct {
 	Deepest bool
 }
 
-// Readiness is how a check probes that the worker serves.
+// Readiness is how a check probes that the worker serves. It is plain data,
+// safe for concurrent use while no one changes it.
 type Readiness struct {
 	// ReadyHTTP is a path to GET (2xx); empty: a TCP connect.
 	ReadyHTTP string
