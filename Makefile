@@ -6,10 +6,21 @@ SHARED  ?= ../shared
 FUZZTIME ?= 60s
 # START is when this make began; each stage of make test prints the seconds
 # since then as it ends ("== unit: ended at 412 s").
+# Sub-makes get it on their command line, so a stage's time is since the
+# start of make test, whichever make runs it.
 START := $(shell date +%s)
 ELAPSED = $$(( $$(date +%s) - $(START) ))
 
-.PHONY: all build test unit k8svalidation differential library vet fmtcheck cross acceptance demo bench fuzz fuzz-ci clean
+# $(call progress,STAGE,COMMAND) runs COMMAND and, while it runs, prints
+# "STAGE: running for N s" every minute: a stage whose commands print
+# nothing until they end (a package's tests, a compile) still shows it is
+# alive. Its exit status is COMMAND's.
+progress = t0=$$(date +%s); \
+	( trap 'kill $$s 2>/dev/null; exit 0' TERM; \
+	  while :; do sleep 60 & s=$$!; wait $$s; echo "$(1): running for $$(( $$(date +%s) - t0 )) s"; done ) & tick=$$!; \
+	$(2); rc=$$?; kill $$tick; wait $$tick; exit $$rc
+
+.PHONY: all build test test-lanes lane-unit lane-other unit k8svalidation differential library vet fmtcheck cross acceptance demo bench fuzz fuzz-build fuzz-ci clean
 
 all: build
 
@@ -18,7 +29,8 @@ build:
 	$(GO) build -o bin/mock-llm ./examples/mock-llm
 
 vet:
-	$(GO) vet ./...
+	@echo "== vet: go vet ./..."
+	@$(call progress,vet,$(GO) vet ./...)
 	@echo "== vet: ended at $(ELAPSED) s"
 
 fmtcheck:
@@ -30,13 +42,20 @@ fmtcheck:
 # machines: the binary must build there (its launching commands exit 2 with
 # "needs Linux"), and every package and test file must compile there too
 # (vet type-checks the tests; Linux-only tests live in _linux_test.go files).
+# Each step prints a line as it ends; on an empty build cache the first
+# ones compile the standard library for that platform (minutes).
 cross:
 	@echo "== cross: build for darwin/arm64, darwin/amd64, windows/amd64; vet for darwin and windows"
-	GOOS=darwin GOARCH=arm64 CGO_ENABLED=0 $(GO) build -o /dev/null ./cmd/childproof
-	GOOS=darwin GOARCH=amd64 CGO_ENABLED=0 $(GO) build -o /dev/null ./cmd/childproof
-	GOOS=windows GOARCH=amd64 CGO_ENABLED=0 $(GO) build -o /dev/null ./cmd/childproof
-	GOOS=darwin GOARCH=arm64 $(GO) vet ./...
-	GOOS=windows GOARCH=amd64 $(GO) vet ./...
+	@for p in darwin/arm64 darwin/amd64 windows/amd64; do \
+		t0=$$(date +%s); \
+		GOOS=$${p%/*} GOARCH=$${p#*/} CGO_ENABLED=0 $(GO) build -o /dev/null ./cmd/childproof || exit 1; \
+		echo "cross: built ./cmd/childproof for $$p ($$(( $$(date +%s) - t0 )) s)"; \
+	done
+	@for p in darwin/arm64 windows/amd64; do \
+		t0=$$(date +%s); \
+		GOOS=$${p%/*} GOARCH=$${p#*/} $(GO) vet ./... || exit 1; \
+		echo "cross: vetted ./... for $$p ($$(( $$(date +%s) - t0 )) s)"; \
+	done
 	@echo "== cross: ended at $(ELAPSED) s"
 
 # go test's default 10-minute limit per test binary is a quiet machine's:
@@ -47,7 +66,7 @@ TESTTIMEOUT ?= 40m
 
 unit:
 	@echo "== unit: every package's tests under the race detector (one line per package)"
-	GORACE=atexit_sleep_ms=0 $(GO) test -race -count=1 -timeout $(TESTTIMEOUT) ./...
+	@$(call progress,unit,GORACE=atexit_sleep_ms=0 $(GO) test -race -count=1 -timeout $(TESTTIMEOUT) ./...)
 	@echo "== unit: ended at $(ELAPSED) s"
 
 acceptance: build
@@ -64,7 +83,7 @@ acceptance: build
 # validation). go test fetches its modules (go.sum pins them).
 k8svalidation:
 	@echo "== k8svalidation: Kubernetes exports admitted by the API server's own validation (a module of its own)"
-	cd export/k8svalidation && $(GO) vet ./... && $(GO) test -count=1 -timeout $(TESTTIMEOUT) ./...
+	@$(call progress,k8svalidation,cd export/k8svalidation && $(GO) vet ./... && $(GO) test -count=1 -timeout $(TESTTIMEOUT) ./...)
 	@echo "== k8svalidation: ended at $(ELAPSED) s"
 
 # The constraint engine says what the hand engine it replaced said, on
@@ -72,17 +91,35 @@ k8svalidation:
 # in unit, it checks only 5,000).
 differential:
 	@echo "== differential: schema's constraint engine against its oracle, 200,000 launches"
-	$(GO) test -count=1 -timeout $(TESTTIMEOUT) -run '^TestValidateDifferential$$' ./schema
+	@$(call progress,differential,$(GO) test -count=1 -timeout $(TESTTIMEOUT) -run '^TestValidateDifferential$$' ./schema)
 	@echo "== differential: ended at $(ELAPSED) s"
 
 # The library example (a real server through package launcher) must not
 # flake: twenty times under the race detector, tests in parallel.
 library:
 	@echo "== library: the library example, launchertest and group, 20 runs each under the race detector"
-	$(GO) test -race -count=20 -timeout $(TESTTIMEOUT) ./examples/library ./launcher/launchertest ./launcher/group
+	@$(call progress,library,$(GO) test -race -count=20 -timeout $(TESTTIMEOUT) ./examples/library ./launcher/launchertest ./launcher/group)
 	@echo "== library: ended at $(ELAPSED) s"
 
-test: vet fmtcheck cross unit k8svalidation differential library acceptance fuzz-ci
+# make test: vet and fmtcheck first (a broken build fails in seconds), then
+# two lanes at once: unit, whose tests spend most of their time waiting on
+# the processes they start, and beside it the stages that mostly compute
+# (cross, k8svalidation, differential, the fuzz binaries' build, acceptance,
+# then library); then fuzz-ci alone, its workers on every CPU for FUZZTIME.
+# Their output interleaves line by line; each stage's "== STAGE:" lines say
+# where it starts and ends. A failing stage fails make test, after the
+# other lane's running stage ends.
+test: vet fmtcheck
+	@$(MAKE) --no-print-directory -j2 START=$(START) test-lanes
+	@$(MAKE) --no-print-directory START=$(START) FUZZ_BUILT=1 fuzz-ci
+
+test-lanes: lane-unit lane-other
+lane-unit:
+	@$(MAKE) --no-print-directory START=$(START) unit
+lane-other:
+	@for stage in cross k8svalidation differential fuzz-build acceptance library; do \
+		$(MAKE) --no-print-directory START=$(START) $$stage || exit 1; \
+	done
 
 # Each fuzz target briefly (about 5 s each in CI; set FUZZTIME for longer runs with `make fuzz`).
 FUZZ_TARGETS = $(shell grep -rl --include='*_test.go' '^func Fuzz' . | xargs -n1 dirname | sort -u)
@@ -91,29 +128,38 @@ fuzz-ci:
 	@echo "== fuzz-ci: ended at $(ELAPSED) s"
 
 # Each package's fuzz targets run from one test binary, built once with
-# fuzzing's coverage instrumentation (go test -c -fuzz=.): `go test -fuzz`
-# per target relinked the package's instrumented binary for every target
-# (31 targets, 14 packages). The binary runs each target as go test would:
-# in its package's directory, with go test's fuzz cache dir (the corpus it
-# grows is the same), -test.paniconexit0, no timeout.
+# fuzzing's coverage instrumentation (go test -c -fuzz=.) into $(FUZZBIN):
+# `go test -fuzz` per target relinked the package's instrumented binary for
+# every target (31 targets, 14 packages). fuzz-build builds them (make test
+# does it in its second lane, while unit runs); fuzz runs each target as go
+# test would: in its package's directory, with go test's fuzz cache dir (the
+# corpus it grows is the same), -test.paniconexit0, no timeout.
+FUZZBIN := bin/fuzz
+fuzzbin = $(FUZZBIN)/$$(echo $$d | sed 's|^\./||; s|/|_|g').test
+fuzz-build:
+	@echo "== fuzz-build: each fuzz package's test binary with fuzzing's instrumentation, into $(FUZZBIN)"
+	@mkdir -p $(FUZZBIN); for d in $(FUZZ_TARGETS); do \
+		t0=$$(date +%s); \
+		$(GO) test -c -fuzz=. -o $(fuzzbin) $$d || { echo "fuzz-build $$d: FAILED"; exit 1; }; \
+		echo "fuzz-build $$d: built ($$(( $$(date +%s) - t0 )) s)"; \
+	done
+	@echo "== fuzz-build: ended at $(ELAPSED) s"
+
 # A failing target fails the run, except for Go 1.26's fuzz-coordinator race
 # at the -fuzztime boundary (go.dev/issue/75804, fixed in Go 1.27): a bare
 # "context deadline exceeded" with no failing input written is tolerated and
 # said in one line (its go test output, whose --- FAIL lines read as a broken
 # build, is not shown). A real finding always writes its input under
 # testdata/fuzz; its output is shown and the run fails. The last line counts
-# fuzz targets: "fuzz: N passed, N failed".
-fuzz:
+# fuzz targets: "fuzz: N passed, N failed". FUZZ_BUILT=1 runs the binaries
+# fuzz-build made without building them again.
+fuzz: $(if $(FUZZ_BUILT),,fuzz-build)
 	@echo "== fuzz: each fuzz target for $(FUZZTIME)"; \
-	tmp=$$(mktemp -d); trap 'rm -rf $$tmp' EXIT; log=$$tmp/log; passed=0; tolerated=0; \
+	log=$$(mktemp); trap 'rm -f $$log' EXIT; passed=0; tolerated=0; \
 	fuzzcache=$$($(GO) env GOCACHE)/fuzz; \
 	for d in $(FUZZ_TARGETS); do \
-		pkg=$$($(GO) list $$d) || exit 1; bin=$$tmp/$$(echo $$pkg | tr / _).test; \
-		t0=$$(date +%s); \
-		if ! $(GO) test -c -fuzz=. -o $$bin $$d >$$log 2>&1; then \
-			cat $$log; echo "fuzz $$d: build FAILED"; echo "fuzz: $$passed passed, 1 failed"; exit 1; \
-		fi; \
-		echo "fuzz $$d: built in $$(( $$(date +%s) - t0 )) s"; \
+		pkg=$$($(GO) list $$d) || exit 1; bin=$(CURDIR)/$(fuzzbin); \
+		[ -x $$bin ] || { echo "fuzz $$d: no $$bin (make fuzz-build)"; exit 1; }; \
 		for f in $$(grep -h '^func Fuzz' $$d/*_test.go | sed 's/func \(Fuzz[A-Za-z0-9_]*\).*/\1/'); do \
 			if (cd $$d && $$bin -test.paniconexit0 -test.run '^$$' -test.fuzz "^$$f$$" -test.fuzztime $(FUZZTIME) -test.fuzzcachedir $$fuzzcache/$$pkg) >$$log 2>&1; then \
 				echo "fuzz $$d $$f: ok"; passed=$$((passed+1)); \
