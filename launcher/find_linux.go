@@ -656,8 +656,12 @@ func (la *Launch) verifyOnWorker(ctx context.Context, v *verify.Verifier, r *ver
 	la.notes.watch.judged(la.opts.Proc, c.Tree)
 	la.equalMatches(worker, c.Tree, vr)
 	// The worker is verified on its exec-time evidence: stop tracing
-	// before readiness, which may take minutes.
-	la.exec.watch.detach()
+	// before readiness, which may take minutes. A launch that failed
+	// stays traced until its tree is stopped (abort): a daemon forked
+	// meanwhile is seen forked, and stopped with it.
+	if len(vr.Problems) == 0 || movedPort(vr) || vr.Has(verify.KindPortForeign) {
+		la.exec.watch.detach()
+	}
 	released := time.Now()
 	vr.Attempts, vr.Log = r.Attempts, r.Log
 	if (movedPort(vr) || vr.Has(verify.KindPortForeign) && la.foreignHolder(la.tree.members()) == nil) && time.Now().Before(repickUntil) && !pidfd.Exited(wfd) {

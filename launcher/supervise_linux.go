@@ -201,8 +201,8 @@ func (la *Launch) finish(grace time.Duration) {
 
 // abort stops everything a failed attempt started.
 func (la *Launch) abort() {
-	la.exec.watch.detach()
 	if la.tree == nil || la.tree.root == nil {
+		la.exec.watch.detach()
 		la.closeFDs()
 		la.pipe.finish(time.Second)
 		if la.tree != nil {
@@ -212,7 +212,12 @@ func (la *Launch) abort() {
 		la.watchdog.release()
 		return
 	}
+	// Stopped while still traced: a process the tree forks meanwhile (a
+	// daemon whose title hides the marker) is seen forked and stopped
+	// with it (procTree.member); the tracer lets go of what is left once
+	// the root has exited.
 	la.terminate(2 * time.Second)
+	la.exec.watch.detach()
 	la.out.stop()
 	la.tree.events.close()
 }

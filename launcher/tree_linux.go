@@ -116,11 +116,16 @@ func (t *procTree) member(pid int) bool {
 	if t.marker != "" && hasMarker(t.p, pid, t.marker) {
 		return true
 	}
-	if t.forked != nil && slices.Contains(t.forked(), pid) {
+	if t.forked != nil {
 		// Seen forked by the tracer, the same process since (its start
 		// time): a daemon re-parented out of the tree whose title hides
-		// the marker.
-		return true
+		// the marker — and its descendants (nginx's workers, forked by
+		// its master once the tracer had let go, carry its title too).
+		for _, f := range t.forked() {
+			if pid == f || slices.Contains(t.p.Descendants(f), pid) {
+				return true
+			}
+		}
 	}
 	if t.root == nil {
 		for pinned := range t.pinned {

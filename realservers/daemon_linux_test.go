@@ -77,12 +77,7 @@ func TestDaemons(t *testing.T) {
 					t.Skip("cgroup mode needs root")
 				}
 				t.Run("healthy", func(t *testing.T) { runDaemon(t, d, mode, false) })
-				t.Run("diverged", func(t *testing.T) {
-					if mode == "no-cgroup" {
-						t.Skip("without a cgroup a failed run can still leave the daemon running with the port held: the stop reaches a daemon only through the forks the tracer recorded, and in 1 of about 6 runs (nginx, -race, at load) its master's fork was not among them; passes otherwise")
-					}
-					runDaemon(t, d, mode, true)
-				})
+				t.Run("diverged", func(t *testing.T) { runDaemon(t, d, mode, true) })
 			})
 		}
 	}
