@@ -33,6 +33,8 @@ func (p FS) EnvironAfterExec(pid int) ([]Var, error) {
 // LiveEnv is a process's live /proc/PID/environ. It is plain data, safe for
 // concurrent use while no one changes it.
 type LiveEnv struct {
+	// Vars are its entries; of a rewritten block, only those the rewrite
+	// left intact (IntactEnv).
 	Vars []Var
 	// Rewritten says why the block is no longer the one the kernel set at
 	// exec ("" when nothing shows it was rewritten).
@@ -62,7 +64,9 @@ func (p FS) LiveEnv(pid int) (LiveEnv, error) {
 		return LiveEnv{}, err
 	}
 	le := LiveEnv{Vars: ParseEnviron(raw)}
-	le.Rewritten = p.Rewritten(pid, raw, le.Vars)
+	if le.Rewritten = p.Rewritten(pid, raw, le.Vars); le.Rewritten != "" {
+		le.Vars = p.IntactEnv(pid, raw)
+	}
 	return le, nil
 }
 
@@ -101,4 +105,62 @@ func validEntry(raw []byte, v Var) bool {
 		return true
 	}
 	return bytes.Contains(raw, []byte("\x00"+v.Name+"=")) || bytes.HasPrefix(raw, []byte(v.Name+"="))
+}
+
+// IntactEnv returns the entries of pid's rewritten environment block raw
+// that the rewrite cannot have touched (Intact), the title's run past the
+// argv area (/proc/PID/cmdline longer than stat fields 48–49 say) skipped.
+func (p FS) IntactEnv(pid int, raw []byte) []Var {
+	skip := 0
+	if s, err := p.Stat(pid); err == nil && s.ArgEnd > s.ArgStart {
+		if cl, err := p.CmdlineRaw(pid); err == nil && uint64(len(cl)) > s.ArgEnd-s.ArgStart {
+			skip = len(cl) - int(s.ArgEnd-s.ArgStart)
+		}
+	}
+	return Intact(raw, skip)
+}
+
+// Intact returns the entries of an environment block raw that a process
+// title written over its start left as its exec received them: those
+// after the first skip bytes (the title's run into the block) and after
+// the last chunk that is not a NAME=VALUE entry (title text), less the
+// first of them — it may be the tail of an entry the title cut, which can
+// read as another name ("X_HF_TOKEN=…" cut to "HF_TOKEN=…"). A block of
+// NUL bytes only has none.
+func Intact(raw []byte, skip int) []Var {
+	type chunk struct {
+		b   []byte
+		end int
+	}
+	var chunks []chunk
+	for off := 0; off < len(raw); {
+		i := bytes.IndexByte(raw[off:], 0)
+		end := len(raw)
+		if i >= 0 {
+			end = off + i
+		}
+		if end > off {
+			chunks = append(chunks, chunk{raw[off:end], end})
+		}
+		off = end + 1
+	}
+	cut := skip
+	for _, c := range chunks {
+		if v := ParseEnviron(c.b); len(v) != 1 || !validEntry(c.b, v[0]) || !bytes.Contains(c.b, []byte("=")) {
+			cut = max(cut, c.end)
+		}
+	}
+	var out []Var
+	first := true
+	for _, c := range chunks {
+		if c.end-len(c.b) < cut {
+			continue
+		}
+		if first {
+			first = false
+			continue
+		}
+		out = append(out, ParseEnviron(c.b)...)
+	}
+	return out
 }

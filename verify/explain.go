@@ -126,6 +126,9 @@ func (v *Verifier) ExplainTree(root, worker int, names []string, ev *ExecEnv, t 
 		// A name missing from a block the process wrote a title over
 		// (setproctitle) is unreadable, not unset.
 		rewrote := err == nil && p.Rewritten(pid, raw, vars) != ""
+		if rewrote {
+			vars = p.IntactEnv(pid, raw) // what the title left: judged as tree.go does
+		}
 		var exec *ExecEnv
 		if pid == worker && (err != nil || rewrote) {
 			if ok, _ := ev.usable(p, pid); ok {

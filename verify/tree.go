@@ -50,6 +50,10 @@ type MemberCheck struct {
 	// the intended one (env-diverged); Missing those it lacks (a note).
 	Diverged []string `json:"diverged,omitempty"`
 	Missing  []string `json:"missing,omitempty"`
+	// Unreadable are the protected names a live block the member wrote a
+	// process title over no longer holds (the names it still holds are
+	// judged); empty when its Evidence is EvidenceUnreadable (none).
+	Unreadable []string `json:"unreadable,omitempty"`
 }
 
 // Execd reports whether pid of tree exec'd a program of its own rather
@@ -83,6 +87,10 @@ type block struct {
 	vars   []proc.Var
 	// digests: a recorded capture (names to digests).
 	digests map[string]string
+	// partial: vars are the entries of a block the process wrote a title
+	// over that the title left intact (proc.Intact): a name not among
+	// them cannot be read.
+	partial bool
 }
 
 // digest returns n's digest in b and whether n is set; ok is false when b
@@ -97,7 +105,7 @@ func (b *block) digest(v *Verifier, n string) (d string, present, ok bool) {
 	}
 	val, present := proc.Lookup(b.vars, n)
 	if !present {
-		return "", false, true
+		return "", false, !b.partial
 	}
 	return v.State.Digest(n, val), true, true
 }
@@ -119,7 +127,9 @@ func (v *Verifier) memberBlock(t TreeCheck, pid int) *block {
 	}
 	vars := proc.ParseEnviron(raw)
 	if v.Proc.Rewritten(pid, raw, vars) != "" {
-		return &block{source: EvidenceUnreadable}
+		// What the title left of the block its exec received: the names
+		// in it are evidence, the others cannot be read.
+		return &block{source: EvidenceLive, vars: v.Proc.IntactEnv(pid, raw), partial: true}
 	}
 	return &block{source: EvidenceLive, vars: vars}
 }
@@ -197,8 +207,20 @@ func (v *Verifier) JudgeTree(r *Report, c Check, t TreeCheck) {
 		comm := st.Comm
 		b := get(pid)
 		mc := MemberCheck{Pid: pid, Comm: comm, Evidence: b.source}
-		if b.source == EvidenceUnreadable {
+		if b.partial {
+			for _, n := range names {
+				if _, _, ok := b.digest(v, n); !ok {
+					mc.Unreadable = append(mc.Unreadable, n)
+				}
+			}
+			if len(mc.Unreadable) == len(names) {
+				mc.Evidence, mc.Unreadable = EvidenceUnreadable, nil
+			}
+		}
+		if mc.Evidence == EvidenceUnreadable {
 			unreadable = append(unreadable, fmt.Sprintf("pid %d (%s)", pid, comm))
+		} else if len(mc.Unreadable) > 0 {
+			unreadable = append(unreadable, fmt.Sprintf("pid %d (%s): %s", pid, comm, strings.Join(mc.Unreadable, ", ")))
 		}
 		for _, n := range names {
 			d, present, ok := b.digest(v, n)
