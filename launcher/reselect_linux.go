@@ -205,7 +205,9 @@ func (s *State) reselectLive(p proc.FS, rec *Record) (*Record, string) {
 	if again == nil || again == rec {
 		return nil, ""
 	}
-	return again, note
+	// The live worker's exe and comm, masked as the record keeps them.
+	again.Worker = maskExe(s.Secrets(Known{Record: rec}), again.Worker)
+	return again, s.Secrets(Known{Record: rec}).Text(note)
 }
 
 // specSelector is the launch of rec read from the spec file it names

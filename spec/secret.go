@@ -2,6 +2,7 @@ package spec
 
 import (
 	"fmt"
+	"github.com/childproof/childproof/internal/specrule"
 	"maps"
 	"slices"
 	"strings"
@@ -45,6 +46,27 @@ func (l *Launch) Secrets() []redact.Secret {
 			}
 			out = append(out, redact.Secret{Name: name, Value: a, Exact: true})
 		}
+	}
+	// A worker's comm from env() or file() is the live comm of every
+	// process it selects: shown as <NAME> where a comm stands, however
+	// short (a comm has at most 15 bytes), as an argv element would be.
+	comms := map[string]string{"worker.comm": l.Worker.Comm}
+	for i, r := range l.Roles {
+		comms[specrule.NS("worker", i, "comm")] = r.Worker.Comm
+	}
+	for _, key := range slices.Sorted(maps.Keys(comms)) {
+		c := comms[key]
+		if c == "" || !l.Sensitive[key] {
+			continue
+		}
+		name := "secret"
+		for _, sec := range l.SecretValues {
+			if strings.Contains(c, sec.Value) {
+				name = sec.Name
+				break
+			}
+		}
+		out = append(out, redact.Secret{Name: name, Value: c, Exact: true})
 	}
 	entries, _ := l.envFileEntries() // what it could read
 	for _, e := range entries {
