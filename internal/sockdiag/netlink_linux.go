@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/netip"
 	"os"
+	"sync"
 	"sync/atomic"
 	"syscall"
 
@@ -41,7 +42,9 @@ func listenersOn(fd int, port uint16) ([]Listener, error) {
 		return nil, fmt.Errorf("sock_diag: bind: %w", err)
 	}
 	var out []Listener
-	buf := make([]byte, 32<<10)
+	bp := bufs.Get().(*[]byte)
+	defer bufs.Put(bp)
+	buf := *bp
 	for _, fam := range []uint8{unix.AF_INET, unix.AF_INET6} {
 		ls, err := query(fd, fam, port, buf)
 		if err != nil {
@@ -51,6 +54,11 @@ func listenersOn(fd int, port uint16) ([]Listener, error) {
 	}
 	return out, nil
 }
+
+// bufs holds the 32 KiB receive buffers of the queries: a look for a
+// listener runs every millisecond while a launch starts, and a fresh
+// buffer each time was garbage the collector then cleared and swept.
+var bufs = sync.Pool{New: func() any { b := make([]byte, 32<<10); return &b }}
 
 // seq numbers requests; Listeners may run concurrently (parallel tests).
 var seq atomic.Uint32
