@@ -28,7 +28,8 @@ const (
 
 // Stopped is what DownRecorded did for one launch. Its JSON object is
 // `childproof down --format json`'s per launch: name, status_before
-// (Status), stopped (Ended) and message (Message).
+// (Status), stopped (Ended) and message (Message). It is plain data, safe
+// for concurrent use while no one changes it.
 type Stopped struct {
 	Name   string
 	Skip   Skip

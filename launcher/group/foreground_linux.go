@@ -32,7 +32,9 @@ const (
 // stop on it); a second one, or Grace after the first, escalates to
 // SIGTERM; the next one (or Grace again) to SIGKILL. A launch with a stop
 // signal of its own (Term) gets that at the first step, and SIGKILL at
-// the next. Signal must be set.
+// the next. Signal must be set. Next and Close are safe for concurrent use
+// (Grace's timer calls Next too); set the fields before the first Next and
+// leave them.
 type Escalation struct {
 	// Signal sends a signal to the launch (Launch.Signal, Group.Signal).
 	Signal func(syscall.Signal)

@@ -15,7 +15,9 @@ import (
 	"github.com/childproof/childproof/spec"
 )
 
-// Group is launches started together, in start order.
+// Group is launches started together, in start order. A Group is safe for
+// concurrent use. Supervise restarts what exits, so end it by its context,
+// not by Down.
 type Group struct {
 	mu       sync.Mutex
 	launches []*launcher.Launch
@@ -56,7 +58,8 @@ func Up(ctx context.Context, launches []*spec.Launch, opts func(*spec.Launch) la
 // Options is how Options.Up starts a group: what Up does, and what the
 // childproof command's up does besides — leave as it is a launch that
 // already runs (Adopt) and say what it does (Event). The zero Options
-// starts every launch with the zero launcher.Options and says nothing.
+// starts every launch with the zero launcher.Options and says nothing. It
+// is plain data, safe for concurrent use while no one changes it.
 type Options struct {
 	// Launch returns launch l's launcher.Options. It is called for l's
 	// start and again for each of its restarts under Supervise (which
@@ -80,7 +83,8 @@ type Options struct {
 }
 
 // Adopt says how Options.Up finds the launches that already run: the
-// arguments Running is given for each launch.
+// arguments Running is given for each launch. It is plain data, safe for
+// concurrent use while no one changes it.
 type Adopt struct {
 	// State is the state directory holding the launches' records.
 	State *launcher.State
@@ -250,7 +254,8 @@ func Of(launches ...*launcher.Launch) *Group {
 }
 
 // Error is the failure of Up: which launch failed, how many it had
-// started (and stopped again), and the launch's error.
+// started (and stopped again), and the launch's error. It is plain data,
+// safe for concurrent use while no one changes it.
 type Error struct {
 	Name    string
 	Started int

@@ -14,7 +14,8 @@ import (
 
 // Supervision says how Supervise restarts, reports and stops. The zero
 // value restarts as the group was started, reports nothing and, once
-// ctx is done, stops every launch with each one's own stop grace.
+// ctx is done, stops every launch with each one's own stop grace. It is
+// plain data, safe for concurrent use while no one changes it.
 type Supervision struct {
 	// Restart starts launch l again, its n-th restart (1, 2, …), and
 	// returns it once verified; Supervise records the restart on it
@@ -99,7 +100,8 @@ const (
 
 // Event is something Options.Up or Supervise did or saw, for the
 // caller to show. Each field is set only for the kinds it names; zero
-// otherwise.
+// otherwise. It is plain data, safe for concurrent use while no one changes
+// it.
 type Event struct {
 	Kind EventKind
 	// Name is the launch's name (empty for EventStopping).
@@ -138,7 +140,8 @@ type Event struct {
 }
 
 // ExitError is a launch whose worker exited with a non-zero status that
-// nothing restarted: Supervise's result when it was the first failure.
+// nothing restarted: Supervise's result when it was the first failure. It
+// is plain data, safe for concurrent use while no one changes it.
 type ExitError struct {
 	Name     string
 	Code     int
@@ -154,7 +157,8 @@ func (e *ExitError) Error() string {
 func (e *ExitError) Unwrap() error { return outcome.Status(e.Code) }
 
 // RestartError is a restart that failed: restart N of launch Name, and
-// the Restart function's error.
+// the Restart function's error. It is plain data, safe for concurrent use
+// while no one changes it.
 type RestartError struct {
 	Name string
 	N    int
