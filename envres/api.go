@@ -11,7 +11,8 @@ import (
 	"github.com/childproof/childproof/schema"
 )
 
-// Override is a protected variable the launcher sets before the script runs.
+// Override is a protected variable the launcher sets before the script
+// runs. It is plain data, safe for concurrent use while no one changes it.
 type Override struct {
 	// Name is the variable name.
 	Name string
@@ -21,7 +22,8 @@ type Override struct {
 	Known bool
 }
 
-// Config says what to lint.
+// Config says what to lint. Lint only reads it: a Config is safe for
+// concurrent use while no one changes it.
 type Config struct {
 	// Dir is the directory relative paths are resolved against and reported
 	// relative to. Empty means the current directory.
@@ -61,7 +63,8 @@ type Config struct {
 const CommandFile = "<command>"
 
 // Finding is one lint finding; its JSON form is the documented output of
-// lint and check --format json.
+// lint and check --format json. It is plain data, safe for concurrent use
+// while no one changes it.
 type Finding struct {
 	Rule     string   `json:"rule"`
 	Severity Severity `json:"severity"`
@@ -87,14 +90,16 @@ type Finding struct {
 	InString bool `json:"-"`
 }
 
-// FileRead is a file a finding depends on.
+// FileRead is a file a finding depends on. It is plain data, safe for
+// concurrent use while no one changes it.
 type FileRead struct {
 	// Path is absolute; Shown is how findings name it (relative to the
 	// lint directory, loaded values masked).
 	Path, Shown string
 }
 
-// EnvSource is the env file an env-file-clobber finding's variable comes from.
+// EnvSource is the env file an env-file-clobber finding's variable comes
+// from. It is plain data, safe for concurrent use while no one changes it.
 type EnvSource struct {
 	Variable string
 	// File is the absolute path of the env file the load read; empty
@@ -108,7 +113,9 @@ type EnvSource struct {
 	Overwritten bool
 }
 
-// Result is what Lint found.
+// Result is what Lint found. Its methods only read it (Rebase and
+// WithoutClobbers return copies): a Result is safe for concurrent use while
+// no one changes it.
 type Result struct {
 	Findings []Finding `json:"findings"`
 	// Files are every file read, in the order first read.
@@ -141,6 +148,7 @@ func (res *Result) ParseErrors() []Finding {
 }
 
 // ParseError is a script that cannot be read or parsed (exit 2 in the CLI).
+// It is plain data, safe for concurrent use while no one changes it.
 type ParseError struct {
 	// Pos is where parsing failed; Line is 0 when the file could not be
 	// read at all.
@@ -175,7 +183,8 @@ func (e *ParseError) At(dir, wd string) string {
 // Config.
 var ErrBadConfig = errors.New("envres: invalid configuration")
 
-// ConfigError is the error for an invalid Config; it wraps ErrBadConfig.
+// ConfigError is the error for an invalid Config; it wraps ErrBadConfig. It
+// is plain data, safe for concurrent use while no one changes it.
 type ConfigError struct {
 	// Problem says what is wrong, without the package's prefix:
 	// `invalid configuration: invalid variable name "1X"`.

@@ -12,7 +12,8 @@ import (
 var ErrNoClobber = errors.New("envres: no env file clobbers the names")
 
 // BlockedError is EnvFileEdits' error for a name whose clobbering env
-// file cannot take its value (Target.Blocked says why).
+// file cannot take its value (Target.Blocked says why). It is plain data,
+// safe for concurrent use while no one changes it.
 type BlockedError struct {
 	Name   string
 	Target EnvFileTarget
@@ -33,7 +34,8 @@ func (b Blocker) String() string {
 
 var blockerNames = map[Blocker]string{Editable: "editable", NotFromFile: "not-from-file", SeveralFiles: "several-files", NotAFile: "not-a-file", GeneratedFile: "generated-file"}
 
-// NamedTarget is one name's EnvFileTarget.
+// NamedTarget is one name's EnvFileTarget. It is plain data, safe for
+// concurrent use while no one changes it.
 type NamedTarget struct {
 	Name string
 	EnvFileTarget

@@ -12,7 +12,8 @@ import (
 // EnvFileTarget is where the env file that decides a protected name's
 // value on the worker assigns it: the file `relaunch --in-env-file`
 // writes the name's value into instead of refusing an env-file-clobber
-// finding.
+// finding. It is plain data, safe for concurrent use while no one changes
+// it.
 type EnvFileTarget struct {
 	// File is the env file's absolute path; empty when Blocked is
 	// NotFromFile, SeveralFiles or NotAFile.

@@ -10,7 +10,8 @@ import (
 )
 
 // LintRequest is a lint run as the lint command's flags and arguments
-// give it (childproof lint). Its zero value lints no script.
+// give it (childproof lint). Its zero value lints no script. It is plain
+// data, safe for concurrent use while no one changes it.
 type LintRequest struct {
 	// Dir is --dir: the directory Scripts are resolved against and
 	// reported relative to; "" is the working directory.
@@ -46,7 +47,7 @@ func (r LintRequest) Config() Config {
 // lint (a script that cannot be read or parsed, a configuration it cannot
 // use: Err), or it linted and some scripts do not parse (Unparsed, Err
 // nil) — every finding is reported, and still the run fails (contract
-// §2).
+// §2). It is plain data, safe for concurrent use while no one changes it.
 type LintRunError struct {
 	// Err is Lint's error; nil when the run linted (see Unparsed).
 	Err error
@@ -87,7 +88,8 @@ func (e *LintRunError) OutcomeKind() outcome.Kind { return outcome.Usage }
 
 // FindingsError is a lint run with a finding of severity error (with
 // Strict, of any severity): outcome.Findings. The findings themselves are
-// the report; the error adds nothing to say.
+// the report; the error adds nothing to say. It is plain data, safe for
+// concurrent use while no one changes it.
 type FindingsError struct {
 	// Count is how many findings count: of severity error, or all with
 	// Strict.

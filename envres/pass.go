@@ -9,7 +9,8 @@ package envres
 // walk that records it. Rules report; the driver (lintreport) formats.
 
 // Site is a place in a file, with the chain of sources, execs and calls
-// that led there.
+// that led there. It is plain data, safe for concurrent use while no one
+// changes it.
 type Site struct {
 	Pos
 	// Chain is the chain that led to the place, without the place itself.
@@ -21,12 +22,14 @@ type Site struct {
 }
 
 // Activation is an environment activation (conda activate, module load …).
+// It is plain data, safe for concurrent use while no one changes it.
 type Activation struct {
 	At        Site
 	Mechanism string // as written, for the message
 }
 
-// Background is a launch in the background not waited for.
+// Background is a launch in the background not waited for. It is plain
+// data, safe for concurrent use while no one changes it.
 type Background struct {
 	At     Site
 	Nohup  bool
@@ -37,7 +40,8 @@ type Background struct {
 	Helper bool
 }
 
-// Bind is a worker argument that binds all interfaces.
+// Bind is a worker argument that binds all interfaces. It is plain data,
+// safe for concurrent use while no one changes it.
 type Bind struct {
 	At Site
 	// Default names the variable whose default gives the address
@@ -46,7 +50,8 @@ type Bind struct {
 	Default string
 }
 
-// AliasSet is an assignment or export of a no-op alias.
+// AliasSet is an assignment or export of a no-op alias. It is plain data,
+// safe for concurrent use while no one changes it.
 type AliasSet struct {
 	At         Site
 	Name, Real string
@@ -71,7 +76,8 @@ const (
 )
 
 // Change is a statement that changed a protected variable on a path that
-// reaches a worker.
+// reaches a worker. It is plain data, safe for concurrent use while no one
+// changes it.
 type Change struct {
 	// At is the statement (a function's outermost call when the change
 	// is made inside the function; In then says where).
@@ -100,7 +106,8 @@ type Change struct {
 }
 
 // Load is an env-file load into the exported environment that reaches a
-// worker, or an env file that does not parse.
+// worker, or an env file that does not parse. It is plain data, safe for
+// concurrent use while no one changes it.
 type Load struct {
 	At Site
 	// What describes the file as written ("" when not known).
@@ -125,7 +132,8 @@ type Load struct {
 }
 
 // Wrapper is a wrapper (env -i, sudo, su, a login or interactive shell,
-// a shebang's options) that a worker starts under.
+// a shebang's options) that a worker starts under. It is plain data, safe
+// for concurrent use while no one changes it.
 type Wrapper struct {
 	// Rule is the wrapper's rule: wrapper.EnvReset, wrapper.LoginShell or
 	// wrapper.InteractiveShell.
@@ -139,7 +147,8 @@ type Wrapper struct {
 
 // Unchecked is a place the walk cannot follow: a sourced or exec'd path
 // that is not known statically or cannot be read, or (Pass.Unparsed) a
-// script that does not parse.
+// script that does not parse. It is plain data, safe for concurrent use
+// while no one changes it.
 type Unchecked struct {
 	At Site
 	// Message says what is not checked and why.
@@ -147,7 +156,8 @@ type Unchecked struct {
 }
 
 // Pass holds the facts of one analysis (every script linted) for the
-// rules' Run functions, and reports their findings.
+// rules' Run functions, and reports their findings. A Pass is not safe for
+// concurrent use: a rule's Run reports from one goroutine.
 type Pass struct {
 	// Protected are the protected variables' names, sorted.
 	Protected   []string
@@ -168,7 +178,8 @@ type Pass struct {
 	rule *Rule // the rule being run
 }
 
-// Diagnostic is a finding a rule reports (as go/analysis's).
+// Diagnostic is a finding a rule reports (as go/analysis's). It is plain
+// data, safe for concurrent use while no one changes it.
 type Diagnostic struct {
 	At      Site
 	Message string

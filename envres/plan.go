@@ -16,7 +16,8 @@ import (
 // LaunchPlan is what a script would launch, read by the same analysis as
 // Lint: every place where a worker may start, with the argv, directory and
 // exported environment it starts with there. childproof import turns it
-// into a spec.
+// into a spec. It is plain data, safe for concurrent use while no one
+// changes it.
 type LaunchPlan struct {
 	// Lint is the lint result of the same walk (no protected variables
 	// unless the Config names some).
@@ -35,7 +36,8 @@ type LaunchPlan struct {
 	Dir string
 }
 
-// Command is an external command run in the foreground.
+// Command is an external command run in the foreground. It is plain data,
+// safe for concurrent use while no one changes it.
 type Command struct {
 	// Pos locates the command (File as in Result.Files).
 	Pos
@@ -57,7 +59,8 @@ const (
 	HowForeground How = "foreground"
 )
 
-// Start is one place where a worker starts.
+// Start is one place where a worker starts. It is plain data, safe for
+// concurrent use while no one changes it.
 type Start struct {
 	// Pos locates the command (File as in Result.Files).
 	Pos
@@ -87,13 +90,15 @@ type Start struct {
 	Reset bool
 }
 
-// Note is a remark at a place in a script.
+// Note is a remark at a place in a script. It is plain data, safe for
+// concurrent use while no one changes it.
 type Note struct {
 	Pos
 	Text string
 }
 
-// EnvSetting is an exported variable the scripts set.
+// EnvSetting is an exported variable the scripts set. It is plain data,
+// safe for concurrent use while no one changes it.
 type EnvSetting struct {
 	Name  string
 	Value Word
@@ -105,7 +110,8 @@ type EnvSetting struct {
 }
 
 // Word is a word of the worker's argv or an exported value, resolved as far
-// as the analysis goes.
+// as the analysis goes. It is plain data, safe for concurrent use while no
+// one changes it.
 type Word struct {
 	// Parts are the word's literal text and references to the caller's
 	// environment, in order; nil when the word cannot be expressed so.
@@ -129,7 +135,8 @@ func (w Word) Literal() (string, bool) {
 	return b.String(), w.Parts != nil
 }
 
-// Part is literal text, or the caller's value of a variable.
+// Part is literal text, or the caller's value of a variable. It is plain
+// data, safe for concurrent use while no one changes it.
 type Part struct {
 	// Lit is the text when Env is "".
 	Lit string
@@ -159,7 +166,8 @@ const (
 	Conditional ConstructKind = "conditional"
 )
 
-// Construct is one such statement.
+// Construct is one such statement. It is plain data, safe for concurrent
+// use while no one changes it.
 type Construct struct {
 	Kind ConstructKind
 	Pos

@@ -7,7 +7,8 @@ import (
 
 // Pos is a place in a script: every position envres reports (findings,
 // sites, worker starts, notes, constructs, chain links, parse errors) is
-// one. The zero Pos is no place.
+// one. The zero Pos is no place. It is plain data, safe for concurrent use
+// while no one changes it.
 type Pos struct {
 	// File is the file as the findings name it (relative to Config.Dir,
 	// or CommandFile).

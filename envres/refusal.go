@@ -11,7 +11,8 @@ import (
 
 // RefusedError is a launch refused before it started because the lint of
 // its dispatch chain (LintLaunch) found at least one error: its outcome is
-// outcome.Refused. Result holds the findings, for the caller to show.
+// outcome.Refused. Result holds the findings, for the caller to show. It is
+// plain data, safe for concurrent use while no one changes it.
 type RefusedError struct {
 	// Command is the refusing command: run, up, relaunch.
 	Command string
@@ -38,7 +39,8 @@ func (e *RefusedError) OutcomeKind() outcome.Kind { return outcome.Refused }
 
 // LintError is a launch whose dispatch chain could not be linted (a script
 // that cannot be read or parsed, a bad configuration): outcome.Usage;
-// nothing was started. Err is LintLaunch's error.
+// nothing was started. Err is LintLaunch's error. It is plain data, safe
+// for concurrent use while no one changes it.
 type LintError struct {
 	Err error
 }

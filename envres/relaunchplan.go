@@ -14,7 +14,8 @@ import (
 
 // RelaunchLint is what the lint before a relaunch (PlanRelaunchLint) is
 // given: the round's overrides and flags. The zero value lints a
-// relaunch without overrides, refusing on an error finding.
+// relaunch without overrides, refusing on an error finding. It is plain
+// data, safe for concurrent use while no one changes it.
 type RelaunchLint struct {
 	// Set are the round's overrides (--set, and --set-secret with the
 	// caller's value): the lint protects them with their values. No value
@@ -36,7 +37,8 @@ type RelaunchLint struct {
 
 // RelaunchPlan is what the lint before a relaunch decided: the env files
 // to edit and what to tell the user first. Its zero value edits nothing
-// and says nothing.
+// and says nothing. It is plain data, safe for concurrent use while no one
+// changes it.
 type RelaunchPlan struct {
 	// InEnvFile maps each Set name whose value is written into an env file
 	// to that file's absolute path (launcher.RelaunchOptions.InEnvFile);
@@ -64,7 +66,8 @@ const (
 
 // RelaunchNote is one thing a relaunch that writes overrides into env
 // files (RelaunchLint.InEnvFile) tells the user before it starts, about
-// one name's env file edit.
+// one name's env file edit. It is plain data, safe for concurrent use while
+// no one changes it.
 type RelaunchNote struct {
 	// Kind is what the note says.
 	Kind RelaunchNoteKind
@@ -77,7 +80,8 @@ func (n RelaunchNote) Warning() bool { return n.Kind == NoteSecretNotKept }
 
 // EnvFileEditError is a relaunch with RelaunchLint.InEnvFile that has no
 // env file to edit, or one it cannot edit: outcome.Usage; nothing was edited or
-// stopped.
+// stopped. It is plain data, safe for concurrent use while no one changes
+// it.
 type EnvFileEditError struct {
 	// Names are the Set names, sorted.
 	Names []string

@@ -14,7 +14,9 @@ const (
 // A Rule is one lint check, in the style of golang.org/x/tools/go/analysis:
 // a value with a stable name, a severity and documentation. Rules report; the
 // driver (lintreport) formats. The names are stable: scripts, suppression
-// comments and SARIF consumers match on them.
+// comments and SARIF consumers match on them. It is plain data, safe for
+// concurrent use: every Lint shares the package's rules, so never change
+// one.
 type Rule struct {
 	// Name is the stable rule name, also the SARIF ruleId and the word in
 	// suppression comments.
