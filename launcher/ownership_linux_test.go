@@ -147,6 +147,62 @@ func TestStopWaitsForRun(t *testing.T) {
 // full disk as root, a read-only records dir otherwise), the processes
 // are still stopped and the result says why the record was not marked.
 func TestStopRecordUnwritable(t *testing.T) {
+	st, unwritable := unwritableState(t)
+	l := stubborn("full")
+	la, err := Start(context.Background(), l, Options{State: st, Detach: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	unwritable()
+	_, res, err := StopLaunch(context.Background(), proc.Default, st, l.Name, 100*time.Millisecond, time.Second, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.Exited || la.Worker().Check(proc.Default) == verify.Alive {
+		t.Fatalf("the worker was not stopped: %+v", res)
+	}
+	if res.RecordErr == nil {
+		t.Fatal("the record could not be written, but the result does not say so")
+	}
+	t.Logf("record error: %v", res.RecordErr)
+}
+
+// TestLaunchStopRecordUnwritable: Launch.Stop marks the record through
+// State.MarkStopped, as the stop command does, and a record it cannot
+// mark is its error (the *Error the command exits 2 for, Fix
+// FixRecordUnmarked) and its result's RecordErr; the tree is stopped all
+// the same, and a second Stop says the same.
+func TestLaunchStopRecordUnwritable(t *testing.T) {
+	st, unwritable := unwritableState(t)
+	l := stubborn("full-fg")
+	la, err := Start(context.Background(), l, Options{State: st, StopGrace: 100 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	worker := la.Worker()
+	unwritable()
+	res, err := la.Stop(context.Background())
+	var e *Error
+	if !errors.As(err, &e) || e.Outcome != outcome.Usage || e.Fix != FixRecordUnmarked || e.Name != l.Name || e.Path != st.Dir {
+		t.Fatalf("Stop's error = %#v; want an *Error of outcome.Usage, FixRecordUnmarked, naming %q and %s", err, l.Name, st.Dir)
+	}
+	if res == nil || res.RecordErr == nil || !errors.Is(err, res.RecordErr) {
+		t.Fatalf("Stop's result = %+v; want the write's failure as RecordErr, wrapped by the error", res)
+	}
+	if worker.Check(proc.Default) == verify.Alive {
+		t.Fatalf("the worker was not stopped: %+v", res)
+	}
+	if _, again := la.Stop(context.Background()); again == nil || again.Error() != err.Error() {
+		t.Fatalf("a second Stop says %v; want %v", again, err)
+	}
+	t.Logf("Stop: %v", err)
+}
+
+// unwritableState is a state dir whose records cannot be written once
+// unwritable is called: a full tmpfs as root, a read-only records dir
+// otherwise.
+func unwritableState(t *testing.T) (st *State, unwritable func()) {
+	t.Helper()
 	dir := t.TempDir()
 	full := os.Geteuid() == 0
 	if full {
@@ -159,36 +215,22 @@ func TestStopRecordUnwritable(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	l := stubborn("full")
-	la, err := Start(context.Background(), l, Options{State: st, Detach: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if full {
-		// Fill the file system.
-		f, _ := os.Create(filepath.Join(dir, "filler"))
-		buf := make([]byte, 4096)
-		for {
-			if _, err := f.Write(buf); err != nil {
-				break
+	return st, func() {
+		if full {
+			// Fill the file system.
+			f, _ := os.Create(filepath.Join(dir, "filler"))
+			buf := make([]byte, 4096)
+			for {
+				if _, err := f.Write(buf); err != nil {
+					break
+				}
 			}
+			f.Close()
+			return
 		}
-		f.Close()
-	} else {
 		os.Chmod(filepath.Join(dir, "records"), 0o500)
 		t.Cleanup(func() { os.Chmod(filepath.Join(dir, "records"), 0o700) })
 	}
-	_, res, err := StopLaunch(context.Background(), proc.Default, st, l.Name, 100*time.Millisecond, time.Second, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !res.Exited || la.Worker().Check(proc.Default) == verify.Alive {
-		t.Fatalf("the worker was not stopped: %+v", res)
-	}
-	if res.RecordErr == nil {
-		t.Fatal("the record could not be written, but the result does not say so")
-	}
-	t.Logf("record error: %v", res.RecordErr)
 }
 
 // TestMarkerNotGroup: without a cgroup, a stranger that joined the

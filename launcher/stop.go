@@ -93,7 +93,13 @@ func (s *State) RecordFailure(r *StopResult) error {
 	if r.RecordErr == nil {
 		return nil
 	}
-	return &Error{Outcome: outcome.Usage, Msg: r.Name + ": the record could not be marked stopped", Err: r.RecordErr,
-		Name: r.Name, Path: s.Dir, Fix: FixRecordUnmarked,
+	return s.recordFailure(r.Name, r.RecordErr)
+}
+
+// recordFailure is RecordFailure's error for the record of launch name
+// and the cause of the failed write.
+func (s *State) recordFailure(name string, cause error) error {
+	return &Error{Outcome: outcome.Usage, Msg: name + ": the record could not be marked stopped", Err: cause,
+		Name: name, Path: s.Dir, Fix: FixRecordUnmarked,
 		Hint: "free space in (or make writable) " + s.Dir}
 }

@@ -170,20 +170,14 @@ func markStopped(st *State, rec *Record, res *StopResult) {
 	markRecord(st, rec, res)
 }
 
-// markRecord is markStopped's write of the record.
+// markRecord is markStopped's write of the record (State.MarkStopped),
+// said in res.
 func markRecord(st *State, rec *Record, res *StopResult) {
-	if rec.Stopped != nil {
-		return
-	}
-	if cur, err := st.Load(rec.Name); err == nil && !sameLaunch(cur, rec) {
+	newer, err := st.MarkStopped(rec, nil)
+	if newer {
 		res.Newer = true
-		return
-	} else if err == nil && cur.Stopped != nil {
-		return
 	}
-	now := time.Now().UTC()
-	rec.Stopped = &now
-	if err := st.Save(rec); err != nil {
+	if err != nil {
 		res.RecordErr = err
 	}
 }

@@ -153,7 +153,9 @@ func (la *Launch) NoteRestart(n, code int) error {
 // Options.StopGrace, else the spec's stop.timeout, else
 // DefaultStopGrace), then SIGKILLs what is left. It returns once the
 // root is reaped, saying what it did; a second Stop (or one after Wait)
-// says what the first did.
+// says what the first did. A record that could not be marked stopped
+// (State.MarkStopped) is the result's RecordErr and the error, as
+// State.RecordFailure words it: the tree is stopped all the same.
 func (la *Launch) Stop(ctx context.Context) (*StopResult, error) {
 	grace := la.Spec.Stop.EffectiveTimeout()
 	if la.opts.StopGrace > 0 {
@@ -168,6 +170,9 @@ func (la *Launch) Stop(ctx context.Context) (*StopResult, error) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	res := *t.stopped
+	if res.RecordErr != nil {
+		return &res, la.State.recordFailure(la.Spec.Name, res.RecordErr)
+	}
 	return &res, nil
 }
 
@@ -182,14 +187,17 @@ func (la *Launch) finish(grace time.Duration) {
 			// Only while the record file still describes this launch: a
 			// newer one (a run after a detached launch let go of the
 			// lock) is never marked.
-			if cur, err := la.State.Load(la.Record.Name); err != nil || sameLaunch(cur, la.Record) {
-				now := time.Now().UTC()
-				la.Record.Stopped = &now
-				if la.Spec.Oneshot && la.tree.root.exited() {
-					code := la.tree.root.status.ExitCode()
-					la.Record.LastExit = &code
+			var exit *int
+			if la.Spec.Oneshot && la.tree.root.exited() {
+				code := la.tree.root.status.ExitCode()
+				exit = &code
+			}
+			if _, err := la.State.MarkStopped(la.Record, exit); err != nil {
+				la.tree.mu.Lock()
+				if la.tree.stopped != nil {
+					la.tree.stopped.RecordErr = err
 				}
-				la.State.Save(la.Record)
+				la.tree.mu.Unlock()
 			}
 		}
 		la.lock.Unlock()

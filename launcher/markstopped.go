@@ -1,0 +1,29 @@
+package launcher
+
+import "time"
+
+// MarkStopped marks rec stopped in the state dir, with LastExit set to
+// lastExit when it is not nil. It is the one place a record is marked
+// stopped: StopRecord (stop, down, relaunch's stop of the previous
+// launch), StopLaunch's stop of a supervised launch and Launch.Stop (and
+// Wait) all mark through it. Only a record file that still describes
+// rec's launch is marked: one a newer launch wrote meanwhile (a restart,
+// a run after the supervisor let go) is left as it is (newer), and so is
+// one already marked. err is the write's failure (a full disk, a
+// read-only state dir): the record still says running.
+func (s *State) MarkStopped(rec *Record, lastExit *int) (newer bool, err error) {
+	if rec.Stopped != nil {
+		return false, nil
+	}
+	if cur, err := s.Load(rec.Name); err == nil && !sameLaunch(cur, rec) {
+		return true, nil
+	} else if err == nil && cur.Stopped != nil {
+		return false, nil
+	}
+	now := time.Now().UTC()
+	rec.Stopped = &now
+	if lastExit != nil {
+		rec.LastExit = lastExit
+	}
+	return false, s.Save(rec)
+}
