@@ -319,6 +319,15 @@ func newPlan(l *schema.Launch, o Options) (*plan, error) {
 	if l.Worker.Comm != "" {
 		p.verify = append(p.verify, "--comm", l.Worker.Comm)
 	}
+	if n := l.Worker.N(); n > 1 && o.Engine != Slurm {
+		// A job of N workers: the check verifies each (verify --pid
+		// --count N selects them by --comm, as run does).
+		if l.Worker.Comm == "" {
+			return nil, &UnsupportedError{Engine: o.Engine, Feature: "worker.count", Part: "worker.count",
+				Reason: "a job's workers are verified on every one of them, and the engine's check (childproof verify --pid --count N) selects them by their comm, which this worker block does not name (it names an exe); add comm to the worker block, export --to slurm (its step is childproof run), or run childproof run SPEC:NAME as the engine's command"}
+		}
+		p.verify = append(p.verify, "--count", strconv.Itoa(n))
+	}
 	if l.Ready.HTTP != "" && len(l.Ports) > 0 {
 		p.checkNotes = append(p.checkNotes, fmt.Sprintf("The check connects to port %d; verify --pid has no HTTP check, so ready.http (GET %s) is not part of it.", l.Ports[0].Number, l.Ready.HTTP))
 	}

@@ -48,6 +48,13 @@ type Check struct {
 	// of that role; a port no role lists (absent here), any member of
 	// Tree. It replaces the rule that the worker owns every port.
 	Owners map[int]PortOwners
+	// Count, above 1, makes the check a multi-process job's (verify --pid
+	// --count): with Worker 0, the workers are the Count deepest exec'd
+	// processes of Tree matching Comm or Exe (Workers), each verified on
+	// its environment (Report.Workers), a declared port may be held by
+	// any member (AnyMember), and fewer than Count is a problem. 0 or 1:
+	// one worker.
+	Count int
 	// Volatile reports the names the launched tree sets anew itself
 	// (spec.Launch.IsVolatile): the tree judgement exempts them. Nil:
 	// none.
@@ -131,6 +138,16 @@ func (v *Verifier) Verify(ctx context.Context, c Check) *Report {
 	// tree's fd tables per port); the check after the probe looks again.
 	k := newLook(v.Proc, c.Root)
 	worker := c.Worker
+	var job []int
+	if worker == 0 && c.Count > 1 {
+		job = Workers(v.Proc, tree, c.Comm, c.Exe, c.Count, nil)
+		if len(job) < c.Count {
+			r.Add(KindExited, "%d of the job's %d workers run below pid %d (exec'd processes matching %s)", len(job), c.Count, c.Root, c.selectorText())
+			r.SetOutcome(r.Judged())
+			return r
+		}
+		worker, c.AnyMember = job[0], true
+	}
 	if worker == 0 {
 		worker = v.findWorker(c, tree, k)
 	}
@@ -167,9 +184,34 @@ func (v *Verifier) Verify(ctx context.Context, c Check) *Report {
 	} else if c.NoReady {
 		r.Ready = owned
 	}
+	if len(job) > 1 {
+		// Every worker of the job, each on its own environment.
+		r.Workers = []WorkerCheck{{WorkerInfo: *r.Worker, Env: r.Env, EnvSource: r.EnvSource}}
+		for i, pid := range job[1:] {
+			rc := c
+			rc.Worker, rc.Ports, rc.NoReady, rc.Count, rc.Tree = pid, nil, true, 0, tree
+			rr := v.Verify(ctx, rc)
+			wc := WorkerCheck{Env: rr.Env, EnvSource: rr.EnvSource}
+			if rr.Worker != nil {
+				wc.WorkerInfo = *rr.Worker
+			}
+			r.Workers = append(r.Workers, wc)
+			for _, p := range rr.Problems {
+				r.AddAbout(p.Kind, p.Subject, p.Err, "worker %d/%d: %s", i+2, len(job), p.Message)
+			}
+		}
+	}
 	r.Verified = len(r.Problems) == 0
 	r.SetOutcome(r.Judged())
 	return r
+}
+
+// selectorText names c's worker selector for a message.
+func (c Check) selectorText() string {
+	if c.Comm != "" {
+		return fmt.Sprintf("comm %q", c.Comm)
+	}
+	return fmt.Sprintf("exe %q", c.Exe)
 }
 
 // findWorker picks the worker among tree: Comm or Exe, else the owner of a

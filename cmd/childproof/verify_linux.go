@@ -18,9 +18,10 @@ func newVerifyCmd(a *app) *cobra.Command {
 	var pid int
 	var ports []int
 	var comm string
+	var count int
 	var wait time.Duration
 	c := &cobra.Command{
-		Use: "verify NAME|SPEC[:NAME] | verify --pid PID [--env NAME[=VALUE]]… [--port N]… [--comm C] [--wait D]",
+		Use: "verify NAME|SPEC[:NAME] | verify --pid PID [--env NAME[=VALUE]]… [--port N]… [--comm C [--count N]] [--wait D]",
 		Long: `verify runs run's proof on a tree that is already running, without starting or
 signalling anything.
 
@@ -35,6 +36,10 @@ a --port, else the deepest descendant. --env NAME requires NAME non-empty; --env
 NAME=VALUE requires that value (compared as keyed digests, never printed).
 --port N (repeatable) requires the worker to hold a listener on each port N,
 reported port by port.
+--count N, with --comm, verifies a multi-process job (worker { count = N }): its
+workers are the N deepest processes below PID that exec'd the program --comm names
+(a fork-only child is a helper), each verified on its own environment; a port may be
+held by any of them, and fewer than N workers is exit 5.
 --wait D repeats the check every 100 ms until it passes or D has passed, for a
 check that runs right after the start (systemd ExecStartPost=); it stops early
 when PID exits.
@@ -52,10 +57,10 @@ is not the worker's tree, 5 the worker is gone or there is none.`,
 				return exitf(exitUsage, "verify takes either SPEC or --pid PID")
 			}
 			if pid != 0 {
-				return a.verifyPid(c.Context(), pid, envs, ports, comm, wait)
+				return a.verifyPid(c.Context(), pid, envs, ports, comm, count, wait)
 			}
-			if len(envs) > 0 || len(ports) > 0 || comm != "" || wait != 0 {
-				return exitf(exitUsage, "--env, --port, --comm and --wait go with --pid; a SPEC says them itself")
+			if len(envs) > 0 || len(ports) > 0 || comm != "" || count != 0 || wait != 0 {
+				return exitf(exitUsage, "--env, --port, --comm, --count and --wait go with --pid; a SPEC says them itself")
 			}
 			spec, err := specOrDefault(args)
 			if err != nil {
@@ -69,13 +74,17 @@ is not the worker's tree, 5 the worker is gone or there is none.`,
 	c.Flags().StringArrayVar(&envs, "env", nil, "require `NAME` non-empty, or NAME=VALUE at that value (repeatable)")
 	c.Flags().IntSliceVar(&ports, "port", nil, "require the worker to own a listener on port `N` (repeatable)")
 	c.Flags().StringVar(&comm, "comm", "", "the worker's exact /proc/PID/comm below PID")
+	c.Flags().IntVar(&count, "count", 0, "with --comm: verify the job's `N` workers below PID, each on its own environment")
 	c.Flags().DurationVar(&wait, "wait", 0, "with --pid: retry every 100ms for up to `D` (like 10s) until verified")
 	return c
 }
 
-func (a *app) verifyPid(ctx context.Context, pid int, envs []string, ports []int, comm string, wait time.Duration) error {
+func (a *app) verifyPid(ctx context.Context, pid int, envs []string, ports []int, comm string, count int, wait time.Duration) error {
 	if wait < 0 {
 		return exitf(exitUsage, "--wait %s: must not be negative", wait)
+	}
+	if count < 0 || count > 1 && comm == "" {
+		return exitf(exitUsage, "--count %d: a job's workers are N >= 1 processes named by --comm", count)
 	}
 	st, err := a.openState()
 	if err != nil {
@@ -99,6 +108,7 @@ func (a *app) verifyPid(ctx context.Context, pid int, envs []string, ports []int
 		}
 	}
 	chk := verify.CheckForPid(pid, x, ports, comm)
+	chk.Count = count
 	v := &verify.Verifier{State: st, ShowValues: a.showValues}
 	r, err := v.Await(ctx, chk, verify.AwaitOptions{
 		Until: time.Now().Add(wait),
