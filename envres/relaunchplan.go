@@ -41,7 +41,7 @@ type RelaunchLint struct {
 // changes it.
 type RelaunchPlan struct {
 	// InEnvFile maps each Set name whose value is written into an env file
-	// to that file's absolute path (launcher.RelaunchOptions.InEnvFile);
+	// to that file's absolute path (relaunch.Options.InEnvFile);
 	// nil without RelaunchLint.InEnvFile, and when PlanRelaunchLint
 	// returns an error.
 	InEnvFile map[string]string

@@ -7,6 +7,7 @@ import (
 
 	"github.com/childproof/childproof/launcher"
 	"github.com/childproof/childproof/launcher/present"
+	"github.com/childproof/childproof/launcher/relaunch"
 	"github.com/childproof/childproof/outcome"
 	"github.com/childproof/childproof/verify"
 	"github.com/google/go-cmp/cmp"
@@ -113,7 +114,7 @@ func TestNewRunOutput(t *testing.T) {
 // rolled-back round is back: its new round and its worker.
 func TestRollbackTextBack(t *testing.T) {
 	back := launcher.NewTestLaunch(nil, 777, 6)
-	rb := &launcher.RollbackResult{From: 4, Launch: back, Tried: true}
+	rb := &relaunch.RollbackResult{From: 4, Launch: back, Tried: true}
 	want := "--rollback: round 4 is back as round 6: worker pid 777 verified, detached (childproof history job; stop it with: childproof stop job)"
 	if got := present.RollbackText(rb, "job"); got != want {
 		t.Errorf("RollbackText = %q, want %q", got, want)

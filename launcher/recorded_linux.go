@@ -194,34 +194,3 @@ func maskRows(rows []verify.ExplainRow, m *redact.Set) {
 		rows[i].Argv = m.Argv(rows[i].Argv)
 	}
 }
-
-// RelaunchBase is what a relaunch takes from the recorded launch before
-// anything is stopped (State.RelaunchBase).
-type RelaunchBase struct {
-	// Record is the recorded launch; nil when none can be read (Relaunch
-	// then says why).
-	Record *Record
-	// Detach is how the relaunch runs unless told otherwise
-	// (Options.Detach): as the recorded launch ran; in the foreground
-	// when nothing is recorded.
-	Detach bool
-	// SpecChanged is set when the record names the hash of its spec file
-	// and the spec has another one now: whatever the edit changes on the
-	// worker is an unexpected delta of the relaunch.
-	SpecChanged bool
-}
-
-// RelaunchBase reads what a relaunch of l starts from: the record of
-// l.Name (rec when the caller has read it already, as State.SpecArg does;
-// nil: it is read here), for the spec whose hash (spec.File.Hash) is
-// specHash now ("": a launch built in Go, with no spec file).
-func (s *State) RelaunchBase(l *spec.Launch, specHash string, rec *Record) RelaunchBase {
-	if rec == nil {
-		rec, _ = s.Load(l.Name)
-	}
-	if rec == nil {
-		return RelaunchBase{}
-	}
-	return RelaunchBase{Record: rec, Detach: rec.Detached,
-		SpecChanged: specHash != "" && rec.SpecHash != "" && rec.SpecHash != specHash}
-}

@@ -14,8 +14,8 @@ import (
 // TestShimWorker: a pyenv/asdf-style shim (a script named like the server
 // that execs it in the same pid, here through env: two execs) selected by
 // comm. The record holds the exe the worker has once verified, not the
-// shim's; ps, verify, relaunch and stop recognise it by pid, start time
-// and pidfs inode.
+// shim's; ps, verify and stop recognise it by pid, start time and pidfs
+// inode (relaunch: launcher/relaunch's TestRelaunchShimWorker).
 func TestShimWorker(t *testing.T) {
 	f := newFixture(t)
 	shims := t.TempDir()
@@ -46,15 +46,6 @@ func TestShimWorker(t *testing.T) {
 	entries, _ := Census(procDefault, f.state, false)
 	if len(entries) != 1 || entries[0].Status != "alive" {
 		t.Errorf("census: %+v", entries)
-	}
-	// relaunch: the previous worker is stopped (not left on the port).
-	la2, _, err := Relaunch(context.Background(), l, RelaunchOptions{Options: Options{State: f.state, Detach: true, EnvInput: EnvInput{Set: map[string]string{"LOG_LEVEL": "debug"}}}})
-	if err != nil {
-		t.Fatalf("relaunch: %v", err)
-	}
-	rec = la2.Record
-	if loaded.Worker.Check(procDefault) == verify.Alive {
-		t.Error("relaunch left the previous shim worker running")
 	}
 	res, err := StopRecord(context.Background(), procDefault, f.state, rec, 0)
 	if err != nil || !res.Signalled || !res.Exited {

@@ -58,12 +58,6 @@ func TestStartBadProgram(t *testing.T) {
 	if !errors.As(err, &e) || e.Outcome != outcome.Exited || !strings.Contains(err.Error(), "never appeared") {
 		t.Fatalf("exec format error: err = %v, want exit-5 'never appeared'", err)
 	}
-	// Relaunch checks the launch before it stops anything.
-	_, _, err = Relaunch(context.Background(), &schema.Launch{Name: "x", Command: []string{notExec}}, RelaunchOptions{Options: Options{State: st}})
-	var ie *schema.InvalidError
-	if !errors.As(err, &ie) || ie.Problems[0].Field != "command[0]" {
-		t.Fatalf("Relaunch: err = %v, want *schema.InvalidError naming command[0]", err)
-	}
 	_, err = Start(context.Background(), nil, Options{State: st})
 	if !errors.As(err, &e) || e.Outcome != outcome.Usage {
 		t.Fatalf("nil launch: err = %v, want usage", err)

@@ -15,7 +15,7 @@ import (
 // lintRelaunch lints the launch's chain with the --set names protected,
 // as run does (envres.PlanRelaunchLint), and prints the plan's notes. It
 // returns, for each --set name written into an env file with
-// inEnvFile, that file (launcher.RelaunchOptions.InEnvFile).
+// inEnvFile, that file (relaunch.Options.InEnvFile).
 func (a *app) lintRelaunch(ctx context.Context, l *schema.Launch, in launcher.EnvInput, inEnvFile, noLint bool) (map[string]string, error) {
 	wd := workDir()
 	plan, err := envres.PlanRelaunchLint(ctx, l, envres.RelaunchLint{Set: in.Set, Secret: in.SecretSet, InEnvFile: inEnvFile, NoLint: noLint, WorkDir: wd})

@@ -146,7 +146,7 @@ func (a *app) relaunch(ctx context.Context, arg string, ra relaunchArgs) error {
 	if f != nil {
 		specHash = f.Hash
 	}
-	base := st.RelaunchBase(l, specHash, rec)
+	base := relaunch.ReadBase(st, l, specHash, rec)
 	if t := present.SpecChangedText(base, l, a.textOptions()); t != "" {
 		fmt.Fprintf(a.stderr, "childproof: warning: %s\n", t)
 	}
@@ -162,14 +162,14 @@ func (a *app) relaunch(ctx context.Context, arg string, ra relaunchArgs) error {
 		return &exitError{code: exitUsage, err: errors.New("--in-env-file: no --set name to write into an env file; nothing was stopped"), hint: "drop --in-env-file: --unset and --round put an earlier edit back without it"}
 	}
 	// The lint judges the chain as the round runs it: after the env file
-	// edits the round drops are put back (launcher.RelaunchOptions.Lint).
+	// edits the round drops are put back (relaunch.Options.Lint).
 	var lintErr error
 	lint := func(ctx context.Context) (map[string]string, error) {
 		inEnv, err := a.lintRelaunch(ctx, l, in, ra.inEnvFile, noLint)
 		lintErr = err
 		return inEnv, err
 	}
-	opts := launcher.RelaunchOptions{Unset: ra.unsets, Round: ra.round, Lint: lint, Rollback: ra.rollback,
+	opts := relaunch.Options{Unset: ra.unsets, Round: ra.round, Lint: lint, Rollback: ra.rollback,
 		Options: launcher.Options{FromSpec: true, StopGrace: timeout, State: st, Detach: detach, Tracking: launcher.Tracking{Subreaper: !detach}, EnvInput: in, ShowValues: a.showValues, Provenance: launcher.Provenance{Command: launcher.CommandRelaunch, Vars: vars, ArgvMayChange: len(given) > 0}}}
 	opts.SpecHash = specHash
 	sigs, stopSigs := forwardSignals(detach)
@@ -179,7 +179,7 @@ func (a *app) relaunch(ctx context.Context, arg string, ra relaunchArgs) error {
 	view := lc.view(l, detach)
 	view.Attach(&opts.Options)
 	opts.Notify = a.notify
-	la, res, err := launcher.Relaunch(ctx, l, opts)
+	la, res, err := relaunch.Relaunch(ctx, l, opts)
 	view.Started()
 	a.writeRelaunchNotes(l.Name, res)
 	if err != nil && lintErr != nil {
@@ -208,7 +208,7 @@ func (a *app) writeRelaunch(w io.Writer, out *present.RelaunchOutput) {
 
 // writeRelaunchNotes says on stderr what a relaunch did besides the new
 // launch (present.RelaunchNotes).
-func (a *app) writeRelaunchNotes(name string, res *launcher.RelaunchResult) {
+func (a *app) writeRelaunchNotes(name string, res *relaunch.Result) {
 	for _, n := range present.RelaunchNotes(res, name, a.textOptions()) {
 		prefix := "childproof: relaunch: "
 		if n.Warning {
@@ -220,7 +220,7 @@ func (a *app) writeRelaunchNotes(name string, res *launcher.RelaunchResult) {
 
 // writeRollback says what relaunch --rollback did, when it was called
 // for (present.RollbackText).
-func (a *app) writeRollback(name string, rb launcher.RollbackResult) {
+func (a *app) writeRollback(name string, rb relaunch.RollbackResult) {
 	if t := present.RollbackText(&rb, name); t != "" {
 		fmt.Fprintf(a.stderr, "childproof: relaunch: %s\n", t)
 	}

@@ -46,8 +46,8 @@ var layers = map[string][]string{
 		"internal/dotenv", "internal/logrelay", "internal/logtail", "internal/pidfd", "internal/probe", "internal/sockdiag",
 		"internal/proccn"},
 	"launcher/group": {"launcher", "verify", "proc", "spec", "outcome"},
-	// Crash-fix relaunch, above launcher: only the command (and tests) import it.
-	"launcher/relaunch": {"launcher", "verify", "proc", "spec", "outcome", "redact", "internal/dotenv"},
+	// Crash-fix relaunch, above launcher: the command and present import it.
+	"launcher/relaunch": {"launcher", "verify", "spec", "outcome", "internal/atomicfile", "internal/dotenv"},
 	// What the commands print of launcher's and relaunch's results.
 	"launcher/present":               {"launcher", "launcher/relaunch", "verify", "proc", "spec", "outcome"},
 	"launcher/launchertest":          {"launcher", "launcher/group", "launcher/statedir", "verify", "proc", "spec", "internal/testsupport", "internal/freeport"},

@@ -52,7 +52,7 @@ type Error struct {
 	// give again); nil: none.
 	Names []string
 	// Rollback is the round that brings back a launch a failed relaunch
-	// left down (a Relaunch with RelaunchOptions.Round set to it); 0:
+	// left down (a relaunch.Relaunch with relaunch.Options.Round set to it); 0:
 	// none.
 	Rollback int
 	// Missing says, for a required variable no source gave, which

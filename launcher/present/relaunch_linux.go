@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/childproof/childproof/launcher"
+	"github.com/childproof/childproof/launcher/relaunch"
 	"github.com/childproof/childproof/spec"
 	"github.com/childproof/childproof/verify"
 )
@@ -57,7 +58,7 @@ func OverrideText(d *launcher.EnvDiff, o TextOptions) string {
 // saying whether the delta is exactly the declared names, in one Write.
 // prev is the recorded worker's launch the delta is measured against
 // (nil: not named). A nil d writes nothing.
-func WriteDelta(w io.Writer, d *launcher.Delta, prev *launcher.Record) {
+func WriteDelta(w io.Writer, d *relaunch.Delta, prev *launcher.Record) {
 	if d == nil {
 		return
 	}
@@ -91,7 +92,7 @@ func WriteDelta(w io.Writer, d *launcher.Delta, prev *launcher.Record) {
 		fmt.Fprintf(&b, "  delta:   carried forward, unchanged: %s\n", strings.Join(d.Forward, ", "))
 	}
 	for _, n := range d.Dropped {
-		if !slices.ContainsFunc(d.Changed, func(c launcher.DeltaName) bool { return c.Name == n }) {
+		if !slices.ContainsFunc(d.Changed, func(c relaunch.DeltaName) bool { return c.Name == n }) {
 			fmt.Fprintf(&b, "  delta:   %s dropped, unchanged on the worker (its value without the override is the same)\n", n)
 		}
 	}
@@ -131,9 +132,9 @@ func WriteDelta(w io.Writer, d *launcher.Delta, prev *launcher.Record) {
 // RollbackText says what relaunch --rollback of the launch name did, as relaunch
 // reports it after "childproof: relaunch: ": nothing to bring back, the
 // round that is back and its worker, or the rollback's error. It is ""
-// when there is nothing to say (not Tried: RelaunchOptions.Rollback
+// when there is nothing to say (not Tried: relaunch.Options.Rollback
 // unset, or the relaunch did not fail).
-func RollbackText(rb *launcher.RollbackResult, name string) string {
+func RollbackText(rb *relaunch.RollbackResult, name string) string {
 	switch {
 	case !rb.Tried:
 		return ""
@@ -153,16 +154,16 @@ func RollbackText(rb *launcher.RollbackResult, name string) string {
 // EnvFileKept), "NAME: set in FILE:LINE (…)"; name is the launch's name
 // (its history keeps an edited file's old value) and o.Dir shows FILE
 // relative to it. It is "" for an unknown How.
-func EnvFileChangeText(c *launcher.EnvFileChange, name string, o TextOptions) string {
+func EnvFileChangeText(c *relaunch.EnvFileChange, name string, o TextOptions) string {
 	at := fmt.Sprintf("%s:%d", o.path(c.File), c.Line)
 	switch c.How {
-	case launcher.EnvFileEdited:
+	case relaunch.EnvFileEdited:
 		return fmt.Sprintf("%s: set in %s (the old value, %s, is in the round: childproof history %s)", c.Name, at, verify.ShortDigest(c.OldDigest), name)
-	case launcher.EnvFileAppended:
+	case relaunch.EnvFileAppended:
 		return fmt.Sprintf("%s: appended to %s (the file did not assign it)", c.Name, at)
-	case launcher.EnvFileRestored:
+	case relaunch.EnvFileRestored:
 		return fmt.Sprintf("%s: %s put back as it was before the edit, byte for byte", c.Name, at)
-	case launcher.EnvFileKept:
+	case relaunch.EnvFileKept:
 		return fmt.Sprintf("%s: %s keeps the edited value: the old value of a secret was not kept; edit the file by hand", c.Name, at)
 	}
 	return ""
@@ -176,17 +177,17 @@ func EnvFileChangeText(c *launcher.EnvFileChange, name string, o TextOptions) st
 // the text. It is plain data: safe for concurrent use while nothing changes it.
 type RelaunchOutput struct {
 	*verify.Report
-	// Round is the new round's number (RelaunchResult.Round); 0 (left
+	// Round is the new round's number (relaunch.Result.Round); 0 (left
 	// out) before there is one.
 	Round int `json:"round,omitempty"`
-	// Delta is RelaunchResult.Delta; nil before the new worker was
+	// Delta is relaunch.Result.Delta; nil before the new worker was
 	// verified.
-	Delta *launcher.Delta `json:"delta"`
+	Delta *relaunch.Delta `json:"delta"`
 	// Previous is the recorded launch the relaunch replaced; nil (left
 	// out) when none was read.
 	Previous *PreviousLaunch `json:"previous,omitempty"`
-	// EnvFiles are RelaunchResult.EnvFiles (left out when none).
-	EnvFiles []launcher.EnvFileChange `json:"env_files,omitempty"`
+	// EnvFiles are relaunch.Result.EnvFiles (left out when none).
+	EnvFiles []relaunch.EnvFileChange `json:"env_files,omitempty"`
 }
 
 // PreviousLaunch is the launch a relaunch replaced, as its output names
@@ -203,7 +204,7 @@ type PreviousLaunch struct {
 // worker (the *Error's Report when Relaunch failed): rep with r's round,
 // delta, previous launch and env file changes. A nil r (Relaunch failed
 // before it read the record) gives rep alone, with a null delta.
-func NewRelaunchOutput(r *launcher.RelaunchResult, rep *verify.Report) *RelaunchOutput {
+func NewRelaunchOutput(r *relaunch.Result, rep *verify.Report) *RelaunchOutput {
 	out := &RelaunchOutput{Report: rep}
 	if r == nil {
 		return out
@@ -257,7 +258,7 @@ type RelaunchNote struct {
 // Warning) and, when a failed relaunch put its edits back, that it did.
 // name is the launch's name and o shows the env files' paths. A nil r has
 // none.
-func RelaunchNotes(r *launcher.RelaunchResult, name string, o TextOptions) []RelaunchNote {
+func RelaunchNotes(r *relaunch.Result, name string, o TextOptions) []RelaunchNote {
 	if r == nil {
 		return nil
 	}
@@ -267,7 +268,7 @@ func RelaunchNotes(r *launcher.RelaunchResult, name string, o TextOptions) []Rel
 	}
 	for _, c := range r.EnvFiles {
 		if t := EnvFileChangeText(&c, name, o); t != "" {
-			notes = append(notes, RelaunchNote{Warning: c.How == launcher.EnvFileKept, Text: t})
+			notes = append(notes, RelaunchNote{Warning: c.How == relaunch.EnvFileKept, Text: t})
 		}
 	}
 	if r.EnvFilesRestored {
@@ -280,7 +281,7 @@ func RelaunchNotes(r *launcher.RelaunchResult, name string, o TextOptions) []Rel
 // "childproof: warning: ": l's spec file (relative to o.Dir) changed since
 // the recorded launch of l.Name, so whatever the edit changes on the worker
 // is an unexpected delta. It is "" when the spec did not change.
-func SpecChangedText(b launcher.RelaunchBase, l *spec.Launch, o TextOptions) string {
+func SpecChangedText(b relaunch.Base, l *spec.Launch, o TextOptions) string {
 	if !b.SpecChanged {
 		return ""
 	}

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/childproof/childproof/launcher"
+	"github.com/childproof/childproof/launcher/relaunch"
 	"github.com/childproof/childproof/verify"
 	"github.com/google/go-cmp/cmp"
 )
@@ -18,39 +19,39 @@ func TestDeltaWriteText(t *testing.T) {
 	prev := &launcher.Record{Worker: verify.Fingerprint{Pid: 4242}}
 	for _, c := range []struct {
 		name string
-		d    *launcher.Delta
+		d    *relaunch.Delta
 		prev *launcher.Record
 		want []string
 	}{
 		{"nil", nil, prev, nil},
-		{"identical", &launcher.Delta{}, prev, []string{
+		{"identical", &relaunch.Delta{}, prev, []string{
 			"  delta:   none: the worker's environment is identical (against the recorded worker, pid 4242)"}},
-		{"identical, no previous", &launcher.Delta{}, nil, []string{
+		{"identical, no previous", &relaunch.Delta{}, nil, []string{
 			"  delta:   none: the worker's environment is identical"}},
-		{"exactly declared", &launcher.Delta{Declared: []string{"T"}, Changed: []launcher.DeltaName{{Name: "T", How: launcher.DeltaChanged, Declared: true}}}, prev, []string{
+		{"exactly declared", &relaunch.Delta{Declared: []string{"T"}, Changed: []relaunch.DeltaName{{Name: "T", How: relaunch.DeltaChanged, Declared: true}}}, prev, []string{
 			"  delta:   T changed, declared with --set",
 			"  delta:   exactly T changed on the worker (against the recorded worker, pid 4242)"}},
-		{"declared and volatile", &launcher.Delta{Declared: []string{"A", "T"},
-			Changed:  []launcher.DeltaName{{Name: "A", How: launcher.DeltaAdded, Declared: true}, {Name: "MASTER_PORT", How: launcher.DeltaChanged}, {Name: "T", How: launcher.DeltaChanged, Declared: true}},
+		{"declared and volatile", &relaunch.Delta{Declared: []string{"A", "T"},
+			Changed:  []relaunch.DeltaName{{Name: "A", How: relaunch.DeltaAdded, Declared: true}, {Name: "MASTER_PORT", How: relaunch.DeltaChanged}, {Name: "T", How: relaunch.DeltaChanged, Declared: true}},
 			Volatile: []string{"MASTER_PORT"}}, prev, []string{
 			"  delta:   A added, declared with --set",
 			"  delta:   MASTER_PORT changed, volatile (set anew by the launched tree on every launch; not checked)",
 			"  delta:   T changed, declared with --set",
 			"  delta:   exactly A, T changed on the worker (against the recorded worker, pid 4242)",
 			"  delta:   volatile, not checked: MASTER_PORT"}},
-		{"only volatile", &launcher.Delta{Changed: []launcher.DeltaName{{Name: "MASTER_PORT", How: launcher.DeltaChanged}}, Volatile: []string{"MASTER_PORT"}}, prev, []string{
+		{"only volatile", &relaunch.Delta{Changed: []relaunch.DeltaName{{Name: "MASTER_PORT", How: relaunch.DeltaChanged}}, Volatile: []string{"MASTER_PORT"}}, prev, []string{
 			"  delta:   MASTER_PORT changed, volatile (set anew by the launched tree on every launch; not checked)",
 			"  delta:   exactly none changed on the worker (against the recorded worker, pid 4242)",
 			"  delta:   volatile, not checked: MASTER_PORT"}},
-		{"unexpected", &launcher.Delta{Declared: []string{"T"},
-			Changed:    []launcher.DeltaName{{Name: "T", How: launcher.DeltaChanged, Declared: true}, {Name: "X", How: launcher.DeltaRemoved}},
-			Unexpected: []launcher.DeltaName{{Name: "X", How: launcher.DeltaRemoved}}}, prev, []string{
+		{"unexpected", &relaunch.Delta{Declared: []string{"T"},
+			Changed:    []relaunch.DeltaName{{Name: "T", How: relaunch.DeltaChanged, Declared: true}, {Name: "X", How: relaunch.DeltaRemoved}},
+			Unexpected: []relaunch.DeltaName{{Name: "X", How: relaunch.DeltaRemoved}}}, prev, []string{
 			"  delta:   T changed, declared with --set",
 			"  delta:   X removed, NOT declared"}},
-		{"unchanged", &launcher.Delta{Declared: []string{"T"}, Unchanged: []string{"T"}}, prev, []string{
+		{"unchanged", &relaunch.Delta{Declared: []string{"T"}, Unchanged: []string{"T"}}, prev, []string{
 			"  delta:   T unchanged, although declared with --set"}},
-		{"carried, forward, dropped", &launcher.Delta{Declared: []string{"C", "T"},
-			Changed: []launcher.DeltaName{{Name: "D", How: launcher.DeltaRemoved}, {Name: "T", How: launcher.DeltaChanged, Declared: true}},
+		{"carried, forward, dropped", &relaunch.Delta{Declared: []string{"C", "T"},
+			Changed: []relaunch.DeltaName{{Name: "D", How: relaunch.DeltaRemoved}, {Name: "T", How: relaunch.DeltaChanged, Declared: true}},
 			Carried: []string{"C"}, Forward: []string{"F", "G"}, Dropped: []string{"D", "E"}}, prev, []string{
 			"  delta:   D removed, dropped (--unset, or not in the round replayed)",
 			"  delta:   T changed, declared with --set",
@@ -58,7 +59,7 @@ func TestDeltaWriteText(t *testing.T) {
 			"  delta:   carried forward, unchanged: F, G",
 			"  delta:   E dropped, unchanged on the worker (its value without the override is the same)",
 			"  delta:   exactly D, T changed on the worker (against the recorded worker, pid 4242)"}},
-		{"ranks", &launcher.Delta{Declared: []string{"T"}, Changed: []launcher.DeltaName{{Name: "T", How: launcher.DeltaChanged, Declared: true}}, Ranks: 4}, prev, []string{
+		{"ranks", &relaunch.Delta{Declared: []string{"T"}, Changed: []relaunch.DeltaName{{Name: "T", How: relaunch.DeltaChanged, Declared: true}}, Ranks: 4}, prev, []string{
 			"  delta:   T changed, declared with --set",
 			"  delta:   exactly T changed on the worker (each of the 4 workers against the recorded worker of its rank)"}},
 	} {
@@ -91,13 +92,13 @@ func (w writes) String() string { return strings.Join(w, "") }
 func TestRollbackText(t *testing.T) {
 	for _, c := range []struct {
 		name string
-		rb   launcher.RollbackResult
+		rb   relaunch.RollbackResult
 		want string
 	}{
-		{"nothing stopped", launcher.RollbackResult{Tried: true}, "--rollback: the previous launch was not stopped: nothing to bring back"},
-		{"failed", launcher.RollbackResult{From: 4, Err: errors.New("port 8080 is held"), Tried: true}, "--rollback of round 4 failed too: port 8080 is held"},
-		{"not asked, nothing stopped", launcher.RollbackResult{}, ""},
-		{"not asked", launcher.RollbackResult{From: 4}, ""},
+		{"nothing stopped", relaunch.RollbackResult{Tried: true}, "--rollback: the previous launch was not stopped: nothing to bring back"},
+		{"failed", relaunch.RollbackResult{From: 4, Err: errors.New("port 8080 is held"), Tried: true}, "--rollback of round 4 failed too: port 8080 is held"},
+		{"not asked, nothing stopped", relaunch.RollbackResult{}, ""},
+		{"not asked", relaunch.RollbackResult{From: 4}, ""},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			if got := RollbackText(&c.rb, "job"); got != c.want {
@@ -114,21 +115,21 @@ func TestEnvFileChangeText(t *testing.T) {
 	digest := "hmac-sha256:0123456789abcdef0123456789abcdef"
 	for _, c := range []struct {
 		name string
-		c    launcher.EnvFileChange
+		c    relaunch.EnvFileChange
 		o    TextOptions
 		want string
 	}{
-		{"edited", launcher.EnvFileChange{Name: "T", File: "/srv/job/conf/job.env", Line: 3, How: launcher.EnvFileEdited, OldDigest: digest}, in,
+		{"edited", relaunch.EnvFileChange{Name: "T", File: "/srv/job/conf/job.env", Line: 3, How: relaunch.EnvFileEdited, OldDigest: digest}, in,
 			"T: set in conf/job.env:3 (the old value, hmac-sha256:0123456789abcdef…, is in the round: childproof history job)"},
-		{"edited, as recorded", launcher.EnvFileChange{Name: "T", File: "/srv/job/conf/job.env", Line: 3, How: launcher.EnvFileEdited, OldDigest: "d1"}, TextOptions{},
+		{"edited, as recorded", relaunch.EnvFileChange{Name: "T", File: "/srv/job/conf/job.env", Line: 3, How: relaunch.EnvFileEdited, OldDigest: "d1"}, TextOptions{},
 			"T: set in /srv/job/conf/job.env:3 (the old value, d1, is in the round: childproof history job)"},
-		{"appended", launcher.EnvFileChange{Name: "T", File: "/srv/job/job.env", Line: 9, How: launcher.EnvFileAppended}, in,
+		{"appended", relaunch.EnvFileChange{Name: "T", File: "/srv/job/job.env", Line: 9, How: relaunch.EnvFileAppended}, in,
 			"T: appended to job.env:9 (the file did not assign it)"},
-		{"restored, outside Dir", launcher.EnvFileChange{Name: "T", File: "/etc/job.env", Line: 1, How: launcher.EnvFileRestored}, in,
+		{"restored, outside Dir", relaunch.EnvFileChange{Name: "T", File: "/etc/job.env", Line: 1, How: relaunch.EnvFileRestored}, in,
 			"T: /etc/job.env:1 put back as it was before the edit, byte for byte"},
-		{"kept", launcher.EnvFileChange{Name: "K", File: "/srv/job/job.env", Line: 2, How: launcher.EnvFileKept}, in,
+		{"kept", relaunch.EnvFileChange{Name: "K", File: "/srv/job/job.env", Line: 2, How: relaunch.EnvFileKept}, in,
 			"K: job.env:2 keeps the edited value: the old value of a secret was not kept; edit the file by hand"},
-		{"unknown", launcher.EnvFileChange{Name: "K", File: "/srv/job/job.env", Line: 2, How: "moved"}, in, ""},
+		{"unknown", relaunch.EnvFileChange{Name: "K", File: "/srv/job/job.env", Line: 2, How: "moved"}, in, ""},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			if got := EnvFileChangeText(&c.c, "job", c.o); got != c.want {

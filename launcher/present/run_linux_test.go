@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/childproof/childproof/launcher"
+	"github.com/childproof/childproof/launcher/relaunch"
 	"github.com/childproof/childproof/outcome"
 	"github.com/childproof/childproof/schema"
 	"github.com/childproof/childproof/verify"
@@ -91,10 +92,10 @@ func TestRunOutput(t *testing.T) {
 func TestRelaunchOutput(t *testing.T) {
 	prev := &launcher.Record{Name: "job", Worker: verify.Fingerprint{Pid: 4242, StartTime: 7, Exe: "/srv/bin/srv", Comm: "srv"}}
 	prevJSON := map[string]any{"pid": 4242.0, "start_time": 7.0, "uid": 0.0, "exe": "/srv/bin/srv", "comm": "srv"}
-	delta := &launcher.Delta{Declared: []string{"T"}, Changed: []launcher.DeltaName{{Name: "T", How: launcher.DeltaChanged, Declared: true}}}
-	refused := &launcher.Delta{Declared: []string{"T"}, Changed: []launcher.DeltaName{{Name: "T", How: launcher.DeltaChanged, Declared: true}, {Name: "X", How: launcher.DeltaRemoved}},
-		Unexpected: []launcher.DeltaName{{Name: "X", How: launcher.DeltaRemoved}}}
-	edit := launcher.EnvFileChange{Name: "T", File: "/srv/job/job.env", Line: 3, How: launcher.EnvFileEdited, OldDigest: "hmac-sha256:00"}
+	delta := &relaunch.Delta{Declared: []string{"T"}, Changed: []relaunch.DeltaName{{Name: "T", How: relaunch.DeltaChanged, Declared: true}}}
+	refused := &relaunch.Delta{Declared: []string{"T"}, Changed: []relaunch.DeltaName{{Name: "T", How: relaunch.DeltaChanged, Declared: true}, {Name: "X", How: relaunch.DeltaRemoved}},
+		Unexpected: []relaunch.DeltaName{{Name: "X", How: relaunch.DeltaRemoved}}}
+	edit := relaunch.EnvFileChange{Name: "T", File: "/srv/job/job.env", Line: 3, How: relaunch.EnvFileEdited, OldDigest: "hmac-sha256:00"}
 	stopped := &launcher.StopResult{Name: "job", Message: "job: stopped the worker (pid 4242) and its process group with SIGTERM"}
 	failed := []string{
 		"NOT verified job: no worker",
@@ -105,19 +106,19 @@ func TestRelaunchOutput(t *testing.T) {
 		"  ready:   yes (attempt 1)"}
 	for _, c := range []struct {
 		name   string
-		res    *launcher.RelaunchResult
+		res    *relaunch.Result
 		rep    *verify.Report
 		extra  map[string]any
 		report []string // the lines to the report writer
 		rest   []string // the lines to w
 	}{
 		{"no result", nil, failedReport(), map[string]any{"delta": nil}, failed, nil},
-		{"failed before the delta", &launcher.RelaunchResult{Previous: prev, Stopped: stopped, EnvFiles: []launcher.EnvFileChange{edit}, EnvFilesRestored: true}, failedReport(),
+		{"failed before the delta", &relaunch.Result{Previous: prev, Stopped: stopped, EnvFiles: []relaunch.EnvFileChange{edit}, EnvFilesRestored: true}, failedReport(),
 			map[string]any{"delta": nil,
 				"previous":  map[string]any{"worker": prevJSON, "stopped": stopped.Message},
 				"env_files": []any{map[string]any{"name": "T", "file": "/srv/job/job.env", "line": 3.0, "how": "edited", "old_digest": "hmac-sha256:00"}}},
 			failed, nil},
-		{"verified", &launcher.RelaunchResult{Previous: prev, Stopped: stopped, Delta: delta, Round: 4}, outputReport(),
+		{"verified", &relaunch.Result{Previous: prev, Stopped: stopped, Delta: delta, Round: 4}, outputReport(),
 			map[string]any{"round": 4.0,
 				"delta":    decodeJSON(t, delta),
 				"previous": map[string]any{"worker": prevJSON, "stopped": stopped.Message}},
@@ -125,11 +126,11 @@ func TestRelaunchOutput(t *testing.T) {
 				"  delta:   T changed, declared with --set",
 				"  delta:   exactly T changed on the worker (against the recorded worker, pid 4242)",
 				"  round:   4 (childproof history job)"}},
-		{"previous already stopped", &launcher.RelaunchResult{Previous: prev, Delta: &launcher.Delta{}}, outputReport(),
-			map[string]any{"delta": decodeJSON(t, &launcher.Delta{}), "previous": map[string]any{"worker": prevJSON}},
+		{"previous already stopped", &relaunch.Result{Previous: prev, Delta: &relaunch.Delta{}}, outputReport(),
+			map[string]any{"delta": decodeJSON(t, &relaunch.Delta{}), "previous": map[string]any{"worker": prevJSON}},
 			verified, []string{
 				"  delta:   none: the worker's environment is identical (against the recorded worker, pid 4242)"}},
-		{"refused", &launcher.RelaunchResult{Previous: prev, Stopped: stopped, Delta: refused, Round: 5}, failedReport(),
+		{"refused", &relaunch.Result{Previous: prev, Stopped: stopped, Delta: refused, Round: 5}, failedReport(),
 			map[string]any{"round": 5.0,
 				"delta":    decodeJSON(t, refused),
 				"previous": map[string]any{"worker": prevJSON, "stopped": stopped.Message}},
@@ -174,15 +175,15 @@ func TestRelaunchNotes(t *testing.T) {
 	stopped := &launcher.StopResult{Message: "job: the worker (pid 4242) is already gone"}
 	for _, c := range []struct {
 		name string
-		res  *launcher.RelaunchResult
+		res  *relaunch.Result
 		want []RelaunchNote
 	}{
 		{"nil", nil, nil},
-		{"nothing", &launcher.RelaunchResult{}, nil},
-		{"stopped", &launcher.RelaunchResult{Stopped: stopped}, []RelaunchNote{{Text: "job: the worker (pid 4242) is already gone"}}},
-		{"env files, restored", &launcher.RelaunchResult{Stopped: stopped, EnvFilesRestored: true, EnvFiles: []launcher.EnvFileChange{
-			{Name: "T", File: "/srv/job/job.env", Line: 9, How: launcher.EnvFileAppended},
-			{Name: "K", File: "/srv/job/job.env", Line: 2, How: launcher.EnvFileKept},
+		{"nothing", &relaunch.Result{}, nil},
+		{"stopped", &relaunch.Result{Stopped: stopped}, []RelaunchNote{{Text: "job: the worker (pid 4242) is already gone"}}},
+		{"env files, restored", &relaunch.Result{Stopped: stopped, EnvFilesRestored: true, EnvFiles: []relaunch.EnvFileChange{
+			{Name: "T", File: "/srv/job/job.env", Line: 9, How: relaunch.EnvFileAppended},
+			{Name: "K", File: "/srv/job/job.env", Line: 2, How: relaunch.EnvFileKept},
 			{Name: "U", File: "/srv/job/job.env", Line: 4, How: "moved"}}}, []RelaunchNote{
 			{Text: "job: the worker (pid 4242) is already gone"},
 			{Text: "T: appended to job.env:9 (the file did not assign it)"},
@@ -203,14 +204,14 @@ func TestSpecChangedText(t *testing.T) {
 	l := &schema.Launch{Name: "job", SpecPath: "/srv/job/childproof.hcl"}
 	for _, c := range []struct {
 		name string
-		b    launcher.RelaunchBase
+		b    relaunch.Base
 		o    TextOptions
 		want string
 	}{
-		{"unchanged", launcher.RelaunchBase{Detach: true}, TextOptions{}, ""},
-		{"changed", launcher.RelaunchBase{SpecChanged: true}, TextOptions{Dir: "/srv/job"},
+		{"unchanged", relaunch.Base{Detach: true}, TextOptions{}, ""},
+		{"changed", relaunch.Base{SpecChanged: true}, TextOptions{Dir: "/srv/job"},
 			"childproof.hcl changed since the recorded launch of job: any change it makes on the worker is an unexpected delta"},
-		{"changed, outside Dir", launcher.RelaunchBase{SpecChanged: true}, TextOptions{Dir: "/home/u"},
+		{"changed, outside Dir", relaunch.Base{SpecChanged: true}, TextOptions{Dir: "/home/u"},
 			"/srv/job/childproof.hcl changed since the recorded launch of job: any change it makes on the worker is an unexpected delta"},
 	} {
 		t.Run(c.name, func(t *testing.T) {

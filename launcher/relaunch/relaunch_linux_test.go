@@ -1,4 +1,4 @@
-package launcher
+package relaunch
 
 import (
 	"context"
@@ -9,8 +9,12 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/childproof/childproof/launcher"
+	"github.com/childproof/childproof/launcher/launchertest"
 	"github.com/childproof/childproof/outcome"
+	"github.com/childproof/childproof/proc"
 	"github.com/childproof/childproof/schema"
 	"github.com/childproof/childproof/verify"
 	"github.com/google/go-cmp/cmp"
@@ -61,8 +65,8 @@ func exampleJob(t *testing.T, name string) (*schema.Launch, string, int) {
 	}
 	root := t.TempDir()
 	ex := filepath.Join(root, "examples", "03-dispatch-resource-env")
-	port := freePort(t)
-	src := filepath.Join("..", "examples", "03-dispatch-resource-env")
+	port := launchertest.FreePort(t)
+	src := filepath.Join("..", "..", "examples", "03-dispatch-resource-env")
 	err := filepath.WalkDir(src, func(p string, d os.DirEntry, err error) error {
 		if err != nil {
 			return err
@@ -83,7 +87,7 @@ func exampleJob(t *testing.T, name string) (*schema.Launch, string, int) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	build := exec.Command("go", "build", "-o", filepath.Join(root, "bin", "mock-llm"), "../examples/mock-llm")
+	build := exec.Command("go", "build", "-o", filepath.Join(root, "bin", "mock-llm"), "../../examples/mock-llm")
 	if out, err := build.CombinedOutput(); err != nil {
 		t.Fatalf("build mock-llm: %v\n%s", err, out)
 	}
@@ -101,33 +105,33 @@ func exampleJob(t *testing.T, name string) (*schema.Launch, string, int) {
 // goneOrReused reports whether the fingerprinted process no longer runs.
 func goneOrReused(w *verify.WorkerInfo) bool {
 	fp := verify.Fingerprint{Pid: w.Pid, StartTime: w.StartTime, UID: w.UID, Exe: w.Exe, Comm: w.Comm}
-	return fp.Check(procDefault) != verify.Alive
+	return fp.Check(proc.Default) != verify.Alive
 }
 
 func TestRelaunchExampleDispatchJob(t *testing.T) {
 	l, ex, port := exampleJob(t, "resource-env-fixed")
-	st, err := OpenState(t.TempDir())
+	st, err := launcher.OpenState(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}
 	ctx := context.Background()
-	opts := RelaunchOptions{Options: Options{State: st, Tracking: Tracking{NoCgroup: os.Getenv("CHILDPROOF_NO_CGROUP") != ""}}}
-	var last *Launch
+	opts := Options{Options: launcher.Options{State: st, Tracking: launcher.Tracking{NoCgroup: os.Getenv("CHILDPROOF_NO_CGROUP") != ""}}}
+	var last *launcher.Launch
 	t.Cleanup(func() {
 		if last != nil {
 			last.Stop(context.Background())
 		}
 		if rec, err := st.Load(l.Name); err == nil {
-			StopRecord(context.Background(), procDefault, st, rec, 0)
+			launcher.StopRecord(context.Background(), proc.Default, st, rec, 0)
 		}
 	})
-	supervise := func(la *Launch) {
+	supervise := func(la *launcher.Launch) {
 		last = la
 		go la.Wait() // the foreground supervisor: it releases the lock when the worker goes
 	}
 
 	// Round 1: the job as the spec says.
-	first, err := Start(ctx, l, opts.Options)
+	first, err := launcher.Start(ctx, l, opts.Options)
 	if err != nil {
 		t.Fatalf("start: %v", err)
 	}
@@ -143,7 +147,7 @@ func TestRelaunchExampleDispatchJob(t *testing.T) {
 	if res.Stopped == nil || !res.Stopped.Exited {
 		t.Errorf("the previous worker was not stopped: %+v", res.Stopped)
 	}
-	if first.Worker().Check(procDefault) == verify.Alive {
+	if first.Worker().Check(proc.Default) == verify.Alive {
 		t.Errorf("the previous worker (pid %d) still runs", first.Pid())
 	}
 	want := []DeltaName{{Name: "LOG_LEVEL", How: "changed", Declared: true, Source: "set"}}
@@ -154,7 +158,7 @@ func TestRelaunchExampleDispatchJob(t *testing.T) {
 		t.Errorf("the relaunch is not verified: %+v", second.Report.Problems)
 	}
 	if res.Round != 2 || second.Round() != 2 {
-		t.Errorf("the relaunch's round: RelaunchResult.Round %d, Launch.Round %d; want 2", res.Round, second.Round())
+		t.Errorf("the relaunch's round: Result.Round %d, Launch.Round %d; want 2", res.Round, second.Round())
 	}
 	if res.Rollback.Tried {
 		t.Errorf("a relaunch that worked tried a rollback: %+v", res.Rollback)
@@ -168,7 +172,7 @@ func TestRelaunchExampleDispatchJob(t *testing.T) {
 	}
 	opts.Set = map[string]string{"LOG_LEVEL": "warn"}
 	la, _, err := Relaunch(ctx, l, opts)
-	var e *Error
+	var e *launcher.Error
 	if la != nil || !errors.As(err, &e) || e.Outcome != outcome.Delta || (e.Report == nil || !e.Report.Has(verify.KindDelta)) {
 		t.Fatalf("relaunch with .env edited: got %v, %v; want a delta error (exit 3)", la, err)
 	}
@@ -187,10 +191,10 @@ func TestRelaunchExampleDispatchJob(t *testing.T) {
 	if e.Report.Worker == nil || !goneOrReused(e.Report.Worker) {
 		t.Errorf("the refused worker still runs: %+v", e.Report.Worker)
 	}
-	if second.Worker().Check(procDefault) == verify.Alive {
+	if second.Worker().Check(proc.Default) == verify.Alive {
 		t.Errorf("the previous worker still runs")
 	}
-	if hs, err := verify.Holders(procDefault, port, nil); err != nil || len(hs) != 0 {
+	if hs, err := verify.Holders(proc.Default, port, nil); err != nil || len(hs) != 0 {
 		t.Errorf("port %d still has a listener after the refusal: %+v %v", port, hs, err)
 	}
 	rec, err := st.Load(l.Name)
@@ -228,41 +232,148 @@ func TestRelaunchExampleDispatchJob(t *testing.T) {
 	if _, err := fifth.Stop(ctx); err != nil {
 		t.Fatal(err)
 	}
-	if fifth.Worker().Check(procDefault) == verify.Alive {
+	if fifth.Worker().Check(proc.Default) == verify.Alive {
 		t.Errorf("the worker survived Stop")
 	}
 }
 
 func TestRelaunchWithoutRecord(t *testing.T) {
-	st, err := OpenState(t.TempDir())
+	st, err := launcher.OpenState(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}
 	l := &schema.Launch{Name: "never", Command: []string{"true"}}
-	_, _, err = Relaunch(context.Background(), l, RelaunchOptions{Options: Options{State: st}})
-	var e *Error
+	_, _, err = Relaunch(context.Background(), l, Options{Options: launcher.Options{State: st}})
+	var e *launcher.Error
 	if !errors.As(err, &e) || e.Outcome != outcome.NotRecorded || !strings.Contains(e.Msg, "nothing to relaunch") {
 		t.Fatalf("got %v, want no launch recorded", err)
 	}
 }
 
 func TestRelaunchBadSetTouchesNothing(t *testing.T) {
-	st, err := OpenState(t.TempDir())
+	st, err := launcher.OpenState(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}
-	rec := &Record{Name: "job", Worker: verify.Fingerprint{Pid: os.Getpid()}, WorkerEnv: map[string]string{"A": "x"}}
+	rec := &launcher.Record{Name: "job", Worker: verify.Fingerprint{Pid: os.Getpid()}, WorkerEnv: map[string]string{"A": "x"}}
 	if err := st.Save(rec); err != nil {
 		t.Fatal(err)
 	}
 	l := &schema.Launch{Name: "job", Command: []string{"true"}}
-	_, _, err = Relaunch(context.Background(), l, RelaunchOptions{Options: Options{State: st, EnvInput: EnvInput{Set: map[string]string{"A=B": "1"}}}})
-	var e *Error
+	_, _, err = Relaunch(context.Background(), l, Options{Options: launcher.Options{State: st, EnvInput: launcher.EnvInput{Set: map[string]string{"A=B": "1"}}}})
+	var e *launcher.Error
 	if !errors.As(err, &e) || e.Outcome != outcome.Usage {
 		t.Fatalf("got %v, want a usage error", err)
 	}
 	got, _ := st.Load("job")
 	if got.Stopped != nil {
 		t.Errorf("the recorded launch was marked stopped")
+	}
+}
+
+// TestRelaunchAfterInterrupted: a relaunch SIGKILLed mid-launch leaves its
+// journal record (pending, no worker environment) over the verified one;
+// the next relaunch stops what that record names and measures its delta
+// against the last verified round's worker, instead of failing until a
+// stop and a run.
+func TestRelaunchAfterInterrupted(t *testing.T) {
+	st, err := launcher.OpenState(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	l := &schema.Launch{Name: "interrupted", Command: []string{"sleep", "600"},
+		Worker: schema.Worker{Comm: "sleep"}, Ready: schema.Ready{Timeout: 5 * time.Second}}
+	first, err := launcher.Start(context.Background(), l, launcher.Options{State: st, Detach: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// What a relaunch killed between its journal and its verified record
+	// leaves: the journal of a launch whose tree is the first one's.
+	rec, err := st.Load(l.Name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec.Pending, rec.WorkerEnv, rec.ExecEnv, rec.Env, rec.Round = true, nil, nil, map[string]string{}, rec.Round+1
+	if err := st.Save(rec); err != nil {
+		t.Fatal(err)
+	}
+	la, res, err := Relaunch(context.Background(), l, Options{Options: launcher.Options{State: st, Detach: true, EnvInput: launcher.EnvInput{Set: map[string]string{"X": "1"}}}})
+	if err != nil {
+		t.Fatalf("relaunch after an interrupted one: %v", err)
+	}
+	defer launcher.StopLaunch(context.Background(), proc.Default, st, l.Name, time.Second, time.Second, nil)
+	if first.Worker().Check(proc.Default) == verify.Alive {
+		t.Error("the interrupted launch's tree still runs")
+	}
+	if res.Delta == nil || !res.Delta.OK() {
+		t.Fatalf("delta: %+v", res.Delta)
+	}
+	if la.Worker().Check(proc.Default) != verify.Alive {
+		t.Fatal("the new worker does not run")
+	}
+}
+
+// TestRelaunchShimWorker: a relaunch of a worker behind a
+// pyenv/asdf-style shim (a script named like the program that execs it in
+// the same pid, here through env: two execs) stops the previous worker,
+// which it recognises by pid, start time and pidfs inode, not by the
+// shim's exe.
+func TestRelaunchShimWorker(t *testing.T) {
+	st, err := launcher.OpenState(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	sleep, err := exec.LookPath("sleep")
+	if err == nil {
+		sleep, err = filepath.EvalSymlinks(sleep)
+	}
+	if err != nil {
+		t.Skip("needs sleep")
+	}
+	shim := filepath.Join(t.TempDir(), "sleep")
+	os.WriteFile(shim, []byte("#!/bin/bash\nexec /usr/bin/env "+sleep+" \"$@\"\n"), 0o755)
+	// The shim's bash has sleep's comm too while it runs; with no port to
+	// wait for, the worker is selected by its exe.
+	l := &schema.Launch{Name: "shim", Command: []string{shim, "600"},
+		Worker: schema.Worker{Exe: sleep}, Ready: schema.Ready{Timeout: 5 * time.Second}}
+	la, err := launcher.Start(context.Background(), l, launcher.Options{State: st, Detach: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec := la.Record
+	t.Cleanup(func() { launcher.StopRecord(context.Background(), proc.Default, st, rec, 0) })
+	if rec.Worker.Exe == "/usr/bin/bash" || rec.Worker.Exe == "/usr/bin/env" || rec.Worker.Exe == "" {
+		t.Errorf("recorded exe %q: the shim's, not sleep's", rec.Worker.Exe)
+	}
+	la2, _, err := Relaunch(context.Background(), l, Options{Options: launcher.Options{State: st, Detach: true, EnvInput: launcher.EnvInput{Set: map[string]string{"LOG_LEVEL": "debug"}}}})
+	if err != nil {
+		t.Fatalf("relaunch: %v", err)
+	}
+	if rec.Worker.Check(proc.Default) == verify.Alive {
+		t.Error("relaunch left the previous shim worker running")
+	}
+	rec = la2.Record
+	res, err := launcher.StopRecord(context.Background(), proc.Default, st, rec, 0)
+	if err != nil || !res.Signalled || !res.Exited {
+		t.Fatalf("stop: %+v %v", res, err)
+	}
+}
+
+// TestRelaunchChecksLaunch: Relaunch checks the launch by the spec
+// loader's rules before it stops anything: a command[0] that is not
+// executable is a *schema.InvalidError naming command[0].
+func TestRelaunchChecksLaunch(t *testing.T) {
+	notExec := filepath.Join(t.TempDir(), "notexec")
+	if err := os.WriteFile(notExec, []byte("#!/bin/sh\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	st, err := launcher.OpenState(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, _, err = Relaunch(context.Background(), &schema.Launch{Name: "x", Command: []string{notExec}}, Options{Options: launcher.Options{State: st}})
+	var ie *schema.InvalidError
+	if !errors.As(err, &ie) || ie.Problems[0].Field != "command[0]" {
+		t.Fatalf("Relaunch: err = %v, want *schema.InvalidError naming command[0]", err)
 	}
 }

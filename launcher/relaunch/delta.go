@@ -1,4 +1,4 @@
-package launcher
+package relaunch
 
 // DeltaHow is how a name differs between the recorded worker's environ
 // and the relaunched worker's (DeltaName.How).

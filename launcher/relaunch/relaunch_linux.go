@@ -1,4 +1,4 @@
-package launcher
+package relaunch
 
 import (
 	"context"
@@ -10,7 +10,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/childproof/childproof/launcher/statedir"
+	"github.com/childproof/childproof/launcher"
 	"github.com/childproof/childproof/outcome"
 	"github.com/childproof/childproof/spec"
 	"github.com/childproof/childproof/verify"
@@ -18,6 +18,7 @@ import (
 
 // DeltaName is one name whose digest differs between the recorded worker's
 // environ and the relaunched worker's.
+// It is plain data, not safe for concurrent use.
 type DeltaName struct {
 	Name string   `json:"name"`
 	How  DeltaHow `json:"how"`
@@ -29,6 +30,7 @@ type DeltaName struct {
 
 // Delta compares the recorded worker's environment with the relaunched
 // worker's, by keyed digest only.
+// It is plain data, not safe for concurrent use.
 type Delta struct {
 	// Declared are the --set names, sorted.
 	Declared []string `json:"declared"`
@@ -69,7 +71,7 @@ type Delta struct {
 // digest; else the same place in start order). What differs unexpectedly on
 // any rank is unexpected; a declared name unchanged on one is unchanged.
 // Ranks counts the ranks compared (0: one worker).
-func (d *Delta) addRanks(before, after []RecordRank, declared []string, isVolatile func(string) bool) {
+func (d *Delta) addRanks(before, after []launcher.RecordRank, declared []string, isVolatile func(string) bool) {
 	if len(after) < 2 {
 		return
 	}
@@ -106,7 +108,7 @@ func (d *Delta) addRanks(before, after []RecordRank, declared []string, isVolati
 
 // pairRank returns the recorded rank that a new rank is compared with:
 // the one whose RANK (or LOCAL_RANK) has the same digest, else the i-th.
-func pairRank(before []RecordRank, now RecordRank, i int) *RecordRank {
+func pairRank(before []launcher.RecordRank, now launcher.RecordRank, i int) *launcher.RecordRank {
 	for _, key := range []string{"RANK", "LOCAL_RANK", "OMPI_COMM_WORLD_RANK", "PMIX_RANK", "SLURM_PROCID"} {
 		d, ok := now.WorkerEnv[key]
 		if !ok {
@@ -157,7 +159,7 @@ func CompareEnv(before, after map[string]string, declared []string) *Delta {
 	}
 	// childproof's own per-launch marker differs between any two
 	// launches and is no part of the launch's environment.
-	delete(names, MarkerVar)
+	delete(names, launcher.MarkerVar)
 	changed := map[string]bool{}
 	for _, n := range slices.Sorted(func(yield func(string) bool) {
 		for n := range names {
@@ -194,13 +196,14 @@ func CompareEnv(before, after map[string]string, declared []string) *Delta {
 	return d
 }
 
-// RelaunchResult is what Relaunch did besides the new launch.
-type RelaunchResult struct {
+// Result is what Relaunch did besides the new launch.
+// It is plain data, not safe for concurrent use.
+type Result struct {
 	// Previous is the recorded launch that was replaced.
-	Previous *Record
+	Previous *launcher.Record
 	// Stopped says what became of the previous launch (nil when its record
 	// was already marked stopped).
-	Stopped *StopResult
+	Stopped *launcher.StopResult
 	// Delta is the comparison of the new worker's environment with the
 	// previous worker's (nil when the new launch failed before it was
 	// verified).
@@ -220,24 +223,26 @@ type RelaunchResult struct {
 }
 
 // RollbackResult says how a relaunch that failed after stopping the
-// previous launch can bring it back, and what RelaunchOptions.Rollback did.
+// previous launch can bring it back, and what Options.Rollback did.
+// It is plain data, not safe for concurrent use.
 type RollbackResult struct {
 	// From is the round of the stopped launch (relaunch --round From
 	// brings it back); 0 when nothing was stopped.
 	From int
 	// Launch is the rollback's launch, verified (nil: none, or it failed
 	// with Err). It runs detached, as its own round.
-	Launch *Launch
+	Launch *launcher.Launch
 	Err    error
-	// Tried is set when RelaunchOptions.Rollback was set and the
+	// Tried is set when Options.Rollback was set and the
 	// relaunch failed: a rollback was called for (with From 0 there was
-	// nothing to bring back). Text says how it went.
+	// nothing to bring back). present.RollbackText says how it went.
 	Tried bool
 }
 
-// RelaunchOptions tune Relaunch.
-type RelaunchOptions struct {
-	Options
+// Options tune Relaunch.
+// It is plain data, not safe for concurrent use.
+type Options struct {
+	launcher.Options
 	// Unset drops overrides carried forward from the baseline round; nil:
 	// every one is carried.
 	Unset []string
@@ -247,7 +252,7 @@ type RelaunchOptions struct {
 	Round int
 	// Rollback: when the relaunch fails after the previous launch was
 	// stopped, relaunch round RollbackResult.From again at once (its own
-	// round, detached; RelaunchResult.Rollback says how it went).
+	// round, detached; Result.Rollback says how it went).
 	Rollback bool
 	// InEnvFile maps a Set name to the env file (absolute path) that the
 	// dispatch chain re-sources over it (the lint's env-file-clobber
@@ -277,13 +282,13 @@ type RelaunchOptions struct {
 // No value is compared or stored: only keyed digests of the state dir.
 // Checks that need no process (a missing record, a bad --set) fail before
 // the previous launch is touched.
-func Relaunch(ctx context.Context, l *spec.Launch, opts RelaunchOptions) (*Launch, *RelaunchResult, error) {
+func Relaunch(ctx context.Context, l *spec.Launch, opts Options) (*launcher.Launch, *Result, error) {
 	la, res, err := relaunch(ctx, l, opts)
 	if err != nil && res != nil {
 		res.Rollback.Tried = opts.Rollback
 	}
 	if err != nil && res != nil && res.Rollback.From > 0 {
-		var e *Error
+		var e *launcher.Error
 		if errors.As(err, &e) {
 			e.Rollback = res.Rollback.From
 			if e.Name == "" {
@@ -294,11 +299,11 @@ func Relaunch(ctx context.Context, l *spec.Launch, opts RelaunchOptions) (*Launc
 			res.Rollback.Launch, res.Rollback.Err = rollback(ctx, l, opts, res.Rollback.From)
 		}
 	}
-	secrets := launchSecrets(l, nil, opts.Options)
+	secrets := launcher.LaunchSecrets(l, opts.Options)
 	if la != nil {
 		secrets = la.Env.Secrets()
 	}
-	return la, res, maskErr(err, secrets)
+	return la, res, launcher.MaskErr(err, secrets)
 }
 
 // relaunchRound is what one relaunch carries from phase to phase.
@@ -306,16 +311,16 @@ type relaunchRound struct {
 	l *spec.Launch
 	// opts are Relaunch's options, opts.State set; once planned, opts.Set
 	// holds every override of the round (carried, replayed and --set).
-	opts RelaunchOptions
-	st   *State
-	res  *RelaunchResult
+	opts Options
+	st   *launcher.State
+	res  *Result
 	// prev is the recorded launch, the one stopped; base is what the
 	// delta is measured against (prev, or its last verified round's worker).
-	prev, base *Record
+	prev, base *launcher.Record
 	// baseline is a copy of *base taken before prev is stopped: the
 	// record put back when the round is refused.
-	baseline Record
-	plan     *RoundPlan
+	baseline launcher.Record
+	plan     *launcher.RoundPlan
 	// explicit are the --set values as given.
 	explicit map[string]string
 	// declared are the names that must change, then those that may
@@ -324,7 +329,7 @@ type relaunchRound struct {
 	// lock is the launch's lock, held from the stop of prev to the start
 	// of the next; supervised is set when a foreground run supervising
 	// prev held it instead.
-	lock       *statedir.LaunchLock
+	lock       *launcher.Lock
 	supervised bool
 	// restoreFiles puts the env file edits back; ok is set once the round
 	// is accepted, which keeps them.
@@ -335,13 +340,13 @@ type relaunchRound struct {
 // relaunch runs the phases of a relaunch in order: load the record, pick
 // the base, plan the round, edit the env files, take the lock, stop the
 // previous launch, start and verify, compare, then accept or refuse.
-func relaunch(ctx context.Context, l *spec.Launch, opts RelaunchOptions) (*Launch, *RelaunchResult, error) {
+func relaunch(ctx context.Context, l *spec.Launch, opts Options) (*launcher.Launch, *Result, error) {
 	st, prev, err := loadRelaunched(l, opts)
 	if err != nil {
 		return nil, nil, err
 	}
 	opts.State = st
-	r := &relaunchRound{l: l, opts: opts, st: st, prev: prev, res: &RelaunchResult{Previous: prev}}
+	r := &relaunchRound{l: l, opts: opts, st: st, prev: prev, res: &Result{Previous: prev}}
 	if err := r.pickBase(); err != nil {
 		return nil, r.res, err
 	}
@@ -380,26 +385,26 @@ func relaunch(ctx context.Context, l *spec.Launch, opts RelaunchOptions) (*Launc
 // loadRelaunched decides what is relaunched: l must have a name, and the
 // state dir must hold a trusted record of it (else NotRecorded, naming
 // the state dir). Nothing is locked or stopped.
-func loadRelaunched(l *spec.Launch, opts RelaunchOptions) (*State, *Record, error) {
-	if err := validLaunch(l, nil); err != nil {
+func loadRelaunched(l *spec.Launch, opts Options) (*launcher.State, *launcher.Record, error) {
+	if err := launcher.CheckLaunch(l); err != nil {
 		return nil, nil, err
 	}
-	st, err := launchState(opts.State, opts.StateDir)
+	st, err := launcher.StateOf(opts.Options)
 	if err != nil {
 		return nil, nil, err
 	}
 	prev, err := st.Load(l.Name)
 	if err != nil {
-		if errors.Is(err, ErrUntrusted) {
+		if errors.Is(err, launcher.ErrUntrusted) {
 			return nil, nil, err
 		}
 		if errors.Is(err, fs.ErrNotExist) {
-			return nil, nil, &Error{Outcome: outcome.NotRecorded, Err: err,
+			return nil, nil, &launcher.Error{Outcome: outcome.NotRecorded, Err: err,
 				Msg:  fmt.Sprintf("no launch of %q is recorded in %s: nothing to relaunch", l.Name, st.Dir),
-				Name: l.Name, Fix: FixStartFirst,
+				Name: l.Name, Fix: launcher.FixStartFirst,
 				Hint: "start it first with launcher.Start, in the same state dir"}
 		}
-		return nil, nil, &Error{Outcome: outcome.Usage, Msg: "record", Err: err}
+		return nil, nil, &launcher.Error{Outcome: outcome.Usage, Msg: "record", Err: err}
 	}
 	return st, prev, nil
 }
@@ -421,9 +426,9 @@ func (r *relaunchRound) pickBase() error {
 		}
 	}
 	if len(r.base.WorkerEnv) == 0 {
-		return &Error{Outcome: outcome.Usage,
+		return &launcher.Error{Outcome: outcome.Usage,
 			Msg:  fmt.Sprintf("the record of %q holds no digests of its worker's environment: there is nothing to compare a relaunch with", r.l.Name),
-			Name: r.l.Name, Fix: FixRecordOld,
+			Name: r.l.Name, Fix: launcher.FixRecordOld,
 			Hint: "start it with launcher.Start (this version records them)"}
 	}
 	return nil
@@ -448,7 +453,7 @@ func (r *relaunchRound) planRound() error {
 	for _, n := range r.declared {
 		allowed[n] = ""
 	}
-	env, err := resolveEnvFrom(r.l, r.opts.Set, r.opts.LookupEnv, r.opts.Environ, !r.opts.FromSpec)
+	env, err := launcher.ResolveEnvFor(r.l, r.opts.Options)
 	if err != nil {
 		return err
 	}
@@ -458,9 +463,9 @@ func (r *relaunchRound) planRound() error {
 	// recorded launch (a --set of its round) that nothing sets now.
 	if rep := predictDelta(r.st, r.base, env, allowed); rep != nil {
 		rep.Name = r.l.Name
-		return &Error{Outcome: outcome.Delta, Report: rep,
+		return &launcher.Error{Outcome: outcome.Delta, Report: rep,
 			Msg:  "the relaunch would change more than the --set names: " + rep.Problems[0].Message + "; nothing was stopped",
-			Fix:  FixDeclareDelta,
+			Fix:  launcher.FixDeclareDelta,
 			Hint: "declare each intended change in Options.Set (repeat the recorded launch's overrides to keep them)"}
 	}
 	return nil
@@ -472,7 +477,7 @@ func (r *relaunchRound) planRound() error {
 // made. A relaunch that fails from here on puts the files back
 // (undoEnvFiles).
 func (r *relaunchRound) editEnvFiles(ctx context.Context) error {
-	y := r.st.newEnvFileSync(r.plan, r.opts.Set)
+	y := newEnvFileSync(r.st, r.plan, r.opts.Set)
 	r.restoreFiles = y.restore
 	defer func() { r.res.EnvFiles = y.changes }()
 	if err := y.restorePhase(); err != nil {
@@ -518,10 +523,10 @@ func (r *relaunchRound) takeLock() error {
 		return nil
 	}
 	r.lock = lock
-	if cur, err := r.st.Load(r.l.Name); err != nil || !sameLaunch(cur, prev) {
+	if cur, err := r.st.Load(r.l.Name); err != nil || !cur.SameLaunch(prev) {
 		// Another command changed the record since it was read.
 		lock.Unlock()
-		return &Error{Outcome: outcome.Locked, Err: ErrLocked,
+		return &launcher.Error{Outcome: outcome.Locked, Err: launcher.ErrLocked,
 			Msg:  fmt.Sprintf("the record of %q changed while the relaunch prepared (another childproof launched or stopped it); nothing was stopped", r.l.Name),
 			Hint: "run the relaunch again"}
 	}
@@ -536,9 +541,9 @@ func (r *relaunchRound) takeLock() error {
 func (r *relaunchRound) stopPrevious(ctx context.Context) error {
 	// The previous launch's own stop block (its record's), unless the
 	// caller set a grace (relaunch --timeout).
-	timeout := r.prev.stopGrace(r.opts.StopGrace)
+	timeout := stopGrace(r.prev, r.opts.StopGrace)
 	if r.prev.Stopped == nil {
-		sr, err := StopRecord(ctx, r.opts.Proc, r.st, r.prev, timeout)
+		sr, err := launcher.StopRecord(ctx, r.opts.Proc, r.st, r.prev, timeout)
 		if err != nil {
 			r.lock.Unlock()
 			return err
@@ -563,12 +568,12 @@ func (r *relaunchRound) stopPrevious(ctx context.Context) error {
 // relaunch restores the previous record before anyone else may act. A
 // --set value that did not reach the first worker is a failed delta too: a
 // KindDelta problem is added to the failed verification's report.
-func (r *relaunchRound) start(ctx context.Context) (*Launch, error) {
-	la, err := startHeld(ctx, r.l, r.opts.Options, held{lock: r.lock, keep: true, plan: r.plan})
+func (r *relaunchRound) start(ctx context.Context) (*launcher.Launch, error) {
+	la, err := launcher.StartHeld(ctx, r.l, r.opts.Options, launcher.Held{Lock: r.lock, Keep: true, Plan: r.plan})
 	if err == nil {
 		return la, nil
 	}
-	var e *Error
+	var e *launcher.Error
 	if errors.As(err, &e) && e.Report != nil {
 		for _, pr := range slices.Clone(e.Report.Problems) {
 			if pr.Kind != verify.KindEnvMismatch && pr.Kind != verify.KindEnvMissing {
@@ -590,7 +595,7 @@ func (r *relaunchRound) start(ctx context.Context) (*Launch, error) {
 // overrides may change; overrides carried without being given again are
 // Forward; a declared name unchanged because the recorded launch had the
 // same override is Carried, not Unchanged. Each changed name gets its source.
-func (r *relaunchRound) compare(la *Launch) *Delta {
+func (r *relaunchRound) compare(la *launcher.Launch) *Delta {
 	l, baseline := r.l, &r.baseline
 	d := CompareEnv(baseline.WorkerEnv, la.Record.WorkerEnv, r.declared)
 	d.setVolatile(l.IsVolatile)
@@ -632,12 +637,11 @@ func (r *relaunchRound) compare(la *Launch) *Delta {
 // accept keeps the round whose delta is exactly the declared one: its
 // env file edits stay, res.Round is its number, and a detached launch lets
 // go of the lock.
-func (r *relaunchRound) accept(la *Launch) *Launch {
+func (r *relaunchRound) accept(la *launcher.Launch) *launcher.Launch {
 	r.ok = true
 	r.res.Round = la.Round()
-	if la.opts.Detach {
-		la.lock.Unlock()
-		la.lock = nil
+	if la.Detached() {
+		la.TakeLock().Unlock()
 	}
 	return la
 }
@@ -647,7 +651,7 @@ func (r *relaunchRound) accept(la *Launch) *Launch {
 // the new tree is stopped, the previous record is put back (marked
 // stopped) as the baseline of the next round before the lock is let go,
 // and the round is marked refused. It returns the Delta *Error.
-func (r *relaunchRound) refuse(la *Launch) error {
+func (r *relaunchRound) refuse(la *launcher.Launch) error {
 	defer r.st.RefuseRound(la)
 	d := r.res.Delta
 	r.res.Round = la.Round()
@@ -665,8 +669,7 @@ func (r *relaunchRound) refuse(la *Launch) error {
 	rep.SetOutcome(outcome.Delta)
 	// Stop has just saved the refused record; the lock is kept (not
 	// released by Stop) until the previous record is back.
-	held := la.lock
-	la.lock = nil
+	held := la.TakeLock()
 	la.Stop(context.Background())
 	if r.baseline.Stopped == nil {
 		now := time.Now().UTC()
@@ -675,7 +678,7 @@ func (r *relaunchRound) refuse(la *Launch) error {
 	err := r.st.Save(&r.baseline)
 	held.Unlock()
 	if err != nil {
-		return &Error{Outcome: outcome.Usage, Msg: "cannot restore the previous record", Err: err}
+		return &launcher.Error{Outcome: outcome.Usage, Msg: "cannot restore the previous record", Err: err}
 	}
 	names := make([]string, 0, len(d.Unexpected)+len(d.Unchanged))
 	for _, u := range d.Unexpected {
@@ -687,9 +690,29 @@ func (r *relaunchRound) refuse(la *Launch) error {
 	}
 	msg := fmt.Sprintf("unexpected environment delta on the worker: %s (declared: %s); the new launch was stopped",
 		strings.Join(names, ", "), listOrNone(d.Declared))
-	return &Error{Outcome: outcome.Delta, Report: rep, Msg: msg,
-		Fix:  FixDeltaFound,
+	return &launcher.Error{Outcome: outcome.Delta, Report: rep, Msg: msg,
+		Fix:  launcher.FixDeltaFound,
 		Hint: "a relaunch must change exactly the names of Options.Set; declare each intended change there, or undo the others (the previous record stays the baseline)"}
+}
+
+// stopGrace is timeout when it is positive (relaunch --timeout), else the
+// record's own (Record.StopGrace).
+func stopGrace(r *launcher.Record, timeout time.Duration) time.Duration {
+	if timeout > 0 {
+		return timeout
+	}
+	return r.StopGrace()
+}
+
+// hasKey reports whether m has the key k.
+func hasKey[V any](m map[string]V, k string) bool {
+	_, ok := m[k]
+	return ok
+}
+
+// errorf is a *launcher.Error of outcome o with a formatted message.
+func errorf(o outcome.Kind, format string, args ...any) *launcher.Error {
+	return &launcher.Error{Outcome: o, Msg: fmt.Sprintf(format, args...)}
 }
 
 func listOrNone(s []string) string {
@@ -718,7 +741,7 @@ func (u DeltaName) message(l *spec.Launch) string {
 }
 
 // deltaSources returns a function naming where a variable comes from.
-func deltaSources(l *spec.Launch, set map[string]string, prev *Record) func(string) DeltaSource {
+func deltaSources(l *spec.Launch, set map[string]string, prev *launcher.Record) func(string) DeltaSource {
 	fromFile := map[string]bool{}
 	if names, err := l.EnvFileNames(); err == nil {
 		for _, n := range names {
@@ -743,7 +766,7 @@ func deltaSources(l *spec.Launch, set map[string]string, prev *Record) func(stri
 }
 
 // predictDelta returns a report of the deltas certain before launch, or nil.
-func predictDelta(st *State, prev *Record, env *Env, set map[string]string) *verify.Report {
+func predictDelta(st *launcher.State, prev *launcher.Record, env *launcher.Env, set map[string]string) *verify.Report {
 	r := verify.NewReport(prev.Name)
 	for _, n := range slices.Sorted(maps.Keys(env.Overrides)) {
 		if hasKey(set, n) {
@@ -772,11 +795,11 @@ func predictDelta(st *State, prev *Record, env *Env, set map[string]string) *ver
 // rollback relaunches round n of l's history (relaunch --rollback after a
 // refusal): opts's secret values are given again, nothing else of opts's
 // delta is kept; it runs detached, as its own round.
-func rollback(ctx context.Context, l *spec.Launch, opts RelaunchOptions, n int) (*Launch, error) {
+func rollback(ctx context.Context, l *spec.Launch, opts Options, n int) (*launcher.Launch, error) {
 	rb := opts
 	rb.Round, rb.Unset, rb.InEnvFile, rb.Rollback, rb.Lint = n, nil, nil, false, nil
 	rb.Set = map[string]string{}
-	if st, err := launchState(opts.State, opts.StateDir); err == nil {
+	if st, err := launcher.StateOf(opts.Options); err == nil {
 		if rn, err := st.LoadRound(l.Name, n); err == nil {
 			for _, o := range rn.Overrides {
 				if v, ok := opts.Set[o.Name]; ok && o.Secret {
@@ -785,7 +808,7 @@ func rollback(ctx context.Context, l *spec.Launch, opts RelaunchOptions, n int) 
 			}
 		}
 	}
-	rb.Detach, rb.Subreaper, rb.Command = true, false, CommandRollback
+	rb.Detach, rb.Subreaper, rb.Command = true, false, launcher.CommandRollback
 	la, _, err := relaunch(ctx, l, rb)
 	return la, err
 }

@@ -1,4 +1,4 @@
-package launcher
+package relaunch
 
 import (
 	"bytes"
@@ -12,6 +12,7 @@ import (
 
 	"github.com/childproof/childproof/internal/atomicfile"
 	"github.com/childproof/childproof/internal/dotenv"
+	"github.com/childproof/childproof/launcher"
 	"github.com/childproof/childproof/outcome"
 )
 
@@ -20,6 +21,7 @@ const maxEditedEnvFile = 1 << 20
 
 // EnvFileChange is what a relaunch did to an env file (--in-env-file, or
 // the restore of an earlier round's edit).
+// It is plain data, not safe for concurrent use.
 type EnvFileChange struct {
 	Name string     `json:"name"`
 	File string     `json:"file"`
@@ -52,15 +54,15 @@ type envFileFile struct {
 // (an error naming the lines). Each edit is recorded on its override in
 // plan; restore puts every file written back as it was (for a relaunch
 // that fails).
-func (s *State) newEnvFileSync(plan *RoundPlan, set map[string]string) *envFileSync {
+func newEnvFileSync(s *launcher.State, plan *launcher.RoundPlan, set map[string]string) *envFileSync {
 	return &envFileSync{s: s, plan: plan, set: set, files: map[string]*envFileFile{}}
 }
 
 // syncEnvFiles runs both phases of newEnvFileSync with the --in-env-file
 // names in, and returns what it did and a function that puts every file
 // back as it was. On an error every file is as it was.
-func (s *State) syncEnvFiles(plan *RoundPlan, set, in map[string]string) ([]EnvFileChange, func(), error) {
-	y := s.newEnvFileSync(plan, set)
+func syncEnvFiles(s *launcher.State, plan *launcher.RoundPlan, set, in map[string]string) ([]EnvFileChange, func(), error) {
+	y := newEnvFileSync(s, plan, set)
 	err := y.restorePhase()
 	if err == nil {
 		err = y.editPhase(in)
@@ -106,8 +108,8 @@ func (y *envFileSync) editPhase(in map[string]string) error {
 // (each once, by path), the changes made to them, and which edit is in
 // effect in which file.
 type envFileSync struct {
-	s       *State
-	plan    *RoundPlan
+	s       *launcher.State
+	plan    *launcher.RoundPlan
 	set, in map[string]string
 	files   map[string]*envFileFile
 	changes []EnvFileChange
@@ -155,7 +157,7 @@ func (y *envFileSync) undo(n string) error {
 	if c == nil {
 		return nil
 	}
-	if t, ok := plan.Overrides[n]; ok && t.EnvFile != nil && *t.EnvFile.key() == *c.key() && !hasKey(y.in, n) {
+	if t, ok := plan.Overrides[n]; ok && t.EnvFile != nil && *editKey(t.EnvFile) == *editKey(c) && !hasKey(y.in, n) {
 		return nil // carried: the edit stays in effect
 	}
 	if y.undone == nil {
@@ -166,7 +168,7 @@ func (y *envFileSync) undo(n string) error {
 	if err != nil {
 		return err
 	}
-	if err := y.s.checkUnchanged(f, c, n); err != nil {
+	if err := checkUnchanged(y.s, f, c, n); err != nil {
 		return err
 	}
 	how := EnvFileKept
@@ -195,7 +197,7 @@ func (y *envFileSync) makeEdits() error {
 	y.kept = map[string]string{}
 	for n, o := range plan.Overrides {
 		if o.EnvFile != nil && !hasKey(y.in, n) {
-			if b, ok := plan.Base[n]; ok && b.EnvFile != nil && *b.EnvFile.key() == *o.EnvFile.key() {
+			if b, ok := plan.Base[n]; ok && b.EnvFile != nil && *editKey(b.EnvFile) == *editKey(o.EnvFile) {
 				y.kept[o.EnvFile.File] = n
 			}
 		}
@@ -225,10 +227,10 @@ func (y *envFileSync) edit(n, path string) error {
 	plan := y.plan
 	o := plan.Overrides[n]
 	if other, ok := y.kept[path]; ok && other != n {
-		return &Error{Outcome: outcome.Usage,
+		return &launcher.Error{Outcome: outcome.Usage,
 			Msg:  fmt.Sprintf("--in-env-file %s: %s already holds the edit of %s (round %d): one edit per env file", n, path, other, plan.Overrides[other].EnvFile.Round),
-			Path: path, Other: other, Fix: FixEnvFileHeld,
-			Hint: fmt.Sprintf("drop that one first (RelaunchOptions.Unset %s), or edit the file by hand", other)}
+			Path: path, Other: other, Fix: launcher.FixEnvFileHeld,
+			Hint: fmt.Sprintf("drop that one first (relaunch.Options.Unset %s), or edit the file by hand", other)}
 	}
 	f, err := y.load(path)
 	if err != nil {
@@ -237,9 +239,9 @@ func (y *envFileSync) edit(n, path string) error {
 	before := dotenv.Map(mustEntries(path, f.cur))
 	out, e, err := dotenv.SetValue(path, f.cur, n, y.set[n])
 	if err != nil {
-		return &Error{Outcome: outcome.Usage, Err: err, Msg: fmt.Sprintf("--in-env-file %s: cannot edit %s", n, path)}
+		return &launcher.Error{Outcome: outcome.Usage, Err: err, Msg: fmt.Sprintf("--in-env-file %s: cannot edit %s", n, path)}
 	}
-	ed := &EnvFileEdit{File: path, Line: e.Line, Appended: e.Appended, Offset: e.Offset, NewLen: len(e.New)}
+	ed := &launcher.EnvFileEdit{File: path, Line: e.Line, Appended: e.Appended, Offset: e.Offset, NewLen: len(e.New)}
 	if old, ok := before[n]; ok && !e.Appended {
 		ed.OldDigest = y.s.Digest(n, old.Value)
 	}
@@ -267,7 +269,7 @@ func (y *envFileSync) seal() {
 			continue
 		}
 		if f := y.files[o.EnvFile.File]; f != nil {
-			o.EnvFile.After, o.EnvFile.AfterLines = y.s.fileDigests(f.cur)
+			o.EnvFile.After, o.EnvFile.AfterLines = fileDigests(y.s, f.cur)
 			y.plan.Overrides[n] = o
 		}
 	}
@@ -310,8 +312,8 @@ func (y *envFileSync) restore() bool {
 	return any
 }
 
-// key is the part of an edit that says which edit it is.
-func (e *EnvFileEdit) key() *[2]string {
+// editKey is the part of an edit that says which edit it is.
+func editKey(e *launcher.EnvFileEdit) *[2]string {
 	return &[2]string{e.File, e.After}
 }
 
@@ -322,9 +324,9 @@ func mustEntries(path string, b []byte) []dotenv.Entry {
 
 // checkUnchanged fails when f no longer holds what edit c left there,
 // naming the lines that differ.
-func (s *State) checkUnchanged(f *envFileFile, c *EnvFileEdit, name string) error {
+func checkUnchanged(s *launcher.State, f *envFileFile, c *launcher.EnvFileEdit, name string) error {
 	round := c.Round
-	after, lines := s.fileDigests(f.cur)
+	after, lines := fileDigests(s, f.cur)
 	if after == c.After {
 		return nil
 	}
@@ -342,14 +344,14 @@ func (s *State) checkUnchanged(f *envFileFile, c *EnvFileEdit, name string) erro
 	if len(diff) == 0 {
 		diff = append(diff, "its bytes differ")
 	}
-	return &Error{Outcome: outcome.Usage,
+	return &launcher.Error{Outcome: outcome.Usage,
 		Msg: fmt.Sprintf("%s changed since round %d wrote %s at line %d (%s): it is not overwritten; nothing was stopped",
 			f.path, round, name, c.Line, strings.Join(diff, ", ")),
 		Hint: fmt.Sprintf("put %s back as round %d left it, or edit %s at line %d yourself", f.path, round, name, c.Line)}
 }
 
 // fileDigests returns the keyed digest of b and of each of its lines.
-func (s *State) fileDigests(b []byte) (string, []string) {
+func fileDigests(s *launcher.State, b []byte) (string, []string) {
 	var lines []string
 	for i, l := range bytes.SplitAfter(b, []byte{'\n'}) {
 		if len(l) == 0 || i >= 10000 {
@@ -366,10 +368,10 @@ func readEnvFile(path string) (*envFileFile, error) {
 		return nil, fmt.Errorf("--in-env-file: %w", err)
 	}
 	if !fi.Mode().IsRegular() {
-		return nil, &Error{Outcome: outcome.Usage, Msg: fmt.Sprintf("--in-env-file: %s is not a regular file (a symlink, a pipe?): it is not edited", path)}
+		return nil, &launcher.Error{Outcome: outcome.Usage, Msg: fmt.Sprintf("--in-env-file: %s is not a regular file (a symlink, a pipe?): it is not edited", path)}
 	}
 	if fi.Size() > maxEditedEnvFile {
-		return nil, &Error{Outcome: outcome.Usage, Msg: fmt.Sprintf("--in-env-file: %s is larger than %d bytes: it is not edited", path, maxEditedEnvFile)}
+		return nil, &launcher.Error{Outcome: outcome.Usage, Msg: fmt.Sprintf("--in-env-file: %s is larger than %d bytes: it is not edited", path, maxEditedEnvFile)}
 	}
 	b, err := os.ReadFile(path)
 	if err != nil {
