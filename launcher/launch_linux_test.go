@@ -48,9 +48,17 @@ func (f *fixture) spec(name string) *schema.Launch {
 		Require: []string{"MOCK_LLM_KEY"},
 		Worker:  schema.Worker{Comm: "mock-srv"},
 		Ports:   []schema.Port{{Name: "http", Number: f.port, Address: "127.0.0.1"}},
-		Ready:   schema.Ready{HTTP: "/healthz", Timeout: 5 * time.Second},
+		Ready:   schema.Ready{HTTP: "/healthz", Timeout: fixtureReady},
 	}
 }
+
+// fixtureReady is the fixture's ready.timeout: a bound on a start that
+// should succeed (or fail on a state: an exit, a foreign port), never a
+// wait a test means to see expire; tests that expect a not-ready failure
+// set a short one of their own. 5 s failed TestRunuserKeepsEnv and
+// TestKernelSignalNamed at load 30-68, when mock-srv or python3 took longer
+// to start.
+const fixtureReady = 30 * time.Second
 
 func (f *fixture) start(t *testing.T, l *schema.Launch, detach bool) (*Launch, error) {
 	t.Helper()
