@@ -43,8 +43,17 @@ var treeEventLooks atomic.Int64
 const eventCoalesce = 10 * time.Millisecond
 
 // otherCoalesce is the least time between two reads of events none of
-// which was the tree's.
-const otherCoalesce = 5 * time.Millisecond
+// which was the tree's; it doubles with each such read in a row, up to
+// otherCoalesceMax, and is otherCoalesce again after one of the tree's.
+// The connector hears every process of the machine: on a busy one (a
+// build: hundreds of forks, execs and exits a second) a read every 5 ms
+// was 200 wake-ups of the waiting childproof a second, which measured
+// more than half its CPU while it waited. A tree's event after a quiet
+// spell is heard at most otherCoalesceMax late.
+const (
+	otherCoalesce    = 5 * time.Millisecond
+	otherCoalesceMax = 40 * time.Millisecond
+)
 
 // listenTree subscribes to the proc connector before the tree starts
 // (nil when not root, CHILDPROOF_NO_PROC_CONNECTOR is set, or the
@@ -68,6 +77,7 @@ func (te *treeEvents) follow(root int) {
 	}
 	te.tree = proccn.NewTree(root)
 	go func() {
+		pause := otherCoalesce
 		for {
 			moved := false
 			err := te.l.Wait(func(e proccn.Event) {
@@ -89,10 +99,12 @@ func (te *treeEvents) follow(root int) {
 				// every eventCoalesce: what happens meanwhile is queued
 				// and read at once after it.
 				time.Sleep(eventCoalesce)
+				pause = otherCoalesce
 			} else {
 				// The rest of the machine's events are read in batches:
-				// at most one wake-up every otherCoalesce for them.
-				time.Sleep(otherCoalesce)
+				// at most one wake-up every pause for them.
+				time.Sleep(pause)
+				pause = min(2*pause, otherCoalesceMax)
 			}
 		}
 	}()
