@@ -16,7 +16,8 @@ import (
 	"github.com/childproof/childproof/verify"
 )
 
-// CensusEntry is one recorded launch as it stands now.
+// CensusEntry is one recorded launch as it stands now. It is plain data,
+// safe for concurrent use while no one changes it.
 type CensusEntry struct {
 	Name string `json:"name"`
 	// StateDir is the state dir the launch is recorded in, set by a census
@@ -56,7 +57,8 @@ type CensusEntry struct {
 	Workers int `json:"workers,omitempty"`
 }
 
-// CensusPort says who holds a recorded port now.
+// CensusPort says who holds a recorded port now. It is plain data, safe
+// for concurrent use while no one changes it.
 type CensusPort struct {
 	Number  int    `json:"number"`
 	Address string `json:"address"`

@@ -17,7 +17,8 @@ import (
 // runs $ENV) before any script, which would bring rc files back.
 var alwaysRemoved = []string{"BASH_ENV", "ENV"}
 
-// Env is the resolved environment of a launch.
+// Env is the resolved environment of a launch. It is plain data, safe for
+// concurrent use while no one changes it.
 type Env struct {
 	// Vars maps every name passed to the launched process to its value.
 	Vars map[string]string

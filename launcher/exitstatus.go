@@ -6,7 +6,8 @@ import (
 	"syscall"
 )
 
-// ExitStatus is how a process ended.
+// ExitStatus is how a process ended. It is plain data, safe for
+// concurrent use while no one changes it.
 type ExitStatus struct {
 	// Code is its exit code; -1 when a signal killed it.
 	Code int

@@ -11,7 +11,8 @@ import (
 )
 
 // History is a launch's crash-fix rounds as they stand now — what
-// `childproof history` shows.
+// `childproof history` shows. It is plain data, safe for concurrent use
+// while no one changes it.
 type History struct {
 	// Rounds are the recorded rounds, oldest first. A verified round
 	// whose worker is gone unseen ends "gone" (FillRoundEnds); a round
@@ -47,7 +48,8 @@ var ErrNoWorkerEnv = errors.New("the round has no verified worker: there is no e
 
 // RoundError is a round DiffRounds cannot compare: round N is not
 // recorded or not readable (Err, Round nil), or it has no worker
-// environment (ErrNoWorkerEnv, Round the round).
+// environment (ErrNoWorkerEnv, Round the round). It is plain data, safe
+// for concurrent use while no one changes it.
 type RoundError struct {
 	N     int
 	Round *Round
@@ -68,7 +70,8 @@ const (
 )
 
 // EnvDiff is one name whose keyed digest differs between the workers of
-// two rounds, A and B.
+// two rounds, A and B. It is plain data, safe for concurrent use while no
+// one changes it.
 type EnvDiff struct {
 	Name string
 	How  DiffHow
@@ -84,7 +87,8 @@ type EnvDiff struct {
 
 // DiffOverride is an override of a name in a round compared: In is that
 // round (A or B); Override.Round is the round that set it, earlier when
-// it was carried forward.
+// it was carried forward. It is plain data, safe for concurrent use while
+// no one changes it.
 type DiffOverride struct {
 	In int
 	Override

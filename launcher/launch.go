@@ -10,7 +10,9 @@ import (
 
 // Launch is a started and verified tree. Its methods are safe for
 // concurrent use (Wait in one goroutine while another calls Stop or
-// Verify); its exported fields must not be changed.
+// Verify); its exported fields must not be changed. Wait, Stop and
+// NoteRestart change the Record it points at, so read Record while none
+// of them runs.
 type Launch struct {
 	// Spec is the launch spec it was started from.
 	Spec *spec.Launch

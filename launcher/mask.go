@@ -79,7 +79,8 @@ func launchSecrets(l *spec.Launch, env *Env, opts Options) *redact.Set {
 
 // Known is what a command that launches nothing knows of the secrets of
 // the launches it shows, without their values in its environment
-// (contract §6): Secrets gives the mask of all of it.
+// (contract §6): Secrets gives the mask of all of it. It is plain data,
+// safe for concurrent use while no one changes it.
 type Known struct {
 	// Spec is the launch's spec as it reads here; nil: none. Its secrets
 	// are those known without launching (spec.Launch.Secrets).

@@ -21,6 +21,10 @@ const DefaultStopGrace = 10 * time.Second
 // through Options (opts.Set), and a literal names the group:
 //
 //	launcher.Options{StateDir: dir, EnvInput: launcher.EnvInput{Set: map[string]string{"MODE": "fast"}}}
+//
+// An Options is plain data, safe for concurrent use while no one changes
+// it. Launches started with one Options call its functions and writers
+// from their own goroutines, so those must then be safe for concurrent use.
 type Options struct {
 	// StateDir is the state directory; "" means statedir.DefaultDir
 	// ($CHILDPROOF_STATE_DIR, else inside a SLURM job step a directory of
@@ -99,6 +103,7 @@ type Options struct {
 }
 
 // EnvInput is where a launch's environment comes from besides its spec.
+// It is plain data, safe for concurrent use while no one changes it.
 type EnvInput struct {
 	// Set are extra overrides (run --set), applied after the spec's env;
 	// nil: none.
@@ -115,7 +120,8 @@ type EnvInput struct {
 	Environ func() []string
 }
 
-// Tracking is how the launched tree is kept together and watched.
+// Tracking is how the launched tree is kept together and watched. It is
+// plain data, safe for concurrent use while no one changes it.
 type Tracking struct {
 	// Subreaper makes the calling process a child subreaper so that
 	// double-forked descendants stay in the tree (process-wide; the CLI
@@ -130,7 +136,9 @@ type Tracking struct {
 	NoExecCapture bool
 }
 
-// Callbacks tell the caller what a launch is doing while Start runs.
+// Callbacks tell the caller what a launch is doing. Start calls Progress,
+// and Notify is called by Start and again while Wait watches the tree. It
+// is plain data, safe for concurrent use while no one changes it.
 type Callbacks struct {
 	// Notify, when set, is told what the launch did besides launching
 	// (on_stale = "replace" stopped the previous launch), in words; nil:
@@ -142,6 +150,7 @@ type Callbacks struct {
 }
 
 // Provenance is what the record and round history say a launch came from.
+// It is plain data, safe for concurrent use while no one changes it.
 type Provenance struct {
 	// SpecHash is recorded with the launch (schema.File.Hash); "": none.
 	SpecHash string
@@ -185,7 +194,8 @@ const (
 
 // Readiness is readiness a Go caller adds to a launch's spec. Checks run
 // in this order, after the spec's (a TCP connect to each port, or the GET
-// of Ready.HTTP, whose answer Status and Body then judge).
+// of Ready.HTTP, whose answer Status and Body then judge). It is plain
+// data, safe for concurrent use while no one changes it.
 type Readiness struct {
 	// Status says whether the status code of the answer to the spec's
 	// Ready.HTTP GET means ready; nil: 2xx. Needs Ready.HTTP.

@@ -25,7 +25,8 @@ const (
 
 // Progress says what a launch is waiting for. Start reports it through
 // Options.Progress each time it changes: a caller at a terminal shows it
-// while a slow server starts.
+// while a slow server starts. It is plain data, safe for concurrent use
+// while no one changes it.
 type Progress struct {
 	// Name is the launch's name.
 	Name  string

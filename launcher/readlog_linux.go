@@ -15,7 +15,8 @@ import (
 	"github.com/childproof/childproof/verify"
 )
 
-// LogOptions says which lines of a launch's log ReadLog gives.
+// LogOptions says which lines of a launch's log ReadLog gives. It is
+// plain data, safe for concurrent use while no one changes it.
 type LogOptions struct {
 	// Last is how many of the log's last lines to give first; negative:
 	// every line; zero: none (Follow then gives only new ones).

@@ -29,7 +29,9 @@ import (
 
 // Record is what the state dir keeps of a launch. It never holds a value:
 // environment entries are names and keyed digests. The record file is one
-// flat JSON object, keys in this order.
+// flat JSON object, keys in this order. It is plain data, safe for
+// concurrent use while no one changes it. A foreground Launch changes its
+// own Record while Wait, Stop or NoteRestart runs.
 type Record struct {
 	Name string `json:"name"`
 
@@ -150,7 +152,8 @@ type Record struct {
 }
 
 // RecordRank is one worker of a multi-process job: its fingerprint and
-// its environment as digests, as Record keeps the worker's.
+// its environment as digests, as Record keeps the worker's. It is plain
+// data, safe for concurrent use while no one changes it.
 type RecordRank struct {
 	// Role is the worker role that selected it ("": the unlabelled worker
 	// block).
@@ -174,7 +177,8 @@ func (r *RecordRank) ExecEvidence() *verify.ExecEnv {
 // RecordMember is one exec'd member of a launched tree as its exec
 // received its environment: pid and start time (which process), and the
 // digests of the launch's protected names in that block (a name missing
-// from ExecEnv was not set).
+// from ExecEnv was not set). It is plain data, safe for concurrent use
+// while no one changes it.
 type RecordMember struct {
 	Pid       int               `json:"pid"`
 	StartTime uint64            `json:"start_time"`
@@ -185,14 +189,16 @@ type RecordMember struct {
 
 // RecordVar is a spec variable a launch was started with: its value, or,
 // when the value is a secret of the launch, only its keyed digest
-// (State.Digest("var."+Name, value)).
+// (State.Digest("var."+Name, value)). It is plain data, safe for
+// concurrent use while no one changes it.
 type RecordVar struct {
 	Name   string `json:"name"`
 	Value  string `json:"value,omitempty"`
 	Digest string `json:"digest,omitempty"`
 }
 
-// RecordPort is a recorded port.
+// RecordPort is a recorded port. It is plain data, safe for concurrent
+// use while no one changes it.
 type RecordPort struct {
 	Number  int    `json:"number"`
 	Address string `json:"address"`
@@ -202,7 +208,8 @@ type RecordPort struct {
 // value), and where the secret occurs in the launch: Occurs are parts as
 // in redact.Occurrence ("argv[2]": Argv[2] is built from it; "env[URL]").
 // Nil Occurs: nowhere, or a record of a childproof that did not store
-// them.
+// them. It is plain data, safe for concurrent use while no one changes
+// it.
 type RecordSecret struct {
 	Name   string   `json:"name"`
 	Digest string   `json:"digest"`
@@ -855,7 +862,8 @@ const scanWorkers = 8
 
 // UntrustedClaim is what a record that fails authentication says of its
 // worker: shown (ps, the hint) marked unverified, never acted on. It
-// wraps ErrUntrusted.
+// wraps ErrUntrusted. It is plain data, safe for concurrent use while no
+// one changes it.
 type UntrustedClaim struct {
 	Worker  verify.Fingerprint
 	Started time.Time

@@ -10,7 +10,8 @@ import (
 // in the record so that the commands that re-select workers from the
 // live tree (verify, ps, stop, relaunch, history) need not read the spec
 // file again. A record written before it was kept has none: those
-// commands then read the selector from the spec file the record names.
+// commands then read the selector from the spec file the record names. It
+// is plain data, safe for concurrent use while no one changes it.
 type RecordSelector struct {
 	Comm  string       `json:"comm,omitempty"`
 	Exe   string       `json:"exe,omitempty"`
@@ -21,7 +22,8 @@ type RecordSelector struct {
 	PortNames []string `json:"port_names,omitempty"`
 }
 
-// RecordRole is one worker "NAME" block of a recorded launch.
+// RecordRole is one worker "NAME" block of a recorded launch. It is plain
+// data, safe for concurrent use while no one changes it.
 type RecordRole struct {
 	Name  string   `json:"name"`
 	Comm  string   `json:"comm,omitempty"`

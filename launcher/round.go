@@ -12,7 +12,8 @@ import (
 // name is one, numbered from 1. It is kept in the state dir's history
 // (history/NAME/NNNNNN.json, mode 0600), written atomically, and never
 // holds a secret value: a non-secret --set value is the one value it keeps,
-// so that the round can be replayed.
+// so that the round can be replayed. It is plain data, safe for
+// concurrent use while no one changes it; Redacted changes nothing.
 type Round struct {
 	N    int    `json:"round"`
 	Name string `json:"name"`
@@ -117,7 +118,8 @@ const (
 	SeenCensus EndSeen = "census"
 )
 
-// Override is one --set override of a round.
+// Override is one --set override of a round. It is plain data, safe for
+// concurrent use while no one changes it.
 type Override struct {
 	Name string `json:"name"`
 	// Value is kept only when the value is not secret.
@@ -136,7 +138,8 @@ type Override struct {
 
 // EnvFileEdit is the change relaunch --in-env-file made to an env file:
 // enough to undo it byte for byte (--unset, --round N) and to see that
-// nobody changed the file since.
+// nobody changed the file since. It is plain data, safe for concurrent
+// use while no one changes it.
 type EnvFileEdit struct {
 	// File is the env file's absolute path; Line the assignment's line.
 	File string `json:"file"`
@@ -162,14 +165,16 @@ type EnvFileEdit struct {
 	AfterLines []string `json:"after_lines,omitempty"`
 }
 
-// RoundDelta is what one round changed.
+// RoundDelta is what one round changed. It is plain data, safe for
+// concurrent use while no one changes it.
 type RoundDelta struct {
 	Set   []Override `json:"set"`
 	Unset []string   `json:"unset"`
 }
 
 // RoundEnd is how a round's worker (or, for a launch that failed, its
-// tree) ended.
+// tree) ended. It is plain data, safe for concurrent use while no one
+// changes it.
 type RoundEnd struct {
 	// At is when it ended, or when a later command found it gone.
 	At time.Time `json:"at"`

@@ -10,7 +10,8 @@ import (
 )
 
 // StopResult says what StopRecord did. The zero value is a stop of no
-// launch that did nothing.
+// launch that did nothing. It is plain data, safe for concurrent use
+// while no one changes it.
 type StopResult struct {
 	// Name is the launch's name; empty in (*Launch).Stop's result.
 	Name string

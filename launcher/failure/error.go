@@ -13,7 +13,8 @@ import (
 // with the evidence gathered up to the failure when there is one. A Go
 // caller reads its fields (Outcome, Fix, Name, Pid, Port, Tail, Err)
 // rather than its text. Outcome is its one kind: what each check found is
-// in the Report, by problem kind.
+// in the Report, by problem kind. It is plain data, safe for concurrent
+// use while no one changes it.
 type Error struct {
 	// Outcome is how the call ended (outcome.Usage: nothing was
 	// started; outcome.Unproven: the worker's own records do not show

@@ -81,7 +81,8 @@ const (
 )
 
 // Missing is, for required variables no source gave, which source would
-// have given each, each list in the spec's order.
+// have given each, each list in the spec's order. It is plain data, safe
+// for concurrent use while no one changes it.
 type Missing struct {
 	// Names are all the missing names, as the spec's require lists them.
 	Names []string

@@ -6,7 +6,8 @@ import (
 )
 
 // Words name a launch's environment sources, and setting a variable in
-// the caller, in a caller's terms.
+// the caller, in a caller's terms. It is plain data, safe for concurrent
+// use while no one changes it.
 type Words struct {
 	Inherit, Env, EnvFile, Export string
 }

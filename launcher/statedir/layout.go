@@ -21,7 +21,8 @@ const LayoutFile = "layout"
 // layoutV2 is LayoutFile's contents.
 const layoutV2 = "childproof state layout 2\n"
 
-// Layout names the files of the launches in the state dir Dir.
+// Layout names the files of the launches in the state dir Dir. It is a
+// directory name, safe for concurrent use.
 type Layout struct{ Dir string }
 
 // Record is the record file of launch name.
