@@ -38,7 +38,44 @@ func unknownEngine(e Engine) error {
 	for i, n := range Engines {
 		names[i] = string(n)
 	}
-	return fmt.Errorf("%w %q: --to takes %s", ErrUnknownEngine, e, strings.Join(names, ", "))
+	return &OptionError{Field: "Engine", Value: string(e), Want: names}
+}
+
+// OptionError reports an Options field Render cannot use: an unknown
+// Engine or Kind, a relative Dir, an Image Kubernetes needs and lacks. A
+// caller words it in its own terms (the childproof command names its
+// flags). It is safe for concurrent use while no one changes its fields.
+type OptionError struct {
+	// Field is the Options field at fault: "Engine", "Dir", "Kind" or
+	// "Image".
+	Field string
+	// Value is the field's value ("" for a missing Image).
+	Value string
+	// Want lists the values the field takes (Engine, Kind); nil for
+	// the others.
+	Want []string
+	// Program is, for a missing Image, the program the image must hold.
+	Program string
+}
+
+func (e *OptionError) Error() string {
+	switch e.Field {
+	case "Engine":
+		return fmt.Sprintf("%v %q: Options.Engine takes %s", ErrUnknownEngine, e.Value, strings.Join(e.Want, ", "))
+	case "Dir":
+		return fmt.Sprintf("Options.Dir %q: must be an absolute path on the target", e.Value)
+	case "Image":
+		return fmt.Sprintf("%s needs Options.Image: the container image that holds %s", Kubernetes, e.Program)
+	}
+	return fmt.Sprintf("Options.%s %q: want %s", e.Field, e.Value, strings.Join(e.Want, " or "))
+}
+
+// Unwrap is ErrUnknownEngine for an unknown Engine, else nil.
+func (e *OptionError) Unwrap() error {
+	if e.Field == "Engine" {
+		return ErrUnknownEngine
+	}
+	return nil
 }
 
 // Options says how to render a launch. They are plain data, safe for
@@ -114,8 +151,8 @@ func (e *UnsupportedError) Error() string {
 	return fmt.Sprintf("%s cannot express %s: %s", e.Engine, e.Feature, e.Reason)
 }
 
-// ErrUnknownEngine is returned (wrapped) for an Options.Engine that is not
-// one of Engines.
+// ErrUnknownEngine is returned (wrapped, by an *OptionError) for an
+// Options.Engine that is not one of Engines.
 var ErrUnknownEngine = errors.New("unknown engine")
 
 // Render renders the launch l for o.Engine. The output ends with a newline.
@@ -202,7 +239,7 @@ func newPlan(l *schema.Launch, o Options) (*plan, error) {
 		return nil, unknownEngine(o.Engine)
 	}
 	if o.Dir != "" && !path.IsAbs(o.Dir) { // a path on the (Linux) target, wherever export runs
-		return nil, fmt.Errorf("--dir %q: must be an absolute path on the target", o.Dir)
+		return nil, &OptionError{Field: "Dir", Value: o.Dir}
 	}
 	if l.SpecPath != "" {
 		p.spec = p.path(l.SpecPath)

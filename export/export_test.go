@@ -2,6 +2,7 @@ package export
 
 import (
 	"context"
+	"errors"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -114,6 +115,16 @@ func TestRenderUnknownEngine(t *testing.T) {
 	_, err := Render(context.Background(), l, Options{Engine: "docker"})
 	if err == nil || !strings.Contains(err.Error(), `unknown engine "docker"`) {
 		t.Fatalf("err = %v", err)
+	}
+	var oe *OptionError
+	if !errors.Is(err, ErrUnknownEngine) || !errors.As(err, &oe) || oe.Field != "Engine" || oe.Value != "docker" {
+		t.Errorf("err = %#v, want an *OptionError of Engine \"docker\" wrapping ErrUnknownEngine", err)
+	}
+	for _, o := range []Options{{Engine: Systemd, Dir: "rel"}, {Engine: Kubernetes, Image: "x", Kind: "job"}, {Engine: Kubernetes}} {
+		_, err := Render(context.Background(), l, o)
+		if !errors.As(err, &oe) || errors.Is(err, ErrUnknownEngine) {
+			t.Errorf("%+v: err = %v, want an *OptionError", o, err)
+		}
 	}
 }
 

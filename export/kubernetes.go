@@ -180,7 +180,7 @@ func (p *plan) kubernetes() ([]byte, error) {
 	return []byte(b.String()), nil
 }
 
-// k8sKindRestart checks what Kubernetes needs (a known --kind, --image,
+// k8sKindRestart checks what Kubernetes needs (a known Kind, an Image,
 // a launch name that is a DNS label, a restart policy the kind can
 // express) and returns the kind and the pod's restartPolicy.
 func (p *plan) k8sKindRestart() (Kind, string, error) {
@@ -190,10 +190,10 @@ func (p *plan) k8sKindRestart() (Kind, string, error) {
 		kind = KindDeployment
 	}
 	if kind != KindDeployment && kind != KindPod {
-		return "", "", fmt.Errorf("--kind %q: want %s or %s", kind, KindDeployment, KindPod)
+		return "", "", &OptionError{Field: "Kind", Value: string(kind), Want: []string{string(KindDeployment), string(KindPod)}}
 	}
 	if p.o.Image == "" {
-		return "", "", fmt.Errorf("--to k8s needs --image IMAGE: the container image that holds %s", p.argv[0])
+		return "", "", &OptionError{Field: "Image", Program: p.argv[0]}
 	}
 	unsupported := func(part, feature, reason string) error {
 		return &UnsupportedError{Engine: Kubernetes, Feature: feature, Reason: reason, Part: part}

@@ -181,7 +181,7 @@ func TestKubernetesRefuses(t *testing.T) {
 		t.Errorf("err = %v", err)
 	}
 	_, err = Render(t.Context(), l, Options{Engine: Kubernetes})
-	if err == nil || !strings.Contains(err.Error(), "needs --image") {
+	if err == nil || !strings.Contains(err.Error(), "needs Options.Image") {
 		t.Errorf("err = %v", err)
 	}
 }

@@ -91,6 +91,10 @@ See docs/export.md.`,
 					}
 					return &exitError{code: exitUsage, err: err, hint: hint}
 				}
+				var oe *export.OptionError
+				if errors.As(err, &oe) {
+					return exitf(exitUsage, "%s", exportOptionText(oe))
+				}
 				return exitf(exitUsage, "%v", err)
 			}
 			if output == "" {
@@ -115,6 +119,22 @@ See docs/export.md.`,
 	_ = c.RegisterFlagCompletionFunc("to", cobra.FixedCompletions(engineNames(), cobra.ShellCompDirectiveNoFileComp))
 	_ = c.RegisterFlagCompletionFunc("kind", cobra.FixedCompletions([]string{string(export.KindDeployment), string(export.KindPod)}, cobra.ShellCompDirectiveNoFileComp))
 	return c
+}
+
+// exportOptionText is what export says of an option Render refused, in
+// the command's flags.
+func exportOptionText(e *export.OptionError) string {
+	switch e.Field {
+	case "Engine":
+		return fmt.Sprintf("%v %q: --to takes %s", export.ErrUnknownEngine, e.Value, strings.Join(e.Want, ", "))
+	case "Dir":
+		return fmt.Sprintf("--dir %q: must be an absolute path on the target", e.Value)
+	case "Kind":
+		return fmt.Sprintf("--kind %q: want %s", e.Value, strings.Join(e.Want, " or "))
+	case "Image":
+		return fmt.Sprintf("--to k8s needs --image IMAGE: the container image that holds %s", e.Program)
+	}
+	return e.Error()
 }
 
 // engineNames are export.Engines as --to spells them.

@@ -38,3 +38,28 @@ func TestExportedExamples(t *testing.T) {
 		})
 	}
 }
+
+// TestExportOptionText checks that export words the options Render
+// refuses (an *export.OptionError) with the command's flags.
+func TestExportOptionText(t *testing.T) {
+	spec := filepath.Join(t.TempDir(), "spec.hcl")
+	if err := os.WriteFile(spec, []byte("launch \"api\" {\n  command = [\"/bin/sleep\", \"1\"]\n}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--to", "docker"}, `unknown engine "docker": --to takes systemd, k8s, slurm, nomad`},
+		{[]string{"--to", "systemd", "--dir", "rel"}, `--dir "rel": must be an absolute path on the target`},
+		{[]string{"--to", "k8s", "--image", "x", "--kind", "job"}, `--kind "job": want deployment or pod`},
+		{[]string{"--to", "k8s"}, `--to k8s needs --image IMAGE: the container image that holds /bin/sleep`},
+	} {
+		var stdout, stderr bytes.Buffer
+		argv := append([]string{"export", spec + ":api"}, tc.args...)
+		code := run(context.Background(), argv, nil, &stdout, &stderr)
+		if diff := cmp.Diff("childproof: error: "+tc.want+"\n", stderr.String()); code != 2 || diff != "" {
+			t.Errorf("%v: exit %d, stderr (-want +got):\n%s", tc.args, code, diff)
+		}
+	}
+}
