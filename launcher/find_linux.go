@@ -4,13 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"slices"
 	"strings"
 	"sync/atomic"
 	"time"
 
 	"github.com/childproof/childproof/internal/pidfd"
 	"github.com/childproof/childproof/internal/sockdiag"
+	"github.com/childproof/childproof/launcher/proctree"
 	"github.com/childproof/childproof/outcome"
 	"github.com/childproof/childproof/proc"
 	"github.com/childproof/childproof/verify"
@@ -92,15 +92,15 @@ type finder struct {
 	// tree while this attempt waited for its worker.
 	seenForeign *verify.Holder
 	selector    selectorWatch
-	stable      stability
+	stable      proctree.Stability
 	// look is what the last full look saw (lookSig) and when; foreign
 	// is how long a stranger has held a declared port no member holds.
 	lookSig string
 	lookAt  time.Time
-	foreign stability
+	foreign proctree.Stability
 	// moved is how long the tree has been the same while another member
 	// than the single worker held its port.
-	moved stability
+	moved proctree.Stability
 	// tree and treeSig are the last listing of the tree and its
 	// signature, made at treeGen of the tree's events (when they are
 	// heard) and at treeAt.
@@ -129,7 +129,7 @@ func (f *finder) members() []int {
 		return f.tree
 	}
 	f.tree, f.treeGen, f.treeAt = f.la.tree.members(), gen, time.Now()
-	f.treeSig = f.la.treeSignature(f.tree)
+	f.treeSig = proctree.Signature(f.la.opts.Proc, f.tree)
 	return f.tree
 }
 
@@ -211,7 +211,7 @@ func (f *finder) workerExited(tree []int) error {
 		// One last look: a stranger that took the port after the
 		// previous poll (a loaded machine polls late) made the
 		// bind fail just as surely as one seen before.
-		_, f.seenForeign = la.portState(f.v, f.worker, tree)
+		_, f.seenForeign = proctree.PortState(la.opts.Proc, la.Spec, f.worker, tree)
 	}
 	if f.seenForeign != nil {
 		// A stranger held the port while our worker tried to bind:
@@ -250,14 +250,14 @@ func (f *finder) pick(tree []int) {
 			}
 		}
 	} else if f.worker == 0 {
-		f.worker = pickWorker(la.opts.Proc, l, f.root, tree, la.exec.watch.execComm)
+		f.worker = proctree.PickWorker(la.opts.Proc, l, f.root, tree, la.exec.watch.execComm)
 		if f.worker != 0 {
 			fp, err := verify.TakeFingerprint(la.opts.Proc, f.worker)
 			if err != nil {
 				f.worker = 0
 			} else if fd, live, _ := fp.Open(la.opts.Proc); live == verify.Alive {
 				la.worker.Fingerprint, f.wfd = fp, fd
-				la.notes.picked = la.treeSignature(tree)
+				la.notes.picked = proctree.Signature(la.opts.Proc, tree)
 			} else {
 				f.worker = 0
 			}
@@ -277,17 +277,17 @@ func (f *finder) noWorker(tree []int, rootExited bool) error {
 		}
 		// A stranger holds a declared port that nothing in a tree that
 		// has stopped changing holds: told at once.
-		if h := la.foreignHolder(tree); h != nil && len(la.portOwners(tree)) == 0 {
+		if h := proctree.ForeignHolder(la.opts.Proc, la.Spec, tree); h != nil && len(proctree.PortOwners(la.opts.Proc, la.Spec, tree)) == 0 {
 			f.seenForeign = h
-			if f.foreign.settledSig(f.treeSig, selectorQuiet) {
+			if f.foreign.SettledSig(f.treeSig, selectorQuiet) {
 				return la.raceError(f.r, h)
 			}
 		} else {
-			f.foreign = stability{}
+			f.foreign = proctree.Stability{}
 		}
 	}
 	if f.worker == 0 && rootExited && len(tree) == 0 {
-		if h := la.foreignHolder(tree); h != nil {
+		if h := proctree.ForeignHolder(la.opts.Proc, la.Spec, tree); h != nil {
 			return la.raceError(f.r, h)
 		}
 		if f.seenForeign != nil {
@@ -311,21 +311,21 @@ func (f *finder) ports(ctx context.Context, tree []int, rootExited bool) (findSt
 		// worker's port and waited for the tree to settle: only time
 		// can change that (the holders' fd tables are read again
 		// every settlingRecheck).
-		if !f.moved.settledSig(f.treeSig, selectorQuiet) {
+		if !f.moved.SettledSig(f.treeSig, selectorQuiet) {
 			return findWait, nil
 		}
 	}
 	f.settling = ""
-	owned, foreign := la.portState(f.v, f.worker, tree)
+	owned, foreign := proctree.PortState(la.opts.Proc, la.Spec, f.worker, tree)
 	if foreign != nil {
 		f.seenForeign = foreign
-		if rootExited || pidfd.Exited(f.wfd) || !owned && f.foreign.settledSig(f.treeSig, selectorQuiet) {
+		if rootExited || pidfd.Exited(f.wfd) || !owned && f.foreign.SettledSig(f.treeSig, selectorQuiet) {
 			// (A stranger on a port no member holds, in a tree that
 			// stopped changing: waiting cannot change the verdict.)
 			return findDone, la.raceError(f.r, foreign)
 		}
 	} else {
-		f.foreign = stability{}
+		f.foreign = proctree.Stability{}
 	}
 	if owned {
 		var again bool
@@ -340,8 +340,8 @@ func (f *finder) ports(ctx context.Context, tree []int, rootExited bool) (findSt
 	// A single worker while another member holds its port, in a tree
 	// that has stopped changing, is judged as it is: picking again
 	// could not change the verdict.
-	single := la.Spec.Worker.N() == 1 && !la.holdsAll(f.worker, tree)
-	final := single && f.moved.settledSig(f.treeSig, selectorQuiet)
+	single := la.Spec.Worker.N() == 1 && !proctree.HoldsAll(la.opts.Proc, la.Spec, f.worker, tree)
+	final := single && f.moved.SettledSig(f.treeSig, selectorQuiet)
 	if single && !final {
 		// Another member holds the port: verifying now would only say
 		// so; wait for the tree to settle (or the worker to listen).
@@ -382,20 +382,20 @@ func (f *finder) settledOwner(tree []int) (owned, again bool) {
 	if la.Spec.Worker.N() != 1 || len(la.Spec.Roles) > 0 {
 		return true, false
 	}
-	if !la.holdsAll(f.worker, tree) && f.pickedAnother(tree) {
+	if !proctree.HoldsAll(la.opts.Proc, la.Spec, f.worker, tree) && f.pickedAnother(tree) {
 		return false, true
 	}
-	if !la.sharesSocket(f.worker, tree) {
+	if !proctree.SharesSocket(la.opts.Proc, la.Spec, f.worker, tree) {
 		return true, false
 	}
 	// Who holds the socket must have stopped changing, not the whole
 	// tree: a pre-fork master that recycles its workers under load
 	// never has a quiet tree.
-	owners := la.ownerSignature(f.worker, tree)
+	owners := proctree.OwnerSignature(la.opts.Proc, la.Spec, f.worker, tree)
 	if la.notes.settled == owners {
 		return true, false
 	}
-	if !f.stable.settledSig(owners, preforkQuiet) {
+	if !f.stable.SettledSig(owners, preforkQuiet) {
 		return false, false
 	}
 	la.notes.settled = owners
@@ -408,7 +408,7 @@ func (f *finder) settledOwner(tree []int) (owned, again bool) {
 // pickedAnother reports whether the selector picks another process than
 // the worker now.
 func (f *finder) pickedAnother(tree []int) bool {
-	again := pickWorker(f.la.opts.Proc, f.la.Spec, f.root, tree, f.la.exec.watch.execComm)
+	again := proctree.PickWorker(f.la.opts.Proc, f.la.Spec, f.root, tree, f.la.exec.watch.execComm)
 	return again != f.worker && again != 0
 }
 
@@ -416,7 +416,7 @@ func (f *finder) pickedAnother(tree []int) bool {
 func (f *finder) repick() {
 	unix.Close(f.wfd)
 	f.worker, f.wfd = 0, -1
-	f.stable = stability{}
+	f.stable = proctree.Stability{}
 	f.lookSig = ""
 	f.settling = ""
 }
@@ -440,13 +440,13 @@ func (f *finder) progress() {
 // holders, the worker that never appeared, or one that did not listen.
 func (f *finder) timedOut(tree []int) error {
 	la, l := f.la, f.la.Spec
-	if h := la.foreignHolder(tree); h != nil {
+	if h := proctree.ForeignHolder(la.opts.Proc, la.Spec, tree); h != nil {
 		return la.raceError(f.r, h)
 	}
 	// (A listener held by someone else was the real story: a
 	// race, above.)
 	if f.worker == 0 && (l.Worker.Comm != "" || l.Worker.Exe != "") {
-		if owners := la.portOwners(tree); len(owners) > 0 {
+		if owners := proctree.PortOwners(la.opts.Proc, la.Spec, tree); len(owners) > 0 {
 			return la.selectorError(f.r, owners, true)
 		}
 	}
@@ -509,23 +509,6 @@ func pollPause(waited time.Duration) {
 	time.Sleep(d)
 }
 
-// foreignHolder returns a listener on a declared port that no member of
-// tree holds, if there is one.
-func (la *Launch) foreignHolder(tree []int) *verify.Holder {
-	for _, pt := range la.Spec.Ports {
-		hs, err := verify.Holders(la.opts.Proc, pt.Number, tree)
-		if err != nil {
-			continue
-		}
-		for i := range hs {
-			if !hs[i].InTree {
-				return &hs[i]
-			}
-		}
-	}
-	return nil
-}
-
 // raceError is the failure of an attempt whose port a newcomer took
 // between the preflight and our worker's bind: exit 4, retried.
 func (la *Launch) raceError(r *verify.Report, h *verify.Holder) *Error {
@@ -545,33 +528,6 @@ func (la *Launch) raceError(r *verify.Report, h *verify.Holder) *Error {
 // the port until childproof has seen it, instead of for a fixed time that a
 // loaded machine's late poll can outlast. Nil outside tests.
 var testHookRace atomic.Pointer[func(name string)]
-
-// portState reports whether the worker holds a listener on every declared
-// port, and a foreign holder of one if there is one.
-func (la *Launch) portState(v *verify.Verifier, worker int, tree []int) (bool, *verify.Holder) {
-	owned := true
-	var foreign *verify.Holder
-	for _, pt := range la.Spec.Ports {
-		hs, err := verify.Holders(la.opts.Proc, pt.Number, tree)
-		if err != nil {
-			return false, nil
-		}
-		has := false
-		for i, h := range hs {
-			if slices.Contains(h.Pids, worker) {
-				has = true
-			} else if !h.InTree && foreign == nil {
-				foreign = &hs[i]
-			} else if h.InTree {
-				has = true // another member holds it: verification says so
-			}
-		}
-		if !has {
-			owned = false
-		}
-	}
-	return owned, foreign
-}
 
 // verifyAndReady decides the attempt of a worker that owns its ports:
 // verification on the worker, readiness (the port answers, or a portless
@@ -594,7 +550,7 @@ func (la *Launch) verifyAndReady(ctx context.Context, v *verify.Verifier, r *ver
 		return err
 	}
 	if len(la.Spec.Ports) == 0 {
-		la.settleWorker(worker, wfd, released, deadline)
+		proctree.Settle(la.opts.Proc, worker, wfd, released, deadline)
 	}
 	if err := la.waitAdded(ctx, r, worker, wfd, deadline); err != nil {
 		return err
@@ -602,7 +558,7 @@ func (la *Launch) verifyAndReady(ctx context.Context, v *verify.Verifier, r *ver
 	if err := la.stillTheWorker(v, r, c, worker, wfd, repickUntil); err != nil {
 		return err
 	}
-	if pid := reexeced(images, la.workerImages(worker)); pid != 0 {
+	if pid := proctree.Reexeced(images, la.workerImages(worker)); pid != 0 {
 		// A worker exec'd since it was verified (it bound, then
 		// re-exec'd itself keeping the socket): what was verified is
 		// not what runs. Judged again on its new image.
@@ -664,7 +620,7 @@ func (la *Launch) verifyOnWorker(ctx context.Context, v *verify.Verifier, r *ver
 	}
 	released := time.Now()
 	vr.Attempts, vr.Log = r.Attempts, r.Log
-	if (movedPort(vr) || vr.Has(verify.KindPortForeign) && la.foreignHolder(la.tree.members()) == nil) && time.Now().Before(repickUntil) && !pidfd.Exited(wfd) {
+	if (movedPort(vr) || vr.Has(verify.KindPortForeign) && proctree.ForeignHolder(la.opts.Proc, la.Spec, la.tree.members()) == nil) && time.Now().Before(repickUntil) && !pidfd.Exited(wfd) {
 		// (A "foreign" holder that is a member of the tree now was
 		// forked after the tree was listed: look again.)
 		return c, released, errRepick
@@ -697,7 +653,7 @@ func (la *Launch) stillTheWorker(v *verify.Verifier, r *verify.Report, c verify.
 	// The answer is no evidence by itself: the owner must still be the worker.
 	r2 := verify.NewReport("")
 	if len(l.Ports) > 0 && !v.CheckPorts(r2, c, worker, la.tree.members()) || len(r2.Problems) > 0 {
-		if (movedPort(r2) || r2.Has(verify.KindPortForeign) && la.foreignHolder(la.tree.members()) == nil) && time.Now().Before(deadline) && (!pidfd.Exited(wfd) || worker == la.tree.root.pid() && la.daemonized()) {
+		if (movedPort(r2) || r2.Has(verify.KindPortForeign) && proctree.ForeignHolder(la.opts.Proc, la.Spec, la.tree.members()) == nil) && time.Now().Before(deadline) && (!pidfd.Exited(wfd) || worker == la.tree.root.pid() && la.daemonized()) {
 			// (The launched process forked the daemon that holds
 			// the port and exited: pick the worker again.)
 			return errRepick

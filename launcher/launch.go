@@ -79,7 +79,7 @@ type launchNotes struct {
 	// it could not be written); endNoted is set once its end is recorded.
 	round    *Round
 	endNoted bool
-	// picked is the tree's signature (treeSignature) when the worker was
+	// picked is the tree's signature (proctree.Signature) when the worker was
 	// picked: a tree that changed by the time the worker is judged is
 	// looked at again (stable_linux.go).
 	picked string

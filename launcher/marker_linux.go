@@ -9,9 +9,9 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 
+	"github.com/childproof/childproof/launcher/proctree"
 	"github.com/childproof/childproof/launcher/statedir"
 	"github.com/childproof/childproof/outcome"
 	"github.com/childproof/childproof/proc"
@@ -185,15 +185,7 @@ func liveMembers(p proc.FS, rec *Record) []int {
 
 // membersNote says what is left of a launch whose worker is gone.
 func membersNote(pids []int) string {
-	return fmt.Sprintf("worker gone, %d %s left (pid %s)", len(pids), map[bool]string{true: "member", false: "members"}[len(pids) == 1], joinPids(pids))
-}
-
-func joinPids(pids []int) string {
-	s := make([]string, len(pids))
-	for i, p := range pids {
-		s[i] = strconv.Itoa(p)
-	}
-	return strings.Join(s, ", ")
+	return fmt.Sprintf("worker gone, %d %s left (pid %s)", len(pids), map[bool]string{true: "member", false: "members"}[len(pids) == 1], proctree.JoinPids(pids))
 }
 
 // guardPrevious keeps run from starting a second, untracked copy of a

@@ -6,8 +6,8 @@ import (
 	"slices"
 
 	"github.com/childproof/childproof/internal/pidfd"
+	"github.com/childproof/childproof/launcher/proctree"
 	"github.com/childproof/childproof/proc"
-	"github.com/childproof/childproof/spec"
 	"github.com/childproof/childproof/verify"
 	"golang.org/x/sys/unix"
 )
@@ -20,7 +20,7 @@ func (la *Launch) pickRanks(tree []int) int {
 	pids := verify.Workers(la.opts.Proc, tree, l.Worker.Comm, l.Worker.Exe, l.Worker.N(), la.exec.watch.execComm)
 	if len(l.Roles) > 0 {
 		var ok bool
-		if pids, roles, ok = selectRoles(la.opts.Proc, l, tree, la.exec.watch.execComm); !ok {
+		if pids, roles, ok = proctree.SelectRoles(la.opts.Proc, l, tree, la.exec.watch.execComm); !ok {
 			return 0
 		}
 	} else if len(pids) < l.Worker.N() {
@@ -53,79 +53,14 @@ func (la *Launch) multiWorker() bool {
 	return la.Spec.Worker.N() > 1 || len(la.Spec.Roles) > 0
 }
 
-// selectRoles selects the processes of each worker role of l among tree,
-// the primary role's first: a role of count N, its N workers
-// (verify.Workers); a role of one, the process its selector names (of
-// several, one holding a port the role lists, else the shallowest). ok
-// only once every role has all of its processes.
-func selectRoles(p proc.FS, l *spec.Launch, tree []int, execComm func(int) string) (pids []int, roles []string, ok bool) {
-	order := []int{l.PrimaryRole()}
-	for i := range l.Roles {
-		if i != order[0] {
-			order = append(order, i)
-		}
-	}
-	for _, i := range order {
-		r := l.Roles[i]
-		var got []int
-		if r.Worker.N() > 1 {
-			got = verify.Workers(p, tree, r.Worker.Comm, r.Worker.Exe, r.Worker.N(), execComm)
-			if len(got) < r.Worker.N() {
-				return nil, nil, false
-			}
-		} else {
-			var ports []spec.Port
-			for _, pt := range l.Ports {
-				if slices.Contains(r.Ports, pt.Name) {
-					ports = append(ports, pt)
-				}
-			}
-			pid, _ := verify.DeclaredWorker(p, tree, r.Worker.Comm, r.Worker.Exe, ports, execComm)
-			if pid == 0 {
-				return nil, nil, false
-			}
-			got = []int{pid}
-		}
-		for _, pid := range got {
-			pids = append(pids, pid)
-			roles = append(roles, r.Name)
-		}
-	}
-	return pids, roles, true
-}
-
-// roleOwners is Check.Owners for the worker roles of l whose processes
-// are pids (roles[i] the role of pids[i]): each port a role lists, with
-// that role's processes; nil without roles.
-func roleOwners(l *spec.Launch, pids []int, roles []string) map[int]verify.PortOwners {
-	if len(l.Roles) == 0 {
-		return nil
-	}
-	out := map[int]verify.PortOwners{}
-	for _, pt := range l.Ports {
-		r := l.RoleOfPort(pt.Name)
-		if r == nil {
-			continue
-		}
-		po := verify.PortOwners{Role: r.Name, Pids: []int{}}
-		for i, pid := range pids {
-			if roles[i] == r.Name {
-				po.Pids = append(po.Pids, pid)
-			}
-		}
-		out[pt.Number] = po
-	}
-	return out
-}
-
-// rankOwners is roleOwners for the picked ranks.
+// rankOwners is proctree.RoleOwners for the picked ranks.
 func (la *Launch) rankOwners() map[int]verify.PortOwners {
 	var pids []int
 	var roles []string
 	for _, rk := range la.ranks {
 		pids, roles = append(pids, rk.fp.Pid), append(roles, rk.role)
 	}
-	return roleOwners(la.Spec, pids, roles)
+	return proctree.RoleOwners(la.Spec, pids, roles)
 }
 
 // closeRanks lets go of the ranks' pidfds.
@@ -199,55 +134,11 @@ func (la *Launch) goneRank() int {
 	return 0
 }
 
-// equalMatches notes (Report.Notes) equalMatchesNote for the launch.
+// equalMatches notes (Report.Notes) proctree.EqualMatchesNote for the launch.
 func (la *Launch) equalMatches(worker int, tree []int, r *verify.Report) {
-	if n := equalMatchesNote(la.opts.Proc, la.Spec, worker, tree, la.exec.watch.execComm); n != "" {
+	if n := proctree.EqualMatchesNote(la.opts.Proc, la.Spec, worker, tree, la.exec.watch.execComm); n != "" {
 		r.Notes = append(r.Notes, n)
 	}
-}
-
-// equalMatchesNote says, for a launch of one worker, that its selector also
-// matches several processes below the worker with no matching descendant
-// and no declared port — the ranks of a job below its agent (torchrun's
-// python3 agent and python3 ranks) — instead of silently verifying the
-// agent alone; "" when not. A pre-fork server's workers hold its socket: no
-// note. execComm may be nil.
-func equalMatchesNote(p proc.FS, l *spec.Launch, worker int, tree []int, execComm func(int) string) string {
-	if l.Worker.N() > 1 || len(l.Roles) > 0 || l.Worker.Comm == "" && l.Worker.Exe == "" {
-		return ""
-	}
-	if tree == nil {
-		tree = append([]int{worker}, p.Descendants(worker)...)
-	}
-	leaves := verify.Workers(p, tree, l.Worker.Comm, l.Worker.Exe, len(tree), execComm)
-	if len(leaves) < 2 || slices.Contains(leaves, worker) {
-		return ""
-	}
-	below := p.Descendants(worker)
-	for _, pid := range leaves {
-		if !slices.Contains(below, pid) || holdsAny(p, l, pid, tree) {
-			return ""
-		}
-	}
-	sel := fmt.Sprintf("comm %q", l.Worker.Comm)
-	if l.Worker.Exe != "" {
-		sel = fmt.Sprintf("exe %q", l.Worker.Exe)
-	}
-	return fmt.Sprintf("%s also matches %d processes below the worker (pid %d) that match equally (pids %s): if they are the job's workers (ranks below an agent), set worker { count = %d } to verify each, or a sharper selector",
-		sel, len(leaves), worker, joinPids(leaves), len(leaves))
-}
-
-// holdsAny reports whether pid holds a listener on a declared port of l.
-func holdsAny(p proc.FS, l *spec.Launch, pid int, tree []int) bool {
-	for _, pt := range l.Ports {
-		hs, _ := verify.Holders(p, pt.Number, tree)
-		for _, h := range hs {
-			if slices.Contains(h.Pids, pid) {
-				return true
-			}
-		}
-	}
-	return false
 }
 
 // treeCheck is what the tree judgement of a launch in progress reads:
@@ -313,4 +204,13 @@ func RecordedTree(p proc.FS, rec *Record) verify.TreeCheck {
 		return nil
 	}
 	return t
+}
+
+// workerImages is proctree.Images of the worker and the picked ranks.
+func (la *Launch) workerImages(worker int) string {
+	var ranks []int
+	for _, rk := range la.ranks {
+		ranks = append(ranks, rk.fp.Pid)
+	}
+	return proctree.Images(la.opts.Proc, worker, ranks)
 }

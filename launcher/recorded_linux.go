@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/childproof/childproof/launcher/proctree"
 	"github.com/childproof/childproof/outcome"
 	"github.com/childproof/childproof/proc"
 	"github.com/childproof/childproof/redact"
@@ -92,7 +93,7 @@ func VerifyRecorded(ctx context.Context, v *verify.Verifier, l *spec.Launch, rec
 	VerifyRanks(ctx, v, l, chk, rec, r)
 	v.JudgeTree(r, chk, RecordedTree(v.Proc, rec))
 	checkUser(v.Proc, l, rec.Worker.Pid, r)
-	if n := equalMatchesNote(v.Proc, l, chk.Worker, nil, nil); n != "" {
+	if n := proctree.EqualMatchesNote(v.Proc, l, chk.Worker, nil, nil); n != "" {
 		r.Notes = append(r.Notes, n)
 	}
 	return r

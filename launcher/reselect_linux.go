@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/childproof/childproof/launcher/proctree"
 	"github.com/childproof/childproof/proc"
 	"github.com/childproof/childproof/spec"
 	"github.com/childproof/childproof/verify"
@@ -60,13 +61,13 @@ func VerifyRanks(ctx context.Context, v *verify.Verifier, l *spec.Launch, chk ve
 }
 
 // verifyRoles is VerifyRanks for a launch of worker roles: each role's
-// processes re-selected from the live tree (selectRoles), each verified
+// processes re-selected from the live tree (proctree.SelectRoles), each verified
 // with chk's expectations and the evidence rec kept for it, its entry and
 // problems named by its role. A role with none of its processes left is
 // a problem.
 func verifyRoles(ctx context.Context, v *verify.Verifier, l *spec.Launch, chk verify.Check, rec *Record, r *verify.Report) {
 	t := RecordedTree(v.Proc, rec)
-	pids, roles, ok := selectRoles(v.Proc, l, t.Tree, nil)
+	pids, roles, ok := proctree.SelectRoles(v.Proc, l, t.Tree, nil)
 	first := verify.WorkerCheck{Env: r.Env, EnvSource: r.EnvSource}
 	if r.Worker != nil {
 		first.WorkerInfo = *r.Worker
@@ -117,7 +118,7 @@ func Reselect(p proc.FS, l *spec.Launch, rec *Record) (*Record, string) {
 			live = append(live, pid)
 		}
 	}
-	pid := reselectPid(p, l, live)
+	pid := proctree.ReselectPid(p, l, live)
 	if pid == 0 {
 		return nil, ""
 	}
@@ -135,31 +136,11 @@ func Reselect(p proc.FS, l *spec.Launch, rec *Record) (*Record, string) {
 	return &out, note
 }
 
-// reselectPid is the worker l's selector picks among the live processes
-// live: the first of its roles' processes, the first of its N workers,
-// else the process its comm or exe names or the owner of a declared port;
-// 0 when none is there or l selects by nothing but the launched process.
-func reselectPid(p proc.FS, l *spec.Launch, live []int) int {
-	pid := 0
-	if len(l.Roles) > 0 {
-		if pids, _, _ := selectRoles(p, l, live, nil); len(pids) > 0 {
-			pid = pids[0]
-		}
-	} else if l.Worker.N() > 1 {
-		if ws := verify.Workers(p, live, l.Worker.Comm, l.Worker.Exe, l.Worker.N(), nil); len(ws) > 0 {
-			pid = ws[0]
-		}
-	} else if l.Worker.Comm != "" || l.Worker.Exe != "" || len(l.Ports) > 0 {
-		pid, _ = verify.DeclaredWorker(p, live, l.Worker.Comm, l.Worker.Exe, l.Ports, nil)
-	}
-	return pid
-}
-
 // recordedOwners is Check.Owners for the recorded launch rec of l's
 // worker roles, their processes re-selected from the live tree.
 func recordedOwners(p proc.FS, l *spec.Launch, rec *Record) map[int]verify.PortOwners {
-	pids, roles, _ := selectRoles(p, l, RecordedTree(p, rec).Tree, nil)
-	return roleOwners(l, pids, roles)
+	pids, roles, _ := proctree.SelectRoles(p, l, RecordedTree(p, rec).Tree, nil)
+	return proctree.RoleOwners(l, pids, roles)
 }
 
 // reselectRecorded is Reselect for a census: the recorded launch name

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/childproof/childproof/launcher/proctree"
 	"github.com/childproof/childproof/verify"
 	"golang.org/x/sys/unix"
 )
@@ -18,7 +19,7 @@ const respawnLookEvery = 50 * time.Millisecond
 
 // awaitReplacement is foreground supervision after the worker gone (pid)
 // exited while its tree runs on: it looks in the live tree for the
-// process the launch's selector picks (reselectPid: a node cluster,
+// process the launch's selector picks (proctree.ReselectPid: a node cluster,
 // gunicorn --max-requests or uWSGI respawning it) until one is there,
 // the tree has no live process left (nothing can respawn it), Stop ended
 // the launch, or the spec's ready.timeout ran out since the exit (the
@@ -61,14 +62,14 @@ func (la *Launch) awaitReplacement(gone int) int {
 	}
 }
 
-// reselectForeground is reselectPid for the running launch: a job's
+// reselectForeground is proctree.ReselectPid for the running launch: a job's
 // workers (count = N, roles) only once all of them are there, picked
 // afresh with their pidfds (pickRanks). Call with the tree's lock held.
 func (la *Launch) reselectForeground(live []int) int {
 	if la.multiWorker() {
 		return la.pickRanks(live)
 	}
-	return reselectPid(la.opts.Proc, la.Spec, live)
+	return proctree.ReselectPid(la.opts.Proc, la.Spec, live)
 }
 
 // adopt makes pid, which the selector picked in the live tree after the

@@ -2,10 +2,10 @@ package launcher
 
 import (
 	"fmt"
-	"slices"
 	"strings"
 	"time"
 
+	"github.com/childproof/childproof/launcher/proctree"
 	"github.com/childproof/childproof/outcome"
 	"github.com/childproof/childproof/verify"
 )
@@ -21,7 +21,7 @@ const selectorQuiet = 750 * time.Millisecond
 // ready.timeout: when the selector matches no process while a member of
 // the tree owns a declared port and the tree has stopped changing.
 type selectorWatch struct {
-	quiet stability
+	quiet proctree.Stability
 }
 
 // check returns a failure when the selector is wrong: it matches nothing,
@@ -35,54 +35,22 @@ func (w *selectorWatch) check(la *Launch, r *verify.Report, tree []int) *Error {
 	if pid, _ := verify.DeclaredWorker(la.opts.Proc, tree, l.Worker.Comm, l.Worker.Exe, nil, la.exec.watch.execComm); pid != 0 {
 		return nil // it matches (a job whose other ranks are not there yet)
 	}
-	owners := la.portOwners(tree)
+	owners := proctree.PortOwners(la.opts.Proc, la.Spec, tree)
 	if len(owners) == 0 {
-		w.quiet = stability{}
+		w.quiet = proctree.Stability{}
 		return nil
 	}
-	if !w.quiet.settledFor(la, tree, selectorQuiet) {
+	if !w.quiet.SettledFor(la.opts.Proc, tree, selectorQuiet) {
 		return nil
 	}
 	return la.selectorError(r, owners, false)
-}
-
-// portOwner is a member of the tree holding a declared port.
-type portOwner struct {
-	pid, port int
-	comm, exe string
-}
-
-// portOwners lists the members of tree that hold a declared port.
-func (la *Launch) portOwners(tree []int) []portOwner {
-	var out []portOwner
-	for _, pt := range la.Spec.Ports {
-		hs, err := verify.Holders(la.opts.Proc, pt.Number, tree)
-		if err != nil {
-			continue
-		}
-		for _, h := range hs {
-			if !h.InTree {
-				continue
-			}
-			for _, pid := range h.Pids {
-				if slices.ContainsFunc(out, func(o portOwner) bool { return o.pid == pid && o.port == pt.Number }) {
-					continue
-				}
-				o := portOwner{pid: pid, port: pt.Number}
-				o.comm, _ = la.opts.Proc.Comm(pid)
-				o.exe, _ = la.opts.Proc.Exe(pid)
-				out = append(out, o)
-			}
-		}
-	}
-	return out
 }
 
 // selectorError is the failure of a launch whose worker selector matches
 // no process while others serve: exit 5, naming the candidates and the
 // selector that would find them. atTimeout says the ready timeout ran out
 // first (the message says so; the hint is still about the selector).
-func (la *Launch) selectorError(r *verify.Report, owners []portOwner, atTimeout bool) *Error {
+func (la *Launch) selectorError(r *verify.Report, owners []proctree.PortOwner, atTimeout bool) *Error {
 	l := la.Spec
 	sel := fmt.Sprintf("comm %q", l.Worker.Comm)
 	if l.Worker.Exe != "" {
@@ -91,9 +59,9 @@ func (la *Launch) selectorError(r *verify.Report, owners []portOwner, atTimeout 
 	var cands []string
 	for _, o := range owners {
 		if l.Worker.Exe != "" {
-			cands = append(cands, fmt.Sprintf("%s (pid %d, %s) owns port %d", o.comm, o.pid, o.exe, o.port))
+			cands = append(cands, fmt.Sprintf("%s (pid %d, %s) owns port %d", o.Comm, o.Pid, o.Exe, o.Port))
 		} else {
-			cands = append(cands, fmt.Sprintf("%s (pid %d) owns port %d", o.comm, o.pid, o.port))
+			cands = append(cands, fmt.Sprintf("%s (pid %d) owns port %d", o.Comm, o.Pid, o.Port))
 		}
 	}
 	msg := fmt.Sprintf("the worker never appeared: %s matches nothing in the launched tree; %s", sel, strings.Join(cands, ", "))
@@ -103,11 +71,11 @@ func (la *Launch) selectorError(r *verify.Report, owners []portOwner, atTimeout 
 	r.Add(verify.KindExited, "%s", msg)
 	r.SetOutcome(outcome.Exited)
 	r.Ready, r.Verified = false, false
-	e := &Error{Outcome: outcome.Exited, Report: r, Msg: msg, Tail: la.withTail(r), Fix: FixSelector, Spec: l, Other: owners[0].comm,
-		Hint: fmt.Sprintf("the selector is wrong, not the timeout: select the process that serves, Worker: schema.Worker{Comm: %q}, or leave Worker zero to take the port's owner", owners[0].comm)}
+	e := &Error{Outcome: outcome.Exited, Report: r, Msg: msg, Tail: la.withTail(r), Fix: FixSelector, Spec: l, Other: owners[0].Comm,
+		Hint: fmt.Sprintf("the selector is wrong, not the timeout: select the process that serves, Worker: schema.Worker{Comm: %q}, or leave Worker zero to take the port's owner", owners[0].Comm)}
 	if l.Worker.Exe != "" {
-		e.Other = owners[0].exe
-		e.Hint = fmt.Sprintf("the selector is wrong, not the timeout: select the process that serves, Worker: schema.Worker{Exe: %q}, or leave Worker zero to take the port's owner", owners[0].exe)
+		e.Other = owners[0].Exe
+		e.Hint = fmt.Sprintf("the selector is wrong, not the timeout: select the process that serves, Worker: schema.Worker{Exe: %q}, or leave Worker zero to take the port's owner", owners[0].Exe)
 	}
 	return e
 }

@@ -41,8 +41,10 @@ var layers = map[string][]string{
 	"launcher/failure": {"outcome", "spec", "verify"},
 	// The state dir's storage: files, key, locks, logs.
 	"launcher/statedir": {"launcher/failure", "outcome", "spec"},
+	// The tree model: which process is the worker, who holds the ports.
+	"launcher/proctree": {"verify", "proc", "spec", "internal/sockdiag"},
 	// Starting, finding, recording, stopping.
-	"launcher": {"verify", "proc", "spec", "launcher/failure", "launcher/statedir", "outcome", "redact", "internal/atomicfile",
+	"launcher": {"verify", "proc", "spec", "launcher/failure", "launcher/statedir", "launcher/proctree", "outcome", "redact", "internal/atomicfile",
 		"internal/dotenv", "internal/logrelay", "internal/logtail", "internal/pidfd", "internal/probe", "internal/sockdiag",
 		"internal/proccn"},
 	"launcher/group": {"launcher", "verify", "proc", "spec", "outcome"},

@@ -1,4 +1,4 @@
-package launcher
+package proctree
 
 import (
 	"fmt"
@@ -73,19 +73,19 @@ func TestWorkerModelProperties(t *testing.T) {
 				}
 			}
 			l := &schema.Launch{Command: []string{"x"}, Worker: schema.Worker{Comm: "srv"}}
-			got := pickWorker(p, l, 100, tree, ec)
+			got := PickWorker(p, l, 100, tree, ec)
 			if len(matches) == 0 {
 				if got != 0 {
-					t.Errorf("pickWorker = %d with no match", got)
+					t.Errorf("PickWorker = %d with no match", got)
 				}
 				return
 			}
 			if !matches[got] {
-				t.Fatalf("pickWorker = %d, not a match", got)
+				t.Fatalf("PickWorker = %d, not a match", got)
 			}
 			for pid := range matches {
 				if len(p.Ancestors(pid, 0)) < len(p.Ancestors(got, 0)) {
-					t.Errorf("pickWorker = %d, but %d is a shallower match", got, pid)
+					t.Errorf("PickWorker = %d, but %d is a shallower match", got, pid)
 				}
 			}
 		})

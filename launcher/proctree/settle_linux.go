@@ -1,8 +1,9 @@
-package launcher
+package proctree
 
 import (
 	"time"
 
+	"github.com/childproof/childproof/proc"
 	"golang.org/x/sys/unix"
 )
 
@@ -13,20 +14,20 @@ import (
 // and detached.
 const settle = 100 * time.Millisecond
 
-// settleWorker waits until the worker has run for settle since it was
+// Settle waits until the worker has run for settle since it was
 // released (the exec tracer let go of it: a worker stopped at its exec
 // for the capture has not run its program yet), returning early if it
-// exits. Wall-clock time alone is no evidence that it ran: on a loaded
-// machine a program that exits at once may not have been scheduled yet.
-// So it also waits, polling, until the worker has shown that it is
-// running its program: it sleeps (state S, as a server waiting for work
-// does), or it has used a clock tick of CPU since settleWorker first
+// exits (wfd is its pidfd). Wall-clock time alone is no evidence that it
+// ran: on a loaded machine a program that exits at once may not have been
+// scheduled yet. So it also waits, polling, until the worker has shown
+// that it is running its program: it sleeps (state S, as a server waiting
+// for work does), or it has used a clock tick of CPU since Settle first
 // looked (a busy job). The tick is counted from that first look, not from
 // zero: the exec itself is charged to the worker (its system time, more
 // than a tick on a loaded machine), so a program that exits at once could
 // otherwise read as running. It gives up waiting at the ready deadline,
 // as readiness does.
-func (la *Launch) settleWorker(worker, wfd int, released, deadline time.Time) {
+func Settle(p proc.FS, worker, wfd int, released, deadline time.Time) {
 	wait := func(until time.Time) bool {
 		d := time.Until(until)
 		if d <= 0 {
@@ -36,7 +37,7 @@ func (la *Launch) settleWorker(worker, wfd int, released, deadline time.Time) {
 		return n == 0 // false: it exited
 	}
 	var base uint64
-	if st, err := la.opts.Proc.Stat(worker); err == nil {
+	if st, err := p.Stat(worker); err == nil {
 		base = st.CPUTicks
 	}
 	first := released.Add(settle)
@@ -47,7 +48,7 @@ func (la *Launch) settleWorker(worker, wfd int, released, deadline time.Time) {
 		return // it exited
 	}
 	for time.Now().Before(deadline) {
-		st, err := la.opts.Proc.Stat(worker)
+		st, err := p.Stat(worker)
 		if err != nil || st.State == 'Z' || st.State == 'X' {
 			return
 		}

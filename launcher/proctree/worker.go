@@ -1,4 +1,4 @@
-package launcher
+package proctree
 
 import (
 	"slices"
@@ -8,7 +8,7 @@ import (
 	"github.com/childproof/childproof/verify"
 )
 
-// pickWorker chooses the worker of launch l among tree (its live
+// PickWorker chooses the worker of launch l among tree (its live
 // processes, as p shows them; root is the launched process): the process
 // its worker selector names, else the in-tree owner of a declared port;
 // with neither, the root once it has exec'd (a dispatch script's bash must
@@ -16,7 +16,7 @@ import (
 //
 // execComm, when not nil, gives a process's comm at its last exec (from
 // the exec-time capture), which a comm selector also matches.
-func pickWorker(p proc.FS, l *spec.Launch, root int, tree []int, execComm func(int) string) int {
+func PickWorker(p proc.FS, l *spec.Launch, root int, tree []int, execComm func(int) string) int {
 	if pid, decided := verify.DeclaredWorker(p, tree, l.Worker.Comm, l.Worker.Exe, l.Ports, execComm); decided || pid != 0 {
 		return pid
 	}

@@ -1,4 +1,4 @@
-package launcher
+package proctree
 
 import (
 	"fmt"
@@ -73,8 +73,8 @@ func TestPickWorker(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			p := fakeProc(t, tt.rows...)
-			if got := pickWorker(p, &tt.l, 100, tt.tree, nil); got != tt.want {
-				t.Errorf("pickWorker = %d, want %d", got, tt.want)
+			if got := PickWorker(p, &tt.l, 100, tt.tree, nil); got != tt.want {
+				t.Errorf("PickWorker = %d, want %d", got, tt.want)
 			}
 		})
 	}

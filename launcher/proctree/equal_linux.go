@@ -1,0 +1,54 @@
+package proctree
+
+import (
+	"fmt"
+	"slices"
+
+	"github.com/childproof/childproof/proc"
+	"github.com/childproof/childproof/spec"
+	"github.com/childproof/childproof/verify"
+)
+
+// EqualMatchesNote says, for a launch of one worker, that its selector also
+// matches several processes below the worker with no matching descendant
+// and no declared port — the ranks of a job below its agent (torchrun's
+// python3 agent and python3 ranks) — instead of silently verifying the
+// agent alone; "" when not. A pre-fork server's workers hold its socket: no
+// note. execComm may be nil.
+func EqualMatchesNote(p proc.FS, l *spec.Launch, worker int, tree []int, execComm func(int) string) string {
+	if l.Worker.N() > 1 || len(l.Roles) > 0 || l.Worker.Comm == "" && l.Worker.Exe == "" {
+		return ""
+	}
+	if tree == nil {
+		tree = append([]int{worker}, p.Descendants(worker)...)
+	}
+	leaves := verify.Workers(p, tree, l.Worker.Comm, l.Worker.Exe, len(tree), execComm)
+	if len(leaves) < 2 || slices.Contains(leaves, worker) {
+		return ""
+	}
+	below := p.Descendants(worker)
+	for _, pid := range leaves {
+		if !slices.Contains(below, pid) || holdsAny(p, l, pid, tree) {
+			return ""
+		}
+	}
+	sel := fmt.Sprintf("comm %q", l.Worker.Comm)
+	if l.Worker.Exe != "" {
+		sel = fmt.Sprintf("exe %q", l.Worker.Exe)
+	}
+	return fmt.Sprintf("%s also matches %d processes below the worker (pid %d) that match equally (pids %s): if they are the job's workers (ranks below an agent), set worker { count = %d } to verify each, or a sharper selector",
+		sel, len(leaves), worker, JoinPids(leaves), len(leaves))
+}
+
+// holdsAny reports whether pid holds a listener on a declared port of l.
+func holdsAny(p proc.FS, l *spec.Launch, pid int, tree []int) bool {
+	for _, pt := range l.Ports {
+		hs, _ := verify.Holders(p, pt.Number, tree)
+		for _, h := range hs {
+			if slices.Contains(h.Pids, pid) {
+				return true
+			}
+		}
+	}
+	return false
+}

@@ -1,0 +1,44 @@
+package proctree
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/childproof/childproof/proc"
+	"github.com/childproof/childproof/verify"
+)
+
+// Images describes the program image each picked worker runs
+// (verify.Image), worker's first, then each of ranks not worker: readiness
+// counts only when no worker exec'd between its verification and the end
+// of the probe, so that a worker that binds and then re-execs itself (a
+// graceful restart, a library-path shim) is judged on its last image, not
+// the one that bound.
+func Images(p proc.FS, worker int, ranks []int) string {
+	pids := []int{worker}
+	for _, pid := range ranks {
+		if !slices.Contains(pids, pid) {
+			pids = append(pids, pid)
+		}
+	}
+	var b strings.Builder
+	for _, pid := range pids {
+		fmt.Fprintf(&b, "%d:%s;", pid, verify.Image(p, pid))
+	}
+	return b.String()
+}
+
+// Reexeced returns the first worker whose image differs between two
+// Images, or 0.
+func Reexeced(before, after string) int {
+	bs, as := strings.Split(before, ";"), strings.Split(after, ";")
+	for i := range min(len(bs), len(as)) {
+		if bs[i] != as[i] {
+			var pid int
+			fmt.Sscanf(bs[i], "%d:", &pid)
+			return pid
+		}
+	}
+	return 0
+}
