@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/childproof/childproof/launcher"
+	"github.com/childproof/childproof/launcher/statedir"
 )
 
 // openState opens the state dir of --state-dir (or the default,
@@ -23,6 +24,10 @@ func (a *app) openState() (*launcher.State, error) {
 		var le *launcher.Error
 		if errors.As(err, &le) {
 			return nil, &exitError{code: le.OutcomeKind(), err: errors.New(le.Error()), hint: cliHint(le)}
+		}
+		var se *statedir.StepDirError
+		if errors.As(err, &se) {
+			return nil, exitf(exitUsage, "state dir of the SLURM step: %v (set --state-dir or CHILDPROOF_STATE_DIR)", se.Err)
 		}
 		return nil, exitf(exitUsage, "%v", err)
 	}

@@ -32,10 +32,30 @@ func openDefaultStateDir(lookup func(string) (string, bool), uid int) (string, e
 		return "", fmt.Errorf("state dir of the SLURM step: %w", err)
 	}
 	if err := ownedDir(parent, uid); err != nil {
-		return "", fmt.Errorf("state dir of the SLURM step: %w (set --state-dir or CHILDPROOF_STATE_DIR)", err)
+		return "", &StepDirError{Parent: parent, Err: err}
 	}
 	return dir, nil
 }
+
+// StepDirError reports, inside a SLURM job step, a per-user parent of the
+// default state dir that is not a directory of the effective uid that
+// only it may write: the default cannot be used, a state dir named (or
+// CHILDPROOF_STATE_DIR) can. It is safe for concurrent use while no one
+// changes its fields.
+type StepDirError struct {
+	// Parent is the per-user directory ($TMPDIR/childproof-UID).
+	Parent string
+	// Err is the cause: the directory's owner or mode, or its Lstat's
+	// error.
+	Err error
+}
+
+func (e *StepDirError) Error() string {
+	return "state dir of the SLURM step: " + e.Err.Error() + " (name a state dir, or set CHILDPROOF_STATE_DIR)"
+}
+
+// Unwrap is e's cause, Err.
+func (e *StepDirError) Unwrap() error { return e.Err }
 
 // defaultStateDir is DefaultDir over lookup and uid; parent is the
 // per-user directory a SLURM step's state dir lies in ("" outside one).

@@ -3,6 +3,7 @@
 package statedir
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -57,7 +58,9 @@ func TestDefaultStateDir(t *testing.T) {
 	if err := os.Chmod(parent, 0o777); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := openDefaultStateDir(step, uid); err == nil || !strings.Contains(err.Error(), "that only it may write") {
-		t.Fatalf("err = %v", err)
+	_, err := openDefaultStateDir(step, uid)
+	var se *StepDirError
+	if !errors.As(err, &se) || se.Parent != parent || !strings.Contains(se.Err.Error(), "that only it may write") {
+		t.Fatalf("err = %v, want a *StepDirError of %s", err, parent)
 	}
 }
