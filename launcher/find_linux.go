@@ -774,6 +774,7 @@ func (la *Launch) waitAdded(ctx context.Context, r *verify.Report, worker, wfd i
 		fctx, cancel := context.WithDeadline(ctx, deadline)
 		defer cancel()
 		p := newPacer()
+		var lw *listenWatch
 		for {
 			err := rd.Func(fctx)
 			p.ran()
@@ -782,7 +783,10 @@ func (la *Launch) waitAdded(ctx context.Context, r *verify.Report, worker, wfd i
 			}
 			what := "Options.Ready.Func: " + err.Error()
 			progress(what)
-			la.waitEvent(ctx, wfd, p.due(), deadline, p)
+			if lw == nil {
+				lw = la.newListenWatch(worker)
+			}
+			la.waitEvent(ctx, wfd, p.due(), deadline, p, lw)
 			if pidfd.Exited(wfd) || !time.Now().Before(deadline) || ctx.Err() != nil {
 				if pidfd.Exited(wfd) {
 					return la.exitedError(r, la.exitWhat(worker))

@@ -160,6 +160,19 @@ func helper(mode string, args []string) int {
 		time.Sleep(d)
 		fmt.Println(args[1])
 		time.Sleep(time.Hour)
+	case "listen-when": // listen-when FILE ADDR: once FILE exists, listen on ADDR, printing nothing
+		for {
+			if _, err := os.Stat(args[0]); err == nil {
+				break
+			}
+			time.Sleep(5 * time.Millisecond)
+		}
+		ln, err := net.Listen("tcp", args[1])
+		if err != nil {
+			return 2
+		}
+		defer ln.Close()
+		select {}
 	case "ready-when": // ready-when FILE: exit 0 iff FILE (relative: to the cwd) exists and MOCK_LLM_KEY is set
 		if _, err := os.Stat(args[0]); err != nil || os.Getenv("MOCK_LLM_KEY") == "" {
 			fmt.Println("not yet")

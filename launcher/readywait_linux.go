@@ -224,11 +224,12 @@ func (p *pacer) due() time.Time {
 	return at
 }
 
-// waitEvent waits until at, the deadline, the worker's exit (wfd) or a
-// line of output (wake), whichever comes first; a line wakes it only
-// once the rate cap allows another probe. It reports whether the
-// worker is still running.
-func (la *Launch) waitEvent(ctx context.Context, wfd int, at, deadline time.Time, p *pacer) bool {
+// waitEvent waits until at, the deadline, the worker's exit (wfd) or an
+// event (a line of output, the tree's fork, exec or exit, a listening
+// socket that appeared in the tree: lw, nil for none), whichever comes
+// first; an event wakes it only once the rate cap allows another probe.
+// It reports whether the worker is still running.
+func (la *Launch) waitEvent(ctx context.Context, wfd int, at, deadline time.Time, p *pacer, lw *listenWatch) bool {
 	if deadline.Before(at) {
 		at = deadline
 	}
@@ -248,15 +249,15 @@ func (la *Launch) waitEvent(ctx context.Context, wfd int, at, deadline time.Time
 		// P back from a syscall of 10 ms, which keeps it waking every
 		// 20 µs.
 		n, _ := unix.Poll(fds, max(int((min(d, pollSlice)+time.Millisecond-1)/time.Millisecond), 1))
-		if n <= 0 {
-			continue
-		}
-		if fds[0].Revents != 0 {
+		if n > 0 && fds[0].Revents != 0 {
 			return false
 		}
-		line := la.notes.wake.drain()
-		moved := la.tree.events.drainReady()
-		if moved || line {
+		line, moved := false, false
+		if n > 0 {
+			line = la.notes.wake.drain()
+			moved = la.tree.events.drainReady()
+		}
+		if moved || line || lw.appeared() {
 			if moved {
 				readyTreeWakes.Add(1)
 			}
@@ -291,6 +292,9 @@ func (la *Launch) probeReady(ctx context.Context, r *verify.Report, c verify.Che
 	// A worker in another network namespace is reached from there.
 	pctx := probe.FromNetNSOf(ctx, la.opts.Proc.Root, worker)
 	p := newPacer()
+	// Sockets that appear in the tree wake the wait: taken after the
+	// first probe failed (most are answered at once).
+	var lw *listenWatch
 	var last error
 	for {
 		if pidfd.Exited(wfd) {
@@ -315,7 +319,10 @@ func (la *Launch) probeReady(ctx context.Context, r *verify.Report, c verify.Che
 		pr := la.progressBase(r.Attempts, deadline.Add(-l.ReadyTimeout()))
 		pr.Phase, pr.Worker, pr.Comm, pr.Last = PhaseReady, worker, la.worker.Comm, last.Error()
 		la.progress(pr)
-		la.waitEvent(ctx, wfd, p.due(), deadline, p)
+		if lw == nil {
+			lw = la.newListenWatch(worker)
+		}
+		la.waitEvent(ctx, wfd, p.due(), deadline, p, lw)
 	}
 }
 
@@ -465,7 +472,7 @@ func (la *Launch) waitLine(ctx context.Context, r *verify.Report, worker, wfd in
 		if !time.Now().Before(deadline) {
 			return la.notReadyError(r, what)
 		}
-		la.waitEvent(ctx, wfd, time.Now().Add(every), deadline, p)
+		la.waitEvent(ctx, wfd, time.Now().Add(every), deadline, p, nil)
 	}
 	return nil
 }

@@ -2,6 +2,8 @@ package launcher
 
 import (
 	"context"
+	"errors"
+	"net"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -9,6 +11,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/childproof/childproof/schema"
 )
 
 // TestSuperviseTreeEvents: a member that appears after the launch was
@@ -95,5 +99,50 @@ func TestReadyTreeEvents(t *testing.T) {
 	}
 	if n := readyTreeWakes.Load() - before; n == 0 {
 		t.Error("no readiness wait was woken by the tree's events")
+	}
+}
+
+// TestReadyListenEvents checks that a listening socket that appears in
+// the tree while readiness probes wait wakes the wait: a silent worker
+// listens on an undeclared port once the first probe has failed, and the
+// probe passes only once a wait was woken by that socket (the paced
+// probes alone never make it pass).
+func TestReadyListenEvents(t *testing.T) {
+	f := newFixture(t)
+	l := f.spec("listenwake")
+	dir := t.TempDir()
+	flag := filepath.Join(dir, "listen")
+	addr := "127.0.0.1:" + strconv.Itoa(f.port)
+	l.Command = []string{filepath.Join(f.bin, "mock-srv"), "helper", "listen-when", flag, addr}
+	l.Ports = nil
+	l.Ready = schema.Ready{Timeout: fixtureReady}
+	before := readyListenWakes.Load()
+	probes := 0
+	ready := func(ctx context.Context) error {
+		probes++
+		if probes == 1 {
+			if err := os.WriteFile(flag, nil, 0o644); err != nil {
+				return err
+			}
+			return errors.New("not listening yet")
+		}
+		if readyListenWakes.Load() == before {
+			return errors.New("no wait woken by a listening socket yet")
+		}
+		c, err := net.Dial("tcp", addr)
+		if err != nil {
+			return err
+		}
+		return c.Close()
+	}
+	la, err := Start(context.Background(), l, Options{State: f.state, Ready: Readiness{Func: ready}})
+	if la != nil {
+		t.Cleanup(func() { la.Stop(context.Background()) })
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := readyListenWakes.Load() - before; n == 0 {
+		t.Error("no readiness wait was woken by the worker's new listening socket")
 	}
 }
