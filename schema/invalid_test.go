@@ -68,6 +68,12 @@ func TestGoField(t *testing.T) {
 		"forbid_wrappers[0]":           "ForbidWrappers[0]",
 		"on_stale":                     "OnStale",
 		"depends_on[1]":                "DependsOn[1]",
+		"worker[1]":                    "Roles[1]",
+		"worker[1].name":               "Roles[1].Name",
+		"worker[1].comm":               "Roles[1].Worker.Comm",
+		"worker[1].ports":              "Roles[1].Ports",
+		"slurm.ntasks_per_node":        "Slurm.TasksPerNode",
+		"log.keep":                     "LogKeep",
 	} {
 		if got := GoField(spec); got != want {
 			t.Errorf("GoField(%q) = %q, want %q", spec, got, want)

@@ -3,7 +3,10 @@ package schema
 import "github.com/hashicorp/hcl/v2"
 
 // blockSchemas are the schemas of the blocks a spec may hold, by their
-// path from the file's top (launch.port): the one table Places reads.
+// path from the file's top (launch.port): the one table Places reads, and
+// with roleSchema the one description of the spec's shape. shape_test.go
+// holds to it the raw structs' tags (the validator), the decoding steps,
+// spec.GoField, specrule.Explain and docs/spec.md's attribute tables.
 var blockSchemas = map[string]*hcl.BodySchema{
 	"variable":       variableSchema,
 	"launch":         launchSchema,

@@ -37,17 +37,26 @@ func (e *InvalidError) Error() string {
 }
 
 // GoField names a field path of the spec language ("port[0].number",
-// "ready.timeout", "env[NAME]", "worker.comm") by the Go fields of Launch
-// ("Ports[0].Number", "Ready.Timeout", "Env[NAME]", "Worker.Comm").
+// "ready.timeout", "env[NAME]", "worker.comm", a role's "worker[1].comm")
+// by the Go fields of Launch ("Ports[0].Number", "Ready.Timeout",
+// "Env[NAME]", "Worker.Comm", "Roles[1].Worker.Comm").
 func GoField(path string) string {
 	var b strings.Builder
+	role := false // the previous segment was a role, worker[i]
 	for i, seg := range strings.Split(path, ".") {
 		if i > 0 {
 			b.WriteByte('.')
 		}
 		name, index, _ := strings.Cut(seg, "[")
-		if name == "port" {
+		switch {
+		case i == 0 && name == "port":
 			name = "ports"
+		case i == 0 && name == "worker" && index != "":
+			role = true
+			b.WriteString("Roles[" + index)
+			continue
+		case role && name != "name" && name != "ports":
+			b.WriteString("Worker.") // comm, exe, count: the role's Worker
 		}
 		for _, w := range strings.Split(name, "_") {
 			if w != "" {
@@ -66,7 +75,7 @@ func GoField(path string) string {
 }
 
 // goFieldNames are the Go names the snake-to-camel rule does not give.
-var goFieldNames = map[string]string{"Http": "HTTP"}
+var goFieldNames = map[string]string{"Http": "HTTP", "NtasksPerNode": "TasksPerNode", "Log.Keep": "LogKeep"}
 
 // goDetail rewrites what a problem's detail says in the spec language.
 func goDetail(d string) string {

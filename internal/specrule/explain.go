@@ -36,6 +36,8 @@ func Explain(fe Fail) (string, string) {
 			return "Invalid restart max", fmt.Sprintf("restart max must be between 1 and 1000, got %v", deref(val))
 		case "nodes":
 			return "Invalid slurm nodes", fmt.Sprintf("slurm nodes must be between 1 and 4096, got %v", deref(val))
+		case "count":
+			return "Invalid worker count", fmt.Sprintf("worker count must be between 1 and 1024, got %v", deref(val))
 		case "ntasks_per_node":
 			return "Invalid slurm ntasks_per_node", fmt.Sprintf("slurm ntasks_per_node must be between 1 and 1024, got %v", deref(val))
 		default:
