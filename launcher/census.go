@@ -95,7 +95,7 @@ const (
 
 // Census checks every record of st; stopped ones only when all is set.
 func Census(p proc.FS, st *State, all bool) ([]CensusEntry, error) {
-	recs, bad, err := st.summaries()
+	recs, bad, err := st.Summaries()
 	if err != nil {
 		return nil, err
 	}
@@ -169,14 +169,14 @@ func newCensus(p proc.FS, st *State, all bool, n int) *census {
 // addBad adds the entry of an unreadable record: "unknown", or
 // "untrusted" with what the record claims, shown as such (never checked,
 // never acted on).
-func (c *census) addBad(b badRecord) {
+func (c *census) addBad(b statedir.BadRecord) {
 	status := StatusUnknown
-	e := CensusEntry{Name: b.name, Ports: []CensusPort{}, Error: b.err.Error()}
-	if b.untrusted() {
+	e := CensusEntry{Name: b.Name, Ports: []CensusPort{}, Error: b.Err.Error()}
+	if b.Untrusted() {
 		status = StatusUntrusted
 		// What the record claims, shown as such: never checked, never acted on.
 		var u *UntrustedClaim
-		if errors.As(b.err, &u) {
+		if errors.As(b.Err, &u) {
 			e.Worker, e.Started = u.Worker, u.Started
 		}
 	}
@@ -187,7 +187,7 @@ func (c *census) addBad(b badRecord) {
 // addRecord adds the entry of a readable record (unless it is stopped and
 // the census is not of all): its worker's liveness, the members left of a
 // gone worker, what the later passes settle, and its ports' holders.
-func (c *census) addRecord(r recordSummary) {
+func (c *census) addRecord(r statedir.Summary) {
 	e := CensusEntry{Name: r.Name, Worker: r.Worker, Started: r.Started, Detached: r.Detached, Log: r.Log, SpecPath: r.SpecPath, Ports: []CensusPort{}, Pending: r.Pending,
 		Restarts: r.Restarts, LastExit: r.LastExit, Oneshot: r.Oneshot}
 	e.Round, e.Workers = r.Round, r.Workers
@@ -217,7 +217,7 @@ func (c *census) addRecord(r recordSummary) {
 // is of all (listed false: it is left out). A gone worker's end is noted
 // and its empty cgroups swept; a live worker's dead log relay is said in
 // e.Note.
-func (c *census) judgeWorker(r recordSummary, e *CensusEntry) (live verify.Liveness, listed bool) {
+func (c *census) judgeWorker(r statedir.Summary, e *CensusEntry) (live verify.Liveness, listed bool) {
 	live = r.Worker.Check(c.p)
 	e.Status = CensusStatus(live)
 	if (live == verify.Gone || live == verify.Reused) && !r.Pending && r.Stopped == nil {
@@ -253,7 +253,7 @@ func (c *census) judgeWorker(r recordSummary, e *CensusEntry) (live verify.Liven
 // leftMembers finds, for a record not stopped whose worker is gone, the
 // members left of its tree: those of its trusted cgroup now, or (a marker,
 // a cgroup not removed) those carrying its marker in markedMembers.
-func (c *census) leftMembers(r recordSummary, live verify.Liveness, e *CensusEntry) {
+func (c *census) leftMembers(r statedir.Summary, live verify.Liveness, e *CensusEntry) {
 	if r.Stopped == nil && live != verify.Alive && live != verify.Unknown {
 		c.left[len(c.out)] = true
 		if cg := trustedCgroup(r.Cgroup, r.Name); cg != "" {
@@ -270,7 +270,7 @@ func (c *census) leftMembers(r recordSummary, live verify.Liveness, e *CensusEnt
 // added): "worker" when a live worker holds it itself, "none", unknown
 // when the listeners could not be read; another holder is named later
 // (nameHolders, after one scan of every fd table).
-func (c *census) port(r recordSummary, live verify.Liveness, rp RecordPort, index int) CensusPort {
+func (c *census) port(r statedir.Summary, live verify.Liveness, rp RecordPort, index int) CensusPort {
 	cp := CensusPort{Number: rp.Number, Address: rp.Address, Holder: "none"}
 	if c.lerr != nil {
 		cp.Holder = fmt.Sprintf("unknown: %v", c.lerr)
@@ -307,7 +307,7 @@ func (c *census) port(r recordSummary, live verify.Liveness, rp RecordPort, inde
 
 // otherNS reports whether r's live worker is in another network
 // namespace than this census.
-func (c *census) otherNS(r recordSummary, live verify.Liveness) bool {
+func (c *census) otherNS(r statedir.Summary, live verify.Liveness) bool {
 	return live == verify.Alive && r.Worker.Pid > 0 && sockdiag.OtherNetNS(c.p.Root, r.Worker.Pid)
 }
 

@@ -44,36 +44,3 @@ func RecordedCheck(l *spec.Launch, rec *Record, p proc.FS) verify.Check {
 	}
 	return chk
 }
-
-// evidenceOf returns the exec-time evidence rec kept for the process pid
-// is now (a rank or a member of the same pid and start time), nil when it
-// kept none: that process is then judged by its live block.
-func (r *Record) evidenceOf(p proc.FS, pid int) *verify.ExecEnv {
-	st, err := p.Stat(pid)
-	if err != nil {
-		return nil
-	}
-	if r.Worker.Pid == pid && r.Worker.StartTime == st.StartTime {
-		return r.ExecEvidence()
-	}
-	for i := range r.Ranks {
-		if rk := &r.Ranks[i]; rk.Worker.Pid == pid && rk.Worker.StartTime == st.StartTime {
-			return rk.ExecEvidence()
-		}
-	}
-	for _, m := range r.Members {
-		if m.Pid == pid && m.StartTime == st.StartTime {
-			return &verify.ExecEnv{Digests: m.ExecEnv, Exe: m.ExecExe, Area: m.ExecArea}
-		}
-	}
-	return nil
-}
-
-// ExecEvidence returns the worker's environment as captured at its exec,
-// as a record keeps it (nil: none was captured).
-func (r *Record) ExecEvidence() *verify.ExecEnv {
-	if r.ExecEnv == nil {
-		return nil
-	}
-	return &verify.ExecEnv{Digests: r.ExecEnv, Exe: r.ExecExe, Area: r.ExecArea}
-}

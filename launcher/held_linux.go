@@ -68,7 +68,3 @@ func LaunchSecrets(l *spec.Launch, opts Options) *redact.Set { return launchSecr
 
 // MaskErr hides the secret values of s in err's message, hint and report.
 func MaskErr(err error, s *redact.Set) error { return maskErr(err, s) }
-
-// SameLaunch reports whether r and b describe one launch: the same start
-// and the same worker.
-func (r *Record) SameLaunch(b *Record) bool { return sameLaunch(r, b) }

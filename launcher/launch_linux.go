@@ -253,7 +253,7 @@ func (s *startRun) attempts(ctx context.Context) (*Launch, error) {
 	rd := st.beginRound(l, s.opts, s.h.plan)
 	var lastLa *Launch
 	// The record file as it was: a failed launch puts it back.
-	prevRecord := st.readRecordFile(l.Name)
+	prevRecord := st.ReadRecordFile(l.Name)
 	var last *Error
 	for attempt := 1; attempt <= l.EffectiveAttempts(); attempt++ {
 		if attempt > 1 {
@@ -487,7 +487,7 @@ func (la *Launch) openLogAndMask(sp *spawnRun) (*os.File, error) {
 	sp.argv, sp.prog = argv, prog
 	la.Env.secrets = secretSet(l, la.Env.Vars, la.opts.SecretSet, argv, la.State.Digest)
 	if err == nil {
-		if err = la.State.saveLogMask(l.Name, la.Env.Secrets()); err != nil {
+		if err = la.State.SaveLogMask(l.Name, la.Env.Secrets()); err != nil {
 			logf.Close()
 		}
 	}

@@ -105,17 +105,17 @@ func (s *State) Secrets(k Known) *redact.Set {
 	if k.Spec != nil {
 		secs = k.Spec.Secrets()
 	}
-	secs = append(secs, s.recordSecrets(k.Record)...)
+	secs = append(secs, s.RecordSecrets(k.Record)...)
 	if len(k.Pids) > 0 {
 		recs, _ := s.RecordsOfPids(k.Pids...)
 		for _, r := range recs {
 			if r != k.Record {
-				secs = append(secs, s.recordSecrets(r)...)
+				secs = append(secs, s.RecordSecrets(r)...)
 			}
 		}
 	}
 	if k.Log != "" {
-		secs = append(secs, s.logMaskSecrets(k.Log)...)
+		secs = append(secs, s.LogMaskSecrets(k.Log)...)
 	}
 	var digest func(name, value string) string
 	if s.KeyErr() == nil {

@@ -44,7 +44,7 @@ func TestSecretSetOccurs(t *testing.T) {
 	if diff := cmp.Diff(want, occurs); diff != "" {
 		t.Errorf("occurrences (-want +got):\n%s", diff)
 	}
-	rec := &Record{Name: "occ", Argv: set.Argv(l.Command), Secrets: st.secretDigests(set)}
+	rec := &Record{Name: "occ", Argv: set.Argv(l.Command), Secrets: st.SecretDigests(set)}
 	for _, rs := range rec.Secrets {
 		if rs.Digest == "" || rs.Name == "" {
 			t.Errorf("recorded secret %+v", rs)
@@ -86,7 +86,7 @@ func TestMaskPidReport(t *testing.T) {
 	l := &schema.Launch{Name: "api", Command: []string{"srv", "--key=" + key},
 		SecretValues: []redact.Secret{{Name: "API_KEY", Value: key}}}
 	set := secretSet(l, nil, nil, l.Command, st.Digest)
-	rec := &Record{Name: "api", Argv: set.Argv(l.Command), Secrets: st.secretDigests(set),
+	rec := &Record{Name: "api", Argv: set.Argv(l.Command), Secrets: st.SecretDigests(set),
 		Root: verify.Fingerprint{Pid: 1000}, Worker: verify.Fingerprint{Pid: 1001}, Round: 1}
 	if err := st.Save(rec); err != nil {
 		t.Fatal(err)
@@ -95,7 +95,7 @@ func TestMaskPidReport(t *testing.T) {
 	other := &schema.Launch{Name: "db", Command: []string{"db", "--pw=the-db-canary"},
 		SecretValues: []redact.Secret{{Name: "PW", Value: "the-db-canary"}}}
 	oset := secretSet(other, nil, nil, other.Command, st.Digest)
-	if err := st.Save(&Record{Name: "db", Argv: oset.Argv(other.Command), Secrets: st.secretDigests(oset),
+	if err := st.Save(&Record{Name: "db", Argv: oset.Argv(other.Command), Secrets: st.SecretDigests(oset),
 		Root: verify.Fingerprint{Pid: 2000}, Worker: verify.Fingerprint{Pid: 2001}, Round: 1}); err != nil {
 		t.Fatal(err)
 	}

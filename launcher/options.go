@@ -6,13 +6,14 @@ import (
 	"regexp"
 	"time"
 
+	"github.com/childproof/childproof/launcher/statedir"
 	"github.com/childproof/childproof/proc"
 )
 
 // DefaultStopGrace is the stop grace of a launch whose
 // Options.StopGrace is zero: SIGKILL 10 s after SIGTERM, the default of
 // 'childproof stop --timeout' too.
-const DefaultStopGrace = 10 * time.Second
+const DefaultStopGrace = statedir.DefaultStopGrace
 
 // Options tune Start. The zero value starts a foreground launch recorded
 // in the default state dir, with the caller's environment, a cgroup where

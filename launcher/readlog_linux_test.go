@@ -21,7 +21,7 @@ func TestReadLog(t *testing.T) {
 		t.Fatal(err)
 	}
 	const canary = "CANARY-readlog-7f3a"
-	if err := st.saveLogMask("job", redact.Of([]redact.Secret{{Name: "API_KEY", Value: canary}}, st.Digest)); err != nil {
+	if err := st.SaveLogMask("job", redact.Of([]redact.Secret{{Name: "API_KEY", Value: canary}}, st.Digest)); err != nil {
 		t.Fatal(err)
 	}
 	log := "starting\nkey=" + canary + "\nlistening\nlast " + canary

@@ -4,6 +4,7 @@ import (
 	"os"
 	"time"
 
+	"github.com/childproof/childproof/launcher/statedir"
 	"github.com/childproof/childproof/outcome"
 	"github.com/childproof/childproof/proc"
 	"github.com/childproof/childproof/redact"
@@ -41,7 +42,7 @@ func (la *Launch) newRecordOf(argv []string, root, worker verify.Fingerprint, pe
 	if !la.opts.Detach {
 		rec.Supervisor = os.Getpid()
 	}
-	rec.Secrets = la.State.secretDigests(secrets)
+	rec.Secrets = la.State.SecretDigests(secrets)
 	if la.pipe != nil && la.pipe.relay != nil && la.pipe.relay.Process != nil {
 		if fp, err := verify.TakeFingerprint(la.opts.Proc, la.pipe.relay.Process.Pid); err == nil {
 			fp = maskExe(secrets, fp)
@@ -51,7 +52,7 @@ func (la *Launch) newRecordOf(argv []string, root, worker verify.Fingerprint, pe
 	for _, pt := range l.Ports {
 		rec.Ports = append(rec.Ports, RecordPort{Number: pt.Number, Address: pt.PortAddress()})
 	}
-	rec.Selector = recordSelector(l, secrets)
+	rec.Selector = statedir.SelectorOf(l, secrets)
 	return rec
 }
 
@@ -77,7 +78,7 @@ func maskExe(secrets *redact.Set, fp verify.Fingerprint) verify.Fingerprint {
 // that cannot record itself starts nothing.
 func (la *Launch) journal(argv []string) error {
 	rec := la.newRecordOf(argv, verify.Fingerprint{}, verify.Fingerprint{}, true)
-	if err := la.State.saveLaunched(rec); err != nil {
+	if err := la.State.SaveLaunched(rec); err != nil {
 		return &Error{Outcome: outcome.Usage, Msg: "cannot record the launch", Err: err}
 	}
 	la.notes.pending = true
@@ -100,7 +101,7 @@ func (la *Launch) recordPending() {
 	// file is touched again.
 	done := make(chan bool, 1)
 	la.notes.pendingWrite = done
-	go func() { done <- la.State.saveLaunched(rec) == nil }()
+	go func() { done <- la.State.SaveLaunched(rec) == nil }()
 }
 
 // pendingDone waits until the provisional record is written (or failed).
@@ -119,12 +120,7 @@ func (la *Launch) restoreRecord(prev []byte) {
 	if !la.notes.pending {
 		return
 	}
-	path := la.State.recordPath(la.Spec.Name)
-	if prev == nil {
-		os.Remove(path)
-	} else {
-		writeAtomic(path, prev)
-	}
+	la.State.RestoreRecord(la.Spec.Name, prev)
 	la.notes.pending = false
 }
 
@@ -182,7 +178,7 @@ func (la *Launch) record(worker int) error {
 		rec.Ranks[0].ExecExe, rec.Ranks[0].ExecArea = rec.ExecExe, rec.ExecArea
 	}
 	rec.Members = la.recordMembers()
-	if err := la.State.saveLaunched(rec); err != nil {
+	if err := la.State.SaveLaunched(rec); err != nil {
 		return &Error{Outcome: outcome.Usage, Msg: "cannot record the launch", Err: err}
 	}
 	la.notes.pending = false

@@ -49,7 +49,7 @@ func VerifyRanks(ctx context.Context, v *verify.Verifier, l *spec.Launch, chk ve
 	}
 	for i := 1; i < len(pids); i++ {
 		rc := chk
-		rc.Worker, rc.Ports, rc.NoReady, rc.ExecEnv = pids[i], nil, true, rec.evidenceOf(v.Proc, pids[i])
+		rc.Worker, rc.Ports, rc.NoReady, rc.ExecEnv = pids[i], nil, true, rec.EvidenceOf(v.Proc, pids[i])
 		rr := v.Verify(ctx, rc)
 		r.Workers = append(r.Workers, wc(rr))
 		for _, p := range rr.Problems {
@@ -84,7 +84,7 @@ func verifyRoles(ctx context.Context, v *verify.Verifier, l *spec.Launch, chk ve
 			continue
 		}
 		rc := chk
-		rc.Worker, rc.Ports, rc.NoReady, rc.ExecEnv = pid, nil, true, rec.evidenceOf(v.Proc, pid)
+		rc.Worker, rc.Ports, rc.NoReady, rc.ExecEnv = pid, nil, true, rec.EvidenceOf(v.Proc, pid)
 		rr := v.Verify(ctx, rc)
 		wc := verify.WorkerCheck{Role: roles[i], Env: rr.Env, EnvSource: rr.EnvSource}
 		if rr.Worker != nil {
@@ -127,7 +127,7 @@ func Reselect(p proc.FS, l *spec.Launch, rec *Record) (*Record, string) {
 		return nil, ""
 	}
 	out := *rec
-	ev := rec.evidenceOf(p, pid)
+	ev := rec.EvidenceOf(p, pid)
 	out.Worker, out.ExecEnv, out.ExecExe, out.ExecArea = fp, nil, "", ""
 	if ev != nil {
 		out.ExecEnv, out.ExecExe, out.ExecArea = ev.Digests, ev.Exe, ev.Area
@@ -175,7 +175,7 @@ func (s *State) reselectLive(p proc.FS, rec *Record) (*Record, string) {
 	if live := rec.Worker.Check(p); live == verify.Alive || live == verify.Unknown {
 		return nil, ""
 	}
-	l := rec.selectorLaunch()
+	l := rec.SelectorLaunch()
 	if l == nil {
 		l = s.specSelector(rec)
 	}

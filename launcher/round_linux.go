@@ -171,7 +171,7 @@ func (s *State) saveRound(r *Round, sync bool) error {
 	if err != nil {
 		return err
 	}
-	return writeFile(s.roundPath(r.Name, r.N), b, sync)
+	return s.WriteRoundFile(r.Name, r.N, b, sync)
 }
 
 // updateRound applies f to round n of name under the history lock and
@@ -437,7 +437,7 @@ func (s *State) noteStopped(rec *Record, res *StopResult) {
 	switch {
 	case res.Signalled:
 		end.How = EndStopped
-		end.StoppedBy = "childproof sent " + rec.stopSignalName()
+		end.StoppedBy = "childproof sent " + stopSignalName(rec)
 		if res.Killed {
 			end.StoppedBy += ", then SIGKILL"
 		}

@@ -24,8 +24,8 @@ import (
 // and left alone.
 func StopRecord(ctx context.Context, p proc.FS, st *State, rec *Record, timeout time.Duration) (*StopResult, error) {
 	res := &StopResult{Name: rec.Name}
-	timeout = rec.stopGrace(timeout)
-	sig := rec.stopSignalName()
+	timeout = stopGrace(rec, timeout)
+	sig := stopSignalName(rec)
 	// A cgroup path from the record is used only when it is one
 	// childproof could have made for this launch.
 	cgroup := trustedCgroup(rec.Cgroup, rec.Name)
@@ -145,7 +145,7 @@ func stopLeftovers(ctx context.Context, p proc.FS, rec *Record, cgroup string, t
 	if cgroup == "" && rec.Marker == "" {
 		return 0, false, false
 	}
-	t := &procTree{p: p, leader: -1, pgid: rec.Pgid, cgroup: cgroup, marker: rec.Marker, pinned: map[int]int{}, stopSig: StopSignalOf(rec.stopSignalName())}
+	t := &procTree{p: p, leader: -1, pgid: rec.Pgid, cgroup: cgroup, marker: rec.Marker, pinned: map[int]int{}, stopSig: StopSignalOf(stopSignalName(rec))}
 	n = len(t.live())
 	if n == 0 {
 		return 0, false, false
@@ -202,7 +202,7 @@ func StopLaunch(ctx context.Context, p proc.FS, st *State, name string, timeout,
 	if wait <= 0 {
 		wait = DefaultStopGrace
 		if rec, err := st.Load(name); err == nil {
-			wait = rec.stopGrace(timeout)
+			wait = stopGrace(rec, timeout)
 		}
 	}
 	if lerr != nil && !errors.Is(lerr, ErrLocked) {

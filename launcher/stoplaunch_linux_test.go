@@ -21,7 +21,7 @@ func TestStopLaunchRecordErrors(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(st.recordPath("torn"), []byte("{not json"), 0o600); err != nil {
+	if err := os.WriteFile(st.Files.Record("torn"), []byte("{not json"), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	tests := []struct {

@@ -11,7 +11,7 @@ import (
 // changes nothing (no round end noted, no cgroup swept) and skips records
 // that fail to load or authenticate (ps's "2 stopped (ps --all)").
 func CountStopped(p proc.FS, st *State) (int, error) {
-	recs, _, err := st.summaries()
+	recs, _, err := st.Summaries()
 	if err != nil {
 		return 0, err
 	}

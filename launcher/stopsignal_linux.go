@@ -30,27 +30,17 @@ func (t *procTree) stopSignal() unix.Signal {
 	return t.stopSig
 }
 
-// stopSignalName is the name of the launch's stop signal ("SIGTERM").
-func (r *Record) stopSignalName() string {
+// stopSignalName is the name of the recorded launch's stop signal ("SIGTERM").
+func stopSignalName(r *Record) string {
 	if _, ok := stopSignals[r.StopSignal]; ok {
 		return r.StopSignal
 	}
 	return "SIGTERM"
 }
 
-// StopGrace is how long a stop of the recorded launch waits after its
-// stop signal before SIGKILL: the spec's stop.timeout it was launched
-// with, else DefaultStopGrace.
-func (r *Record) StopGrace() time.Duration {
-	if d, err := time.ParseDuration(r.StopTimeout); err == nil && d > 0 {
-		return d
-	}
-	return DefaultStopGrace
-}
-
 // stopGrace is timeout when it is positive (stop --timeout), else the
-// record's own (StopGrace).
-func (r *Record) stopGrace(timeout time.Duration) time.Duration {
+// record's own (Record.StopGrace).
+func stopGrace(r *Record, timeout time.Duration) time.Duration {
 	if timeout > 0 {
 		return timeout
 	}

@@ -109,10 +109,10 @@ func TestStopGraceOfRecord(t *testing.T) {
 		{Record{StopTimeout: "3s"}, time.Second, time.Second, unix.SIGTERM},
 		{Record{StopTimeout: "junk", StopSignal: "SIGKILL"}, 0, DefaultStopGrace, unix.SIGTERM},
 	} {
-		if got := c.rec.stopGrace(c.timeout); got != c.want {
+		if got := stopGrace(&c.rec, c.timeout); got != c.want {
 			t.Errorf("%+v stopGrace(%s) = %s, want %s", c.rec, c.timeout, got, c.want)
 		}
-		if got := StopSignalOf(c.rec.stopSignalName()); got != c.sig {
+		if got := StopSignalOf(stopSignalName(&c.rec)); got != c.sig {
 			t.Errorf("%+v signal = %v, want %v", c.rec, got, c.sig)
 		}
 	}

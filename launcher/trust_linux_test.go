@@ -193,7 +193,7 @@ func TestForgedRecordRefused(t *testing.T) {
 	forged := Record{Name: "forged", Root: fp, Worker: fp, Pgid: fp.Pid, Cgroup: victim}
 	write := func(r Record) {
 		b, _ := json.Marshal(r)
-		os.WriteFile(st.recordPath(r.Name), b, 0o600)
+		os.WriteFile(st.Files.Record(r.Name), b, 0o600)
 	}
 	// 1. No MAC at all: what anyone who could write a record wrote.
 	write(forged)
@@ -210,8 +210,8 @@ func TestForgedRecordRefused(t *testing.T) {
 	moved := forged
 	moved.Name = "moved"
 	other.Save(&moved)
-	b, _ := os.ReadFile(other.recordPath("moved"))
-	os.WriteFile(st.recordPath("moved"), b, 0o600)
+	b, _ := os.ReadFile(other.Files.Record("moved"))
+	os.WriteFile(st.Files.Record("moved"), b, 0o600)
 
 	for _, name := range []string{"forged", "edited", "moved"} {
 		_, err := st.Load(name)

@@ -39,8 +39,8 @@ var layers = map[string][]string{
 	"verify": {"proc", "spec", "internal/pidfd", "internal/probe", "internal/sockdiag", "internal/wrapper", "outcome", "redact"},
 	// The launcher packages' one error type.
 	"launcher/failure": {"outcome", "spec", "verify"},
-	// The state dir's storage: files, key, locks, logs.
-	"launcher/statedir": {"launcher/failure", "outcome", "spec"},
+	// The state dir's storage: files, key, locks, logs, records, masks.
+	"launcher/statedir": {"launcher/failure", "verify", "proc", "spec", "outcome", "redact", "internal/atomicfile"},
 	// The tree model: which process is the worker, who holds the ports.
 	"launcher/proctree": {"verify", "proc", "spec", "internal/sockdiag"},
 	// Starting, finding, recording, stopping.

@@ -1,4 +1,4 @@
-package launcher
+package statedir
 
 import (
 	"bytes"
@@ -15,13 +15,12 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/childproof/childproof/launcher/statedir"
 	"github.com/childproof/childproof/verify"
 )
 
 // sealV1 writes r as childproof wrote records before format v2: one
 // indented JSON object whose "mac" covers its canonical encoding.
-func sealV1(t testing.TB, s *State, r *Record) []byte {
+func sealV1(t testing.TB, s *Store, r *Record) []byte {
 	t.Helper()
 	c := *r
 	c.MAC = ""
@@ -40,7 +39,7 @@ func sealV1(t testing.TB, s *State, r *Record) []byte {
 }
 
 // verifiesV1 reports whether b is a v1 record file whose MAC verifies.
-func verifiesV1(s *State, b []byte) bool {
+func verifiesV1(s *Store, b []byte) bool {
 	var r Record
 	if json.Unmarshal(b, &r) != nil || r.MAC == "" {
 		return false
@@ -50,7 +49,7 @@ func verifiesV1(s *State, b []byte) bool {
 }
 
 // verifiesV2 reports whether b is a v2 record file whose MAC verifies.
-func verifiesV2(s *State, b []byte) bool {
+func verifiesV2(s *Store, b []byte) bool {
 	mac, body, _, _, ok := splitV2(b)
 	return ok && s.macV2(body) == mac
 }
@@ -80,7 +79,7 @@ func TestRecordFormats(t *testing.T) {
 	if runtime.GOOS == "windows" {
 		t.Skip("the state dir needs a Unix system (owner and mode checks, flock)")
 	}
-	st, err := OpenState(t.TempDir())
+	st, err := Open(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -88,7 +87,7 @@ func TestRecordFormats(t *testing.T) {
 	if err := st.Save(want); err != nil {
 		t.Fatal(err)
 	}
-	b, _ := os.ReadFile(st.recordPath("srv"))
+	b, _ := os.ReadFile(st.Files.Record("srv"))
 	if lines := strings.Split(strings.TrimSuffix(string(b), "\n"), "\n"); len(lines) != 3 || !strings.HasPrefix(lines[0], recordV2Head) {
 		t.Fatalf("record file is not v2:\n%s", b)
 	}
@@ -104,7 +103,7 @@ func TestRecordFormats(t *testing.T) {
 	if d := cmp.Diff(want, got); d != "" {
 		t.Errorf("Load (-saved +read):\n%s", d)
 	}
-	sums, bad, err := st.summaries()
+	sums, bad, err := st.Summaries()
 	if err != nil || len(bad) != 0 || len(sums) != 1 {
 		t.Fatalf("summaries = %v, %v, %v", sums, bad, err)
 	}
@@ -115,7 +114,7 @@ func TestRecordFormats(t *testing.T) {
 	// A v1 record is read, and its summary is taken from it.
 	old := testRecord()
 	old.Name = "old"
-	os.WriteFile(st.recordPath("old"), sealV1(t, st, old), 0o600)
+	os.WriteFile(st.Files.Record("old"), sealV1(t, st, old), 0o600)
 	got, err = st.Load("old")
 	if err != nil {
 		t.Fatalf("v1 record: %v", err)
@@ -124,7 +123,7 @@ func TestRecordFormats(t *testing.T) {
 	if d := cmp.Diff(old, got); d != "" {
 		t.Errorf("v1 Load (-saved +read):\n%s", d)
 	}
-	sums, bad, _ = st.summaries()
+	sums, bad, _ = st.Summaries()
 	if len(sums) != 2 || len(bad) != 0 || sums[0].Name != "old" || sums[0].Round != 7 {
 		t.Errorf("summaries with a v1 record = %+v, bad %v", sums, bad)
 	}
@@ -161,7 +160,7 @@ func TestRecordFormats(t *testing.T) {
 		t.Errorf("renamed record: %v, want untrusted", err)
 	}
 	// The record sealed under another key.
-	other, _ := OpenState(t.TempDir())
+	other, _ := Open(t.TempDir())
 	if _, err := other.parseSummary("srv", "p", b, nil); !errors.Is(err, ErrUntrusted) {
 		t.Errorf("another key: %v, want untrusted", err)
 	}
@@ -183,7 +182,7 @@ func TestReadStateFileSizes(t *testing.T) {
 		p := filepath.Join(dir, "f")
 		want := bytes.Repeat([]byte{'x'}, n)
 		os.WriteFile(p, want, 0o600)
-		got, err := statedir.ReadFile(p, 4096)
+		got, err := ReadFile(p, 4096)
 		if n > 4096 {
 			if err == nil || !strings.Contains(err.Error(), "larger than 4096 bytes") {
 				t.Errorf("%d bytes: err = %v, want too large", n, err)
@@ -201,7 +200,7 @@ func TestReadStateFileSizes(t *testing.T) {
 // every record when a summary does not say its root (written before
 // root_pid).
 func TestRecordsOfPids(t *testing.T) {
-	st, err := OpenState(t.TempDir())
+	st, err := Open(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -243,7 +242,7 @@ func TestRecordsOfPids(t *testing.T) {
 	}
 	// A summary without root_pid (an older childproof's), sealed under
 	// the key: its root is still found, from the whole record.
-	b, _ := os.ReadFile(st.recordPath("c"))
+	b, _ := os.ReadFile(st.Files.Record("c"))
 	lines := strings.SplitN(string(b), "\n", 3)
 	sum := strings.Replace(lines[1], `,"root_pid":30`, "", 1)
 	if sum == lines[1] {
@@ -252,7 +251,7 @@ func TestRecordsOfPids(t *testing.T) {
 	body := sum + "\n" + lines[2]
 	mac := st.macV2([]byte(body))
 	old := recordV2Head + mac[len("hmac-sha256:"):] + "\"}\n" + body
-	if err := os.WriteFile(st.recordPath("c"), []byte(old), 0o600); err != nil {
+	if err := os.WriteFile(st.Files.Record("c"), []byte(old), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := st.Load("c"); err != nil {
@@ -267,19 +266,19 @@ func TestRecordsOfPids(t *testing.T) {
 	// A record that fails authentication is never returned, whatever its
 	// summary says.
 	mk("d", 40, 41)
-	b, _ = os.ReadFile(st.recordPath("d"))
+	b, _ = os.ReadFile(st.Files.Record("d"))
 	forged := strings.Replace(string(b), `"comm":"srv"`, `"comm":"srx"`, 1)
 	if forged == string(b) {
 		t.Fatal("nothing to change in the record")
 	}
-	os.WriteFile(st.recordPath("d"), []byte(forged), 0o600)
+	os.WriteFile(st.Files.Record("d"), []byte(forged), 0o600)
 	if got := names(40, 41); got != nil {
 		t.Errorf("RecordsOfPids of a forged record = %v, want none", got)
 	}
 }
 
 func TestNoteExit(t *testing.T) {
-	st, err := OpenState(t.TempDir())
+	st, err := Open(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}

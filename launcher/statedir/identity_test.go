@@ -1,4 +1,4 @@
-package launcher
+package statedir
 
 import (
 	"errors"
@@ -7,8 +7,6 @@ import (
 	"path/filepath"
 	"runtime"
 	"testing"
-
-	"github.com/childproof/childproof/launcher/statedir"
 )
 
 // TestLegacyLayout: a state dir written with the legacy naming (a..b's
@@ -22,7 +20,7 @@ func TestLegacyLayout(t *testing.T) {
 	}
 	for _, readOnly := range []bool{false, true} {
 		dir := t.TempDir()
-		st, err := OpenState(dir)
+		st, err := Open(dir)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -32,8 +30,8 @@ func TestLegacyLayout(t *testing.T) {
 		if err := st.Save(rec); err != nil {
 			t.Fatal(err)
 		}
-		os.Remove(filepath.Join(dir, statedir.LayoutFile))
-		if err := os.Rename(st.recordPath("a..b"), filepath.Join(dir, "records", "a__b.json")); err != nil {
+		os.Remove(filepath.Join(dir, LayoutFile))
+		if err := os.Rename(st.Files.Record("a..b"), filepath.Join(dir, "records", "a__b.json")); err != nil {
 			t.Fatal(err)
 		}
 		if readOnly {
@@ -45,7 +43,7 @@ func TestLegacyLayout(t *testing.T) {
 				os.Chmod(filepath.Join(dir, "records"), 0o500)
 				defer os.Chmod(filepath.Join(dir, "records"), 0o700)
 			}
-		} else if st, err = OpenState(dir); err != nil {
+		} else if st, err = Open(dir); err != nil {
 			t.Fatal(err)
 		}
 		got, err := st.Load("a..b")

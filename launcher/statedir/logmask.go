@@ -1,4 +1,4 @@
-package launcher
+package statedir
 
 import (
 	"bytes"
@@ -9,15 +9,14 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/childproof/childproof/launcher/statedir"
 	"github.com/childproof/childproof/redact"
 )
 
-// secretDigests returns what the record and the log mask keep of set's
+// SecretDigests returns what the record and the log mask keep of set's
 // secrets: a keyed digest of each value (and of its trimmed form), under
 // its name, with the parts it occurs in, without duplicates. Never a
 // value.
-func (s *State) secretDigests(set *redact.Set) []RecordSecret {
+func (s *Store) SecretDigests(set *redact.Set) []RecordSecret {
 	var out []RecordSecret
 	type key struct{ name, digest string }
 	at := map[key]int{}
@@ -54,11 +53,11 @@ type logMask struct {
 	MAC     string         `json:"mac,omitempty"`
 }
 
-func (s *State) logMaskPath(name string) string {
+func (s *Store) logMaskPath(name string) string {
 	return s.Files.Mask(name)
 }
 
-func (s *State) logMaskMAC(m logMask) string {
+func (s *Store) logMaskMAC(m logMask) string {
 	m.MAC = ""
 	b, _ := json.Marshal(m)
 	h := hmac.New(sha256.New, s.RecordKey())
@@ -67,12 +66,12 @@ func (s *State) logMaskMAC(m logMask) string {
 	return "hmac-sha256:" + hex.EncodeToString(h.Sum(nil))
 }
 
-// saveLogMask writes the log mask of launch name.
-func (s *State) saveLogMask(name string, secrets *redact.Set) error {
+// SaveLogMask writes the log mask of launch name.
+func (s *Store) SaveLogMask(name string, secrets *redact.Set) error {
 	if s.KeyErr() != nil {
 		return s.KeyErr()
 	}
-	m := logMask{Name: name, Secrets: s.secretDigests(secrets)}
+	m := logMask{Name: name, Secrets: s.SecretDigests(secrets)}
 	m.MAC = s.logMaskMAC(m)
 	b, err := json.Marshal(m)
 	if err != nil {
@@ -81,20 +80,20 @@ func (s *State) saveLogMask(name string, secrets *redact.Set) error {
 	b = append(b, '\n')
 	// The same secrets as the last launch of name (a relaunch, a rerun):
 	// the mask on disk, written and fsync'd then, is this one already.
-	if old, err := statedir.ReadFile(s.logMaskPath(name), statedir.MaxRecordSize); err == nil && bytes.Equal(old, b) {
+	if old, err := ReadFile(s.logMaskPath(name), MaxRecordSize); err == nil && bytes.Equal(old, b) {
 		return nil
 	}
 	return writeAtomic(s.logMaskPath(name), b)
 }
 
-// logMaskSecrets returns the secrets of the last launch of name, by their
+// LogMaskSecrets returns the secrets of the last launch of name, by their
 // digests (from its log mask), for masking its log; none when there is no
 // mask or it fails authentication.
-func (s *State) logMaskSecrets(name string) []redact.Secret {
+func (s *Store) LogMaskSecrets(name string) []redact.Secret {
 	if s.KeyErr() != nil {
 		return nil
 	}
-	b, err := statedir.ReadFile(s.logMaskPath(name), statedir.MaxRecordSize)
+	b, err := ReadFile(s.logMaskPath(name), MaxRecordSize)
 	if err != nil {
 		return nil
 	}

@@ -1,4 +1,4 @@
-package launcher
+package statedir
 
 import "time"
 
@@ -11,11 +11,11 @@ import "time"
 // a run after the supervisor let go) is left as it is (newer), and so is
 // one already marked. err is the write's failure (a full disk, a
 // read-only state dir): the record still says running.
-func (s *State) MarkStopped(rec *Record, lastExit *int) (newer bool, err error) {
+func (s *Store) MarkStopped(rec *Record, lastExit *int) (newer bool, err error) {
 	if rec.Stopped != nil {
 		return false, nil
 	}
-	if cur, err := s.Load(rec.Name); err == nil && !sameLaunch(cur, rec) {
+	if cur, err := s.Load(rec.Name); err == nil && !cur.SameLaunch(rec) {
 		return true, nil
 	} else if err == nil && cur.Stopped != nil {
 		return false, nil

@@ -1,4 +1,4 @@
-package launcher
+package statedir
 
 import (
 	"encoding/json"
@@ -11,14 +11,14 @@ import (
 
 // decodeSummary decodes a v2 record's summary line into sum as
 // json.Unmarshal does. The line childproof writes (the keys of
-// recordSummary, strings without escapes, integers) is read by a small
+// Summary, strings without escapes, integers) is read by a small
 // scanner of its own: ps reads a thousand of them, and encoding/json's
 // validation pass and reflection were a sixth of its CPU time. Anything
 // else — an unknown or differently cased key, an escape, a float, bytes
 // that are not UTF-8, trailing data — is left to json.Unmarshal, so the
 // result and the errors are encoding/json's (FuzzDecodeSummary).
-func decodeSummary(b []byte, sum *recordSummary) error {
-	var s recordSummary
+func decodeSummary(b []byte, sum *Summary) error {
+	var s Summary
 	if p := (sumScanner{b: b}); p.summary(&s) {
 		*sum = s
 		return nil
@@ -270,7 +270,7 @@ func nullable[T any](p *sumScanner, dst **T, parse func(*T) bool) bool {
 	return parse(*dst)
 }
 
-func (p *sumScanner) summary(s *recordSummary) bool {
+func (p *sumScanner) summary(s *Summary) bool {
 	ok := p.object(func(key []byte) bool {
 		switch string(key) { // no string made
 		case "name":

@@ -1,4 +1,4 @@
-package launcher
+package statedir
 
 import (
 	"encoding/json"
@@ -16,7 +16,7 @@ func summarySeeds(tb testing.TB) [][]byte {
 	stopped := time.Date(2026, 12, 2, 7, 6, 59, 513948185, time.UTC)
 	fp := verify.Fingerprint{Pid: 12089, StartTime: 57411, UID: 1000, Exe: "/srv/bin/api", Comm: "api", PidfsInode: 44555}
 	var out [][]byte
-	for _, s := range []recordSummary{
+	for _, s := range []Summary{
 		{},
 		{Name: "launch-0000", Started: stopped, Detached: true, Worker: fp, Ports: []RecordPort{{Number: 43473, Address: "127.0.0.1"}}, RootPid: 12089},
 		{Name: "ünï-cødé name", SpecPath: "/etc/app/childproof.hcl", Started: stopped.In(time.FixedZone("x", 3600)), Worker: fp, Cgroup: "/sys/fs/cgroup/childproof/a", Marker: "a.0123",
@@ -49,7 +49,7 @@ func FuzzDecodeSummary(f *testing.F) {
 		f.Add(b)
 	}
 	f.Fuzz(func(t *testing.T, b []byte) {
-		var got, want recordSummary
+		var got, want Summary
 		gerr := decodeSummary(b, &got)
 		werr := json.Unmarshal(b, &want)
 		if (gerr == nil) != (werr == nil) {
@@ -65,7 +65,7 @@ func FuzzDecodeSummary(f *testing.F) {
 // not the fallback.
 func TestDecodeSummaryFastPath(t *testing.T) {
 	for _, b := range summarySeeds(t)[:3] {
-		var s recordSummary
+		var s Summary
 		if p := (sumScanner{b: b}); !p.summary(&s) {
 			t.Errorf("%s: left to encoding/json", b)
 		}

@@ -1,4 +1,4 @@
-package launcher
+package statedir
 
 import (
 	"bytes"
@@ -21,8 +21,9 @@ import (
 	"time"
 
 	"github.com/childproof/childproof/internal/atomicfile"
-	"github.com/childproof/childproof/launcher/statedir"
+	"github.com/childproof/childproof/launcher/failure"
 	"github.com/childproof/childproof/outcome"
+	"github.com/childproof/childproof/proc"
 	"github.com/childproof/childproof/redact"
 	"github.com/childproof/childproof/verify"
 )
@@ -151,6 +152,53 @@ type Record struct {
 	MAC string `json:"mac,omitempty"`
 }
 
+// ExecEvidence returns the worker's environment as captured at its exec,
+// as a record keeps it (nil: none was captured).
+func (r *Record) ExecEvidence() *verify.ExecEnv {
+	if r.ExecEnv == nil {
+		return nil
+	}
+	return &verify.ExecEnv{Digests: r.ExecEnv, Exe: r.ExecExe, Area: r.ExecArea}
+}
+
+// EvidenceOf returns the exec-time evidence the record kept for the process pid
+// is now (a rank or a member of the same pid and start time), nil when it
+// kept none: that process is then judged by its live block.
+func (r *Record) EvidenceOf(p proc.FS, pid int) *verify.ExecEnv {
+	st, err := p.Stat(pid)
+	if err != nil {
+		return nil
+	}
+	if r.Worker.Pid == pid && r.Worker.StartTime == st.StartTime {
+		return r.ExecEvidence()
+	}
+	for i := range r.Ranks {
+		if rk := &r.Ranks[i]; rk.Worker.Pid == pid && rk.Worker.StartTime == st.StartTime {
+			return rk.ExecEvidence()
+		}
+	}
+	for _, m := range r.Members {
+		if m.Pid == pid && m.StartTime == st.StartTime {
+			return &verify.ExecEnv{Digests: m.ExecEnv, Exe: m.ExecExe, Area: m.ExecArea}
+		}
+	}
+	return nil
+}
+
+// DefaultStopGrace is the stop grace of a launch whose spec sets no
+// stop.timeout (launcher.DefaultStopGrace names it).
+const DefaultStopGrace = 10 * time.Second
+
+// StopGrace is how long a stop of the recorded launch waits after its
+// stop signal before SIGKILL: the spec's stop.timeout it was launched
+// with, else DefaultStopGrace.
+func (r *Record) StopGrace() time.Duration {
+	if d, err := time.ParseDuration(r.StopTimeout); err == nil && d > 0 {
+		return d
+	}
+	return DefaultStopGrace
+}
+
 // RecordRank is one worker of a multi-process job: its fingerprint and
 // its environment as digests, as Record keeps the worker's. It is plain
 // data, safe for concurrent use while no one changes it.
@@ -216,13 +264,13 @@ type RecordSecret struct {
 	Occurs []string `json:"occurs,omitempty"`
 }
 
-// recordSecrets returns the secrets of a recorded launch for a command
+// RecordSecrets returns the secrets of a recorded launch for a command
 // that does not know their values: each by its digest, and where it
 // occurs, an argv occurrence shown as the record's Argv element (masked).
 // A record of an older childproof stored no occurrences: there, every
 // argv element holding a secret's placeholder counts as one. Nothing for
 // a nil record or when the state key is not usable.
-func (s *State) recordSecrets(rec *Record) []redact.Secret {
+func (s *Store) RecordSecrets(rec *Record) []redact.Secret {
 	if rec == nil || s.KeyErr() != nil {
 		return nil
 	}
@@ -296,13 +344,13 @@ func argvIndex(part string) (int, bool) {
 	return i, err == nil && i >= 0
 }
 
-func (s *State) recordPath(name string) string { return s.Files.Record(name) }
+func (s *Store) recordPath(name string) string { return s.Files.Record(name) }
 
 // legacyRecordPath is where a state dir of the legacy naming that could
 // not be migrated (read-only) keeps name's record, or "" when that is
 // recordPath.
-func (s *State) legacyRecordPath(name string) string {
-	if statedir.Legacy(name) == statedir.Encode(name) {
+func (s *Store) legacyRecordPath(name string) string {
+	if Legacy(name) == Encode(name) {
 		return ""
 	}
 	return s.Files.LegacyRecord(name)
@@ -316,7 +364,7 @@ var ErrUntrusted = errors.New("not acted on")
 // file: the v1 MAC covers the record's canonical JSON with MAC empty (its
 // encoding after one decode round trip, so one encoding of a decoded
 // record is canonical) after a domain prefix.
-func (s *State) macParsed(r *Record) (string, error) {
+func (s *Store) macParsed(r *Record) (string, error) {
 	c := *r
 	c.MAC = ""
 	b, err := json.Marshal(&c)
@@ -326,7 +374,7 @@ func (s *State) macParsed(r *Record) (string, error) {
 	return s.macOf(append([]byte("childproof record v1\x00"), b...)), nil
 }
 
-func (s *State) macOf(b []byte) string {
+func (s *Store) macOf(b []byte) string {
 	m := hmac.New(sha256.New, s.RecordKey())
 	m.Write(b)
 	return "hmac-sha256:" + hex.EncodeToString(m.Sum(nil))
@@ -335,7 +383,7 @@ func (s *State) macOf(b []byte) string {
 // The v2 record file is three lines, each one JSON value:
 //
 //	{"format":"childproof record v2","mac":"hmac-sha256:HEX"}
-//	SUMMARY (recordSummary: what ps needs)
+//	SUMMARY (Summary: what ps needs)
 //	RECORD (the whole Record, without its MAC)
 //
 // The MAC covers the bytes after the first line as they are in the file,
@@ -365,9 +413,10 @@ func tornV2(b []byte) error {
 	return errors.New("not a record file of format v2")
 }
 
-// recordSummary is the part of a record that the census (ps) reads: the
-// v2 file's second line, written from the same Record as the third.
-type recordSummary struct {
+// Summary is the part of a record that the census (ps) reads: the
+// v2 file's second line, written from the same Record as the third. It is
+// plain data, safe for concurrent reads.
+type Summary struct {
 	Name     string             `json:"name"`
 	SpecPath string             `json:"spec_path,omitempty"`
 	Started  time.Time          `json:"started"`
@@ -396,14 +445,14 @@ type recordSummary struct {
 	Diverged string `json:"diverged,omitempty"`
 }
 
-func summarize(r *Record) recordSummary {
-	return recordSummary{Name: r.Name, SpecPath: r.SpecPath, Started: r.Started, Detached: r.Detached, Worker: r.Worker, Cgroup: r.Cgroup, Marker: r.Marker,
+func summarize(r *Record) Summary {
+	return Summary{Name: r.Name, SpecPath: r.SpecPath, Started: r.Started, Detached: r.Detached, Worker: r.Worker, Cgroup: r.Cgroup, Marker: r.Marker,
 		Ports: r.Ports, Log: r.Log, Stopped: r.Stopped, Pending: r.Pending, Restarts: r.Restarts, LastExit: r.LastExit, Round: r.Round, Workers: len(r.Ranks), Relay: r.Relay,
 		RootPid: r.Root.Pid, Oneshot: r.Oneshot, Diverged: r.Diverged}
 }
 
 // seal sets r.MAC and returns the record file's bytes (format v2).
-func (s *State) seal(r *Record) ([]byte, error) {
+func (s *Store) seal(r *Record) ([]byte, error) {
 	if s.KeyErr() != nil {
 		return nil, fmt.Errorf("record: %w", s.KeyErr())
 	}
@@ -440,7 +489,7 @@ func (s *State) seal(r *Record) ([]byte, error) {
 
 // macV2 is the MAC of a v2 record file's body (the bytes after its first
 // line).
-func (s *State) macV2(body []byte) string {
+func (s *Store) macV2(body []byte) string {
 	m := hmac.New(sha256.New, s.RecordKey())
 	m.Write([]byte(recordV2Domain))
 	m.Write(body)
@@ -454,7 +503,7 @@ type macChecker struct {
 	got, want [sha256.Size]byte
 }
 
-func (s *State) newMACChecker() *macChecker {
+func (s *Store) newMACChecker() *macChecker {
 	return &macChecker{h: hmac.New(sha256.New, s.RecordKey())}
 }
 
@@ -486,7 +535,7 @@ func splitV2(b []byte) (mac string, body, sum, rec []byte, ok bool) {
 // NoteExit writes into name's record the status its supervised worker
 // exited with (LastExit), once nothing restarts it. Without a readable
 // record it writes nothing.
-func (s *State) NoteExit(name string, code int) error {
+func (s *Store) NoteExit(name string, code int) error {
 	rec, err := s.Load(name)
 	if err != nil {
 		return err
@@ -497,7 +546,7 @@ func (s *State) NoteExit(name string, code int) error {
 
 // Save writes r atomically (temp file, fsync, rename, fsync of the
 // directory), authenticated with the state key.
-func (s *State) Save(r *Record) error {
+func (s *Store) Save(r *Record) error {
 	b, err := s.seal(r)
 	if err != nil {
 		return err
@@ -505,28 +554,28 @@ func (s *State) Save(r *Record) error {
 	return writeAtomic(s.recordPath(r.Name), b)
 }
 
-// saveLaunched writes a launch's record (provisional, then verified)
+// SaveLaunched writes a launch's record (provisional, then verified)
 // atomically, without fsync: the rename guards against childproof's own
 // death at any moment (contract: a crash of childproof loses no record);
 // an fsync would add survival of a power loss, which the launched
 // processes the record describes do not survive either, and it sat on the
 // launch's hot path (an fsync'd file and directory: 1–2 ms here, 10–20 ms
 // behind other writers).
-func (s *State) saveLaunched(r *Record) error {
+func (s *Store) SaveLaunched(r *Record) error {
 	b, err := s.seal(r)
 	if err != nil {
 		return err
 	}
-	return writeFile(s.recordPath(r.Name), b, false)
+	return writeStateFile(s.recordPath(r.Name), b, false)
 }
 
-func writeAtomic(path string, data []byte) error { return writeFile(path, data, true) }
+func writeAtomic(path string, data []byte) error { return writeStateFile(path, data, true) }
 
-// writeFile writes a private state file atomically (atomicfile, mode
+// writeStateFile writes a private state file atomically (atomicfile, mode
 // 0600). With durable it is fsync'd first and the directory after
 // (WriteSync); without, it guards against childproof's own death, not the
 // machine's (the launch's hot path).
-func writeFile(path string, data []byte, durable bool) error {
+func writeStateFile(path string, data []byte, durable bool) error {
 	write := atomicfile.Write
 	if durable {
 		write = atomicfile.WriteSync
@@ -537,14 +586,26 @@ func writeFile(path string, data []byte, durable bool) error {
 	return nil
 }
 
-// readRecordFile returns the bytes of launch name's record file (nil when
+// ReadRecordFile returns the bytes of launch name's record file (nil when
 // there is none or it cannot be read safely).
-func (s *State) readRecordFile(name string) []byte {
-	b, err := statedir.ReadFile(s.recordPath(name), statedir.MaxRecordSize)
+func (s *Store) ReadRecordFile(name string) []byte {
+	b, err := ReadFile(s.recordPath(name), MaxRecordSize)
 	if err != nil {
 		return nil
 	}
 	return b
+}
+
+// RestoreRecord puts back launch name's record file as prev, the bytes
+// ReadRecordFile read before a launch that failed wrote its own (nil:
+// there was none, and the file goes).
+func (s *Store) RestoreRecord(name string, prev []byte) {
+	path := s.recordPath(name)
+	if prev == nil {
+		os.Remove(path)
+	} else {
+		writeAtomic(path, prev)
+	}
 }
 
 // ownRecord reports whether the record file bytes b name launch name (a
@@ -565,13 +626,13 @@ func ownRecord(b []byte, name string) bool {
 // fs.ErrNotExist. A record that fails authentication is never returned:
 // the error is an *Error (Unproven, Kind verify.KindUntrustedRecord) wrapping
 // ErrUntrusted.
-func (s *State) Load(name string) (*Record, error) {
+func (s *Store) Load(name string) (*Record, error) {
 	path := s.recordPath(name)
-	b, err := statedir.ReadFile(path, statedir.MaxRecordSize)
+	b, err := ReadFile(path, MaxRecordSize)
 	if errors.Is(err, fs.ErrNotExist) {
 		if old := s.legacyRecordPath(name); old != "" {
 			// A legacy file is name's only when it says so.
-			if ob, oerr := statedir.ReadFile(old, statedir.MaxRecordSize); oerr == nil && ownRecord(ob, name) {
+			if ob, oerr := ReadFile(old, MaxRecordSize); oerr == nil && ownRecord(ob, name) {
 				path, b, err = old, ob, nil
 			}
 		}
@@ -583,7 +644,7 @@ func (s *State) Load(name string) (*Record, error) {
 }
 
 // parseRecord decodes and authenticates a record file's bytes.
-func (s *State) parseRecord(name, path string, b []byte) (*Record, error) {
+func (s *Store) parseRecord(name, path string, b []byte) (*Record, error) {
 	var r Record
 	if err := s.readRecord(name, path, b, &r, nil, nil); err != nil {
 		return nil, err
@@ -594,8 +655,8 @@ func (s *State) parseRecord(name, path string, b []byte) (*Record, error) {
 // parseSummary authenticates a record file's bytes and decodes only the
 // summary of a v2 file (the whole of a v1 file); mc (nil: a new one)
 // checks the MAC.
-func (s *State) parseSummary(name, path string, b []byte, mc *macChecker) (recordSummary, error) {
-	var sum recordSummary
+func (s *Store) parseSummary(name, path string, b []byte, mc *macChecker) (Summary, error) {
+	var sum Summary
 	// A v2 file's summary line is all that is decoded: no Record (a
 	// large value the decoder would put on the heap) for it.
 	var r *Record
@@ -614,7 +675,7 @@ func (s *State) parseSummary(name, path string, b []byte, mc *macChecker) (recor
 // readRecord authenticates the record file bytes b of launch name and
 // decodes them: into sum when it is not nil and b is a v2 file (then r
 // stays empty), else into r. mc checks a v2 MAC (nil: a new one).
-func (s *State) readRecord(name, path string, b []byte, r *Record, sum *recordSummary, mc *macChecker) error {
+func (s *Store) readRecord(name, path string, b []byte, r *Record, sum *Summary, mc *macChecker) error {
 	untrusted := func(why string) error {
 		c := claimOf(b)
 		hint := "childproof acts only on records it wrote under this state dir's key; check the process yourself, then remove " + path
@@ -629,14 +690,14 @@ func (s *State) readRecord(name, path string, b []byte, r *Record, sum *recordSu
 		rep := verify.NewReport(name)
 		rep.Add(verify.KindUntrustedRecord, "%s: not acted on", msg)
 		rep.SetOutcome(outcome.UntrustedRecord)
-		return &Error{Outcome: outcome.UntrustedRecord, Msg: msg, Hint: hint, Err: &UntrustedClaim{Worker: c.Worker, Started: c.Started}, Report: rep}
+		return &failure.Error{Outcome: outcome.UntrustedRecord, Msg: msg, Hint: hint, Err: &UntrustedClaim{Worker: c.Worker, Started: c.Started}, Report: rep}
 	}
 	stem := strings.TrimSuffix(filepath.Base(path), ".json")
 	named := func(got string) error {
 		// The file must be the one of the launch it names (its encoded
 		// name, or its legacy one), and that launch the one asked for
 		// (name: the launch's name, or the stem when scan reads).
-		if !statedir.Names(stem, got) || name != stem && name != got {
+		if !Names(stem, got) || name != stem && name != got {
 			return untrusted(fmt.Sprintf("it names launch %q", got))
 		}
 		return nil
@@ -688,13 +749,13 @@ func (s *State) readRecord(name, path string, b []byte, r *Record, sum *recordSu
 
 // Records returns every record, sorted by name. Records that cannot be
 // read, parsed or authenticated are left out (Census names them).
-func (s *State) Records() ([]*Record, error) {
+func (s *Store) Records() ([]*Record, error) {
 	recs, _, err := scan(s, func() func(string) (*Record, error) {
 		return func(stem string) (*Record, error) {
-			path := filepath.Join(s.Dir, statedir.RecordsDir, stem+".json")
-			b, err := statedir.ReadFile(path, statedir.MaxRecordSize)
+			path := filepath.Join(s.Dir, RecordsDir, stem+".json")
+			b, err := ReadFile(path, MaxRecordSize)
 			if err != nil {
-				return nil, fmt.Errorf("no record of launch %q: %w", statedir.NameOfStem(stem), err)
+				return nil, fmt.Errorf("no record of launch %q: %w", NameOfStem(stem), err)
 			}
 			return s.parseRecord(stem, path, b)
 		}
@@ -713,12 +774,12 @@ func (s *State) Records() ([]*Record, error) {
 // trusted record's summary is covered by its MAC, so no trusted record
 // is missed). verify --pid masks with them: authenticating and decoding
 // all of 1,000 records cost a probe about 15 ms of CPU.
-func (s *State) RecordsOfPids(pids ...int) ([]*Record, error) {
-	dir := filepath.Join(s.Dir, statedir.RecordsDir)
+func (s *Store) RecordsOfPids(pids ...int) ([]*Record, error) {
+	dir := filepath.Join(s.Dir, RecordsDir)
 	recs, _, err := scan(s, func() func(string) (*Record, error) {
 		return func(stem string) (*Record, error) {
 			path := filepath.Join(dir, stem+".json")
-			b, err := statedir.ReadFile(path, statedir.MaxRecordSize)
+			b, err := ReadFile(path, MaxRecordSize)
 			if err != nil {
 				return nil, err
 			}
@@ -753,7 +814,7 @@ func mayBeOf(b []byte, pids []int) bool {
 	if !ok {
 		return true
 	}
-	// Only the two pids (recordSummary's names): the rest is skipped.
+	// Only the two pids (Summary's names): the rest is skipped.
 	var sum struct {
 		Worker struct {
 			Pid int `json:"pid"`
@@ -766,33 +827,35 @@ func mayBeOf(b []byte, pids []int) bool {
 	return slices.Contains(pids, sum.Worker.Pid) || slices.Contains(pids, sum.RootPid)
 }
 
-// badRecord is a record file that cannot be read, parsed or authenticated.
-type badRecord struct {
-	name string
-	err  error
+// BadRecord is a record file that cannot be read, parsed or
+// authenticated. It is plain data, safe for concurrent reads.
+type BadRecord struct {
+	// Name is the launch the file is named for; Err why it is bad.
+	Name string
+	Err  error
 }
 
-// untrusted reports whether the record failed authentication.
-func (b badRecord) untrusted() bool { return errors.Is(b.err, ErrUntrusted) }
+// Untrusted reports whether the record failed authentication.
+func (b BadRecord) Untrusted() bool { return errors.Is(b.Err, ErrUntrusted) }
 
 // summaries reads the summary of every record, sorted by name, and lists
 // the bad ones.
-func (s *State) summaries() ([]recordSummary, []badRecord, error) {
+func (s *Store) Summaries() ([]Summary, []BadRecord, error) {
 	dir := filepath.Join(s.Dir, "records")
-	dfd, err := statedir.OpenDir(dir)
+	dfd, err := OpenDir(dir)
 	if err != nil {
 		return nil, nil, err
 	}
-	defer statedir.CloseDir(dfd)
-	sums, bad, err := scan(s, func() func(string) (recordSummary, error) {
+	defer CloseDir(dfd)
+	sums, bad, err := scan(s, func() func(string) (Summary, error) {
 		// Each goroutine reads into one buffer and checks MACs with one
 		// HMAC state; files are opened relative to the records dir.
 		mc := s.newMACChecker()
 		var buf []byte
-		return func(name string) (recordSummary, error) {
-			b, err := statedir.ReadFileAt(dfd, dir, name+".json", statedir.MaxRecordSize, buf)
+		return func(name string) (Summary, error) {
+			b, err := ReadFileAt(dfd, dir, name+".json", MaxRecordSize, buf)
 			if err != nil {
-				return recordSummary{}, fmt.Errorf("no record of launch %q: %w", statedir.NameOfStem(name), err)
+				return Summary{}, fmt.Errorf("no record of launch %q: %w", NameOfStem(name), err)
 			}
 			buf = b
 			return s.parseSummary(name, filepath.Join(dir, name+".json"), b, mc)
@@ -805,7 +868,7 @@ func (s *State) summaries() ([]recordSummary, []badRecord, error) {
 // scan loads every record file of s and lists the bad ones. The files
 // are read and authenticated by a few goroutines at once, each with the
 // load function newLoad returns (name: the file's name without ".json").
-func scan[T any](s *State, newLoad func() func(name string) (T, error)) ([]T, []badRecord, error) {
+func scan[T any](s *Store, newLoad func() func(name string) (T, error)) ([]T, []BadRecord, error) {
 	ents, err := os.ReadDir(filepath.Join(s.Dir, "records"))
 	if err != nil {
 		return nil, nil, err
@@ -816,7 +879,7 @@ func scan[T any](s *State, newLoad func() func(name string) (T, error)) ([]T, []
 		if strings.HasPrefix(n, ".") {
 			// A temporary file whose writer died before its rename
 			// (SIGKILL mid-write) goes once it is old enough.
-			statedir.CleanTemp(filepath.Join(s.Dir, statedir.RecordsDir, n))
+			CleanTemp(filepath.Join(s.Dir, RecordsDir, n))
 			continue
 		}
 		if !strings.HasSuffix(n, ".json") {
@@ -842,10 +905,10 @@ func scan[T any](s *State, newLoad func() func(name string) (T, error)) ([]T, []
 	// The good ones kept in place (a summary is a few hundred bytes: a
 	// second slice of a thousand was ps's largest allocation).
 	out := recs[:0]
-	var bad []badRecord
+	var bad []BadRecord
 	for i, n := range names {
 		if errs[i] != nil {
-			bad = append(bad, badRecord{statedir.NameOfStem(n), errs[i]})
+			bad = append(bad, BadRecord{Name: NameOfStem(n), Err: errs[i]})
 			continue
 		}
 		out = append(out, recs[i])
@@ -891,7 +954,7 @@ func (c *UntrustedClaim) String() string {
 // claimOf decodes what record file bytes b say of their worker, without
 // trusting them (v2: the summary line; v1: the whole file).
 func claimOf(b []byte) *UntrustedClaim {
-	var sum recordSummary
+	var sum Summary
 	if bytes.HasPrefix(b, []byte(recordV2Head)) {
 		if _, _, sumLine, _, ok := splitV2(b); ok {
 			json.Unmarshal(sumLine, &sum)
@@ -905,9 +968,15 @@ func claimOf(b []byte) *UntrustedClaim {
 	return &UntrustedClaim{Worker: sum.Worker, Started: sum.Started}
 }
 
-// sameLaunch reports whether two records describe one launch: the same
-// start and the same worker (a record replaced by a newer launch, or a
-// pending record by its verified one, is another).
-func sameLaunch(a, b *Record) bool {
-	return a.Started.Equal(b.Started) && a.Worker.Matches(b.Worker) && a.Root.Matches(b.Root)
+// SameLaunch reports whether r and b describe one launch: the same start
+// and the same worker (a record replaced by a newer launch, or a pending
+// record by its verified one, is another).
+func (r *Record) SameLaunch(b *Record) bool {
+	return r.Started.Equal(b.Started) && r.Worker.Matches(b.Worker) && r.Root.Matches(b.Root)
+}
+
+// WriteRoundFile writes b as round n of launch name's history, fsync'd
+// when durable (the round's bytes, sealed by package launcher).
+func (s *Store) WriteRoundFile(name string, n int, b []byte, durable bool) error {
+	return writeStateFile(filepath.Join(s.RoundsDir(name), fmt.Sprintf("%06d.json", n)), b, durable)
 }

@@ -1,4 +1,4 @@
-package launcher
+package statedir
 
 import (
 	"github.com/childproof/childproof/redact"
@@ -32,10 +32,10 @@ type RecordRole struct {
 	Ports []string `json:"ports,omitempty"`
 }
 
-// recordSelector is l's selector for its record, or nil when a comm or
+// SelectorOf is l's selector for its record, or nil when a comm or
 // exe holds a secret value of the launch (a record never holds one: the
 // spec file is read again instead).
-func recordSelector(l *spec.Launch, secrets *redact.Set) *RecordSelector {
+func SelectorOf(l *spec.Launch, secrets *redact.Set) *RecordSelector {
 	s := &RecordSelector{Comm: l.Worker.Comm, Exe: l.Worker.Exe, Count: l.Worker.Count}
 	words := []string{l.Worker.Comm, l.Worker.Exe}
 	for _, r := range l.Roles {
@@ -53,10 +53,10 @@ func recordSelector(l *spec.Launch, secrets *redact.Set) *RecordSelector {
 	return s
 }
 
-// selectorLaunch is the part of a launch that re-selecting its workers
+// SelectorLaunch is the part of a launch that re-selecting its workers
 // reads (its name, worker selector, roles and declared ports), rebuilt
 // from the record; nil when the record keeps no selector.
-func (r *Record) selectorLaunch() *spec.Launch {
+func (r *Record) SelectorLaunch() *spec.Launch {
 	s := r.Selector
 	if s == nil {
 		return nil
