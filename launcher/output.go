@@ -13,8 +13,9 @@ import (
 )
 
 // followEvery is how often a followed log is read for new lines while
-// the launch starts (Ready.Log waits on it); followRunning once Start has
-// returned.
+// the launch starts (Ready.Log waits on it), where the kernel does not
+// say when it is written (logtail.Changes); followRunning once Start has
+// returned, or where it does (the clock then only minds a rotation).
 const (
 	followEvery   = 5 * time.Millisecond
 	followRunning = 50 * time.Millisecond
@@ -182,16 +183,19 @@ func follow(path string, out io.Writer, w watch) *follower {
 	ctx, cancel := context.WithCancel(context.Background())
 	f := &follower{cancel: cancel, done: make(chan struct{}), opt: newLineWait(w.opt, w.optN), spec: newLineWait(w.spec, 1), wake: w.wake}
 	buf := make([]byte, 0, 256)
+	// Each write of the relay wakes the follower: a line is seen as it
+	// is logged, not up to followEvery later.
+	changes := logtail.Changes(ctx, path)
 	go func() {
 		defer close(f.done)
 		defer t.Close()
 		every := func() time.Duration {
-			if f.started.Load() {
+			if f.started.Load() || changes != nil {
 				return followRunning
 			}
 			return followEvery
 		}
-		t.FollowEvery(ctx, every, func(line string) {
+		t.FollowWoken(ctx, every, changes, func(line []byte) {
 			buf = append(append(buf[:0], line...), '\n')
 			f.opt.see(buf[:len(line)])
 			f.spec.see(buf[:len(line)])
@@ -201,7 +205,7 @@ func follow(path string, out io.Writer, w watch) *follower {
 			if f.wake != nil {
 				f.wake()
 			}
-		})
+		}, nil)
 	}()
 	return f
 }

@@ -207,6 +207,12 @@ func (t *Tail) FollowEvery(ctx context.Context, every func() time.Duration, emit
 // lines writes them out there, in one write, instead of one write (and
 // one string) per line of a chatty worker.
 func (t *Tail) FollowBatched(ctx context.Context, every func() time.Duration, emit func([]byte), drained func()) error {
+	return t.FollowWoken(ctx, every, nil, emit, drained)
+}
+
+// FollowWoken is FollowBatched that also looks at once when woken (a
+// receive from wake: Changes; nil: only on its clock).
+func (t *Tail) FollowWoken(ctx context.Context, every func() time.Duration, wake <-chan struct{}, emit func([]byte), drained func()) error {
 	timer := time.NewTimer(every())
 	defer timer.Stop()
 	if drained == nil {
@@ -230,6 +236,7 @@ func (t *Tail) FollowBatched(ctx context.Context, every func() time.Duration, em
 		case <-ctx.Done():
 		case <-timer.C:
 			timer.Reset(every())
+		case <-wake:
 		}
 	}
 }
