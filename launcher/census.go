@@ -221,7 +221,7 @@ func (c *census) judgeWorker(r statedir.Summary, e *CensusEntry) (live verify.Li
 	live = r.Worker.Check(c.p)
 	e.Status = CensusStatus(live)
 	if (live == verify.Gone || live == verify.Reused) && !r.Pending && r.Stopped == nil {
-		c.st.noteGone(r.Name, r.Round)
+		c.st.NoteGone(r.Name, r.Round)
 	}
 	if live != verify.Alive && live != verify.Unknown {
 		// Empty cgroups of a launch that ended without childproof

@@ -124,7 +124,7 @@ func TestCensusNotesGoneOnce(t *testing.T) {
 	gone := verify.Fingerprint{Pid: 1 << 22, StartTime: 1}
 	r := &Round{N: 1, Name: "g"}
 	r.Outcome = "verified"
-	if err := st.saveRound(r, false); err != nil {
+	if err := st.SaveRound(r, false); err != nil {
 		t.Fatal(err)
 	}
 	if err := st.Save(&Record{Name: "g", Root: gone, Worker: gone, Round: 1}); err != nil {
@@ -137,11 +137,11 @@ func TestCensusNotesGoneOnce(t *testing.T) {
 	if err != nil || got.End == nil || got.End.Seen != "census" || got.End.How != "gone" {
 		t.Fatalf("round after the census: %+v, %v; want its end noted by the census", got, err)
 	}
-	before, _ := os.ReadFile(st.roundPath("g", 1))
+	before, _ := os.ReadFile(st.RoundPath("g", 1))
 	if _, err := Census(proc.Default, st, false); err != nil {
 		t.Fatal(err)
 	}
-	if after, _ := os.ReadFile(st.roundPath("g", 1)); string(after) != string(before) {
+	if after, _ := os.ReadFile(st.RoundPath("g", 1)); string(after) != string(before) {
 		t.Errorf("a second census rewrote the round:\n%s\n%s", before, after)
 	}
 }

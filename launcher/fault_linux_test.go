@@ -333,7 +333,7 @@ func TestFaultLaunchStopLoop(t *testing.T) {
 	}
 	// One round per launch, each ended; the last log { keep } + 1 keep their
 	// log (this round's and the default 3 before it, as logs/ does).
-	rounds, err := f.state.rounds(name)
+	rounds, err := f.state.Rounds(name)
 	if err != nil || len(rounds) != n+1 {
 		t.Errorf("history: %d rounds, %v; want %d", len(rounds), err, n+1)
 	}

@@ -31,7 +31,7 @@ func historyState(t *testing.T) *State {
 	}
 	for _, r := range rounds {
 		r.Name, r.Command, r.Started = "job", "run", at
-		if err := st.saveRound(r, true); err != nil {
+		if err := st.SaveRound(r, true); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -169,30 +169,6 @@ type Provenance struct {
 	ArgvMayChange bool
 }
 
-// Command names what a round came from, in the round history (Round.Command,
-// Provenance.Command). A Go caller may name its own.
-type Command string
-
-// The commands childproof itself records.
-const (
-	// CommandStart is a Start whose Provenance names no command.
-	CommandStart Command = "start"
-	// CommandRun is childproof run.
-	CommandRun Command = "run"
-	// CommandRelaunch is childproof relaunch (and a Relaunch whose
-	// Provenance names no command).
-	CommandRelaunch Command = "relaunch"
-	// CommandUp is childproof up.
-	CommandUp Command = "up"
-	// CommandRestart is a restart by the launch's restart policy: a round
-	// of its own with an empty delta, whose baseline is the round it
-	// restarts.
-	CommandRestart Command = "restart"
-	// CommandRollback is relaunch --rollback bringing the previous round
-	// back.
-	CommandRollback Command = "rollback"
-)
-
 // Readiness is readiness a Go caller adds to a launch's spec. Checks run
 // in this order, after the spec's (a TCP connect to each port, or the GET
 // of Ready.HTTP, whose answer Status and Body then judge). It is plain

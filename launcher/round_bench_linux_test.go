@@ -19,7 +19,7 @@ func BenchmarkRoundBookkeeping(b *testing.B) {
 	for b.Loop() {
 		r := st.beginRound(l, opts, nil)
 		r.Outcome = "verified"
-		if err := st.saveRound(r, true); err != nil {
+		if err := st.SaveRound(r, true); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -974,9 +974,3 @@ func claimOf(b []byte) *UntrustedClaim {
 func (r *Record) SameLaunch(b *Record) bool {
 	return r.Started.Equal(b.Started) && r.Worker.Matches(b.Worker) && r.Root.Matches(b.Root)
 }
-
-// WriteRoundFile writes b as round n of launch name's history, fsync'd
-// when durable (the round's bytes, sealed by package launcher).
-func (s *Store) WriteRoundFile(name string, n int, b []byte, durable bool) error {
-	return writeStateFile(filepath.Join(s.RoundsDir(name), fmt.Sprintf("%06d.json", n)), b, durable)
-}

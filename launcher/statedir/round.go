@@ -1,4 +1,4 @@
-package launcher
+package statedir
 
 import (
 	"slices"
@@ -226,25 +226,8 @@ func (e *RoundEnd) String() string {
 	return s
 }
 
-// maxRoundFile caps a round file read from the state dir.
-const maxRoundFile = 4 << 20
-
-// RoundPlan is the round a relaunch (launcher/relaunch) works out for
-// StartHeld: the overrides in effect and what this round changed. It is
-// plain data, not safe for concurrent use.
-type RoundPlan struct {
-	// Command is the round's command ("": CommandStart).
-	Command Command
-	// Baseline is the round the plan starts from; ReplayOf the round it
-	// replays (0: none).
-	Baseline, ReplayOf int
-	// Overrides are the overrides in effect (Round 0: set by this round).
-	Overrides map[string]Override
-	// Base are the baseline round's overrides.
-	Base map[string]Override
-	// Set are this round's --set names; Unset the overrides it drops.
-	Set, Unset []string
-}
+// MaxRoundFile caps a round file read from the state dir.
+const MaxRoundFile = 4 << 20
 
 // Redacted returns a copy of r to show (history --format json): without
 // the worker's environment or the MAC, with an override's value only when
@@ -276,3 +259,27 @@ func (r *Round) Redacted(showValues bool) *Round {
 	c.MAC = ""
 	return &c
 }
+
+// Command names what a round came from, in the round history (Round.Command,
+// Provenance.Command). A Go caller may name its own.
+type Command string
+
+// The commands childproof itself records.
+const (
+	// CommandStart is a Start whose Provenance names no command.
+	CommandStart Command = "start"
+	// CommandRun is childproof run.
+	CommandRun Command = "run"
+	// CommandRelaunch is childproof relaunch (and a Relaunch whose
+	// Provenance names no command).
+	CommandRelaunch Command = "relaunch"
+	// CommandUp is childproof up.
+	CommandUp Command = "up"
+	// CommandRestart is a restart by the launch's restart policy: a round
+	// of its own with an empty delta, whose baseline is the round it
+	// restarts.
+	CommandRestart Command = "restart"
+	// CommandRollback is relaunch --rollback bringing the previous round
+	// back.
+	CommandRollback Command = "rollback"
+)

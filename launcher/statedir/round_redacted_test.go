@@ -1,4 +1,4 @@
-package launcher
+package statedir
 
 import (
 	"testing"

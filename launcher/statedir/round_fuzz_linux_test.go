@@ -1,4 +1,4 @@
-package launcher
+package statedir
 
 import (
 	"bytes"
@@ -17,7 +17,7 @@ import (
 func FuzzRound(f *testing.F) {
 	dir := f.TempDir()
 	os.WriteFile(filepath.Join(dir, "key"), []byte(strings.Repeat("5a", 32)), 0o600)
-	st, err := OpenState(dir)
+	st, err := Open(dir)
 	if err != nil {
 		f.Fatal(err)
 	}
