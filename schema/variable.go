@@ -5,6 +5,7 @@ import (
 	"maps"
 	"math/big"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/hashicorp/hcl/v2"
@@ -64,14 +65,9 @@ func (l *loader) variables(blocks []*hcl.Block) map[string]cty.Value {
 	for _, k := range slices.Sorted(maps.Keys(l.opts.Vars)) {
 		raw := l.opts.Vars[k]
 		if _, ok := defs[k]; !ok {
-			declared := slices.Sorted(maps.Keys(defs))
-			detail := fmt.Sprintf("--var %s=… sets a variable the spec does not declare", k)
-			if len(declared) > 0 {
-				detail += "; declared: " + strings.Join(declared, ", ")
-			} else {
-				detail += "; it declares none"
-			}
-			l.errorf(nil, "Undeclared variable", "%s", detail)
+			v := &VarUndeclared{Name: k, Declared: slices.Sorted(maps.Keys(defs))}
+			l.diags = append(l.diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Undeclared variable",
+				Detail: v.Detail("LoadOptions.Vars[" + strconv.Quote(k) + "]"), Extra: v})
 			continue
 		}
 		def, hasDef := defaults[k]
@@ -87,7 +83,9 @@ func (l *loader) variables(blocks []*hcl.Block) map[string]cty.Value {
 			continue
 		}
 		r := b.DefRange
-		l.errorf(&r, "No value for variable", "variable %q has no default; pass --var %s=VALUE", name, name)
+		v := &VarNeeded{Name: name}
+		l.diags = append(l.diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "No value for variable",
+			Detail: v.Detail("a value in LoadOptions.Vars"), Subject: &r, Extra: v})
 		values[name] = cty.DynamicVal
 	}
 	return values
@@ -147,4 +145,40 @@ func isPlainNumber(s string) bool {
 		}
 	}
 	return i == len(s)
+}
+
+// VarNeeded is the Extra of the "No value for variable" diagnostic
+// (hcl.DiagnosticExtra[*VarNeeded]): the variable Name has no default
+// and LoadOptions.Vars gives it no value. A caller words the remedy in
+// its own terms with Detail. It is safe for concurrent use while no one
+// changes it.
+type VarNeeded struct {
+	// Name is the variable's name.
+	Name string
+}
+
+// Detail is the diagnostic's detail with remedy saying what gives the
+// variable a value.
+func (v *VarNeeded) Detail(remedy string) string {
+	return fmt.Sprintf("variable %q has no default; pass %s", v.Name, remedy)
+}
+
+// VarUndeclared is the Extra of the "Undeclared variable" diagnostic
+// (hcl.DiagnosticExtra[*VarUndeclared]): LoadOptions.Vars sets Name,
+// which the spec does not declare. It is safe for concurrent use while no
+// one changes it.
+type VarUndeclared struct {
+	// Name is the variable LoadOptions.Vars sets.
+	Name string
+	// Declared are the variables the spec declares, sorted.
+	Declared []string
+}
+
+// Detail is the diagnostic's detail with setting saying what set Name.
+func (v *VarUndeclared) Detail(setting string) string {
+	detail := setting + " sets a variable the spec does not declare"
+	if len(v.Declared) > 0 {
+		return detail + "; declared: " + strings.Join(v.Declared, ", ")
+	}
+	return detail + "; it declares none"
 }

@@ -80,7 +80,6 @@ var libWordsDebt = map[string]bool{
 	"launcher/relaunch/plan_linux.go: --round %d: no readable round %d of %q":                                                                                                                                    true,
 	"launcher/relaunch/plan_linux.go: --unset %s and --set %s: give one of them":                                                                                                                                 true,
 	"launcher/relaunch/plan_linux.go: --unset %s: %s is not an override of %s (its overrides: %s)":                                                                                                               true,
-	"schema/variable.go: variable %q has no default; pass --var %s=VALUE":                                                                                                                                        true,
 	"verify/verify.go:  (a launcher's rendezvous port, torchrun's agent for one, is bound on every interface whatever its --master_addr says: declare address = \"::\" with allow_all_interfaces = true for it)": true,
 }
 

@@ -49,6 +49,7 @@ func (a *app) loadSpec(ctx context.Context, arg string, vars []string) (*loadedS
 		opts.Launches = []string{sa.Name}
 	}
 	f, files, diags := schema.Load(sa.Path, opts)
+	varDiagsForCLI(diags)
 	if diags.HasErrors() {
 		switch a.format {
 		case "json":
@@ -69,6 +70,18 @@ func (a *app) loadSpec(ctx context.Context, arg string, vars []string) (*loadedS
 		return nil, silentExit(exitUsage)
 	}
 	return &loadedSpec{file: f, arg: sa, files: files, warnings: diags}, nil
+}
+
+// varDiagsForCLI words the diagnostics of a variable in --var's terms.
+func varDiagsForCLI(diags hcl.Diagnostics) {
+	for _, d := range diags {
+		if v, ok := hcl.DiagnosticExtra[*schema.VarNeeded](d); ok {
+			d.Detail = v.Detail("--var " + v.Name + "=VALUE")
+		}
+		if v, ok := hcl.DiagnosticExtra[*schema.VarUndeclared](d); ok {
+			d.Detail = v.Detail("--var " + v.Name + "=…")
+		}
+	}
 }
 
 // warn prints the spec's warnings that concern the selected launches
