@@ -167,17 +167,8 @@ func (s *exprScan) expr() bool {
 		s.close()
 	case c == ',' || c == '=' && next != '=' && next != '>':
 		s.endItem()
-	case c >= '0' && c <= '9':
-		// A number: 1e-5 has a sign that is no operator.
-		s.i++
-		for s.i < len(src) {
-			d := src[s.i]
-			if (d == '-' || d == '+') && (src[s.i-1] == 'e' || src[s.i-1] == 'E') || d == '.' || d >= '0' && d <= '9' || d == 'e' || d == 'E' {
-				s.i++
-				continue
-			}
-			break
-		}
+	case isDigit(c):
+		s.i = numberEnd(src, s.i)
 		return true
 	case isIdentByte(c) && c != '-':
 		// An identifier: foo-bar is one.
@@ -197,6 +188,37 @@ func (s *exprScan) expr() bool {
 	}
 	s.i++
 	return true
+}
+
+func isDigit(c byte) bool { return c >= '0' && c <= '9' }
+
+// numberEnd is where the number starting at src[i] ends, as HCL's lexer
+// has it: digits, '.' and exponents (e-5: its sign is no operator), not
+// ending in '.' (1.a is the attribute a of 1, and its '.' an operator).
+func numberEnd(src []byte, i int) int {
+	end := i + 1
+	for j := i + 1; j < len(src); {
+		switch c := src[j]; {
+		case isDigit(c):
+			j++
+			end = j
+		case c == '.':
+			j++
+		case c == 'e' || c == 'E':
+			k := j + 1
+			if k < len(src) && (src[k] == '+' || src[k] == '-') {
+				k++
+			}
+			if k >= len(src) || !isDigit(src[k]) {
+				return end
+			}
+			j = k + 1
+			end = j
+		default:
+			return end
+		}
+	}
+	return end
 }
 
 // heredoc opens a <<EOF or <<-EOF template whose text starts on the next
