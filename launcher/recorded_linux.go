@@ -15,13 +15,14 @@ import (
 )
 
 // SpecArg resolves a NAME|SPEC[:NAME] argument, as the commands that act
-// on a recorded launch take it: a SPEC[:NAME] (spec.IsSpecArg) comes
-// back as it is, with a nil record; a recorded launch NAME becomes
-// SPEC:NAME of the spec file its record names, with the record. A NAME
-// with no record (and no such spec file) is an *Error of Kind
-// Outcome outcome.NotRecorded; a record that names no spec file one of Outcome
-// outcome.Usage; a record that fails authentication the ErrUntrusted error Load
-// returns.
+// on a recorded launch take it. A SPEC[:NAME] (spec.IsSpecArg) comes back
+// as it is, with a nil record. A recorded launch NAME becomes SPEC:NAME of
+// the spec file its record names, and comes with the record.
+//
+// A NAME with no record and no such spec file is an *Error of Outcome
+// outcome.NotRecorded. A record that names no spec file is an *Error of
+// Outcome outcome.Usage. A record that fails authentication gives the
+// ErrUntrusted error Load returns.
 func (s *State) SpecArg(arg string) (string, *Record, error) {
 	if spec.IsSpecArg(arg) {
 		return arg, nil, nil
@@ -99,11 +100,11 @@ func VerifyRecorded(ctx context.Context, v *verify.Verifier, l *spec.Launch, rec
 	return r
 }
 
-// VerifyRunning is verify SPEC: the recorded launch of l, which runs
-// (LoadRunning, through v.Proc; its errors come back as they are), proved
-// by its recorded evidence (VerifyRecorded: the intended values are the
-// digests it was started with), the report masked with the secrets of l
-// and of the record.
+// VerifyRunning is verify SPEC. It loads the recorded launch of l, which
+// must run (LoadRunning through v.Proc, whose errors come back as they
+// are), and proves it by its recorded evidence with VerifyRecorded: the
+// intended values are the digests it was started with. The report is
+// masked with the secrets of l and of the record.
 func (s *State) VerifyRunning(ctx context.Context, v *verify.Verifier, l *spec.Launch) (*verify.Report, error) {
 	var notes []string
 	rec, err := s.loadLive(l, l.Name, v.Proc, func(n string) { notes = append(notes, n) })
@@ -117,13 +118,13 @@ func (s *State) VerifyRunning(ctx context.Context, v *verify.Verifier, l *spec.L
 }
 
 // ExplainRecorded is explain SPEC's view of the recorded launch of l,
-// which runs (LoadRunning, through v.Proc; its errors come back as they
-// are): names in every process from the recorded root down to the
-// recorded worker and beyond, with the worker's row judged by its
-// exec-time evidence where verify judges it so (RecordedCheck, the same
-// check VerifyRecorded makes), each name's intended value being the digest
-// the launch was started with. The rows' argv are masked with the
-// launch's secrets (Secrets of l and the record).
+// which must run (LoadRunning through v.Proc, whose errors come back as
+// they are). It shows names in every process from the recorded root down
+// to the recorded worker and beyond. The worker's row is judged by its
+// exec-time evidence where verify judges it so, by RecordedCheck, the
+// check VerifyRecorded makes. Each name's intended value is the digest the
+// launch was started with. The rows' argv are masked with the launch's
+// secrets (Secrets of l and the record).
 func (s *State) ExplainRecorded(ctx context.Context, v *verify.Verifier, l *spec.Launch, names []string) (*verify.Explanation, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
@@ -144,14 +145,14 @@ func (s *State) ExplainRecorded(ctx context.Context, v *verify.Verifier, l *spec
 	return &verify.Explanation{Names: names, Rows: rows, Judgements: verify.Judge(rows, names, intended)}, nil
 }
 
-// ExplainPid is explain --pid's view of process pid (verify.TakeFingerprint
-// tells whether it is one): names in every process from pid (the root)
-// down to its deepest descendant (the worker), its ancestors and its other
-// descendants. values gives the intended value of a name (explain --pid
-// NAME=VALUE; a name not in it has none): it is compared as the state's
-// keyed digest and kept nowhere. The rows' argv are masked with the
-// secrets of the trusted records whose root or worker is one of the rows'
-// processes.
+// ExplainPid is explain --pid's view of process pid, which
+// verify.TakeFingerprint tells is one. It shows names in every process
+// from pid (the root) down to its deepest descendant (the worker), in
+// pid's ancestors and in its other descendants. values gives the intended
+// value of a name, as explain --pid NAME=VALUE does, and a name not in it
+// has none. A value is compared as the state's keyed digest and kept
+// nowhere. The rows' argv are masked with the secrets of the trusted
+// records whose root or worker is one of the rows' processes.
 func (s *State) ExplainPid(ctx context.Context, v *verify.Verifier, pid int, names []string, values map[string]string) (*verify.Explanation, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err

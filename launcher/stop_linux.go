@@ -15,13 +15,14 @@ import (
 	"github.com/childproof/childproof/verify"
 )
 
-// StopRecord stops a recorded launch: its stop signal (the spec's
-// stop.signal it was launched with, else SIGTERM) to its process group
-// through the root's pidfd (and to the worker and cgroup members through
-// their own pidfds), wait up to timeout (zero or less: the record's
-// stop.timeout, else DefaultStopGrace), then SIGKILL. It signals nothing
-// unless the worker's fingerprint still matches; a reused pid is reported
-// and left alone.
+// StopRecord stops a recorded launch. It sends the launch's stop signal
+// to its process group through the root's pidfd, and to the worker and
+// the cgroup's members through their own pidfds. The stop signal is the
+// spec's stop.signal the launch was started with, else SIGTERM. Whatever
+// is left after timeout gets SIGKILL; a timeout of zero or less means the
+// record's stop.timeout, else DefaultStopGrace. It signals nothing unless
+// the worker's fingerprint still matches: a reused pid is reported and
+// left alone.
 func StopRecord(ctx context.Context, p proc.FS, st *State, rec *Record, timeout time.Duration) (*StopResult, error) {
 	res := &StopResult{Name: rec.Name}
 	timeout = stopGrace(rec, timeout)
@@ -182,21 +183,27 @@ func markRecord(st *State, rec *Record, res *StopResult) {
 	}
 }
 
-// StopLaunch is stop's lock protocol around StopRecord: it takes the
-// launch's lock (waiting up to wait for a run, relaunch or stop in
-// progress — zero or less: the record's stop timeout —; then exit 6,
-// nothing signalled), loads the record under it
-// and stops that launch, so it never acts on — or marks — a record a
-// concurrent launch is replacing. check (nil: none) may refuse the record
-// first (down: another spec's). A launch supervised in the foreground
-// holds its lock as long as it runs: its worker is stopped without the
-// lock, and the supervisor, seeing it go, marks the record; stop marks it
-// only if it can take the lock afterwards and the record still describes
-// the launch it stopped. A record it cannot read signals nothing and is
-// an *Error: of Outcome outcome.NotRecorded for a
-// missing one, wrapping fs.ErrNotExist; Load's error wrapping
-// ErrUntrusted for one that fails authentication; else of Outcome outcome.Usage
-// (Fix FixRecordUnreadable) wrapping the cause.
+// StopLaunch stops the recorded launch name with StopRecord under the
+// launch's lock, as the stop command does, so that it never acts on or
+// marks a record that a concurrent launch is replacing. It waits up to
+// wait for a run, relaunch or stop in progress to let go of the lock;
+// zero or less waits the record's stop timeout. When that wait ends first,
+// nothing is signalled and the error is an *Error of Outcome
+// outcome.Locked (exit 6). Under the lock it loads the record, and check
+// may refuse it before anything is signalled (down refuses another spec's;
+// nil refuses nothing).
+//
+// A launch supervised in the foreground holds its lock as long as it
+// runs. Its worker is stopped without the lock, and the supervisor marks
+// the record when it sees the worker go. StopLaunch marks it only if it
+// can take the lock afterwards and the record still describes the launch
+// it stopped.
+//
+// A record it cannot read signals nothing. A missing one is an *Error of
+// Outcome outcome.NotRecorded wrapping fs.ErrNotExist. One that fails
+// authentication gives Load's error, which wraps ErrUntrusted. Any other
+// is an *Error of Outcome outcome.Usage (Fix FixRecordUnreadable) wrapping
+// the cause.
 func StopLaunch(ctx context.Context, p proc.FS, st *State, name string, timeout, wait time.Duration, check func(*Record) error) (*Record, *StopResult, error) {
 	lock, lerr := st.TryLock(name)
 	if wait <= 0 {

@@ -29,19 +29,23 @@ func (la *Launch) Signal(sig syscall.Signal) {
 // releases the lock, marks the record stopped and returns how it ended.
 //
 // When the worker is the launched process, the launch ends when it exits,
-// with its status. Otherwise (a wrapper that did not exec, a supervisor
-// that starts its workers, a worker started in the background) Wait
-// follows the worker: when it exits while its tree runs on, the process
-// the launch's selector picks in the live tree within the spec's
-// ready.timeout (a respawn) becomes the worker, judged at once (see
-// awaitReplacement), and the launch goes on. It ends once no replacement
-// comes: with the last worker's status when it was re-parented to the
-// caller (its parents had exited: a worker started in the background);
-// else with the root's once the root exited (a wrapper that waited for
-// it, a supervisor that gave up: the root is the main process, as in
-// systemd); else — the root runs on without a worker, and Wait stops it —
-// with the last worker's status read from its pidfd (Linux 6.15 and
-// later), the root's where it cannot be read.
+// with its status.
+//
+// Otherwise Wait follows the worker: a wrapper that did not exec, a
+// supervisor that starts its workers, a worker started in the background.
+// When the worker exits while its tree runs on, the process the launch's
+// selector picks in the live tree within the spec's ready.timeout (a
+// respawn) becomes the worker. It is judged at once (see
+// awaitReplacement), and the launch goes on.
+//
+// The launch ends once no replacement comes, with one of three statuses.
+// A worker that was re-parented to the caller, because its parents had
+// exited (a worker started in the background), gives its own. Else a
+// root that exited gives the root's: a wrapper that waited for the
+// worker, or a supervisor that gave up, is the main process, as in
+// systemd. Else the root runs on without a worker, Wait stops it, and the
+// status is the last worker's, read from its pidfd (Linux 6.15 and
+// later), or the root's where that cannot be read.
 func (la *Launch) Wait() ExitStatus {
 	t := la.tree
 	t.mu.Lock()

@@ -68,9 +68,10 @@ type ExplainVar struct {
 // Explain lists root's ancestors (outermost first), root, the chain down to
 // worker and the other descendants, with each name's state in each environ.
 // worker 0 means the deepest descendant of root. ev is the worker's
-// exec-time evidence (nil: none): where verify would judge the worker by it
-// (its live block was rewritten and the evidence still holds), so does the
-// worker's row, so explain never contradicts verify.
+// exec-time evidence, nil for none. The worker's row is judged by ev
+// wherever verify would judge the worker by it, that is when its live
+// block was rewritten and the evidence still holds. So explain never
+// contradicts verify.
 func (v *Verifier) Explain(root, worker int, names []string, ev *ExecEnv) []ExplainRow {
 	return v.ExplainTree(root, worker, names, ev, TreeCheck{})
 }

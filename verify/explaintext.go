@@ -60,13 +60,14 @@ func (x *Explanation) JSON(title string) ExplainOutput {
 	return ExplainOutput{Launch: title, Intended: x.Intended(), FirstDiffers: first, Unreadable: unjudged, Diverged: diverged, Processes: x.Rows, Note: FrozenNote, ArgvNote: x.ArgvNote}
 }
 
-// WriteText writes the human form of x, titled title (a launch's name, or
-// "pid PID"): for each name, a header "NAME in TITLE" (with the intended
-// value's short digest, when there is one), one line per row — role, pid,
-// comm, the name's state and the argv cut at 60 bytes, marked where the
-// state changes and where the worker differs or cannot be judged — and,
-// when a value is intended, the answer: where the path from the root to
-// the worker first differs from it. It ends with FrozenNote.
+// WriteText writes the human form of x, titled title: a launch's name, or
+// "pid PID". Each name gets a header "NAME in TITLE", with the intended
+// value's short digest when there is one. One line per row follows, with
+// the role, pid, comm, the name's state and the argv cut at 60 bytes. A
+// row is marked where the state changes, and where the worker differs or
+// cannot be judged. When a value is intended, the name ends with the
+// answer: where the path from the root to the worker first differs from
+// it. The text ends with FrozenNote.
 func (x *Explanation) WriteText(w io.Writer, title string) {
 	for i, j := range x.Judgements {
 		n := j.Name

@@ -7,13 +7,13 @@ import (
 )
 
 // CheckForPid returns the check of a running process given by its pid
-// alone (verify --pid): pid is the root, the worker is the process below
-// it whose comm is comm ("" any), else the deepest descendant; the worker
-// must own a listener on each of ports (on any address, each port once),
-// have the environment x says, and be reached through none of
-// spec.DefaultForbidWrappers. The check is named "pid PID". Port numbers
-// are not range-checked here (a number outside 1-65535 is the caller's
-// usage error).
+// alone, as verify --pid makes it. pid is the root. The worker is the
+// process below it whose comm is comm, else ("" matches any) the deepest
+// descendant. The worker must own a listener on each of ports, on any
+// address and each port once. It must have the environment x says, and be
+// reached through none of spec.DefaultForbidWrappers. The check is named
+// "pid PID". Port numbers are not range-checked here: a number outside
+// 1-65535 is the caller's usage error.
 func CheckForPid(pid int, x Expect, ports []int, comm string) Check {
 	c := Check{
 		Name:           "pid " + strconv.Itoa(pid),

@@ -10,16 +10,16 @@ import (
 	"github.com/childproof/childproof/spec"
 )
 
-// DeclaredWorker finds the worker a launch's selector points at among tree:
-// the process matching comm or exe (decided is true then, even when none
-// matches yet), else the in-tree owner of a declared port (the one nearest
-// the root), else 0.
+// DeclaredWorker finds the worker a launch's selector points at among
+// tree. With a comm or exe it is the matching process, and decided is
+// true even when none matches yet. Without one it is the in-tree owner of
+// a declared port nearest the root, else 0.
 //
 // execComm, when not nil, gives the comm a process had at its last exec
-// (the launcher's exec-time capture), which a comm selector also matches:
-// a server that renames itself right after start (setproctitle also sets
-// comm: "gunicorn" becomes "gunicorn: maste") is still the process the
-// selector named.
+// (the launcher's exec-time capture), and a comm selector matches that
+// too. So a server that renames itself right after start is still the
+// process the selector named: setproctitle also sets comm, and "gunicorn"
+// becomes "gunicorn: maste".
 func DeclaredWorker(p proc.FS, tree []int, comm, exe string, ports []spec.Port, execComm func(pid int) string) (pid int, decided bool) {
 	return declaredWorker(p, nil, tree, comm, exe, ports, execComm)
 }
