@@ -39,15 +39,22 @@ func credential(l *spec.Launch) (*syscall.Credential, error) {
 	return c, nil
 }
 
+// The hints of a User or Group that names no user or group; they name
+// nothing of Go's or the command's, so the command says them too.
+const (
+	noSuchUserHint  = "create the user, or name one that exists (getent passwd NAME)"
+	noSuchGroupHint = "create the group, or name one that exists (getent group NAME)"
+)
+
 // resolveCredential looks the spec's user and group up in the user database.
 func resolveCredential(l *spec.Launch) (*syscall.Credential, error) {
 	c := &syscall.Credential{Uid: uint32(os.Geteuid()), Gid: uint32(os.Getegid())}
 	if l.User != "" {
 		u, err := lookupUser(l.User)
 		if err != nil {
-			return nil, &Error{Outcome: outcome.Usage, Err: err,
-				Msg:  fmt.Sprintf("launch %q: user = %q: no such user on this machine", l.Name, l.User),
-				Hint: "create the user, or name one that exists (getent passwd NAME)"}
+			return nil, &Error{Outcome: outcome.Usage, Err: err, Fix: FixNoSuchUser, Spec: l,
+				Msg:  fmt.Sprintf("launch %q: User %q: no such user on this machine", l.Name, l.User),
+				Hint: noSuchUserHint}
 		}
 		uid, _ := strconv.ParseUint(u.Uid, 10, 32)
 		gid, _ := strconv.ParseUint(u.Gid, 10, 32)
@@ -63,9 +70,9 @@ func resolveCredential(l *spec.Launch) (*syscall.Credential, error) {
 	if l.Group != "" {
 		g, err := lookupGroup(l.Group)
 		if err != nil {
-			return nil, &Error{Outcome: outcome.Usage, Err: err,
-				Msg:  fmt.Sprintf("launch %q: group = %q: no such group on this machine", l.Name, l.Group),
-				Hint: "create the group, or name one that exists (getent group NAME)"}
+			return nil, &Error{Outcome: outcome.Usage, Err: err, Fix: FixNoSuchGroup, Spec: l,
+				Msg:  fmt.Sprintf("launch %q: Group %q: no such group on this machine", l.Name, l.Group),
+				Hint: noSuchGroupHint}
 		}
 		c.Gid = g
 	}

@@ -34,6 +34,8 @@ const (
 	FixSecretsAgain     = failure.FixSecretsAgain
 	FixSpecArg          = failure.FixSpecArg
 	FixStartAgain       = failure.FixStartAgain
+	FixNoSuchUser       = failure.FixNoSuchUser
+	FixNoSuchGroup      = failure.FixNoSuchGroup
 )
 
 // Missing is, for required variables no source gave, which source would

@@ -23,8 +23,8 @@ import (
 var cliWords = launcher.Words{Inherit: "inherit", Env: "env", EnvFile: "env_file", Export: "export"}
 
 // forCLI rewords le's message (and its report's problem) where the
-// library's names a Go field or a context: a required variable no source
-// gave, a start that Ctrl-C or SIGTERM ended, a launch that breaks a
+// library's names a Go field or a context: a user or group that does not
+// exist, a required variable no source gave, a start that Ctrl-C or SIGTERM ended, a launch that breaks a
 // rule of the spec language.
 func forCLI(le *launcher.Error) {
 	var ie *schema.InvalidError
@@ -36,6 +36,10 @@ func forCLI(le *launcher.Error) {
 		msg, _ := le.Missing.Say(cliWords)
 		rewordProblem(le.Report, verify.KindEnvMissing, msg)
 		le.Msg = msg
+	case le.Fix == launcher.FixNoSuchUser && le.Spec != nil:
+		le.Msg = fmt.Sprintf("launch %q: user = %q: no such user on this machine", le.Spec.Name, le.Spec.User)
+	case le.Fix == launcher.FixNoSuchGroup && le.Spec != nil:
+		le.Msg = fmt.Sprintf("launch %q: group = %q: no such group on this machine", le.Spec.Name, le.Spec.Group)
 	case le.Outcome == outcome.Interrupted && le.Report != nil && le.Report.Has(verify.KindInterrupted):
 		// The command's context ends at Ctrl-C or SIGTERM: its own
 		// "context canceled" adds nothing.
@@ -149,6 +153,10 @@ func fixHint(le *launcher.Error) string {
 		return "pass the spec: SPEC:" + le.Other
 	case launcher.FixStartAgain:
 		return "start it again with 'childproof run' (or 'childproof up')"
+	case launcher.FixNoSuchUser:
+		return "create the user, or name one that exists (getent passwd NAME)"
+	case launcher.FixNoSuchGroup:
+		return "create the group, or name one that exists (getent group NAME)"
 	}
 	return le.Hint
 }

@@ -4,6 +4,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
+
 	"github.com/childproof/childproof/launcher"
 	"github.com/childproof/childproof/outcome"
 	"github.com/childproof/childproof/schema"
@@ -33,6 +35,25 @@ func TestCLIHint(t *testing.T) {
 	for _, tt := range tests {
 		if got := cliHint(&tt.e); got != tt.want {
 			t.Errorf("fix %d: hint\n%s\nwant\n%s", tt.e.Fix, got, tt.want)
+		}
+	}
+}
+
+// TestForCLI: the command rewords a launcher error's Go message in the
+// spec language's words, exactly as the library said it before issue 39.
+func TestForCLI(t *testing.T) {
+	u := &schema.Launch{Name: "u", User: "nobody2", Group: "nogroup2"}
+	tests := []struct {
+		e    launcher.Error
+		want string
+	}{
+		{launcher.Error{Fix: launcher.FixNoSuchUser, Spec: u, Msg: `launch "u": User "nobody2": no such user on this machine`}, `launch "u": user = "nobody2": no such user on this machine`},
+		{launcher.Error{Fix: launcher.FixNoSuchGroup, Spec: u, Msg: `launch "u": Group "nogroup2": no such group on this machine`}, `launch "u": group = "nogroup2": no such group on this machine`},
+	}
+	for _, tt := range tests {
+		forCLI(&tt.e)
+		if diff := cmp.Diff(tt.want, tt.e.Msg); diff != "" {
+			t.Errorf("fix %d: message (-want +got):\n%s", tt.e.Fix, diff)
 		}
 	}
 }

@@ -78,6 +78,12 @@ const (
 	FixSpecArg
 	// FixStartAgain: Name is stopped; start it again.
 	FixStartAgain
+	// FixNoSuchUser: Spec.User names no user of this machine (Err is
+	// the lookup's error); create it, or name one that exists.
+	FixNoSuchUser
+	// FixNoSuchGroup: Spec.Group names no group of this machine (Err is
+	// the lookup's error); create it, or name one that exists.
+	FixNoSuchGroup
 )
 
 // Missing is, for required variables no source gave, which source would
