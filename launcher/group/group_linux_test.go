@@ -140,8 +140,10 @@ func TestUpFailureStopsWhatStarted(t *testing.T) {
 func TestOrderErrors(t *testing.T) {
 	a := &schema.Launch{Name: "a", Command: []string{"true"}, DependsOn: []string{"b"}}
 	b := &schema.Launch{Name: "b", Command: []string{"true"}, DependsOn: []string{"a"}}
-	if _, err := group.Order([]*schema.Launch{a, b}); err == nil || !strings.Contains(err.Error(), "cycle") {
-		t.Errorf("cycle: %v", err)
+	_, err := group.Order([]*schema.Launch{a, b})
+	var ce *group.CycleError
+	if !errors.As(err, &ce) || !strings.Contains(err.Error(), "a DependsOn cycle") {
+		t.Errorf("cycle: %v, want a *group.CycleError", err)
 	}
 	if _, err := group.Order([]*schema.Launch{a}); err == nil || !strings.Contains(err.Error(), `"b"`) {
 		t.Errorf("unknown dependency: %v", err)

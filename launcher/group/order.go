@@ -28,10 +28,22 @@ func Order(launches []*spec.Launch) ([]*spec.Launch, error) {
 	for _, l := range out {
 		for _, d := range l.DependsOn {
 			if !placed[d] {
-				return nil, fmt.Errorf("group: %q depends on %q, which depends on it (a depends_on cycle)", l.Name, d)
+				return nil, &CycleError{Launch: l.Name, DependsOn: d}
 			}
 		}
 		placed[l.Name] = true
 	}
 	return out, nil
+}
+
+// CycleError reports launches whose DependsOn make a cycle: Launch
+// depends on DependsOn, which depends (maybe through others) on Launch,
+// so Order could place neither first. It is safe for concurrent use while
+// no one changes its fields.
+type CycleError struct {
+	Launch, DependsOn string
+}
+
+func (e *CycleError) Error() string {
+	return fmt.Sprintf("group: %q depends on %q, which depends on it (a DependsOn cycle)", e.Launch, e.DependsOn)
 }
