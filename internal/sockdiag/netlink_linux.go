@@ -41,6 +41,48 @@ func listenersOn(fd int, port uint16) ([]Listener, error) {
 	if err := unix.Bind(fd, &unix.SockaddrNetlink{Family: unix.AF_NETLINK}); err != nil {
 		return nil, fmt.Errorf("sock_diag: bind: %w", err)
 	}
+	return listenersBound(fd, port)
+}
+
+// Conn is a sock_diag socket kept for many queries: a wait that looks
+// for a listener every millisecond makes and binds its socket once, not
+// at every look. It answers for the caller's network namespace. Not safe
+// for concurrent use.
+type Conn struct {
+	fd int
+}
+
+// Open makes a Conn (ErrUnsupported: the kernel has no sock_diag).
+func Open() (*Conn, error) {
+	fd, err := unix.Socket(unix.AF_NETLINK, unix.SOCK_DGRAM|unix.SOCK_CLOEXEC, unix.NETLINK_INET_DIAG)
+	if err != nil {
+		return nil, fmt.Errorf("sock_diag: %w: %w", ErrUnsupported, err)
+	}
+	if err := unix.Bind(fd, &unix.SockaddrNetlink{Family: unix.AF_NETLINK}); err != nil {
+		unix.Close(fd)
+		return nil, fmt.Errorf("sock_diag: bind: %w", err)
+	}
+	return &Conn{fd: fd}, nil
+}
+
+// Listeners is the package's Listeners over c. A reply left over from
+// a query that failed is told apart by its sequence number.
+func (c *Conn) Listeners(port uint16) ([]Listener, error) {
+	return listenersBound(c.fd, port)
+}
+
+// Close closes the socket (nil: nothing).
+func (c *Conn) Close() error {
+	if c == nil || c.fd < 0 {
+		return nil
+	}
+	err := unix.Close(c.fd)
+	c.fd = -1
+	return err
+}
+
+// listenersBound queries both families over the bound socket fd.
+func listenersBound(fd int, port uint16) ([]Listener, error) {
 	var out []Listener
 	bp := bufs.Get().(*[]byte)
 	defer bufs.Put(bp)

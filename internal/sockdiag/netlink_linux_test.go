@@ -2,8 +2,10 @@ package sockdiag
 
 import (
 	"encoding/binary"
+	"net/netip"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
 	"golang.org/x/sys/unix"
 )
 
@@ -51,4 +53,38 @@ func FuzzParseMessages(f *testing.F) {
 	f.Fuzz(func(t *testing.T, b []byte, seq uint32) {
 		parseMessages(b, seq)
 	})
+}
+
+// TestConn checks that a kept socket answers query after query as
+// Listeners does: the listener while it listens, none once it closed.
+func TestConn(t *testing.T) {
+	c, err := Open()
+	if err != nil {
+		t.Skip(err)
+	}
+	defer c.Close()
+	ln, port := listen(t, "tcp4", "127.0.0.1:0")
+	for range 3 {
+		got, err := c.Listeners(port)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, err := Listeners(port)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff(want, got, cmp.Comparer(func(a, b netip.Addr) bool { return a == b })); diff != "" || len(got) != 1 {
+			t.Fatalf("Conn.Listeners(%d) differs from Listeners (-want +got):\n%s", port, diff)
+		}
+	}
+	ln.Close()
+	if got, err := c.Listeners(port); err != nil || len(got) != 0 {
+		t.Errorf("after close: %v, %v; want none", got, err)
+	}
+	if err := c.Close(); err != nil {
+		t.Error(err)
+	}
+	if err := c.Close(); err != nil {
+		t.Errorf("second Close: %v", err)
+	}
 }

@@ -145,6 +145,20 @@ func BenchmarkListeners(b *testing.B) {
 	}
 }
 
+func BenchmarkConnListeners(b *testing.B) {
+	_, port := listen(b, "tcp", ":0")
+	c, err := Open()
+	if err != nil {
+		b.Skip(err)
+	}
+	defer c.Close()
+	for b.Loop() {
+		if ls, err := c.Listeners(port); err != nil || len(ls) != 1 {
+			b.Fatal(ls, err)
+		}
+	}
+}
+
 func BenchmarkProcListeners(b *testing.B) {
 	_, port := listen(b, "tcp", ":0")
 	for b.Loop() {
