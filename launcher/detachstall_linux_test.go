@@ -3,13 +3,13 @@ package launcher
 import (
 	"context"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
+
+	"github.com/childproof/childproof/launcher/exectrace"
 )
 
 // TestDetachForkBeforeExec: a launch script that forks before it execs
@@ -32,7 +32,7 @@ func TestDetachForkBeforeExec(t *testing.T) {
 	if testing.Short() {
 		runs = 10
 	}
-	before := detachTimeouts.Load()
+	before := exectrace.DetachTimeouts()
 	var slowest time.Duration
 	for i := range runs {
 		l := f.spec("forkexec")
@@ -48,8 +48,8 @@ func TestDetachForkBeforeExec(t *testing.T) {
 		if took > time.Second {
 			load := loadAverage1()
 			switch {
-			case took >= detachTimeout:
-				t.Errorf("run %d: the detached start took %s (the %s stall), load %.1f", i, took, detachTimeout, load)
+			case took >= exectrace.DetachTimeout:
+				t.Errorf("run %d: the detached start took %s (the %s stall), load %.1f", i, took, exectrace.DetachTimeout, load)
 			case load <= 2:
 				t.Errorf("run %d: the detached start took %s, over 1 s at load %.1f", i, took, load)
 			default:
@@ -59,8 +59,8 @@ func TestDetachForkBeforeExec(t *testing.T) {
 		if _, err := StopRecord(context.Background(), procDefault, f.state, la.Record, 0); err != nil {
 			t.Fatalf("run %d: stop: %v", i, err)
 		}
-		if n := detachTimeouts.Load() - before; n > 0 {
-			t.Fatalf("run %d: the detach waited out its %s timeout %d time(s)", i, detachTimeout, n)
+		if n := exectrace.DetachTimeouts() - before; n > 0 {
+			t.Fatalf("run %d: the detach waited out its %s timeout %d time(s)", i, exectrace.DetachTimeout, n)
 		}
 	}
 	t.Logf("%d detached runs, slowest %s", runs, slowest)
@@ -74,31 +74,4 @@ func loadAverage1() float64 {
 	}
 	f, _ := strconv.ParseFloat(strings.Fields(string(b))[0], 64)
 	return f
-}
-
-// TestDetachLostTracee: an entry for a tracee the tracer will never hear
-// from again (its fork event handled after its exit was consumed: a
-// fresh entry for a pid that is gone) does not hold the detach until its
-// timeout.
-func TestDetachLostTracee(t *testing.T) {
-	cmd := exec.Command("sleep", "30")
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	rootDone := make(chan struct{})
-	w, err := startWatched(cmd, false, func() { go func() { cmd.Wait(); close(rootDone) }() }, rootDone)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer func() { cmd.Process.Kill(); <-rootDone }()
-	// A pid above pid_max: never a process.
-	w.mu.Lock()
-	w.ts[1<<23] = &tracee{fresh: true}
-	w.mu.Unlock()
-	before := detachTimeouts.Load()
-	w.detach()
-	if n := detachTimeouts.Load() - before; n > 0 {
-		t.Fatalf("the detach waited out its timeout for a lost tracee")
-	}
-	if s, err := procDefault.Stat(cmd.Process.Pid); err != nil || s.State == 't' || s.State == 'T' {
-		t.Fatalf("root after the detach: %+v %v", s, err)
-	}
 }

@@ -17,7 +17,7 @@ import (
 
 // exitedError is the exit-5 failure: the worker or root exited before ready.
 func (la *Launch) exitedError(r *verify.Report, what string) *Error {
-	r.Signals = la.exec.watch.signalsSeen()
+	r.Signals = la.exec.watch.SignalsSeen()
 	if la.tree != nil {
 		// The OOM killer's SIGKILL stops for no tracer: the launch cgroup's
 		// memory.events counts it (cgroup v2 with the memory controller),
@@ -56,7 +56,7 @@ func (la *Launch) exitWhat(pid int) string {
 	if pid == root.pid() {
 		who = fmt.Sprintf("the launched process (pid %d)", pid)
 	}
-	if err := la.exec.watch.startFault(); err != nil && pid == root.pid() {
+	if err := la.exec.watch.StartFault(); err != nil && pid == root.pid() {
 		return fmt.Sprintf("%s was ended before its first instruction: %v", who, err)
 	}
 	if root.exited() && root.cmd.ProcessState != nil {

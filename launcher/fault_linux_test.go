@@ -27,6 +27,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/childproof/childproof/internal/pidfd"
+	"github.com/childproof/childproof/launcher/exectrace"
 	"github.com/childproof/childproof/outcome"
 	"github.com/childproof/childproof/schema"
 	"github.com/childproof/childproof/verify"
@@ -371,7 +372,7 @@ func TestStartWindowKill(t *testing.T) {
 	if testing.Short() {
 		t.Skip("stress: -short")
 	}
-	if !canClearDeathSignal {
+	if !exectrace.CanClearDeathSignal {
 		t.Skip("the start window is closed on amd64 only")
 	}
 	// Orphans come to this process, not to init.

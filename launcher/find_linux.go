@@ -10,6 +10,7 @@ import (
 
 	"github.com/childproof/childproof/internal/pidfd"
 	"github.com/childproof/childproof/internal/sockdiag"
+	"github.com/childproof/childproof/launcher/exectrace"
 	"github.com/childproof/childproof/launcher/proctree"
 	"github.com/childproof/childproof/outcome"
 	"github.com/childproof/childproof/proc"
@@ -272,7 +273,7 @@ func (f *finder) pick(tree []int) {
 			}
 		}
 	} else if f.worker == 0 {
-		f.worker = proctree.PickWorker(la.opts.Proc, l, f.root, tree, la.exec.watch.execComm)
+		f.worker = proctree.PickWorker(la.opts.Proc, l, f.root, tree, la.exec.watch.ExecComm)
 		if f.worker != 0 {
 			fp, err := verify.TakeFingerprint(la.opts.Proc, f.worker)
 			if err != nil {
@@ -430,7 +431,7 @@ func (f *finder) settledOwner(tree []int) (owned, again bool) {
 // pickedAnother reports whether the selector picks another process than
 // the worker now.
 func (f *finder) pickedAnother(tree []int) bool {
-	again := proctree.PickWorker(f.la.opts.Proc, f.la.Spec, f.root, tree, f.la.exec.watch.execComm)
+	again := proctree.PickWorker(f.la.opts.Proc, f.la.Spec, f.root, tree, f.la.exec.watch.ExecComm)
 	return again != f.worker && again != 0
 }
 
@@ -610,14 +611,14 @@ func (la *Launch) verifyOnWorker(ctx context.Context, v *verify.Verifier, r *ver
 	c.NoReady = true
 	c.AnyMember = l.Worker.N() > 1
 	c.Owners = la.rankOwners()
-	ev, ok := la.exec.watch.evidence(worker)
+	ev, ok := la.exec.watch.Evidence(worker)
 	if !ok && worker != c.Root {
 		// A daemon forked out of the launched process: its environment
 		// is the image's it was forked from — only while it still runs
 		// that image (same program, same environment block): a child
 		// that has exec'd since, whose exec the tracer has not reported
 		// yet, is not judged by its parent's block.
-		if iev, iok := la.exec.watch.inherited(worker); iok && sameImage(la.opts.Proc, worker, iev) {
+		if iev, iok := la.exec.watch.Inherited(worker); iok && exectrace.SameImage(la.opts.Proc, worker, iev) {
 			ev, ok = iev, true
 		}
 	}
@@ -638,7 +639,7 @@ func (la *Launch) verifyOnWorker(ctx context.Context, v *verify.Verifier, r *ver
 	// stays traced until its tree is stopped (abort): a daemon forked
 	// meanwhile is seen forked, and stopped with it.
 	if len(vr.Problems) == 0 || movedPort(vr) || vr.Has(verify.KindPortForeign) {
-		la.exec.watch.detach()
+		la.exec.watch.Detach()
 	}
 	released := time.Now()
 	vr.Attempts, vr.Log = r.Attempts, r.Log
@@ -832,21 +833,4 @@ func (la *Launch) interrupted(r *verify.Report, err error) *Error {
 	r.Add(verify.KindInterrupted, "the start's context ended (%v) before the worker was ready; what was started is stopped", err)
 	r.SetOutcome(outcome.Interrupted)
 	return &Error{Outcome: outcome.Interrupted, Msg: "the start's context ended before the worker was ready; what was started is stopped", Tail: la.withTail(r), Report: r, Err: err, Name: la.Spec.Name}
-}
-
-// sameImage reports whether pid runs the image ev describes: the program
-// and the environment block's place that exec gave it (a fork keeps both,
-// an exec changes them).
-func sameImage(p proc.FS, pid int, ev execEnv) bool {
-	s, err := p.Stat(pid)
-	return err == nil && sameImageStat(p, pid, s, ev)
-}
-
-// sameImageStat is sameImage with pid's stat read already.
-func sameImageStat(p proc.FS, pid int, s proc.Stat, ev execEnv) bool {
-	if ev.Area == "" || verify.ExecArea(s) != ev.Area {
-		return false
-	}
-	exe, err := p.Exe(pid)
-	return err == nil && exe == ev.Exe
 }

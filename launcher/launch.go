@@ -3,6 +3,7 @@ package launcher
 import (
 	"sync"
 
+	"github.com/childproof/childproof/launcher/exectrace"
 	"github.com/childproof/childproof/launcher/statedir"
 	"github.com/childproof/childproof/spec"
 	"github.com/childproof/childproof/verify"
@@ -32,7 +33,7 @@ type Launch struct {
 	// worker is the worker once found (its fingerprint) and its pidfd
 	// once verified (else -1).
 	worker workerRef
-	// exec is the exec-time environment evidence (execwatch_linux.go).
+	// exec is the exec-time environment evidence (package exectrace).
 	exec  execEvidence
 	notes launchNotes
 	// out gives the output to Options.Output and Ready.Log (nil: not
@@ -62,7 +63,7 @@ type workerRef struct {
 type execEvidence struct {
 	// watch captures exec-time env evidence while the launch is in
 	// progress (nil: not traced).
-	watch *execWatch
+	watch *exectrace.Tracer
 	// env is the worker's exec-time evidence, once verified on it.
 	env *verify.ExecEnv
 }

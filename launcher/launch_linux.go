@@ -15,6 +15,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/childproof/childproof/launcher/exectrace"
 	"github.com/childproof/childproof/launcher/statedir"
 	"github.com/childproof/childproof/outcome"
 	"github.com/childproof/childproof/proc"
@@ -651,10 +652,10 @@ func (sp *spawnRun) newCmd(la *Launch) *exec.Cmd {
 func (sp *spawnRun) start(la *Launch, cmd *exec.Cmd) error {
 	sp.root.cmd = cmd
 	if !la.noExecCapture() {
-		w, err := startWatched(cmd, la.opts.Detach, sp.reap, sp.root.done)
+		w, err := exectrace.Start(cmd, la.opts.Detach, sp.reap, sp.root.done)
 		if err == nil {
 			la.exec.watch = w
-			la.tree.forked = func() []int { return w.forkedPids(la.opts.Proc) }
+			la.tree.forked = func() []int { return w.ForkedPids(la.opts.Proc) }
 			return nil
 		}
 		sp.sys.Ptrace = false
@@ -677,4 +678,9 @@ func (sp *spawnRun) reap() {
 		root.state = root.cmd.ProcessState
 		close(root.done)
 	}()
+}
+
+// noExecCapture reports whether exec-time capture is off for this launch.
+func (la *Launch) noExecCapture() bool {
+	return la.opts.NoExecCapture || os.Getenv("CHILDPROOF_NO_EXEC_CAPTURE") == "1"
 }

@@ -5,24 +5,10 @@ import (
 	"path/filepath"
 	"slices"
 
+	"github.com/childproof/childproof/launcher/exectrace"
 	"github.com/childproof/childproof/outcome"
 	"github.com/childproof/childproof/verify"
 )
-
-// captured returns a copy of every capture the tracer made, by pid (each
-// pid's last exec).
-func (w *execWatch) captured() map[int]execEnv {
-	out := map[int]execEnv{}
-	if w == nil {
-		return out
-	}
-	w.env.mu.Lock()
-	defer w.env.mu.Unlock()
-	for pid, e := range w.env.byPid {
-		out[pid] = e
-	}
-	return out
-}
 
 // runOneshot is a oneshot launch's attempt: the tree runs to completion
 // (the tracer captures every exec meanwhile), then its worker — the
@@ -71,8 +57,8 @@ func (la *Launch) runOneshot(ctx context.Context, v *verify.Verifier, r *verify.
 // process that exec'd the program worker { comm | exe } names (the
 // launched process first, else the lowest pid), else the launched
 // process itself, with the environment its last exec received.
-func (la *Launch) oneshotWorker() (int, execEnv, bool) {
-	caps := la.exec.watch.captured()
+func (la *Launch) oneshotWorker() (int, exectrace.Capture, bool) {
+	caps := la.exec.watch.Captured()
 	root := la.tree.root.fp.Pid
 	sel := la.Spec.Worker
 	if sel.Comm == "" && sel.Exe == "" {
@@ -85,7 +71,7 @@ func (la *Launch) oneshotWorker() (int, execEnv, bool) {
 			exe = p
 		}
 	}
-	matches := func(ev execEnv) bool {
+	matches := func(ev exectrace.Capture) bool {
 		if sel.Comm != "" {
 			return ev.Comm == sel.Comm
 		}
@@ -105,7 +91,7 @@ func (la *Launch) oneshotWorker() (int, execEnv, bool) {
 		}
 	}
 	if len(pids) == 0 {
-		return 0, execEnv{}, false
+		return 0, exectrace.Capture{}, false
 	}
 	pid := slices.Min(pids)
 	return pid, caps[pid], true

@@ -133,7 +133,7 @@ type Tracking struct {
 	NoCgroup bool
 	// NoExecCapture launches untraced: no exec-time environment evidence
 	// is captured (also CHILDPROOF_NO_EXEC_CAPTURE=1). false: captured
-	// where ptrace is allowed. See execWatch.
+	// where ptrace is allowed. See exectrace.Tracer.
 	NoExecCapture bool
 }
 

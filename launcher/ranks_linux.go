@@ -17,10 +17,10 @@ import (
 func (la *Launch) pickRanks(tree []int) int {
 	l := la.Spec
 	var roles []string
-	pids := verify.Workers(la.opts.Proc, tree, l.Worker.Comm, l.Worker.Exe, l.Worker.N(), la.exec.watch.execComm)
+	pids := verify.Workers(la.opts.Proc, tree, l.Worker.Comm, l.Worker.Exe, l.Worker.N(), la.exec.watch.ExecComm)
 	if len(l.Roles) > 0 {
 		var ok bool
-		if pids, roles, ok = proctree.SelectRoles(la.opts.Proc, l, tree, la.exec.watch.execComm); !ok {
+		if pids, roles, ok = proctree.SelectRoles(la.opts.Proc, l, tree, la.exec.watch.ExecComm); !ok {
 			return 0
 		}
 	} else if len(pids) < l.Worker.N() {
@@ -83,7 +83,7 @@ func (la *Launch) verifyRanks(ctx context.Context, v *verify.Verifier, c verify.
 	}
 	for i := range la.ranks {
 		rk := &la.ranks[i]
-		if ev, ok := la.exec.watch.evidence(rk.fp.Pid); ok {
+		if ev, ok := la.exec.watch.Evidence(rk.fp.Pid); ok {
 			rk.ev = &verify.ExecEnv{Vars: ev.Vars, Exe: ev.Exe, Area: ev.Area}
 		}
 		if i == 0 {
@@ -136,7 +136,7 @@ func (la *Launch) goneRank() int {
 
 // equalMatches notes (Report.Notes) proctree.EqualMatchesNote for the launch.
 func (la *Launch) equalMatches(worker int, tree []int, r *verify.Report) {
-	if n := proctree.EqualMatchesNote(la.opts.Proc, la.Spec, worker, tree, la.exec.watch.execComm); n != "" {
+	if n := proctree.EqualMatchesNote(la.opts.Proc, la.Spec, worker, tree, la.exec.watch.ExecComm); n != "" {
 		r.Notes = append(r.Notes, n)
 	}
 }
@@ -151,13 +151,13 @@ func (la *Launch) treeCheck(tree []int, worker int) verify.TreeCheck {
 	}
 	w := la.exec.watch
 	t.Evidence = func(pid int) *verify.ExecEnv {
-		if ev, ok := w.evidence(pid); ok {
+		if ev, ok := w.Evidence(pid); ok {
 			return &verify.ExecEnv{Vars: ev.Vars, Exe: ev.Exe, Area: ev.Area}
 		}
 		return nil
 	}
 	t.Execd = func(pid int) bool {
-		_, ok := w.evidence(pid)
+		_, ok := w.Evidence(pid)
 		return ok
 	}
 	return t

@@ -222,7 +222,7 @@ func (la *Launch) recordMembers() []RecordMember {
 	}
 	var out []RecordMember
 	for _, m := range la.Report.Members {
-		ev, ok := la.exec.watch.evidence(m.Pid)
+		ev, ok := la.exec.watch.Evidence(m.Pid)
 		if !ok || m.Evidence != verify.EvidenceExec {
 			continue
 		}

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/childproof/childproof/launcher/exectrace"
 	"github.com/childproof/childproof/redact"
 	"github.com/childproof/childproof/verify"
 	"golang.org/x/sys/unix"
@@ -218,7 +219,7 @@ func TestRelayDrainSeesIdle(t *testing.T) {
 // cleared by the tracer before the root's first instruction, so it
 // outlives the childproof that started it.
 func TestStartDeathSignal(t *testing.T) {
-	if !canClearDeathSignal {
+	if !exectrace.CanClearDeathSignal {
 		t.Skip("the parent-death signal is cleared on amd64 only")
 	}
 	for _, detach := range []bool{false, true} {

@@ -32,7 +32,7 @@ func (w *selectorWatch) check(la *Launch, r *verify.Report, tree []int) *Error {
 	if l.Worker.Comm == "" && l.Worker.Exe == "" || len(l.Ports) == 0 {
 		return nil
 	}
-	if pid, _ := verify.DeclaredWorker(la.opts.Proc, tree, l.Worker.Comm, l.Worker.Exe, nil, la.exec.watch.execComm); pid != 0 {
+	if pid, _ := verify.DeclaredWorker(la.opts.Proc, tree, l.Worker.Comm, l.Worker.Exe, nil, la.exec.watch.ExecComm); pid != 0 {
 		return nil // it matches (a job whose other ranks are not there yet)
 	}
 	owners := proctree.PortOwners(la.opts.Proc, la.Spec, tree)

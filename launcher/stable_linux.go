@@ -40,6 +40,6 @@ func (la *Launch) treeMoved(worker int) bool {
 		// the tree has been quiet (findAndVerify waits for that).
 		return true
 	}
-	again := proctree.PickWorker(la.opts.Proc, la.Spec, la.tree.root.pid(), tree, la.exec.watch.execComm)
+	again := proctree.PickWorker(la.opts.Proc, la.Spec, la.tree.root.pid(), tree, la.exec.watch.ExecComm)
 	return again != 0 && again != worker
 }

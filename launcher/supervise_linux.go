@@ -214,7 +214,7 @@ func (la *Launch) finish(grace time.Duration) {
 // abort stops everything a failed attempt started.
 func (la *Launch) abort() {
 	if la.tree == nil || la.tree.root == nil {
-		la.exec.watch.detach()
+		la.exec.watch.Detach()
 		la.closeFDs()
 		la.pipe.finish(time.Second)
 		if la.tree != nil {
@@ -229,7 +229,7 @@ func (la *Launch) abort() {
 	// with it (procTree.member); the tracer lets go of what is left once
 	// the root has exited.
 	la.terminate(2 * time.Second)
-	la.exec.watch.detach()
+	la.exec.watch.Detach()
 	la.out.stop()
 	la.tree.events.close()
 }

@@ -43,8 +43,10 @@ var layers = map[string][]string{
 	"launcher/statedir": {"launcher/failure", "verify", "proc", "spec", "outcome", "redact", "internal/atomicfile"},
 	// The tree model: which process is the worker, who holds the ports.
 	"launcher/proctree": {"verify", "proc", "spec", "internal/sockdiag"},
+	// The exec-time capture: ptrace of a launched tree.
+	"launcher/exectrace": {"verify", "proc"},
 	// Starting, finding, recording, stopping.
-	"launcher": {"verify", "proc", "spec", "launcher/failure", "launcher/statedir", "launcher/proctree", "outcome", "redact", "internal/atomicfile",
+	"launcher": {"verify", "proc", "spec", "launcher/failure", "launcher/statedir", "launcher/proctree", "launcher/exectrace", "outcome", "redact", "internal/atomicfile",
 		"internal/dotenv", "internal/logrelay", "internal/logtail", "internal/pidfd", "internal/probe", "internal/sockdiag",
 		"internal/proccn"},
 	"launcher/group": {"launcher", "verify", "proc", "spec", "outcome"},

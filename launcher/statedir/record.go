@@ -87,7 +87,7 @@ type Record struct {
 	// environ when it was verified.
 	WorkerEnv map[string]string `json:"worker_env"`
 	// ExecEnv is set when the launch captured the worker's environment at
-	// its exec (see execWatch): every name to its digest. A later verify
+	// its exec (see exectrace.Tracer): every name to its digest. A later verify
 	// judges the worker by it while the worker still runs ExecExe (the
 	// program it exec'd then), whatever its live block says now.
 	ExecEnv map[string]string `json:"exec_env,omitempty"`

@@ -1,4 +1,4 @@
-package launcher
+package exectrace
 
 import (
 	"errors"
@@ -20,7 +20,7 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// execWatch captures exec-time environment evidence while a launch is in
+// Tracer captures exec-time environment evidence while a launch is in
 // progress. The launched root is started traced (PTRACE_TRACEME: it stops
 // right after its execve, before its first instruction), and with
 // PTRACE_O_TRACEEXEC|TRACEFORK|TRACEVFORK every process of the tree (not
@@ -34,9 +34,12 @@ import (
 //
 // A process can have one tracer at a time, and a setuid program exec'd
 // under a tracer without CAP_SYS_PTRACE runs without its privileges: set
-// CHILDPROOF_NO_EXEC_CAPTURE=1 (Options.NoExecCapture) to launch untraced;
-// the worker's live environ is then the only evidence.
-type execWatch struct {
+// CHILDPROOF_NO_EXEC_CAPTURE=1 (launcher.Options.NoExecCapture) to launch
+// untraced; the worker's live environ is then the only evidence.
+//
+// Its methods are safe for concurrent use, and on a nil *Tracer (no
+// capture: they find nothing).
+type Tracer struct {
 	root int
 
 	env captures
@@ -71,7 +74,7 @@ type execWatch struct {
 	start   time.Time
 	signals []verify.Signal
 	// clearDeath: the root was started with a parent-death signal that
-	// its first stop clears (a detached launch; see startWatched).
+	// its first stop clears (a detached launch; see Start).
 	clearDeath bool
 	// fault is why the root was ended at its first stop (its
 	// parent-death signal could not be cleared), or nil (under mu).
@@ -85,11 +88,11 @@ const maxSignals = 32
 // id): each process's last exec.
 type captures struct {
 	mu    sync.Mutex
-	byPid map[int]execEnv
+	byPid map[int]Capture
 	// forked is, for a process forked while traced that has not exec'd
 	// since, the evidence of the image it was forked from (its parent's
 	// exec, or what its parent inherited) as it was at the fork.
-	forked map[int]execEnv
+	forked map[int]Capture
 	// starts are the start times (clock ticks since boot) of the
 	// processes forked while traced, by pid: a pid reused since is not
 	// theirs.
@@ -126,7 +129,7 @@ func (c *captures) fork(parent, child int) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.forked == nil {
-		c.forked, c.starts = map[int]execEnv{}, map[int]uint64{}
+		c.forked, c.starts = map[int]Capture{}, map[int]uint64{}
 	}
 	var fs proc.FS
 	if st, err := fs.Stat(child); err == nil {
@@ -141,24 +144,24 @@ func (c *captures) fork(parent, child int) {
 
 // inherited returns the evidence of the image pid was forked from, when
 // pid has not exec'd since it was forked while traced.
-func (c *captures) inherited(pid int) (execEnv, bool) {
+func (c *captures) inherited(pid int) (Capture, bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if _, ok := c.byPid[pid]; ok {
-		return execEnv{}, false
+		return Capture{}, false
 	}
 	e, ok := c.forked[pid]
 	return e, ok
 }
 
-func (c *captures) get(pid int) (execEnv, bool) {
+func (c *captures) get(pid int) (Capture, bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	e, ok := c.byPid[pid]
 	return e, ok
 }
 
-func (c *captures) set(pid int, e execEnv) {
+func (c *captures) set(pid int, e Capture) {
 	c.mu.Lock()
 	c.byPid[pid] = e
 	c.mu.Unlock()
@@ -174,8 +177,9 @@ func newLatch() latch { return latch{c: make(chan struct{})} }
 
 func (l *latch) close() { l.once.Do(func() { close(l.c) }) }
 
-// execEnv is one process's environment as the kernel set it at its exec.
-type execEnv struct {
+// Capture is one process's environment as the kernel set it at its exec:
+// plain data, safe for concurrent use once made.
+type Capture struct {
 	Vars []proc.Var
 	// Exe is /proc/PID/exe at the exec stop: the program that was exec'd.
 	Exe string
@@ -186,12 +190,7 @@ type execEnv struct {
 	Area string
 }
 
-// noExecCapture reports whether exec-time capture is off for this launch.
-func (la *Launch) noExecCapture() bool {
-	return la.opts.NoExecCapture || os.Getenv("CHILDPROOF_NO_EXEC_CAPTURE") == "1"
-}
-
-// startWatched starts cmd traced, on a goroutine locked to its OS thread:
+// Start starts cmd traced, on a goroutine locked to its OS thread:
 // ptrace requests must come from the tracer thread, and the parent-death
 // signal is tied to the thread that forked. afterTrace runs once nothing
 // is traced any more (exec.Cmd.Wait must not run while the root is
@@ -215,11 +214,11 @@ func (la *Launch) noExecCapture() bool {
 // detached one (detached is set) the tracer clears it at the root's
 // first stop, before its first instruction (clearDeathSignal), and sets
 // PTRACE_O_EXITKILL, which covers the rest of the start. Where the
-// signal cannot be cleared (canClearDeathSignal false: not amd64) a
+// signal cannot be cleared (CanClearDeathSignal false: not amd64) a
 // detached root starts without it and that window stays open.
-func startWatched(cmd *exec.Cmd, detached bool, afterTrace func(), rootDone <-chan struct{}) (*execWatch, error) {
-	w := &execWatch{env: captures{byPid: map[int]execEnv{}}, end: newLatch(), done: make(chan struct{}), detached: newLatch(), ts: map[int]*tracee{}, gone: map[int]bool{}}
-	w.clearDeath = detached && canClearDeathSignal && cmd.SysProcAttr.Pdeathsig == 0
+func Start(cmd *exec.Cmd, detached bool, afterTrace func(), rootDone <-chan struct{}) (*Tracer, error) {
+	w := &Tracer{env: captures{byPid: map[int]Capture{}}, end: newLatch(), done: make(chan struct{}), detached: newLatch(), ts: map[int]*tracee{}, gone: map[int]bool{}}
+	w.clearDeath = detached && CanClearDeathSignal && cmd.SysProcAttr.Pdeathsig == 0
 	errc := make(chan error, 1)
 	go func() {
 		runtime.LockOSThread()
@@ -250,35 +249,50 @@ func startWatched(cmd *exec.Cmd, detached bool, afterTrace func(), rootDone <-ch
 	return w, <-errc
 }
 
-// evidence returns what the tracer captured at pid's last exec.
-func (w *execWatch) evidence(pid int) (execEnv, bool) {
+// Captured returns a copy of every capture the tracer made, by pid (each
+// pid's last exec).
+func (w *Tracer) Captured() map[int]Capture {
+	out := map[int]Capture{}
 	if w == nil {
-		return execEnv{}, false
+		return out
+	}
+	w.env.mu.Lock()
+	defer w.env.mu.Unlock()
+	for pid, e := range w.env.byPid {
+		out[pid] = e
+	}
+	return out
+}
+
+// Evidence returns what the tracer captured at pid's last exec.
+func (w *Tracer) Evidence(pid int) (Capture, bool) {
+	if w == nil {
+		return Capture{}, false
 	}
 	return w.env.get(pid)
 }
 
-// inherited returns the evidence of the exec pid was forked from (a
+// Inherited returns the evidence of the exec pid was forked from (a
 // daemon forked out of the launched process), when pid has not exec'd.
-func (w *execWatch) inherited(pid int) (execEnv, bool) {
+func (w *Tracer) Inherited(pid int) (Capture, bool) {
 	if w == nil {
-		return execEnv{}, false
+		return Capture{}, false
 	}
 	return w.env.inherited(pid)
 }
 
-// forkedPids lists the live processes the tracer saw forked in the tree.
-func (w *execWatch) forkedPids(p proc.FS) []int {
+// ForkedPids lists the live processes the tracer saw forked in the tree.
+func (w *Tracer) ForkedPids(p proc.FS) []int {
 	if w == nil {
 		return nil
 	}
 	return w.env.forkedPids(p)
 }
 
-// detach asks the tracer to let go of every tracee and waits (up to 5 s)
+// Detach asks the tracer to let go of every tracee and waits (up to 5 s)
 // until it has: a tracee left with our SIGSTOP pending would stop for
 // good once untraced.
-func (w *execWatch) detach() {
+func (w *Tracer) Detach() {
 	if w == nil {
 		return
 	}
@@ -286,23 +300,28 @@ func (w *execWatch) detach() {
 	select {
 	case <-w.done:
 	case <-w.detached.c:
-	case <-time.After(detachTimeout):
+	case <-time.After(DetachTimeout):
 		detachTimeouts.Add(1)
 	}
 }
 
-// detachTimeout bounds detach's wait for the tracer; detachTimeouts counts
+// DetachTimeout bounds Detach's wait for the tracer; detachTimeouts counts
 // the waits that reached it (a tracee the tracer lost track of), which
 // tests assert never happens.
-const detachTimeout = 5 * time.Second
+const DetachTimeout = 5 * time.Second
 
 var detachTimeouts atomic.Int64
+
+// DetachTimeouts counts the Detach calls of this process that waited out
+// DetachTimeout (a tracee the tracer lost track of): tests assert that it
+// does not grow.
+func DetachTimeouts() int64 { return detachTimeouts.Load() }
 
 // noteDetached closes detached once the detach has let go of every
 // tracee (call with mu held). The tracer loop may still be blocked
 // waiting for the root, which is no longer traced; it returns when the
 // root exits.
-func (w *execWatch) noteDetached() {
+func (w *Tracer) noteDetached() {
 	if w.ending && len(w.ts) == 0 {
 		w.detached.close()
 	}
@@ -349,7 +368,7 @@ const (
 // are peeked (WNOWAIT) first: the root's exit is left to exec.Cmd.Wait.
 // A detach request makes a second goroutine SIGSTOP every tracee, which
 // wakes the tracer; each is then detached at that stop.
-func (w *execWatch) run() {
+func (w *Tracer) run() {
 	// The root's first stop: SIGTRAP right after its execve.
 	if !w.firstStop(w.ts) {
 		return
@@ -442,7 +461,7 @@ func (w *execWatch) run() {
 
 // drain detaches from what is still traced once the root has exited,
 // polling each tracee.
-func (w *execWatch) drain() {
+func (w *Tracer) drain() {
 	for {
 		w.mu.Lock()
 		w.ending = true
@@ -458,7 +477,7 @@ func (w *execWatch) drain() {
 
 // pollOnce consumes what each tracee has pending, by its own pid (never
 // another process's status), then pauses 100 µs.
-func (w *execWatch) pollOnce() {
+func (w *Tracer) pollOnce() {
 	w.mu.Lock()
 	pids := make([]int, 0, len(w.ts))
 	for pid := range w.ts {
@@ -484,7 +503,7 @@ func (w *execWatch) pollOnce() {
 }
 
 // consume takes pid's pending stop or exit (if any) and handles it.
-func (w *execWatch) consume(pid int) {
+func (w *Tracer) consume(pid int) {
 	var ws unix.WaitStatus
 	n, err := unix.Wait4(pid, &ws, waitAll|waitNoThread|unix.WNOHANG, nil)
 	w.mu.Lock()
@@ -549,7 +568,7 @@ func waitPeek(idType, id, options int) (pid, code, status int, ok bool) {
 
 // firstStop waits for the root's post-exec SIGTRAP, captures its environ,
 // sets the tracing options and lets it run.
-func (w *execWatch) firstStop(ts map[int]*tracee) bool {
+func (w *Tracer) firstStop(ts map[int]*tracee) bool {
 	for {
 		code, _, ok := peek(w.root, false)
 		if !ok {
@@ -591,7 +610,7 @@ func (w *execWatch) firstStop(ts map[int]*tracee) bool {
 	}
 }
 
-func (w *execWatch) handleStop(ts map[int]*tracee, pid int, t *tracee, ws unix.WaitStatus, ending bool) {
+func (w *Tracer) handleStop(ts map[int]*tracee, pid int, t *tracee, ws unix.WaitStatus, ending bool) {
 	sig := ws.StopSignal()
 	if ending && !t.stopping && !t.fresh {
 		// Traced after the detach began: ask it to stop too.
@@ -652,7 +671,7 @@ func (w *execWatch) handleStop(ts map[int]*tracee, pid int, t *tracee, ws unix.W
 // moment later). SIGCHLD and SIGURG (a shell's children, the Go
 // runtime's preemption) are not recorded; nothing here runs unless a
 // signal is delivered.
-func (w *execWatch) noteSignal(pid int, sig unix.Signal) {
+func (w *Tracer) noteSignal(pid int, sig unix.Signal) {
 	var info unix.Siginfo
 	if _, _, e := unix.Syscall6(unix.SYS_PTRACE, ptraceGetSiginfo, uintptr(pid), 0, uintptr(unsafe.Pointer(&info)), 0, 0); e != 0 {
 		return
@@ -678,8 +697,8 @@ func (w *execWatch) noteSignal(pid int, sig unix.Signal) {
 	w.signals = append(w.signals, s)
 }
 
-// startFault says why the root was ended at its first stop, or nil.
-func (w *execWatch) startFault() error {
+// StartFault says why the root was ended at its first stop, or nil.
+func (w *Tracer) StartFault() error {
 	if w == nil {
 		return nil
 	}
@@ -688,8 +707,8 @@ func (w *execWatch) startFault() error {
 	return w.fault
 }
 
-// signalsSeen returns the signals the watch recorded so far.
-func (w *execWatch) signalsSeen() []verify.Signal {
+// SignalsSeen returns the signals the watch recorded so far.
+func (w *Tracer) SignalsSeen() []verify.Signal {
 	if w == nil {
 		return nil
 	}
@@ -701,7 +720,7 @@ func (w *execWatch) signalsSeen() []verify.Signal {
 // stopAll asks every running tracee to stop so it can be detached. A
 // tracee's tid cannot be reused while we trace it (its tracer must reap
 // it first), so tkill reaches exactly that thread.
-func (w *execWatch) stopAll(ts map[int]*tracee) {
+func (w *Tracer) stopAll(ts map[int]*tracee) {
 	for pid, t := range ts {
 		if t.held {
 			// Stopped in a ptrace-stop already: detach it as it is.
@@ -728,7 +747,7 @@ const maxGone = 4096
 
 // sweep drops the entries of ts that are no longer tracees of ours
 // (call with mu held, while detaching).
-func (w *execWatch) sweep() {
+func (w *Tracer) sweep() {
 	for pid := range w.ts {
 		if !w.tracedByUs(pid) {
 			delete(w.ts, pid)
@@ -737,7 +756,7 @@ func (w *execWatch) sweep() {
 }
 
 // tracedByUs reports whether pid's tracer is the tracer thread.
-func (w *execWatch) tracedByUs(pid int) bool {
+func (w *Tracer) tracedByUs(pid int) bool {
 	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
 	if err != nil {
 		return false
@@ -752,7 +771,7 @@ func (w *execWatch) tracedByUs(pid int) bool {
 }
 
 // capture reads pid's environ at its exec stop.
-func (w *execWatch) capture(pid int) {
+func (w *Tracer) capture(pid int) {
 	var fs proc.FS
 	b, err := fs.EnvironRaw(pid)
 	if err != nil {
@@ -764,12 +783,12 @@ func (w *execWatch) capture(pid int) {
 	if st, err := fs.Stat(pid); err == nil {
 		area = verify.ExecArea(st)
 	}
-	w.env.set(pid, execEnv{Vars: proc.ParseEnviron(b), Exe: exe, Comm: comm, Area: area})
+	w.env.set(pid, Capture{Vars: proc.ParseEnviron(b), Exe: exe, Comm: comm, Area: area})
 }
 
-// execComm returns pid's comm at its last exec, or "".
-func (w *execWatch) execComm(pid int) string {
-	e, _ := w.evidence(pid)
+// ExecComm returns pid's comm at its last exec, or "".
+func (w *Tracer) ExecComm(pid int) string {
+	e, _ := w.Evidence(pid)
 	return e.Comm
 }
 

@@ -1,4 +1,4 @@
-package launcher
+package exectrace
 
 import (
 	"fmt"
@@ -6,17 +6,17 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// canClearDeathSignal: on amd64 a detached launch's traced root is
+// CanClearDeathSignal: on amd64 a detached launch's traced root is
 // started with a parent-death signal that its tracer clears at the
 // root's first stop (clearDeathSignal).
-const canClearDeathSignal = true
+const CanClearDeathSignal = true
 
 // clearDeathSignal clears the parent-death signal of pid, a tracee in a
 // ptrace stop right after its execve (before its first instruction): the
 // tracer makes it run one prctl(PR_SET_PDEATHSIG, 0) — a syscall
 // instruction written over the two bytes at its instruction pointer,
 // single-stepped, then the bytes and every register put back — so the
-// program starts exactly as it would have. See startWatched for why the
+// program starts exactly as it would have. See Start for why the
 // signal is there.
 func clearDeathSignal(pid int) error {
 	var saved unix.PtraceRegs
