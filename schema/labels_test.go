@@ -19,6 +19,8 @@ func TestLaunchLabels(t *testing.T) {
 		{"nested and unlabelled skipped", "launch {}\nlaunch \"x\" \"y\" {}\nother \"z\" { launch \"w\" {} }\n", nil},
 		{"unclosed block", "launch \"ok\" {}\nlaunch \"open\" {\n", []string{"ok", "open"}},
 		{"too big", `launch "api" {}` + "\n#" + strings.Repeat("x", MaxFileSize), nil},
+		{"nested too deep", `launch "api" {}` + "\nx = " + strings.Repeat("[", 70000), nil},
+		{"expression too deep", `launch "api" {}` + "\nx = " + strings.Repeat("-", 400_000) + "1\n", nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			got := LaunchLabels([]byte(tc.src), "childproof.hcl")
