@@ -39,12 +39,12 @@ type Env struct {
 
 // Secrets returns the mask of the launch's secret set, the values that are
 // never printed or stored. secretSet builds it from the spec's secrets
-// (spec.Launch.Secrets: env(), file(), the env file, the secret list's env
-// values) and from the resolved value of every name in the secret list and
-// of every --set-secret name. Each comes with its keyed digest and where
-// it occurs once the launch built its argv. Every output of the launch
-// masks with it, and its log relay masks the tree's output with it before
-// the log is written. A nil Env has none.
+// (spec.Launch.Secrets), which come from env(), file(), the env file and
+// the secret list's env values. It adds the resolved value of every name
+// in the secret list and of every --set-secret name. Each comes with its
+// keyed digest and where it occurs once the launch built its argv. Every
+// output of the launch masks with it, and its log relay masks the tree's
+// output with it before the log is written. A nil Env has none.
 func (e *Env) Secrets() *redact.Set {
 	if e == nil {
 		return nil

@@ -8,12 +8,13 @@ import (
 	"github.com/childproof/childproof/verify"
 )
 
-// RecordedCheck returns the check of a recorded launch of l as verify SPEC,
-// explain SPEC and up's adoption make it: the recorded worker (and root,
-// while alive), the intended values as the recorded digests (the spec's env
-// and --set, and the value passed for each required name from inherit or
-// the env file), and the environment captured at the worker's exec, which
-// judges the worker while it holds (its live block may be a title now).
+// RecordedCheck returns the check of a recorded launch of l, as verify
+// SPEC, explain SPEC and up's adoption make it. It checks the recorded
+// worker, and the recorded root while it is alive. The intended values are
+// the recorded digests: those of the spec's env and --set, and of the
+// value passed for each required name from inherit or the env file. The
+// environment captured at the worker's exec judges the worker while it
+// holds, because its live block may be a title now.
 func RecordedCheck(l *spec.Launch, rec *Record, p proc.FS) verify.Check {
 	chk := verify.CheckFromSpec(l, verify.Expect{Require: l.Require, Digests: map[string]string{}})
 	for n, d := range rec.Env {

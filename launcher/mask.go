@@ -124,12 +124,12 @@ func (s *State) Secrets(k Known) *redact.Set {
 	return redact.Of(secs, digest)
 }
 
-// MaskPidReport hides in r, the report of a check of process pid
-// (verify --pid: verify.CheckForPid), the secrets of the trusted records
-// whose root or worker is pid, a process of r's chain or r's worker
-// (Known.Pids): a command that launches nothing masks a process it did
-// not start by the records of the launches it may belong to. A nil r, or
-// one no record concerns, is left as it is.
+// MaskPidReport hides secrets in r, the report of a check of process pid
+// as verify --pid makes it (verify.CheckForPid). The secrets are those of
+// the trusted records whose root or worker is pid, a process of r's chain
+// or r's worker (Known.Pids). So a command that launches nothing masks a
+// process it did not start by the records of the launches it may belong
+// to. A nil r, or one no record concerns, is left as it is.
 func (s *State) MaskPidReport(pid int, r *verify.Report) {
 	if r == nil {
 		return

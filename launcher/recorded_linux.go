@@ -84,10 +84,11 @@ func (s *State) loadLive(l *spec.Launch, name string, p proc.FS, note func(strin
 }
 
 // VerifyRecorded is verify SPEC's proof of the recorded launch rec of l,
-// which runs (LoadRunning): RecordedCheck's check (the intended values as
-// the recorded digests, the exec-time evidence), every recorded rank
-// (VerifyRanks), the worker's user, and a note when the worker selector
-// matches several processes. The report is not masked.
+// which runs (LoadRunning). It makes RecordedCheck's check, with the
+// recorded digests as the intended values and the exec-time evidence. It
+// verifies every recorded rank (VerifyRanks) and the worker's user, and
+// adds a note when the worker selector matches several processes. The
+// report is not masked.
 func VerifyRecorded(ctx context.Context, v *verify.Verifier, l *spec.Launch, rec *Record) *verify.Report {
 	chk := RecordedCheck(l, rec, v.Proc)
 	r := v.Verify(ctx, chk)

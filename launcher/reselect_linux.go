@@ -12,12 +12,12 @@ import (
 )
 
 // VerifyRanks verifies every worker of a multi-process job but the first
-// (r is the report of chk, the first) with chk's expectations, and adds
-// each worker and its problems to r (Report.Workers). The job is the
-// identity, not the pids: the workers are re-selected from the live tree
-// (verify.Workers over RecordedTree), each judged by the exec-time
+// with chk's expectations; r is the report of chk, which checked the
+// first. It adds each worker and its problems to r.Workers. The job is
+// the identity, not the pids, so the workers are re-selected from the live
+// tree (verify.Workers over RecordedTree). Each is judged by the exec-time
 // evidence recorded for that process (pid and start time) where there is
-// some, else by its live block — a rank respawned since is judged by its
+// some, else by its live block. So a rank respawned since is judged by its
 // own environment, never by a pid recorded earlier. Fewer workers than the
 // job's N is a problem. A record of one worker leaves r as it is.
 func VerifyRanks(ctx context.Context, v *verify.Verifier, l *spec.Launch, chk verify.Check, rec *Record, r *verify.Report) {

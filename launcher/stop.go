@@ -86,10 +86,10 @@ func (r *StopResult) MarshalJSON() ([]byte, error) {
 }
 
 // RecordFailure is the error a stop with result r ends with when the
-// record could not be marked stopped (r.RecordErr): an *Error of Outcome
-// outcome.Usage (Fix FixRecordUnmarked) naming the launch and wrapping the
-// cause, with a hint to free space in (or make writable) s.Dir. It is nil
-// when the record was marked, or left to a newer launch.
+// record could not be marked stopped (r.RecordErr). It is an *Error of
+// Outcome outcome.Usage and Fix FixRecordUnmarked that names the launch,
+// wraps the cause and hints to free space in s.Dir or make it writable.
+// It is nil when the record was marked, or left to a newer launch.
 func (s *State) RecordFailure(r *StopResult) error {
 	if r.RecordErr == nil {
 		return nil

@@ -88,10 +88,11 @@ func (x *Explanation) Intended() map[string]string {
 	return out
 }
 
-// Judge judges each name of an Explain's rows (names in the rows' order)
-// against intended (name → keyed digest; a name not in it has no intended
-// value): where the path from the root to the worker first differs, and
-// whether the worker can be judged and holds the value.
+// Judge judges each name of an Explain's rows against its intended keyed
+// digest in intended; a name not in it has no intended value. names are
+// in the rows' order. A judgement says where the path from the root to the
+// worker first differs, and whether the worker can be judged and holds
+// the value.
 func Judge(rows []ExplainRow, names []string, intended map[string]string) []Judgement {
 	out := make([]Judgement, len(names))
 	for i, n := range names {

@@ -8,12 +8,12 @@ import (
 )
 
 // ExecEnv is exec-time evidence of a worker's environment: the block the
-// kernel set at its last execve, captured by the launcher while it traced
-// the launch (before the worker ran a single instruction), so that a
-// process that later writes a title over its own environment block
-// (setproctitle: gunicorn, nginx, redis, postgres, many Python servers) is
-// still judged by what it was given. A Verifier only reads it: an ExecEnv
-// is safe for concurrent use while no one changes it.
+// kernel set at its last execve. The launcher captures it while it traces
+// the launch, before the worker runs a single instruction. So a process
+// that later writes a title over its own environment block is still
+// judged by what it was given; gunicorn, nginx, redis, postgres and many
+// Python servers do that with setproctitle. A Verifier only reads it: an
+// ExecEnv is safe for concurrent use while no one changes it.
 type ExecEnv struct {
 	// Vars are the block's entries (a capture in this process), or
 	// Digests maps every name in it to its keyed digest (a record). Vars

@@ -60,10 +60,10 @@ func (a Fingerprint) Matches(b Fingerprint) bool {
 	return true
 }
 
-// SameExe reports whether two exe paths, one of them possibly as a record
-// keeps it, name the same program: a binary rebuilt while it runs shows
-// as "PATH (deleted)", and a recorded path built from a secret is masked
-// (<MODEL_DIR>/bin/server: redact.MayShow).
+// SameExe reports whether two exe paths name the same program, where one
+// of them may be as a record keeps it. A binary rebuilt while it runs
+// shows as "PATH (deleted)". A recorded path built from a secret is
+// masked, as in <MODEL_DIR>/bin/server (redact.MayShow).
 func SameExe(a, b string) bool {
 	a, b = strings.TrimSuffix(a, " (deleted)"), strings.TrimSuffix(b, " (deleted)")
 	return a == b || redact.MayShow(a, b) || redact.MayShow(b, a)

@@ -270,10 +270,10 @@ func (r *Report) SetOutcome(k outcome.Kind) {
 	r.Outcome, r.ExitCode = k, k.Code()
 }
 
-// WriteText writes the human form of r, in one Write: a foreground run's
-// console also gets the worker's lines as it prints them (in whole lines,
-// from another goroutine), and a report written in pieces could have one
-// of them land inside its first line ("verified murl: …").
+// WriteText writes the human form of r in one Write. A foreground run's
+// console also gets the worker's lines, whole, from another goroutine as
+// the worker prints them. A report written in pieces could have one of
+// them land inside its first line ("verified murl: …").
 func (r *Report) WriteText(w io.Writer) {
 	var b bytes.Buffer
 	r.writeText(&b)
@@ -410,7 +410,9 @@ func (e EnvCheck) state(absent string) string {
 
 // Failure says why r is not verified, as every command's error line says
 // it: "verification failed on the worker: " and its first problem's
-// message ("verification failed" when it has none); "" when r is verified.
+// message ("in the launched tree" instead of "on the worker" when that
+// problem is env-diverged). It is "verification failed" when r has no
+// problem, and "" when r is verified.
 func (r *Report) Failure() string {
 	switch {
 	case r.Verified:

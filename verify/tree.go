@@ -155,14 +155,14 @@ func (v *Verifier) intended(c Check) ([]string, map[string]string) {
 	return names, want
 }
 
-// JudgeTree judges every exec'd member of t.Tree but the workers and the
-// chains from the root down to them against
-// c's protected names, each by its own evidence (memberBlock), and adds
-// the verdicts to r (Report.Members): a member carrying a name with
-// another value than the intended one is env-diverged, naming the member,
-// the name and the parent→child edge where the value changed; a member
-// lacking a name, or one that cannot be read, is a note. Fork-only
-// children (Execd false) are helpers and not judged: their block is their
+// JudgeTree judges c's protected names in every exec'd member of t.Tree
+// except the workers and the chains from the root down to them. Each
+// member is judged by its own evidence (memberBlock), and the verdicts go
+// to r.Members. A member carrying a name with another value than the
+// intended one is env-diverged: the problem names the member, the name
+// and the parent→child edge where the value changed. A member lacking a
+// name, or one that cannot be read, is a note. Fork-only children (Execd
+// false) are helpers and are not judged, since their block is their
 // parent's.
 func (v *Verifier) JudgeTree(r *Report, c Check, t TreeCheck) {
 	names, want := v.intended(c)

@@ -56,21 +56,23 @@ func declaredWorker(p proc.FS, k *look, tree []int, comm, exe string, ports []sp
 	return 0, false
 }
 
-// Workers returns the workers of a multi-process job among tree: the
-// exec'd processes matching comm or exe that have no matching exec'd
-// descendant (the
-// ranks below an agent of the same program), the n deepest of them when
-// there are more, in the order they started (ranks are started in rank
-// order): by start time, then pid for ranks started in the same clock tick.
-// Not by pid alone: pids wrap (pid_max), and a rank started after the wrap
-// has the lower pid — its delta on relaunch was then judged against the
-// other rank's record. Fewer than n: not all there yet.
+// Workers returns the workers of a multi-process job among tree. They are
+// the exec'd processes matching comm or exe that have no matching exec'd
+// descendant, such as the ranks below an agent of the same program. When
+// there are more than n, it returns the n deepest. Fewer than n means not
+// all are there yet.
 //
-// A worker is a process that exec'd the selected program: a child that
-// only forked from a matching process (a DataLoader, a tokenizer pool, a
-// resource tracker forked without exec) is a helper (Execd false; a
-// process whose exec the launcher captured, execComm non-empty, exec'd),
-// never a worker, and does not hide its parent as a "matching descendant".
+// The workers come in the order they started, which is rank order: by
+// start time, then by pid for ranks started in the same clock tick. Pid
+// alone would not do, because pids wrap at pid_max and a rank started
+// after the wrap has the lower pid; its delta on relaunch was then judged
+// against the other rank's record.
+//
+// A worker is a process that exec'd the selected program. A child that
+// only forked from a matching process is a helper (Execd false), never a
+// worker, and does not hide its parent as a "matching descendant": a
+// DataLoader, a tokenizer pool, a resource tracker forked without exec. A
+// process whose exec the launcher captured (execComm non-empty) exec'd.
 func Workers(p proc.FS, tree []int, comm, exe string, n int, execComm func(pid int) string) []int {
 	var found []int
 	for _, pid := range matchWorker(p, tree, comm, exe, execComm) {
