@@ -13,6 +13,7 @@ import (
 	"errors"
 	"io"
 	"os"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -117,6 +118,26 @@ func Tee(r io.Reader, w, also io.Writer, set *redact.Set, st *Stats) error {
 	return copyOut(r, w, also, set, st, TeeBuf, TeeSlots)
 }
 
+// bufs holds the read buffers of copies that ended: a process that
+// starts launch after launch (a test binary) reuses them, instead of
+// allocating (and the collector clearing) Buf bytes for each.
+var bufs sync.Pool
+
+// getBuf returns a buffer of n bytes, reused when one is free.
+func getBuf(n int) []byte {
+	if p, ok := bufs.Get().(*[]byte); ok && cap(*p) >= n {
+		return (*p)[:n]
+	}
+	return make([]byte, n)
+}
+
+// putBuf gives b back for reuse (nil: nothing).
+func putBuf(b []byte) {
+	if cap(b) > 0 {
+		bufs.Put(&b)
+	}
+}
+
 // slot is one read buffer: in holds the carry and the bytes read, masked
 // the masked copy when a value was in them; out is what is written.
 type slot struct {
@@ -130,7 +151,7 @@ func copyOut(r io.Reader, w, also io.Writer, set *redact.Set, st *Stats, size, s
 	m := set.Masker()
 	grow := func(s *slot, n int) {
 		if cap(s.in) < n {
-			s.in = make([]byte, n)
+			s.in = getBuf(n)
 		}
 		s.in = s.in[:cap(s.in)]
 	}
@@ -200,6 +221,12 @@ func copyOut(r io.Reader, w, also io.Writer, set *redact.Set, st *Stats, size, s
 			if also != nil {
 				close(work)
 				<-console
+			}
+			// Every buffer is back (the console's goroutine has
+			// returned its own): the next copy reuses them.
+			putBuf(cur.in)
+			for len(free) > 0 {
+				putBuf((<-free).in)
 			}
 			st.Done.Store(true)
 			if errors.Is(err, io.EOF) {
