@@ -369,9 +369,10 @@ func preflight(ctx context.Context, v *verify.Verifier, st *State, l *spec.Launc
 					holder = h.Pids[0] // what the gone worker left
 				}
 				r := verify.NewReport(l.Name)
-				r.Add(verify.KindPortForeign, "port %d is held by our own previous launch of %q (pid %d) and on_stale is %q: %s", pt.Number, l.Name, holder, "fail", h.Census(v.Proc))
+				census := h.Census(v.Proc)
+				r.Add(verify.KindPortForeign, "port %d is held by our own previous launch of %q (pid %d) and OnStale is not %q: %s", pt.Number, l.Name, holder, spec.StaleReplace, census)
 				r.SetOutcome(outcome.Foreign)
-				e := &Error{Outcome: outcome.Foreign, Report: r, Port: pt.Number, Pid: holder, Name: l.Name, Spec: l,
+				e := &Error{Outcome: outcome.Foreign, Report: r, Port: pt.Number, Pid: holder, Name: l.Name, Spec: l, Other: census,
 					Msg:  fmt.Sprintf("port %d is held by the previous launch of %q (pid %d)", pt.Number, l.Name, holder),
 					Hint: stopHint, Fix: FixStop}
 				if rec.SpecPath != "" && l.SpecPath != "" && filepath.Clean(rec.SpecPath) != filepath.Clean(l.SpecPath) {

@@ -40,6 +40,10 @@ func forCLI(le *launcher.Error) {
 		le.Msg = fmt.Sprintf("launch %q: user = %q: no such user on this machine", le.Spec.Name, le.Spec.User)
 	case le.Fix == launcher.FixNoSuchGroup && le.Spec != nil:
 		le.Msg = fmt.Sprintf("launch %q: group = %q: no such group on this machine", le.Spec.Name, le.Spec.Group)
+	case (le.Fix == launcher.FixStop || le.Fix == launcher.FixOtherSpec) && le.Outcome == outcome.Foreign && le.Port != 0:
+		// The previous launch holds the port and the spec does not
+		// replace it.
+		rewordProblem(le.Report, verify.KindPortForeign, fmt.Sprintf("port %d is held by our own previous launch of %q (pid %d) and on_stale is %q: %s", le.Port, le.Name, le.Pid, "fail", le.Other))
 	case le.Outcome == outcome.Interrupted && le.Report != nil && le.Report.Has(verify.KindInterrupted):
 		// The command's context ends at Ctrl-C or SIGTERM: its own
 		// "context canceled" adds nothing.

@@ -9,6 +9,7 @@ import (
 	"github.com/childproof/childproof/launcher"
 	"github.com/childproof/childproof/outcome"
 	"github.com/childproof/childproof/schema"
+	"github.com/childproof/childproof/verify"
 )
 
 // TestCLIHint: the command words each remedy a launcher error names in
@@ -55,5 +56,18 @@ func TestForCLI(t *testing.T) {
 		if diff := cmp.Diff(tt.want, tt.e.Msg); diff != "" {
 			t.Errorf("fix %d: message (-want +got):\n%s", tt.e.Fix, diff)
 		}
+	}
+}
+
+// TestForCLIStale: the problem of a port the previous launch holds names
+// on_stale, as before issue 39.
+func TestForCLIStale(t *testing.T) {
+	r := verify.NewReport("api")
+	r.Add(verify.KindPortForeign, "port 8000 is held by our own previous launch of \"api\" (pid 7) and OnStale is not \"replace\": pid 7 (srv)")
+	e := launcher.Error{Outcome: outcome.Foreign, Fix: launcher.FixStop, Name: "api", Port: 8000, Pid: 7, Other: "pid 7 (srv)", Report: r}
+	forCLI(&e)
+	want := `port 8000 is held by our own previous launch of "api" (pid 7) and on_stale is "fail": pid 7 (srv)`
+	if diff := cmp.Diff(want, r.Problems[0].Message); diff != "" {
+		t.Errorf("problem (-want +got):\n%s", diff)
 	}
 }

@@ -65,7 +65,6 @@ var libWordsDebt = map[string]bool{
 	"launcher/relaunch/envfileedit_linux.go: --in-env-file: %s is not a regular file (a symlink, a pipe?): it is not edited":                                                                                     true,
 	"launcher/relaunch/envfileedit_linux.go: --in-env-file: %w":                                                                                                                                                  true,
 	"launcher/relaunch/envfileedit_linux.go: --in-env-file: writing %s: %w":                                                                                                                                      true,
-	"launcher/launch_linux.go: port %d is held by our own previous launch of %q (pid %d) and on_stale is %q: %s":                                                                                                 true,
 	"launcher/readywait_linux.go: ready.exec: %s":                                                                                                                                                                true,
 	"launcher/readywait_linux.go: ready.exec: %s: not found in the launch's PATH":                                                                                                                                true,
 	"launcher/relaunch/relaunch_linux.go: %s was an override of the recorded launch (a --set of its round?) and nothing sets it now: repeat --set %s=\u2026 to keep it":                                          true,

@@ -47,7 +47,8 @@ type Error struct {
 	Path string
 	// Other is a second name the failure is about: the override whose
 	// edit an env file holds, the process a selector should name, the
-	// commands the launched tree runs, the argument given; "": none.
+	// commands the launched tree runs, the argument given, the holders of
+	// Port; "": none.
 	Other string
 	// Names are the names the failure is about (the secret overrides to
 	// give again); nil: none.

@@ -11,10 +11,12 @@ const (
 	// FixNone: Hint says all there is.
 	FixNone Fix = iota
 	// FixStop: stop the running launch Name, or let the spec replace it
-	// (on_stale "replace").
+	// (OnStale "replace"). With Port set, the previous launch's Pid holds
+	// the port, and Other is the census of its holders.
 	FixStop
 	// FixOtherSpec: a launch Name from another spec file runs; rename
-	// this one, use a state dir per project, or stop the other.
+	// this one, use a state dir per project, or stop the other. With Port
+	// set, as for FixStop.
 	FixOtherSpec
 	// FixLockHeld: another start of Name holds the lock; wait or stop it.
 	FixLockHeld
