@@ -8,6 +8,7 @@ import (
 	"github.com/childproof/childproof/envres"
 	"github.com/childproof/childproof/internal/probe"
 	"github.com/childproof/childproof/launcher"
+	"github.com/childproof/childproof/launcher/relaunch"
 	"github.com/childproof/childproof/outcome"
 	"github.com/childproof/childproof/schema"
 	"github.com/childproof/childproof/verify"
@@ -31,6 +32,12 @@ func forCLI(le *launcher.Error) {
 	if errors.As(le, &ie) {
 		ie.GoNames = false
 	}
+	if efe, ok := le.Err.(*relaunch.EnvFileError); ok && le.Msg == "" {
+		le.Msg, le.Err = envFileErrText(efe), nil
+	}
+	if oe, ok := le.Err.(*relaunch.OptionError); ok && le.Msg == "" {
+		le.Msg, le.Err = oe.Say(relaunchFlag), nil
+	}
 	switch {
 	case le.Fix == launcher.FixMissing && le.Missing != nil:
 		msg, _ := le.Missing.Say(cliWords)
@@ -50,6 +57,35 @@ func forCLI(le *launcher.Error) {
 		rewordProblem(le.Report, verify.KindInterrupted, "Ctrl-C or SIGTERM before the worker was ready; what was started is stopped")
 		le.Msg, le.Err = "interrupted before the worker was ready; what was started is stopped", nil
 	}
+}
+
+// cliErr is err, a failure that is not a *launcher.Error, in the
+// command's words: an env file relaunch could not read or write names
+// --in-env-file.
+func cliErr(err error) error {
+	if efe, ok := err.(*relaunch.EnvFileError); ok {
+		return errors.New(envFileErrText(efe))
+	}
+	return err
+}
+
+// envFileErrText is what relaunch says of an env file of --in-env-file it
+// could not edit, read or write.
+func envFileErrText(e *relaunch.EnvFileError) string {
+	what := "--in-env-file"
+	if e.Name != "" {
+		what += " " + e.Name
+	}
+	return what + ": " + e.Err.Error()
+}
+
+// relaunchFlag is relaunch's flag for a relaunch.Options field.
+func relaunchFlag(field string) string {
+	switch field {
+	case "InEnvFile":
+		return "--in-env-file"
+	}
+	return "--" + strings.ToLower(field)
 }
 
 // rewordProblem sets the message of r's last problem of kind k.

@@ -1,12 +1,17 @@
 package main
 
 import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"syscall"
 	"testing"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/childproof/childproof/launcher"
+	"github.com/childproof/childproof/launcher/relaunch"
 	"github.com/childproof/childproof/outcome"
 	"github.com/childproof/childproof/schema"
 	"github.com/childproof/childproof/verify"
@@ -69,5 +74,47 @@ func TestForCLIStale(t *testing.T) {
 	want := `port 8000 is held by our own previous launch of "api" (pid 7) and on_stale is "fail": pid 7 (srv)`
 	if diff := cmp.Diff(want, r.Problems[0].Message); diff != "" {
 		t.Errorf("problem (-want +got):\n%s", diff)
+	}
+}
+
+// TestEnvFileErrText: relaunch's env file failures (a
+// *relaunch.EnvFileError, alone or as a *launcher.Error's cause) say
+// --in-env-file, and its option failures (a *relaunch.OptionError) name
+// the flags, as they did before issue 39.
+func TestEnvFileErrText(t *testing.T) {
+	cause := errors.New("line 3: bad quote")
+	tests := []struct {
+		err  error
+		want string
+	}{
+		{&launcher.Error{Outcome: outcome.Usage, Fix: launcher.FixEnvFileHeld, Other: "B", Path: "/p/.env",
+			Err: &relaunch.EnvFileError{Name: "A", File: "/p/.env", Err: errors.New("/p/.env already holds the edit of B (round 2): one edit per env file")}},
+			"--in-env-file A: /p/.env already holds the edit of B (round 2): one edit per env file"},
+		{&launcher.Error{Outcome: outcome.Usage, Err: &relaunch.EnvFileError{Name: "A", File: "/p/.env", Err: fmt.Errorf("cannot edit %s: %w", "/p/.env", cause)}},
+			"--in-env-file A: cannot edit /p/.env: line 3: bad quote"},
+		{&launcher.Error{Outcome: outcome.Usage, Err: &relaunch.EnvFileError{File: "/p/.env", Err: errors.New("/p/.env is not a regular file (a symlink, a pipe?): it is not edited")}},
+			"--in-env-file: /p/.env is not a regular file (a symlink, a pipe?): it is not edited"},
+		{&relaunch.EnvFileError{File: "/p/.env", Err: &fs.PathError{Op: "lstat", Path: "/p/.env", Err: syscall.ENOENT}},
+			"--in-env-file: lstat /p/.env: no such file or directory"},
+		{&relaunch.EnvFileError{File: "/p/.env", Err: fmt.Errorf("writing %s: %w", "/p/.env", syscall.ENOSPC)},
+			"--in-env-file: writing /p/.env: no space left on device"},
+		{&launcher.Error{Outcome: outcome.Usage, Fix: launcher.FixRounds, Name: "job", Err: &relaunch.OptionError{Fields: []string{"Round"}, Arg: "3", Err: fmt.Errorf("no readable round 3 of %q: %w", "job", cause)}},
+			`--round 3: no readable round 3 of "job": line 3: bad quote`},
+		{&launcher.Error{Outcome: outcome.Usage, Err: &relaunch.OptionError{Fields: []string{"Unset", "Set"}, Arg: "A", Err: errors.New("give one of them")}},
+			"--unset A and --set A: give one of them"},
+		{&launcher.Error{Outcome: outcome.Usage, Err: &relaunch.OptionError{Fields: []string{"Unset"}, Arg: "A", Err: errors.New("A is not an override of round 4 (its overrides: B)")}},
+			"--unset A: A is not an override of round 4 (its overrides: B)"},
+		{&launcher.Error{Outcome: outcome.Usage, Err: &relaunch.OptionError{Fields: []string{"InEnvFile"}, Arg: "A", NotIn: "Set"}},
+			"--in-env-file A: A is not a --set name of this round"},
+	}
+	for _, tt := range tests {
+		got := cliErr(tt.err).Error()
+		if le, ok := tt.err.(*launcher.Error); ok {
+			forCLI(le)
+			got = le.Error()
+		}
+		if diff := cmp.Diff(tt.want, got); diff != "" {
+			t.Errorf("message (-want +got):\n%s", diff)
+		}
 	}
 }

@@ -39,7 +39,7 @@ func (a *app) launchErr(err error) error {
 func (a *app) launchErrWith(err error, write func(*verify.Report)) error {
 	var le *launcher.Error
 	if !errors.As(err, &le) {
-		return &exitError{code: outcome.Of(err), err: err}
+		return &exitError{code: outcome.Of(err), err: cliErr(err)}
 	}
 	forCLI(le)
 	if le.Report != nil {

@@ -228,7 +228,7 @@ func (y *envFileSync) edit(n, path string) error {
 	o := plan.Overrides[n]
 	if other, ok := y.kept[path]; ok && other != n {
 		return &launcher.Error{Outcome: outcome.Usage,
-			Msg:  fmt.Sprintf("--in-env-file %s: %s already holds the edit of %s (round %d): one edit per env file", n, path, other, plan.Overrides[other].EnvFile.Round),
+			Err:  &EnvFileError{Name: n, File: path, Err: fmt.Errorf("%s already holds the edit of %s (round %d): one edit per env file", path, other, plan.Overrides[other].EnvFile.Round)},
 			Path: path, Other: other, Fix: launcher.FixEnvFileHeld,
 			Hint: fmt.Sprintf("drop that one first (relaunch.Options.Unset %s), or edit the file by hand", other)}
 	}
@@ -239,7 +239,7 @@ func (y *envFileSync) edit(n, path string) error {
 	before := dotenv.Map(mustEntries(path, f.cur))
 	out, e, err := dotenv.SetValue(path, f.cur, n, y.set[n])
 	if err != nil {
-		return &launcher.Error{Outcome: outcome.Usage, Err: err, Msg: fmt.Sprintf("--in-env-file %s: cannot edit %s", n, path)}
+		return &launcher.Error{Outcome: outcome.Usage, Err: &EnvFileError{Name: n, File: path, Err: fmt.Errorf("cannot edit %s: %w", path, err)}}
 	}
 	ed := &launcher.EnvFileEdit{File: path, Line: e.Line, Appended: e.Appended, Offset: e.Offset, NewLen: len(e.New)}
 	if old, ok := before[n]; ok && !e.Appended {
@@ -365,17 +365,17 @@ func fileDigests(s *launcher.State, b []byte) (string, []string) {
 func readEnvFile(path string) (*envFileFile, error) {
 	fi, err := os.Lstat(path)
 	if err != nil {
-		return nil, fmt.Errorf("--in-env-file: %w", err)
+		return nil, &EnvFileError{File: path, Err: err}
 	}
 	if !fi.Mode().IsRegular() {
-		return nil, &launcher.Error{Outcome: outcome.Usage, Msg: fmt.Sprintf("--in-env-file: %s is not a regular file (a symlink, a pipe?): it is not edited", path)}
+		return nil, &launcher.Error{Outcome: outcome.Usage, Err: &EnvFileError{File: path, Err: fmt.Errorf("%s is not a regular file (a symlink, a pipe?): it is not edited", path)}}
 	}
 	if fi.Size() > maxEditedEnvFile {
-		return nil, &launcher.Error{Outcome: outcome.Usage, Msg: fmt.Sprintf("--in-env-file: %s is larger than %d bytes: it is not edited", path, maxEditedEnvFile)}
+		return nil, &launcher.Error{Outcome: outcome.Usage, Err: &EnvFileError{File: path, Err: fmt.Errorf("%s is larger than %d bytes: it is not edited", path, maxEditedEnvFile)}}
 	}
 	b, err := os.ReadFile(path)
 	if err != nil {
-		return nil, fmt.Errorf("--in-env-file: %w", err)
+		return nil, &EnvFileError{File: path, Err: err}
 	}
 	f := &envFileFile{path: path, orig: b, cur: b, disk: b, mode: fi.Mode().Perm(), uid: -1, gid: -1}
 	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
@@ -389,7 +389,7 @@ func readEnvFile(path string) (*envFileFile, error) {
 func writeEnvFile(f *envFileFile, b []byte) error {
 	t, err := os.CreateTemp(filepath.Dir(f.path), "."+filepath.Base(f.path)+".childproof-*")
 	if err != nil {
-		return fmt.Errorf("--in-env-file: %w", err)
+		return &EnvFileError{File: f.path, Err: err}
 	}
 	tmp := t.Name()
 	_, err = t.Write(b)
@@ -410,7 +410,7 @@ func writeEnvFile(f *envFileFile, b []byte) error {
 	}
 	if err != nil {
 		os.Remove(tmp)
-		return fmt.Errorf("--in-env-file: writing %s: %w", f.path, err)
+		return &EnvFileError{File: f.path, Err: fmt.Errorf("writing %s: %w", f.path, err)}
 	}
 	atomicfile.SyncDir(filepath.Dir(f.path))
 	return nil

@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"maps"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/childproof/childproof/launcher"
@@ -54,8 +55,8 @@ func planRelaunch(st *launcher.State, l *spec.Launch, prev *launcher.Record, opt
 			return nil, nil, nil, nil, e
 		}
 		if lerr != nil {
-			return nil, nil, nil, nil, &launcher.Error{Outcome: outcome.Usage, Err: lerr,
-				Msg:  fmt.Sprintf("--round %d: no readable round %d of %q", opts.Round, opts.Round, l.Name),
+			return nil, nil, nil, nil, &launcher.Error{Outcome: outcome.Usage,
+				Err:  &OptionError{Fields: []string{"Round"}, Arg: strconv.Itoa(opts.Round), Err: fmt.Errorf("no readable round %d of %q: %w", opts.Round, l.Name, lerr)},
 				Name: l.Name, Fix: launcher.FixRounds,
 				Hint: "State.History lists the rounds"}
 		}
@@ -67,12 +68,12 @@ func planRelaunch(st *launcher.State, l *spec.Launch, prev *launcher.Record, opt
 	}
 	for _, n := range slices.Compact(slices.Sorted(slices.Values(opts.Unset))) {
 		if _, ok := opts.Set[n]; ok {
-			return nil, nil, nil, nil, errorf(outcome.Usage, "--unset %s and --set %s: give one of them", n, n)
+			return nil, nil, nil, nil, &launcher.Error{Outcome: outcome.Usage, Err: &OptionError{Fields: []string{"Unset", "Set"}, Arg: n, Err: errors.New("give one of them")}}
 		}
 		if _, ok := target[n]; !ok {
 			have := slices.Sorted(maps.Keys(target))
 			return nil, nil, nil, nil, &launcher.Error{Outcome: outcome.Usage,
-				Msg:  fmt.Sprintf("--unset %s: %s is not an override of %s (its overrides: %s)", n, n, from, listOrNone(have)),
+				Err:  &OptionError{Fields: []string{"Unset"}, Arg: n, Err: fmt.Errorf("%s is not an override of %s (its overrides: %s)", n, from, listOrNone(have))},
 				Fix:  launcher.FixUnsetWhat,
 				Hint: "relaunch.Options.Unset drops an override carried from an earlier round's Options.Set"}
 		}

@@ -492,7 +492,7 @@ func (r *relaunchRound) editEnvFiles(ctx context.Context) error {
 	}
 	for n := range r.opts.InEnvFile {
 		if !hasKey(r.explicit, n) {
-			return errorf(outcome.Usage, "--in-env-file %s: %s is not a --set name of this round", n, n)
+			return &launcher.Error{Outcome: outcome.Usage, Err: &OptionError{Fields: []string{"InEnvFile"}, Arg: n, NotIn: "Set"}}
 		}
 	}
 	return y.editPhase(r.opts.InEnvFile)
