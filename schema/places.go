@@ -20,11 +20,16 @@ var blockSchemas = map[string]*hcl.BodySchema{
 	"launch.stop":    stopSchema,
 }
 
+// rolePath is the path of a labelled worker block, a role, whose schema
+// (roleSchema) is not the unlabelled worker block's.
+const rolePath = `launch.worker "NAME"`
+
 // Places lists every attribute of the spec language by its path
-// (launch.worker.exe, variable.default, alias.use): everywhere an
-// expression, and so env() or file(), can be written. A block type the
-// table does not know is listed as its path with a trailing "." so that a
-// test over Places fails until it is added.
+// (launch.worker.exe, variable.default, alias.use; a role's as
+// launch.worker "NAME".ports): everywhere an expression, and so env() or
+// file(), can be written. A block type the table does not know is listed
+// as its path with a trailing "." so that a test over Places fails until
+// it is added.
 func Places() []string {
 	var out []string
 	var walk func(path string, s *hcl.BodySchema)
@@ -48,5 +53,6 @@ func Places() []string {
 			out = append(out, b.Type+".")
 		}
 	}
+	walk(rolePath, roleSchema)
 	return out
 }

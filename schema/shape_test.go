@@ -34,9 +34,6 @@ type shapeBlock struct {
 	raw    reflect.Type
 }
 
-// rolePath is the path of a labelled worker block (a role).
-const rolePath = `launch.worker "NAME"`
-
 // rawTypes are the raw structs of the blocks that have one.
 var rawTypes = map[string]reflect.Type{
 	"launch":         reflect.TypeFor[rawLaunch](),
@@ -111,16 +108,13 @@ func TestShapeRawTags(t *testing.T) {
 }
 
 // shapePlaces are the attributes of the launch's blocks as Places names
-// them, with a role's (launch.worker "NAME".ports) added.
+// them (a role's as launch.worker "NAME".ports).
 func shapePlaces() []string {
 	var out []string
 	for _, p := range Places() {
 		if strings.HasPrefix(p, "launch.") {
 			out = append(out, p)
 		}
-	}
-	for _, a := range roleSchema.Attributes {
-		out = append(out, rolePath+"."+a.Name)
 	}
 	return out
 }
@@ -147,16 +141,7 @@ func TestShapeDecoded(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, "s.hcl")
 	for _, place := range shapePlaces() {
-		var src string
-		if attr, ok := strings.CutPrefix(place, rolePath+"."); ok {
-			sel := "    comm = \"w\"\n"
-			if attr == "comm" || attr == "exe" {
-				sel = ""
-			}
-			src = "launch \"x\" {\n  command = [\"true\"]\n  worker \"w\" {\n" + sel + "    " + attr + " = " + bad + "\n  }\n}\n"
-		} else {
-			src = testsupport.SpecAt(place, bad)
-		}
+		src := testsupport.SpecAt(place, bad)
 		line := 1 + strings.Count(src[:strings.Index(src, bad)], "\n")
 		_, _, diags := Parse([]byte(src), path, LoadOptions{LookupEnv: lookupFrom(nil), Environ: func() []string { return nil }})
 		found := false

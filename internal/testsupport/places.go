@@ -6,10 +6,11 @@ import (
 )
 
 // SpecAt returns a spec that writes expr at place, a path of
-// schema.Places (launch.worker.exe, variable.default, alias.use), with
-// what its blocks need besides (a launch's command, a port's number, a
-// restart's policy), so that a test can put env() everywhere the spec
-// language takes an expression.
+// schema.Places (launch.worker.exe, variable.default, alias.use,
+// launch.worker "NAME".ports), with what its blocks need besides (a
+// launch's command, a port's number, a restart's policy, a role's
+// selector), so that a test can put env() everywhere the spec language
+// takes an expression.
 func SpecAt(place, expr string) string {
 	parts := strings.Split(place, ".")
 	attr := parts[len(parts)-1]
@@ -39,6 +40,11 @@ func SpecAt(place, expr string) string {
 	case "restart":
 		if attr != "policy" {
 			need = "    policy = \"always\"\n"
+		}
+	case `worker "NAME"`:
+		block = `worker "w"`
+		if attr != "comm" && attr != "exe" {
+			need = "    comm = \"w\"\n"
 		}
 	}
 	return launch("  " + block + label + " {\n" + need + "    " + line + "  }\n")
