@@ -9,9 +9,10 @@
 // Every state file is read and opened through it (ReadFile, OpenFile),
 // never following a symlink, refusing an entry someone else could write.
 // It keeps the launches' records (Record: sealed with the record key,
-// authenticated before anything reads them, summarized for the census)
-// and their log masks, and is the one place a record is marked stopped
-// (MarkStopped).
+// authenticated before anything reads them, summarized for the census),
+// their log masks and their crash-fix rounds (Round, under the history
+// lock; DiffRounds compares two), and is the one place a record is marked
+// stopped (MarkStopped).
 //
 // Every command that reads or changes a launch's state finds its files
 // through a Layout: no other package builds a state file name from a
