@@ -23,9 +23,9 @@ import (
 // MarkerVar is the variable every launched process carries in its
 // environment: CHILDPROOF_LAUNCH=ENC.NONCE, the launch name encoded as
 // its state files are (statedir.Encode) and 16 random hex digits new for
-// each launch. It is no secret and proves nothing by itself: it only
-// finds a launch's processes where no cgroup holds them (not root, or
-// CHILDPROOF_NO_CGROUP=1) — a setsid or double-forked daemon that left
+// each launch. It is no secret and proves nothing by itself. It only
+// finds a launch's processes where no cgroup holds them: not as root, or
+// with CHILDPROOF_NO_CGROUP=1. A setsid or double-forked daemon that left
 // the process group still carries it, and a stranger who joined the
 // process group does not. Each candidate is then signalled through its
 // own pidfd, as a cgroup's members are.

@@ -163,11 +163,11 @@ func (la *Launch) treeCheck(tree []int, worker int) verify.TreeCheck {
 	return t
 }
 
-// RecordedTree is what the tree judgement of a recorded launch reads: its
-// live members (liveMembers, and the descendants of its root and worker),
-// the recorded workers it skips, and each member's exec-time evidence as
-// the record kept it (RecordMember), for the process of that pid and
-// start time only.
+// RecordedTree is what the tree judgement of a recorded launch reads. It
+// holds the launch's live members (liveMembers, and the descendants of its
+// root and worker) and the recorded workers the judgement skips. Each
+// member's exec-time evidence is as the record kept it (RecordMember), and
+// only for the process of that pid and start time.
 func RecordedTree(p proc.FS, rec *Record) verify.TreeCheck {
 	tree := liveMembers(p, rec)
 	for _, top := range []int{rec.Root.Pid, rec.Worker.Pid} {

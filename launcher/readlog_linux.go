@@ -29,10 +29,11 @@ type LogOptions struct {
 	Follow bool
 }
 
-// ReadLog gives emit the lines of the log of launch name (each without
-// its newline), masked with every secret known of the launch: its record's,
-// the log mask its last start wrote, and those of the spec its record names
-// (loaded without launching). No log is an *Error of Outcome outcome.NotRecorded.
+// ReadLog gives emit the lines of the log of launch name, each without its
+// newline. They are masked with every secret known of the launch: its
+// record's, the log mask its last start wrote, and those of the spec its
+// record names, loaded without launching. No log is an *Error of Outcome
+// outcome.NotRecorded.
 func (s *State) ReadLog(ctx context.Context, name string, o LogOptions, emit func(line string)) error {
 	// The log and its mask are childproof's own, or not read at all.
 	for _, p := range []string{s.LogPath(name), s.Files.Mask(name)} {

@@ -100,13 +100,14 @@ func verifyRoles(ctx context.Context, v *verify.Verifier, l *spec.Launch, chk ve
 }
 
 // Reselect re-selects the worker of the recorded launch rec of l from its
-// live tree when the recorded worker is gone (a supervisor respawned it,
-// gunicorn --max-requests, uWSGI recycling): the process its selector
-// names (for a job, the first of its workers), else the in-tree owner of a
-// declared port. It returns rec itself while the recorded worker runs, a
-// copy of rec naming the new worker (with the evidence rec kept for it,
-// usually none) and a note saying so, or nil when nothing is selected
-// (the launch is gone, or it has neither selector nor port).
+// live tree when the recorded worker is gone, as when a supervisor
+// respawned it, gunicorn --max-requests or uWSGI recycling. The new
+// worker is the process its selector names (for a job, the first of its
+// workers), else the in-tree owner of a declared port. It returns rec
+// itself while the recorded worker runs. Otherwise it returns a copy of
+// rec naming the new worker, with the evidence rec kept for it (usually
+// none), and a note saying so. It returns nil when nothing is selected:
+// the launch is gone, or it has neither selector nor port.
 func Reselect(p proc.FS, l *spec.Launch, rec *Record) (*Record, string) {
 	if rec.Worker.Check(p) == verify.Alive {
 		return rec, ""

@@ -152,14 +152,14 @@ func (la *Launch) NoteRestart(n, code int) error {
 	return la.State.Save(la.Record)
 }
 
-// Stop sends the tree its stop signal (the spec's stop.signal, else
-// SIGTERM), waits until it is gone or ctx is done (without a deadline:
-// Options.StopGrace, else the spec's stop.timeout, else
-// DefaultStopGrace), then SIGKILLs what is left. It returns once the
-// root is reaped, saying what it did; a second Stop (or one after Wait)
-// says what the first did. A record that could not be marked stopped
+// Stop sends the tree its stop signal, the spec's stop.signal or else
+// SIGTERM. It waits until the tree is gone or ctx is done, then SIGKILLs
+// what is left. A ctx without a deadline waits Options.StopGrace, else the
+// spec's stop.timeout, else DefaultStopGrace. Stop returns once the root
+// is reaped, saying what it did. A second Stop, or one after Wait, says
+// what the first did. A record that could not be marked stopped
 // (State.MarkStopped) is the result's RecordErr and the error, as
-// State.RecordFailure words it: the tree is stopped all the same.
+// State.RecordFailure words it; the tree is stopped all the same.
 func (la *Launch) Stop(ctx context.Context) (*StopResult, error) {
 	grace := la.Spec.Stop.EffectiveTimeout()
 	if la.opts.StopGrace > 0 {

@@ -143,13 +143,14 @@ func (t *procTree) member(pid int) bool {
 	return err == nil && (s.Pgrp == t.pgid || pid == root || slices.Contains(t.p.Descendants(root), pid))
 }
 
-// Signal sends sig to the tree: without a cgroup the process group
-// through the leader's pidfd, then each member that left the group through
-// its own pidfd (one signal each: a second SIGINT can land after a
-// graceful handler is gone and kill the worker with 128+2). With a cgroup
-// only its members are signalled, each through its own pidfd: a stranger
-// in the caller's session can move itself into the launch's process
-// group, never into its cgroup. SIGKILL also kills the cgroup.
+// Signal sends sig to the tree. Without a cgroup it signals the process
+// group through the leader's pidfd, then each member that left the group
+// through its own pidfd. Each process gets one signal, because a second
+// SIGINT can land after a graceful handler is gone and kill the worker
+// with 128+2. With a cgroup only its members are signalled, each through
+// its own pidfd, since a stranger in the caller's session can move itself
+// into the launch's process group but never into its cgroup. SIGKILL also
+// kills the cgroup.
 func (t *procTree) Signal(sig unix.Signal) {
 	scan := t.scan
 	t.scan = true

@@ -28,11 +28,12 @@ type AwaitOptions struct {
 	Waiting func(*Report)
 }
 
-// ForeignPortError is a port held by a process the check did not start,
-// found when the process the check was given (Check.Root) is gone: no
-// process of its tree can hold the port, so the holder is a stranger, and
-// a worker that could not bind the port (it exits at once) failed because
-// of it. It is plain data, safe for concurrent use while no one changes it.
+// ForeignPortError is a port held by a process the check did not start.
+// It is found when the process the check was given (Check.Root) is gone.
+// No process of its tree can then hold the port, so the holder is a
+// stranger, and a worker that could not bind the port failed because of
+// it (it exits at once). It is plain data, safe for concurrent use while
+// no one changes it.
 type ForeignPortError struct {
 	// Port is the port held.
 	Port int

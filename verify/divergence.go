@@ -2,11 +2,11 @@ package verify
 
 // FirstDiffer answers the crash-fix question for the i-th name of an
 // Explain: which process, from the launch root down to the worker, is the
-// first whose environ does not hold the intended value (given as a keyed
-// digest)? Ancestors above the root and other descendants are not on the
-// path and are skipped; so are processes whose environ is unreadable. It
-// returns false when every readable process on the path has the intended
-// value.
+// first whose environ does not hold the intended value? intended is that
+// value's keyed digest. Ancestors above the root and other descendants
+// are not on the path and are skipped, and so are processes whose environ
+// is unreadable. It returns false when every readable process on the path
+// has the intended value.
 func FirstDiffer(rows []ExplainRow, i int, intended string) (ExplainRow, bool) {
 	for _, r := range rows {
 		switch r.Role {

@@ -31,11 +31,11 @@ type ExecEnv struct {
 	Area string
 }
 
-// ErrStaleExecEvidence says (in Report.EnvNote, and as the Problem.Err of
-// the env-unreadable problems) that the worker exec'd again after the exec
-// that was captured: an exec from a thread other than its main one (the
-// launcher traces processes, not threads), or one after the launch was
-// verified.
+// ErrStaleExecEvidence says that the worker exec'd again after the exec
+// that was captured. That exec came from a thread other than its main one
+// (the launcher traces processes, not threads), or after the launch was
+// verified. Report.EnvNote says it, and it is the Problem.Err of the
+// env-unreadable problems.
 var ErrStaleExecEvidence = errors.New("the exec-time evidence is of an earlier exec: the worker exec'd again since (from a thread other than its main one, or after the launch), and that exec was not captured")
 
 // ExecArea describes where an exec put a process's environment block

@@ -37,13 +37,13 @@ const (
 
 // Matches reports whether b is the same process as a.
 //
-// A process's identity is pid + start time + pidfs inode:
-// none of them changes when it execs or changes its uid, and the inode
-// differs between two processes that reuse one pid within a clock tick
-// (where the kernel gives a pidfs inode, a fingerprint without one, or
-// with another, is not the same process). exe and uid are compared only
-// on a kernel without pidfs: a shim that exec'd the real program in the
-// same pid, or a server that dropped privileges, is still the same process.
+// A process's identity is pid, start time and pidfs inode. None of them
+// changes when it execs or changes its uid. The inode differs between two
+// processes that reuse one pid within a clock tick, so where the kernel
+// gives a pidfs inode, a fingerprint without one, or with another, is not
+// the same process. exe and uid are compared only on a kernel without
+// pidfs. A shim that exec'd the real program in the same pid, or a server
+// that dropped privileges, is still the same process.
 func (a Fingerprint) Matches(b Fingerprint) bool {
 	if a.Pid != b.Pid || a.StartTime != b.StartTime || a.PidfsInode != b.PidfsInode {
 		return false
