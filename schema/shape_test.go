@@ -395,3 +395,25 @@ func TestShapeDocs(t *testing.T) {
 		t.Errorf("docs/spec.md, Top-level blocks: the schema's (-) and the table's (+) differ:\n%s", diff)
 	}
 }
+
+// TestShapeTables: the loader's other tables of names name what the
+// schemas have: nameAttrs launch attributes, singleBlocks launch blocks,
+// readyKinds ready attributes.
+func TestShapeTables(t *testing.T) {
+	has := func(s *hcl.BodySchema, name string) bool { return slices.Contains(schemaNames(s), name) }
+	for n := range nameAttrs {
+		if !slices.ContainsFunc(launchSchema.Attributes, func(a hcl.AttributeSchema) bool { return a.Name == n }) {
+			t.Errorf("nameAttrs has %s, which is no launch attribute", n)
+		}
+	}
+	for n := range singleBlocks {
+		if !slices.ContainsFunc(launchSchema.Blocks, func(b hcl.BlockHeaderSchema) bool { return b.Type == n }) {
+			t.Errorf("singleBlocks has %s, which is no launch block", n)
+		}
+	}
+	for _, n := range readyKinds {
+		if !has(readySchema, n) {
+			t.Errorf("readyKinds has %s, which is no ready attribute", n)
+		}
+	}
+}
