@@ -369,7 +369,7 @@ func (la *Launch) execProbe(ctx context.Context, deadline time.Time) error {
 	if !strings.Contains(prog, "/") {
 		found, ok := spec.LookPath(prog, la.Env.Vars["PATH"], la.dir())
 		if !ok {
-			return fmt.Errorf("ready.exec: %s: not found in the launch's PATH", la.Env.Secrets().Arg(prog))
+			return fmt.Errorf("Ready.Exec: %s: not found in the launch's PATH", la.Env.Secrets().Arg(prog))
 		}
 		prog = found
 	} else if !filepath.IsAbs(prog) {
@@ -385,7 +385,7 @@ func (la *Launch) execProbe(ctx context.Context, deadline time.Time) error {
 		cmd.SysProcAttr.Credential = cred
 	}
 	if err := cmd.Start(); err != nil {
-		return fmt.Errorf("ready.exec: %s", la.Env.Secrets().Text(err.Error()))
+		return fmt.Errorf("Ready.Exec: %s", la.Env.Secrets().Text(err.Error()))
 	}
 	pid := cmd.Process.Pid
 	stop := context.AfterFunc(rctx, func() { unix.Kill(-pid, unix.SIGKILL) })
@@ -394,7 +394,7 @@ func (la *Launch) execProbe(ctx context.Context, deadline time.Time) error {
 	if err == nil {
 		return nil
 	}
-	what := "ready.exec " + la.Env.Secrets().Arg(filepath.Base(argv[0]))
+	what := "Ready.Exec " + la.Env.Secrets().Arg(filepath.Base(argv[0]))
 	if errors.Is(rctx.Err(), context.DeadlineExceeded) && ctx.Err() == nil {
 		if limit < execRunTimeout {
 			return fmt.Errorf("%s was cut short by the readiness deadline: %w", what, errCutShort)

@@ -149,6 +149,10 @@ type Problem struct {
 	// (proc.ErrGone: the worker exited while it was read;
 	// ErrStaleExecEvidence); nil when the evidence itself failed it.
 	Err error `json:"-"`
+	// Note is the problem as data, for a caller that words it in its
+	// own terms (a *relaunch.DeltaNote); nil: Message says it all. Not
+	// in the JSON.
+	Note any `json:"-"`
 }
 
 // Subject is what a Problem is about; a zero field does not apply. It is

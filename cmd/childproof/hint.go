@@ -38,6 +38,28 @@ func forCLI(le *launcher.Error) {
 	if oe, ok := le.Err.(*relaunch.OptionError); ok && le.Msg == "" {
 		le.Msg, le.Err = oe.Say(relaunchFlag), nil
 	}
+	if le.Report != nil {
+		for i, p := range le.Report.Problems {
+			if n, ok := p.Note.(*relaunch.DeltaNote); ok {
+				le.Report.Problems[i].Message = n.Say(relaunchWords)
+			}
+		}
+	}
+	if le.Fix == launcher.FixNotReady && le.Spec != nil && len(le.Spec.Ready.Exec) > 0 {
+		// A failed ready.exec says so in the spec's words.
+		p := "not ready within " + le.Spec.ReadyTimeout().String() + ": "
+		le.Msg = readyExecWords(le.Msg, p)
+		if le.Report != nil {
+			for i, pr := range le.Report.Problems {
+				if pr.Kind == verify.KindNotReady {
+					le.Report.Problems[i].Message = readyExecWords(pr.Message, p)
+				}
+			}
+		}
+	}
+	if le.Fix == launcher.FixDeclareDelta && le.Report != nil && len(le.Report.Problems) > 0 {
+		le.Msg = "the relaunch would change more than the --set names: " + le.Report.Problems[0].Message + "; nothing was stopped"
+	}
 	switch {
 	case le.Fix == launcher.FixMissing && le.Missing != nil:
 		msg, _ := le.Missing.Say(cliWords)
@@ -78,6 +100,19 @@ func envFileErrText(e *relaunch.EnvFileError) string {
 	}
 	return what + ": " + e.Err.Error()
 }
+
+// readyExecWords is s, a not-ready message starting with prefix, with
+// the library's Ready.Exec after it named as the spec does.
+func readyExecWords(s, prefix string) string {
+	if rest, ok := strings.CutPrefix(s, prefix+"Ready.Exec"); ok {
+		return prefix + "ready.exec" + rest
+	}
+	return s
+}
+
+// relaunchWords are relaunch's flags for what sets an override and
+// what passes a variable.
+var relaunchWords = relaunch.Words{Set: "--set", Var: "--var"}
 
 // relaunchFlag is relaunch's flag for a relaunch.Options field.
 func relaunchFlag(field string) string {

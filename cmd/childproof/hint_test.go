@@ -55,6 +55,8 @@ func TestForCLI(t *testing.T) {
 	}{
 		{launcher.Error{Fix: launcher.FixNoSuchUser, Spec: u, Msg: `launch "u": User "nobody2": no such user on this machine`}, `launch "u": user = "nobody2": no such user on this machine`},
 		{launcher.Error{Fix: launcher.FixNoSuchGroup, Spec: u, Msg: `launch "u": Group "nogroup2": no such group on this machine`}, `launch "u": group = "nogroup2": no such group on this machine`},
+		{launcher.Error{Fix: launcher.FixNotReady, Spec: &schema.Launch{Name: "x", Ready: schema.Ready{Exec: []string{"test"}, Timeout: 3 * time.Second}}, Msg: "not ready within 3s: Ready.Exec test: exit status 1"}, "not ready within 3s: ready.exec test: exit status 1"},
+		{launcher.Error{Fix: launcher.FixNotReady, Spec: &schema.Launch{Name: "x", Ready: schema.Ready{Exec: []string{"probe"}}}, Msg: "not ready within 10s: Ready.Exec: probe: not found in the launch's PATH"}, "not ready within 10s: ready.exec: probe: not found in the launch's PATH"},
 	}
 	for _, tt := range tests {
 		forCLI(&tt.e)
@@ -116,5 +118,38 @@ func TestEnvFileErrText(t *testing.T) {
 		if diff := cmp.Diff(tt.want, got); diff != "" {
 			t.Errorf("message (-want +got):\n%s", diff)
 		}
+	}
+}
+
+// TestDeltaNoteCLI: a relaunch's delta problems (a *relaunch.DeltaNote
+// as the Problem's Note) name --set and --var, as they did before issue 39.
+func TestDeltaNoteCLI(t *testing.T) {
+	notes := []*relaunch.DeltaNote{
+		{What: relaunch.DeltaWouldChange, Var: "A"},
+		{What: relaunch.DeltaDropped, Var: "B"},
+		{What: relaunch.DeltaUnchanged, Var: "C"},
+		{What: relaunch.DeltaArgv, Argv: `argv[1] "1" → "2"`},
+	}
+	r := verify.NewReport("job")
+	for _, n := range notes {
+		r.Problems = append(r.Problems, verify.Problem{Kind: verify.KindDelta, Message: n.String(), Subject: verify.Subject{Var: n.Var}, Note: n})
+	}
+	e := launcher.Error{Outcome: outcome.Delta, Fix: launcher.FixDeclareDelta, Report: r, Msg: "the relaunch would change more than the Options.Set names: " + r.Problems[0].Message + "; nothing was stopped"}
+	forCLI(&e)
+	want := []string{
+		"A would change on the worker but is not a --set name (the spec's env gives another value than the recorded worker had)",
+		"B was an override of the recorded launch (a --set of its round?) and nothing sets it now: repeat --set B=… to keep it",
+		"C: declared with --set but unchanged on the worker: the recorded worker already had this value",
+		`the command line changed without a --var saying so: argv[1] "1" → "2"`,
+	}
+	var got []string
+	for _, p := range r.Problems {
+		got = append(got, p.Message)
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("problems (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff("the relaunch would change more than the --set names: "+want[0]+"; nothing was stopped", e.Msg); diff != "" {
+		t.Errorf("message (-want +got):\n%s", diff)
 	}
 }

@@ -59,13 +59,6 @@ var libWordsAllowed = map[string]string{}
 // the test fails on any other, and on one of these that is gone (so that
 // the list only shrinks).
 var libWordsDebt = map[string]bool{
-	"launcher/readywait_linux.go: ready.exec: %s":                                 true,
-	"launcher/readywait_linux.go: ready.exec: %s: not found in the launch's PATH": true,
-	"launcher/relaunch/relaunch_linux.go: %s was an override of the recorded launch (a --set of its round?) and nothing sets it now: repeat --set %s=\u2026 to keep it":                                          true,
-	"launcher/relaunch/relaunch_linux.go: %s would change on the worker but is not a --set name (the spec's env gives another value than the recorded worker had)":                                               true,
-	"launcher/relaunch/relaunch_linux.go: %s: declared with --set but unchanged on the worker: the recorded worker already had this value":                                                                       true,
-	"launcher/relaunch/relaunch_linux.go: the command line changed without a --var saying so: %s":                                                                                                                true,
-	"launcher/relaunch/relaunch_linux.go: the relaunch would change more than the --set names: ":                                                                                                                 true,
 	"verify/verify.go:  (a launcher's rendezvous port, torchrun's agent for one, is bound on every interface whatever its --master_addr says: declare address = \"::\" with allow_all_interfaces = true for it)": true,
 }
 

@@ -464,7 +464,7 @@ func (r *relaunchRound) planRound() error {
 	if rep := predictDelta(r.st, r.base, env, allowed); rep != nil {
 		rep.Name = r.l.Name
 		return &launcher.Error{Outcome: outcome.Delta, Report: rep,
-			Msg:  "the relaunch would change more than the --set names: " + rep.Problems[0].Message + "; nothing was stopped",
+			Msg:  "the relaunch would change more than the Options.Set names: " + rep.Problems[0].Message + "; nothing was stopped",
 			Fix:  launcher.FixDeclareDelta,
 			Hint: "declare each intended change in Options.Set (repeat the recorded launch's overrides to keep them)"}
 	}
@@ -660,10 +660,10 @@ func (r *relaunchRound) refuse(la *launcher.Launch) error {
 		rep.Add(verify.KindDelta, "%s", u.message(r.l))
 	}
 	for _, n := range d.Unchanged {
-		rep.Add(verify.KindDelta, "%s: declared with --set but unchanged on the worker: the recorded worker already had this value", n)
+		addDelta(rep, &DeltaNote{What: DeltaUnchanged, Var: n})
 	}
 	if d.ArgvUndeclared {
-		rep.Add(verify.KindDelta, "the command line changed without a --var saying so: %s", d.Argv)
+		addDelta(rep, &DeltaNote{What: DeltaArgv, Argv: d.Argv})
 	}
 	rep.Verified = false
 	rep.SetOutcome(outcome.Delta)
@@ -765,6 +765,11 @@ func deltaSources(l *spec.Launch, set map[string]string, prev *launcher.Record) 
 	}
 }
 
+// addDelta adds n to r as a KindDelta problem about its Var, n its Note.
+func addDelta(r *verify.Report, n *DeltaNote) {
+	r.Problems = append(r.Problems, verify.Problem{Kind: verify.KindDelta, Message: n.Say(GoWords), Subject: verify.Subject{Var: n.Var}, Note: n})
+}
+
 // predictDelta returns a report of the deltas certain before launch, or nil.
 func predictDelta(st *launcher.State, prev *launcher.Record, env *launcher.Env, set map[string]string) *verify.Report {
 	r := verify.NewReport(prev.Name)
@@ -773,7 +778,7 @@ func predictDelta(st *launcher.State, prev *launcher.Record, env *launcher.Env, 
 			continue
 		}
 		if d, ok := prev.WorkerEnv[n]; ok && d != st.Digest(n, env.Overrides[n]) {
-			r.Add(verify.KindDelta, "%s would change on the worker but is not a --set name (the spec's env gives another value than the recorded worker had)", n)
+			addDelta(r, &DeltaNote{What: DeltaWouldChange, Var: n})
 		}
 	}
 	for _, n := range slices.Sorted(maps.Keys(prev.Env)) {
@@ -783,7 +788,7 @@ func predictDelta(st *launcher.State, prev *launcher.Record, env *launcher.Env, 
 		if v, ok := env.Vars[n]; ok && st.Digest(n, v) == prev.WorkerEnv[n] {
 			continue
 		}
-		r.Add(verify.KindDelta, "%s was an override of the recorded launch (a --set of its round?) and nothing sets it now: repeat --set %s=… to keep it", n, n)
+		addDelta(r, &DeltaNote{What: DeltaDropped, Var: n})
 	}
 	if len(r.Problems) == 0 {
 		return nil

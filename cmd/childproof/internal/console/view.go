@@ -3,6 +3,7 @@ package console
 import (
 	"bytes"
 	"io"
+	"strings"
 	"sync"
 
 	"github.com/childproof/childproof/launcher"
@@ -44,6 +45,10 @@ func (v *View) progress() func(launcher.Progress) {
 		return nil
 	}
 	return func(p launcher.Progress) {
+		// A failed ready.exec says so in the spec's words.
+		if rest, ok := strings.CutPrefix(p.Last, "Ready.Exec"); ok {
+			p.Last = "ready.exec" + rest
+		}
 		v.mu.Lock()
 		if v.status == nil {
 			v.status = v.c.Wait(v.name, p.Started, p.Timeout)
