@@ -21,14 +21,15 @@ const respawnLookEvery = 50 * time.Millisecond
 // exited while its tree runs on: it looks in the live tree for the
 // process the launch's selector picks (proctree.ReselectPid: a node cluster,
 // gunicorn --max-requests or uWSGI respawning it) until one is there,
-// the tree has no live process left (nothing can respawn it), Stop ended
+// the tree has no live process left (nothing can respawn it), a rank
+// agent in it never restarts a rank (agentWillNotRestart), Stop ended
 // the launch, or the spec's ready.timeout ran out since the exit (the
 // time a worker has to appear at all). A replacement becomes the launch's
 // worker (adopt) and is judged at once; it returns its pid, else 0.
 func (la *Launch) awaitReplacement(gone int) int {
 	t, te := la.tree, la.tree.events
 	deadline := time.Now().Add(la.Spec.ReadyTimeout())
-	for {
+	for first := true; ; first = false {
 		t.mu.Lock()
 		if t.finished {
 			t.mu.Unlock()
@@ -40,6 +41,10 @@ func (la *Launch) awaitReplacement(gone int) int {
 			if pid != gone {
 				live = append(live, pid)
 			}
+		}
+		if first && la.agentWillNotRestart(live) {
+			t.mu.Unlock()
+			return 0
 		}
 		pid := 0
 		if len(live) > 0 {
@@ -60,6 +65,20 @@ func (la *Launch) awaitReplacement(gone int) int {
 		unix.Poll(fds, int(min(respawnLookEvery, time.Until(deadline)+time.Millisecond)/time.Millisecond))
 		te.drainWatch()
 	}
+}
+
+// agentWillNotRestart reports whether a live member of the tree is a rank
+// agent that never replaces a rank that exited (noRestartAgent: torchrun
+// with no restarts): the job is over, and waiting ready.timeout for a
+// replacement would only keep its allocation. Call with the tree's lock
+// held.
+func (la *Launch) agentWillNotRestart(live []int) bool {
+	for _, pid := range live {
+		if argv, err := la.opts.Proc.Cmdline(pid); err == nil && noRestartAgent(argv) {
+			return true
+		}
+	}
+	return false
 }
 
 // reselectForeground is proctree.ReselectPid for the running launch: a job's
