@@ -32,10 +32,10 @@ type State struct {
 // spec's variables.
 type SpecReader func(path, name string, vars map[string]string) (*spec.Launch, error)
 
-// OpenState opens the state dir dir as statedir.Open does ("": the
-// default, statedir.DefaultDir): an *Error names a state dir that is not
-// safe to use, and a digest key that is empty or corrupt is KeyErr's, not
-// OpenState's.
+// OpenState opens the state dir dir as statedir.Open does; "" is the
+// default, statedir.DefaultDir. A state dir that is not safe to use is an
+// *Error naming it. A digest key that is empty or corrupt is KeyErr's
+// error, not OpenState's.
 func OpenState(dir string) (*State, error) {
 	s, err := statedir.Open(dir)
 	if err != nil {

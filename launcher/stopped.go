@@ -7,9 +7,10 @@ import (
 
 // CountStopped returns how many launches of st Census lists as
 // StatusStopped with all, and leaves out without it: childproof stopped
-// them and their worker is not alive. Unlike Census it reads no socket,
-// changes nothing (no round end noted, no cgroup swept) and skips records
-// that fail to load or authenticate (ps's "2 stopped (ps --all)").
+// them and their worker is not alive. ps shows the count as "2 stopped
+// (ps --all)". Unlike Census it reads no socket and changes nothing: it
+// notes no round end and sweeps no cgroup. It skips records that fail to
+// load or authenticate.
 func CountStopped(p proc.FS, st *State) (int, error) {
 	recs, _, err := st.Summaries()
 	if err != nil {

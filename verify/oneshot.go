@@ -6,9 +6,9 @@ import (
 	"github.com/childproof/childproof/proc"
 )
 
-// JudgeExecEnv judges a worker that is gone — a oneshot launch that ran to
-// completion — on its exec-time evidence alone: vars is the block the
-// kernel set at its exec, captured before it ran an instruction. Each
+// JudgeExecEnv judges a worker that is gone, such as a oneshot launch that
+// ran to completion, on its exec-time evidence alone. vars is the block
+// the kernel set at its exec, captured before it ran an instruction. Each
 // protected name of c is checked as on a live worker (missing, empty when
 // required, or another value than the intended one) and added to r with
 // w as the worker; r.EnvEvidence is EvidenceExec.
