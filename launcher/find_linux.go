@@ -798,6 +798,7 @@ func (la *Launch) waitAdded(ctx context.Context, r *verify.Report, worker, wfd i
 		defer cancel()
 		p := newPacer()
 		var lw *listenWatch
+		defer func() { lw.close() }()
 		for {
 			err := rd.Func(fctx)
 			p.ran()

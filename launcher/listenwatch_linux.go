@@ -21,6 +21,9 @@ type listenWatch struct {
 	known []uint64
 	at    time.Time
 	began time.Time
+	// diag is a kept sock_diag socket when the worker shares this
+	// process's network namespace (nil: sockdiag.LookupFor each look).
+	diag *sockdiag.Conn
 }
 
 // How often a readiness wait looks at the socket table: listenLookEvery,
@@ -38,6 +41,9 @@ var readyListenWakes atomic.Int64
 // newListenWatch takes the first look: what listens now is no event.
 func (la *Launch) newListenWatch(worker int) *listenWatch {
 	w := &listenWatch{la: la, worker: worker, began: time.Now()}
+	if !sockdiag.OtherNetNS(la.opts.Proc.Root, worker) {
+		w.diag, _ = sockdiag.Open()
+	}
 	w.known, _ = w.look()
 	w.at = time.Now()
 	return w
@@ -46,7 +52,14 @@ func (la *Launch) newListenWatch(worker int) *listenWatch {
 // look lists the listening sockets' inodes in the worker's network
 // namespace, sorted.
 func (w *listenWatch) look() ([]uint64, error) {
-	ls, err := sockdiag.LookupFor(w.la.opts.Proc.Root, w.worker, 0)
+	var ls []sockdiag.Listener
+	var err error
+	if w.diag != nil {
+		ls, err = w.diag.Listeners(0)
+	}
+	if w.diag == nil || err != nil {
+		ls, err = sockdiag.LookupFor(w.la.opts.Proc.Root, w.worker, 0)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -98,4 +111,11 @@ func (w *listenWatch) appeared() bool {
 		}
 	}
 	return false
+}
+
+// close lets go of the kept socket (nil: nothing).
+func (w *listenWatch) close() {
+	if w != nil {
+		w.diag.Close()
+	}
 }

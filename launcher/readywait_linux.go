@@ -295,6 +295,7 @@ func (la *Launch) probeReady(ctx context.Context, r *verify.Report, c verify.Che
 	// Sockets that appear in the tree wake the wait: taken after the
 	// first probe failed (most are answered at once).
 	var lw *listenWatch
+	defer func() { lw.close() }()
 	var last error
 	for {
 		if pidfd.Exited(wfd) {
