@@ -410,7 +410,7 @@ func (v *Verifier) checkPorts(r *Report, c Check, worker int, tree []int, k *loo
 					} else if holder != worker {
 						who = fmt.Sprintf("pid %d of the job", holder)
 					}
-					r.Add(KindBindAddress, "%s listens on %s, declared %s%s", who, h.Addr, netip.AddrPortFrom(declared, uint16(pt.Number)), bindHint(h.Addr))
+					r.Problems = append(r.Problems, bindProblem(fmt.Sprintf("%s listens on %s, declared %s", who, h.Addr, netip.AddrPortFrom(declared, uint16(pt.Number))), h.Addr))
 				}
 				continue
 			}
@@ -439,12 +439,38 @@ func (v *Verifier) checkPorts(r *Report, c Check, worker int, tree []int, k *loo
 
 func ptr[T any](v T) *T { return &v }
 
-// bindHint adds what is known about a listener on every interface that
-// was declared on one address: torchrun's agent binds its rendezvous port
-// on [::] whatever --master_addr says.
-func bindHint(a netip.AddrPort) string {
+// bindProblem is the KindBindAddress problem msg of a listener on a; on
+// every interface, it adds what is known of one (an AnyAddressNote).
+func bindProblem(msg string, a netip.AddrPort) Problem {
+	p := Problem{Kind: KindBindAddress, Message: msg}
 	if a.Addr().IsUnspecified() {
-		return " (a launcher's rendezvous port, torchrun's agent for one, is bound on every interface whatever its --master_addr says: declare address = \"::\" with allow_all_interfaces = true for it)"
+		n := &AnyAddressNote{Base: msg}
+		p.Message, p.Note = n.Say(GoAnyAddress), n
 	}
-	return ""
+	return p
+}
+
+// AnyAddressNote is the Note of a KindBindAddress problem whose listener
+// is on every interface where one address was declared: torchrun's
+// agent, for one, binds its rendezvous port on [::] whatever
+// --master_addr says. The problem's Message is Say(GoAnyAddress); a
+// caller that names the launch's fields its own way words the remedy with
+// Say. It is safe for concurrent use while no one changes its fields.
+type AnyAddressNote struct {
+	// Base is what listens where, and what was declared.
+	Base string
+}
+
+// GoAnyAddress is the remedy of an AnyAddressNote in a Go-built launch's
+// fields.
+const GoAnyAddress = `declare Address: "::" with AllowAllInterfaces: true`
+
+// Say is the problem's message with remedy, what declares the port on
+// every interface: Base, then Tail(remedy).
+func (n *AnyAddressNote) Say(remedy string) string { return n.Base + n.Tail(remedy) }
+
+// Tail is what Say adds to Base: what is known of such a listener, and
+// remedy.
+func (n *AnyAddressNote) Tail(remedy string) string {
+	return " (a launcher's rendezvous port, torchrun's agent for one, is bound on every interface whatever its --master_addr says: " + remedy + " for it)"
 }

@@ -32,6 +32,13 @@ func forCLI(le *launcher.Error) {
 	if errors.As(le, &ie) {
 		ie.GoNames = false
 	}
+	if le.Report != nil {
+		failure := le.Msg == le.Report.Failure()
+		reportForCLI(le.Report)
+		if failure {
+			le.Msg = le.Report.Failure()
+		}
+	}
 	if efe, ok := le.Err.(*relaunch.EnvFileError); ok && le.Msg == "" {
 		le.Msg, le.Err = envFileErrText(efe), nil
 	}
@@ -121,6 +128,19 @@ func relaunchFlag(field string) string {
 		return "--in-env-file"
 	}
 	return "--" + strings.ToLower(field)
+}
+
+// reportForCLI words r's problems that carry a note in the spec's
+// language (a port on every interface: address, allow_all_interfaces).
+// The message's own text (masked) is kept; only its Go tail changes.
+func reportForCLI(r *verify.Report) {
+	for i, p := range r.Problems {
+		if n, ok := p.Note.(*verify.AnyAddressNote); ok {
+			if base, ok := strings.CutSuffix(p.Message, n.Tail(verify.GoAnyAddress)); ok {
+				r.Problems[i].Message = base + n.Tail(`declare address = "::" with allow_all_interfaces = true`)
+			}
+		}
+	}
 }
 
 // rewordProblem sets the message of r's last problem of kind k.

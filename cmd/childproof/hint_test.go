@@ -153,3 +153,21 @@ func TestDeltaNoteCLI(t *testing.T) {
 		t.Errorf("message (-want +got):\n%s", diff)
 	}
 }
+
+// TestReportForCLI: a port bound on every interface names address and
+// allow_all_interfaces, in the problem and in the failure message, as it
+// did before issue 39.
+func TestReportForCLI(t *testing.T) {
+	n := &verify.AnyAddressNote{Base: "the worker (pid 7) listens on [::]:29400, declared 127.0.0.1:29400"}
+	r := verify.NewReport("train")
+	r.Problems = append(r.Problems, verify.Problem{Kind: verify.KindBindAddress, Message: n.Say(verify.GoAnyAddress), Note: n})
+	e := launcher.Error{Fix: launcher.FixReport, Report: r, Msg: r.Failure()}
+	forCLI(&e)
+	want := n.Base + ` (a launcher's rendezvous port, torchrun's agent for one, is bound on every interface whatever its --master_addr says: declare address = "::" with allow_all_interfaces = true for it)`
+	if diff := cmp.Diff(want, r.Problems[0].Message); diff != "" {
+		t.Errorf("problem (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff("verification failed on the worker: "+want, e.Msg); diff != "" {
+		t.Errorf("message (-want +got):\n%s", diff)
+	}
+}

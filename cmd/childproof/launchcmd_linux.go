@@ -19,6 +19,7 @@ import (
 
 // writeReport prints a run/verify report: JSON (the shape docs/launcher.md documents) on stdout, or text.
 func (a *app) writeReport(w io.Writer, r *verify.Report) {
+	reportForCLI(r)
 	switch {
 	case a.format == "json" && a.jsonLines:
 		present.JSONLine(w, r)

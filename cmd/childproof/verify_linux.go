@@ -117,6 +117,7 @@ func (a *app) verifyPid(ctx context.Context, pid int, envs []string, ports []int
 			// Once, so that a log (systemd's ExecStartPost=) shows why it
 			// waits; the problem names no value.
 			why := "no worker yet"
+			reportForCLI(r)
 			if len(r.Problems) > 0 {
 				why = r.Problems[0].Message
 			}
