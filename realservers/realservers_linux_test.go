@@ -381,11 +381,14 @@ func setupServer(t *testing.T, s server, withSelector bool) (string, []string, i
 	if withSelector {
 		sel = s.selector
 	}
+	// ready.timeout bounds a start that should succeed: 60 s, as a
+	// gunicorn recycling its workers under a request loop answered its
+	// first GET after more than 30 s at load 30 (TestGunicornChurn).
 	ready := ""
 	if s.ready != "" {
-		ready = fmt.Sprintf("ready {\n    http = %q\n    timeout = \"30s\"\n  }", s.ready)
+		ready = fmt.Sprintf("ready {\n    http = %q\n    timeout = \"60s\"\n  }", s.ready)
 	} else {
-		ready = "ready {\n    timeout = \"30s\"\n  }"
+		ready = "ready {\n    timeout = \"60s\"\n  }"
 	}
 	spec := fmt.Sprintf(`launch %q {
   command = [%s]
