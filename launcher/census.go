@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/childproof/childproof/internal/sockdiag"
+	"github.com/childproof/childproof/launcher/proctree"
 	"github.com/childproof/childproof/launcher/statedir"
 	"github.com/childproof/childproof/proc"
 	"github.com/childproof/childproof/verify"
@@ -256,11 +257,11 @@ func (c *census) judgeWorker(r statedir.Summary, e *CensusEntry) (live verify.Li
 func (c *census) leftMembers(r statedir.Summary, live verify.Liveness, e *CensusEntry) {
 	if r.Stopped == nil && live != verify.Alive && live != verify.Unknown {
 		c.left[len(c.out)] = true
-		if cg := trustedCgroup(r.Cgroup, r.Name); cg != "" {
+		if cg := proctree.TrustedCgroup(r.Cgroup, r.Name); cg != "" {
 			rec := &Record{Name: r.Name, Cgroup: r.Cgroup}
 			e.setMembers(liveMembers(c.p, rec))
-		} else if r.Marker != "" && !cgroupRemoved(r.Cgroup, r.Name) {
-			// (A removed cgroup had no member left: cgroupRemoved.)
+		} else if r.Marker != "" && !proctree.CgroupRemoved(r.Cgroup, r.Name) {
+			// (A removed cgroup had no member left: proctree.CgroupRemoved.)
 			c.marked[r.Marker] = len(c.out)
 		}
 	}
@@ -319,7 +320,7 @@ func (c *census) markedMembers() {
 		for m := range c.marked {
 			ms = append(ms, m)
 		}
-		for m, pids := range markerPids(c.p, ms...) {
+		for m, pids := range proctree.MarkerPids(c.p, ms...) {
 			c.out[c.marked[m]].setMembers(pids)
 		}
 	}

@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/childproof/childproof/launcher/proctree"
 	"github.com/childproof/childproof/proc"
 	"github.com/childproof/childproof/verify"
 )
@@ -195,27 +196,27 @@ func TestCensusSaysWhyEndUnknown(t *testing.T) {
 // marker is not looked for in every process's environ — while the same
 // marker, on a record without a cgroup, finds the process that carries it.
 func TestCensusRemovedCgroupIsEmpty(t *testing.T) {
-	cg, f := newCgroup("rmcg")
+	cg, f := proctree.NewCgroup("rmcg")
 	if cg == "" {
 		t.Skip("no cgroup here (not root, or no cgroup v2)")
 	}
 	f.Close()
-	removeCgroup(cg)
-	if !cgroupRemoved(cg, "rmcg") {
-		t.Fatalf("cgroupRemoved(%s) = false after its removal", cg)
+	proctree.RemoveCgroup(cg)
+	if !proctree.CgroupRemoved(cg, "rmcg") {
+		t.Fatalf("proctree.CgroupRemoved(%s) = false after its removal", cg)
 	}
 	st, err := OpenState(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}
-	marker := newMarker("rmcg")
+	marker := proctree.NewMarker("rmcg")
 	carrier := exec.Command("sleep", "600")
 	carrier.Env = []string{MarkerVar + "=" + marker}
 	if err := carrier.Start(); err != nil {
 		t.Fatal(err)
 	}
 	defer func() { carrier.Process.Kill(); carrier.Wait() }()
-	waitFor(t, "the carrier's exec", func() bool { return hasMarker(proc.Default, carrier.Process.Pid, marker) })
+	waitFor(t, "the carrier's exec", func() bool { return proctree.HasMarker(proc.Default, carrier.Process.Pid, marker) })
 	gone := verify.Fingerprint{Pid: 1 << 22, StartTime: 1}
 	for _, r := range []*Record{
 		{Name: "rmcg", Root: gone, Worker: gone, Cgroup: cg, Marker: marker},

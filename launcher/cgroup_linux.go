@@ -1,233 +1,11 @@
 package launcher
 
 import (
-	"bufio"
-	"crypto/rand"
-	"encoding/hex"
-	"errors"
 	"os"
 	"path/filepath"
-	"strconv"
-	"strings"
-	"sync"
-	"time"
 
-	"golang.org/x/sys/unix"
-
-	"github.com/childproof/childproof/launcher/statedir"
-	"github.com/childproof/childproof/proc"
+	"github.com/childproof/childproof/launcher/proctree"
 )
-
-// cgroup2Root returns the cgroup v2 directory of this process, or "".
-func cgroup2Root() string {
-	mnt := cgroup2Mount()
-	if mnt == "" {
-		return ""
-	}
-	b, err := os.ReadFile("/proc/self/cgroup")
-	if err != nil {
-		return ""
-	}
-	for _, l := range strings.Split(string(b), "\n") {
-		if rest, ok := strings.CutPrefix(l, "0::"); ok {
-			return filepath.Join(mnt, rest)
-		}
-	}
-	return ""
-}
-
-// cgroup2Mount returns where the cgroup v2 hierarchy is mounted, or "".
-var cgroup2Mount = sync.OnceValue(func() string {
-	f, err := os.Open("/proc/self/mountinfo")
-	if err != nil {
-		return ""
-	}
-	defer f.Close()
-	mnt := ""
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		// ... mountpoint ... - fstype source opts
-		line := sc.Text()
-		pre, post, ok := strings.Cut(line, " - ")
-		if !ok || !strings.HasPrefix(post, "cgroup2 ") {
-			continue
-		}
-		fields := strings.Fields(pre)
-		if len(fields) >= 5 {
-			mnt = fields[4]
-			break
-		}
-	}
-	return mnt
-})
-
-// isCgroupName reports whether base has the shape of the cgroups
-// childproof creates for launch name: childproof-NAME-XXXXXXXX (8 lower
-// hex digits).
-func isCgroupName(base, name string) bool {
-	rest, ok := strings.CutPrefix(base, statedir.CgroupPrefix(name))
-	if !ok {
-		// A cgroup a record of the legacy naming names.
-		rest, ok = strings.CutPrefix(base, statedir.LegacyCgroupPrefix(name))
-	}
-	if !ok || len(rest) != 8 {
-		return false
-	}
-	_, err := hex.DecodeString(rest)
-	return err == nil && strings.ToLower(rest) == rest
-}
-
-// trustedCgroup returns dir when a record's cgroup path is one childproof
-// could have created for launch name — an absolute, clean path inside the
-// cgroup v2 hierarchy, named childproof-NAME-XXXXXXXX, a real directory
-// on a cgroup2 file system — and "" otherwise. Nothing else is ever read,
-// written to or removed as a launch's cgroup.
-func trustedCgroup(dir, name string) string {
-	if !cgroupShape(dir, name) {
-		return ""
-	}
-	fi, err := os.Lstat(dir)
-	if err != nil || !fi.IsDir() {
-		return ""
-	}
-	var sfs unix.Statfs_t
-	if err := unix.Statfs(dir, &sfs); err != nil || sfs.Type != unix.CGROUP2_SUPER_MAGIC {
-		return ""
-	}
-	return dir
-}
-
-// newCgroup creates a child cgroup for a launch and opens it; it returns
-// "" when the kernel or our privileges do not allow one.
-func newCgroup(name string) (string, *os.File) {
-	if os.Geteuid() != 0 || os.Getenv("CHILDPROOF_NO_CGROUP") != "" {
-		return "", nil
-	}
-	base := cgroup2Root()
-	if base == "" {
-		return "", nil
-	}
-	if _, err := os.Stat(filepath.Join(base, "cgroup.procs")); err != nil {
-		return "", nil
-	}
-	// Empty cgroups of this name left by a childproof that was killed
-	// (nobody removed them) go now: we hold the name's lock, and rmdir
-	// fails on a cgroup that still has processes.
-	prefix := statedir.CgroupPrefix(name)
-	if ents, err := os.ReadDir(base); err == nil {
-		for _, e := range ents {
-			if isCgroupName(e.Name(), name) && e.IsDir() {
-				os.Remove(filepath.Join(base, e.Name()))
-			}
-		}
-	}
-	rnd := make([]byte, 4)
-	rand.Read(rnd)
-	dir := filepath.Join(base, prefix+hex.EncodeToString(rnd))
-	if err := os.Mkdir(dir, 0o755); err != nil {
-		return "", nil
-	}
-	f, err := os.Open(dir)
-	if err != nil {
-		os.Remove(dir)
-		return "", nil
-	}
-	return dir, f
-}
-
-// cgroupPids lists the processes of cgroup dir.
-func cgroupPids(dir string) ([]int, error) {
-	b, err := os.ReadFile(filepath.Join(dir, "cgroup.procs"))
-	if err != nil {
-		return nil, err
-	}
-	var out []int
-	for _, f := range strings.Fields(string(b)) {
-		if n, err := strconv.Atoi(f); err == nil {
-			out = append(out, n)
-		}
-	}
-	return out, nil
-}
-
-// cgroupKill SIGKILLs every process of cgroup dir (Linux 5.14+).
-func cgroupKill(dir string) error {
-	if dir == "" {
-		return errors.New("no cgroup")
-	}
-	return os.WriteFile(filepath.Join(dir, "cgroup.kill"), []byte("1"), 0)
-}
-
-// cgroupShape reports whether dir has the shape of a cgroup childproof
-// creates for launch name: an absolute, clean path inside the cgroup v2
-// mount, named childproof-NAME-XXXXXXXX.
-func cgroupShape(dir, name string) bool {
-	if dir == "" || !filepath.IsAbs(dir) || filepath.Clean(dir) != dir {
-		return false
-	}
-	mnt := cgroup2Mount()
-	if mnt == "" || !strings.HasPrefix(dir, strings.TrimSuffix(mnt, "/")+"/") {
-		return false
-	}
-	return isCgroupName(filepath.Base(dir), name)
-}
-
-// cgroupRemoved reports whether dir, the cgroup a record names for
-// launch name, was one childproof could have made for it and no longer
-// exists while its parent (childproof's cgroup root) does. Its tree is
-// then empty, by construction: the kernel removes a cgroup only while it
-// has no member (rmdir fails with EBUSY otherwise), a launch recorded
-// with a cgroup was only ever started into it (the journal is rewritten
-// without one before a start falls back to none), and only root can move
-// a process out of it. So aliveness never falls back to the marker scan
-// of every process's environ for it (ps, run's check of the previous
-// instance): the tree of a launch with a cgroup is its cgroup.
-func cgroupRemoved(dir, name string) bool {
-	if !cgroupShape(dir, name) {
-		return false
-	}
-	if _, err := os.Lstat(dir); !errors.Is(err, os.ErrNotExist) {
-		return false
-	}
-	var sfs unix.Statfs_t
-	return unix.Statfs(filepath.Dir(dir), &sfs) == nil && sfs.Type == unix.CGROUP2_SUPER_MAGIC
-}
-
-// removeCgroup removes an emptied cgroup, retrying while exiting tasks
-// still pin it.
-func removeCgroup(dir string) {
-	if dir == "" {
-		return
-	}
-	for range 50 {
-		if err := os.Remove(dir); err == nil || errors.Is(err, os.ErrNotExist) {
-			return
-		}
-		time.Sleep(2 * time.Millisecond)
-	}
-}
-
-// removeEmptyCgroup removes cgroup dir if it is empty (one try; rmdir
-// fails on a cgroup that still has processes).
-func removeEmptyCgroup(dir string) {
-	if dir != "" {
-		os.Remove(dir)
-	}
-}
-
-// inCgroup reports whether pid's cgroup v2 path is the one of dir.
-func inCgroup(p proc.FS, pid int, dir string) bool {
-	b, err := os.ReadFile(p.Path(pid, "cgroup"))
-	if err != nil {
-		return false
-	}
-	for _, l := range strings.Split(string(b), "\n") {
-		if rest, ok := strings.CutPrefix(l, "0::"); ok && rest != "/" && rest != "" {
-			return filepath.Join(cgroup2Mount(), rest) == dir
-		}
-	}
-	return false
-}
 
 // sweepCgroups removes the empty cgroups childproof made for the
 // recorded launch name (cgroup: its recorded one) — its own, when trusted, and siblings of the same
@@ -240,9 +18,9 @@ func inCgroup(p proc.FS, pid int, dir string) bool {
 // every record whose worker is gone, and the lock and the listing of the
 // cgroup root cost ps 0.15 ms a record (156 ms for 900 such records),
 // every time. Siblings of a launch whose own cgroup is gone are swept by
-// the next launch of that name (newCgroup).
+// the next launch of that name (proctree.NewCgroup).
 func (s *State) sweepCgroups(name, cgroup string) {
-	if !cgroupShape(cgroup, name) {
+	if !proctree.CgroupShape(cgroup, name) {
 		return
 	}
 	if _, err := os.Lstat(cgroup); err != nil {
@@ -259,8 +37,8 @@ func (s *State) sweepCgroups(name, cgroup string) {
 		return
 	}
 	for _, e := range ents {
-		if e.IsDir() && isCgroupName(e.Name(), name) {
-			removeEmptyCgroup(trustedCgroup(filepath.Join(parent, e.Name()), name))
+		if e.IsDir() && proctree.IsCgroupName(e.Name(), name) {
+			proctree.RemoveEmptyCgroup(proctree.TrustedCgroup(filepath.Join(parent, e.Name()), name))
 		}
 	}
 }

@@ -28,6 +28,7 @@ import (
 
 	"github.com/childproof/childproof/internal/pidfd"
 	"github.com/childproof/childproof/launcher/exectrace"
+	"github.com/childproof/childproof/launcher/proctree"
 	"github.com/childproof/childproof/outcome"
 	"github.com/childproof/childproof/schema"
 	"github.com/childproof/childproof/verify"
@@ -350,7 +351,7 @@ func TestFaultLaunchStopLoop(t *testing.T) {
 	if err != nil || len(es) != 0 {
 		t.Errorf("census after the loop: %+v, %v (want nothing alive)", es, err)
 	}
-	if base := cgroup2Root(); base != "" {
+	if base := proctree.Cgroup2Root(); base != "" {
 		if m, _ := filepath.Glob(filepath.Join(base, "childproof-"+name+"-*")); len(m) != 0 {
 			t.Errorf("cgroups left after the loop: %v", m)
 		}

@@ -16,6 +16,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/childproof/childproof/launcher/exectrace"
+	"github.com/childproof/childproof/launcher/proctree"
 	"github.com/childproof/childproof/launcher/statedir"
 	"github.com/childproof/childproof/outcome"
 	"github.com/childproof/childproof/proc"
@@ -396,12 +397,12 @@ func preflight(ctx context.Context, v *verify.Verifier, st *State, l *spec.Launc
 // master killed on its own leaves its workers on the port). They are that
 // launch's, whatever became of its worker.
 func leftOver(p proc.FS, rec *Record, pids []int) bool {
-	cg := trustedCgroup(rec.Cgroup, rec.Name)
+	cg := proctree.TrustedCgroup(rec.Cgroup, rec.Name)
 	if cg == "" || len(pids) == 0 {
 		return false
 	}
 	for _, pid := range pids {
-		if !inCgroup(p, pid, cg) {
+		if !proctree.InCgroup(p, pid, cg) {
 			return false
 		}
 	}
@@ -519,7 +520,7 @@ func (la *Launch) openLogAndMask(sp *spawnRun) (*os.File, error) {
 // logf is the reader's from here. Neither the relay nor the tree
 // inherits a descriptor of the caller (withoutInherited).
 func (la *Launch) pipeOutput(sp *spawnRun, logf *os.File) error {
-	sp.marker = newMarker(la.Spec.Name)
+	sp.marker = proctree.NewMarker(la.Spec.Name)
 	var also io.Writer
 	if la.out != nil && !la.opts.Detach {
 		also = la.out
@@ -556,7 +557,7 @@ func (la *Launch) buildCommand(sp *spawnRun) error {
 	t := &procTree{p: la.opts.Proc, leader: -1, marker: sp.marker,
 		daemons: la.Spec.Worker.Comm != "" || la.Spec.Worker.Exe != "" || len(la.Spec.Ports) > 0 || len(la.Spec.Roles) > 0}
 	la.tree = t
-	sp.envList = withMarker(la.Env.List(), t.marker)
+	sp.envList = proctree.WithMarker(la.Env.List(), t.marker)
 	cmd := &exec.Cmd{Path: sp.prog, Args: sp.argv, Env: sp.envList, Dir: la.dir(), Stdin: sp.devnull, Stdout: sp.logw, Stderr: sp.errw}
 	sys := &syscall.SysProcAttr{PidFD: &t.leader}
 	cred, err := credential(l)
@@ -571,7 +572,7 @@ func (la *Launch) buildCommand(sp *spawnRun) error {
 		sys.Pdeathsig = syscall.SIGKILL
 	}
 	if !la.opts.NoCgroup {
-		t.cgroup, sp.cgf = newCgroup(l.Name)
+		t.cgroup, sp.cgf = proctree.NewCgroup(l.Name)
 		if sp.cgf != nil {
 			sys.UseCgroupFD = true
 			sys.CgroupFD = int(sp.cgf.Fd())
@@ -597,7 +598,7 @@ func (la *Launch) spawn(sp *spawnRun) error {
 	if err := la.journal(sp.argv); err != nil {
 		if sp.cgf != nil {
 			sp.cgf.Close()
-			removeCgroup(t.cgroup)
+			proctree.RemoveCgroup(t.cgroup)
 		}
 		return err
 	}
@@ -607,11 +608,11 @@ func (la *Launch) spawn(sp *spawnRun) error {
 	err := withoutInherited(func() error { return sp.start(la, sp.cmd) })
 	if err != nil && sp.cgf != nil {
 		sp.cgf.Close()
-		removeCgroup(t.cgroup)
+		proctree.RemoveCgroup(t.cgroup)
 		t.cgroup, sp.cgf = "", nil
 		sp.sys.UseCgroupFD, sp.sys.CgroupFD = false, 0
 		// The journal first says there is no cgroup: a record that names
-		// one describes a tree only ever started into it (cgroupRemoved).
+		// one describes a tree only ever started into it (proctree.CgroupRemoved).
 		if err := la.journal(sp.argv); err != nil {
 			return err
 		}

@@ -16,6 +16,7 @@ import (
 
 	"github.com/childproof/childproof/internal/pidfd"
 	"github.com/childproof/childproof/internal/sockdiag"
+	"github.com/childproof/childproof/launcher/proctree"
 	"github.com/childproof/childproof/outcome"
 	"github.com/childproof/childproof/proc"
 	"github.com/childproof/childproof/schema"
@@ -431,7 +432,7 @@ func TestPidReuse(t *testing.T) {
 }
 
 func TestCgroupOwnsTree(t *testing.T) {
-	if os.Geteuid() != 0 || cgroup2Root() == "" || os.Getenv("CHILDPROOF_NO_CGROUP") != "" {
+	if os.Geteuid() != 0 || proctree.Cgroup2Root() == "" || os.Getenv("CHILDPROOF_NO_CGROUP") != "" {
 		t.Skip("needs root and cgroup v2 (and CHILDPROOF_NO_CGROUP unset)")
 	}
 	f := newFixture(t, "wrapper")
@@ -444,7 +445,7 @@ func TestCgroupOwnsTree(t *testing.T) {
 	if la.tree.cgroup == "" {
 		t.Fatal("no cgroup although root on cgroup v2")
 	}
-	pids, _ := cgroupPids(la.tree.cgroup)
+	pids, _ := proctree.CgroupPids(la.tree.cgroup)
 	if len(pids) != 2 {
 		t.Errorf("cgroup.procs = %v, want wrapper and worker", pids)
 	}

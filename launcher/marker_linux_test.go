@@ -1,60 +1,24 @@
 package launcher
 
 import (
-	"bytes"
-	"os"
 	"os/exec"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 
+	"github.com/childproof/childproof/launcher/proctree"
 	"github.com/childproof/childproof/proc"
 )
-
-// TestReadEnviron: the marker scan's reader returns the whole block,
-// whatever its size against the buffer it starts with, and an error for
-// a file it cannot open.
-func TestReadEnviron(t *testing.T) {
-	dir := t.TempDir()
-	for _, tc := range []struct {
-		name string
-		size int
-		buf  int
-	}{
-		{"empty", 0, 16},
-		{"smaller than the buffer", 10, 16},
-		{"exactly the buffer", 16, 16},
-		{"several times the buffer", 100_000, 16},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			want := bytes.Repeat([]byte("A=1\x00"), tc.size/4+1)[:tc.size]
-			path := filepath.Join(dir, strings.ReplaceAll(tc.name, " ", "-"))
-			if err := os.WriteFile(path, want, 0o600); err != nil {
-				t.Fatal(err)
-			}
-			buf := make([]byte, tc.buf)
-			got, err := readEnviron(path, &buf)
-			if err != nil || !bytes.Equal(got, want) {
-				t.Fatalf("readEnviron = %d bytes, %v; want %d bytes", len(got), err, len(want))
-			}
-		})
-	}
-	buf := make([]byte, 16)
-	if _, err := readEnviron(filepath.Join(dir, "missing"), &buf); err == nil {
-		t.Error("readEnviron of a missing file: no error")
-	}
-}
 
 // TestMarkerPidsLargeEnviron: a process whose environment is larger than
 // the scan's first buffer, the marker last, is found; one without it is not.
 func TestMarkerPidsLargeEnviron(t *testing.T) {
-	marker := newMarker("big")
+	marker := proctree.NewMarker("big")
 	big := "FILLER=" + strings.Repeat("x", 40_000)
 	with := exec.Command("sleep", "600")
 	with.Env = []string{big, MarkerVar + "=" + marker}
 	without := exec.Command("sleep", "600")
-	without.Env = []string{big, MarkerVar + "=" + newMarker("big")}
+	without.Env = []string{big, MarkerVar + "=" + proctree.NewMarker("big")}
 	for _, c := range []*exec.Cmd{with, without} {
 		if err := c.Start(); err != nil {
 			t.Fatal(err)
@@ -66,8 +30,8 @@ func TestMarkerPidsLargeEnviron(t *testing.T) {
 		c2, _ := proc.Default.Comm(without.Process.Pid)
 		return c1 == "sleep" && c2 == "sleep"
 	})
-	got := markerPids(proc.Default, marker)[marker]
+	got := proctree.MarkerPids(proc.Default, marker)[marker]
 	if !slices.Contains(got, with.Process.Pid) || slices.Contains(got, without.Process.Pid) {
-		t.Fatalf("markerPids = %v; want %d and not %d", got, with.Process.Pid, without.Process.Pid)
+		t.Fatalf("MarkerPids = %v; want %d and not %d", got, with.Process.Pid, without.Process.Pid)
 	}
 }

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/childproof/childproof/internal/logrelay"
+	"github.com/childproof/childproof/launcher/proctree"
 	"github.com/childproof/childproof/redact"
 )
 
@@ -128,7 +129,7 @@ func runPropertyCase(t *testing.T, c propertyCase, detach bool) (log, console st
 		if detach {
 			relay = "/proc/self/exe"
 		}
-		o, err = startOutput(logf, set, relay, newMarker("property"), nil)
+		o, err = startOutput(logf, set, relay, proctree.NewMarker("property"), nil)
 	}
 	if err != nil {
 		t.Fatal(err)

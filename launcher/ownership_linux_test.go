@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/childproof/childproof/launcher/proctree"
 	"github.com/childproof/childproof/outcome"
 	"github.com/childproof/childproof/proc"
 	"github.com/childproof/childproof/schema"
@@ -255,7 +256,7 @@ func TestMarkerNotGroup(t *testing.T) {
 	marker := la.tree.marker
 	var daemon []int
 	waitFor(t, "the setsid daemon", func() bool {
-		for _, pid := range markerPids(proc.Default, marker)[marker] {
+		for _, pid := range proctree.MarkerPids(proc.Default, marker)[marker] {
 			if c, _ := proc.Default.Comm(pid); c == "tail" {
 				daemon = append(daemon[:0], pid)
 				return true

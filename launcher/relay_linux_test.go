@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/childproof/childproof/launcher/exectrace"
+	"github.com/childproof/childproof/launcher/proctree"
 	"github.com/childproof/childproof/redact"
 	"github.com/childproof/childproof/verify"
 	"golang.org/x/sys/unix"
@@ -177,7 +178,7 @@ func TestRelayDrainSeesIdle(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	o, err := startOutput(logf, redact.Of(nil, nil), "/proc/self/exe", newMarker("drain"), nil)
+	o, err := startOutput(logf, redact.Of(nil, nil), "/proc/self/exe", proctree.NewMarker("drain"), nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,6 +10,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/childproof/childproof/internal/pidfd"
+	"github.com/childproof/childproof/launcher/proctree"
 	"github.com/childproof/childproof/outcome"
 	"github.com/childproof/childproof/proc"
 	"github.com/childproof/childproof/verify"
@@ -29,7 +30,7 @@ func StopRecord(ctx context.Context, p proc.FS, st *State, rec *Record, timeout 
 	sig := stopSignalName(rec)
 	// A cgroup path from the record is used only when it is one
 	// childproof could have made for this launch.
-	cgroup := trustedCgroup(rec.Cgroup, rec.Name)
+	cgroup := proctree.TrustedCgroup(rec.Cgroup, rec.Name)
 	wfd, live, err := rec.Worker.Open(p)
 	res.Worker = live
 	// The job is the identity, not the pid: a worker respawned since (the
@@ -68,7 +69,7 @@ func StopRecord(ctx context.Context, p proc.FS, st *State, rec *Record, timeout 
 		}
 		stopRelay(ctx, p, rec, res)
 		markStopped(st, rec, res)
-		removeCgroup(cgroup)
+		proctree.RemoveCgroup(cgroup)
 		return res, nil
 	case verify.Reused:
 		res.Message = fmt.Sprintf("%s: pid %d now belongs to another process (%s); its fingerprint does not match the recorded worker, so it was left alone",
@@ -81,7 +82,7 @@ func StopRecord(ctx context.Context, p proc.FS, st *State, rec *Record, timeout 
 		}
 		stopRelay(ctx, p, rec, res)
 		markStopped(st, rec, res)
-		removeEmptyCgroup(cgroup)
+		proctree.RemoveEmptyCgroup(cgroup)
 		return res, nil
 	case verify.Unknown:
 		return res, &Error{Outcome: outcome.Unproven, Msg: fmt.Sprintf("%s: cannot identify the worker (pid %d)", rec.Name, rec.Worker.Pid), Err: err}
@@ -106,12 +107,12 @@ func StopRecord(ctx context.Context, p proc.FS, st *State, rec *Record, timeout 
 	res.Exited = pidfd.Exited(wfd)
 	if cgroup != "" {
 		for range 500 {
-			if pids, err := cgroupPids(cgroup); err != nil || len(pids) == 0 {
+			if pids, err := proctree.CgroupPids(cgroup); err != nil || len(pids) == 0 {
 				break
 			}
 			time.Sleep(2 * time.Millisecond)
 		}
-		removeCgroup(cgroup)
+		proctree.RemoveCgroup(cgroup)
 	}
 	how := sig
 	if res.Killed {
@@ -154,7 +155,7 @@ func stopLeftovers(ctx context.Context, p proc.FS, rec *Record, cgroup string, t
 	signalled, killed = t.Terminate(ctx, timeout, 5*time.Second, func() bool { return t.watchedGone() && len(t.live()) == 0 })
 	t.unwatch()
 	for range 500 {
-		if pids, err := cgroupPids(cgroup); err != nil || len(pids) == 0 {
+		if pids, err := proctree.CgroupPids(cgroup); err != nil || len(pids) == 0 {
 			break
 		}
 		time.Sleep(2 * time.Millisecond)

@@ -10,6 +10,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/childproof/childproof/internal/pidfd"
+	"github.com/childproof/childproof/launcher/proctree"
 	"github.com/childproof/childproof/outcome"
 	"github.com/childproof/childproof/verify"
 )
@@ -218,7 +219,7 @@ func (la *Launch) abort() {
 		la.closeFDs()
 		la.pipe.finish(time.Second)
 		if la.tree != nil {
-			removeCgroup(la.tree.cgroup)
+			proctree.RemoveCgroup(la.tree.cgroup)
 		}
 		la.out.stop()
 		la.watchdog.release()
@@ -255,7 +256,7 @@ func (la *Launch) terminate(grace time.Duration) {
 	t.unwatch()
 	la.closeFDs()
 	la.pipe.finish(time.Second)
-	removeCgroup(t.cgroup)
+	proctree.RemoveCgroup(t.cgroup)
 	la.watchdog.release()
 	t.finished = true
 	how := "it had already exited"

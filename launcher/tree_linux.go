@@ -8,6 +8,7 @@ import (
 	"unsafe"
 
 	"github.com/childproof/childproof/internal/pidfd"
+	"github.com/childproof/childproof/launcher/proctree"
 	"golang.org/x/sys/unix"
 )
 
@@ -21,7 +22,7 @@ func (t *procTree) members() []int {
 		root = t.root.pid()
 	}
 	if t.cgroup != "" {
-		if pids, err := cgroupPids(t.cgroup); err == nil {
+		if pids, err := proctree.CgroupPids(t.cgroup); err == nil {
 			if root != 0 && slices.Contains(pids, root) {
 				out = append(out, root)
 			}
@@ -53,7 +54,7 @@ func (t *procTree) members() []int {
 			out = append(out, t.p.Descendants(root)...)
 		}
 		for _, k := range t.ownOrphans() {
-			if k != root && !slices.Contains(out, k) && hasMarker(t.p, k, t.marker) {
+			if k != root && !slices.Contains(out, k) && proctree.HasMarker(t.p, k, t.marker) {
 				out = append(out, k)
 				out = append(out, t.p.Descendants(k)...)
 			}
@@ -111,9 +112,9 @@ func (t *procTree) ownOrphans() []int {
 // member re-checks, after its pidfd is open, that pid is still ours.
 func (t *procTree) member(pid int) bool {
 	if t.cgroup != "" {
-		return inCgroup(t.p, pid, t.cgroup)
+		return proctree.InCgroup(t.p, pid, t.cgroup)
 	}
-	if t.marker != "" && hasMarker(t.p, pid, t.marker) {
+	if t.marker != "" && proctree.HasMarker(t.p, pid, t.marker) {
 		return true
 	}
 	if t.forked != nil {
@@ -182,7 +183,7 @@ func (t *procTree) Signal(sig unix.Signal) {
 		unix.Close(fd)
 	}
 	if sig == unix.SIGKILL && t.cgroup != "" {
-		cgroupKill(t.cgroup)
+		proctree.CgroupKill(t.cgroup)
 	}
 }
 
@@ -292,7 +293,7 @@ func (t *procTree) withMarkedCached(pids []int) []int {
 	}
 	fresh := time.Since(t.markedAt) >= markedEvery
 	if fresh {
-		t.marked = markerPids(t.p, t.marker)[t.marker]
+		t.marked = proctree.MarkerPids(t.p, t.marker)[t.marker]
 		t.markedAt = time.Now()
 	}
 	out := t.addLiveMarked(pids)
@@ -300,7 +301,7 @@ func (t *procTree) withMarkedCached(pids []int) []int {
 		// An empty tree ends the launch ("exited before it was ready"):
 		// decided on a scan of now, not on one up to markedEvery old that
 		// ran before a daemon's fork (the double fork of run_daemon_nocgroup).
-		t.marked = markerPids(t.p, t.marker)[t.marker]
+		t.marked = proctree.MarkerPids(t.p, t.marker)[t.marker]
 		t.markedAt = time.Now()
 		out = t.addLiveMarked(pids)
 	}
@@ -341,7 +342,7 @@ func (t *procTree) withMarked(pids []int) []int {
 	if t.marker == "" || t.cgroup != "" {
 		return pids
 	}
-	for _, pid := range markerPids(t.p, t.marker)[t.marker] {
+	for _, pid := range proctree.MarkerPids(t.p, t.marker)[t.marker] {
 		if !slices.Contains(pids, pid) {
 			pids = append(pids, pid)
 		}

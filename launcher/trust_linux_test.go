@@ -18,6 +18,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"golang.org/x/sys/unix"
 
+	"github.com/childproof/childproof/launcher/proctree"
 	"github.com/childproof/childproof/launcher/statedir"
 	"github.com/childproof/childproof/outcome"
 	"github.com/childproof/childproof/redact"
@@ -267,8 +268,8 @@ func TestRecordCgroupOnlyOurShape(t *testing.T) {
 		{"childproof-y-0123abcd", "x", false},
 		{"childproof-x-0123abcd.x", "x", false},
 	} {
-		if got := isCgroupName(tc.base, tc.name); got != tc.ok {
-			t.Errorf("isCgroupName(%q, %q) = %v", tc.base, tc.name, got)
+		if got := proctree.IsCgroupName(tc.base, tc.name); got != tc.ok {
+			t.Errorf("proctree.IsCgroupName(%q, %q) = %v", tc.base, tc.name, got)
 		}
 	}
 }
@@ -292,7 +293,7 @@ func TestMissingPidfsInodeIsMismatch(t *testing.T) {
 // into a foreground launch's process group is not signalled when the
 // launch has a cgroup.
 func TestForegroundSignalsSkipStrangerInGroup(t *testing.T) {
-	if os.Geteuid() != 0 || cgroup2Root() == "" || os.Getenv("CHILDPROOF_NO_CGROUP") != "" {
+	if os.Geteuid() != 0 || proctree.Cgroup2Root() == "" || os.Getenv("CHILDPROOF_NO_CGROUP") != "" {
 		t.Skip("needs root and cgroup v2 (and CHILDPROOF_NO_CGROUP unset)")
 	}
 	f := newFixture(t)
@@ -443,7 +444,7 @@ func TestNoInheritedDescriptors(t *testing.T) {
 // left when it ended without childproof (a SIGKILLed supervisor), and a
 // pid-reuse stop removes the record's.
 func TestEmptyCgroupsSwept(t *testing.T) {
-	if os.Geteuid() != 0 || cgroup2Root() == "" || os.Getenv("CHILDPROOF_NO_CGROUP") != "" {
+	if os.Geteuid() != 0 || proctree.Cgroup2Root() == "" || os.Getenv("CHILDPROOF_NO_CGROUP") != "" {
 		t.Skip("needs root and cgroup v2 (and CHILDPROOF_NO_CGROUP unset)")
 	}
 	st, err := OpenState(t.TempDir())
@@ -453,7 +454,7 @@ func TestEmptyCgroupsSwept(t *testing.T) {
 	n := 0
 	mk := func() string {
 		n++
-		dir := filepath.Join(cgroup2Root(), fmt.Sprintf("childproof-sweep-test-%08x", os.Getpid()<<4+n))
+		dir := filepath.Join(proctree.Cgroup2Root(), fmt.Sprintf("childproof-sweep-test-%08x", os.Getpid()<<4+n))
 		if err := os.Mkdir(dir, 0o755); err != nil {
 			t.Skipf("cannot create a cgroup here: %v", err)
 		}

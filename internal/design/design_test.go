@@ -42,7 +42,7 @@ var layers = map[string][]string{
 	// The state dir's storage: files, key, locks, logs, records, masks.
 	"launcher/statedir": {"launcher/failure", "verify", "proc", "spec", "outcome", "redact", "internal/atomicfile"},
 	// The tree model: which process is the worker, who holds the ports.
-	"launcher/proctree": {"verify", "proc", "spec", "internal/sockdiag"},
+	"launcher/proctree": {"verify", "proc", "spec", "launcher/statedir", "internal/sockdiag"},
 	// The exec-time capture: ptrace of a launched tree.
 	"launcher/exectrace": {"verify", "proc"},
 	// Starting, finding, recording, stopping.
