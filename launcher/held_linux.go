@@ -17,7 +17,7 @@ import (
 type Lock = statedir.LaunchLock
 
 // Held is what a relaunch hands StartHeld besides the launch and its
-// Options; it is plain data, not safe for concurrent use.
+// Options; it is plain data, safe for concurrent use while no one changes it.
 type Held struct {
 	// Lock is the launch's lock, already held (nil: StartHeld takes it).
 	// It is released (or handed to the Launch) whatever happens.

@@ -2,7 +2,7 @@ package launcher
 
 // RoundPlan is the round a relaunch (launcher/relaunch) works out for
 // StartHeld: the overrides in effect and what this round changed. It is
-// plain data, not safe for concurrent use.
+// plain data, safe for concurrent use while no one changes it.
 type RoundPlan struct {
 	// Command is the round's command ("": CommandStart).
 	Command Command

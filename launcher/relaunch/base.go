@@ -7,7 +7,7 @@ import (
 
 // Base is what a relaunch takes from the recorded launch before
 // anything is stopped (ReadBase).
-// It is plain data, not safe for concurrent use.
+// It is plain data, safe for concurrent use while no one changes it.
 type Base struct {
 	// Record is the recorded launch; nil when none can be read (Relaunch
 	// then says why).

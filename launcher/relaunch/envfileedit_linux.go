@@ -21,7 +21,7 @@ const maxEditedEnvFile = 1 << 20
 
 // EnvFileChange is what a relaunch did to an env file (--in-env-file, or
 // the restore of an earlier round's edit).
-// It is plain data, not safe for concurrent use.
+// It is plain data, safe for concurrent use while no one changes it.
 type EnvFileChange struct {
 	Name string     `json:"name"`
 	File string     `json:"file"`

@@ -18,7 +18,7 @@ import (
 
 // DeltaName is one name whose digest differs between the recorded worker's
 // environ and the relaunched worker's.
-// It is plain data, not safe for concurrent use.
+// It is plain data, safe for concurrent use while no one changes it.
 type DeltaName struct {
 	Name string   `json:"name"`
 	How  DeltaHow `json:"how"`
@@ -30,7 +30,7 @@ type DeltaName struct {
 
 // Delta compares the recorded worker's environment with the relaunched
 // worker's, by keyed digest only.
-// It is plain data, not safe for concurrent use.
+// It is plain data, safe for concurrent use while no one changes it.
 type Delta struct {
 	// Declared are the --set names, sorted.
 	Declared []string `json:"declared"`
@@ -197,7 +197,7 @@ func CompareEnv(before, after map[string]string, declared []string) *Delta {
 }
 
 // Result is what Relaunch did besides the new launch.
-// It is plain data, not safe for concurrent use.
+// It is plain data, safe for concurrent use while no one changes it.
 type Result struct {
 	// Previous is the recorded launch that was replaced.
 	Previous *launcher.Record
@@ -224,7 +224,7 @@ type Result struct {
 
 // RollbackResult says how a relaunch that failed after stopping the
 // previous launch can bring it back, and what Options.Rollback did.
-// It is plain data, not safe for concurrent use.
+// It is plain data, safe for concurrent use while no one changes it.
 type RollbackResult struct {
 	// From is the round of the stopped launch (relaunch --round From
 	// brings it back); 0 when nothing was stopped.
@@ -240,7 +240,7 @@ type RollbackResult struct {
 }
 
 // Options tune Relaunch.
-// It is plain data, not safe for concurrent use.
+// It is plain data, safe for concurrent use while no one changes it.
 type Options struct {
 	launcher.Options
 	// Unset drops overrides carried forward from the baseline round; nil:
