@@ -198,20 +198,15 @@ func (t *Tail) Follow(ctx context.Context, interval time.Duration, emit func(str
 // (a follower that must be quick while a launch starts, and may look less
 // often once it runs).
 func (t *Tail) FollowEvery(ctx context.Context, every func() time.Duration, emit func(string)) error {
-	return t.FollowBatched(ctx, every, func(b []byte) { emit(string(b)) }, nil)
+	return t.FollowWoken(ctx, every, nil, func(b []byte) { emit(string(b)) }, nil)
 }
 
-// FollowBatched is FollowEvery with each line as bytes, valid only until
-// emit returns, that also calls drained (when not nil) each time it has
-// emitted all the file holds now, before it waits: an emit that gathers
-// lines writes them out there, in one write, instead of one write (and
-// one string) per line of a chatty worker.
-func (t *Tail) FollowBatched(ctx context.Context, every func() time.Duration, emit func([]byte), drained func()) error {
-	return t.FollowWoken(ctx, every, nil, emit, drained)
-}
-
-// FollowWoken is FollowBatched that also looks at once when woken (a
-// receive from wake: Changes; nil: only on its clock).
+// FollowWoken is FollowEvery with each line as bytes, valid only until
+// emit returns, that also looks at once when woken (a receive from wake:
+// Changes; nil: only on its clock) and calls drained (when not nil) each
+// time it has emitted all the file holds now, before it waits: an emit
+// that gathers lines writes them out there, in one write, instead of one
+// write (and one string) per line of a chatty worker.
 func (t *Tail) FollowWoken(ctx context.Context, every func() time.Duration, wake <-chan struct{}, emit func([]byte), drained func()) error {
 	timer := time.NewTimer(every())
 	defer timer.Stop()

@@ -27,14 +27,16 @@ const (
 // Listeners returns the TCP sockets in LISTEN state on port, IPv4 and IPv6,
 // from one filtered sock_diag query per family. port 0 means every port.
 func Listeners(port uint16) ([]Listener, error) {
-	fd, err := unix.Socket(unix.AF_NETLINK, unix.SOCK_DGRAM|unix.SOCK_CLOEXEC, unix.NETLINK_INET_DIAG)
+	c, err := Open()
 	if err != nil {
-		return nil, fmt.Errorf("sock_diag: %w: %w", ErrUnsupported, err)
+		return nil, err
 	}
-	return listenersOn(fd, port)
+	defer c.Close()
+	return c.Listeners(port)
 }
 
-// listenersOn is Listeners over the sock_diag socket fd, which it closes.
+// listenersOn is Listeners over the sock_diag socket fd (made in another
+// network namespace: listenersIn), which it closes.
 // The socket answers for the network namespace it was made in.
 func listenersOn(fd int, port uint16) ([]Listener, error) {
 	defer unix.Close(fd)
