@@ -528,16 +528,9 @@ func literalParts(pe *syntax.ParamExp) bool {
 			return ok
 		})
 	}
-	if pe.Slice != nil {
-		if pe.Slice.Offset != nil {
-			check(pe.Slice.Offset)
-		}
-		if pe.Slice.Length != nil {
-			check(pe.Slice.Length)
-		}
-		if !literalArithm(pe.Slice.Offset) || !literalArithm(pe.Slice.Length) {
-			return false
-		}
+	// literalArithm refuses every expansion too: a word in it must be digits.
+	if pe.Slice != nil && (!literalArithm(pe.Slice.Offset) || !literalArithm(pe.Slice.Length)) {
+		return false
 	}
 	if pe.Repl != nil {
 		if pe.Repl.Orig != nil {
