@@ -20,7 +20,7 @@ progress = t0=$$(date +%s); \
 	  while :; do sleep 60 & s=$$!; wait $$s; echo "$(1): running for $$(( $$(date +%s) - t0 )) s"; done ) & tick=$$!; \
 	$(2); rc=$$?; kill $$tick; wait $$tick; exit $$rc
 
-.PHONY: all build test test-lanes lane-unit lane-other unit k8svalidation differential library vet fmtcheck cross acceptance demo bench fuzz fuzz-build fuzz-ci clean
+.PHONY: all build test test-lanes lane-other unit k8svalidation differential library vet fmtcheck cross acceptance demo bench fuzz fuzz-build fuzz-ci clean
 
 all: build
 
@@ -120,10 +120,8 @@ test: vet fmtcheck
 # mostly compute. Faster on an idle machine, and its timing-sensitive
 # tests are at risk on a loaded one; CI runs make test.
 test-lanes: vet fmtcheck
-	@$(MAKE) --no-print-directory -j2 START=$(START) lane-unit lane-other
+	@$(MAKE) --no-print-directory -j2 START=$(START) unit lane-other
 	@$(MAKE) --no-print-directory START=$(START) FUZZ_BUILT=1 fuzz-ci
-lane-unit:
-	@$(MAKE) --no-print-directory START=$(START) unit
 lane-other:
 	@for stage in $(filter-out unit,$(TEST_STAGES)); do \
 		$(MAKE) --no-print-directory START=$(START) $$stage || exit 1; \
@@ -139,7 +137,7 @@ fuzz-ci:
 # fuzzing's coverage instrumentation (go test -c -fuzz=.) into $(FUZZBIN):
 # `go test -fuzz` per target relinked the package's instrumented binary for
 # every target (31 targets, 14 packages). fuzz-build builds them (make test
-# does it in its second lane, while unit runs); fuzz runs each target as go
+# as a stage before fuzz-ci, test-lanes in its second lane); fuzz runs each target as go
 # test would: in its package's directory, with go test's fuzz cache dir (the
 # corpus it grows is the same), -test.paniconexit0, no timeout.
 FUZZBIN := bin/fuzz

@@ -26,7 +26,7 @@ import (
 // left alone.
 func StopRecord(ctx context.Context, p proc.FS, st *State, rec *Record, timeout time.Duration) (*StopResult, error) {
 	res := &StopResult{Name: rec.Name}
-	timeout = stopGrace(rec, timeout)
+	timeout = rec.StopGraceOr(timeout)
 	sig := stopSignalName(rec)
 	// A cgroup path from the record is used only when it is one
 	// childproof could have made for this launch.
@@ -210,7 +210,7 @@ func StopLaunch(ctx context.Context, p proc.FS, st *State, name string, timeout,
 	if wait <= 0 {
 		wait = DefaultStopGrace
 		if rec, err := st.Load(name); err == nil {
-			wait = stopGrace(rec, timeout)
+			wait = rec.StopGraceOr(timeout)
 		}
 	}
 	if lerr != nil && !errors.Is(lerr, ErrLocked) {

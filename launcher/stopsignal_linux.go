@@ -1,8 +1,6 @@
 package launcher
 
 import (
-	"time"
-
 	"golang.org/x/sys/unix"
 )
 
@@ -36,13 +34,4 @@ func stopSignalName(r *Record) string {
 		return r.StopSignal
 	}
 	return "SIGTERM"
-}
-
-// stopGrace is timeout when it is positive (stop --timeout), else the
-// record's own (Record.StopGrace).
-func stopGrace(r *Record, timeout time.Duration) time.Duration {
-	if timeout > 0 {
-		return timeout
-	}
-	return r.StopGrace()
 }

@@ -109,7 +109,7 @@ func TestStopGraceOfRecord(t *testing.T) {
 		{Record{StopTimeout: "3s"}, time.Second, time.Second, unix.SIGTERM},
 		{Record{StopTimeout: "junk", StopSignal: "SIGKILL"}, 0, DefaultStopGrace, unix.SIGTERM},
 	} {
-		if got := stopGrace(&c.rec, c.timeout); got != c.want {
+		if got := c.rec.StopGraceOr(c.timeout); got != c.want {
 			t.Errorf("%+v stopGrace(%s) = %s, want %s", c.rec, c.timeout, got, c.want)
 		}
 		if got := StopSignalOf(stopSignalName(&c.rec)); got != c.sig {

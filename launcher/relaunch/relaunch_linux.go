@@ -541,7 +541,7 @@ func (r *relaunchRound) takeLock() error {
 func (r *relaunchRound) stopPrevious(ctx context.Context) error {
 	// The previous launch's own stop block (its record's), unless the
 	// caller set a grace (relaunch --timeout).
-	timeout := stopGrace(r.prev, r.opts.StopGrace)
+	timeout := r.prev.StopGraceOr(r.opts.StopGrace)
 	if r.prev.Stopped == nil {
 		sr, err := launcher.StopRecord(ctx, r.opts.Proc, r.st, r.prev, timeout)
 		if err != nil {
@@ -693,15 +693,6 @@ func (r *relaunchRound) refuse(la *launcher.Launch) error {
 	return &launcher.Error{Outcome: outcome.Delta, Report: rep, Msg: msg,
 		Fix:  launcher.FixDeltaFound,
 		Hint: "a relaunch must change exactly the names of Options.Set; declare each intended change there, or undo the others (the previous record stays the baseline)"}
-}
-
-// stopGrace is timeout when it is positive (relaunch --timeout), else the
-// record's own (Record.StopGrace).
-func stopGrace(r *launcher.Record, timeout time.Duration) time.Duration {
-	if timeout > 0 {
-		return timeout
-	}
-	return r.StopGrace()
 }
 
 // hasKey reports whether m has the key k.

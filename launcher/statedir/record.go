@@ -199,6 +199,15 @@ func (r *Record) StopGrace() time.Duration {
 	return DefaultStopGrace
 }
 
+// StopGraceOr is timeout when it is positive (stop --timeout, relaunch
+// --timeout), else the record's own (StopGrace).
+func (r *Record) StopGraceOr(timeout time.Duration) time.Duration {
+	if timeout > 0 {
+		return timeout
+	}
+	return r.StopGrace()
+}
+
 // RecordRank is one worker of a multi-process job: its fingerprint and
 // its environment as digests, as Record keeps the worker's. It is plain
 // data, safe for concurrent use while no one changes it.
