@@ -63,11 +63,29 @@ func (p FS) LiveEnv(pid int) (LiveEnv, error) {
 	if err != nil {
 		return LiveEnv{}, err
 	}
+	return p.ParseLive(pid, raw), nil
+}
+
+// ParseLive parses raw, pid's environment block as read, and tells
+// whether the process rewrote it (Rewritten); a rewritten block's Vars
+// are what the rewrite left intact (IntactEnv). It reads pid's stat and
+// cmdline at most once.
+func (p FS) ParseLive(pid int, raw []byte) LiveEnv {
 	le := LiveEnv{Vars: ParseEnviron(raw)}
-	if le.Rewritten = p.Rewritten(pid, raw, le.Vars); le.Rewritten != "" {
-		le.Vars = p.IntactEnv(pid, raw)
+	over := -1 // the title's run past the argv area, not read yet
+	if le.Rewritten = blockSign(raw, le.Vars); le.Rewritten == "" {
+		var cmdLen, argLen int
+		if over, cmdLen, argLen = p.argOverrun(pid); over > 0 {
+			le.Rewritten = overrunSign(cmdLen, argLen)
+		}
 	}
-	return le, nil
+	if le.Rewritten != "" {
+		if over < 0 {
+			over, _, _ = p.argOverrun(pid)
+		}
+		le.Vars = Intact(raw, over)
+	}
+	return le
 }
 
 // Rewritten names the sign that pid wrote over its environment block
@@ -79,6 +97,17 @@ func (p FS) LiveEnv(pid int) (LiveEnv, error) {
 //   - /proc/PID/cmdline runs past the argv area (stat fields 48–49) into
 //     the environment area.
 func (p FS) Rewritten(pid int, raw []byte, vars []Var) string {
+	if sign := blockSign(raw, vars); sign != "" {
+		return sign
+	}
+	if over, cmdLen, argLen := p.argOverrun(pid); over > 0 {
+		return overrunSign(cmdLen, argLen)
+	}
+	return ""
+}
+
+// blockSign is Rewritten's signs that the block itself shows.
+func blockSign(raw []byte, vars []Var) string {
 	if len(raw) > 0 && len(bytes.Trim(raw, "\x00")) == 0 {
 		return fmt.Sprintf("its %d-byte environment block holds only NUL bytes", len(raw))
 	}
@@ -87,12 +116,30 @@ func (p FS) Rewritten(pid int, raw []byte, vars []Var) string {
 			return fmt.Sprintf("entry %d of its environment block is not NAME=VALUE (a process title written over it)", i+1)
 		}
 	}
-	if s, err := p.Stat(pid); err == nil && s.ArgEnd > s.ArgStart {
-		if cl, err := p.CmdlineRaw(pid); err == nil && uint64(len(cl)) > s.ArgEnd-s.ArgStart {
-			return fmt.Sprintf("its command line (%d bytes) runs past its %d-byte argv area into the environment area", len(cl), s.ArgEnd-s.ArgStart)
-		}
-	}
 	return ""
+}
+
+// overrunSign is Rewritten's sign of a command line of cmdLen bytes
+// past an argv area of argLen.
+func overrunSign(cmdLen, argLen int) string {
+	return fmt.Sprintf("its command line (%d bytes) runs past its %d-byte argv area into the environment area", cmdLen, argLen)
+}
+
+// argOverrun returns how many bytes pid's /proc/PID/cmdline (cmdLen
+// bytes) runs past its argv area (argLen bytes, stat fields 48–49): a
+// title written into the environment area; 0 when it does not, or when
+// either cannot be read.
+func (p FS) argOverrun(pid int) (over, cmdLen, argLen int) {
+	s, err := p.Stat(pid)
+	if err != nil || s.ArgEnd <= s.ArgStart {
+		return 0, 0, 0
+	}
+	cl, err := p.CmdlineRaw(pid)
+	if err != nil || uint64(len(cl)) <= s.ArgEnd-s.ArgStart {
+		return 0, 0, 0
+	}
+	argLen = int(s.ArgEnd - s.ArgStart)
+	return len(cl) - argLen, len(cl), argLen
 }
 
 // validEntry reports whether v came from a NAME=VALUE entry with a
@@ -111,13 +158,8 @@ func validEntry(raw []byte, v Var) bool {
 // that the rewrite cannot have touched (Intact), the title's run past the
 // argv area (/proc/PID/cmdline longer than stat fields 48–49 say) skipped.
 func (p FS) IntactEnv(pid int, raw []byte) []Var {
-	skip := 0
-	if s, err := p.Stat(pid); err == nil && s.ArgEnd > s.ArgStart {
-		if cl, err := p.CmdlineRaw(pid); err == nil && uint64(len(cl)) > s.ArgEnd-s.ArgStart {
-			skip = len(cl) - int(s.ArgEnd-s.ArgStart)
-		}
-	}
-	return Intact(raw, skip)
+	over, _, _ := p.argOverrun(pid)
+	return Intact(raw, over)
 }
 
 // Intact returns the entries of an environment block raw that a process

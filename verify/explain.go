@@ -123,12 +123,13 @@ func (v *Verifier) ExplainTree(root, worker int, names []string, ev *ExecEnv, t 
 			row.Argv = []string{}
 		}
 		raw, err := p.EnvironRaw(pid)
-		vars := proc.ParseEnviron(raw)
 		// A name missing from a block the process wrote a title over
-		// (setproctitle) is unreadable, not unset.
-		rewrote := err == nil && p.Rewritten(pid, raw, vars) != ""
-		if rewrote {
-			vars = p.IntactEnv(pid, raw) // what the title left: judged as tree.go does
+		// (setproctitle) is unreadable, not unset; vars are what the
+		// title left, judged as tree.go does.
+		vars, rewrote := proc.ParseEnviron(raw), false
+		if err == nil {
+			le := p.ParseLive(pid, raw)
+			vars, rewrote = le.Vars, le.Rewritten != ""
 		}
 		var exec *ExecEnv
 		if pid == worker && (err != nil || rewrote) {

@@ -125,13 +125,11 @@ func (v *Verifier) memberBlock(t TreeCheck, pid int) *block {
 	if err != nil || len(raw) == 0 {
 		return &block{source: EvidenceUnreadable}
 	}
-	vars := proc.ParseEnviron(raw)
-	if v.Proc.Rewritten(pid, raw, vars) != "" {
-		// What the title left of the block its exec received: the names
-		// in it are evidence, the others cannot be read.
-		return &block{source: EvidenceLive, vars: v.Proc.IntactEnv(pid, raw), partial: true}
-	}
-	return &block{source: EvidenceLive, vars: vars}
+	// Of a block the process wrote a title over, what the title left of
+	// the block its exec received: the names in it are evidence, the
+	// others cannot be read.
+	le := v.Proc.ParseLive(pid, raw)
+	return &block{source: EvidenceLive, vars: le.Vars, partial: le.Rewritten != ""}
 }
 
 // intended returns the names of c with a known intended digest that the
