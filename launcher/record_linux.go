@@ -29,7 +29,7 @@ func (la *Launch) newRecordOf(argv []string, root, worker verify.Fingerprint, pe
 		Env: map[string]string{}, WorkerEnv: map[string]string{},
 		Log:     la.LogPath(),
 		Pending: pending,
-		Round:   la.roundN(),
+		Round:   la.Round(),
 	}
 	rec.Vars = la.recordVars(secrets)
 	rec.Oneshot = l.Oneshot

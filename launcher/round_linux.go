@@ -226,17 +226,14 @@ func FillRoundEnds(p proc.FS, st *State, name string) ([]*Round, error) {
 	return rounds, err
 }
 
-// roundN is the launch's round number (0: none).
-func (la *Launch) roundN() int {
+// Round returns the number of the launch's round in the history (0 when
+// none could be written).
+func (la *Launch) Round() int {
 	if la.notes.round == nil {
 		return 0
 	}
 	return la.notes.round.N
 }
-
-// Round returns the number of the launch's round in the history (0 when
-// none could be written).
-func (la *Launch) Round() int { return la.roundN() }
 
 // rootStatus is the launched root's wait status, nil while unknown.
 func (la *Launch) rootStatus() *syscall.WaitStatus {
