@@ -4,6 +4,7 @@ import (
 	"sync"
 
 	"github.com/childproof/childproof/launcher/exectrace"
+	"github.com/childproof/childproof/launcher/sigtree"
 	"github.com/childproof/childproof/launcher/statedir"
 	"github.com/childproof/childproof/spec"
 	"github.com/childproof/childproof/verify"
@@ -29,7 +30,16 @@ type Launch struct {
 	opts Options
 	lock *statedir.LaunchLock
 	// tree is the launched processes (nil until the exec).
-	tree *procTree
+	tree *sigtree.Tree
+	// events hears the tree's forks, execs and exits (nil: not root, or
+	// the proc connector refused; treeevents_linux.go).
+	events *treeEvents
+
+	// mu guards the worker, the tree's signals and reaping, and what
+	// stopping it did.
+	mu       sync.Mutex
+	finished bool        // signals and reaping are over (terminate returned)
+	stopped  *StopResult // what stopping it did, once finished
 	// worker is the worker once found (its fingerprint) and its pidfd
 	// once verified (else -1).
 	worker workerRef
@@ -104,19 +114,19 @@ func (la *Launch) Worker() verify.Fingerprint {
 	if la.tree == nil {
 		return la.worker.Fingerprint
 	}
-	la.tree.mu.Lock()
-	defer la.tree.mu.Unlock()
+	la.mu.Lock()
+	defer la.mu.Unlock()
 	return la.worker.Fingerprint
 }
 
 // Root returns the launch root's fingerprint.
-func (la *Launch) Root() verify.Fingerprint { return la.tree.root.fp }
+func (la *Launch) Root() verify.Fingerprint { return la.tree.Root.FP }
 
 // LogPath returns the path of the tree's log.
 func (la *Launch) LogPath() string { return la.State.LogPath(la.Spec.Name) }
 
 // Done is closed when the launched root process has exited and been reaped.
-func (la *Launch) Done() <-chan struct{} { return la.tree.root.done }
+func (la *Launch) Done() <-chan struct{} { return la.tree.Root.Done }
 
 // ExitCode returns the root's exit code once Done is closed.
-func (la *Launch) ExitCode() int { return la.tree.root.status.ExitCode() }
+func (la *Launch) ExitCode() int { return la.tree.Root.Status.ExitCode() }

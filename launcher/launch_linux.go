@@ -17,6 +17,7 @@ import (
 
 	"github.com/childproof/childproof/launcher/exectrace"
 	"github.com/childproof/childproof/launcher/proctree"
+	"github.com/childproof/childproof/launcher/sigtree"
 	"github.com/childproof/childproof/launcher/statedir"
 	"github.com/childproof/childproof/outcome"
 	"github.com/childproof/childproof/proc"
@@ -278,7 +279,7 @@ func (s *startRun) attempts(ctx context.Context) (*Launch, error) {
 		}
 		pid := la.worker.Pid
 		if pid == 0 && la.tree != nil {
-			pid = la.tree.root.pid()
+			pid = la.tree.Root.Pid()
 		}
 		la.abort()
 		la.restoreRecord(prevRecord)
@@ -320,7 +321,7 @@ func (s *startRun) started(la *Launch) {
 			la.lock = nil
 		}
 		la.out.stop()
-		la.tree.events.close()
+		la.events.close()
 	}
 	la.out.running()
 }
@@ -475,7 +476,7 @@ type spawnRun struct {
 	cgf  *os.File
 	// cmd is the command of the latest try; root the tree's root.
 	cmd  *exec.Cmd
-	root *rootProc
+	root *sigtree.Root
 }
 
 // openLogAndMask opens the launch's log and saves its mask, with the
@@ -554,12 +555,12 @@ func (la *Launch) pipeOutput(sp *spawnRun, logf *os.File) error {
 // cgroup to start in unless Options.NoCgroup.
 func (la *Launch) buildCommand(sp *spawnRun) error {
 	l := la.Spec
-	t := &procTree{p: la.opts.Proc, leader: -1, marker: sp.marker,
-		daemons: la.Spec.Worker.Comm != "" || la.Spec.Worker.Exe != "" || len(la.Spec.Ports) > 0 || len(la.Spec.Roles) > 0}
+	t := &sigtree.Tree{P: la.opts.Proc, Leader: -1, Marker: sp.marker,
+		Daemons: la.Spec.Worker.Comm != "" || la.Spec.Worker.Exe != "" || len(la.Spec.Ports) > 0 || len(la.Spec.Roles) > 0}
 	la.tree = t
-	sp.envList = proctree.WithMarker(la.Env.List(), t.marker)
+	sp.envList = proctree.WithMarker(la.Env.List(), t.Marker)
 	cmd := &exec.Cmd{Path: sp.prog, Args: sp.argv, Env: sp.envList, Dir: la.dir(), Stdin: sp.devnull, Stdout: sp.logw, Stderr: sp.errw}
-	sys := &syscall.SysProcAttr{PidFD: &t.leader}
+	sys := &syscall.SysProcAttr{PidFD: &t.Leader}
 	cred, err := credential(l)
 	if err != nil {
 		return err
@@ -572,7 +573,7 @@ func (la *Launch) buildCommand(sp *spawnRun) error {
 		sys.Pdeathsig = syscall.SIGKILL
 	}
 	if !la.opts.NoCgroup {
-		t.cgroup, sp.cgf = proctree.NewCgroup(l.Name)
+		t.Cgroup, sp.cgf = proctree.NewCgroup(l.Name)
 		if sp.cgf != nil {
 			sys.UseCgroupFD = true
 			sys.CgroupFD = int(sp.cgf.Fd())
@@ -589,27 +590,27 @@ func (la *Launch) buildCommand(sp *spawnRun) error {
 // never appeared". The started root is recorded as pending.
 func (la *Launch) spawn(sp *spawnRun) error {
 	l, t := la.Spec, la.tree
-	sp.root = &rootProc{done: make(chan struct{})}
+	sp.root = &sigtree.Root{Done: make(chan struct{})}
 	if !la.opts.Detach {
 		// Before the tree starts: there is no moment its starter can die
 		// unwatched.
-		la.watchdog = startWatchdog(sp.marker, t.cgroup)
+		la.watchdog = startWatchdog(sp.marker, t.Cgroup)
 	}
 	if err := la.journal(sp.argv); err != nil {
 		if sp.cgf != nil {
 			sp.cgf.Close()
-			proctree.RemoveCgroup(t.cgroup)
+			proctree.RemoveCgroup(t.Cgroup)
 		}
 		return err
 	}
 	if la.wantsTreeEvents() {
-		t.events = listenTree()
+		la.events = listenTree()
 	}
 	err := withoutInherited(func() error { return sp.start(la, sp.cmd) })
 	if err != nil && sp.cgf != nil {
 		sp.cgf.Close()
-		proctree.RemoveCgroup(t.cgroup)
-		t.cgroup, sp.cgf = "", nil
+		proctree.RemoveCgroup(t.Cgroup)
+		t.Cgroup, sp.cgf = "", nil
 		sp.sys.UseCgroupFD, sp.sys.CgroupFD = false, 0
 		// The journal first says there is no cgroup: a record that names
 		// one describes a tree only ever started into it (proctree.CgroupRemoved).
@@ -624,20 +625,20 @@ func (la *Launch) spawn(sp *spawnRun) error {
 	}
 	sp.out.started()
 	if err != nil {
-		t.events.close()
-		t.events = nil
+		la.events.close()
+		la.events = nil
 		if sp.cred != nil && errors.Is(err, syscall.EACCES) {
 			return la.exitedError(sp.r, fmt.Sprintf("the worker never appeared: %v (as %s: the program or the directory %s is not accessible to uid %d)", err, runAs(l), la.dir(), sp.cred.Uid))
 		}
 		return la.exitedError(sp.r, fmt.Sprintf("the worker never appeared: %v", err))
 	}
 	pid := sp.cmd.Process.Pid
-	t.root, t.pgid = sp.root, pid
-	t.events.follow(pid)
+	t.Root, t.Pgid = sp.root, pid
+	la.events.follow(pid)
 	if fp, err := verify.TakeFingerprint(la.opts.Proc, pid); err == nil {
-		sp.root.fp = fp
+		sp.root.FP = fp
 	} else {
-		sp.root.fp = verify.Fingerprint{Pid: pid}
+		sp.root.FP = verify.Fingerprint{Pid: pid}
 	}
 	la.recordPending()
 	return nil
@@ -652,12 +653,12 @@ func (sp *spawnRun) newCmd(la *Launch) *exec.Cmd {
 // refused (a seccomp policy, or a tracer already on us): then cmd is made
 // afresh without the trace and started plainly.
 func (sp *spawnRun) start(la *Launch, cmd *exec.Cmd) error {
-	sp.root.cmd = cmd
+	sp.root.Cmd = cmd
 	if !la.noExecCapture() {
-		w, err := exectrace.Start(cmd, la.opts.Detach, sp.reap, sp.root.done)
+		w, err := exectrace.Start(cmd, la.opts.Detach, sp.reap, sp.root.Done)
 		if err == nil {
 			la.exec.watch = w
-			la.tree.forked = func() []int { return w.ForkedPids(la.opts.Proc) }
+			la.tree.Forked = func() []int { return w.ForkedPids(la.opts.Proc) }
 			return nil
 		}
 		sp.sys.Ptrace = false
@@ -671,14 +672,14 @@ func (sp *spawnRun) start(la *Launch, cmd *exec.Cmd) error {
 }
 
 // reap waits for the root in the background and records how it ended,
-// closing root.done then.
+// closing root.Done then.
 func (sp *spawnRun) reap() {
 	root := sp.root
 	go func() {
-		root.cmd.Wait()
-		root.status = processStatus(root.cmd.ProcessState)
-		root.state = root.cmd.ProcessState
-		close(root.done)
+		root.Cmd.Wait()
+		root.Status = sigtree.ProcessStatus(root.Cmd.ProcessState)
+		root.State = root.Cmd.ProcessState
+		close(root.Done)
 	}()
 }
 

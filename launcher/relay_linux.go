@@ -518,7 +518,7 @@ func (o *output) close() {
 // say that the reader's last read is in the log yet; a process that kept
 // the pipe (a daemon of the tree) leaves it to drain.
 func (la *Launch) tail(n int) []string {
-	if r := la.tree.root; r != nil && r.exited() && la.pipe != nil {
+	if r := la.tree.Root; r != nil && r.Exited() && la.pipe != nil {
 		select {
 		case <-la.pipe.done:
 		case <-time.After(300 * time.Millisecond):

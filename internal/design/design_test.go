@@ -45,8 +45,10 @@ var layers = map[string][]string{
 	"launcher/proctree": {"verify", "proc", "spec", "launcher/statedir", "internal/sockdiag"},
 	// The exec-time capture: ptrace of a launched tree.
 	"launcher/exectrace": {"verify", "proc"},
+	// The tree as something to signal: pidfds, its group, cgroup, marker.
+	"launcher/sigtree": {"verify", "proc", "launcher/proctree", "internal/pidfd"},
 	// Starting, finding, recording, stopping.
-	"launcher": {"verify", "proc", "spec", "launcher/failure", "launcher/statedir", "launcher/proctree", "launcher/exectrace", "outcome", "redact", "internal/atomicfile",
+	"launcher": {"verify", "proc", "spec", "launcher/failure", "launcher/statedir", "launcher/proctree", "launcher/exectrace", "launcher/sigtree", "outcome", "redact", "internal/atomicfile",
 		"internal/dotenv", "internal/logrelay", "internal/logtail", "internal/pidfd", "internal/probe", "internal/sockdiag",
 		"internal/proccn"},
 	"launcher/group": {"launcher", "verify", "proc", "spec", "outcome"},
