@@ -491,7 +491,7 @@ func (la *Launch) openLogAndMask(sp *spawnRun) (*os.File, error) {
 	sp.argv, sp.prog = argv, prog
 	la.Env.secrets = secretSet(l, la.Env.Vars, la.opts.SecretSet, argv, la.State.Digest)
 	if err == nil {
-		if err = la.State.SaveLogMask(l.Name, la.Env.Secrets()); err != nil {
+		if err = la.State.SaveLogMaskFor(l.Name, la.Env.Secrets(), la.opts.Detach); err != nil {
 			logf.Close()
 		}
 	}

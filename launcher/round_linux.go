@@ -264,7 +264,7 @@ func (la *Launch) noteEnd(ws *syscall.WaitStatus) {
 	} else {
 		end.How, end.Seen, end.StoppedBy = EndStopped, SeenStop, "childproof stopped the launch"
 	}
-	la.State.EndRound(la.Spec.Name, la.notes.round.N, la.notes.round.Started, end)
+	la.State.EndRound(la.Spec.Name, la.notes.round.N, la.notes.round.Started, end, la.opts.Detach)
 }
 
 // RefuseRound marks la's round refused: verified, then stopped because
