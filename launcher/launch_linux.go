@@ -234,11 +234,11 @@ func (s *startRun) prepare(ctx context.Context, envOut **Env) error {
 	// is asked first, so that a launch of the name that is alive is one
 	// answer (exit 6, naming its spec file and pid) with or without a
 	// port, and exit 4 stays for what childproof did not start.
-	if err := guardPrevious(ctx, v.Proc, st, l, opts.Notify); err != nil {
+	if err := guardPrevious(ctx, v.Proc, st, l, opts.replaced()); err != nil {
 		lock.Unlock()
 		return err
 	}
-	if err := preflight(ctx, v, st, l, opts.Notify); err != nil {
+	if err := preflight(ctx, v, st, l, opts.replaced()); err != nil {
 		lock.Unlock()
 		return err
 	}
@@ -347,7 +347,7 @@ func preflightRetry(ctx context.Context, v *verify.Verifier, st *State, l *spec.
 
 // preflight fails with exit 4 when a declared port is held by anything but
 // our own recorded previous instance, which it stops when on_stale = replace.
-func preflight(ctx context.Context, v *verify.Verifier, st *State, l *spec.Launch, notify func(string)) error {
+func preflight(ctx context.Context, v *verify.Verifier, st *State, l *spec.Launch, notify func(*Replaced)) error {
 	for _, pt := range l.Ports {
 		hs, err := verify.Holders(v.Proc, pt.Number, nil)
 		if err != nil {
@@ -362,7 +362,7 @@ func preflight(ctx context.Context, v *verify.Verifier, st *State, l *spec.Launc
 						return err
 					}
 					if notify != nil {
-						notify(fmt.Sprintf("on_stale = \"replace\": port %d was held by the previous launch of %q; %s", pt.Number, l.Name, res.Message))
+						notify(&Replaced{Name: l.Name, Port: pt.Number, Stopped: res.Message})
 					}
 					continue
 				}
@@ -628,7 +628,9 @@ func (la *Launch) spawn(sp *spawnRun) error {
 		la.events.close()
 		la.events = nil
 		if sp.cred != nil && errors.Is(err, syscall.EACCES) {
-			return la.exitedError(sp.r, fmt.Sprintf("the worker never appeared: %v (as %s: the program or the directory %s is not accessible to uid %d)", err, runAs(l), la.dir(), sp.cred.Uid))
+			e := la.exitedError(sp.r, fmt.Sprintf("the worker never appeared: %v (as %s: the program or the directory %s is not accessible to uid %d)", err, runAs(l), la.dir(), sp.cred.Uid))
+			e.Spec = l // the caller names its user and group its own way
+			return e
 		}
 		return la.exitedError(sp.r, fmt.Sprintf("the worker never appeared: %v", err))
 	}

@@ -286,7 +286,7 @@ func (la *Launch) probeReady(ctx context.Context, r *verify.Report, c verify.Che
 		return nil
 	}
 	if kind == "log" {
-		return la.waitLine(ctx, r, worker, wfd, deadline, la.out.specMatched, fmt.Sprintf("no line of its output matched ready { log = %q }", l.Ready.Log))
+		return la.waitLine(ctx, r, worker, wfd, deadline, la.out.specMatched, fmt.Sprintf("no line of its output matched Ready.Log %q", l.Ready.Log))
 	}
 	check := la.readyCheck(c)
 	// A worker in another network namespace is reached from there.
