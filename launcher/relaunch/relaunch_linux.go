@@ -702,11 +702,6 @@ func hasKey[V any](m map[string]V, k string) bool {
 	return ok
 }
 
-// errorf is a *launcher.Error of outcome o with a formatted message.
-func errorf(o outcome.Kind, format string, args ...any) *launcher.Error {
-	return &launcher.Error{Outcome: o, Msg: fmt.Sprintf(format, args...)}
-}
-
 func listOrNone(s []string) string {
 	if len(s) == 0 {
 		return "none"
