@@ -4,8 +4,10 @@ import (
 	"sync"
 
 	"github.com/childproof/childproof/launcher/exectrace"
+	"github.com/childproof/childproof/launcher/relay"
 	"github.com/childproof/childproof/launcher/sigtree"
 	"github.com/childproof/childproof/launcher/statedir"
+	"github.com/childproof/childproof/launcher/watchdog"
 	"github.com/childproof/childproof/spec"
 	"github.com/childproof/childproof/verify"
 )
@@ -51,13 +53,13 @@ type Launch struct {
 	out      *follower
 	stopOnce sync.Once
 	// pipe is the tree's output pipe and its masking reader.
-	pipe *output
+	pipe *relay.Pipe
 	// testState is set when the launch holds a reference to the test
 	// binary's state dir (testStateDir), given back by finish.
 	testState bool
 	// watchdog ends a foreground tree whose starter is gone (nil:
 	// detached, or none could be started).
-	watchdog *watchdog
+	watchdog *watchdog.Watchdog
 	// ranks are the workers of a multi-process job (worker { count = N
 	// }), worker's first, once all N are there (ranks_linux.go).
 	ranks []rank

@@ -15,10 +15,13 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/childproof/childproof/internal/noinherit"
 	"github.com/childproof/childproof/launcher/exectrace"
 	"github.com/childproof/childproof/launcher/proctree"
+	"github.com/childproof/childproof/launcher/relay"
 	"github.com/childproof/childproof/launcher/sigtree"
 	"github.com/childproof/childproof/launcher/statedir"
+	"github.com/childproof/childproof/launcher/watchdog"
 	"github.com/childproof/childproof/outcome"
 	"github.com/childproof/childproof/proc"
 	"github.com/childproof/childproof/spec"
@@ -84,7 +87,7 @@ func startHeld(ctx context.Context, l *spec.Launch, opts Options, h held) (*Laun
 func startChecked(ctx context.Context, l *spec.Launch, opts Options, h held, env **Env) (*Launch, error) {
 	if opts.Detach {
 		var err error
-		if opts.Relay, err = relayProgram(opts.Relay); err != nil {
+		if opts.Relay, err = relay.Program(opts.Relay); err != nil {
 			h.lock.Unlock()
 			return nil, err
 		}
@@ -314,8 +317,8 @@ func (s *startRun) started(la *Launch) {
 	if s.opts.Detach {
 		// What the tree printed so far is in the log (the relay
 		// has caught up) when run returns; the relay goes on alone.
-		la.pipe.drain(2 * time.Second)
-		la.pipe.close()
+		la.pipe.Drain(2 * time.Second)
+		la.pipe.Close()
 		if !s.h.keep {
 			s.lock.Unlock()
 			la.lock = nil
@@ -461,7 +464,7 @@ type spawnRun struct {
 	envList []string
 	// out is the tree's output pipe; logw its write end, the tree's
 	// stdout and stderr.
-	out  *output
+	out  *relay.Pipe
 	logw *os.File
 	// errw is the tree's stderr: logw, or the stderr pipe's write end
 	// when Options.Stdout or Stderr keeps the streams apart.
@@ -519,33 +522,30 @@ func (la *Launch) openLogAndMask(sp *spawnRun) (*os.File, error) {
 // pipeOutput makes the pipe the tree writes to, which childproof reads
 // and masks into logf (at the source: the log never holds a secret);
 // logf is the reader's from here. Neither the relay nor the tree
-// inherits a descriptor of the caller (withoutInherited).
+// inherits a descriptor of the caller (noinherit.Run).
 func (la *Launch) pipeOutput(sp *spawnRun, logf *os.File) error {
 	sp.marker = proctree.NewMarker(la.Spec.Name)
 	var also io.Writer
 	if la.out != nil && !la.opts.Detach {
 		also = la.out
 	}
-	relay := ""
+	prog := ""
 	if la.opts.Detach {
-		relay = la.opts.Relay
+		prog = la.opts.Relay
 	}
-	var out *output
+	var out *relay.Pipe
 	var err error
 	if la.opts.Stdout != nil || la.opts.Stderr != nil {
-		out, err = startSplitOutput(logf, la.Env.Secrets(), also, la.opts.Stdout, la.opts.Stderr)
+		out, err = relay.StartSplit(logf, la.Env.Secrets(), also, la.opts.Stdout, la.opts.Stderr)
 	} else {
-		out, err = startOutput(logf, la.Env.Secrets(), relay, sp.marker, also)
+		out, err = relay.Start(logf, la.Env.Secrets(), prog, sp.marker, also)
 	}
 	if err != nil {
 		logf.Close()
 		return &Error{Outcome: outcome.Usage, Msg: "log", Err: err}
 	}
 	la.pipe = out
-	sp.out, sp.logw, sp.errw = out, out.w, out.w
-	if out.err != nil {
-		sp.errw = out.err.w
-	}
+	sp.out, sp.logw, sp.errw = out, out.Stdout(), out.Stderr()
 	return nil
 }
 
@@ -594,7 +594,7 @@ func (la *Launch) spawn(sp *spawnRun) error {
 	if !la.opts.Detach {
 		// Before the tree starts: there is no moment its starter can die
 		// unwatched.
-		la.watchdog = startWatchdog(sp.marker, t.Cgroup)
+		la.watchdog = watchdog.Start(proctree.MarkerVar+"="+sp.marker, t.Cgroup)
 	}
 	if err := la.journal(sp.argv); err != nil {
 		if sp.cgf != nil {
@@ -606,7 +606,7 @@ func (la *Launch) spawn(sp *spawnRun) error {
 	if la.wantsTreeEvents() {
 		la.events = listenTree()
 	}
-	err := withoutInherited(func() error { return sp.start(la, sp.cmd) })
+	err := noinherit.Run(func() error { return sp.start(la, sp.cmd) })
 	if err != nil && sp.cgf != nil {
 		sp.cgf.Close()
 		proctree.RemoveCgroup(t.Cgroup)
@@ -618,12 +618,12 @@ func (la *Launch) spawn(sp *spawnRun) error {
 			return err
 		}
 		sp.cmd = sp.newCmd(la)
-		err = withoutInherited(func() error { return sp.start(la, sp.cmd) })
+		err = noinherit.Run(func() error { return sp.start(la, sp.cmd) })
 	}
 	if sp.cgf != nil {
 		sp.cgf.Close()
 	}
-	sp.out.started()
+	sp.out.Started()
 	if err != nil {
 		la.events.close()
 		la.events = nil

@@ -43,8 +43,8 @@ func (la *Launch) newRecordOf(argv []string, root, worker verify.Fingerprint, pe
 		rec.Supervisor = os.Getpid()
 	}
 	rec.Secrets = la.State.SecretDigests(secrets)
-	if la.pipe != nil && la.pipe.relay != nil && la.pipe.relay.Process != nil {
-		if fp, err := verify.TakeFingerprint(la.opts.Proc, la.pipe.relay.Process.Pid); err == nil {
+	if rp := la.pipe.RelayProcess(); rp != nil {
+		if fp, err := verify.TakeFingerprint(la.opts.Proc, rp.Pid); err == nil {
 			fp = maskExe(secrets, fp)
 			rec.Relay = &fp
 		}

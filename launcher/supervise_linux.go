@@ -217,12 +217,12 @@ func (la *Launch) abort() {
 	if la.tree == nil || la.tree.Root == nil {
 		la.exec.watch.Detach()
 		la.closeFDs()
-		la.pipe.finish(time.Second)
+		la.pipe.Finish(time.Second)
 		if la.tree != nil {
 			proctree.RemoveCgroup(la.tree.Cgroup)
 		}
 		la.out.stop()
-		la.watchdog.release()
+		la.watchdog.Release()
 		return
 	}
 	// Stopped while still traced: a process the tree forks meanwhile (a
@@ -255,9 +255,9 @@ func (la *Launch) terminate(grace time.Duration) {
 	t.WaitGone(context.Background(), 2*time.Second, allGone)
 	t.Unwatch()
 	la.closeFDs()
-	la.pipe.finish(time.Second)
+	la.pipe.Finish(time.Second)
 	proctree.RemoveCgroup(t.Cgroup)
-	la.watchdog.release()
+	la.watchdog.Release()
 	la.finished = true
 	how := "it had already exited"
 	switch {
