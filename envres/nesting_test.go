@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	"mvdan.cc/sh/v3/syntax"
+
+	"github.com/childproof/childproof/envres/internal/nesting"
 )
 
 // deepScripts are scripts that overflowed the Go stack (or took most of
@@ -76,12 +78,12 @@ func TestCheckNesting(t *testing.T) {
 		"extglob":            "shopt -s extglob\nls @(a|b) !(c)\n",
 	}
 	for name, src := range flat {
-		s := &nestScan{src: []byte(strings.Repeat(src, 3000)), line: 1, cmd: true, levels: []nestLevel{{kind: nFile}}}
-		if !s.scan() {
-			t.Errorf("%s: refused at %d:%d", name, s.atLine, s.at-s.atStart+1)
+		s := nesting.Scan([]byte(strings.Repeat(src, 3000)))
+		if s.Refused {
+			t.Errorf("%s: refused at %d:%d", name, s.Line, s.Column)
 		}
-		if len(s.levels) != 1 {
-			t.Errorf("%s: %d levels left open at the end", name, len(s.levels)-1)
+		if s.Open != 0 {
+			t.Errorf("%s: %d levels left open at the end", name, s.Open)
 		}
 	}
 }
@@ -119,8 +121,8 @@ func FuzzCheckNesting(f *testing.F) {
 		if len(src) > 1<<16 {
 			return
 		}
-		s := &nestScan{src: []byte(src), line: 1, cmd: true, levels: []nestLevel{{kind: nFile}}}
-		if !s.scan() {
+		s := nesting.Scan([]byte(src))
+		if s.Refused {
 			return
 		}
 		file, err := syntax.NewParser().Parse(strings.NewReader(src), "x.sh")
@@ -137,8 +139,8 @@ func FuzzCheckNesting(f *testing.F) {
 			deepest = max(deepest, depth)
 			return true
 		})
-		if bound := 16*(s.max+1) + 64; deepest > bound {
-			t.Fatalf("the syntax tree is %d deep, CheckNesting counted %d (bound %d)", deepest, s.max, bound)
+		if bound := 16*(s.Deepest+1) + 64; deepest > bound {
+			t.Fatalf("the syntax tree is %d deep, CheckNesting counted %d (bound %d)", deepest, s.Deepest, bound)
 		}
 	})
 }
@@ -170,13 +172,13 @@ func TestNestingOnPrecisionCorpus(t *testing.T) {
 			return nil
 		}
 		n++
-		s := &nestScan{src: b, line: 1, cmd: true, levels: []nestLevel{{kind: nFile}}}
-		if !s.scan() {
-			t.Errorf("%s: refused at %d:%d", p, s.atLine, s.at-s.atStart+1)
-		} else if len(s.levels) != 1 {
-			t.Errorf("%s: %d levels left open at the end (the scan lost its place)", p, len(s.levels)-1)
+		s := nesting.Scan(b)
+		if s.Refused {
+			t.Errorf("%s: refused at %d:%d", p, s.Line, s.Column)
+		} else if s.Open != 0 {
+			t.Errorf("%s: %d levels left open at the end (the scan lost its place)", p, s.Open)
 		}
-		deepest = max(deepest, s.max)
+		deepest = max(deepest, s.Deepest)
 		return nil
 	})
 	t.Logf("%d scripts, the deepest %d levels", n, deepest)

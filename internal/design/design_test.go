@@ -31,7 +31,8 @@ var layers = map[string][]string{
 	// The spec language: HCL in, validated Go structs out; it knows no process.
 	"schema": {"spec", "internal/specrule", "internal/dotenv", "internal/inputfile", "internal/wrapper", "redact"},
 	// The shell's environment, statically: knows no process.
-	"envres": {"schema", "internal/dotenv", "internal/inputfile", "internal/wrapper", "outcome", "redact"},
+	"envres/internal/nesting": nil,
+	"envres": {"envres/internal/nesting", "schema", "internal/dotenv", "internal/inputfile", "internal/wrapper", "outcome", "redact"},
 	// Readers of what the kernel says, below verify and launcher.
 	"internal/probe":    {"internal/sockdiag", "spec"},
 	"internal/logrelay": {"redact"},
