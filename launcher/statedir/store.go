@@ -31,6 +31,9 @@ type Store struct {
 	keyErr error
 	// recKey is RecordKey's, derived once.
 	recKey []byte
+	// made is the directories Open created (a fresh state dir): mode
+	// 0700 and ours, on a file system that just took them.
+	made []string
 }
 
 // Open opens (creating, mode 0700) the state dir; dir "" means
@@ -61,13 +64,18 @@ func Open(dir string) (*Store, error) {
 	if err := CheckDir(dir, true); err != nil {
 		return nil, err
 	}
+	var made []string
 	for _, sub := range Subdirs {
 		p := filepath.Join(dir, sub)
-		if err := os.Mkdir(p, 0o700); err != nil && !errors.Is(err, fs.ErrExist) {
+		err := os.Mkdir(p, 0o700)
+		if err != nil && !errors.Is(err, fs.ErrExist) {
 			return nil, fmt.Errorf("state dir: %w", err)
 		}
 		if err := CheckDir(p, false); err != nil {
 			return nil, err
+		}
+		if err == nil {
+			made = append(made, sub)
 		}
 	}
 	// The layout file (what naming the files use) is childproof's own,
@@ -81,7 +89,7 @@ func Open(dir string) (*Store, error) {
 	// Files of the legacy, non-injective naming move to their encoded
 	// names once; a state dir that cannot be written is read in both.
 	Migrate(dir)
-	s := &Store{Dir: dir, Files: Layout{Dir: dir}}
+	s := &Store{Dir: dir, Files: Layout{Dir: dir}, made: made}
 	s.key, s.keyErr = loadKey(filepath.Join(dir, "key"))
 	if s.keyErr != nil {
 		s.key = make([]byte, 32)

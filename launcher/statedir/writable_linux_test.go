@@ -1,0 +1,45 @@
+package statedir
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// TestCheckWritableFreshDir: Open notes the directories it created, which
+// CheckWritable does not probe again (records/ excepted, for its room); a
+// state dir opened again has none, and a directory that cannot be written
+// is still refused there.
+func TestCheckWritableFreshDir(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "state")
+	s, err := Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(Subdirs, s.made); diff != "" {
+		t.Errorf("a fresh state dir's made directories (-want +got):\n%s", diff)
+	}
+	if err := s.CheckWritable("web"); err != nil {
+		t.Fatal(err)
+	}
+	again, err := Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(again.made) != 0 {
+		t.Errorf("opened again, made = %q; want none", again.made)
+	}
+	if os.Geteuid() == 0 {
+		t.Skip("root writes a directory of mode 0500 all the same")
+	}
+	logs := filepath.Join(dir, LogsDir)
+	if err := os.Chmod(logs, 0o500); err != nil {
+		t.Fatal(err)
+	}
+	defer os.Chmod(logs, 0o700)
+	if err := again.CheckWritable("web"); err == nil {
+		t.Error("a logs dir of mode 0500 passed CheckWritable")
+	}
+}
