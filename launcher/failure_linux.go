@@ -10,7 +10,6 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/childproof/childproof/launcher/sigtree"
 	"github.com/childproof/childproof/outcome"
 	"github.com/childproof/childproof/spec"
 	"github.com/childproof/childproof/verify"
@@ -23,9 +22,9 @@ func (la *Launch) exitedError(r *verify.Report, what string) *Error {
 		// The OOM killer's SIGKILL stops for no tracer: the launch cgroup's
 		// memory.events counts it (cgroup v2 with the memory controller),
 		// else the kernel log names the process it killed.
-		if n := oomKills(la.tree.Cgroup); n > 0 {
+		if n := oomKills(la.tree.cgroup); n > 0 {
 			r.Signals = append(r.Signals, verify.Signal{Signal: "SIGKILL", Kernel: verify.KernelOOMKill})
-		} else if pid := oomKilled(kmsgRecords(), la.tree.Root.Pid(), la.worker.Pid); pid > 0 {
+		} else if pid := oomKilled(kmsgRecords(), la.tree.root.pid(), la.worker.Pid); pid > 0 {
 			r.Signals = append(r.Signals, verify.Signal{Signal: "SIGKILL", ToPid: pid, Kernel: verify.KernelOOMKill})
 		}
 	}
@@ -44,24 +43,24 @@ func (la *Launch) exitedError(r *verify.Report, what string) *Error {
 // Another worker's exit may leave the root running: 200 ms, then the
 // status is left out.
 func (la *Launch) exitWhat(pid int) string {
-	root := la.tree.Root
+	root := la.tree.root
 	wait := 200 * time.Millisecond
-	if pid == root.Pid() {
+	if pid == root.pid() {
 		wait = 2 * time.Second
 	}
 	select {
-	case <-root.Done:
+	case <-root.done:
 	case <-time.After(wait):
 	}
 	who := fmt.Sprintf("the worker (pid %d)", pid)
-	if pid == root.Pid() {
+	if pid == root.pid() {
 		who = fmt.Sprintf("the launched process (pid %d)", pid)
 	}
-	if err := la.exec.watch.StartFault(); err != nil && pid == root.Pid() {
+	if err := la.exec.watch.StartFault(); err != nil && pid == root.pid() {
 		return fmt.Sprintf("%s was ended before its first instruction: %v", who, err)
 	}
-	if root.Exited() && root.Cmd.ProcessState != nil {
-		return fmt.Sprintf("%s exited before it was ready: %s", who, sigtree.ProcessStatus(root.Cmd.ProcessState))
+	if root.exited() && root.cmd.ProcessState != nil {
+		return fmt.Sprintf("%s exited before it was ready: %s", who, processStatus(root.cmd.ProcessState))
 	}
 	return who + " exited before it was ready"
 }

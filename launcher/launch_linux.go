@@ -15,13 +15,9 @@ import (
 
 	"golang.org/x/sys/unix"
 
-	"github.com/childproof/childproof/internal/noinherit"
 	"github.com/childproof/childproof/launcher/exectrace"
 	"github.com/childproof/childproof/launcher/proctree"
-	"github.com/childproof/childproof/launcher/relay"
-	"github.com/childproof/childproof/launcher/sigtree"
 	"github.com/childproof/childproof/launcher/statedir"
-	"github.com/childproof/childproof/launcher/watchdog"
 	"github.com/childproof/childproof/outcome"
 	"github.com/childproof/childproof/proc"
 	"github.com/childproof/childproof/spec"
@@ -87,7 +83,7 @@ func startHeld(ctx context.Context, l *spec.Launch, opts Options, h held) (*Laun
 func startChecked(ctx context.Context, l *spec.Launch, opts Options, h held, env **Env) (*Launch, error) {
 	if opts.Detach {
 		var err error
-		if opts.Relay, err = relay.Program(opts.Relay); err != nil {
+		if opts.Relay, err = relayProgram(opts.Relay); err != nil {
 			h.lock.Unlock()
 			return nil, err
 		}
@@ -237,11 +233,11 @@ func (s *startRun) prepare(ctx context.Context, envOut **Env) error {
 	// is asked first, so that a launch of the name that is alive is one
 	// answer (exit 6, naming its spec file and pid) with or without a
 	// port, and exit 4 stays for what childproof did not start.
-	if err := guardPrevious(ctx, v.Proc, st, l, opts.replaced()); err != nil {
+	if err := guardPrevious(ctx, v.Proc, st, l, opts.Notify); err != nil {
 		lock.Unlock()
 		return err
 	}
-	if err := preflight(ctx, v, st, l, opts.replaced()); err != nil {
+	if err := preflight(ctx, v, st, l, opts.Notify); err != nil {
 		lock.Unlock()
 		return err
 	}
@@ -282,7 +278,7 @@ func (s *startRun) attempts(ctx context.Context) (*Launch, error) {
 		}
 		pid := la.worker.Pid
 		if pid == 0 && la.tree != nil {
-			pid = la.tree.Root.Pid()
+			pid = la.tree.root.pid()
 		}
 		la.abort()
 		la.restoreRecord(prevRecord)
@@ -317,14 +313,14 @@ func (s *startRun) started(la *Launch) {
 	if s.opts.Detach {
 		// What the tree printed so far is in the log (the relay
 		// has caught up) when run returns; the relay goes on alone.
-		la.pipe.Drain(2 * time.Second)
-		la.pipe.Close()
+		la.pipe.drain(2 * time.Second)
+		la.pipe.close()
 		if !s.h.keep {
 			s.lock.Unlock()
 			la.lock = nil
 		}
 		la.out.stop()
-		la.events.close()
+		la.tree.events.close()
 	}
 	la.out.running()
 }
@@ -350,7 +346,7 @@ func preflightRetry(ctx context.Context, v *verify.Verifier, st *State, l *spec.
 
 // preflight fails with exit 4 when a declared port is held by anything but
 // our own recorded previous instance, which it stops when on_stale = replace.
-func preflight(ctx context.Context, v *verify.Verifier, st *State, l *spec.Launch, notify func(*Replaced)) error {
+func preflight(ctx context.Context, v *verify.Verifier, st *State, l *spec.Launch, notify func(string)) error {
 	for _, pt := range l.Ports {
 		hs, err := verify.Holders(v.Proc, pt.Number, nil)
 		if err != nil {
@@ -365,7 +361,7 @@ func preflight(ctx context.Context, v *verify.Verifier, st *State, l *spec.Launc
 						return err
 					}
 					if notify != nil {
-						notify(&Replaced{Name: l.Name, Port: pt.Number, Stopped: res.Message})
+						notify(fmt.Sprintf("on_stale = \"replace\": port %d was held by the previous launch of %q; %s", pt.Number, l.Name, res.Message))
 					}
 					continue
 				}
@@ -464,7 +460,7 @@ type spawnRun struct {
 	envList []string
 	// out is the tree's output pipe; logw its write end, the tree's
 	// stdout and stderr.
-	out  *relay.Pipe
+	out  *output
 	logw *os.File
 	// errw is the tree's stderr: logw, or the stderr pipe's write end
 	// when Options.Stdout or Stderr keeps the streams apart.
@@ -479,7 +475,7 @@ type spawnRun struct {
 	cgf  *os.File
 	// cmd is the command of the latest try; root the tree's root.
 	cmd  *exec.Cmd
-	root *sigtree.Root
+	root *rootProc
 }
 
 // openLogAndMask opens the launch's log and saves its mask, with the
@@ -494,7 +490,7 @@ func (la *Launch) openLogAndMask(sp *spawnRun) (*os.File, error) {
 	sp.argv, sp.prog = argv, prog
 	la.Env.secrets = secretSet(l, la.Env.Vars, la.opts.SecretSet, argv, la.State.Digest)
 	if err == nil {
-		if err = la.State.SaveLogMaskFor(l.Name, la.Env.Secrets(), la.opts.Detach); err != nil {
+		if err = la.State.SaveLogMask(l.Name, la.Env.Secrets()); err != nil {
 			logf.Close()
 		}
 	}
@@ -522,30 +518,33 @@ func (la *Launch) openLogAndMask(sp *spawnRun) (*os.File, error) {
 // pipeOutput makes the pipe the tree writes to, which childproof reads
 // and masks into logf (at the source: the log never holds a secret);
 // logf is the reader's from here. Neither the relay nor the tree
-// inherits a descriptor of the caller (noinherit.Run).
+// inherits a descriptor of the caller (withoutInherited).
 func (la *Launch) pipeOutput(sp *spawnRun, logf *os.File) error {
 	sp.marker = proctree.NewMarker(la.Spec.Name)
 	var also io.Writer
 	if la.out != nil && !la.opts.Detach {
 		also = la.out
 	}
-	prog := ""
+	relay := ""
 	if la.opts.Detach {
-		prog = la.opts.Relay
+		relay = la.opts.Relay
 	}
-	var out *relay.Pipe
+	var out *output
 	var err error
 	if la.opts.Stdout != nil || la.opts.Stderr != nil {
-		out, err = relay.StartSplit(logf, la.Env.Secrets(), also, la.opts.Stdout, la.opts.Stderr)
+		out, err = startSplitOutput(logf, la.Env.Secrets(), also, la.opts.Stdout, la.opts.Stderr)
 	} else {
-		out, err = relay.Start(logf, la.Env.Secrets(), prog, sp.marker, also)
+		out, err = startOutput(logf, la.Env.Secrets(), relay, sp.marker, also)
 	}
 	if err != nil {
 		logf.Close()
 		return &Error{Outcome: outcome.Usage, Msg: "log", Err: err}
 	}
 	la.pipe = out
-	sp.out, sp.logw, sp.errw = out, out.Stdout(), out.Stderr()
+	sp.out, sp.logw, sp.errw = out, out.w, out.w
+	if out.err != nil {
+		sp.errw = out.err.w
+	}
 	return nil
 }
 
@@ -555,12 +554,12 @@ func (la *Launch) pipeOutput(sp *spawnRun, logf *os.File) error {
 // cgroup to start in unless Options.NoCgroup.
 func (la *Launch) buildCommand(sp *spawnRun) error {
 	l := la.Spec
-	t := &sigtree.Tree{P: la.opts.Proc, Leader: -1, Marker: sp.marker,
-		Daemons: la.Spec.Worker.Comm != "" || la.Spec.Worker.Exe != "" || len(la.Spec.Ports) > 0 || len(la.Spec.Roles) > 0}
+	t := &procTree{p: la.opts.Proc, leader: -1, marker: sp.marker,
+		daemons: la.Spec.Worker.Comm != "" || la.Spec.Worker.Exe != "" || len(la.Spec.Ports) > 0 || len(la.Spec.Roles) > 0}
 	la.tree = t
-	sp.envList = proctree.WithMarker(la.Env.List(), t.Marker)
+	sp.envList = proctree.WithMarker(la.Env.List(), t.marker)
 	cmd := &exec.Cmd{Path: sp.prog, Args: sp.argv, Env: sp.envList, Dir: la.dir(), Stdin: sp.devnull, Stdout: sp.logw, Stderr: sp.errw}
-	sys := &syscall.SysProcAttr{PidFD: &t.Leader}
+	sys := &syscall.SysProcAttr{PidFD: &t.leader}
 	cred, err := credential(l)
 	if err != nil {
 		return err
@@ -573,7 +572,7 @@ func (la *Launch) buildCommand(sp *spawnRun) error {
 		sys.Pdeathsig = syscall.SIGKILL
 	}
 	if !la.opts.NoCgroup {
-		t.Cgroup, sp.cgf = proctree.NewCgroup(l.Name)
+		t.cgroup, sp.cgf = proctree.NewCgroup(l.Name)
 		if sp.cgf != nil {
 			sys.UseCgroupFD = true
 			sys.CgroupFD = int(sp.cgf.Fd())
@@ -590,27 +589,27 @@ func (la *Launch) buildCommand(sp *spawnRun) error {
 // never appeared". The started root is recorded as pending.
 func (la *Launch) spawn(sp *spawnRun) error {
 	l, t := la.Spec, la.tree
-	sp.root = &sigtree.Root{Done: make(chan struct{})}
+	sp.root = &rootProc{done: make(chan struct{})}
 	if !la.opts.Detach {
 		// Before the tree starts: there is no moment its starter can die
 		// unwatched.
-		la.watchdog = watchdog.Start(proctree.MarkerVar+"="+sp.marker, t.Cgroup)
+		la.watchdog = startWatchdog(sp.marker, t.cgroup)
 	}
 	if err := la.journal(sp.argv); err != nil {
 		if sp.cgf != nil {
 			sp.cgf.Close()
-			proctree.RemoveCgroup(t.Cgroup)
+			proctree.RemoveCgroup(t.cgroup)
 		}
 		return err
 	}
 	if la.wantsTreeEvents() {
-		la.events = listenTree()
+		t.events = listenTree()
 	}
-	err := noinherit.Run(func() error { return sp.start(la, sp.cmd) })
+	err := withoutInherited(func() error { return sp.start(la, sp.cmd) })
 	if err != nil && sp.cgf != nil {
 		sp.cgf.Close()
-		proctree.RemoveCgroup(t.Cgroup)
-		t.Cgroup, sp.cgf = "", nil
+		proctree.RemoveCgroup(t.cgroup)
+		t.cgroup, sp.cgf = "", nil
 		sp.sys.UseCgroupFD, sp.sys.CgroupFD = false, 0
 		// The journal first says there is no cgroup: a record that names
 		// one describes a tree only ever started into it (proctree.CgroupRemoved).
@@ -618,29 +617,27 @@ func (la *Launch) spawn(sp *spawnRun) error {
 			return err
 		}
 		sp.cmd = sp.newCmd(la)
-		err = noinherit.Run(func() error { return sp.start(la, sp.cmd) })
+		err = withoutInherited(func() error { return sp.start(la, sp.cmd) })
 	}
 	if sp.cgf != nil {
 		sp.cgf.Close()
 	}
-	sp.out.Started()
+	sp.out.started()
 	if err != nil {
-		la.events.close()
-		la.events = nil
+		t.events.close()
+		t.events = nil
 		if sp.cred != nil && errors.Is(err, syscall.EACCES) {
-			e := la.exitedError(sp.r, fmt.Sprintf("the worker never appeared: %v (as %s: the program or the directory %s is not accessible to uid %d)", err, runAs(l), la.dir(), sp.cred.Uid))
-			e.Spec = l // the caller names its user and group its own way
-			return e
+			return la.exitedError(sp.r, fmt.Sprintf("the worker never appeared: %v (as %s: the program or the directory %s is not accessible to uid %d)", err, runAs(l), la.dir(), sp.cred.Uid))
 		}
 		return la.exitedError(sp.r, fmt.Sprintf("the worker never appeared: %v", err))
 	}
 	pid := sp.cmd.Process.Pid
-	t.Root, t.Pgid = sp.root, pid
-	la.events.follow(pid)
+	t.root, t.pgid = sp.root, pid
+	t.events.follow(pid)
 	if fp, err := verify.TakeFingerprint(la.opts.Proc, pid); err == nil {
-		sp.root.FP = fp
+		sp.root.fp = fp
 	} else {
-		sp.root.FP = verify.Fingerprint{Pid: pid}
+		sp.root.fp = verify.Fingerprint{Pid: pid}
 	}
 	la.recordPending()
 	return nil
@@ -655,12 +652,12 @@ func (sp *spawnRun) newCmd(la *Launch) *exec.Cmd {
 // refused (a seccomp policy, or a tracer already on us): then cmd is made
 // afresh without the trace and started plainly.
 func (sp *spawnRun) start(la *Launch, cmd *exec.Cmd) error {
-	sp.root.Cmd = cmd
+	sp.root.cmd = cmd
 	if !la.noExecCapture() {
-		w, err := exectrace.Start(cmd, la.opts.Detach, sp.reap, sp.root.Done)
+		w, err := exectrace.Start(cmd, la.opts.Detach, sp.reap, sp.root.done)
 		if err == nil {
 			la.exec.watch = w
-			la.tree.Forked = func() []int { return w.ForkedPids(la.opts.Proc) }
+			la.tree.forked = func() []int { return w.ForkedPids(la.opts.Proc) }
 			return nil
 		}
 		sp.sys.Ptrace = false
@@ -674,14 +671,14 @@ func (sp *spawnRun) start(la *Launch, cmd *exec.Cmd) error {
 }
 
 // reap waits for the root in the background and records how it ended,
-// closing root.Done then.
+// closing root.done then.
 func (sp *spawnRun) reap() {
 	root := sp.root
 	go func() {
-		root.Cmd.Wait()
-		root.Status = sigtree.ProcessStatus(root.Cmd.ProcessState)
-		root.State = root.Cmd.ProcessState
-		close(root.Done)
+		root.cmd.Wait()
+		root.status = processStatus(root.cmd.ProcessState)
+		root.state = root.cmd.ProcessState
+		close(root.done)
 	}()
 }
 

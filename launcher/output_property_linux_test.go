@@ -13,7 +13,6 @@ import (
 
 	"github.com/childproof/childproof/internal/logrelay"
 	"github.com/childproof/childproof/launcher/proctree"
-	"github.com/childproof/childproof/launcher/relay"
 	"github.com/childproof/childproof/redact"
 )
 
@@ -122,32 +121,32 @@ func runPropertyCase(t *testing.T, c propertyCase, detach bool) (log, console st
 		also = f
 	}
 	set := redact.Of(c.secs, nil)
-	var o *relay.Pipe
+	var o *output
 	if also != nil {
-		o, err = relay.Start(logf, set, "", "", also)
+		o, err = startOutput(logf, set, "", "", also)
 	} else {
-		prog := ""
+		relay := ""
 		if detach {
-			prog = "/proc/self/exe"
+			relay = "/proc/self/exe"
 		}
-		o, err = relay.Start(logf, set, prog, proctree.NewMarker("property"), nil)
+		o, err = startOutput(logf, set, relay, proctree.NewMarker("property"), nil)
 	}
 	if err != nil {
 		t.Fatal(err)
 	}
 	if detach {
-		o.Drain(10 * time.Second) // the relay has its secrets
+		o.drain(10 * time.Second) // the relay has its secrets
 	}
 	text := c.text
 	for _, k := range c.chunks {
-		if _, err := o.Stdout().Write([]byte(text[:k])); err != nil {
+		if _, err := o.w.Write([]byte(text[:k])); err != nil {
 			t.Fatal(err)
 		}
 		text = text[k:]
 	}
-	o.Finish(30 * time.Second)
+	o.finish(30 * time.Second)
 	select {
-	case <-o.Done():
+	case <-o.done:
 	case <-time.After(30 * time.Second):
 		t.Fatal("the pipe's reader never reached its end")
 	}
@@ -239,20 +238,20 @@ func TestFinishWaitsForConsole(t *testing.T) {
 	}
 	con := &blockedConsole{entered: make(chan struct{}), release: make(chan struct{})}
 	f := feed(con, watch{})
-	o, err := relay.Start(logf, redact.Of(nil, nil), "", "", f)
+	o, err := startOutput(logf, redact.Of(nil, nil), "", "", f)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := o.Stdout().Write([]byte("first line\n")); err != nil {
+	if _, err := o.w.Write([]byte("first line\n")); err != nil {
 		t.Fatal(err)
 	}
 	<-con.entered // the reader is in the console's write
 	for i := range 100 {
-		fmt.Fprintf(o.Stdout(), "line %d after the console stalled\n", i)
+		fmt.Fprintf(o.w, "line %d after the console stalled\n", i)
 	}
 	finished := make(chan struct{})
 	go func() {
-		o.Finish(10 * time.Millisecond)
+		o.finish(10 * time.Millisecond)
 		close(finished)
 	}()
 	// Well past finish's limit (the bug showed within it; with the fix

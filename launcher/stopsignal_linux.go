@@ -1,4 +1,4 @@
-package sigtree
+package launcher
 
 import (
 	"golang.org/x/sys/unix"
@@ -21,18 +21,17 @@ func StopSignalOf(name string) unix.Signal {
 
 // stopSignal is the first signal Terminate sends the tree: the launch's
 // stop signal, SIGTERM when it names none.
-func (t *Tree) stopSignal() unix.Signal {
-	if t.StopSig == 0 {
+func (t *procTree) stopSignal() unix.Signal {
+	if t.stopSig == 0 {
 		return unix.SIGTERM
 	}
-	return t.StopSig
+	return t.stopSig
 }
 
-// StopSignalName is name when it is one of schema.StopSignals, else
-// "SIGTERM" (the name of the signal StopSignalOf gives).
-func StopSignalName(name string) string {
-	if _, ok := stopSignals[name]; ok {
-		return name
+// stopSignalName is the name of the recorded launch's stop signal ("SIGTERM").
+func stopSignalName(r *Record) string {
+	if _, ok := stopSignals[r.StopSignal]; ok {
+		return r.StopSignal
 	}
 	return "SIGTERM"
 }
