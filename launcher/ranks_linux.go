@@ -2,7 +2,6 @@ package launcher
 
 import (
 	"context"
-	"fmt"
 	"slices"
 
 	"github.com/childproof/childproof/internal/pidfd"
@@ -87,41 +86,15 @@ func (la *Launch) verifyRanks(ctx context.Context, v *verify.Verifier, c verify.
 			rk.ev = &verify.ExecEnv{Vars: ev.Vars, Exe: ev.Exe, Area: ev.Area}
 		}
 		if i == 0 {
-			wc := workerCheck(vr)
-			wc.Role = rk.role
-			vr.Workers = append(vr.Workers, wc)
+			vr.Workers = append(vr.Workers, vr.WorkerCheck(rk.role))
 			continue
 		}
 		rc := c
 		rc.Worker, rc.Ports, rc.NoReady, rc.ExecEnv = rk.fp.Pid, nil, true, rk.ev
-		rr := v.Verify(ctx, rc)
-		wc := workerCheck(rr)
-		wc.Role = rk.role
-		vr.Workers = append(vr.Workers, wc)
-		for _, p := range rr.Problems {
-			vr.AddAbout(p.Kind, p.Subject, p.Err, "%s: %s", workerPlace(rk.role, i, len(la.ranks)), p.Message)
-		}
+		vr.AddWorker(v.Verify(ctx, rc), rk.role, verify.WorkerPlace(rk.role, i, len(la.ranks)))
 	}
 	vr.Verified = len(vr.Problems) == 0
 	vr.SetOutcome(vr.Judged())
-}
-
-// workerPlace names the i-th of n workers in a problem: its role
-// (worker "engine"), else its place (worker 2/4).
-func workerPlace(role string, i, n int) string {
-	if role != "" {
-		return fmt.Sprintf("worker %q", role)
-	}
-	return fmt.Sprintf("worker %d/%d", i+1, n)
-}
-
-// workerCheck is the Report.Workers entry of a one-worker report.
-func workerCheck(r *verify.Report) verify.WorkerCheck {
-	wc := verify.WorkerCheck{Env: r.Env, EnvSource: r.EnvSource}
-	if r.Worker != nil {
-		wc.WorkerInfo = *r.Worker
-	}
-	return wc
 }
 
 // goneRank returns the pid of a rank that has exited, 0 when all run.

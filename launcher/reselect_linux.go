@@ -29,13 +29,6 @@ func VerifyRanks(ctx context.Context, v *verify.Verifier, l *spec.Launch, chk ve
 		verifyRoles(ctx, v, l, chk, rec, r)
 		return
 	}
-	wc := func(x *verify.Report) verify.WorkerCheck {
-		w := verify.WorkerCheck{Env: x.Env, EnvSource: x.EnvSource}
-		if x.Worker != nil {
-			w.WorkerInfo = *x.Worker
-		}
-		return w
-	}
 	t := RecordedTree(v.Proc, rec)
 	pids := []int{chk.Worker}
 	for _, pid := range verify.Workers(v.Proc, t.Tree, chk.Comm, chk.Exe, n, nil) {
@@ -43,18 +36,14 @@ func VerifyRanks(ctx context.Context, v *verify.Verifier, l *spec.Launch, chk ve
 			pids = append(pids, pid)
 		}
 	}
-	r.Workers = append(r.Workers[:0], wc(r))
+	r.Workers = append(r.Workers[:0], r.WorkerCheck(""))
 	if len(pids) < n {
 		r.Add(verify.KindExited, "only %d of the job's %d workers run (the live tree has no other exec'd process matching the selector)", len(pids), n)
 	}
 	for i := 1; i < len(pids); i++ {
 		rc := chk
 		rc.Worker, rc.Ports, rc.NoReady, rc.ExecEnv = pids[i], nil, true, rec.EvidenceOf(v.Proc, pids[i])
-		rr := v.Verify(ctx, rc)
-		r.Workers = append(r.Workers, wc(rr))
-		for _, p := range rr.Problems {
-			r.AddAbout(p.Kind, p.Subject, p.Err, "worker %d/%d: %s", i+1, n, p.Message)
-		}
+		r.AddWorker(v.Verify(ctx, rc), "", verify.WorkerPlace("", i, n))
 	}
 	r.Verified = len(r.Problems) == 0
 	r.SetOutcome(r.Judged())
@@ -68,14 +57,11 @@ func VerifyRanks(ctx context.Context, v *verify.Verifier, l *spec.Launch, chk ve
 func verifyRoles(ctx context.Context, v *verify.Verifier, l *spec.Launch, chk verify.Check, rec *Record, r *verify.Report) {
 	t := RecordedTree(v.Proc, rec)
 	pids, roles, ok := proctree.SelectRoles(v.Proc, l, t.Tree, nil)
-	first := verify.WorkerCheck{Env: r.Env, EnvSource: r.EnvSource}
-	if r.Worker != nil {
-		first.WorkerInfo = *r.Worker
-	}
+	first := ""
 	if len(roles) > 0 {
-		first.Role = roles[0]
+		first = roles[0]
 	}
-	r.Workers = append(r.Workers[:0], first)
+	r.Workers = append(r.Workers[:0], r.WorkerCheck(first))
 	if !ok {
 		r.Add(verify.KindExited, "a worker role has fewer processes than it selects in the live tree (%d found)", len(pids))
 	}
@@ -85,15 +71,7 @@ func verifyRoles(ctx context.Context, v *verify.Verifier, l *spec.Launch, chk ve
 		}
 		rc := chk
 		rc.Worker, rc.Ports, rc.NoReady, rc.ExecEnv = pid, nil, true, rec.EvidenceOf(v.Proc, pid)
-		rr := v.Verify(ctx, rc)
-		wc := verify.WorkerCheck{Role: roles[i], Env: rr.Env, EnvSource: rr.EnvSource}
-		if rr.Worker != nil {
-			wc.WorkerInfo = *rr.Worker
-		}
-		r.Workers = append(r.Workers, wc)
-		for _, p := range rr.Problems {
-			r.AddAbout(p.Kind, p.Subject, p.Err, "worker %q: %s", roles[i], p.Message)
-		}
+		r.AddWorker(v.Verify(ctx, rc), roles[i], verify.WorkerPlace(roles[i], i, len(pids)))
 	}
 	r.Verified = len(r.Problems) == 0
 	r.SetOutcome(r.Judged())

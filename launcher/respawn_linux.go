@@ -146,10 +146,7 @@ func (la *Launch) adopt(gone, pid int, live []int) bool {
 		}
 		rc := c
 		rc.Worker = rk.fp.Pid
-		rr := v.Verify(context.Background(), rc)
-		for _, pr := range rr.Problems {
-			r.AddAbout(pr.Kind, pr.Subject, pr.Err, "worker pid %d: %s", rk.fp.Pid, pr.Message)
-		}
+		r.AddProblemsOf(v.Verify(context.Background(), rc), fmt.Sprintf("worker pid %d", rk.fp.Pid))
 	}
 	checkUser(p, la.Spec, pid, r)
 	verdict := "verified"

@@ -221,6 +221,40 @@ func (r *Report) Add(kind Kind, format string, args ...any) {
 	r.Problems = append(r.Problems, Problem{Kind: kind, Message: fmt.Sprintf(format, args...)})
 }
 
+// WorkerCheck is r's worker, its env checks and their evidence, as a
+// Report.Workers entry of role ("": the unlabelled worker block).
+func (r *Report) WorkerCheck(role string) WorkerCheck {
+	wc := WorkerCheck{Role: role, Env: r.Env, EnvSource: r.EnvSource}
+	if r.Worker != nil {
+		wc.WorkerInfo = *r.Worker
+	}
+	return wc
+}
+
+// AddWorker adds rr, the report of another worker of r's job, to r: its
+// Workers entry of role, and its problems named by place (WorkerPlace).
+func (r *Report) AddWorker(rr *Report, role, place string) {
+	r.Workers = append(r.Workers, rr.WorkerCheck(role))
+	r.AddProblemsOf(rr, place)
+}
+
+// AddProblemsOf adds rr's problems to r, each message after place
+// ("worker 2/4: …").
+func (r *Report) AddProblemsOf(rr *Report, place string) {
+	for _, p := range rr.Problems {
+		r.AddAbout(p.Kind, p.Subject, p.Err, "%s: %s", place, p.Message)
+	}
+}
+
+// WorkerPlace names the i-th (from 0) of a job's n workers in a problem:
+// its role (worker "engine"), else its place (worker 2/4).
+func WorkerPlace(role string, i, n int) string {
+	if role != "" {
+		return fmt.Sprintf("worker %q", role)
+	}
+	return fmt.Sprintf("worker %d/%d", i+1, n)
+}
+
 // AddAbout is Add for a problem about subject, caused by err (nil: by
 // the evidence itself).
 func (r *Report) AddAbout(kind Kind, subject Subject, err error, format string, args ...any) {

@@ -186,19 +186,11 @@ func (v *Verifier) Verify(ctx context.Context, c Check) *Report {
 	}
 	if len(job) > 1 {
 		// Every worker of the job, each on its own environment.
-		r.Workers = []WorkerCheck{{WorkerInfo: *r.Worker, Env: r.Env, EnvSource: r.EnvSource}}
+		r.Workers = []WorkerCheck{r.WorkerCheck("")}
 		for i, pid := range job[1:] {
 			rc := c
 			rc.Worker, rc.Ports, rc.NoReady, rc.Count, rc.Tree = pid, nil, true, 0, tree
-			rr := v.Verify(ctx, rc)
-			wc := WorkerCheck{Env: rr.Env, EnvSource: rr.EnvSource}
-			if rr.Worker != nil {
-				wc.WorkerInfo = *rr.Worker
-			}
-			r.Workers = append(r.Workers, wc)
-			for _, p := range rr.Problems {
-				r.AddAbout(p.Kind, p.Subject, p.Err, "worker %d/%d: %s", i+2, len(job), p.Message)
-			}
+			r.AddWorker(v.Verify(ctx, rc), "", WorkerPlace("", i+1, len(job)))
 		}
 	}
 	r.Verified = len(r.Problems) == 0
