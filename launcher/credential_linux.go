@@ -32,7 +32,7 @@ func credential(l *spec.Launch) (*syscall.Credential, error) {
 		return nil, nil // already that user and group: nothing to set
 	}
 	if os.Geteuid() != 0 {
-		return nil, &Error{Outcome: outcome.Usage,
+		return nil, &Error{Outcome: outcome.Usage, Spec: l,
 			Msg:  fmt.Sprintf("launch %q: %s needs root: childproof runs as uid %d, and only root can start a process as another user or group; nothing was started", l.Name, runAs(l), os.Geteuid()),
 			Hint: "run childproof as root (it sets the user at exec: no su, sudo, runuser or setpriv wrapper), or drop user/group from the spec"}
 	}
@@ -82,17 +82,8 @@ func resolveCredential(l *spec.Launch) (*syscall.Credential, error) {
 	return c, nil
 }
 
-// runAs names the spec's user and group for a message.
-func runAs(l *spec.Launch) string {
-	var parts []string
-	if l.User != "" {
-		parts = append(parts, fmt.Sprintf("user = %q", l.User))
-	}
-	if l.Group != "" {
-		parts = append(parts, fmt.Sprintf("group = %q", l.Group))
-	}
-	return strings.Join(parts, " and ")
-}
+// runAs names the spec's user and group for a message, in Go's words.
+func runAs(l *spec.Launch) string { return GoWords.RunAs(l.User, l.Group) }
 
 func lookupUser(s string) (*user.User, error) {
 	if _, err := strconv.ParseUint(s, 10, 32); err == nil {

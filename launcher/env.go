@@ -223,7 +223,7 @@ func missingOf(l *spec.Launch, missing []string, lookup func(string) (string, bo
 type Words = failure.Words
 
 // GoWords are the Words of a launch built in Go.
-var GoWords = Words{Inherit: "Inherit", Env: "Env", EnvFile: "EnvFile", Export: "set (t.Setenv in a test)"}
+var GoWords = Words{Inherit: "Inherit", Env: "Env", EnvFile: "EnvFile", Export: "set (t.Setenv in a test)", User: "User ", Group: "Group "}
 
 // hasKey reports whether m has k (env.go and the Linux relaunch use it).
 func hasKey[V any](m map[string]V, k string) bool {

@@ -10,6 +10,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/childproof/childproof/launcher/sigtree"
 	"github.com/childproof/childproof/outcome"
 	"github.com/childproof/childproof/spec"
 	"github.com/childproof/childproof/verify"
@@ -22,9 +23,9 @@ func (la *Launch) exitedError(r *verify.Report, what string) *Error {
 		// The OOM killer's SIGKILL stops for no tracer: the launch cgroup's
 		// memory.events counts it (cgroup v2 with the memory controller),
 		// else the kernel log names the process it killed.
-		if n := oomKills(la.tree.cgroup); n > 0 {
+		if n := oomKills(la.tree.Cgroup); n > 0 {
 			r.Signals = append(r.Signals, verify.Signal{Signal: "SIGKILL", Kernel: verify.KernelOOMKill})
-		} else if pid := oomKilled(kmsgRecords(), la.tree.root.pid(), la.worker.Pid); pid > 0 {
+		} else if pid := oomKilled(kmsgRecords(), la.tree.Root.Pid(), la.worker.Pid); pid > 0 {
 			r.Signals = append(r.Signals, verify.Signal{Signal: "SIGKILL", ToPid: pid, Kernel: verify.KernelOOMKill})
 		}
 	}
@@ -43,24 +44,24 @@ func (la *Launch) exitedError(r *verify.Report, what string) *Error {
 // Another worker's exit may leave the root running: 200 ms, then the
 // status is left out.
 func (la *Launch) exitWhat(pid int) string {
-	root := la.tree.root
+	root := la.tree.Root
 	wait := 200 * time.Millisecond
-	if pid == root.pid() {
+	if pid == root.Pid() {
 		wait = 2 * time.Second
 	}
 	select {
-	case <-root.done:
+	case <-root.Done:
 	case <-time.After(wait):
 	}
 	who := fmt.Sprintf("the worker (pid %d)", pid)
-	if pid == root.pid() {
+	if pid == root.Pid() {
 		who = fmt.Sprintf("the launched process (pid %d)", pid)
 	}
-	if err := la.exec.watch.StartFault(); err != nil && pid == root.pid() {
+	if err := la.exec.watch.StartFault(); err != nil && pid == root.Pid() {
 		return fmt.Sprintf("%s was ended before its first instruction: %v", who, err)
 	}
-	if root.exited() && root.cmd.ProcessState != nil {
-		return fmt.Sprintf("%s exited before it was ready: %s", who, processStatus(root.cmd.ProcessState))
+	if root.Exited() && root.Cmd.ProcessState != nil {
+		return fmt.Sprintf("%s exited before it was ready: %s", who, sigtree.ProcessStatus(root.Cmd.ProcessState))
 	}
 	return who + " exited before it was ready"
 }

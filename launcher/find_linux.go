@@ -29,7 +29,7 @@ func (la *Launch) findAndVerify(ctx context.Context, v *verify.Verifier, r *veri
 	f := &finder{la: la, v: v, r: r, wfd: -1, attempts: r.Attempts, logPath: r.Log}
 	f.polling = time.Now()
 	f.deadline = f.polling.Add(la.Spec.ReadyTimeout())
-	f.root = la.tree.root.pid()
+	f.root = la.tree.Root.Pid()
 	defer f.release()
 	defer func() { f.diag.Close() }()
 	defer func() { la.notes.wake.close(); la.notes.wake = nil }()
@@ -38,7 +38,7 @@ func (la *Launch) findAndVerify(ctx context.Context, v *verify.Verifier, r *veri
 			return la.interrupted(r, err)
 		}
 		tree := f.members()
-		rootExited := la.tree.root.exited()
+		rootExited := la.tree.Root.Exited()
 		if err := f.workerExited(tree); err != nil {
 			return err
 		}
@@ -130,11 +130,11 @@ const settlingRecheck = time.Second
 // exit; none lost), that listing stands for up to fullLookEvery: the
 // cheap look is then one socket-table query per port.
 func (f *finder) members() []int {
-	gen, heard := f.la.tree.events.generation()
+	gen, heard := f.la.events.generation()
 	if heard && f.tree != nil && gen == f.treeGen && time.Since(f.treeAt) < fullLookEvery {
 		return f.tree
 	}
-	f.tree, f.treeGen, f.treeAt = f.la.tree.members(), gen, time.Now()
+	f.tree, f.treeGen, f.treeAt = f.la.tree.Members(), gen, time.Now()
 	f.treeSig = proctree.Signature(f.la.opts.Proc, f.tree)
 	return f.tree
 }
@@ -248,8 +248,8 @@ func (f *finder) workerExited(tree []int) error {
 // look may be older than the fork), has a live member other than the
 // exited root: what a daemon's fork leaves.
 func (la *Launch) daemonized() bool {
-	root := la.tree.root.pid()
-	for _, p := range la.tree.members() {
+	root := la.tree.Root.Pid()
+	for _, p := range la.tree.Members() {
 		if s, err := la.opts.Proc.Stat(p); p != root && err == nil && s.State != 'Z' {
 			return true
 		}
@@ -605,9 +605,9 @@ func (la *Launch) verifyAndReady(ctx context.Context, v *verify.Verifier, r *ver
 func (la *Launch) verifyOnWorker(ctx context.Context, v *verify.Verifier, r *verify.Report, worker, wfd int, repickUntil time.Time) (verify.Check, time.Time, error) {
 	l := la.Spec
 	c := verify.CheckFromSpec(l, la.Env.Expect())
-	c.Root = la.tree.root.pid()
+	c.Root = la.tree.Root.Pid()
 	c.Worker = worker
-	c.Tree = la.tree.members()
+	c.Tree = la.tree.Members()
 	c.NoReady = true
 	c.AnyMember = l.Worker.N() > 1
 	c.Owners = la.rankOwners()
@@ -643,7 +643,7 @@ func (la *Launch) verifyOnWorker(ctx context.Context, v *verify.Verifier, r *ver
 	}
 	released := time.Now()
 	vr.Attempts, vr.Log = r.Attempts, r.Log
-	if (movedPort(vr) || vr.Has(verify.KindPortForeign) && proctree.ForeignHolder(la.opts.Proc, la.Spec, la.tree.members()) == nil) && time.Now().Before(repickUntil) && !pidfd.Exited(wfd) {
+	if (movedPort(vr) || vr.Has(verify.KindPortForeign) && proctree.ForeignHolder(la.opts.Proc, la.Spec, la.tree.Members()) == nil) && time.Now().Before(repickUntil) && !pidfd.Exited(wfd) {
 		// (A "foreign" holder that is a member of the tree now was
 		// forked after the tree was listed: look again.)
 		return c, released, errRepick
@@ -675,8 +675,8 @@ func (la *Launch) stillTheWorker(v *verify.Verifier, r *verify.Report, c verify.
 	l := la.Spec
 	// The answer is no evidence by itself: the owner must still be the worker.
 	r2 := verify.NewReport("")
-	if len(l.Ports) > 0 && !v.CheckPorts(r2, c, worker, la.tree.members()) || len(r2.Problems) > 0 {
-		if (movedPort(r2) || r2.Has(verify.KindPortForeign) && proctree.ForeignHolder(la.opts.Proc, la.Spec, la.tree.members()) == nil) && time.Now().Before(deadline) && (!pidfd.Exited(wfd) || worker == la.tree.root.pid() && la.daemonized()) {
+	if len(l.Ports) > 0 && !v.CheckPorts(r2, c, worker, la.tree.Members()) || len(r2.Problems) > 0 {
+		if (movedPort(r2) || r2.Has(verify.KindPortForeign) && proctree.ForeignHolder(la.opts.Proc, la.Spec, la.tree.Members()) == nil) && time.Now().Before(deadline) && (!pidfd.Exited(wfd) || worker == la.tree.Root.Pid() && la.daemonized()) {
 			// (The launched process forked the daemon that holds
 			// the port and exited: pick the worker again.)
 			return errRepick
@@ -748,8 +748,8 @@ func (la *Launch) progress(p Progress) {
 func (la *Launch) progressBase(attempt int, started time.Time) Progress {
 	l := la.Spec
 	p := Progress{Name: l.Name, Attempt: attempt, HTTP: l.Ready.HTTP, Started: started, Timeout: l.ReadyTimeout(), Log: la.LogPath()}
-	if la.tree != nil && la.tree.root != nil {
-		p.Root = la.tree.root.pid()
+	if la.tree != nil && la.tree.Root != nil {
+		p.Root = la.tree.Root.Pid()
 	}
 	if len(l.Ports) > 0 {
 		p.Address = l.Ports[0].HostPort()

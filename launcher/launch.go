@@ -4,7 +4,10 @@ import (
 	"sync"
 
 	"github.com/childproof/childproof/launcher/exectrace"
+	"github.com/childproof/childproof/launcher/relay"
+	"github.com/childproof/childproof/launcher/sigtree"
 	"github.com/childproof/childproof/launcher/statedir"
+	"github.com/childproof/childproof/launcher/watchdog"
 	"github.com/childproof/childproof/spec"
 	"github.com/childproof/childproof/verify"
 )
@@ -29,7 +32,16 @@ type Launch struct {
 	opts Options
 	lock *statedir.LaunchLock
 	// tree is the launched processes (nil until the exec).
-	tree *procTree
+	tree *sigtree.Tree
+	// events hears the tree's forks, execs and exits (nil: not root, or
+	// the proc connector refused; treeevents_linux.go).
+	events *treeEvents
+
+	// mu guards the worker, the tree's signals and reaping, and what
+	// stopping it did.
+	mu       sync.Mutex
+	finished bool        // signals and reaping are over (terminate returned)
+	stopped  *StopResult // what stopping it did, once finished
 	// worker is the worker once found (its fingerprint) and its pidfd
 	// once verified (else -1).
 	worker workerRef
@@ -41,13 +53,13 @@ type Launch struct {
 	out      *follower
 	stopOnce sync.Once
 	// pipe is the tree's output pipe and its masking reader.
-	pipe *output
+	pipe *relay.Pipe
 	// testState is set when the launch holds a reference to the test
 	// binary's state dir (testStateDir), given back by finish.
 	testState bool
 	// watchdog ends a foreground tree whose starter is gone (nil:
 	// detached, or none could be started).
-	watchdog *watchdog
+	watchdog *watchdog.Watchdog
 	// ranks are the workers of a multi-process job (worker { count = N
 	// }), worker's first, once all N are there (ranks_linux.go).
 	ranks []rank
@@ -104,19 +116,19 @@ func (la *Launch) Worker() verify.Fingerprint {
 	if la.tree == nil {
 		return la.worker.Fingerprint
 	}
-	la.tree.mu.Lock()
-	defer la.tree.mu.Unlock()
+	la.mu.Lock()
+	defer la.mu.Unlock()
 	return la.worker.Fingerprint
 }
 
 // Root returns the launch root's fingerprint.
-func (la *Launch) Root() verify.Fingerprint { return la.tree.root.fp }
+func (la *Launch) Root() verify.Fingerprint { return la.tree.Root.FP }
 
 // LogPath returns the path of the tree's log.
 func (la *Launch) LogPath() string { return la.State.LogPath(la.Spec.Name) }
 
 // Done is closed when the launched root process has exited and been reaped.
-func (la *Launch) Done() <-chan struct{} { return la.tree.root.done }
+func (la *Launch) Done() <-chan struct{} { return la.tree.Root.Done }
 
 // ExitCode returns the root's exit code once Done is closed.
-func (la *Launch) ExitCode() int { return la.tree.root.status.ExitCode() }
+func (la *Launch) ExitCode() int { return la.tree.Root.Status.ExitCode() }

@@ -15,9 +15,13 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/childproof/childproof/internal/noinherit"
 	"github.com/childproof/childproof/launcher/exectrace"
 	"github.com/childproof/childproof/launcher/proctree"
+	"github.com/childproof/childproof/launcher/relay"
+	"github.com/childproof/childproof/launcher/sigtree"
 	"github.com/childproof/childproof/launcher/statedir"
+	"github.com/childproof/childproof/launcher/watchdog"
 	"github.com/childproof/childproof/outcome"
 	"github.com/childproof/childproof/proc"
 	"github.com/childproof/childproof/spec"
@@ -83,7 +87,7 @@ func startHeld(ctx context.Context, l *spec.Launch, opts Options, h held) (*Laun
 func startChecked(ctx context.Context, l *spec.Launch, opts Options, h held, env **Env) (*Launch, error) {
 	if opts.Detach {
 		var err error
-		if opts.Relay, err = relayProgram(opts.Relay); err != nil {
+		if opts.Relay, err = relay.Program(opts.Relay); err != nil {
 			h.lock.Unlock()
 			return nil, err
 		}
@@ -233,11 +237,11 @@ func (s *startRun) prepare(ctx context.Context, envOut **Env) error {
 	// is asked first, so that a launch of the name that is alive is one
 	// answer (exit 6, naming its spec file and pid) with or without a
 	// port, and exit 4 stays for what childproof did not start.
-	if err := guardPrevious(ctx, v.Proc, st, l, opts.Notify); err != nil {
+	if err := guardPrevious(ctx, v.Proc, st, l, opts.replaced()); err != nil {
 		lock.Unlock()
 		return err
 	}
-	if err := preflight(ctx, v, st, l, opts.Notify); err != nil {
+	if err := preflight(ctx, v, st, l, opts.replaced()); err != nil {
 		lock.Unlock()
 		return err
 	}
@@ -278,7 +282,7 @@ func (s *startRun) attempts(ctx context.Context) (*Launch, error) {
 		}
 		pid := la.worker.Pid
 		if pid == 0 && la.tree != nil {
-			pid = la.tree.root.pid()
+			pid = la.tree.Root.Pid()
 		}
 		la.abort()
 		la.restoreRecord(prevRecord)
@@ -313,14 +317,14 @@ func (s *startRun) started(la *Launch) {
 	if s.opts.Detach {
 		// What the tree printed so far is in the log (the relay
 		// has caught up) when run returns; the relay goes on alone.
-		la.pipe.drain(2 * time.Second)
-		la.pipe.close()
+		la.pipe.Drain(2 * time.Second)
+		la.pipe.Close()
 		if !s.h.keep {
 			s.lock.Unlock()
 			la.lock = nil
 		}
 		la.out.stop()
-		la.tree.events.close()
+		la.events.close()
 	}
 	la.out.running()
 }
@@ -346,7 +350,7 @@ func preflightRetry(ctx context.Context, v *verify.Verifier, st *State, l *spec.
 
 // preflight fails with exit 4 when a declared port is held by anything but
 // our own recorded previous instance, which it stops when on_stale = replace.
-func preflight(ctx context.Context, v *verify.Verifier, st *State, l *spec.Launch, notify func(string)) error {
+func preflight(ctx context.Context, v *verify.Verifier, st *State, l *spec.Launch, notify func(*Replaced)) error {
 	for _, pt := range l.Ports {
 		hs, err := verify.Holders(v.Proc, pt.Number, nil)
 		if err != nil {
@@ -361,7 +365,7 @@ func preflight(ctx context.Context, v *verify.Verifier, st *State, l *spec.Launc
 						return err
 					}
 					if notify != nil {
-						notify(fmt.Sprintf("on_stale = \"replace\": port %d was held by the previous launch of %q; %s", pt.Number, l.Name, res.Message))
+						notify(&Replaced{Name: l.Name, Port: pt.Number, Stopped: res.Message})
 					}
 					continue
 				}
@@ -460,7 +464,7 @@ type spawnRun struct {
 	envList []string
 	// out is the tree's output pipe; logw its write end, the tree's
 	// stdout and stderr.
-	out  *output
+	out  *relay.Pipe
 	logw *os.File
 	// errw is the tree's stderr: logw, or the stderr pipe's write end
 	// when Options.Stdout or Stderr keeps the streams apart.
@@ -475,7 +479,7 @@ type spawnRun struct {
 	cgf  *os.File
 	// cmd is the command of the latest try; root the tree's root.
 	cmd  *exec.Cmd
-	root *rootProc
+	root *sigtree.Root
 }
 
 // openLogAndMask opens the launch's log and saves its mask, with the
@@ -490,7 +494,7 @@ func (la *Launch) openLogAndMask(sp *spawnRun) (*os.File, error) {
 	sp.argv, sp.prog = argv, prog
 	la.Env.secrets = secretSet(l, la.Env.Vars, la.opts.SecretSet, argv, la.State.Digest)
 	if err == nil {
-		if err = la.State.SaveLogMask(l.Name, la.Env.Secrets()); err != nil {
+		if err = la.State.SaveLogMaskFor(l.Name, la.Env.Secrets(), la.opts.Detach); err != nil {
 			logf.Close()
 		}
 	}
@@ -518,33 +522,30 @@ func (la *Launch) openLogAndMask(sp *spawnRun) (*os.File, error) {
 // pipeOutput makes the pipe the tree writes to, which childproof reads
 // and masks into logf (at the source: the log never holds a secret);
 // logf is the reader's from here. Neither the relay nor the tree
-// inherits a descriptor of the caller (withoutInherited).
+// inherits a descriptor of the caller (noinherit.Run).
 func (la *Launch) pipeOutput(sp *spawnRun, logf *os.File) error {
 	sp.marker = proctree.NewMarker(la.Spec.Name)
 	var also io.Writer
 	if la.out != nil && !la.opts.Detach {
 		also = la.out
 	}
-	relay := ""
+	prog := ""
 	if la.opts.Detach {
-		relay = la.opts.Relay
+		prog = la.opts.Relay
 	}
-	var out *output
+	var out *relay.Pipe
 	var err error
 	if la.opts.Stdout != nil || la.opts.Stderr != nil {
-		out, err = startSplitOutput(logf, la.Env.Secrets(), also, la.opts.Stdout, la.opts.Stderr)
+		out, err = relay.StartSplit(logf, la.Env.Secrets(), also, la.opts.Stdout, la.opts.Stderr)
 	} else {
-		out, err = startOutput(logf, la.Env.Secrets(), relay, sp.marker, also)
+		out, err = relay.Start(logf, la.Env.Secrets(), prog, sp.marker, also)
 	}
 	if err != nil {
 		logf.Close()
 		return &Error{Outcome: outcome.Usage, Msg: "log", Err: err}
 	}
 	la.pipe = out
-	sp.out, sp.logw, sp.errw = out, out.w, out.w
-	if out.err != nil {
-		sp.errw = out.err.w
-	}
+	sp.out, sp.logw, sp.errw = out, out.Stdout(), out.Stderr()
 	return nil
 }
 
@@ -554,12 +555,12 @@ func (la *Launch) pipeOutput(sp *spawnRun, logf *os.File) error {
 // cgroup to start in unless Options.NoCgroup.
 func (la *Launch) buildCommand(sp *spawnRun) error {
 	l := la.Spec
-	t := &procTree{p: la.opts.Proc, leader: -1, marker: sp.marker,
-		daemons: la.Spec.Worker.Comm != "" || la.Spec.Worker.Exe != "" || len(la.Spec.Ports) > 0 || len(la.Spec.Roles) > 0}
+	t := &sigtree.Tree{P: la.opts.Proc, Leader: -1, Marker: sp.marker,
+		Daemons: la.Spec.Worker.Comm != "" || la.Spec.Worker.Exe != "" || len(la.Spec.Ports) > 0 || len(la.Spec.Roles) > 0}
 	la.tree = t
-	sp.envList = proctree.WithMarker(la.Env.List(), t.marker)
+	sp.envList = proctree.WithMarker(la.Env.List(), t.Marker)
 	cmd := &exec.Cmd{Path: sp.prog, Args: sp.argv, Env: sp.envList, Dir: la.dir(), Stdin: sp.devnull, Stdout: sp.logw, Stderr: sp.errw}
-	sys := &syscall.SysProcAttr{PidFD: &t.leader}
+	sys := &syscall.SysProcAttr{PidFD: &t.Leader}
 	cred, err := credential(l)
 	if err != nil {
 		return err
@@ -572,7 +573,7 @@ func (la *Launch) buildCommand(sp *spawnRun) error {
 		sys.Pdeathsig = syscall.SIGKILL
 	}
 	if !la.opts.NoCgroup {
-		t.cgroup, sp.cgf = proctree.NewCgroup(l.Name)
+		t.Cgroup, sp.cgf = proctree.NewCgroup(l.Name)
 		if sp.cgf != nil {
 			sys.UseCgroupFD = true
 			sys.CgroupFD = int(sp.cgf.Fd())
@@ -589,27 +590,27 @@ func (la *Launch) buildCommand(sp *spawnRun) error {
 // never appeared". The started root is recorded as pending.
 func (la *Launch) spawn(sp *spawnRun) error {
 	l, t := la.Spec, la.tree
-	sp.root = &rootProc{done: make(chan struct{})}
+	sp.root = &sigtree.Root{Done: make(chan struct{})}
 	if !la.opts.Detach {
 		// Before the tree starts: there is no moment its starter can die
 		// unwatched.
-		la.watchdog = startWatchdog(sp.marker, t.cgroup)
+		la.watchdog = watchdog.Start(proctree.MarkerVar+"="+sp.marker, t.Cgroup)
 	}
 	if err := la.journal(sp.argv); err != nil {
 		if sp.cgf != nil {
 			sp.cgf.Close()
-			proctree.RemoveCgroup(t.cgroup)
+			proctree.RemoveCgroup(t.Cgroup)
 		}
 		return err
 	}
 	if la.wantsTreeEvents() {
-		t.events = listenTree()
+		la.events = listenTree()
 	}
-	err := withoutInherited(func() error { return sp.start(la, sp.cmd) })
+	err := noinherit.Run(func() error { return sp.start(la, sp.cmd) })
 	if err != nil && sp.cgf != nil {
 		sp.cgf.Close()
-		proctree.RemoveCgroup(t.cgroup)
-		t.cgroup, sp.cgf = "", nil
+		proctree.RemoveCgroup(t.Cgroup)
+		t.Cgroup, sp.cgf = "", nil
 		sp.sys.UseCgroupFD, sp.sys.CgroupFD = false, 0
 		// The journal first says there is no cgroup: a record that names
 		// one describes a tree only ever started into it (proctree.CgroupRemoved).
@@ -617,27 +618,29 @@ func (la *Launch) spawn(sp *spawnRun) error {
 			return err
 		}
 		sp.cmd = sp.newCmd(la)
-		err = withoutInherited(func() error { return sp.start(la, sp.cmd) })
+		err = noinherit.Run(func() error { return sp.start(la, sp.cmd) })
 	}
 	if sp.cgf != nil {
 		sp.cgf.Close()
 	}
-	sp.out.started()
+	sp.out.Started()
 	if err != nil {
-		t.events.close()
-		t.events = nil
+		la.events.close()
+		la.events = nil
 		if sp.cred != nil && errors.Is(err, syscall.EACCES) {
-			return la.exitedError(sp.r, fmt.Sprintf("the worker never appeared: %v (as %s: the program or the directory %s is not accessible to uid %d)", err, runAs(l), la.dir(), sp.cred.Uid))
+			e := la.exitedError(sp.r, fmt.Sprintf("the worker never appeared: %v (as %s: the program or the directory %s is not accessible to uid %d)", err, runAs(l), la.dir(), sp.cred.Uid))
+			e.Spec = l // the caller names its user and group its own way
+			return e
 		}
 		return la.exitedError(sp.r, fmt.Sprintf("the worker never appeared: %v", err))
 	}
 	pid := sp.cmd.Process.Pid
-	t.root, t.pgid = sp.root, pid
-	t.events.follow(pid)
+	t.Root, t.Pgid = sp.root, pid
+	la.events.follow(pid)
 	if fp, err := verify.TakeFingerprint(la.opts.Proc, pid); err == nil {
-		sp.root.fp = fp
+		sp.root.FP = fp
 	} else {
-		sp.root.fp = verify.Fingerprint{Pid: pid}
+		sp.root.FP = verify.Fingerprint{Pid: pid}
 	}
 	la.recordPending()
 	return nil
@@ -652,12 +655,12 @@ func (sp *spawnRun) newCmd(la *Launch) *exec.Cmd {
 // refused (a seccomp policy, or a tracer already on us): then cmd is made
 // afresh without the trace and started plainly.
 func (sp *spawnRun) start(la *Launch, cmd *exec.Cmd) error {
-	sp.root.cmd = cmd
+	sp.root.Cmd = cmd
 	if !la.noExecCapture() {
-		w, err := exectrace.Start(cmd, la.opts.Detach, sp.reap, sp.root.done)
+		w, err := exectrace.Start(cmd, la.opts.Detach, sp.reap, sp.root.Done)
 		if err == nil {
 			la.exec.watch = w
-			la.tree.forked = func() []int { return w.ForkedPids(la.opts.Proc) }
+			la.tree.Forked = func() []int { return w.ForkedPids(la.opts.Proc) }
 			return nil
 		}
 		sp.sys.Ptrace = false
@@ -671,14 +674,14 @@ func (sp *spawnRun) start(la *Launch, cmd *exec.Cmd) error {
 }
 
 // reap waits for the root in the background and records how it ended,
-// closing root.done then.
+// closing root.Done then.
 func (sp *spawnRun) reap() {
 	root := sp.root
 	go func() {
-		root.cmd.Wait()
-		root.status = processStatus(root.cmd.ProcessState)
-		root.state = root.cmd.ProcessState
-		close(root.done)
+		root.Cmd.Wait()
+		root.Status = sigtree.ProcessStatus(root.Cmd.ProcessState)
+		root.State = root.Cmd.ProcessState
+		close(root.Done)
 	}()
 }
 

@@ -442,14 +442,14 @@ func TestCgroupOwnsTree(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if la.tree.cgroup == "" {
+	if la.tree.Cgroup == "" {
 		t.Fatal("no cgroup although root on cgroup v2")
 	}
-	pids, _ := proctree.CgroupPids(la.tree.cgroup)
+	pids, _ := proctree.CgroupPids(la.tree.Cgroup)
 	if len(pids) != 2 {
 		t.Errorf("cgroup.procs = %v, want wrapper and worker", pids)
 	}
-	dir := la.tree.cgroup
+	dir := la.tree.Cgroup
 	la.Stop(context.Background())
 	if _, err := os.Stat(dir); err == nil {
 		t.Errorf("cgroup %s left behind", dir)

@@ -100,7 +100,7 @@ func (w *listenWatch) appeared() bool {
 	if len(fresh) == 0 {
 		return false
 	}
-	tree := w.la.tree.members()
+	tree := w.la.tree.Members()
 	if len(tree) == 0 {
 		return false
 	}

@@ -62,7 +62,7 @@ func membersNote(pids []int) string {
 // tree of a killed childproof too — it is the previous instance: stopped
 // first with on_stale = "replace", else the run is refused (exit 6),
 // naming its spec file and pid. The caller holds the lock.
-func guardPrevious(ctx context.Context, p proc.FS, st *State, l *spec.Launch, notify func(string)) error {
+func guardPrevious(ctx context.Context, p proc.FS, st *State, l *spec.Launch, notify func(*Replaced)) error {
 	rec, err := st.Load(l.Name)
 	if err != nil {
 		return nil
@@ -92,7 +92,7 @@ func guardPrevious(ctx context.Context, p proc.FS, st *State, l *spec.Launch, no
 			return err
 		}
 		if notify != nil {
-			notify(fmt.Sprintf("on_stale = \"replace\": the previous launch of %q (from %s, %s) was still running; %s", l.Name, from, what, res.Message))
+			notify(&Replaced{Name: l.Name, From: from, What: what, Stopped: res.Message})
 		}
 		return nil
 	}

@@ -18,9 +18,9 @@ import (
 // The wait has no deadline (ready.timeout is not a oneshot's); ctx ends
 // it, and the tree is stopped.
 func (la *Launch) runOneshot(ctx context.Context, v *verify.Verifier, r *verify.Report) error {
-	root := la.tree.root
+	root := la.tree.Root
 	select {
-	case <-root.done:
+	case <-root.Done:
 	case <-ctx.Done():
 		return la.interrupted(r, ctx.Err())
 	}
@@ -30,13 +30,13 @@ func (la *Launch) runOneshot(ctx context.Context, v *verify.Verifier, r *verify.
 		if sel := la.Spec.Worker; sel.Comm != "" || sel.Exe != "" {
 			what = "no process of the launch exec'd the program the worker selector names"
 		}
-		r.Add(verify.KindEnvUnreadable, "the oneshot launch ran to completion (%s), but %s: its environment cannot be proven", root.status, what)
+		r.Add(verify.KindEnvUnreadable, "the oneshot launch ran to completion (%s), but %s: its environment cannot be proven", root.Status, what)
 		r.SetOutcome(r.Judged())
 		return &Error{Outcome: r.Outcome, Report: r, Msg: r.Failure(), Tail: la.withTail(r)}
 	}
 	fp := verify.Fingerprint{Pid: pid, Comm: ev.Comm, Exe: ev.Exe}
-	if pid == root.fp.Pid {
-		fp.StartTime, fp.UID, fp.PidfsInode = root.fp.StartTime, root.fp.UID, root.fp.PidfsInode
+	if pid == root.FP.Pid {
+		fp.StartTime, fp.UID, fp.PidfsInode = root.FP.StartTime, root.FP.UID, root.FP.PidfsInode
 	}
 	la.worker.Fingerprint = fp
 	la.exec.env = &verify.ExecEnv{Vars: ev.Vars, Exe: ev.Exe, Area: ev.Area}
@@ -59,7 +59,7 @@ func (la *Launch) runOneshot(ctx context.Context, v *verify.Verifier, r *verify.
 // process itself, with the environment its last exec received.
 func (la *Launch) oneshotWorker() (int, exectrace.Capture, bool) {
 	caps := la.exec.watch.Captured()
-	root := la.tree.root.fp.Pid
+	root := la.tree.Root.FP.Pid
 	sel := la.Spec.Worker
 	if sel.Comm == "" && sel.Exe == "" {
 		ev, ok := caps[root]

@@ -142,12 +142,27 @@ type Tracking struct {
 // is plain data, safe for concurrent use while no one changes it.
 type Callbacks struct {
 	// Notify, when set, is told what the launch did besides launching
-	// (on_stale = "replace" stopped the previous launch), in words; nil:
+	// (a worker that diverged after it was verified), in words; nil:
 	// nobody is told.
 	Notify func(string)
+	// Replaced, when set, is told that OnStale stopped the previous
+	// launch; nil: Notify is told, in Go's words (Replaced.Say(GoReplace)).
+	Replaced func(*Replaced)
 	// Progress, when set, is called (from Start's goroutine) each time
 	// what the launch waits for changes; nil: not called.
 	Progress func(Progress)
+}
+
+// replaced is who is told that OnStale stopped the previous launch: the
+// caller's Replaced, else its Notify; nil: nobody.
+func (c Callbacks) replaced() func(*Replaced) {
+	switch {
+	case c.Replaced != nil:
+		return c.Replaced
+	case c.Notify != nil:
+		return func(r *Replaced) { c.Notify(r.Say(GoReplace)) }
+	}
+	return nil
 }
 
 // Provenance is what the record and round history say a launch came from.

@@ -13,6 +13,7 @@ import (
 
 	"github.com/childproof/childproof/internal/logrelay"
 	"github.com/childproof/childproof/launcher/proctree"
+	"github.com/childproof/childproof/launcher/relay"
 	"github.com/childproof/childproof/redact"
 )
 
@@ -121,32 +122,32 @@ func runPropertyCase(t *testing.T, c propertyCase, detach bool) (log, console st
 		also = f
 	}
 	set := redact.Of(c.secs, nil)
-	var o *output
+	var o *relay.Pipe
 	if also != nil {
-		o, err = startOutput(logf, set, "", "", also)
+		o, err = relay.Start(logf, set, "", "", also)
 	} else {
-		relay := ""
+		prog := ""
 		if detach {
-			relay = "/proc/self/exe"
+			prog = "/proc/self/exe"
 		}
-		o, err = startOutput(logf, set, relay, proctree.NewMarker("property"), nil)
+		o, err = relay.Start(logf, set, prog, proctree.NewMarker("property"), nil)
 	}
 	if err != nil {
 		t.Fatal(err)
 	}
 	if detach {
-		o.drain(10 * time.Second) // the relay has its secrets
+		o.Drain(10 * time.Second) // the relay has its secrets
 	}
 	text := c.text
 	for _, k := range c.chunks {
-		if _, err := o.w.Write([]byte(text[:k])); err != nil {
+		if _, err := o.Stdout().Write([]byte(text[:k])); err != nil {
 			t.Fatal(err)
 		}
 		text = text[k:]
 	}
-	o.finish(30 * time.Second)
+	o.Finish(30 * time.Second)
 	select {
-	case <-o.done:
+	case <-o.Done():
 	case <-time.After(30 * time.Second):
 		t.Fatal("the pipe's reader never reached its end")
 	}
@@ -238,20 +239,20 @@ func TestFinishWaitsForConsole(t *testing.T) {
 	}
 	con := &blockedConsole{entered: make(chan struct{}), release: make(chan struct{})}
 	f := feed(con, watch{})
-	o, err := startOutput(logf, redact.Of(nil, nil), "", "", f)
+	o, err := relay.Start(logf, redact.Of(nil, nil), "", "", f)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := o.w.Write([]byte("first line\n")); err != nil {
+	if _, err := o.Stdout().Write([]byte("first line\n")); err != nil {
 		t.Fatal(err)
 	}
 	<-con.entered // the reader is in the console's write
 	for i := range 100 {
-		fmt.Fprintf(o.w, "line %d after the console stalled\n", i)
+		fmt.Fprintf(o.Stdout(), "line %d after the console stalled\n", i)
 	}
 	finished := make(chan struct{})
 	go func() {
-		o.finish(10 * time.Millisecond)
+		o.Finish(10 * time.Millisecond)
 		close(finished)
 	}()
 	// Well past finish's limit (the bug showed within it; with the fix

@@ -253,7 +253,7 @@ func TestMarkerNotGroup(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer la.Stop(context.Background())
-	marker := la.tree.marker
+	marker := la.tree.Marker
 	var daemon []int
 	waitFor(t, "the setsid daemon", func() bool {
 		for _, pid := range proctree.MarkerPids(proc.Default, marker)[marker] {
@@ -265,12 +265,12 @@ func TestMarkerNotGroup(t *testing.T) {
 		return false
 	})
 	stranger := exec.Command("sleep", "600")
-	stranger.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pgid: la.tree.pgid}
+	stranger.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pgid: la.tree.Pgid}
 	if err := stranger.Start(); err != nil {
 		t.Fatalf("joining the launch's process group: %v", err)
 	}
 	defer stranger.Process.Kill()
-	if s, err := proc.Default.Stat(stranger.Process.Pid); err != nil || s.Pgrp != la.tree.pgid {
+	if s, err := proc.Default.Stat(stranger.Process.Pid); err != nil || s.Pgrp != la.tree.Pgid {
 		t.Fatalf("the stranger is not in the group: %+v %v", s, err)
 	}
 	if _, err := la.Stop(context.Background()); err != nil {

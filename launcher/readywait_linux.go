@@ -242,7 +242,7 @@ func (la *Launch) waitEvent(ctx context.Context, wfd int, at, deadline time.Time
 		if wf := la.notes.wake.pollFd(); wf >= 0 {
 			fds = append(fds, unix.PollFd{Fd: int32(wf), Events: unix.POLLIN})
 		}
-		if tf := la.tree.events.readyFd(); tf >= 0 {
+		if tf := la.events.readyFd(); tf >= 0 {
 			fds = append(fds, unix.PollFd{Fd: int32(tf), Events: unix.POLLIN})
 		}
 		// At most pollSlice in the syscall: the runtime's sysmon takes a
@@ -255,7 +255,7 @@ func (la *Launch) waitEvent(ctx context.Context, wfd int, at, deadline time.Time
 		line, moved := false, false
 		if n > 0 {
 			line = la.notes.wake.drain()
-			moved = la.tree.events.drainReady()
+			moved = la.events.drainReady()
 		}
 		if moved || line || lw.appeared() {
 			if moved {
@@ -286,7 +286,7 @@ func (la *Launch) probeReady(ctx context.Context, r *verify.Report, c verify.Che
 		return nil
 	}
 	if kind == "log" {
-		return la.waitLine(ctx, r, worker, wfd, deadline, la.out.specMatched, fmt.Sprintf("no line of its output matched ready { log = %q }", l.Ready.Log))
+		return la.waitLine(ctx, r, worker, wfd, deadline, la.out.specMatched, fmt.Sprintf("no line of its output matched Ready.Log %q", l.Ready.Log))
 	}
 	check := la.readyCheck(c)
 	// A worker in another network namespace is reached from there.

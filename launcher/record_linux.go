@@ -14,7 +14,7 @@ import (
 // newRecord is the record of this launch with worker as its worker: a
 // provisional one (pending) stands until the worker is verified.
 func (la *Launch) newRecord(worker verify.Fingerprint, pending bool) *Record {
-	return la.newRecordOf(la.tree.root.cmd.Args, la.tree.root.fp, worker, pending)
+	return la.newRecordOf(la.tree.Root.Cmd.Args, la.tree.Root.FP, worker, pending)
 }
 
 // newRecordOf is newRecord for argv, with root as the launch root.
@@ -25,7 +25,7 @@ func (la *Launch) newRecordOf(argv []string, root, worker verify.Fingerprint, pe
 		Name:     l.Name,
 		SpecPath: l.SpecPath, SpecHash: la.opts.SpecHash, Argv: secrets.Argv(argv), Dir: secrets.Text(la.dir()),
 		Started: time.Now().UTC(), Detached: la.opts.Detach,
-		Root: maskExe(secrets, root), Worker: maskExe(secrets, worker), Pgid: t.pgid, Cgroup: t.cgroup, Marker: t.marker,
+		Root: maskExe(secrets, root), Worker: maskExe(secrets, worker), Pgid: t.Pgid, Cgroup: t.Cgroup, Marker: t.Marker,
 		Env: map[string]string{}, WorkerEnv: map[string]string{},
 		Log:     la.LogPath(),
 		Pending: pending,
@@ -43,8 +43,8 @@ func (la *Launch) newRecordOf(argv []string, root, worker verify.Fingerprint, pe
 		rec.Supervisor = os.Getpid()
 	}
 	rec.Secrets = la.State.SecretDigests(secrets)
-	if la.pipe != nil && la.pipe.relay != nil && la.pipe.relay.Process != nil {
-		if fp, err := verify.TakeFingerprint(la.opts.Proc, la.pipe.relay.Process.Pid); err == nil {
+	if rp := la.pipe.RelayProcess(); rp != nil {
+		if fp, err := verify.TakeFingerprint(la.opts.Proc, rp.Pid); err == nil {
 			fp = maskExe(secrets, fp)
 			rec.Relay = &fp
 		}
@@ -92,7 +92,7 @@ func (la *Launch) recordPending() {
 	// The root may still exec (a dispatch script, sh -c … exec): without
 	// its exe the fingerprint is pid, start time, uid and pidfs inode,
 	// which exec keeps.
-	root := la.tree.root.fp
+	root := la.tree.Root.FP
 	root.Exe = ""
 	rec := la.newRecord(root, true)
 	rec.Root = root

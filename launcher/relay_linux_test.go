@@ -2,7 +2,6 @@ package launcher
 
 import (
 	"context"
-	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -11,8 +10,6 @@ import (
 	"time"
 
 	"github.com/childproof/childproof/launcher/exectrace"
-	"github.com/childproof/childproof/launcher/proctree"
-	"github.com/childproof/childproof/redact"
 	"github.com/childproof/childproof/verify"
 	"golang.org/x/sys/unix"
 )
@@ -69,7 +66,7 @@ func TestRelayGoneSaid(t *testing.T) {
 	if rec.Relay == nil {
 		t.Fatal("no relay recorded")
 	}
-	la.pipe.relay.Process.Kill()
+	la.pipe.RelayProcess().Kill()
 	for end := time.Now().Add(5 * time.Second); rec.Relay.Check(procDefault) == verify.Alive; time.Sleep(10 * time.Millisecond) {
 		if time.Now().After(end) {
 			t.Fatal("the killed relay is still there")
@@ -166,49 +163,6 @@ func killEscaped(pid int) {
 	defer unix.Close(fd)
 	if c, _ := procDefault.Comm(pid); c == "sleep" {
 		unix.PidfdSendSignal(fd, unix.SIGKILL, nil, 0)
-	}
-}
-
-// TestRelayDrainSeesIdle: drain knows from the kernel that the relay has
-// written what it read (its threads asleep, no read or write between two
-// looks), not from a fixed pause, and the log then holds every line the
-// tree wrote before it.
-func TestRelayDrainSeesIdle(t *testing.T) {
-	logf, err := os.Create(filepath.Join(t.TempDir(), "out.log"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	o, err := startOutput(logf, redact.Of(nil, nil), "/proc/self/exe", proctree.NewMarker("drain"), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer func() {
-		o.close()
-		<-o.done
-	}()
-	<-o.ready
-	for end := time.Now().Add(10 * time.Second); ; time.Sleep(time.Millisecond) {
-		q := relayQuiet(o.relay.Process.Pid)
-		if !q.known {
-			t.Fatal("the relay's /proc files cannot be read: drain would fall back to a fixed pause")
-		}
-		if q.idle {
-			break
-		}
-		if time.Now().After(end) {
-			t.Fatal("the relay waiting for output was never seen idle")
-		}
-	}
-	for i := range 100 {
-		fmt.Fprintf(o.w, "line %d\n", i)
-	}
-	o.drain(10 * time.Second)
-	b, err := os.ReadFile(logf.Name())
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !strings.HasSuffix(string(b), "line 99\n") || strings.Count(string(b), "\n") != 100 {
-		t.Errorf("log after drain = %q, want the 100 lines written before it", b)
 	}
 }
 

@@ -8,9 +8,6 @@ import (
 	"github.com/childproof/childproof/verify"
 )
 
-// output is the tree's output pipe; launching is Linux-only.
-type output struct{}
-
 // tail returns the last n lines of the launch's log.
 func (la *Launch) tail(n int) []string { return statedir.Tail(la.LogPath(), n) }
 
@@ -19,7 +16,3 @@ func (st *State) collectRelay(name string, fp *verify.Fingerprint, p proc.FS) st
 
 // RelayMain returns at once: off Linux no relay runs.
 func RelayMain() {}
-
-// watchdog ends a foreground tree whose starter is gone; off Linux none
-// runs.
-type watchdog struct{}

@@ -27,23 +27,23 @@ const respawnLookEvery = 50 * time.Millisecond
 // time a worker has to appear at all). A replacement becomes the launch's
 // worker (adopt) and is judged at once; it returns its pid, else 0.
 func (la *Launch) awaitReplacement(gone int) int {
-	t, te := la.tree, la.tree.events
+	t, te := la.tree, la.events
 	deadline := time.Now().Add(la.Spec.ReadyTimeout())
 	for first := true; ; first = false {
-		t.mu.Lock()
-		if t.finished {
-			t.mu.Unlock()
+		la.mu.Lock()
+		if la.finished {
+			la.mu.Unlock()
 			return 0
 		}
-		t.reapOrphans(0)
+		t.ReapOrphans(0)
 		var live []int
-		for _, pid := range t.live() {
+		for _, pid := range t.Live() {
 			if pid != gone {
 				live = append(live, pid)
 			}
 		}
 		if first && la.agentWillNotRestart(live) {
-			t.mu.Unlock()
+			la.mu.Unlock()
 			return 0
 		}
 		pid := 0
@@ -51,10 +51,10 @@ func (la *Launch) awaitReplacement(gone int) int {
 			pid = la.reselectForeground(live)
 		}
 		if pid != 0 && la.adopt(gone, pid, live) {
-			t.mu.Unlock()
+			la.mu.Unlock()
 			return pid
 		}
-		t.mu.Unlock()
+		la.mu.Unlock()
 		if len(live) == 0 || !time.Now().Before(deadline) {
 			return 0
 		}
@@ -135,7 +135,7 @@ func (la *Launch) adopt(gone, pid int, live []int) bool {
 	v := &verify.Verifier{Proc: p, State: la.State}
 	c := verify.CheckFromSpec(la.Spec, la.Env.Expect())
 	c.Root, c.Worker, c.Tree = pid, pid, live
-	if root := la.tree.root.pid(); slices.Contains(live, root) {
+	if root := la.tree.Root.Pid(); slices.Contains(live, root) {
 		c.Root = root
 	}
 	c.Ports, c.Owners, c.NoReady = nil, nil, true

@@ -145,7 +145,7 @@ func TestWaitNoReplacement(t *testing.T) {
 	case <-time.After(30 * time.Second):
 		t.Fatal("Wait did not return after ready.timeout without a replacement")
 	}
-	if !la.tree.root.exited() {
+	if !la.tree.Root.Exited() {
 		t.Error("the root runs on after Wait returned")
 	}
 }

@@ -104,7 +104,7 @@ func (s *State) finishRound(r *Round, la *Launch, err error) {
 		return
 	}
 	defer unlock()
-	if la != nil && la.tree != nil && la.tree.root != nil {
+	if la != nil && la.tree != nil && la.tree.Root != nil {
 		r.Log = s.KeepRoundLog(r.Name, r.N, la.Spec.EffectiveLogKeep())
 		if la.worker.Pid != 0 {
 			w := maskExe(la.Env.Secrets(), la.worker.Fingerprint)
@@ -139,7 +139,7 @@ func (s *State) finishRound(r *Round, la *Launch, err error) {
 			}
 		}
 	}
-	if la != nil && la.tree != nil && la.tree.root != nil {
+	if la != nil && la.tree != nil && la.tree.Root != nil {
 		end := &RoundEnd{At: time.Now().UTC(), Seen: SeenLaunch}
 		if ws := la.rootStatus(); ws != nil && r.ExitCode == outcome.Exited.Code() {
 			end.SetStatus(*ws)
@@ -237,10 +237,10 @@ func (la *Launch) Round() int {
 
 // rootStatus is the launched root's wait status, nil while unknown.
 func (la *Launch) rootStatus() *syscall.WaitStatus {
-	if la.tree == nil || la.tree.root == nil || !la.tree.root.exited() || la.tree.root.state == nil {
+	if la.tree == nil || la.tree.Root == nil || !la.tree.Root.Exited() || la.tree.Root.State == nil {
 		return nil
 	}
-	ws, ok := la.tree.root.state.Sys().(syscall.WaitStatus)
+	ws, ok := la.tree.Root.State.Sys().(syscall.WaitStatus)
 	if !ok {
 		return nil
 	}
@@ -251,10 +251,10 @@ func (la *Launch) rootStatus() *syscall.WaitStatus {
 // status the supervisor saw, nil when childproof stopped it without
 // seeing one. Only the first note counts.
 func (la *Launch) noteEnd(ws *syscall.WaitStatus) {
-	la.tree.mu.Lock()
+	la.mu.Lock()
 	noted := la.notes.endNoted
 	la.notes.endNoted = true
-	la.tree.mu.Unlock()
+	la.mu.Unlock()
 	if noted || la.notes.round == nil || la.Record == nil {
 		return
 	}
@@ -264,7 +264,7 @@ func (la *Launch) noteEnd(ws *syscall.WaitStatus) {
 	} else {
 		end.How, end.Seen, end.StoppedBy = EndStopped, SeenStop, "childproof stopped the launch"
 	}
-	la.State.EndRound(la.Spec.Name, la.notes.round.N, la.notes.round.Started, end)
+	la.State.EndRound(la.Spec.Name, la.notes.round.N, la.notes.round.Started, end, la.opts.Detach)
 }
 
 // RefuseRound marks la's round refused: verified, then stopped because

@@ -24,7 +24,7 @@ func (la *Launch) treeMoved(worker int) bool {
 	if len(la.Spec.Ports) == 0 {
 		return false
 	}
-	tree := la.tree.members()
+	tree := la.tree.Members()
 	before := la.notes.picked
 	now := proctree.Signature(la.opts.Proc, tree)
 	if now == before || la.notes.settled != "" && proctree.OwnerSignature(la.opts.Proc, la.Spec, worker, tree) == la.notes.settled {
@@ -40,6 +40,6 @@ func (la *Launch) treeMoved(worker int) bool {
 		// the tree has been quiet (findAndVerify waits for that).
 		return true
 	}
-	again := proctree.PickWorker(la.opts.Proc, la.Spec, la.tree.root.pid(), tree, la.exec.watch.ExecComm)
+	again := proctree.PickWorker(la.opts.Proc, la.Spec, la.tree.Root.Pid(), tree, la.exec.watch.ExecComm)
 	return again != 0 && again != worker
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/childproof/childproof/internal/pidfd"
 	"github.com/childproof/childproof/launcher/proctree"
+	"github.com/childproof/childproof/launcher/sigtree"
 	"github.com/childproof/childproof/outcome"
 	"github.com/childproof/childproof/proc"
 	"github.com/childproof/childproof/verify"
@@ -88,21 +89,21 @@ func StopRecord(ctx context.Context, p proc.FS, st *State, rec *Record, timeout 
 		return res, &Error{Outcome: outcome.Unproven, Msg: fmt.Sprintf("%s: cannot identify the worker (pid %d)", rec.Name, rec.Worker.Pid), Err: err}
 	}
 	defer unix.Close(wfd)
-	t := &procTree{p: p, leader: -1, pgid: rec.Pgid, cgroup: cgroup, marker: rec.Marker, pinned: map[int]int{worker.Pid: wfd}, stopSig: StopSignalOf(sig)}
+	t := &sigtree.Tree{P: p, Leader: -1, Pgid: rec.Pgid, Cgroup: cgroup, Marker: rec.Marker, Pinned: map[int]int{worker.Pid: wfd}, StopSig: sigtree.StopSignalOf(sig)}
 	if rec.Root.Pid != worker.Pid && rec.Root.Pid == rec.Pgid {
 		if fd, l, _ := rec.Root.Open(p); l == verify.Alive {
-			t.leader = fd
+			t.Leader = fd
 			defer unix.Close(fd)
 		}
 	} else if rec.Root.Pid == rec.Pgid {
-		t.leader = wfd // the worker is the root and leads the group
+		t.Leader = wfd // the worker is the root and leads the group
 	}
 	// Stopped means the whole tree: the worker and every member seen
 	// before the first signal (a pre-fork server's workers, as any uid).
-	res.Signalled, res.Killed = t.Terminate(ctx, timeout, 5*time.Second, func() bool { return pidfd.Exited(wfd) && t.watchedGone() })
-	t.unwatch()
-	if t.leader >= 0 && t.leader != wfd {
-		pidfd.Wait(context.Background(), t.leader, 2*time.Second)
+	res.Signalled, res.Killed = t.Terminate(ctx, timeout, 5*time.Second, func() bool { return pidfd.Exited(wfd) && t.WatchedGone() })
+	t.Unwatch()
+	if t.Leader >= 0 && t.Leader != wfd {
+		pidfd.Wait(context.Background(), t.Leader, 2*time.Second)
 	}
 	res.Exited = pidfd.Exited(wfd)
 	if cgroup != "" {
@@ -147,13 +148,13 @@ func stopLeftovers(ctx context.Context, p proc.FS, rec *Record, cgroup string, t
 	if cgroup == "" && rec.Marker == "" {
 		return 0, false, false
 	}
-	t := &procTree{p: p, leader: -1, pgid: rec.Pgid, cgroup: cgroup, marker: rec.Marker, pinned: map[int]int{}, stopSig: StopSignalOf(stopSignalName(rec))}
-	n = len(t.live())
+	t := &sigtree.Tree{P: p, Leader: -1, Pgid: rec.Pgid, Cgroup: cgroup, Marker: rec.Marker, Pinned: map[int]int{}, StopSig: sigtree.StopSignalOf(stopSignalName(rec))}
+	n = len(t.Live())
 	if n == 0 {
 		return 0, false, false
 	}
-	signalled, killed = t.Terminate(ctx, timeout, 5*time.Second, func() bool { return t.watchedGone() && len(t.live()) == 0 })
-	t.unwatch()
+	signalled, killed = t.Terminate(ctx, timeout, 5*time.Second, func() bool { return t.WatchedGone() && len(t.Live()) == 0 })
+	t.Unwatch()
 	for range 500 {
 		if pids, err := proctree.CgroupPids(cgroup); err != nil || len(pids) == 0 {
 			break
@@ -281,3 +282,6 @@ func stopSupervised(ctx context.Context, p proc.FS, st *State, rec *Record, time
 	}
 	return res, nil
 }
+
+// stopSignalName is the name of the recorded launch's stop signal ("SIGTERM").
+func stopSignalName(r *Record) string { return sigtree.StopSignalName(r.StopSignal) }

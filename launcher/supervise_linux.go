@@ -11,6 +11,7 @@ import (
 
 	"github.com/childproof/childproof/internal/pidfd"
 	"github.com/childproof/childproof/launcher/proctree"
+	"github.com/childproof/childproof/launcher/sigtree"
 	"github.com/childproof/childproof/outcome"
 	"github.com/childproof/childproof/verify"
 )
@@ -19,9 +20,9 @@ import (
 // pidfd) and to members that left it; never to the caller.
 func (la *Launch) Signal(sig syscall.Signal) {
 	t := la.tree
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	if !t.finished {
+	la.mu.Lock()
+	defer la.mu.Unlock()
+	if !la.finished {
 		t.Signal(unix.Signal(sig))
 	}
 }
@@ -49,37 +50,37 @@ func (la *Launch) Signal(sig syscall.Signal) {
 // later), or the root's where that cannot be read.
 func (la *Launch) Wait() ExitStatus {
 	t := la.tree
-	t.mu.Lock()
+	la.mu.Lock()
 	wfd, worker := la.worker.fd, la.worker.Pid
-	t.mu.Unlock()
-	te := t.events
-	if wfd < 0 || worker == t.root.fp.Pid {
-		for !t.root.exited() {
+	la.mu.Unlock()
+	te := la.events
+	if wfd < 0 || worker == t.Root.FP.Pid {
+		for !t.Root.Exited() {
 			tick := time.NewTimer(te.watchEvery())
 			select {
-			case <-t.root.done:
+			case <-t.Root.Done:
 				tick.Stop()
 			case <-te.changedCh():
 				tick.Stop()
-				t.mu.Lock()
-				if !t.finished {
-					t.reapOrphans(0)
+				la.mu.Lock()
+				if !la.finished {
+					t.ReapOrphans(0)
 					la.watchMembers(true)
 				}
-				t.mu.Unlock()
+				la.mu.Unlock()
 			case <-tick.C:
 				// Double-forked orphans re-parented to a subreaper caller.
-				t.mu.Lock()
-				if !t.finished {
-					t.reapOrphans(0)
+				la.mu.Lock()
+				if !la.finished {
+					t.ReapOrphans(0)
 					la.watchMembers(false)
 				}
-				t.mu.Unlock()
+				la.mu.Unlock()
 			}
 		}
 		la.finish(2 * time.Second)
 		la.noteEnd(la.rootStatus())
-		return t.root.status
+		return t.Root.Status
 	}
 	// ws is the last worker's wait status when reaped reports it: from
 	// wait4 when it was re-parented to the caller (a subreaper: its
@@ -95,15 +96,15 @@ func (la *Launch) Wait() ExitStatus {
 			}
 			unix.Poll(fds, int(te.watchEvery()/time.Millisecond))
 			moved := te.drainWatch()
-			t.mu.Lock()
-			if !t.finished {
-				t.reapOrphans(worker)
+			la.mu.Lock()
+			if !la.finished {
+				t.ReapOrphans(worker)
 				la.watchMembers(moved)
 			}
-			t.mu.Unlock()
+			la.mu.Unlock()
 		}
 		reaped, known = false, false
-		if s, err := t.p.Stat(worker); err == nil && s.PPid == os.Getpid() {
+		if s, err := t.P.Stat(worker); err == nil && s.PPid == os.Getpid() {
 			if pid, err := unix.Wait4(worker, &ws, 0, nil); err == nil && pid == worker {
 				reaped, known = true, true
 			}
@@ -113,34 +114,34 @@ func (la *Launch) Wait() ExitStatus {
 		// cluster primary, gunicorn --max-requests, uWSGI recycling),
 		// which becomes the worker.
 		if la.awaitReplacement(worker) == 0 {
-			t.mu.Lock()
-			if !known && !t.finished {
+			la.mu.Lock()
+			if !known && !la.finished {
 				ws, known = pidfd.Status(wfd)
 			}
-			t.mu.Unlock()
+			la.mu.Unlock()
 			break
 		}
-		t.mu.Lock()
+		la.mu.Lock()
 		wfd, worker = la.worker.fd, la.worker.Pid
-		t.mu.Unlock()
+		la.mu.Unlock()
 	}
 	if !reaped {
 		// A wrapper that waited for the worker ends with its own status
 		// (systemd's main process): give it a moment to.
 		select {
-		case <-t.root.done:
+		case <-t.Root.Done:
 		case <-time.After(2 * time.Second):
 		}
 	}
-	rootEnded := t.root.exited()
+	rootEnded := t.Root.Exited()
 	la.finish(2 * time.Second)
 	if reaped || known && !rootEnded {
 		sws := syscall.WaitStatus(ws)
 		la.noteEnd(&sws)
-		return waitStatus(sws)
+		return sigtree.WaitStatus(sws)
 	}
 	la.noteEnd(la.rootStatus())
-	return t.root.status
+	return t.Root.Status
 }
 
 // NoteRestart records that la is the n-th restart of its launch, after a
@@ -171,10 +172,9 @@ func (la *Launch) Stop(ctx context.Context) (*StopResult, error) {
 	}
 	la.finish(grace)
 	la.noteEnd(nil)
-	t := la.tree
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	res := *t.stopped
+	la.mu.Lock()
+	defer la.mu.Unlock()
+	res := *la.stopped
 	if res.RecordErr != nil {
 		return &res, la.State.recordFailure(la.Spec.Name, res.RecordErr)
 	}
@@ -187,22 +187,22 @@ func (la *Launch) finish(grace time.Duration) {
 	la.stopOnce.Do(func() {
 		la.terminate(grace)
 		la.out.stop()
-		la.tree.events.close()
+		la.events.close()
 		if la.Record != nil {
 			// Only while the record file still describes this launch: a
 			// newer one (a run after a detached launch let go of the
 			// lock) is never marked.
 			var exit *int
-			if la.Spec.Oneshot && la.tree.root.exited() {
-				code := la.tree.root.status.ExitCode()
+			if la.Spec.Oneshot && la.tree.Root.Exited() {
+				code := la.tree.Root.Status.ExitCode()
 				exit = &code
 			}
 			if _, err := la.State.MarkStopped(la.Record, exit); err != nil {
-				la.tree.mu.Lock()
-				if la.tree.stopped != nil {
-					la.tree.stopped.RecordErr = err
+				la.mu.Lock()
+				if la.stopped != nil {
+					la.stopped.RecordErr = err
 				}
-				la.tree.mu.Unlock()
+				la.mu.Unlock()
 			}
 		}
 		la.lock.Unlock()
@@ -214,25 +214,25 @@ func (la *Launch) finish(grace time.Duration) {
 
 // abort stops everything a failed attempt started.
 func (la *Launch) abort() {
-	if la.tree == nil || la.tree.root == nil {
+	if la.tree == nil || la.tree.Root == nil {
 		la.exec.watch.Detach()
 		la.closeFDs()
-		la.pipe.finish(time.Second)
+		la.pipe.Finish(time.Second)
 		if la.tree != nil {
-			proctree.RemoveCgroup(la.tree.cgroup)
+			proctree.RemoveCgroup(la.tree.Cgroup)
 		}
 		la.out.stop()
-		la.watchdog.release()
+		la.watchdog.Release()
 		return
 	}
 	// Stopped while still traced: a process the tree forks meanwhile (a
 	// daemon whose title hides the marker) is seen forked and stopped
-	// with it (procTree.member); the tracer lets go of what is left once
+	// with it (sigtree.Tree.Member); the tracer lets go of what is left once
 	// the root has exited.
 	la.terminate(2 * time.Second)
 	la.exec.watch.Detach()
 	la.out.stop()
-	la.tree.events.close()
+	la.events.close()
 }
 
 // terminate sends the tree its stop signal, waits up to grace, SIGKILLs what is left,
@@ -240,25 +240,25 @@ func (la *Launch) abort() {
 // seen is gone — also members re-parented away from us (no subreaper).
 func (la *Launch) terminate(grace time.Duration) {
 	t := la.tree
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	if t.finished {
+	la.mu.Lock()
+	defer la.mu.Unlock()
+	if la.finished {
 		return
 	}
 	allGone := func() bool {
-		return t.watchedGone() && t.root.exited() && len(t.live()) == 0
+		return t.WatchedGone() && t.Root.Exited() && len(t.Live()) == 0
 	}
-	before := la.worker.Check(t.p)
-	t.stopSig = StopSignalOf(la.Spec.Stop.EffectiveSignal())
+	before := la.worker.Check(t.P)
+	t.StopSig = sigtree.StopSignalOf(la.Spec.Stop.EffectiveSignal())
 	signalled, killed := t.Terminate(context.Background(), grace, 0, allGone)
-	<-t.root.done
-	t.waitGone(context.Background(), 2*time.Second, allGone)
-	t.unwatch()
+	<-t.Root.Done
+	t.WaitGone(context.Background(), 2*time.Second, allGone)
+	t.Unwatch()
 	la.closeFDs()
-	la.pipe.finish(time.Second)
-	proctree.RemoveCgroup(t.cgroup)
-	la.watchdog.release()
-	t.finished = true
+	la.pipe.Finish(time.Second)
+	proctree.RemoveCgroup(t.Cgroup)
+	la.watchdog.Release()
+	la.finished = true
 	how := "it had already exited"
 	switch {
 	case killed:
@@ -266,14 +266,14 @@ func (la *Launch) terminate(grace time.Duration) {
 	case signalled:
 		how = la.Spec.Stop.EffectiveSignal()
 	}
-	t.stopped = &StopResult{Worker: before, Signalled: signalled, Killed: killed, Exited: true,
-		Message: fmt.Sprintf("%s: stopped the worker (pid %d) and its process group: %s; the launched process: %s", la.Spec.Name, la.worker.Pid, how, t.root.status)}
+	la.stopped = &StopResult{Worker: before, Signalled: signalled, Killed: killed, Exited: true,
+		Message: fmt.Sprintf("%s: stopped the worker (pid %d) and its process group: %s; the launched process: %s", la.Spec.Name, la.worker.Pid, how, t.Root.Status)}
 }
 
 func (la *Launch) closeFDs() {
-	if la.tree != nil && la.tree.leader >= 0 {
-		unix.Close(la.tree.leader)
-		la.tree.leader = -1
+	if la.tree != nil && la.tree.Leader >= 0 {
+		unix.Close(la.tree.Leader)
+		la.tree.Leader = -1
 	}
 	if la.worker.fd >= 0 {
 		unix.Close(la.worker.fd)
@@ -290,17 +290,16 @@ func (la *Launch) Verify(ctx context.Context) (*verify.Report, error) {
 	// across the check, so that a Stop from another goroutine waits for
 	// it (and a Verify during a Stop waits for the Stop) instead of
 	// reading an fd number closed and perhaps reused.
-	t := la.tree
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	if t.finished || la.worker.Check(p) != verify.Alive {
+	la.mu.Lock()
+	defer la.mu.Unlock()
+	if la.finished || la.worker.Check(p) != verify.Alive {
 		r := verify.NewReport(la.Spec.Name)
 		r.Add(verify.KindExited, "the worker (pid %d) is %s", la.worker.Pid, la.worker.Check(p))
 		r.SetOutcome(outcome.Exited)
 		return r, &Error{Outcome: outcome.Exited, Report: r, Msg: r.Problems[0].Message}
 	}
 	c := verify.CheckFromSpec(la.Spec, la.Env.Expect())
-	c.Root, c.Worker, c.Tree = la.tree.root.fp.Pid, la.worker.Pid, la.tree.members()
+	c.Root, c.Worker, c.Tree = la.tree.Root.FP.Pid, la.worker.Pid, la.tree.Members()
 	c.ExecEnv = la.exec.env
 	c.AnyMember = la.Spec.Worker.N() > 1
 	c.Owners = la.rankOwners()

@@ -48,10 +48,10 @@ func TestSuperviseTreeEvents(t *testing.T) {
 			if connector {
 				// The connector is heard once the tree moved: the server's
 				// exec did.
-				if !la.tree.events.live() {
-					t.Fatalf("the proc connector heard nothing of the tree (events %v)", la.tree.events != nil)
+				if !la.events.live() {
+					t.Fatalf("the proc connector heard nothing of the tree (events %v)", la.events != nil)
 				}
-			} else if la.tree.events != nil {
+			} else if la.events != nil {
 				t.Fatal("listening to the proc connector although CHILDPROOF_NO_PROC_CONNECTOR is set")
 			}
 			before := treeEventLooks.Load()
@@ -94,7 +94,7 @@ func TestReadyTreeEvents(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if la.tree.events == nil {
+	if la.events == nil {
 		t.Fatal("a detached launch probed by http did not listen to its tree's events")
 	}
 	if n := readyTreeWakes.Load() - before; n == 0 {

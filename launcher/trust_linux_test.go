@@ -302,11 +302,11 @@ func TestForegroundSignalsSkipStrangerInGroup(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { la.Stop(context.Background()) })
-	if la.tree.cgroup == "" {
+	if la.tree.Cgroup == "" {
 		t.Fatal("no cgroup although root on cgroup v2")
 	}
 	c := exec.Command("sleep", "60")
-	c.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pgid: la.tree.pgid}
+	c.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pgid: la.tree.Pgid}
 	if err := c.Start(); err != nil {
 		t.Fatal(err)
 	}

@@ -55,7 +55,7 @@ func (la *Launch) watchMembers(moved bool) {
 		treeEventLooks.Add(1)
 	}
 	p := la.opts.Proc
-	tree := la.tree.members()
+	tree := la.tree.Members()
 	if w.seen == nil {
 		w.judged(p, tree)
 	}

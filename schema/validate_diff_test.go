@@ -451,10 +451,8 @@ func (g *launchGen) hider(r *rawLaunch) func(string) (hcl.Range, bool) {
 	for k := range r.Env {
 		parts = append(parts, "env["+k+"]")
 	}
-	for _, p := range []string{"worker.comm", "worker.exe", "ready.http", "ready.timeout", "restart.policy",
-		"restart.max", "restart.backoff", "slurm.partition", "slurm.gres", "slurm.time"} {
-		parts = append(parts, p)
-	}
+	parts = append(parts, "worker.comm", "worker.exe", "ready.http", "ready.timeout", "restart.policy",
+		"restart.max", "restart.backoff", "slurm.partition", "slurm.gres", "slurm.time")
 	for i := range r.Ports {
 		for _, f := range []string{"name", "number", "address"} {
 			parts = append(parts, ns("port", i, f))

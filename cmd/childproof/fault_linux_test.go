@@ -338,6 +338,9 @@ func TestFaultDetachedRunKilled(t *testing.T) {
 		t.Errorf("the traced tree %d outlived its killed tracer", pid)
 		unix.PidfdSendSignal(fd, unix.SIGKILL, nil, 0)
 	}
+	if listening(t, port) {
+		t.Error("a listener is left on the port of the traced tree whose tracer was killed")
+	}
 	if l, ok := e.ps(true)["traced"]; !ok || l.Status != "gone" || !l.Pending {
 		t.Errorf("ps after a traced launch was killed: %+v (listed: %v), want gone and never verified", l, ok)
 	}

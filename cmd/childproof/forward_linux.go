@@ -7,6 +7,7 @@ import (
 
 	"github.com/childproof/childproof/launcher"
 	"github.com/childproof/childproof/launcher/group"
+	"github.com/childproof/childproof/launcher/sigtree"
 	"github.com/childproof/childproof/schema"
 )
 
@@ -24,7 +25,7 @@ func (a *app) escalation(l *schema.Launch, signal func(syscall.Signal), pid func
 	name, grace := l.Name, foregroundGrace(l)
 	e := &group.Escalation{Signal: signal, Grace: grace}
 	if l.Stop.Signal != "" {
-		e.Term = launcher.StopSignalOf(l.Stop.Signal)
+		e.Term = sigtree.StopSignalOf(l.Stop.Signal)
 	}
 	e.Step = func(step group.EscalationStep, sig syscall.Signal) {
 		switch {

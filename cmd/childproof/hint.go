@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/childproof/childproof/cmd/childproof/internal/console"
 	"github.com/childproof/childproof/envres"
 	"github.com/childproof/childproof/internal/probe"
 	"github.com/childproof/childproof/launcher"
@@ -21,7 +22,7 @@ import (
 
 // cliWords are the spec language's names for a launch's environment
 // sources.
-var cliWords = launcher.Words{Inherit: "inherit", Env: "env", EnvFile: "env_file", Export: "export"}
+var cliWords = launcher.Words{Inherit: "inherit", Env: "env", EnvFile: "env_file", Export: "export", User: "user = ", Group: "group = "}
 
 // forCLI rewords le's message (and its report's problem) where the
 // library's names a Go field or a context: a user or group that does not
@@ -45,6 +46,16 @@ func forCLI(le *launcher.Error) {
 	if oe, ok := le.Err.(*relaunch.OptionError); ok && le.Msg == "" {
 		le.Msg, le.Err = oe.Say(relaunchFlag), nil
 	}
+	if l := le.Spec; l != nil && (l.User != "" || l.Group != "") {
+		// The spec's user and group, as the spec names them.
+		goName, cliName := launcher.GoWords.RunAs(l.User, l.Group), cliWords.RunAs(l.User, l.Group)
+		le.Msg = strings.Replace(le.Msg, goName, cliName, 1)
+		if le.Report != nil {
+			for i, p := range le.Report.Problems {
+				le.Report.Problems[i].Message = strings.Replace(p.Message, goName, cliName, 1)
+			}
+		}
+	}
 	if le.Report != nil {
 		for i, p := range le.Report.Problems {
 			if n, ok := p.Note.(*relaunch.DeltaNote); ok {
@@ -52,14 +63,14 @@ func forCLI(le *launcher.Error) {
 			}
 		}
 	}
-	if le.Fix == launcher.FixNotReady && le.Spec != nil && len(le.Spec.Ready.Exec) > 0 {
-		// A failed ready.exec says so in the spec's words.
+	if le.Fix == launcher.FixNotReady && le.Spec != nil {
+		// A failed ready.exec or ready.log says so in the spec's words.
 		p := "not ready within " + le.Spec.ReadyTimeout().String() + ": "
-		le.Msg = readyExecWords(le.Msg, p)
+		le.Msg = readyWords(le.Msg, p)
 		if le.Report != nil {
 			for i, pr := range le.Report.Problems {
 				if pr.Kind == verify.KindNotReady {
-					le.Report.Problems[i].Message = readyExecWords(pr.Message, p)
+					le.Report.Problems[i].Message = readyWords(pr.Message, p)
 				}
 			}
 		}
@@ -108,18 +119,18 @@ func envFileErrText(e *relaunch.EnvFileError) string {
 	return what + ": " + e.Err.Error()
 }
 
-// readyExecWords is s, a not-ready message starting with prefix, with
-// the library's Ready.Exec after it named as the spec does.
-func readyExecWords(s, prefix string) string {
-	if rest, ok := strings.CutPrefix(s, prefix+"Ready.Exec"); ok {
-		return prefix + "ready.exec" + rest
+// readyWords is s, a not-ready message starting with prefix, with what
+// follows it in the spec's words (console.ReadyWords).
+func readyWords(s, prefix string) string {
+	if what, ok := strings.CutPrefix(s, prefix); ok {
+		return prefix + console.ReadyWords(what)
 	}
 	return s
 }
 
 // relaunchWords are relaunch's flags for what sets an override and
-// what passes a variable.
-var relaunchWords = relaunch.Words{Set: "--set", Var: "--var"}
+// what passes a variable, and the spec's name of the env file.
+var relaunchWords = relaunch.Words{Set: "--set", Var: "--var", EnvFile: "env_file"}
 
 // relaunchFlag is relaunch's flag for a relaunch.Options field.
 func relaunchFlag(field string) string {

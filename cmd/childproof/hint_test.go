@@ -57,6 +57,7 @@ func TestForCLI(t *testing.T) {
 		{launcher.Error{Fix: launcher.FixNoSuchGroup, Spec: u, Msg: `launch "u": Group "nogroup2": no such group on this machine`}, `launch "u": group = "nogroup2": no such group on this machine`},
 		{launcher.Error{Fix: launcher.FixNotReady, Spec: &schema.Launch{Name: "x", Ready: schema.Ready{Exec: []string{"test"}, Timeout: 3 * time.Second}}, Msg: "not ready within 3s: Ready.Exec test: exit status 1"}, "not ready within 3s: ready.exec test: exit status 1"},
 		{launcher.Error{Fix: launcher.FixNotReady, Spec: &schema.Launch{Name: "x", Ready: schema.Ready{Exec: []string{"probe"}}}, Msg: "not ready within 10s: Ready.Exec: probe: not found in the launch's PATH"}, "not ready within 10s: ready.exec: probe: not found in the launch's PATH"},
+		{launcher.Error{Fix: launcher.FixNotReady, Spec: &schema.Launch{Name: "x", Ready: schema.Ready{Log: "up$"}}, Msg: `not ready within 10s: no line of its output matched Ready.Log "up$"`}, `not ready within 10s: no line of its output matched ready { log = "up$" }`},
 	}
 	for _, tt := range tests {
 		forCLI(&tt.e)
@@ -129,6 +130,8 @@ func TestDeltaNoteCLI(t *testing.T) {
 		{What: relaunch.DeltaDropped, Var: "B"},
 		{What: relaunch.DeltaUnchanged, Var: "C"},
 		{What: relaunch.DeltaArgv, Argv: `argv[1] "1" → "2"`},
+		{What: relaunch.DeltaUnexpected, Var: "D", How: relaunch.DeltaChanged, Source: relaunch.SourceEnvFile, EnvFile: "job.env"},
+		{What: relaunch.DeltaUnexpected, Var: "E", How: relaunch.DeltaRemoved, Source: relaunch.SourcePreviousSet},
 	}
 	r := verify.NewReport("job")
 	for _, n := range notes {
@@ -141,6 +144,8 @@ func TestDeltaNoteCLI(t *testing.T) {
 		"B was an override of the recorded launch (a --set of its round?) and nothing sets it now: repeat --set B=… to keep it",
 		"C: declared with --set but unchanged on the worker: the recorded worker already had this value",
 		`the command line changed without a --var saying so: argv[1] "1" → "2"`,
+		"D changed on the worker but is not a --set name (it comes from env_file job.env: edited since the recorded launch?)",
+		"E disappeared on the worker but is not a --set name (a --set of the recorded launch: repeat it to keep it)",
 	}
 	var got []string
 	for _, p := range r.Problems {

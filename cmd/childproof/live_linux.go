@@ -7,6 +7,7 @@ import (
 	"sync"
 
 	"github.com/childproof/childproof/cmd/childproof/internal/console"
+	"github.com/childproof/childproof/launcher"
 	"github.com/childproof/childproof/schema"
 	"golang.org/x/term"
 )
@@ -85,4 +86,10 @@ func (lc *launchConsole) view(l *schema.Launch, detach bool) *console.View {
 // said once on stderr.
 func (a *app) notify(msg string) {
 	fmt.Fprintf(a.stderr, "childproof: %s\n", msg)
+}
+
+// replaced is a launch's Options.Replaced: on_stale = "replace" stopped
+// the previous launch.
+func (a *app) replaced(r *launcher.Replaced) {
+	a.notify(r.Say(`on_stale = "replace"`))
 }

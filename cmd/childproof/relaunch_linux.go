@@ -178,7 +178,7 @@ func (a *app) relaunch(ctx context.Context, arg string, ra relaunchArgs) error {
 	defer lc.close()
 	view := lc.view(l, detach)
 	view.Attach(&opts.Options)
-	opts.Notify = a.notify
+	opts.Notify, opts.Replaced = a.notify, a.replaced
 	la, res, err := relaunch.Relaunch(ctx, l, opts)
 	view.Started()
 	a.writeRelaunchNotes(l.Name, res)

@@ -102,7 +102,7 @@ func (a *app) run(ctx context.Context, arg string, vars []string, overrides over
 	defer lc.close()
 	view := lc.view(l, detach)
 	view.Attach(&opts)
-	opts.Notify = a.notify
+	opts.Notify, opts.Replaced = a.notify, a.replaced
 	la, err := launcher.Start(ctx, l, opts)
 	view.Started()
 	if err != nil {

@@ -20,7 +20,7 @@ var layers = map[string][]string{
 	"internal/atomicfile": nil, "internal/dotenv": nil, "internal/hcltext": nil,
 	"internal/inputfile": nil, "internal/logtail": nil, "internal/pidfd": nil,
 	"internal/sockdiag": nil, "internal/wrapper": nil, "internal/freeport": nil,
-	"internal/proccn":      nil,
+	"internal/proccn": nil, "internal/noinherit": nil,
 	"internal/testsupport": {"internal/freeport"},
 	"internal/design":      nil,
 
@@ -46,9 +46,15 @@ var layers = map[string][]string{
 	"launcher/proctree": {"verify", "proc", "spec", "launcher/statedir", "internal/sockdiag"},
 	// The exec-time capture: ptrace of a launched tree.
 	"launcher/exectrace": {"verify", "proc"},
+	// The tree as something to signal: pidfds, its group, cgroup, marker.
+	"launcher/sigtree": {"verify", "proc", "launcher/proctree", "internal/pidfd"},
+	// The tree's output pipe, its reader and the log relay's launcher side.
+	"launcher/relay": {"launcher/failure", "launcher/statedir", "verify", "proc", "outcome", "redact", "internal/logrelay", "internal/noinherit", "internal/pidfd"},
+	// The process that ends a foreground tree whose starter is gone.
+	"launcher/watchdog": {"internal/noinherit"},
 	// Starting, finding, recording, stopping.
-	"launcher": {"verify", "proc", "spec", "launcher/failure", "launcher/statedir", "launcher/proctree", "launcher/exectrace", "outcome", "redact", "internal/atomicfile",
-		"internal/dotenv", "internal/logrelay", "internal/logtail", "internal/pidfd", "internal/probe", "internal/sockdiag",
+	"launcher": {"verify", "proc", "spec", "launcher/failure", "launcher/statedir", "launcher/proctree", "launcher/exectrace", "launcher/sigtree", "launcher/relay", "launcher/watchdog", "outcome", "redact", "internal/atomicfile",
+		"internal/dotenv", "internal/logtail", "internal/noinherit", "internal/pidfd", "internal/probe", "internal/sockdiag",
 		"internal/proccn"},
 	"launcher/group": {"launcher", "verify", "proc", "spec", "outcome"},
 	// Crash-fix relaunch, above launcher: the command and present import it.

@@ -2,14 +2,31 @@ package failure
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 )
 
-// Words name a launch's environment sources, and setting a variable in
-// the caller, in a caller's terms. It is plain data, safe for concurrent
-// use while no one changes it.
+// Words name a launch's environment sources, setting a variable in the
+// caller, and the launch's user and group, in a caller's terms. It is
+// plain data, safe for concurrent use while no one changes it.
 type Words struct {
 	Inherit, Env, EnvFile, Export string
+	// User and Group are what names the launch's user and group before
+	// its quoted value (`User ` for Go).
+	User, Group string
+}
+
+// RunAs names the user and group a launch runs as (either may be "") in
+// w's words: `User "nobody" and Group "nogroup"`.
+func (w Words) RunAs(user, group string) string {
+	var parts []string
+	if user != "" {
+		parts = append(parts, w.User+strconv.Quote(user))
+	}
+	if group != "" {
+		parts = append(parts, w.Group+strconv.Quote(group))
+	}
+	return strings.Join(parts, " and ")
 }
 
 // Say says why the missing names reached no source, and what to do, in

@@ -657,7 +657,8 @@ func (r *relaunchRound) refuse(la *launcher.Launch) error {
 	r.res.Round = la.Round()
 	rep := la.Report
 	for _, u := range d.Unexpected {
-		rep.Add(verify.KindDelta, "%s", u.message(r.l))
+		n := &DeltaNote{What: DeltaUnexpected, Var: u.Name, How: u.How, Source: u.Source, EnvFile: r.l.EnvFile}
+		rep.Problems = append(rep.Problems, verify.Problem{Kind: verify.KindDelta, Message: n.Say(GoWords), Note: n})
 	}
 	for _, n := range d.Unchanged {
 		addDelta(rep, &DeltaNote{What: DeltaUnchanged, Var: n})
@@ -701,34 +702,11 @@ func hasKey[V any](m map[string]V, k string) bool {
 	return ok
 }
 
-// errorf is a *launcher.Error of outcome o with a formatted message.
-func errorf(o outcome.Kind, format string, args ...any) *launcher.Error {
-	return &launcher.Error{Outcome: o, Msg: fmt.Sprintf(format, args...)}
-}
-
 func listOrNone(s []string) string {
 	if len(s) == 0 {
 		return "none"
 	}
 	return strings.Join(s, ", ")
-}
-
-func (u DeltaName) message(l *spec.Launch) string {
-	what := map[DeltaHow]string{DeltaChanged: "changed", DeltaAdded: "appeared", DeltaRemoved: "disappeared"}[u.How]
-	msg := fmt.Sprintf("%s %s on the worker but is not a --set name", u.Name, what)
-	switch u.Source {
-	case SourceEnvFile:
-		msg += fmt.Sprintf(" (it comes from env_file %s: edited since the recorded launch?)", l.EnvFile)
-	case SourceEnv:
-		msg += " (it is in the spec's env: the spec was edited since the recorded launch?)"
-	case SourceInherit:
-		msg += " (inherited from the caller: relaunch from the same environment as the recorded launch)"
-	case SourcePreviousSet:
-		msg += " (a --set of the recorded launch: repeat it to keep it)"
-	default:
-		msg += " (set or removed by the launch chain, or by the caller)"
-	}
-	return msg
 }
 
 // deltaSources returns a function naming where a variable comes from.

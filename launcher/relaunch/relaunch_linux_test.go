@@ -177,13 +177,16 @@ func TestRelaunchExampleDispatchJob(t *testing.T) {
 		t.Fatalf("relaunch with .env edited: got %v, %v; want a delta error (exit 3)", la, err)
 	}
 	var deltas []string
+	var fromFile bool
 	for _, p := range e.Report.Problems {
 		if p.Kind == verify.KindDelta {
 			deltas = append(deltas, p.Message)
+			n, ok := p.Note.(*DeltaNote)
+			fromFile = ok && n.Source == SourceEnvFile && n.EnvFile != ""
 		}
 	}
-	if len(deltas) != 1 || !strings.HasPrefix(deltas[0], "MODEL_NAME changed") || !strings.Contains(deltas[0], "env_file") {
-		t.Errorf("delta problems = %q, want one naming MODEL_NAME from the env_file", deltas)
+	if len(deltas) != 1 || !strings.HasPrefix(deltas[0], "MODEL_NAME changed") || !strings.Contains(deltas[0], "EnvFile") || !fromFile {
+		t.Errorf("delta problems = %q, want one naming MODEL_NAME from the env file (a DeltaNote of SourceEnvFile)", deltas)
 	}
 	if strings.Contains(e.Error(), "mock-13b") || strings.Contains(e.Error(), "warn") {
 		t.Errorf("the error shows a value: %v", e)

@@ -66,8 +66,16 @@ func (s *Store) logMaskMAC(m logMask) string {
 	return "hmac-sha256:" + hex.EncodeToString(h.Sum(nil))
 }
 
-// SaveLogMask writes the log mask of launch name.
+// SaveLogMask writes the log mask of launch name, fsync'd.
 func (s *Store) SaveLogMask(name string, secrets *redact.Set) error {
+	return s.SaveLogMaskFor(name, secrets, true)
+}
+
+// SaveLogMaskFor writes the log mask of launch name, fsync'd when the
+// launch is detached. A foreground launch's mask is not, as its log is
+// not: a power loss that undid the mask's rename could leave at most a
+// log written by the same masking reader, which never holds a secret.
+func (s *Store) SaveLogMaskFor(name string, secrets *redact.Set, detached bool) error {
 	if s.KeyErr() != nil {
 		return s.KeyErr()
 	}
@@ -79,11 +87,11 @@ func (s *Store) SaveLogMask(name string, secrets *redact.Set) error {
 	}
 	b = append(b, '\n')
 	// The same secrets as the last launch of name (a relaunch, a rerun):
-	// the mask on disk, written and fsync'd then, is this one already.
+	// the mask on disk, written then, is this one already.
 	if old, err := ReadFile(s.logMaskPath(name), MaxRecordSize); err == nil && bytes.Equal(old, b) {
 		return nil
 	}
-	return writeAtomic(s.logMaskPath(name), b)
+	return writeStateFile(s.logMaskPath(name), b, detached)
 }
 
 // LogMaskSecrets returns the secrets of the last launch of name, by their

@@ -10,7 +10,11 @@ import "time"
 // rec's launch is marked: one a newer launch wrote meanwhile (a restart,
 // a run after the supervisor let go) is left as it is (newer), and so is
 // one already marked. err is the write's failure (a full disk, a
-// read-only state dir): the record still says running.
+// read-only state dir): the record still says running. A detached
+// launch's record is fsync'd (Save); a foreground one's is not, as its
+// provisional and verified records are not (SaveLaunched): its processes
+// die with their starter, and a power loss, the one thing an fsync guards
+// against, ends them too.
 func (s *Store) MarkStopped(rec *Record, lastExit *int) (newer bool, err error) {
 	if rec.Stopped != nil {
 		return false, nil
@@ -24,6 +28,9 @@ func (s *Store) MarkStopped(rec *Record, lastExit *int) (newer bool, err error) 
 	rec.Stopped = &now
 	if lastExit != nil {
 		rec.LastExit = lastExit
+	}
+	if !rec.Detached {
+		return false, s.SaveLaunched(rec)
 	}
 	return false, s.Save(rec)
 }

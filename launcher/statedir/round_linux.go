@@ -172,8 +172,13 @@ func (s *Store) SaveRound(r *Round, sync bool) error {
 }
 
 // UpdateRound applies f to round n of name under the history lock and
-// saves it when f returns true.
+// saves it (fsync'd) when f returns true.
 func (s *Store) UpdateRound(name string, n int, f func(*Round) bool) error {
+	return s.updateRound(name, n, true, f)
+}
+
+// updateRound is UpdateRound, fsync'd only when durable.
+func (s *Store) updateRound(name string, n int, durable bool, f func(*Round) bool) error {
 	unlock, err := s.LockHistory(name)
 	if err != nil {
 		return err
@@ -186,7 +191,7 @@ func (s *Store) UpdateRound(name string, n int, f func(*Round) bool) error {
 	if !f(r) {
 		return nil
 	}
-	return s.SaveRound(r, true)
+	return s.SaveRound(r, durable)
 }
 
 // LockHistory takes the history lock of name (waiting for it): every
@@ -266,12 +271,14 @@ func (e *RoundEnd) SetStatus(ws syscall.WaitStatus) {
 
 // EndRound records how the round's worker ended, as the foreground
 // supervisor (seen "supervisor") or Stop saw it. A supervisor's status
-// wins over an earlier finding; the stopper's note is kept.
-func (s *Store) EndRound(name string, n int, started time.Time, end *RoundEnd) {
+// wins over an earlier finding; the stopper's note is kept. The round
+// file is fsync'd for a detached launch only: a foreground launch's
+// processes end with their starter, and with a power loss.
+func (s *Store) EndRound(name string, n int, started time.Time, end *RoundEnd, detached bool) {
 	if n == 0 {
 		return
 	}
-	s.UpdateRound(name, n, func(r *Round) bool {
+	s.updateRound(name, n, detached, func(r *Round) bool {
 		if r.End != nil && r.End.Seen == SeenSupervisor {
 			return false
 		}

@@ -333,7 +333,7 @@ func (c *Console) line(s *Status) string {
 		text = "starting"
 	}
 	elapsed := c.opt.Now().Sub(s.started)
-	clock := fmt.Sprintf("%s", elapsed.Truncate(100*time.Millisecond))
+	clock := elapsed.Truncate(100 * time.Millisecond).String()
 	if s.timeout > 0 {
 		clock += " of " + s.timeout.String()
 	}

@@ -45,10 +45,7 @@ func (v *View) progress() func(launcher.Progress) {
 		return nil
 	}
 	return func(p launcher.Progress) {
-		// A failed ready.exec says so in the spec's words.
-		if rest, ok := strings.CutPrefix(p.Last, "Ready.Exec"); ok {
-			p.Last = "ready.exec" + rest
-		}
+		p.Last = ReadyWords(p.Last)
 		v.mu.Lock()
 		if v.status == nil {
 			v.status = v.c.Wait(v.name, p.Started, p.Timeout)
@@ -57,6 +54,19 @@ func (v *View) progress() func(launcher.Progress) {
 		v.mu.Unlock()
 		st.Set(p.String(), p.Started, p.Timeout)
 	}
+}
+
+// ReadyWords is what, why a launch is not ready yet (Progress.Last, the
+// tail of a not-ready problem), with the spec's readiness fields that the
+// launcher names in Go (Ready.Exec, Ready.Log) named as the spec does.
+func ReadyWords(what string) string {
+	if rest, ok := strings.CutPrefix(what, "Ready.Exec"); ok {
+		return "ready.exec" + rest
+	}
+	if re, ok := strings.CutPrefix(what, "no line of its output matched Ready.Log "); ok {
+		return "no line of its output matched ready { log = " + re + " }"
+	}
+	return what
 }
 
 // Started ends the wait of the launch (Start returned): its status line

@@ -1,12 +1,14 @@
-package launcher
+package watchdog
 
 import (
 	"os"
 	"os/exec"
 	"syscall"
+
+	"github.com/childproof/childproof/internal/noinherit"
 )
 
-// watchdogScript is the watchdog of a foreground launch, run by sh with
+// script is the watchdog of a foreground launch, run by sh with
 // the launch's marker entry (MarkerVar=VALUE) and its cgroup ("": none)
 // as $1 and $2. Its stdin is a pipe whose only write end the starter
 // holds (close-on-exec: no other process gets it). "done" on it: the
@@ -15,7 +17,7 @@ import (
 // launch), and the parent-death signal took the root only: every process
 // that carries the launch's marker, and every process in its cgroup, is
 // SIGKILLed until none is left, then the cgroup is removed.
-const watchdogScript = `read -r x
+const script = `read -r x
 [ "$x" = done ] && exit 0
 i=0
 while [ $i -lt 100 ]; do
@@ -36,39 +38,41 @@ done
 [ -n "$2" ] && rmdir "$2" 2>/dev/null
 exit 0`
 
-// watchdog is the process that ends a foreground launch's tree when its
+// Watchdog is the process that ends a foreground launch's tree when its
 // starter is gone: the root dies with the starter (parent-death signal),
 // but a worker below a wrapper, or anything the tree forked, would not.
-// nil: none (a detached launch, or sh could not be started).
-type watchdog struct {
+// nil: none (a detached launch, or sh could not be started). It is not
+// safe for concurrent use: its starter releases it once.
+type Watchdog struct {
 	w   *os.File // the write end of its stdin; its end without "done" fires it
 	cmd *exec.Cmd
 }
 
-// startWatchdog starts the watchdog of a foreground launch whose
-// processes carry marker and live in cgroup ("": none). It runs in a
-// session of its own (a signal to the starter's process group does not
-// reach it), with no descriptor of the starter's but its stdin pipe, and
-// without the marker (it is not a member of the tree).
-func startWatchdog(marker, cgroup string) *watchdog {
+// Start starts the watchdog of a foreground launch whose processes carry
+// the marker entry marker (proctree.MarkerVar=VALUE) and live in cgroup
+// ("": none). It runs in a session of its own (a signal to the starter's
+// process group does not reach it), with no descriptor of the starter's
+// but its stdin pipe, and without the marker (it is not a member of the
+// tree).
+func Start(marker, cgroup string) *Watchdog {
 	r, w, err := os.Pipe()
 	if err != nil {
 		return nil
 	}
 	defer r.Close()
-	cmd := &exec.Cmd{Path: "/bin/sh", Args: []string{"childproof-watchdog", "-c", watchdogScript, "childproof-watchdog", MarkerVar + "=" + marker, cgroup},
+	cmd := &exec.Cmd{Path: "/bin/sh", Args: []string{"childproof-watchdog", "-c", script, "childproof-watchdog", marker, cgroup},
 		Env: []string{"PATH=/usr/bin:/bin"}, Dir: "/", Stdin: r, SysProcAttr: &syscall.SysProcAttr{Setsid: true}}
-	if err := withoutInherited(cmd.Start); err != nil {
+	if err := noinherit.Run(cmd.Start); err != nil {
 		w.Close()
 		return nil
 	}
 	go cmd.Wait()
-	return &watchdog{w: w, cmd: cmd}
+	return &Watchdog{w: w, cmd: cmd}
 }
 
-// release tells the watchdog that the launch ended in the starter's
-// hands: it exits without acting.
-func (d *watchdog) release() {
+// Release tells the watchdog that the launch ended in the starter's
+// hands: it exits without acting. Safe on nil and twice.
+func (d *Watchdog) Release() {
 	if d == nil || d.w == nil {
 		return
 	}

@@ -1,4 +1,4 @@
-package launcher
+package sigtree
 
 import (
 	"context"
@@ -12,17 +12,17 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// members lists the tree's live processes, root first: the cgroup's
+// Members lists the tree's live processes, root first: the cgroup's
 // members where there is one; for a launched tree without one, the root's
 // descendants plus re-parented orphans of the same process group.
-func (t *procTree) members() []int {
+func (t *Tree) Members() []int {
 	var out []int
 	root := 0
-	if t.root != nil {
-		root = t.root.pid()
+	if t.Root != nil {
+		root = t.Root.Pid()
 	}
-	if t.cgroup != "" {
-		if pids, err := proctree.CgroupPids(t.cgroup); err == nil {
+	if t.Cgroup != "" {
+		if pids, err := proctree.CgroupPids(t.Cgroup); err == nil {
 			if root != 0 && slices.Contains(pids, root) {
 				out = append(out, root)
 			}
@@ -34,32 +34,32 @@ func (t *procTree) members() []int {
 			return out
 		}
 	}
-	if t.root == nil {
+	if t.Root == nil {
 		// A recorded tree without a cgroup: the pinned processes (the
 		// recorded worker) and their descendants — a pre-fork server's
 		// workers, whatever uid they run as — and every process that
 		// carries the launch's marker.
-		for pid := range t.pinned {
+		for pid := range t.Pinned {
 			out = append(out, pid)
-			out = append(out, t.p.Descendants(pid)...)
+			out = append(out, t.P.Descendants(pid)...)
 		}
 		return t.withMarked(out)
 	}
-	if t.marker != "" {
+	if t.Marker != "" {
 		// Without a cgroup: the root's descendants and every process
 		// carrying the marker (a setsid daemon that left the group); a
 		// stranger in the process group is none of them.
-		if !t.root.exited() {
+		if !t.Root.Exited() {
 			out = append(out, root)
-			out = append(out, t.p.Descendants(root)...)
+			out = append(out, t.P.Descendants(root)...)
 		}
 		for _, k := range t.ownOrphans() {
-			if k != root && !slices.Contains(out, k) && proctree.HasMarker(t.p, k, t.marker) {
+			if k != root && !slices.Contains(out, k) && proctree.HasMarker(t.P, k, t.Marker) {
 				out = append(out, k)
-				out = append(out, t.p.Descendants(k)...)
+				out = append(out, t.P.Descendants(k)...)
 			}
 		}
-		if t.daemons || t.scan {
+		if t.Daemons || t.scan {
 			// Seen forked by the tracer: ours even once re-parented
 			// (before the root is reaped, or out of a root that lives).
 			out = t.withForked(out)
@@ -67,7 +67,7 @@ func (t *procTree) members() []int {
 		if t.scan {
 			return t.withMarked(out)
 		}
-		if t.daemons && t.root.exited() {
+		if t.Daemons && t.Root.Exited() {
 			// The root is gone: a daemon that double-forked out of the
 			// tree (fork, setsid, fork) is re-parented to init, not to
 			// us (a detached launch is no subreaper). It carries the
@@ -77,17 +77,17 @@ func (t *procTree) members() []int {
 		}
 		return out
 	}
-	if !t.root.exited() {
+	if !t.Root.Exited() {
 		out = append(out, root)
-		out = append(out, t.p.Descendants(root)...)
+		out = append(out, t.P.Descendants(root)...)
 	}
 	for _, k := range t.ownOrphans() {
 		if k == root || slices.Contains(out, k) {
 			continue
 		}
-		if s, err := t.p.Stat(k); err == nil && s.Pgrp == t.pgid {
+		if s, err := t.P.Stat(k); err == nil && s.Pgrp == t.Pgid {
 			out = append(out, k)
-			out = append(out, t.p.Descendants(k)...)
+			out = append(out, t.P.Descendants(k)...)
 		}
 	}
 	return out
@@ -100,48 +100,48 @@ func (t *procTree) members() []int {
 // root, a watchdog, a relay, a readiness check) and none is listed:
 // reading every thread's task/TID/children costs system time on each
 // look and again when the threads' entries are flushed.
-func (t *procTree) ownOrphans() []int {
+func (t *Tree) ownOrphans() []int {
 	var sub int32
 	if err := unix.Prctl(unix.PR_GET_CHILD_SUBREAPER, uintptr(unsafe.Pointer(&sub)), 0, 0, 0); err == nil && sub == 0 {
 		return nil
 	}
-	kids, _ := t.p.Children(os.Getpid())
+	kids, _ := t.P.Children(os.Getpid())
 	return kids
 }
 
-// member re-checks, after its pidfd is open, that pid is still ours.
-func (t *procTree) member(pid int) bool {
-	if t.cgroup != "" {
-		return proctree.InCgroup(t.p, pid, t.cgroup)
+// Member re-checks, after its pidfd is open, that pid is still ours.
+func (t *Tree) Member(pid int) bool {
+	if t.Cgroup != "" {
+		return proctree.InCgroup(t.P, pid, t.Cgroup)
 	}
-	if t.marker != "" && proctree.HasMarker(t.p, pid, t.marker) {
+	if t.Marker != "" && proctree.HasMarker(t.P, pid, t.Marker) {
 		return true
 	}
-	if t.forked != nil {
+	if t.Forked != nil {
 		// Seen forked by the tracer, the same process since (its start
 		// time): a daemon re-parented out of the tree whose title hides
 		// the marker — and its descendants (nginx's workers, forked by
 		// its master once the tracer had let go, carry its title too).
-		for _, f := range t.forked() {
-			if pid == f || slices.Contains(t.p.Descendants(f), pid) {
+		for _, f := range t.Forked() {
+			if pid == f || slices.Contains(t.P.Descendants(f), pid) {
 				return true
 			}
 		}
 	}
-	if t.root == nil {
-		for pinned := range t.pinned {
-			if pid == pinned || slices.Contains(t.p.Descendants(pinned), pid) {
+	if t.Root == nil {
+		for pinned := range t.Pinned {
+			if pid == pinned || slices.Contains(t.P.Descendants(pinned), pid) {
 				return true
 			}
 		}
 		return false
 	}
-	root := t.root.pid()
-	if t.marker != "" {
-		return pid == root || slices.Contains(t.p.Descendants(root), pid)
+	root := t.Root.Pid()
+	if t.Marker != "" {
+		return pid == root || slices.Contains(t.P.Descendants(root), pid)
 	}
-	s, err := t.p.Stat(pid)
-	return err == nil && (s.Pgrp == t.pgid || pid == root || slices.Contains(t.p.Descendants(root), pid))
+	s, err := t.P.Stat(pid)
+	return err == nil && (s.Pgrp == t.Pgid || pid == root || slices.Contains(t.P.Descendants(root), pid))
 }
 
 // Signal sends sig to the tree. Without a cgroup it signals the process
@@ -152,51 +152,51 @@ func (t *procTree) member(pid int) bool {
 // its own pidfd, since a stranger in the caller's session can move itself
 // into the launch's process group but never into its cgroup. SIGKILL also
 // kills the cgroup.
-func (t *procTree) Signal(sig unix.Signal) {
+func (t *Tree) Signal(sig unix.Signal) {
 	scan := t.scan
 	t.scan = true
 	defer func() { t.scan = scan }()
 	grouped := false
-	if t.leader >= 0 && t.cgroup == "" && t.marker == "" {
-		grouped = unix.PidfdSendSignal(t.leader, sig, nil, unix.PIDFD_SIGNAL_PROCESS_GROUP) == nil
+	if t.Leader >= 0 && t.Cgroup == "" && t.Marker == "" {
+		grouped = unix.PidfdSendSignal(t.Leader, sig, nil, unix.PIDFD_SIGNAL_PROCESS_GROUP) == nil
 	}
 	inGroup := func(pid int) bool {
-		s, err := t.p.Stat(pid)
-		return grouped && err == nil && s.Pgrp == t.pgid
+		s, err := t.P.Stat(pid)
+		return grouped && err == nil && s.Pgrp == t.Pgid
 	}
-	for pid, fd := range t.pinned {
+	for pid, fd := range t.Pinned {
 		if !inGroup(pid) {
 			unix.PidfdSendSignal(fd, sig, nil, 0)
 		}
 	}
-	for _, pid := range t.members() {
-		if _, ok := t.pinned[pid]; ok || inGroup(pid) {
+	for _, pid := range t.Members() {
+		if _, ok := t.Pinned[pid]; ok || inGroup(pid) {
 			continue
 		}
 		fd, err := unix.PidfdOpen(pid, 0)
 		if err != nil {
 			continue
 		}
-		if t.member(pid) {
+		if t.Member(pid) {
 			unix.PidfdSendSignal(fd, sig, nil, 0)
 		}
 		unix.Close(fd)
 	}
-	if sig == unix.SIGKILL && t.cgroup != "" {
-		proctree.CgroupKill(t.cgroup)
+	if sig == unix.SIGKILL && t.Cgroup != "" {
+		proctree.CgroupKill(t.Cgroup)
 	}
 }
 
-// Terminate sends the tree its stop signal (stopSignal) unless gone already says it is gone, waits
+// Terminate sends the tree its stop signal (StopSig) unless gone already says it is gone, waits
 // up to grace (or until ctx ends) for gone, then SIGKILLs the tree and
 // every watched member and waits up to killWait. Members are watched
 // through pidfds opened before the first signal, so that one re-parented
 // away from us is still seen to exit. It reports what it sent.
-func (t *procTree) Terminate(ctx context.Context, grace, killWait time.Duration, gone func() bool) (signalled, killed bool) {
+func (t *Tree) Terminate(ctx context.Context, grace, killWait time.Duration, gone func() bool) (signalled, killed bool) {
 	t.scan = true
-	for _, pid := range t.members() {
+	for _, pid := range t.Members() {
 		if fd, err := unix.PidfdOpen(pid, 0); err == nil {
-			if t.member(pid) {
+			if t.Member(pid) {
 				t.watched = append(t.watched, fd)
 			} else {
 				unix.Close(fd)
@@ -207,22 +207,22 @@ func (t *procTree) Terminate(ctx context.Context, grace, killWait time.Duration,
 		return false, false
 	}
 	t.Signal(t.stopSignal())
-	if t.waitGone(ctx, grace, gone) {
+	if t.WaitGone(ctx, grace, gone) {
 		return true, false
 	}
 	t.Signal(unix.SIGKILL)
 	for _, fd := range t.watched {
 		unix.PidfdSendSignal(fd, unix.SIGKILL, nil, 0)
 	}
-	t.waitGone(context.Background(), killWait, gone)
+	t.WaitGone(context.Background(), killWait, gone)
 	return true, true
 }
 
-// waitGone polls (2 ms), reaping orphans, until gone, d passes or ctx ends.
-func (t *procTree) waitGone(ctx context.Context, d time.Duration, gone func() bool) bool {
+// WaitGone polls (2 ms), reaping orphans, until gone, d passes or ctx ends.
+func (t *Tree) WaitGone(ctx context.Context, d time.Duration, gone func() bool) bool {
 	end := time.Now().Add(d)
 	for time.Now().Before(end) && ctx.Err() == nil {
-		t.reapOrphans(0)
+		t.ReapOrphans(0)
 		if gone() {
 			return true
 		}
@@ -231,8 +231,8 @@ func (t *procTree) waitGone(ctx context.Context, d time.Duration, gone func() bo
 	return gone()
 }
 
-// watchedGone reports whether every watched member has exited.
-func (t *procTree) watchedGone() bool {
+// WatchedGone reports whether every watched member has exited.
+func (t *Tree) WatchedGone() bool {
 	for _, fd := range t.watched {
 		if !pidfd.Exited(fd) {
 			return false
@@ -241,39 +241,39 @@ func (t *procTree) watchedGone() bool {
 	return true
 }
 
-// reapOrphans waits for re-parented zombies of a launched tree (but keep).
-func (t *procTree) reapOrphans(keep int) {
-	if t.root == nil {
+// ReapOrphans waits for re-parented zombies of a launched tree (but keep).
+func (t *Tree) ReapOrphans(keep int) {
+	if t.Root == nil {
 		return
 	}
 	for _, k := range t.ownOrphans() {
-		if k == t.root.pid() || k == keep {
+		if k == t.Root.Pid() || k == keep {
 			continue
 		}
-		s, err := t.p.Stat(k)
+		s, err := t.P.Stat(k)
 		if err != nil || s.State != 'Z' {
 			continue
 		}
-		if s.Pgrp == t.pgid || t.cgroup != "" && t.member(k) {
+		if s.Pgrp == t.Pgid || t.Cgroup != "" && t.Member(k) {
 			var ws unix.WaitStatus
 			unix.Wait4(k, &ws, unix.WNOHANG, nil)
 		}
 	}
 }
 
-// live is members without zombies.
-func (t *procTree) live() []int {
+// Live is Members without zombies.
+func (t *Tree) Live() []int {
 	var out []int
-	for _, p := range t.members() {
-		if s, err := t.p.Stat(p); err == nil && s.State != 'Z' {
+	for _, p := range t.Members() {
+		if s, err := t.P.Stat(p); err == nil && s.State != 'Z' {
 			out = append(out, p)
 		}
 	}
 	return out
 }
 
-// unwatch closes the watched members' pidfds.
-func (t *procTree) unwatch() {
+// Unwatch closes the watched members' pidfds.
+func (t *Tree) Unwatch() {
 	for _, fd := range t.watched {
 		unix.Close(fd)
 	}
@@ -287,13 +287,13 @@ const markedEvery = 25 * time.Millisecond
 
 // withMarkedCached is withMarked with the scan of /proc made at most every
 // markedEvery (the worker is looked for every millisecond).
-func (t *procTree) withMarkedCached(pids []int) []int {
-	if t.marker == "" || t.cgroup != "" {
+func (t *Tree) withMarkedCached(pids []int) []int {
+	if t.Marker == "" || t.Cgroup != "" {
 		return pids
 	}
 	fresh := time.Since(t.markedAt) >= markedEvery
 	if fresh {
-		t.marked = proctree.MarkerPids(t.p, t.marker)[t.marker]
+		t.marked = proctree.MarkerPids(t.P, t.Marker)[t.Marker]
 		t.markedAt = time.Now()
 	}
 	out := t.addLiveMarked(pids)
@@ -301,7 +301,7 @@ func (t *procTree) withMarkedCached(pids []int) []int {
 		// An empty tree ends the launch ("exited before it was ready"):
 		// decided on a scan of now, not on one up to markedEvery old that
 		// ran before a daemon's fork (the double fork of run_daemon_nocgroup).
-		t.marked = proctree.MarkerPids(t.p, t.marker)[t.marker]
+		t.marked = proctree.MarkerPids(t.P, t.Marker)[t.Marker]
 		t.markedAt = time.Now()
 		out = t.addLiveMarked(pids)
 	}
@@ -310,12 +310,12 @@ func (t *procTree) withMarkedCached(pids []int) []int {
 
 // withForked adds to pids the live processes the tracer saw forked in the
 // tree, and their descendants, each once.
-func (t *procTree) withForked(pids []int) []int {
-	if t.forked == nil {
+func (t *Tree) withForked(pids []int) []int {
+	if t.Forked == nil {
 		return pids
 	}
-	for _, pid := range t.forked() {
-		for _, p := range append([]int{pid}, t.p.Descendants(pid)...) {
+	for _, pid := range t.Forked() {
+		for _, p := range append([]int{pid}, t.P.Descendants(pid)...) {
 			if !slices.Contains(pids, p) {
 				pids = append(pids, p)
 			}
@@ -325,10 +325,10 @@ func (t *procTree) withForked(pids []int) []int {
 }
 
 // addLiveMarked adds to pids the marked processes still running.
-func (t *procTree) addLiveMarked(pids []int) []int {
+func (t *Tree) addLiveMarked(pids []int) []int {
 	for _, pid := range t.marked {
 		if !slices.Contains(pids, pid) {
-			if s, err := t.p.Stat(pid); err == nil && s.State != 'Z' {
+			if s, err := t.P.Stat(pid); err == nil && s.State != 'Z' {
 				pids = append(pids, pid)
 			}
 		}
@@ -338,11 +338,11 @@ func (t *procTree) addLiveMarked(pids []int) []int {
 
 // withMarked adds to pids the processes that carry the tree's marker
 // (none without one, or with a cgroup), each once.
-func (t *procTree) withMarked(pids []int) []int {
-	if t.marker == "" || t.cgroup != "" {
+func (t *Tree) withMarked(pids []int) []int {
+	if t.Marker == "" || t.Cgroup != "" {
 		return pids
 	}
-	for _, pid := range proctree.MarkerPids(t.p, t.marker)[t.marker] {
+	for _, pid := range proctree.MarkerPids(t.P, t.Marker)[t.Marker] {
 		if !slices.Contains(pids, pid) {
 			pids = append(pids, pid)
 		}

@@ -1,4 +1,4 @@
-package launcher
+package noinherit
 
 import (
 	"os"
@@ -9,10 +9,10 @@ import (
 )
 
 // inheritMu keeps one start at a time between marking the caller's
-// inherited descriptors and putting them back (withoutInherited).
+// inherited descriptors and putting them back (Run).
 var inheritMu sync.Mutex
 
-// withoutInherited runs start (which forks and execs a launch's process)
+// Run runs start (which forks and execs a launch's process)
 // so that the process inherits no descriptor of this process beyond 0,
 // 1 and 2 (contract §6) while the caller's own are left as they were:
 // the descriptors above 2 that lack close-on-exec (those the caller
@@ -24,7 +24,7 @@ var inheritMu sync.Mutex
 // close-on-exec already; for those there is nothing to do. Another
 // goroutine of the caller that forks during the start does not pass
 // such a descriptor on unasked either.
-func withoutInherited(start func() error) error {
+func Run(start func() error) error {
 	inheritMu.Lock()
 	defer inheritMu.Unlock()
 	fds := inheritedFDs()

@@ -1,4 +1,4 @@
-package launcher
+package sigtree
 
 import (
 	"golang.org/x/sys/unix"
@@ -21,17 +21,18 @@ func StopSignalOf(name string) unix.Signal {
 
 // stopSignal is the first signal Terminate sends the tree: the launch's
 // stop signal, SIGTERM when it names none.
-func (t *procTree) stopSignal() unix.Signal {
-	if t.stopSig == 0 {
+func (t *Tree) stopSignal() unix.Signal {
+	if t.StopSig == 0 {
 		return unix.SIGTERM
 	}
-	return t.stopSig
+	return t.StopSig
 }
 
-// stopSignalName is the name of the recorded launch's stop signal ("SIGTERM").
-func stopSignalName(r *Record) string {
-	if _, ok := stopSignals[r.StopSignal]; ok {
-		return r.StopSignal
+// StopSignalName is name when it is one of schema.StopSignals, else
+// "SIGTERM" (the name of the signal StopSignalOf gives).
+func StopSignalName(name string) string {
+	if _, ok := stopSignals[name]; ok {
+		return name
 	}
 	return "SIGTERM"
 }
