@@ -39,7 +39,16 @@ type LiveEnv struct {
 	// Rewritten says why the block is no longer the one the kernel set at
 	// exec ("" when nothing shows it was rewritten).
 	Rewritten string
+	// Unreadable says why a block that read empty is not the process's
+	// environment (it is exiting, or its environment area holds bytes the
+	// read did not return); "" when it was read, or is empty at exec.
+	Unreadable string
 }
+
+// Partial reports whether le's Vars may lack names the process's exec
+// gave it: the block was rewritten (only what the rewrite left is in
+// Vars) or could not be read.
+func (le LiveEnv) Partial() bool { return le.Rewritten != "" || le.Unreadable != "" }
 
 // LiveEnv reads pid's environ, retrying briefly while it reads empty
 // (right after an exec), and tells whether the process rewrote it.
@@ -72,6 +81,10 @@ func (p FS) LiveEnv(pid int) (LiveEnv, error) {
 // cmdline at most once.
 func (p FS) ParseLive(pid int, raw []byte) LiveEnv {
 	le := LiveEnv{Vars: ParseEnviron(raw)}
+	if len(raw) == 0 {
+		le.Unreadable = p.emptyRead(pid)
+		return le
+	}
 	over := -1 // the title's run past the argv area, not read yet
 	if le.Rewritten = blockSign(raw, le.Vars); le.Rewritten == "" {
 		var cmdLen, argLen int
@@ -86,6 +99,23 @@ func (p FS) ParseLive(pid int, raw []byte) LiveEnv {
 		le.Vars = Intact(raw, over)
 	}
 	return le
+}
+
+// emptyRead says why pid's environment block, read empty, is not its
+// environment: the kernel shows an empty environment area only for a
+// process exec'd with none. A process that is exiting has no memory left
+// to read (nor an area in its stat); "" when its area is empty.
+func (p FS) emptyRead(pid int) string {
+	s, err := p.Stat(pid)
+	switch {
+	case err != nil:
+		return "its environment block read empty and its stat could not be read"
+	case s.State == 'Z' || s.State == 'X' || s.EnvEnd == 0:
+		return "its environment block read empty: it is exiting"
+	case s.EnvEnd > s.EnvStart:
+		return fmt.Sprintf("its environment block read empty, yet its environment area is %d bytes", s.EnvEnd-s.EnvStart)
+	}
+	return ""
 }
 
 // Rewritten names the sign that pid wrote over its environment block

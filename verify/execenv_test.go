@@ -110,3 +110,51 @@ func TestCheckEnvEvidence(t *testing.T) {
 		})
 	}
 }
+
+// TestCheckEnvEmptyRead: a worker whose environment block reads empty is
+// judged by what its stat says of its environment area. Exec'd with no
+// environment (an empty area), a required name is missing; an area of
+// bytes the read did not return, or a worker exiting (no area: its memory
+// is gone, as when nginx's first process exits after forking its
+// daemon), leaves it unreadable, not missing.
+func TestCheckEnvEmptyRead(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		state  string
+		envLen int // the environment area's length; -1: the stat shows none
+		kind   Kind
+		note   string
+	}{
+		{"exec'd with no environment", "S", 0, KindEnvMissing, ""},
+		{"an area the read did not return", "S", 120, KindEnvUnreadable, "its environment area is 120 bytes"},
+		{"exiting", "R", -1, KindEnvUnreadable, "it is exiting"},
+		{"zombie", "Z", -1, KindEnvUnreadable, "it is exiting"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p := fakeWorker(t, "", "srv\x00", 4)
+			fields := make([]string, 49)
+			for i := range fields {
+				fields[i] = "0"
+			}
+			fields[0], fields[1], fields[2], fields[19] = tc.state, "1", "42", "1000"
+			if tc.envLen >= 0 {
+				fields[45], fields[46], fields[47], fields[48] = "1000", "1004", "1004", fmt.Sprint(1004+tc.envLen)
+			}
+			if err := os.WriteFile(filepath.Join(p.Root, "42", "stat"), []byte("42 (srv) "+strings.Join(fields, " ")+"\n"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			v := &Verifier{Proc: p, State: digester{}}
+			r := NewReport("t")
+			v.checkEnv(r, Check{Expect: Expect{Require: []string{"APP_TOKEN"}}}, 42)
+			if len(r.Problems) != 1 || r.Problems[0].Kind != tc.kind {
+				t.Fatalf("problems %v, want one of kind %s", r.Problems, tc.kind)
+			}
+			if tc.note != "" && (!strings.Contains(r.Problems[0].Message, tc.note) || !strings.Contains(r.EnvNote, tc.note)) {
+				t.Errorf("problem %q, note %q: want both to say %q", r.Problems[0].Message, r.EnvNote, tc.note)
+			}
+			if tc.note == "" && r.EnvNote != "" {
+				t.Errorf("note %q, want none", r.EnvNote)
+			}
+		})
+	}
+}

@@ -129,7 +129,7 @@ func (v *Verifier) ExplainTree(root, worker int, names []string, ev *ExecEnv, t 
 		vars, rewrote := proc.ParseEnviron(raw), false
 		if err == nil {
 			le := p.ParseLive(pid, raw)
-			vars, rewrote = le.Vars, le.Rewritten != ""
+			vars, rewrote = le.Vars, le.Partial()
 		}
 		var exec *ExecEnv
 		if pid == worker && (err != nil || rewrote) {

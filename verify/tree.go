@@ -129,7 +129,7 @@ func (v *Verifier) memberBlock(t TreeCheck, pid int) *block {
 	// the block its exec received: the names in it are evidence, the
 	// others cannot be read.
 	le := v.Proc.ParseLive(pid, raw)
-	return &block{source: EvidenceLive, vars: le.Vars, partial: le.Rewritten != ""}
+	return &block{source: EvidenceLive, vars: le.Vars, partial: le.Partial()}
 }
 
 // intended returns the names of c with a known intended digest that the

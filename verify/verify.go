@@ -264,7 +264,7 @@ func (v *Verifier) checkEnv(r *Report, c Check, worker int) {
 	live, err := v.Proc.LiveEnv(worker)
 	ev := c.ExecEnv
 	usable, stale := ev.usable(v.Proc, worker)
-	if !usable || err == nil && live.Rewritten == "" {
+	if !usable || err == nil && !live.Partial() {
 		// An intact live block is the block of the worker's last exec:
 		// it is the evidence (and newer than a capture that an exec the
 		// tracer did not see would have made stale).
@@ -306,6 +306,12 @@ func (v *Verifier) checkEnv(r *Report, c Check, worker int) {
 		if stale != nil {
 			r.EnvNote = fmt.Sprintf("the worker rewrote its environment block after its exec (%s); %v", live.Rewritten, stale)
 		}
+	case live.Unreadable != "":
+		r.EnvEvidence = EvidenceLive
+		r.EnvNote = fmt.Sprintf("the worker's environment block cannot be read (%s) and no exec-time evidence was captured", live.Unreadable)
+		if stale != nil {
+			r.EnvNote = fmt.Sprintf("the worker's environment block cannot be read (%s); %v", live.Unreadable, stale)
+		}
 	default:
 		r.EnvEvidence = EvidenceLive
 	}
@@ -335,6 +341,12 @@ func (v *Verifier) checkEnv(r *Report, c Check, worker int) {
 				r.AddAbout(KindEnvUnreadable, about, stale, "%s cannot be read on the worker (pid %d): it rewrote its environment block after its exec (%s), and %v", n, worker, live.Rewritten, stale)
 			} else {
 				r.AddAbout(KindEnvUnreadable, about, nil, "%s cannot be read on the worker (pid %d): it rewrote its environment block after its exec (%s), and no exec-time evidence was captured", n, worker, live.Rewritten)
+			}
+		case !present && (required || hasDigest) && ev == nil && live.Unreadable != "":
+			if stale != nil {
+				r.AddAbout(KindEnvUnreadable, about, stale, "%s cannot be read on the worker (pid %d): %s, and %v", n, worker, live.Unreadable, stale)
+			} else {
+				r.AddAbout(KindEnvUnreadable, about, nil, "%s cannot be read on the worker (pid %d): %s, and no exec-time evidence was captured", n, worker, live.Unreadable)
 			}
 		case !present && (required || hasDigest):
 			r.AddAbout(KindEnvMissing, about, nil, "%s is not set on the worker (pid %d)", n, worker)
