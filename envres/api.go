@@ -8,59 +8,45 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/childproof/childproof/envres/interp"
 	"github.com/childproof/childproof/schema"
 )
 
-// Override is a protected variable the launcher sets before the script
-// runs. It is plain data, safe for concurrent use while no one changes it.
-type Override struct {
-	// Name is the variable name.
-	Name string
-	// Value is the override's value; meaningful only when Known.
-	Value string
-	// Known reports whether Value is given (--override NAME=VALUE) or not (--override NAME).
-	Known bool
-}
+// Config says what to lint (interp.Config). Lint only reads it: a Config is
+// safe for concurrent use while no one changes it.
+type Config = interp.Config
 
-// Config says what to lint. Lint only reads it: a Config is safe for
-// concurrent use while no one changes it.
-type Config struct {
-	// Dir is the directory relative paths are resolved against and reported
-	// relative to. Empty means the current directory.
-	Dir string
-	// Scripts are the launcher or dispatch scripts to lint, each on its own.
-	Scripts []string
-	// Args are the scripts' positional parameters ($1…).
-	Args []string
-	// ArgsUnknown says that the positional parameters are not known (the
-	// CLI without "--"): Args is ignored, "$1" and "$@" are unknown and a
-	// case over them walks every arm.
-	ArgsUnknown bool
-	// Argv, when set, is linted as if a script said `exec ARGV…` (a spec's
-	// command); it is reported as file "<command>".
-	Argv []string
-	// Overrides are the protected variables with (or without) their values.
-	Overrides []Override
-	// Require names variables that must reach the worker.
-	Require []string
-	// IgnoreShebang says that the scripts are run by a shell named on the
-	// command line (a spec's dispatch runs under bash --noprofile --norc),
-	// not by their path: their shebang's options do not apply. Without it,
-	// a top-level script's shebang is its invocation (#!/bin/bash -l is a
-	// login shell, reported at line 1).
-	IgnoreShebang bool
-	// Aliases maps extra no-op alias names to the real variable, on top of
-	// the built-in ones.
-	Aliases map[string]string
-	// KeepGoing is whole-repository mode: a script that cannot be read or
-	// parsed — given, or run by the chain — is a parse-error finding at
-	// its file:line:col, and the other scripts are still linted, instead
-	// of Lint returning a *ParseError.
-	KeepGoing bool
-}
+// Override is a protected variable the launcher sets before the script
+// runs (interp.Override). It is plain data, safe for concurrent use while
+// no one changes it.
+type Override = interp.Override
 
 // CommandFile is the file name findings on Config.Argv are reported in.
-const CommandFile = "<command>"
+const CommandFile = interp.CommandFile
+
+// ArgvIndex returns the index of the argument of argv that a finding in
+// CommandFile at byte column col points at (the file is argv shell-quoted
+// on one line), or -1.
+func ArgvIndex(argv []string, col int) int { return interp.ArgvIndex(argv, col) }
+
+// Pos is a place in a script (interp.Pos): every position envres reports
+// is one. It is plain data, safe for concurrent use while no one changes
+// it.
+type Pos = interp.Pos
+
+// ParseError is a script that cannot be read or parsed (exit 2 in the CLI;
+// interp.ParseError). It is plain data, safe for concurrent use while no
+// one changes it.
+type ParseError = interp.ParseError
+
+// FileRead is a file a finding depends on (interp.FileRead). It is plain
+// data, safe for concurrent use while no one changes it.
+type FileRead = interp.FileRead
+
+// EnvSource is the env file an env-file-clobber finding's variable comes
+// from (interp.EnvSource). It is plain data, safe for concurrent use while
+// no one changes it.
+type EnvSource = interp.EnvSource
 
 // Finding is one lint finding; its JSON form is the documented output of
 // lint and check --format json. It is plain data, safe for concurrent use
@@ -88,29 +74,6 @@ type Finding struct {
 	// script (bash -c '…', a here-document, a package.json script); not
 	// serialised: a suggested edit of its line is not offered there.
 	InString bool `json:"-"`
-}
-
-// FileRead is a file a finding depends on. It is plain data, safe for
-// concurrent use while no one changes it.
-type FileRead struct {
-	// Path is absolute; Shown is how findings name it (relative to the
-	// lint directory, loaded values masked).
-	Path, Shown string
-}
-
-// EnvSource is the env file an env-file-clobber finding's variable comes
-// from. It is plain data, safe for concurrent use while no one changes it.
-type EnvSource struct {
-	Variable string
-	// File is the absolute path of the env file the load read; empty
-	// when the value does not come from a file the chain only reads.
-	File string
-	// Generated is set when the chain itself writes File (a redirect to
-	// it): an edit would be overwritten.
-	Generated bool
-	// Overwritten is set when a later statement changes the variable
-	// again: this load does not decide the worker's value.
-	Overwritten bool
 }
 
 // Result is what Lint found. Its methods only read it (Rebase and
@@ -147,38 +110,6 @@ func (res *Result) ParseErrors() []Finding {
 	return out
 }
 
-// ParseError is a script that cannot be read or parsed (exit 2 in the CLI).
-// It is plain data, safe for concurrent use while no one changes it.
-type ParseError struct {
-	// Pos is where parsing failed; Line is 0 when the file could not be
-	// read at all.
-	Pos
-	Msg string
-	// Err is the underlying error, if any.
-	Err error
-}
-
-func (e *ParseError) Error() string {
-	return e.Pos.String() + ": " + e.Msg
-}
-
-func (e *ParseError) Unwrap() error { return e.Err }
-
-// At is where e is, named for a user in the directory wd, as `childproof
-// check` shows it: File, relative to dir as LintLaunch reports it, made
-// relative to wd when it lies below it (RebasePath; an absolute File stays
-// as it is), then ":line:col" when e has a line.
-func (e *ParseError) At(dir, wd string) string {
-	loc := e.File
-	if !filepath.IsAbs(loc) {
-		loc = RebasePath(loc, dir, wd)
-	}
-	if e.Line > 0 {
-		loc = fmt.Sprintf("%s:%d:%d", loc, e.Line, e.Column)
-	}
-	return loc
-}
-
 // ErrBadConfig is returned (wrapped, as a *ConfigError) for an invalid
 // Config.
 var ErrBadConfig = errors.New("envres: invalid configuration")
@@ -211,73 +142,36 @@ func badConfig(err error, format string, args ...any) *ConfigError {
 // Lint analyses cfg's scripts. It returns a *ParseError (wrapped) when a
 // script cannot be read or parsed, and the context's error when ctx ends.
 func Lint(ctx context.Context, cfg Config) (*Result, error) {
-	return analyze(ctx, cfg, nil)
+	res, _, err := analyze(ctx, cfg, nil)
+	return res, err
 }
 
 // analyze is Lint; a non-nil p also records where workers start (Plan).
-func analyze(ctx context.Context, cfg Config, p *planner) (*Result, error) {
+// It returns the lint directory, absolute, too.
+func analyze(ctx context.Context, cfg Config, p *interp.Planner) (*Result, string, error) {
 	dir := cfg.Dir
 	if dir == "" {
 		dir = "."
 	}
 	absDir, err := filepath.Abs(dir)
 	if err != nil {
-		return nil, badConfig(err, "dir: %v", err)
-	}
-	a := newAnalyzer(ctx, cfg, absDir)
-	if p != nil {
-		a.plan, p.a = p, a
+		return nil, "", badConfig(err, "dir: %v", err)
 	}
 	for _, o := range cfg.Overrides {
-		if !validName(o.Name) {
-			return nil, badConfig(nil, "invalid variable name %q", o.Name)
+		if !schema.IsEnvName(o.Name) {
+			return nil, "", badConfig(nil, "invalid variable name %q", o.Name)
 		}
 	}
 	for _, r := range cfg.Require {
-		if !validName(r) {
-			return nil, badConfig(nil, "invalid variable name %q", r)
+		if !schema.IsEnvName(r) {
+			return nil, "", badConfig(nil, "invalid variable name %q", r)
 		}
 	}
-	for _, s := range cfg.Scripts {
-		if err := a.lintScript(s); err != nil {
-			return nil, err
-		}
-		if a.fatal != nil {
-			return nil, a.fatal
-		}
-		a.forget()
+	an, err := interp.Analyze(ctx, cfg, absDir, p)
+	if err != nil {
+		return nil, "", err
 	}
-	if len(cfg.Argv) > 0 {
-		if err := a.lintArgv(cfg.Argv); err != nil {
-			return nil, err
-		}
-	}
-	if a.fatal != nil {
-		return nil, a.fatal
-	}
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
-	return a.result(), nil
-}
-
-// validName is the environment-variable name rule of specs (schema.IsEnvName).
-func validName(s string) bool { return schema.IsEnvName(s) }
-
-func (a *analyzer) result() *Result {
-	a.runRules()
-	res := &Result{Findings: []Finding{}, Files: a.files, Sources: a.sources}
-	if res.Files == nil {
-		res.Files = []string{}
-	}
-	for _, f := range a.findings {
-		if a.suppressed(f) {
-			continue
-		}
-		res.Findings = append(res.Findings, *f)
-	}
-	SortFindings(res.Findings)
-	return res
+	return result(an), absDir, nil
 }
 
 // SortFindings sorts by file, line, column, rule: the documented order of
@@ -286,11 +180,22 @@ func SortFindings(fs []Finding) {
 	sort.SliceStable(fs, func(i, j int) bool {
 		a, b := fs[i], fs[j]
 		if a.Pos != b.Pos {
-			return a.Pos.less(b.Pos)
+			return posLess(a.Pos, b.Pos)
 		}
 		if a.Rule != b.Rule {
 			return a.Rule < b.Rule
 		}
 		return strings.Join(a.Variables, ",") < strings.Join(b.Variables, ",")
 	})
+}
+
+// posLess orders positions by file, line, column.
+func posLess(p, q Pos) bool {
+	if p.File != q.File {
+		return p.File < q.File
+	}
+	if p.Line != q.Line {
+		return p.Line < q.Line
+	}
+	return p.Column < q.Column
 }

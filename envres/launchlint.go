@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/childproof/childproof/envres/interp"
 	"github.com/childproof/childproof/internal/wrapper"
 	"github.com/childproof/childproof/schema"
 )
@@ -181,7 +182,7 @@ func lintedArgv(l *schema.Launch) []string {
 	head := make([]byte, 512)
 	n, _ := f.Read(head)
 	f.Close()
-	if !shebangShell(head[:n]) {
+	if !interp.ShebangShell(head[:n]) {
 		return l.Command
 	}
 	return append([]string{p}, l.Command[1:]...)

@@ -1,9 +1,8 @@
 package envres
 
 import (
-	"fmt"
-
 	"github.com/childproof/childproof/envres/internal/nesting"
+	"github.com/childproof/childproof/envres/interp"
 )
 
 // MaxNesting bounds how deep a script may nest before it is parsed: each
@@ -20,11 +19,4 @@ const MaxNesting = nesting.Max
 // nests deeper than MaxNesting, or nil. It errs towards counting: a
 // construct it cannot tell apart counts as an opener, and a closer that
 // does not match the innermost opener closes nothing.
-func CheckNesting(name string, src []byte) error {
-	r := nesting.Scan(src)
-	if !r.Refused {
-		return nil
-	}
-	return &ParseError{Pos: Pos{File: name, Line: r.Line, Column: r.Column},
-		Msg: fmt.Sprintf("nesting too deep: more than %d levels of brackets, expansions, compound commands and &&/||/| chains; the script is refused before it is parsed", MaxNesting)}
-}
+func CheckNesting(name string, src []byte) error { return interp.CheckNesting(name, src) }

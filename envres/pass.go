@@ -1,159 +1,12 @@
 package envres
 
 // The split between the walk and the rules, as in go/analysis: the walk
-// (interp.go, commands.go, …) follows every path and records facts — the
+// (envres/interp) follows every path and records facts — the
 // flow-sensitive ones (a change of a protected variable, a load, a
 // wrapper) where it finds that they reach a worker; every rule reports
 // from the facts alone in its Run, so adding a rule is one file (its Rule
 // value and its Run) plus, if it needs a new kind of fact, the line of the
 // walk that records it. Rules report; the driver (lintreport) formats.
-
-// Site is a place in a file, with the chain of sources, execs and calls
-// that led there. It is plain data, safe for concurrent use while no one
-// changes it.
-type Site struct {
-	Pos
-	// Chain is the chain that led to the place, without the place itself.
-	Chain []Pos
-	// InString is set when the place is inside a string run as a script
-	// (bash -c '…', a here-document, a package.json script): an edit
-	// there is an edit of the string.
-	InString bool
-}
-
-// Activation is an environment activation (conda activate, module load …).
-// It is plain data, safe for concurrent use while no one changes it.
-type Activation struct {
-	At        Site
-	Mechanism string // as written, for the message
-}
-
-// Background is a launch in the background not waited for. It is plain
-// data, safe for concurrent use while no one changes it.
-type Background struct {
-	At     Site
-	Nohup  bool
-	Forked bool // setsid -f
-	// Helper is set when the process went on to start its worker after
-	// it (exec'd it, or ran it in the foreground as its last command): the
-	// launch is a helper nobody supervises, not the worker.
-	Helper bool
-}
-
-// Bind is a worker argument that binds all interfaces. It is plain data,
-// safe for concurrent use while no one changes it.
-type Bind struct {
-	At Site
-	// Default names the variable whose default gives the address
-	// (--bind "${HOST:-0.0.0.0}:8000"), "" when the address is written
-	// as it is or known from the script's own assignments.
-	Default string
-}
-
-// AliasSet is an assignment or export of a no-op alias. It is plain data,
-// safe for concurrent use while no one changes it.
-type AliasSet struct {
-	At         Site
-	Name, Real string
-}
-
-// ChangeKind says how a statement changed a protected variable.
-type ChangeKind string
-
-// The kinds of change.
-const (
-	// ChangeUnset is unset NAME or env -u NAME.
-	ChangeUnset ChangeKind = "unset"
-	// ChangeUnexport is export -n NAME.
-	ChangeUnexport ChangeKind = "unexport"
-	// ChangeAssign is an assignment by the script itself.
-	ChangeAssign ChangeKind = "assign"
-	// ChangeLoad is an env-file load that assigns the name.
-	ChangeLoad ChangeKind = "load"
-	// ChangeFill is a load that fills only unset or empty names, over an
-	// empty override.
-	ChangeFill ChangeKind = "fill"
-)
-
-// Change is a statement that changed a protected variable on a path that
-// reaches a worker. It is plain data, safe for concurrent use while no one
-// changes it.
-type Change struct {
-	// At is the statement (a function's outermost call when the change
-	// is made inside the function; In then says where).
-	At   Site
-	Kind ChangeKind
-	// Var is the protected variable.
-	Var string
-	// Value says what the change gave Var ("a different value", "the
-	// value of X", "… on some paths"); "" for unsets and fills.
-	Value string
-	// Later is set when a later statement changes Var again: this change
-	// does not decide the worker's value.
-	Later bool
-	// Load describes the env file of a load, as written ("" otherwise).
-	Load string
-	// In is " (in function F, file:line)" when the change is made inside
-	// a function, else "".
-	In string
-	// NoWorker is set when the change reaches the end of a file that
-	// starts no worker: it reaches whatever sources the file.
-	NoWorker bool
-	// Source and Read are, for a load, where Var's value comes from and
-	// the env file read (Read.Path "" when none).
-	Source EnvSource
-	Read   FileRead
-}
-
-// Load is an env-file load into the exported environment that reaches a
-// worker, or an env file that does not parse. It is plain data, safe for
-// concurrent use while no one changes it.
-type Load struct {
-	At Site
-	// What describes the file as written ("" when not known).
-	What string
-	// Names are the names the load sets for the worker (not protected
-	// ones: those are Changes), sorted; nil when Unresolved.
-	Names []string
-	// Unresolved is set when the file cannot be resolved statically.
-	Unresolved bool
-	// Unreadable is set, with Unresolved, when the path is known but the
-	// file cannot be read here (missing, or not readable): that it loads
-	// into the exported environment is known; which names it sets is not.
-	Unreadable bool
-	// ParseError is set (to the reason) for an env file that does not
-	// parse; the other fields but At are then zero.
-	ParseError string
-	// In and NoWorker are as in Change.
-	In       string
-	NoWorker bool
-	// Read is the env file read (Path "" when none).
-	Read FileRead
-}
-
-// Wrapper is a wrapper (env -i, sudo, su, a login or interactive shell,
-// a shebang's options) that a worker starts under. It is plain data, safe
-// for concurrent use while no one changes it.
-type Wrapper struct {
-	// Rule is the wrapper's rule: wrapper.EnvReset, wrapper.LoginShell or
-	// wrapper.InteractiveShell.
-	Rule string
-	At   Site
-	// Message says what the wrapper does, by its manual.
-	Message string
-	// Variables are the protected variables it drops or changes.
-	Variables []string
-}
-
-// Unchecked is a place the walk cannot follow: a sourced or exec'd path
-// that is not known statically or cannot be read, or (Pass.Unparsed) a
-// script that does not parse. It is plain data, safe for concurrent use
-// while no one changes it.
-type Unchecked struct {
-	At Site
-	// Message says what is not checked and why.
-	Message string
-}
 
 // Pass holds the facts of one analysis (every script linted) for the
 // rules' Run functions, and reports their findings. A Pass is not safe for
@@ -174,7 +27,7 @@ type Pass struct {
 	Pidfiles  []Site
 	AliasSets []AliasSet
 
-	a    *analyzer
+	fs   *findings
 	rule *Rule // the rule being run
 }
 
@@ -193,67 +46,21 @@ type Diagnostic struct {
 // Report records a finding of the rule being run at a site; findings of
 // one rule at one place are merged (their variables joined).
 func (p *Pass) Report(at Site, msg string, vars ...string) {
-	p.a.report(p.rule, Diagnostic{At: at, Message: msg, Variables: vars})
+	p.fs.report(p.rule, Diagnostic{At: at, Message: msg, Variables: vars})
 }
 
 // ReportDiagnostic records d as a finding of the rule being run, merged
 // as Report's.
-func (p *Pass) ReportDiagnostic(d Diagnostic) { p.a.report(p.rule, d) }
+func (p *Pass) ReportDiagnostic(d Diagnostic) { p.fs.report(p.rule, d) }
 
-// uncheckedAt records a place the walk cannot follow (dynamic-source).
-func (a *analyzer) uncheckedAt(s Site, msg string) {
-	a.pass.Unchecked = fact(a.pass.Unchecked, Unchecked{At: s, Message: msg})
-}
-
-// factKey identifies a flow fact: the walk meets the same change, load
-// or wrapper at every worker point it reaches, and records it once.
-type factKey struct {
-	kind        uint8 // 1 change, 2 load, 3 wrapper
-	at          Pos
-	name, value string
-	flags       uint8
-}
-
-// once reports whether the fact k is new, and records it.
-func (a *analyzer) once(k factKey) bool {
-	if _, ok := a.factSeen[k]; ok {
-		return false
-	}
-	if a.factSeen == nil {
-		a.factSeen = map[factKey]struct{}{}
-	}
-	a.factSeen[k] = struct{}{}
-	return true
-}
-
-// flag is 1 when b is set.
-func flag(b bool) uint8 {
-	if b {
-		return 1
-	}
-	return 0
-}
-
-// maxFacts bounds each kind of fact, as maxFindings bounds findings.
-const maxFacts = maxFindings
-
-// fact appends v to list unless the list is full.
-func fact[T any](list []T, v T) []T {
-	if len(list) >= maxFacts {
-		return list
-	}
-	return append(list, v)
-}
-
-// runRules hands the facts to every rule that has a Run.
-func (a *analyzer) runRules() {
-	a.pass.a = a
-	a.pass.Protected = a.pass.Protected[:0]
-	for _, p := range a.protList {
-		a.pass.Protected = append(a.pass.Protected, p.name)
-	}
+// runRules hands an analysis's facts to every rule that has a Run.
+func runRules(fs *findings) {
+	f := &fs.an.Facts
+	p := &Pass{Protected: f.Protected, Changes: f.Changes, Loads: f.Loads, Wrapped: f.Wrapped, Unchecked: f.Unchecked,
+		Unparsed: f.Unparsed, Activations: f.Activations, Background: f.Background, Binds: f.Binds, Pidfiles: f.Pidfiles,
+		AliasSets: f.AliasSets, fs: fs}
 	for _, r := range Rules() {
-		a.pass.rule = r
-		r.Run(&a.pass)
+		p.rule = r
+		r.Run(p)
 	}
 }

@@ -1,29 +1,12 @@
 package envres
 
-import (
-	"path/filepath"
-	"strings"
-)
+import "github.com/childproof/childproof/envres/interp"
 
 // RebasePath names p, a path relative to dir (or absolute; dir "" leaves
 // a relative p as it is), for a user in the directory wd: relative to wd
 // when it lies below it, else absolute. "" and CommandFile stay, and so
 // does every path when wd is "" (not known).
-func RebasePath(p, dir, wd string) string {
-	if p == "" || p == CommandFile {
-		return p
-	}
-	if dir != "" && !filepath.IsAbs(p) {
-		p = filepath.Join(dir, p)
-	}
-	if wd == "" {
-		return p
-	}
-	if rel, err := filepath.Rel(wd, p); err == nil && !strings.HasPrefix(rel, "..") {
-		return rel
-	}
-	return p
-}
+func RebasePath(p, dir, wd string) string { return interp.RebasePath(p, dir, wd) }
 
 // Rebase returns a copy of res whose paths (findings, their chains, Files
 // and the keys of Sources), relative to dir as LintLaunch reports them,

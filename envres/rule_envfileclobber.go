@@ -43,3 +43,6 @@ func noWorker(set bool) string {
 	}
 	return ""
 }
+
+// helperNote ends the load findings of a script that starts no worker.
+const helperNote = " (this file starts no worker: the load reaches whatever sources it)"

@@ -32,7 +32,8 @@ var layers = map[string][]string{
 	"schema": {"spec", "internal/specrule", "internal/dotenv", "internal/inputfile", "internal/wrapper", "redact"},
 	// The shell's environment, statically: knows no process.
 	"envres/internal/nesting": nil,
-	"envres":                  {"envres/internal/nesting", "schema", "internal/dotenv", "internal/inputfile", "internal/wrapper", "outcome", "redact"},
+	"envres/interp":           {"envres/internal/nesting", "schema", "internal/dotenv", "internal/inputfile", "internal/wrapper", "redact"},
+	"envres":                  {"envres/interp", "envres/internal/nesting", "schema", "internal/dotenv", "internal/inputfile", "internal/wrapper", "outcome", "redact"},
 	// Readers of what the kernel says, below verify and launcher.
 	"internal/probe":    {"internal/sockdiag", "spec"},
 	"internal/logrelay": {"redact"},

@@ -1,4 +1,4 @@
-package envres
+package interp
 
 import (
 	"bytes"
@@ -103,7 +103,7 @@ func (a *analyzer) isShellScript(abs string) bool {
 	if err != nil {
 		return false
 	}
-	if shebangShell(f) {
+	if ShebangShell(f) {
 		return true
 	}
 	return !bytes.HasPrefix(f, []byte("#!")) && strings.HasSuffix(abs, ".sh") && bytes.IndexByte(f, 0) < 0

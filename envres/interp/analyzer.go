@@ -1,4 +1,4 @@
-package envres
+package interp
 
 import (
 	"bytes"
@@ -7,11 +7,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"regexp"
-	"slices"
 	"sort"
 	"strings"
-	"sync"
 
 	"mvdan.cc/sh/v3/syntax"
 
@@ -22,11 +19,10 @@ import (
 
 // Limits that keep the analysis bounded on any input.
 const (
-	maxFileSize  = 32 << 20 // bytes read of one file
+	MaxFileSize  = 32 << 20 // bytes read of one file
 	maxDepth     = 24       // nested sources, execs and function calls
 	maxSteps     = 2_000_000
 	maxLoopItems = 16
-	maxFindings  = 10_000
 )
 
 // protVar is a protected variable.
@@ -117,11 +113,6 @@ type bodyRef struct {
 	name string
 }
 
-type findKey struct {
-	rule string
-	Pos
-}
-
 type analyzer struct {
 	ctx      context.Context
 	cfg      Config
@@ -131,11 +122,9 @@ type analyzer struct {
 	protList []*protVar
 	aliases  map[string]string
 
-	findings map[findKey]*Finding
-	files    []string
-	sources  map[string][]byte
-	parsed   map[string]*parsedFile
-	sup      map[string]map[int][]string
+	files   []string
+	sources map[string][]byte
+	parsed  map[string]*parsedFile
 
 	steps     int
 	depth     int
@@ -150,7 +139,7 @@ type analyzer struct {
 	// call is walked (one per analysis, not one allocation per call).
 	funcSiteBuf Site
 	frames      []map[string]*varState // values saved by local, per call
-	plan        *planner               // set by Plan: records where workers start
+	plan        *Planner               // set for Plan: records where workers start
 	// fileArrays are arrays filled from a file, by name (loops.go).
 	fileArrays map[string]fileArray
 	// fcache and dcache hold what the file system said of a path and of a
@@ -164,8 +153,8 @@ type analyzer struct {
 	// fieldBuf is the chunk fieldSlice cuts evaluated words from.
 	fieldBuf []field
 	fieldGen int // counts the chunks fieldBuf was cut from
-	// pass collects the facts the rules with a Run report from.
-	pass Pass
+	// pass collects the facts the rules report from.
+	pass Facts
 	// factSeen holds the flow facts recorded (once).
 	factSeen map[factKey]struct{}
 	// shebangWraps are the notes of the shebang of the script runChild
@@ -193,12 +182,10 @@ type analyzer struct {
 func newAnalyzer(ctx context.Context, cfg Config, dir string) *analyzer {
 	a := &analyzer{
 		ctx: ctx, cfg: cfg, dir: dir,
-		prot:     map[string]*protVar{},
-		aliases:  map[string]string{},
-		findings: map[findKey]*Finding{},
-		sources:  map[string][]byte{},
-		parsed:   map[string]*parsedFile{},
-		sup:      map[string]map[int][]string{},
+		prot:    map[string]*protVar{},
+		aliases: map[string]string{},
+		sources: map[string][]byte{},
+		parsed:  map[string]*parsedFile{},
 
 		fileArrays: map[string]fileArray{},
 		fcache:     map[string]*fileFacts{},
@@ -294,7 +281,6 @@ func (a *analyzer) noteFile(name string, src []byte) {
 	}
 	a.sources[name] = src
 	a.files = append(a.files, name)
-	a.indexSuppressions(name, src)
 }
 
 var errNotFound = errors.New("no such file")
@@ -321,8 +307,8 @@ func (a *analyzer) readFile(abs string) ([]byte, error) {
 	var b bytes.Buffer
 	// Room for the file and the read that sees its end: bytes.Buffer
 	// doubles when less than bytes.MinRead is free.
-	b.Grow(int(min(fi.Size()+bytes.MinRead, maxFileSize+bytes.MinRead)))
-	if _, err := b.ReadFrom(&limitedReader{f, maxFileSize}); err != nil {
+	b.Grow(int(min(fi.Size()+bytes.MinRead, MaxFileSize+bytes.MinRead)))
+	if _, err := b.ReadFrom(&limitedReader{f, MaxFileSize}); err != nil {
 		return nil, err
 	}
 	return b.Bytes(), nil
@@ -335,7 +321,7 @@ type limitedReader struct {
 
 func (l *limitedReader) Read(p []byte) (int, error) {
 	if l.n <= 0 {
-		return 0, fmt.Errorf("file larger than %d bytes", maxFileSize)
+		return 0, fmt.Errorf("file larger than %d bytes", MaxFileSize)
 	}
 	if int64(len(p)) > l.n {
 		p = p[:l.n]
@@ -395,8 +381,8 @@ func shebangLang(src []byte) syntax.LangVariant {
 	return syntax.LangBash
 }
 
-// shebangShell reports whether a file starts with a shell shebang.
-func shebangShell(src []byte) bool {
+// ShebangShell reports whether a file starts with a shell shebang.
+func ShebangShell(src []byte) bool {
 	i := shebangInterp(src)
 	return i != "" && wrapper.IsShell(i)
 }
@@ -516,82 +502,6 @@ func toParseError(name string, err error) error {
 		return &ParseError{Pos: Pos{File: name, Line: int(le.Pos.Line()), Column: int(le.Pos.Col())}, Msg: fmt.Sprintf("%s is not supported in this shell", le.Feature), Err: err}
 	}
 	return &ParseError{Pos: Pos{File: name, Line: 1, Column: 1}, Msg: err.Error(), Err: err}
-}
-
-var suppressRe = sync.OnceValue(func() *regexp.Regexp {
-	return regexp.MustCompile(`#\s*childproof\s+disable\s*=\s*([A-Za-z0-9_,\- ]+)`)
-})
-
-func (a *analyzer) indexSuppressions(name string, src []byte) {
-	if !bytes.Contains(src, []byte("childproof")) {
-		return
-	}
-	m := map[int][]string{}
-	for i, line := range bytes.Split(src, []byte{'\n'}) {
-		if !bytes.Contains(line, []byte("childproof")) {
-			continue
-		}
-		for _, sm := range suppressRe().FindAllSubmatch(line, -1) {
-			for _, r := range strings.Split(string(sm[1]), ",") {
-				if r = strings.TrimSpace(r); r != "" {
-					if sp := strings.IndexByte(r, ' '); sp >= 0 {
-						r = r[:sp]
-					}
-					m[i+1] = append(m[i+1], r)
-				}
-			}
-		}
-	}
-	if len(m) > 0 {
-		a.sup[name] = m
-	}
-}
-
-func (a *analyzer) suppressed(f *Finding) bool {
-	m := a.sup[f.File]
-	if m == nil {
-		return false
-	}
-	for _, l := range []int{f.Line, f.Line - 1} {
-		for _, r := range m[l] {
-			if r == f.Rule || r == "all" {
-				return true
-			}
-		}
-	}
-	return false
-}
-
-// report records rule r's finding d; findings of one rule at one place
-// are merged (their variables, sources and reads joined; the first
-// message stays).
-func (a *analyzer) report(r *Rule, d Diagnostic) {
-	k := findKey{r.Name, d.At.Pos}
-	f, ok := a.findings[k]
-	if !ok {
-		if len(a.findings) >= maxFindings {
-			return
-		}
-		chain := append(append([]Pos(nil), d.At.Chain...), Pos{File: d.At.File, Line: d.At.Line})
-		f = &Finding{Rule: r.Name, Severity: r.Severity, Pos: d.At.Pos, Message: a.loaded.mask(d.Message), Chain: chain, InString: d.At.InString}
-		a.findings[k] = f
-	}
-	for _, v := range d.Variables {
-		if !slices.Contains(f.Variables, v) {
-			f.Variables = append(f.Variables, v)
-		}
-	}
-	sort.Strings(f.Variables)
-	for _, s := range d.Sources {
-		if !slices.Contains(f.Sources, s) {
-			f.Sources = append(f.Sources, s)
-		}
-	}
-	for _, fr := range d.Reads {
-		if fr.Path != "" && !slices.Contains(f.Reads, fr) {
-			f.Reads = append(f.Reads, fr)
-		}
-	}
 }
 
 // readOf is the env file ev's load read, as a finding's FileRead (zero
@@ -717,9 +627,6 @@ func (a *analyzer) lintScript(script string) error {
 	}
 	return nil
 }
-
-// helperNote ends the load findings of a script that starts no worker.
-const helperNote = " (this file starts no worker: the load reaches whatever sources it)"
 
 // lintArgv lints cfg.Argv as if a script said `exec ARGV…`.
 func (a *analyzer) lintArgv(argv []string) error {

@@ -1,4 +1,4 @@
-package envres
+package interp
 
 import (
 	"path/filepath"
@@ -191,7 +191,7 @@ func (a *analyzer) heredocJobRun(c *cmdRun, j heredocJob) bool {
 		// user environment will be defined".
 		c.fork()
 		cst = c.cst
-		a.addWrap(cst, EnvReset, a.siteAt(c.st, c.fc, c.fs[0].pos), "sbatch --export=NONE starts the job with only SLURM's variables: protected variables are dropped", a.protNames()...)
+		a.addWrap(cst, wrapper.EnvReset, a.siteAt(c.st, c.fc, c.fs[0].pos), "sbatch --export=NONE starts the job with only SLURM's variables: protected variables are dropped", a.protNames()...)
 		a.markReset(cst, nil)
 	case !j.inherit:
 		cst = a.initialState("")

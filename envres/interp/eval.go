@@ -1,4 +1,4 @@
-package envres
+package interp
 
 import (
 	"errors"

@@ -1,4 +1,4 @@
-package envres
+package interp
 
 import (
 	"path/filepath"
@@ -14,7 +14,7 @@ import (
 // starts in that state (an exec'd or background command, a script's last
 // command) and dropped otherwise.
 type wrapNote struct {
-	rule *Rule
+	rule string // wrapper.EnvReset, wrapper.LoginShell or wrapper.InteractiveShell
 	site Site
 	msg  string
 	vars []string
@@ -26,7 +26,7 @@ type wrapNote struct {
 
 // addWrap records that the command of cst runs under a wrapper; cst must
 // be the command's own state (a fork), not the script's.
-func (a *analyzer) addWrap(cst *state, r *Rule, s Site, msg string, vars ...string) {
+func (a *analyzer) addWrap(cst *state, r string, s Site, msg string, vars ...string) {
 	msg += a.mayNote
 	cst.wraps = append(cst.wraps[:len(cst.wraps):len(cst.wraps)], wrapNote{rule: r, site: s, msg: msg, vars: vars})
 }
@@ -44,8 +44,8 @@ func (a *analyzer) reportWraps(ws []wrapNote, returns bool) {
 
 // wrapped records that a worker starts under the wrapper of w.
 func (a *analyzer) wrapped(w wrapNote) {
-	if a.once(factKey{3, w.site.Pos, w.rule.Name, w.msg + "\x00" + strings.Join(w.vars, ","), 0}) {
-		a.pass.Wrapped = fact(a.pass.Wrapped, Wrapper{Rule: w.rule.Name, At: w.site, Message: w.msg, Variables: w.vars})
+	if a.once(factKey{3, w.site.Pos, w.rule, w.msg + "\x00" + strings.Join(w.vars, ","), 0}) {
+		a.pass.Wrapped = fact(a.pass.Wrapped, Wrapper{Rule: w.rule, At: w.site, Message: w.msg, Variables: w.vars})
 	}
 }
 

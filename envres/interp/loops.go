@@ -1,4 +1,4 @@
-package envres
+package interp
 
 import (
 	"mvdan.cc/sh/v3/syntax"

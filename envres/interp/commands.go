@@ -1,4 +1,4 @@
-package envres
+package interp
 
 import (
 	"path/filepath"
@@ -508,12 +508,12 @@ func (a *analyzer) execWrapper(c *cmdRun) wrapStep {
 	o, n := wrapper.ParseExecArgs(args)
 	if o.Clear {
 		c.fork()
-		a.addWrap(c.cst, EnvReset, a.siteAt(c.st, c.fc, fs[0].pos), "exec -c runs the command with an empty environment: every protected variable is dropped", a.protNames()...)
+		a.addWrap(c.cst, wrapper.EnvReset, a.siteAt(c.st, c.fc, fs[0].pos), "exec -c runs the command with an empty environment: every protected variable is dropped", a.protNames()...)
 		a.markReset(c.cst, nil)
 	}
 	if o.Login {
 		c.fork()
-		a.addWrap(c.cst, LoginShell, a.siteAt(c.st, c.fc, fs[0].pos), "exec -l starts the command as a login shell: profile files run before the worker")
+		a.addWrap(c.cst, wrapper.LoginShell, a.siteAt(c.st, c.fc, fs[0].pos), "exec -l starts the command as a login shell: profile files run before the worker")
 	}
 	c.fs = fs[1+n:]
 	if len(c.fs) == 0 {
@@ -561,7 +561,7 @@ func (a *analyzer) procWrapper(c *cmdRun, base string) wrapStep {
 	case "setpriv":
 		if slices.ContainsFunc(fs[1:], func(f field) bool { return f.known && f.s == "--reset-env" }) {
 			c.fork()
-			a.addWrap(c.cst, EnvReset, a.siteAt(c.st, c.fc, fs[0].pos), "setpriv --reset-env clears the environment but TERM and sets HOME, SHELL, USER, LOGNAME and PATH anew: protected variables are dropped", a.protNames()...)
+			a.addWrap(c.cst, wrapper.EnvReset, a.siteAt(c.st, c.fc, fs[0].pos), "setpriv --reset-env clears the environment but TERM and sets HOME, SHELL, USER, LOGNAME and PATH anew: protected variables are dropped", a.protNames()...)
 			a.markReset(c.cst, nil)
 		}
 		c.fs = stripWrapper("setpriv", fs)
@@ -588,7 +588,7 @@ func (a *analyzer) changedNames(c *cmdRun, base string, changed []string) {
 		return
 	}
 	c.fork()
-	a.addWrap(c.cst, EnvReset, a.siteAt(c.st, c.fc, c.fs[0].pos), base+" keeps the environment but sets "+strings.Join(changed, ", ")+" anew: protected variables among them are changed", lost...)
+	a.addWrap(c.cst, wrapper.EnvReset, a.siteAt(c.st, c.fc, c.fs[0].pos), base+" keeps the environment but sets "+strings.Join(changed, ", ")+" anew: protected variables among them are changed", lost...)
 	for _, n := range lost {
 		c.cst.set(n, varState{v: unknownValue, exp: triYes})
 	}
@@ -990,7 +990,7 @@ func (r *envRun) finish() {
 		}
 	}
 	if len(lost) > 0 || len(r.a.protList) == 0 {
-		r.a.addWrap(*r.cst, EnvReset, r.site, "env -i starts the command with an empty environment: protected variables are dropped", lost...)
+		r.a.addWrap(*r.cst, wrapper.EnvReset, r.site, "env -i starts the command with an empty environment: protected variables are dropped", lost...)
 		r.a.markReset(*r.cst, r.snap)
 	}
 }
@@ -1164,12 +1164,12 @@ func (a *analyzer) sudoWrapper(st *state, cst **state, fc *fileCtx, fs []field, 
 	i := min(1+n, len(fs))
 	if login {
 		fork()
-		a.addWrap(*cst, LoginShell, site, "sudo -i runs the target user's login shell: profile files run before the worker and the environment is reset")
+		a.addWrap(*cst, wrapper.LoginShell, site, "sudo -i runs the target user's login shell: profile files run before the worker and the environment is reset")
 		a.markReset(*cst, nil)
 	}
 	if o.Shell && i >= len(fs) {
 		fork()
-		a.addWrap(*cst, InteractiveShell, site, "sudo -s with no command runs an interactive shell: rc files run")
+		a.addWrap(*cst, wrapper.InteractiveShell, site, "sudo -s with no command runs an interactive shell: rc files run")
 	}
 	// sudo NAME=VALUE … passes NAME on, like --preserve-env=NAME.
 	for _, f := range assigns {
@@ -1186,11 +1186,11 @@ func (a *analyzer) sudoWrapper(st *state, cst **state, fc *fileCtx, fs []field, 
 		case len(lost) == 0 && len(a.protList) > 0:
 		case hasList:
 			fork()
-			a.addWrap(*cst, EnvReset, site, "sudo --preserve-env=LIST keeps only the listed names: other protected variables are dropped", lost...)
+			a.addWrap(*cst, wrapper.EnvReset, site, "sudo --preserve-env=LIST keeps only the listed names: other protected variables are dropped", lost...)
 			a.markReset(*cst, nil)
 		default:
 			fork()
-			a.addWrap(*cst, EnvReset, site, "sudo resets the environment (env_reset) unless -E or --preserve-env is given: protected variables are dropped", lost...)
+			a.addWrap(*cst, wrapper.EnvReset, site, "sudo resets the environment (env_reset) unless -E or --preserve-env is given: protected variables are dropped", lost...)
 			a.markReset(*cst, nil)
 		}
 	}
@@ -1239,7 +1239,7 @@ func (a *analyzer) suWrapper(st *state, cst **state, fc *fileCtx, s *syntax.Stmt
 	switch {
 	case login:
 		fork()
-		a.addWrap(*cst, LoginShell, site, base+" with a login flag starts a login shell: the environment is reset and profile files run before the worker")
+		a.addWrap(*cst, wrapper.LoginShell, site, base+" with a login flag starts a login shell: the environment is reset and profile files run before the worker")
 		a.markReset(*cst, nil)
 	case !preserve:
 		// util-linux: without a login flag the environment is kept,
@@ -1252,7 +1252,7 @@ func (a *analyzer) suWrapper(st *state, cst **state, fc *fileCtx, s *syntax.Stmt
 		}
 		if len(lost) > 0 {
 			fork()
-			a.addWrap(*cst, EnvReset, site, base+" without a login flag keeps the environment but sets HOME, SHELL, USER and LOGNAME anew: protected variables among them are changed", lost...)
+			a.addWrap(*cst, wrapper.EnvReset, site, base+" without a login flag keeps the environment but sets HOME, SHELL, USER and LOGNAME anew: protected variables among them are changed", lost...)
 			for _, n := range lost {
 				(*cst).set(n, varState{v: unknownValue, exp: triYes})
 			}
@@ -1296,10 +1296,10 @@ func (a *analyzer) shellCall(st, cst *state, fc *fileCtx, s *syntax.Stmt, fs []f
 		cst = &c
 	}
 	if login {
-		a.addWrap(cst, LoginShell, site, sh+" -l starts a login shell: /etc/profile and ~/.profile run before the worker and may reset or re-source protected variables")
+		a.addWrap(cst, wrapper.LoginShell, site, sh+" -l starts a login shell: /etc/profile and ~/.profile run before the worker and may reset or re-source protected variables")
 	}
 	if inter {
-		a.addWrap(cst, InteractiveShell, site, sh+" -i starts an interactive shell: ~/.bashrc (or $ENV) runs before the worker and may change protected variables")
+		a.addWrap(cst, wrapper.InteractiveShell, site, sh+" -i starts an interactive shell: ~/.bashrc (or $ENV) runs before the worker and may change protected variables")
 	}
 	rest := fs[min(i, len(fs)):]
 	if cmdMode {

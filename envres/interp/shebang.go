@@ -1,4 +1,4 @@
-package envres
+package interp
 
 import (
 	"bytes"
@@ -60,11 +60,11 @@ func shebangNotes(src []byte, s Site) []wrapNote {
 	o := shebangInvocation(src)
 	var ws []wrapNote
 	if o.login {
-		ws = append(ws, wrapNote{rule: LoginShell, site: s, always: true,
+		ws = append(ws, wrapNote{rule: wrapper.LoginShell, site: s, always: true,
 			msg: "the shebang starts " + o.shell + " as a login shell: profile files run before the script's first line and may reset protected variables"})
 	}
 	if o.interactive {
-		ws = append(ws, wrapNote{rule: InteractiveShell, site: s, always: true,
+		ws = append(ws, wrapNote{rule: wrapper.InteractiveShell, site: s, always: true,
 			msg: "the shebang starts " + o.shell + " as an interactive shell: rc files run before the script's first line and may change protected variables"})
 	}
 	return ws

@@ -1,4 +1,4 @@
-package envres
+package interp
 
 import (
 	"strconv"
@@ -36,15 +36,4 @@ func (p Pos) CharColumn(line string) int {
 		return utf8.RuneCountInString(line) + 1 + (col - 1 - len(line))
 	}
 	return utf8.RuneCountInString(line[:col-1]) + 1
-}
-
-// less orders positions by file, line, column.
-func (p Pos) less(q Pos) bool {
-	if p.File != q.File {
-		return p.File < q.File
-	}
-	if p.Line != q.Line {
-		return p.Line < q.Line
-	}
-	return p.Column < q.Column
 }

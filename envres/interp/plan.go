@@ -1,0 +1,849 @@
+package interp
+
+import (
+	"net"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+
+	"mvdan.cc/sh/v3/syntax"
+)
+
+// Command is an external command run in the foreground. It is plain data,
+// safe for concurrent use while no one changes it.
+type Command struct {
+	// Pos locates the command (File as in Result.Files).
+	Pos
+	// Name is the program as written (argv[0]), or "" when not known.
+	Name string
+}
+
+// How says how a worker starts.
+type How string
+
+// The ways a worker starts.
+const (
+	// HowExec is an exec'd command: the script becomes the worker.
+	HowExec How = "exec"
+	// HowBackground is a command started with & (or setsid -f).
+	HowBackground How = "background"
+	// HowForeground is the last external command of a script, or a
+	// command run with NAME=VALUE before it.
+	HowForeground How = "foreground"
+)
+
+// Start is one place where a worker starts. It is plain data, safe for
+// concurrent use while no one changes it.
+type Start struct {
+	// Pos locates the command (File as in Result.Files).
+	Pos
+	// Chain is the source/exec chain that led there.
+	Chain []Pos
+	How   How
+	// Nohup is set for a command started with nohup.
+	Nohup bool
+	// Argv is the command's argv, each word resolved as far as the
+	// analysis goes.
+	Argv []Word
+	// Dir is the absolute working directory; "" when not known statically.
+	Dir string
+	// Env lists the exported variables the scripts set on the way, sorted
+	// by name, except those set by an env file load (see EnvFiles).
+	Env []EnvSetting
+	// EnvFiles are the absolute paths of the env files loaded into the
+	// exported environment on the way, in the order loaded.
+	EnvFiles []string
+	// Inherit names caller variables the scripts export as they are
+	// (export NAME, NAME=$NAME).
+	Inherit []string
+	// Unresolved describes what reaches the worker that the analysis
+	// cannot resolve (a dynamic load, a value set on some paths only).
+	Unresolved []Note
+	// Reset is set when the environment was reset on the way (env -i, sudo).
+	Reset bool
+}
+
+// Note is a remark at a place in a script. It is plain data, safe for
+// concurrent use while no one changes it.
+type Note struct {
+	Pos
+	Text string
+}
+
+// EnvSetting is an exported variable the scripts set. It is plain data,
+// safe for concurrent use while no one changes it.
+type EnvSetting struct {
+	Name  string
+	Value Word
+	// Pos locates the assignment (Column is 0: not recorded).
+	Pos
+	// Clobbered is set when an env file loaded later assigned the name
+	// again: the worker got the file's value, not this one.
+	Clobbered bool
+}
+
+// Word is a word of the worker's argv or an exported value, resolved as far
+// as the analysis goes. It is plain data, safe for concurrent use while no
+// one changes it.
+type Word struct {
+	// Parts are the word's literal text and references to the caller's
+	// environment, in order; nil when the word cannot be expressed so.
+	Parts []Part
+	// Text is the word as written in the script.
+	Text string
+}
+
+// Resolved reports whether w is made of literal text and caller variables only.
+func (w Word) Resolved() bool { return w.Parts != nil }
+
+// Literal returns the word's value when it is literal text only.
+func (w Word) Literal() (string, bool) {
+	var b strings.Builder
+	for _, p := range w.Parts {
+		if p.Env != "" {
+			return "", false
+		}
+		b.WriteString(p.Lit)
+	}
+	return b.String(), w.Parts != nil
+}
+
+// Part is literal text, or the caller's value of a variable. It is plain
+// data, safe for concurrent use while no one changes it.
+type Part struct {
+	// Lit is the text when Env is "".
+	Lit string
+	// Env names the caller's variable.
+	Env string
+	// Default is used when Env is unset (HasDefault): ${X:-d}, ${X:=d}.
+	Default    string
+	HasDefault bool
+	// Required is set for ${X:?msg}: the script refuses to go on without X.
+	Required bool
+	// Loaded names the env file Env's value was loaded from (as the load
+	// describes it), when the script read it from one: the value is not
+	// the script's text and never appears in a Part.
+	Loaded string
+}
+
+// ConstructKind names a construct of Constructs.
+type ConstructKind string
+
+// Constructs a spec replaces or cannot express.
+const (
+	// ReadinessLoop is a loop polling with curl, wget, nc or sleep.
+	ReadinessLoop ConstructKind = "readiness-loop"
+	// KillCleanup is pkill, killall, fuser -k or kill $(cat PIDFILE).
+	KillCleanup ConstructKind = "kill-cleanup"
+	// Conditional is an if or case statement.
+	Conditional ConstructKind = "conditional"
+)
+
+// Construct is one such statement. It is plain data, safe for concurrent
+// use while no one changes it.
+type Construct struct {
+	Kind ConstructKind
+	Pos
+	// Text is the statement's first line as written.
+	Text string
+	// URL is the address a readiness loop polls, when written literally:
+	// http(s)://… for curl or wget, tcp://HOST:PORT for nc -z HOST PORT.
+	URL string
+	// Affects is set on a conditional that assigns, exports, loads,
+	// changes directory or execs in one of its branches.
+	Affects bool
+}
+
+// NewPlanner returns a planner for one Analyze: it records where workers
+// start (Plan).
+func NewPlanner() *Planner {
+	return &Planner{bySite: map[string]int{}, exports: map[string]exportRec{}}
+}
+
+// Starts are the places where a worker may start, in the order the walk
+// reached them.
+func (p *Planner) Starts() []*Start { return p.starts }
+
+// Commands are the external commands run in the foreground, in the order
+// reached.
+func (p *Planner) Commands() []Command { return p.commands }
+
+// Planner records worker starts while the analyzer walks. It is not
+// safe for concurrent use: one walk fills it.
+type Planner struct {
+	a       *analyzer
+	starts  []*Start
+	bySite  map[string]int
+	exports map[string]exportRec // the last exported script assignment of each name
+	// commands are the foreground commands run, once per place.
+	commands []Command
+	ranAt    map[string]bool
+}
+
+// ran is called for every non-trivial external command run in the
+// foreground.
+func (p *Planner) ran(ref *cmdRef) {
+	key := ref.site.File + ":" + strconv.Itoa(ref.site.Line) + ":" + strconv.Itoa(ref.site.Column)
+	if p.ranAt == nil {
+		p.ranAt = map[string]bool{}
+	}
+	if p.ranAt[key] {
+		return
+	}
+	p.ranAt[key] = true
+	c := Command{Pos: ref.site.Pos}
+	if len(ref.fs) > 0 && ref.fs[0].known {
+		c.Name = ref.fs[0].s
+	}
+	p.commands = append(p.commands, c)
+}
+
+type exportRec struct {
+	v    value
+	site Site
+}
+
+// assigned is called for every assignment the analysis makes.
+func (p *Planner) assigned(name string, ns varState, ev *event) {
+	if ev == nil || ev.kind != evAssign || ns.exp != triYes || ev.note != "" {
+		return
+	}
+	p.exports[name] = exportRec{v: ns.v, site: ev.site}
+}
+
+// worker is called at every worker point with the environment it starts with.
+func (p *Planner) worker(st *state, cmd *cmdRef) {
+	a := p.a
+	s := &Start{Pos: cmd.site.Pos, Chain: cmd.site.Chain,
+		Nohup: cmd.nohup, Dir: st.cwd, Reset: st.reset}
+	switch cmd.mode {
+	case callExec:
+		s.How = HowExec
+	case callBackground:
+		s.How = HowBackground
+	default:
+		s.How = HowForeground
+	}
+	ev := &evaluator{a: a, st: st.fork(), fc: cmd.fc}
+	for _, f := range cmd.fs {
+		s.Argv = append(s.Argv, p.fieldWord(ev, f))
+	}
+	p.env(ev, st, s)
+	key := s.File + ":" + strconv.Itoa(s.Line) + ":" + strconv.Itoa(s.Column)
+	if i, ok := p.bySite[key]; ok {
+		p.starts[i] = s
+		return
+	}
+	p.bySite[key] = len(p.starts)
+	p.starts = append(p.starts, s)
+}
+
+// wordText returns a word as written.
+func wordText(w *syntax.Word) string {
+	if w == nil {
+		return ""
+	}
+	var b strings.Builder
+	if err := syntax.NewPrinter().Print(&b, w); err != nil {
+		return ""
+	}
+	return b.String()
+}
+
+// fieldWord resolves one evaluated field of a command.
+func (p *Planner) fieldWord(ev *evaluator, f field) Word {
+	w := Word{Text: wordText(f.word)}
+	switch {
+	case f.known && f.word != nil && p.wordLoaded(ev, f.word, 0):
+		// Built from a value read from an env file: the value is no
+		// literal of the script; resolve it as references, or not at all.
+		if parts, ok := p.symParts(ev, f.word.Parts, false, 0); ok {
+			w.Parts = parts
+		}
+	case f.known:
+		w.Parts = []Part{{Lit: f.s}}
+		if w.Text == "" {
+			w.Text = f.s
+		}
+	case f.splat:
+		if w.Text == "" {
+			w.Text = `"$@"`
+		}
+	case f.v.k == vOrig:
+		w.Parts = []Part{{Env: f.v.s}}
+	case f.word != nil && !atWord(f.word):
+		if parts, ok := p.symParts(ev, f.word.Parts, false, 0); ok {
+			w.Parts = parts
+		}
+	}
+	return w
+}
+
+const maxSymDepth = 8
+
+// symParts resolves word parts into literal text and caller variables.
+func (p *Planner) symParts(ev *evaluator, parts []syntax.WordPart, inDq bool, depth int) ([]Part, bool) {
+	out := []Part{}
+	for _, wp := range parts {
+		switch x := wp.(type) {
+		case *syntax.DblQuoted:
+			sub, ok := p.symParts(ev, x.Parts, true, depth)
+			if !ok {
+				return nil, false
+			}
+			out = append(out, sub...)
+		case *syntax.ParamExp:
+			sub, ok := p.symParam(ev, x, depth)
+			if !ok {
+				return nil, false
+			}
+			out = append(out, sub...)
+		default:
+			s, ok := tryParts(ev, wp, inDq)
+			if !ok {
+				return nil, false
+			}
+			out = append(out, Part{Lit: s})
+		}
+	}
+	return joinLits(out), true
+}
+
+func joinLits(ps []Part) []Part {
+	out := ps[:0]
+	for _, q := range ps {
+		if n := len(out); n > 0 && q.Env == "" && out[n-1].Env == "" {
+			out[n-1].Lit += q.Lit
+			continue
+		}
+		if q.Env == "" && q.Lit == "" {
+			continue
+		}
+		out = append(out, q)
+	}
+	return out
+}
+
+// tryParts evaluates one word part as the analysis does, on a copy of the
+// state (${X:=d} assigns).
+func tryParts(ev *evaluator, wp syntax.WordPart, inDq bool) (string, bool) {
+	var b wordBuf
+	f := field{known: true}
+	tmp := &evaluator{a: ev.a, st: ev.st.fork(), fc: ev.fc}
+	tmp.parts([]syntax.WordPart{wp}, &b, &f, inDq)
+	return b.String(), f.known
+}
+
+// symParam resolves one parameter expansion.
+func (p *Planner) symParam(ev *evaluator, pe *syntax.ParamExp, depth int) ([]Part, bool) {
+	simple := pe.Param != nil && !pe.Excl && !pe.Length && pe.Index == nil && pe.Slice == nil && pe.Repl == nil &&
+		pe.NestedParam == nil && pe.Names == 0 && syntax.ValidName(pe.Param.Value)
+	loaded, derived := "", false
+	if pe.Param != nil {
+		loaded, derived = p.loadedFrom(ev, pe.Param.Value, depth)
+		if (loaded != "" || derived) && !simple {
+			return nil, false // ${KEY:0:4}, ${#KEY} of a value read from an env file
+		}
+	}
+	if s, ok := tryParts(ev, pe, true); ok && loaded == "" && !derived {
+		return []Part{{Lit: s}}, true
+	}
+	if !simple {
+		return nil, false
+	}
+	name := pe.Param.Value
+	vs, tracked := ev.st.get(name)
+	var base []Part
+	caller := false
+	switch {
+	case loaded != "":
+		base, caller = []Part{{Env: name, Loaded: loaded}}, true
+	case derived:
+		sub, ok := p.fromOrigin(ev, name, vs, depth)
+		if !ok {
+			return nil, false
+		}
+		base = sub
+	case !tracked || vs.v.k == vUnknown && len(vs.origins) == 0:
+		base, caller = []Part{{Env: name}}, true
+	case vs.v.k == vOrig:
+		base, caller = []Part{{Env: vs.v.s}}, true
+	case vs.v.k == vUnknown:
+		sub, ok := p.fromOrigin(ev, name, vs, depth)
+		if !ok {
+			return nil, false
+		}
+		base = sub
+	default:
+		return nil, false
+	}
+	if pe.Exp == nil {
+		return base, true
+	}
+	if !caller {
+		return nil, false
+	}
+	switch pe.Exp.Op {
+	case syntax.DefaultUnset, syntax.DefaultUnsetOrNull, syntax.AssignUnset, syntax.AssignUnsetOrNull:
+		d := ""
+		if pe.Exp.Word != nil {
+			dp, ok := p.symParts(ev, pe.Exp.Word.Parts, false, depth+1)
+			if !ok {
+				return nil, false
+			}
+			s, lit := Word{Parts: dp}.Literal()
+			if !lit {
+				return nil, false
+			}
+			d = s
+		}
+		base[0].Default, base[0].HasDefault = d, true
+	case syntax.ErrorUnset, syntax.ErrorUnsetOrNull:
+		base[0].Required = true
+	default:
+		return nil, false
+	}
+	return base, true
+}
+
+// fromOrigin resolves a variable the script set to a value the analysis
+// does not know, from the one statement that set it: PORT=${PORT:-8080},
+// : "${PORT:=8080}", URL="http://$HOST:$PORT".
+func (p *Planner) fromOrigin(ev *evaluator, name string, vs varState, depth int) ([]Part, bool) {
+	if depth >= maxSymDepth || len(vs.origins) != 1 {
+		return nil, false
+	}
+	o := vs.origins[0]
+	if o.kind != evAssign || o.note != "" {
+		return nil, false
+	}
+	asg, pexp := p.originStmt(o, name)
+	if asg == nil && pexp == nil {
+		return nil, false
+	}
+	// In the statement, the name itself is the caller's value.
+	self := &evaluator{a: ev.a, st: ev.st.fork(), fc: ev.fc}
+	self.st.set(name, defaultVar())
+	switch {
+	case asg != nil && asg.Array == nil && asg.Index == nil && !asg.Append:
+		if asg.Value == nil {
+			return []Part{}, true
+		}
+		return p.symParts(self, asg.Value.Parts, false, depth+1)
+	case pexp != nil:
+		return p.symParam(self, pexp, depth+1)
+	}
+	return nil, false
+}
+
+// originStmt finds the statement of assignment event o that set name:
+// NAME=WORD, or ${NAME:=WORD}.
+func (p *Planner) originStmt(o *event, name string) (*syntax.Assign, *syntax.ParamExp) {
+	var file *syntax.File
+	for _, pf := range p.a.parsed {
+		if pf.name == o.site.File && pf.file != nil {
+			file = pf.file
+		}
+	}
+	if file == nil {
+		return nil, nil
+	}
+	at := func(pos syntax.Pos) bool { return int(pos.Line()) == o.site.Line && int(pos.Col()) == o.site.Column }
+	var asg *syntax.Assign
+	var pexp *syntax.ParamExp
+	syntax.Walk(file, func(n syntax.Node) bool {
+		if asg != nil || pexp != nil {
+			return false
+		}
+		switch x := n.(type) {
+		case *syntax.Assign:
+			if x.Name != nil && x.Name.Value == name && at(x.Pos()) {
+				asg = x
+			}
+		case *syntax.ParamExp:
+			if x.Param != nil && x.Param.Value == name && at(x.Pos()) {
+				pexp = x
+			}
+		}
+		return true
+	})
+	return asg, pexp
+}
+
+// loadedFrom says whether name's current value was read from an env
+// file: loaded names the file (as its load describes it) when an env-file
+// load set it; derived is set when a script assignment built it from such
+// a value (OTHER="$API_KEY", URL="https://u:${API_KEY}@host").
+func (p *Planner) loadedFrom(ev *evaluator, name string, depth int) (loaded string, derived bool) {
+	vs, ok := ev.st.get(name)
+	if !ok {
+		return "", false
+	}
+	for _, o := range vs.origins {
+		if o.kind == evLoad {
+			what := o.what
+			if what == "" {
+				what = "an env file"
+			}
+			return what, false
+		}
+	}
+	if depth >= maxSymDepth || len(vs.origins) != 1 || vs.origins[0].kind != evAssign {
+		return "", false
+	}
+	asg, pexp := p.originStmt(vs.origins[0], name)
+	var n syntax.Node
+	switch {
+	case asg != nil && asg.Value != nil:
+		n = asg.Value
+	case pexp != nil && pexp.Exp != nil && pexp.Exp.Word != nil:
+		n = pexp.Exp.Word
+	default:
+		return "", false
+	}
+	return "", p.nodeLoaded(ev, n, name, depth+1)
+}
+
+// nodeLoaded reports whether a word reads a variable (other than self)
+// whose value was read from an env file.
+func (p *Planner) nodeLoaded(ev *evaluator, n syntax.Node, self string, depth int) bool {
+	found := false
+	syntax.Walk(n, func(n syntax.Node) bool {
+		if found {
+			return false
+		}
+		if pe, ok := n.(*syntax.ParamExp); ok && pe.Param != nil && pe.Param.Value != self {
+			if l, d := p.loadedFrom(ev, pe.Param.Value, depth); l != "" || d {
+				found = true
+			}
+		}
+		return !found
+	})
+	return found
+}
+
+// wordLoaded reports whether a word of the script reads a value read
+// from an env file.
+func (p *Planner) wordLoaded(ev *evaluator, w *syntax.Word, depth int) bool {
+	return p.nodeLoaded(ev, w, "", depth)
+}
+
+// env fills a start's environment: exported variables the scripts set,
+// env files loaded, names passed on as they are.
+func (p *Planner) env(ev *evaluator, st *state, s *Start) {
+	a := p.a
+	files := map[string]bool{}
+	all := st.vars.all()
+	names := make([]string, 0, len(all))
+	for n := range all {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		vs := all[name]
+		if vs.v.k == vUnset || vs.exp == triNo {
+			continue
+		}
+		var load, assign *event
+		for _, o := range vs.origins {
+			switch o.kind {
+			case evLoad:
+				load = o
+			case evAssign:
+				assign = o
+			}
+		}
+		if vs.exp == triMaybe {
+			continue // a shell variable the script never exported
+		}
+		if len(vs.origins) > 1 {
+			if at := firstSite(vs.origins); at != nil {
+				s.Unresolved = append(s.Unresolved, Note{Pos: at.Pos,
+					Text: name + " is set by more than one statement, on different paths"})
+			}
+			continue
+		}
+		switch {
+		case load != nil && vs.loadExp:
+			if load.unresolved {
+				continue // reported with the pending loads
+			}
+			f := load.what
+			if !filepath.IsAbs(f) {
+				f = filepath.Join(a.dir, f)
+			}
+			if !files[f] {
+				files[f] = true
+				s.EnvFiles = append(s.EnvFiles, f)
+			}
+			if r, ok := p.exports[name]; ok && r.site.Line > 0 {
+				w := p.valueWord(ev, name, r.v, varState{v: r.v, origins: []*event{{kind: evAssign, site: r.site}}})
+				s.Env = append(s.Env, EnvSetting{Name: name, Value: w, Pos: Pos{File: r.site.File, Line: r.site.Line}, Clobbered: true})
+			}
+		case assign != nil:
+			if vs.v.k == vOrig && vs.v.s == name {
+				s.Inherit = append(s.Inherit, name)
+				continue
+			}
+			w := p.valueWord(ev, name, vs.v, vs)
+			s.Env = append(s.Env, EnvSetting{Name: name, Value: w, Pos: Pos{File: assign.site.File, Line: assign.site.Line}})
+		case vs.v.k == vOrig && vs.v.s == name, vs.v.k == vUnknown && len(vs.origins) == 0:
+			// export NAME of the caller's variable
+			s.Inherit = append(s.Inherit, name)
+		}
+	}
+	for _, ev := range st.pending {
+		what := "an env file that cannot be resolved statically"
+		if ev.what != "" {
+			what = "an env file that cannot be resolved statically (" + ev.what + ")"
+		}
+		s.Unresolved = append(s.Unresolved, Note{Pos: ev.site.Pos, Text: what + " is loaded into the exported environment"})
+	}
+}
+
+func firstSite(evs []*event) *Site {
+	if len(evs) == 0 {
+		return nil
+	}
+	s := evs[0].site
+	return &s
+}
+
+// valueWord resolves a variable's value.
+func (p *Planner) valueWord(ev *evaluator, name string, v value, vs varState) Word {
+	switch v.k {
+	case vLit:
+		if _, derived := p.loadedFrom(ev, name, 0); derived {
+			// OTHER="$API_KEY": built from a value read from an env file.
+			if parts, ok := p.fromOrigin(ev, name, vs, 0); ok {
+				return Word{Parts: parts}
+			}
+			return Word{Text: "$" + name}
+		}
+		return Word{Parts: []Part{{Lit: v.s}}, Text: v.s}
+	case vOrig:
+		return Word{Parts: []Part{{Env: v.s}}, Text: "$" + v.s}
+	case vUnknown:
+		if parts, ok := p.fromOrigin(ev, name, vs, 0); ok {
+			return Word{Parts: parts}
+		}
+	}
+	return Word{}
+}
+
+// Constructs walks the scripts read for readiness loops, kill cleanups and
+// conditionals.
+func (p *Planner) Constructs() []Construct {
+	var out []Construct
+	var pfs []*parsedFile
+	for _, pf := range p.a.parsed {
+		if pf.file != nil && pf.err == nil {
+			pfs = append(pfs, pf)
+		}
+	}
+	sort.Slice(pfs, func(i, j int) bool { return pfs[i].name < pfs[j].name })
+	for _, pf := range pfs {
+		out = append(out, fileConstructs(pf)...)
+	}
+	return out
+}
+
+// pollers are commands a readiness loop polls with.
+var pollers = map[string]bool{"curl": true, "wget": true, "nc": true, "ncat": true, "ss": true, "netstat": true, "lsof": true, "http": true}
+
+func fileConstructs(pf *parsedFile) []Construct {
+	var out []Construct
+	lines := strings.Split(string(pf.src), "\n")
+	first := func(n syntax.Node) string {
+		l := int(n.Pos().Line())
+		if l >= 1 && l <= len(lines) {
+			return strings.TrimSpace(lines[l-1])
+		}
+		return ""
+	}
+	mk := func(k ConstructKind, n syntax.Node) Construct {
+		return Construct{Kind: k, Pos: Pos{File: pf.name, Line: int(n.Pos().Line()), Column: int(n.Pos().Col())}, Text: first(n)}
+	}
+	elses := map[syntax.Node]bool{} // the else/elif parts of an if
+	walk := func(n syntax.Node) bool {
+		switch x := n.(type) {
+		case *syntax.WhileClause, *syntax.ForClause:
+			calls := callNames(x)
+			poll := false
+			for c := range calls {
+				poll = poll || pollers[c]
+			}
+			if poll || calls["sleep"] && len(calls) <= 3 {
+				c := mk(ReadinessLoop, x)
+				c.URL = findURL(x)
+				out = append(out, c)
+				return false
+			}
+		case *syntax.IfClause, *syntax.CaseClause:
+			if elses[x] {
+				break
+			}
+			if ic, ok := x.(*syntax.IfClause); ok {
+				for e := ic.Else; e != nil; e = e.Else {
+					elses[e] = true
+				}
+			}
+			c := mk(Conditional, x)
+			c.Affects = affects(x)
+			if !c.Affects && isCleanup(x) {
+				break
+			}
+			out = append(out, c)
+		case *syntax.BinaryCmd:
+			if (x.Op == syntax.AndStmt || x.Op == syntax.OrStmt) && affects(x.Y) {
+				c := mk(Conditional, x)
+				c.Affects = true
+				out = append(out, c)
+			}
+		case *syntax.CallExpr:
+			if isKill(x) {
+				out = append(out, mk(KillCleanup, x))
+			}
+		}
+		return true
+	}
+	syntax.Walk(pf.file, walk)
+	sort.SliceStable(out, func(i, j int) bool {
+		if out[i].Line != out[j].Line {
+			return out[i].Line < out[j].Line
+		}
+		return out[i].Column < out[j].Column
+	})
+	return out
+}
+
+// callNames returns the literal command names called under n.
+func callNames(n syntax.Node) map[string]bool {
+	m := map[string]bool{}
+	syntax.Walk(n, func(n syntax.Node) bool {
+		if c, ok := n.(*syntax.CallExpr); ok && len(c.Args) > 0 {
+			if l := c.Args[0].Lit(); l != "" {
+				m[filepath.Base(l)] = true
+			}
+		}
+		return true
+	})
+	return m
+}
+
+// findURL returns the first http(s) URL written under n, else the
+// tcp://HOST:PORT an nc -z HOST PORT polls.
+// bareHostPort is HOST:PORT[/PATH] without a scheme: localhost, an IPv4
+// address, [IPv6] or a variable, then a port or a variable.
+var bareHostPort = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^(localhost|[0-9]{1,3}(\.[0-9]{1,3}){3}|\[[0-9A-Fa-f:.]+\]|\$\{?[A-Za-z_][A-Za-z0-9_]*\}?):([0-9]{1,5}|\$\{?[A-Za-z_][A-Za-z0-9_]*(:-[0-9]+)?\}?)(/|$)`)
+})
+
+func findURL(n syntax.Node) (url string) {
+	defer func() {
+		if url != "" {
+			return
+		}
+		syntax.Walk(n, func(n syntax.Node) bool {
+			c, ok := n.(*syntax.CallExpr)
+			if !ok || url != "" || len(c.Args) < 3 {
+				return url == ""
+			}
+			if a0 := filepath.Base(c.Args[0].Lit()); a0 != "nc" && a0 != "ncat" {
+				return true
+			}
+			host, port := c.Args[len(c.Args)-2].Lit(), c.Args[len(c.Args)-1].Lit()
+			if host != "" && port != "" && !strings.HasPrefix(host, "-") {
+				url = "tcp://" + net.JoinHostPort(host, port)
+			}
+			return true
+		})
+	}()
+	syntax.Walk(n, func(n syntax.Node) bool {
+		if url != "" {
+			return false
+		}
+		if w, ok := n.(*syntax.Word); ok {
+			t := strings.Trim(wordText(w), `"'`)
+			if i := strings.Index(t, "http://"); i >= 0 {
+				url = t[i:]
+			} else if i := strings.Index(t, "https://"); i >= 0 {
+				url = t[i:]
+			} else if bareHostPort().MatchString(t) {
+				// curl -sf localhost:$PORT/health: no scheme, as curl and
+				// wget take it.
+				url = t
+			}
+		}
+		return true
+	})
+	return url
+}
+
+// affects reports whether a statement assigns, exports, loads, changes
+// directory or execs.
+func affects(n syntax.Node) bool {
+	found := false
+	syntax.Walk(n, func(n syntax.Node) bool {
+		if found {
+			return false
+		}
+		switch x := n.(type) {
+		case *syntax.DeclClause:
+			found = true
+		case *syntax.CallExpr:
+			if len(x.Args) == 0 && len(x.Assigns) > 0 {
+				found = true
+			}
+			if len(x.Args) > 0 {
+				switch x.Args[0].Lit() {
+				case "export", "source", ".", "cd", "pushd", "exec", "set", "unset", "eval":
+					found = true
+				}
+			}
+		}
+		return true
+	})
+	return found
+}
+
+// isKill reports pkill, killall, fuser -k, and kill of a pid read from a
+// file or found by name.
+func isKill(c *syntax.CallExpr) bool {
+	if len(c.Args) == 0 {
+		return false
+	}
+	switch filepath.Base(c.Args[0].Lit()) {
+	case "pkill", "killall":
+		return true
+	case "fuser":
+		for _, a := range c.Args[1:] {
+			if l := a.Lit(); l == "-k" || strings.HasPrefix(l, "-") && strings.Contains(l, "k") && !strings.HasPrefix(l, "--") {
+				return true
+			}
+		}
+	case "kill":
+		for _, a := range c.Args[1:] {
+			if strings.Contains(wordText(a), "$(") || strings.Contains(wordText(a), "`") || strings.Contains(strings.ToLower(wordText(a)), "pid") {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// isCleanup reports a conditional whose branches only kill or remove
+// (if [ -f pidfile ]; then kill $(cat pidfile); fi).
+func isCleanup(n syntax.Node) bool {
+	kill := false
+	syntax.Walk(n, func(n syntax.Node) bool {
+		if c, ok := n.(*syntax.CallExpr); ok && isKill(c) {
+			kill = true
+		}
+		return true
+	})
+	return kill
+}
