@@ -789,7 +789,7 @@ func (la *Launch) waitAdded(ctx context.Context, r *verify.Report, worker, wfd i
 		if rd.LogCount > 1 {
 			what = fmt.Sprintf("fewer than %d lines of its output matched Options.Ready.Log %s", rd.LogCount, quoteRe(rd.Log))
 		}
-		if err := la.waitLine(ctx, r, worker, wfd, deadline, la.out.hasMatched, what); err != nil {
+		if err := la.waitLine(ctx, r, worker, wfd, deadline, la.out.HasMatched, what); err != nil {
 			return err
 		}
 	}

@@ -4,6 +4,7 @@ import (
 	"sync"
 
 	"github.com/childproof/childproof/launcher/exectrace"
+	"github.com/childproof/childproof/launcher/output"
 	"github.com/childproof/childproof/launcher/relay"
 	"github.com/childproof/childproof/launcher/sigtree"
 	"github.com/childproof/childproof/launcher/statedir"
@@ -50,7 +51,7 @@ type Launch struct {
 	notes launchNotes
 	// out gives the output to Options.Output and Ready.Log (nil: not
 	// followed).
-	out      *follower
+	out      *output.Follower
 	stopOnce sync.Once
 	// pipe is the tree's output pipe and its masking reader.
 	pipe *relay.Pipe

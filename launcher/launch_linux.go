@@ -17,6 +17,7 @@ import (
 
 	"github.com/childproof/childproof/internal/noinherit"
 	"github.com/childproof/childproof/launcher/exectrace"
+	"github.com/childproof/childproof/launcher/output"
 	"github.com/childproof/childproof/launcher/proctree"
 	"github.com/childproof/childproof/launcher/relay"
 	"github.com/childproof/childproof/launcher/sigtree"
@@ -323,10 +324,10 @@ func (s *startRun) started(la *Launch) {
 			s.lock.Unlock()
 			la.lock = nil
 		}
-		la.out.stop()
+		la.out.Stop()
 		la.events.close()
 	}
-	la.out.running()
+	la.out.Running()
 }
 
 // raceGrace bounds how long a retry waits for a newcomer on a declared
@@ -508,9 +509,9 @@ func (la *Launch) openLogAndMask(sp *spawnRun) (*os.File, error) {
 	// Output and Ready.Log get what the log gets: in the foreground from
 	// the pipe's reader in the same pass, detached from the log.
 	if la.opts.Detach {
-		la.out = follow(sp.r.Log, la.opts.Output, la.outputWatch())
+		la.out = output.Follow(sp.r.Log, la.opts.Output, la.outputWatch())
 	} else {
-		la.out = feed(la.opts.Output, la.outputWatch())
+		la.out = output.Feed(la.opts.Output, la.outputWatch())
 	}
 	if argvErr != nil {
 		logf.Close()

@@ -16,6 +16,7 @@ import (
 
 	"github.com/childproof/childproof/internal/pidfd"
 	"github.com/childproof/childproof/internal/probe"
+	"github.com/childproof/childproof/launcher/output"
 	"github.com/childproof/childproof/spec"
 	"github.com/childproof/childproof/verify"
 	"golang.org/x/sys/unix"
@@ -112,16 +113,16 @@ func (w *wakeup) close() {
 // outputWatch is what the launch's follower looks for: Options.Ready.Log,
 // the spec's ready.log, and a wake-up for readiness waits on every line
 // when the wait has a probe that a line may make worth running again.
-func (la *Launch) outputWatch() watch {
-	w := watch{opt: la.opts.Ready.Log, optN: la.opts.Ready.LogCount}
+func (la *Launch) outputWatch() output.Watch {
+	w := output.Watch{Opt: la.opts.Ready.Log, OptN: la.opts.Ready.LogCount}
 	if la.Spec.Ready.Log != "" {
-		w.spec, _ = regexp.Compile(la.Spec.Ready.Log) // checked by the schema
+		w.Spec, _ = regexp.Compile(la.Spec.Ready.Log) // checked by the schema
 	}
 	if la.Spec.Ready.Kind() != "tcp" || la.opts.Ready.Log != nil || la.opts.Ready.Func != nil {
 		if la.notes.wake == nil {
 			la.notes.wake = newWakeup()
 		}
-		w.wake = la.notes.wake.ring
+		w.Wake = la.notes.wake.ring
 	}
 	return w
 }
@@ -286,7 +287,7 @@ func (la *Launch) probeReady(ctx context.Context, r *verify.Report, c verify.Che
 		return nil
 	}
 	if kind == "log" {
-		return la.waitLine(ctx, r, worker, wfd, deadline, la.out.specMatched, fmt.Sprintf("no line of its output matched Ready.Log %q", l.Ready.Log))
+		return la.waitLine(ctx, r, worker, wfd, deadline, la.out.SpecMatched, fmt.Sprintf("no line of its output matched Ready.Log %q", l.Ready.Log))
 	}
 	check := la.readyCheck(c)
 	// A worker in another network namespace is reached from there.
@@ -454,10 +455,10 @@ func (la *Launch) waitLine(ctx context.Context, r *verify.Report, worker, wfd in
 	pr.Phase, pr.Worker, pr.Comm, pr.Last = PhaseReady, worker, la.worker.Comm, what
 	la.progress(pr)
 	// Without a wake-up (no eventfd) the log is looked at every
-	// followEvery, as it is read.
+	// output.FollowEvery, as it is read.
 	every := probeSlowest
 	if la.notes.wake.pollFd() < 0 {
-		every = followEvery
+		every = output.FollowEvery
 	}
 	p := &pacer{every: every}
 	for !matched() {

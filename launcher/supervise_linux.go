@@ -186,7 +186,7 @@ func (la *Launch) Stop(ctx context.Context) (*StopResult, error) {
 func (la *Launch) finish(grace time.Duration) {
 	la.stopOnce.Do(func() {
 		la.terminate(grace)
-		la.out.stop()
+		la.out.Stop()
 		la.events.close()
 		if la.Record != nil {
 			// Only while the record file still describes this launch: a
@@ -221,7 +221,7 @@ func (la *Launch) abort() {
 		if la.tree != nil {
 			proctree.RemoveCgroup(la.tree.Cgroup)
 		}
-		la.out.stop()
+		la.out.Stop()
 		la.watchdog.Release()
 		return
 	}
@@ -231,7 +231,7 @@ func (la *Launch) abort() {
 	// the root has exited.
 	la.terminate(2 * time.Second)
 	la.exec.watch.Detach()
-	la.out.stop()
+	la.out.Stop()
 	la.events.close()
 }
 

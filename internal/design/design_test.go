@@ -49,12 +49,14 @@ var layers = map[string][]string{
 	"launcher/exectrace": {"verify", "proc"},
 	// The tree as something to signal: pidfds, its group, cgroup, marker.
 	"launcher/sigtree": {"verify", "proc", "launcher/proctree", "internal/pidfd"},
+	// What the tree printed, as lines: Output's follower, Lines.
+	"launcher/output": {"internal/logtail"},
 	// The tree's output pipe, its reader and the log relay's launcher side.
-	"launcher/relay": {"launcher/failure", "launcher/statedir", "verify", "proc", "outcome", "redact", "internal/logrelay", "internal/noinherit", "internal/pidfd"},
+	"launcher/relay": {"launcher/failure", "launcher/statedir", "launcher/output", "verify", "proc", "outcome", "redact", "internal/logrelay", "internal/noinherit", "internal/pidfd"},
 	// The process that ends a foreground tree whose starter is gone.
 	"launcher/watchdog": {"internal/noinherit"},
 	// Starting, finding, recording, stopping.
-	"launcher": {"verify", "proc", "spec", "launcher/failure", "launcher/statedir", "launcher/proctree", "launcher/exectrace", "launcher/sigtree", "launcher/relay", "launcher/watchdog", "outcome", "redact", "internal/atomicfile",
+	"launcher": {"verify", "proc", "spec", "launcher/failure", "launcher/statedir", "launcher/proctree", "launcher/exectrace", "launcher/sigtree", "launcher/output", "launcher/relay", "launcher/watchdog", "outcome", "redact", "internal/atomicfile",
 		"internal/dotenv", "internal/logtail", "internal/noinherit", "internal/pidfd", "internal/probe", "internal/sockdiag",
 		"internal/proccn"},
 	"launcher/group": {"launcher", "verify", "proc", "spec", "outcome"},

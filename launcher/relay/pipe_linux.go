@@ -16,6 +16,7 @@ import (
 
 	"github.com/childproof/childproof/internal/logrelay"
 	"github.com/childproof/childproof/internal/noinherit"
+	"github.com/childproof/childproof/launcher/output"
 	"github.com/childproof/childproof/redact"
 )
 
@@ -141,12 +142,8 @@ func StartSplit(logf *os.File, set *redact.Set, also, stdout, stderr io.Writer) 
 	return o, nil
 }
 
-// maxLine bounds how much of a line not ended yet a lineSink holds back,
-// as launcher's follower does (its maxLine).
-const maxLine = 1 << 20
-
 // lineSink passes whole lines on to w, holding back a line not ended
-// yet (a piece of maxLine when it grows that long), each write under mu:
+// yet (a piece of output.MaxLine when it grows that long), each write under mu:
 // two streams' sinks sharing mu never interleave within a line.
 type lineSink struct {
 	mu      *sync.Mutex
@@ -158,7 +155,7 @@ func (s *lineSink) Write(p []byte) (int, error) {
 	i := bytes.LastIndexByte(p, '\n')
 	if i < 0 {
 		s.pending = append(s.pending, p...)
-		if len(s.pending) >= maxLine {
+		if len(s.pending) >= output.MaxLine {
 			s.flush()
 		}
 		return len(p), nil

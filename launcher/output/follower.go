@@ -1,4 +1,4 @@
-package launcher
+package output
 
 import (
 	"bytes"
@@ -12,23 +12,26 @@ import (
 	"github.com/childproof/childproof/internal/logtail"
 )
 
-// followEvery is how often a followed log is read for new lines while
+// FollowEvery is how often a followed log is read for new lines while
 // the launch starts (Ready.Log waits on it), where the kernel does not
-// say when it is written (logtail.Changes); followRunning once Start has
-// returned, or where it does (the clock then only minds a rotation).
+// say when it is written (logtail.Changes); FollowRunning once Start has
+// returned (Running), or where it does (the clock then only minds a
+// rotation).
 const (
-	followEvery   = 5 * time.Millisecond
-	followRunning = 50 * time.Millisecond
+	FollowEvery   = 5 * time.Millisecond
+	FollowRunning = 50 * time.Millisecond
 )
 
-// follower gives the tree's output, masked, to Options.Output, and closes
-// matched at the first line that matches Options.Ready.Log. In the
-// foreground it is fed by the pipe's reader (feed: the bytes written to
-// the log, in the same pass, so the log and Output are the same bytes and
-// nothing is read twice); for a detached launch, whose pipe the relay
-// process reads, it follows the log until Start returns (follow). Both
-// get the output already masked: at the source, by the pipe's reader.
-type follower struct {
+// Follower gives the tree's output, masked, to launcher.Options.Output,
+// and sees the first line that matches Options.Ready.Log (HasMatched).
+// In the foreground it is fed by the pipe's reader (Feed: the bytes
+// written to the log, in the same pass, so the log and Output are the
+// same bytes and nothing is read twice); for a detached launch, whose
+// pipe the relay process reads, it follows the log until Start returns
+// (Follow). Both get the output already masked: at the source, by the
+// pipe's reader. Its methods are safe for concurrent use: the pipe's
+// reader writes to it while the launch asks whether a line matched.
+type Follower struct {
 	// started is set once Start returned: the log is read less often.
 	started atomic.Bool
 	cancel  context.CancelFunc
@@ -46,10 +49,11 @@ type follower struct {
 	stopped bool
 }
 
-// maxLine bounds how much of a line not ended yet the fed follower holds
+// MaxLine bounds how much of a line not ended yet the fed follower holds
 // back: a longer one is passed on in pieces (the last with its newline),
-// so that Output stays the log's bytes.
-const maxLine = 1 << 20
+// so that Output stays the log's bytes (package relay's split streams
+// hold back as much).
+const MaxLine = 1 << 20
 
 // lineWait is a wait for a line of output that matches re: done is
 // closed at the first.
@@ -93,31 +97,32 @@ func (w *lineWait) matched() bool {
 	}
 }
 
-// watch says what a follower looks for in the output: Options.Ready.Log
-// (opt), the spec's ready.log (spec), and whom to tell of each line
-// (wake).
-type watch struct {
-	opt, spec *regexp.Regexp
-	// optN is how many lines must match opt (Readiness.LogCount).
-	optN int
-	wake func()
+// Watch says what a follower looks for in the output: Options.Ready.Log
+// (Opt), the spec's ready.log (Spec), and whom to tell of each line
+// (Wake). It is plain data, safe for concurrent use while no one changes
+// it.
+type Watch struct {
+	Opt, Spec *regexp.Regexp
+	// OptN is how many lines must match Opt (Readiness.LogCount).
+	OptN int
+	Wake func()
 }
 
-func (w watch) none() bool { return w.opt == nil && w.spec == nil && w.wake == nil }
+func (w Watch) none() bool { return w.Opt == nil && w.Spec == nil && w.Wake == nil }
 
-// feed returns the follower of a foreground launch, which the pipe's
+// Feed returns the follower of a foreground launch, which the pipe's
 // reader writes to (Write), when out or w asks for one; nil otherwise.
-func feed(out io.Writer, w watch) *follower {
+func Feed(out io.Writer, w Watch) *Follower {
 	if out == nil && w.none() {
 		return nil
 	}
-	return &follower{out: out, opt: newLineWait(w.opt, w.optN), spec: newLineWait(w.spec, 1), wake: w.wake}
+	return &Follower{out: out, opt: newLineWait(w.Opt, w.OptN), spec: newLineWait(w.Spec, 1), wake: w.Wake}
 }
 
 // Write passes the whole lines of what the pipe's reader wrote to the log
 // on to Output in one write, and holds back a line not ended yet. It never
 // fails: Output's errors are its own, and the log is written regardless.
-func (f *follower) Write(p []byte) (int, error) {
+func (f *Follower) Write(p []byte) (int, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if f.stopped {
@@ -126,7 +131,7 @@ func (f *follower) Write(p []byte) (int, error) {
 	i := bytes.LastIndexByte(p, '\n')
 	if i < 0 {
 		f.pending = append(f.pending, p...)
-		if len(f.pending) >= maxLine {
+		if len(f.pending) >= MaxLine {
 			f.pass(f.pending) // a piece of a long line, as the log has it
 			f.pending = f.pending[:0]
 		}
@@ -148,8 +153,8 @@ func (f *follower) Write(p []byte) (int, error) {
 }
 
 // pass gives lines (each ending in a newline, but for a piece of a line
-// over maxLine) to the matcher and Output.
-func (f *follower) pass(block []byte) {
+// over MaxLine) to the matcher and Output.
+func (f *Follower) pass(block []byte) {
 	if f.opt != nil && !f.opt.matched() || f.spec != nil && !f.spec.matched() {
 		for rest := block; len(rest) > 0; {
 			line := rest
@@ -170,9 +175,9 @@ func (f *follower) pass(block []byte) {
 	}
 }
 
-// follow starts following the log at path (from its start) when out or
+// Follow starts following the log at path (from its start) when out or
 // w asks for it; nil otherwise. The log holds the output masked already.
-func follow(path string, out io.Writer, w watch) *follower {
+func Follow(path string, out io.Writer, w Watch) *Follower {
 	if out == nil && w.none() {
 		return nil
 	}
@@ -181,19 +186,19 @@ func follow(path string, out io.Writer, w watch) *follower {
 		return nil
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	f := &follower{cancel: cancel, done: make(chan struct{}), opt: newLineWait(w.opt, w.optN), spec: newLineWait(w.spec, 1), wake: w.wake}
+	f := &Follower{cancel: cancel, done: make(chan struct{}), opt: newLineWait(w.Opt, w.OptN), spec: newLineWait(w.Spec, 1), wake: w.Wake}
 	buf := make([]byte, 0, 256)
 	// Each write of the relay wakes the follower: a line is seen as it
-	// is logged, not up to followEvery later.
+	// is logged, not up to FollowEvery later.
 	changes := logtail.Changes(ctx, path)
 	go func() {
 		defer close(f.done)
 		defer t.Close()
 		every := func() time.Duration {
 			if f.started.Load() || changes != nil {
-				return followRunning
+				return FollowRunning
 			}
-			return followEvery
+			return FollowEvery
 		}
 		t.FollowWoken(ctx, every, changes, func(line []byte) {
 			buf = append(append(buf[:0], line...), '\n')
@@ -210,18 +215,18 @@ func follow(path string, out io.Writer, w watch) *follower {
 	return f
 }
 
-// running says the launch is verified and ready: from now on the log is
-// read every followRunning. Safe on nil.
-func (f *follower) running() {
+// Running says the launch is verified and ready: from now on the log is
+// read every FollowRunning. Safe on nil.
+func (f *Follower) Running() {
 	if f != nil {
 		f.started.Store(true)
 	}
 }
 
-// stop returns once nothing more will be written to Output: a followed
+// Stop returns once nothing more will be written to Output: a followed
 // log is read to its end, a fed follower passes on its last line not
 // ended yet (with a newline). Safe on nil and twice.
-func (f *follower) stop() {
+func (f *Follower) Stop() {
 	if f == nil {
 		return
 	}
@@ -238,10 +243,10 @@ func (f *follower) stop() {
 	f.stopped, f.pending = true, nil
 }
 
-// hasMatched reports whether a line matched Options.Ready.Log (nil
+// HasMatched reports whether a line matched Options.Ready.Log (nil
 // follower: never).
-func (f *follower) hasMatched() bool { return f != nil && f.opt.matched() }
+func (f *Follower) HasMatched() bool { return f != nil && f.opt.matched() }
 
-// specMatched reports whether a line matched the spec's ready.log (nil
+// SpecMatched reports whether a line matched the spec's ready.log (nil
 // follower: never).
-func (f *follower) specMatched() bool { return f != nil && f.spec.matched() }
+func (f *Follower) SpecMatched() bool { return f != nil && f.spec.matched() }

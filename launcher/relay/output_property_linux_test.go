@@ -1,4 +1,4 @@
-package launcher
+package relay
 
 import (
 	"bytes"
@@ -12,8 +12,8 @@ import (
 	"time"
 
 	"github.com/childproof/childproof/internal/logrelay"
+	"github.com/childproof/childproof/launcher/output"
 	"github.com/childproof/childproof/launcher/proctree"
-	"github.com/childproof/childproof/launcher/relay"
 	"github.com/childproof/childproof/redact"
 )
 
@@ -91,7 +91,7 @@ func genPropertyCase(r *rand.Rand, big bool) propertyCase {
 	if big {
 		// A line longer than the reader's buffer and the follower's line
 		// bound, a value across the reader's read boundary.
-		b.WriteString(strings.Repeat("x", logrelay.Buf-5) + c.secs[0].Value + strings.Repeat("y", maxLine+100) + "\n")
+		b.WriteString(strings.Repeat("x", logrelay.Buf-5) + c.secs[0].Value + strings.Repeat("y", output.MaxLine+100) + "\n")
 	}
 	c.text = b.String()
 	for rest := len(c.text); rest > 0; {
@@ -115,22 +115,22 @@ func runPropertyCase(t *testing.T, c propertyCase, detach bool) (log, console st
 		t.Fatal(err)
 	}
 	var out bytes.Buffer
-	var f *follower
-	var also *follower
+	var f *output.Follower
+	var also *output.Follower
 	if !detach {
-		f = feed(&out, watch{})
+		f = output.Feed(&out, output.Watch{})
 		also = f
 	}
 	set := redact.Of(c.secs, nil)
-	var o *relay.Pipe
+	var o *Pipe
 	if also != nil {
-		o, err = relay.Start(logf, set, "", "", also)
+		o, err = Start(logf, set, "", "", also)
 	} else {
 		prog := ""
 		if detach {
 			prog = "/proc/self/exe"
 		}
-		o, err = relay.Start(logf, set, prog, proctree.NewMarker("property"), nil)
+		o, err = Start(logf, set, prog, proctree.NewMarker("property"), nil)
 	}
 	if err != nil {
 		t.Fatal(err)
@@ -151,7 +151,7 @@ func runPropertyCase(t *testing.T, c propertyCase, detach bool) (log, console st
 	case <-time.After(30 * time.Second):
 		t.Fatal("the pipe's reader never reached its end")
 	}
-	f.stop()
+	f.Stop()
 	b, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
@@ -238,8 +238,8 @@ func TestFinishWaitsForConsole(t *testing.T) {
 		t.Fatal(err)
 	}
 	con := &blockedConsole{entered: make(chan struct{}), release: make(chan struct{})}
-	f := feed(con, watch{})
-	o, err := relay.Start(logf, redact.Of(nil, nil), "", "", f)
+	f := output.Feed(con, output.Watch{})
+	o, err := Start(logf, redact.Of(nil, nil), "", "", f)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -260,7 +260,7 @@ func TestFinishWaitsForConsole(t *testing.T) {
 	time.Sleep(100 * time.Millisecond)
 	close(con.release)
 	<-finished
-	f.stop()
+	f.Stop()
 	log, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
