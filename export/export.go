@@ -58,17 +58,34 @@ type OptionError struct {
 	Program string
 }
 
-func (e *OptionError) Error() string {
+// OptionWords name Options' fields in a caller's terms. They are plain
+// data, safe for concurrent use while no one changes them.
+type OptionWords struct {
+	Engine, Dir, Kind, Image string
+	// Kubernetes names the choice of the Kubernetes engine.
+	Kubernetes string
+}
+
+// GoOptionWords are the Go names: Options.Engine, … and the engine k8s.
+var GoOptionWords = OptionWords{Engine: "Options.Engine", Dir: "Options.Dir", Kind: "Options.Kind", Image: "Options.Image", Kubernetes: string(Kubernetes)}
+
+// Say is e's message in w's words.
+func (e *OptionError) Say(w OptionWords) string {
 	switch e.Field {
 	case "Engine":
-		return fmt.Sprintf("%v %q: Options.Engine takes %s", ErrUnknownEngine, e.Value, strings.Join(e.Want, ", "))
+		return fmt.Sprintf("%v %q: %s takes %s", ErrUnknownEngine, e.Value, w.Engine, strings.Join(e.Want, ", "))
 	case "Dir":
-		return fmt.Sprintf("Options.Dir %q: must be an absolute path on the target", e.Value)
+		return fmt.Sprintf("%s %q: must be an absolute path on the target", w.Dir, e.Value)
 	case "Image":
-		return fmt.Sprintf("%s needs Options.Image: the container image that holds %s", Kubernetes, e.Program)
+		return fmt.Sprintf("%s needs %s: the container image that holds %s", w.Kubernetes, w.Image, e.Program)
+	case "Kind":
+		return fmt.Sprintf("%s %q: want %s", w.Kind, e.Value, strings.Join(e.Want, " or "))
 	}
 	return fmt.Sprintf("Options.%s %q: want %s", e.Field, e.Value, strings.Join(e.Want, " or "))
 }
+
+// Error is Say(GoOptionWords).
+func (e *OptionError) Error() string { return e.Say(GoOptionWords) }
 
 // Unwrap is ErrUnknownEngine for an unknown Engine, else nil.
 func (e *OptionError) Unwrap() error {

@@ -93,7 +93,7 @@ See docs/export.md.`,
 				}
 				var oe *export.OptionError
 				if errors.As(err, &oe) {
-					return exitf(exitUsage, "%s", exportOptionText(oe))
+					return exitf(exitUsage, "%s", oe.Say(exportWords))
 				}
 				return exitf(exitUsage, "%v", err)
 			}
@@ -121,21 +121,8 @@ See docs/export.md.`,
 	return c
 }
 
-// exportOptionText is what export says of an option Render refused, in
-// the command's flags.
-func exportOptionText(e *export.OptionError) string {
-	switch e.Field {
-	case "Engine":
-		return fmt.Sprintf("%v %q: --to takes %s", export.ErrUnknownEngine, e.Value, strings.Join(e.Want, ", "))
-	case "Dir":
-		return fmt.Sprintf("--dir %q: must be an absolute path on the target", e.Value)
-	case "Kind":
-		return fmt.Sprintf("--kind %q: want %s", e.Value, strings.Join(e.Want, " or "))
-	case "Image":
-		return fmt.Sprintf("--to k8s needs --image IMAGE: the container image that holds %s", e.Program)
-	}
-	return e.Error()
-}
+// exportWords are export's flags for the export.Options fields.
+var exportWords = export.OptionWords{Engine: "--to", Dir: "--dir", Kind: "--kind", Image: "--image IMAGE", Kubernetes: "--to k8s"}
 
 // engineNames are export.Engines as --to spells them.
 func engineNames() []string {

@@ -33,47 +33,37 @@ func forCLI(le *launcher.Error) {
 	if errors.As(le, &ie) {
 		ie.GoNames = false
 	}
+	// The spec's user and group, and its readiness fields in a not-ready
+	// failure, as the spec names them.
+	words := func(s string) string { return s }
+	if l := le.Spec; l != nil && (l.User != "" || l.Group != "") {
+		goName, cliName := launcher.GoWords.RunAs(l.User, l.Group), cliWords.RunAs(l.User, l.Group)
+		words = func(s string) string { return strings.Replace(s, goName, cliName, 1) }
+	}
+	ready := func(s string) string { return s }
+	if le.Fix == launcher.FixNotReady && le.Spec != nil {
+		p := "not ready within " + le.Spec.ReadyTimeout().String() + ": "
+		ready = func(s string) string { return readyWords(s, p) }
+	}
 	if le.Report != nil {
 		failure := le.Msg == le.Report.Failure()
-		reportForCLI(le.Report)
+		for i, p := range le.Report.Problems {
+			m := words(problemForCLI(p))
+			if p.Kind == verify.KindNotReady {
+				m = ready(m)
+			}
+			le.Report.Problems[i].Message = m
+		}
 		if failure {
 			le.Msg = le.Report.Failure()
 		}
 	}
+	le.Msg = ready(words(le.Msg))
 	if efe, ok := le.Err.(*relaunch.EnvFileError); ok && le.Msg == "" {
 		le.Msg, le.Err = envFileErrText(efe), nil
 	}
 	if oe, ok := le.Err.(*relaunch.OptionError); ok && le.Msg == "" {
 		le.Msg, le.Err = oe.Say(relaunchFlag), nil
-	}
-	if l := le.Spec; l != nil && (l.User != "" || l.Group != "") {
-		// The spec's user and group, as the spec names them.
-		goName, cliName := launcher.GoWords.RunAs(l.User, l.Group), cliWords.RunAs(l.User, l.Group)
-		le.Msg = strings.Replace(le.Msg, goName, cliName, 1)
-		if le.Report != nil {
-			for i, p := range le.Report.Problems {
-				le.Report.Problems[i].Message = strings.Replace(p.Message, goName, cliName, 1)
-			}
-		}
-	}
-	if le.Report != nil {
-		for i, p := range le.Report.Problems {
-			if n, ok := p.Note.(*relaunch.DeltaNote); ok {
-				le.Report.Problems[i].Message = n.Say(relaunchWords)
-			}
-		}
-	}
-	if le.Fix == launcher.FixNotReady && le.Spec != nil {
-		// A failed ready.exec or ready.log says so in the spec's words.
-		p := "not ready within " + le.Spec.ReadyTimeout().String() + ": "
-		le.Msg = readyWords(le.Msg, p)
-		if le.Report != nil {
-			for i, pr := range le.Report.Problems {
-				if pr.Kind == verify.KindNotReady {
-					le.Report.Problems[i].Message = readyWords(pr.Message, p)
-				}
-			}
-		}
 	}
 	if le.Fix == launcher.FixDeclareDelta && le.Report != nil && len(le.Report.Problems) > 0 {
 		le.Msg = "the relaunch would change more than the --set names: " + le.Report.Problems[0].Message + "; nothing was stopped"
@@ -141,17 +131,28 @@ func relaunchFlag(field string) string {
 	return "--" + strings.ToLower(field)
 }
 
-// reportForCLI words r's problems that carry a note in the spec's
-// language (a port on every interface: address, allow_all_interfaces).
-// The message's own text (masked) is kept; only its Go tail changes.
+// reportForCLI words r's problems that carry a note in the command's
+// words (problemForCLI).
 func reportForCLI(r *verify.Report) {
 	for i, p := range r.Problems {
-		if n, ok := p.Note.(*verify.AnyAddressNote); ok {
-			if base, ok := strings.CutSuffix(p.Message, n.Tail(verify.GoAnyAddress)); ok {
-				r.Problems[i].Message = base + n.Tail(`declare address = "::" with allow_all_interfaces = true`)
-			}
-		}
+		r.Problems[i].Message = problemForCLI(p)
 	}
+}
+
+// problemForCLI is p's message with what its note words in Go in the
+// command's words: a port on every interface (address,
+// allow_all_interfaces; the message's own text, masked, is kept, only
+// its Go tail changes), a relaunch's delta (its flags).
+func problemForCLI(p verify.Problem) string {
+	switch n := p.Note.(type) {
+	case *verify.AnyAddressNote:
+		if base, ok := strings.CutSuffix(p.Message, n.Tail(verify.GoAnyAddress)); ok {
+			return base + n.Tail(`declare address = "::" with allow_all_interfaces = true`)
+		}
+	case *relaunch.DeltaNote:
+		return n.Say(relaunchWords)
+	}
+	return p.Message
 }
 
 // rewordProblem sets the message of r's last problem of kind k.
