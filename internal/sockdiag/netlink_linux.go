@@ -1,11 +1,13 @@
 package sockdiag
 
 import (
+	"cmp"
 	"encoding/binary"
 	"errors"
 	"fmt"
 	"net/netip"
 	"os"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -21,11 +23,17 @@ const (
 	inetDiagBCSLE       = 3
 	sizeofNlmsghdr      = 16
 	sizeofReqV2         = 56
+	sizeofReqV1         = 60
 	sizeofDiagMsg       = 72
+	// tcpDiagGetSock is the type of inet_diag's first request (struct
+	// inet_diag_req), which the kernel dumps for both families at once
+	// (AF_UNSPEC), and of its answers.
+	tcpDiagGetSock = 18
 )
 
 // Listeners returns the TCP sockets in LISTEN state on port, IPv4 and IPv6,
-// from one filtered sock_diag query per family. port 0 means every port.
+// from one filtered sock_diag query of both families (two, one per
+// family, where the kernel refuses it). port 0 means every port.
 func Listeners(port uint16) ([]Listener, error) {
 	c, err := Open()
 	if err != nil {
@@ -83,12 +91,28 @@ func (c *Conn) Close() error {
 	return err
 }
 
-// listenersBound queries both families over the bound socket fd.
+// listenersBound queries both families over the bound socket fd: in one
+// request of inet_diag's first kind, whose dump has no family
+// (AF_UNSPEC), its IPv4 listeners put before its IPv6 ones as two
+// queries would list them; or, where the kernel refuses that request,
+// one query per family. A look for a listener asks every millisecond
+// while a launch starts: one round trip, not two.
 func listenersBound(fd int, port uint16) ([]Listener, error) {
-	var out []Listener
 	bp := bufs.Get().(*[]byte)
 	defer bufs.Put(bp)
 	buf := *bp
+	if !noUnspec.Load() {
+		ls, err := query(fd, unix.AF_UNSPEC, port, buf)
+		if err == nil {
+			slices.SortStableFunc(ls, func(a, b Listener) int { return cmp.Compare(familyRank(a), familyRank(b)) })
+			return ls, nil
+		}
+		if !errors.Is(err, syscall.EINVAL) && !errors.Is(err, syscall.EOPNOTSUPP) {
+			return nil, err
+		}
+		noUnspec.Store(true) // a kernel without that request: per family from now on
+	}
+	var out []Listener
 	for _, fam := range []uint8{unix.AF_INET, unix.AF_INET6} {
 		ls, err := query(fd, fam, port, buf)
 		if err != nil {
@@ -99,6 +123,17 @@ func listenersBound(fd int, port uint16) ([]Listener, error) {
 	return out, nil
 }
 
+// noUnspec is set once the kernel refused a query of both families.
+var noUnspec atomic.Bool
+
+// familyRank orders IPv4 listeners before IPv6 ones.
+func familyRank(l Listener) int {
+	if l.Addr.Is4() {
+		return 0
+	}
+	return 1
+}
+
 // bufs holds the 32 KiB receive buffers of the queries: a look for a
 // listener runs every millisecond while a launch starts, and a fresh
 // buffer each time was garbage the collector then cleared and swept.
@@ -107,6 +142,9 @@ var bufs = sync.Pool{New: func() any { b := make([]byte, 32<<10); return &b }}
 // seq numbers requests; Listeners may run concurrently (parallel tests).
 var seq atomic.Uint32
 
+// request is the dump request of family fam's listeners on port (0:
+// all): inet_diag_req_v2, or for AF_UNSPEC the first inet_diag_req, the
+// one whose dump covers both families.
 func request(fam uint8, port uint16) []byte {
 	var bc []byte
 	if port != 0 {
@@ -120,21 +158,33 @@ func request(fam uint8, port uint16) []byte {
 	if bc != nil {
 		attrLen = 4 + len(bc)
 	}
-	total := sizeofNlmsghdr + sizeofReqV2 + attrLen
+	size, typ := sizeofReqV2, uint16(unix.SOCK_DIAG_BY_FAMILY)
+	if fam == unix.AF_UNSPEC {
+		size, typ = sizeofReqV1, tcpDiagGetSock
+	}
+	total := sizeofNlmsghdr + size + attrLen
 	b := make([]byte, total)
 	binary.NativeEndian.PutUint32(b[0:], uint32(total))
-	binary.NativeEndian.PutUint16(b[4:], unix.SOCK_DIAG_BY_FAMILY)
+	binary.NativeEndian.PutUint16(b[4:], typ)
 	binary.NativeEndian.PutUint16(b[6:], unix.NLM_F_REQUEST|unix.NLM_F_DUMP)
 	binary.NativeEndian.PutUint32(b[8:], seq.Add(1))
 	r := b[sizeofNlmsghdr:]
-	r[0] = fam
-	r[1] = unix.IPPROTO_TCP
-	binary.NativeEndian.PutUint32(r[4:], 1<<tcpListen)
-	// id: sport/dport etc. left zero; cookie = INET_DIAG_NOCOOKIE.
-	binary.NativeEndian.PutUint32(r[48:], ^uint32(0))
-	binary.NativeEndian.PutUint32(r[52:], ^uint32(0))
+	if fam == unix.AF_UNSPEC {
+		// inet_diag_req: family (unused: the dump is AF_UNSPEC's),
+		// src and dst lengths, ext, id (48 bytes), states, dbs.
+		binary.NativeEndian.PutUint32(r[4+40:], ^uint32(0)) // id's cookie: INET_DIAG_NOCOOKIE
+		binary.NativeEndian.PutUint32(r[4+44:], ^uint32(0))
+		binary.NativeEndian.PutUint32(r[52:], 1<<tcpListen)
+	} else {
+		r[0] = fam
+		r[1] = unix.IPPROTO_TCP
+		binary.NativeEndian.PutUint32(r[4:], 1<<tcpListen)
+		// id: sport/dport etc. left zero; cookie = INET_DIAG_NOCOOKIE.
+		binary.NativeEndian.PutUint32(r[48:], ^uint32(0))
+		binary.NativeEndian.PutUint32(r[52:], ^uint32(0))
+	}
 	if bc != nil {
-		a := b[sizeofNlmsghdr+sizeofReqV2:]
+		a := b[sizeofNlmsghdr+size:]
 		binary.NativeEndian.PutUint16(a[0:], uint16(attrLen))
 		binary.NativeEndian.PutUint16(a[2:], inetDiagReqBytecode)
 		copy(a[4:], bc)
@@ -193,7 +243,7 @@ func parseMessages(b []byte, wantSeq uint32) (done bool, out []Listener, err err
 				}
 			}
 			return true, out, nil
-		case unix.SOCK_DIAG_BY_FAMILY:
+		case unix.SOCK_DIAG_BY_FAMILY, tcpDiagGetSock:
 			if len(msg) < sizeofDiagMsg {
 				continue
 			}

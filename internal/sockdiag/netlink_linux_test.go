@@ -2,6 +2,8 @@ package sockdiag
 
 import (
 	"encoding/binary"
+	"fmt"
+	"net"
 	"net/netip"
 	"testing"
 
@@ -87,4 +89,64 @@ func TestConn(t *testing.T) {
 	if err := c.Close(); err != nil {
 		t.Errorf("second Close: %v", err)
 	}
+}
+
+// TestListenersOneQuery: the one query of both families finds what
+// one query per family finds, in the same order (IPv4 first), for a port
+// held in both families, one held in one, and every port.
+func TestListenersOneQuery(t *testing.T) {
+	l4, err := net.Listen("tcp4", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l4.Close()
+	port := l4.Addr().(*net.TCPAddr).Port
+	l6, err := net.Listen("tcp6", fmt.Sprintf("[::1]:%d", port))
+	if err != nil {
+		t.Skipf("no IPv6 loopback: %v", err)
+	}
+	defer l6.Close()
+	other, err := net.Listen("tcp", "localhost:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Close()
+	c, err := Open()
+	if err != nil {
+		t.Skip(err)
+	}
+	defer c.Close()
+	defer noUnspec.Store(false)
+	for _, p := range []int{port, other.Addr().(*net.TCPAddr).Port, 0} {
+		noUnspec.Store(false)
+		both, err := c.Listeners(uint16(p))
+		if err != nil || noUnspec.Load() {
+			t.Fatalf("port %d: one query of both families: %v (refused: %v)", p, err, noUnspec.Load())
+		}
+		noUnspec.Store(true)
+		each, err := c.Listeners(uint16(p))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff(each, both, cmp.Comparer(func(a, b netip.Addr) bool { return a == b })); diff != "" && p != 0 {
+			t.Errorf("port %d (-per family +both):\n%s", p, diff)
+		}
+		if p == port && len(both) != 2 {
+			t.Errorf("port %d held in both families: %v", p, both)
+		}
+		if p == 0 && len(both) != len(each) {
+			// Every port: other processes' listeners may come and go
+			// between the two queries; the count is what a look uses.
+			t.Logf("every port: %d and %d listeners", len(both), len(each))
+		}
+	}
+}
+
+// BenchmarkConnListenersPerFamily is BenchmarkConnListeners the way a
+// kernel that refuses the query of both families is asked: one query per
+// family.
+func BenchmarkConnListenersPerFamily(b *testing.B) {
+	noUnspec.Store(true)
+	defer noUnspec.Store(false)
+	BenchmarkConnListeners(b)
 }
