@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/childproof/childproof/launcher/failure"
+	"github.com/childproof/childproof/launcher/mask"
 	"github.com/childproof/childproof/outcome"
 	"github.com/childproof/childproof/redact"
 	"github.com/childproof/childproof/spec"
@@ -38,7 +39,7 @@ type Env struct {
 }
 
 // Secrets returns the mask of the launch's secret set, the values that are
-// never printed or stored. secretSet builds it from the spec's secrets
+// never printed or stored. mask.SecretSet builds it from the spec's secrets
 // (spec.Launch.Secrets), which come from env(), file(), the env file and
 // the secret list's env values. It adds the resolved value of every name
 // in the secret list and of every --set-secret name. Each comes with its
@@ -155,7 +156,7 @@ func resolveEnvFrom(l *spec.Launch, set map[string]string, lookup func(string) (
 			e.Given[n] = from[n]
 		}
 	}
-	e.secrets = secretSet(l, e.Vars, nil, nil, nil)
+	e.secrets = mask.SecretSet(l, e.Vars, nil, nil, nil)
 	// A required name that no source gave is refused before anything
 	// starts: the worker could only fail verification.
 	var missing []string

@@ -3,6 +3,7 @@ package launcher
 import (
 	"context"
 
+	"github.com/childproof/childproof/launcher/mask"
 	"github.com/childproof/childproof/launcher/statedir"
 	"github.com/childproof/childproof/redact"
 	"github.com/childproof/childproof/spec"
@@ -67,4 +68,4 @@ func ResolveEnvFor(l *spec.Launch, opts Options) (*Env, error) {
 func LaunchSecrets(l *spec.Launch, opts Options) *redact.Set { return launchSecrets(l, nil, opts) }
 
 // MaskErr hides the secret values of s in err's message, hint and report.
-func MaskErr(err error, s *redact.Set) error { return maskErr(err, s) }
+func MaskErr(err error, s *redact.Set) error { return mask.Err(err, s) }

@@ -17,6 +17,7 @@ import (
 
 	"github.com/childproof/childproof/internal/noinherit"
 	"github.com/childproof/childproof/launcher/exectrace"
+	"github.com/childproof/childproof/launcher/mask"
 	"github.com/childproof/childproof/launcher/output"
 	"github.com/childproof/childproof/launcher/proctree"
 	"github.com/childproof/childproof/launcher/relay"
@@ -80,7 +81,7 @@ func startHeld(ctx context.Context, l *spec.Launch, opts Options, h held) (*Laun
 	if la != nil {
 		la.Report.Mask(secrets)
 	}
-	return la, maskErr(err, secrets)
+	return la, mask.Err(err, secrets)
 }
 
 // startChecked is startHeld once the state dir is decided: the relay
@@ -226,7 +227,7 @@ func (s *startRun) prepare(ctx context.Context, envOut **Env) error {
 		lock.Unlock()
 		return err
 	}
-	env.secrets = secretSet(l, env.Vars, opts.SecretSet, nil, nil) // --set-secret
+	env.secrets = mask.SecretSet(l, env.Vars, opts.SecretSet, nil, nil) // --set-secret
 	s.env = env
 	if opts.Subreaper {
 		unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
@@ -493,7 +494,7 @@ func (la *Launch) openLogAndMask(sp *spawnRun) (*os.File, error) {
 	logf, err := la.State.OpenLog(l.Name, l.EffectiveLogKeep())
 	argv, prog, argvErr := la.argv()
 	sp.argv, sp.prog = argv, prog
-	la.Env.secrets = secretSet(l, la.Env.Vars, la.opts.SecretSet, argv, la.State.Digest)
+	la.Env.secrets = mask.SecretSet(l, la.Env.Vars, la.opts.SecretSet, argv, la.State.Digest)
 	if err == nil {
 		if err = la.State.SaveLogMaskFor(l.Name, la.Env.Secrets(), la.opts.Detach); err != nil {
 			logf.Close()

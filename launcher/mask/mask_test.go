@@ -1,11 +1,12 @@
-package launcher
+package mask
 
 import (
 	"slices"
 	"testing"
 
+	"github.com/childproof/childproof/launcher/statedir"
 	"github.com/childproof/childproof/redact"
-	"github.com/childproof/childproof/schema"
+	"github.com/childproof/childproof/spec"
 	"github.com/childproof/childproof/verify"
 	"github.com/google/go-cmp/cmp"
 )
@@ -17,16 +18,16 @@ import (
 // at the recorded occurrences, not every element that holds a
 // placeholder's text.
 func TestSecretSetOccurs(t *testing.T) {
-	st, err := OpenState(t.TempDir())
+	st, err := statedir.Open(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}
 	const key, pin = "the-api-key-canary", "42"
-	l := &schema.Launch{Name: "occ", Command: []string{"srv", "--key=pre." + key + ".post", pin, "<API_KEY>"},
+	l := &spec.Launch{Name: "occ", Command: []string{"srv", "--key=pre." + key + ".post", pin, "<API_KEY>"},
 		Secret: []string{"TOKEN"}, SecretValues: []redact.Secret{{Name: "API_KEY", Value: key}, {Name: "PIN", Value: pin}},
 		Sensitive: map[string]bool{"command[2]": true}}
 	vars := map[string]string{"TOKEN": "token-canary-value", "URL": "https://u:" + key + "@h", "PLAIN": "x"}
-	set := secretSet(l, vars, nil, l.Command, st.Digest)
+	set := SecretSet(l, vars, nil, l.Command, st.Digest)
 	occurs := map[string][]string{}
 	for _, sec := range set.Secrets() {
 		if sec.Digest != st.Digest(sec.Name, sec.Value) {
@@ -44,13 +45,13 @@ func TestSecretSetOccurs(t *testing.T) {
 	if diff := cmp.Diff(want, occurs); diff != "" {
 		t.Errorf("occurrences (-want +got):\n%s", diff)
 	}
-	rec := &Record{Name: "occ", Argv: set.Argv(l.Command), Secrets: st.SecretDigests(set)}
+	rec := &statedir.Record{Name: "occ", Argv: set.Argv(l.Command), Secrets: st.SecretDigests(set)}
 	for _, rs := range rec.Secrets {
 		if rs.Digest == "" || rs.Name == "" {
 			t.Errorf("recorded secret %+v", rs)
 		}
 	}
-	m := st.Secrets(Known{Record: rec})
+	m := Of(st, Known{Record: rec})
 	got := m.Argv([]string{"srv", "--key=pre." + key + ".post", pin, "<API_KEY>", "--other=pre." + key + ".post"})
 	// The short PIN is masked at its recorded occurrence (its shape is the
 	// whole element). The last element is of no recorded shape and its
@@ -67,9 +68,9 @@ func TestSecretSetOccurs(t *testing.T) {
 	legacy := *rec
 	legacy.Secrets = nil
 	for _, rs := range rec.Secrets {
-		legacy.Secrets = append(legacy.Secrets, RecordSecret{Name: rs.Name, Digest: rs.Digest})
+		legacy.Secrets = append(legacy.Secrets, statedir.RecordSecret{Name: rs.Name, Digest: rs.Digest})
 	}
-	if got := st.Secrets(Known{Record: &legacy}).Arg("--key=pre." + key + ".post"); got != "--key=pre.<API_KEY>.post" {
+	if got := Of(st, Known{Record: &legacy}).Arg("--key=pre." + key + ".post"); got != "--key=pre.<API_KEY>.post" {
 		t.Errorf("legacy record: Arg = %q", got)
 	}
 }
@@ -78,24 +79,24 @@ func TestSecretSetOccurs(t *testing.T) {
 // or worker is the pid asked, a process of the report's chain or its
 // worker — and by no other record.
 func TestMaskPidReport(t *testing.T) {
-	st, err := OpenState(t.TempDir())
+	st, err := statedir.Open(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}
 	const key = "the-api-key-canary"
-	l := &schema.Launch{Name: "api", Command: []string{"srv", "--key=" + key},
+	l := &spec.Launch{Name: "api", Command: []string{"srv", "--key=" + key},
 		SecretValues: []redact.Secret{{Name: "API_KEY", Value: key}}}
-	set := secretSet(l, nil, nil, l.Command, st.Digest)
-	rec := &Record{Name: "api", Argv: set.Argv(l.Command), Secrets: st.SecretDigests(set),
+	set := SecretSet(l, nil, nil, l.Command, st.Digest)
+	rec := &statedir.Record{Name: "api", Argv: set.Argv(l.Command), Secrets: st.SecretDigests(set),
 		Root: verify.Fingerprint{Pid: 1000}, Worker: verify.Fingerprint{Pid: 1001}, Round: 1}
 	if err := st.Save(rec); err != nil {
 		t.Fatal(err)
 	}
 	// Another launch's record: its secret is not this report's to mask.
-	other := &schema.Launch{Name: "db", Command: []string{"db", "--pw=the-db-canary"},
+	other := &spec.Launch{Name: "db", Command: []string{"db", "--pw=the-db-canary"},
 		SecretValues: []redact.Secret{{Name: "PW", Value: "the-db-canary"}}}
-	oset := secretSet(other, nil, nil, other.Command, st.Digest)
-	if err := st.Save(&Record{Name: "db", Argv: oset.Argv(other.Command), Secrets: st.SecretDigests(oset),
+	oset := SecretSet(other, nil, nil, other.Command, st.Digest)
+	if err := st.Save(&statedir.Record{Name: "db", Argv: oset.Argv(other.Command), Secrets: st.SecretDigests(oset),
 		Root: verify.Fingerprint{Pid: 2000}, Worker: verify.Fingerprint{Pid: 2001}, Round: 1}); err != nil {
 		t.Fatal(err)
 	}
@@ -122,7 +123,7 @@ func TestMaskPidReport(t *testing.T) {
 			if tc.worker != 0 {
 				r.Worker = &verify.WorkerInfo{Pid: tc.worker}
 			}
-			st.MaskPidReport(tc.pid, r)
+			PidReport(st, tc.pid, r)
 			for _, c := range r.Chain {
 				if diff := cmp.Diff(tc.want, c.Argv); diff != "" {
 					t.Errorf("chain pid %d argv (-want +got):\n%s", c.Pid, diff)
@@ -130,5 +131,5 @@ func TestMaskPidReport(t *testing.T) {
 			}
 		})
 	}
-	st.MaskPidReport(1000, nil) // nothing to mask
+	PidReport(st, 1000, nil) // nothing to mask
 }
