@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/childproof/childproof/envres/interp"
+	"github.com/childproof/childproof/envres/script"
 	"github.com/childproof/childproof/schema"
 )
 
@@ -22,22 +23,22 @@ type Config = interp.Config
 type Override = interp.Override
 
 // CommandFile is the file name findings on Config.Argv are reported in.
-const CommandFile = interp.CommandFile
+const CommandFile = script.CommandFile
 
 // ArgvIndex returns the index of the argument of argv that a finding in
 // CommandFile at byte column col points at (the file is argv shell-quoted
 // on one line), or -1.
 func ArgvIndex(argv []string, col int) int { return interp.ArgvIndex(argv, col) }
 
-// Pos is a place in a script (interp.Pos): every position envres reports
+// Pos is a place in a script (script.Pos): every position envres reports
 // is one. It is plain data, safe for concurrent use while no one changes
 // it.
-type Pos = interp.Pos
+type Pos = script.Pos
 
 // ParseError is a script that cannot be read or parsed (exit 2 in the CLI;
-// interp.ParseError). It is plain data, safe for concurrent use while no
+// script.ParseError). It is plain data, safe for concurrent use while no
 // one changes it.
-type ParseError = interp.ParseError
+type ParseError = script.ParseError
 
 // FileRead is a file a finding depends on (interp.FileRead). It is plain
 // data, safe for concurrent use while no one changes it.

@@ -5,7 +5,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/childproof/childproof/envres/interp"
+	"github.com/childproof/childproof/envres/script"
 	"github.com/childproof/childproof/internal/dotenv"
 	"github.com/childproof/childproof/internal/inputfile"
 )
@@ -123,7 +123,7 @@ func (res *Result) EnvFileTargets(names []string) map[string]EnvFileTarget {
 			t.File, t.Blocked = ws[0].File, GeneratedFile
 		default:
 			t.File = ws[0].File
-			if b, err := inputfile.Read(t.File, interp.MaxFileSize); err == nil {
+			if b, err := inputfile.Read(t.File, script.MaxFileSize); err == nil {
 				if entries, err := dotenv.Parse(t.File, b); err == nil {
 					if e, ok := dotenv.Map(entries)[v]; ok {
 						t.Line = e.Line

@@ -9,7 +9,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/childproof/childproof/envres/interp"
+	"github.com/childproof/childproof/envres/script"
 	"github.com/childproof/childproof/internal/wrapper"
 	"github.com/childproof/childproof/schema"
 )
@@ -182,7 +182,7 @@ func lintedArgv(l *schema.Launch) []string {
 	head := make([]byte, 512)
 	n, _ := f.Read(head)
 	f.Close()
-	if !interp.ShebangShell(head[:n]) {
+	if !script.ShebangShell(head[:n]) {
 		return l.Command
 	}
 	return append([]string{p}, l.Command[1:]...)

@@ -2,7 +2,7 @@ package envres
 
 import (
 	"github.com/childproof/childproof/envres/internal/nesting"
-	"github.com/childproof/childproof/envres/interp"
+	"github.com/childproof/childproof/envres/script"
 )
 
 // MaxNesting bounds how deep a script may nest before it is parsed: each
@@ -19,4 +19,4 @@ const MaxNesting = nesting.Max
 // nests deeper than MaxNesting, or nil. It errs towards counting: a
 // construct it cannot tell apart counts as an opener, and a closer that
 // does not match the innermost opener closes nothing.
-func CheckNesting(name string, src []byte) error { return interp.CheckNesting(name, src) }
+func CheckNesting(name string, src []byte) error { return script.CheckNesting(name, src) }

@@ -1,12 +1,12 @@
 package envres
 
-import "github.com/childproof/childproof/envres/interp"
+import "github.com/childproof/childproof/envres/script"
 
 // RebasePath names p, a path relative to dir (or absolute; dir "" leaves
 // a relative p as it is), for a user in the directory wd: relative to wd
 // when it lies below it, else absolute. "" and CommandFile stay, and so
 // does every path when wd is "" (not known).
-func RebasePath(p, dir, wd string) string { return interp.RebasePath(p, dir, wd) }
+func RebasePath(p, dir, wd string) string { return script.RebasePath(p, dir, wd) }
 
 // Rebase returns a copy of res whose paths (findings, their chains, Files
 // and the keys of Sources), relative to dir as LintLaunch reports them,

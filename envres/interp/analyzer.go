@@ -3,7 +3,6 @@ package interp
 import (
 	"bytes"
 	"context"
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -12,15 +11,13 @@ import (
 
 	"mvdan.cc/sh/v3/syntax"
 
-	"github.com/childproof/childproof/internal/inputfile"
-	"github.com/childproof/childproof/internal/wrapper"
+	"github.com/childproof/childproof/envres/script"
 	"github.com/childproof/childproof/schema"
 )
 
 // Limits that keep the analysis bounded on any input.
 const (
-	MaxFileSize  = 32 << 20 // bytes read of one file
-	maxDepth     = 24       // nested sources, execs and function calls
+	maxDepth     = 24 // nested sources, execs and function calls
 	maxSteps     = 2_000_000
 	maxLoopItems = 16
 )
@@ -146,8 +143,8 @@ type analyzer struct {
 	// directory's symlinks (fscache.go).
 	fcache map[string]*fileFacts
 	dcache map[string]string
-	// parsers are the parsers of each dialect, reused.
-	parsers map[syntax.LangVariant]*syntax.Parser
+	// parser holds the parsers of each dialect, reused.
+	parser script.Parser
 	// keptSrc counts the source bytes of the trees forget keeps.
 	keptSrc int
 	// fieldBuf is the chunk fieldSlice cuts evaluated words from.
@@ -283,8 +280,6 @@ func (a *analyzer) noteFile(name string, src []byte) {
 	a.files = append(a.files, name)
 }
 
-var errNotFound = errors.New("no such file")
-
 // readFile reads a file by absolute path, once.
 func (a *analyzer) readFile(abs string) ([]byte, error) {
 	if abs == os.DevNull {
@@ -293,98 +288,7 @@ func (a *analyzer) readFile(abs string) ([]byte, error) {
 	if a.facts(abs).pseudo {
 		return nil, fmt.Errorf("under /proc, /sys or /dev: not read (such files may block or never end)")
 	}
-	if _, err := os.Stat(abs); err != nil {
-		return nil, errNotFound
-	}
-	f, fi, err := inputfile.Open(abs)
-	if ie := (*inputfile.Error)(nil); errors.As(err, &ie) {
-		return nil, errors.New(strings.TrimPrefix(ie.Why, "is "))
-	}
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	var b bytes.Buffer
-	// Room for the file and the read that sees its end: bytes.Buffer
-	// doubles when less than bytes.MinRead is free.
-	b.Grow(int(min(fi.Size()+bytes.MinRead, MaxFileSize+bytes.MinRead)))
-	if _, err := b.ReadFrom(&limitedReader{f, MaxFileSize}); err != nil {
-		return nil, err
-	}
-	return b.Bytes(), nil
-}
-
-type limitedReader struct {
-	f *os.File
-	n int64
-}
-
-func (l *limitedReader) Read(p []byte) (int, error) {
-	if l.n <= 0 {
-		return 0, fmt.Errorf("file larger than %d bytes", MaxFileSize)
-	}
-	if int64(len(p)) > l.n {
-		p = p[:l.n]
-	}
-	n, err := l.f.Read(p)
-	l.n -= int64(n)
-	return n, err
-}
-
-// binaryAt returns the 1-based line and column of the first NUL byte, or 0.
-func binaryAt(src []byte) (int, int) {
-	i := bytes.IndexByte(src, 0)
-	if i < 0 {
-		return 0, 0
-	}
-	line := 1 + bytes.Count(src[:i], []byte{'\n'})
-	col := i - bytes.LastIndexByte(src[:i], '\n')
-	return line, col
-}
-
-// shebangInterp returns the base name of the interpreter a "#!" line names,
-// looking through env and its flags ("#!/usr/bin/env -S bash" → "bash"),
-// or "" when src has no shebang.
-func shebangInterp(src []byte) string {
-	if !bytes.HasPrefix(src, []byte("#!")) {
-		return ""
-	}
-	line := src
-	if i := bytes.IndexByte(src, '\n'); i >= 0 {
-		line = src[:i]
-	}
-	fs := strings.Fields(string(line[2:]))
-	if len(fs) == 0 {
-		return ""
-	}
-	interp := filepath.Base(fs[0])
-	if interp == "env" {
-		for _, f := range fs[1:] {
-			if !strings.HasPrefix(f, "-") {
-				return filepath.Base(f)
-			}
-		}
-	}
-	return interp
-}
-
-// shebangLang returns the dialect the first line names: POSIX for sh,
-// dash, ash, posh; MirBSD Korn for mksh and lksh (and ksh, which is mksh
-// or pdksh on most systems that have it); bash otherwise.
-func shebangLang(src []byte) syntax.LangVariant {
-	switch i := shebangInterp(src); {
-	case wrapper.IsPOSIXShell(i):
-		return syntax.LangPOSIX
-	case i == "mksh" || i == "lksh" || i == "ksh" || i == "pdksh" || i == "oksh":
-		return syntax.LangMirBSDKorn
-	}
-	return syntax.LangBash
-}
-
-// ShebangShell reports whether a file starts with a shell shebang.
-func ShebangShell(src []byte) bool {
-	i := shebangInterp(src)
-	return i != "" && wrapper.IsShell(i)
+	return script.Read(abs)
 }
 
 // parse reads and parses a script. The error is a *ParseError.
@@ -402,106 +306,30 @@ func (a *analyzer) parse(abs string) *parsedFile {
 	}
 	pf.src = src
 	a.noteFile(name, src)
-	if l, c := binaryAt(src); l > 0 {
+	if l, c := script.BinaryAt(src); l > 0 {
 		pf.err = &ParseError{Pos: Pos{File: name, Line: l, Column: c}, Msg: "binary file (NUL byte), not a shell script"}
 		return pf
 	}
-	if err := CheckNesting(name, src); err != nil {
+	if err := script.CheckNesting(name, src); err != nil {
 		pf.err = err
 		return pf
 	}
-	pf.lang = shebangLang(src)
+	pf.lang = script.Dialect(src)
 	pf.crlf = bytes.Contains(src, []byte("\r\n"))
-	pf.file, pf.err = a.parseSrc(name, src, pf.lang)
+	pf.file, pf.err = a.parser.Parse(name, src, pf.lang)
 	if pf.err != nil && pf.lang != syntax.LangBash {
 		// dash accepts more than strict POSIX, and a ksh may be ksh93;
 		// try bash before giving up.
-		if f, err := a.parseSrc(name, src, syntax.LangBash); err == nil {
+		if f, err := a.parser.Parse(name, src, syntax.LangBash); err == nil {
 			pf.file, pf.err = f, nil
 		}
 	}
 	if pf.err != nil {
-		if f := a.arithFallback(name, src, pf.err); f != nil {
+		if f := a.parser.ArithFallback(name, src, pf.err); f != nil {
 			pf.file, pf.err = f, nil
 		}
 	}
 	return pf
-}
-
-// arithFallback parses src again the way bash reads "((" or "$((" that
-// does not close as arithmetic: as a subshell inside a subshell or a
-// command substitution — ((sleep 10; touch f) &) and
-// $((echo a; echo b) | sort) are valid bash that mvdan.cc/sh reads as
-// arithmetic. The last "((" before the error on its line gets a space,
-// "( (", up to three times; the columns after it on that line move by
-// one. Nil when that does not help.
-func (a *analyzer) arithFallback(name string, src []byte, err error) *syntax.File {
-	for try := 0; try < 3; try++ {
-		pe, ok := err.(*ParseError)
-		if !ok || pe.Line == 0 || !strings.Contains(pe.Msg, "arithmetic") && !strings.Contains(pe.Msg, "must be followed by") && !strings.Contains(pe.Msg, "not a valid") {
-			return nil
-		}
-		off := offsetOf(src, pe.Line, pe.Column)
-		i := bytes.LastIndex(src[:off], []byte("(("))
-		if i < offsetOf(src, pe.Line, 1) {
-			return nil // none on the error's line
-		}
-		fixed := make([]byte, 0, len(src)+1)
-		fixed = append(append(append(fixed, src[:i+1]...), ' '), src[i+1:]...)
-		f, perr := a.parseSrc(name, fixed, syntax.LangBash)
-		if perr == nil {
-			return f
-		}
-		src, err = fixed, perr
-	}
-	return nil
-}
-
-// offsetOf returns the byte offset of a 1-based line and column in src.
-func offsetOf(src []byte, line, col int) int {
-	off := 0
-	for l := 1; l < line; l++ {
-		i := bytes.IndexByte(src[off:], '\n')
-		if i < 0 {
-			return len(src)
-		}
-		off += i + 1
-	}
-	return min(off+max(col-1, 0), len(src))
-}
-
-// parseSrc parses src in the dialect lang (0 is bash), with one parser of
-// each dialect per analysis (a parser's buffers are reused from file to
-// file).
-func (a *analyzer) parseSrc(name string, src []byte, lang syntax.LangVariant) (*syntax.File, error) {
-	if lang == 0 {
-		lang = syntax.LangBash
-	}
-	p := a.parsers[lang]
-	if p == nil {
-		if a.parsers == nil {
-			a.parsers = map[syntax.LangVariant]*syntax.Parser{}
-		}
-		p = syntax.NewParser(syntax.Variant(lang))
-		a.parsers[lang] = p
-	}
-	f, err := p.Parse(bytes.NewReader(src), name)
-	if err != nil {
-		return nil, toParseError(name, err)
-	}
-	return f, nil
-}
-
-func toParseError(name string, err error) error {
-	var pe syntax.ParseError
-	if errors.As(err, &pe) {
-		return &ParseError{Pos: Pos{File: name, Line: int(pe.Pos.Line()), Column: int(pe.Pos.Col())}, Msg: pe.Text, Err: err}
-	}
-	var le syntax.LangError
-	if errors.As(err, &le) {
-		return &ParseError{Pos: Pos{File: name, Line: int(le.Pos.Line()), Column: int(le.Pos.Col())}, Msg: fmt.Sprintf("%s is not supported in this shell", le.Feature), Err: err}
-	}
-	return &ParseError{Pos: Pos{File: name, Line: 1, Column: 1}, Msg: err.Error(), Err: err}
 }
 
 // readOf is the env file ev's load read, as a finding's FileRead (zero

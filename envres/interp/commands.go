@@ -1364,7 +1364,7 @@ func (a *analyzer) runEmbedded(st, cst *state, fc *fileCtx, str field, args []fi
 		return
 	}
 	efc := a.embeddedCtx(fc, str)
-	f, err := a.parseSrc(fc.name, []byte(str.s), fc.lang)
+	f, err := a.parser.Parse(fc.name, []byte(str.s), fc.lang)
 	if err != nil {
 		pe, _ := err.(*ParseError)
 		msg := "the command string does not parse"

@@ -1,6 +1,9 @@
 package interp
 
-import "github.com/childproof/childproof/schema"
+import (
+	"github.com/childproof/childproof/envres/script"
+	"github.com/childproof/childproof/schema"
+)
 
 // Override is a protected variable the launcher sets before the script
 // runs. It is plain data, safe for concurrent use while no one changes it.
@@ -51,7 +54,7 @@ type Config struct {
 }
 
 // CommandFile is the file name findings on Config.Argv are reported in.
-const CommandFile = "<command>"
+const CommandFile = script.CommandFile
 
 // validName is the environment-variable name rule of specs (schema.IsEnvName).
 func validName(s string) bool { return schema.IsEnvName(s) }

@@ -1,6 +1,6 @@
-// Package interp is envres's static shell interpreter: it reads and parses
-// launcher and dispatch scripts (bash, or POSIX sh or mksh by their
-// shebang), walks them with a flow-sensitive abstract interpreter, and
+// Package interp is envres's static shell interpreter: it walks launcher
+// and dispatch scripts, read and parsed by envres/script (bash, or POSIX sh
+// or mksh by their shebang), with a flow-sensitive abstract interpreter, and
 // records the facts the lint rules report from (Facts) and, for Plan, where
 // workers start (Planner). Nothing is run.
 //

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/childproof/childproof/envres/script"
 	"github.com/childproof/childproof/internal/inputfile"
 )
 
@@ -103,7 +104,7 @@ func (a *analyzer) isShellScript(abs string) bool {
 	if err != nil {
 		return false
 	}
-	if ShebangShell(f) {
+	if script.ShebangShell(f) {
 		return true
 	}
 	return !bytes.HasPrefix(f, []byte("#!")) && strings.HasSuffix(abs, ".sh") && bytes.IndexByte(f, 0) < 0

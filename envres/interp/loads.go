@@ -8,6 +8,7 @@ import (
 
 	"mvdan.cc/sh/v3/syntax"
 
+	"github.com/childproof/childproof/envres/script"
 	"github.com/childproof/childproof/internal/dotenv"
 )
 
@@ -216,7 +217,7 @@ func (a *analyzer) dotenvLoad(st *state, s Site, abs string, o loadOpts) {
 		return
 	}
 	a.noteFile(name, src)
-	if l, _ := binaryAt(src); l > 0 {
+	if l, _ := script.BinaryAt(src); l > 0 {
 		a.unresolved(st, s, name, true)
 		return
 	}
@@ -541,7 +542,7 @@ func (a *analyzer) evalCmd(st *state, fc *fileCtx, s Site, ops []field) {
 	for _, f := range ops {
 		parts = append(parts, f.s)
 	}
-	f, err := a.parseSrc(fc.name, []byte(strings.Join(parts, " ")), fc.lang)
+	f, err := a.parser.Parse(fc.name, []byte(strings.Join(parts, " ")), fc.lang)
 	if err != nil {
 		return
 	}

@@ -221,10 +221,10 @@ func (a *analyzer) pkgScriptRun(c *cmdRun, ps pkgScript) {
 		cmd += " " + quoteArgv([]string{w})
 	}
 	pfc := &fileCtx{name: name, abs: ps.file, embedded: true, line: ps.line, col: ps.col, lang: syntax.LangPOSIX}
-	f, err := a.parseSrc(name, []byte(cmd), syntax.LangPOSIX)
+	f, err := a.parser.Parse(name, []byte(cmd), syntax.LangPOSIX)
 	if err != nil {
 		// /bin/sh is bash on some systems: try it before giving up.
-		if bf, berr := a.parseSrc(name, []byte(cmd), syntax.LangBash); berr == nil {
+		if bf, berr := a.parser.Parse(name, []byte(cmd), syntax.LangBash); berr == nil {
 			f, err = bf, nil
 			pfc.lang = syntax.LangBash
 		}

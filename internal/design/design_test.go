@@ -32,8 +32,9 @@ var layers = map[string][]string{
 	"schema": {"spec", "internal/specrule", "internal/dotenv", "internal/inputfile", "internal/wrapper", "redact"},
 	// The shell's environment, statically: knows no process.
 	"envres/internal/nesting": nil,
-	"envres/interp":           {"envres/internal/nesting", "schema", "internal/dotenv", "internal/inputfile", "internal/wrapper", "redact"},
-	"envres":                  {"envres/interp", "envres/internal/nesting", "schema", "internal/dotenv", "internal/inputfile", "internal/wrapper", "outcome", "redact"},
+	"envres/script":           {"envres/internal/nesting", "internal/inputfile", "internal/wrapper"},
+	"envres/interp":           {"envres/script", "schema", "internal/dotenv", "internal/inputfile", "internal/wrapper", "redact"},
+	"envres":                  {"envres/interp", "envres/script", "envres/internal/nesting", "schema", "internal/dotenv", "internal/inputfile", "internal/wrapper", "outcome", "redact"},
 	// Readers of what the kernel says, below verify and launcher.
 	"internal/probe":    {"internal/sockdiag", "spec"},
 	"internal/logrelay": {"redact"},

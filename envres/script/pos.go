@@ -1,4 +1,4 @@
-package interp
+package script
 
 import (
 	"strconv"
@@ -37,3 +37,6 @@ func (p Pos) CharColumn(line string) int {
 	}
 	return utf8.RuneCountInString(line[:col-1]) + 1
 }
+
+// CommandFile is the file name findings on Config.Argv are reported in.
+const CommandFile = "<command>"
