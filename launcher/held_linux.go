@@ -33,7 +33,7 @@ type Held struct {
 
 // StartHeld is Start with what a relaunch holds (h).
 func StartHeld(ctx context.Context, l *spec.Launch, opts Options, h Held) (*Launch, error) {
-	return startHeld(ctx, l, opts, held{lock: h.Lock, keep: h.Keep, plan: h.Plan})
+	return startHeld(ctx, l, opts, h)
 }
 
 // TakeLock returns the launch's lock, if it still holds it, and leaves the

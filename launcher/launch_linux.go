@@ -42,27 +42,11 @@ import (
 // mean a state dir of the test binary's own (see testStateDir), never the
 // user's.
 func Start(ctx context.Context, l *spec.Launch, opts Options) (*Launch, error) {
-	return startHeld(ctx, l, opts, held{})
-}
-
-// held is what Relaunch hands the start of its new instance besides the
-// launch and its Options.
-type held struct {
-	// lock is the launch's lock, already held (nil: Start takes it):
-	// relaunch keeps it from the stop of the previous instance to the
-	// start of the next. It is released (or handed to the Launch)
-	// whatever happens.
-	lock *statedir.LaunchLock
-	// keep leaves the lock with the Launch even when detached (relaunch
-	// checks the delta under it, then lets go).
-	keep bool
-	// plan is the relaunch's round plan: carried overrides and the delta
-	// (nil: the round's overrides are Options.Set).
-	plan *RoundPlan
+	return startHeld(ctx, l, opts, Held{})
 }
 
 // startHeld is Start with what a relaunch holds (h).
-func startHeld(ctx context.Context, l *spec.Launch, opts Options, h held) (*Launch, error) {
+func startHeld(ctx context.Context, l *spec.Launch, opts Options, h Held) (*Launch, error) {
 	var env *Env
 	testDir := false
 	if opts.State == nil && opts.StateDir == "" {
@@ -86,18 +70,18 @@ func startHeld(ctx context.Context, l *spec.Launch, opts Options, h held) (*Laun
 
 // startChecked is startHeld once the state dir is decided: the relay
 // program, the ports, then start; the Error names the launch.
-func startChecked(ctx context.Context, l *spec.Launch, opts Options, h held, env **Env) (*Launch, error) {
+func startChecked(ctx context.Context, l *spec.Launch, opts Options, h Held, env **Env) (*Launch, error) {
 	if opts.Detach {
 		var err error
 		if opts.Relay, err = relay.Program(opts.Relay); err != nil {
-			h.lock.Unlock()
+			h.Lock.Unlock()
 			return nil, err
 		}
 	}
 	if l != nil && !opts.FromSpec {
 		var err error
 		if l, err = withPorts(l); err != nil {
-			h.lock.Unlock()
+			h.Lock.Unlock()
 			return nil, err
 		}
 	}
@@ -112,10 +96,10 @@ func startChecked(ctx context.Context, l *spec.Launch, opts Options, h held, env
 // start checks the launch, takes its lock, resolves its environment,
 // preflights its ports and previous instance, then runs its attempts.
 // envOut gets the resolved environment, even when a later step fails.
-func start(ctx context.Context, l *spec.Launch, opts Options, envOut **Env, h held) (*Launch, error) {
+func start(ctx context.Context, l *spec.Launch, opts Options, envOut **Env, h Held) (*Launch, error) {
 	st, err := checkStart(l, opts)
 	if err != nil {
-		h.lock.Unlock() // the held lock (relaunch's) is let go on every refusal
+		h.Lock.Unlock() // the held lock (relaunch's) is let go on every refusal
 		return nil, err
 	}
 	s := &startRun{l: l, opts: opts, h: h, st: st}
@@ -130,9 +114,9 @@ func start(ctx context.Context, l *spec.Launch, opts Options, envOut **Env, h he
 type startRun struct {
 	l    *spec.Launch
 	opts Options
-	h    held
+	h    Held
 	st   *State
-	// lock is the launch's lock (h.lock, or the one prepare took).
+	// lock is the launch's lock (h.Lock, or the one prepare took).
 	lock *statedir.LaunchLock
 	env  *Env
 	v    *verify.Verifier
@@ -210,7 +194,7 @@ func validLaunch(l *spec.Launch, lookup func(string) (string, bool)) error {
 // failure after the lock is taken releases it.
 func (s *startRun) prepare(ctx context.Context, envOut **Env) error {
 	l, opts, st := s.l, s.opts, s.st
-	lock := s.h.lock
+	lock := s.h.Lock
 	if lock == nil {
 		var err error
 		if lock, err = st.Lock(l.Name); err != nil {
@@ -258,7 +242,7 @@ func (s *startRun) prepare(ctx context.Context, envOut **Env) error {
 // (or kept, see started) whatever happens.
 func (s *startRun) attempts(ctx context.Context) (*Launch, error) {
 	l, st, lock := s.l, s.st, s.lock
-	rd := st.beginRound(l, s.opts, s.h.plan)
+	rd := st.beginRound(l, s.opts, s.h.Plan)
 	var lastLa *Launch
 	// The record file as it was: a failed launch puts it back.
 	prevRecord := st.ReadRecordFile(l.Name)
@@ -313,7 +297,7 @@ func (s *startRun) attempts(ctx context.Context) (*Launch, error) {
 }
 
 // started hands a verified launch its output: detached, the pipe is
-// drained into the log and let go, the lock released (unless h.keep) and
+// drained into the log and let go, the lock released (unless h.Keep) and
 // the follower stopped; then the output is running.
 func (s *startRun) started(la *Launch) {
 	if s.opts.Detach {
@@ -321,7 +305,7 @@ func (s *startRun) started(la *Launch) {
 		// has caught up) when run returns; the relay goes on alone.
 		la.pipe.Drain(2 * time.Second)
 		la.pipe.Close()
-		if !s.h.keep {
+		if !s.h.Keep {
 			s.lock.Unlock()
 			la.lock = nil
 		}

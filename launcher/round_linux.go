@@ -19,7 +19,8 @@ import (
 // The caller holds the launch lock, so no other launch numbers one.
 func (s *State) beginRound(l *spec.Launch, opts Options, plan *RoundPlan) *Round {
 	// The previous round's detached worker may have ended unseen.
-	if rec, err := s.Load(l.Name); err == nil && rec.Round > 0 && rec.Stopped == nil && !rec.Pending {
+	rec, recErr := s.Load(l.Name)
+	if recErr == nil && rec.Round > 0 && rec.Stopped == nil && !rec.Pending {
 		if live := rec.Worker.Check(opts.Proc); live == verify.Gone || live == verify.Reused {
 			s.NoteGone(rec.Name, rec.Round)
 		}
@@ -71,7 +72,7 @@ func (s *State) beginRound(l *spec.Launch, opts Options, plan *RoundPlan) *Round
 		// A restart by the restart policy changes nothing: its delta is
 		// empty, its overrides those of the launch it restarts.
 		r.Delta.Set = []Override{}
-		if rec, err := s.Load(l.Name); err == nil {
+		if recErr == nil {
 			r.Baseline = rec.Round
 		}
 	}

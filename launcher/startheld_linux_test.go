@@ -31,7 +31,7 @@ func TestStartRefusalReleasesHeldLock(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer lk.Unlock()
-			_, err = startHeld(context.Background(), tc.l, Options{State: st}, held{lock: lk, keep: true})
+			_, err = startHeld(context.Background(), tc.l, Options{State: st}, Held{Lock: lk, Keep: true})
 			var e *Error
 			if !errors.As(err, &e) || e.Outcome != outcome.Usage {
 				t.Fatalf("startHeld = %v, want a usage *Error", err)

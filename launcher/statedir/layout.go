@@ -36,9 +36,6 @@ func (l Layout) LegacyRecord(name string) string {
 	return filepath.Join(l.Dir, RecordsDir, Legacy(name)+".json")
 }
 
-// RecordStem is the file name (without ".json") of name's record.
-func RecordStem(name string) string { return Encode(name) }
-
 // Log is the log of launch name; earlier logs are Log(name)+".1", ….
 func (l Layout) Log(name string) string {
 	return filepath.Join(l.Dir, LogsDir, Encode(name)+".log")
