@@ -141,11 +141,13 @@ func TestReadyExec(t *testing.T) {
 	}
 	la.Stop(context.Background())
 
-	l.Ready.Exec = []string{filepath.Join(f.bin, "mock-srv"), "helper", "ready-when", "never"}
-	// Long enough for one run of the command to end at load: a whole
-	// timeout with no run finished says only "cut short" (a -race helper
-	// binary at load 17 took longer than the 2s this had).
-	l.Ready.Timeout = 8 * time.Second
+	// This one waits out its whole timeout: no port, so the probe runs from
+	// the start (not once the -race worker listens), and a shell, so a run
+	// of the command ends well within it at load (a whole timeout with no
+	// run finished says only "cut short").
+	l.Ports = nil
+	l.Ready.Exec = []string{"sh", "-c", "echo not yet; exit 1"}
+	l.Ready.Timeout = 2 * time.Second
 	_, err = f.start(t, l, true)
 	e := wantCode(t, err, outcome.Exited, verify.KindNotReady)
 	if !strings.Contains(e.Error(), "not yet") || !strings.Contains(e.Error(), "exit status 1") {
