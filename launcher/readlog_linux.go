@@ -2,106 +2,25 @@ package launcher
 
 import (
 	"context"
-	"errors"
-	"fmt"
-	"io/fs"
-	"time"
 
-	"github.com/childproof/childproof/internal/logtail"
-	"github.com/childproof/childproof/launcher/statedir"
-	"github.com/childproof/childproof/outcome"
-	"github.com/childproof/childproof/proc"
-	"github.com/childproof/childproof/spec"
-	"github.com/childproof/childproof/verify"
+	"github.com/childproof/childproof/launcher/logread"
 )
 
-// LogOptions says which lines of a launch's log ReadLog gives. It is
-// plain data, safe for concurrent use while no one changes it.
-type LogOptions struct {
-	// Last is how many of the log's last lines to give first; negative:
-	// every line; zero: none (Follow then gives only new ones).
-	Last int
-	// Follow keeps giving lines as they are written, also across a new
-	// launch of the same name (the log rotated to NAME.log.1), until ctx
-	// is done or the launch has not been running (Running) for two
-	// checks a second apart and the log is drained; false: ReadLog
-	// returns after the Last lines.
-	Follow bool
-}
+// LogOptions says which lines of a launch's log ReadLog gives
+// (logread.Options). It is plain data, safe for concurrent use while no
+// one changes it.
+type LogOptions = logread.Options
 
 // ReadLog gives emit the lines of the log of launch name, each without its
 // newline. They are masked with every secret known of the launch: its
 // record's, the log mask its last start wrote, and those of the spec its
-// record names, loaded without launching. No log is an *Error of Outcome
-// outcome.NotRecorded.
+// record names, loaded without launching (logread.Read, with ReadSpec).
+// No log is an *Error of Outcome outcome.NotRecorded.
 func (s *State) ReadLog(ctx context.Context, name string, o LogOptions, emit func(line string)) error {
-	// The log and its mask are childproof's own, or not read at all.
-	for _, p := range []string{s.LogPath(name), s.Files.Mask(name)} {
-		if err := statedir.CheckEntry(p, statedir.FileType); err != nil {
-			return err
-		}
-	}
-	t, err := logtail.Open(s.LogPath(name))
-	if errors.Is(err, fs.ErrNotExist) {
-		return &Error{Outcome: outcome.NotRecorded, Err: err, Msg: fmt.Sprintf("no log of a launch %q in %s", name, s.Dir)}
-	}
-	if err != nil {
-		return fmt.Errorf("log of %q: %w", name, err)
-	}
-	defer t.Close()
-	rec, _ := s.Load(name)
-	m := s.Secrets(Known{Spec: s.recordedLaunch(rec), Record: rec, Log: name})
-	masked := func(line string) { emit(m.Text(line)) }
-	if err := t.Last(o.Last, masked); err != nil {
-		return fmt.Errorf("log of %q: %w", name, err)
-	}
-	if !o.Follow {
-		return nil
-	}
-	fctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	go func() {
-		idle := 0
-		tick := time.NewTicker(time.Second)
-		defer tick.Stop()
-		for {
-			select {
-			case <-fctx.Done():
-				return
-			case <-tick.C:
-			}
-			if s.Running(name) {
-				idle = 0
-			} else if idle++; idle >= 2 {
-				cancel()
-				return
-			}
-		}
-	}()
-	if err := t.Follow(fctx, 100*time.Millisecond, masked); err != nil {
-		return fmt.Errorf("log of %q: %w", name, err)
-	}
-	return nil
+	return logread.Read(ctx, s.Store, s.ReadSpec, name, o, emit)
 }
 
 // Running reports whether the recorded launch name runs: its record is
 // readable and trusted, it was not stopped, and its worker is still the
-// process it started (verify.Alive, read from /proc).
-func (s *State) Running(name string) bool {
-	rec, err := s.Load(name)
-	return err == nil && rec.Stopped == nil && rec.Worker.Check(proc.Default) == verify.Alive
-}
-
-// recordedLaunch is the launch rec names, loaded from its spec file as a
-// command that launches nothing loads it (for the secrets it declares);
-// nil when there is none or it does not load.
-func (s *State) recordedLaunch(rec *Record) *spec.Launch {
-	if rec == nil || rec.SpecPath == "" || s.ReadSpec == nil {
-		return nil
-	}
-	l, err := s.ReadSpec(rec.SpecPath, rec.Name, nil)
-	if err != nil {
-		return nil
-	}
-	return l
-}
+// process it started (logread.Running).
+func (s *State) Running(name string) bool { return logread.Running(s.Store, name) }

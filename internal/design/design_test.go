@@ -52,6 +52,8 @@ var layers = map[string][]string{
 	"launcher/sigtree": {"verify", "proc", "launcher/proctree", "internal/pidfd"},
 	// Which secrets a launch's outputs are masked with.
 	"launcher/mask": {"launcher/failure", "launcher/statedir", "spec", "verify", "redact"},
+	// A recorded launch's log read back, masked.
+	"launcher/logread": {"launcher/failure", "launcher/mask", "launcher/statedir", "verify", "proc", "spec", "outcome", "internal/logtail"},
 	// What the tree printed, as lines: Output's follower, Lines.
 	"launcher/output": {"internal/logtail"},
 	// The tree's output pipe, its reader and the log relay's launcher side.
@@ -59,7 +61,7 @@ var layers = map[string][]string{
 	// The process that ends a foreground tree whose starter is gone.
 	"launcher/watchdog": {"internal/noinherit"},
 	// Starting, finding, recording, stopping.
-	"launcher": {"verify", "proc", "spec", "launcher/failure", "launcher/statedir", "launcher/proctree", "launcher/exectrace", "launcher/sigtree", "launcher/mask", "launcher/output", "launcher/relay", "launcher/watchdog", "outcome", "redact", "internal/atomicfile",
+	"launcher": {"verify", "proc", "spec", "launcher/failure", "launcher/statedir", "launcher/proctree", "launcher/exectrace", "launcher/sigtree", "launcher/mask", "launcher/logread", "launcher/output", "launcher/relay", "launcher/watchdog", "outcome", "redact", "internal/atomicfile",
 		"internal/dotenv", "internal/logtail", "internal/noinherit", "internal/pidfd", "internal/probe", "internal/sockdiag",
 		"internal/proccn"},
 	"launcher/group": {"launcher", "verify", "proc", "spec", "outcome"},

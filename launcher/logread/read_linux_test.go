@@ -1,13 +1,15 @@
-package launcher
+package logread
 
 import (
 	"context"
 	"errors"
-	"github.com/childproof/childproof/outcome"
 	"os"
 	"strings"
 	"testing"
 
+	"github.com/childproof/childproof/launcher/failure"
+	"github.com/childproof/childproof/launcher/statedir"
+	"github.com/childproof/childproof/outcome"
 	"github.com/childproof/childproof/redact"
 	"github.com/google/go-cmp/cmp"
 )
@@ -16,7 +18,7 @@ import (
 // that left no record), the last N lines or all of them; no log is
 // KindNotRecorded; Follow of a launch that does not run returns.
 func TestReadLog(t *testing.T) {
-	st, err := OpenState(t.TempDir())
+	st, err := statedir.Open(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -28,10 +30,10 @@ func TestReadLog(t *testing.T) {
 	if err := os.WriteFile(st.LogPath("job"), []byte(log), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	read := func(o LogOptions) []string {
+	read := func(o Options) []string {
 		t.Helper()
 		var got []string
-		if err := st.ReadLog(context.Background(), "job", o, func(l string) { got = append(got, l) }); err != nil {
+		if err := Read(context.Background(), st, nil, "job", o, func(l string) { got = append(got, l) }); err != nil {
 			t.Fatal(err)
 		}
 		return got
@@ -39,27 +41,27 @@ func TestReadLog(t *testing.T) {
 	all := []string{"starting", "key=<API_KEY>", "listening", "last <API_KEY>"}
 	for _, tc := range []struct {
 		name string
-		o    LogOptions
+		o    Options
 		want []string
 	}{
-		{"every line", LogOptions{Last: -1}, all},
-		{"the last two", LogOptions{Last: 2}, all[2:]},
-		{"none", LogOptions{}, nil},
-		{"follow a launch that does not run", LogOptions{Last: -1, Follow: true}, all},
+		{"every line", Options{Last: -1}, all},
+		{"the last two", Options{Last: 2}, all[2:]},
+		{"none", Options{}, nil},
+		{"follow a launch that does not run", Options{Last: -1, Follow: true}, all},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			got := read(tc.o)
 			if diff := cmp.Diff(tc.want, got); diff != "" {
-				t.Errorf("ReadLog (-want +got):\n%s", diff)
+				t.Errorf("Read (-want +got):\n%s", diff)
 			}
 			if strings.Contains(strings.Join(got, "\n"), canary) {
 				t.Errorf("the canary is in the output")
 			}
 		})
 	}
-	err = st.ReadLog(context.Background(), "nobody", LogOptions{Last: -1}, func(string) {})
-	var le *Error
+	err = Read(context.Background(), st, nil, "nobody", Options{Last: -1}, func(string) {})
+	var le *failure.Error
 	if !errors.As(err, &le) || le.Outcome != outcome.NotRecorded {
-		t.Fatalf("ReadLog of a launch with no log: %v, want KindNotRecorded", err)
+		t.Fatalf("Read of a launch with no log: %v, want KindNotRecorded", err)
 	}
 }
