@@ -179,12 +179,9 @@ func (f *finder) listeners(port int) []sockdiag.Listener {
 		f.diagTried = true
 		f.diag, _ = sockdiag.Open()
 	}
-	if f.diag != nil {
-		if ls, err := f.diag.Listeners(uint16(port)); err == nil {
-			return ls
-		}
-	}
-	ls, _ := sockdiag.Lookup(f.la.opts.Proc.Root, port)
+	ls, _ := f.diag.ListenersOr(uint16(port), func() ([]sockdiag.Listener, error) {
+		return sockdiag.Lookup(f.la.opts.Proc.Root, port)
+	})
 	return ls
 }
 

@@ -52,14 +52,9 @@ func (la *Launch) newListenWatch(worker int) *listenWatch {
 // look lists the listening sockets' inodes in the worker's network
 // namespace, sorted.
 func (w *listenWatch) look() ([]uint64, error) {
-	var ls []sockdiag.Listener
-	var err error
-	if w.diag != nil {
-		ls, err = w.diag.Listeners(0)
-	}
-	if w.diag == nil || err != nil {
-		ls, err = sockdiag.LookupFor(w.la.opts.Proc.Root, w.worker, 0)
-	}
+	ls, err := w.diag.ListenersOr(0, func() ([]sockdiag.Listener, error) {
+		return sockdiag.LookupFor(w.la.opts.Proc.Root, w.worker, 0)
+	})
 	if err != nil {
 		return nil, err
 	}

@@ -26,3 +26,14 @@ func ByPort(procRoot string) (map[int][]Listener, error) {
 	}
 	return out, nil
 }
+
+// ListenersOr is c.Listeners(port), or fallback's answer where there is
+// no kept socket (c nil) or its query failed.
+func (c *Conn) ListenersOr(port uint16, fallback func() ([]Listener, error)) ([]Listener, error) {
+	if c != nil {
+		if ls, err := c.Listeners(port); err == nil {
+			return ls, nil
+		}
+	}
+	return fallback()
+}

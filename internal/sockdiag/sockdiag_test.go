@@ -191,3 +191,13 @@ func TestListenerMatches(t *testing.T) {
 		}
 	}
 }
+
+// TestListenersOrFallback: without a kept socket the fallback answers.
+func TestListenersOrFallback(t *testing.T) {
+	var c *Conn
+	want := []Listener{{Inode: 7}}
+	got, err := c.ListenersOr(80, func() ([]Listener, error) { return want, nil })
+	if err != nil || len(got) != 1 || got[0].Inode != 7 {
+		t.Errorf("ListenersOr on no socket = %v, %v; want the fallback's %v", got, err, want)
+	}
+}
