@@ -97,6 +97,10 @@ func TrustedCgroup(dir, name string) string {
 	return dir
 }
 
+// staleCgroup is how old an empty cgroup of a launch's name must be for
+// NewCgroup to remove it as a killed childproof's leftover.
+const staleCgroup = time.Minute
+
 // NewCgroup creates a child cgroup for a launch and opens it; it returns
 // "" when the kernel or our privileges do not allow one.
 func NewCgroup(name string) (string, *os.File) {
@@ -111,12 +115,19 @@ func NewCgroup(name string) (string, *os.File) {
 		return "", nil
 	}
 	// Empty cgroups of this name left by a childproof that was killed
-	// (nobody removed them) go now: we hold the name's lock, and rmdir
-	// fails on a cgroup that still has processes.
+	// (nobody removed them) go now: rmdir fails on a cgroup that still
+	// has processes. Only those older than staleCgroup: the lock we hold
+	// is this state dir's, and a launch of the same name from another
+	// state dir (parallel tests, each with its own) has its new cgroup
+	// empty until its tree starts in it, which removing it made start
+	// without one.
 	prefix := statedir.CgroupPrefix(name)
 	if ents, err := os.ReadDir(base); err == nil {
 		for _, e := range ents {
-			if IsCgroupName(e.Name(), name) && e.IsDir() {
+			if !IsCgroupName(e.Name(), name) || !e.IsDir() {
+				continue
+			}
+			if fi, err := e.Info(); err == nil && time.Since(fi.ModTime()) > staleCgroup {
 				os.Remove(filepath.Join(base, e.Name()))
 			}
 		}
