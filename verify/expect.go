@@ -21,6 +21,16 @@ type Expect struct {
 	Sources map[string]string
 }
 
+// want is n's intended digest, from Values (digested with d) or else
+// Digests; ok is false when neither knows one.
+func (x Expect) want(d Digester, n string) (digest string, ok bool) {
+	if val, has := x.Values[n]; has {
+		return d.Digest(n, val), true
+	}
+	digest, ok = x.Digests[n]
+	return digest, ok
+}
+
 // what names the known value of n in a message.
 func (x Expect) what(n string) string {
 	if src := x.Sources[n]; src != "" {

@@ -26,11 +26,7 @@ func (v *Verifier) JudgeExecEnv(r *Report, c Check, w WorkerInfo, vars []proc.Va
 			}
 		}
 		required := slices.Contains(x.Require, n)
-		want, hasWant := x.Values[n]
-		wantDigest, hasDigest := x.Digests[n]
-		if hasWant {
-			wantDigest, hasDigest = v.State.Digest(n, want), true
-		}
+		wantDigest, hasDigest := x.want(v.State, n)
 		if hasDigest {
 			ec.Matches = ptr(present && ec.Digest == wantDigest)
 		}

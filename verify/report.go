@@ -199,8 +199,9 @@ const (
 	// KindDelta: a relaunch's environment changed in other names than
 	// the declared ones, or a declared one did not change.
 	KindDelta Kind = "delta"
-	// KindEnvUnreadable: the worker rewrote its environment block and no
-	// exec-time evidence exists, so a name cannot be judged.
+	// KindEnvUnreadable: the worker rewrote its environment block (or it
+	// reads empty while its environment area is not) and no exec-time
+	// evidence exists, so a name cannot be judged.
 	KindEnvUnreadable Kind = "env-unreadable"
 	// KindUntrustedRecord: a state-dir record fails authentication; it
 	// is reported and never acted on.

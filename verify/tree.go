@@ -141,11 +141,7 @@ func (v *Verifier) intended(c Check) ([]string, map[string]string) {
 		if c.Volatile != nil && c.Volatile(n) {
 			continue
 		}
-		d, ok := c.Expect.Digests[n]
-		if val, has := c.Expect.Values[n]; has {
-			d, ok = v.State.Digest(n, val), true
-		}
-		if ok && d != "" {
+		if d, ok := c.Expect.want(v.State, n); ok && d != "" {
 			want[n] = d
 		}
 		names = append(names, n)

@@ -323,11 +323,7 @@ func (v *Verifier) checkEnv(r *Report, c Check, worker int) {
 		}
 		empty := present && digest == v.State.Digest(n, "")
 		required := slices.Contains(x.Require, n)
-		want, hasWant := x.Values[n]
-		wantDigest, hasDigest := x.Digests[n]
-		if hasWant {
-			wantDigest, hasDigest = v.State.Digest(n, want), true
-		}
+		wantDigest, hasDigest := x.want(v.State, n)
 		if hasDigest {
 			// Compared with a known value: matches says how it went (an
 			// absent name differs from it). Without one, only presence
