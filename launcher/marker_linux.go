@@ -6,54 +6,17 @@ import (
 	"path/filepath"
 	"slices"
 
+	"github.com/childproof/childproof/launcher/census"
 	"github.com/childproof/childproof/launcher/proctree"
+	"github.com/childproof/childproof/launcher/relay"
 	"github.com/childproof/childproof/outcome"
 	"github.com/childproof/childproof/proc"
 	"github.com/childproof/childproof/spec"
-	"github.com/childproof/childproof/verify"
 )
 
 // MarkerVar is the variable every launched process carries in its
 // environment (proctree.MarkerVar): CHILDPROOF_LAUNCH=ENC.NONCE.
 const MarkerVar = proctree.MarkerVar
-
-// liveMembers lists the live processes of a recorded launch's tree: the
-// members of its cgroup (when it is one childproof made for it), else
-// those carrying its marker, plus the recorded worker and root while they
-// live. A rank that outlived its agent counts: the launch is alive while
-// this is not empty.
-func liveMembers(p proc.FS, rec *Record) []int {
-	var out []int
-	add := func(pid int) {
-		if !slices.Contains(out, pid) {
-			out = append(out, pid)
-		}
-	}
-	if rec.Worker.Check(p) == verify.Alive {
-		add(rec.Worker.Pid)
-	}
-	if rec.Root.Pid != 0 && rec.Root.Check(p) == verify.Alive {
-		add(rec.Root.Pid)
-	}
-	if cg := proctree.TrustedCgroup(rec.Cgroup, rec.Name); cg != "" {
-		pids, _ := proctree.CgroupPids(cg)
-		for _, pid := range pids {
-			if s, err := p.Stat(pid); err == nil && s.State != 'Z' {
-				add(pid)
-			}
-		}
-	} else if rec.Marker != "" && !proctree.CgroupRemoved(rec.Cgroup, rec.Name) {
-		for _, pid := range proctree.MarkerPids(p, rec.Marker)[rec.Marker] {
-			add(pid)
-		}
-	}
-	return out
-}
-
-// membersNote says what is left of a launch whose worker is gone.
-func membersNote(pids []int) string {
-	return fmt.Sprintf("worker gone, %d %s left (pid %s)", len(pids), map[bool]string{true: "member", false: "members"}[len(pids) == 1], proctree.JoinPids(pids))
-}
 
 // guardPrevious keeps run from starting a second, untracked copy of a
 // launch: when the recorded launch of l's name (from this spec file or
@@ -69,13 +32,13 @@ func guardPrevious(ctx context.Context, p proc.FS, st *State, l *spec.Launch, no
 	}
 	var members []int
 	if rec.Stopped == nil {
-		members = liveMembers(p, rec)
+		members = census.LiveMembers(p, rec)
 	}
 	if len(members) == 0 {
 		// Gone, or stopped: a log relay it left (its pipe held by
 		// something outside the tree) ends with it before a new one
 		// starts on the same log.
-		endRelay(ctx, p, rec.Relay, relayWait)
+		relay.End(ctx, p, rec.Relay, census.RelayWait)
 		return nil
 	}
 	from := rec.SpecPath
@@ -84,7 +47,7 @@ func guardPrevious(ctx context.Context, p proc.FS, st *State, l *spec.Launch, no
 	}
 	what := fmt.Sprintf("pid %d", members[0])
 	if !slices.Contains(members, rec.Worker.Pid) {
-		what = membersNote(members)
+		what = census.MembersNote(members)
 	}
 	if l.OnStale == spec.StaleReplace {
 		res, err := StopRecord(ctx, p, st, rec, 0) // its own stop block

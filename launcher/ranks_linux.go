@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	"github.com/childproof/childproof/internal/pidfd"
+	"github.com/childproof/childproof/launcher/census"
 	"github.com/childproof/childproof/launcher/proctree"
 	"github.com/childproof/childproof/proc"
 	"github.com/childproof/childproof/verify"
@@ -142,7 +143,7 @@ func (la *Launch) treeCheck(tree []int, worker int) verify.TreeCheck {
 // member's exec-time evidence is as the record kept it (RecordMember), and
 // only for the process of that pid and start time.
 func RecordedTree(p proc.FS, rec *Record) verify.TreeCheck {
-	tree := liveMembers(p, rec)
+	tree := census.LiveMembers(p, rec)
 	for _, top := range []int{rec.Root.Pid, rec.Worker.Pid} {
 		if top == 0 || !slices.Contains(tree, top) {
 			continue

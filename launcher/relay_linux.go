@@ -1,13 +1,10 @@
 package launcher
 
 import (
-	"context"
 	"time"
 
 	"github.com/childproof/childproof/launcher/relay"
 	"github.com/childproof/childproof/launcher/statedir"
-	"github.com/childproof/childproof/proc"
-	"github.com/childproof/childproof/verify"
 )
 
 // RelayMain makes this process the log relay of a detached launch, and
@@ -36,17 +33,4 @@ func (la *Launch) tail(n int) []string {
 		la.pipe.Drain(300 * time.Millisecond)
 	}
 	return statedir.Tail(la.LogPath(), n)
-}
-
-// endRelay ends the log relay fp of a launch whose tree is gone
-// (relay.End).
-func endRelay(ctx context.Context, p proc.FS, fp *verify.Fingerprint, wait time.Duration) string {
-	return relay.End(ctx, p, fp, wait)
-}
-
-// collectRelay ends, under the launch's lock, the relay of a launch a
-// census found gone (relay.Collect); it says what it did ("" for
-// nothing).
-func (st *State) collectRelay(name string, fp *verify.Fingerprint, p proc.FS) string {
-	return relay.Collect(st.Store, name, fp, p)
 }

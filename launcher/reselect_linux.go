@@ -122,22 +122,8 @@ func recordedOwners(p proc.FS, l *spec.Launch, rec *Record) map[int]verify.PortO
 	return proctree.RoleOwners(l, pids, roles)
 }
 
-// reselectRecorded is Reselect for a census: the recorded launch name
-// (whose worker is gone while members of its tree are left) re-selected
-// (reselectLive). It returns the re-selected worker and a short note, or
-// nil when the record cannot be read, the launch is not the census's
-// round, or nothing in the live tree matches.
-func (s *State) reselectRecorded(p proc.FS, name string, round int) (*verify.Fingerprint, string) {
-	rec, err := s.Load(name)
-	if err != nil || rec.Round != round {
-		return nil, ""
-	}
-	again, _ := s.reselectLive(p, rec)
-	if again == nil {
-		return nil, ""
-	}
-	return &again.Worker, fmt.Sprintf("worker re-selected after a respawn (recorded pid %d is gone)", rec.Worker.Pid)
-}
+// reselector is how package census re-selects a respawned worker.
+func (s *State) reselector() func(proc.FS, *Record) (*Record, string) { return s.reselectLive }
 
 // reselectLive is Reselect for a recorded launch by itself (stop,
 // relaunch, history, ps): its workers re-selected by the selector the

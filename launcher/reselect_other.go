@@ -11,7 +11,5 @@ import (
 // Off Linux nothing launches: no worker role has a process.
 func recordedOwners(p proc.FS, l *spec.Launch, rec *Record) map[int]verify.PortOwners { return nil }
 
-// Off Linux nothing launches: nothing is re-selected.
-func (s *State) reselectRecorded(p proc.FS, name string, round int) (*verify.Fingerprint, string) {
-	return nil, ""
-}
+// reselector: off Linux nothing is re-selected.
+func (s *State) reselector() func(proc.FS, *Record) (*Record, string) { return nil }

@@ -152,32 +152,6 @@ func (s *State) finishRound(r *Round, la *Launch, err error) {
 	s.SaveRound(r, true)
 }
 
-// noteStopped records that StopRecord stopped (or found gone) the worker
-// of rec's round.
-func (s *State) noteStopped(rec *Record, res *StopResult) {
-	if rec.Round == 0 {
-		return
-	}
-	end := &RoundEnd{At: time.Now().UTC(), Seen: SeenStop}
-	switch {
-	case res.Signalled:
-		end.How = EndStopped
-		end.StoppedBy = "childproof sent " + stopSignalName(rec)
-		if res.Killed {
-			end.StoppedBy += ", then SIGKILL"
-		}
-	default:
-		end.How, end.UptimeAtMost = EndGone, true
-	}
-	s.UpdateRound(rec.Name, rec.Round, func(r *Round) bool {
-		if r.End != nil && (r.End.Seen == SeenSupervisor || !res.Signalled) {
-			return false
-		}
-		s.SetEnd(r, end)
-		return true
-	})
-}
-
 // FillRoundEnds records, for every verified round of name whose end is
 // not known yet and whose worker is gone (and, for the recorded launch's
 // round, not replaced by one its selector re-selects), that it was found gone now

@@ -113,7 +113,7 @@ func TestStopGraceOfRecord(t *testing.T) {
 		if got := c.rec.StopGraceOr(c.timeout); got != c.want {
 			t.Errorf("%+v stopGrace(%s) = %s, want %s", c.rec, c.timeout, got, c.want)
 		}
-		if got := sigtree.StopSignalOf(stopSignalName(&c.rec)); got != c.sig {
+		if got := sigtree.StopSignalOf(sigtree.StopSignalName(c.rec.StopSignal)); got != c.sig {
 			t.Errorf("%+v signal = %v, want %v", c.rec, got, c.sig)
 		}
 	}

@@ -10,6 +10,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/childproof/childproof/internal/pidfd"
+	"github.com/childproof/childproof/launcher/census"
 	"github.com/childproof/childproof/launcher/proctree"
 	"github.com/childproof/childproof/launcher/sigtree"
 	"github.com/childproof/childproof/outcome"
@@ -176,7 +177,7 @@ func (la *Launch) Stop(ctx context.Context) (*StopResult, error) {
 	defer la.mu.Unlock()
 	res := *la.stopped
 	if res.RecordErr != nil {
-		return &res, la.State.recordFailure(la.Spec.Name, res.RecordErr)
+		return &res, census.UnmarkedError(la.State.Dir, la.Spec.Name, res.RecordErr)
 	}
 	return &res, nil
 }

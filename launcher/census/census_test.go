@@ -1,6 +1,6 @@
 //go:build linux
 
-package launcher
+package census
 
 import (
 	"fmt"
@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/childproof/childproof/launcher/proctree"
+	"github.com/childproof/childproof/launcher/statedir"
 	"github.com/childproof/childproof/proc"
 	"github.com/childproof/childproof/verify"
 )
@@ -38,7 +39,7 @@ func selfAndGone(tb testing.TB) (self, gone verify.Fingerprint) {
 // that is gone and a port held by a stranger (this process too) or free.
 func censusState(tb testing.TB, n, alive int) *State {
 	tb.Helper()
-	st, err := OpenState(tb.TempDir())
+	st, err := openState(tb.TempDir())
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -59,12 +60,12 @@ func censusState(tb testing.TB, n, alive int) *State {
 		if i < alive {
 			w = self
 		}
-		rec := &Record{
+		rec := &statedir.Record{
 			Name: fmt.Sprintf("launch-%04d", i),
 			Argv: []string{"srv"}, Dir: "/",
 			Started: time.Now(), Detached: true,
 			Root: w, Worker: w,
-			Ports: []RecordPort{{Number: port, Address: "127.0.0.1"}},
+			Ports: []statedir.RecordPort{{Number: port, Address: "127.0.0.1"}},
 			Env:   map[string]string{}, WorkerEnv: map[string]string{},
 		}
 		if err := st.Save(rec); err != nil {
@@ -79,7 +80,7 @@ func censusState(tb testing.TB, n, alive int) *State {
 
 func TestCensusManyRecords(t *testing.T) {
 	st := censusState(t, 40, 10)
-	es, err := Census(proc.Default, st, false)
+	es, err := Take(proc.Default, st, false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -109,7 +110,7 @@ func BenchmarkCensus1000(b *testing.B) {
 	st := censusState(b, 1000, 100)
 	b.ResetTimer()
 	for range b.N {
-		if _, err := Census(proc.Default, st, false); err != nil {
+		if _, err := Take(proc.Default, st, false); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -118,20 +119,20 @@ func BenchmarkCensus1000(b *testing.B) {
 // TestCensusNotesGoneOnce: ps notes the end of a gone worker's verified
 // round once; the next census leaves the round file as it is.
 func TestCensusNotesGoneOnce(t *testing.T) {
-	st, err := OpenState(t.TempDir())
+	st, err := openState(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}
 	gone := verify.Fingerprint{Pid: 1 << 22, StartTime: 1}
-	r := &Round{N: 1, Name: "g"}
+	r := &statedir.Round{N: 1, Name: "g"}
 	r.Outcome = "verified"
 	if err := st.SaveRound(r, false); err != nil {
 		t.Fatal(err)
 	}
-	if err := st.Save(&Record{Name: "g", Root: gone, Worker: gone, Round: 1}); err != nil {
+	if err := st.Save(&statedir.Record{Name: "g", Root: gone, Worker: gone, Round: 1}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := Census(proc.Default, st, false); err != nil {
+	if _, err := Take(proc.Default, st, false); err != nil {
 		t.Fatal(err)
 	}
 	got, err := st.LoadRound("g", 1)
@@ -139,7 +140,7 @@ func TestCensusNotesGoneOnce(t *testing.T) {
 		t.Fatalf("round after the census: %+v, %v; want its end noted by the census", got, err)
 	}
 	before, _ := os.ReadFile(st.RoundPath("g", 1))
-	if _, err := Census(proc.Default, st, false); err != nil {
+	if _, err := Take(proc.Default, st, false); err != nil {
 		t.Fatal(err)
 	}
 	if after, _ := os.ReadFile(st.RoundPath("g", 1)); string(after) != string(before) {
@@ -153,13 +154,13 @@ func TestCensusNotesGoneOnce(t *testing.T) {
 // cannot be written now, that a stop could not have marked it. A
 // stopped one says nothing of the kind.
 func TestCensusSaysWhyEndUnknown(t *testing.T) {
-	st, err := OpenState(t.TempDir())
+	st, err := openState(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}
 	gone := verify.Fingerprint{Pid: 1 << 22, StartTime: 1}
 	stopped := time.Now().UTC()
-	for _, r := range []*Record{
+	for _, r := range []*statedir.Record{
 		{Name: "unmarked", Root: gone, Worker: gone},
 		{Name: "marked", Root: gone, Worker: gone, Stopped: &stopped},
 	} {
@@ -167,7 +168,7 @@ func TestCensusSaysWhyEndUnknown(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	es, err := Census(proc.Default, st, true)
+	es, err := Take(proc.Default, st, true)
 	if err != nil || len(es) != 2 {
 		t.Fatalf("census: %+v, %v", es, err)
 	}
@@ -205,20 +206,20 @@ func TestCensusRemovedCgroupIsEmpty(t *testing.T) {
 	if !proctree.CgroupRemoved(cg, "rmcg") {
 		t.Fatalf("proctree.CgroupRemoved(%s) = false after its removal", cg)
 	}
-	st, err := OpenState(t.TempDir())
+	st, err := openState(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}
 	marker := proctree.NewMarker("rmcg")
 	carrier := exec.Command("sleep", "600")
-	carrier.Env = []string{MarkerVar + "=" + marker}
+	carrier.Env = []string{proctree.MarkerVar + "=" + marker}
 	if err := carrier.Start(); err != nil {
 		t.Fatal(err)
 	}
 	defer func() { carrier.Process.Kill(); carrier.Wait() }()
 	waitFor(t, "the carrier's exec", func() bool { return proctree.HasMarker(proc.Default, carrier.Process.Pid, marker) })
 	gone := verify.Fingerprint{Pid: 1 << 22, StartTime: 1}
-	for _, r := range []*Record{
+	for _, r := range []*statedir.Record{
 		{Name: "rmcg", Root: gone, Worker: gone, Cgroup: cg, Marker: marker},
 		{Name: "nocg", Root: gone, Worker: gone, Marker: marker},
 	} {
@@ -226,7 +227,7 @@ func TestCensusRemovedCgroupIsEmpty(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	es, err := Census(proc.Default, st, true)
+	es, err := Take(proc.Default, st, true)
 	if err != nil || len(es) != 2 {
 		t.Fatalf("census: %+v, %v", es, err)
 	}
@@ -238,5 +239,27 @@ func TestCensusRemovedCgroupIsEmpty(t *testing.T) {
 		if e.Name == "nocg" && (!alive || len(e.Members) != 1 || e.Members[0] != carrier.Process.Pid) {
 			t.Errorf("nocg (no cgroup): status %q, members %v; want alive with the carrier %d", e.Status, e.Members, carrier.Process.Pid)
 		}
+	}
+}
+
+// openState opens the state dir dir as a census reads it, with nothing
+// re-selected.
+func openState(dir string) (*State, error) {
+	s, err := statedir.Open(dir)
+	if err != nil {
+		return nil, err
+	}
+	return &State{Store: s}, nil
+}
+
+// waitFor polls cond (5 ms) until it holds, failing after 10 s.
+func waitFor(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	end := time.Now().Add(10 * time.Second)
+	for !cond() {
+		if time.Now().After(end) {
+			t.Fatalf("timed out waiting for %s", what)
+		}
+		time.Sleep(5 * time.Millisecond)
 	}
 }

@@ -1,10 +1,11 @@
-package launcher
+package census
 
 import (
 	"os"
 	"testing"
 	"time"
 
+	"github.com/childproof/childproof/launcher/statedir"
 	"github.com/childproof/childproof/proc"
 )
 
@@ -12,13 +13,13 @@ import (
 // all — stopped and gone — and not a stopped record whose worker (this
 // process) is alive, nor a running or gone one, nor an untrusted record.
 func TestCountStopped(t *testing.T) {
-	st, err := OpenState(t.TempDir())
+	st, err := openState(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}
 	self, gone := selfAndGone(t)
 	now := time.Now()
-	for _, r := range []*Record{
+	for _, r := range []*statedir.Record{
 		{Name: "stopped-1", Root: gone, Worker: gone, Stopped: &now},
 		{Name: "stopped-2", Root: gone, Worker: gone, Stopped: &now},
 		{Name: "stopped-alive", Root: self, Worker: self, Stopped: &now},
@@ -36,7 +37,7 @@ func TestCountStopped(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	es, err := Census(proc.Default, st, true)
+	es, err := Take(proc.Default, st, true)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -47,6 +48,6 @@ func TestCountStopped(t *testing.T) {
 		}
 	}
 	if got != 2 || got != want {
-		t.Errorf("CountStopped = %d, want 2 (Census with all lists %d stopped: %+v)", got, want, es)
+		t.Errorf("CountStopped = %d, want 2 (Take with all lists %d stopped: %+v)", got, want, es)
 	}
 }

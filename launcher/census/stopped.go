@@ -1,14 +1,14 @@
-package launcher
+package census
 
 import (
 	"github.com/childproof/childproof/proc"
 	"github.com/childproof/childproof/verify"
 )
 
-// CountStopped returns how many launches of st Census lists as
+// CountStopped returns how many launches of st Take lists as
 // StatusStopped with all, and leaves out without it: childproof stopped
 // them and their worker is not alive. ps shows the count as "2 stopped
-// (ps --all)". Unlike Census it reads no socket and changes nothing: it
+// (ps --all)". Unlike Take it reads no socket and changes nothing: it
 // notes no round end and sweeps no cgroup. It skips records that fail to
 // load or authenticate.
 func CountStopped(p proc.FS, st *State) (int, error) {

@@ -1,10 +1,11 @@
-package launcher
+package census
 
 import (
 	"bytes"
 	"encoding/json"
 	"fmt"
 
+	"github.com/childproof/childproof/launcher/failure"
 	"github.com/childproof/childproof/outcome"
 	"github.com/childproof/childproof/verify"
 )
@@ -86,21 +87,21 @@ func (r *StopResult) MarshalJSON() ([]byte, error) {
 }
 
 // RecordFailure is the error a stop with result r ends with when the
-// record could not be marked stopped (r.RecordErr). It is an *Error of
-// Outcome outcome.Usage and Fix FixRecordUnmarked that names the launch,
+// record could not be marked stopped (r.RecordErr). It is an *failure.Error of
+// Outcome outcome.Usage and Fix failure.FixRecordUnmarked that names the launch,
 // wraps the cause and hints to free space in s.Dir or make it writable.
 // It is nil when the record was marked, or left to a newer launch.
 func (s *State) RecordFailure(r *StopResult) error {
 	if r.RecordErr == nil {
 		return nil
 	}
-	return s.recordFailure(r.Name, r.RecordErr)
+	return UnmarkedError(s.Dir, r.Name, r.RecordErr)
 }
 
-// recordFailure is RecordFailure's error for the record of launch name
-// and the cause of the failed write.
-func (s *State) recordFailure(name string, cause error) error {
-	return &Error{Outcome: outcome.Usage, Msg: name + ": the record could not be marked stopped", Err: cause,
-		Name: name, Path: s.Dir, Fix: FixRecordUnmarked,
-		Hint: "free space in (or make writable) " + s.Dir}
+// UnmarkedError is RecordFailure's error for the record of launch name
+// in the state dir dir and the cause of the failed write.
+func UnmarkedError(dir, name string, cause error) error {
+	return &failure.Error{Outcome: outcome.Usage, Msg: name + ": the record could not be marked stopped", Err: cause,
+		Name: name, Path: dir, Fix: failure.FixRecordUnmarked,
+		Hint: "free space in (or make writable) " + dir}
 }
