@@ -120,11 +120,7 @@ func (s *Status) Done() {
 func (c *Console) Output(name, line string) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	for _, s := range c.status {
-		if s.name == name {
-			s.last = line
-		}
-	}
+	c.setLast(name, line)
 	var b strings.Builder
 	if c.opt.Prefix {
 		c.notePad(name)
@@ -147,11 +143,7 @@ func (c *Console) OutputBlock(name string, block []byte) {
 	defer c.mu.Unlock()
 	body := block[:len(block)-1]
 	last := string(body[bytes.LastIndexByte(body, '\n')+1:])
-	for _, s := range c.status {
-		if s.name == name {
-			s.last = last
-		}
-	}
+	c.setLast(name, last)
 	if c.opt.Prefix {
 		c.notePad(name)
 		head := c.paint(name, fmt.Sprintf("%-*s |", c.pad, name)) + " "
@@ -174,6 +166,11 @@ func (c *Console) OutputBlock(name string, block []byte) {
 func (c *Console) Last(name, line string) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	c.setLast(name, line)
+}
+
+// setLast sets the last output line of name's status lines; c.mu is held.
+func (c *Console) setLast(name, line string) {
 	for _, s := range c.status {
 		if s.name == name {
 			s.last = line
