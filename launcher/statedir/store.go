@@ -12,6 +12,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 
 	"github.com/childproof/childproof/launcher/failure"
 	"github.com/childproof/childproof/outcome"
@@ -34,6 +35,9 @@ type Store struct {
 	// made is the directories Open created (a fresh state dir): mode
 	// 0700 and ours, on a file system that just took them.
 	made []string
+	// madeChecked is set by the first CheckWritable, the one that skips
+	// made: a Store kept for later launches probes them again.
+	madeChecked atomic.Bool
 }
 
 // Open opens (creating, mode 0700) the state dir; dir "" means

@@ -31,16 +31,18 @@ var probeSeq atomic.Uint64
 // at once), records/ one of writeReserve bytes. The launch's existing
 // files there must be childproof's own (checkOwner) and of their kind.
 // A read-only, full or foreign state dir is an *failure.Error (exit 2) naming the
-// path; nothing is left behind. A directory this Store's Open created is
-// not probed again, records/ excepted (its room): the mkdir just wrote
-// it, and it is ours, mode 0700 (a fresh state dir, as each
-// launchertest.Start gets, cost four probe files a start).
+// path; nothing is left behind. The first check of a Store does not
+// probe again a directory its Open created, records/ excepted (its room):
+// the mkdir just wrote it, and it is ours, mode 0700 (a fresh state dir,
+// as each launchertest.Start gets, cost four probe files a start). Later
+// checks of a Store kept for other launches probe every directory.
 func (s *Store) CheckWritable(name string) error {
+	fresh := len(s.made) > 0 && s.madeChecked.CompareAndSwap(false, true)
 	for _, sub := range Subdirs {
 		reserve := int64(0)
 		if sub == RecordsDir {
 			reserve = writeReserve
-		} else if slices.Contains(s.made, sub) {
+		} else if fresh && slices.Contains(s.made, sub) {
 			continue
 		}
 		dir := filepath.Join(s.Dir, sub)

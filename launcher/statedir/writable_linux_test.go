@@ -43,3 +43,23 @@ func TestCheckWritableFreshDir(t *testing.T) {
 		t.Error("a logs dir of mode 0500 passed CheckWritable")
 	}
 }
+
+// TestCheckWritableMadeOnce: only the first check of a fresh Store skips
+// the directories its Open made; a Store kept for later launches probes
+// them again (here logs/, gone since).
+func TestCheckWritableMadeOnce(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "state")
+	s, err := Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.CheckWritable("web"); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Remove(filepath.Join(dir, LogsDir)); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.CheckWritable("web"); err == nil {
+		t.Error("the same Store's second check passed with its logs dir gone")
+	}
+}
