@@ -3,6 +3,7 @@ package launcher
 import (
 	"context"
 
+	"github.com/childproof/childproof/launcher/launchenv"
 	"github.com/childproof/childproof/launcher/mask"
 	"github.com/childproof/childproof/launcher/statedir"
 	"github.com/childproof/childproof/redact"
@@ -59,7 +60,7 @@ func StateOf(opts Options) (*State, error) { return launchState(opts.State, opts
 // ResolveEnvFor resolves l's environment with opts (its Set, LookupEnv,
 // Environ and FromSpec), as Start does.
 func ResolveEnvFor(l *spec.Launch, opts Options) (*Env, error) {
-	return resolveEnvFrom(l, opts.Set, opts.LookupEnv, opts.Environ, !opts.FromSpec)
+	return launchenv.ResolveFrom(l, opts.Set, opts.LookupEnv, opts.Environ, !opts.FromSpec)
 }
 
 // LaunchSecrets returns the secret set of a launch of l with opts as

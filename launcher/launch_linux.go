@@ -17,6 +17,7 @@ import (
 
 	"github.com/childproof/childproof/internal/noinherit"
 	"github.com/childproof/childproof/launcher/exectrace"
+	"github.com/childproof/childproof/launcher/launchenv"
 	"github.com/childproof/childproof/launcher/mask"
 	"github.com/childproof/childproof/launcher/output"
 	"github.com/childproof/childproof/launcher/proctree"
@@ -205,13 +206,13 @@ func (s *startRun) prepare(ctx context.Context, envOut **Env) error {
 	// What a writer killed between its temporary file and the rename
 	// left of this launch's record goes now (we hold the lock).
 	statedir.CleanTemps(filepath.Join(st.Dir, statedir.RecordsDir), "."+statedir.Encode(l.Name)+".json.")
-	env, err := resolveEnvFrom(l, opts.Set, opts.LookupEnv, opts.Environ, !opts.FromSpec)
+	env, err := launchenv.ResolveFrom(l, opts.Set, opts.LookupEnv, opts.Environ, !opts.FromSpec)
 	*envOut = env
 	if err != nil {
 		lock.Unlock()
 		return err
 	}
-	env.secrets = mask.SecretSet(l, env.Vars, opts.SecretSet, nil, nil) // --set-secret
+	env.SetSecrets(mask.SecretSet(l, env.Vars, opts.SecretSet, nil, nil)) // --set-secret
 	s.env = env
 	if opts.Subreaper {
 		unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
@@ -478,7 +479,7 @@ func (la *Launch) openLogAndMask(sp *spawnRun) (*os.File, error) {
 	logf, err := la.State.OpenLog(l.Name, l.EffectiveLogKeep())
 	argv, prog, argvErr := la.argv()
 	sp.argv, sp.prog = argv, prog
-	la.Env.secrets = mask.SecretSet(l, la.Env.Vars, la.opts.SecretSet, argv, la.State.Digest)
+	la.Env.SetSecrets(mask.SecretSet(l, la.Env.Vars, la.opts.SecretSet, argv, la.State.Digest))
 	if err == nil {
 		if err = la.State.SaveLogMaskFor(l.Name, la.Env.Secrets(), la.opts.Detach); err != nil {
 			logf.Close()

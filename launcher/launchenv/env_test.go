@@ -1,20 +1,20 @@
-package launcher
+package launchenv
 
 import (
 	"errors"
 	"os"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/childproof/childproof/launcher/failure"
 	"github.com/childproof/childproof/outcome"
 	"github.com/childproof/childproof/schema"
 )
 
-func TestResolveEnv(t *testing.T) {
+func TestResolve(t *testing.T) {
 	dir := t.TempDir()
 	envFile := filepath.Join(dir, ".env")
 	os.WriteFile(envFile, []byte("FROM_FILE=f\nHF_HUB_ENABLE_HF_TRANSFER=1\nBASH_ENV=/evil\nexport PATH=/file/bin\n"), 0o644)
@@ -40,7 +40,7 @@ func TestResolveEnv(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			e, err := ResolveEnv(&tt.l, tt.set, lookup)
+			e, err := Resolve(&tt.l, tt.set, lookup)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -72,7 +72,7 @@ func TestResolveEnv(t *testing.T) {
 		{[]string{"NCCL_?EBUG", "CUDA_V*"}, map[string]string{"NCCL_DEBUG": "INFO", "CUDA_VISIBLE_DEVICES": "1"}},
 		{[]string{"*"}, map[string]string{"PATH": "/usr/bin", "CUDA_VISIBLE_DEVICES": "1", "CUDA_HOME": "/cuda", "NCCL_DEBUG": "INFO", "XCUDA_A": "x"}},
 	} {
-		e, err := resolveEnvFrom(&schema.Launch{Inherit: tc.inherit}, nil, gpuLookup, gpuEnviron, false)
+		e, err := ResolveFrom(&schema.Launch{Inherit: tc.inherit}, nil, gpuLookup, gpuEnviron, false)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -92,7 +92,7 @@ func TestResolveEnv(t *testing.T) {
 		}
 		return out
 	}
-	e, err := resolveEnvFrom(&schema.Launch{Inherit: []string{"PATH"}, Env: map[string]string{"GPU_DEVICE_ORDINAL": "3"}}, nil, stepLookup, stepEnviron, false)
+	e, err := ResolveFrom(&schema.Launch{Inherit: []string{"PATH"}, Env: map[string]string{"GPU_DEVICE_ORDINAL": "3"}}, nil, stepLookup, stepEnviron, false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -102,86 +102,24 @@ func TestResolveEnv(t *testing.T) {
 		t.Errorf("in a SLURM step (-want +got):\n%s", d)
 	}
 	delete(step, "SLURM_STEP_ID") // the batch script, outside srun
-	e, err = resolveEnvFrom(&schema.Launch{Inherit: []string{"PATH"}}, nil, stepLookup, stepEnviron, false)
+	e, err = ResolveFrom(&schema.Launch{Inherit: []string{"PATH"}}, nil, stepLookup, stepEnviron, false)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if d := cmp.Diff(map[string]string{"PATH": "/usr/bin"}, e.Vars); d != "" {
 		t.Errorf("outside a step (-want +got):\n%s", d)
 	}
-	if _, err := ResolveEnv(&schema.Launch{EnvFile: filepath.Join(dir, "missing")}, nil, lookup); outcomeOf(err) != outcome.Usage {
+	if _, err := Resolve(&schema.Launch{EnvFile: filepath.Join(dir, "missing")}, nil, lookup); outcomeOf(err) != outcome.Usage {
 		t.Errorf("missing env_file: %v, want exit 2", err)
 	}
-	if _, err := ResolveEnv(&schema.Launch{}, map[string]string{"A=B": "x"}, lookup); outcomeOf(err) != outcome.Usage {
+	if _, err := Resolve(&schema.Launch{}, map[string]string{"A=B": "x"}, lookup); outcomeOf(err) != outcome.Usage {
 		t.Errorf("bad --set name: %v, want exit 2", err)
-	}
-}
-
-func TestState(t *testing.T) {
-	if runtime.GOOS == "windows" {
-		t.Skip("the state dir needs a Unix system (owner and mode checks, flock)")
-	}
-	dir := filepath.Join(t.TempDir(), "state")
-	st, err := OpenState(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	st2, err := OpenState(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if st.Digest("A", "v") != st2.Digest("A", "v") {
-		t.Error("the key changed between opens")
-	}
-	if st.Digest("A", "v") == st.Digest("B", "v") || st.Digest("A", "v") == st.Digest("A", "w") {
-		t.Error("digests collide")
-	}
-	other, _ := OpenState(t.TempDir())
-	if other.Digest("A", "v") == st.Digest("A", "v") {
-		t.Error("two state dirs share a key")
-	}
-	for p, mode := range map[string]os.FileMode{dir: 0o700, filepath.Join(dir, "key"): 0o600, filepath.Join(dir, "records"): 0o700} {
-		if fi, err := os.Stat(p); err != nil || fi.Mode().Perm() != mode {
-			t.Errorf("%s: mode %v, want %v (%v)", p, fi.Mode().Perm(), mode, err)
-		}
-	}
-	rec := &Record{Name: "n", Env: map[string]string{"A": st.Digest("A", "v")}}
-	if err := st.Save(rec); err != nil {
-		t.Fatal(err)
-	}
-	got, err := st.Load("n")
-	if err != nil || got.Env["A"] != rec.Env["A"] {
-		t.Fatalf("Load = %+v, %v", got, err)
-	}
-	if fi, _ := os.Stat(filepath.Join(dir, "records", "n.json")); fi.Mode().Perm() != 0o600 {
-		t.Errorf("record mode %v", fi.Mode().Perm())
-	}
-	l1, err := st.TryLock("n")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := st2.TryLock("n"); outcomeOf(err) != outcome.Locked {
-		t.Errorf("second lock: %v, want exit 6", err)
-	}
-	l1.Unlock()
-	l2, err := st2.TryLock("n")
-	if err != nil {
-		t.Errorf("lock after unlock: %v", err)
-	}
-	l2.Unlock()
-	// A mistaken --state-dir with other contents keeps its mode.
-	home := t.TempDir()
-	os.Chmod(home, 0o755)
-	os.WriteFile(filepath.Join(home, "notes.txt"), nil, 0o644)
-	OpenState(home)
-	if fi, _ := os.Stat(home); fi.Mode().Perm() != 0o755 {
-		t.Errorf("a foreign directory was chmod'ed to %v", fi.Mode().Perm())
 	}
 }
 
 // outcomeOf is err's Outcome, 255 when it is not an *Error.
 func outcomeOf(err error) outcome.Kind {
-	var e *Error
+	var e *failure.Error
 	if errors.As(err, &e) {
 		return e.Outcome
 	}
@@ -197,11 +135,11 @@ func TestMissingMessage(t *testing.T) {
 		}
 		return "", false
 	}
-	cli := Words{Inherit: "inherit", Env: "env", EnvFile: "env_file", Export: "export"}
+	cli := failure.Words{Inherit: "inherit", Env: "env", EnvFile: "env_file", Export: "export"}
 	for _, tc := range []struct {
 		name      string
 		l         schema.Launch
-		w         Words
+		w         failure.Words
 		msg, hint string
 	}{
 		{"set but not passed, Go", schema.Launch{Require: []string{"EXPORTED"}}, GoWords,
