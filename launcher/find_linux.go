@@ -762,7 +762,7 @@ func onlyGone(ps []verify.Problem) bool {
 	for _, p := range ps {
 		switch {
 		case p.Kind == verify.KindPortNotOwned, p.Kind == verify.KindExited:
-		case p.Kind == verify.KindEnvMissing && errors.Is(p.Err, proc.ErrGone):
+		case (p.Kind == verify.KindEnvMissing || p.Kind == verify.KindEnvUnreadable) && errors.Is(p.Err, proc.ErrGone):
 		default:
 			return false
 		}

@@ -43,6 +43,9 @@ type LiveEnv struct {
 	// environment (it is exiting, or its environment area holds bytes the
 	// read did not return); "" when it was read, or is empty at exec.
 	Unreadable string
+	// Exiting says the block read empty because the process is exiting
+	// (its memory is gone); Unreadable says so too.
+	Exiting bool
 }
 
 // Partial reports whether le's Vars may lack names the process's exec
@@ -82,7 +85,7 @@ func (p FS) LiveEnv(pid int) (LiveEnv, error) {
 func (p FS) ParseLive(pid int, raw []byte) LiveEnv {
 	le := LiveEnv{Vars: ParseEnviron(raw)}
 	if len(raw) == 0 {
-		le.Unreadable = p.emptyRead(pid)
+		le.Unreadable, le.Exiting = p.emptyRead(pid)
 		return le
 	}
 	over := -1 // the title's run past the argv area, not read yet
@@ -104,18 +107,18 @@ func (p FS) ParseLive(pid int, raw []byte) LiveEnv {
 // emptyRead says why pid's environment block, read empty, is not its
 // environment: the kernel shows an empty environment area only for a
 // process exec'd with none. A process that is exiting has no memory left
-// to read (nor an area in its stat); "" when its area is empty.
-func (p FS) emptyRead(pid int) string {
+// to read (nor an area in its stat): exiting. "" when its area is empty.
+func (p FS) emptyRead(pid int) (why string, exiting bool) {
 	s, err := p.Stat(pid)
 	switch {
 	case err != nil:
-		return "its environment block read empty and its stat could not be read"
+		return "its environment block read empty and its stat could not be read", errors.Is(err, ErrGone)
 	case s.State == 'Z' || s.State == 'X' || s.EnvEnd == 0:
-		return "its environment block read empty: it is exiting"
+		return "its environment block read empty: it is exiting", true
 	case s.EnvEnd > s.EnvStart:
-		return fmt.Sprintf("its environment block read empty, yet its environment area is %d bytes", s.EnvEnd-s.EnvStart)
+		return fmt.Sprintf("its environment block read empty, yet its environment area is %d bytes", s.EnvEnd-s.EnvStart), false
 	}
-	return ""
+	return "", false
 }
 
 // Rewritten names the sign that pid wrote over its environment block

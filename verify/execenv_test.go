@@ -1,6 +1,7 @@
 package verify
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -130,6 +131,7 @@ func TestCheckEnvEmptyRead(t *testing.T) {
 		{"exiting", "R", -1, KindEnvUnreadable, "it is exiting"},
 		{"zombie", "Z", -1, KindEnvUnreadable, "it is exiting"},
 	} {
+		exiting := tc.note == "it is exiting"
 		t.Run(tc.name, func(t *testing.T) {
 			p := fakeWorker(t, "", "srv\x00", 4)
 			fields := make([]string, 49)
@@ -151,6 +153,9 @@ func TestCheckEnvEmptyRead(t *testing.T) {
 			}
 			if tc.note != "" && (!strings.Contains(r.Problems[0].Message, tc.note) || !strings.Contains(r.EnvNote, tc.note)) {
 				t.Errorf("problem %q, note %q: want both to say %q", r.Problems[0].Message, r.EnvNote, tc.note)
+			}
+			if gone := errors.Is(r.Problems[0].Err, proc.ErrGone); gone != exiting {
+				t.Errorf("problem caused by %v: want proc.ErrGone %v (the worker is gone: the launch judges its exit)", r.Problems[0].Err, exiting)
 			}
 			if tc.note == "" && r.EnvNote != "" {
 				t.Errorf("note %q, want none", r.EnvNote)

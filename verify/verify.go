@@ -342,7 +342,11 @@ func (v *Verifier) checkEnv(r *Report, c Check, worker int) {
 			if stale != nil {
 				r.AddAbout(KindEnvUnreadable, about, stale, "%s cannot be read on the worker (pid %d): %s, and %v", n, worker, live.Unreadable, stale)
 			} else {
-				r.AddAbout(KindEnvUnreadable, about, nil, "%s cannot be read on the worker (pid %d): %s, and no exec-time evidence was captured", n, worker, live.Unreadable)
+				var gone error
+				if live.Exiting {
+					gone = fmt.Errorf("pid %d: %w", worker, proc.ErrGone)
+				}
+				r.AddAbout(KindEnvUnreadable, about, gone, "%s cannot be read on the worker (pid %d): %s, and no exec-time evidence was captured", n, worker, live.Unreadable)
 			}
 		case !present && (required || hasDigest):
 			r.AddAbout(KindEnvMissing, about, nil, "%s is not set on the worker (pid %d)", n, worker)
