@@ -150,3 +150,58 @@ func BenchmarkConnListenersPerFamily(b *testing.B) {
 	defer noUnspec.Store(false)
 	BenchmarkConnListeners(b)
 }
+
+// TestListenersOneQueryMapped: an IPv6 socket bound to a v4-mapped
+// address (::ffff:127.0.0.1) is an AF_INET6 listener in the one query of
+// both families as in the per-family ones: listed once, as IPv6, after
+// an IPv4 listener on the same port.
+func TestListenersOneQueryMapped(t *testing.T) {
+	l4, err := net.Listen("tcp4", "127.0.0.2:0")
+	if err != nil {
+		t.Skipf("no 127.0.0.2: %v", err)
+	}
+	defer l4.Close()
+	port := l4.Addr().(*net.TCPAddr).Port
+	fd, err := unix.Socket(unix.AF_INET6, unix.SOCK_STREAM|unix.SOCK_CLOEXEC, 0)
+	if err != nil {
+		t.Skipf("no IPv6: %v", err)
+	}
+	defer unix.Close(fd)
+	mapped := netip.MustParseAddr("::ffff:127.0.0.1")
+	if err := unix.Bind(fd, &unix.SockaddrInet6{Port: port, Addr: mapped.As16()}); err != nil {
+		t.Skipf("bind [%s]:%d: %v", mapped, port, err)
+	}
+	if err := unix.Listen(fd, 1); err != nil {
+		t.Fatal(err)
+	}
+	c, err := Open()
+	if err != nil {
+		t.Skip(err)
+	}
+	defer c.Close()
+	defer noUnspec.Store(false)
+	noUnspec.Store(false)
+	both, err := c.Listeners(uint16(port))
+	if err != nil || noUnspec.Load() {
+		t.Fatalf("one query of both families: %v (refused: %v)", err, noUnspec.Load())
+	}
+	noUnspec.Store(true)
+	each, err := c.Listeners(uint16(port))
+	if err != nil {
+		t.Fatal(err)
+	}
+	addrs := func(ls []Listener) []string {
+		var out []string
+		for _, l := range ls {
+			out = append(out, l.AddrPort().String())
+		}
+		return out
+	}
+	want := []string{fmt.Sprintf("127.0.0.2:%d", port), fmt.Sprintf("[%s]:%d", mapped, port)}
+	if diff := cmp.Diff(want, addrs(both)); diff != "" {
+		t.Errorf("one query (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff(want, addrs(each)); diff != "" {
+		t.Errorf("per family (-want +got):\n%s", diff)
+	}
+}
