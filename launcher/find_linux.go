@@ -12,6 +12,7 @@ import (
 	"github.com/childproof/childproof/internal/sockdiag"
 	"github.com/childproof/childproof/launcher/exectrace"
 	"github.com/childproof/childproof/launcher/proctree"
+	"github.com/childproof/childproof/launcher/runas"
 	"github.com/childproof/childproof/outcome"
 	"github.com/childproof/childproof/proc"
 	"github.com/childproof/childproof/verify"
@@ -624,8 +625,8 @@ func (la *Launch) verifyOnWorker(ctx context.Context, v *verify.Verifier, r *ver
 		la.exec.env = c.ExecEnv
 	}
 	vr := v.Verify(ctx, c)
-	if cred, _ := credential(l); cred != nil {
-		checkCredential(la.opts.Proc, vr, cred, worker)
+	if cred, _ := runas.Credential(l); cred != nil {
+		runas.Check(la.opts.Proc, vr, cred, worker)
 	}
 	la.verifyRanks(ctx, v, c, vr)
 	v.JudgeTree(vr, c, la.treeCheck(c.Tree, worker))

@@ -22,6 +22,7 @@ import (
 	"github.com/childproof/childproof/launcher/output"
 	"github.com/childproof/childproof/launcher/proctree"
 	"github.com/childproof/childproof/launcher/relay"
+	"github.com/childproof/childproof/launcher/runas"
 	"github.com/childproof/childproof/launcher/sigtree"
 	"github.com/childproof/childproof/launcher/statedir"
 	"github.com/childproof/childproof/launcher/watchdog"
@@ -140,7 +141,7 @@ func checkStart(l *spec.Launch, opts Options) (*State, error) {
 	if err := opts.Ready.check(l); err != nil {
 		return nil, err
 	}
-	if _, err := credential(l); err != nil {
+	if _, err := runas.Credential(l); err != nil {
 		// user/group that cannot be resolved or need root: before anything starts.
 		return nil, err
 	}
@@ -548,7 +549,7 @@ func (la *Launch) buildCommand(sp *spawnRun) error {
 	sp.envList = proctree.WithMarker(la.Env.List(), t.Marker)
 	cmd := &exec.Cmd{Path: sp.prog, Args: sp.argv, Env: sp.envList, Dir: la.dir(), Stdin: sp.devnull, Stdout: sp.logw, Stderr: sp.errw}
 	sys := &syscall.SysProcAttr{PidFD: &t.Leader}
-	cred, err := credential(l)
+	cred, err := runas.Credential(l)
 	if err != nil {
 		return err
 	}
@@ -615,7 +616,7 @@ func (la *Launch) spawn(sp *spawnRun) error {
 		la.events.close()
 		la.events = nil
 		if sp.cred != nil && errors.Is(err, syscall.EACCES) {
-			e := la.exitedError(sp.r, fmt.Sprintf("the worker never appeared: %v (as %s: the program or the directory %s is not accessible to uid %d)", err, runAs(l), la.dir(), sp.cred.Uid))
+			e := la.exitedError(sp.r, fmt.Sprintf("the worker never appeared: %v (as %s: the program or the directory %s is not accessible to uid %d)", err, runas.Name(l), la.dir(), sp.cred.Uid))
 			e.Spec = l // the caller names its user and group its own way
 			return e
 		}

@@ -17,6 +17,7 @@ import (
 	"github.com/childproof/childproof/internal/pidfd"
 	"github.com/childproof/childproof/internal/probe"
 	"github.com/childproof/childproof/launcher/output"
+	"github.com/childproof/childproof/launcher/runas"
 	"github.com/childproof/childproof/spec"
 	"github.com/childproof/childproof/verify"
 	"golang.org/x/sys/unix"
@@ -383,7 +384,7 @@ func (la *Launch) execProbe(ctx context.Context, deadline time.Time) error {
 	var out tailBuffer
 	cmd := &exec.Cmd{Path: prog, Args: argv, Env: la.Env.List(), Dir: la.dir(), Stdout: &out, Stderr: &out,
 		SysProcAttr: &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}}
-	if cred, _ := credential(l); cred != nil {
+	if cred, _ := runas.Credential(l); cred != nil {
 		cmd.SysProcAttr.Credential = cred
 	}
 	if err := cmd.Start(); err != nil {

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/childproof/childproof/launcher/proctree"
+	"github.com/childproof/childproof/launcher/runas"
 	"github.com/childproof/childproof/outcome"
 	"github.com/childproof/childproof/proc"
 	"github.com/childproof/childproof/redact"
@@ -94,7 +95,7 @@ func VerifyRecorded(ctx context.Context, v *verify.Verifier, l *spec.Launch, rec
 	r := v.Verify(ctx, chk)
 	VerifyRanks(ctx, v, l, chk, rec, r)
 	v.JudgeTree(r, chk, RecordedTree(v.Proc, rec))
-	checkUser(v.Proc, l, rec.Worker.Pid, r)
+	runas.CheckLaunch(v.Proc, l, rec.Worker.Pid, r)
 	if n := proctree.EqualMatchesNote(v.Proc, l, chk.Worker, nil, nil); n != "" {
 		r.Notes = append(r.Notes, n)
 	}

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/childproof/childproof/launcher/proctree"
+	"github.com/childproof/childproof/launcher/runas"
 	"github.com/childproof/childproof/verify"
 	"golang.org/x/sys/unix"
 )
@@ -148,7 +149,7 @@ func (la *Launch) adopt(gone, pid int, live []int) bool {
 		rc.Worker = rk.fp.Pid
 		r.AddProblemsOf(v.Verify(context.Background(), rc), fmt.Sprintf("worker pid %d", rk.fp.Pid))
 	}
-	checkUser(p, la.Spec, pid, r)
+	runas.CheckLaunch(p, la.Spec, pid, r)
 	verdict := "verified"
 	if len(r.Problems) > 0 {
 		verdict = r.Problems[0].Message

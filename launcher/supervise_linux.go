@@ -12,6 +12,7 @@ import (
 	"github.com/childproof/childproof/internal/pidfd"
 	"github.com/childproof/childproof/launcher/census"
 	"github.com/childproof/childproof/launcher/proctree"
+	"github.com/childproof/childproof/launcher/runas"
 	"github.com/childproof/childproof/launcher/sigtree"
 	"github.com/childproof/childproof/outcome"
 	"github.com/childproof/childproof/verify"
@@ -309,7 +310,7 @@ func (la *Launch) Verify(ctx context.Context) (*verify.Report, error) {
 		// Every rank of a multi-process job, by its recorded evidence.
 		VerifyRanks(ctx, v, la.Spec, c, la.Record, r)
 	}
-	checkUser(p, la.Spec, la.worker.Pid, r)
+	runas.CheckLaunch(p, la.Spec, la.worker.Pid, r)
 	r.Mask(la.Env.Secrets())
 	if !r.Verified {
 		return r, &Error{Outcome: r.Outcome, Report: r, Msg: r.Failure()}

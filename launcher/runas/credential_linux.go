@@ -1,4 +1,4 @@
-package launcher
+package runas
 
 import (
 	"fmt"
@@ -8,19 +8,21 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/childproof/childproof/launcher/failure"
+	"github.com/childproof/childproof/launcher/launchenv"
 	"github.com/childproof/childproof/outcome"
 	"github.com/childproof/childproof/proc"
 	"github.com/childproof/childproof/spec"
 	"github.com/childproof/childproof/verify"
 )
 
-// credential resolves the spec's user and group into the credential the
+// Credential resolves the spec's user and group into the credential the
 // launched process is started with (SysProcAttr.Credential): the user's
 // uid, the group's gid (else the user's primary group) and the user's
 // supplementary groups from the user database, as initgroups(3) gives a
 // login. nil when the spec names neither. Anything but root asking for
 // another uid or gid is refused: nothing has started yet.
-func credential(l *spec.Launch) (*syscall.Credential, error) {
+func Credential(l *spec.Launch) (*syscall.Credential, error) {
 	if l.User == "" && l.Group == "" {
 		return nil, nil
 	}
@@ -32,8 +34,8 @@ func credential(l *spec.Launch) (*syscall.Credential, error) {
 		return nil, nil // already that user and group: nothing to set
 	}
 	if os.Geteuid() != 0 {
-		return nil, &Error{Outcome: outcome.Usage, Spec: l,
-			Msg:  fmt.Sprintf("launch %q: %s needs root: childproof runs as uid %d, and only root can start a process as another user or group; nothing was started", l.Name, runAs(l), os.Geteuid()),
+		return nil, &failure.Error{Outcome: outcome.Usage, Spec: l,
+			Msg:  fmt.Sprintf("launch %q: %s needs root: childproof runs as uid %d, and only root can start a process as another user or group; nothing was started", l.Name, Name(l), os.Geteuid()),
 			Hint: "run childproof as root (it sets the user at exec: no su, sudo, runuser or setpriv wrapper), or drop user/group from the spec"}
 	}
 	return c, nil
@@ -52,7 +54,7 @@ func resolveCredential(l *spec.Launch) (*syscall.Credential, error) {
 	if l.User != "" {
 		u, err := lookupUser(l.User)
 		if err != nil {
-			return nil, &Error{Outcome: outcome.Usage, Err: err, Fix: FixNoSuchUser, Spec: l,
+			return nil, &failure.Error{Outcome: outcome.Usage, Err: err, Fix: failure.FixNoSuchUser, Spec: l,
 				Msg:  fmt.Sprintf("launch %q: User %q: no such user on this machine", l.Name, l.User),
 				Hint: noSuchUserHint}
 		}
@@ -70,7 +72,7 @@ func resolveCredential(l *spec.Launch) (*syscall.Credential, error) {
 	if l.Group != "" {
 		g, err := lookupGroup(l.Group)
 		if err != nil {
-			return nil, &Error{Outcome: outcome.Usage, Err: err, Fix: FixNoSuchGroup, Spec: l,
+			return nil, &failure.Error{Outcome: outcome.Usage, Err: err, Fix: failure.FixNoSuchGroup, Spec: l,
 				Msg:  fmt.Sprintf("launch %q: Group %q: no such group on this machine", l.Name, l.Group),
 				Hint: noSuchGroupHint}
 		}
@@ -82,8 +84,8 @@ func resolveCredential(l *spec.Launch) (*syscall.Credential, error) {
 	return c, nil
 }
 
-// runAs names the spec's user and group for a message, in Go's words.
-func runAs(l *spec.Launch) string { return GoWords.RunAs(l.User, l.Group) }
+// Name names the spec's user and group for a message, in Go's words.
+func Name(l *spec.Launch) string { return launchenv.GoWords.RunAs(l.User, l.Group) }
 
 func lookupUser(s string) (*user.User, error) {
 	if _, err := strconv.ParseUint(s, 10, 32); err == nil {
@@ -108,9 +110,9 @@ func lookupGroup(s string) (uint32, error) {
 	return uint32(n), err
 }
 
-// checkCredential adds a KindUser problem to r when the worker does not
+// Check adds a KindUser problem to r when the worker does not
 // run with the uid and gid childproof started the launch with.
-func checkCredential(p proc.FS, r *verify.Report, c *syscall.Credential, worker int) {
+func Check(p proc.FS, r *verify.Report, c *syscall.Credential, worker int) {
 	if c == nil {
 		return
 	}
@@ -145,11 +147,11 @@ func procIDs(p proc.FS, pid int) (uid, gid int, err error) {
 	return uid, gid, nil
 }
 
-// checkUser adds to r a KindUser problem when the worker pid of launch l
+// CheckLaunch adds to r a KindUser problem when the worker pid of launch l
 // does not run as l's user and group (verify SPEC, Launch.Verify); a
 // launch without user and group, or whose user does not resolve here, is
 // not checked.
-func checkUser(p proc.FS, l *spec.Launch, pid int, r *verify.Report) {
+func CheckLaunch(p proc.FS, l *spec.Launch, pid int, r *verify.Report) {
 	if l.User == "" && l.Group == "" {
 		return
 	}
@@ -158,7 +160,7 @@ func checkUser(p proc.FS, l *spec.Launch, pid int, r *verify.Report) {
 		return
 	}
 	n := len(r.Problems)
-	checkCredential(p, r, c, pid)
+	Check(p, r, c, pid)
 	if len(r.Problems) > n {
 		r.Verified = false
 		r.SetOutcome(r.Judged())
