@@ -2,6 +2,7 @@ package pidfd
 
 import (
 	"context"
+	"slices"
 	"time"
 
 	"golang.org/x/sys/unix"
@@ -49,4 +50,32 @@ func Status(fd int) (ws unix.WaitStatus, ok bool) {
 		return 0, false
 	}
 	return unix.WaitStatus(info.Exit_code), true
+}
+
+// WaitAny waits up to timeout until one of the processes behind pidfds
+// fds that is still running exits. It returns false at once when none of
+// them is still running, and true once it has waited.
+func WaitAny(fds []int, timeout time.Duration) bool {
+	pfds := make([]unix.PollFd, 0, len(fds))
+	for _, fd := range fds {
+		if fd >= 0 {
+			pfds = append(pfds, unix.PollFd{Fd: int32(fd), Events: unix.POLLIN})
+		}
+	}
+	if n, err := unix.Poll(pfds, 0); err != nil {
+		return false
+	} else if n > 0 {
+		pfds = slices.DeleteFunc(pfds, func(p unix.PollFd) bool { return p.Revents != 0 })
+	}
+	if len(pfds) == 0 {
+		return false
+	}
+	for i := range pfds {
+		pfds[i].Revents = 0
+	}
+	ms := int((timeout + time.Millisecond - 1) / time.Millisecond)
+	if ms > 0 {
+		unix.Poll(pfds, ms)
+	}
+	return true
 }

@@ -218,7 +218,14 @@ func (t *Tree) Terminate(ctx context.Context, grace, killWait time.Duration, gon
 	return true, true
 }
 
-// WaitGone polls (2 ms), reaping orphans, until gone, d passes or ctx ends.
+// goneRecheck bounds each of WaitGone's waits: gone is checked again at
+// least this often for what no held pidfd covers (members found after the
+// first signal: marked processes, cgroup members, forks) and for ctx.
+const goneRecheck = 25 * time.Millisecond
+
+// WaitGone waits, reaping orphans, until gone, d passes or ctx ends; it
+// checks gone again when a held member exits or the root is reaped, and
+// at least every goneRecheck.
 func (t *Tree) WaitGone(ctx context.Context, d time.Duration, gone func() bool) bool {
 	end := time.Now().Add(d)
 	for time.Now().Before(end) && ctx.Err() == nil {
@@ -226,9 +233,39 @@ func (t *Tree) WaitGone(ctx context.Context, d time.Duration, gone func() bool) 
 		if gone() {
 			return true
 		}
-		time.Sleep(2 * time.Millisecond)
+		t.waitExit(ctx, min(time.Until(end), goneRecheck))
 	}
 	return gone()
+}
+
+// waitExit waits up to d for a held member (watched, pinned or the group
+// leader) still running to exit; when none is, for the root to be reaped
+// or ctx to end.
+func (t *Tree) waitExit(ctx context.Context, d time.Duration) {
+	if d <= 0 {
+		return
+	}
+	fds := slices.Clone(t.watched)
+	for _, fd := range t.Pinned {
+		fds = append(fds, fd)
+	}
+	if t.Leader >= 0 {
+		fds = append(fds, t.Leader)
+	}
+	if pidfd.WaitAny(fds, d) {
+		return
+	}
+	var reaped <-chan struct{}
+	if t.Root != nil && !t.Root.Exited() {
+		reaped = t.Root.Done
+	}
+	timer := time.NewTimer(d)
+	defer timer.Stop()
+	select {
+	case <-reaped:
+	case <-ctx.Done():
+	case <-timer.C:
+	}
 }
 
 // WatchedGone reports whether every watched member has exited.

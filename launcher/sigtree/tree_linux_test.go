@@ -1,0 +1,65 @@
+package sigtree
+
+import (
+	"bufio"
+	"context"
+	"os/exec"
+	"testing"
+	"time"
+
+	"github.com/childproof/childproof/internal/pidfd"
+	"github.com/childproof/childproof/proc"
+	"github.com/google/go-cmp/cmp"
+	"golang.org/x/sys/unix"
+)
+
+// TestTerminate stops a recorded tree of one pinned process: one that
+// exits on SIGTERM within the grace, and one that ignores it and is
+// killed once the grace has passed.
+func TestTerminate(t *testing.T) {
+	type result struct{ Signalled, Killed, Exited bool }
+	tests := []struct {
+		name   string
+		script string
+		grace  time.Duration
+		want   result
+	}{
+		{"exits on SIGTERM", "echo ready; read x", time.Minute, result{true, false, true}},
+		{"ignores SIGTERM", "trap '' TERM; echo ready; read x", 100 * time.Millisecond, result{true, true, true}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			cmd := exec.Command("sh", "-c", tt.script)
+			in, err := cmd.StdinPipe()
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer in.Close()
+			out, err := cmd.StdoutPipe()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			defer cmd.Wait()
+			defer cmd.Process.Kill()
+			if _, err := bufio.NewReader(out).ReadString('\n'); err != nil {
+				t.Fatalf("waiting for sh to be ready: %v", err)
+			}
+			fd, err := unix.PidfdOpen(cmd.Process.Pid, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer unix.Close(fd)
+			tr := &Tree{P: proc.Default, Leader: -1, Pinned: map[int]int{cmd.Process.Pid: fd}}
+			var got result
+			got.Signalled, got.Killed = tr.Terminate(context.Background(), tt.grace, time.Minute, func() bool { return pidfd.Exited(fd) && tr.WatchedGone() })
+			tr.Unwatch()
+			got.Exited = pidfd.Exited(fd)
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("Terminate (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
