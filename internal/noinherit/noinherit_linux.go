@@ -41,7 +41,11 @@ func Run(start func() error) error {
 }
 
 // inheritedFDs lists the descriptors above 2 of this process that a
-// child would inherit: open and without close-on-exec.
+// child would inherit: open and without close-on-exec. Each Run scans
+// afresh (a foreground Start runs two, the watchdog's and the tree's):
+// a list kept from an earlier scan would miss a descriptor the caller
+// has since made inheritable, and os/exec has no close_range(2) in the
+// child that would make the scan unneeded.
 func inheritedFDs() []int {
 	f, err := os.Open("/proc/self/fd")
 	if err != nil {
