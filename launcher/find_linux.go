@@ -33,7 +33,7 @@ func (la *Launch) findAndVerify(ctx context.Context, v *verify.Verifier, r *veri
 	f.root = la.tree.Root.Pid()
 	defer f.release()
 	defer func() { f.diag.Close() }()
-	defer func() { la.notes.wake.close(); la.notes.wake = nil }()
+	defer func() { la.notes.wake.Close(); la.notes.wake = nil }()
 	for {
 		if err := ctx.Err(); err != nil {
 			return la.interrupted(r, err)
@@ -131,7 +131,7 @@ const settlingRecheck = time.Second
 // exit; none lost), that listing stands for up to fullLookEvery: the
 // cheap look is then one socket-table query per port.
 func (f *finder) members() []int {
-	gen, heard := f.la.events.generation()
+	gen, heard := f.la.events.Generation()
 	if heard && f.tree != nil && gen == f.treeGen && time.Since(f.treeAt) < fullLookEvery {
 		return f.tree
 	}

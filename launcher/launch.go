@@ -3,11 +3,13 @@ package launcher
 import (
 	"sync"
 
+	"github.com/childproof/childproof/internal/wakeup"
 	"github.com/childproof/childproof/launcher/exectrace"
 	"github.com/childproof/childproof/launcher/output"
 	"github.com/childproof/childproof/launcher/relay"
 	"github.com/childproof/childproof/launcher/sigtree"
 	"github.com/childproof/childproof/launcher/statedir"
+	"github.com/childproof/childproof/launcher/treeevents"
 	"github.com/childproof/childproof/launcher/watchdog"
 	"github.com/childproof/childproof/spec"
 	"github.com/childproof/childproof/verify"
@@ -36,7 +38,7 @@ type Launch struct {
 	tree *sigtree.Tree
 	// events hears the tree's forks, execs and exits (nil: not root, or
 	// the proc connector refused; treeevents_linux.go).
-	events *treeEvents
+	events *treeevents.Events
 
 	// mu guards the worker, the tree's signals and reaping, and what
 	// stopping it did.
@@ -102,7 +104,7 @@ type launchNotes struct {
 	settled string
 	// wake is rung by the output follower on every line, for the
 	// readiness waits (nil: no wait needs it).
-	wake *wakeup
+	wake *wakeup.Wakeup
 	// watch is foreground supervision's view of the tree's members
 	// (watch_linux.go).
 	watch memberWatch

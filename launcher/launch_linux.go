@@ -25,6 +25,7 @@ import (
 	"github.com/childproof/childproof/launcher/runas"
 	"github.com/childproof/childproof/launcher/sigtree"
 	"github.com/childproof/childproof/launcher/statedir"
+	"github.com/childproof/childproof/launcher/treeevents"
 	"github.com/childproof/childproof/launcher/watchdog"
 	"github.com/childproof/childproof/outcome"
 	"github.com/childproof/childproof/proc"
@@ -312,7 +313,7 @@ func (s *startRun) started(la *Launch) {
 			la.lock = nil
 		}
 		la.out.Stop()
-		la.events.close()
+		la.events.Close()
 	}
 	la.out.Running()
 }
@@ -592,7 +593,7 @@ func (la *Launch) spawn(sp *spawnRun) error {
 		return err
 	}
 	if la.wantsTreeEvents() {
-		la.events = listenTree()
+		la.events = treeevents.Listen()
 	}
 	err := noinherit.Run(func() error { return sp.start(la, sp.cmd) })
 	if err != nil && sp.cgf != nil {
@@ -613,7 +614,7 @@ func (la *Launch) spawn(sp *spawnRun) error {
 	}
 	sp.out.Started()
 	if err != nil {
-		la.events.close()
+		la.events.Close()
 		la.events = nil
 		if sp.cred != nil && errors.Is(err, syscall.EACCES) {
 			e := la.exitedError(sp.r, fmt.Sprintf("the worker never appeared: %v (as %s: the program or the directory %s is not accessible to uid %d)", err, runas.Name(l), la.dir(), sp.cred.Uid))
@@ -624,7 +625,7 @@ func (la *Launch) spawn(sp *spawnRun) error {
 	}
 	pid := sp.cmd.Process.Pid
 	t.Root, t.Pgid = sp.root, pid
-	la.events.follow(pid)
+	la.events.Follow(pid)
 	if fp, err := verify.TakeFingerprint(la.opts.Proc, pid); err == nil {
 		sp.root.FP = fp
 	} else {
@@ -632,6 +633,16 @@ func (la *Launch) spawn(sp *spawnRun) error {
 	}
 	la.recordPending()
 	return nil
+}
+
+// wantsTreeEvents reports whether the launch listens to its tree's
+// events: a foreground launch (supervision judges every new member), or
+// one whose readiness is probed (a fork, exec or exit in the tree brings
+// the next probe forward). A detached launch ready on a TCP connect or
+// a log line does not pay for the subscription.
+func (la *Launch) wantsTreeEvents() bool {
+	k := la.Spec.Ready.Kind()
+	return !la.opts.Detach || k == "http" || k == "exec" || la.opts.Ready.Func != nil
 }
 
 // newCmd is the tree's command afresh, with sp's process attributes.

@@ -16,6 +16,7 @@ import (
 
 	"github.com/childproof/childproof/internal/pidfd"
 	"github.com/childproof/childproof/internal/probe"
+	"github.com/childproof/childproof/internal/wakeup"
 	"github.com/childproof/childproof/launcher/output"
 	"github.com/childproof/childproof/launcher/runas"
 	"github.com/childproof/childproof/spec"
@@ -45,72 +46,6 @@ const (
 	probeRunTimeout = 2 * time.Second
 )
 
-// wakeup is an eventfd that readiness waits poll beside the worker's
-// pidfd: it is written each time the launched tree prints a line. Safe
-// for concurrent use.
-type wakeup struct {
-	mu sync.Mutex
-	fd int // -1: closed, or none
-}
-
-func newWakeup() *wakeup {
-	fd, err := unix.Eventfd(0, unix.EFD_NONBLOCK|unix.EFD_CLOEXEC)
-	if err != nil {
-		fd = -1
-	}
-	return &wakeup{fd: fd}
-}
-
-// ring wakes a wait (nil or closed: nothing).
-func (w *wakeup) ring() {
-	if w == nil {
-		return
-	}
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	if w.fd >= 0 {
-		one := [8]byte{1}
-		unix.Write(w.fd, one[:])
-	}
-}
-
-// drain takes what rang, reporting whether anything did.
-func (w *wakeup) drain() bool {
-	if w == nil {
-		return false
-	}
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	if w.fd < 0 {
-		return false
-	}
-	var b [8]byte
-	n, _ := unix.Read(w.fd, b[:])
-	return n == 8
-}
-
-// pollFd is the fd a wait polls, or -1.
-func (w *wakeup) pollFd() int {
-	if w == nil {
-		return -1
-	}
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return w.fd
-}
-
-func (w *wakeup) close() {
-	if w == nil {
-		return
-	}
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	if w.fd >= 0 {
-		unix.Close(w.fd)
-		w.fd = -1
-	}
-}
-
 // outputWatch is what the launch's follower looks for: Options.Ready.Log,
 // the spec's ready.log, and a wake-up for readiness waits on every line
 // when the wait has a probe that a line may make worth running again.
@@ -121,9 +56,9 @@ func (la *Launch) outputWatch() output.Watch {
 	}
 	if la.Spec.Ready.Kind() != "tcp" || la.opts.Ready.Log != nil || la.opts.Ready.Func != nil {
 		if la.notes.wake == nil {
-			la.notes.wake = newWakeup()
+			la.notes.wake = wakeup.New()
 		}
-		w.Wake = la.notes.wake.ring
+		w.Wake = la.notes.wake.Ring
 	}
 	return w
 }
@@ -241,10 +176,10 @@ func (la *Launch) waitEvent(ctx context.Context, wfd int, at, deadline time.Time
 			return !pidfd.Exited(wfd)
 		}
 		fds := []unix.PollFd{{Fd: int32(wfd), Events: unix.POLLIN}}
-		if wf := la.notes.wake.pollFd(); wf >= 0 {
+		if wf := la.notes.wake.PollFd(); wf >= 0 {
 			fds = append(fds, unix.PollFd{Fd: int32(wf), Events: unix.POLLIN})
 		}
-		if tf := la.events.readyFd(); tf >= 0 {
+		if tf := la.events.ReadyFd(); tf >= 0 {
 			fds = append(fds, unix.PollFd{Fd: int32(tf), Events: unix.POLLIN})
 		}
 		// At most pollSlice in the syscall: the runtime's sysmon takes a
@@ -256,8 +191,8 @@ func (la *Launch) waitEvent(ctx context.Context, wfd int, at, deadline time.Time
 		}
 		line, moved := false, false
 		if n > 0 {
-			line = la.notes.wake.drain()
-			moved = la.events.drainReady()
+			line = la.notes.wake.Drain()
+			moved = la.events.DrainReady()
 		}
 		if moved || line || lw.appeared() {
 			if moved {
@@ -458,7 +393,7 @@ func (la *Launch) waitLine(ctx context.Context, r *verify.Report, worker, wfd in
 	// Without a wake-up (no eventfd) the log is looked at every
 	// output.FollowEvery, as it is read.
 	every := probeSlowest
-	if la.notes.wake.pollFd() < 0 {
+	if la.notes.wake.PollFd() < 0 {
 		every = output.FollowEvery
 	}
 	p := &pacer{every: every}

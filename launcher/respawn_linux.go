@@ -60,11 +60,11 @@ func (la *Launch) awaitReplacement(gone int) int {
 			return 0
 		}
 		fds := []unix.PollFd{}
-		if f := te.watchFd(); f >= 0 {
+		if f := te.WatchFd(); f >= 0 {
 			fds = append(fds, unix.PollFd{Fd: int32(f), Events: unix.POLLIN})
 		}
 		unix.Poll(fds, int(min(respawnLookEvery, time.Until(deadline)+time.Millisecond)/time.Millisecond))
-		te.drainWatch()
+		te.DrainWatch()
 	}
 }
 

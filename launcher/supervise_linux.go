@@ -58,11 +58,11 @@ func (la *Launch) Wait() ExitStatus {
 	te := la.events
 	if wfd < 0 || worker == t.Root.FP.Pid {
 		for !t.Root.Exited() {
-			tick := time.NewTimer(te.watchEvery())
+			tick := time.NewTimer(watchEveryOf(te))
 			select {
 			case <-t.Root.Done:
 				tick.Stop()
-			case <-te.changedCh():
+			case <-te.ChangedCh():
 				tick.Stop()
 				la.mu.Lock()
 				if !la.finished {
@@ -93,11 +93,11 @@ func (la *Launch) Wait() ExitStatus {
 	for {
 		for !pidfd.Exited(wfd) {
 			fds := []unix.PollFd{{Fd: int32(wfd), Events: unix.POLLIN}}
-			if f := te.watchFd(); f >= 0 {
+			if f := te.WatchFd(); f >= 0 {
 				fds = append(fds, unix.PollFd{Fd: int32(f), Events: unix.POLLIN})
 			}
-			unix.Poll(fds, int(te.watchEvery()/time.Millisecond))
-			moved := te.drainWatch()
+			unix.Poll(fds, int(watchEveryOf(te)/time.Millisecond))
+			moved := te.DrainWatch()
 			la.mu.Lock()
 			if !la.finished {
 				t.ReapOrphans(worker)
@@ -189,7 +189,7 @@ func (la *Launch) finish(grace time.Duration) {
 	la.stopOnce.Do(func() {
 		la.terminate(grace)
 		la.out.Stop()
-		la.events.close()
+		la.events.Close()
 		if la.Record != nil {
 			// Only while the record file still describes this launch: a
 			// newer one (a run after a detached launch let go of the
@@ -234,7 +234,7 @@ func (la *Launch) abort() {
 	la.terminate(2 * time.Second)
 	la.exec.watch.Detach()
 	la.out.Stop()
-	la.events.close()
+	la.events.Close()
 }
 
 // terminate sends the tree its stop signal, waits up to grace, SIGKILLs what is left,

@@ -48,7 +48,7 @@ func TestSuperviseTreeEvents(t *testing.T) {
 			if connector {
 				// The connector is heard once the tree moved: the server's
 				// exec did.
-				if !la.events.live() {
+				if !la.events.Live() {
 					t.Fatalf("the proc connector heard nothing of the tree (events %v)", la.events != nil)
 				}
 			} else if la.events != nil {

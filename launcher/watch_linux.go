@@ -3,9 +3,11 @@ package launcher
 import (
 	"slices"
 	"strconv"
+	"sync/atomic"
 	"time"
 
 	"github.com/childproof/childproof/internal/pidfd"
+	"github.com/childproof/childproof/launcher/treeevents"
 	"github.com/childproof/childproof/proc"
 	"github.com/childproof/childproof/verify"
 )
@@ -25,6 +27,20 @@ func (w *memberWatch) judged(p proc.FS, tree []int) {
 // the tree (its cost: one listing of the tree, and reading the environ of
 // the members that are new).
 const watchEvery = 250 * time.Millisecond
+
+// treeEventLooks counts supervision's looks at the tree that its events
+// brought (tests tell the connector's wake-ups from the polling).
+var treeEventLooks atomic.Int64
+
+// watchEveryOf is how often foreground supervision looks at the tree
+// without an event: watchEveryHeard once its events te are heard (and
+// none was lost), else watchEvery.
+func watchEveryOf(te *treeevents.Events) time.Duration {
+	if te.Unbroken() {
+		return watchEveryHeard
+	}
+	return watchEvery
+}
 
 // watchEveryHeard is how often it looks anyway when the tree's events
 // are heard (the proc connector): they wake it for every change, and the

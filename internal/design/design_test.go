@@ -20,7 +20,7 @@ var layers = map[string][]string{
 	"internal/atomicfile": nil, "internal/dotenv": nil, "internal/hcltext": nil,
 	"internal/inputfile": nil, "internal/logtail": nil, "internal/pidfd": nil,
 	"internal/sockdiag": nil, "internal/wrapper": nil, "internal/freeport": nil,
-	"internal/proccn": nil, "internal/noinherit": nil,
+	"internal/proccn": nil, "internal/noinherit": nil, "internal/wakeup": nil,
 	"internal/testsupport": {"internal/freeport"},
 	"internal/design":      nil,
 
@@ -49,7 +49,9 @@ var layers = map[string][]string{
 	// The exec-time capture: ptrace of a launched tree.
 	"launcher/exectrace": {"verify", "proc"},
 	// The tree as something to signal: pidfds, its group, cgroup, marker.
-	"launcher/sigtree": {"verify", "proc", "launcher/proctree", "internal/pidfd"},
+	// The tree's fork, exec and exit events (the proc connector).
+	"launcher/treeevents": {"internal/proccn", "internal/wakeup"},
+	"launcher/sigtree":    {"verify", "proc", "launcher/proctree", "internal/pidfd"},
 	// Which secrets a launch's outputs are masked with.
 	"launcher/mask": {"launcher/failure", "launcher/statedir", "spec", "verify", "redact"},
 	// A recorded launch's log read back, masked.
@@ -68,7 +70,7 @@ var layers = map[string][]string{
 	"launcher/census": {"launcher/failure", "launcher/statedir", "launcher/proctree", "launcher/sigtree", "launcher/relay", "verify", "proc", "outcome",
 		"internal/sockdiag", "internal/pidfd"},
 	// Starting, finding, recording, stopping.
-	"launcher": {"verify", "proc", "spec", "launcher/failure", "launcher/statedir", "launcher/proctree", "launcher/exectrace", "launcher/sigtree", "launcher/census", "launcher/mask", "launcher/logread", "launcher/output", "launcher/relay", "launcher/watchdog", "launcher/launchenv", "launcher/runas", "outcome", "redact", "internal/atomicfile",
+	"launcher": {"verify", "proc", "spec", "launcher/failure", "launcher/statedir", "launcher/proctree", "launcher/exectrace", "launcher/sigtree", "launcher/census", "launcher/treeevents", "internal/wakeup", "launcher/mask", "launcher/logread", "launcher/output", "launcher/relay", "launcher/watchdog", "launcher/launchenv", "launcher/runas", "outcome", "redact", "internal/atomicfile",
 		"internal/dotenv", "internal/logtail", "internal/noinherit", "internal/pidfd", "internal/probe", "internal/sockdiag",
 		"internal/proccn"},
 	"launcher/group": {"launcher", "verify", "proc", "spec", "outcome"},

@@ -1,4 +1,4 @@
-package launcher
+package treeevents
 
 import (
 	"errors"
@@ -8,19 +8,20 @@ import (
 	"time"
 
 	"github.com/childproof/childproof/internal/proccn"
+	"github.com/childproof/childproof/internal/wakeup"
 )
 
-// treeEvents hears the launched tree's forks, execs and exits through the
+// Events hears the launched tree's forks, execs and exits through the
 // proc connector (root only) and wakes whoever waits on the tree: the
 // readiness probes (ready) and foreground supervision (changed, watch).
 // Until it has heard one event of the tree (heard) the connector may be
 // deaf here (another network namespace), and the waits keep polling at
 // their usual pace. Safe for concurrent use.
-type treeEvents struct {
+type Events struct {
 	l *proccn.Listener
 	// ready and watch are rung on every event of the tree; changed gets
 	// one too, for a select.
-	ready, watch *wakeup
+	ready, watch *wakeup.Wakeup
 	changed      chan struct{}
 	heard        atomic.Bool
 	// gen counts the wake-ups (events, and lost events): a look made
@@ -33,10 +34,6 @@ type treeEvents struct {
 	tree      *proccn.Tree
 	closeOnce sync.Once
 }
-
-// treeEventLooks counts supervision's looks at the tree that its events
-// brought (tests tell the connector's wake-ups from the polling).
-var treeEventLooks atomic.Int64
 
 // eventCoalesce is the least time between two wake-ups of the tree's
 // waiters by its events.
@@ -55,10 +52,10 @@ const (
 	otherCoalesceMax = 40 * time.Millisecond
 )
 
-// listenTree subscribes to the proc connector before the tree starts
+// Listen subscribes to the proc connector before the tree starts
 // (nil when not root, CHILDPROOF_NO_PROC_CONNECTOR is set, or the
 // connector refuses).
-func listenTree() *treeEvents {
+func Listen() *Events {
 	if os.Geteuid() != 0 || os.Getenv("CHILDPROOF_NO_PROC_CONNECTOR") != "" {
 		return nil
 	}
@@ -66,12 +63,12 @@ func listenTree() *treeEvents {
 	if err != nil {
 		return nil
 	}
-	return &treeEvents{l: l, ready: newWakeup(), watch: newWakeup(), changed: make(chan struct{}, 1)}
+	return &Events{l: l, ready: wakeup.New(), watch: wakeup.New(), changed: make(chan struct{}, 1)}
 }
 
-// follow starts following the tree from root (just started: its events
+// Follow starts following the tree from root (just started: its events
 // since are still queued) in the background.
-func (te *treeEvents) follow(root int) {
+func (te *Events) Follow(root int) {
 	if te == nil {
 		return
 	}
@@ -111,86 +108,71 @@ func (te *treeEvents) follow(root int) {
 }
 
 // ring wakes every waiter.
-func (te *treeEvents) ring() {
-	te.ready.ring()
-	te.watch.ring()
+func (te *Events) ring() {
+	te.ready.Ring()
+	te.watch.Ring()
 	select {
 	case te.changed <- struct{}{}:
 	default:
 	}
 }
 
-// live reports whether the connector has been heard for this tree: the
+// Live reports whether the connector has been heard for this tree: the
 // waits may rely on it and poll slowly.
-func (te *treeEvents) live() bool { return te != nil && te.heard.Load() }
+func (te *Events) Live() bool { return te != nil && te.heard.Load() }
 
-// readyFd is the eventfd readiness waits poll (-1: none).
-func (te *treeEvents) readyFd() int {
+// ReadyFd is the eventfd readiness waits poll (-1: none).
+func (te *Events) ReadyFd() int {
 	if te == nil {
 		return -1
 	}
-	return te.ready.pollFd()
+	return te.ready.PollFd()
 }
 
-// drainReady reports whether the tree moved since the last call.
-func (te *treeEvents) drainReady() bool { return te != nil && te.ready.drain() }
+// DrainReady reports whether the tree moved since the last call.
+func (te *Events) DrainReady() bool { return te != nil && te.ready.Drain() }
 
-// close stops listening (the reader ends at its next read, without
+// Close stops listening (the reader ends at its next read, without
 // being waited for: a closed wakeup is not rung).
-func (te *treeEvents) close() {
+func (te *Events) Close() {
 	if te == nil {
 		return
 	}
 	te.closeOnce.Do(func() {
 		te.l.Close()
-		te.ready.close()
-		te.watch.close()
+		te.ready.Close()
+		te.watch.Close()
 	})
 }
 
-// wantsTreeEvents reports whether the launch listens to its tree's
-// events: a foreground launch (supervision judges every new member), or
-// one whose readiness is probed (a fork, exec or exit in the tree brings
-// the next probe forward). A detached launch ready on a TCP connect or
-// a log line does not pay for the subscription.
-func (la *Launch) wantsTreeEvents() bool {
-	k := la.Spec.Ready.Kind()
-	return !la.opts.Detach || k == "http" || k == "exec" || la.opts.Ready.Func != nil
-}
+// Unbroken reports whether the connector is heard for this tree and no
+// event was lost since the last call (which clears the loss): a wait may
+// then rely on the events and look seldom.
+func (te *Events) Unbroken() bool { return te.Live() && !te.lost.Swap(false) }
 
-// watchEvery is how often foreground supervision looks at the tree
-// without an event: watchEveryHeard once the events are heard (and none
-// was lost), else watchEvery.
-func (te *treeEvents) watchEvery() time.Duration {
-	if te.live() && !te.lost.Swap(false) {
-		return watchEveryHeard
-	}
-	return watchEvery
-}
-
-// changedCh gets a value on each event of the tree (nil: never).
-func (te *treeEvents) changedCh() <-chan struct{} {
+// ChangedCh gets a value on each event of the tree (nil: never).
+func (te *Events) ChangedCh() <-chan struct{} {
 	if te == nil {
 		return nil
 	}
 	return te.changed
 }
 
-// watchFd is the eventfd supervision polls (-1: none).
-func (te *treeEvents) watchFd() int {
+// WatchFd is the eventfd supervision polls (-1: none).
+func (te *Events) WatchFd() int {
 	if te == nil {
 		return -1
 	}
-	return te.watch.pollFd()
+	return te.watch.PollFd()
 }
 
-// drainWatch reports whether the tree moved since the last call.
-func (te *treeEvents) drainWatch() bool { return te != nil && te.watch.drain() }
+// DrainWatch reports whether the tree moved since the last call.
+func (te *Events) DrainWatch() bool { return te != nil && te.watch.Drain() }
 
-// generation is the count of the tree's wake-ups, and whether the
+// Generation is the count of the tree's wake-ups, and whether the
 // connector is heard (a generation means something only then).
-func (te *treeEvents) generation() (uint64, bool) {
-	if !te.live() {
+func (te *Events) Generation() (uint64, bool) {
+	if !te.Live() {
 		return 0, false
 	}
 	return te.gen.Load(), true
