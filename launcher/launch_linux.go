@@ -20,6 +20,7 @@ import (
 	"github.com/childproof/childproof/launcher/launchenv"
 	"github.com/childproof/childproof/launcher/mask"
 	"github.com/childproof/childproof/launcher/output"
+	"github.com/childproof/childproof/launcher/portplaceholder"
 	"github.com/childproof/childproof/launcher/proctree"
 	"github.com/childproof/childproof/launcher/relay"
 	"github.com/childproof/childproof/launcher/runas"
@@ -83,7 +84,7 @@ func startChecked(ctx context.Context, l *spec.Launch, opts Options, h Held, env
 	}
 	if l != nil && !opts.FromSpec {
 		var err error
-		if l, err = withPorts(l); err != nil {
+		if l, err = portplaceholder.Fill(l); err != nil {
 			h.Lock.Unlock()
 			return nil, err
 		}

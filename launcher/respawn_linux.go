@@ -6,6 +6,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/childproof/childproof/launcher/agentrestart"
 	"github.com/childproof/childproof/launcher/proctree"
 	"github.com/childproof/childproof/launcher/runas"
 	"github.com/childproof/childproof/verify"
@@ -69,13 +70,13 @@ func (la *Launch) awaitReplacement(gone int) int {
 }
 
 // agentWillNotRestart reports whether a live member of the tree is a rank
-// agent that never replaces a rank that exited (noRestartAgent: torchrun
+// agent that never replaces a rank that exited (agentrestart.Never: torchrun
 // with no restarts): the job is over, and waiting ready.timeout for a
 // replacement would only keep its allocation. Call with the tree's lock
 // held.
 func (la *Launch) agentWillNotRestart(live []int) bool {
 	for _, pid := range live {
-		if argv, err := la.opts.Proc.Cmdline(pid); err == nil && noRestartAgent(argv) {
+		if argv, err := la.opts.Proc.Cmdline(pid); err == nil && agentrestart.Never(argv) {
 			return true
 		}
 	}

@@ -64,13 +64,17 @@ var layers = map[string][]string{
 	"launcher/launchenv": {"launcher/failure", "launcher/mask", "spec", "verify", "outcome", "redact"},
 	// Running a launch as its spec's user and group.
 	"launcher/runas": {"launcher/failure", "launcher/launchenv", "proc", "spec", "verify", "outcome"},
+	// A Go launch's {{port}} placeholders filled from its Ports.
+	"launcher/portplaceholder": {"launcher/failure", "spec", "outcome"},
+	// Whether a rank agent ever replaces a rank that exited.
+	"launcher/agentrestart": nil,
 	// The process that ends a foreground tree whose starter is gone.
 	"launcher/watchdog": {"internal/noinherit"},
 	// ps, stop and down's stopping: the census and fingerprinted stops.
 	"launcher/census": {"launcher/failure", "launcher/statedir", "launcher/proctree", "launcher/sigtree", "launcher/relay", "verify", "proc", "outcome",
 		"internal/sockdiag", "internal/pidfd"},
 	// Starting, finding, recording, stopping.
-	"launcher": {"verify", "proc", "spec", "launcher/failure", "launcher/statedir", "launcher/proctree", "launcher/exectrace", "launcher/sigtree", "launcher/census", "launcher/treeevents", "internal/wakeup", "launcher/mask", "launcher/logread", "launcher/output", "launcher/relay", "launcher/watchdog", "launcher/launchenv", "launcher/runas", "outcome", "redact", "internal/atomicfile",
+	"launcher": {"verify", "proc", "spec", "launcher/failure", "launcher/statedir", "launcher/proctree", "launcher/exectrace", "launcher/sigtree", "launcher/census", "launcher/treeevents", "internal/wakeup", "launcher/mask", "launcher/logread", "launcher/output", "launcher/relay", "launcher/watchdog", "launcher/launchenv", "launcher/runas", "launcher/portplaceholder", "launcher/agentrestart", "outcome", "redact", "internal/atomicfile",
 		"internal/dotenv", "internal/logtail", "internal/noinherit", "internal/pidfd", "internal/probe", "internal/sockdiag",
 		"internal/proccn"},
 	"launcher/group": {"launcher", "verify", "proc", "spec", "outcome"},

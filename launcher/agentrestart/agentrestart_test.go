@@ -1,4 +1,4 @@
-package launcher
+package agentrestart
 
 import (
 	"strings"
@@ -25,8 +25,8 @@ func TestNoRestartAgent(t *testing.T) {
 		{"node cluster.js", false},
 		{"", false},
 	} {
-		if got := noRestartAgent(strings.Fields(c.argv)); got != c.want {
-			t.Errorf("noRestartAgent(%q) = %v, want %v", c.argv, got, c.want)
+		if got := Never(strings.Fields(c.argv)); got != c.want {
+			t.Errorf("Never(%q) = %v, want %v", c.argv, got, c.want)
 		}
 	}
 }

@@ -1,4 +1,4 @@
-package launcher
+package portplaceholder
 
 import (
 	"fmt"
@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"sync"
 
+	"github.com/childproof/childproof/launcher/failure"
 	"github.com/childproof/childproof/outcome"
 	"github.com/childproof/childproof/spec"
 )
@@ -19,7 +20,7 @@ var portRef = sync.OnceValue(func() *regexp.Regexp {
 	return regexp.MustCompile(`\{\{\s*port(?:\s+"([^"]*)")?\s*\}\}`)
 })
 
-// withPorts returns l with every port placeholder in its Command,
+// Fill returns l with every port placeholder in its Command,
 // Dispatch and Env values replaced by the port's number (l itself when
 // there is none), so that a Go caller writes a port once, in Ports:
 //
@@ -27,7 +28,7 @@ var portRef = sync.OnceValue(func() *regexp.Regexp {
 //	Ports:   []spec.Port{{Name: "http", Number: launchertest.FreePort(t)}},
 //
 // A placeholder naming no declared port is an outcome.Usage error.
-func withPorts(l *spec.Launch) (*spec.Launch, error) {
+func Fill(l *spec.Launch) (*spec.Launch, error) {
 	has := func(s string) bool { return portRef().MatchString(s) }
 	if !slices.ContainsFunc(l.Command, has) && !slices.ContainsFunc(l.Dispatch, has) && !slices.ContainsFunc(slices.Collect(maps.Values(l.Env)), has) {
 		return l, nil
@@ -38,7 +39,7 @@ func withPorts(l *spec.Launch) (*spec.Launch, error) {
 			name := portRef().FindStringSubmatch(ref)[1]
 			n, err := portNumber(l, name)
 			if err != nil && bad == nil {
-				bad = &Error{Outcome: outcome.Usage, Msg: fmt.Sprintf("launch %q: %s: %s", l.Name, field, ref), Err: err,
+				bad = &failure.Error{Outcome: outcome.Usage, Msg: fmt.Sprintf("launch %q: %s: %s", l.Name, field, ref), Err: err,
 					Hint: "name a port of the launch's Ports ({{port \"NAME\"}}), or write {{port}} for its only port"}
 			}
 			return strconv.Itoa(n)
@@ -59,6 +60,7 @@ func withPorts(l *spec.Launch) (*spec.Launch, error) {
 	return &c, nil
 }
 
+// fillAll fills each of args, named field[i].
 func fillAll(field string, args []string, fill func(field, s string) string) []string {
 	if args == nil {
 		return nil

@@ -1,4 +1,4 @@
-package launcher
+package agentrestart
 
 import (
 	"path/filepath"
@@ -12,14 +12,14 @@ var agentFlagsNoValue = map[string]bool{
 	"run_path": true, "run-path": true,
 }
 
-// noRestartAgent reports whether argv is a rank agent that never starts
+// Never reports whether argv is a rank agent that never starts
 // a replacement for a rank that exited: torchrun (python -m
 // torch.distributed.run, or the older torch.distributed.launch) whose
 // --max-restarts is 0, its default. Such an agent fails the whole group
 // when one rank exits and then only waits in its exit barrier (up to
 // 300 s) for the agents of the other nodes; foreground supervision does
 // not wait for a respawn it will never make.
-func noRestartAgent(argv []string) bool {
+func Never(argv []string) bool {
 	i := 0
 	switch {
 	case len(argv) > 0 && filepath.Base(argv[0]) == "torchrun":
