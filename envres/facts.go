@@ -32,6 +32,9 @@ type (
 	// Unchecked is a place the walk cannot follow, or (Pass.Unparsed) a
 	// script that does not parse.
 	Unchecked = interp.Unchecked
+	// Facts are the facts of one analysis (every script linted), which
+	// the rules report from through a Pass.
+	Facts = interp.Facts
 )
 
 // The kinds of change.

@@ -12,20 +12,10 @@ package envres
 // rules' Run functions, and reports their findings. A Pass is not safe for
 // concurrent use: a rule's Run reports from one goroutine.
 type Pass struct {
-	// Protected are the protected variables' names, sorted.
-	Protected   []string
-	Changes     []Change
-	Loads       []Load
-	Wrapped     []Wrapper
-	Unchecked   []Unchecked
-	Unparsed    []Unchecked
-	Activations []Activation
-	Background  []Background
-	// Binds are the worker arguments that bind all interfaces.
-	Binds []Bind
-	// Pidfiles are the commands that write $! to a file.
-	Pidfiles  []Site
-	AliasSets []AliasSet
+	// Facts are the analysis's facts (Protected, Changes, Loads, Wrapped,
+	// Unchecked, Unparsed, Activations, Background, Binds, Pidfiles,
+	// AliasSets), which the rules read.
+	Facts
 
 	fs   *findings
 	rule *Rule // the rule being run
@@ -55,10 +45,7 @@ func (p *Pass) ReportDiagnostic(d Diagnostic) { p.fs.report(p.rule, d) }
 
 // runRules hands an analysis's facts to every rule that has a Run.
 func runRules(fs *findings) {
-	f := &fs.an.Facts
-	p := &Pass{Protected: f.Protected, Changes: f.Changes, Loads: f.Loads, Wrapped: f.Wrapped, Unchecked: f.Unchecked,
-		Unparsed: f.Unparsed, Activations: f.Activations, Background: f.Background, Binds: f.Binds, Pidfiles: f.Pidfiles,
-		AliasSets: f.AliasSets, fs: fs}
+	p := &Pass{Facts: fs.an.Facts, fs: fs}
 	for _, r := range Rules() {
 		p.rule = r
 		r.Run(p)
