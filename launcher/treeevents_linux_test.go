@@ -104,9 +104,9 @@ func TestReadyTreeEvents(t *testing.T) {
 
 // TestReadyListenEvents checks that a listening socket that appears in
 // the tree while readiness probes wait wakes the wait: a silent worker
-// listens on an undeclared port once the first probe has failed, and the
-// probe passes only once a wait was woken by that socket (the paced
-// probes alone never make it pass).
+// listens on an undeclared port once the wait watches its sockets (from
+// the second probe on), and the probe passes only once a wait was woken
+// by that socket (the paced probes alone never make it pass).
 func TestReadyListenEvents(t *testing.T) {
 	f := newFixture(t)
 	l := f.spec("listenwake")
@@ -121,6 +121,11 @@ func TestReadyListenEvents(t *testing.T) {
 	ready := func(ctx context.Context) error {
 		probes++
 		if probes == 1 {
+			// The wait takes its first look at the tree's sockets after
+			// this probe failed: the worker listens only after that.
+			return errors.New("not listening yet")
+		}
+		if probes == 2 {
 			if err := os.WriteFile(flag, nil, 0o644); err != nil {
 				return err
 			}
