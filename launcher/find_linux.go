@@ -12,6 +12,7 @@ import (
 	"github.com/childproof/childproof/internal/sockdiag"
 	"github.com/childproof/childproof/launcher/exectrace"
 	"github.com/childproof/childproof/launcher/proctree"
+	"github.com/childproof/childproof/launcher/readiness"
 	"github.com/childproof/childproof/launcher/runas"
 	"github.com/childproof/childproof/outcome"
 	"github.com/childproof/childproof/proc"
@@ -794,21 +795,21 @@ func (la *Launch) waitAdded(ctx context.Context, r *verify.Report, worker, wfd i
 	if rd.Func != nil {
 		fctx, cancel := context.WithDeadline(ctx, deadline)
 		defer cancel()
-		p := newPacer()
-		var lw *listenWatch
-		defer func() { lw.close() }()
+		p := readiness.NewPacer()
+		var lw *readiness.ListenWatch
+		defer func() { lw.Close() }()
 		for {
 			err := rd.Func(fctx)
-			p.ran()
+			p.Ran()
 			if err == nil {
 				break
 			}
 			what := "Options.Ready.Func: " + err.Error()
 			progress(what)
 			if lw == nil {
-				lw = la.newListenWatch(worker)
+				lw = la.listenWatch(worker)
 			}
-			la.waitEvent(ctx, wfd, p.due(), deadline, p, lw)
+			readiness.Wait(ctx, wfd, p.Due(), deadline, p, la.wakes(lw))
 			if pidfd.Exited(wfd) || !time.Now().Before(deadline) || ctx.Err() != nil {
 				if pidfd.Exited(wfd) {
 					return la.exitedError(r, la.exitWhat(worker))

@@ -10,7 +10,6 @@ import (
 	"regexp"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -18,30 +17,17 @@ import (
 	"github.com/childproof/childproof/internal/probe"
 	"github.com/childproof/childproof/internal/wakeup"
 	"github.com/childproof/childproof/launcher/output"
+	"github.com/childproof/childproof/launcher/readiness"
 	"github.com/childproof/childproof/launcher/runas"
 	"github.com/childproof/childproof/spec"
 	"github.com/childproof/childproof/verify"
 	"golang.org/x/sys/unix"
 )
 
-// Readiness probing is paced by what happens, within a budget: a probe
-// runs at once when something changed (the worker printed a line, a
-// member of the tree forked, exec'd or exited), and again eventFollowUp
-// later; with nothing happening, every probeEvery, which grows once the
-// wait has lasted probeSlowAfter, up to probeSlowest. probeEvery leaves
-// part of the budget unspent, so that an event finds it: never more
-// than maxProbesPerSecond probes in any second.
 const (
-	probeEvery         = 65 * time.Millisecond
-	eventFollowUp      = 15 * time.Millisecond
-	probeSlowAfter     = 10 * time.Second
-	probeSlowest       = time.Second
-	maxProbesPerSecond = 20
 	// execRunTimeout bounds one run of ready.exec (it is killed, with
 	// its process group, after it).
 	execRunTimeout = 5 * time.Second
-	// pollSlice bounds one poll(2) of a wait.
-	pollSlice = 5 * time.Millisecond
 	// probeRunTimeout bounds one TCP connect or GET.
 	probeRunTimeout = 2 * time.Second
 )
@@ -63,151 +49,16 @@ func (la *Launch) outputWatch() output.Watch {
 	return w
 }
 
-// pacer spaces readiness probes: the next is due every after the last
-// (probeEvery, slower once the wait has lasted probeSlowAfter), or
-// eventFollowUp after it while an event's follow-ups last; an event
-// makes a probe due at once. All of them spend one budget, a token
-// bucket refilled at probeRate up to probeBurst: never more than
-// probeBurst + probeRate = maxProbesPerSecond in any second, and a
-// worker that logs every probe it is sent (an access log, which makes
-// each probe an event) gets them evenly spaced, not in bursts. Not safe
-// for concurrent use.
-type pacer struct {
-	began, last time.Time
-	every       time.Duration
-	// tokens is the budget left at filled.
-	tokens float64
-	filled time.Time
-	// followUps is how many probes an event still brings eventFollowUp
-	// apart.
-	followUps int
-	// clock is the time (nil: time.Now; tests set their own).
-	clock func() time.Time
+// listenWatch takes the first look at the sockets of worker's network
+// namespace, for a readiness wait.
+func (la *Launch) listenWatch(worker int) *readiness.ListenWatch {
+	return readiness.NewListenWatch(la.opts.Proc, worker, func() []int { return la.tree.Members() })
 }
 
-func (p *pacer) now() time.Time {
-	if p.clock != nil {
-		return p.clock()
-	}
-	return time.Now()
-}
-
-// The probe budget: probeBurst probes at once, refilled at probeRate a
-// second.
-const (
-	probeBurst = 3
-	probeRate  = maxProbesPerSecond - probeBurst
-)
-
-func newPacer() *pacer {
-	now := time.Now()
-	return &pacer{began: now, every: probeEvery, tokens: probeBurst, filled: now}
-}
-
-// fill brings the budget up to now.
-func (p *pacer) fill(now time.Time) {
-	if p.filled.IsZero() {
-		p.tokens, p.filled = probeBurst, now
-		return
-	}
-	p.tokens = min(probeBurst, p.tokens+now.Sub(p.filled).Seconds()*probeRate)
-	p.filled = now
-}
-
-// ran notes a probe run now.
-func (p *pacer) ran() {
-	now := p.now()
-	p.fill(now)
-	p.tokens--
-	p.last = now
-	if p.followUps > 0 {
-		p.followUps--
-	}
-	if now.Sub(p.began) > probeSlowAfter {
-		p.every = min(p.every*5/4, probeSlowest)
-	}
-}
-
-// event notes that something changed: a probe now (as soon as the
-// budget allows) and one more eventFollowUp after it (a server may log
-// that it is ready just before it answers so).
-func (p *pacer) event() { p.followUps = 2 }
-
-// earliest is when the budget allows the next probe.
-func (p *pacer) earliest() time.Time {
-	now := p.now()
-	p.fill(now)
-	if p.tokens >= 1 {
-		return now
-	}
-	return now.Add(time.Duration((1 - p.tokens) / probeRate * float64(time.Second)))
-}
-
-// due is when the next probe runs.
-func (p *pacer) due() time.Time {
-	if p.last.IsZero() && p.followUps == 0 {
-		return p.earliest()
-	}
-	at := p.last.Add(p.every)
-	if p.followUps > 0 {
-		at = p.last.Add(eventFollowUp)
-		if p.followUps == 2 {
-			at = time.Time{} // the event's own probe: now
-		}
-	}
-	if e := p.earliest(); e.After(at) {
-		at = e
-	}
-	return at
-}
-
-// waitEvent waits until at, the deadline, the worker's exit (wfd) or an
-// event (a line of output, the tree's fork, exec or exit, a listening
-// socket that appeared in the tree: lw, nil for none), whichever comes
-// first; an event wakes it only once the rate cap allows another probe.
-// It reports whether the worker is still running.
-func (la *Launch) waitEvent(ctx context.Context, wfd int, at, deadline time.Time, p *pacer, lw *listenWatch) bool {
-	if deadline.Before(at) {
-		at = deadline
-	}
-	for {
-		d := time.Until(at)
-		if d <= 0 || ctx.Err() != nil {
-			return !pidfd.Exited(wfd)
-		}
-		fds := []unix.PollFd{{Fd: int32(wfd), Events: unix.POLLIN}}
-		if wf := la.notes.wake.PollFd(); wf >= 0 {
-			fds = append(fds, unix.PollFd{Fd: int32(wf), Events: unix.POLLIN})
-		}
-		if tf := la.events.ReadyFd(); tf >= 0 {
-			fds = append(fds, unix.PollFd{Fd: int32(tf), Events: unix.POLLIN})
-		}
-		// At most pollSlice in the syscall: the runtime's sysmon takes a
-		// P back from a syscall of 10 ms, which keeps it waking every
-		// 20 µs.
-		n, _ := unix.Poll(fds, max(int((min(d, pollSlice)+time.Millisecond-1)/time.Millisecond), 1))
-		if n > 0 && fds[0].Revents != 0 {
-			return false
-		}
-		line, moved := false, false
-		if n > 0 {
-			line = la.notes.wake.Drain()
-			moved = la.events.DrainReady()
-		}
-		if moved || line || lw.appeared() {
-			if moved {
-				readyTreeWakes.Add(1)
-			}
-			p.event()
-			if e := p.due(); e.After(time.Now()) {
-				if e.Before(at) {
-					at = e // probe as soon as the budget allows
-				}
-				continue
-			}
-			return true
-		}
-	}
+// wakes is what wakes a readiness wait of the launch: its lines, its
+// tree's events and lw (nil: none).
+func (la *Launch) wakes(lw *readiness.ListenWatch) readiness.Wakes {
+	return readiness.Wakes{Lines: la.notes.wake, Tree: la.events, Listen: lw}
 }
 
 // probeReady waits for the spec's readiness (a TCP connect to each port,
@@ -228,18 +79,18 @@ func (la *Launch) probeReady(ctx context.Context, r *verify.Report, c verify.Che
 	check := la.readyCheck(c)
 	// A worker in another network namespace is reached from there.
 	pctx := probe.FromNetNSOf(ctx, la.opts.Proc.Root, worker)
-	p := newPacer()
+	p := readiness.NewPacer()
 	// Sockets that appear in the tree wake the wait: taken after the
 	// first probe failed (most are answered at once).
-	var lw *listenWatch
-	defer func() { lw.close() }()
+	var lw *readiness.ListenWatch
+	defer func() { lw.Close() }()
 	var last error
 	for {
 		if pidfd.Exited(wfd) {
 			return la.exitedError(r, la.exitWhat(worker))
 		}
 		err := check(pctx, deadline)
-		p.ran()
+		p.Ran()
 		if err == nil {
 			return nil
 		}
@@ -258,9 +109,9 @@ func (la *Launch) probeReady(ctx context.Context, r *verify.Report, c verify.Che
 		pr.Phase, pr.Worker, pr.Comm, pr.Last = PhaseReady, worker, la.worker.Comm, last.Error()
 		la.progress(pr)
 		if lw == nil {
-			lw = la.newListenWatch(worker)
+			lw = la.listenWatch(worker)
 		}
-		la.waitEvent(ctx, wfd, p.due(), deadline, p, lw)
+		readiness.Wait(ctx, wfd, p.Due(), deadline, p, la.wakes(lw))
 	}
 }
 
@@ -346,10 +197,6 @@ func (la *Launch) execProbe(ctx context.Context, deadline time.Time) error {
 	return errors.New(msg)
 }
 
-// readyTreeWakes counts the readiness waits a tree event woke (tests
-// tell them from the paced probes).
-var readyTreeWakes atomic.Int64
-
 // errCutShort is a probe that the readiness deadline ended before it
 // could say anything: the previous probe's answer is the one reported.
 var errCutShort = errors.New("cut short")
@@ -392,11 +239,11 @@ func (la *Launch) waitLine(ctx context.Context, r *verify.Report, worker, wfd in
 	la.progress(pr)
 	// Without a wake-up (no eventfd) the log is looked at every
 	// output.FollowEvery, as it is read.
-	every := probeSlowest
+	every := readiness.ProbeSlowest
 	if la.notes.wake.PollFd() < 0 {
 		every = output.FollowEvery
 	}
-	p := &pacer{every: every}
+	p := readiness.EventPacer(every)
 	for !matched() {
 		if pidfd.Exited(wfd) {
 			if matched() {
@@ -410,7 +257,7 @@ func (la *Launch) waitLine(ctx context.Context, r *verify.Report, worker, wfd in
 		if !time.Now().Before(deadline) {
 			return la.notReadyError(r, what)
 		}
-		la.waitEvent(ctx, wfd, time.Now().Add(every), deadline, p, nil)
+		readiness.Wait(ctx, wfd, time.Now().Add(every), deadline, p, la.wakes(nil))
 	}
 	return nil
 }

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/childproof/childproof/launcher/readiness"
 	"github.com/childproof/childproof/schema"
 )
 
@@ -89,7 +90,7 @@ func TestReadyTreeEvents(t *testing.T) {
 	l := f.spec("treewake")
 	srv := filepath.Join(f.bin, "mock-srv")
 	l.Command = []string{"sh", "-c", srv + ` helper busy "$1" 1s & while :; do sleep 0.1; done`, "sh", "127.0.0.1:" + strconv.Itoa(f.port)}
-	before := readyTreeWakes.Load()
+	before := readiness.TreeWakes()
 	la, err := f.start(t, l, true)
 	if err != nil {
 		t.Fatal(err)
@@ -97,7 +98,7 @@ func TestReadyTreeEvents(t *testing.T) {
 	if la.events == nil {
 		t.Fatal("a detached launch probed by http did not listen to its tree's events")
 	}
-	if n := readyTreeWakes.Load() - before; n == 0 {
+	if n := readiness.TreeWakes() - before; n == 0 {
 		t.Error("no readiness wait was woken by the tree's events")
 	}
 }
@@ -116,7 +117,7 @@ func TestReadyListenEvents(t *testing.T) {
 	l.Command = []string{filepath.Join(f.bin, "mock-srv"), "helper", "listen-when", flag, addr}
 	l.Ports = nil
 	l.Ready = schema.Ready{Timeout: fixtureReady}
-	before := readyListenWakes.Load()
+	before := readiness.ListenWakes()
 	probes := 0
 	ready := func(ctx context.Context) error {
 		probes++
@@ -131,7 +132,7 @@ func TestReadyListenEvents(t *testing.T) {
 			}
 			return errors.New("not listening yet")
 		}
-		if readyListenWakes.Load() == before {
+		if readiness.ListenWakes() == before {
 			return errors.New("no wait woken by a listening socket yet")
 		}
 		c, err := net.Dial("tcp", addr)
@@ -147,7 +148,7 @@ func TestReadyListenEvents(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if n := readyListenWakes.Load() - before; n == 0 {
+	if n := readiness.ListenWakes() - before; n == 0 {
 		t.Error("no readiness wait was woken by the worker's new listening socket")
 	}
 }

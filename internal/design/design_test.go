@@ -52,6 +52,8 @@ var layers = map[string][]string{
 	// The tree's fork, exec and exit events (the proc connector).
 	"launcher/treeevents": {"internal/proccn", "internal/wakeup"},
 	"launcher/sigtree":    {"verify", "proc", "launcher/proctree", "internal/pidfd"},
+	// Waiting for a worker's readiness: probes paced by the tree's events.
+	"launcher/readiness": {"proc", "launcher/treeevents", "internal/pidfd", "internal/sockdiag", "internal/wakeup"},
 	// Which secrets a launch's outputs are masked with.
 	"launcher/mask": {"launcher/failure", "launcher/statedir", "spec", "verify", "redact"},
 	// A recorded launch's log read back, masked.
@@ -74,7 +76,7 @@ var layers = map[string][]string{
 	"launcher/census": {"launcher/failure", "launcher/statedir", "launcher/proctree", "launcher/sigtree", "launcher/relay", "verify", "proc", "outcome",
 		"internal/sockdiag", "internal/pidfd"},
 	// Starting, finding, recording, stopping.
-	"launcher": {"verify", "proc", "spec", "launcher/failure", "launcher/statedir", "launcher/proctree", "launcher/exectrace", "launcher/sigtree", "launcher/census", "launcher/treeevents", "internal/wakeup", "launcher/mask", "launcher/logread", "launcher/output", "launcher/relay", "launcher/watchdog", "launcher/launchenv", "launcher/runas", "launcher/portplaceholder", "launcher/agentrestart", "outcome", "redact", "internal/atomicfile",
+	"launcher": {"verify", "proc", "spec", "launcher/failure", "launcher/statedir", "launcher/proctree", "launcher/exectrace", "launcher/sigtree", "launcher/census", "launcher/treeevents", "launcher/readiness", "internal/wakeup", "launcher/mask", "launcher/logread", "launcher/output", "launcher/relay", "launcher/watchdog", "launcher/launchenv", "launcher/runas", "launcher/portplaceholder", "launcher/agentrestart", "outcome", "redact", "internal/atomicfile",
 		"internal/dotenv", "internal/logtail", "internal/noinherit", "internal/pidfd", "internal/probe", "internal/sockdiag",
 		"internal/proccn"},
 	"launcher/group": {"launcher", "verify", "proc", "spec", "outcome"},

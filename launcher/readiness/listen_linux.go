@@ -1,4 +1,4 @@
-package launcher
+package readiness
 
 import (
 	"slices"
@@ -6,17 +6,20 @@ import (
 	"time"
 
 	"github.com/childproof/childproof/internal/sockdiag"
+	"github.com/childproof/childproof/proc"
 )
 
-// listenWatch notices a listening socket that appears in the tree while
+// ListenWatch notices a listening socket that appears in the tree while
 // readiness probes wait (a server that listens on another port once it
 // is ready, a portless launch's server that binds when it has loaded):
 // one sock_diag dump of the worker's network namespace every
 // listenLookEvery, and the tree's fd tables read only for a socket that
 // was not there at the last look. Not safe for concurrent use.
-type listenWatch struct {
-	la     *Launch
+type ListenWatch struct {
+	p      proc.FS
 	worker int
+	// members lists the tree's pids.
+	members func() []int
 	// known is the sorted socket inodes of the last look, at.
 	known []uint64
 	at    time.Time
@@ -34,14 +37,21 @@ const (
 	listenLookSlow  = 100 * time.Millisecond
 )
 
-// readyListenWakes counts the readiness waits that a listening socket
+// listenWakes counts the readiness waits that a listening socket
 // appearing in the tree woke (tests tell them from the paced probes).
-var readyListenWakes atomic.Int64
+var listenWakes atomic.Int64
 
-// newListenWatch takes the first look: what listens now is no event.
-func (la *Launch) newListenWatch(worker int) *listenWatch {
-	w := &listenWatch{la: la, worker: worker, began: time.Now()}
-	if !sockdiag.OtherNetNS(la.opts.Proc.Root, worker) {
+// ListenWakes is how many readiness waits a listening socket appearing
+// in the tree woke, in this process so far (tests tell them from the
+// paced probes).
+func ListenWakes() int64 { return listenWakes.Load() }
+
+// NewListenWatch takes the first look at the listening sockets of
+// worker's network namespace, read through p (members lists the tree's
+// pids): what listens now is no event.
+func NewListenWatch(p proc.FS, worker int, members func() []int) *ListenWatch {
+	w := &ListenWatch{p: p, worker: worker, members: members, began: time.Now()}
+	if !sockdiag.OtherNetNS(p.Root, worker) {
 		w.diag, _ = sockdiag.Open()
 	}
 	w.known, _ = w.look()
@@ -51,9 +61,9 @@ func (la *Launch) newListenWatch(worker int) *listenWatch {
 
 // look lists the listening sockets' inodes in the worker's network
 // namespace, sorted.
-func (w *listenWatch) look() ([]uint64, error) {
+func (w *ListenWatch) look() ([]uint64, error) {
 	ls, err := w.diag.ListenersOr(0, func() ([]sockdiag.Listener, error) {
-		return sockdiag.LookupFor(w.la.opts.Proc.Root, w.worker, 0)
+		return sockdiag.LookupFor(w.p.Root, w.worker, 0)
 	})
 	if err != nil {
 		return nil, err
@@ -66,10 +76,10 @@ func (w *listenWatch) look() ([]uint64, error) {
 	return out, nil
 }
 
-// appeared reports whether a member of the tree holds a listening socket
+// Appeared reports whether a member of the tree holds a listening socket
 // that the last look did not see; it looks at most every listenLookEvery
 // (nil: never).
-func (w *listenWatch) appeared() bool {
+func (w *ListenWatch) Appeared() bool {
 	if w == nil {
 		return false
 	}
@@ -95,21 +105,21 @@ func (w *listenWatch) appeared() bool {
 	if len(fresh) == 0 {
 		return false
 	}
-	tree := w.la.tree.Members()
+	tree := w.members()
 	if len(tree) == 0 {
 		return false
 	}
 	for _, ino := range fresh {
-		if len(w.la.opts.Proc.FindSocketOwners(ino, tree)) > 0 {
-			readyListenWakes.Add(1)
+		if len(w.p.FindSocketOwners(ino, tree)) > 0 {
+			listenWakes.Add(1)
 			return true
 		}
 	}
 	return false
 }
 
-// close lets go of the kept socket (nil: nothing).
-func (w *listenWatch) close() {
+// Close lets go of the kept socket (nil: nothing).
+func (w *ListenWatch) Close() {
 	if w != nil {
 		w.diag.Close()
 	}
