@@ -94,13 +94,13 @@ type FindingsError struct {
 	// Count is how many findings count: of severity error, or all with
 	// Strict.
 	Count int
-	// Strict is --strict: warnings count too.
+	// Strict is a strict run: warnings count too.
 	Strict bool
 }
 
 func (e *FindingsError) Error() string {
 	if e.Strict {
-		return fmt.Sprintf("lint: %d finding(s) (--strict)", e.Count)
+		return fmt.Sprintf("lint: %d finding(s), warnings counted (strict)", e.Count)
 	}
 	return fmt.Sprintf("lint: %d finding(s) of severity error", e.Count)
 }

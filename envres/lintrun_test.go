@@ -58,7 +58,7 @@ func TestLintVerdict(t *testing.T) {
 	}{
 		{"clean", (&Result{}).Verdict(false), want{}},
 		{"warning", (&Result{Findings: []Finding{warn}}).Verdict(false), want{}},
-		{"warning, strict", (&Result{Findings: []Finding{warn}}).Verdict(true), want{"lint: 1 finding(s) (--strict)", outcome.Findings}},
+		{"warning, strict", (&Result{Findings: []Finding{warn}}).Verdict(true), want{"lint: 1 finding(s), warnings counted (strict)", outcome.Findings}},
 		{"error", (&Result{Findings: []Finding{warn, bad, bad}}).Verdict(false), want{"lint: 2 finding(s) of severity error", outcome.Findings}},
 		{"one unparsed", (&Result{Findings: []Finding{bad, unparsed("a.sh", 2)}}).Verdict(false),
 			want{"a.sh:2:4: `if` must be followed by a statement list", outcome.Usage}},

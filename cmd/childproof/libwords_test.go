@@ -63,15 +63,6 @@ var libWordsAllowed = map[string]string{
 	"export/kubernetes.go: export with --childproof-image":      "the artifact's notes say how to export it again to copy childproof in",
 }
 
-// libWordsDebt lists the message literals that still break the rule (the
-// flag named by a library message, left for the next step of issue 39):
-// the test fails on any other, and on one of these that is gone (so that
-// the list only shrinks).
-var libWordsDebt = map[string]bool{
-	"envres/lintrun.go: lint: %d finding(s) (--strict)": true,
-	"launcher/proctree/equal_linux.go: %s also matches %d processes below the worker (pid %d) that match equally (pids %s): if they are the job's workers (ranks below an agent), set worker { count = %d } to verify each, or a sharper selector": true,
-}
-
 func TestLibrariesSpeakGo(t *testing.T) {
 	flags := commandFlags(t)
 	attrs := hclAttributes(t)
@@ -87,7 +78,6 @@ func TestLibrariesSpeakGo(t *testing.T) {
 
 	root := filepath.Join("..", "..")
 	var found []string
-	seenDebt := map[string]bool{}
 	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
@@ -125,12 +115,7 @@ func TestLibrariesSpeakGo(t *testing.T) {
 			if len(why) == 0 {
 				continue
 			}
-			key := rel + ": " + lit.text
 			if allowedLit(rel, lit.text) {
-				continue
-			}
-			if libWordsDebt[key] {
-				seenDebt[key] = true
 				continue
 			}
 			found = append(found, rel+":"+strconv.Itoa(lit.line)+": "+strings.Join(why, ", ")+" in "+strconv.Quote(lit.text))
@@ -143,11 +128,6 @@ func TestLibrariesSpeakGo(t *testing.T) {
 	sort.Strings(found)
 	for _, f := range found {
 		t.Errorf("a library message speaks CLI or HCL: %s", f)
-	}
-	for k := range libWordsDebt {
-		if !seenDebt[k] {
-			t.Errorf("libWordsDebt lists %q, which no longer breaks the rule: drop it", k)
-		}
 	}
 }
 
