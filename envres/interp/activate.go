@@ -14,16 +14,16 @@ import (
 
 // activationCmd returns the mechanism a simple command activates, or "".
 func activationCmd(fs []field) string {
-	if len(fs) == 0 || !fs[0].known {
+	if len(fs) == 0 || !fs[0].Known {
 		return ""
 	}
 	arg := func(i int) string {
-		if i < len(fs) && fs[i].known {
-			return fs[i].s
+		if i < len(fs) && fs[i].Known {
+			return fs[i].Str
 		}
 		return ""
 	}
-	switch base := filepath.Base(fs[0].s); base {
+	switch base := filepath.Base(fs[0].Str); base {
 	case "conda", "mamba", "micromamba":
 		if arg(1) == "activate" {
 			return base + " activate"
@@ -61,22 +61,22 @@ func activationCmd(fs []field) string {
 // environment and then runs the rest of the line (conda run -n ENV CMD),
 // and the rest; "" when fs is not one.
 func activationRunner(fs []field) (string, []field) {
-	if len(fs) < 2 || !fs[0].known || !fs[1].known {
+	if len(fs) < 2 || !fs[0].Known || !fs[1].Known {
 		return "", nil
 	}
-	base := filepath.Base(fs[0].s)
+	base := filepath.Base(fs[0].Str)
 	switch {
-	case (base == "conda" || base == "mamba" || base == "micromamba") && fs[1].s == "run":
+	case (base == "conda" || base == "mamba" || base == "micromamba") && fs[1].Str == "run":
 		i := 2
-		for i < len(fs) && fs[i].known && strings.HasPrefix(fs[i].s, "-") {
-			switch fs[i].s {
+		for i < len(fs) && fs[i].Known && strings.HasPrefix(fs[i].Str, "-") {
+			switch fs[i].Str {
 			case "-n", "--name", "-p", "--prefix", "--cwd", "-e":
 				i++
 			}
 			i++
 		}
 		return base + " run", fs[min(i, len(fs)):]
-	case base == "direnv" && fs[1].s == "exec":
+	case base == "direnv" && fs[1].Str == "exec":
 		return "direnv exec", fs[min(3, len(fs)):]
 	}
 	return "", nil

@@ -147,7 +147,7 @@ type analyzer struct {
 	parser script.Parser
 	// keptSrc counts the source bytes of the trees forget keeps.
 	keptSrc int
-	// fieldBuf is the chunk fieldSlice cuts evaluated words from.
+	// fieldBuf is the chunk fields cuts evaluated words from.
 	fieldBuf []field
 	fieldGen int // counts the chunks fieldBuf was cut from
 	// pass collects the facts the rules report from.
@@ -351,7 +351,7 @@ func (a *analyzer) noteWritten(st *state, s *syntax.Stmt) {
 				continue
 			}
 			if w := r.Word.Lit(); w != "" && !strings.HasPrefix(w, "/dev/") {
-				if abs := joinPath(st.cwd, w); abs != "" {
+				if abs := joinPath(st.Cwd, w); abs != "" {
 					if a.written == nil {
 						a.written = map[string]bool{}
 					}
@@ -403,15 +403,15 @@ func (a *analyzer) siteAt(st *state, fc *fileCtx, p syntax.Pos) Site {
 
 // initialState is the state a top-level script starts in.
 func (a *analyzer) initialState(cwd string) *state {
-	st := &state{vars: newLayer(nil), cwd: cwd}
+	st := &state{scope: scope{Vars: newLayer(nil), Cwd: cwd}}
 	for _, p := range a.protList {
-		st.set(p.name, varState{v: value{k: vOrig, s: p.name}, exp: triYes})
+		st.Set(p.name, varState{Val: value{Kind: vOrig, Str: p.name}, Exp: triYes})
 	}
 	for _, s := range a.cfg.Args {
-		st.args = append(st.args, field{s: s, known: true, v: lit(s)})
+		st.Args = append(st.Args, field{Str: s, Known: true, Val: lit(s)})
 	}
 	if a.cfg.ArgsUnknown {
-		st.args = unknownArgs
+		st.Args = unknownArgs
 	}
 	return st
 }
@@ -437,7 +437,7 @@ func (a *analyzer) lintScript(script string) error {
 		st.wraps = shebangNotes(pf.src, Site{Pos: Pos{File: pf.name, Line: 1, Column: 1}})
 	}
 	// $0 and BASH_SOURCE are the path as given, as bash sets them.
-	st.dollar0, st.source = dotSlash(script), dotSlash(script)
+	st.Dollar0, st.Source = dotSlash(script), dotSlash(script)
 	fc := pf.ctx()
 	a.stack = append(a.stack, abs)
 	before := a.workerPoints

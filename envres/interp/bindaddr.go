@@ -60,24 +60,24 @@ func (a *analyzer) bindParam(st *state, pe *syntax.ParamExp, b *strings.Builder,
 		return
 	}
 	name := pe.Param.Value
-	vs, found := st.get(name)
+	vs, found := st.Get(name)
 	orNull := pe.Exp != nil && (pe.Exp.Op == syntax.DefaultUnsetOrNull || pe.Exp.Op == syntax.AssignUnsetOrNull)
 	switch {
-	case found && vs.v.k == vLit && (vs.v.s != "" || !orNull):
-		b.WriteString(vs.v.s)
-	case found && (vs.v.k == vLit || vs.v.k == vUnset):
+	case found && vs.Val.Kind == vLit && (vs.Val.Str != "" || !orNull):
+		b.WriteString(vs.Val.Str)
+	case found && (vs.Val.Kind == vLit || vs.Val.Kind == vUnset):
 		// Unset (or null, for the :- forms): the default.
 		if pe.Exp != nil && pe.Exp.Word != nil {
 			a.bindParts(st, pe.Exp.Word.Parts, b, by, defaults, false)
 		}
-	case found && vs.v.k == vOrig:
+	case found && vs.Val.Kind == vOrig:
 		// A protected name: the launcher's value, compared only.
-		if p := a.prot[vs.v.s]; p != nil && p.known && (p.value != "" || !orNull) {
+		if p := a.prot[vs.Val.Str]; p != nil && p.known && (p.value != "" || !orNull) {
 			b.WriteString(p.value)
 		} else {
 			b.WriteString(unknownMark)
 		}
-	case defaults && pe.Exp != nil && (!found || vs.v.k == vUnknown && len(vs.origins) == 0 && vs.exp == triMaybe):
+	case defaults && pe.Exp != nil && (!found || vs.Val.Kind == vUnknown && len(vs.Origins) == 0 && vs.Exp == triMaybe):
 		// Left to the caller: the default, unless the caller sets it.
 		*by = append(*by, name)
 		if pe.Exp.Word != nil {

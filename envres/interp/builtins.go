@@ -21,7 +21,7 @@ type declArg struct {
 }
 
 func (a *analyzer) declClause(st *state, fc *fileCtx, s *syntax.Stmt, c *syntax.DeclClause) {
-	ev := &evaluator{a: a, st: st, fc: fc}
+	ev := a.eval(st, fc)
 	var buf [4]declArg // most clauses have one or two operands
 	args := buf[:0]
 	for _, as := range c.Args {
@@ -29,15 +29,15 @@ func (a *analyzer) declClause(st *state, fc *fileCtx, s *syntax.Stmt, c *syntax.
 		case as.Naked && as.Name != nil:
 			args = append(args, declArg{name: as.Name.Value, pos: as.Pos()})
 		case as.Naked && as.Value != nil:
-			f := ev.word(as.Value)
+			f := ev.Word(as.Value)
 			args = append(args, a.declFromField(ev, f))
 		case as.Name != nil:
 			d := declArg{name: as.Name.Value, hasVal: true, append: as.Append, pos: as.Pos(), v: lit("")}
 			if as.Array != nil || as.Index != nil {
 				d.v = unknownValue
 			} else if as.Value != nil {
-				f := ev.word(as.Value)
-				d.v, d.pid, d.self = f.v, f.pid, f.self == as.Name.Value && !as.Append
+				f := ev.Word(as.Value)
+				d.v, d.pid, d.self = f.Val, f.Pid, f.Self == as.Name.Value && !as.Append
 				d.v = crValue(fc, as.Value.End(), d.v)
 			} else {
 				d.v = crValue(fc, as.End(), d.v)
@@ -50,44 +50,44 @@ func (a *analyzer) declClause(st *state, fc *fileCtx, s *syntax.Stmt, c *syntax.
 
 // declFromField turns a word operand into a declArg.
 func (a *analyzer) declFromField(ev *evaluator, f field) declArg {
-	if !f.known {
-		if len(f.substs()) > 0 {
+	if !f.Known {
+		if len(f.Substs()) > 0 {
 			ff := f
-			return declArg{dyn: &ff, pos: f.pos}
+			return declArg{dyn: &ff, pos: f.Pos}
 		}
-		if i := strings.IndexByte(f.s, '='); i > 0 && validName(f.s[:i]) {
+		if i := strings.IndexByte(f.Str, '='); i > 0 && validName(f.Str[:i]) {
 			// NAME=$X as a plain word (export under sh, where the parser
 			// makes no declaration): an assignment all the same (POSIX
 			// 2024, dash ≥ 0.5.11 do not split it), so NAME=$NAME keeps
 			// the caller's value, as under bash.
-			d := declArg{name: f.s[:i], hasVal: true, v: unknownValue, pos: f.pos, pid: f.pid}
-			if vf := valueAfterEq(ev, f.word, d.name); vf != nil {
-				d.v, d.self = vf.v, vf.self == d.name
+			d := declArg{name: f.Str[:i], hasVal: true, v: unknownValue, pos: f.Pos, pid: f.Pid}
+			if vf := valueAfterEq(ev, f.Word, d.name); vf != nil {
+				d.v, d.self = vf.Val, vf.Self == d.name
 			}
 			return d
 		}
-		return declArg{pos: f.pos}
+		return declArg{pos: f.Pos}
 	}
-	if strings.HasPrefix(f.s, "-") || strings.HasPrefix(f.s, "+") {
-		return declArg{flag: f.s, pos: f.pos}
+	if strings.HasPrefix(f.Str, "-") || strings.HasPrefix(f.Str, "+") {
+		return declArg{flag: f.Str, pos: f.Pos}
 	}
-	if i := strings.IndexByte(f.s, '='); i > 0 {
-		n := f.s[:i]
+	if i := strings.IndexByte(f.Str, '='); i > 0 {
+		n := f.Str[:i]
 		app := strings.HasSuffix(n, "+")
 		n = strings.TrimSuffix(n, "+")
 		if validName(n) {
-			d := declArg{name: n, hasVal: true, v: lit(f.s[i+1:]), pos: f.pos, append: app, pid: f.pid}
-			if vf := valueAfterEq(ev, f.word, n); vf != nil {
-				d.v, d.self = vf.v, vf.self == n && !app
+			d := declArg{name: n, hasVal: true, v: lit(f.Str[i+1:]), pos: f.Pos, append: app, pid: f.Pid}
+			if vf := valueAfterEq(ev, f.Word, n); vf != nil {
+				d.v, d.self = vf.Val, vf.Self == n && !app
 			}
 			return d
 		}
-		return declArg{pos: f.pos}
+		return declArg{pos: f.Pos}
 	}
-	if validName(f.s) {
-		return declArg{name: f.s, pos: f.pos}
+	if validName(f.Str) {
+		return declArg{name: f.Str, pos: f.Pos}
 	}
-	return declArg{pos: f.pos}
+	return declArg{pos: f.Pos}
 }
 
 // declare runs export, declare, typeset, local and readonly.
@@ -135,7 +135,7 @@ func (a *analyzer) declare(st *state, fc *fileCtx, variant string, vpos syntax.P
 				a.frames[len(a.frames)-1] = frame
 			}
 			if _, seen := frame[d.name]; !seen {
-				if old, ok := st.get(d.name); ok {
+				if old, ok := st.Get(d.name); ok {
 					o := old
 					frame[d.name] = &o
 				} else {
@@ -157,14 +157,14 @@ func (a *analyzer) declare(st *state, fc *fileCtx, variant string, vpos syntax.P
 				} else {
 					a.assign(st, fc, d.name, d.v, export, d.pos, d.append)
 				}
-				st.markPid(d.name, d.pid)
+				st.MarkPid(d.name, d.pid)
 				if d.pid {
 					st.tagPid(d.name)
 				}
 			} else if export {
 				a.exportName(st, d.name, true, site)
 				if real, ok := a.aliases[d.name]; ok {
-					if vs, _ := st.get(d.name); vs.v.k != vUnset {
+					if vs, _ := st.Get(d.name); vs.Val.Kind != vUnset {
 						a.pass.AliasSets = fact(a.pass.AliasSets, AliasSet{At: a.siteAt(st, fc, d.pos), Name: d.name, Real: real})
 					}
 				}
@@ -178,20 +178,20 @@ func (a *analyzer) declare(st *state, fc *fileCtx, variant string, vpos syntax.P
 // shift, the directory builtins (dirBuiltin), the flow builtins (flowBuiltin)
 // and the builtins that assign what they read (readBuiltin, printfBuiltin).
 func (a *analyzer) builtin(st *state, fc *fileCtx, s *syntax.Stmt, fs []field) {
-	name := fs[0].s
+	name := fs[0].Str
 	ops := fs[1:]
 	switch name {
 	case ".", "source":
-		a.sourceCmd(st, fc, s, a.siteAt(st, fc, fs[0].pos), ops)
+		a.sourceCmd(st, fc, s, a.siteAt(st, fc, fs[0].Pos), ops)
 	case "eval":
-		a.evalCmd(st, fc, a.siteAt(st, fc, fs[0].pos), ops)
+		a.evalCmd(st, fc, a.siteAt(st, fc, fs[0].Pos), ops)
 	case "export", "declare", "typeset", "local", "readonly":
-		ev := &evaluator{a: a, st: st, fc: fc}
+		ev := a.eval(st, fc)
 		var args []declArg
 		for _, f := range ops {
 			args = append(args, a.declFromField(ev, f))
 		}
-		a.declare(st, fc, name, fs[0].pos, args)
+		a.declare(st, fc, name, fs[0].Pos, args)
 	case "unset":
 		a.unsetBuiltin(st, fc, ops)
 	case "set":
@@ -223,16 +223,16 @@ func (a *analyzer) builtin(st *state, fc *fileCtx, s *syntax.Stmt, fs []field) {
 func (a *analyzer) unsetBuiltin(st *state, fc *fileCtx, ops []field) {
 	fn := false
 	for _, f := range ops {
-		if !f.known {
+		if !f.Known {
 			continue
 		}
 		switch {
-		case f.s == "-f":
+		case f.Str == "-f":
 			fn = true
-		case f.s == "-v" || f.s == "-n":
-		case strings.HasPrefix(f.s, "-"):
-		case !fn && validName(f.s):
-			a.unsetName(st, f.s, a.siteAt(st, fc, f.pos))
+		case f.Str == "-v" || f.Str == "-n":
+		case strings.HasPrefix(f.Str, "-"):
+		case !fn && validName(f.Str):
+			a.unsetName(st, f.Str, a.siteAt(st, fc, f.Pos))
 		}
 	}
 }
@@ -241,18 +241,18 @@ func (a *analyzer) unsetBuiltin(st *state, fc *fileCtx, ops []field) {
 // it drops are known (shifting past the end leaves none).
 func shiftBuiltin(st *state, ops []field) {
 	n := 1
-	if len(ops) > 0 && ops[0].known {
-		if v, err := strconv.Atoi(ops[0].s); err == nil {
+	if len(ops) > 0 && ops[0].Known {
+		if v, err := strconv.Atoi(ops[0].Str); err == nil {
 			n = v
 		}
 	}
-	if !argsKnown(st.args[:min(max(n, 0), len(st.args))]) {
+	if !argsKnown(st.Args[:min(max(n, 0), len(st.Args))]) {
 		return
 	}
-	if n <= len(st.args) && n >= 0 {
-		st.args = st.args[n:]
+	if n <= len(st.Args) && n >= 0 {
+		st.Args = st.Args[n:]
 	} else {
-		st.args = nil
+		st.Args = nil
 	}
 }
 
@@ -261,22 +261,22 @@ func shiftBuiltin(st *state, ops []field) {
 // popd (the directory becomes unknown).
 func dirBuiltin(st *state, name string, ops []field) {
 	if name == "popd" {
-		st.cwd = ""
+		st.Cwd = ""
 		return
 	}
 	var dir *field
 	for i := range ops {
-		if ops[i].known && strings.HasPrefix(ops[i].s, "-") && ops[i].s != "-" {
+		if ops[i].Known && strings.HasPrefix(ops[i].Str, "-") && ops[i].Str != "-" {
 			continue
 		}
 		dir = &ops[i]
 		break
 	}
 	switch {
-	case dir == nil || !dir.known || dir.s == "-":
-		st.cwd = ""
+	case dir == nil || !dir.Known || dir.Str == "-":
+		st.Cwd = ""
 	default:
-		st.cwd = joinPath(st.cwd, dir.s)
+		st.Cwd = joinPath(st.Cwd, dir.Str)
 	}
 }
 
@@ -290,7 +290,7 @@ func (a *analyzer) flowBuiltin(st *state, fc *fileCtx, name string, ops []field)
 	case "exit":
 		// exit 1 (or any known non-zero status) is a failure path: no
 		// worker runs there.
-		failure := len(ops) > 0 && ops[0].known && ops[0].s != "0"
+		failure := len(ops) > 0 && ops[0].Known && ops[0].Str != "0"
 		a.processEnd(st, fc, !st.subshell && !failure)
 		st.dead = true
 	case "return":
@@ -313,11 +313,11 @@ func (a *analyzer) readBuiltin(st *state, fc *fileCtx, s *syntax.Stmt, name stri
 			skip = false
 			continue
 		}
-		if !f.known {
+		if !f.Known {
 			continue
 		}
-		if strings.HasPrefix(f.s, "-") {
-			if len(f.s) == 2 && strings.ContainsRune("adinNptuCcOs", rune(f.s[1])) {
+		if strings.HasPrefix(f.Str, "-") {
+			if len(f.Str) == 2 && strings.ContainsRune("adinNptuCcOs", rune(f.Str[1])) {
 				skip = true
 			}
 			continue
@@ -325,8 +325,8 @@ func (a *analyzer) readBuiltin(st *state, fc *fileCtx, s *syntax.Stmt, name stri
 		if name == "getopts" && i == 0 {
 			continue
 		}
-		if validName(f.s) {
-			a.assign(st, fc, f.s, unknownValue, false, f.pos, false)
+		if validName(f.Str) {
+			a.assign(st, fc, f.Str, unknownValue, false, f.Pos, false)
 		}
 	}
 }
@@ -340,11 +340,11 @@ func readArray(name string, ops []field) string {
 	}
 	for i, f := range ops {
 		switch {
-		case !f.known:
-		case name == "read" && (f.s == "-a" || f.s == "-ra" || f.s == "-ar") && i+1 < len(ops) && ops[i+1].known:
-			arr = ops[i+1].s
-		case name != "read" && validName(f.s) && (i == 0 || !ops[i-1].known || len(ops[i-1].s) != 2 || !strings.ContainsRune("dnOsuCc", rune(ops[i-1].s[1]))):
-			arr = f.s
+		case !f.Known:
+		case name == "read" && (f.Str == "-a" || f.Str == "-ra" || f.Str == "-ar") && i+1 < len(ops) && ops[i+1].Known:
+			arr = ops[i+1].Str
+		case name != "read" && validName(f.Str) && (i == 0 || !ops[i-1].Known || len(ops[i-1].Str) != 2 || !strings.ContainsRune("dnOsuCc", rune(ops[i-1].Str[1]))):
+			arr = f.Str
 		}
 	}
 	return arr
@@ -354,8 +354,8 @@ func readArray(name string, ops []field) string {
 // (assign).
 func (a *analyzer) printfBuiltin(st *state, fc *fileCtx, ops []field) {
 	for i := 0; i+1 < len(ops); i++ {
-		if ops[i].known && ops[i].s == "-v" && ops[i+1].known && validName(ops[i+1].s) {
-			a.assign(st, fc, ops[i+1].s, unknownValue, false, ops[i+1].pos, false)
+		if ops[i].Known && ops[i].Str == "-v" && ops[i+1].Known && validName(ops[i+1].Str) {
+			a.assign(st, fc, ops[i+1].Str, unknownValue, false, ops[i+1].Pos, false)
 		}
 	}
 }
@@ -364,16 +364,16 @@ func (a *analyzer) printfBuiltin(st *state, fc *fileCtx, ops []field) {
 func (a *analyzer) setCmd(st *state, ops []field) {
 	for i := 0; i < len(ops); i++ {
 		f := ops[i]
-		if !f.known {
+		if !f.Known {
 			return
 		}
-		o := f.s
+		o := f.Str
 		switch {
 		case o == "--":
-			st.args = append([]field(nil), ops[i+1:]...)
+			st.Args = append([]field(nil), ops[i+1:]...)
 			return
 		case o == "-o" || o == "+o":
-			if i+1 < len(ops) && ops[i+1].known && ops[i+1].s == "allexport" {
+			if i+1 < len(ops) && ops[i+1].Known && ops[i+1].Str == "allexport" {
 				st.allexport = o == "-o"
 			}
 			i++
@@ -384,13 +384,13 @@ func (a *analyzer) setCmd(st *state, ops []field) {
 				}
 			}
 			if strings.HasSuffix(o, "o") && i+1 < len(ops) {
-				if ops[i+1].known && ops[i+1].s == "allexport" {
+				if ops[i+1].Known && ops[i+1].Str == "allexport" {
 					st.allexport = o[0] == '-'
 				}
 				i++
 			}
 		default:
-			st.args = append([]field(nil), ops[i:]...)
+			st.Args = append([]field(nil), ops[i:]...)
 			return
 		}
 	}

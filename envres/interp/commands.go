@@ -20,7 +20,7 @@ type prefixAssign struct {
 }
 
 func (a *analyzer) callExpr(st *state, fc *fileCtx, s *syntax.Stmt, c *syntax.CallExpr, mode callMode) {
-	ev := &evaluator{a: a, st: st, fc: fc}
+	ev := a.eval(st, fc)
 	if len(c.Args) == 0 {
 		for _, as := range c.Assigns {
 			a.assignNode(st, fc, ev, as, false)
@@ -34,13 +34,13 @@ func (a *analyzer) callExpr(st *state, fc *fileCtx, s *syntax.Stmt, c *syntax.Ca
 		}
 		v := unknownValue
 		if as.Value != nil && as.Array == nil && as.Index == nil {
-			v = ev.word(as.Value).v
+			v = ev.Word(as.Value).Val
 		} else if as.Value == nil && as.Array == nil {
 			v = lit("")
 		}
 		pre = append(pre, prefixAssign{name: as.Name.Value, v: v, pos: as.Pos()})
 	}
-	fs := ev.fields(c.Args)
+	fs := ev.Fields(c.Args)
 	a.checkPidfile(st, fc, s, fs)
 	a.command(st, fc, s, fs, mode, pre)
 }
@@ -56,11 +56,11 @@ func (a *analyzer) assignNode(st *state, fc *fileCtx, ev *evaluator, as *syntax.
 	case as.Array != nil || as.Index != nil:
 		v = unknownValue
 		a.noteArrayAssign(st, fc, as)
-		old, _ := st.get(as.Name.Value)
+		old, _ := st.Get(as.Name.Value)
 		defer a.literalArray(st, ev, as, old)
 	case as.Value != nil:
-		f := ev.word(as.Value)
-		v, pid, self = f.v, f.pid, f.self == as.Name.Value && !as.Append
+		f := ev.Word(as.Value)
+		v, pid, self = f.Val, f.Pid, f.Self == as.Name.Value && !as.Append
 		v = crValue(fc, as.Value.End(), v)
 	default:
 		v = crValue(fc, as.End(), v)
@@ -70,7 +70,7 @@ func (a *analyzer) assignNode(st *state, fc *fileCtx, ev *evaluator, as *syntax.
 	} else {
 		a.assign(st, fc, as.Name.Value, v, export, as.Pos(), as.Append)
 	}
-	st.markPid(as.Name.Value, pid)
+	st.MarkPid(as.Name.Value, pid)
 	if pid {
 		st.tagPid(as.Name.Value)
 	}
@@ -84,21 +84,21 @@ const maxArrayElems = 64
 // words (CMD=(sudo -u app ./api), CMD+=(--port 80)), for a command held in
 // it ("${CMD[@]}"); anything else makes the array unknown.
 func (a *analyzer) literalArray(st *state, ev *evaluator, as *syntax.Assign, old varState) {
-	vs, ok := st.get(as.Name.Value)
+	vs, ok := st.Get(as.Name.Value)
 	if !ok {
 		return
 	}
 	var elems []string
 	known := as.Array != nil && as.Index == nil
-	if known && as.Append && !old.words().isArr {
+	if known && as.Append && !old.Words().IsArr {
 		// Appended to an array known in part: its head stays.
-		w := *vs.words()
-		w.arr, w.isArr, w.head = nil, false, old.words().head
-		st.set(as.Name.Value, vs.withWords(w))
+		w := *vs.Words()
+		w.Arr, w.IsArr, w.Head = nil, false, old.Words().Head
+		st.Set(as.Name.Value, vs.WithWords(w))
 		return
 	}
 	if known && as.Append {
-		elems = append(elems, old.words().arr...)
+		elems = append(elems, old.Words().Arr...)
 	}
 	var head []string // the known leading elements, when a later one is not
 	if known {
@@ -112,11 +112,11 @@ func (a *analyzer) literalArray(st *state, ev *evaluator, as *syntax.Assign, old
 				// an array over maxArrayElems is unknown (doubling it
 				// 24 times made 16 million elements).
 				var from []string
-				switch o, ok := st.get(n); {
-				case n == as.Name.Value && old.words().isArr:
-					from = old.words().arr
-				case n != as.Name.Value && ok && o.words().isArr:
-					from = o.words().arr
+				switch o, ok := st.Get(n); {
+				case n == as.Name.Value && old.Words().IsArr:
+					from = old.Words().Arr
+				case n != as.Name.Value && ok && o.Words().IsArr:
+					from = o.Words().Arr
 				default:
 					known = false
 				}
@@ -127,23 +127,23 @@ func (a *analyzer) literalArray(st *state, ev *evaluator, as *syntax.Assign, old
 				elems = append(elems, from...)
 				continue
 			}
-			f := ev.word(el.Value)
-			if !f.known || len(elems) >= maxArrayElems {
+			f := ev.Word(el.Value)
+			if !f.Known || len(elems) >= maxArrayElems {
 				known, head = false, elems
 				break
 			}
-			elems = append(elems, f.s)
+			elems = append(elems, f.Str)
 		}
 	}
 	if !known {
 		elems = nil
 	}
-	w := *vs.words()
-	w.arr, w.isArr, w.head = elems, known, nil
+	w := *vs.Words()
+	w.Arr, w.IsArr, w.Head = elems, known, nil
 	if !known && len(head) > 0 {
-		w.head = head[:len(head):len(head)]
+		w.Head = head[:len(head):len(head)]
 	}
-	st.set(as.Name.Value, vs.withWords(w))
+	st.Set(as.Name.Value, vs.WithWords(w))
 }
 
 // crValue is v with the carriage return bash keeps when the word ends a
@@ -152,8 +152,8 @@ func crValue(fc *fileCtx, end syntax.Pos, v value) value {
 	if fc == nil || fc.crlfSrc == nil || !fc.crAt(end.Offset()) {
 		return v
 	}
-	if v.k == vLit && len(v.s) < maxValueLen {
-		return lit(v.s + "\r")
+	if v.Kind == vLit && len(v.Str) < maxValueLen {
+		return lit(v.Str + "\r")
 	}
 	return unknownValue
 }
@@ -162,50 +162,50 @@ func crValue(fc *fileCtx, end syntax.Pos, v value) value {
 // non-empty, or the caller's), the assignment keeps it, so what gave X
 // that value stays the cause (the load before it, not this line).
 func (a *analyzer) assignSelf(st *state, fc *fileCtx, name string, v value, export bool, pos syntax.Pos) {
-	old, ok := st.get(name)
+	old, ok := st.Get(name)
 	if !ok {
 		old = defaultVar()
 	}
 	a.assign(st, fc, name, v, export, pos, false)
-	keeps := old.v.k == vOrig || old.v.k == vLit && old.v.s != ""
-	if !keeps || len(old.origins) == 0 {
+	keeps := old.Val.Kind == vOrig || old.Val.Kind == vLit && old.Val.Str != ""
+	if !keeps || len(old.Origins) == 0 {
 		return
 	}
-	ns, _ := st.get(name)
-	ns.origins = old.origins
-	ns.loadExp = ns.loadExp || old.loadExp
-	st.set(name, ns)
+	ns, _ := st.Get(name)
+	ns.Origins = old.Origins
+	ns.LoadExp = ns.LoadExp || old.LoadExp
+	st.Set(name, ns)
 }
 
 // assign sets a variable, recording where (or which load) set it.
 func (a *analyzer) assign(st *state, fc *fileCtx, name string, v value, exportNow bool, pos syntax.Pos, appendOp bool) {
-	old, ok := st.get(name)
+	old, ok := st.Get(name)
 	if !ok {
 		old = defaultVar()
 	}
 	if appendOp {
 		switch {
-		case v.k == vLit && v.s == "" && old.v.k != vUnset:
-			v = old.v // X+= appends nothing
-		case old.v.k == vLit && v.k == vLit && len(old.v.s)+len(v.s) <= maxValueLen:
-			v = lit(old.v.s + v.s)
-		case old.v.k == vUnset:
+		case v.Kind == vLit && v.Str == "" && old.Val.Kind != vUnset:
+			v = old.Val // X+= appends nothing
+		case old.Val.Kind == vLit && v.Kind == vLit && len(old.Val.Str)+len(v.Str) <= maxValueLen:
+			v = lit(old.Val.Str + v.Str)
+		case old.Val.Kind == vUnset:
 		default:
 			v = unknownValue
 		}
 	}
-	if p := a.prot[name]; p != nil && p.known && v.k == vLit && v.s == p.value {
+	if p := a.prot[name]; p != nil && p.known && v.Kind == vLit && v.Str == p.value {
 		// The override's own value: the same abstract value as the
 		// caller's, so that paths that re-assign it merge cleanly.
-		v = value{k: vOrig, s: name}
+		v = value{Kind: vOrig, Str: name}
 	}
 	fill := st.load != nil && st.load.fill != fillNone
 	if fill && a.fillKeeps(old, st.load.fill) {
 		return // a fill-only load leaves a name that has a value
 	}
-	ns := varState{v: v, exp: old.exp}
+	ns := varState{Val: v, Exp: old.Exp}
 	if exportNow || st.allexport {
-		ns.exp = triYes
+		ns.Exp = triYes
 	}
 	prot := a.prot[name]
 	real, alias := a.aliases[name]
@@ -215,10 +215,10 @@ func (a *analyzer) assign(st *state, fc *fileCtx, name string, v value, exportNo
 		st.loaded = true
 		a.loaded.note(name, v)
 		if st.load.exportAll {
-			ns.exp = triYes
+			ns.Exp = triYes
 		}
 		// A fill-only load overrides no caller export: no env-file-load.
-		ns.loadExp = ns.exp == triYes && !fill
+		ns.LoadExp = ns.Exp == triYes && !fill
 	} else if prot != nil || alias || a.plan != nil {
 		ev = a.newEvent(evAssign, a.siteAt(st, fc, pos), "")
 	}
@@ -226,12 +226,12 @@ func (a *analyzer) assign(st *state, fc *fileCtx, name string, v value, exportNo
 	// origin any finding reports (only loads and changes of protected
 	// names are), and Plan is off: no event is made for it.
 	if ev != nil {
-		ns.origins = []*event{ev}
+		ns.Origins = []*event{ev}
 	}
-	if prot != nil && a.changes(prot, old.v) && a.changes(prot, v) {
+	if prot != nil && a.changes(prot, old.Val) && a.changes(prot, v) {
 		// A change over a change: both are on the way to the worker, and
 		// fixing the last must not be what shows the first.
-		ns.earlier = joinOrigins(old.earlier, old.origins)
+		ns.Earlier = joinOrigins(old.Earlier, old.Origins)
 	}
 	if prot != nil {
 		if ev.vals == nil {
@@ -239,7 +239,7 @@ func (a *analyzer) assign(st *state, fc *fileCtx, name string, v value, exportNo
 		}
 		ev.vals[name] = v
 	}
-	st.set(name, ns)
+	st.Set(name, ns)
 	if a.plan != nil {
 		a.plan.assigned(name, ns, ev)
 	}
@@ -252,14 +252,14 @@ func (a *analyzer) assign(st *state, fc *fileCtx, name string, v value, exportNo
 // would be a finding: not the override (or, for a required name, empty or
 // unset).
 func (a *analyzer) changes(p *protVar, v value) bool {
-	switch v.k {
+	switch v.Kind {
 	case vOrig:
-		return v.s != p.name
+		return v.Str != p.name
 	case vLit:
 		if p.override {
-			return !(p.known && v.s == p.value)
+			return !(p.known && v.Str == p.value)
 		}
-		return v.s == ""
+		return v.Str == ""
 	case vUnset:
 		return true
 	}
@@ -267,32 +267,32 @@ func (a *analyzer) changes(p *protVar, v value) bool {
 }
 
 // assignDefault is ${NAME:=value}.
-func (a *analyzer) assignDefault(st *state, fc *fileCtx, name string, v value, known bool, pos syntax.Pos) {
+func (a *analyzer) AssignDefault(c walkCtx, name string, v value, known bool, pos syntax.Pos) {
 	if !known {
 		v = unknownValue
 	}
-	a.assign(st, fc, name, v, false, pos, false)
+	a.assign(c.st, c.fc, name, v, false, pos, false)
 }
 
 func (a *analyzer) exportName(st *state, name string, on bool, s Site) {
-	old, ok := st.get(name)
+	old, ok := st.Get(name)
 	if !ok {
 		old = defaultVar()
 	}
 	if on {
-		old.exp = triYes
-		st.set(name, old)
+		old.Exp = triYes
+		st.Set(name, old)
 		return
 	}
-	old.exp = triNo
-	old.loadExp = false
-	old.origins = []*event{a.newEvent(evUnexport, s, "")}
-	st.set(name, old)
+	old.Exp = triNo
+	old.LoadExp = false
+	old.Origins = []*event{a.newEvent(evUnexport, s, "")}
+	st.Set(name, old)
 }
 
 func (a *analyzer) unsetName(st *state, name string, s Site) {
-	st.set(name, varState{v: value{k: vUnset}, exp: triNo, origins: []*event{a.newEvent(evUnset, s, "")}})
-	st.markPid(name, false)
+	st.Set(name, varState{Val: value{Kind: vUnset}, Exp: triNo, Origins: []*event{a.newEvent(evUnset, s, "")}})
+	st.MarkPid(name, false)
 }
 
 // checkPidfile reports $! written to a file.
@@ -302,7 +302,7 @@ func (a *analyzer) checkPidfile(st *state, fc *fileCtx, s *syntax.Stmt, fs []fie
 	}
 	pid := false
 	for _, f := range fs[1:] {
-		if f.pid {
+		if f.Pid {
 			pid = true
 		}
 	}
@@ -322,7 +322,7 @@ func (a *analyzer) checkPidfile(st *state, fc *fileCtx, s *syntax.Stmt, fs []fie
 			return
 		}
 	}
-	if len(fs) > 0 && fs[0].known && fs[0].s == "tee" {
+	if len(fs) > 0 && fs[0].Known && fs[0].Str == "tee" {
 		a.pass.Pidfiles = fact(a.pass.Pidfiles, a.siteAt(st, fc, s.Pos()))
 	}
 }
@@ -391,11 +391,11 @@ func (a *analyzer) command(st *state, fc *fileCtx, s *syntax.Stmt, fs []field, m
 		}
 	}
 	defer c.forkedLaunch()
-	if len(fs) > 0 && !fs[0].known && a.mayNote == "" && a.commandAlts(st, fc, s, fs, mode, pre) {
+	if len(fs) > 0 && !fs[0].Known && a.mayNote == "" && a.commandAlts(st, fc, s, fs, mode, pre) {
 		return
 	}
 	if len(fs) > 0 {
-		c.startSite = a.siteAt(st, fc, fs[0].pos)
+		c.startSite = a.siteAt(st, fc, fs[0].Pos)
 	}
 	if a.unwrap(c) || len(c.fs) == 0 {
 		return
@@ -429,7 +429,7 @@ const (
 // to how the command is called. It reports true when that handled the
 // command.
 func (a *analyzer) unwrap(c *cmdRun) bool {
-	for len(c.fs) > 0 && c.fs[0].known {
+	for len(c.fs) > 0 && c.fs[0].Known {
 		switch a.nextWrapper(c) {
 		case wrapDone:
 			return true
@@ -447,7 +447,7 @@ func (a *analyzer) unwrap(c *cmdRun) bool {
 // suStep), the env-file loaders and package runners (loaderWrapper), and
 // the activation runners (reportActivation: an Activation fact).
 func (a *analyzer) nextWrapper(c *cmdRun) wrapStep {
-	base := filepath.Base(c.fs[0].s)
+	base := filepath.Base(c.fs[0].Str)
 	switch base {
 	case "exec":
 		return a.execWrapper(c)
@@ -474,14 +474,14 @@ func (a *analyzer) nextWrapper(c *cmdRun) wrapStep {
 		}
 	}
 	first := ""
-	if len(c.fs) > 1 && c.fs[1].known {
-		first = c.fs[1].s
+	if len(c.fs) > 1 && c.fs[1].Known {
+		first = c.fs[1].Str
 	}
 	if wrapper.WrapsWith(base, first) {
 		return a.procWrapper(c, base) // internal/wrapper's table (pyenv exec CMD too)
 	}
 	if mech, rest := activationRunner(c.fs); mech != "" {
-		a.reportActivation(a.siteAt(c.st, c.fc, c.fs[0].pos), mech)
+		a.reportActivation(a.siteAt(c.st, c.fc, c.fs[0].Pos), mech)
 		c.fs = rest
 		return wrapNext
 	}
@@ -500,20 +500,20 @@ func (a *analyzer) execWrapper(c *cmdRun) wrapStep {
 	fs := c.fs
 	args := make([]string, 0, len(fs)-1)
 	for _, f := range fs[1:] {
-		if !f.known {
+		if !f.Known {
 			break // an unknown word is the command
 		}
-		args = append(args, f.s)
+		args = append(args, f.Str)
 	}
 	o, n := wrapper.ParseExecArgs(args)
 	if o.Clear {
 		c.fork()
-		a.addWrap(c.cst, wrapper.EnvReset, a.siteAt(c.st, c.fc, fs[0].pos), "exec -c runs the command with an empty environment: every protected variable is dropped", a.protNames()...)
+		a.addWrap(c.cst, wrapper.EnvReset, a.siteAt(c.st, c.fc, fs[0].Pos), "exec -c runs the command with an empty environment: every protected variable is dropped", a.protNames()...)
 		a.markReset(c.cst, nil)
 	}
 	if o.Login {
 		c.fork()
-		a.addWrap(c.cst, wrapper.LoginShell, a.siteAt(c.st, c.fc, fs[0].pos), "exec -l starts the command as a login shell: profile files run before the worker")
+		a.addWrap(c.cst, wrapper.LoginShell, a.siteAt(c.st, c.fc, fs[0].Pos), "exec -l starts the command as a login shell: profile files run before the worker")
 	}
 	c.fs = fs[1+n:]
 	if len(c.fs) == 0 {
@@ -533,11 +533,11 @@ func (a *analyzer) procWrapper(c *cmdRun, base string) wrapStep {
 	fs := c.fs
 	switch base {
 	case "command", "builtin":
-		if len(fs) > 1 && fs[1].known && (fs[1].s == "-v" || fs[1].s == "-V") {
+		if len(fs) > 1 && fs[1].Known && (fs[1].Str == "-v" || fs[1].Str == "-V") {
 			return wrapDone
 		}
 		i := 1
-		for i < len(fs) && fs[i].known && fs[i].s == "-p" {
+		for i < len(fs) && fs[i].Known && fs[i].Str == "-p" {
 			i++
 		}
 		c.fs = fs[i:]
@@ -547,10 +547,10 @@ func (a *analyzer) procWrapper(c *cmdRun, base string) wrapStep {
 	case "setsid":
 		// setsid -f/--fork returns at once: a background launch.
 		for _, o := range fs[1:] {
-			if !o.known || !strings.HasPrefix(o.s, "-") {
+			if !o.Known || !strings.HasPrefix(o.Str, "-") {
 				break
 			}
-			if o.s == "-f" || o.s == "--fork" || strings.HasPrefix(o.s, "-") && !strings.HasPrefix(o.s, "--") && strings.Contains(o.s, "f") {
+			if o.Str == "-f" || o.Str == "--fork" || strings.HasPrefix(o.Str, "-") && !strings.HasPrefix(o.Str, "--") && strings.Contains(o.Str, "f") {
 				if c.mode == callNormal {
 					c.mode = callBackground
 					c.forked = true
@@ -559,9 +559,9 @@ func (a *analyzer) procWrapper(c *cmdRun, base string) wrapStep {
 		}
 		c.fs = stripWrapper("setsid", fs)
 	case "setpriv":
-		if slices.ContainsFunc(fs[1:], func(f field) bool { return f.known && f.s == "--reset-env" }) {
+		if slices.ContainsFunc(fs[1:], func(f field) bool { return f.Known && f.Str == "--reset-env" }) {
 			c.fork()
-			a.addWrap(c.cst, wrapper.EnvReset, a.siteAt(c.st, c.fc, fs[0].pos), "setpriv --reset-env clears the environment but TERM and sets HOME, SHELL, USER, LOGNAME and PATH anew: protected variables are dropped", a.protNames()...)
+			a.addWrap(c.cst, wrapper.EnvReset, a.siteAt(c.st, c.fc, fs[0].Pos), "setpriv --reset-env clears the environment but TERM and sets HOME, SHELL, USER, LOGNAME and PATH anew: protected variables are dropped", a.protNames()...)
 			a.markReset(c.cst, nil)
 		}
 		c.fs = stripWrapper("setpriv", fs)
@@ -588,9 +588,9 @@ func (a *analyzer) changedNames(c *cmdRun, base string, changed []string) {
 		return
 	}
 	c.fork()
-	a.addWrap(c.cst, wrapper.EnvReset, a.siteAt(c.st, c.fc, c.fs[0].pos), base+" keeps the environment but sets "+strings.Join(changed, ", ")+" anew: protected variables among them are changed", lost...)
+	a.addWrap(c.cst, wrapper.EnvReset, a.siteAt(c.st, c.fc, c.fs[0].Pos), base+" keeps the environment but sets "+strings.Join(changed, ", ")+" anew: protected variables among them are changed", lost...)
 	for _, n := range lost {
-		c.cst.set(n, varState{v: unknownValue, exp: triYes})
+		c.cst.Set(n, varState{Val: unknownValue, Exp: triYes})
 	}
 }
 
@@ -631,7 +631,7 @@ func (a *analyzer) loaderWrapper(c *cmdRun, base string) wrapStep {
 	}
 	rest, ok := packageRunner(c.fs)
 	if !ok {
-		if ps, ok := a.pkgScriptOf(c.cst.cwd, c.fs); ok {
+		if ps, ok := a.pkgScriptOf(c.cst.Cwd, c.fs); ok {
 			a.pkgScriptRun(c, ps) // npm run dev: package.json's command
 			return wrapDone
 		}
@@ -649,21 +649,21 @@ func (a *analyzer) loaderWrapper(c *cmdRun, base string) wrapStep {
 // at the command's start), a builtin, and else a launch (launchCommand).
 func (a *analyzer) resolve(c *cmdRun) {
 	st, fs := c.st, c.fs
-	if !fs[0].known && c.cst == st && !c.first && a.mayNote == "" && a.commandAlts(st, c.fc, c.s, fs, c.mode, c.pre) {
+	if !fs[0].Known && c.cst == st && !c.first && a.mayNote == "" && a.commandAlts(st, c.fc, c.s, fs, c.mode, c.pre) {
 		return // exec $SUDO …: each value the word may have
 	}
-	name := fs[0].s
+	name := fs[0].Str
 	if l, ok := parseEnvLoader(fs); ok && (name == "node" || name == "nodejs") {
 		c.fork()
 		a.envLoaderLoad(st, c.cst, c.fc, fs, l)
 	}
 	if mech := activationCmd(fs); mech != "" && st.funcs.get(name) == nil {
-		a.reportActivation(a.siteAt(st, c.fc, fs[0].pos), mech)
+		a.reportActivation(a.siteAt(st, c.fc, fs[0].Pos), mech)
 		return
 	}
-	if !fs[0].known {
+	if !fs[0].Known {
 		if c.mode == callExec {
-			a.uncheckedAt(a.siteAt(st, c.fc, fs[0].pos), "the command exec'd cannot be resolved statically: if it is a script, what it does to the environment is not checked")
+			a.uncheckedAt(a.siteAt(st, c.fc, fs[0].Pos), "the command exec'd cannot be resolved statically: if it is a script, what it does to the environment is not checked")
 		}
 		a.external(st, c.cst, c.fc, fs, c.mode, c.nohup)
 		a.fixLaunch(st, c.startSite)
@@ -689,17 +689,17 @@ func (a *analyzer) resolve(c *cmdRun) {
 // launch it makes is placed at the command's start (fixLaunch).
 func (a *analyzer) launchCommand(c *cmdRun) {
 	st, cst, fc, fs := c.st, c.cst, c.fc, c.fs
-	name := fs[0].s
+	name := fs[0].Str
 	if wrapper.IsShell(filepath.Base(name)) {
 		a.shellCall(st, cst, fc, c.s, fs, c.mode, c.nohup)
 		a.fixLaunch(st, c.startSite)
 		return
 	}
 	if strings.Contains(name, "/") {
-		abs := joinPath(cst.cwd, name)
+		abs := joinPath(cst.Cwd, name)
 		if abs != "" && a.isShellScript(abs) {
-			a.shebangWraps = a.shebangFlags(st, fc, fs[0].pos, abs)
-			a.runChild(st, cst, fc, fs[0].pos, abs, name, nil, fs[1:], c.mode, c.nohup, false)
+			a.shebangWraps = a.shebangFlags(st, fc, fs[0].Pos, abs)
+			a.runChild(st, cst, fc, fs[0].Pos, abs, name, nil, fs[1:], c.mode, c.nohup, false)
 			a.fixLaunch(st, c.startSite)
 			return
 		}
@@ -717,31 +717,31 @@ func (a *analyzer) launchCommand(c *cmdRun) {
 // wrapper findings worded "may" (mayNote). It reports false when the word
 // is no such variable or none of its values is a word.
 func (a *analyzer) commandAlts(st *state, fc *fileCtx, s *syntax.Stmt, fs []field, mode callMode, pre []prefixAssign) bool {
-	if fs[0].word == nil {
+	if fs[0].Word == nil {
 		return false
 	}
 	var alts [][]string
-	name, quoted := scalarWord(fs[0].word)
+	name, quoted := scalarWord(fs[0].Word)
 	label := "$" + name
 	if name != "" {
-		vs, ok := st.get(name)
-		if !ok || vs.words().alts == nil || !slices.ContainsFunc(vs.words().alts, func(s string) bool { return strings.TrimSpace(s) != "" }) {
+		vs, ok := st.Get(name)
+		if !ok || vs.Words().Alts == nil || !slices.ContainsFunc(vs.Words().Alts, func(s string) bool { return strings.TrimSpace(s) != "" }) {
 			return false
 		}
-		for _, alt := range vs.words().alts {
+		for _, alt := range vs.Words().Alts {
 			if quoted {
 				alts = append(alts, []string{alt})
 			} else {
 				alts = append(alts, strings.Fields(alt))
 			}
 		}
-	} else if name = arrayParam(fs[0].word); name != "" {
+	} else if name = arrayParam(fs[0].Word); name != "" {
 		label = "${" + name + "[@]}"
-		vs, ok := st.get(name)
-		if !ok || vs.words().arrAlts == nil {
+		vs, ok := st.Get(name)
+		if !ok || vs.Words().ArrAlts == nil {
 			return false
 		}
-		alts = vs.words().arrAlts
+		alts = vs.Words().ArrAlts
 	} else {
 		return false
 	}
@@ -750,7 +750,7 @@ func (a *analyzer) commandAlts(st *state, fc *fileCtx, s *syntax.Stmt, fs []fiel
 		b := st.fork()
 		var words []field
 		for _, w := range ws {
-			words = append(words, litField(w, fs[0].pos))
+			words = append(words, litField(w, fs[0].Pos))
 		}
 		alt := strings.Join(ws, " ")
 		rest := append(words, fs[1:]...)
@@ -784,10 +784,10 @@ func stripWrapper(name string, fs []field) []field {
 	args := make([]string, 0, len(fs)-1)
 	for _, f := range fs[1:] {
 		switch {
-		case f.known:
-			args = append(args, f.s)
+		case f.Known:
+			args = append(args, f.Str)
 		case optionLike(f):
-			args = append(args, f.s+unknownMark)
+			args = append(args, f.Str+unknownMark)
 		default:
 			args = append(args, unknownMark)
 		}
@@ -803,10 +803,10 @@ func stripWrapper(name string, fs []field) []field {
 // literal "-" (--reuid=$REUID, "--user=${U}"): an option, whatever its
 // value.
 func optionLike(f field) bool {
-	if f.word == nil || len(f.word.Parts) == 0 || !strings.HasPrefix(f.s, "-") {
+	if f.Word == nil || len(f.Word.Parts) == 0 || !strings.HasPrefix(f.Str, "-") {
 		return false
 	}
-	p := f.word.Parts[0]
+	p := f.Word.Parts[0]
 	if dq, ok := p.(*syntax.DblQuoted); ok && len(dq.Parts) > 0 {
 		p = dq.Parts[0]
 	}
@@ -847,7 +847,7 @@ func (a *analyzer) external(st, cst *state, fc *fileCtx, fs []field, mode callMo
 		// worker afterwards (helperBg).
 		st.launched = &bgLaunch{site: ref.site, nohup: nohup, wraps: cst.wraps}
 	default:
-		if fs[0].known && trivial()[filepath.Base(fs[0].s)] {
+		if fs[0].Known && trivial()[filepath.Base(fs[0].Str)] {
 			return
 		}
 		st.lastCmd = ref
@@ -860,7 +860,7 @@ func (a *analyzer) external(st, cst *state, fc *fileCtx, fs []field, mode callMo
 			// starts here, under the command's wrappers.
 			a.workerPoint(cst, ref)
 			a.reportWraps(cst.wraps, false)
-		case cst != st && cst.vars != st.vars:
+		case cst != st && cst.Vars != st.Vars:
 			// NAME=VALUE cmd: the command runs with the assignment.
 			a.workerPoint(cst, ref)
 		}
@@ -868,31 +868,31 @@ func (a *analyzer) external(st, cst *state, fc *fileCtx, fs []field, mode callMo
 }
 
 func (a *analyzer) cmdRef(st *state, fc *fileCtx, fs []field) *cmdRef {
-	ref := &cmdRef{site: a.siteAt(st, fc, fs[0].pos), fc: fc}
-	if fs[0].known {
-		ref.name = filepath.Base(fs[0].s)
+	ref := &cmdRef{site: a.siteAt(st, fc, fs[0].Pos), fc: fc}
+	if fs[0].Known {
+		ref.name = filepath.Base(fs[0].Str)
 	}
 	if a.plan != nil {
 		ref.fs = fs // Plan reads them (and gives no fields back)
 	}
-	if fs[0].known && strings.HasPrefix(fs[0].s, "-") {
+	if fs[0].Known && strings.HasPrefix(fs[0].Str, "-") {
 		// --bind 0.0.0.0:8000 on a line of its own (a continuation
 		// without its backslash): no program, nothing binds.
 		return ref
 	}
 	for _, f := range fs[1:] {
 		switch {
-		case f.known:
-			if allInterfaces(f.s) {
-				ref.binds = append(ref.binds, Bind{At: a.siteAt(st, fc, f.pos)})
+		case f.Known:
+			if allInterfaces(f.Str) {
+				ref.binds = append(ref.binds, Bind{At: a.siteAt(st, fc, f.Pos)})
 			}
-		case f.word != nil && !f.splat && !atWord(f.word):
+		case f.Word != nil && !f.Splat && !atWord(f.Word):
 			// 0.0.0.0:$PORT, ${HOST:-0.0.0.0}:8000: the address part
 			// may be known where the whole word is not.
-			if s, _ := a.bindText(st, f.word, false); allInterfaces(s) {
-				ref.binds = append(ref.binds, Bind{At: a.siteAt(st, fc, f.pos)})
-			} else if s, by := a.bindText(st, f.word, true); allInterfaces(s) && len(by) > 0 {
-				ref.binds = append(ref.binds, Bind{At: a.siteAt(st, fc, f.pos), Default: by[0]})
+			if s, _ := a.bindText(st, f.Word, false); allInterfaces(s) {
+				ref.binds = append(ref.binds, Bind{At: a.siteAt(st, fc, f.Pos)})
+			} else if s, by := a.bindText(st, f.Word, true); allInterfaces(s) && len(by) > 0 {
+				ref.binds = append(ref.binds, Bind{At: a.siteAt(st, fc, f.Pos), Default: by[0]})
 			}
 		}
 	}
@@ -933,11 +933,11 @@ func isDigits(s string) bool {
 // assignments (wrapper.NextEnvArg, one effect each) and finish reports
 // -i. It returns the command env runs, or true when there is none.
 func (a *analyzer) envWrapper(st *state, cst **state, fc *fileCtx, fs []field, fork func()) ([]field, bool) {
-	r := &envRun{a: a, st: st, cst: cst, fc: fc, fork: fork, site: a.siteAt(st, fc, fs[0].pos), passed: map[string]bool{}}
+	r := &envRun{a: a, st: st, cst: cst, fc: fc, fork: fork, site: a.siteAt(st, fc, fs[0].Pos), passed: map[string]bool{}}
 	defer r.finish()
 	i := 1
 	for i < len(fs) {
-		if !fs[i].known {
+		if !fs[i].Known {
 			if !r.unknownArg(fs[i]) {
 				break
 			}
@@ -1003,14 +1003,14 @@ func (r *envRun) unknownArg(x field) bool {
 		// NAME="$NAME": a value not known statically.
 		r.fork()
 		v := unknownValue
-		if f := valueAfterEq(&evaluator{a: r.a, st: r.st, fc: r.fc}, x.word, n); f != nil {
-			v = f.v
+		if f := valueAfterEq(r.a.eval(r.st, r.fc), x.Word, n); f != nil {
+			v = f.Val
 		}
-		r.a.assign(*r.cst, r.fc, n, v, true, x.pos, false)
+		r.a.assign(*r.cst, r.fc, n, v, true, x.Pos, false)
 		r.passed[n] = true
 		return true
 	}
-	if len(x.substs()) > 0 {
+	if len(x.Substs()) > 0 {
 		r.fork()
 		r.a.substLoads(*r.cst, r.fc, r.site, x, true)
 		return true
@@ -1024,12 +1024,12 @@ func (r *envRun) unknownArg(x field) bool {
 // effect. It returns fs and the index of the next word.
 func (r *envRun) option(fs []field, i int) (_ []field, next int, cmd bool) {
 	x := fs[i]
-	if !r.afterEnd && i+1 < len(fs) && !fs[i+1].known {
+	if !r.afterEnd && i+1 < len(fs) && !fs[i+1].Known {
 		r.strs[1] = "" // a value not known statically
 	} else if i+1 < len(fs) {
-		r.strs[1] = fs[i+1].s
+		r.strs[1] = fs[i+1].Str
 	}
-	r.strs[0] = x.s
+	r.strs[0] = x.Str
 	args := r.strs[:min(2, len(fs)-i)]
 	r.effects, next = wrapper.NextEnvArg(args, 0, r.afterEnd, r.effects[:0])
 	next += i
@@ -1037,7 +1037,7 @@ func (r *envRun) option(fs []field, i int) (_ []field, next int, cmd bool) {
 		at := fs[i+e.Arg]
 		switch e.Kind {
 		case wrapper.EnvSplit:
-			if at.known {
+			if at.Known {
 				fs = splitEnvString(fs, next, at, e.Value)
 			}
 		case wrapper.EnvCommand:
@@ -1055,7 +1055,7 @@ func splitEnvString(fs []field, next int, at field, s string) []field {
 	words := wrapper.SplitEnvString(s)
 	split := make([]field, 0, len(words)+len(fs)-next)
 	for _, w := range words {
-		split = append(split, field{s: w, known: true, pos: at.pos, v: lit(w)})
+		split = append(split, field{Str: w, Known: true, Pos: at.Pos, Val: lit(w)})
 	}
 	return append(append(append([]field(nil), fs[:next]...), split...), fs[next:]...)
 }
@@ -1068,27 +1068,27 @@ func (r *envRun) effect(x, at field, e wrapper.EnvArg) {
 	case wrapper.EnvIgnore:
 		r.ignore()
 	case wrapper.EnvUnset:
-		if at.known {
+		if at.Known {
 			r.fork()
-			r.a.unsetName(*r.cst, e.Value, r.a.siteAt(r.st, r.fc, at.pos))
+			r.a.unsetName(*r.cst, e.Value, r.a.siteAt(r.st, r.fc, at.Pos))
 		}
 	case wrapper.EnvChdir:
 		r.fork()
-		if at.known {
-			(*r.cst).cwd = joinPath((*r.cst).cwd, e.Value)
+		if at.Known {
+			(*r.cst).Cwd = joinPath((*r.cst).Cwd, e.Value)
 		} else {
-			(*r.cst).cwd = ""
+			(*r.cst).Cwd = ""
 		}
 	case wrapper.EnvEnd:
 		r.afterEnd = true
 	case wrapper.EnvSet:
 		r.fork()
 		n := e.Value
-		v := lit(x.s[len(n)+1:])
-		if f := valueAfterEq(&evaluator{a: r.a, st: r.st, fc: r.fc}, x.word, n); f != nil {
-			v = f.v
+		v := lit(x.Str[len(n)+1:])
+		if f := valueAfterEq(r.a.eval(r.st, r.fc), x.Word, n); f != nil {
+			v = f.Val
 		}
-		r.a.assign(*r.cst, r.fc, n, v, true, x.pos, false)
+		r.a.assign(*r.cst, r.fc, n, v, true, x.Pos, false)
 		r.passed[n] = true
 	}
 }
@@ -1100,9 +1100,9 @@ func (r *envRun) ignore() {
 	r.fork()
 	if !r.reset {
 		r.snap = r.a.protSnapshot(*r.cst)
-		for name, v := range (*r.cst).vars.all() {
-			if v.exp != triNo {
-				(*r.cst).set(name, varState{v: value{k: vUnset}, exp: triNo})
+		for name, v := range (*r.cst).Vars.All() {
+			if v.Exp != triNo {
+				(*r.cst).Set(name, varState{Val: value{Kind: vUnset}, Exp: triNo})
 			}
 		}
 	}
@@ -1111,10 +1111,10 @@ func (r *envRun) ignore() {
 
 // assignName returns NAME when a word starts with a literal NAME=.
 func assignName(f field) string {
-	if f.word == nil || len(f.word.Parts) == 0 {
+	if f.Word == nil || len(f.Word.Parts) == 0 {
 		return ""
 	}
-	l, ok := f.word.Parts[0].(*syntax.Lit)
+	l, ok := f.Word.Parts[0].(*syntax.Lit)
 	if !ok {
 		return ""
 	}
@@ -1135,24 +1135,24 @@ func valueAfterEq(ev *evaluator, w *syntax.Word, name string) *field {
 	if !ok || l.Value != name+"=" {
 		return nil
 	}
-	f := ev.word(&syntax.Word{Parts: w.Parts[1:]})
+	f := ev.Word(&syntax.Word{Parts: w.Parts[1:]})
 	return &f
 }
 
 // sudoWrapper handles sudo's options; without -E/--preserve-env it resets
 // the environment.
 func (a *analyzer) sudoWrapper(st *state, cst **state, fc *fileCtx, fs []field, fork func()) []field {
-	site := a.siteAt(st, fc, fs[0].pos)
+	site := a.siteAt(st, fc, fs[0].Pos)
 	args := make([]string, len(fs)-1)
 	for k, f := range fs[1:] {
 		switch n := assignName(f); {
-		case !f.known && n != "":
+		case !f.Known && n != "":
 			args[k] = n + "=" // NAME=$x: an assignment whatever its value
-		case !f.known, n == "" && !strings.HasPrefix(f.s, "-") && strings.Contains(f.s, "=") && !validName(f.s[:strings.IndexByte(f.s, '=')]):
+		case !f.Known, n == "" && !strings.HasPrefix(f.Str, "-") && strings.Contains(f.Str, "=") && !validName(f.Str[:strings.IndexByte(f.Str, '=')]):
 			// "" is the command: a word not known statically, or one
 			// with an '=' that names no variable.
 		default:
-			args[k] = f.s
+			args[k] = f.Str
 		}
 	}
 	o, n := wrapper.ParseSudoArgs(args)
@@ -1194,18 +1194,18 @@ func (a *analyzer) sudoWrapper(st *state, cst **state, fc *fileCtx, fs []field, 
 			a.markReset(*cst, nil)
 		}
 	}
-	ev := &evaluator{a: a, st: st, fc: fc}
+	ev := a.eval(st, fc)
 	for _, f := range assigns {
 		fork()
 		n := assignName(f)
-		v := lit(strings.TrimPrefix(f.s, n+"="))
-		if !f.known {
+		v := lit(strings.TrimPrefix(f.Str, n+"="))
+		if !f.Known {
 			v = unknownValue
 		}
-		if vf := valueAfterEq(ev, f.word, n); vf != nil {
-			v = vf.v
+		if vf := valueAfterEq(ev, f.Word, n); vf != nil {
+			v = vf.Val
 		}
-		a.assign(*cst, fc, n, v, true, f.pos, false)
+		a.assign(*cst, fc, n, v, true, f.Pos, false)
 	}
 	return fs[i:]
 }
@@ -1213,12 +1213,12 @@ func (a *analyzer) sudoWrapper(st *state, cst **state, fc *fileCtx, fs []field, 
 // suWrapper handles su and runuser. It reports done when it analysed the
 // command itself (su -c STRING).
 func (a *analyzer) suWrapper(st *state, cst **state, fc *fileCtx, s *syntax.Stmt, fs []field, mode callMode, fork func()) ([]field, bool) {
-	site := a.siteAt(st, fc, fs[0].pos)
-	base := filepath.Base(fs[0].s)
+	site := a.siteAt(st, fc, fs[0].Pos)
+	base := filepath.Base(fs[0].Str)
 	args := make([]string, len(fs)-1)
 	for k, f := range fs[1:] {
-		if f.known {
-			args[k] = f.s // an unknown word stays "": reading stops there
+		if f.Known {
+			args[k] = f.Str // an unknown word stays "": reading stops there
 		}
 	}
 	o, _ := wrapper.ParseSuArgs(base, args)
@@ -1228,8 +1228,8 @@ func (a *analyzer) suWrapper(st *state, cst **state, fc *fileCtx, s *syntax.Stmt
 	if o.Command >= 0 {
 		c := fs[1+o.Command]
 		if o.CommandPrefix != "" {
-			c.s = strings.TrimPrefix(c.s, o.CommandPrefix)
-			c.word = nil // positions: the string starts inside the word
+			c.Str = strings.TrimPrefix(c.Str, o.CommandPrefix)
+			c.Word = nil // positions: the string starts inside the word
 		}
 		cmd = &c
 	}
@@ -1254,7 +1254,7 @@ func (a *analyzer) suWrapper(st *state, cst **state, fc *fileCtx, s *syntax.Stmt
 			fork()
 			a.addWrap(*cst, wrapper.EnvReset, site, base+" without a login flag keeps the environment but sets HOME, SHELL, USER and LOGNAME anew: protected variables among them are changed", lost...)
 			for _, n := range lost {
-				(*cst).set(n, varState{v: unknownValue, exp: triYes})
+				(*cst).Set(n, varState{Val: unknownValue, Exp: triYes})
 			}
 		}
 	}
@@ -1263,7 +1263,7 @@ func (a *analyzer) suWrapper(st *state, cst **state, fc *fileCtx, s *syntax.Stmt
 	}
 	if cmd != nil {
 		a.runEmbedded(st, *cst, fc, *cmd, nil, mode, false, false)
-		if !cmd.known && mode == callNormal && st.lastCmd != nil {
+		if !cmd.Known && mode == callNormal && st.lastCmd != nil {
 			// su - "$U" -c "$CMD" run and waited for: whether the string
 			// is the worker or a step that returns (an installer's
 			// run-as-user helper) is not known, so it is not judged as the
@@ -1279,15 +1279,15 @@ func (a *analyzer) suWrapper(st *state, cst **state, fc *fileCtx, s *syntax.Stmt
 func (a *analyzer) shellCall(st, cst *state, fc *fileCtx, s *syntax.Stmt, fs []field, mode callMode, nohup bool) {
 	args := make([]string, len(fs)-1)
 	for k, f := range fs[1:] {
-		if f.known {
-			args[k] = f.s // an unknown word stays "": an operand
+		if f.Known {
+			args[k] = f.Str // an unknown word stays "": an operand
 		}
 	}
 	opts, n := wrapper.ParseShellArgs(args)
 	login, inter, cmdMode, allexp := opts.Login, opts.Interactive, opts.Command, opts.AllExport
 	i := 1 + n
-	site := a.siteAt(st, fc, fs[0].pos)
-	sh := filepath.Base(fs[0].s)
+	site := a.siteAt(st, fc, fs[0].Pos)
+	sh := filepath.Base(fs[0].Str)
 	if login || inter {
 		// A copy of the command's state that only adds the notes: the
 		// variables are the caller's (cst.vars is not written through it).
@@ -1312,10 +1312,10 @@ func (a *analyzer) shellCall(st, cst *state, fc *fileCtx, s *syntax.Stmt, fs []f
 	if len(rest) == 0 {
 		// bash <<'EOF' … EOF: the here-document is the script.
 		if hd := heredoc(s); hd != nil {
-			ev := &evaluator{a: a, st: st, fc: fc}
-			body := ev.word(hd)
-			if body.known {
-				body.word = nil // positions: the body starts a line
+			ev := a.eval(st, fc)
+			body := ev.Word(hd)
+			if body.Known {
+				body.Word = nil // positions: the body starts a line
 				a.runEmbedded(st, cst, fc, body, nil, mode, nohup, allexp)
 				return
 			}
@@ -1323,18 +1323,18 @@ func (a *analyzer) shellCall(st, cst *state, fc *fileCtx, s *syntax.Stmt, fs []f
 		a.external(st, cst, fc, fs, mode, nohup)
 		return
 	}
-	if !rest[0].known {
-		a.uncheckedAt(a.siteAt(st, fc, rest[0].pos), "the script run by "+sh+" cannot be resolved statically: what it does to the environment is not checked")
+	if !rest[0].Known {
+		a.uncheckedAt(a.siteAt(st, fc, rest[0].Pos), "the script run by "+sh+" cannot be resolved statically: what it does to the environment is not checked")
 		a.external(st, cst, fc, fs, mode, nohup)
 		return
 	}
-	abs := joinPath(cst.cwd, rest[0].s)
+	abs := joinPath(cst.Cwd, rest[0].Str)
 	if abs == "" || !a.isFile(abs) {
-		a.uncheckedAt(a.siteAt(st, fc, rest[0].pos), "the script run by "+sh+" cannot be found from here ("+rest[0].s+"): what it does to the environment is not checked")
+		a.uncheckedAt(a.siteAt(st, fc, rest[0].Pos), "the script run by "+sh+" cannot be found from here ("+rest[0].Str+"): what it does to the environment is not checked")
 		a.external(st, cst, fc, fs, mode, nohup)
 		return
 	}
-	a.runChild(st, cst, fc, fs[0].pos, abs, rest[0].s, nil, rest[1:], mode, nohup, allexp)
+	a.runChild(st, cst, fc, fs[0].Pos, abs, rest[0].Str, nil, rest[1:], mode, nohup, allexp)
 }
 
 // heredoc returns the here-document a statement feeds to stdin, if any.
@@ -1358,30 +1358,30 @@ type childSrc struct {
 
 // runEmbedded analyses a bash -c / su -c string as a child process.
 func (a *analyzer) runEmbedded(st, cst *state, fc *fileCtx, str field, args []field, mode callMode, nohup, allexp bool) {
-	if !str.known {
-		a.uncheckedAt(a.siteAt(st, fc, str.pos), "the command string cannot be resolved statically: what it does to the environment is not checked")
+	if !str.Known {
+		a.uncheckedAt(a.siteAt(st, fc, str.Pos), "the command string cannot be resolved statically: what it does to the environment is not checked")
 		a.external(st, cst, fc, []field{str}, mode, nohup)
 		return
 	}
 	efc := a.embeddedCtx(fc, str)
-	f, err := a.parser.Parse(fc.name, []byte(str.s), fc.lang)
+	f, err := a.parser.Parse(fc.name, []byte(str.Str), fc.lang)
 	if err != nil {
 		pe, _ := err.(*ParseError)
 		msg := "the command string does not parse"
 		if pe != nil {
 			msg += ": " + pe.Msg
 		}
-		a.uncheckedAt(a.siteAt(st, fc, str.pos), msg)
+		a.uncheckedAt(a.siteAt(st, fc, str.Pos), msg)
 		return
 	}
-	a.runChild(st, cst, fc, str.pos, "", "", &childSrc{file: f, fc: efc}, args, mode, nohup, allexp)
+	a.runChild(st, cst, fc, str.Pos, "", "", &childSrc{file: f, fc: efc}, args, mode, nohup, allexp)
 }
 
 // embeddedCtx maps positions inside a string word to the file.
 func (a *analyzer) embeddedCtx(fc *fileCtx, str field) *fileCtx {
-	l, c := fc.pos(str.pos)
-	if str.word != nil && len(str.word.Parts) == 1 {
-		switch str.word.Parts[0].(type) {
+	l, c := fc.pos(str.Pos)
+	if str.Word != nil && len(str.Word.Parts) == 1 {
+		switch str.Word.Parts[0].(type) {
 		case *syntax.SglQuoted, *syntax.DblQuoted:
 			c++
 		}
@@ -1438,29 +1438,29 @@ func (a *analyzer) runChild(st, cst *state, fc *fileCtx, callPos syntax.Pos, abs
 		cfc = pf.ctx()
 		stmts = pf.file.Stmts
 	}
-	ch := &state{vars: newLayer(nil), cwd: cst.cwd, args: args, reset: cst.reset, preReset: cst.preReset, allexport: allexp,
+	ch := &state{scope: scope{Vars: newLayer(nil), Cwd: cst.Cwd, Args: args}, reset: cst.reset, preReset: cst.preReset, allexport: allexp,
 		loaded: cst.loaded, pending: cst.pending[:len(cst.pending):len(cst.pending)],
 		wraps: append(cst.wraps[:len(cst.wraps):len(cst.wraps)], shebang...), fgChild: mode == callNormal && !detached}
-	for k, v := range cst.vars.all() {
-		if v.exp != triNo {
-			ch.set(k, v)
+	for k, v := range cst.Vars.All() {
+		if v.Exp != triNo {
+			ch.Set(k, v)
 		} else if a.prot[k] != nil {
-			ch.set(k, v)
+			ch.Set(k, v)
 		}
 	}
 	ch.chain = append(st.chain[:len(st.chain):len(st.chain)], Pos{File: callSite.File, Line: callSite.Line})
 	if emb != nil {
-		ch.dollar0 = "bash"
+		ch.Dollar0 = "bash"
 		if len(args) > 0 {
-			ch.dollar0 = args[0].s
-			ch.args = args[1:]
+			ch.Dollar0 = args[0].Str
+			ch.Args = args[1:]
 		}
-		ch.source = st.source
+		ch.Source = st.Source
 		if cfc.name == fc.name {
 			ch.chain = st.chain // same file: the link is the finding itself
 		}
 	} else {
-		ch.dollar0, ch.source = dotSlash(given), dotSlash(given)
+		ch.Dollar0, ch.Source = dotSlash(given), dotSlash(given)
 		a.stack = append(a.stack, abs)
 		defer func() { a.stack = a.stack[:len(a.stack)-1] }()
 	}
@@ -1501,9 +1501,9 @@ func (a *analyzer) callFunc(st *state, fc *fileCtx, fd *funcDef, fs []field) {
 			return // recursion
 		}
 	}
-	site := a.siteAt(st, fc, fs[0].pos)
-	saveArgs, saveChain := st.args, st.chain
-	st.args = fs[1:]
+	site := a.siteAt(st, fc, fs[0].Pos)
+	saveArgs, saveChain := st.Args, st.chain
+	st.Args = fs[1:]
 	st.chain = append(st.chain[:len(st.chain):len(st.chain)], Pos{File: site.File, Line: site.Line})
 	outer := a.funcSite == nil
 	if outer {
@@ -1521,14 +1521,14 @@ func (a *analyzer) callFunc(st *state, fc *fileCtx, fd *funcDef, fs []field) {
 	if !st.dead {
 		for name, old := range frame {
 			if old == nil {
-				st.set(name, defaultVar())
+				st.Set(name, defaultVar())
 			} else {
-				st.set(name, *old)
+				st.Set(name, *old)
 			}
 		}
 	}
 	st.returning = false
-	st.args, st.chain = saveArgs, saveChain
+	st.Args, st.chain = saveArgs, saveChain
 	if outer {
 		a.funcSite, a.funcName = nil, ""
 	}

@@ -24,14 +24,14 @@ import (
 // service, docker …) is none: what service or docker starts is started by
 // a manager, not in this environment.
 func detaches(fs []field) bool {
-	if len(fs) < 2 || !fs[0].known || returns(fs) {
+	if len(fs) < 2 || !fs[0].Known || returns(fs) {
 		return false
 	}
-	base := filepath.Base(fs[0].s)
+	base := filepath.Base(fs[0].Str)
 	args := make([]string, 0, len(fs)-1)
 	for _, f := range fs[1:] {
-		if f.known {
-			args = append(args, f.s)
+		if f.Known {
+			args = append(args, f.Str)
 		} else {
 			args = append(args, unknownMark)
 		}

@@ -39,13 +39,13 @@ type envLoader struct {
 // parseEnvLoader recognises an env-loading wrapper at fs[0] by
 // internal/wrapper's table of loaders (wrapper.ParseLoader).
 func parseEnvLoader(fs []field) (envLoader, bool) {
-	if len(fs) < 2 || !fs[0].known {
+	if len(fs) < 2 || !fs[0].Known {
 		return envLoader{}, false
 	}
 	argv := make([]string, len(fs))
 	for i, f := range fs {
-		if f.known {
-			argv[i] = f.s // a word not known statically stays ""
+		if f.Known {
+			argv[i] = f.Str // a word not known statically stays ""
 		}
 	}
 	la, ok := wrapper.ParseLoader(argv)
@@ -58,7 +58,7 @@ func parseEnvLoader(fs []field) (envLoader, bool) {
 	}
 	for _, f := range la.Files {
 		p := f.Path
-		if f.Unknown || f.Arg >= 0 && !fs[f.Arg].known {
+		if f.Unknown || f.Arg >= 0 && !fs[f.Arg].Known {
 			p = "" // an rc file's environments, or a path not known: unresolved
 		}
 		l.files = append(l.files, p)
@@ -76,13 +76,13 @@ func optSet(opts ...string) map[string]bool {
 
 // envLoaderLoad applies the wrapper's env files to the command's state.
 func (a *analyzer) envLoaderLoad(st, cst *state, fc *fileCtx, fs []field, l envLoader) {
-	s := a.siteAt(st, fc, fs[0].pos)
+	s := a.siteAt(st, fc, fs[0].Pos)
 	o := loadOpts{exportAll: true, dialect: l.dialect, by: l.by}
 	if !l.override {
 		o.fill = fillUnset
 	}
 	for _, f := range l.files {
-		abs := joinPath(cst.cwd, f)
+		abs := joinPath(cst.Cwd, f)
 		switch {
 		case abs != "" && a.isFile(abs):
 			a.dotenvLoad(cst, s, abs, o)
@@ -123,16 +123,16 @@ var runnerTools = sync.OnceValue(func() map[string]string {
 // yarn dlx — with the tool named by its command (dotenv-cli → dotenv), or
 // false when fs[0] is none.
 func packageRunner(fs []field) ([]field, bool) {
-	if len(fs) < 2 || !fs[0].known {
+	if len(fs) < 2 || !fs[0].Known {
 		return nil, false
 	}
 	arg := func(i int) string {
-		if i < len(fs) && fs[i].known {
-			return fs[i].s
+		if i < len(fs) && fs[i].Known {
+			return fs[i].Str
 		}
 		return ""
 	}
-	prog, i := filepath.Base(fs[0].s), 1
+	prog, i := filepath.Base(fs[0].Str), 1
 	switch prog {
 	case "uvx", "npx", "bunx":
 	case "pipx", "poetry", "uv":
@@ -154,8 +154,8 @@ func packageRunner(fs []field) ([]field, bool) {
 		return nil, false
 	}
 	values := runnerValueOpt()[prog]
-	for i < len(fs) && fs[i].known && strings.HasPrefix(fs[i].s, "-") {
-		o := fs[i].s
+	for i < len(fs) && fs[i].Known && strings.HasPrefix(fs[i].Str, "-") {
+		o := fs[i].Str
 		i++
 		if o == "--" {
 			break
@@ -168,8 +168,8 @@ func packageRunner(fs []field) ([]field, bool) {
 		return nil, false
 	}
 	rest := append([]field(nil), fs[i:]...)
-	if t, ok := runnerTools()[rest[0].s]; ok && rest[0].known {
-		rest[0].s = t
+	if t, ok := runnerTools()[rest[0].Str]; ok && rest[0].Known {
+		rest[0].Str = t
 	}
 	return rest, true
 }

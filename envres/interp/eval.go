@@ -20,34 +20,34 @@ const maxValueLen = 4096
 
 // field is one evaluated word (or one field of "$@").
 type field struct {
-	s string // the value; when !known, the parts that are known
+	Str string // the value; when !known, the parts that are known
 	// v is the abstract value when the word is exactly one parameter
 	// expansion or a literal, so that X=$SAVED keeps "the caller's value".
-	v    value
-	pos  syntax.Pos
-	word *syntax.Word
+	Val  value
+	Pos  syntax.Pos
+	Word *syntax.Word
 	// subw is the word whose command and process substitutions the field
 	// has (its own word, or an argument's for "$@"), nil when none.
-	subw *syntax.Word
+	SubWord *syntax.Word
 	// self names the variable when the word is exactly $X, ${X:-d},
 	// ${X-d}, ${X:=d} or ${X:?m}: X=${X:-d} keeps a value X has.
-	self  string
-	known bool
-	pid   bool // mentions $! or a variable holding it
+	Self  string
+	Known bool
+	Pid   bool // mentions $! or a variable holding it
 	// (the booleans last: the struct is 88 bytes, not 104.)
-	quoted bool
+	Quoted bool
 	// splat stands for zero or more unknown positional parameters.
-	splat bool
+	Splat bool
 }
 
 // substs returns the word's command substitutions (those parts
 // evaluates: not inside another expansion's operand).
-func (f *field) substs() []*syntax.CmdSubst {
-	if f.subw == nil {
+func (f *field) Substs() []*syntax.CmdSubst {
+	if f.SubWord == nil {
 		return nil
 	}
 	var out []*syntax.CmdSubst
-	eachSubst(f.subw.Parts, func(p syntax.WordPart) {
+	eachSubst(f.SubWord.Parts, func(p syntax.WordPart) {
 		if cs, ok := p.(*syntax.CmdSubst); ok {
 			out = append(out, cs)
 		}
@@ -56,12 +56,12 @@ func (f *field) substs() []*syntax.CmdSubst {
 }
 
 // procs returns the word's process substitutions.
-func (f *field) procs() []*syntax.ProcSubst {
-	if f.subw == nil {
+func (f *field) Procs() []*syntax.ProcSubst {
+	if f.SubWord == nil {
 		return nil
 	}
 	var out []*syntax.ProcSubst
-	eachSubst(f.subw.Parts, func(p syntax.WordPart) {
+	eachSubst(f.SubWord.Parts, func(p syntax.WordPart) {
 		if ps, ok := p.(*syntax.ProcSubst); ok {
 			out = append(out, ps)
 		}
@@ -87,12 +87,12 @@ func eachSubst(parts []syntax.WordPart, fn func(syntax.WordPart)) {
 const maxFields = 1024
 
 // unknownArgs are positional parameters that are not known.
-var unknownArgs = []field{{splat: true, v: unknownValue}}
+var unknownArgs = []field{{Splat: true, Val: unknownValue}}
 
 // argsKnown reports whether every positional parameter is known in number.
 func argsKnown(args []field) bool {
 	for _, a := range args {
-		if a.splat {
+		if a.Splat {
 			return false
 		}
 	}
@@ -100,55 +100,67 @@ func argsKnown(args []field) bool {
 }
 
 func litField(s string, pos syntax.Pos) field {
-	return field{s: s, known: true, v: lit(s), pos: pos}
+	return field{Str: s, Known: true, Val: lit(s), Pos: pos}
 }
 
-// evaluator evaluates words against a state.
+// evalHost is what the evaluator asks of the walk. c is the walk's own
+// context (its state and file), handed back unread.
+type evalHost interface {
+	// fields returns an empty slice with room for n fields.
+	Fields(n int) []field
+	// override reports whether name is protected, and whether its
+	// override is known to be empty.
+	Override(name string) (protected, empty bool)
+	// assignDefault records ${X:=d}'s assignment of v to name.
+	AssignDefault(c walkCtx, name string, v value, known bool, pos syntax.Pos)
+}
+
+// evaluator evaluates words against a scope.
 type evaluator struct {
-	a  *analyzer
-	st *state
-	fc *fileCtx
+	Host  evalHost
+	Scope *scope
+	Ctx   walkCtx
 }
 
 // fields evaluates the words of a command, expanding "$@".
-func (e *evaluator) fields(words []*syntax.Word) []field {
-	out := e.a.fieldSlice(len(words))
+func (e *evaluator) Fields(words []*syntax.Word) []field {
+	out := e.Host.Fields(len(words))
 	for _, w := range words {
 		if at := atWord(w); at {
-			if len(out)+len(e.st.args) > maxFields {
+			if len(out)+len(e.Scope.Args) > maxFields {
 				// set -- "$@" "$@" doubles them: past the bound, the
 				// rest is unknown words.
-				out = append(out, field{splat: true, v: unknownValue, pos: w.Pos(), word: w})
+				out = append(out, field{Splat: true, Val: unknownValue, Pos: w.Pos(), Word: w})
 				continue
 			}
-			for _, f := range e.st.args {
-				f.pos = w.Pos()
-				f.word = w
+			for _, f := range e.Scope.Args {
+				f.Pos = w.Pos()
+				f.Word = w
 				out = append(out, f)
 			}
 			continue
 		}
 		if name := arrayParam(w); name != "" {
-			if vs, ok := e.st.get(name); ok && vs.words().isArr {
+			if vs, ok := e.Scope.Get(name); ok && vs.Words().IsArr {
 				// "${CMD[@]}" of an array of literal words: its words.
-				for _, el := range vs.words().arr {
+				for _, el := range vs.Words().Arr {
 					out = append(out, litField(el, w.Pos()))
 				}
 				continue
-			} else if ok && len(vs.words().head) > 0 {
+			} else if ok && len(vs.Words().Head) > 0 {
 				// Known in part: its leading words, then words not
 				// known statically.
-				for _, el := range vs.words().head {
+				for _, el := range vs.Words().Head {
 					out = append(out, litField(el, w.Pos()))
 				}
-				out = append(out, field{splat: true, v: unknownValue, pos: w.Pos(), word: w})
+				out = append(out, field{Splat: true, Val: unknownValue, Pos: w.Pos(), Word: w})
 				continue
 			}
 		}
-		f := e.word(w)
-		if name, quoted := scalarWord(w); name != "" && !quoted && f.known && strings.ContainsAny(f.s, " \t\n") {
+		f := e.Word(w)
+		if name, quoted := scalarWord(w); name != "" && !quoted && f.Known && strings.ContainsAny(f.Str, " \t\n") {
 			// $SUDO holding "sudo -u app": split on IFS's default.
-			for _, s := range strings.Fields(f.s) {
+			for _, s := range strings.Fields(f.Str) {
 				out = append(out, litField(s, w.Pos()))
 			}
 			continue
@@ -175,10 +187,33 @@ func scalarWord(w *syntax.Word) (string, bool) {
 	return pe.Param.Value, quoted
 }
 
-// fieldChunk is how many fields fieldSlice allocates at once.
+// walkCtx is the walk's context of an evaluator: the state and the file
+// its words are evaluated in.
+type walkCtx struct {
+	st *state
+	fc *fileCtx
+}
+
+// eval returns an evaluator of words in st, from the file fc.
+func (a *analyzer) eval(st *state, fc *fileCtx) *evaluator {
+	return &evaluator{Host: a, Scope: &st.scope, Ctx: walkCtx{st, fc}}
+}
+
+// forked returns an evaluator like ev on a fork of its state.
+func forked(ev *evaluator) *evaluator {
+	st := ev.Ctx.st.fork()
+	return &evaluator{Host: ev.Host, Scope: &st.scope, Ctx: walkCtx{st, ev.Ctx.fc}}
+}
+
+func (a *analyzer) Override(name string) (protected, empty bool) {
+	p := a.prot[name]
+	return p != nil, p != nil && p.known && p.value == ""
+}
+
+// fieldChunk is how many fields fields allocates at once.
 const fieldChunk = 512
 
-// fieldSlice returns an empty slice with room for n fields, cut from a
+// fields returns an empty slice with room for n fields, cut from a
 // chunk shared by many commands: one allocation for hundreds of commands
 // instead of one each. The chunk is a stack: stmt gives back what the
 // statement's words took when it ends (releaseFields), so the same memory
@@ -186,7 +221,7 @@ const fieldChunk = 512
 // set -- copies, a function's or sourced file's arguments are restored
 // when it returns, and a cmdRef keeps its fields only for Plan, which
 // gives nothing back. Appending past n copies as usual.
-func (a *analyzer) fieldSlice(n int) []field {
+func (a *analyzer) Fields(n int) []field {
 	if n > fieldChunk/4 {
 		return make([]field, 0, n)
 	}
@@ -231,19 +266,19 @@ func atWord(w *syntax.Word) bool {
 	return ok && pe.Param != nil && (pe.Param.Value == "@" || pe.Param.Value == "*") && pe.Exp == nil && !pe.Length && pe.Index == nil && pe.Slice == nil && pe.Repl == nil
 }
 
-func (e *evaluator) word(w *syntax.Word) field {
-	f := field{known: true, pos: w.Pos(), word: w}
+func (e *evaluator) Word(w *syntax.Word) field {
+	f := field{Known: true, Pos: w.Pos(), Word: w}
 	var b wordBuf
-	e.parts(w.Parts, &b, &f, false)
-	f.s = b.String()
-	if len(f.s) > maxValueLen {
+	e.Parts(w.Parts, &b, &f, false)
+	f.Str = b.String()
+	if len(f.Str) > maxValueLen {
 		// Values built by doubling would blow up memory: forget them.
-		f.s, f.known = f.s[:maxValueLen], false
+		f.Str, f.Known = f.Str[:maxValueLen], false
 	}
-	if f.known {
-		f.v = lit(f.s)
+	if f.Known {
+		f.Val = lit(f.Str)
 	} else {
-		f.v = unknownValue
+		f.Val = unknownValue
 	}
 	// A word that is exactly one expansion of a variable carries its value.
 	if len(w.Parts) == 1 {
@@ -252,12 +287,12 @@ func (e *evaluator) word(w *syntax.Word) field {
 			p = dq.Parts[0]
 		}
 		if pe, ok := p.(*syntax.ParamExp); ok && (simpleParam(pe) || e.keepsOwnValue(pe)) {
-			if vs, ok := e.st.get(pe.Param.Value); ok && vs.v.k == vOrig {
-				f.v = vs.v
+			if vs, ok := e.Scope.Get(pe.Param.Value); ok && vs.Val.Kind == vOrig {
+				f.Val = vs.Val
 			}
 		}
 		if pe, ok := p.(*syntax.ParamExp); ok && selfDefault(pe) {
-			f.self = pe.Param.Value
+			f.Self = pe.Param.Value
 		}
 	}
 	return f
@@ -274,12 +309,12 @@ func (e *evaluator) keepsOwnValue(pe *syntax.ParamExp) bool {
 	default:
 		return false
 	}
-	vs, ok := e.st.get(pe.Param.Value)
-	if !ok || vs.v.k != vOrig {
+	vs, ok := e.Scope.Get(pe.Param.Value)
+	if !ok || vs.Val.Kind != vOrig {
 		return false
 	}
-	p := e.a.prot[vs.v.s]
-	return p != nil && !(p.known && p.value == "")
+	prot, empty := e.Host.Override(vs.Val.Str)
+	return prot && !empty
 }
 
 // selfDefault reports whether pe is $X or ${X:-d} (and the -, :=, =, :?,
@@ -302,7 +337,7 @@ func simpleParam(pe *syntax.ParamExp) bool {
 	return pe.Param != nil && pe.Exp == nil && !pe.Length && !pe.Excl && pe.Index == nil && pe.Slice == nil && pe.Repl == nil && pe.NestedParam == nil
 }
 
-func (e *evaluator) parts(parts []syntax.WordPart, b *wordBuf, f *field, inDq bool) {
+func (e *evaluator) Parts(parts []syntax.WordPart, b *wordBuf, f *field, inDq bool) {
 	for _, p := range parts {
 		switch p := p.(type) {
 		case *syntax.Lit:
@@ -310,40 +345,40 @@ func (e *evaluator) parts(parts []syntax.WordPart, b *wordBuf, f *field, inDq bo
 			if !inDq {
 				v = unescapeLit(v)
 				if strings.HasPrefix(v, "~") && b.Len() == 0 {
-					f.known = false
+					f.Known = false
 				}
 			} else {
 				v = unescapeDq(v)
 			}
 			b.WriteString(v)
 		case *syntax.SglQuoted:
-			f.quoted = true
+			f.Quoted = true
 			if p.Dollar {
 				b.WriteString(ansiC(p.Value))
 			} else {
 				b.WriteString(p.Value)
 			}
 		case *syntax.DblQuoted:
-			f.quoted = true
-			e.parts(p.Parts, b, f, true)
+			f.Quoted = true
+			e.Parts(p.Parts, b, f, true)
 		case *syntax.ParamExp:
 			s, ok := e.param(p, f)
 			if !ok {
-				f.known = false
+				f.Known = false
 			}
 			b.WriteString(s)
 		case *syntax.CmdSubst:
-			f.subw = f.word
-			s, ok := e.a.substEval(e.st, e.fc, p.Stmts)
+			f.SubWord = f.Word
+			s, ok := e.substEval(p.Stmts)
 			if !ok {
-				f.known = false
+				f.Known = false
 			}
 			b.WriteString(s)
 		case *syntax.ProcSubst:
-			f.subw = f.word
-			f.known = false
+			f.SubWord = f.Word
+			f.Known = false
 		default:
-			f.known = false
+			f.Known = false
 		}
 	}
 }
@@ -581,53 +616,53 @@ func (e *evaluator) paramValue(pe *syntax.ParamExp, f *field) (c paramCur, ok bo
 	name := pe.Param.Value
 	switch name {
 	case "!":
-		f.pid = true
+		f.Pid = true
 		return c, false
 	case "0":
-		return paramCur{e.st.dollar0, true, e.st.dollar0 != ""}, true
+		return paramCur{e.Scope.Dollar0, true, e.Scope.Dollar0 != ""}, true
 	case "BASH_SOURCE":
 		if pe.Index != nil {
 			if w, ok := pe.Index.(*syntax.Word); !ok || w.Lit() != "0" {
 				return c, false
 			}
 		}
-		return paramCur{e.st.source, true, e.st.source != ""}, true
+		return paramCur{e.Scope.Source, true, e.Scope.Source != ""}, true
 	case "PWD":
-		return paramCur{e.st.cwd, true, e.st.cwd != ""}, true
+		return paramCur{e.Scope.Cwd, true, e.Scope.Cwd != ""}, true
 	case "@", "*":
 		var parts []string
 		c.known = true
-		for _, a := range e.st.args {
-			parts = append(parts, a.s)
-			c.known = c.known && a.known
+		for _, a := range e.Scope.Args {
+			parts = append(parts, a.Str)
+			c.known = c.known && a.Known
 		}
 		c.s, c.set = strings.Join(parts, " "), true
 		return c, true
 	case "#":
-		return paramCur{strconv.Itoa(len(e.st.args)), true, argsKnown(e.st.args)}, true
+		return paramCur{strconv.Itoa(len(e.Scope.Args)), true, argsKnown(e.Scope.Args)}, true
 	case "?", "$", "-", "RANDOM", "LINENO", "SECONDS":
 		return c, false
 	}
 	if n, err := atoiDigits(name); err == nil {
-		if !argsKnown(e.st.args[:min(n, len(e.st.args))]) {
+		if !argsKnown(e.Scope.Args[:min(n, len(e.Scope.Args))]) {
 			return c, false
 		}
-		if n-1 < len(e.st.args) {
-			a := e.st.args[n-1]
-			return paramCur{a.s, true, a.known}, true
+		if n-1 < len(e.Scope.Args) {
+			a := e.Scope.Args[n-1]
+			return paramCur{a.Str, true, a.Known}, true
 		}
 		return paramCur{"", false, true}, true
 	}
-	if e.st.pidVars[name] {
-		f.pid = true
+	if e.Scope.PidVars[name] {
+		f.Pid = true
 	}
-	vs, found := e.st.get(name)
+	vs, found := e.Scope.Get(name)
 	if !found {
 		vs = defaultVar()
 	}
-	switch vs.v.k {
+	switch vs.Val.Kind {
 	case vLit:
-		return paramCur{vs.v.s, true, true}, true
+		return paramCur{vs.Val.Str, true, true}, true
 	case vUnset:
 		return paramCur{"", false, true}, true
 	}
@@ -640,11 +675,11 @@ func (e *evaluator) paramArg(pe *syntax.ParamExp, f *field) (string, bool) {
 	if pe.Exp.Word == nil {
 		return "", true
 	}
-	af := e.word(pe.Exp.Word)
-	if af.pid {
-		f.pid = true
+	af := e.Word(pe.Exp.Word)
+	if af.Pid {
+		f.Pid = true
 	}
-	return af.s, af.known
+	return af.Str, af.Known
 }
 
 // defaultOp applies ${x-d}, ${x:-d}, ${x=d}, ${x:=d}, ${x?m} and ${x:?m}
@@ -667,24 +702,24 @@ func (e *evaluator) defaultOp(pe *syntax.ParamExp, f *field, cur paramCur) (stri
 	assign := op == syntax.AssignUnset || op == syntax.AssignUnsetOrNull
 	if cur.known && empty {
 		if assign && syntax.ValidName(name) {
-			e.a.assignDefault(e.st, e.fc, name, value{k: vLit, s: d}, dk, pe.Pos())
+			e.Host.AssignDefault(e.Ctx, name, value{Kind: vLit, Str: d}, dk, pe.Pos())
 		}
 		return d, dk
 	}
 	// Not known whether set: a protected name is set by the launcher.
-	if vs, ok := e.st.get(name); ok && vs.v.k == vOrig {
-		p := e.a.prot[vs.v.s]
-		if p != nil && !(p.known && p.value == "") {
+	if vs, ok := e.Scope.Get(name); ok && vs.Val.Kind == vOrig {
+		prot, empty := e.Host.Override(vs.Val.Str)
+		if prot && !empty {
 			return cur.s, false
 		}
-		if p != nil && assign && syntax.ValidName(name) {
+		if prot && assign && syntax.ValidName(name) {
 			// An empty override is replaced.
-			e.a.assignDefault(e.st, e.fc, name, value{k: vLit, s: d}, dk, pe.Pos())
+			e.Host.AssignDefault(e.Ctx, name, value{Kind: vLit, Str: d}, dk, pe.Pos())
 			return d, dk
 		}
 	}
 	if assign && syntax.ValidName(name) {
-		e.a.assignDefault(e.st, e.fc, name, unknownValue, false, pe.Pos())
+		e.Host.AssignDefault(e.Ctx, name, unknownValue, false, pe.Pos())
 	}
 	return "", false
 }
@@ -705,7 +740,7 @@ func (e *evaluator) alternateOp(pe *syntax.ParamExp, f *field, cur paramCur) (st
 // unknown when the value or the pattern is, or either is too long to match
 // cheaply.
 func (e *evaluator) trimOp(pe *syntax.ParamExp, f *field, cur paramCur) (string, bool) {
-	pat, pk := e.patternWord(pe.Exp.Word, f)
+	pat, pk := e.PatternWord(pe.Exp.Word, f)
 	if !cur.known || !pk || len(cur.s) > 1024 || len(pat) > 256 {
 		return "", false
 	}
@@ -716,7 +751,7 @@ func (e *evaluator) trimOp(pe *syntax.ParamExp, f *field, cur paramCur) (string,
 // item's): quoted parts match themselves (pattern.QuoteMeta), a literal
 // keeps its backslash escapes, an unquoted expansion's value is a pattern,
 // as bash reads them. f, when not nil, is marked when $! was read.
-func (e *evaluator) patternWord(w *syntax.Word, f *field) (string, bool) {
+func (e *evaluator) PatternWord(w *syntax.Word, f *field) (string, bool) {
 	if w == nil {
 		return "", true
 	}
@@ -726,18 +761,18 @@ func (e *evaluator) patternWord(w *syntax.Word, f *field) (string, bool) {
 			b.WriteString(l.Value)
 			continue
 		}
-		af := e.word(&syntax.Word{Parts: []syntax.WordPart{p}})
-		if af.pid && f != nil {
-			f.pid = true
+		af := e.Word(&syntax.Word{Parts: []syntax.WordPart{p}})
+		if af.Pid && f != nil {
+			f.Pid = true
 		}
-		if !af.known {
+		if !af.Known {
 			return "", false
 		}
 		switch p.(type) {
 		case *syntax.SglQuoted, *syntax.DblQuoted:
-			b.WriteString(pattern.QuoteMeta(af.s, 0))
+			b.WriteString(pattern.QuoteMeta(af.Str, 0))
 		default:
-			b.WriteString(af.s)
+			b.WriteString(af.Str)
 		}
 	}
 	return b.String(), true
@@ -841,11 +876,11 @@ var substCmds = map[string]bool{"cd": true, "pwd": true, "dirname": true, "basen
 // printf '%s', joined by && or ;. Anything else is unknown. It records no
 // facts: the commands run in a substRun, whose directory starts as the
 // script's.
-func (a *analyzer) substEval(st *state, fc *fileCtx, stmts []*syntax.Stmt) (string, bool) {
+func (e *evaluator) substEval(stmts []*syntax.Stmt) (string, bool) {
 	if len(stmts) == 0 {
 		return "", true
 	}
-	r := substRun{a: a, st: st, fc: fc, cwd: st.cwd}
+	r := substRun{ev: *e, cwd: e.Scope.Cwd}
 	for _, s := range stmts {
 		if s.Background || s.Negated {
 			return "", false
@@ -860,9 +895,7 @@ func (a *analyzer) substEval(st *state, fc *fileCtx, stmts []*syntax.Stmt) (stri
 // substRun is one substEval: the substitution's own directory (cd changes
 // it, not the script's) and the output of its last command.
 type substRun struct {
-	a   *analyzer
-	st  *state
-	fc  *fileCtx
+	ev  evaluator
 	cwd string
 	out string
 }
@@ -894,20 +927,19 @@ func (r *substRun) stmt(s *syntax.Stmt) bool {
 // and, when all are known, runs it: dirCmd for cd and pwd, pathCmd for
 // dirname, basename, realpath and readlink, printCmd for echo and printf.
 func (r *substRun) call(c *syntax.CallExpr) bool {
-	saveCwd := r.st.cwd
-	r.st.cwd = r.cwd
-	ev := evaluator{a: r.a, st: r.st, fc: r.fc}
-	fs := ev.fields(c.Args)
-	r.st.cwd = saveCwd
+	saveCwd := r.ev.Scope.Cwd
+	r.ev.Scope.Cwd = r.cwd
+	fs := r.ev.Fields(c.Args)
+	r.ev.Scope.Cwd = saveCwd
 	for _, f := range fs {
-		if !f.known {
+		if !f.Known {
 			return false
 		}
 	}
-	name := fs[0].s
+	name := fs[0].Str
 	args := []string{}
 	for _, f := range fs[1:] {
-		args = append(args, f.s)
+		args = append(args, f.Str)
 	}
 	switch name {
 	case "cd", "pwd":

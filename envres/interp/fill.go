@@ -22,14 +22,14 @@ const (
 // set for fillUnset). An override whose value is not given is taken to be
 // non-empty, as for ${X:=v}.
 func (a *analyzer) fillKeeps(old varState, mode fillMode) bool {
-	switch old.v.k {
+	switch old.Val.Kind {
 	case vOrig:
-		if p := a.prot[old.v.s]; p != nil && p.known && p.value == "" {
+		if p := a.prot[old.Val.Str]; p != nil && p.known && p.value == "" {
 			return mode == fillUnset
 		}
 		return true
 	case vLit:
-		return old.v.s != "" || mode == fillUnset
+		return old.Val.Str != "" || mode == fillUnset
 	}
 	return false
 }

@@ -50,13 +50,13 @@ const sshValue = "BbcDEeFIiJLlmOoPpQRSWw"
 // parseHeredocJob recognises fs as a heredocJob, and false when it is
 // none (or it runs a script file or a -c string instead of its input).
 func parseHeredocJob(fs []field) (heredocJob, bool) {
-	if len(fs) == 0 || !fs[0].known {
+	if len(fs) == 0 || !fs[0].Known {
 		return heredocJob{}, false
 	}
 	words := make([]string, len(fs))
 	for i, f := range fs {
-		if f.known {
-			words[i] = f.s
+		if f.Known {
+			words[i] = f.Str
 		}
 	}
 	switch base := filepath.Base(words[0]); base {
@@ -170,9 +170,9 @@ func (a *analyzer) heredocJobRun(c *cmdRun, j heredocJob) bool {
 	if hd == nil {
 		return false
 	}
-	ev := &evaluator{a: a, st: c.st, fc: c.fc}
-	body := ev.word(hd)
-	if !body.known {
+	ev := a.eval(c.st, c.fc)
+	body := ev.Word(hd)
+	if !body.Known {
 		src := a.sources[c.fc.name]
 		start, end := int(hd.Pos().Offset()), int(hd.End().Offset())
 		if c.fc.embedded || src == nil || start >= end || end > len(src) {
@@ -181,9 +181,9 @@ func (a *analyzer) heredocJobRun(c *cmdRun, j heredocJob) bool {
 		// The expansions of an unquoted delimiter's body happen here,
 		// before the job runs; linted as written, they happen in the
 		// job with the environment it starts with.
-		body = field{s: string(src[start:end]), known: true, pos: hd.Pos()}
+		body = field{Str: string(src[start:end]), Known: true, Pos: hd.Pos()}
 	}
-	body.word = nil // positions: the body starts a line
+	body.Word = nil // positions: the body starts a line
 	cst := c.cst
 	switch {
 	case j.exportNone:
@@ -191,7 +191,7 @@ func (a *analyzer) heredocJobRun(c *cmdRun, j heredocJob) bool {
 		// user environment will be defined".
 		c.fork()
 		cst = c.cst
-		a.addWrap(cst, wrapper.EnvReset, a.siteAt(c.st, c.fc, c.fs[0].pos), "sbatch --export=NONE starts the job with only SLURM's variables: protected variables are dropped", a.protNames()...)
+		a.addWrap(cst, wrapper.EnvReset, a.siteAt(c.st, c.fc, c.fs[0].Pos), "sbatch --export=NONE starts the job with only SLURM's variables: protected variables are dropped", a.protNames()...)
 		a.markReset(cst, nil)
 	case !j.inherit:
 		cst = a.initialState("")

@@ -157,7 +157,7 @@ func (a *analyzer) condStatus(st *state, fc *fileCtx, s *syntax.Stmt) (ok, known
 }
 
 func (a *analyzer) condCmd(st *state, fc *fileCtx, cmd syntax.Command) (ok, known bool) {
-	ev := &evaluator{a: a, st: st, fc: fc}
+	ev := a.eval(st, fc)
 	// operand evaluates a test operand: its string, and whether it is
 	// known to be empty or not.
 	type operand struct {
@@ -166,10 +166,10 @@ func (a *analyzer) condCmd(st *state, fc *fileCtx, cmd syntax.Command) (ok, know
 		nonEmpty bool // known non-empty even when the string is not known
 	}
 	eval := func(w *syntax.Word) operand {
-		f := ev.word(w)
-		o := operand{s: f.s, known: f.known, nonEmpty: f.known && f.s != ""}
-		if f.v.k == vOrig && len(w.Parts) == 1 {
-			if p := a.prot[f.v.s]; p != nil && p.known {
+		f := ev.Word(w)
+		o := operand{s: f.Str, known: f.Known, nonEmpty: f.Known && f.Str != ""}
+		if f.Val.Kind == vOrig && len(w.Parts) == 1 {
+			if p := a.prot[f.Val.Str]; p != nil && p.known {
 				// Compared only, never shown.
 				o.s, o.known, o.nonEmpty = p.value, true, p.value != ""
 			} else if p != nil && !p.known {
@@ -288,27 +288,27 @@ func (a *analyzer) forClause(st *state, fc *fileCtx, c *syntax.ForClause) {
 		a.forLoad(st, fc, c, wi)
 	}
 	if ok {
-		ev := &evaluator{a: a, st: st, fc: fc}
+		ev := a.eval(st, fc)
 		var items []field
 		if wi.InPos.IsValid() {
-			items = ev.fields(wi.Items)
+			items = ev.Fields(wi.Items)
 			for i, it := range items {
 				if globbable(it) {
 					// Expand from here on, into a slice of its own.
 					out := append([]field(nil), items[:i]...)
 					for _, it := range items[i:] {
-						out = append(out, globField(st.cwd, it)...)
+						out = append(out, globField(st.Cwd, it)...)
 					}
 					items = out
 					break
 				}
 			}
 		} else {
-			items = st.args
+			items = st.Args
 		}
 		allKnown := len(items) <= maxLoopItems
 		for _, it := range items {
-			if !it.known {
+			if !it.Known {
 				allKnown = false
 			}
 		}
@@ -318,7 +318,7 @@ func (a *analyzer) forClause(st *state, fc *fileCtx, c *syntax.ForClause) {
 				if st.dead || st.returning {
 					return
 				}
-				a.assign(st, fc, wi.Name.Value, it.v, false, wi.Name.Pos(), false)
+				a.assign(st, fc, wi.Name.Value, it.Val, false, wi.Name.Pos(), false)
 				a.stmts(st, fc, c.Do)
 			}
 			return
@@ -337,7 +337,7 @@ func (a *analyzer) forClause(st *state, fc *fileCtx, c *syntax.ForClause) {
 // globbable reports whether f is an unquoted literal word with glob
 // characters.
 func globbable(f field) bool {
-	return f.known && !f.quoted && strings.ContainsAny(f.s, "*?[")
+	return f.Known && !f.Quoted && strings.ContainsAny(f.Str, "*?[")
 }
 
 // globField expands an unquoted literal word with glob characters against
@@ -346,7 +346,7 @@ func globField(cwd string, f field) []field {
 	if !globbable(f) {
 		return []field{f}
 	}
-	pat := f.s
+	pat := f.Str
 	if !filepath.IsAbs(pat) {
 		if cwd == "" {
 			return []field{f}
@@ -359,32 +359,32 @@ func globField(cwd string, f field) []field {
 	}
 	out := make([]field, 0, len(matches))
 	for _, m := range matches {
-		if !filepath.IsAbs(f.s) {
+		if !filepath.IsAbs(f.Str) {
 			if rel, err := filepath.Rel(cwd, m); err == nil {
 				m = rel
 			}
 		}
 		g := f
-		g.s, g.v = m, lit(m)
+		g.Str, g.Val = m, lit(m)
 		out = append(out, g)
 	}
 	return out
 }
 
 func (a *analyzer) caseClause(st *state, fc *fileCtx, c *syntax.CaseClause) {
-	ev := &evaluator{a: a, st: st, fc: fc}
-	w := ev.word(c.Word)
-	if w.known {
+	ev := a.eval(st, fc)
+	w := ev.Word(c.Word)
+	if w.Known {
 		// Take the first item whose pattern matches a known word.
 		for i, it := range c.Items {
 			matched, certain := false, true
 			for _, p := range it.Patterns {
-				pat, known := ev.patternWord(p, nil)
+				pat, known := ev.PatternWord(p, nil)
 				if !known {
 					certain = false
 					continue
 				}
-				if shellMatch(pat, w.s) {
+				if shellMatch(pat, w.Str) {
 					matched = true
 					break
 				}
@@ -404,7 +404,7 @@ func (a *analyzer) caseClause(st *state, fc *fileCtx, c *syntax.CaseClause) {
 		allKnown := true
 		for _, it := range c.Items {
 			for _, p := range it.Patterns {
-				if !ev.word(p).known {
+				if !ev.Word(p).Known {
 					allKnown = false
 				}
 			}

@@ -22,16 +22,16 @@ type loadedVals struct {
 
 // note records a value a load assigned to name.
 func (l *loadedVals) note(name string, v value) {
-	if v.k != vLit || len(v.s) < redact.MinLen {
+	if v.Kind != vLit || len(v.Str) < redact.MinLen {
 		return
 	}
 	if l.byValue == nil {
 		l.byValue = map[string]string{}
 	}
-	if _, ok := l.byValue[v.s]; ok || len(l.byValue) >= maxLoadedVals {
+	if _, ok := l.byValue[v.Str]; ok || len(l.byValue) >= maxLoadedVals {
 		return
 	}
-	l.byValue[v.s] = name
+	l.byValue[v.Str] = name
 	l.rep = nil
 }
 

@@ -44,7 +44,7 @@ func (a *analyzer) sourceCmd(st *state, fc *fileCtx, stmt *syntax.Stmt, s Site, 
 		return
 	}
 	p := ops[0]
-	if p.known && (p.s == "/dev/stdin" || p.s == "/dev/fd/0" || p.s == "/proc/self/fd/0") && stmt != nil {
+	if p.Known && (p.Str == "/dev/stdin" || p.Str == "/dev/fd/0" || p.Str == "/proc/self/fd/0") && stmt != nil {
 		// source /dev/stdin <<< "$(grep … .env)", or <<EOF … $(…) … EOF.
 		for _, r := range stmt.Redirs {
 			if r.Op != syntax.WordHdoc && r.Op != syntax.Hdoc && r.Op != syntax.DashHdoc {
@@ -67,31 +67,31 @@ func (a *analyzer) sourceCmd(st *state, fc *fileCtx, stmt *syntax.Stmt, s Site, 
 			return
 		}
 	}
-	if len(p.procs()) > 0 {
+	if len(p.Procs()) > 0 {
 		// source <(…): a load of the file the substitution reads.
-		for _, ps := range p.procs() {
+		for _, ps := range p.Procs() {
 			a.streamLoad(st, fc, s, ps.Stmts, false)
 		}
 		return
 	}
-	if activatePath(p.s) {
-		what := p.s
-		if p.word != nil {
-			what = nodeText(p.word)
+	if activatePath(p.Str) {
+		what := p.Str
+		if p.Word != nil {
+			what = nodeText(p.Word)
 		}
 		a.reportActivation(s, "source "+what)
 		return
 	}
-	if !p.known {
-		a.unresolved(st, s, p.s, false)
+	if !p.Known {
+		a.unresolved(st, s, p.Str, false)
 		return
 	}
-	abs := joinPath(st.cwd, p.s)
+	abs := joinPath(st.Cwd, p.Str)
 	if abs == "" {
-		a.unresolved(st, s, p.s, false)
+		a.unresolved(st, s, p.Str, false)
 		return
 	}
-	a.sourceFile(st, s, abs, p.s, ops[1:], false, false, false)
+	a.sourceFile(st, s, abs, p.Str, ops[1:], false, false, false)
 }
 
 // unresolved records a source or load whose file is not known statically.
@@ -158,11 +158,11 @@ func (a *analyzer) sourceFile(st *state, s Site, abs, given string, args []field
 		ev.file = abs
 		st.load = &loadCtx{ev: ev, exportAll: exportAll}
 	}
-	saveArgs, saveSource, saveChain := st.args, st.source, st.chain
+	saveArgs, saveSource, saveChain := st.Args, st.Source, st.chain
 	if len(args) > 0 {
-		st.args = args
+		st.Args = args
 	}
-	st.source = dotSlash(given)
+	st.Source = dotSlash(given)
 	st.chain = append(st.chain[:len(st.chain):len(st.chain)], Pos{File: s.File, Line: s.Line})
 	a.stack = append(a.stack, abs)
 	a.depth++
@@ -176,7 +176,7 @@ func (a *analyzer) sourceFile(st *state, s Site, abs, given string, args []field
 	a.depth--
 	a.stack = a.stack[:len(a.stack)-1]
 	st.returning = false
-	st.args, st.source, st.chain = saveArgs, saveSource, saveChain
+	st.Args, st.Source, st.chain = saveArgs, saveSource, saveChain
 	st.load = prevLoad
 }
 
@@ -259,7 +259,7 @@ func (lf loadFile) wordsDialect() dotenv.Dialect {
 // cat F, grep … F, sed … F, xargs < F, cut … F, awk … F.
 func (a *analyzer) findLoadFile(st *state, fc *fileCtx, stmts []*syntax.Stmt) loadFile {
 	var res loadFile
-	ev := &evaluator{a: a, st: st, fc: fc}
+	ev := a.eval(st, fc)
 	var cands []field
 	for _, s := range stmts {
 		syntax.Walk(s, func(n syntax.Node) bool {
@@ -267,7 +267,7 @@ func (a *analyzer) findLoadFile(st *state, fc *fileCtx, stmts []*syntax.Stmt) lo
 			case *syntax.Stmt:
 				for _, r := range n.Redirs {
 					if r.Op == syntax.RdrIn && r.Word != nil {
-						cands = append(cands, ev.word(r.Word))
+						cands = append(cands, ev.Word(r.Word))
 					}
 				}
 			case *syntax.SglQuoted:
@@ -296,25 +296,25 @@ func (a *analyzer) findLoadFile(st *state, fc *fileCtx, stmts []*syntax.Stmt) lo
 				if len(n.Args) < 2 {
 					return true
 				}
-				fs := ev.fields(n.Args)
+				fs := ev.Fields(n.Args)
 				cands = append(cands, fileOperands(fs)...)
 			}
 			return true
 		})
 	}
 	for _, c := range cands {
-		if !c.known {
+		if !c.Known {
 			res.cands = true
-			if res.name == "" && c.word != nil {
-				res.name = nodeText(c.word)
+			if res.name == "" && c.Word != nil {
+				res.name = nodeText(c.Word)
 			}
-			if res.name == "" && c.s != "" {
-				res.name = c.s
+			if res.name == "" && c.Str != "" {
+				res.name = c.Str
 			}
 			continue
 		}
 		res.cands = true
-		for _, abs := range a.globFiles(st.cwd, c) {
+		for _, abs := range a.globFiles(st.Cwd, c) {
 			if !res.found {
 				res.abs, res.name, res.found = abs, a.display(abs), true
 			} else if abs != res.abs && !slices.Contains(res.more, abs) && len(res.more) < maxLoopItems {
@@ -322,7 +322,7 @@ func (a *analyzer) findLoadFile(st *state, fc *fileCtx, stmts []*syntax.Stmt) lo
 			}
 		}
 		if res.name == "" {
-			res.name = c.s
+			res.name = c.Str
 		}
 	}
 	return res
@@ -340,11 +340,11 @@ func (lf loadFile) files() []string {
 // file, or the matches of an unquoted glob (secrets/*, conf.d/*.env), in
 // the order the shell sorts them.
 func (a *analyzer) globFiles(cwd string, c field) []string {
-	abs := joinPath(cwd, c.s)
+	abs := joinPath(cwd, c.Str)
 	if abs == "" {
 		return nil
 	}
-	if !strings.ContainsAny(c.s, "*?[") || !unquotedGlob(c.word) {
+	if !strings.ContainsAny(c.Str, "*?[") || !unquotedGlob(c.Word) {
 		if a.isFile(abs) {
 			return []string{abs}
 		}
@@ -378,10 +378,10 @@ func unquotedGlob(w *syntax.Word) bool {
 
 // fileOperands returns the operands of a filter command that name files.
 func fileOperands(fs []field) []field {
-	if !fs[0].known {
+	if !fs[0].Known {
 		return nil
 	}
-	cmd := filepath.Base(fs[0].s)
+	cmd := filepath.Base(fs[0].Str)
 	var withArg string
 	skipFirst := false
 	switch cmd {
@@ -405,10 +405,10 @@ func fileOperands(fs []field) []field {
 		prog := true
 		for i := 1; i < len(fs); i++ {
 			f := fs[i]
-			if f.known && strings.HasPrefix(f.s, "-") && len(f.s) > 1 && f.s != "--" {
-				if strings.ContainsAny(f.s, "eE") && !strings.HasPrefix(f.s, "--") {
+			if f.Known && strings.HasPrefix(f.Str, "-") && len(f.Str) > 1 && f.Str != "--" {
+				if strings.ContainsAny(f.Str, "eE") && !strings.HasPrefix(f.Str, "--") {
 					prog = false
-					if last := f.s[len(f.s)-1]; last == 'e' || last == 'E' {
+					if last := f.Str[len(f.Str)-1]; last == 'e' || last == 'E' {
 						i++
 					}
 				}
@@ -427,12 +427,12 @@ func fileOperands(fs []field) []field {
 	var out []field
 	for i := 1; i < len(fs); i++ {
 		f := fs[i]
-		if f.known && strings.HasPrefix(f.s, "-") && len(f.s) > 1 {
-			if f.s == "--" {
+		if f.Known && strings.HasPrefix(f.Str, "-") && len(f.Str) > 1 {
+			if f.Str == "--" {
 				continue
 			}
-			if len(f.s) == 2 && strings.ContainsRune(withArg, rune(f.s[1])) {
-				if f.s[1] == 'e' || f.s[1] == 'f' && cmd != "cut" {
+			if len(f.Str) == 2 && strings.ContainsRune(withArg, rune(f.Str[1])) {
+				if f.Str[1] == 'e' || f.Str[1] == 'f' && cmd != "cut" {
 					skipFirst = false
 				}
 				i++
@@ -473,7 +473,7 @@ func (a *analyzer) substLoads(st *state, fc *fileCtx, s Site, f field, exportAll
 // nameSubsts returns the command substitutions of f before the first
 // literal '=' of its word: those whose output names the variables.
 func nameSubsts(f field) []*syntax.CmdSubst {
-	if f.subw == nil {
+	if f.SubWord == nil {
 		return nil
 	}
 	var out []*syntax.CmdSubst
@@ -496,7 +496,7 @@ func nameSubsts(f field) []*syntax.CmdSubst {
 			}
 		}
 	}
-	walk(f.subw.Parts)
+	walk(f.SubWord.Parts)
 	return out
 }
 
@@ -522,8 +522,8 @@ func (a *analyzer) evalCmd(st *state, fc *fileCtx, s Site, ops []field) {
 	var substs []*syntax.CmdSubst
 	known := true
 	for _, f := range ops {
-		substs = append(substs, f.substs()...)
-		known = known && f.known
+		substs = append(substs, f.Substs()...)
+		known = known && f.Known
 	}
 	if len(substs) > 0 {
 		for _, cs := range substs {
@@ -540,7 +540,7 @@ func (a *analyzer) evalCmd(st *state, fc *fileCtx, s Site, ops []field) {
 	}
 	var parts []string
 	for _, f := range ops {
-		parts = append(parts, f.s)
+		parts = append(parts, f.Str)
 	}
 	f, err := a.parser.Parse(fc.name, []byte(strings.Join(parts, " ")), fc.lang)
 	if err != nil {
@@ -581,16 +581,16 @@ func (a *analyzer) whileReadLoad(st *state, fc *fileCtx, s *syntax.Stmt, c *synt
 	if evals && !exports {
 		o.dialect = dotenv.Shell
 	}
-	ev := &evaluator{a: a, st: st, fc: fc}
+	ev := a.eval(st, fc)
 	for _, r := range s.Redirs {
 		if r.Op != syntax.RdrIn || r.Word == nil {
 			continue
 		}
 		// Reported where the file is named: the "done < .env" line.
 		site := a.siteAt(st, fc, r.OpPos)
-		f := ev.word(r.Word)
-		if len(f.procs()) > 0 {
-			for _, ps := range f.procs() {
+		f := ev.Word(r.Word)
+		if len(f.Procs()) > 0 {
+			for _, ps := range f.Procs() {
 				lf := a.findLoadFile(st, fc, ps.Stmts)
 				if lf.found {
 					o := o
@@ -602,13 +602,13 @@ func (a *analyzer) whileReadLoad(st *state, fc *fileCtx, s *syntax.Stmt, c *synt
 			}
 			continue
 		}
-		if !f.known {
-			a.unresolved(st, site, f.s, true)
+		if !f.Known {
+			a.unresolved(st, site, f.Str, true)
 			continue
 		}
-		abs := joinPath(st.cwd, f.s)
+		abs := joinPath(st.Cwd, f.Str)
 		if abs == "" || !a.isFile(abs) {
-			a.pendLoad(st, site, f.s, abs != "")
+			a.pendLoad(st, site, f.Str, abs != "")
 			continue
 		}
 		a.dotenvLoad(st, site, abs, o)

@@ -211,21 +211,21 @@ func (a *analyzer) noteArrayAssign(st *state, fc *fileCtx, as *syntax.Assign) {
 // wordFile is the file a redirection word names: a path, or the file a
 // process substitution reads (< <(grep -v '^#' .env)).
 func (a *analyzer) wordFile(st *state, fc *fileCtx, w *syntax.Word) loadFile {
-	ev := &evaluator{a: a, st: st, fc: fc}
-	f := ev.word(w)
-	if len(f.procs()) > 0 {
+	ev := a.eval(st, fc)
+	f := ev.Word(w)
+	if len(f.Procs()) > 0 {
 		var stmts []*syntax.Stmt
-		for _, ps := range f.procs() {
+		for _, ps := range f.Procs() {
 			stmts = append(stmts, ps.Stmts...)
 		}
 		return a.findLoadFile(st, fc, stmts)
 	}
-	if !f.known {
+	if !f.Known {
 		return loadFile{cands: true, name: nodeText(w)}
 	}
-	abs := joinPath(st.cwd, f.s)
+	abs := joinPath(st.Cwd, f.Str)
 	if abs != "" && a.isFile(abs) {
 		return loadFile{abs: abs, name: a.display(abs), found: true, cands: true}
 	}
-	return loadFile{cands: true, name: f.s}
+	return loadFile{cands: true, name: f.Str}
 }

@@ -43,26 +43,26 @@ var pkgManagerOpts = map[string]bool{
 // pkgScriptOf returns the package.json script fs runs, and false when fs
 // is no run-script whose package.json is readable and names it.
 func (a *analyzer) pkgScriptOf(cwd string, fs []field) (pkgScript, bool) {
-	if len(fs) < 2 || !fs[0].known {
+	if len(fs) < 2 || !fs[0].Known {
 		return pkgScript{}, false
 	}
-	prog := filepath.Base(fs[0].s)
+	prog := filepath.Base(fs[0].Str)
 	dir := cwd
 	var words []string
 	for i := 1; i < len(fs); i++ {
-		if !fs[i].known {
+		if !fs[i].Known {
 			if len(words) == 0 {
 				return pkgScript{}, false // the command itself is not known
 			}
 			break // an argument not known statically: the script still runs
 		}
-		w := fs[i].s
+		w := fs[i].Str
 		switch {
 		case len(words) == 0 && (w == "--prefix" || w == "--cwd" || w == "--dir" || w == "-C"):
-			if i+1 >= len(fs) || !fs[i+1].known {
+			if i+1 >= len(fs) || !fs[i+1].Known {
 				return pkgScript{}, false
 			}
-			dir = joinPath(dir, fs[i+1].s)
+			dir = joinPath(dir, fs[i+1].Str)
 			i++
 			continue
 		case len(words) == 0 && (strings.HasPrefix(w, "--prefix=") || strings.HasPrefix(w, "--cwd=") || strings.HasPrefix(w, "--dir=")):
@@ -238,7 +238,7 @@ func (a *analyzer) pkgScriptRun(c *cmdRun, ps pkgScript) {
 		a.external(c.st, c.cst, c.fc, c.fs, c.mode, c.nohup)
 		return
 	}
-	a.runChild(c.st, c.cst, c.fc, c.fs[0].pos, "", "", &childSrc{file: f, fc: pfc}, nil, c.mode, c.nohup, false)
+	a.runChild(c.st, c.cst, c.fc, c.fs[0].Pos, "", "", &childSrc{file: f, fc: pfc}, nil, c.mode, c.nohup, false)
 	if c.mode == callNormal && pkgReturning[ps.name] && c.st.lastCmd != nil {
 		c.st.lastCmd.returns = true // npm test, npm run build: a step, not the worker
 	}

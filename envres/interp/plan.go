@@ -195,8 +195,8 @@ func (p *Planner) ran(ref *cmdRef) {
 	}
 	p.ranAt[key] = true
 	c := Command{Pos: ref.site.Pos}
-	if len(ref.fs) > 0 && ref.fs[0].known {
-		c.Name = ref.fs[0].s
+	if len(ref.fs) > 0 && ref.fs[0].Known {
+		c.Name = ref.fs[0].Str
 	}
 	p.commands = append(p.commands, c)
 }
@@ -208,17 +208,17 @@ type exportRec struct {
 
 // assigned is called for every assignment the analysis makes.
 func (p *Planner) assigned(name string, ns varState, ev *event) {
-	if ev == nil || ev.kind != evAssign || ns.exp != triYes || ev.note != "" {
+	if ev == nil || ev.kind != evAssign || ns.Exp != triYes || ev.note != "" {
 		return
 	}
-	p.exports[name] = exportRec{v: ns.v, site: ev.site}
+	p.exports[name] = exportRec{v: ns.Val, site: ev.site}
 }
 
 // worker is called at every worker point with the environment it starts with.
 func (p *Planner) worker(st *state, cmd *cmdRef) {
 	a := p.a
 	s := &Start{Pos: cmd.site.Pos, Chain: cmd.site.Chain,
-		Nohup: cmd.nohup, Dir: st.cwd, Reset: st.reset}
+		Nohup: cmd.nohup, Dir: st.Cwd, Reset: st.reset}
 	switch cmd.mode {
 	case callExec:
 		s.How = HowExec
@@ -227,7 +227,7 @@ func (p *Planner) worker(st *state, cmd *cmdRef) {
 	default:
 		s.How = HowForeground
 	}
-	ev := &evaluator{a: a, st: st.fork(), fc: cmd.fc}
+	ev := a.eval(st.fork(), cmd.fc)
 	for _, f := range cmd.fs {
 		s.Argv = append(s.Argv, p.fieldWord(ev, f))
 	}
@@ -255,27 +255,27 @@ func wordText(w *syntax.Word) string {
 
 // fieldWord resolves one evaluated field of a command.
 func (p *Planner) fieldWord(ev *evaluator, f field) Word {
-	w := Word{Text: wordText(f.word)}
+	w := Word{Text: wordText(f.Word)}
 	switch {
-	case f.known && f.word != nil && p.wordLoaded(ev, f.word, 0):
+	case f.Known && f.Word != nil && p.wordLoaded(ev, f.Word, 0):
 		// Built from a value read from an env file: the value is no
 		// literal of the script; resolve it as references, or not at all.
-		if parts, ok := p.symParts(ev, f.word.Parts, false, 0); ok {
+		if parts, ok := p.symParts(ev, f.Word.Parts, false, 0); ok {
 			w.Parts = parts
 		}
-	case f.known:
-		w.Parts = []Part{{Lit: f.s}}
+	case f.Known:
+		w.Parts = []Part{{Lit: f.Str}}
 		if w.Text == "" {
-			w.Text = f.s
+			w.Text = f.Str
 		}
-	case f.splat:
+	case f.Splat:
 		if w.Text == "" {
 			w.Text = `"$@"`
 		}
-	case f.v.k == vOrig:
-		w.Parts = []Part{{Env: f.v.s}}
-	case f.word != nil && !atWord(f.word):
-		if parts, ok := p.symParts(ev, f.word.Parts, false, 0); ok {
+	case f.Val.Kind == vOrig:
+		w.Parts = []Part{{Env: f.Val.Str}}
+	case f.Word != nil && !atWord(f.Word):
+		if parts, ok := p.symParts(ev, f.Word.Parts, false, 0); ok {
 			w.Parts = parts
 		}
 	}
@@ -331,10 +331,10 @@ func joinLits(ps []Part) []Part {
 // state (${X:=d} assigns).
 func tryParts(ev *evaluator, wp syntax.WordPart, inDq bool) (string, bool) {
 	var b wordBuf
-	f := field{known: true}
-	tmp := &evaluator{a: ev.a, st: ev.st.fork(), fc: ev.fc}
-	tmp.parts([]syntax.WordPart{wp}, &b, &f, inDq)
-	return b.String(), f.known
+	f := field{Known: true}
+	tmp := forked(ev)
+	tmp.Parts([]syntax.WordPart{wp}, &b, &f, inDq)
+	return b.String(), f.Known
 }
 
 // symParam resolves one parameter expansion.
@@ -355,7 +355,7 @@ func (p *Planner) symParam(ev *evaluator, pe *syntax.ParamExp, depth int) ([]Par
 		return nil, false
 	}
 	name := pe.Param.Value
-	vs, tracked := ev.st.get(name)
+	vs, tracked := ev.Scope.Get(name)
 	var base []Part
 	caller := false
 	switch {
@@ -367,11 +367,11 @@ func (p *Planner) symParam(ev *evaluator, pe *syntax.ParamExp, depth int) ([]Par
 			return nil, false
 		}
 		base = sub
-	case !tracked || vs.v.k == vUnknown && len(vs.origins) == 0:
+	case !tracked || vs.Val.Kind == vUnknown && len(vs.Origins) == 0:
 		base, caller = []Part{{Env: name}}, true
-	case vs.v.k == vOrig:
-		base, caller = []Part{{Env: vs.v.s}}, true
-	case vs.v.k == vUnknown:
+	case vs.Val.Kind == vOrig:
+		base, caller = []Part{{Env: vs.Val.Str}}, true
+	case vs.Val.Kind == vUnknown:
 		sub, ok := p.fromOrigin(ev, name, vs, depth)
 		if !ok {
 			return nil, false
@@ -413,10 +413,10 @@ func (p *Planner) symParam(ev *evaluator, pe *syntax.ParamExp, depth int) ([]Par
 // does not know, from the one statement that set it: PORT=${PORT:-8080},
 // : "${PORT:=8080}", URL="http://$HOST:$PORT".
 func (p *Planner) fromOrigin(ev *evaluator, name string, vs varState, depth int) ([]Part, bool) {
-	if depth >= maxSymDepth || len(vs.origins) != 1 {
+	if depth >= maxSymDepth || len(vs.Origins) != 1 {
 		return nil, false
 	}
-	o := vs.origins[0]
+	o := vs.Origins[0]
 	if o.kind != evAssign || o.note != "" {
 		return nil, false
 	}
@@ -425,8 +425,8 @@ func (p *Planner) fromOrigin(ev *evaluator, name string, vs varState, depth int)
 		return nil, false
 	}
 	// In the statement, the name itself is the caller's value.
-	self := &evaluator{a: ev.a, st: ev.st.fork(), fc: ev.fc}
-	self.st.set(name, defaultVar())
+	self := forked(ev)
+	self.Scope.Set(name, defaultVar())
 	switch {
 	case asg != nil && asg.Array == nil && asg.Index == nil && !asg.Append:
 		if asg.Value == nil {
@@ -478,11 +478,11 @@ func (p *Planner) originStmt(o *event, name string) (*syntax.Assign, *syntax.Par
 // load set it; derived is set when a script assignment built it from such
 // a value (OTHER="$API_KEY", URL="https://u:${API_KEY}@host").
 func (p *Planner) loadedFrom(ev *evaluator, name string, depth int) (loaded string, derived bool) {
-	vs, ok := ev.st.get(name)
+	vs, ok := ev.Scope.Get(name)
 	if !ok {
 		return "", false
 	}
-	for _, o := range vs.origins {
+	for _, o := range vs.Origins {
 		if o.kind == evLoad {
 			what := o.what
 			if what == "" {
@@ -491,10 +491,10 @@ func (p *Planner) loadedFrom(ev *evaluator, name string, depth int) (loaded stri
 			return what, false
 		}
 	}
-	if depth >= maxSymDepth || len(vs.origins) != 1 || vs.origins[0].kind != evAssign {
+	if depth >= maxSymDepth || len(vs.Origins) != 1 || vs.Origins[0].kind != evAssign {
 		return "", false
 	}
-	asg, pexp := p.originStmt(vs.origins[0], name)
+	asg, pexp := p.originStmt(vs.Origins[0], name)
 	var n syntax.Node
 	switch {
 	case asg != nil && asg.Value != nil:
@@ -536,7 +536,7 @@ func (p *Planner) wordLoaded(ev *evaluator, w *syntax.Word, depth int) bool {
 func (p *Planner) env(ev *evaluator, st *state, s *Start) {
 	a := p.a
 	files := map[string]bool{}
-	all := st.vars.all()
+	all := st.Vars.All()
 	names := make([]string, 0, len(all))
 	for n := range all {
 		names = append(names, n)
@@ -544,11 +544,11 @@ func (p *Planner) env(ev *evaluator, st *state, s *Start) {
 	sort.Strings(names)
 	for _, name := range names {
 		vs := all[name]
-		if vs.v.k == vUnset || vs.exp == triNo {
+		if vs.Val.Kind == vUnset || vs.Exp == triNo {
 			continue
 		}
 		var load, assign *event
-		for _, o := range vs.origins {
+		for _, o := range vs.Origins {
 			switch o.kind {
 			case evLoad:
 				load = o
@@ -556,18 +556,18 @@ func (p *Planner) env(ev *evaluator, st *state, s *Start) {
 				assign = o
 			}
 		}
-		if vs.exp == triMaybe {
+		if vs.Exp == triMaybe {
 			continue // a shell variable the script never exported
 		}
-		if len(vs.origins) > 1 {
-			if at := firstSite(vs.origins); at != nil {
+		if len(vs.Origins) > 1 {
+			if at := firstSite(vs.Origins); at != nil {
 				s.Unresolved = append(s.Unresolved, Note{Pos: at.Pos,
 					Text: name + " is set by more than one statement, on different paths"})
 			}
 			continue
 		}
 		switch {
-		case load != nil && vs.loadExp:
+		case load != nil && vs.LoadExp:
 			if load.unresolved {
 				continue // reported with the pending loads
 			}
@@ -580,17 +580,17 @@ func (p *Planner) env(ev *evaluator, st *state, s *Start) {
 				s.EnvFiles = append(s.EnvFiles, f)
 			}
 			if r, ok := p.exports[name]; ok && r.site.Line > 0 {
-				w := p.valueWord(ev, name, r.v, varState{v: r.v, origins: []*event{{kind: evAssign, site: r.site}}})
+				w := p.valueWord(ev, name, r.v, varState{Val: r.v, Origins: []*event{{kind: evAssign, site: r.site}}})
 				s.Env = append(s.Env, EnvSetting{Name: name, Value: w, Pos: Pos{File: r.site.File, Line: r.site.Line}, Clobbered: true})
 			}
 		case assign != nil:
-			if vs.v.k == vOrig && vs.v.s == name {
+			if vs.Val.Kind == vOrig && vs.Val.Str == name {
 				s.Inherit = append(s.Inherit, name)
 				continue
 			}
-			w := p.valueWord(ev, name, vs.v, vs)
+			w := p.valueWord(ev, name, vs.Val, vs)
 			s.Env = append(s.Env, EnvSetting{Name: name, Value: w, Pos: Pos{File: assign.site.File, Line: assign.site.Line}})
-		case vs.v.k == vOrig && vs.v.s == name, vs.v.k == vUnknown && len(vs.origins) == 0:
+		case vs.Val.Kind == vOrig && vs.Val.Str == name, vs.Val.Kind == vUnknown && len(vs.Origins) == 0:
 			// export NAME of the caller's variable
 			s.Inherit = append(s.Inherit, name)
 		}
@@ -614,7 +614,7 @@ func firstSite(evs []*event) *Site {
 
 // valueWord resolves a variable's value.
 func (p *Planner) valueWord(ev *evaluator, name string, v value, vs varState) Word {
-	switch v.k {
+	switch v.Kind {
 	case vLit:
 		if _, derived := p.loadedFrom(ev, name, 0); derived {
 			// OTHER="$API_KEY": built from a value read from an env file.
@@ -623,9 +623,9 @@ func (p *Planner) valueWord(ev *evaluator, name string, v value, vs varState) Wo
 			}
 			return Word{Text: "$" + name}
 		}
-		return Word{Parts: []Part{{Lit: v.s}}, Text: v.s}
+		return Word{Parts: []Part{{Lit: v.Str}}, Text: v.Str}
 	case vOrig:
-		return Word{Parts: []Part{{Env: v.s}}, Text: "$" + v.s}
+		return Word{Parts: []Part{{Env: v.Str}}, Text: "$" + v.Str}
 	case vUnknown:
 		if parts, ok := p.fromOrigin(ev, name, vs, 0); ok {
 			return Word{Parts: parts}

@@ -14,13 +14,13 @@ const (
 
 // value is the abstract value of a shell variable.
 type value struct {
-	k vkind
-	s string
+	Kind vkind
+	Str  string
 }
 
-var unknownValue = value{k: vUnknown}
+var unknownValue = value{Kind: vUnknown}
 
-func lit(s string) value { return value{k: vLit, s: s} }
+func lit(s string) value { return value{Kind: vLit, Str: s} }
 
 // tri is a three-valued truth: no, yes, or maybe (after a merge).
 type tri uint8
@@ -66,13 +66,13 @@ type event struct {
 
 // varState is what is known of one variable.
 type varState struct {
-	v       value
-	exp     tri
-	loadExp bool // an env-file load exported the current value
-	origins []*event
+	Val     value
+	Exp     tri
+	LoadExp bool // an env-file load exported the current value
+	Origins []*event
 	// earlier are changes of a protected variable that a later change
 	// overwrote with another value that is not the override: reported too.
-	earlier []*event
+	Earlier []*event
 	// w is what is known of the variable as command words, nil when
 	// nothing: behind a pointer, as few variables have it and every
 	// fork, merge and lookup copies a varState. Never changed in place.
@@ -85,24 +85,24 @@ type varWords struct {
 	// alts are the literal values the variable has on the paths that
 	// merged into an unknown value ("" for unset), when each is known;
 	// nil otherwise.
-	alts []string
+	Alts []string
 	// arr holds the elements of an array assigned only literal words
 	// (CMD=(sudo -u app ./api)); isArr marks that it is known.
-	arr   []string
-	isArr bool
+	Arr   []string
+	IsArr bool
 	// arrAlts are the literal arrays it holds on the paths that merged
 	// into an unknown one, when each is known.
-	arrAlts [][]string
+	ArrAlts [][]string
 	// head holds the known leading elements of an array whose later
 	// elements are not known (CMD=(vllm serve "$MODEL")): the command
 	// word of "${CMD[@]}" is known. Unset when isArr.
-	head []string
+	Head []string
 }
 
 var noWords varWords
 
 // words returns v's command words (the zero varWords when none).
-func (v varState) words() *varWords {
+func (v varState) Words() *varWords {
 	if v.w == nil {
 		return &noWords
 	}
@@ -110,8 +110,8 @@ func (v varState) words() *varWords {
 }
 
 // withWords returns v holding w (nil when w knows nothing).
-func (v varState) withWords(w varWords) varState {
-	if w.alts == nil && w.arr == nil && !w.isArr && w.arrAlts == nil && w.head == nil {
+func (v varState) WithWords(w varWords) varState {
+	if w.Alts == nil && w.Arr == nil && !w.IsArr && w.ArrAlts == nil && w.Head == nil {
 		v.w = nil
 	} else {
 		v.w = &w
@@ -128,15 +128,15 @@ const maxAlts = 8
 // where a single value is put, so that a merge allocates only its result.
 func altsOf(v varState, one *[1]string) ([]string, bool) {
 	switch {
-	case v.words().alts != nil:
-		return v.words().alts, true
-	case v.v.k == vLit:
-		one[0] = v.v.s
+	case v.Words().Alts != nil:
+		return v.Words().Alts, true
+	case v.Val.Kind == vLit:
+		one[0] = v.Val.Str
 		return one[:], true
-	case v.v.k == vUnset:
+	case v.Val.Kind == vUnset:
 		one[0] = ""
 		return one[:], true
-	case v.v.k == vUnknown && len(v.origins) == 0 && v.exp == triMaybe:
+	case v.Val.Kind == vUnknown && len(v.Origins) == 0 && v.Exp == triMaybe:
 		one[0] = ""
 		return one[:], true
 	}
@@ -171,10 +171,10 @@ func joinOrigins(a, b []*event) []*event {
 // leading returns the known leading elements of an array: all of a
 // known one, the head of one known in part.
 func (w *varWords) leading() []string {
-	if w.isArr {
-		return w.arr
+	if w.IsArr {
+		return w.Arr
 	}
-	return w.head
+	return w.Head
 }
 
 // commonPrefix returns the elements a and b start with (nil when none).
@@ -191,57 +191,57 @@ func commonPrefix(a, b []string) []string {
 
 func joinVar(a, b varState) varState {
 	out := a
-	aw, bw := a.words(), b.words()
+	aw, bw := a.Words(), b.Words()
 	ow := *aw
-	if a.v != b.v {
-		out.v = unknownValue
-		ow.alts = nil
+	if a.Val != b.Val {
+		out.Val = unknownValue
+		ow.Alts = nil
 		var oneA, oneB [1]string
 		if aa, ok := altsOf(a, &oneA); ok {
 			if bb, ok := altsOf(b, &oneB); ok {
-				ow.alts = append(make([]string, 0, min(len(aa)+len(bb), maxAlts)), aa...)
+				ow.Alts = append(make([]string, 0, min(len(aa)+len(bb), maxAlts)), aa...)
 				for _, x := range bb {
-					if !slices.Contains(ow.alts, x) && len(ow.alts) < maxAlts {
-						ow.alts = append(ow.alts, x)
+					if !slices.Contains(ow.Alts, x) && len(ow.Alts) < maxAlts {
+						ow.Alts = append(ow.Alts, x)
 					}
 				}
 			}
 		}
 	}
-	if aw.isArr != bw.isArr || !slices.Equal(aw.arr, bw.arr) {
-		ow.arr, ow.isArr, ow.arrAlts = nil, false, nil
-		aa, bb := aw.arrAlts, bw.arrAlts
-		if aw.isArr {
-			aa = [][]string{aw.arr}
+	if aw.IsArr != bw.IsArr || !slices.Equal(aw.Arr, bw.Arr) {
+		ow.Arr, ow.IsArr, ow.ArrAlts = nil, false, nil
+		aa, bb := aw.ArrAlts, bw.ArrAlts
+		if aw.IsArr {
+			aa = [][]string{aw.Arr}
 		}
-		if bw.isArr {
-			bb = [][]string{bw.arr}
+		if bw.IsArr {
+			bb = [][]string{bw.Arr}
 		}
 		if aa != nil && bb != nil {
-			ow.arrAlts = append([][]string(nil), aa...)
+			ow.ArrAlts = append([][]string(nil), aa...)
 			for _, x := range bb {
-				if !slices.ContainsFunc(ow.arrAlts, func(y []string) bool { return slices.Equal(x, y) }) && len(ow.arrAlts) < maxAlts {
-					ow.arrAlts = append(ow.arrAlts, x)
+				if !slices.ContainsFunc(ow.ArrAlts, func(y []string) bool { return slices.Equal(x, y) }) && len(ow.ArrAlts) < maxAlts {
+					ow.ArrAlts = append(ow.ArrAlts, x)
 				}
 			}
 		}
 	}
-	headDiffers := !slices.Equal(aw.head, bw.head)
-	if aw.isArr != bw.isArr || !slices.Equal(aw.arr, bw.arr) || headDiffers {
-		ow.head = nil
-		if !ow.isArr {
-			ow.head = commonPrefix(aw.leading(), bw.leading())
+	headDiffers := !slices.Equal(aw.Head, bw.Head)
+	if aw.IsArr != bw.IsArr || !slices.Equal(aw.Arr, bw.Arr) || headDiffers {
+		ow.Head = nil
+		if !ow.IsArr {
+			ow.Head = commonPrefix(aw.leading(), bw.leading())
 		}
 	}
-	if a.v != b.v || aw.isArr != bw.isArr || !slices.Equal(aw.arr, bw.arr) || headDiffers {
-		out = out.withWords(ow)
+	if a.Val != b.Val || aw.IsArr != bw.IsArr || !slices.Equal(aw.Arr, bw.Arr) || headDiffers {
+		out = out.WithWords(ow)
 	}
-	if a.exp != b.exp {
-		out.exp = triMaybe
+	if a.Exp != b.Exp {
+		out.Exp = triMaybe
 	}
-	out.origins = joinOrigins(a.origins, b.origins)
-	out.earlier = joinOrigins(a.earlier, b.earlier)
-	out.loadExp = a.loadExp || b.loadExp
+	out.Origins = joinOrigins(a.Origins, b.Origins)
+	out.Earlier = joinOrigins(a.Earlier, b.Earlier)
+	out.LoadExp = a.LoadExp || b.LoadExp
 	return out
 }
 
@@ -279,7 +279,7 @@ func (l *layer) own(name string) (varState, bool) {
 	return varState{}, false
 }
 
-func (l *layer) put(name string, v varState) {
+func (l *layer) Put(name string, v varState) {
 	if l.m != nil {
 		l.m[name] = v
 		return
@@ -306,7 +306,7 @@ func (l *layer) put(name string, v varState) {
 }
 
 // each calls f for every name this layer (not its parents) holds.
-func (l *layer) each(f func(name string, v varState)) {
+func (l *layer) Each(f func(name string, v varState)) {
 	if l.m != nil {
 		for k, v := range l.m {
 			f(k, v)
@@ -318,7 +318,7 @@ func (l *layer) each(f func(name string, v varState)) {
 	}
 }
 
-func (l *layer) get(name string) (varState, bool) {
+func (l *layer) Get(name string) (varState, bool) {
 	for ; l != nil; l = l.parent {
 		if v, ok := l.own(name); ok {
 			return v, true
@@ -328,14 +328,14 @@ func (l *layer) get(name string) (varState, bool) {
 }
 
 // all returns every variable visible from l, innermost winning.
-func (l *layer) all() map[string]varState {
+func (l *layer) All() map[string]varState {
 	var layers []*layer
 	for ; l != nil; l = l.parent {
 		layers = append(layers, l)
 	}
 	out := map[string]varState{}
 	for i := len(layers) - 1; i >= 0; i-- {
-		layers[i].each(func(k string, v varState) { out[k] = v })
+		layers[i].Each(func(k string, v varState) { out[k] = v })
 	}
 	return out
 }
@@ -345,15 +345,23 @@ type funcDef struct {
 	body *bodyRef
 }
 
+// scope is what words are evaluated against: the variables, the working
+// directory and the parameters of one shell process along one path.
+type scope struct {
+	Vars    *layer
+	Cwd     string // absolute; "" when unknown
+	Args    []field
+	Dollar0 string
+	Source  string // BASH_SOURCE[0], absolute
+	// pidVars are variables holding $!.
+	PidVars map[string]bool
+}
+
 // state is the abstract state of one shell process along one path.
 type state struct {
-	vars    *layer
-	cwd     string // absolute; "" when unknown
-	funcs   *funcTable
-	args    []field
-	dollar0 string
-	source  string // BASH_SOURCE[0], absolute
-	chain   []Pos
+	scope
+	funcs *funcTable
+	chain []Pos
 	// preReset holds the protected variables as they were before the
 	// reset, so that what changed them earlier on the path is still
 	// reported at the worker: one finding must not hide others.
@@ -366,8 +374,6 @@ type state struct {
 	bg []bgLaunch
 	// lastCmd is the last external command run in the foreground.
 	lastCmd *cmdRef
-	// pidVars are variables holding $!.
-	pidVars map[string]bool
 	// launched is the background launch made by the command being walked.
 	launched *bgLaunch
 	// wraps are the wrappers this process or command runs under, reported
@@ -437,22 +443,22 @@ type loadCtx struct {
 	fill      fillMode
 }
 
-func (s *state) get(name string) (varState, bool) { return s.vars.get(name) }
+func (s *scope) Get(name string) (varState, bool) { return s.Vars.Get(name) }
 
-func (s *state) set(name string, v varState) { s.vars.put(name, v) }
+func (s *scope) Set(name string, v varState) { s.Vars.Put(name, v) }
 
 // fork returns a copy of s for a branch or a subshell; s must not change
 // until the fork is merged or dropped.
 func (s *state) fork() *state {
 	c := *s
-	c.vars = newLayer(s.vars)
+	c.Vars = newLayer(s.Vars)
 	c.funcsOwn = false
 	c.pending = s.pending[:len(s.pending):len(s.pending)]
 	c.bg = s.bg[:len(s.bg):len(s.bg)]
 	c.chain = s.chain[:len(s.chain):len(s.chain)]
 	c.wraps = s.wraps[:len(s.wraps):len(s.wraps)]
-	if s.pidVars != nil {
-		c.pidVars = s.pidVars
+	if s.PidVars != nil {
+		c.PidVars = s.PidVars
 	}
 	return &c
 }
@@ -491,12 +497,12 @@ func (s *state) defineFunc(name string, f *funcDef) {
 	s.funcs.m[name] = f
 }
 
-func (s *state) markPid(name string, on bool) {
-	if !on && !s.pidVars[name] {
+func (s *scope) MarkPid(name string, on bool) {
+	if !on && !s.PidVars[name] {
 		return
 	}
-	m := make(map[string]bool, len(s.pidVars)+1)
-	for k, v := range s.pidVars {
+	m := make(map[string]bool, len(s.PidVars)+1)
+	for k, v := range s.PidVars {
 		m[k] = v
 	}
 	if on {
@@ -504,7 +510,7 @@ func (s *state) markPid(name string, on bool) {
 	} else {
 		delete(m, name)
 	}
-	s.pidVars = m
+	s.PidVars = m
 }
 
 // merge joins the branches (forks of s) back into s.
@@ -530,7 +536,7 @@ func (s *state) merge(branches ...*state) {
 	var keys []string
 	var keySet map[string]bool // once there are many
 	for _, b := range alive {
-		b.vars.each(func(k string, _ varState) {
+		b.Vars.Each(func(k string, _ varState) {
 			switch {
 			case keySet != nil:
 				if keySet[k] {
@@ -556,7 +562,7 @@ func (s *state) merge(branches ...*state) {
 		var acc varState
 		accSet := false
 		for _, b := range alive {
-			v, ok := b.get(k)
+			v, ok := b.Get(k)
 			if !ok {
 				v = defaultVar()
 			}
@@ -566,7 +572,7 @@ func (s *state) merge(branches ...*state) {
 				acc = joinVar(acc, v)
 			}
 		}
-		s.set(k, acc)
+		s.Set(k, acc)
 	}
 	s.allexport = false
 	s.loaded = false
@@ -583,10 +589,10 @@ func (s *state) merge(branches ...*state) {
 		}
 	}
 	s.returning = allRet
-	s.cwd = first.cwd
+	s.Cwd = first.Cwd
 	for _, b := range alive[1:] {
-		if b.cwd != s.cwd {
-			s.cwd = ""
+		if b.Cwd != s.Cwd {
+			s.Cwd = ""
 		}
 	}
 	if first.funcs != s.funcs {
@@ -614,15 +620,15 @@ func (s *state) merge(branches ...*state) {
 			s.lastCmd = b.lastCmd
 		}
 	}
-	s.pidVars = first.pidVars
+	s.PidVars = first.PidVars
 	for _, b := range alive[1:] {
-		for k := range b.pidVars {
-			if !s.pidVars[k] {
-				s.markPid(k, true)
+		for k := range b.PidVars {
+			if !s.PidVars[k] {
+				s.MarkPid(k, true)
 			}
 		}
 	}
-	s.args = first.args
+	s.Args = first.Args
 }
 
 const maxPending = 64
@@ -663,4 +669,4 @@ func joinBg(a, b []bgLaunch) []bgLaunch {
 
 // defaultVar is what an untracked name is: set or not by the caller,
 // maybe exported.
-func defaultVar() varState { return varState{v: unknownValue, exp: triMaybe} }
+func defaultVar() varState { return varState{Val: unknownValue, Exp: triMaybe} }

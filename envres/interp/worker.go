@@ -19,7 +19,7 @@ func (a *analyzer) workerPoint(st *state, cmd *cmdRef) {
 	}
 	if !st.reset {
 		for _, p := range a.protList {
-			vs, ok := st.get(p.name)
+			vs, ok := st.Get(p.name)
 			if !ok {
 				vs = defaultVar()
 			}
@@ -38,11 +38,11 @@ func (a *analyzer) workerPoint(st *state, cmd *cmdRef) {
 	}
 	if st.loaded {
 		groups := map[*event][]string{}
-		for name, vs := range st.vars.all() {
-			if !vs.loadExp || vs.exp == triNo || a.prot[name] != nil {
+		for name, vs := range st.Vars.All() {
+			if !vs.LoadExp || vs.Exp == triNo || a.prot[name] != nil {
 				continue
 			}
-			for _, ev := range vs.origins {
+			for _, ev := range vs.Origins {
 				if ev.kind == evLoad {
 					groups[ev] = append(groups[ev], name)
 				}
@@ -76,14 +76,14 @@ func (a *analyzer) describe(p *protVar, ev *event, vs varState, merged string) s
 		return merged
 	}
 	d := merged
-	switch v.k {
+	switch v.Kind {
 	case vLit:
 		switch {
-		case p.override && p.known && v.s == p.value:
+		case p.override && p.known && v.Str == p.value:
 			return merged
 		case p.override && !p.known:
 			d = "a value that may differ from the override's"
-		case !p.override && v.s == "":
+		case !p.override && v.Str == "":
 			d = "an empty value"
 		default:
 			d = "a different value"
@@ -91,9 +91,9 @@ func (a *analyzer) describe(p *protVar, ev *event, vs varState, merged string) s
 	case vUnknown:
 		d = "a value that cannot be known statically"
 	case vOrig:
-		d = "the value of " + v.s
+		d = "the value of " + v.Str
 	}
-	if vs.v != v {
+	if vs.Val != v {
 		d += " on some paths"
 	}
 	return d
@@ -104,36 +104,36 @@ func (a *analyzer) describe(p *protVar, ev *event, vs varState, merged string) s
 func (a *analyzer) checkProtected(p *protVar, vs varState) {
 	ok := false
 	desc := "a different value"
-	switch vs.v.k {
+	switch vs.Val.Kind {
 	case vOrig:
-		ok = vs.v.s == p.name
-		if q := a.prot[vs.v.s]; !ok && q != nil && p.known && q.known && p.value == q.value {
+		ok = vs.Val.Str == p.name
+		if q := a.prot[vs.Val.Str]; !ok && q != nil && p.known && q.known && p.value == q.value {
 			ok = true
 		}
 		if !ok {
-			desc = "the value of " + vs.v.s
+			desc = "the value of " + vs.Val.Str
 		}
 	case vLit:
 		if p.override {
-			ok = p.known && vs.v.s == p.value
+			ok = p.known && vs.Val.Str == p.value
 			if !p.known {
 				desc = "a value that may differ from the override's"
 			}
 		} else {
-			ok = vs.v.s != ""
+			ok = vs.Val.Str != ""
 			desc = "an empty value"
 		}
 	case vUnknown:
 		ok = !p.override
 		desc = "a value that cannot be known statically"
 	}
-	if vs.exp == triNo {
+	if vs.Exp == triNo {
 		ok = false
 	}
-	if ok && vs.exp == triYes {
+	if ok && vs.Exp == triYes {
 		return
 	}
-	for _, ev := range vs.origins {
+	for _, ev := range vs.Origins {
 		switch ev.kind {
 		case evUnset:
 			a.change(ev, p.name, ChangeUnset, "", false)
@@ -155,12 +155,12 @@ func (a *analyzer) checkProtected(p *protVar, vs varState) {
 			a.change(ev, p.name, ChangeAssign, a.describe(p, ev, vs, desc), false)
 		}
 	}
-	for _, ev := range vs.earlier {
+	for _, ev := range vs.Earlier {
 		v, known := ev.vals[p.name]
 		if !known {
 			continue
 		}
-		d := a.describe(p, ev, varState{v: v}, desc)
+		d := a.describe(p, ev, varState{Val: v}, desc)
 		switch ev.kind {
 		case evLoad:
 			if !ev.unresolved {
@@ -192,7 +192,7 @@ func (a *analyzer) change(ev *event, name string, kind ChangeKind, how string, l
 func (a *analyzer) protSnapshot(st *state) map[string]varState {
 	m := make(map[string]varState, len(a.protList))
 	for _, p := range a.protList {
-		vs, ok := st.get(p.name)
+		vs, ok := st.Get(p.name)
 		if !ok {
 			vs = defaultVar()
 		}

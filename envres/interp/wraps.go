@@ -96,5 +96,5 @@ var returning = sync.OnceValue(func() map[string]bool {
 
 // returns reports whether fs names a program that runs and returns.
 func returns(fs []field) bool {
-	return len(fs) > 0 && fs[0].known && returning()[filepath.Base(fs[0].s)]
+	return len(fs) > 0 && fs[0].Known && returning()[filepath.Base(fs[0].Str)]
 }
