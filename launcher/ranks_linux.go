@@ -2,12 +2,9 @@ package launcher
 
 import (
 	"context"
-	"slices"
 
 	"github.com/childproof/childproof/internal/pidfd"
-	"github.com/childproof/childproof/launcher/census"
 	"github.com/childproof/childproof/launcher/proctree"
-	"github.com/childproof/childproof/proc"
 	"github.com/childproof/childproof/verify"
 	"golang.org/x/sys/unix"
 )
@@ -133,49 +130,6 @@ func (la *Launch) treeCheck(tree []int, worker int) verify.TreeCheck {
 	t.Execd = func(pid int) bool {
 		_, ok := w.Evidence(pid)
 		return ok
-	}
-	return t
-}
-
-// RecordedTree is what the tree judgement of a recorded launch reads. It
-// holds the launch's live members (liveMembers, and the descendants of its
-// root and worker) and the recorded workers the judgement skips. Each
-// member's exec-time evidence is as the record kept it (RecordMember), and
-// only for the process of that pid and start time.
-func RecordedTree(p proc.FS, rec *Record) verify.TreeCheck {
-	tree := census.LiveMembers(p, rec)
-	for _, top := range []int{rec.Root.Pid, rec.Worker.Pid} {
-		if top == 0 || !slices.Contains(tree, top) {
-			continue
-		}
-		for _, d := range p.Descendants(top) {
-			if !slices.Contains(tree, d) {
-				tree = append(tree, d)
-			}
-		}
-	}
-	t := verify.TreeCheck{Tree: tree, Workers: []int{rec.Worker.Pid}}
-	for _, rk := range rec.Ranks {
-		t.Workers = append(t.Workers, rk.Worker.Pid)
-	}
-	t.Evidence = func(pid int) *verify.ExecEnv {
-		st, err := p.Stat(pid)
-		if err != nil {
-			return nil
-		}
-		for _, m := range rec.Members {
-			if m.Pid == pid && m.StartTime == st.StartTime {
-				return &verify.ExecEnv{Digests: m.ExecEnv, Exe: m.ExecExe, Area: m.ExecArea}
-			}
-		}
-		// A worker role's process (worker "engine") is a rank, not a
-		// member: its capture is the rank's.
-		for _, rk := range rec.Ranks {
-			if rk.Worker.Pid == pid && rk.Worker.StartTime == st.StartTime {
-				return rk.ExecEvidence()
-			}
-		}
-		return nil
 	}
 	return t
 }

@@ -4,10 +4,10 @@ import (
 	"os"
 	"time"
 
+	"github.com/childproof/childproof/launcher/mask"
 	"github.com/childproof/childproof/launcher/statedir"
 	"github.com/childproof/childproof/outcome"
 	"github.com/childproof/childproof/proc"
-	"github.com/childproof/childproof/redact"
 	"github.com/childproof/childproof/verify"
 )
 
@@ -25,7 +25,7 @@ func (la *Launch) newRecordOf(argv []string, root, worker verify.Fingerprint, pe
 		Name:     l.Name,
 		SpecPath: l.SpecPath, SpecHash: la.opts.SpecHash, Argv: secrets.Argv(argv), Dir: secrets.Text(la.dir()),
 		Started: time.Now().UTC(), Detached: la.opts.Detach,
-		Root: maskExe(secrets, root), Worker: maskExe(secrets, worker), Pgid: t.Pgid, Cgroup: t.Cgroup, Marker: t.Marker,
+		Root: mask.Exe(secrets, root), Worker: mask.Exe(secrets, worker), Pgid: t.Pgid, Cgroup: t.Cgroup, Marker: t.Marker,
 		Env: map[string]string{}, WorkerEnv: map[string]string{},
 		Log:     la.LogPath(),
 		Pending: pending,
@@ -45,7 +45,7 @@ func (la *Launch) newRecordOf(argv []string, root, worker verify.Fingerprint, pe
 	rec.Secrets = la.State.SecretDigests(secrets)
 	if rp := la.pipe.RelayProcess(); rp != nil {
 		if fp, err := verify.TakeFingerprint(la.opts.Proc, rp.Pid); err == nil {
-			fp = maskExe(secrets, fp)
+			fp = mask.Exe(secrets, fp)
 			rec.Relay = &fp
 		}
 	}
@@ -54,20 +54,6 @@ func (la *Launch) newRecordOf(argv []string, root, worker verify.Fingerprint, pe
 	}
 	rec.Selector = statedir.SelectorOf(l, secrets)
 	return rec
-}
-
-// maskExe is fp with its exe and comm masked by secrets: a path built
-// from a secret (dir = env("MODEL_DIR")) is stored and shown as
-// <MODEL_DIR>/bin/server, never with the value; comparisons with a live
-// exe read the placeholders as wildcards (verify.SameExe). A comm that is
-// a secret value (worker { comm = env("X") } selected it) is stored as
-// <X>, however short: a process's identity is pid, start time and pidfs
-// inode, and no comparison reads the stored comm (it names the process
-// in ps, stop and history).
-func maskExe(secrets *redact.Set, fp verify.Fingerprint) verify.Fingerprint {
-	fp.Exe = secrets.Text(fp.Exe)
-	fp.Comm = secrets.Arg(fp.Comm)
-	return fp
 }
 
 // journal writes the launch's record before its tree exists: pending,
@@ -190,9 +176,9 @@ func (la *Launch) record(worker int) error {
 // the block captured at its exec where there is one.
 func (la *Launch) recordRank(rk rank) RecordRank {
 	secrets := la.Env.Secrets()
-	out := RecordRank{Role: rk.role, Worker: maskExe(secrets, rk.fp), WorkerEnv: map[string]string{}}
+	out := RecordRank{Role: rk.role, Worker: mask.Exe(secrets, rk.fp), WorkerEnv: map[string]string{}}
 	if fp, err := verify.TakeFingerprint(la.opts.Proc, rk.fp.Pid); err == nil && rk.fp.Matches(fp) {
-		out.Worker = maskExe(secrets, fp)
+		out.Worker = mask.Exe(secrets, fp)
 	}
 	var vars []proc.Var
 	if rk.ev != nil {

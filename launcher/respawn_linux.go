@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/childproof/childproof/launcher/agentrestart"
+	"github.com/childproof/childproof/launcher/mask"
 	"github.com/childproof/childproof/launcher/proctree"
 	"github.com/childproof/childproof/launcher/runas"
 	"github.com/childproof/childproof/verify"
@@ -125,7 +126,7 @@ func (la *Launch) adopt(gone, pid int, live []int) bool {
 	}
 	secrets := la.Env.Secrets()
 	if la.Record != nil {
-		la.Record.Worker = maskExe(secrets, fp)
+		la.Record.Worker = mask.Exe(secrets, fp)
 		la.Record.ExecEnv, la.Record.ExecExe, la.Record.ExecArea = nil, "", ""
 		if len(la.ranks) > 0 {
 			la.Record.Ranks = la.Record.Ranks[:0]

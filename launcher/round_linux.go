@@ -9,8 +9,8 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/childproof/childproof/launcher/mask"
 	"github.com/childproof/childproof/outcome"
-	"github.com/childproof/childproof/proc"
 	"github.com/childproof/childproof/spec"
 	"github.com/childproof/childproof/verify"
 )
@@ -108,7 +108,7 @@ func (s *State) finishRound(r *Round, la *Launch, err error) {
 	if la != nil && la.tree != nil && la.tree.Root != nil {
 		r.Log = s.KeepRoundLog(r.Name, r.N, la.Spec.EffectiveLogKeep())
 		if la.worker.Pid != 0 {
-			w := maskExe(la.Env.Secrets(), la.worker.Fingerprint)
+			w := mask.Exe(la.Env.Secrets(), la.worker.Fingerprint)
 			r.Worker = &w
 		}
 	}
@@ -150,55 +150,6 @@ func (s *State) finishRound(r *Round, la *Launch, err error) {
 		s.SetEnd(r, end)
 	}
 	s.SaveRound(r, true)
-}
-
-// FillRoundEnds records, for every verified round of name whose end is
-// not known yet and whose worker is gone (and, for the recorded launch's
-// round, not replaced by one its selector re-selects), that it was found gone now
-// (status unknown, uptime an upper bound). Detached launches end unseen:
-// this is how their end gets into the history, when a later command
-// (history, ps, run, relaunch) looks. It returns the rounds.
-func FillRoundEnds(p proc.FS, st *State, name string) ([]*Round, error) {
-	rounds, err := st.Rounds(name)
-	var open []*Round
-	for _, r := range rounds {
-		if r.End == nil && r.Outcome == RoundVerified && r.Worker != nil {
-			open = append(open, r)
-		}
-	}
-	if len(open) == 0 {
-		return rounds, err
-	}
-	unlock, lerr := st.LockHistory(name)
-	if lerr != nil {
-		return rounds, errors.Join(err, lerr)
-	}
-	defer unlock()
-	// The round of the recorded launch is alive while its tree runs a
-	// worker its selector picks, the recorded one gone or not (a
-	// respawn): that round has not ended.
-	rec, _ := st.Load(name)
-	for _, r := range open {
-		live := r.Worker.Check(p)
-		if live != verify.Gone && live != verify.Reused {
-			continue
-		}
-		if rec != nil && rec.Round == r.N {
-			if again, _ := st.reselectLive(p, rec); again != nil {
-				continue
-			}
-		}
-		cur, lerr := st.LoadRound(name, r.N)
-		if lerr != nil || cur.End != nil {
-			if cur != nil {
-				*r = *cur
-			}
-			continue
-		}
-		st.SetEnd(r, &RoundEnd{At: time.Now().UTC(), How: EndGone, Seen: SeenCensus, UptimeAtMost: true})
-		st.SaveRound(r, true)
-	}
-	return rounds, err
 }
 
 // Round returns the number of the launch's round in the history (0 when

@@ -1,21 +1,22 @@
-package launcher
+package recorded
 
 import (
 	"slices"
 
+	"github.com/childproof/childproof/launcher/statedir"
 	"github.com/childproof/childproof/proc"
 	"github.com/childproof/childproof/spec"
 	"github.com/childproof/childproof/verify"
 )
 
-// RecordedCheck returns the check of a recorded launch of l, as verify
+// Check returns the check of a recorded launch of l, as verify
 // SPEC, explain SPEC and up's adoption make it. It checks the recorded
 // worker, and the recorded root while it is alive. The intended values are
 // the recorded digests: those of the spec's env and --set, and of the
 // value passed for each required name from inherit or the env file. The
 // environment captured at the worker's exec judges the worker while it
 // holds, because its live block may be a title now.
-func RecordedCheck(l *spec.Launch, rec *Record, p proc.FS) verify.Check {
+func Check(l *spec.Launch, rec *statedir.Record, p proc.FS) verify.Check {
 	chk := verify.CheckFromSpec(l, verify.Expect{Require: l.Require, Digests: map[string]string{}})
 	for n, d := range rec.Env {
 		if d != "" {
@@ -41,7 +42,7 @@ func RecordedCheck(l *spec.Launch, rec *Record, p proc.FS) verify.Check {
 	chk.AnyMember = len(rec.Ranks) > 1
 	if len(l.Roles) > 0 {
 		chk.AnyMember = false
-		chk.Owners = recordedOwners(p, l, rec)
+		chk.Owners = owners(p, l, rec)
 	}
 	return chk
 }

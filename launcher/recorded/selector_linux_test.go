@@ -1,10 +1,11 @@
-package launcher
+package recorded
 
 import (
 	"os"
 	"path/filepath"
 	"testing"
 
+	"github.com/childproof/childproof/launcher/statedir"
 	"github.com/childproof/childproof/schema"
 )
 
@@ -17,13 +18,13 @@ func TestSpecSelectorOldRecord(t *testing.T) {
 	if err := os.WriteFile(spec, []byte(body), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	rec := &Record{Name: "sup", SpecPath: spec, Vars: []RecordVar{{Name: "c", Value: "srv"}}}
+	rec := &statedir.Record{Name: "sup", SpecPath: spec, Vars: []statedir.RecordVar{{Name: "c", Value: "srv"}}}
 	st := &State{ReadSpec: schema.ReadLaunch}
 	l := st.specSelector(rec)
 	if l == nil || l.Worker.Comm != "srv" {
 		t.Fatalf("specSelector = %+v, want comm srv", l)
 	}
-	if st.specSelector(&Record{Name: "sup"}) != nil {
+	if st.specSelector(&statedir.Record{Name: "sup"}) != nil {
 		t.Error("a record without a spec path gave a selector")
 	}
 	if (&State{}).specSelector(rec) != nil {
