@@ -796,6 +796,7 @@ func (la *Launch) waitAdded(ctx context.Context, r *verify.Report, worker, wfd i
 		fctx, cancel := context.WithDeadline(ctx, deadline)
 		defer cancel()
 		p := readiness.NewPacer()
+		rw := la.readyWorker(worker, wfd)
 		var lw *readiness.ListenWatch
 		defer func() { lw.Close() }()
 		for {
@@ -807,9 +808,9 @@ func (la *Launch) waitAdded(ctx context.Context, r *verify.Report, worker, wfd i
 			what := "Options.Ready.Func: " + err.Error()
 			progress(what)
 			if lw == nil {
-				lw = la.listenWatch(worker)
+				lw = rw.ListenWatch()
 			}
-			readiness.Wait(ctx, wfd, p.Due(), deadline, p, la.wakes(lw))
+			readiness.Wait(ctx, wfd, p.Due(), deadline, p, rw.Wakes(lw))
 			if pidfd.Exited(wfd) || !time.Now().Before(deadline) || ctx.Err() != nil {
 				if pidfd.Exited(wfd) {
 					return la.exitedError(r, la.exitWhat(worker))

@@ -53,7 +53,7 @@ var layers = map[string][]string{
 	"launcher/treeevents": {"internal/proccn", "internal/wakeup"},
 	"launcher/sigtree":    {"verify", "proc", "launcher/proctree", "internal/pidfd"},
 	// Waiting for a worker's readiness: probes paced by the tree's events.
-	"launcher/readiness": {"proc", "launcher/treeevents", "internal/pidfd", "internal/sockdiag", "internal/wakeup"},
+	"launcher/readiness": {"proc", "spec", "redact", "launcher/treeevents", "launcher/output", "internal/pidfd", "internal/probe", "internal/sockdiag", "internal/wakeup"},
 	// Which secrets a launch's outputs are masked with.
 	"launcher/mask": {"launcher/failure", "launcher/statedir", "spec", "verify", "redact"},
 	// A recorded launch's log read back, masked.

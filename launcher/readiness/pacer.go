@@ -6,14 +6,14 @@ import "time"
 // runs at once when something changed (the worker printed a line, a
 // member of the tree forked, exec'd or exited), and again eventFollowUp
 // later; with nothing happening, every probeEvery, which grows once the
-// wait has lasted probeSlowAfter, up to ProbeSlowest. probeEvery leaves
+// wait has lasted probeSlowAfter, up to probeSlowest. probeEvery leaves
 // part of the budget unspent, so that an event finds it: never more
 // than MaxProbesPerSecond probes in any second.
 const (
 	probeEvery         = 65 * time.Millisecond
 	eventFollowUp      = 15 * time.Millisecond
 	probeSlowAfter     = 10 * time.Second
-	ProbeSlowest       = time.Second
+	probeSlowest       = time.Second
 	MaxProbesPerSecond = 20
 )
 
@@ -59,11 +59,6 @@ func NewPacer() *Pacer {
 	return &Pacer{began: now, every: probeEvery, tokens: probeBurst, filled: now}
 }
 
-// EventPacer returns a pacer that only spaces the wake-ups of events
-// by the budget (a wait that looks every its own interval): its budget
-// fills at its first use.
-func EventPacer(every time.Duration) *Pacer { return &Pacer{every: every} }
-
 // fill brings the budget up to now.
 func (p *Pacer) fill(now time.Time) {
 	if p.filled.IsZero() {
@@ -84,7 +79,7 @@ func (p *Pacer) Ran() {
 		p.followUps--
 	}
 	if now.Sub(p.began) > probeSlowAfter {
-		p.every = min(p.every*5/4, ProbeSlowest)
+		p.every = min(p.every*5/4, probeSlowest)
 	}
 }
 

@@ -63,7 +63,7 @@ func TestPacer(t *testing.T) {
 		}
 		p.Ran()
 	}
-	if d := p.Due().Sub(p.last); d != ProbeSlowest {
-		t.Errorf("after a minute probes are %s apart, want %s", d, ProbeSlowest)
+	if d := p.Due().Sub(p.last); d != probeSlowest {
+		t.Errorf("after a minute probes are %s apart, want %s", d, probeSlowest)
 	}
 }

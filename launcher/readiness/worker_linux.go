@@ -1,0 +1,118 @@
+package readiness
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/childproof/childproof/internal/pidfd"
+	"github.com/childproof/childproof/internal/wakeup"
+	"github.com/childproof/childproof/launcher/output"
+	"github.com/childproof/childproof/launcher/treeevents"
+	"github.com/childproof/childproof/proc"
+)
+
+// End is how a wait for readiness ended.
+type End int
+
+const (
+	// Ready: the check passed (or the line came).
+	Ready End = iota
+	// Exited: the worker exited first.
+	Exited
+	// Interrupted: the wait's context ended first.
+	Interrupted
+	// TimedOut: the deadline passed first.
+	TimedOut
+)
+
+// Worker is a worker whose readiness is waited for, and what wakes the
+// wait. Safe for concurrent use if Members is (its waits share nothing).
+type Worker struct {
+	// Proc is the proc FS the tree is read through.
+	Proc proc.FS
+	// Pid is the worker's pid, Fd its pidfd.
+	Pid, Fd int
+	// Members lists the tree's pids.
+	Members func() []int
+	// Lines is rung on every line the tree prints (nil: none).
+	Lines *wakeup.Wakeup
+	// Events is the tree's fork, exec and exit events (nil: none).
+	Events *treeevents.Events
+}
+
+// ListenWatch takes the first look at the listening sockets of the
+// worker's network namespace.
+func (w Worker) ListenWatch() *ListenWatch { return NewListenWatch(w.Proc, w.Pid, w.Members) }
+
+// Wakes is what wakes a wait on the worker: its lines, its tree's
+// events and lw (nil: no listening sockets).
+func (w Worker) Wakes(lw *ListenWatch) Wakes {
+	return Wakes{Lines: w.Lines, Tree: w.Events, Listen: lw}
+}
+
+// Until runs check, paced by a Pacer and woken by the tree, until it
+// passes, the worker exits, ctx ends or the deadline passes (checked in
+// that order, the exit before each run). waiting is told what the last
+// run said before each wait. last is what the last run that was not cut
+// short by the deadline said (nil when it passed).
+func (w Worker) Until(ctx context.Context, deadline time.Time, check func(deadline time.Time) error, waiting func(last error)) (end End, last error) {
+	p := NewPacer()
+	// Sockets that appear in the tree wake the wait: taken after the
+	// first probe failed (most are answered at once).
+	var lw *ListenWatch
+	defer func() { lw.Close() }()
+	for {
+		if pidfd.Exited(w.Fd) {
+			return Exited, last
+		}
+		err := check(deadline)
+		p.Ran()
+		if err == nil {
+			return Ready, nil
+		}
+		if last == nil || !errors.Is(err, errCutShort) {
+			last = err
+		}
+		if ctx.Err() != nil {
+			return Interrupted, last
+		}
+		if !time.Now().Before(deadline) {
+			return TimedOut, last
+		}
+		waiting(last)
+		if lw == nil {
+			lw = w.ListenWatch()
+		}
+		Wait(ctx, w.Fd, p.Due(), deadline, p, w.Wakes(lw))
+	}
+}
+
+// UntilLine waits, within the deadline, until matched reports a line of
+// the worker's output matched, waking on each line it prints and on its
+// exit; a line matched by the time the worker exited counts.
+func (w Worker) UntilLine(ctx context.Context, deadline time.Time, matched func() bool) End {
+	// Without a wake-up (no eventfd) the log is looked at every
+	// output.FollowEvery, as it is read.
+	every := probeSlowest
+	if w.Lines.PollFd() < 0 {
+		every = output.FollowEvery
+	}
+	p := &Pacer{every: every}
+	for !matched() {
+		if pidfd.Exited(w.Fd) {
+			if matched() {
+				break
+			}
+			return Exited
+		}
+		if ctx.Err() != nil {
+			return Interrupted
+		}
+		if !time.Now().Before(deadline) {
+			return TimedOut
+		}
+		Wait(ctx, w.Fd, time.Now().Add(every), deadline, p, w.Wakes(nil))
+	}
+	return Ready
+}
