@@ -477,6 +477,12 @@ launch "a" {
 		{"bad launch name", `launch "a b" {
   command = ["true"]
 }`, nil, []string{"1:8 error: Invalid launch name"}},
+		{"bad worker role name", `launch "a" {
+  command = ["true"]
+  worker "a b" {
+    comm = "true"
+  }
+}`, nil, []string{"3:10 error: Invalid worker role name"}},
 		{"env unset without default", `launch "a" {
   command = ["true", env("NOT_SET_ANYWHERE")]
 }`, nil, []string{"2:27 error: Invalid function argument"}},

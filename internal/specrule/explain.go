@@ -55,8 +55,11 @@ func Explain(fe Fail) (string, string) {
 		return "Invalid inherit entry", fmt.Sprintf("%q is neither a variable name nor a glob pattern over names (\"CUDA_*\", \"NCCL_*\", \"*\")", val)
 	case "launchname":
 		what := "launch"
-		if strings.HasPrefix(ns, "port") {
+		switch {
+		case strings.HasPrefix(ns, "port"):
 			what = "port"
+		case strings.HasPrefix(ns, "worker["):
+			what = "worker role"
 		}
 		return "Invalid " + what + " name", fmt.Sprintf("%s name %q must start with a letter or digit and use only letters, digits, '.', '_' and '-' (at most 64)", what, val)
 	case "wrapperrule":
