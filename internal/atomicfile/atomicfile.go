@@ -3,7 +3,6 @@ package atomicfile
 import (
 	"io/fs"
 	"os"
-	"path/filepath"
 )
 
 // Write writes data to path atomically with permissions perm: through a
@@ -20,45 +19,6 @@ func Write(path string, data []byte, perm fs.FileMode) error {
 // rename has happened; some file systems cannot sync a directory).
 func WriteSync(path string, data []byte, perm fs.FileMode) error {
 	return write(path, data, perm, true)
-}
-
-func write(path string, data []byte, perm fs.FileMode, durable bool) error {
-	dir := filepath.Dir(path)
-	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".*")
-	if err != nil {
-		return err
-	}
-	_, err = tmp.Write(data)
-	if err == nil {
-		err = tmp.Chmod(perm)
-	}
-	if err == nil && durable {
-		err = tmp.Sync()
-	}
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(tmp.Name(), path)
-	}
-	if err != nil {
-		os.Remove(tmp.Name())
-		return err
-	}
-	if durable {
-		SyncDir(dir)
-	}
-	return nil
-}
-
-// SyncDir fsyncs a directory, making a rename in it durable.
-func SyncDir(dir string) error {
-	d, err := os.Open(dir)
-	if err != nil {
-		return err
-	}
-	defer d.Close()
-	return d.Sync()
 }
 
 // WriteOutput writes a file the user named as an output (-o FILE): a new

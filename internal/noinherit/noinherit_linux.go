@@ -1,8 +1,7 @@
 package noinherit
 
 import (
-	"os"
-	"strconv"
+	"encoding/binary"
 	"sync"
 
 	"golang.org/x/sys/unix"
@@ -47,22 +46,69 @@ func Run(start func() error) error {
 // has since made inheritable, and os/exec has no close_range(2) in the
 // child that would make the scan unneeded.
 func inheritedFDs() []int {
-	f, err := os.Open("/proc/self/fd")
+	dir, err := unix.Open("/proc/self/fd", unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
 	if err != nil {
 		return nil
 	}
-	names, _ := f.Readdirnames(-1)
-	own := int(f.Fd())
-	f.Close()
+	listed := fdList[:0]
+	for {
+		n, err := unix.Getdents(dir, dirents)
+		if err == unix.EINTR {
+			continue
+		}
+		if err != nil || n <= 0 {
+			break
+		}
+		listed = appendFDs(listed, dirents[:n])
+	}
+	unix.Close(dir)
+	fdList = listed
 	var fds []int
-	for _, n := range names {
-		fd, err := strconv.Atoi(n)
-		if err != nil || fd <= 2 || fd == own {
+	for _, fd := range listed {
+		if fd <= 2 || fd == dir {
 			continue
 		}
 		if flags, err := unix.FcntlInt(uintptr(fd), unix.F_GETFD, 0); err == nil && flags&unix.FD_CLOEXEC == 0 {
 			fds = append(fds, fd)
 		}
+	}
+	return fds
+}
+
+// dirents and fdList are inheritedFDs' buffers, kept from one scan to
+// the next (inheritMu guards them): the directory is read with getdents
+// into dirents, not through an *os.File (whose open asks the runtime's
+// poller to take the descriptor: five system calls more) and without a
+// string per entry.
+var (
+	dirents = make([]byte, 8192)
+	fdList  []int
+)
+
+// appendFDs appends to fds the numbers named by buf's linux_dirent64
+// records ("." and ".." name none).
+func appendFDs(fds []int, buf []byte) []int {
+	for len(buf) >= 19 {
+		reclen := int(binary.NativeEndian.Uint16(buf[16:18]))
+		if reclen < 19 || reclen > len(buf) {
+			break
+		}
+		fd, digits := 0, 0
+		for _, c := range buf[19:reclen] {
+			if c == 0 {
+				break
+			}
+			if c < '0' || c > '9' {
+				digits = 0
+				break
+			}
+			fd = fd*10 + int(c-'0')
+			digits++
+		}
+		if digits > 0 && digits < 10 {
+			fds = append(fds, fd)
+		}
+		buf = buf[reclen:]
 	}
 	return fds
 }

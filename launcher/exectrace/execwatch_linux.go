@@ -757,7 +757,7 @@ func (w *Tracer) sweep() {
 
 // tracedByUs reports whether pid's tracer is the tracer thread.
 func (w *Tracer) tracedByUs(pid int) bool {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	b, err := proc.ReadFile("/proc/" + strconv.Itoa(pid) + "/status")
 	if err != nil {
 		return false
 	}

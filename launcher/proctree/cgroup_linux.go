@@ -148,7 +148,7 @@ func NewCgroup(name string) (string, *os.File) {
 
 // CgroupPids lists the processes of cgroup dir.
 func CgroupPids(dir string) ([]int, error) {
-	b, err := os.ReadFile(filepath.Join(dir, "cgroup.procs"))
+	b, err := proc.ReadFile(filepath.Join(dir, "cgroup.procs"))
 	if err != nil {
 		return nil, err
 	}
@@ -228,7 +228,7 @@ func RemoveEmptyCgroup(dir string) {
 
 // InCgroup reports whether pid's cgroup v2 path is the one of dir.
 func InCgroup(p proc.FS, pid int, dir string) bool {
-	b, err := os.ReadFile(p.Path(pid, "cgroup"))
+	b, err := proc.ReadFile(p.Path(pid, "cgroup"))
 	if err != nil {
 		return false
 	}
