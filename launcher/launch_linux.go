@@ -427,11 +427,14 @@ func (la *Launch) launch(ctx context.Context, v *verify.Verifier, attempt int) e
 	if err := la.buildCommand(sp); err != nil {
 		return err
 	}
-	if !la.opts.Detach {
-		// Pdeathsig fires when the forking thread exits: keep it alive.
-		runtime.LockOSThread()
-		defer runtime.UnlockOSThread()
-	}
+	// A root this goroutine forks untraced dies with the forking thread
+	// (Pdeathsig): sp.start locks the goroutine to it for the rest of the
+	// attempt. A traced root is forked by the tracer's thread, locked
+	// while the root runs; this goroutine is then not locked, and its
+	// find loop's sleeps park it without handing its thread over (a
+	// locked goroutine's every park and wake-up moves the P between
+	// threads: two futex calls and two context switches more each).
+	defer sp.unlockThread()
 	if err := la.spawn(sp); err != nil {
 		return err
 	}
@@ -470,6 +473,9 @@ type spawnRun struct {
 	// cmd is the command of the latest try; root the tree's root.
 	cmd  *exec.Cmd
 	root *sigtree.Root
+	// locked is set while start holds the goroutine to the thread that
+	// forked an untraced root.
+	locked bool
 }
 
 // openLogAndMask opens the launch's log and saves its mask, with the
@@ -666,11 +672,25 @@ func (sp *spawnRun) start(la *Launch, cmd *exec.Cmd) error {
 		sp.sys.Ptrace = false
 		*cmd = *sp.newCmd(la)
 	}
+	if !la.opts.Detach && !sp.locked {
+		// Pdeathsig fires when the forking thread exits: keep it alive.
+		runtime.LockOSThread()
+		sp.locked = true
+	}
 	if err := cmd.Start(); err != nil {
 		return err
 	}
 	sp.reap()
 	return nil
+}
+
+// unlockThread undoes start's lock of the goroutine to its thread, if
+// it took one.
+func (sp *spawnRun) unlockThread() {
+	if sp.locked {
+		runtime.UnlockOSThread()
+		sp.locked = false
+	}
 }
 
 // reap waits for the root in the background and records how it ended,
