@@ -1,13 +1,8 @@
 package launcher
 
 import (
-	"os"
-	"time"
-
-	"github.com/childproof/childproof/launcher/mask"
-	"github.com/childproof/childproof/launcher/statedir"
+	"github.com/childproof/childproof/launcher/journal"
 	"github.com/childproof/childproof/outcome"
-	"github.com/childproof/childproof/proc"
 	"github.com/childproof/childproof/verify"
 )
 
@@ -17,43 +12,26 @@ func (la *Launch) newRecord(worker verify.Fingerprint, pending bool) *Record {
 	return la.newRecordOf(la.tree.Root.Cmd.Args, la.tree.Root.FP, worker, pending)
 }
 
-// newRecordOf is newRecord for argv, with root as the launch root.
+// newRecordOf is newRecord for argv, with root as the launch root
+// (journal.New).
 func (la *Launch) newRecordOf(argv []string, root, worker verify.Fingerprint, pending bool) *Record {
-	l, t := la.Spec, la.tree
-	secrets := la.Env.Secrets()
-	rec := &Record{
-		Name:     l.Name,
-		SpecPath: l.SpecPath, SpecHash: la.opts.SpecHash, Argv: secrets.Argv(argv), Dir: secrets.Text(la.dir()),
-		Started: time.Now().UTC(), Detached: la.opts.Detach,
-		Root: mask.Exe(secrets, root), Worker: mask.Exe(secrets, worker), Pgid: t.Pgid, Cgroup: t.Cgroup, Marker: t.Marker,
-		Env: map[string]string{}, WorkerEnv: map[string]string{},
-		Log:     la.LogPath(),
-		Pending: pending,
-		Round:   la.Round(),
+	return journal.New(la.State.Store, la.journalLaunch(), argv, root, worker, pending)
+}
+
+// journalLaunch is what package journal builds the launch's record from.
+func (la *Launch) journalLaunch() journal.Launch {
+	t := la.tree
+	l := journal.Launch{
+		Spec: la.Spec, Secrets: la.Env.Secrets(),
+		SpecHash: la.opts.SpecHash, Detach: la.opts.Detach, Vars: la.opts.Vars,
+		Dir: la.dir(), Log: la.LogPath(), Round: la.Round(),
+		Pgid: t.Pgid, Cgroup: t.Cgroup, Marker: t.Marker,
+		Proc: la.opts.Proc,
 	}
-	rec.Vars = la.recordVars(secrets)
-	rec.Oneshot = l.Oneshot
-	if l.Stop.Signal != "" {
-		rec.StopSignal = l.Stop.Signal
-	}
-	if l.Stop.Timeout > 0 {
-		rec.StopTimeout = l.Stop.Timeout.String()
-	}
-	if !la.opts.Detach {
-		rec.Supervisor = os.Getpid()
-	}
-	rec.Secrets = la.State.SecretDigests(secrets)
 	if rp := la.pipe.RelayProcess(); rp != nil {
-		if fp, err := verify.TakeFingerprint(la.opts.Proc, rp.Pid); err == nil {
-			fp = mask.Exe(secrets, fp)
-			rec.Relay = &fp
-		}
+		l.Relay = rp.Pid
 	}
-	for _, pt := range l.Ports {
-		rec.Ports = append(rec.Ports, RecordPort{Number: pt.Number, Address: pt.PortAddress()})
-	}
-	rec.Selector = statedir.SelectorOf(l, secrets)
-	return rec
+	return l
 }
 
 // journal writes the launch's record before its tree exists: pending,
@@ -111,59 +89,25 @@ func (la *Launch) restoreRecord(prev []byte) {
 }
 
 // record writes the launch's record once its worker is verified: digests
-// of the overrides and of the worker's whole environ, never values.
+// of the overrides and of the worker's whole environ, never values
+// (journal.Verified).
 func (la *Launch) record(worker int) error {
 	la.pendingDone()
-	l := la.Spec
 	rec := la.newRecord(la.worker.Fingerprint, false)
-	for _, n := range l.Protected() {
-		if v, ok := la.Env.Overrides[n]; ok {
-			rec.Env[n] = la.State.Digest(n, v)
-		} else {
-			rec.Env[n] = ""
-		}
-	}
-	for n, v := range la.Env.Overrides {
-		rec.Env[n] = la.State.Digest(n, v)
-	}
-	for n := range la.Env.Given {
-		if rec.Given == nil {
-			rec.Given = map[string]string{}
-		}
-		rec.Given[n] = la.State.Digest(n, la.Env.Vars[n])
-	}
-	// The worker's environment: the block captured at its exec where
-	// there is one (its live block may be a process title by now).
-	var vars []proc.Var
-	if la.exec.env != nil {
-		vars = la.exec.env.Vars
-		rec.ExecExe, rec.ExecArea = la.Env.Secrets().Text(la.exec.env.Exe), la.exec.env.Area
-		rec.ExecEnv = map[string]string{}
-	} else if live, err := la.opts.Proc.EnvironAfterExec(worker); err == nil {
-		vars = live
-	}
-	for _, v := range vars {
-		if v.Name == MarkerVar {
-			// childproof's own marker, new at every launch: in the
-			// record's Marker, not the launch's environment.
-			continue
-		}
-		if _, seen := rec.WorkerEnv[v.Name]; !seen {
-			rec.WorkerEnv[v.Name] = la.State.Digest(v.Name, v.Value)
-			if rec.ExecEnv != nil {
-				rec.ExecEnv[v.Name] = rec.WorkerEnv[v.Name]
-			}
-		}
-	}
+	w := journal.Worker{Pid: worker, Overrides: la.Env.Overrides, Given: la.Env.Given, Vars: la.Env.Vars, Exec: la.exec.env}
 	for _, rk := range la.ranks {
-		rec.Ranks = append(rec.Ranks, la.recordRank(rk))
+		w.Ranks = append(w.Ranks, rk.journal())
 	}
-	if len(rec.Ranks) > 0 {
-		// The first rank is the worker: the same evidence.
-		rec.Ranks[0].WorkerEnv, rec.Ranks[0].ExecEnv = rec.WorkerEnv, rec.ExecEnv
-		rec.Ranks[0].ExecExe, rec.Ranks[0].ExecArea = rec.ExecExe, rec.ExecArea
+	if la.Report != nil {
+		for _, m := range la.Report.Members {
+			ev, ok := la.exec.watch.Evidence(m.Pid)
+			if !ok || m.Evidence != verify.EvidenceExec {
+				continue
+			}
+			w.Members = append(w.Members, journal.Member{Pid: m.Pid, Exec: verify.ExecEnv{Vars: ev.Vars, Exe: ev.Exe, Area: ev.Area}})
+		}
 	}
-	rec.Members = la.recordMembers()
+	journal.Verified(la.State.Store, la.journalLaunch(), rec, w)
 	if err := la.State.SaveLaunched(rec); err != nil {
 		return &Error{Outcome: outcome.Usage, Msg: "cannot record the launch", Err: err}
 	}
@@ -172,57 +116,5 @@ func (la *Launch) record(worker int) error {
 	return nil
 }
 
-// recordRank is the record of one rank: its environment's digests, from
-// the block captured at its exec where there is one.
-func (la *Launch) recordRank(rk rank) RecordRank {
-	secrets := la.Env.Secrets()
-	out := RecordRank{Role: rk.role, Worker: mask.Exe(secrets, rk.fp), WorkerEnv: map[string]string{}}
-	if fp, err := verify.TakeFingerprint(la.opts.Proc, rk.fp.Pid); err == nil && rk.fp.Matches(fp) {
-		out.Worker = mask.Exe(secrets, fp)
-	}
-	var vars []proc.Var
-	if rk.ev != nil {
-		vars = rk.ev.Vars
-		out.ExecExe, out.ExecArea = secrets.Text(rk.ev.Exe), rk.ev.Area
-		out.ExecEnv = map[string]string{}
-	} else if live, err := la.opts.Proc.EnvironAfterExec(rk.fp.Pid); err == nil {
-		vars = live
-	}
-	for _, v := range vars {
-		if _, seen := out.WorkerEnv[v.Name]; !seen {
-			out.WorkerEnv[v.Name] = la.State.Digest(v.Name, v.Value)
-			if out.ExecEnv != nil {
-				out.ExecEnv[v.Name] = out.WorkerEnv[v.Name]
-			}
-		}
-	}
-	return out
-}
-
-// recordMembers is the record of the members the launch judged whose
-// exec the tracer captured: the digests of the protected names their
-// exec received.
-func (la *Launch) recordMembers() []RecordMember {
-	if la.Report == nil {
-		return nil
-	}
-	var out []RecordMember
-	for _, m := range la.Report.Members {
-		ev, ok := la.exec.watch.Evidence(m.Pid)
-		if !ok || m.Evidence != verify.EvidenceExec {
-			continue
-		}
-		st, err := la.opts.Proc.Stat(m.Pid)
-		if err != nil {
-			continue
-		}
-		rm := RecordMember{Pid: m.Pid, StartTime: st.StartTime, ExecEnv: map[string]string{}, ExecExe: la.Env.Secrets().Text(ev.Exe), ExecArea: ev.Area}
-		for _, n := range la.Spec.Protected() {
-			if v, ok := proc.Lookup(ev.Vars, n); ok {
-				rm.ExecEnv[n] = la.State.Digest(n, v)
-			}
-		}
-		out = append(out, rm)
-	}
-	return out
-}
+// journal is rk as package journal records it.
+func (rk rank) journal() journal.Rank { return journal.Rank{Role: rk.role, FP: rk.fp, Exec: rk.ev} }

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/childproof/childproof/launcher/agentrestart"
+	"github.com/childproof/childproof/launcher/journal"
 	"github.com/childproof/childproof/launcher/mask"
 	"github.com/childproof/childproof/launcher/proctree"
 	"github.com/childproof/childproof/launcher/runas"
@@ -131,7 +132,7 @@ func (la *Launch) adopt(gone, pid int, live []int) bool {
 		if len(la.ranks) > 0 {
 			la.Record.Ranks = la.Record.Ranks[:0]
 			for _, rk := range la.ranks {
-				la.Record.Ranks = append(la.Record.Ranks, la.recordRank(rk))
+				la.Record.Ranks = append(la.Record.Ranks, journal.RankOf(la.State.Store, secrets, p, rk.journal()))
 			}
 		}
 	}

@@ -1,18 +1,8 @@
 package launcher
 
+import "github.com/childproof/childproof/launcher/journal"
+
 // RoundPlan is the round a relaunch (launcher/relaunch) works out for
-// StartHeld: the overrides in effect and what this round changed. It is
-// plain data, safe for concurrent use while no one changes it.
-type RoundPlan struct {
-	// Command is the round's command ("": CommandStart).
-	Command Command
-	// Baseline is the round the plan starts from; ReplayOf the round it
-	// replays (0: none).
-	Baseline, ReplayOf int
-	// Overrides are the overrides in effect (Round 0: set by this round).
-	Overrides map[string]Override
-	// Base are the baseline round's overrides.
-	Base map[string]Override
-	// Set are this round's --set names; Unset the overrides it drops.
-	Set, Unset []string
-}
+// StartHeld (journal.Plan). It is plain data, safe for concurrent use
+// while no one changes it.
+type RoundPlan = journal.Plan

@@ -75,10 +75,12 @@ var layers = map[string][]string{
 	// ps, stop and down's stopping: the census and fingerprinted stops.
 	"launcher/census": {"launcher/failure", "launcher/statedir", "launcher/proctree", "launcher/sigtree", "launcher/relay", "verify", "proc", "outcome",
 		"internal/sockdiag", "internal/pidfd"},
+	// What a launch writes of itself: its record and its round.
+	"launcher/journal": {"launcher/failure", "launcher/statedir", "launcher/proctree", "launcher/mask", "verify", "proc", "spec", "outcome", "redact"},
 	// A recorded launch inspected: its check, re-selection, verify, explain, history.
 	"launcher/recorded": {"launcher/failure", "launcher/statedir", "launcher/proctree", "launcher/census", "launcher/mask", "launcher/runas", "verify", "proc", "spec", "outcome", "redact"},
 	// Starting, finding, recording, stopping.
-	"launcher": {"verify", "proc", "spec", "launcher/failure", "launcher/statedir", "launcher/proctree", "launcher/exectrace", "launcher/sigtree", "launcher/census", "launcher/recorded", "launcher/treeevents", "launcher/readiness", "internal/wakeup", "launcher/mask", "launcher/logread", "launcher/output", "launcher/relay", "launcher/watchdog", "launcher/launchenv", "launcher/runas", "launcher/portplaceholder", "launcher/agentrestart", "outcome", "redact", "internal/atomicfile",
+	"launcher": {"verify", "proc", "spec", "launcher/failure", "launcher/statedir", "launcher/proctree", "launcher/exectrace", "launcher/sigtree", "launcher/census", "launcher/recorded", "launcher/journal", "launcher/treeevents", "launcher/readiness", "internal/wakeup", "launcher/mask", "launcher/logread", "launcher/output", "launcher/relay", "launcher/watchdog", "launcher/launchenv", "launcher/runas", "launcher/portplaceholder", "launcher/agentrestart", "outcome", "redact", "internal/atomicfile",
 		"internal/dotenv", "internal/logtail", "internal/noinherit", "internal/pidfd", "internal/probe", "internal/sockdiag",
 		"internal/proccn"},
 	"launcher/group": {"launcher", "verify", "proc", "spec", "outcome"},
