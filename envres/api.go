@@ -40,15 +40,6 @@ type Pos = script.Pos
 // one changes it.
 type ParseError = script.ParseError
 
-// FileRead is a file a finding depends on (interp.FileRead). It is plain
-// data, safe for concurrent use while no one changes it.
-type FileRead = interp.FileRead
-
-// EnvSource is the env file an env-file-clobber finding's variable comes
-// from (interp.EnvSource). It is plain data, safe for concurrent use while
-// no one changes it.
-type EnvSource = interp.EnvSource
-
 // Finding is one lint finding; its JSON form is the documented output of
 // lint and check --format json. It is plain data, safe for concurrent use
 // while no one changes it.

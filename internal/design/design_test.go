@@ -33,8 +33,9 @@ var layers = map[string][]string{
 	// The shell's environment, statically: knows no process.
 	"envres/internal/nesting": nil,
 	"envres/script":           {"envres/internal/nesting", "internal/inputfile", "internal/wrapper"},
-	"envres/interp":           {"envres/script", "schema", "internal/dotenv", "internal/inputfile", "internal/wrapper", "redact"},
-	"envres":                  {"envres/interp", "envres/script", "envres/internal/nesting", "schema", "internal/dotenv", "internal/inputfile", "internal/wrapper", "outcome", "redact"},
+	"envres/facts":            {"envres/script"},
+	"envres/interp":           {"envres/facts", "envres/script", "schema", "internal/dotenv", "internal/inputfile", "internal/wrapper", "redact"},
+	"envres":                  {"envres/facts", "envres/interp", "envres/script", "envres/internal/nesting", "schema", "internal/dotenv", "internal/inputfile", "internal/wrapper", "outcome", "redact"},
 	// Readers of what the kernel says, below verify and launcher.
 	"internal/probe":    {"internal/sockdiag", "spec"},
 	"internal/logrelay": {"redact"},
