@@ -9,6 +9,7 @@ import (
 
 	"mvdan.cc/sh/v3/syntax"
 
+	"github.com/childproof/childproof/envres/internal/progs"
 	"github.com/childproof/childproof/internal/wrapper"
 )
 
@@ -480,9 +481,9 @@ func (a *analyzer) nextWrapper(c *cmdRun) wrapStep {
 	if wrapper.WrapsWith(base, first) {
 		return a.procWrapper(c, base) // internal/wrapper's table (pyenv exec CMD too)
 	}
-	if mech, rest := activationRunner(c.fs); mech != "" {
+	if mech, rest := progs.ActivationRunner(progArgs(c.fs)); mech != "" {
 		a.reportActivation(a.siteAt(c.st, c.fc, c.fs[0].Pos), mech)
-		c.fs = rest
+		c.fs = c.fs[rest:]
 		return wrapNext
 	}
 	return wrapEnd
@@ -629,7 +630,7 @@ func (a *analyzer) loaderWrapper(c *cmdRun, base string) wrapStep {
 			return wrapNext
 		}
 	}
-	rest, ok := packageRunner(c.fs)
+	rest, tool, ok := progs.PackageRunner(progArgs(c.fs))
 	if !ok {
 		if ps, ok := a.pkgScriptOf(c.cst.Cwd, c.fs); ok {
 			a.pkgScriptRun(c, ps) // npm run dev: package.json's command
@@ -637,7 +638,10 @@ func (a *analyzer) loaderWrapper(c *cmdRun, base string) wrapStep {
 		}
 		return wrapEnd
 	}
-	c.fs = rest // uv run CMD: CMD, which may be a loader
+	c.fs = append([]field(nil), c.fs[rest:]...) // uv run CMD: CMD, which may be a loader
+	if tool != "" {
+		c.fs[0].Str = tool // npx dotenv-cli: dotenv
+	}
 	return wrapNext
 }
 
@@ -657,7 +661,7 @@ func (a *analyzer) resolve(c *cmdRun) {
 		c.fork()
 		a.envLoaderLoad(st, c.cst, c.fc, fs, l)
 	}
-	if mech := activationCmd(fs); mech != "" && st.funcs.get(name) == nil {
+	if mech := progs.ActivationCmd(progArgs(fs)); mech != "" && st.funcs.get(name) == nil {
 		a.reportActivation(a.siteAt(st, c.fc, fs[0].Pos), mech)
 		return
 	}
@@ -704,7 +708,7 @@ func (a *analyzer) launchCommand(c *cmdRun) {
 			return
 		}
 	}
-	if j, ok := parseHeredocJob(fs); ok && a.heredocJobRun(c, j) {
+	if j, ok := progs.HeredocJob(progArgs(fs)); ok && a.heredocJobRun(c, j) {
 		return
 	}
 	a.external(st, cst, fc, fs, c.mode, c.nohup)
@@ -824,7 +828,7 @@ func optionLike(f field) bool {
 func (a *analyzer) external(st, cst *state, fc *fileCtx, fs []field, mode callMode, nohup bool) {
 	ref := a.cmdRef(st, fc, fs)
 	ref.mode, ref.nohup = mode, nohup
-	ref.wraps, ref.returns = cst.wraps, returns(fs)
+	ref.wraps, ref.returns = cst.wraps, progs.Returns(progArgs(fs))
 	switch mode {
 	case callExec:
 		a.workerPoint(cst, ref)
@@ -855,8 +859,8 @@ func (a *analyzer) external(st, cst *state, fc *fileCtx, fs []field, mode callMo
 			a.plan.ran(ref)
 		}
 		switch {
-		case detaches(fs):
-			// It forks its worker and returns (daemons.go): the worker
+		case progs.Detaches(progArgs(fs)):
+			// It forks its worker and returns (progs.Detaches): the worker
 			// starts here, under the command's wrappers.
 			a.workerPoint(cst, ref)
 			a.reportWraps(cst.wraps, false)

@@ -8,6 +8,7 @@ import (
 
 	"mvdan.cc/sh/v3/syntax"
 
+	"github.com/childproof/childproof/envres/internal/progs"
 	"github.com/childproof/childproof/envres/script"
 	"github.com/childproof/childproof/internal/dotenv"
 )
@@ -74,7 +75,7 @@ func (a *analyzer) sourceCmd(st *state, fc *fileCtx, stmt *syntax.Stmt, s Site, 
 		}
 		return
 	}
-	if activatePath(p.Str) {
+	if progs.ActivatePath(p.Str) {
 		what := p.Str
 		if p.Word != nil {
 			what = nodeText(p.Word)

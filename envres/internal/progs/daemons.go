@@ -1,11 +1,11 @@
-package interp
+package progs
 
 import (
 	"path/filepath"
 	"strings"
 )
 
-// detaches reports whether a command run in the foreground starts a
+// Detaches reports whether a command run in the foreground starts a
 // server that outlives it: the command forks its worker into the
 // background and returns, so the worker starts there, in the command's
 // environment and under its wrappers (sudo php start.php start -d leaves
@@ -20,18 +20,18 @@ import (
 //   - ray start without --block (it starts the head or worker processes
 //     and returns).
 //
-// A program known to run and return (wraps.go: apt-get, systemctl,
+// A program known to run and return (returning.go: apt-get, systemctl,
 // service, docker …) is none: what service or docker starts is started by
 // a manager, not in this environment.
-func detaches(fs []field) bool {
-	if len(fs) < 2 || !fs[0].Known || returns(fs) {
+func Detaches(argv []Arg) bool {
+	if len(argv) < 2 || !argv[0].Known || Returns(argv) {
 		return false
 	}
-	base := filepath.Base(fs[0].Str)
-	args := make([]string, 0, len(fs)-1)
-	for _, f := range fs[1:] {
+	base := filepath.Base(argv[0].S)
+	args := make([]string, 0, len(argv)-1)
+	for _, f := range argv[1:] {
 		if f.Known {
-			args = append(args, f.Str)
+			args = append(args, f.S)
 		} else {
 			args = append(args, unknownMark)
 		}
@@ -70,6 +70,10 @@ func detaches(fs []field) bool {
 	}
 	return false
 }
+
+// unknownMark stands for a word that is not known statically: an
+// option's value read only where it is known.
+const unknownMark = "\x00"
 
 // offWord reports whether an option's value turns it off.
 func offWord(s string) bool {

@@ -1,4 +1,4 @@
-package interp
+package progs
 
 import "testing"
 
@@ -19,12 +19,12 @@ func TestScriptOffset(t *testing.T) {
 		{``, "dev", 0, "", false},
 	}
 	for _, tt := range tests {
-		off, cmd, ok := scriptOffset([]byte(tt.src), tt.name)
+		off, cmd, ok := ScriptOffset([]byte(tt.src), tt.name)
 		if off != tt.off || cmd != tt.cmd || ok != tt.ok {
-			t.Errorf("scriptOffset(%q, %q) = %d, %q, %v; want %d, %q, %v", tt.src, tt.name, off, cmd, ok, tt.off, tt.cmd, tt.ok)
+			t.Errorf("ScriptOffset(%q, %q) = %d, %q, %v; want %d, %q, %v", tt.src, tt.name, off, cmd, ok, tt.off, tt.cmd, tt.ok)
 		}
 		if ok && tt.src[off:off+len(cmd)] != cmd {
-			t.Errorf("scriptOffset(%q): offset %d does not start the command", tt.src, off)
+			t.Errorf("ScriptOffset(%q): offset %d does not start the command", tt.src, off)
 		}
 	}
 }
