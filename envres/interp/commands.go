@@ -10,6 +10,7 @@ import (
 	"mvdan.cc/sh/v3/syntax"
 
 	"github.com/childproof/childproof/envres/internal/progs"
+	"github.com/childproof/childproof/envres/internal/shape"
 	"github.com/childproof/childproof/internal/wrapper"
 )
 
@@ -108,7 +109,7 @@ func (a *analyzer) literalArray(st *state, ev *evaluator, as *syntax.Assign, old
 				known = false
 				break
 			}
-			if n := arrayParam(el.Value); n != "" {
+			if n := shape.ArrayParam(el.Value); n != "" {
 				// CMD=(sudo "${CMD[@]}"): the old elements, spliced;
 				// an array over maxArrayElems is unknown (doubling it
 				// 24 times made 16 million elements).
@@ -739,7 +740,7 @@ func (a *analyzer) commandAlts(st *state, fc *fileCtx, s *syntax.Stmt, fs []fiel
 				alts = append(alts, strings.Fields(alt))
 			}
 		}
-	} else if name = arrayParam(fs[0].Word); name != "" {
+	} else if name = shape.ArrayParam(fs[0].Word); name != "" {
 		label = "${" + name + "[@]}"
 		vs, ok := st.Get(name)
 		if !ok || vs.Words().ArrAlts == nil {

@@ -9,35 +9,10 @@ import (
 	"mvdan.cc/sh/v3/syntax"
 
 	"github.com/childproof/childproof/envres/internal/progs"
+	"github.com/childproof/childproof/envres/internal/shape"
 	"github.com/childproof/childproof/envres/script"
 	"github.com/childproof/childproof/internal/dotenv"
 )
-
-// isEnvLike reports whether a sourced file only assigns and exports.
-func isEnvLike(f *syntax.File) bool {
-	for _, s := range f.Stmts {
-		switch c := s.Cmd.(type) {
-		case *syntax.CallExpr:
-			if len(c.Args) == 0 {
-				continue
-			}
-			if w := c.Args[0].Lit(); w == "export" {
-				continue
-			}
-			return false
-		case *syntax.DeclClause:
-			if c.Variant.Value != "export" && c.Variant.Value != "declare" {
-				return false
-			}
-		default:
-			return false
-		}
-		if s.Background || len(s.Redirs) > 0 {
-			return false
-		}
-	}
-	return true
-}
 
 // sourceCmd is `. FILE` / `source FILE [ARGS]`.
 func (a *analyzer) sourceCmd(st *state, fc *fileCtx, stmt *syntax.Stmt, s Site, ops []field) {
@@ -148,7 +123,7 @@ func (a *analyzer) sourceFile(st *state, s Site, abs, given string, args []field
 		}
 		return
 	}
-	load := forceLoad || st.allexport || isEnvLike(pf.file)
+	load := forceLoad || st.allexport || shape.IsEnvLike(pf.file)
 	prevLoad := st.load
 	if load && st.load == nil {
 		what := pf.name
@@ -345,7 +320,7 @@ func (a *analyzer) globFiles(cwd string, c field) []string {
 	if abs == "" {
 		return nil
 	}
-	if !strings.ContainsAny(c.Str, "*?[") || !unquotedGlob(c.Word) {
+	if !strings.ContainsAny(c.Str, "*?[") || !shape.UnquotedGlob(c.Word) {
 		if a.isFile(abs) {
 			return []string{abs}
 		}
@@ -362,19 +337,6 @@ func (a *analyzer) globFiles(cwd string, c field) []string {
 		}
 	}
 	return out
-}
-
-// unquotedGlob reports whether a word has a glob character outside quotes.
-func unquotedGlob(w *syntax.Word) bool {
-	if w == nil {
-		return true // made by the analysis: literal words
-	}
-	for _, p := range w.Parts {
-		if l, ok := p.(*syntax.Lit); ok && strings.ContainsAny(l.Value, "*?[") {
-			return true
-		}
-	}
-	return false
 }
 
 // fileOperands returns the operands of a filter command that name files.
@@ -573,12 +535,12 @@ func (a *analyzer) whileReadLoad(st *state, fc *fileCtx, s *syntax.Stmt, c *synt
 	if !reads {
 		return
 	}
-	exports, evals := bodyLoads(c.Do)
+	exports, evals := shape.BodyLoads(c.Do)
 	if !reads || !exports && !evals {
 		return
 	}
 	// export "$line" takes each line verbatim; eval "$line" reads it as shell.
-	o := loadOpts{exportAll: exports, fill: loopFill(c.Do), dialect: dotenv.Lines}
+	o := loadOpts{exportAll: exports, fill: shape.LoopFill(c.Do), dialect: dotenv.Lines}
 	if evals && !exports {
 		o.dialect = dotenv.Shell
 	}

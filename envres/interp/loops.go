@@ -3,6 +3,7 @@ package interp
 import (
 	"mvdan.cc/sh/v3/syntax"
 
+	"github.com/childproof/childproof/envres/internal/shape"
 	"github.com/childproof/childproof/internal/dotenv"
 )
 
@@ -23,42 +24,6 @@ type fileArray struct {
 	dialect dotenv.Dialect // lines (mapfile, read -d '') or words (arr=($(cat F)))
 }
 
-// bodyLoads reports whether a loop body exports or evals what it reads;
-// an export or eval in a subshell ($(…), (…), <(…)) changes nothing of the
-// loop's shell (EXPANDED=$(eval echo "$LINE") is no load).
-func bodyLoads(body []*syntax.Stmt) (exports, evals bool) {
-	for _, ds := range body {
-		syntax.Walk(ds, func(n syntax.Node) bool {
-			switch n := n.(type) {
-			case *syntax.CmdSubst, *syntax.Subshell, *syntax.ProcSubst:
-				return false
-			case *syntax.CallExpr:
-				if len(n.Args) > 0 {
-					switch n.Args[0].Lit() {
-					case "export":
-						exports = true
-					case "eval":
-						evals = true
-					}
-				}
-			case *syntax.DeclClause:
-				switch n.Variant.Value {
-				case "export":
-					exports = true
-				case "declare", "typeset":
-					for _, as := range n.Args {
-						if as.Naked && as.Value != nil && (as.Value.Lit() == "-x" || as.Value.Lit() == "-gx") {
-							exports = true
-						}
-					}
-				}
-			}
-			return true
-		})
-	}
-	return exports, evals
-}
-
 // forLoad is a for loop over a file's words or an array read from a file
 // whose body exports or evals them: a load of the file.
 func (a *analyzer) forLoad(st *state, fc *fileCtx, c *syntax.ForClause, wi *syntax.WordIter) {
@@ -67,23 +32,23 @@ func (a *analyzer) forLoad(st *state, fc *fileCtx, c *syntax.ForClause, wi *synt
 	// not looked at here.
 	maybe := false
 	for _, w := range wi.Items {
-		if arr := arrayParam(w); arr != "" {
+		if arr := shape.ArrayParam(w); arr != "" {
 			_, ok := a.fileArrays[arr]
 			maybe = maybe || ok
 			continue
 		}
-		maybe = maybe || hasCmdSubst(w)
+		maybe = maybe || shape.HasCmdSubst(w)
 	}
 	if !maybe {
 		return
 	}
-	exports, evals := bodyLoads(c.Do)
+	exports, evals := shape.BodyLoads(c.Do)
 	if !exports && !evals {
 		return
 	}
-	o := loadOpts{exportAll: exports, fill: loopFill(c.Do)}
+	o := loadOpts{exportAll: exports, fill: shape.LoopFill(c.Do)}
 	for _, w := range wi.Items {
-		if arr := arrayParam(w); arr != "" {
+		if arr := shape.ArrayParam(w); arr != "" {
 			if fa, ok := a.fileArrays[arr]; ok {
 				o := o
 				o.dialect = fa.dialect
@@ -111,29 +76,6 @@ func (a *analyzer) forLoad(st *state, fc *fileCtx, c *syntax.ForClause, wi *synt
 	}
 }
 
-// hasCmdSubst reports whether w holds a command substitution anywhere.
-func hasCmdSubst(w *syntax.Word) bool {
-	literal := true
-	for _, p := range w.Parts {
-		switch p.(type) {
-		case *syntax.Lit, *syntax.SglQuoted:
-		default:
-			literal = false
-		}
-	}
-	if literal {
-		return false // the common case, without a walk
-	}
-	found := false
-	syntax.Walk(w, func(n syntax.Node) bool {
-		if _, ok := n.(*syntax.CmdSubst); ok {
-			found = true
-		}
-		return !found
-	})
-	return found
-}
-
 // applyLoad loads the file lf found, or records an unresolved load.
 func (a *analyzer) applyLoad(st *state, s Site, lf loadFile, o loadOpts) {
 	o.stripCR = o.stripCR || lf.stripCR
@@ -142,25 +84,6 @@ func (a *analyzer) applyLoad(st *state, s Site, lf loadFile, o loadOpts) {
 		return
 	}
 	a.unresolved(st, s, lf.name, true)
-}
-
-// arrayParam returns NAME when w is "${NAME[@]}" or ${NAME[*]}.
-func arrayParam(w *syntax.Word) string {
-	if len(w.Parts) != 1 {
-		return ""
-	}
-	p := w.Parts[0]
-	if dq, ok := p.(*syntax.DblQuoted); ok && len(dq.Parts) == 1 {
-		p = dq.Parts[0]
-	}
-	pe, ok := p.(*syntax.ParamExp)
-	if !ok || pe.Param == nil || pe.Index == nil || pe.Exp != nil || pe.Excl || pe.Length {
-		return ""
-	}
-	if iw, ok := pe.Index.(*syntax.Word); ok && (iw.Lit() == "@" || iw.Lit() == "*") {
-		return pe.Param.Value
-	}
-	return ""
 }
 
 // noteFileArray records an array a builtin fills from a file:
@@ -229,3 +152,7 @@ func (a *analyzer) wordFile(st *state, fc *fileCtx, w *syntax.Word) loadFile {
 	}
 	return loadFile{cands: true, name: f.Str}
 }
+
+// arrayParam returns NAME when w is "${NAME[@]}" or ${NAME[*]}
+// (shape.ArrayParam).
+func arrayParam(w *syntax.Word) string { return shape.ArrayParam(w) }

@@ -35,7 +35,8 @@ var layers = map[string][]string{
 	"envres/script":           {"envres/internal/nesting", "internal/inputfile", "internal/wrapper"},
 	"envres/facts":            {"envres/script"},
 	"envres/internal/progs":   {"internal/dotenv", "internal/wrapper"},
-	"envres/interp":           {"envres/facts", "envres/internal/progs", "envres/script", "schema", "internal/dotenv", "internal/inputfile", "internal/wrapper", "redact"},
+	"envres/internal/shape":   nil,
+	"envres/interp":           {"envres/facts", "envres/internal/progs", "envres/internal/shape", "envres/script", "schema", "internal/dotenv", "internal/inputfile", "internal/wrapper", "redact"},
 	"envres":                  {"envres/facts", "envres/interp", "envres/script", "envres/internal/nesting", "schema", "internal/dotenv", "internal/inputfile", "internal/wrapper", "outcome", "redact"},
 	// Readers of what the kernel says, below verify and launcher.
 	"internal/probe":    {"internal/sockdiag", "spec"},
