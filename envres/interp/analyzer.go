@@ -11,6 +11,7 @@ import (
 
 	"mvdan.cc/sh/v3/syntax"
 
+	"github.com/childproof/childproof/envres/internal/fscache"
 	"github.com/childproof/childproof/envres/script"
 	"github.com/childproof/childproof/schema"
 )
@@ -139,10 +140,8 @@ type analyzer struct {
 	plan        *Planner               // set for Plan: records where workers start
 	// fileArrays are arrays filled from a file, by name (loops.go).
 	fileArrays map[string]fileArray
-	// fcache and dcache hold what the file system said of a path and of a
-	// directory's symlinks (fscache.go).
-	fcache map[string]*fileFacts
-	dcache map[string]string
+	// fileCache holds what the file system said of a path (fscache.go).
+	fileCache *fscache.Cache
 	// parser holds the parsers of each dialect, reused.
 	parser script.Parser
 	// keptSrc counts the source bytes of the trees forget keeps.
@@ -185,8 +184,7 @@ func newAnalyzer(ctx context.Context, cfg Config, dir string) *analyzer {
 		parsed:  map[string]*parsedFile{},
 
 		fileArrays: map[string]fileArray{},
-		fcache:     map[string]*fileFacts{},
-		dcache:     map[string]string{},
+		fileCache:  fscache.New(),
 	}
 	for k, v := range schema.BuiltinAliases {
 		a.aliases[k] = v
@@ -285,7 +283,7 @@ func (a *analyzer) readFile(abs string) ([]byte, error) {
 	if abs == os.DevNull {
 		return []byte{}, nil // an empty script, as a shell reads it
 	}
-	if a.facts(abs).pseudo {
+	if a.fileCache.Pseudo(abs) {
 		return nil, fmt.Errorf("under /proc, /sys or /dev: not read (such files may block or never end)")
 	}
 	return script.Read(abs)
