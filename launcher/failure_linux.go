@@ -75,7 +75,7 @@ func hintFor(r *verify.Report, l *spec.Launch) string {
 	case r.Caused(verify.ErrStaleExecEvidence, verify.KindEnvUnreadable):
 		return "the worker exec'd from a thread other than its main one (childproof follows processes, not threads, so that exec's environment was not captured) and then rewrote its environment block: exec the worker from the main thread, or keep its environment block intact"
 	case r.Has(verify.KindEnvUnreadable):
-		return "the worker wrote a process title over its environment block (setproctitle); childproof reads the block at the worker's exec while it watches the launch — leave exec-time capture on (Options.NoExecCapture false, CHILDPROOF_NO_EXEC_CAPTURE unset), and let nothing else trace the launch"
+		return "the worker rewrote its environment block after its exec (a process title written over it, as setproctitle does, or the block moved or emptied); childproof reads the block at the worker's exec while it watches the launch — leave exec-time capture on (Options.NoExecCapture false, CHILDPROOF_NO_EXEC_CAPTURE unset), and let nothing else trace the launch"
 	case r.EmptyAsGiven() != "":
 		return fmt.Sprintf("%s was already empty when childproof started the launch (the worker has the very value it was given): give it a non-empty value in the launch's Env, its EnvFile or the caller's environment", r.EmptyAsGiven())
 	case r.Has(verify.KindEnvMismatch, verify.KindEnvMissing):
