@@ -179,11 +179,20 @@ func (v *Verifier) JudgeTree(r *Report, c Check, t TreeCheck) {
 	// checked on their own.
 	chain := map[int]bool{}
 	for _, w := range t.Workers {
-		for _, a := range v.Proc.Ancestors(w, 0) {
-			if !slices.Contains(t.Tree, a) {
+		// Up from the worker while the parent is a member (Ancestors'
+		// walk, read no further up than the first parent outside the
+		// tree: the chain ends there).
+		cur := w
+		for range 4096 {
+			s, err := v.Proc.Stat(cur)
+			if err != nil || s.PPid <= 0 || !slices.Contains(t.Tree, s.PPid) {
 				break
 			}
-			chain[a] = true
+			chain[s.PPid] = true
+			if s.PPid == 1 {
+				break
+			}
+			cur = s.PPid
 		}
 	}
 	var unreadable, lacking []string

@@ -172,6 +172,9 @@ func portHolders(p proc.FS, among []int, ports []spec.Port) []int {
 // that was forked but has not exec'd yet looks like its parent (same comm,
 // exe and inherited sockets) for a moment; the stable process is the parent.
 func shallowest(p proc.FS, pids []int) int {
+	if len(pids) == 1 {
+		return pids[0] // nothing to compare: no ancestors to read
+	}
 	best, bestDepth := pids[0], -1
 	for _, pid := range pids {
 		d := len(p.Ancestors(pid, 0))
