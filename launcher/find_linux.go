@@ -631,7 +631,7 @@ func (la *Launch) verifyOnWorker(ctx context.Context, v *verify.Verifier, r *ver
 	}
 	la.verifyRanks(ctx, v, c, vr)
 	v.JudgeTree(vr, c, la.treeCheck(c.Tree, worker))
-	la.notes.watch.judged(la.opts.Proc, c.Tree)
+	la.notes.watch.Judged(la.opts.Proc, c.Tree)
 	la.equalMatches(worker, c.Tree, vr)
 	// The worker is verified on its exec-time evidence: stop tracing
 	// before readiness, which may take minutes. A launch that failed

@@ -5,6 +5,7 @@ import (
 
 	"github.com/childproof/childproof/internal/wakeup"
 	"github.com/childproof/childproof/launcher/exectrace"
+	"github.com/childproof/childproof/launcher/memberwatch"
 	"github.com/childproof/childproof/launcher/output"
 	"github.com/childproof/childproof/launcher/relay"
 	"github.com/childproof/childproof/launcher/sigtree"
@@ -106,8 +107,8 @@ type launchNotes struct {
 	// readiness waits (nil: no wait needs it).
 	wake *wakeup.Wakeup
 	// watch is foreground supervision's view of the tree's members
-	// (watch_linux.go).
-	watch memberWatch
+	// (watch_linux.go, package memberwatch).
+	watch memberwatch.Watch
 }
 
 // Pid returns the worker's pid (foreground supervision follows a

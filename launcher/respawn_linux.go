@@ -121,10 +121,8 @@ func (la *Launch) adopt(gone, pid int, live []int) bool {
 	}
 	la.worker = workerRef{Fingerprint: fp, fd: fd}
 	la.exec.env = nil
-	if st, err := p.Stat(pid); err == nil && la.notes.watch.seen != nil {
-		// Judged here as the worker, not again by watchMembers.
-		la.notes.watch.seen[pid] = imageKey(st)
-	}
+	// Judged here as the worker, not again by watchMembers.
+	la.notes.watch.Saw(p, pid)
 	secrets := la.Env.Secrets()
 	if la.Record != nil {
 		la.Record.Worker = mask.Exe(secrets, fp)

@@ -11,6 +11,7 @@ import (
 
 	"github.com/childproof/childproof/internal/pidfd"
 	"github.com/childproof/childproof/launcher/census"
+	"github.com/childproof/childproof/launcher/memberwatch"
 	"github.com/childproof/childproof/launcher/proctree"
 	"github.com/childproof/childproof/launcher/runas"
 	"github.com/childproof/childproof/launcher/sigtree"
@@ -58,7 +59,7 @@ func (la *Launch) Wait() ExitStatus {
 	te := la.events
 	if wfd < 0 || worker == t.Root.FP.Pid {
 		for !t.Root.Exited() {
-			tick := time.NewTimer(watchEveryOf(te))
+			tick := time.NewTimer(memberwatch.Every(te))
 			select {
 			case <-t.Root.Done:
 				tick.Stop()
@@ -96,7 +97,7 @@ func (la *Launch) Wait() ExitStatus {
 			if f := te.WatchFd(); f >= 0 {
 				fds = append(fds, unix.PollFd{Fd: int32(f), Events: unix.POLLIN})
 			}
-			unix.Poll(fds, int(watchEveryOf(te)/time.Millisecond))
+			unix.Poll(fds, int(memberwatch.Every(te)/time.Millisecond))
 			moved := te.DrainWatch()
 			la.mu.Lock()
 			if !la.finished {

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/childproof/childproof/launcher/memberwatch"
 	"github.com/childproof/childproof/launcher/readiness"
 	"github.com/childproof/childproof/schema"
 )
@@ -55,7 +56,7 @@ func TestSuperviseTreeEvents(t *testing.T) {
 			} else if la.events != nil {
 				t.Fatal("listening to the proc connector although CHILDPROOF_NO_PROC_CONNECTOR is set")
 			}
-			before := treeEventLooks.Load()
+			before := memberwatch.EventLooks()
 			if err := os.WriteFile(fifo, []byte("go\n"), 0o600); err != nil {
 				t.Fatal(err)
 			}
@@ -67,7 +68,7 @@ func TestSuperviseTreeEvents(t *testing.T) {
 			case <-time.After(20 * time.Second):
 				t.Fatal("the diverged member was not reported")
 			}
-			looks := treeEventLooks.Load() - before
+			looks := memberwatch.EventLooks() - before
 			if connector && looks == 0 {
 				t.Error("reported, but no look was brought by the tree's events")
 			}

@@ -56,6 +56,8 @@ var layers = map[string][]string{
 	// The tree's fork, exec and exit events (the proc connector).
 	"launcher/treeevents": {"internal/proccn", "internal/wakeup"},
 	"launcher/sigtree":    {"verify", "proc", "launcher/proctree", "internal/pidfd"},
+	// Which members of the tree are new since the launch was verified.
+	"launcher/memberwatch": {"proc", "verify", "launcher/treeevents"},
 	// Waiting for a worker's readiness: probes paced by the tree's events.
 	"launcher/readiness": {"proc", "spec", "redact", "launcher/treeevents", "launcher/output", "internal/pidfd", "internal/probe", "internal/sockdiag", "internal/wakeup"},
 	// Which secrets a launch's outputs are masked with.
@@ -84,7 +86,7 @@ var layers = map[string][]string{
 	// A recorded launch inspected: its check, re-selection, verify, explain, history.
 	"launcher/recorded": {"launcher/failure", "launcher/statedir", "launcher/proctree", "launcher/census", "launcher/mask", "launcher/runas", "verify", "proc", "spec", "outcome", "redact"},
 	// Starting, finding, recording, stopping.
-	"launcher": {"verify", "proc", "spec", "launcher/failure", "launcher/statedir", "launcher/proctree", "launcher/exectrace", "launcher/sigtree", "launcher/census", "launcher/recorded", "launcher/journal", "launcher/treeevents", "launcher/readiness", "internal/wakeup", "launcher/mask", "launcher/logread", "launcher/output", "launcher/relay", "launcher/watchdog", "launcher/launchenv", "launcher/runas", "launcher/portplaceholder", "launcher/agentrestart", "outcome", "redact", "internal/atomicfile",
+	"launcher": {"verify", "proc", "spec", "launcher/failure", "launcher/statedir", "launcher/proctree", "launcher/exectrace", "launcher/sigtree", "launcher/census", "launcher/recorded", "launcher/journal", "launcher/treeevents", "launcher/readiness", "launcher/memberwatch", "internal/wakeup", "launcher/mask", "launcher/logread", "launcher/output", "launcher/relay", "launcher/watchdog", "launcher/launchenv", "launcher/runas", "launcher/portplaceholder", "launcher/agentrestart", "outcome", "redact", "internal/atomicfile",
 		"internal/dotenv", "internal/logtail", "internal/noinherit", "internal/pidfd", "internal/probe", "internal/sockdiag",
 		"internal/proccn"},
 	"launcher/group": {"launcher", "verify", "proc", "spec", "outcome"},
