@@ -329,19 +329,6 @@ func (a *analyzer) checkPidfile(st *state, fc *fileCtx, s *syntax.Stmt, fs []fie
 	}
 }
 
-// trivial commands are never taken for the worker.
-var trivial = sync.OnceValue(func() map[string]bool {
-	return map[string]bool{
-		"mkdir": true, "rm": true, "cp": true, "mv": true, "touch": true, "chmod": true, "chown": true, "ln": true,
-		"cat": true, "sleep": true, "echo": true, "printf": true, "test": true, "[": true, "true": true, "false": true,
-		"date": true, "tee": true, "grep": true, "sed": true, "awk": true, "logger": true, "kill": true, "pkill": true,
-		"ls": true, "env": true, "id": true, "whoami": true, "hostname": true, "uname": true, "which": true,
-		"command": true, "type": true, "wait": true, "sync": true, "dirname": true, "basename": true, "realpath": true,
-		"readlink": true, "mktemp": true, "head": true, "tail": true, "wc": true, "sort": true, "uniq": true, "cut": true,
-		"tr": true, "xargs": true, "find": true, "stat": true, "exit": true, ":": true, "ps": true, "pgrep": true,
-	}
-})
-
 var builtins = sync.OnceValue(func() map[string]bool {
 	return map[string]bool{
 		".": true, "source": true, "eval": true, "export": true, "declare": true, "typeset": true, "local": true,
@@ -470,7 +457,7 @@ func (a *analyzer) nextWrapper(c *cmdRun) wrapStep {
 	case "dotenv", "dotenvx", "uv", "uvx", "pipx", "npx", "bunx", "npm", "poetry", "pnpm", "yarn", "bun", "env-cmd":
 		return a.loaderWrapper(c, base)
 	}
-	if isPython(base) {
+	if progs.IsPython(base) {
 		if step := a.loaderWrapper(c, base); step != wrapEnd {
 			return step // python -m dotenv run CMD
 		}
@@ -596,11 +583,6 @@ func (a *analyzer) changedNames(c *cmdRun, base string, changed []string) {
 	}
 }
 
-// isPython reports whether a command's base name is a Python interpreter.
-func isPython(base string) bool {
-	return base == "python" || strings.HasPrefix(base, "python2") || strings.HasPrefix(base, "python3")
-}
-
 // suStep takes su and runuser (suWrapper records what the switch does to
 // the environment). When suWrapper handled the whole command and it was
 // exec'd, the background launches end and the path is dead.
@@ -623,7 +605,7 @@ func (a *analyzer) suStep(c *cmdRun) wrapStep {
 // uvx, npx …: the command they run is looked at next). A word that is
 // neither is the command itself (wrapEnd).
 func (a *analyzer) loaderWrapper(c *cmdRun, base string) wrapStep {
-	if base == "dotenv" || base == "dotenvx" || base == "uv" || base == "env-cmd" || isPython(base) {
+	if base == "dotenv" || base == "dotenvx" || base == "uv" || base == "env-cmd" || progs.IsPython(base) {
 		if l, ok := parseEnvLoader(c.fs); ok {
 			c.fork()
 			a.envLoaderLoad(c.st, c.cst, c.fc, c.fs, l)
@@ -852,7 +834,7 @@ func (a *analyzer) external(st, cst *state, fc *fileCtx, fs []field, mode callMo
 		// worker afterwards (helperBg).
 		st.launched = &bgLaunch{site: ref.site, nohup: nohup, wraps: cst.wraps}
 	default:
-		if fs[0].Known && trivial()[filepath.Base(fs[0].Str)] {
+		if fs[0].Known && progs.Trivial(filepath.Base(fs[0].Str)) {
 			return
 		}
 		st.lastCmd = ref
@@ -888,37 +870,20 @@ func (a *analyzer) cmdRef(st *state, fc *fileCtx, fs []field) *cmdRef {
 	for _, f := range fs[1:] {
 		switch {
 		case f.Known:
-			if allInterfaces(f.Str) {
+			if progs.AllInterfaces(f.Str) {
 				ref.binds = append(ref.binds, Bind{At: a.siteAt(st, fc, f.Pos)})
 			}
 		case f.Word != nil && !f.Splat && !atWord(f.Word):
 			// 0.0.0.0:$PORT, ${HOST:-0.0.0.0}:8000: the address part
 			// may be known where the whole word is not.
-			if s, _ := a.bindText(st, f.Word, false); allInterfaces(s) {
+			if s, _ := a.bindText(st, f.Word, false); progs.AllInterfaces(s) {
 				ref.binds = append(ref.binds, Bind{At: a.siteAt(st, fc, f.Pos)})
-			} else if s, by := a.bindText(st, f.Word, true); allInterfaces(s) && len(by) > 0 {
+			} else if s, by := a.bindText(st, f.Word, true); progs.AllInterfaces(s) && len(by) > 0 {
 				ref.binds = append(ref.binds, Bind{At: a.siteAt(st, fc, f.Pos), Default: by[0]})
 			}
 		}
 	}
 	return ref
-}
-
-// allInterfaces reports whether an argument binds every interface.
-func allInterfaces(s string) bool {
-	if i := strings.LastIndexByte(s, '='); i >= 0 {
-		s = s[i+1:]
-	}
-	if i := strings.Index(s, "://"); i >= 0 {
-		s = s[i+3:]
-	}
-	switch {
-	case s == "0.0.0.0", strings.HasPrefix(s, "0.0.0.0:"), strings.HasPrefix(s, "0.0.0.0/"):
-		return true
-	case s == "::", s == "[::]", strings.HasPrefix(s, "[::]:"), s == ":::" || strings.HasPrefix(s, ":::") && isDigits(s[3:]):
-		return true
-	}
-	return false
 }
 
 func isDigits(s string) bool {

@@ -273,7 +273,9 @@ func (a *analyzer) findLoadFile(st *state, fc *fileCtx, stmts []*syntax.Stmt) lo
 					return true
 				}
 				fs := ev.Fields(n.Args)
-				cands = append(cands, fileOperands(fs)...)
+				for _, i := range progs.FileOperands(progArgs(fs)) {
+					cands = append(cands, fs[i])
+				}
 			}
 			return true
 		})
@@ -335,78 +337,6 @@ func (a *analyzer) globFiles(cwd string, c field) []string {
 		if a.isFile(m) && len(out) < maxLoopItems {
 			out = append(out, m)
 		}
-	}
-	return out
-}
-
-// fileOperands returns the operands of a filter command that name files.
-func fileOperands(fs []field) []field {
-	if !fs[0].Known {
-		return nil
-	}
-	cmd := filepath.Base(fs[0].Str)
-	var withArg string
-	skipFirst := false
-	switch cmd {
-	case "cat", "tac", "head", "tail", "sort", "uniq", "envsubst", "dos2unix", "strings", "nl":
-		withArg = "nc"
-	case "grep", "egrep", "fgrep", "rg", "ggrep":
-		withArg, skipFirst = "efmABCd", true
-	case "sed", "gsed":
-		withArg, skipFirst = "efl", true
-	case "awk", "gawk", "mawk", "nawk":
-		withArg, skipFirst = "fvF", true
-	case "cut":
-		withArg = "dfcb"
-	case "jq":
-		withArg, skipFirst = "", true
-	case "perl":
-		// perl -ne 'PROG' FILE…, perl -pe …: the program is -e's value
-		// (the last letter of a cluster); without -e the first operand
-		// is the program's file.
-		var out []field
-		prog := true
-		for i := 1; i < len(fs); i++ {
-			f := fs[i]
-			if f.Known && strings.HasPrefix(f.Str, "-") && len(f.Str) > 1 && f.Str != "--" {
-				if strings.ContainsAny(f.Str, "eE") && !strings.HasPrefix(f.Str, "--") {
-					prog = false
-					if last := f.Str[len(f.Str)-1]; last == 'e' || last == 'E' {
-						i++
-					}
-				}
-				continue
-			}
-			if prog {
-				prog = false
-				continue
-			}
-			out = append(out, f)
-		}
-		return out
-	default:
-		return nil
-	}
-	var out []field
-	for i := 1; i < len(fs); i++ {
-		f := fs[i]
-		if f.Known && strings.HasPrefix(f.Str, "-") && len(f.Str) > 1 {
-			if f.Str == "--" {
-				continue
-			}
-			if len(f.Str) == 2 && strings.ContainsRune(withArg, rune(f.Str[1])) {
-				if f.Str[1] == 'e' || f.Str[1] == 'f' && cmd != "cut" {
-					skipFirst = false
-				}
-				i++
-			}
-			continue
-		}
-		if skipFirst {
-			skipFirst = false
-			continue
-		}
-		out = append(out, f)
 	}
 	return out
 }

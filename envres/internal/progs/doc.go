@@ -2,7 +2,9 @@
 // runs do, by their command lines alone: which run and return, which
 // detach a daemon, which activate an environment, which run a tool by its
 // package name or load an env file first, which feed a here-document to a
-// script somewhere else, which run a package.json script, and what a
-// shebang asks of its shell. It reads no file but the text it is given
-// and walks nothing: envres/interp asks it about the commands it meets.
+// script somewhere else, which run a package.json script, which
+// operands of a filter name files, which commands are never the worker,
+// whether an argument binds every interface, and what a shebang asks of
+// its shell. It reads no file but the text it is given and walks
+// nothing: envres/interp asks it about the commands it meets.
 package progs
