@@ -153,35 +153,54 @@ fuzz-build:
 	done
 	@echo "== fuzz-build: ended at $(ELAPSED) s"
 
+# The targets run FUZZLANES at a time, each with one fuzzing worker
+# (-test.parallel 1) for its full FUZZTIME: on two CPUs that is the same
+# CPU time per target as one target at a time with two workers, and each
+# target's start (its seed corpus, the coordinator) overlaps another's
+# fuzzing instead of leaving a CPU idle.
 # A failing target fails the run, except for Go 1.26's fuzz-coordinator race
 # at the -fuzztime boundary (go.dev/issue/75804, fixed in Go 1.27): a bare
 # "context deadline exceeded" with no failing input written is tolerated and
 # said in one line (its go test output, whose --- FAIL lines read as a broken
 # build, is not shown). A real finding always writes its input under
-# testdata/fuzz; its output is shown and the run fails. The last line counts
-# fuzz targets: "fuzz: N passed, N failed". FUZZ_BUILT=1 runs the binaries
-# fuzz-build made without building them again.
+# testdata/fuzz; its output is shown, its lane stops (the other lanes finish
+# theirs) and the run fails. The last line counts fuzz targets:
+# "fuzz: N passed, N failed". FUZZ_BUILT=1 runs the binaries fuzz-build made
+# without building them again.
+FUZZLANES ?= 2
 fuzz: $(if $(FUZZ_BUILT),,fuzz-build)
-	@echo "== fuzz: each fuzz target for $(FUZZTIME)"; \
-	log=$$(mktemp); trap 'rm -f $$log' EXIT; passed=0; tolerated=0; \
+	@echo "== fuzz: each fuzz target for $(FUZZTIME), $(FUZZLANES) targets at a time with one worker each"; \
+	tmp=$$(mktemp -d); trap 'rm -rf $$tmp' EXIT; n=0; \
 	fuzzcache=$$($(GO) env GOCACHE)/fuzz; \
 	for d in $(FUZZ_TARGETS); do \
 		pkg=$$($(GO) list $$d) || exit 1; bin=$(CURDIR)/$(fuzzbin); \
 		[ -x $$bin ] || { echo "fuzz $$d: no $$bin (make fuzz-build)"; exit 1; }; \
 		for f in $$(grep -h '^func Fuzz' $$d/*_test.go | sed 's/func \(Fuzz[A-Za-z0-9_]*\).*/\1/'); do \
-			if (cd $$d && $$bin -test.paniconexit0 -test.run '^$$' -test.fuzz "^$$f$$" -test.fuzztime $(FUZZTIME) -test.fuzzcachedir $$fuzzcache/$$pkg) >$$log 2>&1; then \
+			echo "$$d $$pkg $$bin $$f" >>$$tmp/q$$((n % $(FUZZLANES))); n=$$((n+1)); \
+		done; \
+	done; \
+	lanes=$$(ls $$tmp); \
+	for q in $$lanes; do q=$$tmp/$$q; \
+		( passed=0; tolerated=0; failed=0; log=$$q.log; \
+		  while read -r d pkg bin f; do \
+			if (cd $$d && $$bin -test.paniconexit0 -test.run '^$$' -test.fuzz "^$$f$$" -test.fuzztime $(FUZZTIME) -test.parallel 1 -test.fuzzcachedir $$fuzzcache/$$pkg) </dev/null >$$log 2>&1; then \
 				echo "fuzz $$d $$f: ok"; passed=$$((passed+1)); \
 			elif grep -q 'context deadline exceeded' $$log && ! grep -q 'Failing input written' $$log; then \
 				echo "fuzz $$d $$f: ok (stopped by Go's fuzz-time boundary race, go.dev/issue/75804: no failing input)"; \
 				passed=$$((passed+1)); tolerated=$$((tolerated+1)); \
 			else \
-				tail -n 30 $$log; echo "fuzz $$d $$f: FAILED"; \
-				echo "fuzz: $$passed passed, 1 failed"; exit 1; \
+				tail -n 30 $$log; echo "fuzz $$d $$f: FAILED"; failed=1; break; \
 			fi; \
-		done; \
+		  done <$$q; \
+		  echo "$$passed $$tolerated $$failed" >$$q.count ) & \
+	done; wait; \
+	passed=0; tolerated=0; failed=0; \
+	for q in $$lanes; do q=$$tmp/$$q; \
+		if [ -f $$q.count ]; then read -r p t f <$$q.count; else p=0; t=0; f=1; fi; \
+		passed=$$((passed+p)); tolerated=$$((tolerated+t)); failed=$$((failed+f)); \
 	done; \
 	[ $$tolerated = 0 ] || echo "fuzz: $$tolerated of these stopped at Go's fuzz-time boundary race with no failing input (tolerated)"; \
-	echo "fuzz: $$passed passed, 0 failed"
+	echo "fuzz: $$passed passed, $$failed failed"; [ $$failed = 0 ]
 
 demo: build
 	@./examples/demo.sh ./$(BIN)
