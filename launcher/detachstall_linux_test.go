@@ -20,7 +20,9 @@ import (
 // and each detached start returns (the state waited for) within 1 s
 // where the issue asks it (load average ≤ 2); on a busier machine a
 // return after 1 s is logged, and one after the detach timeout fails.
-// 50 runs take ~10 s here; -short runs 10.
+// 20 runs: a stall in a third of runs, as the issue's, passes all 20 with
+// probability (2/3)^20 = 0.03% (50 runs took 36 s of make test's unit
+// stage under -race for 1.6e-9); -short runs 10.
 func TestDetachForkBeforeExec(t *testing.T) {
 	f := newFixture(t)
 	script := filepath.Join(t.TempDir(), "launch.sh")
@@ -28,7 +30,7 @@ func TestDetachForkBeforeExec(t *testing.T) {
 	if err := os.WriteFile(script, []byte(body), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	runs := 50
+	runs := 20
 	if testing.Short() {
 		runs = 10
 	}
