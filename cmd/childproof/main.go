@@ -20,10 +20,20 @@ import (
 
 func main() {
 	launcher.RelayMain() // the log relay of a detached launch runs as this binary
+	goos := runtime.GOOS
+	if scriptHooks != nil {
+		goos = scriptHooks()
+	}
 	ctx, stop := signalContext()
 	defer stop()
-	os.Exit(run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+	os.Exit(runOn(ctx, goos, os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 }
+
+// scriptHooks is nil except in the testscripts' build of childproof (-tags
+// childprooftest, scripthooks_childprooftest.go): there it runs the
+// scripts' test server or port helper when asked to, and returns the
+// platform childproof acts as.
+var scriptHooks func() (goos string)
 
 // signalContext is the context of one childproof process: done at SIGINT
 // or SIGTERM (the test binary's childproof uses it too). run arms the

@@ -104,6 +104,9 @@ var layers = map[string][]string{
 	"cmd/childproof":                  {"*"},
 	"cmd/childproof/internal/console": {"launcher"},
 	"cmd/childproof/internal/gitdiff": {"envres"},
+	// The testscripts' server and port helper: the test binary and the
+	// scripts' build of childproof (-tags childprooftest) run it.
+	"cmd/childproof/internal/scripthelper": {"internal/freeport"},
 	// Tests and examples of the whole: they use the binary or the library.
 	"export/enginetest": {"*"}, "export/k8svalidation": {"*"}, "realservers": {"*"}, "bench": {"*"}, "bench/floor": nil, "bench/hello": nil, "bench/readyserver": nil,
 	"examples/library": {"*"}, "examples/mock-llm": {"*"}, "examples/ci": {"*"},

@@ -1,4 +1,4 @@
-package main
+package scripthelper
 
 import (
 	"fmt"
@@ -7,15 +7,17 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"syscall"
 	"time"
 
-	"github.com/childproof/childproof/internal/testsupport"
+	"github.com/childproof/childproof/internal/freeport"
 )
 
-// The launch scripts need a real server: when the test binary runs with
+// Main is the launch scripts' real server: when the test binary (or the
+// scripts' build of childproof) runs with
 // CHILDPROOF_TEST_SERVE=ADDR in its environment (passed through a spec's
 // env), it is that server instead of childproof. CHILDPROOF_TEST_DIE=CODE
 // makes it print two lines and exit with CODE before listening.
@@ -23,24 +25,25 @@ import (
 // CHILDPROOF_TEST_SERVE2=ADDR makes it listen on a second address too.
 // CHILDPROOF_TEST_IGNORE_INT=1 makes it ignore SIGINT (SIGTERM ends it).
 //
-// `childproof test-free-port [FILE]` (test binary only) writes a port
+// `childproof test-free-port [FILE]` (test binary and scripts' build only) writes a port
 // nothing listens on to ./port (or FILE), so that scripts run concurrently (and several
 // engineers' test runs on one machine) do not collide; specs read it with
-// file("port"). The ports come from launchertest.FreePort in TestScript,
+// file("port"). The ports come from freeport.FreePort in TestScript,
 // which holds them for the whole run (a port picked and released by this
 // short-lived process could be handed out again): each script gets
-// scriptPorts of them in $CHILDPROOF_TEST_PORTS, and each call takes the
+// Ports of them in $CHILDPROOF_TEST_PORTS, and each call takes the
 // next.
 //
 // TestMain calls it first, before testscript.Main, so that what the test
-// binary is does not depend on the order of init functions.
-func testHelperMain() {
+// binary is does not depend on the order of init functions; the scripts'
+// build calls it first in main.
+func Main() {
 	if (len(os.Args) == 2 || len(os.Args) == 3) && os.Args[1] == "test-free-port" {
 		file := "port"
 		if len(os.Args) == 3 {
 			file = os.Args[2]
 		}
-		port, err := scriptPort()
+		port, err := Port()
 		if err != nil {
 			fmt.Fprintln(os.Stderr, err)
 			os.Exit(1)
@@ -181,15 +184,15 @@ func testHelperMain() {
 	os.Exit(0)
 }
 
-// scriptPorts is how many ports each script may take with test-free-port.
-const scriptPorts = 4
+// Ports is how many ports each script may take with test-free-port.
+const Ports = 4
 
-// scriptPort is the next of the script's ports ($CHILDPROOF_TEST_PORTS),
-// counted in $WORK/.test-free-port; outside TestScript, one from testsupport.FreePort.
-func scriptPort() (int, error) {
+// Port is the next of the script's ports ($CHILDPROOF_TEST_PORTS),
+// counted in $WORK/.test-free-port; outside TestScript, one from freeport.FreePort.
+func Port() (int, error) {
 	list := strings.Split(os.Getenv("CHILDPROOF_TEST_PORTS"), ",")
 	if list[0] == "" {
-		return testsupport.FreePort()
+		return freeport.FreePort()
 	}
 	// Counted in the script's $WORK: a script may call it from several
 	// directories.
@@ -197,7 +200,7 @@ func scriptPort() (int, error) {
 	used, _ := os.ReadFile(counter)
 	n := strings.Count(string(used), "\n")
 	if n >= len(list) {
-		return 0, fmt.Errorf("test-free-port: this script took its %d ports already (scriptPorts)", len(list))
+		return 0, fmt.Errorf("test-free-port: this script took its %d ports already (scripthelper.Ports)", len(list))
 	}
 	f, err := os.OpenFile(counter, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
 	if err != nil {
@@ -214,4 +217,14 @@ func scriptPort() (int, error) {
 func exists(path string) bool {
 	_, err := os.Stat(path)
 	return err == nil
+}
+
+// GOOS is the platform childproof acts as in the test binary and the
+// scripts' build: CHILDPROOF_TEST_GOOS (scripts simulate macOS and Windows
+// with it), else this one.
+func GOOS() string {
+	if goos := os.Getenv("CHILDPROOF_TEST_GOOS"); goos != "" {
+		return goos
+	}
+	return runtime.GOOS
 }
