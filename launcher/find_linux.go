@@ -793,33 +793,15 @@ func (la *Launch) waitAdded(ctx context.Context, r *verify.Report, worker, wfd i
 		}
 	}
 	if rd.Func != nil {
-		fctx, cancel := context.WithDeadline(ctx, deadline)
-		defer cancel()
-		p := readiness.NewPacer()
-		rw := la.readyWorker(worker, wfd)
-		var lw *readiness.ListenWatch
-		defer func() { lw.Close() }()
-		for {
-			err := rd.Func(fctx)
-			p.Ran()
-			if err == nil {
-				break
-			}
-			what := "Options.Ready.Func: " + err.Error()
-			progress(what)
-			if lw == nil {
-				lw = rw.ListenWatch()
-			}
-			readiness.Wait(ctx, wfd, p.Due(), deadline, p, rw.Wakes(lw))
-			if pidfd.Exited(wfd) || !time.Now().Before(deadline) || ctx.Err() != nil {
-				if pidfd.Exited(wfd) {
-					return la.exitedError(r, la.exitWhat(worker))
-				}
-				if err := ctx.Err(); err != nil {
-					return la.interrupted(r, err)
-				}
-				return la.notReadyError(r, what)
-			}
+		end, last := la.readyWorker(worker, wfd).UntilFunc(ctx, deadline, rd.Func,
+			func(err error) { progress("Options.Ready.Func: " + err.Error()) })
+		switch end {
+		case readiness.Exited:
+			return la.exitedError(r, la.exitWhat(worker))
+		case readiness.Interrupted:
+			return la.interrupted(r, ctx.Err())
+		case readiness.TimedOut:
+			return la.notReadyError(r, "Options.Ready.Func: "+last.Error())
 		}
 	}
 	return nil

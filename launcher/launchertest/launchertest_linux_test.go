@@ -408,6 +408,22 @@ func TestReadyBodyNeverMatches(t *testing.T) {
 	}
 }
 
+// TestReadyFuncNeverPasses: a Func that never returns nil is not ready
+// at the deadline, and the failure says what it returned last.
+func TestReadyFuncNeverPasses(t *testing.T) {
+	oncePerBinary(t)
+	t.Parallel()
+	l := serverSpec(t)
+	l.Ready.Timeout = 2 * time.Second
+	f := &fakeTB{TB: t}
+	startFake(f, l, launcher.Options{Output: io.Discard, Ready: launcher.Readiness{
+		Func: func(context.Context) error { return errors.New("still warming") },
+	}})
+	if !strings.Contains(f.fatal, "Options.Ready.Func: still warming") {
+		t.Errorf("the failure does not say what Func returned:\n%s", f.fatal)
+	}
+}
+
 // oncePerBinary skips t after its first run in this test binary: a test
 // that waits out a time-out (seconds of a loaded machine's ready
 // timeout), run once under make library's -count=20.

@@ -9,13 +9,13 @@ import (
 	"github.com/childproof/childproof/proc"
 )
 
-// ListenWatch notices a listening socket that appears in the tree while
+// listenWatch notices a listening socket that appears in the tree while
 // readiness probes wait (a server that listens on another port once it
 // is ready, a portless launch's server that binds when it has loaded):
 // one sock_diag dump of the worker's network namespace every
 // listenLookEvery, and the tree's fd tables read only for a socket that
 // was not there at the last look. Not safe for concurrent use.
-type ListenWatch struct {
+type listenWatch struct {
 	p      proc.FS
 	worker int
 	// members lists the tree's pids.
@@ -46,11 +46,11 @@ var listenWakes atomic.Int64
 // paced probes).
 func ListenWakes() int64 { return listenWakes.Load() }
 
-// NewListenWatch takes the first look at the listening sockets of
+// newListenWatch takes the first look at the listening sockets of
 // worker's network namespace, read through p (members lists the tree's
 // pids): what listens now is no event.
-func NewListenWatch(p proc.FS, worker int, members func() []int) *ListenWatch {
-	w := &ListenWatch{p: p, worker: worker, members: members, began: time.Now()}
+func newListenWatch(p proc.FS, worker int, members func() []int) *listenWatch {
+	w := &listenWatch{p: p, worker: worker, members: members, began: time.Now()}
 	if !sockdiag.OtherNetNS(p.Root, worker) {
 		w.diag, _ = sockdiag.Open()
 	}
@@ -61,7 +61,7 @@ func NewListenWatch(p proc.FS, worker int, members func() []int) *ListenWatch {
 
 // look lists the listening sockets' inodes in the worker's network
 // namespace, sorted.
-func (w *ListenWatch) look() ([]uint64, error) {
+func (w *listenWatch) look() ([]uint64, error) {
 	ls, err := w.diag.ListenersOr(0, func() ([]sockdiag.Listener, error) {
 		return sockdiag.LookupFor(w.p.Root, w.worker, 0)
 	})
@@ -76,10 +76,10 @@ func (w *ListenWatch) look() ([]uint64, error) {
 	return out, nil
 }
 
-// Appeared reports whether a member of the tree holds a listening socket
+// appeared reports whether a member of the tree holds a listening socket
 // that the last look did not see; it looks at most every listenLookEvery
 // (nil: never).
-func (w *ListenWatch) Appeared() bool {
+func (w *listenWatch) appeared() bool {
 	if w == nil {
 		return false
 	}
@@ -118,8 +118,8 @@ func (w *ListenWatch) Appeared() bool {
 	return false
 }
 
-// Close lets go of the kept socket (nil: nothing).
-func (w *ListenWatch) Close() {
+// close lets go of the kept socket (nil: nothing).
+func (w *listenWatch) close() {
 	if w != nil {
 		w.diag.Close()
 	}

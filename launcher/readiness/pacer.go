@@ -17,7 +17,7 @@ const (
 	MaxProbesPerSecond = 20
 )
 
-// Pacer spaces readiness probes: the next is due every after the last
+// pacer spaces readiness probes: the next is due every after the last
 // (probeEvery, slower once the wait has lasted probeSlowAfter), or
 // eventFollowUp after it while an event's follow-ups last; an event
 // makes a probe due at once. All of them spend one budget, a token
@@ -26,7 +26,7 @@ const (
 // worker that logs every probe it is sent (an access log, which makes
 // each probe an event) gets them evenly spaced, not in bursts. Not safe
 // for concurrent use.
-type Pacer struct {
+type pacer struct {
 	began, last time.Time
 	every       time.Duration
 	// tokens is the budget left at filled.
@@ -39,7 +39,7 @@ type Pacer struct {
 	clock func() time.Time
 }
 
-func (p *Pacer) now() time.Time {
+func (p *pacer) now() time.Time {
 	if p.clock != nil {
 		return p.clock()
 	}
@@ -53,14 +53,14 @@ const (
 	probeRate  = MaxProbesPerSecond - probeBurst
 )
 
-// NewPacer returns a pacer whose wait begins now, with its budget full.
-func NewPacer() *Pacer {
+// newPacer returns a pacer whose wait begins now, with its budget full.
+func newPacer() *pacer {
 	now := time.Now()
-	return &Pacer{began: now, every: probeEvery, tokens: probeBurst, filled: now}
+	return &pacer{began: now, every: probeEvery, tokens: probeBurst, filled: now}
 }
 
 // fill brings the budget up to now.
-func (p *Pacer) fill(now time.Time) {
+func (p *pacer) fill(now time.Time) {
 	if p.filled.IsZero() {
 		p.tokens, p.filled = probeBurst, now
 		return
@@ -69,8 +69,8 @@ func (p *Pacer) fill(now time.Time) {
 	p.filled = now
 }
 
-// Ran notes a probe run now.
-func (p *Pacer) Ran() {
+// ran notes a probe run now.
+func (p *pacer) ran() {
 	now := p.now()
 	p.fill(now)
 	p.tokens--
@@ -83,13 +83,13 @@ func (p *Pacer) Ran() {
 	}
 }
 
-// Event notes that something changed: a probe now (as soon as the
+// event notes that something changed: a probe now (as soon as the
 // budget allows) and one more eventFollowUp after it (a server may log
 // that it is ready just before it answers so).
-func (p *Pacer) Event() { p.followUps = 2 }
+func (p *pacer) event() { p.followUps = 2 }
 
 // earliest is when the budget allows the next probe.
-func (p *Pacer) earliest() time.Time {
+func (p *pacer) earliest() time.Time {
 	now := p.now()
 	p.fill(now)
 	if p.tokens >= 1 {
@@ -98,8 +98,8 @@ func (p *Pacer) earliest() time.Time {
 	return now.Add(time.Duration((1 - p.tokens) / probeRate * float64(time.Second)))
 }
 
-// Due is when the next probe runs.
-func (p *Pacer) Due() time.Time {
+// due is when the next probe runs.
+func (p *pacer) due() time.Time {
 	if p.last.IsZero() && p.followUps == 0 {
 		return p.earliest()
 	}

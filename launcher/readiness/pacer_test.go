@@ -11,33 +11,33 @@ import (
 // spaced once the burst is spent.
 func TestPacer(t *testing.T) {
 	clock := time.Now()
-	p := NewPacer()
+	p := newPacer()
 	p.clock = func() time.Time { return clock }
-	if due := p.Due(); due.After(clock) {
+	if due := p.due(); due.After(clock) {
 		t.Fatalf("first probe due in %s, want at once", due.Sub(clock))
 	}
-	p.Ran()
-	if d := p.Due().Sub(p.last); d != probeEvery {
+	p.ran()
+	if d := p.due().Sub(p.last); d != probeEvery {
 		t.Errorf("second probe %s after the first, want %s", d, probeEvery)
 	}
 	clock = clock.Add(10 * time.Millisecond)
-	p.Event()
-	if due := p.Due(); due.After(clock) {
+	p.event()
+	if due := p.due(); due.After(clock) {
 		t.Errorf("an event's probe is due in %s, want at once", due.Sub(clock))
 	}
-	p.Ran()
-	if d := p.Due().Sub(p.last); d != eventFollowUp {
+	p.ran()
+	if d := p.due().Sub(p.last); d != eventFollowUp {
 		t.Errorf("an event's follow-up %s after its probe, want %s", d, eventFollowUp)
 	}
 	// Events all the time (a worker that logs every probe it is sent):
 	// the count in every second stays in the budget.
 	var runs []time.Time
 	for range 200 {
-		p.Event()
-		if d := p.Due(); d.After(clock) {
+		p.event()
+		if d := p.due(); d.After(clock) {
 			clock = d
 		}
-		p.Ran()
+		p.ran()
 		runs = append(runs, clock)
 		clock = clock.Add(time.Millisecond) // the probe's echo
 	}
@@ -58,12 +58,12 @@ func TestPacer(t *testing.T) {
 	p.began = clock.Add(-time.Minute) // a long wait slows down
 	p.followUps = 0
 	for range 30 {
-		if d := p.Due(); d.After(clock) {
+		if d := p.due(); d.After(clock) {
 			clock = d
 		}
-		p.Ran()
+		p.ran()
 	}
-	if d := p.Due().Sub(p.last); d != probeSlowest {
+	if d := p.due().Sub(p.last); d != probeSlowest {
 		t.Errorf("after a minute probes are %s apart, want %s", d, probeSlowest)
 	}
 }

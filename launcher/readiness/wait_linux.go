@@ -21,22 +21,22 @@ var treeWakes atomic.Int64
 // process so far (tests tell them from the paced probes).
 func TreeWakes() int64 { return treeWakes.Load() }
 
-// Wakes is what wakes a readiness wait besides its time: each may be
-// nil. Not safe for concurrent use (its ListenWatch is not).
-type Wakes struct {
-	// Lines is rung on every line the tree prints.
-	Lines *wakeup.Wakeup
-	// Tree is the tree's fork, exec and exit events.
-	Tree *treeevents.Events
-	// Listen notices a listening socket that appears in the tree.
-	Listen *ListenWatch
+// wakes is what wakes a readiness wait besides its time: each may be
+// nil. Not safe for concurrent use (its listenWatch is not).
+type wakes struct {
+	// lines is rung on every line the tree prints.
+	lines *wakeup.Wakeup
+	// tree is the tree's fork, exec and exit events.
+	tree *treeevents.Events
+	// listen notices a listening socket that appears in the tree.
+	listen *listenWatch
 }
 
-// Wait waits until at, the deadline, the worker's exit (wfd, its pidfd)
+// wait waits until at, the deadline, the worker's exit (wfd, its pidfd)
 // or an event of w, whichever comes first; an event wakes it only once
 // p's budget allows another probe. It reports whether the worker is
 // still running.
-func Wait(ctx context.Context, wfd int, at, deadline time.Time, p *Pacer, w Wakes) bool {
+func wait(ctx context.Context, wfd int, at, deadline time.Time, p *pacer, w wakes) bool {
 	if deadline.Before(at) {
 		at = deadline
 	}
@@ -46,10 +46,10 @@ func Wait(ctx context.Context, wfd int, at, deadline time.Time, p *Pacer, w Wake
 			return !pidfd.Exited(wfd)
 		}
 		fds := []unix.PollFd{{Fd: int32(wfd), Events: unix.POLLIN}}
-		if wf := w.Lines.PollFd(); wf >= 0 {
+		if wf := w.lines.PollFd(); wf >= 0 {
 			fds = append(fds, unix.PollFd{Fd: int32(wf), Events: unix.POLLIN})
 		}
-		if tf := w.Tree.ReadyFd(); tf >= 0 {
+		if tf := w.tree.ReadyFd(); tf >= 0 {
 			fds = append(fds, unix.PollFd{Fd: int32(tf), Events: unix.POLLIN})
 		}
 		// At most pollSlice in the syscall: the runtime's sysmon takes a
@@ -61,15 +61,15 @@ func Wait(ctx context.Context, wfd int, at, deadline time.Time, p *Pacer, w Wake
 		}
 		line, moved := false, false
 		if n > 0 {
-			line = w.Lines.Drain()
-			moved = w.Tree.DrainReady()
+			line = w.lines.Drain()
+			moved = w.tree.DrainReady()
 		}
-		if moved || line || w.Listen.Appeared() {
+		if moved || line || w.listen.appeared() {
 			if moved {
 				treeWakes.Add(1)
 			}
-			p.Event()
-			if e := p.Due(); e.After(time.Now()) {
+			p.event()
+			if e := p.due(); e.After(time.Now()) {
 				if e.Before(at) {
 					at = e // probe as soon as the budget allows
 				}

@@ -41,33 +41,33 @@ type Worker struct {
 	Events *treeevents.Events
 }
 
-// ListenWatch takes the first look at the listening sockets of the
+// watchListen takes the first look at the listening sockets of the
 // worker's network namespace.
-func (w Worker) ListenWatch() *ListenWatch { return NewListenWatch(w.Proc, w.Pid, w.Members) }
+func (w Worker) watchListen() *listenWatch { return newListenWatch(w.Proc, w.Pid, w.Members) }
 
-// Wakes is what wakes a wait on the worker: its lines, its tree's
+// wakes is what wakes a wait on the worker: its lines, its tree's
 // events and lw (nil: no listening sockets).
-func (w Worker) Wakes(lw *ListenWatch) Wakes {
-	return Wakes{Lines: w.Lines, Tree: w.Events, Listen: lw}
+func (w Worker) wakes(lw *listenWatch) wakes {
+	return wakes{lines: w.Lines, tree: w.Events, listen: lw}
 }
 
-// Until runs check, paced by a Pacer and woken by the tree, until it
+// Until runs check, paced by a pacer and woken by the tree, until it
 // passes, the worker exits, ctx ends or the deadline passes (checked in
 // that order, the exit before each run). waiting is told what the last
 // run said before each wait. last is what the last run that was not cut
 // short by the deadline said (nil when it passed).
 func (w Worker) Until(ctx context.Context, deadline time.Time, check func(deadline time.Time) error, waiting func(last error)) (end End, last error) {
-	p := NewPacer()
+	p := newPacer()
 	// Sockets that appear in the tree wake the wait: taken after the
 	// first probe failed (most are answered at once).
-	var lw *ListenWatch
-	defer func() { lw.Close() }()
+	var lw *listenWatch
+	defer func() { lw.close() }()
 	for {
 		if pidfd.Exited(w.Fd) {
 			return Exited, last
 		}
 		err := check(deadline)
-		p.Ran()
+		p.ran()
 		if err == nil {
 			return Ready, nil
 		}
@@ -82,9 +82,9 @@ func (w Worker) Until(ctx context.Context, deadline time.Time, check func(deadli
 		}
 		waiting(last)
 		if lw == nil {
-			lw = w.ListenWatch()
+			lw = w.watchListen()
 		}
-		Wait(ctx, w.Fd, p.Due(), deadline, p, w.Wakes(lw))
+		wait(ctx, w.Fd, p.due(), deadline, p, w.wakes(lw))
 	}
 }
 
@@ -98,7 +98,7 @@ func (w Worker) UntilLine(ctx context.Context, deadline time.Time, matched func(
 	if w.Lines.PollFd() < 0 {
 		every = output.FollowEvery
 	}
-	p := &Pacer{every: every}
+	p := &pacer{every: every}
 	for !matched() {
 		if pidfd.Exited(w.Fd) {
 			if matched() {
@@ -112,7 +112,40 @@ func (w Worker) UntilLine(ctx context.Context, deadline time.Time, matched func(
 		if !time.Now().Before(deadline) {
 			return TimedOut
 		}
-		Wait(ctx, w.Fd, time.Now().Add(every), deadline, p, w.Wakes(nil))
+		wait(ctx, w.Fd, time.Now().Add(every), deadline, p, w.wakes(nil))
 	}
 	return Ready
+}
+
+// UntilFunc runs f, paced by a pacer and woken by the tree, until it
+// returns nil, the worker exits, ctx ends or the deadline passes
+// (checked after each wait, in that order); f's context ends at the
+// deadline. waiting is told what f returned before each wait; last is
+// what it returned last (nil when it passed).
+func (w Worker) UntilFunc(ctx context.Context, deadline time.Time, f func(context.Context) error, waiting func(last error)) (end End, last error) {
+	fctx, cancel := context.WithDeadline(ctx, deadline)
+	defer cancel()
+	p := newPacer()
+	var lw *listenWatch
+	defer func() { lw.close() }()
+	for {
+		err := f(fctx)
+		p.ran()
+		if err == nil {
+			return Ready, nil
+		}
+		waiting(err)
+		if lw == nil {
+			lw = w.watchListen()
+		}
+		wait(ctx, w.Fd, p.due(), deadline, p, w.wakes(lw))
+		switch {
+		case pidfd.Exited(w.Fd):
+			return Exited, err
+		case ctx.Err() != nil:
+			return Interrupted, err
+		case !time.Now().Before(deadline):
+			return TimedOut, err
+		}
+	}
 }
