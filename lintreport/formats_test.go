@@ -16,7 +16,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/childproof/childproof/envres"
-	"github.com/childproof/childproof/internal/testsupport"
+	"github.com/childproof/childproof/internal/testsupport/schemacheck"
 )
 
 var formatDiags = []Diagnostic{
@@ -130,7 +130,7 @@ func TestCheckstyleFormat(t *testing.T) {
 // reviewdog's own DiagnosticResult schema (copied into
 // internal/testsupport/testdata with its source).
 func TestRDJSONSchema(t *testing.T) {
-	if err := testsupport.CheckRDJSON([]byte(`{"diagnostics": [{"message": "m", "location": {"path": "a", "range": {"start": {"line": "one"}}}, "severity": "FATAL"}]}`)); err == nil {
+	if err := schemacheck.CheckRDJSON([]byte(`{"diagnostics": [{"message": "m", "location": {"path": "a", "range": {"start": {"line": "one"}}}, "severity": "FATAL"}]}`)); err == nil {
 		t.Fatal("the schema accepts a string line and an unknown severity: it checks nothing")
 	}
 	for name, tc := range map[string]struct {
@@ -147,7 +147,7 @@ func TestRDJSONSchema(t *testing.T) {
 			t.Fatal(err)
 		}
 		t.Run(name, func(t *testing.T) {
-			if err := testsupport.CheckRDJSON(b.Bytes()); err != nil {
+			if err := schemacheck.CheckRDJSON(b.Bytes()); err != nil {
 				t.Errorf("%v\n%s", err, b.Bytes())
 			}
 		})

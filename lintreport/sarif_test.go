@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/childproof/childproof/envres"
-	"github.com/childproof/childproof/internal/testsupport"
+	"github.com/childproof/childproof/internal/testsupport/schemacheck"
 )
 
 // TestSARIFSchema validates every shape of SARIF output the writer makes
@@ -35,7 +35,7 @@ func TestSARIFSchema(t *testing.T) {
 			t.Fatal(err)
 		}
 		t.Run(name, func(t *testing.T) {
-			if err := testsupport.CheckSARIF(b.Bytes()); err != nil {
+			if err := schemacheck.CheckSARIF(b.Bytes()); err != nil {
 				t.Errorf("SARIF output %v\n%s", err, b.Bytes())
 			}
 		})

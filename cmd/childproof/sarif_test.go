@@ -7,13 +7,13 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/childproof/childproof/internal/testsupport"
+	"github.com/childproof/childproof/internal/testsupport/schemacheck"
 )
 
 // TestSARIFOutputSchema validates what `lint --format sarif` and `check
 // --format sarif` print — findings of every rule, a chain, spec errors
 // and warnings — against the SARIF 2.1.0 schema vendored in
-// internal/testsupport (CheckSARIF).
+// internal/testsupport/schemacheck (CheckSARIF).
 func TestSARIFOutputSchema(t *testing.T) {
 	dir := t.TempDir()
 	files := map[string]string{
@@ -43,7 +43,7 @@ func TestSARIFOutputSchema(t *testing.T) {
 		if code > 2 || out.Len() == 0 {
 			t.Fatalf("%v: exit %d, stdout %d bytes, stderr %s", args, code, out.Len(), errb.String())
 		}
-		if err := testsupport.CheckSARIF(out.Bytes()); err != nil {
+		if err := schemacheck.CheckSARIF(out.Bytes()); err != nil {
 			t.Errorf("%v: SARIF output %v", args, err)
 		}
 	}

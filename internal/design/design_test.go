@@ -22,7 +22,9 @@ var layers = map[string][]string{
 	"internal/sockdiag": nil, "internal/wrapper": nil, "internal/freeport": nil,
 	"internal/proccn": nil, "internal/noinherit": nil, "internal/wakeup": nil,
 	"internal/testsupport": {"internal/freeport"},
-	"internal/design":      nil,
+	// SARIF and rdjson output against their JSON schemas, for tests.
+	"internal/testsupport/schemacheck": nil,
+	"internal/design":                  nil,
 
 	// The rules of the spec language's fields, shared by the loader and spec.
 	"internal/specrule": {"internal/wrapper", "redact"},

@@ -11,8 +11,7 @@
 //     branches), deterministic for a given seed.
 //   - WriteTree: a temporary directory of spec and script files for
 //     export's and schema's tests.
-//   - CheckSARIF: whether output is SARIF that the 2.1.0 schema (vendored
-//     in testdata) accepts, for lintreport's and cmd/childproof's tests.
+//   - CheckSARIF and CheckRDJSON are in schemacheck, below this package.
 //   - Its own tests about the module as a whole: no exported identifier of
 //     a public package mentions a type from internal/
 //     (TestNoInternalTypesInPublicAPI), and childproof lint's precision

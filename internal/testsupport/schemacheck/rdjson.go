@@ -1,4 +1,4 @@
-package testsupport
+package schemacheck
 
 import (
 	_ "embed"
