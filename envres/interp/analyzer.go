@@ -11,6 +11,7 @@ import (
 
 	"mvdan.cc/sh/v3/syntax"
 
+	"github.com/childproof/childproof/envres/internal/expand"
 	"github.com/childproof/childproof/envres/internal/fscache"
 	"github.com/childproof/childproof/envres/script"
 	"github.com/childproof/childproof/schema"
@@ -147,7 +148,7 @@ type analyzer struct {
 	// keptSrc counts the source bytes of the trees forget keeps.
 	keptSrc int
 	// fieldBuf is the chunk fields cuts evaluated words from.
-	fieldBuf []field
+	fieldBuf []expand.Field
 	fieldGen int // counts the chunks fieldBuf was cut from
 	// pass collects the facts the rules report from.
 	pass Facts
@@ -349,7 +350,7 @@ func (a *analyzer) noteWritten(st *state, s *syntax.Stmt) {
 				continue
 			}
 			if w := r.Word.Lit(); w != "" && !strings.HasPrefix(w, "/dev/") {
-				if abs := joinPath(st.Cwd, w); abs != "" {
+				if abs := expand.JoinPath(st.Cwd, w); abs != "" {
 					if a.written == nil {
 						a.written = map[string]bool{}
 					}
@@ -401,15 +402,15 @@ func (a *analyzer) siteAt(st *state, fc *fileCtx, p syntax.Pos) Site {
 
 // initialState is the state a top-level script starts in.
 func (a *analyzer) initialState(cwd string) *state {
-	st := &state{scope: scope{Vars: newLayer(nil), Cwd: cwd}}
+	st := &state{Scope: expand.Scope[event]{Vars: expand.NewLayer[event](nil), Cwd: cwd}}
 	for _, p := range a.protList {
-		st.Set(p.name, varState{Val: value{Kind: vOrig, Str: p.name}, Exp: triYes})
+		st.Set(p.name, varState{Val: expand.Value{Kind: expand.Orig, Str: p.name}, Exp: expand.Yes})
 	}
 	for _, s := range a.cfg.Args {
-		st.Args = append(st.Args, field{Str: s, Known: true, Val: lit(s)})
+		st.Args = append(st.Args, expand.Field{Str: s, Known: true, Val: expand.Lit(s)})
 	}
 	if a.cfg.ArgsUnknown {
-		st.Args = unknownArgs
+		st.Args = expand.UnknownArgs
 	}
 	return st
 }
@@ -460,10 +461,10 @@ func (a *analyzer) lintArgv(argv []string) error {
 	a.noteFile(CommandFile, src)
 	st := a.initialState(a.dir)
 	fc := &fileCtx{name: CommandFile, abs: ""}
-	var fs []field
+	var fs []expand.Field
 	col := 1
 	for i, s := range argv {
-		f := litField(s, syntax.NewPos(uint(col-1), 1, uint(col)))
+		f := expand.LitField(s, syntax.NewPos(uint(col-1), 1, uint(col)))
 		fs = append(fs, f)
 		col += len(quoteArgv(argv[i:i+1])) + 1
 	}

@@ -4,6 +4,8 @@ import (
 	"strings"
 
 	"mvdan.cc/sh/v3/syntax"
+
+	"github.com/childproof/childproof/envres/internal/expand"
 )
 
 // unknownMark stands for a part of a word that is not known statically in
@@ -29,13 +31,13 @@ func (a *analyzer) bindParts(st *state, parts []syntax.WordPart, b *strings.Buil
 		switch p := p.(type) {
 		case *syntax.Lit:
 			if inDq {
-				b.WriteString(unescapeDq(p.Value))
+				b.WriteString(expand.UnescapeDq(p.Value))
 			} else {
-				b.WriteString(unescapeLit(p.Value))
+				b.WriteString(expand.UnescapeLit(p.Value))
 			}
 		case *syntax.SglQuoted:
 			if p.Dollar {
-				b.WriteString(ansiC(p.Value))
+				b.WriteString(expand.ANSIC(p.Value))
 			} else {
 				b.WriteString(p.Value)
 			}
@@ -46,7 +48,7 @@ func (a *analyzer) bindParts(st *state, parts []syntax.WordPart, b *strings.Buil
 		default:
 			b.WriteString(unknownMark)
 		}
-		if b.Len() > maxValueLen {
+		if b.Len() > expand.MaxValueLen {
 			return
 		}
 	}
@@ -55,7 +57,7 @@ func (a *analyzer) bindParts(st *state, parts []syntax.WordPart, b *strings.Buil
 // bindParam writes the value of $X, ${X}, ${X:-d}, ${X-d}, ${X:=d} or
 // ${X=d} as bindText reads it; any other expansion is unknownMark.
 func (a *analyzer) bindParam(st *state, pe *syntax.ParamExp, b *strings.Builder, by *[]string, defaults bool) {
-	if !selfDefault(pe) || !syntax.ValidName(pe.Param.Value) || pe.Exp != nil && (pe.Exp.Op == syntax.ErrorUnset || pe.Exp.Op == syntax.ErrorUnsetOrNull) {
+	if !expand.SelfDefault(pe) || !syntax.ValidName(pe.Param.Value) || pe.Exp != nil && (pe.Exp.Op == syntax.ErrorUnset || pe.Exp.Op == syntax.ErrorUnsetOrNull) {
 		b.WriteString(unknownMark)
 		return
 	}
@@ -63,21 +65,21 @@ func (a *analyzer) bindParam(st *state, pe *syntax.ParamExp, b *strings.Builder,
 	vs, found := st.Get(name)
 	orNull := pe.Exp != nil && (pe.Exp.Op == syntax.DefaultUnsetOrNull || pe.Exp.Op == syntax.AssignUnsetOrNull)
 	switch {
-	case found && vs.Val.Kind == vLit && (vs.Val.Str != "" || !orNull):
+	case found && vs.Val.Kind == expand.Literal && (vs.Val.Str != "" || !orNull):
 		b.WriteString(vs.Val.Str)
-	case found && (vs.Val.Kind == vLit || vs.Val.Kind == vUnset):
+	case found && (vs.Val.Kind == expand.Literal || vs.Val.Kind == expand.Unset):
 		// Unset (or null, for the :- forms): the default.
 		if pe.Exp != nil && pe.Exp.Word != nil {
 			a.bindParts(st, pe.Exp.Word.Parts, b, by, defaults, false)
 		}
-	case found && vs.Val.Kind == vOrig:
+	case found && vs.Val.Kind == expand.Orig:
 		// A protected name: the launcher's value, compared only.
 		if p := a.prot[vs.Val.Str]; p != nil && p.known && (p.value != "" || !orNull) {
 			b.WriteString(p.value)
 		} else {
 			b.WriteString(unknownMark)
 		}
-	case defaults && pe.Exp != nil && (!found || vs.Val.Kind == vUnknown && len(vs.Origins) == 0 && vs.Exp == triMaybe):
+	case defaults && pe.Exp != nil && (!found || vs.Val.Kind == expand.Unknown && len(vs.Origins) == 0 && vs.Exp == expand.Maybe):
 		// Left to the caller: the default, unless the caller sets it.
 		*by = append(*by, name)
 		if pe.Exp.Word != nil {

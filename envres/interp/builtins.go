@@ -5,17 +5,19 @@ import (
 	"strings"
 
 	"mvdan.cc/sh/v3/syntax"
+
+	"github.com/childproof/childproof/envres/internal/expand"
 )
 
 // declArg is one operand of export/declare/local/readonly.
 type declArg struct {
 	name   string
-	v      value
+	v      expand.Value
 	hasVal bool
 	append bool
 	pos    syntax.Pos
-	flag   string // an option such as -x, +x, -n
-	dyn    *field // an operand with a command substitution (export $(…))
+	flag   string        // an option such as -x, +x, -n
+	dyn    *expand.Field // an operand with a command substitution (export $(…))
 	pid    bool
 	self   bool // NAME=${NAME:-d}: keeps a value NAME has
 }
@@ -32,9 +34,9 @@ func (a *analyzer) declClause(st *state, fc *fileCtx, s *syntax.Stmt, c *syntax.
 			f := ev.Word(as.Value)
 			args = append(args, a.declFromField(ev, f))
 		case as.Name != nil:
-			d := declArg{name: as.Name.Value, hasVal: true, append: as.Append, pos: as.Pos(), v: lit("")}
+			d := declArg{name: as.Name.Value, hasVal: true, append: as.Append, pos: as.Pos(), v: expand.Lit("")}
 			if as.Array != nil || as.Index != nil {
-				d.v = unknownValue
+				d.v = expand.UnknownValue
 			} else if as.Value != nil {
 				f := ev.Word(as.Value)
 				d.v, d.pid, d.self = f.Val, f.Pid, f.Self == as.Name.Value && !as.Append
@@ -49,7 +51,7 @@ func (a *analyzer) declClause(st *state, fc *fileCtx, s *syntax.Stmt, c *syntax.
 }
 
 // declFromField turns a word operand into a declArg.
-func (a *analyzer) declFromField(ev *evaluator, f field) declArg {
+func (a *analyzer) declFromField(ev *evaluator, f expand.Field) declArg {
 	if !f.Known {
 		if len(f.Substs()) > 0 {
 			ff := f
@@ -60,7 +62,7 @@ func (a *analyzer) declFromField(ev *evaluator, f field) declArg {
 			// makes no declaration): an assignment all the same (POSIX
 			// 2024, dash ≥ 0.5.11 do not split it), so NAME=$NAME keeps
 			// the caller's value, as under bash.
-			d := declArg{name: f.Str[:i], hasVal: true, v: unknownValue, pos: f.Pos, pid: f.Pid}
+			d := declArg{name: f.Str[:i], hasVal: true, v: expand.UnknownValue, pos: f.Pos, pid: f.Pid}
 			if vf := valueAfterEq(ev, f.Word, d.name); vf != nil {
 				d.v, d.self = vf.Val, vf.Self == d.name
 			}
@@ -76,7 +78,7 @@ func (a *analyzer) declFromField(ev *evaluator, f field) declArg {
 		app := strings.HasSuffix(n, "+")
 		n = strings.TrimSuffix(n, "+")
 		if validName(n) {
-			d := declArg{name: n, hasVal: true, v: lit(f.Str[i+1:]), pos: f.Pos, append: app, pid: f.Pid}
+			d := declArg{name: n, hasVal: true, v: expand.Lit(f.Str[i+1:]), pos: f.Pos, append: app, pid: f.Pid}
 			if vf := valueAfterEq(ev, f.Word, n); vf != nil {
 				d.v, d.self = vf.Val, vf.Self == n && !app
 			}
@@ -164,7 +166,7 @@ func (a *analyzer) declare(st *state, fc *fileCtx, variant string, vpos syntax.P
 			} else if export {
 				a.exportName(st, d.name, true, site)
 				if real, ok := a.aliases[d.name]; ok {
-					if vs, _ := st.Get(d.name); vs.Val.Kind != vUnset {
+					if vs, _ := st.Get(d.name); vs.Val.Kind != expand.Unset {
 						a.pass.AliasSets = fact(a.pass.AliasSets, AliasSet{At: a.siteAt(st, fc, d.pos), Name: d.name, Real: real})
 					}
 				}
@@ -177,7 +179,7 @@ func (a *analyzer) declare(st *state, fc *fileCtx, variant string, vpos syntax.P
 // declarations (export, declare, typeset, local, readonly), unset, set,
 // shift, the directory builtins (dirBuiltin), the flow builtins (flowBuiltin)
 // and the builtins that assign what they read (readBuiltin, printfBuiltin).
-func (a *analyzer) builtin(st *state, fc *fileCtx, s *syntax.Stmt, fs []field) {
+func (a *analyzer) builtin(st *state, fc *fileCtx, s *syntax.Stmt, fs []expand.Field) {
 	name := fs[0].Str
 	ops := fs[1:]
 	switch name {
@@ -220,7 +222,7 @@ func (a *analyzer) builtin(st *state, fc *fileCtx, s *syntax.Stmt, fs []field) {
 // unsetBuiltin runs unset [-v|-n] NAME...: each known valid name is unset
 // (unsetName records the unset of a protected name); after -f the names
 // are functions and nothing is recorded.
-func (a *analyzer) unsetBuiltin(st *state, fc *fileCtx, ops []field) {
+func (a *analyzer) unsetBuiltin(st *state, fc *fileCtx, ops []expand.Field) {
 	fn := false
 	for _, f := range ops {
 		if !f.Known {
@@ -239,14 +241,14 @@ func (a *analyzer) unsetBuiltin(st *state, fc *fileCtx, ops []field) {
 
 // shiftBuiltin runs shift [N] on the positional parameters, when the ones
 // it drops are known (shifting past the end leaves none).
-func shiftBuiltin(st *state, ops []field) {
+func shiftBuiltin(st *state, ops []expand.Field) {
 	n := 1
 	if len(ops) > 0 && ops[0].Known {
 		if v, err := strconv.Atoi(ops[0].Str); err == nil {
 			n = v
 		}
 	}
-	if !argsKnown(st.Args[:min(max(n, 0), len(st.Args))]) {
+	if !expand.ArgsKnown(st.Args[:min(max(n, 0), len(st.Args))]) {
 		return
 	}
 	if n <= len(st.Args) && n >= 0 {
@@ -259,12 +261,12 @@ func shiftBuiltin(st *state, ops []field) {
 // dirBuiltin runs cd and pushd (the first operand, after the options, is
 // joined to the directory; none, an unknown one or "-" makes it unknown) and
 // popd (the directory becomes unknown).
-func dirBuiltin(st *state, name string, ops []field) {
+func dirBuiltin(st *state, name string, ops []expand.Field) {
 	if name == "popd" {
 		st.Cwd = ""
 		return
 	}
-	var dir *field
+	var dir *expand.Field
 	for i := range ops {
 		if ops[i].Known && strings.HasPrefix(ops[i].Str, "-") && ops[i].Str != "-" {
 			continue
@@ -276,14 +278,14 @@ func dirBuiltin(st *state, name string, ops []field) {
 	case dir == nil || !dir.Known || dir.Str == "-":
 		st.Cwd = ""
 	default:
-		st.Cwd = joinPath(st.Cwd, dir.Str)
+		st.Cwd = expand.JoinPath(st.Cwd, dir.Str)
 	}
 }
 
 // flowBuiltin runs wait (forgets the background jobs), exit (records the
 // end of the process, processEnd, and ends the path) and return (marks the
 // function returning).
-func (a *analyzer) flowBuiltin(st *state, fc *fileCtx, name string, ops []field) {
+func (a *analyzer) flowBuiltin(st *state, fc *fileCtx, name string, ops []expand.Field) {
 	switch name {
 	case "wait":
 		a.waitBg(st)
@@ -301,7 +303,7 @@ func (a *analyzer) flowBuiltin(st *state, fc *fileCtx, name string, ops []field)
 // readBuiltin runs read, mapfile, readarray and getopts: the array read -a,
 // mapfile and readarray fill is noted (noteFileArray), and every name they
 // assign gets an unknown value (assign).
-func (a *analyzer) readBuiltin(st *state, fc *fileCtx, s *syntax.Stmt, name string, ops []field) {
+func (a *analyzer) readBuiltin(st *state, fc *fileCtx, s *syntax.Stmt, name string, ops []expand.Field) {
 	if name != "getopts" {
 		if arr := readArray(name, ops); arr != "" {
 			a.noteFileArray(st, fc, s, arr)
@@ -326,14 +328,14 @@ func (a *analyzer) readBuiltin(st *state, fc *fileCtx, s *syntax.Stmt, name stri
 			continue
 		}
 		if validName(f.Str) {
-			a.assign(st, fc, f.Str, unknownValue, false, f.Pos, false)
+			a.assign(st, fc, f.Str, expand.UnknownValue, false, f.Pos, false)
 		}
 	}
 }
 
 // readArray is the array read (after -a), mapfile or readarray (its
 // operand, MAPFILE by default) fills; "" for a read without -a.
-func readArray(name string, ops []field) string {
+func readArray(name string, ops []expand.Field) string {
 	arr := ""
 	if name != "read" {
 		arr = "MAPFILE"
@@ -352,16 +354,16 @@ func readArray(name string, ops []field) string {
 
 // printfBuiltin runs printf -v NAME: the name gets an unknown value
 // (assign).
-func (a *analyzer) printfBuiltin(st *state, fc *fileCtx, ops []field) {
+func (a *analyzer) printfBuiltin(st *state, fc *fileCtx, ops []expand.Field) {
 	for i := 0; i+1 < len(ops); i++ {
 		if ops[i].Known && ops[i].Str == "-v" && ops[i+1].Known && validName(ops[i+1].Str) {
-			a.assign(st, fc, ops[i+1].Str, unknownValue, false, ops[i+1].Pos, false)
+			a.assign(st, fc, ops[i+1].Str, expand.UnknownValue, false, ops[i+1].Pos, false)
 		}
 	}
 }
 
 // setCmd handles set -a/+a, -o/+o allexport and set -- ARGS.
-func (a *analyzer) setCmd(st *state, ops []field) {
+func (a *analyzer) setCmd(st *state, ops []expand.Field) {
 	for i := 0; i < len(ops); i++ {
 		f := ops[i]
 		if !f.Known {
@@ -370,7 +372,7 @@ func (a *analyzer) setCmd(st *state, ops []field) {
 		o := f.Str
 		switch {
 		case o == "--":
-			st.Args = append([]field(nil), ops[i+1:]...)
+			st.Args = append([]expand.Field(nil), ops[i+1:]...)
 			return
 		case o == "-o" || o == "+o":
 			if i+1 < len(ops) && ops[i+1].Known && ops[i+1].Str == "allexport" {
@@ -390,7 +392,7 @@ func (a *analyzer) setCmd(st *state, ops []field) {
 				i++
 			}
 		default:
-			st.Args = append([]field(nil), ops[i:]...)
+			st.Args = append([]expand.Field(nil), ops[i:]...)
 			return
 		}
 	}

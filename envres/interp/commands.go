@@ -9,6 +9,7 @@ import (
 
 	"mvdan.cc/sh/v3/syntax"
 
+	"github.com/childproof/childproof/envres/internal/expand"
 	"github.com/childproof/childproof/envres/internal/progs"
 	"github.com/childproof/childproof/envres/internal/shape"
 	"github.com/childproof/childproof/internal/wrapper"
@@ -17,7 +18,7 @@ import (
 // prefixAssign is a NAME=VALUE before a command, or an env NAME=VALUE.
 type prefixAssign struct {
 	name string
-	v    value
+	v    expand.Value
 	pos  syntax.Pos
 }
 
@@ -34,11 +35,11 @@ func (a *analyzer) callExpr(st *state, fc *fileCtx, s *syntax.Stmt, c *syntax.Ca
 		if as.Name == nil {
 			continue
 		}
-		v := unknownValue
+		v := expand.UnknownValue
 		if as.Value != nil && as.Array == nil && as.Index == nil {
 			v = ev.Word(as.Value).Val
 		} else if as.Value == nil && as.Array == nil {
-			v = lit("")
+			v = expand.Lit("")
 		}
 		pre = append(pre, prefixAssign{name: as.Name.Value, v: v, pos: as.Pos()})
 	}
@@ -52,11 +53,11 @@ func (a *analyzer) assignNode(st *state, fc *fileCtx, ev *evaluator, as *syntax.
 	if as.Name == nil {
 		return
 	}
-	v := lit("")
+	v := expand.Lit("")
 	pid, self := false, false
 	switch {
 	case as.Array != nil || as.Index != nil:
-		v = unknownValue
+		v = expand.UnknownValue
 		a.noteArrayAssign(st, fc, as)
 		old, _ := st.Get(as.Name.Value)
 		defer a.literalArray(st, ev, as, old)
@@ -150,26 +151,26 @@ func (a *analyzer) literalArray(st *state, ev *evaluator, as *syntax.Assign, old
 
 // crValue is v with the carriage return bash keeps when the word ends a
 // CRLF line (X=1\r\n assigns "1\r").
-func crValue(fc *fileCtx, end syntax.Pos, v value) value {
+func crValue(fc *fileCtx, end syntax.Pos, v expand.Value) expand.Value {
 	if fc == nil || fc.crlfSrc == nil || !fc.crAt(end.Offset()) {
 		return v
 	}
-	if v.Kind == vLit && len(v.Str) < maxValueLen {
-		return lit(v.Str + "\r")
+	if v.Kind == expand.Literal && len(v.Str) < expand.MaxValueLen {
+		return expand.Lit(v.Str + "\r")
 	}
-	return unknownValue
+	return expand.UnknownValue
 }
 
 // assignSelf is X=${X:-d} (or X=$X): where X already has a value (known
 // non-empty, or the caller's), the assignment keeps it, so what gave X
 // that value stays the cause (the load before it, not this line).
-func (a *analyzer) assignSelf(st *state, fc *fileCtx, name string, v value, export bool, pos syntax.Pos) {
+func (a *analyzer) assignSelf(st *state, fc *fileCtx, name string, v expand.Value, export bool, pos syntax.Pos) {
 	old, ok := st.Get(name)
 	if !ok {
-		old = defaultVar()
+		old = expand.DefaultVar[event]()
 	}
 	a.assign(st, fc, name, v, export, pos, false)
-	keeps := old.Val.Kind == vOrig || old.Val.Kind == vLit && old.Val.Str != ""
+	keeps := old.Val.Kind == expand.Orig || old.Val.Kind == expand.Literal && old.Val.Str != ""
 	if !keeps || len(old.Origins) == 0 {
 		return
 	}
@@ -180,26 +181,26 @@ func (a *analyzer) assignSelf(st *state, fc *fileCtx, name string, v value, expo
 }
 
 // assign sets a variable, recording where (or which load) set it.
-func (a *analyzer) assign(st *state, fc *fileCtx, name string, v value, exportNow bool, pos syntax.Pos, appendOp bool) {
+func (a *analyzer) assign(st *state, fc *fileCtx, name string, v expand.Value, exportNow bool, pos syntax.Pos, appendOp bool) {
 	old, ok := st.Get(name)
 	if !ok {
-		old = defaultVar()
+		old = expand.DefaultVar[event]()
 	}
 	if appendOp {
 		switch {
-		case v.Kind == vLit && v.Str == "" && old.Val.Kind != vUnset:
+		case v.Kind == expand.Literal && v.Str == "" && old.Val.Kind != expand.Unset:
 			v = old.Val // X+= appends nothing
-		case old.Val.Kind == vLit && v.Kind == vLit && len(old.Val.Str)+len(v.Str) <= maxValueLen:
-			v = lit(old.Val.Str + v.Str)
-		case old.Val.Kind == vUnset:
+		case old.Val.Kind == expand.Literal && v.Kind == expand.Literal && len(old.Val.Str)+len(v.Str) <= expand.MaxValueLen:
+			v = expand.Lit(old.Val.Str + v.Str)
+		case old.Val.Kind == expand.Unset:
 		default:
-			v = unknownValue
+			v = expand.UnknownValue
 		}
 	}
-	if p := a.prot[name]; p != nil && p.known && v.Kind == vLit && v.Str == p.value {
+	if p := a.prot[name]; p != nil && p.known && v.Kind == expand.Literal && v.Str == p.value {
 		// The override's own value: the same abstract value as the
 		// caller's, so that paths that re-assign it merge cleanly.
-		v = value{Kind: vOrig, Str: name}
+		v = expand.Value{Kind: expand.Orig, Str: name}
 	}
 	fill := st.load != nil && st.load.fill != fillNone
 	if fill && a.fillKeeps(old, st.load.fill) {
@@ -207,7 +208,7 @@ func (a *analyzer) assign(st *state, fc *fileCtx, name string, v value, exportNo
 	}
 	ns := varState{Val: v, Exp: old.Exp}
 	if exportNow || st.allexport {
-		ns.Exp = triYes
+		ns.Exp = expand.Yes
 	}
 	prot := a.prot[name]
 	real, alias := a.aliases[name]
@@ -217,10 +218,10 @@ func (a *analyzer) assign(st *state, fc *fileCtx, name string, v value, exportNo
 		st.loaded = true
 		a.loaded.note(name, v)
 		if st.load.exportAll {
-			ns.Exp = triYes
+			ns.Exp = expand.Yes
 		}
 		// A fill-only load overrides no caller export: no env-file-load.
-		ns.LoadExp = ns.Exp == triYes && !fill
+		ns.LoadExp = ns.Exp == expand.Yes && !fill
 	} else if prot != nil || alias || a.plan != nil {
 		ev = a.newEvent(evAssign, a.siteAt(st, fc, pos), "")
 	}
@@ -233,11 +234,11 @@ func (a *analyzer) assign(st *state, fc *fileCtx, name string, v value, exportNo
 	if prot != nil && a.changes(prot, old.Val) && a.changes(prot, v) {
 		// A change over a change: both are on the way to the worker, and
 		// fixing the last must not be what shows the first.
-		ns.Earlier = joinOrigins(old.Earlier, old.Origins)
+		ns.Earlier = expand.JoinOrigins(old.Earlier, old.Origins)
 	}
 	if prot != nil {
 		if ev.vals == nil {
-			ev.vals = map[string]value{}
+			ev.vals = map[string]expand.Value{}
 		}
 		ev.vals[name] = v
 	}
@@ -253,25 +254,25 @@ func (a *analyzer) assign(st *state, fc *fileCtx, name string, v value, exportNo
 // changes reports whether a protected variable holding v at the worker
 // would be a finding: not the override (or, for a required name, empty or
 // unset).
-func (a *analyzer) changes(p *protVar, v value) bool {
+func (a *analyzer) changes(p *protVar, v expand.Value) bool {
 	switch v.Kind {
-	case vOrig:
+	case expand.Orig:
 		return v.Str != p.name
-	case vLit:
+	case expand.Literal:
 		if p.override {
 			return !(p.known && v.Str == p.value)
 		}
 		return v.Str == ""
-	case vUnset:
+	case expand.Unset:
 		return true
 	}
 	return p.override
 }
 
-// assignDefault is ${NAME:=value}.
-func (a *analyzer) AssignDefault(c walkCtx, name string, v value, known bool, pos syntax.Pos) {
+// AssignDefault is ${NAME:=value} (expand.Host).
+func (a *analyzer) AssignDefault(c walkCtx, name string, v expand.Value, known bool, pos syntax.Pos) {
 	if !known {
-		v = unknownValue
+		v = expand.UnknownValue
 	}
 	a.assign(c.st, c.fc, name, v, false, pos, false)
 }
@@ -279,26 +280,26 @@ func (a *analyzer) AssignDefault(c walkCtx, name string, v value, known bool, po
 func (a *analyzer) exportName(st *state, name string, on bool, s Site) {
 	old, ok := st.Get(name)
 	if !ok {
-		old = defaultVar()
+		old = expand.DefaultVar[event]()
 	}
 	if on {
-		old.Exp = triYes
+		old.Exp = expand.Yes
 		st.Set(name, old)
 		return
 	}
-	old.Exp = triNo
+	old.Exp = expand.No
 	old.LoadExp = false
 	old.Origins = []*event{a.newEvent(evUnexport, s, "")}
 	st.Set(name, old)
 }
 
 func (a *analyzer) unsetName(st *state, name string, s Site) {
-	st.Set(name, varState{Val: value{Kind: vUnset}, Exp: triNo, Origins: []*event{a.newEvent(evUnset, s, "")}})
+	st.Set(name, varState{Val: expand.Value{Kind: expand.Unset}, Exp: expand.No, Origins: []*event{a.newEvent(evUnset, s, "")}})
 	st.MarkPid(name, false)
 }
 
 // checkPidfile reports $! written to a file.
-func (a *analyzer) checkPidfile(st *state, fc *fileCtx, s *syntax.Stmt, fs []field) {
+func (a *analyzer) checkPidfile(st *state, fc *fileCtx, s *syntax.Stmt, fs []expand.Field) {
 	if s == nil {
 		return
 	}
@@ -350,7 +351,7 @@ type cmdRun struct {
 	cst *state // the environment the command runs with: st until a wrapper or prefix assignment changes it (fork)
 	fc  *fileCtx
 	s   *syntax.Stmt
-	fs  []field // the words left once the wrappers so far are stripped
+	fs  []expand.Field // the words left once the wrappers so far are stripped
 	// mode is how the command is called: exec and setsid -f change it.
 	mode callMode
 	pre  []prefixAssign
@@ -371,7 +372,7 @@ func (c *cmdRun) fork() {
 // command's own environment), the wrappers in front of it (unwrap), then
 // the command itself (resolve) — a builtin, a function, a shell, a
 // script or an external command.
-func (a *analyzer) command(st *state, fc *fileCtx, s *syntax.Stmt, fs []field, mode callMode, pre []prefixAssign) {
+func (a *analyzer) command(st *state, fc *fileCtx, s *syntax.Stmt, fs []expand.Field, mode callMode, pre []prefixAssign) {
 	c := &cmdRun{st: st, cst: st, fc: fc, s: s, fs: fs, mode: mode, pre: pre, first: true}
 	if len(pre) > 0 {
 		c.fork()
@@ -548,7 +549,7 @@ func (a *analyzer) procWrapper(c *cmdRun, base string) wrapStep {
 		}
 		c.fs = stripWrapper("setsid", fs)
 	case "setpriv":
-		if slices.ContainsFunc(fs[1:], func(f field) bool { return f.Known && f.Str == "--reset-env" }) {
+		if slices.ContainsFunc(fs[1:], func(f expand.Field) bool { return f.Known && f.Str == "--reset-env" }) {
 			c.fork()
 			a.addWrap(c.cst, wrapper.EnvReset, a.siteAt(c.st, c.fc, fs[0].Pos), "setpriv --reset-env clears the environment but TERM and sets HOME, SHELL, USER, LOGNAME and PATH anew: protected variables are dropped", a.protNames()...)
 			a.markReset(c.cst, nil)
@@ -579,7 +580,7 @@ func (a *analyzer) changedNames(c *cmdRun, base string, changed []string) {
 	c.fork()
 	a.addWrap(c.cst, wrapper.EnvReset, a.siteAt(c.st, c.fc, c.fs[0].Pos), base+" keeps the environment but sets "+strings.Join(changed, ", ")+" anew: protected variables among them are changed", lost...)
 	for _, n := range lost {
-		c.cst.Set(n, varState{Val: unknownValue, Exp: triYes})
+		c.cst.Set(n, varState{Val: expand.UnknownValue, Exp: expand.Yes})
 	}
 }
 
@@ -621,7 +622,7 @@ func (a *analyzer) loaderWrapper(c *cmdRun, base string) wrapStep {
 		}
 		return wrapEnd
 	}
-	c.fs = append([]field(nil), c.fs[rest:]...) // uv run CMD: CMD, which may be a loader
+	c.fs = append([]expand.Field(nil), c.fs[rest:]...) // uv run CMD: CMD, which may be a loader
 	if tool != "" {
 		c.fs[0].Str = tool // npx dotenv-cli: dotenv
 	}
@@ -683,7 +684,7 @@ func (a *analyzer) launchCommand(c *cmdRun) {
 		return
 	}
 	if strings.Contains(name, "/") {
-		abs := joinPath(cst.Cwd, name)
+		abs := expand.JoinPath(cst.Cwd, name)
 		if abs != "" && a.isShellScript(abs) {
 			a.shebangWraps = a.shebangFlags(st, fc, fs[0].Pos, abs)
 			a.runChild(st, cst, fc, fs[0].Pos, abs, name, nil, fs[1:], c.mode, c.nohup, false)
@@ -703,12 +704,12 @@ func (a *analyzer) launchCommand(c *cmdRun) {
 // to sudo in one branch and "" in another): each value as its own branch,
 // wrapper findings worded "may" (mayNote). It reports false when the word
 // is no such variable or none of its values is a word.
-func (a *analyzer) commandAlts(st *state, fc *fileCtx, s *syntax.Stmt, fs []field, mode callMode, pre []prefixAssign) bool {
+func (a *analyzer) commandAlts(st *state, fc *fileCtx, s *syntax.Stmt, fs []expand.Field, mode callMode, pre []prefixAssign) bool {
 	if fs[0].Word == nil {
 		return false
 	}
 	var alts [][]string
-	name, quoted := scalarWord(fs[0].Word)
+	name, quoted := expand.ScalarWord(fs[0].Word)
 	label := "$" + name
 	if name != "" {
 		vs, ok := st.Get(name)
@@ -735,9 +736,9 @@ func (a *analyzer) commandAlts(st *state, fc *fileCtx, s *syntax.Stmt, fs []fiel
 	var branches []*state
 	for _, ws := range alts {
 		b := st.fork()
-		var words []field
+		var words []expand.Field
 		for _, w := range ws {
-			words = append(words, litField(w, fs[0].Pos))
+			words = append(words, expand.LitField(w, fs[0].Pos))
 		}
 		alt := strings.Join(ws, " ")
 		rest := append(words, fs[1:]...)
@@ -767,7 +768,7 @@ func (a *analyzer) fixLaunch(st *state, s Site) {
 // option reader (the manual's grammar does): one whose first part is a
 // literal "-…" is an option (--reuid=$REUID), any other is a value the
 // option before it takes or, in the command's place, the command.
-func stripWrapper(name string, fs []field) []field {
+func stripWrapper(name string, fs []expand.Field) []expand.Field {
 	args := make([]string, 0, len(fs)-1)
 	for _, f := range fs[1:] {
 		switch {
@@ -789,7 +790,7 @@ func stripWrapper(name string, fs []field) []field {
 // optionLike reports whether a word not known statically starts with a
 // literal "-" (--reuid=$REUID, "--user=${U}"): an option, whatever its
 // value.
-func optionLike(f field) bool {
+func optionLike(f expand.Field) bool {
 	if f.Word == nil || len(f.Word.Parts) == 0 || !strings.HasPrefix(f.Str, "-") {
 		return false
 	}
@@ -808,7 +809,7 @@ func optionLike(f field) bool {
 
 // external is a command that is not a shell, a script, a builtin or a
 // function: in exec or background position, it is a worker.
-func (a *analyzer) external(st, cst *state, fc *fileCtx, fs []field, mode callMode, nohup bool) {
+func (a *analyzer) external(st, cst *state, fc *fileCtx, fs []expand.Field, mode callMode, nohup bool) {
 	ref := a.cmdRef(st, fc, fs)
 	ref.mode, ref.nohup = mode, nohup
 	ref.wraps, ref.returns = cst.wraps, progs.Returns(progArgs(fs))
@@ -854,7 +855,7 @@ func (a *analyzer) external(st, cst *state, fc *fileCtx, fs []field, mode callMo
 	}
 }
 
-func (a *analyzer) cmdRef(st *state, fc *fileCtx, fs []field) *cmdRef {
+func (a *analyzer) cmdRef(st *state, fc *fileCtx, fs []expand.Field) *cmdRef {
 	ref := &cmdRef{site: a.siteAt(st, fc, fs[0].Pos), fc: fc}
 	if fs[0].Known {
 		ref.name = filepath.Base(fs[0].Str)
@@ -873,7 +874,7 @@ func (a *analyzer) cmdRef(st *state, fc *fileCtx, fs []field) *cmdRef {
 			if progs.AllInterfaces(f.Str) {
 				ref.binds = append(ref.binds, Bind{At: a.siteAt(st, fc, f.Pos)})
 			}
-		case f.Word != nil && !f.Splat && !atWord(f.Word):
+		case f.Word != nil && !f.Splat && !expand.AtWord(f.Word):
 			// 0.0.0.0:$PORT, ${HOST:-0.0.0.0}:8000: the address part
 			// may be known where the whole word is not.
 			if s, _ := a.bindText(st, f.Word, false); progs.AllInterfaces(s) {
@@ -886,23 +887,11 @@ func (a *analyzer) cmdRef(st *state, fc *fileCtx, fs []field) *cmdRef {
 	return ref
 }
 
-func isDigits(s string) bool {
-	if s == "" {
-		return false
-	}
-	for _, c := range s {
-		if c < '0' || c > '9' {
-			return false
-		}
-	}
-	return true
-}
-
 // envWrapper handles env [-i] [-u NAME] [NAME=VALUE]… [$(cat .env)] CMD:
 // unknownArg takes the words not known statically, option the options and
 // assignments (wrapper.NextEnvArg, one effect each) and finish reports
 // -i. It returns the command env runs, or true when there is none.
-func (a *analyzer) envWrapper(st *state, cst **state, fc *fileCtx, fs []field, fork func()) ([]field, bool) {
+func (a *analyzer) envWrapper(st *state, cst **state, fc *fileCtx, fs []expand.Field, fork func()) ([]expand.Field, bool) {
 	r := &envRun{a: a, st: st, cst: cst, fc: fc, fork: fork, site: a.siteAt(st, fc, fs[0].Pos), passed: map[string]bool{}}
 	defer r.finish()
 	i := 1
@@ -968,11 +957,11 @@ func (r *envRun) finish() {
 // unknownArg takes a word not known statically: NAME="$NAME" assigns (and
 // passes) NAME with the value it has, $(cat .env) records the loads of its
 // substitutions (substLoads). Any other such word is the command: false.
-func (r *envRun) unknownArg(x field) bool {
+func (r *envRun) unknownArg(x expand.Field) bool {
 	if n := assignName(x); n != "" {
 		// NAME="$NAME": a value not known statically.
 		r.fork()
-		v := unknownValue
+		v := expand.UnknownValue
 		if f := valueAfterEq(r.a.eval(r.st, r.fc), x.Word, n); f != nil {
 			v = f.Val
 		}
@@ -992,7 +981,7 @@ func (r *envRun) unknownArg(x field) bool {
 // wrapper.NextEnvArg and applies each effect: -S splices its words into fs
 // in its place, the command ends env's words (cmd), the others go to
 // effect. It returns fs and the index of the next word.
-func (r *envRun) option(fs []field, i int) (_ []field, next int, cmd bool) {
+func (r *envRun) option(fs []expand.Field, i int) (_ []expand.Field, next int, cmd bool) {
 	x := fs[i]
 	if !r.afterEnd && i+1 < len(fs) && !fs[i+1].Known {
 		r.strs[1] = "" // a value not known statically
@@ -1021,19 +1010,19 @@ func (r *envRun) option(fs []field, i int) (_ []field, next int, cmd bool) {
 
 // splitEnvString is fs with the words of env -S STRING (at) inserted at
 // next: they are env's arguments in its place.
-func splitEnvString(fs []field, next int, at field, s string) []field {
+func splitEnvString(fs []expand.Field, next int, at expand.Field, s string) []expand.Field {
 	words := wrapper.SplitEnvString(s)
-	split := make([]field, 0, len(words)+len(fs)-next)
+	split := make([]expand.Field, 0, len(words)+len(fs)-next)
 	for _, w := range words {
-		split = append(split, field{Str: w, Known: true, Pos: at.Pos, Val: lit(w)})
+		split = append(split, expand.Field{Str: w, Known: true, Pos: at.Pos, Val: expand.Lit(w)})
 	}
-	return append(append(append([]field(nil), fs[:next]...), split...), fs[next:]...)
+	return append(append(append([]expand.Field(nil), fs[:next]...), split...), fs[next:]...)
 }
 
 // effect applies one of env's effects to the command's state: -i
 // (ignore), -u NAME (unsetName), -C DIR (the directory), "--" and
 // NAME=VALUE (assigned and passed on).
-func (r *envRun) effect(x, at field, e wrapper.EnvArg) {
+func (r *envRun) effect(x, at expand.Field, e wrapper.EnvArg) {
 	switch e.Kind {
 	case wrapper.EnvIgnore:
 		r.ignore()
@@ -1045,7 +1034,7 @@ func (r *envRun) effect(x, at field, e wrapper.EnvArg) {
 	case wrapper.EnvChdir:
 		r.fork()
 		if at.Known {
-			(*r.cst).Cwd = joinPath((*r.cst).Cwd, e.Value)
+			(*r.cst).Cwd = expand.JoinPath((*r.cst).Cwd, e.Value)
 		} else {
 			(*r.cst).Cwd = ""
 		}
@@ -1054,7 +1043,7 @@ func (r *envRun) effect(x, at field, e wrapper.EnvArg) {
 	case wrapper.EnvSet:
 		r.fork()
 		n := e.Value
-		v := lit(x.Str[len(n)+1:])
+		v := expand.Lit(x.Str[len(n)+1:])
 		if f := valueAfterEq(r.a.eval(r.st, r.fc), x.Word, n); f != nil {
 			v = f.Val
 		}
@@ -1071,8 +1060,8 @@ func (r *envRun) ignore() {
 	if !r.reset {
 		r.snap = r.a.protSnapshot(*r.cst)
 		for name, v := range (*r.cst).Vars.All() {
-			if v.Exp != triNo {
-				(*r.cst).Set(name, varState{Val: value{Kind: vUnset}, Exp: triNo})
+			if v.Exp != expand.No {
+				(*r.cst).Set(name, varState{Val: expand.Value{Kind: expand.Unset}, Exp: expand.No})
 			}
 		}
 	}
@@ -1080,7 +1069,7 @@ func (r *envRun) ignore() {
 }
 
 // assignName returns NAME when a word starts with a literal NAME=.
-func assignName(f field) string {
+func assignName(f expand.Field) string {
 	if f.Word == nil || len(f.Word.Parts) == 0 {
 		return ""
 	}
@@ -1097,7 +1086,7 @@ func assignName(f field) string {
 
 // valueAfterEq evaluates the value part of a NAME=VALUE word when it is a
 // single expansion, to keep "the caller's value".
-func valueAfterEq(ev *evaluator, w *syntax.Word, name string) *field {
+func valueAfterEq(ev *evaluator, w *syntax.Word, name string) *expand.Field {
 	if w == nil || len(w.Parts) != 2 {
 		return nil
 	}
@@ -1111,7 +1100,7 @@ func valueAfterEq(ev *evaluator, w *syntax.Word, name string) *field {
 
 // sudoWrapper handles sudo's options; without -E/--preserve-env it resets
 // the environment.
-func (a *analyzer) sudoWrapper(st *state, cst **state, fc *fileCtx, fs []field, fork func()) []field {
+func (a *analyzer) sudoWrapper(st *state, cst **state, fc *fileCtx, fs []expand.Field, fork func()) []expand.Field {
 	site := a.siteAt(st, fc, fs[0].Pos)
 	args := make([]string, len(fs)-1)
 	for k, f := range fs[1:] {
@@ -1127,7 +1116,7 @@ func (a *analyzer) sudoWrapper(st *state, cst **state, fc *fileCtx, fs []field, 
 	}
 	o, n := wrapper.ParseSudoArgs(args)
 	preserve, login, list, hasList := o.Preserve, o.Login, o.List, o.HasList
-	var assigns []field
+	var assigns []expand.Field
 	for _, k := range o.Assigns {
 		assigns = append(assigns, fs[1+k])
 	}
@@ -1168,9 +1157,9 @@ func (a *analyzer) sudoWrapper(st *state, cst **state, fc *fileCtx, fs []field, 
 	for _, f := range assigns {
 		fork()
 		n := assignName(f)
-		v := lit(strings.TrimPrefix(f.Str, n+"="))
+		v := expand.Lit(strings.TrimPrefix(f.Str, n+"="))
 		if !f.Known {
-			v = unknownValue
+			v = expand.UnknownValue
 		}
 		if vf := valueAfterEq(ev, f.Word, n); vf != nil {
 			v = vf.Val
@@ -1182,7 +1171,7 @@ func (a *analyzer) sudoWrapper(st *state, cst **state, fc *fileCtx, fs []field, 
 
 // suWrapper handles su and runuser. It reports done when it analysed the
 // command itself (su -c STRING).
-func (a *analyzer) suWrapper(st *state, cst **state, fc *fileCtx, s *syntax.Stmt, fs []field, mode callMode, fork func()) ([]field, bool) {
+func (a *analyzer) suWrapper(st *state, cst **state, fc *fileCtx, s *syntax.Stmt, fs []expand.Field, mode callMode, fork func()) ([]expand.Field, bool) {
 	site := a.siteAt(st, fc, fs[0].Pos)
 	base := filepath.Base(fs[0].Str)
 	args := make([]string, len(fs)-1)
@@ -1193,8 +1182,8 @@ func (a *analyzer) suWrapper(st *state, cst **state, fc *fileCtx, s *syntax.Stmt
 	}
 	o, _ := wrapper.ParseSuArgs(base, args)
 	login, preserve := o.Login, o.Preserve
-	var cmd *field
-	var direct []field
+	var cmd *expand.Field
+	var direct []expand.Field
 	if o.Command >= 0 {
 		c := fs[1+o.Command]
 		if o.CommandPrefix != "" {
@@ -1224,7 +1213,7 @@ func (a *analyzer) suWrapper(st *state, cst **state, fc *fileCtx, s *syntax.Stmt
 			fork()
 			a.addWrap(*cst, wrapper.EnvReset, site, base+" without a login flag keeps the environment but sets HOME, SHELL, USER and LOGNAME anew: protected variables among them are changed", lost...)
 			for _, n := range lost {
-				(*cst).Set(n, varState{Val: unknownValue, Exp: triYes})
+				(*cst).Set(n, varState{Val: expand.UnknownValue, Exp: expand.Yes})
 			}
 		}
 	}
@@ -1246,7 +1235,7 @@ func (a *analyzer) suWrapper(st *state, cst **state, fc *fileCtx, s *syntax.Stmt
 
 // shellCall handles bash/sh/… with their options: -l, -i, -c STRING, or a
 // script file.
-func (a *analyzer) shellCall(st, cst *state, fc *fileCtx, s *syntax.Stmt, fs []field, mode callMode, nohup bool) {
+func (a *analyzer) shellCall(st, cst *state, fc *fileCtx, s *syntax.Stmt, fs []expand.Field, mode callMode, nohup bool) {
 	args := make([]string, len(fs)-1)
 	for k, f := range fs[1:] {
 		if f.Known {
@@ -1298,7 +1287,7 @@ func (a *analyzer) shellCall(st, cst *state, fc *fileCtx, s *syntax.Stmt, fs []f
 		a.external(st, cst, fc, fs, mode, nohup)
 		return
 	}
-	abs := joinPath(cst.Cwd, rest[0].Str)
+	abs := expand.JoinPath(cst.Cwd, rest[0].Str)
 	if abs == "" || !a.isFile(abs) {
 		a.uncheckedAt(a.siteAt(st, fc, rest[0].Pos), "the script run by "+sh+" cannot be found from here ("+rest[0].Str+"): what it does to the environment is not checked")
 		a.external(st, cst, fc, fs, mode, nohup)
@@ -1327,10 +1316,10 @@ type childSrc struct {
 }
 
 // runEmbedded analyses a bash -c / su -c string as a child process.
-func (a *analyzer) runEmbedded(st, cst *state, fc *fileCtx, str field, args []field, mode callMode, nohup, allexp bool) {
+func (a *analyzer) runEmbedded(st, cst *state, fc *fileCtx, str expand.Field, args []expand.Field, mode callMode, nohup, allexp bool) {
 	if !str.Known {
 		a.uncheckedAt(a.siteAt(st, fc, str.Pos), "the command string cannot be resolved statically: what it does to the environment is not checked")
-		a.external(st, cst, fc, []field{str}, mode, nohup)
+		a.external(st, cst, fc, []expand.Field{str}, mode, nohup)
 		return
 	}
 	efc := a.embeddedCtx(fc, str)
@@ -1348,7 +1337,7 @@ func (a *analyzer) runEmbedded(st, cst *state, fc *fileCtx, str field, args []fi
 }
 
 // embeddedCtx maps positions inside a string word to the file.
-func (a *analyzer) embeddedCtx(fc *fileCtx, str field) *fileCtx {
+func (a *analyzer) embeddedCtx(fc *fileCtx, str expand.Field) *fileCtx {
 	l, c := fc.pos(str.Pos)
 	if str.Word != nil && len(str.Word.Parts) == 1 {
 		switch str.Word.Parts[0].(type) {
@@ -1361,7 +1350,7 @@ func (a *analyzer) embeddedCtx(fc *fileCtx, str field) *fileCtx {
 
 // runChild analyses a script run as a new process (bash F, ./F, bash -c):
 // it inherits only exported variables.
-func (a *analyzer) runChild(st, cst *state, fc *fileCtx, callPos syntax.Pos, abs, given string, emb *childSrc, args []field, mode callMode, nohup, allexp bool) {
+func (a *analyzer) runChild(st, cst *state, fc *fileCtx, callPos syntax.Pos, abs, given string, emb *childSrc, args []expand.Field, mode callMode, nohup, allexp bool) {
 	callSite := a.siteAt(st, fc, callPos)
 	shebang := a.shebangWraps
 	a.shebangWraps = nil
@@ -1408,11 +1397,11 @@ func (a *analyzer) runChild(st, cst *state, fc *fileCtx, callPos syntax.Pos, abs
 		cfc = pf.ctx()
 		stmts = pf.file.Stmts
 	}
-	ch := &state{scope: scope{Vars: newLayer(nil), Cwd: cst.Cwd, Args: args}, reset: cst.reset, preReset: cst.preReset, allexport: allexp,
+	ch := &state{Scope: expand.Scope[event]{Vars: expand.NewLayer[event](nil), Cwd: cst.Cwd, Args: args}, reset: cst.reset, preReset: cst.preReset, allexport: allexp,
 		loaded: cst.loaded, pending: cst.pending[:len(cst.pending):len(cst.pending)],
 		wraps: append(cst.wraps[:len(cst.wraps):len(cst.wraps)], shebang...), fgChild: mode == callNormal && !detached}
 	for k, v := range cst.Vars.All() {
-		if v.Exp != triNo {
+		if v.Exp != expand.No {
 			ch.Set(k, v)
 		} else if a.prot[k] != nil {
 			ch.Set(k, v)
@@ -1462,7 +1451,7 @@ func (a *analyzer) onStack(abs string) bool {
 }
 
 // callFunc walks a function's body where it is called.
-func (a *analyzer) callFunc(st *state, fc *fileCtx, fd *funcDef, fs []field) {
+func (a *analyzer) callFunc(st *state, fc *fileCtx, fd *funcDef, fs []expand.Field) {
 	if a.depth >= maxDepth {
 		return
 	}
@@ -1491,7 +1480,7 @@ func (a *analyzer) callFunc(st *state, fc *fileCtx, fd *funcDef, fs []field) {
 	if !st.dead {
 		for name, old := range frame {
 			if old == nil {
-				st.Set(name, defaultVar())
+				st.Set(name, expand.DefaultVar[event]())
 			} else {
 				st.Set(name, *old)
 			}

@@ -1,6 +1,7 @@
 package interp
 
 import (
+	"github.com/childproof/childproof/envres/internal/expand"
 	"github.com/childproof/childproof/envres/internal/progs"
 )
 
@@ -13,11 +14,11 @@ import (
 // command it runs (node: itself).
 type envLoader struct {
 	progs.Loader
-	rest []field
+	rest []expand.Field
 }
 
 // parseEnvLoader recognises an env-loading wrapper at fs[0].
-func parseEnvLoader(fs []field) (envLoader, bool) {
+func parseEnvLoader(fs []expand.Field) (envLoader, bool) {
 	l, ok := progs.EnvLoader(progArgs(fs))
 	if !ok {
 		return envLoader{}, false
@@ -26,14 +27,14 @@ func parseEnvLoader(fs []field) (envLoader, bool) {
 }
 
 // envLoaderLoad applies the wrapper's env files to the command's state.
-func (a *analyzer) envLoaderLoad(st, cst *state, fc *fileCtx, fs []field, l envLoader) {
+func (a *analyzer) envLoaderLoad(st, cst *state, fc *fileCtx, fs []expand.Field, l envLoader) {
 	s := a.siteAt(st, fc, fs[0].Pos)
 	o := loadOpts{exportAll: true, dialect: l.Dialect, by: l.By}
 	if !l.Override {
 		o.fill = fillUnset
 	}
 	for _, f := range l.Files {
-		abs := joinPath(cst.Cwd, f)
+		abs := expand.JoinPath(cst.Cwd, f)
 		switch {
 		case abs != "" && a.isFile(abs):
 			a.dotenvLoad(cst, s, abs, o)

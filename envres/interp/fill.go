@@ -1,6 +1,9 @@
 package interp
 
-import "github.com/childproof/childproof/envres/internal/shape"
+import (
+	"github.com/childproof/childproof/envres/internal/expand"
+	"github.com/childproof/childproof/envres/internal/shape"
+)
 
 // fillMode says which names a fill-only load assigns (shape.Fill).
 type fillMode = shape.Fill
@@ -17,12 +20,12 @@ const (
 // non-empty, as for ${X:=v}.
 func (a *analyzer) fillKeeps(old varState, mode fillMode) bool {
 	switch old.Val.Kind {
-	case vOrig:
+	case expand.Orig:
 		if p := a.prot[old.Val.Str]; p != nil && p.known && p.value == "" {
 			return mode == fillUnset
 		}
 		return true
-	case vLit:
+	case expand.Literal:
 		return old.Val.Str != "" || mode == fillUnset
 	}
 	return false

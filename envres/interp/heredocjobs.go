@@ -1,6 +1,7 @@
 package interp
 
 import (
+	"github.com/childproof/childproof/envres/internal/expand"
 	"github.com/childproof/childproof/envres/internal/progs"
 	"github.com/childproof/childproof/internal/wrapper"
 )
@@ -28,7 +29,7 @@ func (a *analyzer) heredocJobRun(c *cmdRun, j progs.Job) bool {
 		// The expansions of an unquoted delimiter's body happen here,
 		// before the job runs; linted as written, they happen in the
 		// job with the environment it starts with.
-		body = field{Str: string(src[start:end]), Known: true, Pos: hd.Pos()}
+		body = expand.Field{Str: string(src[start:end]), Known: true, Pos: hd.Pos()}
 	}
 	body.Word = nil // positions: the body starts a line
 	cst := c.cst

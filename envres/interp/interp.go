@@ -5,6 +5,8 @@ import (
 	"strings"
 
 	"mvdan.cc/sh/v3/syntax"
+
+	"github.com/childproof/childproof/envres/internal/expand"
 )
 
 // The analysis is a flow-sensitive abstract interpretation over the AST
@@ -168,7 +170,7 @@ func (a *analyzer) condCmd(st *state, fc *fileCtx, cmd syntax.Command) (ok, know
 	eval := func(w *syntax.Word) operand {
 		f := ev.Word(w)
 		o := operand{s: f.Str, known: f.Known, nonEmpty: f.Known && f.Str != ""}
-		if f.Val.Kind == vOrig && len(w.Parts) == 1 {
+		if f.Val.Kind == expand.Orig && len(w.Parts) == 1 {
 			if p := a.prot[f.Val.Str]; p != nil && p.known {
 				// Compared only, never shown.
 				o.s, o.known, o.nonEmpty = p.value, true, p.value != ""
@@ -289,13 +291,13 @@ func (a *analyzer) forClause(st *state, fc *fileCtx, c *syntax.ForClause) {
 	}
 	if ok {
 		ev := a.eval(st, fc)
-		var items []field
+		var items []expand.Field
 		if wi.InPos.IsValid() {
 			items = ev.Fields(wi.Items)
 			for i, it := range items {
 				if globbable(it) {
 					// Expand from here on, into a slice of its own.
-					out := append([]field(nil), items[:i]...)
+					out := append([]expand.Field(nil), items[:i]...)
 					for _, it := range items[i:] {
 						out = append(out, globField(st.Cwd, it)...)
 					}
@@ -324,7 +326,7 @@ func (a *analyzer) forClause(st *state, fc *fileCtx, c *syntax.ForClause) {
 			return
 		}
 		body := st.fork()
-		a.assign(body, fc, wi.Name.Value, unknownValue, false, wi.Name.Pos(), false)
+		a.assign(body, fc, wi.Name.Value, expand.UnknownValue, false, wi.Name.Pos(), false)
 		a.stmts(body, fc, c.Do)
 		st.merge(body, st.fork())
 		return
@@ -336,28 +338,28 @@ func (a *analyzer) forClause(st *state, fc *fileCtx, c *syntax.ForClause) {
 
 // globbable reports whether f is an unquoted literal word with glob
 // characters.
-func globbable(f field) bool {
+func globbable(f expand.Field) bool {
 	return f.Known && !f.Quoted && strings.ContainsAny(f.Str, "*?[")
 }
 
 // globField expands an unquoted literal word with glob characters against
 // the files on disk, as the shell does (no match: the word stays).
-func globField(cwd string, f field) []field {
+func globField(cwd string, f expand.Field) []expand.Field {
 	if !globbable(f) {
-		return []field{f}
+		return []expand.Field{f}
 	}
 	pat := f.Str
 	if !filepath.IsAbs(pat) {
 		if cwd == "" {
-			return []field{f}
+			return []expand.Field{f}
 		}
 		pat = filepath.Join(cwd, pat)
 	}
 	matches, err := filepath.Glob(pat)
 	if err != nil || len(matches) == 0 {
-		return []field{f}
+		return []expand.Field{f}
 	}
-	out := make([]field, 0, len(matches))
+	out := make([]expand.Field, 0, len(matches))
 	for _, m := range matches {
 		if !filepath.IsAbs(f.Str) {
 			if rel, err := filepath.Rel(cwd, m); err == nil {
@@ -365,7 +367,7 @@ func globField(cwd string, f field) []field {
 			}
 		}
 		g := f
-		g.Str, g.Val = m, lit(m)
+		g.Str, g.Val = m, expand.Lit(m)
 		out = append(out, g)
 	}
 	return out
@@ -384,7 +386,7 @@ func (a *analyzer) caseClause(st *state, fc *fileCtx, c *syntax.CaseClause) {
 					certain = false
 					continue
 				}
-				if shellMatch(pat, w.Str) {
+				if expand.ShellMatch(pat, w.Str) {
 					matched = true
 					break
 				}

@@ -4,6 +4,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/childproof/childproof/envres/internal/expand"
 	"github.com/childproof/childproof/redact"
 )
 
@@ -21,8 +22,8 @@ type loadedVals struct {
 }
 
 // note records a value a load assigned to name.
-func (l *loadedVals) note(name string, v value) {
-	if v.Kind != vLit || len(v.Str) < redact.MinLen {
+func (l *loadedVals) note(name string, v expand.Value) {
+	if v.Kind != expand.Literal || len(v.Str) < redact.MinLen {
 		return
 	}
 	if l.byValue == nil {

@@ -8,6 +8,7 @@ import (
 
 	"mvdan.cc/sh/v3/syntax"
 
+	"github.com/childproof/childproof/envres/internal/expand"
 	"github.com/childproof/childproof/envres/internal/progs"
 	"github.com/childproof/childproof/envres/internal/shape"
 	"github.com/childproof/childproof/envres/script"
@@ -15,7 +16,7 @@ import (
 )
 
 // sourceCmd is `. FILE` / `source FILE [ARGS]`.
-func (a *analyzer) sourceCmd(st *state, fc *fileCtx, stmt *syntax.Stmt, s Site, ops []field) {
+func (a *analyzer) sourceCmd(st *state, fc *fileCtx, stmt *syntax.Stmt, s Site, ops []expand.Field) {
 	if len(ops) == 0 {
 		return
 	}
@@ -62,7 +63,7 @@ func (a *analyzer) sourceCmd(st *state, fc *fileCtx, stmt *syntax.Stmt, s Site, 
 		a.unresolved(st, s, p.Str, false)
 		return
 	}
-	abs := joinPath(st.Cwd, p.Str)
+	abs := expand.JoinPath(st.Cwd, p.Str)
 	if abs == "" {
 		a.unresolved(st, s, p.Str, false)
 		return
@@ -97,7 +98,7 @@ func (a *analyzer) pendLoad(st *state, s Site, what string, unreadable bool) {
 // sourceFile walks a sourced file in the current shell. With forceLoad
 // (eval "$(cat F)", source <(…)) or under set -a, or when the file only
 // assigns, it is an env-file load: its assignments are reported at s.
-func (a *analyzer) sourceFile(st *state, s Site, abs, given string, args []field, forceLoad, exportAll, stripCR bool) {
+func (a *analyzer) sourceFile(st *state, s Site, abs, given string, args []expand.Field, forceLoad, exportAll, stripCR bool) {
 	if a.onStack(abs) || a.depth >= maxDepth {
 		return // a file that sources itself: once is enough
 	}
@@ -174,9 +175,9 @@ func (a *analyzer) entriesLoad(st *state, s Site, what string, entries []dotenv.
 	ev.file = o.file
 	st.load = &loadCtx{ev: ev, exportAll: o.exportAll, fill: o.fill}
 	for _, e := range entries {
-		v := lit(e.Value)
+		v := expand.Lit(e.Value)
 		if e.Dynamic {
-			v = unknownValue
+			v = expand.UnknownValue
 		}
 		a.assign(st, nil, e.Name, v, e.Export, syntax.Pos{}, false)
 	}
@@ -236,7 +237,7 @@ func (lf loadFile) wordsDialect() dotenv.Dialect {
 func (a *analyzer) findLoadFile(st *state, fc *fileCtx, stmts []*syntax.Stmt) loadFile {
 	var res loadFile
 	ev := a.eval(st, fc)
-	var cands []field
+	var cands []expand.Field
 	for _, s := range stmts {
 		syntax.Walk(s, func(n syntax.Node) bool {
 			switch n := n.(type) {
@@ -317,8 +318,8 @@ func (lf loadFile) files() []string {
 // globFiles returns the existing regular files an operand names: the
 // file, or the matches of an unquoted glob (secrets/*, conf.d/*.env), in
 // the order the shell sorts them.
-func (a *analyzer) globFiles(cwd string, c field) []string {
-	abs := joinPath(cwd, c.Str)
+func (a *analyzer) globFiles(cwd string, c expand.Field) []string {
+	abs := expand.JoinPath(cwd, c.Str)
 	if abs == "" {
 		return nil
 	}
@@ -347,7 +348,7 @@ func (a *analyzer) globFiles(cwd string, c field) []string {
 // Only a substitution whose output becomes NAME=VALUE words loads: one
 // after the word's first '=' is a value (declare -g ${name}="$(… | head -1)",
 // a dynamic assignment, not a load).
-func (a *analyzer) substLoads(st *state, fc *fileCtx, s Site, f field, exportAll bool) {
+func (a *analyzer) substLoads(st *state, fc *fileCtx, s Site, f expand.Field, exportAll bool) {
 	for _, cs := range nameSubsts(f) {
 		lf := a.findLoadFile(st, fc, cs.Stmts)
 		switch {
@@ -365,7 +366,7 @@ func (a *analyzer) substLoads(st *state, fc *fileCtx, s Site, f field, exportAll
 
 // nameSubsts returns the command substitutions of f before the first
 // literal '=' of its word: those whose output names the variables.
-func nameSubsts(f field) []*syntax.CmdSubst {
+func nameSubsts(f expand.Field) []*syntax.CmdSubst {
 	if f.SubWord == nil {
 		return nil
 	}
@@ -411,7 +412,7 @@ func (a *analyzer) streamLoad(st *state, fc *fileCtx, s Site, stmts []*syntax.St
 
 // evalCmd is eval: eval "$(cat .env)" is a load; a literal string is
 // walked as shell.
-func (a *analyzer) evalCmd(st *state, fc *fileCtx, s Site, ops []field) {
+func (a *analyzer) evalCmd(st *state, fc *fileCtx, s Site, ops []expand.Field) {
 	var substs []*syntax.CmdSubst
 	known := true
 	for _, f := range ops {
@@ -499,7 +500,7 @@ func (a *analyzer) whileReadLoad(st *state, fc *fileCtx, s *syntax.Stmt, c *synt
 			a.unresolved(st, site, f.Str, true)
 			continue
 		}
-		abs := joinPath(st.Cwd, f.Str)
+		abs := expand.JoinPath(st.Cwd, f.Str)
 		if abs == "" || !a.isFile(abs) {
 			a.pendLoad(st, site, f.Str, abs != "")
 			continue

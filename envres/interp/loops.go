@@ -3,6 +3,7 @@ package interp
 import (
 	"mvdan.cc/sh/v3/syntax"
 
+	"github.com/childproof/childproof/envres/internal/expand"
 	"github.com/childproof/childproof/envres/internal/shape"
 	"github.com/childproof/childproof/internal/dotenv"
 )
@@ -15,7 +16,6 @@ import (
 //	while IFS='=' read -r k v; do printf -v "$k" %s "$v"; export "$k"; done < .env
 //
 // The while-read form is whileReadLoad's.
-
 // fileArray is an array filled from a file (mapfile/readarray/read -a
 // with an input redirection, arr=($(cat F))), for a later loop over it.
 type fileArray struct {
@@ -146,13 +146,9 @@ func (a *analyzer) wordFile(st *state, fc *fileCtx, w *syntax.Word) loadFile {
 	if !f.Known {
 		return loadFile{cands: true, name: nodeText(w)}
 	}
-	abs := joinPath(st.Cwd, f.Str)
+	abs := expand.JoinPath(st.Cwd, f.Str)
 	if abs != "" && a.isFile(abs) {
 		return loadFile{abs: abs, name: a.display(abs), found: true, cands: true}
 	}
 	return loadFile{cands: true, name: f.Str}
 }
-
-// arrayParam returns NAME when w is "${NAME[@]}" or ${NAME[*]}
-// (shape.ArrayParam).
-func arrayParam(w *syntax.Word) string { return shape.ArrayParam(w) }

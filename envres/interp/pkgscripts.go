@@ -6,6 +6,7 @@ import (
 
 	"mvdan.cc/sh/v3/syntax"
 
+	"github.com/childproof/childproof/envres/internal/expand"
 	"github.com/childproof/childproof/envres/internal/progs"
 )
 
@@ -29,14 +30,14 @@ type pkgScript struct {
 // pkgScriptOf returns the package.json script fs runs (progs.RunScript),
 // and false when fs is no run-script whose package.json is readable and
 // names it.
-func (a *analyzer) pkgScriptOf(cwd string, fs []field) (pkgScript, bool) {
+func (a *analyzer) pkgScriptOf(cwd string, fs []expand.Field) (pkgScript, bool) {
 	name, args, dirs, ok := progs.RunScript(progArgs(fs))
 	if !ok {
 		return pkgScript{}, false
 	}
 	dir := cwd
 	for _, d := range dirs {
-		dir = joinPath(dir, d)
+		dir = expand.JoinPath(dir, d)
 	}
 	if dir == "" {
 		return pkgScript{}, false

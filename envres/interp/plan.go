@@ -10,6 +10,8 @@ import (
 	"sync"
 
 	"mvdan.cc/sh/v3/syntax"
+
+	"github.com/childproof/childproof/envres/internal/expand"
 )
 
 // Command is an external command run in the foreground. It is plain data,
@@ -202,13 +204,13 @@ func (p *Planner) ran(ref *cmdRef) {
 }
 
 type exportRec struct {
-	v    value
+	v    expand.Value
 	site Site
 }
 
 // assigned is called for every assignment the analysis makes.
 func (p *Planner) assigned(name string, ns varState, ev *event) {
-	if ev == nil || ev.kind != evAssign || ns.Exp != triYes || ev.note != "" {
+	if ev == nil || ev.kind != evAssign || ns.Exp != expand.Yes || ev.note != "" {
 		return
 	}
 	p.exports[name] = exportRec{v: ns.Val, site: ev.site}
@@ -254,7 +256,7 @@ func wordText(w *syntax.Word) string {
 }
 
 // fieldWord resolves one evaluated field of a command.
-func (p *Planner) fieldWord(ev *evaluator, f field) Word {
+func (p *Planner) fieldWord(ev *evaluator, f expand.Field) Word {
 	w := Word{Text: wordText(f.Word)}
 	switch {
 	case f.Known && f.Word != nil && p.wordLoaded(ev, f.Word, 0):
@@ -272,9 +274,9 @@ func (p *Planner) fieldWord(ev *evaluator, f field) Word {
 		if w.Text == "" {
 			w.Text = `"$@"`
 		}
-	case f.Val.Kind == vOrig:
+	case f.Val.Kind == expand.Orig:
 		w.Parts = []Part{{Env: f.Val.Str}}
-	case f.Word != nil && !atWord(f.Word):
+	case f.Word != nil && !expand.AtWord(f.Word):
 		if parts, ok := p.symParts(ev, f.Word.Parts, false, 0); ok {
 			w.Parts = parts
 		}
@@ -330,8 +332,8 @@ func joinLits(ps []Part) []Part {
 // tryParts evaluates one word part as the analysis does, on a copy of the
 // state (${X:=d} assigns).
 func tryParts(ev *evaluator, wp syntax.WordPart, inDq bool) (string, bool) {
-	var b wordBuf
-	f := field{Known: true}
+	var b expand.WordBuf
+	f := expand.Field{Known: true}
 	tmp := forked(ev)
 	tmp.Parts([]syntax.WordPart{wp}, &b, &f, inDq)
 	return b.String(), f.Known
@@ -367,11 +369,11 @@ func (p *Planner) symParam(ev *evaluator, pe *syntax.ParamExp, depth int) ([]Par
 			return nil, false
 		}
 		base = sub
-	case !tracked || vs.Val.Kind == vUnknown && len(vs.Origins) == 0:
+	case !tracked || vs.Val.Kind == expand.Unknown && len(vs.Origins) == 0:
 		base, caller = []Part{{Env: name}}, true
-	case vs.Val.Kind == vOrig:
+	case vs.Val.Kind == expand.Orig:
 		base, caller = []Part{{Env: vs.Val.Str}}, true
-	case vs.Val.Kind == vUnknown:
+	case vs.Val.Kind == expand.Unknown:
 		sub, ok := p.fromOrigin(ev, name, vs, depth)
 		if !ok {
 			return nil, false
@@ -426,7 +428,7 @@ func (p *Planner) fromOrigin(ev *evaluator, name string, vs varState, depth int)
 	}
 	// In the statement, the name itself is the caller's value.
 	self := forked(ev)
-	self.Scope.Set(name, defaultVar())
+	self.Scope.Set(name, expand.DefaultVar[event]())
 	switch {
 	case asg != nil && asg.Array == nil && asg.Index == nil && !asg.Append:
 		if asg.Value == nil {
@@ -544,7 +546,7 @@ func (p *Planner) env(ev *evaluator, st *state, s *Start) {
 	sort.Strings(names)
 	for _, name := range names {
 		vs := all[name]
-		if vs.Val.Kind == vUnset || vs.Exp == triNo {
+		if vs.Val.Kind == expand.Unset || vs.Exp == expand.No {
 			continue
 		}
 		var load, assign *event
@@ -556,7 +558,7 @@ func (p *Planner) env(ev *evaluator, st *state, s *Start) {
 				assign = o
 			}
 		}
-		if vs.Exp == triMaybe {
+		if vs.Exp == expand.Maybe {
 			continue // a shell variable the script never exported
 		}
 		if len(vs.Origins) > 1 {
@@ -584,13 +586,13 @@ func (p *Planner) env(ev *evaluator, st *state, s *Start) {
 				s.Env = append(s.Env, EnvSetting{Name: name, Value: w, Pos: Pos{File: r.site.File, Line: r.site.Line}, Clobbered: true})
 			}
 		case assign != nil:
-			if vs.Val.Kind == vOrig && vs.Val.Str == name {
+			if vs.Val.Kind == expand.Orig && vs.Val.Str == name {
 				s.Inherit = append(s.Inherit, name)
 				continue
 			}
 			w := p.valueWord(ev, name, vs.Val, vs)
 			s.Env = append(s.Env, EnvSetting{Name: name, Value: w, Pos: Pos{File: assign.site.File, Line: assign.site.Line}})
-		case vs.Val.Kind == vOrig && vs.Val.Str == name, vs.Val.Kind == vUnknown && len(vs.Origins) == 0:
+		case vs.Val.Kind == expand.Orig && vs.Val.Str == name, vs.Val.Kind == expand.Unknown && len(vs.Origins) == 0:
 			// export NAME of the caller's variable
 			s.Inherit = append(s.Inherit, name)
 		}
@@ -613,9 +615,9 @@ func firstSite(evs []*event) *Site {
 }
 
 // valueWord resolves a variable's value.
-func (p *Planner) valueWord(ev *evaluator, name string, v value, vs varState) Word {
+func (p *Planner) valueWord(ev *evaluator, name string, v expand.Value, vs varState) Word {
 	switch v.Kind {
-	case vLit:
+	case expand.Literal:
 		if _, derived := p.loadedFrom(ev, name, 0); derived {
 			// OTHER="$API_KEY": built from a value read from an env file.
 			if parts, ok := p.fromOrigin(ev, name, vs, 0); ok {
@@ -624,9 +626,9 @@ func (p *Planner) valueWord(ev *evaluator, name string, v value, vs varState) Wo
 			return Word{Text: "$" + name}
 		}
 		return Word{Parts: []Part{{Lit: v.Str}}, Text: v.Str}
-	case vOrig:
+	case expand.Orig:
 		return Word{Parts: []Part{{Env: v.Str}}, Text: "$" + v.Str}
-	case vUnknown:
+	case expand.Unknown:
 		if parts, ok := p.fromOrigin(ev, name, vs, 0); ok {
 			return Word{Parts: parts}
 		}

@@ -3,6 +3,8 @@ package interp
 import (
 	"sort"
 	"strings"
+
+	"github.com/childproof/childproof/envres/internal/expand"
 )
 
 // workerPoint checks the environment a worker starts with: an exec'd or
@@ -21,7 +23,7 @@ func (a *analyzer) workerPoint(st *state, cmd *cmdRef) {
 		for _, p := range a.protList {
 			vs, ok := st.Get(p.name)
 			if !ok {
-				vs = defaultVar()
+				vs = expand.DefaultVar[event]()
 			}
 			a.checkProtected(p, vs)
 		}
@@ -39,7 +41,7 @@ func (a *analyzer) workerPoint(st *state, cmd *cmdRef) {
 	if st.loaded {
 		groups := map[*event][]string{}
 		for name, vs := range st.Vars.All() {
-			if !vs.LoadExp || vs.Exp == triNo || a.prot[name] != nil {
+			if !vs.LoadExp || vs.Exp == expand.No || a.prot[name] != nil {
 				continue
 			}
 			for _, ev := range vs.Origins {
@@ -77,7 +79,7 @@ func (a *analyzer) describe(p *protVar, ev *event, vs varState, merged string) s
 	}
 	d := merged
 	switch v.Kind {
-	case vLit:
+	case expand.Literal:
 		switch {
 		case p.override && p.known && v.Str == p.value:
 			return merged
@@ -88,9 +90,9 @@ func (a *analyzer) describe(p *protVar, ev *event, vs varState, merged string) s
 		default:
 			d = "a different value"
 		}
-	case vUnknown:
+	case expand.Unknown:
 		d = "a value that cannot be known statically"
-	case vOrig:
+	case expand.Orig:
 		d = "the value of " + v.Str
 	}
 	if vs.Val != v {
@@ -105,7 +107,7 @@ func (a *analyzer) checkProtected(p *protVar, vs varState) {
 	ok := false
 	desc := "a different value"
 	switch vs.Val.Kind {
-	case vOrig:
+	case expand.Orig:
 		ok = vs.Val.Str == p.name
 		if q := a.prot[vs.Val.Str]; !ok && q != nil && p.known && q.known && p.value == q.value {
 			ok = true
@@ -113,7 +115,7 @@ func (a *analyzer) checkProtected(p *protVar, vs varState) {
 		if !ok {
 			desc = "the value of " + vs.Val.Str
 		}
-	case vLit:
+	case expand.Literal:
 		if p.override {
 			ok = p.known && vs.Val.Str == p.value
 			if !p.known {
@@ -123,14 +125,14 @@ func (a *analyzer) checkProtected(p *protVar, vs varState) {
 			ok = vs.Val.Str != ""
 			desc = "an empty value"
 		}
-	case vUnknown:
+	case expand.Unknown:
 		ok = !p.override
 		desc = "a value that cannot be known statically"
 	}
-	if vs.Exp == triNo {
+	if vs.Exp == expand.No {
 		ok = false
 	}
-	if ok && vs.Exp == triYes {
+	if ok && vs.Exp == expand.Yes {
 		return
 	}
 	for _, ev := range vs.Origins {
@@ -194,7 +196,7 @@ func (a *analyzer) protSnapshot(st *state) map[string]varState {
 	for _, p := range a.protList {
 		vs, ok := st.Get(p.name)
 		if !ok {
-			vs = defaultVar()
+			vs = expand.DefaultVar[event]()
 		}
 		m[p.name] = vs
 	}
