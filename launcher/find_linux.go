@@ -4,16 +4,15 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strings"
 	"sync/atomic"
 	"time"
 
 	"github.com/childproof/childproof/internal/pidfd"
-	"github.com/childproof/childproof/internal/sockdiag"
 	"github.com/childproof/childproof/launcher/exectrace"
 	"github.com/childproof/childproof/launcher/proctree"
 	"github.com/childproof/childproof/launcher/readiness"
 	"github.com/childproof/childproof/launcher/runas"
+	"github.com/childproof/childproof/launcher/treelook"
 	"github.com/childproof/childproof/outcome"
 	"github.com/childproof/childproof/proc"
 	"github.com/childproof/childproof/verify"
@@ -32,26 +31,27 @@ func (la *Launch) findAndVerify(ctx context.Context, v *verify.Verifier, r *veri
 	f.polling = time.Now()
 	f.deadline = f.polling.Add(la.Spec.ReadyTimeout())
 	f.root = la.tree.Root.Pid()
+	f.look = &treelook.Looker{Proc: la.opts.Proc, Ports: la.Spec.Ports, Members: func() []int { return la.tree.Members() }, Events: la.events}
 	defer f.release()
-	defer func() { f.diag.Close() }()
+	defer f.look.Close()
 	defer func() { la.notes.wake.Close(); la.notes.wake = nil }()
 	for {
 		if err := ctx.Err(); err != nil {
 			return la.interrupted(r, err)
 		}
-		tree := f.members()
+		tree := f.look.List()
 		rootExited := la.tree.Root.Exited()
 		if err := f.workerExited(tree); err != nil {
 			return err
 		}
-		if !rootExited && !f.changed(tree) {
+		if !rootExited && !f.look.Changed() {
 			// Nothing moved (the same members, execs and listeners) and
 			// the last full look is recent: that look's answer stands.
 			f.progress()
 			if time.Now().After(f.deadline) {
 				return f.timedOut(tree)
 			}
-			pollPause(time.Since(f.polling))
+			treelook.Pause(time.Since(f.polling))
 			continue
 		}
 		f.pick(tree)
@@ -70,7 +70,7 @@ func (la *Launch) findAndVerify(ctx context.Context, v *verify.Verifier, r *veri
 		if time.Now().After(f.deadline) {
 			return f.timedOut(tree)
 		}
-		pollPause(time.Since(f.polling))
+		treelook.Pause(time.Since(f.polling))
 	}
 }
 
@@ -97,95 +97,24 @@ type finder struct {
 	seenForeign *verify.Holder
 	selector    selectorWatch
 	stable      proctree.Stability
-	// look is what the last full look saw (lookSig) and when; foreign
-	// is how long a stranger has held a declared port no member holds.
-	lookSig string
-	lookAt  time.Time
+	// look is the looks at the tree: its last listing and full look;
+	// foreign is how long a stranger has held a declared port no member
+	// holds.
+	look    *treelook.Looker
 	foreign proctree.Stability
 	// moved is how long the tree has been the same while another member
 	// than the single worker held its port.
 	moved proctree.Stability
-	// tree and treeSig are the last listing of the tree and its
-	// signature, made at treeGen of the tree's events (when they are
-	// heard) and at treeAt.
-	tree    []int
-	treeSig string
-	treeGen uint64
-	treeAt  time.Time
-	// settling is the look (lookSig) that found another member on the
+	// settling is the look (its Sig) that found another member on the
 	// single worker's port and waited for the tree to settle, at
 	// settlingAt.
 	settling   string
 	settlingAt time.Time
-	// diag is the sock_diag socket the cheap looks ask (nil: none yet,
-	// or none to be had when diagTried).
-	diag      *sockdiag.Conn
-	diagTried bool
 }
 
 // settlingRecheck is how long a look that waited for the tree to settle
 // stands while nothing moves.
 const settlingRecheck = time.Second
-
-// members lists the tree. Where the proc connector is heard and nothing
-// happened in the tree since the last listing (no fork, exec, rename or
-// exit; none lost), that listing stands for up to fullLookEvery: the
-// cheap look is then one socket-table query per port.
-func (f *finder) members() []int {
-	gen, heard := f.la.events.Generation()
-	if heard && f.tree != nil && gen == f.treeGen && time.Since(f.treeAt) < fullLookEvery {
-		return f.tree
-	}
-	f.tree, f.treeGen, f.treeAt = f.la.tree.Members(), gen, time.Now()
-	f.treeSig = proctree.Signature(f.la.opts.Proc, f.tree)
-	return f.tree
-}
-
-// listenSlowAfter is how long the find loop looks for the listener every
-// 20 ms before it looks every 50 ms.
-const listenSlowAfter = 10 * time.Second
-
-// fullLookEvery is how often the find loop looks at everything although
-// nothing changed: the waits for a quiet tree are judged on it.
-const fullLookEvery = 200 * time.Millisecond
-
-// changed reports whether the tree or the declared ports' listeners
-// changed since the last full look, or that look is fullLookEvery old;
-// it notes this look as the last full one when so. A look that finds
-// nothing changed costs a socket-table query per port and a stat per
-// member: the full look (holders' fds, the selector, verification) is
-// what a wait of minutes must not repeat every millisecond.
-func (f *finder) changed(tree []int) bool {
-	la := f.la
-	var b strings.Builder
-	b.WriteString(f.treeSig)
-	for _, pt := range la.Spec.Ports {
-		for _, l := range f.listeners(pt.Number) {
-			fmt.Fprintf(&b, " L%d", l.Inode)
-		}
-	}
-	sig := b.String()
-	if sig == f.lookSig && time.Since(f.lookAt) < fullLookEvery {
-		return false
-	}
-	f.lookSig, f.lookAt = sig, time.Now()
-	return true
-}
-
-// listeners is the socket table's listeners on port, asked over the
-// finder's kept sock_diag socket (a look every millisecond made, bound
-// and closed one each time: a third of the query's cost), or by
-// sockdiag.Lookup where there is none.
-func (f *finder) listeners(port int) []sockdiag.Listener {
-	if f.diag == nil && !f.diagTried {
-		f.diagTried = true
-		f.diag, _ = sockdiag.Open()
-	}
-	ls, _ := f.diag.ListenersOr(uint16(port), func() ([]sockdiag.Listener, error) {
-		return sockdiag.Lookup(f.la.opts.Proc.Root, port)
-	})
-	return ls
-}
 
 // findStep is what a look at the worker's ports decided.
 type findStep int
@@ -301,7 +230,7 @@ func (f *finder) noWorker(tree []int, rootExited bool) error {
 		// has stopped changing holds: told at once.
 		if h := proctree.ForeignHolder(la.opts.Proc, la.Spec, tree); h != nil && len(proctree.PortOwners(la.opts.Proc, la.Spec, tree)) == 0 {
 			f.seenForeign = h
-			if f.foreign.SettledSig(f.treeSig, selectorQuiet) {
+			if f.foreign.SettledSig(f.look.TreeSig(), selectorQuiet) {
 				return la.raceError(f.r, h)
 			}
 		} else {
@@ -328,12 +257,12 @@ func (f *finder) noWorker(tree []int, rootExited bool) error {
 // again with a fresh report.
 func (f *finder) ports(ctx context.Context, tree []int, rootExited bool) (findStep, error) {
 	la := f.la
-	if f.settling == f.lookSig && time.Since(f.settlingAt) < settlingRecheck && !rootExited {
+	if f.settling == f.look.Sig() && time.Since(f.settlingAt) < settlingRecheck && !rootExited {
 		// Nothing moved since a look found another member on the
 		// worker's port and waited for the tree to settle: only time
 		// can change that (the holders' fd tables are read again
 		// every settlingRecheck).
-		if !f.moved.SettledSig(f.treeSig, selectorQuiet) {
+		if !f.moved.SettledSig(f.look.TreeSig(), selectorQuiet) {
 			return findWait, nil
 		}
 	}
@@ -341,7 +270,7 @@ func (f *finder) ports(ctx context.Context, tree []int, rootExited bool) (findSt
 	owned, foreign := proctree.PortState(la.opts.Proc, la.Spec, f.worker, tree)
 	if foreign != nil {
 		f.seenForeign = foreign
-		if rootExited || pidfd.Exited(f.wfd) || !owned && f.foreign.SettledSig(f.treeSig, selectorQuiet) {
+		if rootExited || pidfd.Exited(f.wfd) || !owned && f.foreign.SettledSig(f.look.TreeSig(), selectorQuiet) {
 			// (A stranger on a port no member holds, in a tree that
 			// stopped changing: waiting cannot change the verdict.)
 			return findDone, la.raceError(f.r, foreign)
@@ -363,12 +292,12 @@ func (f *finder) ports(ctx context.Context, tree []int, rootExited bool) (findSt
 	// that has stopped changing, is judged as it is: picking again
 	// could not change the verdict.
 	single := la.Spec.Worker.N() == 1 && !proctree.HoldsAll(la.opts.Proc, la.Spec, f.worker, tree)
-	final := single && f.moved.SettledSig(f.treeSig, selectorQuiet)
+	final := single && f.moved.SettledSig(f.look.TreeSig(), selectorQuiet)
 	if single && !final {
 		// Another member holds the port: verifying now would only say
 		// so; wait for the tree to settle (or the worker to listen).
-		if f.settling != f.lookSig {
-			f.settling, f.settlingAt = f.lookSig, time.Now()
+		if f.settling != f.look.Sig() {
+			f.settling, f.settlingAt = f.look.Sig(), time.Now()
 		}
 		return findWait, nil
 	}
@@ -384,9 +313,9 @@ func (f *finder) ports(ctx context.Context, tree []int, rootExited bool) (findSt
 	// Another member holds the port now (the picked one
 	// re-exec'd and let it go): pick again, at the next change or full
 	// look (a verification is no cheap look).
-	sig, at := f.lookSig, f.lookAt
+	restore := f.look.Keep()
 	f.repick()
-	f.lookSig, f.lookAt = sig, at
+	restore()
 	*f.r = *verify.NewReport(la.Spec.Name)
 	f.r.Attempts, f.r.Log = f.attempts, f.logPath
 	return findAgain, nil
@@ -439,7 +368,7 @@ func (f *finder) repick() {
 	unix.Close(f.wfd)
 	f.worker, f.wfd = 0, -1
 	f.stable = proctree.Stability{}
-	f.lookSig = ""
+	f.look.Forget()
 	f.settling = ""
 }
 
@@ -503,32 +432,6 @@ func (f *finder) neverAppeared(tree []int) error {
 	}
 	e.Retry = true
 	return e
-}
-
-// pollPause waits between two looks for the worker and its listener:
-// 1 ms to 200 ms, when a server that binds at once shows up, 5 ms to 1 s,
-// 20 ms to listenSlowAfter, then 50 ms, so that a slow starter costs a
-// few percent of a core (each look is a wake-up of the process; one that
-// finds nothing changed costs ~0.3 ms: finder.changed) and is still seen
-// ~10 ms after it listens (~25 ms once it has taken longer than
-// listenSlowAfter, a model's load of minutes). Always parked
-// (time.Sleep), never in a syscall: the runtime's sysmon takes a P back
-// from a goroutine blocked in one, which counts as work and keeps it
-// waking every 20 µs while the looks go on (measured: a 200 µs
-// nanosleep between the first looks made sysmon a tenth of a library
-// start's CPU; a 10 ms one, ~1,100 wake-ups a second, most of the CPU
-// of a long wait).
-func pollPause(waited time.Duration) {
-	d := 20 * time.Millisecond
-	switch {
-	case waited >= listenSlowAfter:
-		d = 50 * time.Millisecond
-	case waited < 200*time.Millisecond:
-		d = time.Millisecond
-	case waited < time.Second:
-		d = 5 * time.Millisecond
-	}
-	time.Sleep(d)
 }
 
 // raceError is the failure of an attempt whose port a newcomer took

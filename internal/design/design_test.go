@@ -59,6 +59,8 @@ var layers = map[string][]string{
 	// The tree's fork, exec and exit events (the proc connector).
 	"launcher/treeevents": {"internal/proccn", "internal/wakeup"},
 	"launcher/sigtree":    {"verify", "proc", "launcher/proctree", "internal/pidfd"},
+	// The find loop's looks at a tree, cheap while nothing changes.
+	"launcher/treelook": {"proc", "spec", "launcher/proctree", "launcher/treeevents", "internal/sockdiag"},
 	// Which members of the tree are new since the launch was verified.
 	"launcher/memberwatch": {"proc", "verify", "launcher/treeevents"},
 	// Waiting for a worker's readiness: probes paced by the tree's events.
@@ -89,7 +91,7 @@ var layers = map[string][]string{
 	// A recorded launch inspected: its check, re-selection, verify, explain, history.
 	"launcher/recorded": {"launcher/failure", "launcher/statedir", "launcher/proctree", "launcher/census", "launcher/mask", "launcher/runas", "verify", "proc", "spec", "outcome", "redact"},
 	// Starting, finding, recording, stopping.
-	"launcher": {"verify", "proc", "spec", "launcher/failure", "launcher/statedir", "launcher/proctree", "launcher/exectrace", "launcher/sigtree", "launcher/census", "launcher/recorded", "launcher/journal", "launcher/treeevents", "launcher/readiness", "launcher/memberwatch", "internal/wakeup", "launcher/mask", "launcher/logread", "launcher/output", "launcher/relay", "launcher/watchdog", "launcher/launchenv", "launcher/runas", "launcher/portplaceholder", "launcher/agentrestart", "outcome", "redact", "internal/atomicfile",
+	"launcher": {"verify", "proc", "spec", "launcher/failure", "launcher/statedir", "launcher/proctree", "launcher/exectrace", "launcher/sigtree", "launcher/census", "launcher/recorded", "launcher/journal", "launcher/treeevents", "launcher/readiness", "launcher/memberwatch", "launcher/treelook", "internal/wakeup", "launcher/mask", "launcher/logread", "launcher/output", "launcher/relay", "launcher/watchdog", "launcher/launchenv", "launcher/runas", "launcher/portplaceholder", "launcher/agentrestart", "outcome", "redact", "internal/atomicfile",
 		"internal/dotenv", "internal/logtail", "internal/noinherit", "internal/pidfd", "internal/probe", "internal/sockdiag",
 		"internal/proccn"},
 	"launcher/group": {"launcher", "verify", "proc", "spec", "outcome"},
