@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/childproof/childproof/internal/pidfd"
-	"github.com/childproof/childproof/internal/wakeup"
 	"github.com/childproof/childproof/launcher/treeevents"
 	"golang.org/x/sys/unix"
 )
@@ -25,7 +24,7 @@ func TreeWakes() int64 { return treeWakes.Load() }
 // nil. Not safe for concurrent use (its listenWatch is not).
 type wakes struct {
 	// lines is rung on every line the tree prints.
-	lines *wakeup.Wakeup
+	lines Bell
 	// tree is the tree's fork, exec and exit events.
 	tree *treeevents.Events
 	// listen notices a listening socket that appears in the tree.
@@ -46,7 +45,7 @@ func wait(ctx context.Context, wfd int, at, deadline time.Time, p *pacer, w wake
 			return !pidfd.Exited(wfd)
 		}
 		fds := []unix.PollFd{{Fd: int32(wfd), Events: unix.POLLIN}}
-		if wf := w.lines.PollFd(); wf >= 0 {
+		if wf := pollFd(w.lines); wf >= 0 {
 			fds = append(fds, unix.PollFd{Fd: int32(wf), Events: unix.POLLIN})
 		}
 		if tf := w.tree.ReadyFd(); tf >= 0 {
@@ -61,7 +60,7 @@ func wait(ctx context.Context, wfd int, at, deadline time.Time, p *pacer, w wake
 		}
 		line, moved := false, false
 		if n > 0 {
-			line = w.lines.Drain()
+			line = drain(w.lines)
 			moved = w.tree.DrainReady()
 		}
 		if moved || line || w.listen.appeared() {

@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/childproof/childproof/internal/pidfd"
-	"github.com/childproof/childproof/internal/wakeup"
 	"github.com/childproof/childproof/launcher/output"
 	"github.com/childproof/childproof/launcher/treeevents"
 	"github.com/childproof/childproof/proc"
@@ -36,7 +35,7 @@ type Worker struct {
 	// Members lists the tree's pids.
 	Members func() []int
 	// Lines is rung on every line the tree prints (nil: none).
-	Lines *wakeup.Wakeup
+	Lines Bell
 	// Events is the tree's fork, exec and exit events (nil: none).
 	Events *treeevents.Events
 }
@@ -95,7 +94,7 @@ func (w Worker) UntilLine(ctx context.Context, deadline time.Time, matched func(
 	// Without a wake-up (no eventfd) the log is looked at every
 	// output.FollowEvery, as it is read.
 	every := probeSlowest
-	if w.Lines.PollFd() < 0 {
+	if pollFd(w.Lines) < 0 {
 		every = output.FollowEvery
 	}
 	p := &pacer{every: every}
