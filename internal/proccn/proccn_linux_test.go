@@ -2,7 +2,10 @@ package proccn
 
 import (
 	"encoding/binary"
+	"os"
 	"os/exec"
+	"runtime"
+	"sync"
 	"testing"
 	"time"
 
@@ -96,5 +99,53 @@ func TestParse(t *testing.T) {
 	want := []Event{{Kind: Fork, Parent: 10, ParentTgid: 10, Pid: 11, Tgid: 11}, {Kind: Exec, Pid: 11, Tgid: 11}}
 	if len(got) != len(want) || got[0] != want[0] || got[1] != want[1] {
 		t.Errorf("parse = %+v, want %+v", got, want)
+	}
+}
+
+// TestThreadEventsFiltered: threads this test makes and ends (goroutines
+// locked to new threads, which end with them) reach no listener, while a
+// process it forks still does (eventFilter).
+func TestThreadEventsFiltered(t *testing.T) {
+	l := listen(t)
+	release := make(chan struct{})
+	var wg sync.WaitGroup
+	for range 4 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			runtime.LockOSThread() // never unlocked: the thread ends with the goroutine
+			<-release
+		}()
+	}
+	close(release)
+	wg.Wait()
+	cmd := exec.Command("sh", "-c", "exit 0")
+	if err := cmd.Run(); err != nil {
+		t.Fatal(err)
+	}
+	self, child := os.Getpid(), cmd.Process.Pid
+	var threads []Event
+	heardChild := false
+	end := time.Now().Add(10 * time.Second)
+	for time.Now().Before(end) && !heardChild {
+		fds := []unix.PollFd{{Fd: int32(l.Fd()), Events: unix.POLLIN}}
+		unix.Poll(fds, 100)
+		err := l.Read(func(e Event) {
+			if (e.Kind == Fork || e.Kind == Exit) && e.Pid != e.Tgid {
+				threads = append(threads, e)
+			}
+			if e.Kind == Exit && e.Pid == child {
+				heardChild = true
+			}
+		})
+		if err != nil && err != ErrOverrun {
+			t.Fatal(err)
+		}
+	}
+	if !heardChild {
+		t.Skip("subscribed, but the child's exit did not arrive (another network namespace?)")
+	}
+	if len(threads) > 0 {
+		t.Errorf("heard %d thread events (this process is %d), e.g. %+v; want none", len(threads), self, threads[0])
 	}
 }
