@@ -5,6 +5,8 @@ import (
 	"strings"
 
 	"mvdan.cc/sh/v3/syntax"
+
+	"github.com/childproof/childproof/envres/internal/shape"
 )
 
 // A background launch whose pid the script keeps (PID=$!) and kills —
@@ -67,7 +69,7 @@ func (a *analyzer) trapBuiltin(st *state, c *syntax.CallExpr) {
 	}
 	names := map[string]bool{}
 	act := c.Args[1]
-	text := wordText(act)
+	text := shape.WordText(act)
 	if killRE.MatchString(text) {
 		wordNames(act, names)
 	}
