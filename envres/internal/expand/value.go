@@ -73,7 +73,7 @@ type CmdWords struct {
 
 var noWords CmdWords
 
-// Words returns v's command words (the zero varWords when none).
+// Words returns v's command words (the zero CmdWords when none).
 func (v VarState[E]) Words() *CmdWords {
 	if v.w == nil {
 		return &noWords
