@@ -56,10 +56,17 @@ func (s scriptParallel) Run() int {
 			return 1
 		}
 		defer os.RemoveAll(dir)
-		os.Setenv("PATH", dir+string(filepath.ListSeparator)+os.Getenv("PATH"))
+		os.Setenv("PATH", filepath.Join(dir, "race")+string(filepath.ListSeparator)+os.Getenv("PATH"))
+		if raceEnabled {
+			staticBin = filepath.Join(dir, "plain")
+		}
 	}
 	return s.m.Run()
 }
+
+// staticBin is the directory of the scripts' childproof built without
+// -race, for the scripts staticScript accepts.
+var staticBin string
 
 // buildScriptBinary builds the childproof the scripts and this package's
 // tests run from $PATH (exec childproof, a spec's command, a detached
@@ -70,22 +77,89 @@ func (s scriptParallel) Run() int {
 // tests link (testscript, go-cmp, jsonschema, whose init compiles five
 // metaschemas): under -race each run of it took 0.105 CPU-s and 4,600
 // page faults where the test binary's took 0.17 CPU-s and 7,000, and the
-// scripts run it about 1,000 times.
+// scripts run it about 1,650 times. It builds into dir/race (the -race
+// build, when this test binary is one) and then dir/plain (without -race,
+// for static scripts: see staticScript).
 func buildScriptBinary() (string, error) {
 	dir, err := os.MkdirTemp("", "childproof-scripts")
 	if err != nil {
 		return "", err
 	}
-	args := []string{"build", "-tags", "childprooftest", "-o", filepath.Join(dir, "childproof")}
+	builds := []struct {
+		sub  string
+		race bool
+	}{{"race", raceEnabled}}
 	if raceEnabled {
-		args = append(args, "-race")
+		builds = append(builds, builds[0])
+		builds[1].sub, builds[1].race = "plain", false
 	}
-	out, err := exec.Command("go", append(args, ".")...).CombinedOutput()
-	if err != nil {
-		os.RemoveAll(dir)
-		return "", fmt.Errorf("building the scripts' childproof (go %s .): %w\n%s", strings.Join(args, " "), err, out)
+	for _, b := range builds {
+		args := []string{"build", "-tags", "childprooftest", "-o", filepath.Join(dir, b.sub, "childproof")}
+		if b.race {
+			args = append(args, "-race")
+		}
+		out, err := exec.Command("go", append(args, ".")...).CombinedOutput()
+		if err != nil {
+			os.RemoveAll(dir)
+			return "", fmt.Errorf("building the scripts' childproof (go %s .): %w\n%s", strings.Join(args, " "), err, out)
+		}
 	}
 	return dir, nil
+}
+
+// staticCommands are the commands that read their inputs and print, in
+// one goroutine of childproof's own: they start, signal and look at no
+// process.
+var staticCommands = map[string]bool{
+	"check": true, "lint": true, "import": true, "export": true,
+	"completion": true, "help": true, "version": true, "install": true,
+}
+
+// staticScript reports whether a script's childproof runs only
+// staticCommands: every childproof an exec line runs (itself, or in sh -c)
+// is given one (or only --help or --version), nothing runs in the
+// background and nothing is sent a signal. Such a script runs the
+// childproof built without -race: the race detector reports only memory
+// that two goroutines share, and these commands run in one (their code's
+// own tests run under -race in their packages). Every other script, any
+// that launches, stops or inspects processes, runs the -race build.
+func staticScript(script string) bool {
+	cmds, _, _ := strings.Cut(script, "\n-- ")
+	for _, line := range strings.Split(cmds, "\n") {
+		f := strings.Fields(line)
+		for len(f) > 0 && (strings.HasPrefix(f[0], "[") || f[0] == "!" || f[0] == "?") {
+			f = f[1:]
+		}
+		if len(f) == 0 || strings.HasPrefix(f[0], "#") {
+			continue
+		}
+		if f[0] == "kill" || f[0] == "signal" || strings.HasSuffix(f[len(f)-1], "&") {
+			return false
+		}
+		if f[0] != "exec" {
+			continue
+		}
+		// exec childproof …, and childproof run by what exec runs (sh -c
+		// 'childproof lint …', an installed copy): the word after it.
+		f = strings.Fields(strings.NewReplacer("'", " ", `"`, " ", ";", " ").Replace(line))
+		for i, w := range f {
+			if w != "childproof" && !strings.HasSuffix(w, "/childproof") {
+				continue
+			}
+			static := true // --help, --version alone
+			for _, a := range f[i+1:] {
+				if a == "--help" || a == "--version" {
+					continue
+				}
+				static = staticCommands[a]
+				break
+			}
+			if !static {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // TestScript runs the CLI scripts in testdata/script. Each command's
@@ -116,6 +190,10 @@ func TestScript(t *testing.T) {
 				return fmt.Errorf("no ports left for this script (one set per testdata/script file)")
 			}
 			env.Setenv("CHILDPROOF_STATE_DIR", env.WorkDir+"/.state")
+			name := strings.TrimPrefix(filepath.Base(env.WorkDir), "script-")
+			if src, err := os.ReadFile(filepath.Join("testdata/script", name+".txtar")); err == nil && staticBin != "" && staticScript(string(src)) {
+				env.Setenv("PATH", staticBin+string(filepath.ListSeparator)+env.Getenv("PATH"))
+			}
 			// A -race binary sleeps 1 s at exit by default; each script
 			// runs childproof many times.
 			env.Setenv("GORACE", "atexit_sleep_ms=0")
