@@ -3,12 +3,14 @@ package main
 import (
 	"errors"
 	"fmt"
+	"regexp"
 	"strings"
 
 	"github.com/childproof/childproof/cmd/childproof/internal/console"
 	"github.com/childproof/childproof/envres"
 	"github.com/childproof/childproof/internal/probe"
 	"github.com/childproof/childproof/launcher"
+	"github.com/childproof/childproof/launcher/proctree"
 	"github.com/childproof/childproof/launcher/relaunch"
 	"github.com/childproof/childproof/outcome"
 	"github.com/childproof/childproof/schema"
@@ -45,6 +47,7 @@ func forCLI(le *launcher.Error) {
 		p := "not ready within " + le.Spec.ReadyTimeout().String() + ": "
 		ready = func(s string) string { return readyWords(s, p) }
 	}
+	notesForCLI(le.Report)
 	if le.Report != nil {
 		failure := le.Msg == le.Report.Failure()
 		for i, p := range le.Report.Problems {
@@ -131,11 +134,27 @@ func relaunchFlag(field string) string {
 	return "--" + strings.ToLower(field)
 }
 
-// reportForCLI words r's problems that carry a note in the command's
-// words (problemForCLI).
+// reportForCLI words r's problems that carry a note (problemForCLI) and
+// its notes (notesForCLI) in the command's words.
 func reportForCLI(r *verify.Report) {
 	for i, p := range r.Problems {
 		r.Problems[i].Message = problemForCLI(p)
+	}
+	notesForCLI(r)
+}
+
+// countNote finds the worker count an equal-matches note asks for
+// (proctree.CountWords).
+var countNote = regexp.MustCompile(strings.Replace(regexp.QuoteMeta(proctree.CountWords), "%d", `(\d+)`, 1))
+
+// notesForCLI words r's notes in the command's words: the worker count
+// an equal-matches note asks for is the spec's worker { count = N }.
+func notesForCLI(r *verify.Report) {
+	if r == nil {
+		return
+	}
+	for i, n := range r.Notes {
+		r.Notes[i] = countNote.ReplaceAllString(n, "set worker { count = ${1} }")
 	}
 }
 

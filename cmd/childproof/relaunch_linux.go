@@ -192,6 +192,7 @@ func (a *app) relaunch(ctx context.Context, arg string, ra relaunchArgs) error {
 		}
 		return err
 	}
+	notesForCLI(la.Report)
 	a.writeRelaunch(a.stdout, present.NewRelaunchOutput(res, la.Report))
 	return a.supervise(la, l.Name, detach, sigs)
 }

@@ -108,6 +108,7 @@ func (a *app) run(ctx context.Context, arg string, vars []string, overrides over
 	if err != nil {
 		return a.launchErr(err)
 	}
+	notesForCLI(la.Report)
 	if a.format == "json" {
 		present.JSON(a.stdout, present.NewRunOutput(la))
 	} else {

@@ -36,7 +36,7 @@ func EqualMatchesNote(p proc.FS, l *spec.Launch, worker int, tree []int, execCom
 	if l.Worker.Exe != "" {
 		sel = fmt.Sprintf("exe %q", l.Worker.Exe)
 	}
-	return fmt.Sprintf("%s also matches %d processes below the worker (pid %d) that match equally (pids %s): if they are the job's workers (ranks below an agent), set the worker count to %d to verify each, or a sharper selector",
+	return fmt.Sprintf("%s also matches %d processes below the worker (pid %d) that match equally (pids %s): if they are the job's workers (ranks below an agent), "+CountWords+" to verify each, or a sharper selector",
 		sel, len(leaves), worker, JoinPids(leaves), len(leaves))
 }
 
