@@ -3,6 +3,7 @@
 package atomicfile
 
 import (
+	"io"
 	"io/fs"
 	"math/rand/v2"
 	"os"
@@ -71,6 +72,12 @@ func writeAll(fd int, path string, data []byte) error {
 		}
 		if err != nil {
 			return &fs.PathError{Op: "write", Path: path, Err: err}
+		}
+		if n == 0 {
+			// Nothing taken and no error (a FUSE file system may say
+			// so): an error, as (*os.File).Write says it, not a loop
+			// for ever.
+			return &fs.PathError{Op: "write", Path: path, Err: io.ErrUnexpectedEOF}
 		}
 		data = data[n:]
 	}
