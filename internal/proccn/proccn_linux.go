@@ -75,7 +75,6 @@ func Listen() (*Listener, error) {
 	return &Listener{f: os.NewFile(uintptr(fd), "proccn"), buf: make([]byte, 64<<10)}, nil
 }
 
-// send sends the connector the multicast operation op.
 // eventFilter is a classic BPF program the kernel runs on each message
 // before it is queued: it drops what parse or Tree.Note never use — a
 // thread's creation (a fork whose child is not a thread group leader) or
@@ -123,6 +122,7 @@ var eventFilter = func() []unix.SockFilter {
 	}
 }()
 
+// send sends the connector the multicast operation op.
 func send(fd int, op uint32) error {
 	msg := make([]byte, nlmsgHdrLen+cnMsgLen+4)
 	ne := binary.NativeEndian
