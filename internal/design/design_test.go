@@ -65,7 +65,7 @@ var layers = map[string][]string{
 	// Which members of the tree are new since the launch was verified.
 	"launcher/memberwatch": {"proc", "verify", "launcher/treeevents"},
 	// Waiting for a worker's readiness: probes paced by the tree's events.
-	"launcher/readiness": {"proc", "spec", "redact", "launcher/treeevents", "launcher/output", "internal/pidfd", "internal/probe", "internal/sockdiag", "internal/wakeup"},
+	"launcher/readiness": {"proc", "spec", "redact", "launcher/treeevents", "launcher/output", "internal/pidfd", "internal/probe", "internal/sockdiag"},
 	// Which secrets a launch's outputs are masked with.
 	"launcher/mask": {"launcher/failure", "launcher/statedir", "spec", "verify", "redact"},
 	// A recorded launch's log read back, masked.
