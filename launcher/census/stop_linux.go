@@ -101,9 +101,13 @@ func StopRecord(ctx context.Context, p proc.FS, st *State, rec *statedir.Record,
 	} else if rec.Root.Pid == rec.Pgid {
 		t.Leader = wfd // the worker is the root and leads the group
 	}
-	// Stopped means the whole tree: the worker and every member seen
-	// before the first signal (a pre-fork server's workers, as any uid).
-	res.Signalled, res.Killed = t.Terminate(ctx, timeout, 5*time.Second, func() bool { return pidfd.Exited(wfd) && t.WatchedGone() })
+	// Stopped means the whole tree: the worker, every member seen before
+	// the first signal (a pre-fork server's workers, as any uid), and any
+	// forked since (a supervisor's replacement): those are SIGKILLed
+	// after the grace with the rest.
+	res.Signalled, res.Killed = t.Terminate(ctx, timeout, 5*time.Second, func() bool {
+		return pidfd.Exited(wfd) && t.WatchedGone() && len(t.Live()) == 0
+	})
 	t.Unwatch()
 	if t.Leader >= 0 && t.Leader != wfd {
 		pidfd.Wait(context.Background(), t.Leader, 2*time.Second)

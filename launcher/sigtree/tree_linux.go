@@ -9,6 +9,7 @@ import (
 
 	"github.com/childproof/childproof/internal/pidfd"
 	"github.com/childproof/childproof/launcher/proctree"
+	"github.com/childproof/childproof/proc"
 	"golang.org/x/sys/unix"
 )
 
@@ -164,13 +165,21 @@ func (t *Tree) Signal(sig unix.Signal) {
 		s, err := t.P.Stat(pid)
 		return grouped && err == nil && s.Pgrp == t.Pgid
 	}
-	for pid, fd := range t.Pinned {
-		if !inGroup(pid) {
-			unix.PidfdSendSignal(fd, sig, nil, 0)
+	// Parents before their children: a supervisor signalled after its
+	// child would see the child die and fork a replacement first (a
+	// dispatch loop that restarts its worker), which no pidfd watches.
+	pids := t.Members()
+	for pid := range t.Pinned {
+		if !slices.Contains(pids, pid) {
+			pids = append(pids, pid)
 		}
 	}
-	for _, pid := range t.Members() {
-		if _, ok := t.Pinned[pid]; ok || inGroup(pid) {
+	for _, pid := range parentsFirst(t.P, pids) {
+		if inGroup(pid) {
+			continue
+		}
+		if fd, ok := t.Pinned[pid]; ok {
+			unix.PidfdSendSignal(fd, sig, nil, 0)
 			continue
 		}
 		fd, err := unix.PidfdOpen(pid, 0)
@@ -185,6 +194,31 @@ func (t *Tree) Signal(sig unix.Signal) {
 	if sig == unix.SIGKILL && t.Cgroup != "" {
 		proctree.CgroupKill(t.Cgroup)
 	}
+}
+
+// parentsFirst orders pids so that each comes after its ancestors among
+// them (by depth within the set; a pid whose stat cannot be read counts as
+// a top). The order among processes of one depth is pids' own.
+func parentsFirst(p proc.FS, pids []int) []int {
+	parent := make(map[int]int, len(pids))
+	for _, pid := range pids {
+		if s, err := p.Stat(pid); err == nil {
+			parent[pid] = s.PPid
+		}
+	}
+	depth := func(pid int) int {
+		d := 0
+		for q, ok := parent[pid]; ok && d < len(pids); q, ok = parent[q] {
+			if !slices.Contains(pids, q) {
+				break
+			}
+			d++
+		}
+		return d
+	}
+	out := slices.Clone(pids)
+	slices.SortStableFunc(out, func(a, b int) int { return depth(a) - depth(b) })
+	return out
 }
 
 // Terminate sends the tree its stop signal (StopSig) unless gone already says it is gone, waits

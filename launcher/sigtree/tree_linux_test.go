@@ -3,6 +3,7 @@ package sigtree
 import (
 	"bufio"
 	"context"
+	"fmt"
 	"os/exec"
 	"testing"
 	"time"
@@ -61,5 +62,46 @@ func TestTerminate(t *testing.T) {
 				t.Errorf("Terminate (-want +got):\n%s", diff)
 			}
 		})
+	}
+}
+
+// TestParentsFirst: a real sh with a sleep child (and the child's own
+// sleep) is ordered parent, child, grandchild, whatever order the pids
+// come in; depth counts within the set, ties keep the given order.
+func TestParentsFirst(t *testing.T) {
+	cmd := exec.Command("sh", "-c", "sh -c 'sleep 100 & echo $!; wait' & wait")
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		cmd.Process.Kill()
+		cmd.Wait()
+	})
+	sc := bufio.NewScanner(out)
+	if !sc.Scan() {
+		t.Fatal("no pid from the inner sh")
+	}
+	p := proc.FS{Root: "/proc"}
+	var grandchild int
+	if _, err := fmt.Sscan(sc.Text(), &grandchild); err != nil {
+		t.Fatal(err)
+	}
+	s, err := p.Stat(grandchild)
+	if err != nil {
+		t.Fatal(err)
+	}
+	child, top := s.PPid, cmd.Process.Pid
+	t.Cleanup(func() { unix.Kill(grandchild, unix.SIGKILL); unix.Kill(child, unix.SIGKILL) })
+	if got, want := parentsFirst(p, []int{grandchild, child, top}), []int{top, child, grandchild}; !cmp.Equal(got, want) {
+		t.Errorf("parentsFirst = %v, want %v", got, want)
+	}
+	// the depth counts within the set: without top, child is a top
+	// (after init, which came first), grandchild below it
+	if got, want := parentsFirst(p, []int{grandchild, 1, child}), []int{1, child, grandchild}; !cmp.Equal(got, want) {
+		t.Errorf("parentsFirst of a part = %v, want %v", got, want)
 	}
 }
