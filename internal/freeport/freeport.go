@@ -51,11 +51,9 @@ func FreePortIn(lo, hi int) (int, bool) {
 		if handed[port] {
 			return false
 		}
-		ln, err := net.Listen("tcp", fmt.Sprintf("127.0.0.1:%d", port))
-		if err != nil {
+		if !bindable(port) {
 			return false
 		}
-		ln.Close()
 		if !reserve(port) {
 			return false
 		}
@@ -137,12 +135,7 @@ func FreeRange(n int) (int, error) {
 		if handed[port] {
 			return false
 		}
-		ln, err := net.Listen("tcp", fmt.Sprintf("127.0.0.1:%d", port))
-		if err != nil {
-			return false
-		}
-		ln.Close()
-		return true
+		return bindable(port)
 	}
 	for range 1000 {
 		lo := MinPort + rand.IntN(hi-MinPort+2-n)
