@@ -206,7 +206,8 @@ func parentsFirst(p proc.FS, pids []int) []int {
 			parent[pid] = s.PPid
 		}
 	}
-	depth := func(pid int) int {
+	depth := make(map[int]int, len(pids))
+	for _, pid := range pids {
 		d := 0
 		for q, ok := parent[pid]; ok && d < len(pids); q, ok = parent[q] {
 			if !slices.Contains(pids, q) {
@@ -214,10 +215,10 @@ func parentsFirst(p proc.FS, pids []int) []int {
 			}
 			d++
 		}
-		return d
+		depth[pid] = d
 	}
 	out := slices.Clone(pids)
-	slices.SortStableFunc(out, func(a, b int) int { return depth(a) - depth(b) })
+	slices.SortStableFunc(out, func(a, b int) int { return depth[a] - depth[b] })
 	return out
 }
 
