@@ -120,11 +120,19 @@ library:
 # waiting for (a clean-clone run at load 15-30 failed three testscripts
 # that way), and CI's verdict must not depend on the machine's speed.
 TEST_STAGES = cross unit k8svalidation differential library acceptance fuzz-build
+#
+# After each stage make test prints "== STAGE: N CPU-seconds": the user and
+# system time of the stage and everything it waited for (the shell's
+# cutime and cstime from /proc), which, unlike its wall time, does not grow
+# with other work on the machine.
+cpusec = $$(awk -v hz=$$(getconf CLK_TCK) '{ sub(/^.*\) /, ""); printf "%d", ($$14 + $$15) / hz }' /proc/$$$$/stat)
 test: vet fmtcheck
-	@for stage in $(TEST_STAGES); do \
+	@prev=$(cpusec); for stage in $(TEST_STAGES); do \
 		$(MAKE) --no-print-directory START=$(START) $$stage || exit 1; \
+		now=$(cpusec); echo "== $$stage: $$((now - prev)) CPU-seconds"; prev=$$now; \
 	done
-	@$(MAKE) --no-print-directory START=$(START) FUZZ_BUILT=1 fuzz-ci
+	@prev=$(cpusec); $(MAKE) --no-print-directory START=$(START) FUZZ_BUILT=1 fuzz-ci && \
+		echo "== fuzz-ci: $$(($(cpusec) - prev)) CPU-seconds"
 
 # test-lanes is make test in two lanes at once: unit beside the stages that
 # mostly compute. Faster on an idle machine, and its timing-sensitive
