@@ -6,6 +6,8 @@
 //     still runs with. launchertest.FreePort is its public face; the
 //     launcher's own tests, which launchertest cannot serve (it imports the
 //     launcher), and the test helpers of cmd/childproof use it directly.
+//   - BuildProgram: a helper program of the tests (a server, a log relay)
+//     built once per test binary and without its race detector.
 //   - Script and WriteCorpus: realistic dispatch shell scripts for
 //     benchmarks (env loads, exec chains, wrappers, functions and case
 //     branches), deterministic for a given seed.

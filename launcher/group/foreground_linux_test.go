@@ -89,7 +89,7 @@ func TestEscalation(t *testing.T) {
 func TestForward(t *testing.T) {
 	t.Parallel()
 	l := chain(t)[2] // db: no dependency
-	l.Env = map[string]string{"SERVE_IGNORE_INT": "1"}
+	l.Env = map[string]string{"SRV_IGNORE_INT": "1"}
 	dir := t.TempDir()
 	g, err := group.Up(t.Context(), []*schema.Launch{l}, func(*schema.Launch) launcher.Options { return launcher.Options{StateDir: dir} })
 	if err != nil {

@@ -4,14 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net"
-	"net/http"
 	"os"
-	"os/signal"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/childproof/childproof/internal/testsupport"
 	"github.com/childproof/childproof/launcher"
 	"github.com/childproof/childproof/launcher/group"
 	"github.com/childproof/childproof/launcher/launchertest"
@@ -21,32 +19,29 @@ import (
 	"github.com/childproof/childproof/verify"
 )
 
-// TestMain lets the test binary be the server: "serve ADDR [DEP_ADDR]"
-// refuses to start unless DEP_ADDR answers (a dependency that is up);
-// with SERVE_IGNORE_INT=1 it ignores SIGINT.
+// server is the tests' server and the relay of their detached launches:
+// launcher/testdata/testserver, built once by TestMain. "serve ADDR
+// [DEP_ADDR]" refuses to start unless DEP_ADDR answers (a dependency
+// that is up); with SRV_IGNORE_INT=1 it ignores SIGINT.
+var server string
+
 func TestMain(m *testing.M) {
 	launcher.RelayMain()
-	if len(os.Args) >= 3 && os.Args[1] == "serve" {
-		if os.Getenv("SERVE_IGNORE_INT") == "1" {
-			signal.Ignore(os.Interrupt)
-		}
-		if len(os.Args) == 4 {
-			c, err := net.Dial("tcp", os.Args[3])
-			if err != nil {
-				fmt.Println("dependency down:", err)
-				os.Exit(3)
-			}
-			c.Close()
-		}
-		ln, err := net.Listen("tcp", os.Args[2])
-		if err != nil {
-			fmt.Println("listen:", err)
-			os.Exit(2)
-		}
-		http.Serve(ln, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { fmt.Fprintln(w, "ok") }))
+	prog, remove, err := testsupport.BuildProgram("../testdata/testserver", "CHILDPROOF_TESTSERVER")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
-	os.Exit(m.Run())
+	server = prog
+	code := m.Run()
+	remove()
+	os.Exit(code)
+}
+
+// detached is the Options of a detached launch in state dir dir, its
+// relay the test server.
+func detached(dir string) launcher.Options {
+	return launcher.Options{StateDir: dir, Detach: true, Relay: server}
 }
 
 // openState opens the state dir dir.
@@ -62,10 +57,9 @@ func openState(t *testing.T, dir string) *launcher.State {
 // chain is db <- api <- web, given in the wrong order; api and web
 // fail at once when the launch they depend on does not answer.
 func chain(t *testing.T) []*schema.Launch {
-	exe, _ := os.Executable()
 	p := map[string]int{"db": launchertest.FreePort(t), "api": launchertest.FreePort(t), "web": launchertest.FreePort(t)}
 	mk := func(name, dep string) *schema.Launch {
-		argv := []string{exe, "serve", `127.0.0.1:{{port}}`}
+		argv := []string{server, "serve", `127.0.0.1:{{port}}`}
 		l := &schema.Launch{Name: name, Command: argv, Ports: []schema.Port{{Name: "http", Number: p[name]}}}
 		if dep != "" {
 			l.Command = append(l.Command, fmt.Sprintf("127.0.0.1:%d", p[dep]))
@@ -210,7 +204,7 @@ func TestDownRecorded(t *testing.T) {
 	ls := chain(t)
 	web, api, db := ls[0], ls[1], ls[2]
 	db.SpecPath, api.SpecPath, web.SpecPath = "/other.hcl", "/stack.hcl", "/stack.hcl"
-	opts := launcher.Options{StateDir: dir, Detach: true}
+	opts := detached(dir)
 	var las []*launcher.Launch
 	for _, l := range []*schema.Launch{db, api} {
 		la, err := launcher.Start(t.Context(), l, opts)
@@ -256,7 +250,7 @@ func TestRunning(t *testing.T) {
 	dir := t.TempDir()
 	db := chain(t)[2]
 	db.SpecPath = "/stack.hcl"
-	la, err := launcher.Start(t.Context(), db, launcher.Options{StateDir: dir, Detach: true, Provenance: launcher.Provenance{SpecHash: "h1"}})
+	la, err := launcher.Start(t.Context(), db, launcher.Options{StateDir: dir, Detach: true, Relay: server, Provenance: launcher.Provenance{SpecHash: "h1"}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -21,7 +21,7 @@ import (
 func stopWhen(t *testing.T, dir string, kind group.EventKind, at, victim string) group.Options {
 	st := openState(t, dir)
 	return group.Options{
-		Launch: func(*schema.Launch) launcher.Options { return launcher.Options{StateDir: dir, Detach: true} },
+		Launch: func(*schema.Launch) launcher.Options { return detached(dir) },
 		Adopt:  &group.Adopt{State: st},
 		Event: func(e group.Event) {
 			if e.Kind == kind && e.Name == at {
@@ -95,7 +95,7 @@ func TestDownRecordedCatchesLateStart(t *testing.T) {
 		l.DependsOn = nil
 		l.Command = l.Command[:3]
 	}
-	opts := launcher.Options{StateDir: dir, Detach: true}
+	opts := detached(dir)
 	for _, l := range []*schema.Launch{db, api} {
 		la, err := launcher.Start(t.Context(), l, opts)
 		if err != nil {
