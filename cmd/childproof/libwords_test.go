@@ -51,7 +51,7 @@ import (
 // specWords are the packages that speak about the spec file their caller
 // wrote (the spec language, its rules, lint, export, import), whose words
 // are the spec's attributes.
-var specWords = []string{"schema", "spec", "internal/specrule", "envres", "envres/interp", "envres/script", "envres/internal/nesting", "envres/internal/expand", "envres/construct", "export", "importspec", "lintreport", "internal/hcltext"}
+var specWords = []string{"schema", "spec", "internal/specrule", "envres", "envres/interp", "envres/plan", "envres/internal/resolve", "envres/script", "envres/internal/nesting", "envres/internal/expand", "envres/construct", "export", "importspec", "lintreport", "internal/hcltext"}
 
 // libWordsAllowed lists the message literals that break the rule on
 // purpose, each with its reason, as "path: literal substring".

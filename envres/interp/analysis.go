@@ -1,6 +1,10 @@
 package interp
 
-import "context"
+import (
+	"context"
+
+	"github.com/childproof/childproof/envres/internal/resolve"
+)
 
 // Analysis is what one walk of a Config's scripts found. Its fields are
 // plain data; it is safe for concurrent use while no one changes it.
@@ -26,7 +30,8 @@ func (an *Analysis) Mask(s string) string { return an.loaded.mask(s) }
 func Analyze(ctx context.Context, cfg Config, dir string, p *Planner) (*Analysis, error) {
 	a := newAnalyzer(ctx, cfg, dir)
 	if p != nil {
-		a.plan, p.a = p, a
+		a.plan = &planRec{a: a, p: p}
+		a.plan.res = resolve.New[event, walkCtx](a, dir)
 	}
 	for _, s := range cfg.Scripts {
 		if err := a.lintScript(s); err != nil {
@@ -49,5 +54,8 @@ func Analyze(ctx context.Context, cfg Config, dir string, p *Planner) (*Analysis
 		return nil, err
 	}
 	a.pass.Protected = a.protNames()
+	if a.plan != nil {
+		a.plan.read()
+	}
 	return &Analysis{Facts: a.pass, Files: a.files, Sources: a.sources, loaded: &a.loaded}, nil
 }

@@ -138,7 +138,7 @@ type analyzer struct {
 	// call is walked (one per analysis, not one allocation per call).
 	funcSiteBuf Site
 	frames      []map[string]*varState // values saved by local, per call
-	plan        *Planner               // set for Plan: records where workers start
+	plan        *planRec               // set for Plan: records where workers start
 	// fileArrays are arrays filled from a file, by name (loops.go).
 	fileArrays map[string]fileArray
 	// fileCache holds what the file system said of a path (fscache.go).

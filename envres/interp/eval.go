@@ -14,12 +14,6 @@ func (a *analyzer) eval(st *state, fc *fileCtx) *evaluator {
 	return &evaluator{Host: a, Scope: &st.Scope, Ctx: walkCtx{st, fc}}
 }
 
-// forked returns an evaluator like ev on a fork of its state.
-func forked(ev *evaluator) *evaluator {
-	st := ev.Ctx.st.fork()
-	return &evaluator{Host: ev.Host, Scope: &st.Scope, Ctx: walkCtx{st, ev.Ctx.fc}}
-}
-
 // Override reports whether name is protected, and whether its override is
 // known to be empty (expand.Host).
 func (a *analyzer) Override(name string) (protected, empty bool) {

@@ -41,7 +41,9 @@ var layers = map[string][]string{
 	"envres/internal/fscache": {"internal/inputfile"},
 	"envres/internal/expand":  {"envres/internal/shape"},
 	"envres/construct":        {"envres/script", "envres/internal/shape"},
-	"envres/interp":           {"envres/construct", "envres/internal/expand", "envres/facts", "envres/internal/progs", "envres/internal/shape", "envres/internal/fscache", "envres/script", "schema", "internal/dotenv", "internal/inputfile", "internal/wrapper", "redact"},
+	"envres/plan":             {"envres/construct", "envres/script"},
+	"envres/internal/resolve": {"envres/facts", "envres/internal/expand", "envres/internal/shape", "envres/plan", "envres/script"},
+	"envres/interp":           {"envres/construct", "envres/plan", "envres/internal/resolve", "envres/internal/expand", "envres/facts", "envres/internal/progs", "envres/internal/shape", "envres/internal/fscache", "envres/script", "schema", "internal/dotenv", "internal/inputfile", "internal/wrapper", "redact"},
 	"envres":                  {"envres/facts", "envres/interp", "envres/script", "envres/internal/nesting", "schema", "internal/dotenv", "internal/inputfile", "internal/wrapper", "outcome", "redact"},
 	// Readers of what the kernel says, below verify and launcher.
 	"internal/probe":    {"internal/sockdiag", "spec"},
