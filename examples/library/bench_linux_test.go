@@ -20,8 +20,9 @@ import (
 // BenchmarkStartToReady measures what a test author waits for: from
 // launcher.Start's call (what launchertest.Start wraps) to its return (mock-llm verified on its worker
 // and answering /healthz), one launch at a time; the cleanup (stop) is
-// outside the timing. Reported: the median, the 90th and 95th percentiles,
-// and the test process's CPU per start+stop.
+// outside the timing. Each start gets the state dir launchertest.Start
+// would give it (launchertest.StateDir). Reported: the median, the 90th
+// and 95th percentiles, and the test process's CPU per start+stop.
 func BenchmarkStartToReady(b *testing.B) {
 	startToReady(b, 1, nil)
 }
@@ -123,7 +124,7 @@ func startToReady(b *testing.B, parallel int, out io.Writer) {
 	timed(b, parallel, func() time.Duration {
 		port := launchertest.FreePort(b)
 		began := time.Now()
-		la, err := launcher.Start(context.Background(), mockSpec(port, "bench-key"), launcher.Options{StateDir: b.TempDir(), Output: out})
+		la, err := launcher.Start(context.Background(), mockSpec(port, "bench-key"), launcher.Options{StateDir: launchertest.StateDir(b), Output: out})
 		d := time.Since(began)
 		if err != nil {
 			b.Error(err)

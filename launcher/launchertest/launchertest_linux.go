@@ -43,7 +43,7 @@ func Start(tb testing.TB, l *spec.Launch, opts launcher.Options) *launcher.Launc
 // and overridden variables, it owns the declared ports and answered the
 // readiness check (and Options.Ready's).
 //
-// Each call gets a state dir of its own (tb.TempDir()) unless opts sets
+// Each call gets a state dir of its own (StateDir) unless opts sets
 // State or StateDir, so calls are independent under t.Parallel() and
 // -count=N; declare ports that are free (FreePort). What the tree prints
 // is streamed into the test log, each line as "NAME| line" with secrets
@@ -64,7 +64,7 @@ func StartContext(ctx context.Context, tb testing.TB, l *spec.Launch, opts launc
 		tb.Fatalf("launchertest: no launch (a nil *spec.Launch)")
 	}
 	if opts.State == nil && opts.StateDir == "" {
-		opts.StateDir = tb.TempDir()
+		opts.StateDir = StateDir(tb)
 	}
 	if opts.StopGrace == 0 && l.Stop.Timeout == 0 {
 		opts.StopGrace = StopTimeout
@@ -117,6 +117,25 @@ func StartContext(ctx context.Context, tb testing.TB, l *spec.Launch, opts launc
 	return la
 }
 
+// StateDir makes the state dir Start gives a call whose opts choose
+// none: a new directory, mode 0700, that tb's cleanup removes, on a tmpfs
+// when the machine has one and $TMPDIR is unset
+// (statedir.ScratchParent), else under $TMPDIR as tb.TempDir() is. A
+// test that calls launcher.Start itself passes it as Options.StateDir.
+func StateDir(tb testing.TB) string {
+	tb.Helper()
+	dir, err := os.MkdirTemp(statedir.ScratchParent(), "childproof-test-")
+	if err != nil {
+		tb.Fatalf("launchertest: state dir: %v", err)
+	}
+	tb.Cleanup(func() {
+		if err := os.RemoveAll(dir); err != nil {
+			tb.Errorf("launchertest: removing the state dir: %v", err)
+		}
+	})
+	return dir
+}
+
 // Up starts several dependent launches for a test, as `childproof up`
 // does: in depends_on order (group.Order), each verified before any
 // launch that depends on it starts, all in one state dir of the test's
@@ -133,7 +152,7 @@ func Up(tb testing.TB, opts launcher.Options, launches ...*spec.Launch) map[stri
 		tb.Fatalf("launchertest: %v", err)
 	}
 	if opts.State == nil && opts.StateDir == "" {
-		opts.StateDir = tb.TempDir()
+		opts.StateDir = StateDir(tb)
 	}
 	out := map[string]*launcher.Launch{}
 	for _, l := range order {
@@ -221,7 +240,7 @@ func copyFile(dst, src string) error {
 }
 
 // pointTo makes err's hint name where the log is kept instead of its path
-// in the state dir, which tb.TempDir()'s cleanup removes.
+// in the state dir, which StateDir's cleanup removes.
 func pointTo(err error, log, where string) error {
 	var e *launcher.Error
 	if where == "" || !errors.As(err, &e) {

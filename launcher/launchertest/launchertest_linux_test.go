@@ -145,6 +145,14 @@ func (f *fakeTB) output() string {
 	return f.out.String()
 }
 
+// newFakeTB is a fakeTB over t whose cleanups not run by the test run
+// at t's end (the state dir's removal, StateDir's, among them).
+func newFakeTB(t *testing.T) *fakeTB {
+	f := &fakeTB{TB: t}
+	t.Cleanup(f.cleanup)
+	return f
+}
+
 // startFake runs Start on f and returns its launch (nil when it failed:
 // f.fatal says why).
 func startFake(f *fakeTB, l *schema.Launch, opts launcher.Options) *launcher.Launch {
@@ -158,11 +166,12 @@ func startFake(f *fakeTB, l *schema.Launch, opts launcher.Options) *launcher.Lau
 	return la
 }
 
-// cleanup runs f's cleanups, last first.
+// cleanup runs f's cleanups, last first, and forgets them.
 func (f *fakeTB) cleanup() {
 	for i := len(f.cleanups) - 1; i >= 0; i-- {
 		f.cleanups[i]()
 	}
+	f.cleanups = nil
 }
 
 // Logf keeps what the helper logs, with the streamed output.
@@ -185,7 +194,7 @@ func TestStartFailsWithExitStatusAndLastLines(t *testing.T) {
 		Command: []string{"sh", "-c", "echo starting; echo 'FATAL: MOCK_LLM_KEY missing' >&2; exit 7"},
 		Ports:   []schema.Port{{Number: port}},
 	}
-	f := &fakeTB{TB: t}
+	f := newFakeTB(t)
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
@@ -198,8 +207,8 @@ func TestStartFailsWithExitStatusAndLastLines(t *testing.T) {
 			t.Errorf("the failure does not say %q:\n%s", want, f.fatal)
 		}
 	}
-	if len(f.cleanups) != 0 {
-		t.Errorf("a failed start registered %d cleanups", len(f.cleanups))
+	if len(f.cleanups) != 1 { // the state dir's removal (StateDir)
+		t.Errorf("a failed start registered %d cleanups, want the state dir's alone", len(f.cleanups))
 	}
 }
 
@@ -211,7 +220,7 @@ func TestOutputStreamedMasked(t *testing.T) {
 	l.Secret = []string{"SERVER_KEY"}
 	l.Env["SERVER_KEY"] = "s3cr3t-value-42"
 	l.Env["SRV_SAY"] = "the key is s3cr3t-value-42"
-	f := &fakeTB{TB: t}
+	f := newFakeTB(t)
 	la := startFake(f, l, launcher.Options{})
 	if la == nil {
 		t.Fatal(f.fatal)
@@ -225,7 +234,7 @@ func TestOutputStreamedMasked(t *testing.T) {
 		t.Errorf("the secret reached the test output:\n%s", out)
 	}
 
-	w := &fakeTB{TB: t}
+	w := newFakeTB(t)
 	l2 := serverSpec(t)
 	l2.Env["SRV_SAY"] = "to the writer"
 	Start(t, l2, launcher.Options{Output: lockedWriter{w}})
@@ -254,7 +263,7 @@ func TestFailureSaysWhereTheLogIs(t *testing.T) {
 		Command: []string{"sh", "-c", "echo line one; echo 'FATAL: no config' >&2; exit 3"},
 		Ports:   []schema.Port{{Number: FreePort(t)}},
 	}
-	f := &fakeTB{TB: t}
+	f := newFakeTB(t)
 	startFake(f, l, launcher.Options{})
 	for _, want := range []string{"FATAL: no config", `its whole output is in the test log (its lines start "dies| ")`} {
 		if !strings.Contains(f.fatal, want) {
@@ -268,7 +277,7 @@ func TestFailureSaysWhereTheLogIs(t *testing.T) {
 		t.Errorf("the output was not streamed before the failure:\n%s", out)
 	}
 
-	f = &fakeTB{TB: t}
+	f = newFakeTB(t)
 	startFake(f, l, launcher.Options{Output: io.Discard})
 	if !strings.Contains(f.fatal, "the test log, printed in full above") {
 		t.Errorf("not streamed, the failure does not point to the printed log:\n%s", f.fatal)
@@ -283,7 +292,7 @@ func TestNotReadyHasLastLines(t *testing.T) {
 	l := serverSpec(t)
 	l.Env["SRV_SAY"] = "still loading the model"
 	l.Ready.Timeout = 3 * time.Second
-	f := &fakeTB{TB: t}
+	f := newFakeTB(t)
 	startFake(f, l, launcher.Options{Output: io.Discard, Ready: launcher.Readiness{Log: regexp.MustCompile("never printed")}})
 	for _, want := range []string{"not ready within 3s", `matched Options.Ready.Log "never printed"`, "| still loading the model", "Ready.Timeout is 3s", "Ready.Timeout: 6 * time.Second"} {
 		if !strings.Contains(f.fatal, want) {
@@ -304,7 +313,7 @@ func TestCancelledHasLastLines(t *testing.T) {
 	l := serverSpec(t)
 	l.Env["SRV_SAY"] = "halfway"
 	ctx, cancel := context.WithCancel(t.Context())
-	f := &fakeTB{TB: t}
+	f := newFakeTB(t)
 	var la *launcher.Launch
 	done := make(chan struct{})
 	go func() {
@@ -351,7 +360,7 @@ func TestReadyLogCount(t *testing.T) {
 	}
 	l = serverSpec(t)
 	l.Ready.Timeout = time.Second
-	f := &fakeTB{TB: t}
+	f := newFakeTB(t)
 	startFake(f, l, launcher.Options{Ready: launcher.Readiness{Log: regexp.MustCompile(`^serving on`), LogCount: 2}, Output: io.Discard})
 	if !strings.Contains(f.fatal, `fewer than 2 lines of its output matched Options.Ready.Log`) {
 		t.Errorf("the failure does not say the count was not reached:\n%s", f.fatal)
@@ -387,7 +396,7 @@ func TestReadyFuncAndHTTPMatcher(t *testing.T) {
 
 	l3 := serverSpec(t)
 	l3.Ready.HTTP = ""
-	f := &fakeTB{TB: t}
+	f := newFakeTB(t)
 	startFake(f, l3, launcher.Options{Ready: launcher.Readiness{Status: func(int) bool { return true }}})
 	if !strings.Contains(f.fatal, "Ready.HTTP is empty") {
 		t.Errorf("a status matcher without Ready.HTTP was not refused:\n%s", f.fatal)
@@ -401,7 +410,7 @@ func TestReadyBodyNeverMatches(t *testing.T) {
 	t.Parallel()
 	l := serverSpec(t)
 	l.Ready.Timeout = 3 * time.Second
-	f := &fakeTB{TB: t}
+	f := newFakeTB(t)
 	startFake(f, l, launcher.Options{Output: io.Discard, Ready: launcher.Readiness{Body: regexp.MustCompile("never")}})
 	if !strings.Contains(f.fatal, `does not match Options.Ready.Body "never"`) {
 		t.Errorf("the failure does not name the body matcher:\n%s", f.fatal)
@@ -415,7 +424,7 @@ func TestReadyFuncNeverPasses(t *testing.T) {
 	t.Parallel()
 	l := serverSpec(t)
 	l.Ready.Timeout = 2 * time.Second
-	f := &fakeTB{TB: t}
+	f := newFakeTB(t)
 	startFake(f, l, launcher.Options{Output: io.Discard, Ready: launcher.Readiness{
 		Func: func(context.Context) error { return errors.New("still warming") },
 	}})
@@ -449,7 +458,7 @@ func TestStopGrace(t *testing.T) {
 	t.Parallel()
 	l := serverSpec(t)
 	l.Env["SRV_IGNORE_TERM"] = "1"
-	f := &fakeTB{TB: t}
+	f := newFakeTB(t)
 	la := startFake(f, l, launcher.Options{StopGrace: time.Second})
 	if la == nil {
 		t.Fatal(f.fatal)
@@ -476,7 +485,7 @@ func TestDiedMidTestReported(t *testing.T) {
 	t.Parallel()
 	l := serverSpec(t)
 	l.Env["SRV_SAY"] = "serving now"
-	f := &fakeTB{TB: t}
+	f := newFakeTB(t)
 	la := startFake(f, l, launcher.Options{})
 	if la == nil {
 		t.Fatal(f.fatal)
@@ -489,7 +498,7 @@ func TestDiedMidTestReported(t *testing.T) {
 			t.Errorf("the cleanup's report lacks %q:\n%s", want, f.output())
 		}
 	}
-	g := &fakeTB{TB: t}
+	g := newFakeTB(t)
 	la = startFake(g, serverSpec(t), launcher.Options{})
 	if la == nil {
 		t.Fatal(g.fatal)
@@ -507,7 +516,7 @@ func TestMissingButSetInCaller(t *testing.T) {
 	t.Setenv("LT_API_KEY", "from-the-test")
 	l := serverSpec(t)
 	l.Require = []string{"LT_API_KEY"}
-	f := &fakeTB{TB: t}
+	f := newFakeTB(t)
 	startFake(f, l, launcher.Options{})
 	for _, want := range []string{"LT_API_KEY is set in the caller but not passed: Inherit passes PATH, HOME, LANG (the default)", "add LT_API_KEY to Inherit, or give it a value in Env"} {
 		if !strings.Contains(f.fatal, want) {
@@ -571,6 +580,40 @@ func TestIsolatedStateDir(t *testing.T) {
 	}
 }
 
+// TestStateDirPrivateAndRemoved: StateDir makes a directory only we can
+// enter, in statedir.ScratchParent() (a tmpfs when there is one), that a
+// launch can use and the test's cleanup removes; with $TMPDIR set it is
+// made there.
+func TestStateDirPrivateAndRemoved(t *testing.T) {
+	oncePerBinary(t) // not parallel (t.Setenv): once under -count=N
+	var dir string
+	t.Run("made", func(t *testing.T) {
+		dir = StateDir(t)
+		fi, err := os.Lstat(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !fi.IsDir() || fi.Mode().Perm() != 0o700 {
+			t.Errorf("%s: mode %v, want a directory of mode 0700", dir, fi.Mode())
+		}
+		if got, want := filepath.Dir(dir), statedir.ScratchParent(); got != want {
+			t.Errorf("%s is in %s, want %s", dir, got, want)
+		}
+		la := Start(t, serverSpec(t), launcher.Options{StateDir: dir, Output: io.Discard})
+		if !strings.HasPrefix(la.LogPath(), dir+string(filepath.Separator)) {
+			t.Errorf("log %s is not in the state dir %s", la.LogPath(), dir)
+		}
+	})
+	if _, err := os.Lstat(dir); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("%s left after the test's cleanup (%v)", dir, err)
+	}
+	tmp := t.TempDir()
+	t.Setenv("TMPDIR", tmp)
+	if got := filepath.Dir(StateDir(t)); got != tmp {
+		t.Errorf("with $TMPDIR set, the state dir is in %s, want %s", got, tmp)
+	}
+}
+
 // TestPortPlaceholderAndRange: the port is written once, in Ports, and
 // FreePortIn keeps to its range.
 func TestPortPlaceholderAndRange(t *testing.T) {
@@ -610,7 +653,7 @@ func TestUp(t *testing.T) {
 	db, api := serverSpec(t), serverSpec(t)
 	db.Name, api.Name = "db", "api"
 	api.DependsOn = []string{"db"}
-	f := &fakeTB{TB: t}
+	f := newFakeTB(t)
 	var las map[string]*launcher.Launch
 	done := make(chan struct{})
 	go func() {
@@ -627,17 +670,23 @@ func TestUp(t *testing.T) {
 	if las["db"].State.Dir != las["api"].State.Dir {
 		t.Errorf("two state dirs: %s, %s", las["db"].State.Dir, las["api"].State.Dir)
 	}
-	if len(f.cleanups) != 2 {
+	// The state dir's removal (StateDir), then one stop per launch.
+	if len(f.cleanups) != 3 {
 		t.Fatalf("%d cleanups", len(f.cleanups))
 	}
 	// The last cleanup registered runs first: it stops api, db still runs.
-	f.cleanups[1]()
+	f.cleanups[2]()
 	if las["api"].Worker().Check(proc.Default) == verify.Alive || las["db"].Worker().Check(proc.Default) != verify.Alive {
 		t.Errorf("the first cleanup did not stop api alone")
 	}
-	f.cleanups[0]()
+	f.cleanups[1]()
 	if las["db"].Worker().Check(proc.Default) == verify.Alive {
 		t.Errorf("db survived its cleanup")
+	}
+	f.cleanups[0]()
+	f.cleanups = nil
+	if _, err := os.Lstat(las["db"].State.Dir); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("state dir %s left (%v)", las["db"].State.Dir, err)
 	}
 }
 
@@ -716,7 +765,7 @@ func TestHelperAsksForPort(t *testing.T) {
 		t.Skip("run by TestFreePortAcrossBinaries")
 	}
 	port, _ := strconv.Atoi(os.Getenv("LAUNCHERTEST_PORT"))
-	f := &fakeTB{TB: t}
+	f := newFakeTB(t)
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
@@ -739,7 +788,7 @@ func TestVerificationFailureHasLastLines(t *testing.T) {
 	exe, addr := l.Command[0], l.Command[2]
 	l.Command = []string{"sh", "-c", `echo "wrapper: dropping the key"; unset SERVER_KEY; exec "$0" serve "$1"`, exe, addr}
 	l.Worker = schema.Worker{Exe: exe}
-	f := &fakeTB{TB: t}
+	f := newFakeTB(t)
 	startFake(f, l, launcher.Options{Output: io.Discard})
 	for _, want := range []string{"verification failed on the worker", "SERVER_KEY", "| wrapper: dropping the key"} {
 		if !strings.Contains(f.fatal, want) {
@@ -753,12 +802,12 @@ func TestVerificationFailureHasLastLines(t *testing.T) {
 // panics.
 func TestStartInvalidLaunch(t *testing.T) {
 	t.Parallel()
-	f := &fakeTB{TB: t}
+	f := newFakeTB(t)
 	startFake(f, nil, launcher.Options{})
 	if !strings.Contains(f.fatal, "no launch") {
 		t.Errorf("nil launch: %q", f.fatal)
 	}
-	g := &fakeTB{TB: t}
+	g := newFakeTB(t)
 	startFake(g, &schema.Launch{Name: "missing", Command: []string{"/nonexistent/server"}}, launcher.Options{})
 	if !strings.Contains(g.fatal, "missing: usage error: ") || !strings.Contains(g.fatal, "Command[0]: ") {
 		t.Errorf("missing program: %q", g.fatal)

@@ -8,6 +8,7 @@ import (
 
 	"github.com/childproof/childproof/internal/freeport"
 	"github.com/childproof/childproof/launcher"
+	"github.com/childproof/childproof/launcher/statedir"
 	"github.com/childproof/childproof/spec"
 )
 
@@ -18,7 +19,7 @@ import (
 // tree as a test's cleanup does (SIGTERM, SIGKILL after opts.StopGrace,
 // StopTimeout when zero) and removes the state dir Shared made; it is
 // safe to call more than once. Each call gets a state dir of its own
-// (under $TMPDIR) unless opts sets State or StateDir. opts.Output nil:
+// (where StateDir makes one) unless opts sets State or StateDir. opts.Output nil:
 // the output goes to the log only (os.Stderr, say, streams it). A failed
 // start returns the *launcher.Error (its Tail has the last lines the
 // tree printed), removes what it made and leaves nothing running. A
@@ -43,7 +44,7 @@ func Shared(ctx context.Context, l *spec.Launch, opts launcher.Options) (la *lau
 	}
 	dir := ""
 	if opts.State == nil && opts.StateDir == "" {
-		if dir, err = os.MkdirTemp("", "launchertest-"+l.Name+"-"); err != nil {
+		if dir, err = os.MkdirTemp(statedir.ScratchParent(), "launchertest-"+l.Name+"-"); err != nil {
 			return nil, func() {}, err
 		}
 		opts.StateDir = dir
