@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"os/user"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -48,6 +49,17 @@ func TestPsOverSSH(t *testing.T) {
 	if err := os.MkdirAll("/run/sshd", 0o755); err != nil { // sshd's privilege separation dir
 		t.Skipf("no /run/sshd: %v", err)
 	}
+	// Each node's root has an empty home (a fresh node's): bash reads
+	// ~/.bashrc for every command sshd runs, and this machine's ran pyenv
+	// init, about 180 processes and 5 s at load 25, per ssh command.
+	home := ""
+	if u, err := user.LookupId("0"); err == nil && u.HomeDir != "" && u.HomeDir != "/" {
+		home = filepath.Join(dir, "home")
+		if err := os.Mkdir(home, 0o700); err != nil {
+			t.Fatal(err)
+		}
+		home = fmt.Sprintf(" && mount --bind %s %s", home, u.HomeDir)
+	}
 	for i, ns := range net.nodes {
 		name := fmt.Sprintf("node%d", i+1)
 		conf := filepath.Join(dir, name+".sshd.conf")
@@ -63,7 +75,7 @@ UsePAM no
 StrictModes no
 `, net.nodeAddr(i), dir, dir, name, dir)})
 		startDaemon(t, "sshd "+name, nil, nil, "nsenter", "--net=/run/netns/"+ns, "unshare", "--mount", "--propagation", "private",
-			"sh", "-c", fmt.Sprintf("mount --bind %s/%s %s && exec /usr/sbin/sshd -D -e -f %s", dir, name, common, conf))
+			"sh", "-c", fmt.Sprintf("mount --bind %s/%s %s%s && exec /usr/sbin/sshd -D -e -f %s", dir, name, common, home, conf))
 	}
 	sshEnv := append(os.Environ(), "CHILDPROOF_SSH_COMMAND=ssh -F "+filepath.Join(dir, "client.conf"))
 	// hub runs a command in the hub namespace, where both nodes are reached.
