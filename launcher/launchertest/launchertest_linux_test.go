@@ -10,7 +10,6 @@ import (
 	"net/http"
 	"os"
 	"os/exec"
-	"os/signal"
 	"path/filepath"
 	"regexp"
 	"runtime"
@@ -22,6 +21,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/childproof/childproof/internal/testsupport"
 	"github.com/childproof/childproof/launcher"
 	"github.com/childproof/childproof/launcher/statedir"
 	"github.com/childproof/childproof/proc"
@@ -29,55 +29,30 @@ import (
 	"github.com/childproof/childproof/verify"
 )
 
-// TestMain lets the test binary be the server: "serve ADDR".
+// server is the tests' server, launcher/testdata/testserver, built once
+// by TestMain: "serve ADDR". SRV_IGNORE_TERM=1: SIGTERM is ignored.
+// SRV_SAY: a line printed once listening; SRV_LATE: one printed 200 ms
+// later. SRV_FAIL_FIRST=N: the first N requests are answered 503.
+var server string
+
 func TestMain(m *testing.M) {
 	launcher.RelayMain()
-	if len(os.Args) == 3 && os.Args[1] == "serve" {
-		// SRV_IGNORE_TERM=1: SIGTERM is ignored. SRV_SAY: a line printed
-		// once listening; SRV_LATE: one printed 200 ms later.
-		// SRV_FAIL_FIRST=N: the first N requests are answered 503.
-		if os.Getenv("SRV_IGNORE_TERM") == "1" {
-			signal.Ignore(syscall.SIGTERM)
-		}
-		ln, err := net.Listen("tcp", os.Args[2])
-		if err != nil {
-			fmt.Println("listen:", err)
-			os.Exit(2)
-		}
-		fmt.Println("serving on", ln.Addr())
-		if say := os.Getenv("SRV_SAY"); say != "" {
-			fmt.Println(say)
-		}
-		if late := os.Getenv("SRV_LATE"); late != "" {
-			go func() {
-				time.Sleep(200 * time.Millisecond)
-				fmt.Println(late)
-			}()
-		}
-		failFirst, _ := strconv.Atoi(os.Getenv("SRV_FAIL_FIRST"))
-		var served atomic.Int64
-		http.Serve(ln, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			if served.Add(1) <= int64(failFirst) {
-				w.WriteHeader(http.StatusServiceUnavailable)
-				fmt.Fprintln(w, "warming up")
-				return
-			}
-			fmt.Fprintln(w, "ok")
-		}))
+	prog, remove, err := testsupport.BuildProgram("../testdata/testserver", "CHILDPROOF_TESTSERVER")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
-	os.Exit(m.Run())
+	server = prog
+	code := m.Run()
+	remove()
+	os.Exit(code)
 }
 
 func serverSpec(t *testing.T) *schema.Launch {
-	exe, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
 	port := FreePort(t)
 	return &schema.Launch{
 		Name:    "srv",
-		Command: []string{exe, "serve", fmt.Sprintf("127.0.0.1:%d", port)},
+		Command: []string{server, "serve", fmt.Sprintf("127.0.0.1:%d", port)},
 		Env:     map[string]string{"SERVER_KEY": "k"},
 		Require: []string{"SERVER_KEY"},
 		Ports:   []schema.Port{{Name: "http", Number: port}},
@@ -618,14 +593,13 @@ func TestStateDirPrivateAndRemoved(t *testing.T) {
 // FreePortIn keeps to its range.
 func TestPortPlaceholderAndRange(t *testing.T) {
 	t.Parallel()
-	exe, _ := os.Executable()
 	port := FreePortIn(t, 21000, 21999)
 	if port < 21000 || port > 21999 {
 		t.Fatalf("FreePortIn gave %d", port)
 	}
 	l := &schema.Launch{
 		Name:    "ph",
-		Command: []string{exe, "serve", `127.0.0.1:{{port "http"}}`},
+		Command: []string{server, "serve", `127.0.0.1:{{port "http"}}`},
 		Ports:   []schema.Port{{Name: "http", Number: port}},
 	}
 	la := Start(t, l, launcher.Options{})
