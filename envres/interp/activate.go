@@ -1,11 +1,10 @@
 package interp
 
 import (
-	"strings"
-
 	"mvdan.cc/sh/v3/syntax"
 
 	"github.com/childproof/childproof/envres/internal/progs"
+	"github.com/childproof/childproof/envres/internal/shape"
 )
 
 // An activation (progs.ActivationCmd, ActivationRunner, ActivationEval,
@@ -20,19 +19,10 @@ func activationEval(stmts []*syntax.Stmt) string {
 	if call == nil {
 		return ""
 	}
-	if t := nodeText(call); t != "" {
+	if t := shape.NodeText(call); t != "" {
 		return t
 	}
 	return mech
-}
-
-// nodeText prints a node as shell source, on one line, for messages.
-func nodeText(n syntax.Node) string {
-	var b strings.Builder
-	if err := syntax.NewPrinter(syntax.SingleLine(true)).Print(&b, n); err != nil {
-		return ""
-	}
-	return strings.TrimSpace(b.String())
 }
 
 // reportActivation records an activation at s (env-activate reports it).

@@ -305,28 +305,9 @@ func (a *analyzer) parse(abs string) *parsedFile {
 	}
 	pf.src = src
 	a.noteFile(name, src)
-	if l, c := script.BinaryAt(src); l > 0 {
-		pf.err = &ParseError{Pos: Pos{File: name, Line: l, Column: c}, Msg: "binary file (NUL byte), not a shell script"}
-		return pf
-	}
-	if err := script.CheckNesting(name, src); err != nil {
-		pf.err = err
-		return pf
-	}
-	pf.lang = script.Dialect(src)
-	pf.crlf = bytes.Contains(src, []byte("\r\n"))
-	pf.file, pf.err = a.parser.Parse(name, src, pf.lang)
-	if pf.err != nil && pf.lang != syntax.LangBash {
-		// dash accepts more than strict POSIX, and a ksh may be ksh93;
-		// try bash before giving up.
-		if f, err := a.parser.Parse(name, src, syntax.LangBash); err == nil {
-			pf.file, pf.err = f, nil
-		}
-	}
-	if pf.err != nil {
-		if f := a.parser.ArithFallback(name, src, pf.err); f != nil {
-			pf.file, pf.err = f, nil
-		}
+	pf.file, pf.lang, pf.err = a.parser.Script(name, src)
+	if pf.file != nil {
+		pf.crlf = bytes.Contains(src, []byte("\r\n"))
 	}
 	return pf
 }
@@ -436,7 +417,7 @@ func (a *analyzer) lintScript(script string) error {
 		st.wraps = shebangNotes(pf.src, Site{Pos: Pos{File: pf.name, Line: 1, Column: 1}})
 	}
 	// $0 and BASH_SOURCE are the path as given, as bash sets them.
-	st.Dollar0, st.Source = dotSlash(script), dotSlash(script)
+	st.Dollar0, st.Source = expand.DotSlash(script), expand.DotSlash(script)
 	fc := pf.ctx()
 	a.stack = append(a.stack, abs)
 	before := a.workerPoints
@@ -457,7 +438,7 @@ func (a *analyzer) lintScript(script string) error {
 
 // lintArgv lints cfg.Argv as if a script said `exec ARGV…`.
 func (a *analyzer) lintArgv(argv []string) error {
-	src := []byte(quoteArgv(argv) + "\n")
+	src := []byte(script.QuoteArgv(argv) + "\n")
 	a.noteFile(CommandFile, src)
 	st := a.initialState(a.dir)
 	fc := &fileCtx{name: CommandFile, abs: ""}
@@ -466,48 +447,12 @@ func (a *analyzer) lintArgv(argv []string) error {
 	for i, s := range argv {
 		f := expand.LitField(s, syntax.NewPos(uint(col-1), 1, uint(col)))
 		fs = append(fs, f)
-		col += len(quoteArgv(argv[i:i+1])) + 1
+		col += len(script.QuoteArgv(argv[i:i+1])) + 1
 	}
 	a.command(st, fc, nil, fs, callExec, nil)
 	return nil
 }
 
 // ArgvIndex returns the index of the argument of argv that a finding in
-// CommandFile at byte column col points at (the file is argv shell-quoted
-// on one line), or -1.
-func ArgvIndex(argv []string, col int) int {
-	c := 1
-	for i := range argv {
-		n := len(quoteArgv(argv[i : i+1]))
-		if col >= c && col < c+n {
-			return i
-		}
-		c += n + 1
-	}
-	return -1
-}
-
-func quoteArgv(argv []string) string {
-	var b strings.Builder
-	for i, s := range argv {
-		if i > 0 {
-			b.WriteByte(' ')
-		}
-		q, err := syntax.Quote(s, syntax.LangBash)
-		if err != nil {
-			q = s
-		}
-		b.WriteString(q)
-	}
-	return b.String()
-}
-
-// dotSlash returns a path as $0 and BASH_SOURCE hold it, with "./" added
-// when it has no slash: bash would leave "run.sh", and ${0%/*} would then
-// not be a directory; the script's author means the directory it is in.
-func dotSlash(p string) string {
-	if p == "" || strings.Contains(p, "/") {
-		return p
-	}
-	return "./" + p
-}
+// CommandFile at byte column col points at, or -1 (script.ArgvIndex).
+func ArgvIndex(argv []string, col int) int { return script.ArgvIndex(argv, col) }

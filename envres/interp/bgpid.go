@@ -46,7 +46,7 @@ func (st *state) killBg(names map[string]bool) {
 func (a *analyzer) killBuiltin(st *state, c *syntax.CallExpr) {
 	names := map[string]bool{}
 	for _, w := range c.Args[1:] {
-		wordNames(w, names)
+		shape.WordNames(w, names)
 	}
 	st.killBg(names)
 }
@@ -71,14 +71,14 @@ func (a *analyzer) trapBuiltin(st *state, c *syntax.CallExpr) {
 	act := c.Args[1]
 	text := shape.WordText(act)
 	if killRE.MatchString(text) {
-		wordNames(act, names)
+		shape.WordNames(act, names)
 	}
 	for _, f := range strings.FieldsFunc(text, func(r rune) bool { return strings.ContainsRune(" \t\n;&|'\"", r) }) {
 		if fd := st.funcs.get(f); fd != nil && fd.body != nil && fd.body.stmt != nil {
 			syntax.Walk(fd.body.stmt, func(n syntax.Node) bool {
 				if ce, ok := n.(*syntax.CallExpr); ok && len(ce.Args) > 1 && ce.Args[0].Lit() == "kill" {
 					for _, w := range ce.Args[1:] {
-						wordNames(w, names)
+						shape.WordNames(w, names)
 					}
 				}
 				return true
@@ -88,30 +88,4 @@ func (a *analyzer) trapBuiltin(st *state, c *syntax.CallExpr) {
 	st.killBg(names)
 }
 
-var (
-	killRE  = regexp.MustCompile(`(^|[^A-Za-z0-9_])kill([^A-Za-z0-9_]|$)`)
-	paramRE = regexp.MustCompile(`\$\{?([A-Za-z_][A-Za-z0-9_]*|!)`)
-)
-
-// wordNames adds the parameters a word names: its expansions and, in
-// quoted text run later (a trap's action), $NAME and ${NAME}.
-func wordNames(w *syntax.Word, names map[string]bool) {
-	syntax.Walk(w, func(n syntax.Node) bool {
-		switch n := n.(type) {
-		case *syntax.ParamExp:
-			if n.Param != nil {
-				names[n.Param.Value] = true
-			}
-		case *syntax.SglQuoted:
-			for _, m := range paramRE.FindAllStringSubmatch(n.Value, -1) {
-				names[m[1]] = true
-			}
-		case *syntax.Lit:
-			for _, m := range paramRE.FindAllStringSubmatch(n.Value, -1) {
-				names[m[1]] = true
-			}
-		}
-		return true
-	})
-	delete(names, "")
-}
+var killRE = regexp.MustCompile(`(^|[^A-Za-z0-9_])kill([^A-Za-z0-9_]|$)`)

@@ -1,7 +1,6 @@
 package interp
 
 import (
-	"strconv"
 	"strings"
 
 	"mvdan.cc/sh/v3/syntax"
@@ -177,7 +176,7 @@ func (a *analyzer) declare(st *state, fc *fileCtx, variant string, vpos syntax.P
 
 // builtin runs a shell builtin, one step per family: sourcing and eval,
 // declarations (export, declare, typeset, local, readonly), unset, set,
-// shift, the directory builtins (dirBuiltin), the flow builtins (flowBuiltin)
+// shift and the directory builtins (expand.Scope), the flow builtins (flowBuiltin)
 // and the builtins that assign what they read (readBuiltin, printfBuiltin).
 func (a *analyzer) builtin(st *state, fc *fileCtx, s *syntax.Stmt, fs []expand.Field) {
 	name := fs[0].Str
@@ -199,9 +198,9 @@ func (a *analyzer) builtin(st *state, fc *fileCtx, s *syntax.Stmt, fs []expand.F
 	case "set":
 		a.setCmd(st, ops)
 	case "shift":
-		shiftBuiltin(st, ops)
+		st.Shift(ops)
 	case "cd", "pushd", "popd":
-		dirBuiltin(st, name, ops)
+		st.Chdir(name, ops)
 	case "wait", "exit", "return":
 		a.flowBuiltin(st, fc, name, ops)
 	case "read", "mapfile", "readarray", "getopts":
@@ -236,49 +235,6 @@ func (a *analyzer) unsetBuiltin(st *state, fc *fileCtx, ops []expand.Field) {
 		case !fn && validName(f.Str):
 			a.unsetName(st, f.Str, a.siteAt(st, fc, f.Pos))
 		}
-	}
-}
-
-// shiftBuiltin runs shift [N] on the positional parameters, when the ones
-// it drops are known (shifting past the end leaves none).
-func shiftBuiltin(st *state, ops []expand.Field) {
-	n := 1
-	if len(ops) > 0 && ops[0].Known {
-		if v, err := strconv.Atoi(ops[0].Str); err == nil {
-			n = v
-		}
-	}
-	if !expand.ArgsKnown(st.Args[:min(max(n, 0), len(st.Args))]) {
-		return
-	}
-	if n <= len(st.Args) && n >= 0 {
-		st.Args = st.Args[n:]
-	} else {
-		st.Args = nil
-	}
-}
-
-// dirBuiltin runs cd and pushd (the first operand, after the options, is
-// joined to the directory; none, an unknown one or "-" makes it unknown) and
-// popd (the directory becomes unknown).
-func dirBuiltin(st *state, name string, ops []expand.Field) {
-	if name == "popd" {
-		st.Cwd = ""
-		return
-	}
-	var dir *expand.Field
-	for i := range ops {
-		if ops[i].Known && strings.HasPrefix(ops[i].Str, "-") && ops[i].Str != "-" {
-			continue
-		}
-		dir = &ops[i]
-		break
-	}
-	switch {
-	case dir == nil || !dir.Known || dir.Str == "-":
-		st.Cwd = ""
-	default:
-		st.Cwd = expand.JoinPath(st.Cwd, dir.Str)
 	}
 }
 

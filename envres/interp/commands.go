@@ -775,9 +775,9 @@ func stripWrapper(name string, fs []expand.Field) []expand.Field {
 		case f.Known:
 			args = append(args, f.Str)
 		case optionLike(f):
-			args = append(args, f.Str+unknownMark)
+			args = append(args, f.Str+expand.UnknownMark)
 		default:
-			args = append(args, unknownMark)
+			args = append(args, expand.UnknownMark)
 		}
 	}
 	n, ok := wrapper.Skip(name, args)
@@ -1270,7 +1270,7 @@ func (a *analyzer) shellCall(st, cst *state, fc *fileCtx, s *syntax.Stmt, fs []e
 	}
 	if len(rest) == 0 {
 		// bash <<'EOF' … EOF: the here-document is the script.
-		if hd := heredoc(s); hd != nil {
+		if hd := shape.Heredoc(s); hd != nil {
 			ev := a.eval(st, fc)
 			body := ev.Word(hd)
 			if body.Known {
@@ -1294,19 +1294,6 @@ func (a *analyzer) shellCall(st, cst *state, fc *fileCtx, s *syntax.Stmt, fs []e
 		return
 	}
 	a.runChild(st, cst, fc, fs[0].Pos, abs, rest[0].Str, nil, rest[1:], mode, nohup, allexp)
-}
-
-// heredoc returns the here-document a statement feeds to stdin, if any.
-func heredoc(s *syntax.Stmt) *syntax.Word {
-	if s == nil {
-		return nil
-	}
-	for _, r := range s.Redirs {
-		if (r.Op == syntax.Hdoc || r.Op == syntax.DashHdoc) && r.Hdoc != nil && len(r.Hdoc.Parts) > 0 {
-			return r.Hdoc
-		}
-	}
-	return nil
 }
 
 // childSrc is an embedded script (bash -c STRING).
@@ -1419,7 +1406,7 @@ func (a *analyzer) runChild(st, cst *state, fc *fileCtx, callPos syntax.Pos, abs
 			ch.chain = st.chain // same file: the link is the finding itself
 		}
 	} else {
-		ch.Dollar0, ch.Source = dotSlash(given), dotSlash(given)
+		ch.Dollar0, ch.Source = expand.DotSlash(given), expand.DotSlash(given)
 		a.stack = append(a.stack, abs)
 		defer func() { a.stack = a.stack[:len(a.stack)-1] }()
 	}

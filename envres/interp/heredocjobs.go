@@ -3,6 +3,7 @@ package interp
 import (
 	"github.com/childproof/childproof/envres/internal/expand"
 	"github.com/childproof/childproof/envres/internal/progs"
+	"github.com/childproof/childproof/envres/internal/shape"
 	"github.com/childproof/childproof/internal/wrapper"
 )
 
@@ -14,7 +15,7 @@ import (
 // heredocJobRun lints the here-document of c's statement as the script
 // of j: known when it is (its expansions resolved), else as written.
 func (a *analyzer) heredocJobRun(c *cmdRun, j progs.Job) bool {
-	hd := heredoc(c.s)
+	hd := shape.Heredoc(c.s)
 	if hd == nil {
 		return false
 	}

@@ -1,12 +1,10 @@
 package interp
 
 import (
-	"path/filepath"
-	"strings"
-
 	"mvdan.cc/sh/v3/syntax"
 
 	"github.com/childproof/childproof/envres/internal/expand"
+	"github.com/childproof/childproof/envres/internal/progs"
 )
 
 // The analysis is a flow-sensitive abstract interpretation over the AST
@@ -295,11 +293,11 @@ func (a *analyzer) forClause(st *state, fc *fileCtx, c *syntax.ForClause) {
 		if wi.InPos.IsValid() {
 			items = ev.Fields(wi.Items)
 			for i, it := range items {
-				if globbable(it) {
+				if expand.Globbable(it) {
 					// Expand from here on, into a slice of its own.
 					out := append([]expand.Field(nil), items[:i]...)
 					for _, it := range items[i:] {
-						out = append(out, globField(st.Cwd, it)...)
+						out = append(out, expand.Glob(st.Cwd, it)...)
 					}
 					items = out
 					break
@@ -334,43 +332,6 @@ func (a *analyzer) forClause(st *state, fc *fileCtx, c *syntax.ForClause) {
 	body := st.fork()
 	a.stmts(body, fc, c.Do)
 	st.merge(body, st.fork())
-}
-
-// globbable reports whether f is an unquoted literal word with glob
-// characters.
-func globbable(f expand.Field) bool {
-	return f.Known && !f.Quoted && strings.ContainsAny(f.Str, "*?[")
-}
-
-// globField expands an unquoted literal word with glob characters against
-// the files on disk, as the shell does (no match: the word stays).
-func globField(cwd string, f expand.Field) []expand.Field {
-	if !globbable(f) {
-		return []expand.Field{f}
-	}
-	pat := f.Str
-	if !filepath.IsAbs(pat) {
-		if cwd == "" {
-			return []expand.Field{f}
-		}
-		pat = filepath.Join(cwd, pat)
-	}
-	matches, err := filepath.Glob(pat)
-	if err != nil || len(matches) == 0 {
-		return []expand.Field{f}
-	}
-	out := make([]expand.Field, 0, len(matches))
-	for _, m := range matches {
-		if !filepath.IsAbs(f.Str) {
-			if rel, err := filepath.Rel(cwd, m); err == nil {
-				m = rel
-			}
-		}
-		g := f
-		g.Str, g.Val = m, expand.Lit(m)
-		out = append(out, g)
-	}
-	return out
 }
 
 func (a *analyzer) caseClause(st *state, fc *fileCtx, c *syntax.CaseClause) {
@@ -453,7 +414,7 @@ func (a *analyzer) endBg(st *state) {
 		// A program run in the foreground after it, that stays (neither
 		// known to return nor a keep-alive such as tail -f or sleep), is
 		// the worker: the launch is a helper.
-		helper := st.lastCmd != nil && st.lastCmd != b.before && !st.lastCmd.returns && !st.lastCmd.wrapOnly && !keepAlive(st.lastCmd)
+		helper := st.lastCmd != nil && st.lastCmd != b.before && !st.lastCmd.returns && !st.lastCmd.wrapOnly && !progs.KeepAlive(st.lastCmd.name)
 		if !b.managed {
 			a.pass.Background = fact(a.pass.Background, Background{At: b.site, Nohup: b.nohup, Forked: b.forked, Helper: helper})
 		}
@@ -493,13 +454,6 @@ func (a *analyzer) helperBg(st *state) {
 	}
 	st.bg = nil
 }
-
-// keepAlive reports whether a last command only keeps the process alive
-// (tail -f, sleep infinity, cat, read): the background launch before it is
-// the worker.
-func keepAlive(c *cmdRef) bool { return keepAlives[c.name] }
-
-var keepAlives = map[string]bool{"tail": true, "sleep": true, "cat": true, "read": true, "wait": true, "inotifywait": true, "watch": true, "less": true, "journalctl": true}
 
 // waitBg is wait: the background jobs this process waits for ran as its
 // worker may have, under their wrappers; a subshell's orphans stay.

@@ -54,7 +54,7 @@ func (a *analyzer) sourceCmd(st *state, fc *fileCtx, stmt *syntax.Stmt, s Site, 
 	if progs.ActivatePath(p.Str) {
 		what := p.Str
 		if p.Word != nil {
-			what = nodeText(p.Word)
+			what = shape.NodeText(p.Word)
 		}
 		a.reportActivation(s, "source "+what)
 		return
@@ -139,7 +139,7 @@ func (a *analyzer) sourceFile(st *state, s Site, abs, given string, args []expan
 	if len(args) > 0 {
 		st.Args = args
 	}
-	st.Source = dotSlash(given)
+	st.Source = expand.DotSlash(given)
 	st.chain = append(st.chain[:len(st.chain):len(st.chain)], Pos{File: s.File, Line: s.Line})
 	a.stack = append(a.stack, abs)
 	a.depth++
@@ -285,7 +285,7 @@ func (a *analyzer) findLoadFile(st *state, fc *fileCtx, stmts []*syntax.Stmt) lo
 		if !c.Known {
 			res.cands = true
 			if res.name == "" && c.Word != nil {
-				res.name = nodeText(c.Word)
+				res.name = shape.NodeText(c.Word)
 			}
 			if res.name == "" && c.Str != "" {
 				res.name = c.Str
@@ -349,7 +349,7 @@ func (a *analyzer) globFiles(cwd string, c expand.Field) []string {
 // after the word's first '=' is a value (declare -g ${name}="$(… | head -1)",
 // a dynamic assignment, not a load).
 func (a *analyzer) substLoads(st *state, fc *fileCtx, s Site, f expand.Field, exportAll bool) {
-	for _, cs := range nameSubsts(f) {
+	for _, cs := range f.NameSubsts() {
 		lf := a.findLoadFile(st, fc, cs.Stmts)
 		switch {
 		case lf.found:
@@ -362,36 +362,6 @@ func (a *analyzer) substLoads(st *state, fc *fileCtx, s Site, f expand.Field, ex
 			a.unresolved(st, s, "", true)
 		}
 	}
-}
-
-// nameSubsts returns the command substitutions of f before the first
-// literal '=' of its word: those whose output names the variables.
-func nameSubsts(f expand.Field) []*syntax.CmdSubst {
-	if f.SubWord == nil {
-		return nil
-	}
-	var out []*syntax.CmdSubst
-	eq := false
-	var walk func(parts []syntax.WordPart)
-	walk = func(parts []syntax.WordPart) {
-		for _, p := range parts {
-			if eq {
-				return
-			}
-			switch p := p.(type) {
-			case *syntax.Lit:
-				eq = strings.Contains(p.Value, "=")
-			case *syntax.SglQuoted:
-				eq = strings.Contains(p.Value, "=")
-			case *syntax.DblQuoted:
-				walk(p.Parts)
-			case *syntax.CmdSubst:
-				out = append(out, p)
-			}
-		}
-	}
-	walk(f.SubWord.Parts)
-	return out
 }
 
 // streamLoad is source <(…) or eval "$(…)": the file the substitution

@@ -144,7 +144,7 @@ func (a *analyzer) wordFile(st *state, fc *fileCtx, w *syntax.Word) loadFile {
 		return a.findLoadFile(st, fc, stmts)
 	}
 	if !f.Known {
-		return loadFile{cands: true, name: nodeText(w)}
+		return loadFile{cands: true, name: shape.NodeText(w)}
 	}
 	abs := expand.JoinPath(st.Cwd, f.Str)
 	if abs != "" && a.isFile(abs) {

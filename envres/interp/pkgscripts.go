@@ -8,6 +8,7 @@ import (
 
 	"github.com/childproof/childproof/envres/internal/expand"
 	"github.com/childproof/childproof/envres/internal/progs"
+	"github.com/childproof/childproof/envres/script"
 )
 
 // Package-manager run-scripts (npm run NAME, yarn NAME …: progs.RunScript)
@@ -84,7 +85,7 @@ func (a *analyzer) pkgScriptRun(c *cmdRun, ps pkgScript) {
 	a.noteFile(name, src)
 	cmd := ps.cmd
 	for _, w := range ps.args {
-		cmd += " " + quoteArgv([]string{w})
+		cmd += " " + script.QuoteArgv([]string{w})
 	}
 	pfc := &fileCtx{name: name, abs: ps.file, embedded: true, line: ps.line, col: ps.col, lang: syntax.LangPOSIX}
 	f, err := a.parser.Parse(name, []byte(cmd), syntax.LangPOSIX)

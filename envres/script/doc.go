@@ -3,5 +3,5 @@
 // (BinaryAt) or nested too deep (CheckNesting), its dialect by its
 // shebang (Dialect, Interpreter), parsed by mvdan.cc/sh (Parser), and the
 // places in it that every finding names (Pos, ParseError, RebasePath,
-// CommandFile).
+// CommandFile, the argv it holds: QuoteArgv, ArgvIndex).
 package script

@@ -58,6 +58,35 @@ func offsetOf(src []byte, line, col int) int {
 	return min(off+max(col-1, 0), len(src))
 }
 
+// Script parses the text src of a script file, named name, as the walk
+// reads one: refused when binary (BinaryAt) or nested too deep
+// (CheckNesting), then in the dialect its shebang names (Dialect, also
+// returned), else as bash, else with ArithFallback. The error is a
+// *ParseError.
+func (ps *Parser) Script(name string, src []byte) (f *syntax.File, lang syntax.LangVariant, err error) {
+	if l, c := BinaryAt(src); l > 0 {
+		return nil, 0, &ParseError{Pos: Pos{File: name, Line: l, Column: c}, Msg: "binary file (NUL byte), not a shell script"}
+	}
+	if err := CheckNesting(name, src); err != nil {
+		return nil, 0, err
+	}
+	lang = Dialect(src)
+	f, err = ps.Parse(name, src, lang)
+	if err != nil && lang != syntax.LangBash {
+		// dash accepts more than strict POSIX, and a ksh may be ksh93;
+		// try bash before giving up.
+		if bf, berr := ps.Parse(name, src, syntax.LangBash); berr == nil {
+			f, err = bf, nil
+		}
+	}
+	if err != nil {
+		if af := ps.ArithFallback(name, src, err); af != nil {
+			f, err = af, nil
+		}
+	}
+	return f, lang, err
+}
+
 // Parse parses src, named name, in the dialect lang (0 is bash). The
 // error is a *ParseError.
 func (ps *Parser) Parse(name string, src []byte, lang syntax.LangVariant) (*syntax.File, error) {

@@ -1,6 +1,10 @@
 package expand
 
-import "mvdan.cc/sh/v3/syntax"
+import (
+	"strings"
+
+	"mvdan.cc/sh/v3/syntax"
+)
 
 // MaxValueLen bounds the strings the analysis tracks; longer values are
 // unknown.
@@ -41,6 +45,36 @@ func (f *Field) Substs() []*syntax.CmdSubst {
 			out = append(out, cs)
 		}
 	})
+	return out
+}
+
+// NameSubsts returns the word's command substitutions before the first
+// literal '=' of its word: those whose output names the variables.
+func (f *Field) NameSubsts() []*syntax.CmdSubst {
+	if f.SubWord == nil {
+		return nil
+	}
+	var out []*syntax.CmdSubst
+	eq := false
+	var walk func(parts []syntax.WordPart)
+	walk = func(parts []syntax.WordPart) {
+		for _, p := range parts {
+			if eq {
+				return
+			}
+			switch p := p.(type) {
+			case *syntax.Lit:
+				eq = strings.Contains(p.Value, "=")
+			case *syntax.SglQuoted:
+				eq = strings.Contains(p.Value, "=")
+			case *syntax.DblQuoted:
+				walk(p.Parts)
+			case *syntax.CmdSubst:
+				out = append(out, p)
+			}
+		}
+	}
+	walk(f.SubWord.Parts)
 	return out
 }
 

@@ -1,5 +1,10 @@
 package expand
 
+import (
+	"strconv"
+	"strings"
+)
+
 // Scope is what words are evaluated against: the variables, the working
 // directory and the parameters of one shell process along one path. It
 // is not safe for concurrent use.
@@ -34,4 +39,57 @@ func (s *Scope[E]) MarkPid(name string, on bool) {
 		delete(m, name)
 	}
 	s.PidVars = m
+}
+
+// Shift runs shift [N] on the positional parameters, when the ones
+// it drops are known (shifting past the end leaves none).
+func (s *Scope[E]) Shift(ops []Field) {
+	n := 1
+	if len(ops) > 0 && ops[0].Known {
+		if v, err := strconv.Atoi(ops[0].Str); err == nil {
+			n = v
+		}
+	}
+	if !ArgsKnown(s.Args[:min(max(n, 0), len(s.Args))]) {
+		return
+	}
+	if n <= len(s.Args) && n >= 0 {
+		s.Args = s.Args[n:]
+	} else {
+		s.Args = nil
+	}
+}
+
+// Chdir runs cd and pushd (the first operand, after the options, is
+// joined to the directory; none, an unknown one or "-" makes it unknown) and
+// popd (the directory becomes unknown).
+func (s *Scope[E]) Chdir(name string, ops []Field) {
+	if name == "popd" {
+		s.Cwd = ""
+		return
+	}
+	var dir *Field
+	for i := range ops {
+		if ops[i].Known && strings.HasPrefix(ops[i].Str, "-") && ops[i].Str != "-" {
+			continue
+		}
+		dir = &ops[i]
+		break
+	}
+	switch {
+	case dir == nil || !dir.Known || dir.Str == "-":
+		s.Cwd = ""
+	default:
+		s.Cwd = JoinPath(s.Cwd, dir.Str)
+	}
+}
+
+// DotSlash returns a path as $0 and BASH_SOURCE hold it, with "./" added
+// when it has no slash: bash would leave "run.sh", and ${0%/*} would then
+// not be a directory; the script's author means the directory it is in.
+func DotSlash(p string) string {
+	if p == "" || strings.Contains(p, "/") {
+		return p
+	}
+	return "./" + p
 }

@@ -26,3 +26,10 @@ var trivial = sync.OnceValue(func() map[string]bool {
 func IsPython(base string) bool {
 	return base == "python" || strings.HasPrefix(base, "python2") || strings.HasPrefix(base, "python3")
 }
+
+// KeepAlive reports whether a last command (its base name) only keeps the
+// process alive (tail -f, sleep infinity, cat, read): the background
+// launch before it is the worker.
+func KeepAlive(base string) bool { return keepAlives[base] }
+
+var keepAlives = map[string]bool{"tail": true, "sleep": true, "cat": true, "read": true, "wait": true, "inotifywait": true, "watch": true, "less": true, "journalctl": true}
