@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"strconv"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -40,7 +41,35 @@ func TestMain(m *testing.M) {
 	if len(os.Args) > 2 && os.Args[1] == "fault" {
 		os.Exit(faultHelper(os.Args[2], os.Args[3:]))
 	}
-	os.Exit(m.Run())
+	code := m.Run()
+	if testServer.remove != nil {
+		testServer.remove()
+	}
+	os.Exit(code)
+}
+
+// testServer is launcher/testdata/testserver ("testserver serve ADDR",
+// a log relay too), built on first use (testServerPath) once for this
+// test binary, without its race detector: a test that starts a server
+// and a relay many times, where neither is what it tests, starts these
+// instead of this race binary (about 0.3 CPU-s a start and its relay).
+var testServer struct {
+	once   sync.Once
+	path   string
+	remove func()
+	err    error
+}
+
+// testServerPath builds the test server once and returns its path.
+func testServerPath(t testing.TB) string {
+	t.Helper()
+	testServer.once.Do(func() {
+		testServer.path, testServer.remove, testServer.err = testsupport.BuildProgram("./testdata/testserver", "CHILDPROOF_TESTSERVER")
+	})
+	if testServer.err != nil {
+		t.Fatal(testServer.err)
+	}
+	return testServer.path
 }
 
 func helper(mode string, args []string) int {
