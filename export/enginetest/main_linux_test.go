@@ -76,13 +76,16 @@ func needPrograms(t *testing.T, programs map[string]string) map[string]string {
 	return paths
 }
 
-// waitFor polls cond every 50 ms until it is true or timeout passes; it
-// fails the test with what, and cond's last message, on a time-out.
+// waitFor polls cond until it is true or timeout passes; it fails the
+// test with what, and cond's last message, on a time-out. The polls are
+// 50 ms apart at first and at most 250 ms apart later: a poll of a
+// cluster or a container forks a command (scontrol, journalctl under
+// nsenter) that costs about 20 ms of CPU.
 func waitFor(t *testing.T, timeout time.Duration, what string, cond func() (bool, string)) {
 	t.Helper()
 	deadline := time.Now().Add(timeout)
 	var last string
-	for {
+	for pause := 50 * time.Millisecond; ; pause = min(pause*3/2, 250*time.Millisecond) {
 		ok, msg := cond()
 		if ok {
 			return
@@ -91,7 +94,7 @@ func waitFor(t *testing.T, timeout time.Duration, what string, cond func() (bool
 		if time.Now().After(deadline) {
 			t.Fatalf("%s: not within %s; last: %s", what, timeout, last)
 		}
-		time.Sleep(50 * time.Millisecond)
+		time.Sleep(pause)
 	}
 }
 
