@@ -43,8 +43,9 @@ func openingState() {
 // the state dir, it says so on stderr and calls exit with the Interrupted
 // code (130) — a read, an evaluation or a loop that does not watch ctx
 // (loading a spec, linting a script) cannot keep childproof alive past
-// the signal. Call disarm when the command returns.
-func armWatchdog(ctx context.Context, command string, stderr io.Writer, exit func(int)) (disarm func()) {
+// the signal. Call disarm when the command returns. grace is
+// interruptGrace but in tests.
+func armWatchdog(ctx context.Context, command string, grace time.Duration, stderr io.Writer, exit func(int)) (disarm func()) {
 	done := make(chan struct{})
 	go func() {
 		select {
@@ -52,7 +53,7 @@ func armWatchdog(ctx context.Context, command string, stderr io.Writer, exit fun
 			return
 		case <-ctx.Done():
 		}
-		t := time.NewTimer(interruptGrace)
+		t := time.NewTimer(grace)
 		defer t.Stop()
 		select {
 		case <-done:
@@ -62,7 +63,7 @@ func armWatchdog(ctx context.Context, command string, stderr io.Writer, exit fun
 			if stateOpened.yes {
 				return
 			}
-			fmt.Fprintf(stderr, "childproof: error: interrupted: %s did not end within %s of the signal\n", command, interruptGrace)
+			fmt.Fprintf(stderr, "childproof: error: interrupted: %s did not end within %s of the signal\n", command, grace)
 			exit(outcome.Interrupted.Code())
 		}
 	}()

@@ -8,11 +8,14 @@ import (
 	"time"
 )
 
-// TestWatchdogExitsStuckCommand: a command still running interruptGrace
-// after the signal is ended with exit 130 and a message; one that returns
-// in time is not, nor one that opened the state dir (it ends by its own
-// means, stopping what it started).
+// TestWatchdogExitsStuckCommand: a command still running the grace after
+// the signal is ended with exit 130 and a message; one that returns in
+// time is not, nor one that opened the state dir (it ends by its own
+// means, stopping what it started). The grace is 200ms here, not
+// interruptGrace: the test waits it out three times, and it runs alone
+// before the package's parallel tests.
 func TestWatchdogExitsStuckCommand(t *testing.T) {
+	const grace = 200 * time.Millisecond
 	// In-process tests of other commands opened state dirs: this one has not.
 	stateOpened.Lock()
 	stateOpened.yes = false
@@ -20,30 +23,30 @@ func TestWatchdogExitsStuckCommand(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	var stderr bytes.Buffer
 	codes := make(chan int, 1)
-	disarm := armWatchdog(ctx, "check", &stderr, func(code int) { codes <- code })
+	disarm := armWatchdog(ctx, "check", grace, &stderr, func(code int) { codes <- code })
 	defer disarm()
 	cancel()
 	select {
 	case code := <-codes:
-		if code != 130 || !strings.Contains(stderr.String(), "childproof: error: interrupted: check did not end within") {
+		if code != 130 || !strings.Contains(stderr.String(), "childproof: error: interrupted: check did not end within 200ms of the signal") {
 			t.Errorf("exit %d, stderr %q", code, stderr.String())
 		}
-	case <-time.After(interruptGrace + 30*time.Second):
+	case <-time.After(grace + 30*time.Second):
 		t.Fatal("the watchdog did not end a stuck command")
 	}
 
 	ctx2, cancel2 := context.WithCancel(context.Background())
-	disarm2 := armWatchdog(ctx2, "ps", &stderr, func(code int) { codes <- code })
+	disarm2 := armWatchdog(ctx2, "ps", grace, &stderr, func(code int) { codes <- code })
 	cancel2()
 	disarm2() // the command returned at once
 	select {
 	case code := <-codes:
 		t.Errorf("the watchdog exited (%d) a command that had returned", code)
-	case <-time.After(interruptGrace + 500*time.Millisecond):
+	case <-time.After(grace + 500*time.Millisecond):
 	}
 
 	ctx3, cancel3 := context.WithCancel(context.Background())
-	disarm3 := armWatchdog(ctx3, "run", &stderr, func(code int) { codes <- code })
+	disarm3 := armWatchdog(ctx3, "run", grace, &stderr, func(code int) { codes <- code })
 	defer disarm3()
 	openingState()
 	defer func() { stateOpened.Lock(); stateOpened.yes = false; stateOpened.Unlock() }()
@@ -51,6 +54,6 @@ func TestWatchdogExitsStuckCommand(t *testing.T) {
 	select {
 	case code := <-codes:
 		t.Errorf("the watchdog exited (%d) a command that had opened the state dir", code)
-	case <-time.After(interruptGrace + 500*time.Millisecond):
+	case <-time.After(grace + 500*time.Millisecond):
 	}
 }

@@ -127,7 +127,7 @@ func runOn(ctx context.Context, goos string, args []string, stdin io.Reader, std
 		// Every command ends on SIGINT/SIGTERM, also one stuck where it
 		// does not watch ctx.
 		if c, _, err := root.Find(args); err == nil && c != root {
-			defer armWatchdog(ctx, c.Name(), stderr, os.Exit)()
+			defer armWatchdog(ctx, c.Name(), interruptGrace, stderr, os.Exit)()
 		}
 	}
 	err := root.ExecuteContext(ctx)
