@@ -29,6 +29,7 @@ import (
 	"github.com/childproof/childproof/internal/pidfd"
 	"github.com/childproof/childproof/launcher/exectrace"
 	"github.com/childproof/childproof/launcher/proctree"
+	"github.com/childproof/childproof/launcher/watchdog"
 	"github.com/childproof/childproof/outcome"
 	"github.com/childproof/childproof/schema"
 	"github.com/childproof/childproof/verify"
@@ -163,9 +164,10 @@ func TestFaultWorkerKilledBeforeReady(t *testing.T) {
 		t.Error("the worker is still alive")
 	}
 	noListener(t, f.port)
-	// The launch's watchdog is released (told "done") without a wait: on
-	// a loaded machine it may not have run its exit yet. Its exit is the
-	// state waited for, within 10 s.
+	// The launch's watchdog is released without a wait, and lingers for
+	// the next launch: let it go now; its exit is the state waited for,
+	// within 10 s.
+	watchdog.Settle(10 * time.Second)
 	var kids []int
 	for end := time.Now().Add(10 * time.Second); time.Now().Before(end); time.Sleep(5 * time.Millisecond) {
 		if kids = ourChildren(t); len(kids) == 0 {
@@ -319,6 +321,11 @@ func TestFaultLaunchStopLoop(t *testing.T) {
 		}
 	}
 	noListener(t, f.port)
+	// The watchdog lingers after the last release, for the next launch:
+	// let it go now (its exit reaped, its pipe closed).
+	if !watchdog.Settle(10 * time.Second) {
+		t.Errorf("the watchdog still runs with no launch registered")
+	}
 	if kids := ourChildren(t); len(kids) != 0 {
 		t.Errorf("processes left behind: %v", kids)
 	}

@@ -1,5 +1,6 @@
 // Package watchdog ends a foreground launch's tree when the process that
-// started it is gone: a shell, in a session of its own, that SIGKILLs
-// every process carrying the launch's marker or in its cgroup unless the
-// starter says the launch ended in its hands.
+// started it is gone: one shell per process, in a session of its own,
+// with which each foreground launch registers, that SIGKILLs every
+// process carrying the marker of a launch still registered, or in its
+// cgroup, once the process is gone.
 package watchdog

@@ -3,80 +3,240 @@ package watchdog
 import (
 	"os"
 	"os/exec"
+	"strconv"
+	"sync"
 	"syscall"
+	"time"
 
 	"github.com/childproof/childproof/internal/noinherit"
 )
 
-// script is the watchdog of a foreground launch, run by sh with
-// the launch's marker entry (MarkerVar=VALUE) and its cgroup ("": none)
-// as $1 and $2. Its stdin is a pipe whose only write end the starter
-// holds (close-on-exec: no other process gets it). "done" on it: the
-// launch ended in the starter's hands, nothing to do. Its end without
-// "done": the starter is gone (SIGKILLed, or exited without stopping the
-// launch), and the parent-death signal took the root only: every process
-// that carries the launch's marker, and every process in its cgroup, is
-// SIGKILLed until none is left, then the cgroup is removed.
-const script = `read -r x
-[ "$x" = done ] && exit 0
-i=0
-while [ $i -lt 100 ]; do
+// script is the watchdog of this process's foreground launches, run by
+// sh. Its stdin is a pipe whose only write end this process holds
+// (close-on-exec: no other process gets it). On it, a launch is
+// registered as three lines, "+ ID", its marker entry (MarkerVar=VALUE)
+// and its cgroup ("": none), and released as "- ID" once it ended in its
+// starter's hands. The pipe's end is the starter gone (SIGKILLed, or
+// exited without stopping its launches), or done with the watchdog when
+// nothing is registered: the parent-death signal took the roots only, so
+// every process that carries a registered launch's marker, and every
+// process in its cgroup, is SIGKILLed until none is left, then the
+// cgroups are removed. IDs are digits only (checked before eval).
+const script = `n=0
+while IFS= read -r op; do
+  case $op in
+  "+ "*) id=${op#+ }; IFS= read -r m || break; IFS= read -r c || break
+    case $id in ''|*[!0-9]*) continue;; esac
+    eval "m_$id=\$m c_$id=\$c"
+    [ "$id" -gt "$n" ] && n=$id;;
+  "- "*) id=${op#- }
+    case $id in ''|*[!0-9]*) continue;; esac
+    eval "unset m_$id c_$id";;
+  esac
+done
+ids=
+i=1
+while [ $i -le $n ]; do
+  eval "m=\${m_$i-}"
+  [ -n "$m" ] && ids="$ids $i"
   i=$((i+1))
-  [ -n "$2" ] && [ -f "$2/cgroup.kill" ] && echo 1 > "$2/cgroup.kill" 2>/dev/null
+done
+[ -z "$ids" ] && exit 0
+set --
+for i in $ids; do eval "set -- \"\$@\" -e \"\$m_$i\""; done
+r=0
+while [ $r -lt 100 ]; do
+  r=$((r+1))
   left=
-  for f in $(grep -lzxF -- "$1" /proc/[0-9]*/environ 2>/dev/null); do
+  for i in $ids; do
+    eval "c=\$c_$i"
+    [ -n "$c" ] && [ -f "$c/cgroup.kill" ] && echo 1 > "$c/cgroup.kill" 2>/dev/null
+  done
+  for f in $(grep -lzxF "$@" /proc/[0-9]*/environ 2>/dev/null); do
     p=${f#/proc/}; p=${p%/environ}
     kill -9 "$p" 2>/dev/null && left=1
   done
-  if [ -n "$2" ] && [ -s "$2/cgroup.procs" ]; then
-    left=1
-    while read -r p; do kill -9 "$p" 2>/dev/null; done < "$2/cgroup.procs"
-  fi
+  for i in $ids; do
+    eval "c=\$c_$i"
+    if [ -n "$c" ] && [ -s "$c/cgroup.procs" ]; then
+      left=1
+      while read -r p; do kill -9 "$p" 2>/dev/null; done < "$c/cgroup.procs"
+    fi
+  done
   [ -z "$left" ] && break
   sleep 0.05
 done
-[ -n "$2" ] && rmdir "$2" 2>/dev/null
+for i in $ids; do
+  eval "c=\$c_$i"
+  [ -n "$c" ] && rmdir "$c" 2>/dev/null
+done
 exit 0`
 
-// Watchdog is the process that ends a foreground launch's tree when its
-// starter is gone: the root dies with the starter (parent-death signal),
-// but a worker below a wrapper, or anything the tree forked, would not.
-// nil: none (a detached launch, or sh could not be started). It is not
-// safe for concurrent use: its starter releases it once.
+// linger is how long the watchdog outlives the release of the last
+// launch registered with it: the next launch (the next test) then
+// registers with it rather than starting a watchdog of its own.
+const linger = 2 * time.Second
+
+// Watchdog is a foreground launch's registration with this process's
+// watchdog, the process that ends the launch's tree when its starter is
+// gone: the root dies with the starter (parent-death signal), but a
+// worker below a wrapper, or anything the tree forked, would not. nil:
+// none (a detached launch, or sh could not be started). It is not safe
+// for concurrent use: its starter releases it once.
 type Watchdog struct {
-	w   *os.File // the write end of its stdin; its end without "done" fires it
-	cmd *exec.Cmd
+	id uint64
 }
 
-// Start starts the watchdog of a foreground launch whose processes carry
-// the marker entry marker (proctree.MarkerVar=VALUE) and live in cgroup
-// ("": none). It runs in a session of its own (a signal to the starter's
-// process group does not reach it), with no descriptor of the starter's
-// but its stdin pipe, and without the marker (it is not a member of the
-// tree).
+// shared is this process's watchdog and its registrations, under mu.
+var shared struct {
+	mu sync.Mutex
+	// w is the write end of the running watchdog's stdin (nil: none
+	// runs); exited is closed once that watchdog has exited.
+	w      *os.File
+	exited chan struct{}
+	// live holds the registration lines of the launches not released,
+	// by ID; next is the last ID given.
+	live map[uint64]string
+	next uint64
+	// idle lets the watchdog go when it fires with nothing registered.
+	idle *time.Timer
+}
+
+// Start registers a foreground launch whose processes carry the marker
+// entry marker (proctree.MarkerVar=VALUE) and live in cgroup ("": none)
+// with this process's watchdog, starting it if none runs. The watchdog
+// runs in a session of its own (a signal to the starter's process group
+// does not reach it), with no descriptor of the starter's but its stdin
+// pipe, and without any launch's marker (it is no member of a tree). It
+// is nil when no watchdog could be started.
 func Start(marker, cgroup string) *Watchdog {
-	r, w, err := os.Pipe()
-	if err != nil {
+	shared.mu.Lock()
+	defer shared.mu.Unlock()
+	shared.next++
+	id := shared.next
+	line := "+ " + strconv.FormatUint(id, 10) + "\n" + marker + "\n" + cgroup + "\n"
+	if !send(line) {
 		return nil
 	}
+	if shared.live == nil {
+		shared.live = map[uint64]string{}
+	}
+	shared.live[id] = line
+	if shared.idle != nil {
+		shared.idle.Stop()
+	}
+	return &Watchdog{id: id}
+}
+
+// send writes line to the running watchdog, starting one when none runs
+// or the running one is gone (then every live registration is written
+// to the new one first). It reports whether line was written. The
+// caller holds shared.mu.
+func send(line string) bool {
+	if shared.w != nil {
+		if _, err := shared.w.WriteString(line); err == nil {
+			return true
+		}
+		shared.w.Close()
+		shared.w = nil
+	}
+	if !spawn() {
+		return false
+	}
+	var all []byte
+	for _, l := range shared.live {
+		all = append(all, l...)
+	}
+	all = append(all, line...)
+	if _, err := shared.w.Write(all); err != nil {
+		shared.w.Close()
+		shared.w = nil
+		return false
+	}
+	return true
+}
+
+// spawn starts a watchdog (shared.w, shared.exited). The caller holds
+// shared.mu.
+func spawn() bool {
+	r, w, err := os.Pipe()
+	if err != nil {
+		return false
+	}
 	defer r.Close()
-	cmd := &exec.Cmd{Path: "/bin/sh", Args: []string{"childproof-watchdog", "-c", script, "childproof-watchdog", marker, cgroup},
+	cmd := &exec.Cmd{Path: "/bin/sh", Args: []string{"childproof-watchdog", "-c", script},
 		Env: []string{"PATH=/usr/bin:/bin"}, Dir: "/", Stdin: r, SysProcAttr: &syscall.SysProcAttr{Setsid: true}}
 	if err := noinherit.Run(cmd.Start); err != nil {
 		w.Close()
-		return nil
+		return false
 	}
-	go cmd.Wait()
-	return &Watchdog{w: w, cmd: cmd}
+	exited := make(chan struct{})
+	go func() {
+		cmd.Wait()
+		close(exited)
+	}()
+	shared.w, shared.exited = w, exited
+	return true
 }
 
-// Release tells the watchdog that the launch ended in the starter's
-// hands: it exits without acting. Safe on nil and twice.
+// Release tells the watchdog that the launch ended in its starter's
+// hands: nothing to do for it. The watchdog exits linger after the last
+// release, unless another launch registers meanwhile.
 func (d *Watchdog) Release() {
-	if d == nil || d.w == nil {
+	if d == nil {
 		return
 	}
-	d.w.Write([]byte("done\n"))
-	d.w.Close()
-	d.w = nil
+	shared.mu.Lock()
+	defer shared.mu.Unlock()
+	if _, ok := shared.live[d.id]; !ok {
+		return
+	}
+	delete(shared.live, d.id)
+	if shared.w != nil {
+		shared.w.WriteString("- " + strconv.FormatUint(d.id, 10) + "\n")
+	}
+	if len(shared.live) > 0 {
+		return
+	}
+	if shared.idle == nil {
+		shared.idle = time.AfterFunc(linger, func() {
+			shared.mu.Lock()
+			defer shared.mu.Unlock()
+			closeIdle()
+		})
+	} else {
+		shared.idle.Reset(linger)
+	}
+}
+
+// closeIdle lets the watchdog go when nothing is registered with it: its
+// stdin ends and it exits. The caller holds shared.mu.
+func closeIdle() {
+	if len(shared.live) == 0 && shared.w != nil {
+		shared.w.Close()
+		shared.w = nil
+	}
+}
+
+// Settle lets the watchdog go at once when no launch is registered with
+// it, rather than linger after the last release, and waits (up to
+// timeout) until it has exited; it reports whether no watchdog runs. A
+// test that counts its process's children or descriptors calls it.
+func Settle(timeout time.Duration) bool {
+	shared.mu.Lock()
+	closeIdle()
+	running, exited := shared.w != nil, shared.exited
+	shared.mu.Unlock()
+	if running {
+		return false
+	}
+	if exited == nil {
+		return true
+	}
+	select {
+	case <-exited:
+		return true
+	case <-time.After(timeout):
+		return false
+	}
 }
