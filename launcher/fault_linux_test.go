@@ -281,11 +281,16 @@ func TestFaultPortTakenThenFreed(t *testing.T) {
 // stop` does. 12 is enough for what it checks: a leak of one per launch
 // shows as 12 (or 6), and the logs rotate and the history prunes its round
 // logs past DefaultLogKeep+1 (4); 50 took 28 s of make test's unit stage
-// under -race and proved nothing more.
+// under -race and proved nothing more. The server and the detached
+// launches' relay are the test server, not this race binary (0.1 CPU-s a
+// start, 0.2 a relay): what leaks is counted in this process.
 func TestFaultLaunchStopLoop(t *testing.T) {
 	f := newFixture(t)
 	name := fmt.Sprintf("loop-%d-%d", os.Getpid(), time.Now().UnixNano()%1e6) // its cgroups are ours alone
 	l := f.spec(name)
+	srv := testServerPath(t)
+	l.Command = []string{srv, "serve", "127.0.0.1:" + strconv.Itoa(f.port)}
+	l.Worker.Comm = filepath.Base(srv)
 	l.Ready.HTTP = "" // a TCP connect: the loop is about lifecycles, not HTTP
 	// Warm up once so that lazily opened fds (netlink, epoll) exist before counting.
 	la, err := Start(context.Background(), l, Options{State: f.state})
@@ -298,7 +303,7 @@ func TestFaultLaunchStopLoop(t *testing.T) {
 	const n = 12
 	for i := range n {
 		detach := i%2 == 1
-		la, err := Start(context.Background(), l, Options{State: f.state, Detach: detach})
+		la, err := Start(context.Background(), l, Options{State: f.state, Detach: detach, Relay: srv})
 		if err != nil {
 			t.Fatalf("launch %d: %v", i, err)
 		}
