@@ -17,6 +17,7 @@ import (
 // failed after the whole timeout with "did not listen" while the master
 // listened).
 func TestGunicornChurn(t *testing.T) {
+	t.Parallel()
 	if _, err := exec.LookPath("gunicorn"); err != nil {
 		t.Skip("gunicorn is not installed here (Debian package gunicorn; .ci/run installs it)")
 	}
@@ -29,6 +30,7 @@ func TestGunicornChurn(t *testing.T) {
 	}
 	for _, withSelector := range []bool{true, false} {
 		t.Run(strconv.FormatBool(withSelector), func(t *testing.T) {
+			t.Parallel()
 			dir, env, port := setupServer(t, s, withSelector)
 			env = append(env, "CHILDPROOF_STATE_DIR="+filepath.Join(t.TempDir(), "state"))
 			t.Cleanup(func() { cli(t, dir, env, "stop", s.name) })

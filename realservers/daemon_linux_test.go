@@ -67,9 +67,11 @@ func daemons() []daemon {
 // alive, stop ends every process seen of it. Started through a wrapper
 // that exports another value of a protected name, run exits 3.
 func TestDaemons(t *testing.T) {
+	t.Parallel()
 	for _, d := range daemons() {
 		for _, mode := range []string{"cgroup", "no-cgroup"} {
 			t.Run(d.name+"/"+mode, func(t *testing.T) {
+				t.Parallel()
 				if _, err := os.Stat(d.prog); err != nil {
 					t.Skipf("%s is not installed here (Debian package %s; .ci/run installs it)", d.prog, d.pkg)
 				}

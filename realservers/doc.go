@@ -13,6 +13,12 @@
 // recycling its workers, a node cluster respawning a crashed worker and
 // torchrun ranks that fork helpers; each judged after its tree changed.
 //
+// Every test is parallel (two at a time, go test's default on two CPUs:
+// each server, port and state dir is the test's own) except the torchrun
+// tests, which run first, one at a time: a rank imports torch in seconds
+// of CPU, and two such tests side by side at load 17 left a rank in its
+// rendezvous past a 60 s wait of TestTorchrunHelpers.
+//
 // The servers come from Debian packages that .ci/run installs; a test
 // whose server is missing here skips, saying which package to install.
 package realservers

@@ -22,6 +22,7 @@ import (
 // shown by ps), its environment is the spec's, and the state dir stays
 // root's.
 func TestPostgresUser(t *testing.T) {
+	t.Parallel()
 	if os.Geteuid() != 0 {
 		t.Skip("user = \"postgres\" needs root")
 	}

@@ -286,6 +286,7 @@ http.server.HTTPServer(("127.0.0.1", int(sys.argv[1])), http.server.SimpleHTTPRe
 }
 
 func TestRealServers(t *testing.T) {
+	t.Parallel()
 	for _, s := range servers() {
 		for _, withSelector := range []bool{true, false} {
 			name := s.name + "/no-selector"
@@ -293,6 +294,7 @@ func TestRealServers(t *testing.T) {
 				name = s.name + "/selector"
 			}
 			t.Run(name, func(t *testing.T) {
+				t.Parallel()
 				for prog, pkg := range s.need {
 					if _, err := exec.LookPath(prog); err != nil {
 						if _, err := os.Stat(prog); err != nil {
@@ -678,6 +680,7 @@ func preForkWorker(t *testing.T, worker, port int, r runReport) {
 // server that rewrote its environment block is env-unreadable, exit 3 —
 // never "not set".
 func TestNoEvidenceIsUnreadable(t *testing.T) {
+	t.Parallel()
 	if _, err := exec.LookPath("redis-server"); err != nil {
 		t.Skip("redis-server is not installed here (Debian package redis-server; .ci/run installs it)")
 	}
@@ -750,11 +753,13 @@ while True:
 // before. Changed and wiped: env-unreadable (exit 3), the tree stopped.
 // Same environment, block intact: verified from its live environ.
 func TestThreadExec(t *testing.T) {
+	t.Parallel()
 	if _, err := os.Stat("/usr/bin/python3"); err != nil {
 		t.Skip("/usr/bin/python3 is not installed here (Debian package python3)")
 	}
 	for _, mode := range []string{"change", "same"} {
 		t.Run(mode, func(t *testing.T) {
+			t.Parallel()
 			s := server{name: "te", files: map[string]string{"te.py": threadExecPy}, command: []string{"/usr/bin/python3", "te.py", mode, "{{PORT}}"}}
 			dir, env, port := setupServer(t, s, false)
 			env = append(env, "CHILDPROOF_STATE_DIR="+filepath.Join(t.TempDir(), "s"))
@@ -790,6 +795,7 @@ func TestThreadExec(t *testing.T) {
 // parented to init. `stop` must still end every process of the tree —
 // they are in the launch's own cgroup — and free the port.
 func TestMasterKilled(t *testing.T) {
+	t.Parallel()
 	var s server
 	for _, x := range servers() {
 		if x.name == "uvicorn-workers" {
@@ -850,6 +856,7 @@ func TestMasterKilled(t *testing.T) {
 // a comm selector and without, is verified on the forked worker, and a
 // later verify agrees.
 func TestHaproxyMasterWorker(t *testing.T) {
+	t.Parallel()
 	if _, err := os.Stat("/usr/sbin/haproxy"); err != nil {
 		t.Skip("/usr/sbin/haproxy is not installed here (Debian package haproxy; .ci/run installs it)")
 	}
@@ -918,6 +925,8 @@ type torchrunReport struct {
 // SIGKILL of the agent (its ranks live on) a new run leaves no rank of the
 // old launch either.
 func TestTorchrun(t *testing.T) {
+	// Not parallel: the torchrun tests run first, one at a time (see
+	// doc.go).
 	needTorch(t)
 	dir := t.TempDir()
 	os.Chmod(dir, 0o755)
@@ -1039,6 +1048,8 @@ func TestTorchrun(t *testing.T) {
 // that the selector matches two processes below it equally (a note naming
 // count = 2) instead of staying silent about the unverified ranks.
 func TestTorchrunWithoutCount(t *testing.T) {
+	// Not parallel: the torchrun tests run first, one at a time (see
+	// doc.go).
 	needTorch(t)
 	dir := t.TempDir()
 	port := launchertest.FreePort(t)

@@ -246,10 +246,12 @@ const vllmRoles = `worker "api" {
 // member check); an engine restarted with the change after the launch
 // was verified fails verify, and explain gives verify's verdicts.
 func TestVLLMLayout(t *testing.T) {
+	t.Parallel()
 	needPython(t, map[string]string{"zmq": "python3-zmq", "setproctitle": "python3-setproctitle"})
 	const timeout = 60 * time.Second
 	for _, roles := range []bool{true, false} {
 		t.Run(fmt.Sprintf("roles=%t", roles), func(t *testing.T) {
+			t.Parallel()
 			sel := ""
 			if roles {
 				sel = vllmRoles
@@ -454,6 +456,7 @@ def application(environ, start_response):
 // block is SIGKILLed. A graceful reload (SIGHUP re-execs the master in
 // its pid) is verified on the master's new image.
 func TestUWSGIRecycle(t *testing.T) {
+	t.Parallel()
 	if _, err := exec.LookPath("uwsgi"); err != nil {
 		t.Skip("uwsgi is not installed here (Debian packages uwsgi and uwsgi-plugin-python3; .ci/run installs them)")
 	}
@@ -487,6 +490,7 @@ func TestUWSGIRecycle(t *testing.T) {
 	}
 	for _, block := range []string{"stop {\n    signal = \"SIGINT\"\n  }", ""} {
 		t.Run(fmt.Sprintf("stop-block=%t", block != ""), func(t *testing.T) {
+			t.Parallel()
 			dir, env, port := stack(t, map[string]string{"app.py": uwsgiApp}, fmt.Sprintf(spec, block))
 			stopped := false
 			t.Cleanup(func() {
@@ -620,6 +624,7 @@ if (cluster.isPrimary) {
 // value in its own process.env fails verify with env-diverged (exit 3)
 // naming it and the name.
 func TestNodeClusterRespawn(t *testing.T) {
+	t.Parallel()
 	if _, err := exec.LookPath("node"); err != nil {
 		t.Skip("node is not installed here (Debian package nodejs; .ci/run installs it)")
 	}
@@ -642,6 +647,7 @@ func TestNodeClusterRespawn(t *testing.T) {
 `
 	for _, sel := range []string{`worker { comm = "node" }`, ""} {
 		t.Run(fmt.Sprintf("selector=%t", sel != ""), func(t *testing.T) {
+			t.Parallel()
 			dir, env, port := stack(t, map[string]string{"server.js": nodeCluster}, fmt.Sprintf(spec, sel))
 			t.Cleanup(func() { cli(t, dir, env, "stop", "cluster") })
 			r, code, msg := jsonRun(t, dir, env, "run", "--detach", "--format", "json", "childproof.hcl")
@@ -744,6 +750,7 @@ func TestNodeClusterRespawn(t *testing.T) {
 // changed a protected value is reported at once (ps "diverged", verify
 // exit 3). stop then ends the whole tree and run with it.
 func TestNodeClusterForegroundRespawn(t *testing.T) {
+	t.Parallel()
 	if _, err := exec.LookPath("node"); err != nil {
 		t.Skip("node is not installed here (Debian package nodejs; .ci/run installs it)")
 	}
@@ -898,6 +905,8 @@ while True:
 // passing on the same four ranks after every rank's helper was recycled,
 // twice; stop leaves none of them.
 func TestTorchrunHelpers(t *testing.T) {
+	// Not parallel: the torchrun tests run first, one at a time (see
+	// doc.go).
 	needTorch(t)
 	const spec = `launch "ranks" {
   command = ["/usr/bin/python3", "-m", "torch.distributed.run", "--nproc_per_node=4",
