@@ -921,9 +921,10 @@ type torchrunReport struct {
 // below the agent, all three python3: worker { comm = "python3", count = 2
 // } verifies on both ranks (the agent holds the rendezvous port, on [::]),
 // relaunch --set proves the delta on both (TORCHELASTIC_ERROR_FILE and the
-// run id are new each launch: volatile), and stop leaves no rank; after a
-// SIGKILL of the agent (its ranks live on) a new run leaves no rank of the
-// old launch either.
+// run id are new each launch: volatile); after a SIGKILL of the relaunched
+// agent (its ranks live on) a new run leaves no rank of the old launch, and
+// stop leaves no rank of the new one. Three torchrun starts, each of which
+// imports torch three times (the agent and both ranks).
 func TestTorchrun(t *testing.T) {
 	// Not parallel: the torchrun tests run first, one at a time (see
 	// doc.go).
@@ -1008,22 +1009,11 @@ func TestTorchrun(t *testing.T) {
 		t.Errorf("relaunch: the same ranks %v", ranks)
 	}
 
-	// stop: every rank and the agent gone.
-	all := pinTree(t, newRanks[0], 1)
-	agent := pinTree(t, rr.Worker.Pid, 1)
-	_ = agent
-	if out, errOut, code := cli(t, dir, env, "stop", "torchrun"); code != 0 {
-		t.Errorf("stop: exit %d\n%s%s", code, out, errOut)
-	}
-	all.wait(t, "stop")
-
 	// SIGKILL of the agent: its ranks live on; a new run (on_stale =
 	// "replace") stops them before it starts, and leaves none.
-	r = run("run", "--detach", "--format", "json", "childproof.hcl")
-	ranks = ranksOK("run again", r, "APP_TOKEN")
-	orphans := pinTree(t, ranks[0], 1)
+	orphans := pinTree(t, newRanks[0], 1)
 	var fs proc.FS
-	st, err := fs.Stat(ranks[0])
+	st, err := fs.Stat(newRanks[0])
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -1040,7 +1030,14 @@ func TestTorchrun(t *testing.T) {
 	}
 	r = run("run", "--detach", "--format", "json", "childproof.hcl")
 	orphans.wait(t, "a run after its agent was killed")
-	ranksOK("run after the agent was killed", r, "APP_TOKEN")
+	ranks = ranksOK("run after the agent was killed", r, "APP_TOKEN")
+
+	// stop: every rank and the agent gone.
+	all := pinTree(t, ranks[0], 1)
+	if out, errOut, code := cli(t, dir, env, "stop", "torchrun"); code != 0 {
+		t.Errorf("stop: exit %d\n%s%s", code, out, errOut)
+	}
+	all.wait(t, "stop")
 }
 
 // TestTorchrunWithoutCount: the same job with worker { comm = "python3" }
