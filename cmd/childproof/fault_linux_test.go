@@ -70,9 +70,10 @@ func freeTCPPort(t *testing.T) int {
 	return launchertest.FreePort(t)
 }
 
-// command returns a childproof command with the test's state dir.
+// command returns a childproof command with the test's state dir (a static
+// command runs the build without -race: childproofFor).
 func (e *faultEnv) command(args ...string) *exec.Cmd {
-	c := exec.Command("childproof", args...)
+	c := exec.Command(childproofFor(args), args...)
 	c.Env = append(os.Environ(), "CHILDPROOF_STATE_DIR="+e.state, "GORACE=atexit_sleep_ms=0")
 	c.Dir = e.dir
 	return c

@@ -70,6 +70,16 @@ func (s scriptParallel) Run() int {
 // -race, for the scripts staticScript accepts.
 var staticBin string
 
+// childproofFor is the childproof a test runs for args: the build
+// without -race when args' command is one of staticCommands (for the
+// reason staticScript gives), else the one on $PATH.
+func childproofFor(args []string) string {
+	if staticBin != "" && len(args) > 0 && staticCommands[args[0]] {
+		return filepath.Join(staticBin, "childproof")
+	}
+	return "childproof"
+}
+
 // buildScriptBinary builds the childproof the scripts and this package's
 // tests run from $PATH (exec childproof, a spec's command, a detached
 // launch's log relay) into a new directory: the command with the test
