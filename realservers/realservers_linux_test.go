@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -1095,10 +1096,19 @@ func TestTorchrunWithoutCount(t *testing.T) {
 // needTorch skips a test where Debian's python3 cannot run a gloo job.
 func needTorch(t *testing.T) {
 	t.Helper()
-	if out, err := exec.Command("/usr/bin/python3", "-c", "import torch.distributed as d; assert d.is_gloo_available()").CombinedOutput(); err != nil {
-		t.Skipf("/usr/bin/python3 cannot import torch with gloo (Debian package python3-torch; .ci/run installs it): %v %s", err, out)
+	if err := torchProbe(); err != nil {
+		t.Skipf("/usr/bin/python3 cannot import torch with gloo (Debian package python3-torch; .ci/run installs it): %v", err)
 	}
 }
+
+// torchProbe imports torch once for the three torchrun tests (an import
+// takes seconds of CPU).
+var torchProbe = sync.OnceValue(func() error {
+	if out, err := exec.Command("/usr/bin/python3", "-c", "import torch.distributed as d; assert d.is_gloo_available()").CombinedOutput(); err != nil {
+		return fmt.Errorf("%w %s", err, out)
+	}
+	return nil
+})
 
 // nginxConf is an nginx.conf for the tests: daemon on or off, the user
 // line ("" when not root), the error log, every path in {{DIR}} and a
