@@ -960,13 +960,19 @@ func TestTorchrunHelpers(t *testing.T) {
 	ranks := ranksOf("run", r)
 	slices.Sort(ranks)
 	for round := 1; round <= 2; round++ {
+		// Every rank's helpers, then the wait for each rank's to be
+		// replaced: the ranks recycle theirs at the same time.
+		olds := map[int][]int{}
 		for _, rank := range ranks {
 			old := children(rank)
 			if len(old) == 0 && !waitFor(30*time.Second, func() bool { old = children(rank); return len(old) > 0 }) {
 				t.Fatalf("round %d: rank %d has no helper", round, rank)
 			}
-			if !recycled(rank, old, 1, 60*time.Second) {
-				t.Fatalf("round %d: rank %d's helpers %v were not recycled within 60s", round, rank, old)
+			olds[rank] = old
+		}
+		for _, rank := range ranks {
+			if !recycled(rank, olds[rank], 1, 60*time.Second) {
+				t.Fatalf("round %d: rank %d's helpers %v were not recycled within 60s", round, rank, olds[rank])
 			}
 		}
 		r, code, msg = jsonRun(t, dir, env, "verify", "--format", "json", "childproof.hcl")
