@@ -17,6 +17,7 @@ import (
 // TestReadinessRate: a server answering 503 for 1.5 s (and logging each
 // probe, which wakes the wait) gets at most 20 probes in any second.
 func TestReadinessRate(t *testing.T) {
+	t.Parallel() // waits out a ready timeout or a busy server: beside the others that do
 	f := newFixture(t)
 	l := f.spec("busy")
 	l.Command = []string{filepath.Join(f.bin, "mock-srv"), "helper", "busy", "127.0.0.1:" + strconv.Itoa(f.port), "1500ms"}
@@ -38,6 +39,7 @@ func TestReadinessRate(t *testing.T) {
 // TestReadyStatus: ready.status lists the answers that count: a server
 // answering 503 is ready at its first answer with status = [503].
 func TestReadyStatus(t *testing.T) {
+	t.Parallel() // waits out a ready timeout or a busy server: beside the others that do
 	f := newFixture(t)
 	l := f.spec("status")
 	l.Command = []string{filepath.Join(f.bin, "mock-srv"), "helper", "busy", "127.0.0.1:" + strconv.Itoa(f.port), "1h"}
@@ -60,6 +62,7 @@ func TestReadyStatus(t *testing.T) {
 // environment until it exits 0; a command that never does is the
 // not-ready failure with its last line.
 func TestReadyExec(t *testing.T) {
+	t.Parallel() // waits out a ready timeout or a busy server: beside the others that do
 	f := newFixture(t)
 	dir := t.TempDir()
 	l := f.spec("exec")
@@ -96,6 +99,7 @@ func TestReadyExec(t *testing.T) {
 // TestReadyLog: ready.log waits for a line of the worker's output, with
 // or without a port, foreground and detached.
 func TestReadyLog(t *testing.T) {
+	t.Parallel() // waits out a ready timeout or a busy server: beside the others that do
 	for _, detach := range []bool{false, true} {
 		t.Run(strconv.FormatBool(detach), func(t *testing.T) {
 			f := newFixture(t)
