@@ -8,6 +8,12 @@
 // (scontrol's job record and the job's output; systemctl show and the
 // journal), then tear down every process they started, by pid.
 //
+// The SLURM tests run first, one at a time: each ends by finding and
+// killing whatever is left below the test process (what slurmd
+// daemonized), which would take another test's daemons too. TestSystemd
+// and TestPsOverSSH then run side by side (t.Parallel): neither looks
+// below the test process, and their namespaces are their own.
+//
 // They need Linux and root; each skips, naming the package or the reason,
 // where the machine cannot (.ci/run installs the packages).
 package enginetest

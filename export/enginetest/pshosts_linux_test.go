@@ -20,6 +20,7 @@ import (
 // a launch is started on each node over ssh, and one ps from the hub lists
 // both, each under its host.
 func TestPsOverSSH(t *testing.T) {
+	t.Parallel() // beside TestSystemd only (see doc.go)
 	needRoot(t)
 	needPrograms(t, map[string]string{"sshd": "openssh-server", "ssh": "openssh-client", "ssh-keygen": "openssh-client",
 		"ip": "iproute2", "nsenter": "util-linux", "unshare": "util-linux"})

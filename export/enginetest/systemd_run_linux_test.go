@@ -21,6 +21,7 @@ const systemdCanary = "canary-systemd-KEY-9b2f47"
 // every case) and judges each by systemctl show (ActiveState, Result) and
 // the unit's journal.
 func TestSystemd(t *testing.T) {
+	t.Parallel() // beside TestPsOverSSH only (see doc.go)
 	proj := t.TempDir()
 	if err := os.Chmod(proj, 0o755); err != nil {
 		t.Fatal(err)
