@@ -125,3 +125,27 @@ func TestLingerAndSettle(t *testing.T) {
 	}
 	d.Release() // a second release is a no-op
 }
+
+// TestLingerEnds: released and left alone, the watchdog exits by itself
+// once linger has passed since the last release, without Settle.
+func TestLingerEnds(t *testing.T) {
+	d := Start("WATCHDOG_TEST_MARKER=lingerends", "")
+	if d == nil {
+		t.Fatal("no watchdog")
+	}
+	shared.mu.Lock()
+	exited := shared.exited
+	shared.mu.Unlock()
+	d.Release()
+	select {
+	case <-exited:
+	case <-time.After(linger + 30*time.Second):
+		t.Fatalf("the watchdog still runs %s after its last release", linger+30*time.Second)
+	}
+	shared.mu.Lock()
+	running := shared.w != nil
+	shared.mu.Unlock()
+	if running {
+		t.Error("the watchdog exited but is still taken for running")
+	}
+}
