@@ -782,8 +782,11 @@ func TestNodeClusterForegroundRespawn(t *testing.T) {
 	if err := run.Start(); err != nil {
 		t.Fatal(err)
 	}
-	ended := make(chan error, 1)
-	go func() { ended <- run.Wait() }()
+	// ended is closed when run has exited (waitErr is then its error):
+	// the body and the cleanup both wait for it.
+	ended := make(chan struct{})
+	var waitErr error
+	go func() { waitErr = run.Wait(); close(ended) }()
 	t.Cleanup(func() {
 		cli(t, dir, env, "stop", "cluster")
 		select {
@@ -844,8 +847,8 @@ func TestNodeClusterForegroundRespawn(t *testing.T) {
 			t.Fatalf("after the worker %d was killed: ps %+v, want another worker, %s\nstderr: %s", gone, now, status, runErr.String())
 		}
 		select {
-		case err := <-ended:
-			t.Fatalf("run ended (%v) when its worker %d was respawned\nstderr: %s", err, gone, runErr.String())
+		case <-ended:
+			t.Fatalf("run ended (%v) when its worker %d was respawned\nstderr: %s", waitErr, gone, runErr.String())
 		default:
 		}
 		return now
