@@ -465,23 +465,9 @@ func (s *Store) seal(r *Record) ([]byte, error) {
 	if s.KeyErr() != nil {
 		return nil, fmt.Errorf("record: %w", s.KeyErr())
 	}
-	// One decode round trip settles what JSON cannot keep (invalid UTF-8
-	// in an argv): the record read back is the record sealed.
 	c := *r
 	c.MAC = ""
-	b, err := json.Marshal(&c)
-	if err != nil {
-		return nil, err
-	}
-	var rt Record
-	if err := json.Unmarshal(b, &rt); err != nil {
-		return nil, err
-	}
-	rec, err := json.Marshal(&rt)
-	if err != nil {
-		return nil, err
-	}
-	sum, err := json.Marshal(summarize(&rt))
+	rec, sum, err := sealedLines(&c, false)
 	if err != nil {
 		return nil, err
 	}
@@ -494,6 +480,32 @@ func (s *Store) seal(r *Record) ([]byte, error) {
 	out = append(out, r.MAC[len("hmac-sha256:"):]...)
 	out = append(out, "\"}\n"...)
 	return append(out, body...), nil
+}
+
+// sealedLines is the record line and the summary line of c (MAC
+// empty). A record that JSON cannot keep as it is (invalid UTF-8 in an
+// argv: json.Marshal writes each invalid byte as \ufffd, and only
+// those) is encoded and decoded once first, so that the record read back
+// is the record sealed; roundTrip does so always. Any other record's
+// lines are the same bytes either way, at half the cost: a record is
+// sealed four times per start and stop.
+func sealedLines(c *Record, roundTrip bool) (rec, sum []byte, err error) {
+	rec, err = json.Marshal(c)
+	if err != nil {
+		return nil, nil, err
+	}
+	if roundTrip || bytes.Contains(rec, []byte(`\ufffd`)) {
+		var rt Record
+		if err := json.Unmarshal(rec, &rt); err != nil {
+			return nil, nil, err
+		}
+		if rec, err = json.Marshal(&rt); err != nil {
+			return nil, nil, err
+		}
+		c = &rt
+	}
+	sum, err = json.Marshal(summarize(c))
+	return rec, sum, err
 }
 
 // macV2 is the MAC of a v2 record file's body (the bytes after its first
