@@ -21,7 +21,13 @@ func ScratchParent() string {
 	if os.Getenv("TMPDIR") != "" {
 		return os.TempDir()
 	}
-	for _, dir := range []string{os.Getenv("XDG_RUNTIME_DIR"), "/dev/shm"} {
+	return scratchIn(os.Getenv("XDG_RUNTIME_DIR"), "/dev/shm")
+}
+
+// scratchIn returns the first of dirs that is a roomy tmpfs this process
+// can write ("" is none), else os.TempDir().
+func scratchIn(dirs ...string) string {
+	for _, dir := range dirs {
 		if dir != "" && roomyTmpfs(dir) {
 			return dir
 		}
