@@ -43,6 +43,15 @@ func FuzzRound(f *testing.F) {
 				return
 			}
 			r.N, r.Name = 3, "a"
+			// The JSON MACed without the decode round trip is the JSON
+			// the round trip gives.
+			c := r
+			c.MAC = ""
+			b, err1 := roundJSON(&c, false)
+			want, err2 := roundJSON(&c, true)
+			if (err1 == nil) != (err2 == nil) || !bytes.Equal(b, want) {
+				t.Fatalf("round JSON without the round trip differs (%v, %v):\n%s\n%s", err1, err2, b, want)
+			}
 			out, err := st.sealRound(&r)
 			if err != nil {
 				return

@@ -108,26 +108,36 @@ func (s *Store) sealRound(r *Round) ([]byte, error) {
 }
 
 // roundMAC is the MAC of a round file: HMAC-SHA256 under the record key
-// over its JSON with MAC empty (after one decode round trip), with a
-// domain prefix of its own.
+// over its JSON with MAC empty (roundJSON), with a domain prefix of its
+// own.
 func (s *Store) roundMAC(r *Round) (string, error) {
 	c := *r
 	c.MAC = ""
-	b, err := json.Marshal(&c)
+	b, err := roundJSON(&c, false)
 	if err != nil {
-		return "", err
-	}
-	var rt Round
-	if err := json.Unmarshal(b, &rt); err != nil {
-		return "", err
-	}
-	if b, err = json.Marshal(&rt); err != nil {
 		return "", err
 	}
 	m := hmac.New(sha256.New, s.RecordKey())
 	m.Write([]byte("childproof round v1\x00"))
 	m.Write(b)
 	return "hmac-sha256:" + hex.EncodeToString(m.Sum(nil)), nil
+}
+
+// roundJSON is c's JSON after one decode round trip, which settles what
+// JSON cannot keep (invalid UTF-8: json.Marshal writes each invalid byte
+// as \ufffd, and only those). Without such a byte, or roundTrip, the
+// first encoding is those bytes already and is returned as it is: a
+// round is sealed three times and checked twice per start and stop.
+func roundJSON(c *Round, roundTrip bool) ([]byte, error) {
+	b, err := json.Marshal(c)
+	if err != nil || !roundTrip && !bytes.Contains(b, []byte(`\ufffd`)) {
+		return b, err
+	}
+	var rt Round
+	if err := json.Unmarshal(b, &rt); err != nil {
+		return nil, err
+	}
+	return json.Marshal(&rt)
 }
 
 // Rounds reads every round of launch name, ascending. Unreadable rounds
