@@ -28,6 +28,8 @@ const secret = "s3cr3t-value-never-printed"
 
 type fixture struct {
 	bin   string // helper dir
+	srv   string // the test server, linked as srv/mock-srv in bin ("": none, spec serves with this binary)
+	relay string // detached launches' relay in start ("": this binary)
 	state *State
 	port  int
 }
@@ -38,19 +40,37 @@ func newFixture(t *testing.T, names ...string) *fixture {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &fixture{bin: helperBin(t, append([]string{"mock-srv"}, names...)...), state: st, port: freePort(t)}
+	bin := helperBin(t, append([]string{"mock-srv"}, names...)...)
+	srv := serverBin(t, bin)
+	return &fixture{bin: bin, srv: srv, relay: srv, state: st, port: freePort(t)}
 }
 
 func (f *fixture) spec(name string) *schema.Launch {
 	return &schema.Launch{
 		Name:    name,
-		Command: []string{filepath.Join(f.bin, "mock-srv"), "helper", "serve", "127.0.0.1:" + strconv.Itoa(f.port)},
+		Command: f.serve(),
 		Env:     map[string]string{"MOCK_LLM_KEY": secret},
 		Require: []string{"MOCK_LLM_KEY"},
 		Worker:  schema.Worker{Comm: "mock-srv"},
 		Ports:   []schema.Port{{Name: "http", Number: f.port, Address: "127.0.0.1"}},
 		Ready:   schema.Ready{HTTP: "/healthz", Timeout: fixtureReady},
 	}
+}
+
+// serve is the default server's command: the test server, its comm
+// mock-srv, when the fixture has it, else this binary's "helper serve".
+func (f *fixture) serve() []string {
+	if f.srv == "" {
+		return f.raceServe()
+	}
+	return []string{f.srv, "serve", "127.0.0.1:" + strconv.Itoa(f.port)}
+}
+
+// raceServe is this race binary's "helper serve" as mock-srv, for a test
+// whose assertion depends on the worker being this binary (its file) or
+// on its argv (arguments after the address, which serve ignores).
+func (f *fixture) raceServe() []string {
+	return []string{filepath.Join(f.bin, "mock-srv"), "helper", "serve", "127.0.0.1:" + strconv.Itoa(f.port)}
 }
 
 // fixtureReady is the fixture's ready.timeout: a bound on a start that
@@ -63,7 +83,7 @@ const fixtureReady = 30 * time.Second
 
 func (f *fixture) start(t *testing.T, l *schema.Launch, detach bool) (*Launch, error) {
 	t.Helper()
-	la, err := Start(context.Background(), l, Options{State: f.state, Detach: detach})
+	la, err := Start(context.Background(), l, Options{State: f.state, Detach: detach, Relay: f.relay})
 	if la != nil {
 		t.Cleanup(func() { la.Stop(context.Background()) })
 	}
@@ -659,6 +679,7 @@ func TestPortGrabbedAfterPreflight(t *testing.T) {
 func TestRebuiltBinaryStillOurs(t *testing.T) {
 	f := newFixture(t)
 	l := f.spec("rebuilt")
+	l.Command = f.raceServe() // its file is what the test replaces
 	la, err := f.start(t, l, true)
 	if err != nil {
 		t.Fatal(err)

@@ -105,7 +105,7 @@ func TestExplain(t *testing.T) {
 	f := newFixture(t)
 	l := f.spec("api")
 	l.Secret = []string{"MOCK_LLM_KEY"}
-	l.Command = append(l.Command, "--key="+secret) // serve ignores it
+	l.Command = append(f.raceServe(), "--key="+secret) // serve ignores it
 	if _, err := f.start(t, l, true); err != nil {
 		t.Fatal(err)
 	}

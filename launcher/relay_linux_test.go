@@ -20,6 +20,7 @@ import (
 // which ends with the tree.
 func TestDetachedRelay(t *testing.T) {
 	f := newFixture(t)
+	f.relay = "" // the relay is what is tested: this race binary
 	l := f.spec("relayed")
 	// sh prints the key in two pieces, then execs the server.
 	half := len(secret) / 2
@@ -58,6 +59,7 @@ func TestDetachedRelay(t *testing.T) {
 // ps (Census) says so on the launch.
 func TestRelayGoneSaid(t *testing.T) {
 	f := newFixture(t)
+	f.relay = "" // the relay is what is tested: this race binary
 	la, err := f.start(t, f.spec("norelay"), true)
 	if err != nil {
 		t.Fatal(err)

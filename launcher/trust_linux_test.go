@@ -358,7 +358,7 @@ func signalledOrDead(pid int) string {
 func TestArgvSecretMasked(t *testing.T) {
 	f := newFixture(t)
 	l := f.spec("argv")
-	l.Command = append(l.Command, "--api-key", secret, "--pin", "42")
+	l.Command = append(f.raceServe(), "--api-key", secret, "--pin", "42") // serve ignores them
 	l.SecretValues = []redact.Secret{{Name: "API_KEY", Value: secret}, {Name: "PIN", Value: "42"}}
 	l.Sensitive = map[string]bool{"command[5]": true, "command[7]": true}
 	la, err := f.start(t, l, true)
