@@ -310,10 +310,15 @@ func TestRealServers(t *testing.T) {
 }
 
 // cli runs childproof with args in dir; it returns stdout, stderr and the
-// exit code, and fails the test if the canary appears in either.
+// exit code, and fails the test if the canary appears in either. Its time
+// limit catches a hang, so it is longer than anything childproof waits for
+// itself: a relaunch stops the old tree (up to the stop timeout, 10 s) and
+// then waits up to the ready timeout (60 s). At 60 s it killed a slow
+// relaunch at load 13-34 (TestGunicornChurn) before childproof could say
+// what it was waiting for.
 func cli(t *testing.T, dir string, env []string, args ...string) (string, string, int) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), 150*time.Second)
 	defer cancel()
 	c := exec.CommandContext(ctx, bin, args...)
 	c.Dir, c.Env = dir, env
