@@ -219,6 +219,24 @@ func TestScript(t *testing.T) {
 			env.Setenv("GORACE", "atexit_sleep_ms=0")
 			return nil
 		},
+		// test-free-port [FILE] is childproof test-free-port (a port of
+		// the script's in ./port or FILE) without an exec: the scripts
+		// call it 65 times, and each run of the -race build costs about
+		// 0.1 CPU-s.
+		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
+			"test-free-port": func(ts *testscript.TestScript, neg bool, args []string) {
+				if neg || len(args) > 1 {
+					ts.Fatalf("usage: test-free-port [FILE]")
+				}
+				file := "port"
+				if len(args) == 1 {
+					file = args[0]
+				}
+				port, err := scripthelper.PortOf(ts.Getenv("CHILDPROOF_TEST_PORTS"), ts.Getenv("WORK"))
+				ts.Check(err)
+				ts.Check(os.WriteFile(ts.MkAbs(file), []byte(strconv.Itoa(port)), 0o644))
+			},
+		},
 		// [root]: the test runs as root (chown, the state path walk, user = … launches).
 		Condition: func(cond string) (bool, error) {
 			if cond == "root" {

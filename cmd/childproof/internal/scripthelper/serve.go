@@ -190,13 +190,20 @@ const Ports = 4
 // Port is the next of the script's ports ($CHILDPROOF_TEST_PORTS),
 // counted in $WORK/.test-free-port; outside TestScript, one from freeport.FreePort.
 func Port() (int, error) {
-	list := strings.Split(os.Getenv("CHILDPROOF_TEST_PORTS"), ",")
+	return PortOf(os.Getenv("CHILDPROOF_TEST_PORTS"), os.Getenv("WORK"))
+}
+
+// PortOf is Port for the script whose $CHILDPROOF_TEST_PORTS is ports and
+// whose $WORK is work (TestScript's test-free-port command, which runs in
+// the test binary).
+func PortOf(ports, work string) (int, error) {
+	list := strings.Split(ports, ",")
 	if list[0] == "" {
 		return freeport.FreePort()
 	}
 	// Counted in the script's $WORK: a script may call it from several
 	// directories.
-	counter := filepath.Join(os.Getenv("WORK"), ".test-free-port")
+	counter := filepath.Join(work, ".test-free-port")
 	used, _ := os.ReadFile(counter)
 	n := strings.Count(string(used), "\n")
 	if n >= len(list) {
