@@ -301,13 +301,13 @@ func TestStrangerOnPort(t *testing.T) {
 		t.Skip("needs root to run a stranger as uid 65534")
 	}
 	f := newFixture(t)
-	stranger := exec.Command(filepath.Join(f.bin, "helper"), "helper", "serve", "127.0.0.1:"+strconv.Itoa(f.port))
+	stranger := exec.Command(f.srv, "serve", "127.0.0.1:"+strconv.Itoa(f.port))
 	stranger.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 65534, Gid: 65534}}
 	out, _ := stranger.StdoutPipe()
 	if err := stranger.Start(); err != nil {
 		t.Fatal(err)
 	}
-	defer func() { stranger.Process.Kill(); stranger.Wait() }() // our own helper, by its handle
+	defer func() { stranger.Process.Kill(); stranger.Wait() }() // our own server, by its handle
 	buf := make([]byte, 64)
 	out.Read(buf)
 	l := f.spec("stranger")
@@ -333,10 +333,10 @@ func TestDispatchIgnoresRcFiles(t *testing.T) {
 		os.WriteFile(filepath.Join(home, n), []byte(hostile), 0o644)
 	}
 	script := filepath.Join(home, "dispatch.sh")
-	os.WriteFile(script, []byte("exec \"$1\" helper serve \"$2\"\n"), 0o755)
+	os.WriteFile(script, []byte("exec \"$1\" serve \"$2\"\n"), 0o755)
 	l := f.spec("dispatch")
 	l.Command = nil
-	l.Dispatch = []string{script, filepath.Join(f.bin, "mock-srv"), "127.0.0.1:" + strconv.Itoa(f.port)}
+	l.Dispatch = []string{script, f.srv, "127.0.0.1:" + strconv.Itoa(f.port)}
 	l.Inherit = []string{"PATH", "HOME", "BASH_ENV", "ENV"}
 	env := map[string]string{"PATH": os.Getenv("PATH"), "HOME": home, "BASH_ENV": filepath.Join(home, "bash_env"), "ENV": filepath.Join(home, "bash_env")}
 	lookup := func(n string) (string, bool) { v, ok := env[n]; return v, ok }
@@ -354,7 +354,7 @@ func TestDispatchIgnoresRcFiles(t *testing.T) {
 
 	// The same script through a login interactive shell loses the key.
 	la.Stop(context.Background())
-	os.WriteFile(script, []byte("bash -lic \"\\\"$1\\\" helper serve $2; true\"\n"), 0o755)
+	os.WriteFile(script, []byte("bash -lic \"\\\"$1\\\" serve $2; true\"\n"), 0o755)
 	_, err = Start(context.Background(), l, Options{State: f.state, EnvInput: EnvInput{LookupEnv: lookup}})
 	e := wantCode(t, err, outcome.Unproven, verify.KindEnvMissing)
 	if !e.Report.Has(verify.KindWrapper) {
@@ -385,7 +385,7 @@ func TestForegroundSignalAndExitCode(t *testing.T) {
 func TestVerifyPidBelowWrapper(t *testing.T) {
 	f := newFixture(t, "wrapper")
 	l := f.spec("wrapped")
-	l.Command = []string{filepath.Join(f.bin, "wrapper"), "helper", "spawn", filepath.Join(f.bin, "mock-srv"), "helper", "serve", "127.0.0.1:" + strconv.Itoa(f.port)}
+	l.Command = []string{filepath.Join(f.bin, "wrapper"), "helper", "spawn", f.srv, "serve", "127.0.0.1:" + strconv.Itoa(f.port)}
 	la, err := f.start(t, l, false)
 	if err != nil {
 		t.Fatal(err)
@@ -457,7 +457,7 @@ func TestCgroupOwnsTree(t *testing.T) {
 	}
 	f := newFixture(t, "wrapper")
 	l := f.spec("cg")
-	l.Command = []string{filepath.Join(f.bin, "wrapper"), "helper", "spawn", filepath.Join(f.bin, "mock-srv"), "helper", "serve", "127.0.0.1:" + strconv.Itoa(f.port)}
+	l.Command = []string{filepath.Join(f.bin, "wrapper"), "helper", "spawn", f.srv, "serve", "127.0.0.1:" + strconv.Itoa(f.port)}
 	la, err := f.start(t, l, false)
 	if err != nil {
 		t.Fatal(err)
@@ -601,7 +601,7 @@ func TestAttemptsRetryOnlyRaces(t *testing.T) {
 func TestWaitForBackgroundWorker(t *testing.T) {
 	f := newFixture(t)
 	l := f.spec("bg")
-	l.Command = []string{"sh", "-c", "\"$0\" helper serve \"$1\" & exit 0", filepath.Join(f.bin, "mock-srv"), "127.0.0.1:" + strconv.Itoa(f.port)}
+	l.Command = []string{"sh", "-c", "\"$0\" serve \"$1\" & exit 0", f.srv, "127.0.0.1:" + strconv.Itoa(f.port)}
 	la, err := Start(context.Background(), l, Options{State: f.state, Tracking: Tracking{Subreaper: true}})
 	if err != nil {
 		t.Fatal(err)
@@ -641,8 +641,8 @@ func TestPortGrabbedAfterPreflight(t *testing.T) {
 	// not times (a loaded machine stretched a 100 ms vs 0.3 s race).
 	gate := t.TempDir()
 	started, open := filepath.Join(gate, "started"), filepath.Join(gate, "go")
-	l.Command = []string{"sh", "-c", `if [ ! -e "$3" ]; then : > "$2"; while [ ! -e "$3" ]; do sleep 0.01; done; fi; exec "$0" helper serve "$1"`,
-		filepath.Join(f.bin, "mock-srv"), "127.0.0.1:" + strconv.Itoa(f.port), started, open}
+	l.Command = []string{"sh", "-c", `if [ ! -e "$3" ]; then : > "$2"; while [ ! -e "$3" ]; do sleep 0.01; done; fi; exec "$0" serve "$1"`,
+		f.srv, "127.0.0.1:" + strconv.Itoa(f.port), started, open}
 	l.Worker = schema.Worker{}
 	l.Attempts = 3
 	grabbed := make(chan net.Listener, 1)
@@ -778,10 +778,10 @@ func TestRunuserKeepsEnv(t *testing.T) {
 	f := newFixture(t)
 	dir := t.TempDir()
 	script := filepath.Join(dir, "dispatch.sh")
-	os.WriteFile(script, []byte(runuser+" -u root -- \"$1\" helper serve \"$2\"\n"), 0o755)
+	os.WriteFile(script, []byte(runuser+" -u root -- \"$1\" serve \"$2\"\n"), 0o755)
 	l := f.spec("runuser")
 	l.Command = nil
-	l.Dispatch = []string{script, filepath.Join(f.bin, "mock-srv"), "127.0.0.1:" + strconv.Itoa(f.port)}
+	l.Dispatch = []string{script, f.srv, "127.0.0.1:" + strconv.Itoa(f.port)}
 	la, err := f.start(t, l, false)
 	if err != nil {
 		t.Fatal(err)
@@ -792,7 +792,7 @@ func TestRunuserKeepsEnv(t *testing.T) {
 	la.Stop(context.Background())
 	noListener(t, f.port)
 
-	os.WriteFile(script, []byte(runuser+" -l root -c \"\\\"$1\\\" helper serve $2\"\n"), 0o755)
+	os.WriteFile(script, []byte(runuser+" -l root -c \"\\\"$1\\\" serve $2\"\n"), 0o755)
 	_, err = f.start(t, l, false)
 	var e *Error
 	if !errors.As(err, &e) || e.Report == nil || !e.Report.Has(verify.KindWrapper) {

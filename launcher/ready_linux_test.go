@@ -132,7 +132,7 @@ func TestReadyLog(t *testing.T) {
 func TestVerdictAtOnce(t *testing.T) {
 	f := newFixture(t)
 	l := f.spec("other")
-	l.Command = []string{"sh", "-c", filepath.Join(f.bin, "mock-srv") + " helper serve 127.0.0.1:" + strconv.Itoa(f.port) + " & exec sleep 60"}
+	l.Command = []string{"sh", "-c", f.srv + " serve 127.0.0.1:" + strconv.Itoa(f.port) + " & exec sleep 60"}
 	l.Worker.Comm = "sleep"
 	l.Ready.HTTP, l.Ready.Timeout = "", time.Minute
 	t0 := time.Now()

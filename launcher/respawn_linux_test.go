@@ -3,7 +3,6 @@ package launcher
 import (
 	"context"
 	"net/http"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -29,11 +28,11 @@ func TestWaitFollowsRespawn(t *testing.T) {
 	// Three workers, the third with MOCK_LLM_KEY changed; then exit 7.
 	l.Command = []string{"sh", "-c", `n=1
 while [ $n -le 3 ]; do
-  if [ $n -eq 3 ]; then MOCK_LLM_KEY=changed "$0" helper serve "$1" & else "$0" helper serve "$1" & fi
+  if [ $n -eq 3 ]; then MOCK_LLM_KEY=changed "$0" serve "$1" & else "$0" serve "$1" & fi
   wait $!
   n=$((n+1))
 done
-exit 7`, filepath.Join(f.bin, "mock-srv"), "127.0.0.1:" + strconv.Itoa(f.port)}
+exit 7`, f.srv, "127.0.0.1:" + strconv.Itoa(f.port)}
 	var mu sync.Mutex
 	var notes []string
 	la, err := Start(context.Background(), l, Options{State: f.state, Tracking: Tracking{Subreaper: true},
@@ -126,7 +125,7 @@ func TestWaitNoReplacement(t *testing.T) {
 	f := newFixture(t)
 	l := f.spec("noreplacement")
 	l.Ready.Timeout = 2 * time.Second
-	l.Command = []string{"sh", "-c", `"$0" helper serve "$1"; sleep 600`, filepath.Join(f.bin, "mock-srv"), "127.0.0.1:" + strconv.Itoa(f.port)}
+	l.Command = []string{"sh", "-c", `"$0" serve "$1"; sleep 600`, f.srv, "127.0.0.1:" + strconv.Itoa(f.port)}
 	la, err := Start(context.Background(), l, Options{State: f.state, Tracking: Tracking{Subreaper: true}})
 	if err != nil {
 		t.Fatal(err)

@@ -37,8 +37,7 @@ func TestSuperviseTreeEvents(t *testing.T) {
 				t.Fatal(err)
 			}
 			l := f.spec("events")
-			srv := filepath.Join(f.bin, "mock-srv")
-			l.Command = []string{"sh", "-c", srv + ` helper serve "$1" & read x < "$2"; MOCK_LLM_KEY=other sleep 60 & wait`, "sh", "127.0.0.1:" + strconv.Itoa(f.port), fifo}
+			l.Command = []string{"sh", "-c", f.srv + ` serve "$1" & read x < "$2"; MOCK_LLM_KEY=other sleep 60 & wait`, "sh", "127.0.0.1:" + strconv.Itoa(f.port), fifo}
 			told := make(chan string, 4)
 			la, err := Start(context.Background(), l, Options{State: f.state, Callbacks: Callbacks{Notify: func(s string) { told <- s }}})
 			if err != nil {
