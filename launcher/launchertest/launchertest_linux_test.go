@@ -668,7 +668,11 @@ func TestUp(t *testing.T) {
 
 // TestArtifactsKeepTheLog runs TestHelperFailsWithArtifacts in a child
 // test binary under -artifacts: a failed test's server log is copied into
-// its artifact dir, and a failed start's hint names that copy.
+// its artifact dir, and a failed start's hint names that copy. The child
+// is this race binary: a non-race one (go test -c, once per binary) costs
+// 1.7-2.5 CPU-s to link and saves about 0.2 a run with
+// TestFreePortAcrossBinaries' child, so make test (1 run, then 20) would
+// not gain.
 func TestArtifactsKeepTheLog(t *testing.T) {
 	t.Parallel()
 	exe, err := os.Executable()
