@@ -23,6 +23,7 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+	"unsafe"
 
 	"golang.org/x/sys/unix"
 
@@ -400,10 +401,16 @@ func TestStartWindowKill(t *testing.T) {
 	if !exectrace.CanClearDeathSignal {
 		t.Skip("the start window is closed on amd64 only")
 	}
-	// Orphans come to this process, not to init.
+	// Orphans come to this process, not to init, while this test runs; the
+	// tests that run after it (some in parallel) get the setting it found.
+	var was uint32
+	if err := unix.Prctl(unix.PR_GET_CHILD_SUBREAPER, uintptr(unsafe.Pointer(&was)), 0, 0, 0); err != nil {
+		t.Skip(err)
+	}
 	if err := unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0); err != nil {
 		t.Skip(err)
 	}
+	t.Cleanup(func() { unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, uintptr(was), 0, 0, 0) })
 	self, err := os.Executable()
 	if err != nil {
 		t.Fatal(err)
