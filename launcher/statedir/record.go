@@ -483,29 +483,34 @@ func (s *Store) seal(r *Record) ([]byte, error) {
 }
 
 // sealedLines is the record line and the summary line of c (MAC
-// empty). A record that JSON cannot keep as it is (invalid UTF-8 in an
-// argv: json.Marshal writes each invalid byte as \ufffd, and only
-// those) is encoded and decoded once first, so that the record read back
-// is the record sealed; roundTrip does so always. Any other record's
-// lines are the same bytes either way, at half the cost: a record is
-// sealed four times per start and stop.
+// empty), each as settledJSON reads it: a record is sealed four times
+// per start and stop.
 func sealedLines(c *Record, roundTrip bool) (rec, sum []byte, err error) {
-	rec, err = json.Marshal(c)
+	rec, c, err = settledJSON(c, roundTrip)
 	if err != nil {
 		return nil, nil, err
 	}
-	if roundTrip || bytes.Contains(rec, []byte(`\ufffd`)) {
-		var rt Record
-		if err := json.Unmarshal(rec, &rt); err != nil {
-			return nil, nil, err
-		}
-		if rec, err = json.Marshal(&rt); err != nil {
-			return nil, nil, err
-		}
-		c = &rt
-	}
 	sum, err = json.Marshal(summarize(c))
 	return rec, sum, err
+}
+
+// settledJSON is v's JSON as it reads back, and the value it reads back
+// as. A value that JSON cannot keep as it is (invalid UTF-8 in a string:
+// json.Marshal writes each invalid byte as \ufffd, and only those) is
+// encoded and decoded once first, so that what is read back is what was
+// sealed; roundTrip does so always. Any other value's first encoding is
+// those bytes already, at half the cost, and v is returned as it is.
+func settledJSON[T any](v *T, roundTrip bool) ([]byte, *T, error) {
+	b, err := json.Marshal(v)
+	if err != nil || !roundTrip && !bytes.Contains(b, []byte(`\ufffd`)) {
+		return b, v, err
+	}
+	var rt T
+	if err := json.Unmarshal(b, &rt); err != nil {
+		return nil, nil, err
+	}
+	b, err = json.Marshal(&rt)
+	return b, &rt, err
 }
 
 // macV2 is the MAC of a v2 record file's body (the bytes after its first

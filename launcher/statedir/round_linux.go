@@ -123,21 +123,11 @@ func (s *Store) roundMAC(r *Round) (string, error) {
 	return "hmac-sha256:" + hex.EncodeToString(m.Sum(nil)), nil
 }
 
-// roundJSON is c's JSON after one decode round trip, which settles what
-// JSON cannot keep (invalid UTF-8: json.Marshal writes each invalid byte
-// as \ufffd, and only those). Without such a byte, or roundTrip, the
-// first encoding is those bytes already and is returned as it is: a
-// round is sealed three times and checked twice per start and stop.
+// roundJSON is c's JSON as settledJSON reads it: a round is sealed three
+// times and checked twice per start and stop.
 func roundJSON(c *Round, roundTrip bool) ([]byte, error) {
-	b, err := json.Marshal(c)
-	if err != nil || !roundTrip && !bytes.Contains(b, []byte(`\ufffd`)) {
-		return b, err
-	}
-	var rt Round
-	if err := json.Unmarshal(b, &rt); err != nil {
-		return nil, err
-	}
-	return json.Marshal(&rt)
+	b, _, err := settledJSON(c, roundTrip)
+	return b, err
 }
 
 // Rounds reads every round of launch name, ascending. Unreadable rounds
