@@ -133,18 +133,20 @@ library:
 # when either lane failed.
 TEST_LANE = unit library
 COMPILE_LANE = cross k8svalidation differential acceptance fuzz-build
-TEST_STAGES = $(TEST_LANE) $(COMPILE_LANE)
 #
 # After each stage make test prints "== STAGE: N CPU-seconds": the user and
 # system time of the stage and everything it waited for (the shell's
 # cutime and cstime from /proc), which, unlike its wall time, does not grow
 # with other work on the machine.
 cpusec = $$(awk -v hz=$$(getconf CLK_TCK) '{ sub(/^.*\) /, ""); printf "%d", ($$14 + $$15) / hz }' /proc/$$$$/stat)
-# $(call lane,STAGES) runs STAGES one after the other, the first failure
-# stopping it, and prints each stage's CPU-seconds.
-lane = prev=$(cpusec); for stage in $(1); do \
-		$(MAKE) --no-print-directory START=$(START) $$stage || exit 1; \
-		now=$(cpusec); echo "== $$stage: $$((now - prev)) CPU-seconds"; prev=$$now; \
+# cpu-STAGE runs STAGE and then prints its CPU-seconds.
+cpu-%:
+	@prev=$(cpusec); $(MAKE) --no-print-directory START=$(START) $* && \
+		echo "== $*: $$(($(cpusec) - prev)) CPU-seconds"
+# $(call lane,STAGES) runs STAGES one after the other (each as cpu-STAGE),
+# the first failure stopping it.
+lane = for stage in $(1); do \
+		$(MAKE) --no-print-directory START=$(START) cpu-$$stage || exit 1; \
 	done
 test: vet fmtcheck
 	@out=$$(mktemp); trap 'rm -f $$out' EXIT; \
@@ -153,8 +155,7 @@ test: vet fmtcheck
 	$(MAKE) --no-print-directory START=$(START) test-lane; fg=$$?; \
 	wait $$bg; rc=$$?; echo "== compile lane: its output"; cat $$out; \
 	[ $$fg = 0 ] && [ $$rc = 0 ] || { echo "== make test: FAILED (test lane exit $$fg, compile lane exit $$rc)"; exit 1; }
-	@prev=$(cpusec); $(MAKE) --no-print-directory START=$(START) FUZZ_BUILT=1 fuzz-ci && \
-		echo "== fuzz-ci: $$(($(cpusec) - prev)) CPU-seconds"
+	@$(MAKE) --no-print-directory START=$(START) FUZZ_BUILT=1 cpu-fuzz-ci
 test-lane:
 	@$(call lane,$(TEST_LANE))
 # The compile lane's stages run at once, all under nice 19: one stage is
@@ -163,16 +164,12 @@ test-lane:
 # stage's output together, printed as the stage ends with its CPU-seconds.
 compile-lane:
 	@$(MAKE) --no-print-directory -j$(words $(COMPILE_LANE)) --output-sync=target START=$(START) $(addprefix cpu-,$(COMPILE_LANE))
-cpu-%:
-	@prev=$(cpusec); $(MAKE) --no-print-directory START=$(START) $* && \
-		echo "== $*: $$(($(cpusec) - prev)) CPU-seconds"
 
 # test-serial is make test one stage at a time (the order CI used before
 # the lanes), for measuring a stage alone.
 test-serial: vet fmtcheck
 	@$(call lane,cross unit k8svalidation differential library acceptance fuzz-build)
-	@prev=$(cpusec); $(MAKE) --no-print-directory START=$(START) FUZZ_BUILT=1 fuzz-ci && \
-		echo "== fuzz-ci: $$(($(cpusec) - prev)) CPU-seconds"
+	@$(MAKE) --no-print-directory START=$(START) FUZZ_BUILT=1 cpu-fuzz-ci
 
 # Each fuzz target briefly (about 5 s each in CI; set FUZZTIME for longer runs with `make fuzz`).
 FUZZ_TARGETS = $(shell grep -rl --include='*_test.go' '^func Fuzz' . | xargs -n1 dirname | sort -u)
