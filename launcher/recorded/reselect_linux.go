@@ -45,7 +45,11 @@ func Reselect(p proc.FS, l *spec.Launch, rec *statedir.Record) (*statedir.Record
 	if ev != nil {
 		out.ExecEnv, out.ExecExe, out.ExecArea = ev.Digests, ev.Exe, ev.Area
 	}
-	note := fmt.Sprintf("the recorded worker (pid %d) is %s; the live tree's worker, pid %d (%s), was selected again and is judged by its own environment", rec.Worker.Pid, rec.Worker.Check(p), pid, fp.Comm)
+	judged := "its own environment"
+	if ev != nil {
+		judged = "the environment its exec received, as recorded"
+	}
+	note := fmt.Sprintf("the recorded worker (pid %d) is %s; the live tree's worker, pid %d (%s), was selected again and is judged by %s", rec.Worker.Pid, rec.Worker.Check(p), pid, fp.Comm, judged)
 	return &out, note
 }
 

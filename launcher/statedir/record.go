@@ -162,8 +162,9 @@ func (r *Record) ExecEvidence() *verify.ExecEnv {
 }
 
 // EvidenceOf returns the exec-time evidence the record kept for the process pid
-// is now (a rank or a member of the same pid and start time), nil when it
-// kept none: that process is then judged by its live block.
+// is now (the worker, a rank or a member of the same pid and start time, or
+// one of them pid was forked from without an exec since), nil when it kept
+// none: that process is then judged by its live block.
 func (r *Record) EvidenceOf(p proc.FS, pid int) *verify.ExecEnv {
 	st, err := p.Stat(pid)
 	if err != nil {
@@ -179,6 +180,33 @@ func (r *Record) EvidenceOf(p proc.FS, pid int) *verify.ExecEnv {
 	}
 	for _, m := range r.Members {
 		if m.Pid == pid && m.StartTime == st.StartTime {
+			return &verify.ExecEnv{Digests: m.ExecEnv, Exe: m.ExecExe, Area: m.ExecArea}
+		}
+	}
+	// A process forked from a recorded one without an exec since (a
+	// daemon's fork: nginx judged before it daemonized) carries the
+	// environment that exec set: same program, same environment area
+	// (where each exec puts the block moves with ASLR), started later.
+	area, exe := verify.ExecArea(st), ""
+	forkedFrom := func(ev *verify.ExecEnv, start uint64) bool {
+		if ev == nil || ev.Area == "" || ev.Area != area || st.StartTime < start {
+			return false
+		}
+		if exe == "" {
+			exe, _ = p.Exe(pid)
+		}
+		return exe != "" && exe == ev.Exe
+	}
+	if ev := r.ExecEvidence(); forkedFrom(ev, r.Worker.StartTime) {
+		return ev
+	}
+	for i := range r.Ranks {
+		if ev := r.Ranks[i].ExecEvidence(); forkedFrom(ev, r.Ranks[i].Worker.StartTime) {
+			return ev
+		}
+	}
+	for _, m := range r.Members {
+		if m.ExecEnv != nil && forkedFrom(&verify.ExecEnv{Digests: m.ExecEnv, Exe: m.ExecExe, Area: m.ExecArea}, m.StartTime) {
 			return &verify.ExecEnv{Digests: m.ExecEnv, Exe: m.ExecExe, Area: m.ExecArea}
 		}
 	}
