@@ -210,6 +210,16 @@ func TestScript(t *testing.T) {
 				return fmt.Errorf("no ports left for this script (one set per testdata/script file)")
 			}
 			env.Setenv("CHILDPROOF_STATE_DIR", env.WorkDir+"/.state")
+			// A script that fails leaves its detached launches running:
+			// after each script, what the state dirs under $WORK still
+			// record as running is stopped by record (never by name),
+			// before testscript interrupts its background commands.
+			work := env.WorkDir
+			env.Defer(func() {
+				for _, note := range stopLeftLaunches(work) {
+					env.T().Log(note)
+				}
+			})
 			name := strings.TrimPrefix(filepath.Base(env.WorkDir), "script-")
 			if src, err := os.ReadFile(filepath.Join("testdata/script", name+".txtar")); err == nil && staticBin != "" && staticScript(string(src)) {
 				env.Setenv("PATH", staticBin+string(filepath.ListSeparator)+env.Getenv("PATH"))
