@@ -14,6 +14,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -777,7 +778,9 @@ func TestNodeClusterForegroundRespawn(t *testing.T) {
 	dir, env, port := stack(t, map[string]string{"server.js": nodeCluster}, spec)
 	run := exec.Command(bin, "run", "childproof.hcl")
 	run.Dir, run.Env = dir, env
-	var runOut, runErr bytes.Buffer
+	// run's output is read while it runs (in a failure's message) and
+	// written by exec's copying goroutines: a lockedBuffer.
+	var runOut, runErr lockedBuffer
 	run.Stdout, run.Stderr = &runOut, &runErr
 	if err := run.Start(); err != nil {
 		t.Fatal(err)
@@ -995,4 +998,23 @@ func TestTorchrunHelpers(t *testing.T) {
 		t.Errorf("stop: exit %d\n%s%s", code, out, errOut)
 	}
 	tree.wait(t, "stop")
+}
+
+// lockedBuffer is a bytes.Buffer that a child's output is copied into
+// while the test reads it: safe for concurrent use.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
 }
