@@ -23,11 +23,23 @@ const (
 
 // Event is one process event. Pid and Tgid are the process (thread and
 // thread group); for Fork they are the child and Parent, ParentTgid the
-// parent. An Event is a plain value: copies are safe for concurrent use.
+// parent; Time is when it happened on the clock of Now. An Event is a
+// plain value: copies are safe for concurrent use.
 type Event struct {
 	Kind               Kind
 	Pid, Tgid          int
 	Parent, ParentTgid int
+	Time               uint64
+}
+
+// Now is the time on the clock events are stamped with (CLOCK_MONOTONIC,
+// in nanoseconds): an event stamped at or after a Now happened after it.
+func Now() uint64 {
+	var ts unix.Timespec
+	if unix.ClockGettime(unix.CLOCK_MONOTONIC, &ts) != nil {
+		return 0
+	}
+	return uint64(ts.Nano())
 }
 
 // ErrOverrun is returned by Read when the kernel dropped events because
@@ -215,17 +227,42 @@ func parse(b []byte, f func(Event)) {
 			}
 			return int(ne.Uint32(data[4*i:]))
 		}
+		at := ne.Uint64(ev[8:])
 		switch Kind(ne.Uint32(ev[0:])) {
 		case Fork:
-			f(Event{Kind: Fork, Parent: u(0), ParentTgid: u(1), Pid: u(2), Tgid: u(3)})
+			f(Event{Kind: Fork, Parent: u(0), ParentTgid: u(1), Pid: u(2), Tgid: u(3), Time: at})
 		case Exec:
-			f(Event{Kind: Exec, Pid: u(0), Tgid: u(1)})
+			f(Event{Kind: Exec, Pid: u(0), Tgid: u(1), Time: at})
 		case Comm:
-			f(Event{Kind: Comm, Pid: u(0), Tgid: u(1)})
+			f(Event{Kind: Comm, Pid: u(0), Tgid: u(1), Time: at})
 		case Exit:
-			f(Event{Kind: Exit, Pid: u(0), Tgid: u(1)})
+			f(Event{Kind: Exit, Pid: u(0), Tgid: u(1), Time: at})
 		}
 	}
+}
+
+// Pause stops the kernel from queueing events for the listener (it
+// leaves the connector's multicast group) until Resume; events already
+// queued are still read.
+func (l *Listener) Pause() error { return l.membership(unix.NETLINK_DROP_MEMBERSHIP) }
+
+// Resume queues events for the listener again after Pause: every event
+// from its return on.
+func (l *Listener) Resume() error { return l.membership(unix.NETLINK_ADD_MEMBERSHIP) }
+
+func (l *Listener) membership(opt int) error {
+	rc, err := l.f.SyscallConn()
+	if err != nil {
+		return err
+	}
+	var serr error
+	if err := rc.Control(func(fd uintptr) { serr = unix.SetsockoptInt(int(fd), unix.SOL_NETLINK, opt, cnIdxProc) }); err != nil {
+		return err
+	}
+	if serr != nil {
+		return fmt.Errorf("proccn: membership: %w", serr)
+	}
+	return nil
 }
 
 // Close unsubscribes and closes the socket.

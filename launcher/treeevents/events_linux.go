@@ -1,7 +1,6 @@
 package treeevents
 
 import (
-	"errors"
 	"os"
 	"sync"
 	"sync/atomic"
@@ -16,9 +15,9 @@ import (
 // readiness probes (ready) and foreground supervision (changed, watch).
 // Until it has heard one event of the tree (heard) the connector may be
 // deaf here (another network namespace), and the waits keep polling at
-// their usual pace. Safe for concurrent use.
+// their usual pace. The events are read by the process's one listener
+// (theHub), shared by every launch. Safe for concurrent use.
 type Events struct {
-	l *proccn.Listener
 	// ready and watch are rung on every event of the tree; changed gets
 	// one too, for a select.
 	ready, watch *wakeup.Wakeup
@@ -30,23 +29,28 @@ type Events struct {
 	// lost is set when the kernel dropped events: the next look is a
 	// full one whatever the events said.
 	lost atomic.Bool
-	// tree is the reader's own (set before it starts).
+	// since is when Listen subscribed (proccn.Now): the tree's events
+	// from then on are its. tree is nil until Follow; lostEarly is set
+	// when events were dropped before it. The hub's mutex guards the
+	// three.
+	since     uint64
 	tree      *proccn.Tree
+	lostEarly bool
 	closeOnce sync.Once
 }
 
-// eventCoalesce is the least time between two wake-ups of the tree's
-// waiters by its events.
+// eventCoalesce is the least time between two wake-ups of the trees'
+// waiters by their events.
 const eventCoalesce = 10 * time.Millisecond
 
 // otherCoalesce is the least time between two reads of events none of
-// which was the tree's; it doubles with each such read in a row, up to
-// otherCoalesceMax, and is otherCoalesce again after one of the tree's.
-// The connector hears every process of the machine: on a busy one (a
-// build: hundreds of forks, execs and exits a second) a read every 5 ms
-// was 200 wake-ups of the waiting childproof a second, which measured
-// more than half its CPU while it waited. A tree's event after a quiet
-// spell is heard at most otherCoalesceMax late.
+// which was a followed tree's; it doubles with each such read in a row,
+// up to otherCoalesceMax, and is otherCoalesce again after one of a
+// tree's. The connector hears every process of the machine: on a busy
+// one (a build: hundreds of forks, execs and exits a second) a read
+// every 5 ms was 200 wake-ups of the waiting childproof a second, which
+// measured more than half its CPU while it waited. A tree's event after
+// a quiet spell is heard at most otherCoalesceMax late.
 const (
 	otherCoalesce    = 5 * time.Millisecond
 	otherCoalesceMax = 40 * time.Millisecond
@@ -59,52 +63,22 @@ func Listen() *Events {
 	if os.Geteuid() != 0 || os.Getenv("CHILDPROOF_NO_PROC_CONNECTOR") != "" {
 		return nil
 	}
-	l, err := proccn.Listen()
-	if err != nil {
+	te := &Events{ready: wakeup.New(), watch: wakeup.New(), changed: make(chan struct{}, 1)}
+	if !theHub.add(te) {
+		te.ready.Close()
+		te.watch.Close()
 		return nil
 	}
-	return &Events{l: l, ready: wakeup.New(), watch: wakeup.New(), changed: make(chan struct{}, 1)}
+	return te
 }
 
 // Follow starts following the tree from root (just started: its events
-// since are still queued) in the background.
+// since Listen are kept for it until now).
 func (te *Events) Follow(root int) {
 	if te == nil {
 		return
 	}
-	te.tree = proccn.NewTree(root)
-	go func() {
-		pause := otherCoalesce
-		for {
-			moved := false
-			err := te.l.Wait(func(e proccn.Event) {
-				if te.tree.Note(e) {
-					moved = true
-				}
-			})
-			if errors.Is(err, proccn.ErrOverrun) {
-				te.lost.Store(true)
-				moved = true
-			} else if err != nil {
-				return // closed
-			}
-			if moved {
-				te.heard.Store(true)
-				te.gen.Add(1)
-				te.ring()
-				// A tree that forks in a loop wakes its waiters at most
-				// every eventCoalesce: what happens meanwhile is queued
-				// and read at once after it.
-				time.Sleep(eventCoalesce)
-				pause = otherCoalesce
-			} else {
-				// The rest of the machine's events are read in batches:
-				// at most one wake-up every pause for them.
-				time.Sleep(pause)
-				pause = min(2*pause, otherCoalesceMax)
-			}
-		}
-	}()
+	theHub.follow(te, root)
 }
 
 // ring wakes every waiter.
@@ -132,14 +106,14 @@ func (te *Events) ReadyFd() int {
 // DrainReady reports whether the tree moved since the last call.
 func (te *Events) DrainReady() bool { return te != nil && te.ready.Drain() }
 
-// Close stops listening (the reader ends at its next read, without
-// being waited for: a closed wakeup is not rung).
+// Close stops listening (the hub may still ring it once, outside its
+// lock: a closed wakeup is not rung).
 func (te *Events) Close() {
 	if te == nil {
 		return
 	}
 	te.closeOnce.Do(func() {
-		te.l.Close()
+		theHub.remove(te)
 		te.ready.Close()
 		te.watch.Close()
 	})

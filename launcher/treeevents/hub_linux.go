@@ -1,0 +1,202 @@
+package treeevents
+
+import (
+	"errors"
+	"sync"
+	"time"
+
+	"github.com/childproof/childproof/internal/proccn"
+)
+
+// hub is the process's one subscription to the proc connector, which
+// every launch's Events shares: one socket and one reader for all
+// launches at once, instead of one each that reads every event of the
+// machine, and no socket made and closed per launch. While nothing
+// listens the socket stays, out of the connector's group (Pause): the
+// kernel queues nothing for it and its reader sleeps in the poller.
+// Safe for concurrent use.
+type hub struct {
+	mu sync.Mutex
+	// l is the listener (nil until the first Listen that got one);
+	// paused is set while it is out of the group.
+	l      *proccn.Listener
+	paused bool
+	// subs are the Events listening: following a tree, or waiting for
+	// Follow (pending, which the backlog is kept for).
+	subs    map[*Events]struct{}
+	pending int
+	// backlog is the events read while some Events waited for Follow,
+	// replayed to it then (those at or after its since).
+	backlog []proccn.Event
+}
+
+var theHub = &hub{subs: map[*Events]struct{}{}}
+
+// maxBacklog bounds the backlog: a launch forks its tree within
+// milliseconds of its Listen, while a busy machine makes a few hundred
+// events a second.
+const maxBacklog = 1 << 16
+
+// add subscribes te from now on (te.since); false when the connector
+// cannot be had.
+func (h *hub) add(te *Events) bool {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.l == nil {
+		l, err := proccn.Listen()
+		if err != nil {
+			return false
+		}
+		h.l = l
+		go h.read(l)
+	} else if h.paused {
+		if h.l.Resume() != nil {
+			return false
+		}
+		h.paused = false
+	}
+	te.since = proccn.Now()
+	h.subs[te] = struct{}{}
+	h.pending++
+	return true
+}
+
+// follow starts te's tree from root, with the tree's events read since
+// te subscribed.
+func (h *hub) follow(te *Events, root int) {
+	h.mu.Lock()
+	if _, ok := h.subs[te]; !ok || te.tree != nil {
+		h.mu.Unlock()
+		return
+	}
+	te.tree = proccn.NewTree(root)
+	moved := te.lostEarly
+	for _, e := range h.backlog {
+		if e.Time >= te.since && te.tree.Note(e) {
+			moved = true
+		}
+	}
+	h.donePending()
+	h.mu.Unlock()
+	if moved {
+		te.moved(te.lostEarly)
+	}
+}
+
+// remove unsubscribes te; the last one out takes the socket out of the
+// group.
+func (h *hub) remove(te *Events) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if _, ok := h.subs[te]; !ok {
+		return
+	}
+	delete(h.subs, te)
+	if te.tree == nil {
+		h.donePending()
+	}
+	if len(h.subs) == 0 && h.l != nil && !h.paused && h.l.Pause() == nil {
+		h.paused = true
+	}
+}
+
+// donePending notes that one pending Events stopped waiting (call with
+// mu held); the backlog goes with the last.
+func (h *hub) donePending() {
+	h.pending--
+	if h.pending == 0 {
+		h.backlog = h.backlog[:0]
+	}
+}
+
+// read is the hub's reader: it hands each batch of events to the trees
+// they move and rings those, read at most every eventCoalesce after a
+// batch that moved one, and backing off from otherCoalesce to
+// otherCoalesceMax while none did.
+func (h *hub) read(l *proccn.Listener) {
+	var batch []proccn.Event
+	var moved []*Events
+	pause := otherCoalesce
+	for {
+		batch = batch[:0]
+		err := l.Wait(func(e proccn.Event) { batch = append(batch, e) })
+		lost := errors.Is(err, proccn.ErrOverrun)
+		if err != nil && !lost {
+			// The socket failed: the next Listen subscribes anew.
+			h.mu.Lock()
+			if h.l == l {
+				h.l, h.paused = nil, false
+			}
+			h.mu.Unlock()
+			l.Close()
+			return
+		}
+		h.mu.Lock()
+		moved = h.dispatch(batch, lost, moved[:0])
+		idle := len(h.subs) == 0 && h.paused
+		h.mu.Unlock()
+		for _, te := range moved {
+			te.moved(lost)
+		}
+		switch {
+		case idle:
+			// Nothing listens and the socket is out of the group: the
+			// next events come after a Listen.
+			pause = otherCoalesce
+		case len(moved) > 0:
+			// A tree that forks in a loop wakes its waiters at most
+			// every eventCoalesce: what happens meanwhile is queued
+			// and read at once after it.
+			time.Sleep(eventCoalesce)
+			pause = otherCoalesce
+		default:
+			// The rest of the machine's events are read in batches:
+			// at most one wake-up every pause for them.
+			time.Sleep(pause)
+			pause = min(2*pause, otherCoalesceMax)
+		}
+	}
+}
+
+// dispatch keeps batch for the Events waiting for Follow and hands it to
+// the trees followed, appending to moved those it moved (every one when
+// lost: the kernel dropped events); call with mu held.
+func (h *hub) dispatch(batch []proccn.Event, lost bool, moved []*Events) []*Events {
+	overflow := false
+	if h.pending > 0 {
+		h.backlog = append(h.backlog, batch...)
+		if len(h.backlog) > maxBacklog {
+			// A Follow this late is told events were lost.
+			h.backlog, overflow = h.backlog[:0], true
+		}
+	}
+	for te := range h.subs {
+		if te.tree == nil {
+			te.lostEarly = te.lostEarly || lost || overflow
+			continue
+		}
+		hit := lost
+		for _, e := range batch {
+			// (An event from before te subscribed, read late, is not
+			// its tree's: a pid it names may be reused since.)
+			if e.Time >= te.since && te.tree.Note(e) {
+				hit = true
+			}
+		}
+		if hit {
+			moved = append(moved, te)
+		}
+	}
+	return moved
+}
+
+// moved notes that te's tree moved (or events were lost) and wakes its
+// waiters.
+func (te *Events) moved(lost bool) {
+	if lost {
+		te.lost.Store(true)
+	}
+	te.heard.Store(true)
+	te.gen.Add(1)
+	te.ring()
+}

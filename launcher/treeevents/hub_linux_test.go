@@ -1,0 +1,121 @@
+package treeevents
+
+import (
+	"os"
+	"os/exec"
+	"testing"
+	"time"
+
+	"github.com/childproof/childproof/internal/proccn"
+	"github.com/google/go-cmp/cmp"
+)
+
+// TestDispatch: a batch moves the followed trees it names, from the
+// time each subscribed on; it is kept for an Events not following yet
+// (replayed at Follow), and a loss moves every followed tree and is told
+// to a pending one at Follow.
+func TestDispatch(t *testing.T) {
+	ev := func(k proccn.Kind, pid, parent int, at uint64) proccn.Event {
+		return proccn.Event{Kind: k, Pid: pid, Tgid: pid, Parent: parent, ParentTgid: parent, Time: at}
+	}
+	newEvents := func(since uint64) *Events {
+		return &Events{since: since, changed: make(chan struct{}, 1)}
+	}
+	tests := []struct {
+		name      string
+		batch     []proccn.Event
+		lost      bool
+		wantMoved []string
+		// wantFollowMoved: whether the pending one moved when it
+		// follows pid 30 after the batch.
+		wantFollowMoved bool
+	}{
+		{name: "a fork in a", batch: []proccn.Event{ev(proccn.Fork, 11, 10, 200)}, wantMoved: []string{"a"}},
+		{name: "an exec in each", batch: []proccn.Event{ev(proccn.Exec, 10, 0, 200), ev(proccn.Exec, 20, 0, 200)}, wantMoved: []string{"a", "b"}},
+		{name: "b's exit before it subscribed", batch: []proccn.Event{ev(proccn.Exit, 20, 0, 150)}},
+		{name: "another process", batch: []proccn.Event{ev(proccn.Exec, 99, 0, 200)}},
+		{name: "the pending one's root forks", batch: []proccn.Event{ev(proccn.Fork, 31, 30, 400)}, wantFollowMoved: true},
+		{name: "the pending one's pid before it subscribed", batch: []proccn.Event{ev(proccn.Exit, 30, 0, 250)}},
+		{name: "lost", lost: true, wantMoved: []string{"a", "b"}, wantFollowMoved: true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			a, b, c := newEvents(100), newEvents(180), newEvents(300)
+			a.tree, b.tree = proccn.NewTree(10), proccn.NewTree(20)
+			h := &hub{subs: map[*Events]struct{}{a: {}, b: {}, c: {}}, pending: 1}
+			names := map[*Events]string{a: "a", b: "b", c: "c"}
+			var got []string
+			for _, te := range h.dispatch(tt.batch, tt.lost, nil) {
+				got = append(got, names[te])
+			}
+			if len(got) == 2 && got[0] > got[1] {
+				got[0], got[1] = got[1], got[0]
+			}
+			if diff := cmp.Diff(tt.wantMoved, got); diff != "" {
+				t.Errorf("moved (-want +got):\n%s", diff)
+			}
+			h.follow(c, 30)
+			if moved := c.heard.Load(); moved != tt.wantFollowMoved {
+				t.Errorf("the pending one moved at Follow: %v, want %v", moved, tt.wantFollowMoved)
+			}
+			if c.lost.Load() != tt.lost {
+				t.Errorf("the pending one lost events: %v, want %v", c.lost.Load(), tt.lost)
+			}
+			if len(h.backlog) != 0 || h.pending != 0 {
+				t.Errorf("after the last Follow: backlog %d events, %d pending; want none", len(h.backlog), h.pending)
+			}
+		})
+	}
+}
+
+// TestSharedListener: two launches' Events at once share the process's
+// one listener, each hears its own tree's exec and exit (the exec
+// happened between Listen and Follow, so from the kept backlog), and
+// after both closed (the listener out of the group) a third Listen hears
+// again.
+func TestSharedListener(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("the proc connector is used as root only")
+	}
+	t.Setenv("CHILDPROOF_NO_PROC_CONNECTOR", "")
+	run := func(name string) {
+		t.Helper()
+		ta, tb := Listen(), Listen()
+		if ta == nil || tb == nil {
+			t.Skip("the proc connector is not available here")
+		}
+		a := exec.Command("sh", "-c", "exec sleep 0.2")
+		b := exec.Command("sh", "-c", "exec sleep 0.3")
+		for _, c := range []*exec.Cmd{a, b} {
+			if err := c.Start(); err != nil {
+				t.Fatal(err)
+			}
+		}
+		a.Wait() // exec'd and exited before Follow: all from the backlog
+		ta.Follow(a.Process.Pid)
+		tb.Follow(b.Process.Pid)
+		b.Wait()
+		for _, te := range []*Events{ta, tb} {
+			select {
+			case <-te.ChangedCh():
+			case <-time.After(10 * time.Second):
+			}
+		}
+		if !ta.Live() || !tb.Live() {
+			if !ta.Live() && !tb.Live() {
+				t.Skipf("%s: subscribed, but no event of the trees arrived (another network namespace?)", name)
+			}
+			t.Errorf("%s: heard a's tree %v, b's %v; want both", name, ta.Live(), tb.Live())
+		}
+		ta.Close()
+		tb.Close()
+		theHub.mu.Lock()
+		n, paused := len(theHub.subs), theHub.paused
+		theHub.mu.Unlock()
+		if n != 0 || !paused {
+			t.Errorf("%s: after both closed: %d listening, paused %v; want none, paused", name, n, paused)
+		}
+	}
+	run("first")
+	run("after a pause")
+}
