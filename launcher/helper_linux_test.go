@@ -182,6 +182,31 @@ func helper(mode string, args []string) int {
 		}
 		fmt.Println(la.Root().Pid, la.Pid(), la.Record.Cgroup+"/")
 		select {}
+	case "stop-int": // stop-int STATEDIR BIN PORT plain|notify: launch BIN's reload-on-term with stop SIGINT, stop it, print "IGNORED KILLED CODE"
+		if args[3] == "notify" {
+			signal.Notify(make(chan os.Signal, 1), os.Interrupt)
+		}
+		st, err := OpenState(args[0])
+		if err != nil {
+			return 2
+		}
+		addr := "127.0.0.1:" + args[2]
+		l := &schema.Launch{Name: "stop-int", Command: []string{args[1], "helper", "reload-on-term", addr},
+			Ports: []schema.Port{{Number: atoi(args[2]), Address: "127.0.0.1"}},
+			Stop:  schema.Stop{Signal: "SIGINT", Timeout: 2 * time.Second}}
+		la, err := Start(context.Background(), l, Options{State: st})
+		if err != nil {
+			fmt.Println("error:", err)
+			return 2
+		}
+		ignored := sigIgnored(la.Pid(), unix.SIGINT)
+		res, err := la.Stop(context.Background())
+		if err != nil {
+			fmt.Println("error:", err)
+			return 2
+		}
+		fmt.Println(ignored, res.Killed, la.Wait().ExitCode())
+		return 0
 	case "sleep":
 		time.Sleep(time.Hour)
 	case "say-later": // say-later DELAY LINE: print LINE after DELAY, then sleep

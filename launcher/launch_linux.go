@@ -45,6 +45,15 @@ import (
 // flags registered), zero StateDir and State and no $CHILDPROOF_STATE_DIR
 // mean a state dir of the test binary's own (see testStateDir), never the
 // user's.
+//
+// The tree inherits the signals the caller ignores, as an os/exec child
+// does: Go resets only the signals it handles, and SIGINT or SIGHUP
+// ignored when the caller started (a background job of a shell, nohup)
+// stay ignored across exec. A server that does not set such a signal
+// itself then ignores it as its stop signal, and Stop ends it by SIGKILL
+// after the grace. Start leaves the caller's process as it is; a caller
+// that wants the default for its launches handles the signal first
+// (signal.Notify), as docs/library.md says.
 func Start(ctx context.Context, l *spec.Launch, opts Options) (*Launch, error) {
 	return startHeld(ctx, l, opts, Held{})
 }

@@ -23,6 +23,8 @@ const DefaultStopGrace = statedir.DefaultStopGrace
 //
 //	launcher.Options{StateDir: dir, EnvInput: launcher.EnvInput{Set: map[string]string{"MODE": "fast"}}}
 //
+// The tree inherits the signals the caller ignores (see Start).
+//
 // An Options is plain data, safe for concurrent use while no one changes
 // it. Launches started with one Options call its functions and writers
 // from their own goroutines, so those must then be safe for concurrent use.

@@ -2,6 +2,9 @@ package launcher
 
 import (
 	"context"
+	"fmt"
+	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -117,4 +120,50 @@ func TestStopGraceOfRecord(t *testing.T) {
 			t.Errorf("%+v signal = %v, want %v", c.rec, got, c.sig)
 		}
 	}
+}
+
+// TestStopSignalIgnoredByCaller: a launch inherits a signal its caller
+// ignores, as an os/exec child does (an ignored disposition survives
+// exec; Go resets only the signals it handles). A helper process started
+// with SIGINT ignored (a background job of a shell) launches a server
+// that does not set SIGINT itself with stop SIGINT: the server ignores
+// it, and Stop ends it by SIGKILL after the grace. A caller that handles
+// SIGINT (signal.Notify, as docs/library.md advises) passes the default
+// on, and Stop ends the server by SIGINT at once.
+func TestStopSignalIgnoredByCaller(t *testing.T) {
+	for _, c := range []struct {
+		mode string
+		want string // the helper's "IGNORED KILLED CODE"
+	}{
+		{"plain", fmt.Sprintf("true true %d", 128+int(unix.SIGKILL))},
+		{"notify", fmt.Sprintf("false false %d", 128+int(unix.SIGINT))},
+	} {
+		t.Run(c.mode, func(t *testing.T) {
+			f := newFixture(t)
+			// sh cannot undo an ignore it inherited, but one it sets
+			// survives its exec of the helper.
+			starter := exec.Command("sh", "-c", `trap "" INT; exec "$@"`, "sh",
+				filepath.Join(f.bin, "helper"), "helper", "stop-int", f.state.Dir, filepath.Join(f.bin, "mock-srv"), strconv.Itoa(f.port), c.mode)
+			out, err := starter.Output()
+			if got := strings.TrimSpace(string(out)); err != nil || got != c.want {
+				t.Fatalf("helper (SIGINT ignored, %s): %q (%v), want %q", c.mode, got, err, c.want)
+			}
+		})
+	}
+}
+
+// sigIgnored reports whether process pid ignores sig (its SigIgn mask in
+// /proc/PID/status).
+func sigIgnored(pid int, sig unix.Signal) bool {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		return false
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if v, ok := strings.CutPrefix(line, "SigIgn:"); ok {
+			mask, err := strconv.ParseUint(strings.TrimSpace(v), 16, 64)
+			return err == nil && mask&(1<<(uint(sig)-1)) != 0
+		}
+	}
+	return false
 }
