@@ -322,11 +322,12 @@ exec %s --addr "127.0.0.1:$1"
 		// --kill-on-bad-exit ends node1's task); the cluster's teardown then
 		// finds nothing left in any namespace.
 		rank := rankOfNode(t, "1")
+		t.Logf("SIGKILL to a rank of node2: %s", describe([]int{rank}))
 		if err := syscall.Kill(rank, syscall.SIGKILL); err != nil {
 			t.Fatalf("kill rank %d: %v", rank, err)
 		}
 		if st, ec := c.wait(t, id, 120*time.Second); st != "FAILED" {
-			t.Errorf("job %s after a rank on node2 was killed: %s %s, want FAILED:\n%s", id, st, ec, c.output(id))
+			t.Errorf("job %s after a rank on node2 (pid %d) was killed: %s %s, want FAILED:\n%s", id, rank, st, ec, c.output(id))
 		}
 		if strings.Contains(c.output(id), slurmCanary) {
 			t.Errorf("job %s's output holds the secret's value", id)
@@ -335,16 +336,13 @@ exec %s --addr "127.0.0.1:$1"
 }
 
 // rankOfNode returns the pid of a torchrun rank of node rank nodeRank (its
-// environment says GROUP_RANK), found in /proc.
+// environment says GROUP_RANK), found below this test process (the
+// subreaper of what slurmd started): another test run's ranks on the
+// machine say the same.
 func rankOfNode(t *testing.T, nodeRank string) int {
 	t.Helper()
-	ents, _ := os.ReadDir("/proc")
-	for _, e := range ents {
-		pid, err := strconv.Atoi(e.Name())
-		if err != nil {
-			continue
-		}
-		env, err := os.ReadFile("/proc/" + e.Name() + "/environ")
+	for _, pid := range descendants(nil) {
+		env, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/environ")
 		if err != nil {
 			continue
 		}
@@ -353,6 +351,6 @@ func rankOfNode(t *testing.T, nodeRank string) int {
 			return pid
 		}
 	}
-	t.Fatalf("no rank of node rank %s in /proc", nodeRank)
+	t.Fatalf("no rank of node rank %s below the test process", nodeRank)
 	return 0
 }
