@@ -112,6 +112,9 @@ func buildScriptBinary() (string, error) {
 		args := []string{"build", "-tags", "childprooftest", "-o", filepath.Join(dir, b.sub, "childproof")}
 		if b.race {
 			args = append(args, "-race")
+		} else {
+			// (-race=false: a -race in GOFLAGS would make it a race build.)
+			args = append(args, "-race=false")
 		}
 		wg.Go(func() {
 			if out, err := exec.Command("go", append(args, ".")...).CombinedOutput(); err != nil {
