@@ -712,9 +712,12 @@ func TestNoEvidenceIsUnreadable(t *testing.T) {
 	var r runReport
 	json.Unmarshal([]byte(out), &r)
 	if code == 0 {
-		// Verified before redis wrote its title: verify, once it has,
-		// must say env-unreadable.
-		time.Sleep(500 * time.Millisecond)
+		// Verified before redis wrote its title (right after it
+		// listens): verify, once it has, must say env-unreadable.
+		if r.Worker == nil || !waitFor(60*time.Second, func() bool { return titled(r.Worker.Pid) }) {
+			t.Fatalf("run verified, and redis (worker %+v) wrote no title over its argv within 60s\n%s%s", r.Worker, out, errOut)
+		}
+		t.Logf("run verified redis (pid %d) before it wrote its title; verify after it did", r.Worker.Pid)
 		out, errOut, code = cli(t, dir, env, "verify", "--format", "json", "childproof.hcl")
 		r = runReport{}
 		json.Unmarshal([]byte(out), &r)
@@ -1141,4 +1144,12 @@ http {
   }
 }
 `
+}
+
+// titled reports whether redis-server pid has written its title over its
+// argv (and so over its environment block): its command line is no longer
+// the argv it was started with.
+func titled(pid int) bool {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
+	return err == nil && len(b) > 0 && !bytes.Contains(b, []byte("\x00--port\x00"))
 }
