@@ -29,6 +29,8 @@ type Events struct {
 	// lost is set when the kernel dropped events: the next look is a
 	// full one whatever the events said.
 	lost atomic.Bool
+	// deaf is set when the hub's socket failed: te hears nothing more.
+	deaf atomic.Bool
 	// since is when Listen subscribed (proccn.Now): the tree's events
 	// from then on are its. tree is nil until Follow; lostEarly is set
 	// when events were dropped before it. The hub's mutex guards the
@@ -91,9 +93,9 @@ func (te *Events) ring() {
 	}
 }
 
-// Live reports whether the connector has been heard for this tree: the
-// waits may rely on it and poll slowly.
-func (te *Events) Live() bool { return te != nil && te.heard.Load() }
+// Live reports whether the connector has been heard for this tree, and
+// still is: the waits may rely on it and poll slowly.
+func (te *Events) Live() bool { return te != nil && te.heard.Load() && !te.deaf.Load() }
 
 // ReadyFd is the eventfd readiness waits poll (-1: none).
 func (te *Events) ReadyFd() int {

@@ -122,13 +122,18 @@ func (h *hub) read(l *proccn.Listener) {
 		err := l.Wait(func(e proccn.Event) { batch = append(batch, e) })
 		lost := errors.Is(err, proccn.ErrOverrun)
 		if err != nil && !lost {
-			// The socket failed: the next Listen subscribes anew.
+			// The socket failed: its Events hear nothing more and say
+			// so, and the next Listen subscribes anew.
 			h.mu.Lock()
 			if h.l == l {
 				h.l, h.paused = nil, false
 			}
+			dropped := h.dropAll()
 			h.mu.Unlock()
 			l.Close()
+			for _, te := range dropped {
+				te.deafen()
+			}
 			return
 		}
 		h.mu.Lock()
@@ -156,6 +161,19 @@ func (h *hub) read(l *proccn.Listener) {
 			pause = min(2*pause, otherCoalesceMax)
 		}
 	}
+}
+
+// dropAll unsubscribes every Events, which the failed socket served
+// (call with mu held): a later socket's events would reach them after a
+// gap no event tells of.
+func (h *hub) dropAll() []*Events {
+	var dropped []*Events
+	for te := range h.subs {
+		dropped = append(dropped, te)
+	}
+	clear(h.subs)
+	h.pending, h.backlog = 0, nil
+	return dropped
 }
 
 // dispatch keeps batch for the Events waiting for Follow and hands it to
@@ -197,6 +215,15 @@ func (te *Events) moved(lost bool) {
 		te.lost.Store(true)
 	}
 	te.heard.Store(true)
+	te.gen.Add(1)
+	te.ring()
+}
+
+// deafen notes that te hears its tree no more (its socket failed): Live
+// is false from now on, and its waiters are woken to poll again.
+func (te *Events) deafen() {
+	te.deaf.Store(true)
+	te.lost.Store(true)
 	te.gen.Add(1)
 	te.ring()
 }

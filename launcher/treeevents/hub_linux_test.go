@@ -119,3 +119,63 @@ func TestSharedListener(t *testing.T) {
 	run("first")
 	run("after a pause")
 }
+
+// TestListenerFails: when the shared socket fails, the Events it served
+// stop saying they hear their trees (Live is false: their waits poll
+// again) instead of waiting on events that no longer come, or come from a
+// later socket with a gap; the next Listen subscribes anew and hears.
+func TestListenerFails(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("the proc connector is used as root only")
+	}
+	t.Setenv("CHILDPROOF_NO_PROC_CONNECTOR", "")
+	// hear starts sh, which execs sleep, follows it with a new Events and
+	// waits until it is heard; the caller kills the sleep.
+	hear := func(name string) (*Events, *exec.Cmd) {
+		t.Helper()
+		te := Listen()
+		if te == nil {
+			t.Skip("the proc connector is not available here")
+		}
+		c := exec.Command("sh", "-c", "exec sleep 60")
+		if err := c.Start(); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { c.Process.Kill(); c.Wait() })
+		te.Follow(c.Process.Pid)
+		for end := time.Now().Add(10 * time.Second); !te.Live() && time.Now().Before(end); {
+			select {
+			case <-te.ChangedCh():
+			case <-time.After(10 * time.Millisecond):
+			}
+		}
+		if !te.Live() {
+			t.Skipf("%s: subscribed, but no event of the tree arrived (another network namespace?)", name)
+		}
+		return te, c
+	}
+	old, _ := hear("before the failure")
+	defer old.Close()
+	theHub.mu.Lock()
+	l := theHub.l
+	theHub.mu.Unlock()
+	// A closed socket is what a failed one is to the reader: a read
+	// error other than an overrun.
+	l.Close()
+	for end := time.Now().Add(10 * time.Second); old.Live() && time.Now().Before(end); {
+		select {
+		case <-old.ChangedCh():
+		case <-time.After(10 * time.Millisecond):
+		}
+	}
+	if old.Live() {
+		t.Fatal("the socket failed, but its Events still says it hears its tree")
+	}
+	renewed, c := hear("after the failure")
+	c.Process.Kill()
+	c.Wait()
+	renewed.Close()
+	if old.Live() {
+		t.Error("an Events of the failed socket hears again from the next one (with a gap)")
+	}
+}
