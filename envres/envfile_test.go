@@ -140,10 +140,17 @@ func TestDifferentialEnvLoaders(t *testing.T) {
 	}
 	ran := 0
 	for _, l := range loaders {
-		if _, err := exec.LookPath(l.tool); err != nil {
+		path, err := exec.LookPath(l.tool)
+		if err != nil {
 			continue
 		}
-		if l.tool == "dotenv" && exec.Command("dotenv", "--help").Run() != nil {
+		// The cases' PATH: the program's own directory first when it is a
+		// pyenv shim (see shimTarget).
+		casePath := os.Getenv("PATH")
+		if real := shimTarget(path, dir); real != "" {
+			path, casePath = real, filepath.Dir(real)+string(filepath.ListSeparator)+casePath
+		}
+		if l.tool == "dotenv" && exec.Command(path, "--help").Run() != nil {
 			continue // not python-dotenv's CLI
 		}
 		ran++
@@ -154,7 +161,7 @@ func TestDifferentialEnvLoaders(t *testing.T) {
 			}
 			cmd := exec.Command("bash", "--noprofile", "--norc", "run.sh")
 			cmd.Dir = dir
-			cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + dir, "X=ovr"}
+			cmd.Env = []string{"PATH=" + casePath, "HOME=" + dir, "X=ovr"}
 			out, err := cmd.Output()
 			if err != nil {
 				t.Fatalf("%s: %v", script, err)
@@ -182,4 +189,23 @@ func TestDifferentialEnvLoaders(t *testing.T) {
 	if ran == 0 {
 		t.Skip("neither python-dotenv's dotenv nor node is installed")
 	}
+}
+
+// shimTarget returns the program a pyenv shim at path runs when started in
+// dir ("" when path is no pyenv shim or pyenv cannot say). A shim looks
+// its program up anew at every start (bash, pyenv exec, the version files,
+// the hooks: about 0.6 CPU-s, several times python-dotenv's own start) and
+// runs it with its directory first on PATH; the cases run that program
+// with that PATH directly, once it is known.
+func shimTarget(path, dir string) string {
+	if filepath.Base(filepath.Dir(path)) != "shims" {
+		return ""
+	}
+	cmd := exec.Command("pyenv", "which", filepath.Base(path))
+	cmd.Dir = dir
+	out, err := cmd.Output()
+	if err != nil {
+		return ""
+	}
+	return strings.TrimSpace(string(out))
 }
