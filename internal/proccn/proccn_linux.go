@@ -5,6 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"strconv"
+	"strings"
+	"sync"
 
 	"golang.org/x/sys/unix"
 )
@@ -32,14 +35,45 @@ type Event struct {
 	Time               uint64
 }
 
-// Now is the time on the clock events are stamped with (CLOCK_MONOTONIC,
-// in nanoseconds): an event stamped at or after a Now happened after it.
+// Now is the time on the clock events are stamped with (the kernel's
+// CLOCK_MONOTONIC, in nanoseconds: a time namespace's offset taken off):
+// an event stamped at or after a Now happened after it.
 func Now() uint64 {
 	var ts unix.Timespec
 	if unix.ClockGettime(unix.CLOCK_MONOTONIC, &ts) != nil {
 		return 0
 	}
-	return uint64(ts.Nano())
+	return uint64(ts.Nano() - timensOffset())
+}
+
+// timensOffset is how far this process's CLOCK_MONOTONIC is ahead of the
+// kernel's, in nanoseconds: its time namespace's offset (0 in the
+// initial one, or where the kernel has no time namespaces). The kernel
+// stamps events with its own clock, whatever namespace reads them.
+var timensOffset = sync.OnceValue(func() int64 {
+	b, err := os.ReadFile("/proc/self/timens_offsets")
+	if err != nil {
+		return 0
+	}
+	return monotonicOffset(string(b))
+})
+
+// monotonicOffset reads the monotonic line of a timens_offsets file
+// ("monotonic SECONDS NANOSECONDS"), in nanoseconds; 0 without one.
+func monotonicOffset(s string) int64 {
+	for _, line := range strings.Split(s, "\n") {
+		f := strings.Fields(line)
+		if len(f) != 3 || f[0] != "monotonic" {
+			continue
+		}
+		sec, err1 := strconv.ParseInt(f[1], 10, 64)
+		nsec, err2 := strconv.ParseInt(f[2], 10, 64)
+		if err1 != nil || err2 != nil {
+			return 0
+		}
+		return sec*1e9 + nsec
+	}
+	return 0
 }
 
 // ErrOverrun is returned by Read when the kernel dropped events because

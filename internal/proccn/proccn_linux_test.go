@@ -149,3 +149,53 @@ func TestThreadEventsFiltered(t *testing.T) {
 		t.Errorf("heard %d thread events (this process is %d), e.g. %+v; want none", len(threads), self, threads[0])
 	}
 }
+
+// TestMonotonicOffset reads a time namespace's monotonic offset from a
+// timens_offsets file.
+func TestMonotonicOffset(t *testing.T) {
+	for _, tt := range []struct {
+		in   string
+		want int64
+	}{
+		{"monotonic           0         0\nboottime            0         0\n", 0},
+		{"monotonic      100000         0\nboottime            0         0\n", 100000e9},
+		{"boottime 7 0\nmonotonic -5 250000000\n", -5e9 + 250000000},
+		{"", 0},
+		{"monotonic x 0\n", 0},
+	} {
+		if got := monotonicOffset(tt.in); got != tt.want {
+			t.Errorf("monotonicOffset(%q) = %d, want %d", tt.in, got, tt.want)
+		}
+	}
+}
+
+// TestEventTime: the exec of a process this test starts is stamped
+// between a Now before it starts and one after it exited (also in a time
+// namespace, whose offset Now takes off: run the test binary under
+// unshare -T --monotonic N to see it).
+func TestEventTime(t *testing.T) {
+	l := listen(t)
+	before := Now()
+	cmd := exec.Command("sh", "-c", "exec true")
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	pid := cmd.Process.Pid
+	cmd.Wait()
+	var at uint64
+	for end := time.Now().Add(10 * time.Second); at == 0 && time.Now().Before(end); {
+		unix.Poll([]unix.PollFd{{Fd: int32(l.Fd()), Events: unix.POLLIN}}, 100)
+		l.Read(func(e Event) {
+			if e.Kind == Exec && e.Tgid == pid {
+				at = e.Time
+			}
+		})
+	}
+	after := Now()
+	if at == 0 {
+		t.Skip("subscribed, but the exec of this test's process did not arrive (another network namespace?)")
+	}
+	if at < before || at > after {
+		t.Errorf("the exec is stamped %d, not between %d and %d (Now's clock is not the events')", at, before, after)
+	}
+}
