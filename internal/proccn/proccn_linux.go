@@ -82,7 +82,8 @@ func monotonicOffset(s string) int64 {
 var ErrOverrun = errors.New("proccn: events were lost (the listener fell behind)")
 
 // Listener is a subscription to the proc connector. Not safe for
-// concurrent use, except Close.
+// concurrent use, except Close, Pause and Resume (treeevents' hub pauses
+// it while its reader waits).
 type Listener struct {
 	f   *os.File
 	buf []byte
