@@ -121,11 +121,11 @@ func (c *slurmCluster) cancelJobsAtEnd(t *testing.T) {
 		}
 		for _, id := range c.jobs {
 			deadline := time.Now().Add(15 * time.Second)
-			for time.Now().Before(deadline) {
+			for pause := 50 * time.Millisecond; time.Now().Before(deadline); pause = min(pause*3/2, 250*time.Millisecond) {
 				if st, _ := c.jobState(id); isFinal(st) {
 					break
 				}
-				time.Sleep(50 * time.Millisecond)
+				time.Sleep(pause)
 			}
 		}
 	})
@@ -340,16 +340,23 @@ func (c *slurmCluster) output(id string) string {
 }
 
 // waitOutput waits until the job's output matches re (failing if the job
-// ends first) and returns the output.
+// ends first) and returns the output. The output is read at each poll;
+// whether the job ended is asked of slurmctld at most every
+// jobStateEvery.
 func (c *slurmCluster) waitOutput(t *testing.T, id string, re string, timeout time.Duration) string {
 	t.Helper()
 	rx := regexp.MustCompile(re)
 	var out string
+	var asked time.Time
 	waitFor(t, timeout, fmt.Sprintf("job %s's output to match %q", id, re), func() (bool, string) {
 		out = c.output(id)
 		if rx.MatchString(out) {
 			return true, ""
 		}
+		if time.Since(asked) < jobStateEvery {
+			return false, out
+		}
+		asked = time.Now()
 		if st, _ := c.jobState(id); isFinal(st) {
 			t.Fatalf("job %s ended (%s) before its output matched %q:\n%s", id, st, re, out)
 		}
@@ -357,6 +364,12 @@ func (c *slurmCluster) waitOutput(t *testing.T, id string, re string, timeout ti
 	})
 	return out
 }
+
+// jobStateEvery is how often waitOutput asks whether the job ended: each
+// ask is a scontrol (under nsenter for a multi-node cluster), together 14%
+// of this package's CPU when it was asked at every poll, most of it while
+// torch's ranks start.
+const jobStateEvery = time.Second
 
 // cancel scancels the job (with scancel's flags) and waits for it to end.
 func (c *slurmCluster) cancel(t *testing.T, id string, flags ...string) (state, exit string) {
