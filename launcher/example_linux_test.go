@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"strconv"
+	"time"
 
 	"github.com/childproof/childproof/launcher"
 	"github.com/childproof/childproof/launcher/launchertest"
@@ -34,6 +35,8 @@ func ExampleStart() {
 		Env:     map[string]string{"GREETING": "hello"},
 		Require: []string{"GREETING"},
 		Ports:   []schema.Port{{Name: "http", Number: port}},
+		// python3 may be a shim (pyenv's) that a busy machine starts slowly.
+		Ready: schema.Ready{Timeout: time.Minute},
 	}
 	la, err := launcher.Start(context.Background(), spec, launcher.Options{StateDir: dir})
 	if err != nil {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"strconv"
+	"time"
 
 	"github.com/childproof/childproof/launcher"
 	"github.com/childproof/childproof/launcher/group"
@@ -31,6 +32,8 @@ func ExampleUp() {
 			Command:   []string{"python3", "-m", "http.server", "--bind", "127.0.0.1", strconv.Itoa(port)},
 			Ports:     []spec.Port{{Name: "http", Number: port}},
 			DependsOn: dependsOn,
+			// python3 may be a shim (pyenv's) that a busy machine starts slowly.
+			Ready: spec.Ready{Timeout: time.Minute},
 		}
 	}
 	web, store := server("web", "store"), server("store")

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"strconv"
+	"time"
 
 	"github.com/childproof/childproof/launcher"
 	"github.com/childproof/childproof/launcher/launchertest"
@@ -24,6 +25,8 @@ func ExampleShared() {
 		Name:    "shared-web",
 		Command: []string{"python3", "-m", "http.server", "--bind", "127.0.0.1", strconv.Itoa(port)},
 		Ports:   []schema.Port{{Name: "http", Number: port}},
+		// python3 may be a shim (pyenv's) that a busy machine starts slowly.
+		Ready: schema.Ready{Timeout: time.Minute},
 	}
 	la, stop, err := launchertest.Shared(context.Background(), spec, launcher.Options{})
 	if err != nil {

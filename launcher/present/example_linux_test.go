@@ -8,6 +8,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/childproof/childproof/launcher"
 	"github.com/childproof/childproof/launcher/launchertest"
@@ -34,6 +35,8 @@ func ExampleNewRunOutput() {
 		Command: []string{"python3", "-m", "http.server", "--bind", "127.0.0.1", strconv.Itoa(port)},
 		Env:     map[string]string{"MODE": "fast"},
 		Ports:   []spec.Port{{Name: "http", Number: port}},
+		// python3 may be a shim (pyenv's) that a busy machine starts slowly.
+		Ready: spec.Ready{Timeout: time.Minute},
 	}
 	ctx := context.Background()
 	la, err := launcher.Start(ctx, l, launcher.Options{StateDir: dir})

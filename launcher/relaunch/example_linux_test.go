@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"strconv"
+	"time"
 
 	"github.com/childproof/childproof/launcher"
 	"github.com/childproof/childproof/launcher/launchertest"
@@ -32,6 +33,8 @@ func ExampleRelaunch() {
 		Command: []string{"python3", "-m", "http.server", "--bind", "127.0.0.1", strconv.Itoa(port)},
 		Env:     map[string]string{"MODE": "slow"},
 		Ports:   []spec.Port{{Name: "http", Number: port}},
+		// python3 may be a shim (pyenv's) that a busy machine starts slowly.
+		Ready: spec.Ready{Timeout: time.Minute},
 	}
 	ctx := context.Background()
 	opts := launcher.Options{StateDir: dir}
