@@ -116,12 +116,15 @@ func waitFor(limit time.Duration, cond func() bool) bool {
 	}
 }
 
-// children lists the live (not zombie) children of pid.
+// children lists the live (not zombie) children of pid: the kernel's
+// list of them (proc.FS.Children), not a read of every process's stat,
+// which the waits that poll it every 50 ms paid for each process on the
+// machine.
 func children(pid int) []int {
 	var fs proc.FS
 	var out []int
-	pids, _ := fs.Pids()
-	for _, p := range pids {
+	kids, _ := fs.Children(pid)
+	for _, p := range kids {
 		if s, err := fs.Stat(p); err == nil && s.PPid == pid && s.State != 'Z' {
 			out = append(out, p)
 		}
