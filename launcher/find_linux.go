@@ -269,6 +269,13 @@ func (f *finder) ports(ctx context.Context, tree []int, rootExited bool) (findSt
 	f.settling = ""
 	owned, foreign := proctree.PortState(la.opts.Proc, la.Spec, f.worker, tree)
 	if foreign != nil {
+		// The look's listing may be older than a fork: a daemon that
+		// forked out of the root and bound since (redis --daemonize
+		// yes) is a member of the tree listed afresh, not a stranger.
+		tree = la.tree.Members()
+		owned, foreign = proctree.PortState(la.opts.Proc, la.Spec, f.worker, tree)
+	}
+	if foreign != nil {
 		f.seenForeign = foreign
 		if rootExited || pidfd.Exited(f.wfd) || !owned && f.foreign.SettledSig(f.look.TreeSig(), selectorQuiet) {
 			// (A stranger on a port no member holds, in a tree that
