@@ -320,8 +320,17 @@ func (c *census) markedMembers() {
 		for m := range c.marked {
 			ms = append(ms, m)
 		}
-		for m, pids := range proctree.MarkerPids(c.p, ms...) {
-			c.out[c.marked[m]].setMembers(pids)
+		found := proctree.MarkerPids(c.p, ms...)
+		for m, i := range c.marked {
+			pids := found[m]
+			if len(pids) == 0 {
+				// A daemon the worker forked once it was judged, its
+				// title over the marker (LiveMembers says how).
+				if rec, err := c.st.Load(c.out[i].Name); err == nil && rec.Marker == m {
+					pids = LiveMembers(c.p, rec)
+				}
+			}
+			c.out[i].setMembers(pids)
 		}
 	}
 }

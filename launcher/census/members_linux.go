@@ -12,8 +12,9 @@ import (
 
 // LiveMembers lists the live processes of a recorded launch's tree: the
 // members of its cgroup (when it is one childproof made for it), else
-// those carrying its marker, plus the recorded worker and root while they
-// live. A rank that outlived its agent counts: the launch is alive while
+// those carrying its marker and, once the worker is gone, those forked
+// from it without an exec since (proctree.ForkedFrom) and their
+// descendants, plus the recorded worker and root while they live. A rank that outlived its agent counts: the launch is alive while
 // this is not empty.
 func LiveMembers(p proc.FS, rec *statedir.Record) []int {
 	var out []int
@@ -38,6 +39,21 @@ func LiveMembers(p proc.FS, rec *statedir.Record) []int {
 	} else if rec.Marker != "" && !proctree.CgroupRemoved(rec.Cgroup, rec.Name) {
 		for _, pid := range proctree.MarkerPids(p, rec.Marker)[rec.Marker] {
 			add(pid)
+		}
+		if !slices.Contains(out, rec.Worker.Pid) {
+			// The worker gone, a daemon it forked once it was judged
+			// (the launch no longer traced its forks) carries the
+			// marker only until it writes its title over it: it is
+			// the worker's fork that never exec'd, and its children
+			// are the launch's too.
+			for _, pid := range proctree.ForkedFrom(p, rec.ExecExe, rec.ExecArea, rec.Worker.StartTime) {
+				add(pid)
+				for _, d := range p.Descendants(pid) {
+					if s, err := p.Stat(d); err == nil && s.State != 'Z' {
+						add(d)
+					}
+				}
+			}
 		}
 	}
 	return out
