@@ -380,8 +380,8 @@ func TestVLLMLayout(t *testing.T) {
 	}
 }
 
-// loop is a bounded request loop on 127.0.0.1: about 20 requests a
-// second, at most 10,000, until stopped.
+// loop is a bounded request loop on 127.0.0.1: one request at a time, at
+// most 20 a second and 10,000 in all, until stopped.
 type loop struct {
 	sent, answered atomic.Int64
 	stop           context.CancelFunc
@@ -407,11 +407,19 @@ func requestLoop(t *testing.T, port int) *loop {
 			if err != nil {
 				continue
 			}
-			c.SetDeadline(time.Now().Add(time.Second))
+			// One request at a time, each waited for until answered (or
+			// the loop ends): a request given up on stays queued at the
+			// server, and at load 40 a loop that gave up after a second
+			// queued them faster than the recycled workers served them,
+			// until the readiness probe's GET, behind them all, was not
+			// answered within a minute (TestGunicornChurn, ci16a).
+			c.SetDeadline(time.Now().Add(30 * time.Second))
+			stopRead := context.AfterFunc(ctx, func() { c.SetDeadline(time.Now()) })
 			c.Write([]byte("GET / HTTP/1.0\r\n\r\n"))
 			if n, _ := c.Read(make([]byte, 64)); n > 0 {
 				l.answered.Add(1)
 			}
+			stopRead()
 			c.Close()
 		}
 	}()
@@ -902,6 +910,7 @@ h = helper()
 import torch.distributed as dist
 dist.init_process_group("gloo")
 print("rank", dist.get_rank(), "of", dist.get_world_size(), "up", flush=True)
+open("up.%d" % dist.get_rank(), "w").close()
 while True:
     os.waitpid(h, 0)
     h = helper()
@@ -968,6 +977,17 @@ func TestTorchrunHelpers(t *testing.T) {
 	}
 	ranks := ranksOf("run", r)
 	slices.Sort(ranks)
+	// The ranks are verified while they still import torch and meet at
+	// the rendezvous (the agent owns its port from the start); the
+	// helper each forked first has exited by then and stays a zombie
+	// until its rank's loop reaps it. The helpers recycle once every rank
+	// is up.
+	if !waitFor(180*time.Second, func() bool {
+		up, _ := filepath.Glob(filepath.Join(dir, "up.*"))
+		return len(up) == 4
+	}) {
+		t.Fatalf("the four ranks were not up (past init_process_group) within 180s\nlog:\n%s", logOf(env, "ranks"))
+	}
 	for round := 1; round <= 2; round++ {
 		// Every rank's helpers, then the wait for each rank's to be
 		// replaced: the ranks recycle theirs at the same time.
