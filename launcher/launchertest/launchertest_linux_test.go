@@ -56,7 +56,11 @@ func serverSpec(t *testing.T) *schema.Launch {
 		Env:     map[string]string{"SERVER_KEY": "k"},
 		Require: []string{"SERVER_KEY"},
 		Ports:   []schema.Port{{Name: "http", Number: port}},
-		Ready:   schema.Ready{HTTP: "/"},
+		// A minute, not the default 10 s: make test's library stage runs
+		// these tests 20 times under -race beside a compiling lane, and a
+		// start returns once ready, so it costs nothing when it passes
+		// (tests of a timeout set their own).
+		Ready: schema.Ready{HTTP: "/", Timeout: time.Minute},
 	}
 }
 
