@@ -325,9 +325,10 @@ func (c *census) markedMembers() {
 			pids := found[m]
 			if len(pids) == 0 {
 				// A daemon the worker forked once it was judged, its
-				// title over the marker (LiveMembers says how).
+				// title over the marker: the marker scan is done, only
+				// the forks are looked for.
 				if rec, err := c.st.Load(c.out[i].Name); err == nil && rec.Marker == m {
-					pids = LiveMembers(c.p, rec)
+					pids = forkedMembers(c.p, rec)
 				}
 			}
 			c.out[i].setMembers(pids)

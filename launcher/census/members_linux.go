@@ -14,8 +14,8 @@ import (
 // members of its cgroup (when it is one childproof made for it), else
 // those carrying its marker and, once the worker is gone, those forked
 // from it without an exec since (proctree.ForkedFrom) and their
-// descendants, plus the recorded worker and root while they live. A rank that outlived its agent counts: the launch is alive while
-// this is not empty.
+// descendants, plus the recorded worker and root while they live. A rank that
+// outlived its agent counts: the launch is alive while this is not empty.
 func LiveMembers(p proc.FS, rec *statedir.Record) []int {
 	var out []int
 	add := func(pid int) {
@@ -41,18 +41,26 @@ func LiveMembers(p proc.FS, rec *statedir.Record) []int {
 			add(pid)
 		}
 		if !slices.Contains(out, rec.Worker.Pid) {
-			// The worker gone, a daemon it forked once it was judged
-			// (the launch no longer traced its forks) carries the
-			// marker only until it writes its title over it: it is
-			// the worker's fork that never exec'd, and its children
-			// are the launch's too.
-			for _, pid := range proctree.ForkedFrom(p, rec.ExecExe, rec.ExecArea, rec.Worker.StartTime) {
+			for _, pid := range forkedMembers(p, rec) {
 				add(pid)
-				for _, d := range p.Descendants(pid) {
-					if s, err := p.Stat(d); err == nil && s.State != 'Z' {
-						add(d)
-					}
-				}
+			}
+		}
+	}
+	return out
+}
+
+// forkedMembers lists, for a recorded launch whose worker is gone, the
+// daemons it forked once it was judged (the launch no longer traced its
+// forks), which carry the marker only until they write a title over it:
+// the worker's forks that never exec'd (proctree.ForkedFrom) and their
+// live descendants.
+func forkedMembers(p proc.FS, rec *statedir.Record) []int {
+	var out []int
+	for _, pid := range proctree.ForkedFrom(p, rec.ExecExe, rec.ExecArea, rec.Worker.StartTime) {
+		out = append(out, pid)
+		for _, d := range p.Descendants(pid) {
+			if s, err := p.Stat(d); err == nil && s.State != 'Z' && !slices.Contains(out, d) {
+				out = append(out, d)
 			}
 		}
 	}

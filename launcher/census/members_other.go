@@ -14,6 +14,9 @@ import (
 // off Linux.
 func LiveMembers(p proc.FS, rec *statedir.Record) []int { return nil }
 
+// forkedMembers: off Linux no launch forks a daemon.
+func forkedMembers(p proc.FS, rec *statedir.Record) []int { return nil }
+
 // MembersNote says what is left of a launch whose worker is gone: nothing
 // off Linux.
 func MembersNote(pids []int) string { return "" }
