@@ -11,6 +11,29 @@ FUZZTIME ?= 60s
 START := $(shell date +%s)
 ELAPSED = $$(( $$(date +%s) - $(START) ))
 
+# The test stages start python3 about 90 times through PATH (19 in the
+# testscripts, 9 in other packages' tests, 3 in each of library's 20 runs,
+# the acceptance runner). Where python3 on PATH is a version manager's shim
+# (pyenv's: a bash script that runs pyenv exec, about 0.5 CPU-s a start
+# where the interpreter takes 0.08), the test stages find first on PATH
+# bin/py3/python3, a link to the interpreter the shim starts: the same
+# interpreter without the shim (comm python3, the same exe). Only python3
+# is put there: the interpreter's own directory may hold another go or
+# pip. Where python3 is the interpreter itself, a venv's, or missing, PATH
+# stays as it is; so does it with PY3LINK= on make's command line.
+# Sub-makes find PY3LINK in their environment and leave PATH alone.
+ifeq ($(origin PY3LINK),undefined)
+ifneq ($(filter test test-serial test-lane compile-lane unit library acceptance cpu-%,$(MAKECMDGOALS)),)
+PY3LINK := $(shell p=$$(command -v python3) && \
+	exe=$$(python3 -c 'import os, sys; e = sys.executable; print(e if e and os.path.realpath(e) != os.path.realpath(sys.argv[1]) else "")' "$$p" 2>/dev/null) && \
+	[ -n "$$exe" ] && mkdir -p bin/py3 && ln -sfn "$$exe" bin/py3/python3 && echo "$(CURDIR)/bin/py3")
+export PY3LINK
+ifneq ($(PY3LINK),)
+export PATH := $(PY3LINK):$(PATH)
+endif
+endif
+endif
+
 # $(call progress,STAGE,COMMAND) runs COMMAND and, while it runs, prints
 # "STAGE: running for N s" every minute: a stage whose commands print
 # nothing until they end (a package's tests, a compile) still shows it is
