@@ -43,7 +43,7 @@ progress = t0=$$(date +%s); \
 	  while :; do sleep 60 & s=$$!; wait $$s; echo "$(1): running for $$(( $$(date +%s) - t0 )) s"; done ) & tick=$$!; \
 	$(2); rc=$$?; kill $$tick; wait $$tick; exit $$rc
 
-.PHONY: all build test test-serial test-lane compile-lane unit k8svalidation differential library vet fmtcheck cross acceptance demo bench fuzz fuzz-build fuzz-ci clean
+.PHONY: all build test test-serial test-lane compile-lane testbins unit k8svalidation differential library vet fmtcheck cross acceptance demo bench fuzz fuzz-build fuzz-ci clean
 
 all: build
 
@@ -105,9 +105,24 @@ TESTLDFLAGS ?= -ldflags=-w
 # alphabetical). go test lists each package once; its lines come in this
 # order.
 UNIT_FIRST = ./cmd/childproof ./export/enginetest ./realservers ./launcher
-unit:
+
+# testbins builds, once for unit and library, the servers that test
+# binaries would each build for themselves, and TESTENV hands them over by
+# the variables the tests' TestMains take a prebuilt one from:
+# launcher/testdata/testserver (launcher, launchertest and group build it,
+# -race=false, BuildProgram: CHILDPROOF_TESTSERVER) and examples/mock-llm
+# (examples/library: CHILDPROOF_MOCK_LLM), each a link of about 1.4 CPU-s:
+# seven builds in unit and library become two, linked at once by one go
+# build (none when they are up to date). Not bin/mock-llm: the compile
+# lane's acceptance builds that one beside the tests running this one.
+TESTBIN := bin/test
+TESTENV = CHILDPROOF_TESTSERVER=$(CURDIR)/$(TESTBIN)/testserver CHILDPROOF_MOCK_LLM=$(CURDIR)/$(TESTBIN)/mock-llm
+testbins:
+	@mkdir -p $(TESTBIN) && $(GO) build -race=false -o $(TESTBIN)/ ./launcher/testdata/testserver ./examples/mock-llm
+
+unit: testbins
 	@echo "== unit: every package's tests under the race detector (one line per package, the longest first)"
-	@$(call progress,unit,GORACE=atexit_sleep_ms=0 $(GO) test $(VETFLAG) $(TESTLDFLAGS) -race -count=1 -timeout $(TESTTIMEOUT) $(UNIT_FIRST) ./...)
+	@$(call progress,unit,$(TESTENV) GORACE=atexit_sleep_ms=0 $(GO) test $(VETFLAG) $(TESTLDFLAGS) -race -count=1 -timeout $(TESTTIMEOUT) $(UNIT_FIRST) ./...)
 	@echo "== unit: ended at $(ELAPSED) s"
 
 acceptance: build
@@ -139,9 +154,9 @@ differential:
 # flake: twenty times under the race detector, tests in parallel. GORACE:
 # a race binary sleeps a second at exit by default, and each stop of a
 # detached launch waits for its log relay's exit (the relay inherits it).
-library:
+library: testbins
 	@echo "== library: the library example, launchertest and group, 20 runs each under the race detector"
-	@$(call progress,library,GORACE=atexit_sleep_ms=0 $(GO) test $(VETFLAG) $(TESTLDFLAGS) -race -count=20 -timeout $(TESTTIMEOUT) ./examples/library ./launcher/launchertest ./launcher/group)
+	@$(call progress,library,$(TESTENV) GORACE=atexit_sleep_ms=0 $(GO) test $(VETFLAG) $(TESTLDFLAGS) -race -count=20 -timeout $(TESTTIMEOUT) ./examples/library ./launcher/launchertest ./launcher/group)
 	@echo "== library: ended at $(ELAPSED) s"
 
 # make test: vet and fmtcheck first (a broken build fails in seconds), then
