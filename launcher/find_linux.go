@@ -54,6 +54,9 @@ func (la *Launch) findAndVerify(ctx context.Context, v *verify.Verifier, r *veri
 			treelook.Pause(time.Since(f.polling))
 			continue
 		}
+		// The questions of this full look about the declared ports'
+		// listeners and their holders are asked once each.
+		f.k = verify.NewLook(la.opts.Proc)
 		f.pick(tree)
 		if err := f.noWorker(tree, rootExited); err != nil {
 			return err
@@ -102,6 +105,9 @@ type finder struct {
 	// holds.
 	look    *treelook.Looker
 	foreign proctree.Stability
+	// k is the full look's questions about the declared ports'
+	// listeners and their holders, each asked of the kernel once.
+	k *verify.Look
 	// moved is how long the tree has been the same while another member
 	// than the single worker held its port.
 	moved proctree.Stability
@@ -162,7 +168,7 @@ func (f *finder) workerExited(tree []int) error {
 		// One last look: a stranger that took the port after the
 		// previous poll (a loaded machine polls late) made the
 		// bind fail just as surely as one seen before.
-		_, f.seenForeign = proctree.PortState(la.opts.Proc, la.Spec, f.worker, tree)
+		_, f.seenForeign = proctree.PortState(la.opts.Proc, nil, la.Spec, f.worker, tree)
 	}
 	if f.seenForeign != nil {
 		// A stranger held the port while our worker tried to bind:
@@ -193,20 +199,16 @@ func (f *finder) pick(tree []int) {
 	if f.worker == 0 && la.multiWorker() {
 		f.worker = la.pickRanks(tree)
 		if f.worker != 0 {
-			fp, err := verify.TakeFingerprint(la.opts.Proc, f.worker)
-			if fd, live, _ := fp.Open(la.opts.Proc); err == nil && live == verify.Alive {
+			if fp, fd, err := verify.OpenFingerprint(la.opts.Proc, f.worker); err == nil {
 				la.worker.Fingerprint, f.wfd = fp, fd
 			} else {
 				f.worker = 0
 			}
 		}
 	} else if f.worker == 0 {
-		f.worker = proctree.PickWorker(la.opts.Proc, l, f.root, tree, la.exec.watch.ExecComm)
+		f.worker = proctree.PickWorkerIn(la.opts.Proc, f.k, l, f.root, tree, la.exec.watch.ExecComm)
 		if f.worker != 0 {
-			fp, err := verify.TakeFingerprint(la.opts.Proc, f.worker)
-			if err != nil {
-				f.worker = 0
-			} else if fd, live, _ := fp.Open(la.opts.Proc); live == verify.Alive {
+			if fp, fd, err := verify.OpenFingerprint(la.opts.Proc, f.worker); err == nil {
 				la.worker.Fingerprint, f.wfd = fp, fd
 				la.notes.picked = proctree.Signature(la.opts.Proc, tree)
 			} else {
@@ -223,12 +225,12 @@ func (f *finder) pick(tree []int) {
 func (f *finder) noWorker(tree []int, rootExited bool) error {
 	la := f.la
 	if f.worker == 0 {
-		if e := f.selector.check(la, f.r, tree); e != nil {
+		if e := f.selector.check(la, f.k, f.r, tree); e != nil {
 			return e
 		}
 		// A stranger holds a declared port that nothing in a tree that
 		// has stopped changing holds: told at once.
-		if h := proctree.ForeignHolder(la.opts.Proc, la.Spec, tree); h != nil && len(proctree.PortOwners(la.opts.Proc, la.Spec, tree)) == 0 {
+		if h := proctree.ForeignHolder(la.opts.Proc, f.k, la.Spec, tree); h != nil && len(proctree.PortOwners(la.opts.Proc, f.k, la.Spec, tree)) == 0 {
 			f.seenForeign = h
 			if f.foreign.SettledSig(f.look.TreeSig(), selectorQuiet) {
 				return la.raceError(f.r, h)
@@ -238,7 +240,7 @@ func (f *finder) noWorker(tree []int, rootExited bool) error {
 		}
 	}
 	if f.worker == 0 && rootExited && len(tree) == 0 {
-		if h := proctree.ForeignHolder(la.opts.Proc, la.Spec, tree); h != nil {
+		if h := proctree.ForeignHolder(la.opts.Proc, f.k, la.Spec, tree); h != nil {
 			return la.raceError(f.r, h)
 		}
 		if f.seenForeign != nil {
@@ -267,13 +269,15 @@ func (f *finder) ports(ctx context.Context, tree []int, rootExited bool) (findSt
 		}
 	}
 	f.settling = ""
-	owned, foreign := proctree.PortState(la.opts.Proc, la.Spec, f.worker, tree)
+	owned, foreign := proctree.PortState(la.opts.Proc, f.k, la.Spec, f.worker, tree)
 	if foreign != nil {
 		// The look's listing may be older than a fork: a daemon that
 		// forked out of the root and bound since (redis --daemonize
-		// yes) is a member of the tree listed afresh, not a stranger.
+		// yes) is a member of the tree listed afresh, not a stranger
+		// (asked afresh).
 		tree = la.tree.Members()
-		owned, foreign = proctree.PortState(la.opts.Proc, la.Spec, f.worker, tree)
+		f.k = verify.NewLook(la.opts.Proc)
+		owned, foreign = proctree.PortState(la.opts.Proc, f.k, la.Spec, f.worker, tree)
 	}
 	if foreign != nil {
 		f.seenForeign = foreign
@@ -298,7 +302,7 @@ func (f *finder) ports(ctx context.Context, tree []int, rootExited bool) (findSt
 	// A single worker while another member holds its port, in a tree
 	// that has stopped changing, is judged as it is: picking again
 	// could not change the verdict.
-	single := la.Spec.Worker.N() == 1 && !proctree.HoldsAll(la.opts.Proc, la.Spec, f.worker, tree)
+	single := la.Spec.Worker.N() == 1 && !proctree.HoldsAll(la.opts.Proc, f.k, la.Spec, f.worker, tree)
 	final := single && f.moved.SettledSig(f.look.TreeSig(), selectorQuiet)
 	if single && !final {
 		// Another member holds the port: verifying now would only say
@@ -340,16 +344,16 @@ func (f *finder) settledOwner(tree []int) (owned, again bool) {
 	if la.Spec.Worker.N() != 1 || len(la.Spec.Roles) > 0 {
 		return true, false
 	}
-	if !proctree.HoldsAll(la.opts.Proc, la.Spec, f.worker, tree) && f.pickedAnother(tree) {
+	if !proctree.HoldsAll(la.opts.Proc, f.k, la.Spec, f.worker, tree) && f.pickedAnother(tree) {
 		return false, true
 	}
-	if !proctree.SharesSocket(la.opts.Proc, la.Spec, f.worker, tree) {
+	if !proctree.SharesSocket(la.opts.Proc, f.k, la.Spec, f.worker, tree) {
 		return true, false
 	}
 	// Who holds the socket must have stopped changing, not the whole
 	// tree: a pre-fork master that recycles its workers under load
 	// never has a quiet tree.
-	owners := proctree.OwnerSignature(la.opts.Proc, la.Spec, f.worker, tree)
+	owners := proctree.OwnerSignature(la.opts.Proc, f.k, la.Spec, f.worker, tree)
 	if la.notes.settled == owners {
 		return true, false
 	}
@@ -398,13 +402,14 @@ func (f *finder) progress() {
 // holders, the worker that never appeared, or one that did not listen.
 func (f *finder) timedOut(tree []int) error {
 	la, l := f.la, f.la.Spec
-	if h := proctree.ForeignHolder(la.opts.Proc, la.Spec, tree); h != nil {
+	k := verify.NewLook(la.opts.Proc)
+	if h := proctree.ForeignHolder(la.opts.Proc, k, la.Spec, tree); h != nil {
 		return la.raceError(f.r, h)
 	}
 	// (A listener held by someone else was the real story: a
 	// race, above.)
 	if f.worker == 0 && (l.Worker.Comm != "" || l.Worker.Exe != "") {
-		if owners := proctree.PortOwners(la.opts.Proc, la.Spec, tree); len(owners) > 0 {
+		if owners := proctree.PortOwners(la.opts.Proc, k, la.Spec, tree); len(owners) > 0 {
 			return la.selectorError(f.r, owners, true)
 		}
 	}
@@ -552,7 +557,7 @@ func (la *Launch) verifyOnWorker(ctx context.Context, v *verify.Verifier, r *ver
 	}
 	released := time.Now()
 	vr.Attempts, vr.Log = r.Attempts, r.Log
-	if (movedPort(vr) || vr.Has(verify.KindPortForeign) && proctree.ForeignHolder(la.opts.Proc, la.Spec, la.tree.Members()) == nil) && time.Now().Before(repickUntil) && !pidfd.Exited(wfd) {
+	if (movedPort(vr) || vr.Has(verify.KindPortForeign) && proctree.ForeignHolder(la.opts.Proc, nil, la.Spec, la.tree.Members()) == nil) && time.Now().Before(repickUntil) && !pidfd.Exited(wfd) {
 		// (A "foreign" holder that is a member of the tree now was
 		// forked after the tree was listed: look again.)
 		return c, released, errRepick
@@ -585,7 +590,7 @@ func (la *Launch) stillTheWorker(v *verify.Verifier, r *verify.Report, c verify.
 	// The answer is no evidence by itself: the owner must still be the worker.
 	r2 := verify.NewReport("")
 	if len(l.Ports) > 0 && !v.CheckPorts(r2, c, worker, la.tree.Members()) || len(r2.Problems) > 0 {
-		if (movedPort(r2) || r2.Has(verify.KindPortForeign) && proctree.ForeignHolder(la.opts.Proc, la.Spec, la.tree.Members()) == nil) && time.Now().Before(deadline) && (!pidfd.Exited(wfd) || worker == la.tree.Root.Pid() && la.daemonized()) {
+		if (movedPort(r2) || r2.Has(verify.KindPortForeign) && proctree.ForeignHolder(la.opts.Proc, nil, la.Spec, la.tree.Members()) == nil) && time.Now().Before(deadline) && (!pidfd.Exited(wfd) || worker == la.tree.Root.Pid() && la.daemonized()) {
 			// (The launched process forked the daemon that holds
 			// the port and exited: pick the worker again.)
 			return errRepick

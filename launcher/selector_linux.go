@@ -26,8 +26,8 @@ type selectorWatch struct {
 
 // check returns a failure when the selector is wrong: it matches nothing,
 // a member of tree owns a declared port, and tree has been the same for
-// selectorQuiet. Nil while that is not (yet) so.
-func (w *selectorWatch) check(la *Launch, r *verify.Report, tree []int) *Error {
+// selectorQuiet. Nil while that is not (yet) so. It asks within look k.
+func (w *selectorWatch) check(la *Launch, k *verify.Look, r *verify.Report, tree []int) *Error {
 	l := la.Spec
 	if l.Worker.Comm == "" && l.Worker.Exe == "" || len(l.Ports) == 0 {
 		return nil
@@ -35,7 +35,7 @@ func (w *selectorWatch) check(la *Launch, r *verify.Report, tree []int) *Error {
 	if pid, _ := verify.DeclaredWorker(la.opts.Proc, tree, l.Worker.Comm, l.Worker.Exe, nil, la.exec.watch.ExecComm); pid != 0 {
 		return nil // it matches (a job whose other ranks are not there yet)
 	}
-	owners := proctree.PortOwners(la.opts.Proc, la.Spec, tree)
+	owners := proctree.PortOwners(la.opts.Proc, k, la.Spec, tree)
 	if len(owners) == 0 {
 		w.quiet = proctree.Stability{}
 		return nil

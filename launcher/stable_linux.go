@@ -27,7 +27,7 @@ func (la *Launch) treeMoved(worker int) bool {
 	tree := la.tree.Members()
 	before := la.notes.picked
 	now := proctree.Signature(la.opts.Proc, tree)
-	if now == before || la.notes.settled != "" && proctree.OwnerSignature(la.opts.Proc, la.Spec, worker, tree) == la.notes.settled {
+	if now == before || la.notes.settled != "" && proctree.OwnerSignature(la.opts.Proc, nil, la.Spec, worker, tree) == la.notes.settled {
 		// (Unchanged, or only in members that do not change who holds
 		// the port: a pre-fork server recycling its workers.)
 		return false
@@ -35,7 +35,7 @@ func (la *Launch) treeMoved(worker int) bool {
 	if area := proctree.ExecAreaIn(now, worker); area != proctree.ExecAreaIn(before, worker) {
 		return true
 	}
-	if proctree.SharesSocket(la.opts.Proc, la.Spec, worker, tree) {
+	if proctree.SharesSocket(la.opts.Proc, nil, la.Spec, worker, tree) {
 		// It forked members that hold its socket since: judged once
 		// the tree has been quiet (findAndVerify waits for that).
 		return true

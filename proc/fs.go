@@ -151,18 +151,15 @@ func ParseCmdline(b []byte) []string {
 // SocketInodes returns the inodes of the sockets in the process's fd table.
 func (p FS) SocketInodes(pid int) ([]uint64, error) { return p.socketInodes(pid) }
 
-// HasSocket reports whether the process holds the socket inode in its fds.
+// HasSocket reports whether the process holds the socket inode in its fds
+// (their links read up to the one that is it).
 func (p FS) HasSocket(pid int, inode uint64) (bool, error) {
-	inos, err := p.SocketInodes(pid)
-	if err != nil {
-		return false, err
-	}
-	for _, i := range inos {
-		if i == inode {
-			return true, nil
-		}
-	}
-	return false, nil
+	has := false
+	err := p.eachSocket(pid, func(ino uint64) bool {
+		has = ino == inode
+		return has
+	})
+	return has, err
 }
 
 // socketInode parses a "socket:[INODE]" link target.

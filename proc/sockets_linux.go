@@ -10,10 +10,22 @@ import (
 // of the fd directory (no path walk per fd; SocketOwnersOf reads every fd
 // of every process).
 func (p FS) socketInodes(pid int) ([]uint64, error) {
+	var out []uint64
+	err := p.eachSocket(pid, func(ino uint64) bool {
+		out = append(out, ino)
+		return false
+	})
+	return out, err
+}
+
+// eachSocket calls found with the inode of each socket in pid's fd table,
+// in fd order, until it returns true: HasSocket stops at the socket it
+// looks for, not reading the links of the fds after it.
+func (p FS) eachSocket(pid int, found func(ino uint64) (stop bool)) error {
 	dir := p.file(pid, "fd")
 	dfd, err := unix.Open(dir, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
 	if err != nil {
-		return nil, wrapErr(pid, "fd", err)
+		return wrapErr(pid, "fd", err)
 	}
 	defer unix.Close(dfd)
 	// The names by getdents on the descriptor itself: an *os.File would
@@ -26,22 +38,21 @@ func (p FS) socketInodes(pid int) ([]uint64, error) {
 			continue
 		}
 		if err != nil {
-			return nil, wrapErr(pid, "fd", &fs.PathError{Op: "readdirent", Path: dir, Err: err})
+			return wrapErr(pid, "fd", &fs.PathError{Op: "readdirent", Path: dir, Err: err})
 		}
 		if n <= 0 {
 			break
 		}
 		_, _, names = unix.ParseDirent(buf[:n], -1, names)
 	}
-	var out []uint64
 	for _, n := range names {
 		k, err := unix.Readlinkat(dfd, n, buf)
 		if err != nil {
 			continue // closed meanwhile
 		}
-		if ino, ok := socketInode(string(buf[:k])); ok {
-			out = append(out, ino)
+		if ino, ok := socketInode(string(buf[:k])); ok && found(ino) {
+			return nil
 		}
 	}
-	return out, nil
+	return nil
 }

@@ -6,17 +6,27 @@ import "os"
 
 // socketInodes is SocketInodes: each fd's link read by its path.
 func (p FS) socketInodes(pid int) ([]uint64, error) {
+	var out []uint64
+	err := p.eachSocket(pid, func(ino uint64) bool {
+		out = append(out, ino)
+		return false
+	})
+	return out, err
+}
+
+// eachSocket calls found with the inode of each socket in pid's fd table
+// until it returns true.
+func (p FS) eachSocket(pid int, found func(ino uint64) (stop bool)) error {
 	dir := p.Path(pid, "fd")
 	f, err := os.Open(dir)
 	if err != nil {
-		return nil, wrapErr(pid, "fd", err)
+		return wrapErr(pid, "fd", err)
 	}
 	names, err := f.Readdirnames(-1)
 	f.Close()
 	if err != nil {
-		return nil, wrapErr(pid, "fd", err)
+		return wrapErr(pid, "fd", err)
 	}
-	var out []uint64
 	buf := make([]byte, 0, 64)
 	for _, n := range names {
 		buf = append(buf[:0], dir...)
@@ -26,9 +36,9 @@ func (p FS) socketInodes(pid int) ([]uint64, error) {
 		if err != nil {
 			continue // closed meanwhile
 		}
-		if ino, ok := socketInode(t); ok {
-			out = append(out, ino)
+		if ino, ok := socketInode(t); ok && found(ino) {
+			return nil
 		}
 	}
-	return out, nil
+	return nil
 }

@@ -19,6 +19,23 @@ func TakeFingerprint(p proc.FS, pid int) (Fingerprint, error) {
 	return fingerprintFD(p, pid, fd)
 }
 
+// OpenFingerprint fingerprints the process pid and returns a pidfd of it
+// with the fingerprint (-1 with an error): what TakeFingerprint and then
+// Open on its fingerprint decide, on one pidfd, the one whose records the
+// fingerprint was read through, and the process checked alive after them.
+func OpenFingerprint(p proc.FS, pid int) (Fingerprint, int, error) {
+	fd, err := unix.PidfdOpen(pid, 0)
+	if err != nil {
+		return Fingerprint{}, -1, fmt.Errorf("pid %d: pidfd: %w", pid, err)
+	}
+	fp, err := fingerprintFD(p, pid, fd)
+	if err != nil {
+		unix.Close(fd)
+		return fp, -1, err
+	}
+	return fp, fd, nil
+}
+
 // fingerprintFD fingerprints pid, whose pidfd is fd. Reading the records
 // after the pidfd is open and checking the pidfd still refers to a live
 // process pins them to that very process.

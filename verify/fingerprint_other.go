@@ -15,6 +15,11 @@ var errNeedsLinux = errors.New("fingerprinting a process needs Linux (pidfds and
 // TakeFingerprint needs Linux.
 func TakeFingerprint(p proc.FS, pid int) (Fingerprint, error) { return Fingerprint{}, errNeedsLinux }
 
+// OpenFingerprint needs Linux.
+func OpenFingerprint(p proc.FS, pid int) (Fingerprint, int, error) {
+	return Fingerprint{}, -1, errNeedsLinux
+}
+
 // Open needs Linux: the liveness is Unknown.
 func (a Fingerprint) Open(p proc.FS) (int, Liveness, error) { return -1, Unknown, errNeedsLinux }
 

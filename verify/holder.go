@@ -32,8 +32,14 @@ func Holders(p proc.FS, port int, tree []int) ([]Holder, error) {
 	return holders(p, nil, port, tree)
 }
 
+// HoldersIn is Holders within look k (nil: none): a question the look
+// asked already is answered as it was.
+func HoldersIn(p proc.FS, k *Look, port int, tree []int) ([]Holder, error) {
+	return holders(p, k, port, tree)
+}
+
 // holders is Holders within look k (nil: none).
-func holders(p proc.FS, k *look, port int, tree []int) ([]Holder, error) {
+func holders(p proc.FS, k *Look, port int, tree []int) ([]Holder, error) {
 	ls, err := k.lookup(p, first(tree), port)
 	if err != nil {
 		return nil, err

@@ -1,53 +1,90 @@
 package verify
 
 import (
+	"slices"
+
 	"github.com/childproof/childproof/internal/sockdiag"
 	"github.com/childproof/childproof/proc"
 )
 
-// look memoises, within one look at a tree (choosing the worker by its
-// port, then checking its ports before the readiness probe), the listeners
-// of each port (one sock_diag dump each) and the processes of the tree
-// holding each socket (their fd tables): a second question in the same
-// look asks the kernel again for the same answer. Every look after the
-// probe is a new one. A nil look memoises nothing.
-type look struct {
+// Look memoises, within one look at a tree (choosing the worker by its
+// port, then checking its ports before the readiness probe; or the find
+// loop's questions of one full look), the listeners of each port (one
+// sock_diag dump each) and the processes of the tree holding each socket
+// (their fd tables): a second question in the same look asks the kernel
+// again for the same answer. Every look after the probe is a new one. A
+// nil Look memoises nothing. Not safe for concurrent use.
+type Look struct {
 	p proc.FS
 	// ns is a process of the tree looked at: its network namespace's
-	// table is the one asked (0: the caller's).
+	// table is the one asked (0: the caller's); each question's own
+	// when eachNS.
 	ns        int
-	listeners map[int]lookListeners
-	owners    map[uint64][]int
+	eachNS    bool
+	listeners map[lookKey]lookListeners
+	// owners are the holders of each socket among tree.
+	owners map[uint64][]int
+	tree   []int
 }
+
+// lookKey is a question about a port's listeners: in the namespace of
+// process ns.
+type lookKey struct{ ns, port int }
 
 type lookListeners struct {
 	ls  []sockdiag.Listener
 	err error
 }
 
-func newLook(p proc.FS, ns int) *look {
-	return &look{p: p, ns: ns, listeners: map[int]lookListeners{}, owners: map[uint64][]int{}}
+func newLook(p proc.FS, ns int) *Look {
+	return &Look{p: p, ns: ns, listeners: map[lookKey]lookListeners{}, owners: map[uint64][]int{}}
+}
+
+// NewLook begins a look at a tree through p, for HoldersIn. Each
+// question asks the table of the namespace it names, as Holders does.
+func NewLook(p proc.FS) *Look {
+	k := newLook(p, 0)
+	k.eachNS = true
+	return k
 }
 
 // lookup is sockdiag.LookupFor of port in the namespace of the tree
-// (nil look: of ns).
-func (k *look) lookup(p proc.FS, ns, port int) ([]sockdiag.Listener, error) {
+// (nil look, or one of each question's namespace: of ns).
+func (k *Look) lookup(p proc.FS, ns, port int) ([]sockdiag.Listener, error) {
 	if k == nil {
 		return sockdiag.LookupFor(p.Root, ns, port)
 	}
-	if r, ok := k.listeners[port]; ok {
+	if !k.eachNS {
+		ns = k.ns
+	}
+	key := lookKey{ns, port}
+	if r, ok := k.listeners[key]; ok {
 		return r.ls, r.err
 	}
-	ls, err := sockdiag.LookupFor(k.p.Root, k.ns, port)
-	k.listeners[port] = lookListeners{ls, err}
+	ls, err := sockdiag.LookupFor(k.p.Root, ns, port)
+	k.listeners[key] = lookListeners{ls, err}
 	return ls, err
 }
 
-// treeOwners is p.FindSocketOwners of inode among tree, the tree being
-// the same for every question of one look.
-func (k *look) treeOwners(p proc.FS, inode uint64, tree []int) []int {
+// Listeners is sockdiag.LookupFor of port in the namespace of process ns,
+// asked once in look k (nil: each time).
+func (k *Look) Listeners(p proc.FS, ns, port int) ([]sockdiag.Listener, error) {
+	if k != nil && !k.eachNS {
+		return sockdiag.LookupFor(p.Root, ns, port)
+	}
+	return k.lookup(p, ns, port)
+}
+
+// treeOwners is p.FindSocketOwners of inode among tree: asked once per
+// socket while the look's questions name the same tree (a question about
+// another tree starts its memo afresh).
+func (k *Look) treeOwners(p proc.FS, inode uint64, tree []int) []int {
 	if k == nil {
 		return p.FindSocketOwners(inode, tree)
+	}
+	if !slices.Equal(k.tree, tree) {
+		k.tree = slices.Clone(tree)
+		clear(k.owners)
 	}
 	if pids, ok := k.owners[inode]; ok {
 		return pids
@@ -55,6 +92,12 @@ func (k *look) treeOwners(p proc.FS, inode uint64, tree []int) []int {
 	pids := k.p.FindSocketOwners(inode, tree)
 	k.owners[inode] = pids
 	return pids
+}
+
+// TreeOwners is p.FindSocketOwners of inode among tree, asked once in
+// look k (nil: each time).
+func (k *Look) TreeOwners(p proc.FS, inode uint64, tree []int) []int {
+	return k.treeOwners(p, inode, tree)
 }
 
 // first is the first pid of tree, or 0.

@@ -208,7 +208,7 @@ func (c Check) selectorText() string {
 
 // findWorker picks the worker among tree: Comm or Exe, else the owner of a
 // declared port, else the root.
-func (v *Verifier) findWorker(c Check, tree []int, k *look) int {
+func (v *Verifier) findWorker(c Check, tree []int, k *Look) int {
 	if pid, decided := declaredWorker(v.Proc, k, tree, c.Comm, c.Exe, c.Ports, nil); decided || pid != 0 {
 		return pid
 	}
@@ -367,7 +367,7 @@ func (v *Verifier) CheckPorts(r *Report, c Check, worker int, tree []int) bool {
 }
 
 // checkPorts is CheckPorts within look k (nil: a look of its own).
-func (v *Verifier) checkPorts(r *Report, c Check, worker int, tree []int, k *look) bool {
+func (v *Verifier) checkPorts(r *Report, c Check, worker int, tree []int, k *Look) bool {
 	all := true
 	for _, pt := range c.Ports {
 		pc := PortCheck{Number: pt.Number, Address: pt.PortAddress()}

@@ -24,8 +24,14 @@ func DeclaredWorker(p proc.FS, tree []int, comm, exe string, ports []spec.Port, 
 	return declaredWorker(p, nil, tree, comm, exe, ports, execComm)
 }
 
+// DeclaredWorkerIn is DeclaredWorker within look k (nil: none): the
+// owner of a declared port is found with the look's listeners and holders.
+func DeclaredWorkerIn(p proc.FS, k *Look, tree []int, comm, exe string, ports []spec.Port, execComm func(pid int) string) (pid int, decided bool) {
+	return declaredWorker(p, k, tree, comm, exe, ports, execComm)
+}
+
 // declaredWorker is DeclaredWorker within look k (nil: none).
-func declaredWorker(p proc.FS, k *look, tree []int, comm, exe string, ports []spec.Port, execComm func(pid int) string) (pid int, decided bool) {
+func declaredWorker(p proc.FS, k *Look, tree []int, comm, exe string, ports []spec.Port, execComm func(pid int) string) (pid int, decided bool) {
 	if comm != "" || exe != "" {
 		found := matchWorker(p, tree, comm, exe, execComm)
 		if len(found) == 0 {

@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"sync"
 )
 
 // LookupFor is Lookup in the network namespace of pid: the caller's own
@@ -25,13 +26,38 @@ func OtherNetNS(procRoot string, pid int) bool {
 	if procRoot == "" {
 		procRoot = "/proc"
 	}
-	self, err := nsIno(filepath.Join(procRoot, "self", "ns", "net"))
+	self, err := ownNetNS(procRoot)
 	if err != nil {
 		return false
 	}
 	other, err := nsIno(filepath.Join(procRoot, strconv.Itoa(pid), "ns", "net"))
 	return err == nil && other != self
 }
+
+// ownNetNS is the inode of the caller's network namespace below procRoot:
+// read once for the live /proc (a look asks it at every query, and the
+// stat of an nsfs link walks /proc), each time below another root (a
+// fixture).
+func ownNetNS(procRoot string) (uint64, error) {
+	if procRoot == "/proc" {
+		return liveNetNS()
+	}
+	return nsIno(filepath.Join(procRoot, "self", "ns", "net"))
+}
+
+// liveNetNS is the caller's network namespace, read from the calling
+// thread's link, not the main thread's: the only threads childproof moves
+// into another namespace (diagSocketIn, the probes' dial) are locked to a
+// goroutine that runs nothing else meanwhile, and the main thread may be
+// one of them.
+var liveNetNS = sync.OnceValues(func() (uint64, error) {
+	ino, err := nsIno("/proc/thread-self/ns/net")
+	if err != nil {
+		// A kernel before 3.17 has no thread-self.
+		ino, err = nsIno("/proc/self/ns/net")
+	}
+	return ino, err
+})
 
 // procListenersOf parses pid's own net/tcp{,6}: the table of pid's
 // network namespace, readable without privilege.

@@ -15,11 +15,12 @@ type PortOwner struct {
 	Comm, Exe string
 }
 
-// PortOwners lists the members of tree that hold a declared port of l.
-func PortOwners(p proc.FS, l *spec.Launch, tree []int) []PortOwner {
+// PortOwners lists the members of tree that hold a declared port of l,
+// asked within look k (nil: none).
+func PortOwners(p proc.FS, k *verify.Look, l *spec.Launch, tree []int) []PortOwner {
 	var out []PortOwner
 	for _, pt := range l.Ports {
-		hs, err := verify.Holders(p, pt.Number, tree)
+		hs, err := verify.HoldersIn(p, k, pt.Number, tree)
 		if err != nil {
 			continue
 		}
@@ -42,10 +43,10 @@ func PortOwners(p proc.FS, l *spec.Launch, tree []int) []PortOwner {
 }
 
 // ForeignHolder returns a listener on a declared port of l that no member
-// of tree holds, if there is one.
-func ForeignHolder(p proc.FS, l *spec.Launch, tree []int) *verify.Holder {
+// of tree holds, if there is one, asked within look k (nil: none).
+func ForeignHolder(p proc.FS, k *verify.Look, l *spec.Launch, tree []int) *verify.Holder {
 	for _, pt := range l.Ports {
-		hs, err := verify.Holders(p, pt.Number, tree)
+		hs, err := verify.HoldersIn(p, k, pt.Number, tree)
 		if err != nil {
 			continue
 		}
@@ -59,12 +60,13 @@ func ForeignHolder(p proc.FS, l *spec.Launch, tree []int) *verify.Holder {
 }
 
 // PortState reports whether worker holds a listener on every declared
-// port of l, and a foreign holder of one if there is one.
-func PortState(p proc.FS, l *spec.Launch, worker int, tree []int) (bool, *verify.Holder) {
+// port of l, and a foreign holder of one if there is one, asked within
+// look k (nil: none).
+func PortState(p proc.FS, k *verify.Look, l *spec.Launch, worker int, tree []int) (bool, *verify.Holder) {
 	owned := true
 	var foreign *verify.Holder
 	for _, pt := range l.Ports {
-		hs, err := verify.Holders(p, pt.Number, tree)
+		hs, err := verify.HoldersIn(p, k, pt.Number, tree)
 		if err != nil {
 			return false, nil
 		}

@@ -6,7 +6,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/childproof/childproof/internal/sockdiag"
 	"github.com/childproof/childproof/proc"
 	"github.com/childproof/childproof/spec"
 	"github.com/childproof/childproof/verify"
@@ -37,15 +36,16 @@ func Signature(p proc.FS, tree []int) string {
 
 // SharesSocket reports whether another member of tree holds a listener on
 // a declared port of l that worker holds: the pre-fork shape, where which
-// member is the worker can change until the tree stops changing.
-func SharesSocket(p proc.FS, l *spec.Launch, worker int, tree []int) bool {
+// member is the worker can change until the tree stops changing. It asks
+// within look k (nil: none).
+func SharesSocket(p proc.FS, k *verify.Look, l *spec.Launch, worker int, tree []int) bool {
 	for _, pt := range l.Ports {
-		ls, err := sockdiag.LookupFor(p.Root, worker, pt.Number)
+		ls, err := k.Listeners(p, worker, pt.Number)
 		if err != nil {
 			continue
 		}
 		for _, ln := range ls {
-			pids := p.FindSocketOwners(ln.Inode, tree)
+			pids := k.TreeOwners(p, ln.Inode, tree)
 			if len(pids) > 1 && slices.Contains(pids, worker) {
 				return true
 			}
@@ -74,42 +74,42 @@ func (s *Stability) SettledSig(sig string, quiet time.Duration) bool {
 // its area). A pre-fork server that recycles its workers (gunicorn
 // --max-requests) keeps it while its tree never stops changing; a
 // master that re-execs (haproxy -W) or a holder that is another program
-// changes it.
-func OwnerSignature(p proc.FS, l *spec.Launch, worker int, tree []int) string {
+// changes it. It asks within look k (nil: none).
+func OwnerSignature(p proc.FS, k *verify.Look, l *spec.Launch, worker int, tree []int) string {
 	var b strings.Builder
 	if s, err := p.Stat(worker); err == nil {
 		fmt.Fprintf(&b, "%d:%s:%s", worker, s.Comm, verify.ExecArea(s))
 	}
 	var kinds []string
 	for _, pt := range l.Ports {
-		hs, err := verify.Holders(p, pt.Number, tree)
+		hs, err := verify.HoldersIn(p, k, pt.Number, tree)
 		if err != nil {
 			continue
 		}
 		for _, h := range hs {
 			for _, pid := range h.Pids {
-				k := fmt.Sprintf("%d/%t/?", pt.Number, h.InTree)
+				kind := fmt.Sprintf("%d/%t/?", pt.Number, h.InTree)
 				if s, err := p.Stat(pid); err == nil {
-					k = fmt.Sprintf("%d/%t/%s:%s", pt.Number, h.InTree, s.Comm, verify.ExecArea(s))
+					kind = fmt.Sprintf("%d/%t/%s:%s", pt.Number, h.InTree, s.Comm, verify.ExecArea(s))
 				}
-				if !slices.Contains(kinds, k) {
-					kinds = append(kinds, k)
+				if !slices.Contains(kinds, kind) {
+					kinds = append(kinds, kind)
 				}
 			}
 		}
 	}
 	slices.Sort(kinds)
-	for _, k := range kinds {
-		b.WriteString(" " + k)
+	for _, kind := range kinds {
+		b.WriteString(" " + kind)
 	}
 	return b.String()
 }
 
 // HoldsAll reports whether worker itself holds a listener on every
-// declared port of l.
-func HoldsAll(p proc.FS, l *spec.Launch, worker int, tree []int) bool {
+// declared port of l, asked within look k (nil: none).
+func HoldsAll(p proc.FS, k *verify.Look, l *spec.Launch, worker int, tree []int) bool {
 	for _, pt := range l.Ports {
-		hs, err := verify.Holders(p, pt.Number, tree)
+		hs, err := verify.HoldersIn(p, k, pt.Number, tree)
 		if err != nil {
 			return false
 		}

@@ -17,7 +17,12 @@ import (
 // execComm, when not nil, gives a process's comm at its last exec (from
 // the exec-time capture), which a comm selector also matches.
 func PickWorker(p proc.FS, l *spec.Launch, root int, tree []int, execComm func(int) string) int {
-	if pid, decided := verify.DeclaredWorker(p, tree, l.Worker.Comm, l.Worker.Exe, l.Ports, execComm); decided || pid != 0 {
+	return PickWorkerIn(p, nil, l, root, tree, execComm)
+}
+
+// PickWorkerIn is PickWorker within look k (nil: none).
+func PickWorkerIn(p proc.FS, k *verify.Look, l *spec.Launch, root int, tree []int, execComm func(int) string) int {
+	if pid, decided := verify.DeclaredWorkerIn(p, k, tree, l.Worker.Comm, l.Worker.Exe, l.Ports, execComm); decided || pid != 0 {
 		return pid
 	}
 	if len(l.Ports) > 0 {
