@@ -60,6 +60,11 @@ func (s *Store) logMaskPath(name string) string {
 func (s *Store) logMaskMAC(m logMask) string {
 	m.MAC = ""
 	b, _ := json.Marshal(m)
+	return s.logMaskMACOf(b)
+}
+
+// logMaskMACOf is logMaskMAC of a mask's JSON b (MAC empty).
+func (s *Store) logMaskMACOf(b []byte) string {
 	h := hmac.New(sha256.New, s.RecordKey())
 	h.Write([]byte("childproof log mask v1\x00"))
 	h.Write(b)
@@ -80,12 +85,13 @@ func (s *Store) SaveLogMaskFor(name string, secrets *redact.Set, detached bool) 
 		return s.KeyErr()
 	}
 	m := logMask{Name: name, Secrets: s.SecretDigests(secrets)}
-	m.MAC = s.logMaskMAC(m)
+	// Marshalled once: the file is the JSON the MAC covers with the MAC
+	// added.
 	b, err := json.Marshal(m)
 	if err != nil {
 		return err
 	}
-	b = append(b, '\n')
+	b = append(withMAC(b, s.logMaskMACOf(b)), '\n')
 	// The same secrets as the last launch of name (a relaunch, a rerun):
 	// the mask on disk, written then, is this one already.
 	if old, err := ReadFile(s.logMaskPath(name), MaxRecordSize); err == nil && bytes.Equal(old, b) {

@@ -541,6 +541,21 @@ func settledJSON[T any](v *T, roundTrip bool) ([]byte, *T, error) {
 	return b, &rt, err
 }
 
+// withMAC returns the JSON object b (marshalled from a struct whose last
+// field is `json:"mac,omitempty"`, empty) as the same struct marshals
+// with that field set to mac: the member added before the closing brace.
+// A MAC ("hmac-sha256:HEX") needs no escaping.
+func withMAC(b []byte, mac string) []byte {
+	out := make([]byte, 0, len(b)+len(mac)+10)
+	out = append(out, b[:len(b)-1]...)
+	if len(b) > 2 {
+		out = append(out, ',')
+	}
+	out = append(out, `"mac":"`...)
+	out = append(out, mac...)
+	return append(out, `"}`...)
+}
+
 // macV2 is the MAC of a v2 record file's body (the bytes after its first
 // line).
 func (s *Store) macV2(body []byte) string {

@@ -93,18 +93,33 @@ func (s *Store) parseRound(name string, n int, b []byte) (*Round, error) {
 	return &r, nil
 }
 
-// sealRound sets r.MAC and returns the round file's bytes.
+// sealRound sets r.MAC and returns the round file's bytes: r's JSON,
+// indented. The JSON the MAC covers is marshalled once and is the file's
+// too, with the MAC added as its last member (a round is sealed three
+// times per start and stop).
 func (s *Store) sealRound(r *Round) ([]byte, error) {
-	mac, err := s.roundMAC(r)
+	c := *r
+	c.MAC = ""
+	b, settled, err := settledJSON(&c, false)
 	if err != nil {
 		return nil, err
 	}
-	r.MAC = mac
-	b, err := json.MarshalIndent(r, "", "  ")
-	if err != nil {
+	r.MAC = s.roundMACOf(b)
+	if settled != &c {
+		// A value JSON changed (invalid UTF-8): the file is r's own
+		// encoding, which differs from the settled one the MAC covers.
+		b, err := json.MarshalIndent(r, "", "  ")
+		if err != nil {
+			return nil, err
+		}
+		return append(b, '\n'), nil
+	}
+	var out bytes.Buffer
+	if err := json.Indent(&out, withMAC(b, r.MAC), "", "  "); err != nil {
 		return nil, err
 	}
-	return append(b, '\n'), nil
+	out.WriteByte('\n')
+	return out.Bytes(), nil
 }
 
 // roundMAC is the MAC of a round file: HMAC-SHA256 under the record key
@@ -117,10 +132,15 @@ func (s *Store) roundMAC(r *Round) (string, error) {
 	if err != nil {
 		return "", err
 	}
+	return s.roundMACOf(b), nil
+}
+
+// roundMACOf is roundMAC of a round's JSON b (MAC empty).
+func (s *Store) roundMACOf(b []byte) string {
 	m := hmac.New(sha256.New, s.RecordKey())
 	m.Write([]byte("childproof round v1\x00"))
 	m.Write(b)
-	return "hmac-sha256:" + hex.EncodeToString(m.Sum(nil)), nil
+	return "hmac-sha256:" + hex.EncodeToString(m.Sum(nil))
 }
 
 // roundJSON is c's JSON as settledJSON reads it: a round is sealed three
