@@ -32,10 +32,12 @@ func (s *Store) RoundPath(name string, n int) string {
 
 // RoundNumbers lists the round numbers of launch name, ascending.
 func (s *Store) RoundNumbers(name string) ([]int, error) {
-	if err := CheckEntry(s.RoundsDir(name), DirType); err != nil {
+	dir := s.RoundsDir(name)
+	if ok, err := checkEntry(dir, DirType); err != nil || !ok {
+		// No directory: no rounds (a first run), without a listing.
 		return nil, err
 	}
-	ents, err := os.ReadDir(s.RoundsDir(name))
+	ents, err := os.ReadDir(dir)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}
@@ -177,11 +179,7 @@ func (s *Store) SaveRound(r *Round, sync bool) error {
 	if s.KeyErr() != nil {
 		return fmt.Errorf("history: %w", s.KeyErr())
 	}
-	dir := s.RoundsDir(r.Name)
-	if err := os.Mkdir(dir, 0o700); err != nil && !errors.Is(err, fs.ErrExist) {
-		return fmt.Errorf("history: %w", err)
-	}
-	if err := CheckDir(dir, false); err != nil {
+	if err := makeRoundsDir(s.RoundsDir(r.Name)); err != nil {
 		return err
 	}
 	b, err := s.sealRound(r)
@@ -189,6 +187,28 @@ func (s *Store) SaveRound(r *Round, sync bool) error {
 		return err
 	}
 	return writeStateFile(s.RoundPath(r.Name, r.N), b, sync)
+}
+
+// makeRoundsDir makes sure the directory of a launch's rounds is there
+// and is ours: mode 0700 when made, else checked by CheckDir. One
+// lstat where it is (the round's later writes), a mkdir where it is not:
+// a directory the mkdir just made in the checked history directory is
+// ours and mode 0700 at most (as Open's new directories). An lstat that
+// fails otherwise takes the mkdir-then-check path, for its errors.
+func makeRoundsDir(dir string) error {
+	var st unix.Stat_t
+	err := unix.Lstat(dir, &st)
+	if err == nil {
+		return checkDirStat(dir, &st)
+	}
+	merr := os.Mkdir(dir, 0o700)
+	if merr == nil && errors.Is(err, unix.ENOENT) {
+		return nil
+	}
+	if merr != nil && !errors.Is(merr, fs.ErrExist) {
+		return fmt.Errorf("history: %w", merr)
+	}
+	return CheckDir(dir, false)
 }
 
 // UpdateRound applies f to round n of name under the history lock and
@@ -241,7 +261,11 @@ func (s *Store) LockHistory(name string) (func(), error) {
 func (s *Store) KeepRoundLog(name string, n, keep int) string {
 	dir := s.RoundsDir(name)
 	kept := filepath.Join(dir, fmt.Sprintf("%06d.log", n))
-	os.Remove(kept)
+	// os.Remove, without its rmdir after an unlink that found nothing
+	// (the usual case: a new round).
+	if err := unix.Unlink(kept); err != nil && !errors.Is(err, unix.ENOENT) {
+		os.Remove(kept)
+	}
 	if err := os.Link(s.LogPath(name), kept); err != nil {
 		return ""
 	}

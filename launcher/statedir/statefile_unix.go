@@ -42,6 +42,11 @@ func CheckDir(path string, follow bool) error {
 	if err != nil {
 		return fmt.Errorf("state dir: %w", &fs.PathError{Op: "stat", Path: path, Err: err})
 	}
+	return checkDirStat(path, &st)
+}
+
+// checkDirStat is CheckDir's check of the directory path stat'd as st.
+func checkDirStat(path string, st *unix.Stat_t) error {
 	switch st.Mode & unix.S_IFMT {
 	case unix.S_IFDIR:
 	case unix.S_IFLNK:
@@ -49,7 +54,7 @@ func CheckDir(path string, follow bool) error {
 	default:
 		return StrictModeError(path, "is not a directory", "remove it (childproof creates a directory there)")
 	}
-	return checkOwner(path, &st)
+	return checkOwner(path, st)
 }
 
 // The entry types CheckEntry takes.
@@ -62,13 +67,24 @@ const (
 // of type typ (unix.S_IFREG, unix.S_IFDIR), not a symlink, and passing
 // checkOwner.
 func CheckEntry(path string, typ uint32) error {
+	_, err := checkEntry(path, typ)
+	return err
+}
+
+// checkEntry is CheckEntry, saying whether there is an entry at path.
+func checkEntry(path string, typ uint32) (bool, error) {
 	var st unix.Stat_t
 	if err := unix.Lstat(path, &st); err != nil {
 		if errors.Is(err, unix.ENOENT) {
-			return nil
+			return false, nil
 		}
-		return fmt.Errorf("state dir: %w", &fs.PathError{Op: "stat", Path: path, Err: err})
+		return false, fmt.Errorf("state dir: %w", &fs.PathError{Op: "stat", Path: path, Err: err})
 	}
+	return true, checkEntryStat(path, typ, &st)
+}
+
+// checkEntryStat is CheckEntry's check of the entry path lstat'd as st.
+func checkEntryStat(path string, typ uint32, st *unix.Stat_t) error {
 	if got := uint32(st.Mode & unix.S_IFMT); got != typ {
 		what := "is not a regular file"
 		if typ == unix.S_IFDIR {
@@ -79,7 +95,7 @@ func CheckEntry(path string, typ uint32) error {
 		}
 		return StrictModeError(path, what, "remove it; childproof never follows links in its state dir")
 	}
-	return checkOwner(path, &st)
+	return checkOwner(path, st)
 }
 
 // geteuid is the effective uid, asked once: checkOwner runs for every

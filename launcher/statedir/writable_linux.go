@@ -68,10 +68,9 @@ func (s *Store) checkLaunchFiles(name string) error {
 		}
 	}
 	hist := s.RoundsDir(name)
-	if err := CheckEntry(hist, DirType); err != nil {
+	if ok, err := checkEntry(hist, DirType); err != nil {
 		return err
-	}
-	if exists(hist) {
+	} else if ok {
 		if err := probeWrite(hist, 0); err != nil {
 			return notWritable(hist, err)
 		}
