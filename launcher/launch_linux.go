@@ -217,7 +217,7 @@ func (s *startRun) prepare(ctx context.Context, envOut **Env) error {
 	s.lock = lock
 	// What a writer killed between its temporary file and the rename
 	// left of this launch's record goes now (we hold the lock).
-	statedir.CleanTemps(filepath.Join(st.Dir, statedir.RecordsDir), "."+statedir.Encode(l.Name)+".json.")
+	st.CleanRecordTemps(l.Name)
 	env, err := launchenv.ResolveFrom(l, opts.Set, opts.LookupEnv, opts.Environ, !opts.FromSpec)
 	*envOut = env
 	if err != nil {

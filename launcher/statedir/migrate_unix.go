@@ -10,6 +10,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -75,6 +76,15 @@ func Migrate(dir string) error {
 		migrateName(dir, stem, Encode(name))
 	}
 	return writeLayout(dir)
+}
+
+// migrateFresh is Migrate of a state dir whose records directory Open
+// just made: it holds no record of the legacy naming to move (the
+// childproof that writes a record there after the mkdir writes it under
+// its encoded name), so LayoutFile is written without the migration
+// lock and the listing.
+func migrateFresh(dir string) {
+	writeLayout(dir)
 }
 
 // migrateName moves the files of the legacy stem old to the encoded stem
@@ -190,6 +200,17 @@ func CleanTemps(dir, prefix string) int {
 		}
 	}
 	return n
+}
+
+// CleanRecordTemps is CleanTemps of the temporary files of launch name's
+// record (the caller holds its lock). A records directory this Store's
+// Open made less than tempAge ago is not listed: nothing in it is old
+// enough to go.
+func (s *Store) CleanRecordTemps(name string) int {
+	if slices.Contains(s.made, RecordsDir) && time.Since(s.opened) < tempAge {
+		return 0
+	}
+	return CleanTemps(filepath.Join(s.Dir, RecordsDir), "."+Encode(name)+".json.")
 }
 
 // IsTemp reports whether a state dir entry's name is one of an atomic

@@ -23,6 +23,9 @@ func CheckDir(path string, follow bool) error {
 	return &failure.Error{Outcome: outcome.Usage, Err: errNoStateDir}
 }
 
+// checkStateDir refuses every state dir off Unix, as CheckDir does.
+func checkStateDir(dir string) (fs.FileMode, error) { return 0, CheckDir(dir, true) }
+
 // The entry types CheckEntry takes (their Unix values).
 const (
 	FileType = 0o100000

@@ -45,6 +45,16 @@ func CheckDir(path string, follow bool) error {
 	return checkDirStat(path, &st)
 }
 
+// checkStateDir is CheckDir of the state dir itself (a symlink to it
+// followed), returning its permission bits.
+func checkStateDir(dir string) (fs.FileMode, error) {
+	var st unix.Stat_t
+	if err := unix.Stat(dir, &st); err != nil {
+		return 0, fmt.Errorf("state dir: %w", &fs.PathError{Op: "stat", Path: dir, Err: err})
+	}
+	return fs.FileMode(st.Mode & 0o777), checkDirStat(dir, &st)
+}
+
 // checkDirStat is CheckDir's check of the directory path stat'd as st.
 func checkDirStat(path string, st *unix.Stat_t) error {
 	switch st.Mode & unix.S_IFMT {

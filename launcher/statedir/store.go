@@ -11,8 +11,10 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync/atomic"
+	"time"
 
 	"github.com/childproof/childproof/launcher/failure"
 	"github.com/childproof/childproof/outcome"
@@ -33,8 +35,10 @@ type Store struct {
 	// recKey is RecordKey's, derived once.
 	recKey []byte
 	// made is the directories Open created (a fresh state dir): mode
-	// 0700 and ours, on a file system that just took them.
-	made []string
+	// 0700 and ours, on a file system that just took them; opened is
+	// when (CleanLaunchTemps).
+	made   []string
+	opened time.Time
 	// madeChecked is set by the first CheckWritable, the one that skips
 	// made: a Store kept for later launches probes them again.
 	madeChecked atomic.Bool
@@ -65,35 +69,48 @@ func Open(dir string) (*Store, error) {
 	}
 	// The state dir itself may be reached through a symlink the user made
 	// (~/.local/state on another disk); nothing inside it may be one.
-	if err := CheckDir(dir, true); err != nil {
+	perm, err := checkStateDir(dir)
+	if err != nil {
 		return nil, err
 	}
 	var made []string
 	for _, sub := range Subdirs {
 		p := filepath.Join(dir, sub)
 		err := os.Mkdir(p, 0o700)
-		if err != nil && !errors.Is(err, fs.ErrExist) {
+		if err == nil {
+			// Made just now in the checked state dir: ours, and mode
+			// 0700 at most (what CheckDir would find).
+			made = append(made, sub)
+			continue
+		}
+		if !errors.Is(err, fs.ErrExist) {
 			return nil, fmt.Errorf("state dir: %w", err)
 		}
 		if err := CheckDir(p, false); err != nil {
 			return nil, err
 		}
-		if err == nil {
-			made = append(made, sub)
-		}
 	}
 	// The layout file (what naming the files use) is childproof's own,
 	// as the key and every record are.
-	if err := CheckEntry(filepath.Join(dir, LayoutFile), FileType); err != nil {
+	migrated, err := checkEntry(filepath.Join(dir, LayoutFile), FileType)
+	if err != nil {
 		return nil, err
 	}
-	if err := tighten(dir); err != nil {
+	if err := tighten(dir, perm); err != nil {
 		return nil, fmt.Errorf("state dir: %w", err)
 	}
 	// Files of the legacy, non-injective naming move to their encoded
 	// names once; a state dir that cannot be written is read in both.
-	Migrate(dir)
-	s := &Store{Dir: dir, Files: Layout{Dir: dir}, made: made}
+	// A layout file checked above is the migration done (Migrated); a
+	// records directory made above holds no record to migrate.
+	switch {
+	case migrated:
+	case slices.Contains(made, RecordsDir):
+		migrateFresh(dir)
+	default:
+		Migrate(dir)
+	}
+	s := &Store{Dir: dir, Files: Layout{Dir: dir}, made: made, opened: time.Now()}
 	s.key, s.keyErr = loadKey(filepath.Join(dir, "key"))
 	if s.keyErr != nil {
 		s.key = make([]byte, 32)
@@ -112,10 +129,15 @@ func Open(dir string) (*Store, error) {
 // KeyErr says why the state dir's digest key is unusable, or nil.
 func (s *Store) KeyErr() error { return s.keyErr }
 
-// tighten makes dir mode 0700 when it holds nothing but childproof's own
-// entries; a directory with other contents (a mistaken --state-dir $HOME)
-// keeps its mode — what childproof puts there is 0700/0600 anyway.
-func tighten(dir string) error {
+// tighten makes dir, of mode perm, mode 0700 when it holds nothing but
+// childproof's own entries; a directory with other contents (a mistaken
+// --state-dir $HOME) keeps its mode — what childproof puts there is
+// 0700/0600 anyway. A dir of mode 0700 is not listed.
+func tighten(dir string, perm fs.FileMode) error {
+	// Only when needed: a read-only state dir must still serve ps and stop.
+	if perm == 0o700 {
+		return nil
+	}
 	ents, err := os.ReadDir(dir)
 	if err != nil {
 		return err
@@ -128,10 +150,6 @@ func tighten(dir string) error {
 				return nil
 			}
 		}
-	}
-	// Only when needed: a read-only state dir must still serve ps and stop.
-	if fi, err := os.Stat(dir); err == nil && fi.Mode().Perm() == 0o700 {
-		return nil
 	}
 	return os.Chmod(dir, 0o700)
 }

@@ -34,8 +34,11 @@ var probeSeq atomic.Uint64
 // path; nothing is left behind. The first check of a Store does not
 // probe again a directory its Open created, records/ excepted (its room):
 // the mkdir just wrote it, and it is ours, mode 0700 (a fresh state dir,
-// as each launchertest.Start gets, cost four probe files a start). Later
-// checks of a Store kept for other launches probe every directory.
+// as each launchertest.Start gets, cost four probe files a start), nor
+// look there for the launch's files: a directory made that moment in a
+// state dir only its owner can write holds nothing of a launch not yet
+// started but what childproof put there. Later checks of a Store kept
+// for other launches probe and look in every directory.
 func (s *Store) CheckWritable(name string) error {
 	fresh := len(s.made) > 0 && s.madeChecked.CompareAndSwap(false, true)
 	for _, sub := range Subdirs {
@@ -50,6 +53,9 @@ func (s *Store) CheckWritable(name string) error {
 			return notWritable(dir, err)
 		}
 	}
+	if fresh {
+		return s.checkLaunchFilesIn(name, s.made)
+	}
 	return s.checkLaunchFiles(name)
 }
 
@@ -58,14 +64,29 @@ func (s *Store) CheckWritable(name string) error {
 // directory and its round files (a directory of rounds, writable), each
 // owned by the effective uid and not writable by others.
 func (s *Store) checkLaunchFiles(name string) error {
-	log := s.Files.Log(name)
-	files := []string{filepath.Join(s.Dir, LayoutFile), log, s.Files.Mask(name)}
-	logs, _ := filepath.Glob(log + ".*")
-	files = append(files, logs...)
-	for _, p := range files {
-		if err := CheckEntry(p, FileType); err != nil {
-			return err
+	if err := CheckEntry(filepath.Join(s.Dir, LayoutFile), FileType); err != nil {
+		return err
+	}
+	return s.checkLaunchFilesIn(name, nil)
+}
+
+// checkLaunchFilesIn is checkLaunchFiles without the layout (the first
+// check of a Store whose Open just checked or wrote it) and without
+// looking in the directories skip (those Open made).
+func (s *Store) checkLaunchFilesIn(name string, skip []string) error {
+	if !slices.Contains(skip, LogsDir) {
+		log := s.Files.Log(name)
+		files := []string{log, s.Files.Mask(name)}
+		logs, _ := filepath.Glob(log + ".*")
+		files = append(files, logs...)
+		for _, p := range files {
+			if err := CheckEntry(p, FileType); err != nil {
+				return err
+			}
 		}
+	}
+	if slices.Contains(skip, HistoryDir) {
+		return nil
 	}
 	hist := s.RoundsDir(name)
 	if ok, err := checkEntry(hist, DirType); err != nil {

@@ -63,3 +63,33 @@ func TestCheckWritableMadeOnce(t *testing.T) {
 		t.Error("the same Store's second check passed with its logs dir gone")
 	}
 }
+
+// TestCheckWritableLaunchFiles: the launch's files in a directory of the
+// state dir are checked by every check but a fresh Store's first, which
+// does not look in the directories its Open just made.
+func TestCheckWritableLaunchFiles(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "state")
+	s, err := Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.CheckWritable("web"); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []string{s.Files.Log("web"), s.Files.Log("web") + ".1", s.Files.Mask("web"), s.Files.History("web")} {
+		if err := os.Symlink("/etc/passwd", p); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.CheckWritable("web"); err == nil {
+			t.Errorf("the second check passed with %s a symlink", p)
+		}
+		again, err := Open(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := again.CheckWritable("web"); err == nil {
+			t.Errorf("a Store opened again passed with %s a symlink", p)
+		}
+		os.Remove(p)
+	}
+}
