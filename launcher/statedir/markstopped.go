@@ -19,7 +19,7 @@ func (s *Store) MarkStopped(rec *Record, lastExit *int) (newer bool, err error) 
 	if rec.Stopped != nil {
 		return false, nil
 	}
-	if cur, err := s.Load(rec.Name); err == nil && !cur.SameLaunch(rec) {
+	if cur, err := s.loadLaunch(rec.Name); err == nil && !cur.SameLaunch(rec) {
 		return true, nil
 	} else if err == nil && cur.Stopped != nil {
 		return false, nil

@@ -490,14 +490,21 @@ func summarize(r *Record) Summary {
 
 // seal sets r.MAC and returns the record file's bytes (format v2).
 func (s *Store) seal(r *Record) ([]byte, error) {
+	b, _, err := s.sealSettled(r)
+	return b, err
+}
+
+// sealSettled is seal, also returning the record as its file reads back
+// (settledJSON; MAC empty).
+func (s *Store) sealSettled(r *Record) ([]byte, *Record, error) {
 	if s.KeyErr() != nil {
-		return nil, fmt.Errorf("record: %w", s.KeyErr())
+		return nil, nil, fmt.Errorf("record: %w", s.KeyErr())
 	}
 	c := *r
 	c.MAC = ""
-	rec, sum, err := sealedLines(&c, false)
+	rec, sum, settled, err := sealedLinesOf(&c, false)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	body := make([]byte, 0, len(sum)+len(rec)+2)
 	body = append(append(body, sum...), '\n')
@@ -507,19 +514,26 @@ func (s *Store) seal(r *Record) ([]byte, error) {
 	out = append(out, recordV2Head...)
 	out = append(out, r.MAC[len("hmac-sha256:"):]...)
 	out = append(out, "\"}\n"...)
-	return append(out, body...), nil
+	return append(out, body...), settled, nil
 }
 
 // sealedLines is the record line and the summary line of c (MAC
 // empty), each as settledJSON reads it: a record is sealed four times
 // per start and stop.
 func sealedLines(c *Record, roundTrip bool) (rec, sum []byte, err error) {
+	rec, sum, _, err = sealedLinesOf(c, roundTrip)
+	return rec, sum, err
+}
+
+// sealedLinesOf is sealedLines, also returning the record the lines read
+// back as.
+func sealedLinesOf(c *Record, roundTrip bool) (rec, sum []byte, settled *Record, err error) {
 	rec, c, err = settledJSON(c, roundTrip)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	sum, err = json.Marshal(summarize(c))
-	return rec, sum, err
+	return rec, sum, c, err
 }
 
 // settledJSON is v's JSON as it reads back, and the value it reads back
@@ -616,11 +630,7 @@ func (s *Store) NoteExit(name string, code int) error {
 // Save writes r atomically (temp file, fsync, rename, fsync of the
 // directory), authenticated with the state key.
 func (s *Store) Save(r *Record) error {
-	b, err := s.seal(r)
-	if err != nil {
-		return err
-	}
-	return writeAtomic(s.recordPath(r.Name), b)
+	return s.saveRecord(r, true)
 }
 
 // SaveLaunched writes a launch's record (provisional, then verified)
@@ -631,11 +641,22 @@ func (s *Store) Save(r *Record) error {
 // launch's hot path (an fsync'd file and directory: 1–2 ms here, 10–20 ms
 // behind other writers).
 func (s *Store) SaveLaunched(r *Record) error {
-	b, err := s.seal(r)
+	return s.saveRecord(r, false)
+}
+
+// saveRecord seals r and writes it (fsync'd when durable), noting what
+// it wrote (wroteRecord).
+func (s *Store) saveRecord(r *Record, durable bool) error {
+	b, settled, err := s.sealSettled(r)
 	if err != nil {
 		return err
 	}
-	return writeStateFile(s.recordPath(r.Name), b, false)
+	path := s.recordPath(r.Name)
+	if err := writeStateFile(path, b, durable); err != nil {
+		return err
+	}
+	s.wroteRecord(path, b, settled)
+	return nil
 }
 
 func writeAtomic(path string, data []byte) error { return writeStateFile(path, data, true) }

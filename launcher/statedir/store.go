@@ -36,12 +36,14 @@ type Store struct {
 	recKey []byte
 	// made is the directories Open created (a fresh state dir): mode
 	// 0700 and ours, on a file system that just took them; opened is
-	// when (CleanLaunchTemps).
+	// when (CleanRecordTemps).
 	made   []string
 	opened time.Time
 	// madeChecked is set by the first CheckWritable, the one that skips
 	// made: a Store kept for later launches probes them again.
 	madeChecked atomic.Bool
+	// wrote is what it last wrote of each launch's record and round.
+	wrote written
 }
 
 // Open opens (creating, mode 0700) the state dir; dir "" means

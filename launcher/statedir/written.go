@@ -1,0 +1,86 @@
+package statedir
+
+import (
+	"bytes"
+	"sync"
+	"time"
+
+	"github.com/childproof/childproof/verify"
+)
+
+// written is what a Store last wrote of each launch's record and round
+// files: the bytes, and what they read back as. A file read again that
+// holds exactly those bytes reads back as that (the MAC was made from
+// the same bytes under the same key: TestSealJSONIsStable, FuzzRecord,
+// FuzzRound), so it needs no second authentication and decoding: the
+// stop of a launch reads back the record and the round its start wrote.
+// Whoever wrote the file since (a `childproof stop` in a shell, a ps
+// that noted the worker gone) wrote other bytes, which are read as
+// before. It is safe for concurrent use.
+type written struct {
+	mu      sync.Mutex
+	records map[string]wroteRecord
+	rounds  map[string]wroteRound
+}
+
+// wroteRound is a round file as a Store wrote it.
+type wroteRound struct{ path, b string }
+
+// wroteRecord is a record file as a Store wrote it, and what MarkStopped
+// reads of the record it holds.
+type wroteRecord struct {
+	b            []byte
+	started      time.Time
+	worker, root verify.Fingerprint
+	stopped      *time.Time
+}
+
+// wroteRecord notes b, the record file path as sealed from settled.
+func (s *Store) wroteRecord(path string, b []byte, settled *Record) {
+	s.wrote.mu.Lock()
+	defer s.wrote.mu.Unlock()
+	if s.wrote.records == nil {
+		s.wrote.records = map[string]wroteRecord{}
+	}
+	// One per launch (path): a Store kept for many launches keeps no more.
+	s.wrote.records[path] = wroteRecord{b: b, started: settled.Started, worker: settled.Worker, root: settled.Root, stopped: settled.Stopped}
+}
+
+// wroteRound notes b, round file path as sealed. One per launch: the
+// last round written.
+func (s *Store) wroteRound(name, path string, b []byte) {
+	s.wrote.mu.Lock()
+	defer s.wrote.mu.Unlock()
+	if s.wrote.rounds == nil {
+		s.wrote.rounds = map[string]wroteRound{}
+	}
+	s.wrote.rounds[name] = wroteRound{path: path, b: string(b)}
+}
+
+// roundWritten reports whether b is what this Store last wrote as the
+// round file path of launch name.
+func (s *Store) roundWritten(name, path string, b []byte) bool {
+	s.wrote.mu.Lock()
+	defer s.wrote.mu.Unlock()
+	w, ok := s.wrote.rounds[name]
+	return ok && w.path == path && w.b == string(b)
+}
+
+// loadLaunch is Load for MarkStopped: the record of launch name, of
+// which only the launch it describes (Started, Worker, Root) and Stopped
+// are set when its file holds what this Store last wrote there.
+func (s *Store) loadLaunch(name string) (*Record, error) {
+	path := s.recordPath(name)
+	b, err := ReadFile(path, MaxRecordSize)
+	if err != nil {
+		// Missing (a legacy name's file) or unreadable: as Load says.
+		return s.Load(name)
+	}
+	s.wrote.mu.Lock()
+	w, ok := s.wrote.records[path]
+	s.wrote.mu.Unlock()
+	if ok && bytes.Equal(b, w.b) {
+		return &Record{Name: name, Started: w.started, Worker: w.worker, Root: w.root, Stopped: w.stopped}, nil
+	}
+	return s.parseRecord(name, path, b)
+}
