@@ -16,6 +16,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/childproof/childproof/internal/noinherit"
+	"github.com/childproof/childproof/internal/pidfd"
 	"github.com/childproof/childproof/launcher/exectrace"
 	"github.com/childproof/childproof/launcher/launchenv"
 	"github.com/childproof/childproof/launcher/mask"
@@ -672,7 +673,7 @@ func (sp *spawnRun) newCmd(la *Launch) *exec.Cmd {
 func (sp *spawnRun) start(la *Launch, cmd *exec.Cmd) error {
 	sp.root.Cmd = cmd
 	if !la.noExecCapture() {
-		w, err := exectrace.Start(cmd, la.opts.Detach, sp.reap, sp.root.Done)
+		w, err := exectrace.Start(cmd, la.opts.Detach, func() { sp.reap(la.tree.Leader) }, sp.root.Done)
 		if err == nil {
 			la.exec.watch = w
 			la.tree.Forked = func() []int { return w.ForkedPids(la.opts.Proc) }
@@ -689,7 +690,7 @@ func (sp *spawnRun) start(la *Launch, cmd *exec.Cmd) error {
 	if err := cmd.Start(); err != nil {
 		return err
 	}
-	sp.reap()
+	sp.reap(la.tree.Leader)
 	return nil
 }
 
@@ -703,10 +704,14 @@ func (sp *spawnRun) unlockThread() {
 }
 
 // reap waits for the root in the background and records how it ended,
-// closing root.Done then.
-func (sp *spawnRun) reap() {
+// closing root.Done then. It waits for the exit on leader, the root's
+// pidfd (open until root.Done), in the runtime's network poller: a
+// goroutine blocked in waitid for the tree's whole life would hold a
+// thread in a syscall, which the runtime's sysmon keeps taking its P from.
+func (sp *spawnRun) reap(leader int) {
 	root := sp.root
 	go func() {
+		pidfd.Await(context.Background(), leader)
 		root.Cmd.Wait()
 		root.Status = sigtree.ProcessStatus(root.Cmd.ProcessState)
 		root.State = root.Cmd.ProcessState

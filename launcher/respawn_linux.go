@@ -6,6 +6,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/childproof/childproof/internal/fdwait"
 	"github.com/childproof/childproof/launcher/agentrestart"
 	"github.com/childproof/childproof/launcher/journal"
 	"github.com/childproof/childproof/launcher/mask"
@@ -33,6 +34,8 @@ const respawnLookEvery = 50 * time.Millisecond
 func (la *Launch) awaitReplacement(gone int) int {
 	t, te := la.tree, la.events
 	deadline := time.Now().Add(la.Spec.ReadyTimeout())
+	var fds *fdwait.Set
+	defer func() { fds.Close() }()
 	for first := true; ; first = false {
 		la.mu.Lock()
 		if la.finished {
@@ -62,11 +65,14 @@ func (la *Launch) awaitReplacement(gone int) int {
 		if len(live) == 0 || !time.Now().Before(deadline) {
 			return 0
 		}
-		fds := []unix.PollFd{}
-		if f := te.WatchFd(); f >= 0 {
-			fds = append(fds, unix.PollFd{Fd: int32(f), Events: unix.POLLIN})
+		if fds == nil {
+			fds = fdwait.New(te.WatchFd())
 		}
-		unix.Poll(fds, int(min(respawnLookEvery, time.Until(deadline)+time.Millisecond)/time.Millisecond))
+		until := time.Now().Add(respawnLookEvery)
+		if end := deadline.Add(time.Millisecond); end.Before(until) {
+			until = end
+		}
+		fds.Wait(context.Background(), until)
 		te.DrainWatch()
 	}
 }

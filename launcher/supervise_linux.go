@@ -9,6 +9,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/childproof/childproof/internal/fdwait"
 	"github.com/childproof/childproof/internal/pidfd"
 	"github.com/childproof/childproof/launcher/census"
 	"github.com/childproof/childproof/launcher/memberwatch"
@@ -92,12 +93,9 @@ func (la *Launch) Wait() ExitStatus {
 	var ws unix.WaitStatus
 	reaped, known := false, false
 	for {
+		fds := fdwait.New(wfd, te.WatchFd())
 		for !pidfd.Exited(wfd) {
-			fds := []unix.PollFd{{Fd: int32(wfd), Events: unix.POLLIN}}
-			if f := te.WatchFd(); f >= 0 {
-				fds = append(fds, unix.PollFd{Fd: int32(f), Events: unix.POLLIN})
-			}
-			unix.Poll(fds, int(memberwatch.Every(te)/time.Millisecond))
+			fds.Wait(context.Background(), time.Now().Add(memberwatch.Every(te)))
 			moved := te.DrainWatch()
 			la.mu.Lock()
 			if !la.finished {
@@ -106,6 +104,7 @@ func (la *Launch) Wait() ExitStatus {
 			}
 			la.mu.Unlock()
 		}
+		fds.Close()
 		reaped, known = false, false
 		if s, err := t.P.Stat(worker); err == nil && s.PPid == os.Getpid() {
 			if pid, err := unix.Wait4(worker, &ws, 0, nil); err == nil && pid == worker {

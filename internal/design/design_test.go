@@ -18,10 +18,12 @@ var layers = map[string][]string{
 	// Leaves: they import no package of the module.
 	"outcome": nil, "redact": nil, "proc": nil,
 	"internal/atomicfile": nil, "internal/dotenv": nil, "internal/hcltext": nil,
-	"internal/inputfile": nil, "internal/logtail": nil, "internal/pidfd": nil,
+	"internal/inputfile": nil, "internal/logtail": nil, "internal/fdwait": nil,
 	"internal/sockdiag": nil, "internal/wrapper": nil, "internal/freeport": nil,
 	"internal/proccn": nil, "internal/noinherit": nil, "internal/wakeup": nil,
 	"internal/testsupport": {"internal/freeport"},
+	// Waits in the runtime's network poller: pidfds are waited on with them.
+	"internal/pidfd": {"internal/fdwait"},
 	// SARIF and rdjson output against their JSON schemas, for tests.
 	"internal/testsupport/schemacheck": nil,
 	"internal/design":                  nil,
@@ -55,7 +57,7 @@ var layers = map[string][]string{
 	// The state dir's storage: files, key, locks, logs, records, masks.
 	"launcher/statedir": {"launcher/failure", "verify", "proc", "spec", "outcome", "redact", "internal/atomicfile"},
 	// The tree model: which process is the worker, who holds the ports.
-	"launcher/proctree": {"verify", "proc", "spec", "launcher/statedir", "internal/sockdiag"},
+	"launcher/proctree": {"verify", "proc", "spec", "launcher/statedir", "internal/sockdiag", "internal/fdwait"},
 	// The exec-time capture: ptrace of a launched tree.
 	"launcher/exectrace": {"verify", "proc"},
 	// The tree as something to signal: pidfds, its group, cgroup, marker.
@@ -67,7 +69,7 @@ var layers = map[string][]string{
 	// Which members of the tree are new since the launch was verified.
 	"launcher/memberwatch": {"proc", "verify", "launcher/treeevents"},
 	// Waiting for a worker's readiness: probes paced by the tree's events.
-	"launcher/readiness": {"proc", "spec", "redact", "launcher/treeevents", "launcher/output", "internal/pidfd", "internal/probe", "internal/sockdiag"},
+	"launcher/readiness": {"proc", "spec", "redact", "launcher/treeevents", "launcher/output", "internal/pidfd", "internal/fdwait", "internal/probe", "internal/sockdiag"},
 	// Which secrets a launch's outputs are masked with.
 	"launcher/mask": {"launcher/failure", "launcher/statedir", "spec", "verify", "redact"},
 	// A recorded launch's log read back, masked.
@@ -95,7 +97,7 @@ var layers = map[string][]string{
 	"launcher/recorded": {"launcher/failure", "launcher/statedir", "launcher/proctree", "launcher/census", "launcher/mask", "launcher/runas", "verify", "proc", "spec", "outcome", "redact"},
 	// Starting, finding, recording, stopping.
 	"launcher": {"verify", "proc", "spec", "launcher/failure", "launcher/statedir", "launcher/proctree", "launcher/exectrace", "launcher/sigtree", "launcher/census", "launcher/recorded", "launcher/journal", "launcher/treeevents", "launcher/readiness", "launcher/memberwatch", "launcher/treelook", "internal/wakeup", "launcher/mask", "launcher/logread", "launcher/output", "launcher/relay", "launcher/watchdog", "launcher/launchenv", "launcher/runas", "launcher/portplaceholder", "launcher/agentrestart", "outcome", "redact", "internal/atomicfile",
-		"internal/dotenv", "internal/logtail", "internal/noinherit", "internal/pidfd", "internal/probe", "internal/sockdiag",
+		"internal/dotenv", "internal/logtail", "internal/noinherit", "internal/pidfd", "internal/fdwait", "internal/probe", "internal/sockdiag",
 		"internal/proccn"},
 	"launcher/group": {"launcher", "verify", "proc", "spec", "outcome"},
 	// Crash-fix relaunch, above launcher: the command and present import it.

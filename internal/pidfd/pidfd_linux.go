@@ -6,6 +6,8 @@ import (
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/childproof/childproof/internal/fdwait"
 )
 
 // Exited reports whether the process behind pidfd fd has exited; a
@@ -22,18 +24,24 @@ func Exited(fd int) bool {
 // Wait waits until the process behind pidfd fd exits, ctx ends or
 // timeout passes; it reports whether the process exited.
 func Wait(ctx context.Context, fd int, timeout time.Duration) bool {
-	end := time.Now().Add(timeout)
-	for {
-		ms := int(time.Until(end) / time.Millisecond)
-		if ms <= 0 || ctx.Err() != nil {
-			return Exited(fd)
-		}
-		fds := []unix.PollFd{{Fd: int32(fd), Events: unix.POLLIN}}
-		n, err := unix.Poll(fds, min(ms, 50))
-		if err == nil && n > 0 {
-			return true
-		}
+	return wait(ctx, fd, time.Now().Add(timeout))
+}
+
+// Await waits until the process behind pidfd fd exits or ctx ends; it
+// reports whether the process exited (a negative fd: false at once).
+func Await(ctx context.Context, fd int) bool {
+	if fd < 0 {
+		return false
 	}
+	return wait(ctx, fd, time.Time{})
+}
+
+// wait waits, in the runtime's network poller, until the process behind
+// pidfd fd exits, ctx ends or deadline passes (the zero time: never).
+func wait(ctx context.Context, fd int, deadline time.Time) bool {
+	s := fdwait.New(fd)
+	defer s.Close()
+	return s.Wait(ctx, deadline)
 }
 
 // Status returns the wait status of the process behind pidfd fd once it
@@ -70,12 +78,12 @@ func WaitAny(fds []int, timeout time.Duration) bool {
 	if len(pfds) == 0 {
 		return false
 	}
-	for i := range pfds {
-		pfds[i].Revents = 0
+	running := make([]int, len(pfds))
+	for i, p := range pfds {
+		running[i] = int(p.Fd)
 	}
-	ms := int((timeout + time.Millisecond - 1) / time.Millisecond)
-	if ms > 0 {
-		unix.Poll(pfds, ms)
-	}
+	s := fdwait.New(running...)
+	defer s.Close()
+	s.Wait(context.Background(), time.Now().Add(timeout))
 	return true
 }

@@ -1,6 +1,7 @@
 package pidfd
 
 import (
+	"context"
 	"os/exec"
 	"testing"
 	"time"
@@ -37,5 +38,39 @@ func TestWaitAny(t *testing.T) {
 	cmd.Wait()
 	if WaitAny(nil, time.Minute) {
 		t.Errorf("WaitAny(nil) = true, want false")
+	}
+}
+
+// TestAwait waits on a running process until its context ends, then
+// until it is killed; Wait gives up at its timeout.
+func TestAwait(t *testing.T) {
+	cmd := exec.Command("sleep", "60")
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer cmd.Wait()
+	defer cmd.Process.Kill()
+	fd, err := unix.PidfdOpen(cmd.Process.Pid, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer unix.Close(fd)
+	ctx, cancel := context.WithCancel(context.Background())
+	go cancel()
+	if Await(ctx, fd) {
+		t.Errorf("Await with its context ended = true for a running process")
+	}
+	if Wait(context.Background(), fd, 10*time.Millisecond) {
+		t.Errorf("Wait = true for a running process")
+	}
+	if Await(context.Background(), -1) || Wait(context.Background(), -1, time.Millisecond) {
+		t.Errorf("a wait on no pidfd = true")
+	}
+	go cmd.Process.Kill()
+	if !Await(context.Background(), fd) {
+		t.Errorf("Await = false, want true once the process exited")
+	}
+	if !Wait(ctx, fd, 0) {
+		t.Errorf("Wait on an exited process = false")
 	}
 }

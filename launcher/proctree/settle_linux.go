@@ -1,10 +1,11 @@
 package proctree
 
 import (
+	"context"
 	"time"
 
+	"github.com/childproof/childproof/internal/fdwait"
 	"github.com/childproof/childproof/proc"
-	"golang.org/x/sys/unix"
 )
 
 // settle is how long a worker without a port must run before it counts
@@ -28,13 +29,13 @@ const settle = 100 * time.Millisecond
 // otherwise read as running. It gives up waiting at the ready deadline,
 // as readiness does.
 func Settle(p proc.FS, worker, wfd int, released, deadline time.Time) {
+	fds := fdwait.New(wfd)
+	defer fds.Close()
 	wait := func(until time.Time) bool {
-		d := time.Until(until)
-		if d <= 0 {
+		if !time.Now().Before(until) {
 			return false
 		}
-		n, _ := unix.Poll([]unix.PollFd{{Fd: int32(wfd), Events: unix.POLLIN}}, max(int(d/time.Millisecond), 1))
-		return n == 0 // false: it exited
+		return !fds.Wait(context.Background(), until) // false: it exited
 	}
 	var base uint64
 	if st, err := p.Stat(worker); err == nil {

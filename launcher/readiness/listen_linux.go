@@ -76,6 +76,22 @@ func (w *listenWatch) look() ([]uint64, error) {
 	return out, nil
 }
 
+// next is when appeared looks next (ok false: never).
+func (w *listenWatch) next() (at time.Time, ok bool) {
+	if w == nil {
+		return time.Time{}, false
+	}
+	return w.at.Add(w.every()), true
+}
+
+// every is how often appeared looks.
+func (w *listenWatch) every() time.Duration {
+	if time.Since(w.began) > probeSlowAfter {
+		return listenLookSlow
+	}
+	return listenLookEvery
+}
+
 // appeared reports whether a member of the tree holds a listening socket
 // that the last look did not see; it looks at most every listenLookEvery
 // (nil: never).
@@ -83,11 +99,7 @@ func (w *listenWatch) appeared() bool {
 	if w == nil {
 		return false
 	}
-	every := listenLookEvery
-	if time.Since(w.began) > probeSlowAfter {
-		every = listenLookSlow
-	}
-	if time.Since(w.at) < every {
+	if time.Since(w.at) < w.every() {
 		return false
 	}
 	w.at = time.Now()

@@ -5,13 +5,10 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/childproof/childproof/internal/fdwait"
 	"github.com/childproof/childproof/internal/pidfd"
 	"github.com/childproof/childproof/launcher/treeevents"
-	"golang.org/x/sys/unix"
 )
-
-// pollSlice bounds one poll(2) of a wait.
-const pollSlice = 5 * time.Millisecond
 
 // treeWakes counts the readiness waits a tree event woke.
 var treeWakes atomic.Int64
@@ -20,8 +17,8 @@ var treeWakes atomic.Int64
 // process so far (tests tell them from the paced probes).
 func TreeWakes() int64 { return treeWakes.Load() }
 
-// wakes is what wakes a readiness wait besides its time: each may be
-// nil. Not safe for concurrent use (its listenWatch is not).
+// wakes is what wakes a readiness wait besides its time: each but fds
+// may be nil. Not safe for concurrent use (its listenWatch is not).
 type wakes struct {
 	// lines is rung on every line the tree prints.
 	lines Bell
@@ -29,6 +26,9 @@ type wakes struct {
 	tree *treeevents.Events
 	// listen notices a listening socket that appears in the tree.
 	listen *listenWatch
+	// fds is the worker's pidfd, the lines' and the tree's fds, which
+	// the wait waits on.
+	fds *fdwait.Set
 }
 
 // wait waits until at, the deadline, the worker's exit (wfd, its pidfd)
@@ -40,26 +40,20 @@ func wait(ctx context.Context, wfd int, at, deadline time.Time, p *pacer, w wake
 		at = deadline
 	}
 	for {
-		d := time.Until(at)
-		if d <= 0 || ctx.Err() != nil {
+		if !time.Now().Before(at) || ctx.Err() != nil {
 			return !pidfd.Exited(wfd)
 		}
-		fds := []unix.PollFd{{Fd: int32(wfd), Events: unix.POLLIN}}
-		if wf := pollFd(w.lines); wf >= 0 {
-			fds = append(fds, unix.PollFd{Fd: int32(wf), Events: unix.POLLIN})
+		// Woken for the listen watch's next look too.
+		until := at
+		if next, ok := w.listen.next(); ok && next.Before(until) {
+			until = next
 		}
-		if tf := w.tree.ReadyFd(); tf >= 0 {
-			fds = append(fds, unix.PollFd{Fd: int32(tf), Events: unix.POLLIN})
-		}
-		// At most pollSlice in the syscall: the runtime's sysmon takes a
-		// P back from a syscall of 10 ms, which keeps it waking every
-		// 20 µs.
-		n, _ := unix.Poll(fds, max(int((min(d, pollSlice)+time.Millisecond-1)/time.Millisecond), 1))
-		if n > 0 && fds[0].Revents != 0 {
+		woke := w.fds.Wait(ctx, until)
+		if woke && pidfd.Exited(wfd) {
 			return false
 		}
 		line, moved := false, false
-		if n > 0 {
+		if woke {
 			line = drain(w.lines)
 			moved = w.tree.DrainReady()
 		}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"time"
 
+	"github.com/childproof/childproof/internal/fdwait"
 	"github.com/childproof/childproof/internal/pidfd"
 	"github.com/childproof/childproof/launcher/output"
 	"github.com/childproof/childproof/launcher/treeevents"
@@ -45,9 +46,16 @@ type Worker struct {
 func (w Worker) watchListen() *listenWatch { return newListenWatch(w.Proc, w.Pid, w.Members) }
 
 // wakes is what wakes a wait on the worker: its lines, its tree's
-// events and lw (nil: no listening sockets).
-func (w Worker) wakes(lw *listenWatch) wakes {
-	return wakes{lines: w.Lines, tree: w.Events, listen: lw}
+// events and lw (nil: no listening sockets), with fds, the set of its
+// pidfd and their fds (fds.Set).
+func (w Worker) wakes(lw *listenWatch, fds *fdwait.Set) wakes {
+	return wakes{lines: w.Lines, tree: w.Events, listen: lw, fds: fds}
+}
+
+// fds is the set a wait on the worker waits on: its pidfd, its lines'
+// and its tree's events' fds (close it).
+func (w Worker) fds() *fdwait.Set {
+	return fdwait.New(w.Fd, pollFd(w.Lines), w.Events.ReadyFd())
 }
 
 // Until runs check, paced by a pacer and woken by the tree, until it
@@ -60,7 +68,8 @@ func (w Worker) Until(ctx context.Context, deadline time.Time, check func(deadli
 	// Sockets that appear in the tree wake the wait: taken after the
 	// first probe failed (most are answered at once).
 	var lw *listenWatch
-	defer func() { lw.close() }()
+	var fds *fdwait.Set
+	defer func() { lw.close(); fds.Close() }()
 	for {
 		if pidfd.Exited(w.Fd) {
 			return Exited, last
@@ -81,9 +90,9 @@ func (w Worker) Until(ctx context.Context, deadline time.Time, check func(deadli
 		}
 		waiting(last)
 		if lw == nil {
-			lw = w.watchListen()
+			lw, fds = w.watchListen(), w.fds()
 		}
-		wait(ctx, w.Fd, p.due(), deadline, p, w.wakes(lw))
+		wait(ctx, w.Fd, p.due(), deadline, p, w.wakes(lw, fds))
 	}
 }
 
@@ -98,6 +107,8 @@ func (w Worker) UntilLine(ctx context.Context, deadline time.Time, matched func(
 		every = output.FollowEvery
 	}
 	p := &pacer{every: every}
+	var fds *fdwait.Set
+	defer func() { fds.Close() }()
 	for !matched() {
 		if pidfd.Exited(w.Fd) {
 			if matched() {
@@ -111,7 +122,10 @@ func (w Worker) UntilLine(ctx context.Context, deadline time.Time, matched func(
 		if !time.Now().Before(deadline) {
 			return TimedOut
 		}
-		wait(ctx, w.Fd, time.Now().Add(every), deadline, p, w.wakes(nil))
+		if fds == nil {
+			fds = w.fds()
+		}
+		wait(ctx, w.Fd, time.Now().Add(every), deadline, p, w.wakes(nil, fds))
 	}
 	return Ready
 }
@@ -126,7 +140,8 @@ func (w Worker) UntilFunc(ctx context.Context, deadline time.Time, f func(contex
 	defer cancel()
 	p := newPacer()
 	var lw *listenWatch
-	defer func() { lw.close() }()
+	var fds *fdwait.Set
+	defer func() { lw.close(); fds.Close() }()
 	for {
 		err := f(fctx)
 		p.ran()
@@ -135,9 +150,9 @@ func (w Worker) UntilFunc(ctx context.Context, deadline time.Time, f func(contex
 		}
 		waiting(err)
 		if lw == nil {
-			lw = w.watchListen()
+			lw, fds = w.watchListen(), w.fds()
 		}
-		wait(ctx, w.Fd, p.due(), deadline, p, w.wakes(lw))
+		wait(ctx, w.Fd, p.due(), deadline, p, w.wakes(lw, fds))
 		switch {
 		case pidfd.Exited(w.Fd):
 			return Exited, err
