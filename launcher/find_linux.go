@@ -19,7 +19,8 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// findAndVerify polls (1 ms) until the worker is found and owns its ports,
+// findAndVerify looks (treelook.Pacer: every 2 ms at first, at once on a
+// line or a tree event) until the worker is found and owns its ports,
 // then verifies it and waits for readiness. Each look decides, in turn:
 // whether the picked worker exited (a lost race or exit 5), which process
 // is the worker, whether the tree is gone without one, whether the worker
@@ -31,6 +32,7 @@ func (la *Launch) findAndVerify(ctx context.Context, v *verify.Verifier, r *veri
 	f.polling = time.Now()
 	f.deadline = f.polling.Add(la.Spec.ReadyTimeout())
 	f.root = la.tree.Root.Pid()
+	f.pacer = treelook.Pacer{Began: f.polling, Lines: la.notes.findWake, Events: la.events.ChangedCh()}
 	f.look = &treelook.Looker{Proc: la.opts.Proc, Ports: la.Spec.Ports, Members: func() []int { return la.tree.Members() }, Events: la.events}
 	defer f.release()
 	defer f.look.Close()
@@ -51,7 +53,7 @@ func (la *Launch) findAndVerify(ctx context.Context, v *verify.Verifier, r *veri
 			if time.Now().After(f.deadline) {
 				return f.timedOut(tree)
 			}
-			treelook.Pause(time.Since(f.polling))
+			f.pacer.Pause()
 			continue
 		}
 		// The questions of this full look about the declared ports'
@@ -73,7 +75,7 @@ func (la *Launch) findAndVerify(ctx context.Context, v *verify.Verifier, r *veri
 		if time.Now().After(f.deadline) {
 			return f.timedOut(tree)
 		}
-		treelook.Pause(time.Since(f.polling))
+		f.pacer.Pause()
 	}
 }
 
@@ -116,6 +118,8 @@ type finder struct {
 	// settlingAt.
 	settling   string
 	settlingAt time.Time
+	// pacer spaces the looks.
+	pacer treelook.Pacer
 }
 
 // settlingRecheck is how long a look that waited for the tree to settle

@@ -106,6 +106,9 @@ type launchNotes struct {
 	// wake is rung by the output follower on every line, for the
 	// readiness waits (nil: no wait needs it).
 	wake *wakeup.Wakeup
+	// findWake gets a value on every line while the find loop looks for
+	// the worker's listener (nil: the spec declares no port).
+	findWake chan struct{}
 	// watch is foreground supervision's view of the tree's members
 	// (watch_linux.go, package memberwatch).
 	watch memberwatch.Watch

@@ -15,8 +15,10 @@ import (
 )
 
 // outputWatch is what the launch's follower looks for: Options.Ready.Log,
-// the spec's ready.log, and a wake-up for readiness waits on every line
-// when the wait has a probe that a line may make worth running again.
+// the spec's ready.log, and a wake-up on every line for readiness waits
+// when the wait has a probe that a line may make worth running again, and
+// for the find loop when the spec declares a port (a server says it
+// listens).
 func (la *Launch) outputWatch() output.Watch {
 	w := output.Watch{Opt: la.opts.Ready.Log, OptN: la.opts.Ready.LogCount}
 	if la.Spec.Ready.Log != "" {
@@ -28,7 +30,28 @@ func (la *Launch) outputWatch() output.Watch {
 		}
 		w.Wake = la.notes.wake.Ring
 	}
+	if len(la.Spec.Ports) > 0 {
+		w.Wake = la.findWakeToo(w.Wake)
+	}
 	return w
+}
+
+// findWakeToo returns ring that also wakes the find loop's pacer
+// (notes.findWake), which it makes.
+func (la *Launch) findWakeToo(ring func()) func() {
+	if la.notes.findWake == nil {
+		la.notes.findWake = make(chan struct{}, 1)
+	}
+	fw := la.notes.findWake
+	return func() {
+		if ring != nil {
+			ring()
+		}
+		select {
+		case fw <- struct{}{}:
+		default:
+		}
+	}
 }
 
 // readyWorker is worker (wfd its pidfd) as a readiness wait sees it:

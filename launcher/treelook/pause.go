@@ -6,28 +6,85 @@ import "time"
 // 20 ms before it looks every 50 ms.
 const listenSlowAfter = 10 * time.Second
 
-// Pause waits between two looks for the worker and its listener:
-// 1 ms to 200 ms, when a server that binds at once shows up, 5 ms to 1 s,
-// 20 ms to listenSlowAfter, then 50 ms, so that a slow starter costs a
-// few percent of a core (each look is a wake-up of the process; one that
-// finds nothing changed costs ~0.3 ms: Looker.Changed) and is still seen
-// ~10 ms after it listens (~25 ms once it has taken longer than
-// listenSlowAfter, a model's load of minutes). Always parked
-// (time.Sleep), never in a syscall: the runtime's sysmon takes a P back
-// from a goroutine blocked in one, which counts as work and keeps it
-// waking every 20 µs while the looks go on (measured: a 200 µs
-// nanosleep between the first looks made sysmon a tenth of a library
-// start's CPU; a 10 ms one, ~1,100 wake-ups a second, most of the CPU
-// of a long wait).
-func Pause(waited time.Duration) {
-	d := 20 * time.Millisecond
+// minGap is the least time between two looks, however often the pacer is
+// woken: a server printing thousands of lines a second while it starts
+// costs no more looks than the 1 ms polling did.
+const minGap = time.Millisecond
+
+// Pacer spaces the find loop's looks for the worker and its listener:
+// every 2 ms up to 200 ms (1 ms when nothing can wake it), 5 ms to 1 s,
+// 20 ms to listenSlowAfter, then 50 ms; a line of the tree's output or an
+// event of its tree (a fork, an exec, an exit; the proc connector's come
+// coalesced, up to 40 ms late) ends a pause early. So a server that says
+// it listens, as most do, is looked at at once, one that says nothing
+// within 2 ms of its listen, and a worker that prints its bind error is
+// looked at while the stranger that made it fail still holds the port
+// (silent, a stranger that holds the port for less than 2 ms can go
+// unseen, as one of less than 1 ms could before). Each look is a wake-up
+// of the process (one that finds nothing changed costs ~0.1 ms:
+// Looker.Changed); looking every millisecond whatever happened cost a
+// library start a tenth more CPU and found mock-llm no sooner. Pauses are
+// always parked (a timer and channels), never in a syscall: the runtime's
+// sysmon takes a P back from a goroutine blocked in one, which counts as
+// work and keeps it waking every 20 µs while the looks go on (measured: a
+// 200 µs nanosleep between the first looks made sysmon a tenth of a
+// library start's CPU). The zero Pacer (no Began, no wake-ups) paces
+// from the first Pause; it is not safe for concurrent use.
+type Pacer struct {
+	// Began is when the looks began.
+	Began time.Time
+	// Lines and Events get a value on each line the tree prints and each
+	// event of its tree; nil: none.
+	Lines, Events <-chan struct{}
+
+	timer *time.Timer
+	last  time.Time
+}
+
+// Interval is the pause after the looks have gone on for waited.
+func (p *Pacer) Interval(waited time.Duration) time.Duration {
 	switch {
 	case waited >= listenSlowAfter:
-		d = 50 * time.Millisecond
+		return 50 * time.Millisecond
+	case waited < 200*time.Millisecond && p.Lines == nil && p.Events == nil:
+		return time.Millisecond
 	case waited < 200*time.Millisecond:
-		d = time.Millisecond
+		return 2 * time.Millisecond
 	case waited < time.Second:
-		d = 5 * time.Millisecond
+		return 5 * time.Millisecond
 	}
-	time.Sleep(d)
+	return 20 * time.Millisecond
+}
+
+// Pause waits until the next look is due: Interval, or less when a line
+// or an event comes, but never less than minGap after the last look.
+func (p *Pacer) Pause() {
+	if p.Began.IsZero() {
+		p.Began = time.Now()
+	}
+	p.wait(p.Interval(time.Since(p.Began)), true)
+	if gap := minGap - time.Since(p.last); gap > 0 {
+		p.wait(gap, false)
+	}
+	p.last = time.Now()
+}
+
+// wait parks for d, or until a line or an event comes when wakes is set.
+func (p *Pacer) wait(d time.Duration, wakes bool) {
+	if p.timer == nil {
+		p.timer = time.NewTimer(d)
+	} else {
+		p.timer.Reset(d)
+	}
+	if !wakes {
+		<-p.timer.C
+		return
+	}
+	select {
+	case <-p.timer.C:
+	case <-p.Lines:
+		p.timer.Stop()
+	case <-p.Events:
+		p.timer.Stop()
+	}
 }
