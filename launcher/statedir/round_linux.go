@@ -16,6 +16,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -251,21 +252,24 @@ func (s *Store) updateRound(name string, n int, durable bool, f func(*Round) boo
 // LockHistory takes the history lock of name (waiting for it): every
 // read-modify-write of a round holds it.
 func (s *Store) LockHistory(name string) (func(), error) {
-	f, err := OpenFile(s.Files.HistoryLock(name), unix.O_RDWR|unix.O_CREAT, 0o600)
+	// A bare descriptor (OpenFile's check): it is only locked and
+	// closed.
+	fd, _, err := openStateFD(s.Files.HistoryLock(name), unix.O_RDWR|unix.O_CREAT, 0o600)
 	if err != nil {
 		return nil, fmt.Errorf("history lock: %w", err)
 	}
 	for {
-		err = unix.Flock(int(f.Fd()), unix.LOCK_EX)
+		err = unix.Flock(fd, unix.LOCK_EX)
 		if !errors.Is(err, unix.EINTR) {
 			break
 		}
 	}
 	if err != nil {
-		f.Close()
+		unix.Close(fd)
 		return nil, fmt.Errorf("history lock: %w", err)
 	}
-	return func() { f.Close() }, nil
+	var once sync.Once
+	return func() { once.Do(func() { unix.Close(fd) }) }, nil
 }
 
 // KeepRoundLog hard-links the launch's log as the round's kept log and

@@ -51,6 +51,11 @@ func ReadFile(path string, limit int64) ([]byte, error) {
 	return nil, &fs.PathError{Op: "open", Path: path, Err: errNoStateDir}
 }
 
+// readTail fails off Unix.
+func readTail(path string, size int64) ([]byte, int64, error) {
+	return nil, 0, &fs.PathError{Op: "open", Path: path, Err: errNoStateDir}
+}
+
 // OpenDir fails off Unix.
 func OpenDir(dir string) (int, error) {
 	return -1, &fs.PathError{Op: "open", Path: dir, Err: errNoStateDir}

@@ -175,6 +175,33 @@ func ReadFile(path string, limit int64) ([]byte, error) {
 	return ReadFileAt(unix.AT_FDCWD, "", path, limit, nil)
 }
 
+// readTail reads the last size bytes of the state file path (at most;
+// from off), checked as OpenFile checks it: one descriptor read from off
+// until its end (a read error ends it), without an *os.File's system
+// calls. The fstat of the check gives the size.
+func readTail(path string, size int64) (b []byte, off int64, err error) {
+	var st unix.Stat_t
+	fd, err := openStateAt(unix.AT_FDCWD, "", path, unix.O_RDONLY, 0, &st)
+	if err != nil {
+		return nil, 0, err
+	}
+	defer unix.Close(fd)
+	off = max(st.Size-size, 0)
+	b = make([]byte, size)
+	n := 0
+	for n < len(b) {
+		m, err := unix.Pread(fd, b[n:], off+int64(n))
+		if err == unix.EINTR {
+			continue
+		}
+		if err != nil || m <= 0 {
+			break
+		}
+		n += m
+	}
+	return b[:n], off, nil
+}
+
 // OpenDir opens a directory of the state dir for ReadFileAt.
 func OpenDir(dir string) (int, error) {
 	fd, err := unix.Open(dir, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)

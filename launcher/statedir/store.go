@@ -7,7 +7,6 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -239,18 +238,10 @@ func (s *Store) OpenLog(name string, keep int) (*os.File, error) {
 // read without following a symlink and at most 8 KiB from its end; nil
 // when it cannot be read.
 func Tail(path string, n int) []string {
-	f, err := OpenFile(path, os.O_RDONLY, 0)
+	b, off, err := readTail(path, 8192)
 	if err != nil {
 		return nil
 	}
-	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return nil
-	}
-	off := max(fi.Size()-8192, 0)
-	f.Seek(off, io.SeekStart)
-	b, _ := io.ReadAll(io.LimitReader(f, 8192))
 	lines := strings.Split(strings.TrimRight(string(b), "\n"), "\n")
 	if off > 0 && len(lines) > 1 {
 		lines = lines[1:]
