@@ -7,11 +7,13 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"hash"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -43,6 +45,8 @@ type Store struct {
 	madeChecked atomic.Bool
 	// wrote is what it last wrote of each launch's record and round.
 	wrote written
+	// digests holds Digest's HMAC states, keyed with key.
+	digests sync.Pool
 }
 
 // Open opens (creating, mode 0700) the state dir; dir "" means
@@ -160,11 +164,22 @@ func tighten(dir string, perm fs.FileMode) error {
 // process only: they compare among themselves but never match a recorded
 // one. Start and Relaunch refuse to launch without the key.
 func (s *Store) Digest(name, value string) string {
-	m := hmac.New(sha256.New, s.key)
+	// A keyed state from the pool: Reset brings it back to its keyed
+	// start without hashing the key's blocks again (a verified record
+	// digests every name of the worker's environ).
+	m, _ := s.digests.Get().(hash.Hash)
+	if m == nil {
+		m = hmac.New(sha256.New, s.key)
+	} else {
+		m.Reset()
+	}
 	m.Write([]byte(name))
 	m.Write([]byte{0})
 	m.Write([]byte(value))
-	return "hmac-sha256:" + hex.EncodeToString(m.Sum(nil))
+	var sum [sha256.Size]byte
+	d := "hmac-sha256:" + hex.EncodeToString(m.Sum(sum[:0]))
+	s.digests.Put(m)
+	return d
 }
 
 // LaunchLock is a held launch lock. It is not safe for concurrent use.
