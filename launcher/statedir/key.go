@@ -70,7 +70,7 @@ func createKey(path string) ([]byte, error) {
 	if _, err := rand.Read(k); err != nil {
 		return nil, err
 	}
-	f, err := os.CreateTemp(filepath.Dir(path), ".key.*")
+	f, err := createTemp(filepath.Dir(path), ".key.")
 	if err != nil {
 		return nil, err
 	}

@@ -165,7 +165,7 @@ func recordName(path string) (string, error) {
 
 // writeLayout writes LayoutFile atomically.
 func writeLayout(dir string) error {
-	f, err := os.CreateTemp(dir, "."+LayoutFile+".*")
+	f, err := createTemp(dir, "."+LayoutFile+".")
 	if err != nil {
 		return err
 	}

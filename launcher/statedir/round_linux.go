@@ -186,11 +186,19 @@ func (s *Store) Rounds(name string) ([]*Round, error) {
 // launching version skips that: it guards against childproof's own
 // death, not the machine's, and sits on the launch's hot path).
 func (s *Store) SaveRound(r *Round, sync bool) error {
+	return s.saveRound(r, sync, false)
+}
+
+// saveRound is SaveRound; dirChecked says the caller checked the rounds
+// directory just now.
+func (s *Store) saveRound(r *Round, sync, dirChecked bool) error {
 	if s.KeyErr() != nil {
 		return fmt.Errorf("history: %w", s.KeyErr())
 	}
-	if err := makeRoundsDir(s.RoundsDir(r.Name)); err != nil {
-		return err
+	if !dirChecked {
+		if err := makeRoundsDir(s.RoundsDir(r.Name)); err != nil {
+			return err
+		}
 	}
 	b, err := s.sealRound(r)
 	if err != nil {
@@ -246,7 +254,10 @@ func (s *Store) updateRound(name string, n int, durable bool, f func(*Round) boo
 	if !f(r) {
 		return nil
 	}
-	return s.SaveRound(r, durable)
+	// LoadRound just checked the directory (CheckEntry) and read the
+	// round there, under the history lock: the round goes back beside it
+	// without another lstat of it.
+	return s.saveRound(r, durable, true)
 }
 
 // LockHistory takes the history lock of name (waiting for it): every

@@ -56,6 +56,9 @@ func readTail(path string, size int64) ([]byte, int64, error) {
 	return nil, 0, &fs.PathError{Op: "open", Path: path, Err: errNoStateDir}
 }
 
+// createTemp is os.CreateTemp(dir, prefix+"*") off Unix.
+func createTemp(dir, prefix string) (*os.File, error) { return os.CreateTemp(dir, prefix+"*") }
+
 // OpenDir fails off Unix.
 func OpenDir(dir string) (int, error) {
 	return -1, &fs.PathError{Op: "open", Path: dir, Err: errNoStateDir}
