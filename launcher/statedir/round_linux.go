@@ -126,12 +126,66 @@ func (s *Store) sealRound(r *Round) ([]byte, error) {
 		}
 		return append(b, '\n'), nil
 	}
-	var out bytes.Buffer
-	if err := json.Indent(&out, withMAC(b, r.MAC), "", "  "); err != nil {
-		return nil, err
+	return append(indentJSON(nil, withMAC(b, r.MAC)), '\n'), nil
+}
+
+// indentJSON appends src, JSON as json.Marshal writes it (compact, valid),
+// to dst as json.Indent(dst, src, "", "  ") does: a newline and two
+// spaces a level after an opening bracket (none in an empty object or
+// array) and a comma, ": " after a colon, a newline before a closing
+// bracket. json.Indent's scanner checks every byte of what Marshal
+// wrote; this walks it once, telling strings apart by their quotes.
+func indentJSON(dst, src []byte) []byte {
+	depth, open, inString := 0, false, false
+	newline := func() {
+		dst = append(dst, '\n')
+		for range depth {
+			dst = append(dst, "  "...)
+		}
 	}
-	out.WriteByte('\n')
-	return out.Bytes(), nil
+	for i := 0; i < len(src); i++ {
+		c := src[i]
+		if open && c != '}' && c != ']' {
+			open = false
+			depth++
+			newline()
+		}
+		if inString {
+			dst = append(dst, c)
+			switch c {
+			case '\\':
+				i++
+				dst = append(dst, src[i])
+			case '"':
+				inString = false
+			}
+			continue
+		}
+		switch c {
+		case '"':
+			inString = true
+			dst = append(dst, c)
+		case '{', '[':
+			open = true
+			dst = append(dst, c)
+		case ',':
+			dst = append(dst, c)
+			newline()
+		case ':':
+			dst = append(dst, c, ' ')
+		case '}', ']':
+			if open {
+				open = false
+			} else {
+				depth--
+				newline()
+			}
+			dst = append(dst, c)
+		default:
+			dst = append(dst, c)
+		}
+	}
+	return dst
 }
 
 // roundMAC is the MAC of a round file: HMAC-SHA256 under the record key
@@ -300,12 +354,40 @@ func (s *Store) KeepRoundLog(name string, n, keep int) string {
 	}
 	ents, _ := os.ReadDir(dir)
 	for _, e := range ents {
-		var m int
-		if _, err := fmt.Sscanf(e.Name(), "%06d.log", &m); err == nil && e.Name() == fmt.Sprintf("%06d.log", m) && m < n-keep {
+		if m, ok := keptLogNumber(e.Name()); ok && m < n-keep {
 			os.Remove(filepath.Join(dir, e.Name()))
 		}
 	}
 	return kept
+}
+
+// keptLogNumber is the round number m of a kept log's file name: the
+// names fmt.Sscanf(name, "%06d.log", &m) reads and fmt.Sprintf("%06d.log",
+// m) writes back (six digits, or a minus and five digits not all zero),
+// without fmt's scanner for each entry of the directory.
+func keptLogNumber(name string) (int, bool) {
+	stem, ok := strings.CutSuffix(name, ".log")
+	if !ok || len(stem) != 6 {
+		return 0, false
+	}
+	digits, neg := stem, stem[0] == '-'
+	if neg {
+		digits = stem[1:]
+	}
+	m := 0
+	for _, c := range []byte(digits) {
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		m = m*10 + int(c-'0')
+	}
+	if neg {
+		if m == 0 {
+			return 0, false
+		}
+		m = -m
+	}
+	return m, true
 }
 
 // SetEnd records end as r's end: its uptime from r's start, r's kept log

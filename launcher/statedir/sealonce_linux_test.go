@@ -1,6 +1,7 @@
 package statedir
 
 import (
+	"bytes"
 	"crypto/hmac"
 	"crypto/sha256"
 	"encoding/hex"
@@ -77,4 +78,30 @@ func TestSealOnceBytes(t *testing.T) {
 			t.Errorf("log mask does not read back")
 		}
 	}
+}
+
+// FuzzIndentJSON: indentJSON writes what json.Indent writes of any JSON
+// json.Marshal wrote.
+func FuzzIndentJSON(f *testing.F) {
+	for _, s := range []string{`{}`, `[]`, `{"a":{},"b":[],"c":[{}],"d":[[]]}`, `"x"`, `1`, `null`, `{"q\"u{o}[t],e:":"a\\\"\u003c\n\t\u2028é","n":-1.5e-7,"t":true}`,
+		`[1,[2,[3,{"k":[{},{"z":null}]}]],"]"]`, `{"a\\":"\\"}`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		var v any
+		if json.Unmarshal(data, &v) != nil {
+			return
+		}
+		src, err := json.Marshal(v)
+		if err != nil {
+			return
+		}
+		var want bytes.Buffer
+		if err := json.Indent(&want, src, "", "  "); err != nil {
+			t.Fatal(err)
+		}
+		if got := indentJSON([]byte("pre"), src); string(got) != "pre"+want.String() {
+			t.Fatalf("indentJSON(%s):\n%s\nwant\n%s", src, got[3:], want.Bytes())
+		}
+	})
 }
