@@ -3,8 +3,6 @@ package statedir
 import (
 	"bytes"
 	"crypto/hmac"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"slices"
 	"strings"
@@ -64,12 +62,7 @@ func (s *Store) logMaskMAC(m logMask) string {
 }
 
 // logMaskMACOf is logMaskMAC of a mask's JSON b (MAC empty).
-func (s *Store) logMaskMACOf(b []byte) string {
-	h := hmac.New(sha256.New, s.RecordKey())
-	h.Write([]byte("childproof log mask v1\x00"))
-	h.Write(b)
-	return "hmac-sha256:" + hex.EncodeToString(h.Sum(nil))
-}
+func (s *Store) logMaskMACOf(b []byte) string { return s.recordMAC("childproof log mask v1\x00", b) }
 
 // SaveLogMask writes the log mask of launch name, fsync'd.
 func (s *Store) SaveLogMask(name string, secrets *redact.Set) error {

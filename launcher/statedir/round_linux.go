@@ -5,8 +5,6 @@ package statedir
 import (
 	"bytes"
 	"crypto/hmac"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -202,12 +200,7 @@ func (s *Store) roundMAC(r *Round) (string, error) {
 }
 
 // roundMACOf is roundMAC of a round's JSON b (MAC empty).
-func (s *Store) roundMACOf(b []byte) string {
-	m := hmac.New(sha256.New, s.RecordKey())
-	m.Write([]byte("childproof round v1\x00"))
-	m.Write(b)
-	return "hmac-sha256:" + hex.EncodeToString(m.Sum(nil))
-}
+func (s *Store) roundMACOf(b []byte) string { return s.recordMAC("childproof round v1\x00", b) }
 
 // roundJSON is c's JSON as settledJSON reads it: a round is sealed three
 // times and checked twice per start and stop.

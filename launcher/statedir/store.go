@@ -45,8 +45,9 @@ type Store struct {
 	madeChecked atomic.Bool
 	// wrote is what it last wrote of each launch's record and round.
 	wrote written
-	// digests holds Digest's HMAC states, keyed with key.
-	digests sync.Pool
+	// digests holds Digest's HMAC states, keyed with key; recMACs
+	// recordMAC's, keyed with recKey.
+	digests, recMACs sync.Pool
 }
 
 // Open opens (creating, mode 0700) the state dir; dir "" means
