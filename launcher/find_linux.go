@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"sync/atomic"
 	"time"
 
@@ -120,6 +121,9 @@ type finder struct {
 	settlingAt time.Time
 	// pacer spaces the looks.
 	pacer treelook.Pacer
+	// pickedInExec is set when the worker was picked while its exec was
+	// under way (notes.picked shows no environment area for it).
+	pickedInExec bool
 }
 
 // settlingRecheck is how long a look that waited for the tree to settle
@@ -215,6 +219,7 @@ func (f *finder) pick(tree []int) {
 			if fp, fd, err := verify.OpenFingerprint(la.opts.Proc, f.worker); err == nil {
 				la.worker.Fingerprint, f.wfd = fp, fd
 				la.notes.picked = proctree.Signature(la.opts.Proc, tree)
+				f.pickedInExec = strings.HasSuffix(proctree.ExecAreaIn(la.notes.picked, f.worker), ":")
 			} else {
 				f.worker = 0
 			}
@@ -315,6 +320,14 @@ func (f *finder) ports(ctx context.Context, tree []int, rootExited bool) (findSt
 			f.settling, f.settlingAt = f.look.Sig(), time.Now()
 		}
 		return findWait, nil
+	}
+	if f.pickedInExec {
+		// Picked in the middle of its exec (its environment area not
+		// laid out yet): the tree as picked is the one that exec made,
+		// not a tree that moved since (which would be picked again at
+		// the next full look, up to 200 ms later).
+		la.notes.picked = proctree.Signature(la.opts.Proc, tree)
+		f.pickedInExec = false
 	}
 	err := la.verifyAndReady(ctx, f.v, f.r, f.worker, f.wfd, f.deadline, final)
 	if err != nil && f.worker == f.root && pidfd.Exited(f.wfd) && time.Now().Before(f.deadline) && la.daemonized() {
