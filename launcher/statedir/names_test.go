@@ -46,3 +46,12 @@ func TestLayoutNames(t *testing.T) {
 		t.Errorf("Names wrote the layout file (stat: %v)", err)
 	}
 }
+
+// TestLegacyDiffers: legacyDiffers is Legacy(name) != Encode(name).
+func TestLegacyDiffers(t *testing.T) {
+	for _, name := range []string{"", "a", "web-1", "A9", "a.b", "a..b", "a__b", "a/b", "a\x00b", "_", "-", "..", "a_", "é", "a b", "_5f", "a-_2e"} {
+		if got, want := legacyDiffers(name), Legacy(name) != Encode(name); got != want {
+			t.Errorf("legacyDiffers(%q) = %v, want %v", name, got, want)
+		}
+	}
+}

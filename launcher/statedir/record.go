@@ -387,7 +387,7 @@ func (s *Store) recordPath(name string) string { return s.Files.Record(name) }
 // not be migrated (read-only) keeps name's record, or "" when that is
 // recordPath.
 func (s *Store) legacyRecordPath(name string) string {
-	if Legacy(name) == Encode(name) {
+	if !legacyDiffers(name) {
 		return ""
 	}
 	return s.Files.LegacyRecord(name)
