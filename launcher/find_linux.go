@@ -606,7 +606,13 @@ func (la *Launch) stillTheWorker(v *verify.Verifier, r *verify.Report, c verify.
 	l := la.Spec
 	// The answer is no evidence by itself: the owner must still be the worker.
 	r2 := verify.NewReport("")
-	if len(l.Ports) > 0 && !v.CheckPorts(r2, c, worker, la.tree.Members()) || len(r2.Problems) > 0 {
+	// One listing is this last look's: the ports' owners and whether the
+	// tree moved since the pick are judged on it.
+	var tree []int
+	if len(l.Ports) > 0 {
+		tree = la.tree.Members()
+	}
+	if len(l.Ports) > 0 && !v.CheckPorts(r2, c, worker, tree) || len(r2.Problems) > 0 {
 		if (movedPort(r2) || r2.Has(verify.KindPortForeign) && proctree.ForeignHolder(la.opts.Proc, nil, la.Spec, la.tree.Members()) == nil) && time.Now().Before(deadline) && (!pidfd.Exited(wfd) || worker == la.tree.Root.Pid() && la.daemonized()) {
 			// (The launched process forked the daemon that holds
 			// the port and exited: pick the worker again.)
@@ -621,8 +627,9 @@ func (la *Launch) stillTheWorker(v *verify.Verifier, r *verify.Report, c verify.
 	}
 	// exe, comm and uid are taken now that the worker is verified: it may
 	// have exec'd since it was picked (a shim, a dispatcher that execs
-	// twice) — the same process, known by pid, start time and pidfs inode.
-	if fp, err := verify.TakeFingerprint(la.opts.Proc, worker); err == nil && la.worker.Matches(fp) {
+	// twice) — the same process, known by pid, start time and pidfs inode,
+	// read through the pidfd held on it since the pick.
+	if fp, err := verify.FingerprintPidfd(la.opts.Proc, worker, wfd); err == nil && la.worker.Matches(fp) {
 		la.worker.Fingerprint = fp
 		if r.Worker != nil {
 			r.Worker.Comm, r.Worker.Exe, r.Worker.UID = fp.Comm, fp.Exe, fp.UID
@@ -630,7 +637,7 @@ func (la *Launch) stillTheWorker(v *verify.Verifier, r *verify.Report, c verify.
 	} else {
 		return la.exitedError(r, la.exitWhat(worker))
 	}
-	if l.Worker.N() == 1 && len(l.Roles) == 0 && la.treeMoved(worker) && time.Now().Before(deadline) {
+	if l.Worker.N() == 1 && len(l.Roles) == 0 && la.treeMoved(worker, tree) && time.Now().Before(deadline) {
 		return errRepick
 	}
 	if gone := la.goneRank(); gone != 0 {

@@ -643,13 +643,23 @@ func (la *Launch) spawn(sp *spawnRun) error {
 	pid := sp.cmd.Process.Pid
 	t.Root, t.Pgid = sp.root, pid
 	la.events.Follow(pid)
-	if fp, err := verify.TakeFingerprint(la.opts.Proc, pid); err == nil {
+	if fp, err := la.rootFingerprint(pid); err == nil {
 		sp.root.FP = fp
 	} else {
 		sp.root.FP = verify.Fingerprint{Pid: pid}
 	}
 	la.recordPending()
 	return nil
+}
+
+// rootFingerprint fingerprints the root through the pidfd its start left
+// in the tree's Leader (no second pidfd on it), or through one of its own
+// where the kernel gave none.
+func (la *Launch) rootFingerprint(pid int) (verify.Fingerprint, error) {
+	if la.tree.Leader >= 0 {
+		return verify.FingerprintPidfd(la.opts.Proc, pid, la.tree.Leader)
+	}
+	return verify.TakeFingerprint(la.opts.Proc, pid)
 }
 
 // wantsTreeEvents reports whether the launch listens to its tree's

@@ -19,12 +19,12 @@ const preforkQuiet = 300 * time.Millisecond
 // worker exec'd since, or it shares its socket with members forked since
 // (haproxy -W's master, picked while it held the socket alone, forks its
 // worker and re-execs into wait mode later: judged after a quiet spell),
-// or the pick now falls on another member.
-func (la *Launch) treeMoved(worker int) bool {
+// or the pick now falls on another member. tree is the tree as listed
+// for this look (stillTheWorker's, on which the ports were checked).
+func (la *Launch) treeMoved(worker int, tree []int) bool {
 	if len(la.Spec.Ports) == 0 {
 		return false
 	}
-	tree := la.tree.Members()
 	before := la.notes.picked
 	now := proctree.Signature(la.opts.Proc, tree)
 	if now == before || la.notes.settled != "" && proctree.OwnerSignature(la.opts.Proc, nil, la.Spec, worker, tree) == la.notes.settled {

@@ -19,6 +19,12 @@ func TakeFingerprint(p proc.FS, pid int) (Fingerprint, error) {
 	return fingerprintFD(p, pid, fd)
 }
 
+// FingerprintPidfd fingerprints the process pid through fd, a pidfd of it
+// its caller holds (the one clone gave its starter), which stays open.
+func FingerprintPidfd(p proc.FS, pid, fd int) (Fingerprint, error) {
+	return fingerprintFD(p, pid, fd)
+}
+
 // OpenFingerprint fingerprints the process pid and returns a pidfd of it
 // with the fingerprint (-1 with an error): what TakeFingerprint and then
 // Open on its fingerprint decide, on one pidfd, the one whose records the

@@ -15,6 +15,11 @@ var errNeedsLinux = errors.New("fingerprinting a process needs Linux (pidfds and
 // TakeFingerprint needs Linux.
 func TakeFingerprint(p proc.FS, pid int) (Fingerprint, error) { return Fingerprint{}, errNeedsLinux }
 
+// FingerprintPidfd needs Linux.
+func FingerprintPidfd(p proc.FS, pid, fd int) (Fingerprint, error) {
+	return Fingerprint{}, errNeedsLinux
+}
+
 // OpenFingerprint needs Linux.
 func OpenFingerprint(p proc.FS, pid int) (Fingerprint, int, error) {
 	return Fingerprint{}, -1, errNeedsLinux

@@ -162,8 +162,11 @@ func (t *Tree) Signal(sig unix.Signal) {
 		grouped = unix.PidfdSendSignal(t.Leader, sig, nil, unix.PIDFD_SIGNAL_PROCESS_GROUP) == nil
 	}
 	inGroup := func(pid int) bool {
+		if !grouped {
+			return false // no stat to read: nothing went to the group
+		}
 		s, err := t.P.Stat(pid)
-		return grouped && err == nil && s.Pgrp == t.Pgid
+		return err == nil && s.Pgrp == t.Pgid
 	}
 	// Parents before their children: a supervisor signalled after its
 	// child would see the child die and fork a replacement first (a
