@@ -66,13 +66,22 @@ func (k *Look) lookup(p proc.FS, ns, port int) ([]sockdiag.Listener, error) {
 	return ls, err
 }
 
-// Listeners is sockdiag.LookupFor of port in the namespace of process ns,
-// asked once in look k (nil: each time).
-func (k *Look) Listeners(p proc.FS, ns, port int) ([]sockdiag.Listener, error) {
+// ListenerInodes is the socket inodes of sockdiag.LookupFor's listeners
+// on port in the namespace of process ns, asked once in look k (nil: each
+// time).
+func (k *Look) ListenerInodes(p proc.FS, ns, port int) ([]uint64, error) {
+	var ls []sockdiag.Listener
+	var err error
 	if k != nil && !k.eachNS {
-		return sockdiag.LookupFor(p.Root, ns, port)
+		ls, err = sockdiag.LookupFor(p.Root, ns, port)
+	} else {
+		ls, err = k.lookup(p, ns, port)
 	}
-	return k.lookup(p, ns, port)
+	inodes := make([]uint64, 0, len(ls))
+	for _, ln := range ls {
+		inodes = append(inodes, ln.Inode)
+	}
+	return inodes, err
 }
 
 // treeOwners is p.FindSocketOwners of inode among tree: asked once per

@@ -40,12 +40,12 @@ func Signature(p proc.FS, tree []int) string {
 // within look k (nil: none).
 func SharesSocket(p proc.FS, k *verify.Look, l *spec.Launch, worker int, tree []int) bool {
 	for _, pt := range l.Ports {
-		ls, err := k.Listeners(p, worker, pt.Number)
+		inodes, err := k.ListenerInodes(p, worker, pt.Number)
 		if err != nil {
 			continue
 		}
-		for _, ln := range ls {
-			pids := k.TreeOwners(p, ln.Inode, tree)
+		for _, inode := range inodes {
+			pids := k.TreeOwners(p, inode, tree)
 			if len(pids) > 1 && slices.Contains(pids, worker) {
 				return true
 			}
