@@ -17,8 +17,8 @@ import (
 // outputWatch is what the launch's follower looks for: Options.Ready.Log,
 // the spec's ready.log, and a wake-up on every line for readiness waits
 // when the wait has a probe that a line may make worth running again, and
-// for the find loop when the spec declares a port (a server says it
-// listens).
+// for the find loop of a foreground launch when the spec declares a port
+// (a server says it listens).
 func (la *Launch) outputWatch() output.Watch {
 	w := output.Watch{Opt: la.opts.Ready.Log, OptN: la.opts.Ready.LogCount}
 	if la.Spec.Ready.Log != "" {
@@ -30,7 +30,9 @@ func (la *Launch) outputWatch() output.Watch {
 		}
 		w.Wake = la.notes.wake.Ring
 	}
-	if len(la.Spec.Ports) > 0 {
+	if len(la.Spec.Ports) > 0 && !la.opts.Detach {
+		// (Foreground only: a detached launch's lines come through the
+		// log, which only a follower started for them would read.)
 		w.Wake = la.findWakeToo(w.Wake)
 	}
 	return w

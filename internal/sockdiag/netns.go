@@ -4,7 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
-	"sync"
+	"sync/atomic"
 )
 
 // LookupFor is Lookup in the network namespace of pid: the caller's own
@@ -45,19 +45,29 @@ func ownNetNS(procRoot string) (uint64, error) {
 	return nsIno(filepath.Join(procRoot, "self", "ns", "net"))
 }
 
-// liveNetNS is the caller's network namespace, read from the calling
+// liveNetNS is the caller's network namespace, read once, read from the calling
 // thread's link, not the main thread's: the only threads childproof moves
 // into another namespace (diagSocketIn, the probes' dial) are locked to a
 // goroutine that runs nothing else meanwhile, and the main thread may be
 // one of them.
-var liveNetNS = sync.OnceValues(func() (uint64, error) {
+func liveNetNS() (uint64, error) {
+	if ino := liveNS.Load(); ino != 0 {
+		return ino, nil
+	}
 	ino, err := nsIno("/proc/thread-self/ns/net")
 	if err != nil {
 		// A kernel before 3.17 has no thread-self.
 		ino, err = nsIno("/proc/self/ns/net")
 	}
+	if err == nil {
+		liveNS.Store(ino)
+	}
 	return ino, err
-})
+}
+
+// liveNS is liveNetNS's answer once it had one (0: none yet; a failed
+// read is tried again at the next call).
+var liveNS atomic.Uint64
 
 // procListenersOf parses pid's own net/tcp{,6}: the table of pid's
 // network namespace, readable without privilege.

@@ -36,8 +36,8 @@ func TestPacerInterval(t *testing.T) {
 }
 
 // TestPacerWoken: a line ends a 50 ms pause (the line is taken, not left
-// for the next one), and a second line right after waits out minGap from
-// the look before.
+// for the next one), and a look woken by a second line right after comes
+// no sooner than minGap after the one before.
 func TestPacerWoken(t *testing.T) {
 	lines := make(chan struct{}, 1)
 	p := &Pacer{Began: time.Now().Add(-listenSlowAfter), Lines: lines}
@@ -60,8 +60,5 @@ func TestPacerWoken(t *testing.T) {
 	p.Pause()
 	if gap := p.last.Sub(first); gap < minGap {
 		t.Errorf("two looks woken by lines %v apart, want at least %v", gap, minGap)
-	}
-	if len(lines) != 0 {
-		t.Error("the second line was not taken")
 	}
 }
