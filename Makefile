@@ -19,13 +19,15 @@ ELAPSED = $$(( $$(date +%s) - $(START) ))
 # bin/py3/python3, a link to the interpreter the shim starts: the same
 # interpreter without the shim (comm python3, the same exe). Only python3
 # is put there: the interpreter's own directory may hold another go or
-# pip. Where python3 is the interpreter itself, a venv's, or missing, PATH
-# stays as it is; so does it with PY3LINK= on make's command line.
+# pip. Where python3 is the interpreter itself, a venv's (on PATH, or the
+# one a pyenv-virtualenv shim starts: a link to a venv's python does not
+# make the venv), or missing, PATH stays as it is; so does it with PY3LINK=
+# on make's command line.
 # Sub-makes find PY3LINK in their environment and leave PATH alone.
 ifeq ($(origin PY3LINK),undefined)
 ifneq ($(filter test test-serial test-lane compile-lane unit library acceptance cpu-%,$(MAKECMDGOALS)),)
 PY3LINK := $(shell p=$$(command -v python3) && \
-	exe=$$(python3 -c 'import os, sys; e = sys.executable; print(e if e and os.path.realpath(e) != os.path.realpath(sys.argv[1]) else "")' "$$p" 2>/dev/null) && \
+	exe=$$(python3 -c 'import os, sys; e = sys.executable; print(e if e and sys.prefix == sys.base_prefix and os.path.realpath(e) != os.path.realpath(sys.argv[1]) else "")' "$$p" 2>/dev/null) && \
 	[ -n "$$exe" ] && mkdir -p bin/py3 && ln -sfn "$$exe" bin/py3/python3 && echo "$(CURDIR)/bin/py3")
 export PY3LINK
 ifneq ($(PY3LINK),)
