@@ -2,14 +2,9 @@ package statedir
 
 import (
 	"os"
-	"os/exec"
-	"path/filepath"
-	"strconv"
-	"strings"
-	"syscall"
 	"testing"
-	"time"
 
+	"github.com/childproof/childproof/internal/testsupport"
 	"github.com/childproof/childproof/proc"
 	"github.com/childproof/childproof/verify"
 )
@@ -18,47 +13,7 @@ import (
 // daemon's fork) is judged by the worker's exec-time evidence; one that
 // exec'd since, or the worker's parent, is not.
 func TestEvidenceOfForked(t *testing.T) {
-	dir := t.TempDir()
-	// bash (the worker) forks a subshell that never execs and writes its
-	// pid, and runs sleep (an exec) in the background.
-	// (The subshell blocks opening a fifo nobody writes.)
-	script := `(echo $BASHPID > ` + filepath.Join(dir, "sub") + `; read -r _ < ` + filepath.Join(dir, "fifo") + `) & sleep 300 & echo $! > ` + filepath.Join(dir, "sleep") + `; wait`
-	if err := exec.Command("mkfifo", filepath.Join(dir, "fifo")).Run(); err != nil {
-		t.Skipf("mkfifo: %v", err)
-	}
-	cmd := exec.Command("bash", "-c", script)
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	var pids []int
-	t.Cleanup(func() {
-		for _, p := range pids {
-			syscall.Kill(p, syscall.SIGKILL) // our own: the script's children
-		}
-		cmd.Process.Kill()
-		cmd.Wait()
-	})
-	readPid := func(name string) int {
-		for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
-			b, _ := os.ReadFile(filepath.Join(dir, name))
-			if p, err := strconv.Atoi(strings.TrimSpace(string(b))); err == nil && p > 0 {
-				return p
-			}
-		}
-		t.Fatalf("no pid in %s", name)
-		return 0
-	}
-	sub, sleep := readPid("sub"), readPid("sleep")
-	pids = append(pids, sub, sleep)
-	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(10 * time.Millisecond) {
-		// (Until it has exec'd it is a fork of the worker: the same image.)
-		if exe, _ := proc.Default.Exe(sleep); strings.HasSuffix(exe, "/sleep") {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("sleep did not exec")
-		}
-	}
+	cmd, sub, sleep := testsupport.ForkedSubshell(t)
 
 	p := proc.Default
 	fp, err := verify.TakeFingerprint(p, cmd.Process.Pid)
