@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strings"
 	"sync/atomic"
 	"time"
 
@@ -219,7 +218,7 @@ func (f *finder) pick(tree []int) {
 			if fp, fd, err := verify.OpenFingerprint(la.opts.Proc, f.worker); err == nil {
 				la.worker.Fingerprint, f.wfd = fp, fd
 				la.notes.picked = proctree.Signature(la.opts.Proc, tree)
-				f.pickedInExec = strings.HasSuffix(proctree.ExecAreaIn(la.notes.picked, f.worker), ":")
+				f.pickedInExec = proctree.NoExecAreaIn(la.notes.picked, f.worker)
 			} else {
 				f.worker = 0
 			}

@@ -120,6 +120,13 @@ func HoldsAll(p proc.FS, k *verify.Look, l *spec.Launch, worker int, tree []int)
 	return true
 }
 
+// NoExecAreaIn reports whether sig shows pid without an environment area:
+// a process caught inside its execve (its comm set, its stack not laid
+// out yet), or one whose area /proc hides.
+func NoExecAreaIn(sig string, pid int) bool {
+	return strings.HasSuffix(ExecAreaIn(sig, pid), ":")
+}
+
 // ExecAreaIn returns pid's comm and exec area as a Signature shows them.
 func ExecAreaIn(sig string, pid int) string {
 	prefix := fmt.Sprintf("%d:", pid)
