@@ -88,12 +88,21 @@ func cpuTime() time.Duration {
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
+// switches is the number of context switches this process's threads
+// made so far (voluntary and not): on a virtual machine each costs
+// microseconds of CPU, and they are steadier than CPU time under load.
+func switches() int64 {
+	var ru syscall.Rusage
+	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
+	return ru.Nvcsw + ru.Nivcsw
+}
+
 // report adds the median, 90th and 95th percentile of took, and the CPU
 // time this process spent per start+stop. With $CHILDPROOF_BENCH_SAMPLES
 // set (make bench sets it), each start's time in ms and then the CPU
 // per start+stop are appended to that file, one "NAME start MS" or
 // "NAME cpu MS" line each, for pooling over runs.
-func report(b *testing.B, took []time.Duration, cpu time.Duration, n int) {
+func report(b *testing.B, took []time.Duration, cpu time.Duration, sw int64, n int) {
 	slices.Sort(took)
 	if len(took) > 0 {
 		b.ReportMetric(float64(took[len(took)/2].Microseconds())/1000, "ms-median")
@@ -102,6 +111,7 @@ func report(b *testing.B, took []time.Duration, cpu time.Duration, n int) {
 	}
 	if n > 0 {
 		b.ReportMetric(float64(cpu.Microseconds())/1000/float64(n), "cpu-ms/start+stop")
+		b.ReportMetric(float64(sw)/float64(n), "ctxsw/start+stop")
 	}
 	if path := os.Getenv("CHILDPROOF_BENCH_SAMPLES"); path != "" && n > 0 {
 		var lines []byte
@@ -140,7 +150,7 @@ func startToReady(b *testing.B, parallel int, out io.Writer) {
 func timed(b *testing.B, parallel int, one func() time.Duration) {
 	var mu sync.Mutex
 	var took []time.Duration
-	cpu := cpuTime()
+	cpu, sw := cpuTime(), switches()
 	n := 0
 	for b.Loop() {
 		n += parallel
@@ -156,5 +166,5 @@ func timed(b *testing.B, parallel int, one func() time.Duration) {
 		}
 		wg.Wait()
 	}
-	report(b, took, cpuTime()-cpu, n)
+	report(b, took, cpuTime()-cpu, switches()-sw, n)
 }
