@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strconv"
 	"sync/atomic"
+	"time"
 
 	"golang.org/x/sys/unix"
 
@@ -19,6 +20,11 @@ import (
 // record, a round, a log mask, the first lines of a log): a state dir
 // without it is full.
 const writeReserve = 16 << 10
+
+// madeFresh is how long after Open the first CheckWritable may trust the
+// directories Open made without probing them (a Store opened and kept
+// idle, whose directories may have changed since, is probed).
+const madeFresh = 5 * time.Second
 
 // probeSeq tells apart the probe files of one process's concurrent
 // launches (up).
@@ -37,10 +43,11 @@ var probeSeq atomic.Uint64
 // as each launchertest.Start gets, cost four probe files a start), nor
 // look there for the launch's files: a directory made that moment in a
 // state dir only its owner can write holds nothing of a launch not yet
-// started but what childproof put there. Later checks of a Store kept
-// for other launches probe and look in every directory.
+// started but what childproof put there. That holds for the moment only:
+// a first check later than madeFresh after Open, and every later check of
+// a Store kept for other launches, probe and look in every directory.
 func (s *Store) CheckWritable(name string) error {
-	fresh := len(s.made) > 0 && s.madeChecked.CompareAndSwap(false, true)
+	fresh := len(s.made) > 0 && time.Since(s.opened) < madeFresh && s.madeChecked.CompareAndSwap(false, true)
 	for _, sub := range Subdirs {
 		reserve := int64(0)
 		if sub == RecordsDir {

@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 )
@@ -61,6 +62,24 @@ func TestCheckWritableMadeOnce(t *testing.T) {
 	}
 	if err := s.CheckWritable("web"); err == nil {
 		t.Error("the same Store's second check passed with its logs dir gone")
+	}
+}
+
+// TestCheckWritableMadeLongAgo: a fresh Store whose first check comes
+// later than madeFresh after its Open probes every directory (here logs/,
+// gone since).
+func TestCheckWritableMadeLongAgo(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "state")
+	s, err := Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.opened = s.opened.Add(-madeFresh - time.Second)
+	if err := os.Remove(filepath.Join(dir, LogsDir)); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.CheckWritable("web"); err == nil {
+		t.Error("a Store opened long ago passed its first check with its logs dir gone")
 	}
 }
 
