@@ -2,7 +2,11 @@ package statedir
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
 	"testing"
+
+	"github.com/google/go-cmp/cmp"
 )
 
 // TestKeptLogNumber: keptLogNumber reads what KeepRoundLog's fmt.Sscanf
@@ -21,6 +25,54 @@ func TestKeptLogNumber(t *testing.T) {
 		got, ok := keptLogNumber(name)
 		if ok != wantOK || ok && got != m {
 			t.Errorf("keptLogNumber(%q) = %d, %v; want %d, %v", name, got, ok, m, wantOK)
+		}
+	}
+}
+
+// TestKeepRoundLogPrunes: the round whose write made the rounds directory
+// keeps its log without listing the directory; later rounds remove the
+// kept logs beyond keep, and so does a Store that did not make it.
+func TestKeepRoundLogPrunes(t *testing.T) {
+	dir := t.TempDir()
+	kept := func(st *Store) []string {
+		ents, err := os.ReadDir(st.RoundsDir("x"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []string
+		for _, e := range ents {
+			if _, ok := keptLogNumber(e.Name()); ok {
+				out = append(out, e.Name())
+			}
+		}
+		return out
+	}
+	var st *Store
+	for i, want := range [][]string{
+		{"000001.log"},
+		{"000001.log", "000002.log"},
+		{"000002.log", "000003.log"},
+		{"000003.log", "000004.log"},
+	} {
+		n := i + 1
+		if n == 1 || n == 3 {
+			// Round 3's Store did not make the directory.
+			var err error
+			if st, err = Open(dir); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := os.WriteFile(st.LogPath("x"), []byte("line\n"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		if err := st.SaveRound(&Round{N: n, Name: "x"}, false); err != nil {
+			t.Fatal(err)
+		}
+		if got := st.KeepRoundLog("x", n, 1); got != filepath.Join(st.RoundsDir("x"), fmt.Sprintf("%06d.log", n)) {
+			t.Errorf("round %d: KeepRoundLog = %q", n, got)
+		}
+		if diff := cmp.Diff(want, kept(st)); diff != "" {
+			t.Errorf("round %d: kept logs (-want +got):\n%s", n, diff)
 		}
 	}
 }

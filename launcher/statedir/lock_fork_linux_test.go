@@ -4,6 +4,8 @@ import (
 	"os"
 	"os/exec"
 	"testing"
+
+	"golang.org/x/sys/unix"
 )
 
 // TestLockForkWindow: a launch lock let go of while a copy of its
@@ -24,12 +26,19 @@ func TestLockForkWindow(t *testing.T) {
 	// The copy: a child that holds the lock's open file as fd 3 until
 	// its stdin closes.
 	child := exec.Command("sh", "-c", "read x")
-	child.ExtraFiles = []*os.File{l.f}
+	dup, err := unix.Dup(l.f.fd1 - 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lf := os.NewFile(uintptr(dup), "lock") // the lock's open file
+	child.ExtraFiles = []*os.File{lf}
 	in, err := child.StdinPipe()
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := child.Start(); err != nil {
+	err = child.Start()
+	lf.Close() // the child's copy is the one left
+	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() {

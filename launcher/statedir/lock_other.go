@@ -20,3 +20,25 @@ func TryLock(f *os.File) error { return errNoLock }
 
 // WaitLock fails off Unix: nothing launches there.
 func WaitLock(ctx context.Context, f *os.File, poll time.Duration) error { return errNoLock }
+
+// lockFile is an open launch lock file (nil: none).
+type lockFile struct{ f *os.File }
+
+// openLockFile opens the lock file path as OpenFile does.
+func openLockFile(path string, flag int, perm uint32) (lockFile, error) {
+	f, err := OpenFile(path, flag, perm)
+	return lockFile{f: f}, err
+}
+
+// tryLock fails off Unix.
+func (f lockFile) tryLock() error { return TryLock(f.f) }
+
+// closeWhenLost is the *os.File's finalizer off Unix.
+func (f *lockFile) closeWhenLost(l *LaunchLock) {}
+
+// close closes f (none: nothing).
+func (f lockFile) close() {
+	if f.f != nil {
+		f.f.Close()
+	}
+}

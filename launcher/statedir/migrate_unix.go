@@ -163,23 +163,45 @@ func recordName(path string) (string, error) {
 	return "", fs.ErrInvalid
 }
 
-// writeLayout writes LayoutFile atomically.
+// writeLayout writes LayoutFile atomically, through a bare descriptor
+// (no *os.File's fcntl) and a rename without os.Rename's lstat first:
+// only when that rename fails does os.Rename try again, for its error.
 func writeLayout(dir string) error {
-	f, err := createTemp(dir, "."+LayoutFile+".")
+	fd, tmp, err := createTempFD(dir, "."+LayoutFile+".")
 	if err != nil {
 		return err
 	}
-	_, err = f.WriteString(layoutV2)
-	if cerr := f.Close(); err == nil {
-		err = cerr
+	if err = writeFD(fd, tmp, []byte(layoutV2)); err != nil {
+		unix.Close(fd)
+	} else if cerr := unix.Close(fd); cerr != nil {
+		err = &fs.PathError{Op: "close", Path: tmp, Err: cerr}
 	}
-	if err == nil {
-		err = os.Rename(f.Name(), filepath.Join(dir, LayoutFile))
+	path := filepath.Join(dir, LayoutFile)
+	if err == nil && unix.Rename(tmp, path) != nil {
+		err = os.Rename(tmp, path)
 	}
 	if err != nil {
-		os.Remove(f.Name())
+		os.Remove(tmp)
 	}
 	return err
+}
+
+// writeFD writes data to fd, the file path, as (*os.File).Write does.
+func writeFD(fd int, path string, data []byte) error {
+	for len(data) > 0 {
+		n, err := unix.Write(fd, data)
+		if err == unix.EINTR {
+			continue
+		}
+		if err != nil {
+			return &fs.PathError{Op: "write", Path: path, Err: err}
+		}
+		if n == 0 {
+			return &fs.PathError{Op: "write", Path: path, Err: io.ErrUnexpectedEOF}
+		}
+		data = data[n:]
+	}
+	return nil
 }
 
 // CleanTemps removes the temporary files an atomic write left in dir (a

@@ -243,8 +243,12 @@ func (s *Store) saveRound(r *Round, sync, dirChecked bool) error {
 		return fmt.Errorf("history: %w", s.KeyErr())
 	}
 	if !dirChecked {
-		if err := makeRoundsDir(s.RoundsDir(r.Name)); err != nil {
+		made, err := makeRoundsDir(s.RoundsDir(r.Name))
+		if err != nil {
 			return err
+		}
+		if made {
+			s.madeRounds(r.Name, r.N)
 		}
 	}
 	b, err := s.sealRound(r)
@@ -264,21 +268,22 @@ func (s *Store) saveRound(r *Round, sync, dirChecked bool) error {
 // lstat where it is (the round's later writes), a mkdir where it is not:
 // a directory the mkdir just made in the checked history directory is
 // ours and mode 0700 at most (as Open's new directories). An lstat that
-// fails otherwise takes the mkdir-then-check path, for its errors.
-func makeRoundsDir(dir string) error {
+// fails otherwise takes the mkdir-then-check path, for its errors. made
+// says this mkdir made it.
+func makeRoundsDir(dir string) (made bool, err error) {
 	var st unix.Stat_t
-	err := unix.Lstat(dir, &st)
+	err = unix.Lstat(dir, &st)
 	if err == nil {
-		return checkDirStat(dir, &st)
+		return false, checkDirStat(dir, &st)
 	}
 	merr := os.Mkdir(dir, 0o700)
 	if merr == nil && errors.Is(err, unix.ENOENT) {
-		return nil
+		return true, nil
 	}
 	if merr != nil && !errors.Is(merr, fs.ErrExist) {
-		return fmt.Errorf("history: %w", merr)
+		return false, fmt.Errorf("history: %w", merr)
 	}
-	return CheckDir(dir, false)
+	return merr == nil, CheckDir(dir, false)
 }
 
 // UpdateRound applies f to round n of name under the history lock and
@@ -337,13 +342,22 @@ func (s *Store) LockHistory(name string) (func(), error) {
 func (s *Store) KeepRoundLog(name string, n, keep int) string {
 	dir := s.RoundsDir(name)
 	kept := filepath.Join(dir, fmt.Sprintf("%06d.log", n))
-	// os.Remove, without its rmdir after an unlink that found nothing
-	// (the usual case: a new round).
-	if err := unix.Unlink(kept); err != nil && !errors.Is(err, unix.ENOENT) {
-		os.Remove(kept)
+	// The link first: a new round has no kept log yet. Where the link
+	// fails (one is there), the old one goes first, as os.Remove does it,
+	// and the link is made again, with os.Link's errors.
+	if unix.Link(s.LogPath(name), kept) != nil {
+		if err := unix.Unlink(kept); err != nil && !errors.Is(err, unix.ENOENT) {
+			os.Remove(kept)
+		}
+		if err := os.Link(s.LogPath(name), kept); err != nil {
+			return ""
+		}
 	}
-	if err := os.Link(s.LogPath(name), kept); err != nil {
-		return ""
+	if s.roundsMadeFor(name, n) {
+		// This Store made the directory for this very round (under the
+		// launch lock): nothing but this round's files is in it, no
+		// older kept log to list and remove.
+		return kept
 	}
 	ents, _ := os.ReadDir(dir)
 	for _, e := range ents {

@@ -46,6 +46,11 @@ func OpenFile(path string, flag int, perm uint32) (*os.File, error) {
 	return nil, &fs.PathError{Op: "open", Path: path, Err: errNoStateDir}
 }
 
+// createFile fails off Unix.
+func createFile(path string, flag int, perm uint32) (*os.File, error) {
+	return nil, &fs.PathError{Op: "open", Path: path, Err: errNoStateDir}
+}
+
 // ReadFile fails off Unix.
 func ReadFile(path string, limit int64) ([]byte, error) {
 	return nil, &fs.PathError{Op: "open", Path: path, Err: errNoStateDir}

@@ -140,16 +140,35 @@ func openStateFD(path string, flag int, perm uint32) (int, *unix.Stat_t, error) 
 	return fd, &st, nil
 }
 
+// createFile is OpenFile of a file that must not exist yet (O_EXCL: the
+// caller just saw the path free). Such an open neither follows a link nor
+// opens a FIFO, so the descriptor is opened blocking at once, without
+// OpenFile's two fcntl calls; it is checked as OpenFile checks it. An
+// existing path is an error wrapping fs.ErrExist.
+func createFile(path string, flag int, perm uint32) (*os.File, error) {
+	var st unix.Stat_t
+	fd, err := openCheckedAt(unix.AT_FDCWD, "", path, flag|unix.O_CREAT|unix.O_EXCL, perm, &st)
+	if err != nil {
+		return nil, err
+	}
+	return os.NewFile(uintptr(fd), path), nil
+}
+
 // openStateAt is openStateFD of the file name in the directory open as
 // dirfd, whose path is dir (for messages), filling st.
 func openStateAt(dirfd int, dir, name string, flag int, perm uint32, st *unix.Stat_t) (int, error) {
+	return openCheckedAt(dirfd, dir, name, flag|unix.O_NONBLOCK, perm, st)
+}
+
+// openCheckedAt is openStateAt without adding O_NONBLOCK to flag.
+func openCheckedAt(dirfd int, dir, name string, flag int, perm uint32, st *unix.Stat_t) (int, error) {
 	path := func() string {
 		if dir == "" {
 			return name
 		}
 		return filepath.Join(dir, name)
 	}
-	fd, err := unix.Openat(dirfd, name, flag|unix.O_NOFOLLOW|unix.O_NONBLOCK|unix.O_CLOEXEC, perm)
+	fd, err := unix.Openat(dirfd, name, flag|unix.O_NOFOLLOW|unix.O_CLOEXEC, perm)
 	if err != nil {
 		if errors.Is(err, unix.ELOOP) {
 			return -1, StrictModeError(path(), "is a symbolic link", "remove it; childproof never follows links in its state dir")
@@ -209,6 +228,15 @@ func readTail(path string, size int64) (b []byte, off int64, err error) {
 // to the runtime's poller, which refuses a regular file (four fcntl and
 // an epoll_ctl fewer).
 func createTemp(dir, prefix string) (*os.File, error) {
+	fd, name, err := createTempFD(dir, prefix)
+	if err != nil {
+		return nil, err
+	}
+	return os.NewFile(uintptr(fd), name), nil
+}
+
+// createTempFD is createTemp's bare descriptor and its file's name.
+func createTempFD(dir, prefix string) (int, string, error) {
 	if dir == "" {
 		dir = os.TempDir()
 	}
@@ -226,11 +254,11 @@ func createTemp(dir, prefix string) (*os.File, error) {
 			if try++; try < 10000 {
 				continue
 			}
-			return nil, &fs.PathError{Op: "createtemp", Path: prefix + "*", Err: fs.ErrExist}
+			return -1, "", &fs.PathError{Op: "createtemp", Path: prefix + "*", Err: fs.ErrExist}
 		case err != nil:
-			return nil, &fs.PathError{Op: "open", Path: name, Err: err}
+			return -1, "", &fs.PathError{Op: "open", Path: name, Err: err}
 		}
-		return os.NewFile(uintptr(fd), name), nil
+		return fd, name, nil
 	}
 }
 

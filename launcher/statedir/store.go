@@ -184,19 +184,19 @@ func (s *Store) Digest(name, value string) string {
 }
 
 // LaunchLock is a held launch lock. It is not safe for concurrent use.
-type LaunchLock struct{ f *os.File }
+type LaunchLock struct{ f lockFile }
 
 // TryLock takes the lock of launch name without waiting. Another holder
 // is an *failure.Error (Locked) wrapping failure.ErrLocked. Callers use
 // Lock or LockWait.
 func (s *Store) TryLock(name string) (*LaunchLock, error) {
-	f, err := OpenFile(s.Files.Lock(name), os.O_RDWR|os.O_CREATE, 0o600)
+	f, err := openLockFile(s.Files.Lock(name), os.O_RDWR|os.O_CREATE, 0o600)
 	if errors.Is(err, fs.ErrPermission) || errors.Is(err, ErrReadOnly) {
 		// A read-only state dir still serves stop: an existing lock file
 		// is locked through a read-only descriptor; without one, no other
 		// childproof can be changing the launch either (nothing can be
 		// recorded there), and the lock is a no-op.
-		if f, err = OpenFile(s.Files.Lock(name), os.O_RDONLY, 0); errors.Is(err, fs.ErrNotExist) {
+		if f, err = openLockFile(s.Files.Lock(name), os.O_RDONLY, 0); errors.Is(err, fs.ErrNotExist) {
 			return &LaunchLock{}, nil
 		}
 	}
@@ -207,8 +207,8 @@ func (s *Store) TryLock(name string) (*LaunchLock, error) {
 		}
 		return nil, fmt.Errorf("lock: %w", err)
 	}
-	if err := TryLock(f); err != nil {
-		f.Close()
+	if err := f.tryLock(); err != nil {
+		f.close()
 		if errors.Is(err, ErrWouldBlock) {
 			return nil, &failure.Error{Outcome: outcome.Locked, Msg: fmt.Sprintf("another childproof launch of %q holds the lock", name), Err: failure.ErrLocked,
 				Name: name, Fix: failure.FixLockHeld,
@@ -216,16 +216,18 @@ func (s *Store) TryLock(name string) (*LaunchLock, error) {
 		}
 		return nil, fmt.Errorf("lock: %w", err)
 	}
-	return &LaunchLock{f: f}, nil
+	l := &LaunchLock{f: f}
+	l.f.closeWhenLost(l)
+	return l, nil
 }
 
 // Unlock releases the lock; it is safe on nil and twice.
 func (l *LaunchLock) Unlock() {
-	if l == nil || l.f == nil {
+	if l == nil {
 		return
 	}
-	l.f.Close()
-	l.f = nil
+	l.f.close()
+	l.f = lockFile{}
 }
 
 // LogPath returns the log file of launch name.
@@ -239,12 +241,21 @@ func (s *Store) LogPath(name string) string {
 // without following a symlink planted in its place.
 func (s *Store) OpenLog(name string, keep int) (*os.File, error) {
 	path := s.LogPath(name)
-	if fi, err := os.Lstat(path); err == nil {
+	fi, err := os.Lstat(path)
+	if err == nil {
 		if !fi.Mode().IsRegular() {
 			return nil, StrictModeError(path, "is not a regular file", "remove it; childproof never follows links in its state dir")
 		}
 		if err := rotateLogs(path, keep); err != nil {
 			return nil, fmt.Errorf("log: %w", err)
+		}
+	}
+	if err == nil || errors.Is(err, fs.ErrNotExist) {
+		// The path is free now (no log yet, or it was rotated away): the
+		// new log is created there. Anything else, or a file that
+		// appeared meanwhile, is opened as below, with its errors.
+		if f, err := createFile(path, os.O_WRONLY|os.O_APPEND, 0o600); err == nil {
+			return f, nil
 		}
 	}
 	return OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC|os.O_APPEND, 0o600)

@@ -21,6 +21,9 @@ type written struct {
 	mu      sync.Mutex
 	records map[string]wroteRecord
 	rounds  map[string]wroteRound
+	// made is the round of each launch whose first write made the
+	// launch's rounds directory (one per launch).
+	made map[string]int
 }
 
 // wroteRound is a round file as a Store wrote it.
@@ -83,4 +86,24 @@ func (s *Store) loadLaunch(name string) (*Record, error) {
 		return &Record{Name: name, Started: w.started, Worker: w.worker, Root: w.root, Stopped: w.stopped}, nil
 	}
 	return s.parseRecord(name, path, b)
+}
+
+// madeRounds notes that the write of round n of launch name made the
+// launch's rounds directory.
+func (s *Store) madeRounds(name string, n int) {
+	s.wrote.mu.Lock()
+	defer s.wrote.mu.Unlock()
+	if s.wrote.made == nil {
+		s.wrote.made = map[string]int{}
+	}
+	s.wrote.made[name] = n
+}
+
+// roundsMadeFor reports whether the rounds directory of launch name was
+// made by this Store's write of round n.
+func (s *Store) roundsMadeFor(name string, n int) bool {
+	s.wrote.mu.Lock()
+	defer s.wrote.mu.Unlock()
+	m, ok := s.wrote.made[name]
+	return ok && m == n
 }
