@@ -428,7 +428,7 @@ func (la *Launch) launch(ctx context.Context, v *verify.Verifier, attempt int) e
 	if err := la.pipeOutput(sp, logf); err != nil {
 		return err
 	}
-	devnull, err := os.Open(os.DevNull)
+	devnull, err := openDevNull()
 	if err != nil {
 		return err
 	}
@@ -452,6 +452,20 @@ func (la *Launch) launch(ctx context.Context, v *verify.Verifier, attempt int) e
 		return la.runOneshot(ctx, v, r)
 	}
 	return la.findAndVerify(ctx, v, r)
+}
+
+// openDevNull opens /dev/null for reading, as os.Open does (its error
+// too), without os.Open's try to put it into the runtime's poller (which
+// refuses a character device: five system calls for nothing).
+func openDevNull() (*os.File, error) {
+	fd, err := unix.Open(os.DevNull, unix.O_RDONLY|unix.O_CLOEXEC, 0)
+	for err == unix.EINTR {
+		fd, err = unix.Open(os.DevNull, unix.O_RDONLY|unix.O_CLOEXEC, 0)
+	}
+	if err != nil {
+		return nil, &os.PathError{Op: "open", Path: os.DevNull, Err: err}
+	}
+	return os.NewFile(uintptr(fd), os.DevNull), nil
 }
 
 // spawnRun is what the steps of one attempt share to start the tree.

@@ -24,7 +24,7 @@ func Cgroup2Root() string {
 	if mnt == "" {
 		return ""
 	}
-	b, err := os.ReadFile("/proc/self/cgroup")
+	b, err := proc.ReadFile("/proc/self/cgroup")
 	if err != nil {
 		return ""
 	}
@@ -138,12 +138,18 @@ func NewCgroup(name string) (string, *os.File) {
 	if err := os.Mkdir(dir, 0o755); err != nil {
 		return "", nil
 	}
-	f, err := os.Open(dir)
+	// Opened without the runtime's poller, which refuses a directory
+	// (five system calls for nothing): the descriptor is only handed to
+	// clone3 (CLONE_INTO_CGROUP).
+	fd, err := unix.Open(dir, unix.O_RDONLY|unix.O_CLOEXEC, 0)
+	for err == unix.EINTR {
+		fd, err = unix.Open(dir, unix.O_RDONLY|unix.O_CLOEXEC, 0)
+	}
 	if err != nil {
 		os.Remove(dir)
 		return "", nil
 	}
-	return dir, f
+	return dir, os.NewFile(uintptr(fd), dir)
 }
 
 // CgroupPids lists the processes of cgroup dir.

@@ -49,7 +49,7 @@ type Pipe struct {
 // from the same masking pass (logrelay.Tee: its writes overlap the next
 // read and log write, through a bounded queue).
 func Start(logf *os.File, set *redact.Set, relay string, marker string, also io.Writer) (*Pipe, error) {
-	o, err := newPipe()
+	o, err := newPipe(relay == "")
 	if err != nil {
 		return nil, err
 	}
@@ -78,22 +78,36 @@ func Start(logf *os.File, set *redact.Set, relay string, marker string, also io.
 }
 
 // newPipe makes a pipe for the tree's output (a big one: fewer
-// wake-ups for a chatty worker) and the probe of its read end.
-func newPipe() (*Pipe, error) {
-	r, w, err := os.Pipe()
+// wake-ups for a chatty worker) and the probe of its read end. The read
+// end goes into the runtime's poller when poll is set (a goroutine of
+// ours reads it); the write end, the tree's, never does: a registration
+// there cost five system calls and woke the poller's thread (a pipe's
+// write end is ready at once), and os/exec made it blocking again for
+// the tree. Both are close-on-exec, as os.Pipe's.
+func newPipe(poll bool) (*Pipe, error) {
+	var p [2]int
+	if err := unix.Pipe2(p[:], unix.O_CLOEXEC); err != nil {
+		return nil, os.NewSyscallError("pipe2", err)
+	}
+	unix.FcntlInt(uintptr(p[1]), unix.F_SETPIPE_SZ, 1<<20)
+	probe, err := unix.FcntlInt(uintptr(p[0]), unix.F_DUPFD_CLOEXEC, 3)
 	if err != nil {
-		return nil, err
+		probe = -1
 	}
-	unix.FcntlInt(w.Fd(), unix.F_SETPIPE_SZ, 1<<20)
-	o := &Pipe{w: w, r: r, probe: -1, stats: &logrelay.Stats{}, done: make(chan struct{})}
-	if sc, err := r.SyscallConn(); err == nil {
-		sc.Control(func(fd uintptr) {
-			if d, err := unix.FcntlInt(fd, unix.F_DUPFD_CLOEXEC, 3); err == nil {
-				o.probe = d
-			}
-		})
+	if poll {
+		// os.NewFile puts a nonblocking descriptor into the poller;
+		// one the poller refused is made blocking again (as os.Pipe
+		// does), read by a thread of its own.
+		if _, err := unix.FcntlInt(uintptr(p[0]), unix.F_SETFL, unix.O_NONBLOCK); err != nil {
+			poll = false
+		}
 	}
-	return o, nil
+	r := os.NewFile(uintptr(p[0]), "|0")
+	if poll && r.SetReadDeadline(time.Time{}) != nil {
+		unix.FcntlInt(uintptr(p[0]), unix.F_SETFL, 0)
+	}
+	w := os.NewFile(uintptr(p[1]), "|1")
+	return &Pipe{w: w, r: r, probe: probe, stats: &logrelay.Stats{}, done: make(chan struct{})}, nil
 }
 
 // StartSplit is Start in the foreground with the tree's
@@ -105,11 +119,11 @@ func newPipe() (*Pipe, error) {
 // both readers ended.
 func StartSplit(logf *os.File, set *redact.Set, also, stdout, stderr io.Writer) (*Pipe, error) {
 	var logMu, consoleMu sync.Mutex
-	o, err := newPipe()
+	o, err := newPipe(true)
 	if err != nil {
 		return nil, err
 	}
-	e, err := newPipe()
+	e, err := newPipe(true)
 	if err != nil {
 		o.Close()
 		o.r.Close()
