@@ -547,11 +547,17 @@ func waitAny() (pid, code int, ok bool) {
 
 // waitPeek runs waitid(idType, id, options) and returns the reported pid,
 // siginfo code (CLD_EXITED, CLD_TRAPPED, …) and status; ok is false when
-// nothing was reported (WNOHANG) or on error.
+// nothing was reported (WNOHANG) or on error. A wait without WNOHANG
+// gives the thread's P back while it blocks (waitidBlocking).
 func waitPeek(idType, id, options int) (pid, code, status int, ok bool) {
 	var info unix.Siginfo
 	for {
-		err := unix.Waitid(idType, id, &info, options, nil)
+		var err error
+		if options&unix.WNOHANG != 0 {
+			err = unix.Waitid(idType, id, &info, options, nil)
+		} else if e := waitidBlocking(idType, id, &info, options); e != 0 {
+			err = e
+		}
 		if err == unix.EINTR {
 			continue
 		}
