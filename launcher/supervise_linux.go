@@ -2,6 +2,7 @@ package launcher
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"syscall"
@@ -17,6 +18,7 @@ import (
 	"github.com/childproof/childproof/launcher/runas"
 	"github.com/childproof/childproof/launcher/sigtree"
 	"github.com/childproof/childproof/outcome"
+	"github.com/childproof/childproof/proc"
 	"github.com/childproof/childproof/verify"
 )
 
@@ -250,11 +252,17 @@ func (la *Launch) terminate(grace time.Duration) {
 	allGone := func() bool {
 		return t.WatchedGone() && t.Root.Exited() && len(t.Live()) == 0
 	}
-	before := la.worker.Check(t.P)
+	before := la.worker.liveness(t.P)
 	t.StopSig = sigtree.StopSignalOf(la.Spec.Stop.EffectiveSignal())
 	signalled, killed := t.Terminate(context.Background(), grace, 0, allGone)
 	<-t.Root.Done
-	t.WaitGone(context.Background(), 2*time.Second, allGone)
+	if killed {
+		t.WaitGone(context.Background(), 2*time.Second, allGone)
+	} else {
+		// Terminate saw allGone: only the orphans its last look left
+		// (a subreaper's) are reaped.
+		t.ReapOrphans(0)
+	}
 	t.Unwatch()
 	la.closeFDs()
 	la.pipe.Finish(time.Second)
@@ -282,6 +290,30 @@ func (la *Launch) closeFDs() {
 		la.worker.fd = -1
 	}
 	la.closeRanks()
+}
+
+// liveness is Fingerprint.Check through the worker's held pidfd, without
+// a pidfd of its own, on a kernel with pidfs (there a pidfd opened anew
+// on a live worker is checked as this one is); elsewhere, or without a
+// held pidfd, it is Check.
+func (w workerRef) liveness(p proc.FS) verify.Liveness {
+	if w.fd < 0 || w.PidfsInode == 0 {
+		return w.Check(p)
+	}
+	s, err := p.Stat(w.Pid)
+	switch {
+	case err != nil && errors.Is(err, proc.ErrGone):
+		return verify.Gone
+	case err != nil:
+		return verify.Unknown
+	case s.StartTime != w.StartTime && s.State == 'Z':
+		return verify.Gone // another process has the pid, and it exited
+	case s.StartTime != w.StartTime:
+		return verify.Reused
+	case pidfd.Exited(w.fd) || s.State == 'Z':
+		return verify.Gone
+	}
+	return verify.Alive
 }
 
 // Verify re-verifies the running launch on its worker.

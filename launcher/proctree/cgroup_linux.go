@@ -217,11 +217,21 @@ func RemoveCgroup(dir string) {
 		return
 	}
 	for range 50 {
-		if err := os.Remove(dir); err == nil || errors.Is(err, os.ErrNotExist) {
+		if rmdir(dir) {
 			return
 		}
 		time.Sleep(2 * time.Millisecond)
 	}
+}
+
+// rmdir removes directory dir; it reports whether dir is gone. It is
+// os.Remove without its unlink(2) first, which fails on every cgroup.
+func rmdir(dir string) bool {
+	err := unix.Rmdir(dir)
+	if err == unix.ENOTDIR {
+		err = os.Remove(dir)
+	}
+	return err == nil || errors.Is(err, os.ErrNotExist)
 }
 
 // RemoveEmptyCgroup removes cgroup dir if it is empty (one try; rmdir

@@ -48,11 +48,19 @@ type Tree struct {
 	// Pinned maps pids to pidfds held since they were fingerprinted
 	// (stop: the recorded worker); they are signalled through those.
 	Pinned map[int]int
-	// watched are pidfds of the members seen before the first signal.
-	watched []int
+	// watched are the members seen before the first signal, each held
+	// through a pidfd.
+	watched []watch
 	// StopSig is the first signal Terminate sends (the spec's stop
 	// signal); zero: SIGTERM.
 	StopSig syscall.Signal
+}
+
+// watch is a member Terminate holds through pidfd fd: its own, or one
+// the tree held already (borrowed: Unwatch leaves it open).
+type watch struct {
+	pid, fd  int
+	borrowed bool
 }
 
 // Root is the process the supervisor exec'd. Its fields are set before

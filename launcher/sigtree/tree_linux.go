@@ -185,6 +185,12 @@ func (t *Tree) Signal(sig unix.Signal) {
 			unix.PidfdSendSignal(fd, sig, nil, 0)
 			continue
 		}
+		if fd := t.watchedFd(pid); fd >= 0 && unix.PidfdSendSignal(fd, sig, nil, 0) == nil {
+			// Terminate's pidfd of it, opened and checked before the
+			// first signal; once that process has exited, its pid
+			// may name another: opened and checked anew below.
+			continue
+		}
 		fd, err := unix.PidfdOpen(pid, 0)
 		if err != nil {
 			continue
@@ -203,6 +209,9 @@ func (t *Tree) Signal(sig unix.Signal) {
 // them (by depth within the set; a pid whose stat cannot be read counts as
 // a top). The order among processes of one depth is pids' own.
 func parentsFirst(p proc.FS, pids []int) []int {
+	if len(pids) < 2 {
+		return pids // no order to find: no stat to read
+	}
 	parent := make(map[int]int, len(pids))
 	for _, pid := range pids {
 		if s, err := p.Stat(pid); err == nil {
@@ -233,9 +242,13 @@ func parentsFirst(p proc.FS, pids []int) []int {
 func (t *Tree) Terminate(ctx context.Context, grace, killWait time.Duration, gone func() bool) (signalled, killed bool) {
 	t.scan = true
 	for _, pid := range t.Members() {
+		if fd := t.heldFd(pid); fd >= 0 {
+			t.watched = append(t.watched, watch{pid: pid, fd: fd, borrowed: true})
+			continue
+		}
 		if fd, err := unix.PidfdOpen(pid, 0); err == nil {
 			if t.Member(pid) {
-				t.watched = append(t.watched, fd)
+				t.watched = append(t.watched, watch{pid: pid, fd: fd})
 			} else {
 				unix.Close(fd)
 			}
@@ -249,11 +262,38 @@ func (t *Tree) Terminate(ctx context.Context, grace, killWait time.Duration, gon
 		return true, false
 	}
 	t.Signal(unix.SIGKILL)
-	for _, fd := range t.watched {
-		unix.PidfdSendSignal(fd, unix.SIGKILL, nil, 0)
+	for _, w := range t.watched {
+		unix.PidfdSendSignal(w.fd, unix.SIGKILL, nil, 0)
 	}
 	t.WaitGone(context.Background(), killWait, gone)
 	return true, true
+}
+
+// heldFd is a pidfd the tree already holds of member pid, taken before
+// pid could name another process: the root's (Leader) while it is not
+// reaped, or a pinned one whose process runs. It is -1 when there is
+// none: Terminate opens one and checks membership through it.
+func (t *Tree) heldFd(pid int) int {
+	if fd, ok := t.Pinned[pid]; ok {
+		if pidfd.Exited(fd) {
+			return -1
+		}
+		return fd
+	}
+	if t.Root != nil && t.Leader >= 0 && pid == t.Root.Pid() && !t.Root.Exited() {
+		return t.Leader
+	}
+	return -1
+}
+
+// watchedFd is the pidfd Terminate watches pid through, -1 for none.
+func (t *Tree) watchedFd(pid int) int {
+	for _, w := range t.watched {
+		if w.pid == pid {
+			return w.fd
+		}
+	}
+	return -1
 }
 
 // goneRecheck bounds each of WaitGone's waits: gone is checked again at
@@ -278,24 +318,34 @@ func (t *Tree) WaitGone(ctx context.Context, d time.Duration, gone func() bool) 
 
 // waitExit waits up to d for a held member (watched, pinned or the group
 // leader) still running to exit; when none is, for the root to be reaped
-// or ctx to end.
+// or ctx to end. While the root is not reaped, its own pidfds are left
+// out: its exit leaves the tree there until it is reaped (Done), and
+// waiting on them would wake the wait once more for nothing.
 func (t *Tree) waitExit(ctx context.Context, d time.Duration) {
 	if d <= 0 {
 		return
 	}
-	fds := slices.Clone(t.watched)
-	for _, fd := range t.Pinned {
-		fds = append(fds, fd)
+	var reaped <-chan struct{}
+	root := -1
+	if t.Root != nil && !t.Root.Exited() {
+		reaped, root = t.Root.Done, t.Root.Pid()
 	}
-	if t.Leader >= 0 {
+	fds := make([]int, 0, len(t.watched)+len(t.Pinned)+1)
+	for _, w := range t.watched {
+		if w.pid != root {
+			fds = append(fds, w.fd)
+		}
+	}
+	for pid, fd := range t.Pinned {
+		if pid != root {
+			fds = append(fds, fd)
+		}
+	}
+	if t.Leader >= 0 && reaped == nil {
 		fds = append(fds, t.Leader)
 	}
-	if pidfd.WaitAny(fds, d) {
+	if len(fds) > 0 && pidfd.WaitAny(fds, d) {
 		return
-	}
-	var reaped <-chan struct{}
-	if t.Root != nil && !t.Root.Exited() {
-		reaped = t.Root.Done
 	}
 	timer := time.NewTimer(d)
 	defer timer.Stop()
@@ -308,8 +358,8 @@ func (t *Tree) waitExit(ctx context.Context, d time.Duration) {
 
 // WatchedGone reports whether every watched member has exited.
 func (t *Tree) WatchedGone() bool {
-	for _, fd := range t.watched {
-		if !pidfd.Exited(fd) {
+	for _, w := range t.watched {
+		if !pidfd.Exited(w.fd) {
 			return false
 		}
 	}
@@ -347,10 +397,12 @@ func (t *Tree) Live() []int {
 	return out
 }
 
-// Unwatch closes the watched members' pidfds.
+// Unwatch closes the watched members' pidfds (not the borrowed ones).
 func (t *Tree) Unwatch() {
-	for _, fd := range t.watched {
-		unix.Close(fd)
+	for _, w := range t.watched {
+		if !w.borrowed {
+			unix.Close(w.fd)
+		}
 	}
 	t.watched = nil
 }

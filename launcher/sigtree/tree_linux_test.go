@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"os/exec"
+	"syscall"
 	"testing"
 	"time"
 
@@ -62,6 +63,61 @@ func TestTerminate(t *testing.T) {
 				t.Errorf("Terminate (-want +got):\n%s", diff)
 			}
 		})
+	}
+}
+
+// TestTerminateLaunched stops a launched root that exits on SIGTERM: it is
+// watched and waited for through the tree's own pidfd of it (Leader),
+// which Unwatch leaves open, and Terminate returns once it is reaped.
+func TestTerminateLaunched(t *testing.T) {
+	leader := -1
+	cmd := exec.Command("sh", "-c", "echo ready; read x")
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, PidFD: &leader}
+	in, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer in.Close()
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	if leader < 0 {
+		cmd.Process.Kill()
+		cmd.Wait()
+		t.Skip("no pidfd from the start")
+	}
+	defer unix.Close(leader)
+	root := &Root{Cmd: cmd, Done: make(chan struct{})}
+	if _, err := bufio.NewReader(out).ReadString('\n'); err != nil {
+		cmd.Process.Kill()
+		cmd.Wait()
+		t.Fatalf("waiting for sh to be ready: %v", err)
+	}
+	go func() {
+		cmd.Wait()
+		close(root.Done)
+	}()
+	defer func() {
+		cmd.Process.Kill()
+		<-root.Done
+	}()
+	tr := &Tree{P: proc.Default, Root: root, Leader: leader, Pgid: cmd.Process.Pid}
+	signalled, killed := tr.Terminate(context.Background(), time.Minute, 0, func() bool {
+		return tr.WatchedGone() && root.Exited() && len(tr.Live()) == 0
+	})
+	if !signalled || killed || !root.Exited() {
+		t.Errorf("Terminate = signalled %v, killed %v, reaped %v; want true, false, true", signalled, killed, root.Exited())
+	}
+	if len(tr.watched) != 1 || !tr.watched[0].borrowed {
+		t.Errorf("watched = %+v, want the root through the tree's pidfd of it", tr.watched)
+	}
+	tr.Unwatch()
+	if _, err := unix.FcntlInt(uintptr(leader), unix.F_GETFD, 0); err != nil {
+		t.Errorf("the tree's pidfd of the root after Unwatch: %v", err)
 	}
 }
 
