@@ -47,7 +47,7 @@ func dialInLocked(ctx context.Context, pid int, addr string) (c net.Conn, back b
 	if err := unix.Setns(int(target.Fd()), unix.CLONE_NEWNET); err != nil {
 		return nil, true, fmt.Errorf("connect %s in the network namespace of pid %d: %w", addr, pid, os.NewSyscallError("setns", err))
 	}
-	var d net.Dialer
+	d := probeDialer
 	c, err = d.DialContext(ctx, "tcp", addr)
 	if e := unix.Setns(int(home.Fd()), unix.CLONE_NEWNET); e != nil {
 		if c != nil {

@@ -9,6 +9,6 @@ import (
 
 // dialIn dials from the caller's namespace where there are no others.
 func dialIn(ctx context.Context, _ int, addr string) (net.Conn, error) {
-	var d net.Dialer
+	d := probeDialer
 	return d.DialContext(ctx, "tcp", addr)
 }

@@ -22,6 +22,11 @@ func EqualMatchesNote(p proc.FS, l *spec.Launch, worker int, tree []int, execCom
 	if tree == nil {
 		tree = append([]int{worker}, p.Descendants(worker)...)
 	}
+	if others(tree, worker) < 2 {
+		// Two matches other than the worker are what a note needs: a
+		// tree of fewer members is not read.
+		return ""
+	}
 	leaves := verify.Workers(p, tree, l.Worker.Comm, l.Worker.Exe, len(tree), execComm)
 	if len(leaves) < 2 || slices.Contains(leaves, worker) {
 		return ""
@@ -38,6 +43,17 @@ func EqualMatchesNote(p proc.FS, l *spec.Launch, worker int, tree []int, execCom
 	}
 	return fmt.Sprintf("%s also matches %d processes below the worker (pid %d) that match equally (pids %s): if they are the job's workers (ranks below an agent), "+CountWords+" to verify each, or a sharper selector",
 		sel, len(leaves), worker, JoinPids(leaves), len(leaves))
+}
+
+// others is how many entries of tree are not worker.
+func others(tree []int, worker int) int {
+	n := 0
+	for _, pid := range tree {
+		if pid != worker {
+			n++
+		}
+	}
+	return n
 }
 
 // holdsAny reports whether pid holds a listener on a declared port of l.
