@@ -328,7 +328,7 @@ func (f *finder) ports(ctx context.Context, tree []int, rootExited bool) (findSt
 		la.notes.picked = proctree.Signature(la.opts.Proc, tree)
 		f.pickedInExec = false
 	}
-	err := la.verifyAndReady(ctx, f.v, f.r, f.worker, f.wfd, f.deadline, final)
+	err := la.verifyAndReady(ctx, f.v, f.r, f.k, f.worker, f.wfd, f.deadline, final)
 	if err != nil && f.worker == f.root && pidfd.Exited(f.wfd) && time.Now().Before(f.deadline) && la.daemonized() {
 		// The launched process, picked, forked a daemon and exited
 		// while it was verified or probed: pick the worker again.
@@ -488,14 +488,15 @@ var testHookRace atomic.Pointer[func(name string)]
 // worker still owns its ports and is the process it was, running the
 // image that was verified (a worker that exec'd across the probe is
 // judged again on its new one), then the record. errRepick: the port moved to another member, pick again
-// (never when final: the tree has stopped changing).
-func (la *Launch) verifyAndReady(ctx context.Context, v *verify.Verifier, r *verify.Report, worker, wfd int, deadline time.Time, final bool) error {
+// (never when final: the tree has stopped changing). k is the look that
+// found the worker owning its ports.
+func (la *Launch) verifyAndReady(ctx context.Context, v *verify.Verifier, r *verify.Report, k *verify.Look, worker, wfd int, deadline time.Time, final bool) error {
 	repickUntil := deadline
 	if final {
 		repickUntil = time.Time{} // judged as it is
 	}
 	images := la.workerImages(worker)
-	c, released, err := la.verifyOnWorker(ctx, v, r, worker, wfd, repickUntil)
+	c, released, err := la.verifyOnWorker(ctx, v, r, k, worker, wfd, repickUntil)
 	if err != nil {
 		return err
 	}
@@ -531,8 +532,10 @@ func (la *Launch) verifyAndReady(ctx context.Context, v *verify.Verifier, r *ver
 // what the findings mean: errRepick for a port that moved to another
 // member (or a "foreign" holder forked after the tree was listed), exit 5
 // for a worker that exited while it was read, else the failure the
-// findings judge. It returns the check and when tracing was let go.
-func (la *Launch) verifyOnWorker(ctx context.Context, v *verify.Verifier, r *verify.Report, worker, wfd int, repickUntil time.Time) (verify.Check, time.Time, error) {
+// findings judge. Its port check is one with look k, which found the
+// worker owning its ports. It returns the check and when tracing was let
+// go.
+func (la *Launch) verifyOnWorker(ctx context.Context, v *verify.Verifier, r *verify.Report, k *verify.Look, worker, wfd int, repickUntil time.Time) (verify.Check, time.Time, error) {
 	l := la.Spec
 	c := verify.CheckFromSpec(l, la.Env.Expect())
 	c.Root = la.tree.Root.Pid()
@@ -556,7 +559,15 @@ func (la *Launch) verifyOnWorker(ctx context.Context, v *verify.Verifier, r *ver
 		c.ExecEnv = &verify.ExecEnv{Vars: ev.Vars, Exe: ev.Exe, Area: ev.Area}
 		la.exec.env = c.ExecEnv
 	}
-	vr := v.Verify(ctx, c)
+	vc := c
+	if len(c.Tree) > 0 && c.Tree[0] == c.Root {
+		// The port check before the probe is part of the look that found
+		// the worker owning its ports (verify.Verify's own look asks in
+		// the root's network namespace, as k does of a tree listed root
+		// first): its listeners and holders are not asked again.
+		vc.Look = k
+	}
+	vr := v.Verify(ctx, vc)
 	if cred, _ := runas.Credential(l); cred != nil {
 		runas.Check(la.opts.Proc, vr, cred, worker)
 	}

@@ -59,6 +59,11 @@ type Check struct {
 	// (spec.Launch.IsVolatile): the tree judgement exempts them. Nil:
 	// none.
 	Volatile func(name string) bool
+	// Look is the look at the tree that chose Worker, whose answers
+	// about the declared ports' listeners and their holders stand for
+	// the port check before the probe (nil: a look of its own). Its
+	// questions about a tree that is not Tree are asked afresh.
+	Look *Look
 }
 
 // PortOwners are the processes of the worker role that lists a port. They
@@ -136,7 +141,10 @@ func (v *Verifier) Verify(ctx context.Context, c Check) *Report {
 	// The worker's choice by its port and the port check before the
 	// probe are one look at the tree (one dump and one read of the
 	// tree's fd tables per port); the check after the probe looks again.
-	k := newLook(v.Proc, c.Root)
+	k := c.Look
+	if k == nil {
+		k = newLook(v.Proc, c.Root)
+	}
 	worker := c.Worker
 	var job []int
 	if worker == 0 && c.Count > 1 {
