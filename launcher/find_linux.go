@@ -509,10 +509,11 @@ func (la *Launch) verifyAndReady(ctx context.Context, v *verify.Verifier, r *ver
 	if err := la.waitAdded(ctx, r, worker, wfd, deadline); err != nil {
 		return err
 	}
-	if err := la.stillTheWorker(v, r, c, worker, wfd, repickUntil); err != nil {
+	image, err := la.stillTheWorker(v, r, c, worker, wfd, repickUntil)
+	if err != nil {
 		return err
 	}
-	if pid := proctree.Reexeced(images, la.workerImages(worker)); pid != 0 {
+	if pid := proctree.Reexeced(images, la.workerImagesWith(worker, image)); pid != 0 {
 		// A worker exec'd since it was verified (it bound, then
 		// re-exec'd itself keeping the socket): what was verified is
 		// not what runs. Judged again on its new image.
@@ -611,8 +612,9 @@ func (la *Launch) verifyOnWorker(ctx context.Context, v *verify.Verifier, r *ver
 // errRepick within the deadline, or the failure "after readiness"), and
 // the worker the process it was (its exe, comm and uid taken again: it
 // may have exec'd since it was picked); a tree that moved is errRepick, a
-// rank that exited exit 5.
-func (la *Launch) stillTheWorker(v *verify.Verifier, r *verify.Report, c verify.Check, worker, wfd int, deadline time.Time) error {
+// rank that exited exit 5. It returns the image the worker runs
+// (verify.Image), read with its exe, comm and uid.
+func (la *Launch) stillTheWorker(v *verify.Verifier, r *verify.Report, c verify.Check, worker, wfd int, deadline time.Time) (string, error) {
 	l := la.Spec
 	// The answer is no evidence by itself: the owner must still be the worker.
 	r2 := verify.NewReport("")
@@ -626,34 +628,35 @@ func (la *Launch) stillTheWorker(v *verify.Verifier, r *verify.Report, c verify.
 		if (movedPort(r2) || r2.Has(verify.KindPortForeign) && proctree.ForeignHolder(la.opts.Proc, nil, la.Spec, la.tree.Members()) == nil) && time.Now().Before(deadline) && (!pidfd.Exited(wfd) || worker == la.tree.Root.Pid() && la.daemonized()) {
 			// (The launched process forked the daemon that holds
 			// the port and exited: pick the worker again.)
-			return errRepick
+			return "", errRepick
 		}
 		r.Problems = append(r.Problems, r2.Problems...)
 		r.SetOutcome(r.Judged())
-		return &Error{Outcome: r.Outcome, Report: r, Msg: "after readiness: " + r.Problems[0].Message, Tail: la.withTail(r)}
+		return "", &Error{Outcome: r.Outcome, Report: r, Msg: "after readiness: " + r.Problems[0].Message, Tail: la.withTail(r)}
 	}
 	if pidfd.Exited(wfd) {
-		return la.exitedError(r, la.exitWhat(worker))
+		return "", la.exitedError(r, la.exitWhat(worker))
 	}
 	// exe, comm and uid are taken now that the worker is verified: it may
 	// have exec'd since it was picked (a shim, a dispatcher that execs
 	// twice) — the same process, known by pid, start time and pidfs inode,
 	// read through the pidfd held on it since the pick.
-	if fp, err := verify.FingerprintPidfd(la.opts.Proc, worker, wfd); err == nil && la.worker.Matches(fp) {
+	fp, image, err := verify.FingerprintImagePidfd(la.opts.Proc, worker, wfd)
+	if err == nil && la.worker.Matches(fp) {
 		la.worker.Fingerprint = fp
 		if r.Worker != nil {
 			r.Worker.Comm, r.Worker.Exe, r.Worker.UID = fp.Comm, fp.Exe, fp.UID
 		}
 	} else {
-		return la.exitedError(r, la.exitWhat(worker))
+		return "", la.exitedError(r, la.exitWhat(worker))
 	}
 	if l.Worker.N() == 1 && len(l.Roles) == 0 && la.treeMoved(worker, tree) && time.Now().Before(deadline) {
-		return errRepick
+		return "", errRepick
 	}
 	if gone := la.goneRank(); gone != 0 {
-		return la.exitedError(r, fmt.Sprintf("worker pid %d of the job exited before it was ready", gone))
+		return "", la.exitedError(r, fmt.Sprintf("worker pid %d of the job exited before it was ready", gone))
 	}
-	return nil
+	return image, nil
 }
 
 // errRepick says that the picked worker lost its declared port to another

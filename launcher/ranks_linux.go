@@ -136,9 +136,14 @@ func (la *Launch) treeCheck(tree []int, worker int) verify.TreeCheck {
 
 // workerImages is proctree.Images of the worker and the picked ranks.
 func (la *Launch) workerImages(worker int) string {
+	return la.workerImagesWith(worker, verify.Image(la.opts.Proc, worker))
+}
+
+// workerImagesWith is workerImages with the worker's image given.
+func (la *Launch) workerImagesWith(worker int, image string) string {
 	var ranks []int
 	for _, rk := range la.ranks {
 		ranks = append(ranks, rk.fp.Pid)
 	}
-	return proctree.Images(la.opts.Proc, worker, ranks)
+	return proctree.ImagesWith(la.opts.Proc, worker, image, ranks)
 }

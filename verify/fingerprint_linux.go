@@ -25,6 +25,20 @@ func FingerprintPidfd(p proc.FS, pid, fd int) (Fingerprint, error) {
 	return fingerprintFD(p, pid, fd)
 }
 
+// FingerprintImagePidfd is FingerprintPidfd with the Image the process
+// runs, taken from the same reads of its records.
+func FingerprintImagePidfd(p proc.FS, pid, fd int) (Fingerprint, string, error) {
+	fp, s, err := fingerprintStat(p, pid, fd)
+	if err != nil {
+		return fp, "", err
+	}
+	if s.State == 'X' {
+		return fp, "", nil // as Image has it
+	}
+	// (Not a zombie, and its exe read as Image reads it.)
+	return fp, fp.Exe + " " + ExecArea(s), nil
+}
+
 // OpenFingerprint fingerprints the process pid and returns a pidfd of it
 // with the fingerprint (-1 with an error): what TakeFingerprint and then
 // Open on its fingerprint decide, on one pidfd, the one whose records the
@@ -46,6 +60,12 @@ func OpenFingerprint(p proc.FS, pid int) (Fingerprint, int, error) {
 // after the pidfd is open and checking the pidfd still refers to a live
 // process pins them to that very process.
 func fingerprintFD(p proc.FS, pid, fd int) (Fingerprint, error) {
+	fp, _, err := fingerprintStat(p, pid, fd)
+	return fp, err
+}
+
+// fingerprintStat is fingerprintFD with the stat record it read.
+func fingerprintStat(p proc.FS, pid, fd int) (Fingerprint, proc.Stat, error) {
 	fp := Fingerprint{Pid: pid}
 	var st unix.Stat_t
 	if err := unix.Fstat(fd, &st); err == nil {
@@ -53,23 +73,23 @@ func fingerprintFD(p proc.FS, pid, fd int) (Fingerprint, error) {
 	}
 	s, err := p.Stat(pid)
 	if err != nil {
-		return fp, err
+		return fp, s, err
 	}
 	fp.StartTime = s.StartTime
 	fp.Comm = s.Comm
 	ss, err := p.Status(pid)
 	if err != nil {
-		return fp, err
+		return fp, s, err
 	}
 	fp.UID = ss.UID
 	fp.Exe, _ = p.Exe(pid) // EACCES for another uid when not root
 	if pidfd.Exited(fd) {
-		return fp, fmt.Errorf("pid %d: exited: %w", pid, proc.ErrGone)
+		return fp, s, fmt.Errorf("pid %d: exited: %w", pid, proc.ErrGone)
 	}
 	if s.State == 'Z' {
-		return fp, fmt.Errorf("pid %d: zombie: %w", pid, proc.ErrGone)
+		return fp, s, fmt.Errorf("pid %d: zombie: %w", pid, proc.ErrGone)
 	}
-	return fp, nil
+	return fp, s, nil
 }
 
 // Open returns a pidfd of the fingerprinted process, or the liveness that

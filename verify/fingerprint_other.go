@@ -30,3 +30,8 @@ func (a Fingerprint) Open(p proc.FS) (int, Liveness, error) { return -1, Unknown
 
 // Check needs Linux: the liveness is Unknown.
 func (a Fingerprint) Check(p proc.FS) Liveness { return Unknown }
+
+// FingerprintImagePidfd needs Linux.
+func FingerprintImagePidfd(p proc.FS, pid, fd int) (Fingerprint, string, error) {
+	return Fingerprint{}, "", errNeedsLinux
+}

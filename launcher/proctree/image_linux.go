@@ -16,15 +16,20 @@ import (
 // graceful restart, a library-path shim) is judged on its last image, not
 // the one that bound.
 func Images(p proc.FS, worker int, ranks []int) string {
-	pids := []int{worker}
-	for _, pid := range ranks {
-		if !slices.Contains(pids, pid) {
-			pids = append(pids, pid)
-		}
-	}
+	return ImagesWith(p, worker, verify.Image(p, worker), ranks)
+}
+
+// ImagesWith is Images with the worker's image given (read with its
+// fingerprint: verify.FingerprintImagePidfd).
+func ImagesWith(p proc.FS, worker int, image string, ranks []int) string {
 	var b strings.Builder
-	for _, pid := range pids {
-		fmt.Fprintf(&b, "%d:%s;", pid, verify.Image(p, pid))
+	fmt.Fprintf(&b, "%d:%s;", worker, image)
+	seen := []int{worker}
+	for _, pid := range ranks {
+		if !slices.Contains(seen, pid) {
+			seen = append(seen, pid)
+			fmt.Fprintf(&b, "%d:%s;", pid, verify.Image(p, pid))
+		}
 	}
 	return b.String()
 }
