@@ -32,7 +32,9 @@ func (s *Store) RoundPath(name string, n int) string {
 // RoundNumbers lists the round numbers of launch name, ascending.
 func (s *Store) RoundNumbers(name string) ([]int, error) {
 	dir := s.RoundsDir(name)
-	if ok, err := checkEntry(dir, DirType); err != nil || !ok {
+	ok, err := checkEntry(dir, DirType)
+	s.noteRoundsMissing(name, err == nil && !ok)
+	if err != nil || !ok {
 		// No directory: no rounds (a first run), without a listing.
 		return nil, err
 	}
@@ -242,8 +244,8 @@ func (s *Store) saveRound(r *Round, sync, dirChecked bool) error {
 	if s.KeyErr() != nil {
 		return fmt.Errorf("history: %w", s.KeyErr())
 	}
-	if !dirChecked {
-		made, err := makeRoundsDir(s.RoundsDir(r.Name))
+	if missing := s.takeRoundsMissing(r.Name); !dirChecked {
+		made, err := makeRoundsDir(s.RoundsDir(r.Name), missing)
 		if err != nil {
 			return err
 		}
@@ -269,10 +271,16 @@ func (s *Store) saveRound(r *Round, sync, dirChecked bool) error {
 // a directory the mkdir just made in the checked history directory is
 // ours and mode 0700 at most (as Open's new directories). An lstat that
 // fails otherwise takes the mkdir-then-check path, for its errors. made
-// says this mkdir made it.
-func makeRoundsDir(dir string) (made bool, err error) {
+// says this mkdir made it. missing says an lstat (RoundNumbers') just
+// found it missing: the mkdir comes without another; where it fails
+// because the directory is there after all, CheckDir checks it, as when
+// the lstat had found it.
+func makeRoundsDir(dir string, missing bool) (made bool, err error) {
 	var st unix.Stat_t
-	err = unix.Lstat(dir, &st)
+	err = unix.ENOENT
+	if !missing {
+		err = unix.Lstat(dir, &st)
+	}
 	if err == nil {
 		return false, checkDirStat(dir, &st)
 	}
@@ -366,6 +374,16 @@ func (s *Store) KeepRoundLog(name string, n, keep int) string {
 		}
 	}
 	return kept
+}
+
+// roundsMadeFor reports whether the rounds directory of launch name was
+// made by this Store's write of round n, less than madeFresh ago (as
+// CheckWritable trusts Open's new directories for that long only).
+func (s *Store) roundsMadeFor(name string, n int) bool {
+	s.wrote.mu.Lock()
+	defer s.wrote.mu.Unlock()
+	m, ok := s.wrote.made[name]
+	return ok && m.n == n && time.Since(m.at) < madeFresh
 }
 
 // keptLogNumber is the round number m of a kept log's file name: the

@@ -22,8 +22,18 @@ type written struct {
 	records map[string]wroteRecord
 	rounds  map[string]wroteRound
 	// made is the round of each launch whose first write made the
-	// launch's rounds directory (one per launch).
-	made map[string]int
+	// launch's rounds directory, and when (one per launch).
+	made map[string]madeRounds
+	// missing is the launches whose rounds directory RoundNumbers just
+	// found missing: the next write of a round makes it without another
+	// lstat.
+	missing map[string]bool
+}
+
+// madeRounds is the round whose write made a rounds directory, and when.
+type madeRounds struct {
+	n  int
+	at time.Time
 }
 
 // wroteRound is a round file as a Store wrote it.
@@ -94,16 +104,33 @@ func (s *Store) madeRounds(name string, n int) {
 	s.wrote.mu.Lock()
 	defer s.wrote.mu.Unlock()
 	if s.wrote.made == nil {
-		s.wrote.made = map[string]int{}
+		s.wrote.made = map[string]madeRounds{}
 	}
-	s.wrote.made[name] = n
+	s.wrote.made[name] = madeRounds{n: n, at: time.Now()}
 }
 
-// roundsMadeFor reports whether the rounds directory of launch name was
-// made by this Store's write of round n.
-func (s *Store) roundsMadeFor(name string, n int) bool {
+// noteRoundsMissing notes (missing) or forgets that RoundNumbers found
+// the rounds directory of launch name missing.
+func (s *Store) noteRoundsMissing(name string, missing bool) {
 	s.wrote.mu.Lock()
 	defer s.wrote.mu.Unlock()
-	m, ok := s.wrote.made[name]
-	return ok && m == n
+	if !missing {
+		delete(s.wrote.missing, name)
+		return
+	}
+	if s.wrote.missing == nil {
+		s.wrote.missing = map[string]bool{}
+	}
+	s.wrote.missing[name] = true
+}
+
+// takeRoundsMissing reports whether RoundNumbers found the rounds
+// directory of launch name missing since the last write of a round, and
+// forgets it.
+func (s *Store) takeRoundsMissing(name string) bool {
+	s.wrote.mu.Lock()
+	defer s.wrote.mu.Unlock()
+	m := s.wrote.missing[name]
+	delete(s.wrote.missing, name)
+	return m
 }
