@@ -5,13 +5,11 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
-	"runtime"
 	"slices"
 	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"time"
 	"unsafe"
 
@@ -196,9 +194,10 @@ type Capture struct {
 // is traced any more (exec.Cmd.Wait must not run while the root is
 // traced: a wait for it would also see its ptrace stops); it must arrange
 // for rootDone to be closed once the root is reaped. The thread then stays
-// with the root until rootDone and ends with the goroutine: it is never
-// handed back to the runtime's pool, so a tracer thread has no child but
-// its own root, and no later launch inherits a thread that has one.
+// with the root until rootDone: it is never handed back to the runtime's
+// pool, so a tracer thread has no child but its own root, and no later
+// launch inherits a thread that has one. It then waits for the next
+// traced start, or ends (see thread_linux.go).
 //
 // The start window. The root asks to be traced (PTRACE_TRACEME) in the
 // child, right before its execve; the tracer is whoever its parent is at
@@ -219,34 +218,7 @@ type Capture struct {
 func Start(cmd *exec.Cmd, detached bool, afterTrace func(), rootDone <-chan struct{}) (*Tracer, error) {
 	w := &Tracer{env: captures{byPid: map[int]Capture{}}, end: newLatch(), done: make(chan struct{}), detached: newLatch(), ts: map[int]*tracee{}, gone: map[int]bool{}}
 	w.clearDeath = detached && CanClearDeathSignal && cmd.SysProcAttr.Pdeathsig == 0
-	errc := make(chan error, 1)
-	go func() {
-		runtime.LockOSThread()
-		w.tracer = unix.Gettid()
-		cmd.SysProcAttr.Ptrace = true
-		if w.clearDeath {
-			cmd.SysProcAttr.Pdeathsig = syscall.SIGKILL
-		}
-		w.start = time.Now()
-		err := cmd.Start()
-		cmd.SysProcAttr.Ptrace = false
-		if w.clearDeath {
-			cmd.SysProcAttr.Pdeathsig = 0
-		}
-		errc <- err
-		if err != nil {
-			close(w.done)
-			runtime.UnlockOSThread() // nothing was forked from it
-			return
-		}
-		w.root = cmd.Process.Pid
-		w.run()
-		close(w.done)
-		afterTrace()
-		<-rootDone
-		// Returning while locked ends the thread.
-	}()
-	return w, <-errc
+	return w, startTraced(&job{w: w, cmd: cmd, afterTrace: afterTrace, rootDone: rootDone, errc: make(chan error, 1)})
 }
 
 // Captured returns a copy of every capture the tracer made, by pid (each
