@@ -39,8 +39,13 @@ func (la *Launch) argv() ([]string, string, error) {
 }
 
 // dir is the launch's working directory: Dir, else the spec file's
-// directory, else the caller's.
-func (la *Launch) dir() string { return launchDir(la.Spec) }
+// directory, else the caller's (as its start's check found it).
+func (la *Launch) dir() string {
+	if la.workDir != "" {
+		return la.workDir
+	}
+	return launchDir(la.Spec)
+}
 
 // launchDir is l's working directory: Dir, else the spec file's
 // directory, else the caller's.

@@ -51,7 +51,7 @@ func (la *Launch) Detached() bool { return la.opts.Detach }
 
 // CheckLaunch checks l by the spec loader's rules, as Start does before
 // anything is taken or started; a broken rule is a usage *Error.
-func CheckLaunch(l *spec.Launch) error { return validLaunch(l, nil) }
+func CheckLaunch(l *spec.Launch) error { return validLaunch(l, nil, "") }
 
 // StateOf returns the state a launch with opts records in: opts.State, or
 // opts.StateDir opened; either way its digest key must be usable.

@@ -35,6 +35,9 @@ type Launch struct {
 
 	opts Options
 	lock *statedir.LaunchLock
+	// workDir is the working directory its start's check decided
+	// (launchDir; "": ask launchDir).
+	workDir string
 	// tree is the launched processes (nil until the exec).
 	tree *sigtree.Tree
 	// events hears the tree's forks, execs and exits (nil: not root, or

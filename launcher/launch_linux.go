@@ -111,12 +111,12 @@ func startChecked(ctx context.Context, l *spec.Launch, opts Options, h Held, env
 // preflights its ports and previous instance, then runs its attempts.
 // envOut gets the resolved environment, even when a later step fails.
 func start(ctx context.Context, l *spec.Launch, opts Options, envOut **Env, h Held) (*Launch, error) {
-	st, err := checkStart(l, opts)
+	st, dir, err := checkStart(l, opts)
 	if err != nil {
 		h.Lock.Unlock() // the held lock (relaunch's) is let go on every refusal
 		return nil, err
 	}
-	s := &startRun{l: l, opts: opts, h: h, st: st}
+	s := &startRun{l: l, opts: opts, h: h, st: st, dir: dir}
 	if err := s.prepare(ctx, envOut); err != nil {
 		return nil, err
 	}
@@ -134,6 +134,9 @@ type startRun struct {
 	lock *statedir.LaunchLock
 	env  *Env
 	v    *verify.Verifier
+	// dir is the launch's working directory (launchDir), decided once
+	// by checkStart for every step of the start.
+	dir string
 }
 
 // checkStart decides whether the launch can start at all, before
@@ -141,10 +144,21 @@ type startRun struct {
 // dispatch, a valid spec, Options.Ready that fits it, a user and group
 // that resolve, a state dir that can take the launch's files
 // (checkWritable), and a worker selector that can match. It
-// returns the state dir; it takes nothing (start lets go of a held lock
-// when it refuses).
-func checkStart(l *spec.Launch, opts Options) (*State, error) {
-	if err := validLaunch(l, opts.LookupEnv); err != nil {
+// returns the state dir and the launch's working directory (launchDir,
+// asked once: without Dir and a spec file, os.Getwd's two stats); it
+// takes nothing (start lets go of a held lock when it refuses).
+func checkStart(l *spec.Launch, opts Options) (*State, string, error) {
+	dir := ""
+	if l != nil {
+		dir = launchDir(l)
+	}
+	st, err := checkStartIn(l, opts, dir)
+	return st, dir, err
+}
+
+// checkStartIn is checkStart with the launch's working directory dir.
+func checkStartIn(l *spec.Launch, opts Options, dir string) (*State, error) {
+	if err := validLaunch(l, opts.LookupEnv, dir); err != nil {
 		return nil, err
 	}
 	if opts.Detach && (opts.Stdout != nil || opts.Stderr != nil) {
@@ -174,8 +188,9 @@ func checkStart(l *spec.Launch, opts Options) (*State, error) {
 // program found and executable, the worker selector able to match); a
 // broken rule is a usage Error wrapping the *spec.InvalidError that
 // names the field, by its Go name for a Go caller. lookup answers the
-// caller's PATH (nil: os.LookupEnv).
-func validLaunch(l *spec.Launch, lookup func(string) (string, bool)) error {
+// caller's PATH (nil: os.LookupEnv); dir is the launch's working
+// directory ("": launchDir's).
+func validLaunch(l *spec.Launch, lookup func(string) (string, bool), dir string) error {
 	if l == nil {
 		return errorf(outcome.Usage, "no launch (a nil *spec.Launch)")
 	}
@@ -188,7 +203,10 @@ func validLaunch(l *spec.Launch, lookup func(string) (string, bool)) error {
 		if !ok {
 			path, _ = lookup("PATH")
 		}
-		err = l.CheckRun(path, launchDir(l))
+		if dir == "" {
+			dir = launchDir(l)
+		}
+		err = l.CheckRun(path, dir)
 	}
 	if err == nil {
 		return nil
@@ -272,7 +290,7 @@ func (s *startRun) attempts(ctx context.Context) (*Launch, error) {
 				return nil, err
 			}
 		}
-		la := &Launch{Spec: l, Env: s.env, State: st, opts: s.opts, lock: lock, worker: workerRef{fd: -1}, notes: launchNotes{round: rd}}
+		la := &Launch{Spec: l, Env: s.env, State: st, opts: s.opts, lock: lock, worker: workerRef{fd: -1}, notes: launchNotes{round: rd}, workDir: s.dir}
 		lastLa = la
 		err := la.launch(ctx, s.v, attempt)
 		if err == nil {
