@@ -178,7 +178,12 @@ func (v *Verifier) JudgeTree(r *Report, c Check, t TreeCheck) {
 	// the intended one for the worker), and whose wrapper rules are
 	// checked on their own.
 	chain := map[int]bool{}
+	// (A tree of workers only has no member to exempt: nothing is read.)
+	others := slices.ContainsFunc(t.Tree, func(pid int) bool { return !slices.Contains(t.Workers, pid) })
 	for _, w := range t.Workers {
+		if !others {
+			break
+		}
 		// Up from the worker while the parent is a member (Ancestors'
 		// walk, read no further up than the first parent outside the
 		// tree: the chain ends there).

@@ -271,7 +271,14 @@ func (v *Verifier) checkEnv(r *Report, c Check, worker int) {
 	}
 	live, err := v.Proc.LiveEnv(worker)
 	ev := c.ExecEnv
-	usable, stale := ev.usable(v.Proc, worker)
+	// Whether the exec-time evidence still holds (and why not, stale)
+	// matters only where the live block is not intact: an intact one is
+	// the evidence whatever the capture says.
+	var usable bool
+	var stale error
+	if err != nil || live.Partial() {
+		usable, stale = ev.usable(v.Proc, worker)
+	}
 	if !usable || err == nil && !live.Partial() {
 		// An intact live block is the block of the worker's last exec:
 		// it is the evidence (and newer than a capture that an exec the
