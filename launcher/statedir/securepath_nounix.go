@@ -4,6 +4,7 @@ package statedir
 
 import (
 	"fmt"
+	"io/fs"
 	"os"
 )
 
@@ -14,4 +15,12 @@ func MakePath(dir string) error {
 		return fmt.Errorf("state dir: %w", err)
 	}
 	return nil
+}
+
+// makeStateDir is MakePath, then checkStateDir of the state dir made.
+func makeStateDir(dir string) (fs.FileMode, error) {
+	if err := MakePath(dir); err != nil {
+		return 0, err
+	}
+	return checkStateDir(dir)
 }

@@ -41,27 +41,57 @@ const maxPathLinks = 40
 // A process that is not root may only be fooled into writing where it
 // can write anyway; there the path is created as os.MkdirAll does.
 func MakePath(dir string) error {
+	_, err := makePath(dir)
+	return err
+}
+
+// makeStateDir is MakePath, then checkStateDir of the state dir made:
+// the stat that ends MakePath (its walk's fstat of the state dir, or
+// os.MkdirAll's first stat of one that is there) is the one checked,
+// without a second.
+func makeStateDir(dir string) (fs.FileMode, error) {
+	st, err := makePath(dir)
+	if err != nil {
+		return 0, err
+	}
+	if st == nil {
+		return checkStateDir(dir)
+	}
+	return fs.FileMode(st.Mode & 0o777), checkDirStat(dir, st)
+}
+
+// makePath is MakePath, returning the state dir's stat when it took one
+// (nil: none).
+func makePath(dir string) (*unix.Stat_t, error) {
 	euid := geteuid()
 	if euid != 0 {
-		if err := os.MkdirAll(dir, 0o700); err != nil {
-			return fmt.Errorf("state dir: %w", err)
+		// os.MkdirAll's own first look, kept: a directory there is
+		// all it would find.
+		var st unix.Stat_t
+		if unix.Stat(dir, &st) == nil && st.Mode&unix.S_IFMT == unix.S_IFDIR {
+			return &st, nil
 		}
-		return nil
+		if err := os.MkdirAll(dir, 0o700); err != nil {
+			return nil, fmt.Errorf("state dir: %w", err)
+		}
+		return nil, nil
 	}
 	abs, err := filepath.Abs(dir)
 	if err != nil {
-		return fmt.Errorf("state dir: %w", err)
+		return nil, fmt.Errorf("state dir: %w", err)
 	}
 	w := &pathWalk{dir: dir, euid: euid}
 	defer w.close()
 	root, err := unix.Open("/", unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
 	if err != nil {
-		return fmt.Errorf("state dir: %w", &fs.PathError{Op: "open", Path: "/", Err: err})
+		return nil, fmt.Errorf("state dir: %w", &fs.PathError{Op: "open", Path: "/", Err: err})
 	}
 	w.stack = []pathDir{{fd: root, path: "/"}}
-	if err := w.check(root, "/", false); err != nil {
-		return err
+	var st unix.Stat_t
+	if err := w.check(root, "/", false, &st); err != nil {
+		return nil, err
 	}
+	lastFd := -1
 	queue := strings.Split(abs, "/")
 	links := 0
 	for len(queue) > 0 {
@@ -78,12 +108,12 @@ func MakePath(dir string) error {
 		p := filepath.Join(cur.path, c)
 		fd, target, err := w.openAt(cur.fd, c, p)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		if fd < 0 {
 			// A symlink of root's or ours: its target is walked in its place.
 			if links++; links > maxPathLinks {
-				return pathError(dir, p, fmt.Sprintf("leads through more than %d symbolic links", maxPathLinks))
+				return nil, pathError(dir, p, fmt.Sprintf("leads through more than %d symbolic links", maxPathLinks))
 			}
 			if filepath.IsAbs(target) {
 				w.toRoot()
@@ -94,11 +124,20 @@ func MakePath(dir string) error {
 		w.stack = append(w.stack, pathDir{fd: fd, path: p})
 		// The state dir itself (the last component) gets the stricter
 		// check of checkOwner.
-		if err := w.check(fd, p, onlyDots(queue)); err != nil {
-			return err
+		last := onlyDots(queue)
+		if err := w.check(fd, p, last, &st); err != nil {
+			return nil, err
+		}
+		if last {
+			lastFd = fd
 		}
 	}
-	return nil
+	if top := w.stack[len(w.stack)-1]; top.fd == lastFd {
+		// The walk ended on the state dir it checked last (not above it,
+		// after a ".."): st is its fstat.
+		return &st, nil
+	}
+	return nil, nil
 }
 
 // pathWalk is MakePath's walk: the descriptors of the directories
@@ -164,17 +203,17 @@ func (w *pathWalk) openAt(dirfd int, name, p string) (fd int, target string, err
 	return -1, "", pathError(w.dir, p, "keeps changing while childproof opens it")
 }
 
-// check checks the directory open as fd: securePathStat on the way, and
-// checkOwner for the state dir itself (last).
-func (w *pathWalk) check(fd int, p string, last bool) error {
-	var st unix.Stat_t
-	if err := unix.Fstat(fd, &st); err != nil {
+// check checks the directory open as fd, filling st with its fstat:
+// securePathStat on the way, and checkOwner for the state dir itself
+// (last).
+func (w *pathWalk) check(fd int, p string, last bool, st *unix.Stat_t) error {
+	if err := unix.Fstat(fd, st); err != nil {
 		return fmt.Errorf("state dir: %w", &fs.PathError{Op: "stat", Path: p, Err: err})
 	}
 	if last {
-		return checkOwner(p, &st)
+		return checkOwner(p, st)
 	}
-	return securePathStat(p, &st, w.euid, w.dir)
+	return securePathStat(p, st, w.euid, w.dir)
 }
 
 // up goes to the parent directory (.. of / is /).

@@ -199,7 +199,9 @@ func ReadFile(path string, limit int64) ([]byte, error) {
 // readTail reads the last size bytes of the state file path (at most;
 // from off), checked as OpenFile checks it: one descriptor read from off
 // until its end (a read error ends it), without an *os.File's system
-// calls. The fstat of the check gives the size.
+// calls. The fstat of the check gives the size: once the reads have
+// reached it, the file is read as it was then, without one more read to
+// see its end (what it grew meanwhile, a read past the size takes in).
 func readTail(path string, size int64) (b []byte, off int64, err error) {
 	var st unix.Stat_t
 	fd, err := openStateAt(unix.AT_FDCWD, "", path, unix.O_RDONLY, 0, &st)
@@ -210,7 +212,7 @@ func readTail(path string, size int64) (b []byte, off int64, err error) {
 	off = max(st.Size-size, 0)
 	b = make([]byte, size)
 	n := 0
-	for n < len(b) {
+	for n < len(b) && off+int64(n) < st.Size {
 		m, err := unix.Pread(fd, b[n:], off+int64(n))
 		if err == unix.EINTR {
 			continue

@@ -69,13 +69,10 @@ func Open(dir string) (*Store, error) {
 	}
 	// As root, the path to it must be one only root controls: checked
 	// and created in one walk by descriptors, nothing created through a
-	// component not checked.
-	if err := MakePath(dir); err != nil {
-		return nil, err
-	}
-	// The state dir itself may be reached through a symlink the user made
-	// (~/.local/state on another disk); nothing inside it may be one.
-	perm, err := checkStateDir(dir)
+	// component not checked. The state dir itself may be reached through
+	// a symlink the user made (~/.local/state on another disk); nothing
+	// inside it may be one.
+	perm, err := makeStateDir(dir)
 	if err != nil {
 		return nil, err
 	}
