@@ -250,7 +250,8 @@ func (la *Launch) terminate(grace time.Duration) {
 		return
 	}
 	allGone := func() bool {
-		return t.WatchedGone() && t.Root.Exited() && len(t.Live()) == 0
+		// The root's reap first: it costs no system call.
+		return t.Root.Exited() && t.WatchedGone() && len(t.Live()) == 0
 	}
 	before := la.worker.liveness(t.P)
 	t.StopSig = sigtree.StopSignalOf(la.Spec.Stop.EffectiveSignal())
