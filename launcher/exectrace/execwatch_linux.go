@@ -42,9 +42,12 @@ type Tracer struct {
 
 	env captures
 
-	// mu guards ts, ending, rootExited and polling (the tracer loop and
-	// the goroutine that stops every tracee for the detach).
+	// mu guards ts, ending, tracing, rootExited and polling (the tracer
+	// loop and Detach, which stops every tracee).
 	mu sync.Mutex
+	// tracing is set while the tracer loop runs, after the root's first
+	// stop.
+	tracing bool
 
 	end latch // closed: detach from everything
 	// detached is closed once nothing is traced (the tracer loop may
@@ -269,12 +272,58 @@ func (w *Tracer) Detach() {
 		return
 	}
 	w.end.close()
-	select {
-	case <-w.done:
-	case <-w.detached.c:
-	case <-time.After(DetachTimeout):
-		detachTimeouts.Add(1)
+	w.mu.Lock()
+	w.stopForDetach()
+	w.mu.Unlock()
+	// Until everything is let go of, drop every entry that is no longer
+	// a tracee of ours (gone, or never there) every sweepEvery: the
+	// tracer loop only hears from real tracees, so such an entry would
+	// hold the detach until its timeout.
+	deadline := time.Now().Add(DetachTimeout)
+	t := time.NewTimer(sweepEvery)
+	defer t.Stop()
+	for {
+		select {
+		case <-w.done:
+			return
+		case <-w.detached.c:
+			return
+		case <-t.C:
+		}
+		left := time.Until(deadline)
+		if left <= 0 {
+			detachTimeouts.Add(1)
+			return
+		}
+		w.mu.Lock()
+		if w.tracing {
+			w.sweep()
+			w.noteDetached()
+		}
+		w.mu.Unlock()
+		t.Reset(min(sweepEvery, left))
 	}
+}
+
+// sweepEvery is how often Detach drops the entries that are no longer
+// tracees of ours while it waits.
+const sweepEvery = 20 * time.Millisecond
+
+// stopForDetach asks every tracee to stop so it can be detached, once
+// the tracer loop runs and Detach was called (call with mu held; both
+// Detach and the loop's start call it, so whichever comes last does it).
+func (w *Tracer) stopForDetach() {
+	select {
+	case <-w.end.c:
+	default:
+		return
+	}
+	if !w.tracing {
+		return
+	}
+	w.ending = true
+	w.stopAll(w.ts)
+	w.noteDetached()
 }
 
 // DetachTimeout bounds Detach's wait for the tracer; detachTimeouts counts
@@ -338,45 +387,21 @@ const (
 // never another launch's processes, nor the caller's other children — and
 // wakes as soon as one of them stops or exits, without a poll. Statuses
 // are peeked (WNOWAIT) first: the root's exit is left to exec.Cmd.Wait.
-// A detach request makes a second goroutine SIGSTOP every tracee, which
-// wakes the tracer; each is then detached at that stop.
+// Detach (on its caller's goroutine) SIGSTOPs every tracee, which wakes
+// the tracer; each is then detached at that stop.
 func (w *Tracer) run() {
 	// The root's first stop: SIGTRAP right after its execve.
 	if !w.firstStop(w.ts) {
 		return
 	}
-	stopperDone := make(chan struct{})
-	defer close(stopperDone)
-	go func() {
-		select {
-		case <-w.end.c:
-		case <-stopperDone:
-			return
-		}
+	w.mu.Lock()
+	w.tracing = true
+	w.stopForDetach() // Detach was called before the loop ran
+	w.mu.Unlock()
+	defer func() {
 		w.mu.Lock()
-		w.ending = true
-		w.stopAll(w.ts)
-		w.noteDetached()
+		w.tracing = false
 		w.mu.Unlock()
-		// Until everything is let go of, drop every entry that is no
-		// longer a tracee of ours (gone, or never there): the tracer
-		// loop only hears from real tracees, so such an entry would
-		// hold the detach until its timeout.
-		tick := time.NewTicker(20 * time.Millisecond)
-		defer tick.Stop()
-		for {
-			select {
-			case <-stopperDone:
-				return
-			case <-w.detached.c:
-				return
-			case <-tick.C:
-			}
-			w.mu.Lock()
-			w.sweep()
-			w.noteDetached()
-			w.mu.Unlock()
-		}
 	}()
 	for {
 		w.mu.Lock()
