@@ -85,29 +85,46 @@ func Start(logf *os.File, set *redact.Set, relay string, marker string, also io.
 // write end is ready at once), and os/exec made it blocking again for
 // the tree. Both are close-on-exec, as os.Pipe's.
 func newPipe(poll bool) (*Pipe, error) {
-	var p [2]int
-	if err := unix.Pipe2(p[:], unix.O_CLOEXEC); err != nil {
-		return nil, os.NewSyscallError("pipe2", err)
+	r, w, err := rawPipe()
+	if err != nil {
+		return nil, err
 	}
-	unix.FcntlInt(uintptr(p[1]), unix.F_SETPIPE_SZ, 1<<20)
-	probe, err := unix.FcntlInt(uintptr(p[0]), unix.F_DUPFD_CLOEXEC, 3)
+	unix.FcntlInt(uintptr(w), unix.F_SETPIPE_SZ, 1<<20)
+	probe, err := unix.FcntlInt(uintptr(r), unix.F_DUPFD_CLOEXEC, 3)
 	if err != nil {
 		probe = -1
 	}
+	return &Pipe{w: os.NewFile(uintptr(w), "|1"), r: readEnd(r, poll), probe: probe, stats: &logrelay.Stats{}, done: make(chan struct{})}, nil
+}
+
+// rawPipe makes a pipe, both ends close-on-exec and blocking: os.Pipe
+// without its poller set-up, for ends that only a child process uses or
+// that are written once (an os.NewFile of a blocking descriptor stays
+// out of the poller). Its error is os.Pipe's.
+func rawPipe() (r, w int, err error) {
+	var p [2]int
+	if err := unix.Pipe2(p[:], unix.O_CLOEXEC); err != nil {
+		return -1, -1, os.NewSyscallError("pipe2", err)
+	}
+	return p[0], p[1], nil
+}
+
+// readEnd makes fd, a pipe's read end from rawPipe, an *os.File: in the
+// runtime's poller when poll is set (a goroutine of ours waits on it), as
+// os.Pipe's; one the poller refused is made blocking again (as os.Pipe
+// does), read by a thread of its own. Without poll it stays blocking and
+// out of the poller (an end handed to a child process).
+func readEnd(fd int, poll bool) *os.File {
 	if poll {
-		// os.NewFile puts a nonblocking descriptor into the poller;
-		// one the poller refused is made blocking again (as os.Pipe
-		// does), read by a thread of its own.
-		if _, err := unix.FcntlInt(uintptr(p[0]), unix.F_SETFL, unix.O_NONBLOCK); err != nil {
+		if _, err := unix.FcntlInt(uintptr(fd), unix.F_SETFL, unix.O_NONBLOCK); err != nil {
 			poll = false
 		}
 	}
-	r := os.NewFile(uintptr(p[0]), "|0")
-	if poll && r.SetReadDeadline(time.Time{}) != nil {
-		unix.FcntlInt(uintptr(p[0]), unix.F_SETFL, 0)
+	f := os.NewFile(uintptr(fd), "|0")
+	if poll && f.SetReadDeadline(time.Time{}) != nil {
+		unix.FcntlInt(uintptr(fd), unix.F_SETFL, 0)
 	}
-	w := os.NewFile(uintptr(p[1]), "|1")
-	return &Pipe{w: w, r: r, probe: probe, stats: &logrelay.Stats{}, done: make(chan struct{})}, nil
+	return f
 }
 
 // StartSplit is Start in the foreground with the tree's
@@ -222,16 +239,20 @@ func (o *Pipe) startRelay(prog string, logf *os.File, set *redact.Set, marker st
 			secrets = append(secrets, logrelay.Secret{Name: sec.Name, Value: sec.Value})
 		}
 	}
-	sr, sw, err := os.Pipe()
+	// The relay's stdin (the secrets, written once) and stdout (its
+	// "ready", which a goroutine waits for in the poller).
+	srfd, swfd, err := rawPipe()
 	if err != nil {
 		return err
 	}
+	sr, sw := os.NewFile(uintptr(srfd), "|0"), os.NewFile(uintptr(swfd), "|1")
 	defer sr.Close()
-	rr, rw, err := os.Pipe()
+	rrfd, rwfd, err := rawPipe()
 	if err != nil {
 		sw.Close()
 		return err
 	}
+	rr, rw := readEnd(rrfd, true), os.NewFile(uintptr(rwfd), "|1")
 	defer rw.Close()
 	cmd := &exec.Cmd{Path: prog, Args: []string{logrelay.Comm}, Env: append([]string{logrelay.Env + "=" + logrelay.Mode, "GOMAXPROCS=1", logrelay.OfEnv + "=" + marker}, logrelay.RaceEnv()...),
 		Stdin: sr, Stdout: rw, ExtraFiles: []*os.File{o.r, logf}, SysProcAttr: &syscall.SysProcAttr{Setsid: true}}
