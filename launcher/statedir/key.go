@@ -70,21 +70,9 @@ func createKey(path string) ([]byte, error) {
 	if _, err := rand.Read(k); err != nil {
 		return nil, err
 	}
-	f, err := createTemp(filepath.Dir(path), ".key.")
-	if err != nil {
-		return nil, err
-	}
-	tmp := f.Name()
-	defer os.Remove(tmp)
-	_, err = f.WriteString(hex.EncodeToString(k))
-	if err == nil {
-		err = f.Chmod(0o600)
-	}
-	if err == nil {
-		err = f.Sync()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
+	tmp, err := writeTemp(filepath.Dir(path), ".key.", []byte(hex.EncodeToString(k)))
+	if tmp != "" {
+		defer os.Remove(tmp)
 	}
 	if err != nil {
 		return nil, err

@@ -186,24 +186,6 @@ func writeLayout(dir string) error {
 	return err
 }
 
-// writeFD writes data to fd, the file path, as (*os.File).Write does.
-func writeFD(fd int, path string, data []byte) error {
-	for len(data) > 0 {
-		n, err := unix.Write(fd, data)
-		if err == unix.EINTR {
-			continue
-		}
-		if err != nil {
-			return &fs.PathError{Op: "write", Path: path, Err: err}
-		}
-		if n == 0 {
-			return &fs.PathError{Op: "write", Path: path, Err: io.ErrUnexpectedEOF}
-		}
-		data = data[n:]
-	}
-	return nil
-}
-
 // CleanTemps removes the temporary files an atomic write left in dir (a
 // directory of the state dir) when the writer died between creating and
 // renaming them: names starting with prefix ("." for any, ".ENC.json."

@@ -5,6 +5,7 @@ package statedir
 import (
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"math/rand/v2"
 	"os"
@@ -261,6 +262,62 @@ func createTempFD(dir, prefix string) (int, string, error) {
 			return -1, "", &fs.PathError{Op: "open", Path: name, Err: err}
 		}
 		return fd, name, nil
+	}
+}
+
+// writeFD writes data to fd, the file path, as (*os.File).Write does.
+func writeFD(fd int, path string, data []byte) error {
+	for len(data) > 0 {
+		n, err := unix.Write(fd, data)
+		if err == unix.EINTR {
+			continue
+		}
+		if err != nil {
+			return &fs.PathError{Op: "write", Path: path, Err: err}
+		}
+		if n == 0 {
+			return &fs.PathError{Op: "write", Path: path, Err: io.ErrUnexpectedEOF}
+		}
+		data = data[n:]
+	}
+	return nil
+}
+
+// writeTemp writes data, mode 0600 and fsync'd, to a new temporary file
+// in dir (createTemp's names and errors) through its bare descriptor, as
+// an *os.File's WriteString, Chmod, Sync and Close would, without its
+// fcntl. It returns the file's name even when writing failed (the
+// caller removes it); "" when none was created.
+func writeTemp(dir, prefix string, data []byte) (string, error) {
+	fd, tmp, err := createTempFD(dir, prefix)
+	if err != nil {
+		return "", err
+	}
+	err = writeFD(fd, tmp, data)
+	if err == nil {
+		err = ignoringEINTR("chmod", tmp, func() error { return unix.Fchmod(fd, 0o600) })
+	}
+	if err == nil {
+		err = ignoringEINTR("sync", tmp, func() error { return unix.Fsync(fd) })
+	}
+	if cerr := unix.Close(fd); err == nil && cerr != nil {
+		err = &fs.PathError{Op: "close", Path: tmp, Err: cerr}
+	}
+	return tmp, err
+}
+
+// ignoringEINTR runs f until it is not interrupted; its error is a
+// *fs.PathError of op on path.
+func ignoringEINTR(op, path string, f func() error) error {
+	for {
+		err := f()
+		if err == unix.EINTR {
+			continue
+		}
+		if err != nil {
+			return &fs.PathError{Op: op, Path: path, Err: err}
+		}
+		return nil
 	}
 }
 
