@@ -11,6 +11,6 @@
 // thread that forks the root and traces the tree. Once the root is
 // reaped, a thread with no child and no tracee left waits for the next
 // traced start rather than ending (a thread made and ended costs about
-// 100 µs of CPU): at most 4 wait, each for 10 s at most, and the others
+// 100 µs of CPU): at most 4 wait, each for 2 s at most, and the others
 // end as before (thread_linux.go says why the invariants hold).
 package exectrace

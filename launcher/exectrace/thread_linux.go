@@ -3,7 +3,8 @@ package exectrace
 import (
 	"os/exec"
 	"runtime"
-	"sync/atomic"
+	"slices"
+	"sync"
 	"syscall"
 	"time"
 
@@ -29,8 +30,9 @@ const (
 	// maxIdle caps the tracer threads that wait for a start.
 	maxIdle = 4
 	// idleTimeout is how long a tracer thread waits for a start before
-	// it ends.
-	idleTimeout = 10 * time.Second
+	// it ends: as long as the watchdog lingers, for the same reason (a
+	// test suite's launches come one after another).
+	idleTimeout = 2 * time.Second
 )
 
 // job is one traced start handed to a tracer thread.
@@ -42,24 +44,41 @@ type job struct {
 	errc       chan error
 }
 
-var (
-	// jobs hands a start to a waiting tracer thread (unbuffered: a send
-	// succeeds only when one waits).
-	jobs = make(chan *job)
-	// idleThreads counts the tracer threads that wait on jobs.
-	idleThreads atomic.Int32
-)
+// idle lists the tracer threads that wait for a start.
+var idle struct {
+	mu      sync.Mutex
+	threads []idleThread
+}
+
+// idleThread is a tracer thread waiting for a start: its tid, and the
+// channel it waits on (capacity 1: a start taken off the list is handed
+// over without waiting).
+type idleThread struct {
+	tid  int
+	next chan *job
+}
 
 // IdleThreads counts the tracer threads that wait for a start (at most
 // maxIdle): a test that counts goroutines to find a leak leaves them out.
-func IdleThreads() int { return int(idleThreads.Load()) }
+func IdleThreads() int {
+	idle.mu.Lock()
+	defer idle.mu.Unlock()
+	return len(idle.threads)
+}
 
-// startTraced runs j on a waiting tracer thread, or on a new one, and
-// returns cmd.Start's error.
+// startTraced runs j on a waiting tracer thread (the last to wait), or on
+// a new one, and returns cmd.Start's error.
 func startTraced(j *job) error {
-	select {
-	case jobs <- j:
-	default:
+	var next chan *job
+	idle.mu.Lock()
+	if n := len(idle.threads); n > 0 {
+		next = idle.threads[n-1].next
+		idle.threads = idle.threads[:n-1]
+	}
+	idle.mu.Unlock()
+	if next != nil {
+		next <- j
+	} else {
 		go traceThread(j)
 	}
 	return <-j.errc
@@ -70,10 +89,11 @@ func startTraced(j *job) error {
 func traceThread(j *job) {
 	runtime.LockOSThread()
 	tid := unix.Gettid()
-	var idle *time.Timer
+	next := make(chan *job, 1)
+	var timer *time.Timer
 	for j != nil {
 		runTraced(j, tid)
-		j = nextJob(tid, &idle)
+		j = nextJob(tid, next, &timer)
 	}
 	// Returning while locked ends the thread.
 }
@@ -108,27 +128,39 @@ func runTraced(j *job, tid int) {
 // nextJob waits for the next start, or returns nil when the thread is to
 // end: it is the main thread, it has a child or a tracee left, maxIdle
 // threads wait already, or none came within idleTimeout.
-func nextJob(tid int, idle **time.Timer) *job {
+func nextJob(tid int, next chan *job, timer **time.Timer) *job {
 	if tid == unix.Getpid() || !childless() {
 		return nil
 	}
-	if idleThreads.Add(1) > maxIdle {
-		idleThreads.Add(-1)
+	idle.mu.Lock()
+	if len(idle.threads) >= maxIdle {
+		idle.mu.Unlock()
 		return nil
 	}
-	defer idleThreads.Add(-1)
-	if *idle == nil {
-		*idle = time.NewTimer(idleTimeout)
+	idle.threads = append(idle.threads, idleThread{tid, next})
+	idle.mu.Unlock()
+	if *timer == nil {
+		*timer = time.NewTimer(idleTimeout)
 	} else {
-		(*idle).Reset(idleTimeout)
+		(*timer).Reset(idleTimeout)
 	}
 	select {
-	case j := <-jobs:
-		(*idle).Stop()
+	case j := <-next:
+		(*timer).Stop()
 		return j
-	case <-(*idle).C:
-		return nil
+	case <-(*timer).C:
 	}
+	idle.mu.Lock()
+	i := slices.Index(idle.threads, idleThread{tid, next})
+	if i >= 0 {
+		idle.threads = slices.Delete(idle.threads, i, i+1)
+	}
+	idle.mu.Unlock()
+	if i < 0 {
+		// Taken off the list as the time ran out: its start is on its way.
+		return <-next
+	}
+	return nil
 }
 
 // childless reports whether the calling thread has no child and no

@@ -1,0 +1,57 @@
+package exectrace
+
+import (
+	"os"
+	"os/exec"
+	"slices"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// TestTracerThreadReused: a tracer thread whose root was reaped waits
+// for the next traced start, and a waiting thread traces the next start
+// instead of a new one.
+func TestTracerThreadReused(t *testing.T) {
+	waiting := func() []int {
+		idle.mu.Lock()
+		defer idle.mu.Unlock()
+		var tids []int
+		for _, it := range idle.threads {
+			tids = append(tids, it.tid)
+		}
+		return tids
+	}
+	trace := func() (tid int) {
+		t.Helper()
+		cmd := exec.Command("true")
+		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+		rootDone := make(chan struct{})
+		w, err := Start(cmd, false, func() { go func() { cmd.Wait(); close(rootDone) }() }, rootDone)
+		if err != nil {
+			t.Fatal(err)
+		}
+		<-rootDone
+		w.Detach()
+		if _, ok := w.Evidence(cmd.Process.Pid); !ok {
+			t.Errorf("no capture of the root's exec")
+		}
+		return w.tracer
+	}
+	first := trace()
+	for i := 0; first == os.Getpid() && i < 10; i++ {
+		// The main thread never waits for a start.
+		first = trace()
+	}
+	deadline := time.Now().Add(2 * idleTimeout)
+	for !slices.Contains(waiting(), first) {
+		if time.Now().After(deadline) {
+			t.Fatalf("tracer thread %d does not wait for a start (waiting: %v)", first, waiting())
+		}
+		time.Sleep(time.Millisecond)
+	}
+	before := waiting()
+	if second := trace(); !slices.Contains(before, second) {
+		t.Errorf("the second start was traced by thread %d, not by a waiting one %v", second, before)
+	}
+}
