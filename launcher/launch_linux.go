@@ -343,6 +343,7 @@ func (s *startRun) started(la *Launch) {
 		}
 		la.out.Stop()
 		la.events.Close()
+		la.tree.ReleaseCgroup() // no descriptor held for a tree let go of
 	}
 	la.out.Running()
 }

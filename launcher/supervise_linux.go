@@ -282,6 +282,9 @@ func (la *Launch) terminate(grace time.Duration) {
 }
 
 func (la *Launch) closeFDs() {
+	if la.tree != nil {
+		la.tree.ReleaseCgroup()
+	}
 	if la.tree != nil && la.tree.Leader >= 0 {
 		unix.Close(la.tree.Leader)
 		la.tree.Leader = -1

@@ -158,13 +158,18 @@ func CgroupPids(dir string) ([]int, error) {
 	if err != nil {
 		return nil, err
 	}
+	return ParsePids(b), nil
+}
+
+// ParsePids is the pids of a cgroup.procs listing b.
+func ParsePids(b []byte) []int {
 	var out []int
 	for _, f := range strings.Fields(string(b)) {
 		if n, err := strconv.Atoi(f); err == nil {
 			out = append(out, n)
 		}
 	}
-	return out, nil
+	return out
 }
 
 // CgroupKill SIGKILLs every process of cgroup dir (Linux 5.14+).

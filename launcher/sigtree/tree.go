@@ -3,6 +3,7 @@ package sigtree
 import (
 	"os"
 	"os/exec"
+	"sync"
 	"syscall"
 	"time"
 
@@ -54,6 +55,20 @@ type Tree struct {
 	// StopSig is the first signal Terminate sends (the spec's stop
 	// signal); zero: SIGTERM.
 	StopSig syscall.Signal
+	// procs is a launched tree's cgroup.procs, held open once Members
+	// first reads it, until ReleaseCgroup (procsReleased).
+	procs cgroupProcs
+}
+
+// cgroupProcs is a cgroup.procs file held open: fd (when open), the
+// buffer it is read into, and the mutex its reads take (each restarts
+// the kernel's listing from offset 0).
+type cgroupProcs struct {
+	mu       sync.Mutex
+	fd       int
+	open     bool
+	released bool
+	buf      []byte
 }
 
 // watch is a member Terminate holds through pidfd fd: its own, or one

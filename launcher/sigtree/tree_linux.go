@@ -3,6 +3,7 @@ package sigtree
 import (
 	"context"
 	"os"
+	"path/filepath"
 	"slices"
 	"time"
 	"unsafe"
@@ -23,7 +24,7 @@ func (t *Tree) Members() []int {
 		root = t.Root.Pid()
 	}
 	if t.Cgroup != "" {
-		if pids, err := proctree.CgroupPids(t.Cgroup); err == nil {
+		if pids, err := t.cgroupPids(); err == nil {
 			if root != 0 && slices.Contains(pids, root) {
 				out = append(out, root)
 			}
@@ -92,6 +93,71 @@ func (t *Tree) Members() []int {
 		}
 	}
 	return out
+}
+
+// cgroupPids lists the processes of the tree's cgroup. A launched tree
+// reads its cgroup.procs through one descriptor it holds open, read again
+// from offset 0 (which restarts the kernel's listing): each open by path
+// walks the cgroup mount, which cost as much as the read. A recorded tree,
+// or one whose descriptor is released or failed, reads it by path.
+func (t *Tree) cgroupPids() ([]int, error) {
+	if t.Root == nil {
+		return proctree.CgroupPids(t.Cgroup)
+	}
+	c := &t.procs
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.released {
+		return proctree.CgroupPids(t.Cgroup)
+	}
+	if !c.open {
+		fd, err := unix.Open(filepath.Join(t.Cgroup, "cgroup.procs"), unix.O_RDONLY|unix.O_CLOEXEC, 0)
+		for err == unix.EINTR {
+			fd, err = unix.Open(filepath.Join(t.Cgroup, "cgroup.procs"), unix.O_RDONLY|unix.O_CLOEXEC, 0)
+		}
+		if err != nil {
+			return proctree.CgroupPids(t.Cgroup)
+		}
+		c.fd, c.open = fd, true
+		c.buf = make([]byte, 0, 2048)
+	}
+	buf := c.buf[:0]
+	for {
+		if len(buf) == cap(buf) {
+			buf = append(buf, 0)[:len(buf)]
+		}
+		n, err := unix.Pread(c.fd, buf[len(buf):cap(buf)], int64(len(buf)))
+		if err == unix.EINTR {
+			continue
+		}
+		if err != nil {
+			// The cgroup removed, say: read by path from now on, as
+			// before it was held.
+			unix.Close(c.fd)
+			c.open, c.released = false, true
+			return proctree.CgroupPids(t.Cgroup)
+		}
+		if n <= 0 {
+			break
+		}
+		buf = buf[:len(buf)+n]
+	}
+	c.buf = buf
+	return proctree.ParsePids(buf), nil
+}
+
+// ReleaseCgroup closes the cgroup.procs descriptor Members holds (before
+// the cgroup is removed, or when the launch lets go of its tree); Members
+// reads the file by path afterwards.
+func (t *Tree) ReleaseCgroup() {
+	c := &t.procs
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.open {
+		unix.Close(c.fd)
+		c.open = false
+	}
+	c.released = true
 }
 
 // ownOrphans lists this process's children when it is a child subreaper

@@ -5,11 +5,13 @@ import (
 	"context"
 	"fmt"
 	"os/exec"
+	"slices"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/childproof/childproof/internal/pidfd"
+	"github.com/childproof/childproof/launcher/proctree"
 	"github.com/childproof/childproof/proc"
 	"github.com/google/go-cmp/cmp"
 	"golang.org/x/sys/unix"
@@ -119,6 +121,66 @@ func TestTerminateLaunched(t *testing.T) {
 	if _, err := unix.FcntlInt(uintptr(leader), unix.F_GETFD, 0); err != nil {
 		t.Errorf("the tree's pidfd of the root after Unwatch: %v", err)
 	}
+}
+
+// TestMembersHeldCgroup lists a launched tree's cgroup through the
+// cgroup.procs descriptor it holds, as a read by path lists it, before
+// and after a member exits; once released, by path.
+func TestMembersHeldCgroup(t *testing.T) {
+	cg, f := proctree.NewCgroup("heldprocs")
+	if cg == "" {
+		t.Skip("no cgroup of our own here (needs root and cgroup v2)")
+	}
+	defer proctree.RemoveCgroup(cg)
+	cmd := exec.Command("sh", "-c", "sleep 100 & echo $!; sleep 100 & wait")
+	cmd.SysProcAttr = &syscall.SysProcAttr{UseCgroupFD: true, CgroupFD: int(f.Fd())}
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = cmd.Start()
+	f.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	root := &Root{Cmd: cmd, Done: make(chan struct{})}
+	defer func() {
+		proctree.CgroupKill(cg)
+		cmd.Wait()
+	}()
+	var sleeper int
+	if _, err := fmt.Fscan(bufio.NewReader(out), &sleeper); err != nil {
+		t.Fatalf("reading the first sleep's pid: %v", err)
+	}
+	tr := &Tree{P: proc.Default, Root: root, Leader: -1, Cgroup: cg}
+	same := func(want int) {
+		t.Helper()
+		for range 500 {
+			byPath, err := proctree.CgroupPids(cg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			held := tr.Members()
+			slices.Sort(byPath)
+			slices.Sort(held)
+			if len(byPath) == want && cmp.Equal(held, byPath) {
+				return
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+		t.Fatalf("the held cgroup.procs and the one read by path never agreed on %d members", want)
+	}
+	same(3)
+	if !tr.procs.open {
+		t.Errorf("Members did not hold the cgroup's cgroup.procs")
+	}
+	unix.Kill(sleeper, unix.SIGKILL)
+	same(2)
+	tr.ReleaseCgroup()
+	if tr.procs.open {
+		t.Errorf("ReleaseCgroup left the descriptor open")
+	}
+	same(2)
 }
 
 // TestParentsFirst: a real sh with a sleep child (and the child's own
