@@ -177,7 +177,7 @@ func (b *bench) timeArgvTo(dir string, env []string, argv []string, stdout io.Wr
 	d := time.Since(t)
 	var rss int64
 	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok && cmd.ProcessState != nil {
-		rss = ru.Maxrss
+		rss = int64(ru.Maxrss)
 	}
 	if cmd.ProcessState != nil {
 		b.lastCPU = cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()

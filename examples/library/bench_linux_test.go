@@ -94,7 +94,7 @@ func cpuTime() time.Duration {
 func switches() int64 {
 	var ru syscall.Rusage
 	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
-	return ru.Nvcsw + ru.Nivcsw
+	return int64(ru.Nvcsw) + int64(ru.Nivcsw)
 }
 
 // report adds the median, 90th and 95th percentile of took, and the CPU

@@ -496,7 +496,8 @@ func (w *Tracer) pollOnce() {
 		}
 		w.consume(pid)
 	}
-	unix.Nanosleep(&unix.Timespec{Nsec: int64(100 * time.Microsecond)}, nil)
+	ts := unix.NsecToTimespec(int64(100 * time.Microsecond))
+	unix.Nanosleep(&ts, nil)
 }
 
 // consume takes pid's pending stop or exit (if any) and handles it.

@@ -342,7 +342,8 @@ func (o *Pipe) Drain(limit time.Duration) {
 			lastQuiet = quiet{}
 		}
 		// 200 µs: time.Sleep does not return in under about a millisecond.
-		unix.Nanosleep(&unix.Timespec{Nsec: int64(200 * time.Microsecond)}, nil)
+		ts := unix.NsecToTimespec(int64(200 * time.Microsecond))
+		unix.Nanosleep(&ts, nil)
 	}
 }
 
