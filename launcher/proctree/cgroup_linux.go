@@ -65,10 +65,16 @@ var cgroup2Mount = sync.OnceValue(func() string {
 // childproof creates for launch name: childproof-NAME-XXXXXXXX (8 lower
 // hex digits).
 func IsCgroupName(base, name string) bool {
-	rest, ok := strings.CutPrefix(base, statedir.CgroupPrefix(name))
+	return isCgroupNameOf(base, statedir.CgroupPrefix(name), statedir.LegacyCgroupPrefix(name))
+}
+
+// isCgroupNameOf is IsCgroupName with the name's prefix and its legacy
+// prefix made already (statedir.CgroupPrefix, LegacyCgroupPrefix).
+func isCgroupNameOf(base, prefix, legacy string) bool {
+	rest, ok := strings.CutPrefix(base, prefix)
 	if !ok {
 		// A cgroup a record of the legacy naming names.
-		rest, ok = strings.CutPrefix(base, statedir.LegacyCgroupPrefix(name))
+		rest, ok = strings.CutPrefix(base, legacy)
 	}
 	if !ok || len(rest) != 8 {
 		return false
@@ -111,7 +117,15 @@ func NewCgroup(name string) (string, *os.File) {
 	if base == "" {
 		return "", nil
 	}
-	if _, err := os.Stat(filepath.Join(base, "cgroup.procs")); err != nil {
+	// What follows is relative to base's descriptor: one path walk to
+	// it, not one for each step.
+	bfd, err := openNoPoll(unix.AT_FDCWD, base, unix.O_DIRECTORY)
+	if err != nil {
+		return "", nil
+	}
+	defer unix.Close(bfd)
+	var st unix.Stat_t
+	if unix.Fstatat(bfd, "cgroup.procs", &st, 0) != nil {
 		return "", nil
 	}
 	// Empty cgroups of this name left by a childproof that was killed
@@ -122,34 +136,75 @@ func NewCgroup(name string) (string, *os.File) {
 	// empty until its tree starts in it, which removing it made start
 	// without one.
 	prefix := statedir.CgroupPrefix(name)
-	if ents, err := os.ReadDir(base); err == nil {
-		for _, e := range ents {
-			if !IsCgroupName(e.Name(), name) || !e.IsDir() {
-				continue
-			}
-			if fi, err := e.Info(); err == nil && time.Since(fi.ModTime()) > staleCgroup {
-				os.Remove(filepath.Join(base, e.Name()))
-			}
-		}
-	}
+	sweepStale(bfd, prefix, statedir.LegacyCgroupPrefix(name))
 	rnd := make([]byte, 4)
 	rand.Read(rnd)
-	dir := filepath.Join(base, prefix+hex.EncodeToString(rnd))
-	if err := os.Mkdir(dir, 0o755); err != nil {
+	leaf := prefix + hex.EncodeToString(rnd)
+	dir := filepath.Join(base, leaf)
+	if err := mkdirat(bfd, leaf); err != nil {
 		return "", nil
 	}
 	// Opened without the runtime's poller, which refuses a directory
 	// (five system calls for nothing): the descriptor is only handed to
 	// clone3 (CLONE_INTO_CGROUP).
-	fd, err := unix.Open(dir, unix.O_RDONLY|unix.O_CLOEXEC, 0)
-	for err == unix.EINTR {
-		fd, err = unix.Open(dir, unix.O_RDONLY|unix.O_CLOEXEC, 0)
-	}
+	fd, err := openNoPoll(bfd, leaf, 0)
 	if err != nil {
-		os.Remove(dir)
+		unix.Unlinkat(bfd, leaf, unix.AT_REMOVEDIR)
 		return "", nil
 	}
 	return dir, os.NewFile(uintptr(fd), dir)
+}
+
+// openNoPoll opens path (relative to the directory dirfd) read-only and
+// close-on-exec, with flags, as a bare descriptor.
+func openNoPoll(dirfd int, path string, flags int) (int, error) {
+	fd, err := unix.Openat(dirfd, path, unix.O_RDONLY|unix.O_CLOEXEC|flags, 0)
+	for err == unix.EINTR {
+		fd, err = unix.Openat(dirfd, path, unix.O_RDONLY|unix.O_CLOEXEC|flags, 0)
+	}
+	return fd, err
+}
+
+// mkdirat makes the directory leaf (0755) in the directory dirfd.
+func mkdirat(dirfd int, leaf string) error {
+	err := unix.Mkdirat(dirfd, leaf, 0o755)
+	for err == unix.EINTR {
+		err = unix.Mkdirat(dirfd, leaf, 0o755)
+	}
+	return err
+}
+
+// sweepStale removes the empty cgroups in the directory dirfd (read
+// from its start, once) named with prefix or legacy (isCgroupNameOf)
+// and older than staleCgroup. The directory is read with getdents into
+// a buffer, not with os.ReadDir (sorted DirEntry values); only a name of
+// the launch's is looked at further (fstatat, not following a symlink,
+// as DirEntry.Info).
+func sweepStale(dirfd int, prefix, legacy string) {
+	var buf [8192]byte
+	var names []string
+	for {
+		n, err := unix.Getdents(dirfd, buf[:])
+		if err == unix.EINTR {
+			continue
+		}
+		if err != nil || n <= 0 {
+			break
+		}
+		_, _, names = unix.ParseDirent(buf[:n], -1, names[:0])
+		for _, leaf := range names {
+			if !isCgroupNameOf(leaf, prefix, legacy) {
+				continue
+			}
+			var st unix.Stat_t
+			if unix.Fstatat(dirfd, leaf, &st, unix.AT_SYMLINK_NOFOLLOW) != nil || st.Mode&unix.S_IFMT != unix.S_IFDIR {
+				continue
+			}
+			if time.Since(time.Unix(st.Mtim.Unix())) > staleCgroup {
+				unix.Unlinkat(dirfd, leaf, unix.AT_REMOVEDIR)
+			}
+		}
+	}
 }
 
 // CgroupPids lists the processes of cgroup dir.
