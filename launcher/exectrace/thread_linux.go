@@ -56,6 +56,8 @@ var idle struct {
 type idleThread struct {
 	tid  int
 	next chan *job
+	// gone is closed once the thread's goroutine has returned.
+	gone chan struct{}
 }
 
 // IdleThreads counts the tracer threads that wait for a start (at most
@@ -89,13 +91,37 @@ func startTraced(j *job) error {
 func traceThread(j *job) {
 	runtime.LockOSThread()
 	tid := unix.Gettid()
-	next := make(chan *job, 1)
+	t := idleThread{tid: tid, next: make(chan *job, 1), gone: make(chan struct{})}
+	defer close(t.gone)
 	var timer *time.Timer
 	for j != nil {
 		runTraced(j, tid)
-		j = nextJob(tid, next, &timer)
+		j = nextJob(t, &timer)
 	}
 	// Returning while locked ends the thread.
+}
+
+// LetIdleGo ends the tracer threads that wait for a start at once,
+// rather than after idleTimeout, and waits (up to timeout) until their
+// goroutines have returned; it reports whether they all have.
+func LetIdleGo(timeout time.Duration) bool {
+	idle.mu.Lock()
+	threads := idle.threads
+	idle.threads = nil
+	idle.mu.Unlock()
+	for _, t := range threads {
+		t.next <- nil
+	}
+	end := time.NewTimer(timeout)
+	defer end.Stop()
+	for _, t := range threads {
+		select {
+		case <-t.gone:
+		case <-end.C:
+			return false
+		}
+	}
+	return true
 }
 
 // runTraced forks j's root traced from the calling thread (tid), traces
@@ -128,7 +154,8 @@ func runTraced(j *job, tid int) {
 // nextJob waits for the next start, or returns nil when the thread is to
 // end: it is the main thread, it has a child or a tracee left, maxIdle
 // threads wait already, or none came within idleTimeout.
-func nextJob(tid int, next chan *job, timer **time.Timer) *job {
+func nextJob(t idleThread, timer **time.Timer) *job {
+	tid, next := t.tid, t.next
 	if tid == unix.Getpid() || !childless() {
 		return nil
 	}
@@ -137,7 +164,7 @@ func nextJob(tid int, next chan *job, timer **time.Timer) *job {
 		idle.mu.Unlock()
 		return nil
 	}
-	idle.threads = append(idle.threads, idleThread{tid, next})
+	idle.threads = append(idle.threads, t)
 	idle.mu.Unlock()
 	if *timer == nil {
 		*timer = time.NewTimer(idleTimeout)
@@ -151,7 +178,7 @@ func nextJob(tid int, next chan *job, timer **time.Timer) *job {
 	case <-(*timer).C:
 	}
 	idle.mu.Lock()
-	i := slices.Index(idle.threads, idleThread{tid, next})
+	i := slices.Index(idle.threads, t)
 	if i >= 0 {
 		idle.threads = slices.Delete(idle.threads, i, i+1)
 	}

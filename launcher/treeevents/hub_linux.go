@@ -21,6 +21,9 @@ type hub struct {
 	// paused is set while it is out of the group.
 	l      *proccn.Listener
 	paused bool
+	// readerDone is closed once the reader of the latest listener has
+	// returned.
+	readerDone chan struct{}
 	// subs are the Events listening: following a tree, or waiting for
 	// Follow (pending, which the backlog is kept for).
 	subs    map[*Events]struct{}
@@ -48,7 +51,12 @@ func (h *hub) add(te *Events) bool {
 			return false
 		}
 		h.l = l
-		go h.read(l)
+		done := make(chan struct{})
+		h.readerDone = done
+		go func() {
+			defer close(done)
+			h.read(l)
+		}()
 	} else if h.paused {
 		if h.l.Resume() != nil {
 			return false
@@ -97,6 +105,36 @@ func (h *hub) remove(te *Events) {
 	}
 	if len(h.subs) == 0 && h.l != nil && !h.paused && h.l.Pause() == nil {
 		h.paused = true
+	}
+}
+
+// Settle closes the process's connector socket when no launch listens,
+// rather than keep it out of the group for the next launch, and waits (up
+// to timeout) until its reader has returned; it reports whether none is
+// left. A later Listen subscribes anew.
+func Settle(timeout time.Duration) bool {
+	h := theHub
+	h.mu.Lock()
+	l, done := h.l, h.readerDone
+	if l != nil && len(h.subs) > 0 {
+		h.mu.Unlock()
+		return false
+	}
+	h.l, h.paused = nil, false
+	h.mu.Unlock()
+	if l != nil {
+		l.Close()
+	}
+	if done == nil {
+		return true
+	}
+	end := time.NewTimer(timeout)
+	defer end.Stop()
+	select {
+	case <-done:
+		return true
+	case <-end.C:
+		return false
 	}
 }
 
