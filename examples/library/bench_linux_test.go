@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/childproof/childproof/internal/testsupport"
 	"github.com/childproof/childproof/launcher"
 	"github.com/childproof/childproof/launcher/launchertest"
 )
@@ -76,6 +77,7 @@ func handHelper(b *testing.B, parallel int) {
 		d := time.Since(began)
 		cmd.Process.Signal(syscall.SIGTERM)
 		cmd.Wait()
+		testsupport.ReleasePort(port) // as the test's cleanup would
 		return d
 	})
 }
@@ -141,6 +143,7 @@ func startToReady(b *testing.B, parallel int, out io.Writer) {
 			return -1
 		}
 		la.Stop(context.Background())
+		testsupport.ReleasePort(port) // as the test's cleanup would
 		return d
 	})
 }

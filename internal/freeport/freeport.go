@@ -98,7 +98,7 @@ var (
 	mu     sync.Mutex
 	handed = map[int]bool{}
 	// held are the reservations of the ports handed out, open until the
-	// process exits.
+	// process exits or Release.
 	held []net.Listener
 )
 
@@ -165,6 +165,15 @@ func FreeRange(n int) (int, error) {
 		return lo, nil
 	}
 	return 0, fmt.Errorf("free port range: no %d consecutive free ports found", n)
+}
+
+// Release gives back this process's reservation of port (a no-op for a
+// port it does not hold): other processes may take it from now on. The
+// port is still never handed out again in this process.
+func Release(port int) {
+	mu.Lock()
+	defer mu.Unlock()
+	release(port)
 }
 
 // release gives back the reservation of port. Called with mu held.

@@ -8,6 +8,9 @@ const MinPort = freeport.MinPort
 // FreePort is freeport.FreePort.
 func FreePort() (int, error) { return freeport.FreePort() }
 
+// ReleasePort is freeport.Release.
+func ReleasePort(port int) { freeport.Release(port) }
+
 // FreePortIn is freeport.FreePortIn.
 func FreePortIn(lo, hi int) (int, bool) { return freeport.FreePortIn(lo, hi) }
 

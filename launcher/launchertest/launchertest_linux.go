@@ -252,8 +252,11 @@ func pointTo(err error, log, where string) error {
 
 // FreePort returns a TCP port on 127.0.0.1 that nothing listens on right
 // now, never the same port twice in one test binary, and none that
-// another test binary running on the machine got from FreePort (each
-// port handed out is reserved until the binary exits). The port is taken
+// another test binary running on the machine holds from FreePort (each
+// port handed out is reserved, by a descriptor of the test binary's,
+// until tb's cleanups run: the launch tb started on it is stopped by
+// then, and a suite of many tests does not pile up descriptors, which
+// each fork of a launch scans). The port is taken
 // from below the kernel's ephemeral range (net.ipv4.ip_local_port_range,
 // 32768–60999 by default): the kernel never hands those to a connect() or
 // to a listen on port 0, so no client socket of a concurrent test (a
@@ -264,6 +267,7 @@ func FreePort(tb testing.TB) int {
 	if err != nil {
 		tb.Fatalf("launchertest: %v", err)
 	}
+	tb.Cleanup(func() { freeport.Release(port) })
 	return port
 }
 
@@ -280,6 +284,7 @@ func FreePortIn(tb testing.TB, lo, hi int) int {
 	if !ok {
 		tb.Fatalf("launchertest: FreePortIn(%d, %d): no port of the range is free and not handed out already", lo, hi)
 	}
+	tb.Cleanup(func() { freeport.Release(port) })
 	return port
 }
 

@@ -742,6 +742,26 @@ func TestFreePortAcrossBinaries(t *testing.T) {
 	}
 }
 
+// TestFreePortReleasedAtCleanup: once the test that got a port has
+// ended (its cleanups ran), another test binary may have it: the
+// reservation does not outlive the test, so a suite's descriptors do not
+// pile up.
+func TestFreePortReleasedAtCleanup(t *testing.T) {
+	t.Parallel()
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var port int
+	t.Run("gets", func(t *testing.T) { port = FreePortIn(t, 24000, 24999) })
+	cmd := exec.Command(exe, "-test.run=^TestHelperAsksForPort$", "-test.count=1")
+	cmd.Env = append(os.Environ(), "LAUNCHERTEST_HELPER=1", fmt.Sprintf("LAUNCHERTEST_PORT=%d", port))
+	out, _ := cmd.CombinedOutput()
+	if want := fmt.Sprintf("got %d", port); !strings.Contains(string(out), want) {
+		t.Errorf("the other binary did not get the port of a test that ended (want %q):\n%s", want, out)
+	}
+}
+
 // TestHelperAsksForPort asks for the port LAUNCHERTEST_PORT and says
 // whether it got it, for TestFreePortAcrossBinaries.
 func TestHelperAsksForPort(t *testing.T) {
