@@ -57,16 +57,8 @@ func (la *Launch) findAndVerify(ctx context.Context, v *verify.Verifier, r *veri
 			continue
 		}
 		// The questions of this full look about the declared ports'
-		// listeners and their holders are asked once each: the
-		// listeners Changed just asked are this look's.
+		// listeners and their holders are asked once each.
 		f.k = verify.NewLook(la.opts.Proc)
-		if !rootExited {
-			for _, pt := range la.Spec.Ports {
-				if ls, ok := f.look.Asked(pt.Number); ok {
-					f.k.Listened(pt.Number, ls)
-				}
-			}
-		}
 		f.pick(tree)
 		if err := f.noWorker(tree, rootExited); err != nil {
 			return err

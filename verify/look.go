@@ -22,9 +22,6 @@ type Look struct {
 	ns        int
 	eachNS    bool
 	listeners map[lookKey]lookListeners
-	// own are the listeners of each port in the caller's network
-	// namespace, asked within the look by other means (Listened).
-	own map[int][]sockdiag.Listener
 	// owners are the holders of each socket among tree.
 	owners map[uint64][]int
 	tree   []int
@@ -64,26 +61,9 @@ func (k *Look) lookup(p proc.FS, ns, port int) ([]sockdiag.Listener, error) {
 	if r, ok := k.listeners[key]; ok {
 		return r.ls, r.err
 	}
-	var ls []sockdiag.Listener
-	var err error
-	if own, ok := k.own[port]; ok && (ns <= 0 || !sockdiag.OtherNetNS(k.p.Root, ns)) {
-		ls = own // what sockdiag.LookupFor would ask: the caller's table
-	} else {
-		ls, err = sockdiag.LookupFor(k.p.Root, ns, port)
-	}
+	ls, err := sockdiag.LookupFor(k.p.Root, ns, port)
 	k.listeners[key] = lookListeners{ls, err}
 	return ls, err
-}
-
-// Listened notes ls, the listeners on port in the caller's network
-// namespace (sockdiag.Lookup's answer), asked within look k by other
-// means (a kept sock_diag socket): its questions about port in a
-// namespace that is the caller's are answered by them.
-func (k *Look) Listened(port int, ls []sockdiag.Listener) {
-	if k.own == nil {
-		k.own = map[int][]sockdiag.Listener{}
-	}
-	k.own[port] = ls
 }
 
 // ListenerInodes is the socket inodes of sockdiag.LookupFor's listeners

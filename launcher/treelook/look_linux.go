@@ -41,9 +41,6 @@ type Looker struct {
 	// or none to be had when diagTried).
 	diag      *sockdiag.Conn
 	diagTried bool
-	// asked is what the last Changed asked of each declared port's
-	// listeners (absent: its query failed).
-	asked map[int][]sockdiag.Listener
 }
 
 // List lists the tree. Where the proc connector is heard and nothing
@@ -72,16 +69,8 @@ func (l *Looker) TreeSig() string { return l.treeSig }
 func (l *Looker) Changed() bool {
 	var b strings.Builder
 	b.WriteString(l.treeSig)
-	clear(l.asked)
 	for _, pt := range l.Ports {
-		ls, err := l.listeners(pt.Number)
-		if err == nil {
-			if l.asked == nil {
-				l.asked = map[int][]sockdiag.Listener{}
-			}
-			l.asked[pt.Number] = ls
-		}
-		for _, ln := range ls {
+		for _, ln := range l.listeners(pt.Number) {
 			fmt.Fprintf(&b, " L%d", ln.Inode)
 		}
 	}
@@ -91,14 +80,6 @@ func (l *Looker) Changed() bool {
 	}
 	l.lookSig, l.lookAt = sig, time.Now()
 	return true
-}
-
-// Asked is the listeners on port that the last Changed asked (in the
-// caller's network namespace, as sockdiag.Lookup), ok false when it did
-// not ask or its query failed.
-func (l *Looker) Asked(port int) (ls []sockdiag.Listener, ok bool) {
-	ls, ok = l.asked[port]
-	return ls, ok
 }
 
 // Sig names what the last full look saw: the same Sig, the same tree
@@ -118,14 +99,15 @@ func (l *Looker) Keep() (restore func()) {
 // kept sock_diag socket (a look every millisecond made, bound and
 // closed one each time: a third of the query's cost), or by
 // sockdiag.Lookup where there is none.
-func (l *Looker) listeners(port int) ([]sockdiag.Listener, error) {
+func (l *Looker) listeners(port int) []sockdiag.Listener {
 	if l.diag == nil && !l.diagTried {
 		l.diagTried = true
 		l.diag, _ = sockdiag.Open()
 	}
-	return l.diag.ListenersOr(uint16(port), func() ([]sockdiag.Listener, error) {
+	ls, _ := l.diag.ListenersOr(uint16(port), func() ([]sockdiag.Listener, error) {
 		return sockdiag.Lookup(l.Proc.Root, port)
 	})
+	return ls
 }
 
 // Close lets go of the kept socket.
