@@ -556,6 +556,17 @@ func (la *Launch) verifyOnWorker(ctx context.Context, v *verify.Verifier, r *ver
 			ev, ok = iev, true
 		}
 	}
+	if !ok && worker != c.Root {
+		// Forked from the launched process after the tracer let go of
+		// it (nginx judged in the moment between its bind and its
+		// daemon's fork, then re-picked once it exited): the rule a
+		// recorded worker's daemon is judged by (proctree.ForkedFrom) —
+		// the root's exec'd image, its environment block at the same
+		// area, started after the root — gives it the root's block.
+		if rev, rok := la.exec.watch.Evidence(c.Root); rok && proctree.ForkedOf(la.opts.Proc, worker, rev.Exe, rev.Area, la.tree.Root.FP.StartTime) {
+			ev, ok = rev, true
+		}
+	}
 	if ok {
 		c.ExecEnv = &verify.ExecEnv{Vars: ev.Vars, Exe: ev.Exe, Area: ev.Area}
 		la.exec.env = c.ExecEnv

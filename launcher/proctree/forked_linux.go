@@ -37,24 +37,35 @@ func ForkedFrom(p proc.FS, exe, area string, start uint64) []int {
 	self := os.Getpid()
 	var out []int
 	for _, pid := range pids {
-		if pid == self {
-			continue
+		if pid != self && forkedOf(p, pid, exe, area, start) {
+			out = append(out, pid)
 		}
-		s, err := p.Stat(pid)
-		if err != nil || s.State == 'Z' || s.StartTime < start || verify.ExecArea(s) != area {
-			continue
-		}
-		if e, err := p.Exe(pid); err != nil || e != exe {
-			continue
-		}
-		if b, err := os.ReadFile(p.Path(pid, "personality")); err != nil {
-			continue
-		} else if v, err := strconv.ParseUint(strings.TrimSpace(string(b)), 16, 32); err != nil || v&addrNoRandomize != 0 {
-			continue
-		}
-		out = append(out, pid)
 	}
 	return out
+}
+
+// ForkedOf reports whether pid is one of the processes ForkedFrom lists:
+// running exe with its environment block at area, started at or after
+// start, its address space randomized.
+func ForkedOf(p proc.FS, pid int, exe, area string, start uint64) bool {
+	return exe != "" && area != "" && randomized(p) && forkedOf(p, pid, exe, area, start)
+}
+
+// forkedOf is ForkedOf once the kernel is known to randomize.
+func forkedOf(p proc.FS, pid int, exe, area string, start uint64) bool {
+	s, err := p.Stat(pid)
+	if err != nil || s.State == 'Z' || s.StartTime < start || verify.ExecArea(s) != area {
+		return false
+	}
+	if e, err := p.Exe(pid); err != nil || e != exe {
+		return false
+	}
+	b, err := os.ReadFile(p.Path(pid, "personality"))
+	if err != nil {
+		return false
+	}
+	v, err := strconv.ParseUint(strings.TrimSpace(string(b)), 16, 32)
+	return err == nil && v&addrNoRandomize == 0
 }
 
 // randomized reports whether the kernel randomizes where a process's
