@@ -10,31 +10,43 @@ import (
 
 func write(path string, data []byte, perm fs.FileMode, durable bool) error {
 	dir := filepath.Dir(path)
-	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".*")
-	if err != nil {
+	tmp, err := WriteTemp(dir, "."+filepath.Base(path)+".", data, perm, durable)
+	if tmp == "" {
 		return err
 	}
-	_, err = tmp.Write(data)
 	if err == nil {
-		err = tmp.Chmod(perm)
-	}
-	if err == nil && durable {
-		err = tmp.Sync()
-	}
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(tmp.Name(), path)
+		err = os.Rename(tmp, path)
 	}
 	if err != nil {
-		os.Remove(tmp.Name())
+		os.Remove(tmp)
 		return err
 	}
 	if durable {
 		SyncDir(dir)
 	}
 	return nil
+}
+
+// WriteTemp writes data to a new file in dir named prefix and a random
+// suffix (os.CreateTemp), with mode perm and fsync'd when durable. It
+// returns the file's name even when writing it failed; "" when none was
+// created.
+func WriteTemp(dir, prefix string, data []byte, perm fs.FileMode, durable bool) (string, error) {
+	f, err := os.CreateTemp(dir, prefix+"*")
+	if err != nil {
+		return "", err
+	}
+	_, err = f.Write(data)
+	if err == nil {
+		err = f.Chmod(perm)
+	}
+	if err == nil && durable {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return f.Name(), err
 }
 
 // SyncDir fsyncs a directory, making a rename in it durable.

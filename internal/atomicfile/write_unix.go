@@ -20,33 +20,9 @@ import (
 // system calls of eleven for a record written on the launch's hot path.
 func write(path string, data []byte, perm fs.FileMode, durable bool) error {
 	dir := filepath.Dir(path)
-	prefix := filepath.Join(dir, "."+filepath.Base(path)+".")
-	var tmp string
-	fd := -1
-	for range 10000 {
-		tmp = prefix + strconv.FormatUint(uint64(rand.Uint32()), 10)
-		var err error
-		fd, err = unix.Open(tmp, unix.O_RDWR|unix.O_CREAT|unix.O_EXCL|unix.O_CLOEXEC, 0o600)
-		if err == unix.EEXIST || err == unix.EINTR {
-			continue
-		}
-		if err != nil {
-			return &fs.PathError{Op: "open", Path: tmp, Err: err}
-		}
-		break
-	}
-	if fd < 0 {
-		return &fs.PathError{Op: "createtemp", Path: prefix + "*", Err: fs.ErrExist}
-	}
-	err := writeAll(fd, tmp, data)
-	if err == nil {
-		err = retry("chmod", tmp, func() error { return unix.Fchmod(fd, uint32(perm.Perm())) })
-	}
-	if err == nil && durable {
-		err = retry("sync", tmp, func() error { return unix.Fsync(fd) })
-	}
-	if cerr := unix.Close(fd); err == nil && cerr != nil {
-		err = &fs.PathError{Op: "close", Path: tmp, Err: cerr}
+	tmp, err := WriteTemp(dir, "."+filepath.Base(path)+".", data, perm, durable)
+	if tmp == "" {
+		return err
 	}
 	if err == nil {
 		if rerr := unix.Rename(tmp, path); rerr != nil {
@@ -61,6 +37,44 @@ func write(path string, data []byte, perm fs.FileMode, durable bool) error {
 		SyncDir(dir)
 	}
 	return nil
+}
+
+// WriteTemp writes data to a new file in dir named prefix and a random
+// number (created exclusively, as os.CreateTemp does), with mode perm and
+// fsync'd when durable, through a bare descriptor (no *os.File's fcntl
+// and epoll_ctl). It returns the file's name even when writing it failed
+// (the caller renames it into place or removes it); "" when none was
+// created.
+func WriteTemp(dir, prefix string, data []byte, perm fs.FileMode, durable bool) (string, error) {
+	prefix = filepath.Join(dir, prefix)
+	var tmp string
+	fd := -1
+	for range 10000 {
+		tmp = prefix + strconv.FormatUint(uint64(rand.Uint32()), 10)
+		var err error
+		fd, err = unix.Open(tmp, unix.O_RDWR|unix.O_CREAT|unix.O_EXCL|unix.O_CLOEXEC, 0o600)
+		if err == unix.EEXIST || err == unix.EINTR {
+			continue
+		}
+		if err != nil {
+			return "", &fs.PathError{Op: "open", Path: tmp, Err: err}
+		}
+		break
+	}
+	if fd < 0 {
+		return "", &fs.PathError{Op: "createtemp", Path: prefix + "*", Err: fs.ErrExist}
+	}
+	err := writeAll(fd, tmp, data)
+	if err == nil {
+		err = retry("chmod", tmp, func() error { return unix.Fchmod(fd, uint32(perm.Perm())) })
+	}
+	if err == nil && durable {
+		err = retry("sync", tmp, func() error { return unix.Fsync(fd) })
+	}
+	if cerr := unix.Close(fd); err == nil && cerr != nil {
+		err = &fs.PathError{Op: "close", Path: tmp, Err: cerr}
+	}
+	return tmp, err
 }
 
 // writeAll writes data to fd, as (*os.File).Write does.

@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/childproof/childproof/internal/atomicfile"
 	"github.com/childproof/childproof/launcher/failure"
 	"github.com/childproof/childproof/outcome"
 )
@@ -70,7 +71,7 @@ func createKey(path string) ([]byte, error) {
 	if _, err := rand.Read(k); err != nil {
 		return nil, err
 	}
-	tmp, err := writeTemp(filepath.Dir(path), ".key.", []byte(hex.EncodeToString(k)))
+	tmp, err := atomicfile.WriteTemp(filepath.Dir(path), ".key.", []byte(hex.EncodeToString(k)), 0o600, true)
 	if tmp != "" {
 		defer os.Remove(tmp)
 	}

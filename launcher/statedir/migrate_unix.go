@@ -16,6 +16,8 @@ import (
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/childproof/childproof/internal/atomicfile"
 )
 
 // Migrated reports whether the state dir dir is known to use the Encode
@@ -164,17 +166,12 @@ func recordName(path string) (string, error) {
 }
 
 // writeLayout writes LayoutFile atomically, through a bare descriptor
-// (no *os.File's fcntl) and a rename without os.Rename's lstat first:
+// (atomicfile.WriteTemp) and a rename without os.Rename's lstat first:
 // only when that rename fails does os.Rename try again, for its error.
 func writeLayout(dir string) error {
-	fd, tmp, err := createTempFD(dir, "."+LayoutFile+".")
-	if err != nil {
+	tmp, err := atomicfile.WriteTemp(dir, "."+LayoutFile+".", []byte(layoutV2), 0o600, false)
+	if tmp == "" {
 		return err
-	}
-	if err = writeFD(fd, tmp, []byte(layoutV2)); err != nil {
-		unix.Close(fd)
-	} else if cerr := unix.Close(fd); cerr != nil {
-		err = &fs.PathError{Op: "close", Path: tmp, Err: cerr}
 	}
 	path := filepath.Join(dir, LayoutFile)
 	if err == nil && unix.Rename(tmp, path) != nil {

@@ -61,30 +61,6 @@ func readTail(path string, size int64) ([]byte, int64, error) {
 	return nil, 0, &fs.PathError{Op: "open", Path: path, Err: errNoStateDir}
 }
 
-// writeTemp writes data, mode 0600 and fsync'd, to a new temporary file
-// in dir, returning its name even when writing failed ("" when none was
-// created).
-func writeTemp(dir, prefix string, data []byte) (string, error) {
-	f, err := createTemp(dir, prefix)
-	if err != nil {
-		return "", err
-	}
-	_, err = f.Write(data)
-	if err == nil {
-		err = f.Chmod(0o600)
-	}
-	if err == nil {
-		err = f.Sync()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	return f.Name(), err
-}
-
-// createTemp is os.CreateTemp(dir, prefix+"*") off Unix.
-func createTemp(dir, prefix string) (*os.File, error) { return os.CreateTemp(dir, prefix+"*") }
-
 // OpenDir fails off Unix.
 func OpenDir(dir string) (int, error) {
 	return -1, &fs.PathError{Op: "open", Path: dir, Err: errNoStateDir}

@@ -5,12 +5,9 @@ package statedir
 import (
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
-	"math/rand/v2"
 	"os"
 	"path/filepath"
-	"strconv"
 	"sync"
 
 	"golang.org/x/sys/unix"
@@ -224,101 +221,6 @@ func readTail(path string, size int64) (b []byte, off int64, err error) {
 		n += m
 	}
 	return b[:n], off, nil
-}
-
-// createTemp is os.CreateTemp(dir, prefix+"*"), with its names and
-// errors, on a descriptor opened blocking: os.NewFile does not offer it
-// to the runtime's poller, which refuses a regular file (four fcntl and
-// an epoll_ctl fewer).
-func createTemp(dir, prefix string) (*os.File, error) {
-	fd, name, err := createTempFD(dir, prefix)
-	if err != nil {
-		return nil, err
-	}
-	return os.NewFile(uintptr(fd), name), nil
-}
-
-// createTempFD is createTemp's bare descriptor and its file's name.
-func createTempFD(dir, prefix string) (int, string, error) {
-	if dir == "" {
-		dir = os.TempDir()
-	}
-	if !os.IsPathSeparator(dir[len(dir)-1]) {
-		dir += string(os.PathSeparator)
-	}
-	prefix = dir + prefix
-	for try := 0; ; {
-		name := prefix + strconv.FormatUint(uint64(rand.Uint32()), 10)
-		fd, err := unix.Open(name, unix.O_RDWR|unix.O_CREAT|unix.O_EXCL|unix.O_CLOEXEC, 0o600)
-		switch {
-		case err == unix.EINTR:
-			continue
-		case err == unix.EEXIST:
-			if try++; try < 10000 {
-				continue
-			}
-			return -1, "", &fs.PathError{Op: "createtemp", Path: prefix + "*", Err: fs.ErrExist}
-		case err != nil:
-			return -1, "", &fs.PathError{Op: "open", Path: name, Err: err}
-		}
-		return fd, name, nil
-	}
-}
-
-// writeFD writes data to fd, the file path, as (*os.File).Write does.
-func writeFD(fd int, path string, data []byte) error {
-	for len(data) > 0 {
-		n, err := unix.Write(fd, data)
-		if err == unix.EINTR {
-			continue
-		}
-		if err != nil {
-			return &fs.PathError{Op: "write", Path: path, Err: err}
-		}
-		if n == 0 {
-			return &fs.PathError{Op: "write", Path: path, Err: io.ErrUnexpectedEOF}
-		}
-		data = data[n:]
-	}
-	return nil
-}
-
-// writeTemp writes data, mode 0600 and fsync'd, to a new temporary file
-// in dir (createTemp's names and errors) through its bare descriptor, as
-// an *os.File's WriteString, Chmod, Sync and Close would, without its
-// fcntl. It returns the file's name even when writing failed (the
-// caller removes it); "" when none was created.
-func writeTemp(dir, prefix string, data []byte) (string, error) {
-	fd, tmp, err := createTempFD(dir, prefix)
-	if err != nil {
-		return "", err
-	}
-	err = writeFD(fd, tmp, data)
-	if err == nil {
-		err = ignoringEINTR("chmod", tmp, func() error { return unix.Fchmod(fd, 0o600) })
-	}
-	if err == nil {
-		err = ignoringEINTR("sync", tmp, func() error { return unix.Fsync(fd) })
-	}
-	if cerr := unix.Close(fd); err == nil && cerr != nil {
-		err = &fs.PathError{Op: "close", Path: tmp, Err: cerr}
-	}
-	return tmp, err
-}
-
-// ignoringEINTR runs f until it is not interrupted; its error is a
-// *fs.PathError of op on path.
-func ignoringEINTR(op, path string, f func() error) error {
-	for {
-		err := f()
-		if err == unix.EINTR {
-			continue
-		}
-		if err != nil {
-			return &fs.PathError{Op: op, Path: path, Err: err}
-		}
-		return nil
-	}
 }
 
 // OpenDir opens a directory of the state dir for ReadFileAt.
