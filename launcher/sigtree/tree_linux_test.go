@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"fmt"
+	"io"
 	"os/exec"
 	"slices"
 	"syscall"
@@ -34,23 +35,10 @@ func TestTerminate(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			cmd := exec.Command("sh", "-c", tt.script)
-			in, err := cmd.StdinPipe()
-			if err != nil {
-				t.Fatal(err)
-			}
+			in := startReady(t, cmd)
 			defer in.Close()
-			out, err := cmd.StdoutPipe()
-			if err != nil {
-				t.Fatal(err)
-			}
-			if err := cmd.Start(); err != nil {
-				t.Fatal(err)
-			}
 			defer cmd.Wait()
 			defer cmd.Process.Kill()
-			if _, err := bufio.NewReader(out).ReadString('\n'); err != nil {
-				t.Fatalf("waiting for sh to be ready: %v", err)
-			}
 			fd, err := unix.PidfdOpen(cmd.Process.Pid, 0)
 			if err != nil {
 				t.Fatal(err)
@@ -75,18 +63,8 @@ func TestTerminateLaunched(t *testing.T) {
 	leader := -1
 	cmd := exec.Command("sh", "-c", "echo ready; read x")
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, PidFD: &leader}
-	in, err := cmd.StdinPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
+	in := startReady(t, cmd)
 	defer in.Close()
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
 	if leader < 0 {
 		cmd.Process.Kill()
 		cmd.Wait()
@@ -94,11 +72,6 @@ func TestTerminateLaunched(t *testing.T) {
 	}
 	defer unix.Close(leader)
 	root := &Root{Cmd: cmd, Done: make(chan struct{})}
-	if _, err := bufio.NewReader(out).ReadString('\n'); err != nil {
-		cmd.Process.Kill()
-		cmd.Wait()
-		t.Fatalf("waiting for sh to be ready: %v", err)
-	}
 	go func() {
 		cmd.Wait()
 		close(root.Done)
@@ -121,6 +94,31 @@ func TestTerminateLaunched(t *testing.T) {
 	if _, err := unix.FcntlInt(uintptr(leader), unix.F_GETFD, 0); err != nil {
 		t.Errorf("the tree's pidfd of the root after Unwatch: %v", err)
 	}
+}
+
+// startReady starts cmd, a shell that prints a line once it is ready and
+// then reads its stdin, and returns once that line came: the write end
+// of its stdin, for the caller to close. A cmd that does not get there
+// is killed and reaped, and the test fails.
+func startReady(t *testing.T, cmd *exec.Cmd) io.WriteCloser {
+	t.Helper()
+	in, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := bufio.NewReader(out).ReadString('\n'); err != nil {
+		cmd.Process.Kill()
+		cmd.Wait()
+		t.Fatalf("waiting for sh to be ready: %v", err)
+	}
+	return in
 }
 
 // TestMembersHeldCgroup lists a launched tree's cgroup through the
