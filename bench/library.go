@@ -39,7 +39,7 @@ func (b *bench) library() error {
 	got := map[string]*librarySamples{}
 	var cpuPairs []float64 // per round: launcher's CPU per start+stop over the hand helper's
 	load0 := loadAverage()
-	for i := range b.reps(8) {
+	for i := range b.reps(16) {
 		round := map[string]time.Duration{}
 		for k := range libraryKinds {
 			name := libraryKinds[(i+k)%len(libraryKinds)]
@@ -89,6 +89,11 @@ func (b *bench) library() error {
 	cpu := median(one.cpu)
 	b.check("library: test-process CPU per launcher.Start + Stop ≤ 3 ms (one at a time, make bench's examples/library run)", ms(cpu), cpu <= 3*time.Millisecond,
 		fmt.Sprintf("the hand helper's is %s in the same run; %s; see docs/library.md", ms(median(hand.cpu)), load))
+	// The 3 ms was asked beside its hand helper's 1.2 ms: 2.5×
+	// the hand helper's, a reading a slower machine (whose hand helper
+	// alone costs more than 3 ms) can be held to; both are checked.
+	b.check("library: test-process CPU per launcher.Start + Stop ≤ 2.5× the hand helper's (the issue's 3 ms beside its 1.2 ms; median of the run-by-run pairs)", cr, medianOf(cpuPairs) > 0 && medianOf(cpuPairs) <= 2.5,
+		fmt.Sprintf("%s run by run; %s; see docs/library.md", cs, load))
 	ratio := float64(p95(ten.starts)) / float64(p95(hand10.starts))
 	b.check("library: 10 launcher.Starts at once, p95 start to ready within 1.5× the hand helper's (same run)", fmt.Sprintf("%.2f× (%s against %s)", ratio, ms(p95(ten.starts)), ms(p95(hand10.starts))), ratio <= 1.5,
 		fmt.Sprintf("%s; see docs/library.md", load))
