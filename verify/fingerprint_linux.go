@@ -77,11 +77,11 @@ func fingerprintStat(p proc.FS, pid, fd int) (Fingerprint, proc.Stat, error) {
 	}
 	fp.StartTime = s.StartTime
 	fp.Comm = s.Comm
-	ss, err := p.Status(pid)
+	uid, err := realUID(p, pid, fd)
 	if err != nil {
 		return fp, s, err
 	}
-	fp.UID = ss.UID
+	fp.UID = uid
 	fp.Exe, _ = p.Exe(pid) // EACCES for another uid when not root
 	if pidfd.Exited(fd) {
 		return fp, s, fmt.Errorf("pid %d: exited: %w", pid, proc.ErrGone)
@@ -90,6 +90,22 @@ func fingerprintStat(p proc.FS, pid, fd int) (Fingerprint, proc.Stat, error) {
 		return fp, s, fmt.Errorf("pid %d: zombie: %w", pid, proc.ErrGone)
 	}
 	return fp, s, nil
+}
+
+// realUID returns the real uid of pid, whose pidfd is fd: the first uid
+// of its status's Uid line, as the pidfd's PIDFD_GET_INFO gives it (Linux
+// 6.13 and later) without reading and parsing the whole status. Through
+// an FS over another root than the system's /proc, and where the kernel
+// does not answer, it is read from status.
+func realUID(p proc.FS, pid, fd int) (int, error) {
+	if p.Root == "" || p.Root == "/proc" {
+		info := unix.PidfdInfo{Mask: unix.PIDFD_INFO_CREDS}
+		if unix.IoctlPidfdInfo(fd, &info) == nil && info.Mask&unix.PIDFD_INFO_CREDS != 0 {
+			return int(info.Ruid), nil
+		}
+	}
+	ss, err := p.Status(pid)
+	return ss.UID, err
 }
 
 // Open returns a pidfd of the fingerprinted process, or the liveness that
