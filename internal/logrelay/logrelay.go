@@ -155,9 +155,14 @@ func copyOut(r io.Reader, w, also io.Writer, set *redact.Set, st *Stats, size, s
 		}
 		s.in = s.in[:cap(s.in)]
 	}
+	// The console's goroutine and its queue are made at the first
+	// hand-off to it (a slow console behind a full read): a console that
+	// keeps up is written by the reader only, and a launch's output costs
+	// no goroutine beside its reader (whose start and end were each a
+	// wake-up of another thread).
 	var free, work chan *slot
 	var console chan struct{}
-	if also != nil {
+	startConsole := func() {
 		free, work, console = make(chan *slot, slots), make(chan *slot, slots), make(chan struct{})
 		for range slots - 1 {
 			free <- &slot{}
@@ -206,6 +211,9 @@ func copyOut(r io.Reader, w, also io.Writer, set *redact.Set, st *Stats, size, s
 				// The console gets this buffer; the next read goes into a
 				// free one (waiting for one when the console holds them
 				// all).
+				if work == nil {
+					startConsole()
+				}
 				next = <-free
 				grow(next, size+m.MaxCarry())
 			}
@@ -218,7 +226,7 @@ func copyOut(r io.Reader, w, also io.Writer, set *redact.Set, st *Stats, size, s
 		}
 		cur = next
 		if err != nil {
-			if also != nil {
+			if work != nil {
 				close(work)
 				<-console
 			}
