@@ -299,10 +299,16 @@ func (la *Launch) closeFDs() {
 // liveness is Fingerprint.Check through the worker's held pidfd, without
 // a pidfd of its own, on a kernel with pidfs (there a pidfd opened anew
 // on a live worker is checked as this one is); elsewhere, or without a
-// held pidfd, it is Check.
+// held pidfd, it is Check. A held pidfd whose process has not exited
+// answers alone: that process still has the pid, so no other can, and
+// its stat is not read. Once it has exited, the stat tells Gone from
+// Reused.
 func (w workerRef) liveness(p proc.FS) verify.Liveness {
 	if w.fd < 0 || w.PidfsInode == 0 {
 		return w.Check(p)
+	}
+	if !pidfd.Exited(w.fd) {
+		return verify.Alive
 	}
 	s, err := p.Stat(w.Pid)
 	switch {
@@ -310,14 +316,10 @@ func (w workerRef) liveness(p proc.FS) verify.Liveness {
 		return verify.Gone
 	case err != nil:
 		return verify.Unknown
-	case s.StartTime != w.StartTime && s.State == 'Z':
-		return verify.Gone // another process has the pid, and it exited
-	case s.StartTime != w.StartTime:
-		return verify.Reused
-	case pidfd.Exited(w.fd) || s.State == 'Z':
-		return verify.Gone
+	case s.StartTime != w.StartTime && s.State != 'Z':
+		return verify.Reused // another process has the pid, and it runs
 	}
-	return verify.Alive
+	return verify.Gone
 }
 
 // Verify re-verifies the running launch on its worker.

@@ -223,6 +223,15 @@ func (t *Tree) Signal(sig unix.Signal) {
 	scan := t.scan
 	t.scan = true
 	defer func() { t.scan = scan }()
+	t.signal(sig, t.Members())
+}
+
+// signal is Signal with the tree's Members as just read. Terminate
+// passes the list it watches, read a moment before its first signal:
+// a second read could only add a process forked in that moment, and one
+// forked just after any read is missed all the same (it is found by the
+// gone check and SIGKILLed after the grace).
+func (t *Tree) signal(sig unix.Signal, members []int) {
 	grouped := false
 	if t.Leader >= 0 && t.Cgroup == "" && t.Marker == "" {
 		grouped = unix.PidfdSendSignal(t.Leader, sig, nil, unix.PIDFD_SIGNAL_PROCESS_GROUP) == nil
@@ -237,7 +246,7 @@ func (t *Tree) Signal(sig unix.Signal) {
 	// Parents before their children: a supervisor signalled after its
 	// child would see the child die and fork a replacement first (a
 	// dispatch loop that restarts its worker), which no pidfd watches.
-	pids := t.Members()
+	pids := slices.Clip(members)
 	for pid := range t.Pinned {
 		if !slices.Contains(pids, pid) {
 			pids = append(pids, pid)
@@ -307,7 +316,8 @@ func parentsFirst(p proc.FS, pids []int) []int {
 // away from us is still seen to exit. It reports what it sent.
 func (t *Tree) Terminate(ctx context.Context, grace, killWait time.Duration, gone func() bool) (signalled, killed bool) {
 	t.scan = true
-	for _, pid := range t.Members() {
+	members := t.Members()
+	for _, pid := range members {
 		if fd := t.heldFd(pid); fd >= 0 {
 			t.watched = append(t.watched, watch{pid: pid, fd: fd, borrowed: true})
 			continue
@@ -323,7 +333,7 @@ func (t *Tree) Terminate(ctx context.Context, grace, killWait time.Duration, gon
 	if gone() {
 		return false, false
 	}
-	t.Signal(t.stopSignal())
+	t.signal(t.stopSignal(), members)
 	if t.WaitGone(ctx, grace, gone) {
 		return true, false
 	}
