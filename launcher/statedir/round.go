@@ -1,6 +1,7 @@
 package statedir
 
 import (
+	"maps"
 	"slices"
 	"strconv"
 	"time"
@@ -196,6 +197,54 @@ type RoundEnd struct {
 	LastLines  int    `json:"last_lines"`
 	TailDigest string `json:"tail_digest,omitempty"`
 	Log        string `json:"log,omitempty"`
+}
+
+// clone is a deep copy of r: it shares no slice, map or pointer with r
+// (TestRoundCloneShares checks every field, so a field added to Round or
+// its parts that clone does not copy fails it).
+func (r *Round) clone() *Round {
+	c := *r
+	c.Delta.Set = cloneOverrides(r.Delta.Set)
+	c.Delta.Unset = slices.Clone(r.Delta.Unset)
+	c.Overrides = cloneOverrides(r.Overrides)
+	c.Problems = slices.Clone(r.Problems)
+	c.Signals = slices.Clone(r.Signals)
+	if r.Worker != nil {
+		w := *r.Worker
+		c.Worker = &w
+	}
+	c.WorkerEnv = maps.Clone(r.WorkerEnv)
+	c.Volatile = slices.Clone(r.Volatile)
+	if r.End != nil {
+		e := *r.End
+		if e.ExitStatus != nil {
+			x := *e.ExitStatus
+			e.ExitStatus = &x
+		}
+		c.End = &e
+	}
+	return &c
+}
+
+// cloneOverrides is a deep copy of ovs (nil stays nil, empty empty).
+func cloneOverrides(ovs []Override) []Override {
+	out := slices.Clone(ovs)
+	for i := range out {
+		if v := out[i].Value; v != nil {
+			x := *v
+			out[i].Value = &x
+		}
+		if e := out[i].EnvFile; e != nil {
+			c := *e
+			if c.Old != nil {
+				x := *c.Old
+				c.Old = &x
+			}
+			c.AfterLines = slices.Clone(c.AfterLines)
+			out[i].EnvFile = &c
+		}
+	}
+	return out
 }
 
 // Uptime returns the end's uptime.

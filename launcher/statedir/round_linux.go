@@ -69,13 +69,11 @@ func (s *Store) LoadRound(name string, n int) (*Round, error) {
 	if err != nil {
 		return nil, fmt.Errorf("round %d of %q: %w", n, name, err)
 	}
-	if s.roundWritten(name, path, b) {
+	if r := s.roundWritten(name, path, b); r != nil && r.N == n && r.Name == name && r.MAC != "" {
 		// What this Store sealed there: it authenticates (written), and
-		// is decoded without computing its MAC again.
-		var r Round
-		if err := json.Unmarshal(b, &r); err == nil && r.N == n && r.Name == name && r.MAC != "" {
-			return &r, nil
-		}
+		// reads back as the round it sealed, neither decoded nor its MAC
+		// computed again.
+		return r, nil
 	}
 	return s.parseRound(name, n, b)
 }
@@ -110,23 +108,32 @@ func (s *Store) parseRound(name string, n int, b []byte) (*Round, error) {
 // too, with the MAC added as its last member (a round is sealed three
 // times per start and stop).
 func (s *Store) sealRound(r *Round) ([]byte, error) {
+	b, _, err := s.sealRoundSettled(r)
+	return b, err
+}
+
+// sealRoundSettled is sealRound, also returning the round as its file
+// reads back (settledJSON; MAC set). It shares r's slices, maps and
+// pointers.
+func (s *Store) sealRoundSettled(r *Round) ([]byte, *Round, error) {
 	c := *r
 	c.MAC = ""
 	b, settled, err := settledJSON(&c, false)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	r.MAC = s.roundMACOf(b)
+	settled.MAC = r.MAC
 	if settled != &c {
 		// A value JSON changed (invalid UTF-8): the file is r's own
 		// encoding, which differs from the settled one the MAC covers.
 		b, err := json.MarshalIndent(r, "", "  ")
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
-		return append(b, '\n'), nil
+		return append(b, '\n'), settled, nil
 	}
-	return append(indentJSON(nil, withMAC(b, r.MAC)), '\n'), nil
+	return append(indentJSON(nil, withMAC(b, r.MAC)), '\n'), settled, nil
 }
 
 // indentJSON appends src, JSON as json.Marshal writes it (compact, valid),
@@ -253,7 +260,7 @@ func (s *Store) saveRound(r *Round, sync, dirChecked bool) error {
 			s.madeRounds(r.Name, r.N)
 		}
 	}
-	b, err := s.sealRound(r)
+	b, settled, err := s.sealRoundSettled(r)
 	if err != nil {
 		return err
 	}
@@ -261,7 +268,7 @@ func (s *Store) saveRound(r *Round, sync, dirChecked bool) error {
 	if err := writeStateFile(path, b, sync); err != nil {
 		return err
 	}
-	s.wroteRound(r.Name, path, b)
+	s.wroteRound(r.Name, path, b, settled)
 	return nil
 }
 

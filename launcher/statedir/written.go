@@ -36,8 +36,12 @@ type madeRounds struct {
 	at time.Time
 }
 
-// wroteRound is a round file as a Store wrote it.
-type wroteRound struct{ path, b string }
+// wroteRound is a round file as a Store wrote it, and the round it reads
+// back as (a copy of its own, which no caller holds).
+type wroteRound struct {
+	path, b string
+	r       *Round
+}
 
 // wroteRecord is a record file as a Store wrote it, and what MarkStopped
 // reads of the record it holds.
@@ -59,24 +63,33 @@ func (s *Store) wroteRecord(path string, b []byte, settled *Record) {
 	s.wrote.records[path] = wroteRecord{b: b, started: settled.Started, worker: settled.Worker, root: settled.Root, stopped: settled.Stopped}
 }
 
-// wroteRound notes b, round file path as sealed. One per launch: the
-// last round written.
-func (s *Store) wroteRound(name, path string, b []byte) {
+// wroteRound notes b, round file path as sealed from settled (copied: the
+// caller keeps changing its round). One per launch: the last round
+// written.
+func (s *Store) wroteRound(name, path string, b []byte, settled *Round) {
+	r := settled.clone()
 	s.wrote.mu.Lock()
 	defer s.wrote.mu.Unlock()
 	if s.wrote.rounds == nil {
 		s.wrote.rounds = map[string]wroteRound{}
 	}
-	s.wrote.rounds[name] = wroteRound{path: path, b: string(b)}
+	s.wrote.rounds[name] = wroteRound{path: path, b: string(b), r: r}
 }
 
-// roundWritten reports whether b is what this Store last wrote as the
-// round file path of launch name.
-func (s *Store) roundWritten(name, path string, b []byte) bool {
+// roundWritten returns, when b is what this Store last wrote as the round
+// file path of launch name, the round it reads back as: a copy of its
+// own to the caller, who may change it (an end added, UpdateRound); nil
+// otherwise. That copy costs a few map and slice copies where decoding
+// the file again cost a JSON decode of the worker's environment digests
+// (the round Stop ends).
+func (s *Store) roundWritten(name, path string, b []byte) *Round {
 	s.wrote.mu.Lock()
-	defer s.wrote.mu.Unlock()
 	w, ok := s.wrote.rounds[name]
-	return ok && w.path == path && w.b == string(b)
+	s.wrote.mu.Unlock()
+	if !ok || w.path != path || w.b != string(b) {
+		return nil
+	}
+	return w.r.clone()
 }
 
 // loadLaunch is Load for MarkStopped: the record of launch name, of
