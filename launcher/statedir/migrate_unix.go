@@ -84,9 +84,20 @@ func Migrate(dir string) error {
 // just made: it holds no record of the legacy naming to move (the
 // childproof that writes a record there after the mkdir writes it under
 // its encoded name), so LayoutFile is written without the migration
-// lock and the listing.
+// lock and the listing. It is created in place (O_EXCL, never following
+// a link), not through a temporary file and a rename: only its presence
+// is read (Migrated, Open), never its contents, so a file cut short by
+// a crash says what a whole one says (and this state dir was made in
+// that naming). One that is there already (another childproof's
+// migrateFresh or Migrate) is left; a state dir that cannot take it is
+// read in both namings, as after a Migrate that could not write it.
 func migrateFresh(dir string) {
-	writeLayout(dir)
+	fd, err := unix.Open(filepath.Join(dir, LayoutFile), unix.O_WRONLY|unix.O_CREAT|unix.O_EXCL|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0o600)
+	if err != nil {
+		return
+	}
+	unix.Write(fd, []byte(layoutV2))
+	unix.Close(fd)
 }
 
 // migrateName moves the files of the legacy stem old to the encoded stem
