@@ -293,6 +293,8 @@ func TestFaultLaunchStopLoop(t *testing.T) {
 	l.Command = []string{srv, "serve", "127.0.0.1:" + strconv.Itoa(f.port)}
 	l.Worker.Comm = filepath.Base(srv)
 	l.Ready.HTTP = "" // a TCP connect: the loop is about lifecycles, not HTTP
+	// A secret: each launch has a log mask to leave behind.
+	l.Secret = []string{"MOCK_LLM_KEY"}
 	// Warm up once so that lazily opened fds (netlink, epoll) exist before counting.
 	la, err := Start(context.Background(), l, Options{State: f.state})
 	if err != nil {

@@ -22,6 +22,7 @@ func TestForeignLaunchFilesRefused(t *testing.T) {
 	const other = 65534 // nobody
 	f := newFixture(t)
 	l := f.spec("own")
+	l.Secret = []string{"MOCK_LLM_KEY"} // a secret: the launch writes a log mask
 	la, err := f.start(t, l, true)
 	if err != nil {
 		t.Fatal(err)

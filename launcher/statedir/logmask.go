@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"crypto/hmac"
 	"encoding/json"
+	"errors"
+	"io/fs"
 	"slices"
 	"strings"
 
@@ -44,7 +46,8 @@ func (s *Store) SecretDigests(set *redact.Set) []RecordSecret {
 
 // logMask is written beside a launch's log as the launch starts: the
 // keyed digests of its secrets, so that `logs` masks the log even of a
-// launch that failed and left no record.
+// launch that failed and left no record. A launch without secrets writes
+// none where there is none (no mask masks nothing, as an empty one).
 type logMask struct {
 	Name    string         `json:"name"`
 	Secrets []RecordSecret `json:"secrets"`
@@ -70,7 +73,8 @@ func (s *Store) SaveLogMask(name string, secrets *redact.Set) error {
 }
 
 // SaveLogMaskFor writes the log mask of launch name, fsync'd when the
-// launch is detached. A foreground launch's mask is not, as its log is
+// launch is detached; nothing when secrets is empty and name has no
+// mask yet. A foreground launch's mask is not, as its log is
 // not: a power loss that undid the mask's rename could leave at most a
 // log written by the same masking reader, which never holds a secret.
 func (s *Store) SaveLogMaskFor(name string, secrets *redact.Set, detached bool) error {
@@ -78,6 +82,14 @@ func (s *Store) SaveLogMaskFor(name string, secrets *redact.Set, detached bool) 
 		return s.KeyErr()
 	}
 	m := logMask{Name: name, Secrets: s.SecretDigests(secrets)}
+	old, rerr := ReadFile(s.logMaskPath(name), MaxRecordSize)
+	if len(m.Secrets) == 0 && errors.Is(rerr, fs.ErrNotExist) {
+		// Nothing to mask and no mask of an earlier launch to replace
+		// (a fresh state dir, as each launchertest.Start's; or no launch
+		// of name ever had a secret): no mask reads as a mask of no
+		// secret (LogMaskSecrets), so none is written.
+		return nil
+	}
 	// Marshalled once: the file is the JSON the MAC covers with the MAC
 	// added.
 	b, err := json.Marshal(m)
@@ -87,7 +99,7 @@ func (s *Store) SaveLogMaskFor(name string, secrets *redact.Set, detached bool) 
 	b = append(withMAC(b, s.logMaskMACOf(b)), '\n')
 	// The same secrets as the last launch of name (a relaunch, a rerun):
 	// the mask on disk, written then, is this one already.
-	if old, err := ReadFile(s.logMaskPath(name), MaxRecordSize); err == nil && bytes.Equal(old, b) {
+	if rerr == nil && bytes.Equal(old, b) {
 		return nil
 	}
 	return writeStateFile(s.logMaskPath(name), b, detached)

@@ -6,6 +6,8 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
+	"io/fs"
 	"testing"
 	"time"
 
@@ -55,7 +57,19 @@ func TestSealOnceBytes(t *testing.T) {
 		}
 	}
 
-	for _, secrets := range [][]redact.Secret{nil, {{Name: "K", Value: "s3cret"}, {Name: "B<", Value: "x\xff"}}} {
+	// A launch without secrets and no earlier mask: nothing is written,
+	// and no mask reads as a mask of no secret.
+	if err := st.SaveLogMaskFor("m", redact.Of(nil, nil), false); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ReadFile(st.logMaskPath("m"), MaxRecordSize); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("a mask of no secret was written where there was none: %v", err)
+	}
+	if got := st.LogMaskSecrets("m"); got != nil {
+		t.Errorf("LogMaskSecrets without a mask = %v", got)
+	}
+	// With secrets, then without: the later replaces the earlier mask.
+	for _, secrets := range [][]redact.Secret{{{Name: "K", Value: "s3cret"}, {Name: "B<", Value: "x\xff"}}, nil} {
 		set := redact.Of(secrets, nil)
 		if err := st.SaveLogMaskFor("m", set, false); err != nil {
 			t.Fatal(err)
