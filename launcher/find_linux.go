@@ -57,8 +57,10 @@ func (la *Launch) findAndVerify(ctx context.Context, v *verify.Verifier, r *veri
 			continue
 		}
 		// The questions of this full look about the declared ports'
-		// listeners and their holders are asked once each.
+		// listeners and their holders are asked once each: the
+		// listeners Changed just asked are this look's.
 		f.k = verify.NewLook(la.opts.Proc)
+		f.look.Seed(f.k)
 		f.pick(tree)
 		if err := f.noWorker(tree, rootExited); err != nil {
 			return err

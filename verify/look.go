@@ -22,6 +22,9 @@ type Look struct {
 	ns        int
 	eachNS    bool
 	listeners map[lookKey]lookListeners
+	// own are the listeners of each port in the caller's network
+	// namespace, asked within the look by other means (Listened).
+	own map[int][]sockdiag.Listener
 	// owners are the holders of each socket among tree.
 	owners map[uint64][]int
 	tree   []int
@@ -61,9 +64,34 @@ func (k *Look) lookup(p proc.FS, ns, port int) ([]sockdiag.Listener, error) {
 	if r, ok := k.listeners[key]; ok {
 		return r.ls, r.err
 	}
-	ls, err := sockdiag.LookupFor(k.p.Root, ns, port)
+	var ls []sockdiag.Listener
+	var err error
+	if own, ok := k.own[port]; ok && (ns <= 0 || !sockdiag.OtherNetNS(k.p.Root, ns)) {
+		ls = own // what sockdiag.LookupFor asks there: the caller's table
+	} else {
+		ls, err = sockdiag.LookupFor(k.p.Root, ns, port)
+	}
 	k.listeners[key] = lookListeners{ls, err}
 	return ls, err
+}
+
+// Listened notes the listeners on port in the caller's network namespace
+// (each a Holder's Addr, UID and Inode; its Pids are not read), asked
+// within look k by other means (the find loop's kept sock_diag socket):
+// the look's questions about port in a namespace that is the caller's
+// are answered by them, not asked again. A nil look notes nothing.
+func (k *Look) Listened(port int, hs []Holder) {
+	if k == nil {
+		return
+	}
+	if k.own == nil {
+		k.own = map[int][]sockdiag.Listener{}
+	}
+	ls := make([]sockdiag.Listener, 0, len(hs))
+	for _, h := range hs {
+		ls = append(ls, h.listener())
+	}
+	k.own[port] = ls
 }
 
 // ListenerInodes is the socket inodes of sockdiag.LookupFor's listeners

@@ -30,7 +30,15 @@ func OtherNetNS(procRoot string, pid int) bool {
 	if err != nil {
 		return false
 	}
-	other, err := nsIno(filepath.Join(procRoot, strconv.Itoa(pid), "ns", "net"))
+	link := filepath.Join(procRoot, strconv.Itoa(pid), "ns", "net")
+	var other uint64
+	if procRoot == "/proc" {
+		// The live link's target names the namespace by the inode its
+		// stat would give: read without the stat's walk into nsfs.
+		other, err = nsLinkIno(link)
+	} else {
+		other, err = nsIno(link)
+	}
 	return err == nil && other != self
 }
 

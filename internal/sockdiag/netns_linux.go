@@ -1,10 +1,12 @@
 package sockdiag
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"runtime"
 	"strconv"
+	"strings"
 	"syscall"
 
 	"golang.org/x/sys/unix"
@@ -76,4 +78,20 @@ func inode(fi os.FileInfo) uint64 {
 		return st.Ino
 	}
 	return 0
+}
+
+// nsLinkIno is the inode of the namespace a /proc/PID/ns link names, read
+// from the link's target ("net:[INODE]").
+func nsLinkIno(path string) (uint64, error) {
+	var buf [64]byte
+	n, err := unix.Readlink(path, buf[:])
+	if err != nil {
+		return 0, &os.PathError{Op: "readlink", Path: path, Err: err}
+	}
+	t := string(buf[:n])
+	i := strings.IndexByte(t, '[')
+	if i < 0 || !strings.HasSuffix(t, "]") {
+		return 0, fmt.Errorf("namespace link %s: unexpected target %q", path, t)
+	}
+	return strconv.ParseUint(t[i+1:len(t)-1], 10, 64)
 }

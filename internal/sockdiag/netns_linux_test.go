@@ -89,3 +89,21 @@ func TestLookupForOtherNetNS(t *testing.T) {
 		}
 	}
 }
+
+// TestNsLinkIno: the namespace a live /proc/PID/ns/net link names, read
+// from its target, is the inode its stat gives.
+func TestNsLinkIno(t *testing.T) {
+	for _, path := range []string{"/proc/self/ns/net", "/proc/thread-self/ns/net", "/proc/1/ns/net"} {
+		want, err := nsIno(path)
+		if err != nil {
+			continue // (pid 1's link is unreadable without privilege)
+		}
+		got, err := nsLinkIno(path)
+		if err != nil || got != want {
+			t.Fatalf("nsLinkIno(%s) = %d, %v; its stat's inode is %d", path, got, err, want)
+		}
+	}
+	if _, err := nsLinkIno("/proc/self/ns/nonesuch"); err == nil {
+		t.Fatal("nsLinkIno of a missing link: no error")
+	}
+}

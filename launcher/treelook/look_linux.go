@@ -10,6 +10,7 @@ import (
 	"github.com/childproof/childproof/launcher/treeevents"
 	"github.com/childproof/childproof/proc"
 	"github.com/childproof/childproof/spec"
+	"github.com/childproof/childproof/verify"
 )
 
 // fullLookEvery is how often the find loop looks at everything although
@@ -41,6 +42,10 @@ type Looker struct {
 	// or none to be had when diagTried).
 	diag      *sockdiag.Conn
 	diagTried bool
+	// asked is what this look's Changed asked of each declared port's
+	// listeners (absent: its query failed, or Changed was not asked
+	// since List).
+	asked map[int][]sockdiag.Listener
 }
 
 // List lists the tree. Where the proc connector is heard and nothing
@@ -48,6 +53,7 @@ type Looker struct {
 // exit; none lost), that listing stands for up to fullLookEvery: the
 // cheap look is then one socket-table query per port.
 func (l *Looker) List() []int {
+	clear(l.asked)
 	gen, heard := l.Events.Generation()
 	if heard && l.tree != nil && gen == l.treeGen && time.Since(l.treeAt) < fullLookEvery {
 		return l.tree
@@ -69,8 +75,16 @@ func (l *Looker) TreeSig() string { return l.treeSig }
 func (l *Looker) Changed() bool {
 	var b strings.Builder
 	b.WriteString(l.treeSig)
+	clear(l.asked)
 	for _, pt := range l.Ports {
-		for _, ln := range l.listeners(pt.Number) {
+		ls, err := l.listeners(pt.Number)
+		if err == nil {
+			if l.asked == nil {
+				l.asked = map[int][]sockdiag.Listener{}
+			}
+			l.asked[pt.Number] = ls
+		}
+		for _, ln := range ls {
 			fmt.Fprintf(&b, " L%d", ln.Inode)
 		}
 	}
@@ -80,6 +94,20 @@ func (l *Looker) Changed() bool {
 	}
 	l.lookSig, l.lookAt = sig, time.Now()
 	return true
+}
+
+// Seed notes in k, a full look begun after this look's Changed, the
+// listeners Changed asked of each declared port (verify.Look.Listened):
+// the full look does not ask for them again. Nothing when Changed was
+// not asked since List.
+func (l *Looker) Seed(k *verify.Look) {
+	for port, ls := range l.asked {
+		hs := make([]verify.Holder, 0, len(ls))
+		for _, ln := range ls {
+			hs = append(hs, verify.Holder{Addr: ln.AddrPort(), UID: ln.UID, Inode: ln.Inode})
+		}
+		k.Listened(port, hs)
+	}
 }
 
 // Sig names what the last full look saw: the same Sig, the same tree
@@ -99,15 +127,14 @@ func (l *Looker) Keep() (restore func()) {
 // kept sock_diag socket (a look every millisecond made, bound and
 // closed one each time: a third of the query's cost), or by
 // sockdiag.Lookup where there is none.
-func (l *Looker) listeners(port int) []sockdiag.Listener {
+func (l *Looker) listeners(port int) ([]sockdiag.Listener, error) {
 	if l.diag == nil && !l.diagTried {
 		l.diagTried = true
 		l.diag, _ = sockdiag.Open()
 	}
-	ls, _ := l.diag.ListenersOr(uint16(port), func() ([]sockdiag.Listener, error) {
+	return l.diag.ListenersOr(uint16(port), func() ([]sockdiag.Listener, error) {
 		return sockdiag.Lookup(l.Proc.Root, port)
 	})
-	return ls
 }
 
 // Close lets go of the kept socket.
