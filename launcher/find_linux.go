@@ -497,7 +497,16 @@ func (la *Launch) verifyAndReady(ctx context.Context, v *verify.Verifier, r *ver
 	if final {
 		repickUntil = time.Time{} // judged as it is
 	}
-	images := la.workerImages(worker)
+	// The worker's records are read through descriptors held on it for
+	// the rest of its decision (its stat read again by one pread, the
+	// others opened relative to its /proc directory), those of the
+	// process behind wfd.
+	pw, release := la.opts.Proc.HoldWhile(worker, wfd)
+	defer release()
+	hv := *v
+	hv.Proc = pw
+	v = &hv
+	images := la.workerImagesWith(worker, verify.Image(pw, worker))
 	c, released, err := la.verifyOnWorker(ctx, v, r, k, worker, wfd, repickUntil)
 	if err != nil {
 		return err
@@ -583,11 +592,11 @@ func (la *Launch) verifyOnWorker(ctx context.Context, v *verify.Verifier, r *ver
 	}
 	vr := v.Verify(ctx, vc)
 	if cred, _ := runas.Credential(l); cred != nil {
-		runas.Check(la.opts.Proc, vr, cred, worker)
+		runas.Check(v.Proc, vr, cred, worker)
 	}
 	la.verifyRanks(ctx, v, c, vr)
 	v.JudgeTree(vr, c, la.treeCheck(c.Tree, worker))
-	la.notes.watch.Judged(la.opts.Proc, c.Tree)
+	la.notes.watch.Judged(v.Proc, c.Tree)
 	la.equalMatches(worker, c.Tree, vr)
 	// The worker is verified on its exec-time evidence: stop tracing
 	// before readiness, which may take minutes. A launch that failed
@@ -654,7 +663,7 @@ func (la *Launch) stillTheWorker(v *verify.Verifier, r *verify.Report, c verify.
 	// have exec'd since it was picked (a shim, a dispatcher that execs
 	// twice) — the same process, known by pid, start time and pidfs inode,
 	// read through the pidfd held on it since the pick.
-	fp, image, err := verify.FingerprintImagePidfd(la.opts.Proc, worker, wfd)
+	fp, image, err := verify.FingerprintImagePidfd(v.Proc, worker, wfd)
 	if err == nil && la.worker.Matches(fp) {
 		la.worker.Fingerprint = fp
 		if r.Worker != nil {

@@ -134,12 +134,8 @@ func (la *Launch) treeCheck(tree []int, worker int) verify.TreeCheck {
 	return t
 }
 
-// workerImages is proctree.Images of the worker and the picked ranks.
-func (la *Launch) workerImages(worker int) string {
-	return la.workerImagesWith(worker, verify.Image(la.opts.Proc, worker))
-}
-
-// workerImagesWith is workerImages with the worker's image given.
+// workerImagesWith is proctree.Images of the worker, whose image is
+// given, and the picked ranks.
 func (la *Launch) workerImagesWith(worker int, image string) string {
 	var ranks []int
 	for _, rk := range la.ranks {

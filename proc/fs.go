@@ -15,10 +15,13 @@ import (
 )
 
 // FS reads process records below a /proc root. An FS holds no state of its
-// own: it is safe for concurrent use.
+// own: it is safe for concurrent use. One from Hold reads one process's
+// records through descriptors it holds, until they are released.
 type FS struct {
 	// Root is the proc mount, "/proc" when empty.
 	Root string
+	// held are the records Hold holds open (nil: none).
+	held *held
 }
 
 // Default is the FS of the running system.
@@ -52,6 +55,14 @@ func (p FS) file(pid int, name string) string {
 }
 
 func (p FS) read(pid int, name string) ([]byte, error) {
+	if h := p.heldOf(pid); h != nil {
+		if b, err, ok := h.read(name, p.file(pid, name)); ok {
+			if err != nil {
+				return nil, wrapErr(pid, name, err)
+			}
+			return b, nil
+		}
+	}
 	b, err := readFile(p.file(pid, name))
 	if err != nil {
 		return nil, wrapErr(pid, name, err)
@@ -109,6 +120,14 @@ func (p FS) Status(pid int) (Status, error) {
 // Exe returns the target of /proc/PID/exe. An unlinked binary ends in
 // " (deleted)"; a script's exe is its interpreter.
 func (p FS) Exe(pid int) (string, error) {
+	if h := p.heldOf(pid); h != nil {
+		if s, err, ok := h.exe(p.file(pid, "exe")); ok {
+			if err != nil {
+				return "", wrapErr(pid, "exe", err)
+			}
+			return s, nil
+		}
+	}
 	s, err := os.Readlink(p.file(pid, "exe"))
 	if err != nil {
 		return "", wrapErr(pid, "exe", err)

@@ -13,10 +13,14 @@ import (
 // two fcntl more to undo them) and fstats it for a size that /proc files
 // do not report: verify --pid reads about fifteen such files, ps one or
 // two per recorded worker.
-func readFile(path string) ([]byte, error) {
-	fd, err := unix.Open(path, unix.O_RDONLY|unix.O_CLOEXEC, 0)
+func readFile(path string) ([]byte, error) { return readFileAt(unix.AT_FDCWD, path, path) }
+
+// readFileAt is readFile of name relative to the directory dir (an
+// absolute name, or unix.AT_FDCWD: as readFile), with path in its errors.
+func readFileAt(dir int, name, path string) ([]byte, error) {
+	fd, err := unix.Openat(dir, name, unix.O_RDONLY|unix.O_CLOEXEC, 0)
 	for err == unix.EINTR {
-		fd, err = unix.Open(path, unix.O_RDONLY|unix.O_CLOEXEC, 0)
+		fd, err = unix.Openat(dir, name, unix.O_RDONLY|unix.O_CLOEXEC, 0)
 	}
 	if err != nil {
 		return nil, &fs.PathError{Op: "open", Path: path, Err: err}

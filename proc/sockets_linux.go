@@ -23,7 +23,13 @@ func (p FS) socketInodes(pid int) ([]uint64, error) {
 // looks for, not reading the links of the fds after it.
 func (p FS) eachSocket(pid int, found func(ino uint64) (stop bool)) error {
 	dir := p.file(pid, "fd")
-	dfd, err := unix.Open(dir, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+	dfd, err, ok := -1, error(nil), false
+	if h := p.heldOf(pid); h != nil {
+		dfd, err, ok = h.openDir("fd")
+	}
+	if !ok {
+		dfd, err = unix.Open(dir, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+	}
 	if err != nil {
 		return wrapErr(pid, "fd", err)
 	}

@@ -1,0 +1,124 @@
+package proc
+
+import (
+	"errors"
+	"os"
+	"os/exec"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"golang.org/x/sys/unix"
+)
+
+// TestHold: an FS holding a process's records reads what its paths read
+// (stat afresh at each read), reads none of them once the process is
+// reaped (ErrGone, never another's that takes the pid), and reads by
+// path again after release.
+func TestHold(t *testing.T) {
+	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	cmd.Env = []string{"PROC_TEST_HELPER=listen", "CHILDPROOF_PROBE=held"}
+	out, err := cmd.StdoutPipe()
+	must(t, err)
+	must(t, cmd.Start())
+	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	if n, _ := out.Read(make([]byte, 16)); n == 0 {
+		t.Fatal("helper printed no port")
+	}
+	pid := cmd.Process.Pid
+	fd, err := unix.PidfdOpen(pid, 0)
+	must(t, err)
+	defer unix.Close(fd)
+	p := Default
+	h, release := p.HoldWhile(pid, fd)
+	defer release()
+	if h.held == nil {
+		t.Fatal("HoldWhile of a live process holds nothing")
+	}
+
+	byPath, err := p.Stat(pid)
+	must(t, err)
+	got, err := h.Stat(pid)
+	must(t, err)
+	if got.Pid != pid || got.StartTime != byPath.StartTime || got.Comm != byPath.Comm || got.EnvStart != byPath.EnvStart {
+		t.Errorf("held Stat = %+v, by path %+v", got, byPath)
+	}
+	for _, name := range []string{"environ", "cmdline", "comm"} {
+		a, err := p.read(pid, name)
+		must(t, err)
+		b, err := h.read(pid, name)
+		must(t, err)
+		if !slices.Equal(a, b) {
+			t.Errorf("held %s = %q, by path %q", name, b, a)
+		}
+	}
+	exe, err := h.Exe(pid)
+	must(t, err)
+	if self, _ := os.Executable(); exe != self {
+		t.Errorf("held Exe = %q, want %q", exe, self)
+	}
+	a, err := p.SocketInodes(pid)
+	must(t, err)
+	b, err := h.SocketInodes(pid)
+	must(t, err)
+	if d := cmp.Diff(a, b); d != "" || len(a) == 0 {
+		t.Errorf("held SocketInodes (-path +held):\n%s", d)
+	}
+	// Another pid reads by path.
+	if st, err := h.Stat(os.Getpid()); err != nil || st.Pid != os.Getpid() {
+		t.Errorf("held FS's Stat of another pid = %+v, %v", st, err)
+	}
+
+	// Each read is a fresh record: the helper's state moves from
+	// sleeping to stopped and back, as the held stat shows.
+	waitState := func(want byte) {
+		t.Helper()
+		deadline := time.Now().Add(10 * time.Second)
+		for {
+			st, err := h.Stat(pid)
+			must(t, err)
+			if st.State == want {
+				return
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("held stat state %c, want %c", st.State, want)
+			}
+			time.Sleep(time.Millisecond)
+		}
+	}
+	must(t, cmd.Process.Signal(unix.SIGSTOP))
+	waitState('T')
+	must(t, cmd.Process.Signal(unix.SIGCONT))
+	waitState('S')
+
+	// Reaped: nothing held reads, and never by the pid's path.
+	cmd.Process.Kill()
+	cmd.Wait()
+	if _, err := h.Stat(pid); !errors.Is(err, ErrGone) {
+		t.Errorf("held Stat of a reaped process: %v, want ErrGone", err)
+	}
+	if _, err := h.EnvironRaw(pid); !errors.Is(err, ErrGone) {
+		t.Errorf("held environ of a reaped process: %v, want ErrGone", err)
+	}
+	if _, err := h.Exe(pid); !errors.Is(err, ErrGone) {
+		t.Errorf("held Exe of a reaped process: %v, want ErrGone", err)
+	}
+	if _, err := h.SocketInodes(pid); !errors.Is(err, ErrGone) {
+		t.Errorf("held SocketInodes of a reaped process: %v, want ErrGone", err)
+	}
+	if q, rel := p.HoldWhile(pid, fd); q.held != nil {
+		rel()
+		t.Error("HoldWhile of an exited pidfd holds records")
+	}
+
+	// Released: reads go by path.
+	release()
+	release()
+	if st, err := h.Stat(os.Getpid()); err != nil || st.Pid != os.Getpid() {
+		t.Errorf("released FS's Stat = %+v, %v", st, err)
+	}
+	if _, err := h.Stat(pid); !errors.Is(err, ErrGone) {
+		t.Errorf("released FS's Stat of a reaped process: %v, want ErrGone", err)
+	}
+}
