@@ -186,12 +186,16 @@ func (la *Launch) Stop(ctx context.Context) (*StopResult, error) {
 }
 
 // finish terminates the tree once, marks the record stopped and releases
-// the lock.
+// the lock. The tree's events are let go first: nothing that ends the
+// tree reads them (terminate looks at the cgroup, /proc and pidfds, and
+// Wait's loop waits for it on la.mu), and a subscription that ends
+// before the stop signal spares the hub's reader the exits it would
+// otherwise wake up for (one event per thread of the tree).
 func (la *Launch) finish(grace time.Duration) {
 	la.stopOnce.Do(func() {
+		la.events.Close()
 		la.terminate(grace)
 		la.out.Stop()
-		la.events.Close()
 		if la.Record != nil {
 			// Only while the record file still describes this launch: a
 			// newer one (a run after a detached launch let go of the
