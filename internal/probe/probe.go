@@ -144,7 +144,7 @@ func httpGet(ctx context.Context, c net.Conn, host, path string, body *[]byte) (
 		return "", fmt.Errorf("malformed HTTP status %q", status)
 	}
 	if body == nil {
-		io.Copy(io.Discard, io.LimitReader(br, 1<<16))
+		discardBody(br, 1<<16)
 		return status, nil
 	}
 	b, err := readBody(br, 1<<16)
@@ -166,18 +166,34 @@ func ctxErr(ctx context.Context, err error) error {
 	return err
 }
 
-// readBody reads an HTTP/1.1 answer's headers and up to limit bytes of its
-// body: Content-Length, chunked, or to the end of the connection.
-func readBody(br *bufio.Reader, limit int64) ([]byte, error) {
-	length, chunked := int64(-1), false
+// discardBody reads what is left of an HTTP/1.1 answer (up to limit
+// bytes), so that the connection is closed with nothing unread (a close
+// with unread bytes resets it, which the server may log). An answer with a
+// Content-Length is read to its end, not to the connection's: the
+// server's close, which the answer does not wait for, comes after it,
+// often in a packet of its own and a wake-up of the prober more. Any
+// other answer is read to the connection's end.
+func discardBody(br *bufio.Reader, limit int64) {
+	length, chunked, err := readHeaders(br)
+	if err == nil && length >= 0 && !chunked && length <= limit {
+		io.CopyN(io.Discard, br, length)
+		return
+	}
+	io.Copy(io.Discard, io.LimitReader(br, limit))
+}
+
+// readHeaders reads an HTTP/1.1 answer's headers, returning its
+// Content-Length (-1: none) and whether it is chunked.
+func readHeaders(br *bufio.Reader) (length int64, chunked bool, err error) {
+	length = -1
 	for {
 		line, err := br.ReadString('\n')
 		if err != nil {
-			return nil, err
+			return -1, false, err
 		}
 		line = strings.TrimRight(line, "\r\n")
 		if line == "" {
-			break
+			return length, chunked, nil
 		}
 		k, v, _ := strings.Cut(line, ":")
 		v = strings.TrimSpace(v)
@@ -189,6 +205,15 @@ func readBody(br *bufio.Reader, limit int64) ([]byte, error) {
 		case "transfer-encoding":
 			chunked = strings.Contains(strings.ToLower(v), "chunked")
 		}
+	}
+}
+
+// readBody reads an HTTP/1.1 answer's headers and up to limit bytes of its
+// body: Content-Length, chunked, or to the end of the connection.
+func readBody(br *bufio.Reader, limit int64) ([]byte, error) {
+	length, chunked, err := readHeaders(br)
+	if err != nil {
+		return nil, err
 	}
 	var r io.Reader = br
 	switch {
