@@ -520,7 +520,7 @@ func (la *Launch) verifyAndReady(ctx context.Context, v *verify.Verifier, r *ver
 	if err := la.waitAdded(ctx, r, worker, wfd, deadline); err != nil {
 		return err
 	}
-	image, err := la.stillTheWorker(v, r, c, worker, wfd, repickUntil)
+	image, err := la.stillTheWorker(v, r, c, k, worker, wfd, repickUntil)
 	if err != nil {
 		return err
 	}
@@ -635,8 +635,10 @@ func (la *Launch) verifyOnWorker(ctx context.Context, v *verify.Verifier, r *ver
 // the worker the process it was (its exe, comm and uid taken again: it
 // may have exec'd since it was picked); a tree that moved is errRepick, a
 // rank that exited exit 5. It returns the image the worker runs
-// (verify.Image), read with its exe, comm and uid.
-func (la *Launch) stillTheWorker(v *verify.Verifier, r *verify.Report, c verify.Check, worker, wfd int, deadline time.Time) (string, error) {
+// (verify.Image), read with its exe, comm and uid. Its look at the ports
+// is a new one, which asks a holder first about the fd where look k found
+// it holding the port.
+func (la *Launch) stillTheWorker(v *verify.Verifier, r *verify.Report, c verify.Check, k *verify.Look, worker, wfd int, deadline time.Time) (string, error) {
 	l := la.Spec
 	// The answer is no evidence by itself: the owner must still be the worker.
 	r2 := verify.NewReport("")
@@ -646,7 +648,7 @@ func (la *Launch) stillTheWorker(v *verify.Verifier, r *verify.Report, c verify.
 	if len(l.Ports) > 0 {
 		tree = la.tree.Members()
 	}
-	if len(l.Ports) > 0 && !v.CheckPorts(r2, c, worker, tree) || len(r2.Problems) > 0 {
+	if len(l.Ports) > 0 && !v.CheckPortsIn(r2, c, worker, tree, k.Again(v.Proc)) || len(r2.Problems) > 0 {
 		if (movedPort(r2) || r2.Has(verify.KindPortForeign) && proctree.ForeignHolder(la.opts.Proc, nil, la.Spec, la.tree.Members()) == nil) && time.Now().Before(deadline) && (!pidfd.Exited(wfd) || worker == la.tree.Root.Pid() && la.daemonized()) {
 			// (The launched process forked the daemon that holds
 			// the port and exited: pick the worker again.)

@@ -119,18 +119,21 @@ func (p FS) Status(pid int) (Status, error) {
 
 // Exe returns the target of /proc/PID/exe. An unlinked binary ends in
 // " (deleted)"; a script's exe is its interpreter.
-func (p FS) Exe(pid int) (string, error) {
+func (p FS) Exe(pid int) (string, error) { return p.link(pid, "exe") }
+
+// link returns the target of the link name below pid's directory.
+func (p FS) link(pid int, name string) (string, error) {
 	if h := p.heldOf(pid); h != nil {
-		if s, err, ok := h.exe(p.file(pid, "exe")); ok {
+		if s, err, ok := h.readlink(name, p.file(pid, name)); ok {
 			if err != nil {
-				return "", wrapErr(pid, "exe", err)
+				return "", wrapErr(pid, name, err)
 			}
 			return s, nil
 		}
 	}
-	s, err := os.Readlink(p.file(pid, "exe"))
+	s, err := os.Readlink(p.file(pid, name))
 	if err != nil {
-		return "", wrapErr(pid, "exe", err)
+		return "", wrapErr(pid, name, err)
 	}
 	return s, nil
 }
@@ -173,12 +176,34 @@ func (p FS) SocketInodes(pid int) ([]uint64, error) { return p.socketInodes(pid)
 // HasSocket reports whether the process holds the socket inode in its fds
 // (their links read up to the one that is it).
 func (p FS) HasSocket(pid int, inode uint64) (bool, error) {
-	has := false
-	err := p.eachSocket(pid, func(ino uint64) bool {
-		has = ino == inode
-		return has
+	fd, err := p.SocketFD(pid, inode)
+	return fd != "", err
+}
+
+// SocketFD is HasSocket telling where: the name of the fd of the process
+// that holds the socket inode (the first in its fd table), "" when none
+// does.
+func (p FS) SocketFD(pid int, inode uint64) (string, error) {
+	at := ""
+	err := p.eachSocket(pid, func(ino uint64, fd string) bool {
+		if ino == inode {
+			at = fd
+		}
+		return at != ""
 	})
-	return has, err
+	return at, err
+}
+
+// HasSocketAt reports whether the process's fd named fd (as SocketFD
+// names it) is the socket inode now: one link read, where HasSocket
+// reads the fd table up to it.
+func (p FS) HasSocketAt(pid int, fd string, inode uint64) bool {
+	t, err := p.link(pid, "fd/"+fd)
+	if err != nil {
+		return false
+	}
+	ino, ok := socketInode(t)
+	return ok && ino == inode
 }
 
 // socketInode parses a "socket:[INODE]" link target.

@@ -74,10 +74,10 @@ func (h *held) read(name, path string) (b []byte, err error, ok bool) {
 	return b, err, true
 }
 
-// exe is the target of the exe link, whose path is path, read through the
-// held directory, with os.Readlink's errors; ok is false once it is
-// released.
-func (h *held) exe(path string) (target string, err error, ok bool) {
+// readlink is the target of the link name (exe, fd/N), whose path is
+// path, read through the held directory, with os.Readlink's errors; ok is
+// false once it is released.
+func (h *held) readlink(name, path string) (target string, err error, ok bool) {
 	h.mu.RLock()
 	defer h.mu.RUnlock()
 	if h.dir < 0 {
@@ -85,9 +85,9 @@ func (h *held) exe(path string) (target string, err error, ok bool) {
 	}
 	for size := 256; ; size *= 4 {
 		buf := make([]byte, size)
-		n, err := unix.Readlinkat(h.dir, "exe", buf)
+		n, err := unix.Readlinkat(h.dir, name, buf)
 		for err == unix.EINTR {
-			n, err = unix.Readlinkat(h.dir, "exe", buf)
+			n, err = unix.Readlinkat(h.dir, name, buf)
 		}
 		if err != nil {
 			return "", &fs.PathError{Op: "readlink", Path: path, Err: err}, true

@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"slices"
+	"strconv"
 	"testing"
 	"time"
 
@@ -120,5 +121,51 @@ func TestHold(t *testing.T) {
 	}
 	if _, err := h.Stat(pid); !errors.Is(err, ErrGone) {
 		t.Errorf("released FS's Stat of a reaped process: %v, want ErrGone", err)
+	}
+}
+
+// TestSocketFD: SocketFD names the fd HasSocket finds the socket at, and
+// HasSocketAt tells in one link read whether that fd is the socket, held
+// or by path.
+func TestSocketFD(t *testing.T) {
+	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	cmd.Env = []string{"PROC_TEST_HELPER=listen"}
+	out, err := cmd.StdoutPipe()
+	must(t, err)
+	must(t, cmd.Start())
+	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	if n, _ := out.Read(make([]byte, 16)); n == 0 {
+		t.Fatal("helper printed no port")
+	}
+	pid := cmd.Process.Pid
+	inos, err := Default.SocketInodes(pid)
+	must(t, err)
+	if len(inos) == 0 {
+		t.Fatal("helper holds no socket")
+	}
+	ino := inos[len(inos)-1]
+	fd, err := Default.SocketFD(pid, ino)
+	must(t, err)
+	if fd == "" {
+		t.Fatalf("SocketFD(%d, %d) found none", pid, ino)
+	}
+	if t2, _ := os.Readlink(Default.Path(pid, "fd", fd)); t2 != "socket:["+strconv.FormatUint(ino, 10)+"]" {
+		t.Errorf("fd %s links to %q", fd, t2)
+	}
+	pfd, err := unix.PidfdOpen(pid, 0)
+	must(t, err)
+	defer unix.Close(pfd)
+	h, release := Default.HoldWhile(pid, pfd)
+	defer release()
+	for _, p := range []FS{Default, h} {
+		if !p.HasSocketAt(pid, fd, ino) {
+			t.Errorf("HasSocketAt(%d, %s, %d) = false (held %v)", pid, fd, ino, p.held != nil)
+		}
+		if p.HasSocketAt(pid, fd, ino+1) || p.HasSocketAt(pid, "0", ino) || p.HasSocketAt(pid, "99999", ino) {
+			t.Errorf("HasSocketAt says another fd or socket is it (held %v)", p.held != nil)
+		}
+	}
+	if fd, err := Default.SocketFD(pid, ino+1<<40); fd != "" || err != nil {
+		t.Errorf("SocketFD of a socket it does not hold = %q, %v", fd, err)
 	}
 }

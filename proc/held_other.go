@@ -12,5 +12,5 @@ func (p FS) HoldWhile(pid, pidfd int) (FS, func()) { return p, func() {} }
 // read is nothing held: reads go by path.
 func (h *held) read(name, path string) ([]byte, error, bool) { return nil, nil, false }
 
-// exe is nothing held.
-func (h *held) exe(path string) (string, error, bool) { return "", nil, false }
+// readlink is nothing held.
+func (h *held) readlink(name, path string) (string, error, bool) { return "", nil, false }

@@ -11,17 +11,18 @@ import (
 // of every process).
 func (p FS) socketInodes(pid int) ([]uint64, error) {
 	var out []uint64
-	err := p.eachSocket(pid, func(ino uint64) bool {
+	err := p.eachSocket(pid, func(ino uint64, _ string) bool {
 		out = append(out, ino)
 		return false
 	})
 	return out, err
 }
 
-// eachSocket calls found with the inode of each socket in pid's fd table,
+// eachSocket calls found with the inode of each socket in pid's fd table
+// and the name of its fd,
 // in fd order, until it returns true: HasSocket stops at the socket it
 // looks for, not reading the links of the fds after it.
-func (p FS) eachSocket(pid int, found func(ino uint64) (stop bool)) error {
+func (p FS) eachSocket(pid int, found func(ino uint64, fd string) (stop bool)) error {
 	dir := p.file(pid, "fd")
 	dfd, err, ok := -1, error(nil), false
 	if h := p.heldOf(pid); h != nil {
@@ -56,7 +57,7 @@ func (p FS) eachSocket(pid int, found func(ino uint64) (stop bool)) error {
 		if err != nil {
 			continue // closed meanwhile
 		}
-		if ino, ok := socketInode(string(buf[:k])); ok && found(ino) {
+		if ino, ok := socketInode(string(buf[:k])); ok && found(ino, n) {
 			return nil
 		}
 	}

@@ -7,7 +7,7 @@ import "os"
 // socketInodes is SocketInodes: each fd's link read by its path.
 func (p FS) socketInodes(pid int) ([]uint64, error) {
 	var out []uint64
-	err := p.eachSocket(pid, func(ino uint64) bool {
+	err := p.eachSocket(pid, func(ino uint64, _ string) bool {
 		out = append(out, ino)
 		return false
 	})
@@ -15,8 +15,8 @@ func (p FS) socketInodes(pid int) ([]uint64, error) {
 }
 
 // eachSocket calls found with the inode of each socket in pid's fd table
-// until it returns true.
-func (p FS) eachSocket(pid int, found func(ino uint64) (stop bool)) error {
+// and the name of its fd until it returns true.
+func (p FS) eachSocket(pid int, found func(ino uint64, fd string) (stop bool)) error {
 	dir := p.Path(pid, "fd")
 	f, err := os.Open(dir)
 	if err != nil {
@@ -36,7 +36,7 @@ func (p FS) eachSocket(pid int, found func(ino uint64) (stop bool)) error {
 		if err != nil {
 			continue // closed meanwhile
 		}
-		if ino, ok := socketInode(t); ok && found(ino) {
+		if ino, ok := socketInode(t); ok && found(ino, n) {
 			return nil
 		}
 	}

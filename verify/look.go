@@ -1,6 +1,7 @@
 package verify
 
 import (
+	"maps"
 	"slices"
 
 	"github.com/childproof/childproof/internal/sockdiag"
@@ -28,6 +29,15 @@ type Look struct {
 	// owners are the holders of each socket among tree.
 	owners map[uint64][]int
 	tree   []int
+	// at names the fd where a process of a tree was found holding a
+	// socket, in this look or the one it follows (Again): read first.
+	at map[heldSocket]string
+}
+
+// heldSocket is a socket held by a process.
+type heldSocket struct {
+	pid   int
+	inode uint64
 }
 
 // lookKey is a question about a port's listeners: in the namespace of
@@ -126,9 +136,46 @@ func (k *Look) treeOwners(p proc.FS, inode uint64, tree []int) []int {
 	if pids, ok := k.owners[inode]; ok {
 		return pids
 	}
-	pids := k.p.FindSocketOwners(inode, tree)
+	pids := k.findOwners(inode, tree)
 	k.owners[inode] = pids
 	return pids
+}
+
+// findOwners is k.p.FindSocketOwners(inode, tree), noting where each
+// holder holds it: a holder is asked first about the fd where this look,
+// or the one it follows, found it (one link read), its fd table read only
+// when that fd is no longer the socket.
+func (k *Look) findOwners(inode uint64, tree []int) []int {
+	var out []int
+	for _, pid := range tree {
+		key := heldSocket{pid, inode}
+		if fd, ok := k.at[key]; ok && k.p.HasSocketAt(pid, fd, inode) {
+			out = append(out, pid)
+			continue
+		}
+		if fd, _ := k.p.SocketFD(pid, inode); fd != "" {
+			out = append(out, pid)
+			if k.at == nil {
+				k.at = map[heldSocket]string{}
+			}
+			k.at[key] = fd
+		}
+	}
+	return out
+}
+
+// Again begins a new look through p at the tree k looked at (the look
+// after the readiness probe): none of k's answers stand, and each
+// question asks the table of the namespace it names, as a nil look does;
+// a holder of a socket is asked first about the fd where k found it. A
+// nil k begins none: nil.
+func (k *Look) Again(p proc.FS) *Look {
+	if k == nil {
+		return nil
+	}
+	n := NewLook(p)
+	n.at = maps.Clone(k.at)
+	return n
 }
 
 // TreeOwners is p.FindSocketOwners of inode among tree, asked once in

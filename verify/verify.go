@@ -381,6 +381,12 @@ func (v *Verifier) CheckPorts(r *Report, c Check, worker int, tree []int) bool {
 	return v.checkPorts(r, c, worker, tree, nil)
 }
 
+// CheckPortsIn is CheckPorts within look k (nil: CheckPorts): a look of
+// its own begun with Again, for one.
+func (v *Verifier) CheckPortsIn(r *Report, c Check, worker int, tree []int, k *Look) bool {
+	return v.checkPorts(r, c, worker, tree, k)
+}
+
 // checkPorts is CheckPorts within look k (nil: a look of its own).
 func (v *Verifier) checkPorts(r *Report, c Check, worker int, tree []int, k *Look) bool {
 	all := true
