@@ -32,8 +32,8 @@ func (la *Launch) findAndVerify(ctx context.Context, v *verify.Verifier, r *veri
 	f.polling = time.Now()
 	f.deadline = f.polling.Add(la.Spec.ReadyTimeout())
 	f.root = la.tree.Root.Pid()
-	f.pacer = treelook.Pacer{Began: f.polling, Lines: la.notes.findWake, Events: la.events.ChangedCh()}
 	f.look = &treelook.Looker{Proc: la.opts.Proc, Ports: la.Spec.Ports, Members: func() []int { return la.tree.Members() }, Events: la.events}
+	f.pacer = treelook.Pacer{Began: f.polling, Lines: la.notes.findWake, Events: la.events.ChangedCh(), Seen: f.look.Seen}
 	defer f.release()
 	defer f.look.Close()
 	defer func() { la.notes.wake.Close(); la.notes.wake = nil }()

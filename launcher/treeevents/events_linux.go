@@ -31,6 +31,11 @@ type Events struct {
 	lost atomic.Bool
 	// deaf is set when the hub's socket failed: te hears nothing more.
 	deaf atomic.Bool
+	// latest is the stamp (proccn.Now's clock) of the latest event of
+	// the tree heard; the largest stamp once events were lost or te
+	// went deaf (what was missed may be of any time). The hub sets it
+	// before the gen it wakes with.
+	latest atomic.Uint64
 	// since is when Listen subscribed (proccn.Now): the tree's events
 	// from then on are its. tree is nil until Follow; lostEarly is set
 	// when events were dropped before it. The hub's mutex guards the
@@ -152,4 +157,24 @@ func (te *Events) Generation() (uint64, bool) {
 		return 0, false
 	}
 	return te.gen.Load(), true
+}
+
+// HeardBefore reports whether every event of the tree heard so far was
+// stamped before at (proccn.Now's clock), none lost: the kernel stamps an
+// event once what it tells (a fork's child in the cgroup, an exec's new
+// comm and image, an exit) is there to read, so a listing read after at
+// shows it already. Ask after Generation: an event heard since is then
+// counted here too.
+func (te *Events) HeardBefore(at uint64) bool {
+	return te != nil && at != 0 && te.latest.Load() < at
+}
+
+// heardAt notes an event of the tree stamped t.
+func (te *Events) heardAt(t uint64) {
+	for {
+		old := te.latest.Load()
+		if t <= old || te.latest.CompareAndSwap(old, t) {
+			return
+		}
+	}
 }

@@ -2,6 +2,7 @@ package treeevents
 
 import (
 	"errors"
+	"math"
 	"sync"
 	"time"
 
@@ -82,7 +83,11 @@ func (h *hub) follow(te *Events, root int) {
 	for _, e := range h.backlog {
 		if e.Time >= te.since && te.tree.Note(e) {
 			moved = true
+			te.heardAt(e.Time)
 		}
+	}
+	if te.lostEarly {
+		te.heardAt(math.MaxUint64)
 	}
 	h.donePending()
 	h.mu.Unlock()
@@ -237,7 +242,11 @@ func (h *hub) dispatch(batch []proccn.Event, lost bool, moved []*Events) []*Even
 			// its tree's: a pid it names may be reused since.)
 			if e.Time >= te.since && te.tree.Note(e) {
 				hit = true
+				te.heardAt(e.Time)
 			}
+		}
+		if lost {
+			te.heardAt(math.MaxUint64)
 		}
 		if hit {
 			moved = append(moved, te)
@@ -260,6 +269,7 @@ func (te *Events) moved(lost bool) {
 // deafen notes that te hears its tree no more (its socket failed): Live
 // is false from now on, and its waiters are woken to poll again.
 func (te *Events) deafen() {
+	te.heardAt(math.MaxUint64)
 	te.deaf.Store(true)
 	te.lost.Store(true)
 	te.gen.Add(1)

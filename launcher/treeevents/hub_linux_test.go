@@ -68,6 +68,30 @@ func TestDispatch(t *testing.T) {
 	}
 }
 
+// TestHeardBefore: a tree's events are heard before a time only when
+// every one of them was stamped before it; another process's event, or
+// one from before the tree subscribed, counts for nothing; a loss makes
+// no time late enough.
+func TestHeardBefore(t *testing.T) {
+	ev := func(k proccn.Kind, pid int, at uint64) proccn.Event {
+		return proccn.Event{Kind: k, Pid: pid, Tgid: pid, Time: at}
+	}
+	te := &Events{since: 100, changed: make(chan struct{}, 1)}
+	te.tree = proccn.NewTree(10)
+	h := &hub{subs: map[*Events]struct{}{te: {}}}
+	if !te.HeardBefore(1) || te.HeardBefore(0) {
+		t.Fatalf("nothing heard: HeardBefore(1) %v, HeardBefore(0) %v; want true, false (0 is no time)", te.HeardBefore(1), te.HeardBefore(0))
+	}
+	h.dispatch([]proccn.Event{ev(proccn.Exec, 10, 200), ev(proccn.Exec, 99, 500), ev(proccn.Exit, 10, 50)}, false, nil)
+	if te.HeardBefore(200) || !te.HeardBefore(201) {
+		t.Fatalf("the tree's exec stamped 200: HeardBefore(200) %v, HeardBefore(201) %v; want false, true", te.HeardBefore(200), te.HeardBefore(201))
+	}
+	h.dispatch(nil, true, nil)
+	if te.HeardBefore(1 << 62) {
+		t.Fatal("after a loss: heard before a time")
+	}
+}
+
 // TestSharedListener: two launches' Events at once share the process's
 // one listener, each hears its own tree's exec and exit (the exec
 // happened between Listen and Follow, so from the kept backlog), and

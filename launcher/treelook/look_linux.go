@@ -5,6 +5,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/childproof/childproof/internal/proccn"
 	"github.com/childproof/childproof/internal/sockdiag"
 	"github.com/childproof/childproof/launcher/proctree"
 	"github.com/childproof/childproof/launcher/treeevents"
@@ -30,11 +31,13 @@ type Looker struct {
 	Events *treeevents.Events
 	// tree and treeSig are the last listing of the tree and its
 	// signature, made at treeGen of the tree's events (when they are
-	// heard) and at treeAt.
-	tree    []int
-	treeSig string
-	treeGen uint64
-	treeAt  time.Time
+	// heard) and at treeAt; its reading began at treeStamp (proccn.Now's
+	// clock, the events' own; 0: unknown).
+	tree      []int
+	treeSig   string
+	treeGen   uint64
+	treeAt    time.Time
+	treeStamp uint64
 	// look is what the last full look saw (lookSig) and when.
 	lookSig string
 	lookAt  time.Time
@@ -49,18 +52,33 @@ type Looker struct {
 }
 
 // List lists the tree. Where the proc connector is heard and nothing
-// happened in the tree since the last listing (no fork, exec, rename or
-// exit; none lost), that listing stands for up to fullLookEvery: the
-// cheap look is then one socket-table query per port.
+// happened in the tree since the last listing began (no fork, exec,
+// rename or exit; none lost), that listing stands for up to
+// fullLookEvery: the cheap look is then one socket-table query per port.
+// An event heard since, but stamped before the listing began (the
+// connector's are read up to 40 ms late: the launched root's exec is
+// heard after the first listing, which showed it), changed nothing the
+// listing missed.
 func (l *Looker) List() []int {
 	clear(l.asked)
 	gen, heard := l.Events.Generation()
-	if heard && l.tree != nil && gen == l.treeGen && time.Since(l.treeAt) < fullLookEvery {
+	if heard && l.tree != nil && time.Since(l.treeAt) < fullLookEvery && (gen == l.treeGen || l.Events.HeardBefore(l.treeStamp)) {
+		l.treeGen = gen
 		return l.tree
 	}
+	l.treeStamp = proccn.Now()
 	l.tree, l.treeGen, l.treeAt = l.Members(), gen, time.Now()
 	l.treeSig = proctree.Signature(l.Proc, l.tree)
 	return l.tree
+}
+
+// Seen reports whether the tree's events heard since the last listing
+// (if any) were stamped before it began, none lost: the listing, and the
+// look made on it, showed what they tell (the launched root's exec, heard
+// late). False where the events are not heard.
+func (l *Looker) Seen() bool {
+	_, heard := l.Events.Generation()
+	return heard && l.tree != nil && l.Events.HeardBefore(l.treeStamp)
 }
 
 // TreeSig is the signature of the last listing (proctree.Signature).

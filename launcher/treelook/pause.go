@@ -36,6 +36,10 @@ type Pacer struct {
 	// Lines and Events get a value on each line the tree prints and each
 	// event of its tree; nil: none.
 	Lines, Events <-chan struct{}
+	// Seen, when set, reports whether the events of the tree heard since
+	// the last look happened before it (Looker.Seen): such an event
+	// does not end a pause, the look already saw what it tells.
+	Seen func() bool
 
 	timer *time.Timer
 	last  time.Time
@@ -80,11 +84,17 @@ func (p *Pacer) wait(d time.Duration, wakes bool) {
 		<-p.timer.C
 		return
 	}
-	select {
-	case <-p.timer.C:
-	case <-p.Lines:
+	for {
+		select {
+		case <-p.timer.C:
+			return
+		case <-p.Lines:
+		case <-p.Events:
+			if p.Seen != nil && p.Seen() {
+				continue
+			}
+		}
 		p.timer.Stop()
-	case <-p.Events:
-		p.timer.Stop()
+		return
 	}
 }

@@ -62,3 +62,29 @@ func TestPacerWoken(t *testing.T) {
 		t.Errorf("two looks woken by lines %v apart, want at least %v", gap, minGap)
 	}
 }
+
+// TestPacerSeenEvent: an event the last look already saw (Seen) is taken
+// without ending the pause; one it did not see ends it.
+func TestPacerSeenEvent(t *testing.T) {
+	events := make(chan struct{}, 1)
+	seen := true
+	p := &Pacer{Began: time.Now().Add(-listenSlowAfter), Events: events, Seen: func() bool { return seen }}
+	events <- struct{}{}
+	began := time.Now()
+	p.Pause()
+	if waited := time.Since(began); waited < 50*time.Millisecond || len(events) != 0 {
+		t.Fatalf("a seen event: paused %v (want the whole 50 ms), %d events left (want it taken)", waited, len(events))
+	}
+	seen = false
+	for i := 0; ; i++ {
+		events <- struct{}{}
+		p.Pause()
+		if len(events) == 0 {
+			break
+		}
+		<-events // (the timer fired first on a stalled machine: again)
+		if i == 20 {
+			t.Fatal("Pause never took an unseen event")
+		}
+	}
+}
