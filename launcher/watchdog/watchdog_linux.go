@@ -98,6 +98,11 @@ var shared struct {
 	// by ID; next is the last ID given.
 	live map[uint64]string
 	next uint64
+	// released holds the release lines ("- ID") not yet written: each
+	// goes with the next write (a registration, or the idle close), so
+	// that a launch's end costs no write and no wake-up of the watchdog
+	// of its own.
+	released []byte
 	// idle lets the watchdog go when it fires with nothing registered.
 	idle *time.Timer
 }
@@ -115,7 +120,11 @@ func Start(marker, cgroup string) *Watchdog {
 	shared.next++
 	id := shared.next
 	line := "+ " + strconv.FormatUint(id, 10) + "\n" + marker + "\n" + cgroup + "\n"
-	if !send(line) {
+	ok := send(line)
+	// Written, or moot: a new watchdog never heard of those launches,
+	// and none runs when send failed.
+	shared.released = shared.released[:0]
+	if !ok {
 		return nil
 	}
 	if shared.live == nil {
@@ -128,13 +137,20 @@ func Start(marker, cgroup string) *Watchdog {
 	return &Watchdog{id: id}
 }
 
-// send writes line to the running watchdog, starting one when none runs
-// or the running one is gone (then every live registration is written
-// to the new one first). It reports whether line was written. The
-// caller holds shared.mu.
+// send writes the pending releases and line to the running watchdog,
+// starting one when none runs or the running one is gone (then every
+// live registration is written to the new one first, and the releases
+// are moot). It reports whether line was written. The caller holds
+// shared.mu.
 func send(line string) bool {
 	if shared.w != nil {
-		if _, err := shared.w.WriteString(line); err == nil {
+		var err error
+		if len(shared.released) > 0 {
+			_, err = shared.w.Write(append(shared.released, line...))
+		} else {
+			_, err = shared.w.WriteString(line)
+		}
+		if err == nil {
 			return true
 		}
 		shared.w.Close()
@@ -180,8 +196,13 @@ func spawn() bool {
 }
 
 // Release tells the watchdog that the launch ended in its starter's
-// hands: nothing to do for it. The watchdog exits linger after the last
-// release, unless another launch registers meanwhile.
+// hands: nothing to do for it. The release is written with the next
+// registration, or before the watchdog is let go. A starter that dies
+// before then has the launch treated as still registered: its marker and
+// cgroup are looked for once more, and whatever still carries the marker
+// is SIGKILLed (after a Stop, nothing of its tree should be left). The
+// watchdog exits linger after the last release, unless another launch
+// registers meanwhile.
 func (d *Watchdog) Release() {
 	if d == nil {
 		return
@@ -193,7 +214,9 @@ func (d *Watchdog) Release() {
 	}
 	delete(shared.live, d.id)
 	if shared.w != nil {
-		shared.w.WriteString("- " + strconv.FormatUint(d.id, 10) + "\n")
+		shared.released = append(shared.released, "- "...)
+		shared.released = strconv.AppendUint(shared.released, d.id, 10)
+		shared.released = append(shared.released, '\n')
 	}
 	if len(shared.live) > 0 {
 		return
@@ -209,10 +232,15 @@ func (d *Watchdog) Release() {
 	}
 }
 
-// closeIdle lets the watchdog go when nothing is registered with it: its
-// stdin ends and it exits. The caller holds shared.mu.
+// closeIdle lets the watchdog go when nothing is registered with it: the
+// pending releases are written, its stdin ends and it exits. The caller
+// holds shared.mu.
 func closeIdle() {
 	if len(shared.live) == 0 && shared.w != nil {
+		if len(shared.released) > 0 {
+			shared.w.Write(shared.released)
+			shared.released = shared.released[:0]
+		}
 		shared.w.Close()
 		shared.w = nil
 	}

@@ -126,6 +126,38 @@ func TestLingerAndSettle(t *testing.T) {
 	d.Release() // a second release is a no-op
 }
 
+// TestReleasedAtIdleClose: a release not yet written (it goes with the
+// next registration) reaches the watchdog before it is let go: a process
+// carrying the released launch's marker outlives the watchdog's exit.
+func TestReleasedAtIdleClose(t *testing.T) {
+	if _, err := exec.LookPath("sleep"); err != nil {
+		t.Skip("no sleep on PATH")
+	}
+	entry := "WATCHDOG_TEST_MARKER=idleclose" + strconv.Itoa(os.Getpid())
+	d := Start(entry, "")
+	if d == nil {
+		t.Fatal("no watchdog")
+	}
+	cmd := exec.Command("sleep", "60")
+	cmd.Env = []string{entry}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { cmd.Process.Kill(); cmd.Wait() }() // our own sleep
+	fd, err := unix.PidfdOpen(cmd.Process.Pid, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer unix.Close(fd)
+	d.Release()
+	if !Settle(30 * time.Second) {
+		t.Fatal("the watchdog still runs after Settle")
+	}
+	if pidfd.Exited(fd) {
+		t.Error("the released launch's process was killed when the watchdog was let go")
+	}
+}
+
 // TestLingerEnds: released and left alone, the watchdog exits by itself
 // once linger has passed since the last release, without Settle.
 func TestLingerEnds(t *testing.T) {
