@@ -792,10 +792,13 @@ func (w *Tracer) capture(pid int) {
 		return
 	}
 	exe, _ := fs.Exe(pid)
-	comm, _ := fs.Comm(pid)
-	var area string
+	// The comm is stat's: the task's comm, as /proc/PID/comm shows it
+	// (one file read fewer at each exec stop).
+	var comm, area string
 	if st, err := fs.Stat(pid); err == nil {
-		area = verify.ExecArea(st)
+		comm, area = st.Comm, verify.ExecArea(st)
+	} else {
+		comm, _ = fs.Comm(pid)
 	}
 	w.env.set(pid, Capture{Vars: proc.ParseEnviron(b), Exe: exe, Comm: comm, Area: area})
 }
