@@ -674,7 +674,7 @@ func (la *Launch) stillTheWorker(v *verify.Verifier, r *verify.Report, c verify.
 	} else {
 		return "", la.exitedError(r, la.exitWhat(worker))
 	}
-	if l.Worker.N() == 1 && len(l.Roles) == 0 && la.treeMoved(worker, tree) && time.Now().Before(deadline) {
+	if l.Worker.N() == 1 && len(l.Roles) == 0 && la.treeMoved(v.Proc, worker, tree) && time.Now().Before(deadline) {
 		return "", errRepick
 	}
 	if gone := la.goneRank(); gone != 0 {

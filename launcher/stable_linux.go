@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/childproof/childproof/launcher/proctree"
+	"github.com/childproof/childproof/proc"
 )
 
 // preforkQuiet is how long a tree whose worker shares its listening socket
@@ -20,14 +21,15 @@ const preforkQuiet = 300 * time.Millisecond
 // (haproxy -W's master, picked while it held the socket alone, forks its
 // worker and re-execs into wait mode later: judged after a quiet spell),
 // or the pick now falls on another member. tree is the tree as listed
-// for this look (stillTheWorker's, on which the ports were checked).
-func (la *Launch) treeMoved(worker int, tree []int) bool {
+// for this look (stillTheWorker's, on which the ports were checked),
+// read through p (one holding the worker's records).
+func (la *Launch) treeMoved(p proc.FS, worker int, tree []int) bool {
 	if len(la.Spec.Ports) == 0 {
 		return false
 	}
 	before := la.notes.picked
-	now := proctree.Signature(la.opts.Proc, tree)
-	if now == before || la.notes.settled != "" && proctree.OwnerSignature(la.opts.Proc, nil, la.Spec, worker, tree) == la.notes.settled {
+	now := proctree.Signature(p, tree)
+	if now == before || la.notes.settled != "" && proctree.OwnerSignature(p, nil, la.Spec, worker, tree) == la.notes.settled {
 		// (Unchanged, or only in members that do not change who holds
 		// the port: a pre-fork server recycling its workers.)
 		return false
@@ -35,11 +37,11 @@ func (la *Launch) treeMoved(worker int, tree []int) bool {
 	if area := proctree.ExecAreaIn(now, worker); area != proctree.ExecAreaIn(before, worker) {
 		return true
 	}
-	if proctree.SharesSocket(la.opts.Proc, nil, la.Spec, worker, tree) {
+	if proctree.SharesSocket(p, nil, la.Spec, worker, tree) {
 		// It forked members that hold its socket since: judged once
 		// the tree has been quiet (findAndVerify waits for that).
 		return true
 	}
-	again := proctree.PickWorker(la.opts.Proc, la.Spec, la.tree.Root.Pid(), tree, la.exec.watch.ExecComm)
+	again := proctree.PickWorker(p, la.Spec, la.tree.Root.Pid(), tree, la.exec.watch.ExecComm)
 	return again != 0 && again != worker
 }
