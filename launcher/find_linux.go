@@ -19,7 +19,7 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// findAndVerify looks (treelook.Pacer: every 2 ms at first, at once on a
+// findAndVerify looks (treelook.Pacer: every 4 ms at first, at once on a
 // line or a tree event) until the worker is found and owns its ports,
 // then verifies it and waits for readiness. Each look decides, in turn:
 // whether the picked worker exited (a lost race or exit 5), which process

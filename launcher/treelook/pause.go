@@ -12,18 +12,20 @@ const listenSlowAfter = 10 * time.Second
 const minGap = time.Millisecond
 
 // Pacer spaces the find loop's looks for the worker and its listener:
-// every 2 ms up to 200 ms (1 ms when nothing can wake it), 5 ms to 1 s,
+// every 4 ms up to 200 ms (1 ms when nothing can wake it), 5 ms to 1 s,
 // 20 ms to listenSlowAfter, then 50 ms; a line of the tree's output or an
 // event of its tree (a fork, an exec, an exit; the proc connector's come
 // coalesced, up to 40 ms late) ends a pause early. So a server that says
 // it listens, as most do, is looked at at once, one that says nothing
-// within 2 ms of its listen, and a worker that prints its bind error is
+// within 4 ms of its listen, and a worker that prints its bind error is
 // looked at while the stranger that made it fail still holds the port
-// (silent, a stranger that holds the port for less than 2 ms can go
-// unseen, as one of less than 1 ms could before). Each look is a wake-up
-// of the process (one that finds nothing changed costs ~0.1 ms:
-// Looker.Changed); looking every millisecond whatever happened cost a
-// library start a tenth more CPU and found mock-llm no sooner. Pauses are
+// (silent, a stranger that holds the port for less than 4 ms can go
+// unseen, as one of less than 2 ms could before). Each look is a wake-up
+// of the process: one that finds nothing changed costs ~0.15 ms with the
+// thread wake-ups it takes (Looker.Changed), so looking every 4 ms keeps
+// the wait under 4% of a core, the contract's "a few percent" (every
+// 2 ms was ~7%; every 1 ms cost a library start a tenth more CPU and
+// found mock-llm no sooner). Pauses are
 // always parked (a timer and channels), never in a syscall: the runtime's
 // sysmon takes a P back from a goroutine blocked in one, which counts as
 // work and keeps it waking every 20 µs while the looks go on (measured: a
@@ -53,7 +55,7 @@ func (p *Pacer) Interval(waited time.Duration) time.Duration {
 	case waited < 200*time.Millisecond && p.Lines == nil && p.Events == nil:
 		return time.Millisecond
 	case waited < 200*time.Millisecond:
-		return 2 * time.Millisecond
+		return 4 * time.Millisecond
 	case waited < time.Second:
 		return 5 * time.Millisecond
 	}

@@ -15,9 +15,9 @@ func TestPacerInterval(t *testing.T) {
 		waited time.Duration
 		want   time.Duration
 	}{
-		{woken, 0, 2 * time.Millisecond},
+		{woken, 0, 4 * time.Millisecond},
 		{deaf, 0, time.Millisecond},
-		{woken, 199 * time.Millisecond, 2 * time.Millisecond},
+		{woken, 199 * time.Millisecond, 4 * time.Millisecond},
 		{deaf, 199 * time.Millisecond, time.Millisecond},
 		{woken, 200 * time.Millisecond, 5 * time.Millisecond},
 		{deaf, 999 * time.Millisecond, 5 * time.Millisecond},
