@@ -259,6 +259,7 @@ func (la *Launch) terminate(grace time.Duration) {
 	}
 	before := la.worker.liveness(t.P)
 	t.StopSig = sigtree.StopSignalOf(la.Spec.Stop.EffectiveSignal())
+	t.RootFirst = true // allGone: the root's reap first
 	signalled, killed := t.Terminate(context.Background(), grace, 0, allGone)
 	<-t.Root.Done
 	if killed {

@@ -55,6 +55,11 @@ type Tree struct {
 	// StopSig is the first signal Terminate sends (the spec's stop
 	// signal); zero: SIGTERM.
 	StopSig syscall.Signal
+	// RootFirst says that the gone Terminate and WaitGone are given
+	// cannot hold while the root is unreaped (a launch's own stop waits
+	// for its root): until the reap, WaitGone wakes for it, a held
+	// member's exit, ctx or its end, not every goneRecheck as well.
+	RootFirst bool
 	// procs is a launched tree's cgroup.procs, held open once Members
 	// first reads it, until ReleaseCgroup (procsReleased).
 	procs cgroupProcs

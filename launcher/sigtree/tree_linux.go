@@ -379,7 +379,9 @@ const goneRecheck = 25 * time.Millisecond
 
 // WaitGone waits, reaping orphans, until gone, d passes or ctx ends; it
 // checks gone again when a held member exits or the root is reaped, and
-// at least every goneRecheck.
+// at least every goneRecheck — but for a tree whose gone needs the root
+// reaped (RootFirst), not before that reap: a look then could only find
+// the tree still there.
 func (t *Tree) WaitGone(ctx context.Context, d time.Duration, gone func() bool) bool {
 	end := time.Now().Add(d)
 	for time.Now().Before(end) && ctx.Err() == nil {
@@ -387,7 +389,11 @@ func (t *Tree) WaitGone(ctx context.Context, d time.Duration, gone func() bool) 
 		if gone() {
 			return true
 		}
-		t.waitExit(ctx, min(time.Until(end), goneRecheck))
+		wait := min(time.Until(end), goneRecheck)
+		if t.RootFirst && t.Root != nil && !t.Root.Exited() {
+			wait = time.Until(end)
+		}
+		t.waitExit(ctx, wait)
 	}
 	return gone()
 }
@@ -432,10 +438,15 @@ func (t *Tree) waitExit(ctx context.Context, d time.Duration) {
 	}
 }
 
-// WatchedGone reports whether every watched member has exited.
+// WatchedGone reports whether every watched member has exited (a reaped
+// root has: its pidfd is not polled).
 func (t *Tree) WatchedGone() bool {
+	root := -1
+	if t.Root != nil && t.Root.Exited() {
+		root = t.Root.Pid()
+	}
 	for _, w := range t.watched {
-		if !pidfd.Exited(w.fd) {
+		if w.pid != root && !pidfd.Exited(w.fd) {
 			return false
 		}
 	}

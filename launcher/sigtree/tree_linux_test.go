@@ -96,6 +96,47 @@ func TestTerminateLaunched(t *testing.T) {
 	}
 }
 
+// TestTerminateRootFirst: with RootFirst, Terminate's wait looks at gone
+// again once the root is reaped, not every goneRecheck while the root
+// takes its time to exit after SIGTERM (here 300 ms: 12 rechecks).
+func TestTerminateRootFirst(t *testing.T) {
+	leader := -1
+	cmd := exec.Command("sh", "-c", "trap 'sleep 0.3; exit 0' TERM; echo ready; while :; do sleep 1; done")
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, PidFD: &leader}
+	in := startReady(t, cmd)
+	defer in.Close()
+	if leader < 0 {
+		cmd.Process.Kill()
+		cmd.Wait()
+		t.Skip("no pidfd from the start")
+	}
+	defer unix.Close(leader)
+	root := &Root{Cmd: cmd, Done: make(chan struct{})}
+	go func() {
+		cmd.Wait()
+		close(root.Done)
+	}()
+	defer func() {
+		cmd.Process.Kill()
+		<-root.Done
+	}()
+	tr := &Tree{P: proc.Default, Root: root, Leader: leader, Pgid: cmd.Process.Pid, RootFirst: true}
+	looks := 0
+	signalled, killed := tr.Terminate(context.Background(), time.Minute, 0, func() bool {
+		looks++
+		return root.Exited() && tr.WatchedGone() && len(tr.Live()) == 0
+	})
+	tr.Unwatch()
+	if !signalled || killed || !root.Exited() {
+		t.Fatalf("Terminate = signalled %v, killed %v, reaped %v; want true, false, true", signalled, killed, root.Exited())
+	}
+	// Before the signal, at the wait's start, when the loop's sleep (a
+	// watched member) exits, and once the root is reaped.
+	if looks > 4 {
+		t.Errorf("gone was looked at %d times; want at most 4", looks)
+	}
+}
+
 // startReady starts cmd, a shell that prints a line once it is ready and
 // then reads its stdin, and returns once that line came: the write end
 // of its stdin, for the caller to close. A cmd that does not get there
