@@ -714,10 +714,9 @@ func (sp *spawnRun) newCmd(la *Launch) *exec.Cmd {
 // refused (a seccomp policy, or a tracer already on us): then cmd is made
 // afresh without the trace and started plainly.
 func (sp *spawnRun) start(la *Launch, cmd *exec.Cmd) error {
-	root := sp.root
-	root.Cmd = cmd
+	sp.root.Cmd = cmd
 	if !la.noExecCapture() {
-		w, err := exectrace.Start(cmd, la.opts.Detach, func() { reapRoot(root) })
+		w, err := exectrace.Start(cmd, la.opts.Detach, func() { sp.reap(la.tree.Leader) }, sp.root.Done)
 		if err == nil {
 			la.exec.watch = w
 			la.tree.Forked = func() []int { return w.ForkedPids(la.opts.Proc) }
@@ -747,28 +746,20 @@ func (sp *spawnRun) unlockThread() {
 	}
 }
 
-// reap waits for the untraced root in the background and records how it
-// ended, closing root.Done then. It waits for the exit on leader, the
-// root's pidfd (open until root.Done), in the runtime's network poller: a
+// reap waits for the root in the background and records how it ended,
+// closing root.Done then. It waits for the exit on leader, the root's
+// pidfd (open until root.Done), in the runtime's network poller: a
 // goroutine blocked in waitid for the tree's whole life would hold a
 // thread in a syscall, which the runtime's sysmon keeps taking its P from.
-// (A traced root is reaped by its tracer thread, which waits for its exit
-// anyway: exectrace.Start.)
 func (sp *spawnRun) reap(leader int) {
 	root := sp.root
 	go func() {
 		pidfd.Await(context.Background(), leader)
-		reapRoot(root)
+		root.Cmd.Wait()
+		root.Status = sigtree.ProcessStatus(root.Cmd.ProcessState)
+		root.State = root.Cmd.ProcessState
+		close(root.Done)
 	}()
-}
-
-// reapRoot reaps the exited root (exec.Cmd.Wait) and records how it
-// ended, closing root.Done then.
-func reapRoot(root *sigtree.Root) {
-	root.Cmd.Wait()
-	root.Status = sigtree.ProcessStatus(root.Cmd.ProcessState)
-	root.State = root.Cmd.ProcessState
-	close(root.Done)
 }
 
 // noExecCapture reports whether exec-time capture is off for this launch.

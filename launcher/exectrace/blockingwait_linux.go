@@ -27,19 +27,6 @@ func waitidBlocking(idType, id int, info *unix.Siginfo, options int) syscall.Err
 	return e
 }
 
-// pollBlocking is ppoll(2) of one fd for a wait that lasts (an idle
-// tracer thread's wait for its next start), handing the thread's P back
-// as it enters, as waitidBlocking does.
-//
-//go:nosplit
-//go:norace
-func pollBlocking(fd *unix.PollFd, timeout *unix.Timespec) (int, syscall.Errno) {
-	entersyscallblock()
-	n, _, e := syscall.RawSyscall6(unix.SYS_PPOLL, uintptr(unsafe.Pointer(fd)), 1, uintptr(unsafe.Pointer(timeout)), 0, 0, 0)
-	exitsyscall()
-	return int(n), e
-}
-
 //go:linkname entersyscallblock runtime.entersyscallblock
 func entersyscallblock()
 

@@ -16,7 +16,7 @@ func TestDetachLostTracee(t *testing.T) {
 	cmd := exec.Command("sleep", "30")
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	rootDone := make(chan struct{})
-	w, err := Start(cmd, false, func() { cmd.Wait(); close(rootDone) })
+	w, err := Start(cmd, false, func() { go func() { cmd.Wait(); close(rootDone) }() }, rootDone)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,9 +8,8 @@
 // of a launch: package launcher starts it and reads it.
 //
 // Each traced start runs on a tracer thread, a goroutine locked to its OS
-// thread that forks the root and traces the tree, then waits for the
-// root's exit and reaps it there. Once the root is reaped, a thread with
-// no child and no tracee left waits (in ppoll on an eventfd) for the next
+// thread that forks the root and traces the tree. Once the root is
+// reaped, a thread with no child and no tracee left waits for the next
 // traced start rather than ending (a thread made and ended costs about
 // 100 µs of CPU): at most 4 wait, each for 2 s at most, and the others
 // end as before (thread_linux.go says why the invariants hold).

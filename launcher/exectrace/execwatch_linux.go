@@ -193,17 +193,14 @@ type Capture struct {
 
 // Start starts cmd traced, on a goroutine locked to its OS thread:
 // ptrace requests must come from the tracer thread, and the parent-death
-// signal is tied to the thread that forked. Once nothing is traced any
-// more, the thread waits in waitid for the root's exit (its status left
-// unconsumed: a wait that lasts, which hands the thread's P back), and
-// then runs reap there, which reaps the root (exec.Cmd.Wait, which must
-// not run while the root is traced: it would also see its ptrace stops).
-// The root's exit wakes the thread that reaps it directly: no goroutine
-// waits for it, and no hand-off to the locked thread follows. The thread
-// thus stays with the root until it is reaped: it is never handed back to
-// the runtime's pool, so a tracer thread has no child but its own root,
-// and no later launch inherits a thread that has one. It then waits for
-// the next traced start, or ends (see thread_linux.go).
+// signal is tied to the thread that forked. afterTrace runs once nothing
+// is traced any more (exec.Cmd.Wait must not run while the root is
+// traced: a wait for it would also see its ptrace stops); it must arrange
+// for rootDone to be closed once the root is reaped. The thread then stays
+// with the root until rootDone: it is never handed back to the runtime's
+// pool, so a tracer thread has no child but its own root, and no later
+// launch inherits a thread that has one. It then waits for the next
+// traced start, or ends (see thread_linux.go).
 //
 // The start window. The root asks to be traced (PTRACE_TRACEME) in the
 // child, right before its execve; the tracer is whoever its parent is at
@@ -221,17 +218,10 @@ type Capture struct {
 // PTRACE_O_EXITKILL, which covers the rest of the start. Where the
 // signal cannot be cleared (CanClearDeathSignal false: not amd64) a
 // detached root starts without it and that window stays open.
-func Start(cmd *exec.Cmd, detached bool, reap func()) (*Tracer, error) {
+func Start(cmd *exec.Cmd, detached bool, afterTrace func(), rootDone <-chan struct{}) (*Tracer, error) {
 	w := &Tracer{env: captures{byPid: map[int]Capture{}}, end: newLatch(), done: make(chan struct{}), detached: newLatch(), ts: map[int]*tracee{}, gone: map[int]bool{}}
 	w.clearDeath = detached && CanClearDeathSignal && cmd.SysProcAttr.Pdeathsig == 0
-	return w, startTraced(&job{w: w, cmd: cmd, reap: reap, errc: make(chan error, 1)})
-}
-
-// awaitExit waits until pid, a child of the calling thread, has exited,
-// leaving its status to exec.Cmd.Wait (WNOWAIT); the thread's P is handed
-// back while it waits (waitPeek).
-func awaitExit(pid int) {
-	waitPeek(unix.P_PID, pid, unix.WEXITED|unix.WNOWAIT|waitAll)
+	return w, startTraced(&job{w: w, cmd: cmd, afterTrace: afterTrace, rootDone: rootDone, errc: make(chan error, 1)})
 }
 
 // Captured returns a copy of every capture the tracer made, by pid (each

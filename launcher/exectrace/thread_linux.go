@@ -37,10 +37,11 @@ const (
 
 // job is one traced start handed to a tracer thread.
 type job struct {
-	w    *Tracer
-	cmd  *exec.Cmd
-	reap func()
-	errc chan error
+	w          *Tracer
+	cmd        *exec.Cmd
+	afterTrace func()
+	rootDone   <-chan struct{}
+	errc       chan error
 }
 
 // idle lists the tracer threads that wait for a start.
@@ -49,31 +50,14 @@ var idle struct {
 	threads []idleThread
 }
 
-// idleThread is a tracer thread waiting for a start: its tid, the
-// channel its start comes on (capacity 1: a start taken off the list is
-// handed over without waiting) and the eventfd that wakes it then
-// (wake). The thread waits in ppoll on the eventfd, not parked on the
-// channel: the kernel wakes the locked thread itself, where a parked
-// goroutine locked to its thread is woken through another thread, which
-// hands its P over and sleeps again (two context switches more).
+// idleThread is a tracer thread waiting for a start: its tid, and the
+// channel it waits on (capacity 1: a start taken off the list is handed
+// over without waiting).
 type idleThread struct {
 	tid  int
 	next chan *job
-	// efd is the thread's eventfd (-1: none; the thread waits on next).
-	efd int
 	// gone is closed once the thread's goroutine has returned.
 	gone chan struct{}
-}
-
-// hand gives t its next start (nil: end): on next, then the eventfd's
-// ring. The thread owns the eventfd until it has read that ring (see
-// nextJob), so it is never closed under a write.
-func (t idleThread) hand(j *job) {
-	t.next <- j
-	if t.efd >= 0 {
-		one := [8]byte{1}
-		unix.Write(t.efd, one[:])
-	}
 }
 
 // IdleThreads counts the tracer threads that wait for a start (at most
@@ -87,15 +71,15 @@ func IdleThreads() int {
 // startTraced runs j on a waiting tracer thread (the last to wait), or on
 // a new one, and returns cmd.Start's error.
 func startTraced(j *job) error {
-	var next idleThread
+	var next chan *job
 	idle.mu.Lock()
 	if n := len(idle.threads); n > 0 {
-		next = idle.threads[n-1]
+		next = idle.threads[n-1].next
 		idle.threads = idle.threads[:n-1]
 	}
 	idle.mu.Unlock()
-	if next.next != nil {
-		next.hand(j)
+	if next != nil {
+		next <- j
 	} else {
 		go traceThread(j)
 	}
@@ -107,15 +91,8 @@ func startTraced(j *job) error {
 func traceThread(j *job) {
 	runtime.LockOSThread()
 	tid := unix.Gettid()
-	efd, err := unix.Eventfd(0, unix.EFD_NONBLOCK|unix.EFD_CLOEXEC)
-	if err != nil {
-		efd = -1
-	}
-	t := idleThread{tid: tid, next: make(chan *job, 1), efd: efd, gone: make(chan struct{})}
+	t := idleThread{tid: tid, next: make(chan *job, 1), gone: make(chan struct{})}
 	defer close(t.gone)
-	if efd >= 0 {
-		defer unix.Close(efd)
-	}
 	var timer *time.Timer
 	for j != nil {
 		runTraced(j, tid)
@@ -133,7 +110,7 @@ func LetIdleGo(timeout time.Duration) bool {
 	idle.threads = nil
 	idle.mu.Unlock()
 	for _, t := range threads {
-		t.hand(nil)
+		t.next <- nil
 	}
 	end := time.NewTimer(timeout)
 	defer end.Stop()
@@ -148,8 +125,7 @@ func LetIdleGo(timeout time.Duration) bool {
 }
 
 // runTraced forks j's root traced from the calling thread (tid), traces
-// the tree until nothing is traced, waits for the root's exit and
-// returns once j.reap has reaped it.
+// the tree until nothing is traced, and returns once the root is reaped.
 func runTraced(j *job, tid int) {
 	w, cmd := j.w, j.cmd
 	w.tracer = tid
@@ -171,8 +147,8 @@ func runTraced(j *job, tid int) {
 	w.root = cmd.Process.Pid
 	w.run()
 	close(w.done)
-	awaitExit(w.root)
-	j.reap()
+	j.afterTrace()
+	<-j.rootDone
 }
 
 // nextJob waits for the next start, or returns nil when the thread is to
@@ -190,9 +166,6 @@ func nextJob(t idleThread, timer **time.Timer) *job {
 	}
 	idle.threads = append(idle.threads, t)
 	idle.mu.Unlock()
-	if t.efd >= 0 {
-		return nextRung(t)
-	}
 	if *timer == nil {
 		*timer = time.NewTimer(idleTimeout)
 	} else {
@@ -227,59 +200,4 @@ func childless() bool {
 			return err == unix.ECHILD
 		}
 	}
-}
-
-// nextRung is nextJob's wait on t's eventfd (t is on the idle list): up
-// to idleTimeout in ppoll, handing the thread's P back meanwhile. A start
-// handed over (hand) is on next before the ring; a thread that took
-// itself off the list as the time ran out ends, and one that was taken
-// off meanwhile waits for its ring, so that no write to the eventfd comes
-// after the thread has closed it.
-func nextRung(t idleThread) *job {
-	if pollIn(t.efd, idleTimeout) {
-		drainFd(t.efd)
-		return <-t.next
-	}
-	idle.mu.Lock()
-	i := slices.Index(idle.threads, t)
-	if i >= 0 {
-		idle.threads = slices.Delete(idle.threads, i, i+1)
-	}
-	idle.mu.Unlock()
-	if i >= 0 {
-		return nil
-	}
-	// Taken off the list as the time ran out: its start is on its way,
-	// and its ring right behind it.
-	j := <-t.next
-	pollIn(t.efd, time.Second)
-	drainFd(t.efd)
-	return j
-}
-
-// pollIn waits up to timeout until fd is readable, reporting whether it
-// is (pollBlocking: the thread's P is handed back while it waits).
-func pollIn(fd int, timeout time.Duration) bool {
-	end := time.Now().Add(timeout)
-	for {
-		left := time.Until(end)
-		if left <= 0 {
-			return false
-		}
-		fds := unix.PollFd{Fd: int32(fd), Events: unix.POLLIN}
-		ts := unix.NsecToTimespec(int64(left))
-		n, e := pollBlocking(&fds, &ts)
-		if e == 0 && n > 0 {
-			return true
-		}
-		if e != 0 && e != unix.EINTR {
-			return false
-		}
-	}
-}
-
-// drainFd reads what an eventfd holds (it is non-blocking).
-func drainFd(fd int) {
-	var b [8]byte
-	unix.Read(fd, b[:])
 }

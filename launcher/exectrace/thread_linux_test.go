@@ -27,7 +27,7 @@ func TestTracerThreadReused(t *testing.T) {
 		cmd := exec.Command("true")
 		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 		rootDone := make(chan struct{})
-		w, err := Start(cmd, false, func() { cmd.Wait(); close(rootDone) })
+		w, err := Start(cmd, false, func() { go func() { cmd.Wait(); close(rootDone) }() }, rootDone)
 		if err != nil {
 			t.Fatal(err)
 		}
