@@ -16,7 +16,7 @@ const module = "github.com/childproof/childproof/"
 // that a new package is placed in the design when it is made.
 var layers = map[string][]string{
 	// Leaves: they import no package of the module.
-	"outcome": nil, "redact": nil, "proc": nil,
+	"outcome": nil, "redact": nil, "proc": {"internal/pidfd"},
 	"internal/atomicfile": nil, "internal/dotenv": nil, "internal/hcltext": nil,
 	"internal/inputfile": nil, "internal/logtail": nil, "internal/fdwait": nil,
 	"internal/sockdiag": nil, "internal/wrapper": nil, "internal/freeport": nil,
@@ -65,7 +65,7 @@ var layers = map[string][]string{
 	"launcher/treeevents": {"internal/proccn", "internal/wakeup"},
 	"launcher/sigtree":    {"verify", "proc", "launcher/proctree", "internal/pidfd"},
 	// The find loop's looks at a tree, cheap while nothing changes.
-	"launcher/treelook": {"proc", "spec", "launcher/proctree", "launcher/treeevents", "internal/sockdiag"},
+	"launcher/treelook": {"proc", "spec", "verify", "launcher/proctree", "launcher/treeevents", "internal/proccn", "internal/sockdiag"},
 	// Which members of the tree are new since the launch was verified.
 	"launcher/memberwatch": {"proc", "verify", "launcher/treeevents"},
 	// Waiting for a worker's readiness: probes paced by the tree's events.
