@@ -38,9 +38,19 @@ func TestDetachedRelay(t *testing.T) {
 	if b, _ := os.ReadFile(filepath.Join("/proc", strconv.Itoa(rec.Relay.Pid), "comm")); strings.TrimSpace(string(b)) != "childproof-log" {
 		t.Errorf("relay comm %q", b)
 	}
-	log, err := os.ReadFile(la.LogPath())
-	if err != nil {
-		t.Fatal(err)
+	// Start waited for the relay to log what the tree printed, but only
+	// for so long (the pipe's drain is bounded: a worker that never stops
+	// writing never lets it empty); a relay this loaded machine has not
+	// scheduled yet logs it later. The log is read until the line is in it.
+	var log []byte
+	for end := time.Now().Add(10 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		log, err = os.ReadFile(la.LogPath())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if strings.Contains(string(log), " end\n") || time.Now().After(end) {
+			break
+		}
 	}
 	if strings.Contains(string(log), secret) || !strings.Contains(string(log), "key=<MOCK_LLM_KEY> end") {
 		t.Errorf("log = %q, want the key masked", log)
