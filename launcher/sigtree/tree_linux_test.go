@@ -60,26 +60,8 @@ func TestTerminate(t *testing.T) {
 // watched and waited for through the tree's own pidfd of it (Leader),
 // which Unwatch leaves open, and Terminate returns once it is reaped.
 func TestTerminateLaunched(t *testing.T) {
-	leader := -1
-	cmd := exec.Command("sh", "-c", "echo ready; read x")
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, PidFD: &leader}
-	in := startReady(t, cmd)
-	defer in.Close()
-	if leader < 0 {
-		cmd.Process.Kill()
-		cmd.Wait()
-		t.Skip("no pidfd from the start")
-	}
-	defer unix.Close(leader)
-	root := &Root{Cmd: cmd, Done: make(chan struct{})}
-	go func() {
-		cmd.Wait()
-		close(root.Done)
-	}()
-	defer func() {
-		cmd.Process.Kill()
-		<-root.Done
-	}()
+	root, leader := startLaunchedRoot(t, "echo ready; read x")
+	cmd := root.Cmd
 	tr := &Tree{P: proc.Default, Root: root, Leader: leader, Pgid: cmd.Process.Pid}
 	signalled, killed := tr.Terminate(context.Background(), time.Minute, 0, func() bool {
 		return tr.WatchedGone() && root.Exited() && len(tr.Live()) == 0
@@ -100,26 +82,8 @@ func TestTerminateLaunched(t *testing.T) {
 // again once the root is reaped, not every goneRecheck while the root
 // takes its time to exit after SIGTERM (here 300 ms: 12 rechecks).
 func TestTerminateRootFirst(t *testing.T) {
-	leader := -1
-	cmd := exec.Command("sh", "-c", "trap 'sleep 0.3; exit 0' TERM; echo ready; while :; do sleep 1; done")
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, PidFD: &leader}
-	in := startReady(t, cmd)
-	defer in.Close()
-	if leader < 0 {
-		cmd.Process.Kill()
-		cmd.Wait()
-		t.Skip("no pidfd from the start")
-	}
-	defer unix.Close(leader)
-	root := &Root{Cmd: cmd, Done: make(chan struct{})}
-	go func() {
-		cmd.Wait()
-		close(root.Done)
-	}()
-	defer func() {
-		cmd.Process.Kill()
-		<-root.Done
-	}()
+	root, leader := startLaunchedRoot(t, "trap 'sleep 0.3; exit 0' TERM; echo ready; while :; do sleep 1; done")
+	cmd := root.Cmd
 	tr := &Tree{P: proc.Default, Root: root, Leader: leader, Pgid: cmd.Process.Pid, RootFirst: true}
 	looks := 0
 	signalled, killed := tr.Terminate(context.Background(), time.Minute, 0, func() bool {
@@ -261,4 +225,33 @@ func TestParentsFirst(t *testing.T) {
 	if got, want := parentsFirst(p, []int{grandchild, 1, child}), []int{1, child, grandchild}; !cmp.Equal(got, want) {
 		t.Errorf("parentsFirst of a part = %v, want %v", got, want)
 	}
+}
+
+// startLaunchedRoot starts sh -c script as a launched root is started
+// (its own process group, a pidfd from the start) and waits for its
+// "ready" line. It returns the root and its pidfd; the test's cleanup
+// kills and reaps it. It skips the test where the start gave no pidfd.
+func startLaunchedRoot(t *testing.T, script string) (*Root, int) {
+	t.Helper()
+	leader := -1
+	cmd := exec.Command("sh", "-c", script)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, PidFD: &leader}
+	in := startReady(t, cmd)
+	t.Cleanup(func() { in.Close() })
+	if leader < 0 {
+		cmd.Process.Kill()
+		cmd.Wait()
+		t.Skip("no pidfd from the start")
+	}
+	t.Cleanup(func() { unix.Close(leader) })
+	root := &Root{Cmd: cmd, Done: make(chan struct{})}
+	go func() {
+		cmd.Wait()
+		close(root.Done)
+	}()
+	t.Cleanup(func() {
+		cmd.Process.Kill()
+		<-root.Done
+	})
+	return root, leader
 }
