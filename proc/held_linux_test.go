@@ -18,15 +18,7 @@ import (
 // reaped (ErrGone, never another's that takes the pid), and reads by
 // path again after release.
 func TestHold(t *testing.T) {
-	cmd := exec.Command(os.Args[0], "-test.run=^$")
-	cmd.Env = []string{"PROC_TEST_HELPER=listen", "CHILDPROOF_PROBE=held"}
-	out, err := cmd.StdoutPipe()
-	must(t, err)
-	must(t, cmd.Start())
-	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
-	if n, _ := out.Read(make([]byte, 16)); n == 0 {
-		t.Fatal("helper printed no port")
-	}
+	cmd := startListener(t, "CHILDPROOF_PROBE=held")
 	pid := cmd.Process.Pid
 	fd, err := unix.PidfdOpen(pid, 0)
 	must(t, err)
@@ -128,16 +120,7 @@ func TestHold(t *testing.T) {
 // HasSocketAt tells in one link read whether that fd is the socket, held
 // or by path.
 func TestSocketFD(t *testing.T) {
-	cmd := exec.Command(os.Args[0], "-test.run=^$")
-	cmd.Env = []string{"PROC_TEST_HELPER=listen"}
-	out, err := cmd.StdoutPipe()
-	must(t, err)
-	must(t, cmd.Start())
-	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
-	if n, _ := out.Read(make([]byte, 16)); n == 0 {
-		t.Fatal("helper printed no port")
-	}
-	pid := cmd.Process.Pid
+	pid := startListener(t).Process.Pid
 	inos, err := Default.SocketInodes(pid)
 	must(t, err)
 	if len(inos) == 0 {
@@ -168,4 +151,21 @@ func TestSocketFD(t *testing.T) {
 	if fd, err := Default.SocketFD(pid, ino+1<<40); fd != "" || err != nil {
 		t.Errorf("SocketFD of a socket it does not hold = %q, %v", fd, err)
 	}
+}
+
+// startListener starts this test binary as the listen helper (with env
+// added) and waits for the port it prints; the test's cleanup kills and
+// reaps it.
+func startListener(t *testing.T, env ...string) *exec.Cmd {
+	t.Helper()
+	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	cmd.Env = append([]string{"PROC_TEST_HELPER=listen"}, env...)
+	out, err := cmd.StdoutPipe()
+	must(t, err)
+	must(t, cmd.Start())
+	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	if n, _ := out.Read(make([]byte, 16)); n == 0 {
+		t.Fatal("helper printed no port")
+	}
+	return cmd
 }
