@@ -59,6 +59,14 @@ const TeeBuf = 256 << 10
 // writes wait too (memory stays bounded: TeeSlots buffers).
 const TeeSlots = 4
 
+// FirstRead is the size of a copy's reads until one fills its buffer:
+// most launches write a few lines at a time, and a buffer of Buf or TeeBuf
+// bytes for them was the largest allocation of a process that starts
+// launch after launch (the collector ran sooner, and cleared it). A read
+// that fills FirstRead bytes means a chatty tree: the reads that follow
+// are of the full size.
+const FirstRead = 8 << 10
+
 // SlowConsole is how long one console write of Tee may take before the
 // next ones are handed to the console's own goroutine (to overlap the
 // next read and log write) rather than written by the reader in turn.
@@ -178,13 +186,16 @@ func copyOut(r io.Reader, w, also io.Writer, set *redact.Set, st *Stats, size, s
 			}
 		}()
 	}
+	// rsize is the size of the next read: FirstRead until a read fills
+	// it, then size.
+	rsize := min(size, FirstRead)
 	cur := &slot{}
-	grow(cur, size+m.MaxCarry())
+	grow(cur, rsize+m.MaxCarry())
 	carry := 0
 	var werr error
 	for {
 		st.Reading.Store(true)
-		n, err := r.Read(cur.in[carry : carry+size])
+		n, err := r.Read(cur.in[carry : carry+rsize])
 		st.Reading.Store(false)
 		buf := cur.in[:carry+max(n, 0)]
 		out, keep := m.Mask(&cur.masked, buf, err != nil)
@@ -215,9 +226,12 @@ func copyOut(r io.Reader, w, also io.Writer, set *redact.Set, st *Stats, size, s
 					startConsole()
 				}
 				next = <-free
-				grow(next, size+m.MaxCarry())
 			}
 		}
+		if n == rsize && rsize < size {
+			rsize = size
+		}
+		grow(next, rsize+m.MaxCarry())
 		carry = copy(next.in, buf[len(buf)-keep:])
 		if next != cur {
 			cur.out = out
