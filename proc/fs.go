@@ -1,6 +1,7 @@
 package proc
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -54,20 +55,46 @@ func (p FS) file(pid int, name string) string {
 	return r + "/" + strconv.Itoa(pid) + "/" + name
 }
 
-func (p FS) read(pid int, name string) ([]byte, error) {
+func (p FS) read(pid int, name string) ([]byte, error) { return p.readInto(pid, name, nil) }
+
+// readInto is read into buf's room (len 0; a larger buffer when the record
+// does not fit, or buf is nil).
+func (p FS) readInto(pid int, name string, buf []byte) ([]byte, error) {
 	if h := p.heldOf(pid); h != nil {
-		if b, err, ok := h.read(name, p.file(pid, name)); ok {
+		if b, err, ok := h.read(name, p.file(pid, name), buf); ok {
 			if err != nil {
 				return nil, wrapErr(pid, name, err)
 			}
 			return b, nil
 		}
 	}
-	b, err := readFile(p.file(pid, name))
+	b, err := readFileInto(p.file(pid, name), buf)
 	if err != nil {
 		return nil, wrapErr(pid, name, err)
 	}
 	return b, nil
+}
+
+// recBufs holds the buffers of records that are parsed and dropped
+// (stat, status, comm, cmdline; never environ, whose values must not
+// outlive their use): a start reads about ten, which were 2 KiB each.
+var recBufs = sync.Pool{New: func() any { b := make([]byte, 0, 2048); return &b }}
+
+// readTemp reads the record name of pid into a buffer of recBufs, which
+// the caller gives back with putTemp(bp, b) once it is done with b.
+func (p FS) readTemp(pid int, name string) (b []byte, bp *[]byte, err error) {
+	bp = recBufs.Get().(*[]byte)
+	b, err = p.readInto(pid, name, (*bp)[:0])
+	return b, bp, err
+}
+
+// putTemp gives back the buffer of a readTemp whose record read into b
+// (a larger one than *bp when the record did not fit; nil on an error).
+func putTemp(bp *[]byte, b []byte) {
+	if cap(b) > cap(*bp) && cap(b) <= 64<<10 {
+		*bp = b[:0]
+	}
+	recBufs.Put(bp)
 }
 
 // wrapErr maps "no such process" shapes to ErrGone, keeping the cause.
@@ -93,11 +120,13 @@ func (p FS) EnvironRaw(pid int) ([]byte, error) { return p.read(pid, "environ") 
 
 // Stat returns the parsed /proc/PID/stat.
 func (p FS) Stat(pid int) (Stat, error) {
-	b, err := p.read(pid, "stat")
+	b, bp, err := p.readTemp(pid, "stat")
 	if err != nil {
+		putTemp(bp, nil)
 		return Stat{}, err
 	}
 	s, err := ParseStat(b)
+	putTemp(bp, b)
 	if err != nil {
 		return Stat{}, fmt.Errorf("pid %d: stat: %w", pid, err)
 	}
@@ -106,11 +135,13 @@ func (p FS) Stat(pid int) (Stat, error) {
 
 // Status returns the fields of /proc/PID/status childproof uses.
 func (p FS) Status(pid int) (Status, error) {
-	b, err := p.read(pid, "status")
+	b, bp, err := p.readTemp(pid, "status")
 	if err != nil {
+		putTemp(bp, nil)
 		return Status{}, err
 	}
 	s, err := ParseStatus(b)
+	putTemp(bp, b)
 	if err != nil {
 		return Status{}, fmt.Errorf("pid %d: status: %w", pid, err)
 	}
@@ -140,20 +171,26 @@ func (p FS) link(pid int, name string) (string, error) {
 
 // Comm returns /proc/PID/comm without its newline (at most 15 bytes).
 func (p FS) Comm(pid int) (string, error) {
-	b, err := p.read(pid, "comm")
+	b, bp, err := p.readTemp(pid, "comm")
 	if err != nil {
+		putTemp(bp, nil)
 		return "", err
 	}
-	return strings.TrimSuffix(string(b), "\n"), nil
+	s := string(bytes.TrimSuffix(b, []byte("\n")))
+	putTemp(bp, b)
+	return s, nil
 }
 
 // Cmdline returns the argv of the process. A zombie's is empty.
 func (p FS) Cmdline(pid int) ([]string, error) {
-	b, err := p.read(pid, "cmdline")
+	b, bp, err := p.readTemp(pid, "cmdline")
 	if err != nil {
+		putTemp(bp, nil)
 		return nil, err
 	}
-	return ParseCmdline(b), nil
+	args := ParseCmdline(b)
+	putTemp(bp, b)
+	return args, nil
 }
 
 // CmdlineRaw returns /proc/PID/cmdline as the kernel gives it. It runs

@@ -56,21 +56,22 @@ func (h *held) release() {
 }
 
 // read reads the record name, whose path is path, through the held
-// descriptors, with readFile's errors; ok is false once they are released.
-func (h *held) read(name, path string) (b []byte, err error, ok bool) {
+// descriptors into buf's room (as readFileInto), with readFile's errors;
+// ok is false once they are released.
+func (h *held) read(name, path string, buf []byte) (b []byte, err error, ok bool) {
 	h.mu.RLock()
 	defer h.mu.RUnlock()
 	if h.dir < 0 {
 		return nil, nil, false
 	}
 	if name == "stat" {
-		b, err := preadRecord(h.stat)
+		b, err := preadRecord(h.stat, buf)
 		if err != nil {
 			return nil, &fs.PathError{Op: "read", Path: path, Err: err}, true
 		}
 		return b, nil, true
 	}
-	b, err = readFileAt(h.dir, name, path)
+	b, err = readFileAt(h.dir, name, path, buf)
 	return b, err, true
 }
 
@@ -111,11 +112,14 @@ func (h *held) openDir(name string) (fd int, err error, ok bool) {
 }
 
 // preadRecord reads a record the kernel makes whole at each read from
-// offset 0 (stat): one pread into a buffer it fits, else again into a
-// larger one.
-func preadRecord(fd int) ([]byte, error) {
-	for size := 2048; ; size *= 4 {
-		buf := make([]byte, size)
+// offset 0 (stat): one pread into buf's room (2048 bytes when buf has
+// less) when the record fits, else again into a larger one.
+func preadRecord(fd int, buf []byte) ([]byte, error) {
+	for size := max(cap(buf), 2048); ; size *= 4 {
+		if cap(buf) < size {
+			buf = make([]byte, size)
+		}
+		buf = buf[:size]
 		n, err := unix.Pread(fd, buf, 0)
 		for err == unix.EINTR {
 			n, err = unix.Pread(fd, buf, 0)

@@ -6,6 +6,7 @@ import (
 	"os/exec"
 	"slices"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -168,4 +169,38 @@ func startListener(t *testing.T, env ...string) *exec.Cmd {
 		t.Fatal("helper printed no port")
 	}
 	return cmd
+}
+
+// TestTempRecords: the records read into reused buffers (Cmdline, Comm,
+// Stat) read what their paths hold, held or not, one after the other
+// and after a record (a 6000-byte cmdline) larger than the buffers.
+func TestTempRecords(t *testing.T) {
+	long := strings.Repeat("a", 6000)
+	// The shell waits in its read of a pipe held open here: no child.
+	r, w, err := os.Pipe()
+	must(t, err)
+	defer w.Close()
+	cmd := exec.Command("/bin/sh", "-c", "read x", "sh", long)
+	cmd.Stdin = r
+	must(t, cmd.Start())
+	r.Close()
+	defer func() { cmd.Process.Kill(); cmd.Wait() }()
+	pid := cmd.Process.Pid
+	want := []string{"/bin/sh", "-c", "read x", "sh", long}
+	h, release := Default.Hold(pid)
+	defer release()
+	for _, p := range []FS{Default, h, Default, h} {
+		args, err := p.Cmdline(pid)
+		must(t, err)
+		comm, err := p.Comm(pid)
+		must(t, err)
+		st, err := p.Stat(pid)
+		must(t, err)
+		if !slices.Equal(args, want) {
+			t.Errorf("Cmdline = %.40q…", args)
+		}
+		if raw, _ := os.ReadFile(Default.Path(pid, "comm")); comm != strings.TrimSuffix(string(raw), "\n") || st.Comm != comm || st.Pid != pid {
+			t.Errorf("Comm %q, Stat %+v; comm file %q", comm, st, raw)
+		}
+	}
 }

@@ -167,7 +167,8 @@ func (p FS) argOverrun(pid int) (over, cmdLen, argLen int) {
 	if err != nil || s.ArgEnd <= s.ArgStart {
 		return 0, 0, 0
 	}
-	cl, err := p.CmdlineRaw(pid)
+	cl, bp, err := p.readTemp(pid, "cmdline")
+	putTemp(bp, cl)
 	if err != nil || uint64(len(cl)) <= s.ArgEnd-s.ArgStart {
 		return 0, 0, 0
 	}

@@ -13,11 +13,17 @@ import (
 // two fcntl more to undo them) and fstats it for a size that /proc files
 // do not report: verify --pid reads about fifteen such files, ps one or
 // two per recorded worker.
-func readFile(path string) ([]byte, error) { return readFileAt(unix.AT_FDCWD, path, path) }
+func readFile(path string) ([]byte, error) { return readFileAt(unix.AT_FDCWD, path, path, nil) }
 
-// readFileAt is readFile of name relative to the directory dir (an
+// readFileInto is readFile into buf's room (len 0; a larger one when the
+// file does not fit, or buf is nil).
+func readFileInto(path string, buf []byte) ([]byte, error) {
+	return readFileAt(unix.AT_FDCWD, path, path, buf)
+}
+
+// readFileAt is readFileInto of name relative to the directory dir (an
 // absolute name, or unix.AT_FDCWD: as readFile), with path in its errors.
-func readFileAt(dir int, name, path string) ([]byte, error) {
+func readFileAt(dir int, name, path string, buf []byte) ([]byte, error) {
 	fd, err := unix.Openat(dir, name, unix.O_RDONLY|unix.O_CLOEXEC, 0)
 	for err == unix.EINTR {
 		fd, err = unix.Openat(dir, name, unix.O_RDONLY|unix.O_CLOEXEC, 0)
@@ -28,7 +34,9 @@ func readFileAt(dir int, name, path string) ([]byte, error) {
 	defer unix.Close(fd)
 	// Most records (stat, status, comm, cmdline) fit in one read; an
 	// environ or a long cmdline grows the buffer.
-	buf := make([]byte, 0, 2048)
+	if cap(buf) == 0 {
+		buf = make([]byte, 0, 2048)
+	}
 	for {
 		if len(buf) == cap(buf) {
 			buf = append(buf, 0)[:len(buf)]
