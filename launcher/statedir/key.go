@@ -22,13 +22,14 @@ import (
 const keyHexLen = 64
 
 // loadKey reads the state dir's digest key, creating it when missing. A
-// new key is written to a temporary file, fsync'd, linked into place
-// (another childproof creating it first wins) and the directory fsync'd,
-// all before it is used: a crash cannot leave an empty key behind records
-// made under it. An empty or corrupt key is an *failure.Error naming the path and
-// what to do; it is never replaced silently (the records made under it
-// would all become untrusted).
-func loadKey(path string) ([]byte, error) {
+// new key is written to a file of no name yet (or a temporary file),
+// fsync'd, linked into place (another childproof creating it first wins)
+// and the directory fsync'd, all before it is used: a crash cannot leave
+// an empty key behind records made under it. An empty or corrupt key is
+// an *failure.Error naming the path and what to do; it is never replaced
+// silently (the records made under it would all become untrusted).
+// dirfd is the state dir open (Open's walk), -1 when it is not.
+func loadKey(path string, dirfd int) ([]byte, error) {
 	for range 3 {
 		b, err := ReadFile(path, maxKeySize)
 		if err == nil {
@@ -52,7 +53,7 @@ func loadKey(path string) ([]byte, error) {
 			}
 			return nil, fmt.Errorf("digest key: %w", err)
 		}
-		k, err := createKey(path)
+		k, err := createKey(path, dirfd)
 		if err == nil {
 			return k, nil
 		}
@@ -64,27 +65,34 @@ func loadKey(path string) ([]byte, error) {
 	return nil, fmt.Errorf("digest key %s: unreadable", path)
 }
 
-// createKey writes a new random key at path; fs.ErrExist when another
-// process created one first.
-func createKey(path string) ([]byte, error) {
+// createKey writes a new random key at path (dirfd: its directory open,
+// -1 when it is not); fs.ErrExist when another process created one
+// first.
+func createKey(path string, dirfd int) ([]byte, error) {
 	k := make([]byte, 32)
 	if _, err := rand.Read(k); err != nil {
 		return nil, err
 	}
-	tmp, err := atomicfile.WriteTemp(filepath.Dir(path), ".key.", []byte(hex.EncodeToString(k)), 0o600, true)
+	if err := linkNewKey(path, []byte(hex.EncodeToString(k)), dirfd); err != nil {
+		return nil, err
+	}
+	return k, nil
+}
+
+// linkTempKey is linkNewKey through a named temporary file: written,
+// fsync'd, linked as path, removed, and the directory fsync'd.
+func linkTempKey(path string, data []byte) error {
+	tmp, err := atomicfile.WriteTemp(filepath.Dir(path), ".key.", data, 0o600, true)
 	if tmp != "" {
 		defer os.Remove(tmp)
 	}
 	if err != nil {
-		return nil, err
+		return err
 	}
 	if err := os.Link(tmp, path); err != nil {
-		return nil, err
+		return err
 	}
-	if err := SyncDir(filepath.Dir(path)); err != nil {
-		return nil, err
-	}
-	return k, nil
+	return SyncDir(filepath.Dir(path))
 }
 
 // RecordKey is the key that authenticates records (and rounds and log

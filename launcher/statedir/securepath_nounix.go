@@ -17,10 +17,12 @@ func MakePath(dir string) error {
 	return nil
 }
 
-// makeStateDir is MakePath, then checkStateDir of the state dir made.
-func makeStateDir(dir string) (fs.FileMode, error) {
+// makeStateDir is MakePath, then checkStateDir of the state dir made
+// (no descriptor of it: -1).
+func makeStateDir(dir string) (fs.FileMode, int, error) {
 	if err := MakePath(dir); err != nil {
-		return 0, err
+		return 0, -1, err
 	}
-	return checkStateDir(dir)
+	perm, err := checkStateDir(dir)
+	return perm, -1, err
 }

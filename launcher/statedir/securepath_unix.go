@@ -41,55 +41,67 @@ const maxPathLinks = 40
 // A process that is not root may only be fooled into writing where it
 // can write anyway; there the path is created as os.MkdirAll does.
 func MakePath(dir string) error {
-	_, err := makePath(dir)
+	_, fd, err := makePath(dir)
+	if fd >= 0 {
+		unix.Close(fd)
+	}
 	return err
 }
 
 // makeStateDir is MakePath, then checkStateDir of the state dir made:
 // the stat that ends MakePath (its walk's fstat of the state dir, or
 // os.MkdirAll's first stat of one that is there) is the one checked,
-// without a second.
-func makeStateDir(dir string) (fs.FileMode, error) {
-	st, err := makePath(dir)
+// without a second. fd is the state dir open, as root's walk opened and
+// checked it (the caller closes it); -1 when there is none.
+func makeStateDir(dir string) (perm fs.FileMode, fd int, err error) {
+	st, fd, err := makePath(dir)
 	if err != nil {
-		return 0, err
+		return 0, -1, err
 	}
 	if st == nil {
-		return checkStateDir(dir)
+		perm, err := checkStateDir(dir)
+		return perm, -1, err
 	}
-	return fs.FileMode(st.Mode & 0o777), checkDirStat(dir, st)
+	if err := checkDirStat(dir, st); err != nil {
+		if fd >= 0 {
+			unix.Close(fd)
+		}
+		return 0, -1, err
+	}
+	return fs.FileMode(st.Mode & 0o777), fd, nil
 }
 
 // makePath is MakePath, returning the state dir's stat when it took one
-// (nil: none).
-func makePath(dir string) (*unix.Stat_t, error) {
+// (nil: none), and the state dir open when the walk ended on it (-1:
+// not; the caller closes it).
+func makePath(dir string) (*unix.Stat_t, int, error) {
 	euid := geteuid()
 	if euid != 0 {
 		// os.MkdirAll's own first look, kept: a directory there is
 		// all it would find.
 		var st unix.Stat_t
 		if unix.Stat(dir, &st) == nil && st.Mode&unix.S_IFMT == unix.S_IFDIR {
-			return &st, nil
+			return &st, -1, nil
 		}
 		if err := os.MkdirAll(dir, 0o700); err != nil {
-			return nil, fmt.Errorf("state dir: %w", err)
+			return nil, -1, fmt.Errorf("state dir: %w", err)
 		}
-		return nil, nil
+		return nil, -1, nil
 	}
 	abs, err := filepath.Abs(dir)
 	if err != nil {
-		return nil, fmt.Errorf("state dir: %w", err)
+		return nil, -1, fmt.Errorf("state dir: %w", err)
 	}
 	w := &pathWalk{dir: dir, euid: euid}
 	defer w.close()
 	root, err := unix.Open("/", unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
 	if err != nil {
-		return nil, fmt.Errorf("state dir: %w", &fs.PathError{Op: "open", Path: "/", Err: err})
+		return nil, -1, fmt.Errorf("state dir: %w", &fs.PathError{Op: "open", Path: "/", Err: err})
 	}
 	w.stack = []pathDir{{fd: root, path: "/"}}
 	var st unix.Stat_t
 	if err := w.check(root, "/", false, &st); err != nil {
-		return nil, err
+		return nil, -1, err
 	}
 	lastFd := -1
 	queue := strings.Split(abs, "/")
@@ -108,12 +120,12 @@ func makePath(dir string) (*unix.Stat_t, error) {
 		p := filepath.Join(cur.path, c)
 		fd, target, err := w.openAt(cur.fd, c, p)
 		if err != nil {
-			return nil, err
+			return nil, -1, err
 		}
 		if fd < 0 {
 			// A symlink of root's or ours: its target is walked in its place.
 			if links++; links > maxPathLinks {
-				return nil, pathError(dir, p, fmt.Sprintf("leads through more than %d symbolic links", maxPathLinks))
+				return nil, -1, pathError(dir, p, fmt.Sprintf("leads through more than %d symbolic links", maxPathLinks))
 			}
 			if filepath.IsAbs(target) {
 				w.toRoot()
@@ -126,7 +138,7 @@ func makePath(dir string) (*unix.Stat_t, error) {
 		// check of checkOwner.
 		last := onlyDots(queue)
 		if err := w.check(fd, p, last, &st); err != nil {
-			return nil, err
+			return nil, -1, err
 		}
 		if last {
 			lastFd = fd
@@ -134,10 +146,12 @@ func makePath(dir string) (*unix.Stat_t, error) {
 	}
 	if top := w.stack[len(w.stack)-1]; top.fd == lastFd {
 		// The walk ended on the state dir it checked last (not above it,
-		// after a ".."): st is its fstat.
-		return &st, nil
+		// after a ".."): st is its fstat, and its descriptor is the
+		// caller's.
+		w.stack = w.stack[:len(w.stack)-1]
+		return &st, lastFd, nil
 	}
-	return nil, nil
+	return nil, -1, nil
 }
 
 // pathWalk is MakePath's walk: the descriptors of the directories

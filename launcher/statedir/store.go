@@ -72,9 +72,12 @@ func Open(dir string) (*Store, error) {
 	// component not checked. The state dir itself may be reached through
 	// a symlink the user made (~/.local/state on another disk); nothing
 	// inside it may be one.
-	perm, err := makeStateDir(dir)
+	perm, dirfd, err := makeStateDir(dir)
 	if err != nil {
 		return nil, err
+	}
+	if dirfd >= 0 {
+		defer CloseDir(dirfd)
 	}
 	var made []string
 	for _, sub := range Subdirs {
@@ -114,7 +117,7 @@ func Open(dir string) (*Store, error) {
 		Migrate(dir)
 	}
 	s := &Store{Dir: dir, Files: Layout{Dir: dir}, made: made, opened: time.Now()}
-	s.key, s.keyErr = loadKey(filepath.Join(dir, "key"))
+	s.key, s.keyErr = loadKey(filepath.Join(dir, "key"), dirfd)
 	if s.keyErr != nil {
 		s.key = make([]byte, 32)
 		rand.Read(s.key)
