@@ -199,7 +199,8 @@ func ReadFile(path string, limit int64) ([]byte, error) {
 // until its end (a read error ends it), without an *os.File's system
 // calls. The fstat of the check gives the size: once the reads have
 // reached it, the file is read as it was then, without one more read to
-// see its end (what it grew meanwhile, a read past the size takes in).
+// see its end. The buffer is of that size (a short log's tail is not
+// given size bytes).
 func readTail(path string, size int64) (b []byte, off int64, err error) {
 	var st unix.Stat_t
 	fd, err := openStateAt(unix.AT_FDCWD, "", path, unix.O_RDONLY, 0, &st)
@@ -208,7 +209,7 @@ func readTail(path string, size int64) (b []byte, off int64, err error) {
 	}
 	defer unix.Close(fd)
 	off = max(st.Size-size, 0)
-	b = make([]byte, size)
+	b = make([]byte, st.Size-off)
 	n := 0
 	for n < len(b) && off+int64(n) < st.Size {
 		m, err := unix.Pread(fd, b[n:], off+int64(n))
