@@ -2,10 +2,10 @@ package portplaceholder
 
 import (
 	"fmt"
-	"maps"
 	"regexp"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 
 	"github.com/childproof/childproof/launcher/failure"
@@ -29,8 +29,10 @@ var portRef = sync.OnceValue(func() *regexp.Regexp {
 //
 // A placeholder naming no declared port is an outcome.Usage error.
 func Fill(l *spec.Launch) (*spec.Launch, error) {
-	has := func(s string) bool { return portRef().MatchString(s) }
-	if !slices.ContainsFunc(l.Command, has) && !slices.ContainsFunc(l.Dispatch, has) && !slices.ContainsFunc(slices.Collect(maps.Values(l.Env)), has) {
+	// A placeholder starts with "{{": a string without it is not given
+	// to the regexp (a launch's command and env are mostly without one).
+	has := func(s string) bool { return strings.Contains(s, "{{") && portRef().MatchString(s) }
+	if !slices.ContainsFunc(l.Command, has) && !slices.ContainsFunc(l.Dispatch, has) && !anyValue(l.Env, has) {
 		return l, nil
 	}
 	var bad error
@@ -58,6 +60,16 @@ func Fill(l *spec.Launch) (*spec.Launch, error) {
 		return nil, bad
 	}
 	return &c, nil
+}
+
+// anyValue reports whether has holds for one of env's values.
+func anyValue(env map[string]string, has func(string) bool) bool {
+	for _, v := range env {
+		if has(v) {
+			return true
+		}
+	}
+	return false
 }
 
 // fillAll fills each of args, named field[i].
