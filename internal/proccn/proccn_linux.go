@@ -119,7 +119,9 @@ func Listen() (*Listener, error) {
 		unix.Close(fd)
 		return nil, fmt.Errorf("proccn: subscribe: %w", err)
 	}
-	return &Listener{f: os.NewFile(uintptr(fd), "proccn"), buf: make([]byte, 64<<10)}, nil
+	// The connector sends one event a datagram (under 100 bytes); 8 KiB
+	// is netlink's usual receive size (NLMSG_GOODSIZE).
+	return &Listener{f: os.NewFile(uintptr(fd), "proccn"), buf: make([]byte, 8<<10)}, nil
 }
 
 // eventFilter is a classic BPF program the kernel runs on each message
