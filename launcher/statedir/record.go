@@ -547,7 +547,8 @@ func sealedLinesOf(c *Record, roundTrip bool) (rec, sum []byte, settled *Record,
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	sum, err = json.Marshal(summarize(c))
+	s := summarize(c)
+	sum, err = marshalSealed(&s)
 	return rec, sum, c, err
 }
 
@@ -558,7 +559,7 @@ func sealedLinesOf(c *Record, roundTrip bool) (rec, sum []byte, settled *Record,
 // sealed; roundTrip does so always. Any other value's first encoding is
 // those bytes already, at half the cost, and v is returned as it is.
 func settledJSON[T any](v *T, roundTrip bool) ([]byte, *T, error) {
-	b, err := json.Marshal(v)
+	b, err := marshalSealed(v)
 	if err != nil || !roundTrip && !bytes.Contains(b, []byte(`\ufffd`)) {
 		return b, v, err
 	}
@@ -566,7 +567,7 @@ func settledJSON[T any](v *T, roundTrip bool) ([]byte, *T, error) {
 	if err := json.Unmarshal(b, &rt); err != nil {
 		return nil, nil, err
 	}
-	b, err = json.Marshal(&rt)
+	b, err = marshalSealed(&rt)
 	return b, &rt, err
 }
 
