@@ -427,9 +427,11 @@ func (s *Store) recordMAC(domain string, b []byte) string {
 	m.Write([]byte(domain))
 	m.Write(b)
 	var sum [sha256.Size]byte
-	mac := "hmac-sha256:" + hex.EncodeToString(m.Sum(sum[:0]))
+	var mac [len("hmac-sha256:") + 2*sha256.Size]byte
+	copy(mac[:], "hmac-sha256:")
+	hex.Encode(mac[len("hmac-sha256:"):], m.Sum(sum[:0]))
 	s.recMACs.Put(m)
-	return mac
+	return string(mac[:])
 }
 
 // The v2 record file is three lines, each one JSON value:
@@ -509,12 +511,75 @@ func (s *Store) seal(r *Record) ([]byte, error) {
 	return b, err
 }
 
+// sealScratch is a buffer and a JSON encoder writing into it (Encode is
+// json.Marshal and a newline), reused from seal to seal: a start and
+// stop seal a record four times and a round three, and each seal's
+// lines were marshalled into buffers of their own, then copied into the
+// file's.
+type sealScratch struct {
+	buf bytes.Buffer
+	enc *json.Encoder
+	// tmp and ind hold a round's JSON with its MAC, then indented.
+	tmp, ind []byte
+}
+
+var sealScratches = sync.Pool{New: func() any {
+	sc := &sealScratch{}
+	sc.enc = json.NewEncoder(&sc.buf)
+	return sc
+}}
+
+func getSealScratch() *sealScratch {
+	sc := sealScratches.Get().(*sealScratch)
+	sc.buf.Reset()
+	return sc
+}
+
+// putSealScratch gives sc back, unless a huge value grew it.
+func putSealScratch(sc *sealScratch) {
+	if sc.buf.Cap() <= 1<<20 && cap(sc.tmp) <= 1<<20 && cap(sc.ind) <= 1<<20 {
+		sealScratches.Put(sc)
+	}
+}
+
 // sealSettled is seal, also returning the record as its file reads back
-// (settledJSON; MAC empty).
+// (settledJSON; MAC set: r itself, unless JSON changed a value of it).
+// The file's lines are encoded once, into a reused buffer, and copied
+// out once; a record that JSON would change (invalid UTF-8: its
+// encoding has a \ufffd) is sealed by sealSettledRoundTrip.
 func (s *Store) sealSettled(r *Record) ([]byte, *Record, error) {
 	if s.KeyErr() != nil {
 		return nil, nil, fmt.Errorf("record: %w", s.KeyErr())
 	}
+	sc := getSealScratch()
+	defer putSealScratch(sc)
+	mac := r.MAC
+	r.MAC = ""
+	sc.buf.WriteString(recordV2Head)
+	sc.buf.WriteString(macPlaceholder)
+	sc.buf.WriteString("\"}\n")
+	head := sc.buf.Len()
+	err := sc.enc.Encode(summarize(r))
+	at := sc.buf.Len()
+	if err == nil {
+		err = sc.enc.Encode(r)
+	}
+	if err != nil || bytes.Contains(sc.buf.Bytes()[at:], []byte(`\ufffd`)) {
+		r.MAC = mac
+		return s.sealSettledRoundTrip(r)
+	}
+	out := bytes.Clone(sc.buf.Bytes())
+	r.MAC = s.macV2(out[head:])
+	copy(out[len(recordV2Head):], r.MAC[len("hmac-sha256:"):])
+	return out, r, nil
+}
+
+// macPlaceholder holds the place of a MAC's hex digits.
+var macPlaceholder = strings.Repeat("0", macHexLen)
+
+// sealSettledRoundTrip is sealSettled by way of sealedLinesOf (the
+// record's settled copy: MAC empty).
+func (s *Store) sealSettledRoundTrip(r *Record) ([]byte, *Record, error) {
 	c := *r
 	c.MAC = ""
 	rec, sum, settled, err := sealedLinesOf(&c, false)
@@ -576,7 +641,11 @@ func settledJSON[T any](v *T, roundTrip bool) ([]byte, *T, error) {
 // with that field set to mac: the member added before the closing brace.
 // A MAC ("hmac-sha256:HEX") needs no escaping.
 func withMAC(b []byte, mac string) []byte {
-	out := make([]byte, 0, len(b)+len(mac)+10)
+	return appendMAC(make([]byte, 0, len(b)+len(mac)+10), b, mac)
+}
+
+// appendMAC appends withMAC(b, mac) to out.
+func appendMAC(out, b []byte, mac string) []byte {
 	out = append(out, b[:len(b)-1]...)
 	if len(b) > 2 {
 		out = append(out, ',')

@@ -45,7 +45,14 @@ func FuzzRecord(f *testing.F) {
 			if (err1 == nil) != (err2 == nil) || !bytes.Equal(line, wantRec) || !bytes.Equal(sumLine, wantSum) {
 				t.Fatalf("sealed lines without the round trip differ (%v, %v):\n%s\n%s\n%s\n%s", err1, err2, line, wantRec, sumLine, wantSum)
 			}
+			// Sealing once into a reused buffer gives the file and MAC
+			// that marshalling line by line gives.
+			lr := r
+			want, _, werr := st.sealSettledRoundTrip(&lr)
 			out, err := st.seal(&r)
+			if (err == nil) != (werr == nil) || !bytes.Equal(out, want) || r.MAC != lr.MAC {
+				t.Fatalf("sealed once (%v):\n%s\nline by line (%v):\n%s", err, out, werr, want)
+			}
 			if err != nil {
 				return
 			}

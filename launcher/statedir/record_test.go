@@ -296,3 +296,40 @@ func TestNoteExit(t *testing.T) {
 		t.Fatalf("record: %+v, %v", rec, err)
 	}
 }
+
+// TestSealOnceRecordBytes: sealSettled encodes a record's lines once into
+// a reused buffer; its file and MAC are byte for byte those of the
+// marshal-each-line path (sealSettledRoundTrip), which it takes itself
+// for a record JSON changes (invalid UTF-8).
+func TestSealOnceRecordBytes(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("the state dir needs a Unix system (owner and mode checks, flock)")
+	}
+	st, err := Open(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	html, bad, stale := testRecord(), testRecord(), testRecord()
+	html.Argv = []string{"srv", "<a&b>", "\u2028", "\ufffd"}
+	bad.Argv = []string{"srv", "a\xffb"}
+	stale.MAC = "hmac-sha256:stale"
+	for i, r := range []*Record{{Name: "a"}, testRecord(), html, bad, stale} {
+		for range 2 { // the second seal reuses the first's buffer
+			a, b := *r, *r
+			got, settled, err := st.sealSettled(&a)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want, _, err := st.sealSettledRoundTrip(&b)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !bytes.Equal(got, want) || a.MAC != b.MAC {
+				t.Errorf("record %d: sealed once (MAC %s):\n%s\nmarshalled line by line (MAC %s):\n%s", i, a.MAC, got, b.MAC, want)
+			}
+			if !verifiesV2(st, got) || settled.Name != r.Name || !settled.Started.Equal(r.Started) {
+				t.Errorf("record %d: file does not verify, or settled %+v", i, settled)
+			}
+		}
+	}
+}

@@ -113,9 +113,30 @@ func (s *Store) sealRound(r *Round) ([]byte, error) {
 }
 
 // sealRoundSettled is sealRound, also returning the round as its file
-// reads back (settledJSON; MAC set). It shares r's slices, maps and
-// pointers.
+// reads back (settledJSON; MAC set): r itself, unless JSON changed a
+// value of it (then a copy that shares r's slices, maps and pointers).
+// The JSON is encoded once, with its MAC added and indented in reused
+// buffers, and copied out once; a round that JSON would change (invalid
+// UTF-8: its encoding has a \ufffd) is sealed by sealRoundRoundTrip.
 func (s *Store) sealRoundSettled(r *Round) ([]byte, *Round, error) {
+	sc := getSealScratch()
+	defer putSealScratch(sc)
+	mac := r.MAC
+	r.MAC = ""
+	err := sc.enc.Encode(r)
+	b := bytes.TrimSuffix(sc.buf.Bytes(), []byte{'\n'})
+	if err != nil || bytes.Contains(b, []byte(`\ufffd`)) {
+		r.MAC = mac
+		return s.sealRoundRoundTrip(r)
+	}
+	r.MAC = s.roundMACOf(b)
+	sc.tmp = appendMAC(sc.tmp[:0], b, r.MAC)
+	sc.ind = append(indentJSON(sc.ind[:0], sc.tmp), '\n')
+	return bytes.Clone(sc.ind), r, nil
+}
+
+// sealRoundRoundTrip is sealRoundSettled by way of settledJSON.
+func (s *Store) sealRoundRoundTrip(r *Round) ([]byte, *Round, error) {
 	c := *r
 	c.MAC = ""
 	b, settled, err := settledJSON(&c, false)
