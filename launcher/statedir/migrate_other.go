@@ -8,8 +8,8 @@ func Migrated(dir string) bool { return false }
 // Migrate does nothing off Unix: there is no state dir there.
 func Migrate(dir string) error { return nil }
 
-// migrateFresh does nothing off Unix.
-func migrateFresh(dir string) {}
+// migrateFresh does nothing off Unix (and created nothing: false).
+func migrateFresh(dir string) bool { return false }
 
 // CleanTemps does nothing off Unix.
 func CleanTemps(dir, prefix string) int { return 0 }

@@ -90,14 +90,17 @@ func Migrate(dir string) error {
 // a crash says what a whole one says (and this state dir was made in
 // that naming). One that is there already (another childproof's
 // migrateFresh or Migrate) is left; a state dir that cannot take it is
-// read in both namings, as after a Migrate that could not write it.
-func migrateFresh(dir string) {
+// read in both namings, as after a Migrate that could not write it. It
+// reports whether it created the file (then it is ours, mode 0600 at
+// most, made in the checked state dir).
+func migrateFresh(dir string) bool {
 	fd, err := unix.Open(filepath.Join(dir, LayoutFile), unix.O_WRONLY|unix.O_CREAT|unix.O_EXCL|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0o600)
 	if err != nil {
-		return
+		return false
 	}
 	unix.Write(fd, []byte(layoutV2))
 	unix.Close(fd)
+	return true
 }
 
 // migrateName moves the files of the legacy stem old to the encoded stem

@@ -61,8 +61,13 @@ func (s *Store) RoundNumbers(name string) ([]int, error) {
 
 // LoadRound reads round n of launch name. A missing round wraps fs.ErrNotExist.
 func (s *Store) LoadRound(name string, n int) (*Round, error) {
-	if err := CheckEntry(s.RoundsDir(name), DirType); err != nil {
-		return nil, err
+	// A rounds directory this Store made for this very round moments ago
+	// (in the history directory Open checked, under the launch lock) is
+	// the one it made: not looked at again (as KeepRoundLog does not).
+	if !s.roundsMadeFor(name, n) {
+		if err := CheckEntry(s.RoundsDir(name), DirType); err != nil {
+			return nil, err
+		}
 	}
 	path := s.RoundPath(name, n)
 	b, err := ReadFile(path, MaxRoundFile)
@@ -267,12 +272,16 @@ func (s *Store) SaveRound(r *Round, sync bool) error {
 }
 
 // saveRound is SaveRound; dirChecked says the caller checked the rounds
-// directory just now.
+// directory just now. A rounds directory this Store made for this very
+// round moments ago (roundsMadeFor) is not looked at again either: the
+// round's later writes (finished, ended) go beside its first.
 func (s *Store) saveRound(r *Round, sync, dirChecked bool) error {
 	if s.KeyErr() != nil {
 		return fmt.Errorf("history: %w", s.KeyErr())
 	}
-	if missing := s.takeRoundsMissing(r.Name); !dirChecked {
+	missing := s.takeRoundsMissing(r.Name)
+	madeHere := !dirChecked && s.roundsMadeFor(r.Name, r.N)
+	if !dirChecked && !madeHere {
 		made, err := makeRoundsDir(s.RoundsDir(r.Name), missing)
 		if err != nil {
 			return err
@@ -286,7 +295,14 @@ func (s *Store) saveRound(r *Round, sync, dirChecked bool) error {
 		return err
 	}
 	path := s.RoundPath(r.Name, r.N)
-	if err := writeStateFile(path, b, sync); err != nil {
+	err = writeStateFile(path, b, sync)
+	if madeHere && errors.Is(err, fs.ErrNotExist) {
+		// Removed since it was made: made again, as for a first write.
+		if _, err = makeRoundsDir(s.RoundsDir(r.Name), false); err == nil {
+			err = writeStateFile(path, b, sync)
+		}
+	}
+	if err != nil {
 		return err
 	}
 	s.wroteRound(r.Name, path, b, settled)

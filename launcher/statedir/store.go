@@ -97,10 +97,15 @@ func Open(dir string) (*Store, error) {
 		}
 	}
 	// The layout file (what naming the files use) is childproof's own,
-	// as the key and every record are.
-	migrated, err := checkEntry(filepath.Join(dir, LayoutFile), FileType)
-	if err != nil {
-		return nil, err
+	// as the key and every record are. Beside a records directory made
+	// just now it is created at once (migrateFresh): made so, it is ours;
+	// one that is there already is checked.
+	migrated := slices.Contains(made, RecordsDir) && migrateFresh(dir)
+	if !migrated {
+		migrated, err = checkEntry(filepath.Join(dir, LayoutFile), FileType)
+		if err != nil {
+			return nil, err
+		}
 	}
 	if err := tighten(dir, perm); err != nil {
 		return nil, fmt.Errorf("state dir: %w", err)
@@ -241,6 +246,16 @@ func (s *Store) LogPath(name string) string {
 // without following a symlink planted in its place.
 func (s *Store) OpenLog(name string, keep int) (*os.File, error) {
 	path := s.LogPath(name)
+	if slices.Contains(s.made, LogsDir) {
+		// In a logs directory this Store's Open made, name has no log
+		// yet, most often: it is created at once, as below, without the
+		// lstat (O_EXCL neither follows a link nor opens what is there).
+		// One that is there (an earlier launch of name from this Store)
+		// fails it and goes the way below.
+		if f, err := createFile(path, os.O_WRONLY|os.O_APPEND, 0o600); err == nil {
+			return f, nil
+		}
+	}
 	fi, err := os.Lstat(path)
 	if err == nil {
 		if !fi.Mode().IsRegular() {
