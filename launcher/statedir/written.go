@@ -37,10 +37,13 @@ type madeRounds struct {
 }
 
 // wroteRound is a round file as a Store wrote it, and the round it reads
-// back as (a copy of its own, which no caller holds).
+// back as (a copy of its own, which no caller holds). b is the sealed
+// bytes themselves, which no one changes (a copy of them was a round
+// file's size per write).
 type wroteRound struct {
-	path, b string
-	r       *Round
+	path string
+	b    []byte
+	r    *Round
 }
 
 // wroteRecord is a record file as a Store wrote it, and what MarkStopped
@@ -73,7 +76,7 @@ func (s *Store) wroteRound(name, path string, b []byte, settled *Round) {
 	if s.wrote.rounds == nil {
 		s.wrote.rounds = map[string]wroteRound{}
 	}
-	s.wrote.rounds[name] = wroteRound{path: path, b: string(b), r: r}
+	s.wrote.rounds[name] = wroteRound{path: path, b: b, r: r}
 }
 
 // roundWritten returns, when b is what this Store last wrote as the round
@@ -86,7 +89,7 @@ func (s *Store) roundWritten(name, path string, b []byte) *Round {
 	s.wrote.mu.Lock()
 	w, ok := s.wrote.rounds[name]
 	s.wrote.mu.Unlock()
-	if !ok || w.path != path || w.b != string(b) {
+	if !ok || w.path != path || !bytes.Equal(w.b, b) {
 		return nil
 	}
 	return w.r.clone()
