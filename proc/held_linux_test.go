@@ -2,6 +2,7 @@ package proc
 
 import (
 	"errors"
+	"io/fs"
 	"os"
 	"os/exec"
 	"slices"
@@ -202,5 +203,28 @@ func TestTempRecords(t *testing.T) {
 		if raw, _ := os.ReadFile(Default.Path(pid, "comm")); comm != strings.TrimSuffix(string(raw), "\n") || st.Comm != comm || st.Pid != pid {
 			t.Errorf("Comm %q, Stat %+v; comm file %q", comm, st, raw)
 		}
+	}
+}
+
+// TestScanFile: ScanFile gives f what ReadFile reads, for a file larger
+// than its reused buffer and for a small one after it, and its error
+// for a missing file without calling f.
+func TestScanFile(t *testing.T) {
+	dir := t.TempDir()
+	big, small := dir+"/big", dir+"/small"
+	must(t, os.WriteFile(big, []byte(strings.Repeat("0123456789\n", 700)), 0o600))
+	must(t, os.WriteFile(small, []byte("0::/a\n"), 0o600))
+	for _, path := range []string{big, small, big, small} {
+		want, err := ReadFile(path)
+		must(t, err)
+		var got []byte
+		must(t, ScanFile(path, func(b []byte) { got = slices.Clone(b) }))
+		if !slices.Equal(got, want) {
+			t.Errorf("ScanFile(%s) gave %d bytes, ReadFile %d", path, len(got), len(want))
+		}
+	}
+	called := false
+	if err := ScanFile(dir+"/none", func([]byte) { called = true }); !errors.Is(err, fs.ErrNotExist) || called {
+		t.Errorf("ScanFile of a missing file: %v, f called %v", err, called)
 	}
 }

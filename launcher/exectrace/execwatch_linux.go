@@ -1,6 +1,7 @@
 package exectrace
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"os"
@@ -761,17 +762,17 @@ func (w *Tracer) sweep() {
 
 // tracedByUs reports whether pid's tracer is the tracer thread.
 func (w *Tracer) tracedByUs(pid int) bool {
-	b, err := proc.ReadFile("/proc/" + strconv.Itoa(pid) + "/status")
-	if err != nil {
-		return false
-	}
-	for _, line := range strings.Split(string(b), "\n") {
-		if v, ok := strings.CutPrefix(line, "TracerPid:"); ok {
-			n, err := strconv.Atoi(strings.TrimSpace(v))
-			return err == nil && n == w.tracer
+	ours := false
+	proc.ScanFile("/proc/"+strconv.Itoa(pid)+"/status", func(b []byte) {
+		for line := range bytes.Lines(b) {
+			if v, ok := bytes.CutPrefix(line, []byte("TracerPid:")); ok {
+				n, err := strconv.Atoi(string(bytes.TrimSpace(v)))
+				ours = err == nil && n == w.tracer
+				return
+			}
 		}
-	}
-	return false
+	})
+	return ours
 }
 
 // capture reads pid's environ at its exec stop.

@@ -2,6 +2,7 @@ package proctree
 
 import (
 	"bufio"
+	"bytes"
 	"crypto/rand"
 	"encoding/hex"
 	"errors"
@@ -24,16 +25,16 @@ func Cgroup2Root() string {
 	if mnt == "" {
 		return ""
 	}
-	b, err := proc.ReadFile("/proc/self/cgroup")
-	if err != nil {
-		return ""
-	}
-	for _, l := range strings.Split(string(b), "\n") {
-		if rest, ok := strings.CutPrefix(l, "0::"); ok {
-			return filepath.Join(mnt, rest)
+	root := ""
+	proc.ScanFile("/proc/self/cgroup", func(b []byte) {
+		for l := range bytes.Lines(b) {
+			if rest, ok := bytes.CutPrefix(l, []byte("0::")); ok {
+				root = filepath.Join(mnt, string(bytes.TrimSuffix(rest, []byte("\n"))))
+				return
+			}
 		}
-	}
-	return ""
+	})
+	return root
 }
 
 // cgroup2Mount returns where the cgroup v2 hierarchy is mounted, or "".
@@ -219,8 +220,8 @@ func CgroupPids(dir string) ([]int, error) {
 // ParsePids is the pids of a cgroup.procs listing b.
 func ParsePids(b []byte) []int {
 	var out []int
-	for _, f := range strings.Fields(string(b)) {
-		if n, err := strconv.Atoi(f); err == nil {
+	for f := range bytes.FieldsSeq(b) {
+		if n, err := strconv.Atoi(string(f)); err == nil {
 			out = append(out, n)
 		}
 	}

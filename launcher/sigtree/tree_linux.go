@@ -119,7 +119,7 @@ func (t *Tree) cgroupPids() ([]int, error) {
 			return proctree.CgroupPids(t.Cgroup)
 		}
 		c.fd, c.open = fd, true
-		c.buf = make([]byte, 0, 2048)
+		c.buf = make([]byte, 0, 256) // a launch's few pids; grown as needed
 	}
 	buf := c.buf[:0]
 	for {
