@@ -210,7 +210,9 @@ func (l *Listener) read(f func(Event), wait bool) error {
 	drain := func(fd uintptr) bool {
 		got := false
 		for {
-			n, _, err := unix.Recvfrom(int(fd), l.buf, 0)
+			// A read is a recv without flags; Recvfrom also allocated
+			// the sender's address, which is the kernel's.
+			n, err := unix.Read(int(fd), l.buf)
 			switch {
 			case errors.Is(err, unix.EINTR):
 				continue

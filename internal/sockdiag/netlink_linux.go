@@ -200,7 +200,9 @@ func query(fd int, fam uint8, port uint16, buf []byte) ([]Listener, error) {
 	}
 	var out []Listener
 	for {
-		n, _, err := unix.Recvfrom(fd, buf, 0)
+		// A read is a recv without flags; Recvfrom also allocated the
+		// sender's address, which is the kernel's.
+		n, err := unix.Read(fd, buf)
 		if err != nil {
 			if errors.Is(err, syscall.EINTR) {
 				continue
