@@ -45,7 +45,7 @@ type Store struct {
 	madeChecked atomic.Bool
 	// wrote is what it last wrote of each launch's record and round.
 	wrote written
-	// digests holds Digest's HMAC states, keyed with key; recMACs
+	// digests holds Digest's HMAC states (digester), keyed with key; recMACs
 	// recordMAC's, keyed with recKey.
 	digests, recMACs sync.Pool
 }
@@ -173,19 +173,32 @@ func (s *Store) Digest(name, value string) string {
 	// A keyed state from the pool: Reset brings it back to its keyed
 	// start without hashing the key's blocks again (a verified record
 	// digests every name of the worker's environ).
-	m, _ := s.digests.Get().(hash.Hash)
-	if m == nil {
-		m = hmac.New(sha256.New, s.key)
+	// Its buffer takes NAME, NUL, value for one Write (the three
+	// conversions to []byte were copies each) and is cleared after it: a
+	// value may be a secret.
+	d, _ := s.digests.Get().(*digester)
+	if d == nil {
+		d = &digester{h: hmac.New(sha256.New, s.key)}
 	} else {
-		m.Reset()
+		d.h.Reset()
 	}
-	m.Write([]byte(name))
-	m.Write([]byte{0})
-	m.Write([]byte(value))
+	d.buf = append(append(append(d.buf[:0], name...), 0), value...)
+	d.h.Write(d.buf)
+	clear(d.buf)
 	var sum [sha256.Size]byte
-	d := "hmac-sha256:" + hex.EncodeToString(m.Sum(sum[:0]))
-	s.digests.Put(m)
-	return d
+	var out [len("hmac-sha256:") + 2*sha256.Size]byte
+	copy(out[:], "hmac-sha256:")
+	hex.Encode(out[len("hmac-sha256:"):], d.h.Sum(sum[:0]))
+	if cap(d.buf) <= 64<<10 {
+		s.digests.Put(d)
+	}
+	return string(out[:])
+}
+
+// digester is a keyed HMAC state of Digest's and its input buffer.
+type digester struct {
+	h   hash.Hash
+	buf []byte
 }
 
 // LaunchLock is a held launch lock. It is not safe for concurrent use.
