@@ -87,7 +87,7 @@ var layers = map[string][]string{
 	// Whether a rank agent ever replaces a rank that exited.
 	"launcher/agentrestart": nil,
 	// The process that ends a foreground tree whose starter is gone.
-	"launcher/watchdog": {"internal/noinherit"},
+	"launcher/watchdog": {"internal/noinherit", "internal/pidfd"},
 	// ps, stop and down's stopping: the census and fingerprinted stops.
 	"launcher/census": {"launcher/failure", "launcher/statedir", "launcher/proctree", "launcher/sigtree", "launcher/relay", "verify", "proc", "outcome",
 		"internal/sockdiag", "internal/pidfd"},
