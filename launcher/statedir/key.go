@@ -28,8 +28,21 @@ const keyHexLen = 64
 // an empty key behind records made under it. An empty or corrupt key is
 // an *failure.Error naming the path and what to do; it is never replaced
 // silently (the records made under it would all become untrusted).
-// dirfd is the state dir open (Open's walk), -1 when it is not.
-func loadKey(path string, dirfd int) ([]byte, error) {
+// dirfd is the state dir open (Open's walk), -1 when it is not. fresh
+// says Open made every directory of the state dir just now: such a state
+// dir has no key yet, most often, and the key is created without looking
+// first (one that is there after all fails the link, fs.ErrExist, and is
+// read as when it was found).
+func loadKey(path string, dirfd int, fresh bool) ([]byte, error) {
+	if fresh {
+		k, err := createKey(path, dirfd)
+		if err == nil {
+			return k, nil
+		}
+		if !errors.Is(err, fs.ErrExist) {
+			return nil, fmt.Errorf("digest key: %w", err)
+		}
+	}
 	for range 3 {
 		b, err := ReadFile(path, maxKeySize)
 		if err == nil {

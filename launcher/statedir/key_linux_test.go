@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"golang.org/x/sys/unix"
@@ -49,8 +50,43 @@ func TestCreateKeyUnnamed(t *testing.T) {
 		if len(ents) != 1 {
 			t.Errorf("held %v: %d entries left in the directory, want the key alone", held, len(ents))
 		}
-		if got, err := loadKey(path, dirfd); err != nil || string(got) != string(k) {
-			t.Errorf("held %v: loadKey = %x, %v", held, got, err)
+		for _, fresh := range []bool{false, true} {
+			if got, err := loadKey(path, dirfd, fresh); err != nil || string(got) != string(k) {
+				t.Errorf("held %v: loadKey (fresh %v) = %x, %v", held, fresh, got, err)
+			}
 		}
+	}
+}
+
+// TestOpenFreshKeyThere: a state dir whose directories Open makes all
+// (fresh) but that holds a key already keeps that key, and one whose key
+// is a symbolic link is refused, as when the key is looked for first.
+func TestOpenFreshKeyThere(t *testing.T) {
+	dir := t.TempDir()
+	want := []byte(hex.EncodeToString([]byte("0123456789abcdef0123456789abcdef")))
+	if err := os.WriteFile(filepath.Join(dir, "key"), want, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	s, err := Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(s.made) != len(Subdirs) {
+		t.Fatalf("made %q, want every directory", s.made)
+	}
+	if string(s.key) != "0123456789abcdef0123456789abcdef" {
+		t.Errorf("key %q: the key there was not kept", s.key)
+	}
+	if b, _ := os.ReadFile(filepath.Join(dir, "key")); string(b) != string(want) {
+		t.Errorf("key file %q, want %q", b, want)
+	}
+	planted := t.TempDir()
+	target := filepath.Join(t.TempDir(), "elsewhere")
+	os.WriteFile(target, want, 0o600)
+	if err := os.Symlink(target, filepath.Join(planted, "key")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Open(planted); err == nil || !strings.Contains(err.Error(), "symbolic link") {
+		t.Errorf("Open of a state dir whose key is a symlink: %v, want it refused", err)
 	}
 }

@@ -122,7 +122,7 @@ func Open(dir string) (*Store, error) {
 		Migrate(dir)
 	}
 	s := &Store{Dir: dir, Files: Layout{Dir: dir}, made: made, opened: time.Now()}
-	s.key, s.keyErr = loadKey(filepath.Join(dir, "key"), dirfd)
+	s.key, s.keyErr = loadKey(filepath.Join(dir, "key"), dirfd, len(made) == len(Subdirs))
 	if s.keyErr != nil {
 		s.key = make([]byte, 32)
 		rand.Read(s.key)
