@@ -511,64 +511,55 @@ func (s *Store) seal(r *Record) ([]byte, error) {
 	return b, err
 }
 
-// sealScratch is a buffer and a JSON encoder writing into it (Encode is
-// json.Marshal and a newline), reused from seal to seal: a start and
-// stop seal a record four times and a round three, and each seal's
-// lines were marshalled into buffers of their own, then copied into the
-// file's.
+// sealScratch holds the buffers of a seal, reused from seal to seal: a
+// start and stop seal a record four times and a round three, and each
+// seal's lines were marshalled into buffers of their own, then copied
+// into the file's. b takes the file (a record) or the JSON (a round),
+// tmp a round's JSON with its MAC, ind that indented.
 type sealScratch struct {
-	buf bytes.Buffer
-	enc *json.Encoder
-	// tmp and ind hold a round's JSON with its MAC, then indented.
-	tmp, ind []byte
+	b, tmp, ind []byte
 }
 
-var sealScratches = sync.Pool{New: func() any {
-	sc := &sealScratch{}
-	sc.enc = json.NewEncoder(&sc.buf)
-	return sc
-}}
-
-func getSealScratch() *sealScratch {
-	sc := sealScratches.Get().(*sealScratch)
-	sc.buf.Reset()
-	return sc
-}
+var sealScratches = sync.Pool{New: func() any { return &sealScratch{} }}
 
 // putSealScratch gives sc back, unless a huge value grew it.
 func putSealScratch(sc *sealScratch) {
-	if sc.buf.Cap() <= 1<<20 && cap(sc.tmp) <= 1<<20 && cap(sc.ind) <= 1<<20 {
+	if cap(sc.b) <= 1<<20 && cap(sc.tmp) <= 1<<20 && cap(sc.ind) <= 1<<20 {
 		sealScratches.Put(sc)
 	}
 }
 
 // sealSettled is seal, also returning the record as its file reads back
 // (settledJSON; MAC set: r itself, unless JSON changed a value of it).
-// The file's lines are encoded once, into a reused buffer, and copied
-// out once; a record that JSON would change (invalid UTF-8: its
-// encoding has a \ufffd) is sealed by sealSettledRoundTrip.
+// The file's lines are written once by the hand encoder (marshalSealed's)
+// into a reused buffer and copied out once; a record that it does not
+// take, or that JSON would change (invalid UTF-8: its encoding has a
+// \ufffd), is sealed by sealSettledRoundTrip.
 func (s *Store) sealSettled(r *Record) ([]byte, *Record, error) {
 	if s.KeyErr() != nil {
 		return nil, nil, fmt.Errorf("record: %w", s.KeyErr())
 	}
-	sc := getSealScratch()
+	sc := sealScratches.Get().(*sealScratch)
 	defer putSealScratch(sc)
 	mac := r.MAC
 	r.MAC = ""
-	sc.buf.WriteString(recordV2Head)
-	sc.buf.WriteString(macPlaceholder)
-	sc.buf.WriteString("\"}\n")
-	head := sc.buf.Len()
-	err := sc.enc.Encode(summarize(r))
-	at := sc.buf.Len()
-	if err == nil {
-		err = sc.enc.Encode(r)
-	}
-	if err != nil || bytes.Contains(sc.buf.Bytes()[at:], []byte(`\ufffd`)) {
+	b := append(sc.b[:0], recordV2Head...)
+	b = append(b, macPlaceholder...)
+	b = append(b, "\"}\n"...)
+	head := len(b)
+	sum := summarize(r)
+	w := jw{b: b}
+	ok := w.summary(&sum)
+	w.b = append(w.b, '\n')
+	at := len(w.b)
+	ok = ok && w.record(r)
+	w.b = append(w.b, '\n')
+	sc.b = w.b
+	if !ok || bytes.Contains(w.b[at:], []byte(`\ufffd`)) {
 		r.MAC = mac
 		return s.sealSettledRoundTrip(r)
 	}
-	out := bytes.Clone(sc.buf.Bytes())
+	out := bytes.Clone(w.b)
 	r.MAC = s.macV2(out[head:])
 	copy(out[len(recordV2Head):], r.MAC[len("hmac-sha256:"):])
 	return out, r, nil

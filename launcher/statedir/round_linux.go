@@ -120,17 +120,20 @@ func (s *Store) sealRound(r *Round) ([]byte, error) {
 // sealRoundSettled is sealRound, also returning the round as its file
 // reads back (settledJSON; MAC set): r itself, unless JSON changed a
 // value of it (then a copy that shares r's slices, maps and pointers).
-// The JSON is encoded once, with its MAC added and indented in reused
-// buffers, and copied out once; a round that JSON would change (invalid
-// UTF-8: its encoding has a \ufffd) is sealed by sealRoundRoundTrip.
+// The JSON is written once by the hand encoder (marshalSealed's), its
+// MAC added and indented in reused buffers, and copied out once; a round
+// that it does not take, or that JSON would change (invalid UTF-8: its
+// encoding has a \ufffd), is sealed by sealRoundRoundTrip.
 func (s *Store) sealRoundSettled(r *Round) ([]byte, *Round, error) {
-	sc := getSealScratch()
+	sc := sealScratches.Get().(*sealScratch)
 	defer putSealScratch(sc)
 	mac := r.MAC
 	r.MAC = ""
-	err := sc.enc.Encode(r)
-	b := bytes.TrimSuffix(sc.buf.Bytes(), []byte{'\n'})
-	if err != nil || bytes.Contains(b, []byte(`\ufffd`)) {
+	w := jw{b: sc.b[:0]}
+	ok := w.round(r)
+	b := w.b
+	sc.b = b
+	if !ok || bytes.Contains(b, []byte(`\ufffd`)) {
 		r.MAC = mac
 		return s.sealRoundRoundTrip(r)
 	}
