@@ -40,19 +40,26 @@ func write(path string, data []byte, perm fs.FileMode, durable bool) error {
 }
 
 // WriteTemp writes data to a new file in dir named prefix and a random
-// number (created exclusively, as os.CreateTemp does), with mode perm and
+// number (created exclusively, as os.CreateTemp does), with mode perm
+// (created so where the umask keeps it whole, else set by fchmod) and
 // fsync'd when durable, through a bare descriptor (no *os.File's fcntl
 // and epoll_ctl). It returns the file's name even when writing it failed
 // (the caller renames it into place or removes it); "" when none was
 // created.
 func WriteTemp(dir, prefix string, data []byte, perm fs.FileMode, durable bool) (string, error) {
 	prefix = filepath.Join(dir, prefix)
+	// Created with perm itself where the umask leaves it whole (a state
+	// file's 0600): no fchmod after.
+	mode, exact := uint32(0o600), CreatedExact(perm)
+	if exact {
+		mode = uint32(perm.Perm())
+	}
 	var tmp string
 	fd := -1
 	for range 10000 {
 		tmp = prefix + strconv.FormatUint(uint64(rand.Uint32()), 10)
 		var err error
-		fd, err = unix.Open(tmp, unix.O_RDWR|unix.O_CREAT|unix.O_EXCL|unix.O_CLOEXEC, 0o600)
+		fd, err = unix.Open(tmp, unix.O_RDWR|unix.O_CREAT|unix.O_EXCL|unix.O_CLOEXEC, mode)
 		if err == unix.EEXIST || err == unix.EINTR {
 			continue
 		}
@@ -65,7 +72,7 @@ func WriteTemp(dir, prefix string, data []byte, perm fs.FileMode, durable bool) 
 		return "", &fs.PathError{Op: "createtemp", Path: prefix + "*", Err: fs.ErrExist}
 	}
 	err := writeAll(fd, tmp, data)
-	if err == nil {
+	if err == nil && !exact {
 		err = retry("chmod", tmp, func() error { return unix.Fchmod(fd, uint32(perm.Perm())) })
 	}
 	if err == nil && durable {

@@ -9,6 +9,8 @@ import (
 	"strconv"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/childproof/childproof/internal/atomicfile"
 )
 
 // linkNewKey writes the key data at path, as linkTempKey does but
@@ -57,9 +59,12 @@ func linkNewKey(path string, data []byte, dirfd int) error {
 		b = b[n:]
 	}
 	// The mode exactly, whatever the umask took from it (as
-	// atomicfile.WriteTemp does).
-	if err := retryErr(func() error { return unix.Fchmod(fd, 0o600) }); err != nil {
-		return &fs.PathError{Op: "chmod", Path: dir, Err: err}
+	// atomicfile.WriteTemp does; where the umask keeps 0600 whole, the
+	// file was created so).
+	if !atomicfile.CreatedExact(0o600) {
+		if err := retryErr(func() error { return unix.Fchmod(fd, 0o600) }); err != nil {
+			return &fs.PathError{Op: "chmod", Path: dir, Err: err}
+		}
 	}
 	if err := retryErr(func() error { return unix.Fsync(fd) }); err != nil {
 		return &fs.PathError{Op: "sync", Path: dir, Err: err}
