@@ -70,7 +70,8 @@ func (s *Store) LoadRound(name string, n int) (*Round, error) {
 		}
 	}
 	path := s.RoundPath(name, n)
-	b, err := ReadFile(path, MaxRoundFile)
+	b, bp, err := readTemp(path, MaxRoundFile)
+	defer putTemp(bp, b)
 	if err != nil {
 		return nil, fmt.Errorf("round %d of %q: %w", n, name, err)
 	}
@@ -80,7 +81,7 @@ func (s *Store) LoadRound(name string, n int) (*Round, error) {
 		// computed again.
 		return r, nil
 	}
-	return s.parseRound(name, n, b)
+	return s.parseRound(name, n, bytes.Clone(b))
 }
 
 // parseRound decodes and authenticates the bytes of round n of name.

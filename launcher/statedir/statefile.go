@@ -2,6 +2,7 @@ package statedir
 
 import (
 	"fmt"
+	"sync"
 
 	"github.com/childproof/childproof/launcher/failure"
 	"github.com/childproof/childproof/outcome"
@@ -20,4 +21,28 @@ func StrictModeError(path, why, fix string) *failure.Error {
 	return &failure.Error{Outcome: outcome.UntrustedStateDir, Msg: fmt.Sprintf("state dir: %s %s", path, why),
 		Path: path, Other: fix, Fix: failure.FixStateDirMode,
 		Hint: fix + "; or use a state dir of your own (Options.StateDir)"}
+}
+
+// stateBufs holds the buffers of state files read to be compared with
+// what this Store wrote there (the stop of a launch reads back its
+// record and round): a match is dropped at once, so the buffer is reused.
+var stateBufs = sync.Pool{New: func() any { return new([]byte) }}
+
+// readTemp is ReadFile into a buffer of stateBufs, which the caller gives
+// back with putTemp(bp, b) once done with b.
+func readTemp(path string, limit int64) (b []byte, bp *[]byte, err error) {
+	bp = stateBufs.Get().(*[]byte)
+	b, err = readFileBuf(path, limit, *bp)
+	return b, bp, err
+}
+
+// putTemp gives back the buffer of a readTemp that read b (nil on an
+// error), unless it is large.
+func putTemp(bp *[]byte, b []byte) {
+	if cap(b) > cap(*bp) {
+		*bp = b[:0]
+	}
+	if cap(*bp) <= 64<<10 {
+		stateBufs.Put(bp)
+	}
 }

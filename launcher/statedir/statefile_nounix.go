@@ -56,6 +56,11 @@ func ReadFile(path string, limit int64) ([]byte, error) {
 	return nil, &fs.PathError{Op: "open", Path: path, Err: errNoStateDir}
 }
 
+// readFileBuf fails off Unix.
+func readFileBuf(path string, limit int64, buf []byte) ([]byte, error) {
+	return nil, &fs.PathError{Op: "open", Path: path, Err: errNoStateDir}
+}
+
 // readTail fails off Unix.
 func readTail(path string, size int64) ([]byte, int64, error) {
 	return nil, 0, &fs.PathError{Op: "open", Path: path, Err: errNoStateDir}

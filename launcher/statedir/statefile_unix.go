@@ -194,6 +194,11 @@ func ReadFile(path string, limit int64) ([]byte, error) {
 	return ReadFileAt(unix.AT_FDCWD, "", path, limit, nil)
 }
 
+// readFileBuf is ReadFile into buf when it is large enough.
+func readFileBuf(path string, limit int64, buf []byte) ([]byte, error) {
+	return ReadFileAt(unix.AT_FDCWD, "", path, limit, buf)
+}
+
 // readTail reads the last size bytes of the state file path (at most;
 // from off), checked as OpenFile checks it: one descriptor read from off
 // until its end (a read error ends it), without an *os.File's system

@@ -100,7 +100,8 @@ func (s *Store) roundWritten(name, path string, b []byte) *Round {
 // are set when its file holds what this Store last wrote there.
 func (s *Store) loadLaunch(name string) (*Record, error) {
 	path := s.recordPath(name)
-	b, err := ReadFile(path, MaxRecordSize)
+	b, bp, err := readTemp(path, MaxRecordSize)
+	defer putTemp(bp, b)
 	if err != nil {
 		// Missing (a legacy name's file) or unreadable: as Load says.
 		return s.Load(name)
@@ -111,7 +112,7 @@ func (s *Store) loadLaunch(name string) (*Record, error) {
 	if ok && bytes.Equal(b, w.b) {
 		return &Record{Name: name, Started: w.started, Worker: w.worker, Root: w.root, Stopped: w.stopped}, nil
 	}
-	return s.parseRecord(name, path, b)
+	return s.parseRecord(name, path, bytes.Clone(b))
 }
 
 // madeRounds notes that the write of round n of launch name made the
