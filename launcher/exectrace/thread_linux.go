@@ -19,10 +19,10 @@ import (
 // it has no child and no tracee left (waitid says ECHILD), so a tracer
 // thread still has no child but its own root and no launch inherits a
 // thread that has one. At most maxIdle threads wait, each for
-// idleTimeout at most; a thread beyond those, one with a child left, and
-// the process's main thread (where orphans are re-parented when
-// childproof is a subreaper) end as before, by returning while locked. A
-// root's parent-death signal is tied to the thread that forked it: a
+// idleTimeout at most; a thread beyond those and one with a child left
+// end as before, by returning while locked. The process's main thread
+// (where orphans are re-parented when childproof is a subreaper) traces
+// no start (traceThread). A root's parent-death signal is tied to the thread that forked it: a
 // thread never waits for a start while its root runs, so that stays as
 // before.
 
@@ -81,16 +81,37 @@ func startTraced(j *job) error {
 	if next != nil {
 		next <- j
 	} else {
-		go traceThread(j)
+		go traceThread(j, nil)
 	}
 	return <-j.errc
 }
 
 // traceThread runs j, then the starts handed to it while it waits, on a
-// goroutine locked to its thread for good.
-func traceThread(j *job) {
+// goroutine locked to its thread for good; locked (nil: none) is closed
+// once it is locked.
+//
+// Never on the process's main thread: that thread never waits for a
+// next start (nextJob), and a goroutine that returns locked to it does
+// not end it but parks it for the rest of the process, so a start it
+// traced cost the process a thread (the runtime makes another) and the
+// next start a new tracer thread (each ~0.3 ms of CPU on a VM; a fresh
+// test process's main thread is idle and often took its first starts).
+// There, j goes to another goroutine, which cannot run on the main thread
+// while this one holds it; the main thread goes back to the runtime once
+// that one is locked to its own.
+func traceThread(j *job, locked chan<- struct{}) {
 	runtime.LockOSThread()
+	if locked != nil {
+		close(locked)
+	}
 	tid := unix.Gettid()
+	if tid == unix.Getpid() {
+		handed := make(chan struct{})
+		go traceThread(j, handed)
+		<-handed
+		runtime.UnlockOSThread()
+		return
+	}
 	t := idleThread{tid: tid, next: make(chan *job, 1), gone: make(chan struct{})}
 	defer close(t.gone)
 	var timer *time.Timer

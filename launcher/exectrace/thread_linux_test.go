@@ -55,3 +55,22 @@ func TestTracerThreadReused(t *testing.T) {
 		t.Errorf("the second start was traced by thread %d, not by a waiting one %v", second, before)
 	}
 }
+
+// TestTracerNotMainThread: no start is traced from the process's main
+// thread, which could never wait for the next one.
+func TestTracerNotMainThread(t *testing.T) {
+	for range 20 {
+		cmd := exec.Command("true")
+		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+		rootDone := make(chan struct{})
+		w, err := Start(cmd, false, func() { go func() { cmd.Wait(); close(rootDone) }() }, rootDone)
+		if err != nil {
+			t.Fatal(err)
+		}
+		<-rootDone
+		w.Detach()
+		if w.tracer == os.Getpid() {
+			t.Fatalf("a start was traced by the main thread")
+		}
+	}
+}
