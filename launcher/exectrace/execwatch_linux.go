@@ -220,9 +220,15 @@ type Capture struct {
 // signal cannot be cleared (CanClearDeathSignal false: not amd64) a
 // detached root starts without it and that window stays open.
 func Start(cmd *exec.Cmd, detached bool, afterTrace func(), rootDone <-chan struct{}) (*Tracer, error) {
+	j := newJob(cmd, detached, afterTrace, rootDone)
+	return j.w, startTraced(j)
+}
+
+// newJob is Start's traced start, not started yet.
+func newJob(cmd *exec.Cmd, detached bool, afterTrace func(), rootDone <-chan struct{}) *job {
 	w := &Tracer{env: captures{byPid: map[int]Capture{}}, end: newLatch(), done: make(chan struct{}), detached: newLatch(), ts: map[int]*tracee{}, gone: map[int]bool{}}
 	w.clearDeath = detached && CanClearDeathSignal && cmd.SysProcAttr.Pdeathsig == 0
-	return w, startTraced(&job{w: w, cmd: cmd, afterTrace: afterTrace, rootDone: rootDone, errc: make(chan error, 1)})
+	return &job{w: w, cmd: cmd, afterTrace: afterTrace, rootDone: rootDone, errc: make(chan error, 1)}
 }
 
 // Captured returns a copy of every capture the tracer made, by pid (each

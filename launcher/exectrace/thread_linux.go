@@ -21,8 +21,8 @@ import (
 // thread that has one. At most maxIdle threads wait, each for
 // idleTimeout at most; a thread beyond those and one with a child left
 // end as before, by returning while locked. The process's main thread
-// (where orphans are re-parented when childproof is a subreaper) traces
-// no start (traceThread). A root's parent-death signal is tied to the thread that forked it: a
+// (where orphans are re-parented when childproof is a subreaper) and a
+// thread with a child trace no start (traceThread). A root's parent-death signal is tied to the thread that forked it: a
 // thread never waits for a start while its root runs, so that stays as
 // before.
 
@@ -90,22 +90,25 @@ func startTraced(j *job) error {
 // goroutine locked to its thread for good; locked (nil: none) is closed
 // once it is locked.
 //
-// Never on the process's main thread: that thread never waits for a
-// next start (nextJob), and a goroutine that returns locked to it does
-// not end it but parks it for the rest of the process, so a start it
-// traced cost the process a thread (the runtime makes another) and the
-// next start a new tracer thread (each ~0.3 ms of CPU on a VM; a fresh
-// test process's main thread is idle and often took its first starts).
-// There, j goes to another goroutine, which cannot run on the main thread
-// while this one holds it; the main thread goes back to the runtime once
-// that one is locked to its own.
+// Never on the process's main thread, nor on a thread that has a child
+// already (one that forked the watchdog, or a detached launch's relay):
+// neither ever waits for a next start (nextJob). A goroutine that
+// returns locked to the main thread does not end it but parks it for the
+// rest of the process, and a thread with a child ends after its start:
+// either way the next start makes a new tracer thread (~0.3 ms of CPU on
+// a VM), and a parked main thread costs the process another. A fresh
+// test process's main thread is idle and often took its first start, and
+// the thread that forked the watchdog often took the start that made it.
+// There, j goes to another goroutine, which cannot run on this thread
+// while this one holds it; the thread goes back to the runtime once that
+// one is locked to its own.
 func traceThread(j *job, locked chan<- struct{}) {
 	runtime.LockOSThread()
 	if locked != nil {
 		close(locked)
 	}
 	tid := unix.Gettid()
-	if tid == unix.Getpid() {
+	if tid == unix.Getpid() || !childless() {
 		handed := make(chan struct{})
 		go traceThread(j, handed)
 		<-handed

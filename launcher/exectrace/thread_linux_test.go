@@ -3,10 +3,13 @@ package exectrace
 import (
 	"os"
 	"os/exec"
+	"runtime"
 	"slices"
 	"syscall"
 	"testing"
 	"time"
+
+	"golang.org/x/sys/unix"
 )
 
 // TestTracerThreadReused: a tracer thread whose root was reaped waits
@@ -72,5 +75,43 @@ func TestTracerNotMainThread(t *testing.T) {
 		if w.tracer == os.Getpid() {
 			t.Fatalf("a start was traced by the main thread")
 		}
+	}
+}
+
+// TestTracerNotParentThread: a start that lands on a thread with a child
+// of its own (one that forked the watchdog) is traced from another one.
+func TestTracerNotParentThread(t *testing.T) {
+	type result struct {
+		parent, tracer int
+		err            error
+	}
+	got := make(chan result)
+	go func() {
+		runtime.LockOSThread()
+		defer runtime.UnlockOSThread()
+		child := exec.Command("sleep", "30")
+		if err := child.Start(); err != nil {
+			got <- result{err: err}
+			return
+		}
+		defer func() { child.Process.Kill(); child.Wait() }()
+		cmd := exec.Command("true")
+		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+		rootDone := make(chan struct{})
+		j := newJob(cmd, false, func() { go func() { cmd.Wait(); close(rootDone) }() }, rootDone)
+		traceThread(j, nil)
+		err := <-j.errc
+		if err == nil {
+			<-rootDone
+			j.w.Detach()
+		}
+		got <- result{parent: unix.Gettid(), tracer: j.w.tracer, err: err}
+	}()
+	r := <-got
+	if r.err != nil {
+		t.Fatal(r.err)
+	}
+	if r.tracer == r.parent {
+		t.Errorf("the start was traced by thread %d, which has a child of its own", r.tracer)
 	}
 }
