@@ -274,10 +274,12 @@ func (s *startRun) prepare(ctx context.Context, envOut **Env) error {
 // (or kept, see started) whatever happens.
 func (s *startRun) attempts(ctx context.Context) (*Launch, error) {
 	l, st, lock := s.l, s.st, s.lock
-	rd := st.beginRound(l, s.opts, s.h.Plan)
+	// The record file as it was (a failed launch puts it back), and the
+	// record it holds (the new round's, which writes no record): one
+	// read.
+	prevRecord, prev, prevErr := st.LoadFile(l.Name)
+	rd := st.beginRound(l, s.opts, s.h.Plan, prev, prevErr)
 	var lastLa *Launch
-	// The record file as it was: a failed launch puts it back.
-	prevRecord := st.ReadRecordFile(l.Name)
 	var last *Error
 	for attempt := 1; attempt <= l.EffectiveAttempts(); attempt++ {
 		if attempt > 1 {

@@ -17,7 +17,8 @@ func BenchmarkRoundBookkeeping(b *testing.B) {
 	l := &schema.Launch{Name: "bench", Command: []string{"true"}}
 	opts := Options{EnvInput: EnvInput{Set: map[string]string{"A": "1", "B": "2"}}, Provenance: Provenance{Command: "run"}}
 	for b.Loop() {
-		r := st.beginRound(l, opts, nil)
+		_, prev, prevErr := st.LoadFile(l.Name)
+		r := st.beginRound(l, opts, nil, prev, prevErr)
 		r.Outcome = "verified"
 		if err := st.SaveRound(r, true); err != nil {
 			b.Fatal(err)

@@ -12,10 +12,12 @@ import (
 )
 
 // beginRound numbers the launch's new round and writes it as "launching"
-// (journal.Begin). The caller holds the launch lock, so no other launch
-// numbers one.
-func (s *State) beginRound(l *spec.Launch, opts Options, plan *RoundPlan) *Round {
-	start := journal.Start{Command: opts.Command, SpecHash: opts.SpecHash, Set: opts.Set, SecretSet: opts.SecretSet, Proc: opts.Proc}
+// (journal.Begin); prev and prevErr are the launch's record as the caller
+// just loaded it (State.LoadFile). The caller holds the launch lock, so
+// no other launch numbers one.
+func (s *State) beginRound(l *spec.Launch, opts Options, plan *RoundPlan, prev *Record, prevErr error) *Round {
+	start := journal.Start{Command: opts.Command, SpecHash: opts.SpecHash, Set: opts.Set, SecretSet: opts.SecretSet, Proc: opts.Proc,
+		Prev: prev, PrevErr: prevErr, PrevLoaded: true}
 	return journal.Begin(s.Store, l, start, plan)
 }
 

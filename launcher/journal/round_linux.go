@@ -28,6 +28,12 @@ type Start struct {
 	SecretSet []string
 	// Proc reads /proc.
 	Proc proc.FS
+	// Prev and PrevErr are the launch's record as the caller loaded it
+	// just before (PrevLoaded: statedir.Store.LoadFile, whose file it
+	// also keeps); without PrevLoaded Begin loads it.
+	Prev       *statedir.Record
+	PrevErr    error
+	PrevLoaded bool
 }
 
 // Begin numbers the new round of the launch l and writes it as
@@ -36,7 +42,10 @@ type Start struct {
 // launch lock, so no other launch numbers one.
 func Begin(st *statedir.Store, l *spec.Launch, start Start, plan *Plan) *statedir.Round {
 	// The previous round's detached worker may have ended unseen.
-	rec, recErr := st.Load(l.Name)
+	rec, recErr := start.Prev, start.PrevErr
+	if !start.PrevLoaded {
+		rec, recErr = st.Load(l.Name)
+	}
 	if recErr == nil && rec.Round > 0 && rec.Stopped == nil && !rec.Pending {
 		if live := rec.Worker.Check(start.Proc); live == verify.Gone || live == verify.Reused {
 			st.NoteGone(rec.Name, rec.Round)

@@ -788,8 +788,20 @@ func ownRecord(b []byte, name string) bool {
 // the error is an *Error (Unproven, Kind verify.KindUntrustedRecord) wrapping
 // ErrUntrusted.
 func (s *Store) Load(name string) (*Record, error) {
+	_, r, err := s.LoadFile(name)
+	return r, err
+}
+
+// LoadFile is Load, also returning the bytes of launch name's record file
+// as ReadRecordFile does (nil when there is none or it cannot be read
+// safely): one read of the file for both.
+func (s *Store) LoadFile(name string) ([]byte, *Record, error) {
 	path := s.recordPath(name)
 	b, err := ReadFile(path, MaxRecordSize)
+	file := b
+	if err != nil {
+		file = nil
+	}
 	if errors.Is(err, fs.ErrNotExist) {
 		if old := s.legacyRecordPath(name); old != "" {
 			// A legacy file is name's only when it says so.
@@ -799,9 +811,10 @@ func (s *Store) Load(name string) (*Record, error) {
 		}
 	}
 	if err != nil {
-		return nil, fmt.Errorf("no record of launch %q: %w", name, err)
+		return file, nil, fmt.Errorf("no record of launch %q: %w", name, err)
 	}
-	return s.parseRecord(name, path, b)
+	r, err := s.parseRecord(name, path, b)
+	return file, r, err
 }
 
 // parseRecord decodes and authenticates a record file's bytes.
