@@ -137,6 +137,17 @@ type startRun struct {
 	// dir is the launch's working directory (launchDir), decided once
 	// by checkStart for every step of the start.
 	dir string
+	// prev is the launch's record as prepare read it (its file, and what
+	// it loads as), when nothing wrote it since; nil: attempts reads it.
+	prev *loadedRecord
+}
+
+// loadedRecord is a launch's record file (nil: none, or unreadable) and
+// what it loads as (State.LoadFile).
+type loadedRecord struct {
+	file []byte
+	rec  *Record
+	err  error
 }
 
 // checkStart decides whether the launch can start at all, before
@@ -250,18 +261,34 @@ func (s *startRun) prepare(ctx context.Context, envOut **Env) error {
 	}
 	v := &verify.Verifier{Proc: opts.Proc, State: st, ShowValues: opts.ShowValues}
 	s.v = v
+	// The record of the previous instance is read once: guardPrevious
+	// decides on it, and attempts keeps its file and begins the round
+	// from it, unless a stop (on_stale = replace, here or in preflight:
+	// each says so through notify) marked it since. No one else writes
+	// it meanwhile: we hold the lock.
+	prevFile, prev, prevErr := st.LoadFile(l.Name)
+	stopped := false
+	notify := func(r *Replaced) {
+		stopped = true
+		if n := opts.replaced(); n != nil {
+			n(r)
+		}
+	}
 	// Alive is the recorded tree, not the port: a portless launch, or one
 	// whose ranks outlived their agent, is the previous instance too. It
 	// is asked first, so that a launch of the name that is alive is one
 	// answer (exit 6, naming its spec file and pid) with or without a
 	// port, and exit 4 stays for what childproof did not start.
-	if err := guardPrevious(ctx, v.Proc, st, l, opts.replaced()); err != nil {
+	if err := guardPrevious(ctx, v.Proc, st, l, notify, prev, prevErr); err != nil {
 		lock.Unlock()
 		return err
 	}
-	if err := preflight(ctx, v, st, l, opts.replaced()); err != nil {
+	if err := preflight(ctx, v, st, l, notify); err != nil {
 		lock.Unlock()
 		return err
+	}
+	if !stopped {
+		s.prev = &loadedRecord{file: prevFile, rec: prev, err: prevErr}
 	}
 	return nil
 }
@@ -276,9 +303,14 @@ func (s *startRun) attempts(ctx context.Context) (*Launch, error) {
 	l, st, lock := s.l, s.st, s.lock
 	// The record file as it was (a failed launch puts it back), and the
 	// record it holds (the new round's, which writes no record): one
-	// read.
-	prevRecord, prev, prevErr := st.LoadFile(l.Name)
-	rd := st.beginRound(l, s.opts, s.h.Plan, prev, prevErr)
+	// read, prepare's when nothing wrote it since.
+	prev := s.prev
+	if prev == nil {
+		prev = &loadedRecord{}
+		prev.file, prev.rec, prev.err = st.LoadFile(l.Name)
+	}
+	prevRecord := prev.file
+	rd := st.beginRound(l, s.opts, s.h.Plan, prev.rec, prev.err)
 	var lastLa *Launch
 	var last *Error
 	for attempt := 1; attempt <= l.EffectiveAttempts(); attempt++ {

@@ -24,9 +24,9 @@ const MarkerVar = proctree.MarkerVar
 // its cgroup or carrying its marker, a ptrace-stopped or never-verified
 // tree of a killed childproof too — it is the previous instance: stopped
 // first with on_stale = "replace", else the run is refused (exit 6),
-// naming its spec file and pid. The caller holds the lock.
-func guardPrevious(ctx context.Context, p proc.FS, st *State, l *spec.Launch, notify func(*Replaced)) error {
-	rec, err := st.Load(l.Name)
+// naming its spec file and pid. The caller holds the lock, and loaded
+// the record (rec, or err) under it.
+func guardPrevious(ctx context.Context, p proc.FS, st *State, l *spec.Launch, notify func(*Replaced), rec *Record, err error) error {
 	if err != nil {
 		return nil
 	}
