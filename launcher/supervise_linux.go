@@ -205,7 +205,13 @@ func (la *Launch) finish(grace time.Duration) {
 				code := la.tree.Root.Status.ExitCode()
 				exit = &code
 			}
-			if _, err := la.State.MarkStopped(la.Record, exit); err != nil {
+			mark := la.State.MarkStopped
+			if la.lock != nil {
+				// Held since the start wrote the record (a foreground
+				// launch): the file is the start's last write.
+				mark = la.State.MarkStoppedHeld
+			}
+			if _, err := mark(la.Record, exit); err != nil {
 				la.mu.Lock()
 				if la.stopped != nil {
 					la.stopped.RecordErr = err

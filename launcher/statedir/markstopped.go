@@ -16,10 +16,29 @@ import "time"
 // die with their starter, and a power loss, the one thing an fsync guards
 // against, ends them too.
 func (s *Store) MarkStopped(rec *Record, lastExit *int) (newer bool, err error) {
+	return s.markStopped(rec, lastExit, false)
+}
+
+// MarkStoppedHeld is MarkStopped by a caller that has held the launch's
+// lock since this Store last wrote its record (the Stop of a launch
+// started in the foreground): every writer of a record holds its lock, so
+// the file is what this Store wrote there, and what it describes is
+// taken from that write (written) without reading the file back. Where
+// this Store wrote no record of the launch, the file is read as
+// MarkStopped reads it.
+func (s *Store) MarkStoppedHeld(rec *Record, lastExit *int) (newer bool, err error) {
+	return s.markStopped(rec, lastExit, true)
+}
+
+func (s *Store) markStopped(rec *Record, lastExit *int, held bool) (newer bool, err error) {
 	if rec.Stopped != nil {
 		return false, nil
 	}
-	if cur, err := s.loadLaunch(rec.Name); err == nil && !cur.SameLaunch(rec) {
+	load := s.loadLaunch
+	if held {
+		load = s.loadLaunchHeld
+	}
+	if cur, err := load(rec.Name); err == nil && !cur.SameLaunch(rec) {
 		return true, nil
 	} else if err == nil && cur.Stopped != nil {
 		return false, nil

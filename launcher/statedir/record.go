@@ -762,6 +762,10 @@ func (s *Store) ReadRecordFile(name string) []byte {
 // there was none, and the file goes).
 func (s *Store) RestoreRecord(name string, prev []byte) {
 	path := s.recordPath(name)
+	// What this Store wrote there last is there no more.
+	s.wrote.mu.Lock()
+	delete(s.wrote.records, path)
+	s.wrote.mu.Unlock()
 	if prev == nil {
 		os.Remove(path)
 	} else {

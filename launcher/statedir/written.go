@@ -115,6 +115,20 @@ func (s *Store) loadLaunch(name string) (*Record, error) {
 	return s.parseRecord(name, path, bytes.Clone(b))
 }
 
+// loadLaunchHeld is loadLaunch by a caller that has held the launch's
+// lock since this Store last wrote its record (MarkStoppedHeld): what
+// that write described, without reading the file; loadLaunch where this
+// Store wrote none.
+func (s *Store) loadLaunchHeld(name string) (*Record, error) {
+	s.wrote.mu.Lock()
+	w, ok := s.wrote.records[s.recordPath(name)]
+	s.wrote.mu.Unlock()
+	if !ok {
+		return s.loadLaunch(name)
+	}
+	return &Record{Name: name, Started: w.started, Worker: w.worker, Root: w.root, Stopped: w.stopped}, nil
+}
+
 // madeRounds notes that the write of round n of launch name made the
 // launch's rounds directory.
 func (s *Store) madeRounds(name string, n int) {

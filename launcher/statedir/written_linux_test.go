@@ -116,3 +116,58 @@ func TestWrittenReadBack(t *testing.T) {
 		t.Errorf("LoadRound accepted a round edited after its write:\n%s", forged)
 	}
 }
+
+// TestMarkStoppedHeld: a Store that holds the launch's lock since it
+// wrote the record marks it stopped from that write, as MarkStopped does
+// from the file (once: a second mark leaves it); after RestoreRecord, and
+// in a Store that wrote none, the file is read (a newer launch there is
+// newer).
+func TestMarkStoppedHeld(t *testing.T) {
+	dir := t.TempDir()
+	st, err := Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec := testRecord()
+	rec.Stopped, rec.Detached = nil, false
+	if err := st.SaveLaunched(rec); err != nil {
+		t.Fatal(err)
+	}
+	mine := *rec
+	if newer, err := st.MarkStoppedHeld(&mine, nil); newer || err != nil || mine.Stopped == nil {
+		t.Fatalf("MarkStoppedHeld = %v, %v, stopped %v; want marked", newer, err, mine.Stopped)
+	}
+	if got, err := st.Load(rec.Name); err != nil || got.Stopped == nil || !got.Stopped.Equal(*mine.Stopped) {
+		t.Errorf("the record after MarkStoppedHeld: %+v, %v", got, err)
+	}
+	again := *rec
+	if newer, err := st.MarkStoppedHeld(&again, nil); newer || err != nil || again.Stopped != nil {
+		t.Errorf("a second MarkStoppedHeld = %v, %v, stopped %v; want left as it is", newer, err, again.Stopped)
+	}
+	// Put back as another launch's (a failed attempt's RestoreRecord):
+	// the file is read, and it is newer.
+	next := *rec
+	next.Stopped = nil
+	next.Started = rec.Started.Add(time.Second)
+	other, err := Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := other.SaveLaunched(&next); err != nil {
+		t.Fatal(err)
+	}
+	b := other.ReadRecordFile(rec.Name)
+	st.RestoreRecord(rec.Name, b)
+	mine = *rec
+	if newer, err := st.MarkStoppedHeld(&mine, nil); !newer || err != nil {
+		t.Errorf("MarkStoppedHeld after RestoreRecord of a newer launch = %v, %v; want newer", newer, err)
+	}
+	fresh, err := Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mine = *rec
+	if newer, err := fresh.MarkStoppedHeld(&mine, nil); !newer || err != nil {
+		t.Errorf("MarkStoppedHeld of a Store that wrote nothing = %v, %v; want newer (read)", newer, err)
+	}
+}
