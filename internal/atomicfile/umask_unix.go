@@ -1,3 +1,5 @@
+//go:build unix
+
 package atomicfile
 
 import (
@@ -12,11 +14,11 @@ import (
 // CreatedExact reports whether a file created with mode perm gets perm
 // exactly, so that no fchmod need follow its creation: perm is an owner's
 // mode only (0600, a state file's), and the process's umask, read once
-// from /proc/self/status (Linux 4.7 and later; -1 where it cannot be
-// read), takes none of the owner's bits. A umask set later that takes
-// the owner's bits (a process that could not read or write its own new
-// files) is not seen; one that takes group or other bits changes nothing
-// here.
+// from /proc/self/status (Linux 4.7 and later; elsewhere, or where it
+// cannot be read, the umask is unknown and this is false), takes none of
+// the owner's bits. A umask set later that takes the owner's bits (a
+// process that could not read or write its own new files) is not seen;
+// one that takes group or other bits changes nothing here.
 func CreatedExact(perm fs.FileMode) bool {
 	u := umask()
 	return perm.Perm()&^0o700 == 0 && u >= 0 && u&0o700 == 0
