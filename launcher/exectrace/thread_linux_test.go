@@ -27,16 +27,8 @@ func TestTracerThreadReused(t *testing.T) {
 	}
 	trace := func() (tid int) {
 		t.Helper()
-		cmd := exec.Command("true")
-		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-		rootDone := make(chan struct{})
-		w, err := Start(cmd, false, func() { go func() { cmd.Wait(); close(rootDone) }() }, rootDone)
-		if err != nil {
-			t.Fatal(err)
-		}
-		<-rootDone
-		w.Detach()
-		if _, ok := w.Evidence(cmd.Process.Pid); !ok {
+		w, pid := traceTrue(t)
+		if _, ok := w.Evidence(pid); !ok {
 			t.Errorf("no capture of the root's exec")
 		}
 		return w.tracer
@@ -63,16 +55,7 @@ func TestTracerThreadReused(t *testing.T) {
 // thread, which could never wait for the next one.
 func TestTracerNotMainThread(t *testing.T) {
 	for range 20 {
-		cmd := exec.Command("true")
-		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-		rootDone := make(chan struct{})
-		w, err := Start(cmd, false, func() { go func() { cmd.Wait(); close(rootDone) }() }, rootDone)
-		if err != nil {
-			t.Fatal(err)
-		}
-		<-rootDone
-		w.Detach()
-		if w.tracer == os.Getpid() {
+		if w, _ := traceTrue(t); w.tracer == os.Getpid() {
 			t.Fatalf("a start was traced by the main thread")
 		}
 	}
@@ -114,4 +97,20 @@ func TestTracerNotParentThread(t *testing.T) {
 	if r.tracer == r.parent {
 		t.Errorf("the start was traced by thread %d, which has a child of its own", r.tracer)
 	}
+}
+
+// traceTrue starts true(1) traced, in a process group of its own, waits
+// for its reap and detaches: the tracer and the root's pid.
+func traceTrue(t *testing.T) (*Tracer, int) {
+	t.Helper()
+	cmd := exec.Command("true")
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	rootDone := make(chan struct{})
+	w, err := Start(cmd, false, func() { go func() { cmd.Wait(); close(rootDone) }() }, rootDone)
+	if err != nil {
+		t.Fatal(err)
+	}
+	<-rootDone
+	w.Detach()
+	return w, cmd.Process.Pid
 }

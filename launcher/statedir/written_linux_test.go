@@ -13,18 +13,9 @@ import (
 // `childproof stop` in a shell, a ps noting the worker gone) wrote there
 // since is read and authenticated as before, and so is a forged file.
 func TestWrittenReadBack(t *testing.T) {
-	dir := t.TempDir()
-	st, err := Open(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
+	dir, st, rec := savedRunning(t)
 	other, err := Open(dir)
 	if err != nil {
-		t.Fatal(err)
-	}
-	rec := testRecord()
-	rec.Stopped, rec.Detached = nil, false
-	if err := st.SaveLaunched(rec); err != nil {
 		t.Fatal(err)
 	}
 	cur, err := st.loadLaunch(rec.Name)
@@ -123,16 +114,7 @@ func TestWrittenReadBack(t *testing.T) {
 // in a Store that wrote none, the file is read (a newer launch there is
 // newer).
 func TestMarkStoppedHeld(t *testing.T) {
-	dir := t.TempDir()
-	st, err := Open(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	rec := testRecord()
-	rec.Stopped, rec.Detached = nil, false
-	if err := st.SaveLaunched(rec); err != nil {
-		t.Fatal(err)
-	}
+	dir, st, rec := savedRunning(t)
 	mine := *rec
 	if newer, err := st.MarkStoppedHeld(&mine, nil); newer || err != nil || mine.Stopped == nil {
 		t.Fatalf("MarkStoppedHeld = %v, %v, stopped %v; want marked", newer, err, mine.Stopped)
@@ -170,4 +152,21 @@ func TestMarkStoppedHeld(t *testing.T) {
 	if newer, err := fresh.MarkStoppedHeld(&mine, nil); !newer || err != nil {
 		t.Errorf("MarkStoppedHeld of a Store that wrote nothing = %v, %v; want newer (read)", newer, err)
 	}
+}
+
+// savedRunning opens a Store in a fresh state dir and saves a running
+// foreground launch's record there: the dir, the Store and the record.
+func savedRunning(t *testing.T) (string, *Store, *Record) {
+	t.Helper()
+	dir := t.TempDir()
+	st, err := Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec := testRecord()
+	rec.Stopped, rec.Detached = nil, false
+	if err := st.SaveLaunched(rec); err != nil {
+		t.Fatal(err)
+	}
+	return dir, st, rec
 }
