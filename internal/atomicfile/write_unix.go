@@ -48,12 +48,7 @@ func write(path string, data []byte, perm fs.FileMode, durable bool) error {
 // created.
 func WriteTemp(dir, prefix string, data []byte, perm fs.FileMode, durable bool) (string, error) {
 	prefix = filepath.Join(dir, prefix)
-	// Created with perm itself where the umask leaves it whole (a state
-	// file's 0600): no fchmod after.
-	mode, exact := uint32(0o600), CreatedExact(perm)
-	if exact {
-		mode = uint32(perm.Perm())
-	}
+	mode := CreateMode(perm)
 	var tmp string
 	fd := -1
 	for range 10000 {
@@ -71,17 +66,36 @@ func WriteTemp(dir, prefix string, data []byte, perm fs.FileMode, durable bool) 
 	if fd < 0 {
 		return "", &fs.PathError{Op: "createtemp", Path: prefix + "*", Err: fs.ErrExist}
 	}
-	err := writeAll(fd, tmp, data)
-	if err == nil && !exact {
-		err = retry("chmod", tmp, func() error { return unix.Fchmod(fd, uint32(perm.Perm())) })
-	}
-	if err == nil && durable {
-		err = retry("sync", tmp, func() error { return unix.Fsync(fd) })
-	}
+	err := Fill(fd, tmp, data, perm, durable)
 	if cerr := unix.Close(fd); err == nil && cerr != nil {
 		err = &fs.PathError{Op: "close", Path: tmp, Err: cerr}
 	}
 	return tmp, err
+}
+
+// CreateMode is the mode to create a file with that is to have mode
+// perm: perm itself where the umask leaves it whole (a state file's
+// 0600: no fchmod after, CreatedExact), else 0600 until Fill sets perm.
+func CreateMode(perm fs.FileMode) uint32 {
+	if CreatedExact(perm) {
+		return uint32(perm.Perm())
+	}
+	return 0o600
+}
+
+// Fill writes data to fd, a file just created with CreateMode(perm) (by
+// WriteTemp, or unnamed with O_TMPFILE), gives it mode perm where its
+// creation could not, and fsyncs it when durable. path names the file
+// in its errors.
+func Fill(fd int, path string, data []byte, perm fs.FileMode, durable bool) error {
+	err := writeAll(fd, path, data)
+	if err == nil && !CreatedExact(perm) {
+		err = retry("chmod", path, func() error { return unix.Fchmod(fd, uint32(perm.Perm())) })
+	}
+	if err == nil && durable {
+		err = retry("sync", path, func() error { return unix.Fsync(fd) })
+	}
+	return err
 }
 
 // writeAll writes data to fd, as (*os.File).Write does.

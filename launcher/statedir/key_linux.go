@@ -2,7 +2,6 @@ package statedir
 
 import (
 	"errors"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -25,19 +24,14 @@ import (
 // fs.ErrExist.
 func linkNewKey(path string, data []byte, dirfd int) error {
 	dir, name := filepath.Dir(path), filepath.Base(path)
-	at, atName := unix.AT_FDCWD, path
-	var fd int
-	var err error
+	// Made and linked relative to dirfd where it is open, else by path.
+	at, atName, made := unix.AT_FDCWD, path, dir
 	if dirfd >= 0 {
-		at, atName = dirfd, name
-		fd, err = retryFD(func() (int, error) {
-			return unix.Openat(dirfd, ".", unix.O_TMPFILE|unix.O_WRONLY|unix.O_CLOEXEC, 0o600)
-		})
-	} else {
-		fd, err = retryFD(func() (int, error) {
-			return unix.Open(dir, unix.O_TMPFILE|unix.O_WRONLY|unix.O_CLOEXEC, 0o600)
-		})
+		at, atName, made = dirfd, name, "."
 	}
+	fd, err := retryFD(func() (int, error) {
+		return unix.Openat(at, made, unix.O_TMPFILE|unix.O_WRONLY|unix.O_CLOEXEC, atomicfile.CreateMode(0o600))
+	})
 	if errors.Is(err, unix.EOPNOTSUPP) || errors.Is(err, unix.EISDIR) || errors.Is(err, unix.EINVAL) {
 		return linkTempKey(path, data)
 	}
@@ -45,29 +39,10 @@ func linkNewKey(path string, data []byte, dirfd int) error {
 		return &fs.PathError{Op: "open", Path: dir, Err: err}
 	}
 	defer unix.Close(fd)
-	for b := data; len(b) > 0; {
-		n, err := unix.Write(fd, b)
-		if errors.Is(err, unix.EINTR) {
-			continue
-		}
-		if err == nil && n == 0 {
-			err = io.ErrUnexpectedEOF
-		}
-		if err != nil {
-			return &fs.PathError{Op: "write", Path: dir, Err: err}
-		}
-		b = b[n:]
-	}
-	// The mode exactly, whatever the umask took from it (as
-	// atomicfile.WriteTemp does; where the umask keeps 0600 whole, the
-	// file was created so).
-	if !atomicfile.CreatedExact(0o600) {
-		if err := retryErr(func() error { return unix.Fchmod(fd, 0o600) }); err != nil {
-			return &fs.PathError{Op: "chmod", Path: dir, Err: err}
-		}
-	}
-	if err := retryErr(func() error { return unix.Fsync(fd) }); err != nil {
-		return &fs.PathError{Op: "sync", Path: dir, Err: err}
+	// Written, its mode exactly 0600 whatever the umask took from it, and
+	// fsync'd, as atomicfile.WriteTemp does.
+	if err := atomicfile.Fill(fd, dir, data, 0o600, true); err != nil {
+		return err
 	}
 	// By the descriptor where the caller may (CAP_DAC_READ_SEARCH: root),
 	// else through /proc's link to it.
