@@ -13,6 +13,8 @@ import (
 	"strings"
 	"sync"
 	"syscall"
+
+	"github.com/childproof/childproof/internal/bufpool"
 )
 
 // FS reads process records below a /proc root. An FS holds no state of its
@@ -78,23 +80,14 @@ func (p FS) readInto(pid int, name string, buf []byte) ([]byte, error) {
 // recBufs holds the buffers of records that are parsed and dropped
 // (stat, status, comm, cmdline; never environ, whose values must not
 // outlive their use): a start reads about ten, which were 2 KiB each.
-var recBufs = sync.Pool{New: func() any { b := make([]byte, 0, 2048); return &b }}
+var recBufs = bufpool.New(2048, 64<<10)
 
 // readTemp reads the record name of pid into a buffer of recBufs, which
-// the caller gives back with putTemp(bp, b) once it is done with b.
+// the caller gives back with recBufs.Put(bp, b) once it is done with b.
 func (p FS) readTemp(pid int, name string) (b []byte, bp *[]byte, err error) {
-	bp = recBufs.Get().(*[]byte)
+	bp = recBufs.Get()
 	b, err = p.readInto(pid, name, (*bp)[:0])
 	return b, bp, err
-}
-
-// putTemp gives back the buffer of a readTemp whose record read into b
-// (a larger one than *bp when the record did not fit; nil on an error).
-func putTemp(bp *[]byte, b []byte) {
-	if cap(b) > cap(*bp) && cap(b) <= 64<<10 {
-		*bp = b[:0]
-	}
-	recBufs.Put(bp)
 }
 
 // wrapErr maps "no such process" shapes to ErrGone, keeping the cause.
@@ -122,11 +115,11 @@ func (p FS) EnvironRaw(pid int) ([]byte, error) { return p.read(pid, "environ") 
 func (p FS) Stat(pid int) (Stat, error) {
 	b, bp, err := p.readTemp(pid, "stat")
 	if err != nil {
-		putTemp(bp, nil)
+		recBufs.Put(bp, nil)
 		return Stat{}, err
 	}
 	s, err := ParseStat(b)
-	putTemp(bp, b)
+	recBufs.Put(bp, b)
 	if err != nil {
 		return Stat{}, fmt.Errorf("pid %d: stat: %w", pid, err)
 	}
@@ -137,11 +130,11 @@ func (p FS) Stat(pid int) (Stat, error) {
 func (p FS) Status(pid int) (Status, error) {
 	b, bp, err := p.readTemp(pid, "status")
 	if err != nil {
-		putTemp(bp, nil)
+		recBufs.Put(bp, nil)
 		return Status{}, err
 	}
 	s, err := ParseStatus(b)
-	putTemp(bp, b)
+	recBufs.Put(bp, b)
 	if err != nil {
 		return Status{}, fmt.Errorf("pid %d: status: %w", pid, err)
 	}
@@ -173,11 +166,11 @@ func (p FS) link(pid int, name string) (string, error) {
 func (p FS) Comm(pid int) (string, error) {
 	b, bp, err := p.readTemp(pid, "comm")
 	if err != nil {
-		putTemp(bp, nil)
+		recBufs.Put(bp, nil)
 		return "", err
 	}
 	s := string(bytes.TrimSuffix(b, []byte("\n")))
-	putTemp(bp, b)
+	recBufs.Put(bp, b)
 	return s, nil
 }
 
@@ -185,11 +178,11 @@ func (p FS) Comm(pid int) (string, error) {
 func (p FS) Cmdline(pid int) ([]string, error) {
 	b, bp, err := p.readTemp(pid, "cmdline")
 	if err != nil {
-		putTemp(bp, nil)
+		recBufs.Put(bp, nil)
 		return nil, err
 	}
 	args := ParseCmdline(b)
-	putTemp(bp, b)
+	recBufs.Put(bp, b)
 	return args, nil
 }
 

@@ -168,7 +168,7 @@ func (p FS) argOverrun(pid int) (over, cmdLen, argLen int) {
 		return 0, 0, 0
 	}
 	cl, bp, err := p.readTemp(pid, "cmdline")
-	putTemp(bp, cl)
+	recBufs.Put(bp, cl)
 	if err != nil || uint64(len(cl)) <= s.ArgEnd-s.ArgStart {
 		return 0, 0, 0
 	}

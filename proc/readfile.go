@@ -12,11 +12,11 @@ func ReadFile(path string) ([]byte, error) { return readFile(path) }
 // status, a cgroup listing) on a start's hot path, never for one that
 // holds secrets (an environ). f is not called when the read fails.
 func ScanFile(path string, f func(b []byte)) error {
-	bp := recBufs.Get().(*[]byte)
+	bp := recBufs.Get()
 	b, err := readFileInto(path, (*bp)[:0])
 	if err == nil {
 		f(b)
 	}
-	putTemp(bp, b)
+	recBufs.Put(bp, b)
 	return err
 }

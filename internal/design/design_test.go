@@ -16,11 +16,12 @@ const module = "github.com/childproof/childproof/"
 // that a new package is placed in the design when it is made.
 var layers = map[string][]string{
 	// Leaves: they import no package of the module.
-	"outcome": nil, "redact": nil, "proc": {"internal/pidfd"},
+	"outcome": nil, "redact": nil, "proc": {"internal/pidfd", "internal/bufpool"},
 	"internal/atomicfile": nil, "internal/dotenv": nil, "internal/hcltext": nil,
 	"internal/inputfile": nil, "internal/logtail": nil, "internal/fdwait": nil,
 	"internal/sockdiag": nil, "internal/wrapper": nil, "internal/freeport": nil,
 	"internal/proccn": nil, "internal/noinherit": nil, "internal/wakeup": nil,
+	"internal/bufpool":     nil,
 	"internal/testsupport": {"internal/freeport"},
 	// Waits in the runtime's network poller: pidfds are waited on with them.
 	"internal/pidfd": {"internal/fdwait"},
@@ -55,7 +56,7 @@ var layers = map[string][]string{
 	// The launcher packages' one error type.
 	"launcher/failure": {"outcome", "spec", "verify"},
 	// The state dir's storage: files, key, locks, logs, records, masks.
-	"launcher/statedir": {"launcher/failure", "verify", "proc", "spec", "outcome", "redact", "internal/atomicfile"},
+	"launcher/statedir": {"launcher/failure", "verify", "proc", "spec", "outcome", "redact", "internal/atomicfile", "internal/bufpool"},
 	// The tree model: which process is the worker, who holds the ports.
 	"launcher/proctree": {"verify", "proc", "spec", "launcher/statedir", "internal/sockdiag", "internal/fdwait"},
 	// The exec-time capture: ptrace of a launched tree.

@@ -71,7 +71,7 @@ func (s *Store) LoadRound(name string, n int) (*Round, error) {
 	}
 	path := s.RoundPath(name, n)
 	b, bp, err := readTemp(path, MaxRoundFile)
-	defer putTemp(bp, b)
+	defer stateBufs.Put(bp, b)
 	if err != nil {
 		return nil, fmt.Errorf("round %d of %q: %w", n, name, err)
 	}

@@ -2,8 +2,8 @@ package statedir
 
 import (
 	"fmt"
-	"sync"
 
+	"github.com/childproof/childproof/internal/bufpool"
 	"github.com/childproof/childproof/launcher/failure"
 	"github.com/childproof/childproof/outcome"
 )
@@ -26,23 +26,12 @@ func StrictModeError(path, why, fix string) *failure.Error {
 // stateBufs holds the buffers of state files read to be compared with
 // what this Store wrote there (the stop of a launch reads back its
 // record and round): a match is dropped at once, so the buffer is reused.
-var stateBufs = sync.Pool{New: func() any { return new([]byte) }}
+var stateBufs = bufpool.New(0, 64<<10)
 
 // readTemp is ReadFile into a buffer of stateBufs, which the caller gives
-// back with putTemp(bp, b) once done with b.
+// back with stateBufs.Put(bp, b) once done with b.
 func readTemp(path string, limit int64) (b []byte, bp *[]byte, err error) {
-	bp = stateBufs.Get().(*[]byte)
+	bp = stateBufs.Get()
 	b, err = readFileBuf(path, limit, *bp)
 	return b, bp, err
-}
-
-// putTemp gives back the buffer of a readTemp that read b (nil on an
-// error), unless it is large.
-func putTemp(bp *[]byte, b []byte) {
-	if cap(b) > cap(*bp) {
-		*bp = b[:0]
-	}
-	if cap(*bp) <= 64<<10 {
-		stateBufs.Put(bp)
-	}
 }

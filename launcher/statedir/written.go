@@ -101,7 +101,7 @@ func (s *Store) roundWritten(name, path string, b []byte) *Round {
 func (s *Store) loadLaunch(name string) (*Record, error) {
 	path := s.recordPath(name)
 	b, bp, err := readTemp(path, MaxRecordSize)
-	defer putTemp(bp, b)
+	defer stateBufs.Put(bp, b)
 	if err != nil {
 		// Missing (a legacy name's file) or unreadable: as Load says.
 		return s.Load(name)
